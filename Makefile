@@ -1,0 +1,43 @@
+# Two commands do everything on a fresh machine: `make run` and `make test`.
+SHELL := /bin/bash
+NODE_BIN := node_modules/.bin
+
+.PHONY: install generate check-generated build run test test-sqlite test-postgres typecheck bench clean
+
+install: node_modules/.installed
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+generate: install
+	$(NODE_BIN)/tsx scripts/generate.ts
+
+# CI: regenerating must leave generated/ exactly as committed.
+check-generated: generate
+	@git diff --exit-code --stat -- generated || (echo "generated/ is out of date: run make generate and commit it" && exit 1)
+	@test -z "$$(git status --porcelain -- generated)" || (git status --porcelain -- generated; echo "generated/ has untracked files: run make generate and commit it"; exit 1)
+
+build: generate
+	$(NODE_BIN)/tsc -p tsconfig.build.json
+
+run: build
+	node dist/src/cli/main.js serve
+
+typecheck: generate
+	$(NODE_BIN)/tsc -p tsconfig.json
+
+# SQLite always; Postgres too when TEST_DATABASE_URL names a server (.ci/run starts one).
+test: typecheck
+	@rm -f test-artifacts/results-*.json
+	@status=0; \
+	HERALD_TEST_DB=sqlite $(NODE_BIN)/mocha || status=1; \
+	if [ -n "$$TEST_DATABASE_URL" ]; then HERALD_TEST_DB=postgres $(NODE_BIN)/mocha || status=1; \
+	else echo "TEST_DATABASE_URL is not set: the Postgres run is skipped here (.ci/run starts Postgres and runs it)."; fi; \
+	node scripts/test-summary.mjs; exit $$status
+
+bench: build
+	$(NODE_BIN)/tsx bench/run.ts
+
+clean:
+	rm -rf dist test-artifacts

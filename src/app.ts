@@ -1,0 +1,33 @@
+import express from 'express';
+import type { Config } from './config.js';
+import { resolveApiKey, type TokenResolver } from './domain/authentication.js';
+import type { DomainDeps } from './domain/deps.js';
+import { restErrorHandler } from './rest/error-handler.js';
+import { REST_PREFIX, restRouter } from './rest/router.js';
+import type { Logger } from './logger.js';
+
+export interface AppOptions {
+  config: Config;
+  deps: DomainDeps;
+  logger: Logger;
+  tokenResolvers?: readonly TokenResolver[];
+}
+
+/** The HTTP application: REST under /v1/rest. */
+export function createApp(options: AppOptions): express.Express {
+  const { config, deps, logger } = options;
+  const tokenResolvers = options.tokenResolvers ?? [resolveApiKey];
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+  app.set('query parser', 'extended');
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: true });
+  });
+
+  app.use(REST_PREFIX, express.json({ limit: config.maxBodyBytes, type: ['application/json', 'application/*+json'] }));
+  app.use(REST_PREFIX, restRouter({ deps, tokenResolvers, validateResponses: config.validateResponses }));
+  app.use(REST_PREFIX, restErrorHandler((message, error) => logger.error(message, error)));
+  return app;
+}

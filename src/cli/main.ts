@@ -1,0 +1,129 @@
+/**
+ * The herald command for administrators. Every command takes --json for machine-readable output.
+ *   herald serve [--no-worker]
+ *   herald migrate
+ *   herald account create --name N --email E [--password P]
+ *   herald user create --account A --email E --name N [--password P]
+ *   herald workspace create --account A --name N [--approval]
+ *   herald workspace approval --account A --workspace W --required true|false
+ *   herald key create --account A --user U [--name N] [--manage-team]
+ *   herald key revoke --account A --key K
+ *   herald key list --account A
+ *   herald channel add --account A --workspace W --handle H [--network sandbox] [--timezone Europe/Berlin] [--name N]
+ */
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../config.js';
+import { HeraldError } from '../domain/errors.js';
+import * as provisioning from '../domain/provisioning.js';
+import { openDomain } from '../server.js';
+import { serve } from './serve.js';
+
+const options = {
+  json: { type: 'boolean' },
+  'no-worker': { type: 'boolean' },
+  name: { type: 'string' },
+  email: { type: 'string' },
+  password: { type: 'string' },
+  account: { type: 'string' },
+  user: { type: 'string' },
+  workspace: { type: 'string' },
+  approval: { type: 'boolean' },
+  required: { type: 'string' },
+  key: { type: 'string' },
+  'manage-team': { type: 'boolean' },
+  network: { type: 'string' },
+  handle: { type: 'string' },
+  timezone: { type: 'string' },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>['values'];
+
+function need(values: Values, name: keyof Values): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${String(name)} is required`);
+  return value;
+}
+
+class UsageError extends Error {}
+
+type Command = (values: Values, deps: Awaited<ReturnType<typeof openDomain>>['deps']) => Promise<Record<string, unknown>>;
+
+const commands: Record<string, Command> = {
+  'account create': async (v, deps) =>
+    provisioning.createAccount(deps, { name: need(v, 'name'), ownerEmail: need(v, 'email'), password: v.password }),
+  'user create': async (v, deps) =>
+    provisioning.createUser(deps, { accountId: need(v, 'account'), email: need(v, 'email'), name: need(v, 'name'), password: v.password }),
+  'workspace create': async (v, deps) =>
+    provisioning.createWorkspace(deps, { accountId: need(v, 'account'), name: need(v, 'name'), approvalRequired: v.approval ?? false }),
+  'workspace approval': async (v, deps) => {
+    const required = need(v, 'required');
+    if (required !== 'true' && required !== 'false') throw new UsageError('--required takes true or false');
+    await provisioning.setApprovalRequired(deps, { accountId: need(v, 'account'), workspaceId: need(v, 'workspace'), required: required === 'true' });
+    return { workspaceId: v.workspace, approvalRequired: required === 'true' };
+  },
+  'key create': async (v, deps) =>
+    provisioning.createApiKey(deps, {
+      accountId: need(v, 'account'),
+      userId: need(v, 'user'),
+      name: v.name ?? 'cli',
+      scopes: provisioning.parseScopes(v['manage-team'] ? ['manage_team'] : []),
+    }),
+  'key revoke': async (v, deps) => {
+    await provisioning.revokeApiKey(deps, { accountId: need(v, 'account'), keyId: need(v, 'key') });
+    return { keyId: v.key, revoked: true };
+  },
+  'key list': async (v, deps) => ({
+    keys: (await deps.repos.apiKeys.list(need(v, 'account'))).map((k) => ({
+      id: k.id, name: k.name, prefix: k.keyPrefix, scopes: k.scopes, revoked: k.revokedAt !== null,
+    })),
+  }),
+  'channel add': async (v, deps) =>
+    provisioning.addChannel(deps, {
+      accountId: need(v, 'account'),
+      workspaceId: need(v, 'workspace'),
+      network: v.network ?? 'sandbox',
+      handle: need(v, 'handle'),
+      name: v.name,
+      timezone: v.timezone,
+    }),
+  migrate: async () => ({ migrated: true }),
+};
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  const config = loadConfig();
+  if (positionals[0] === 'serve') {
+    await serve({ ...config, worker: values['no-worker'] ? false : config.worker });
+    return -1;
+  }
+  const name = positionals.slice(0, positionals[0] === 'migrate' ? 1 : 2).join(' ');
+  const command = commands[name];
+  if (!command) {
+    process.stderr.write(`Unknown command "${positionals.join(' ')}". Commands: serve, ${Object.keys(commands).join(', ')}\n`);
+    return 2;
+  }
+  const { db, deps } = await openDomain(config);
+  try {
+    const result = await command(values, deps);
+    if (values.json) process.stdout.write(JSON.stringify(result) + '\n');
+    else for (const [key, value] of Object.entries(result)) process.stdout.write(`${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}\n`);
+    return 0;
+  } finally {
+    await db.destroy();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (error) => {
+    if (error instanceof HeraldError || error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`herald: ${(error as Error).message}\n`);
+      process.exitCode = 2;
+    } else {
+      process.stderr.write(`herald: ${(error as Error).stack ?? error}\n`);
+      process.exitCode = 1;
+    }
+  },
+);

@@ -1,0 +1,36 @@
+import type { Config } from '../config.js';
+import { seedDemoIfEmpty } from '../demo.js';
+import { createLogger } from '../logger.js';
+import { startHerald } from '../server.js';
+
+/** `herald serve`: the API (and, unless told otherwise, the publishing worker) until SIGTERM/SIGINT. */
+export async function serve(config: Config): Promise<void> {
+  const logger = createLogger();
+  const herald = await startHerald(config, logger);
+  const demo = await seedDemoIfEmpty(herald.deps, config.dataDir);
+  if (demo) {
+    process.stdout.write(
+      [
+        '',
+        'Herald created a demo account on this empty database. Shown once; also written to DATA_DIR:',
+        `  API key:   ${demo.apiKey}          (${config.dataDir}/demo-api-key)`,
+        `  Sign in:   ${demo.email} / ${demo.password}   (${config.dataDir}/demo-credentials)`,
+        `  Channels:  ${demo.channelIds.join(', ')}`,
+        '',
+        `  curl -H "Authorization: Bearer $(cat ${config.dataDir}/demo-api-key)" ${config.baseUrl}/v1/rest/channels`,
+        '',
+      ].join('\n') + '\n',
+    );
+  }
+  logger.info('herald listening', { url: config.baseUrl, port: config.port, database: config.databaseUrl ? 'postgres' : 'sqlite' });
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info('shutting down', { signal });
+    await herald.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}

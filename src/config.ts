@@ -1,0 +1,71 @@
+import path from 'node:path';
+
+/** Everything Herald reads from its environment, resolved once and passed down. */
+export interface Config {
+  port: number;
+  host: string;
+  /** Public URL of this instance; links, OAuth issuer and MCP resource derive from it. */
+  baseUrl: string;
+  dataDir: string;
+  /** Postgres connection string; SQLite under dataDir when absent. */
+  databaseUrl: string | undefined;
+  rateLimits: RateLimitConfig;
+  /** Largest JSON body accepted, in bytes. */
+  maxBodyBytes: number;
+  /** Validate responses against the OpenAPI file too (tests turn it on). */
+  validateResponses: boolean;
+  /** Run the publishing worker inside the API process. */
+  worker: boolean;
+  logRequests: boolean;
+}
+
+export interface RateLimitConfig {
+  restReadsPerMinute: number;
+  restWritesPerMinute: number;
+  accountPerHour: number;
+  mcpPerTokenPerMinute: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+function intFrom(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) {
+    throw new Error(`${name} must be a positive whole number, got "${raw}"`);
+  }
+  return value;
+}
+
+function boolFrom(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  throw new Error(`${name} must be true or false, got "${raw}"`);
+}
+
+export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
+  const port = overrides.port ?? intFrom(env, 'PORT', 8080);
+  const host = env.HOST || '0.0.0.0';
+  const baseUrl = (env.BASE_URL || `http://localhost:${port}`).replace(/\/+$/, '');
+  const config: Config = {
+    port,
+    host,
+    baseUrl,
+    dataDir: path.resolve(env.DATA_DIR || './data'),
+    databaseUrl: env.DATABASE_URL || undefined,
+    rateLimits: {
+      restReadsPerMinute: intFrom(env, 'RATE_LIMIT_REST_READS_PER_MINUTE', 60),
+      restWritesPerMinute: intFrom(env, 'RATE_LIMIT_REST_WRITES_PER_MINUTE', 15),
+      accountPerHour: intFrom(env, 'RATE_LIMIT_ACCOUNT_PER_HOUR', 1000),
+      mcpPerTokenPerMinute: intFrom(env, 'RATE_LIMIT_MCP_PER_MINUTE', 60),
+    },
+    maxBodyBytes: intFrom(env, 'MAX_BODY_BYTES', 1024 * 1024),
+    validateResponses: boolFrom(env, 'VALIDATE_RESPONSES', false),
+    worker: boolFrom(env, 'WORKER', true),
+    logRequests: boolFrom(env, 'LOG_REQUESTS', false),
+  };
+  return { ...config, ...overrides };
+}

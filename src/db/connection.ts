@@ -1,0 +1,47 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import knex, { type Knex } from 'knex';
+import pg from 'pg';
+import { migrationSource } from './migrations/index.js';
+
+export type Db = Knex;
+
+// Times are stored as epoch milliseconds in BIGINT columns; pg returns those as strings unless told.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
+
+export function isPostgres(db: Db): boolean {
+  return db.client.config.client === 'pg';
+}
+
+export function openDatabase(options: { databaseUrl?: string; dataDir: string; poolMax?: number }): Db {
+  if (options.databaseUrl) {
+    return knex({
+      client: 'pg',
+      connection: options.databaseUrl,
+      pool: { min: 0, max: options.poolMax ?? 10 },
+    });
+  }
+  fs.mkdirSync(options.dataDir, { recursive: true });
+  const filename = path.join(options.dataDir, 'herald.db');
+  return knex({
+    client: 'better-sqlite3',
+    connection: { filename },
+    useNullAsDefault: true,
+    pool: {
+      min: 1,
+      max: 1,
+      afterCreate(conn: { pragma(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+        // WAL lets readers in other processes work while one writes; busy_timeout makes writers queue.
+        conn.pragma('journal_mode = WAL');
+        conn.pragma('busy_timeout = 5000');
+        conn.pragma('foreign_keys = ON');
+        conn.pragma('synchronous = NORMAL');
+        done(null, conn);
+      },
+    },
+  });
+}
+
+export async function migrate(db: Db): Promise<void> {
+  await db.migrate.latest({ migrationSource });
+}

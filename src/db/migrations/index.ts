@@ -1,0 +1,15 @@
+import type { Knex } from 'knex';
+import * as initial from './001_initial.js';
+
+type Migration = { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> };
+
+// Migrations are imported rather than globbed from disk so the same list runs from src (tsx) and dist (tsc).
+const migrations: Record<string, Migration> = {
+  '001_initial': initial,
+};
+
+export const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: async () => Object.keys(migrations).sort(),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => migrations[name],
+};

@@ -1,0 +1,100 @@
+import type { Db } from '../connection.js';
+import { bool } from './rows.js';
+
+export interface AccountRecord { id: string; name: string; createdAt: number }
+export interface UserRecord { id: string; accountId: string; email: string; name: string; passwordHash: string | null; createdAt: number }
+export interface WorkspaceRecord { id: string; accountId: string; name: string; approvalRequired: boolean; createdAt: number }
+export type MemberRole = 'owner' | 'admin' | 'editor' | 'reviewer';
+
+/** Accounts, their users, workspaces and memberships. */
+export class AccountsRepository {
+  constructor(private readonly db: Db) {}
+
+  async createAccount(record: AccountRecord): Promise<void> {
+    await this.db('accounts').insert({ id: record.id, name: record.name, created_at: record.createdAt });
+  }
+
+  async getAccount(id: string): Promise<AccountRecord | undefined> {
+    const row = await this.db('accounts').where({ id }).first();
+    return row && { id: row.id, name: row.name, createdAt: row.created_at };
+  }
+
+  async countAccounts(): Promise<number> {
+    const row = await this.db('accounts').count({ n: '*' }).first();
+    return Number(row?.n ?? 0);
+  }
+
+  async createUser(record: UserRecord): Promise<void> {
+    await this.db('users').insert({
+      id: record.id,
+      account_id: record.accountId,
+      email: record.email,
+      name: record.name,
+      password_hash: record.passwordHash,
+      created_at: record.createdAt,
+    });
+  }
+
+  async getUser(accountId: string, id: string): Promise<UserRecord | undefined> {
+    const row = await this.db('users').where({ account_id: accountId, id }).first();
+    return row && toUser(row);
+  }
+
+  async findUserByEmail(email: string): Promise<UserRecord | undefined> {
+    const row = await this.db('users').where({ email: email.toLowerCase() }).first();
+    return row && toUser(row);
+  }
+
+  async createWorkspace(record: WorkspaceRecord): Promise<void> {
+    await this.db('workspaces').insert({
+      id: record.id,
+      account_id: record.accountId,
+      name: record.name,
+      approval_required: record.approvalRequired,
+      created_at: record.createdAt,
+    });
+  }
+
+  async listWorkspaces(accountId: string): Promise<WorkspaceRecord[]> {
+    const rows = await this.db('workspaces').where({ account_id: accountId }).orderBy('id');
+    return rows.map(toWorkspace);
+  }
+
+  async getWorkspace(accountId: string, id: string): Promise<WorkspaceRecord | undefined> {
+    const row = await this.db('workspaces').where({ account_id: accountId, id }).first();
+    return row && toWorkspace(row);
+  }
+
+  async setApprovalRequired(accountId: string, id: string, required: boolean): Promise<boolean> {
+    const n = await this.db('workspaces').where({ account_id: accountId, id }).update({ approval_required: required });
+    return n > 0;
+  }
+
+  async addMember(workspaceId: string, userId: string, role: MemberRole): Promise<void> {
+    await this.db('memberships')
+      .insert({ workspace_id: workspaceId, user_id: userId, role })
+      .onConflict(['workspace_id', 'user_id'])
+      .merge({ role });
+  }
+}
+
+function toUser(row: any): UserRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    email: row.email,
+    name: row.name,
+    passwordHash: row.password_hash,
+    createdAt: row.created_at,
+  };
+}
+
+function toWorkspace(row: any): WorkspaceRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    approvalRequired: bool(row.approval_required),
+    createdAt: row.created_at,
+  };
+}

@@ -1,0 +1,220 @@
+import type { Knex } from 'knex';
+import type { Db } from '../connection.js';
+import { bool, json, jsonText } from './rows.js';
+
+export type PostStatus = 'draft' | 'scheduled' | 'publishing' | 'published' | 'failed' | 'unconfirmed';
+export type ApprovalStatus = 'PENDING' | 'APPROVED' | 'REJECTED';
+export type PostType = 'text' | 'image' | 'video';
+export type SourceType = 'api' | 'mcp' | 'bulk' | 'recycle' | 'app';
+
+export interface FirstCommentRecord {
+  text: string;
+  delayMinutes: number;
+  mediaUrl?: string;
+}
+
+export interface PostRecord {
+  id: string;
+  accountId: string;
+  workspaceId: string;
+  channelId: string;
+  groupId: string | null;
+  text: string;
+  dateTime: number | null;
+  /** Publish time, or creation time where there is none: the order of merged listings. */
+  timelineAt: number;
+  isScheduled: boolean;
+  isDraft: boolean;
+  isLive: boolean;
+  status: PostStatus;
+  approvalStatus: ApprovalStatus | null;
+  type: PostType | null;
+  sourceType: SourceType | null;
+  imageUrls: string[];
+  videoUrls: string[];
+  firstComment: FirstCommentRecord | null;
+  channelOptions: Record<string, unknown> | null;
+  networkPostId: string | null;
+  permalinkUrl: string | null;
+  metrics: Record<string, number> | null;
+  lastError: string | null;
+  publishedAt: number | null;
+  createdAt: number | null;
+  updatedAt: number | null;
+}
+
+export type PostOrder =
+  /** Newest created first (ids are time-sortable). */
+  | 'created_desc'
+  /** Latest publish time first. */
+  | 'timeline_desc'
+  /** Soonest publish time first. */
+  | 'due_asc';
+
+export interface PostListQuery {
+  accountId: string;
+  order: PostOrder;
+  includeLive: boolean;
+  /** Restricts Herald's own posts to these states; live posts are not affected. */
+  ownStatuses?: readonly PostStatus[];
+  excludeDrafts?: boolean;
+  channelIds?: readonly string[];
+  hasAssets?: boolean;
+  after?: { key: number | null; id: string };
+  limit: number;
+}
+
+/** Posts, one row per channel. Every read and write is scoped to an account. */
+export class PostsRepository {
+  constructor(private readonly db: Db) {}
+
+  async insertMany(records: PostRecord[], trx?: Knex.Transaction): Promise<void> {
+    if (records.length === 0) return;
+    await (trx ?? this.db)('posts').insert(records.map(toRow));
+  }
+
+  async get(accountId: string, id: string): Promise<PostRecord | undefined> {
+    const row = await this.db('posts').where({ account_id: accountId, id }).first();
+    return row && toPost(row);
+  }
+
+  async listGroup(accountId: string, groupId: string): Promise<PostRecord[]> {
+    const rows = await this.db('posts').where({ account_id: accountId, group_id: groupId }).orderBy('id');
+    return rows.map(toPost);
+  }
+
+  async list(query: PostListQuery): Promise<PostRecord[]> {
+    const q = this.db('posts').where('account_id', query.accountId);
+    if (!query.includeLive) q.andWhere('is_live', false);
+    const ownStatuses = query.ownStatuses;
+    if (ownStatuses) {
+      q.andWhere((w) => {
+        w.where((own) => own.where('is_live', false).whereIn('status', ownStatuses));
+        if (query.includeLive) w.orWhere('is_live', true);
+      });
+    }
+    if (query.excludeDrafts) q.andWhere('is_draft', false);
+    if (query.channelIds?.length) q.whereIn('channel_id', query.channelIds);
+    if (query.hasAssets) q.andWhere((w) => w.whereNot('image_urls', '[]').orWhereNot('video_urls', '[]'));
+    const after = query.after;
+    switch (query.order) {
+      case 'created_desc':
+        if (after) q.andWhere('id', '<', after.id);
+        q.orderBy('id', 'desc');
+        break;
+      case 'timeline_desc':
+        if (after) {
+          q.andWhere((w) =>
+            w.where('timeline_at', '<', after.key!).orWhere((e) => e.where('timeline_at', after.key!).andWhere('id', '<', after.id)),
+          );
+        }
+        q.orderBy([{ column: 'timeline_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+        break;
+      case 'due_asc':
+        if (after) {
+          q.andWhere((w) =>
+            w.where('timeline_at', '>', after.key!).orWhere((e) => e.where('timeline_at', after.key!).andWhere('id', '>', after.id)),
+          );
+        }
+        q.orderBy([{ column: 'timeline_at', order: 'asc' }, { column: 'id', order: 'asc' }]);
+        break;
+    }
+    const rows = await q.limit(query.limit);
+    return rows.map(toPost);
+  }
+
+  async hasLivePosts(accountId: string, channelIds?: readonly string[]): Promise<boolean> {
+    const q = this.db('posts').where({ account_id: accountId, is_live: true });
+    if (channelIds?.length) q.whereIn('channel_id', channelIds);
+    return (await q.first('id')) !== undefined;
+  }
+
+  /** Applies a change to an unpublished, non-live post; false when it no longer is one. */
+  async updateUnpublished(accountId: string, id: string, changes: Partial<PostRecord>, trx?: Knex.Transaction): Promise<boolean> {
+    const n = await (trx ?? this.db)('posts')
+      .where({ account_id: accountId, id, is_live: false })
+      .whereIn('status', ['draft', 'scheduled', 'failed'])
+      .update(toRow(changes));
+    return n > 0;
+  }
+
+  async delete(accountId: string, id: string, trx?: Knex.Transaction): Promise<boolean> {
+    const n = await (trx ?? this.db)('posts').where({ account_id: accountId, id, is_live: false }).delete();
+    return n > 0;
+  }
+
+  transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+}
+
+const COLUMNS: Record<keyof PostRecord, string> = {
+  id: 'id',
+  accountId: 'account_id',
+  workspaceId: 'workspace_id',
+  channelId: 'channel_id',
+  groupId: 'group_id',
+  text: 'text',
+  dateTime: 'date_time',
+  timelineAt: 'timeline_at',
+  isScheduled: 'is_scheduled',
+  isDraft: 'is_draft',
+  isLive: 'is_live',
+  status: 'status',
+  approvalStatus: 'approval_status',
+  type: 'type',
+  sourceType: 'source_type',
+  imageUrls: 'image_urls',
+  videoUrls: 'video_urls',
+  firstComment: 'first_comment',
+  channelOptions: 'channel_options',
+  networkPostId: 'network_post_id',
+  permalinkUrl: 'permalink_url',
+  metrics: 'metrics',
+  lastError: 'last_error',
+  publishedAt: 'published_at',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+};
+
+const JSON_FIELDS = new Set<keyof PostRecord>(['imageUrls', 'videoUrls', 'firstComment', 'channelOptions', 'metrics']);
+
+export function toRow(record: Partial<PostRecord>): Record<string, unknown> {
+  const row: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(record) as [keyof PostRecord, unknown][]) {
+    if (value === undefined) continue;
+    row[COLUMNS[field]] = JSON_FIELDS.has(field) ? jsonText(value) : value;
+  }
+  return row;
+}
+
+export function toPost(row: any): PostRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    workspaceId: row.workspace_id,
+    channelId: row.channel_id,
+    groupId: row.group_id,
+    text: row.text,
+    dateTime: row.date_time,
+    timelineAt: row.timeline_at,
+    isScheduled: bool(row.is_scheduled),
+    isDraft: bool(row.is_draft),
+    isLive: bool(row.is_live),
+    status: row.status,
+    approvalStatus: row.approval_status,
+    type: row.type,
+    sourceType: row.source_type,
+    imageUrls: json(row.image_urls, []),
+    videoUrls: json(row.video_urls, []),
+    firstComment: json(row.first_comment, null),
+    channelOptions: json(row.channel_options, null),
+    networkPostId: row.network_post_id,
+    permalinkUrl: row.permalink_url,
+    metrics: json(row.metrics, null),
+    lastError: row.last_error,
+    publishedAt: row.published_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

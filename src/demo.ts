@@ -1,0 +1,22 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { DomainDeps } from './domain/deps.js';
+import { seedDemo, type DemoAccount } from './domain/provisioning.js';
+
+/**
+ * On an empty database, creates the demo account and writes its key and sign-in to DATA_DIR (mode 600)
+ * for scripts. Returns undefined when the database already has accounts.
+ */
+export async function seedDemoIfEmpty(deps: DomainDeps, dataDir: string): Promise<DemoAccount | undefined> {
+  if ((await deps.repos.accounts.countAccounts()) > 0) return undefined;
+  const demo = await seedDemo(deps);
+  fs.mkdirSync(dataDir, { recursive: true });
+  writePrivate(path.join(dataDir, 'demo-api-key'), demo.apiKey + '\n');
+  writePrivate(path.join(dataDir, 'demo-credentials'), JSON.stringify({ email: demo.email, password: demo.password }) + '\n');
+  return demo;
+}
+
+function writePrivate(file: string, content: string): void {
+  fs.writeFileSync(file, content, { mode: 0o600 });
+  fs.chmodSync(file, 0o600);
+}

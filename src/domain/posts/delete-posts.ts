@@ -1,0 +1,44 @@
+import type { DomainDeps } from '../deps.js';
+import { ConflictError, HeraldError, LivePostReadOnlyError } from '../errors.js';
+import { isLivePostId } from '../ids.js';
+import { requireScope, type Principal } from '../principal.js';
+import { notFound } from './post-rules.js';
+
+/** Removes a post from Herald; a published post stays on the network. Live posts are read only. */
+export async function deletePost(deps: DomainDeps, principal: Principal, id: string): Promise<{ id: string; deleted: true }> {
+  await checkDeletable(deps, principal, id);
+  if (!(await deps.repos.posts.delete(principal.accountId, id))) throw notFound(id);
+  return { id, deleted: true };
+}
+
+async function checkDeletable(deps: DomainDeps, principal: Principal, id: string): Promise<void> {
+  if (isLivePostId(id)) throw new LivePostReadOnlyError(id);
+  const post = await deps.repos.posts.get(principal.accountId, id);
+  if (!post) throw notFound(id);
+  if (post.isLive) throw new LivePostReadOnlyError(id);
+  if (post.status === 'publishing') {
+    throw new ConflictError('post_publishing', `Post ${id} is being published right now; try again in a few seconds.`);
+  }
+}
+
+export type BulkIdResult =
+  | { id: string; ok: true }
+  | { id: string; ok: false; error: { status: false; code: string; message: string } };
+
+/** Deletes many posts (manage_team). With dryRun nothing is removed and the results say what would be. */
+export async function bulkDeletePosts(deps: DomainDeps, principal: Principal, postIds: string[], dryRun: boolean) {
+  requireScope(principal, 'manage_team');
+  const results: BulkIdResult[] = [];
+  for (const id of postIds) {
+    try {
+      if (dryRun) await checkDeletable(deps, principal, id);
+      else await deletePost(deps, principal, id);
+      results.push({ id, ok: true });
+    } catch (error) {
+      if (!(error instanceof HeraldError)) throw error;
+      results.push({ id, ok: false, error: { status: false, code: error.code, message: error.message } });
+    }
+  }
+  const succeeded = results.filter((r) => r.ok).length;
+  return { dryRun, results, summary: { succeeded, failed: results.length - succeeded } };
+}

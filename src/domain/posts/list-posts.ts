@@ -1,0 +1,114 @@
+/**
+ * Listing rules (SPEC, GET /posts):
+ * - Default: Herald's own posts, newest created first. `livePosts=true`: live posts merged in, latest publish time first.
+ * - A cursor is bound to the mode it was issued in; `hasAssets` with `livePosts=true` is refused.
+ * - `meta.livePostsAvailable` only on the first page, only when no `livePosts` preference was stated,
+ *   never with `hasAssets`, and only when live posts exist that the page is not showing.
+ * - The scheduled listing refuses `livePosts` and shows what has yet to go out, soonest first.
+ * - "What went out" (MCP get_posts_for_channels with livePosts) limits Herald's posts to published ones.
+ */
+import type { PostListQuery, PostRecord, PostStatus } from '../../db/repositories/posts.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
+import type { DomainDeps } from '../deps.js';
+import { ValidationError } from '../errors.js';
+import type { Principal } from '../principal.js';
+import { toPostView, type PostView } from './post-view.js';
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+export interface ListPostsInput {
+  livePosts?: boolean;
+  hasAssets?: boolean;
+  limit?: number;
+  cursor?: string;
+  channelIds?: string[];
+}
+
+export interface PostPage {
+  data: PostView[];
+  paging: { nextCursor: string | null; hasMore: boolean };
+  meta?: { livePostsAvailable: boolean };
+}
+
+type Mode = { name: string; query: Omit<PostListQuery, 'accountId' | 'limit' | 'after' | 'channelIds'>; keyOf(post: PostRecord): number | null };
+
+const UPCOMING: PostStatus[] = ['scheduled', 'publishing'];
+
+/** GET /posts and the MCP tools that read the same way. */
+export async function listPosts(deps: DomainDeps, principal: Principal, input: ListPostsInput): Promise<PostPage> {
+  if (input.livePosts === true && input.hasAssets === true) {
+    throw new ValidationError('hasAssets cannot be combined with livePosts=true: live posts carry no reliable media. Drop one of them.', [
+      { path: 'query.hasAssets', message: 'Not allowed together with livePosts=true' },
+    ]);
+  }
+  const mode: Mode = input.livePosts
+    ? { name: 'posts:live', query: { order: 'timeline_desc', includeLive: true }, keyOf: (p) => p.timelineAt }
+    : { name: 'posts:own', query: { order: 'created_desc', includeLive: false, hasAssets: input.hasAssets }, keyOf: () => null };
+  const page = await readPage(deps, principal, mode, input);
+  const advisable = input.livePosts === undefined && !input.cursor && input.hasAssets !== true;
+  if (advisable && (await deps.repos.posts.hasLivePosts(principal.accountId, input.channelIds))) {
+    page.meta = { livePostsAvailable: true };
+  }
+  return page;
+}
+
+/** GET /posts/scheduled and get_scheduled_posts: not yet published, soonest first. */
+export async function listScheduledPosts(deps: DomainDeps, principal: Principal, input: ListPostsInput): Promise<PostPage> {
+  if (input.livePosts !== undefined) {
+    throw new ValidationError('livePosts is not accepted when listing scheduled posts: live posts are already published. Use GET /posts?livePosts=true (or get_posts_for_channels) to see what went out.', [
+      { path: 'livePosts', message: 'Remove this parameter.' },
+    ]);
+  }
+  return readPage(deps, principal, {
+    name: 'scheduled',
+    query: { order: 'due_asc', includeLive: false, ownStatuses: UPCOMING, excludeDrafts: true },
+    keyOf: (p) => p.timelineAt,
+  }, input);
+}
+
+/** get_posts_with_assets: Herald's posts that carry media. */
+export async function listPostsWithAssets(deps: DomainDeps, principal: Principal, input: ListPostsInput): Promise<PostPage> {
+  if (input.livePosts !== undefined) {
+    throw new ValidationError('livePosts is not accepted when listing posts with assets: live posts carry no reliable media. Remove it.', [
+      { path: 'livePosts', message: 'Remove this parameter.' },
+    ]);
+  }
+  return readPage(deps, principal, {
+    name: 'assets',
+    query: { order: 'created_desc', includeLive: false, hasAssets: true },
+    keyOf: () => null,
+  }, input);
+}
+
+/** get_posts_for_channels: Herald's posts, or with livePosts "what went out" (published and live, no upcoming queue). */
+export async function listPostsForChannels(deps: DomainDeps, principal: Principal, input: ListPostsInput): Promise<PostPage> {
+  if (!input.livePosts) return listPosts(deps, principal, { ...input, livePosts: input.livePosts ?? false });
+  return readPage(deps, principal, {
+    name: 'went-out',
+    query: { order: 'timeline_desc', includeLive: true, ownStatuses: ['published'] },
+    keyOf: (p) => p.timelineAt,
+  }, input);
+}
+
+async function readPage(deps: DomainDeps, principal: Principal, mode: Mode, input: ListPostsInput): Promise<PostPage> {
+  const limit = Math.min(Math.max(input.limit ?? DEFAULT_PAGE_SIZE, 1), MAX_PAGE_SIZE);
+  const after = input.cursor ? decodeCursor(deps.secrets.cursorKey, mode.name, input.cursor) : undefined;
+  const rows = await deps.repos.posts.list({
+    ...mode.query,
+    accountId: principal.accountId,
+    channelIds: input.channelIds,
+    after,
+    limit: limit + 1,
+  });
+  const hasMore = rows.length > limit;
+  const pageRows = rows.slice(0, limit);
+  const last = pageRows[pageRows.length - 1];
+  return {
+    data: pageRows.map(toPostView),
+    paging: {
+      nextCursor: hasMore && last ? encodeCursor(deps.secrets.cursorKey, mode.name, { key: mode.keyOf(last), id: last.id }) : null,
+      hasMore,
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import type { components } from '../../../generated/rest/openapi-types.js';
+import type { PostRecord } from '../../db/repositories/posts.js';
+import { toWireTime } from '../time.js';
+
+export type PostView = components['schemas']['Post'];
+
+/**
+ * The one wire shape of a post, for REST and MCP alike. Live posts carry every field, null where the
+ * service never set it, plus `metrics`; scheduled posts never carry `metrics` (SPEC, Post rules).
+ */
+export function toPostView(post: PostRecord): PostView {
+  if (post.isLive) {
+    return {
+      id: post.id,
+      groupId: null,
+      channelId: post.channelId,
+      text: post.text,
+      dateTime: toWireTime(post.dateTime),
+      isScheduled: null,
+      isDraft: null,
+      isPosted: true,
+      isLivePost: true,
+      status: null,
+      approvalStatus: null,
+      type: null,
+      sourceType: null,
+      permalinkUrl: post.permalinkUrl,
+      imageUrls: post.imageUrls,
+      videoUrls: [],
+      firstComment: null,
+      channelOptions: null,
+      error: null,
+      createdAt: toWireTime(post.createdAt),
+      updatedAt: toWireTime(post.updatedAt),
+      publishedAt: toWireTime(post.publishedAt ?? post.dateTime),
+      metrics: post.metrics,
+    };
+  }
+  return {
+    id: post.id,
+    groupId: post.groupId,
+    channelId: post.channelId,
+    text: post.text,
+    dateTime: toWireTime(post.dateTime),
+    isScheduled: post.isScheduled,
+    isDraft: post.isDraft,
+    isPosted: post.status === 'published',
+    isLivePost: false,
+    status: post.status,
+    approvalStatus: post.approvalStatus,
+    type: post.type,
+    sourceType: post.sourceType,
+    permalinkUrl: post.permalinkUrl,
+    imageUrls: post.imageUrls,
+    videoUrls: post.videoUrls,
+    firstComment: post.firstComment,
+    channelOptions: post.channelOptions,
+    error: post.lastError,
+    createdAt: toWireTime(post.createdAt),
+    updatedAt: toWireTime(post.updatedAt),
+    publishedAt: toWireTime(post.publishedAt),
+  };
+}

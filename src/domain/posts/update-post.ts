@@ -1,0 +1,119 @@
+/**
+ * Update rules (SPEC, PATCH /posts/{postId}):
+ * - Live posts are read only: refused with an explanation, never a not-found.
+ * - `channelIds` (array) retargets the post's group; a singular `channelId` is refused; `coverMediaId` is refused.
+ * - `channelOptions` is applied here (unlike create).
+ * - Only posts not yet published can change.
+ */
+import type { components } from '../../../generated/rest/openapi-types.js';
+import type { PostRecord } from '../../db/repositories/posts.js';
+import type { DomainDeps } from '../deps.js';
+import { ConflictError, LivePostReadOnlyError, ValidationError } from '../errors.js';
+import { isLivePostId, newId } from '../ids.js';
+import type { Principal } from '../principal.js';
+import { parseWireTime } from '../time.js';
+import { notFound, postType, rejectCoverMediaId, requireChannels, requireContent, resolveFirstComment } from './post-rules.js';
+import { toPostView, type PostView } from './post-view.js';
+
+export type PostUpdate = components['schemas']['PostUpdate'];
+
+const EDITABLE = new Set(['draft', 'scheduled', 'failed']);
+
+export async function updatePost(deps: DomainDeps, principal: Principal, id: string, input: PostUpdate): Promise<PostView[]> {
+  if (isLivePostId(id)) throw new LivePostReadOnlyError(id);
+  rejectCoverMediaId(input);
+  if (input.channelId !== undefined) {
+    throw new ValidationError('channelId is not accepted on update; send channelIds (an array) with the channels the post should be on.', [
+      { path: 'channelId', message: 'Use channelIds instead.' },
+    ]);
+  }
+  const post = await deps.repos.posts.get(principal.accountId, id);
+  if (!post) throw notFound(id);
+  if (post.isLive) throw new LivePostReadOnlyError(id);
+  if (!EDITABLE.has(post.status)) {
+    throw new ConflictError('post_not_editable', `Post ${id} is ${post.status} and can no longer be changed; create a new post instead.`);
+  }
+
+  const now = deps.now();
+  const workspace = await deps.repos.accounts.getWorkspace(principal.accountId, post.workspaceId);
+  const changes = applyChanges(post, input, now, workspace?.approvalRequired ?? false);
+  const groupId = post.groupId ?? newId();
+  await deps.repos.posts.transaction(async (trx) => {
+    const saved = await deps.repos.posts.updateUnpublished(principal.accountId, id, { ...changes, groupId }, trx);
+    if (!saved) throw new ConflictError('post_not_editable', `Post ${id} started publishing and can no longer be changed.`);
+    if (input.channelIds) await retarget(deps, principal, { ...post, ...changes, groupId }, input.channelIds, trx);
+  });
+  const group = await deps.repos.posts.listGroup(principal.accountId, groupId);
+  return group.map(toPostView);
+}
+
+function applyChanges(post: PostRecord, input: PostUpdate, now: number, approvalRequired: boolean): Partial<PostRecord> {
+  const text = input.text ?? post.text;
+  const imageUrls = input.imageUrls ?? post.imageUrls;
+  const videoUrls = input.videoUrls ?? post.videoUrls;
+  requireContent(text, imageUrls, videoUrls);
+  const firstComment = resolveFirstComment(input);
+  const changes: Partial<PostRecord> = {
+    text,
+    imageUrls,
+    videoUrls,
+    type: postType(imageUrls, videoUrls),
+    updatedAt: now,
+    ...(firstComment !== undefined ? { firstComment } : {}),
+    ...(input.channelOptions !== undefined ? { channelOptions: input.channelOptions } : {}),
+  };
+  const timing = input.saveAsDraft !== undefined || input.isScheduled !== undefined || input.dateTime !== undefined;
+  if (!timing && post.status !== 'failed') return changes;
+
+  const isDraft = input.saveAsDraft ?? post.isDraft;
+  const requested = input.dateTime === undefined ? undefined : parseWireTime(input.dateTime, 'dateTime');
+  if (isDraft) {
+    const dateTime = requested ?? post.dateTime;
+    return { ...changes, isDraft, status: 'draft', isScheduled: input.isScheduled ?? post.isScheduled, dateTime, timelineAt: dateTime ?? post.createdAt ?? now, lastError: null };
+  }
+  const isScheduled = input.isScheduled ?? (requested !== undefined ? true : post.isScheduled);
+  if (isScheduled) {
+    const dateTime = requested ?? post.dateTime;
+    if (dateTime === null || dateTime <= now) {
+      throw new ValidationError('dateTime must be in the future when isScheduled is true', [
+        { path: 'dateTime', message: 'Give a future ISO 8601 UTC time, or send isScheduled: false to publish now' },
+      ]);
+    }
+    return { ...changes, isDraft: false, status: 'scheduled', isScheduled, dateTime, timelineAt: dateTime, lastError: null, ...leavingDraft(post, approvalRequired) };
+  }
+  if (requested !== undefined) {
+    throw new ValidationError('dateTime is only used with isScheduled: true', [
+      { path: 'dateTime', message: 'Send isScheduled: true with it, or leave dateTime out to publish now' },
+    ]);
+  }
+  return { ...changes, isDraft: false, status: 'scheduled', isScheduled: false, dateTime: now, timelineAt: now, lastError: null, ...leavingDraft(post, approvalRequired) };
+}
+
+/** A draft in a workspace that requires approval is held once it is meant to go out. */
+function leavingDraft(post: PostRecord, approvalRequired: boolean): Partial<PostRecord> {
+  return post.isDraft && approvalRequired && post.approvalStatus === null ? { approvalStatus: 'PENDING' } : {};
+}
+
+async function retarget(
+  deps: DomainDeps,
+  principal: Principal,
+  post: PostRecord,
+  channelIds: string[],
+  trx: Parameters<Parameters<DomainDeps['repos']['posts']['transaction']>[0]>[0],
+): Promise<void> {
+  const channels = requireChannels(channelIds, await deps.repos.channels.findMany(principal.accountId, channelIds));
+  const group = await deps.repos.posts.listGroup(principal.accountId, post.groupId!);
+  const onChannel = new Set(group.map((p) => p.channelId));
+  for (const sibling of group) {
+    if (channelIds.includes(sibling.channelId)) continue;
+    if (!EDITABLE.has(sibling.status)) {
+      throw new ConflictError('post_not_editable', `The post on channel ${sibling.channelId} is ${sibling.status}; it cannot be removed from the group.`);
+    }
+    await deps.repos.posts.delete(principal.accountId, sibling.id, trx);
+  }
+  const now = deps.now();
+  const copies = channels
+    .filter((c) => !onChannel.has(c.id))
+    .map((channel): PostRecord => ({ ...post, id: newId(), channelId: channel.id, workspaceId: channel.workspaceId, createdAt: now, updatedAt: now }));
+  await deps.repos.posts.insertMany(copies, trx);
+}

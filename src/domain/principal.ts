@@ -1,0 +1,28 @@
+import { InsufficientScopeError } from './errors.js';
+
+export const SCOPES = ['read_profile', 'manage_post', 'manage_team'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** Scopes every token must carry (SPEC, Authentication 4). */
+export const REQUIRED_SCOPES: readonly Scope[] = ['read_profile', 'manage_post'];
+
+/** Who is calling: every query is scoped by accountId. */
+export interface Principal {
+  accountId: string;
+  userId: string;
+  tokenId: string;
+  tokenKind: 'api_key' | 'oauth';
+  scopes: Scope[];
+}
+
+export function isScope(value: string): value is Scope {
+  return (SCOPES as readonly string[]).includes(value);
+}
+
+export function missingRequiredScopes(scopes: readonly string[]): Scope[] {
+  return REQUIRED_SCOPES.filter((scope) => !scopes.includes(scope));
+}
+
+export function requireScope(principal: Principal, scope: Scope): void {
+  if (!principal.scopes.includes(scope)) throw new InsufficientScopeError(scope);
+}

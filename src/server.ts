@@ -1,0 +1,54 @@
+/** The composition root: opens the database, migrates, wires the domain and serves HTTP. */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from './app.js';
+import type { Config } from './config.js';
+import { migrate, openDatabase, type Db } from './db/connection.js';
+import { createRepositories } from './db/repositories/index.js';
+import type { DomainDeps } from './domain/deps.js';
+import { createLogger, type Logger } from './logger.js';
+
+export interface Herald {
+  config: Config;
+  db: Db;
+  deps: DomainDeps;
+  server: http.Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function openDomain(config: Config): Promise<{ db: Db; deps: DomainDeps }> {
+  const db = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await migrate(db);
+  const repos = createRepositories(db);
+  const deps: DomainDeps = {
+    repos,
+    config,
+    now: () => Date.now(),
+    secrets: { cursorKey: await repos.instanceSecrets.getOrCreate('cursor') },
+  };
+  return { db, deps };
+}
+
+export async function startHerald(config: Config, logger: Logger = createLogger()): Promise<Herald> {
+  const { db, deps } = await openDomain(config);
+  const app = createApp({ config, deps, logger });
+  const server = http.createServer(app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    config,
+    db,
+    deps,
+    server,
+    url: `http://127.0.0.1:${port}`,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,134 @@
+import assert from 'node:assert/strict';
+import { hashSecret } from '../../src/domain/secrets.js';
+import { futureIso, startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+
+describe('REST POST /posts', () => {
+  let t: TestHerald;
+  let a: SeededAccount;
+  before(async () => {
+    t = await startTestHerald();
+    a = await t.seedAccount();
+  });
+  after(() => t.close());
+
+  const create = (body: unknown, token = a.apiKey) => t.api('POST', '/v1/rest/posts', { token, body });
+
+  it('publishes now when isScheduled is omitted: one post per channel, sharing a group', async () => {
+    const before = Date.now();
+    const res = await create({ channelIds: a.channelIds, text: 'Now' });
+    assert.equal(res.status, 201);
+    assert.equal(res.body.data.length, 2);
+    const [first, second] = res.body.data;
+    assert.deepEqual([first.channelId, second.channelId], a.channelIds);
+    assert.equal(first.groupId, second.groupId);
+    assert.equal(first.status, 'scheduled');
+    assert.equal(first.isScheduled, false);
+    assert.equal(first.isPosted, false);
+    assert.ok(Date.parse(first.dateTime) >= before - 1000 && Date.parse(first.dateTime) <= Date.now() + 1000);
+    assert.match(first.dateTime, /Z$/);
+    assert.equal(first.sourceType, 'api');
+    assert.equal('metrics' in first, false, 'scheduled posts carry no metrics');
+  });
+
+  it('schedules with isScheduled true and a future dateTime', async () => {
+    const when = futureIso(120);
+    const res = await create({ channelIds: [a.channelIds[0]], text: 'Later', isScheduled: true, dateTime: when });
+    assert.equal(res.status, 201);
+    assert.equal(res.body.data[0].dateTime, when);
+    assert.equal(res.body.data[0].isScheduled, true);
+  });
+
+  it('refuses isScheduled true with a past or missing dateTime, saying so', async () => {
+    const past = await create({ channelIds: [a.channelIds[0]], text: 'x', isScheduled: true, dateTime: '2020-01-01T00:00:00Z' });
+    assert.equal(past.status, 400);
+    assert.match(past.body.message, /dateTime must be in the future/);
+    const missing = await create({ channelIds: [a.channelIds[0]], text: 'x', isScheduled: true });
+    assert.equal(missing.status, 400);
+    assert.match(missing.body.message, /dateTime is required/);
+  });
+
+  it('keeps drafts as drafts', async () => {
+    const res = await create({ channelIds: [a.channelIds[0]], text: 'Draft', saveAsDraft: true });
+    assert.equal(res.status, 201);
+    assert.equal(res.body.data[0].status, 'draft');
+    assert.equal(res.body.data[0].isDraft, true);
+    assert.equal(res.body.data[0].dateTime, null);
+  });
+
+  it('rejects coverMediaId', async () => {
+    const res = await create({ channelIds: [a.channelIds[0]], text: 'x', coverMediaId: 'm1' });
+    assert.equal(res.status, 400);
+    assert.match(res.body.message, /coverMediaId/);
+  });
+
+  it('ignores channelOptions on create', async () => {
+    const res = await create({ channelIds: [a.channelIds[0]], text: 'x', channelOptions: { reel: true } });
+    assert.equal(res.status, 201);
+    assert.equal(res.body.data[0].channelOptions, null);
+  });
+
+  it('takes firstComment as an object and maps legacy instaFirstComment to firstComment.text', async () => {
+    const obj = await create({ channelIds: [a.channelIds[0]], text: 'x', firstComment: { text: 'first!', delayMinutes: 5 } });
+    assert.deepEqual(obj.body.data[0].firstComment, { text: 'first!', delayMinutes: 5 });
+    const legacy = await create({ channelIds: [a.channelIds[0]], text: 'x', instaFirstComment: 'legacy' });
+    assert.deepEqual(legacy.body.data[0].firstComment, { text: 'legacy', delayMinutes: 0 });
+  });
+
+  it('names unknown channel ids, including another account\'s', async () => {
+    const other = await t.seedAccount();
+    const res = await create({ channelIds: [other.channelIds[0]], text: 'x' });
+    assert.equal(res.status, 400);
+    assert.ok(res.body.message.includes(other.channelIds[0]));
+  });
+
+  it('holds posts as PENDING when the workspace requires approval, and still succeeds', async () => {
+    const held = await t.seedAccount({ approvalRequired: true });
+    const res = await create({ channelIds: held.channelIds, text: 'Needs a yes' }, held.apiKey);
+    assert.equal(res.status, 201);
+    for (const post of res.body.data) assert.equal(post.approvalStatus, 'PENDING');
+  });
+
+  it('answers bad input with a 4xx body that says what to fix, never a 500', async () => {
+    const cases: [string, number, RegExp][] = [
+      ['{"channelIds": [', 400, /not valid JSON/],
+      [JSON.stringify({ channelIds: 'abc', text: 'x' }), 400, /channelIds/],
+      [JSON.stringify({ channelIds: [a.channelIds[0]], text: 'x', surprise: true }), 400, /surprise/],
+      [JSON.stringify({ text: 'x' }), 400, /channelIds/],
+      [JSON.stringify({ channelIds: [a.channelIds[0]], text: 'x', dateTime: 'tomorrow', isScheduled: true }), 400, /dateTime/],
+      [JSON.stringify({ channelIds: [a.channelIds[0]], text: 'x'.repeat(2 * 1024 * 1024) }), 413, /larger than/],
+    ];
+    for (const [rawBody, status, message] of cases) {
+      const res = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, rawBody, headers: { 'content-type': 'application/json' } });
+      assert.equal(res.status, status, rawBody.slice(0, 60));
+      assert.equal(res.body.status, false);
+      assert.match(res.body.message, message);
+      assert.ok(!JSON.stringify(res.body).includes('    at '), 'no stack trace');
+    }
+  });
+});
+
+describe('REST authentication', () => {
+  let t: TestHerald;
+  let a: SeededAccount;
+  before(async () => {
+    t = await startTestHerald();
+    a = await t.seedAccount();
+  });
+  after(() => t.close());
+
+  it('refuses a missing or unknown bearer token with 401', async () => {
+    assert.equal((await t.api('GET', '/v1/rest/posts')).status, 401);
+    const res = await t.api('GET', '/v1/rest/posts', { token: 'hk_nope' });
+    assert.equal(res.status, 401);
+    assert.equal(res.body.code, 'unauthorized');
+  });
+
+  it('refuses a key lacking read_profile or manage_post with 401', async () => {
+    const key = await t.createKey(a, ['read_profile', 'manage_post']);
+    // Keys are always created with both scopes; an older or hand-edited key row may lack one.
+    await t.herald.db('api_keys').where({ key_hash: hashSecret(key) }).update({ scopes: 'read_profile' });
+    const res = await t.api('GET', '/v1/rest/posts', { token: key });
+    assert.equal(res.status, 401);
+    assert.match(res.body.message, /manage_post/);
+  });
+});
