@@ -38,10 +38,12 @@ export async function updatePost(deps: DomainDeps, principal: Principal, id: str
   const workspace = await deps.repos.accounts.getWorkspace(principal.accountId, post.workspaceId);
   const changes = applyChanges(post, input, now, workspace?.approvalRequired ?? false);
   const groupId = post.groupId ?? newId();
+  const plan = input.channelIds ? await planRetarget(deps, principal, { ...post, ...changes, groupId }, input.channelIds) : undefined;
   await deps.repos.posts.transaction(async (trx) => {
     const saved = await deps.repos.posts.updateUnpublished(principal.accountId, id, { ...changes, groupId }, trx);
     if (!saved) throw new ConflictError('post_not_editable', `Post ${id} started publishing and can no longer be changed.`);
-    if (input.channelIds) await retarget(deps, principal, { ...post, ...changes, groupId }, input.channelIds, trx);
+    for (const removed of plan?.remove ?? []) await deps.repos.posts.delete(principal.accountId, removed, trx);
+    await deps.repos.posts.insertMany(plan?.add ?? [], trx);
   });
   const group = await deps.repos.posts.listGroup(principal.accountId, groupId);
   return group.map(toPostView);
@@ -94,26 +96,22 @@ function leavingDraft(post: PostRecord, approvalRequired: boolean): Partial<Post
   return post.isDraft && approvalRequired && post.approvalStatus === null ? { approvalStatus: 'PENDING' } : {};
 }
 
-async function retarget(
-  deps: DomainDeps,
-  principal: Principal,
-  post: PostRecord,
-  channelIds: string[],
-  trx: Parameters<Parameters<DomainDeps['repos']['posts']['transaction']>[0]>[0],
-): Promise<void> {
+/** Which posts of the group leave and which channels get a copy; read before the write transaction. */
+async function planRetarget(deps: DomainDeps, principal: Principal, post: PostRecord, channelIds: string[]) {
   const channels = requireChannels(channelIds, await deps.repos.channels.findMany(principal.accountId, channelIds));
-  const group = await deps.repos.posts.listGroup(principal.accountId, post.groupId!);
-  const onChannel = new Set(group.map((p) => p.channelId));
+  const group = post.groupId ? await deps.repos.posts.listGroup(principal.accountId, post.groupId) : [post];
+  const remove: string[] = [];
   for (const sibling of group) {
     if (channelIds.includes(sibling.channelId)) continue;
     if (!EDITABLE.has(sibling.status)) {
       throw new ConflictError('post_not_editable', `The post on channel ${sibling.channelId} is ${sibling.status}; it cannot be removed from the group.`);
     }
-    await deps.repos.posts.delete(principal.accountId, sibling.id, trx);
+    remove.push(sibling.id);
   }
+  const onChannel = new Set(group.map((p) => p.channelId));
   const now = deps.now();
-  const copies = channels
+  const add = channels
     .filter((c) => !onChannel.has(c.id))
     .map((channel): PostRecord => ({ ...post, id: newId(), channelId: channel.id, workspaceId: channel.workspaceId, createdAt: now, updatedAt: now }));
-  await deps.repos.posts.insertMany(copies, trx);
+  return { remove, add };
 }
