@@ -31,7 +31,7 @@ export function restErrorHandler(log: (message: string, error: unknown) => void)
     if (error instanceof HeraldError) return send(res, error);
     const parser = error as BodyParserError;
     if (parser?.type === 'entity.parse.failed') {
-      return send(res, new ValidationError('The body is not valid JSON; check quotes, commas and brackets.'));
+      return send(res, new ValidationError('The body is not a valid JSON object; check quotes, commas and brackets.'));
     }
     if (parser?.type === 'entity.too.large') {
       return send(res, new HeraldError('payload_too_large', 413, `The body is larger than the ${parser.limit} bytes accepted; send fewer or smaller entries.`));

@@ -90,7 +90,7 @@ describe('REST POST /posts', () => {
 
   it('answers bad input with a 4xx body that says what to fix, never a 500', async () => {
     const cases: [string, number, RegExp][] = [
-      ['{"channelIds": [', 400, /not valid JSON/],
+      ['{"channelIds": [', 400, /not a valid JSON object/],
       [JSON.stringify({ channelIds: 'abc', text: 'x' }), 400, /channelIds/],
       [JSON.stringify({ channelIds: [a.channelIds[0]], text: 'x', surprise: true }), 400, /surprise/],
       [JSON.stringify({ text: 'x' }), 400, /channelIds/],
