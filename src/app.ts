@@ -29,5 +29,10 @@ export function createApp(options: AppOptions): express.Express {
   app.use(REST_PREFIX, express.json({ limit: config.maxBodyBytes, type: ['application/json', 'application/*+json'] }));
   app.use(REST_PREFIX, restRouter({ deps, tokenResolvers, validateResponses: config.validateResponses }));
   app.use(REST_PREFIX, restErrorHandler((message, error) => logger.error(message, error)));
+
+  // Mount new surfaces above this line: anything unmatched gets the JSON error shape, not Express's HTML page.
+  app.use((_req, res) => {
+    res.status(404).json({ status: false, code: 'not_found', message: 'No such route. The REST API lives under /v1/rest and MCP at /mcp.' });
+  });
   return app;
 }

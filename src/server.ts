@@ -6,7 +6,10 @@ import type { Config } from './config.js';
 import { migrate, openDatabase, type Db } from './db/connection.js';
 import { createRepositories } from './db/repositories/index.js';
 import type { DomainDeps } from './domain/deps.js';
+import { purgeExpired } from './domain/housekeeping.js';
 import { createLogger, type Logger } from './logger.js';
+
+const HOUSEKEEPING_INTERVAL_MS = 10 * 60_000;
 
 export interface Herald {
   config: Config;
@@ -39,6 +42,10 @@ export async function startHerald(config: Config, logger: Logger = createLogger(
     server.listen(config.port, config.host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
+  const housekeeping = setInterval(() => {
+    purgeExpired(deps).catch((error) => logger.error('housekeeping failed', error));
+  }, HOUSEKEEPING_INTERVAL_MS);
+  housekeeping.unref();
   return {
     config,
     db,
@@ -46,6 +53,7 @@ export async function startHerald(config: Config, logger: Logger = createLogger(
     server,
     url: `http://127.0.0.1:${port}`,
     async close() {
+      clearInterval(housekeeping);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await db.destroy();
