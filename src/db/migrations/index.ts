@@ -1,11 +1,13 @@
 import type { Knex } from 'knex';
 import * as initial from './001_initial.js';
+import * as oauth from './003_oauth.js';
 
 type Migration = { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> };
 
 // Migrations are imported rather than globbed from disk so the same list runs from src (tsx) and dist (tsc).
 const migrations: Record<string, Migration> = {
   '001_initial': initial,
+  '003_oauth': oauth,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

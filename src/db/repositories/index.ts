@@ -4,6 +4,7 @@ import { ApiKeysRepository } from './api-keys.js';
 import { ChannelsRepository } from './channels.js';
 import { IdempotencyRepository } from './idempotency.js';
 import { InstanceSecretsRepository } from './instance-secrets.js';
+import { OAuthRepository } from './oauth.js';
 import { PostsRepository } from './posts.js';
 import { RateLimitsRepository } from './rate-limits.js';
 
@@ -13,6 +14,7 @@ export interface Repositories {
   channels: ChannelsRepository;
   idempotency: IdempotencyRepository;
   instanceSecrets: InstanceSecretsRepository;
+  oauth: OAuthRepository;
   posts: PostsRepository;
   rateLimits: RateLimitsRepository;
 }
@@ -24,6 +26,7 @@ export function createRepositories(db: Db): Repositories {
     channels: new ChannelsRepository(db),
     idempotency: new IdempotencyRepository(db),
     instanceSecrets: new InstanceSecretsRepository(db),
+    oauth: new OAuthRepository(db),
     posts: new PostsRepository(db),
     rateLimits: new RateLimitsRepository(db),
   };
