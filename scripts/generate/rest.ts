@@ -7,9 +7,21 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 interface Operation {
   operationId: string;
+  requestBody?: unknown;
+  responses?: unknown;
   summary?: string;
   'x-herald-rate-limit'?: 'read' | 'write' | 'none';
   'x-herald-idempotent'?: boolean;
+}
+
+function hasExample(op: any): boolean {
+  const media = [
+    ...Object.values<any>(op.requestBody?.content ?? {}),
+    ...Object.entries<any>(op.responses ?? {})
+      .filter(([status]) => status.startsWith('2'))
+      .flatMap(([, response]) => Object.values<any>(response.content ?? {})),
+  ];
+  return media.some((m) => m.example !== undefined || m.examples !== undefined);
 }
 
 /** Bundles and validates openapi/, then emits the bundle, its types, the handler interface and the route table. */
@@ -31,6 +43,7 @@ export async function generateRest(root: string): Promise<Output[]> {
       if (!op.operationId) throw new Error(`${method.toUpperCase()} ${route} has no operationId`);
       if (ids.has(op.operationId)) throw new Error(`operationId ${op.operationId} is used twice`);
       ids.add(op.operationId);
+      if (!hasExample(op)) throw new Error(`${op.operationId} needs an example on its request body or a 2xx response`);
       const rateLimit = op['x-herald-rate-limit'];
       if (!rateLimit) throw new Error(`${op.operationId} needs x-herald-rate-limit (read, write or none)`);
       routes.push(
