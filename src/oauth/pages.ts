@@ -102,7 +102,7 @@ export function errorPage(message: string): string {
 }
 
 export const PAGES_STYLESHEET = `*{box-sizing:border-box}
-body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2330;background:#f4f5f8}
+body{margin:0;padding:0 .75rem;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2330;background:#f4f5f8}
 main{max-width:28rem;margin:2rem auto;padding:1.5rem;background:#fff;border-radius:12px;box-shadow:0 1px 4px rgba(0,0,0,.08)}
 .brand{font-weight:700;color:#4353ff;margin:0 0 1rem}
 h1{font-size:1.3rem;line-height:1.3;margin:0 0 1rem}

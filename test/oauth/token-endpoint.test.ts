@@ -183,6 +183,19 @@ describe('OAuth token endpoint and access tokens', () => {
     assert.equal(allowed.status, 200);
   });
 
+  it('lets housekeeping purge expired codes and tokens, and keeps live ones', async () => {
+    const { access_token } = await tokens();
+    await obtainCode();
+    const { purgeExpired } = await import('../../src/domain/housekeeping.js');
+    const muchLater = { ...h.deps, now: () => Date.now() + 2 * 3_600_000 };
+    const purged = await purgeExpired(muchLater);
+    assert.ok(purged.oauthGrants >= 2, `purged ${purged.oauthGrants}`);
+    assert.equal(await h.herald.db('oauth_authorization_codes').where('expires_at', '<', muchLater.now()).first(), undefined);
+    assert.equal(await h.herald.db('oauth_tokens').where({ kind: 'access' }).where('expires_at', '<', muchLater.now()).first(), undefined);
+    assert.ok(await h.herald.db('oauth_tokens').where({ kind: 'refresh' }).first());
+    assert.equal((await h.api('GET', '/v1/rest/profile', { token: access_token })).status, 401);
+  });
+
   describe('revocation (RFC 7009)', () => {
     it('revokes an access token: it stops working at once', async () => {
       const { access_token, refresh_token } = await tokens();
