@@ -2,9 +2,11 @@ import express from 'express';
 import type { Config } from './config.js';
 import { resolveApiKey, type TokenResolver } from './domain/authentication.js';
 import type { DomainDeps } from './domain/deps.js';
+import { resolveOAuthAccessToken } from './domain/oauth/access-token-resolver.js';
 import { restErrorHandler } from './rest/error-handler.js';
 import { REST_PREFIX, restRouter } from './rest/router.js';
 import type { Logger } from './logger.js';
+import { oauthRouter } from './oauth/router.js';
 
 export interface AppOptions {
   config: Config;
@@ -13,10 +15,10 @@ export interface AppOptions {
   tokenResolvers?: readonly TokenResolver[];
 }
 
-/** The HTTP application: REST under /v1/rest. */
+/** The HTTP application: REST under /v1/rest, the OAuth authorization server under /oauth2/mcp and /.well-known. */
 export function createApp(options: AppOptions): express.Express {
   const { config, deps, logger } = options;
-  const tokenResolvers = options.tokenResolvers ?? [resolveApiKey];
+  const tokenResolvers = options.tokenResolvers ?? [resolveApiKey, resolveOAuthAccessToken];
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
@@ -29,6 +31,8 @@ export function createApp(options: AppOptions): express.Express {
   app.use(REST_PREFIX, express.json({ limit: config.maxBodyBytes, type: ['application/json', 'application/*+json'] }));
   app.use(REST_PREFIX, restRouter({ deps, tokenResolvers, validateResponses: config.validateResponses }));
   app.use(REST_PREFIX, restErrorHandler((message, error) => logger.error(message, error)));
+
+  app.use(oauthRouter(deps, config, (message, error) => logger.error(message, error)));
 
   // Mount new surfaces above this line: anything unmatched gets the JSON error shape, not Express's HTML page.
   app.use((_req, res) => {

@@ -31,7 +31,10 @@ export async function openDomain(config: Config): Promise<{ db: Db; deps: Domain
     repos,
     config,
     now: () => Date.now(),
-    secrets: { cursorKey: await repos.instanceSecrets.getOrCreate('cursor') },
+    secrets: {
+      cursorKey: await repos.instanceSecrets.getOrCreate('cursor'),
+      sessionKey: await repos.instanceSecrets.getOrCreate('oauth_session'),
+    },
   };
   return { db, deps };
 }

@@ -6,5 +6,9 @@ export interface DomainDeps {
   repos: Repositories;
   config: Config;
   now(): number;
-  secrets: { cursorKey: string };
+  secrets: {
+    cursorKey: string;
+    /** Signs the sign-in cookie of the OAuth authorization pages. */
+    sessionKey: string;
+  };
 }

@@ -6,6 +6,7 @@ import { CollectionsRepository } from './collections.js';
 import { IdempotencyRepository } from './idempotency.js';
 import { InstanceSecretsRepository } from './instance-secrets.js';
 import { LabelsRepository } from './labels.js';
+import { OAuthRepository } from './oauth.js';
 import { PostEventsRepository } from './post-events.js';
 import { PostsRepository } from './posts.js';
 import { RateLimitsRepository } from './rate-limits.js';
@@ -17,6 +18,7 @@ export interface Repositories {
   channels: ChannelsRepository;
   idempotency: IdempotencyRepository;
   instanceSecrets: InstanceSecretsRepository;
+  oauth: OAuthRepository;
   posts: PostsRepository;
   rateLimits: RateLimitsRepository;
   labels: LabelsRepository;
@@ -33,6 +35,7 @@ export function createRepositories(db: Db): Repositories {
     channels: new ChannelsRepository(db),
     idempotency: new IdempotencyRepository(db),
     instanceSecrets: new InstanceSecretsRepository(db),
+    oauth: new OAuthRepository(db),
     posts,
     rateLimits: new RateLimitsRepository(db),
     labels: new LabelsRepository(db),

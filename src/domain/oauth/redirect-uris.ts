@@ -1,0 +1,26 @@
+/**
+ * Redirect URIs a client may register (OAuth 2.1 section 2.3.1, RFC 8252 section 7.3):
+ * - an absolute https URL, or http on a loopback host (127.0.0.1, [::1], localhost) for native apps;
+ * - no fragment;
+ * - at authorization time the URI must equal a registered one exactly, character for character.
+ */
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/** Why the URI cannot be registered, or undefined when it can. */
+export function redirectUriProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value === '') return 'must be a non-empty string';
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'is not an absolute URL';
+  }
+  if (url.hash !== '' || value.includes('#')) return 'must not contain a fragment (#...)';
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return undefined;
+  return 'must use https, or http on a loopback address (127.0.0.1, [::1] or localhost)';
+}
+
+export function isRegisteredRedirectUri(registered: readonly string[], candidate: string): boolean {
+  return registered.includes(candidate);
+}

@@ -1,0 +1,26 @@
+/**
+ * What this server protects and who issues its tokens (RFC 9728, RFC 8414, RFC 8707):
+ * - the issuer is BASE_URL, the origin the MCP URLs live on;
+ * - the protected resources are exactly the MCP URLs, `{BASE_URL}/mcp` and `{BASE_URL}/mcp/claude`;
+ * - a token is only good for the resource it was issued for, and only if that is one of ours.
+ */
+import type { Config } from '../../config.js';
+
+export const MCP_PATHS = ['/mcp', '/mcp/claude'] as const;
+
+export function issuerOf(config: Config): string {
+  return config.baseUrl;
+}
+
+export function mcpResources(config: Config): string[] {
+  return MCP_PATHS.map((path) => config.baseUrl + path);
+}
+
+/** The resource a request names by default: clients that send no `resource` mean the main MCP URL. */
+export function defaultResource(config: Config): string {
+  return config.baseUrl + MCP_PATHS[0];
+}
+
+export function isOurResource(config: Config, resource: string): boolean {
+  return mcpResources(config).includes(resource);
+}

@@ -1,0 +1,126 @@
+/**
+ * /oauth2/mcp/authorize and its two form targets. Every step checks the authorization request again
+ * (src/domain/oauth/authorization-request.ts), so nothing a browser carries between pages is trusted:
+ * 1. GET /authorize: not signed in -> the sign-in page; signed in -> the consent page;
+ * 2. POST /authorize/sign-in: CSRF token, then email and password; success sets the sign-in cookie and
+ *    goes back to step 1 (303), failure shows the sign-in page again;
+ * 3. POST /authorize/decision: CSRF token and sign-in; "deny" redirects with error=access_denied,
+ *    "approve" issues a code for read_profile + manage_post (+ manage_team if ticked) and redirects with it.
+ * Redirects to the client carry `state` and `iss` (RFC 9207).
+ */
+import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
+import type { DomainDeps } from '../domain/deps.js';
+import { issueAuthorizationCode } from '../domain/oauth/authorization-codes.js';
+import { checkAuthorizationRequest, type AuthorizationRequest } from '../domain/oauth/authorization-request.js';
+import { AuthorizationRedirectError, UntrustedRedirectError } from '../domain/oauth/errors.js';
+import { issuerOf } from '../domain/oauth/resources.js';
+import { grantedScopes } from '../domain/oauth/scopes.js';
+import { signIn } from '../domain/oauth/sign-in.js';
+import { REQUIRED_SCOPES } from '../domain/principal.js';
+import { csrfToken, csrfTokenMatches, setSignIn, signedInUser as signedInCookie } from './browser-session.js';
+import { OAUTH_ENDPOINTS } from './endpoints.js';
+import { consentPage, errorPage, sendPage, signInPage } from './pages.js';
+
+const CSRF_PROBLEM = 'This form expired or was not sent from this page (the security token did not match). Start again from the application.';
+
+function queryString(req: Request): string {
+  const index = req.originalUrl.indexOf('?');
+  return index < 0 ? '' : req.originalUrl.slice(index + 1);
+}
+
+function paramsOf(authorizationRequest: string): Record<string, string> {
+  return Object.fromEntries(new URLSearchParams(authorizationRequest));
+}
+
+function redirectOrigin(request: AuthorizationRequest): string {
+  return new URL(request.redirectUri).origin;
+}
+
+function redirectToClient(res: Response, deps: DomainDeps, redirectUri: string, params: Record<string, string | undefined>): void {
+  const url = new URL(redirectUri);
+  for (const [name, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(name, value);
+  url.searchParams.set('iss', issuerOf(deps.config));
+  res.setHeader('Cache-Control', 'no-store');
+  res.redirect(303, url.href);
+}
+
+async function signedInUser(deps: DomainDeps, req: Request) {
+  const signedIn = signedInCookie(req, deps.secrets.sessionKey, deps.now());
+  return signedIn && deps.repos.accounts.getUser(signedIn.accountId, signedIn.userId);
+}
+
+function showSignIn(res: Response, request: AuthorizationRequest, context: { authorizationRequest: string; csrfToken: string }, status = 200, extra: { email?: string; problem?: string } = {}) {
+  sendPage(res, status, signInPage({ ...context, ...extra, clientName: request.client.clientName }));
+}
+
+function showAuthorize(deps: DomainDeps): RequestHandler {
+  return async (req, res) => {
+    const authorizationRequest = queryString(req);
+    const request = await checkAuthorizationRequest(deps, paramsOf(authorizationRequest));
+    const context = { authorizationRequest, csrfToken: csrfToken(req, res, deps.config) };
+    const user = await signedInUser(deps, req);
+    if (!user) return showSignIn(res, request, context);
+    sendPage(res, 200, consentPage({
+      ...context,
+      clientName: request.client.clientName,
+      redirectHost: new URL(request.redirectUri).host,
+      userEmail: user.email,
+      fixedScopes: REQUIRED_SCOPES,
+      manageTeamChecked: request.requestedScopes.includes('manage_team'),
+    }), [redirectOrigin(request)]);
+  };
+}
+
+function submitSignIn(deps: DomainDeps): RequestHandler {
+  return async (req, res) => {
+    const form = req.body as Record<string, unknown>;
+    const authorizationRequest = typeof form.authorization_request === 'string' ? form.authorization_request : '';
+    const request = await checkAuthorizationRequest(deps, paramsOf(authorizationRequest));
+    if (!csrfTokenMatches(req, form.csrf_token)) return sendPage(res, 403, errorPage(CSRF_PROBLEM));
+    const email = typeof form.email === 'string' ? form.email : '';
+    const user = await signIn(deps, email, typeof form.password === 'string' ? form.password : '');
+    if (!user) {
+      const context = { authorizationRequest, csrfToken: csrfToken(req, res, deps.config) };
+      return showSignIn(res, request, context, 401, { email, problem: 'That email and password do not match a Herald user.' });
+    }
+    setSignIn(res, deps.config, deps.secrets.sessionKey, { accountId: user.accountId, userId: user.id }, deps.now());
+    res.redirect(303, `${OAUTH_ENDPOINTS.authorize}?${authorizationRequest}`);
+  };
+}
+
+function submitDecision(deps: DomainDeps): RequestHandler {
+  return async (req, res) => {
+    const form = req.body as Record<string, unknown>;
+    const authorizationRequest = typeof form.authorization_request === 'string' ? form.authorization_request : '';
+    const request = await checkAuthorizationRequest(deps, paramsOf(authorizationRequest));
+    if (!csrfTokenMatches(req, form.csrf_token)) return sendPage(res, 403, errorPage(CSRF_PROBLEM));
+    const user = await signedInUser(deps, req);
+    if (!user) return res.redirect(303, `${OAUTH_ENDPOINTS.authorize}?${authorizationRequest}`);
+    if (form.decision !== 'approve') {
+      return redirectToClient(res, deps, request.redirectUri, { error: 'access_denied', error_description: 'The user denied access.', state: request.state });
+    }
+    const code = await issueAuthorizationCode(deps, user, request, grantedScopes(form.manage_team === 'yes'));
+    redirectToClient(res, deps, request.redirectUri, { code, state: request.state });
+  };
+}
+
+/** Requests that fail before the redirect URI is trusted get a page; later failures go back to the client. */
+function authorizationErrors(deps: DomainDeps): ErrorRequestHandler {
+  return (error, _req, res, next) => {
+    if (error instanceof UntrustedRedirectError) return sendPage(res, 400, errorPage(error.description));
+    if (error instanceof AuthorizationRedirectError) {
+      return redirectToClient(res, deps, error.redirectUri, { error: error.error, error_description: error.description, state: error.state });
+    }
+    next(error);
+  };
+}
+
+export function authorizationEndpoint(deps: DomainDeps, options: { maxBodyBytes: number }): express.Router {
+  const router = express.Router();
+  const form = express.urlencoded({ extended: false, limit: options.maxBodyBytes });
+  router.get(OAUTH_ENDPOINTS.authorize, showAuthorize(deps));
+  router.post(OAUTH_ENDPOINTS.signIn, form, submitSignIn(deps));
+  router.post(OAUTH_ENDPOINTS.decision, form, submitDecision(deps));
+  router.use(authorizationErrors(deps));
+  return router;
+}
