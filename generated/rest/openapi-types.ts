@@ -746,7 +746,7 @@ export interface components {
             /** @description Null when Herald acted by itself. */
             actorUserId: string | null;
             /** @enum {string} */
-            kind: "created" | "updated" | "queued" | "queue_moved" | "queue_cleared" | "approved" | "rejected" | "assigned" | "labelled" | "unlabelled" | "recycled";
+            kind: "created" | "updated" | "deleted" | "queued" | "queue_moved" | "queue_cleared" | "approved" | "rejected" | "assigned" | "labelled" | "unlabelled" | "recycled";
             details: {
                 [key: string]: unknown;
             } | null;

@@ -97,5 +97,10 @@ describe('team: approvals over REST', () => {
     const dry = await api('POST', '/posts/bulk-delete', { postIds: [p.id], dryRun: true });
     assert.equal(dry.body.summary.succeeded, 1);
     assert.equal((await api('GET', `/posts/${p.id}`)).status, 200);
+    const done = await api('POST', '/posts/bulk-delete', { postIds: [p.id], dryRun: false });
+    assert.equal(done.body.summary.succeeded, 1);
+    assert.equal((await api('GET', `/posts/${p.id}`)).status, 404);
+    const history = await api('GET', `/posts/${p.id}/history`);
+    assert.deepEqual(history.body.data.map((e: any) => e.kind), ['created', 'deleted'], 'a deleted post keeps its history');
   });
 });

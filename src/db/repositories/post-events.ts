@@ -8,6 +8,7 @@ export type Transaction = Knex.Transaction;
 export type PostEventKind =
   | 'created'
   | 'updated'
+  | 'deleted'
   | 'queued'
   | 'queue_moved'
   | 'queue_cleared'

@@ -2,12 +2,14 @@ import type { DomainDeps } from '../deps.js';
 import { ConflictError, HeraldError, LivePostReadOnlyError } from '../errors.js';
 import { isLivePostId } from '../ids.js';
 import { requireScope, type Principal } from '../principal.js';
+import { recordPostEvents } from './post-history.js';
 import { notFound } from './post-rules.js';
 
 /** Removes a post from Herald; a published post stays on the network. Live posts are read only. */
 export async function deletePost(deps: DomainDeps, principal: Principal, id: string): Promise<{ id: string; deleted: true }> {
   await checkDeletable(deps, principal, id);
   if (!(await deps.repos.posts.delete(principal.accountId, id))) throw notFound(id);
+  await recordPostEvents(deps, principal.accountId, principal, [{ postId: id, kind: 'deleted' }]);
   return { id, deleted: true };
 }
 
