@@ -58,6 +58,42 @@ export interface RestHandlers<Context> {
   updatePost(request: RestRequest<'updatePost'>, context: Context): Promise<RestResponse<'updatePost'>>;
   /** DELETE /posts/{postId} - Delete a post from Herald (a published post stays on the network). */
   deletePost(request: RestRequest<'deletePost'>, context: Context): Promise<RestResponse<'deletePost'>>;
+  /** GET /channels/{channelId}/schedule - A channel's weekly queue slots, whether its queue is paused, and what is queued. */
+  getChannelSchedule(request: RestRequest<'getChannelSchedule'>, context: Context): Promise<RestResponse<'getChannelSchedule'>>;
+  /** PUT /channels/{channelId}/schedule - Replace a channel's weekly queue slots (wall-clock HH:MM in the channel's timezone). */
+  setChannelSchedule(request: RestRequest<'setChannelSchedule'>, context: Context): Promise<RestResponse<'setChannelSchedule'>>;
+  /** POST /channels/{channelId}/queue/pause - Pause a channel's queue: nothing of the channel is published until it is resumed. */
+  pauseQueue(request: RestRequest<'pauseQueue'>, context: Context): Promise<RestResponse<'pauseQueue'>>;
+  /** POST /channels/{channelId}/queue/resume - Resume a paused queue. */
+  resumeQueue(request: RestRequest<'resumeQueue'>, context: Context): Promise<RestResponse<'resumeQueue'>>;
+  /** POST /channels/{channelId}/queue/clear - Remove a channel's queued posts; only reports what it would remove until dryRun is false. */
+  clearQueue(request: RestRequest<'clearQueue'>, context: Context): Promise<RestResponse<'clearQueue'>>;
+  /** POST /channels/{channelId}/queue/reorder - Move a queued post to a position in its channel's queue; the slot times stay and the posts follow. */
+  reorderQueue(request: RestRequest<'reorderQueue'>, context: Context): Promise<RestResponse<'reorderQueue'>>;
+  /** GET /labels - The account's workspace labels. */
+  listLabels(request: RestRequest<'listLabels'>, context: Context): Promise<RestResponse<'listLabels'>>;
+  /** POST /labels - Create a workspace label; names are unique per workspace, whatever their case. */
+  createLabel(request: RestRequest<'createLabel'>, context: Context): Promise<RestResponse<'createLabel'>>;
+  /** POST /posts/{postId}/labels - Put labels on a post (labels it already carries are left as they are). */
+  applyLabels(request: RestRequest<'applyLabels'>, context: Context): Promise<RestResponse<'applyLabels'>>;
+  /** DELETE /posts/{postId}/labels/{labelId} - Take a label off a post. */
+  removeLabel(request: RestRequest<'removeLabel'>, context: Context): Promise<RestResponse<'removeLabel'>>;
+  /** POST /posts/bulk-label - Add or remove labels on many posts (needs the manage_team scope); each id succeeds or fails on its own. */
+  bulkLabelPosts(request: RestRequest<'bulkLabelPosts'>, context: Context): Promise<RestResponse<'bulkLabelPosts'>>;
+  /** POST /posts/{postId}/recycle - Put a copy of a published post back into the queue (or at a given time). */
+  recyclePost(request: RestRequest<'recyclePost'>, context: Context): Promise<RestResponse<'recyclePost'>>;
+  /** GET /collections - The account's recycling collections. */
+  listCollections(request: RestRequest<'listCollections'>, context: Context): Promise<RestResponse<'listCollections'>>;
+  /** GET /approvals - Posts held for approval (approvalStatus PENDING), soonest first. Needs the manage_team scope. */
+  listPendingApprovals(request: RestRequest<'listPendingApprovals'>, context: Context): Promise<RestResponse<'listPendingApprovals'>>;
+  /** POST /posts/{postId}/approve - Approve a held post (manage_team). A time already past publishes now; a future time stays scheduled. */
+  approvePost(request: RestRequest<'approvePost'>, context: Context): Promise<RestResponse<'approvePost'>>;
+  /** POST /posts/{postId}/reject - Reject a held post (manage_team): it stays unpublished and records the reason. */
+  rejectPost(request: RestRequest<'rejectPost'>, context: Context): Promise<RestResponse<'rejectPost'>>;
+  /** POST /posts/{postId}/assign - Name the workspace member who should review a post (manage_team). */
+  assignReviewer(request: RestRequest<'assignReviewer'>, context: Context): Promise<RestResponse<'assignReviewer'>>;
+  /** GET /posts/{postId}/history - Every change to a post, oldest first. */
+  getPostHistory(request: RestRequest<'getPostHistory'>, context: Context): Promise<RestResponse<'getPostHistory'>>;
 }
 
 export const restRoutes: readonly RestRoute[] = [
@@ -73,4 +109,22 @@ export const restRoutes: readonly RestRoute[] = [
   { operationId: 'getPost', method: 'get', path: '/posts/{postId}', expressPath: '/posts/:postId', rateLimit: 'read', idempotent: false },
   { operationId: 'updatePost', method: 'patch', path: '/posts/{postId}', expressPath: '/posts/:postId', rateLimit: 'write', idempotent: false },
   { operationId: 'deletePost', method: 'delete', path: '/posts/{postId}', expressPath: '/posts/:postId', rateLimit: 'write', idempotent: false },
+  { operationId: 'getChannelSchedule', method: 'get', path: '/channels/{channelId}/schedule', expressPath: '/channels/:channelId/schedule', rateLimit: 'read', idempotent: false },
+  { operationId: 'setChannelSchedule', method: 'put', path: '/channels/{channelId}/schedule', expressPath: '/channels/:channelId/schedule', rateLimit: 'write', idempotent: false },
+  { operationId: 'pauseQueue', method: 'post', path: '/channels/{channelId}/queue/pause', expressPath: '/channels/:channelId/queue/pause', rateLimit: 'write', idempotent: false },
+  { operationId: 'resumeQueue', method: 'post', path: '/channels/{channelId}/queue/resume', expressPath: '/channels/:channelId/queue/resume', rateLimit: 'write', idempotent: false },
+  { operationId: 'clearQueue', method: 'post', path: '/channels/{channelId}/queue/clear', expressPath: '/channels/:channelId/queue/clear', rateLimit: 'write', idempotent: false },
+  { operationId: 'reorderQueue', method: 'post', path: '/channels/{channelId}/queue/reorder', expressPath: '/channels/:channelId/queue/reorder', rateLimit: 'write', idempotent: false },
+  { operationId: 'listLabels', method: 'get', path: '/labels', expressPath: '/labels', rateLimit: 'read', idempotent: false },
+  { operationId: 'createLabel', method: 'post', path: '/labels', expressPath: '/labels', rateLimit: 'write', idempotent: false },
+  { operationId: 'applyLabels', method: 'post', path: '/posts/{postId}/labels', expressPath: '/posts/:postId/labels', rateLimit: 'write', idempotent: false },
+  { operationId: 'removeLabel', method: 'delete', path: '/posts/{postId}/labels/{labelId}', expressPath: '/posts/:postId/labels/:labelId', rateLimit: 'write', idempotent: false },
+  { operationId: 'bulkLabelPosts', method: 'post', path: '/posts/bulk-label', expressPath: '/posts/bulk-label', rateLimit: 'write', idempotent: false },
+  { operationId: 'recyclePost', method: 'post', path: '/posts/{postId}/recycle', expressPath: '/posts/:postId/recycle', rateLimit: 'write', idempotent: false },
+  { operationId: 'listCollections', method: 'get', path: '/collections', expressPath: '/collections', rateLimit: 'read', idempotent: false },
+  { operationId: 'listPendingApprovals', method: 'get', path: '/approvals', expressPath: '/approvals', rateLimit: 'read', idempotent: false },
+  { operationId: 'approvePost', method: 'post', path: '/posts/{postId}/approve', expressPath: '/posts/:postId/approve', rateLimit: 'write', idempotent: false },
+  { operationId: 'rejectPost', method: 'post', path: '/posts/{postId}/reject', expressPath: '/posts/:postId/reject', rateLimit: 'write', idempotent: false },
+  { operationId: 'assignReviewer', method: 'post', path: '/posts/{postId}/assign', expressPath: '/posts/:postId/assign', rateLimit: 'write', idempotent: false },
+  { operationId: 'getPostHistory', method: 'get', path: '/posts/{postId}/history', expressPath: '/posts/:postId/history', rateLimit: 'read', idempotent: false },
 ];

@@ -182,6 +182,319 @@ export interface paths {
         patch: operations["updatePost"];
         trace?: never;
     };
+    "/channels/{channelId}/schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channelId: components["parameters"]["ChannelId"];
+            };
+            cookie?: never;
+        };
+        /** A channel's weekly queue slots, whether its queue is paused, and what is queued. */
+        get: operations["getChannelSchedule"];
+        /**
+         * Replace a channel's weekly queue slots (wall-clock HH:MM in the channel's timezone).
+         * @description Queued posts keep their times; new queued posts take the new slots.
+         */
+        put: operations["setChannelSchedule"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/channels/{channelId}/queue/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channelId: components["parameters"]["ChannelId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a channel's queue: nothing of the channel is published until it is resumed.
+         * @description Queued posts stay in the queue.
+         */
+        post: operations["pauseQueue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/channels/{channelId}/queue/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channelId: components["parameters"]["ChannelId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused queue.
+         * @description Queued posts whose slot passed while paused move to the next free slots, in queue order, instead of all going out at once.
+         */
+        post: operations["resumeQueue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/channels/{channelId}/queue/clear": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channelId: components["parameters"]["ChannelId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Remove a channel's queued posts; only reports what it would remove until dryRun is false. */
+        post: operations["clearQueue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/channels/{channelId}/queue/reorder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channelId: components["parameters"]["ChannelId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Move a queued post to a position in its channel's queue; the slot times stay and the posts follow. */
+        post: operations["reorderQueue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's workspace labels. */
+        get: operations["listLabels"];
+        put?: never;
+        /** Create a workspace label; names are unique per workspace, whatever their case. */
+        post: operations["createLabel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/{postId}/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Put labels on a post (labels it already carries are left as they are). */
+        post: operations["applyLabels"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/{postId}/labels/{labelId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: components["parameters"]["PostId"];
+                labelId: components["parameters"]["LabelId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Take a label off a post. */
+        delete: operations["removeLabel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/bulk-label": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add or remove labels on many posts (needs the manage_team scope); each id succeeds or fails on its own. */
+        post: operations["bulkLabelPosts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/{postId}/recycle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put a copy of a published post back into the queue (or at a given time).
+         * @description The copy has `sourceType: recycle` and `recycledFromPostId`. Without `dateTime` it takes the channel's
+         *     next free queue slot. With `collectionId` or `collection` the original joins a collection that
+         *     re-queues a copy every `intervalDays` until `endsAt`. Live posts (`live_` ids) answer 409.
+         */
+        post: operations["recyclePost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/collections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's recycling collections. */
+        get: operations["listCollections"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Posts held for approval (approvalStatus PENDING), soonest first. Needs the manage_team scope. */
+        get: operations["listPendingApprovals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/{postId}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve a held post (manage_team). A time already past publishes now; a future time stays scheduled. */
+        post: operations["approvePost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/{postId}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reject a held post (manage_team): it stays unpublished and records the reason. */
+        post: operations["rejectPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/{postId}/assign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Name the workspace member who should review a post (manage_team). */
+        post: operations["assignReviewer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/{postId}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        /** Every change to a post, oldest first. */
+        get: operations["getPostHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -236,6 +549,11 @@ export interface components {
             dateTime?: string;
             /** @description Keep the post in drafts; a draft never publishes by itself. */
             saveAsDraft?: boolean;
+            /**
+             * @description Give the post its channel's next free queue slot (one per channel) instead of a time. Cannot be
+             *     combined with `isScheduled`, `dateTime` or `saveAsDraft` (400). The channel needs a schedule.
+             */
+            addToQueue?: boolean;
             imageUrls?: string[];
             videoUrls?: string[];
             firstComment?: components["schemas"]["FirstComment"];
@@ -258,6 +576,11 @@ export interface components {
             /** Format: date-time */
             dateTime?: string;
             saveAsDraft?: boolean;
+            /**
+             * @description Give the post its channel's next free queue slot (one per channel) instead of a time. Cannot be
+             *     combined with `isScheduled`, `dateTime` or `saveAsDraft` (400). The channel needs a schedule.
+             */
+            addToQueue?: boolean;
             imageUrls?: string[];
             videoUrls?: string[];
             firstComment?: components["schemas"]["FirstComment"] | null;
@@ -311,6 +634,16 @@ export interface components {
             metrics?: {
                 [key: string]: number;
             } | null;
+            /** @description Workspace labels on the post, by name; always empty on live posts. */
+            labels?: components["schemas"]["Label"][];
+            /** @description True while the post's time is a queue slot of its channel. */
+            inQueue?: boolean | null;
+            /** @description On a recycled copy (sourceType recycle) */
+            recycledFromPostId?: string | null;
+            /** @description The workspace member asked to review the post. */
+            reviewerUserId?: string | null;
+            /** @description Why the post was rejected (approvalStatus REJECTED). */
+            rejectionReason?: string | null;
         };
         PostList: {
             data: components["schemas"]["Post"][];
@@ -335,9 +668,12 @@ export interface components {
             name: string;
             /** @description IANA time zone of the channel's posting schedule. */
             timezone: string;
+            /** @description While true nothing of the channel is published; queued posts wait. */
             queuePaused: boolean;
             /** Format: date-time */
             createdAt: string;
+            /** @description Weekly queue slots, wall-clock in `timezone`. */
+            schedule?: components["schemas"]["Slot"][];
         };
         Workspace: {
             id: string;
@@ -353,6 +689,67 @@ export interface components {
             ok: boolean;
             data?: components["schemas"]["Post"][];
             error?: components["schemas"]["Error"];
+        };
+        Slot: {
+            /** @enum {string} */
+            day: "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun";
+            /** @description HH:MM, 24-hour wall clock in the channel timezone. */
+            time: string;
+        };
+        /**
+         * @description A channel's posting queue. Slot times are wall-clock and keep their local time across
+         *     daylight-saving changes: a time skipped by a spring-forward jump moves forward by the gap
+         *     (02:30 becomes 03:30), a time repeated at fall-back is used once, at its first occurrence.
+         */
+        ChannelSchedule: {
+            channelId: string;
+            timezone: string;
+            slots: components["schemas"]["Slot"][];
+            queuePaused: boolean;
+            /** @description The next free slot instants (UTC), soonest first. */
+            nextFreeSlots: string[];
+            /** @description Queued posts waiting to go out, in queue order. */
+            queued: {
+                postId: string;
+                /** Format: date-time */
+                dateTime: string;
+            }[];
+        };
+        Label: {
+            id: string;
+            workspaceId?: string;
+            name: string;
+            color: string;
+            /** Format: date-time */
+            createdAt?: string;
+        };
+        Collection: {
+            id: string;
+            name: string;
+            /** @description Days between re-queues; null when never re-queued. */
+            intervalDays: number | null;
+            /**
+             * Format: date-time
+             * @description No re-queue after this time.
+             */
+            endsAt: string | null;
+            /** Format: date-time */
+            nextRunAt: string | null;
+            /** @description The published posts whose copies are re-queued. */
+            postIds: string[];
+            /** Format: date-time */
+            createdAt: string;
+        };
+        PostEvent: {
+            /** Format: date-time */
+            at: string;
+            /** @description Null when Herald acted by itself. */
+            actorUserId: string | null;
+            /** @enum {string} */
+            kind: "created" | "updated" | "queued" | "queue_moved" | "queue_cleared" | "approved" | "rejected" | "assigned" | "labelled" | "unlabelled" | "recycled";
+            details: {
+                [key: string]: unknown;
+            } | null;
         };
         BulkIdResult: {
             id: string;
@@ -435,6 +832,8 @@ export interface components {
         };
     };
     parameters: {
+        ChannelId: string;
+        LabelId: string;
         PostId: string;
         /** @description Retrying with the same key and body returns the first response and creates nothing new (kept 24 hours). */
         IdempotencyKey: string;
@@ -627,6 +1026,8 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Only posts of these channels. */
                 channelIds?: components["parameters"]["ChannelIds"];
+                /** @description Only posts carrying at least one of these labels. */
+                labelIds?: string[];
             };
             header?: never;
             path?: never;
@@ -986,6 +1387,1075 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getChannelSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channelId: components["parameters"]["ChannelId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "channelId": "01hx0000000000000000000010",
+                     *         "timezone": "Europe/Berlin",
+                     *         "slots": [
+                     *           {
+                     *             "day": "mon",
+                     *             "time": "09:00"
+                     *           },
+                     *           {
+                     *             "day": "tue",
+                     *             "time": "12:30"
+                     *           }
+                     *         ],
+                     *         "queuePaused": false,
+                     *         "nextFreeSlots": [
+                     *           "2030-01-07T08:00:00.000Z",
+                     *           "2030-01-08T11:30:00.000Z"
+                     *         ],
+                     *         "queued": [
+                     *           {
+                     *             "postId": "01hx0000000000000000000100",
+                     *             "dateTime": "2030-01-07T08:00:00.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ChannelSchedule"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    setChannelSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channelId: components["parameters"]["ChannelId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "slots": [
+                 *         {
+                 *           "day": "mon",
+                 *           "time": "09:00"
+                 *         },
+                 *         {
+                 *           "day": "tue",
+                 *           "time": "12:30"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    slots: components["schemas"]["Slot"][];
+                };
+            };
+        };
+        responses: {
+            /** @description The schedule after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "channelId": "01hx0000000000000000000010",
+                     *         "timezone": "Europe/Berlin",
+                     *         "slots": [
+                     *           {
+                     *             "day": "mon",
+                     *             "time": "09:00"
+                     *           },
+                     *           {
+                     *             "day": "tue",
+                     *             "time": "12:30"
+                     *           }
+                     *         ],
+                     *         "queuePaused": false,
+                     *         "nextFreeSlots": [
+                     *           "2030-01-07T08:00:00.000Z",
+                     *           "2030-01-08T11:30:00.000Z"
+                     *         ],
+                     *         "queued": [
+                     *           {
+                     *             "postId": "01hx0000000000000000000100",
+                     *             "dateTime": "2030-01-07T08:00:00.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ChannelSchedule"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    pauseQueue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channelId: components["parameters"]["ChannelId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schedule after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "channelId": "01hx0000000000000000000010",
+                     *         "timezone": "Europe/Berlin",
+                     *         "slots": [
+                     *           {
+                     *             "day": "mon",
+                     *             "time": "09:00"
+                     *           },
+                     *           {
+                     *             "day": "tue",
+                     *             "time": "12:30"
+                     *           }
+                     *         ],
+                     *         "queuePaused": false,
+                     *         "nextFreeSlots": [
+                     *           "2030-01-07T08:00:00.000Z",
+                     *           "2030-01-08T11:30:00.000Z"
+                     *         ],
+                     *         "queued": [
+                     *           {
+                     *             "postId": "01hx0000000000000000000100",
+                     *             "dateTime": "2030-01-07T08:00:00.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ChannelSchedule"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    resumeQueue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channelId: components["parameters"]["ChannelId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schedule after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "channelId": "01hx0000000000000000000010",
+                     *         "timezone": "Europe/Berlin",
+                     *         "slots": [
+                     *           {
+                     *             "day": "mon",
+                     *             "time": "09:00"
+                     *           },
+                     *           {
+                     *             "day": "tue",
+                     *             "time": "12:30"
+                     *           }
+                     *         ],
+                     *         "queuePaused": false,
+                     *         "nextFreeSlots": [
+                     *           "2030-01-07T08:00:00.000Z",
+                     *           "2030-01-08T11:30:00.000Z"
+                     *         ],
+                     *         "queued": [
+                     *           {
+                     *             "postId": "01hx0000000000000000000100",
+                     *             "dateTime": "2030-01-07T08:00:00.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ChannelSchedule"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    clearQueue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channelId: components["parameters"]["ChannelId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "dryRun": false
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description Send false to remove; otherwise nothing changes.
+                     * @default true
+                     */
+                    dryRun?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The queued posts removed (or that would be). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "dryRun": true,
+                     *       "postIds": [
+                     *         "01hx0000000000000000000100"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        dryRun: boolean;
+                        postIds: string[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    reorderQueue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channelId: components["parameters"]["ChannelId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "postId": "01hx0000000000000000000100",
+                 *       "position": 0
+                 *     }
+                 */
+                "application/json": {
+                    postId: string;
+                    /** @description 0 is the next to go out; a position past the end means last. */
+                    position: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The schedule after the move. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "channelId": "01hx0000000000000000000010",
+                     *         "timezone": "Europe/Berlin",
+                     *         "slots": [
+                     *           {
+                     *             "day": "mon",
+                     *             "time": "09:00"
+                     *           },
+                     *           {
+                     *             "day": "tue",
+                     *             "time": "12:30"
+                     *           }
+                     *         ],
+                     *         "queuePaused": false,
+                     *         "nextFreeSlots": [
+                     *           "2030-01-07T08:00:00.000Z",
+                     *           "2030-01-08T11:30:00.000Z"
+                     *         ],
+                     *         "queued": [
+                     *           {
+                     *             "postId": "01hx0000000000000000000100",
+                     *             "dateTime": "2030-01-07T08:00:00.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ChannelSchedule"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listLabels: {
+        parameters: {
+            query?: {
+                workspaceId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Labels, by name. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "01hx0000000000000000000300",
+                     *           "workspaceId": "01hx0000000000000000000002",
+                     *           "name": "Evergreen",
+                     *           "color": "#22aa55",
+                     *           "createdAt": "2030-01-01T09:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Label"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    createLabel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Evergreen",
+                 *       "color": "#22aa55"
+                 *     }
+                 */
+                "application/json": {
+                    name: string;
+                    /** @description #rrggbb */
+                    color: string;
+                    /** @description Defaults to the account's first workspace. */
+                    workspaceId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The label. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "01hx0000000000000000000300",
+                     *         "workspaceId": "01hx0000000000000000000002",
+                     *         "name": "Evergreen",
+                     *         "color": "#22aa55",
+                     *         "createdAt": "2030-01-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Label"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    applyLabels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "labelIds": [
+                 *         "01hx0000000000000000000300"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    labelIds: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The post with its labels. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "01hx0000000000000000000100",
+                     *         "groupId": "01hx0000000000000000000099",
+                     *         "channelId": "01hx0000000000000000000010",
+                     *         "text": "Launch day!",
+                     *         "dateTime": "2030-01-07T08:00:00.000Z",
+                     *         "isScheduled": true,
+                     *         "isDraft": false,
+                     *         "isPosted": false,
+                     *         "isLivePost": false,
+                     *         "status": "scheduled",
+                     *         "approvalStatus": "APPROVED",
+                     *         "type": "text",
+                     *         "sourceType": "api",
+                     *         "permalinkUrl": null,
+                     *         "imageUrls": [],
+                     *         "videoUrls": [],
+                     *         "firstComment": null,
+                     *         "channelOptions": null,
+                     *         "error": null,
+                     *         "createdAt": "2030-01-01T09:00:00.000Z",
+                     *         "updatedAt": "2030-01-01T09:30:00.000Z",
+                     *         "publishedAt": null,
+                     *         "labels": [
+                     *           {
+                     *             "id": "01hx0000000000000000000300",
+                     *             "name": "Evergreen",
+                     *             "color": "#22aa55"
+                     *           }
+                     *         ],
+                     *         "inQueue": true,
+                     *         "recycledFromPostId": null,
+                     *         "reviewerUserId": "01hx0000000000000000000004",
+                     *         "rejectionReason": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Post"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    removeLabel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: components["parameters"]["PostId"];
+                labelId: components["parameters"]["LabelId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The post with its labels. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "01hx0000000000000000000100",
+                     *         "groupId": "01hx0000000000000000000099",
+                     *         "channelId": "01hx0000000000000000000010",
+                     *         "text": "Launch day!",
+                     *         "dateTime": "2030-01-07T08:00:00.000Z",
+                     *         "isScheduled": true,
+                     *         "isDraft": false,
+                     *         "isPosted": false,
+                     *         "isLivePost": false,
+                     *         "status": "scheduled",
+                     *         "approvalStatus": "APPROVED",
+                     *         "type": "text",
+                     *         "sourceType": "api",
+                     *         "permalinkUrl": null,
+                     *         "imageUrls": [],
+                     *         "videoUrls": [],
+                     *         "firstComment": null,
+                     *         "channelOptions": null,
+                     *         "error": null,
+                     *         "createdAt": "2030-01-01T09:00:00.000Z",
+                     *         "updatedAt": "2030-01-01T09:30:00.000Z",
+                     *         "publishedAt": null,
+                     *         "labels": [
+                     *           {
+                     *             "id": "01hx0000000000000000000300",
+                     *             "name": "Evergreen",
+                     *             "color": "#22aa55"
+                     *           }
+                     *         ],
+                     *         "inQueue": true,
+                     *         "recycledFromPostId": null,
+                     *         "reviewerUserId": "01hx0000000000000000000004",
+                     *         "rejectionReason": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Post"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    bulkLabelPosts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "postIds": [
+                 *         "01hx0000000000000000000100",
+                 *         "live_01hx0000000000000000000200"
+                 *       ],
+                 *       "labelIds": [
+                 *         "01hx0000000000000000000300"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    postIds: string[];
+                    labelIds: string[];
+                    /**
+                     * @default add
+                     * @enum {string}
+                     */
+                    action?: "add" | "remove";
+                };
+            };
+        };
+        responses: {
+            /** @description One result per id. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results: components["schemas"]["BulkIdResult"][];
+                        summary: {
+                            succeeded: number;
+                            failed: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    recyclePost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "collection": {
+                 *         "name": "Evergreen tips",
+                 *         "intervalDays": 30,
+                 *         "endsAt": "2030-12-31T00:00:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description A future time for the copy; omit to use the queue.
+                     */
+                    dateTime?: string;
+                    collectionId?: string;
+                    /** @description A new collection for the post. */
+                    collection?: {
+                        name: string;
+                        intervalDays?: number;
+                        /** Format: date-time */
+                        endsAt?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The queued copy, and the collection when one was named. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Post"];
+                        collection?: components["schemas"]["Collection"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listCollections: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Collections. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "01hx0000000000000000000400",
+                     *           "name": "Evergreen tips",
+                     *           "intervalDays": 30,
+                     *           "endsAt": "2030-12-31T00:00:00.000Z",
+                     *           "nextRunAt": "2030-02-06T09:00:00.000Z",
+                     *           "postIds": [
+                     *             "01hx0000000000000000000100"
+                     *           ],
+                     *           "createdAt": "2030-01-07T09:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Collection"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listPendingApprovals: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Held posts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PostList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    approvePost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The post after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "01hx0000000000000000000100",
+                     *         "groupId": "01hx0000000000000000000099",
+                     *         "channelId": "01hx0000000000000000000010",
+                     *         "text": "Launch day!",
+                     *         "dateTime": "2030-01-07T08:00:00.000Z",
+                     *         "isScheduled": true,
+                     *         "isDraft": false,
+                     *         "isPosted": false,
+                     *         "isLivePost": false,
+                     *         "status": "scheduled",
+                     *         "approvalStatus": "APPROVED",
+                     *         "type": "text",
+                     *         "sourceType": "api",
+                     *         "permalinkUrl": null,
+                     *         "imageUrls": [],
+                     *         "videoUrls": [],
+                     *         "firstComment": null,
+                     *         "channelOptions": null,
+                     *         "error": null,
+                     *         "createdAt": "2030-01-01T09:00:00.000Z",
+                     *         "updatedAt": "2030-01-01T09:30:00.000Z",
+                     *         "publishedAt": null,
+                     *         "labels": [
+                     *           {
+                     *             "id": "01hx0000000000000000000300",
+                     *             "name": "Evergreen",
+                     *             "color": "#22aa55"
+                     *           }
+                     *         ],
+                     *         "inQueue": true,
+                     *         "recycledFromPostId": null,
+                     *         "reviewerUserId": "01hx0000000000000000000004",
+                     *         "rejectionReason": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Post"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    rejectPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Wrong launch date"
+                 *     }
+                 */
+                "application/json": {
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The post after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "01hx0000000000000000000100",
+                     *         "groupId": "01hx0000000000000000000099",
+                     *         "channelId": "01hx0000000000000000000010",
+                     *         "text": "Launch day!",
+                     *         "dateTime": "2030-01-07T08:00:00.000Z",
+                     *         "isScheduled": true,
+                     *         "isDraft": false,
+                     *         "isPosted": false,
+                     *         "isLivePost": false,
+                     *         "status": "scheduled",
+                     *         "approvalStatus": "APPROVED",
+                     *         "type": "text",
+                     *         "sourceType": "api",
+                     *         "permalinkUrl": null,
+                     *         "imageUrls": [],
+                     *         "videoUrls": [],
+                     *         "firstComment": null,
+                     *         "channelOptions": null,
+                     *         "error": null,
+                     *         "createdAt": "2030-01-01T09:00:00.000Z",
+                     *         "updatedAt": "2030-01-01T09:30:00.000Z",
+                     *         "publishedAt": null,
+                     *         "labels": [
+                     *           {
+                     *             "id": "01hx0000000000000000000300",
+                     *             "name": "Evergreen",
+                     *             "color": "#22aa55"
+                     *           }
+                     *         ],
+                     *         "inQueue": true,
+                     *         "recycledFromPostId": null,
+                     *         "reviewerUserId": "01hx0000000000000000000004",
+                     *         "rejectionReason": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Post"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    assignReviewer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reviewerUserId": "01hx0000000000000000000004"
+                 *     }
+                 */
+                "application/json": {
+                    reviewerUserId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The post after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "01hx0000000000000000000100",
+                     *         "groupId": "01hx0000000000000000000099",
+                     *         "channelId": "01hx0000000000000000000010",
+                     *         "text": "Launch day!",
+                     *         "dateTime": "2030-01-07T08:00:00.000Z",
+                     *         "isScheduled": true,
+                     *         "isDraft": false,
+                     *         "isPosted": false,
+                     *         "isLivePost": false,
+                     *         "status": "scheduled",
+                     *         "approvalStatus": "APPROVED",
+                     *         "type": "text",
+                     *         "sourceType": "api",
+                     *         "permalinkUrl": null,
+                     *         "imageUrls": [],
+                     *         "videoUrls": [],
+                     *         "firstComment": null,
+                     *         "channelOptions": null,
+                     *         "error": null,
+                     *         "createdAt": "2030-01-01T09:00:00.000Z",
+                     *         "updatedAt": "2030-01-01T09:30:00.000Z",
+                     *         "publishedAt": null,
+                     *         "labels": [
+                     *           {
+                     *             "id": "01hx0000000000000000000300",
+                     *             "name": "Evergreen",
+                     *             "color": "#22aa55"
+                     *           }
+                     *         ],
+                     *         "inQueue": true,
+                     *         "recycledFromPostId": null,
+                     *         "reviewerUserId": "01hx0000000000000000000004",
+                     *         "rejectionReason": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Post"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getPostHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The history. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "at": "2030-01-01T09:00:00.000Z",
+                     *           "actorUserId": "01hx0000000000000000000003",
+                     *           "kind": "queued",
+                     *           "details": {
+                     *             "dateTime": "2030-01-07T08:00:00.000Z"
+                     *           }
+                     *         },
+                     *         {
+                     *           "at": "2030-01-01T09:30:00.000Z",
+                     *           "actorUserId": "01hx0000000000000000000004",
+                     *           "kind": "approved",
+                     *           "details": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["PostEvent"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };

@@ -10,11 +10,13 @@
  *   herald key revoke --account A --key K
  *   herald key list --account A
  *   herald channel add --account A --workspace W --handle H [--network sandbox] [--timezone Europe/Berlin] [--name N]
+ *   herald channel slots --account A --channel C --slots "mon 09:00,tue 12:30"   (wall clock in the channel's timezone)
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { HeraldError } from '../domain/errors.js';
 import * as provisioning from '../domain/provisioning.js';
+import { parseSlotList } from '../domain/queue/slots.js';
 import { openDomain } from '../server.js';
 import { serve } from './serve.js';
 
@@ -34,6 +36,8 @@ const options = {
   network: { type: 'string' },
   handle: { type: 'string' },
   timezone: { type: 'string' },
+  channel: { type: 'string' },
+  slots: { type: 'string' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>['values'];
@@ -86,6 +90,14 @@ const commands: Record<string, Command> = {
       name: v.name,
       timezone: v.timezone,
     }),
+  'channel slots': async (v, deps) => {
+    const accountId = need(v, 'account');
+    const channelId = need(v, 'channel');
+    if (v.slots === undefined) throw new UsageError('--slots is required, e.g. --slots "mon 09:00,tue 12:30" (an empty string removes every slot)');
+    const slots = parseSlotList(v.slots);
+    if (!(await deps.repos.channels.setSlots(accountId, channelId, slots))) throw new UsageError(`No channel ${channelId} in account ${accountId}`);
+    return { channelId, slots };
+  },
   migrate: async () => ({ migrated: true }),
 };
 

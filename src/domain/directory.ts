@@ -20,6 +20,7 @@ export function toChannelView(channel: ChannelRecord): ChannelView {
     timezone: channel.timezone,
     queuePaused: channel.queuePaused,
     createdAt: toWireTime(channel.createdAt),
+    schedule: channel.slots ?? [],
   };
 }
 

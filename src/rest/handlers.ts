@@ -8,6 +8,11 @@ import { bulkDeletePosts, deletePost } from '../domain/posts/delete-posts.js';
 import { getPost } from '../domain/posts/get-post.js';
 import { listPosts, listScheduledPosts } from '../domain/posts/list-posts.js';
 import { updatePost } from '../domain/posts/update-post.js';
+import { approvePost, assignReviewer, listPendingApprovals, rejectPost } from '../domain/approvals/approvals.js';
+import { applyLabels, bulkLabel, createLabel, listLabels, removeLabels } from '../domain/labels/labels.js';
+import { getPostHistory } from '../domain/posts/post-history.js';
+import { clearQueue, getSchedule, pauseQueue, reorderQueue, resumeQueue, setSchedule } from '../domain/queue/queue.js';
+import { listCollections, recyclePost } from '../domain/recycling/recycling.js';
 
 export interface RestContext {
   principal: Principal;
@@ -31,5 +36,29 @@ export function restHandlers(deps: DomainDeps): RestHandlers<RestContext> {
     getPost: async (req, { principal }) => ({ status: 200, body: { data: await getPost(deps, principal, req.params.postId) } }),
     updatePost: async (req, { principal }) => ({ status: 200, body: { data: await updatePost(deps, principal, req.params.postId, req.body) } }),
     deletePost: async (req, { principal }) => ({ status: 200, body: { data: await deletePost(deps, principal, req.params.postId) } }),
+    getPostHistory: async (req, { principal }) => ({ status: 200, body: { data: await getPostHistory(deps, principal, req.params.postId) } }),
+    getChannelSchedule: async (req, { principal }) => ({ status: 200, body: { data: await getSchedule(deps, principal, req.params.channelId) } }),
+    setChannelSchedule: async (req, { principal }) => ({ status: 200, body: { data: await setSchedule(deps, principal, req.params.channelId, req.body.slots) } }),
+    pauseQueue: async (req, { principal }) => ({ status: 200, body: { data: await pauseQueue(deps, principal, req.params.channelId) } }),
+    resumeQueue: async (req, { principal }) => ({ status: 200, body: { data: await resumeQueue(deps, principal, req.params.channelId) } }),
+    clearQueue: async (req, { principal }) => ({ status: 200, body: await clearQueue(deps, principal, req.params.channelId, req.body?.dryRun ?? true) }),
+    reorderQueue: async (req, { principal }) => ({
+      status: 200,
+      body: { data: await reorderQueue(deps, principal, req.params.channelId, req.body.postId, req.body.position) },
+    }),
+    listLabels: async (req, { principal }) => ({ status: 200, body: { data: await listLabels(deps, principal, req.query) } }),
+    createLabel: async (req, { principal }) => ({ status: 201, body: { data: await createLabel(deps, principal, req.body) } }),
+    applyLabels: async (req, { principal }) => ({ status: 200, body: { data: await applyLabels(deps, principal, req.params.postId, req.body.labelIds) } }),
+    removeLabel: async (req, { principal }) => ({ status: 200, body: { data: await removeLabels(deps, principal, req.params.postId, [req.params.labelId]) } }),
+    bulkLabelPosts: async (req, { principal }) => ({ status: 200, body: await bulkLabel(deps, principal, req.body) }),
+    recyclePost: async (req, { principal }) => ({ status: 201, body: await recyclePost(deps, principal, req.params.postId, req.body ?? {}) }),
+    listCollections: async (_req, { principal }) => ({ status: 200, body: { data: await listCollections(deps, principal) } }),
+    listPendingApprovals: async (req, { principal }) => ({ status: 200, body: { data: await listPendingApprovals(deps, principal, req.query) } }),
+    approvePost: async (req, { principal }) => ({ status: 200, body: { data: await approvePost(deps, principal, req.params.postId) } }),
+    rejectPost: async (req, { principal }) => ({ status: 200, body: { data: await rejectPost(deps, principal, req.params.postId, req.body.reason) } }),
+    assignReviewer: async (req, { principal }) => ({
+      status: 200,
+      body: { data: await assignReviewer(deps, principal, req.params.postId, req.body.reviewerUserId) },
+    }),
   };
 }

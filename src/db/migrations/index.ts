@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import * as initial from './001_initial.js';
 import * as oauth from './003_oauth.js';
+import * as team from './004_team.js';
 
 type Migration = { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> };
 
@@ -8,6 +9,7 @@ type Migration = { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> };
 const migrations: Record<string, Migration> = {
   '001_initial': initial,
   '003_oauth': oauth,
+  '004_team': team,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

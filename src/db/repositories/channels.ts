@@ -1,5 +1,12 @@
 import type { Db } from '../connection.js';
-import { bool } from './rows.js';
+import { bool, json } from './rows.js';
+
+export type Weekday = 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun';
+/** A weekly posting slot, wall-clock time (HH:MM) in the channel's timezone. */
+export interface SlotRecord {
+  day: Weekday;
+  time: string;
+}
 
 export interface ChannelRecord {
   id: string;
@@ -11,6 +18,8 @@ export interface ChannelRecord {
   timezone: string;
   queuePaused: boolean;
   createdAt: number;
+  /** Weekly queue slots (004_team); absent means none. */
+  slots?: SlotRecord[];
 }
 
 /** Channels: connected social accounts, always read within one account. */
@@ -42,6 +51,14 @@ export class ChannelsRepository {
     return rows.map(toChannel);
   }
 
+  async setSlots(accountId: string, id: string, slots: SlotRecord[]): Promise<boolean> {
+    return (await this.db('channels').where({ account_id: accountId, id }).update({ queue_slots: JSON.stringify(slots) })) > 0;
+  }
+
+  async setQueuePaused(accountId: string, id: string, paused: boolean): Promise<boolean> {
+    return (await this.db('channels').where({ account_id: accountId, id }).update({ queue_paused: paused })) > 0;
+  }
+
   async get(accountId: string, id: string): Promise<ChannelRecord | undefined> {
     const row = await this.db('channels').where({ account_id: accountId, id }).first();
     return row && toChannel(row);
@@ -59,5 +76,6 @@ function toChannel(row: any): ChannelRecord {
     timezone: row.timezone,
     queuePaused: bool(row.queue_paused),
     createdAt: row.created_at,
+    slots: json<SlotRecord[]>(row.queue_slots, []),
   };
 }

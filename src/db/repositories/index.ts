@@ -2,11 +2,15 @@ import type { Db } from '../connection.js';
 import { AccountsRepository } from './accounts.js';
 import { ApiKeysRepository } from './api-keys.js';
 import { ChannelsRepository } from './channels.js';
+import { CollectionsRepository } from './collections.js';
 import { IdempotencyRepository } from './idempotency.js';
 import { InstanceSecretsRepository } from './instance-secrets.js';
+import { LabelsRepository } from './labels.js';
 import { OAuthRepository } from './oauth.js';
+import { PostEventsRepository } from './post-events.js';
 import { PostsRepository } from './posts.js';
 import { RateLimitsRepository } from './rate-limits.js';
+import { TeamPostsRepository } from './team-posts.js';
 
 export interface Repositories {
   accounts: AccountsRepository;
@@ -17,9 +21,14 @@ export interface Repositories {
   oauth: OAuthRepository;
   posts: PostsRepository;
   rateLimits: RateLimitsRepository;
+  labels: LabelsRepository;
+  collections: CollectionsRepository;
+  postEvents: PostEventsRepository;
+  teamPosts: TeamPostsRepository;
 }
 
 export function createRepositories(db: Db): Repositories {
+  const posts = new PostsRepository(db);
   return {
     accounts: new AccountsRepository(db),
     apiKeys: new ApiKeysRepository(db),
@@ -27,7 +36,11 @@ export function createRepositories(db: Db): Repositories {
     idempotency: new IdempotencyRepository(db),
     instanceSecrets: new InstanceSecretsRepository(db),
     oauth: new OAuthRepository(db),
-    posts: new PostsRepository(db),
+    posts,
     rateLimits: new RateLimitsRepository(db),
+    labels: new LabelsRepository(db),
+    collections: new CollectionsRepository(db),
+    postEvents: new PostEventsRepository(db),
+    teamPosts: new TeamPostsRepository(db, posts),
   };
 }

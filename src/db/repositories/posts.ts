@@ -41,6 +41,19 @@ export interface PostRecord {
   publishedAt: number | null;
   createdAt: number | null;
   updatedAt: number | null;
+  /** Team workflow (004_team); optional so that writers which predate it need not set them. */
+  inQueue?: boolean;
+  recycledFromPostId?: string | null;
+  reviewerUserId?: string | null;
+  rejectionReason?: string | null;
+  /** Read-only: filled on reads from post_labels. */
+  labels?: PostLabelRecord[];
+}
+
+export interface PostLabelRecord {
+  id: string;
+  name: string;
+  color: string;
 }
 
 export type PostOrder =
@@ -60,6 +73,8 @@ export interface PostListQuery {
   excludeDrafts?: boolean;
   channelIds?: readonly string[];
   hasAssets?: boolean;
+  /** Posts carrying any of these labels. */
+  labelIds?: readonly string[];
   after?: { key: number | null; id: string };
   limit: number;
 }
@@ -75,12 +90,12 @@ export class PostsRepository {
 
   async get(accountId: string, id: string): Promise<PostRecord | undefined> {
     const row = await this.db('posts').where({ account_id: accountId, id }).first();
-    return row && toPost(row);
+    return row && (await this.withLabels([toPost(row)]))[0];
   }
 
   async listGroup(accountId: string, groupId: string): Promise<PostRecord[]> {
     const rows = await this.db('posts').where({ account_id: accountId, group_id: groupId }).orderBy('id');
-    return rows.map(toPost);
+    return this.withLabels(rows.map(toPost));
   }
 
   async list(query: PostListQuery): Promise<PostRecord[]> {
@@ -96,6 +111,9 @@ export class PostsRepository {
     if (query.excludeDrafts) q.andWhere('is_draft', false);
     if (query.channelIds?.length) q.whereIn('channel_id', query.channelIds);
     if (query.hasAssets) q.andWhere((w) => w.whereNot('image_urls', '[]').orWhereNot('video_urls', '[]'));
+    if (query.labelIds?.length) {
+      q.whereIn('id', this.db('post_labels').select('post_id').where('account_id', query.accountId).whereIn('label_id', query.labelIds));
+    }
     const after = query.after;
     switch (query.order) {
       case 'created_desc':
@@ -120,7 +138,7 @@ export class PostsRepository {
         break;
     }
     const rows = await q.limit(query.limit);
-    return rows.map(toPost);
+    return this.withLabels(rows.map(toPost));
   }
 
   async hasLivePosts(accountId: string, channelIds?: readonly string[]): Promise<boolean> {
@@ -143,12 +161,30 @@ export class PostsRepository {
     return n > 0;
   }
 
+  /** Fills each post's labels with one query. */
+  async withLabels(posts: PostRecord[]): Promise<PostRecord[]> {
+    if (posts.length === 0) return posts;
+    const rows = await this.db('post_labels')
+      .join('labels', 'labels.id', 'post_labels.label_id')
+      .whereIn('post_labels.post_id', posts.map((p) => p.id))
+      .orderBy('labels.name_key')
+      .select('post_labels.post_id', 'labels.id', 'labels.name', 'labels.color');
+    const byPost = new Map<string, PostLabelRecord[]>();
+    for (const row of rows) {
+      const list = byPost.get(row.post_id) ?? [];
+      list.push({ id: row.id, name: row.name, color: row.color });
+      byPost.set(row.post_id, list);
+    }
+    return posts.map((p) => ({ ...p, labels: byPost.get(p.id) ?? [] }));
+  }
+
   transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
     return this.db.transaction(work);
   }
 }
 
-const COLUMNS: Record<keyof PostRecord, string> = {
+// labels live in post_labels, not in a column.
+const COLUMNS: Record<Exclude<keyof PostRecord, 'labels'>, string> = {
   id: 'id',
   accountId: 'account_id',
   workspaceId: 'workspace_id',
@@ -175,6 +211,10 @@ const COLUMNS: Record<keyof PostRecord, string> = {
   publishedAt: 'published_at',
   createdAt: 'created_at',
   updatedAt: 'updated_at',
+  inQueue: 'in_queue',
+  recycledFromPostId: 'recycled_from_post_id',
+  reviewerUserId: 'reviewer_user_id',
+  rejectionReason: 'rejection_reason',
 };
 
 const JSON_FIELDS = new Set<keyof PostRecord>(['imageUrls', 'videoUrls', 'firstComment', 'channelOptions', 'metrics']);
@@ -182,8 +222,8 @@ const JSON_FIELDS = new Set<keyof PostRecord>(['imageUrls', 'videoUrls', 'firstC
 export function toRow(record: Partial<PostRecord>): Record<string, unknown> {
   const row: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(record) as [keyof PostRecord, unknown][]) {
-    if (value === undefined) continue;
-    row[COLUMNS[field]] = JSON_FIELDS.has(field) ? jsonText(value) : value;
+    if (value === undefined || field === 'labels') continue;
+    row[COLUMNS[field as Exclude<keyof PostRecord, 'labels'>]] = JSON_FIELDS.has(field) ? jsonText(value) : value;
   }
   return row;
 }
@@ -216,5 +256,9 @@ export function toPost(row: any): PostRecord {
     publishedAt: row.published_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    inQueue: bool(row.in_queue),
+    recycledFromPostId: row.recycled_from_post_id ?? null,
+    reviewerUserId: row.reviewer_user_id ?? null,
+    rejectionReason: row.rejection_reason ?? null,
   };
 }

@@ -3,6 +3,9 @@ import type { PostRecord, SourceType } from '../../db/repositories/posts.js';
 import type { DomainDeps } from '../deps.js';
 import { newId } from '../ids.js';
 import type { Principal } from '../principal.js';
+import { nextQueueSlots, rejectQueueConflicts } from '../queue/queue.js';
+import { toWireTime } from '../time.js';
+import { recordPostEvents } from './post-history.js';
 import { toPostView, type PostView } from './post-view.js';
 import {
   postType,
@@ -21,7 +24,14 @@ export type PostInput = components['schemas']['PostInput'];
  */
 export async function createPosts(deps: DomainDeps, principal: Principal, input: PostInput, source: SourceType): Promise<PostView[]> {
   const records = await preparePosts(deps, principal, input, source);
-  await deps.repos.posts.insertMany(records);
+  await deps.repos.posts.transaction(async (trx) => {
+    await deps.repos.posts.insertMany(records, trx);
+    await recordPostEvents(deps, principal.accountId, principal, records.map((r) => ({
+      postId: r.id,
+      kind: r.inQueue ? 'queued' : 'created',
+      details: { source, status: r.status, dateTime: toWireTime(r.dateTime), approvalStatus: r.approvalStatus },
+    })), trx);
+  });
   return records.map(toPostView);
 }
 
@@ -32,14 +42,16 @@ export async function preparePosts(deps: DomainDeps, principal: Principal, input
   const imageUrls = input.imageUrls ?? [];
   const videoUrls = input.videoUrls ?? [];
   requireContent(text, imageUrls, videoUrls);
-  const schedule = resolveSchedule(input, now);
+  rejectQueueConflicts(input);
+  const schedule = input.addToQueue ? { status: 'scheduled' as const, isDraft: false, isScheduled: true, dateTime: null } : resolveSchedule(input, now);
   const firstComment = resolveFirstComment(input) ?? null;
   const channels = requireChannels(input.channelIds, await deps.repos.channels.findMany(principal.accountId, input.channelIds));
   const workspaces = new Map(
     (await deps.repos.accounts.listWorkspaces(principal.accountId)).map((w) => [w.id, w]),
   );
+  const queueSlots = input.addToQueue ? await nextQueueSlots(deps, channels, now) : undefined;
   const groupId = newId();
-  return channels.map((channel) => ({
+  return channels.map((channel): PostRecord => ({
     id: newId(),
     accountId: principal.accountId,
     workspaceId: channel.workspaceId,
@@ -66,5 +78,6 @@ export async function preparePosts(deps: DomainDeps, principal: Principal, input
     publishedAt: null,
     createdAt: now,
     updatedAt: now,
+    ...(queueSlots ? { inQueue: true, dateTime: queueSlots.get(channel.id)!, timelineAt: queueSlots.get(channel.id)! } : {}),
   }));
 }

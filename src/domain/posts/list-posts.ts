@@ -23,6 +23,8 @@ export interface ListPostsInput {
   limit?: number;
   cursor?: string;
   channelIds?: string[];
+  /** Only posts carrying any of these labels. */
+  labelIds?: string[];
 }
 
 export interface PostPage {
@@ -31,7 +33,7 @@ export interface PostPage {
   meta?: { livePostsAvailable: boolean };
 }
 
-type Mode = { name: string; query: Omit<PostListQuery, 'accountId' | 'limit' | 'after' | 'channelIds'>; keyOf(post: PostRecord): number | null };
+type Mode = { name: string; query: Omit<PostListQuery, 'accountId' | 'limit' | 'after' | 'channelIds' | 'labelIds'>; keyOf(post: PostRecord): number | null };
 
 const UPCOMING: PostStatus[] = ['scheduled', 'publishing'];
 
@@ -98,6 +100,7 @@ async function readPage(deps: DomainDeps, principal: Principal, mode: Mode, inpu
     ...mode.query,
     accountId: principal.accountId,
     channelIds: input.channelIds,
+    labelIds: input.labelIds,
     after,
     limit: limit + 1,
   });

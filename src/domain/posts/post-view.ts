@@ -34,6 +34,11 @@ export function toPostView(post: PostRecord): PostView {
       updatedAt: toWireTime(post.updatedAt),
       publishedAt: toWireTime(post.publishedAt ?? post.dateTime),
       metrics: post.metrics,
+      labels: [],
+      inQueue: null,
+      recycledFromPostId: null,
+      reviewerUserId: null,
+      rejectionReason: null,
     };
   }
   return {
@@ -59,5 +64,10 @@ export function toPostView(post: PostRecord): PostView {
     createdAt: toWireTime(post.createdAt),
     updatedAt: toWireTime(post.updatedAt),
     publishedAt: toWireTime(post.publishedAt),
+    labels: post.labels ?? [],
+    inQueue: post.inQueue ?? false,
+    recycledFromPostId: post.recycledFromPostId ?? null,
+    reviewerUserId: post.reviewerUserId ?? null,
+    rejectionReason: post.rejectionReason ?? null,
   };
 }

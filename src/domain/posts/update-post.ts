@@ -11,7 +11,9 @@ import type { DomainDeps } from '../deps.js';
 import { ConflictError, LivePostReadOnlyError, ValidationError } from '../errors.js';
 import { isLivePostId, newId } from '../ids.js';
 import type { Principal } from '../principal.js';
-import { parseWireTime } from '../time.js';
+import { parseWireTime, toWireTime } from '../time.js';
+import { nextQueueSlots, rejectQueueConflicts } from '../queue/queue.js';
+import { recordPostEvents } from './post-history.js';
 import { notFound, postType, rejectCoverMediaId, requireChannels, requireContent, resolveFirstComment } from './post-rules.js';
 import { toPostView, type PostView } from './post-view.js';
 
@@ -36,7 +38,10 @@ export async function updatePost(deps: DomainDeps, principal: Principal, id: str
 
   const now = deps.now();
   const workspace = await deps.repos.accounts.getWorkspace(principal.accountId, post.workspaceId);
-  const changes = applyChanges(post, input, now, workspace?.approvalRequired ?? false);
+  rejectQueueConflicts(input);
+  const changes = input.addToQueue
+    ? await queueChanges(deps, principal, post, input, now, workspace?.approvalRequired ?? false)
+    : { ...applyChanges(post, input, now, workspace?.approvalRequired ?? false), ...leavingQueue(input) };
   const groupId = post.groupId ?? newId();
   const plan = input.channelIds ? await planRetarget(deps, principal, { ...post, ...changes, groupId }, input.channelIds) : undefined;
   await deps.repos.posts.transaction(async (trx) => {
@@ -44,6 +49,11 @@ export async function updatePost(deps: DomainDeps, principal: Principal, id: str
     if (!saved) throw new ConflictError('post_not_editable', `Post ${id} started publishing and can no longer be changed.`);
     for (const removed of plan?.remove ?? []) await deps.repos.posts.delete(principal.accountId, removed, trx);
     await deps.repos.posts.insertMany(plan?.add ?? [], trx);
+    await recordPostEvents(deps, principal.accountId, principal, [{
+      postId: id,
+      kind: 'updated',
+      details: { fields: Object.keys(input).filter((k) => (input as Record<string, unknown>)[k] !== undefined), dateTime: toWireTime(changes.dateTime ?? post.dateTime) },
+    }], trx);
   });
   const group = await deps.repos.posts.listGroup(principal.accountId, groupId);
   return group.map(toPostView);
@@ -89,6 +99,23 @@ function applyChanges(post: PostRecord, input: PostUpdate, now: number, approval
     ]);
   }
   return { ...changes, isDraft: false, status: 'scheduled', isScheduled: false, dateTime: now, timelineAt: now, lastError: null, ...leavingDraft(post, approvalRequired) };
+}
+
+/** A post given a time of its own leaves the queue. */
+function leavingQueue(input: PostUpdate): Partial<PostRecord> {
+  return input.isScheduled !== undefined || input.dateTime !== undefined || input.saveAsDraft !== undefined ? { inQueue: false } : {};
+}
+
+/** `addToQueue` on update: the post takes its channel's next free slot. */
+async function queueChanges(deps: DomainDeps, principal: Principal, post: PostRecord, input: PostUpdate, now: number, approvalRequired: boolean): Promise<Partial<PostRecord>> {
+  const channel = await deps.repos.channels.get(principal.accountId, post.channelId);
+  const slot = channel ? (await nextQueueSlots(deps, [channel], now)).get(channel.id) : undefined;
+  if (slot === undefined) throw notFound(post.id);
+  return {
+    ...applyChanges(post, { ...input, addToQueue: undefined }, now, approvalRequired),
+    isDraft: false, status: 'scheduled', isScheduled: true, inQueue: true, dateTime: slot, timelineAt: slot, lastError: null,
+    ...leavingDraft(post, approvalRequired),
+  };
 }
 
 /** A draft in a workspace that requires approval is held once it is meant to go out. */

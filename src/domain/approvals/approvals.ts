@@ -1,0 +1,82 @@
+/**
+ * Approval rules (approval_list_pending, approval_approve, approval_reject, approval_assign):
+ * - Every action here needs the manage_team scope (checked here, so REST and MCP both inherit it).
+ * - Only a PENDING post can be approved or rejected; the change is compare-and-set, so two reviewers
+ *   cannot both win.
+ * - Approve releases the post: a time already past publishes now (dateTime becomes now); a future
+ *   time stays scheduled; a draft stays a draft.
+ * - Reject records the reason and keeps the post unpublished (REJECTED is never claimed by the engine).
+ * - Assign names a reviewer who must be a member of the post's workspace.
+ * - Live posts are read only; every step is recorded in the post's history.
+ */
+import type { PostRecord } from '../../db/repositories/posts.js';
+import type { DomainDeps } from '../deps.js';
+import { ConflictError, ValidationError } from '../errors.js';
+import { requireScope, type Principal } from '../principal.js';
+import { recordPostEvents } from '../posts/post-history.js';
+import { toPostView, type PostView } from '../posts/post-view.js';
+import { writablePost } from '../posts/writable-post.js';
+import { toWireTime } from '../time.js';
+
+const MAX_PENDING = 100;
+
+export async function listPendingApprovals(deps: DomainDeps, principal: Principal, input: { limit?: number } = {}): Promise<PostView[]> {
+  requireScope(principal, 'manage_team');
+  const limit = Math.min(Math.max(input.limit ?? MAX_PENDING, 1), MAX_PENDING);
+  return (await deps.repos.teamPosts.listPendingApproval(principal.accountId, limit)).map(toPostView);
+}
+
+async function heldPost(deps: DomainDeps, principal: Principal, postId: string, action: string): Promise<PostRecord> {
+  const post = await writablePost(deps, principal, postId);
+  if (post.approvalStatus !== 'PENDING') {
+    throw new ConflictError('not_pending', `Post ${postId} is not waiting for approval (approvalStatus ${post.approvalStatus ?? 'none'}); only PENDING posts can be ${action}.`);
+  }
+  return post;
+}
+
+export async function approvePost(deps: DomainDeps, principal: Principal, postId: string): Promise<PostView> {
+  requireScope(principal, 'manage_team');
+  const post = await heldPost(deps, principal, postId, 'approved');
+  const now = deps.now();
+  const overdue = !post.isDraft && post.dateTime !== null && post.dateTime <= now;
+  const changes: Record<string, unknown> = { approval_status: 'APPROVED', rejection_reason: null, updated_at: now };
+  if (overdue) Object.assign(changes, { date_time: now, timeline_at: now });
+  await deps.repos.posts.transaction(async (trx) => {
+    if (!(await deps.repos.teamPosts.updateIf(principal.accountId, postId, { approvalStatus: 'PENDING' }, changes, trx))) {
+      throw new ConflictError('not_pending', `Post ${postId} was approved or rejected by someone else meanwhile.`);
+    }
+    await recordPostEvents(deps, principal.accountId, principal, [{
+      postId, kind: 'approved', details: overdue ? { publishesNow: true, dateTime: toWireTime(now) } : { dateTime: toWireTime(post.dateTime) },
+    }], trx);
+  });
+  return toPostView((await deps.repos.posts.get(principal.accountId, postId))!);
+}
+
+export async function rejectPost(deps: DomainDeps, principal: Principal, postId: string, reason: string): Promise<PostView> {
+  requireScope(principal, 'manage_team');
+  const trimmed = reason.trim();
+  if (trimmed === '') throw new ValidationError('reason is required: say why the post is rejected', [{ path: 'reason', message: 'Give a reason.' }]);
+  await heldPost(deps, principal, postId, 'rejected');
+  await deps.repos.posts.transaction(async (trx) => {
+    if (!(await deps.repos.teamPosts.updateIf(principal.accountId, postId, { approvalStatus: 'PENDING' },
+      { approval_status: 'REJECTED', rejection_reason: trimmed, updated_at: deps.now() }, trx))) {
+      throw new ConflictError('not_pending', `Post ${postId} was approved or rejected by someone else meanwhile.`);
+    }
+    await recordPostEvents(deps, principal.accountId, principal, [{ postId, kind: 'rejected', details: { reason: trimmed } }], trx);
+  });
+  return toPostView((await deps.repos.posts.get(principal.accountId, postId))!);
+}
+
+export async function assignReviewer(deps: DomainDeps, principal: Principal, postId: string, reviewerUserId: string): Promise<PostView> {
+  requireScope(principal, 'manage_team');
+  const post = await writablePost(deps, principal, postId);
+  if (!(await deps.repos.teamPosts.isMember(post.workspaceId, reviewerUserId))) {
+    throw new ValidationError(`User ${reviewerUserId} is not a member of the post's workspace; name a workspace member as reviewer.`,
+      [{ path: 'reviewerUserId', message: 'Not a member of this workspace.' }]);
+  }
+  await deps.repos.posts.transaction(async (trx) => {
+    await deps.repos.teamPosts.updateIf(principal.accountId, postId, {}, { reviewer_user_id: reviewerUserId, updated_at: deps.now() }, trx);
+    await recordPostEvents(deps, principal.accountId, principal, [{ postId, kind: 'assigned', details: { reviewerUserId } }], trx);
+  });
+  return toPostView((await deps.repos.posts.get(principal.accountId, postId))!);
+}

@@ -1,0 +1,157 @@
+/**
+ * Queue rules (queue_pause, queue_resume, queue_clear, queue_reorder, addToQueue):
+ * - A channel's queue is its posts with `inQueue` that are scheduled and not yet claimed, in time order.
+ * - `addToQueue` gives each channel's post that channel's next free slot after now (a slot is taken
+ *   when any unpublished post of the channel is due at that instant); it cannot be combined with
+ *   `isScheduled`, `dateTime` or `saveAsDraft`. A channel without slots is refused with what to do.
+ * - Pause sets the channel's `queuePaused`; the publishing engine claims nothing of a paused channel.
+ * - Resume clears it; queued posts whose slot passed meanwhile move, in queue order, to the next free
+ *   slots after now, so they go out one slot at a time rather than all at once.
+ * - Reorder moves one queued post to a position (0 = next); the set of times stays and the posts follow it.
+ * - Clear only reports the posts it would remove unless `dryRun` is false.
+ * - Every move is recorded in the post's history; everything is scoped to the caller's account.
+ */
+import type { components } from '../../../generated/rest/openapi-types.js';
+import type { ChannelRecord } from '../../db/repositories/channels.js';
+import type { PostRecord } from '../../db/repositories/posts.js';
+import type { DomainDeps } from '../deps.js';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import type { Principal } from '../principal.js';
+import { recordPostEvents, type PostChange } from '../posts/post-history.js';
+import { writablePost } from '../posts/writable-post.js';
+import { toWireTime } from '../time.js';
+import { freeSlots, parseSlots } from './slots.js';
+
+export type ChannelScheduleView = components['schemas']['ChannelSchedule'];
+const NEXT_FREE_SHOWN = 5;
+
+export async function requireChannel(deps: DomainDeps, principal: Principal, channelId: string): Promise<ChannelRecord> {
+  const channel = await deps.repos.channels.get(principal.accountId, channelId);
+  if (!channel) throw new NotFoundError(`No channel ${channelId} in this account; list channel ids with GET /v1/rest/channels or get_channels.`);
+  return channel;
+}
+
+/** Refuses `addToQueue` together with an explicit time or a draft. */
+export function rejectQueueConflicts(input: { addToQueue?: boolean; isScheduled?: boolean; dateTime?: string; saveAsDraft?: boolean }): void {
+  if (!input.addToQueue) return;
+  const clashing = (['isScheduled', 'dateTime', 'saveAsDraft'] as const).filter((f) => input[f] !== undefined);
+  if (clashing.length > 0) {
+    throw new ValidationError(`addToQueue cannot be combined with ${clashing.join(', ')}: the queue chooses the time. Send addToQueue alone, or a time without it.`,
+      clashing.map((f) => ({ path: f, message: 'Remove this field, or remove addToQueue.' })));
+  }
+}
+
+/** The next free slot of each channel (several channels: each its own queue). */
+export async function nextQueueSlots(deps: DomainDeps, channels: readonly ChannelRecord[], now: number): Promise<Map<string, number>> {
+  const result = new Map<string, number>();
+  for (const channel of channels) {
+    const [slot] = await freeSlotsOf(deps, channel, now, 1);
+    if (slot === undefined) {
+      throw new ValidationError(`Channel ${channel.id} has no free queue slot: set its weekly slots with PUT /v1/rest/channels/${channel.id}/schedule (or herald channel slots), or give the post a time.`,
+        [{ path: 'addToQueue', message: `Channel ${channel.id} has no posting schedule.` }]);
+    }
+    result.set(channel.id, slot);
+  }
+  return result;
+}
+
+async function freeSlotsOf(deps: DomainDeps, channel: ChannelRecord, after: number, count: number, extraTaken: Iterable<number> = []): Promise<number[]> {
+  const taken = await deps.repos.teamPosts.takenTimes(channel.accountId, channel.id, after);
+  for (const t of extraTaken) taken.add(t);
+  return freeSlots(channel.timezone, channel.slots ?? [], after, taken, count);
+}
+
+export async function getSchedule(deps: DomainDeps, principal: Principal, channelId: string): Promise<ChannelScheduleView> {
+  const channel = await requireChannel(deps, principal, channelId);
+  const queued = await deps.repos.teamPosts.listQueued(principal.accountId, channelId);
+  return {
+    channelId: channel.id,
+    timezone: channel.timezone,
+    slots: channel.slots ?? [],
+    queuePaused: channel.queuePaused,
+    nextFreeSlots: (await freeSlotsOf(deps, channel, deps.now(), NEXT_FREE_SHOWN)).map((t) => toWireTime(t)),
+    queued: queued.map((p) => ({ postId: p.id, dateTime: toWireTime(p.dateTime ?? p.timelineAt) })),
+  };
+}
+
+export async function setSchedule(deps: DomainDeps, principal: Principal, channelId: string, slots: readonly { day: string; time: string }[]): Promise<ChannelScheduleView> {
+  await requireChannel(deps, principal, channelId);
+  await deps.repos.channels.setSlots(principal.accountId, channelId, parseSlots(slots));
+  return getSchedule(deps, principal, channelId);
+}
+
+export async function pauseQueue(deps: DomainDeps, principal: Principal, channelId: string): Promise<ChannelScheduleView> {
+  await requireChannel(deps, principal, channelId);
+  await deps.repos.channels.setQueuePaused(principal.accountId, channelId, true);
+  return getSchedule(deps, principal, channelId);
+}
+
+export async function resumeQueue(deps: DomainDeps, principal: Principal, channelId: string): Promise<ChannelScheduleView> {
+  const channel = await requireChannel(deps, principal, channelId);
+  const now = deps.now();
+  const overdue = (await deps.repos.teamPosts.listQueued(principal.accountId, channelId)).filter((p) => (p.dateTime ?? 0) <= now);
+  // Move before unpausing, so that the engine never sees the overdue posts on a running queue.
+  const slots = await freeSlotsOf(deps, channel, now, overdue.length);
+  const changes: PostChange[] = [];
+  await deps.repos.posts.transaction(async (trx) => {
+    for (const [i, post] of overdue.entries()) {
+      const slot = slots[i];
+      if (slot === undefined) {
+        throw new ValidationError(`Channel ${channelId} has too few queue slots to take the ${overdue.length} posts that waited while paused; add slots, then resume again.`);
+      }
+      const moved = await deps.repos.teamPosts.updateIf(principal.accountId, post.id, { status: 'scheduled', dateTime: post.dateTime ?? undefined },
+        { date_time: slot, timeline_at: slot, updated_at: now }, trx);
+      if (moved) changes.push({ postId: post.id, kind: 'queue_moved', details: { from: toWireTime(post.dateTime), to: toWireTime(slot), reason: 'resumed' } });
+    }
+    await recordPostEvents(deps, principal.accountId, principal, changes, trx);
+  });
+  await deps.repos.channels.setQueuePaused(principal.accountId, channelId, false);
+  return getSchedule(deps, principal, channelId);
+}
+
+export async function clearQueue(deps: DomainDeps, principal: Principal, channelId: string, dryRun: boolean): Promise<{ dryRun: boolean; postIds: string[] }> {
+  await requireChannel(deps, principal, channelId);
+  const queued = await deps.repos.teamPosts.listQueued(principal.accountId, channelId);
+  if (dryRun) return { dryRun, postIds: queued.map((p) => p.id) };
+  const removed: string[] = [];
+  await deps.repos.posts.transaction(async (trx) => {
+    for (const post of queued) {
+      if (await deps.repos.teamPosts.updateIf(principal.accountId, post.id, { status: 'scheduled' }, { status: 'scheduled' }, trx)) {
+        await deps.repos.posts.delete(principal.accountId, post.id, trx);
+        removed.push(post.id);
+      }
+    }
+    await recordPostEvents(deps, principal.accountId, principal, removed.map((postId) => ({ postId, kind: 'queue_cleared' })), trx);
+  });
+  return { dryRun, postIds: removed };
+}
+
+export async function reorderQueue(deps: DomainDeps, principal: Principal, channelId: string, postId: string, position: number): Promise<ChannelScheduleView> {
+  await requireChannel(deps, principal, channelId);
+  const post = await writablePost(deps, principal, postId);
+  const queued = await deps.repos.teamPosts.listQueued(principal.accountId, channelId);
+  const from = queued.findIndex((p) => p.id === post.id);
+  if (from < 0) {
+    throw new ConflictError('post_not_queued', `Post ${postId} is not waiting in the queue of channel ${channelId}; only queued posts (created with addToQueue) can be reordered.`);
+  }
+  if (!Number.isInteger(position) || position < 0) {
+    throw new ValidationError('position must be a whole number from 0 (next to go out)', [{ path: 'position', message: `Got ${position}` }]);
+  }
+  const times = queued.map((p) => p.dateTime!);
+  const order: PostRecord[] = [...queued];
+  order.splice(from, 1);
+  order.splice(Math.min(position, order.length), 0, post);
+  const now = deps.now();
+  const changes: PostChange[] = [];
+  await deps.repos.posts.transaction(async (trx) => {
+    for (const [i, p] of order.entries()) {
+      if (p.dateTime === times[i]) continue;
+      const moved = await deps.repos.teamPosts.updateIf(principal.accountId, p.id, { status: 'scheduled', dateTime: p.dateTime ?? undefined },
+        { date_time: times[i], timeline_at: times[i], updated_at: now }, trx);
+      if (!moved) throw new ConflictError('queue_changed', `The queue of channel ${channelId} changed while reordering (post ${p.id} moved or started publishing); read it again and retry.`);
+      changes.push({ postId: p.id, kind: 'queue_moved', details: { from: toWireTime(p.dateTime), to: toWireTime(times[i]), reason: 'reordered' } });
+    }
+    await recordPostEvents(deps, principal.accountId, principal, changes, trx);
+  });
+  return getSchedule(deps, principal, channelId);
+}
