@@ -78,11 +78,15 @@ function submitSignIn(deps: DomainDeps): RequestHandler {
     const request = await checkAuthorizationRequest(deps, paramsOf(authorizationRequest));
     if (!csrfTokenMatches(req, form.csrf_token)) return sendPage(res, 403, errorPage(CSRF_PROBLEM));
     const email = typeof form.email === 'string' ? form.email : '';
-    const user = await signIn(deps, email, typeof form.password === 'string' ? form.password : '');
-    if (!user) {
+    const result = await signIn(deps, email, typeof form.password === 'string' ? form.password : '');
+    if (!('user' in result)) {
       const context = { authorizationRequest, csrfToken: csrfToken(req, res, deps.config) };
-      return showSignIn(res, request, context, 401, { email, problem: 'That email and password do not match a Herald user.' });
+      const problem = result.refused === 'too_many_attempts'
+        ? `Too many wrong passwords for this email. Try again in ${result.retryAfterMinutes} minute${result.retryAfterMinutes === 1 ? '' : 's'}.`
+        : 'That email and password do not match a Herald user.';
+      return showSignIn(res, request, context, result.refused === 'too_many_attempts' ? 429 : 401, { email, problem });
     }
+    const { user } = result;
     setSignIn(res, deps.config, deps.secrets.sessionKey, { accountId: user.accountId, userId: user.id }, deps.now());
     res.redirect(303, `${OAUTH_ENDPOINTS.authorize}?${authorizationRequest}`);
   };

@@ -49,6 +49,17 @@ describe('OAuth authorization endpoint', () => {
     assert.equal(answer.headers.getSetCookie().some((c) => c.startsWith('herald_oauth_sign_in=')), false);
   });
 
+  it('stops checking passwords for an email after ten wrong ones, even the right one', async () => {
+    const victim = await h.seedAccount();
+    const user = new FormUser(h.url);
+    const page = await user.request(params());
+    for (let i = 0; i < 10; i++) assert.equal((await user.signIn(page, victim.email, `wrong ${i}`)).status, 401);
+    const locked = await user.signIn(page, victim.email, victim.password);
+    assert.equal(locked.status, 429);
+    assert.match(locked.html, /Too many wrong passwords/);
+    assert.equal(locked.location, null);
+  });
+
   it('refuses a form whose CSRF token does not match the cookie', async () => {
     const user = new FormUser(h.url);
     const page = await user.request(params());

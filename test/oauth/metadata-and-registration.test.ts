@@ -21,6 +21,12 @@ describe('OAuth metadata (RFC 9728, RFC 8414) and dynamic registration (RFC 7591
     });
   }
 
+  it('answers the root protected resource metadata URL, which older clients try, for /mcp', async () => {
+    const { status, body } = await h.api('GET', '/.well-known/oauth-protected-resource');
+    assert.equal(status, 200);
+    assert.equal(body.resource, h.url + '/mcp');
+  });
+
   it('publishes authorization server metadata with the issuer, endpoints and supported methods', async () => {
     const { status, body } = await h.api('GET', '/.well-known/oauth-authorization-server');
     assert.equal(status, 200);

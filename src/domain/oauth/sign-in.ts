@@ -3,20 +3,38 @@
  * - the password is checked with scrypt (`verifyPassword`);
  * - an unknown email costs the same scrypt work as a wrong password, so the answer time does not tell
  *   which emails have accounts;
- * - users without a password (created without one) cannot sign in here.
+ * - users without a password (created without one) cannot sign in here;
+ * - after MAX_FAILED_SIGN_INS wrong attempts for one email within a window, that email is refused
+ *   without checking the password until the window ends (online guessing), on every instance alike.
  */
 import type { UserRecord } from '../../db/repositories/accounts.js';
 import type { DomainDeps } from '../deps.js';
 import { hashPassword, verifyPassword } from '../passwords.js';
 
+export const MAX_FAILED_SIGN_INS = 10;
+export const FAILED_SIGN_IN_WINDOW_MS = 15 * 60_000;
+
+export type SignInResult = { user: UserRecord } | { refused: 'wrong_credentials' } | { refused: 'too_many_attempts'; retryAfterMinutes: number };
+
 let decoyHash: Promise<string> | undefined;
 
-export async function signIn(deps: DomainDeps, email: string, password: string): Promise<UserRecord | undefined> {
-  const user = email.trim() === '' ? undefined : await deps.repos.accounts.findUserByEmail(email.trim().toLowerCase());
+export async function signIn(deps: DomainDeps, email: string, password: string): Promise<SignInResult> {
+  const normalized = email.trim().toLowerCase();
+  const now = deps.now();
+  const windowStart = now - (now % FAILED_SIGN_IN_WINDOW_MS);
+  const bucket = `oauth_sign_in_failures:${normalized}`;
+  if ((await deps.repos.rateLimits.hits(bucket, windowStart)) >= MAX_FAILED_SIGN_INS) {
+    return { refused: 'too_many_attempts', retryAfterMinutes: Math.ceil((windowStart + FAILED_SIGN_IN_WINDOW_MS - now) / 60_000) };
+  }
+  const user = normalized === '' ? undefined : await deps.repos.accounts.findUserByEmail(normalized);
+  let ok = false;
   if (!user || user.passwordHash === null) {
     decoyHash ??= hashPassword('decoy password for unknown emails');
     await verifyPassword(password, await decoyHash);
-    return undefined;
+  } else {
+    ok = await verifyPassword(password, user.passwordHash);
   }
-  return (await verifyPassword(password, user.passwordHash)) ? user : undefined;
+  if (ok && user) return { user };
+  await deps.repos.rateLimits.hit(bucket, windowStart, windowStart + FAILED_SIGN_IN_WINDOW_MS);
+  return { refused: 'wrong_credentials' };
 }
