@@ -148,6 +148,16 @@ describe('team: posting queue over REST', () => {
     assert.equal((await api('GET', `/posts/${before[0]}`)).status, 404);
   });
 
+  it('gives concurrent addToQueue requests distinct slots', async () => {
+    await setSlots(berlin, 'mon 09:00,tue 09:00,wed 09:00,thu 09:00,fri 09:00');
+    clock.set('2027-01-04T06:00:00Z');
+    const made = await Promise.all(Array.from({ length: 6 }, (_, i) => api('POST', '/posts', { channelIds: [berlin], text: `c${i}`, addToQueue: true })));
+    assert.deepEqual(made.map((r) => r.status), [201, 201, 201, 201, 201, 201], JSON.stringify(made.map((r) => r.body)));
+    const times = made.map((r) => r.body.data[0].dateTime).sort();
+    assert.deepEqual(times, ['2027-01-04T08:00:00.000Z', '2027-01-05T08:00:00.000Z', '2027-01-06T08:00:00.000Z', '2027-01-07T08:00:00.000Z', '2027-01-08T08:00:00.000Z', '2027-01-11T08:00:00.000Z']);
+    await clear(berlin);
+  });
+
   it('rejects a live post in the queue and keeps other accounts out', async () => {
     const live = await insertLivePost(t.deps, a, clock.now() - DAY);
     const res = await api('POST', `/channels/${berlin}/queue/reorder`, { postId: live.id, position: 0 });
