@@ -120,7 +120,7 @@ describe('team: posting queue over REST', () => {
   it('reorder moves a post to a position and the slots follow', async () => {
     clock.set('2027-01-04T06:00:00Z');
     const [a1, a2, a3] = [await queue(berlin, 'a'), await queue(berlin, 'b'), await queue(berlin, 'c')];
-    const res = await api('POST', `/channels/${berlin}/queue/reorder`, { postId: a3.id, position: 0 });
+    const res = await api('POST', `/channels/${berlin}/queue/reorder`, { postId: a3.id, position: 1 });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.deepEqual(res.body.data.queued, [
       { postId: a3.id, dateTime: '2027-01-04T08:00:00.000Z' },
@@ -129,8 +129,11 @@ describe('team: posting queue over REST', () => {
     ]);
     const last = await api('POST', `/channels/${berlin}/queue/reorder`, { postId: a3.id, position: 99 });
     assert.deepEqual(last.body.data.queued.map((q: any) => q.postId), [a1.id, a2.id, a3.id]);
+    const middle = await api('POST', `/channels/${berlin}/queue/reorder`, { postId: a1.id, position: 2 });
+    assert.deepEqual(middle.body.data.queued.map((q: any) => q.postId), [a2.id, a1.id, a3.id]);
+    assert.deepEqual(middle.body.data.queued.map((q: any) => q.dateTime), ['2027-01-04T08:00:00.000Z', '2027-01-05T08:00:00.000Z', '2027-01-06T08:00:00.000Z']);
     const notQueued = await api('POST', '/posts', { channelIds: [berlin], text: 'timed', isScheduled: true, dateTime: '2027-02-01T00:00:00Z' });
-    const refused = await api('POST', `/channels/${berlin}/queue/reorder`, { postId: notQueued.body.data[0].id, position: 0 });
+    const refused = await api('POST', `/channels/${berlin}/queue/reorder`, { postId: notQueued.body.data[0].id, position: 1 });
     assert.equal(refused.status, 409);
     assert.equal(refused.body.code, 'post_not_queued');
     await api('DELETE', `/posts/${notQueued.body.data[0].id}`);
@@ -160,7 +163,7 @@ describe('team: posting queue over REST', () => {
 
   it('rejects a live post in the queue and keeps other accounts out', async () => {
     const live = await insertLivePost(t.deps, a, clock.now() - DAY);
-    const res = await api('POST', `/channels/${berlin}/queue/reorder`, { postId: live.id, position: 0 });
+    const res = await api('POST', `/channels/${berlin}/queue/reorder`, { postId: live.id, position: 1 });
     assert.equal(res.status, 409);
     assert.equal(res.body.code, 'live_post_read_only');
     const other = await t.seedAccount();

@@ -139,6 +139,7 @@ async function planRetarget(deps: DomainDeps, principal: Principal, post: PostRe
   const now = deps.now();
   const add = channels
     .filter((c) => !onChannel.has(c.id))
-    .map((channel): PostRecord => ({ ...post, id: newId(), channelId: channel.id, workspaceId: channel.workspaceId, createdAt: now, updatedAt: now }));
+    // A copy keeps the time but is not in the new channel's queue: that time is not one of its slots.
+    .map((channel): PostRecord => ({ ...post, id: newId(), channelId: channel.id, workspaceId: channel.workspaceId, createdAt: now, updatedAt: now, inQueue: false }));
   return { remove, add };
 }

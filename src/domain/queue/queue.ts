@@ -7,7 +7,7 @@
  * - Pause sets the channel's `queuePaused`; the publishing engine claims nothing of a paused channel.
  * - Resume clears it; queued posts whose slot passed meanwhile move, in queue order, to the next free
  *   slots after now, so they go out one slot at a time rather than all at once.
- * - Reorder moves one queued post to a position (0 = next); the set of times stays and the posts follow it.
+ * - Reorder moves one queued post to a position (1 = next, past the end = last); the set of times stays and the posts follow it.
  * - Clear only reports the posts it would remove unless `dryRun` is false.
  * - A slot holds one queued post (a unique index): a request that loses a race for a slot retries
  *   with the next free one; a reorder or resume that collides answers 409 to be sent again.
@@ -164,13 +164,13 @@ export async function reorderQueue(deps: DomainDeps, principal: Principal, chann
   if (from < 0) {
     throw new ConflictError('post_not_queued', `Post ${postId} is not waiting in the queue of channel ${channelId}; only queued posts (created with addToQueue) can be reordered.`);
   }
-  if (!Number.isInteger(position) || position < 0) {
-    throw new ValidationError('position must be a whole number from 0 (next to go out)', [{ path: 'position', message: `Got ${position}` }]);
+  if (!Number.isInteger(position) || position < 1) {
+    throw new ValidationError('position must be a whole number from 1 (next to go out)', [{ path: 'position', message: `Got ${position}` }]);
   }
   const times = queued.map((p) => p.dateTime!);
   const order: PostRecord[] = [...queued];
   order.splice(from, 1);
-  order.splice(Math.min(position, order.length), 0, post);
+  order.splice(Math.min(position - 1, order.length), 0, post);
   const now = deps.now();
   const moving = order.map((p, i) => ({ post: p, to: times[i], parked: -(i + 1) })).filter((m) => m.post.dateTime !== m.to);
   const changes: PostChange[] = moving.map((m) => ({
