@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { parseAllowHosts } from './net/safe-fetch.js';
 
 /** Everything Herald reads from its environment, resolved once and passed down. */
 export interface Config {
@@ -17,6 +18,8 @@ export interface Config {
   /** Run the publishing worker inside the API process. */
   worker: boolean;
   logRequests: boolean;
+  /** Hosts (names or IP literals) that user-supplied URLs may reach even on non-public addresses. */
+  outboundAllowHosts: string[];
 }
 
 export interface RateLimitConfig {
@@ -66,6 +69,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     validateResponses: boolFrom(env, 'VALIDATE_RESPONSES', false),
     worker: boolFrom(env, 'WORKER', true),
     logRequests: boolFrom(env, 'LOG_REQUESTS', false),
+    outboundAllowHosts: parseAllowHosts(env.OUTBOUND_ALLOW_HOSTS),
   };
   return { ...config, ...overrides };
 }

@@ -1701,12 +1701,12 @@ export interface operations {
                 /**
                  * @example {
                  *       "postId": "01hx0000000000000000000100",
-                 *       "position": 0
+                 *       "position": 1
                  *     }
                  */
                 "application/json": {
                     postId: string;
-                    /** @description 0 is the next to go out; a position past the end means last. */
+                    /** @description 1 is the next to go out; a position past the end means last. */
                     position: number;
                 };
             };

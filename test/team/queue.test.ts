@@ -120,7 +120,7 @@ describe('team: posting queue over REST', () => {
   it('reorder moves a post to a position and the slots follow', async () => {
     clock.set('2027-01-04T06:00:00Z');
     const [a1, a2, a3] = [await queue(berlin, 'a'), await queue(berlin, 'b'), await queue(berlin, 'c')];
-    const res = await api('POST', `/channels/${berlin}/queue/reorder`, { postId: a3.id, position: 0 });
+    const res = await api('POST', `/channels/${berlin}/queue/reorder`, { postId: a3.id, position: 1 });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.deepEqual(res.body.data.queued, [
       { postId: a3.id, dateTime: '2027-01-04T08:00:00.000Z' },
@@ -129,8 +129,11 @@ describe('team: posting queue over REST', () => {
     ]);
     const last = await api('POST', `/channels/${berlin}/queue/reorder`, { postId: a3.id, position: 99 });
     assert.deepEqual(last.body.data.queued.map((q: any) => q.postId), [a1.id, a2.id, a3.id]);
+    const middle = await api('POST', `/channels/${berlin}/queue/reorder`, { postId: a1.id, position: 2 });
+    assert.deepEqual(middle.body.data.queued.map((q: any) => q.postId), [a2.id, a1.id, a3.id]);
+    assert.deepEqual(middle.body.data.queued.map((q: any) => q.dateTime), ['2027-01-04T08:00:00.000Z', '2027-01-05T08:00:00.000Z', '2027-01-06T08:00:00.000Z']);
     const notQueued = await api('POST', '/posts', { channelIds: [berlin], text: 'timed', isScheduled: true, dateTime: '2027-02-01T00:00:00Z' });
-    const refused = await api('POST', `/channels/${berlin}/queue/reorder`, { postId: notQueued.body.data[0].id, position: 0 });
+    const refused = await api('POST', `/channels/${berlin}/queue/reorder`, { postId: notQueued.body.data[0].id, position: 1 });
     assert.equal(refused.status, 409);
     assert.equal(refused.body.code, 'post_not_queued');
     await api('DELETE', `/posts/${notQueued.body.data[0].id}`);
@@ -148,9 +151,19 @@ describe('team: posting queue over REST', () => {
     assert.equal((await api('GET', `/posts/${before[0]}`)).status, 404);
   });
 
+  it('gives concurrent addToQueue requests distinct slots', async () => {
+    await setSlots(berlin, 'mon 09:00,tue 09:00,wed 09:00,thu 09:00,fri 09:00');
+    clock.set('2027-01-04T06:00:00Z');
+    const made = await Promise.all(Array.from({ length: 6 }, (_, i) => api('POST', '/posts', { channelIds: [berlin], text: `c${i}`, addToQueue: true })));
+    assert.deepEqual(made.map((r) => r.status), [201, 201, 201, 201, 201, 201], JSON.stringify(made.map((r) => r.body)));
+    const times = made.map((r) => r.body.data[0].dateTime).sort();
+    assert.deepEqual(times, ['2027-01-04T08:00:00.000Z', '2027-01-05T08:00:00.000Z', '2027-01-06T08:00:00.000Z', '2027-01-07T08:00:00.000Z', '2027-01-08T08:00:00.000Z', '2027-01-11T08:00:00.000Z']);
+    await clear(berlin);
+  });
+
   it('rejects a live post in the queue and keeps other accounts out', async () => {
     const live = await insertLivePost(t.deps, a, clock.now() - DAY);
-    const res = await api('POST', `/channels/${berlin}/queue/reorder`, { postId: live.id, position: 0 });
+    const res = await api('POST', `/channels/${berlin}/queue/reorder`, { postId: live.id, position: 1 });
     assert.equal(res.status, 409);
     assert.equal(res.body.code, 'live_post_read_only');
     const other = await t.seedAccount();

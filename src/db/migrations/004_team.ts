@@ -4,6 +4,8 @@ import type { Knex } from 'knex';
  * Team workflow: the posting queue (weekly slots per channel, queued posts), workspace labels,
  * recycling collections, approval review fields, and every post's history (post_events).
  */
+export const QUEUE_SLOT_INDEX = 'posts_queue_slot_unique';
+
 export async function up(db: Knex): Promise<void> {
   await db.schema.alterTable('channels', (t) => {
     // Weekly slots as JSON: [{ "day": "mon", "time": "09:00" }], wall-clock in the channel's timezone.
@@ -19,6 +21,9 @@ export async function up(db: Knex): Promise<void> {
     t.index(['account_id', 'channel_id', 'in_queue', 'date_time']);
     t.index(['account_id', 'approval_status']);
   });
+
+  // One queued post per channel and slot: two requests racing for the same free slot cannot both win.
+  await db.raw(`CREATE UNIQUE INDEX ${QUEUE_SLOT_INDEX} ON posts (channel_id, date_time) WHERE in_queue = true AND status = 'scheduled'`);
 
   await db.schema.createTable('labels', (t) => {
     t.string('id', 40).primary();
@@ -80,6 +85,7 @@ export async function down(db: Knex): Promise<void> {
   for (const table of ['post_events', 'collection_posts', 'collections', 'post_labels', 'labels']) {
     await db.schema.dropTableIfExists(table);
   }
+  await db.raw(`DROP INDEX IF EXISTS ${QUEUE_SLOT_INDEX}`);
   await db.schema.alterTable('posts', (t) => {
     t.dropIndex(['account_id', 'channel_id', 'in_queue', 'date_time']);
     t.dropIndex(['account_id', 'approval_status']);

@@ -1,6 +1,15 @@
 import type { Knex } from 'knex';
 import type { Db } from '../connection.js';
+import { QUEUE_SLOT_INDEX } from '../migrations/004_team.js';
 import { toPost, type PostRecord, type PostsRepository } from './posts.js';
+
+/** True when a write lost a race for a queue slot (the unique index on queued posts' channel and time). */
+export function isQueueSlotConflict(error: unknown): boolean {
+  const e = error as { code?: string; constraint?: string; message?: string };
+  if (e?.code === '23505') return e.constraint === QUEUE_SLOT_INDEX; // Postgres unique_violation
+  // SQLite names the columns, not the index.
+  return e?.code === 'SQLITE_CONSTRAINT_UNIQUE' && /posts\.channel_id, posts\.date_time/.test(e.message ?? '');
+}
 
 /** The post queries of the team workflow: a channel's queue, its taken times, held posts. */
 export class TeamPostsRepository {

@@ -40,7 +40,8 @@ export async function approvePost(deps: DomainDeps, principal: Principal, postId
   const now = deps.now();
   const overdue = !post.isDraft && post.dateTime !== null && post.dateTime <= now;
   const changes: Record<string, unknown> = { approval_status: 'APPROVED', rejection_reason: null, updated_at: now };
-  if (overdue) Object.assign(changes, { date_time: now, timeline_at: now });
+  // An overdue post leaves the queue (its slot is gone) and goes out now.
+  if (overdue) Object.assign(changes, { date_time: now, timeline_at: now, in_queue: false });
   await deps.repos.posts.transaction(async (trx) => {
     if (!(await deps.repos.teamPosts.updateIf(principal.accountId, postId, { approvalStatus: 'PENDING' }, changes, trx))) {
       throw new ConflictError('not_pending', `Post ${postId} was approved or rejected by someone else meanwhile.`);

@@ -4,7 +4,7 @@ import type { DomainDeps } from '../deps.js';
 import { ValidationError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Principal } from '../principal.js';
-import { nextQueueSlots, rejectQueueConflicts } from '../queue/queue.js';
+import { nextQueueSlots, rejectQueueConflicts, withSlotRetry } from '../queue/queue.js';
 import { toWireTime } from '../time.js';
 import { recordPostEvents } from './post-history.js';
 import { toPostView, type PostView } from './post-view.js';
@@ -24,16 +24,19 @@ export type PostInput = components['schemas']['PostInput'];
  * post is held as PENDING and the call still succeeds. `channelOptions` is ignored here (SPEC).
  */
 export async function createPosts(deps: DomainDeps, principal: Principal, input: PostInput, source: SourceType): Promise<PostView[]> {
-  const records = await preparePosts(deps, principal, input, source);
-  await deps.repos.posts.transaction(async (trx) => {
-    await deps.repos.posts.insertMany(records, trx);
-    await recordPostEvents(deps, principal.accountId, principal, records.map((r) => ({
-      postId: r.id,
-      kind: r.inQueue ? 'queued' : 'created',
-      details: { source, status: r.status, dateTime: toWireTime(r.dateTime), approvalStatus: r.approvalStatus },
-    })), trx);
+  // Queued posts may lose their slot to a concurrent request; preparing again picks the next free one.
+  return withSlotRetry(async () => {
+    const records = await preparePosts(deps, principal, input, source);
+    await deps.repos.posts.transaction(async (trx) => {
+      await deps.repos.posts.insertMany(records, trx);
+      await recordPostEvents(deps, principal.accountId, principal, records.map((r) => ({
+        postId: r.id,
+        kind: r.inQueue ? 'queued' : 'created',
+        details: { source, status: r.status, dateTime: toWireTime(r.dateTime), approvalStatus: r.approvalStatus },
+      })), trx);
+    });
+    return records.map(toPostView);
   });
-  return records.map(toPostView);
 }
 
 /** create_image_post: the same as createPosts, for a post that must carry media. */

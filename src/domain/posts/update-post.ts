@@ -12,7 +12,7 @@ import { ConflictError, LivePostReadOnlyError, ValidationError } from '../errors
 import { isLivePostId, newId } from '../ids.js';
 import type { Principal } from '../principal.js';
 import { parseWireTime, toWireTime } from '../time.js';
-import { nextQueueSlots, rejectQueueConflicts } from '../queue/queue.js';
+import { nextQueueSlots, placingInQueue, rejectQueueConflicts } from '../queue/queue.js';
 import { recordPostEvents } from './post-history.js';
 import { notFound, postType, rejectCoverMediaId, requireChannels, requireContent, resolveFirstComment } from './post-rules.js';
 import { toPostView, type PostView } from './post-view.js';
@@ -44,7 +44,7 @@ export async function updatePost(deps: DomainDeps, principal: Principal, id: str
     : { ...applyChanges(post, input, now, workspace?.approvalRequired ?? false), ...leavingQueue(input) };
   const groupId = post.groupId ?? newId();
   const plan = input.channelIds ? await planRetarget(deps, principal, { ...post, ...changes, groupId }, input.channelIds) : undefined;
-  await deps.repos.posts.transaction(async (trx) => {
+  await placingInQueue(() => deps.repos.posts.transaction(async (trx) => {
     const saved = await deps.repos.posts.updateUnpublished(principal.accountId, id, { ...changes, groupId }, trx);
     if (!saved) throw new ConflictError('post_not_editable', `Post ${id} started publishing and can no longer be changed.`);
     for (const removed of plan?.remove ?? []) await deps.repos.posts.delete(principal.accountId, removed, trx);
@@ -54,7 +54,7 @@ export async function updatePost(deps: DomainDeps, principal: Principal, id: str
       kind: 'updated',
       details: { fields: Object.keys(input).filter((k) => (input as Record<string, unknown>)[k] !== undefined), dateTime: toWireTime(changes.dateTime ?? post.dateTime) },
     }], trx);
-  });
+  }));
   const group = await deps.repos.posts.listGroup(principal.accountId, groupId);
   return group.map(toPostView);
 }
@@ -139,6 +139,7 @@ async function planRetarget(deps: DomainDeps, principal: Principal, post: PostRe
   const now = deps.now();
   const add = channels
     .filter((c) => !onChannel.has(c.id))
-    .map((channel): PostRecord => ({ ...post, id: newId(), channelId: channel.id, workspaceId: channel.workspaceId, createdAt: now, updatedAt: now }));
+    // A copy keeps the time but is not in the new channel's queue: that time is not one of its slots.
+    .map((channel): PostRecord => ({ ...post, id: newId(), channelId: channel.id, workspaceId: channel.workspaceId, createdAt: now, updatedAt: now, inQueue: false }));
   return { remove, add };
 }

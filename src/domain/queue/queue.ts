@@ -7,13 +7,16 @@
  * - Pause sets the channel's `queuePaused`; the publishing engine claims nothing of a paused channel.
  * - Resume clears it; queued posts whose slot passed meanwhile move, in queue order, to the next free
  *   slots after now, so they go out one slot at a time rather than all at once.
- * - Reorder moves one queued post to a position (0 = next); the set of times stays and the posts follow it.
+ * - Reorder moves one queued post to a position (1 = next, past the end = last); the set of times stays and the posts follow it.
  * - Clear only reports the posts it would remove unless `dryRun` is false.
+ * - A slot holds one queued post (a unique index): a request that loses a race for a slot retries
+ *   with the next free one; a reorder or resume that collides answers 409 to be sent again.
  * - Every move is recorded in the post's history; everything is scoped to the caller's account.
  */
 import type { components } from '../../../generated/rest/openapi-types.js';
 import type { ChannelRecord } from '../../db/repositories/channels.js';
 import type { PostRecord } from '../../db/repositories/posts.js';
+import { isQueueSlotConflict } from '../../db/repositories/team-posts.js';
 import type { DomainDeps } from '../deps.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { Principal } from '../principal.js';
@@ -24,6 +27,33 @@ import { freeSlots, parseSlots } from './slots.js';
 
 export type ChannelScheduleView = components['schemas']['ChannelSchedule'];
 const NEXT_FREE_SHOWN = 5;
+/** Each retry sees the slot the winner took, so this bounds how many racers one request outlasts. */
+const SLOT_ATTEMPTS = 8;
+
+function slotTaken(): ConflictError {
+  return new ConflictError('queue_slot_taken', 'Other requests took the queue slots at the same moment; send the request again.');
+}
+
+/** Runs a write that places posts in queue slots; losing a race for a slot becomes a 409 to retry. */
+export async function placingInQueue<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw isQueueSlotConflict(error) ? slotTaken() : error;
+  }
+}
+
+/** Like placingInQueue, but chooses again after a lost race (the work must recompute its slots). */
+export async function withSlotRetry<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isQueueSlotConflict(error)) throw error;
+      if (attempt >= SLOT_ATTEMPTS) throw slotTaken();
+    }
+  }
+}
 
 export async function requireChannel(deps: DomainDeps, principal: Principal, channelId: string): Promise<ChannelRecord> {
   const channel = await deps.repos.channels.get(principal.accountId, channelId);
@@ -93,7 +123,7 @@ export async function resumeQueue(deps: DomainDeps, principal: Principal, channe
   // Move before unpausing, so that the engine never sees the overdue posts on a running queue.
   const slots = await freeSlotsOf(deps, channel, now, overdue.length);
   const changes: PostChange[] = [];
-  await deps.repos.posts.transaction(async (trx) => {
+  await placingInQueue(() => deps.repos.posts.transaction(async (trx) => {
     for (const [i, post] of overdue.entries()) {
       const slot = slots[i];
       if (slot === undefined) {
@@ -104,7 +134,7 @@ export async function resumeQueue(deps: DomainDeps, principal: Principal, channe
       if (moved) changes.push({ postId: post.id, kind: 'queue_moved', details: { from: toWireTime(post.dateTime), to: toWireTime(slot), reason: 'resumed' } });
     }
     await recordPostEvents(deps, principal.accountId, principal, changes, trx);
-  });
+  }));
   await deps.repos.channels.setQueuePaused(principal.accountId, channelId, false);
   return getSchedule(deps, principal, channelId);
 }
@@ -134,24 +164,30 @@ export async function reorderQueue(deps: DomainDeps, principal: Principal, chann
   if (from < 0) {
     throw new ConflictError('post_not_queued', `Post ${postId} is not waiting in the queue of channel ${channelId}; only queued posts (created with addToQueue) can be reordered.`);
   }
-  if (!Number.isInteger(position) || position < 0) {
-    throw new ValidationError('position must be a whole number from 0 (next to go out)', [{ path: 'position', message: `Got ${position}` }]);
+  if (!Number.isInteger(position) || position < 1) {
+    throw new ValidationError('position must be a whole number from 1 (next to go out)', [{ path: 'position', message: `Got ${position}` }]);
   }
   const times = queued.map((p) => p.dateTime!);
   const order: PostRecord[] = [...queued];
   order.splice(from, 1);
-  order.splice(Math.min(position, order.length), 0, post);
+  order.splice(Math.min(position - 1, order.length), 0, post);
   const now = deps.now();
-  const changes: PostChange[] = [];
-  await deps.repos.posts.transaction(async (trx) => {
-    for (const [i, p] of order.entries()) {
-      if (p.dateTime === times[i]) continue;
-      const moved = await deps.repos.teamPosts.updateIf(principal.accountId, p.id, { status: 'scheduled', dateTime: p.dateTime ?? undefined },
-        { date_time: times[i], timeline_at: times[i], updated_at: now }, trx);
-      if (!moved) throw new ConflictError('queue_changed', `The queue of channel ${channelId} changed while reordering (post ${p.id} moved or started publishing); read it again and retry.`);
-      changes.push({ postId: p.id, kind: 'queue_moved', details: { from: toWireTime(p.dateTime), to: toWireTime(times[i]), reason: 'reordered' } });
+  const moving = order.map((p, i) => ({ post: p, to: times[i], parked: -(i + 1) })).filter((m) => m.post.dateTime !== m.to);
+  const changes: PostChange[] = moving.map((m) => ({
+    postId: m.post.id, kind: 'queue_moved', details: { from: toWireTime(m.post.dateTime), to: toWireTime(m.to), reason: 'reordered' },
+  }));
+  const changed = () => new ConflictError('queue_changed', `The queue of channel ${channelId} changed while reordering (a post moved or started publishing); read it again and retry.`);
+  await placingInQueue(() => deps.repos.posts.transaction(async (trx) => {
+    // Two steps, because each slot holds one queued post: park the moving posts on distinct
+    // placeholder times (negative, never a real slot), then put each on its new slot.
+    for (const m of moving) {
+      if (!(await deps.repos.teamPosts.updateIf(principal.accountId, m.post.id, { status: 'scheduled', dateTime: m.post.dateTime ?? undefined }, { date_time: m.parked }, trx))) throw changed();
+    }
+    for (const m of moving) {
+      if (!(await deps.repos.teamPosts.updateIf(principal.accountId, m.post.id, { status: 'scheduled', dateTime: m.parked },
+        { date_time: m.to, timeline_at: m.to, updated_at: now }, trx))) throw changed();
     }
     await recordPostEvents(deps, principal.accountId, principal, changes, trx);
-  });
+  }));
   return getSchedule(deps, principal, channelId);
 }

@@ -20,7 +20,7 @@ import type { Principal } from '../principal.js';
 import { recordPostEvents } from '../posts/post-history.js';
 import { toPostView, type PostView } from '../posts/post-view.js';
 import { writablePost } from '../posts/writable-post.js';
-import { nextQueueSlots } from '../queue/queue.js';
+import { nextQueueSlots, withSlotRetry } from '../queue/queue.js';
 import { parseWireTime, toWireTime } from '../time.js';
 
 export type CollectionView = components['schemas']['Collection'];
@@ -88,40 +88,42 @@ async function resolveCollection(deps: DomainDeps, principal: Principal, input: 
 async function enqueueCopy(deps: DomainDeps, accountId: string, actor: Principal | null, source: PostRecord, now: number, at?: number): Promise<PostView> {
   const channel = await deps.repos.channels.get(accountId, source.channelId);
   if (!channel) throw new NotFoundError(`The channel of post ${source.id} is no longer connected; the post cannot be recycled.`);
-  const dateTime = at ?? (await nextQueueSlots(deps, [channel], now)).get(channel.id)!;
-  const workspace = await deps.repos.accounts.getWorkspace(accountId, source.workspaceId);
-  const copy: PostRecord = {
-    ...source,
-    id: newId(),
-    groupId: newId(),
-    dateTime,
-    timelineAt: dateTime,
-    isScheduled: true,
-    isDraft: false,
-    status: 'scheduled',
-    approvalStatus: workspace?.approvalRequired ? 'PENDING' : null,
-    sourceType: 'recycle',
-    networkPostId: null,
-    permalinkUrl: null,
-    metrics: null,
-    lastError: null,
-    publishedAt: null,
-    createdAt: now,
-    updatedAt: now,
-    inQueue: at === undefined,
-    recycledFromPostId: source.id,
-    reviewerUserId: null,
-    rejectionReason: null,
-    labels: undefined,
-  };
-  await deps.repos.posts.transaction(async (trx) => {
-    await deps.repos.posts.insertMany([copy], trx);
-    await recordPostEvents(deps, accountId, actor, [
-      { postId: copy.id, kind: 'recycled', details: { from: source.id, dateTime: toWireTime(dateTime), inQueue: copy.inQueue } },
-      { postId: source.id, kind: 'recycled', details: { copy: copy.id } },
-    ], trx);
+  return withSlotRetry(async () => {
+    const dateTime = at ?? (await nextQueueSlots(deps, [channel], now)).get(channel.id)!;
+    const workspace = await deps.repos.accounts.getWorkspace(accountId, source.workspaceId);
+    const copy: PostRecord = {
+      ...source,
+      id: newId(),
+      groupId: newId(),
+      dateTime,
+      timelineAt: dateTime,
+      isScheduled: true,
+      isDraft: false,
+      status: 'scheduled',
+      approvalStatus: workspace?.approvalRequired ? 'PENDING' : null,
+      sourceType: 'recycle',
+      networkPostId: null,
+      permalinkUrl: null,
+      metrics: null,
+      lastError: null,
+      publishedAt: null,
+      createdAt: now,
+      updatedAt: now,
+      inQueue: at === undefined,
+      recycledFromPostId: source.id,
+      reviewerUserId: null,
+      rejectionReason: null,
+      labels: undefined,
+    };
+    await deps.repos.posts.transaction(async (trx) => {
+      await deps.repos.posts.insertMany([copy], trx);
+      await recordPostEvents(deps, accountId, actor, [
+        { postId: copy.id, kind: 'recycled', details: { from: source.id, dateTime: toWireTime(dateTime), inQueue: copy.inQueue } },
+        { postId: source.id, kind: 'recycled', details: { copy: copy.id } },
+      ], trx);
+    });
+    return toPostView(copy);
   });
-  return toPostView(copy);
 }
 
 /**
