@@ -8,9 +8,13 @@
  * tool by src/mcp/call-tool.ts.
  */
 import type { DomainDeps } from '../../domain/deps.js';
+import { approvalTools } from './approvals.js';
 import { channelTools } from './channels.js';
 import type { AreaTools } from './context.js';
+import { labelTools } from './labels.js';
 import { postTools } from './posts.js';
+import { queueTools } from './queue.js';
+import { recyclingTools } from './recycling.js';
 import { workspaceTools } from './workspaces.js';
 
 export function toolHandlers(deps: DomainDeps): AreaTools {
@@ -18,5 +22,9 @@ export function toolHandlers(deps: DomainDeps): AreaTools {
     ...postTools(deps),
     ...channelTools(deps),
     ...workspaceTools(deps),
+    ...queueTools(deps),
+    ...labelTools(deps),
+    ...recyclingTools(deps),
+    ...approvalTools(deps),
   };
 }
