@@ -25,7 +25,6 @@ import { protectedResourceMetadataUrl } from '../oauth/protected-resource-metada
 import { mcpRpcServer } from './json-rpc.js';
 import { isSupportedProtocolVersion, RpcErrorCode, SUPPORTED_PROTOCOL_VERSIONS } from './protocol.js';
 import { MCP_PATHS, servedTools, type McpPath } from './served-tools.js';
-import type { AreaTools } from './tools/context.js';
 import { toolHandlers } from './tools/index.js';
 
 export interface McpRouterOptions {
@@ -33,15 +32,13 @@ export interface McpRouterOptions {
   config: Config;
   tokenResolvers: readonly TokenResolver[];
   log(message: string, error: unknown): void;
-  /** The tool handlers; src/mcp/tools/index.ts by default. */
-  handlers?: AreaTools;
 }
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 export function mcpRouter(options: McpRouterOptions): express.Router {
   const { deps, config } = options;
-  const handlers = options.handlers ?? toolHandlers(deps);
+  const handlers = toolHandlers(deps);
   const rpc = mcpRpcServer({ handlers, validateResults: config.validateResponses, log: options.log });
   const router = express.Router();
   const parseJson = express.json({ limit: config.maxBodyBytes, type: () => true });

@@ -1,12 +1,5 @@
 /** MCP over Streamable HTTP (revisions 2025-03-26, 2025-06-18, 2025-11-25), raw HTTP: the rules the SDK client hides. */
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import express from 'express';
-import { resolveApiKey } from '../../src/domain/authentication.js';
-import { bulkDeletePosts } from '../../src/domain/posts/delete-posts.js';
-import { mcpRouter } from '../../src/mcp/router.js';
-import { toolHandlers } from '../../src/mcp/tools/index.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { insertLivePost } from '../support/posts.js';
 import { callTool, rpc } from './support.js';
@@ -173,52 +166,41 @@ describe(`MCP protocol over HTTP (${TEST_DB})`, () => {
 });
 
 describe(`MCP scopes: manage_team tools (${TEST_DB})`, () => {
-  // bulk_delete's handler belongs to the team workflow tools; this router serves it over the real domain
-  // call so the scope rule of the MCP layer is checked on its own.
   let h: TestHerald;
   let account: SeededAccount;
-  let server: http.Server;
-  let url: string;
   before(async () => {
     h = await startTestHerald();
     account = await h.seedAccount();
-    const app = express();
-    server = http.createServer(app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const handlers = { ...toolHandlers(h.deps), bulk_delete: async (args: { postIds: string[]; dryRun?: boolean }, { principal }: any) => bulkDeletePosts(h.deps, principal, args.postIds, args.dryRun ?? true) };
-    app.use(mcpRouter({ deps: h.deps, config: { ...h.config, baseUrl: url }, tokenResolvers: [resolveApiKey], log: () => undefined, handlers }));
   });
-  after(async () => {
-    server.close();
-    await h.close();
-  });
+  after(() => h.close());
 
-  const post = (token: string, name: string, args: unknown) =>
-    fetch(url + '/mcp', {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
-    });
-
-  it('without manage_team: HTTP 403, an insufficient_scope challenge and a JSON-RPC error naming the scope', async () => {
-    const res = await post(account.basicKey, 'bulk_delete', { postIds: ['a'] });
-    assert.equal(res.status, 403);
-    assert.equal(res.headers.get('www-authenticate'), `Bearer error="insufficient_scope", scope="manage_team", resource_metadata="${url}/.well-known/oauth-protected-resource/mcp"`);
-    const body = await res.json();
-    assert.equal(body.error.code, -32003);
-    assert.match(body.error.message, /insufficient_scope.*manage_team/);
-    assert.deepEqual(body.error.data, { error: 'insufficient_scope', scope: 'manage_team' });
+  it('without manage_team: HTTP 403, an insufficient_scope challenge and a JSON-RPC error naming the scope, for each team tool', async () => {
+    for (const [name, args] of [
+      ['bulk_delete', { postIds: ['a'] }],
+      ['bulk_label', { postIds: ['a'], labelIds: ['b'] }],
+      ['approval_list_pending', {}],
+      ['approval_approve', { postId: 'a' }],
+      ['approval_reject', { postId: 'a', reason: 'no' }],
+      ['approval_assign', { postId: 'a', reviewerUserId: 'u' }],
+    ] as const) {
+      const res = await callTool(h, account.basicKey, name, args);
+      assert.equal(res.status, 403, name);
+      assert.equal(res.headers.get('www-authenticate'), `Bearer error="insufficient_scope", scope="manage_team", resource_metadata="${h.url}/.well-known/oauth-protected-resource/mcp"`);
+      assert.equal(res.body.error.code, -32003);
+      assert.match(res.body.error.message, /insufficient_scope.*manage_team/);
+      assert.deepEqual(res.body.error.data, { error: 'insufficient_scope', scope: 'manage_team' });
+    }
   });
 
   it('with manage_team the tool runs (dryRun by default), and other tools never need it', async () => {
-    const res = await post(account.apiKey, 'bulk_delete', { postIds: ['a'] });
+    const res = await callTool(h, account.apiKey, 'bulk_delete', { postIds: ['a'] });
     assert.equal(res.status, 200);
-    const body = await res.json();
-    assert.equal(body.result.structuredContent.dryRun, true);
-    const basic = await post(account.basicKey, 'get_channels', {});
+    assert.equal(res.body.result.structuredContent.dryRun, true);
+    const basic = await callTool(h, account.basicKey, 'get_channels', {});
     assert.equal(basic.status, 200);
-    assert.equal((await basic.json()).result.isError, undefined);
+    assert.equal(basic.body.result.isError, undefined);
+    const label = await callTool(h, account.basicKey, 'label_list', {});
+    assert.equal(label.status, 200);
   });
 });
 
