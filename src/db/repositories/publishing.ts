@@ -152,16 +152,17 @@ export class PublishingRepository {
 
   async markPublished(postId: string, workerId: string, changes: PublishedChanges, attempt: AttemptResult): Promise<boolean> {
     return this.db.transaction(async (trx) => {
-      const post = await trx('posts').where({ id: postId, claimed_by: workerId, status: 'publishing' }).first();
-      if (!post) return false;
-      await finishAttemptIn(trx, attempt);
-      await trx('posts').where({ id: postId }).update({
+      // Write first: on SQLite a transaction that reads before writing cannot wait for another process's lock.
+      const n = await trx('posts').where({ id: postId, claimed_by: workerId, status: 'publishing' }).update({
         ...toRow({
           status: 'published', networkPostId: changes.networkPostId, permalinkUrl: changes.permalinkUrl,
           publishedAt: changes.publishedAt, lastError: null, updatedAt: changes.publishedAt,
         }),
         claimed_by: null, lease_expires_at: null, next_attempt_at: null,
       });
+      if (n === 0) return false;
+      await finishAttemptIn(trx, attempt);
+      const post = await trx('posts').where({ id: postId }).first('account_id', 'channel_id');
       if (changes.firstCommentDueAt !== undefined) {
         await trx('first_comment_steps')
           .insert({ post_id: postId, account_id: post.account_id, channel_id: post.channel_id, status: 'pending', due_at: changes.firstCommentDueAt, attempts: 0 })
@@ -210,13 +211,13 @@ export class PublishingRepository {
   /** An unconfirmed post found on the network after all. */
   async confirmPublished(postId: string, changes: PublishedChanges, attempt: AttemptResult): Promise<boolean> {
     return this.db.transaction(async (trx) => {
-      const post = await trx('posts').where({ id: postId, status: 'unconfirmed' }).first();
-      if (!post) return false;
-      await finishAttemptIn(trx, attempt);
-      await trx('posts').where({ id: postId }).update(toRow({
+      const n = await trx('posts').where({ id: postId, status: 'unconfirmed' }).update(toRow({
         status: 'published', networkPostId: changes.networkPostId, permalinkUrl: changes.permalinkUrl,
         publishedAt: changes.publishedAt, lastError: null, updatedAt: changes.publishedAt,
       }));
+      if (n === 0) return false;
+      await finishAttemptIn(trx, attempt);
+      const post = await trx('posts').where({ id: postId }).first('account_id', 'channel_id');
       if (changes.firstCommentDueAt !== undefined) {
         await trx('first_comment_steps')
           .insert({ post_id: postId, account_id: post.account_id, channel_id: post.channel_id, status: 'pending', due_at: changes.firstCommentDueAt, attempts: 0 })

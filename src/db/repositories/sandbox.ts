@@ -1,4 +1,4 @@
-import type { Db } from '../connection.js';
+import { isPostgres, type Db } from '../connection.js';
 import { bool, json, jsonText } from './rows.js';
 
 export type SandboxFailureMode = 'rate_limited' | 'transient' | 'permanent' | 'timeout_after_post';
@@ -64,14 +64,14 @@ export class SandboxRepository {
     await this.db('sandbox_failures').insert({ channel_id: channelId, account_id: accountId, mode, remaining: times }).onConflict('channel_id').merge();
   }
 
-  /** Takes one simulated failure for the channel, if any is left. */
+  /** Takes one simulated failure for the channel, if any is left (one statement: safe across processes). */
   async takeFailure(channelId: string): Promise<SandboxFailureMode | undefined> {
-    return this.db.transaction(async (trx) => {
-      const row = await trx('sandbox_failures').where({ channel_id: channelId }).andWhere('remaining', '>', 0).first();
-      if (!row) return undefined;
-      const n = await trx('sandbox_failures').where({ channel_id: channelId, remaining: row.remaining }).update({ remaining: row.remaining - 1 });
-      return n > 0 ? (row.mode as SandboxFailureMode) : undefined;
-    });
+    const result = await this.db.raw(
+      'UPDATE sandbox_failures SET remaining = remaining - 1 WHERE channel_id = ? AND remaining > 0 RETURNING mode',
+      [channelId],
+    );
+    const rows: { mode: SandboxFailureMode }[] = isPostgres(this.db) ? result.rows : result;
+    return rows[0]?.mode;
   }
 }
 
