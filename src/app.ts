@@ -7,6 +7,8 @@ import { restErrorHandler } from './rest/error-handler.js';
 import { REST_PREFIX, restRouter } from './rest/router.js';
 import type { Logger } from './logger.js';
 import { oauthRouter } from './oauth/router.js';
+import { calendarRouter } from './web/calendar-routes.js';
+import { mediaRouter } from './web/media-routes.js';
 
 export interface AppOptions {
   config: Config;
@@ -33,6 +35,8 @@ export function createApp(options: AppOptions): express.Express {
   app.use(REST_PREFIX, restErrorHandler((message, error) => logger.error(message, error)));
 
   app.use(oauthRouter(deps, config, (message, error) => logger.error(message, error)));
+  app.use(mediaRouter(deps, (message, error) => logger.error(message, error)));
+  app.use(calendarRouter(deps, (message, error) => logger.error(message, error)));
 
   // Mount new surfaces above this line: anything unmatched gets the JSON error shape, not Express's HTML page.
   app.use((_req, res) => {

@@ -1,0 +1,132 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { GetObjectCommand, PutObjectCommand, DeleteObjectCommand, S3Client } from '@aws-sdk/client-s3';
+
+/**
+ * Where media bytes live. Keys are opaque relative paths chosen by the domain ("<workspace>/<id>/<name>").
+ * Contract: `put` stores the whole object or throws, leaving nothing half-written visible under the key;
+ * `open` streams the object or returns undefined when there is none; `delete` is idempotent.
+ */
+export interface MediaStorage {
+  readonly kind: 'local' | 's3';
+  put(key: string, bytes: Buffer, contentType: string): Promise<void>;
+  open(key: string): Promise<Readable | undefined>;
+  read(key: string): Promise<Buffer | undefined>;
+  delete(key: string): Promise<void>;
+}
+
+function safeRelative(key: string): string {
+  const normal = path.posix.normalize(key);
+  if (normal.startsWith('..') || path.posix.isAbsolute(normal) || normal.includes('\0')) {
+    throw new Error(`storage key escapes the media root: ${key}`);
+  }
+  return normal;
+}
+
+/** Files under DATA_DIR/media; writes go to a temporary name and are renamed into place. */
+export class LocalMediaStorage implements MediaStorage {
+  readonly kind = 'local' as const;
+  constructor(private readonly root: string) {}
+
+  private file(key: string): string {
+    return path.join(this.root, safeRelative(key));
+  }
+
+  async put(key: string, bytes: Buffer): Promise<void> {
+    const target = this.file(key);
+    await fs.promises.mkdir(path.dirname(target), { recursive: true });
+    const temporary = `${target}.${process.pid}.${Date.now()}.part`;
+    await fs.promises.writeFile(temporary, bytes, { mode: 0o640 });
+    await fs.promises.rename(temporary, target);
+  }
+
+  async open(key: string): Promise<Readable | undefined> {
+    const target = this.file(key);
+    try {
+      await fs.promises.access(target, fs.constants.R_OK);
+    } catch {
+      return undefined;
+    }
+    return fs.createReadStream(target);
+  }
+
+  async read(key: string): Promise<Buffer | undefined> {
+    try {
+      return await fs.promises.readFile(this.file(key));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await fs.promises.rm(this.file(key), { force: true });
+  }
+}
+
+export interface S3StorageOptions {
+  bucket: string;
+  region: string;
+  endpoint?: string;
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  forcePathStyle: boolean;
+  prefix: string;
+}
+
+/** An S3-compatible bucket (AWS, MinIO, R2, ...); Herald still serves the bytes at its own public URL. */
+export class S3MediaStorage implements MediaStorage {
+  readonly kind = 's3' as const;
+  private readonly client: S3Client;
+  constructor(private readonly options: S3StorageOptions) {
+    this.client = new S3Client({
+      region: options.region,
+      endpoint: options.endpoint,
+      forcePathStyle: options.forcePathStyle,
+      credentials:
+        options.accessKeyId && options.secretAccessKey
+          ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
+          : undefined,
+    });
+  }
+
+  private objectKey(key: string): string {
+    return this.options.prefix + safeRelative(key);
+  }
+
+  async put(key: string, bytes: Buffer, contentType: string): Promise<void> {
+    await this.client.send(new PutObjectCommand({ Bucket: this.options.bucket, Key: this.objectKey(key), Body: bytes, ContentType: contentType }));
+  }
+
+  async open(key: string): Promise<Readable | undefined> {
+    try {
+      const object = await this.client.send(new GetObjectCommand({ Bucket: this.options.bucket, Key: this.objectKey(key) }));
+      return object.Body as Readable | undefined;
+    } catch (error) {
+      if ((error as { name?: string }).name === 'NoSuchKey') return undefined;
+      throw error;
+    }
+  }
+
+  async read(key: string): Promise<Buffer | undefined> {
+    const stream = await this.open(key);
+    if (!stream) return undefined;
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(Buffer.from(chunk));
+    return Buffer.concat(chunks);
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: this.objectKey(key) }));
+  }
+}
+
+export interface MediaStorageConfig {
+  dataDir: string;
+  s3?: S3StorageOptions;
+}
+
+export function createMediaStorage(config: MediaStorageConfig): MediaStorage {
+  return config.s3 ? new S3MediaStorage(config.s3) : new LocalMediaStorage(path.join(config.dataDir, 'media'));
+}
