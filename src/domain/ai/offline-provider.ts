@@ -30,14 +30,16 @@ export function keywords(text: string): Keyword[] {
     entry.score += weight;
     scores.set(key, entry);
   };
-  doc.topics().forEach((topic) => add(topic.text('normal'), 3));
+  doc.topics().forEach((topic) => add(topic.text('text'), 3));
   doc.nouns().forEach((noun) => {
     const core = noun.not('(#Determiner|#Pronoun|#Possessive|#Adverb|#Value|#Conjunction|#Preposition)');
     core.terms().forEach((term) => {
       if (term.has('#Noun') && !term.has('#Pronoun')) add(term.text('normal'), 1);
     });
-    const phrase = core.text('normal');
-    if (phrase.split(' ').length > 1) add(phrase, 1.5);
+    core.forEach((part) => {
+      const phrase = part.text('normal');
+      if (phrase.split(' ').length > 1) add(phrase, 1.5);
+    });
   });
   return [...scores.values()].sort((a, b) => b.score - a.score || a.phrase.localeCompare(b.phrase));
 }
