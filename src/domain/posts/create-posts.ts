@@ -42,9 +42,9 @@ export async function createPosts(deps: DomainDeps, principal: Principal, input:
 
 /** create_image_post: the same as createPosts, for a post that must carry media. */
 export async function createMediaPosts(deps: DomainDeps, principal: Principal, input: PostInput, source: SourceType): Promise<PostView[]> {
-  if (!input.imageUrls?.length && !input.videoUrls?.length) {
-    throw new ValidationError('An image or video post needs imageUrls or videoUrls; for text only use create_text_post.', [
-      { path: 'imageUrls', message: 'Give at least one public, direct image or video file link.' },
+  if (!input.imageUrls?.length && !input.videoUrls?.length && !input.mediaIds?.length) {
+    throw new ValidationError('An image or video post needs imageUrls, videoUrls or mediaIds; for text only use create_text_post.', [
+      { path: 'imageUrls', message: 'Give at least one public, direct image or video file link, or a media library id.' },
     ]);
   }
   return createPosts(deps, principal, input, source);

@@ -8,8 +8,11 @@
  * tool by src/mcp/call-tool.ts.
  */
 import type { DomainDeps } from '../../domain/deps.js';
+import { aiTools } from './ai.js';
+import { calendarTools } from './calendars.js';
 import { channelTools } from './channels.js';
 import type { AreaTools } from './context.js';
+import { mediaTools } from './media.js';
 import { postTools } from './posts.js';
 import { workspaceTools } from './workspaces.js';
 
@@ -18,5 +21,8 @@ export function toolHandlers(deps: DomainDeps): AreaTools {
     ...postTools(deps),
     ...channelTools(deps),
     ...workspaceTools(deps),
+    ...mediaTools(deps),
+    ...aiTools(deps),
+    ...calendarTools(deps),
   };
 }
