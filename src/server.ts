@@ -38,7 +38,7 @@ export async function openDomain(config: Config): Promise<{ db: Db; deps: Domain
       sessionKey: await repos.instanceSecrets.getOrCreate('oauth_session'),
       linkKey: await repos.instanceSecrets.getOrCreate('signed_links'),
     },
-    mediaStorage: createMediaStorage({ dataDir: config.dataDir, s3: config.media.s3 }),
+    mediaStorage: await createMediaStorage({ dataDir: config.dataDir, s3: config.media.s3 }),
     ai: createAiProvider(config.ai),
   };
   return { db, deps };

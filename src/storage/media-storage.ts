@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { GetObjectCommand, PutObjectCommand, DeleteObjectCommand, S3Client } from '@aws-sdk/client-s3';
 
 /**
  * Where media bytes live. Keys are opaque relative paths chosen by the domain ("<workspace>/<id>/<name>").
@@ -16,7 +15,7 @@ export interface MediaStorage {
   delete(key: string): Promise<void>;
 }
 
-function safeRelative(key: string): string {
+export function safeRelative(key: string): string {
   const normal = path.posix.normalize(key);
   if (normal.startsWith('..') || path.posix.isAbsolute(normal) || normal.includes('\0')) {
     throw new Error(`storage key escapes the media root: ${key}`);
@@ -65,6 +64,11 @@ export class LocalMediaStorage implements MediaStorage {
   }
 }
 
+export interface MediaStorageConfig {
+  dataDir: string;
+  s3?: S3StorageOptions;
+}
+
 export interface S3StorageOptions {
   bucket: string;
   region: string;
@@ -72,61 +76,13 @@ export interface S3StorageOptions {
   accessKeyId?: string;
   secretAccessKey?: string;
   forcePathStyle: boolean;
+  /** Prepended to every key inside the bucket. */
   prefix: string;
 }
 
-/** An S3-compatible bucket (AWS, MinIO, R2, ...); Herald still serves the bytes at its own public URL. */
-export class S3MediaStorage implements MediaStorage {
-  readonly kind = 's3' as const;
-  private readonly client: S3Client;
-  constructor(private readonly options: S3StorageOptions) {
-    this.client = new S3Client({
-      region: options.region,
-      endpoint: options.endpoint,
-      forcePathStyle: options.forcePathStyle,
-      credentials:
-        options.accessKeyId && options.secretAccessKey
-          ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
-          : undefined,
-    });
-  }
-
-  private objectKey(key: string): string {
-    return this.options.prefix + safeRelative(key);
-  }
-
-  async put(key: string, bytes: Buffer, contentType: string): Promise<void> {
-    await this.client.send(new PutObjectCommand({ Bucket: this.options.bucket, Key: this.objectKey(key), Body: bytes, ContentType: contentType }));
-  }
-
-  async open(key: string): Promise<Readable | undefined> {
-    try {
-      const object = await this.client.send(new GetObjectCommand({ Bucket: this.options.bucket, Key: this.objectKey(key) }));
-      return object.Body as Readable | undefined;
-    } catch (error) {
-      if ((error as { name?: string }).name === 'NoSuchKey') return undefined;
-      throw error;
-    }
-  }
-
-  async read(key: string): Promise<Buffer | undefined> {
-    const stream = await this.open(key);
-    if (!stream) return undefined;
-    const chunks: Buffer[] = [];
-    for await (const chunk of stream) chunks.push(Buffer.from(chunk));
-    return Buffer.concat(chunks);
-  }
-
-  async delete(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: this.objectKey(key) }));
-  }
-}
-
-export interface MediaStorageConfig {
-  dataDir: string;
-  s3?: S3StorageOptions;
-}
-
-export function createMediaStorage(config: MediaStorageConfig): MediaStorage {
-  return config.s3 ? new S3MediaStorage(config.s3) : new LocalMediaStorage(path.join(config.dataDir, 'media'));
+export async function createMediaStorage(config: MediaStorageConfig): Promise<MediaStorage> {
+  if (!config.s3) return new LocalMediaStorage(path.join(config.dataDir, 'media'));
+  // The AWS SDK is large: load it only where a bucket is configured (it slows every CLI start otherwise).
+  const { S3MediaStorage } = await import('./s3-media-storage.js');
+  return new S3MediaStorage(config.s3);
 }

@@ -1,5 +1,3 @@
-import nlp from 'compromise';
-import { Resvg } from '@resvg/resvg-js';
 import { fitText } from '../network-text-limits.js';
 import type { AiProvider } from './ai-provider.js';
 
@@ -10,13 +8,19 @@ import type { AiProvider } from './ai-provider.js';
  */
 export const OFFLINE_PROVIDER_NAME = 'herald-offline';
 
+// compromise and resvg take seconds to load on a busy machine: load them on first use, not at every start.
+async function nlpLibrary() {
+  return (await import('compromise')).default;
+}
+
 interface Keyword {
   phrase: string;
   score: number;
 }
 
 /** Noun phrases and topics of a text, most relevant first. */
-export function keywords(text: string): Keyword[] {
+export async function keywords(text: string): Promise<Keyword[]> {
+  const nlp = await nlpLibrary();
   const doc = nlp(text.replace(/#(\w+)/g, '$1'));
   const scores = new Map<string, Keyword>();
   const add = (phrase: string, weight: number) => {
@@ -58,7 +62,8 @@ const TONE_OPENERS: Record<string, string[]> = {
 };
 
 /** Applies a tone by its common markers: formal expands contractions and drops exclamations; friendly contracts. */
-export function applyTone(text: string, tone: string | undefined): string {
+export async function applyTone(text: string, tone: string | undefined): Promise<string> {
+  const nlp = await nlpLibrary();
   switch (tone?.toLowerCase()) {
     case 'formal':
     case 'professional': {
@@ -78,9 +83,10 @@ export function applyTone(text: string, tone: string | undefined): string {
   }
 }
 
-function keyPoints(prompt: string): { topic: string; points: string[] } {
+async function keyPoints(prompt: string): Promise<{ topic: string; points: string[] }> {
   const lines = prompt.split(/\n+/).map((line) => line.replace(/^\s*([-*•]|\d+[.)])\s*/, '').trim()).filter(Boolean);
   if (lines.length > 1) return { topic: lines[0], points: lines.slice(1) };
+  const nlp = await nlpLibrary();
   const sentences = nlp(prompt).sentences().out('array') as string[];
   return { topic: sentences[0] ?? prompt, points: sentences.slice(1) };
 }
@@ -120,13 +126,13 @@ export class OfflineProvider implements AiProvider {
 
   async suggestHashtags(input: { text: string; count: number }): Promise<string[]> {
     const present = [...input.text.matchAll(/#([\p{L}\p{N}_]+)/gu)].map((m) => `#${m[1]}`);
-    const tags = [...present, ...keywords(input.text).map((k) => toHashtag(k.phrase))];
+    const tags = [...present, ...(await keywords(input.text)).map((k) => toHashtag(k.phrase))];
     const seen = new Set<string>();
     return tags.filter((tag) => tag.length > 2 && !seen.has(tag.toLowerCase()) && seen.add(tag.toLowerCase())).slice(0, input.count);
   }
 
   async generatePost(input: { prompt: string; tone?: string; maxChars: number; variant: number }): Promise<string> {
-    const { topic, points } = keyPoints(input.prompt);
+    const { topic, points } = await keyPoints(input.prompt);
     const openers = TONE_OPENERS[input.tone?.toLowerCase() ?? ''] ?? ['', 'In short:', 'Here is the news:'];
     const opener = openers[input.variant % openers.length];
     const head = sentence(opener ? `${opener} ${topic}` : topic);
@@ -136,7 +142,7 @@ export class OfflineProvider implements AiProvider {
         : points.map(sentence).join(' ')
       : '';
     const tags = (await this.suggestHashtags({ text: input.prompt, count: 3 })).join(' ');
-    const draft = applyTone([head, body].filter(Boolean).join('\n\n'), input.tone);
+    const draft = await applyTone([head, body].filter(Boolean).join('\n\n'), input.tone);
     const withTags = tags ? `${draft}\n\n${tags}` : draft;
     return [...withTags].length <= input.maxChars ? withTags : fitText(draft, input.maxChars);
   }
@@ -144,9 +150,10 @@ export class OfflineProvider implements AiProvider {
   async rewrite(input: { text: string; instruction: string; maxChars: number }): Promise<string> {
     const instruction = input.instruction.toLowerCase();
     const tone = ['formal', 'professional', 'friendly', 'casual', 'playful'].find((t) => instruction.includes(t));
-    let text = applyTone(input.text, tone);
+    let text = await applyTone(input.text, tone);
     let limit = input.maxChars;
     if (/\b(short|shorter|concise|brief|tighten)\b/.test(instruction)) {
+      const nlp = await nlpLibrary();
       const sentences = nlp(text).sentences().out('array') as string[];
       text = sentences.length > 1 ? sentences.slice(0, Math.max(1, Math.ceil(sentences.length / 2))).join(' ') : text;
       limit = Math.min(limit, Math.max(40, Math.ceil([...input.text].length * 0.7)));
@@ -171,6 +178,7 @@ export class OfflineProvider implements AiProvider {
       `<g font-family="DejaVu Sans, Liberation Sans, Arial, sans-serif" font-weight="bold" font-size="${fontSize}" fill="#ffffff">${text}</g>` +
       `<text x="${width / 2}" y="${height * 0.9}" text-anchor="middle" font-family="DejaVu Sans, Arial, sans-serif" font-size="${Math.round(fontSize * 0.45)}" fill="#ffffff" fill-opacity="0.8">Herald</text>` +
       '</svg>';
+    const { Resvg } = await import('@resvg/resvg-js');
     return new Resvg(svg, { font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans' } }).render().asPng();
   }
 }
