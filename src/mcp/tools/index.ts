@@ -9,11 +9,15 @@
  */
 import type { DomainDeps } from '../../domain/deps.js';
 import { aiTools } from './ai.js';
+import { approvalTools } from './approvals.js';
 import { calendarTools } from './calendars.js';
 import { channelTools } from './channels.js';
 import type { AreaTools } from './context.js';
+import { labelTools } from './labels.js';
 import { mediaTools } from './media.js';
 import { postTools } from './posts.js';
+import { queueTools } from './queue.js';
+import { recyclingTools } from './recycling.js';
 import { workspaceTools } from './workspaces.js';
 
 export function toolHandlers(deps: DomainDeps): AreaTools {
@@ -24,5 +28,9 @@ export function toolHandlers(deps: DomainDeps): AreaTools {
     ...mediaTools(deps),
     ...aiTools(deps),
     ...calendarTools(deps),
+    ...queueTools(deps),
+    ...labelTools(deps),
+    ...recyclingTools(deps),
+    ...approvalTools(deps),
   };
 }
