@@ -10,6 +10,7 @@ import { mcpRouter } from './mcp/router.js';
 import { oauthRouter } from './oauth/router.js';
 import { calendarRouter } from './web/calendar-routes.js';
 import { mediaRouter } from './web/media-routes.js';
+import { sandboxRouter } from './publishing/sandbox-page.js';
 
 export interface AppOptions {
   config: Config;
@@ -44,6 +45,8 @@ export function createApp(options: AppOptions): express.Express {
   app.use(oauthRouter(deps, config, (message, error) => logger.error(message, error)));
   app.use(mediaRouter(deps, (message, error) => logger.error(message, error)));
   app.use(calendarRouter(deps, (message, error) => logger.error(message, error)));
+
+  app.use(sandboxRouter(deps.repos.sandbox));
 
   // Mount new surfaces above this line: anything unmatched gets the JSON error shape, not Express's HTML page.
   app.use((_req, res) => {

@@ -11,6 +11,8 @@ import { recycleDueCollections } from './domain/recycling/recycling.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMediaStorage } from './storage/media-storage.js';
 import { createAiProvider } from './domain/ai/providers.js';
+import { createWorker } from './publishing/engine.js';
+import type { PublishingWorker } from './publishing/worker.js';
 
 const HOUSEKEEPING_INTERVAL_MS = 10 * 60_000;
 // Collections re-queue on a scale of days; checking every minute is ample and cheap (one indexed query).
@@ -21,6 +23,8 @@ export interface Herald {
   db: Db;
   deps: DomainDeps;
   server: http.Server;
+  /** The publishing worker, when this process runs one (config.worker). */
+  worker: PublishingWorker | undefined;
   url: string;
   close(): Promise<void>;
 }
@@ -64,13 +68,17 @@ export async function startHerald(config: Config, logger: Logger = createLogger(
       }, RECYCLING_INTERVAL_MS)
     : undefined;
   recycling?.unref();
+  const worker = config.worker ? createWorker(deps, logger) : undefined;
+  worker?.start();
   return {
     config,
     db,
     deps,
     server,
+    worker,
     url: `http://127.0.0.1:${port}`,
     async close() {
+      await worker?.stop();
       clearInterval(housekeeping);
       clearInterval(recycling);
       server.closeAllConnections();

@@ -11,7 +11,9 @@ import { MediaRepository } from './media.js';
 import { OAuthRepository } from './oauth.js';
 import { PostEventsRepository } from './post-events.js';
 import { PostsRepository } from './posts.js';
+import { PublishingRepository } from './publishing.js';
 import { RateLimitsRepository } from './rate-limits.js';
+import { SandboxRepository } from './sandbox.js';
 import { TeamPostsRepository } from './team-posts.js';
 
 export interface Repositories {
@@ -29,6 +31,8 @@ export interface Repositories {
   teamPosts: TeamPostsRepository;
   media: MediaRepository;
   calendars: CalendarsRepository;
+  publishing: PublishingRepository;
+  sandbox: SandboxRepository;
 }
 
 export function createRepositories(db: Db): Repositories {
@@ -48,5 +52,7 @@ export function createRepositories(db: Db): Repositories {
     teamPosts: new TeamPostsRepository(db, posts),
     media: new MediaRepository(db),
     calendars: new CalendarsRepository(db),
+    publishing: new PublishingRepository(db),
+    sandbox: new SandboxRepository(db),
   };
 }
