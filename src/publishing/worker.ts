@@ -366,6 +366,8 @@ export class PublishingWorker {
     if (!network) return;
     const recent = await network.fetchRecentPosts(networkChannel(channel), this.options.syncDepth);
     const known = new Map((await this.repo.ownByNetworkIds(channel.id, recent.map((p) => p.networkPostId))).map((p) => [p.networkPostId, p]));
+    // Herald's own posts still in flight (or unconfirmed) are not live posts; reconciling will claim them.
+    const ours = await this.repo.knownAttemptKeys(recent.flatMap((p) => (p.idempotencyKey ? [p.idempotencyKey] : [])));
     const now = this.now();
     const fresh: PostRecord[] = [];
     for (const found of recent) {
@@ -374,6 +376,7 @@ export class PublishingWorker {
         if (post.isLive || post.status === 'published') await this.repo.setMetrics(post.id, found.metrics, now);
         continue;
       }
+      if (found.idempotencyKey && ours.has(found.idempotencyKey)) continue;
       fresh.push({
         id: newLivePostId(), accountId: channel.accountId, workspaceId: channel.workspaceId, channelId: channel.id, groupId: null,
         text: found.text, dateTime: found.publishedAt, timelineAt: found.publishedAt, isScheduled: false, isDraft: false, isLive: true,

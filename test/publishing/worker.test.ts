@@ -142,10 +142,33 @@ describe('publishing worker', () => {
       id: 'late-arrival', accountId: a.accountId, channelId: a.channelIds[0], text: 'Lost', media: [], idempotencyKey: `${post.id}:1`,
       external: false, metrics: null, replyToId: null, createdAt: clock.now(),
     });
+    // A sync on another worker already took it for a post made outside Herald.
+    await t.deps.repos.publishing.insertLivePosts([{
+      ...(await t.deps.repos.posts.get(a.accountId, post.id))!, id: 'live_copy', isLive: true, status: 'published', networkPostId: 'late-arrival',
+    }]);
     await worker.sync();
     got = await get(post.id);
     assert.equal(got.status, 'published');
     assert.ok(got.permalinkUrl.endsWith('/late-arrival'));
+    assert.equal(await t.deps.repos.posts.get(a.accountId, 'live_copy'), undefined, 'the live copy of our own post is gone');
+    assert.equal(await t.deps.repos.posts.hasLivePosts(a.accountId), false);
+  });
+
+  it('does not take a post in flight for a live post when a sync runs mid-publish', async () => {
+    const clock = pinClock(t, new Date().toISOString());
+    const post = await create({ text: 'In flight' });
+    await t.deps.repos.publishing.claimDue('slow-worker', clock.now(), 60_000, 10);
+    await t.deps.repos.publishing.startAttempt({
+      postId: post.id, accountId: a.accountId, kind: 'publish', number: 1, idempotencyKey: `${post.id}:1`, workerId: 'slow-worker',
+      startedAt: clock.now(), finishedAt: null, outcome: null, detail: null,
+    }, clock.now() + 60_000);
+    // The network has the post; the slow worker has not recorded the answer yet.
+    await t.deps.repos.sandbox.insertOnce({
+      id: 'in-flight', accountId: a.accountId, channelId: a.channelIds[0], text: 'In flight', media: [], idempotencyKey: `${post.id}:1`,
+      external: false, metrics: null, replyToId: null, createdAt: clock.now(),
+    });
+    await testWorker(t).sync();
+    assert.equal(await t.deps.repos.posts.hasLivePosts(a.accountId), false);
   });
 
   it('never publishes a post pending approval', async () => {

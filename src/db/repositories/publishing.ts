@@ -153,6 +153,7 @@ export class PublishingRepository {
   async markPublished(postId: string, workerId: string, changes: PublishedChanges, attempt: AttemptResult): Promise<boolean> {
     return this.db.transaction(async (trx) => {
       // Write first: on SQLite a transaction that reads before writing cannot wait for another process's lock.
+      await dropLiveCopy(trx, postId, changes.networkPostId);
       const n = await trx('posts').where({ id: postId, claimed_by: workerId, status: 'publishing' }).update({
         ...toRow({
           status: 'published', networkPostId: changes.networkPostId, permalinkUrl: changes.permalinkUrl,
@@ -211,6 +212,7 @@ export class PublishingRepository {
   /** An unconfirmed post found on the network after all. */
   async confirmPublished(postId: string, changes: PublishedChanges, attempt: AttemptResult): Promise<boolean> {
     return this.db.transaction(async (trx) => {
+      await dropLiveCopy(trx, postId, changes.networkPostId);
       const n = await trx('posts').where({ id: postId, status: 'unconfirmed' }).update(toRow({
         status: 'published', networkPostId: changes.networkPostId, permalinkUrl: changes.permalinkUrl,
         publishedAt: changes.publishedAt, lastError: null, updatedAt: changes.publishedAt,
@@ -263,6 +265,13 @@ export class PublishingRepository {
   }
 
   /** Herald's own published posts on a channel with these network ids. */
+  /** Which of these idempotency keys Herald used for its own publish attempts. */
+  async knownAttemptKeys(keys: readonly string[]): Promise<Set<string>> {
+    if (keys.length === 0) return new Set();
+    const rows = await this.db('publish_attempts').whereIn('idempotency_key', keys).select('idempotency_key');
+    return new Set(rows.map((r) => r.idempotency_key as string));
+  }
+
   async ownByNetworkIds(channelId: string, networkPostIds: readonly string[]): Promise<PostRecord[]> {
     if (networkPostIds.length === 0) return [];
     const rows = await this.db('posts').where({ channel_id: channelId }).whereIn('network_post_id', networkPostIds);
@@ -278,6 +287,17 @@ export class PublishingRepository {
   async setMetrics(postId: string, metrics: Record<string, number>, now: number): Promise<void> {
     await this.db('posts').where({ id: postId }).update({ metrics: jsonText(metrics), updated_at: now });
   }
+}
+
+/**
+ * A sync that ran while the post was in flight (or unconfirmed) may have taken Herald's own post on the
+ * network for one made elsewhere; once the post is known to be Herald's, that live copy goes.
+ */
+async function dropLiveCopy(trx: Knex.Transaction, postId: string, networkPostId: string): Promise<void> {
+  await trx('posts')
+    .where({ is_live: true, network_post_id: networkPostId })
+    .whereIn('channel_id', trx('posts').select('channel_id').where({ id: postId }))
+    .delete();
 }
 
 async function finishAttemptIn(trx: Knex.Transaction, attempt: AttemptResult): Promise<void> {

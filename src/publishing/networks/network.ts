@@ -42,6 +42,8 @@ export interface CommentRequest {
 }
 
 export interface NetworkPost extends PublishedPost {
+  /** The idempotency key it was published with, where the network reports it. */
+  idempotencyKey?: string;
   text: string;
   imageUrls: string[];
   metrics: Record<string, number>;

@@ -78,6 +78,7 @@ export class SandboxNetwork implements Network {
     const posts = await this.store.recent(channel.id, limit);
     return posts.map((p) => ({
       ...this.published(channel, p.id, p.createdAt),
+      idempotencyKey: p.idempotencyKey ?? undefined,
       text: p.text,
       imageUrls: p.media,
       metrics: p.metrics ?? {},
