@@ -11,9 +11,11 @@ import { writeOutputs, type Output } from './generate/output.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
+const rest = await generateRest(root);
+const openapi = JSON.parse(rest.find((o) => o.file === 'openapi.json')!.content);
 const outputs: Output[] = [
-  ...(await generateRest(root)),
-  ...(await generateMcp(root)),
+  ...rest,
+  ...(await generateMcp(root, openapi)),
   ...generateSdk(),
 ];
 const changed = writeOutputs(path.join(root, 'generated'), outputs);

@@ -6,16 +6,21 @@ import { resolveOAuthAccessToken } from './domain/oauth/access-token-resolver.js
 import { restErrorHandler } from './rest/error-handler.js';
 import { REST_PREFIX, restRouter } from './rest/router.js';
 import type { Logger } from './logger.js';
+import { mcpRouter } from './mcp/router.js';
 import { oauthRouter } from './oauth/router.js';
 
 export interface AppOptions {
   config: Config;
   deps: DomainDeps;
   logger: Logger;
+  /** How bearer tokens are resolved, the same for REST and MCP. */
   tokenResolvers?: readonly TokenResolver[];
 }
 
-/** The HTTP application: REST under /v1/rest, the OAuth authorization server under /oauth2/mcp and /.well-known. */
+/**
+ * The HTTP application: REST under /v1/rest, MCP at /mcp and /mcp/claude, the OAuth authorization server
+ * under /oauth2/mcp and /.well-known.
+ */
 export function createApp(options: AppOptions): express.Express {
   const { config, deps, logger } = options;
   const tokenResolvers = options.tokenResolvers ?? [resolveApiKey, resolveOAuthAccessToken];
@@ -31,6 +36,8 @@ export function createApp(options: AppOptions): express.Express {
   app.use(REST_PREFIX, express.json({ limit: config.maxBodyBytes, type: ['application/json', 'application/*+json'] }));
   app.use(REST_PREFIX, restRouter({ deps, tokenResolvers, validateResponses: config.validateResponses }));
   app.use(REST_PREFIX, restErrorHandler((message, error) => logger.error(message, error)));
+
+  app.use(mcpRouter({ deps, config, tokenResolvers, log: (message, error) => logger.error(message, error) }));
 
   app.use(oauthRouter(deps, config, (message, error) => logger.error(message, error)));
 

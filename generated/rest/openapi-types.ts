@@ -524,7 +524,7 @@ export interface components {
         FirstComment: {
             text: string;
             /** @default 0 */
-            delayMinutes: number;
+            delayMinutes?: number;
             /**
              * Format: uri
              * @description An image to attach; used on LinkedIn and Facebook only.
@@ -539,7 +539,7 @@ export interface components {
             /** @description Channels to publish to, from `GET /channels`. One post is created per channel. */
             channelIds: string[];
             /** @default  */
-            text: string;
+            text?: string;
             /** @description Omit to publish immediately. `true` schedules the post at `dateTime`, which must be in the future. */
             isScheduled?: boolean;
             /**
@@ -638,7 +638,7 @@ export interface components {
             labels?: components["schemas"]["Label"][];
             /** @description True while the post's time is a queue slot of its channel. */
             inQueue?: boolean | null;
-            /** @description On a recycled copy (sourceType recycle) */
+            /** @description On a recycled copy (sourceType recycle), the published post it copies. */
             recycledFromPostId?: string | null;
             /** @description The workspace member asked to review the post. */
             reviewerUserId?: string | null;

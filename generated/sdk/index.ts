@@ -3,6 +3,7 @@ import createClient, { type Client } from 'openapi-fetch';
 import type { paths, components } from '../rest/openapi-types.js';
 
 export type { paths, components };
+export * from './mcp.js';
 export type Post = components['schemas']['Post'];
 export type Channel = components['schemas']['Channel'];
 export type HeraldError = components['schemas']['Error'];

@@ -31,7 +31,7 @@ export async function generateRest(root: string): Promise<Output[]> {
   // validate() dereferences in place, so validate a copy and keep the bundle with its $refs.
   await SwaggerParser.validate(structuredClone(bundled));
 
-  const types = astToString(await openapiTS(structuredClone(bundled), { alphabetize: false }));
+  const types = astToString(await openapiTS(structuredClone(bundled), { alphabetize: false, defaultNonNullable: false }));
 
   const routes: string[] = [];
   const methods: string[] = [];

@@ -38,6 +38,21 @@ export async function getChannel(deps: DomainDeps, principal: Principal, id: str
   return toChannelView(channel);
 }
 
+/** Channels by network, workspace and/or text in the handle or name. */
+export async function filterChannels(
+  deps: DomainDeps,
+  principal: Principal,
+  filter: { network?: string; workspaceId?: string; query?: string },
+): Promise<ChannelView[]> {
+  const query = filter.query?.toLowerCase();
+  return (await listChannels(deps, principal)).filter(
+    (c) =>
+      (!filter.network || c.network === filter.network) &&
+      (!filter.workspaceId || c.workspaceId === filter.workspaceId) &&
+      (!query || c.handle.toLowerCase().includes(query) || c.name.toLowerCase().includes(query)),
+  );
+}
+
 export async function listWorkspaces(deps: DomainDeps, principal: Principal): Promise<WorkspaceView[]> {
   return (await deps.repos.accounts.listWorkspaces(principal.accountId)).map(toWorkspaceView);
 }

@@ -7,7 +7,7 @@ import type { ErrorRequestHandler, Response } from 'express';
 import { HeraldError, ValidationError, type FieldProblem } from '../domain/errors.js';
 import { RateLimitExceeded } from '../domain/rate-limits.js';
 import { errorBody } from './error-body.js';
-import { setRateLimitHeaders } from './rate-limit-headers.js';
+import { setRateLimitHeaders } from '../http/rate-limit-headers.js';
 
 interface ValidatorError {
   status?: number;

@@ -12,7 +12,7 @@ import { requestFingerprint, runIdempotent } from '../domain/idempotency.js';
 import type { Principal } from '../domain/principal.js';
 import { consumeRateLimit } from '../domain/rate-limits.js';
 import { restHandlers } from './handlers.js';
-import { setRateLimitHeaders } from './rate-limit-headers.js';
+import { setRateLimitHeaders } from '../http/rate-limit-headers.js';
 
 export const REST_PREFIX = '/v1/rest';
 

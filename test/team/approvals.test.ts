@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as provisioning from '../../src/domain/provisioning.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { insertLivePost } from '../support/posts.js';
-import { HOUR, pinClock } from './clock.js';
+import { HOUR, pinClock } from './support.js';
 
 describe('team: approvals over REST', () => {
   let t: TestHerald;

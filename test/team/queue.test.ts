@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import * as provisioning from '../../src/domain/provisioning.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { insertLivePost } from '../support/posts.js';
-import { DAY, HOUR, pinClock } from './clock.js';
+import { DAY, HOUR, pinClock } from './support.js';
 
 describe('team: posting queue over REST', () => {
   let t: TestHerald;

@@ -2,12 +2,7 @@ import assert from 'node:assert/strict';
 import { recycleDueCollections } from '../../src/domain/recycling/recycling.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { insertLivePost } from '../support/posts.js';
-import { DAY, pinClock } from './clock.js';
-
-/** Stands in for the publishing engine: marks a post published at `at`. */
-export async function markPublished(t: TestHerald, postId: string, at: number): Promise<void> {
-  await t.herald.db('posts').where({ id: postId }).update({ status: 'published', published_at: at, permalink_url: 'https://network.example/p/9' });
-}
+import { DAY, markPublished, pinClock } from './support.js';
 
 describe('team: recycling over REST', () => {
   let t: TestHerald;

@@ -1,6 +1,7 @@
 import type { components } from '../../../generated/rest/openapi-types.js';
 import type { PostRecord, SourceType } from '../../db/repositories/posts.js';
 import type { DomainDeps } from '../deps.js';
+import { ValidationError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Principal } from '../principal.js';
 import { nextQueueSlots, rejectQueueConflicts, withSlotRetry } from '../queue/queue.js';
@@ -36,6 +37,16 @@ export async function createPosts(deps: DomainDeps, principal: Principal, input:
     });
     return records.map(toPostView);
   });
+}
+
+/** create_image_post: the same as createPosts, for a post that must carry media. */
+export async function createMediaPosts(deps: DomainDeps, principal: Principal, input: PostInput, source: SourceType): Promise<PostView[]> {
+  if (!input.imageUrls?.length && !input.videoUrls?.length) {
+    throw new ValidationError('An image or video post needs imageUrls or videoUrls; for text only use create_text_post.', [
+      { path: 'imageUrls', message: 'Give at least one public, direct image or video file link.' },
+    ]);
+  }
+  return createPosts(deps, principal, input, source);
 }
 
 export async function preparePosts(deps: DomainDeps, principal: Principal, input: PostInput, source: SourceType): Promise<PostRecord[]> {

@@ -13,3 +13,8 @@ export function pinClock(t: TestHerald, iso: string): { set(iso: string): void; 
 
 export const HOUR = 3_600_000;
 export const DAY = 24 * HOUR;
+
+/** Stands in for the publishing engine: marks a post published at `at`. */
+export async function markPublished(t: TestHerald, postId: string, at: number): Promise<void> {
+  await t.herald.db('posts').where({ id: postId }).update({ status: 'published', published_at: at, permalink_url: 'https://network.example/p/9' });
+}

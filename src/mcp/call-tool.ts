@@ -1,0 +1,78 @@
+/**
+ * tools/call, the same for every tool:
+ * - an unknown tool (or one this URL does not serve) is a JSON-RPC error (invalid params);
+ * - a manage_team tool without that scope is an insufficient_scope JSON-RPC error naming the scope (the
+ *   HTTP layer turns it into a 403 with a WWW-Authenticate challenge), and only for those tools;
+ * - arguments are checked by the validator compiled from jsonrpc-schemas/ (defaults filled in); bad
+ *   arguments and domain errors a model can fix come back as isError results saying what to change;
+ * - anything else is a bug: logged, answered with a generic internal error.
+ */
+import { JSONRPCErrorException } from 'json-rpc-2.0';
+import type { ToolDefinition, ToolName } from '../../generated/mcp/handlers.js';
+import { argumentValidators, resultValidators, type ValidationProblem } from '../../generated/mcp/validators.js';
+import { HeraldError, InsufficientScopeError } from '../domain/errors.js';
+import { RpcErrorCode, toolFailure, toolSuccess, type ToolResult } from './protocol.js';
+import type { AreaTools, ToolContext } from './tools/context.js';
+
+export interface ToolCall {
+  name: unknown;
+  arguments?: unknown;
+}
+
+export interface CallToolOptions {
+  tools: ReadonlyMap<ToolName, ToolDefinition>;
+  handlers: AreaTools;
+  /** Check results against outputSchema too (tests, VALIDATE_RESPONSES). */
+  validateResults: boolean;
+  log(message: string, error: unknown): void;
+}
+
+export async function callTool(options: CallToolOptions, call: ToolCall, context: ToolContext): Promise<ToolResult> {
+  const tool = typeof call.name === 'string' ? options.tools.get(call.name as ToolName) : undefined;
+  const handler = tool && (options.handlers[tool.name] as ((args: unknown, context: ToolContext) => Promise<object>) | undefined);
+  if (!tool || !handler) {
+    throw new JSONRPCErrorException(`Unknown tool: ${String(call.name)}. Call tools/list for the tools this server offers.`, RpcErrorCode.InvalidParams);
+  }
+  if (!context.principal.scopes.includes(tool.scope)) throw insufficientScope(new InsufficientScopeError(tool.scope));
+
+  const args = structuredClone(call.arguments ?? {});
+  const validate = argumentValidators[tool.name];
+  if (!validate(args)) return toolFailure(invalidArguments(tool.name, validate.errors ?? []));
+
+  let result: object;
+  try {
+    result = await handler(args, context);
+  } catch (error) {
+    if (error instanceof InsufficientScopeError) throw insufficientScope(error);
+    if (error instanceof HeraldError) return toolFailure(describe(error));
+    options.log(`MCP tool ${tool.name} failed`, error);
+    throw new JSONRPCErrorException('Internal error; the call may be retried.', RpcErrorCode.InternalError);
+  }
+  if (options.validateResults && !resultValidators[tool.name](result)) {
+    options.log(`MCP tool ${tool.name} answered outside its outputSchema`, resultValidators[tool.name].errors);
+    throw new JSONRPCErrorException('Internal error; the call may be retried.', RpcErrorCode.InternalError);
+  }
+  return toolSuccess(result);
+}
+
+export function insufficientScope(error: InsufficientScopeError): JSONRPCErrorException {
+  return new JSONRPCErrorException(`insufficient_scope: ${error.message}`, RpcErrorCode.InsufficientScope, {
+    error: 'insufficient_scope',
+    scope: error.scope,
+  });
+}
+
+function describe(error: HeraldError): string {
+  const details = error.details?.map((d) => `${d.path}: ${d.message}`) ?? [];
+  return details.length > 0 ? `${error.message} (${details.join('; ')})` : error.message;
+}
+
+function invalidArguments(tool: string, problems: ValidationProblem[]): string {
+  const lines = problems.map((p) => {
+    const where = p.instancePath ? `argument ${p.instancePath.slice(1).replace(/\//g, '.')}` : 'arguments';
+    if (p.keyword === 'additionalProperties') return `${where}: unknown argument "${String(p.params.additionalProperty)}"; remove it`;
+    if (p.keyword === 'required') return `${where}: missing required argument "${String(p.params.missingProperty)}"`;
+    return `${where}: ${p.message ?? 'is invalid'}`;
+  });
+  return `Invalid arguments for ${tool}: ${[...new Set(lines)].join('; ')}. Fix them as the tool's inputSchema describes and call again.`;
+}
