@@ -13,6 +13,8 @@ export async function up(db: Knex): Promise<void> {
     t.bigInteger('next_attempt_at');
     t.integer('attempt_count').notNullable().defaultTo(0);
     t.index(['status', 'lease_expires_at']);
+    // Live-post sync: one row per network post on a channel, even when two workers sync at once.
+    t.unique(['channel_id', 'network_post_id'], { indexName: 'posts_channel_network_post_unique' });
   });
 
   await db.schema.createTable('publish_attempts', (t) => {
@@ -81,6 +83,7 @@ export async function down(db: Knex): Promise<void> {
   }
   await db.schema.alterTable('posts', (t) => {
     t.dropIndex(['status', 'lease_expires_at']);
+    t.dropUnique(['channel_id', 'network_post_id'], 'posts_channel_network_post_unique');
     t.dropColumns('claimed_by', 'lease_expires_at', 'next_attempt_at', 'attempt_count');
   });
 }

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Db } from '../connection.js';
 import { isPostgres } from '../connection.js';
 import type { ChannelRecord } from './channels.js';
@@ -31,6 +32,20 @@ export interface FirstCommentStepRecord {
   lastError: string | null;
 }
 
+export interface ClaimedPost {
+  post: PostRecord;
+  /** Attempts made so far; the next one is number attemptCount + 1. */
+  attemptCount: number;
+}
+
+/** The outcome written to an attempt in the same transaction as the post's new state. */
+export interface AttemptResult {
+  idempotencyKey: string;
+  outcome: AttemptOutcome;
+  detail: string | null;
+  at: number;
+}
+
 export interface PublishedChanges {
   networkPostId: string;
   permalinkUrl: string;
@@ -53,7 +68,7 @@ export class PublishingRepository {
    * Postgres: FOR UPDATE SKIP LOCKED, so concurrent workers each take different rows without waiting.
    * SQLite: one UPDATE ... RETURNING statement, atomic under SQLite's single writer.
    */
-  async claimDue(workerId: string, now: number, leaseMs: number, limit: number): Promise<PostRecord[]> {
+  async claimDue(workerId: string, now: number, leaseMs: number, limit: number): Promise<ClaimedPost[]> {
     const pg = isPostgres(this.db);
     const due = `
       SELECT p.id FROM posts p JOIN channels c ON c.id = p.channel_id
@@ -68,7 +83,9 @@ export class PublishingRepository {
       [workerId, now + leaseMs, now, now, now, limit],
     );
     const rows: any[] = pg ? result.rows : result;
-    return rows.map(toPost).sort((a, b) => (a.dateTime ?? 0) - (b.dateTime ?? 0) || (a.id < b.id ? -1 : 1));
+    return rows
+      .map((row) => ({ post: toPost(row), attemptCount: Number(row.attempt_count) }))
+      .sort((a, b) => (a.post.dateTime ?? 0) - (b.post.dateTime ?? 0) || (a.post.id < b.post.id ? -1 : 1));
   }
 
   /** Puts claimed posts the worker did not start back in the queue (graceful shutdown). */
@@ -133,10 +150,11 @@ export class PublishingRepository {
     await this.db('publish_attempts').where({ idempotency_key: idempotencyKey }).update({ outcome, detail, finished_at: at });
   }
 
-  async markPublished(postId: string, workerId: string, changes: PublishedChanges): Promise<boolean> {
+  async markPublished(postId: string, workerId: string, changes: PublishedChanges, attempt: AttemptResult): Promise<boolean> {
     return this.db.transaction(async (trx) => {
       const post = await trx('posts').where({ id: postId, claimed_by: workerId, status: 'publishing' }).first();
       if (!post) return false;
+      await finishAttemptIn(trx, attempt);
       await trx('posts').where({ id: postId }).update({
         ...toRow({
           status: 'published', networkPostId: changes.networkPostId, permalinkUrl: changes.permalinkUrl,
@@ -154,7 +172,18 @@ export class PublishingRepository {
   }
 
   /** Back to the queue after a retryable error, not claimed again before `nextAttemptAt`. */
-  async reschedule(postId: string, workerId: string, nextAttemptAt: number, lastError: string, now: number): Promise<boolean> {
+  async reschedule(postId: string, workerId: string, nextAttemptAt: number, lastError: string, attempt: AttemptResult): Promise<boolean> {
+    return this.db.transaction(async (trx) => {
+      const n = await trx('posts').where({ id: postId, claimed_by: workerId, status: 'publishing' }).update({
+        status: 'scheduled', claimed_by: null, lease_expires_at: null, next_attempt_at: nextAttemptAt, last_error: lastError, updated_at: attempt.at,
+      });
+      if (n > 0) await finishAttemptIn(trx, attempt);
+      return n > 0;
+    });
+  }
+
+  /** Back to the queue when nothing was sent (media could not be checked yet). */
+  async rescheduleUnattempted(postId: string, workerId: string, nextAttemptAt: number, lastError: string, now: number): Promise<boolean> {
     const n = await this.db('posts').where({ id: postId, claimed_by: workerId, status: 'publishing' }).update({
       status: 'scheduled', claimed_by: null, lease_expires_at: null, next_attempt_at: nextAttemptAt, last_error: lastError, updated_at: now,
     });
@@ -162,11 +191,14 @@ export class PublishingRepository {
   }
 
   /** Ends the post as failed or unconfirmed, with the reason people will read. */
-  async finish(postId: string, workerId: string, status: 'failed' | 'unconfirmed', lastError: string, now: number): Promise<boolean> {
-    const n = await this.db('posts').where({ id: postId, claimed_by: workerId, status: 'publishing' }).update({
-      status, claimed_by: null, lease_expires_at: null, next_attempt_at: null, last_error: lastError, updated_at: now,
+  async finish(postId: string, workerId: string, status: 'failed' | 'unconfirmed', lastError: string, now: number, attempt?: AttemptResult): Promise<boolean> {
+    return this.db.transaction(async (trx) => {
+      const n = await trx('posts').where({ id: postId, claimed_by: workerId, status: 'publishing' }).update({
+        status, claimed_by: null, lease_expires_at: null, next_attempt_at: null, last_error: lastError, updated_at: now,
+      });
+      if (n > 0 && attempt) await finishAttemptIn(trx, attempt);
+      return n > 0;
     });
-    return n > 0;
   }
 
   /** Unconfirmed posts, oldest first, for reconciling against the network again. */
@@ -176,10 +208,11 @@ export class PublishingRepository {
   }
 
   /** An unconfirmed post found on the network after all. */
-  async confirmPublished(postId: string, changes: PublishedChanges): Promise<boolean> {
+  async confirmPublished(postId: string, changes: PublishedChanges, attempt: AttemptResult): Promise<boolean> {
     return this.db.transaction(async (trx) => {
       const post = await trx('posts').where({ id: postId, status: 'unconfirmed' }).first();
       if (!post) return false;
+      await finishAttemptIn(trx, attempt);
       await trx('posts').where({ id: postId }).update(toRow({
         status: 'published', networkPostId: changes.networkPostId, permalinkUrl: changes.permalinkUrl,
         publishedAt: changes.publishedAt, lastError: null, updatedAt: changes.publishedAt,
@@ -235,9 +268,19 @@ export class PublishingRepository {
     return rows.map(toPost);
   }
 
+  /** Stores posts found on the network; a post another worker stored first is left as it is. */
+  async insertLivePosts(records: PostRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    await this.db('posts').insert(records.map(toRow)).onConflict(['channel_id', 'network_post_id']).ignore();
+  }
+
   async setMetrics(postId: string, metrics: Record<string, number>, now: number): Promise<void> {
     await this.db('posts').where({ id: postId }).update({ metrics: jsonText(metrics), updated_at: now });
   }
+}
+
+async function finishAttemptIn(trx: Knex.Transaction, attempt: AttemptResult): Promise<void> {
+  await trx('publish_attempts').where({ idempotency_key: attempt.idempotencyKey }).update({ outcome: attempt.outcome, detail: attempt.detail, finished_at: attempt.at });
 }
 
 function attemptRow(a: PublishAttemptRecord): Record<string, unknown> {
