@@ -688,7 +688,7 @@ export const toolCatalogue: readonly ToolDefinition[] = [
   {
     "name": "approval_list_pending",
     "title": "List posts awaiting approval",
-    "description": "Lists posts held for approval (approvalStatus PENDING), oldest first. Needs the manage_team scope.",
+    "description": "Lists posts held for approval (approvalStatus PENDING), soonest publish time first. Needs the manage_team scope.",
     "inputSchema": {
       "type": "object",
       "additionalProperties": false,
@@ -7263,7 +7263,7 @@ export const toolCatalogue: readonly ToolDefinition[] = [
   {
     "name": "queue_pause",
     "title": "Pause a queue",
-    "description": "Pauses a channel: nothing of it is published until queue_resume; scheduled and queued posts wait (posts due meanwhile go out after resuming). Returns the channel's queue.",
+    "description": "Pauses a channel: nothing of it is published until queue_resume; its posts wait. On resume, queued posts whose slot passed move to the next free slots; posts scheduled at a chosen time that fell due go out then. Returns the channel's queue.",
     "inputSchema": {
       "type": "object",
       "additionalProperties": false,
@@ -7532,7 +7532,7 @@ export const toolCatalogue: readonly ToolDefinition[] = [
   {
     "name": "queue_resume",
     "title": "Resume a queue",
-    "description": "Resumes a paused channel; posts whose time passed while paused are published now. Returns the channel's queue.",
+    "description": "Resumes a paused channel. Queued posts whose slot passed while paused move, in queue order, to the next free slots (they do not all go out at once). Returns the channel's queue.",
     "inputSchema": {
       "type": "object",
       "additionalProperties": false,
@@ -7660,7 +7660,7 @@ export const toolCatalogue: readonly ToolDefinition[] = [
   {
     "name": "recycle_post",
     "title": "Recycle a post",
-    "description": "Schedules a copy of a published post: at dateTime, or at the next queue slot when omitted. With collectionId (or a new collection) the post is also re-queued every intervalDays. Live posts are refused; recycle posts made through Herald.",
+    "description": "Schedules a copy of a published post (sourceType recycle, recycledFromPostId): at dateTime, or at the channel's next free queue slot when omitted. With collectionId, or a new collection (name, intervalDays, endsAt), the original joins a collection whose copies are re-queued every intervalDays until endsAt. Live posts are refused; recycle posts made through Herald.",
     "inputSchema": {
       "type": "object",
       "additionalProperties": false,

@@ -59,6 +59,15 @@ describe('team: labels over REST', () => {
     assert.equal((await api('POST', `/posts/${p1.id}/labels`, { labelIds: [foreign.id] }, other.apiKey)).status, 404);
   });
 
+  it('records a retargeted copy in the history of both posts', async () => {
+    const p = await post('moving');
+    const res = await api('PATCH', `/posts/${p.id}`, { channelIds: [a.channelIds[0], a.channelIds[1]] });
+    const copy = res.body.data.find((x: any) => x.id !== p.id);
+    assert.deepEqual((await api('GET', `/posts/${p.id}/history`)).body.data.map((e: any) => e.kind), ['created', 'updated']);
+    const copyHistory = (await api('GET', `/posts/${copy.id}/history`)).body.data;
+    assert.deepEqual(copyHistory.map((e: any) => [e.kind, e.details.copiedFrom]), [['created', p.id]]);
+  });
+
   it('refuses labels on live posts with an explanation', async () => {
     const live = await insertLivePost(t.deps, a, Date.now() - 60_000);
     const res = await api('POST', `/posts/${live.id}/labels`, { labelIds: [evergreen.id] });

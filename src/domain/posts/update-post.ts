@@ -53,7 +53,7 @@ export async function updatePost(deps: DomainDeps, principal: Principal, id: str
       postId: id,
       kind: 'updated',
       details: { fields: Object.keys(input).filter((k) => (input as Record<string, unknown>)[k] !== undefined), dateTime: toWireTime(changes.dateTime ?? post.dateTime) },
-    }], trx);
+    }, ...(plan?.add ?? []).map((copy) => ({ postId: copy.id, kind: 'created' as const, details: { copiedFrom: id, channelId: copy.channelId } }))], trx);
   }));
   const group = await deps.repos.posts.listGroup(principal.accountId, groupId);
   return group.map(toPostView);
