@@ -326,6 +326,65 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "attempts": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).\noutcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the\nnetwork took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.\n",
+              "items": {
+                "$ref": "#/$defs/PublishAttempt"
+              }
+            }
+          }
+        },
+        "PublishAttempt": {
+          "type": "object",
+          "required": [
+            "number",
+            "startedAt",
+            "finishedAt",
+            "outcome",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "number": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "finishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "outcome": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "enum": [
+                "published",
+                "retryable",
+                "permanent",
+                "unknown",
+                "reconciled",
+                null
+              ]
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "What the network said, or why the outcome is unknown."
             }
           }
         }
@@ -671,6 +730,65 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "attempts": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).\noutcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the\nnetwork took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.\n",
+              "items": {
+                "$ref": "#/$defs/PublishAttempt"
+              }
+            }
+          }
+        },
+        "PublishAttempt": {
+          "type": "object",
+          "required": [
+            "number",
+            "startedAt",
+            "finishedAt",
+            "outcome",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "number": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "finishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "outcome": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "enum": [
+                "published",
+                "retryable",
+                "permanent",
+                "unknown",
+                "reconciled",
+                null
+              ]
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "What the network said, or why the outcome is unknown."
             }
           }
         }
@@ -1011,6 +1129,65 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "attempts": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).\noutcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the\nnetwork took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.\n",
+              "items": {
+                "$ref": "#/$defs/PublishAttempt"
+              }
+            }
+          }
+        },
+        "PublishAttempt": {
+          "type": "object",
+          "required": [
+            "number",
+            "startedAt",
+            "finishedAt",
+            "outcome",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "number": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "finishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "outcome": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "enum": [
+                "published",
+                "retryable",
+                "permanent",
+                "unknown",
+                "reconciled",
+                null
+              ]
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "What the network said, or why the outcome is unknown."
             }
           }
         }
@@ -1356,6 +1533,65 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "attempts": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).\noutcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the\nnetwork took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.\n",
+              "items": {
+                "$ref": "#/$defs/PublishAttempt"
+              }
+            }
+          }
+        },
+        "PublishAttempt": {
+          "type": "object",
+          "required": [
+            "number",
+            "startedAt",
+            "finishedAt",
+            "outcome",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "number": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "finishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "outcome": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "enum": [
+                "published",
+                "retryable",
+                "permanent",
+                "unknown",
+                "reconciled",
+                null
+              ]
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "What the network said, or why the outcome is unknown."
             }
           }
         }
@@ -2193,6 +2429,65 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "attempts": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).\noutcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the\nnetwork took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.\n",
+              "items": {
+                "$ref": "#/$defs/PublishAttempt"
+              }
+            }
+          }
+        },
+        "PublishAttempt": {
+          "type": "object",
+          "required": [
+            "number",
+            "startedAt",
+            "finishedAt",
+            "outcome",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "number": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "finishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "outcome": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "enum": [
+                "published",
+                "retryable",
+                "permanent",
+                "unknown",
+                "reconciled",
+                null
+              ]
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "What the network said, or why the outcome is unknown."
             }
           }
         }
@@ -2677,6 +2972,65 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "attempts": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).\noutcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the\nnetwork took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.\n",
+              "items": {
+                "$ref": "#/$defs/PublishAttempt"
+              }
+            }
+          }
+        },
+        "PublishAttempt": {
+          "type": "object",
+          "required": [
+            "number",
+            "startedAt",
+            "finishedAt",
+            "outcome",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "number": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "finishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "outcome": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "enum": [
+                "published",
+                "retryable",
+                "permanent",
+                "unknown",
+                "reconciled",
+                null
+              ]
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "What the network said, or why the outcome is unknown."
             }
           }
         }
@@ -3270,6 +3624,65 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "attempts": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).\noutcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the\nnetwork took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.\n",
+              "items": {
+                "$ref": "#/$defs/PublishAttempt"
+              }
+            }
+          }
+        },
+        "PublishAttempt": {
+          "type": "object",
+          "required": [
+            "number",
+            "startedAt",
+            "finishedAt",
+            "outcome",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "number": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "finishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "outcome": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "enum": [
+                "published",
+                "retryable",
+                "permanent",
+                "unknown",
+                "reconciled",
+                null
+              ]
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "What the network said, or why the outcome is unknown."
             }
           }
         }
@@ -4341,6 +4754,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "attempts": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).\noutcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the\nnetwork took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.\n",
+              "items": {
+                "$ref": "#/$defs/PublishAttempt"
+              }
             }
           }
         },
@@ -4386,6 +4809,55 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                   "description": "Sent on the first page of `GET /posts` when no `livePosts` preference was given and live posts exist that are not shown."
                 }
               }
+            }
+          }
+        },
+        "PublishAttempt": {
+          "type": "object",
+          "required": [
+            "number",
+            "startedAt",
+            "finishedAt",
+            "outcome",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "number": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "finishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "outcome": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "enum": [
+                "published",
+                "retryable",
+                "permanent",
+                "unknown",
+                "reconciled",
+                null
+              ]
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "What the network said, or why the outcome is unknown."
             }
           }
         }
@@ -4739,6 +5211,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "attempts": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).\noutcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the\nnetwork took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.\n",
+              "items": {
+                "$ref": "#/$defs/PublishAttempt"
+              }
             }
           }
         },
@@ -4784,6 +5266,55 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                   "description": "Sent on the first page of `GET /posts` when no `livePosts` preference was given and live posts exist that are not shown."
                 }
               }
+            }
+          }
+        },
+        "PublishAttempt": {
+          "type": "object",
+          "required": [
+            "number",
+            "startedAt",
+            "finishedAt",
+            "outcome",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "number": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "finishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "outcome": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "enum": [
+                "published",
+                "retryable",
+                "permanent",
+                "unknown",
+                "reconciled",
+                null
+              ]
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "What the network said, or why the outcome is unknown."
             }
           }
         }
@@ -5135,6 +5666,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "attempts": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).\noutcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the\nnetwork took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.\n",
+              "items": {
+                "$ref": "#/$defs/PublishAttempt"
+              }
             }
           }
         },
@@ -5180,6 +5721,55 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                   "description": "Sent on the first page of `GET /posts` when no `livePosts` preference was given and live posts exist that are not shown."
                 }
               }
+            }
+          }
+        },
+        "PublishAttempt": {
+          "type": "object",
+          "required": [
+            "number",
+            "startedAt",
+            "finishedAt",
+            "outcome",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "number": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "finishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "outcome": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "enum": [
+                "published",
+                "retryable",
+                "permanent",
+                "unknown",
+                "reconciled",
+                null
+              ]
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "What the network said, or why the outcome is unknown."
             }
           }
         }
@@ -5531,6 +6121,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "attempts": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).\noutcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the\nnetwork took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.\n",
+              "items": {
+                "$ref": "#/$defs/PublishAttempt"
+              }
             }
           }
         },
@@ -5576,6 +6176,55 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                   "description": "Sent on the first page of `GET /posts` when no `livePosts` preference was given and live posts exist that are not shown."
                 }
               }
+            }
+          }
+        },
+        "PublishAttempt": {
+          "type": "object",
+          "required": [
+            "number",
+            "startedAt",
+            "finishedAt",
+            "outcome",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "number": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "finishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "outcome": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "enum": [
+                "published",
+                "retryable",
+                "permanent",
+                "unknown",
+                "reconciled",
+                null
+              ]
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "What the network said, or why the outcome is unknown."
             }
           }
         }
@@ -6159,6 +6808,65 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "attempts": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).\noutcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the\nnetwork took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.\n",
+              "items": {
+                "$ref": "#/$defs/PublishAttempt"
+              }
+            }
+          }
+        },
+        "PublishAttempt": {
+          "type": "object",
+          "required": [
+            "number",
+            "startedAt",
+            "finishedAt",
+            "outcome",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "number": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "finishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "outcome": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "enum": [
+                "published",
+                "retryable",
+                "permanent",
+                "unknown",
+                "reconciled",
+                null
+              ]
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "What the network said, or why the outcome is unknown."
             }
           }
         }
@@ -6509,6 +7217,65 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "attempts": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).\noutcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the\nnetwork took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.\n",
+              "items": {
+                "$ref": "#/$defs/PublishAttempt"
+              }
+            }
+          }
+        },
+        "PublishAttempt": {
+          "type": "object",
+          "required": [
+            "number",
+            "startedAt",
+            "finishedAt",
+            "outcome",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "number": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "finishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "outcome": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "enum": [
+                "published",
+                "retryable",
+                "permanent",
+                "unknown",
+                "reconciled",
+                null
+              ]
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "What the network said, or why the outcome is unknown."
             }
           }
         }
@@ -7011,6 +7778,65 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "attempts": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).\noutcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the\nnetwork took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.\n",
+              "items": {
+                "$ref": "#/$defs/PublishAttempt"
+              }
+            }
+          }
+        },
+        "PublishAttempt": {
+          "type": "object",
+          "required": [
+            "number",
+            "startedAt",
+            "finishedAt",
+            "outcome",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "number": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "finishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "outcome": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "enum": [
+                "published",
+                "retryable",
+                "permanent",
+                "unknown",
+                "reconciled",
+                null
+              ]
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "What the network said, or why the outcome is unknown."
             }
           }
         }
@@ -8073,6 +8899,65 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "attempts": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).\noutcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the\nnetwork took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.\n",
+              "items": {
+                "$ref": "#/$defs/PublishAttempt"
+              }
+            }
+          }
+        },
+        "PublishAttempt": {
+          "type": "object",
+          "required": [
+            "number",
+            "startedAt",
+            "finishedAt",
+            "outcome",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "number": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "finishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "outcome": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "enum": [
+                "published",
+                "retryable",
+                "permanent",
+                "unknown",
+                "reconciled",
+                null
+              ]
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "What the network said, or why the outcome is unknown."
             }
           }
         }
@@ -8626,6 +9511,65 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "attempts": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).\noutcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the\nnetwork took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.\n",
+              "items": {
+                "$ref": "#/$defs/PublishAttempt"
+              }
+            }
+          }
+        },
+        "PublishAttempt": {
+          "type": "object",
+          "required": [
+            "number",
+            "startedAt",
+            "finishedAt",
+            "outcome",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "number": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "finishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "outcome": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "enum": [
+                "published",
+                "retryable",
+                "permanent",
+                "unknown",
+                "reconciled",
+                null
+              ]
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "What the network said, or why the outcome is unknown."
             }
           }
         }

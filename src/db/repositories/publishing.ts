@@ -120,8 +120,21 @@ export class PublishingRepository {
     return row && toAttempt(row);
   }
 
+  /** Publish attempts of several posts at once (a page of posts), oldest first per post. */
+  async attemptsByPost(accountId: string, postIds: readonly string[]): Promise<Map<string, PublishAttemptRecord[]>> {
+    const byPost = new Map<string, PublishAttemptRecord[]>();
+    if (postIds.length === 0) return byPost;
+    const rows = await this.db('publish_attempts').where({ account_id: accountId, kind: 'publish' }).whereIn('post_id', postIds).orderBy('seq');
+    for (const row of rows) {
+      const attempt = toAttempt(row);
+      byPost.set(attempt.postId, [...(byPost.get(attempt.postId) ?? []), attempt]);
+    }
+    return byPost;
+  }
+
+  /** A post's publish attempts, oldest first (first-comment attempts are the comment step's own). */
   async attempts(accountId: string, postId: string): Promise<PublishAttemptRecord[]> {
-    const rows = await this.db('publish_attempts').where({ account_id: accountId, post_id: postId }).orderBy('seq');
+    const rows = await this.db('publish_attempts').where({ account_id: accountId, post_id: postId, kind: 'publish' }).orderBy('seq');
     return rows.map(toAttempt);
   }
 
