@@ -312,6 +312,8 @@ export class PublishingWorker {
     const comment = post.firstComment && network.capabilities.firstComment !== 'none' ? post.firstComment : undefined;
     const publishedAt = this.now();
     return {
+      accountId: post.accountId,
+      channelId: post.channelId,
       networkPostId: published.networkPostId,
       permalinkUrl: published.permalinkUrl,
       publishedAt,
@@ -366,6 +368,9 @@ export class PublishingWorker {
     if (!network) return;
     const recent = await network.fetchRecentPosts(networkChannel(channel), this.options.syncDepth);
     const known = new Map((await this.repo.ownByNetworkIds(channel.id, recent.map((p) => p.networkPostId))).map((p) => [p.networkPostId, p]));
+    // A post made under one of Herald's idempotency keys is Herald's own, even before its worker records the
+    // answer (or after that worker died): the publisher or reconciliation claims it, never live-post sync.
+    const ours = await this.repo.knownAttemptKeys(recent.flatMap((p) => (p.idempotencyKey ? [p.idempotencyKey] : [])));
     const now = this.now();
     const fresh: PostRecord[] = [];
     for (const found of recent) {
@@ -374,6 +379,7 @@ export class PublishingWorker {
         if (post.isLive || post.status === 'published') await this.repo.setMetrics(post.id, found.metrics, now);
         continue;
       }
+      if (found.idempotencyKey && ours.has(found.idempotencyKey)) continue;
       fresh.push({
         id: newLivePostId(), accountId: channel.accountId, workspaceId: channel.workspaceId, channelId: channel.id, groupId: null,
         text: found.text, dateTime: found.publishedAt, timelineAt: found.publishedAt, isScheduled: false, isDraft: false, isLive: true,

@@ -1,7 +1,7 @@
 import type { Db } from '../connection.js';
 import { bool, json, jsonText } from './rows.js';
 
-export type SandboxFailureMode = 'rate_limited' | 'transient' | 'permanent' | 'timeout_after_post';
+export type SandboxFailureMode = 'rate_limited' | 'transient' | 'permanent' | 'timeout_after_post' | 'slow_after_post';
 
 export interface SandboxPostRecord {
   id: string;
@@ -66,11 +66,12 @@ export class SandboxRepository {
 
   /** Takes one simulated failure for the channel, if any is left. */
   async takeFailure(channelId: string): Promise<SandboxFailureMode | undefined> {
+    // Decrement first, then read: SQLite makes a writer that read first fail rather than wait.
     return this.db.transaction(async (trx) => {
-      const row = await trx('sandbox_failures').where({ channel_id: channelId }).andWhere('remaining', '>', 0).first();
-      if (!row) return undefined;
-      const n = await trx('sandbox_failures').where({ channel_id: channelId, remaining: row.remaining }).update({ remaining: row.remaining - 1 });
-      return n > 0 ? (row.mode as SandboxFailureMode) : undefined;
+      const n = await trx('sandbox_failures').where({ channel_id: channelId }).andWhere('remaining', '>', 0).decrement('remaining', 1);
+      if (n === 0) return undefined;
+      const row = await trx('sandbox_failures').where({ channel_id: channelId }).first();
+      return row.mode as SandboxFailureMode;
     });
   }
 }
