@@ -7,14 +7,13 @@ import { migrate, openDatabase, type Db } from './db/connection.js';
 import { createRepositories } from './db/repositories/index.js';
 import type { DomainDeps } from './domain/deps.js';
 import { purgeExpired } from './domain/housekeeping.js';
-import { recycleDueCollections } from './domain/recycling/recycling.js';
 import { createLogger, type Logger } from './logger.js';
+import { createMediaStorage } from './storage/media-storage.js';
+import { createAiProvider } from './domain/ai/providers.js';
 import { createWorker } from './publishing/engine.js';
 import type { PublishingWorker } from './publishing/worker.js';
 
 const HOUSEKEEPING_INTERVAL_MS = 10 * 60_000;
-// Collections re-queue on a scale of days; checking every minute is ample and cheap (one indexed query).
-const RECYCLING_INTERVAL_MS = 60_000;
 
 export interface Herald {
   config: Config;
@@ -38,7 +37,10 @@ export async function openDomain(config: Config): Promise<{ db: Db; deps: Domain
     secrets: {
       cursorKey: await repos.instanceSecrets.getOrCreate('cursor'),
       sessionKey: await repos.instanceSecrets.getOrCreate('oauth_session'),
+      linkKey: await repos.instanceSecrets.getOrCreate('signed_links'),
     },
+    mediaStorage: await createMediaStorage({ dataDir: config.dataDir, s3: config.media.s3 }),
+    ai: createAiProvider(config.ai),
   };
   return { db, deps };
 }
@@ -56,13 +58,6 @@ export async function startHerald(config: Config, logger: Logger = createLogger(
     purgeExpired(deps).catch((error) => logger.error('housekeeping failed', error));
   }, HOUSEKEEPING_INTERVAL_MS);
   housekeeping.unref();
-  // Re-queueing collections is background work: it runs where the worker runs.
-  const recycling = config.worker
-    ? setInterval(() => {
-        recycleDueCollections(deps).catch((error) => logger.error('recycling collections failed', error));
-      }, RECYCLING_INTERVAL_MS)
-    : undefined;
-  recycling?.unref();
   const worker = config.worker ? createWorker(deps, logger) : undefined;
   worker?.start();
   return {
@@ -75,7 +70,6 @@ export async function startHerald(config: Config, logger: Logger = createLogger(
     async close() {
       await worker?.stop();
       clearInterval(housekeeping);
-      clearInterval(recycling);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await db.destroy();

@@ -27,3 +27,10 @@ export async function eventually<T>(check: () => Promise<T | undefined>, what: s
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/** Pins the test Herald's clock (deps.now), which the worker reads too. */
+export function pinClock(t: TestHerald, iso: string): { advance(ms: number): void; now(): number } {
+  let now = Date.parse(iso);
+  t.deps.now = () => now;
+  return { advance: (ms) => { now += ms; }, now: () => now };
+}

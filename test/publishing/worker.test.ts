@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { NETWORK_CAPABILITIES, NetworkRegistry } from '../../src/publishing/networks/network.js';
 import { SandboxNetwork } from '../../src/publishing/networks/sandbox.js';
 import { futureIso, startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
-import { pinClock } from '../team/support.js';
-import { eventually, testWorker } from './support.js';
+import { eventually, pinClock, testWorker } from './support.js';
 
 describe('publishing worker', () => {
   let t: TestHerald;
