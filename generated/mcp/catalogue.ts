@@ -326,6 +326,65 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "attempts": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).\noutcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the\nnetwork took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.\n",
+              "items": {
+                "$ref": "#/$defs/PublishAttempt"
+              }
+            }
+          }
+        },
+        "PublishAttempt": {
+          "type": "object",
+          "required": [
+            "number",
+            "startedAt",
+            "finishedAt",
+            "outcome",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "number": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "finishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "outcome": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "enum": [
+                "published",
+                "retryable",
+                "permanent",
+                "unknown",
+                "reconciled",
+                null
+              ]
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "What the network said, or why the outcome is unknown."
             }
           }
         }
@@ -671,6 +730,65 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "attempts": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).\noutcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the\nnetwork took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.\n",
+              "items": {
+                "$ref": "#/$defs/PublishAttempt"
+              }
+            }
+          }
+        },
+        "PublishAttempt": {
+          "type": "object",
+          "required": [
+            "number",
+            "startedAt",
+            "finishedAt",
+            "outcome",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "number": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "finishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "outcome": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "enum": [
+                "published",
+                "retryable",
+                "permanent",
+                "unknown",
+                "reconciled",
+                null
+              ]
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "What the network said, or why the outcome is unknown."
             }
           }
         }
@@ -1011,6 +1129,65 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "attempts": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).\noutcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the\nnetwork took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.\n",
+              "items": {
+                "$ref": "#/$defs/PublishAttempt"
+              }
+            }
+          }
+        },
+        "PublishAttempt": {
+          "type": "object",
+          "required": [
+            "number",
+            "startedAt",
+            "finishedAt",
+            "outcome",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "number": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "finishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "outcome": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "enum": [
+                "published",
+                "retryable",
+                "permanent",
+                "unknown",
+                "reconciled",
+                null
+              ]
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "What the network said, or why the outcome is unknown."
             }
           }
         }
@@ -1356,6 +1533,65 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "attempts": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).\noutcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the\nnetwork took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.\n",
+              "items": {
+                "$ref": "#/$defs/PublishAttempt"
+              }
+            }
+          }
+        },
+        "PublishAttempt": {
+          "type": "object",
+          "required": [
+            "number",
+            "startedAt",
+            "finishedAt",
+            "outcome",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "number": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "finishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "outcome": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "enum": [
+                "published",
+                "retryable",
+                "permanent",
+                "unknown",
+                "reconciled",
+                null
+              ]
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "What the network said, or why the outcome is unknown."
             }
           }
         }
@@ -2193,6 +2429,65 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "attempts": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).\noutcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the\nnetwork took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.\n",
+              "items": {
+                "$ref": "#/$defs/PublishAttempt"
+              }
+            }
+          }
+        },
+        "PublishAttempt": {
+          "type": "object",
+          "required": [
+            "number",
+            "startedAt",
+            "finishedAt",
+            "outcome",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "number": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "finishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "outcome": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "enum": [
+                "published",
+                "retryable",
+                "permanent",
+                "unknown",
+                "reconciled",
+                null
+              ]
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "What the network said, or why the outcome is unknown."
             }
           }
         }
@@ -2727,6 +3022,65 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "attempts": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).\noutcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the\nnetwork took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.\n",
+              "items": {
+                "$ref": "#/$defs/PublishAttempt"
+              }
+            }
+          }
+        },
+        "PublishAttempt": {
+          "type": "object",
+          "required": [
+            "number",
+            "startedAt",
+            "finishedAt",
+            "outcome",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "number": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "finishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "outcome": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "enum": [
+                "published",
+                "retryable",
+                "permanent",
+                "unknown",
+                "reconciled",
+                null
+              ]
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "What the network said, or why the outcome is unknown."
             }
           }
         }
@@ -3440,6 +3794,65 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "attempts": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).\noutcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the\nnetwork took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.\n",
+              "items": {
+                "$ref": "#/$defs/PublishAttempt"
+              }
+            }
+          }
+        },
+        "PublishAttempt": {
+          "type": "object",
+          "required": [
+            "number",
+            "startedAt",
+            "finishedAt",
+            "outcome",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "number": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "finishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "outcome": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "enum": [
+                "published",
+                "retryable",
+                "permanent",
+                "unknown",
+                "reconciled",
+                null
+              ]
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "What the network said, or why the outcome is unknown."
             }
           }
         }
@@ -4620,6 +5033,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "attempts": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).\noutcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the\nnetwork took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.\n",
+              "items": {
+                "$ref": "#/$defs/PublishAttempt"
+              }
             }
           }
         },
@@ -4665,6 +5088,55 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                   "description": "Sent on the first page of `GET /posts` when no `livePosts` preference was given and live posts exist that are not shown."
                 }
               }
+            }
+          }
+        },
+        "PublishAttempt": {
+          "type": "object",
+          "required": [
+            "number",
+            "startedAt",
+            "finishedAt",
+            "outcome",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "number": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "finishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "outcome": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "enum": [
+                "published",
+                "retryable",
+                "permanent",
+                "unknown",
+                "reconciled",
+                null
+              ]
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "What the network said, or why the outcome is unknown."
             }
           }
         }
@@ -5018,6 +5490,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "attempts": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).\noutcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the\nnetwork took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.\n",
+              "items": {
+                "$ref": "#/$defs/PublishAttempt"
+              }
             }
           }
         },
@@ -5063,6 +5545,55 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                   "description": "Sent on the first page of `GET /posts` when no `livePosts` preference was given and live posts exist that are not shown."
                 }
               }
+            }
+          }
+        },
+        "PublishAttempt": {
+          "type": "object",
+          "required": [
+            "number",
+            "startedAt",
+            "finishedAt",
+            "outcome",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "number": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "finishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "outcome": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "enum": [
+                "published",
+                "retryable",
+                "permanent",
+                "unknown",
+                "reconciled",
+                null
+              ]
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "What the network said, or why the outcome is unknown."
             }
           }
         }
@@ -5414,6 +5945,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "attempts": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).\noutcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the\nnetwork took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.\n",
+              "items": {
+                "$ref": "#/$defs/PublishAttempt"
+              }
             }
           }
         },
@@ -5459,6 +6000,55 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                   "description": "Sent on the first page of `GET /posts` when no `livePosts` preference was given and live posts exist that are not shown."
                 }
               }
+            }
+          }
+        },
+        "PublishAttempt": {
+          "type": "object",
+          "required": [
+            "number",
+            "startedAt",
+            "finishedAt",
+            "outcome",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "number": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "finishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "outcome": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "enum": [
+                "published",
+                "retryable",
+                "permanent",
+                "unknown",
+                "reconciled",
+                null
+              ]
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "What the network said, or why the outcome is unknown."
             }
           }
         }
@@ -5810,6 +6400,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "attempts": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).\noutcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the\nnetwork took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.\n",
+              "items": {
+                "$ref": "#/$defs/PublishAttempt"
+              }
             }
           }
         },
@@ -5855,6 +6455,55 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                   "description": "Sent on the first page of `GET /posts` when no `livePosts` preference was given and live posts exist that are not shown."
                 }
               }
+            }
+          }
+        },
+        "PublishAttempt": {
+          "type": "object",
+          "required": [
+            "number",
+            "startedAt",
+            "finishedAt",
+            "outcome",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "number": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "finishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "outcome": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "enum": [
+                "published",
+                "retryable",
+                "permanent",
+                "unknown",
+                "reconciled",
+                null
+              ]
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "What the network said, or why the outcome is unknown."
             }
           }
         }
@@ -6536,6 +7185,65 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "attempts": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).\noutcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the\nnetwork took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.\n",
+              "items": {
+                "$ref": "#/$defs/PublishAttempt"
+              }
+            }
+          }
+        },
+        "PublishAttempt": {
+          "type": "object",
+          "required": [
+            "number",
+            "startedAt",
+            "finishedAt",
+            "outcome",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "number": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "finishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "outcome": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "enum": [
+                "published",
+                "retryable",
+                "permanent",
+                "unknown",
+                "reconciled",
+                null
+              ]
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "What the network said, or why the outcome is unknown."
             }
           }
         }
@@ -6886,6 +7594,65 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "attempts": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).\noutcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the\nnetwork took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.\n",
+              "items": {
+                "$ref": "#/$defs/PublishAttempt"
+              }
+            }
+          }
+        },
+        "PublishAttempt": {
+          "type": "object",
+          "required": [
+            "number",
+            "startedAt",
+            "finishedAt",
+            "outcome",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "number": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "finishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "outcome": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "enum": [
+                "published",
+                "retryable",
+                "permanent",
+                "unknown",
+                "reconciled",
+                null
+              ]
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "What the network said, or why the outcome is unknown."
             }
           }
         }
@@ -7388,6 +8155,65 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "attempts": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).\noutcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the\nnetwork took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.\n",
+              "items": {
+                "$ref": "#/$defs/PublishAttempt"
+              }
+            }
+          }
+        },
+        "PublishAttempt": {
+          "type": "object",
+          "required": [
+            "number",
+            "startedAt",
+            "finishedAt",
+            "outcome",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "number": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "finishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "outcome": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "enum": [
+                "published",
+                "retryable",
+                "permanent",
+                "unknown",
+                "reconciled",
+                null
+              ]
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "What the network said, or why the outcome is unknown."
             }
           }
         }
@@ -8450,6 +9276,65 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "attempts": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).\noutcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the\nnetwork took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.\n",
+              "items": {
+                "$ref": "#/$defs/PublishAttempt"
+              }
+            }
+          }
+        },
+        "PublishAttempt": {
+          "type": "object",
+          "required": [
+            "number",
+            "startedAt",
+            "finishedAt",
+            "outcome",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "number": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "finishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "outcome": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "enum": [
+                "published",
+                "retryable",
+                "permanent",
+                "unknown",
+                "reconciled",
+                null
+              ]
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "What the network said, or why the outcome is unknown."
             }
           }
         }
@@ -9026,6 +9911,65 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "attempts": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).\noutcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the\nnetwork took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.\n",
+              "items": {
+                "$ref": "#/$defs/PublishAttempt"
+              }
+            }
+          }
+        },
+        "PublishAttempt": {
+          "type": "object",
+          "required": [
+            "number",
+            "startedAt",
+            "finishedAt",
+            "outcome",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "number": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "finishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "outcome": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "enum": [
+                "published",
+                "retryable",
+                "permanent",
+                "unknown",
+                "reconciled",
+                null
+              ]
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "What the network said, or why the outcome is unknown."
             }
           }
         }

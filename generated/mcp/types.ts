@@ -165,6 +165,12 @@ export interface components {
             reviewerUserId?: string | null;
             /** @description Why the post was rejected (approvalStatus REJECTED). */
             rejectionReason?: string | null;
+            /**
+             * @description The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).
+             *     outcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the
+             *     network took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.
+             */
+            attempts?: components["schemas"]["PublishAttempt"][] | null;
         };
         PostPage: {
             data: components["schemas"]["Post"][];
@@ -176,6 +182,17 @@ export interface components {
                 /** @description Sent on the first page of `GET /posts` when no `livePosts` preference was given and live posts exist that are not shown. */
                 livePostsAvailable?: boolean;
             };
+        };
+        PublishAttempt: {
+            number: number;
+            /** Format: date-time */
+            startedAt: string;
+            /** Format: date-time */
+            finishedAt: string | null;
+            /** @enum {string|null} */
+            outcome: "published" | "retryable" | "permanent" | "unknown" | "reconciled" | null;
+            /** @description What the network said, or why the outcome is unknown. */
+            error: string | null;
         };
         Slot: {
             /** @enum {string} */

@@ -646,6 +646,23 @@ export interface components {
             reviewerUserId?: string | null;
             /** @description Why the post was rejected (approvalStatus REJECTED). */
             rejectionReason?: string | null;
+            /**
+             * @description The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).
+             *     outcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the
+             *     network took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.
+             */
+            attempts?: components["schemas"]["PublishAttempt"][] | null;
+        };
+        PublishAttempt: {
+            number: number;
+            /** Format: date-time */
+            startedAt: string;
+            /** Format: date-time */
+            finishedAt: string | null;
+            /** @enum {string|null} */
+            outcome: "published" | "retryable" | "permanent" | "unknown" | "reconciled" | null;
+            /** @description What the network said, or why the outcome is unknown. */
+            error: string | null;
         };
         PostList: {
             data: components["schemas"]["Post"][];

@@ -13,8 +13,8 @@
  *   herald channel slots --account A --channel C --slots "mon 09:00,tue 12:30"   (wall clock in the channel's timezone)
  *   herald media import --account A --workspace W --url U [--name FILE]   (direct image/video links only; SSRF-guarded)
  *   herald worker                                   (the publishing worker alone; `serve --no-worker` is the API alone)
- *   herald sandbox post-external --account A --channel C --text T [--likes N]
- *   herald sandbox fail --account A --channel C --mode rate_limited|transient|permanent|timeout_after_post [--times N]
+ *   herald sandbox post-external --channel C --text T [--likes N] [--account A]
+ *   herald sandbox fail --channel C --mode rate_limited|transient|permanent|timeout_after_post|slow_after_post|none [--times N] [--account A]
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
@@ -124,9 +124,9 @@ const commands: Record<string, Command> = {
     return { ...(await importMediaFromUrl(deps, principal, { url: need(v, 'url'), workspaceId: need(v, 'workspace'), fileName: v.name })) };
   },
   'sandbox post-external': async (v, deps) =>
-    postExternal(deps, { accountId: need(v, 'account'), channelId: need(v, 'channel'), text: need(v, 'text'), likes: count(v, 'likes', 0) }),
+    postExternal(deps, { accountId: v.account, channelId: need(v, 'channel'), text: need(v, 'text'), likes: count(v, 'likes', 0) }),
   'sandbox fail': async (v, deps) =>
-    setSandboxFailure(deps, { accountId: need(v, 'account'), channelId: need(v, 'channel'), mode: need(v, 'mode'), times: count(v, 'times', 1) }),
+    setSandboxFailure(deps, { accountId: v.account, channelId: need(v, 'channel'), mode: need(v, 'mode'), times: count(v, 'times', 1) }),
   migrate: async () => ({ migrated: true }),
 };
 

@@ -6,6 +6,7 @@
  *    goes back to step 1 (303), failure shows the sign-in page again;
  * 3. POST /authorize/decision: CSRF token and sign-in; "deny" redirects with error=access_denied,
  *    "approve" issues a code for read_profile + manage_post (+ manage_team if ticked) and redirects with it.
+ * 4. POST /authorize/sign-out ("Not you?"): CSRF token, then forgets the sign-in and goes back to step 1.
  * Redirects to the client carry `state` and `iss` (RFC 9207).
  */
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
@@ -17,7 +18,7 @@ import { issuerOf } from '../domain/oauth/resources.js';
 import { grantedScopes } from '../domain/oauth/scopes.js';
 import { signIn } from '../domain/oauth/sign-in.js';
 import { REQUIRED_SCOPES } from '../domain/principal.js';
-import { csrfToken, csrfTokenMatches, setSignIn, signedInUser as signedInCookie } from './browser-session.js';
+import { clearSignIn, csrfToken, csrfTokenMatches, setSignIn, signedInUser as signedInCookie } from './browser-session.js';
 import { OAUTH_ENDPOINTS } from './endpoints.js';
 import { consentPage, errorPage, sendPage, signInPage } from './pages.js';
 
@@ -108,6 +109,17 @@ function submitDecision(deps: DomainDeps): RequestHandler {
   };
 }
 
+function submitSignOut(deps: DomainDeps): RequestHandler {
+  return async (req, res) => {
+    const form = req.body as Record<string, unknown>;
+    const authorizationRequest = typeof form.authorization_request === 'string' ? form.authorization_request : '';
+    await checkAuthorizationRequest(deps, paramsOf(authorizationRequest));
+    if (!csrfTokenMatches(req, form.csrf_token)) return sendPage(res, 403, errorPage(CSRF_PROBLEM));
+    clearSignIn(res, deps.config);
+    res.redirect(303, `${OAUTH_ENDPOINTS.authorize}?${authorizationRequest}`);
+  };
+}
+
 /** Requests that fail before the redirect URI is trusted get a page; later failures go back to the client. */
 function authorizationErrors(deps: DomainDeps): ErrorRequestHandler {
   return (error, _req, res, next) => {
@@ -125,6 +137,7 @@ export function authorizationEndpoint(deps: DomainDeps, options: { maxBodyBytes:
   router.get(OAUTH_ENDPOINTS.authorize, showAuthorize(deps));
   router.post(OAUTH_ENDPOINTS.signIn, form, submitSignIn(deps));
   router.post(OAUTH_ENDPOINTS.decision, form, submitDecision(deps));
+  router.post(OAUTH_ENDPOINTS.signOut, form, submitSignOut(deps));
   router.use(authorizationErrors(deps));
   return router;
 }

@@ -39,6 +39,11 @@ export function setSignIn(res: Response, config: Config, key: string, user: Sign
   res.cookie(SIGN_IN_COOKIE, `${payload}.${mac(key, payload)}`, cookieOptions(config, SIGN_IN_LIFETIME_MS));
 }
 
+export function clearSignIn(res: Response, config: Config): void {
+  const { maxAge: _maxAge, ...options } = cookieOptions(config, 0);
+  res.clearCookie(SIGN_IN_COOKIE, options);
+}
+
 /** The signed-in user, or undefined when there is no valid, unexpired sign-in cookie. */
 export function signedInUser(req: Request, key: string, now: number): SignedInUser | undefined {
   const value = readCookie(req, SIGN_IN_COOKIE);

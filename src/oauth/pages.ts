@@ -92,6 +92,10 @@ ${fixed}
 <button type="submit" name="decision" value="approve">Allow</button>
 <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
 </div>
+</form>
+<form method="post" action="${OAUTH_ENDPOINTS.signOut}" class="switch">
+${hiddenFields(context)}
+<button type="submit" class="link">Not you? Sign in as someone else</button>
 </form>`);
 }
 
@@ -115,6 +119,7 @@ button.secondary{color:#1d2330;background:#e6e8ee;margin-top:.75rem}
 .optional{display:flex;gap:.6rem;align-items:flex-start;padding:.75rem;border:1px solid #e0e3ea;border-radius:8px}
 .optional input{margin-top:.35rem;width:1.2rem;height:1.2rem}.optional label{margin:0;font-weight:400}
 .host{word-break:break-all}
+.switch{margin-top:1rem;text-align:center}button.link{display:inline;width:auto;margin:0;padding:.25rem;color:#4353ff;background:none;font-weight:400;text-decoration:underline}
 `;
 
 /** Headers every page carries: no framing, no inline code, nothing cached, forms post only to us (and the redirect that follows them). */

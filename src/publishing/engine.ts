@@ -34,31 +34,35 @@ export function createWorker(
   );
 }
 
-export const SANDBOX_FAILURE_MODES: readonly SandboxFailureMode[] = ['rate_limited', 'transient', 'permanent', 'timeout_after_post'];
+export const SANDBOX_FAILURE_MODES: readonly SandboxFailureMode[] = ['rate_limited', 'transient', 'permanent', 'timeout_after_post', 'slow_after_post'];
 
-async function sandboxChannel(deps: DomainDeps, accountId: string, channelId: string) {
-  const channel = await deps.repos.channels.get(accountId, channelId);
-  if (!channel) throw new NotFoundError(`No channel ${channelId} in account ${accountId}`);
+/** The CLI names a channel by id; --account, when given, must be the channel's. */
+async function sandboxChannel(deps: DomainDeps, accountId: string | undefined, channelId: string) {
+  const channel = await deps.repos.publishing.channel(channelId);
+  if (!channel || (accountId !== undefined && channel.accountId !== accountId)) {
+    throw new NotFoundError(`No channel ${channelId}${accountId ? ` in account ${accountId}` : ''}`);
+  }
   if (channel.network !== 'sandbox') throw new ValidationError(`Channel ${channelId} is on ${channel.network}, not the sandbox`);
   return channel;
 }
 
-/** `herald sandbox fail`: the channel's next `times` publish calls fail the way `mode` says. */
-export async function setSandboxFailure(deps: DomainDeps, input: { accountId: string; channelId: string; mode: string; times: number }) {
-  const mode = SANDBOX_FAILURE_MODES.find((m) => m === input.mode);
-  if (!mode) throw new ValidationError(`--mode must be one of ${SANDBOX_FAILURE_MODES.join(', ')}; got "${input.mode}"`);
+/** `herald sandbox fail`: the channel's next `times` publish calls fail the way `mode` says; `none` clears it. */
+export async function setSandboxFailure(deps: DomainDeps, input: { accountId?: string; channelId: string; mode: string; times: number }) {
+  const mode = input.mode === 'none' ? 'none' : SANDBOX_FAILURE_MODES.find((m) => m === input.mode);
+  if (!mode) throw new ValidationError(`--mode must be one of ${SANDBOX_FAILURE_MODES.join(', ')}, none; got "${input.mode}"`);
   if (!Number.isInteger(input.times) || input.times < 0) throw new ValidationError('--times must be a whole number, 0 or more');
-  await sandboxChannel(deps, input.accountId, input.channelId);
-  await deps.repos.sandbox.setFailure(input.accountId, input.channelId, mode, input.times);
-  return { channelId: input.channelId, mode, times: input.times };
+  const channel = await sandboxChannel(deps, input.accountId, input.channelId);
+  const times = mode === 'none' ? 0 : input.times;
+  await deps.repos.sandbox.setFailure(channel.accountId, channel.id, mode === 'none' ? 'transient' : mode, times);
+  return { channelId: channel.id, mode, times };
 }
 
 /** `herald sandbox post-external`: a post made on the network outside Herald, for live-post sync to find. */
-export async function postExternal(deps: DomainDeps, input: { accountId: string; channelId: string; text: string; likes?: number }) {
-  await sandboxChannel(deps, input.accountId, input.channelId);
+export async function postExternal(deps: DomainDeps, input: { accountId?: string; channelId: string; text: string; likes?: number }) {
+  const channel = await sandboxChannel(deps, input.accountId, input.channelId);
   const stored = await deps.repos.sandbox.insertOnce({
-    id: newId(), accountId: input.accountId, channelId: input.channelId, text: input.text, media: [], idempotencyKey: null, external: true,
+    id: newId(), accountId: channel.accountId, channelId: channel.id, text: input.text, media: [], idempotencyKey: null, external: true,
     metrics: { likes: input.likes ?? 0, comments: 0, shares: 0, impressions: 0 }, replyToId: null, createdAt: deps.now(),
   });
-  return { networkPostId: stored.id, channelId: input.channelId };
+  return { networkPostId: stored.id, channelId: channel.id };
 }

@@ -5,6 +5,7 @@ import type { PostRecord } from '../db/repositories/posts.js';
 import type { ClaimedPost, FirstCommentStepRecord } from '../db/repositories/publishing.js';
 import type { DomainDeps } from '../domain/deps.js';
 import { newLivePostId } from '../domain/ids.js';
+import { recycleDueCollections } from '../domain/recycling/recycling.js';
 import type { Logger } from '../logger.js';
 import type { MediaChecker } from './media-check.js';
 import { NetworkError, type Network, type NetworkChannel, type NetworkRegistry, type PublishedPost } from './networks/network.js';
@@ -103,6 +104,8 @@ export class PublishingWorker {
           if (Date.now() >= this.nextSyncAt) {
             this.nextSyncAt = Date.now() + this.options.syncIntervalMs;
             await this.sync();
+            // Recycling collections re-queue on a scale of days: the sync cadence is ample.
+            await recycleDueCollections(this.ctx.deps);
           }
         } catch (error) {
           this.ctx.logger.error('publishing worker tick failed', error);
@@ -312,6 +315,8 @@ export class PublishingWorker {
     const comment = post.firstComment && network.capabilities.firstComment !== 'none' ? post.firstComment : undefined;
     const publishedAt = this.now();
     return {
+      accountId: post.accountId,
+      channelId: post.channelId,
       networkPostId: published.networkPostId,
       permalinkUrl: published.permalinkUrl,
       publishedAt,
@@ -366,7 +371,8 @@ export class PublishingWorker {
     if (!network) return;
     const recent = await network.fetchRecentPosts(networkChannel(channel), this.options.syncDepth);
     const known = new Map((await this.repo.ownByNetworkIds(channel.id, recent.map((p) => p.networkPostId))).map((p) => [p.networkPostId, p]));
-    // Herald's own posts still in flight (or unconfirmed) are not live posts; reconciling will claim them.
+    // A post made under one of Herald's idempotency keys is Herald's own, even before its worker records the
+    // answer (or after that worker died): the publisher or reconciliation claims it, never live-post sync.
     const ours = await this.repo.knownAttemptKeys(recent.flatMap((p) => (p.idempotencyKey ? [p.idempotencyKey] : [])));
     const now = this.now();
     const fresh: PostRecord[] = [];

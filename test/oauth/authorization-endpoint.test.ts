@@ -91,6 +91,23 @@ describe('OAuth authorization endpoint', () => {
     assert.equal(redirect.searchParams.get('iss'), h.url);
   });
 
+  it('lets the user sign out from the consent page and sign in as someone else', async () => {
+    const other = await h.seedAccount();
+    const user = new FormUser(h.url);
+    const signedIn = await user.signIn(await user.request(params()), account.email, account.password);
+    const consent = await user.request(signedIn.location!);
+    assert.match(consent.html, new RegExp(account.email.replace(/[.]/g, '\\.')));
+    const signedOut = await user.request('/oauth2/mcp/authorize/sign-out', {
+      form: { csrf_token: /name="csrf_token" value="([^"]*)"/.exec(consent.html)![1], authorization_request: new URL(signedIn.location!, h.url).search.slice(1) },
+    });
+    assert.equal(signedOut.status, 303);
+    const signInAgain = await user.request(signedOut.location!);
+    assert.match(signInAgain.html, /name="password"/);
+    const asOther = await user.signIn(signInAgain, other.email, other.password);
+    const otherConsent = await user.request(asOther.location!);
+    assert.match(otherConsent.html, new RegExp(other.email.replace(/[.]/g, '\\.')));
+  });
+
   it('leaves manage_team unticked when the client did not ask for it', async () => {
     const user = new FormUser(h.url);
     const signedIn = await user.signIn(await user.request(params({ scope: 'read_profile manage_post' })), account.email, account.password);

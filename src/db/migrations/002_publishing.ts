@@ -71,7 +71,7 @@ export async function up(db: Knex): Promise<void> {
   await db.schema.createTable('sandbox_failures', (t) => {
     t.string('channel_id', 40).primary();
     t.string('account_id', 40).notNullable();
-    // rate_limited | transient | permanent | timeout_after_post
+    // rate_limited | transient | permanent | timeout_after_post | slow_after_post
     t.string('mode', 30).notNullable();
     t.integer('remaining').notNullable();
   });

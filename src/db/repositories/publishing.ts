@@ -47,6 +47,8 @@ export interface AttemptResult {
 }
 
 export interface PublishedChanges {
+  accountId: string;
+  channelId: string;
   networkPostId: string;
   permalinkUrl: string;
   publishedAt: number;
@@ -120,8 +122,21 @@ export class PublishingRepository {
     return row && toAttempt(row);
   }
 
+  /** Publish attempts of several posts at once (a page of posts), oldest first per post. */
+  async attemptsByPost(accountId: string, postIds: readonly string[]): Promise<Map<string, PublishAttemptRecord[]>> {
+    const byPost = new Map<string, PublishAttemptRecord[]>();
+    if (postIds.length === 0) return byPost;
+    const rows = await this.db('publish_attempts').where({ account_id: accountId, kind: 'publish' }).whereIn('post_id', postIds).orderBy('seq');
+    for (const row of rows) {
+      const attempt = toAttempt(row);
+      byPost.set(attempt.postId, [...(byPost.get(attempt.postId) ?? []), attempt]);
+    }
+    return byPost;
+  }
+
+  /** A post's publish attempts, oldest first (first-comment attempts are the comment step's own). */
   async attempts(accountId: string, postId: string): Promise<PublishAttemptRecord[]> {
-    const rows = await this.db('publish_attempts').where({ account_id: accountId, post_id: postId }).orderBy('seq');
+    const rows = await this.db('publish_attempts').where({ account_id: accountId, post_id: postId, kind: 'publish' }).orderBy('seq');
     return rows.map(toAttempt);
   }
 
@@ -151,9 +166,8 @@ export class PublishingRepository {
   }
 
   async markPublished(postId: string, workerId: string, changes: PublishedChanges, attempt: AttemptResult): Promise<boolean> {
+    // Write first: on SQLite a transaction that reads before writing cannot wait for another process's lock.
     return this.db.transaction(async (trx) => {
-      // Write first: on SQLite a transaction that reads before writing cannot wait for another process's lock.
-      await dropLiveCopy(trx, postId, changes.networkPostId);
       const n = await trx('posts').where({ id: postId, claimed_by: workerId, status: 'publishing' }).update({
         ...toRow({
           status: 'published', networkPostId: changes.networkPostId, permalinkUrl: changes.permalinkUrl,
@@ -163,12 +177,7 @@ export class PublishingRepository {
       });
       if (n === 0) return false;
       await finishAttemptIn(trx, attempt);
-      const post = await trx('posts').where({ id: postId }).first('account_id', 'channel_id');
-      if (changes.firstCommentDueAt !== undefined) {
-        await trx('first_comment_steps')
-          .insert({ post_id: postId, account_id: post.account_id, channel_id: post.channel_id, status: 'pending', due_at: changes.firstCommentDueAt, attempts: 0 })
-          .onConflict('post_id').ignore();
-      }
+      await insertCommentStep(trx, postId, changes);
       return true;
     });
   }
@@ -212,21 +221,22 @@ export class PublishingRepository {
   /** An unconfirmed post found on the network after all. */
   async confirmPublished(postId: string, changes: PublishedChanges, attempt: AttemptResult): Promise<boolean> {
     return this.db.transaction(async (trx) => {
-      await dropLiveCopy(trx, postId, changes.networkPostId);
       const n = await trx('posts').where({ id: postId, status: 'unconfirmed' }).update(toRow({
         status: 'published', networkPostId: changes.networkPostId, permalinkUrl: changes.permalinkUrl,
         publishedAt: changes.publishedAt, lastError: null, updatedAt: changes.publishedAt,
       }));
       if (n === 0) return false;
       await finishAttemptIn(trx, attempt);
-      const post = await trx('posts').where({ id: postId }).first('account_id', 'channel_id');
-      if (changes.firstCommentDueAt !== undefined) {
-        await trx('first_comment_steps')
-          .insert({ post_id: postId, account_id: post.account_id, channel_id: post.channel_id, status: 'pending', due_at: changes.firstCommentDueAt, attempts: 0 })
-          .onConflict('post_id').ignore();
-      }
+      await insertCommentStep(trx, postId, changes);
       return true;
     });
+  }
+
+  /** Which of these idempotency keys belong to Herald's own attempts. */
+  async knownAttemptKeys(keys: readonly string[]): Promise<Set<string>> {
+    if (keys.length === 0) return new Set();
+    const rows = await this.db('publish_attempts').whereIn('idempotency_key', keys).select('idempotency_key');
+    return new Set(rows.map((row: { idempotency_key: string }) => row.idempotency_key));
   }
 
   /** Claims due first-comment steps (pending, due, lease free or expired). */
@@ -284,20 +294,27 @@ export class PublishingRepository {
     await this.db('posts').insert(records.map(toRow)).onConflict(['channel_id', 'network_post_id']).ignore();
   }
 
+  /** How many of an account's posts are in this state (tests and the benchmark watch the queue drain). */
+  async countByStatus(accountId: string, status: string): Promise<number> {
+    const [row] = await this.db('posts').where({ account_id: accountId, status }).count<{ n: number | string }[]>({ n: '*' });
+    return Number(row.n);
+  }
+
+  async countAttempts(accountId: string): Promise<number> {
+    const [row] = await this.db('publish_attempts').where({ account_id: accountId, kind: 'publish' }).count<{ n: number | string }[]>({ n: '*' });
+    return Number(row.n);
+  }
+
   async setMetrics(postId: string, metrics: Record<string, number>, now: number): Promise<void> {
     await this.db('posts').where({ id: postId }).update({ metrics: jsonText(metrics), updated_at: now });
   }
 }
 
-/**
- * A sync that ran while the post was in flight (or unconfirmed) may have taken Herald's own post on the
- * network for one made elsewhere; once the post is known to be Herald's, that live copy goes.
- */
-async function dropLiveCopy(trx: Knex.Transaction, postId: string, networkPostId: string): Promise<void> {
-  await trx('posts')
-    .where({ is_live: true, network_post_id: networkPostId })
-    .whereIn('channel_id', trx('posts').select('channel_id').where({ id: postId }))
-    .delete();
+async function insertCommentStep(trx: Knex.Transaction, postId: string, changes: PublishedChanges): Promise<void> {
+  if (changes.firstCommentDueAt === undefined) return;
+  await trx('first_comment_steps')
+    .insert({ post_id: postId, account_id: changes.accountId, channel_id: changes.channelId, status: 'pending', due_at: changes.firstCommentDueAt, attempts: 0 })
+    .onConflict('post_id').ignore();
 }
 
 async function finishAttemptIn(trx: Knex.Transaction, attempt: AttemptResult): Promise<void> {

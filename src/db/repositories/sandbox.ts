@@ -1,7 +1,7 @@
 import { isPostgres, type Db } from '../connection.js';
 import { bool, json, jsonText } from './rows.js';
 
-export type SandboxFailureMode = 'rate_limited' | 'transient' | 'permanent' | 'timeout_after_post';
+export type SandboxFailureMode = 'rate_limited' | 'transient' | 'permanent' | 'timeout_after_post' | 'slow_after_post';
 
 export interface SandboxPostRecord {
   id: string;
@@ -66,12 +66,13 @@ export class SandboxRepository {
 
   /** Takes one simulated failure for the channel, if any is left (one statement: safe across processes). */
   async takeFailure(channelId: string): Promise<SandboxFailureMode | undefined> {
-    const result = await this.db.raw(
-      'UPDATE sandbox_failures SET remaining = remaining - 1 WHERE channel_id = ? AND remaining > 0 RETURNING mode',
-      [channelId],
-    );
-    const rows: { mode: SandboxFailureMode }[] = isPostgres(this.db) ? result.rows : result;
-    return rows[0]?.mode;
+    // Decrement first, then read: SQLite makes a writer that read first fail rather than wait.
+    return this.db.transaction(async (trx) => {
+      const n = await trx('sandbox_failures').where({ channel_id: channelId }).andWhere('remaining', '>', 0).decrement('remaining', 1);
+      if (n === 0) return undefined;
+      const row = await trx('sandbox_failures').where({ channel_id: channelId }).first();
+      return row.mode as SandboxFailureMode;
+    });
   }
 }
 

@@ -1,10 +1,10 @@
 import type { DomainDeps } from '../deps.js';
 import type { Principal } from '../principal.js';
 import { notFound } from './post-rules.js';
-import { toPostView, type PostView } from './post-view.js';
+import { toPostReadView, type PostView } from './post-view.js';
 
 export async function getPost(deps: DomainDeps, principal: Principal, id: string): Promise<PostView> {
   const post = await deps.repos.posts.get(principal.accountId, id);
   if (!post) throw notFound(id);
-  return toPostView(post);
+  return toPostReadView(post, post.isLive ? [] : await deps.repos.publishing.attempts(principal.accountId, post.id));
 }

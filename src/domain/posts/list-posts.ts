@@ -12,7 +12,7 @@ import { decodeCursor, encodeCursor } from '../cursor.js';
 import type { DomainDeps } from '../deps.js';
 import { ValidationError } from '../errors.js';
 import type { Principal } from '../principal.js';
-import { toPostView, type PostView } from './post-view.js';
+import { toPostReadView, type PostView } from './post-view.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -107,8 +107,9 @@ async function readPage(deps: DomainDeps, principal: Principal, mode: Mode, inpu
   const hasMore = rows.length > limit;
   const pageRows = rows.slice(0, limit);
   const last = pageRows[pageRows.length - 1];
+  const attempts = await deps.repos.publishing.attemptsByPost(principal.accountId, pageRows.filter((p) => !p.isLive).map((p) => p.id));
   return {
-    data: pageRows.map(toPostView),
+    data: pageRows.map((post) => toPostReadView(post, attempts.get(post.id) ?? [])),
     paging: {
       nextCursor: hasMore && last ? encodeCursor(deps.secrets.cursorKey, mode.name, { key: mode.keyOf(last), id: last.id }) : null,
       hasMore,

@@ -4,9 +4,11 @@
  * - Omitting `isScheduled` publishes now; `isScheduled: true` needs a future `dateTime`; a draft never publishes.
  * - `firstComment` is an object; the legacy `instaFirstComment` string becomes `firstComment.text`.
  * - A post has text or media.
+ * - A post fits each of its channels' networks: text length and media counts (a 400 names the limit).
  */
 import type { ChannelRecord } from '../../db/repositories/channels.js';
 import type { FirstCommentRecord, PostStatus, PostType } from '../../db/repositories/posts.js';
+import { NETWORK_CAPABILITIES, validateForNetwork } from '../../publishing/networks/network.js';
 import { NotFoundError, ValidationError, type FieldProblem } from '../errors.js';
 import { parseWireTime } from '../time.js';
 
@@ -103,4 +105,18 @@ export function requireChannels(wanted: readonly string[], found: readonly Chann
 
 export function notFound(id: string): NotFoundError {
   return new NotFoundError(`No post ${id} in this account`);
+}
+
+/** Refuses a post that exceeds a limit of one of its channels' networks, naming the limit. */
+export function requireNetworkLimits(
+  channels: readonly Pick<ChannelRecord, 'id' | 'network'>[],
+  post: { text: string; imageUrls: readonly string[]; videoUrls: readonly string[] },
+): void {
+  const details: FieldProblem[] = [];
+  for (const channel of channels) {
+    const capabilities = NETWORK_CAPABILITIES[channel.network];
+    if (!capabilities) continue;
+    for (const issue of validateForNetwork(capabilities, post)) details.push({ path: issue.path, message: `Channel ${channel.id}: ${issue.message}` });
+  }
+  if (details.length > 0) throw new ValidationError(`The post does not fit its network: ${details[0].message}`, details);
 }

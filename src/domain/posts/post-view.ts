@@ -1,5 +1,6 @@
 import type { components } from '../../../generated/rest/openapi-types.js';
 import type { PostRecord } from '../../db/repositories/posts.js';
+import type { PublishAttemptRecord } from '../../db/repositories/publishing.js';
 import { toWireTime } from '../time.js';
 
 export type PostView = components['schemas']['Post'];
@@ -39,6 +40,7 @@ export function toPostView(post: PostRecord): PostView {
       recycledFromPostId: null,
       reviewerUserId: null,
       rejectionReason: null,
+      attempts: null,
     };
   }
   return {
@@ -69,5 +71,21 @@ export function toPostView(post: PostRecord): PostView {
     recycledFromPostId: post.recycledFromPostId ?? null,
     reviewerUserId: post.reviewerUserId ?? null,
     rejectionReason: post.rejectionReason ?? null,
+  };
+}
+
+/** A read of a post: the view plus its publish attempts (writes leave them out rather than claim there were none). */
+export function toPostReadView(post: PostRecord, attempts: readonly PublishAttemptRecord[]): PostView {
+  const view = toPostView(post);
+  return post.isLive ? view : { ...view, attempts: attempts.map(toAttemptView) };
+}
+
+function toAttemptView(attempt: PublishAttemptRecord): NonNullable<PostView['attempts']>[number] {
+  return {
+    number: attempt.number,
+    startedAt: toWireTime(attempt.startedAt)!,
+    finishedAt: toWireTime(attempt.finishedAt),
+    outcome: attempt.outcome,
+    error: attempt.outcome === 'published' ? null : attempt.detail,
   };
 }

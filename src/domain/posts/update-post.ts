@@ -14,7 +14,7 @@ import type { Principal } from '../principal.js';
 import { parseWireTime, toWireTime } from '../time.js';
 import { nextQueueSlots, placingInQueue, rejectQueueConflicts } from '../queue/queue.js';
 import { recordPostEvents } from './post-history.js';
-import { notFound, postType, rejectCoverMediaId, requireChannels, requireContent, resolveFirstComment } from './post-rules.js';
+import { notFound, postType, rejectCoverMediaId, requireChannels, requireContent, requireNetworkLimits, resolveFirstComment } from './post-rules.js';
 import { toPostView, type PostView } from './post-view.js';
 
 export type PostUpdate = components['schemas']['PostUpdate'];
@@ -44,6 +44,8 @@ export async function updatePost(deps: DomainDeps, principal: Principal, id: str
     : { ...applyChanges(post, input, now, workspace?.approvalRequired ?? false), ...leavingQueue(input) };
   const groupId = post.groupId ?? newId();
   const plan = input.channelIds ? await planRetarget(deps, principal, { ...post, ...changes, groupId }, input.channelIds) : undefined;
+  const targets = await deps.repos.channels.findMany(principal.accountId, input.channelIds ?? [post.channelId]);
+  requireNetworkLimits(targets, { text: changes.text ?? post.text, imageUrls: changes.imageUrls ?? post.imageUrls, videoUrls: changes.videoUrls ?? post.videoUrls });
   await placingInQueue(() => deps.repos.posts.transaction(async (trx) => {
     const saved = await deps.repos.posts.updateUnpublished(principal.accountId, id, { ...changes, groupId }, trx);
     if (!saved) throw new ConflictError('post_not_editable', `Post ${id} started publishing and can no longer be changed.`);

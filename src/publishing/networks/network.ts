@@ -42,8 +42,8 @@ export interface CommentRequest {
 }
 
 export interface NetworkPost extends PublishedPost {
-  /** The idempotency key it was published with, where the network reports it. */
-  idempotencyKey?: string;
+  /** The idempotency key it was published with, where the network echoes it: Herald's own posts carry theirs. */
+  idempotencyKey: string | null;
   text: string;
   imageUrls: string[];
   metrics: Record<string, number>;

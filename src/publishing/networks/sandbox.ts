@@ -15,10 +15,12 @@ import {
  * - first comments are replies to the post;
  * - told per channel (`herald sandbox fail`), the next N publish calls fail the way real networks do:
  *   rate_limited (retry after a delay), transient (5xx), permanent (rejected), timeout_after_post (the
- *   post was made but the answer never came back);
+ *   post was made but the answer never came back), slow_after_post (the post is made, the answer takes
+ *   SANDBOX_SLOW_MS: long enough to kill a worker mid-publish);
  * - posts "made outside Herald" (`herald sandbox post-external`) are found by live-post sync.
  */
 export const SANDBOX_RETRY_AFTER_MS = 1_000;
+export const SANDBOX_SLOW_MS = 30_000;
 
 export class SandboxNetwork implements Network {
   constructor(
@@ -34,7 +36,7 @@ export class SandboxNetwork implements Network {
 
   async publish(request: PublishRequest): Promise<PublishedPost> {
     const failure = await this.store.takeFailure(request.channel.id);
-    if (failure && failure !== 'timeout_after_post') throw failureError(failure);
+    if (failure && failure !== 'timeout_after_post' && failure !== 'slow_after_post') throw failureError(failure);
     const stored = await this.store.insertOnce({
       id: newId(),
       accountId: request.channel.accountId,
@@ -48,6 +50,7 @@ export class SandboxNetwork implements Network {
       createdAt: this.now(),
     });
     if (failure === 'timeout_after_post') throw failureError(failure);
+    if (failure === 'slow_after_post') await new Promise((resolve) => setTimeout(resolve, SANDBOX_SLOW_MS));
     return this.published(request.channel, stored.id, stored.createdAt);
   }
 
@@ -78,7 +81,7 @@ export class SandboxNetwork implements Network {
     const posts = await this.store.recent(channel.id, limit);
     return posts.map((p) => ({
       ...this.published(channel, p.id, p.createdAt),
-      idempotencyKey: p.idempotencyKey ?? undefined,
+      idempotencyKey: p.idempotencyKey,
       text: p.text,
       imageUrls: p.media,
       metrics: p.metrics ?? {},
@@ -94,7 +97,7 @@ export function sandboxPermalink(baseUrl: string, channelId: string, postId: str
   return `${baseUrl}/sandbox/${encodeURIComponent(channelId)}/${encodeURIComponent(postId)}`;
 }
 
-function failureError(mode: SandboxFailureMode): NetworkError {
+function failureError(mode: Exclude<SandboxFailureMode, 'slow_after_post'>): NetworkError {
   switch (mode) {
     case 'rate_limited':
       return new NetworkError('retryable', 'Sandbox: rate limited (HTTP 429), retry later.', SANDBOX_RETRY_AFTER_MS);
