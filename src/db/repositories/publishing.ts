@@ -275,13 +275,6 @@ export class PublishingRepository {
   }
 
   /** Herald's own published posts on a channel with these network ids. */
-  /** Which of these idempotency keys Herald used for its own publish attempts. */
-  async knownAttemptKeys(keys: readonly string[]): Promise<Set<string>> {
-    if (keys.length === 0) return new Set();
-    const rows = await this.db('publish_attempts').whereIn('idempotency_key', keys).select('idempotency_key');
-    return new Set(rows.map((r) => r.idempotency_key as string));
-  }
-
   async ownByNetworkIds(channelId: string, networkPostIds: readonly string[]): Promise<PostRecord[]> {
     if (networkPostIds.length === 0) return [];
     const rows = await this.db('posts').where({ channel_id: channelId }).whereIn('network_post_id', networkPostIds);

@@ -1,4 +1,4 @@
-import { isPostgres, type Db } from '../connection.js';
+import type { Db } from '../connection.js';
 import { bool, json, jsonText } from './rows.js';
 
 export type SandboxFailureMode = 'rate_limited' | 'transient' | 'permanent' | 'timeout_after_post' | 'slow_after_post';
@@ -64,7 +64,7 @@ export class SandboxRepository {
     await this.db('sandbox_failures').insert({ channel_id: channelId, account_id: accountId, mode, remaining: times }).onConflict('channel_id').merge();
   }
 
-  /** Takes one simulated failure for the channel, if any is left (one statement: safe across processes). */
+  /** Takes one simulated failure for the channel, if any is left. */
   async takeFailure(channelId: string): Promise<SandboxFailureMode | undefined> {
     // Decrement first, then read: SQLite makes a writer that read first fail rather than wait.
     return this.db.transaction(async (trx) => {
