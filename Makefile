@@ -1,6 +1,8 @@
 # Two commands do everything on a fresh machine: `make run` and `make test`.
 SHELL := /bin/bash
 NODE_BIN := node_modules/.bin
+# `make test TESTS=test/rest/*.test.ts` runs a subset; `npx mocha <file>` runs one file.
+TESTS ?= 'test/**/*.test.ts'
 
 .PHONY: install generate check-generated build run test test-sqlite test-postgres typecheck bench clean
 
@@ -31,8 +33,8 @@ typecheck: generate
 test: typecheck
 	@rm -f test-artifacts/results-*.json
 	@status=0; \
-	HERALD_TEST_DB=sqlite $(NODE_BIN)/mocha || status=1; \
-	if [ -n "$$TEST_DATABASE_URL" ]; then HERALD_TEST_DB=postgres $(NODE_BIN)/mocha || status=1; \
+	HERALD_TEST_DB=sqlite $(NODE_BIN)/mocha $(TESTS) || status=1; \
+	if [ -n "$$TEST_DATABASE_URL" ]; then HERALD_TEST_DB=postgres $(NODE_BIN)/mocha $(TESTS) || status=1; \
 	else echo "TEST_DATABASE_URL is not set: the Postgres run is skipped here (.ci/run starts Postgres and runs it)."; fi; \
 	node scripts/test-summary.mjs; exit $$status
 
