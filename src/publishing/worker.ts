@@ -204,8 +204,9 @@ export class PublishingWorker {
       }
     } catch (error) {
       if (error instanceof NetworkError && error.kind === 'retryable') {
-        // Nothing was sent: back off like a network error, without recording a network attempt.
-        await this.backOff(post, number - 1, error, undefined);
+        // Nothing was sent, so no network attempt is recorded; the check still counts towards maxAttempts,
+        // or a host that never answers would keep the post waiting forever.
+        await this.backOff(post, number, error, undefined);
         return;
       }
       throw error;

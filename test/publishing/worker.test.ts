@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { NETWORK_CAPABILITIES, NetworkRegistry } from '../../src/publishing/networks/network.js';
+import { NETWORK_CAPABILITIES, NetworkError, NetworkRegistry } from '../../src/publishing/networks/network.js';
 import { SandboxNetwork } from '../../src/publishing/networks/sandbox.js';
 import { futureIso, startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { eventually, pinClock, testWorker } from './support.js';
@@ -91,6 +91,22 @@ describe('publishing worker', () => {
     const got = await get(post.id);
     assert.equal(got.status, 'failed');
     assert.match(got.error, /Gave up after 3 attempts.*503/);
+  });
+
+  it('counts an unreachable media host towards maxAttempts, so the post does not wait forever', async () => {
+    const clock = pinClock(t, new Date().toISOString());
+    const post = await create({ text: 'Photo', imageUrls: ['https://media.example/photo.jpg'] });
+    const unreachable = async (url: string): Promise<never> => {
+      throw new NetworkError('retryable', `Could not fetch media ${url} to check it: host unreachable`);
+    };
+    const worker = testWorker(t, { maxAttempts: 3 }, undefined, unreachable);
+    for (let i = 0; i < 4; i++) {
+      await worker.tick();
+      clock.advance(10 * 60_000);
+    }
+    const got = await get(post.id);
+    assert.equal(got.status, 'failed');
+    assert.match(got.error, /Gave up after 3 attempts.*Could not fetch media/);
   });
 
   it('fails a permanently rejected post with the network reason', async () => {

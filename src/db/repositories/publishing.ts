@@ -197,6 +197,7 @@ export class PublishingRepository {
   async rescheduleUnattempted(postId: string, workerId: string, nextAttemptAt: number, lastError: string, now: number): Promise<boolean> {
     const n = await this.db('posts').where({ id: postId, claimed_by: workerId, status: 'publishing' }).update({
       status: 'scheduled', claimed_by: null, lease_expires_at: null, next_attempt_at: nextAttemptAt, last_error: lastError, updated_at: now,
+      attempt_count: this.db.raw('attempt_count + 1'),
     });
     return n > 0;
   }
