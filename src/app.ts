@@ -8,6 +8,7 @@ import { REST_PREFIX, restRouter } from './rest/router.js';
 import type { Logger } from './logger.js';
 import { mcpRouter } from './mcp/router.js';
 import { oauthRouter } from './oauth/router.js';
+import { sandboxRouter } from './publishing/sandbox-page.js';
 
 export interface AppOptions {
   config: Config;
@@ -40,6 +41,8 @@ export function createApp(options: AppOptions): express.Express {
   app.use(mcpRouter({ deps, config, tokenResolvers, log: (message, error) => logger.error(message, error) }));
 
   app.use(oauthRouter(deps, config, (message, error) => logger.error(message, error)));
+
+  app.use(sandboxRouter(deps.repos.sandbox));
 
   // Mount new surfaces above this line: anything unmatched gets the JSON error shape, not Express's HTML page.
   app.use((_req, res) => {

@@ -17,6 +17,12 @@ export interface Config {
   validateResponses: boolean;
   /** Run the publishing worker inside the API process. */
   worker: boolean;
+  /** How often an idle worker looks for due posts. */
+  workerPollMs: number;
+  /** How long a claim holds a post; a crashed worker's posts are reconsidered after it. */
+  workerLeaseSeconds: number;
+  /** How often the worker syncs live posts and metrics from the networks. */
+  syncIntervalSeconds: number;
   logRequests: boolean;
   /** Hosts (names or IP literals) that user-supplied URLs may reach even on non-public addresses. */
   outboundAllowHosts: string[];
@@ -68,6 +74,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     maxBodyBytes: intFrom(env, 'MAX_BODY_BYTES', 1024 * 1024),
     validateResponses: boolFrom(env, 'VALIDATE_RESPONSES', false),
     worker: boolFrom(env, 'WORKER', true),
+    workerPollMs: intFrom(env, 'WORKER_POLL_MS', 500),
+    workerLeaseSeconds: intFrom(env, 'WORKER_LEASE_SECONDS', 60),
+    syncIntervalSeconds: intFrom(env, 'SYNC_INTERVAL_SECONDS', 300),
     logRequests: boolFrom(env, 'LOG_REQUESTS', false),
     outboundAllowHosts: parseAllowHosts(env.OUTBOUND_ALLOW_HOSTS),
   };

@@ -9,6 +9,8 @@ import type { DomainDeps } from './domain/deps.js';
 import { purgeExpired } from './domain/housekeeping.js';
 import { recycleDueCollections } from './domain/recycling/recycling.js';
 import { createLogger, type Logger } from './logger.js';
+import { createWorker } from './publishing/engine.js';
+import type { PublishingWorker } from './publishing/worker.js';
 
 const HOUSEKEEPING_INTERVAL_MS = 10 * 60_000;
 // Collections re-queue on a scale of days; checking every minute is ample and cheap (one indexed query).
@@ -19,6 +21,8 @@ export interface Herald {
   db: Db;
   deps: DomainDeps;
   server: http.Server;
+  /** The publishing worker, when this process runs one (config.worker). */
+  worker: PublishingWorker | undefined;
   url: string;
   close(): Promise<void>;
 }
@@ -59,13 +63,17 @@ export async function startHerald(config: Config, logger: Logger = createLogger(
       }, RECYCLING_INTERVAL_MS)
     : undefined;
   recycling?.unref();
+  const worker = config.worker ? createWorker(deps, logger) : undefined;
+  worker?.start();
   return {
     config,
     db,
     deps,
     server,
+    worker,
     url: `http://127.0.0.1:${port}`,
     async close() {
+      await worker?.stop();
       clearInterval(housekeeping);
       clearInterval(recycling);
       server.closeAllConnections();

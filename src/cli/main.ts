@@ -11,14 +11,19 @@
  *   herald key list --account A
  *   herald channel add --account A --workspace W --handle H [--network sandbox] [--timezone Europe/Berlin] [--name N]
  *   herald channel slots --account A --channel C --slots "mon 09:00,tue 12:30"   (wall clock in the channel's timezone)
+ *   herald worker                                   (the publishing worker alone; `serve --no-worker` is the API alone)
+ *   herald sandbox post-external --account A --channel C --text T [--likes N]
+ *   herald sandbox fail --account A --channel C --mode rate_limited|transient|permanent|timeout_after_post [--times N]
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { HeraldError } from '../domain/errors.js';
 import * as provisioning from '../domain/provisioning.js';
 import { parseSlotList } from '../domain/queue/slots.js';
+import { postExternal, setSandboxFailure } from '../publishing/engine.js';
 import { openDomain } from '../server.js';
 import { serve } from './serve.js';
+import { runWorker } from './worker.js';
 
 const options = {
   json: { type: 'boolean' },
@@ -38,6 +43,10 @@ const options = {
   timezone: { type: 'string' },
   channel: { type: 'string' },
   slots: { type: 'string' },
+  text: { type: 'string' },
+  likes: { type: 'string' },
+  mode: { type: 'string' },
+  times: { type: 'string' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>['values'];
@@ -46,6 +55,14 @@ function need(values: Values, name: keyof Values): string {
   const value = values[name];
   if (typeof value !== 'string' || value === '') throw new UsageError(`--${String(name)} is required`);
   return value;
+}
+
+function count(values: Values, name: keyof Values, fallback: number): number {
+  const value = values[name];
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (typeof value !== 'string' || !/^\d+$/.test(value) || !Number.isSafeInteger(n)) throw new UsageError(`--${String(name)} takes a whole number, 0 or more`);
+  return n;
 }
 
 class UsageError extends Error {}
@@ -98,6 +115,10 @@ const commands: Record<string, Command> = {
     if (!(await deps.repos.channels.setSlots(accountId, channelId, slots))) throw new UsageError(`No channel ${channelId} in account ${accountId}`);
     return { channelId, slots };
   },
+  'sandbox post-external': async (v, deps) =>
+    postExternal(deps, { accountId: need(v, 'account'), channelId: need(v, 'channel'), text: need(v, 'text'), likes: count(v, 'likes', 0) }),
+  'sandbox fail': async (v, deps) =>
+    setSandboxFailure(deps, { accountId: need(v, 'account'), channelId: need(v, 'channel'), mode: need(v, 'mode'), times: count(v, 'times', 1) }),
   migrate: async () => ({ migrated: true }),
 };
 
@@ -108,10 +129,14 @@ async function main(argv: string[]): Promise<number> {
     await serve({ ...config, worker: values['no-worker'] ? false : config.worker });
     return -1;
   }
+  if (positionals[0] === 'worker') {
+    await runWorker(config);
+    return -1;
+  }
   const name = positionals.slice(0, positionals[0] === 'migrate' ? 1 : 2).join(' ');
   const command = commands[name];
   if (!command) {
-    process.stderr.write(`Unknown command "${positionals.join(' ')}". Commands: serve, ${Object.keys(commands).join(', ')}\n`);
+    process.stderr.write(`Unknown command "${positionals.join(' ')}". Commands: serve, worker, ${Object.keys(commands).join(', ')}\n`);
     return 2;
   }
   const { db, deps } = await openDomain(config);

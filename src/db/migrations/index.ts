@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import * as initial from './001_initial.js';
+import * as publishing from './002_publishing.js';
 import * as oauth from './003_oauth.js';
 import * as team from './004_team.js';
 
@@ -8,6 +9,7 @@ type Migration = { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> };
 // Migrations are imported rather than globbed from disk so the same list runs from src (tsx) and dist (tsc).
 const migrations: Record<string, Migration> = {
   '001_initial': initial,
+  '002_publishing': publishing,
   '003_oauth': oauth,
   '004_team': team,
 };

@@ -9,7 +9,9 @@ import { LabelsRepository } from './labels.js';
 import { OAuthRepository } from './oauth.js';
 import { PostEventsRepository } from './post-events.js';
 import { PostsRepository } from './posts.js';
+import { PublishingRepository } from './publishing.js';
 import { RateLimitsRepository } from './rate-limits.js';
+import { SandboxRepository } from './sandbox.js';
 import { TeamPostsRepository } from './team-posts.js';
 
 export interface Repositories {
@@ -25,6 +27,8 @@ export interface Repositories {
   collections: CollectionsRepository;
   postEvents: PostEventsRepository;
   teamPosts: TeamPostsRepository;
+  publishing: PublishingRepository;
+  sandbox: SandboxRepository;
 }
 
 export function createRepositories(db: Db): Repositories {
@@ -42,5 +46,7 @@ export function createRepositories(db: Db): Repositories {
     collections: new CollectionsRepository(db),
     postEvents: new PostEventsRepository(db),
     teamPosts: new TeamPostsRepository(db, posts),
+    publishing: new PublishingRepository(db),
+    sandbox: new SandboxRepository(db),
   };
 }

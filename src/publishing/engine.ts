@@ -1,0 +1,64 @@
+import type { SandboxFailureMode } from '../db/repositories/sandbox.js';
+import type { DomainDeps } from '../domain/deps.js';
+import { NotFoundError, ValidationError } from '../domain/errors.js';
+import { newId } from '../domain/ids.js';
+import type { Logger } from '../logger.js';
+import { safeMediaChecker, type MediaChecker } from './media-check.js';
+import { NetworkRegistry } from './networks/network.js';
+import { SandboxNetwork } from './networks/sandbox.js';
+import { PublishingWorker, type WorkerOptions } from './worker.js';
+
+/** The networks of this build: the sandbox (the embedded default); real connectors register here. */
+export function defaultNetworks(deps: DomainDeps): NetworkRegistry {
+  return new NetworkRegistry().register('sandbox', new SandboxNetwork(deps.repos.sandbox, deps.config.baseUrl, undefined, () => deps.now()));
+}
+
+export function createWorker(
+  deps: DomainDeps,
+  logger: Logger,
+  overrides: { networks?: NetworkRegistry; checkMedia?: MediaChecker; options?: Partial<WorkerOptions> } = {},
+): PublishingWorker {
+  return new PublishingWorker(
+    {
+      deps,
+      logger,
+      networks: overrides.networks ?? defaultNetworks(deps),
+      checkMedia: overrides.checkMedia ?? safeMediaChecker(deps.config.outboundAllowHosts),
+    },
+    {
+      pollMs: deps.config.workerPollMs,
+      leaseMs: deps.config.workerLeaseSeconds * 1000,
+      syncIntervalMs: deps.config.syncIntervalSeconds * 1000,
+      ...overrides.options,
+    },
+  );
+}
+
+export const SANDBOX_FAILURE_MODES: readonly SandboxFailureMode[] = ['rate_limited', 'transient', 'permanent', 'timeout_after_post'];
+
+async function sandboxChannel(deps: DomainDeps, accountId: string, channelId: string) {
+  const channel = await deps.repos.channels.get(accountId, channelId);
+  if (!channel) throw new NotFoundError(`No channel ${channelId} in account ${accountId}`);
+  if (channel.network !== 'sandbox') throw new ValidationError(`Channel ${channelId} is on ${channel.network}, not the sandbox`);
+  return channel;
+}
+
+/** `herald sandbox fail`: the channel's next `times` publish calls fail the way `mode` says. */
+export async function setSandboxFailure(deps: DomainDeps, input: { accountId: string; channelId: string; mode: string; times: number }) {
+  const mode = SANDBOX_FAILURE_MODES.find((m) => m === input.mode);
+  if (!mode) throw new ValidationError(`--mode must be one of ${SANDBOX_FAILURE_MODES.join(', ')}; got "${input.mode}"`);
+  if (!Number.isInteger(input.times) || input.times < 0) throw new ValidationError('--times must be a whole number, 0 or more');
+  await sandboxChannel(deps, input.accountId, input.channelId);
+  await deps.repos.sandbox.setFailure(input.accountId, input.channelId, mode, input.times);
+  return { channelId: input.channelId, mode, times: input.times };
+}
+
+/** `herald sandbox post-external`: a post made on the network outside Herald, for live-post sync to find. */
+export async function postExternal(deps: DomainDeps, input: { accountId: string; channelId: string; text: string; likes?: number }) {
+  await sandboxChannel(deps, input.accountId, input.channelId);
+  const stored = await deps.repos.sandbox.insertOnce({
+    id: newId(), accountId: input.accountId, channelId: input.channelId, text: input.text, media: [], idempotencyKey: null, external: true,
+    metrics: { likes: input.likes ?? 0, comments: 0, shares: 0, impressions: 0 }, replyToId: null, createdAt: deps.now(),
+  });
+  return { networkPostId: stored.id, channelId: input.channelId };
+}

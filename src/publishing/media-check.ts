@@ -1,0 +1,30 @@
+import { OutboundRequestError, probeDirectMedia } from '../net/safe-fetch.js';
+import { NetworkError } from './networks/network.js';
+
+/**
+ * Before publishing, every image and video URL must be a direct file: a web page (a video site's watch
+ * page, a storage preview page) or anything not an image or video fails the post with a message saying so.
+ */
+export type MediaCheck = { direct: true } | { direct: false; reason: string };
+export type MediaChecker = (url: string) => Promise<MediaCheck>;
+
+const PROBE_TIMEOUT_MS = 10_000;
+const PROBE_MAX_BYTES = 1024 * 1024;
+
+/** The real check, through safe-fetch's SSRF rules; a host that cannot be reached now is retried later. */
+export function safeMediaChecker(allowHosts: readonly string[]): MediaChecker {
+  return async (url) => {
+    try {
+      const probe = await probeDirectMedia(url, { allowHosts, maxBytes: PROBE_MAX_BYTES, timeoutMs: PROBE_TIMEOUT_MS });
+      return probe.direct ? { direct: true } : { direct: false, reason: probe.reason };
+    } catch (error) {
+      if (error instanceof OutboundRequestError) {
+        if (error.reason === 'timeout' || error.reason === 'unreachable') {
+          throw new NetworkError('retryable', `Could not fetch media ${url} to check it: ${error.message}`);
+        }
+        return { direct: false, reason: `Media ${url} cannot be used: ${error.message}` };
+      }
+      throw error;
+    }
+  };
+}

@@ -1,0 +1,411 @@
+import crypto from 'node:crypto';
+import os from 'node:os';
+import type { ChannelRecord } from '../db/repositories/channels.js';
+import type { PostRecord } from '../db/repositories/posts.js';
+import type { ClaimedPost, FirstCommentStepRecord } from '../db/repositories/publishing.js';
+import type { DomainDeps } from '../domain/deps.js';
+import { newLivePostId } from '../domain/ids.js';
+import type { Logger } from '../logger.js';
+import type { MediaChecker } from './media-check.js';
+import { NetworkError, type Network, type NetworkChannel, type NetworkRegistry, type PublishedPost } from './networks/network.js';
+
+/**
+ * The publishing worker. The database is the queue; any number of workers (processes, machines) share it.
+ *
+ * Rules enforced:
+ * - a due post is claimed with a lease; every later write is guarded by the claim, so a worker that lost
+ *   its lease changes nothing, and a crashed worker's posts are reclaimed once its lease expires;
+ * - at most once: each attempt is recorded, with an idempotency key, before the network call;
+ * - an attempt whose outcome is unknown (a timeout after sending, a worker that died mid-call) is
+ *   reconciled with the network by its idempotency key: found means published, otherwise the post
+ *   becomes `unconfirmed` with an explanation and is never retried blindly;
+ * - retryable errors back off exponentially with jitter (at least as long as the network asked) up to
+ *   maxAttempts, then the post fails; permanent and auth errors fail it at once with the reason;
+ * - media URLs must be direct image/video files, checked before the first network call;
+ * - first comments are their own step, due delayMinutes after publishing, only where the network takes
+ *   them; retried on their own, they never re-publish the post;
+ * - stop(): claims nothing more, finishes what is in flight, and puts claimed-but-unstarted posts back.
+ */
+export interface WorkerOptions {
+  workerId: string;
+  pollMs: number;
+  leaseMs: number;
+  batchSize: number;
+  /** Network calls in flight at once per worker. */
+  concurrency: number;
+  maxAttempts: number;
+  baseBackoffMs: number;
+  maxBackoffMs: number;
+  syncIntervalMs: number;
+  /** Recent posts read per channel on each live-post sync. */
+  syncDepth: number;
+}
+
+export interface WorkerContext {
+  deps: DomainDeps;
+  networks: NetworkRegistry;
+  checkMedia: MediaChecker;
+  logger: Logger;
+}
+
+export interface TickResult {
+  claimed: number;
+  comments: number;
+}
+
+export const DEFAULT_WORKER_OPTIONS: Omit<WorkerOptions, 'workerId'> = {
+  pollMs: 500,
+  leaseMs: 60_000,
+  batchSize: 50,
+  concurrency: 8,
+  maxAttempts: 5,
+  baseBackoffMs: 2_000,
+  maxBackoffMs: 10 * 60_000,
+  syncIntervalMs: 300_000,
+  syncDepth: 50,
+};
+
+export function newWorkerId(): string {
+  return `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
+}
+
+export class PublishingWorker {
+  readonly options: WorkerOptions;
+  private stopping = false;
+  private loop: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  private nextSyncAt = 0;
+
+  constructor(
+    private readonly ctx: WorkerContext,
+    options: Partial<WorkerOptions> = {},
+  ) {
+    this.options = { ...DEFAULT_WORKER_OPTIONS, workerId: newWorkerId(), ...options };
+  }
+
+  private get repo() {
+    return this.ctx.deps.repos.publishing;
+  }
+
+  private now(): number {
+    return this.ctx.deps.now();
+  }
+
+  /** Runs until stop(): ticks back to back while there is work, else every pollMs; syncs every syncIntervalMs. */
+  start(): void {
+    if (this.loop) return;
+    this.loop = (async () => {
+      while (!this.stopping) {
+        let busy = false;
+        try {
+          const result = await this.tick();
+          busy = result.claimed >= this.options.batchSize;
+          if (Date.now() >= this.nextSyncAt) {
+            this.nextSyncAt = Date.now() + this.options.syncIntervalMs;
+            await this.sync();
+          }
+        } catch (error) {
+          this.ctx.logger.error('publishing worker tick failed', error);
+        }
+        if (!busy && !this.stopping) await this.sleep(this.options.pollMs);
+      }
+    })();
+  }
+
+  /** Graceful: claims nothing more, lets in-flight posts finish, releases what was claimed but not started. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    await this.loop;
+  }
+
+  /** One round: claim due posts and publish them, then make due first comments. */
+  async tick(): Promise<TickResult> {
+    const claimed = await this.repo.claimDue(this.options.workerId, this.now(), this.options.leaseMs, this.options.batchSize);
+    const unstarted: string[] = [];
+    await pool(claimed, this.options.concurrency, async (item) => {
+      if (this.stopping) {
+        unstarted.push(item.post.id);
+        return;
+      }
+      try {
+        await this.publishOne(item);
+      } catch (error) {
+        // The claim stays; its lease expires and the post is reconsidered (reconciled if an attempt started).
+        this.ctx.logger.error('publishing a post failed', error);
+      }
+    });
+    await this.repo.release(this.options.workerId, unstarted);
+    const steps = this.stopping ? [] : await this.repo.claimDueComments(this.options.workerId, this.now(), this.options.leaseMs, this.options.batchSize);
+    await pool(steps, this.options.concurrency, async (step) => {
+      try {
+        await this.commentOne(step);
+      } catch (error) {
+        this.ctx.logger.error('making a first comment failed', error);
+      }
+    });
+    return { claimed: claimed.length, comments: steps.length };
+  }
+
+  /** Live-post sync over every channel, and another look for unconfirmed posts. */
+  async sync(): Promise<void> {
+    await this.reconcileUnconfirmed();
+    let after = '';
+    for (;;) {
+      const channels = await this.repo.channelsAfter(after, 100);
+      for (const channel of channels) {
+        if (this.stopping) return;
+        try {
+          await this.syncChannel(channel);
+        } catch (error) {
+          this.ctx.logger.error('live-post sync failed', error);
+        }
+      }
+      if (channels.length < 100) return;
+      after = channels[channels.length - 1].id;
+    }
+  }
+
+  private async publishOne({ post, attemptCount }: ClaimedPost): Promise<void> {
+    const { workerId } = this.options;
+    const channel = await this.repo.channel(post.channelId);
+    const network = channel && this.ctx.networks.get(channel.network);
+    if (!channel || !network) {
+      const why = channel ? `Herald has no connector for the network "${channel.network}"` : 'the channel no longer exists';
+      await this.repo.finish(post.id, workerId, 'failed', `Cannot publish: ${why}.`, this.now());
+      return;
+    }
+    const ref = networkChannel(channel);
+
+    const unfinished = await this.repo.unfinishedAttempt(post.id, 'publish');
+    if (unfinished) {
+      await this.reconcile(post, network, ref, unfinished.idempotencyKey, `attempt ${unfinished.number} was interrupted (its worker stopped mid-call)`);
+      return;
+    }
+
+    const issues = network.validate(post);
+    if (issues.length > 0) {
+      await this.repo.finish(post.id, workerId, 'failed', issues.map((i) => i.message).join(' '), this.now());
+      return;
+    }
+
+    const number = attemptCount + 1;
+    const idempotencyKey = `${post.id}:${number}`;
+    try {
+      for (const url of [...post.imageUrls, ...post.videoUrls]) {
+        const check = await this.ctx.checkMedia(url);
+        if (!check.direct) {
+          await this.repo.finish(post.id, workerId, 'failed', check.reason, this.now());
+          return;
+        }
+      }
+    } catch (error) {
+      if (error instanceof NetworkError && error.kind === 'retryable') {
+        // Nothing was sent: back off like a network error, without recording a network attempt.
+        await this.backOff(post, number - 1, error, undefined);
+        return;
+      }
+      throw error;
+    }
+
+    const started = await this.repo.startAttempt(
+      { postId: post.id, accountId: post.accountId, kind: 'publish', number, idempotencyKey, workerId, startedAt: this.now(), finishedAt: null, outcome: null, detail: null },
+      this.now() + this.options.leaseMs,
+    );
+    if (!started) return;
+
+    let published: PublishedPost;
+    try {
+      published = await network.publish({
+        channel: ref, text: post.text, imageUrls: post.imageUrls, videoUrls: post.videoUrls, channelOptions: post.channelOptions, idempotencyKey,
+      });
+    } catch (error) {
+      await this.failedAttempt(post, network, ref, number, idempotencyKey, error);
+      return;
+    }
+    await this.repo.markPublished(post.id, workerId, this.publishedChanges(post, network, published), {
+      idempotencyKey, outcome: 'published', detail: null, at: this.now(),
+    });
+  }
+
+  private async failedAttempt(post: PostRecord, network: Network, ref: NetworkChannel, number: number, idempotencyKey: string, error: unknown): Promise<void> {
+    const { workerId } = this.options;
+    const now = this.now();
+    // Anything but a classified error may have happened after the network acted: treat it as unknown.
+    const classified = error instanceof NetworkError ? error : new NetworkError('unknown_outcome', `unexpected error: ${(error as Error)?.message ?? error}`);
+    switch (classified.kind) {
+      case 'retryable':
+        await this.backOff(post, number, classified, idempotencyKey);
+        return;
+      case 'permanent':
+        await this.repo.finish(post.id, workerId, 'failed', classified.message, now, { idempotencyKey, outcome: 'permanent', detail: classified.message, at: now });
+        return;
+      case 'auth_expired': {
+        const message = `The channel's connection to ${network.capabilities.displayName} has expired; reconnect it, then reschedule the post. (${classified.message})`;
+        await this.repo.finish(post.id, workerId, 'failed', message, now, { idempotencyKey, outcome: 'permanent', detail: classified.message, at: now });
+        return;
+      }
+      case 'unknown_outcome':
+        await this.reconcile(post, network, ref, idempotencyKey, `attempt ${number} ended without an answer (${classified.message})`);
+        return;
+    }
+  }
+
+  private async backOff(post: PostRecord, attemptsMade: number, error: NetworkError, idempotencyKey: string | undefined): Promise<void> {
+    const { workerId, maxAttempts, baseBackoffMs, maxBackoffMs } = this.options;
+    const now = this.now();
+    const attempt = idempotencyKey ? { idempotencyKey, outcome: 'retryable' as const, detail: error.message, at: now } : undefined;
+    if (attemptsMade >= maxAttempts) {
+      const message = `Gave up after ${attemptsMade} attempts; the last one said: ${error.message}`;
+      await this.repo.finish(post.id, workerId, 'failed', message, now, attempt);
+      return;
+    }
+    const exponential = Math.min(maxBackoffMs, baseBackoffMs * 2 ** Math.max(0, attemptsMade - 1));
+    // Full jitter over the upper half: workers that failed together do not retry together.
+    const delay = Math.max(error.retryAfterMs ?? 0, Math.round(exponential / 2 + Math.random() * (exponential / 2)));
+    const nextAt = now + delay;
+    const message = `Attempt ${attemptsMade} failed (${error.message}); retrying at ${new Date(nextAt).toISOString()}.`;
+    if (attempt) await this.repo.reschedule(post.id, workerId, nextAt, message, attempt);
+    else await this.repo.rescheduleUnattempted(post.id, workerId, nextAt, message, now);
+  }
+
+  /** The attempt's outcome is unknown: ask the network whether the idempotency key was published. */
+  private async reconcile(post: PostRecord, network: Network, ref: NetworkChannel, idempotencyKey: string, cause: string): Promise<void> {
+    const { workerId } = this.options;
+    let found: PublishedPost | undefined;
+    let lookup = '';
+    try {
+      found = await network.findPublished(ref, idempotencyKey);
+    } catch (error) {
+      lookup = ` Asking the network failed too: ${(error as Error)?.message ?? error}.`;
+    }
+    const now = this.now();
+    if (found) {
+      await this.repo.markPublished(post.id, workerId, this.publishedChanges(post, network, found), {
+        idempotencyKey, outcome: 'reconciled', detail: `${cause}; found on the network by its idempotency key`, at: now,
+      });
+      return;
+    }
+    const message =
+      `Herald cannot confirm whether this post went out: ${cause}, and the network shows no post for it.${lookup} ` +
+      'Herald does not retry it on its own, to avoid a duplicate: check the channel, then reschedule the post if it is missing.';
+    await this.repo.finish(post.id, workerId, 'unconfirmed', message, now, { idempotencyKey, outcome: 'unknown', detail: cause, at: now });
+  }
+
+  /** Unconfirmed posts that have since appeared on the network become published. */
+  private async reconcileUnconfirmed(): Promise<void> {
+    for (const post of await this.repo.unconfirmed(100)) {
+      const attempt = await this.repo.lastUnknownAttempt(post.id);
+      const channel = await this.repo.channel(post.channelId);
+      const network = channel && this.ctx.networks.get(channel.network);
+      if (!attempt || !channel || !network) continue;
+      const found = await network.findPublished(networkChannel(channel), attempt.idempotencyKey);
+      if (found) {
+        await this.repo.confirmPublished(post.id, this.publishedChanges(post, network, found), {
+          idempotencyKey: attempt.idempotencyKey, outcome: 'reconciled', detail: 'found on the network by its idempotency key on a later sync', at: this.now(),
+        });
+      }
+    }
+  }
+
+  private publishedChanges(post: PostRecord, network: Network, published: PublishedPost) {
+    const comment = post.firstComment && network.capabilities.firstComment !== 'none' ? post.firstComment : undefined;
+    const publishedAt = this.now();
+    return {
+      networkPostId: published.networkPostId,
+      permalinkUrl: published.permalinkUrl,
+      publishedAt,
+      firstCommentDueAt: comment ? publishedAt + comment.delayMinutes * 60_000 : undefined,
+    };
+  }
+
+  private async commentOne(step: FirstCommentStepRecord): Promise<void> {
+    const { workerId, maxAttempts, baseBackoffMs, maxBackoffMs } = this.options;
+    const post = await this.ctx.deps.repos.posts.get(step.accountId, step.postId);
+    const channel = await this.repo.channel(step.channelId);
+    const network = channel && this.ctx.networks.get(channel.network);
+    if (!post || post.status !== 'published' || !post.firstComment || !post.networkPostId || !channel || !network) {
+      await this.repo.finishComment(step.postId, workerId, { status: 'failed', lastError: 'The post, its first comment or its channel is gone.' });
+      return;
+    }
+    const comment = post.firstComment;
+    // One key for every try: a network that honours it makes a retried comment at most once.
+    const networkKey = `${post.id}:comment`;
+    const attemptKey = `${post.id}:comment:${step.attempts}`;
+    const startedAt = this.now();
+    await this.repo.recordCommentAttempt({
+      postId: post.id, accountId: post.accountId, kind: 'comment', number: step.attempts, idempotencyKey: attemptKey, workerId, startedAt, finishedAt: null, outcome: null, detail: null,
+    });
+    try {
+      const made = await network.comment({
+        channel: networkChannel(channel),
+        networkPostId: post.networkPostId,
+        text: comment.text,
+        mediaUrl: network.capabilities.commentMediaUrl ? comment.mediaUrl : undefined,
+        idempotencyKey: networkKey,
+      });
+      await this.repo.finishAttempt(attemptKey, 'published', null, this.now());
+      await this.repo.finishComment(post.id, workerId, { status: 'done', networkCommentId: made.networkCommentId, lastError: null });
+    } catch (error) {
+      const classified = error instanceof NetworkError ? error : new NetworkError('unknown_outcome', String((error as Error)?.message ?? error));
+      const now = this.now();
+      const retry = (classified.kind === 'retryable' || classified.kind === 'unknown_outcome') && step.attempts < maxAttempts;
+      await this.repo.finishAttempt(attemptKey, classified.kind === 'retryable' ? 'retryable' : classified.kind === 'unknown_outcome' ? 'unknown' : 'permanent', classified.message, now);
+      if (retry) {
+        const exponential = Math.min(maxBackoffMs, baseBackoffMs * 2 ** (step.attempts - 1));
+        const delay = Math.max(classified.retryAfterMs ?? 0, Math.round(exponential / 2 + Math.random() * (exponential / 2)));
+        await this.repo.finishComment(post.id, workerId, { status: 'pending', dueAt: now + delay, lastError: classified.message });
+      } else {
+        await this.repo.finishComment(post.id, workerId, { status: 'failed', lastError: classified.message });
+      }
+    }
+  }
+
+  private async syncChannel(channel: ChannelRecord): Promise<void> {
+    const network = this.ctx.networks.get(channel.network);
+    if (!network) return;
+    const recent = await network.fetchRecentPosts(networkChannel(channel), this.options.syncDepth);
+    const known = new Map((await this.repo.ownByNetworkIds(channel.id, recent.map((p) => p.networkPostId))).map((p) => [p.networkPostId, p]));
+    const now = this.now();
+    const fresh: PostRecord[] = [];
+    for (const found of recent) {
+      const post = known.get(found.networkPostId);
+      if (post) {
+        if (post.isLive || post.status === 'published') await this.repo.setMetrics(post.id, found.metrics, now);
+        continue;
+      }
+      fresh.push({
+        id: newLivePostId(), accountId: channel.accountId, workspaceId: channel.workspaceId, channelId: channel.id, groupId: null,
+        text: found.text, dateTime: found.publishedAt, timelineAt: found.publishedAt, isScheduled: false, isDraft: false, isLive: true,
+        status: 'published', approvalStatus: null, type: null, sourceType: null, imageUrls: found.imageUrls, videoUrls: [],
+        firstComment: null, channelOptions: null, networkPostId: found.networkPostId, permalinkUrl: found.permalinkUrl,
+        metrics: found.metrics, lastError: null, publishedAt: found.publishedAt, createdAt: now, updatedAt: null,
+      });
+    }
+    await this.repo.insertLivePosts(fresh);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+}
+
+function networkChannel(channel: ChannelRecord): NetworkChannel {
+  return { accountId: channel.accountId, id: channel.id, network: channel.network, handle: channel.handle };
+}
+
+/** Runs work over items with at most `size` at once. */
+async function pool<T>(items: readonly T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const runners = Array.from({ length: Math.min(size, items.length) }, async () => {
+    while (next < items.length) await work(items[next++]);
+  });
+  await Promise.all(runners);
+}

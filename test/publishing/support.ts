@@ -1,0 +1,36 @@
+import { createLogger } from '../../src/logger.js';
+import type { MediaChecker } from '../../src/publishing/media-check.js';
+import { createWorker } from '../../src/publishing/engine.js';
+import type { NetworkRegistry } from '../../src/publishing/networks/network.js';
+import type { PublishingWorker, WorkerOptions } from '../../src/publishing/worker.js';
+import type { TestHerald } from '../support/herald.js';
+
+/** Every media URL passes, so worker tests need no HTTP server; media-check tests use their own. */
+export const directMedia: MediaChecker = async () => ({ direct: true });
+
+/** A worker over the test Herald's database, driven by tick() rather than timers. */
+export function testWorker(t: TestHerald, options: Partial<WorkerOptions> = {}, networks?: NetworkRegistry, checkMedia: MediaChecker = directMedia): PublishingWorker {
+  return createWorker(t.deps, createLogger({ quiet: true }), {
+    networks,
+    checkMedia,
+    options: { baseBackoffMs: 1_000, ...options },
+  });
+}
+
+/** Polls until `check` returns a value (not undefined), or fails after a generous timeout. */
+export async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Pins the test Herald's clock (deps.now), which the worker reads too. */
+export function pinClock(t: TestHerald, iso: string): { advance(ms: number): void; now(): number } {
+  let now = Date.parse(iso);
+  t.deps.now = () => now;
+  return { advance: (ms) => { now += ms; }, now: () => now };
+}

@@ -1,0 +1,245 @@
+import assert from 'node:assert/strict';
+import { NETWORK_CAPABILITIES, NetworkRegistry } from '../../src/publishing/networks/network.js';
+import { SandboxNetwork } from '../../src/publishing/networks/sandbox.js';
+import { futureIso, startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { eventually, pinClock, testWorker } from './support.js';
+
+describe('publishing worker', () => {
+  let t: TestHerald;
+  let a: SeededAccount;
+  beforeEach(async () => {
+    t = await startTestHerald();
+    a = await t.seedAccount({ channels: 2 });
+  });
+  afterEach(() => t.close());
+
+  const create = async (body: Record<string, unknown>) => {
+    const res = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[0]], ...body } });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    return res.body.data[0];
+  };
+  const get = async (id: string) => (await t.api('GET', `/v1/rest/posts/${id}`, { token: a.apiKey })).body.data;
+  const fail = (mode: string, times: number, channelId = a.channelIds[0]) =>
+    t.deps.repos.sandbox.setFailure(a.accountId, channelId, mode as 'transient', times);
+
+  it('publishes a publish-now post: status published, isPosted, a permalink served by Herald', async () => {
+    const post = await create({ text: 'Hello <world> & friends' });
+    await testWorker(t).tick();
+    const got = await get(post.id);
+    assert.equal(got.status, 'published');
+    assert.equal(got.isPosted, true);
+    assert.equal(got.error, null);
+    assert.ok(got.publishedAt);
+    assert.ok(got.permalinkUrl.startsWith(`${t.url}/sandbox/${a.channelIds[0]}/`), got.permalinkUrl);
+    const page = await fetch(got.permalinkUrl);
+    assert.equal(page.status, 200);
+    const html = await page.text();
+    assert.match(html, /Hello &lt;world&gt; &amp; friends/);
+    assert.doesNotMatch(html, /<world>/);
+    const attempts = await t.deps.repos.publishing.attempts(a.accountId, post.id);
+    assert.deepEqual(attempts.map((x) => [x.number, x.outcome]), [[1, 'published']]);
+  });
+
+  it('does not publish a scheduled post early, and publishes it when due', async () => {
+    const clock = pinClock(t, new Date().toISOString());
+    const post = await create({ text: 'Later', isScheduled: true, dateTime: futureIso(30) });
+    const worker = testWorker(t);
+    await worker.tick();
+    assert.equal((await get(post.id)).status, 'scheduled');
+    clock.advance(29 * 60_000);
+    await worker.tick();
+    assert.equal((await get(post.id)).status, 'scheduled');
+    clock.advance(2 * 60_000);
+    await worker.tick();
+    assert.equal((await get(post.id)).status, 'published');
+  });
+
+  it('retries rate-limited and transient failures with back-off, then publishes', async () => {
+    const clock = pinClock(t, new Date().toISOString());
+    await fail('rate_limited', 1);
+    const post = await create({ text: 'Retry me' });
+    const worker = testWorker(t);
+    await worker.tick();
+    let got = await get(post.id);
+    assert.equal(got.status, 'scheduled');
+    assert.match(got.error, /rate limited/);
+    await worker.tick();
+    assert.equal((await get(post.id)).status, 'scheduled', 'not retried before the back-off passes');
+    await fail('transient', 1);
+    clock.advance(60_000);
+    await worker.tick();
+    assert.match((await get(post.id)).error, /503/);
+    clock.advance(60_000);
+    await worker.tick();
+    got = await get(post.id);
+    assert.equal(got.status, 'published');
+    assert.equal(got.error, null);
+    const attempts = await t.deps.repos.publishing.attempts(a.accountId, post.id);
+    assert.deepEqual(attempts.map((x) => x.outcome), ['retryable', 'retryable', 'published']);
+    assert.equal(new Set(attempts.map((x) => x.idempotencyKey)).size, 3);
+  });
+
+  it('fails after maxAttempts retryable failures, saying why', async () => {
+    const clock = pinClock(t, new Date().toISOString());
+    await fail('transient', 10);
+    const post = await create({ text: 'Never' });
+    const worker = testWorker(t, { maxAttempts: 3 });
+    for (let i = 0; i < 4; i++) {
+      await worker.tick();
+      clock.advance(10 * 60_000);
+    }
+    const got = await get(post.id);
+    assert.equal(got.status, 'failed');
+    assert.match(got.error, /Gave up after 3 attempts.*503/);
+  });
+
+  it('fails a permanently rejected post with the network reason', async () => {
+    await fail('permanent', 1);
+    const post = await create({ text: 'Rejected' });
+    await testWorker(t).tick();
+    const got = await get(post.id);
+    assert.equal(got.status, 'failed');
+    assert.equal(got.isPosted, false);
+    assert.match(got.error, /rejected this post/);
+  });
+
+  it('reconciles a timeout after the post was made: published once, attempt marked reconciled', async () => {
+    await fail('timeout_after_post', 1);
+    const post = await create({ text: 'Timed out' });
+    await testWorker(t).tick();
+    const got = await get(post.id);
+    assert.equal(got.status, 'published');
+    const attempts = await t.deps.repos.publishing.attempts(a.accountId, post.id);
+    assert.deepEqual(attempts.map((x) => x.outcome), ['reconciled']);
+    assert.equal(await t.deps.repos.sandbox.countOnChannel(a.channelIds[0]), 1);
+  });
+
+  it('marks a post whose interrupted attempt the network never saw unconfirmed, and never retries it', async () => {
+    const clock = pinClock(t, new Date().toISOString());
+    const post = await create({ text: 'Lost' });
+    // A worker claimed the post and recorded its attempt, then died before the network call.
+    const [claimed] = await t.deps.repos.publishing.claimDue('dead-worker', clock.now(), 1_000, 10);
+    assert.equal(claimed.post.id, post.id);
+    await t.deps.repos.publishing.startAttempt({
+      postId: post.id, accountId: a.accountId, kind: 'publish', number: 1, idempotencyKey: `${post.id}:1`, workerId: 'dead-worker',
+      startedAt: clock.now(), finishedAt: null, outcome: null, detail: null,
+    }, clock.now() + 1_000);
+    const worker = testWorker(t);
+    await worker.tick();
+    assert.equal((await get(post.id)).status, 'publishing', 'the lease has not expired yet');
+    clock.advance(2_000);
+    await worker.tick();
+    let got = await get(post.id);
+    assert.equal(got.status, 'unconfirmed');
+    assert.match(got.error, /cannot confirm whether this post went out/);
+    clock.advance(60 * 60_000);
+    await worker.tick();
+    assert.equal((await get(post.id)).status, 'unconfirmed');
+    assert.equal(await t.deps.repos.sandbox.countOnChannel(a.channelIds[0]), 0);
+
+    // It turns up on the network later (the call had gone through after all): the next sync reconciles it.
+    await t.deps.repos.sandbox.insertOnce({
+      id: 'late-arrival', accountId: a.accountId, channelId: a.channelIds[0], text: 'Lost', media: [], idempotencyKey: `${post.id}:1`,
+      external: false, metrics: null, replyToId: null, createdAt: clock.now(),
+    });
+    await worker.sync();
+    got = await get(post.id);
+    assert.equal(got.status, 'published');
+    assert.ok(got.permalinkUrl.endsWith('/late-arrival'));
+  });
+
+  it('never publishes a post pending approval', async () => {
+    const b = await t.seedAccount({ approvalRequired: true, channels: 1 });
+    const res = await t.api('POST', '/v1/rest/posts', { token: b.basicKey, body: { channelIds: b.channelIds, text: 'Needs review' } });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.equal(res.body.data[0].approvalStatus, 'PENDING');
+    await testWorker(t).tick();
+    const got = (await t.api('GET', `/v1/rest/posts/${res.body.data[0].id}`, { token: b.apiKey })).body.data;
+    assert.equal(got.status, 'scheduled');
+    assert.equal(await t.deps.repos.sandbox.countOnChannel(b.channelIds[0]), 0);
+  });
+
+  it('never publishes on a paused channel, and publishes once it resumes', async () => {
+    const paused = await t.api('POST', `/v1/rest/channels/${a.channelIds[0]}/queue/pause`, { token: a.apiKey });
+    assert.equal(paused.status, 200, JSON.stringify(paused.body));
+    const post = await create({ text: 'Held' });
+    const worker = testWorker(t);
+    await worker.tick();
+    assert.equal((await get(post.id)).status, 'scheduled');
+    await t.api('POST', `/v1/rest/channels/${a.channelIds[0]}/queue/resume`, { token: a.apiKey });
+    await worker.tick();
+    assert.equal((await get(post.id)).status, 'published');
+  });
+
+  it('makes first comments after their delay, as their own step, only where the network takes them', async () => {
+    const clock = pinClock(t, new Date().toISOString());
+    const store = t.deps.repos.sandbox;
+    // The sandbox standing in for Bluesky: first comments do not apply there.
+    const networks = new NetworkRegistry()
+      .register('sandbox', new SandboxNetwork(store, t.url, NETWORK_CAPABILITIES.sandbox, () => clock.now()))
+      .register('bluesky', new SandboxNetwork(store, t.url, NETWORK_CAPABILITIES.bluesky, () => clock.now()));
+    const { provisioning } = await import('./provisioning.js');
+    const bluesky = await provisioning(t, a, 'bluesky');
+    const res = await t.api('POST', '/v1/rest/posts', {
+      token: a.apiKey,
+      body: { channelIds: [a.channelIds[0], bluesky], text: 'With a comment', firstComment: { text: 'First!', delayMinutes: 5, mediaUrl: 'https://cdn.example/x.png' } },
+    });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    const [onSandbox, onBluesky] = res.body.data;
+    const worker = testWorker(t, {}, networks);
+    await worker.tick();
+    const published = await get(onSandbox.id);
+    assert.equal(published.status, 'published');
+    assert.equal((await get(onBluesky.id)).status, 'published');
+    const networkId = published.permalinkUrl.split('/').pop();
+    assert.deepEqual(await store.replies(a.channelIds[0], networkId), []);
+    clock.advance(4 * 60_000);
+    await worker.tick();
+    assert.deepEqual(await store.replies(a.channelIds[0], networkId), [], 'not before delayMinutes');
+    clock.advance(2 * 60_000);
+    await worker.tick();
+    const replies = await store.replies(a.channelIds[0], networkId);
+    assert.deepEqual(replies.map((r) => [r.text, r.media]), [['First!', ['https://cdn.example/x.png']]]);
+    assert.equal((await t.deps.repos.publishing.commentStep(onSandbox.id))?.status, 'done');
+    assert.equal(await t.deps.repos.publishing.commentStep(onBluesky.id), undefined, 'no comment step on Bluesky');
+    await worker.tick();
+    assert.equal((await store.replies(a.channelIds[0], networkId)).length, 1);
+    assert.equal(await store.countOnChannel(a.channelIds[0]), 1, 'the post itself was never re-published');
+  });
+
+  it('brings posts made outside Herald in as read-only live posts, and refreshes metrics', async () => {
+    const { postExternal } = await import('../../src/publishing/engine.js');
+    const external = await postExternal(t.deps, { accountId: a.accountId, channelId: a.channelIds[1], text: 'Posted in the app', likes: 7 });
+    const own = await create({ text: 'Ours' });
+    const worker = testWorker(t);
+    await worker.tick();
+    await worker.sync();
+    await worker.sync();
+    const list = await t.api('GET', '/v1/rest/posts?livePosts=true', { token: a.apiKey });
+    assert.equal(list.status, 200, JSON.stringify(list.body));
+    const live = list.body.data.filter((p: any) => p.isLivePost);
+    assert.equal(live.length, 1, 'one live post, however many syncs');
+    assert.match(live[0].id, /^live_/);
+    assert.equal(live[0].text, 'Posted in the app');
+    assert.equal(live[0].metrics.likes, 7);
+    assert.ok(live[0].permalinkUrl.includes(external.networkPostId));
+    assert.equal((await t.api('PATCH', `/v1/rest/posts/${live[0].id}`, { token: a.apiKey, body: { text: 'x' } })).status, 409);
+    assert.equal((await t.api('DELETE', `/v1/rest/posts/${live[0].id}`, { token: a.apiKey })).status, 409);
+
+    const ownPost = await get(own.id);
+    await t.deps.repos.sandbox.setMetrics(a.channelIds[0], ownPost.permalinkUrl.split('/').pop(), { likes: 3, comments: 1, shares: 0, impressions: 40 });
+    await t.deps.repos.sandbox.setMetrics(a.channelIds[1], external.networkPostId, { likes: 9, comments: 0, shares: 0, impressions: 0 });
+    await worker.sync();
+    const stored = await t.deps.repos.posts.get(a.accountId, own.id);
+    assert.equal(stored?.metrics?.impressions, 40);
+    assert.equal((await t.api('GET', `/v1/rest/posts/${live[0].id}`, { token: a.apiKey })).body.data.metrics.likes, 9);
+  });
+
+  it('runs on its own loop inside herald serve: a publish-now post goes out without a manual tick', async () => {
+    await t.close();
+    t = await startTestHerald({ worker: true, workerPollMs: 50 });
+    a = await t.seedAccount({ channels: 1 });
+    const post = await create({ text: 'Loop' });
+    await eventually(async () => ((await get(post.id)).status === 'published' ? true : undefined), 'the post to be published');
+  });
+});
