@@ -4,6 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { hashSecret } from '../../src/domain/secrets.js';
+import { callTool, rpc } from '../mcp/support.js';
 import { authorizeUrl, FormUser, pkcePair, REDIRECT_URI, registerClient, tokenRequest } from './support.js';
 
 describe('OAuth token endpoint and access tokens', () => {
@@ -181,6 +183,41 @@ describe('OAuth token endpoint and access tokens', () => {
     assert.equal(team.scope, 'read_profile manage_post manage_team');
     const allowed = await h.api('POST', '/v1/rest/posts/bulk-delete', { token: team.access_token, body: { postIds: ['01hx0000000000000000000100'], dryRun: true } });
     assert.equal(allowed.status, 200);
+  });
+
+  it('on /mcp: a token without manage_team gets 403 insufficient_scope from a manage_team tool, and other tools work', async () => {
+    const basic = await tokens();
+    const denied = await callTool(h, basic.access_token, 'bulk_delete', { postIds: ['01hx0000000000000000000100'] });
+    assert.equal(denied.status, 403);
+    assert.match(denied.headers.get('www-authenticate') ?? '', /error="insufficient_scope"/);
+    assert.match(denied.headers.get('www-authenticate') ?? '', /scope="manage_team"/);
+    assert.match(JSON.stringify(denied.body), /manage_team/);
+    const channels = await callTool(h, basic.access_token, 'get_channels', {});
+    assert.equal(channels.status, 200);
+    assert.notEqual(channels.body.result.isError, true);
+
+    const team = await tokens({ manageTeam: true });
+    const allowed = await callTool(h, team.access_token, 'bulk_delete', { postIds: ['01hx0000000000000000000100'] });
+    assert.equal(allowed.status, 200);
+    assert.equal(allowed.body.error, undefined);
+  });
+
+  it('on /mcp: revoked, expired and foreign-resource tokens are 401 invalid_token', async () => {
+    const revoked = await tokens();
+    await fetch(h.url + '/oauth2/mcp/revoke', {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: revoked.refresh_token, client_id: clientId }),
+    });
+    const expired = await tokens();
+    await h.herald.db('oauth_tokens').where({ token_hash: hashSecret(expired.access_token) }).update({ expires_at: Date.now() - 1 });
+    const foreign = await tokens();
+    const row = await h.herald.db('oauth_tokens').where({ token_hash: hashSecret(foreign.access_token) }).first();
+    await h.herald.db('oauth_token_families').where({ id: row.family_id }).update({ resource: 'https://other.example/mcp' });
+    for (const token of [revoked.access_token, expired.access_token, foreign.access_token]) {
+      const answer = await rpc(h, { token, method: 'tools/list' });
+      assert.equal(answer.status, 401);
+      assert.match(answer.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
+    }
   });
 
   it('lets housekeeping purge expired codes and tokens, and keeps live ones', async () => {
