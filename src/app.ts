@@ -8,6 +8,8 @@ import { REST_PREFIX, restRouter } from './rest/router.js';
 import type { Logger } from './logger.js';
 import { mcpRouter } from './mcp/router.js';
 import { oauthRouter } from './oauth/router.js';
+import { calendarRouter } from './web/calendar-routes.js';
+import { mediaRouter } from './web/media-routes.js';
 import { sandboxRouter } from './publishing/sandbox-page.js';
 
 export interface AppOptions {
@@ -41,6 +43,8 @@ export function createApp(options: AppOptions): express.Express {
   app.use(mcpRouter({ deps, config, tokenResolvers, log: (message, error) => logger.error(message, error) }));
 
   app.use(oauthRouter(deps, config, (message, error) => logger.error(message, error)));
+  app.use(mediaRouter(deps, (message, error) => logger.error(message, error)));
+  app.use(calendarRouter(deps, (message, error) => logger.error(message, error)));
 
   app.use(sandboxRouter(deps.repos.sandbox));
 

@@ -26,6 +26,35 @@ export interface Config {
   logRequests: boolean;
   /** Hosts (names or IP literals) that user-supplied URLs may reach even on non-public addresses. */
   outboundAllowHosts: string[];
+  media: MediaConfig;
+  ai: AiConfig;
+}
+
+export interface MediaConfig {
+  /** Largest file create_media_upload accepts, in bytes. */
+  maxUploadBytes: number;
+  /** Largest file import_media_from_url downloads, in bytes. */
+  maxImportBytes: number;
+  importTimeoutMs: number;
+  /** An S3-compatible bucket; local disk under dataDir/media when absent. */
+  s3?: {
+    bucket: string;
+    region: string;
+    endpoint?: string;
+    accessKeyId?: string;
+    secretAccessKey?: string;
+    forcePathStyle: boolean;
+    prefix: string;
+  };
+}
+
+export interface AiConfig {
+  /** An OpenAI-compatible API (…/v1); the built-in offline provider answers when absent. */
+  baseUrl?: string;
+  apiKey?: string;
+  model: string;
+  imageModel: string;
+  timeoutMs: number;
 }
 
 export interface RateLimitConfig {
@@ -79,6 +108,29 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     syncIntervalSeconds: intFrom(env, 'SYNC_INTERVAL_SECONDS', 300),
     logRequests: boolFrom(env, 'LOG_REQUESTS', false),
     outboundAllowHosts: parseAllowHosts(env.OUTBOUND_ALLOW_HOSTS),
+    media: {
+      maxUploadBytes: intFrom(env, 'MEDIA_MAX_UPLOAD_BYTES', 100 * 1024 * 1024),
+      maxImportBytes: intFrom(env, 'MEDIA_MAX_IMPORT_BYTES', 50 * 1024 * 1024),
+      importTimeoutMs: intFrom(env, 'MEDIA_IMPORT_TIMEOUT_MS', 30_000),
+      s3: env.S3_BUCKET
+        ? {
+            bucket: env.S3_BUCKET,
+            region: env.S3_REGION || 'us-east-1',
+            endpoint: env.S3_ENDPOINT || undefined,
+            accessKeyId: env.S3_ACCESS_KEY_ID || undefined,
+            secretAccessKey: env.S3_SECRET_ACCESS_KEY || undefined,
+            forcePathStyle: boolFrom(env, 'S3_FORCE_PATH_STYLE', Boolean(env.S3_ENDPOINT)),
+            prefix: env.S3_PREFIX ?? 'media/',
+          }
+        : undefined,
+    },
+    ai: {
+      baseUrl: env.AI_BASE_URL ? env.AI_BASE_URL.replace(/\/+$/, '') : undefined,
+      apiKey: env.AI_API_KEY || undefined,
+      model: env.AI_MODEL || 'gpt-4o-mini',
+      imageModel: env.AI_IMAGE_MODEL || 'gpt-image-1',
+      timeoutMs: intFrom(env, 'AI_TIMEOUT_MS', 60_000),
+    },
   };
   return { ...config, ...overrides };
 }

@@ -9,6 +9,8 @@ import type { DomainDeps } from './domain/deps.js';
 import { purgeExpired } from './domain/housekeeping.js';
 import { recycleDueCollections } from './domain/recycling/recycling.js';
 import { createLogger, type Logger } from './logger.js';
+import { createMediaStorage } from './storage/media-storage.js';
+import { createAiProvider } from './domain/ai/providers.js';
 import { createWorker } from './publishing/engine.js';
 import type { PublishingWorker } from './publishing/worker.js';
 
@@ -38,7 +40,10 @@ export async function openDomain(config: Config): Promise<{ db: Db; deps: Domain
     secrets: {
       cursorKey: await repos.instanceSecrets.getOrCreate('cursor'),
       sessionKey: await repos.instanceSecrets.getOrCreate('oauth_session'),
+      linkKey: await repos.instanceSecrets.getOrCreate('signed_links'),
     },
+    mediaStorage: await createMediaStorage({ dataDir: config.dataDir, s3: config.media.s3 }),
+    ai: createAiProvider(config.ai),
   };
   return { db, deps };
 }

@@ -2240,12 +2240,19 @@ export const toolCatalogue: readonly ToolDefinition[] = [
             "id",
             "url",
             "contentType",
+            "kind",
+            "fileName",
             "sizeBytes",
+            "width",
+            "height",
+            "durationSeconds",
+            "workspaceId",
             "createdAt"
           ],
           "properties": {
             "id": {
-              "type": "string"
+              "type": "string",
+              "description": "Use in mediaIds of create_text_post or create_image_post."
             },
             "url": {
               "type": "string",
@@ -2253,11 +2260,44 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "description": "A public, direct link usable in imageUrls or videoUrls."
             },
             "contentType": {
+              "type": "string",
+              "description": "The real type, sniffed from the file's bytes."
+            },
+            "kind": {
+              "type": "string",
+              "enum": [
+                "image",
+                "video"
+              ]
+            },
+            "fileName": {
               "type": "string"
             },
             "sizeBytes": {
               "type": "integer",
               "minimum": 0
+            },
+            "width": {
+              "type": [
+                "integer",
+                "null"
+              ]
+            },
+            "height": {
+              "type": [
+                "integer",
+                "null"
+              ]
+            },
+            "durationSeconds": {
+              "type": [
+                "number",
+                "null"
+              ],
+              "description": "Video length where the file's header gives it; null otherwise."
+            },
+            "workspaceId": {
+              "type": "string"
             },
             "createdAt": {
               "type": "string",
@@ -2279,12 +2319,11 @@ export const toolCatalogue: readonly ToolDefinition[] = [
   {
     "name": "create_image_post",
     "title": "Create an image post",
-    "description": "Creates one post per channel with images (and optional text), published immediately, scheduled (isScheduled true and a future dateTime) or saved as a draft (saveAsDraft true). imageUrls must be public, direct image links; upload private files first with create_media_upload or import_media_from_url and use the url they return. Held posts come back with approvalStatus PENDING. For text-only posts use create_text_post. Side effect: publishes or schedules real posts.",
+    "description": "Creates one post per channel with images (and optional text), published immediately, scheduled (isScheduled true and a future dateTime) or saved as a draft (saveAsDraft true). Give imageUrls (public, direct image links) or mediaIds (files in the media library), or both; upload private files first with create_media_upload or import_media_from_url and use the url they return. Held posts come back with approvalStatus PENDING. For text-only posts use create_text_post. Side effect: publishes or schedules real posts.",
     "inputSchema": {
       "type": "object",
       "additionalProperties": false,
       "required": [
-        "imageUrls",
         "channelIds"
       ],
       "properties": {
@@ -2337,6 +2376,17 @@ export const toolCatalogue: readonly ToolDefinition[] = [
         "firstComment": {
           "$ref": "#/$defs/FirstComment",
           "description": "A comment made after publishing (a reply on X): text, delayMinutes, optional mediaUrl (LinkedIn and Facebook only)."
+        },
+        "mediaIds": {
+          "type": "array",
+          "maxItems": 20,
+          "uniqueItems": true,
+          "items": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 64
+          },
+          "description": "Media library ids (from complete_media_upload, import_media_from_url or generate_image); each is added to the post as its public, direct file URL."
         }
       },
       "$defs": {
@@ -2694,7 +2744,7 @@ export const toolCatalogue: readonly ToolDefinition[] = [
   {
     "name": "create_media_upload",
     "title": "Start a media upload",
-    "description": "Starts an upload of a private file to the media library: returns an uploadUrl to PUT the bytes to (with the given headers) before expiresAt, then call complete_media_upload. For a file already on a public URL use import_media_from_url.",
+    "description": "Starts an upload of a private file to the media library: returns a signed uploadUrl on this server to PUT the raw bytes to (with the given headers, at most maxBytes) before expiresAt (15 minutes), then call complete_media_upload. For a file already on a public URL use import_media_from_url.",
     "inputSchema": {
       "type": "object",
       "additionalProperties": false,
@@ -2712,11 +2762,18 @@ export const toolCatalogue: readonly ToolDefinition[] = [
         "contentType": {
           "type": "string",
           "pattern": "^(image|video)/[a-z0-9.+-]+$",
-          "description": "e.g. image/png, video/mp4."
+          "description": "One of image/jpeg, image/png, image/gif, image/webp, video/mp4, video/quicktime, video/webm; send the bytes with this Content-Type."
         },
         "sizeBytes": {
           "type": "integer",
-          "minimum": 1
+          "minimum": 1,
+          "description": "The file's exact size; the upload URL refuses more bytes, and the instance's MEDIA_MAX_UPLOAD_BYTES caps it."
+        },
+        "workspaceId": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 64,
+          "description": "The workspace whose media library receives the file (from get_workspaces); default: the account's first workspace."
         }
       }
     },
@@ -2726,7 +2783,9 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "required": [
         "uploadId",
         "uploadUrl",
+        "method",
         "headers",
+        "maxBytes",
         "expiresAt"
       ],
       "properties": {
@@ -2746,6 +2805,13 @@ export const toolCatalogue: readonly ToolDefinition[] = [
         "expiresAt": {
           "type": "string",
           "format": "date-time"
+        },
+        "method": {
+          "const": "PUT"
+        },
+        "maxBytes": {
+          "type": "integer",
+          "minimum": 1
         }
       }
     },
@@ -2804,6 +2870,47 @@ export const toolCatalogue: readonly ToolDefinition[] = [
           "type": "string",
           "format": "date-time",
           "description": "When the link stops working (UTC); omit for no expiry."
+        },
+        "labelIds": {
+          "type": "array",
+          "maxItems": 50,
+          "uniqueItems": true,
+          "items": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 64
+          },
+          "description": "Only posts carrying any of these labels."
+        },
+        "includeLivePosts": {
+          "type": "boolean",
+          "description": "Also show live posts (published outside Herald): the all-content view."
+        },
+        "showText": {
+          "type": "boolean",
+          "description": "false shows only times and channels, not post text or media."
+        },
+        "timezone": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 64,
+          "description": "IANA timezone the calendar shows times in; default: the first channel's."
+        },
+        "from": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "format": "date-time",
+          "description": "Show nothing before this time."
+        },
+        "to": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "format": "date-time",
+          "description": "Show nothing after this time."
         }
       }
     },
@@ -2821,11 +2928,19 @@ export const toolCatalogue: readonly ToolDefinition[] = [
             "id",
             "name",
             "url",
+            "icsUrl",
             "channelIds",
+            "labelIds",
             "view",
             "includeDrafts",
+            "includeLivePosts",
+            "showText",
+            "timezone",
+            "from",
+            "to",
             "expiresAt",
-            "createdAt"
+            "createdAt",
+            "updatedAt"
           ],
           "properties": {
             "id": {
@@ -2835,11 +2950,28 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "type": "string"
             },
             "url": {
-              "type": "string",
+              "type": [
+                "string",
+                "null"
+              ],
               "format": "uri",
-              "description": "The public, read-only calendar link."
+              "description": "The public, read-only calendar page. Only returned by create_public_calendar_link: Herald keeps just a hash of the link, so copy it then."
+            },
+            "icsUrl": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "uri",
+              "description": "The iCalendar feed (subscribe from Google Calendar or Outlook); only returned at creation, like url."
             },
             "channelIds": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "labelIds": {
               "type": "array",
               "items": {
                 "type": "string"
@@ -2856,6 +2988,29 @@ export const toolCatalogue: readonly ToolDefinition[] = [
             "includeDrafts": {
               "type": "boolean"
             },
+            "includeLivePosts": {
+              "type": "boolean"
+            },
+            "showText": {
+              "type": "boolean"
+            },
+            "timezone": {
+              "type": "string"
+            },
+            "from": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "to": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
             "expiresAt": {
               "type": [
                 "string",
@@ -2864,6 +3019,10 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "format": "date-time"
             },
             "createdAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "updatedAt": {
               "type": "string",
               "format": "date-time"
             }
@@ -2930,6 +3089,17 @@ export const toolCatalogue: readonly ToolDefinition[] = [
         "firstComment": {
           "$ref": "#/$defs/FirstComment",
           "description": "A comment made after publishing (a reply on X): text, delayMinutes, optional mediaUrl (LinkedIn and Facebook only)."
+        },
+        "mediaIds": {
+          "type": "array",
+          "maxItems": 20,
+          "uniqueItems": true,
+          "items": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 64
+          },
+          "description": "Media library ids (from complete_media_upload, import_media_from_url or generate_image); each is added to the post as its public, direct file URL."
         }
       },
       "$defs": {
@@ -3375,7 +3545,7 @@ export const toolCatalogue: readonly ToolDefinition[] = [
   {
     "name": "generate_image",
     "title": "Generate an image",
-    "description": "Generates an image from a prompt and stores it in the media library; use the returned url in create_image_post's imageUrls. Not served on /mcp/claude.",
+    "description": "Generates an image from a prompt (the built-in provider renders a branded text card) and stores it in the media library; use the returned url in create_image_post's imageUrls or its id in mediaIds. Counts against the write budget. Not served on /mcp/claude.",
     "inputSchema": {
       "type": "object",
       "additionalProperties": false,
@@ -3396,6 +3566,12 @@ export const toolCatalogue: readonly ToolDefinition[] = [
             "landscape"
           ],
           "default": "square"
+        },
+        "workspaceId": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 64,
+          "description": "The workspace whose media library receives the file (from get_workspaces); default: the account's first workspace."
         }
       }
     },
@@ -3403,7 +3579,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "type": "object",
       "additionalProperties": false,
       "required": [
-        "data"
+        "data",
+        "provider"
       ],
       "properties": {
         "data": {
@@ -3413,12 +3590,19 @@ export const toolCatalogue: readonly ToolDefinition[] = [
             "id",
             "url",
             "contentType",
+            "kind",
+            "fileName",
             "sizeBytes",
+            "width",
+            "height",
+            "durationSeconds",
+            "workspaceId",
             "createdAt"
           ],
           "properties": {
             "id": {
-              "type": "string"
+              "type": "string",
+              "description": "Use in mediaIds of create_text_post or create_image_post."
             },
             "url": {
               "type": "string",
@@ -3426,17 +3610,54 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "description": "A public, direct link usable in imageUrls or videoUrls."
             },
             "contentType": {
+              "type": "string",
+              "description": "The real type, sniffed from the file's bytes."
+            },
+            "kind": {
+              "type": "string",
+              "enum": [
+                "image",
+                "video"
+              ]
+            },
+            "fileName": {
               "type": "string"
             },
             "sizeBytes": {
               "type": "integer",
               "minimum": 0
             },
+            "width": {
+              "type": [
+                "integer",
+                "null"
+              ]
+            },
+            "height": {
+              "type": [
+                "integer",
+                "null"
+              ]
+            },
+            "durationSeconds": {
+              "type": [
+                "number",
+                "null"
+              ],
+              "description": "Video length where the file's header gives it; null otherwise."
+            },
+            "workspaceId": {
+              "type": "string"
+            },
             "createdAt": {
               "type": "string",
               "format": "date-time"
             }
           }
+        },
+        "provider": {
+          "type": "string",
+          "description": "Which AI provider made the result: herald-offline (built in) or openai-compatible:<model>."
         }
       }
     },
@@ -3489,7 +3710,10 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "type": "object",
       "additionalProperties": false,
       "required": [
-        "variants"
+        "variants",
+        "network",
+        "maxCharacters",
+        "provider"
       ],
       "properties": {
         "variants": {
@@ -3498,14 +3722,30 @@ export const toolCatalogue: readonly ToolDefinition[] = [
             "type": "object",
             "additionalProperties": false,
             "required": [
-              "text"
+              "text",
+              "characters"
             ],
             "properties": {
               "text": {
                 "type": "string"
+              },
+              "characters": {
+                "type": "integer",
+                "minimum": 0
               }
             }
           }
+        },
+        "network": {
+          "type": "string"
+        },
+        "maxCharacters": {
+          "type": "integer",
+          "description": "The network's text limit the variants respect."
+        },
+        "provider": {
+          "type": "string",
+          "description": "Which AI provider made the result: herald-offline (built in) or openai-compatible:<model>."
         }
       }
     },
@@ -3534,7 +3774,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "required": [
         "views",
         "defaultView",
-        "filters"
+        "filters",
+        "postStates"
       ],
       "properties": {
         "views": {
@@ -3562,6 +3803,13 @@ export const toolCatalogue: readonly ToolDefinition[] = [
             "type": "string"
           },
           "description": "Names of the arguments that narrow a calendar, e.g. channelIds."
+        },
+        "postStates": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "States a calendar can show: drafts with includeDrafts, live posts with includeLivePosts."
         }
       }
     },
@@ -3944,7 +4192,7 @@ export const toolCatalogue: readonly ToolDefinition[] = [
   {
     "name": "get_in_app_calendar_url",
     "title": "Link to the calendar",
-    "description": "Returns a link to Herald's calendar for the signed-in user (not public), opened on a view and date and optionally narrowed to channels. For a link others can open without signing in use create_public_calendar_link.",
+    "description": "Returns a link to Herald's calendar for the signed-in user (not public; it expires after an hour), opened on a view and date and optionally narrowed to channels and labels; it shows scheduled and published posts, and with includeLivePosts the all-content view. For a link others can open use create_public_calendar_link.",
     "inputSchema": {
       "type": "object",
       "additionalProperties": false,
@@ -3975,6 +4223,31 @@ export const toolCatalogue: readonly ToolDefinition[] = [
             "maxLength": 64
           },
           "description": "Only these channels."
+        },
+        "labelIds": {
+          "type": "array",
+          "maxItems": 50,
+          "uniqueItems": true,
+          "items": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 64
+          },
+          "description": "Only posts carrying any of these labels."
+        },
+        "includeLivePosts": {
+          "type": "boolean",
+          "description": "Also show live posts (published outside Herald): the all-content view."
+        },
+        "timezone": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 64,
+          "description": "IANA timezone the calendar shows times in; default: the first channel's."
+        },
+        "includeDrafts": {
+          "type": "boolean",
+          "default": false
         }
       }
     },
@@ -3982,12 +4255,18 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "type": "object",
       "additionalProperties": false,
       "required": [
-        "url"
+        "url",
+        "expiresAt"
       ],
       "properties": {
         "url": {
           "type": "string",
           "format": "uri"
+        },
+        "expiresAt": {
+          "type": "string",
+          "format": "date-time",
+          "description": "The link works for an hour."
         }
       }
     },
@@ -5593,7 +5872,7 @@ export const toolCatalogue: readonly ToolDefinition[] = [
   {
     "name": "get_shareable_calendars",
     "title": "List shareable calendars",
-    "description": "Lists the public, read-only calendar links of the account, with their channels and expiry.",
+    "description": "Lists the public, read-only calendar links of the account with what each shows and its expiry. The links themselves are only shown once, by create_public_calendar_link.",
     "inputSchema": {
       "type": "object",
       "additionalProperties": false,
@@ -5616,11 +5895,19 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "id",
               "name",
               "url",
+              "icsUrl",
               "channelIds",
+              "labelIds",
               "view",
               "includeDrafts",
+              "includeLivePosts",
+              "showText",
+              "timezone",
+              "from",
+              "to",
               "expiresAt",
-              "createdAt"
+              "createdAt",
+              "updatedAt"
             ],
             "properties": {
               "id": {
@@ -5630,11 +5917,28 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "type": "string"
               },
               "url": {
-                "type": "string",
+                "type": [
+                  "string",
+                  "null"
+                ],
                 "format": "uri",
-                "description": "The public, read-only calendar link."
+                "description": "The public, read-only calendar page. Only returned by create_public_calendar_link: Herald keeps just a hash of the link, so copy it then."
+              },
+              "icsUrl": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "format": "uri",
+                "description": "The iCalendar feed (subscribe from Google Calendar or Outlook); only returned at creation, like url."
               },
               "channelIds": {
+                "type": "array",
+                "items": {
+                  "type": "string"
+                }
+              },
+              "labelIds": {
                 "type": "array",
                 "items": {
                   "type": "string"
@@ -5651,6 +5955,29 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "includeDrafts": {
                 "type": "boolean"
               },
+              "includeLivePosts": {
+                "type": "boolean"
+              },
+              "showText": {
+                "type": "boolean"
+              },
+              "timezone": {
+                "type": "string"
+              },
+              "from": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "format": "date-time"
+              },
+              "to": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "format": "date-time"
+              },
               "expiresAt": {
                 "type": [
                   "string",
@@ -5659,6 +5986,10 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "format": "date-time"
               },
               "createdAt": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "updatedAt": {
                 "type": "string",
                 "format": "date-time"
               }
@@ -5741,7 +6072,7 @@ export const toolCatalogue: readonly ToolDefinition[] = [
   {
     "name": "import_media_from_url",
     "title": "Import media from a URL",
-    "description": "Downloads a file from a URL into the media library and returns the media with a public, direct url to use in imageUrls or videoUrls (for files behind preview pages or short-lived links).",
+    "description": "Downloads a direct image or video file from a public URL into the media library and returns the media with a public, direct url to use in imageUrls or videoUrls (or its id in mediaIds). Web pages (a video site's watch page, a storage preview page) are refused with the reason; so are private, loopback and metadata addresses. Size-capped.",
     "inputSchema": {
       "type": "object",
       "additionalProperties": false,
@@ -5759,6 +6090,12 @@ export const toolCatalogue: readonly ToolDefinition[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 255
+        },
+        "workspaceId": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 64,
+          "description": "The workspace whose media library receives the file (from get_workspaces); default: the account's first workspace."
         }
       }
     },
@@ -5776,12 +6113,19 @@ export const toolCatalogue: readonly ToolDefinition[] = [
             "id",
             "url",
             "contentType",
+            "kind",
+            "fileName",
             "sizeBytes",
+            "width",
+            "height",
+            "durationSeconds",
+            "workspaceId",
             "createdAt"
           ],
           "properties": {
             "id": {
-              "type": "string"
+              "type": "string",
+              "description": "Use in mediaIds of create_text_post or create_image_post."
             },
             "url": {
               "type": "string",
@@ -5789,11 +6133,44 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "description": "A public, direct link usable in imageUrls or videoUrls."
             },
             "contentType": {
+              "type": "string",
+              "description": "The real type, sniffed from the file's bytes."
+            },
+            "kind": {
+              "type": "string",
+              "enum": [
+                "image",
+                "video"
+              ]
+            },
+            "fileName": {
               "type": "string"
             },
             "sizeBytes": {
               "type": "integer",
               "minimum": 0
+            },
+            "width": {
+              "type": [
+                "integer",
+                "null"
+              ]
+            },
+            "height": {
+              "type": [
+                "integer",
+                "null"
+              ]
+            },
+            "durationSeconds": {
+              "type": [
+                "number",
+                "null"
+              ],
+              "description": "Video length where the file's header gives it; null otherwise."
+            },
+            "workspaceId": {
+              "type": "string"
             },
             "createdAt": {
               "type": "string",
@@ -8090,7 +8467,7 @@ export const toolCatalogue: readonly ToolDefinition[] = [
   {
     "name": "rewrite",
     "title": "Rewrite text",
-    "description": "Rewrites a text as instructed (shorter, another tone, for another network). Nothing is posted; use update_post to change a post with the result.",
+    "description": "Rewrites a text as instructed (shorter, another tone, for another network). Nothing is posted; use update_post to change a post with the result. The result fits the network's text limit (named in network or in the instruction, e.g. \"for X\"). Counts against the write budget.",
     "inputSchema": {
       "type": "object",
       "additionalProperties": false,
@@ -8122,11 +8499,29 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "type": "object",
       "additionalProperties": false,
       "required": [
-        "text"
+        "text",
+        "characters",
+        "network",
+        "maxCharacters",
+        "provider"
       ],
       "properties": {
         "text": {
           "type": "string"
+        },
+        "characters": {
+          "type": "integer",
+          "minimum": 0
+        },
+        "network": {
+          "type": "string"
+        },
+        "maxCharacters": {
+          "type": "integer"
+        },
+        "provider": {
+          "type": "string",
+          "description": "Which AI provider made the result: herald-offline (built in) or openai-compatible:<model>."
         }
       }
     },
@@ -8142,7 +8537,7 @@ export const toolCatalogue: readonly ToolDefinition[] = [
   {
     "name": "suggest_hashtags",
     "title": "Suggest hashtags",
-    "description": "Suggests hashtags for a post text, most relevant first. Nothing is posted.",
+    "description": "Suggests hashtags for a post text, most relevant first. Nothing is posted. Counts against the write budget.",
     "inputSchema": {
       "type": "object",
       "additionalProperties": false,
@@ -8173,7 +8568,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "type": "object",
       "additionalProperties": false,
       "required": [
-        "hashtags"
+        "hashtags",
+        "provider"
       ],
       "properties": {
         "hashtags": {
@@ -8182,6 +8578,10 @@ export const toolCatalogue: readonly ToolDefinition[] = [
             "type": "string",
             "pattern": "^#"
           }
+        },
+        "provider": {
+          "type": "string",
+          "description": "Which AI provider made the result: herald-offline (built in) or openai-compatible:<model>."
         }
       }
     },
@@ -8691,6 +9091,47 @@ export const toolCatalogue: readonly ToolDefinition[] = [
             "null"
           ],
           "format": "date-time"
+        },
+        "labelIds": {
+          "type": "array",
+          "maxItems": 50,
+          "uniqueItems": true,
+          "items": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 64
+          },
+          "description": "Only posts carrying any of these labels."
+        },
+        "includeLivePosts": {
+          "type": "boolean",
+          "description": "Also show live posts (published outside Herald): the all-content view."
+        },
+        "showText": {
+          "type": "boolean",
+          "description": "false shows only times and channels, not post text or media."
+        },
+        "timezone": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 64,
+          "description": "IANA timezone the calendar shows times in; default: the first channel's."
+        },
+        "from": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "format": "date-time",
+          "description": "Show nothing before this time."
+        },
+        "to": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "format": "date-time",
+          "description": "Show nothing after this time."
         }
       },
       "minProperties": 2
@@ -8709,11 +9150,19 @@ export const toolCatalogue: readonly ToolDefinition[] = [
             "id",
             "name",
             "url",
+            "icsUrl",
             "channelIds",
+            "labelIds",
             "view",
             "includeDrafts",
+            "includeLivePosts",
+            "showText",
+            "timezone",
+            "from",
+            "to",
             "expiresAt",
-            "createdAt"
+            "createdAt",
+            "updatedAt"
           ],
           "properties": {
             "id": {
@@ -8723,11 +9172,28 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "type": "string"
             },
             "url": {
-              "type": "string",
+              "type": [
+                "string",
+                "null"
+              ],
               "format": "uri",
-              "description": "The public, read-only calendar link."
+              "description": "The public, read-only calendar page. Only returned by create_public_calendar_link: Herald keeps just a hash of the link, so copy it then."
+            },
+            "icsUrl": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "uri",
+              "description": "The iCalendar feed (subscribe from Google Calendar or Outlook); only returned at creation, like url."
             },
             "channelIds": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "labelIds": {
               "type": "array",
               "items": {
                 "type": "string"
@@ -8744,6 +9210,29 @@ export const toolCatalogue: readonly ToolDefinition[] = [
             "includeDrafts": {
               "type": "boolean"
             },
+            "includeLivePosts": {
+              "type": "boolean"
+            },
+            "showText": {
+              "type": "boolean"
+            },
+            "timezone": {
+              "type": "string"
+            },
+            "from": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "to": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
             "expiresAt": {
               "type": [
                 "string",
@@ -8752,6 +9241,10 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "format": "date-time"
             },
             "createdAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "updatedAt": {
               "type": "string",
               "format": "date-time"
             }

@@ -301,21 +301,31 @@ export interface components {
         };
         CompleteMediaUploadResult: {
             data: {
+                /** @description Use in mediaIds of create_text_post or create_image_post. */
                 id: string;
                 /**
                  * Format: uri
                  * @description A public, direct link usable in imageUrls or videoUrls.
                  */
                 url: string;
+                /** @description The real type, sniffed from the file's bytes. */
                 contentType: string;
+                /** @enum {string} */
+                kind: "image" | "video";
+                fileName: string;
                 sizeBytes: number;
+                width: number | null;
+                height: number | null;
+                /** @description Video length where the file's header gives it; null otherwise. */
+                durationSeconds: number | null;
+                workspaceId: string;
                 /** Format: date-time */
                 createdAt: string;
             };
         };
         CreateImagePostArguments: {
             /** @description Public, direct image file links (http or https) the network can download; not a watch page or a storage preview page. For private media use import_media_from_url or create_media_upload first. */
-            imageUrls: string[];
+            imageUrls?: string[];
             /** @description Channels to post to, ids from get_channels (never hard-code them). One post is created per channel. */
             channelIds: string[];
             /** @description The post text. */
@@ -333,6 +343,8 @@ export interface components {
             addToQueue?: boolean;
             /** @description A comment made after publishing (a reply on X): text, delayMinutes, optional mediaUrl (LinkedIn and Facebook only). */
             firstComment?: components["schemas"]["FirstComment"];
+            /** @description Media library ids (from complete_media_upload, import_media_from_url or generate_image); each is added to the post as its public, direct file URL. */
+            mediaIds?: string[];
         };
         CreateImagePostResult: {
             /** @description One post per channel. */
@@ -340,9 +352,12 @@ export interface components {
         };
         CreateMediaUploadArguments: {
             fileName: string;
-            /** @description e.g. image/png, video/mp4. */
+            /** @description One of image/jpeg, image/png, image/gif, image/webp, video/mp4, video/quicktime, video/webm; send the bytes with this Content-Type. */
             contentType: string;
+            /** @description The file's exact size; the upload URL refuses more bytes, and the instance's MEDIA_MAX_UPLOAD_BYTES caps it. */
             sizeBytes: number;
+            /** @description The workspace whose media library receives the file (from get_workspaces); default: the account's first workspace. */
+            workspaceId?: string;
         };
         CreateMediaUploadResult: {
             uploadId: string;
@@ -353,6 +368,9 @@ export interface components {
             };
             /** Format: date-time */
             expiresAt: string;
+            /** @constant */
+            method: "PUT";
+            maxBytes: number;
         };
         CreatePublicCalendarLinkArguments: {
             name: string;
@@ -370,6 +388,24 @@ export interface components {
              * @description When the link stops working (UTC); omit for no expiry.
              */
             expiresAt?: string;
+            /** @description Only posts carrying any of these labels. */
+            labelIds?: string[];
+            /** @description Also show live posts (published outside Herald): the all-content view. */
+            includeLivePosts?: boolean;
+            /** @description false shows only times and channels, not post text or media. */
+            showText?: boolean;
+            /** @description IANA timezone the calendar shows times in; default: the first channel's. */
+            timezone?: string;
+            /**
+             * Format: date-time
+             * @description Show nothing before this time.
+             */
+            from?: string | null;
+            /**
+             * Format: date-time
+             * @description Show nothing after this time.
+             */
+            to?: string | null;
         };
         CreatePublicCalendarLinkResult: {
             data: {
@@ -377,17 +413,32 @@ export interface components {
                 name: string;
                 /**
                  * Format: uri
-                 * @description The public, read-only calendar link.
+                 * @description The public, read-only calendar page. Only returned by create_public_calendar_link: Herald keeps just a hash of the link, so copy it then.
                  */
-                url: string;
+                url: string | null;
+                /**
+                 * Format: uri
+                 * @description The iCalendar feed (subscribe from Google Calendar or Outlook); only returned at creation, like url.
+                 */
+                icsUrl: string | null;
                 channelIds: string[];
+                labelIds: string[];
                 /** @enum {string} */
                 view: "month" | "week" | "list";
                 includeDrafts: boolean;
+                includeLivePosts: boolean;
+                showText: boolean;
+                timezone: string;
+                /** Format: date-time */
+                from: string | null;
+                /** Format: date-time */
+                to: string | null;
                 /** Format: date-time */
                 expiresAt: string | null;
                 /** Format: date-time */
                 createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
             };
         };
         CreateTextPostArguments: {
@@ -408,6 +459,8 @@ export interface components {
             addToQueue?: boolean;
             /** @description A comment made after publishing (a reply on X): text, delayMinutes, optional mediaUrl (LinkedIn and Facebook only). */
             firstComment?: components["schemas"]["FirstComment"];
+            /** @description Media library ids (from complete_media_upload, import_media_from_url or generate_image); each is added to the post as its public, direct file URL. */
+            mediaIds?: string[];
         };
         CreateTextPostResult: {
             /** @description One post per channel. */
@@ -438,20 +491,34 @@ export interface components {
              * @enum {string}
              */
             size?: "square" | "portrait" | "landscape";
+            /** @description The workspace whose media library receives the file (from get_workspaces); default: the account's first workspace. */
+            workspaceId?: string;
         };
         GenerateImageResult: {
             data: {
+                /** @description Use in mediaIds of create_text_post or create_image_post. */
                 id: string;
                 /**
                  * Format: uri
                  * @description A public, direct link usable in imageUrls or videoUrls.
                  */
                 url: string;
+                /** @description The real type, sniffed from the file's bytes. */
                 contentType: string;
+                /** @enum {string} */
+                kind: "image" | "video";
+                fileName: string;
                 sizeBytes: number;
+                width: number | null;
+                height: number | null;
+                /** @description Video length where the file's header gives it; null otherwise. */
+                durationSeconds: number | null;
+                workspaceId: string;
                 /** Format: date-time */
                 createdAt: string;
             };
+            /** @description Which AI provider made the result: herald-offline (built in) or openai-compatible:<model>. */
+            provider: string;
         };
         GeneratePostArguments: {
             /** @description What the post is about. */
@@ -466,7 +533,13 @@ export interface components {
         GeneratePostResult: {
             variants: {
                 text: string;
+                characters: number;
             }[];
+            network: string;
+            /** @description The network's text limit the variants respect. */
+            maxCharacters: number;
+            /** @description Which AI provider made the result: herald-offline (built in) or openai-compatible:<model>. */
+            provider: string;
         };
         GetCalendarViewOptionsArguments: Record<string, never>;
         GetCalendarViewOptionsResult: {
@@ -475,6 +548,8 @@ export interface components {
             defaultView: "month" | "week" | "list";
             /** @description Names of the arguments that narrow a calendar, e.g. channelIds. */
             filters: string[];
+            /** @description States a calendar can show: drafts with includeDrafts, live posts with includeLivePosts. */
+            postStates: string[];
         };
         GetChannelArguments: {
             /** @description A channel id from get_channels. */
@@ -511,10 +586,23 @@ export interface components {
             date?: string;
             /** @description Only these channels. */
             channelIds?: string[];
+            /** @description Only posts carrying any of these labels. */
+            labelIds?: string[];
+            /** @description Also show live posts (published outside Herald): the all-content view. */
+            includeLivePosts?: boolean;
+            /** @description IANA timezone the calendar shows times in; default: the first channel's. */
+            timezone?: string;
+            /** @default false */
+            includeDrafts?: boolean;
         };
         GetInAppCalendarUrlResult: {
             /** Format: uri */
             url: string;
+            /**
+             * Format: date-time
+             * @description The link works for an hour.
+             */
+            expiresAt: string;
         };
         GetPaginatedPostsArguments: {
             /** @description true merges in live posts, ordered by publish time. */
@@ -581,17 +669,32 @@ export interface components {
                 name: string;
                 /**
                  * Format: uri
-                 * @description The public, read-only calendar link.
+                 * @description The public, read-only calendar page. Only returned by create_public_calendar_link: Herald keeps just a hash of the link, so copy it then.
                  */
-                url: string;
+                url: string | null;
+                /**
+                 * Format: uri
+                 * @description The iCalendar feed (subscribe from Google Calendar or Outlook); only returned at creation, like url.
+                 */
+                icsUrl: string | null;
                 channelIds: string[];
+                labelIds: string[];
                 /** @enum {string} */
                 view: "month" | "week" | "list";
                 includeDrafts: boolean;
+                includeLivePosts: boolean;
+                showText: boolean;
+                timezone: string;
+                /** Format: date-time */
+                from: string | null;
+                /** Format: date-time */
+                to: string | null;
                 /** Format: date-time */
                 expiresAt: string | null;
                 /** Format: date-time */
                 createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
             }[];
         };
         GetWorkspacesArguments: Record<string, never>;
@@ -602,17 +705,29 @@ export interface components {
             /** Format: uri */
             url: string;
             fileName?: string;
+            /** @description The workspace whose media library receives the file (from get_workspaces); default: the account's first workspace. */
+            workspaceId?: string;
         };
         ImportMediaFromUrlResult: {
             data: {
+                /** @description Use in mediaIds of create_text_post or create_image_post. */
                 id: string;
                 /**
                  * Format: uri
                  * @description A public, direct link usable in imageUrls or videoUrls.
                  */
                 url: string;
+                /** @description The real type, sniffed from the file's bytes. */
                 contentType: string;
+                /** @enum {string} */
+                kind: "image" | "video";
+                fileName: string;
                 sizeBytes: number;
+                width: number | null;
+                height: number | null;
+                /** @description Video length where the file's header gives it; null otherwise. */
+                durationSeconds: number | null;
+                workspaceId: string;
                 /** Format: date-time */
                 createdAt: string;
             };
@@ -771,6 +886,11 @@ export interface components {
         };
         RewriteResult: {
             text: string;
+            characters: number;
+            network: string;
+            maxCharacters: number;
+            /** @description Which AI provider made the result: herald-offline (built in) or openai-compatible:<model>. */
+            provider: string;
         };
         SuggestHashtagsArguments: {
             text: string;
@@ -781,6 +901,8 @@ export interface components {
         };
         SuggestHashtagsResult: {
             hashtags: string[];
+            /** @description Which AI provider made the result: herald-offline (built in) or openai-compatible:<model>. */
+            provider: string;
         };
         UpdatePostArguments: {
             /** @description The post id, as returned by a create or list tool. Ids starting `live_` are live posts and are read only. */
@@ -823,6 +945,24 @@ export interface components {
             includeDrafts?: boolean;
             /** Format: date-time */
             expiresAt?: string | null;
+            /** @description Only posts carrying any of these labels. */
+            labelIds?: string[];
+            /** @description Also show live posts (published outside Herald): the all-content view. */
+            includeLivePosts?: boolean;
+            /** @description false shows only times and channels, not post text or media. */
+            showText?: boolean;
+            /** @description IANA timezone the calendar shows times in; default: the first channel's. */
+            timezone?: string;
+            /**
+             * Format: date-time
+             * @description Show nothing before this time.
+             */
+            from?: string | null;
+            /**
+             * Format: date-time
+             * @description Show nothing after this time.
+             */
+            to?: string | null;
         };
         UpdateShareableCalendarResult: {
             data: {
@@ -830,17 +970,32 @@ export interface components {
                 name: string;
                 /**
                  * Format: uri
-                 * @description The public, read-only calendar link.
+                 * @description The public, read-only calendar page. Only returned by create_public_calendar_link: Herald keeps just a hash of the link, so copy it then.
                  */
-                url: string;
+                url: string | null;
+                /**
+                 * Format: uri
+                 * @description The iCalendar feed (subscribe from Google Calendar or Outlook); only returned at creation, like url.
+                 */
+                icsUrl: string | null;
                 channelIds: string[];
+                labelIds: string[];
                 /** @enum {string} */
                 view: "month" | "week" | "list";
                 includeDrafts: boolean;
+                includeLivePosts: boolean;
+                showText: boolean;
+                timezone: string;
+                /** Format: date-time */
+                from: string | null;
+                /** Format: date-time */
+                to: string | null;
                 /** Format: date-time */
                 expiresAt: string | null;
                 /** Format: date-time */
                 createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
             };
         };
     };

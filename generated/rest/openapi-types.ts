@@ -556,6 +556,8 @@ export interface components {
             addToQueue?: boolean;
             imageUrls?: string[];
             videoUrls?: string[];
+            /** @description Media library ids (from the MCP media tools or `herald media import`); each is added to imageUrls or videoUrls as its public, direct file URL. */
+            mediaIds?: string[];
             firstComment?: components["schemas"]["FirstComment"];
             /**
              * @deprecated

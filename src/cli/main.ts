@@ -11,6 +11,7 @@
  *   herald key list --account A
  *   herald channel add --account A --workspace W --handle H [--network sandbox] [--timezone Europe/Berlin] [--name N]
  *   herald channel slots --account A --channel C --slots "mon 09:00,tue 12:30"   (wall clock in the channel's timezone)
+ *   herald media import --account A --workspace W --url U [--name FILE]   (direct image/video links only; SSRF-guarded)
  *   herald worker                                   (the publishing worker alone; `serve --no-worker` is the API alone)
  *   herald sandbox post-external --account A --channel C --text T [--likes N]
  *   herald sandbox fail --account A --channel C --mode rate_limited|transient|permanent|timeout_after_post [--times N]
@@ -18,6 +19,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { HeraldError } from '../domain/errors.js';
+import { importMediaFromUrl } from '../domain/media/media-import.js';
 import * as provisioning from '../domain/provisioning.js';
 import { parseSlotList } from '../domain/queue/slots.js';
 import { postExternal, setSandboxFailure } from '../publishing/engine.js';
@@ -43,6 +45,7 @@ const options = {
   timezone: { type: 'string' },
   channel: { type: 'string' },
   slots: { type: 'string' },
+  url: { type: 'string' },
   text: { type: 'string' },
   likes: { type: 'string' },
   mode: { type: 'string' },
@@ -114,6 +117,11 @@ const commands: Record<string, Command> = {
     const slots = parseSlotList(v.slots);
     if (!(await deps.repos.channels.setSlots(accountId, channelId, slots))) throw new UsageError(`No channel ${channelId} in account ${accountId}`);
     return { channelId, slots };
+  },
+  'media import': async (v, deps) => {
+    // An administrator acts for the account: the principal carries the account and the posting scopes only.
+    const principal = { accountId: need(v, 'account'), userId: 'cli', tokenId: 'cli', tokenKind: 'api_key' as const, scopes: provisioning.parseScopes([]) };
+    return { ...(await importMediaFromUrl(deps, principal, { url: need(v, 'url'), workspaceId: need(v, 'workspace'), fileName: v.name })) };
   },
   'sandbox post-external': async (v, deps) =>
     postExternal(deps, { accountId: need(v, 'account'), channelId: need(v, 'channel'), text: need(v, 'text'), likes: count(v, 'likes', 0) }),

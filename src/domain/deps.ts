@@ -1,5 +1,7 @@
 import type { Config } from '../config.js';
 import type { Repositories } from '../db/repositories/index.js';
+import type { MediaStorage } from '../storage/media-storage.js';
+import type { AiProvider } from './ai/ai-provider.js';
 
 /** What every domain use case may touch: storage, configuration, the clock and instance secrets. */
 export interface DomainDeps {
@@ -10,5 +12,9 @@ export interface DomainDeps {
     cursorKey: string;
     /** Signs the sign-in cookie of the OAuth authorization pages. */
     sessionKey: string;
+    /** Signs short-lived links: media upload URLs and in-app calendar links. */
+    linkKey: string;
   };
+  mediaStorage: MediaStorage;
+  ai: AiProvider;
 }

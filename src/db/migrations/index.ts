@@ -3,6 +3,7 @@ import * as initial from './001_initial.js';
 import * as publishing from './002_publishing.js';
 import * as oauth from './003_oauth.js';
 import * as team from './004_team.js';
+import * as mediaCalendars from './005_media_calendars.js';
 
 type Migration = { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> };
 
@@ -12,6 +13,7 @@ const migrations: Record<string, Migration> = {
   '002_publishing': publishing,
   '003_oauth': oauth,
   '004_team': team,
+  '005_media_calendars': mediaCalendars,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

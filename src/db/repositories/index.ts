@@ -1,11 +1,13 @@
 import type { Db } from '../connection.js';
 import { AccountsRepository } from './accounts.js';
 import { ApiKeysRepository } from './api-keys.js';
+import { CalendarsRepository } from './calendars.js';
 import { ChannelsRepository } from './channels.js';
 import { CollectionsRepository } from './collections.js';
 import { IdempotencyRepository } from './idempotency.js';
 import { InstanceSecretsRepository } from './instance-secrets.js';
 import { LabelsRepository } from './labels.js';
+import { MediaRepository } from './media.js';
 import { OAuthRepository } from './oauth.js';
 import { PostEventsRepository } from './post-events.js';
 import { PostsRepository } from './posts.js';
@@ -27,6 +29,8 @@ export interface Repositories {
   collections: CollectionsRepository;
   postEvents: PostEventsRepository;
   teamPosts: TeamPostsRepository;
+  media: MediaRepository;
+  calendars: CalendarsRepository;
   publishing: PublishingRepository;
   sandbox: SandboxRepository;
 }
@@ -46,6 +50,8 @@ export function createRepositories(db: Db): Repositories {
     collections: new CollectionsRepository(db),
     postEvents: new PostEventsRepository(db),
     teamPosts: new TeamPostsRepository(db, posts),
+    media: new MediaRepository(db),
+    calendars: new CalendarsRepository(db),
     publishing: new PublishingRepository(db),
     sandbox: new SandboxRepository(db),
   };

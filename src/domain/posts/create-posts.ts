@@ -3,6 +3,7 @@ import type { PostRecord, SourceType } from '../../db/repositories/posts.js';
 import type { DomainDeps } from '../deps.js';
 import { ValidationError } from '../errors.js';
 import { newId } from '../ids.js';
+import { resolveMediaIds } from '../media/media-library.js';
 import type { Principal } from '../principal.js';
 import { nextQueueSlots, rejectQueueConflicts, withSlotRetry } from '../queue/queue.js';
 import { toWireTime } from '../time.js';
@@ -41,9 +42,9 @@ export async function createPosts(deps: DomainDeps, principal: Principal, input:
 
 /** create_image_post: the same as createPosts, for a post that must carry media. */
 export async function createMediaPosts(deps: DomainDeps, principal: Principal, input: PostInput, source: SourceType): Promise<PostView[]> {
-  if (!input.imageUrls?.length && !input.videoUrls?.length) {
-    throw new ValidationError('An image or video post needs imageUrls or videoUrls; for text only use create_text_post.', [
-      { path: 'imageUrls', message: 'Give at least one public, direct image or video file link.' },
+  if (!input.imageUrls?.length && !input.videoUrls?.length && !input.mediaIds?.length) {
+    throw new ValidationError('An image or video post needs imageUrls, videoUrls or mediaIds; for text only use create_text_post.', [
+      { path: 'imageUrls', message: 'Give at least one public, direct image or video file link, or a media library id.' },
     ]);
   }
   return createPosts(deps, principal, input, source);
@@ -53,8 +54,9 @@ export async function preparePosts(deps: DomainDeps, principal: Principal, input
   rejectCoverMediaId(input);
   const now = deps.now();
   const text = input.text ?? '';
-  const imageUrls = input.imageUrls ?? [];
-  const videoUrls = input.videoUrls ?? [];
+  const media = input.mediaIds?.length ? await resolveMediaIds(deps, principal, input.mediaIds) : { imageUrls: [], videoUrls: [] };
+  const imageUrls = [...(input.imageUrls ?? []), ...media.imageUrls];
+  const videoUrls = [...(input.videoUrls ?? []), ...media.videoUrls];
   requireContent(text, imageUrls, videoUrls);
   rejectQueueConflicts(input);
   const schedule = input.addToQueue ? { status: 'scheduled' as const, isDraft: false, isScheduled: true, dateTime: null } : resolveSchedule(input, now);

@@ -8,10 +8,13 @@
  * tool by src/mcp/call-tool.ts.
  */
 import type { DomainDeps } from '../../domain/deps.js';
+import { aiTools } from './ai.js';
 import { approvalTools } from './approvals.js';
+import { calendarTools } from './calendars.js';
 import { channelTools } from './channels.js';
 import type { AreaTools } from './context.js';
 import { labelTools } from './labels.js';
+import { mediaTools } from './media.js';
 import { postTools } from './posts.js';
 import { queueTools } from './queue.js';
 import { recyclingTools } from './recycling.js';
@@ -22,6 +25,9 @@ export function toolHandlers(deps: DomainDeps): AreaTools {
     ...postTools(deps),
     ...channelTools(deps),
     ...workspaceTools(deps),
+    ...mediaTools(deps),
+    ...aiTools(deps),
+    ...calendarTools(deps),
     ...queueTools(deps),
     ...labelTools(deps),
     ...recyclingTools(deps),

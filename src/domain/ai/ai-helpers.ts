@@ -1,0 +1,87 @@
+import type { DomainDeps } from '../deps.js';
+import { resolveWorkspace, storeMedia, type MediaView } from '../media/media-library.js';
+import { fitText, textLimit } from '../network-text-limits.js';
+import type { Principal } from '../principal.js';
+import { consumeRateLimit } from '../rate-limits.js';
+
+/**
+ * The AI helpers (generate_post, suggest_hashtags, rewrite, generate_image).
+ *
+ * Rules enforced:
+ * - every call counts against the account's REST write budget (SPEC: "REST writes, including AI requests"),
+ *   on top of whatever budget the surface itself charges;
+ * - generated text never exceeds the target network's limit, whatever the provider answered;
+ * - hashtags start with "#" and are unique (case-insensitively);
+ * - every result names the provider that made it;
+ * - generated images go into the caller's media library like any other file; nothing is posted.
+ */
+const DEFAULT_NETWORK = 'sandbox';
+
+export const IMAGE_SIZES = {
+  square: { width: 1024, height: 1024 },
+  portrait: { width: 1024, height: 1536 },
+  landscape: { width: 1536, height: 1024 },
+} as const;
+
+export async function generatePost(
+  deps: DomainDeps,
+  principal: Principal,
+  input: { prompt: string; network?: string; tone?: string; variants?: number },
+): Promise<{ variants: { text: string; characters: number }[]; network: string; maxCharacters: number; provider: string }> {
+  await consumeRateLimit(deps, principal, 'rest_write');
+  const network = input.network ?? DEFAULT_NETWORK;
+  const maxChars = textLimit(network);
+  const variants = [];
+  for (let variant = 0; variant < (input.variants ?? 1); variant++) {
+    const text = fitText(await deps.ai.generatePost({ prompt: input.prompt, network, tone: input.tone, maxChars, variant }), maxChars);
+    variants.push({ text, characters: [...text].length });
+  }
+  return { variants, network, maxCharacters: maxChars, provider: deps.ai.name };
+}
+
+export async function suggestHashtags(
+  deps: DomainDeps,
+  principal: Principal,
+  input: { text: string; network?: string; count?: number },
+): Promise<{ hashtags: string[]; provider: string }> {
+  await consumeRateLimit(deps, principal, 'rest_write');
+  const count = input.count ?? 5;
+  const raw = await deps.ai.suggestHashtags({ text: input.text, network: input.network ?? DEFAULT_NETWORK, count });
+  const seen = new Set<string>();
+  const hashtags = raw
+    .map((tag) => `#${tag.replace(/^#+/, '').replace(/[^\p{L}\p{N}_]/gu, '')}`)
+    .filter((tag) => tag.length > 1 && !seen.has(tag.toLowerCase()) && seen.add(tag.toLowerCase()))
+    .slice(0, count);
+  return { hashtags, provider: deps.ai.name };
+}
+
+export async function rewrite(
+  deps: DomainDeps,
+  principal: Principal,
+  input: { text: string; instruction: string; network?: string },
+): Promise<{ text: string; characters: number; network: string; maxCharacters: number; provider: string }> {
+  await consumeRateLimit(deps, principal, 'rest_write');
+  const network = input.network ?? networkNamedIn(input.instruction) ?? DEFAULT_NETWORK;
+  const maxChars = textLimit(network);
+  const text = fitText(await deps.ai.rewrite({ text: input.text, instruction: input.instruction, network, maxChars }), maxChars);
+  return { text, characters: [...text].length, network, maxCharacters: maxChars, provider: deps.ai.name };
+}
+
+/** "shorter, for X" names the network in the instruction. */
+function networkNamedIn(instruction: string): string | undefined {
+  const match = /\bfor (x|twitter|bluesky|threads|mastodon|linkedin|instagram|facebook|tiktok|pinterest|youtube)\b/i.exec(instruction);
+  return match?.[1].toLowerCase();
+}
+
+export async function generateImage(
+  deps: DomainDeps,
+  principal: Principal,
+  input: { prompt: string; size?: keyof typeof IMAGE_SIZES; workspaceId?: string },
+): Promise<{ data: MediaView; provider: string }> {
+  await consumeRateLimit(deps, principal, 'rest_write');
+  const workspaceId = await resolveWorkspace(deps, principal, input.workspaceId);
+  const bytes = await deps.ai.generateImage({ prompt: input.prompt, ...IMAGE_SIZES[input.size ?? 'square'] });
+  const fileName = input.prompt.slice(0, 40) || 'generated';
+  const data = await storeMedia(deps, principal, { workspaceId, bytes, fileName, source: 'generated', sourceUrl: null });
+  return { data, provider: deps.ai.name };
+}

@@ -1,0 +1,88 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+
+/**
+ * Where media bytes live. Keys are opaque relative paths chosen by the domain ("<workspace>/<id>/<name>").
+ * Contract: `put` stores the whole object or throws, leaving nothing half-written visible under the key;
+ * `open` streams the object or returns undefined when there is none; `delete` is idempotent.
+ */
+export interface MediaStorage {
+  readonly kind: 'local' | 's3';
+  put(key: string, bytes: Buffer, contentType: string): Promise<void>;
+  open(key: string): Promise<Readable | undefined>;
+  read(key: string): Promise<Buffer | undefined>;
+  delete(key: string): Promise<void>;
+}
+
+export function safeRelative(key: string): string {
+  const normal = path.posix.normalize(key);
+  if (normal.startsWith('..') || path.posix.isAbsolute(normal) || normal.includes('\0')) {
+    throw new Error(`storage key escapes the media root: ${key}`);
+  }
+  return normal;
+}
+
+/** Files under DATA_DIR/media; writes go to a temporary name and are renamed into place. */
+export class LocalMediaStorage implements MediaStorage {
+  readonly kind = 'local' as const;
+  constructor(private readonly root: string) {}
+
+  private file(key: string): string {
+    return path.join(this.root, safeRelative(key));
+  }
+
+  async put(key: string, bytes: Buffer): Promise<void> {
+    const target = this.file(key);
+    await fs.promises.mkdir(path.dirname(target), { recursive: true });
+    const temporary = `${target}.${process.pid}.${Date.now()}.part`;
+    await fs.promises.writeFile(temporary, bytes, { mode: 0o640 });
+    await fs.promises.rename(temporary, target);
+  }
+
+  async open(key: string): Promise<Readable | undefined> {
+    const target = this.file(key);
+    try {
+      await fs.promises.access(target, fs.constants.R_OK);
+    } catch {
+      return undefined;
+    }
+    return fs.createReadStream(target);
+  }
+
+  async read(key: string): Promise<Buffer | undefined> {
+    try {
+      return await fs.promises.readFile(this.file(key));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await fs.promises.rm(this.file(key), { force: true });
+  }
+}
+
+export interface MediaStorageConfig {
+  dataDir: string;
+  s3?: S3StorageOptions;
+}
+
+export interface S3StorageOptions {
+  bucket: string;
+  region: string;
+  endpoint?: string;
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  forcePathStyle: boolean;
+  /** Prepended to every key inside the bucket. */
+  prefix: string;
+}
+
+export async function createMediaStorage(config: MediaStorageConfig): Promise<MediaStorage> {
+  if (!config.s3) return new LocalMediaStorage(path.join(config.dataDir, 'media'));
+  // The AWS SDK is large: load it only where a bucket is configured (it slows every CLI start otherwise).
+  const { S3MediaStorage } = await import('./s3-media-storage.js');
+  return new S3MediaStorage(config.s3);
+}

@@ -1,0 +1,136 @@
+import type { CalendarEntry, CalendarLayout } from '../domain/calendars/calendar-entries.js';
+import { escapeHtml } from '../oauth/pages.js';
+import { addDays, dateKey, localDateOf, localTimeOf, startOfDay, weekday, type LocalDate } from './zoned-time.js';
+
+/**
+ * The read-only calendar page: month, week and list views, readable on a phone (the month grid becomes a
+ * list of days on narrow screens). Static HTML and CSS only: no scripts, so the page's CSP forbids them.
+ */
+export const CALENDAR_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src https: http: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+export interface CalendarPeriod {
+  layout: CalendarLayout;
+  /** The day the period was asked for. */
+  anchor: LocalDate;
+  /** First and last day shown (inclusive), and the instants bounding them. */
+  first: LocalDate;
+  last: LocalDate;
+  from: number;
+  to: number;
+  previous: LocalDate;
+  next: LocalDate;
+  title: string;
+}
+
+export function calendarPeriod(layout: CalendarLayout, anchor: LocalDate, timezone: string): CalendarPeriod {
+  let first: LocalDate;
+  let last: LocalDate;
+  let previous: LocalDate;
+  let next: LocalDate;
+  let title: string;
+  if (layout === 'month') {
+    const monthStart = { ...anchor, day: 1 };
+    const monthEnd = addDays({ year: anchor.month === 12 ? anchor.year + 1 : anchor.year, month: (anchor.month % 12) + 1, day: 1 }, -1);
+    first = addDays(monthStart, -weekday(monthStart));
+    last = addDays(monthEnd, 6 - weekday(monthEnd));
+    previous = addDays(monthStart, -1);
+    next = addDays(monthEnd, 1);
+    title = `${MONTHS[anchor.month - 1]} ${anchor.year}`;
+  } else if (layout === 'week') {
+    first = addDays(anchor, -weekday(anchor));
+    last = addDays(first, 6);
+    previous = addDays(first, -7);
+    next = addDays(first, 7);
+    title = `Week of ${dateKey(first)}`;
+  } else {
+    first = anchor;
+    last = addDays(anchor, 29);
+    previous = addDays(anchor, -30);
+    next = addDays(anchor, 30);
+    title = `${dateKey(first)} to ${dateKey(last)}`;
+  }
+  return { layout, anchor, first, last, from: startOfDay(first, timezone), to: startOfDay(addDays(last, 1), timezone), previous, next, title };
+}
+
+function days(from: LocalDate, to: LocalDate): LocalDate[] {
+  const list: LocalDate[] = [];
+  for (let d = from; dateKey(d) <= dateKey(to); d = addDays(d, 1)) list.push(d);
+  return list;
+}
+
+function entryHtml(entry: CalendarEntry, timezone: string): string {
+  const text = entry.text ? `<span class="text">${escapeHtml(entry.text.length > 280 ? `${entry.text.slice(0, 277)}…` : entry.text)}</span>` : '';
+  const link = entry.permalink && /^https?:\/\//.test(entry.permalink) ? ` <a href="${escapeHtml(entry.permalink)}" rel="noopener noreferrer">view</a>` : '';
+  return (
+    `<li class="entry ${entry.state}"><time>${localTimeOf(entry.at, timezone)}</time> ` +
+    `<span class="channel">${escapeHtml(entry.channel)}</span> <span class="state">${entry.state}</span>${link}${text}</li>`
+  );
+}
+
+export interface CalendarPageInput {
+  title: string;
+  timezone: string;
+  period: CalendarPeriod;
+  entries: CalendarEntry[];
+  /** Builds the link to another view or date of the same calendar. */
+  linkTo(layout: CalendarLayout, date: LocalDate): string;
+  feedUrl?: string;
+}
+
+export function renderCalendarPage(input: CalendarPageInput): string {
+  const { period, timezone } = input;
+  const byDay = new Map<string, CalendarEntry[]>();
+  for (const entry of input.entries) {
+    const key = dateKey(localDateOf(entry.at, timezone));
+    byDay.set(key, [...(byDay.get(key) ?? []), entry]);
+  }
+  const dayCell = (d: LocalDate, outside: boolean) => {
+    const list = byDay.get(dateKey(d)) ?? [];
+    return (
+      `<div class="day${outside ? ' outside' : ''}${list.length ? '' : ' empty'}" data-date="${dateKey(d)}">` +
+      `<h3><span class="wd">${WEEKDAYS[weekday(d)]}</span> ${d.day}</h3>` +
+      (list.length ? `<ul>${list.map((e) => entryHtml(e, timezone)).join('')}</ul>` : '') +
+      '</div>'
+    );
+  };
+  const anchorMonth = period.layout === 'month' ? period.anchor.month : undefined;
+  const shown = days(period.first, period.last);
+  const body =
+    period.layout === 'list'
+      ? `<div class="list">${shown.filter((d) => byDay.has(dateKey(d))).map((d) => dayCell(d, false)).join('') || '<p class="none">No posts in this period.</p>'}</div>`
+      : `<div class="grid ${period.layout}">${WEEKDAYS.map((w) => `<div class="head">${w}</div>`).join('')}${shown
+          .map((d) => dayCell(d, anchorMonth !== undefined && d.month !== anchorMonth))
+          .join('')}</div>`;
+  const tabs = (['month', 'week', 'list'] as const)
+    .map((layout) => `<a class="tab${layout === period.layout ? ' on' : ''}" href="${escapeHtml(input.linkTo(layout, period.anchor))}">${layout}</a>`)
+    .join('');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex"><title>${escapeHtml(input.title)} · ${escapeHtml(period.title)}</title>
+<style>
+body{font:15px/1.4 system-ui,sans-serif;margin:0;color:#1d2433;background:#f5f6fa}
+header{padding:12px 16px;background:#1f2a44;color:#fff}header h1{margin:0;font-size:18px}header p{margin:4px 0 0;opacity:.8;font-size:13px}
+nav{display:flex;flex-wrap:wrap;gap:8px;align-items:center;padding:10px 16px}nav a{color:#1f2a44}
+.tab{padding:4px 10px;border:1px solid #c5cbe0;border-radius:14px;text-decoration:none}.tab.on{background:#1f2a44;color:#fff}
+h2{margin:0 16px 8px;font-size:17px}
+.grid{display:grid;grid-template-columns:repeat(7,1fr);gap:4px;padding:0 16px 16px}
+.head{font-weight:600;font-size:12px;text-align:center;color:#5a6480}
+.day{background:#fff;border-radius:6px;padding:6px;min-height:70px;overflow:hidden}.day.outside{opacity:.45}
+.day h3{margin:0 0 4px;font-size:13px}.day .wd{display:none}
+.day ul{list-style:none;margin:0;padding:0}.entry{font-size:12px;border-left:3px solid #3b5bdb;padding:2px 4px;margin:0 0 4px;background:#eef1fb}
+.entry.published{border-color:#2b8a3e}.entry.live{border-color:#e8590c}.entry.draft{border-color:#868e96}
+.entry time{font-weight:600}.entry .state{color:#5a6480}.entry .text{display:block;white-space:pre-wrap;word-break:break-word}
+.list{padding:0 16px 16px}.list .day{margin-bottom:8px}.list .wd{display:inline}
+@media (max-width:640px){.grid{display:block}.grid .head,.grid .day.empty{display:none}.grid .day{margin-bottom:8px}.day .wd{display:inline}}
+</style></head><body>
+<header><h1>${escapeHtml(input.title)}</h1><p>Times in ${escapeHtml(timezone)}. Read only.</p></header>
+<nav><a href="${escapeHtml(input.linkTo(period.layout, period.previous))}" rel="prev">← Previous</a>
+<a href="${escapeHtml(input.linkTo(period.layout, period.next))}" rel="next">Next →</a> ${tabs}
+${input.feedUrl ? `<a href="${escapeHtml(input.feedUrl)}">Subscribe (iCalendar)</a>` : ''}</nav>
+<h2>${escapeHtml(period.title)}</h2>
+${body}
+</body></html>`;
+}

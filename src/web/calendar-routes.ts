@@ -1,0 +1,124 @@
+import express from 'express';
+import type { CalendarViewRecord } from '../db/repositories/calendars.js';
+import { CALENDAR_LAYOUTS, calendarEntries, type CalendarLayout } from '../domain/calendars/calendar-entries.js';
+import { openInAppCalendar, openPublicCalendar, publicCalendarUrl } from '../domain/calendars/shareable-calendars.js';
+import type { DomainDeps } from '../domain/deps.js';
+import { HeraldError, NotFoundError } from '../domain/errors.js';
+import { calendarPeriod, CALENDAR_PAGE_CSP, renderCalendarPage } from './calendar-page.js';
+import { renderCalendarFeed } from './calendar-feed.js';
+import { dateKey, localDateOf, parseDateKey, type LocalDate } from './zoned-time.js';
+
+/**
+ * Calendar pages: GET /calendars/{token} (public, read-only HTML), /calendars/{token}.ics (iCalendar feed),
+ * and GET /calendar?t=... (the signed-in user's own calendar, from get_in_app_calendar_url).
+ * Unknown, deleted and expired links all answer the same 404 page.
+ */
+const FEED_PAST_MS = 90 * 86_400_000;
+const FEED_FUTURE_MS = 366 * 86_400_000;
+
+function layoutFrom(value: unknown, fallback: CalendarLayout): CalendarLayout {
+  return CALENDAR_LAYOUTS.includes(value as CalendarLayout) ? (value as CalendarLayout) : fallback;
+}
+
+function sendPage(res: express.Response, status: number, html: string): void {
+  res.status(status).set({
+    'content-type': 'text/html; charset=utf-8',
+    'content-security-policy': CALENDAR_PAGE_CSP,
+    'cache-control': 'no-store',
+    'referrer-policy': 'no-referrer',
+    'x-content-type-options': 'nosniff',
+  }).send(html);
+}
+
+const NOT_FOUND_PAGE =
+  '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Calendar not found</title></head>' +
+  '<body><h1>Calendar not found</h1><p>This calendar link does not exist, was deleted, or has expired. Ask its owner for a new one.</p></body></html>';
+
+async function page(
+  deps: DomainDeps,
+  res: express.Response,
+  input: { accountId: string; title: string; view: CalendarViewRecord; query: express.Request['query']; date?: string; uidKey: string; link(query: URLSearchParams): string; feedUrl?: string },
+): Promise<void> {
+  const layout = layoutFrom(input.query.view, input.view.layout);
+  const anchor: LocalDate =
+    parseDateKey(typeof input.query.date === 'string' ? input.query.date : input.date) ??
+    localDateOf(input.view.from !== null && input.view.from > deps.now() ? input.view.from : deps.now(), input.view.timezone);
+  const period = calendarPeriod(layout, anchor, input.view.timezone);
+  const entries = await calendarEntries(deps, input.accountId, input.view, period, input.uidKey);
+  sendPage(
+    res,
+    200,
+    renderCalendarPage({
+      title: input.title,
+      timezone: input.view.timezone,
+      period,
+      entries,
+      linkTo: (to, date) => input.link(new URLSearchParams({ view: to, date: dateKey(date) })),
+      feedUrl: input.feedUrl,
+    }),
+  );
+}
+
+export function calendarRouter(deps: DomainDeps, onError: (message: string, error: unknown) => void): express.Router {
+  const router = express.Router();
+
+  router.get('/calendars/:link', async (req, res) => {
+    const link = req.params.link;
+    const feed = link.endsWith('.ics');
+    const token = feed ? link.slice(0, -4) : link;
+    const calendar = await openPublicCalendar(deps, token);
+    const pageUrl = publicCalendarUrl(deps, token);
+    if (feed) {
+      const now = deps.now();
+      const entries = await calendarEntries(deps, calendar.accountId, calendar.view, { from: now - FEED_PAST_MS, to: now + FEED_FUTURE_MS }, calendar.tokenHash);
+      res.status(200).set({
+        'content-type': 'text/calendar; charset=utf-8',
+        'content-disposition': 'inline; filename="calendar.ics"',
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
+      }).send(renderCalendarFeed({ name: calendar.name, hostname: new URL(deps.config.baseUrl).hostname, entries, pageUrl }));
+      return;
+    }
+    await page(deps, res, {
+      accountId: calendar.accountId,
+      title: calendar.name,
+      view: calendar.view,
+      query: req.query,
+      uidKey: calendar.tokenHash,
+      link: (query) => `${pageUrl}?${query}`,
+      feedUrl: `${pageUrl}.ics`,
+    });
+  });
+
+  router.get('/calendar', async (req, res) => {
+    const t = typeof req.query.t === 'string' ? req.query.t : '';
+    const opened = openInAppCalendar(deps, t);
+    await page(deps, res, {
+      accountId: opened.accountId,
+      title: 'Your calendar',
+      view: opened.view,
+      query: req.query,
+      date: opened.date,
+      uidKey: deps.secrets.linkKey,
+      link: (query) => {
+        query.set('t', t);
+        return `${deps.config.baseUrl}/calendar?${query}`;
+      },
+    });
+  });
+
+  router.use('/calendar', calendarErrorHandler(onError));
+  router.use('/calendars', calendarErrorHandler(onError));
+  return router;
+}
+
+function calendarErrorHandler(onError: (message: string, error: unknown) => void): express.ErrorRequestHandler {
+  return (error, _req, res, _next) => {
+    if (error instanceof NotFoundError) {
+      sendPage(res, 404, NOT_FOUND_PAGE);
+      return;
+    }
+    if (!(error instanceof HeraldError)) onError('calendar page failed', error);
+    sendPage(res, error instanceof HeraldError ? error.status : 500, '<!doctype html><title>Error</title><p>The calendar could not be shown.</p>');
+  };
+}
