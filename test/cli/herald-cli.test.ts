@@ -5,7 +5,9 @@ import { freshDatabase } from '../support/herald.js';
 
 const run = promisify(execFile);
 
-describe('the herald CLI', () => {
+describe('the herald CLI', function () {
+  // Each command is a fresh Node process compiling TypeScript through tsx: slow on a loaded machine, not a speed check.
+  this.timeout(180_000);
   let database: Awaited<ReturnType<typeof freshDatabase>>;
   let env: NodeJS.ProcessEnv;
   before(async () => {
