@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { insertLivePost } from '../support/posts.js';
+import { authorizeUrl, FormUser, pkcePair, REDIRECT_URI, registerClient, tokenRequest } from '../oauth/support.js';
 import { callTool, rpc } from './support.js';
 
 describe(`MCP protocol over HTTP (${TEST_DB})`, () => {
@@ -91,6 +92,22 @@ describe(`MCP protocol over HTTP (${TEST_DB})`, () => {
         assert.match(bad.headers.get('www-authenticate') ?? '', new RegExp(`^Bearer resource_metadata="${h.url}/.well-known/oauth-protected-resource${path}", error="invalid_token"$`));
       });
     }
+
+    it('accepts an OAuth access token like an API key, with its granted scopes', async () => {
+      const { client_id } = await registerClient(h);
+      const { verifier, challenge } = pkcePair();
+      const redirect = await new FormUser(h.url).authorize(authorizeUrl(h, {
+        response_type: 'code', client_id, redirect_uri: REDIRECT_URI, code_challenge: challenge, code_challenge_method: 'S256', resource: h.url + '/mcp',
+      }), account, 'approve', { manageTeam: false });
+      const token = await tokenRequest(h, {
+        grant_type: 'authorization_code', code: redirect.searchParams.get('code')!, code_verifier: verifier, redirect_uri: REDIRECT_URI, client_id, resource: h.url + '/mcp',
+      });
+      const accessToken = token.body.access_token as string;
+      const channels = await callTool(h, accessToken, 'get_channels', {});
+      assert.equal(channels.status, 200);
+      assert.equal(channels.body.result.structuredContent.data.length, account.channelIds.length);
+      assert.equal((await callTool(h, accessToken, 'approval_list_pending', {})).status, 403);
+    });
 
     it('401 for a token lacking manage_post or read_profile', async () => {
       for (const scopes of [['read_profile'], ['manage_post']] as const) {
