@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { connectSdkClient } from '../mcp/support.js';
+import { purgeExpired } from '../../src/domain/housekeeping.js';
 import { TINY_MP4, TINY_PNG } from './fixtures.js';
 
 export const MEDIA_AI_CALENDAR_TOOLS = [
@@ -135,6 +136,15 @@ describe(`media tools through the MCP SDK client (${TEST_DB})`, () => {
     const put = await fetch(upload.uploadUrl, { method: 'PUT', headers: upload.headers, body: TINY_PNG });
     assert.equal(put.status, 413);
     assert.match(failure(await client.callTool({ name: 'complete_media_upload', arguments: { uploadId: upload.uploadId } })), /PUT the file/);
+  });
+
+  it('forgets uploads never completed once they expire (housekeeping)', async () => {
+    const upload = ok(await client.callTool({ name: 'create_media_upload', arguments: { fileName: 'a.png', contentType: 'image/png', sizeBytes: TINY_PNG.length } }));
+    assert.equal((await fetch(upload.uploadUrl, { method: 'PUT', headers: upload.headers, body: TINY_PNG })).status, 200);
+    const purged = await purgeExpired({ ...h.deps, now: () => Date.parse(upload.expiresAt) + 1 });
+    assert.ok(purged.mediaUploads >= 1);
+    assert.match(failure(await client.callTool({ name: 'complete_media_upload', arguments: { uploadId: upload.uploadId } })), /No upload/);
+    assert.equal((await fetch(upload.uploadUrl, { method: 'PUT', headers: upload.headers, body: TINY_PNG })).status, 403);
   });
 
   it('imports a direct image and a video from a URL, reading the video duration', async () => {
