@@ -116,6 +116,13 @@ describe(`media tools through the MCP SDK client (${TEST_DB})`, () => {
     const post = ok(await client.callTool({ name: 'create_image_post', arguments: { channelIds: [account.channelIds[0]], mediaIds: [media.id], saveAsDraft: true } }));
     assert.deepEqual(post.data[0].imageUrls, [media.url]);
     assert.equal(post.data[0].type, 'image');
+    const rest = await h.api('POST', '/v1/rest/posts', {
+      token: account.apiKey,
+      body: { text: 'over REST', channelIds: [account.channelIds[1]], saveAsDraft: true, mediaIds: [media.id] },
+      headers: { 'idempotency-key': `media-${media.id}` },
+    });
+    assert.equal(rest.status, 201, JSON.stringify(rest.body));
+    assert.deepEqual(rest.body.data[0].imageUrls, [media.url]);
     const unknown = await client.callTool({ name: 'create_text_post', arguments: { text: 'x', channelIds: [account.channelIds[0]], mediaIds: ['nope'], saveAsDraft: true } });
     assert.match(failure(unknown), /No media nope in this account/);
   });
