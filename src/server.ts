@@ -7,7 +7,6 @@ import { migrate, openDatabase, type Db } from './db/connection.js';
 import { createRepositories } from './db/repositories/index.js';
 import type { DomainDeps } from './domain/deps.js';
 import { purgeExpired } from './domain/housekeeping.js';
-import { recycleDueCollections } from './domain/recycling/recycling.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMediaStorage } from './storage/media-storage.js';
 import { createAiProvider } from './domain/ai/providers.js';
@@ -15,8 +14,6 @@ import { createWorker } from './publishing/engine.js';
 import type { PublishingWorker } from './publishing/worker.js';
 
 const HOUSEKEEPING_INTERVAL_MS = 10 * 60_000;
-// Collections re-queue on a scale of days; checking every minute is ample and cheap (one indexed query).
-const RECYCLING_INTERVAL_MS = 60_000;
 
 export interface Herald {
   config: Config;
@@ -61,13 +58,6 @@ export async function startHerald(config: Config, logger: Logger = createLogger(
     purgeExpired(deps).catch((error) => logger.error('housekeeping failed', error));
   }, HOUSEKEEPING_INTERVAL_MS);
   housekeeping.unref();
-  // Re-queueing collections is background work: it runs where the worker runs.
-  const recycling = config.worker
-    ? setInterval(() => {
-        recycleDueCollections(deps).catch((error) => logger.error('recycling collections failed', error));
-      }, RECYCLING_INTERVAL_MS)
-    : undefined;
-  recycling?.unref();
   const worker = config.worker ? createWorker(deps, logger) : undefined;
   worker?.start();
   return {
@@ -80,7 +70,6 @@ export async function startHerald(config: Config, logger: Logger = createLogger(
     async close() {
       await worker?.stop();
       clearInterval(housekeeping);
-      clearInterval(recycling);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await db.destroy();

@@ -5,6 +5,7 @@ import type { PostRecord } from '../db/repositories/posts.js';
 import type { ClaimedPost, FirstCommentStepRecord } from '../db/repositories/publishing.js';
 import type { DomainDeps } from '../domain/deps.js';
 import { newLivePostId } from '../domain/ids.js';
+import { recycleDueCollections } from '../domain/recycling/recycling.js';
 import type { Logger } from '../logger.js';
 import type { MediaChecker } from './media-check.js';
 import { NetworkError, type Network, type NetworkChannel, type NetworkRegistry, type PublishedPost } from './networks/network.js';
@@ -103,6 +104,8 @@ export class PublishingWorker {
           if (Date.now() >= this.nextSyncAt) {
             this.nextSyncAt = Date.now() + this.options.syncIntervalMs;
             await this.sync();
+            // Recycling collections re-queue on a scale of days: the sync cadence is ample.
+            await recycleDueCollections(this.ctx.deps);
           }
         } catch (error) {
           this.ctx.logger.error('publishing worker tick failed', error);

@@ -169,6 +169,14 @@ describe('team: posting queue over REST', () => {
     const other = await t.seedAccount();
     assert.equal((await api('GET', `/channels/${berlin}/schedule`, undefined, other.apiKey)).status, 404);
     assert.equal((await api('POST', `/channels/${berlin}/queue/pause`, undefined, other.apiKey)).status, 404);
+    const mine = await queue(berlin, 'mine');
+    assert.equal((await api('GET', `/posts/${mine.id}/history`, undefined, other.apiKey)).status, 404);
+    assert.equal((await api('GET', `/posts/${mine.id}/history`)).status, 200);
+    // Given a time of its own, a queued post leaves the queue.
+    const timed = await api('PATCH', `/posts/${mine.id}`, { isScheduled: true, dateTime: new Date(clock.now() + 30 * DAY).toISOString() });
+    assert.equal(timed.body.data[0].inQueue, false);
+    assert.equal((await api('GET', `/channels/${berlin}/schedule`)).body.data.queued.length, 0);
+    await api('DELETE', `/posts/${mine.id}`);
     clock.advance(HOUR);
   });
 
