@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { connectSdkClient } from '../mcp/support.js';
+import { purgeExpired } from '../../src/domain/housekeeping.js';
 import { TINY_MP4, TINY_PNG } from './fixtures.js';
 
 export const MEDIA_AI_CALENDAR_TOOLS = [
@@ -115,6 +116,13 @@ describe(`media tools through the MCP SDK client (${TEST_DB})`, () => {
     const post = ok(await client.callTool({ name: 'create_image_post', arguments: { channelIds: [account.channelIds[0]], mediaIds: [media.id], saveAsDraft: true } }));
     assert.deepEqual(post.data[0].imageUrls, [media.url]);
     assert.equal(post.data[0].type, 'image');
+    const rest = await h.api('POST', '/v1/rest/posts', {
+      token: account.apiKey,
+      body: { text: 'over REST', channelIds: [account.channelIds[1]], saveAsDraft: true, mediaIds: [media.id] },
+      headers: { 'idempotency-key': `media-${media.id}` },
+    });
+    assert.equal(rest.status, 201, JSON.stringify(rest.body));
+    assert.deepEqual(rest.body.data[0].imageUrls, [media.url]);
     const unknown = await client.callTool({ name: 'create_text_post', arguments: { text: 'x', channelIds: [account.channelIds[0]], mediaIds: ['nope'], saveAsDraft: true } });
     assert.match(failure(unknown), /No media nope in this account/);
   });
@@ -135,6 +143,15 @@ describe(`media tools through the MCP SDK client (${TEST_DB})`, () => {
     const put = await fetch(upload.uploadUrl, { method: 'PUT', headers: upload.headers, body: TINY_PNG });
     assert.equal(put.status, 413);
     assert.match(failure(await client.callTool({ name: 'complete_media_upload', arguments: { uploadId: upload.uploadId } })), /PUT the file/);
+  });
+
+  it('forgets uploads never completed once they expire (housekeeping)', async () => {
+    const upload = ok(await client.callTool({ name: 'create_media_upload', arguments: { fileName: 'a.png', contentType: 'image/png', sizeBytes: TINY_PNG.length } }));
+    assert.equal((await fetch(upload.uploadUrl, { method: 'PUT', headers: upload.headers, body: TINY_PNG })).status, 200);
+    const purged = await purgeExpired({ ...h.deps, now: () => Date.parse(upload.expiresAt) + 1 });
+    assert.ok(purged.mediaUploads >= 1);
+    assert.match(failure(await client.callTool({ name: 'complete_media_upload', arguments: { uploadId: upload.uploadId } })), /No upload/);
+    assert.equal((await fetch(upload.uploadUrl, { method: 'PUT', headers: upload.headers, body: TINY_PNG })).status, 403);
   });
 
   it('imports a direct image and a video from a URL, reading the video duration', async () => {

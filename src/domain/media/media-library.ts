@@ -188,6 +188,13 @@ export async function completeMediaUpload(deps: DomainDeps, principal: Principal
   return media;
 }
 
+/** Forgets uploads that expired without completing, and their bytes. */
+export async function purgeExpiredUploads(deps: DomainDeps): Promise<number> {
+  const ids = await deps.repos.media.deleteExpiredUploads(deps.now());
+  for (const id of ids) await deps.mediaStorage.delete(uploadKey(id));
+  return ids.length;
+}
+
 /** Checks bytes and adds them to the library; shared by uploads, imports and generated images. */
 export async function storeMedia(
   deps: DomainDeps,
