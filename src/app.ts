@@ -5,6 +5,7 @@ import type { DomainDeps } from './domain/deps.js';
 import { resolveOAuthAccessToken } from './domain/oauth/access-token-resolver.js';
 import { restErrorHandler } from './rest/error-handler.js';
 import { REST_PREFIX, restRouter } from './rest/router.js';
+import { accessLog } from './http/access-log.js';
 import type { Logger } from './logger.js';
 import { mcpRouter } from './mcp/router.js';
 import { oauthRouter } from './oauth/router.js';
@@ -31,6 +32,7 @@ export function createApp(options: AppOptions): express.Express {
   app.disable('x-powered-by');
   app.set('trust proxy', false);
   app.set('query parser', 'extended');
+  if (config.logRequests) app.use(accessLog(logger));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: true });

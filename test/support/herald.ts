@@ -12,7 +12,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import type { DomainDeps } from '../../src/domain/deps.js';
 import * as provisioning from '../../src/domain/provisioning.js';
 import type { Scope } from '../../src/domain/principal.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger, type Logger } from '../../src/logger.js';
 import { startHerald, type Herald } from '../../src/server.js';
 
 export const TEST_DB = process.env.HERALD_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
@@ -88,7 +88,7 @@ export async function freshDatabase(): Promise<{ dataDir: string; databaseUrl?: 
 
 const GENEROUS_LIMITS = { restReadsPerMinute: 100_000, restWritesPerMinute: 100_000, accountPerHour: 1_000_000, mcpPerTokenPerMinute: 100_000 };
 
-export async function startTestHerald(overrides: Partial<Config> = {}): Promise<TestHerald> {
+export async function startTestHerald(overrides: Partial<Config> = {}, logger: Logger = createLogger({ quiet: true })): Promise<TestHerald> {
   const database = await freshDatabase();
   const port = await freePort();
   const config: Config = {
@@ -103,7 +103,7 @@ export async function startTestHerald(overrides: Partial<Config> = {}): Promise<
     rateLimits: GENEROUS_LIMITS,
     ...overrides,
   };
-  const herald = await startHerald(config, createLogger({ quiet: true }));
+  const herald = await startHerald(config, logger);
   const deps = herald.deps;
   let accounts = 0;
 
