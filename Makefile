@@ -38,6 +38,7 @@ test: typecheck
 	else echo "TEST_DATABASE_URL is not set: the Postgres run is skipped here (.ci/run starts Postgres and runs it)."; fi; \
 	node scripts/test-summary.mjs; exit $$status
 
+# BENCH_DATABASE_URL=postgres://… adds Postgres rows to the publishing benchmark (a fresh database on that server).
 bench: build
 	$(NODE_BIN)/tsx bench/run.ts
 

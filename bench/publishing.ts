@@ -1,11 +1,13 @@
 /**
  * The publishing engine: 10,000 posts due at the same instant, published to the sandbox network by
- * in-process workers over one SQLite database. Reports posts/second from the first claim to the last
- * post published, and lateness (publishedAt minus the due time) p50/p99.
+ * in-process workers over one SQLite database, and over Postgres too when BENCH_DATABASE_URL names a server
+ * (a fresh database is created there and dropped after). Reports posts/second from the first claim to the
+ * last post published, and lateness (publishedAt minus the due time) p50/p99.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { toRow, type PostRecord } from '../src/db/repositories/posts.js';
 import { newId } from '../src/domain/ids.js';
@@ -20,7 +22,10 @@ const POSTS = Number(process.env.BENCH_PUBLISH_POSTS ?? 10_000);
 // Text-only posts: the media check is an HTTP probe per URL, not the engine's cost.
 const noMedia: MediaChecker = async () => ({ direct: true });
 
+type Database = 'SQLite' | 'Postgres';
+
 interface Run {
+  database: Database;
   workers: number;
   perSecond: number;
   seconds: number;
@@ -30,9 +35,31 @@ interface Run {
   sandboxPosts: number;
 }
 
-async function runOnce(workers: number): Promise<Run> {
+/** A fresh Postgres database for one run; dropped by the returned function. */
+async function freshPostgres(adminUrl: string): Promise<{ databaseUrl: string; drop(): Promise<void> }> {
+  const name = `herald_bench_${Date.now()}_${process.pid}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return { databaseUrl: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+async function runOnce(database: Database, workers: number): Promise<Run> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-publish-'));
-  const herald = await startHerald({ ...loadConfig({}), port: 0, host: '127.0.0.1', dataDir, worker: false }, createLogger({ quiet: true }));
+  const postgres = database === 'Postgres' ? await freshPostgres(process.env.BENCH_DATABASE_URL!) : undefined;
+  const herald = await startHerald(
+    { ...loadConfig({}), port: 0, host: '127.0.0.1', dataDir, databaseUrl: postgres?.databaseUrl, worker: false },
+    createLogger({ quiet: true }),
+  );
   try {
     const demo = await seedDemo(herald.deps);
     const dueAt = Date.now();
@@ -61,6 +88,7 @@ async function runOnce(workers: number): Promise<Run> {
     const lateness = published.map((p) => Number(p.published_at) - Number(p.date_time)).sort((a, b) => a - b);
     const [{ n }] = await herald.db('sandbox_posts').count<{ n: number | string }[]>({ n: '*' });
     return {
+      database,
       workers,
       seconds: (finished - started) / 1000,
       perSecond: POSTS / ((finished - started) / 1000),
@@ -71,23 +99,28 @@ async function runOnce(workers: number): Promise<Run> {
     };
   } finally {
     await herald.close();
+    await postgres?.drop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
 export async function runPublishingBench(): Promise<void> {
-  const runs = [await runOnce(1), await runOnce(2)];
+  const databases: Database[] = process.env.BENCH_DATABASE_URL ? ['SQLite', 'Postgres'] : ['SQLite'];
+  const runs: Run[] = [];
+  for (const database of databases) for (const workers of [1, 2]) runs.push(await runOnce(database, workers));
   const rows = runs.map((r) =>
-    `| ${r.workers} | ${r.perSecond.toFixed(0)} | ${r.seconds.toFixed(1)} | ${(r.lateP50ms / 1000).toFixed(1)} / ${(r.lateP99ms / 1000).toFixed(1)} | ${r.published} | ${r.sandboxPosts} |`);
+    `| ${r.database} | ${r.workers} | ${r.perSecond.toFixed(0)} | ${r.seconds.toFixed(1)} | ${(r.lateP50ms / 1000).toFixed(1)} / ${(r.lateP99ms / 1000).toFixed(1)} | ${r.published} | ${r.sandboxPosts} |`);
   const report = `Machine: ${machine()}. Command: \`make bench\` (bench/publishing.ts; \`npx tsx -e "import('./bench/publishing.ts').then(m => m.runPublishingBench())"\` alone).
-SQLite (WAL) in a temp dir; ${POSTS.toLocaleString('en')} text posts due at the same instant over the demo account's two sandbox channels;
+SQLite (WAL) in a temp dir, and Postgres when \`BENCH_DATABASE_URL\` names a server (a fresh database on it); ${POSTS.toLocaleString('en')} text posts due at the same instant over the demo account's two sandbox channels;
 in-process workers (defaults: batches of 50, 8 network calls in flight each, poll 50 ms). Every post goes through the full path:
 claim with a lease, attempt recorded before the call, sandbox publish (idempotency key, stored), result written in a transaction.
 Lateness is publishedAt minus the due time, so with everything due at once it is mostly queueing: p99 is roughly the drain time.
 
-| workers | posts/s | drain s | lateness p50 / p99 s | published | sandbox posts (= published: none twice) |
-|---|---|---|---|---|---|
-${rows.join('\n')}`;
+| database | workers | posts/s | drain s | lateness p50 / p99 s | published | sandbox posts (= published: none twice) |
+|---|---|---|---|---|---|---|
+${rows.join('\n')}
+
+Measured ${new Date().toISOString().slice(0, 10)}; load average at the end ${os.loadavg()[0].toFixed(2)} (another process on the machine shows here).`;
   writeSection('Publishing engine', report);
   console.log(report);
 }
