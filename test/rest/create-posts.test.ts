@@ -131,4 +131,28 @@ describe('REST authentication', () => {
     assert.equal(res.status, 401);
     assert.match(res.body.message, /manage_post/);
   });
+
+  it('stores keys hashed and records when each was last used, at most once a minute', async () => {
+    const key = await t.createKey(a, ['read_profile', 'manage_post']);
+    const row = () => t.herald.db('api_keys').where({ key_hash: hashSecret(key) }).first();
+    assert.equal((await row()).last_used_at, null);
+    assert.equal(await t.herald.db('api_keys').where({ key_hash: key }).first(), undefined);
+
+    const realNow = t.deps.now;
+    let now = Date.now();
+    t.deps.now = () => now;
+    try {
+      assert.equal((await t.api('GET', '/v1/rest/posts', { token: key })).status, 200);
+      assert.equal(Number((await row()).last_used_at), now);
+      const first = now;
+      now += 30_000;
+      await t.api('GET', '/v1/rest/posts', { token: key });
+      assert.equal(Number((await row()).last_used_at), first, 'a second use within the minute writes nothing');
+      now += 31_000;
+      await t.api('GET', '/v1/rest/posts', { token: key });
+      assert.equal(Number((await row()).last_used_at), now);
+    } finally {
+      t.deps.now = realNow;
+    }
+  });
 });

@@ -42,11 +42,11 @@ export class ApiKeysRepository {
     return rows.map(toApiKey);
   }
 
-  /** Records use at most once a minute per key, so a busy key does not write on every request. */
-  async touch(id: string, now: number): Promise<void> {
+  /** Records use at most once per `precisionMs` per key, even when concurrent requests all decide to touch it. */
+  async touch(id: string, now: number, precisionMs: number): Promise<void> {
     await this.db('api_keys')
       .where({ id })
-      .andWhere((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<', now - 60_000))
+      .andWhere((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<', now - precisionMs))
       .update({ last_used_at: now });
   }
 
