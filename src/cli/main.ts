@@ -96,11 +96,17 @@ const commands: Record<string, Command> = {
     await provisioning.revokeApiKey(deps, { accountId: need(v, 'account'), keyId: need(v, 'key') });
     return { keyId: v.key, revoked: true };
   },
-  'key list': async (v, deps) => ({
-    keys: (await deps.repos.apiKeys.list(need(v, 'account'))).map((k) => ({
-      id: k.id, name: k.name, prefix: k.keyPrefix, scopes: k.scopes, revoked: k.revokedAt !== null,
-    })),
-  }),
+  'key list': async (v, deps) => {
+    const accountId = need(v, 'account');
+    // An empty list for a mistyped id would read as "this account has no keys".
+    if (!(await deps.repos.accounts.getAccount(accountId))) throw new UsageError(`No account ${accountId}`);
+    return {
+      keys: (await deps.repos.apiKeys.list(accountId)).map((k) => ({
+        id: k.id, name: k.name, prefix: k.keyPrefix, scopes: k.scopes, revoked: k.revokedAt !== null,
+        lastUsedAt: k.lastUsedAt === null ? null : new Date(k.lastUsedAt).toISOString(),
+      })),
+    };
+  },
   'channel add': async (v, deps) =>
     provisioning.addChannel(deps, {
       accountId: need(v, 'account'),

@@ -30,6 +30,7 @@ describe('the herald CLI', function () {
     assert.deepEqual(key.scopes, ['read_profile', 'manage_post', 'manage_team']);
     const listed = await herald('key', 'list', '--account', account.accountId);
     assert.equal(listed.keys.length, 1);
+    assert.equal(listed.keys[0].lastUsedAt, null);
     assert.ok(!JSON.stringify(listed).includes(key.key), 'the key is shown once, never listed');
     const stored = await herald('workspace', 'approval', '--account', account.accountId, '--workspace', account.workspaceId, '--required', 'true');
     assert.equal(stored.approvalRequired, true);
@@ -42,6 +43,11 @@ describe('the herald CLI', function () {
     await assert.rejects(run('node', ['bin/herald.mjs', 'key', 'create', '--json'], { env }), (error: any) => {
       assert.equal(error.code, 2);
       assert.match(error.stderr, /--account is required/);
+      return true;
+    });
+    await assert.rejects(run('node', ['bin/herald.mjs', 'key', 'list', '--account', 'no-such-account', '--json'], { env }), (error: any) => {
+      assert.equal(error.code, 2);
+      assert.match(error.stderr, /No account no-such-account/);
       return true;
     });
   });
