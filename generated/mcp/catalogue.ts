@@ -4721,6 +4721,18 @@ export const toolCatalogue: readonly ToolDefinition[] = [
           },
           "description": "Only posts of these channels."
         },
+        "labelIds": {
+          "type": "array",
+          "minItems": 1,
+          "maxItems": 50,
+          "uniqueItems": true,
+          "items": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 64
+          },
+          "description": "Only posts carrying at least one of these labels (ids from label_list). Live posts carry no labels, so they never match."
+        },
         "limit": {
           "type": "integer",
           "minimum": 1,
@@ -5173,6 +5185,18 @@ export const toolCatalogue: readonly ToolDefinition[] = [
             "maxLength": 64
           },
           "description": "Channels to read, ids from get_channels."
+        },
+        "labelIds": {
+          "type": "array",
+          "minItems": 1,
+          "maxItems": 50,
+          "uniqueItems": true,
+          "items": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 64
+          },
+          "description": "Only posts carrying at least one of these labels (ids from label_list). Live posts carry no labels, so they never match."
         },
         "livePosts": {
           "type": "boolean",
@@ -5629,6 +5653,18 @@ export const toolCatalogue: readonly ToolDefinition[] = [
           },
           "description": "Only posts of these channels."
         },
+        "labelIds": {
+          "type": "array",
+          "minItems": 1,
+          "maxItems": 50,
+          "uniqueItems": true,
+          "items": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 64
+          },
+          "description": "Only posts carrying at least one of these labels (ids from label_list). Live posts carry no labels, so they never match."
+        },
         "limit": {
           "type": "integer",
           "minimum": 1,
@@ -6083,6 +6119,18 @@ export const toolCatalogue: readonly ToolDefinition[] = [
             "maxLength": 64
           },
           "description": "Only posts of these channels."
+        },
+        "labelIds": {
+          "type": "array",
+          "minItems": 1,
+          "maxItems": 50,
+          "uniqueItems": true,
+          "items": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 64
+          },
+          "description": "Only posts carrying at least one of these labels (ids from label_list). Live posts carry no labels, so they never match."
         },
         "limit": {
           "type": "integer",

@@ -628,6 +628,8 @@ export interface components {
             hasAssets?: boolean;
             /** @description Only posts of these channels. */
             channelIds?: string[];
+            /** @description Only posts carrying at least one of these labels (ids from label_list). Live posts carry no labels, so they never match. */
+            labelIds?: string[];
             /**
              * @description Page size (1-100, default 20).
              * @default 20
@@ -640,6 +642,8 @@ export interface components {
         GetPostsForChannelsArguments: {
             /** @description Channels to read, ids from get_channels. */
             channelIds: string[];
+            /** @description Only posts carrying at least one of these labels (ids from label_list). Live posts carry no labels, so they never match. */
+            labelIds?: string[];
             /** @description true: what went out (published and live posts only). */
             livePosts?: boolean;
             /**
@@ -654,6 +658,8 @@ export interface components {
         GetPostsWithAssetsArguments: {
             /** @description Only posts of these channels. */
             channelIds?: string[];
+            /** @description Only posts carrying at least one of these labels (ids from label_list). Live posts carry no labels, so they never match. */
+            labelIds?: string[];
             /**
              * @description Page size (1-100, default 20).
              * @default 20
@@ -668,6 +674,8 @@ export interface components {
         GetScheduledPostsArguments: {
             /** @description Only posts of these channels. */
             channelIds?: string[];
+            /** @description Only posts carrying at least one of these labels (ids from label_list). Live posts carry no labels, so they never match. */
+            labelIds?: string[];
             /**
              * @description Page size (1-100, default 20).
              * @default 20

@@ -862,6 +862,8 @@ export interface components {
         Cursor: string;
         /** @description Only posts of these channels. */
         ChannelIds: string[];
+        /** @description Only posts carrying at least one of these labels (ids from GET /labels). Live posts carry no labels, so they never match. */
+        LabelIds: string[];
     };
     requestBodies: never;
     headers: never;
@@ -1045,8 +1047,8 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Only posts of these channels. */
                 channelIds?: components["parameters"]["ChannelIds"];
-                /** @description Only posts carrying at least one of these labels. */
-                labelIds?: string[];
+                /** @description Only posts carrying at least one of these labels (ids from GET /labels). Live posts carry no labels, so they never match. */
+                labelIds?: components["parameters"]["LabelIds"];
             };
             header?: never;
             path?: never;
@@ -1137,6 +1139,8 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Only posts of these channels. */
                 channelIds?: components["parameters"]["ChannelIds"];
+                /** @description Only posts carrying at least one of these labels (ids from GET /labels). Live posts carry no labels, so they never match. */
+                labelIds?: components["parameters"]["LabelIds"];
             };
             header?: never;
             path?: never;

@@ -127,6 +127,16 @@ describe('team: the 16 tools through the official MCP SDK client', () => {
     const bulk = await ok('bulk_label', { postIds: [post.id, live.id], labelIds: [label.id] });
     assert.deepEqual(bulk.results.map((r: any) => [r.id, r.ok, r.error?.code]), [[post.id, true, undefined], [live.id, false, 'live_post_read_only']]);
     assert.deepEqual((await t.api('GET', `/v1/rest/posts?labelIds=${label.id}`, { token: a.apiKey })).body.data.map((p: any) => p.id), [post.id]);
+    assert.deepEqual((await t.api('GET', `/v1/rest/posts/scheduled?labelIds=${label.id}`, { token: a.apiKey })).body.data.map((p: any) => p.id), [post.id]);
+    // The listing tools filter by label the same way; live posts carry no labels, so no livePosts advice comes with a filter.
+    const byLabel = await ok('get_paginated_posts', { labelIds: [label.id] }, basic);
+    assert.deepEqual(byLabel.data.map((p: any) => p.id), [post.id]);
+    assert.equal(byLabel.meta, undefined);
+    assert.equal((await ok('get_paginated_posts', {}, basic)).meta?.livePostsAvailable, true);
+    assert.deepEqual((await ok('get_scheduled_posts', { labelIds: [label.id] }, basic)).data.map((p: any) => p.id), [post.id]);
+    assert.deepEqual((await ok('get_posts_for_channels', { channelIds: [a.channelIds[1]], labelIds: [label.id] }, basic)).data.map((p: any) => p.id), [post.id]);
+    assert.deepEqual((await ok('get_posts_for_channels', { channelIds: [a.channelIds[0]], labelIds: [label.id] }, basic)).data, []);
+    assert.deepEqual((await ok('get_posts_with_assets', { labelIds: [label.id] }, basic)).data, [], 'the labelled post has no media');
     assert.match(await refused('label_apply', { postId: live.id, labelIds: [label.id] }), /live post .* read only/);
   });
 

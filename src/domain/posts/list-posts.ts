@@ -3,7 +3,7 @@
  * - Default: Herald's own posts, newest created first. `livePosts=true`: live posts merged in, latest publish time first.
  * - A cursor is bound to the mode it was issued in; `hasAssets` with `livePosts=true` is refused.
  * - `meta.livePostsAvailable` only on the first page, only when no `livePosts` preference was stated,
- *   never with `hasAssets`, and only when live posts exist that the page is not showing.
+ *   never with `hasAssets` or a label filter, and only when live posts exist that the page is not showing.
  * - The scheduled listing refuses `livePosts` and shows what has yet to go out, soonest first.
  * - "What went out" (MCP get_posts_for_channels with livePosts) limits Herald's posts to published ones.
  */
@@ -48,7 +48,8 @@ export async function listPosts(deps: DomainDeps, principal: Principal, input: L
     ? { name: 'posts:live', query: { order: 'timeline_desc', includeLive: true }, keyOf: (p) => p.timelineAt }
     : { name: 'posts:own', query: { order: 'created_desc', includeLive: false, hasAssets: input.hasAssets }, keyOf: () => null };
   const page = await readPage(deps, principal, mode, input);
-  const advisable = input.livePosts === undefined && !input.cursor && input.hasAssets !== true;
+  // Live posts carry no labels: with a label filter, livePosts=true would show nothing more, so no advice.
+  const advisable = input.livePosts === undefined && !input.cursor && input.hasAssets !== true && !input.labelIds?.length;
   if (advisable && (await deps.repos.posts.hasLivePosts(principal.accountId, input.channelIds))) {
     page.meta = { livePostsAvailable: true };
   }
