@@ -9,6 +9,7 @@ describe('team: recycling over REST', () => {
   let a: SeededAccount;
   let clock: ReturnType<typeof pinClock>;
   let published: any;
+  let tips: any;
   before(async () => {
     t = await startTestHerald();
     a = await t.seedAccount();
@@ -16,6 +17,8 @@ describe('team: recycling over REST', () => {
     await t.api('PUT', `/v1/rest/channels/${a.channelIds[0]}/schedule`, { token: a.apiKey, body: { slots: [{ day: 'mon', time: '09:00' }, { day: 'thu', time: '09:00' }] } });
     published = (await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[0]], text: 'Evergreen tip', imageUrls: ['https://cdn.example/a.png'] } })).body.data[0];
     await markPublished(t, published.id, clock.now());
+    tips = (await t.api('POST', '/v1/rest/labels', { token: a.apiKey, body: { name: 'Tips', color: '#22aa55' } })).body.data;
+    await t.api('POST', `/v1/rest/posts/${published.id}/labels`, { token: a.apiKey, body: { labelIds: [tips.id] } });
   });
   after(() => t.close());
 
@@ -33,11 +36,13 @@ describe('team: recycling over REST', () => {
     assert.equal(copy.dateTime, '2030-01-07T08:00:00.000Z');
     assert.equal(copy.inQueue, true);
     assert.equal(copy.isPosted, false);
+    assert.deepEqual(copy.labels, [{ id: tips.id, name: 'Tips', color: '#22aa55' }], 'the copy keeps the original\'s labels');
+    assert.deepEqual((await api('GET', `/posts?labelIds=${tips.id}`)).body.data.map((p: any) => p.id).sort(), [published.id, copy.id].sort());
     const timed = await api('POST', `/posts/${published.id}/recycle`, { dateTime: '2030-02-01T12:00:00Z' });
     assert.equal(timed.body.data.dateTime, '2030-02-01T12:00:00.000Z');
     assert.equal(timed.body.data.inQueue, false);
     const history = await api('GET', `/posts/${published.id}/history`);
-    assert.deepEqual(history.body.data.map((e: any) => e.kind), ['created', 'recycled', 'recycled']);
+    assert.deepEqual(history.body.data.map((e: any) => e.kind), ['created', 'labelled', 'recycled', 'recycled']);
   });
 
   it('refuses live posts, unpublished posts, and other accounts', async () => {
@@ -78,5 +83,6 @@ describe('team: recycling over REST', () => {
     const history = await api('GET', `/posts/${latest.id}/history`);
     assert.equal(history.body.data[0].kind, 'recycled');
     assert.equal(history.body.data[0].actorUserId, null, 'Herald re-queued it by itself');
+    assert.deepEqual((await api('GET', `/posts/${latest.id}`)).body.data.labels.map((l: any) => l.name), ['Tips']);
   });
 });

@@ -113,12 +113,15 @@ async function enqueueCopy(deps: DomainDeps, accountId: string, actor: Principal
       recycledFromPostId: source.id,
       reviewerUserId: null,
       rejectionReason: null,
-      labels: undefined,
+      labels: source.labels,
     };
+    // The copy keeps the original's labels: an evergreen label follows every round of a post.
+    const labelIds = (source.labels ?? []).map((label) => label.id);
     await deps.repos.posts.transaction(async (trx) => {
       await deps.repos.posts.insertMany([copy], trx);
+      await deps.repos.labels.apply(accountId, copy.id, labelIds, now, trx);
       await recordPostEvents(deps, accountId, actor, [
-        { postId: copy.id, kind: 'recycled', details: { from: source.id, dateTime: toWireTime(dateTime), inQueue: copy.inQueue } },
+        { postId: copy.id, kind: 'recycled', details: { from: source.id, dateTime: toWireTime(dateTime), inQueue: copy.inQueue, labelIds } },
         { postId: source.id, kind: 'recycled', details: { copy: copy.id } },
       ], trx);
     });
