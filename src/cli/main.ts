@@ -14,7 +14,7 @@
  *   herald media import --account A --workspace W --url U [--name FILE]   (direct image/video links only; SSRF-guarded)
  *   herald worker                                   (the publishing worker alone; `serve --no-worker` is the API alone)
  *   herald sandbox post-external --channel C --text T [--likes N] [--account A]
- *   herald sandbox fail --channel C --mode rate_limited|transient|permanent|timeout_after_post|slow_after_post|none [--times N] [--account A]
+ *   herald sandbox fail --channel C --mode rate_limited|transient|permanent|auth_expired|timeout_after_post|slow_after_post|none [--times N] [--account A]
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';

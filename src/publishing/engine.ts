@@ -34,7 +34,7 @@ export function createWorker(
   );
 }
 
-export const SANDBOX_FAILURE_MODES: readonly SandboxFailureMode[] = ['rate_limited', 'transient', 'permanent', 'timeout_after_post', 'slow_after_post'];
+export const SANDBOX_FAILURE_MODES: readonly SandboxFailureMode[] = ['rate_limited', 'transient', 'permanent', 'auth_expired', 'timeout_after_post', 'slow_after_post'];
 
 /** The CLI names a channel by id; --account, when given, must be the channel's. */
 async function sandboxChannel(deps: DomainDeps, accountId: string | undefined, channelId: string) {

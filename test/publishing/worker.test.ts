@@ -119,6 +119,21 @@ describe('publishing worker', () => {
     assert.match(got.error, /rejected this post/);
   });
 
+  it('fails a post whose channel authorization expired, telling the user to reconnect, without retrying', async () => {
+    await fail('auth_expired', 1);
+    const post = await create({ text: 'Token expired' });
+    const worker = testWorker(t);
+    await worker.tick();
+    const got = await get(post.id);
+    assert.equal(got.status, 'failed');
+    assert.equal(got.isPosted, false);
+    assert.match(got.error, /connection to .* has expired; reconnect it, then reschedule the post.*HTTP 401/);
+    await worker.tick();
+    const attempts = await t.deps.repos.publishing.attempts(a.accountId, post.id);
+    assert.deepEqual(attempts.map((x) => [x.number, x.outcome]), [[1, 'permanent']], 'one attempt, never retried');
+    assert.deepEqual(await t.deps.repos.sandbox.recent(a.channelIds[0], 10), [], 'nothing reached the network');
+  });
+
   it('reconciles a timeout after the post was made: published once, attempt marked reconciled', async () => {
     await fail('timeout_after_post', 1);
     const post = await create({ text: 'Timed out' });

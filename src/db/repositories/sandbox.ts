@@ -1,7 +1,7 @@
 import type { Db } from '../connection.js';
 import { bool, json, jsonText } from './rows.js';
 
-export type SandboxFailureMode = 'rate_limited' | 'transient' | 'permanent' | 'timeout_after_post' | 'slow_after_post';
+export type SandboxFailureMode = 'rate_limited' | 'transient' | 'permanent' | 'auth_expired' | 'timeout_after_post' | 'slow_after_post';
 
 export interface SandboxPostRecord {
   id: string;

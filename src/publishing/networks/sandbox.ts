@@ -14,7 +14,8 @@ import {
  * - a repeated idempotency key returns the post already made, never a second one;
  * - first comments are replies to the post;
  * - told per channel (`herald sandbox fail`), the next N publish calls fail the way real networks do:
- *   rate_limited (retry after a delay), transient (5xx), permanent (rejected), timeout_after_post (the
+ *   rate_limited (retry after a delay), transient (5xx), permanent (rejected), auth_expired (the channel's
+ *   access token expired: HTTP 401), timeout_after_post (the
  *   post was made but the answer never came back), slow_after_post (the post is made, the answer takes
  *   SANDBOX_SLOW_MS: long enough to kill a worker mid-publish);
  * - posts "made outside Herald" (`herald sandbox post-external`) are found by live-post sync.
@@ -105,6 +106,8 @@ function failureError(mode: Exclude<SandboxFailureMode, 'slow_after_post'>): Net
       return new NetworkError('retryable', 'Sandbox: service unavailable (HTTP 503).');
     case 'permanent':
       return new NetworkError('permanent', 'Sandbox: the network rejected this post (simulated permanent rejection).');
+    case 'auth_expired':
+      return new NetworkError('auth_expired', 'Sandbox: HTTP 401, the access token has expired.');
     case 'timeout_after_post':
       return new NetworkError('unknown_outcome', 'Sandbox: the request timed out after the network received it.');
   }
