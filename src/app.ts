@@ -30,7 +30,7 @@ export function createApp(options: AppOptions): express.Express {
   const tokenResolvers = options.tokenResolvers ?? [resolveApiKey, resolveOAuthAccessToken];
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', false);
+  app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'extended');
   if (config.logRequests) app.use(accessLog(logger));
 

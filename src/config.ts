@@ -24,6 +24,10 @@ export interface Config {
   /** How often the worker syncs live posts and metrics from the networks. */
   syncIntervalSeconds: number;
   logRequests: boolean;
+  /** Express's `trust proxy`: which proxies may name the client address (X-Forwarded-For); none when false. */
+  trustProxy: boolean | number | string;
+  /** Per client address budgets on the anonymous OAuth endpoints. */
+  oauthThrottles: OAuthThrottleConfig;
   /** Hosts (names or IP literals) that user-supplied URLs may reach even on non-public addresses. */
   outboundAllowHosts: string[];
   media: MediaConfig;
@@ -57,6 +61,13 @@ export interface AiConfig {
   timeoutMs: number;
 }
 
+export interface OAuthThrottleConfig {
+  /** Dynamic client registrations per client address per hour. */
+  registrationsPerHour: number;
+  /** Wrong sign-in passwords per client address per 15 minutes, whatever the emails. */
+  failedSignInsPerWindow: number;
+}
+
 export interface RateLimitConfig {
   restReadsPerMinute: number;
   restWritesPerMinute: number;
@@ -84,6 +95,14 @@ function boolFrom(env: Env, name: string, fallback: boolean): boolean {
   throw new Error(`${name} must be true or false, got "${raw}"`);
 }
 
+/** TRUST_PROXY: unset or false trusts no proxy; a number counts hops; anything else is Express's address list ("loopback, 10.0.0.0/8"). */
+function trustProxyFrom(raw: string | undefined): boolean | number | string {
+  const value = raw?.trim() ?? '';
+  if (value === '' || value === 'false') return false;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value;
+}
+
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
   const port = overrides.port ?? intFrom(env, 'PORT', 8080);
   const host = env.HOST || '0.0.0.0';
@@ -107,6 +126,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     workerLeaseSeconds: intFrom(env, 'WORKER_LEASE_SECONDS', 60),
     syncIntervalSeconds: intFrom(env, 'SYNC_INTERVAL_SECONDS', 300),
     logRequests: boolFrom(env, 'LOG_REQUESTS', false),
+    trustProxy: trustProxyFrom(env.TRUST_PROXY),
+    oauthThrottles: {
+      registrationsPerHour: intFrom(env, 'OAUTH_REGISTRATIONS_PER_IP_PER_HOUR', 20),
+      failedSignInsPerWindow: intFrom(env, 'OAUTH_FAILED_SIGN_INS_PER_IP', 50),
+    },
     outboundAllowHosts: parseAllowHosts(env.OUTBOUND_ALLOW_HOSTS),
     media: {
       maxUploadBytes: intFrom(env, 'MEDIA_MAX_UPLOAD_BYTES', 100 * 1024 * 1024),

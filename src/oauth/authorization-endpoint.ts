@@ -79,11 +79,11 @@ function submitSignIn(deps: DomainDeps): RequestHandler {
     const request = await checkAuthorizationRequest(deps, paramsOf(authorizationRequest));
     if (!csrfTokenMatches(req, form.csrf_token)) return sendPage(res, 403, errorPage(CSRF_PROBLEM));
     const email = typeof form.email === 'string' ? form.email : '';
-    const result = await signIn(deps, email, typeof form.password === 'string' ? form.password : '');
+    const result = await signIn(deps, email, typeof form.password === 'string' ? form.password : '', req.ip ?? 'unknown');
     if (!('user' in result)) {
       const context = { authorizationRequest, csrfToken: csrfToken(req, res, deps.config) };
       const problem = result.refused === 'too_many_attempts'
-        ? `Too many wrong passwords for this email. Try again in ${result.retryAfterMinutes} minute${result.retryAfterMinutes === 1 ? '' : 's'}.`
+        ? `Too many wrong passwords ${result.from === 'email' ? 'for this email' : 'from this network'}. Try again in ${result.retryAfterMinutes} minute${result.retryAfterMinutes === 1 ? '' : 's'}.`
         : 'That email and password do not match a Herald user.';
       return showSignIn(res, request, context, result.refused === 'too_many_attempts' ? 429 : 401, { email, problem });
     }

@@ -21,11 +21,11 @@ describe('OAuth token endpoint and access tokens', () => {
   after(() => h.close());
 
   /** Runs the browser part for a public client and returns the code and the verifier that goes with it. */
-  async function obtainCode(options: { manageTeam?: boolean; resource?: string; client?: string } = {}) {
+  async function obtainCode(options: { manageTeam?: boolean; resource?: string; client?: string; scope?: string } = {}) {
     const { verifier, challenge } = pkcePair();
     const redirect = await new FormUser(h.url).authorize(authorizeUrl(h, {
       response_type: 'code', client_id: options.client ?? clientId, redirect_uri: REDIRECT_URI, code_challenge: challenge,
-      code_challenge_method: 'S256', resource: options.resource ?? h.url + '/mcp',
+      code_challenge_method: 'S256', resource: options.resource ?? h.url + '/mcp', scope: options.scope,
     }), account, 'approve', { manageTeam: options.manageTeam });
     return { code: redirect.searchParams.get('code')!, verifier };
   }
@@ -218,6 +218,13 @@ describe('OAuth token endpoint and access tokens', () => {
       assert.equal(answer.status, 401);
       assert.match(answer.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
     }
+  });
+
+  it('ignores scope values it does not know, and says in the token response what it granted', async () => {
+    const { code, verifier } = await obtainCode({ scope: 'openid read_profile offline_access manage_post' });
+    const answer = await exchange(code, verifier);
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    assert.equal(answer.body.scope, 'read_profile manage_post');
   });
 
   it('lets housekeeping purge expired codes and tokens, and keeps live ones', async () => {

@@ -101,6 +101,7 @@ export async function startTestHerald(overrides: Partial<Config> = {}, logger: L
     validateResponses: true,
     worker: false,
     rateLimits: GENEROUS_LIMITS,
+    oauthThrottles: { registrationsPerHour: 100_000, failedSignInsPerWindow: 100_000 },
     ...overrides,
   };
   const herald = await startHerald(config, logger);

@@ -190,6 +190,15 @@ export class OAuthRepository {
     await this.db('oauth_tokens').where({ id }).whereNull('revoked_at').update({ revoked_at: now });
   }
 
+  /** Housekeeping: clients registered before `registeredBefore` that no user ever authorized (no code pending, no token family). */
+  async deleteNeverAuthorizedClients(registeredBefore: number): Promise<number> {
+    return this.db('oauth_clients')
+      .where('created_at', '<', registeredBefore)
+      .whereNotExists(this.db('oauth_token_families').select(this.db.raw('1')).whereRaw('oauth_token_families.client_id = oauth_clients.id'))
+      .whereNotExists(this.db('oauth_authorization_codes').select(this.db.raw('1')).whereRaw('oauth_authorization_codes.client_id = oauth_clients.id'))
+      .delete();
+  }
+
   /** Housekeeping: codes and tokens past their expiry are useless (and replay of them is refused as unknown). */
   async purgeExpired(now: number): Promise<number> {
     const codes = await this.db('oauth_authorization_codes').where('expires_at', '<', now).delete();

@@ -13,6 +13,13 @@ export class OAuthError extends Error {
   }
 }
 
+/** A budget of an anonymous endpoint is spent: 429 with Retry-After. */
+export class OAuthRateLimitedError extends OAuthError {
+  constructor(description: string, readonly retryAfterSeconds: number) {
+    super('too_many_requests', description, 429);
+  }
+}
+
 /**
  * An authorization request whose client or redirect URI cannot be trusted: shown to the user as a page,
  * never redirected (RFC 6749 section 4.1.2.1), so that Herald is not an open redirector.

@@ -5,26 +5,32 @@
  *   which emails have accounts;
  * - users without a password (created without one) cannot sign in here;
  * - after MAX_FAILED_SIGN_INS wrong attempts for one email within a window, that email is refused
- *   without checking the password until the window ends (online guessing), on every instance alike.
+ *   without checking the password until the window ends (online guessing), on every instance alike;
+ * - the client address has its own budget of wrong attempts across all emails (client-address-throttles.ts).
  */
 import type { UserRecord } from '../../db/repositories/accounts.js';
 import type { DomainDeps } from '../deps.js';
 import { hashPassword, verifyPassword } from '../passwords.js';
+import { addressSignInLockMinutes, FAILED_SIGN_IN_WINDOW_MS, recordFailedSignIn } from './client-address-throttles.js';
 
 export const MAX_FAILED_SIGN_INS = 10;
-export const FAILED_SIGN_IN_WINDOW_MS = 15 * 60_000;
 
-export type SignInResult = { user: UserRecord } | { refused: 'wrong_credentials' } | { refused: 'too_many_attempts'; retryAfterMinutes: number };
+export type SignInResult =
+  | { user: UserRecord }
+  | { refused: 'wrong_credentials' }
+  | { refused: 'too_many_attempts'; from: 'email' | 'address'; retryAfterMinutes: number };
 
 let decoyHash: Promise<string> | undefined;
 
-export async function signIn(deps: DomainDeps, email: string, password: string): Promise<SignInResult> {
+export async function signIn(deps: DomainDeps, email: string, password: string, clientAddress: string): Promise<SignInResult> {
+  const addressLock = await addressSignInLockMinutes(deps, clientAddress);
+  if (addressLock > 0) return { refused: 'too_many_attempts', from: 'address', retryAfterMinutes: addressLock };
   const normalized = email.trim().toLowerCase();
   const now = deps.now();
   const windowStart = now - (now % FAILED_SIGN_IN_WINDOW_MS);
   const bucket = `oauth_sign_in_failures:${normalized}`;
   if ((await deps.repos.rateLimits.hits(bucket, windowStart)) >= MAX_FAILED_SIGN_INS) {
-    return { refused: 'too_many_attempts', retryAfterMinutes: Math.ceil((windowStart + FAILED_SIGN_IN_WINDOW_MS - now) / 60_000) };
+    return { refused: 'too_many_attempts', from: 'email', retryAfterMinutes: Math.ceil((windowStart + FAILED_SIGN_IN_WINDOW_MS - now) / 60_000) };
   }
   const user = normalized === '' ? undefined : await deps.repos.accounts.findUserByEmail(normalized);
   let ok = false;
@@ -36,5 +42,6 @@ export async function signIn(deps: DomainDeps, email: string, password: string):
   }
   if (ok && user) return { user };
   await deps.repos.rateLimits.hit(bucket, windowStart, windowStart + FAILED_SIGN_IN_WINDOW_MS);
+  await recordFailedSignIn(deps, clientAddress);
   return { refused: 'wrong_credentials' };
 }
