@@ -50,7 +50,7 @@ describe('publishing: real time and the sandbox CLI', function () {
     assert.equal((await t.api('PATCH', `/v1/rest/posts/${live[0].id}`, { token: a.apiKey, body: { text: 'edit' } })).status, 409);
 
     await assert.rejects(run('node', ['bin/herald.mjs', 'sandbox', 'fail', '--channel', a.channelIds[0], '--mode', 'explode'], { env }), (error: { stderr: string }) => {
-      assert.match(error.stderr, /--mode must be one of rate_limited, transient, permanent, timeout_after_post, slow_after_post, none/);
+      assert.match(error.stderr, /--mode must be one of rate_limited, transient, permanent, auth_expired, timeout_after_post, slow_after_post, none/);
       return true;
     });
   });
