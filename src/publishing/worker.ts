@@ -16,6 +16,8 @@ import { NetworkError, type Network, type NetworkChannel, type NetworkRegistry, 
  * Rules enforced:
  * - a due post is claimed with a lease; every later write is guarded by the claim, so a worker that lost
  *   its lease changes nothing, and a crashed worker's posts are reclaimed once its lease expires;
+ * - while a network call is in flight its lease is renewed (every third of leaseMs), so a slow network is
+ *   not mistaken for a dead worker; only a worker that stops renewing loses its posts;
  * - at most once: each attempt is recorded, with an idempotency key, before the network call;
  * - an attempt whose outcome is unknown (a timeout after sending, a worker that died mid-call) is
  *   reconciled with the network by its idempotency key: found means published, otherwise the post
@@ -219,6 +221,7 @@ export class PublishingWorker {
     if (!started) return;
 
     let published: PublishedPost;
+    const lease = this.keepLease((until) => this.repo.renewLease(post.id, workerId, until));
     try {
       published = await network.publish({
         channel: ref, text: post.text, imageUrls: post.imageUrls, videoUrls: post.videoUrls, channelOptions: post.channelOptions, idempotencyKey,
@@ -226,6 +229,8 @@ export class PublishingWorker {
     } catch (error) {
       await this.failedAttempt(post, network, ref, number, idempotencyKey, error);
       return;
+    } finally {
+      lease.stop();
     }
     await this.repo.markPublished(post.id, workerId, this.publishedChanges(post, network, published), {
       idempotencyKey, outcome: 'published', detail: null, at: this.now(),
@@ -342,6 +347,7 @@ export class PublishingWorker {
     await this.repo.recordCommentAttempt({
       postId: post.id, accountId: post.accountId, kind: 'comment', number: step.attempts, idempotencyKey: attemptKey, workerId, startedAt, finishedAt: null, outcome: null, detail: null,
     });
+    const lease = this.keepLease((until) => this.repo.renewCommentLease(post.id, workerId, until));
     try {
       const made = await network.comment({
         channel: networkChannel(channel),
@@ -349,7 +355,7 @@ export class PublishingWorker {
         text: comment.text,
         mediaUrl: network.capabilities.commentMediaUrl ? comment.mediaUrl : undefined,
         idempotencyKey: networkKey,
-      });
+      }).finally(() => lease.stop());
       await this.repo.finishAttempt(attemptKey, 'published', null, this.now());
       await this.repo.finishComment(post.id, workerId, { status: 'done', networkCommentId: made.networkCommentId, lastError: null });
     } catch (error) {
@@ -393,6 +399,20 @@ export class PublishingWorker {
       });
     }
     await this.repo.insertLivePosts(fresh);
+  }
+
+  /** Renews a claim every third of the lease until stop(); a renewal that finds the claim lost stops renewing. */
+  private keepLease(renew: (leaseExpiresAt: number) => Promise<boolean>): { stop(): void } {
+    const { leaseMs } = this.options;
+    const timer = setInterval(() => {
+      renew(this.now() + leaseMs).then(
+        (held) => {
+          if (!held) clearInterval(timer);
+        },
+        (error) => this.ctx.logger.error('renewing a publishing lease failed', error),
+      );
+    }, Math.max(1, Math.floor(leaseMs / 3)));
+    return { stop: () => clearInterval(timer) };
   }
 
   private sleep(ms: number): Promise<void> {

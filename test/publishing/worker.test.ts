@@ -145,6 +145,38 @@ describe('publishing worker', () => {
     assert.equal(await t.deps.repos.sandbox.countOnChannel(a.channelIds[0]), 1);
   });
 
+  it('renews its lease while a slow network call is in flight, so another worker does not take the post', async () => {
+    // A network that takes four leases to accept a post: without renewal the second worker would reclaim it,
+    // find no post under the idempotency key yet, and mark it unconfirmed.
+    const leaseMs = 300;
+    class SlowSandbox extends SandboxNetwork {
+      override async publish(request: Parameters<SandboxNetwork['publish']>[0]) {
+        await new Promise((resolve) => setTimeout(resolve, 4 * leaseMs));
+        return super.publish(request);
+      }
+    }
+    const networks = new NetworkRegistry().register('sandbox', new SlowSandbox(t.deps.repos.sandbox, t.url));
+    const post = await create({ text: 'Slow network' });
+    const slow = testWorker(t, { leaseMs }, networks);
+    const other = testWorker(t, { leaseMs }, networks);
+    let done = false;
+    const inFlight = slow.tick().finally(() => {
+      done = true;
+    });
+    let otherClaimed = 0;
+    while (!done) {
+      otherClaimed += (await other.tick()).claimed;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.equal((await inFlight).claimed, 1);
+    assert.equal(otherClaimed, 0, 'the second worker never took the post');
+    const got = await get(post.id);
+    assert.equal(got.status, 'published', got.error);
+    const attempts = await t.deps.repos.publishing.attempts(a.accountId, post.id);
+    assert.deepEqual(attempts.map((x) => [x.number, x.outcome]), [[1, 'published']]);
+    assert.equal((await t.deps.repos.sandbox.recent(a.channelIds[0], 10)).length, 1);
+  });
+
   it('marks a post whose interrupted attempt the network never saw unconfirmed, and never retries it', async () => {
     const clock = pinClock(t, new Date().toISOString());
     const post = await create({ text: 'Lost' });

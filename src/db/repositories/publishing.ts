@@ -260,6 +260,18 @@ export class PublishingRepository {
     return row && toStep(row);
   }
 
+  /** Extends a claim still held by this worker; false when the claim was lost. */
+  async renewLease(postId: string, workerId: string, leaseExpiresAt: number): Promise<boolean> {
+    const n = await this.db('posts').where({ id: postId, claimed_by: workerId, status: 'publishing' }).update({ lease_expires_at: leaseExpiresAt });
+    return n > 0;
+  }
+
+  /** Extends a first-comment step's claim still held by this worker; false when the claim was lost. */
+  async renewCommentLease(postId: string, workerId: string, leaseExpiresAt: number): Promise<boolean> {
+    const n = await this.db('first_comment_steps').where({ post_id: postId, claimed_by: workerId }).update({ lease_expires_at: leaseExpiresAt });
+    return n > 0;
+  }
+
   async recordCommentAttempt(attempt: PublishAttemptRecord): Promise<void> {
     await this.db('publish_attempts').insert(attemptRow(attempt));
   }
