@@ -6,7 +6,8 @@
  *   `isScheduled`, `dateTime` or `saveAsDraft`. A channel without slots is refused with what to do.
  * - Pause sets the channel's `queuePaused`; the publishing engine claims nothing of a paused channel.
  * - Resume clears it; queued posts whose slot passed meanwhile move, in queue order, to the next free
- *   slots after now, so they go out one slot at a time rather than all at once.
+ *   slots after now, so they go out one slot at a time rather than all at once. A post scheduled at a
+ *   time of its own (not in the queue) keeps it: if it passed during the pause, the post goes out on resume.
  * - Reorder moves one queued post to a position (1 = next, past the end = last); the set of times stays and the posts follow it.
  * - Clear only reports the posts it would remove unless `dryRun` is false.
  * - A slot holds one queued post (a unique index): a request that loses a race for a slot retries
