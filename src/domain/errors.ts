@@ -77,3 +77,11 @@ export class RateLimitedError extends HeraldError {
     );
   }
 }
+
+/** Something Herald depends on (media storage, a provider) is down or misconfigured: 503, and the operator is told through the log. */
+export class ServiceUnavailableError extends HeraldError {
+  constructor(message: string, options: { cause: unknown }) {
+    super('service_unavailable', 503, message);
+    this.cause = options.cause;
+  }
+}

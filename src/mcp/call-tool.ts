@@ -44,7 +44,10 @@ export async function callTool(options: CallToolOptions, call: ToolCall, context
     result = await handler(args, context);
   } catch (error) {
     if (error instanceof InsufficientScopeError) throw insufficientScope(error);
-    if (error instanceof HeraldError) return toolFailure(describe(error));
+    if (error instanceof HeraldError) {
+      if (error.status >= 500) options.log(`MCP tool ${tool.name} failed`, error.cause ?? error);
+      return toolFailure(describe(error));
+    }
     options.log(`MCP tool ${tool.name} failed`, error);
     throw new JSONRPCErrorException('Internal error; the call may be retried.', RpcErrorCode.InternalError);
   }

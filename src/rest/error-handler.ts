@@ -28,7 +28,10 @@ export function restErrorHandler(log: (message: string, error: unknown) => void)
       setRateLimitHeaders(res, error.usage);
       res.setHeader('Retry-After', String(error.retryAfterSeconds));
     }
-    if (error instanceof HeraldError) return send(res, error);
+    if (error instanceof HeraldError) {
+      if (error.status >= 500) log('dependency failed', error.cause ?? error);
+      return send(res, error);
+    }
     const parser = error as BodyParserError;
     if (parser?.type === 'entity.parse.failed') {
       return send(res, new ValidationError('The body is not a valid JSON object; check quotes, commas and brackets.'));

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { ServiceUnavailableError } from '../domain/errors.js';
 
 /**
  * Where media bytes live. Keys are opaque relative paths chosen by the domain ("<workspace>/<id>/<name>").
@@ -84,5 +85,30 @@ export async function createMediaStorage(config: MediaStorageConfig): Promise<Me
   if (!config.s3) return new LocalMediaStorage(path.join(config.dataDir, 'media'));
   // The AWS SDK is large: load it only where a bucket is configured (it slows every CLI start otherwise).
   const { S3MediaStorage } = await import('./s3-media-storage.js');
-  return new S3MediaStorage(config.s3);
+  return unavailableOnFailure(new S3MediaStorage(config.s3));
+}
+
+/**
+ * A bucket that cannot be reached or refuses Herald is the operator's to fix: callers get a 503 that says so
+ * without the bucket's name or keys, and the log gets the cause. (Applied here rather than inside the S3 module,
+ * which is loaded on demand and must not depend on the identity of the domain's error classes.)
+ */
+function unavailableOnFailure(storage: MediaStorage): MediaStorage {
+  const guard = async <T>(call: () => Promise<T>): Promise<T> => {
+    try {
+      return await call();
+    } catch (error) {
+      // S3 service errors carry $metadata (the HTTP answer); anything else never reached the bucket.
+      const answered = error instanceof Error && '$metadata' in error;
+      const reason = answered ? `the bucket answered ${error.name}` : 'the bucket could not be reached';
+      throw new ServiceUnavailableError(`Herald's media storage is unavailable (${reason}). Try again later; if it persists, the operator should check the S3_* settings.`, { cause: error });
+    }
+  };
+  return {
+    kind: storage.kind,
+    put: (key, bytes, contentType) => guard(() => storage.put(key, bytes, contentType)),
+    open: (key) => guard(() => storage.open(key)),
+    read: (key) => guard(() => storage.read(key)),
+    delete: (key) => guard(() => storage.delete(key)),
+  };
 }

@@ -1,5 +1,6 @@
 import express from 'express';
 import type { DomainDeps } from '../domain/deps.js';
+import { HeraldError } from '../domain/errors.js';
 import { openPublicMedia, receiveUpload, UploadRefusedError } from '../domain/media/media-library.js';
 
 /**
@@ -46,6 +47,11 @@ export function mediaRouter(deps: DomainDeps, onError: (message: string, error: 
     if (error instanceof UploadRefusedError) {
       res.status(error.status).set('connection', 'close').json({ status: false, code: 'upload_refused', message: error.message });
       req.resume();
+      return;
+    }
+    if (error instanceof HeraldError) {
+      if (error.status >= 500) onError('media route failed', error.cause ?? error);
+      res.status(error.status).json({ status: false, code: error.code, message: error.message });
       return;
     }
     onError('media route failed', error);
