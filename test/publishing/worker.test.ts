@@ -148,7 +148,8 @@ describe('publishing worker', () => {
   it('renews its lease while a slow network call is in flight, so another worker does not take the post', async () => {
     // A network that takes four leases to accept a post: without renewal the second worker would reclaim it,
     // find no post under the idempotency key yet, and mark it unconfirmed.
-    const leaseMs = 300;
+    // Renewals every 200 ms leave 400 ms of slack, ample on a loaded CI machine.
+    const leaseMs = 600;
     class SlowSandbox extends SandboxNetwork {
       override async publish(request: Parameters<SandboxNetwork['publish']>[0]) {
         await new Promise((resolve) => setTimeout(resolve, 4 * leaseMs));
