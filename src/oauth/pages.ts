@@ -4,13 +4,11 @@
  * all, so the pages work without JavaScript and the CSP needs no 'unsafe-inline'; the layout is one
  * narrow column that reads on a phone.
  */
+import { escapeHtml } from '../http/html.js';
 import type { Response } from 'express';
 import type { Scope } from '../domain/principal.js';
 import { OAUTH_ENDPOINTS } from './endpoints.js';
 
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   read_profile: 'See your profile, workspaces and channels',

@@ -1,6 +1,7 @@
 import type { CalendarEntry, CalendarLayout } from '../domain/calendars/calendar-entries.js';
-import { escapeHtml } from '../oauth/pages.js';
-import { addDays, dateKey, localDateOf, localTimeOf, startOfDay, weekday, type LocalDate } from './zoned-time.js';
+import { MAX_PERIOD_DAYS } from '../domain/calendars/calendar-dates.js';
+import { escapeHtml } from '../http/html.js';
+import { addDays, dateKey, localDateOf, localTimeOf, startOfDay, weekday, type LocalDate } from '../domain/zoned-time.js';
 
 /**
  * The read-only calendar page: month, week and list views, readable on a phone (the month grid becomes a
@@ -55,10 +56,10 @@ export function calendarPeriod(layout: CalendarLayout, anchor: LocalDate, timezo
   return { layout, anchor, first, last, from: startOfDay(first, timezone), to: startOfDay(addDays(last, 1), timezone), previous, next, title };
 }
 
+/** The days from `from` to `to` inclusive, counted from their instants and never more than a period holds. */
 function days(from: LocalDate, to: LocalDate): LocalDate[] {
-  const list: LocalDate[] = [];
-  for (let d = from; dateKey(d) <= dateKey(to); d = addDays(d, 1)) list.push(d);
-  return list;
+  const count = Math.round((Date.UTC(to.year, to.month - 1, to.day) - Date.UTC(from.year, from.month - 1, from.day)) / 86_400_000) + 1;
+  return Array.from({ length: Math.min(Math.max(count, 0), MAX_PERIOD_DAYS) }, (_, i) => addDays(from, i));
 }
 
 function entryHtml(entry: CalendarEntry, timezone: string): string {

@@ -1,12 +1,14 @@
 import express from 'express';
 import type { CalendarViewRecord } from '../db/repositories/calendars.js';
-import { CALENDAR_LAYOUTS, calendarEntries, type CalendarLayout } from '../domain/calendars/calendar-entries.js';
+import { parseCalendarDate, parseCalendarLayout } from '../domain/calendars/calendar-dates.js';
+import { calendarEntries } from '../domain/calendars/calendar-entries.js';
 import { openInAppCalendar, openPublicCalendar, publicCalendarUrl } from '../domain/calendars/shareable-calendars.js';
 import type { DomainDeps } from '../domain/deps.js';
 import { HeraldError, NotFoundError } from '../domain/errors.js';
+import { escapeHtml } from '../http/html.js';
 import { calendarPeriod, CALENDAR_PAGE_CSP, renderCalendarPage } from './calendar-page.js';
 import { renderCalendarFeed } from './calendar-feed.js';
-import { dateKey, localDateOf, parseDateKey, type LocalDate } from './zoned-time.js';
+import { dateKey, localDateOf, type LocalDate } from '../domain/zoned-time.js';
 
 /**
  * Calendar pages: GET /calendars/{token} (public, read-only HTML), /calendars/{token}.ics (iCalendar feed),
@@ -15,10 +17,6 @@ import { dateKey, localDateOf, parseDateKey, type LocalDate } from './zoned-time
  */
 const FEED_PAST_MS = 90 * 86_400_000;
 const FEED_FUTURE_MS = 366 * 86_400_000;
-
-function layoutFrom(value: unknown, fallback: CalendarLayout): CalendarLayout {
-  return CALENDAR_LAYOUTS.includes(value as CalendarLayout) ? (value as CalendarLayout) : fallback;
-}
 
 function sendPage(res: express.Response, status: number, html: string): void {
   res.status(status).set({
@@ -39,10 +37,12 @@ async function page(
   res: express.Response,
   input: { accountId: string; title: string; view: CalendarViewRecord; query: express.Request['query']; date?: string; uidKey: string; link(query: URLSearchParams): string; feedUrl?: string },
 ): Promise<void> {
-  const layout = layoutFrom(input.query.view, input.view.layout);
+  const layout = input.query.view === undefined ? input.view.layout : parseCalendarLayout(input.query.view);
+  const date = input.query.date ?? input.date;
   const anchor: LocalDate =
-    parseDateKey(typeof input.query.date === 'string' ? input.query.date : input.date) ??
-    localDateOf(input.view.from !== null && input.view.from > deps.now() ? input.view.from : deps.now(), input.view.timezone);
+    date !== undefined
+      ? parseCalendarDate(date)
+      : localDateOf(input.view.from !== null && input.view.from > deps.now() ? input.view.from : deps.now(), input.view.timezone);
   const period = calendarPeriod(layout, anchor, input.view.timezone);
   const entries = await calendarEntries(deps, input.accountId, input.view, period, input.uidKey);
   sendPage(
@@ -118,7 +118,13 @@ function calendarErrorHandler(onError: (message: string, error: unknown) => void
       sendPage(res, 404, NOT_FOUND_PAGE);
       return;
     }
-    if (!(error instanceof HeraldError)) onError('calendar page failed', error);
-    sendPage(res, error instanceof HeraldError ? error.status : 500, '<!doctype html><title>Error</title><p>The calendar could not be shown.</p>');
+    if (!(error instanceof HeraldError) || error.status >= 500) onError('calendar page failed', error);
+    const shown = error instanceof HeraldError && error.status < 500;
+    const detail = shown && error.details?.length ? ` ${error.details.map((d) => d.message).join(' ')}` : '';
+    sendPage(
+      res,
+      shown ? error.status : 500,
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Calendar</title></head><body><h1>The calendar could not be shown</h1><p>${shown ? escapeHtml(error.message + detail) : 'Something went wrong on our side; try again in a moment.'}</p></body></html>`,
+    );
   };
 }

@@ -6,6 +6,7 @@ import { newId } from '../ids.js';
 import type { Principal } from '../principal.js';
 import { hashSecret, newSecret, safeEqual } from '../secrets.js';
 import { parseWireTime, toWireTime } from '../time.js';
+import { parseCalendarDate } from './calendar-dates.js';
 import { CALENDAR_LAYOUTS, checkTimezone, type CalendarLayout } from './calendar-entries.js';
 
 /**
@@ -198,9 +199,7 @@ export async function inAppCalendarUrl(
 ): Promise<{ url: string; expiresAt: string }> {
   const channelIds = input.channelIds ?? (await deps.repos.channels.list(principal.accountId)).map((c) => c.id);
   const { view } = await checkedView(deps, principal, { ...input, channelIds });
-  if (input.date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(input.date)) {
-    throw new ValidationError('date must be YYYY-MM-DD', [{ path: 'date', message: `Got "${input.date}".` }]);
-  }
+  if (input.date !== undefined) parseCalendarDate(input.date);
   const expiresAt = deps.now() + IN_APP_LINK_TTL_MS;
   const claims: InAppClaims = { a: principal.accountId, u: principal.userId, v: view, d: input.date, e: expiresAt };
   const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');

@@ -34,11 +34,6 @@ export function dateKey(date: LocalDate): string {
   return `${date.year}-${String(date.month).padStart(2, '0')}-${String(date.day).padStart(2, '0')}`;
 }
 
-export function parseDateKey(key: string | undefined): LocalDate | undefined {
-  const m = key ? /^(\d{4})-(\d{2})-(\d{2})$/.exec(key) : null;
-  return m ? { year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) } : undefined;
-}
-
 /** The date `days` after `date` (negative for before), in the proleptic Gregorian calendar. */
 export function addDays(date: LocalDate, days: number): LocalDate {
   const d = new Date(Date.UTC(date.year, date.month - 1, date.day + days));

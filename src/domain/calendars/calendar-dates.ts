@@ -1,0 +1,37 @@
+/**
+ * What a calendar may be asked to show. Calendar links are public, so these checks stand between an
+ * anonymous query string and the loops that lay out a period:
+ * - a date is YYYY-MM-DD naming a real day (months 1-12, days that month has) within CALENDAR_YEARS;
+ *   anything else is a ValidationError saying what to send, never a rolled-over date;
+ * - a view is one of CALENDAR_LAYOUTS; an unknown one is refused rather than silently replaced;
+ * - a period spans at most MAX_PERIOD_DAYS days, whatever the layout (a month grid is 6 weeks).
+ */
+import { ValidationError } from '../errors.js';
+import type { LocalDate } from '../zoned-time.js';
+import { CALENDAR_LAYOUTS, type CalendarLayout } from './calendar-entries.js';
+
+export const CALENDAR_YEARS = { first: 2000, last: 2100 } as const;
+export const MAX_PERIOD_DAYS = 42;
+
+export function parseCalendarDate(value: unknown, field = 'date'): LocalDate {
+  const match = typeof value === 'string' ? /^(\d{4})-(\d{2})-(\d{2})$/.exec(value) : null;
+  const date = match ? { year: Number(match[1]), month: Number(match[2]), day: Number(match[3]) } : undefined;
+  if (!date || !isRealDay(date)) {
+    throw new ValidationError(`${field} must be a real calendar date written YYYY-MM-DD, between ${CALENDAR_YEARS.first}-01-01 and ${CALENDAR_YEARS.last}-12-31.`, [
+      { path: field, message: `Got ${JSON.stringify(typeof value === 'string' ? value.slice(0, 40) : value ?? null)}.` },
+    ]);
+  }
+  return date;
+}
+
+export function parseCalendarLayout(value: unknown, field = 'view'): CalendarLayout {
+  if (CALENDAR_LAYOUTS.includes(value as CalendarLayout)) return value as CalendarLayout;
+  throw new ValidationError(`${field} must be one of ${CALENDAR_LAYOUTS.join(', ')}.`, [
+    { path: field, message: `Got ${JSON.stringify(typeof value === 'string' ? value.slice(0, 40) : value ?? null)}.` },
+  ]);
+}
+
+function isRealDay(date: LocalDate): boolean {
+  if (date.year < CALENDAR_YEARS.first || date.year > CALENDAR_YEARS.last || date.month < 1 || date.month > 12 || date.day < 1) return false;
+  return date.day <= new Date(Date.UTC(date.year, date.month, 0)).getUTCDate();
+}

@@ -1,0 +1,97 @@
+/**
+ * The calendar links are public: whatever arrives in their query string must get a page or a 4xx,
+ * quickly, and never take the process down (a month view of 9999-99-01 once looped until it ran out
+ * of memory). Fuzzed with a fixed seed; FUZZ_SEED replays a failure.
+ */
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { callTool } from '../mcp/support.js';
+
+const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
+const STACK_FRAME = /\n\s+at |node_modules|\/src\//;
+
+async function get(url: string): Promise<{ status: number; body: string; ms: number }> {
+  const started = Date.now();
+  const response = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+  return { status: response.status, body: await response.text(), ms: Date.now() - started };
+}
+
+describe(`calendar parameters (${TEST_DB})`, function () {
+  this.timeout(120_000);
+  let h: TestHerald;
+  let account: SeededAccount;
+  let publicUrl: string;
+  let inAppUrl: string;
+
+  before(async () => {
+    h = await startTestHerald();
+    account = await h.seedAccount();
+    const link = await callTool(h, account.basicKey, 'create_public_calendar_link', { name: 'Fuzzed', channelIds: account.channelIds });
+    publicUrl = link.body.result.structuredContent.data.url;
+    const inApp = await callTool(h, account.basicKey, 'get_in_app_calendar_url', {});
+    inAppUrl = inApp.body.result.structuredContent.url;
+  });
+  after(() => h?.close());
+
+  for (const which of ['public link', 'in-app link'] as const) {
+    const url = () => new URL(which === 'public link' ? publicUrl : inAppUrl);
+
+    it(`answers 400 at once to a date that does not exist, in month view (${which})`, async () => {
+      for (const date of ['9999-99-01', '2026-02-30', '2026-13-01', '2026-00-10', '1899-01-01', '99999-01-01', '2026-1-1']) {
+        const target = url();
+        target.searchParams.set('view', 'month');
+        target.searchParams.set('date', date);
+        const answer = await get(target.toString());
+        assert.equal(answer.status, 400, `${date}: ${answer.body}`);
+        assert.match(answer.body, /YYYY-MM-DD/);
+        assert.doesNotMatch(answer.body, STACK_FRAME);
+      }
+    });
+
+    it(`answers 400 to an unknown view and shows every real one (${which})`, async () => {
+      const target = url();
+      target.searchParams.set('view', 'year');
+      const refused = await get(target.toString());
+      assert.equal(refused.status, 400);
+      assert.match(refused.body, /view must be one of month, week, list/);
+      for (const view of ['month', 'week', 'list']) {
+        target.searchParams.set('view', view);
+        target.searchParams.set('date', '2100-12-31');
+        assert.equal((await get(target.toString())).status, 200, view);
+      }
+    });
+
+    it(`never fails or hangs on fuzzed query parameters (${which})`, async () => {
+      const text = fc.oneof(
+        fc.string({ maxLength: 24 }),
+        fc.string({ unit: 'grapheme', maxLength: 12 }),
+        fc.tuple(fc.integer({ min: -99999, max: 999999 }), fc.integer({ min: -5, max: 120 }), fc.integer({ min: -5, max: 120 })).map(([y, m, d]) => `${y}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`),
+        fc.constantFrom('%', '%C0%AE', '%00', '..%2F', '2026-02-29', '2028-02-29', 'month', 'week', 'list'),
+      );
+      await fc.assert(
+        fc.asyncProperty(fc.option(text, { nil: undefined }), fc.option(text, { nil: undefined }), fc.option(text, { nil: undefined }), async (view, date, extra) => {
+          const target = url();
+          let query = target.search || '?';
+          for (const [key, value] of [['view', view], ['date', date], ['date', extra]] as const) {
+            if (value !== undefined) query += `&${key}=${value.startsWith('%') ? value : encodeURIComponent(value)}`;
+          }
+          const answer = await get(`${target.origin}${target.pathname}${query}`);
+          assert.ok(answer.status === 200 || (answer.status >= 400 && answer.status < 500), `${answer.status} for ${query}`);
+          assert.doesNotMatch(answer.body, STACK_FRAME);
+          assert.ok(answer.ms < 5_000, `${answer.ms} ms for ${query}`);
+        }),
+        { seed: SEED, numRuns: 150, endOnFailure: true },
+      );
+      const feed = await get(`${publicUrl}.ics?view=month&date=9999-99-01`);
+      assert.equal(feed.status, 200);
+      assert.equal((await get(`${h.url}/healthz`)).status, 200);
+    });
+  }
+
+  it('refuses a date outside the calendar range when asking for an in-app link', async () => {
+    const answer = await callTool(h, account.basicKey, 'get_in_app_calendar_url', { date: '9999-12-31' });
+    assert.equal(answer.body.result.isError, true);
+    assert.match(answer.body.result.content[0].text, /real calendar date/);
+  });
+});
