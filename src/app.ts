@@ -2,8 +2,10 @@ import express from 'express';
 import type { Config } from './config.js';
 import { resolveApiKey, type TokenResolver } from './domain/authentication.js';
 import type { DomainDeps } from './domain/deps.js';
+import { NotFoundError } from './domain/errors.js';
 import { resolveOAuthAccessToken } from './domain/oauth/access-token-resolver.js';
-import { restErrorHandler } from './rest/error-handler.js';
+import { errorBoundary } from './http/error-boundary.js';
+import { jsonBody } from './http/json-body.js';
 import { REST_PREFIX, restRouter } from './rest/router.js';
 import { accessLog } from './http/access-log.js';
 import type { Logger } from './logger.js';
@@ -11,7 +13,7 @@ import { mcpRouter } from './mcp/router.js';
 import { oauthRouter } from './oauth/router.js';
 import { calendarRouter } from './web/calendar-routes.js';
 import { mediaRouter } from './web/media-routes.js';
-import { sandboxRouter } from './publishing/sandbox-page.js';
+import { sandboxRouter } from './web/sandbox-page.js';
 
 export interface AppOptions {
   config: Config;
@@ -30,6 +32,8 @@ export function createApp(options: AppOptions): express.Express {
   const tokenResolvers = options.tokenResolvers ?? [resolveApiKey, resolveOAuthAccessToken];
   const app = express();
   app.disable('x-powered-by');
+  // Production behaviour whatever NODE_ENV says: Express never renders a stack, even if an error slipped past the boundary.
+  app.set('env', 'production');
   app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'extended');
   if (config.logRequests) app.use(accessLog(logger));
@@ -38,21 +42,22 @@ export function createApp(options: AppOptions): express.Express {
     res.json({ status: true });
   });
 
-  app.use(REST_PREFIX, express.json({ limit: config.maxBodyBytes, type: ['application/json', 'application/*+json'] }));
+  app.use(REST_PREFIX, jsonBody({ limit: config.maxBodyBytes }));
   app.use(REST_PREFIX, restRouter({ deps, tokenResolvers, validateResponses: config.validateResponses }));
-  app.use(REST_PREFIX, restErrorHandler((message, error) => logger.error(message, error)));
 
-  app.use(mcpRouter({ deps, config, tokenResolvers, log: (message, error) => logger.error(message, error) }));
+  const log = (message: string, error: unknown) => logger.error(message, error);
+  app.use(mcpRouter({ deps, config, tokenResolvers, log }));
 
-  app.use(oauthRouter(deps, config, (message, error) => logger.error(message, error)));
-  app.use(mediaRouter(deps, (message, error) => logger.error(message, error)));
-  app.use(calendarRouter(deps, (message, error) => logger.error(message, error)));
+  app.use(oauthRouter(deps, config));
+  app.use(mediaRouter(deps, log));
+  app.use(calendarRouter(deps));
 
   app.use(sandboxRouter(deps.repos.sandbox));
 
   // Mount new surfaces above this line: anything unmatched gets the JSON error shape, not Express's HTML page.
-  app.use((_req, res) => {
-    res.status(404).json({ status: false, code: 'not_found', message: 'No such route. The REST API lives under /v1/rest and MCP at /mcp.' });
+  app.use((_req, _res, next) => {
+    next(new NotFoundError('No such route. The REST API lives under /v1/rest and MCP at /mcp.'));
   });
+  app.use(errorBoundary(log));
   return app;
 }

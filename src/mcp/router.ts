@@ -11,7 +11,7 @@
  *    is a 403 with an insufficient_scope challenge.
  * GET (no server-initiated stream) and DELETE (no sessions) are 405.
  */
-import express, { type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { JSONRPCResponse } from 'json-rpc-2.0';
 import type { ToolDefinition, ToolName } from '../../generated/mcp/handlers.js';
 import type { Config } from '../config.js';
@@ -20,6 +20,7 @@ import type { DomainDeps } from '../domain/deps.js';
 import { UnauthorizedError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import { consumeRateLimit, RateLimitExceeded } from '../domain/rate-limits.js';
+import { jsonBody } from '../http/json-body.js';
 import { setRateLimitHeaders } from '../http/rate-limit-headers.js';
 import { protectedResourceMetadataUrl } from '../oauth/protected-resource-metadata.js';
 import { mcpRpcServer } from './json-rpc.js';
@@ -41,7 +42,7 @@ export function mcpRouter(options: McpRouterOptions): express.Router {
   const handlers = toolHandlers(deps);
   const rpc = mcpRpcServer({ handlers, validateResults: config.validateResponses, log: options.log });
   const router = express.Router();
-  const parseJson = express.json({ limit: config.maxBodyBytes, type: () => true });
+  const parseJson = jsonBody({ limit: config.maxBodyBytes, type: () => true });
 
   for (const mcpPath of MCP_PATHS) {
     const tools = servedTools(handlers, mcpPath);
@@ -59,7 +60,6 @@ export function mcpRouter(options: McpRouterOptions): express.Router {
       sendError(res, 405, RpcErrorCode.InvalidRequest, 'This MCP server is stateless: send JSON-RPC messages with POST. GET streams and DELETE sessions are not offered.');
     });
   }
-  router.use(bodyErrors);
   return router;
 }
 
@@ -167,16 +167,3 @@ function send(req: Request, res: Response, status: number, reply: JSONRPCRespons
 function sendError(res: Response, status: number, code: number, message: string): void {
   res.status(status).json({ jsonrpc: '2.0', id: null, error: { code, message } });
 }
-
-interface BodyParserError {
-  type?: string;
-  limit?: number;
-}
-
-const bodyErrors: ErrorRequestHandler = (error: BodyParserError, req: Request, res: Response, next: NextFunction) => {
-  if (!(MCP_PATHS as readonly string[]).includes(req.path) || res.headersSent) return next(error);
-  if (error?.type === 'entity.parse.failed') return sendError(res, 400, RpcErrorCode.ParseError, 'Parse error: the body is not valid JSON.');
-  if (error?.type === 'entity.too.large') return sendError(res, 413, RpcErrorCode.InvalidRequest, `The body is larger than the ${error.limit} bytes accepted.`);
-  if (error?.type === 'encoding.unsupported' || error?.type === 'charset.unsupported') return sendError(res, 415, RpcErrorCode.InvalidRequest, 'Send the body as UTF-8 JSON.');
-  next(error);
-};

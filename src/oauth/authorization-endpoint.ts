@@ -120,7 +120,11 @@ function submitSignOut(deps: DomainDeps): RequestHandler {
   };
 }
 
-/** Requests that fail before the redirect URI is trusted get a page; later failures go back to the client. */
+/**
+ * The authorization endpoint's protocol duty (RFC 6749 section 4.1.2.1), not error mapping: a request whose
+ * redirect URI cannot be trusted is explained to the person on a page; later failures go back to the
+ * client. Everything else falls through to the app's error boundary.
+ */
 function authorizationErrors(deps: DomainDeps): ErrorRequestHandler {
   return (error, _req, res, next) => {
     if (error instanceof UntrustedRedirectError) return sendPage(res, 400, errorPage(error.description));

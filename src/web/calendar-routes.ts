@@ -4,8 +4,6 @@ import { parseCalendarDate, parseCalendarLayout } from '../domain/calendars/cale
 import { calendarEntries } from '../domain/calendars/calendar-entries.js';
 import { openInAppCalendar, openPublicCalendar, publicCalendarUrl } from '../domain/calendars/shareable-calendars.js';
 import type { DomainDeps } from '../domain/deps.js';
-import { HeraldError, NotFoundError } from '../domain/errors.js';
-import { escapeHtml } from '../http/html.js';
 import { calendarPeriod, CALENDAR_PAGE_CSP, renderCalendarPage } from './calendar-page.js';
 import { renderCalendarFeed } from './calendar-feed.js';
 import { dateKey, localDateOf, type LocalDate } from '../domain/zoned-time.js';
@@ -13,7 +11,7 @@ import { dateKey, localDateOf, type LocalDate } from '../domain/zoned-time.js';
 /**
  * Calendar pages: GET /calendars/{token} (public, read-only HTML), /calendars/{token}.ics (iCalendar feed),
  * and GET /calendar?t=... (the signed-in user's own calendar, from get_in_app_calendar_url).
- * Unknown, deleted and expired links all answer the same 404 page.
+ * Unknown, deleted and expired links all answer the same 404 page (the app's error boundary renders it).
  */
 const FEED_PAST_MS = 90 * 86_400_000;
 const FEED_FUTURE_MS = 366 * 86_400_000;
@@ -27,10 +25,6 @@ function sendPage(res: express.Response, status: number, html: string): void {
     'x-content-type-options': 'nosniff',
   }).send(html);
 }
-
-const NOT_FOUND_PAGE =
-  '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Calendar not found</title></head>' +
-  '<body><h1>Calendar not found</h1><p>This calendar link does not exist, was deleted, or has expired. Ask its owner for a new one.</p></body></html>';
 
 async function page(
   deps: DomainDeps,
@@ -59,7 +53,7 @@ async function page(
   );
 }
 
-export function calendarRouter(deps: DomainDeps, onError: (message: string, error: unknown) => void): express.Router {
+export function calendarRouter(deps: DomainDeps): express.Router {
   const router = express.Router();
 
   router.get('/calendars/:link', async (req, res) => {
@@ -107,24 +101,5 @@ export function calendarRouter(deps: DomainDeps, onError: (message: string, erro
     });
   });
 
-  router.use('/calendar', calendarErrorHandler(onError));
-  router.use('/calendars', calendarErrorHandler(onError));
   return router;
-}
-
-function calendarErrorHandler(onError: (message: string, error: unknown) => void): express.ErrorRequestHandler {
-  return (error, _req, res, _next) => {
-    if (error instanceof NotFoundError) {
-      sendPage(res, 404, NOT_FOUND_PAGE);
-      return;
-    }
-    if (!(error instanceof HeraldError) || error.status >= 500) onError('calendar page failed', error);
-    const shown = error instanceof HeraldError && error.status < 500;
-    const detail = shown && error.details?.length ? ` ${error.details.map((d) => d.message).join(' ')}` : '';
-    sendPage(
-      res,
-      shown ? error.status : 500,
-      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Calendar</title></head><body><h1>The calendar could not be shown</h1><p>${shown ? escapeHtml(error.message + detail) : 'Something went wrong on our side; try again in a moment.'}</p></body></html>`,
-    );
-  };
 }

@@ -1,6 +1,6 @@
 import express from 'express';
 import type { DomainDeps } from '../domain/deps.js';
-import { HeraldError } from '../domain/errors.js';
+import { NotFoundError } from '../domain/errors.js';
 import { openPublicMedia, receiveUpload, UploadRefusedError } from '../domain/media/media-library.js';
 
 /**
@@ -24,10 +24,7 @@ export function mediaRouter(deps: DomainDeps, onError: (message: string, error: 
 
   router.get('/media/:mediaId/:fileName', async (req, res) => {
     const file = await openPublicMedia(deps, req.params.mediaId, req.params.fileName);
-    if (!file) {
-      res.status(404).json({ status: false, code: 'not_found', message: 'No such media file.' });
-      return;
-    }
+    if (!file) throw new NotFoundError('No such media file.');
     res.status(200).set({
       'content-type': file.mimeType,
       'content-length': String(file.sizeBytes),
@@ -42,21 +39,14 @@ export function mediaRouter(deps: DomainDeps, onError: (message: string, error: 
     file.stream.pipe(res);
   });
 
-  const handleError: express.ErrorRequestHandler = (error, req, res, _next) => {
-    // A refused PUT may still be streaming its body: drop the connection after answering rather than read it all.
+  // A refused PUT may still be streaming its body: answer, then drop the connection rather than read it all.
+  const closeRefusedUpload: express.ErrorRequestHandler = (error, req, res, next) => {
     if (error instanceof UploadRefusedError) {
-      res.status(error.status).set('connection', 'close').json({ status: false, code: 'upload_refused', message: error.message });
+      res.set('connection', 'close');
       req.resume();
-      return;
     }
-    if (error instanceof HeraldError) {
-      if (error.status >= 500) onError('media route failed', error.cause ?? error);
-      res.status(error.status).json({ status: false, code: error.code, message: error.message });
-      return;
-    }
-    onError('media route failed', error);
-    res.status(500).json({ status: false, code: 'internal_error', message: 'The media request failed.' });
+    next(error);
   };
-  router.use('/media', handleError);
+  router.use('/media', closeRefusedUpload);
   return router;
 }

@@ -1,4 +1,5 @@
 import type { DomainDeps } from '../deps.js';
+import { ValidationError } from '../errors.js';
 import { resolveWorkspace, storeMedia, type MediaView } from '../media/media-library.js';
 import { fitText, textLimit } from '../network-text-limits.js';
 import type { Principal } from '../principal.js';
@@ -73,12 +74,20 @@ function networkNamedIn(instruction: string): string | undefined {
   return match?.[1].toLowerCase();
 }
 
+/** Image prompts are text a provider renders or forwards: control characters (NUL, escapes) have no place in them. */
+const CONTROL_CHARACTER = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
 export async function generateImage(
   deps: DomainDeps,
   principal: Principal,
   input: { prompt: string; size?: keyof typeof IMAGE_SIZES; workspaceId?: string },
 ): Promise<{ data: MediaView; provider: string }> {
   await consumeRateLimit(deps, principal, 'rest_write');
+  const control = CONTROL_CHARACTER.exec(input.prompt);
+  if (control) {
+    const codePoint = `U+${control[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+    throw new ValidationError(`prompt contains the control character ${codePoint}; describe the image in plain text.`, [{ path: 'prompt', message: 'Remove control characters.' }]);
+  }
   const workspaceId = await resolveWorkspace(deps, principal, input.workspaceId);
   const bytes = await deps.ai.generateImage({ prompt: input.prompt, ...IMAGE_SIZES[input.size ?? 'square'] });
   const fileName = input.prompt.slice(0, 40) || 'generated';

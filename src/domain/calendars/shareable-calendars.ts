@@ -176,7 +176,7 @@ export async function deleteShareableCalendar(deps: DomainDeps, principal: Princ
 /** The calendar behind a public link; NotFoundError for unknown, deleted or expired links alike. */
 export async function openPublicCalendar(deps: DomainDeps, token: string): Promise<ShareableCalendarRecord> {
   const record = token.startsWith(PUBLIC_TOKEN_PREFIX) ? await deps.repos.calendars.findByTokenHash(hashSecret(token)) : undefined;
-  if (!record || (record.expiresAt !== null && record.expiresAt <= deps.now())) throw new NotFoundError('No such calendar.');
+  if (!record || (record.expiresAt !== null && record.expiresAt <= deps.now())) throw new NotFoundError('This calendar link does not exist, was deleted, or has expired. Ask its owner for a new one.');
   return record;
 }
 

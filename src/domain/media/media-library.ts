@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import type { MediaRecord, MediaSource } from '../../db/repositories/media.js';
 import type { DomainDeps } from '../deps.js';
-import { NotFoundError, UnprocessableError, ValidationError } from '../errors.js';
+import { HeraldError, NotFoundError, UnprocessableError, ValidationError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Principal } from '../principal.js';
 import { safeEqual } from '../secrets.js';
@@ -120,13 +120,10 @@ export async function createMediaUpload(deps: DomainDeps, principal: Principal, 
   };
 }
 
-/** Why an upload PUT is refused; the surface maps it to an HTTP status. */
-export class UploadRefusedError extends Error {
-  constructor(
-    readonly status: 403 | 404 | 409 | 410 | 413 | 415,
-    message: string,
-  ) {
-    super(message);
+/** Why an upload PUT is refused, with the HTTP status that says it. */
+export class UploadRefusedError extends HeraldError {
+  constructor(status: 403 | 404 | 409 | 410 | 413 | 415, message: string) {
+    super('upload_refused', status, message);
   }
 }
 

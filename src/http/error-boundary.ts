@@ -1,0 +1,168 @@
+/**
+ * The one place an error becomes a response, mounted after every router.
+ *
+ * Rules enforced:
+ * - every error is first classified once (classifyError): Herald's own errors keep their status, code and
+ *   message; OAuth errors keep their RFC 6749/7591 code; body-parser, path-decoding and OpenAPI validator
+ *   errors become the 4xx that says what to fix; anything else is a 500 that is logged and never echoed;
+ * - the answer takes the shape of the surface that was called (surfaceOf): REST's error body, the OAuth
+ *   `{error, error_description}`, a JSON-RPC error for MCP, a small HTML page for the browser pages;
+ * - no answer ever carries a stack, an exception's own message or a file path: only messages written
+ *   for the caller;
+ * - once headers are sent nothing can be said: the connection is closed.
+ */
+import type { ErrorRequestHandler, Request, Response } from 'express';
+import type { components } from '../../generated/rest/openapi-types.js';
+import { HeraldError, type FieldProblem } from '../domain/errors.js';
+import { OAuthError, OAuthRateLimitedError, UntrustedRedirectError } from '../domain/oauth/errors.js';
+import { RateLimitExceeded } from '../domain/rate-limits.js';
+import { escapeHtml } from './html.js';
+import { setRateLimitHeaders } from './rate-limit-headers.js';
+
+type RestErrorBody = components['schemas']['Error'];
+
+export type Surface = 'rest' | 'oauth' | 'mcp' | 'page';
+
+/** A classified error: what the caller is told, whatever surface it called. */
+export interface Problem {
+  status: number;
+  code: string;
+  message: string;
+  details?: FieldProblem[];
+  /** The OAuth error code, when the error came from the OAuth vocabulary. */
+  oauthError?: string;
+  cause?: unknown;
+  /** A bug or an outage: logged. An unknown error's own message is never used: it gets a generic one. */
+  internal?: boolean;
+}
+
+const GENERIC_500 = 'Something went wrong on our side; the request may be retried.';
+
+const JSON_RPC_CODES: Record<number, number> = { 400: -32600, 401: -32001, 403: -32004, 404: -32601, 413: -32600, 415: -32600, 429: -32029 };
+
+const PAGE_PATHS = /^\/(oauth2\/mcp\/(authorize|sign-in|decision|sign-out|consent)|calendars?(\/|$)|sandbox\/|connect\/|app(\/|$))/;
+const OAUTH_API_PATHS = /^\/oauth2\/mcp\/(register|token|revoke)$/;
+
+export function surfaceOf(path: string): Surface {
+  if (path.startsWith('/v1/rest')) return 'rest';
+  if (path === '/mcp' || path === '/mcp/claude') return 'mcp';
+  if (OAUTH_API_PATHS.test(path)) return 'oauth';
+  if (PAGE_PATHS.test(path)) return 'page';
+  return 'rest';
+}
+
+interface HttpLikeError {
+  type?: string;
+  status?: number;
+  statusCode?: number;
+  limit?: number;
+  expose?: boolean;
+  errors?: { path?: string; message?: string }[];
+  message?: string;
+}
+
+const BODY_ERRORS: Record<string, (e: HttpLikeError) => Problem> = {
+  'entity.parse.failed': () => ({ status: 400, code: 'invalid_json', message: 'The body is not a valid JSON object; check quotes, commas and brackets.' }),
+  'entity.too.large': (e) => ({ status: 413, code: 'payload_too_large', message: `The body is larger than the ${e.limit} bytes accepted; send less.` }),
+  'encoding.unsupported': () => ({ status: 415, code: 'unsupported_media_type', message: 'Send the body uncompressed or as gzip, deflate or br that decodes, in UTF-8.' }),
+  'charset.unsupported': () => ({ status: 415, code: 'unsupported_media_type', message: 'Send the body as UTF-8.' }),
+  'request.aborted': () => ({ status: 400, code: 'request_aborted', message: 'The request body ended before it was complete.' }),
+  'request.size.invalid': () => ({ status: 400, code: 'invalid_request', message: 'The body is not as long as its Content-Length says.' }),
+};
+
+export function classifyError(error: unknown): Problem {
+  if (error instanceof HeraldError) {
+    return { status: error.status, code: error.code, message: error.message, details: error.details, cause: error.cause, internal: error.status >= 500 };
+  }
+  if (error instanceof UntrustedRedirectError) return { status: 400, code: 'invalid_request', message: error.description };
+  if (error instanceof OAuthError) return { status: error.status, code: error.error, oauthError: error.error, message: error.description };
+  const e = (error ?? {}) as HttpLikeError;
+  if (typeof e.type === 'string' && BODY_ERRORS[e.type]) return { ...BODY_ERRORS[e.type](e), cause: error };
+  const status = e.status ?? e.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    if (Array.isArray(e.errors)) return fromValidator(status, e);
+    if (error instanceof URIError || /decode/i.test(e.message ?? '')) {
+      return { status: 400, code: 'invalid_request', message: 'The URL has a malformed percent-encoding; encode path and query values as UTF-8.' };
+    }
+    if (/content.encoding|gzip|deflate|brotli|incorrect header|unexpected end|invalid (block|distance|stored)/i.test(e.message ?? '')) {
+      return { status: 400, code: 'invalid_request', message: 'The body could not be decompressed as its Content-Encoding says; send it uncompressed or encoded correctly.' };
+    }
+    return { status, code: 'invalid_request', message: `The request could not be read (HTTP ${status}); check its encoding, headers and body.` };
+  }
+  if (error instanceof URIError) return { status: 400, code: 'invalid_request', message: 'The URL has a malformed percent-encoding; encode path and query values as UTF-8.' };
+  return { status: 500, code: 'internal_error', message: GENERIC_500, internal: true, cause: error };
+}
+
+function fromValidator(status: number, error: HttpLikeError): Problem {
+  const details: FieldProblem[] = (error.errors ?? []).map((e) => ({
+    path: (e.path ?? '').replace(/^\/?(body|query|params|headers)\/?/, '$1.').replace(/\//g, '.').replace(/\.$/, ''),
+    message: e.message ?? 'is invalid',
+  }));
+  switch (status) {
+    case 404:
+      return { status, code: 'not_found', message: 'No such route; see the OpenAPI description at /v1/rest/openapi.json.' };
+    case 405:
+      return { status, code: 'method_not_allowed', message: 'This method is not allowed on this route; see the OpenAPI description at /v1/rest/openapi.json.' };
+    case 415:
+      return { status, code: 'unsupported_media_type', message: 'Send the body as application/json.' };
+    default: {
+      const summary = details.map((d) => `${d.path} ${d.message}`).join('; ');
+      return { status: 400, code: 'invalid_request', message: summary ? `Invalid request: ${summary}` : 'Invalid request.', details };
+    }
+  }
+}
+
+const formats: Record<Surface, (req: Request, res: Response, problem: Problem) => void> = {
+  rest(_req, res, problem) {
+    const body: RestErrorBody = {
+      status: false,
+      code: problem.code,
+      message: problem.message,
+      ...(problem.details?.length ? { details: problem.details } : {}),
+    };
+    res.status(problem.status).json(body);
+  },
+  oauth(req, res, problem) {
+    if (problem.status === 401 && req.headers.authorization !== undefined) res.setHeader('WWW-Authenticate', 'Basic realm="herald-oauth"');
+    res.setHeader('Cache-Control', 'no-store');
+    const error = problem.status >= 500 ? 'server_error' : (problem.oauthError ?? (req.path.endsWith('/register') ? 'invalid_client_metadata' : 'invalid_request'));
+    res.status(problem.status).json({ error, error_description: problem.message });
+  },
+  mcp(_req, res, problem) {
+    const code = problem.status >= 500 ? -32603 : problem.code === 'invalid_json' ? -32700 : (JSON_RPC_CODES[problem.status] ?? -32600);
+    const message = problem.code === 'invalid_json' ? `Parse error: ${problem.message}` : problem.message;
+    res.status(problem.status).json({ jsonrpc: '2.0', id: null, error: { code, message } });
+  },
+  page(_req, res, problem) {
+    const title = problem.status === 404 ? 'Not found' : problem.status >= 500 ? 'Something went wrong' : 'This request could not be handled';
+    const text = [problem.message, ...(problem.details ?? []).map((d) => d.message)].join(' ');
+    res.status(problem.status).set({
+      'content-type': 'text/html; charset=utf-8',
+      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+    });
+    res.send(
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title></head>` +
+        `<body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></body></html>`,
+    );
+  },
+};
+
+export function errorBoundary(log: (message: string, error: unknown) => void): ErrorRequestHandler {
+  return (error, req, res, _next) => {
+    const problem = classifyError(error);
+    if (problem.internal) log(`${req.method} ${req.route?.path ?? surfaceOf(req.path)} failed`, problem.cause ?? error);
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (error instanceof RateLimitExceeded) {
+      setRateLimitHeaders(res, error.usage);
+      res.setHeader('Retry-After', String(error.retryAfterSeconds));
+    } else if (error instanceof OAuthRateLimitedError) {
+      res.setHeader('Retry-After', String(error.retryAfterSeconds));
+    }
+    formats[surfaceOf(req.path)](req, res, problem);
+  };
+}

@@ -1,0 +1,163 @@
+/**
+ * Inputs that once answered Express's HTML error page (with a stack and absolute paths) or a 500: each
+ * must now get a 4xx in the shape of the surface that was called, and no answer of any surface may carry
+ * a stack frame or the checkout's path.
+ */
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import zlib from 'node:zlib';
+import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { callTool } from '../mcp/support.js';
+
+const CHECKOUT = process.cwd();
+
+export function assertNoLeak(body: string, what: string): void {
+  assert.doesNotMatch(body, /\n\s+at [\w.<]/, `${what}: stack frame in ${body.slice(0, 300)}`);
+  assert.ok(!body.includes(CHECKOUT), `${what}: checkout path in ${body.slice(0, 300)}`);
+  assert.doesNotMatch(body, /node_modules|\/src\/[\w/-]+\.ts/, `${what}: file path in ${body.slice(0, 300)}`);
+}
+
+/** JSON text nested `depth` objects deep (built as text: JSON.stringify would overflow first). */
+function nested(depth: number): string {
+  return `${'{"a":'.repeat(depth)}"leaf"${'}'.repeat(depth)}`;
+}
+
+/** A raw request (fetch would refuse or fix some of these). */
+function raw(url: string, options: { method?: string; headers?: Record<string, string>; body?: Buffer | string; path?: string }): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: target.hostname, port: target.port, method: options.method ?? 'GET', path: options.path ?? `${target.pathname}${target.search}`, headers: options.headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+describe(`malformed input at every surface (${TEST_DB})`, function () {
+  this.timeout(60_000);
+  let h: TestHerald;
+  let account: SeededAccount;
+  let origin: http.Server;
+  let originUrl: string;
+
+  before(async () => {
+    origin = http.createServer((req, res) => {
+      res.writeHead(302, { location: '/%E0%A4%A' });
+      res.end();
+    });
+    await new Promise<void>((resolve) => origin.listen(0, '127.0.0.2', resolve));
+    originUrl = `http://127.0.0.2:${(origin.address() as AddressInfo).port}`;
+    h = await startTestHerald({ outboundAllowHosts: ['127.0.0.2'] });
+    account = await h.seedAccount();
+  });
+  after(async () => {
+    await h?.close();
+    origin?.close();
+  });
+
+  const junk = Buffer.from('this is not compressed at all, not even a little');
+  const encodings = ['gzip', 'deflate', 'br'];
+
+  it('answers junk Content-Encoding on REST bodies with a REST 4xx', async () => {
+    for (const [method, path] of [['POST', '/v1/rest/posts'], ['PATCH', '/v1/rest/posts/p1'], ['POST', '/v1/rest/posts/bulk'], ['POST', '/v1/rest/post']]) {
+      for (const encoding of encodings) {
+        const answer = await raw(`${h.url}${path}`, { method, body: junk, headers: { 'content-type': 'application/json', 'content-encoding': encoding, authorization: `Bearer ${account.apiKey}` } });
+        assert.ok(answer.status >= 400 && answer.status < 500, `${method} ${path} ${encoding}: ${answer.status} ${answer.body}`);
+        const body = JSON.parse(answer.body);
+        assert.equal(body.status, false);
+        assert.equal(typeof body.message, 'string');
+        assertNoLeak(answer.body, `${path} ${encoding}`);
+      }
+    }
+    const compressed = await raw(`${h.url}/v1/rest/posts`, {
+      method: 'POST', body: zlib.gzipSync(JSON.stringify({ text: 'gzip works', channelIds: [account.channelIds[0]], saveAsDraft: true })),
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', authorization: `Bearer ${account.apiKey}` },
+    });
+    assert.ok(compressed.status < 500, compressed.body);
+  });
+
+  it('answers junk Content-Encoding and UTF-16 on the OAuth endpoints with an RFC 6749/7591 body', async () => {
+    for (const path of ['/oauth2/mcp/register', '/oauth2/mcp/token']) {
+      const type = path.endsWith('register') ? 'application/json' : 'application/x-www-form-urlencoded';
+      for (const headers of [...encodings.map((e) => ({ 'content-type': type, 'content-encoding': e })), { 'content-type': `${type}; charset=utf-16` }]) {
+        const answer = await raw(`${h.url}${path}`, { method: 'POST', body: junk, headers });
+        assert.ok(answer.status >= 400 && answer.status < 500, `${path} ${JSON.stringify(headers)}: ${answer.status} ${answer.body}`);
+        const body = JSON.parse(answer.body);
+        assert.equal(typeof body.error, 'string');
+        assert.equal(typeof body.error_description, 'string');
+        assertNoLeak(answer.body, path);
+      }
+    }
+  });
+
+  it('answers junk Content-Encoding on /mcp with a JSON-RPC error', async () => {
+    for (const encoding of encodings) {
+      const answer = await raw(`${h.url}/mcp`, { method: 'POST', body: junk, headers: { 'content-type': 'application/json', 'content-encoding': encoding, authorization: `Bearer ${account.apiKey}` } });
+      assert.ok(answer.status >= 400 && answer.status < 500, `${encoding}: ${answer.status} ${answer.body}`);
+      const body = JSON.parse(answer.body);
+      assert.equal(body.jsonrpc, '2.0');
+      assert.equal(typeof body.error.code, 'number');
+      assertNoLeak(answer.body, `/mcp ${encoding}`);
+    }
+  });
+
+  it('answers bad percent-encodings in paths and cookies without a stack', async () => {
+    const cases: [string, string, Record<string, string>?][] = [
+      ['/v1/rest/posts/%C0%AE', 'rest'],
+      ['/v1/rest/posts/%E0%A4%A', 'rest'],
+      ['/media/%C0%AE/a.png', 'rest'],
+      ['/calendars/%C0%AE', 'page'],
+      ['/sandbox/%E0%A4%A/x', 'page'],
+      ['/oauth2/mcp/authorize?response_type=code', 'page', { cookie: 'herald_session=%E0%A4%A; herald_csrf=%' }],
+    ];
+    for (const [path, shape, headers] of cases) {
+      const answer = await raw(h.url, { path, headers: { authorization: `Bearer ${account.apiKey}`, ...headers } });
+      assert.ok(answer.status >= 400 && answer.status < 500, `${path}: ${answer.status} ${answer.body}`);
+      if (shape === 'rest') assert.equal(JSON.parse(answer.body).status, false, path);
+      else assert.match(answer.headers['content-type'] ?? '', /text\/html/, path);
+      assertNoLeak(answer.body, path);
+    }
+  });
+
+  it('refuses JSON nested 5,000 deep: REST with an Idempotency-Key, MCP ids and arguments', async () => {
+    const rest = await h.api('POST', '/v1/rest/posts', {
+      token: account.apiKey, headers: { 'idempotency-key': 'deep-1', 'content-type': 'application/json' },
+      rawBody: `{"text":"deep","channelIds":["${account.channelIds[0]}"],"channelOptions":${nested(5_000)}}`,
+    });
+    assert.equal(rest.status, 400);
+    assert.match(rest.body.message, /nested deeper than 64/);
+
+    const mcp = (body: string) => h.api('POST', '/mcp', { token: account.apiKey, rawBody: body, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } });
+    const id = await mcp(`{"jsonrpc":"2.0","id":${nested(5_000)},"method":"ping"}`);
+    assert.equal(id.status, 400);
+    assert.equal(id.body.error.code, -32600);
+    assert.match(id.body.error.message, /nested deeper than 64/);
+
+    const args = await mcp(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_text_post","arguments":{"text":"deep","extra":${nested(5_000)}}}}`);
+    assert.equal(args.status, 400);
+    assert.match(args.body.error.message, /nested deeper than 64/);
+  });
+
+  it('answers generate_image with a NUL in the prompt as a tool error', async () => {
+    const answer = await callTool(h, account.apiKey, 'generate_image', { prompt: 'a red\u0000balloon' });
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    assert.equal(answer.body.result.isError, true, JSON.stringify(answer.body));
+    assert.match(answer.body.result.content[0].text, /control character U\+0000/);
+    assertNoLeak(JSON.stringify(answer.body), 'generate_image');
+  });
+
+  it('answers a media import whose redirect has a malformed Location as a tool error', async () => {
+    const answer = await callTool(h, account.apiKey, 'import_media_from_url', { url: `${originUrl}/start.png` });
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    assert.equal(answer.body.result.isError, true, JSON.stringify(answer.body));
+    assertNoLeak(JSON.stringify(answer.body), 'import_media_from_url');
+  });
+
+  it('still answers /healthz', async () => {
+    assert.equal((await fetch(`${h.url}/healthz`)).status, 200);
+  });
+});
