@@ -5,10 +5,17 @@
  * 2. MCP-Protocol-Version: a revision Herald does not speak is 400.
  * 3. Bearer token, resolved like REST: missing or bad is 401 with a WWW-Authenticate challenge pointing
  *    at this URL's protected resource metadata (RFC 9728).
- * 4. Rate budgets: the token's MCP minute budget and the account's hourly one, with REST's headers; 429.
- * 5. JSON-RPC: notifications and responses only -> 202 without a body; requests -> JSON, or one SSE
- *    event when the client accepts only text/event-stream. A manage_team tool called without that scope
- *    is a 403 with an insufficient_scope challenge.
+ * 4. JSON body (size and nesting depth checked by jsonBody).
+ * 5. Rate budgets: the token's MCP minute budget and the account's hourly one, with REST's headers. A lone
+ *    message is charged once (429 when a budget is spent). A batch is accepted only from a 2025-03-26
+ *    client (batching left MCP in 2025-06-18), holds at most MAX_BATCH_MESSAGES, and each of its requests
+ *    is charged on its own: an over-budget entry answers its own rate-limit error, the rest run.
+ * 6. JSON-RPC: a message without an id (a notification, or the client's response) is acknowledged and
+ *    never run, alone or in a batch (tools/call is a request: without an id there is no one to answer);
+ *    notifications and responses only -> 202 without a body; requests -> JSON, or one SSE event when the
+ *    client accepts only text/event-stream. A manage_team tool called without that scope is a 403 with
+ *    an insufficient_scope challenge, alone or in a batch. A batch's requests run one after another,
+ *    yielding to the event loop between them.
  * GET (no server-initiated stream) and DELETE (no sessions) are 405.
  */
 import express, { type Request, type RequestHandler, type Response } from 'express';
@@ -51,9 +58,8 @@ export function mcpRouter(options: McpRouterOptions): express.Router {
       checkOrigin(config),
       checkProtocolVersion,
       authenticated(options, mcpPath),
-      rateLimited(deps),
       parseJson,
-      dispatch(rpc, tools, config, mcpPath),
+      dispatch(rpc, tools, options, mcpPath),
     );
     router.all(mcpPath, (_req, res) => {
       res.setHeader('Allow', 'POST');
@@ -101,53 +107,86 @@ function authenticated(options: McpRouterOptions, mcpPath: McpPath): RequestHand
   };
 }
 
-function rateLimited(deps: DomainDeps): RequestHandler {
-  return async (_req, res, next) => {
-    try {
-      setRateLimitHeaders(res, await consumeRateLimit(deps, res.locals.principal as Principal, 'mcp'));
-    } catch (error) {
-      if (!(error instanceof RateLimitExceeded)) throw error;
-      setRateLimitHeaders(res, error.usage);
-      res.setHeader('Retry-After', String(error.retryAfterSeconds));
-      // SPEC's rate-limit body (status false, message) inside a JSON-RPC error envelope.
-      res.status(429).json({ jsonrpc: '2.0', id: null, error: { code: RpcErrorCode.RateLimited, message: error.message }, status: false, message: error.message });
-      return;
-    }
-    next();
-  };
-}
+/** Batches: only the revision that had them, and never so large that one request is a flood. */
+export const MAX_BATCH_MESSAGES = 20;
+const BATCH_REVISION = '2025-03-26';
 
 interface Message {
   id?: unknown;
   method?: unknown;
 }
 
-function dispatch(rpc: ReturnType<typeof mcpRpcServer>, tools: ReadonlyMap<ToolName, ToolDefinition>, config: Config, mcpPath: McpPath): RequestHandler {
+function isRequest(m: Message): boolean {
+  return m.method !== undefined && m.id !== undefined;
+}
+
+function rateLimitError(id: unknown, error: RateLimitExceeded): JSONRPCResponse {
+  return { jsonrpc: '2.0', id: id as string | number, error: { code: RpcErrorCode.RateLimited, message: error.message, data: { retryAfterSeconds: error.retryAfterSeconds } } };
+}
+
+function dispatch(rpc: ReturnType<typeof mcpRpcServer>, tools: ReadonlyMap<ToolName, ToolDefinition>, options: McpRouterOptions, mcpPath: McpPath): RequestHandler {
+  const { deps, config } = options;
   const scopeChallenge = (scope: string) =>
     `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${protectedResourceMetadataUrl(config, mcpPath)}"`;
   return async (req, res) => {
     const body: unknown = req.body;
-    const messages: unknown[] = Array.isArray(body) ? body : [body];
+    const batch = Array.isArray(body);
+    const messages: unknown[] = batch ? body : [body];
     if (messages.length === 0 || !messages.every((m) => m !== null && typeof m === 'object' && !Array.isArray(m))) {
       return sendError(res, 400, RpcErrorCode.InvalidRequest, 'Send a JSON-RPC 2.0 message (an object with jsonrpc "2.0" and method) as application/json.');
     }
-    // Notifications and the client's responses to us need no answer (Herald sends no requests of its own).
-    const calls = (messages as Message[]).filter((m) => m.method !== undefined);
-    if (!calls.some((m) => m.id !== undefined)) {
-      res.status(202).end();
-      return;
+    const principal = res.locals.principal as Principal;
+    const context = { principal, tools };
+    if (batch) {
+      const version = req.header('mcp-protocol-version') ?? BATCH_REVISION;
+      if (version !== BATCH_REVISION) {
+        return sendError(res, 400, RpcErrorCode.InvalidRequest, `JSON-RPC batches were removed from MCP in revision 2025-06-18 and this request speaks ${version}: send one message per request.`);
+      }
+      if (messages.length > MAX_BATCH_MESSAGES) {
+        return sendError(res, 400, RpcErrorCode.InvalidRequest, `A batch holds at most ${MAX_BATCH_MESSAGES} messages and this one has ${messages.length}: split it, or send one message per request.`);
+      }
     }
-    const reply = await rpc.receive((Array.isArray(body) ? calls : body) as never, { principal: res.locals.principal, tools });
-    if (reply === null || (Array.isArray(reply) && reply.length === 0)) {
-      res.status(202).end();
-      return;
+    const requests = (messages as Message[]).filter(isRequest);
+    if (!batch || requests.length === 0) {
+      // A lone message, or a batch of notifications only: one charge for the HTTP request.
+      try {
+        setRateLimitHeaders(res, await consumeRateLimit(deps, principal, 'mcp'));
+      } catch (error) {
+        if (!(error instanceof RateLimitExceeded)) throw error;
+        setRateLimitHeaders(res, error.usage);
+        res.setHeader('Retry-After', String(error.retryAfterSeconds));
+        // SPEC's rate-limit body (status false, message) inside a JSON-RPC error envelope.
+        res.status(429).json({ ...rateLimitError(null, error), status: false, message: error.message });
+        return;
+      }
+      if (requests.length === 0) {
+        res.status(202).end();
+        return;
+      }
     }
-    const error = Array.isArray(reply) || !('error' in reply) ? undefined : reply.error;
-    const scope = (error?.data as { scope?: string } | undefined)?.scope;
+    const replies: JSONRPCResponse[] = [];
+    for (const message of requests) {
+      if (batch) {
+        try {
+          setRateLimitHeaders(res, await consumeRateLimit(deps, principal, 'mcp'));
+        } catch (error) {
+          if (!(error instanceof RateLimitExceeded)) throw error;
+          setRateLimitHeaders(res, error.usage);
+          replies.push(rateLimitError(message.id, error));
+          continue;
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      const reply = await rpc.receive(message as never, context);
+      if (reply) replies.push(reply);
+    }
+    const scope = replies.map((r) => ('error' in r ? (r.error?.data as { scope?: string } | undefined)?.scope : undefined)).find(Boolean);
     if (scope) res.setHeader('WWW-Authenticate', scopeChallenge(scope));
+    const only = batch ? undefined : replies[0];
+    const error = only && 'error' in only ? only.error : undefined;
     const malformed = error?.code === RpcErrorCode.InvalidRequest || error?.code === RpcErrorCode.ParseError;
     const status = scope ? 403 : malformed ? 400 : 200;
-    send(req, res, status, reply);
+    send(req, res, status, batch ? replies : replies[0]);
   };
 }
 
