@@ -39,7 +39,7 @@ describe(`MCP JSON-RPC batches (${TEST_DB})`, function () {
 
   it('answers a batch from a 2025-03-26 client, with the header or without it', async () => {
     const key = await h.createKey(account, ['read_profile', 'manage_post']);
-    for (const headers of [{ 'mcp-protocol-version': '2025-03-26' }, {}]) {
+    for (const headers of [{ 'mcp-protocol-version': '2025-03-26' }, {}] as Record<string, string>[]) {
       const answer = await rpc(h, { token: key, body: pings(2), headers });
       assert.equal(answer.status, 200);
       assert.deepEqual(answer.body, [{ jsonrpc: '2.0', id: 1, result: {} }, { jsonrpc: '2.0', id: 2, result: {} }]);

@@ -14,6 +14,11 @@ export class RateLimitsRepository {
     return Number((rows[0] as { hits: number }).hits);
   }
 
+  /** Takes back one hit counted in the window (an attempt that turned out not to count). */
+  async unhit(bucket: string, windowStart: number): Promise<void> {
+    await this.db('rate_limit_windows').where({ bucket, window_start: windowStart }).where('hits', '>', 0).decrement('hits', 1);
+  }
+
   async hits(bucket: string, windowStart: number): Promise<number> {
     const row = await this.db('rate_limit_windows').where({ bucket, window_start: windowStart }).first('hits');
     return Number(row?.hits ?? 0);

@@ -31,16 +31,16 @@ function signInWindow(now: number): number {
   return now - (now % FAILED_SIGN_IN_WINDOW_MS);
 }
 
-/** Minutes until this address may try again, or 0 when its failed sign-ins are within budget. */
-export async function addressSignInLockMinutes(deps: DomainDeps, clientAddress: string): Promise<number> {
+/**
+ * Counts one sign-in attempt from this address, atomically, before its password is checked. Attempts over
+ * the budget answer the minutes until the window ends (and stay counted); the others can be taken back
+ * when they turn out not to be wrong guesses (a successful sign-in, or one refused for its email).
+ */
+export async function countAddressSignInAttempt(deps: DomainDeps, clientAddress: string): Promise<{ lockedMinutes: number; takeBack(): Promise<void> }> {
   const now = deps.now();
   const windowStart = signInWindow(now);
-  const failures = await deps.repos.rateLimits.hits(`oauth_sign_in_failures_ip:${clientAddress}`, windowStart);
-  if (failures < deps.config.oauthThrottles.failedSignInsPerWindow) return 0;
-  return Math.ceil((windowStart + FAILED_SIGN_IN_WINDOW_MS - now) / 60_000);
-}
-
-export async function recordFailedSignIn(deps: DomainDeps, clientAddress: string): Promise<void> {
-  const windowStart = signInWindow(deps.now());
-  await deps.repos.rateLimits.hit(`oauth_sign_in_failures_ip:${clientAddress}`, windowStart, windowStart + FAILED_SIGN_IN_WINDOW_MS);
+  const bucket = `oauth_sign_in_failures_ip:${clientAddress}`;
+  const attempts = await deps.repos.rateLimits.hit(bucket, windowStart, windowStart + FAILED_SIGN_IN_WINDOW_MS);
+  const lockedMinutes = attempts > deps.config.oauthThrottles.failedSignInsPerWindow ? Math.ceil((windowStart + FAILED_SIGN_IN_WINDOW_MS - now) / 60_000) : 0;
+  return { lockedMinutes, takeBack: () => deps.repos.rateLimits.unhit(bucket, windowStart) };
 }

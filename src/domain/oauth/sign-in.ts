@@ -6,12 +6,14 @@
  * - users without a password (created without one) cannot sign in here;
  * - after MAX_FAILED_SIGN_INS wrong attempts for one email within a window, that email is refused
  *   without checking the password until the window ends (online guessing), on every instance alike;
- * - the client address has its own budget of wrong attempts across all emails (client-address-throttles.ts).
+ * - the client address has its own budget of wrong attempts across all emails (client-address-throttles.ts);
+ * - both budgets count an attempt atomically BEFORE the password is checked, and a successful sign-in
+ *   takes its attempt back: concurrent guesses cannot all pass a check made before any of them counted.
  */
 import type { UserRecord } from '../../db/repositories/accounts.js';
 import type { DomainDeps } from '../deps.js';
 import { hashPassword, verifyPassword } from '../passwords.js';
-import { addressSignInLockMinutes, FAILED_SIGN_IN_WINDOW_MS, recordFailedSignIn } from './client-address-throttles.js';
+import { countAddressSignInAttempt, FAILED_SIGN_IN_WINDOW_MS } from './client-address-throttles.js';
 
 export const MAX_FAILED_SIGN_INS = 10;
 
@@ -23,13 +25,14 @@ export type SignInResult =
 let decoyHash: Promise<string> | undefined;
 
 export async function signIn(deps: DomainDeps, email: string, password: string, clientAddress: string): Promise<SignInResult> {
-  const addressLock = await addressSignInLockMinutes(deps, clientAddress);
-  if (addressLock > 0) return { refused: 'too_many_attempts', from: 'address', retryAfterMinutes: addressLock };
+  const address = await countAddressSignInAttempt(deps, clientAddress);
+  if (address.lockedMinutes > 0) return { refused: 'too_many_attempts', from: 'address', retryAfterMinutes: address.lockedMinutes };
   const normalized = email.trim().toLowerCase();
   const now = deps.now();
   const windowStart = now - (now % FAILED_SIGN_IN_WINDOW_MS);
   const bucket = `oauth_sign_in_failures:${normalized}`;
-  if ((await deps.repos.rateLimits.hits(bucket, windowStart)) >= MAX_FAILED_SIGN_INS) {
+  if ((await deps.repos.rateLimits.hit(bucket, windowStart, windowStart + FAILED_SIGN_IN_WINDOW_MS)) > MAX_FAILED_SIGN_INS) {
+    await address.takeBack();
     return { refused: 'too_many_attempts', from: 'email', retryAfterMinutes: Math.ceil((windowStart + FAILED_SIGN_IN_WINDOW_MS - now) / 60_000) };
   }
   const user = normalized === '' ? undefined : await deps.repos.accounts.findUserByEmail(normalized);
@@ -40,8 +43,10 @@ export async function signIn(deps: DomainDeps, email: string, password: string, 
   } else {
     ok = await verifyPassword(password, user.passwordHash);
   }
-  if (ok && user) return { user };
-  await deps.repos.rateLimits.hit(bucket, windowStart, windowStart + FAILED_SIGN_IN_WINDOW_MS);
-  await recordFailedSignIn(deps, clientAddress);
+  if (ok && user) {
+    await deps.repos.rateLimits.unhit(bucket, windowStart);
+    await address.takeBack();
+    return { user };
+  }
   return { refused: 'wrong_credentials' };
 }
