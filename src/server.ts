@@ -36,7 +36,6 @@ export async function openDomain(config: Config): Promise<{ db: Db; deps: Domain
     now: () => Date.now(),
     secrets: {
       cursorKey: await repos.instanceSecrets.getOrCreate('cursor'),
-      sessionKey: await repos.instanceSecrets.getOrCreate('oauth_session'),
       linkKey: await repos.instanceSecrets.getOrCreate('signed_links'),
     },
     mediaStorage: await createMediaStorage({ dataDir: config.dataDir, s3: config.media.s3 }),

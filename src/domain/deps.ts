@@ -10,8 +10,6 @@ export interface DomainDeps {
   now(): number;
   secrets: {
     cursorKey: string;
-    /** Signs the sign-in cookie of the OAuth authorization pages. */
-    sessionKey: string;
     /** Signs short-lived links: media upload URLs and in-app calendar links. */
     linkKey: string;
   };

@@ -9,12 +9,12 @@ export const NEVER_AUTHORIZED_CLIENT_TTL_MS = 24 * 3_600_000;
 
 /**
  * Removes bookkeeping whose time has passed: spent rate-limit windows, idempotency keys older than 24 hours,
- * expired OAuth codes and tokens (an expired one is refused either way), OAuth clients never authorized, and
- * media uploads never completed.
+ * expired OAuth codes and tokens (an expired one is refused either way), OAuth clients never authorized,
+ * media uploads never completed, and expired sign-in sessions.
  */
 export async function purgeExpired(
   deps: DomainDeps,
-): Promise<{ rateLimitWindows: number; idempotencyKeys: number; oauthGrants: number; oauthClients: number; mediaUploads: number }> {
+): Promise<{ rateLimitWindows: number; idempotencyKeys: number; oauthGrants: number; oauthClients: number; mediaUploads: number; sessions: number }> {
   const now = deps.now();
   const oauthGrants = await deps.repos.oauth.purgeExpired(now);
   return {
@@ -24,5 +24,6 @@ export async function purgeExpired(
     // After the grants: a code that has just expired no longer keeps its client.
     oauthClients: await deps.repos.oauth.deleteNeverAuthorizedClients(now - NEVER_AUTHORIZED_CLIENT_TTL_MS),
     mediaUploads: await purgeExpiredUploads(deps),
+    sessions: await deps.repos.sessions.deleteExpired(now),
   };
 }

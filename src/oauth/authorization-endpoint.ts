@@ -18,7 +18,8 @@ import { issuerOf } from '../domain/oauth/resources.js';
 import { grantedScopes } from '../domain/oauth/scopes.js';
 import { signIn } from '../domain/oauth/sign-in.js';
 import { REQUIRED_SCOPES } from '../domain/principal.js';
-import { clearSignIn, csrfToken, csrfTokenMatches, setSignIn, signedInUser as signedInCookie } from './browser-session.js';
+import { endSession, resolveSession, startSession } from '../domain/sessions.js';
+import { clearSignIn, csrfToken, csrfTokenMatches, setSignIn, signInToken } from './browser-session.js';
 import { OAUTH_ENDPOINTS } from './endpoints.js';
 import { consentPage, errorPage, sendPage, signInPage } from './pages.js';
 
@@ -46,7 +47,7 @@ function redirectToClient(res: Response, deps: DomainDeps, redirectUri: string, 
 }
 
 async function signedInUser(deps: DomainDeps, req: Request) {
-  const signedIn = signedInCookie(req, deps.secrets.sessionKey, deps.now());
+  const signedIn = await resolveSession(deps, signInToken(req));
   return signedIn && deps.repos.accounts.getUser(signedIn.accountId, signedIn.userId);
 }
 
@@ -88,7 +89,8 @@ function submitSignIn(deps: DomainDeps): RequestHandler {
       return showSignIn(res, request, context, result.refused === 'too_many_attempts' ? 429 : 401, { email, problem });
     }
     const { user } = result;
-    setSignIn(res, deps.config, deps.secrets.sessionKey, { accountId: user.accountId, userId: user.id }, deps.now());
+    const session = await startSession(deps, { accountId: user.accountId, userId: user.id });
+    setSignIn(res, deps.config, session.token);
     res.redirect(303, `${OAUTH_ENDPOINTS.authorize}?${authorizationRequest}`);
   };
 }
@@ -115,6 +117,7 @@ function submitSignOut(deps: DomainDeps): RequestHandler {
     const authorizationRequest = typeof form.authorization_request === 'string' ? form.authorization_request : '';
     await checkAuthorizationRequest(deps, paramsOf(authorizationRequest));
     if (!csrfTokenMatches(req, form.csrf_token)) return sendPage(res, 403, errorPage(CSRF_PROBLEM));
+    await endSession(deps, signInToken(req));
     clearSignIn(res, deps.config);
     res.redirect(303, `${OAUTH_ENDPOINTS.authorize}?${authorizationRequest}`);
   };

@@ -4,6 +4,7 @@ import * as publishing from './002_publishing.js';
 import * as oauth from './003_oauth.js';
 import * as team from './004_team.js';
 import * as mediaCalendars from './005_media_calendars.js';
+import * as sessions from './006_sessions.js';
 
 type Migration = { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> };
 
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   '003_oauth': oauth,
   '004_team': team,
   '005_media_calendars': mediaCalendars,
+  '006_sessions': sessions,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -14,6 +14,7 @@ import { PostsRepository } from './posts.js';
 import { PublishingRepository } from './publishing.js';
 import { RateLimitsRepository } from './rate-limits.js';
 import { SandboxRepository } from './sandbox.js';
+import { SessionsRepository } from './sessions.js';
 import { TeamPostsRepository } from './team-posts.js';
 
 export interface Repositories {
@@ -33,6 +34,7 @@ export interface Repositories {
   calendars: CalendarsRepository;
   publishing: PublishingRepository;
   sandbox: SandboxRepository;
+  sessions: SessionsRepository;
 }
 
 export function createRepositories(db: Db): Repositories {
@@ -54,5 +56,6 @@ export function createRepositories(db: Db): Repositories {
     calendars: new CalendarsRepository(db),
     publishing: new PublishingRepository(db),
     sandbox: new SandboxRepository(db),
+    sessions: new SessionsRepository(db),
   };
 }

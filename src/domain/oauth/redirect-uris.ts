@@ -2,6 +2,8 @@
  * Redirect URIs a client may register (OAuth 2.1 section 2.3.1, RFC 8252 section 7.3):
  * - an absolute https URL, or http on a loopback host (127.0.0.1, [::1], localhost) for native apps;
  * - no fragment;
+ * - no userinfo (`https://user:pw@host/`): it hides the real host from a person reading the URI and
+ *   leaks credentials into logs;
  * - at authorization time the URI must equal a registered one exactly, character for character.
  */
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
@@ -16,6 +18,7 @@ export function redirectUriProblem(value: unknown): string | undefined {
     return 'is not an absolute URL';
   }
   if (url.hash !== '' || value.includes('#')) return 'must not contain a fragment (#...)';
+  if (url.username !== '' || url.password !== '' || /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(value)) return 'must not contain a user name or password (user:pw@)';
   if (url.protocol === 'https:') return undefined;
   if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return undefined;
   return 'must use https, or http on a loopback address (127.0.0.1, [::1] or localhost)';
