@@ -10,6 +10,10 @@ export interface Config {
   dataDir: string;
   /** Postgres connection string; SQLite under dataDir when absent. */
   databaseUrl: string | undefined;
+  /** The master key that seals secrets at rest (HERALD_SECRET_KEY); DATA_DIR/secret.key when unset. */
+  secretKey?: string;
+  /** The key being rotated away from (HERALD_PREVIOUS_SECRET_KEY): still opens what it sealed. */
+  previousSecretKey?: string;
   rateLimits: RateLimitConfig;
   /** Largest JSON body accepted, in bytes. */
   maxBodyBytes: number;
@@ -113,6 +117,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     baseUrl,
     dataDir: path.resolve(env.DATA_DIR || './data'),
     databaseUrl: env.DATABASE_URL || undefined,
+    secretKey: env.HERALD_SECRET_KEY || undefined,
+    previousSecretKey: env.HERALD_PREVIOUS_SECRET_KEY || undefined,
     rateLimits: {
       restReadsPerMinute: intFrom(env, 'RATE_LIMIT_REST_READS_PER_MINUTE', 60),
       restWritesPerMinute: intFrom(env, 'RATE_LIMIT_REST_WRITES_PER_MINUTE', 15),

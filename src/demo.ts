@@ -1,7 +1,7 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import type { DomainDeps } from './domain/deps.js';
 import { seedDemo, type DemoAccount } from './domain/provisioning.js';
+import { writePrivateFile } from './storage/data-dir.js';
 
 /**
  * On an empty database, creates the demo account and writes its key and sign-in to DATA_DIR (mode 600)
@@ -10,13 +10,7 @@ import { seedDemo, type DemoAccount } from './domain/provisioning.js';
 export async function seedDemoIfEmpty(deps: DomainDeps, dataDir: string): Promise<DemoAccount | undefined> {
   if ((await deps.repos.accounts.countAccounts()) > 0) return undefined;
   const demo = await seedDemo(deps);
-  fs.mkdirSync(dataDir, { recursive: true });
-  writePrivate(path.join(dataDir, 'demo-api-key'), demo.apiKey + '\n');
-  writePrivate(path.join(dataDir, 'demo-credentials'), JSON.stringify({ email: demo.email, password: demo.password }) + '\n');
+  writePrivateFile(path.join(dataDir, 'demo-api-key'), demo.apiKey + '\n');
+  writePrivateFile(path.join(dataDir, 'demo-credentials'), JSON.stringify({ email: demo.email, password: demo.password }) + '\n');
   return demo;
-}
-
-function writePrivate(file: string, content: string): void {
-  fs.writeFileSync(file, content, { mode: 0o600 });
-  fs.chmodSync(file, 0o600);
 }

@@ -9,6 +9,10 @@ import type { DomainDeps } from './domain/deps.js';
 import { purgeExpired } from './domain/housekeeping.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMediaStorage } from './storage/media-storage.js';
+import { prepareDataDir } from './storage/data-dir.js';
+import { loadMasterKeys } from './storage/master-key.js';
+import { loadInstanceSecrets } from './domain/instance-secrets.js';
+import { SecretBox } from './domain/secret-box.js';
 import { createAiProvider } from './domain/ai/providers.js';
 import { createWorker } from './publishing/engine.js';
 import type { PublishingWorker } from './publishing/worker.js';
@@ -26,18 +30,19 @@ export interface Herald {
   close(): Promise<void>;
 }
 
-export async function openDomain(config: Config): Promise<{ db: Db; deps: DomainDeps }> {
+export async function openDomain(config: Config, warn: (message: string) => void = () => undefined): Promise<{ db: Db; deps: DomainDeps }> {
+  prepareDataDir(config.dataDir, warn);
   const db = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await migrate(db);
   const repos = createRepositories(db);
+  const keys = loadMasterKeys(config, warn);
+  const secretBox = new SecretBox(keys.current, keys.previous);
   const deps: DomainDeps = {
     repos,
     config,
     now: () => Date.now(),
-    secrets: {
-      cursorKey: await repos.instanceSecrets.getOrCreate('cursor'),
-      linkKey: await repos.instanceSecrets.getOrCreate('signed_links'),
-    },
+    secretBox,
+    secrets: await loadInstanceSecrets(repos.instanceSecrets, secretBox),
     mediaStorage: await createMediaStorage({ dataDir: config.dataDir, s3: config.media.s3 }),
     ai: createAiProvider(config.ai),
   };
@@ -45,7 +50,7 @@ export async function openDomain(config: Config): Promise<{ db: Db; deps: Domain
 }
 
 export async function startHerald(config: Config, logger: Logger = createLogger()): Promise<Herald> {
-  const { db, deps } = await openDomain(config);
+  const { db, deps } = await openDomain(config, (message) => logger.warn(message));
   const app = createApp({ config, deps, logger });
   const server = http.createServer(app);
   await new Promise<void>((resolve, reject) => {

@@ -2,6 +2,7 @@
  * The herald command for administrators. Every command takes --json for machine-readable output.
  *   herald serve [--no-worker]
  *   herald migrate
+ *   herald secrets rotate                          (seal stored secrets under a new master key; see README, Security)
  *   herald account create --name N --email E [--password P]
  *   herald user create --account A --email E --name N [--password P]
  *   herald workspace create --account A --name N [--approval]
@@ -24,6 +25,7 @@ import * as provisioning from '../domain/provisioning.js';
 import { parseSlotList } from '../domain/queue/slots.js';
 import { postExternal, setSandboxFailure } from '../publishing/engine.js';
 import { openDomain } from '../server.js';
+import { rotateSecrets } from './secrets.js';
 import { serve } from './serve.js';
 import { runWorker } from './worker.js';
 
@@ -136,6 +138,11 @@ const commands: Record<string, Command> = {
   migrate: async () => ({ migrated: true }),
 };
 
+function print(result: Record<string, unknown>, json: boolean | undefined): void {
+  if (json) process.stdout.write(JSON.stringify(result) + '\n');
+  else for (const [key, value] of Object.entries(result)) process.stdout.write(`${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}\n`);
+}
+
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   const config = loadConfig();
@@ -147,17 +154,19 @@ async function main(argv: string[]): Promise<number> {
     await runWorker(config);
     return -1;
   }
+  if (positionals.join(' ') === 'secrets rotate') {
+    print(await rotateSecrets(config), values.json);
+    return 0;
+  }
   const name = positionals.slice(0, positionals[0] === 'migrate' ? 1 : 2).join(' ');
   const command = commands[name];
   if (!command) {
-    process.stderr.write(`Unknown command "${positionals.join(' ')}". Commands: serve, worker, ${Object.keys(commands).join(', ')}\n`);
+    process.stderr.write(`Unknown command "${positionals.join(' ')}". Commands: serve, worker, secrets rotate, ${Object.keys(commands).join(', ')}\n`);
     return 2;
   }
   const { db, deps } = await openDomain(config);
   try {
-    const result = await command(values, deps);
-    if (values.json) process.stdout.write(JSON.stringify(result) + '\n');
-    else for (const [key, value] of Object.entries(result)) process.stdout.write(`${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}\n`);
+    print(await command(values, deps), values.json);
     return 0;
   } finally {
     await db.destroy();

@@ -8,7 +8,18 @@ export async function serve(config: Config): Promise<void> {
   const logger = createLogger();
   const herald = await startHerald(config, logger);
   const demo = await seedDemoIfEmpty(herald.deps, config.dataDir);
-  if (demo) {
+  // The demo key and password go to a person at a terminal, never into a service's log.
+  if (demo && !process.stdout.isTTY) {
+    process.stdout.write(
+      [
+        '',
+        'Herald created a demo account on this empty database. Its API key and sign-in are in files readable only by this user:',
+        `  ${config.dataDir}/demo-api-key`,
+        `  ${config.dataDir}/demo-credentials`,
+        '',
+      ].join('\n') + '\n',
+    );
+  } else if (demo) {
     process.stdout.write(
       [
         '',

@@ -1,7 +1,7 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
+import { ensurePrivateFile, prepareDataDir } from '../storage/data-dir.js';
 import { migrationSource } from './migrations/index.js';
 
 export type Db = Knex;
@@ -21,8 +21,9 @@ export function openDatabase(options: { databaseUrl?: string; dataDir: string; p
       pool: { min: 0, max: options.poolMax ?? 10 },
     });
   }
-  fs.mkdirSync(options.dataDir, { recursive: true });
+  prepareDataDir(options.dataDir);
   const filename = path.join(options.dataDir, 'herald.db');
+  ensurePrivateFile(filename);
   return knex({
     client: 'better-sqlite3',
     connection: { filename },

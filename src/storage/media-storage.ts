@@ -35,9 +35,9 @@ export class LocalMediaStorage implements MediaStorage {
 
   async put(key: string, bytes: Buffer): Promise<void> {
     const target = this.file(key);
-    await fs.promises.mkdir(path.dirname(target), { recursive: true });
+    await fs.promises.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
     const temporary = `${target}.${process.pid}.${Date.now()}.part`;
-    await fs.promises.writeFile(temporary, bytes, { mode: 0o640 });
+    await fs.promises.writeFile(temporary, bytes, { mode: 0o600 });
     await fs.promises.rename(temporary, target);
   }
 

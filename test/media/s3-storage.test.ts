@@ -108,7 +108,7 @@ describe(`media in an S3-compatible bucket (${TEST_DB})`, () => {
         maxUploadBytes: 100_000, maxImportBytes: 100_000, importTimeoutMs: 5_000,
         s3: { bucket: 'missing-bucket', region: 'us-east-1', endpoint, ...CREDENTIALS, forcePathStyle: true, prefix: 'media/' },
       },
-    }, { info: () => undefined, error: (_message, error) => logged.push(error) });
+    }, { info: () => undefined, warn: () => undefined, error: (_message, error) => logged.push(error) });
     try {
       const owner = await broken.seedAccount();
       const mcp = await connectSdkClient(broken, owner.basicKey);

@@ -5,7 +5,7 @@ import { startTestHerald, type TestHerald } from '../support/herald.js';
 describe('rest: the access log (LOG_REQUESTS)', () => {
   let t: TestHerald;
   const lines: Array<Record<string, unknown>> = [];
-  const logger: Logger = { info: (message, fields = {}) => lines.push({ message, ...fields }), error: () => undefined };
+  const logger: Logger = { info: (message, fields = {}) => lines.push({ message, ...fields }), warn: () => undefined, error: () => undefined };
 
   before(async () => {
     t = await startTestHerald({ logRequests: true }, logger);

@@ -1,0 +1,34 @@
+/**
+ * `herald secrets rotate`: seals every stored secret again under a new master key.
+ * - With HERALD_SECRET_KEY set, that is the new key; the old one is HERALD_PREVIOUS_SECRET_KEY or, when
+ *   moving from a generated key to a configured one, DATA_DIR/secret.key.
+ * - Without it, DATA_DIR/secret.key is replaced by a new random key; the old one stays beside it as
+ *   secret.key.previous until every secret is sealed again, then it is deleted.
+ * Instances started before the rotation keep working (they read secrets at start); restart them with the
+ * new key.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config.js';
+import { openDatabase } from '../db/connection.js';
+import { InstanceSecretsRepository } from '../db/repositories/instance-secrets.js';
+import { resealInstanceSecrets } from '../domain/instance-secrets.js';
+import { parseMasterKey, SecretBox } from '../domain/secret-box.js';
+import { forgetPreviousKeyFile, loadMasterKeys, rotateKeyFile, SECRET_KEY_FILE } from '../storage/master-key.js';
+
+export async function rotateSecrets(config: Config): Promise<{ resealed: number; keyId: string }> {
+  const keyFile = path.join(config.dataDir, SECRET_KEY_FILE);
+  if (!config.secretKey) rotateKeyFile(config);
+  const keys = loadMasterKeys(config);
+  const previous = [...keys.previous];
+  if (config.secretKey && fs.existsSync(keyFile)) previous.push(parseMasterKey(fs.readFileSync(keyFile, 'utf8'), keyFile));
+  const box = new SecretBox(keys.current, previous);
+  const db = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    const resealed = await resealInstanceSecrets(new InstanceSecretsRepository(db), box);
+    if (!config.secretKey) forgetPreviousKeyFile(config);
+    return { resealed, keyId: box.currentKeyId };
+  } finally {
+    await db.destroy();
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * Secrets at rest: DATA_DIR and what Herald writes in it are readable by its user only; instance secrets
+ * are sealed under the master key (AES-256-GCM), old plain rows are sealed on start, `herald secrets
+ * rotate` moves them to a new key; the demo credentials never reach a log.
+ */
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { loadConfig } from '../../src/config.js';
+import { migrate, openDatabase } from '../../src/db/connection.js';
+import { SecretBox } from '../../src/domain/secret-box.js';
+import { openDomain } from '../../src/server.js';
+import { freePort, freshDatabase, startTestHerald, TEST_DB } from '../support/herald.js';
+
+const run = promisify(execFile);
+const mode = (file: string) => fs.statSync(file).mode & 0o777;
+
+describe(`secrets at rest (${TEST_DB})`, function () {
+  this.timeout(180_000);
+
+  it('creates DATA_DIR 0700 and the database, its WAL and the master key 0600', async () => {
+    const h = await startTestHerald();
+    try {
+      await h.seedAccount();
+      const dir = h.config.dataDir;
+      assert.equal(mode(dir), 0o700);
+      assert.equal(mode(path.join(dir, 'secret.key')), 0o600);
+      if (TEST_DB === 'sqlite') {
+        for (const file of ['herald.db', 'herald.db-wal', 'herald.db-shm']) assert.equal(mode(path.join(dir, file)), 0o600, file);
+      }
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('tightens a DATA_DIR that others can read', async () => {
+    const database = await freshDatabase();
+    fs.chmodSync(database.dataDir, 0o755);
+    const { db } = await openDomain(loadConfig({}, { dataDir: database.dataDir, databaseUrl: database.databaseUrl }));
+    await db.destroy();
+    assert.equal(mode(database.dataDir), 0o700);
+    await database.drop();
+  });
+
+  it('keeps instance secrets sealed, opening to what the instance uses', async () => {
+    const h = await startTestHerald();
+    try {
+      const rows = await h.herald.db('instance_secrets').select('name', 'value');
+      assert.ok(rows.length >= 2);
+      const key = Buffer.from(fs.readFileSync(path.join(h.config.dataDir, 'secret.key'), 'utf8').trim(), 'base64');
+      const box = new SecretBox(key);
+      for (const row of rows) {
+        assert.match(row.value, /^v1\.[\w-]{8}\.[\w-]+\.[\w-]+$/);
+        assert.ok(!Object.values(h.deps.secrets).includes(row.value), `${row.name} is stored in plain text`);
+      }
+      const opened = Object.fromEntries(rows.map((r: { name: string; value: string }) => [r.name, box.open(r.name, r.value)]));
+      assert.equal(opened.cursor, h.deps.secrets.cursorKey);
+      assert.equal(opened.signed_links, h.deps.secrets.linkKey);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('seals a plain secret left by an older version when it starts, keeping its value', async () => {
+    const database = await freshDatabase();
+    const db = openDatabase({ dataDir: database.dataDir, databaseUrl: database.databaseUrl });
+    await migrate(db);
+    await db('instance_secrets').insert({ name: 'cursor', value: 'an-old-plain-cursor-key' });
+    await db.destroy();
+    const { db: again, deps } = await openDomain(loadConfig({}, { dataDir: database.dataDir, databaseUrl: database.databaseUrl }));
+    assert.equal(deps.secrets.cursorKey, 'an-old-plain-cursor-key');
+    const row = await again('instance_secrets').where({ name: 'cursor' }).first();
+    assert.match(row.value, /^v1\./);
+    await again.destroy();
+    await database.drop();
+  });
+
+  it('rotates the master key with herald secrets rotate, and refuses to start with a key that does not match', async () => {
+    const database = await freshDatabase();
+    const config = loadConfig({}, { dataDir: database.dataDir, databaseUrl: database.databaseUrl });
+    const first = await openDomain(config);
+    const before = { ...first.deps.secrets };
+    const oldKid = first.deps.secretBox.currentKeyId;
+    await first.db.destroy();
+
+    const env = { ...process.env, DATA_DIR: database.dataDir, DATABASE_URL: database.databaseUrl ?? '', HERALD_FROM_SOURCE: '1' };
+    const { stdout } = await run('node', ['bin/herald.mjs', 'secrets', 'rotate', '--json'], { env });
+    const rotated = JSON.parse(stdout);
+    assert.equal(rotated.resealed, 2);
+    assert.notEqual(rotated.keyId, oldKid);
+    assert.equal(fs.existsSync(path.join(database.dataDir, 'secret.key.previous')), false);
+
+    const second = await openDomain(config);
+    assert.deepEqual(second.deps.secrets, before);
+    assert.equal(second.deps.secretBox.currentKeyId, rotated.keyId);
+    await second.db.destroy();
+
+    await assert.rejects(openDomain({ ...config, secretKey: crypto.randomBytes(32).toString('base64') }), /sealed under master key .* HERALD_SECRET_KEY/);
+
+    const configured = crypto.randomBytes(32).toString('base64');
+    const moved = JSON.parse((await run('node', ['bin/herald.mjs', 'secrets', 'rotate', '--json'], { env: { ...env, HERALD_SECRET_KEY: configured } })).stdout);
+    assert.equal(moved.resealed, 2);
+    const third = await openDomain({ ...config, secretKey: configured });
+    assert.deepEqual(third.deps.secrets, before);
+    await third.db.destroy();
+    await database.drop();
+  });
+
+  it('does not print the demo key or password when stdout is not a terminal', async () => {
+    const database = await freshDatabase();
+    const env = { ...process.env, DATA_DIR: database.dataDir, DATABASE_URL: database.databaseUrl ?? '', HERALD_FROM_SOURCE: '1', PORT: String(await freePort()), HOST: '127.0.0.1', WORKER: 'false' };
+    const child = spawn('node', ['bin/herald.mjs', 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`serve did not start: ${stdout}`)), 120_000);
+        child.stderr.on('data', (chunk: Buffer) => {
+          if (chunk.toString().includes('herald listening')) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+        child.on('exit', (code) => reject(new Error(`serve exited ${code}`)));
+      });
+      const key = fs.readFileSync(path.join(database.dataDir, 'demo-api-key'), 'utf8').trim();
+      const { password } = JSON.parse(fs.readFileSync(path.join(database.dataDir, 'demo-credentials'), 'utf8'));
+      assert.ok(!stdout.includes(key), 'the demo API key was printed');
+      assert.ok(!stdout.includes(password), 'the demo password was printed');
+      assert.match(stdout, /demo-api-key/);
+    } finally {
+      child.kill('SIGTERM');
+      await database.drop();
+    }
+  });
+});
