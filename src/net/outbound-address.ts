@@ -7,8 +7,11 @@ import net from 'node:net';
  * - loopback, unspecified, private (10/8, 172.16/12, 192.168/16, fc00::/7), carrier-grade NAT (100.64/10),
  *   link-local (169.254/16 including the cloud metadata address 169.254.169.254, fe80::/10), multicast,
  *   reserved, benchmarking and documentation ranges are refused;
- * - IPv6 forms that embed an IPv4 address (IPv4-mapped ::ffff:0:0/96, IPv4-compatible ::/96, NAT64 64:ff9b::/96,
- *   6to4 2002::/16) are judged by the IPv4 address they carry, so ::ffff:127.0.0.1 is loopback too.
+ * - IPv6 forms that embed an IPv4 address (IPv4-mapped ::ffff:0:0/96, IPv4-translated ::ffff:0:0:0/96 (SIIT),
+ *   IPv4-compatible ::/96, NAT64 64:ff9b::/96, 6to4 2002::/16) are judged by the IPv4 address they carry,
+ *   so ::ffff:127.0.0.1 is loopback too;
+ * - local-use NAT64 (64:ff9b:1::/48, RFC 8215) can reach any private network behind the translator and
+ *   Teredo (2001::/32) tunnels to an address Herald cannot judge: both are refused whole.
  */
 const blockedV4 = new net.BlockList();
 for (const [prefix, bits] of [
@@ -36,7 +39,9 @@ for (const [prefix, bits] of [
   ['::', 128],
   ['::1', 128],
   ['100::', 64],
+  // Teredo (2001::/32) lies inside this IETF protocol-assignment block.
   ['2001::', 23],
+  ['64:ff9b:1::', 48],
   ['2001:db8::', 32],
   ['fc00::', 7],
   ['fe80::', 10],
@@ -72,6 +77,7 @@ function embeddedIpv4(address: string): string | undefined {
   if (firstFiveZero && (g[5] === 0xffff || g[5] === 0) && !(g[5] === 0 && g[6] === 0 && g[7] <= 1)) {
     return ipv4FromGroups(g[6], g[7]);
   }
+  if (g.slice(0, 4).every((group) => group === 0) && g[4] === 0xffff && g[5] === 0) return ipv4FromGroups(g[6], g[7]);
   if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((group) => group === 0)) {
     return ipv4FromGroups(g[6], g[7]);
   }

@@ -64,6 +64,21 @@ describe('safe-fetch (SSRF guard for user-supplied URLs)', () => {
     }
   });
 
+  it('refuses every IPv6 form that embeds or tunnels to a private or loopback IPv4 address', () => {
+    const blocked = [
+      '::ffff:0:7f00:1', '::ffff:0:127.0.0.1', '::ffff:0:a00:1', // SIIT (IPv4-translated)
+      '64:ff9b:1::a00:1', '64:ff9b:1::808:808', '64:ff9b:1:ffff::1', // local-use NAT64, whole
+      '64:ff9b::127.0.0.1', '64:ff9b::c0a8:101', // well-known NAT64 with a private address
+      '2002:a00:1::1', '2002:c0a8:101::', // 6to4 carrying 10.0.0.1 and 192.168.1.1
+      '2001:0:4136:e378:8000:63bf:80ff:fffe', '2001::1', // Teredo
+      '::127.0.0.1', '::10.1.2.3', // IPv4-compatible
+    ];
+    for (const address of blocked) assert.ok(blockedAddressReason(address), `${address} should be blocked`);
+    for (const address of ['64:ff9b::808:808', '2002:808:808::1', '::ffff:0:808:808']) {
+      assert.equal(blockedAddressReason(address), undefined, `${address} carries a public address`);
+    }
+  });
+
   it('fetches an allow-listed host', async () => {
     const response = await safeFetch(`${origin.base}/image.png`, allowed);
     assert.equal(response.status, 200);
