@@ -240,8 +240,7 @@ export class PublishingWorker {
   private async failedAttempt(post: PostRecord, network: Network, ref: NetworkChannel, number: number, idempotencyKey: string, error: unknown): Promise<void> {
     const { workerId } = this.options;
     const now = this.now();
-    // Anything but a classified error may have happened after the network acted: treat it as unknown.
-    const classified = error instanceof NetworkError ? error : new NetworkError('unknown_outcome', `unexpected error: ${(error as Error)?.message ?? error}`);
+    const classified = this.classified(error, 'publishing a post');
     switch (classified.kind) {
       case 'retryable':
         await this.backOff(post, number, classified, idempotencyKey);
@@ -260,8 +259,26 @@ export class PublishingWorker {
     }
   }
 
+  /**
+   * A network's classified error as it is, anything else as an unknown outcome (it may have struck after
+   * the network acted) with a message fit for the post's page: the exception itself is logged for the
+   * operator, never stored where the API shows it.
+   */
+  private classified(error: unknown, what: string): NetworkError {
+    if (error instanceof NetworkError) return error;
+    this.ctx.logger.error(`${what} failed unexpectedly`, error);
+    return new NetworkError('unknown_outcome', 'an internal error interrupted the call; the operator can find it in the log');
+  }
+
+  /** Exponential back-off with full jitter over its upper half, and never sooner than the network asked. */
+  private backoffMs(attemptsMade: number, error: NetworkError): number {
+    const { baseBackoffMs, maxBackoffMs } = this.options;
+    const exponential = Math.min(maxBackoffMs, baseBackoffMs * 2 ** Math.max(0, attemptsMade - 1));
+    return Math.max(error.retryAfterMs ?? 0, Math.round(exponential / 2 + Math.random() * (exponential / 2)));
+  }
+
   private async backOff(post: PostRecord, attemptsMade: number, error: NetworkError, idempotencyKey: string | undefined): Promise<void> {
-    const { workerId, maxAttempts, baseBackoffMs, maxBackoffMs } = this.options;
+    const { workerId, maxAttempts } = this.options;
     const now = this.now();
     const attempt = idempotencyKey ? { idempotencyKey, outcome: 'retryable' as const, detail: error.message, at: now } : undefined;
     if (attemptsMade >= maxAttempts) {
@@ -269,10 +286,7 @@ export class PublishingWorker {
       await this.repo.finish(post.id, workerId, 'failed', message, now, attempt);
       return;
     }
-    const exponential = Math.min(maxBackoffMs, baseBackoffMs * 2 ** Math.max(0, attemptsMade - 1));
-    // Full jitter over the upper half: workers that failed together do not retry together.
-    const delay = Math.max(error.retryAfterMs ?? 0, Math.round(exponential / 2 + Math.random() * (exponential / 2)));
-    const nextAt = now + delay;
+    const nextAt = now + this.backoffMs(attemptsMade, error);
     const message = `Attempt ${attemptsMade} failed (${error.message}); retrying at ${new Date(nextAt).toISOString()}.`;
     if (attempt) await this.repo.reschedule(post.id, workerId, nextAt, message, attempt);
     else await this.repo.rescheduleUnattempted(post.id, workerId, nextAt, message, now);
@@ -286,7 +300,7 @@ export class PublishingWorker {
     try {
       found = await network.findPublished(ref, idempotencyKey);
     } catch (error) {
-      lookup = ` Asking the network failed too: ${(error as Error)?.message ?? error}.`;
+      lookup = ` Asking the network failed too: ${this.classified(error, 'looking up an attempt').message}.`;
     }
     const now = this.now();
     if (found) {
@@ -331,7 +345,7 @@ export class PublishingWorker {
   }
 
   private async commentOne(step: FirstCommentStepRecord): Promise<void> {
-    const { workerId, maxAttempts, baseBackoffMs, maxBackoffMs } = this.options;
+    const { workerId, maxAttempts } = this.options;
     const post = await this.ctx.deps.repos.posts.get(step.accountId, step.postId);
     const channel = await this.repo.channel(step.channelId);
     const network = channel && this.ctx.networks.get(channel.network);
@@ -359,14 +373,12 @@ export class PublishingWorker {
       await this.repo.finishAttempt(attemptKey, 'published', null, this.now());
       await this.repo.finishComment(post.id, workerId, { status: 'done', networkCommentId: made.networkCommentId, lastError: null });
     } catch (error) {
-      const classified = error instanceof NetworkError ? error : new NetworkError('unknown_outcome', String((error as Error)?.message ?? error));
+      const classified = this.classified(error, 'making a first comment');
       const now = this.now();
       const retry = (classified.kind === 'retryable' || classified.kind === 'unknown_outcome') && step.attempts < maxAttempts;
       await this.repo.finishAttempt(attemptKey, classified.kind === 'retryable' ? 'retryable' : classified.kind === 'unknown_outcome' ? 'unknown' : 'permanent', classified.message, now);
       if (retry) {
-        const exponential = Math.min(maxBackoffMs, baseBackoffMs * 2 ** (step.attempts - 1));
-        const delay = Math.max(classified.retryAfterMs ?? 0, Math.round(exponential / 2 + Math.random() * (exponential / 2)));
-        await this.repo.finishComment(post.id, workerId, { status: 'pending', dueAt: now + delay, lastError: classified.message });
+        await this.repo.finishComment(post.id, workerId, { status: 'pending', dueAt: now + this.backoffMs(step.attempts, classified), lastError: classified.message });
       } else {
         await this.repo.finishComment(post.id, workerId, { status: 'failed', lastError: classified.message });
       }

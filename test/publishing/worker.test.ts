@@ -324,4 +324,24 @@ describe('publishing worker', () => {
     const post = await create({ text: 'Loop' });
     await eventually(async () => ((await get(post.id)).status === 'published' ? true : undefined), 'the post to be published');
   });
+
+  it('stores a safe message, not the exception, when a network call fails unexpectedly', async () => {
+    const leak = 'connect ECONNREFUSED 10.0.0.5:443 at /opt/herald/internal-token-abc';
+    class BrokenSandbox extends SandboxNetwork {
+      override async publish(): Promise<never> {
+        throw new Error(leak);
+      }
+      override async findPublished(): Promise<never> {
+        throw new TypeError(leak);
+      }
+    }
+    const networks = new NetworkRegistry().register('sandbox', new BrokenSandbox(t.deps.repos.sandbox, t.url));
+    const post = await create({ text: 'Broken network' });
+    await testWorker(t, {}, networks).tick();
+    const got = await get(post.id);
+    assert.equal(got.status, 'unconfirmed');
+    const shown = JSON.stringify(got);
+    assert.ok(!shown.includes('ECONNREFUSED') && !shown.includes('internal-token'), shown);
+    assert.match(got.error, /internal error.*log/);
+  });
 });
