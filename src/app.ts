@@ -5,7 +5,7 @@ import type { DomainDeps } from './domain/deps.js';
 import { NotFoundError } from './domain/errors.js';
 import { resolveOAuthAccessToken } from './domain/oauth/access-token-resolver.js';
 import { errorBoundary } from './http/error-boundary.js';
-import { jsonBody } from './http/json-body.js';
+import { jsonBody, refuseNulInUrl } from './http/request-body.js';
 import { REST_PREFIX, restRouter } from './rest/router.js';
 import { accessLog } from './http/access-log.js';
 import type { Logger } from './logger.js';
@@ -41,6 +41,7 @@ export function createApp(options: AppOptions): express.Express {
   app.get('/healthz', (_req, res) => {
     res.json({ status: true });
   });
+  app.use(refuseNulInUrl);
 
   app.use(REST_PREFIX, jsonBody({ limit: config.maxBodyBytes }));
   app.use(REST_PREFIX, restRouter({ deps, tokenResolvers, validateResponses: config.validateResponses }));

@@ -27,7 +27,7 @@ import type { DomainDeps } from '../domain/deps.js';
 import { UnauthorizedError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import { consumeRateLimit, RateLimitExceeded } from '../domain/rate-limits.js';
-import { jsonBody } from '../http/json-body.js';
+import { jsonBody } from '../http/request-body.js';
 import { setRateLimitHeaders } from '../http/rate-limit-headers.js';
 import { protectedResourceMetadataUrl } from '../oauth/protected-resource-metadata.js';
 import { mcpRpcServer } from './json-rpc.js';

@@ -18,6 +18,7 @@ import { issuerOf } from '../domain/oauth/resources.js';
 import { grantedScopes } from '../domain/oauth/scopes.js';
 import { signIn } from '../domain/oauth/sign-in.js';
 import { REQUIRED_SCOPES } from '../domain/principal.js';
+import { formBody } from '../http/request-body.js';
 import { endSession, resolveSession, startSession } from '../domain/sessions.js';
 import { clearSignIn, csrfToken, csrfTokenMatches, setSignIn, signInToken } from './browser-session.js';
 import { OAUTH_ENDPOINTS } from './endpoints.js';
@@ -140,7 +141,7 @@ function authorizationErrors(deps: DomainDeps): ErrorRequestHandler {
 
 export function authorizationEndpoint(deps: DomainDeps, options: { maxBodyBytes: number }): express.Router {
   const router = express.Router();
-  const form = express.urlencoded({ extended: false, limit: options.maxBodyBytes });
+  const form = formBody({ limit: options.maxBodyBytes });
   router.get(OAUTH_ENDPOINTS.authorize, showAuthorize(deps));
   router.post(OAUTH_ENDPOINTS.signIn, form, submitSignIn(deps));
   router.post(OAUTH_ENDPOINTS.decision, form, submitDecision(deps));

@@ -10,7 +10,7 @@ import { MCP_PATHS } from '../domain/oauth/resources.js';
 import { authorizationEndpoint } from './authorization-endpoint.js';
 import { AUTHORIZATION_SERVER_METADATA_PATH, authorizationServerMetadata } from './authorization-server-metadata.js';
 import { OAUTH_ENDPOINTS } from './endpoints.js';
-import { jsonBody } from '../http/json-body.js';
+import { formBody, jsonBody } from '../http/request-body.js';
 import { PAGES_STYLESHEET } from './pages.js';
 import { PROTECTED_RESOURCE_METADATA_PATH, protectedResourceMetadata } from './protected-resource-metadata.js';
 import { registrationEndpoint } from './registration-endpoint.js';
@@ -30,7 +30,7 @@ export function oauthRouter(deps: DomainDeps, config: Config): express.Router {
   });
   router.use(authorizationEndpoint(deps, { maxBodyBytes: config.maxBodyBytes }));
 
-  const form = express.urlencoded({ extended: false, limit: config.maxBodyBytes });
+  const form = formBody({ limit: config.maxBodyBytes });
   router.post(OAUTH_ENDPOINTS.register, jsonBody({ limit: config.maxBodyBytes, type: () => true }), registrationEndpoint(deps));
   router.post(OAUTH_ENDPOINTS.token, form, tokenEndpoint(deps));
   router.post(OAUTH_ENDPOINTS.revoke, form, revocationEndpoint(deps));

@@ -142,11 +142,17 @@ describe(`malformed input at every surface (${TEST_DB})`, function () {
     assert.match(args.body.error.message, /nested deeper than 64/);
   });
 
-  it('answers generate_image with a NUL in the prompt as a tool error', async () => {
-    const answer = await callTool(h, account.apiKey, 'generate_image', { prompt: 'a red\u0000balloon' });
+  it('refuses NUL characters anywhere with a 400 that says so, and other control characters in image prompts as a tool error', async () => {
+    const nul = await callTool(h, account.apiKey, 'generate_image', { prompt: 'a red\u0000balloon' });
+    assert.equal(nul.status, 400, JSON.stringify(nul.body));
+    assert.match(nul.body.error.message, /NUL character/);
+    const rest = await h.api('GET', '/v1/rest/posts/abc%00def', { token: account.apiKey });
+    assert.equal(rest.status, 400);
+    assert.match(rest.body.message, /NUL character/);
+    const answer = await callTool(h, account.apiKey, 'generate_image', { prompt: 'a red\u0007balloon' });
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
     assert.equal(answer.body.result.isError, true, JSON.stringify(answer.body));
-    assert.match(answer.body.result.content[0].text, /control character U\+0000/);
+    assert.match(answer.body.result.content[0].text, /control character U\+0007/);
     assertNoLeak(JSON.stringify(answer.body), 'generate_image');
   });
 
