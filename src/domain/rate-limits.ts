@@ -1,8 +1,16 @@
 /**
  * Rate budgets (SPEC, Limits): per account, REST reads and writes have separate minute budgets (AI
  * requests count as writes); MCP has a minute budget per key or token; REST and MCP share the
- * account's hourly budget. Counters live in the database so every instance sees them.
+ * account's hourly budget. They live in the database so every instance shares them.
+ *
+ * Each budget is a GCRA bucket (the generic cell rate algorithm, a token bucket kept as one timestamp):
+ * a budget of L per window W lets up to L requests through at once, then one more every W/L. Unlike the
+ * fixed windows it replaced, a client cannot spend two budgets back to back across a window boundary
+ * (120 requests in 1.25 s on a 60-a-minute budget): in any span of t seconds at most L + t*L/W pass.
+ * One atomic statement per budget; a request refused by its minute budget is not charged to the
+ * account's hour, and a refused request spends nothing.
  */
+import crypto from 'node:crypto';
 import type { RateLimitConfig } from '../config.js';
 import type { DomainDeps } from './deps.js';
 import { RateLimitedError } from './errors.js';
@@ -49,15 +57,11 @@ export async function consumeRateLimit(deps: DomainDeps, principal: Principal, s
   const minute = minuteBudget(limits, surface, principal);
   const account: Budget = { label: 'account hourly budget', bucket: `account:${principal.accountId}`, limit: limits.accountPerHour, windowMs: HOUR };
   const now = deps.now();
-  const minuteUsage = await hit(deps, minute, now);
-  const accountUsage = minuteUsage.remaining < 0 ? await peek(deps, account, now) : await hit(deps, account, now);
-  const usage: RateLimitUsage = { minute: clamp(minuteUsage), account: clamp(accountUsage) };
-  const spent = [minuteUsage.remaining < 0 && { budget: minute, usage: minuteUsage }, accountUsage.remaining < 0 && { budget: account, usage: accountUsage }]
-    .filter(Boolean) as { budget: Budget; usage: BudgetUsage }[];
-  if (spent.length > 0) {
-    const worst = spent.reduce((a, b) => (a.usage.resetSeconds >= b.usage.resetSeconds ? a : b));
-    throw new RateLimitExceeded(worst.usage.resetSeconds, worst.budget.label, usage);
-  }
+  const minuteStep = await take(deps, minute, now);
+  const accountStep = minuteStep.allowed ? await take(deps, account, now) : await peek(deps, account, now);
+  const usage: RateLimitUsage = { minute: minuteStep.usage, account: accountStep.usage };
+  if (!minuteStep.allowed) throw new RateLimitExceeded(minuteStep.retryAfterSeconds, minute.label, usage);
+  if (!accountStep.allowed) throw new RateLimitExceeded(accountStep.retryAfterSeconds, account.label, usage);
   return usage;
 }
 
@@ -67,23 +71,43 @@ export class RateLimitExceeded extends RateLimitedError {
   }
 }
 
-async function hit(deps: DomainDeps, budget: Budget, now: number): Promise<BudgetUsage> {
-  const windowStart = Math.floor(now / budget.windowMs) * budget.windowMs;
-  const hits = await deps.repos.rateLimits.hit(budget.bucket, windowStart, windowStart + budget.windowMs);
-  return { limit: budget.limit, remaining: budget.limit - hits, resetSeconds: resetSeconds(windowStart, budget.windowMs, now) };
+interface Step {
+  allowed: boolean;
+  usage: BudgetUsage;
+  /** When refused: seconds until a request would pass. */
+  retryAfterSeconds: number;
 }
 
-/** Reads a budget without counting the request (it was already refused by another budget). */
-async function peek(deps: DomainDeps, budget: Budget, now: number): Promise<BudgetUsage> {
-  const windowStart = Math.floor(now / budget.windowMs) * budget.windowMs;
-  const hits = await deps.repos.rateLimits.hits(budget.bucket, windowStart);
-  return { limit: budget.limit, remaining: budget.limit - hits, resetSeconds: resetSeconds(windowStart, budget.windowMs, now) };
+/** Microseconds: the bucket's arithmetic stays in whole numbers for any limit. */
+const US = 1000;
+
+async function take(deps: DomainDeps, budget: Budget, now: number): Promise<Step> {
+  const { tat, allowed } = await deps.repos.rateLimits.take(budget.bucket, now * US, intervalOf(budget), budget.windowMs * US, crypto.randomBytes(12).toString('base64url'));
+  return step(budget, tat, now * US, allowed);
 }
 
-function resetSeconds(windowStart: number, windowMs: number, now: number): number {
-  return Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000));
+/** Reads a budget without charging it (the request was already refused by another budget). */
+async function peek(deps: DomainDeps, budget: Budget, now: number): Promise<Step> {
+  const stored = (await deps.repos.rateLimits.bucketTat(budget.bucket)) ?? 0;
+  const tat = stored > now * US && stored <= (now + budget.windowMs) * US ? stored : now * US;
+  return step(budget, tat, now * US, tat + intervalOf(budget) - now * US <= budget.windowMs * US);
 }
 
-function clamp(usage: BudgetUsage): BudgetUsage {
-  return { ...usage, remaining: Math.max(0, usage.remaining) };
+function intervalOf(budget: Budget): number {
+  return Math.max(1, Math.round((budget.windowMs * US) / budget.limit));
+}
+
+function step(budget: Budget, tat: number, nowUs: number, allowed: boolean): Step {
+  const interval = intervalOf(budget);
+  const window = budget.windowMs * US;
+  const ahead = Math.max(0, tat - nowUs);
+  return {
+    allowed,
+    usage: {
+      limit: budget.limit,
+      remaining: Math.max(0, Math.min(budget.limit, Math.floor((window - ahead) / interval))),
+      resetSeconds: Math.max(1, Math.ceil(ahead / (1000 * US))),
+    },
+    retryAfterSeconds: Math.max(1, Math.ceil((ahead + interval - window) / (1000 * US))),
+  };
 }

@@ -73,8 +73,8 @@ describe('REST rate limits', () => {
   it('spends the hourly account budget across reads and writes', async () => {
     for (let i = 0; i < 4; i++) await read();
     for (let i = 0; i < 2; i++) await write();
-    // 6 of 9 used; the 4-per-minute read budget is spent, so reset the minute windows to reach the hourly one.
-    await t.herald.db('rate_limit_windows').where('bucket', 'like', 'rest_%').delete();
+    // 6 of 9 used; the 4-per-minute read budget is spent, so empty the minute buckets to reach the hourly one.
+    await t.herald.db('rate_limit_buckets').where('bucket', 'like', 'rest_%').delete();
     for (let i = 0; i < 3; i++) assert.equal((await read()).status, 200);
     const res = await read();
     assert.equal(res.status, 429);
@@ -91,6 +91,33 @@ describe('REST rate limits', () => {
       assert.equal(res.headers.get('ratelimit-remaining'), '1');
     } finally {
       await second.close();
+    }
+  });
+
+  it('holds a minute budget across a minute boundary: 120 requests in 1.25 s get the budget, not twice it', async () => {
+    const limited = await startTestHerald({ rateLimits: { restReadsPerMinute: 60, restWritesPerMinute: 15, accountPerHour: 100_000, mcpPerTokenPerMinute: 60 } });
+    try {
+      const owner = await limited.seedAccount();
+      let now = Date.UTC(2030, 0, 1, 12, 0, 59, 500);
+      limited.deps.now = () => now;
+      const statuses: number[] = [];
+      for (let i = 0; i < 120; i++) {
+        statuses.push((await limited.api('GET', '/v1/rest/posts', { token: owner.apiKey })).status);
+        now += 10; // 1.2 s in all, across 12:01:00
+      }
+      const passed = statuses.filter((s) => s === 200).length;
+      assert.ok(passed <= 60 + 2, `${passed} of 120 passed in 1.2 s`);
+      assert.ok(passed >= 60, `${passed}: the budget itself must be usable at once`);
+      now += 30_000;
+      const half = [];
+      for (let i = 0; i < 40; i++) half.push((await limited.api('GET', '/v1/rest/posts', { token: owner.apiKey })).status);
+      assert.equal(half.filter((s) => s === 200).length, 30, 'half a minute later, half the budget is back');
+      const refused = await limited.api('GET', '/v1/rest/posts', { token: owner.apiKey });
+      assert.equal(refused.status, 429);
+      assert.equal(refused.headers.get('retry-after'), '1');
+      assert.equal(refused.headers.get('ratelimit-remaining'), '0');
+    } finally {
+      await limited.close();
     }
   });
 });

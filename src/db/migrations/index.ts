@@ -5,6 +5,7 @@ import * as oauth from './003_oauth.js';
 import * as team from './004_team.js';
 import * as mediaCalendars from './005_media_calendars.js';
 import * as sessions from './006_sessions.js';
+import * as rateLimitBuckets from './007_rate_limit_buckets.js';
 
 type Migration = { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> };
 
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   '004_team': team,
   '005_media_calendars': mediaCalendars,
   '006_sessions': sessions,
+  '007_rate_limit_buckets': rateLimitBuckets,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
