@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { safeMediaChecker } from '../../src/publishing/media-check.js';
-import { NETWORK_CAPABILITIES } from '../../src/publishing/networks/network.js';
+import { NETWORK_CAPABILITIES } from '../../src/domain/networks/capabilities.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { provisioning } from './provisioning.js';
 import { testWorker } from './support.js';

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { NETWORK_CAPABILITIES, NetworkError, NetworkRegistry } from '../../src/publishing/networks/network.js';
+import { NETWORK_CAPABILITIES } from '../../src/domain/networks/capabilities.js';
+import { NetworkError } from '../../src/domain/networks/connector.js';
+import { NetworkRegistry } from '../../src/publishing/networks/registry.js';
 import { SandboxNetwork } from '../../src/publishing/networks/sandbox.js';
 import { futureIso, startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { eventually, pinClock, testWorker } from './support.js';
@@ -97,7 +99,7 @@ describe('publishing worker', () => {
     const clock = pinClock(t, new Date().toISOString());
     const post = await create({ text: 'Photo', imageUrls: ['https://media.example/photo.jpg'] });
     const unreachable = async (url: string): Promise<never> => {
-      throw new NetworkError('retryable', `Could not fetch media ${url} to check it: host unreachable`);
+      throw new NetworkError('retry_later', `Could not fetch media ${url} to check it: host unreachable`);
     };
     const worker = testWorker(t, { maxAttempts: 3 }, undefined, unreachable);
     for (let i = 0; i < 4; i++) {
