@@ -1,6 +1,7 @@
 /**
  * Administrator actions (the herald CLI and the demo seed): accounts, users, workspaces, API keys
- * and channels. Keys are shown once and stored only as a hash.
+ * and channels. Keys are shown once and stored only as a hash; a channel's network must be one Herald has a
+ * connector for (the capabilities table).
  */
 import crypto from 'node:crypto';
 import type { MemberRole } from '../db/repositories/accounts.js';
@@ -8,6 +9,7 @@ import { API_KEY_PREFIX } from './authentication.js';
 import type { DomainDeps } from './deps.js';
 import { ConflictError, NotFoundError, ValidationError } from './errors.js';
 import { newId } from './ids.js';
+import { capabilitiesOf } from './networks/capabilities.js';
 import { hashPassword } from './passwords.js';
 import { REQUIRED_SCOPES, isScope, type Scope } from './principal.js';
 import { hashSecret, newSecret } from './secrets.js';
@@ -106,12 +108,14 @@ export async function addChannel(
   input: { accountId: string; workspaceId: string; network: string; handle: string; name?: string; timezone?: string },
 ) {
   if (!(await deps.repos.accounts.getWorkspace(input.accountId, input.workspaceId))) throw new NotFoundError(`No workspace ${input.workspaceId} in account ${input.accountId}.`);
+  // Stored under the table's own name ("twitter" becomes "x"), the name connectors are registered under.
+  const network = capabilitiesOf(input.network).name;
   const id = newId();
   await deps.repos.channels.create({
     id,
     accountId: input.accountId,
     workspaceId: input.workspaceId,
-    network: input.network,
+    network,
     handle: input.handle,
     name: input.name ?? input.handle,
     timezone: requireTimeZone(input.timezone ?? 'UTC'),

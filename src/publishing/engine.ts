@@ -4,7 +4,7 @@ import { NotFoundError, ValidationError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import type { Logger } from '../logger.js';
 import { safeMediaChecker, type MediaChecker } from './media-check.js';
-import { NetworkRegistry } from './networks/network.js';
+import { NetworkRegistry } from './networks/registry.js';
 import { SandboxNetwork } from './networks/sandbox.js';
 import { PublishingWorker, type WorkerOptions } from './worker.js';
 

@@ -1,5 +1,5 @@
 import { OutboundRequestError, probeDirectMedia } from '../net/safe-fetch.js';
-import { NetworkError } from './networks/network.js';
+import { NetworkError } from '../domain/networks/connector.js';
 
 /**
  * Before publishing, every image and video URL must be a direct file: a web page (a video site's watch
@@ -20,7 +20,7 @@ export function safeMediaChecker(allowHosts: readonly string[]): MediaChecker {
     } catch (error) {
       if (error instanceof OutboundRequestError) {
         if (error.reason === 'timeout' || error.reason === 'unreachable') {
-          throw new NetworkError('retryable', `Could not fetch media ${url} to check it: ${error.message}`);
+          throw new NetworkError('retry_later', `Could not fetch media ${url} to check it: ${error.message}`);
         }
         return { direct: false, reason: `Media ${url} cannot be used: ${error.message}` };
       }

@@ -5,10 +5,12 @@ import type { PostRecord } from '../db/repositories/posts.js';
 import type { ClaimedPost, FirstCommentStepRecord } from '../db/repositories/publishing.js';
 import type { DomainDeps } from '../domain/deps.js';
 import { newLivePostId } from '../domain/ids.js';
+import { NetworkError, type ConnectorChannel, type NetworkConnector, type PublishedPost } from '../domain/networks/connector.js';
+import { validatePost } from '../domain/networks/post-fit.js';
 import { recycleDueCollections } from '../domain/recycling/recycling.js';
 import type { Logger } from '../logger.js';
 import type { MediaChecker } from './media-check.js';
-import { NetworkError, type Network, type NetworkChannel, type NetworkRegistry, type PublishedPost } from './networks/network.js';
+import type { NetworkRegistry } from './networks/registry.js';
 
 /**
  * The publishing worker. The database is the queue; any number of workers (processes, machines) share it.
@@ -18,12 +20,14 @@ import { NetworkError, type Network, type NetworkChannel, type NetworkRegistry, 
  *   its lease changes nothing, and a crashed worker's posts are reclaimed once its lease expires;
  * - while a network call is in flight its lease is renewed (every third of leaseMs), so a slow network is
  *   not mistaken for a dead worker; only a worker that stops renewing loses its posts;
+ * - a post must still fit its network (the capabilities table, required channelOptions included) when it goes out;
  * - at most once: each attempt is recorded, with an idempotency key, before the network call;
  * - an attempt whose outcome is unknown (a timeout after sending, a worker that died mid-call) is
  *   reconciled with the network by its idempotency key: found means published, otherwise the post
  *   becomes `unconfirmed` with an explanation and is never retried blindly;
- * - retryable errors back off exponentially with jitter (at least as long as the network asked) up to
- *   maxAttempts, then the post fails; permanent and auth errors fail it at once with the reason;
+ * - retry_later errors back off exponentially with jitter (at least until the network's retryAt) up to
+ *   maxAttempts, then the post fails; refresh_and_retry refreshes the token through the connector and backs off
+ *   the same way; permanent errors, and auth errors no refresh can mend, fail it at once with the reason;
  * - media URLs must be direct image/video files, checked before the first network call;
  * - first comments are their own step, due delayMinutes after publishing, only where the network takes
  *   them; retried on their own, they never re-publish the post;
@@ -184,11 +188,11 @@ export class PublishingWorker {
 
     const unfinished = await this.repo.unfinishedAttempt(post.id, 'publish');
     if (unfinished) {
-      await this.reconcile(post, network, ref, unfinished.idempotencyKey, `attempt ${unfinished.number} was interrupted (its worker stopped mid-call)`);
+      await this.reconcile(post, network, ref, unfinished, `attempt ${unfinished.number} was interrupted (its worker stopped mid-call)`);
       return;
     }
 
-    const issues = network.validate(post);
+    const issues = validatePost(network.capabilities, post, { requireOptions: true });
     if (issues.length > 0) {
       await this.repo.finish(post.id, workerId, 'failed', issues.map((i) => i.message).join(' '), this.now());
       return;
@@ -205,7 +209,7 @@ export class PublishingWorker {
         }
       }
     } catch (error) {
-      if (error instanceof NetworkError && error.kind === 'retryable') {
+      if (error instanceof NetworkError && error.kind === 'retry_later') {
         // Nothing was sent, so no network attempt is recorded; the check still counts towards maxAttempts,
         // or a host that never answers would keep the post waiting forever.
         await this.backOff(post, number, error, undefined);
@@ -214,8 +218,9 @@ export class PublishingWorker {
       throw error;
     }
 
+    const startedAt = this.now();
     const started = await this.repo.startAttempt(
-      { postId: post.id, accountId: post.accountId, kind: 'publish', number, idempotencyKey, workerId, startedAt: this.now(), finishedAt: null, outcome: null, detail: null },
+      { postId: post.id, accountId: post.accountId, kind: 'publish', number, idempotencyKey, workerId, startedAt, finishedAt: null, outcome: null, detail: null },
       this.now() + this.options.leaseMs,
     );
     if (!started) return;
@@ -224,10 +229,10 @@ export class PublishingWorker {
     const lease = this.keepLease((until) => this.repo.renewLease(post.id, workerId, until));
     try {
       published = await network.publish({
-        channel: ref, text: post.text, imageUrls: post.imageUrls, videoUrls: post.videoUrls, channelOptions: post.channelOptions, idempotencyKey,
+        channel: ref, text: post.text, imageUrls: post.imageUrls, videoUrls: post.videoUrls, channelOptions: post.channelOptions, attemptKey: idempotencyKey,
       });
     } catch (error) {
-      await this.failedAttempt(post, network, ref, number, idempotencyKey, error);
+      await this.failedAttempt(post, network, ref, { number, idempotencyKey, startedAt }, error);
       return;
     } finally {
       lease.stop();
@@ -237,24 +242,31 @@ export class PublishingWorker {
     });
   }
 
-  private async failedAttempt(post: PostRecord, network: Network, ref: NetworkChannel, number: number, idempotencyKey: string, error: unknown): Promise<void> {
+  private async failedAttempt(post: PostRecord, network: NetworkConnector, ref: ConnectorChannel, attempt: Attempt, error: unknown): Promise<void> {
     const { workerId } = this.options;
-    const now = this.now();
+    const { number, idempotencyKey } = attempt;
     const classified = this.classified(error, 'publishing a post');
     switch (classified.kind) {
-      case 'retryable':
+      case 'retry_later':
         await this.backOff(post, number, classified, idempotencyKey);
         return;
-      case 'permanent':
+      case 'permanent': {
+        const now = this.now();
         await this.repo.finish(post.id, workerId, 'failed', classified.message, now, { idempotencyKey, outcome: 'permanent', detail: classified.message, at: now });
         return;
-      case 'auth_expired': {
-        const message = `The channel's connection to ${network.capabilities.displayName} has expired; reconnect it, then reschedule the post. (${classified.message})`;
-        await this.repo.finish(post.id, workerId, 'failed', message, now, { idempotencyKey, outcome: 'permanent', detail: classified.message, at: now });
-        return;
       }
+      case 'refresh_and_retry':
+        if (await this.refreshed(network, ref)) {
+          await this.backOff(post, number, classified, idempotencyKey);
+          return;
+        }
+        await this.reconnectNeeded(post, network, idempotencyKey, classified);
+        return;
+      case 'reconnect_needed':
+        await this.reconnectNeeded(post, network, idempotencyKey, classified);
+        return;
       case 'unknown_outcome':
-        await this.reconcile(post, network, ref, idempotencyKey, `attempt ${number} ended without an answer (${classified.message})`);
+        await this.reconcile(post, network, ref, attempt, `attempt ${number} ended without an answer (${classified.message})`);
         return;
     }
   }
@@ -271,10 +283,28 @@ export class PublishingWorker {
   }
 
   /** Exponential back-off with full jitter over its upper half, and never sooner than the network asked. */
-  private backoffMs(attemptsMade: number, error: NetworkError): number {
+  private backoffMs(attemptsMade: number, error: NetworkError, now: number): number {
     const { baseBackoffMs, maxBackoffMs } = this.options;
     const exponential = Math.min(maxBackoffMs, baseBackoffMs * 2 ** Math.max(0, attemptsMade - 1));
-    return Math.max(error.retryAfterMs ?? 0, Math.round(exponential / 2 + Math.random() * (exponential / 2)));
+    return Math.max(waitAsked(error, now), Math.round(exponential / 2 + Math.random() * (exponential / 2)));
+  }
+
+  /** Whether the connector got a fresh token; a connector without a refresh hook cannot. */
+  private async refreshed(network: NetworkConnector, ref: ConnectorChannel): Promise<boolean> {
+    if (!network.refresh) return false;
+    try {
+      await network.refresh(ref);
+      return true;
+    } catch (error) {
+      this.ctx.logger.error('refreshing a channel connection failed', error);
+      return false;
+    }
+  }
+
+  private async reconnectNeeded(post: PostRecord, network: NetworkConnector, idempotencyKey: string, error: NetworkError): Promise<void> {
+    const now = this.now();
+    const message = `The channel's connection to ${network.capabilities.displayName} has expired; reconnect it, then reschedule the post. (${error.message})`;
+    await this.repo.finish(post.id, this.options.workerId, 'failed', message, now, { idempotencyKey, outcome: 'permanent', detail: error.message, at: now });
   }
 
   private async backOff(post: PostRecord, attemptsMade: number, error: NetworkError, idempotencyKey: string | undefined): Promise<void> {
@@ -286,19 +316,20 @@ export class PublishingWorker {
       await this.repo.finish(post.id, workerId, 'failed', message, now, attempt);
       return;
     }
-    const nextAt = now + this.backoffMs(attemptsMade, error);
+    const nextAt = now + this.backoffMs(attemptsMade, error, now);
     const message = `Attempt ${attemptsMade} failed (${error.message}); retrying at ${new Date(nextAt).toISOString()}.`;
     if (attempt) await this.repo.reschedule(post.id, workerId, nextAt, message, attempt);
     else await this.repo.rescheduleUnattempted(post.id, workerId, nextAt, message, now);
   }
 
-  /** The attempt's outcome is unknown: ask the network whether the idempotency key was published. */
-  private async reconcile(post: PostRecord, network: Network, ref: NetworkChannel, idempotencyKey: string, cause: string): Promise<void> {
+  /** The attempt's outcome is unknown: ask the network whether the attempt was published. */
+  private async reconcile(post: PostRecord, network: NetworkConnector, ref: ConnectorChannel, attempt: Attempt, cause: string): Promise<void> {
     const { workerId } = this.options;
+    const { idempotencyKey } = attempt;
     let found: PublishedPost | undefined;
     let lookup = '';
     try {
-      found = await network.findPublished(ref, idempotencyKey);
+      found = await network.findPublished({ channel: ref, attemptKey: idempotencyKey, text: post.text, attemptedAt: attempt.startedAt });
     } catch (error) {
       lookup = ` Asking the network failed too: ${this.classified(error, 'looking up an attempt').message}.`;
     }
@@ -322,7 +353,7 @@ export class PublishingWorker {
       const channel = await this.repo.channel(post.channelId);
       const network = channel && this.ctx.networks.get(channel.network);
       if (!attempt || !channel || !network) continue;
-      const found = await network.findPublished(networkChannel(channel), attempt.idempotencyKey);
+      const found = await network.findPublished({ channel: networkChannel(channel), attemptKey: attempt.idempotencyKey, text: post.text, attemptedAt: attempt.startedAt });
       if (found) {
         await this.repo.confirmPublished(post.id, this.publishedChanges(post, network, found), {
           idempotencyKey: attempt.idempotencyKey, outcome: 'reconciled', detail: 'found on the network by its idempotency key on a later sync', at: this.now(),
@@ -331,7 +362,7 @@ export class PublishingWorker {
     }
   }
 
-  private publishedChanges(post: PostRecord, network: Network, published: PublishedPost) {
+  private publishedChanges(post: PostRecord, network: NetworkConnector, published: PublishedPost) {
     const comment = post.firstComment && network.capabilities.firstComment !== 'none' ? post.firstComment : undefined;
     const publishedAt = this.now();
     return {
@@ -368,17 +399,18 @@ export class PublishingWorker {
         networkPostId: post.networkPostId,
         text: comment.text,
         mediaUrl: network.capabilities.commentMediaUrl ? comment.mediaUrl : undefined,
-        idempotencyKey: networkKey,
+        attemptKey: networkKey,
       }).finally(() => lease.stop());
       await this.repo.finishAttempt(attemptKey, 'published', null, this.now());
       await this.repo.finishComment(post.id, workerId, { status: 'done', networkCommentId: made.networkCommentId, lastError: null });
     } catch (error) {
       const classified = this.classified(error, 'making a first comment');
       const now = this.now();
-      const retry = (classified.kind === 'retryable' || classified.kind === 'unknown_outcome') && step.attempts < maxAttempts;
-      await this.repo.finishAttempt(attemptKey, classified.kind === 'retryable' ? 'retryable' : classified.kind === 'unknown_outcome' ? 'unknown' : 'permanent', classified.message, now);
+      const retryable = classified.kind === 'retry_later' || (classified.kind === 'refresh_and_retry' && (await this.refreshed(network, networkChannel(channel))));
+      const retry = (retryable || classified.kind === 'unknown_outcome') && step.attempts < maxAttempts;
+      await this.repo.finishAttempt(attemptKey, retryable ? 'retryable' : classified.kind === 'unknown_outcome' ? 'unknown' : 'permanent', classified.message, now);
       if (retry) {
-        await this.repo.finishComment(post.id, workerId, { status: 'pending', dueAt: now + this.backoffMs(step.attempts, classified), lastError: classified.message });
+        await this.repo.finishComment(post.id, workerId, { status: 'pending', dueAt: now + this.backoffMs(step.attempts, classified, now), lastError: classified.message });
       } else {
         await this.repo.finishComment(post.id, workerId, { status: 'failed', lastError: classified.message });
       }
@@ -388,11 +420,12 @@ export class PublishingWorker {
   private async syncChannel(channel: ChannelRecord): Promise<void> {
     const network = this.ctx.networks.get(channel.network);
     if (!network) return;
-    const recent = await network.fetchRecentPosts(networkChannel(channel), this.options.syncDepth);
+    // One page a sync: syncDepth recent posts are enough to find new ones and refresh the metrics people look at.
+    const { posts: recent } = await network.recentPosts(networkChannel(channel), { cursor: null, limit: this.options.syncDepth });
     const known = new Map((await this.repo.ownByNetworkIds(channel.id, recent.map((p) => p.networkPostId))).map((p) => [p.networkPostId, p]));
     // A post made under one of Herald's idempotency keys is Herald's own, even before its worker records the
     // answer (or after that worker died): the publisher or reconciliation claims it, never live-post sync.
-    const ours = await this.repo.knownAttemptKeys(recent.flatMap((p) => (p.idempotencyKey ? [p.idempotencyKey] : [])));
+    const ours = await this.repo.knownAttemptKeys(recent.flatMap((p) => (p.attemptKey ? [p.attemptKey] : [])));
     const now = this.now();
     const fresh: PostRecord[] = [];
     for (const found of recent) {
@@ -401,7 +434,7 @@ export class PublishingWorker {
         if (post.isLive || post.status === 'published') await this.repo.setMetrics(post.id, found.metrics, now);
         continue;
       }
-      if (found.idempotencyKey && ours.has(found.idempotencyKey)) continue;
+      if (found.attemptKey && ours.has(found.attemptKey)) continue;
       fresh.push({
         id: newLivePostId(), accountId: channel.accountId, workspaceId: channel.workspaceId, channelId: channel.id, groupId: null,
         text: found.text, dateTime: found.publishedAt, timelineAt: found.publishedAt, isScheduled: false, isDraft: false, isLive: true,
@@ -439,7 +472,18 @@ export class PublishingWorker {
   }
 }
 
-function networkChannel(channel: ChannelRecord): NetworkChannel {
+interface Attempt {
+  number: number;
+  idempotencyKey: string;
+  startedAt: number;
+}
+
+/** How long the network asked to wait, from its retryAt; 0 when it did not say. */
+function waitAsked(error: NetworkError, now: number): number {
+  return error.retryAt === undefined ? 0 : Math.max(0, error.retryAt - now);
+}
+
+function networkChannel(channel: ChannelRecord): ConnectorChannel {
   return { accountId: channel.accountId, id: channel.id, network: channel.network, handle: channel.handle };
 }
 

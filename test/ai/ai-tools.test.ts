@@ -8,6 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { loadConfig } from '../../src/config.js';
+import { countText } from '../../src/domain/networks/text-length.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { connectSdkClient } from '../mcp/support.js';
 import { TINY_PNG } from '../media/fixtures.js';
@@ -73,6 +74,18 @@ describe(`AI helpers, offline provider (${TEST_DB})`, () => {
     assert.ok(result.characters <= 280 && result.characters < [...text].length);
     assert.doesNotMatch(result.text, /We're|!/);
     assert.match(result.text, /We are thrilled/);
+  });
+
+  it('fits a rewrite for X to X\'s weighted count, where CJK characters weigh 2', async () => {
+    const text = '新しいカレンダーを公開しました。チーム全員で予定を共有できます。'.repeat(12);
+    const result = ok(await client.callTool({ name: 'rewrite', arguments: { text, instruction: 'keep it', network: 'x' } }));
+    assert.equal(result.maxCharacters, 280);
+    assert.ok(countText('x', result.text) <= 280, `${countText('x', result.text)} weighted characters`);
+    assert.ok(result.characters > 100, 'still a useful length');
+  });
+
+  it('refuses a network Herald has no connector for, naming the ones it has', async () => {
+    assert.match(failure(await client.callTool({ name: 'generate_post', arguments: { prompt: 'Launch', network: 'friendster' } })), /Herald has no connector for network "friendster"; it publishes to sandbox, x, bluesky/);
   });
 
   it('renders a branded text card PNG into the media library', async () => {

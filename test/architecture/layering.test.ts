@@ -35,6 +35,13 @@ describe('layering (DESIGN.md: surfaces -> domain -> db)', () => {
     assert.deepEqual(offenders, []);
   });
 
+  it('keeps the publishing engine out of the domain: connectors implement the domain\'s port, not the reverse', () => {
+    const offenders = files.filter(
+      (f) => f.startsWith(path.join('src', 'domain')) && imports(f).some((i) => i.startsWith('.') && path.relative('src', path.resolve(path.dirname(f), i)).startsWith(`publishing${path.sep}`)),
+    );
+    assert.deepEqual(offenders, []);
+  });
+
   it('keeps the database layer from importing the surfaces', () => {
     const offenders = files.filter((f) => f.startsWith(path.join('src', 'db')) && imports(f).some((i) => isSurface(f, i)));
     assert.deepEqual(offenders, []);

@@ -2,7 +2,11 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { safeMediaChecker } from '../../src/publishing/media-check.js';
-import { NETWORK_CAPABILITIES } from '../../src/publishing/networks/network.js';
+import { SandboxNetwork } from '../../src/publishing/networks/sandbox.js';
+import { NETWORK_CAPABILITIES } from '../../src/domain/networks/capabilities.js';
+import * as provisioning_ from '../../src/domain/provisioning.js';
+import { newId } from '../../src/domain/ids.js';
+import { callTool } from '../mcp/support.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { provisioning } from './provisioning.js';
 import { testWorker } from './support.js';
@@ -45,6 +49,73 @@ describe('publishing: network rules', () => {
       assert.equal(onSandbox.status, 201, JSON.stringify(onSandbox.body));
     });
 
+    it('counts X text the way X does: CJK weighs 2, a link 23 whatever its length', async () => {
+      const x = await provisioning(t, a, 'x');
+      const cjk = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [x], text: '日'.repeat(141), saveAsDraft: true } });
+      assert.equal(cjk.status, 400, JSON.stringify(cjk.body));
+      assert.match(cjk.body.message, new RegExp(`Channel ${x}: X allows 280 characters; this text has 282 \\(X counts each link as 23`));
+      const link = `https://example.com/${'long/'.repeat(30)}`;
+      const withLink = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [x], text: `${'a'.repeat(250)} ${link}`, saveAsDraft: true } });
+      assert.equal(withLink.status, 201, JSON.stringify(withLink.body));
+    });
+
+    it('counts Bluesky text in graphemes, so combined characters count once', async () => {
+      const bluesky = await provisioning(t, a, 'bluesky');
+      const text = 'e\u0301'.repeat(300);
+      const fits = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [bluesky], text, saveAsDraft: true } });
+      assert.equal(fits.status, 201, JSON.stringify(fits.body));
+      const over = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [bluesky], text: `${text}!`, saveAsDraft: true } });
+      assert.equal(over.status, 400);
+      assert.match(over.body.message, /Bluesky allows 300 characters; this text has 301/);
+    });
+
+    it('refuses a channel on a network Herald has no connector for, at channel and at post creation', async () => {
+      await assert.rejects(
+        provisioning_.addChannel(t.deps, { accountId: a.accountId, workspaceId: a.workspaceId, network: 'friendster', handle: '@f' }),
+        /Herald has no connector for network "friendster"; it publishes to sandbox, x/,
+      );
+      const twitter = await provisioning_.addChannel(t.deps, { accountId: a.accountId, workspaceId: a.workspaceId, network: 'Twitter', handle: '@t' });
+      assert.equal((await t.deps.repos.channels.get(a.accountId, twitter.id))?.network, 'x', 'stored under the name connectors are registered by');
+      // A channel stored before networks were checked (or by an older Herald).
+      const legacy = newId();
+      await t.deps.repos.channels.create({
+        id: legacy, accountId: a.accountId, workspaceId: a.workspaceId, network: 'friendster', handle: '@old', name: '@old', timezone: 'UTC', queuePaused: false, createdAt: Date.now(),
+      });
+      const created = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[0], legacy], text: 'Hello' } });
+      assert.equal(created.status, 400, JSON.stringify(created.body));
+      assert.match(created.body.message, new RegExp(`Channel ${legacy}: Herald has no connector for network "friendster"`));
+      assert.equal(created.body.details[0].path, 'channelIds');
+    });
+
+    it('checks each bulk entry and MCP create against its channels\' networks', async () => {
+      const x = await provisioning(t, a, 'x');
+      const bulk = await t.api('POST', '/v1/rest/posts/bulk', {
+        token: a.apiKey,
+        body: { posts: [{ channelIds: [x], text: 'fits', saveAsDraft: true }, { channelIds: [x], text: '日'.repeat(141), saveAsDraft: true }] },
+      });
+      assert.equal(bulk.status, 200, JSON.stringify(bulk.body));
+      assert.deepEqual(bulk.body.summary, { succeeded: 1, failed: 1 });
+      const failed = bulk.body.results[1];
+      assert.match(failed.error.message, /^posts\[1\]: The post does not fit its network: .*X allows 280 characters; this text has 282/);
+      assert.equal(failed.error.details[0].path, 'posts[1].text');
+
+      const tool = await callTool(t, a.apiKey, 'create_text_post', { channelIds: [x], text: '日'.repeat(141), saveAsDraft: true });
+      assert.equal(tool.body.result.isError, true, JSON.stringify(tool.body));
+      assert.match(tool.body.result.content[0].text, /X allows 280 characters; this text has 282/);
+    });
+
+    it('asks for a network\'s required channelOptions when an update sets them', async () => {
+      const youtube = await provisioning(t, a, 'youtube');
+      const created = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [youtube], text: 'A film', videoUrls: ['https://cdn.example/film.mp4'], saveAsDraft: true } });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const id = created.body.data[0].id;
+      const untitled = await t.api('PATCH', `/v1/rest/posts/${id}`, { token: a.apiKey, body: { channelOptions: { privacyStatus: 'unlisted' } } });
+      assert.equal(untitled.status, 400, JSON.stringify(untitled.body));
+      assert.match(untitled.body.message, /YouTube needs channelOptions.title \(the video title\)/);
+      const titled = await t.api('PATCH', `/v1/rest/posts/${id}`, { token: a.apiKey, body: { channelOptions: { privacyStatus: 'unlisted', title: 'A film' } } });
+      assert.equal(titled.status, 200, JSON.stringify(titled.body));
+    });
+
     it('shows the attempts on a read of the post', async () => {
       const created = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: a.channelIds, text: 'Counted' } });
       await testWorker(t).tick();
@@ -55,6 +126,33 @@ describe('publishing: network rules', () => {
       assert.ok(Date.parse(got.attempts[0].finishedAt) >= Date.parse(got.attempts[0].startedAt));
       const listed = (await t.api('GET', '/v1/rest/posts', { token: a.apiKey })).body.data.find((p: { id: string }) => p.id === got.id);
       assert.deepEqual(listed.attempts, got.attempts);
+    });
+  });
+
+  describe('the sandbox connector', () => {
+    let t: TestHerald;
+    let a: SeededAccount;
+    beforeEach(async () => {
+      t = await startTestHerald();
+      a = await t.seedAccount({ channels: 1 });
+    });
+    afterEach(() => t.close());
+
+    it('pages through recent posts newest first, and finds an attempt by its key', async () => {
+      const sandbox = new SandboxNetwork(t.deps.repos.sandbox, t.url);
+      const channel = { accountId: a.accountId, id: a.channelIds[0], network: 'sandbox', handle: '@chan0' };
+      for (const text of ['one', 'two', 'three']) {
+        await sandbox.publish({ channel, text, imageUrls: [], videoUrls: [], channelOptions: null, attemptKey: `key-${text}` });
+      }
+      const first = await sandbox.recentPosts(channel, { cursor: null, limit: 2 });
+      assert.deepEqual(first.posts.map((p) => [p.text, p.attemptKey]), [['three', 'key-three'], ['two', 'key-two']]);
+      assert.ok(first.nextCursor);
+      const second = await sandbox.recentPosts(channel, { cursor: first.nextCursor, limit: 2 });
+      assert.deepEqual(second.posts.map((p) => p.text), ['one']);
+      assert.equal(second.nextCursor, null);
+      const found = await sandbox.findPublished({ channel, attemptKey: 'key-two', text: 'two', attemptedAt: 0 });
+      assert.equal(found?.networkPostId, first.posts[1].networkPostId);
+      assert.equal(await sandbox.findPublished({ channel, attemptKey: 'key-none', text: 'two', attemptedAt: 0 }), undefined);
     });
   });
 

@@ -1,7 +1,7 @@
 import { createLogger } from '../../src/logger.js';
 import type { MediaChecker } from '../../src/publishing/media-check.js';
 import { createWorker } from '../../src/publishing/engine.js';
-import type { NetworkRegistry } from '../../src/publishing/networks/network.js';
+import type { NetworkRegistry } from '../../src/publishing/networks/registry.js';
 import type { PublishingWorker, WorkerOptions } from '../../src/publishing/worker.js';
 import type { TestHerald } from '../support/herald.js';
 

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { NETWORK_CAPABILITIES, NetworkError, NetworkRegistry } from '../../src/publishing/networks/network.js';
+import { NETWORK_CAPABILITIES } from '../../src/domain/networks/capabilities.js';
+import { NetworkError } from '../../src/domain/networks/connector.js';
+import { NetworkRegistry } from '../../src/publishing/networks/registry.js';
 import { SandboxNetwork } from '../../src/publishing/networks/sandbox.js';
 import { futureIso, startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { eventually, pinClock, testWorker } from './support.js';
@@ -97,7 +99,7 @@ describe('publishing worker', () => {
     const clock = pinClock(t, new Date().toISOString());
     const post = await create({ text: 'Photo', imageUrls: ['https://media.example/photo.jpg'] });
     const unreachable = async (url: string): Promise<never> => {
-      throw new NetworkError('retryable', `Could not fetch media ${url} to check it: host unreachable`);
+      throw new NetworkError('retry_later', `Could not fetch media ${url} to check it: host unreachable`);
     };
     const worker = testWorker(t, { maxAttempts: 3 }, undefined, unreachable);
     for (let i = 0; i < 4; i++) {
@@ -132,6 +134,62 @@ describe('publishing worker', () => {
     const attempts = await t.deps.repos.publishing.attempts(a.accountId, post.id);
     assert.deepEqual(attempts.map((x) => [x.number, x.outcome]), [[1, 'permanent']], 'one attempt, never retried');
     assert.deepEqual(await t.deps.repos.sandbox.recent(a.channelIds[0], 10), [], 'nothing reached the network');
+  });
+
+  it('waits until the time the network\'s reset header named before retrying', async () => {
+    const clock = pinClock(t, new Date().toISOString());
+    let calls = 0;
+    class LimitedSandbox extends SandboxNetwork {
+      override async publish(request: Parameters<SandboxNetwork['publish']>[0]) {
+        if (++calls === 1) throw new NetworkError('retry_later', 'HTTP 429, x-rate-limit-reset in 30 minutes', clock.now() + 30 * 60_000);
+        return super.publish(request);
+      }
+    }
+    const networks = new NetworkRegistry().register('sandbox', new LimitedSandbox(t.deps.repos.sandbox, t.url, NETWORK_CAPABILITIES.sandbox, () => clock.now()));
+    const post = await create({ text: 'Rate limited for a while' });
+    const worker = testWorker(t, {}, networks);
+    await worker.tick();
+    clock.advance(29 * 60_000);
+    await worker.tick();
+    assert.equal((await get(post.id)).status, 'scheduled', 'not before retryAt, though the back-off alone would have passed');
+    clock.advance(2 * 60_000);
+    await worker.tick();
+    assert.equal((await get(post.id)).status, 'published');
+    assert.equal(calls, 2);
+  });
+
+  it('refreshes an expired token through the connector and retries; without a refresh it asks for a reconnect', async () => {
+    const clock = pinClock(t, new Date().toISOString());
+    const refreshed: string[] = [];
+    let expired = true;
+    class ExpiringSandbox extends SandboxNetwork {
+      override async publish(request: Parameters<SandboxNetwork['publish']>[0]) {
+        if (expired) throw new NetworkError('refresh_and_retry', 'HTTP 401, token expired');
+        return super.publish(request);
+      }
+    }
+    class RefreshingSandbox extends ExpiringSandbox {
+      async refresh(channel: { id: string }) {
+        refreshed.push(channel.id);
+        expired = false;
+      }
+    }
+    const store = t.deps.repos.sandbox;
+    const post = await create({ text: 'Needs a fresh token' });
+    const refreshing = testWorker(t, {}, new NetworkRegistry().register('sandbox', new RefreshingSandbox(store, t.url, NETWORK_CAPABILITIES.sandbox, () => clock.now())));
+    await refreshing.tick();
+    assert.deepEqual(refreshed, [a.channelIds[0]]);
+    assert.equal((await get(post.id)).status, 'scheduled');
+    clock.advance(60_000);
+    await refreshing.tick();
+    assert.equal((await get(post.id)).status, 'published');
+
+    expired = true;
+    const stuck = await create({ text: 'No way to refresh' });
+    await testWorker(t, {}, new NetworkRegistry().register('sandbox', new ExpiringSandbox(store, t.url, NETWORK_CAPABILITIES.sandbox, () => clock.now()))).tick();
+    const got = await get(stuck.id);
+    assert.equal(got.status, 'failed');
+    assert.match(got.error, /connection to Sandbox has expired; reconnect it, then reschedule the post. \(HTTP 401, token expired\)/);
   });
 
   it('reconciles a timeout after the post was made: published once, attempt marked reconciled', async () => {

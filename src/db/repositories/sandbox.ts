@@ -40,9 +40,13 @@ export class SandboxRepository {
     return row && toRecord(row);
   }
 
-  /** The channel's newest top-level posts (not comments), newest first. */
-  async recent(channelId: string, limit: number): Promise<SandboxPostRecord[]> {
-    const rows = await this.db('sandbox_posts').where({ channel_id: channelId }).whereNull('reply_to_id').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit);
+  /** The channel's newest top-level posts (not comments), newest first; `before` continues after a post of a previous page. */
+  async recent(channelId: string, limit: number, before?: { createdAt: number; id: string }): Promise<SandboxPostRecord[]> {
+    const query = this.db('sandbox_posts').where({ channel_id: channelId }).whereNull('reply_to_id');
+    if (before) {
+      query.andWhere((older) => older.where('created_at', '<', before.createdAt).orWhere((same) => same.where('created_at', before.createdAt).andWhere('id', '<', before.id)));
+    }
+    const rows = await query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit);
     return rows.map(toRecord);
   }
 

@@ -1,7 +1,8 @@
 import type { DomainDeps } from '../deps.js';
 import { ValidationError } from '../errors.js';
 import { resolveWorkspace, storeMedia, type MediaView } from '../media/media-library.js';
-import { fitText, textLimit } from '../network-text-limits.js';
+import { capabilitiesOf, NETWORK_NAMES_AND_ALIASES, type NetworkCapabilities } from '../networks/capabilities.js';
+import { countBy, fitText } from '../networks/text-length.js';
 import type { Principal } from '../principal.js';
 import { consumeRateLimit } from '../rate-limits.js';
 
@@ -11,7 +12,8 @@ import { consumeRateLimit } from '../rate-limits.js';
  * Rules enforced:
  * - every call counts against the account's REST write budget (SPEC: "REST writes, including AI requests"),
  *   on top of whatever budget the surface itself charges;
- * - generated text never exceeds the target network's limit, whatever the provider answered;
+ * - generated text never exceeds the target network's limit, counted the network's way (the capabilities table),
+ *   whatever the provider answered; a network Herald has no connector for is refused, as it is for posts;
  * - hashtags start with "#" and are unique (case-insensitively);
  * - every result names the provider that made it;
  * - generated images go into the caller's media library like any other file; nothing is posted.
@@ -31,10 +33,11 @@ export async function generatePost(
 ): Promise<{ variants: { text: string; characters: number }[]; network: string; maxCharacters: number; provider: string }> {
   await consumeRateLimit(deps, principal, 'rest_write');
   const network = input.network ?? DEFAULT_NETWORK;
-  const maxChars = textLimit(network);
+  const capabilities = capabilitiesOf(network);
+  const maxChars = capabilities.text.limit;
   const variants = [];
   for (let variant = 0; variant < (input.variants ?? 1); variant++) {
-    const text = fitText(await deps.ai.generatePost({ prompt: input.prompt, network, tone: input.tone, maxChars, variant }), maxChars);
+    const text = fitToNetwork(capabilities, await deps.ai.generatePost({ prompt: input.prompt, network, tone: input.tone, maxChars, variant }));
     variants.push({ text, characters: [...text].length });
   }
   return { variants, network, maxCharacters: maxChars, provider: deps.ai.name };
@@ -63,15 +66,25 @@ export async function rewrite(
 ): Promise<{ text: string; characters: number; network: string; maxCharacters: number; provider: string }> {
   await consumeRateLimit(deps, principal, 'rest_write');
   const network = input.network ?? networkNamedIn(input.instruction) ?? DEFAULT_NETWORK;
-  const maxChars = textLimit(network);
-  const text = fitText(await deps.ai.rewrite({ text: input.text, instruction: input.instruction, network, maxChars }), maxChars);
+  const capabilities = capabilitiesOf(network);
+  const maxChars = capabilities.text.limit;
+  const text = fitToNetwork(capabilities, await deps.ai.rewrite({ text: input.text, instruction: input.instruction, network, maxChars }));
   return { text, characters: [...text].length, network, maxCharacters: maxChars, provider: deps.ai.name };
 }
 
+/**
+ * The text within the network's limit as the network counts it. `characters` in results stays a count of Unicode
+ * characters (code points), as it always was; on X it can be below X's weighted count, which maxCharacters bounds.
+ */
+function fitToNetwork(capabilities: NetworkCapabilities, text: string): string {
+  return fitText(text, capabilities.text.limit, (t) => countBy(capabilities.text.counting, t));
+}
+
+const NETWORK_IN_INSTRUCTION = new RegExp(`\\bfor (${NETWORK_NAMES_AND_ALIASES.filter((n) => n !== 'sandbox').join('|')})\\b`, 'i');
+
 /** "shorter, for X" names the network in the instruction. */
 function networkNamedIn(instruction: string): string | undefined {
-  const match = /\bfor (x|twitter|bluesky|threads|mastodon|linkedin|instagram|facebook|tiktok|pinterest|youtube)\b/i.exec(instruction);
-  return match?.[1].toLowerCase();
+  return NETWORK_IN_INSTRUCTION.exec(instruction)?.[1].toLowerCase();
 }
 
 /** Image prompts are text a provider renders or forwards: control characters (NUL, escapes) have no place in them. */

@@ -1,4 +1,4 @@
-import { fitText } from '../network-text-limits.js';
+import { fitText } from '../networks/text-length.js';
 import type { AiProvider } from './ai-provider.js';
 
 /**

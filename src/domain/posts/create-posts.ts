@@ -63,7 +63,7 @@ export async function preparePosts(deps: DomainDeps, principal: Principal, input
   const schedule = input.addToQueue ? { status: 'scheduled' as const, isDraft: false, isScheduled: true, dateTime: null } : resolveSchedule(input, now);
   const firstComment = resolveFirstComment(input) ?? null;
   const channels = requireChannels(input.channelIds, await deps.repos.channels.findMany(principal.accountId, input.channelIds));
-  requireNetworkLimits(channels, { text, imageUrls, videoUrls });
+  requireNetworkLimits(channels, { text, imageUrls, videoUrls, firstComment });
   const workspaces = new Map(
     (await deps.repos.accounts.listWorkspaces(principal.accountId)).map((w) => [w.id, w]),
   );

@@ -4,12 +4,14 @@
  * - Omitting `isScheduled` publishes now; `isScheduled: true` needs a future `dateTime`; a draft never publishes.
  * - `firstComment` is an object; the legacy `instaFirstComment` string becomes `firstComment.text`.
  * - A post has text or media.
- * - A post fits each of its channels' networks: text length and media counts (a 400 names the limit).
+ * - A post fits each of its channels' networks, as the capabilities table says (src/domain/networks/post-fit.ts):
+ *   a 400 names the channel, the network and the limit; a channel on a network Herald has no connector for is refused.
  */
 import type { ChannelRecord } from '../../db/repositories/channels.js';
 import type { FirstCommentRecord, PostStatus, PostType } from '../../db/repositories/posts.js';
-import { NETWORK_CAPABILITIES, validateForNetwork } from '../../publishing/networks/network.js';
 import { NotFoundError, ValidationError, type FieldProblem } from '../errors.js';
+import { findCapabilities, unknownNetworkMessage } from '../networks/capabilities.js';
+import { validatePost, type PostForFit } from '../networks/post-fit.js';
 import { parseWireTime } from '../time.js';
 
 export function rejectCoverMediaId(input: { coverMediaId?: unknown }, path = 'coverMediaId'): void {
@@ -107,16 +109,23 @@ export function notFound(id: string): NotFoundError {
   return new NotFoundError(`No post ${id} in this account`);
 }
 
-/** Refuses a post that exceeds a limit of one of its channels' networks, naming the limit. */
+/**
+ * Refuses a post that does not fit one of its channels' networks, naming the limit. `requireOptions` when the write
+ * sets channelOptions (create ignores them, so their required fields are asked for on update and at publishing).
+ */
 export function requireNetworkLimits(
   channels: readonly Pick<ChannelRecord, 'id' | 'network'>[],
-  post: { text: string; imageUrls: readonly string[]; videoUrls: readonly string[] },
+  post: PostForFit,
+  options: { requireOptions?: boolean } = {},
 ): void {
   const details: FieldProblem[] = [];
   for (const channel of channels) {
-    const capabilities = NETWORK_CAPABILITIES[channel.network];
-    if (!capabilities) continue;
-    for (const issue of validateForNetwork(capabilities, post)) details.push({ path: issue.path, message: `Channel ${channel.id}: ${issue.message}` });
+    const capabilities = findCapabilities(channel.network);
+    if (!capabilities) {
+      details.push({ path: 'channelIds', message: `Channel ${channel.id}: ${unknownNetworkMessage(channel.network)} Remove the channel from channelIds.` });
+      continue;
+    }
+    for (const issue of validatePost(capabilities, post, options)) details.push({ path: issue.path, message: `Channel ${channel.id}: ${issue.message}` });
   }
   if (details.length > 0) throw new ValidationError(`The post does not fit its network: ${details[0].message}`, details);
 }

@@ -45,7 +45,8 @@ export async function updatePost(deps: DomainDeps, principal: Principal, id: str
   const groupId = post.groupId ?? newId();
   const plan = input.channelIds ? await planRetarget(deps, principal, { ...post, ...changes, groupId }, input.channelIds) : undefined;
   const targets = await deps.repos.channels.findMany(principal.accountId, input.channelIds ?? [post.channelId]);
-  requireNetworkLimits(targets, { text: changes.text ?? post.text, imageUrls: changes.imageUrls ?? post.imageUrls, videoUrls: changes.videoUrls ?? post.videoUrls });
+  const updated = { ...post, ...changes };
+  requireNetworkLimits(targets, updated, { requireOptions: input.channelOptions !== undefined });
   await placingInQueue(() => deps.repos.posts.transaction(async (trx) => {
     const saved = await deps.repos.posts.updateUnpublished(principal.accountId, id, { ...changes, groupId }, trx);
     if (!saved) throw new ConflictError('post_not_editable', `Post ${id} started publishing and can no longer be changed.`);

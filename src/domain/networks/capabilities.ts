@@ -1,0 +1,273 @@
+import { ValidationError } from '../errors.js';
+
+/**
+ * What each network takes: the one table that post validation, AI rewriting, the web app and the connectors read.
+ *
+ * Rules kept here:
+ * - every network Herald can hold a channel for is a row; a network that is not a row has no connector, and a
+ *   channel or post naming it is refused with "Herald has no connector for network ..." (see capabilitiesOf);
+ * - `twitter` is another name for `x`; names are matched case-insensitively;
+ * - text is counted the network's way (code points, graphemes, or X's weighting: see text-length.ts);
+ * - a connection may report a higher text limit than the row's default (a Mastodon instance's
+ *   `max_characters`, an X account allowed longer posts): `text.raisedBy` says who may raise it;
+ * - first comments apply where SPEC lists them (Instagram, LinkedIn, Facebook Pages, YouTube, TikTok; X as a reply),
+ *   with a media URL on LinkedIn and Facebook only; elsewhere they are ignored, never refused;
+ * - sizes, durations, aspect ratios and pixel counts cannot be known from a URL at create time: they are here for
+ *   the connectors and media checks that see the file.
+ *
+ * Values come from /work/shared/NETWORKS.md (collected 2026-11-22); its source is cited per row. Values it marks
+ * "(unsure)" are marked so here too, and are the first to re-check when a network refuses a post.
+ */
+
+/** How a network counts the characters of a post. */
+export type TextCounting = 'code_points' | 'graphemes' | 'x_weighted';
+
+export type MediaKind = 'image' | 'gif' | 'video';
+
+export interface MediaKindRule {
+  maxCount: number;
+  maxBytes?: number;
+  minSeconds?: number;
+  maxSeconds?: number;
+  /** Width divided by height. */
+  aspectRatio?: { min: number; max: number };
+  maxPixels?: number;
+  formats?: readonly string[];
+}
+
+export interface ChannelOptionRule {
+  name: string;
+  type: 'string' | 'boolean' | 'string[]' | { oneOf: readonly string[] };
+  required: boolean;
+  /** Counted in code points. */
+  maxLength?: number;
+  /** Says what the option is for, in words a person posting can act on. */
+  description: string;
+}
+
+export interface NetworkCapabilities {
+  /** The network's name as channels carry it. */
+  name: string;
+  displayName: string;
+  text: {
+    limit: number;
+    counting: TextCounting;
+    /** UTF-8 bytes, where the network caps those as well. */
+    maxBytes?: number;
+    /** Who may set a higher limit than `limit` for a channel. */
+    raisedBy?: 'instance' | 'account';
+  };
+  media: {
+    /** Kinds the network takes; a GIF counts as an image where the network has no rule of its own for GIFs. */
+    kinds: Partial<Record<MediaKind, MediaKindRule>>;
+    /** Most items of all kinds together in one post. */
+    maxItems: number;
+    /** Whether one post may carry more than one kind (Instagram carousels may; an X post may not). */
+    mixKinds: boolean;
+    /** Whether a post must carry media at all (a YouTube post is a video). */
+    required: boolean;
+  };
+  /** How a first comment is made: a comment, a reply (X), or not at all (then it is ignored). */
+  firstComment: 'comment' | 'reply' | 'none';
+  /** Whether a first comment's mediaUrl is sent. */
+  commentMediaUrl: boolean;
+  /** Titles and other per-network settings, given in a post's channelOptions. Options not listed pass through. */
+  channelOptions: readonly ChannelOptionRule[];
+}
+
+const MB = 1024 * 1024;
+const GB = 1024 * MB;
+
+const NETWORKS: readonly NetworkCapabilities[] = [
+  {
+    // Herald's own, built-in network: generous limits and first comments (as replies, with media) so that every
+    // publishing path can be exercised with no external account.
+    name: 'sandbox',
+    displayName: 'Sandbox',
+    text: { limit: 5000, counting: 'code_points' },
+    media: { kinds: { image: { maxCount: 10 }, video: { maxCount: 1 } }, maxItems: 11, mixKinds: true, required: false },
+    firstComment: 'reply',
+    commentMediaUrl: true,
+    channelOptions: [],
+  },
+  {
+    // [XD counting-characters], [XD media-upload-chunked], [PZ/x]: 280 weighted (URLs 23, CJK and emoji 2), more for
+    // some accounts; 4 images <= 5 MB, or 1 GIF <= 15 MB, or 1 video <= 512 MB of 0.5-140 s; a first comment is a reply.
+    name: 'x',
+    displayName: 'X',
+    text: { limit: 280, counting: 'x_weighted', raisedBy: 'account' },
+    media: {
+      kinds: {
+        image: { maxCount: 4, maxBytes: 5 * MB },
+        gif: { maxCount: 1, maxBytes: 15 * MB },
+        video: { maxCount: 1, maxBytes: 512 * MB, minSeconds: 0.5, maxSeconds: 140 },
+      },
+      maxItems: 4,
+      mixKinds: false,
+      required: false,
+    },
+    firstComment: 'reply',
+    commentMediaUrl: false,
+    channelOptions: [],
+  },
+  {
+    // [AT lexicons], bsky rate-limits and post-richtext docs: 300 graphemes and 3,000 bytes; 4 images <= 2 MB
+    // (was 1 MB) or 1 video <= 300 MB. SPEC lists no first comments on Bluesky.
+    name: 'bluesky',
+    displayName: 'Bluesky',
+    text: { limit: 300, counting: 'graphemes', maxBytes: 3000 },
+    media: { kinds: { image: { maxCount: 4, maxBytes: 2 * MB }, video: { maxCount: 1, maxBytes: 300 * MB } }, maxItems: 4, mixKinds: false, required: false },
+    firstComment: 'none',
+    commentMediaUrl: false,
+    channelOptions: [],
+  },
+  {
+    // [MD methods/statuses.md, methods/media.md, api/rate-limits.md]: the instance's
+    // configuration.statuses.max_characters (default 500) and max_media_attachments (4). Mastodon counts a link as
+    // 23; Herald counts its code points, which is stricter for long links only.
+    name: 'mastodon',
+    displayName: 'Mastodon',
+    text: { limit: 500, counting: 'code_points', raisedBy: 'instance' },
+    media: { kinds: { image: { maxCount: 4 }, video: { maxCount: 1 } }, maxItems: 4, mixKinds: false, required: false },
+    firstComment: 'none',
+    commentMediaUrl: false,
+    channelOptions: [],
+  },
+  {
+    // [PZ/linkedin]: 3,000 characters; images under 36,152,320 pixels; video MP4 3 s-30 min, <= 500 MB (unsure).
+    // NETWORKS.md gives no image count: 9 is kept from Herald's earlier table.
+    name: 'linkedin',
+    displayName: 'LinkedIn',
+    text: { limit: 3000, counting: 'code_points' },
+    media: {
+      kinds: { image: { maxCount: 9, maxPixels: 36_152_320 }, video: { maxCount: 1, maxBytes: 500 * MB, minSeconds: 3, maxSeconds: 30 * 60, formats: ['mp4'] } },
+      maxItems: 9,
+      mixKinds: false,
+      required: false,
+    },
+    firstComment: 'comment',
+    commentMediaUrl: true,
+    channelOptions: [],
+  },
+  {
+    // [PZ/facebook]: 63,206 characters (unsure); photos < 4 MB, JPG or PNG. NETWORKS.md gives no photo count: 10 is
+    // kept from Herald's earlier table.
+    name: 'facebook',
+    displayName: 'Facebook',
+    text: { limit: 63206, counting: 'code_points' },
+    media: { kinds: { image: { maxCount: 10, maxBytes: 4 * MB, formats: ['jpeg', 'png'] }, video: { maxCount: 1 } }, maxItems: 10, mixKinds: false, required: false },
+    firstComment: 'comment',
+    commentMediaUrl: true,
+    channelOptions: [],
+  },
+  {
+    // [PZ/instagram], Meta ig-container: caption 2,200; JPEG <= 8 MB, aspect 4:5 to 1.91:1; carousels of up to 10
+    // (images and videos together); Reels <= 15 min. Every post carries media.
+    name: 'instagram',
+    displayName: 'Instagram',
+    text: { limit: 2200, counting: 'code_points' },
+    media: {
+      kinds: {
+        image: { maxCount: 10, maxBytes: 8 * MB, aspectRatio: { min: 4 / 5, max: 1.91 }, formats: ['jpeg'] },
+        video: { maxCount: 10, maxSeconds: 15 * 60 },
+      },
+      maxItems: 10,
+      mixKinds: true,
+      required: true,
+    },
+    firstComment: 'comment',
+    commentMediaUrl: false,
+    channelOptions: [],
+  },
+  {
+    // Google resumable upload guide: one video per post; the post text is the description (5,000), the title
+    // (100) is snippet.title.
+    name: 'youtube',
+    displayName: 'YouTube',
+    text: { limit: 5000, counting: 'code_points' },
+    media: { kinds: { video: { maxCount: 1 } }, maxItems: 1, mixKinds: false, required: true },
+    firstComment: 'comment',
+    commentMediaUrl: false,
+    channelOptions: [
+      { name: 'title', type: 'string', required: true, maxLength: 100, description: 'the video title' },
+      { name: 'privacyStatus', type: { oneOf: ['public', 'unlisted', 'private'] }, required: false, description: 'who may watch the video' },
+      { name: 'tags', type: 'string[]', required: false, description: 'the video tags' },
+      { name: 'categoryId', type: 'string', required: false, description: "YouTube's category id" },
+      { name: 'madeForKids', type: 'boolean', required: false, description: 'status.selfDeclaredMadeForKids' },
+    ],
+  },
+  {
+    // TikTok direct-post and media-transfer guides: caption 2,200 (unsure), photo title 90; one video <= 4 GB or up
+    // to 35 photos. NETWORKS.md found no comment API; SPEC lists TikTok for first comments, so the row follows SPEC.
+    name: 'tiktok',
+    displayName: 'TikTok',
+    text: { limit: 2200, counting: 'code_points' },
+    media: { kinds: { image: { maxCount: 35 }, video: { maxCount: 1, maxBytes: 4 * GB } }, maxItems: 35, mixKinds: false, required: true },
+    firstComment: 'comment',
+    commentMediaUrl: false,
+    channelOptions: [
+      { name: 'title', type: 'string', required: false, maxLength: 90, description: 'the title of a photo post' },
+      {
+        name: 'privacyLevel',
+        type: { oneOf: ['PUBLIC_TO_EVERYONE', 'MUTUAL_FOLLOW_FRIENDS', 'FOLLOWER_OF_CREATOR', 'SELF_ONLY'] },
+        required: false,
+        description: 'who may see the post (unaudited apps may post SELF_ONLY only)',
+      },
+      { name: 'disableDuet', type: 'boolean', required: false, description: 'turn duets off' },
+      { name: 'disableComment', type: 'boolean', required: false, description: 'turn comments off' },
+      { name: 'disableStitch', type: 'boolean', required: false, description: 'turn stitches off' },
+    ],
+  },
+  {
+    // [PZ/threads]: 500 characters; TEXT, IMAGE, VIDEO or a CAROUSEL of up to 20 (unsure) mixing both.
+    name: 'threads',
+    displayName: 'Threads',
+    text: { limit: 500, counting: 'code_points' },
+    media: { kinds: { image: { maxCount: 20 }, video: { maxCount: 20 } }, maxItems: 20, mixKinds: true, required: false },
+    firstComment: 'none',
+    commentMediaUrl: false,
+    channelOptions: [],
+  },
+  {
+    // [PZ/pinterest]: a Pin is one image or one video on a board, with title, description and link. NETWORKS.md
+    // gives no description limit: 500 is kept from Herald's earlier table.
+    name: 'pinterest',
+    displayName: 'Pinterest',
+    text: { limit: 500, counting: 'code_points' },
+    media: { kinds: { image: { maxCount: 1 }, video: { maxCount: 1 } }, maxItems: 1, mixKinds: false, required: true },
+    firstComment: 'none',
+    commentMediaUrl: false,
+    channelOptions: [
+      { name: 'boardId', type: 'string', required: true, description: 'the board the Pin goes on' },
+      { name: 'title', type: 'string', required: false, description: 'the Pin title' },
+      { name: 'link', type: 'string', required: false, description: 'the link the Pin opens' },
+    ],
+  },
+];
+
+const ALIASES: Readonly<Record<string, string>> = { twitter: 'x' };
+
+/** Every network Herald knows, by name. */
+export const NETWORK_CAPABILITIES: Readonly<Record<string, NetworkCapabilities>> = Object.fromEntries(NETWORKS.map((n) => [n.name, n]));
+
+export const NETWORK_NAMES: readonly string[] = NETWORKS.map((n) => n.name);
+
+/** Names a person may write for a network: the networks' own and their aliases. */
+export const NETWORK_NAMES_AND_ALIASES: readonly string[] = [...NETWORK_NAMES, ...Object.keys(ALIASES)];
+
+/** The network's capabilities, or undefined when Herald has no connector for it. */
+export function findCapabilities(network: string): NetworkCapabilities | undefined {
+  const name = network.toLowerCase();
+  return NETWORK_CAPABILITIES[ALIASES[name] ?? name];
+}
+
+export function unknownNetworkMessage(network: string): string {
+  return `Herald has no connector for network "${network}"; it publishes to ${NETWORK_NAMES.join(', ')}.`;
+}
+
+/** The network's capabilities; a network Herald has no connector for is refused, naming the ones it has. */
+export function capabilitiesOf(network: string, path = 'network'): NetworkCapabilities {
+  const found = findCapabilities(network);
+  if (!found) throw new ValidationError(unknownNetworkMessage(network), [{ path, message: `Use one of: ${NETWORK_NAMES.join(', ')}.` }]);
+  return found;
+}

@@ -1,0 +1,133 @@
+import type { ChannelOptionRule, MediaKind, NetworkCapabilities } from './capabilities.js';
+import { countBy, countingNote } from './text-length.js';
+
+/**
+ * Whether a post fits a network, checked against the capabilities table; each problem names the network and the rule.
+ *
+ * Rules enforced:
+ * - text within the network's limit, counted its way (and within its byte cap, where it has one); a connection that
+ *   reports a higher limit (a Mastodon instance) raises it;
+ * - media: only the kinds the network takes, at most so many of each and in all, kinds mixed only where the network
+ *   mixes them, and media at all where the network needs it (a URL ending ".gif" is a GIF where the network has a
+ *   rule for GIFs, else an image);
+ * - a first comment, where the network makes one, within the network's text limit (NETWORKS.md gives no separate
+ *   comment limits: an X reply is a post); where it makes none the comment is ignored (SPEC), not refused;
+ * - channelOptions the network defines have the right type and length; required ones are checked only when
+ *   `requireOptions` is set (on update, and before publishing), because create ignores channelOptions (SPEC).
+ */
+export type FitRule =
+  | 'text_length'
+  | 'text_bytes'
+  | 'media_kind'
+  | 'media_count'
+  | 'media_mix'
+  | 'media_required'
+  | 'first_comment_length'
+  | 'channel_option';
+
+export interface FitProblem {
+  network: string;
+  rule: FitRule;
+  path: string;
+  message: string;
+}
+
+export interface PostForFit {
+  text: string;
+  imageUrls: readonly string[];
+  videoUrls: readonly string[];
+  firstComment?: { text: string } | null;
+  channelOptions?: Record<string, unknown> | null;
+}
+
+export interface FitOptions {
+  /** The channel's own text limit, where its connection reported one (see NetworkCapabilities.text.raisedBy). */
+  textLimit?: number;
+  requireOptions?: boolean;
+}
+
+const KIND_WORDS: Record<MediaKind, [one: string, many: string, field: string]> = {
+  image: ['image', 'images', 'imageUrls'],
+  gif: ['GIF', 'GIFs', 'imageUrls'],
+  video: ['video', 'videos', 'videoUrls'],
+};
+
+export function validatePost(capabilities: NetworkCapabilities, post: PostForFit, options: FitOptions = {}): FitProblem[] {
+  const problems: FitProblem[] = [];
+  const problem = (rule: FitRule, path: string, message: string) => problems.push({ network: capabilities.name, rule, path, message });
+  const name = capabilities.displayName;
+
+  const limit = capabilities.text.raisedBy && options.textLimit ? Math.max(options.textLimit, capabilities.text.limit) : capabilities.text.limit;
+  const note = countingNote(capabilities.text.counting);
+  const length = countBy(capabilities.text.counting, post.text);
+  if (length > limit) problem('text_length', 'text', `${name} allows ${limit} characters; this text has ${length}${note}. Shorten it.`);
+  const bytes = Buffer.byteLength(post.text, 'utf8');
+  if (capabilities.text.maxBytes !== undefined && bytes > capabilities.text.maxBytes) {
+    problem('text_bytes', 'text', `${name} allows ${capabilities.text.maxBytes} bytes of text (UTF-8); this text has ${bytes}. Shorten it.`);
+  }
+
+  checkMedia(capabilities, post, problem);
+
+  if (post.firstComment && capabilities.firstComment !== 'none') {
+    const commentLength = countBy(capabilities.text.counting, post.firstComment.text);
+    if (commentLength > limit) {
+      problem('first_comment_length', 'firstComment.text', `${name} allows ${limit} characters in a first comment; this one has ${commentLength}${note}. Shorten it.`);
+    }
+  }
+
+  for (const rule of capabilities.channelOptions) {
+    const value = post.channelOptions?.[rule.name];
+    const path = `channelOptions.${rule.name}`;
+    if (value === undefined || value === null) {
+      if (rule.required && options.requireOptions) problem('channel_option', path, `${name} needs channelOptions.${rule.name} (${rule.description}); set it with an update.`);
+      continue;
+    }
+    const wrong = typeProblem(rule, value);
+    if (wrong) problem('channel_option', path, `${name}: channelOptions.${rule.name} ${wrong}.`);
+    else if (rule.maxLength !== undefined && typeof value === 'string' && [...value].length > rule.maxLength) {
+      problem('channel_option', path, `${name} allows ${rule.maxLength} characters in channelOptions.${rule.name}; this one has ${[...value].length}. Shorten it.`);
+    }
+  }
+  return problems;
+}
+
+function checkMedia(capabilities: NetworkCapabilities, post: PostForFit, problem: (rule: FitRule, path: string, message: string) => void): void {
+  const { media, displayName: name } = capabilities;
+  const counts: Record<MediaKind, number> = { image: 0, gif: 0, video: post.videoUrls.length };
+  for (const url of post.imageUrls) counts[media.kinds.gif && isGif(url) ? 'gif' : 'image']++;
+  const present = (Object.keys(counts) as MediaKind[]).filter((kind) => counts[kind] > 0);
+  const total = post.imageUrls.length + post.videoUrls.length;
+
+  if (total === 0 && media.required) {
+    const kinds = (Object.keys(media.kinds) as MediaKind[]).map((kind) => KIND_WORDS[kind][0]);
+    problem('media_required', 'imageUrls', `${name} posts need media (${kinds.join(' or ')}); add ${kinds.includes('image') ? 'imageUrls or ' : ''}videoUrls.`);
+  }
+  for (const kind of present) {
+    const [one, many, field] = KIND_WORDS[kind];
+    const rule = media.kinds[kind];
+    if (!rule) problem('media_kind', field, `${name} does not take ${many}; remove them from ${field}.`);
+    else if (counts[kind] > rule.maxCount) problem('media_count', field, `${name} allows ${rule.maxCount} ${one}(s) per post; this post has ${counts[kind]}.`);
+  }
+  if (!media.mixKinds && present.length > 1) {
+    const words = present.map((kind) => KIND_WORDS[kind][1]);
+    problem('media_mix', 'videoUrls', `${name} takes one kind of media per post, and this post has ${words.join(' and ')}; split them into separate posts.`);
+  } else if (total > media.maxItems) {
+    problem('media_count', 'imageUrls', `${name} allows ${media.maxItems} media items per post; this post has ${total}.`);
+  }
+}
+
+function isGif(url: string): boolean {
+  try {
+    return new URL(url).pathname.toLowerCase().endsWith('.gif');
+  } catch {
+    return false;
+  }
+}
+
+function typeProblem(rule: ChannelOptionRule, value: unknown): string | undefined {
+  const { type } = rule;
+  if (type === 'string') return typeof value === 'string' ? undefined : 'must be a string';
+  if (type === 'boolean') return typeof value === 'boolean' ? undefined : 'must be true or false';
+  if (type === 'string[]') return Array.isArray(value) && value.every((v) => typeof v === 'string') ? undefined : 'must be an array of strings';
+  return typeof value === 'string' && type.oneOf.includes(value) ? undefined : `must be one of ${type.oneOf.join(', ')}`;
+}

@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { NETWORK_CAPABILITIES, capabilitiesOf } from '../../../src/domain/networks/capabilities.js';
+import { validatePost, type PostForFit } from '../../../src/domain/networks/post-fit.js';
+
+const post = (fields: Partial<PostForFit>): PostForFit => ({ text: 'Hello', imageUrls: [], videoUrls: [], ...fields });
+const img = (n: number, ext = 'jpg') => Array.from({ length: n }, (_, i) => `https://cdn.example/${i}.${ext}`);
+const check = (network: string, fields: Partial<PostForFit>, options = {}) => validatePost(capabilitiesOf(network), post(fields), options);
+
+describe('validatePost: a post against its network\'s capabilities', () => {
+  it('has a row for every network a connector is planned for, twitter as an alias of x', () => {
+    assert.deepEqual(Object.keys(NETWORK_CAPABILITIES).sort(), ['bluesky', 'facebook', 'instagram', 'linkedin', 'mastodon', 'pinterest', 'sandbox', 'threads', 'tiktok', 'x', 'youtube']);
+    assert.equal(capabilitiesOf('twitter'), NETWORK_CAPABILITIES.x);
+    assert.throws(() => capabilitiesOf('friendster'), (error: Error & { status?: number }) => error.status === 400 && /no connector for network "friendster"/.test(error.message));
+  });
+
+  it('accepts a post that fits', () => {
+    assert.deepEqual(check('x', { text: 'a'.repeat(280), imageUrls: img(4) }), []);
+  });
+
+  it('names the network, the rule and the limit when the text is too long, counted the network\'s way', () => {
+    assert.deepEqual(check('x', { text: '日'.repeat(141) }), [
+      { network: 'x', rule: 'text_length', path: 'text', message: 'X allows 280 characters; this text has 282 (X counts each link as 23, and each emoji and CJK character as 2). Shorten it.' },
+    ]);
+    assert.deepEqual(check('mastodon', { text: 'a'.repeat(501) }).map((p) => p.message), ['Mastodon allows 500 characters; this text has 501. Shorten it.']);
+    assert.deepEqual(check('bluesky', { text: '👨‍👩‍👧‍👦'.repeat(301) }).map((p) => [p.rule, p.message]), [
+      ['text_length', 'Bluesky allows 300 characters; this text has 301 (counted as a person sees them: an emoji is one). Shorten it.'],
+      ['text_bytes', 'Bluesky allows 3000 bytes of text (UTF-8); this text has 7525. Shorten it.'],
+    ]);
+    assert.deepEqual(check('bluesky', { text: '👨‍👩‍👧‍👦'.repeat(100) }), [], '100 family emoji are 100 graphemes and 2,500 bytes');
+  });
+
+  it('lets a channel whose connection reports a higher limit use it, where the network allows that', () => {
+    const long = { text: 'a'.repeat(900) };
+    assert.equal(check('mastodon', long).length, 1);
+    assert.deepEqual(check('mastodon', long, { textLimit: 1000 }), [], 'a Mastodon instance sets max_characters');
+    assert.equal(check('linkedin', { text: 'a'.repeat(3001) }, { textLimit: 5000 }).length, 1, 'LinkedIn has no per-connection limit');
+  });
+
+  it('checks media kinds, counts, mixing and presence', () => {
+    assert.deepEqual(check('x', { imageUrls: img(5) }).map((p) => [p.rule, p.path, p.message]), [
+      ['media_count', 'imageUrls', 'X allows 4 image(s) per post; this post has 5.'],
+      ['media_count', 'imageUrls', 'X allows 4 media items per post; this post has 5.'],
+    ]);
+    assert.deepEqual(check('x', { imageUrls: img(2, 'gif') }).map((p) => p.message), ['X allows 1 GIF(s) per post; this post has 2.']);
+    assert.deepEqual(check('x', { imageUrls: img(1), videoUrls: ['https://cdn.example/v.mp4'] }).map((p) => [p.rule, p.message]), [
+      ['media_mix', 'X takes one kind of media per post, and this post has images and videos; split them into separate posts.'],
+    ]);
+    assert.deepEqual(check('instagram', { imageUrls: img(3), videoUrls: ['https://cdn.example/v.mp4'] }), [], 'an Instagram carousel mixes kinds');
+    assert.deepEqual(check('instagram', { imageUrls: img(11) }).map((p) => p.message), [
+      'Instagram allows 10 image(s) per post; this post has 11.',
+      'Instagram allows 10 media items per post; this post has 11.',
+    ]);
+    assert.deepEqual(check('youtube', { imageUrls: img(1) }).map((p) => [p.rule, p.message]), [['media_kind', 'YouTube does not take images; remove them from imageUrls.']]);
+    assert.deepEqual(check('youtube', {}).map((p) => [p.rule, p.message]), [['media_required', 'YouTube posts need media (video); add videoUrls.']]);
+    assert.deepEqual(check('instagram', {}).map((p) => p.message), ['Instagram posts need media (image or video); add imageUrls or videoUrls.']);
+    assert.deepEqual(check('sandbox', { imageUrls: img(10), videoUrls: ['https://cdn.example/v.mp4'] }), []);
+  });
+
+  it('holds a first comment to the limit where the network makes one, and ignores it where it does not', () => {
+    const firstComment = { text: '日'.repeat(141) };
+    assert.deepEqual(check('x', { firstComment }).map((p) => [p.rule, p.path, p.message]), [
+      ['first_comment_length', 'firstComment.text', 'X allows 280 characters in a first comment; this one has 282 (X counts each link as 23, and each emoji and CJK character as 2). Shorten it.'],
+    ]);
+    assert.deepEqual(check('bluesky', { firstComment: { text: 'a'.repeat(5000) } }), [], 'SPEC: ignored on other platforms');
+  });
+
+  it('checks channelOptions the network defines; required ones only when asked', () => {
+    assert.deepEqual(check('youtube', { videoUrls: ['https://cdn.example/v.mp4'] }), [], 'create ignores channelOptions, so it cannot require a title');
+    assert.deepEqual(check('youtube', { videoUrls: ['https://cdn.example/v.mp4'] }, { requireOptions: true }).map((p) => [p.rule, p.path, p.message]), [
+      ['channel_option', 'channelOptions.title', 'YouTube needs channelOptions.title (the video title); set it with an update.'],
+    ]);
+    const options = { title: 't'.repeat(101), privacyStatus: 'friends', madeForKids: 'no', tags: ['ok', 3], reel: true };
+    assert.deepEqual(check('youtube', { videoUrls: ['https://cdn.example/v.mp4'], channelOptions: options }, { requireOptions: true }).map((p) => p.message), [
+      'YouTube allows 100 characters in channelOptions.title; this one has 101. Shorten it.',
+      'YouTube: channelOptions.privacyStatus must be one of public, unlisted, private.',
+      'YouTube: channelOptions.tags must be an array of strings.',
+      'YouTube: channelOptions.madeForKids must be true or false.',
+    ]);
+    assert.deepEqual(check('pinterest', { imageUrls: img(1), channelOptions: { title: 'Pin' } }, { requireOptions: true }).map((p) => p.path), ['channelOptions.boardId']);
+  });
+});
