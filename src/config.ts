@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { parseAllowHosts } from './net/safe-fetch.js';
 
 /** Everything Herald reads from its environment, resolved once and passed down. */
 export interface Config {
@@ -163,4 +162,12 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
   };
   return { ...config, ...overrides };
+}
+
+/** OUTBOUND_ALLOW_HOSTS: comma-separated hosts, lower-cased, IPv6 literals without brackets. */
+export function parseAllowHosts(raw: string | undefined): string[] {
+  return (raw ?? '')
+    .split(',')
+    .map((host) => host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1'))
+    .filter((host) => host !== '');
 }

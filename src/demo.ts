@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { DomainDeps } from './domain/deps.js';
 import { seedDemo, type DemoAccount } from './domain/provisioning.js';
-import { writePrivateFile } from './storage/data-dir.js';
+import { writePrivateFile } from './files/data-dir.js';
 
 /**
  * On an empty database, creates the demo account and writes its key and sign-in to DATA_DIR (mode 600)

@@ -9,10 +9,11 @@ import type { DomainDeps } from './domain/deps.js';
 import { purgeExpired } from './domain/housekeeping.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMediaStorage } from './storage/media-storage.js';
-import { prepareDataDir } from './storage/data-dir.js';
+import { prepareDataDir } from './files/data-dir.js';
 import { loadMasterKeys } from './storage/master-key.js';
 import { loadInstanceSecrets } from './domain/instance-secrets.js';
 import { SecretBox } from './domain/secret-box.js';
+import { safeFetcher } from './net/safe-fetch.js';
 import { createAiProvider } from './domain/ai/providers.js';
 import { createWorker } from './publishing/engine.js';
 import type { PublishingWorker } from './publishing/worker.js';
@@ -43,6 +44,7 @@ export async function openDomain(config: Config, warn: (message: string) => void
     now: () => Date.now(),
     secretBox,
     secrets: await loadInstanceSecrets(repos.instanceSecrets, secretBox),
+    fetcher: safeFetcher,
     mediaStorage: await createMediaStorage({ dataDir: config.dataDir, s3: config.media.s3 }),
     ai: createAiProvider(config.ai),
   };

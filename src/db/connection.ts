@@ -1,7 +1,7 @@
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
-import { ensurePrivateFile, prepareDataDir } from '../storage/data-dir.js';
+import { ensurePrivateFile, prepareDataDir } from '../files/data-dir.js';
 import { migrationSource } from './migrations/index.js';
 
 export type Db = Knex;

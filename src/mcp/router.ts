@@ -29,7 +29,7 @@ import type { Principal } from '../domain/principal.js';
 import { consumeRateLimit, RateLimitExceeded } from '../domain/rate-limits.js';
 import { jsonBody } from '../http/request-body.js';
 import { setRateLimitHeaders } from '../http/rate-limit-headers.js';
-import { protectedResourceMetadataUrl } from '../oauth/protected-resource-metadata.js';
+import { protectedResourceMetadataUrl } from '../domain/oauth/resources.js';
 import { mcpRpcServer } from './json-rpc.js';
 import { isSupportedProtocolVersion, RpcErrorCode, SUPPORTED_PROTOCOL_VERSIONS } from './protocol.js';
 import { MCP_PATHS, servedTools, type McpPath } from './served-tools.js';

@@ -3,11 +3,12 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import type { LookupFunction } from 'node:net';
-import { UnprocessableError } from '../domain/errors.js';
+import { OutboundRequestError, type DirectMediaKind, type MediaProbe, type OutboundFetcher, type OutboundFetchOptions, type OutboundResponse } from '../domain/outbound.js';
 import { blockedAddressReason } from './outbound-address.js';
 
 /**
- * Fetching a URL a user gave us, without letting it reach Herald's own network (SSRF).
+ * Fetching a URL a user gave us, without letting it reach Herald's own network (SSRF): the domain's
+ * OutboundFetcher port (src/domain/outbound.ts).
  *
  * Rules enforced:
  * - only http: and https: URLs, without credentials in them;
@@ -19,53 +20,10 @@ import { blockedAddressReason } from './outbound-address.js';
  * - redirects are followed by hand (at most `maxRedirects`), and every hop is checked again;
  * - the body is streamed and cut off past `maxBytes`; the whole exchange has a deadline.
  */
-export interface SafeFetchOptions {
-  /** Host names or IP literals that may be reached even when they resolve to non-public addresses. */
-  allowHosts: readonly string[];
-  maxBytes: number;
-  timeoutMs: number;
-  maxRedirects?: number;
-  /** Stop reading after this many bytes and return what arrived (a probe), instead of failing. */
-  stopAfterBytes?: number;
-  headers?: Record<string, string>;
-}
+export type SafeFetchOptions = OutboundFetchOptions;
+export type SafeFetchResponse = OutboundResponse;
 
-export interface SafeFetchResponse {
-  /** The URL that answered, after redirects. */
-  url: string;
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-  /** True when the body was cut at `stopAfterBytes`. */
-  truncated: boolean;
-}
-
-export type OutboundRefusal =
-  | 'invalid_url'
-  | 'blocked_address'
-  | 'too_many_redirects'
-  | 'too_large'
-  | 'timeout'
-  | 'unreachable';
-
-/** A user-supplied URL Herald will not or could not fetch; the message says which and why. */
-export class OutboundRequestError extends UnprocessableError {
-  constructor(
-    readonly reason: OutboundRefusal,
-    message: string,
-  ) {
-    super(reason === 'blocked_address' || reason === 'invalid_url' ? 'url_not_allowed' : 'url_fetch_failed', message);
-  }
-}
-
-/** Parses OUTBOUND_ALLOW_HOSTS-style text: comma separated, case-insensitive, IPv6 with or without brackets. */
-export function parseAllowHosts(raw: string | undefined): string[] {
-  return (raw ?? '')
-    .split(',')
-    .map((host) => normalHost(host.trim()))
-    .filter((host) => host !== '');
-}
-
+/** Host names compare lower-cased and IPv6 literals without brackets, as OUTBOUND_ALLOW_HOSTS is read. */
 function normalHost(host: string): string {
   return host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
 }
@@ -227,11 +185,6 @@ export async function safeFetch(rawUrl: string, options: SafeFetchOptions): Prom
   }
 }
 
-export type DirectMediaKind = 'image' | 'video';
-
-export type MediaProbe =
-  | { direct: true; kind: DirectMediaKind; mimeType: string; url: string }
-  | { direct: false; reason: string; url: string };
 
 /** Leading bytes of the image and video formats networks accept. */
 const signatures: { mimeType: string; kind: DirectMediaKind; test: (b: Buffer) => boolean }[] = [
@@ -281,3 +234,5 @@ export async function probeDirectMedia(url: string, options: Omit<SafeFetchOptio
   }
   return { direct: true, url: response.url, kind: sniffed.kind, mimeType: sniffed.mimeType };
 }
+
+export const safeFetcher: OutboundFetcher = { fetch: safeFetch, probeDirectMedia };

@@ -6,13 +6,13 @@
 import express from 'express';
 import type { Config } from '../config.js';
 import type { DomainDeps } from '../domain/deps.js';
-import { MCP_PATHS } from '../domain/oauth/resources.js';
+import { MCP_PATHS, PROTECTED_RESOURCE_METADATA_PATH } from '../domain/oauth/resources.js';
 import { authorizationEndpoint } from './authorization-endpoint.js';
 import { AUTHORIZATION_SERVER_METADATA_PATH, authorizationServerMetadata } from './authorization-server-metadata.js';
 import { OAUTH_ENDPOINTS } from './endpoints.js';
 import { formBody, jsonBody } from '../http/request-body.js';
 import { PAGES_STYLESHEET } from './pages.js';
-import { PROTECTED_RESOURCE_METADATA_PATH, protectedResourceMetadata } from './protected-resource-metadata.js';
+import { protectedResourceMetadata } from './protected-resource-metadata.js';
 import { registrationEndpoint } from './registration-endpoint.js';
 import { revocationEndpoint } from './revocation-endpoint.js';
 import { tokenEndpoint } from './token-endpoint.js';

@@ -7,18 +7,17 @@
  * revocation, resource binding and hashed storage (src/domain/oauth/).
  */
 import OAuth2Server from '@node-oauth/oauth2-server';
-import type { TokenFamilyRecord } from '../db/repositories/oauth.js';
 import type { DomainDeps } from '../domain/deps.js';
 import { findUnusedAuthorizationCode, spendAuthorizationCode } from '../domain/oauth/authorization-codes.js';
 import { authenticateClient } from '../domain/oauth/client-authentication.js';
 import { OAuthError } from '../domain/oauth/errors.js';
-import { findUsableRefreshToken, newAccessToken, newRefreshToken, saveTokens, spendRefreshToken } from '../domain/oauth/tokens.js';
+import { findUsableRefreshToken, newAccessToken, newRefreshToken, saveTokens, spendRefreshToken, type TokenIssue } from '../domain/oauth/tokens.js';
 
 /** The library's `user`: who consented, and the token family (authorization) the new tokens join. */
 export interface GrantSubject {
   id: string;
   accountId: string;
-  family: TokenFamilyRecord;
+  family: TokenIssue['family'];
 }
 
 export interface TokenRequestContext {

@@ -1,4 +1,5 @@
-import { OutboundRequestError, probeDirectMedia } from '../net/safe-fetch.js';
+import { OutboundRequestError } from '../domain/outbound.js';
+import { probeDirectMedia } from '../net/safe-fetch.js';
 import { NetworkError } from '../domain/networks/connector.js';
 
 /**

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.js';
 import { parseMasterKey } from '../domain/secret-box.js';
-import { writePrivateFile } from './data-dir.js';
+import { writePrivateFile } from '../files/data-dir.js';
 
 export const SECRET_KEY_FILE = 'secret.key';
 

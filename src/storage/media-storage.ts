@@ -2,19 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { ServiceUnavailableError } from '../domain/errors.js';
+import type { MediaStorage } from '../domain/media/media-storage.js';
 
-/**
- * Where media bytes live. Keys are opaque relative paths chosen by the domain ("<workspace>/<id>/<name>").
- * Contract: `put` stores the whole object or throws, leaving nothing half-written visible under the key;
- * `open` streams the object or returns undefined when there is none; `delete` is idempotent.
- */
-export interface MediaStorage {
-  readonly kind: 'local' | 's3';
-  put(key: string, bytes: Buffer, contentType: string): Promise<void>;
-  open(key: string): Promise<Readable | undefined>;
-  read(key: string): Promise<Buffer | undefined>;
-  delete(key: string): Promise<void>;
-}
+/** The domain's MediaStorage port, on local disk (below) or in an S3 bucket (s3-media-storage.ts). */
 
 export function safeRelative(key: string): string {
   const normal = path.posix.normalize(key);

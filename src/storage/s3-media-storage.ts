@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { safeRelative, type MediaStorage, type S3StorageOptions } from './media-storage.js';
+import type { MediaStorage } from '../domain/media/media-storage.js';
+import { safeRelative, type S3StorageOptions } from './media-storage.js';
 
 /** An S3-compatible bucket (AWS, MinIO, R2, ...); Herald still serves the bytes at its own public URL. */
 export class S3MediaStorage implements MediaStorage {

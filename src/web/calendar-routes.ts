@@ -1,7 +1,6 @@
 import express from 'express';
-import type { CalendarViewRecord } from '../db/repositories/calendars.js';
 import { parseCalendarDate, parseCalendarLayout } from '../domain/calendars/calendar-dates.js';
-import { calendarEntries } from '../domain/calendars/calendar-entries.js';
+import { calendarEntries, type CalendarView } from '../domain/calendars/calendar-entries.js';
 import { openInAppCalendar, openPublicCalendar, publicCalendarUrl } from '../domain/calendars/shareable-calendars.js';
 import type { DomainDeps } from '../domain/deps.js';
 import { calendarPeriod, CALENDAR_PAGE_CSP, renderCalendarPage } from './calendar-page.js';
@@ -29,7 +28,7 @@ function sendPage(res: express.Response, status: number, html: string): void {
 async function page(
   deps: DomainDeps,
   res: express.Response,
-  input: { accountId: string; title: string; view: CalendarViewRecord; query: express.Request['query']; date?: string; uidKey: string; link(query: URLSearchParams): string; feedUrl?: string },
+  input: { accountId: string; title: string; view: CalendarView; query: express.Request['query']; date?: string; uidKey: string; link(query: URLSearchParams): string; feedUrl?: string },
 ): Promise<void> {
   const layout = input.query.view === undefined ? input.view.layout : parseCalendarLayout(input.query.view);
   const date = input.query.date ?? input.date;

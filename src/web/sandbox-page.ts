@@ -1,12 +1,12 @@
 import express from 'express';
 import { escapeHtml } from '../http/html.js';
-import type { SandboxRepository } from '../db/repositories/sandbox.js';
+import type { DomainDeps } from '../domain/deps.js';
 
 /**
  * `/sandbox/{channelId}/{postId}`: the sandbox network's permalink, a small HTML page showing what was
  * "published". Every value is escaped; the page loads nothing else.
  */
-export function sandboxRouter(store: SandboxRepository): express.Router {
+export function sandboxRouter(store: Pick<DomainDeps['repos']['sandbox'], 'get' | 'replies'>): express.Router {
   const router = express.Router();
   router.get('/sandbox/:channelId/:postId', async (req, res) => {
     const post = await store.get(req.params.channelId, req.params.postId);

@@ -1,6 +1,38 @@
+/**
+ * The house's layering (ARCHITECTURE.md), pinned as an allow-list: each folder of src/ names the folders
+ * it may import. Static imports, `export ... from` and dynamic `import()` all count. A new folder must be
+ * added here before anything may import it.
+ */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+
+/** The composition roots wire everything together and may import any folder. */
+const ROOTS = ['app', 'server', 'cli', 'demo'];
+
+const ALLOWED: Record<string, string[]> = {
+  config: [],
+  logger: [],
+  files: [],
+  domain: ['config', 'db', 'generated'],
+  db: ['files'],
+  http: ['domain', 'generated', 'logger'],
+  rest: ['domain', 'http', 'generated', 'config'],
+  mcp: ['domain', 'http', 'generated', 'config'],
+  oauth: ['domain', 'http', 'generated', 'config'],
+  web: ['domain', 'http', 'generated', 'config'],
+  net: ['domain', 'config'],
+  storage: ['domain', 'config', 'files'],
+  publishing: ['domain', 'db', 'net', 'logger', 'config'],
+};
+
+/** Packages that belong to one layer only. */
+const PACKAGES: { pattern: RegExp; only: string[] }[] = [
+  { pattern: /^(knex|pg|better-sqlite3)$/, only: ['db'] },
+  { pattern: /^(express|express-openapi-validator|json-rpc-2\.0)$/, only: ['http', 'rest', 'mcp', 'oauth', 'web', ...ROOTS] },
+  { pattern: /^@node-oauth\//, only: ['oauth'] },
+  { pattern: /^@aws-sdk\//, only: ['storage'] },
+];
 
 function sourceFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -9,41 +41,57 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-function imports(file: string): string[] {
-  return [...fs.readFileSync(file, 'utf8').matchAll(/^\s*import[^'"]*from\s+['"]([^'"]+)['"]/gm)].map((m) => m[1]);
+/** Every module a file names: import/export ... from '...', side-effect imports and import('...'). */
+export function specifiers(source: string): string[] {
+  const found = [
+    ...source.matchAll(/^\s*(?:import|export)\s[^'"]*?\bfrom\s*['"]([^'"]+)['"]/gm),
+    ...source.matchAll(/^\s*import\s*['"]([^'"]+)['"]/gm),
+    ...source.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g),
+  ];
+  return found.map((m) => m[1]);
 }
 
-/** True when a relative import lands in one of the surfaces (src/rest, src/mcp, src/oauth). */
-function isSurface(file: string, specifier: string): boolean {
-  if (!specifier.startsWith('.')) return false;
-  const target = path.relative('src', path.resolve(path.dirname(file), specifier));
-  return /^(rest|mcp|oauth)\//.test(target);
+/** The src/ folder a path belongs to (a top-level file counts as its own folder), or 'generated'. */
+function layerOf(file: string): string {
+  const relative = path.relative('src', file);
+  if (relative.startsWith('..')) return path.relative('.', file).startsWith('generated') ? 'generated' : 'outside';
+  const [first, ...rest] = relative.split(path.sep);
+  return rest.length > 0 ? first : first.replace(/\.(ts|js)$/, '');
 }
 
-describe('layering (DESIGN.md: surfaces -> domain -> db)', () => {
+describe('layering (ARCHITECTURE.md): an allow-list per folder of src/', () => {
   const files = sourceFiles('src');
 
-  it('keeps knex inside src/db', () => {
-    const offenders = files.filter((f) => !f.startsWith(path.join('src', 'db')) && imports(f).some((i) => i === 'knex' || i === 'pg' || i === 'better-sqlite3'));
+  it('knows every folder of src/', () => {
+    const layers = new Set(files.map(layerOf));
+    const unknown = [...layers].filter((layer) => !(layer in ALLOWED) && !ROOTS.includes(layer));
+    assert.deepEqual(unknown, [], 'add the new folder to ALLOWED with what it may import');
+  });
+
+  it('imports only what each folder is allowed', () => {
+    const offenders: string[] = [];
+    for (const file of files) {
+      const from = layerOf(file);
+      if (ROOTS.includes(from)) continue;
+      for (const specifier of specifiers(fs.readFileSync(file, 'utf8'))) {
+        if (!specifier.startsWith('.')) continue;
+        const to = layerOf(path.resolve(path.dirname(file), specifier));
+        if (to !== from && !ALLOWED[from].includes(to)) offenders.push(`${file} imports ${specifier} (${from} -> ${to})`);
+      }
+    }
     assert.deepEqual(offenders, []);
   });
 
-  it('keeps express and json-rpc out of the domain', () => {
-    const offenders = files.filter(
-      (f) => f.startsWith(path.join('src', 'domain')) && imports(f).some((i) => /^(express|json-rpc-2\.0|express-openapi-validator)/.test(i) || isSurface(f, i)),
+  it('keeps each infrastructure package in its layer', () => {
+    const offenders = files.flatMap((file) =>
+      specifiers(fs.readFileSync(file, 'utf8'))
+        .filter((specifier) => PACKAGES.some((p) => p.pattern.test(specifier) && !p.only.includes(layerOf(file))))
+        .map((specifier) => `${file} imports ${specifier}`),
     );
     assert.deepEqual(offenders, []);
   });
 
-  it('keeps the publishing engine out of the domain: connectors implement the domain\'s port, not the reverse', () => {
-    const offenders = files.filter(
-      (f) => f.startsWith(path.join('src', 'domain')) && imports(f).some((i) => i.startsWith('.') && path.relative('src', path.resolve(path.dirname(f), i)).startsWith(`publishing${path.sep}`)),
-    );
-    assert.deepEqual(offenders, []);
-  });
-
-  it('keeps the database layer from importing the surfaces', () => {
-    const offenders = files.filter((f) => f.startsWith(path.join('src', 'db')) && imports(f).some((i) => isSurface(f, i)));
-    assert.deepEqual(offenders, []);
+  it('reads export-from and dynamic import() too', () => {
+    assert.deepEqual(specifiers("export { a } from '../x.js';\nconst m = await import('../y.js');\nimport '../z.js';"), ['../x.js', '../z.js', '../y.js']);
   });
 });

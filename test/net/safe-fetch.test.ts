@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { blockedAddressReason } from '../../src/net/outbound-address.js';
-import { OutboundRequestError, probeDirectMedia, safeFetch, type SafeFetchOptions } from '../../src/net/safe-fetch.js';
+import { OutboundRequestError } from '../../src/domain/outbound.js';
+import { probeDirectMedia, safeFetch, type SafeFetchOptions } from '../../src/net/safe-fetch.js';
 
 const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000200d1a1d3c50000000049454e44ae426082', 'hex');
 

@@ -1,5 +1,8 @@
 import crypto from 'node:crypto';
 import type { CalendarViewRecord } from '../../db/repositories/calendars.js';
+
+/** What a calendar shows (channels, labels, drafts, live posts, its time zone and layout). */
+export type CalendarView = CalendarViewRecord;
 import type { PostStatus } from '../../db/repositories/posts.js';
 import type { DomainDeps } from '../deps.js';
 import { ValidationError } from '../errors.js';

@@ -8,6 +8,13 @@ import type { Config } from '../../config.js';
 
 export const MCP_PATHS = ['/mcp', '/mcp/claude'] as const;
 
+export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
+
+/** Where the metadata of the MCP URL at `mcpPath` lives: the URL that 401s on /mcp point to in `resource_metadata`. */
+export function protectedResourceMetadataUrl(config: Config, mcpPath: string): string {
+  return config.baseUrl + PROTECTED_RESOURCE_METADATA_PATH + mcpPath;
+}
+
 export function issuerOf(config: Config): string {
   return config.baseUrl;
 }
