@@ -165,7 +165,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
 }
 
 /** OUTBOUND_ALLOW_HOSTS: comma-separated hosts, lower-cased, IPv6 literals without brackets. */
-export function parseAllowHosts(raw: string | undefined): string[] {
+function parseAllowHosts(raw: string | undefined): string[] {
   return (raw ?? '')
     .split(',')
     .map((host) => host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1'))

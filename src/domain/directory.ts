@@ -10,7 +10,7 @@ export type ChannelView = components['schemas']['Channel'];
 export type WorkspaceView = components['schemas']['Workspace'];
 
 /** What the caller may see of its account: profile, workspaces and channels. */
-export function toChannelView(channel: ChannelRecord): ChannelView {
+function toChannelView(channel: ChannelRecord): ChannelView {
   return {
     id: channel.id,
     workspaceId: channel.workspaceId,
@@ -24,7 +24,7 @@ export function toChannelView(channel: ChannelRecord): ChannelView {
   };
 }
 
-export function toWorkspaceView(workspace: WorkspaceRecord): WorkspaceView {
+function toWorkspaceView(workspace: WorkspaceRecord): WorkspaceView {
   return { id: workspace.id, name: workspace.name, approvalRequired: workspace.approvalRequired, createdAt: toWireTime(workspace.createdAt) };
 }
 

@@ -5,7 +5,7 @@ import { purgeExpiredUploads } from './media/media-library.js';
  * Registration is anonymous: a client that no user authorized within a day of registering is dropped, so
  * abandoned or flooded registrations do not pile up. A client someone authorized is kept.
  */
-export const NEVER_AUTHORIZED_CLIENT_TTL_MS = 24 * 3_600_000;
+const NEVER_AUTHORIZED_CLIENT_TTL_MS = 24 * 3_600_000;
 
 /**
  * Removes bookkeeping whose time has passed: spent rate-limit windows, idempotency keys older than 24 hours,

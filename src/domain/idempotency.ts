@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import type { DomainDeps } from './deps.js';
 import { ConflictError, UnprocessableError } from './errors.js';
 
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 export interface StoredResponse {
   status: number;

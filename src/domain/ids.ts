@@ -7,7 +7,7 @@ export function newId(): string {
   return ulid().toLowerCase();
 }
 
-export const LIVE_POST_PREFIX = 'live_';
+const LIVE_POST_PREFIX = 'live_';
 
 export function isLivePostId(id: string): boolean {
   return id.startsWith(LIVE_POST_PREFIX);

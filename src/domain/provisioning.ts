@@ -14,7 +14,7 @@ import { hashPassword } from './passwords.js';
 import { REQUIRED_SCOPES, isScope, type Scope } from './principal.js';
 import { hashSecret, newSecret } from './secrets.js';
 
-export function requireTimeZone(timezone: string): string {
+function requireTimeZone(timezone: string): string {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: timezone });
     return timezone;

@@ -14,7 +14,7 @@ import crypto from 'node:crypto';
 
 const VERSION = 'v1';
 
-export class SecretKeyMismatchError extends Error {
+class SecretKeyMismatchError extends Error {
   constructor(kid: string) {
     super(
       `A stored secret was sealed under master key ${kid}, which this instance does not hold. ` +

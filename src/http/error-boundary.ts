@@ -43,7 +43,7 @@ const JSON_RPC_CODES: Record<number, number> = { 400: -32600, 401: -32001, 403: 
 const PAGE_PATHS = /^\/(oauth2\/mcp\/(authorize|sign-in|decision|sign-out|consent)|calendars?(\/|$)|sandbox\/|connect\/|app(\/|$))/;
 const OAUTH_API_PATHS = /^\/oauth2\/mcp\/(register|token|revoke)$/;
 
-export function surfaceOf(path: string): Surface {
+function surfaceOf(path: string): Surface {
   if (path.startsWith('/v1/rest')) return 'rest';
   if (path === '/mcp' || path === '/mcp/claude') return 'mcp';
   if (OAUTH_API_PATHS.test(path)) return 'oauth';
@@ -70,7 +70,7 @@ const BODY_ERRORS: Record<string, (e: HttpLikeError) => Problem> = {
   'request.size.invalid': () => ({ status: 400, code: 'invalid_request', message: 'The body is not as long as its Content-Length says.' }),
 };
 
-export function classifyError(error: unknown): Problem {
+function classifyError(error: unknown): Problem {
   if (error instanceof HeraldError) {
     return { status: error.status, code: error.code, message: error.message, details: error.details, cause: error.cause, internal: error.status >= 500 };
   }

@@ -10,15 +10,15 @@
 import express, { type RequestHandler } from 'express';
 import { ValidationError } from '../domain/errors.js';
 
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
-export class TooDeeplyNestedError extends ValidationError {
+class TooDeeplyNestedError extends ValidationError {
   constructor() {
     super(`The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels; flatten it.`);
   }
 }
 
-export class NulCharacterError extends ValidationError {
+class NulCharacterError extends ValidationError {
   constructor(where: string) {
     super(`The ${where} contains the NUL character (U+0000, %00); remove it.`);
   }
@@ -44,7 +44,7 @@ const checkBody: RequestHandler = (req, _res, next) => {
 };
 
 /** Walks a parsed body with an explicit stack: too deep, a string (or key) with U+0000, or fine. */
-export function bodyProblem(value: unknown, maxDepth: number): 'depth' | 'nul' | undefined {
+function bodyProblem(value: unknown, maxDepth: number): 'depth' | 'nul' | undefined {
   const stack: [unknown, number][] = [[value, 1]];
   while (stack.length > 0) {
     const [current, depth] = stack.pop()!;

@@ -58,7 +58,7 @@ export async function callTool(options: CallToolOptions, call: ToolCall, context
   return toolSuccess(result);
 }
 
-export function insufficientScope(error: InsufficientScopeError): JSONRPCErrorException {
+function insufficientScope(error: InsufficientScopeError): JSONRPCErrorException {
   return new JSONRPCErrorException(`insufficient_scope: ${error.message}`, RpcErrorCode.InsufficientScope, {
     error: 'insufficient_scope',
     scope: error.scope,

@@ -17,7 +17,7 @@ const OMITTED: Record<McpPath, readonly ToolName[]> = {
   '/mcp/claude': ['generate_image'],
 };
 
-export const TOOLS_PAGE_SIZE = 100;
+const TOOLS_PAGE_SIZE = 100;
 
 export function servedTools(handlers: AreaTools, mcpPath: McpPath): ReadonlyMap<ToolName, ToolDefinition> {
   return new Map(

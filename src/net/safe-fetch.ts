@@ -198,7 +198,7 @@ const signatures: { mimeType: string; kind: DirectMediaKind; test: (b: Buffer) =
 ];
 
 /** The image or video format the bytes start with, if any. */
-export function sniffMedia(bytes: Buffer): { mimeType: string; kind: DirectMediaKind } | undefined {
+function sniffMedia(bytes: Buffer): { mimeType: string; kind: DirectMediaKind } | undefined {
   const match = signatures.find((signature) => signature.test(bytes));
   return match && { mimeType: match.mimeType, kind: match.kind };
 }

@@ -15,10 +15,10 @@ import { safeEqual } from '../domain/secrets.js';
 import { SESSION_LIFETIME_MS } from '../domain/sessions.js';
 import { OAUTH_PREFIX } from './endpoints.js';
 
-export const SIGN_IN_COOKIE = 'herald_oauth_sign_in';
-export const CSRF_COOKIE = 'herald_oauth_csrf';
+const SIGN_IN_COOKIE = 'herald_oauth_sign_in';
+const CSRF_COOKIE = 'herald_oauth_csrf';
 
-export function readCookie(req: Request, name: string): string | undefined {
+function readCookie(req: Request, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const eq = part.indexOf('=');
     if (eq > 0 && part.slice(0, eq).trim() === name) {

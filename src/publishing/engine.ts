@@ -9,7 +9,7 @@ import { SandboxNetwork } from './networks/sandbox.js';
 import { PublishingWorker, type WorkerOptions } from './worker.js';
 
 /** The networks of this build: the sandbox (the embedded default); real connectors register here. */
-export function defaultNetworks(deps: DomainDeps): NetworkRegistry {
+function defaultNetworks(deps: DomainDeps): NetworkRegistry {
   return new NetworkRegistry().register('sandbox', new SandboxNetwork(deps.repos.sandbox, deps.config.baseUrl, undefined, () => deps.now()));
 }
 
@@ -34,7 +34,7 @@ export function createWorker(
   );
 }
 
-export const SANDBOX_FAILURE_MODES: readonly SandboxFailureMode[] = ['rate_limited', 'transient', 'permanent', 'auth_expired', 'timeout_after_post', 'slow_after_post'];
+const SANDBOX_FAILURE_MODES: readonly SandboxFailureMode[] = ['rate_limited', 'transient', 'permanent', 'auth_expired', 'timeout_after_post', 'slow_after_post'];
 
 /** The CLI names a channel by id; --account, when given, must be the channel's. */
 async function sandboxChannel(deps: DomainDeps, accountId: string | undefined, channelId: string) {

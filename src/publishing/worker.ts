@@ -60,7 +60,7 @@ export interface TickResult {
   comments: number;
 }
 
-export const DEFAULT_WORKER_OPTIONS: Omit<WorkerOptions, 'workerId'> = {
+const DEFAULT_WORKER_OPTIONS: Omit<WorkerOptions, 'workerId'> = {
   pollMs: 500,
   leaseMs: 60_000,
   batchSize: 50,
@@ -72,7 +72,7 @@ export const DEFAULT_WORKER_OPTIONS: Omit<WorkerOptions, 'workerId'> = {
   syncDepth: 50,
 };
 
-export function newWorkerId(): string {
+function newWorkerId(): string {
   return `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
 }
 

@@ -15,7 +15,7 @@ export function safeRelative(key: string): string {
 }
 
 /** Files under DATA_DIR/media; writes go to a temporary name and are renamed into place. */
-export class LocalMediaStorage implements MediaStorage {
+class LocalMediaStorage implements MediaStorage {
   readonly kind = 'local' as const;
   constructor(private readonly root: string) {}
 

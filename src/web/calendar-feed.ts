@@ -2,7 +2,7 @@ import ical from 'ical-generator';
 import type { CalendarEntry } from '../domain/calendars/calendar-entries.js';
 
 /** An iCalendar feed (RFC 5545) of calendar entries, for Google Calendar or Outlook to subscribe to. */
-export const FEED_EVENT_MINUTES = 15;
+const FEED_EVENT_MINUTES = 15;
 
 export function renderCalendarFeed(input: { name: string; hostname: string; entries: CalendarEntry[]; pageUrl: string }): string {
   const calendar = ical({

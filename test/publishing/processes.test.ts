@@ -33,7 +33,6 @@ describe('publishing: worker processes', function () {
         WORKER_POLL_MS: '100',
         WORKER_LEASE_SECONDS: '2',
         SYNC_INTERVAL_SECONDS: '3600',
-        LOG_LEVEL: 'error',
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     });

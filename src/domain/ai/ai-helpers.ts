@@ -20,7 +20,7 @@ import { consumeRateLimit } from '../rate-limits.js';
  */
 const DEFAULT_NETWORK = 'sandbox';
 
-export const IMAGE_SIZES = {
+const IMAGE_SIZES = {
   square: { width: 1024, height: 1024 },
   portrait: { width: 1024, height: 1536 },
   landscape: { width: 1536, height: 1024 },

@@ -6,7 +6,7 @@ import type { AiProvider } from './ai-provider.js';
  * (nouns, noun phrases and named topics, ranked by frequency and position); rewriting and drafting are
  * deterministic templates over that analysis; images are branded text cards rendered from SVG by resvg.
  */
-export const OFFLINE_PROVIDER_NAME = 'herald-offline';
+const OFFLINE_PROVIDER_NAME = 'herald-offline';
 
 // compromise and resvg take seconds to load on a busy machine: load them on first use, not at every start.
 async function nlpLibrary() {
@@ -48,7 +48,7 @@ export async function keywords(text: string): Promise<Keyword[]> {
   return [...scores.values()].sort((a, b) => b.score - a.score || a.phrase.localeCompare(b.phrase));
 }
 
-export function toHashtag(phrase: string): string {
+function toHashtag(phrase: string): string {
   const words = phrase.split(/\s+/).filter(Boolean);
   const camel = words.length === 1 ? words[0] : words.map((w) => w[0].toUpperCase() + w.slice(1)).join('');
   return `#${camel.replace(/[^\p{L}\p{N}_]/gu, '')}`;
@@ -62,7 +62,7 @@ const TONE_OPENERS: Record<string, string[]> = {
 };
 
 /** Applies a tone by its common markers: formal expands contractions and drops exclamations; friendly contracts. */
-export async function applyTone(text: string, tone: string | undefined): Promise<string> {
+async function applyTone(text: string, tone: string | undefined): Promise<string> {
   const nlp = await nlpLibrary();
   switch (tone?.toLowerCase()) {
     case 'formal':

@@ -10,7 +10,7 @@ import { ValidationError } from '../errors.js';
 import type { LocalDate } from '../zoned-time.js';
 import { CALENDAR_LAYOUTS, type CalendarLayout } from './calendar-entries.js';
 
-export const CALENDAR_YEARS = { first: 2000, last: 2100 } as const;
+const CALENDAR_YEARS = { first: 2000, last: 2100 } as const;
 export const MAX_PERIOD_DAYS = 42;
 
 export function parseCalendarDate(value: unknown, field = 'date'): LocalDate {

@@ -19,7 +19,7 @@ import { ValidationError } from '../errors.js';
  */
 export type CalendarLayout = 'month' | 'week' | 'list';
 export const CALENDAR_LAYOUTS: readonly CalendarLayout[] = ['month', 'week', 'list'];
-export const MAX_ENTRIES = 2000;
+const MAX_ENTRIES = 2000;
 
 export interface CalendarEntry {
   uid: string;
@@ -32,7 +32,7 @@ export interface CalendarEntry {
   permalink: string | null;
 }
 
-export function statusesFor(view: Pick<CalendarViewRecord, 'includeDrafts'>): PostStatus[] {
+function statusesFor(view: Pick<CalendarViewRecord, 'includeDrafts'>): PostStatus[] {
   return view.includeDrafts ? ['scheduled', 'publishing', 'published', 'draft'] : ['scheduled', 'publishing', 'published'];
 }
 

@@ -18,8 +18,8 @@ import { CALENDAR_LAYOUTS, checkTimezone, type CalendarLayout } from './calendar
  * - every channel and label named must belong to the caller's account;
  * - the in-app calendar link is signed, names its user, and expires after an hour.
  */
-export const PUBLIC_TOKEN_PREFIX = 'hcal_';
-export const IN_APP_LINK_TTL_MS = 60 * 60_000;
+const PUBLIC_TOKEN_PREFIX = 'hcal_';
+const IN_APP_LINK_TTL_MS = 60 * 60_000;
 
 export interface CalendarViewInput {
   name?: string;

@@ -58,7 +58,7 @@ export async function inspectMedia(bytes: Buffer): Promise<InspectedMedia> {
 }
 
 /** Duration from the 'mvhd' box of an MP4/QuickTime file, found by walking the top-level and 'moov' boxes. */
-export function movieDurationMs(bytes: Buffer): number | null {
+function movieDurationMs(bytes: Buffer): number | null {
   const moov = findBox(bytes, 0, bytes.length, 'moov');
   if (!moov) return null;
   const mvhd = findBox(bytes, moov.start, moov.end, 'mvhd');

@@ -20,7 +20,7 @@ import { ACCEPTED_TYPES, acceptedTypeList, inspectMedia } from './media-file.js'
  * - each media record has a public, direct file URL ({BASE_URL}/media/{id}/{filename}) a network can download;
  * - posts name media by id; the ids must belong to the caller's account.
  */
-export const UPLOAD_TTL_MS = 15 * 60_000;
+const UPLOAD_TTL_MS = 15 * 60_000;
 
 export interface MediaView {
   id: string;
@@ -36,11 +36,11 @@ export interface MediaView {
   createdAt: string;
 }
 
-export function mediaPublicUrl(deps: DomainDeps, record: Pick<MediaRecord, 'id' | 'filename'>): string {
+function mediaPublicUrl(deps: DomainDeps, record: Pick<MediaRecord, 'id' | 'filename'>): string {
   return `${deps.config.baseUrl}/media/${record.id}/${encodeURIComponent(record.filename)}`;
 }
 
-export function toMediaView(deps: DomainDeps, record: MediaRecord): MediaView {
+function toMediaView(deps: DomainDeps, record: MediaRecord): MediaView {
   return {
     id: record.id,
     url: mediaPublicUrl(deps, record),
@@ -57,7 +57,7 @@ export function toMediaView(deps: DomainDeps, record: MediaRecord): MediaView {
 }
 
 /** A file name safe in a URL path and on disk: letters, digits, dot, dash, underscore. */
-export function cleanFileName(raw: string, extension: string): string {
+function cleanFileName(raw: string, extension: string): string {
   const base = path.basename(raw).replace(/\.[^.]*$/, '').normalize('NFKD').replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '').slice(0, 100);
   return `${base || 'media'}.${extension}`;
 }

@@ -250,7 +250,7 @@ const ALIASES: Readonly<Record<string, string>> = { twitter: 'x' };
 /** Every network Herald knows, by name. */
 export const NETWORK_CAPABILITIES: Readonly<Record<string, NetworkCapabilities>> = Object.fromEntries(NETWORKS.map((n) => [n.name, n]));
 
-export const NETWORK_NAMES: readonly string[] = NETWORKS.map((n) => n.name);
+const NETWORK_NAMES: readonly string[] = NETWORKS.map((n) => n.name);
 
 /** Names a person may write for a network: the networks' own and their aliases. */
 export const NETWORK_NAMES_AND_ALIASES: readonly string[] = [...NETWORK_NAMES, ...Object.keys(ALIASES)];

@@ -12,8 +12,8 @@ import type { Scope } from '../principal.js';
 import { hashSecret, newSecret } from '../secrets.js';
 import type { AuthorizationRequest } from './authorization-request.js';
 
-export const AUTHORIZATION_CODE_PREFIX = 'hac_';
-export const AUTHORIZATION_CODE_LIFETIME_MS = 5 * 60_000;
+const AUTHORIZATION_CODE_PREFIX = 'hac_';
+const AUTHORIZATION_CODE_LIFETIME_MS = 5 * 60_000;
 
 export async function issueAuthorizationCode(
   deps: DomainDeps,

@@ -17,7 +17,7 @@ export interface PresentedClientCredentials {
   via: 'basic' | 'post';
 }
 
-export function invalidClient(): OAuthError {
+function invalidClient(): OAuthError {
   return new OAuthError('invalid_client', 'Client authentication failed: check the client_id, the client secret and how it is sent.', 401);
 }
 

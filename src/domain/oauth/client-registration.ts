@@ -13,8 +13,8 @@ import { hashSecret, newSecret } from '../secrets.js';
 import { OAuthError } from './errors.js';
 import { redirectUriProblem } from './redirect-uris.js';
 
-export const CLIENT_ID_PREFIX = 'hc_';
-export const CLIENT_SECRET_PREFIX = 'hcs_';
+const CLIENT_ID_PREFIX = 'hc_';
+const CLIENT_SECRET_PREFIX = 'hcs_';
 export const TOKEN_ENDPOINT_AUTH_METHODS: readonly TokenEndpointAuthMethod[] = ['client_secret_basic', 'client_secret_post', 'none'];
 export const GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
 export const RESPONSE_TYPES = ['code'] as const;

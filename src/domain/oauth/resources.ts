@@ -19,7 +19,7 @@ export function issuerOf(config: Config): string {
   return config.baseUrl;
 }
 
-export function mcpResources(config: Config): string[] {
+function mcpResources(config: Config): string[] {
   return MCP_PATHS.map((path) => config.baseUrl + path);
 }
 

@@ -12,7 +12,7 @@ import { newId } from '../ids.js';
 import { hashSecret, newSecret } from '../secrets.js';
 
 export const ACCESS_TOKEN_PREFIX = 'hoa_';
-export const REFRESH_TOKEN_PREFIX = 'hor_';
+const REFRESH_TOKEN_PREFIX = 'hor_';
 export const ACCESS_TOKEN_LIFETIME_SECONDS = 60 * 60;
 export const REFRESH_TOKEN_LIFETIME_SECONDS = 30 * 24 * 60 * 60;
 

@@ -5,8 +5,6 @@ import type { Principal } from '../principal.js';
 import { createPosts, type PostInput } from './create-posts.js';
 import type { PostView } from './post-view.js';
 
-export const BULK_LIMIT = 100;
-
 export type BulkEntryResult =
   | { index: number; ok: true; data: PostView[] }
   | { index: number; ok: false; error: { status: false; code: string; message: string; details?: { path: string; message: string }[] } };

@@ -51,7 +51,7 @@ export async function createMediaPosts(deps: DomainDeps, principal: Principal, i
   return createPosts(deps, principal, input, source);
 }
 
-export async function preparePosts(deps: DomainDeps, principal: Principal, input: PostInput, source: SourceType): Promise<PostRecord[]> {
+async function preparePosts(deps: DomainDeps, principal: Principal, input: PostInput, source: SourceType): Promise<PostRecord[]> {
   rejectCoverMediaId(input);
   const now = deps.now();
   const text = input.text ?? '';

@@ -14,8 +14,8 @@ import { ValidationError } from '../errors.js';
 import type { Principal } from '../principal.js';
 import { toPostReadView, type PostView } from './post-view.js';
 
-export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 100;
+const DEFAULT_PAGE_SIZE = 20;
+const MAX_PAGE_SIZE = 100;
 
 export interface ListPostsInput {
   livePosts?: boolean;

@@ -56,7 +56,7 @@ export async function withSlotRetry<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-export async function requireChannel(deps: DomainDeps, principal: Principal, channelId: string): Promise<ChannelRecord> {
+async function requireChannel(deps: DomainDeps, principal: Principal, channelId: string): Promise<ChannelRecord> {
   const channel = await deps.repos.channels.get(principal.accountId, channelId);
   if (!channel) throw new NotFoundError(`No channel ${channelId} in this account; list channel ids with GET /v1/rest/channels or get_channels.`);
   return channel;

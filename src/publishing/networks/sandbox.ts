@@ -22,8 +22,8 @@ import {
  * - posts "made outside Herald" (`herald sandbox post-external`) are found by live-post sync, which pages through
  *   the channel's posts newest first with an opaque cursor.
  */
-export const SANDBOX_RETRY_AFTER_MS = 1_000;
-export const SANDBOX_SLOW_MS = 30_000;
+const SANDBOX_RETRY_AFTER_MS = 1_000;
+const SANDBOX_SLOW_MS = 30_000;
 
 export class SandboxNetwork implements NetworkConnector {
   constructor(
@@ -96,7 +96,7 @@ export class SandboxNetwork implements NetworkConnector {
   }
 }
 
-export function sandboxPermalink(baseUrl: string, channelId: string, postId: string): string {
+function sandboxPermalink(baseUrl: string, channelId: string, postId: string): string {
   return `${baseUrl}/sandbox/${encodeURIComponent(channelId)}/${encodeURIComponent(postId)}`;
 }
 
