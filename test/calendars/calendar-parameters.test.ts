@@ -11,10 +11,10 @@ import { callTool } from '../mcp/support.js';
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 const STACK_FRAME = /\n\s+at |node_modules|\/src\//;
 
-async function get(url: string): Promise<{ status: number; body: string; ms: number }> {
+async function get(url: string): Promise<{ status: number; body: string; contentType: string; ms: number }> {
   const started = Date.now();
   const response = await fetch(url, { signal: AbortSignal.timeout(10_000) });
-  return { status: response.status, body: await response.text(), ms: Date.now() - started };
+  return { status: response.status, body: await response.text(), contentType: response.headers.get('content-type') ?? '', ms: Date.now() - started };
 }
 
 describe(`calendar parameters (${TEST_DB})`, function () {
@@ -83,11 +83,25 @@ describe(`calendar parameters (${TEST_DB})`, function () {
         }),
         { seed: SEED, numRuns: 150, endOnFailure: true },
       );
-      const feed = await get(`${publicUrl}.ics?view=month&date=9999-99-01`);
-      assert.equal(feed.status, 200);
       assert.equal((await get(`${h.url}/healthz`)).status, 200);
     });
   }
+
+  it('answers the feed\'s bad parameters and unknown links with a plain-text 4xx a calendar app can show', async () => {
+    for (const query of ['date=9999-99-01&view=month', 'date=2026-02-30', 'view=year', 'date=2026-01-01&date=2026-01-02']) {
+      const answer = await get(`${publicUrl}.ics?${query}`);
+      assert.equal(answer.status, 400, `${query}: ${answer.body}`);
+      assert.match(answer.contentType, /^text\/plain/);
+      assert.match(answer.body, /YYYY-MM-DD|view must be one of/);
+      assert.doesNotMatch(answer.body, STACK_FRAME);
+    }
+    const good = await get(`${publicUrl}.ics?view=week&date=2030-06-15`);
+    assert.equal(good.status, 200);
+    assert.match(good.contentType, /^text\/calendar/);
+    const unknown = await get(`${h.url}/calendars/hcal_${'A'.repeat(43)}.ics`);
+    assert.equal(unknown.status, 404);
+    assert.match(unknown.contentType, /^text\/plain/);
+  });
 
   it('refuses a date outside the calendar range when asking for an in-app link', async () => {
     const answer = await callTool(h, account.basicKey, 'get_in_app_calendar_url', { date: '9999-12-31' });

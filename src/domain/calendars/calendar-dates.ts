@@ -4,6 +4,8 @@
  * - a date is YYYY-MM-DD naming a real day (months 1-12, days that month has) within CALENDAR_YEARS;
  *   anything else is a ValidationError saying what to send, never a rolled-over date;
  * - a view is one of CALENDAR_LAYOUTS; an unknown one is refused rather than silently replaced;
+ * - a calendar query (the page's and the feed's) names each of view and date at most once, and both
+ *   follow the rules above; other parameters are left alone, since shared links pick up tracking tags;
  * - a period spans at most MAX_PERIOD_DAYS days, whatever the layout (a month grid is 6 weeks).
  */
 import { ValidationError } from '../errors.js';
@@ -13,22 +15,32 @@ import { CALENDAR_LAYOUTS, type CalendarLayout } from './calendar-entries.js';
 export const CALENDAR_YEARS = { first: 2000, last: 2100 } as const;
 export const MAX_PERIOD_DAYS = 42;
 
+const RANGE = `between ${CALENDAR_YEARS.first}-01-01 and ${CALENDAR_YEARS.last}-12-31`;
+
+function got(value: unknown): string {
+  return `Got ${JSON.stringify(typeof value === 'string' ? value.slice(0, 40) : value ?? null)}.`;
+}
+
 export function parseCalendarDate(value: unknown, field = 'date'): LocalDate {
   const match = typeof value === 'string' ? /^(\d{4})-(\d{2})-(\d{2})$/.exec(value) : null;
   const date = match ? { year: Number(match[1]), month: Number(match[2]), day: Number(match[3]) } : undefined;
   if (!date || !isRealDay(date)) {
-    throw new ValidationError(`${field} must be a real calendar date written YYYY-MM-DD, between ${CALENDAR_YEARS.first}-01-01 and ${CALENDAR_YEARS.last}-12-31.`, [
-      { path: field, message: `Got ${JSON.stringify(typeof value === 'string' ? value.slice(0, 40) : value ?? null)}.` },
-    ]);
+    throw new ValidationError(`${field} must be a real calendar date written YYYY-MM-DD, ${RANGE}.`, [{ path: field, message: got(value) }]);
   }
   return date;
 }
 
 export function parseCalendarLayout(value: unknown, field = 'view'): CalendarLayout {
   if (CALENDAR_LAYOUTS.includes(value as CalendarLayout)) return value as CalendarLayout;
-  throw new ValidationError(`${field} must be one of ${CALENDAR_LAYOUTS.join(', ')}.`, [
-    { path: field, message: `Got ${JSON.stringify(typeof value === 'string' ? value.slice(0, 40) : value ?? null)}.` },
-  ]);
+  throw new ValidationError(`${field} must be one of ${CALENDAR_LAYOUTS.join(', ')}.`, [{ path: field, message: got(value) }]);
+}
+
+/** The view and date a calendar page or feed was asked for; absent ones stay undefined. */
+export function parseCalendarQuery(query: Record<string, unknown>): { layout?: CalendarLayout; date?: LocalDate } {
+  return {
+    layout: query.view === undefined ? undefined : parseCalendarLayout(query.view),
+    date: query.date === undefined ? undefined : parseCalendarDate(query.date),
+  };
 }
 
 function isRealDay(date: LocalDate): boolean {
