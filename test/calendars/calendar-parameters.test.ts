@@ -103,6 +103,27 @@ describe(`calendar parameters (${TEST_DB})`, function () {
     assert.match(unknown.contentType, /^text\/plain/);
   });
 
+  it('keeps a view\'s from and to inside the calendar range, on creation and on update', async () => {
+    for (const [field, value] of [['from', '9999-12-31T00:00:00Z'], ['from', '2101-01-01T00:00:00Z'], ['to', '1999-12-31T12:00:00Z']] as const) {
+      const created = await callTool(h, account.basicKey, 'create_public_calendar_link', { name: 'Far', channelIds: account.channelIds, [field]: value });
+      assert.equal(created.body.result.isError, true, `${field}=${value}`);
+      assert.match(created.body.result.content[0].text, new RegExp(`${field} must fall between 2000-01-01 and 2100-12-31`));
+    }
+    const created = await callTool(h, account.basicKey, 'create_public_calendar_link', { name: 'Near', channelIds: account.channelIds });
+    const updated = await callTool(h, account.basicKey, 'update_shareable_calendar', { calendarId: created.body.result.structuredContent.data.id, from: '2150-01-01T00:00:00Z' });
+    assert.equal(updated.body.result.isError, true);
+    assert.match(updated.body.result.content[0].text, /from must fall between/);
+  });
+
+  it('offers no link to a period outside the calendar range', async () => {
+    const page = async (query: string) => (await get(`${publicUrl}?${query}`)).body;
+    assert.doesNotMatch(await page('view=month&date=2100-12-15'), /rel="next"/);
+    assert.match(await page('view=month&date=2100-12-15'), /rel="prev"/);
+    assert.doesNotMatch(await page('view=week&date=2000-01-01'), /rel="prev"/);
+    assert.doesNotMatch(await page('view=list&date=2100-12-31'), /rel="next"/);
+    assert.match(await page('view=list&date=2100-12-31'), /rel="prev"/);
+  });
+
   it('refuses a date outside the calendar range when asking for an in-app link', async () => {
     const answer = await callTool(h, account.basicKey, 'get_in_app_calendar_url', { date: '9999-12-31' });
     assert.equal(answer.body.result.isError, true);

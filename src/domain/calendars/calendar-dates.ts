@@ -6,10 +6,12 @@
  * - a view is one of CALENDAR_LAYOUTS; an unknown one is refused rather than silently replaced;
  * - a calendar query (the page's and the feed's) names each of view and date at most once, and both
  *   follow the rules above; other parameters are left alone, since shared links pick up tracking tags;
+ * - a saved view's from and to fall on days within CALENDAR_YEARS in the view's timezone, so a page
+ *   opened at them stays inside the range too;
  * - a period spans at most MAX_PERIOD_DAYS days, whatever the layout (a month grid is 6 weeks).
  */
 import { ValidationError } from '../errors.js';
-import type { LocalDate } from '../zoned-time.js';
+import { localDateOf, type LocalDate } from '../zoned-time.js';
 import { CALENDAR_LAYOUTS, type CalendarLayout } from './calendar-entries.js';
 
 export const CALENDAR_YEARS = { first: 2000, last: 2100 } as const;
@@ -43,7 +45,18 @@ export function parseCalendarQuery(query: Record<string, unknown>): { layout?: C
   };
 }
 
-function isRealDay(date: LocalDate): boolean {
+/** The instant itself, once its day in `timezone` is known to be within CALENDAR_YEARS. */
+export function checkCalendarInstant(instant: number, timezone: string, field: string): number {
+  // Checked in UTC first, with a day's slack for any offset, so Intl never sees a year outside 1999-2101.
+  const roughly = instant >= Date.UTC(CALENDAR_YEARS.first - 1, 11, 31) && instant < Date.UTC(CALENDAR_YEARS.last + 1, 0, 2);
+  if (!roughly || !isRealDay(localDateOf(instant, timezone))) {
+    throw new ValidationError(`${field} must fall ${RANGE} (in the calendar's timezone, ${timezone}).`, [{ path: field, message: `Got ${new Date(instant).toISOString()}.` }]);
+  }
+  return instant;
+}
+
+/** Whether `date` is a day the calendar shows: real, and within CALENDAR_YEARS. */
+export function isRealDay(date: LocalDate): boolean {
   if (date.year < CALENDAR_YEARS.first || date.year > CALENDAR_YEARS.last || date.month < 1 || date.month > 12 || date.day < 1) return false;
   return date.day <= new Date(Date.UTC(date.year, date.month, 0)).getUTCDate();
 }
