@@ -3256,7 +3256,7 @@ export const toolCatalogue: readonly ToolDefinition[] = [
             "null"
           ],
           "format": "date-time",
-          "description": "Show nothing before this time."
+          "description": "Show nothing before this time (a day from 2000-01-01 to 2100-12-31 in the calendar's timezone)."
         },
         "to": {
           "type": [
@@ -3264,7 +3264,7 @@ export const toolCatalogue: readonly ToolDefinition[] = [
             "null"
           ],
           "format": "date-time",
-          "description": "Show nothing after this time."
+          "description": "Show nothing after this time (a day from 2000-01-01 to 2100-12-31 in the calendar's timezone)."
         }
       }
     },
@@ -4623,7 +4623,7 @@ export const toolCatalogue: readonly ToolDefinition[] = [
         "date": {
           "type": "string",
           "format": "date",
-          "description": "A day of the period to show (YYYY-MM-DD)."
+          "description": "A day of the period to show (YYYY-MM-DD, from 2000-01-01 to 2100-12-31)."
         },
         "channelIds": {
           "type": "array",
@@ -10115,7 +10115,7 @@ export const toolCatalogue: readonly ToolDefinition[] = [
             "null"
           ],
           "format": "date-time",
-          "description": "Show nothing before this time."
+          "description": "Show nothing before this time (a day from 2000-01-01 to 2100-12-31 in the calendar's timezone)."
         },
         "to": {
           "type": [
@@ -10123,7 +10123,7 @@ export const toolCatalogue: readonly ToolDefinition[] = [
             "null"
           ],
           "format": "date-time",
-          "description": "Show nothing after this time."
+          "description": "Show nothing after this time (a day from 2000-01-01 to 2100-12-31 in the calendar's timezone)."
         }
       },
       "minProperties": 2

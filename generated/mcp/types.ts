@@ -415,12 +415,12 @@ export interface components {
             timezone?: string;
             /**
              * Format: date-time
-             * @description Show nothing before this time.
+             * @description Show nothing before this time (a day from 2000-01-01 to 2100-12-31 in the calendar's timezone).
              */
             from?: string | null;
             /**
              * Format: date-time
-             * @description Show nothing after this time.
+             * @description Show nothing after this time (a day from 2000-01-01 to 2100-12-31 in the calendar's timezone).
              */
             to?: string | null;
         };
@@ -598,7 +598,7 @@ export interface components {
             view?: "month" | "week" | "list";
             /**
              * Format: date
-             * @description A day of the period to show (YYYY-MM-DD).
+             * @description A day of the period to show (YYYY-MM-DD, from 2000-01-01 to 2100-12-31).
              */
             date?: string;
             /** @description Only these channels. */
@@ -980,12 +980,12 @@ export interface components {
             timezone?: string;
             /**
              * Format: date-time
-             * @description Show nothing before this time.
+             * @description Show nothing before this time (a day from 2000-01-01 to 2100-12-31 in the calendar's timezone).
              */
             from?: string | null;
             /**
              * Format: date-time
-             * @description Show nothing after this time.
+             * @description Show nothing after this time (a day from 2000-01-01 to 2100-12-31 in the calendar's timezone).
              */
             to?: string | null;
         };

@@ -40,6 +40,11 @@ export function addDays(date: LocalDate, days: number): LocalDate {
   return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() };
 }
 
+/** Days since 1970-01-01: compares and subtracts dates as instants, never as strings. */
+export function dayNumber(date: LocalDate): number {
+  return Math.round(Date.UTC(date.year, date.month - 1, date.day) / 86_400_000);
+}
+
 /** 0 = Monday ... 6 = Sunday. */
 export function weekday(date: LocalDate): number {
   return (new Date(Date.UTC(date.year, date.month - 1, date.day)).getUTCDay() + 6) % 7;

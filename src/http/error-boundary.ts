@@ -6,7 +6,8 @@
  *   message; OAuth errors keep their RFC 6749/7591 code; body-parser, path-decoding and OpenAPI validator
  *   errors become the 4xx that says what to fix; anything else is a 500 that is logged and never echoed;
  * - the answer takes the shape of the surface that was called (surfaceOf): REST's error body, the OAuth
- *   `{error, error_description}`, a JSON-RPC error for MCP, a small HTML page for the browser pages;
+ *   `{error, error_description}`, a JSON-RPC error for MCP, a small HTML page for the browser pages,
+ *   plain text for the iCalendar feeds (calendar apps show that, not HTML);
  * - no answer ever carries a stack, an exception's own message or a file path: only messages written
  *   for the caller;
  * - once headers are sent nothing can be said: the connection is closed.
@@ -21,7 +22,7 @@ import { setRateLimitHeaders } from './rate-limit-headers.js';
 
 type RestErrorBody = components['schemas']['Error'];
 
-export type Surface = 'rest' | 'oauth' | 'mcp' | 'page';
+export type Surface = 'rest' | 'oauth' | 'mcp' | 'page' | 'feed';
 
 /** A classified error: what the caller is told, whatever surface it called. */
 export interface Problem {
@@ -41,12 +42,14 @@ const GENERIC_500 = 'Something went wrong on our side; the request may be retrie
 const JSON_RPC_CODES: Record<number, number> = { 400: -32600, 401: -32001, 403: -32004, 404: -32601, 413: -32600, 415: -32600, 429: -32029 };
 
 const PAGE_PATHS = /^\/(oauth2\/mcp\/(authorize|sign-in|decision|sign-out|consent)|calendars?(\/|$)|sandbox\/|connect\/|app(\/|$))/;
+const FEED_PATHS = /^\/calendars\/[^/]+\.ics$/;
 const OAUTH_API_PATHS = /^\/oauth2\/mcp\/(register|token|revoke)$/;
 
 function surfaceOf(path: string): Surface {
   if (path.startsWith('/v1/rest')) return 'rest';
   if (path === '/mcp' || path === '/mcp/claude') return 'mcp';
   if (OAUTH_API_PATHS.test(path)) return 'oauth';
+  if (FEED_PATHS.test(path)) return 'feed';
   if (PAGE_PATHS.test(path)) return 'page';
   return 'rest';
 }
@@ -132,6 +135,10 @@ const formats: Record<Surface, (req: Request, res: Response, problem: Problem) =
     const code = problem.status >= 500 ? -32603 : problem.code === 'invalid_json' ? -32700 : (JSON_RPC_CODES[problem.status] ?? -32600);
     const message = problem.code === 'invalid_json' ? `Parse error: ${problem.message}` : problem.message;
     res.status(problem.status).json({ jsonrpc: '2.0', id: null, error: { code, message } });
+  },
+  feed(_req, res, problem) {
+    const text = [problem.message, ...(problem.details ?? []).map((d) => d.message)].join(' ');
+    res.status(problem.status).set({ 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }).send(`${text}\n`);
   },
   page(_req, res, problem) {
     const title = problem.status === 404 ? 'Not found' : problem.status >= 500 ? 'Something went wrong' : 'This request could not be handled';

@@ -1,7 +1,7 @@
 import type { CalendarEntry, CalendarLayout } from '../domain/calendars/calendar-entries.js';
-import { MAX_PERIOD_DAYS } from '../domain/calendars/calendar-dates.js';
+import { CALENDAR_YEARS, isRealDay, MAX_PERIOD_DAYS } from '../domain/calendars/calendar-dates.js';
 import { escapeHtml } from '../http/html.js';
-import { addDays, dateKey, localDateOf, localTimeOf, startOfDay, weekday, type LocalDate } from '../domain/zoned-time.js';
+import { addDays, dateKey, dayNumber, localDateOf, localTimeOf, startOfDay, weekday, type LocalDate } from '../domain/zoned-time.js';
 
 /**
  * The read-only calendar page: month, week and list views, readable on a phone (the month grid becomes a
@@ -10,6 +10,7 @@ import { addDays, dateKey, localDateOf, localTimeOf, startOfDay, weekday, type L
 export const CALENDAR_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src https: http: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
+const FIRST_DAY: LocalDate = { year: CALENDAR_YEARS.first, month: 1, day: 1 };
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
 export interface CalendarPeriod {
@@ -21,8 +22,9 @@ export interface CalendarPeriod {
   last: LocalDate;
   from: number;
   to: number;
-  previous: LocalDate;
-  next: LocalDate;
+  /** A day of the period before and after, or null where that period lies outside the calendar range. */
+  previous: LocalDate | null;
+  next: LocalDate | null;
   title: string;
 }
 
@@ -43,22 +45,25 @@ export function calendarPeriod(layout: CalendarLayout, anchor: LocalDate, timezo
   } else if (layout === 'week') {
     first = addDays(anchor, -weekday(anchor));
     last = addDays(first, 6);
-    previous = addDays(first, -7);
+    previous = addDays(first, -1);
     next = addDays(first, 7);
     title = `Week of ${dateKey(first)}`;
   } else {
     first = anchor;
     last = addDays(anchor, 29);
-    previous = addDays(anchor, -30);
+    // Stepping back 30 days past the range's first day lands on that day instead, so it stays reachable.
+    const back = addDays(anchor, -30);
+    previous = !isRealDay(back) && dayNumber(anchor) > dayNumber(FIRST_DAY) ? FIRST_DAY : back;
     next = addDays(anchor, 30);
     title = `${dateKey(first)} to ${dateKey(last)}`;
   }
-  return { layout, anchor, first, last, from: startOfDay(first, timezone), to: startOfDay(addDays(last, 1), timezone), previous, next, title };
+  const inRange = (date: LocalDate) => (isRealDay(date) ? date : null);
+  return { layout, anchor, first, last, from: startOfDay(first, timezone), to: startOfDay(addDays(last, 1), timezone), previous: inRange(previous), next: inRange(next), title };
 }
 
 /** The days from `from` to `to` inclusive, counted from their instants and never more than a period holds. */
 function days(from: LocalDate, to: LocalDate): LocalDate[] {
-  const count = Math.round((Date.UTC(to.year, to.month - 1, to.day) - Date.UTC(from.year, from.month - 1, from.day)) / 86_400_000) + 1;
+  const count = dayNumber(to) - dayNumber(from) + 1;
   return Array.from({ length: Math.min(Math.max(count, 0), MAX_PERIOD_DAYS) }, (_, i) => addDays(from, i));
 }
 
@@ -128,8 +133,8 @@ h2{margin:0 16px 8px;font-size:17px}
 @media (max-width:640px){.grid{display:block}.grid .head,.grid .day.empty{display:none}.grid .day{margin-bottom:8px}.day .wd{display:inline}}
 </style></head><body>
 <header><h1>${escapeHtml(input.title)}</h1><p>Times in ${escapeHtml(timezone)}. Read only.</p></header>
-<nav><a href="${escapeHtml(input.linkTo(period.layout, period.previous))}" rel="prev">← Previous</a>
-<a href="${escapeHtml(input.linkTo(period.layout, period.next))}" rel="next">Next →</a> ${tabs}
+<nav>${period.previous ? `<a href="${escapeHtml(input.linkTo(period.layout, period.previous))}" rel="prev">← Previous</a>` : ''}
+${period.next ? `<a href="${escapeHtml(input.linkTo(period.layout, period.next))}" rel="next">Next →</a>` : ''} ${tabs}
 ${input.feedUrl ? `<a href="${escapeHtml(input.feedUrl)}">Subscribe (iCalendar)</a>` : ''}</nav>
 <h2>${escapeHtml(period.title)}</h2>
 ${body}

@@ -1,5 +1,5 @@
 import express from 'express';
-import { parseCalendarDate, parseCalendarLayout } from '../domain/calendars/calendar-dates.js';
+import { parseCalendarDate, parseCalendarQuery } from '../domain/calendars/calendar-dates.js';
 import { calendarEntries, type CalendarView } from '../domain/calendars/calendar-entries.js';
 import { openInAppCalendar, openPublicCalendar, publicCalendarUrl } from '../domain/calendars/shareable-calendars.js';
 import type { DomainDeps } from '../domain/deps.js';
@@ -11,6 +11,8 @@ import { dateKey, localDateOf, type LocalDate } from '../domain/zoned-time.js';
  * Calendar pages: GET /calendars/{token} (public, read-only HTML), /calendars/{token}.ics (iCalendar feed),
  * and GET /calendar?t=... (the signed-in user's own calendar, from get_in_app_calendar_url).
  * Unknown, deleted and expired links all answer the same 404 page (the app's error boundary renders it).
+ * The feed always covers the same window, so it uses no query parameter; a view or date sent to it must
+ * still be a real one, so that a mangled link is answered with what to fix rather than served as if sound.
  */
 const FEED_PAST_MS = 90 * 86_400_000;
 const FEED_FUTURE_MS = 366 * 86_400_000;
@@ -30,12 +32,13 @@ async function page(
   res: express.Response,
   input: { accountId: string; title: string; view: CalendarView; query: express.Request['query']; date?: string; uidKey: string; link(query: URLSearchParams): string; feedUrl?: string },
 ): Promise<void> {
-  const layout = input.query.view === undefined ? input.view.layout : parseCalendarLayout(input.query.view);
-  const date = input.query.date ?? input.date;
+  const asked = parseCalendarQuery(input.query);
+  const layout = asked.layout ?? input.view.layout;
   const anchor: LocalDate =
-    date !== undefined
-      ? parseCalendarDate(date)
-      : localDateOf(input.view.from !== null && input.view.from > deps.now() ? input.view.from : deps.now(), input.view.timezone);
+    asked.date ??
+    (input.date !== undefined
+      ? parseCalendarDate(input.date)
+      : localDateOf(input.view.from !== null && input.view.from > deps.now() ? input.view.from : deps.now(), input.view.timezone));
   const period = calendarPeriod(layout, anchor, input.view.timezone);
   const entries = await calendarEntries(deps, input.accountId, input.view, period, input.uidKey);
   sendPage(
@@ -59,6 +62,7 @@ export function calendarRouter(deps: DomainDeps): express.Router {
     const link = req.params.link;
     const feed = link.endsWith('.ics');
     const token = feed ? link.slice(0, -4) : link;
+    if (feed) parseCalendarQuery(req.query);
     const calendar = await openPublicCalendar(deps, token);
     const pageUrl = publicCalendarUrl(deps, token);
     if (feed) {

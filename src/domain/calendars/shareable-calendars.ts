@@ -6,7 +6,7 @@ import { newId } from '../ids.js';
 import type { Principal } from '../principal.js';
 import { hashSecret, newSecret, safeEqual } from '../secrets.js';
 import { parseWireTime, toWireTime } from '../time.js';
-import { parseCalendarDate } from './calendar-dates.js';
+import { checkCalendarInstant, parseCalendarDate } from './calendar-dates.js';
 import { CALENDAR_LAYOUTS, checkTimezone, type CalendarLayout } from './calendar-entries.js';
 
 /**
@@ -16,6 +16,7 @@ import { CALENDAR_LAYOUTS, checkTimezone, type CalendarLayout } from './calendar
  * - the link's token has 256 random bits and only its SHA-256 is stored, so the link is shown once, at
  *   creation; updating keeps the link and changes what it shows; deleting (or expiry) makes it 404 at once;
  * - every channel and label named must belong to the caller's account;
+ * - a view's from and to, and the in-app link's date, lie within the calendar range (calendar-dates);
  * - the in-app calendar link is signed, names its user, and expires after an hour.
  */
 const PUBLIC_TOKEN_PREFIX = 'hcal_';
@@ -106,6 +107,9 @@ async function checkedView(deps: DomainDeps, principal: Principal, input: Calend
   const from = input.from === undefined ? (base?.from ?? null) : input.from === null ? null : parseWireTime(input.from, 'from');
   const to = input.to === undefined ? (base?.to ?? null) : input.to === null ? null : parseWireTime(input.to, 'to');
   if (from !== null && to !== null && from >= to) throw new ValidationError('from must be before to', [{ path: 'to', message: 'Give an end after the start.' }]);
+  const timezone = checkTimezone(input.timezone ?? base?.timezone ?? channels[0].timezone);
+  if (from !== null) checkCalendarInstant(from, timezone, 'from');
+  if (to !== null) checkCalendarInstant(to, timezone, 'to');
   return {
     workspaceId: channels[0].workspaceId,
     view: {
@@ -114,7 +118,7 @@ async function checkedView(deps: DomainDeps, principal: Principal, input: Calend
       labelIds,
       from,
       to,
-      timezone: checkTimezone(input.timezone ?? base?.timezone ?? channels[0].timezone),
+      timezone,
       includeDrafts: input.includeDrafts ?? base?.includeDrafts ?? false,
       includeLive: input.includeLivePosts ?? base?.includeLive ?? false,
       showText: input.showText ?? base?.showText ?? true,
