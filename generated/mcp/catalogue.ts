@@ -397,7 +397,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": true,
       "openWorldHint": true
     },
-    "scope": "manage_team"
+    "scope": "manage_team",
+    "chargesWriteBudget": false
   },
   {
     "name": "approval_assign",
@@ -801,7 +802,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": true,
       "openWorldHint": false
     },
-    "scope": "manage_team"
+    "scope": "manage_team",
+    "chargesWriteBudget": false
   },
   {
     "name": "approval_list_pending",
@@ -1200,7 +1202,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": true,
       "openWorldHint": false
     },
-    "scope": "manage_team"
+    "scope": "manage_team",
+    "chargesWriteBudget": false
   },
   {
     "name": "approval_reject",
@@ -1604,7 +1607,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": true,
       "openWorldHint": false
     },
-    "scope": "manage_team"
+    "scope": "manage_team",
+    "chargesWriteBudget": false
   },
   {
     "name": "bulk_delete",
@@ -1748,7 +1752,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": true,
       "openWorldHint": false
     },
-    "scope": "manage_team"
+    "scope": "manage_team",
+    "chargesWriteBudget": false
   },
   {
     "name": "bulk_label",
@@ -1902,7 +1907,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": true,
       "openWorldHint": false
     },
-    "scope": "manage_team"
+    "scope": "manage_team",
+    "chargesWriteBudget": false
   },
   {
     "name": "bulk_schedule",
@@ -2500,7 +2506,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": false,
       "openWorldHint": true
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": false
   },
   {
     "name": "complete_media_upload",
@@ -2609,7 +2616,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": true,
       "openWorldHint": false
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": false
   },
   {
     "name": "create_image_post",
@@ -3093,7 +3101,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": false,
       "openWorldHint": true
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": false
   },
   {
     "name": "create_media_upload",
@@ -3176,7 +3185,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": false,
       "openWorldHint": false
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": false
   },
   {
     "name": "create_public_calendar_link",
@@ -3391,7 +3401,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": false,
       "openWorldHint": true
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": false
   },
   {
     "name": "create_text_post",
@@ -3865,7 +3876,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": false,
       "openWorldHint": true
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": false
   },
   {
     "name": "delete_post",
@@ -3909,7 +3921,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": true,
       "openWorldHint": false
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": false
   },
   {
     "name": "delete_shareable_calendar",
@@ -3953,7 +3966,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": true,
       "openWorldHint": false
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": false
   },
   {
     "name": "generate_image",
@@ -4081,7 +4095,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": false,
       "openWorldHint": true
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": true
   },
   {
     "name": "generate_post",
@@ -4169,7 +4184,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": false,
       "openWorldHint": true
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": true
   },
   {
     "name": "get_calendar_view_options",
@@ -4233,7 +4249,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": true,
       "openWorldHint": false
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": false
   },
   {
     "name": "get_channel",
@@ -4353,7 +4370,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": true,
       "openWorldHint": false
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": false
   },
   {
     "name": "get_channels",
@@ -4467,7 +4485,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": true,
       "openWorldHint": false
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": false
   },
   {
     "name": "get_filtered_channels",
@@ -4600,7 +4619,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": true,
       "openWorldHint": false
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": false
   },
   {
     "name": "get_in_app_calendar_url",
@@ -4690,7 +4710,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": true,
       "openWorldHint": false
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": false
   },
   {
     "name": "get_paginated_posts",
@@ -5161,7 +5182,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": true,
       "openWorldHint": false
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": false
   },
   {
     "name": "get_posts_for_channels",
@@ -5630,7 +5652,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": true,
       "openWorldHint": false
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": false
   },
   {
     "name": "get_posts_with_assets",
@@ -6097,7 +6120,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": true,
       "openWorldHint": false
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": false
   },
   {
     "name": "get_scheduled_posts",
@@ -6564,7 +6588,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": true,
       "openWorldHint": false
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": false
   },
   {
     "name": "get_shareable_calendars",
@@ -6702,7 +6727,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": true,
       "openWorldHint": false
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": false
   },
   {
     "name": "get_workspaces",
@@ -6764,7 +6790,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": true,
       "openWorldHint": false
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": false
   },
   {
     "name": "import_media_from_url",
@@ -6884,7 +6911,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": false,
       "openWorldHint": true
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": false
   },
   {
     "name": "instagram_first_comment",
@@ -7304,7 +7332,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": true,
       "openWorldHint": false
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": false
   },
   {
     "name": "label_apply",
@@ -7713,7 +7742,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": true,
       "openWorldHint": false
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": false
   },
   {
     "name": "label_create",
@@ -7794,7 +7824,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": false,
       "openWorldHint": false
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": false
   },
   {
     "name": "label_list",
@@ -7865,7 +7896,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": true,
       "openWorldHint": false
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": false
   },
   {
     "name": "label_remove",
@@ -8274,7 +8306,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": true,
       "openWorldHint": false
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": false
   },
   {
     "name": "list_collections",
@@ -8364,7 +8397,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": true,
       "openWorldHint": false
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": false
   },
   {
     "name": "location_search",
@@ -8456,7 +8490,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": true,
       "openWorldHint": false
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": false
   },
   {
     "name": "queue_clear",
@@ -8509,7 +8544,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": true,
       "openWorldHint": false
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": false
   },
   {
     "name": "queue_pause",
@@ -8637,7 +8673,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": true,
       "openWorldHint": false
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": false
   },
   {
     "name": "queue_reorder",
@@ -8778,7 +8815,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": true,
       "openWorldHint": false
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": false
   },
   {
     "name": "queue_resume",
@@ -8906,7 +8944,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": true,
       "openWorldHint": false
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": false
   },
   {
     "name": "recycle_post",
@@ -9395,7 +9434,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": false,
       "openWorldHint": true
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": false
   },
   {
     "name": "rewrite",
@@ -9465,7 +9505,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": false,
       "openWorldHint": true
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": true
   },
   {
     "name": "suggest_hashtags",
@@ -9525,7 +9566,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": false,
       "openWorldHint": true
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": true
   },
   {
     "name": "update_post",
@@ -10030,7 +10072,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": true,
       "openWorldHint": false
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": false
   },
   {
     "name": "update_shareable_calendar",
@@ -10251,6 +10294,7 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": true,
       "openWorldHint": false
     },
-    "scope": "manage_post"
+    "scope": "manage_post",
+    "chargesWriteBudget": false
   }
 ];

@@ -12,7 +12,7 @@ export interface ToolAnnotations {
   openWorldHint: boolean;
 }
 
-/** One entry of tools/list, plus the scope the tool needs. */
+/** One entry of tools/list, plus the scope the tool needs and whether it spends the write budget. */
 export interface ToolDefinition {
   name: ToolName;
   title: string;
@@ -21,6 +21,7 @@ export interface ToolDefinition {
   outputSchema: Record<string, unknown>;
   annotations: ToolAnnotations;
   scope: ToolScope;
+  chargesWriteBudget: boolean;
 }
 
 /** One method per tool of jsonrpc-schemas/: validated arguments in, the tool's result out; errors are thrown. */

@@ -30,6 +30,8 @@ const toolFileSchema = {
     title: { type: 'string', minLength: 1 },
     description: { type: 'string', minLength: 40 },
     'x-herald-scope': { enum: SCOPES },
+    // Tools that also spend the account's write minute budget (SPEC: AI requests count as writes).
+    'x-herald-rate-limit': { enum: ['write'] },
     annotations: {
       type: 'object',
       additionalProperties: false,
@@ -51,6 +53,7 @@ interface ToolFile {
   title: string;
   description: string;
   'x-herald-scope': string;
+  'x-herald-rate-limit'?: 'write';
   annotations: Record<string, boolean>;
   inputSchema: Schema;
   outputSchema: Schema;
@@ -167,6 +170,7 @@ export async function generateMcp(root: string, openapi: { components: { schemas
       outputSchema,
       annotations: { title: tool.title, ...tool.annotations },
       scope: tool['x-herald-scope'],
+      chargesWriteBudget: tool['x-herald-rate-limit'] === 'write',
     };
   });
   const standalone = (kind: 'arguments' | 'result') => `${HEADER}// @ts-nocheck: ajv standalone code (see scripts/generate/mcp.ts), typed through validators.ts.
@@ -215,7 +219,7 @@ export interface ToolAnnotations {
   openWorldHint: boolean;
 }
 
-/** One entry of tools/list, plus the scope the tool needs. */
+/** One entry of tools/list, plus the scope the tool needs and whether it spends the write budget. */
 export interface ToolDefinition {
   name: ToolName;
   title: string;
@@ -224,6 +228,7 @@ export interface ToolDefinition {
   outputSchema: Record<string, unknown>;
   annotations: ToolAnnotations;
   scope: ToolScope;
+  chargesWriteBudget: boolean;
 }
 
 /** One method per tool of jsonrpc-schemas/: validated arguments in, the tool's result out; errors are thrown. */

@@ -65,6 +65,19 @@ export async function consumeRateLimit(deps: DomainDeps, principal: Principal, s
   return usage;
 }
 
+/**
+ * AI requests count as writes (SPEC, Limits): a tool that runs one spends the write minute budget as well,
+ * on top of what its request already spent; the account's hour is charged once, by the request.
+ */
+export async function consumeWriteBudgetForAi(deps: DomainDeps, principal: Principal): Promise<void> {
+  const limits = deps.config.rateLimits;
+  const write = minuteBudget(limits, 'rest_write', principal);
+  const account: Budget = { label: 'account hourly budget', bucket: `account:${principal.accountId}`, limit: limits.accountPerHour, windowMs: HOUR };
+  const now = deps.now();
+  const step = await take(deps, write, now);
+  if (!step.allowed) throw new RateLimitExceeded(step.retryAfterSeconds, write.label, { minute: step.usage, account: (await peek(deps, account, now)).usage });
+}
+
 export class RateLimitExceeded extends RateLimitedError {
   constructor(retryAfterSeconds: number, budget: string, readonly usage: RateLimitUsage) {
     super(retryAfterSeconds, budget);

@@ -134,7 +134,9 @@ const formats: Record<Surface, (req: Request, res: Response, problem: Problem) =
   mcp(_req, res, problem) {
     const code = problem.status >= 500 ? -32603 : problem.code === 'invalid_json' ? -32700 : (JSON_RPC_CODES[problem.status] ?? -32600);
     const message = problem.code === 'invalid_json' ? `Parse error: ${problem.message}` : problem.message;
-    res.status(problem.status).json({ jsonrpc: '2.0', id: null, error: { code, message } });
+    // Over budget, SPEC's rate-limit body (status false, message) rides beside the JSON-RPC error.
+    const budget = problem.status === 429 ? { status: false, message } : {};
+    res.status(problem.status).json({ jsonrpc: '2.0', id: null, error: { code, message }, ...budget });
   },
   feed(_req, res, problem) {
     const text = [problem.message, ...(problem.details ?? []).map((d) => d.message)].join(' ');

@@ -3,6 +3,8 @@
  * - an unknown tool (or one this URL does not serve) is a JSON-RPC error (invalid params);
  * - a manage_team tool without that scope is an insufficient_scope JSON-RPC error naming the scope (the
  *   HTTP layer turns it into a 403 with a WWW-Authenticate challenge), and only for those tools;
+ * - a tool marked x-herald-rate-limit: write (the AI helpers) also spends the write minute budget, once
+ *   its arguments are valid; over that budget is an isError result with the seconds to wait;
  * - arguments are checked by the validator compiled from jsonrpc-schemas/ (defaults filled in); bad
  *   arguments and domain errors a model can fix come back as isError results saying what to change;
  * - anything else is a bug: logged, answered with a generic internal error.
@@ -22,6 +24,8 @@ export interface ToolCall {
 export interface CallToolOptions {
   tools: ReadonlyMap<ToolName, ToolDefinition>;
   handlers: AreaTools;
+  /** Spends the write minute budget for the tools that count as writes (the AI helpers). */
+  chargeWriteBudget(principal: ToolContext['principal']): Promise<void>;
   /** Check results against outputSchema too (tests, VALIDATE_RESPONSES). */
   validateResults: boolean;
   log(message: string, error: unknown): void;
@@ -41,6 +45,7 @@ export async function callTool(options: CallToolOptions, call: ToolCall, context
 
   let result: object;
   try {
+    if (tool.chargesWriteBudget) await options.chargeWriteBudget(context.principal);
     result = await handler(args, context);
   } catch (error) {
     if (error instanceof InsufficientScopeError) throw insufficientScope(error);

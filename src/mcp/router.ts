@@ -26,7 +26,7 @@ import { authenticate, type TokenResolver } from '../domain/authentication.js';
 import type { DomainDeps } from '../domain/deps.js';
 import { UnauthorizedError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
-import { consumeRateLimit, RateLimitExceeded } from '../domain/rate-limits.js';
+import { consumeRateLimit, consumeWriteBudgetForAi, RateLimitExceeded } from '../domain/rate-limits.js';
 import { jsonBody } from '../http/request-body.js';
 import { setRateLimitHeaders } from '../http/rate-limit-headers.js';
 import { protectedResourceMetadataUrl } from '../domain/oauth/resources.js';
@@ -47,7 +47,12 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 export function mcpRouter(options: McpRouterOptions): express.Router {
   const { deps, config } = options;
   const handlers = toolHandlers(deps);
-  const rpc = mcpRpcServer({ handlers, validateResults: config.validateResponses, log: options.log });
+  const rpc = mcpRpcServer({
+    handlers,
+    chargeWriteBudget: (principal) => consumeWriteBudgetForAi(deps, principal),
+    validateResults: config.validateResponses,
+    log: options.log,
+  });
   const router = express.Router();
   const parseJson = jsonBody({ limit: config.maxBodyBytes, type: () => true });
 
@@ -148,17 +153,8 @@ function dispatch(rpc: ReturnType<typeof mcpRpcServer>, tools: ReadonlyMap<ToolN
     }
     const requests = (messages as Message[]).filter(isRequest);
     if (!batch || requests.length === 0) {
-      // A lone message, or a batch of notifications only: one charge for the HTTP request.
-      try {
-        setRateLimitHeaders(res, await consumeRateLimit(deps, principal, 'mcp'));
-      } catch (error) {
-        if (!(error instanceof RateLimitExceeded)) throw error;
-        setRateLimitHeaders(res, error.usage);
-        res.setHeader('Retry-After', String(error.retryAfterSeconds));
-        // SPEC's rate-limit body (status false, message) inside a JSON-RPC error envelope.
-        res.status(429).json({ ...rateLimitError(null, error), status: false, message: error.message });
-        return;
-      }
+      // A lone message, or a batch of notifications only: one charge for the HTTP request (a 429 over budget).
+      setRateLimitHeaders(res, await consumeRateLimit(deps, principal, 'mcp'));
       if (requests.length === 0) {
         res.status(202).end();
         return;

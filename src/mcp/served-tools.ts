@@ -26,14 +26,14 @@ export function servedTools(handlers: AreaTools, mcpPath: McpPath): ReadonlyMap<
 }
 
 export interface ToolsPage {
-  tools: Omit<ToolDefinition, 'scope'>[];
+  tools: Omit<ToolDefinition, 'scope' | 'chargesWriteBudget'>[];
   nextCursor?: string;
 }
 
 export function toolsListPage(tools: ReadonlyMap<ToolName, ToolDefinition>, cursor: unknown, pageSize = TOOLS_PAGE_SIZE): ToolsPage {
   const start = cursor === undefined ? 0 : offsetOf(cursor);
   const all = [...tools.values()];
-  const page = all.slice(start, start + pageSize).map(({ scope: _scope, ...tool }) => tool);
+  const page = all.slice(start, start + pageSize).map(({ scope: _scope, chargesWriteBudget: _charges, ...tool }) => tool);
   const next = start + pageSize;
   return next < all.length ? { tools: page, nextCursor: Buffer.from(`tools:${next}`).toString('base64url') } : { tools: page };
 }

@@ -115,6 +115,25 @@ describe(`AI helpers count against the REST write budget (${TEST_DB})`, () => {
       await h.close();
     }
   });
+
+  it('charges the account hour once for an AI call over MCP, not once per budget', async () => {
+    const h = await startTestHerald({ rateLimits: { ...GENEROUS, accountPerHour: 1000 } });
+    try {
+      const account = await h.seedAccount();
+      const call = (id: number) => h.api('POST', '/mcp', {
+        token: account.basicKey,
+        headers: { accept: 'application/json, text/event-stream' },
+        body: { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'suggest_hashtags', arguments: { text: LAUNCH } } },
+      });
+      const first = await call(1);
+      const second = await call(2);
+      assert.equal(second.body.result.isError, undefined, JSON.stringify(second.body));
+      const spent = Number(first.headers.get('x-account-ratelimit-remaining')) - Number(second.headers.get('x-account-ratelimit-remaining'));
+      assert.equal(spent, 1, 'one MCP AI request spends one request of the account hour');
+    } finally {
+      await h.close();
+    }
+  });
 });
 
 interface FakeCall {

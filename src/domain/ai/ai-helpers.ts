@@ -4,7 +4,6 @@ import { resolveWorkspace, storeMedia, type MediaView } from '../media/media-lib
 import { capabilitiesOf, NETWORK_NAMES_AND_ALIASES, type NetworkCapabilities } from '../networks/capabilities.js';
 import { countBy, fitText } from '../networks/text-length.js';
 import type { Principal } from '../principal.js';
-import { consumeRateLimit } from '../rate-limits.js';
 
 /**
  * The AI helpers (generate_post, suggest_hashtags, rewrite, generate_image).
@@ -31,7 +30,6 @@ export async function generatePost(
   principal: Principal,
   input: { prompt: string; network?: string; tone?: string; variants?: number },
 ): Promise<{ variants: { text: string; characters: number }[]; network: string; maxCharacters: number; provider: string }> {
-  await consumeRateLimit(deps, principal, 'rest_write');
   const network = input.network ?? DEFAULT_NETWORK;
   const capabilities = capabilitiesOf(network);
   const maxChars = capabilities.text.limit;
@@ -48,7 +46,6 @@ export async function suggestHashtags(
   principal: Principal,
   input: { text: string; network?: string; count?: number },
 ): Promise<{ hashtags: string[]; provider: string }> {
-  await consumeRateLimit(deps, principal, 'rest_write');
   const count = input.count ?? 5;
   const raw = await deps.ai.suggestHashtags({ text: input.text, network: input.network ?? DEFAULT_NETWORK, count });
   const seen = new Set<string>();
@@ -64,7 +61,6 @@ export async function rewrite(
   principal: Principal,
   input: { text: string; instruction: string; network?: string },
 ): Promise<{ text: string; characters: number; network: string; maxCharacters: number; provider: string }> {
-  await consumeRateLimit(deps, principal, 'rest_write');
   const network = input.network ?? networkNamedIn(input.instruction) ?? DEFAULT_NETWORK;
   const capabilities = capabilitiesOf(network);
   const maxChars = capabilities.text.limit;
@@ -95,7 +91,6 @@ export async function generateImage(
   principal: Principal,
   input: { prompt: string; size?: keyof typeof IMAGE_SIZES; workspaceId?: string },
 ): Promise<{ data: MediaView; provider: string }> {
-  await consumeRateLimit(deps, principal, 'rest_write');
   const control = CONTROL_CHARACTER.exec(input.prompt);
   if (control) {
     const codePoint = `U+${control[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
