@@ -73,6 +73,21 @@ describe(`MCP JSON-RPC batches (${TEST_DB})`, function () {
     assert.equal((await rpc(h, { token: key, method: 'ping' })).status, 429);
   });
 
+  it('charges a batched notification like a lone one: once each, and a batch with nothing to answer is a 429 when over budget', async () => {
+    const key = await h.createKey(account, ['read_profile', 'manage_post']);
+    const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
+    const mixed = await rpc(h, { token: key, body: [initialized, initialized, initialized, { jsonrpc: '2.0', id: 1, method: 'ping' }] });
+    assert.equal(mixed.status, 200);
+    assert.equal(mixed.headers.get('ratelimit-remaining'), String(MINUTE_BUDGET - 4));
+    const rest = await rpc(h, { token: key, body: Array.from({ length: MINUTE_BUDGET - 4 }, () => initialized) });
+    assert.equal(rest.status, 202);
+    assert.equal(rest.headers.get('ratelimit-remaining'), '0');
+    const refused = await rpc(h, { token: key, body: [initialized, initialized] });
+    assert.equal(refused.status, 429);
+    assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+    assert.match(refused.body.message, /Wait \d+ seconds/);
+  });
+
   it('never runs a tools/call notification, alone or in a batch', async () => {
     const key = await h.createKey(account, ['read_profile', 'manage_post']);
     const created = await callTool(h, account.apiKey, 'create_text_post', { text: 'keep me', channelIds: [account.channelIds[0]], saveAsDraft: true });
