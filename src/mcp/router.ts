@@ -7,7 +7,8 @@
  *    at this URL's protected resource metadata (RFC 9728).
  * 4. JSON body (size and nesting depth checked by jsonBody).
  * 5. Batches: accepted only from a 2025-03-26 client (batching left MCP in 2025-06-18; no header means
- *    2025-03-26), at most MAX_BATCH_MESSAGES messages, else refused whole and nothing runs.
+ *    2025-03-26), at most MAX_BATCH_MESSAGES messages and never holding initialize (that revision's
+ *    lifecycle), else refused whole and nothing runs.
  * 6. Rate budgets: the token's MCP minute budget and the account's hourly one, with REST's headers as they
  *    stand after the last message. Every message is charged once, alone or batched, notification or not.
  *    A lone message over budget is a 429; a batched request over budget answers its own rate-limit error
@@ -146,6 +147,9 @@ function dispatch(rpc: ReturnType<typeof mcpRpcServer>, tools: ReadonlyMap<ToolN
       }
       if (messages.length > MAX_BATCH_MESSAGES) {
         return sendError(res, 400, RpcErrorCode.InvalidRequest, `A batch holds at most ${MAX_BATCH_MESSAGES} messages and this one has ${messages.length}: split it, or send one message per request.`);
+      }
+      if ((messages as Message[]).some((m) => m.method === 'initialize')) {
+        return sendError(res, 400, RpcErrorCode.InvalidRequest, 'initialize may not be part of a JSON-RPC batch (MCP 2025-03-26 lifecycle): send it alone, then batch the rest.');
       }
     }
     // Every message is charged once, requests and notifications alike, as a lone message is: the budget
