@@ -10,8 +10,9 @@
  * searches plus O(log n) for each place it looks at, never a scan of every city, so one tenant's searches
  * cannot starve the others. A one-word query looks at the places it returns, plus, in the third tier,
  * fewer than `limit` places already ranked and a place's repeats under several of its words. A query of
- * several words also passes over places of its narrowest word that lack the whole phrase (the worst,
- * like "sa sa", visit every place with a word starting so).
+ * several words may also pass over places of its narrowest word that lack the whole phrase: after a
+ * bounded walk it ranks the rest of that range in one pass (the worst, like "sa sa", read every place
+ * with a word starting so, once).
  */
 import { createRequire } from 'node:module';
 import type { ToolResults } from '../../generated/mcp/types.js';
@@ -73,6 +74,11 @@ class PrefixIndex {
   /** The first position whose key sorts after `key`. */
   after(key: string): number {
     return this.firstWhere((k) => k > key);
+  }
+
+  /** The holders of positions [from, to), in key order. */
+  holdersIn(from: number, to: number): Int32Array {
+    return this.holders.subarray(from, to);
   }
 
   /** The holders of positions [from, to), largest place first, a holder once per key it holds there. */
@@ -164,6 +170,11 @@ interface Scope {
 }
 
 const WORD_BREAK = /[\s,]+/;
+/**
+ * Steps the third tier walks beyond twice `limit` (its results, and fewer than `limit` places of the first
+ * two tiers met again) before it ranks the rest of its range in one pass.
+ */
+const WALK_SLACK = 64;
 
 /** Everywhere under '', each country under its code; built on a scope's first search, never changed. */
 const scopes = new Map<string, Scope>();
@@ -213,13 +224,16 @@ export function searchLocations(input: { query: string; country?: string; limit?
 
   const found: Place[] = [];
   const seen = new Set<number>();
-  const collect = (holders: Iterable<number>) => {
+  /** Visits holders in order until the results are full (true) or `budget` visits are spent (false). */
+  const collect = (holders: Iterable<number>, budget = Infinity): boolean => {
     for (const holder of holders) {
-      if (found.length >= limit) return;
+      if (found.length >= limit) return true;
+      if (budget-- <= 0) return false;
       if (seen.has(holder)) continue;
       seen.add(holder);
       if (matches(places[holder])) found.push(places[holder]);
     }
+    return true;
   };
   // Exact names sort first among the names that start with the query.
   const [prefixFrom, prefixTo] = names.startingWith(query);
@@ -231,7 +245,18 @@ export function searchLocations(input: { query: string; country?: string; limit?
   // them all. Places of the first two tiers are already seen.
   const anchors = [probe, ...queryWords.slice(1).filter((word) => !word.includes(','))].map((word) => words.startingWith(word));
   const [from, to] = anchors.reduce((a, b) => (b[1] - b[0] < a[1] - a[0] ? b : a));
-  collect(words.largestFirst(from, to));
+  if (!collect(words.largestFirst(from, to), 2 * limit + WALK_SLACK)) {
+    // A phrase may be missing from most of its range (a walk costs O(log n) a step, one pass over the
+    // range O(1) a key): past the budget, the unseen holders of the range, which are all smaller
+    // places than those walked, are ranked in one pass.
+    const rest: number[] = [];
+    for (const holder of words.holdersIn(from, to)) {
+      if (seen.has(holder)) continue;
+      seen.add(holder);
+      if (matches(places[holder])) rest.push(holder);
+    }
+    found.push(...rest.sort((a, b) => a - b).slice(0, limit - found.length).map((holder) => places[holder]));
+  }
 
   return found.map(({ city }) => ({
     id: String(city.cityId),
