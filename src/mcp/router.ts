@@ -6,11 +6,14 @@
  * 3. Bearer token, resolved like REST: missing or bad is 401 with a WWW-Authenticate challenge pointing
  *    at this URL's protected resource metadata (RFC 9728).
  * 4. JSON body (size and nesting depth checked by jsonBody).
- * 5. Rate budgets: the token's MCP minute budget and the account's hourly one, with REST's headers. A lone
- *    message is charged once (429 when a budget is spent). A batch is accepted only from a 2025-03-26
- *    client (batching left MCP in 2025-06-18), holds at most MAX_BATCH_MESSAGES, and each of its requests
- *    is charged on its own: an over-budget entry answers its own rate-limit error, the rest run.
- * 6. JSON-RPC: a message without an id (a notification, or the client's response) is acknowledged and
+ * 5. Batches: accepted only from a 2025-03-26 client (batching left MCP in 2025-06-18; no header means
+ *    2025-03-26), at most MAX_BATCH_MESSAGES messages and never holding initialize (that revision's
+ *    lifecycle), else refused whole and nothing runs.
+ * 6. Rate budgets: the token's MCP minute budget and the account's hourly one, with REST's headers as they
+ *    stand after the last message. Every message is charged once, alone or batched, notification or not.
+ *    A lone message over budget is a 429; a batched request over budget answers its own rate-limit error
+ *    and the rest run.
+ * 7. JSON-RPC: a message without an id (a notification, or the client's response) is acknowledged and
  *    never run, alone or in a batch (tools/call is a request: without an id there is no one to answer);
  *    notifications and responses only -> 202 without a body; requests -> JSON, or one SSE event when the
  *    client accepts only text/event-stream. A manage_team tool called without that scope is a 403 with
@@ -150,31 +153,34 @@ function dispatch(rpc: ReturnType<typeof mcpRpcServer>, tools: ReadonlyMap<ToolN
       if (messages.length > MAX_BATCH_MESSAGES) {
         return sendError(res, 400, RpcErrorCode.InvalidRequest, `A batch holds at most ${MAX_BATCH_MESSAGES} messages and this one has ${messages.length}: split it, or send one message per request.`);
       }
-    }
-    const requests = (messages as Message[]).filter(isRequest);
-    if (!batch || requests.length === 0) {
-      // A lone message, or a batch of notifications only: one charge for the HTTP request (a 429 over budget).
-      setRateLimitHeaders(res, await consumeRateLimit(deps, principal, 'mcp'));
-      if (requests.length === 0) {
-        res.status(202).end();
-        return;
+      if ((messages as Message[]).some((m) => m.method === 'initialize')) {
+        return sendError(res, 400, RpcErrorCode.InvalidRequest, 'initialize may not be part of a JSON-RPC batch (MCP 2025-03-26 lifecycle): send it alone, then batch the rest.');
       }
     }
+    // Every message is charged once, requests and notifications alike, as a lone message is: the budget
+    // counts what a client sends, so twenty notifications cost the same batched or one by one.
     const replies: JSONRPCResponse[] = [];
-    for (const message of requests) {
-      if (batch) {
-        try {
-          setRateLimitHeaders(res, await consumeRateLimit(deps, principal, 'mcp'));
-        } catch (error) {
-          if (!(error instanceof RateLimitExceeded)) throw error;
-          setRateLimitHeaders(res, error.usage);
-          replies.push(rateLimitError(message.id, error));
-          continue;
-        }
-        await new Promise((resolve) => setImmediate(resolve));
+    let refused: RateLimitExceeded | undefined;
+    for (const [position, message] of (messages as Message[]).entries()) {
+      if (position > 0) await new Promise((resolve) => setImmediate(resolve));
+      try {
+        setRateLimitHeaders(res, await consumeRateLimit(deps, principal, 'mcp'));
+      } catch (error) {
+        if (!(error instanceof RateLimitExceeded)) throw error;
+        setRateLimitHeaders(res, error.usage);
+        refused = error;
+        if (batch && isRequest(message)) replies.push(rateLimitError(message.id, error));
+        continue;
       }
+      if (!isRequest(message)) continue;
       const reply = await rpc.receive(message as never, context);
       if (reply) replies.push(reply);
+    }
+    // A lone message, or a batch with nothing to answer, refused as a whole: a 429 from the error boundary.
+    if (refused && replies.length === 0) throw refused;
+    if (replies.length === 0) {
+      res.status(202).end();
+      return;
     }
     const scope = replies.map((r) => ('error' in r ? (r.error?.data as { scope?: string } | undefined)?.scope : undefined)).find(Boolean);
     if (scope) res.setHeader('WWW-Authenticate', scopeChallenge(scope));

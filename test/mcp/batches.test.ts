@@ -10,6 +10,12 @@ import { callTool, rpc } from './support.js';
 
 const MINUTE_BUDGET = 10;
 
+/** Budgets refill with time: a stopped clock keeps one from refilling while a test spends it. */
+function stoppedClock(): () => number {
+  const now = Date.now();
+  return () => now;
+}
+
 function toolCall(id: number | undefined, name: string, args: unknown) {
   return { jsonrpc: '2.0', ...(id === undefined ? {} : { id }), method: 'tools/call', params: { name, arguments: args } };
 }
@@ -22,6 +28,7 @@ describe(`MCP JSON-RPC batches (${TEST_DB})`, function () {
   before(async () => {
     h = await startTestHerald({ rateLimits: { restReadsPerMinute: 100_000, restWritesPerMinute: 100_000, accountPerHour: 1_000_000, mcpPerTokenPerMinute: MINUTE_BUDGET } });
     account = await h.seedAccount();
+    h.deps.now = stoppedClock();
   });
   after(() => h?.close());
 
@@ -56,6 +63,17 @@ describe(`MCP JSON-RPC batches (${TEST_DB})`, function () {
     assert.equal(listed.body.data.filter((p: { text: string }) => p.text.startsWith('over the cap')).length, 0);
   });
 
+  it('refuses a batch holding initialize and runs none of it', async () => {
+    const key = await h.createKey(account, ['read_profile', 'manage_post']);
+    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    const answer = await rpc(h, { token: key, body: [initialize, toolCall(2, 'create_text_post', { text: 'beside initialize', channelIds: [account.channelIds[0]], saveAsDraft: true })] });
+    assert.equal(answer.status, 400);
+    assert.equal(answer.body.error.code, -32600);
+    assert.match(answer.body.error.message, /initialize may not be part of a JSON-RPC batch.*send it alone/);
+    const listed = await h.api('GET', '/v1/rest/posts?limit=100', { token: account.apiKey });
+    assert.equal(listed.body.data.filter((p: { text: string }) => p.text === 'beside initialize').length, 0);
+  });
+
   it('charges every request of a batch: over-budget entries answer their own rate-limit error, the rest run', async () => {
     const key = await h.createKey(account, ['read_profile', 'manage_post']);
     const entries = Array.from({ length: 15 }, (_, i) => toolCall(i + 1, 'create_text_post', { text: `budgeted ${i}`, channelIds: [account.channelIds[0]], saveAsDraft: true }));
@@ -71,6 +89,35 @@ describe(`MCP JSON-RPC batches (${TEST_DB})`, function () {
     const again = await rpc(h, { token: key, body: pings(3) });
     assert.ok(again.body.every((r: any) => r.error?.code === -32029), JSON.stringify(again.body));
     assert.equal((await rpc(h, { token: key, method: 'ping' })).status, 429);
+  });
+
+  it('lets no more than the minute budget of 100 create_text_post through, sent as five batches of 20', async () => {
+    const key = await h.createKey(account, ['read_profile', 'manage_post']);
+    let limited = 0;
+    for (let b = 0; b < 5; b++) {
+      const entries = Array.from({ length: 20 }, (_, i) => toolCall(b * 20 + i, 'create_text_post', { text: `hundred ${b * 20 + i}`, channelIds: [account.channelIds[0]], saveAsDraft: true }));
+      const answer = await rpc(h, { token: key, body: entries });
+      assert.equal(answer.status, 200);
+      limited += answer.body.filter((r: any) => r.error?.code === -32029).length;
+    }
+    assert.equal(limited, 100 - MINUTE_BUDGET);
+    const listed = await h.api('GET', '/v1/rest/posts?limit=100', { token: account.apiKey });
+    assert.equal(listed.body.data.filter((p: { text: string }) => p.text.startsWith('hundred ')).length, MINUTE_BUDGET);
+  });
+
+  it('charges a batched notification like a lone one: once each, and a batch with nothing to answer is a 429 when over budget', async () => {
+    const key = await h.createKey(account, ['read_profile', 'manage_post']);
+    const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
+    const mixed = await rpc(h, { token: key, body: [initialized, initialized, initialized, { jsonrpc: '2.0', id: 1, method: 'ping' }] });
+    assert.equal(mixed.status, 200);
+    assert.equal(mixed.headers.get('ratelimit-remaining'), String(MINUTE_BUDGET - 4));
+    const rest = await rpc(h, { token: key, body: Array.from({ length: MINUTE_BUDGET - 4 }, () => initialized) });
+    assert.equal(rest.status, 202);
+    assert.equal(rest.headers.get('ratelimit-remaining'), '0');
+    const refused = await rpc(h, { token: key, body: [initialized, initialized] });
+    assert.equal(refused.status, 429);
+    assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+    assert.match(refused.body.message, /Wait \d+ seconds/);
   });
 
   it('never runs a tools/call notification, alone or in a batch', async () => {
@@ -95,5 +142,31 @@ describe(`MCP JSON-RPC batches (${TEST_DB})`, function () {
       assert.match(answer.headers.get('www-authenticate') ?? '', /error="insufficient_scope", scope="manage_team"/);
     }
     assert.equal(inBatch.body[1].error.data.scope, 'manage_team');
+  });
+});
+
+describe(`MCP JSON-RPC batches against the account's hourly budget (${TEST_DB})`, function () {
+  this.timeout(60_000);
+  const HOURLY_BUDGET = 5;
+  let h: TestHerald;
+  let account: SeededAccount;
+
+  before(async () => {
+    h = await startTestHerald({ rateLimits: { restReadsPerMinute: 1000, restWritesPerMinute: 1000, accountPerHour: HOURLY_BUDGET, mcpPerTokenPerMinute: 1000 } });
+    account = await h.seedAccount();
+    h.deps.now = stoppedClock();
+  });
+  after(() => h?.close());
+
+  it('charges each request of a batch to the account hour as well, with the headers as they stand after it', async () => {
+    const body = Array.from({ length: HOURLY_BUDGET + 3 }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'ping' }));
+    const answer = await rpc(h, { token: account.apiKey, body });
+    assert.equal(answer.status, 200);
+    assert.equal(answer.body.filter((r: any) => 'result' in r).length, HOURLY_BUDGET);
+    const refused = answer.body.filter((r: any) => r.error?.code === -32029);
+    assert.equal(refused.length, 3);
+    assert.match(refused[0].error.message, /account hourly budget/);
+    assert.ok(refused[0].error.data.retryAfterSeconds >= 1);
+    assert.equal(answer.headers.get('x-account-ratelimit-remaining'), '0');
   });
 });
