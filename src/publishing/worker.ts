@@ -1,3 +1,4 @@
+import { RELEASING_APPROVALS } from '../domain/approvals/approval-holds.js';
 import crypto from 'node:crypto';
 import os from 'node:os';
 import type { ChannelRecord } from '../db/repositories/channels.js';
@@ -130,7 +131,7 @@ export class PublishingWorker {
 
   /** One round: claim due posts and publish them, then make due first comments. */
   async tick(): Promise<TickResult> {
-    const claimed = await this.repo.claimDue(this.options.workerId, this.now(), this.options.leaseMs, this.options.batchSize);
+    const claimed = await this.repo.claimDue(this.options.workerId, this.now(), this.options.leaseMs, this.options.batchSize, RELEASING_APPROVALS);
     const unstarted: string[] = [];
     await pool(claimed, this.options.concurrency, async (item) => {
       if (this.stopping) {

@@ -240,7 +240,7 @@ describe('publishing worker', () => {
     const clock = pinClock(t, new Date().toISOString());
     const post = await create({ text: 'Lost' });
     // A worker claimed the post and recorded its attempt, then died before the network call.
-    const [claimed] = await t.deps.repos.publishing.claimDue('dead-worker', clock.now(), 1_000, 10);
+    const [claimed] = await t.deps.repos.publishing.claimDue('dead-worker', clock.now(), 1_000, 10, ['APPROVED']);
     assert.equal(claimed.post.id, post.id);
     await t.deps.repos.publishing.startAttempt({
       postId: post.id, accountId: a.accountId, kind: 'publish', number: 1, idempotencyKey: `${post.id}:1`, workerId: 'dead-worker',
@@ -274,7 +274,7 @@ describe('publishing worker', () => {
   it('does not take a post in flight for a live post when a sync runs mid-publish', async () => {
     const clock = pinClock(t, new Date().toISOString());
     const post = await create({ text: 'In flight' });
-    await t.deps.repos.publishing.claimDue('slow-worker', clock.now(), 60_000, 10);
+    await t.deps.repos.publishing.claimDue('slow-worker', clock.now(), 60_000, 10, ['APPROVED']);
     await t.deps.repos.publishing.startAttempt({
       postId: post.id, accountId: a.accountId, kind: 'publish', number: 1, idempotencyKey: `${post.id}:1`, workerId: 'slow-worker',
       startedAt: clock.now(), finishedAt: null, outcome: null, detail: null,

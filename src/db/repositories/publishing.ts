@@ -65,24 +65,25 @@ export class PublishingRepository {
   constructor(private readonly db: Db) {}
 
   /**
-   * Claims up to `limit` posts: scheduled, due, not a draft or live post, approved or needing no approval,
+   * Claims up to `limit` posts: scheduled, due, not a draft or live post, needing no approval or with a
+   * decision in `releasingApprovals` (the domain's rule, approvals/approval-holds.ts),
    * past any retry back-off, on a channel whose queue is not paused; plus posts whose worker's lease expired.
    * Postgres: FOR UPDATE SKIP LOCKED, so concurrent workers each take different rows without waiting.
    * SQLite: one UPDATE ... RETURNING statement, atomic under SQLite's single writer.
    */
-  async claimDue(workerId: string, now: number, leaseMs: number, limit: number): Promise<ClaimedPost[]> {
+  async claimDue(workerId: string, now: number, leaseMs: number, limit: number, releasingApprovals: readonly string[]): Promise<ClaimedPost[]> {
     const pg = isPostgres(this.db);
     const due = `
       SELECT p.id FROM posts p JOIN channels c ON c.id = p.channel_id
       WHERE c.queue_paused = false AND p.is_live = false AND (
         (p.status = 'scheduled' AND p.is_draft = false AND p.date_time <= ?
-          AND (p.approval_status IS NULL OR p.approval_status = 'APPROVED')
+          AND (p.approval_status IS NULL OR p.approval_status IN (${releasingApprovals.map(() => '?').join(', ') || 'NULL'}))
           AND (p.next_attempt_at IS NULL OR p.next_attempt_at <= ?))
         OR (p.status = 'publishing' AND p.lease_expires_at < ?))
       ORDER BY p.date_time, p.id LIMIT ?${pg ? ' FOR UPDATE OF p SKIP LOCKED' : ''}`;
     const result = await this.db.raw(
       `UPDATE posts SET status = 'publishing', claimed_by = ?, lease_expires_at = ? WHERE id IN (${due}) RETURNING *`,
-      [workerId, now + leaseMs, now, now, now, limit],
+      [workerId, now + leaseMs, now, ...releasingApprovals, now, now, limit],
     );
     const rows: any[] = pg ? result.rows : result;
     return rows

@@ -1,3 +1,4 @@
+import { approvalStatusFor } from '../approvals/approval-holds.js';
 import type { components } from '../../../generated/rest/openapi-types.js';
 import type { PostRecord, SourceType } from '../../db/repositories/posts.js';
 import type { DomainDeps } from '../deps.js';
@@ -82,7 +83,7 @@ async function preparePosts(deps: DomainDeps, principal: Principal, input: PostI
     isDraft: schedule.isDraft,
     isLive: false,
     status: schedule.status,
-    approvalStatus: !schedule.isDraft && workspaces.get(channel.workspaceId)?.approvalRequired ? 'PENDING' : null,
+    approvalStatus: approvalStatusFor({ isDraft: schedule.isDraft, approvalRequired: Boolean(workspaces.get(channel.workspaceId)?.approvalRequired) }),
     type: postType(imageUrls, videoUrls),
     sourceType: source,
     imageUrls,

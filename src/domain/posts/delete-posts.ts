@@ -1,6 +1,6 @@
+import { writablePost } from './writable-post.js';
 import type { DomainDeps } from '../deps.js';
-import { ConflictError, HeraldError, LivePostReadOnlyError } from '../errors.js';
-import { isLivePostId } from '../ids.js';
+import { ConflictError, HeraldError } from '../errors.js';
 import { requireScope, type Principal } from '../principal.js';
 import { recordPostEvents } from './post-history.js';
 import { notFound } from './post-rules.js';
@@ -14,10 +14,7 @@ export async function deletePost(deps: DomainDeps, principal: Principal, id: str
 }
 
 async function checkDeletable(deps: DomainDeps, principal: Principal, id: string): Promise<void> {
-  if (isLivePostId(id)) throw new LivePostReadOnlyError(id);
-  const post = await deps.repos.posts.get(principal.accountId, id);
-  if (!post) throw notFound(id);
-  if (post.isLive) throw new LivePostReadOnlyError(id);
+  const post = await writablePost(deps, principal, id);
   if (post.status === 'publishing') {
     throw new ConflictError('post_publishing', `Post ${id} is being published right now; try again in a few seconds.`);
   }

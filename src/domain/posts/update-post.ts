@@ -5,11 +5,13 @@
  * - `channelOptions` is applied here (unlike create).
  * - Only posts not yet published can change.
  */
+import { approvalStatusFor } from '../approvals/approval-holds.js';
+import { writablePost } from './writable-post.js';
 import type { components } from '../../../generated/rest/openapi-types.js';
 import type { PostRecord } from '../../db/repositories/posts.js';
 import type { DomainDeps } from '../deps.js';
-import { ConflictError, LivePostReadOnlyError, ValidationError } from '../errors.js';
-import { isLivePostId, newId } from '../ids.js';
+import { ConflictError, ValidationError } from '../errors.js';
+import { newId } from '../ids.js';
 import type { Principal } from '../principal.js';
 import { parseWireTime, toWireTime } from '../time.js';
 import { nextQueueSlots, placingInQueue, rejectQueueConflicts } from '../queue/queue.js';
@@ -22,16 +24,13 @@ export type PostUpdate = components['schemas']['PostUpdate'];
 const EDITABLE = new Set(['draft', 'scheduled', 'failed']);
 
 export async function updatePost(deps: DomainDeps, principal: Principal, id: string, input: PostUpdate): Promise<PostView[]> {
-  if (isLivePostId(id)) throw new LivePostReadOnlyError(id);
+  const post = await writablePost(deps, principal, id);
   rejectCoverMediaId(input);
   if (input.channelId !== undefined) {
     throw new ValidationError('channelId is not accepted on update; send channelIds (an array) with the channels the post should be on.', [
       { path: 'channelId', message: 'Use channelIds instead.' },
     ]);
   }
-  const post = await deps.repos.posts.get(principal.accountId, id);
-  if (!post) throw notFound(id);
-  if (post.isLive) throw new LivePostReadOnlyError(id);
   if (!EDITABLE.has(post.status)) {
     throw new ConflictError('post_not_editable', `Post ${id} is ${post.status} and can no longer be changed; create a new post instead.`);
   }
@@ -123,7 +122,7 @@ async function queueChanges(deps: DomainDeps, principal: Principal, post: PostRe
 
 /** A draft in a workspace that requires approval is held once it is meant to go out. */
 function leavingDraft(post: PostRecord, approvalRequired: boolean): Partial<PostRecord> {
-  return post.isDraft && approvalRequired && post.approvalStatus === null ? { approvalStatus: 'PENDING' } : {};
+  return post.isDraft ? { approvalStatus: approvalStatusFor({ isDraft: false, approvalRequired, current: post.approvalStatus }) } : {};
 }
 
 /** Which posts of the group leave and which channels get a copy; read before the write transaction. */

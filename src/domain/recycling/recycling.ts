@@ -10,6 +10,7 @@
  * - The periodic re-queue runs on its own (no actor in the history) and is safe with several
  *   instances: a run is claimed by moving the collection's next run forward first.
  */
+import { approvalStatusFor } from '../approvals/approval-holds.js';
 import type { components } from '../../../generated/rest/openapi-types.js';
 import type { CollectionRecord } from '../../db/repositories/collections.js';
 import type { PostRecord } from '../../db/repositories/posts.js';
@@ -100,7 +101,7 @@ async function enqueueCopy(deps: DomainDeps, accountId: string, actor: Principal
       isScheduled: true,
       isDraft: false,
       status: 'scheduled',
-      approvalStatus: workspace?.approvalRequired ? 'PENDING' : null,
+      approvalStatus: approvalStatusFor({ isDraft: false, approvalRequired: Boolean(workspace?.approvalRequired) }),
       sourceType: 'recycle',
       networkPostId: null,
       permalinkUrl: null,
