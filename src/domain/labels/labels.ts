@@ -6,10 +6,11 @@
  * - bulk_label needs manage_team and answers per id; one id failing does not stop the others.
  * - Every label change is recorded in the post's history.
  */
+import { eachPostId } from '../bulk.js';
 import type { components } from '../../../generated/rest/openapi-types.js';
 import type { LabelRecord } from '../../db/repositories/labels.js';
 import type { DomainDeps } from '../deps.js';
-import { ConflictError, HeraldError, NotFoundError, ValidationError } from '../errors.js';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { requireScope, type Principal } from '../principal.js';
 import { recordPostEvents } from '../posts/post-history.js';
@@ -74,24 +75,11 @@ export async function removeLabels(deps: DomainDeps, principal: Principal, postI
   return toPostView((await deps.repos.posts.get(principal.accountId, post.id))!);
 }
 
-export type BulkLabelResult =
-  | { id: string; ok: true }
-  | { id: string; ok: false; error: { status: false; code: string; message: string } };
-
 /** Adds (or removes) labels on many posts (manage_team); each id succeeds or fails on its own. */
 export async function bulkLabel(deps: DomainDeps, principal: Principal, input: { postIds: string[]; labelIds: string[]; action?: 'add' | 'remove' }) {
   requireScope(principal, 'manage_team');
-  const results: BulkLabelResult[] = [];
-  for (const id of input.postIds) {
-    try {
-      if (input.action === 'remove') await removeLabels(deps, principal, id, input.labelIds);
-      else await applyLabels(deps, principal, id, input.labelIds);
-      results.push({ id, ok: true });
-    } catch (error) {
-      if (!(error instanceof HeraldError)) throw error;
-      results.push({ id, ok: false, error: { status: false, code: error.code, message: error.message } });
-    }
-  }
-  const succeeded = results.filter((r) => r.ok).length;
-  return { results, summary: { succeeded, failed: results.length - succeeded } };
+  return eachPostId(input.postIds, async (id) => {
+    if (input.action === 'remove') await removeLabels(deps, principal, id, input.labelIds);
+    else await applyLabels(deps, principal, id, input.labelIds);
+  });
 }

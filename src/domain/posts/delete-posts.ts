@@ -1,6 +1,7 @@
+import { eachPostId } from '../bulk.js';
 import { writablePost } from './writable-post.js';
 import type { DomainDeps } from '../deps.js';
-import { ConflictError, HeraldError } from '../errors.js';
+import { ConflictError } from '../errors.js';
 import { requireScope, type Principal } from '../principal.js';
 import { recordPostEvents } from './post-history.js';
 import { notFound } from './post-rules.js';
@@ -20,24 +21,12 @@ async function checkDeletable(deps: DomainDeps, principal: Principal, id: string
   }
 }
 
-export type BulkIdResult =
-  | { id: string; ok: true }
-  | { id: string; ok: false; error: { status: false; code: string; message: string } };
-
 /** Deletes many posts (manage_team). With dryRun nothing is removed and the results say what would be. */
 export async function bulkDeletePosts(deps: DomainDeps, principal: Principal, postIds: string[], dryRun: boolean) {
   requireScope(principal, 'manage_team');
-  const results: BulkIdResult[] = [];
-  for (const id of postIds) {
-    try {
-      if (dryRun) await checkDeletable(deps, principal, id);
-      else await deletePost(deps, principal, id);
-      results.push({ id, ok: true });
-    } catch (error) {
-      if (!(error instanceof HeraldError)) throw error;
-      results.push({ id, ok: false, error: { status: false, code: error.code, message: error.message } });
-    }
-  }
-  const succeeded = results.filter((r) => r.ok).length;
-  return { dryRun, results, summary: { succeeded, failed: results.length - succeeded } };
+  const outcome = await eachPostId(postIds, async (id) => {
+    if (dryRun) await checkDeletable(deps, principal, id);
+    else await deletePost(deps, principal, id);
+  });
+  return { dryRun, ...outcome };
 }
