@@ -1,4 +1,5 @@
 /** MCP over Streamable HTTP (revisions 2025-03-26, 2025-06-18, 2025-11-25), raw HTTP: the rules the SDK client hides. */
+import { toolCatalogue } from '../../generated/mcp/catalogue.js';
 import assert from 'node:assert/strict';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { insertLivePost } from '../support/posts.js';
@@ -192,15 +193,19 @@ describe(`MCP scopes: manage_team tools (${TEST_DB})`, () => {
   after(() => h.close());
 
   it('without manage_team: HTTP 403, an insufficient_scope challenge and a JSON-RPC error naming the scope, for each team tool', async () => {
-    for (const [name, args] of [
-      ['bulk_delete', { postIds: ['a'] }],
-      ['bulk_label', { postIds: ['a'], labelIds: ['b'] }],
-      ['approval_list_pending', {}],
-      ['approval_approve', { postId: 'a' }],
-      ['approval_reject', { postId: 'a', reason: 'no' }],
-      ['approval_assign', { postId: 'a', reviewerUserId: 'u' }],
-    ] as const) {
-      const res = await callTool(h, account.basicKey, name, args);
+    const args: Record<string, unknown> = {
+      bulk_delete: { postIds: ['a'] },
+      bulk_label: { postIds: ['a'], labelIds: ['b'] },
+      approval_list_pending: {},
+      approval_approve: { postId: 'a' },
+      approval_reject: { postId: 'a', reason: 'no' },
+      approval_assign: { postId: 'a', reviewerUserId: 'u' },
+    };
+    // The team tools are the ones whose schema says x-herald-scope: manage_team.
+    const teamTools = toolCatalogue.filter((tool) => tool.scope === 'manage_team').map((tool) => tool.name);
+    assert.deepEqual(Object.keys(args).sort(), [...teamTools].sort());
+    for (const name of teamTools) {
+      const res = await callTool(h, account.basicKey, name, args[name]);
       assert.equal(res.status, 403, name);
       assert.equal(res.headers.get('www-authenticate'), `Bearer error="insufficient_scope", scope="manage_team", resource_metadata="${h.url}/.well-known/oauth-protected-resource/mcp"`);
       assert.equal(res.body.error.code, -32003);

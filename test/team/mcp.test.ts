@@ -1,3 +1,4 @@
+import { toolCatalogue } from '../../generated/mcp/catalogue.js';
 import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import * as provisioning from '../../src/domain/provisioning.js';
@@ -13,7 +14,8 @@ const TEAM_TOOLS = [
   'list_collections', 'recycle_post',
   'approval_list_pending', 'approval_approve', 'approval_reject', 'approval_assign', 'bulk_delete',
 ];
-const MANAGE_TEAM = ['approval_list_pending', 'approval_approve', 'approval_reject', 'approval_assign', 'bulk_delete', 'bulk_label'];
+// Read from each tool's x-herald-scope, so the tests follow the schemas rather than restating them.
+const MANAGE_TEAM = toolCatalogue.filter((tool) => tool.scope === 'manage_team').map((tool) => tool.name);
 
 describe('team: the 16 tools through the official MCP SDK client', () => {
   let t: TestHerald;
@@ -210,6 +212,7 @@ describe('team: the 16 tools through the official MCP SDK client', () => {
       bulk_delete: { postIds: [post.id] },
       bulk_label: { postIds: [post.id], labelIds: ['x'] },
     };
+    assert.deepEqual(Object.keys(args).sort(), [...MANAGE_TEAM].sort(), 'SPEC names these six manage_team tools');
     for (const name of MANAGE_TEAM) {
       await assert.rejects(basic.callTool({ name, arguments: args[name] }), (error: Error) => /insufficient_scope/.test(error.message) && /manage_team/.test(error.message), name);
     }
