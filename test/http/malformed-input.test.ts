@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
+import openapiDocument from '../../generated/openapi.json' with { type: 'json' };
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { callTool } from '../mcp/support.js';
 
@@ -16,6 +17,25 @@ export function assertNoLeak(body: string, what: string): void {
   assert.doesNotMatch(body, /\n\s+at [\w.<]/, `${what}: stack frame in ${body.slice(0, 300)}`);
   assert.ok(!body.includes(CHECKOUT), `${what}: checkout path in ${body.slice(0, 300)}`);
   assert.doesNotMatch(body, /node_modules|\/src\/[\w/-]+\.ts/, `${what}: file path in ${body.slice(0, 300)}`);
+}
+
+interface Operation {
+  method: string;
+  path: string;
+  /** POST, PUT or PATCH: a body may be sent, whether or not the spec describes one. */
+  hasBody: boolean;
+}
+
+/** Every REST operation of the bundled OpenAPI document, so a new route is covered without editing this test. */
+export function restOperations(): Operation[] {
+  const operations: Operation[] = [];
+  for (const [path, item] of Object.entries(openapiDocument.paths as Record<string, Record<string, unknown>>)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
+      operations.push({ method: method.toUpperCase(), path: `/v1/rest${path}`, hasBody: method !== 'get' && method !== 'delete' });
+    }
+  }
+  return operations;
 }
 
 /** JSON text nested `depth` objects deep (built as text: JSON.stringify would overflow first). */
@@ -62,10 +82,13 @@ describe(`malformed input at every surface (${TEST_DB})`, function () {
   const junk = Buffer.from('this is not compressed at all, not even a little');
   const encodings = ['gzip', 'deflate', 'br'];
 
-  it('answers junk Content-Encoding on REST bodies with a REST 4xx', async () => {
-    for (const [method, path] of [['POST', '/v1/rest/posts'], ['PATCH', '/v1/rest/posts/p1'], ['POST', '/v1/rest/posts/bulk'], ['POST', '/v1/rest/post']]) {
+  it('answers junk Content-Encoding on every REST route with a body with a REST 4xx', async () => {
+    const withBodies = restOperations().filter((o) => o.hasBody);
+    assert.ok(withBodies.length >= 17, `only ${withBodies.length} REST operations with bodies found`);
+    for (const { method, path } of withBodies) {
+      const concrete = path.replace(/\{[^}]+\}/g, 'p1');
       for (const encoding of encodings) {
-        const answer = await raw(`${h.url}${path}`, { method, body: junk, headers: { 'content-type': 'application/json', 'content-encoding': encoding, authorization: `Bearer ${account.apiKey}` } });
+        const answer = await raw(`${h.url}${concrete}`, { method, body: junk, headers: { 'content-type': 'application/json', 'content-encoding': encoding, authorization: `Bearer ${account.apiKey}` } });
         assert.ok(answer.status >= 400 && answer.status < 500, `${method} ${path} ${encoding}: ${answer.status} ${answer.body}`);
         const body = JSON.parse(answer.body);
         assert.equal(body.status, false);
@@ -102,6 +125,23 @@ describe(`malformed input at every surface (${TEST_DB})`, function () {
       assert.equal(body.jsonrpc, '2.0');
       assert.equal(typeof body.error.code, 'number');
       assertNoLeak(answer.body, `/mcp ${encoding}`);
+    }
+  });
+
+  it('answers overlong UTF-8 and broken percent-encodings in every REST path parameter with a REST 400', async () => {
+    const withParams = restOperations().filter((o) => o.path.includes('{'));
+    assert.ok(withParams.length >= 16, `only ${withParams.length} REST operations with path parameters found`);
+    for (const { method, path, hasBody } of withParams) {
+      for (const bad of ['%C0%AE', '%E0%A4%A', '%FF']) {
+        const concrete = path.replace(/\{[^}]+\}/g, bad);
+        const body = hasBody ? '{}' : undefined;
+        const answer = await raw(h.url, { method, path: concrete, body, headers: { 'content-type': 'application/json', authorization: `Bearer ${account.apiKey}` } });
+        assert.equal(answer.status, 400, `${method} ${concrete}: ${answer.status} ${answer.body}`);
+        const error = JSON.parse(answer.body);
+        assert.equal(error.status, false);
+        assert.match(error.message, /percent-encoding/);
+        assertNoLeak(answer.body, concrete);
+      }
     }
   });
 
