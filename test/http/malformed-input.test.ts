@@ -66,7 +66,9 @@ describe(`malformed input at every surface (${TEST_DB})`, function () {
 
   before(async () => {
     origin = http.createServer((req, res) => {
-      res.writeHead(302, { location: '/%E0%A4%A' });
+      // /to?<location>: a redirect to exactly that Location; anything else: a malformed path.
+      const location = req.url?.startsWith('/to?') ? decodeURIComponent(req.url.slice(4)) : '/%E0%A4%A';
+      res.writeHead(302, { location });
       res.end();
     });
     await new Promise<void>((resolve) => origin.listen(0, '127.0.0.2', resolve));
@@ -201,6 +203,16 @@ describe(`malformed input at every surface (${TEST_DB})`, function () {
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
     assert.equal(answer.body.result.isError, true, JSON.stringify(answer.body));
     assertNoLeak(JSON.stringify(answer.body), 'import_media_from_url');
+  });
+
+  it('answers a media import whose redirect Location is not a URL as a tool error naming it', async () => {
+    for (const location of ['http://[oops/', '//%zz', 'http://%E0%A4%A/', 'https://:80/']) {
+      const answer = await callTool(h, account.apiKey, 'import_media_from_url', { url: `${originUrl}/to?${encodeURIComponent(location)}` });
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      assert.equal(answer.body.result?.isError, true, `${location}: ${JSON.stringify(answer.body)}`);
+      assert.match(answer.body.result.content[0].text, /redirect/i, location);
+      assertNoLeak(JSON.stringify(answer.body), 'import_media_from_url');
+    }
   });
 
   it('still answers /healthz', async () => {
