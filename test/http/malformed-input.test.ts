@@ -7,54 +7,15 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
-import openapiDocument from '../../generated/openapi.json' with { type: 'json' };
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { callTool } from '../mcp/support.js';
-
-const CHECKOUT = process.cwd();
-
-export function assertNoLeak(body: string, what: string): void {
-  assert.doesNotMatch(body, /\n\s+at [\w.<]/, `${what}: stack frame in ${body.slice(0, 300)}`);
-  assert.ok(!body.includes(CHECKOUT), `${what}: checkout path in ${body.slice(0, 300)}`);
-  assert.doesNotMatch(body, /node_modules|\/src\/[\w/-]+\.ts/, `${what}: file path in ${body.slice(0, 300)}`);
-}
-
-interface Operation {
-  method: string;
-  path: string;
-  /** POST, PUT or PATCH: a body may be sent, whether or not the spec describes one. */
-  hasBody: boolean;
-}
-
-/** Every REST operation of the bundled OpenAPI document, so a new route is covered without editing this test. */
-export function restOperations(): Operation[] {
-  const operations: Operation[] = [];
-  for (const [path, item] of Object.entries(openapiDocument.paths as Record<string, Record<string, unknown>>)) {
-    for (const [method, operation] of Object.entries(item)) {
-      if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
-      operations.push({ method: method.toUpperCase(), path: `/v1/rest${path}`, hasBody: method !== 'get' && method !== 'delete' });
-    }
-  }
-  return operations;
-}
+import { assertNoLeak } from '../support/no-leak.js';
+import { raw } from '../support/raw-http.js';
+import { restOperations } from '../support/rest-operations.js';
 
 /** JSON text nested `depth` objects deep (built as text: JSON.stringify would overflow first). */
 function nested(depth: number): string {
   return `${'{"a":'.repeat(depth)}"leaf"${'}'.repeat(depth)}`;
-}
-
-/** A raw request (fetch would refuse or fix some of these). */
-function raw(url: string, options: { method?: string; headers?: Record<string, string>; body?: Buffer | string; path?: string }): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
-  const target = new URL(url);
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: target.hostname, port: target.port, method: options.method ?? 'GET', path: options.path ?? `${target.pathname}${target.search}`, headers: options.headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-    });
-    req.on('error', reject);
-    req.end(options.body);
-  });
 }
 
 describe(`malformed input at every surface (${TEST_DB})`, function () {
