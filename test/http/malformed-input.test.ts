@@ -5,13 +5,25 @@
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { callTool } from '../mcp/support.js';
 import { assertNoLeak } from '../support/no-leak.js';
 import { raw } from '../support/raw-http.js';
 import { restOperations } from '../support/rest-operations.js';
+
+/** Bytes written straight to the socket (no HTTP client would send these); resolves with all that came back. */
+function rawSocket(url: string, request: string): Promise<string> {
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(target.port), target.hostname, () => socket.end(request));
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    socket.on('error', reject);
+  });
+}
 
 /** JSON text nested `depth` objects deep (built as text: JSON.stringify would overflow first). */
 function nested(depth: number): string {
@@ -174,6 +186,42 @@ describe(`malformed input at every surface (${TEST_DB})`, function () {
       assert.match(answer.body.result.content[0].text, /redirect/i, location);
       assertNoLeak(JSON.stringify(answer.body), 'import_media_from_url');
     }
+  });
+
+  it('refuses the NUL character (U+0000) in URLs and bodies on every surface, in its shape', async () => {
+    const auth = { authorization: `Bearer ${account.apiKey}` };
+    const json = { ...auth, 'content-type': 'application/json' };
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const cases: [string, { method?: string; path: string; headers?: Record<string, string>; body?: string }, 'rest' | 'oauth' | 'page' | 'mcp'][] = [
+      ['query', { path: '/v1/rest/labels?workspaceId=a%00', headers: auth }, 'rest'],
+      ['REST body', { method: 'POST', path: '/v1/rest/labels', headers: json, body: JSON.stringify({ name: 'a\u0000b', color: '#22aa55' }) }, 'rest'],
+      ['media file', { path: '/media/%00/x.png' }, 'rest'],
+      ['media upload', { method: 'PUT', path: '/media/uploads/%00?expires=1&sig=x', headers: { 'content-type': 'image/png' }, body: 'x' }, 'rest'],
+      ['sandbox page', { path: '/sandbox/%00/x' }, 'page'],
+      ['authorize page', { path: '/oauth2/mcp/authorize?response_type=code&client_id=%00&redirect_uri=http%3A%2F%2Flocalhost%2Fcb&code_challenge=x&code_challenge_method=S256' }, 'page'],
+      ['revocation form', { method: 'POST', path: '/oauth2/mcp/revoke', headers: form, body: 'token=a%00&client_id=%00' }, 'oauth'],
+      ['registration', { method: 'POST', path: '/oauth2/mcp/register', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: ['http://localhost/cb'], client_name: 'a\u0000' }) }, 'oauth'],
+      ['tool arguments', { method: 'POST', path: '/mcp', headers: { ...json, accept: 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'label_create', arguments: { name: 'a\u0000', color: '#22aa55' } } }) }, 'mcp'],
+    ];
+    for (const [what, request, shape] of cases) {
+      const answer = await raw(h.url, request);
+      assert.equal(answer.status, 400, `${what}: ${answer.status} ${answer.body}`);
+      assert.match(answer.body, /NUL character \(U\+0000/, what);
+      if (shape === 'rest') assert.equal(JSON.parse(answer.body).status, false, what);
+      if (shape === 'oauth') assert.equal(JSON.parse(answer.body).error, what === 'registration' ? 'invalid_client_metadata' : 'invalid_request', what);
+      if (shape === 'mcp') assert.equal(JSON.parse(answer.body).error.code, -32600, what);
+      if (shape === 'page') assert.match(answer.headers['content-type'] ?? '', /text\/html/, what);
+      assertNoLeak(answer.body, what);
+    }
+  });
+
+  it('answers requests the HTTP parser refuses (an overlong URL, a broken header) with the REST error body', async () => {
+    const long = await raw(h.url, { path: `/v1/rest/posts/${'z'.repeat(70_000)}`, headers: { authorization: `Bearer ${account.apiKey}` } });
+    assert.equal(long.status, 431, long.body);
+    assert.deepEqual(JSON.parse(long.body), { status: false, code: 'request_too_large', message: 'The URL and headers together are larger than 16 KB; shorten them.' });
+    const broken = await rawSocket(h.url, 'GET /v1/rest/channels HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n');
+    assert.match(broken, /^HTTP\/1\.1 400 /);
+    assert.equal(JSON.parse(broken.slice(broken.indexOf('\r\n\r\n') + 4)).code, 'invalid_request');
   });
 
   it('still answers /healthz', async () => {
