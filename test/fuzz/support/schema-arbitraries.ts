@@ -46,7 +46,7 @@ const MAX_DEPTH = 6;
 /** Strings at the edges of what parsers, validators and the domain handle. */
 export const BOUNDARY_STRINGS: readonly string[] = [
   '', ' ', '\u0000', 'a\u0000b', '\u0007\u001b[31m', '\ud800', '\udfff\ud800', '\u202e', '\ufeff', '🦜🏳️‍🌈', 'é', 'e\u0301',
-  'x'.repeat(65), 'x'.repeat(256), 'y'.repeat(10_001), '%', '%C0%AE', '%00', '../../etc/passwd', '<script>alert(1)</script>',
+  'x'.repeat(65), 'x'.repeat(256), 'y'.repeat(10_001), 'z'.repeat(70_000), '🧑‍🚀'.repeat(400), '%', '%C0%AE', '%00', '../../etc/passwd', '<script>alert(1)</script>',
   "'; DROP TABLE posts; --", '${jndi:x}', '__proto__', 'constructor', 'live_', 'live_01hx0000000000000000000100', 'null', 'NaN',
   '-1', '1e309', 'true', '#', '#zzzzzz', '25:61', 'image/', 'image/png', 'video/mp4', 'ZZ', '@', 'Europe/Nowhere',
 ];
@@ -71,7 +71,7 @@ const boundaryLeaf: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom(...BOUNDARY_STRINGS),
   fc.constantFrom(...BOUNDARY_DATES),
   fc.constantFrom(...BOUNDARY_NUMBERS),
-  fc.constantFrom<unknown>(null, true, false, [], {}, [null], { '': '' }),
+  fc.constantFrom<unknown>(null, true, false, [], {}, [null], { '': '' }, Array.from({ length: 120 }, (_, i) => `item-${i}`)),
 );
 
 /** `arbitrary`'s value once in `every` draws, else undefined. */
