@@ -2,6 +2,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
+import { answerClientError } from './http/client-error.js';
 import type { Config } from './config.js';
 import { migrate, openDatabase, type Db } from './db/connection.js';
 import { createRepositories } from './db/repositories/index.js';
@@ -55,6 +56,7 @@ export async function startHerald(config: Config, logger: Logger = createLogger(
   const { db, deps } = await openDomain(config, (message) => logger.warn(message));
   const app = createApp({ config, deps, logger });
   const server = http.createServer(app);
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

@@ -2,7 +2,8 @@
  * Idempotency-Key rules: a retried request with the same key and body gets the first response and
  * creates nothing new; the same key with another body is 422; a key still being processed is 409;
  * keys are per account and kept 24 hours. The key is claimed before the work, so two concurrent
- * retries can never both create posts.
+ * retries can never both create posts. A body's fingerprint ignores key order and is computed without
+ * recursion, whatever its depth.
  */
 import crypto from 'node:crypto';
 import type { DomainDeps } from './deps.js';
@@ -51,11 +52,39 @@ export async function runIdempotent(
   }
 }
 
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+type Pending = { text: string } | { value: unknown };
+
+/**
+ * JSON with object keys sorted, so key order does not change the fingerprint. Walked with an explicit
+ * stack, not recursion: however deep a body nests, this cannot overflow the call stack.
+ */
+function canonicalJson(root: unknown): string {
+  const out: string[] = [];
+  const pending: Pending[] = [{ value: root }];
+  while (pending.length > 0) {
+    const next = pending.pop()!;
+    if ('text' in next) {
+      out.push(next.text);
+      continue;
+    }
+    const { value } = next;
+    if (Array.isArray(value)) {
+      const parts: Pending[] = [{ text: '[' }];
+      value.forEach((item, i) => {
+        if (i > 0) parts.push({ text: ',' });
+        parts.push({ value: item });
+      });
+      parts.push({ text: ']' });
+      for (let i = parts.length - 1; i >= 0; i--) pending.push(parts[i]);
+    } else if (value && typeof value === 'object') {
+      const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1));
+      const parts: Pending[] = [{ text: '{' }];
+      entries.forEach(([key, item], i) => parts.push({ text: `${i > 0 ? ',' : ''}${JSON.stringify(key)}:` }, { value: item }));
+      parts.push({ text: '}' });
+      for (let i = parts.length - 1; i >= 0; i--) pending.push(parts[i]);
+    } else {
+      out.push(JSON.stringify(value ?? null));
+    }
   }
-  return JSON.stringify(value ?? null);
+  return out.join('');
 }

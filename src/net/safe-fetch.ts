@@ -17,7 +17,8 @@ import { blockedAddressReason } from './outbound-address.js';
  *   (see outbound-address.ts) — unless the URL's host is named in the allow-list (OUTBOUND_ALLOW_HOSTS);
  * - the connection goes to the address that was vetted (a custom `lookup`), so a DNS answer that changes
  *   between the check and the connect (rebinding) cannot swap it;
- * - redirects are followed by hand (at most `maxRedirects`), and every hop is checked again;
+ * - redirects are followed by hand (at most `maxRedirects`), and every hop is checked again; a Location
+ *   that is not a URL refuses the fetch;
  * - the body is streamed and cut off past `maxBytes`; the whole exchange has a deadline.
  */
 export type SafeFetchOptions = OutboundFetchOptions;
@@ -42,6 +43,15 @@ function checkUrl(raw: string): URL {
     throw new OutboundRequestError('invalid_url', 'URLs with a user name or password in them are not fetched.');
   }
   return url;
+}
+
+/** A redirect's Location resolved against the URL that sent it; one that is not a URL refuses the fetch. */
+function redirectTarget(location: string, from: URL): string {
+  try {
+    return new URL(location, from).toString();
+  } catch {
+    throw new OutboundRequestError('invalid_url', `${from.origin}${from.pathname} redirects to "${location}", which is not a valid URL.`);
+  }
 }
 
 interface VettedAddress {
@@ -178,7 +188,7 @@ export async function safeFetch(rawUrl: string, options: SafeFetchOptions): Prom
       if (hop >= maxRedirects) {
         throw new OutboundRequestError('too_many_redirects', `${rawUrl} redirects more than ${maxRedirects} times.`);
       }
-      url = checkUrl(new URL(location, url).toString());
+      url = checkUrl(redirectTarget(location, url));
       continue;
     }
     return { url: url.toString(), status: answer.status, headers: answer.headers, body: answer.body, truncated: answer.truncated };

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { requestFingerprint } from '../../src/domain/idempotency.js';
 import { futureIso, startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 
 describe('REST Idempotency-Key', () => {
@@ -80,5 +81,22 @@ describe('REST Idempotency-Key', () => {
     const res = await post('old-key', { ...body(), text: 'new day' });
     assert.equal(res.status, 201);
     assert.equal(res.body.data[0].text, 'new day');
+  });
+});
+
+describe('Idempotency fingerprints', () => {
+  /** A value nested `depth` levels, alternating objects and arrays, built without recursion. */
+  function deep(depth: number, leaf: unknown): unknown {
+    let value = leaf;
+    for (let i = 0; i < depth; i++) value = i % 2 ? [value] : { z: 1, a: value };
+    return value;
+  }
+
+  it('fingerprints a body nested 200,000 deep without overflowing the stack, ignoring key order', () => {
+    const fingerprint = requestFingerprint('POST', '/posts', deep(200_000, 'leaf'));
+    assert.match(fingerprint, /^[0-9a-f]{64}$/);
+    assert.equal(requestFingerprint('POST', '/posts', { b: [1, { y: 2, x: 3 }], a: null }), requestFingerprint('POST', '/posts', { a: null, b: [1, { x: 3, y: 2 }] }));
+    assert.notEqual(requestFingerprint('POST', '/posts', deep(200_000, 'leaf')), requestFingerprint('POST', '/posts', deep(200_000, 'leaf2')));
+    assert.notEqual(requestFingerprint('POST', '/posts', [[1], 2]), requestFingerprint('POST', '/posts', [[1, 2]]));
   });
 });
