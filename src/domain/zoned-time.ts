@@ -1,4 +1,10 @@
-/** Calendar arithmetic in an IANA timezone, with Intl only (no tz database of our own). */
+/**
+ * Wall-clock and calendar arithmetic in an IANA timezone, with Intl only (no tz database of our own),
+ * for every rule that needs it (queue slots, calendars). Rules:
+ * - a wall-clock time keeps its wall-clock meaning across daylight-saving changes;
+ * - in a spring-forward gap (the time does not exist that day) it moves forward by the gap;
+ * - in a fall-back overlap (it happens twice) it is the first occurrence.
+ */
 export interface LocalDate {
   year: number;
   month: number;
@@ -50,13 +56,37 @@ export function weekday(date: LocalDate): number {
   return (new Date(Date.UTC(date.year, date.month - 1, date.day)).getUTCDay() + 6) % 7;
 }
 
-/** The instant local midnight starts `date` in `timezone` (DST-safe: the offset is re-read at the result). */
+const DAY_MS = 86_400_000;
+
+/** The wall clock in `timezone` at instant `ms`, as if it were UTC (epoch ms of those fields). */
+function wallAsUtc(timezone: string, ms: number): number {
+  const p = parts(ms, timezone);
+  return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
+}
+
+/** The zone's offset from UTC at instant `ms`, in ms (Berlin in winter: +3_600_000). */
+export function zoneOffset(timezone: string, ms: number): number {
+  const whole = Math.floor(ms / 1000) * 1000;
+  return wallAsUtc(timezone, whole) - whole;
+}
+
+/**
+ * The UTC instant of a wall-clock time in `timezone` (the wall clock given as epoch ms of the same fields
+ * in UTC), with the gap and overlap rules above.
+ */
+export function wallClockToUtc(timezone: string, wall: number): number {
+  // Offsets in force a little before and after: around a transition they differ.
+  const before = zoneOffset(timezone, wall - DAY_MS);
+  const after = zoneOffset(timezone, wall + DAY_MS);
+  const candidates = [...new Set([before, after])]
+    .map((offset) => wall - offset)
+    .filter((instant) => wallAsUtc(timezone, instant) === wall)
+    .sort((a, b) => a - b);
+  if (candidates.length > 0) return candidates[0];
+  return wall - before;
+}
+
+/** The instant local midnight starts `date` in `timezone` (a midnight lost to a gap starts when the day does). */
 export function startOfDay(date: LocalDate, timezone: string): number {
-  const guess = Date.UTC(date.year, date.month - 1, date.day);
-  const offsetAt = (instant: number) => {
-    const p = parts(instant, timezone);
-    return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - instant;
-  };
-  const first = guess - offsetAt(guess);
-  return guess - offsetAt(first);
+  return wallClockToUtc(timezone, Date.UTC(date.year, date.month - 1, date.day));
 }

@@ -4,6 +4,7 @@ import https from 'node:https';
 import net from 'node:net';
 import type { LookupFunction } from 'node:net';
 import { OutboundRequestError, type DirectMediaKind, type MediaProbe, type OutboundFetcher, type OutboundFetchOptions, type OutboundResponse } from '../domain/outbound.js';
+import { ACCEPTED_TYPES } from '../domain/media/accepted-types.js';
 import { blockedAddressReason } from './outbound-address.js';
 
 /**
@@ -197,20 +198,21 @@ export async function safeFetch(rawUrl: string, options: SafeFetchOptions): Prom
 
 
 /** Leading bytes of the image and video formats networks accept. */
-const signatures: { mimeType: string; kind: DirectMediaKind; test: (b: Buffer) => boolean }[] = [
-  { mimeType: 'image/jpeg', kind: 'image', test: (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff },
-  { mimeType: 'image/png', kind: 'image', test: (b) => b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) },
-  { mimeType: 'image/gif', kind: 'image', test: (b) => b.subarray(0, 4).toString('latin1') === 'GIF8' },
-  { mimeType: 'image/webp', kind: 'image', test: (b) => b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP' },
-  { mimeType: 'video/quicktime', kind: 'video', test: (b) => b.subarray(4, 12).toString('latin1') === 'ftypqt  ' },
-  { mimeType: 'video/mp4', kind: 'video', test: (b) => b.subarray(4, 8).toString('latin1') === 'ftyp' },
-  { mimeType: 'video/webm', kind: 'video', test: (b) => b.subarray(0, 4).equals(Buffer.from([0x1a, 0x45, 0xdf, 0xa3])) },
+/** How each accepted format's file begins (the formats themselves are the domain's ACCEPTED_TYPES). */
+const signatures: { mimeType: string; test: (b: Buffer) => boolean }[] = [
+  { mimeType: 'image/jpeg', test: (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff },
+  { mimeType: 'image/png', test: (b) => b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) },
+  { mimeType: 'image/gif', test: (b) => b.subarray(0, 4).toString('latin1') === 'GIF8' },
+  { mimeType: 'image/webp', test: (b) => b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP' },
+  { mimeType: 'video/quicktime', test: (b) => b.subarray(4, 12).toString('latin1') === 'ftypqt  ' },
+  { mimeType: 'video/mp4', test: (b) => b.subarray(4, 8).toString('latin1') === 'ftyp' },
+  { mimeType: 'video/webm', test: (b) => b.subarray(0, 4).equals(Buffer.from([0x1a, 0x45, 0xdf, 0xa3])) },
 ];
 
 /** The image or video format the bytes start with, if any. */
 function sniffMedia(bytes: Buffer): { mimeType: string; kind: DirectMediaKind } | undefined {
-  const match = signatures.find((signature) => signature.test(bytes));
-  return match && { mimeType: match.mimeType, kind: match.kind };
+  const match = signatures.find((signature) => ACCEPTED_TYPES[signature.mimeType] && signature.test(bytes));
+  return match && { mimeType: match.mimeType, kind: ACCEPTED_TYPES[match.mimeType].kind };
 }
 
 /**

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { freeSlots, parseSlotList, parseSlots, wallClockToUtc, zoneOffset } from '../../src/domain/queue/slots.js';
+import { freeSlots, parseSlotList, parseSlots } from '../../src/domain/queue/slots.js';
+import { wallClockToUtc, zoneOffset } from '../../src/domain/zoned-time.js';
 
 const wall = (iso: string) => Date.parse(`${iso}Z`);
 const utc = (zone: string, iso: string) => new Date(wallClockToUtc(zone, wall(iso))).toISOString();

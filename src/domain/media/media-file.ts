@@ -2,24 +2,17 @@ import { fileTypeFromBuffer } from 'file-type';
 import { imageSize } from 'image-size';
 import type { MediaKind } from '../../db/repositories/media.js';
 import { UnprocessableError } from '../errors.js';
+import { ACCEPTED_TYPES } from './accepted-types.js';
 
 /**
  * What a media file really is, judged from its bytes, never from its name or declared type.
  *
  * Rules enforced:
- * - only the formats networks accept: JPEG, PNG, GIF, WebP images; MP4, QuickTime and WebM videos;
+ * - only the formats of accepted-types.ts;
  * - images must have readable dimensions;
  * - MP4 and QuickTime durations are read from the movie header where present (cheap: no decoding).
  */
-export const ACCEPTED_TYPES: Record<string, { kind: MediaKind; extension: string }> = {
-  'image/jpeg': { kind: 'image', extension: 'jpg' },
-  'image/png': { kind: 'image', extension: 'png' },
-  'image/gif': { kind: 'image', extension: 'gif' },
-  'image/webp': { kind: 'image', extension: 'webp' },
-  'video/mp4': { kind: 'video', extension: 'mp4' },
-  'video/quicktime': { kind: 'video', extension: 'mov' },
-  'video/webm': { kind: 'video', extension: 'webm' },
-};
+export { ACCEPTED_TYPES };
 
 export interface InspectedMedia {
   mimeType: string;

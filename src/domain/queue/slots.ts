@@ -11,53 +11,13 @@
  */
 import type { SlotRecord, Weekday } from '../../db/repositories/channels.js';
 import { ValidationError } from '../errors.js';
+import { wallClockToUtc, zoneOffset } from '../zoned-time.js';
 
 export const WEEKDAYS: readonly Weekday[] = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
 const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;
 /** How far ahead a free slot is looked for before the caller is told to add slots. */
 const SEARCH_DAYS = 3 * 366;
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-function formatter(timeZone: string): Intl.DateTimeFormat {
-  let f = formatters.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
-    });
-    formatters.set(timeZone, f);
-  }
-  return f;
-}
-
-/** The wall clock in `timeZone` at instant `ms`, as if it were UTC (epoch ms of those fields). */
-function wallAsUtc(timeZone: string, ms: number): number {
-  const parts: Record<string, number> = {};
-  for (const p of formatter(timeZone).formatToParts(new Date(ms))) if (p.type !== 'literal') parts[p.type] = Number(p.value);
-  return Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second);
-}
-
-/** The zone's offset from UTC at instant `ms`, in ms (Berlin in winter: +3_600_000). */
-export function zoneOffset(timeZone: string, ms: number): number {
-  const whole = Math.floor(ms / 1000) * 1000;
-  return wallAsUtc(timeZone, whole) - whole;
-}
-
-/**
- * The UTC instant of a wall-clock time in `timeZone` (the wall clock given as epoch ms of the same
- * fields in UTC), with the gap and overlap rules above.
- */
-export function wallClockToUtc(timeZone: string, wall: number): number {
-  // Offsets in force a little before and after: around a transition they differ.
-  const before = zoneOffset(timeZone, wall - DAY_MS);
-  const after = zoneOffset(timeZone, wall + DAY_MS);
-  const candidates = [...new Set([before, after])]
-    .map((offset) => wall - offset)
-    .filter((instant) => wallAsUtc(timeZone, instant) === wall)
-    .sort((a, b) => a - b);
-  if (candidates.length > 0) return candidates[0]; // overlap: the earlier occurrence
-  return wall - before; // gap: read with the offset before the jump, which lands after it
-}
 
 export function parseSlots(slots: readonly { day: string; time: string }[], path = 'slots'): SlotRecord[] {
   const seen = new Set<string>();
@@ -92,7 +52,7 @@ export function parseSlotList(text: string): SlotRecord[] {
 /** Slot instants strictly after `after`, in time order, for up to SEARCH_DAYS days. */
 export function* slotInstants(timeZone: string, slots: readonly SlotRecord[], after: number): Generator<number> {
   if (slots.length === 0) return;
-  const startWall = wallAsUtc(timeZone, after);
+  const startWall = after + zoneOffset(timeZone, after);
   const firstDay = Math.floor(startWall / DAY_MS) * DAY_MS - DAY_MS;
   let last = -Infinity;
   for (let d = 0; d <= SEARCH_DAYS; d++) {
