@@ -1,3 +1,4 @@
+import { freshPost } from './new-post.js';
 import { approvalStatusFor } from '../approvals/approval-holds.js';
 import type { components } from '../../../generated/rest/openapi-types.js';
 import type { PostRecord, SourceType } from '../../db/repositories/posts.js';
@@ -71,7 +72,7 @@ async function preparePosts(deps: DomainDeps, principal: Principal, input: PostI
   const queueSlots = input.addToQueue ? await nextQueueSlots(deps, channels, now) : undefined;
   const groupId = newId();
   return channels.map((channel): PostRecord => ({
-    id: newId(),
+    ...freshPost(now),
     accountId: principal.accountId,
     workspaceId: channel.workspaceId,
     channelId: channel.id,
@@ -81,7 +82,6 @@ async function preparePosts(deps: DomainDeps, principal: Principal, input: PostI
     timelineAt: schedule.dateTime ?? now,
     isScheduled: schedule.isScheduled,
     isDraft: schedule.isDraft,
-    isLive: false,
     status: schedule.status,
     approvalStatus: approvalStatusFor({ isDraft: schedule.isDraft, approvalRequired: Boolean(workspaces.get(channel.workspaceId)?.approvalRequired) }),
     type: postType(imageUrls, videoUrls),
@@ -90,13 +90,6 @@ async function preparePosts(deps: DomainDeps, principal: Principal, input: PostI
     videoUrls,
     firstComment,
     channelOptions: null,
-    networkPostId: null,
-    permalinkUrl: null,
-    metrics: null,
-    lastError: null,
-    publishedAt: null,
-    createdAt: now,
-    updatedAt: now,
     ...(queueSlots ? { inQueue: true, dateTime: queueSlots.get(channel.id)!, timelineAt: queueSlots.get(channel.id)! } : {}),
   }));
 }

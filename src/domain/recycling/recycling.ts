@@ -10,6 +10,7 @@
  * - The periodic re-queue runs on its own (no actor in the history) and is safe with several
  *   instances: a run is claimed by moving the collection's next run forward first.
  */
+import { freshPost } from '../posts/new-post.js';
 import { approvalStatusFor } from '../approvals/approval-holds.js';
 import type { components } from '../../../generated/rest/openapi-types.js';
 import type { CollectionRecord } from '../../db/repositories/collections.js';
@@ -94,7 +95,7 @@ async function enqueueCopy(deps: DomainDeps, accountId: string, actor: Principal
     const workspace = await deps.repos.accounts.getWorkspace(accountId, source.workspaceId);
     const copy: PostRecord = {
       ...source,
-      id: newId(),
+      ...freshPost(now),
       groupId: newId(),
       dateTime,
       timelineAt: dateTime,
@@ -103,17 +104,8 @@ async function enqueueCopy(deps: DomainDeps, accountId: string, actor: Principal
       status: 'scheduled',
       approvalStatus: approvalStatusFor({ isDraft: false, approvalRequired: Boolean(workspace?.approvalRequired) }),
       sourceType: 'recycle',
-      networkPostId: null,
-      permalinkUrl: null,
-      metrics: null,
-      lastError: null,
-      publishedAt: null,
-      createdAt: now,
-      updatedAt: now,
       inQueue: at === undefined,
       recycledFromPostId: source.id,
-      reviewerUserId: null,
-      rejectionReason: null,
       labels: source.labels,
     };
     // The copy keeps the original's labels: an evergreen label follows every round of a post.
