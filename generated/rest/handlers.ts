@@ -128,3 +128,76 @@ export const restRoutes: readonly RestRoute[] = [
   { operationId: 'assignReviewer', method: 'post', path: '/posts/{postId}/assign', expressPath: '/posts/:postId/assign', rateLimit: 'write', idempotent: false },
   { operationId: 'getPostHistory', method: 'get', path: '/posts/{postId}/history', expressPath: '/posts/:postId/history', rateLimit: 'read', idempotent: false },
 ];
+
+/** What Express hands over: path, query and body as they arrived (validated against openapi/ by then). */
+export interface ValidatedRequest {
+  params: unknown;
+  query: unknown;
+  body: unknown;
+}
+
+/** Calls the handler of one operation, typed end to end: the request is the one the spec validated. */
+export function dispatchRest<Context>(handlers: RestHandlers<Context>, operationId: OperationId, request: ValidatedRequest, context: Context): Promise<{ status: number; body: unknown }> {
+  switch (operationId) {
+    case 'getProfile':
+      return handlers.getProfile(request as RestRequest<'getProfile'>, context);
+    case 'createPostLegacy':
+      return handlers.createPostLegacy(request as RestRequest<'createPostLegacy'>, context);
+    case 'listChannels':
+      return handlers.listChannels(request as RestRequest<'listChannels'>, context);
+    case 'listWorkspaces':
+      return handlers.listWorkspaces(request as RestRequest<'listWorkspaces'>, context);
+    case 'listPosts':
+      return handlers.listPosts(request as RestRequest<'listPosts'>, context);
+    case 'createPosts':
+      return handlers.createPosts(request as RestRequest<'createPosts'>, context);
+    case 'listScheduledPosts':
+      return handlers.listScheduledPosts(request as RestRequest<'listScheduledPosts'>, context);
+    case 'bulkCreatePosts':
+      return handlers.bulkCreatePosts(request as RestRequest<'bulkCreatePosts'>, context);
+    case 'bulkDeletePosts':
+      return handlers.bulkDeletePosts(request as RestRequest<'bulkDeletePosts'>, context);
+    case 'getPost':
+      return handlers.getPost(request as RestRequest<'getPost'>, context);
+    case 'updatePost':
+      return handlers.updatePost(request as RestRequest<'updatePost'>, context);
+    case 'deletePost':
+      return handlers.deletePost(request as RestRequest<'deletePost'>, context);
+    case 'getChannelSchedule':
+      return handlers.getChannelSchedule(request as RestRequest<'getChannelSchedule'>, context);
+    case 'setChannelSchedule':
+      return handlers.setChannelSchedule(request as RestRequest<'setChannelSchedule'>, context);
+    case 'pauseQueue':
+      return handlers.pauseQueue(request as RestRequest<'pauseQueue'>, context);
+    case 'resumeQueue':
+      return handlers.resumeQueue(request as RestRequest<'resumeQueue'>, context);
+    case 'clearQueue':
+      return handlers.clearQueue(request as RestRequest<'clearQueue'>, context);
+    case 'reorderQueue':
+      return handlers.reorderQueue(request as RestRequest<'reorderQueue'>, context);
+    case 'listLabels':
+      return handlers.listLabels(request as RestRequest<'listLabels'>, context);
+    case 'createLabel':
+      return handlers.createLabel(request as RestRequest<'createLabel'>, context);
+    case 'applyLabels':
+      return handlers.applyLabels(request as RestRequest<'applyLabels'>, context);
+    case 'removeLabel':
+      return handlers.removeLabel(request as RestRequest<'removeLabel'>, context);
+    case 'bulkLabelPosts':
+      return handlers.bulkLabelPosts(request as RestRequest<'bulkLabelPosts'>, context);
+    case 'recyclePost':
+      return handlers.recyclePost(request as RestRequest<'recyclePost'>, context);
+    case 'listCollections':
+      return handlers.listCollections(request as RestRequest<'listCollections'>, context);
+    case 'listPendingApprovals':
+      return handlers.listPendingApprovals(request as RestRequest<'listPendingApprovals'>, context);
+    case 'approvePost':
+      return handlers.approvePost(request as RestRequest<'approvePost'>, context);
+    case 'rejectPost':
+      return handlers.rejectPost(request as RestRequest<'rejectPost'>, context);
+    case 'assignReviewer':
+      return handlers.assignReviewer(request as RestRequest<'assignReviewer'>, context);
+    case 'getPostHistory':
+      return handlers.getPostHistory(request as RestRequest<'getPostHistory'>, context);
+  }
+}

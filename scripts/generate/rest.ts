@@ -35,6 +35,7 @@ export async function generateRest(root: string): Promise<Output[]> {
 
   const routes: string[] = [];
   const methods: string[] = [];
+  const dispatch: string[] = [];
   const ids = new Set<string>();
   for (const [route, item] of Object.entries<any>(bundled.paths)) {
     for (const method of METHODS) {
@@ -51,6 +52,7 @@ export async function generateRest(root: string): Promise<Output[]> {
           `expressPath: '${route.replace(/\{(\w+)\}/g, ':$1')}', rateLimit: '${rateLimit}', ` +
           `idempotent: ${op['x-herald-idempotent'] === true} },`,
       );
+      dispatch.push(`    case '${op.operationId}':\n      return handlers.${op.operationId}(request as RestRequest<'${op.operationId}'>, context);`);
       methods.push(
         `  /** ${method.toUpperCase()} ${route}${op.summary ? ` - ${op.summary}` : ''} */\n` +
           `  ${op.operationId}(request: RestRequest<'${op.operationId}'>, context: Context): Promise<RestResponse<'${op.operationId}'>>;`,
@@ -101,6 +103,20 @@ ${methods.join('\n')}
 export const restRoutes: readonly RestRoute[] = [
 ${routes.join('\n')}
 ];
+
+/** What Express hands over: path, query and body as they arrived (validated against openapi/ by then). */
+export interface ValidatedRequest {
+  params: unknown;
+  query: unknown;
+  body: unknown;
+}
+
+/** Calls the handler of one operation, typed end to end: the request is the one the spec validated. */
+export function dispatchRest<Context>(handlers: RestHandlers<Context>, operationId: OperationId, request: ValidatedRequest, context: Context): Promise<{ status: number; body: unknown }> {
+  switch (operationId) {
+${dispatch.join('\n')}
+  }
+}
 `;
 
   return [

@@ -4,7 +4,7 @@
  */
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { restRoutes, type RestRoute } from '../../generated/rest/handlers.js';
+import { dispatchRest, restRoutes, type RestRoute } from '../../generated/rest/handlers.js';
 import openapiDocument from '../../generated/openapi.json' with { type: 'json' };
 import { authenticate, type TokenResolver } from '../domain/authentication.js';
 import type { DomainDeps } from '../domain/deps.js';
@@ -29,7 +29,7 @@ function principalOf(res: Response): Principal {
 export function restRouter(options: RestRouterOptions): express.Router {
   const { deps } = options;
   const router = express.Router();
-  const handlers = restHandlers(deps) as unknown as Record<string, (req: unknown, ctx: { principal: Principal }) => Promise<{ status: number; body: unknown }>>;
+  const handlers = restHandlers(deps);
 
   router.get('/openapi.json', (_req, res) => {
     res.json(openapiDocument);
@@ -59,10 +59,9 @@ export function restRouter(options: RestRouterOptions): express.Router {
   );
 
   for (const route of restRoutes) {
-    const handler = handlers[route.operationId];
     router[route.method](route.expressPath, async (req: Request, res: Response) => {
       const principal = principalOf(res);
-      const call = () => handler({ params: req.params, query: req.query, body: req.body }, { principal });
+      const call = () => dispatchRest(handlers, route.operationId, { params: req.params, query: req.query, body: req.body }, { principal });
       const key = route.idempotent ? req.header('Idempotency-Key') : undefined;
       const result = key
         ? await runIdempotent(deps, principal.accountId, key, requestFingerprint(route.method, route.path, req.body), call)
