@@ -1,3 +1,4 @@
+import type { ToolResults } from '../../../generated/mcp/types.js';
 import crypto from 'node:crypto';
 import type { CalendarViewRecord, ShareableCalendarRecord } from '../../db/repositories/calendars.js';
 import type { DomainDeps } from '../deps.js';
@@ -36,25 +37,8 @@ export interface CalendarViewInput {
   expiresAt?: string | null;
 }
 
-export interface ShareableCalendarView {
-  id: string;
-  name: string;
-  /** The public link; only known at creation (the token is stored hashed), null afterwards. */
-  url: string | null;
-  icsUrl: string | null;
-  channelIds: string[];
-  labelIds: string[];
-  view: CalendarLayout;
-  includeDrafts: boolean;
-  includeLivePosts: boolean;
-  showText: boolean;
-  timezone: string;
-  from: string | null;
-  to: string | null;
-  expiresAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+/** A shareable calendar as the tools show it (from jsonrpc-schemas/). */
+export type ShareableCalendarView = ToolResults['create_public_calendar_link']['data'];
 
 export function publicCalendarUrl(deps: DomainDeps, token: string): string {
   return `${deps.config.baseUrl}/calendars/${token}`;

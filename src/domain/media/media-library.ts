@@ -1,3 +1,4 @@
+import type { ToolResults } from '../../../generated/mcp/types.js';
 import crypto from 'node:crypto';
 import path from 'node:path';
 import type { MediaRecord, MediaSource } from '../../db/repositories/media.js';
@@ -22,19 +23,8 @@ import { ACCEPTED_TYPES, acceptedTypeList, inspectMedia } from './media-file.js'
  */
 const UPLOAD_TTL_MS = 15 * 60_000;
 
-export interface MediaView {
-  id: string;
-  url: string;
-  contentType: string;
-  kind: 'image' | 'video';
-  fileName: string;
-  sizeBytes: number;
-  width: number | null;
-  height: number | null;
-  durationSeconds: number | null;
-  workspaceId: string;
-  createdAt: string;
-}
+/** A media record as the tools show it (complete_media_upload's result item, from jsonrpc-schemas/). */
+export type MediaView = ToolResults['complete_media_upload']['data'];
 
 function mediaPublicUrl(deps: DomainDeps, record: Pick<MediaRecord, 'id' | 'filename'>): string {
   return `${deps.config.baseUrl}/media/${record.id}/${encodeURIComponent(record.filename)}`;

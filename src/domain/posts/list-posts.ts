@@ -7,6 +7,7 @@
  * - The scheduled listing refuses `livePosts` and shows what has yet to go out, soonest first.
  * - "What went out" (MCP get_posts_for_channels with livePosts) limits Herald's posts to published ones.
  */
+import type { components, operations } from '../../../generated/rest/openapi-types.js';
 import type { PostListQuery, PostRecord, PostStatus } from '../../db/repositories/posts.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import type { DomainDeps } from '../deps.js';
@@ -17,21 +18,9 @@ import { toPostReadView, type PostView } from './post-view.js';
 const DEFAULT_PAGE_SIZE = 20;
 const MAX_PAGE_SIZE = 100;
 
-export interface ListPostsInput {
-  livePosts?: boolean;
-  hasAssets?: boolean;
-  limit?: number;
-  cursor?: string;
-  channelIds?: string[];
-  /** Only posts carrying any of these labels. */
-  labelIds?: string[];
-}
+export type ListPostsInput = NonNullable<operations['listPosts']['parameters']['query']>;
 
-export interface PostPage {
-  data: PostView[];
-  paging: { nextCursor: string | null; hasMore: boolean };
-  meta?: { livePostsAvailable: boolean };
-}
+export type PostPage = components['schemas']['PostPage'];
 
 type Mode = { name: string; query: Omit<PostListQuery, 'accountId' | 'limit' | 'after' | 'channelIds' | 'labelIds'>; keyOf(post: PostRecord): number | null };
 
