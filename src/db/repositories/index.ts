@@ -35,6 +35,11 @@ export interface Repositories {
   publishing: PublishingRepository;
   sandbox: SandboxRepository;
   sessions: SessionsRepository;
+  /**
+   * The unit of work: runs `work` with repositories bound to one transaction, committed when it resolves
+   * and rolled back when it throws. The domain never sees the transaction itself.
+   */
+  inTransaction<T>(work: (repos: Repositories) => Promise<T>): Promise<T>;
 }
 
 export function createRepositories(db: Db): Repositories {
@@ -57,5 +62,6 @@ export function createRepositories(db: Db): Repositories {
     publishing: new PublishingRepository(db),
     sandbox: new SandboxRepository(db),
     sessions: new SessionsRepository(db),
+    inTransaction: (work) => db.transaction((trx) => work(createRepositories(trx))),
   };
 }

@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import type { Db } from '../connection.js';
 
 export interface LabelRecord {
@@ -44,8 +43,8 @@ export class LabelsRepository {
   }
 
   /** Adds the labels a post does not carry yet; returns the ids newly added. */
-  async apply(accountId: string, postId: string, labelIds: readonly string[], at: number, trx?: Knex.Transaction): Promise<string[]> {
-    const db = trx ?? this.db;
+  async apply(accountId: string, postId: string, labelIds: readonly string[], at: number): Promise<string[]> {
+    const db = this.db;
     const existing = new Set((await db('post_labels').where({ post_id: postId }).select('label_id')).map((r) => r.label_id as string));
     const added = labelIds.filter((id) => !existing.has(id));
     if (added.length > 0) {
@@ -57,8 +56,8 @@ export class LabelsRepository {
     return added;
   }
 
-  async remove(accountId: string, postId: string, labelIds: readonly string[], trx?: Knex.Transaction): Promise<string[]> {
-    const db = trx ?? this.db;
+  async remove(accountId: string, postId: string, labelIds: readonly string[]): Promise<string[]> {
+    const db = this.db;
     const present = (await db('post_labels').where({ account_id: accountId, post_id: postId }).whereIn('label_id', labelIds).select('label_id'))
       .map((r) => r.label_id as string);
     if (present.length > 0) await db('post_labels').where({ account_id: accountId, post_id: postId }).whereIn('label_id', present).delete();

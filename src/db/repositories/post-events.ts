@@ -1,9 +1,6 @@
-import type { Knex } from 'knex';
 import type { Db } from '../connection.js';
 import { json, jsonText } from './rows.js';
 
-/** A write transaction, opened by PostsRepository.transaction, for the domain to pass through. */
-export type Transaction = Knex.Transaction;
 
 export type PostEventKind =
   | 'created'
@@ -33,9 +30,9 @@ export interface PostEventRecord {
 export class PostEventsRepository {
   constructor(private readonly db: Db) {}
 
-  async append(events: readonly PostEventRecord[], trx?: Knex.Transaction): Promise<void> {
+  async append(events: readonly PostEventRecord[]): Promise<void> {
     if (events.length === 0) return;
-    await (trx ?? this.db)('post_events').insert(
+    await this.db('post_events').insert(
       events.map((e) => ({
         account_id: e.accountId,
         post_id: e.postId,

@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import type { Db } from '../connection.js';
 import { bool, json, jsonText } from './rows.js';
 
@@ -83,9 +82,9 @@ export interface PostListQuery {
 export class PostsRepository {
   constructor(private readonly db: Db) {}
 
-  async insertMany(records: PostRecord[], trx?: Knex.Transaction): Promise<void> {
+  async insertMany(records: PostRecord[]): Promise<void> {
     if (records.length === 0) return;
-    await (trx ?? this.db)('posts').insert(records.map(toRow));
+    await this.db('posts').insert(records.map(toRow));
   }
 
   async get(accountId: string, id: string): Promise<PostRecord | undefined> {
@@ -148,16 +147,16 @@ export class PostsRepository {
   }
 
   /** Applies a change to an unpublished, non-live post; false when it no longer is one. */
-  async updateUnpublished(accountId: string, id: string, changes: Partial<PostRecord>, trx?: Knex.Transaction): Promise<boolean> {
-    const n = await (trx ?? this.db)('posts')
+  async updateUnpublished(accountId: string, id: string, changes: Partial<PostRecord>): Promise<boolean> {
+    const n = await this.db('posts')
       .where({ account_id: accountId, id, is_live: false })
       .whereIn('status', ['draft', 'scheduled', 'failed'])
       .update(toRow(changes));
     return n > 0;
   }
 
-  async delete(accountId: string, id: string, trx?: Knex.Transaction): Promise<boolean> {
-    const n = await (trx ?? this.db)('posts').where({ account_id: accountId, id, is_live: false }).delete();
+  async delete(accountId: string, id: string): Promise<boolean> {
+    const n = await this.db('posts').where({ account_id: accountId, id, is_live: false }).delete();
     return n > 0;
   }
 
@@ -178,9 +177,6 @@ export class PostsRepository {
     return posts.map((p) => ({ ...p, labels: byPost.get(p.id) ?? [] }));
   }
 
-  transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
-  }
 }
 
 // labels live in post_labels, not in a column.

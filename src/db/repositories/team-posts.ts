@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import type { Db } from '../connection.js';
 import { QUEUE_SLOT_INDEX } from '../migrations/004_team.js';
 import { toPost, type PostRecord, type PostsRepository } from './posts.js';
@@ -44,9 +43,39 @@ export class TeamPostsRepository {
     return this.posts.withLabels(rows.map(toPost));
   }
 
+  /** Releases a held post; `publishAt` moves a time that has passed to now (out of the queue). False when it was no longer PENDING. */
+  async approve(accountId: string, id: string, at: number, publishAt?: number): Promise<boolean> {
+    const moved = publishAt === undefined ? {} : { date_time: publishAt, timeline_at: publishAt, in_queue: false };
+    return this.updateIf(accountId, id, { approvalStatus: 'PENDING' }, { approval_status: 'APPROVED', rejection_reason: null, updated_at: at, ...moved });
+  }
+
+  /** Keeps a held post unpublished with the reviewer's reason. False when it was no longer PENDING. */
+  async reject(accountId: string, id: string, reason: string, at: number): Promise<boolean> {
+    return this.updateIf(accountId, id, { approvalStatus: 'PENDING' }, { approval_status: 'REJECTED', rejection_reason: reason, updated_at: at });
+  }
+
+  async assignReviewer(accountId: string, id: string, reviewerUserId: string, at: number): Promise<boolean> {
+    return this.updateIf(accountId, id, {}, { reviewer_user_id: reviewerUserId, updated_at: at });
+  }
+
+  /** Moves a scheduled post to a queue slot; `from`, when given, must still be its time (compare-and-set). */
+  async moveToSlot(accountId: string, id: string, slot: number, at: number, from?: number): Promise<boolean> {
+    return this.updateIf(accountId, id, { status: 'scheduled', dateTime: from }, { date_time: slot, timeline_at: slot, updated_at: at });
+  }
+
+  /** Parks a queued post at a placeholder time while a reorder frees the slots (the slots' unique index). */
+  async parkForReorder(accountId: string, id: string, from: number | undefined, parkedAt: number): Promise<boolean> {
+    return this.updateIf(accountId, id, { status: 'scheduled', dateTime: from }, { date_time: parkedAt });
+  }
+
+  /** True when the post is still scheduled (not claimed by the engine meanwhile); locks it for this transaction. */
+  async stillScheduled(accountId: string, id: string): Promise<boolean> {
+    return this.updateIf(accountId, id, { status: 'scheduled' }, { status: 'scheduled' });
+  }
+
   /** Changes a post only while it is still in the given state (compare-and-set); false when it moved on. */
-  async updateIf(accountId: string, id: string, expected: Partial<Pick<PostRecord, 'status' | 'approvalStatus' | 'dateTime'>>, changes: Record<string, unknown>, trx?: Knex.Transaction): Promise<boolean> {
-    const q = (trx ?? this.db)('posts').where({ account_id: accountId, id, is_live: false });
+  private async updateIf(accountId: string, id: string, expected: Partial<Pick<PostRecord, 'status' | 'approvalStatus' | 'dateTime'>>, changes: Record<string, unknown>): Promise<boolean> {
+    const q = this.db('posts').where({ account_id: accountId, id, is_live: false });
     if (expected.status !== undefined) q.andWhere('status', expected.status);
     if (expected.approvalStatus !== undefined) q.andWhere('approval_status', expected.approvalStatus);
     if (expected.dateTime !== undefined) q.andWhere('date_time', expected.dateTime);

@@ -39,16 +39,14 @@ export async function approvePost(deps: DomainDeps, principal: Principal, postId
   const post = await heldPost(deps, principal, postId, 'approved');
   const now = deps.now();
   const overdue = !post.isDraft && post.dateTime !== null && post.dateTime <= now;
-  const changes: Record<string, unknown> = { approval_status: 'APPROVED', rejection_reason: null, updated_at: now };
-  // An overdue post leaves the queue (its slot is gone) and goes out now.
-  if (overdue) Object.assign(changes, { date_time: now, timeline_at: now, in_queue: false });
-  await deps.repos.posts.transaction(async (trx) => {
-    if (!(await deps.repos.teamPosts.updateIf(principal.accountId, postId, { approvalStatus: 'PENDING' }, changes, trx))) {
+  await deps.repos.inTransaction(async (repos) => {
+    // An overdue post leaves the queue (its slot is gone) and goes out now.
+    if (!(await repos.teamPosts.approve(principal.accountId, postId, now, overdue ? now : undefined))) {
       throw new ConflictError('not_pending', `Post ${postId} was approved or rejected by someone else meanwhile.`);
     }
-    await recordPostEvents(deps, principal.accountId, principal, [{
+    await recordPostEvents({ ...deps, repos }, principal.accountId, principal, [{
       postId, kind: 'approved', details: overdue ? { publishesNow: true, dateTime: toWireTime(now) } : { dateTime: toWireTime(post.dateTime) },
-    }], trx);
+    }]);
   });
   return toPostView((await deps.repos.posts.get(principal.accountId, postId))!);
 }
@@ -58,12 +56,11 @@ export async function rejectPost(deps: DomainDeps, principal: Principal, postId:
   const trimmed = reason.trim();
   if (trimmed === '') throw new ValidationError('reason is required: say why the post is rejected', [{ path: 'reason', message: 'Give a reason.' }]);
   await heldPost(deps, principal, postId, 'rejected');
-  await deps.repos.posts.transaction(async (trx) => {
-    if (!(await deps.repos.teamPosts.updateIf(principal.accountId, postId, { approvalStatus: 'PENDING' },
-      { approval_status: 'REJECTED', rejection_reason: trimmed, updated_at: deps.now() }, trx))) {
+  await deps.repos.inTransaction(async (repos) => {
+    if (!(await repos.teamPosts.reject(principal.accountId, postId, trimmed, deps.now()))) {
       throw new ConflictError('not_pending', `Post ${postId} was approved or rejected by someone else meanwhile.`);
     }
-    await recordPostEvents(deps, principal.accountId, principal, [{ postId, kind: 'rejected', details: { reason: trimmed } }], trx);
+    await recordPostEvents({ ...deps, repos }, principal.accountId, principal, [{ postId, kind: 'rejected', details: { reason: trimmed } }]);
   });
   return toPostView((await deps.repos.posts.get(principal.accountId, postId))!);
 }
@@ -75,9 +72,9 @@ export async function assignReviewer(deps: DomainDeps, principal: Principal, pos
     throw new ValidationError(`User ${reviewerUserId} is not a member of the post's workspace; name a workspace member as reviewer.`,
       [{ path: 'reviewerUserId', message: 'Not a member of this workspace.' }]);
   }
-  await deps.repos.posts.transaction(async (trx) => {
-    await deps.repos.teamPosts.updateIf(principal.accountId, postId, {}, { reviewer_user_id: reviewerUserId, updated_at: deps.now() }, trx);
-    await recordPostEvents(deps, principal.accountId, principal, [{ postId, kind: 'assigned', details: { reviewerUserId } }], trx);
+  await deps.repos.inTransaction(async (repos) => {
+    await repos.teamPosts.assignReviewer(principal.accountId, postId, reviewerUserId, deps.now());
+    await recordPostEvents({ ...deps, repos }, principal.accountId, principal, [{ postId, kind: 'assigned', details: { reviewerUserId } }]);
   });
   return toPostView((await deps.repos.posts.get(principal.accountId, postId))!);
 }

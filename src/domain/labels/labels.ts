@@ -58,9 +58,9 @@ async function requireLabels(deps: DomainDeps, principal: Principal, labelIds: r
 export async function applyLabels(deps: DomainDeps, principal: Principal, postId: string, labelIds: readonly string[]): Promise<PostView> {
   const post = await writablePost(deps, principal, postId);
   const labels = await requireLabels(deps, principal, labelIds, post.workspaceId);
-  await deps.repos.posts.transaction(async (trx) => {
-    const added = await deps.repos.labels.apply(principal.accountId, post.id, labels.map((l) => l.id), deps.now(), trx);
-    if (added.length > 0) await recordPostEvents(deps, principal.accountId, principal, [{ postId: post.id, kind: 'labelled', details: { labelIds: added } }], trx);
+  await deps.repos.inTransaction(async (repos) => {
+    const added = await repos.labels.apply(principal.accountId, post.id, labels.map((l) => l.id), deps.now());
+    if (added.length > 0) await recordPostEvents({ ...deps, repos }, principal.accountId, principal, [{ postId: post.id, kind: 'labelled', details: { labelIds: added } }]);
   });
   return toPostView((await deps.repos.posts.get(principal.accountId, post.id))!);
 }
@@ -68,9 +68,9 @@ export async function applyLabels(deps: DomainDeps, principal: Principal, postId
 export async function removeLabels(deps: DomainDeps, principal: Principal, postId: string, labelIds: readonly string[]): Promise<PostView> {
   const post = await writablePost(deps, principal, postId);
   await requireLabels(deps, principal, labelIds, post.workspaceId);
-  await deps.repos.posts.transaction(async (trx) => {
-    const removed = await deps.repos.labels.remove(principal.accountId, post.id, labelIds, trx);
-    if (removed.length > 0) await recordPostEvents(deps, principal.accountId, principal, [{ postId: post.id, kind: 'unlabelled', details: { labelIds: removed } }], trx);
+  await deps.repos.inTransaction(async (repos) => {
+    const removed = await repos.labels.remove(principal.accountId, post.id, labelIds);
+    if (removed.length > 0) await recordPostEvents({ ...deps, repos }, principal.accountId, principal, [{ postId: post.id, kind: 'unlabelled', details: { labelIds: removed } }]);
   });
   return toPostView((await deps.repos.posts.get(principal.accountId, post.id))!);
 }

@@ -31,13 +31,13 @@ export async function createPosts(deps: DomainDeps, principal: Principal, input:
   // Queued posts may lose their slot to a concurrent request; preparing again picks the next free one.
   return withSlotRetry(async () => {
     const records = await preparePosts(deps, principal, input, source);
-    await deps.repos.posts.transaction(async (trx) => {
-      await deps.repos.posts.insertMany(records, trx);
-      await recordPostEvents(deps, principal.accountId, principal, records.map((r) => ({
+    await deps.repos.inTransaction(async (repos) => {
+      await repos.posts.insertMany(records);
+      await recordPostEvents({ ...deps, repos }, principal.accountId, principal, records.map((r) => ({
         postId: r.id,
         kind: r.inQueue ? 'queued' : 'created',
         details: { source, status: r.status, dateTime: toWireTime(r.dateTime), approvalStatus: r.approvalStatus },
-      })), trx);
+      })));
     });
     return records.map(toPostView);
   });

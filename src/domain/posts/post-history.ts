@@ -4,7 +4,7 @@
  * within the caller's account only; a live post has none (Herald never changes it).
  */
 import type { components } from '../../../generated/rest/openapi-types.js';
-import type { PostEventKind, Transaction } from '../../db/repositories/post-events.js';
+import type { PostEventKind } from '../../db/repositories/post-events.js';
 import type { DomainDeps } from '../deps.js';
 import type { Principal } from '../principal.js';
 import { toWireTime } from '../time.js';
@@ -24,12 +24,10 @@ export async function recordPostEvents(
   accountId: string,
   actor: Principal | null,
   changes: readonly PostChange[],
-  trx?: Transaction,
 ): Promise<void> {
   const at = deps.now();
   await deps.repos.postEvents.append(
     changes.map((c) => ({ accountId, postId: c.postId, at, actorUserId: actor?.userId ?? null, kind: c.kind, details: c.details ?? null })),
-    trx,
   );
 }
 

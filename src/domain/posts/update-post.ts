@@ -46,16 +46,16 @@ export async function updatePost(deps: DomainDeps, principal: Principal, id: str
   const targets = await deps.repos.channels.findMany(principal.accountId, input.channelIds ?? [post.channelId]);
   const updated = { ...post, ...changes };
   requireNetworkLimits(targets, updated, { requireOptions: input.channelOptions !== undefined });
-  await placingInQueue(() => deps.repos.posts.transaction(async (trx) => {
-    const saved = await deps.repos.posts.updateUnpublished(principal.accountId, id, { ...changes, groupId }, trx);
+  await placingInQueue(() => deps.repos.inTransaction(async (repos) => {
+    const saved = await repos.posts.updateUnpublished(principal.accountId, id, { ...changes, groupId });
     if (!saved) throw new ConflictError('post_not_editable', `Post ${id} started publishing and can no longer be changed.`);
-    for (const removed of plan?.remove ?? []) await deps.repos.posts.delete(principal.accountId, removed, trx);
-    await deps.repos.posts.insertMany(plan?.add ?? [], trx);
-    await recordPostEvents(deps, principal.accountId, principal, [{
+    for (const removed of plan?.remove ?? []) await repos.posts.delete(principal.accountId, removed);
+    await repos.posts.insertMany(plan?.add ?? []);
+    await recordPostEvents({ ...deps, repos }, principal.accountId, principal, [{
       postId: id,
       kind: 'updated',
       details: { fields: Object.keys(input).filter((k) => (input as Record<string, unknown>)[k] !== undefined), dateTime: toWireTime(changes.dateTime ?? post.dateTime) },
-    }, ...(plan?.add ?? []).map((copy) => ({ postId: copy.id, kind: 'created' as const, details: { copiedFrom: id, channelId: copy.channelId } }))], trx);
+    }, ...(plan?.add ?? []).map((copy) => ({ postId: copy.id, kind: 'created' as const, details: { copiedFrom: id, channelId: copy.channelId } }))]);
   }));
   const group = await deps.repos.posts.listGroup(principal.accountId, groupId);
   return group.map(toPostView);

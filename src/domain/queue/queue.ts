@@ -124,17 +124,16 @@ export async function resumeQueue(deps: DomainDeps, principal: Principal, channe
   // Move before unpausing, so that the engine never sees the overdue posts on a running queue.
   const slots = await freeSlotsOf(deps, channel, now, overdue.length);
   const changes: PostChange[] = [];
-  await placingInQueue(() => deps.repos.posts.transaction(async (trx) => {
+  await placingInQueue(() => deps.repos.inTransaction(async (repos) => {
     for (const [i, post] of overdue.entries()) {
       const slot = slots[i];
       if (slot === undefined) {
         throw new ValidationError(`Channel ${channelId} has too few queue slots to take the ${overdue.length} posts that waited while paused; add slots, then resume again.`);
       }
-      const moved = await deps.repos.teamPosts.updateIf(principal.accountId, post.id, { status: 'scheduled', dateTime: post.dateTime ?? undefined },
-        { date_time: slot, timeline_at: slot, updated_at: now }, trx);
+      const moved = await repos.teamPosts.moveToSlot(principal.accountId, post.id, slot, now, post.dateTime ?? undefined);
       if (moved) changes.push({ postId: post.id, kind: 'queue_moved', details: { from: toWireTime(post.dateTime), to: toWireTime(slot), reason: 'resumed' } });
     }
-    await recordPostEvents(deps, principal.accountId, principal, changes, trx);
+    await recordPostEvents({ ...deps, repos }, principal.accountId, principal, changes);
   }));
   await deps.repos.channels.setQueuePaused(principal.accountId, channelId, false);
   return getSchedule(deps, principal, channelId);
@@ -145,14 +144,14 @@ export async function clearQueue(deps: DomainDeps, principal: Principal, channel
   const queued = await deps.repos.teamPosts.listQueued(principal.accountId, channelId);
   if (dryRun) return { dryRun, postIds: queued.map((p) => p.id) };
   const removed: string[] = [];
-  await deps.repos.posts.transaction(async (trx) => {
+  await deps.repos.inTransaction(async (repos) => {
     for (const post of queued) {
-      if (await deps.repos.teamPosts.updateIf(principal.accountId, post.id, { status: 'scheduled' }, { status: 'scheduled' }, trx)) {
-        await deps.repos.posts.delete(principal.accountId, post.id, trx);
+      if (await repos.teamPosts.stillScheduled(principal.accountId, post.id)) {
+        await repos.posts.delete(principal.accountId, post.id);
         removed.push(post.id);
       }
     }
-    await recordPostEvents(deps, principal.accountId, principal, removed.map((postId) => ({ postId, kind: 'queue_cleared' })), trx);
+    await recordPostEvents({ ...deps, repos }, principal.accountId, principal, removed.map((postId) => ({ postId, kind: 'queue_cleared' })));
   });
   return { dryRun, postIds: removed };
 }
@@ -178,17 +177,16 @@ export async function reorderQueue(deps: DomainDeps, principal: Principal, chann
     postId: m.post.id, kind: 'queue_moved', details: { from: toWireTime(m.post.dateTime), to: toWireTime(m.to), reason: 'reordered' },
   }));
   const changed = () => new ConflictError('queue_changed', `The queue of channel ${channelId} changed while reordering (a post moved or started publishing); read it again and retry.`);
-  await placingInQueue(() => deps.repos.posts.transaction(async (trx) => {
+  await placingInQueue(() => deps.repos.inTransaction(async (repos) => {
     // Two steps, because each slot holds one queued post: park the moving posts on distinct
     // placeholder times (negative, never a real slot), then put each on its new slot.
     for (const m of moving) {
-      if (!(await deps.repos.teamPosts.updateIf(principal.accountId, m.post.id, { status: 'scheduled', dateTime: m.post.dateTime ?? undefined }, { date_time: m.parked }, trx))) throw changed();
+      if (!(await repos.teamPosts.parkForReorder(principal.accountId, m.post.id, m.post.dateTime ?? undefined, m.parked))) throw changed();
     }
     for (const m of moving) {
-      if (!(await deps.repos.teamPosts.updateIf(principal.accountId, m.post.id, { status: 'scheduled', dateTime: m.parked },
-        { date_time: m.to, timeline_at: m.to, updated_at: now }, trx))) throw changed();
+      if (!(await repos.teamPosts.moveToSlot(principal.accountId, m.post.id, m.to, now, m.parked))) throw changed();
     }
-    await recordPostEvents(deps, principal.accountId, principal, changes, trx);
+    await recordPostEvents({ ...deps, repos }, principal.accountId, principal, changes);
   }));
   return getSchedule(deps, principal, channelId);
 }

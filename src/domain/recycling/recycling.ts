@@ -110,13 +110,13 @@ async function enqueueCopy(deps: DomainDeps, accountId: string, actor: Principal
     };
     // The copy keeps the original's labels: an evergreen label follows every round of a post.
     const labelIds = (source.labels ?? []).map((label) => label.id);
-    await deps.repos.posts.transaction(async (trx) => {
-      await deps.repos.posts.insertMany([copy], trx);
-      await deps.repos.labels.apply(accountId, copy.id, labelIds, now, trx);
-      await recordPostEvents(deps, accountId, actor, [
+    await deps.repos.inTransaction(async (repos) => {
+      await repos.posts.insertMany([copy]);
+      await repos.labels.apply(accountId, copy.id, labelIds, now);
+      await recordPostEvents({ ...deps, repos }, accountId, actor, [
         { postId: copy.id, kind: 'recycled', details: { from: source.id, dateTime: toWireTime(dateTime), inQueue: copy.inQueue, labelIds } },
         { postId: source.id, kind: 'recycled', details: { copy: copy.id } },
-      ], trx);
+      ]);
     });
     return toPostView(copy);
   });
