@@ -5,7 +5,7 @@ import type { ChannelRecord } from '../db/repositories/channels.js';
 import type { PostRecord } from '../db/repositories/posts.js';
 import type { ClaimedPost, FirstCommentStepRecord } from '../db/repositories/publishing.js';
 import type { DomainDeps } from '../domain/deps.js';
-import { newLivePostId } from '../domain/ids.js';
+import { livePostRecord } from '../domain/posts/live-post.js';
 import { NetworkError, type ConnectorChannel, type NetworkConnector, type PublishedPost } from '../domain/networks/connector.js';
 import { validatePost } from '../domain/networks/post-fit.js';
 import { recycleDueCollections } from '../domain/recycling/recycling.js';
@@ -436,13 +436,7 @@ export class PublishingWorker {
         continue;
       }
       if (found.attemptKey && ours.has(found.attemptKey)) continue;
-      fresh.push({
-        id: newLivePostId(), accountId: channel.accountId, workspaceId: channel.workspaceId, channelId: channel.id, groupId: null,
-        text: found.text, dateTime: found.publishedAt, timelineAt: found.publishedAt, isScheduled: false, isDraft: false, isLive: true,
-        status: 'published', approvalStatus: null, type: null, sourceType: null, imageUrls: found.imageUrls, videoUrls: [],
-        firstComment: null, channelOptions: null, networkPostId: found.networkPostId, permalinkUrl: found.permalinkUrl,
-        metrics: found.metrics, lastError: null, publishedAt: found.publishedAt, createdAt: now, updatedAt: null,
-      });
+      fresh.push(livePostRecord(channel, found, now));
     }
     await this.repo.insertLivePosts(fresh);
   }
