@@ -80,12 +80,12 @@ export interface RateLimitConfig {
 
 type Env = Record<string, string | undefined>;
 
-function intFrom(env: Env, name: string, fallback: number): number {
+function intFrom(env: Env, name: string, fallback: number, min = 1): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) {
-    throw new Error(`${name} must be a positive whole number, got "${raw}"`);
+  if (!Number.isInteger(value) || value < min) {
+    throw new Error(`${name} must be a whole number of at least ${min}, got "${raw}"`);
   }
   return value;
 }
@@ -107,9 +107,10 @@ function trustProxyFrom(raw: string | undefined): boolean | number | string {
 }
 
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
-  const port = overrides.port ?? intFrom(env, 'PORT', 8080);
+  // PORT=0: any free port, announced at start; BASE_URL then follows it unless set.
+  const port = overrides.port ?? intFrom(env, 'PORT', 8080, 0);
   const host = env.HOST || '0.0.0.0';
-  const baseUrl = (env.BASE_URL || `http://localhost:${port}`).replace(/\/+$/, '');
+  const baseUrl = (env.BASE_URL || (port === 0 ? '' : `http://localhost:${port}`)).replace(/\/+$/, '');
   const config: Config = {
     port,
     host,

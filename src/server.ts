@@ -52,16 +52,25 @@ export async function openDomain(config: Config, warn: (message: string) => void
   return { db, deps };
 }
 
-export async function startHerald(config: Config, logger: Logger = createLogger()): Promise<Herald> {
-  const { db, deps } = await openDomain(config, (message) => logger.warn(message));
-  const app = createApp({ config, deps, logger });
-  const server = http.createServer(app);
+export async function startHerald(requested: Config, logger: Logger = createLogger()): Promise<Herald> {
+  const server = http.createServer();
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
+    server.listen(requested.port, requested.host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
+  // PORT=0 asks the system for a free port, known only now: a BASE_URL left unset follows it.
+  const config = requested.baseUrl ? requested : { ...requested, port, baseUrl: `http://127.0.0.1:${port}` };
+  let opened: Awaited<ReturnType<typeof openDomain>>;
+  try {
+    opened = await openDomain(config, (message) => logger.warn(message));
+  } catch (error) {
+    server.close();
+    throw error;
+  }
+  const { db, deps } = opened;
+  server.on('request', createApp({ config, deps, logger }));
   const housekeeping = setInterval(() => {
     purgeExpired(deps).catch((error) => logger.error('housekeeping failed', error));
   }, HOUSEKEEPING_INTERVAL_MS);

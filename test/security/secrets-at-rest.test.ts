@@ -13,7 +13,7 @@ import { loadConfig } from '../../src/config.js';
 import { migrate, openDatabase } from '../../src/db/connection.js';
 import { SecretBox } from '../../src/domain/secret-box.js';
 import { openDomain } from '../../src/server.js';
-import { freePort, freshDatabase, startTestHerald, TEST_DB } from '../support/herald.js';
+import { freshDatabase, startTestHerald, TEST_DB } from '../support/herald.js';
 
 const run = promisify(execFile);
 const mode = (file: string) => fs.statSync(file).mode & 0o777;
@@ -111,7 +111,7 @@ describe(`secrets at rest (${TEST_DB})`, function () {
 
   it('does not print the demo key or password when stdout is not a terminal', async () => {
     const database = await freshDatabase();
-    const env = { ...process.env, DATA_DIR: database.dataDir, DATABASE_URL: database.databaseUrl ?? '', HERALD_FROM_SOURCE: '1', PORT: String(await freePort()), HOST: '127.0.0.1', WORKER: 'false' };
+    const env = { ...process.env, DATA_DIR: database.dataDir, DATABASE_URL: database.databaseUrl ?? '', HERALD_FROM_SOURCE: '1', PORT: '0', HOST: '127.0.0.1', WORKER: 'false' };
     const child = spawn('node', ['bin/herald.mjs', 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));

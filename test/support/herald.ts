@@ -47,17 +47,6 @@ export interface TestHerald {
   close(): Promise<void>;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** A fresh, empty database for one test instance; drop() removes it. */
 export async function freshDatabase(): Promise<{ dataDir: string; databaseUrl?: string; drop(): Promise<void> }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-test-'));
@@ -90,12 +79,12 @@ const GENEROUS_LIMITS = { restReadsPerMinute: 100_000, restWritesPerMinute: 100_
 
 export async function startTestHerald(overrides: Partial<Config> = {}, logger: Logger = createLogger({ quiet: true })): Promise<TestHerald> {
   const database = await freshDatabase();
-  const port = await freePort();
-  const config: Config = {
+  const requested: Config = {
     ...loadConfig({}),
-    port,
+    // Port 0: the server listens on a free port and its base URL follows (no probe-then-bind race).
+    port: 0,
     host: '127.0.0.1',
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: '',
     dataDir: database.dataDir,
     databaseUrl: database.databaseUrl,
     validateResponses: true,
@@ -104,7 +93,8 @@ export async function startTestHerald(overrides: Partial<Config> = {}, logger: L
     oauthThrottles: { registrationsPerHour: 100_000, failedSignInsPerWindow: 100_000 },
     ...overrides,
   };
-  const herald = await startHerald(config, logger);
+  const herald = await startHerald(requested, logger);
+  const config = herald.config;
   const deps = herald.deps;
   let accounts = 0;
 
