@@ -28,12 +28,12 @@ export async function serve(config: Config): Promise<void> {
         `  Sign in:   ${demo.email} / ${demo.password}   (${config.dataDir}/demo-credentials)`,
         `  Channels:  ${demo.channelIds.join(', ')}`,
         '',
-        `  curl -H "Authorization: Bearer $(cat ${config.dataDir}/demo-api-key)" ${config.baseUrl}/v1/rest/channels`,
+        `  curl -H "Authorization: Bearer $(cat ${config.dataDir}/demo-api-key)" ${herald.config.baseUrl}/v1/rest/channels`,
         '',
       ].join('\n') + '\n',
     );
   }
-  logger.info('herald listening', { url: config.baseUrl, port: config.port, database: config.databaseUrl ? 'postgres' : 'sqlite' });
+  logger.info('herald listening', { url: herald.config.baseUrl, port: herald.config.port, database: config.databaseUrl ? 'postgres' : 'sqlite' });
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
