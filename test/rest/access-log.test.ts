@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Logger } from '../../src/logger.js';
+import { eventually } from '../publishing/support.js';
 import { startTestHerald, type TestHerald } from '../support/herald.js';
 
 describe('rest: the access log (LOG_REQUESTS)', () => {
@@ -13,15 +14,15 @@ describe('rest: the access log (LOG_REQUESTS)', () => {
   after(async () => t?.close());
 
   const requestLines = () => lines.filter((line) => line.message === 'request');
-  // 'finish' fires after the client has the response: give it a moment.
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+  // 'finish' can fire just after the client has the response: wait for the expected lines, not a fixed time.
+  const settle = (count: number) => eventually(async () => (requestLines().length >= count ? true : undefined), `${count} access-log lines`);
 
   it('logs the method, the route pattern, the status and the duration, never the URL or the key', async () => {
     const account = await t.seedAccount();
     const secretQuery = 'cursor=not-a-cursor-SECRET';
     await t.api('GET', '/v1/rest/posts/01notapost', { token: account.apiKey });
     await t.api('GET', `/v1/rest/posts?${secretQuery}`, { token: account.apiKey });
-    await settle();
+    await settle(2);
     const logged = requestLines();
     assert.equal(logged.length, 2, JSON.stringify(logged));
     assert.deepEqual({ ...logged[0], ms: 0 }, { message: 'request', method: 'GET', route: '/v1/rest/posts/:postId', status: 404, ms: 0 });
@@ -35,7 +36,7 @@ describe('rest: the access log (LOG_REQUESTS)', () => {
   it('logs an unmatched request without its path', async () => {
     lines.length = 0;
     await t.api('GET', '/calendar-link-typo/secret-token-here');
-    await settle();
+    await settle(1);
     assert.deepEqual(requestLines().map((line) => [line.route, line.status]), [[null, 404]]);
     assert.ok(!JSON.stringify(lines).includes('secret-token-here'));
   });
