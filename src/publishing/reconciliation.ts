@@ -1,0 +1,54 @@
+/**
+ * Attempts whose outcome is unknown (a timeout after sending, a worker that died mid-call):
+ * - the network is asked whether the attempt went out (by its attempt key, or its text and time where the
+ *   network has no key); found means published;
+ * - not found makes the post `unconfirmed` with an explanation for a person; it is never retried blindly;
+ * - every sync looks again at unconfirmed posts, and one that has since appeared becomes published.
+ */
+import type { PostRecord } from '../db/repositories/posts.js';
+import type { ConnectorChannel, NetworkConnector, PublishedPost } from '../domain/networks/connector.js';
+import { publishedChanges } from './published.js';
+import { networkChannel, type WorkerRuntime } from './runtime.js';
+
+export interface Attempt {
+  number: number;
+  idempotencyKey: string;
+  startedAt: number;
+}
+
+export async function reconcile(rt: WorkerRuntime, post: PostRecord, network: NetworkConnector, ref: ConnectorChannel, attempt: Attempt, cause: string): Promise<void> {
+  const { workerId } = rt.options;
+  const { idempotencyKey } = attempt;
+  let found: PublishedPost | undefined;
+  let lookup = '';
+  try {
+    found = await network.findPublished({ channel: ref, attemptKey: idempotencyKey, text: post.text, attemptedAt: attempt.startedAt });
+  } catch (error) {
+    lookup = ` Asking the network failed too: ${rt.classified(error, 'looking up an attempt').message}.`;
+  }
+  const now = rt.now();
+  if (found) {
+    await rt.repo.markPublished(post.id, workerId, publishedChanges(post, network, found, now), {
+      idempotencyKey, outcome: 'reconciled', detail: `${cause}; found on the network by its idempotency key`, at: now,
+    });
+    return;
+  }
+  const message =
+    `Herald cannot confirm whether this post went out: ${cause}, and the network shows no post for it.${lookup} ` +
+    'Herald does not retry it on its own, to avoid a duplicate: check the channel, then reschedule the post if it is missing.';
+  await rt.repo.finish(post.id, workerId, 'unconfirmed', message, now, { idempotencyKey, outcome: 'unknown', detail: cause, at: now });
+}
+
+export async function reconcileUnconfirmed(rt: WorkerRuntime): Promise<void> {
+  for (const post of await rt.repo.unconfirmed(100)) {
+    const attempt = await rt.repo.lastUnknownAttempt(post.id);
+    const target = await rt.connectorFor(post.channelId);
+    if (!attempt || 'missing' in target) continue;
+    const found = await target.network.findPublished({ channel: networkChannel(target.channel), attemptKey: attempt.idempotencyKey, text: post.text, attemptedAt: attempt.startedAt });
+    if (found) {
+      await rt.repo.confirmPublished(post.id, publishedChanges(post, target.network, found, rt.now()), {
+        idempotencyKey: attempt.idempotencyKey, outcome: 'reconciled', detail: 'found on the network by its idempotency key on a later sync', at: rt.now(),
+      });
+    }
+  }
+}

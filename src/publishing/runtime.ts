@@ -1,0 +1,112 @@
+/**
+ * What every step of the publishing worker shares: its options, its context (domain deps, connectors,
+ * the media check, the log), the clock, and the helpers every step applies the same way:
+ * - a failure a connector did not classify is an unknown outcome (it may have struck after the network
+ *   acted), stored with a message fit for the post's page; the exception itself goes to the log only;
+ * - a token refresh goes through the connector's hook, and a connector without one cannot refresh;
+ * - while a network call is in flight its lease is renewed every third of leaseMs, so a slow network is
+ *   not mistaken for a dead worker; a renewal that finds the claim lost stops renewing.
+ */
+import crypto from 'node:crypto';
+import os from 'node:os';
+import type { ChannelRecord } from '../db/repositories/channels.js';
+import type { DomainDeps } from '../domain/deps.js';
+import { NetworkError, type ConnectorChannel, type NetworkConnector } from '../domain/networks/connector.js';
+import type { Logger } from '../logger.js';
+import type { MediaChecker } from './media-check.js';
+import type { NetworkRegistry } from './networks/registry.js';
+
+export interface WorkerOptions {
+  workerId: string;
+  pollMs: number;
+  leaseMs: number;
+  batchSize: number;
+  /** Network calls in flight at once per worker. */
+  concurrency: number;
+  maxAttempts: number;
+  baseBackoffMs: number;
+  maxBackoffMs: number;
+  syncIntervalMs: number;
+  /** Recent posts read per channel on each live-post sync. */
+  syncDepth: number;
+}
+
+export interface WorkerContext {
+  deps: DomainDeps;
+  networks: NetworkRegistry;
+  checkMedia: MediaChecker;
+  logger: Logger;
+}
+
+export const DEFAULT_WORKER_OPTIONS: Omit<WorkerOptions, 'workerId'> = {
+  pollMs: 500,
+  leaseMs: 60_000,
+  batchSize: 50,
+  concurrency: 8,
+  maxAttempts: 5,
+  baseBackoffMs: 2_000,
+  maxBackoffMs: 10 * 60_000,
+  syncIntervalMs: 300_000,
+  syncDepth: 50,
+};
+
+export function newWorkerId(): string {
+  return `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
+}
+
+export function networkChannel(channel: ChannelRecord): ConnectorChannel {
+  return { accountId: channel.accountId, id: channel.id, network: channel.network, handle: channel.handle };
+}
+
+export class WorkerRuntime {
+  constructor(
+    readonly ctx: WorkerContext,
+    readonly options: WorkerOptions,
+  ) {}
+
+  get repo() {
+    return this.ctx.deps.repos.publishing;
+  }
+
+  now(): number {
+    return this.ctx.deps.now();
+  }
+
+  /** The channel and its connector, or why there is none. */
+  async connectorFor(channelId: string): Promise<{ channel: ChannelRecord; network: NetworkConnector } | { missing: string }> {
+    const channel = await this.repo.channel(channelId);
+    const network = channel && this.ctx.networks.get(channel.network);
+    if (channel && network) return { channel, network };
+    return { missing: channel ? `Herald has no connector for the network "${channel.network}"` : 'the channel no longer exists' };
+  }
+
+  classified(error: unknown, what: string): NetworkError {
+    if (error instanceof NetworkError) return error;
+    this.ctx.logger.error(`${what} failed unexpectedly`, error);
+    return new NetworkError('unknown_outcome', 'an internal error interrupted the call; the operator can find it in the log');
+  }
+
+  async refreshed(network: NetworkConnector, ref: ConnectorChannel): Promise<boolean> {
+    if (!network.refresh) return false;
+    try {
+      await network.refresh(ref);
+      return true;
+    } catch (error) {
+      this.ctx.logger.error('refreshing a channel connection failed', error);
+      return false;
+    }
+  }
+
+  keepLease(renew: (leaseExpiresAt: number) => Promise<boolean>): { stop(): void } {
+    const { leaseMs } = this.options;
+    const timer = setInterval(() => {
+      renew(this.now() + leaseMs).then(
+        (held) => {
+          if (!held) clearInterval(timer);
+        },
+        (error) => this.ctx.logger.error('renewing a publishing lease failed', error),
+      );
+    }, Math.max(1, Math.floor(leaseMs / 3)));
+    return { stop: () => clearInterval(timer) };
+  }
+}
