@@ -5,7 +5,7 @@
  * - retried on their own (retry_later, a refreshed token, an unknown outcome) up to maxAttempts with the
  *   same back-off as posts; they never re-publish the post.
  */
-import type { FirstCommentStepRecord } from '../db/repositories/publishing.js';
+import type { FirstCommentStepRecord } from '../db/repositories/comment-steps.js';
 import { backoffMs } from './backoff.js';
 import { networkChannel, type WorkerRuntime } from './runtime.js';
 
@@ -14,17 +14,17 @@ export async function commentOne(rt: WorkerRuntime, step: FirstCommentStepRecord
   const post = await rt.ctx.deps.repos.posts.get(step.accountId, step.postId);
   const target = await rt.connectorFor(step.channelId);
   if (!post || post.status !== 'published' || !post.firstComment || !post.networkPostId || 'missing' in target) {
-    await rt.repo.finishComment(step.postId, workerId, { status: 'failed', lastError: 'The post, its first comment or its channel is gone.' });
+    await rt.commentSteps.finishComment(step.postId, workerId, { status: 'failed', lastError: 'The post, its first comment or its channel is gone.' });
     return;
   }
   const { channel, network } = target;
   const comment = post.firstComment;
   const networkKey = `${post.id}:comment`;
   const attemptKey = `${post.id}:comment:${step.attempts}`;
-  await rt.repo.recordCommentAttempt({
+  await rt.attempts.recordCommentAttempt({
     postId: post.id, accountId: post.accountId, kind: 'comment', number: step.attempts, idempotencyKey: attemptKey, workerId, startedAt: rt.now(), finishedAt: null, outcome: null, detail: null,
   });
-  const lease = rt.keepLease((until) => rt.repo.renewCommentLease(post.id, workerId, until));
+  const lease = rt.keepLease((until) => rt.commentSteps.renewCommentLease(post.id, workerId, until));
   try {
     const made = await network.comment({
       channel: networkChannel(channel),
@@ -33,18 +33,18 @@ export async function commentOne(rt: WorkerRuntime, step: FirstCommentStepRecord
       mediaUrl: network.capabilities.commentMediaUrl ? comment.mediaUrl : undefined,
       attemptKey: networkKey,
     }).finally(() => lease.stop());
-    await rt.repo.finishAttempt(attemptKey, 'published', null, rt.now());
-    await rt.repo.finishComment(post.id, workerId, { status: 'done', networkCommentId: made.networkCommentId, lastError: null });
+    await rt.attempts.finishAttempt(attemptKey, 'published', null, rt.now());
+    await rt.commentSteps.finishComment(post.id, workerId, { status: 'done', networkCommentId: made.networkCommentId, lastError: null });
   } catch (error) {
     const classified = rt.classified(error, 'making a first comment');
     const now = rt.now();
     const retryable = classified.kind === 'retry_later' || (classified.kind === 'refresh_and_retry' && (await rt.refreshed(network, networkChannel(channel))));
     const retry = (retryable || classified.kind === 'unknown_outcome') && step.attempts < maxAttempts;
-    await rt.repo.finishAttempt(attemptKey, retryable ? 'retryable' : classified.kind === 'unknown_outcome' ? 'unknown' : 'permanent', classified.message, now);
+    await rt.attempts.finishAttempt(attemptKey, retryable ? 'retryable' : classified.kind === 'unknown_outcome' ? 'unknown' : 'permanent', classified.message, now);
     if (retry) {
-      await rt.repo.finishComment(post.id, workerId, { status: 'pending', dueAt: now + backoffMs(rt.options, step.attempts, classified, now), lastError: classified.message });
+      await rt.commentSteps.finishComment(post.id, workerId, { status: 'pending', dueAt: now + backoffMs(rt.options, step.attempts, classified, now), lastError: classified.message });
     } else {
-      await rt.repo.finishComment(post.id, workerId, { status: 'failed', lastError: classified.message });
+      await rt.commentSteps.finishComment(post.id, workerId, { status: 'failed', lastError: classified.message });
     }
   }
 }

@@ -38,7 +38,7 @@ const SANDBOX_FAILURE_MODES: readonly SandboxFailureMode[] = ['rate_limited', 't
 
 /** The CLI names a channel by id; --account, when given, must be the channel's. */
 async function sandboxChannel(deps: DomainDeps, accountId: string | undefined, channelId: string) {
-  const channel = await deps.repos.publishing.channel(channelId);
+  const channel = await deps.repos.channels.anyAccount(channelId);
   if (!channel || (accountId !== undefined && channel.accountId !== accountId)) {
     throw new NotFoundError(`No channel ${channelId}${accountId ? ` in account ${accountId}` : ''}`);
   }

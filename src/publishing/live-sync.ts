@@ -16,18 +16,18 @@ export async function syncChannel(rt: WorkerRuntime, channel: ChannelRecord): Pr
   const network = rt.ctx.networks.get(channel.network);
   if (!network) return;
   const { posts: recent } = await network.recentPosts(networkChannel(channel), { cursor: null, limit: rt.options.syncDepth });
-  const known = new Map((await rt.repo.ownByNetworkIds(channel.id, recent.map((p) => p.networkPostId))).map((p) => [p.networkPostId, p]));
-  const ours = await rt.repo.knownAttemptKeys(recent.flatMap((p) => (p.attemptKey ? [p.attemptKey] : [])));
+  const known = new Map((await rt.livePosts.ownByNetworkIds(channel.id, recent.map((p) => p.networkPostId))).map((p) => [p.networkPostId, p]));
+  const ours = await rt.attempts.knownAttemptKeys(recent.flatMap((p) => (p.attemptKey ? [p.attemptKey] : [])));
   const now = rt.now();
   const fresh: PostRecord[] = [];
   for (const found of recent) {
     const post = known.get(found.networkPostId);
     if (post) {
-      if (post.isLive || post.status === 'published') await rt.repo.setMetrics(post.id, found.metrics, now);
+      if (post.isLive || post.status === 'published') await rt.livePosts.setMetrics(post.id, found.metrics, now);
       continue;
     }
     if (found.attemptKey && ours.has(found.attemptKey)) continue;
     fresh.push(livePostRecord(channel, found, now));
   }
-  await rt.repo.insertLivePosts(fresh);
+  await rt.livePosts.insertLivePosts(fresh);
 }

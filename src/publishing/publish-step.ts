@@ -29,7 +29,7 @@ export async function publishOne(rt: WorkerRuntime, { post, attemptCount }: Clai
   const { channel, network } = target;
   const ref = networkChannel(channel);
 
-  const unfinished = await rt.repo.unfinishedAttempt(post.id, 'publish');
+  const unfinished = await rt.attempts.unfinishedAttempt(post.id, 'publish');
   if (unfinished) {
     await reconcile(rt, post, network, ref, unfinished, `attempt ${unfinished.number} was interrupted (its worker stopped mid-call)`);
     return;

@@ -41,7 +41,7 @@ export async function reconcile(rt: WorkerRuntime, post: PostRecord, network: Ne
 
 export async function reconcileUnconfirmed(rt: WorkerRuntime): Promise<void> {
   for (const post of await rt.repo.unconfirmed(100)) {
-    const attempt = await rt.repo.lastUnknownAttempt(post.id);
+    const attempt = await rt.attempts.lastUnknownAttempt(post.id);
     const target = await rt.connectorFor(post.channelId);
     if (!attempt || 'missing' in target) continue;
     const found = await target.network.findPublished({ channel: networkChannel(target.channel), attemptKey: attempt.idempotencyKey, text: post.text, attemptedAt: attempt.startedAt });

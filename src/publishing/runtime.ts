@@ -68,13 +68,25 @@ export class WorkerRuntime {
     return this.ctx.deps.repos.publishing;
   }
 
+  get attempts() {
+    return this.ctx.deps.repos.publishAttempts;
+  }
+
+  get commentSteps() {
+    return this.ctx.deps.repos.commentSteps;
+  }
+
+  get livePosts() {
+    return this.ctx.deps.repos.livePosts;
+  }
+
   now(): number {
     return this.ctx.deps.now();
   }
 
   /** The channel and its connector, or why there is none. */
   async connectorFor(channelId: string): Promise<{ channel: ChannelRecord; network: NetworkConnector } | { missing: string }> {
-    const channel = await this.repo.channel(channelId);
+    const channel = await this.ctx.deps.repos.channels.anyAccount(channelId);
     const network = channel && this.ctx.networks.get(channel.network);
     if (channel && network) return { channel, network };
     return { missing: channel ? `Herald has no connector for the network "${channel.network}"` : 'the channel no longer exists' };

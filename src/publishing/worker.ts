@@ -98,7 +98,7 @@ export class PublishingWorker {
       }
     });
     await this.repo.release(this.options.workerId, unstarted);
-    const steps = this.stopping ? [] : await this.repo.claimDueComments(this.options.workerId, this.now(), this.options.leaseMs, this.options.batchSize);
+    const steps = this.stopping ? [] : await this.rt.commentSteps.claimDueComments(this.options.workerId, this.now(), this.options.leaseMs, this.options.batchSize);
     await pool(steps, this.options.concurrency, async (step) => {
       try {
         await commentOne(this.rt, step);
@@ -114,7 +114,7 @@ export class PublishingWorker {
     await reconcileUnconfirmed(this.rt);
     let after = '';
     for (;;) {
-      const channels = await this.repo.channelsAfter(after, 100);
+      const channels = await this.rt.ctx.deps.repos.channels.pageAcrossAccounts(after, 100);
       for (const channel of channels) {
         if (this.stopping) return;
         try {

@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { PostRecord } from '../../src/db/repositories/posts.js';
 import { newId } from '../../src/domain/ids.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
-import { eventually } from './support.js';
+import { countPostsByStatus, countPublishAttempts, eventually } from './support.js';
 
 /**
  * Real `herald worker` processes over one database: killed mid-publish, racing each other, stopped with
@@ -68,7 +68,7 @@ describe('publishing: worker processes', function () {
     for (const id of ids) await eventually(async () => ((await status(id)) === 'published' ? true : undefined), `post ${id} to be published`, 60_000);
     assert.equal(await sandboxCount(), 3, 'no post was published twice');
     for (const id of ids) {
-      const attempts = await t.deps.repos.publishing.attempts(a.accountId, id);
+      const attempts = await t.deps.repos.publishAttempts.attempts(a.accountId, id);
       assert.deepEqual(attempts.map((x) => x.outcome), ['reconciled'], id);
     }
     second.kill('SIGTERM');
@@ -85,9 +85,9 @@ describe('publishing: worker processes', function () {
     }));
     for (let i = 0; i < records.length; i += 100) await t.deps.repos.posts.insertMany(records.slice(i, i + 100));
     const workers = [startWorker(), startWorker()];
-    await eventually(async () => ((await t.deps.repos.publishing.countByStatus(a.accountId, 'published')) === 1000 ? true : undefined), '1,000 posts to be published', 180_000);
+    await eventually(async () => ((await countPostsByStatus(t, a.accountId, 'published')) === 1000 ? true : undefined), '1,000 posts to be published', 180_000);
     assert.equal(await sandboxCount(), 1000, 'each post reached the network once');
-    assert.equal(await t.deps.repos.publishing.countAttempts(a.accountId), 1000, 'one attempt per post: none was tried twice');
+    assert.equal(await countPublishAttempts(t, a.accountId), 1000, 'one attempt per post: none was tried twice');
     for (const worker of workers) worker.kill('SIGTERM');
     for (const worker of workers) assert.deepEqual(await exited(worker), { code: 0, signal: null });
   });

@@ -34,3 +34,15 @@ export function pinClock(t: TestHerald, iso: string): { advance(ms: number): voi
   t.deps.now = () => now;
   return { advance: (ms) => { now += ms; }, now: () => now };
 }
+
+/** How many of an account's posts are in this state (watching a queue drain). */
+export async function countPostsByStatus(t: TestHerald, accountId: string, status: string): Promise<number> {
+  const [row] = await t.herald.db('posts').where({ account_id: accountId, status }).count<{ n: number | string }[]>({ n: '*' });
+  return Number(row.n);
+}
+
+/** How many publish attempts an account's posts have had. */
+export async function countPublishAttempts(t: TestHerald, accountId: string): Promise<number> {
+  const [row] = await t.herald.db('publish_attempts').where({ account_id: accountId, kind: 'publish' }).count<{ n: number | string }[]>({ n: '*' });
+  return Number(row.n);
+}

@@ -38,7 +38,7 @@ describe('publishing worker', () => {
     const html = await page.text();
     assert.match(html, /Hello &lt;world&gt; &amp; friends/);
     assert.doesNotMatch(html, /<world>/);
-    const attempts = await t.deps.repos.publishing.attempts(a.accountId, post.id);
+    const attempts = await t.deps.repos.publishAttempts.attempts(a.accountId, post.id);
     assert.deepEqual(attempts.map((x) => [x.number, x.outcome]), [[1, 'published']]);
   });
 
@@ -76,7 +76,7 @@ describe('publishing worker', () => {
     got = await get(post.id);
     assert.equal(got.status, 'published');
     assert.equal(got.error, null);
-    const attempts = await t.deps.repos.publishing.attempts(a.accountId, post.id);
+    const attempts = await t.deps.repos.publishAttempts.attempts(a.accountId, post.id);
     assert.deepEqual(attempts.map((x) => x.outcome), ['retryable', 'retryable', 'published']);
     assert.equal(new Set(attempts.map((x) => x.idempotencyKey)).size, 3);
   });
@@ -131,7 +131,7 @@ describe('publishing worker', () => {
     assert.equal(got.isPosted, false);
     assert.match(got.error, /connection to .* has expired; reconnect it, then reschedule the post.*HTTP 401/);
     await worker.tick();
-    const attempts = await t.deps.repos.publishing.attempts(a.accountId, post.id);
+    const attempts = await t.deps.repos.publishAttempts.attempts(a.accountId, post.id);
     assert.deepEqual(attempts.map((x) => [x.number, x.outcome]), [[1, 'permanent']], 'one attempt, never retried');
     assert.deepEqual(await t.deps.repos.sandbox.recent(a.channelIds[0], 10), [], 'nothing reached the network');
   });
@@ -198,7 +198,7 @@ describe('publishing worker', () => {
     await testWorker(t).tick();
     const got = await get(post.id);
     assert.equal(got.status, 'published');
-    const attempts = await t.deps.repos.publishing.attempts(a.accountId, post.id);
+    const attempts = await t.deps.repos.publishAttempts.attempts(a.accountId, post.id);
     assert.deepEqual(attempts.map((x) => x.outcome), ['reconciled']);
     assert.equal(await t.deps.repos.sandbox.countOnChannel(a.channelIds[0]), 1);
   });
@@ -231,7 +231,7 @@ describe('publishing worker', () => {
     assert.equal(otherClaimed, 0, 'the second worker never took the post');
     const got = await get(post.id);
     assert.equal(got.status, 'published', got.error);
-    const attempts = await t.deps.repos.publishing.attempts(a.accountId, post.id);
+    const attempts = await t.deps.repos.publishAttempts.attempts(a.accountId, post.id);
     assert.deepEqual(attempts.map((x) => [x.number, x.outcome]), [[1, 'published']]);
     assert.equal((await t.deps.repos.sandbox.recent(a.channelIds[0], 10)).length, 1);
   });
@@ -340,8 +340,8 @@ describe('publishing worker', () => {
     await worker.tick();
     const replies = await store.replies(a.channelIds[0], networkId);
     assert.deepEqual(replies.map((r) => [r.text, r.media]), [['First!', ['https://cdn.example/x.png']]]);
-    assert.equal((await t.deps.repos.publishing.commentStep(onSandbox.id))?.status, 'done');
-    assert.equal(await t.deps.repos.publishing.commentStep(onBluesky.id), undefined, 'no comment step on Bluesky');
+    assert.equal((await t.deps.repos.commentSteps.commentStep(onSandbox.id))?.status, 'done');
+    assert.equal(await t.deps.repos.commentSteps.commentStep(onBluesky.id), undefined, 'no comment step on Bluesky');
     await worker.tick();
     assert.equal((await store.replies(a.channelIds[0], networkId)).length, 1);
     assert.equal(await store.countOnChannel(a.channelIds[0]), 1, 'the post itself was never re-published');

@@ -63,6 +63,18 @@ export class ChannelsRepository {
     const row = await this.db('channels').where({ account_id: accountId, id }).first();
     return row && toChannel(row);
   }
+
+  /** A channel by id whatever its account: the publishing worker serves the whole instance. */
+  async anyAccount(channelId: string): Promise<ChannelRecord | undefined> {
+    const row = await this.db('channels').where({ id: channelId }).first();
+    return row && toChannel(row);
+  }
+
+  /** Every channel of the instance, a page at a time by id (live-post sync). */
+  async pageAcrossAccounts(afterId: string, limit: number): Promise<ChannelRecord[]> {
+    const rows = await this.db('channels').where('id', '>', afterId).orderBy('id').limit(limit);
+    return rows.map(toChannel);
+  }
 }
 
 function toChannel(row: any): ChannelRecord {

@@ -11,6 +11,9 @@ import { MediaRepository } from './media.js';
 import { OAuthRepository } from './oauth.js';
 import { PostEventsRepository } from './post-events.js';
 import { PostsRepository } from './posts.js';
+import { CommentStepsRepository } from './comment-steps.js';
+import { LivePostsRepository } from './live-posts.js';
+import { PublishAttemptsRepository } from './publish-attempts.js';
 import { PublishingRepository } from './publishing.js';
 import { RateLimitsRepository } from './rate-limits.js';
 import { SandboxRepository } from './sandbox.js';
@@ -33,6 +36,9 @@ export interface Repositories {
   media: MediaRepository;
   calendars: CalendarsRepository;
   publishing: PublishingRepository;
+  publishAttempts: PublishAttemptsRepository;
+  commentSteps: CommentStepsRepository;
+  livePosts: LivePostsRepository;
   sandbox: SandboxRepository;
   sessions: SessionsRepository;
   /**
@@ -60,6 +66,9 @@ export function createRepositories(db: Db): Repositories {
     media: new MediaRepository(db),
     calendars: new CalendarsRepository(db),
     publishing: new PublishingRepository(db),
+    publishAttempts: new PublishAttemptsRepository(db),
+    commentSteps: new CommentStepsRepository(db),
+    livePosts: new LivePostsRepository(db),
     sandbox: new SandboxRepository(db),
     sessions: new SessionsRepository(db),
     inTransaction: (work) => db.transaction((trx) => work(createRepositories(trx))),

@@ -97,7 +97,7 @@ async function readPage(deps: DomainDeps, principal: Principal, mode: Mode, inpu
   const hasMore = rows.length > limit;
   const pageRows = rows.slice(0, limit);
   const last = pageRows[pageRows.length - 1];
-  const attempts = await deps.repos.publishing.attemptsByPost(principal.accountId, pageRows.filter((p) => !p.isLive).map((p) => p.id));
+  const attempts = await deps.repos.publishAttempts.attemptsByPost(principal.accountId, pageRows.filter((p) => !p.isLive).map((p) => p.id));
   return {
     data: pageRows.map((post) => toPostReadView(post, attempts.get(post.id) ?? [])),
     paging: {

@@ -1,6 +1,6 @@
 import type { components } from '../../../generated/rest/openapi-types.js';
 import type { PostRecord } from '../../db/repositories/posts.js';
-import type { PublishAttemptRecord } from '../../db/repositories/publishing.js';
+import type { PublishAttemptRecord } from '../../db/repositories/publish-attempts.js';
 import { toWireTime } from '../time.js';
 
 export type PostView = components['schemas']['Post'];
