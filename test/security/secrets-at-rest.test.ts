@@ -11,12 +11,22 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { loadConfig } from '../../src/config.js';
 import { migrate, openDatabase } from '../../src/db/connection.js';
+import { createMediaUpload } from '../../src/domain/media/media-library.js';
+import { parseScopes } from '../../src/domain/provisioning.js';
 import { SecretBox } from '../../src/domain/secret-box.js';
 import { openDomain } from '../../src/server.js';
+import { TINY_PNG } from '../media/fixtures.js';
 import { freePort, freshDatabase, startTestHerald, TEST_DB } from '../support/herald.js';
 
 const run = promisify(execFile);
 const mode = (file: string) => fs.statSync(file).mode & 0o777;
+
+function filesUnder(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    return entry.isDirectory() ? [full, ...filesUnder(full)] : [full];
+  });
+}
 
 describe(`secrets at rest (${TEST_DB})`, function () {
   this.timeout(180_000);
@@ -42,6 +52,53 @@ describe(`secrets at rest (${TEST_DB})`, function () {
     const { db } = await openDomain(loadConfig({}, { dataDir: database.dataDir, databaseUrl: database.databaseUrl }));
     await db.destroy();
     assert.equal(mode(database.dataDir), 0o700);
+    await database.drop();
+  });
+
+  if (TEST_DB === 'sqlite') {
+    it('tightens a -wal and -shm file left readable by others when it opens the database', async () => {
+      const database = await freshDatabase();
+      const config = loadConfig({}, { dataDir: database.dataDir });
+      const first = await openDomain(config);
+      await first.db('instance_secrets').select('name');
+      const dbFile = path.join(database.dataDir, 'herald.db');
+      for (const suffix of ['-wal', '-shm']) fs.chmodSync(dbFile + suffix, 0o644);
+      const second = await openDomain(config);
+      await second.db('instance_secrets').select('name');
+      for (const suffix of ['-wal', '-shm']) assert.equal(mode(dbFile + suffix), 0o600, suffix);
+      await second.db.destroy();
+      await first.db.destroy();
+      await database.drop();
+    });
+  }
+
+  it('stores uploaded media 0600 in directories only Herald can enter', async () => {
+    const h = await startTestHerald();
+    try {
+      const account = await h.seedAccount();
+      const principal = { accountId: account.accountId, userId: account.userId, tokenId: 'test', tokenKind: 'api_key' as const, scopes: parseScopes([]) };
+      const upload = await createMediaUpload(h.deps, principal, { fileName: 'photo.png', contentType: 'image/png', sizeBytes: TINY_PNG.length });
+      const put = await fetch(upload.uploadUrl, { method: 'PUT', headers: upload.headers, body: TINY_PNG });
+      assert.equal(put.status, 200);
+      const entries = filesUnder(path.join(h.config.dataDir, 'media'));
+      const files = entries.filter((entry) => fs.statSync(entry).isFile());
+      assert.ok(files.length >= 1, 'the upload was not stored on disk');
+      for (const entry of entries) assert.equal(mode(entry), fs.statSync(entry).isFile() ? 0o600 : 0o700, entry);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('writes the demo credentials 0600, tightening files an older version left readable', async () => {
+    const database = await freshDatabase();
+    for (const name of ['demo-api-key', 'demo-credentials']) fs.writeFileSync(path.join(database.dataDir, name), 'old\n', { mode: 0o644 });
+    const { db, deps } = await openDomain(loadConfig({}, { dataDir: database.dataDir, databaseUrl: database.databaseUrl }));
+    const { seedDemoIfEmpty } = await import('../../src/demo.js');
+    const demo = await seedDemoIfEmpty(deps, database.dataDir);
+    assert.ok(demo);
+    for (const name of ['demo-api-key', 'demo-credentials']) assert.equal(mode(path.join(database.dataDir, name)), 0o600, name);
+    assert.equal(fs.readFileSync(path.join(database.dataDir, 'demo-api-key'), 'utf8').trim(), demo.apiKey);
+    await db.destroy();
     await database.drop();
   });
 
