@@ -34,22 +34,29 @@ export interface Herald {
 
 export async function openDomain(config: Config, warn: (message: string) => void = () => undefined): Promise<{ db: Db; deps: DomainDeps }> {
   prepareDataDir(config.dataDir, warn);
-  const db = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  await migrate(db);
-  const repos = createRepositories(db);
+  // A malformed master key is refused before the database is touched.
   const keys = loadMasterKeys(config, warn);
   const secretBox = new SecretBox(keys.current, keys.previous);
-  const deps: DomainDeps = {
-    repos,
-    config,
-    now: () => Date.now(),
-    secretBox,
-    secrets: await loadInstanceSecrets(repos.instanceSecrets, secretBox),
-    fetcher: safeFetcher,
-    mediaStorage: await createMediaStorage({ dataDir: config.dataDir, s3: config.media.s3 }),
-    ai: createAiProvider(config.ai),
-  };
-  return { db, deps };
+  const db = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    await migrate(db);
+    const repos = createRepositories(db);
+    const deps: DomainDeps = {
+      repos,
+      config,
+      now: () => Date.now(),
+      secretBox,
+      secrets: await loadInstanceSecrets(repos.instanceSecrets, secretBox),
+      fetcher: safeFetcher,
+      mediaStorage: await createMediaStorage({ dataDir: config.dataDir, s3: config.media.s3 }),
+      ai: createAiProvider(config.ai),
+    };
+    return { db, deps };
+  } catch (error) {
+    // An open pool would keep a CLI that failed to start (a key that opens nothing) running.
+    await db.destroy();
+    throw error;
+  }
 }
 
 export async function startHerald(requested: Config, logger: Logger = createLogger()): Promise<Herald> {

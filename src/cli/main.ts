@@ -23,6 +23,7 @@ import { HeraldError } from '../domain/errors.js';
 import { importMediaFromUrl } from '../domain/media/media-import.js';
 import * as provisioning from '../domain/provisioning.js';
 import { parseSlotList } from '../domain/queue/slots.js';
+import { MasterKeyError } from '../domain/secret-box.js';
 import { postExternal, setSandboxFailure } from '../publishing/engine.js';
 import { openDomain } from '../server.js';
 import { rotateSecrets } from './secrets.js';
@@ -178,7 +179,7 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (error) => {
-    if (error instanceof HeraldError || error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (error instanceof HeraldError || error instanceof UsageError || error instanceof MasterKeyError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`herald: ${(error as Error).message}\n`);
       process.exitCode = 2;
     } else {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
-import { ensurePrivateFile, prepareDataDir } from '../files/data-dir.js';
+import { ensurePrivateFile, prepareDataDir, tightenPrivateFile } from '../files/data-dir.js';
 import { migrationSource } from './migrations/index.js';
 
 export type Db = Knex;
@@ -37,6 +37,7 @@ export function openDatabase(options: { databaseUrl?: string; dataDir: string; p
         conn.pragma('busy_timeout = 5000');
         conn.pragma('foreign_keys = ON');
         conn.pragma('synchronous = NORMAL');
+        for (const suffix of ['-wal', '-shm']) tightenPrivateFile(filename + suffix);
         done(null, conn);
       },
     },

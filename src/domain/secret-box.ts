@@ -7,14 +7,22 @@
  * - a sealed value names its key by a short id (`v1.<kid>.<nonce>.<ciphertext+tag>`, base64url), so a
  *   rotated key can still open what it sealed while everything is re-sealed under the new one;
  * - a value sealed under a key this instance does not hold is a SecretKeyMismatchError that says what to
- *   configure, never a silent fallback;
+ *   configure, never a silent fallback; a malformed key is a MasterKeyError naming the expected format;
  * - the secret's name is bound as associated data: a sealed value copied to another name does not open.
  */
 import crypto from 'node:crypto';
 
 const VERSION = 'v1';
 
-class SecretKeyMismatchError extends Error {
+/** The master key is missing, malformed or not the one that sealed what is stored: an operator must act. */
+export class MasterKeyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MasterKeyError';
+  }
+}
+
+class SecretKeyMismatchError extends MasterKeyError {
   constructor(kid: string) {
     super(
       `A stored secret was sealed under master key ${kid}, which this instance does not hold. ` +
@@ -33,7 +41,7 @@ export class SecretBox {
   private readonly keys: Map<string, Buffer>;
 
   constructor(currentKey: Buffer, previousKeys: readonly Buffer[] = []) {
-    if (currentKey.length !== 32) throw new Error('The master key must be 32 bytes.');
+    if (currentKey.length !== 32) throw new MasterKeyError('The master key must be 32 bytes.');
     this.current = { kid: keyId(currentKey), key: currentKey };
     this.keys = new Map([...previousKeys, currentKey].map((key) => [keyId(key), key]));
   }
@@ -72,10 +80,16 @@ export class SecretBox {
   }
 }
 
-/** A master key as configured: 32 bytes written as base64, base64url or hex. */
+/** A master key as configured: 32 bytes written as hex (64 digits), base64 or base64url (43 or 44 characters). */
 export function parseMasterKey(text: string, source: string): Buffer {
   const value = text.trim();
-  const key = /^[0-9a-f]{64}$/i.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, value.includes('-') || value.includes('_') ? 'base64url' : 'base64');
-  if (key.length !== 32) throw new Error(`${source} must be 32 random bytes written as base64 or hex (e.g. the output of: openssl rand -base64 32).`);
+  const key = /^[0-9a-f]{64}$/i.test(value)
+    ? Buffer.from(value, 'hex')
+    : /^[A-Za-z0-9+/_-]{43}=?$/.test(value)
+      ? Buffer.from(value.replace(/-/g, '+').replace(/_/g, '/'), 'base64')
+      : undefined;
+  if (key?.length !== 32) {
+    throw new MasterKeyError(`${source} must be 32 random bytes written as base64 or hex (e.g. the output of: openssl rand -base64 32).`);
+  }
   return key;
 }

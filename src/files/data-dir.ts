@@ -19,11 +19,24 @@ export function prepareDataDir(dataDir: string, warn: (message: string) => void 
 /** Creates `file` empty with mode 0600 if it does not exist, and tightens it if it does. */
 export function ensurePrivateFile(file: string): void {
   fs.closeSync(fs.openSync(file, 'a', 0o600));
-  if ((fs.statSync(file).mode & 0o777) !== 0o600) fs.chmodSync(file, 0o600);
+  tightenPrivateFile(file);
 }
 
+/**
+ * Tightens `file` to 0600 if it exists. SQLite keeps a -wal or -shm file it finds (one an older version
+ * left 0644, say) with the mode it has, so these are tightened after the database is opened.
+ */
+export function tightenPrivateFile(file: string): void {
+  try {
+    if ((fs.statSync(file).mode & 0o777) !== 0o600) fs.chmodSync(file, 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
+
+/** Writes `file` with mode 0600; an existing looser file is tightened before the content goes in. */
 export function writePrivateFile(file: string, content: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  ensurePrivateFile(file);
   fs.writeFileSync(file, content, { mode: 0o600 });
-  fs.chmodSync(file, 0o600);
 }

@@ -11,7 +11,8 @@ import net from 'node:net';
  *   IPv4-compatible ::/96, NAT64 64:ff9b::/96, 6to4 2002::/16) are judged by the IPv4 address they carry,
  *   so ::ffff:127.0.0.1 is loopback too;
  * - local-use NAT64 (64:ff9b:1::/48, RFC 8215) can reach any private network behind the translator and
- *   Teredo (2001::/32) tunnels to an address Herald cannot judge: both are refused whole.
+ *   Teredo (2001::/32) tunnels through a relay Herald cannot judge: both are refused whole, and the
+ *   refusal names the Teredo client address (the last 32 bits XOR 0xffffffff).
  */
 const blockedV4 = new net.BlockList();
 for (const [prefix, bits] of [
@@ -85,6 +86,18 @@ function embeddedIpv4(address: string): string | undefined {
   return undefined;
 }
 
+/** Why a tunnelling or translating IPv6 address is refused whatever it carries. */
+function tunnelReason(address: string): string | undefined {
+  const g = ipv6Groups(address);
+  if (g[0] === 0x2001 && g[1] === 0) {
+    return `${address} is a Teredo tunnel address (to ${ipv4FromGroups(g[6] ^ 0xffff, g[7] ^ 0xffff)}), which Herald does not fetch through`;
+  }
+  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) {
+    return `${address} is a local-use NAT64 address, which can reach private networks behind the translator`;
+  }
+  return undefined;
+}
+
 /** Why an address may not be reached, or undefined when it is a public unicast address. */
 export function blockedAddressReason(address: string): string | undefined {
   const family = net.isIP(address);
@@ -96,6 +109,8 @@ export function blockedAddressReason(address: string): string | undefined {
     if (v4 !== undefined) {
       return blockedAddressReason(v4) === undefined ? undefined : `${address} carries the non-public address ${v4}`;
     }
+    const tunnel = tunnelReason(address);
+    if (tunnel !== undefined) return tunnel;
     return blockedV6.check(address, 'ipv6') ? `${address} is a loopback, private, link-local or reserved address` : undefined;
   }
   return `${address} is not an IP address`;

@@ -22,7 +22,10 @@ import { blockedAddressReason } from './outbound-address.js';
  *   that is not a URL refuses the fetch;
  * - the body is streamed and cut off past `maxBytes`; the whole exchange has a deadline.
  */
-export type SafeFetchOptions = OutboundFetchOptions;
+export interface SafeFetchOptions extends OutboundFetchOptions {
+  /** Every address a host name resolves to; the system resolver unless given (tests play a hostile DNS). */
+  resolve?: (host: string) => Promise<VettedAddress[]>;
+}
 export type SafeFetchResponse = OutboundResponse;
 
 /** Host names compare lower-cased and IPv6 literals without brackets, as OUTBOUND_ALLOW_HOSTS is read. */
@@ -61,15 +64,19 @@ interface VettedAddress {
 }
 
 /** Resolves the URL's host and returns the address to connect to, or throws when any answer is not public. */
-async function vetHost(url: URL, allowHosts: readonly string[]): Promise<VettedAddress> {
+function systemResolve(host: string): Promise<VettedAddress[]> {
+  return dns.promises.lookup(host, { all: true, verbatim: true });
+}
+
+async function vetHost(url: URL, options: SafeFetchOptions): Promise<VettedAddress> {
   const host = normalHost(url.hostname);
-  const allowed = allowHosts.includes(host);
+  const allowed = options.allowHosts.includes(host);
   let addresses: VettedAddress[];
   if (net.isIP(host)) {
     addresses = [{ address: host, family: net.isIP(host) }];
   } else {
     try {
-      addresses = await dns.promises.lookup(host, { all: true, verbatim: true });
+      addresses = await (options.resolve ?? systemResolve)(host);
     } catch {
       throw new OutboundRequestError('unreachable', `The host ${host} could not be resolved.`);
     }
@@ -173,7 +180,7 @@ export async function safeFetch(rawUrl: string, options: SafeFetchOptions): Prom
   const signal = AbortSignal.timeout(options.timeoutMs);
   let url = checkUrl(rawUrl);
   for (let hop = 0; ; hop++) {
-    const vetted = await vetHost(url, options.allowHosts);
+    const vetted = await vetHost(url, options);
     let answer: Hop;
     try {
       answer = await requestOnce(url, vetted, options, signal);

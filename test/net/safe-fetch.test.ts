@@ -75,8 +75,41 @@ describe('safe-fetch (SSRF guard for user-supplied URLs)', () => {
       '::127.0.0.1', '::10.1.2.3', // IPv4-compatible
     ];
     for (const address of blocked) assert.ok(blockedAddressReason(address), `${address} should be blocked`);
+    assert.match(blockedAddressReason('2001:0:4136:e378:8000:63bf:f5ff:fffe') ?? '', /Teredo tunnel address \(to 10\.0\.0\.1\)/);
+    assert.match(blockedAddressReason('2001:0:4136:e378:8000:63bf:3fff:fdd2') ?? '', /Teredo tunnel address \(to 192\.0\.2\.45\)/);
+    assert.match(blockedAddressReason('64:ff9b:1::808:808') ?? '', /local-use NAT64/);
     for (const address of ['64:ff9b::808:808', '2002:808:808::1', '::ffff:0:808:808']) {
       assert.equal(blockedAddressReason(address), undefined, `${address} carries a public address`);
+    }
+  });
+
+  /** Every IPv6 form that embeds or tunnels to a non-public IPv4 address, with the address it carries. */
+  const embeddingForms: [form: string, address: string][] = [
+    ['IPv4-mapped', '::ffff:10.0.0.1'],
+    ['IPv4-translated (SIIT)', '::ffff:0:7f00:1'],
+    ['IPv4-compatible', '::169.254.169.254'],
+    ['NAT64 with a private address', '64:ff9b::c0a8:101'],
+    ['local-use NAT64, even with a public address', '64:ff9b:1::808:808'],
+    ['6to4 carrying 127.0.0.1', '2002:7f00:1::1'],
+    ['Teredo (client 10.0.0.1)', '2001:0:4136:e378:8000:63bf:f5ff:fffe'],
+  ];
+
+  it('refuses each embedding IPv6 form written as the URL host, without connecting', async () => {
+    for (const [form, address] of embeddingForms) {
+      const error = await refusal(safeFetch(`http://[${address}]/x.png`, strict));
+      assert.equal(error.reason, 'blocked_address', form);
+      assert.match(error.message, /is not reachable from Herald: .* Use a URL on the public internet\./, form);
+    }
+  });
+
+  it('refuses a host name whose DNS answers hold an embedding IPv6 form, alone or beside a public address', async () => {
+    for (const [form, address] of embeddingForms) {
+      const alone = { ...strict, resolve: async () => [{ address, family: 6 }] };
+      const error = await refusal(safeFetch('http://media.example/x.png', alone));
+      assert.equal(error.reason, 'blocked_address', form);
+      assert.match(error.message, /media\.example resolves to /, form);
+      const mixed = { ...strict, resolve: async () => [{ address: '93.184.216.34', family: 4 }, { address, family: 6 }] };
+      assert.equal((await refusal(safeFetch('http://media.example/x.png', mixed))).reason, 'blocked_address', `${form} beside a public address`);
     }
   });
 

@@ -1,4 +1,4 @@
-import { createLogger } from '../../src/logger.js';
+import { createLogger, type Logger } from '../../src/logger.js';
 import type { MediaChecker } from '../../src/publishing/media-check.js';
 import { createWorker } from '../../src/publishing/engine.js';
 import type { NetworkRegistry } from '../../src/publishing/networks/registry.js';
@@ -9,8 +9,10 @@ import type { TestHerald } from '../support/herald.js';
 export const directMedia: MediaChecker = async () => ({ direct: true });
 
 /** A worker over the test Herald's database, driven by tick() rather than timers. */
-export function testWorker(t: TestHerald, options: Partial<WorkerOptions> = {}, networks?: NetworkRegistry, checkMedia: MediaChecker = directMedia): PublishingWorker {
-  return createWorker(t.deps, createLogger({ quiet: true }), {
+export function testWorker(
+  t: TestHerald, options: Partial<WorkerOptions> = {}, networks?: NetworkRegistry, checkMedia: MediaChecker = directMedia, logger: Logger = createLogger({ quiet: true }),
+): PublishingWorker {
+  return createWorker(t.deps, logger, {
     networks,
     checkMedia,
     options: { baseBackoffMs: 1_000, ...options },

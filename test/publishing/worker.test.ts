@@ -394,12 +394,20 @@ describe('publishing worker', () => {
       }
     }
     const networks = new NetworkRegistry().register('sandbox', new BrokenSandbox(t.deps.repos.sandbox, t.url));
+    const logged: { message: string; error: unknown }[] = [];
+    const logger = { info: () => undefined, warn: () => undefined, error: (message: string, error?: unknown) => logged.push({ message, error }) };
     const post = await create({ text: 'Broken network' });
-    await testWorker(t, {}, networks).tick();
+    await testWorker(t, {}, networks, undefined, logger).tick();
     const got = await get(post.id);
     assert.equal(got.status, 'unconfirmed');
     const shown = JSON.stringify(got);
     assert.ok(!shown.includes('ECONNREFUSED') && !shown.includes('internal-token'), shown);
     assert.match(got.error, /internal error.*log/);
+    assert.match(got.error, /check the channel, then reschedule the post if it is missing/);
+    assert.deepEqual(
+      logged.map((entry) => [entry.message, (entry.error as Error).message]),
+      [['publishing a post failed unexpectedly', leak], ['looking up an attempt failed unexpectedly', leak]],
+      'the operator finds each cause in the log',
+    );
   });
 });
