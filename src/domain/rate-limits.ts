@@ -108,7 +108,7 @@ function usageOf(budget: Budget, times: number[], now: number): BudgetUsage {
   return {
     limit: budget.limit,
     remaining: Math.max(0, budget.limit - recent.length),
-    resetSeconds: recent.length === 0 ? 0 : Math.ceil((Math.max(...recent) + budget.windowMs - now) / 1000),
+    resetSeconds: recent.length === 0 ? 0 : Math.ceil((recent.reduce((a, b) => Math.max(a, b)) + budget.windowMs - now) / 1000),
   };
 }
 

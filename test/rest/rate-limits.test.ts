@@ -152,6 +152,28 @@ describe('REST rate limits', () => {
         await second.close();
       }
     });
+    it('starts a budget afresh when its limit is changed', async () => {
+      for (let i = 0; i < 4; i++) await read();
+      assert.equal((await read()).status, 429);
+      const raised = await startHerald({ ...t.config, port: 0, rateLimits: { ...SMALL, restReadsPerMinute: 5 } }, createLogger({ quiet: true }));
+      raised.deps.now = () => now;
+      try {
+        const res = await fetch(`${raised.url}/v1/rest/posts`, { headers: { authorization: `Bearer ${a.apiKey}` } });
+        await res.arrayBuffer();
+        assert.deepEqual(headers(res, 'ratelimit-limit', 'ratelimit-remaining'), { 'ratelimit-limit': '5', 'ratelimit-remaining': '4' });
+      } finally {
+        await raised.close();
+      }
+    });
+
+    it('refills a budget whose admissions lie more than a window ahead, as after a clock that went back', async () => {
+      at(3600);
+      for (let i = 0; i < 4; i++) await read();
+      assert.equal((await read()).status, 429);
+      at(60);
+      for (let i = 0; i < 4; i++) assert.equal((await read()).status, 200, `read ${i} after the clock went back`);
+      assert.equal((await read()).status, 429);
+    });
   });
 
   describe('at the SPEC defaults', () => {
