@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { RateLimitConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { startHerald } from '../../src/server.js';
-import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 
 const SMALL: RateLimitConfig = { restReadsPerMinute: 4, restWritesPerMinute: 2, accountPerHour: 9, mcpPerTokenPerMinute: 60 };
 const SPEC_DEFAULTS: RateLimitConfig = { restReadsPerMinute: 60, restWritesPerMinute: 15, accountPerHour: 1000, mcpPerTokenPerMinute: 60 };
@@ -152,6 +152,20 @@ describe('REST rate limits', () => {
         await second.close();
       }
     });
+    it('charges the minute and the hour in one statement on Postgres (SQLite: two, in process)', async () => {
+      const statements: string[] = [];
+      const count = (query: { sql: string }) => {
+        if (query.sql.includes('rate_limit_logs')) statements.push(query.sql);
+      };
+      t.herald.db.on('query', count);
+      try {
+        assert.equal((await read()).status, 200);
+      } finally {
+        t.herald.db.off('query', count);
+      }
+      assert.equal(statements.length, TEST_DB === 'postgres' ? 1 : 2, statements.join('\n---\n'));
+    });
+
     it('starts a budget afresh when its limit is changed', async () => {
       for (let i = 0; i < 4; i++) await read();
       assert.equal((await read()).status, 429);
