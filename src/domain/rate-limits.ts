@@ -6,19 +6,21 @@
  *   clock-aligned windows, and all L may be spent at once: SPEC has no separate burst budget.
  * - Budgets live in the database, so every instance on it shares them exactly.
  * - A request refused by its minute budget spends nothing of the account's hour, and one the hour refuses
- *   spends nothing of its minute; the one exception is a request racing another for the hour's last slot
- *   on Postgres, which may spend a minute slot while being refused (never a slot of the hour).
+ *   spends nothing of its minute; the one exception is a request racing another for the hour's last slot,
+ *   which may spend a minute slot while being refused (never a slot of the hour).
  * - RateLimit-Remaining is L less the admissions of the last window; RateLimit-Reset the seconds until the
  *   budget is full again; Retry-After the seconds until the refused request would pass every budget.
- * - A changed limit starts its budgets afresh (the bucket's name carries the limit).
+ * - A changed limit starts its budgets afresh (the bucket's name carries the limit), and admissions recorded
+ *   more than a window ahead, which only a clock that went back leaves, no longer count.
  *
  * Why a sliding log and not a token bucket or GCRA: exact over any window and still allowing the whole
  * budget at once needs the times of the last L admissions. A bucket of capacity L refilling L a window
  * passes L at once and L - 1 more before that window ends (2L - 1 in 60 s), and a "previous window
- * weighted" estimate is not exact either. So each budget is one row holding a ring of its last L admission
- * times: a request passes when the ring's oldest entry has left the window, and takes its place. One
- * atomic upsert per budget decides on the row's latest version under its lock; the price is L fixed-width
- * entries a row (13 KB for the default 1,000 an hour). The minute and the hour are charged in one
+ * weighted" estimate is not exact either. So each budget is one row holding a log of its recent admission
+ * times, oldest first: a request passes when the log holds fewer than L entries or its oldest has left the
+ * window; it is appended, and a spent oldest entry dropped. One atomic upsert per budget decides on the
+ * row's latest version under its lock; the price is up to L fixed-width entries a row (13 KB at the
+ * default 1,000 an hour), only as many as were admitted lately. The minute and the hour are charged in one
  * statement on Postgres (src/db/repositories/rate-limits.ts says how).
  */
 import type { RateLimitConfig } from '../config.js';

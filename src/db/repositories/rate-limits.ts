@@ -29,7 +29,7 @@ export class RateLimitsRepository {
 
   /** Charges one budget: one atomic upsert that admits the request when the budget has room. */
   async charge(now: number, budget: LogBudget): Promise<LogState> {
-    return stateOf(rowOf(await this.db.raw(`${upsert(budget, now)} RETURNING times, head, admitted`, upsertBindings(budget, now))));
+    return stateOf(rowOf(await this.db.raw(`${upsert(budget, now)} RETURNING times, admitted`, upsertBindings(budget, now))));
   }
 
   /**
@@ -42,25 +42,25 @@ export class RateLimitsRepository {
   async chargeBoth(now: number, first: LogBudget, then: LogBudget): Promise<{ first: LogState; then: LogState }> {
     if (isPostgres(this.db)) {
       const result = await this.db.raw(
-        `WITH step_one AS (${upsert(first, now, then)} RETURNING times, head, admitted),
-         step_two AS (${upsert(then, now, undefined, 'step_one')} RETURNING times, head, admitted)
-         SELECT 1 AS step, times, head, admitted FROM step_one
-         UNION ALL SELECT 2, times, head, admitted FROM step_two
-         UNION ALL SELECT 2, times, head, 0 FROM rate_limit_logs WHERE bucket = ? AND NOT EXISTS (SELECT 1 FROM step_two)`,
+        `WITH step_one AS (${upsert(first, now, then)} RETURNING times, admitted),
+         step_two AS (${upsert(then, now, undefined, 'step_one')} RETURNING times, admitted)
+         SELECT 1 AS step, times, admitted FROM step_one
+         UNION ALL SELECT 2, times, admitted FROM step_two
+         UNION ALL SELECT 2, times, 0 FROM rate_limit_logs WHERE bucket = ? AND NOT EXISTS (SELECT 1 FROM step_two)`,
         [...upsertBindings(first, now, then), ...upsertBindings(then, now), then.bucket],
       );
       const rows = result.rows as (LogRow & { step: number })[];
       const second = rows.find((row) => Number(row.step) === 2);
       return { first: stateOf(rows.find((row) => Number(row.step) === 1)!), then: second ? stateOf(second) : { admitted: false, times: [] } };
     }
-    const charged = stateOf(rowOf(await this.db.raw(`${upsert(first, now, then)} RETURNING times, head, admitted`, upsertBindings(first, now, then))));
+    const charged = stateOf(rowOf(await this.db.raw(`${upsert(first, now, then)} RETURNING times, admitted`, upsertBindings(first, now, then))));
     if (!charged.admitted) return { first: charged, then: { admitted: false, times: await this.admissions(then.bucket) } };
     return { first: charged, then: await this.charge(now, then) };
   }
 
   /** A budget's last admissions, oldest first, without charging it. */
   async admissions(bucket: string): Promise<number[]> {
-    const row = (await this.db('rate_limit_logs').where({ bucket }).first('times', 'head')) as LogRow | undefined;
+    const row = (await this.db('rate_limit_logs').where({ bucket }).first('times')) as LogRow | undefined;
     return row ? stateOf({ ...row, admitted: 0 }).times : [];
   }
 
@@ -85,7 +85,6 @@ export interface LogState {
 
 interface LogRow {
   times: string;
-  head: number | string;
   admitted: number | string;
 }
 
@@ -97,16 +96,29 @@ function stamp(ms: number): string {
 }
 
 /**
- * The admission test on one row: its oldest entry has left the window. An oldest entry more than a window
- * ahead can only come from a clock that went back; it is treated as spent, so the log refills entry by entry.
+ * The log's oldest entry has left the window, or lies more than a window ahead, which only a clock that
+ * went back can leave: either way it no longer counts. (An empty log has no oldest entry: NULL, not spent.)
  */
-function admits(row: string): string {
-  const oldest = `CAST(substr(${row}.times, ${row}.head * ${WIDTH} + 1, ${WIDTH}) AS BIGINT)`;
+function oldestSpent(row: string): string {
+  const oldest = `CAST(NULLIF(substr(${row}.times, 1, ${WIDTH}), '') AS BIGINT)`;
   return `(${oldest} <= CAST(? AS BIGINT) OR ${oldest} > CAST(? AS BIGINT))`;
 }
 
-function admitsBindings(budget: LogBudget, now: number): number[] {
+function oldestSpentBindings(budget: LogBudget, now: number): number[] {
   return [now - budget.windowMs, now + budget.windowMs];
+}
+
+/**
+ * The admission test on one row. The log holds, oldest first, a suffix of the budget's admissions that
+ * includes every one still in the window (only spent entries are ever dropped), so fewer than `limit`
+ * entries, or a spent oldest one, means fewer than `limit` admissions in the window that ends now.
+ */
+function admits(row: string): string {
+  return `(length(${row}.times) < CAST(? AS INTEGER) OR ${oldestSpent(row)})`;
+}
+
+function admitsBindings(budget: LogBudget, now: number): number[] {
+  return [budget.limit * WIDTH, ...oldestSpentBindings(budget, now)];
 }
 
 /** `later` has room (or no row yet): read from the statement's snapshot, so only a pre-check. */
@@ -115,21 +127,22 @@ function hasRoom(): string {
 }
 
 /**
- * One budget's upsert, without RETURNING: a new row holds this request alone; an existing row admits when
- * its oldest entry has left the window, overwriting it with now. `later` adds the pre-check on the next
- * budget; `after` names a CTE whose admitted row is required before this budget is charged at all.
+ * One budget's upsert, without RETURNING: a new row holds this request alone; an existing row that admits
+ * appends now and drops its oldest entry if spent, so the log keeps at most `limit` entries and shrinks
+ * back as traffic slows. `later` adds the pre-check on the next budget; `after` names a CTE whose
+ * admitted row is required before this budget is charged at all.
  */
 function upsert(budget: LogBudget, now: number, later?: LogBudget, after?: string): string {
   const pre = later ? hasRoom() : '1 = 1';
   const admit = later ? `(${admits('rate_limit_logs')} AND ${hasRoom()})` : admits('rate_limit_logs');
-  const slot = `rate_limit_logs.head * ${WIDTH}`;
-  return `INSERT INTO rate_limit_logs (bucket, times, head, admitted, expires_at)
-    SELECT CAST(? AS TEXT), CASE WHEN ${pre} THEN CAST(? AS TEXT) ELSE CAST(? AS TEXT) END, CASE WHEN ${pre} THEN CAST(? AS INTEGER) ELSE 0 END,
+  return `INSERT INTO rate_limit_logs (bucket, times, admitted, expires_at)
+    SELECT CAST(? AS TEXT), CASE WHEN ${pre} THEN CAST(? AS TEXT) ELSE '' END,
       CASE WHEN ${pre} THEN 1 ELSE 0 END, CASE WHEN ${pre} THEN CAST(? AS BIGINT) ELSE CAST(? AS BIGINT) END
     ${after ? `FROM ${after} WHERE ${after}.admitted = 1` : 'WHERE 1 = 1'}
     ON CONFLICT (bucket) DO UPDATE SET
-      times = CASE WHEN ${admit} THEN substr(rate_limit_logs.times, 1, ${slot}) || CAST(? AS TEXT) || substr(rate_limit_logs.times, ${slot} + ${WIDTH + 1}) ELSE rate_limit_logs.times END,
-      head = CASE WHEN ${admit} THEN (rate_limit_logs.head + 1) % CAST(? AS INTEGER) ELSE rate_limit_logs.head END,
+      times = CASE WHEN ${admit}
+        THEN (CASE WHEN ${oldestSpent('rate_limit_logs')} THEN substr(rate_limit_logs.times, ${WIDTH + 1}) ELSE rate_limit_logs.times END) || CAST(? AS TEXT)
+        ELSE rate_limit_logs.times END,
       admitted = CASE WHEN ${admit} THEN 1 ELSE 0 END,
       expires_at = CASE WHEN ${admit} THEN CAST(? AS BIGINT) ELSE rate_limit_logs.expires_at END`;
 }
@@ -137,16 +150,12 @@ function upsert(budget: LogBudget, now: number, later?: LogBudget, after?: strin
 function upsertBindings(budget: LogBudget, now: number, later?: LogBudget): (string | number)[] {
   const pre = later ? [later.bucket, ...admitsBindings(later, now)] : [];
   const admit = [...admitsBindings(budget, now), ...pre];
-  const empty = stamp(0).repeat(budget.limit);
-  const fresh = stamp(now) + stamp(0).repeat(budget.limit - 1);
   return [
     budget.bucket,
-    ...pre, fresh, empty,
-    ...pre, 1 % budget.limit,
+    ...pre, stamp(now),
     ...pre,
     ...pre, now + budget.windowMs, now,
-    ...admit, stamp(now),
-    ...admit, budget.limit,
+    ...admit, ...oldestSpentBindings(budget, now), stamp(now),
     ...admit,
     ...admit, now + budget.windowMs,
   ];
@@ -157,8 +166,6 @@ function rowOf(result: unknown): LogRow {
 }
 
 function stateOf(row: LogRow): LogState {
-  const size = row.times.length / WIDTH;
-  const head = Number(row.head);
-  const times = Array.from({ length: size }, (_, i) => Number(row.times.slice(((head + i) % size) * WIDTH, ((head + i) % size + 1) * WIDTH)));
+  const times = Array.from({ length: row.times.length / WIDTH }, (_, i) => Number(row.times.slice(i * WIDTH, (i + 1) * WIDTH)));
   return { admitted: Number(row.admitted) === 1, times };
 }
