@@ -1,17 +1,30 @@
 /**
- * Rate budgets (SPEC, Limits): per account, REST reads and writes have separate minute budgets (AI
- * requests count as writes); MCP has a minute budget per key or token; REST and MCP share the
- * account's hourly budget. They live in the database so every instance shares them.
+ * Rate budgets (SPEC, Limits). Rules enforced here:
+ * - Per account, REST reads and writes have separate minute budgets (AI requests count as writes); MCP has
+ *   a minute budget per key or token; REST and MCP share the account's hourly budget. Reads count too.
+ * - A budget of L a minute (an hour) admits at most L requests in ANY 60 s (3600 s), not only in
+ *   clock-aligned windows, and all L may be spent at once: SPEC has no separate burst budget.
+ * - Budgets live in the database, so every instance on it shares them exactly.
+ * - A request refused by its minute budget spends nothing of the account's hour, and one the hour refuses
+ *   spends nothing of its minute; the one exception is a request racing another for the hour's last slot,
+ *   which may spend a minute slot while being refused (never a slot of the hour).
+ * - RateLimit-Remaining is L less the admissions of the last window; RateLimit-Reset the seconds until the
+ *   budget is full again; Retry-After the seconds until the refused request would pass every budget.
+ * - A changed limit starts its budgets afresh (the bucket's name carries the limit), and admissions recorded
+ *   more than a window ahead, which only a clock that went back leaves, no longer count.
  *
- * Each budget is a GCRA bucket (the generic cell rate algorithm, a token bucket kept as one timestamp):
- * a budget of L per window W lets up to L requests through at once, then one more every W/L. Unlike the
- * fixed windows it replaced, a client cannot spend two budgets back to back across a window boundary
- * (120 requests in 1.25 s on a 60-a-minute budget): in any span of t seconds at most L + t*L/W pass.
- * One atomic statement per budget; a request refused by its minute budget is not charged to the
- * account's hour, and a refused request spends nothing.
+ * Why a sliding log and not a token bucket or GCRA: exact over any window and still allowing the whole
+ * budget at once needs the times of the last L admissions. A bucket of capacity L refilling L a window
+ * passes L at once and L - 1 more before that window ends (2L - 1 in 60 s), and a "previous window
+ * weighted" estimate is not exact either. So each budget is one row holding a log of its recent admission
+ * times, oldest first: a request passes when the log holds fewer than L entries or its oldest has left the
+ * window; it is appended, and a spent oldest entry dropped. One atomic upsert per budget decides on the
+ * row's latest version under its lock; the price is up to L fixed-width entries a row (13 KB at the
+ * default 1,000 an hour), only as many as were admitted lately. The minute and the hour are charged in one
+ * statement on Postgres (src/db/repositories/rate-limits.ts says how).
  */
-import crypto from 'node:crypto';
 import type { RateLimitConfig } from '../config.js';
+import type { LogBudget } from '../db/repositories/rate-limits.js';
 import type { DomainDeps } from './deps.js';
 import { RateLimitedError } from './errors.js';
 import type { Principal } from './principal.js';
@@ -21,7 +34,7 @@ export type RateLimitedSurface = 'rest_read' | 'rest_write' | 'mcp';
 export interface BudgetUsage {
   limit: number;
   remaining: number;
-  /** Seconds until the budget resets. */
+  /** Seconds until the budget is full again. */
   resetSeconds: number;
 }
 
@@ -30,39 +43,41 @@ export interface RateLimitUsage {
   account: BudgetUsage;
 }
 
-interface Budget {
+interface Budget extends LogBudget {
   label: string;
-  bucket: string;
-  limit: number;
-  windowMs: number;
 }
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
 
+function budget(label: string, owner: string, limit: number, windowMs: number): Budget {
+  return { label, bucket: `${owner}/${limit}`, limit, windowMs };
+}
+
 function minuteBudget(limits: RateLimitConfig, surface: RateLimitedSurface, principal: Principal): Budget {
   switch (surface) {
     case 'rest_read':
-      return { label: 'REST read budget', bucket: `rest_read:${principal.accountId}`, limit: limits.restReadsPerMinute, windowMs: MINUTE };
+      return budget('REST read budget', `rest_read:${principal.accountId}`, limits.restReadsPerMinute, MINUTE);
     case 'rest_write':
-      return { label: 'REST write budget', bucket: `rest_write:${principal.accountId}`, limit: limits.restWritesPerMinute, windowMs: MINUTE };
+      return budget('REST write budget', `rest_write:${principal.accountId}`, limits.restWritesPerMinute, MINUTE);
     case 'mcp':
-      return { label: 'MCP budget of this token', bucket: `mcp:${principal.tokenId}`, limit: limits.mcpPerTokenPerMinute, windowMs: MINUTE };
+      return budget('MCP budget of this token', `mcp:${principal.tokenId}`, limits.mcpPerTokenPerMinute, MINUTE);
   }
 }
 
-/** Counts one request against its budgets; throws RateLimitedError (carrying the usage) when one is spent. */
+function accountBudget(limits: RateLimitConfig, principal: Principal): Budget {
+  return budget('account hourly budget', `account:${principal.accountId}`, limits.accountPerHour, HOUR);
+}
+
+/** Counts one request against its budgets; throws RateLimitExceeded (carrying the usage) when one is spent. */
 export async function consumeRateLimit(deps: DomainDeps, principal: Principal, surface: RateLimitedSurface): Promise<RateLimitUsage> {
-  const limits = deps.config.rateLimits;
-  const minute = minuteBudget(limits, surface, principal);
-  const account: Budget = { label: 'account hourly budget', bucket: `account:${principal.accountId}`, limit: limits.accountPerHour, windowMs: HOUR };
+  const minute = minuteBudget(deps.config.rateLimits, surface, principal);
+  const account = accountBudget(deps.config.rateLimits, principal);
   const now = deps.now();
-  const minuteStep = await take(deps, minute, now);
-  const accountStep = minuteStep.allowed ? await take(deps, account, now) : await peek(deps, account, now);
-  const usage: RateLimitUsage = { minute: minuteStep.usage, account: accountStep.usage };
-  if (!minuteStep.allowed) throw new RateLimitExceeded(minuteStep.retryAfterSeconds, minute.label, usage);
-  if (!accountStep.allowed) throw new RateLimitExceeded(accountStep.retryAfterSeconds, account.label, usage);
-  return usage;
+  const charged = await deps.repos.rateLimits.chargeBoth(now, minute, account);
+  const usage: RateLimitUsage = { minute: usageOf(minute, charged.first.times, now), account: usageOf(account, charged.then.times, now) };
+  if (charged.first.admitted && charged.then.admitted) return usage;
+  throw refusal(now, usage, [minute, charged.first.times], [account, charged.then.times]);
 }
 
 /**
@@ -70,12 +85,13 @@ export async function consumeRateLimit(deps: DomainDeps, principal: Principal, s
  * on top of what its request already spent; the account's hour is charged once, by the request.
  */
 export async function consumeWriteBudgetForAi(deps: DomainDeps, principal: Principal): Promise<void> {
-  const limits = deps.config.rateLimits;
-  const write = minuteBudget(limits, 'rest_write', principal);
-  const account: Budget = { label: 'account hourly budget', bucket: `account:${principal.accountId}`, limit: limits.accountPerHour, windowMs: HOUR };
+  const write = minuteBudget(deps.config.rateLimits, 'rest_write', principal);
+  const account = accountBudget(deps.config.rateLimits, principal);
   const now = deps.now();
-  const step = await take(deps, write, now);
-  if (!step.allowed) throw new RateLimitExceeded(step.retryAfterSeconds, write.label, { minute: step.usage, account: (await peek(deps, account, now)).usage });
+  const charged = await deps.repos.rateLimits.charge(now, write);
+  if (charged.admitted) return;
+  const accountTimes = await deps.repos.rateLimits.admissions(account.bucket);
+  throw refusal(now, { minute: usageOf(write, charged.times, now), account: usageOf(account, accountTimes, now) }, [write, charged.times]);
 }
 
 export class RateLimitExceeded extends RateLimitedError {
@@ -84,43 +100,28 @@ export class RateLimitExceeded extends RateLimitedError {
   }
 }
 
-interface Step {
-  allowed: boolean;
-  usage: BudgetUsage;
-  /** When refused: seconds until a request would pass. */
-  retryAfterSeconds: number;
+/** Admissions still inside the window that ends now (entries more than a window ahead are spent, see the repository). */
+function inWindow(budget: Budget, times: number[], now: number): number[] {
+  return times.filter((at) => at > now - budget.windowMs && at <= now + budget.windowMs);
 }
 
-/** Microseconds: the bucket's arithmetic stays in whole numbers for any limit. */
-const US = 1000;
-
-async function take(deps: DomainDeps, budget: Budget, now: number): Promise<Step> {
-  const { tat, allowed } = await deps.repos.rateLimits.take(budget.bucket, now * US, intervalOf(budget), budget.windowMs * US, crypto.randomBytes(12).toString('base64url'));
-  return step(budget, tat, now * US, allowed);
-}
-
-/** Reads a budget without charging it (the request was already refused by another budget). */
-async function peek(deps: DomainDeps, budget: Budget, now: number): Promise<Step> {
-  const stored = (await deps.repos.rateLimits.bucketTat(budget.bucket)) ?? 0;
-  const tat = stored > now * US && stored <= (now + budget.windowMs) * US ? stored : now * US;
-  return step(budget, tat, now * US, tat + intervalOf(budget) - now * US <= budget.windowMs * US);
-}
-
-function intervalOf(budget: Budget): number {
-  return Math.max(1, Math.round((budget.windowMs * US) / budget.limit));
-}
-
-function step(budget: Budget, tat: number, nowUs: number, allowed: boolean): Step {
-  const interval = intervalOf(budget);
-  const window = budget.windowMs * US;
-  const ahead = Math.max(0, tat - nowUs);
+function usageOf(budget: Budget, times: number[], now: number): BudgetUsage {
+  const recent = inWindow(budget, times, now);
   return {
-    allowed,
-    usage: {
-      limit: budget.limit,
-      remaining: Math.max(0, Math.min(budget.limit, Math.floor((window - ahead) / interval))),
-      resetSeconds: Math.max(1, Math.ceil(ahead / (1000 * US))),
-    },
-    retryAfterSeconds: Math.max(1, Math.ceil((ahead + interval - window) / (1000 * US))),
+    limit: budget.limit,
+    remaining: Math.max(0, budget.limit - recent.length),
+    resetSeconds: recent.length === 0 ? 0 : Math.ceil((recent.reduce((a, b) => Math.max(a, b)) + budget.windowMs - now) / 1000),
   };
+}
+
+/** Milliseconds until the budget admits a request: when its oldest admission (times[0]) leaves the window. */
+function waitOf(budget: Budget, times: number[], now: number): number {
+  return inWindow(budget, times, now).length < budget.limit ? 0 : times[0] + budget.windowMs - now;
+}
+
+/** Names the budget that holds the request longest; Retry-After is when every budget would admit it. */
+function refusal(now: number, usage: RateLimitUsage, ...budgets: [Budget, number[]][]): RateLimitExceeded {
+  const waits = budgets.map(([b, times]) => ({ label: b.label, ms: waitOf(b, times, now) }));
+  const longest = waits.reduce((a, b) => (b.ms > a.ms ? b : a));
+  return new RateLimitExceeded(Math.max(1, Math.ceil(longest.ms / 1000)), longest.label, usage);
 }

@@ -1,8 +1,8 @@
-import type { Db } from '../connection.js';
+import { isPostgres, type Db } from '../connection.js';
 
 /**
- * Budgets in the database, so every instance shares them: GCRA buckets for request budgets, fixed-window
- * counters for counting events (wrong passwords, registrations).
+ * Budgets in the database, so every instance shares them: sliding logs for request budgets (table
+ * rate_limit_logs), fixed-window counters for counting events (wrong passwords, registrations).
  */
 export class RateLimitsRepository {
   constructor(private readonly db: Db) {}
@@ -27,39 +27,145 @@ export class RateLimitsRepository {
     return Number(row?.hits ?? 0);
   }
 
-  /**
-   * One GCRA step, atomically (the upsert locks the bucket's row): a request at `now` passes when the
-   * bucket's theoretical arrival time, advanced by `interval`, is at most `window` ahead of now; then the
-   * time is advanced and `token` recorded. Times in whole microseconds (an interval such as 60 s / 7 is
-   * not a whole number of milliseconds); expires_at in milliseconds like every other table. Returns the
-   * stored time and whether `token` passed.
-   */
-  async take(bucket: string, now: number, interval: number, window: number, token: string): Promise<{ tat: number; allowed: boolean }> {
-    // A stored time more than a window ahead can only come from a clock that went back: start afresh.
-    const base = 'CASE WHEN rate_limit_buckets.tat > CAST(? AS BIGINT) AND rate_limit_buckets.tat <= CAST(? AS BIGINT) THEN rate_limit_buckets.tat ELSE CAST(? AS BIGINT) END';
-    const passes = `${base} + CAST(? AS BIGINT) - CAST(? AS BIGINT) <= CAST(? AS BIGINT)`;
-    const baseArgs = [now, now + window, now];
-    const test = [...baseArgs, interval, now, window];
-    const result = await this.db.raw(
-      `INSERT INTO rate_limit_buckets (bucket, tat, last_token, expires_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (bucket) DO UPDATE SET
-         last_token = CASE WHEN ${passes} THEN excluded.last_token ELSE rate_limit_buckets.last_token END,
-         tat = CASE WHEN ${passes} THEN ${base} + CAST(? AS BIGINT) ELSE rate_limit_buckets.tat END,
-         expires_at = CASE WHEN ${passes} THEN (${base} + CAST(? AS BIGINT)) / 1000 ELSE rate_limit_buckets.expires_at END
-       RETURNING tat, last_token`,
-      [bucket, now + interval, token, Math.ceil((now + interval) / 1000), ...test, ...test, ...baseArgs, interval, ...test, ...baseArgs, interval],
-    );
-    const row = (Array.isArray(result) ? result[0] : result.rows[0]) as { tat: number | string; last_token: string };
-    return { tat: Number(row.tat), allowed: row.last_token === token };
+  /** Charges one budget: one atomic upsert that admits the request when the budget has room. */
+  async charge(now: number, budget: LogBudget): Promise<LogState> {
+    return stateOf(rowOf(await this.db.raw(`${upsert(budget, now)} RETURNING times, admitted`, upsertBindings(budget, now))));
   }
 
-  async bucketTat(bucket: string): Promise<number | undefined> {
-    const row = await this.db('rate_limit_buckets').where({ bucket }).first('tat');
-    return row ? Number(row.tat) : undefined;
+  /**
+   * Charges `first` and, only when it admits the request, `then`; `first` also refuses while `then` is
+   * already full, so a request the second budget would refuse does not spend the first. Each budget's
+   * decision is made on its row's latest version under the upsert's row lock, so no budget ever admits
+   * more than its limit whatever runs beside it. Postgres: one statement (data-modifying CTEs), one round
+   * trip. SQLite has no data-modifying CTEs: two statements, in process.
+   */
+  async chargeBoth(now: number, first: LogBudget, then: LogBudget): Promise<{ first: LogState; then: LogState }> {
+    if (isPostgres(this.db)) {
+      const result = await this.db.raw(
+        `WITH step_one AS (${upsert(first, now, then)} RETURNING times, admitted),
+         step_two AS (${upsert(then, now, undefined, 'step_one')} RETURNING times, admitted)
+         SELECT 1 AS step, times, admitted FROM step_one
+         UNION ALL SELECT 2, times, admitted FROM step_two
+         UNION ALL SELECT 2, times, 0 FROM rate_limit_logs WHERE bucket = ? AND NOT EXISTS (SELECT 1 FROM step_two)`,
+        [...upsertBindings(first, now, then), ...upsertBindings(then, now), then.bucket],
+      );
+      const rows = result.rows as (LogRow & { step: number })[];
+      const second = rows.find((row) => Number(row.step) === 2);
+      return { first: stateOf(rows.find((row) => Number(row.step) === 1)!), then: second ? stateOf(second) : { admitted: false, times: [] } };
+    }
+    const charged = stateOf(rowOf(await this.db.raw(`${upsert(first, now, then)} RETURNING times, admitted`, upsertBindings(first, now, then))));
+    if (!charged.admitted) return { first: charged, then: { admitted: false, times: await this.admissions(then.bucket) } };
+    return { first: charged, then: await this.charge(now, then) };
+  }
+
+  /** A budget's last admissions, oldest first, without charging it. */
+  async admissions(bucket: string): Promise<number[]> {
+    const row = (await this.db('rate_limit_logs').where({ bucket }).first('times')) as LogRow | undefined;
+    return row ? stateOf({ ...row, admitted: 0 }).times : [];
   }
 
   async deleteExpired(now: number): Promise<number> {
     const windows = await this.db('rate_limit_windows').where('expires_at', '<=', now).delete();
-    return windows + (await this.db('rate_limit_buckets').where('expires_at', '<=', now).delete());
+    return windows + (await this.db('rate_limit_logs').where('expires_at', '<=', now).delete());
   }
+}
+
+/** A request budget as the store sees it: at most `limit` admissions in any `windowMs`. */
+export interface LogBudget {
+  bucket: string;
+  limit: number;
+  windowMs: number;
+}
+
+/** A budget after a charge: whether this request was admitted, and its last admissions, oldest first. */
+export interface LogState {
+  admitted: boolean;
+  times: number[];
+}
+
+interface LogRow {
+  times: string;
+  admitted: number | string;
+}
+
+/** Milliseconds since the epoch, zero-padded: fixed width up to the year 2286, so an entry is a substring. */
+const WIDTH = 13;
+
+function stamp(ms: number): string {
+  return String(Math.max(0, Math.trunc(ms))).padStart(WIDTH, '0');
+}
+
+/**
+ * The log's oldest entry has left the window, or lies more than a window ahead, which only a clock that
+ * went back can leave: either way it no longer counts. (An empty log has no oldest entry: NULL, not spent.)
+ */
+function oldestSpent(row: string): string {
+  const oldest = `CAST(NULLIF(substr(${row}.times, 1, ${WIDTH}), '') AS BIGINT)`;
+  return `(${oldest} <= CAST(? AS BIGINT) OR ${oldest} > CAST(? AS BIGINT))`;
+}
+
+function oldestSpentBindings(budget: LogBudget, now: number): number[] {
+  return [now - budget.windowMs, now + budget.windowMs];
+}
+
+/**
+ * The admission test on one row. The log holds, oldest first, a suffix of the budget's admissions that
+ * includes every one still in the window (only spent entries are ever dropped), so fewer than `limit`
+ * entries, or a spent oldest one, means fewer than `limit` admissions in the window that ends now.
+ */
+function admits(row: string): string {
+  return `(length(${row}.times) < CAST(? AS INTEGER) OR ${oldestSpent(row)})`;
+}
+
+function admitsBindings(budget: LogBudget, now: number): number[] {
+  return [budget.limit * WIDTH, ...oldestSpentBindings(budget, now)];
+}
+
+/** `later` has room (or no row yet): read from the statement's snapshot, so only a pre-check. */
+function hasRoom(): string {
+  return `NOT EXISTS (SELECT 1 FROM rate_limit_logs later WHERE later.bucket = ? AND NOT ${admits('later')})`;
+}
+
+/**
+ * One budget's upsert, without RETURNING: a new row holds this request alone; an existing row that admits
+ * appends now and drops its oldest entry if spent, so the log keeps at most `limit` entries and shrinks
+ * back as traffic slows. `later` adds the pre-check on the next budget; `after` names a CTE whose
+ * admitted row is required before this budget is charged at all.
+ */
+function upsert(budget: LogBudget, now: number, later?: LogBudget, after?: string): string {
+  const pre = later ? hasRoom() : '1 = 1';
+  const admit = later ? `(${admits('rate_limit_logs')} AND ${hasRoom()})` : admits('rate_limit_logs');
+  return `INSERT INTO rate_limit_logs (bucket, times, admitted, expires_at)
+    SELECT CAST(? AS TEXT), CASE WHEN ${pre} THEN CAST(? AS TEXT) ELSE '' END,
+      CASE WHEN ${pre} THEN 1 ELSE 0 END, CASE WHEN ${pre} THEN CAST(? AS BIGINT) ELSE CAST(? AS BIGINT) END
+    ${after ? `FROM ${after} WHERE ${after}.admitted = 1` : 'WHERE 1 = 1'}
+    ON CONFLICT (bucket) DO UPDATE SET
+      times = CASE WHEN ${admit}
+        THEN (CASE WHEN ${oldestSpent('rate_limit_logs')} THEN substr(rate_limit_logs.times, ${WIDTH + 1}) ELSE rate_limit_logs.times END) || CAST(? AS TEXT)
+        ELSE rate_limit_logs.times END,
+      admitted = CASE WHEN ${admit} THEN 1 ELSE 0 END,
+      expires_at = CASE WHEN ${admit} THEN CAST(? AS BIGINT) ELSE rate_limit_logs.expires_at END`;
+}
+
+function upsertBindings(budget: LogBudget, now: number, later?: LogBudget): (string | number)[] {
+  const pre = later ? [later.bucket, ...admitsBindings(later, now)] : [];
+  const admit = [...admitsBindings(budget, now), ...pre];
+  return [
+    budget.bucket,
+    ...pre, stamp(now),
+    ...pre,
+    ...pre, now + budget.windowMs, now,
+    ...admit, ...oldestSpentBindings(budget, now), stamp(now),
+    ...admit,
+    ...admit, now + budget.windowMs,
+  ];
+}
+
+function rowOf(result: unknown): LogRow {
+  return (Array.isArray(result) ? result[0] : (result as { rows: LogRow[] }).rows[0]) as LogRow;
+}
+
+function stateOf(row: LogRow): LogState {
+  const times = Array.from({ length: row.times.length / WIDTH }, (_, i) => Number(row.times.slice(i * WIDTH, (i + 1) * WIDTH)));
+  return { admitted: Number(row.admitted) === 1, times };
 }

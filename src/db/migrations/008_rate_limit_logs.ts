@@ -1,0 +1,30 @@
+import type { Knex } from 'knex';
+
+/**
+ * Request budgets as sliding logs (src/domain/rate-limits.ts): one row per budget holding the times of its
+ * recent admitted requests (at most `limit` of them), replacing the GCRA buckets of rate_limit_buckets, which let a budget of L
+ * a minute pass up to 2L - 1 requests in some 60 s. The buckets' state is dropped: every budget starts full.
+ */
+export async function up(db: Knex): Promise<void> {
+  await db.schema.dropTable('rate_limit_buckets');
+  await db.schema.createTable('rate_limit_logs', (t) => {
+    t.string('bucket', 200).primary();
+    // Fixed-width entries, oldest first: milliseconds since the epoch, zero-padded.
+    t.text('times').notNullable();
+    // Whether the statement that last touched the row admitted its request (1) or refused it (0).
+    t.integer('admitted').notNullable();
+    t.bigInteger('expires_at').notNullable();
+    t.index(['expires_at']);
+  });
+}
+
+export async function down(db: Knex): Promise<void> {
+  await db.schema.dropTable('rate_limit_logs');
+  await db.schema.createTable('rate_limit_buckets', (t) => {
+    t.string('bucket', 200).primary();
+    t.bigInteger('tat').notNullable();
+    t.string('last_token', 32).notNullable();
+    t.bigInteger('expires_at').notNullable();
+    t.index(['expires_at']);
+  });
+}
