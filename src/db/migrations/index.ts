@@ -5,8 +5,7 @@ import * as oauth from './003_oauth.js';
 import * as team from './004_team.js';
 import * as mediaCalendars from './005_media_calendars.js';
 import * as sessions from './006_sessions.js';
-import * as rateLimitBuckets from './007_rate_limit_buckets.js';
-import * as rateLimitLogs from './008_rate_limit_logs.js';
+import * as rateLimitLogs from './007_rate_limit_logs.js';
 
 type Migration = { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> };
 
@@ -18,8 +17,7 @@ const migrations: Record<string, Migration> = {
   '004_team': team,
   '005_media_calendars': mediaCalendars,
   '006_sessions': sessions,
-  '007_rate_limit_buckets': rateLimitBuckets,
-  '008_rate_limit_logs': rateLimitLogs,
+  '007_rate_limit_logs': rateLimitLogs,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

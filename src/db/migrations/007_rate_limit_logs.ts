@@ -2,11 +2,10 @@ import type { Knex } from 'knex';
 
 /**
  * Request budgets as sliding logs (src/domain/rate-limits.ts): one row per budget holding the times of its
- * recent admitted requests (at most `limit` of them), replacing the GCRA buckets of rate_limit_buckets, which let a budget of L
- * a minute pass up to 2L - 1 requests in some 60 s. The buckets' state is dropped: every budget starts full.
+ * recent admitted requests (at most `limit` of them), so a budget of L a minute passes at most L requests in
+ * any 60 s. The API budgets leave the fixed windows of rate_limit_windows, which the OAuth failure counters keep.
  */
 export async function up(db: Knex): Promise<void> {
-  await db.schema.dropTable('rate_limit_buckets');
   await db.schema.createTable('rate_limit_logs', (t) => {
     t.string('bucket', 200).primary();
     // Fixed-width entries, oldest first: milliseconds since the epoch, zero-padded.
@@ -20,11 +19,4 @@ export async function up(db: Knex): Promise<void> {
 
 export async function down(db: Knex): Promise<void> {
   await db.schema.dropTable('rate_limit_logs');
-  await db.schema.createTable('rate_limit_buckets', (t) => {
-    t.string('bucket', 200).primary();
-    t.bigInteger('tat').notNullable();
-    t.string('last_token', 32).notNullable();
-    t.bigInteger('expires_at').notNullable();
-    t.index(['expires_at']);
-  });
 }
