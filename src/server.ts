@@ -16,6 +16,7 @@ import { loadInstanceSecrets } from './domain/instance-secrets.js';
 import { SecretBox } from './domain/secret-box.js';
 import { safeFetcher } from './net/safe-fetch.js';
 import { createAiProvider } from './domain/ai/providers.js';
+import { systemTimers } from './domain/timers.js';
 import { createWorker } from './publishing/engine.js';
 import type { PublishingWorker } from './publishing/worker.js';
 
@@ -45,6 +46,7 @@ export async function openDomain(config: Config, warn: (message: string) => void
       repos,
       config,
       now: () => Date.now(),
+      timers: systemTimers,
       secretBox,
       secrets: await loadInstanceSecrets(repos.instanceSecrets, secretBox),
       fetcher: safeFetcher,

@@ -111,14 +111,14 @@ export class WorkerRuntime {
 
   keepLease(renew: (leaseExpiresAt: number) => Promise<boolean>): { stop(): void } {
     const { leaseMs } = this.options;
-    const timer = setInterval(() => {
+    const timer = this.ctx.deps.timers.every(Math.max(1, Math.floor(leaseMs / 3)), () => {
       renew(this.now() + leaseMs).then(
         (held) => {
-          if (!held) clearInterval(timer);
+          if (!held) timer.cancel();
         },
         (error) => this.ctx.logger.error('renewing a publishing lease failed', error),
       );
-    }, Math.max(1, Math.floor(leaseMs / 3)));
-    return { stop: () => clearInterval(timer) };
+    });
+    return { stop: () => timer.cancel() };
   }
 }

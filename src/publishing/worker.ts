@@ -130,9 +130,9 @@ export class PublishingWorker {
 
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
+      const timer = this.ctx.deps.timers.after(ms, done);
       function done() {
-        clearTimeout(timer);
+        timer.cancel();
         resolve();
       }
       this.wake = done;

@@ -26,6 +26,18 @@ const ALLOWED: Record<string, string[]> = {
   publishing: ['domain', 'db', 'net', 'logger', 'config'],
 };
 
+/**
+ * Adapters implement the domain's ports and may import from src/domain only those ports, the error types
+ * they raise and the tables they are configured by. The publishing engine (publishing/*.ts) is a driver
+ * like REST and MCP: it applies domain rules, so it is not on this list; its connectors are.
+ */
+const ADAPTERS = ['src/net/', 'src/storage/', 'src/publishing/networks/'];
+const DOMAIN_PORTS = [
+  'errors', 'ids', 'timers', 'outbound', 'secret-box',
+  'media/media-storage', 'media/accepted-types',
+  'networks/connector', 'networks/capabilities',
+].map((name) => path.resolve('src/domain', `${name}.ts`));
+
 /** Packages that belong to one layer only. */
 const PACKAGES: { pattern: RegExp; only: string[] }[] = [
   { pattern: /^(knex|pg|better-sqlite3)$/, only: ['db'] },
@@ -79,6 +91,17 @@ describe('layering (ARCHITECTURE.md): an allow-list per folder of src/', () => {
         if (to !== from && !ALLOWED[from].includes(to)) offenders.push(`${file} imports ${specifier} (${from} -> ${to})`);
       }
     }
+    assert.deepEqual(offenders, []);
+  });
+
+  it('lets adapters take from the domain only its ports, errors and tables', () => {
+    const offenders = files.filter((file) => ADAPTERS.some((folder) => file.startsWith(path.normalize(folder)))).flatMap((file) =>
+      specifiers(fs.readFileSync(file, 'utf8'))
+        .filter((specifier) => specifier.startsWith('.'))
+        .map((specifier) => path.resolve(path.dirname(file), specifier).replace(/\.js$/, '.ts'))
+        .filter((target) => layerOf(target) === 'domain' && !DOMAIN_PORTS.includes(target))
+        .map((target) => `${file} imports ${path.relative('.', target)}`),
+    );
     assert.deepEqual(offenders, []);
   });
 

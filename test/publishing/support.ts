@@ -4,6 +4,7 @@ import { createWorker } from '../../src/publishing/engine.js';
 import type { NetworkRegistry } from '../../src/publishing/networks/registry.js';
 import type { PublishingWorker, WorkerOptions } from '../../src/publishing/worker.js';
 import type { TestHerald } from '../support/herald.js';
+import { ManualClock } from '../support/manual-clock.js';
 
 /** Every media URL passes, so worker tests need no HTTP server; media-check tests use their own. */
 export const directMedia: MediaChecker = async () => ({ direct: true });
@@ -30,11 +31,12 @@ export async function eventually<T>(check: () => Promise<T | undefined>, what: s
   }
 }
 
-/** Pins the test Herald's clock (deps.now), which the worker reads too. */
-export function pinClock(t: TestHerald, iso: string): { advance(ms: number): void; now(): number } {
-  let now = Date.parse(iso);
-  t.deps.now = () => now;
-  return { advance: (ms) => { now += ms; }, now: () => now };
+/** Pins the test Herald's clock (deps.now) and its timers (deps.timers), which the worker reads too. */
+export function pinClock(t: TestHerald, iso: string): ManualClock {
+  const clock = new ManualClock(Date.parse(iso));
+  t.deps.now = () => clock.now();
+  t.deps.timers = clock;
+  return clock;
 }
 
 /** How many of an account's posts are in this state (watching a queue drain). */

@@ -205,12 +205,18 @@ describe('publishing worker', () => {
 
   it('renews its lease while a slow network call is in flight, so another worker does not take the post', async () => {
     // A network that takes four leases to accept a post: without renewal the second worker would reclaim it,
-    // find no post under the idempotency key yet, and mark it unconfirmed.
-    // Renewals every 200 ms leave 400 ms of slack, ample on a loaded CI machine.
-    const leaseMs = 600;
+    // find no post under the idempotency key yet, and mark it unconfirmed. The clock and the renewal timer
+    // move only when the test advances them, so a loaded machine cannot make this flake.
+    const clock = pinClock(t, new Date().toISOString());
+    const leaseMs = 60_000;
+    let entered!: () => void;
+    const inNetwork = new Promise<void>((resolve) => { entered = resolve; });
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => { answer = resolve; });
     class SlowSandbox extends SandboxNetwork {
       override async publish(request: Parameters<SandboxNetwork['publish']>[0]) {
-        await new Promise((resolve) => setTimeout(resolve, 4 * leaseMs));
+        entered();
+        await answered;
         return super.publish(request);
       }
     }
@@ -218,22 +224,52 @@ describe('publishing worker', () => {
     const post = await create({ text: 'Slow network' });
     const slow = testWorker(t, { leaseMs }, networks);
     const other = testWorker(t, { leaseMs }, networks);
-    let done = false;
-    const inFlight = slow.tick().finally(() => {
-      done = true;
-    });
-    let otherClaimed = 0;
-    while (!done) {
-      otherClaimed += (await other.tick()).claimed;
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    const inFlight = slow.tick();
+    await inNetwork;
+    const leaseUntil = async () => Number((await t.herald.db('posts').where({ id: post.id }).first()).lease_expires_at);
+    for (let step = 1; step <= 12; step++) {
+      clock.advance(leaseMs / 3);
+      const renewedTo = clock.now() + leaseMs;
+      await eventually(async () => ((await leaseUntil()) === renewedTo ? true : undefined), `renewal ${step}`);
+      assert.equal((await other.tick()).claimed, 0, `the second worker takes nothing after ${step * 20} s`);
     }
+    answer();
     assert.equal((await inFlight).claimed, 1);
-    assert.equal(otherClaimed, 0, 'the second worker never took the post');
+    assert.equal(clock.waiting, 0, 'the renewal timer stops with the call');
     const got = await get(post.id);
     assert.equal(got.status, 'published', got.error);
     const attempts = await t.deps.repos.publishAttempts.attempts(a.accountId, post.id);
     assert.deepEqual(attempts.map((x) => [x.number, x.outcome]), [[1, 'published']]);
     assert.equal((await t.deps.repos.sandbox.recent(a.channelIds[0], 10)).length, 1);
+  });
+
+  it('stops renewing a lease another worker took over, and changes nothing of that post', async () => {
+    const clock = pinClock(t, new Date().toISOString());
+    const leaseMs = 60_000;
+    let entered!: () => void;
+    const inNetwork = new Promise<void>((resolve) => { entered = resolve; });
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => { answer = resolve; });
+    class StuckSandbox extends SandboxNetwork {
+      override async publish(request: Parameters<SandboxNetwork['publish']>[0]) {
+        entered();
+        await answered;
+        return super.publish(request);
+      }
+    }
+    const networks = new NetworkRegistry().register('sandbox', new StuckSandbox(t.deps.repos.sandbox, t.url));
+    const post = await create({ text: 'Taken over' });
+    const stuck = testWorker(t, { leaseMs }, networks);
+    const inFlight = stuck.tick();
+    await inNetwork;
+    // Another worker holds the post now (as after this one's lease had lapsed while its process was paused).
+    await t.herald.db('posts').where({ id: post.id }).update({ claimed_by: 'other-worker' });
+    clock.advance(leaseMs / 3);
+    await eventually(async () => (clock.waiting === 0 ? true : undefined), 'the renewal timer to stop');
+    assert.equal((await t.herald.db('posts').where({ id: post.id }).first()).claimed_by, 'other-worker');
+    answer();
+    await inFlight;
+    assert.equal((await t.herald.db('posts').where({ id: post.id }).first()).claimed_by, 'other-worker', 'the old worker wrote nothing');
   });
 
   it('marks a post whose interrupted attempt the network never saw unconfirmed, and never retries it', async () => {
