@@ -33,8 +33,18 @@ export interface Config {
   oauthThrottles: OAuthThrottleConfig;
   /** Hosts (names or IP literals) that user-supplied URLs may reach even on non-public addresses. */
   outboundAllowHosts: string[];
+  /** NETWORK_ORIGIN_OVERRIDES: a network's real origin (https://bsky.social) mapped to another (a local fake). */
+  networkOriginOverrides: Record<string, string>;
+  networks: NetworksConfig;
   media: MediaConfig;
   ai: AiConfig;
+}
+
+export interface NetworksConfig {
+  /** Timeout of one call to a network, in ms. */
+  timeoutMs: number;
+  /** Largest answer read from a network, in bytes. */
+  maxResponseBytes: number;
 }
 
 export interface MediaConfig {
@@ -138,6 +148,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       failedSignInsPerWindow: intFrom(env, 'OAUTH_FAILED_SIGN_INS_PER_IP', 50),
     },
     outboundAllowHosts: parseAllowHosts(env.OUTBOUND_ALLOW_HOSTS),
+    networkOriginOverrides: parseOriginOverrides(env.NETWORK_ORIGIN_OVERRIDES),
+    networks: {
+      timeoutMs: intFrom(env, 'NETWORK_TIMEOUT_MS', 30_000),
+      maxResponseBytes: intFrom(env, 'NETWORK_MAX_RESPONSE_BYTES', 10 * 1024 * 1024),
+    },
     media: {
       maxUploadBytes: intFrom(env, 'MEDIA_MAX_UPLOAD_BYTES', 100 * 1024 * 1024),
       maxImportBytes: intFrom(env, 'MEDIA_MAX_IMPORT_BYTES', 50 * 1024 * 1024),
@@ -163,6 +178,25 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
   };
   return { ...config, ...overrides };
+}
+
+/** NETWORK_ORIGIN_OVERRIDES: `https://real.origin=http://local:port` pairs, comma-separated; origins only. */
+function parseOriginOverrides(raw: string | undefined): Record<string, string> {
+  const overrides: Record<string, string> = {};
+  for (const pair of (raw ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+    const [from, to, ...rest] = pair.split('=');
+    let fromUrl: URL;
+    let toUrl: URL;
+    try {
+      if (rest.length > 0 || !to) throw new Error();
+      fromUrl = new URL(from.trim());
+      toUrl = new URL(to.trim());
+    } catch {
+      throw new Error(`NETWORK_ORIGIN_OVERRIDES: "${pair}" is not a pair of origins such as https://bsky.social=http://127.0.0.1:9102`);
+    }
+    overrides[fromUrl.origin] = toUrl.origin;
+  }
+  return overrides;
 }
 
 /** OUTBOUND_ALLOW_HOSTS: comma-separated hosts, lower-cased, IPv6 literals without brackets. */

@@ -18,6 +18,9 @@ export interface OutboundFetchOptions {
   /** Stop reading after this many bytes and return what arrived (a probe), instead of failing. */
   stopAfterBytes?: number;
   headers?: Record<string, string>;
+  /** GET unless given; redirects are followed for GET only, other methods get the 3xx answer back. */
+  method?: string;
+  body?: Buffer | string;
 }
 
 export interface OutboundResponse {

@@ -119,15 +119,18 @@ function requestOnce(url: URL, vetted: VettedAddress, options: SafeFetchOptions,
     const request = transport.request(
       url,
       {
-        method: 'GET',
+        method: options.method ?? 'GET',
         lookup: pinnedLookup(vetted),
         agent: false,
         signal,
-        headers: { 'user-agent': 'Herald (+media import)', accept: '*/*', ...options.headers },
+        headers: {
+          'user-agent': 'Herald (+media import)', accept: '*/*', ...options.headers,
+          ...(options.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(options.body)) }),
+        },
       },
       (response) => {
         const status = response.statusCode ?? 0;
-        if (status >= 300 && status < 400 && response.headers.location) {
+        if (status >= 300 && status < 400 && response.headers.location && (options.method ?? 'GET') === 'GET') {
           response.resume();
           resolve({ status, headers: response.headers, body: Buffer.alloc(0), truncated: false });
           return;
@@ -166,7 +169,7 @@ function requestOnce(url: URL, vetted: VettedAddress, options: SafeFetchOptions,
       },
     );
     request.on('error', reject);
-    request.end();
+    request.end(options.body);
   });
 }
 
@@ -192,7 +195,7 @@ export async function safeFetch(rawUrl: string, options: SafeFetchOptions): Prom
       throw new OutboundRequestError('unreachable', `${url.origin} could not be fetched (${(error as Error).message}).`);
     }
     const location = answer.headers.location;
-    if (answer.status >= 300 && answer.status < 400 && location) {
+    if (answer.status >= 300 && answer.status < 400 && location && (options.method ?? 'GET') === 'GET') {
       if (hop >= maxRedirects) {
         throw new OutboundRequestError('too_many_redirects', `${rawUrl} redirects more than ${maxRedirects} times.`);
       }

@@ -27,7 +27,7 @@ export async function commentOne(rt: WorkerRuntime, step: FirstCommentStepRecord
   const lease = rt.keepLease((until) => rt.commentSteps.renewCommentLease(post.id, workerId, until));
   try {
     const made = await network.comment({
-      channel: networkChannel(channel),
+      channel: networkChannel(rt.ctx.deps, channel),
       networkPostId: post.networkPostId,
       text: comment.text,
       mediaUrl: network.capabilities.commentMediaUrl ? comment.mediaUrl : undefined,
@@ -38,7 +38,7 @@ export async function commentOne(rt: WorkerRuntime, step: FirstCommentStepRecord
   } catch (error) {
     const classified = rt.classified(error, 'making a first comment');
     const now = rt.now();
-    const retryable = classified.kind === 'retry_later' || (classified.kind === 'refresh_and_retry' && (await rt.refreshed(network, networkChannel(channel))));
+    const retryable = classified.kind === 'retry_later' || (classified.kind === 'refresh_and_retry' && (await rt.refreshed(network, networkChannel(rt.ctx.deps, channel))));
     const retry = (retryable || classified.kind === 'unknown_outcome') && step.attempts < maxAttempts;
     await rt.attempts.finishAttempt(attemptKey, retryable ? 'retryable' : classified.kind === 'unknown_outcome' ? 'unknown' : 'permanent', classified.message, now);
     if (retry) {

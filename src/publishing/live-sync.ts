@@ -15,7 +15,7 @@ import { networkChannel, type WorkerRuntime } from './runtime.js';
 export async function syncChannel(rt: WorkerRuntime, channel: ChannelRecord): Promise<void> {
   const network = rt.ctx.networks.get(channel.network);
   if (!network) return;
-  const { posts: recent } = await network.recentPosts(networkChannel(channel), { cursor: null, limit: rt.options.syncDepth });
+  const { posts: recent } = await network.recentPosts(networkChannel(rt.ctx.deps, channel), { cursor: null, limit: rt.options.syncDepth });
   const known = new Map((await rt.livePosts.ownByNetworkIds(channel.id, recent.map((p) => p.networkPostId))).map((p) => [p.networkPostId, p]));
   const ours = await rt.attempts.knownAttemptKeys(recent.flatMap((p) => (p.attemptKey ? [p.attemptKey] : [])));
   const now = rt.now();

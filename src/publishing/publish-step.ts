@@ -17,7 +17,7 @@ import { validatePost } from '../domain/networks/post-fit.js';
 import { backoffMs } from './backoff.js';
 import { publishedChanges } from './published.js';
 import { reconcile, type Attempt } from './reconciliation.js';
-import { networkChannel, type WorkerRuntime } from './runtime.js';
+import { networkChannel, postKeyOf, type WorkerRuntime } from './runtime.js';
 
 export async function publishOne(rt: WorkerRuntime, { post, attemptCount }: ClaimedPost): Promise<void> {
   const { workerId } = rt.options;
@@ -27,7 +27,7 @@ export async function publishOne(rt: WorkerRuntime, { post, attemptCount }: Clai
     return;
   }
   const { channel, network } = target;
-  const ref = networkChannel(channel);
+  const ref = networkChannel(rt.ctx.deps, channel);
 
   const unfinished = await rt.attempts.unfinishedAttempt(post.id, 'publish');
   if (unfinished) {
@@ -71,7 +71,7 @@ export async function publishOne(rt: WorkerRuntime, { post, attemptCount }: Clai
   const lease = rt.keepLease((until) => rt.repo.renewLease(post.id, workerId, until));
   try {
     published = await network.publish({
-      channel: ref, text: post.text, imageUrls: post.imageUrls, videoUrls: post.videoUrls, channelOptions: post.channelOptions, attemptKey: idempotencyKey,
+      channel: ref, postKey: postKeyOf(post), text: post.text, imageUrls: post.imageUrls, videoUrls: post.videoUrls, channelOptions: post.channelOptions, attemptKey: idempotencyKey,
     });
   } catch (error) {
     await failedAttempt(rt, post, network, ref, { number, idempotencyKey, startedAt }, error);

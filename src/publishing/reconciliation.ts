@@ -8,7 +8,7 @@
 import type { PostRecord } from '../db/repositories/posts.js';
 import type { ConnectorChannel, NetworkConnector, PublishedPost } from '../domain/networks/connector.js';
 import { publishedChanges } from './published.js';
-import { networkChannel, type WorkerRuntime } from './runtime.js';
+import { networkChannel, postKeyOf, type WorkerRuntime } from './runtime.js';
 
 export interface Attempt {
   number: number;
@@ -22,7 +22,7 @@ export async function reconcile(rt: WorkerRuntime, post: PostRecord, network: Ne
   let found: PublishedPost | undefined;
   let lookup = '';
   try {
-    found = await network.findPublished({ channel: ref, attemptKey: idempotencyKey, text: post.text, attemptedAt: attempt.startedAt });
+    found = await network.findPublished({ channel: ref, postKey: postKeyOf(post), attemptKey: idempotencyKey, text: post.text, attemptedAt: attempt.startedAt });
   } catch (error) {
     lookup = ` Asking the network failed too: ${rt.classified(error, 'looking up an attempt').message}.`;
   }
@@ -44,7 +44,7 @@ export async function reconcileUnconfirmed(rt: WorkerRuntime): Promise<void> {
     const attempt = await rt.attempts.lastUnknownAttempt(post.id);
     const target = await rt.connectorFor(post.channelId);
     if (!attempt || 'missing' in target) continue;
-    const found = await target.network.findPublished({ channel: networkChannel(target.channel), attemptKey: attempt.idempotencyKey, text: post.text, attemptedAt: attempt.startedAt });
+    const found = await target.network.findPublished({ channel: networkChannel(rt.ctx.deps, target.channel), postKey: postKeyOf(post), attemptKey: attempt.idempotencyKey, text: post.text, attemptedAt: attempt.startedAt });
     if (found) {
       await rt.repo.confirmPublished(post.id, publishedChanges(post, target.network, found, rt.now()), {
         idempotencyKey: attempt.idempotencyKey, outcome: 'reconciled', detail: 'found on the network by its idempotency key on a later sync', at: rt.now(),

@@ -11,7 +11,8 @@ import crypto from 'node:crypto';
 import os from 'node:os';
 import type { ChannelRecord } from '../db/repositories/channels.js';
 import type { DomainDeps } from '../domain/deps.js';
-import { NetworkError, type ConnectorChannel, type NetworkConnector } from '../domain/networks/connector.js';
+import { channelVault } from '../domain/networks/credential-vault.js';
+import { NetworkError, type ConnectorChannel, type PostKey, type NetworkConnector } from '../domain/networks/connector.js';
 import type { Logger } from '../logger.js';
 import type { MediaChecker } from './media-check.js';
 import type { NetworkRegistry } from './networks/registry.js';
@@ -54,8 +55,12 @@ export function newWorkerId(): string {
   return `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
 }
 
-export function networkChannel(channel: ChannelRecord): ConnectorChannel {
-  return { accountId: channel.accountId, id: channel.id, network: channel.network, handle: channel.handle };
+export function postKeyOf(post: { id: string; createdAt: number | null }): PostKey {
+  return { id: post.id, createdAt: post.createdAt ?? 0 };
+}
+
+export function networkChannel(deps: DomainDeps, channel: ChannelRecord): ConnectorChannel {
+  return { accountId: channel.accountId, id: channel.id, network: channel.network, handle: channel.handle, vault: channelVault(deps, channel.id) };
 }
 
 export class WorkerRuntime {

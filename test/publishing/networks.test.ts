@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { safeMediaChecker } from '../../src/publishing/media-check.js';
+import { channelVault } from '../../src/domain/networks/credential-vault.js';
 import { SandboxNetwork } from '../../src/publishing/networks/sandbox.js';
 import { NETWORK_CAPABILITIES } from '../../src/domain/networks/capabilities.js';
 import * as provisioning_ from '../../src/domain/provisioning.js';
@@ -140,9 +141,9 @@ describe('publishing: network rules', () => {
 
     it('pages through recent posts newest first, and finds an attempt by its key', async () => {
       const sandbox = new SandboxNetwork(t.deps.repos.sandbox, t.url);
-      const channel = { accountId: a.accountId, id: a.channelIds[0], network: 'sandbox', handle: '@chan0' };
+      const channel = { accountId: a.accountId, id: a.channelIds[0], network: 'sandbox', handle: '@chan0', vault: channelVault(t.deps, a.channelIds[0]) };
       for (const text of ['one', 'two', 'three']) {
-        await sandbox.publish({ channel, text, imageUrls: [], videoUrls: [], channelOptions: null, attemptKey: `key-${text}` });
+        await sandbox.publish({ channel, postKey: { id: text, createdAt: 0 }, text, imageUrls: [], videoUrls: [], channelOptions: null, attemptKey: `key-${text}` });
       }
       const first = await sandbox.recentPosts(channel, { cursor: null, limit: 2 });
       assert.deepEqual(first.posts.map((p) => [p.text, p.attemptKey]), [['three', 'key-three'], ['two', 'key-two']]);
@@ -150,9 +151,9 @@ describe('publishing: network rules', () => {
       const second = await sandbox.recentPosts(channel, { cursor: first.nextCursor, limit: 2 });
       assert.deepEqual(second.posts.map((p) => p.text), ['one']);
       assert.equal(second.nextCursor, null);
-      const found = await sandbox.findPublished({ channel, attemptKey: 'key-two', text: 'two', attemptedAt: 0 });
+      const found = await sandbox.findPublished({ channel, postKey: { id: 'two', createdAt: 0 }, attemptKey: 'key-two', text: 'two', attemptedAt: 0 });
       assert.equal(found?.networkPostId, first.posts[1].networkPostId);
-      assert.equal(await sandbox.findPublished({ channel, attemptKey: 'key-none', text: 'two', attemptedAt: 0 }), undefined);
+      assert.equal(await sandbox.findPublished({ channel, postKey: { id: 'two', createdAt: 0 }, attemptKey: 'key-none', text: 'two', attemptedAt: 0 }), undefined);
     });
   });
 

@@ -4,6 +4,7 @@ import { ApiKeysRepository } from './api-keys.js';
 import { CalendarsRepository } from './calendars.js';
 import { ChannelsRepository } from './channels.js';
 import { CollectionsRepository } from './collections.js';
+import { ConnectFlowsRepository } from './connect-flows.js';
 import { IdempotencyRepository } from './idempotency.js';
 import { InstanceSecretsRepository } from './instance-secrets.js';
 import { LabelsRepository } from './labels.js';
@@ -24,6 +25,7 @@ export interface Repositories {
   accounts: AccountsRepository;
   apiKeys: ApiKeysRepository;
   channels: ChannelsRepository;
+  connectFlows: ConnectFlowsRepository;
   idempotency: IdempotencyRepository;
   instanceSecrets: InstanceSecretsRepository;
   oauth: OAuthRepository;
@@ -54,6 +56,7 @@ export function createRepositories(db: Db): Repositories {
     accounts: new AccountsRepository(db),
     apiKeys: new ApiKeysRepository(db),
     channels: new ChannelsRepository(db),
+    connectFlows: new ConnectFlowsRepository(db),
     idempotency: new IdempotencyRepository(db),
     instanceSecrets: new InstanceSecretsRepository(db),
     oauth: new OAuthRepository(db),

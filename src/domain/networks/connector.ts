@@ -11,8 +11,34 @@ import type { NetworkCapabilities } from './capabilities.js';
  *   matching the text on the account's posts made after the attempt started; undefined means not found, never a guess;
  * - page through the account's recent posts with their metrics (live-post sync), newest first;
  * - throw only NetworkError, classified once (see NetworkFailureKind), with the network's own message;
- * - never log or return a channel's credentials: the domain never sees a raw token.
+ * - keep credentials only in the channel's vault (ChannelVault): read them from it for each call, refresh them
+ *   through it (so two workers never both spend a rotating refresh token), never log or return them;
+ * - reach the network only through Herald's outbound layer, naming the network's real URLs (the operator's
+ *   NETWORK_ORIGIN_OVERRIDES rewrite them, for tests and private deployments).
  */
+
+/** The credentials of one channel, opened, with the version a refresh must name to replace them. */
+export interface OpenedCredentials {
+  credentials: Record<string, unknown>;
+  version: number;
+  /** When the access credential expires (epoch ms), if the network said. */
+  expiresAt: number | null;
+}
+
+export interface RenewedCredentials {
+  credentials: Record<string, unknown>;
+  expiresAt: number | null;
+}
+
+/**
+ * A channel's credentials, sealed at rest. refresh() runs `renew` at most once per version across every
+ * worker and instance: the others wait for its result. A renew that throws reconnect_needed marks the
+ * channel needs_reconnect with the network's reason; any other failure leaves it as it was.
+ */
+export interface ChannelVault {
+  read(): Promise<OpenedCredentials>;
+  refresh(seenVersion: number, renew: (current: Record<string, unknown>) => Promise<RenewedCredentials>): Promise<OpenedCredentials>;
+}
 
 /** The channel a call is for, in the domain's terms. */
 export interface ConnectorChannel {
@@ -20,10 +46,61 @@ export interface ConnectorChannel {
   id: string;
   network: string;
   handle: string;
+  vault: ChannelVault;
+}
+
+/** A field a person supplies to connect (an identifier, an app password, a Mastodon instance). */
+export interface ConnectField {
+  name: string;
+  required: boolean;
+  /** Never echoed, never logged. */
+  secret: boolean;
+  description: string;
+}
+
+/** How a network connects: by credentials Herald signs in with, or by the network's OAuth consent. */
+export interface ConnectionMethod {
+  kind: 'credentials' | 'oauth';
+  fields: readonly ConnectField[];
+}
+
+/** A network account a connection reached, with the credentials to keep in its channel's vault. */
+export interface ConnectedAccount {
+  /** The network's stable id of the account: connecting it again updates the same channel. */
+  networkAccountId: string;
+  handle: string;
+  displayName: string | null;
+  avatarUrl: string | null;
+  credentials: Record<string, unknown>;
+  expiresAt: number | null;
+  /** A text limit above the network's default that this account or instance allows. */
+  textLimit: number | null;
+}
+
+/** The client registrations Herald keeps per network origin (a Mastodon instance), sealed at rest. */
+export interface AppRegistrations {
+  get(origin: string, redirectUri: string): Promise<Record<string, string> | undefined>;
+  save(origin: string, redirectUri: string, app: Record<string, string>): Promise<void>;
+}
+
+export interface AuthorizationStart {
+  authorizationUrl: string;
+  /** What the callback needs again (the instance), kept sealed with the flow's state. */
+  keep: Record<string, string>;
+}
+
+/**
+ * The same for every attempt at one post: a network that lets Herald name the record (Bluesky's rkey) names it
+ * by this, so no retry, however the last attempt ended, can make a second post.
+ */
+export interface PostKey {
+  id: string;
+  createdAt: number;
 }
 
 export interface PublishRequest {
   channel: ConnectorChannel;
+  postKey: PostKey;
   text: string;
   imageUrls: readonly string[];
   videoUrls: readonly string[];
@@ -51,6 +128,7 @@ export interface CommentRequest {
 /** What Herald knows about an attempt whose outcome is unknown, for networks that keep no idempotency key. */
 export interface AttemptLookup {
   channel: ConnectorChannel;
+  postKey: PostKey;
   attemptKey: string;
   text: string;
   /** When the attempt started: the post, if made, is no older. */
@@ -101,9 +179,17 @@ export interface NetworkConnector {
   /** The post this attempt made, if the network has it. */
   findPublished(lookup: AttemptLookup): Promise<PublishedPost | undefined>;
   recentPosts(channel: ConnectorChannel, page: { cursor: string | null; limit: number }): Promise<RecentPostsPage>;
-  /** Completes a connection from the network's authorization answer, storing the credentials encrypted. */
-  connect?(channel: ConnectorChannel, authorization: Record<string, string>): Promise<void>;
-  /** Gets a fresh access token with the stored refresh credential; throws reconnect_needed when it cannot. */
+  /** How a person connects an account; absent for channels an operator adds (the sandbox). */
+  readonly connection?: ConnectionMethod;
+  /** Whether this instance has what the network needs (an OAuth network's app credentials). */
+  configured?(): boolean;
+  /** Credential networks: signs in with the person's fields. Wrong credentials are a permanent NetworkError. */
+  signIn?(fields: Record<string, string>): Promise<ConnectedAccount>;
+  /** OAuth networks: where to send the person, for this state and PKCE challenge. */
+  startAuthorization?(input: { fields: Record<string, string>; redirectUri: string; state: string; codeChallenge: string; apps: AppRegistrations }): Promise<AuthorizationStart>;
+  /** OAuth networks: exchanges the code the network sent back for the accounts it grants. */
+  finishAuthorization?(input: { code: string; redirectUri: string; codeVerifier: string; keep: Record<string, string>; apps: AppRegistrations }): Promise<ConnectedAccount[]>;
+  /** Gets a fresh access token through the channel's vault; throws reconnect_needed when it cannot. */
   refresh?(channel: ConnectorChannel): Promise<void>;
   /** Revokes the channel's credentials at the network, where it offers that. */
   revoke?(channel: ConnectorChannel): Promise<void>;

@@ -1,0 +1,134 @@
+/**
+ * How connectors reach the networks: one outbound layer for every call.
+ *
+ * Rules kept here:
+ * - every call goes through the domain's outbound fetcher (src/net/safe-fetch.ts): a host a person named (a
+ *   Mastodon instance, a Bluesky PDS) is checked against private addresses like any user URL; timeouts and
+ *   size caps apply to every call;
+ * - connectors name the networks' real URLs; NETWORK_ORIGIN_OVERRIDES rewrites an origin to another (a local
+ *   fake in tests, a proxy in a private deployment), and the operator's override targets may be loopback;
+ * - nothing of a request (headers, bodies, tokens) is logged here or put in an error message;
+ * - a refusal or a failure to reach the network is a NetworkError: a blocked address is permanent (the
+ *   person must name another host); a timeout or a broken connection after a write is an unknown outcome,
+ *   before anything could have been done (a read) a retry later.
+ */
+import { NetworkError } from '../../domain/networks/connector.js';
+import { OutboundRequestError, type OutboundFetcher } from '../../domain/outbound.js';
+
+export interface NetworkHttpOptions {
+  fetcher: OutboundFetcher;
+  /** Real origin -> replacement origin (NETWORK_ORIGIN_OVERRIDES). */
+  overrides: Record<string, string>;
+  /** Hosts a person may name even on non-public addresses (OUTBOUND_ALLOW_HOSTS). */
+  allowHosts: readonly string[];
+  timeoutMs: number;
+  maxBytes: number;
+}
+
+export interface NetworkRequest {
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+  headers?: Record<string, string>;
+  /** Sent as JSON with its content type. */
+  json?: unknown;
+  /** Sent as application/x-www-form-urlencoded. */
+  form?: Record<string, string>;
+  /** Raw bytes with their own content type in headers. */
+  body?: Buffer;
+}
+
+export interface NetworkAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+  /** The body parsed as JSON, or undefined when it is not JSON. */
+  json: any;
+  header(name: string): string | undefined;
+}
+
+export class NetworkHttp {
+  private readonly overrideHosts: string[];
+
+  constructor(private readonly options: NetworkHttpOptions) {
+    this.overrideHosts = Object.values(options.overrides).map((origin) => new URL(origin).hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase());
+  }
+
+  /** The URL actually called for a real one. */
+  rewrite(url: string): string {
+    const parsed = new URL(url);
+    const replacement = this.options.overrides[parsed.origin];
+    return replacement ? replacement + url.slice(parsed.origin.length) : url;
+  }
+
+  /** The real origin for an answer that came back from a replacement (URLs a fake puts in its answers). */
+  async request(url: string, request: NetworkRequest = {}): Promise<NetworkAnswer> {
+    const method = request.method ?? 'GET';
+    const headers: Record<string, string> = { 'user-agent': 'Herald', accept: 'application/json', ...request.headers };
+    let body: Buffer | string | undefined = request.body;
+    if (request.json !== undefined) {
+      body = JSON.stringify(request.json);
+      headers['content-type'] = 'application/json';
+    } else if (request.form !== undefined) {
+      body = new URLSearchParams(request.form).toString();
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+    }
+    const target = this.rewrite(url);
+    let answer;
+    try {
+      answer = await this.options.fetcher.fetch(target, {
+        method, headers, body,
+        allowHosts: [...this.options.allowHosts, ...this.overrideHosts],
+        maxBytes: this.options.maxBytes,
+        timeoutMs: this.options.timeoutMs,
+        maxRedirects: 3,
+      });
+    } catch (error) {
+      throw failure(error, new URL(url).host, method);
+    }
+    let parsed: unknown;
+    try {
+      parsed = answer.body.length > 0 ? JSON.parse(answer.body.toString('utf8')) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return {
+      status: answer.status,
+      headers: answer.headers,
+      body: answer.body,
+      json: parsed,
+      header: (name) => {
+        const value = answer.headers[name.toLowerCase()];
+        return Array.isArray(value) ? value[0] : value;
+      },
+    };
+  }
+}
+
+function failure(error: unknown, host: string, method: string): NetworkError {
+  if (error instanceof OutboundRequestError) {
+    if (error.reason === 'blocked_address' || error.reason === 'invalid_url') return new NetworkError('permanent', error.message);
+    if (error.reason === 'too_large') return new NetworkError('permanent', `${host} answered with more than Herald reads`);
+    const words = error.reason === 'timeout' ? 'did not answer in time' : 'could not be reached';
+    return method === 'GET' ? new NetworkError('retry_later', `${host} ${words}`) : new NetworkError('unknown_outcome', `${host} ${words}`);
+  }
+  return new NetworkError(method === 'GET' ? 'retry_later' : 'unknown_outcome', `${host} could not be reached`);
+}
+
+/** When a network said to come back: a Retry-After (seconds or a date), or a reset header (epoch seconds or ISO). */
+export function retryAtFrom(answer: NetworkAnswer, now: number): number | undefined {
+  const retryAfter = answer.header('retry-after');
+  if (retryAfter) {
+    const seconds = Number(retryAfter);
+    if (Number.isFinite(seconds)) return now + seconds * 1000;
+    const at = Date.parse(retryAfter);
+    if (!Number.isNaN(at)) return at;
+  }
+  for (const name of ['ratelimit-reset', 'x-ratelimit-reset']) {
+    const value = answer.header(name);
+    if (!value) continue;
+    const number = Number(value);
+    if (Number.isFinite(number)) return number > 1e9 ? number * 1000 : now + number * 1000;
+    const at = Date.parse(value);
+    if (!Number.isNaN(at)) return at;
+  }
+  return undefined;
+}
