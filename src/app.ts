@@ -14,6 +14,7 @@ import { oauthRouter } from './oauth/router.js';
 import { calendarRouter } from './web/calendar-routes.js';
 import { mediaRouter } from './web/media-routes.js';
 import { sandboxRouter } from './web/sandbox-page.js';
+import { connectCallbackRouter } from './web/connect-callback.js';
 
 export interface AppOptions {
   config: Config;
@@ -54,6 +55,7 @@ export function createApp(options: AppOptions): express.Express {
   app.use(calendarRouter(deps));
 
   app.use(sandboxRouter(deps.repos.sandbox));
+  app.use(connectCallbackRouter(deps, log));
 
   // Mount new surfaces above this line: anything unmatched gets the JSON error shape, not Express's HTML page.
   app.use((_req, _res, next) => {

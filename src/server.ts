@@ -17,7 +17,7 @@ import { SecretBox } from './domain/secret-box.js';
 import { safeFetcher } from './net/safe-fetch.js';
 import { createAiProvider } from './domain/ai/providers.js';
 import { systemTimers } from './domain/timers.js';
-import { createWorker } from './publishing/engine.js';
+import { createNetworks, createWorker } from './publishing/engine.js';
 import type { PublishingWorker } from './publishing/worker.js';
 
 const HOUSEKEEPING_INTERVAL_MS = 10 * 60_000;
@@ -42,7 +42,7 @@ export async function openDomain(config: Config, warn: (message: string) => void
   try {
     await migrate(db);
     const repos = createRepositories(db);
-    const deps: DomainDeps = {
+    const base = {
       repos,
       config,
       now: () => Date.now(),
@@ -53,6 +53,7 @@ export async function openDomain(config: Config, warn: (message: string) => void
       mediaStorage: await createMediaStorage({ dataDir: config.dataDir, s3: config.media.s3 }),
       ai: createAiProvider(config.ai),
     };
+    const deps: DomainDeps = { ...base, networks: createNetworks(base) };
     return { db, deps };
   } catch (error) {
     // An open pool would keep a CLI that failed to start (a key that opens nothing) running.

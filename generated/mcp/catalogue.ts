@@ -4331,6 +4331,44 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "items": {
                 "$ref": "#/$defs/Slot"
               }
+            },
+            "status": {
+              "type": "string",
+              "enum": [
+                "active",
+                "needs_reconnect",
+                "disconnected"
+              ],
+              "description": "needs_reconnect: the network no longer accepts the stored credentials; reconnect with POST /channels/{channelId}/reconnect. Posts due meanwhile fail at once, saying so."
+            },
+            "statusReason": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why the channel needs reconnecting or was disconnected, in the network's words where it gave some."
+            },
+            "displayName": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "The network account's display name."
+            },
+            "avatarUrl": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "The network account's avatar."
+            },
+            "connectedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time",
+              "description": "When the channel was last connected to its network; null for channels an operator added."
             }
           }
         },
@@ -4446,6 +4484,44 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "items": {
                 "$ref": "#/$defs/Slot"
               }
+            },
+            "status": {
+              "type": "string",
+              "enum": [
+                "active",
+                "needs_reconnect",
+                "disconnected"
+              ],
+              "description": "needs_reconnect: the network no longer accepts the stored credentials; reconnect with POST /channels/{channelId}/reconnect. Posts due meanwhile fail at once, saying so."
+            },
+            "statusReason": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why the channel needs reconnecting or was disconnected, in the network's words where it gave some."
+            },
+            "displayName": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "The network account's display name."
+            },
+            "avatarUrl": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "The network account's avatar."
+            },
+            "connectedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time",
+              "description": "When the channel was last connected to its network; null for channels an operator added."
             }
           }
         },
@@ -4580,6 +4656,44 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "items": {
                 "$ref": "#/$defs/Slot"
               }
+            },
+            "status": {
+              "type": "string",
+              "enum": [
+                "active",
+                "needs_reconnect",
+                "disconnected"
+              ],
+              "description": "needs_reconnect: the network no longer accepts the stored credentials; reconnect with POST /channels/{channelId}/reconnect. Posts due meanwhile fail at once, saying so."
+            },
+            "statusReason": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why the channel needs reconnecting or was disconnected, in the network's words where it gave some."
+            },
+            "displayName": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "The network account's display name."
+            },
+            "avatarUrl": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "The network account's avatar."
+            },
+            "connectedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time",
+              "description": "When the channel was last connected to its network; null for channels an operator added."
             }
           }
         },

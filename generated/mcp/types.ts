@@ -30,6 +30,22 @@ export interface components {
             createdAt: string;
             /** @description Weekly queue slots, wall-clock in `timezone`. */
             schedule?: components["schemas"]["Slot"][];
+            /**
+             * @description needs_reconnect: the network no longer accepts the stored credentials; reconnect with POST /channels/{channelId}/reconnect. Posts due meanwhile fail at once, saying so.
+             * @enum {string}
+             */
+            status?: "active" | "needs_reconnect" | "disconnected";
+            /** @description Why the channel needs reconnecting or was disconnected, in the network's words where it gave some. */
+            statusReason?: string | null;
+            /** @description The network account's display name. */
+            displayName?: string | null;
+            /** @description The network account's avatar. */
+            avatarUrl?: string | null;
+            /**
+             * Format: date-time
+             * @description When the channel was last connected to its network; null for channels an operator added.
+             */
+            connectedAt?: string | null;
         };
         /** @description Per-network options (collaborators, video settings, reel settings). Ignored on create; applied on update. */
         ChannelOptions: {

@@ -42,6 +42,14 @@ export interface RestHandlers<Context> {
   listChannels(request: RestRequest<'listChannels'>, context: Context): Promise<RestResponse<'listChannels'>>;
   /** GET /workspaces - The account's workspaces. */
   listWorkspaces(request: RestRequest<'listWorkspaces'>, context: Context): Promise<RestResponse<'listWorkspaces'>>;
+  /** GET /networks - The networks Herald knows, whether this instance can connect them, how, and what each takes. */
+  listNetworks(request: RestRequest<'listNetworks'>, context: Context): Promise<RestResponse<'listNetworks'>>;
+  /** POST /channels/connect - Connect a network account as a channel (or update the channel it already is). */
+  connectChannel(request: RestRequest<'connectChannel'>, context: Context): Promise<RestResponse<'connectChannel'>>;
+  /** DELETE /channels/{channelId} - Disconnect a channel. */
+  disconnectChannel(request: RestRequest<'disconnectChannel'>, context: Context): Promise<RestResponse<'disconnectChannel'>>;
+  /** POST /channels/{channelId}/reconnect - Connect a channel again (after `needs_reconnect`), keeping its id, posts and history. */
+  reconnectChannel(request: RestRequest<'reconnectChannel'>, context: Context): Promise<RestResponse<'reconnectChannel'>>;
   /** GET /posts - List posts, newest first. */
   listPosts(request: RestRequest<'listPosts'>, context: Context): Promise<RestResponse<'listPosts'>>;
   /** POST /posts - Create a post on one or more channels. */
@@ -101,6 +109,10 @@ export const restRoutes: readonly RestRoute[] = [
   { operationId: 'createPostLegacy', method: 'post', path: '/post', expressPath: '/post', rateLimit: 'write', idempotent: true },
   { operationId: 'listChannels', method: 'get', path: '/channels', expressPath: '/channels', rateLimit: 'read', idempotent: false },
   { operationId: 'listWorkspaces', method: 'get', path: '/workspaces', expressPath: '/workspaces', rateLimit: 'read', idempotent: false },
+  { operationId: 'listNetworks', method: 'get', path: '/networks', expressPath: '/networks', rateLimit: 'read', idempotent: false },
+  { operationId: 'connectChannel', method: 'post', path: '/channels/connect', expressPath: '/channels/connect', rateLimit: 'write', idempotent: false },
+  { operationId: 'disconnectChannel', method: 'delete', path: '/channels/{channelId}', expressPath: '/channels/:channelId', rateLimit: 'write', idempotent: false },
+  { operationId: 'reconnectChannel', method: 'post', path: '/channels/{channelId}/reconnect', expressPath: '/channels/:channelId/reconnect', rateLimit: 'write', idempotent: false },
   { operationId: 'listPosts', method: 'get', path: '/posts', expressPath: '/posts', rateLimit: 'read', idempotent: false },
   { operationId: 'createPosts', method: 'post', path: '/posts', expressPath: '/posts', rateLimit: 'write', idempotent: true },
   { operationId: 'listScheduledPosts', method: 'get', path: '/posts/scheduled', expressPath: '/posts/scheduled', rateLimit: 'read', idempotent: false },
@@ -147,6 +159,14 @@ export function dispatchRest<Context>(handlers: RestHandlers<Context>, operation
       return handlers.listChannels(request as RestRequest<'listChannels'>, context);
     case 'listWorkspaces':
       return handlers.listWorkspaces(request as RestRequest<'listWorkspaces'>, context);
+    case 'listNetworks':
+      return handlers.listNetworks(request as RestRequest<'listNetworks'>, context);
+    case 'connectChannel':
+      return handlers.connectChannel(request as RestRequest<'connectChannel'>, context);
+    case 'disconnectChannel':
+      return handlers.disconnectChannel(request as RestRequest<'disconnectChannel'>, context);
+    case 'reconnectChannel':
+      return handlers.reconnectChannel(request as RestRequest<'reconnectChannel'>, context);
     case 'listPosts':
       return handlers.listPosts(request as RestRequest<'listPosts'>, context);
     case 'createPosts':

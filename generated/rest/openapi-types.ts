@@ -71,6 +71,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/networks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The networks Herald knows, whether this instance can connect them, how, and what each takes.
+         * @description `configured` is false for an OAuth network whose app credentials the operator has not set, and for a network Herald has no connector for yet. `connection.fields` names what `POST /channels/connect` needs. `capabilities` is Herald's one table of each network's limits (text and how it is counted, media, first comments).
+         */
+        get: operations["listNetworks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/channels/connect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Connect a network account as a channel (or update the channel it already is).
+         * @description Credential networks (Bluesky: `identifier`, `appPassword`, optional `service`) are signed in at once: 201 with the channel. OAuth networks (Mastodon: `instance`) answer 200 with `authorizationUrl`: open it; the network sends the person back to `{BASE_URL}/connect/{network}/callback`, which creates the channel. The link is valid for 15 minutes, once. Connecting the same network account again keeps its channel id. Needs `manage_team`.
+         */
+        post: operations["connectChannel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/channels/{channelId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channelId: components["parameters"]["ChannelId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Disconnect a channel.
+         * @description Revokes Herald's access at the network where the network offers that (`revokedAtNetwork`; if the network could not be told, `revokeError` says why and the person should remove Herald there), erases the stored credentials, and keeps the channel's scheduled and failed posts as drafts (`draftedPostIds`). The channel stays listed with status `disconnected`; connecting the same account again brings it back. Needs `manage_team`.
+         */
+        delete: operations["disconnectChannel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/channels/{channelId}/reconnect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channelId: components["parameters"]["ChannelId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Connect a channel again (after `needs_reconnect`), keeping its id, posts and history.
+         * @description The same flow as `POST /channels/connect`, for the channel's own network account. Needs `manage_team`.
+         */
+        post: operations["reconnectChannel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/posts": {
         parameters: {
             query?: never;
@@ -693,6 +777,54 @@ export interface components {
             createdAt: string;
             /** @description Weekly queue slots, wall-clock in `timezone`. */
             schedule?: components["schemas"]["Slot"][];
+            /**
+             * @description needs_reconnect: the network no longer accepts the stored credentials; reconnect with POST /channels/{channelId}/reconnect. Posts due meanwhile fail at once, saying so.
+             * @enum {string}
+             */
+            status?: "active" | "needs_reconnect" | "disconnected";
+            /** @description Why the channel needs reconnecting or was disconnected, in the network's words where it gave some. */
+            statusReason?: string | null;
+            /** @description The network account's display name. */
+            displayName?: string | null;
+            /** @description The network account's avatar. */
+            avatarUrl?: string | null;
+            /**
+             * Format: date-time
+             * @description When the channel was last connected to its network; null for channels an operator added.
+             */
+            connectedAt?: string | null;
+        };
+        Network: {
+            name: string;
+            displayName: string;
+            /** @description Whether this instance can connect the network now. */
+            configured: boolean;
+            /** @description How a person connects an account; null where channels cannot be connected (the sandbox, networks without a connector yet). */
+            connection: {
+                /** @enum {string} */
+                kind: "credentials" | "oauth";
+                fields: {
+                    name: string;
+                    required: boolean;
+                    /** @description Never echoed or logged. */
+                    secret: boolean;
+                    description: string;
+                }[];
+            } | null;
+            /** @description The network's row of Herald's capabilities table: text (limit, counting: code_points, graphemes or x_weighted), media (kinds with counts, sizes, durations), firstComment (comment, reply or none), channelOptions. */
+            capabilities: {
+                [key: string]: unknown;
+            };
+        };
+        AuthorizationNeeded: {
+            /**
+             * Format: uri
+             * @description Open this to grant Herald access; the network sends the person back to Herald's callback. Valid 15 minutes, once.
+             */
+            authorizationUrl: string;
+        };
+        ConnectedChannels: {
+            data: components["schemas"]["Channel"][];
         };
         Workspace: {
             id: string;
@@ -797,6 +929,15 @@ export interface components {
         };
         /** @description The token lacks a scope this action needs (`insufficient_scope`). */
         Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The network could not be reached or asked Herald to wait; try again in a moment. */
+        NetworkUnavailable: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1034,6 +1175,237 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listNetworks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Networks. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "name": "bluesky",
+                     *           "displayName": "Bluesky",
+                     *           "configured": true,
+                     *           "connection": {
+                     *             "kind": "credentials",
+                     *             "fields": [
+                     *               {
+                     *                 "name": "identifier",
+                     *                 "required": true,
+                     *                 "secret": false,
+                     *                 "description": "The handle or DID of the account"
+                     *               },
+                     *               {
+                     *                 "name": "appPassword",
+                     *                 "required": true,
+                     *                 "secret": true,
+                     *                 "description": "An app password"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "capabilities": {
+                     *             "name": "bluesky",
+                     *             "text": {
+                     *               "limit": 300,
+                     *               "counting": "graphemes",
+                     *               "maxBytes": 3000
+                     *             },
+                     *             "firstComment": "reply"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Network"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    connectChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "network": "bluesky",
+                 *       "identifier": "alice.bsky.social",
+                 *       "appPassword": "abcd-efgh-ijkl-mnop"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description A network from GET /networks, e.g. bluesky, mastodon. */
+                    network: string;
+                    /** @description The channel's workspace; the account's first when left out. */
+                    workspaceId?: string;
+                } & {
+                    [key: string]: string;
+                };
+            };
+        };
+        responses: {
+            /** @description An OAuth network: open `authorizationUrl` to grant access. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "authorizationUrl": "https://mastodon.social/oauth/authorize?response_type=code&client_id=abc&state=xyz"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthorizationNeeded"];
+                };
+            };
+            /** @description Connected. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectedChannels"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["NetworkUnavailable"];
+        };
+    };
+    disconnectChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channelId: components["parameters"]["ChannelId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Disconnected. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "channel": {
+                     *           "id": "01hx0000000000000000000010",
+                     *           "workspaceId": "01hx0000000000000000000002",
+                     *           "network": "bluesky",
+                     *           "handle": "alice.bsky.social",
+                     *           "name": "Alice",
+                     *           "timezone": "UTC",
+                     *           "queuePaused": false,
+                     *           "createdAt": "2026-11-01T09:00:00.000Z",
+                     *           "status": "disconnected",
+                     *           "statusReason": "disconnected by a person",
+                     *           "displayName": "Alice",
+                     *           "avatarUrl": null,
+                     *           "connectedAt": "2026-11-01T09:00:00.000Z"
+                     *         },
+                     *         "revokedAtNetwork": true,
+                     *         "revokeError": null,
+                     *         "draftedPostIds": [
+                     *           "01hx0000000000000000000100"
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            channel: components["schemas"]["Channel"];
+                            revokedAtNetwork: boolean;
+                            revokeError: string | null;
+                            draftedPostIds: string[];
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    reconnectChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channelId: components["parameters"]["ChannelId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "appPassword": "abcd-efgh-ijkl-mnop"
+                 *     }
+                 */
+                "application/json": {
+                    [key: string]: string;
+                };
+            };
+        };
+        responses: {
+            /** @description An OAuth network: open `authorizationUrl` to grant access again. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "authorizationUrl": "https://mastodon.social/oauth/authorize?response_type=code&client_id=abc&state=xyz"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthorizationNeeded"];
+                };
+            };
+            /** @description Reconnected. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectedChannels"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["NetworkUnavailable"];
         };
     };
     listPosts: {

@@ -6,6 +6,7 @@ import type { AiProvider } from './ai/ai-provider.js';
 import type { InstanceSecrets } from './instance-secrets.js';
 import type { SecretBox } from './secret-box.js';
 import type { Timers } from './timers.js';
+import type { NetworkDirectory } from './networks/channel-connections.js';
 
 /** What every domain use case may touch: storage, configuration, the clock and its timers, and instance secrets. */
 export interface DomainDeps {
@@ -21,4 +22,6 @@ export interface DomainDeps {
   /** Reaches URLs a person supplied, through the SSRF guard. */
   fetcher: OutboundFetcher;
   ai: AiProvider;
+  /** The network connectors of this instance (connect flows; the worker publishes through the same ones). */
+  networks: NetworkDirectory;
 }

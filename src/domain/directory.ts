@@ -10,7 +10,7 @@ export type ChannelView = components['schemas']['Channel'];
 export type WorkspaceView = components['schemas']['Workspace'];
 
 /** What the caller may see of its account: profile, workspaces and channels. */
-function toChannelView(channel: ChannelRecord): ChannelView {
+export function toChannelView(channel: ChannelRecord): ChannelView {
   return {
     id: channel.id,
     workspaceId: channel.workspaceId,
@@ -21,6 +21,11 @@ function toChannelView(channel: ChannelRecord): ChannelView {
     queuePaused: channel.queuePaused,
     createdAt: toWireTime(channel.createdAt),
     schedule: channel.slots ?? [],
+    status: channel.status ?? 'active',
+    statusReason: channel.statusReason ?? null,
+    displayName: channel.displayName ?? null,
+    avatarUrl: channel.avatarUrl ?? null,
+    connectedAt: toWireTime(channel.connectedAt ?? null),
   };
 }
 

@@ -6,11 +6,24 @@ import type { Logger } from '../logger.js';
 import { safeMediaChecker, type MediaChecker } from './media-check.js';
 import { NetworkRegistry } from './networks/registry.js';
 import { SandboxNetwork } from './networks/sandbox.js';
+import { BlueskyNetwork } from './networks/bluesky.js';
+import { NetworkHttp, type NetworkHttpOptions } from './networks/network-http.js';
 import { PublishingWorker, type WorkerOptions } from './worker.js';
 
-/** The networks of this build: the sandbox (the embedded default); real connectors register here. */
-function defaultNetworks(deps: DomainDeps): NetworkRegistry {
-  return new NetworkRegistry().register('sandbox', new SandboxNetwork(deps.repos.sandbox, deps.config.baseUrl, undefined, () => deps.now()));
+/** The networks of this build: the sandbox (the embedded default) and the real networks' connectors. */
+export function createNetworks(deps: Omit<DomainDeps, 'networks'>): NetworkRegistry {
+  const outbound: NetworkHttpOptions = {
+    fetcher: deps.fetcher,
+    overrides: deps.config.networkOriginOverrides,
+    allowHosts: deps.config.outboundAllowHosts,
+    timeoutMs: deps.config.networks.timeoutMs,
+    maxBytes: deps.config.networks.maxResponseBytes,
+  };
+  const http = new NetworkHttp(outbound);
+  const now = () => deps.now();
+  return new NetworkRegistry()
+    .register('sandbox', new SandboxNetwork(deps.repos.sandbox, deps.config.baseUrl, undefined, now))
+    .register('bluesky', new BlueskyNetwork(http, outbound, now));
 }
 
 export function createWorker(
@@ -22,7 +35,7 @@ export function createWorker(
     {
       deps,
       logger,
-      networks: overrides.networks ?? defaultNetworks(deps),
+      networks: overrides.networks ?? (deps.networks as NetworkRegistry),
       checkMedia: overrides.checkMedia ?? safeMediaChecker(deps.config.outboundAllowHosts),
     },
     {

@@ -28,6 +28,11 @@ export async function publishOne(rt: WorkerRuntime, { post, attemptCount }: Clai
   }
   const { channel, network } = target;
   const ref = networkChannel(rt.ctx.deps, channel);
+  if (channel.status === 'needs_reconnect' || channel.status === 'disconnected') {
+    const why = channel.status === 'disconnected' ? 'was disconnected' : `needs reconnecting (${channel.statusReason ?? 'the network refused its credentials'})`;
+    await rt.repo.finish(post.id, workerId, 'failed', `Cannot publish: the channel ${why}; reconnect the channel, then reschedule the post.`, rt.now());
+    return;
+  }
 
   const unfinished = await rt.attempts.unfinishedAttempt(post.id, 'publish');
   if (unfinished) {
@@ -43,6 +48,11 @@ export async function publishOne(rt: WorkerRuntime, { post, attemptCount }: Clai
 
   const number = attemptCount + 1;
   const idempotencyKey = `${post.id}:${number}`;
+  if (channel.rateLimitedUntil && channel.rateLimitedUntil > rt.now()) {
+    // The network asked Herald to wait for this channel: calling now would only spend its budget.
+    await rt.repo.rescheduleUnattempted(post.id, workerId, channel.rateLimitedUntil, `Waiting for ${network.capabilities.displayName}'s rate limit to reset.`, rt.now());
+    return;
+  }
   try {
     for (const url of [...post.imageUrls, ...post.videoUrls]) {
       const check = await rt.ctx.checkMedia(url);
@@ -88,6 +98,7 @@ async function failedAttempt(rt: WorkerRuntime, post: PostRecord, network: Netwo
   const classified = rt.classified(error, 'publishing a post');
   switch (classified.kind) {
     case 'retry_later':
+      if (classified.retryAt) await rt.ctx.deps.repos.channels.setRateLimitedUntil(post.channelId, classified.retryAt);
       await backOff(rt, post, number, classified, idempotencyKey);
       return;
     case 'permanent': {
@@ -114,6 +125,7 @@ async function failedAttempt(rt: WorkerRuntime, post: PostRecord, network: Netwo
 async function reconnectNeeded(rt: WorkerRuntime, post: PostRecord, network: NetworkConnector, idempotencyKey: string, error: NetworkError): Promise<void> {
   const now = rt.now();
   const message = `The channel's connection to ${network.capabilities.displayName} has expired; reconnect it, then reschedule the post. (${error.message})`;
+  await rt.ctx.deps.repos.channels.setStatus(post.channelId, 'needs_reconnect', error.message);
   await rt.repo.finish(post.id, rt.options.workerId, 'failed', message, now, { idempotencyKey, outcome: 'permanent', detail: error.message, at: now });
 }
 

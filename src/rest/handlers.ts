@@ -13,6 +13,14 @@ import { applyLabels, bulkLabel, createLabel, listLabels, removeLabels } from '.
 import { getPostHistory } from '../domain/posts/post-history.js';
 import { clearQueue, getSchedule, pauseQueue, reorderQueue, resumeQueue, setSchedule } from '../domain/queue/queue.js';
 import { listCollections, recyclePost } from '../domain/recycling/recycling.js';
+import { connectChannel, disconnectChannel, listNetworks, reconnectChannel, type ConnectAnswer } from '../domain/networks/channel-connections.js';
+
+/** A credential network answers 201 with the channel; an OAuth one 200 with where to grant access. */
+function connected(answer: ConnectAnswer) {
+  return answer.kind === 'connected'
+    ? { status: 201 as const, body: { data: answer.channels } }
+    : { status: 200 as const, body: { authorizationUrl: answer.authorizationUrl } };
+}
 
 export interface RestContext {
   principal: Principal;
@@ -24,6 +32,13 @@ export function restHandlers(deps: DomainDeps): RestHandlers<RestContext> {
     getProfile: async (_req, { principal }) => ({ status: 200, body: await getProfile(deps, principal) }),
     createPostLegacy: async (req, { principal }) => ({ status: 201, body: { data: await createPosts(deps, principal, req.body, 'api') } }),
     listChannels: async (_req, { principal }) => ({ status: 200, body: { data: await listChannels(deps, principal) } }),
+    listNetworks: async () => ({ status: 200, body: { data: listNetworks(deps) } }),
+    connectChannel: async (req, { principal }) => {
+      const { network, workspaceId, ...fields } = req.body;
+      return connected(await connectChannel(deps, principal, { network, workspaceId, fields }));
+    },
+    reconnectChannel: async (req, { principal }) => connected(await reconnectChannel(deps, principal, req.params.channelId, req.body ?? {})),
+    disconnectChannel: async (req, { principal }) => ({ status: 200, body: { data: await disconnectChannel(deps, principal, req.params.channelId) } }),
     listWorkspaces: async (_req, { principal }) => ({ status: 200, body: { data: await listWorkspaces(deps, principal) } }),
     createPosts: async (req, { principal }) => ({ status: 201, body: { data: await createPosts(deps, principal, req.body, 'api') } }),
     listPosts: async (req, { principal }) => ({ status: 200, body: await listPosts(deps, principal, req.query) }),

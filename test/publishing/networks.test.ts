@@ -13,13 +13,15 @@ import { provisioning } from './provisioning.js';
 import { testWorker } from './support.js';
 
 describe('publishing: network rules', () => {
-  it('makes first comments only on the networks SPEC lists (X as a reply), with a media URL only on LinkedIn and Facebook', () => {
+  it('makes first comments on the networks SPEC lists (X as a reply) and as replies on Bluesky and Mastodon, with a media URL only on LinkedIn and Facebook', () => {
     const withComments = Object.values(NETWORK_CAPABILITIES).filter((c) => c.firstComment !== 'none' && c.name !== 'sandbox').map((c) => c.name).sort();
-    assert.deepEqual(withComments, ['facebook', 'instagram', 'linkedin', 'tiktok', 'x', 'youtube']);
+    assert.deepEqual(withComments, ['bluesky', 'facebook', 'instagram', 'linkedin', 'mastodon', 'tiktok', 'x', 'youtube']);
+    assert.equal(NETWORK_CAPABILITIES.bluesky.firstComment, 'reply');
+    assert.equal(NETWORK_CAPABILITIES.mastodon.firstComment, 'reply');
     assert.equal(NETWORK_CAPABILITIES.x.firstComment, 'reply');
     const withMedia = Object.values(NETWORK_CAPABILITIES).filter((c) => c.commentMediaUrl && c.name !== 'sandbox').map((c) => c.name).sort();
     assert.deepEqual(withMedia, ['facebook', 'linkedin']);
-    for (const name of ['threads', 'bluesky', 'mastodon', 'pinterest']) assert.equal(NETWORK_CAPABILITIES[name].firstComment, 'none', name);
+    for (const name of ['threads', 'pinterest']) assert.equal(NETWORK_CAPABILITIES[name].firstComment, 'none', name);
   });
 
   describe('over REST', () => {

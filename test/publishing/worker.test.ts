@@ -350,23 +350,23 @@ describe('publishing worker', () => {
   it('makes first comments after their delay, as their own step, only where the network takes them', async () => {
     const clock = pinClock(t, new Date().toISOString());
     const store = t.deps.repos.sandbox;
-    // The sandbox standing in for Bluesky: first comments do not apply there.
+    // The sandbox standing in for Threads: first comments do not apply there.
     const networks = new NetworkRegistry()
       .register('sandbox', new SandboxNetwork(store, t.url, NETWORK_CAPABILITIES.sandbox, () => clock.now()))
-      .register('bluesky', new SandboxNetwork(store, t.url, NETWORK_CAPABILITIES.bluesky, () => clock.now()));
+      .register('threads', new SandboxNetwork(store, t.url, NETWORK_CAPABILITIES.threads, () => clock.now()));
     const { provisioning } = await import('./provisioning.js');
-    const bluesky = await provisioning(t, a, 'bluesky');
+    const threads = await provisioning(t, a, 'threads');
     const res = await t.api('POST', '/v1/rest/posts', {
       token: a.apiKey,
-      body: { channelIds: [a.channelIds[0], bluesky], text: 'With a comment', firstComment: { text: 'First!', delayMinutes: 5, mediaUrl: 'https://cdn.example/x.png' } },
+      body: { channelIds: [a.channelIds[0], threads], text: 'With a comment', firstComment: { text: 'First!', delayMinutes: 5, mediaUrl: 'https://cdn.example/x.png' } },
     });
     assert.equal(res.status, 201, JSON.stringify(res.body));
-    const [onSandbox, onBluesky] = res.body.data;
+    const [onSandbox, onThreads] = res.body.data;
     const worker = testWorker(t, {}, networks);
     await worker.tick();
     const published = await get(onSandbox.id);
     assert.equal(published.status, 'published');
-    assert.equal((await get(onBluesky.id)).status, 'published');
+    assert.equal((await get(onThreads.id)).status, 'published');
     const networkId = published.permalinkUrl.split('/').pop();
     assert.deepEqual(await store.replies(a.channelIds[0], networkId), []);
     clock.advance(4 * 60_000);
@@ -377,7 +377,7 @@ describe('publishing worker', () => {
     const replies = await store.replies(a.channelIds[0], networkId);
     assert.deepEqual(replies.map((r) => [r.text, r.media]), [['First!', ['https://cdn.example/x.png']]]);
     assert.equal((await t.deps.repos.commentSteps.commentStep(onSandbox.id))?.status, 'done');
-    assert.equal(await t.deps.repos.commentSteps.commentStep(onBluesky.id), undefined, 'no comment step on Bluesky');
+    assert.equal(await t.deps.repos.commentSteps.commentStep(onThreads.id), undefined, 'no comment step on Threads');
     await worker.tick();
     assert.equal((await store.replies(a.channelIds[0], networkId)).length, 1);
     assert.equal(await store.countOnChannel(a.channelIds[0]), 1, 'the post itself was never re-published');

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 /**
  * Channels connected to real networks: the connection's state, the network account it is (so connecting the
- * same account again updates it), its credentials sealed under the master key with a version for
+ * same account again updates it), its credentials (the column 001 reserved) sealed under the master key with a version for
  * compare-and-swap refreshes, and the short-lived records of a connect flow in progress. Mastodon
  * registers Herald once per instance; that registration is kept for the next account there.
  */
@@ -14,7 +14,6 @@ export async function up(db: Knex): Promise<void> {
     t.text('avatar_url');
     t.bigInteger('connected_at');
     t.string('network_account_id', 300);
-    t.text('credentials');
     t.integer('credentials_version').notNullable().defaultTo(0);
     t.bigInteger('credentials_expire_at');
     t.string('refresh_claimed_by', 100);
@@ -53,7 +52,7 @@ export async function down(db: Knex): Promise<void> {
   await db.schema.alterTable('channels', (t) => {
     t.dropIndex(['account_id', 'network', 'network_account_id']);
     for (const column of [
-      'status', 'status_reason', 'display_name', 'avatar_url', 'connected_at', 'network_account_id', 'credentials', 'credentials_version',
+      'status', 'status_reason', 'display_name', 'avatar_url', 'connected_at', 'network_account_id', 'credentials_version',
       'credentials_expire_at', 'refresh_claimed_by', 'refresh_claimed_until', 'rate_limited_until', 'text_limit',
     ]) t.dropColumn(column);
   });

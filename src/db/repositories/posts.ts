@@ -155,6 +155,14 @@ export class PostsRepository {
     return n > 0;
   }
 
+  /** Turns a channel's posts that were waiting to go out (scheduled or failed) into drafts; answers their ids. */
+  async draftWaitingOnChannel(accountId: string, channelId: string, now: number): Promise<string[]> {
+    const waiting = this.db('posts').where({ account_id: accountId, channel_id: channelId, is_live: false }).whereIn('status', ['scheduled', 'failed']);
+    const ids = (await waiting.clone().orderBy('id').select('id')).map((row) => row.id as string);
+    if (ids.length > 0) await this.db('posts').whereIn('id', ids).update({ status: 'draft', updated_at: now });
+    return ids;
+  }
+
   async delete(accountId: string, id: string): Promise<boolean> {
     const n = await this.db('posts').where({ account_id: accountId, id, is_live: false }).delete();
     return n > 0;

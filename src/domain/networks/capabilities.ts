@@ -112,26 +112,36 @@ const NETWORKS: readonly NetworkCapabilities[] = [
   },
   {
     // [AT lexicons], bsky rate-limits and post-richtext docs: 300 graphemes and 3,000 bytes; 4 images <= 2 MB
-    // (was 1 MB) or 1 video <= 300 MB. SPEC lists no first comments on Bluesky.
+    // (was 1 MB). Video (<= 300 MB, through the video service) is not offered until Herald's connector uploads it.
+    // A first comment is a reply to the post.
     name: 'bluesky',
     displayName: 'Bluesky',
     text: { limit: 300, counting: 'graphemes', maxBytes: 3000 },
-    media: { kinds: { image: { maxCount: 4, maxBytes: 2 * MB }, video: { maxCount: 1, maxBytes: 300 * MB } }, maxItems: 4, mixKinds: false, required: false },
-    firstComment: 'none',
+    media: { kinds: { image: { maxCount: 4, maxBytes: 2 * MB } }, maxItems: 4, mixKinds: false, required: false },
+    firstComment: 'reply',
     commentMediaUrl: false,
-    channelOptions: [],
+    channelOptions: [
+      { name: 'altText', type: 'string[]', required: false, description: 'the images\' descriptions for people who cannot see them, in the order of the images' },
+      { name: 'langs', type: 'string[]', required: false, description: 'the languages of the post (BCP 47, e.g. en, de)' },
+    ],
   },
   {
     // [MD methods/statuses.md, methods/media.md, api/rate-limits.md]: the instance's
     // configuration.statuses.max_characters (default 500) and max_media_attachments (4). Mastodon counts a link as
-    // 23; Herald counts its code points, which is stricter for long links only.
+    // 23; Herald counts its code points, which is stricter for long links only. A first comment is a reply.
     name: 'mastodon',
     displayName: 'Mastodon',
     text: { limit: 500, counting: 'code_points', raisedBy: 'instance' },
     media: { kinds: { image: { maxCount: 4 }, video: { maxCount: 1 } }, maxItems: 4, mixKinds: false, required: false },
-    firstComment: 'none',
+    firstComment: 'reply',
     commentMediaUrl: false,
-    channelOptions: [],
+    channelOptions: [
+      { name: 'visibility', type: { oneOf: ['public', 'unlisted', 'private', 'direct'] }, required: false, description: 'who sees the post (public when left out)' },
+      { name: 'spoilerText', type: 'string', required: false, maxLength: 500, description: 'a content warning shown before the post' },
+      { name: 'sensitive', type: 'boolean', required: false, description: 'hides the media behind a warning' },
+      { name: 'language', type: 'string', required: false, maxLength: 16, description: 'the language of the post (ISO 639, e.g. en)' },
+      { name: 'altText', type: 'string[]', required: false, description: 'the media descriptions, in the order of the media' },
+    ],
   },
   {
     // [PZ/linkedin]: 3,000 characters; images under 36,152,320 pixels; video MP4 3 s-30 min, <= 500 MB (unsure).

@@ -59,7 +59,7 @@ export class NetworkHttp {
     return replacement ? replacement + url.slice(parsed.origin.length) : url;
   }
 
-  /** The real origin for an answer that came back from a replacement (URLs a fake puts in its answers). */
+  /** Calls a network; any HTTP status is returned, not thrown. */
   async request(url: string, request: NetworkRequest = {}): Promise<NetworkAnswer> {
     const method = request.method ?? 'GET';
     const headers: Record<string, string> = { 'user-agent': 'Herald', accept: 'application/json', ...request.headers };
@@ -100,6 +100,22 @@ export class NetworkHttp {
         return Array.isArray(value) ? value[0] : value;
       },
     };
+  }
+}
+
+/** Fetches a post's media file (a user URL or Herald's own media) under the user-URL rules, for upload. */
+export async function downloadMedia(options: NetworkHttpOptions, url: string, maxBytes: number): Promise<{ bytes: Buffer; contentType: string }> {
+  try {
+    const answer = await options.fetcher.fetch(url, { allowHosts: options.allowHosts, maxBytes, timeoutMs: options.timeoutMs });
+    if (answer.status < 200 || answer.status >= 300) throw new NetworkError('retry_later', `the media file ${url} answered HTTP ${answer.status}`);
+    const type = answer.headers['content-type'];
+    return { bytes: answer.body, contentType: String(Array.isArray(type) ? type[0] : type ?? 'application/octet-stream').split(';')[0].trim() };
+  } catch (error) {
+    if (error instanceof NetworkError) throw error;
+    if (error instanceof OutboundRequestError && (error.reason === 'too_large' || error.reason === 'blocked_address' || error.reason === 'invalid_url')) {
+      throw new NetworkError('permanent', error.message);
+    }
+    throw new NetworkError('retry_later', `the media file ${url} could not be fetched`);
   }
 }
 
