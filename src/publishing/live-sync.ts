@@ -14,7 +14,8 @@ import { networkChannel, type WorkerRuntime } from './runtime.js';
 
 export async function syncChannel(rt: WorkerRuntime, channel: ChannelRecord): Promise<void> {
   const network = rt.ctx.networks.get(channel.network);
-  if (!network) return;
+  // A channel that needs reconnecting has no credentials the network takes: nothing to read until it is.
+  if (!network || (channel.status !== undefined && channel.status !== 'active')) return;
   const { posts: recent } = await network.recentPosts(networkChannel(rt.ctx.deps, channel), { cursor: null, limit: rt.options.syncDepth });
   const known = new Map((await rt.livePosts.ownByNetworkIds(channel.id, recent.map((p) => p.networkPostId))).map((p) => [p.networkPostId, p]));
   const ours = await rt.attempts.knownAttemptKeys(recent.flatMap((p) => (p.attemptKey ? [p.attemptKey] : [])));
