@@ -7,6 +7,7 @@ import { safeMediaChecker, type MediaChecker } from './media-check.js';
 import { NetworkRegistry } from './networks/registry.js';
 import { SandboxNetwork } from './networks/sandbox.js';
 import { BlueskyNetwork } from './networks/bluesky.js';
+import { MastodonNetwork } from './networks/mastodon.js';
 import { NetworkHttp, type NetworkHttpOptions } from './networks/network-http.js';
 import { PublishingWorker, type WorkerOptions } from './worker.js';
 
@@ -23,7 +24,8 @@ export function createNetworks(deps: Omit<DomainDeps, 'networks'>): NetworkRegis
   const now = () => deps.now();
   return new NetworkRegistry()
     .register('sandbox', new SandboxNetwork(deps.repos.sandbox, deps.config.baseUrl, undefined, now))
-    .register('bluesky', new BlueskyNetwork(http, outbound, now));
+    .register('bluesky', new BlueskyNetwork(http, outbound, now))
+    .register('mastodon', new MastodonNetwork(http, outbound, now));
 }
 
 export function createWorker(

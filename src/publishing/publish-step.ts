@@ -40,7 +40,7 @@ export async function publishOne(rt: WorkerRuntime, { post, attemptCount }: Clai
     return;
   }
 
-  const issues = validatePost(network.capabilities, post, { requireOptions: true });
+  const issues = validatePost(network.capabilities, post, { requireOptions: true, textLimit: channel.textLimit ?? undefined });
   if (issues.length > 0) {
     await rt.repo.finish(post.id, workerId, 'failed', issues.map((i) => i.message).join(' '), rt.now());
     return;

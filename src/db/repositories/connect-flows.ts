@@ -26,10 +26,11 @@ export class ConnectFlowsRepository {
     });
   }
 
-  /** Takes a flow by its state once: the row is deleted as it is read, so a replayed state finds nothing. */
+  /** Takes a flow by its state once: whoever deletes the row has it, so a replayed state finds nothing. */
   async take(stateHash: string): Promise<ConnectFlowRecord | undefined> {
-    const [row] = await this.db('connect_flows').where({ state_hash: stateHash }).delete().returning('*');
-    return row && {
+    const row = await this.db('connect_flows').where({ state_hash: stateHash }).first();
+    if (!row || (await this.db('connect_flows').where({ state_hash: stateHash }).delete()) === 0) return undefined;
+    return {
       stateHash: row.state_hash, accountId: row.account_id, userId: row.user_id, workspaceId: row.workspace_id, network: row.network,
       channelId: row.channel_id ?? null, sealed: row.sealed ?? null, createdAt: Number(row.created_at), expiresAt: Number(row.expires_at),
     };

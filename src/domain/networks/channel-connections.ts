@@ -24,7 +24,7 @@ import { NotFoundError, ServiceUnavailableError, ValidationError } from '../erro
 import { newId } from '../ids.js';
 import { requireScope, type Principal } from '../principal.js';
 import { capabilitiesOf, NETWORK_CAPABILITIES } from './capabilities.js';
-import { NetworkError, type AppRegistrations, type ConnectedAccount, type NetworkConnector } from './connector.js';
+import { NetworkError, type AppRegistrations, type ConnectedAccount, type ConnectorChannel, type NetworkConnector } from './connector.js';
 import { channelVault, sealCredentials } from './credential-vault.js';
 
 export const CONNECT_FLOW_MS = 15 * 60_000;
@@ -85,7 +85,12 @@ export async function connectChannel(
 export async function reconnectChannel(deps: DomainDeps, principal: Principal, channelId: string, fields: Record<string, unknown>): Promise<ConnectAnswer> {
   const channel = await deps.repos.channels.get(principal.accountId, channelId);
   if (!channel) throw new NotFoundError(`No channel ${channelId} in this account; list channel ids with GET /channels.`);
-  return connectChannel(deps, principal, { network: channel.network, fields }, channel);
+  const connector = deps.networks.get(channel.network);
+  let known: Record<string, string> = {};
+  if (connector?.fieldsFor && (await deps.repos.channels.credentials(channel.id))?.sealed) {
+    known = await connector.fieldsFor(connectorChannel(deps, channel));
+  }
+  return connectChannel(deps, principal, { network: channel.network, fields: { ...known, ...fields } }, channel);
 }
 
 export interface CallbackOutcome {
@@ -138,7 +143,7 @@ export async function disconnectChannel(deps: DomainDeps, principal: Principal, 
   const stored = await deps.repos.channels.credentials(channel.id);
   if (connector?.revoke && stored?.sealed) {
     try {
-      await connector.revoke({ accountId: channel.accountId, id: channel.id, network: channel.network, handle: channel.handle, vault: channelVault(deps, channel.id) });
+      await connector.revoke(connectorChannel(deps, channel));
       revokedAtNetwork = true;
     } catch (error) {
       revokeError = error instanceof NetworkError ? error.message : 'the network could not be reached';
@@ -184,6 +189,10 @@ async function saveAccount(
   });
   const saved = await deps.repos.channels.get(where.accountId, id);
   return toChannelView(saved!);
+}
+
+function connectorChannel(deps: DomainDeps, channel: ChannelRecord): ConnectorChannel {
+  return { accountId: channel.accountId, id: channel.id, network: channel.network, handle: channel.handle, vault: channelVault(deps, channel.id) };
 }
 
 function connectable(deps: DomainDeps, network: string): NetworkConnector {

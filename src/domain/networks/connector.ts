@@ -189,6 +189,8 @@ export interface NetworkConnector {
   startAuthorization?(input: { fields: Record<string, string>; redirectUri: string; state: string; codeChallenge: string; apps: AppRegistrations }): Promise<AuthorizationStart>;
   /** OAuth networks: exchanges the code the network sent back for the accounts it grants. */
   finishAuthorization?(input: { code: string; redirectUri: string; codeVerifier: string; keep: Record<string, string>; apps: AppRegistrations }): Promise<ConnectedAccount[]>;
+  /** What a reconnect may take from the channel's current connection (the instance, the identifier), so a person gives only what changed. */
+  fieldsFor?(channel: ConnectorChannel): Promise<Record<string, string>>;
   /** Gets a fresh access token through the channel's vault; throws reconnect_needed when it cannot. */
   refresh?(channel: ConnectorChannel): Promise<void>;
   /** Revokes the channel's credentials at the network, where it offers that. */

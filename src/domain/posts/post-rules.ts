@@ -114,7 +114,7 @@ export function notFound(id: string): NotFoundError {
  * sets channelOptions (create ignores them, so their required fields are asked for on update and at publishing).
  */
 export function requireNetworkLimits(
-  channels: readonly Pick<ChannelRecord, 'id' | 'network'>[],
+  channels: readonly Pick<ChannelRecord, 'id' | 'network' | 'textLimit'>[],
   post: PostForFit,
   options: { requireOptions?: boolean } = {},
 ): void {
@@ -125,7 +125,7 @@ export function requireNetworkLimits(
       details.push({ path: 'channelIds', message: `Channel ${channel.id}: ${unknownNetworkMessage(channel.network)} Remove the channel from channelIds.` });
       continue;
     }
-    for (const issue of validatePost(capabilities, post, options)) details.push({ path: issue.path, message: `Channel ${channel.id}: ${issue.message}` });
+    for (const issue of validatePost(capabilities, post, { ...options, textLimit: channel.textLimit ?? undefined })) details.push({ path: issue.path, message: `Channel ${channel.id}: ${issue.message}` });
   }
   if (details.length > 0) throw new ValidationError(`The post does not fit its network: ${details[0].message}`, details);
 }

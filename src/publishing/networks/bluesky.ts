@@ -88,6 +88,11 @@ export class BlueskyNetwork implements NetworkConnector {
     };
   }
 
+  async fieldsFor(channel: ConnectorChannel): Promise<Record<string, string>> {
+    const session = (await channel.vault.read()).credentials as unknown as BlueskyCredentials;
+    return { identifier: session.did, service: session.service };
+  }
+
   async refresh(channel: ConnectorChannel): Promise<void> {
     await this.refreshed(channel, (await channel.vault.read()).version);
   }

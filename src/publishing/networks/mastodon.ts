@@ -1,0 +1,249 @@
+import crypto from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
+import {
+  NetworkError,
+  type AppRegistrations, type AttemptLookup, type AuthorizationStart, type CommentRequest, type ConnectedAccount, type ConnectionMethod,
+  type ConnectorChannel, type NetworkConnector, type NetworkPost, type PublishRequest, type PublishedPost, type RecentPostsPage,
+} from '../../domain/networks/connector.js';
+import { downloadMedia, retryAtFrom, type NetworkAnswer, type NetworkHttp, type NetworkHttpOptions } from './network-http.js';
+
+/**
+ * Mastodon, one instance per channel ([MD] methods/apps.md, oauth.md, statuses.md, media.md, instance.md,
+ * api/rate-limits.md; NETWORKS.md).
+ *
+ * Rules kept here:
+ * - Herald registers itself once per instance (POST /api/v1/apps) and keeps that registration for the next
+ *   account there; consent is OAuth with PKCE S256; Mastodon tokens do not expire, so there is no refresh:
+ *   a 401 means the person revoked Herald and must reconnect;
+ * - the text limit is the instance's own (`configuration.statuses.max_characters`), stored on the channel;
+ * - media are uploaded with their descriptions (channelOptions.altText) and waited for while the instance
+ *   processes them (202, then 206 from GET /api/v1/media/:id) before the status is posted;
+ * - a status is posted with an Idempotency-Key the same for every attempt at one post, so a retry within the
+ *   hour the instance keeps the key answers the first status instead of making a second; an attempt whose
+ *   outcome is unknown is looked up among the account's statuses made since, by its text;
+ * - a first comment is a reply (in_reply_to_id) with its own stable key;
+ * - 429 waits until X-RateLimit-Reset (an ISO time); 5xx retries later; 422 is permanent with Mastodon's
+ *   message ("Validation failed: ...").
+ */
+const SCOPES = 'read:accounts read:statuses write:statuses write:media';
+const MEDIA_POLL_MS = 1_000;
+const MEDIA_WAIT_POLLS = 60;
+
+interface MastodonCredentials {
+  origin: string;
+  accessToken: string;
+  clientId: string;
+  clientSecret: string;
+  accountId: string;
+}
+
+export class MastodonNetwork implements NetworkConnector {
+  readonly capabilities = NETWORK_CAPABILITIES.mastodon;
+  readonly connection: ConnectionMethod = {
+    kind: 'oauth',
+    fields: [{ name: 'instance', required: true, secret: false, description: 'The Mastodon server the account is on, e.g. https://mastodon.social' }],
+  };
+
+  constructor(
+    private readonly http: NetworkHttp,
+    private readonly media: NetworkHttpOptions,
+    private readonly now: () => number,
+  ) {}
+
+  configured(): boolean {
+    return true;
+  }
+
+  async startAuthorization(input: { fields: Record<string, string>; redirectUri: string; state: string; codeChallenge: string; apps: AppRegistrations }): Promise<AuthorizationStart> {
+    const origin = instanceOrigin(input.fields.instance);
+    const app = await this.registration(origin, input.redirectUri, input.apps);
+    const query = new URLSearchParams({
+      response_type: 'code', client_id: app.clientId, redirect_uri: input.redirectUri, scope: SCOPES, state: input.state,
+      code_challenge: input.codeChallenge, code_challenge_method: 'S256',
+    });
+    return { authorizationUrl: `${origin}/oauth/authorize?${query}`, keep: { origin } };
+  }
+
+  async finishAuthorization(input: { code: string; redirectUri: string; codeVerifier: string; keep: Record<string, string>; apps: AppRegistrations }): Promise<ConnectedAccount[]> {
+    const origin = input.keep.origin;
+    const app = await this.registration(origin, input.redirectUri, input.apps);
+    const token = await this.http.request(`${origin}/oauth/token`, {
+      method: 'POST',
+      form: {
+        grant_type: 'authorization_code', code: input.code, client_id: app.clientId, client_secret: app.clientSecret,
+        redirect_uri: input.redirectUri, code_verifier: input.codeVerifier, scope: SCOPES,
+      },
+    });
+    if (token.status !== 200 || typeof token.json?.access_token !== 'string') {
+      throw new NetworkError('permanent', `Mastodon did not grant a token (${token.json?.error_description ?? token.json?.error ?? `HTTP ${token.status}`})`);
+    }
+    const accessToken: string = token.json.access_token;
+    const me = await this.http.request(`${origin}/api/v1/accounts/verify_credentials`, { headers: { authorization: `Bearer ${accessToken}` } });
+    if (me.status !== 200) throw classify(me, this.now());
+    const instance = await this.http.request(`${origin}/api/v2/instance`);
+    const maxCharacters = Number(instance.json?.configuration?.statuses?.max_characters);
+    const host = new URL(origin).host;
+    return [{
+      networkAccountId: `${me.json.id}@${host}`,
+      handle: `@${me.json.username}@${host}`,
+      displayName: me.json.display_name || null,
+      avatarUrl: typeof me.json.avatar === 'string' ? me.json.avatar : null,
+      credentials: { origin, accessToken, clientId: app.clientId, clientSecret: app.clientSecret, accountId: String(me.json.id) },
+      expiresAt: null,
+      textLimit: Number.isInteger(maxCharacters) && maxCharacters > 0 ? maxCharacters : null,
+    }];
+  }
+
+  async fieldsFor(channel: ConnectorChannel): Promise<Record<string, string>> {
+    return { instance: (await this.credentials(channel)).origin };
+  }
+
+  async revoke(channel: ConnectorChannel): Promise<void> {
+    const c = await this.credentials(channel);
+    const answer = await this.http.request(`${c.origin}/oauth/revoke`, { method: 'POST', form: { client_id: c.clientId, client_secret: c.clientSecret, token: c.accessToken } });
+    if (answer.status !== 200) throw classify(answer, this.now());
+  }
+
+  async publish(request: PublishRequest): Promise<PublishedPost> {
+    const c = await this.credentials(request.channel);
+    const options = request.channelOptions ?? {};
+    const altTexts = Array.isArray(options.altText) ? options.altText : [];
+    const mediaIds: string[] = [];
+    for (const [index, url] of [...request.imageUrls, ...request.videoUrls].entries()) {
+      mediaIds.push(await this.upload(c, url, typeof altTexts[index] === 'string' ? altTexts[index] : undefined));
+    }
+    const status = await this.postStatus(c, `herald-${request.postKey.id}`, {
+      status: request.text,
+      ...(mediaIds.length > 0 ? { media_ids: mediaIds } : {}),
+      ...(typeof options.visibility === 'string' ? { visibility: options.visibility } : {}),
+      ...(typeof options.spoilerText === 'string' ? { spoiler_text: options.spoilerText } : {}),
+      ...(typeof options.sensitive === 'boolean' ? { sensitive: options.sensitive } : {}),
+      ...(typeof options.language === 'string' ? { language: options.language } : {}),
+    });
+    return published(status, this.now());
+  }
+
+  async comment(request: CommentRequest): Promise<{ networkCommentId: string }> {
+    const c = await this.credentials(request.channel);
+    const status = await this.postStatus(c, `herald-${request.attemptKey}`, { status: request.text, in_reply_to_id: request.networkPostId });
+    return { networkCommentId: String(status.id) };
+  }
+
+  async findPublished(lookup: AttemptLookup): Promise<PublishedPost | undefined> {
+    const c = await this.credentials(lookup.channel);
+    const answer = await this.http.request(`${c.origin}/api/v1/accounts/${encodeURIComponent(c.accountId)}/statuses?limit=40&exclude_reblogs=true`, { headers: bearer(c) });
+    if (answer.status !== 200) throw classify(answer, this.now());
+    const match = (answer.json as any[]).find((s) => Date.parse(s.created_at) >= lookup.attemptedAt - 60_000 && plainText(s.content) === lookup.text.trim());
+    return match ? published(match, this.now()) : undefined;
+  }
+
+  async recentPosts(channel: ConnectorChannel, page: { cursor: string | null; limit: number }): Promise<RecentPostsPage> {
+    const c = await this.credentials(channel);
+    const limit = Math.min(40, Math.max(1, page.limit));
+    const query = new URLSearchParams({ limit: String(limit), exclude_replies: 'true', exclude_reblogs: 'true', ...(page.cursor ? { max_id: page.cursor } : {}) });
+    const answer = await this.http.request(`${c.origin}/api/v1/accounts/${encodeURIComponent(c.accountId)}/statuses?${query}`, { headers: bearer(c) });
+    if (answer.status !== 200) throw classify(answer, this.now());
+    const statuses = answer.json as any[];
+    const posts: NetworkPost[] = statuses.map((s) => ({
+      ...published(s, this.now()),
+      attemptKey: null,
+      text: plainText(s.content),
+      imageUrls: (s.media_attachments ?? []).filter((m: any) => m.type === 'image').map((m: any) => m.url),
+      metrics: { likes: s.favourites_count ?? 0, reblogs: s.reblogs_count ?? 0, replies: s.replies_count ?? 0 },
+    }));
+    return { posts, nextCursor: statuses.length === limit ? String(statuses[statuses.length - 1].id) : null };
+  }
+
+  private async registration(origin: string, redirectUri: string, apps: AppRegistrations): Promise<{ clientId: string; clientSecret: string }> {
+    const known = await apps.get(origin, redirectUri);
+    if (known) return { clientId: known.clientId, clientSecret: known.clientSecret };
+    const answer = await this.http.request(`${origin}/api/v1/apps`, {
+      method: 'POST', form: { client_name: 'Herald', redirect_uris: redirectUri, scopes: SCOPES },
+    });
+    if (answer.status !== 200 || typeof answer.json?.client_id !== 'string') {
+      if (answer.status >= 500 || answer.status === 429) throw classify(answer, this.now());
+      throw new NetworkError('permanent', `${new URL(origin).host} did not register Herald (HTTP ${answer.status}); is it a Mastodon server?`);
+    }
+    const app = { clientId: answer.json.client_id as string, clientSecret: answer.json.client_secret as string };
+    await apps.save(origin, redirectUri, app);
+    // Two connects racing may both register; the one saved first is the one every later connect uses.
+    const kept = await apps.get(origin, redirectUri);
+    return kept ? { clientId: kept.clientId, clientSecret: kept.clientSecret } : app;
+  }
+
+  private async credentials(channel: ConnectorChannel): Promise<MastodonCredentials> {
+    return (await channel.vault.read()).credentials as unknown as MastodonCredentials;
+  }
+
+  private async postStatus(c: MastodonCredentials, idempotencyKey: string, body: Record<string, unknown>): Promise<any> {
+    const answer = await this.http.request(`${c.origin}/api/v1/statuses`, { method: 'POST', headers: { ...bearer(c), 'idempotency-key': idempotencyKey }, json: body });
+    if (answer.status !== 200) throw classify(answer, this.now());
+    return answer.json;
+  }
+
+  /** Uploads one file with its description and waits until the instance has processed it. */
+  private async upload(c: MastodonCredentials, url: string, description: string | undefined): Promise<string> {
+    const file = await downloadMedia(this.media, url, this.media.maxBytes);
+    const boundary = `herald-${crypto.randomBytes(12).toString('hex')}`;
+    const parts: Buffer[] = [];
+    const name = new URL(url).pathname.split('/').pop() || 'media';
+    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name.replace(/["\r\n]/g, '')}"\r\nContent-Type: ${file.contentType}\r\n\r\n`));
+    parts.push(file.bytes);
+    if (description) parts.push(Buffer.from(`\r\n--${boundary}\r\nContent-Disposition: form-data; name="description"\r\n\r\n${description}`));
+    parts.push(Buffer.from(`\r\n--${boundary}--\r\n`));
+    const answer = await this.http.request(`${c.origin}/api/v2/media`, {
+      method: 'POST', headers: { ...bearer(c), 'content-type': `multipart/form-data; boundary=${boundary}` }, body: Buffer.concat(parts),
+    });
+    if (answer.status !== 200 && answer.status !== 202) throw classify(answer, this.now());
+    const id = String(answer.json.id);
+    if (answer.status === 200 && answer.json.url) return id;
+    for (let poll = 0; poll < MEDIA_WAIT_POLLS; poll++) {
+      const state = await this.http.request(`${c.origin}/api/v1/media/${encodeURIComponent(id)}`, { headers: bearer(c) });
+      if (state.status === 200) return id;
+      if (state.status !== 206) throw classify(state, this.now());
+      await delay(MEDIA_POLL_MS);
+    }
+    throw new NetworkError('retry_later', `${new URL(c.origin).host} was still processing an upload after ${(MEDIA_POLL_MS * MEDIA_WAIT_POLLS) / 1000} s`);
+  }
+}
+
+function published(status: any, now: number): PublishedPost {
+  const at = Date.parse(status.created_at);
+  return { networkPostId: String(status.id), permalinkUrl: String(status.url ?? status.uri), publishedAt: Number.isNaN(at) ? now : at };
+}
+
+function classify(answer: NetworkAnswer, now: number): NetworkError {
+  const said = typeof answer.json?.error === 'string' ? answer.json.error : `HTTP ${answer.status}`;
+  const words = `Mastodon answered HTTP ${answer.status}: ${said}`;
+  if (answer.status === 429) return new NetworkError('retry_later', words, retryAtFrom(answer, now));
+  if (answer.status >= 500) return new NetworkError('retry_later', words, retryAtFrom(answer, now));
+  if (answer.status === 401) return new NetworkError('reconnect_needed', words);
+  return new NetworkError('permanent', words);
+}
+
+function instanceOrigin(raw: string): string {
+  try {
+    const url = new URL(raw.includes('://') ? raw : `https://${raw}`);
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error();
+    return url.origin;
+  } catch {
+    throw new NetworkError('permanent', `"${raw}" is not a Mastodon server address; give it as https://mastodon.social`);
+  }
+}
+
+function bearer(c: MastodonCredentials): Record<string, string> {
+  return { authorization: `Bearer ${c.accessToken}` };
+}
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", apos: "'", nbsp: ' ' };
+
+/** A status's HTML content as the plain text it was written from. */
+export function plainText(html: string): string {
+  return String(html ?? '')
+    .replace(/<br\s*\/?>/gi, '\n')
+    .replace(/<\/p>\s*<p[^>]*>/gi, '\n\n')
+    .replace(/<[^>]+>/g, '')
+    .replace(/&(amp|lt|gt|quot|#39|apos|nbsp);/g, (_m, name: string) => ENTITIES[name])
+    .trim();
+}

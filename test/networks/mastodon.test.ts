@@ -1,0 +1,221 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { TINY_PNG } from '../media/fixtures.js';
+import { startFakeMastodon, type FakeMastodon } from '../support/fake-mastodon.js';
+import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { pinClock, testWorker } from '../publishing/support.js';
+
+/** Mastodon through its documented wire format (test/support/fake-mastodon.ts): no Mastodon server installs here. */
+describe('Mastodon, against a fake that speaks its documented API', function () {
+  this.timeout(30_000);
+  let mastodon: FakeMastodon;
+  let images: http.Server;
+  let imageUrl: string;
+  let t: TestHerald;
+  let a: SeededAccount;
+
+  before(async () => {
+    images = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(TINY_PNG));
+    await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve));
+    imageUrl = `http://127.0.0.1:${(images.address() as AddressInfo).port}/picture.png`;
+  });
+  after(() => images?.close());
+  beforeEach(async () => {
+    mastodon = await startFakeMastodon({ maxCharacters: 1000 });
+    t = await startTestHerald({ outboundAllowHosts: ['127.0.0.1'] });
+    a = await t.seedAccount({ channels: 0 });
+  });
+  afterEach(async () => {
+    await t.close();
+    await mastodon.close();
+  });
+
+  /** Starts connecting, plays the person at Mastodon's consent screen, and follows the redirect to Herald. */
+  async function connectThroughConsent(path = '/v1/rest/channels/connect', body: Record<string, unknown> = { network: 'mastodon', instance: mastodon.url }) {
+    const started = await t.api('POST', path, { token: a.apiKey, body });
+    assert.equal(started.status, 200, JSON.stringify(started.body));
+    const consent = await fetch(started.body.authorizationUrl, { redirect: 'manual' });
+    assert.equal(consent.status, 302, await consent.text());
+    const callback = consent.headers.get('location')!;
+    const page = await fetch(callback);
+    return { authorizationUrl: new URL(started.body.authorizationUrl), callback, status: page.status, html: await page.text() };
+  }
+
+  async function theChannel() {
+    const channels = (await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data;
+    assert.equal(channels.length, 1);
+    return channels[0];
+  }
+
+  async function get(id: string) {
+    return (await t.api('GET', `/v1/rest/posts/${id}`, { token: a.apiKey })).body.data;
+  }
+
+  async function schedule(channelId: string, body: Record<string, unknown>) {
+    const res = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [channelId], ...body } });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    return res.body.data[0];
+  }
+
+  it('connects through OAuth with PKCE: one registration per instance, state single-use, same account keeps its channel', async () => {
+    const first = await connectThroughConsent();
+    assert.equal(first.status, 200, first.html);
+    assert.match(first.html, /Connected/);
+    assert.match(first.html, /@alice@127\.0\.0\.1/);
+    assert.equal(first.authorizationUrl.searchParams.get('code_challenge_method'), 'S256');
+    assert.equal(first.authorizationUrl.searchParams.get('redirect_uri'), `${t.url}/connect/mastodon/callback`);
+    const channel = await theChannel();
+    assert.equal(channel.network, 'mastodon');
+    assert.equal(channel.handle, `@alice@${mastodon.host}`);
+    assert.equal(channel.displayName, 'Alice');
+    assert.equal(channel.status, 'active');
+
+    const replay = await fetch(first.callback);
+    assert.equal(replay.status, 400);
+    assert.match(await replay.text(), /expired or was already used/);
+
+    await connectThroughConsent();
+    assert.equal(mastodon.apps.length, 1, 'Herald registered once on this instance');
+    assert.equal((await theChannel()).id, channel.id, 'the same Mastodon account keeps its channel');
+    const row = await t.herald.db('channels').where({ id: channel.id }).first();
+    assert.ok(row.credentials.startsWith('v1.'));
+    assert.equal(row.text_limit, 1000, 'the instance\'s own limit');
+  });
+
+  it('a denied consent creates nothing and says why; a forged state is refused', async () => {
+    mastodon.denyNext = true;
+    const denied = await connectThroughConsent();
+    assert.equal(denied.status, 400);
+    assert.match(denied.html, /did not grant access/);
+    assert.equal((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data.length, 0);
+    const forged = await fetch(`${t.url}/connect/mastodon/callback?state=forged&code=abc`);
+    assert.equal(forged.status, 400);
+    assert.match(await forged.text(), /expired or was already used/);
+  });
+
+  it('takes posts up to the instance\'s limit, and publishes images with descriptions, a content warning and a reply as first comment', async () => {
+    await connectThroughConsent();
+    const channel = await theChannel();
+    const long = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [channel.id], text: 'x'.repeat(1001) } });
+    assert.equal(long.status, 400);
+    assert.match(long.body.message, /allows 1000 characters/);
+
+    const clock = pinClock(t, new Date().toISOString());
+    const post = await schedule(channel.id, {
+      text: 'Two pictures\n\nand a warning', imageUrls: [imageUrl, `${imageUrl}?b`], isScheduled: true, dateTime: new Date(clock.now() + 60_000).toISOString(),
+      firstComment: { text: 'Thread continues', delayMinutes: 1 },
+    });
+    const patched = await t.api('PATCH', `/v1/rest/posts/${post.id}`, {
+      token: a.apiKey, body: { channelOptions: { altText: ['first picture', 'second picture'], spoilerText: 'cw: dots', visibility: 'unlisted', language: 'en' } },
+    });
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    clock.advance(60_000);
+    const worker = testWorker(t);
+    await worker.tick();
+    const published = await get(post.id);
+    assert.equal(published.status, 'published', published.error);
+    const [status] = mastodon.statuses;
+    assert.equal(published.permalinkUrl, status.url);
+    assert.equal(status.content, '<p>Two pictures</p><p>and a warning</p>');
+    assert.deepEqual(status.media_attachments.map((m) => m.description), ['first picture', 'second picture']);
+    assert.equal(status.spoiler_text, 'cw: dots');
+    assert.equal(status.visibility, 'unlisted');
+    assert.equal(status.language, 'en');
+    assert.equal(status.idempotencyKey, `herald-${post.id}`);
+    assert.ok(mastodon.requests.filter((r) => r.startsWith('GET /api/v1/media/')).length >= 2, 'waited while the instance processed the media');
+
+    clock.advance(2 * 60_000);
+    await worker.tick();
+    assert.equal(mastodon.statuses.length, 2);
+    assert.equal(mastodon.statuses[1].in_reply_to_id, status.id);
+    assert.equal(mastodon.statuses[1].content, '<p>Thread continues</p>');
+  });
+
+  it('a lost answer is settled from the account\'s statuses, and a retry under the same key is answered with the first status', async () => {
+    await connectThroughConsent();
+    const channel = await theChannel();
+    const post = await schedule(channel.id, { text: 'Answer lost' });
+    // The status is made, then the answer never arrives: Herald must find it, not post again.
+    mastodon.dropAnswerNext('/api/v1/statuses');
+    await testWorker(t).tick();
+    const got = await get(post.id);
+    assert.equal(got.status, 'published', got.error);
+    assert.equal(mastodon.statuses.length, 1);
+    assert.equal(got.permalinkUrl, mastodon.statuses[0].url);
+    assert.deepEqual((await t.deps.repos.publishAttempts.attempts(a.accountId, post.id)).map((x) => x.outcome), ['reconciled']);
+
+    // Mastodon keeps the Idempotency-Key an hour: a second call under the post's key answers the first status.
+    const channelRow = await t.herald.db('channels').where({ id: channel.id }).first();
+    const { accessToken } = JSON.parse(t.deps.secretBox.open(`channel-credentials:${channel.id}`, channelRow.credentials));
+    const replay = await fetch(`${mastodon.url}/api/v1/statuses`, {
+      method: 'POST', headers: { authorization: `Bearer ${accessToken}`, 'idempotency-key': `herald-${post.id}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ status: 'Answer lost' }),
+    });
+    assert.equal((await replay.json()).id, mastodon.statuses[0].id);
+    assert.equal(mastodon.statuses.length, 1);
+
+    const again = await fetch(`${mastodon.url}/api/v1/statuses`, { method: 'POST' });
+    assert.equal(again.status, 401, 'the fake checks tokens like Mastodon');
+  });
+
+  it('classifies failures: 429 waits for X-RateLimit-Reset, 503 retries, 422 fails with Mastodon\'s words, 401 needs a reconnect', async () => {
+    await connectThroughConsent();
+    const channel = await theChannel();
+    const clock = pinClock(t, new Date().toISOString());
+    const worker = testWorker(t);
+
+    const reset = new Date(clock.now() + 5 * 60_000).toISOString();
+    mastodon.failNext('/api/v1/statuses', 429, { error: 'Too many requests' }, { 'x-ratelimit-reset': reset, 'x-ratelimit-remaining': '0' });
+    const limited = await schedule(channel.id, { text: 'Rate limited' });
+    await worker.tick();
+    const waiting = await t.herald.db('posts').where({ id: limited.id }).first();
+    assert.equal(waiting.status, 'scheduled');
+    assert.equal(Number(waiting.next_attempt_at), Date.parse(reset));
+    clock.advance(5 * 60_000 + 1);
+    mastodon.failNext('/api/v1/statuses', 503, { error: 'Service Unavailable' });
+    await worker.tick();
+    assert.equal((await t.herald.db('posts').where({ id: limited.id }).first()).status, 'scheduled', '503: tried again later');
+    clock.advance(60 * 60_000);
+    await worker.tick();
+    assert.equal((await get(limited.id)).status, 'published');
+    assert.equal(mastodon.statuses.length, 1, 'the failed calls made nothing');
+
+    mastodon.failNext('/api/v1/statuses', 422, { error: 'Validation failed: Text character limit of 1000 exceeded' });
+    const refused = await schedule(channel.id, { text: 'Refused' });
+    await worker.tick();
+    const failed = await get(refused.id);
+    assert.equal(failed.status, 'failed');
+    assert.match(failed.error, /Validation failed: Text character limit of 1000 exceeded/);
+
+    mastodon.revokeAll();
+    const revoked = await schedule(channel.id, { text: 'After revocation' });
+    await worker.tick();
+    assert.match((await get(revoked.id)).error, /reconnect/);
+    const listed = await theChannel();
+    assert.equal(listed.status, 'needs_reconnect');
+    assert.match(listed.statusReason, /The access token is invalid/);
+
+    const again = await connectThroughConsent(`/v1/rest/channels/${channel.id}/reconnect`, {});
+    assert.equal(again.status, 200, again.html);
+    assert.equal((await theChannel()).status, 'active');
+  });
+
+  it('syncs statuses written in Mastodon with favourites, reblogs and replies, and disconnecting revokes the token', async () => {
+    await connectThroughConsent();
+    const channel = await theChannel();
+    mastodon.postExternally('Written on <Mastodon> & elsewhere', { favourites: 7, reblogs: 2, replies: 1 });
+    await testWorker(t).sync();
+    const live = await t.api('GET', `/v1/rest/posts?livePosts=true&channelIds=${channel.id}`, { token: a.apiKey });
+    const found = live.body.data.filter((p: any) => p.isLivePost);
+    assert.deepEqual(found.map((p: any) => p.text), ['Written on <Mastodon> & elsewhere']);
+    assert.deepEqual(found[0].metrics, { likes: 7, reblogs: 2, replies: 1 });
+
+    assert.equal(mastodon.tokens(), 1);
+    const res = await t.api('DELETE', `/v1/rest/channels/${channel.id}`, { token: a.apiKey });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.data.revokedAtNetwork, true);
+    assert.equal(mastodon.tokens(), 0, 'the token is revoked at the instance');
+    assert.equal((await theChannel()).status, 'disconnected');
+  });
+});
