@@ -11,6 +11,8 @@
  *   herald key revoke --account A --key K
  *   herald key list --account A
  *   herald channel add --account A --workspace W --handle H [--network sandbox] [--timezone Europe/Berlin] [--name N]
+ *   herald channel connect bluesky --identifier H --app-password P [--service URL] [--workspace W] [--account A]
+ *   herald channel connect mastodon --instance URL [--workspace W] [--account A]   (prints the URL to open, waits for the callback)
  *   herald channel slots --account A --channel C --slots "mon 09:00,tue 12:30"   (wall clock in the channel's timezone)
  *   herald media import --account A --workspace W --url U [--name FILE]   (direct image/video links only; SSRF-guarded)
  *   herald worker                                   (the publishing worker alone; `serve --no-worker` is the API alone)
@@ -22,6 +24,8 @@ import { loadConfig } from '../config.js';
 import { HeraldError } from '../domain/errors.js';
 import { importMediaFromUrl } from '../domain/media/media-import.js';
 import * as provisioning from '../domain/provisioning.js';
+import { toChannelView } from '../domain/directory.js';
+import { connectChannel, CONNECT_FLOW_MS } from '../domain/networks/channel-connections.js';
 import { parseSlotList } from '../domain/queue/slots.js';
 import { MasterKeyError } from '../domain/secret-box.js';
 import { postExternal, setSandboxFailure } from '../publishing/engine.js';
@@ -52,6 +56,10 @@ const options = {
   text: { type: 'string' },
   likes: { type: 'string' },
   mode: { type: 'string' },
+  identifier: { type: 'string' },
+  'app-password': { type: 'string' },
+  service: { type: 'string' },
+  instance: { type: 'string' },
   times: { type: 'string' },
 } as const;
 
@@ -73,7 +81,7 @@ function count(values: Values, name: keyof Values, fallback: number): number {
 
 class UsageError extends Error {}
 
-type Command = (values: Values, deps: Awaited<ReturnType<typeof openDomain>>['deps']) => Promise<Record<string, unknown>>;
+type Command = (values: Values, deps: Awaited<ReturnType<typeof openDomain>>['deps'], argument?: string) => Promise<Record<string, unknown>>;
 
 const commands: Record<string, Command> = {
   'account create': async (v, deps) =>
@@ -119,6 +127,25 @@ const commands: Record<string, Command> = {
       name: v.name,
       timezone: v.timezone,
     }),
+  'channel connect': async (v, deps, network) => {
+    if (!network) throw new UsageError('Name the network: herald channel connect bluesky|mastodon ...');
+    const principal = await provisioning.operatorPrincipal(deps, v.account);
+    const fields: Record<string, string> = {};
+    for (const [option, field] of [['identifier', 'identifier'], ['app-password', 'appPassword'], ['service', 'service'], ['instance', 'instance']] as const) {
+      if (v[option] !== undefined) fields[field] = v[option]!;
+    }
+    const startedAt = deps.now();
+    const answer = await connectChannel(deps, principal, { network, workspaceId: v.workspace, fields });
+    if (answer.kind === 'connected') return { channels: answer.channels };
+    process.stderr.write(`Open this address to let Herald publish for you; waiting for ${network} to send you back (15 minutes):\n${answer.authorizationUrl}\n`);
+    const deadline = startedAt + CONNECT_FLOW_MS;
+    while (deps.now() < deadline) {
+      const connected = (await deps.repos.channels.list(principal.accountId)).filter((c) => c.network === network && (c.connectedAt ?? 0) >= startedAt);
+      if (connected.length > 0) return { channels: connected.map(toChannelView) };
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+    throw new UsageError(`No ${network} account was connected within 15 minutes; run the command again.`);
+  },
   'channel slots': async (v, deps) => {
     const accountId = need(v, 'account');
     const channelId = need(v, 'channel');
@@ -167,7 +194,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const { db, deps } = await openDomain(config);
   try {
-    print(await command(values, deps), values.json);
+    print(await command(values, deps, positionals[2]), values.json);
     return 0;
   } finally {
     await db.destroy();

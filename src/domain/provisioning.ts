@@ -11,7 +11,7 @@ import { ConflictError, NotFoundError, ValidationError } from './errors.js';
 import { newId } from './ids.js';
 import { capabilitiesOf } from './networks/capabilities.js';
 import { hashPassword } from './passwords.js';
-import { REQUIRED_SCOPES, isScope, type Scope } from './principal.js';
+import { REQUIRED_SCOPES, isScope, type Principal, type Scope } from './principal.js';
 import { hashSecret, newSecret } from './secrets.js';
 
 function requireTimeZone(timezone: string): string {
@@ -123,6 +123,19 @@ export async function addChannel(
     createdAt: deps.now(),
   });
   return { id };
+}
+
+/**
+ * The operator acting in an account from the CLI, as its owner with every scope. Without --account, the
+ * instance's only account; with several, the operator must say which.
+ */
+export async function operatorPrincipal(deps: DomainDeps, accountId: string | undefined): Promise<Principal> {
+  const ids = accountId ? [accountId] : await deps.repos.accounts.listAccountIds(2);
+  if (ids.length !== 1) throw new ValidationError(ids.length === 0 ? 'This instance has no account yet; create one first.' : 'This instance has several accounts: name one with --account.');
+  if (!(await deps.repos.accounts.getAccount(ids[0]))) throw new NotFoundError(`No account ${ids[0]}.`);
+  const userId = await deps.repos.accounts.firstUserId(ids[0]);
+  if (!userId) throw new ValidationError(`Account ${ids[0]} has no user.`);
+  return { accountId: ids[0], userId, tokenId: 'cli', tokenKind: 'api_key', scopes: ['read_profile', 'manage_post', 'manage_team'] };
 }
 
 export interface DemoAccount {

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { OutboundFetcher, OutboundFetchOptions, OutboundResponse } from '../../src/domain/outbound.js';
@@ -14,6 +16,8 @@ import { directMedia, pinClock, testWorker } from '../publishing/support.js';
  * Bluesky against a real PDS (@atproto/pds, the server bsky.social runs) and PLC directory on loopback:
  * Herald reaches them as https://bsky.social and https://plc.directory through NETWORK_ORIGIN_OVERRIDES.
  */
+const run = promisify(execFile);
+
 describe('Bluesky, against a real PDS', function () {
   this.timeout(60_000);
   let bsky: LocalBluesky;
@@ -110,6 +114,21 @@ describe('Bluesky, against a real PDS', function () {
     const again = await connect(who);
     assert.equal(again.id, channel.id, 'the same network account keeps its channel');
     assert.equal((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data.length, 1);
+  });
+
+  it('connects from the CLI: herald channel connect bluesky, on the instance\'s only account', async function () {
+    this.timeout(180_000);
+    const who = await person();
+    const env = {
+      ...process.env, DATA_DIR: t.config.dataDir, DATABASE_URL: t.config.databaseUrl ?? '', HERALD_FROM_SOURCE: '1',
+      OUTBOUND_ALLOW_HOSTS: 'localhost,127.0.0.1', NETWORK_ORIGIN_OVERRIDES: `https://bsky.social=${bsky.pdsUrl},https://plc.directory=${bsky.plcUrl}`,
+    };
+    const { stdout } = await run('node', ['bin/herald.mjs', 'channel', 'connect', 'bluesky', '--identifier', who.handle, '--app-password', who.appPassword, '--json'], { env });
+    const [channel] = JSON.parse(stdout).channels;
+    assert.equal(channel.handle, who.handle);
+    assert.equal(channel.status, 'active');
+    assert.ok(!stdout.includes(who.appPassword));
+    assert.deepEqual((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data.map((c: any) => c.id), [channel.id]);
   });
 
   it('answers 400 naming Bluesky\'s refusal for a wrong app password, and creates nothing', async () => {

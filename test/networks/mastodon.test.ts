@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TINY_PNG } from '../media/fixtures.js';
@@ -81,6 +82,29 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
     const row = await t.herald.db('channels').where({ id: channel.id }).first();
     assert.ok(row.credentials.startsWith('v1.'));
     assert.equal(row.text_limit, 1000, 'the instance\'s own limit');
+  });
+
+  it('connects from the CLI: prints the consent address and waits for the callback', async function () {
+    this.timeout(180_000);
+    const env = { ...process.env, DATA_DIR: t.config.dataDir, DATABASE_URL: t.config.databaseUrl ?? '', HERALD_FROM_SOURCE: '1', BASE_URL: t.url, OUTBOUND_ALLOW_HOSTS: '127.0.0.1' };
+    const child = spawn('node', ['bin/herald.mjs', 'channel', 'connect', 'mastodon', '--instance', mastodon.url, '--json'], { env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => { stdout += chunk; });
+    const address = await new Promise<string>((resolve, reject) => {
+      child.stderr.on('data', (chunk) => {
+        stderr += chunk;
+        const found = /(http:\/\/\S+\/oauth\/authorize\S+)/.exec(stderr);
+        if (found) resolve(found[1]);
+      });
+      child.on('exit', () => reject(new Error(`the CLI ended without an address: ${stderr}`)));
+    });
+    const consent = await fetch(address, { redirect: 'manual' });
+    const page = await fetch(consent.headers.get('location')!);
+    assert.equal(page.status, 200, await page.text());
+    const code = await new Promise((resolve) => child.on('exit', resolve));
+    assert.equal(code, 0, stderr);
+    assert.equal(JSON.parse(stdout).channels[0].handle, `@alice@${mastodon.host}`);
   });
 
   it('a denied consent creates nothing and says why; a forged state is refused', async () => {

@@ -24,6 +24,16 @@ export class AccountsRepository {
     return Number(row?.n ?? 0);
   }
 
+  /** The instance's accounts, oldest first, at most `limit` (the CLI picks the only one when there is one). */
+  async listAccountIds(limit: number): Promise<string[]> {
+    return (await this.db('accounts').orderBy('created_at').orderBy('id').limit(limit).select('id')).map((r) => r.id);
+  }
+
+  /** The account's first user (its owner, made with the account). */
+  async firstUserId(accountId: string): Promise<string | undefined> {
+    return (await this.db('users').where({ account_id: accountId }).orderBy('created_at').orderBy('id').first('id'))?.id;
+  }
+
   async createUser(record: UserRecord): Promise<void> {
     await this.db('users').insert({
       id: record.id,

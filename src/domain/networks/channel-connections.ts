@@ -25,7 +25,7 @@ import { newId } from '../ids.js';
 import { requireScope, type Principal } from '../principal.js';
 import { capabilitiesOf, NETWORK_CAPABILITIES } from './capabilities.js';
 import { NetworkError, type AppRegistrations, type ConnectedAccount, type ConnectorChannel, type NetworkConnector } from './connector.js';
-import { channelVault, sealCredentials } from './credential-vault.js';
+import { appName, channelVault, flowName, sealCredentials } from './credential-vault.js';
 
 export const CONNECT_FLOW_MS = 15 * 60_000;
 
@@ -248,7 +248,7 @@ async function atNetwork<T>(connector: NetworkConnector, call: () => Promise<T>)
 }
 
 function appRegistrations(deps: DomainDeps, network: string): AppRegistrations {
-  const name = (origin: string, redirectUri: string) => `network-app:${network}:${origin}:${redirectUri}`;
+  const name = (origin: string, redirectUri: string) => appName(network, origin, redirectUri);
   return {
     async get(origin, redirectUri) {
       const sealed = await deps.repos.connectFlows.app(network, origin, redirectUri);
@@ -268,6 +268,4 @@ function hashState(state: string): string {
   return crypto.createHash('sha256').update(state).digest('hex');
 }
 
-function flowName(stateHash: string): string {
-  return `connect-flow:${stateHash}`;
-}
+

@@ -13,7 +13,9 @@
  */
 import crypto from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
+import type { Repositories } from '../../db/repositories/index.js';
 import type { DomainDeps } from '../deps.js';
+import type { SecretBox } from '../secret-box.js';
 import { NetworkError, type ChannelVault, type OpenedCredentials, type RenewedCredentials } from './connector.js';
 
 export const REFRESH_CLAIM_MS = 30_000;
@@ -22,6 +24,15 @@ const REFRESH_POLL_MS = 100;
 /** The name a channel's credentials are sealed under: a sealed value copied to another channel does not open. */
 export function credentialsName(channelId: string): string {
   return `channel-credentials:${channelId}`;
+}
+
+/** The names a connect flow's and an app registration's sealed values are bound to. */
+export function flowName(stateHash: string): string {
+  return `connect-flow:${stateHash}`;
+}
+
+export function appName(network: string, origin: string, redirectUri: string): string {
+  return `network-app:${network}:${origin}:${redirectUri}`;
 }
 
 export function sealCredentials(deps: DomainDeps, channelId: string, credentials: Record<string, unknown>): string {
@@ -67,4 +78,25 @@ export function channelVault(deps: DomainDeps, channelId: string): ChannelVault 
   }
 
   return { read, refresh };
+}
+
+/**
+ * Seals every channel credential, connect flow and network app registration again under the current master
+ * key (`herald secrets rotate`). Everything is opened before anything is written, and written in one
+ * transaction: a value no held key opens changes nothing.
+ */
+export async function resealConnectionSecrets(repos: Repositories, box: SecretBox): Promise<number> {
+  const credentials = (await repos.channels.allSealedCredentials()).map((row) => {
+    const name = credentialsName(row.id);
+    return { row, next: box.seal(name, box.open(name, row.sealed)) };
+  });
+  const others = (await repos.connectFlows.allSealed()).map((row) => {
+    const name = row.table === 'connect_flows' ? flowName(row.key.state_hash) : appName(row.key.network, row.key.origin, row.key.redirect_uri);
+    return { row, next: box.seal(name, box.open(name, row.sealed)) };
+  });
+  await repos.inTransaction(async (trx) => {
+    for (const { row, next } of credentials) await trx.channels.resealCredentials(row.id, row.sealed, next);
+    for (const { row, next } of others) await trx.connectFlows.reseal(row.table, row.key, row.sealed, next);
+  });
+  return credentials.length + others.length;
 }

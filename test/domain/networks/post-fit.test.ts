@@ -61,7 +61,7 @@ describe('validatePost: a post against its network\'s capabilities', () => {
     assert.deepEqual(check('x', { firstComment }).map((p) => [p.rule, p.path, p.message]), [
       ['first_comment_length', 'firstComment.text', 'X allows 280 characters in a first comment; this one has 282 (X counts each link as 23, and each emoji and CJK character as 2). Shorten it.'],
     ]);
-    assert.deepEqual(check('bluesky', { firstComment: { text: 'a'.repeat(5000) } }), [], 'SPEC: ignored on other platforms');
+    assert.deepEqual(check('threads', { firstComment: { text: 'a'.repeat(5000) } }), [], 'SPEC: ignored on other platforms');
   });
 
   it('checks channelOptions the network defines; required ones only when asked', () => {
