@@ -1,7 +1,8 @@
 /**
  * Live-post sync, one channel at a time:
- * - one page of the channel's recent posts a sync (syncDepth of them) finds new posts and refreshes the
- *   metrics people look at;
+ * - a sync reads the channel's recent posts a page (syncDepth) at a time, newest first, and goes on to older
+ *   pages while a whole page is new to Herald (many posts made outside it since the last sync), at most
+ *   SYNC_MAX_PAGES; it refreshes the metrics people look at on the way;
  * - a post Herald published (or a live post it already knows) gets its metrics updated;
  * - a post made under one of Herald's attempt keys is Herald's own, even before its worker records the
  *   answer (or after that worker died): the publisher or reconciliation claims it, never live-post sync;
@@ -12,23 +13,32 @@ import type { PostRecord } from '../db/repositories/posts.js';
 import { livePostRecord } from '../domain/posts/live-post.js';
 import { networkChannel, type WorkerRuntime } from './runtime.js';
 
+/** A sync reads at most this many pages of a channel, so one very active account cannot hold the worker. */
+export const SYNC_MAX_PAGES = 5;
+
 export async function syncChannel(rt: WorkerRuntime, channel: ChannelRecord): Promise<void> {
   const network = rt.ctx.networks.get(channel.network);
   // A channel that needs reconnecting has no credentials the network takes: nothing to read until it is.
   if (!network || (channel.status !== undefined && channel.status !== 'active')) return;
-  const { posts: recent } = await network.recentPosts(networkChannel(rt.ctx.deps, channel), { cursor: null, limit: rt.options.syncDepth });
-  const known = new Map((await rt.livePosts.ownByNetworkIds(channel.id, recent.map((p) => p.networkPostId))).map((p) => [p.networkPostId, p]));
-  const ours = await rt.attempts.knownAttemptKeys(recent.flatMap((p) => (p.attemptKey ? [p.attemptKey] : [])));
-  const now = rt.now();
-  const fresh: PostRecord[] = [];
-  for (const found of recent) {
-    const post = known.get(found.networkPostId);
-    if (post) {
-      if (post.isLive || post.status === 'published') await rt.livePosts.setMetrics(post.id, found.metrics, now);
-      continue;
+  const ref = networkChannel(rt.ctx.deps, channel);
+  let cursor: string | null = null;
+  for (let page = 0; page < SYNC_MAX_PAGES; page++) {
+    const { posts: recent, nextCursor } = await network.recentPosts(ref, { cursor, limit: rt.options.syncDepth });
+    const known = new Map((await rt.livePosts.ownByNetworkIds(channel.id, recent.map((p) => p.networkPostId))).map((p) => [p.networkPostId, p]));
+    const ours = await rt.attempts.knownAttemptKeys(recent.flatMap((p) => (p.attemptKey ? [p.attemptKey] : [])));
+    const now = rt.now();
+    const fresh: PostRecord[] = [];
+    for (const found of recent) {
+      const post = known.get(found.networkPostId);
+      if (post) {
+        if (post.isLive || post.status === 'published') await rt.livePosts.setMetrics(post.id, found.metrics, now);
+        continue;
+      }
+      if (found.attemptKey && ours.has(found.attemptKey)) continue;
+      fresh.push(livePostRecord(channel, found, now));
     }
-    if (found.attemptKey && ours.has(found.attemptKey)) continue;
-    fresh.push(livePostRecord(channel, found, now));
+    await rt.livePosts.insertLivePosts(fresh);
+    if (!nextCursor || known.size > 0 || fresh.length < recent.length) return;
+    cursor = nextCursor;
   }
-  await rt.livePosts.insertLivePosts(fresh);
 }
