@@ -9,7 +9,8 @@ import { createLogger } from '../../src/logger.js';
 import { createNetworks, createWorker } from '../../src/publishing/engine.js';
 import { startLocalBluesky, type LocalBluesky } from '../support/bluesky-pds.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
-import { TINY_PNG } from '../media/fixtures.js';
+import { TINY_MP4, TINY_PNG } from '../media/fixtures.js';
+import { startFakeVideoService, type FakeVideoService } from '../support/fake-bluesky-video.js';
 import { directMedia, pinClock, testWorker } from '../publishing/support.js';
 
 /**
@@ -22,6 +23,7 @@ describe('Bluesky, against a real PDS', function () {
   this.timeout(60_000);
   let bsky: LocalBluesky;
   let images: http.Server;
+  let video: FakeVideoService;
   let imageUrl: string;
   let t: TestHerald;
   let a: SeededAccount;
@@ -29,18 +31,28 @@ describe('Bluesky, against a real PDS', function () {
 
   before(async () => {
     bsky = await startLocalBluesky();
-    images = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(TINY_PNG));
+    video = await startFakeVideoService(bsky.pdsUrl);
+    images = http.createServer((req, res) => {
+      if (req.url?.endsWith('.mp4')) res.writeHead(200, { 'content-type': 'video/mp4' }).end(TINY_MP4);
+      else if (req.url === '/article') {
+        res.writeHead(200, { 'content-type': 'text/html' }).end(
+          '<html><head><title>Fallback</title><meta property="og:title" content="Launch &amp; more">' +
+            '<meta property="og:description" content="What we shipped"><meta property="og:image" content="/picture.png"></head><body></body></html>',
+        );
+      } else res.writeHead(200, { 'content-type': 'image/png' }).end(TINY_PNG);
+    });
     await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve));
     imageUrl = `http://127.0.0.1:${(images.address() as AddressInfo).port}/picture.png`;
   });
   after(async () => {
+    await video?.close();
     await bsky?.close();
     images?.close();
   });
   beforeEach(async () => {
     t = await startTestHerald({
       outboundAllowHosts: ['localhost', '127.0.0.1'],
-      networkOriginOverrides: { 'https://bsky.social': bsky.pdsUrl, 'https://plc.directory': bsky.plcUrl },
+      networkOriginOverrides: { 'https://bsky.social': bsky.pdsUrl, 'https://plc.directory': bsky.plcUrl, 'https://video.bsky.app': video.url },
     });
     a = await t.seedAccount({ channels: 0 });
   });
@@ -188,6 +200,39 @@ describe('Bluesky, against a real PDS', function () {
     assert.equal(reply.reply.parent.uri, reply.reply.root.uri);
     await worker.tick();
     assert.equal((await records(who.did, who.password, who.handle)).length, 2, 'nothing made twice');
+  });
+
+  it('publishes a video through the video service, and fails with its reason when the service cannot process one', async () => {
+    const who = await person();
+    const channel = await connect(who);
+    const post = await schedule(channel.id, { text: 'A clip', videoUrls: [imageUrl.replace('picture.png', 'clip.mp4')] });
+    await testWorker(t).tick();
+    const got = await get(post.id);
+    assert.equal(got.status, 'published', got.error);
+    const [record] = await records(who.did, who.password, who.handle);
+    assert.equal(record.value.embed.$type, 'app.bsky.embed.video');
+    assert.equal(record.value.embed.video.mimeType, 'video/mp4');
+    assert.equal(record.value.embed.video.size, TINY_MP4.length);
+
+    video.failNext = 'Video is too long';
+    const refused = await schedule(channel.id, { text: 'Too long', videoUrls: [imageUrl.replace('picture.png', 'long.mp4')] });
+    await testWorker(t).tick();
+    const failed = await get(refused.id);
+    assert.equal(failed.status, 'failed');
+    assert.match(failed.error, /could not process the video: Video is too long/);
+  });
+
+  it('gives a post with a link and no media a link card with the page\'s title, description and picture', async () => {
+    const who = await person();
+    const channel = await connect(who);
+    const article = imageUrl.replace('picture.png', 'article');
+    await schedule(channel.id, { text: `Read ${article}` });
+    await testWorker(t).tick();
+    const [record] = await records(who.did, who.password, who.handle);
+    assert.equal(record.value.embed.$type, 'app.bsky.embed.external');
+    const { uri, title, description, thumb } = record.value.embed.external;
+    assert.deepEqual({ uri, title, description }, { uri: article, title: 'Launch & more', description: 'What we shipped' });
+    assert.equal(thumb.mimeType, 'image/png');
   });
 
   it('a worker killed mid-publish: the post is on the PDS once, found by its record key', async () => {

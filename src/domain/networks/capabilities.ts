@@ -112,12 +112,11 @@ const NETWORKS: readonly NetworkCapabilities[] = [
   },
   {
     // [AT lexicons], bsky rate-limits and post-richtext docs: 300 graphemes and 3,000 bytes; 4 images <= 2 MB
-    // (was 1 MB). Video (<= 300 MB, through the video service) is not offered until Herald's connector uploads it.
-    // A first comment is a reply to the post.
+    // (was 1 MB) or 1 video <= 100 MB (the embed lexicon's cap; the video service takes it). A first comment is a reply.
     name: 'bluesky',
     displayName: 'Bluesky',
     text: { limit: 300, counting: 'graphemes', maxBytes: 3000 },
-    media: { kinds: { image: { maxCount: 4, maxBytes: 2 * MB } }, maxItems: 4, mixKinds: false, required: false },
+    media: { kinds: { image: { maxCount: 4, maxBytes: 2 * MB }, video: { maxCount: 1, maxBytes: 100_000_000 } }, maxItems: 4, mixKinds: false, required: false },
     firstComment: 'reply',
     commentMediaUrl: false,
     channelOptions: [

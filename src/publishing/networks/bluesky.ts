@@ -1,3 +1,5 @@
+import crypto from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { RichText } from '@atproto/api';
 import { imageSize } from 'image-size';
 import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
@@ -23,6 +25,10 @@ import { downloadMedia, retryAtFrom, type NetworkAnswer, type NetworkHttp, type 
  *   InvalidSwap means the post is already there, so it is read back, never made twice;
  * - rich text: links, mentions (resolved to DIDs; one that does not resolve stays plain text) and hashtags
  *   as facets over UTF-8 byte offsets; images as blobs with alt text (channelOptions.altText) and aspect ratio;
+ *   a post with a link and no media gets a link card (the page's title, description and image, read through
+ *   the SSRF guard; a page that cannot be read leaves the post without a card, never fails it);
+ *   a video goes to Bluesky's video service with a service-auth token the PDS issues for uploadBlob, and the
+ *   post waits until the service's job is complete (its blob lands in the account's repository);
  * - a first comment is a reply whose root and parent are the post;
  * - failures: 429 retries at the `ratelimit-reset` the PDS sent; 5xx and timeouts of reads retry later (a
  *   Bluesky 502 never disconnects a channel); authentication failures need a reconnect; the rest is
@@ -31,6 +37,9 @@ import { downloadMedia, retryAtFrom, type NetworkAnswer, type NetworkHttp, type 
  *   self-hosted one) answers no feed, and then the repository's own records are listed without metrics.
  */
 const ENTRYWAY = 'https://bsky.social';
+const VIDEO_SERVICE = 'https://video.bsky.app';
+const VIDEO_POLL_MS = 1_000;
+const VIDEO_WAIT_POLLS = 300;
 const PLC_DIRECTORY = 'https://plc.directory';
 const POST = 'app.bsky.feed.post';
 /** Refresh this long before the access JWT expires, so no call starts with one about to lapse. */
@@ -115,6 +124,12 @@ export class BlueskyNetwork implements NetworkConnector {
     };
     const altTexts = stringList(request.channelOptions?.altText);
     if (request.imageUrls.length > 0) record.embed = await this.images(request.channel, request.imageUrls, altTexts);
+    else if (request.videoUrls.length > 0) record.embed = await this.video(request.channel, request.videoUrls[0], altTexts[0]);
+    else {
+      const link = firstLink(record.facets);
+      const card = link ? await this.linkCard(request.channel, link) : undefined;
+      if (card) record.embed = card;
+    }
     const langs = stringList(request.channelOptions?.langs);
     if (langs.length > 0) record.langs = langs;
     await this.putOnce(request.channel, rkey, record);
@@ -237,6 +252,63 @@ export class BlueskyNetwork implements NetworkConnector {
       images.push({ image: answer.json.blob, alt: altTexts[index] ?? '', ...(aspectRatio ? { aspectRatio } : {}) });
     }
     return { $type: 'app.bsky.embed.images', images };
+  }
+
+  private async linkCard(channel: ConnectorChannel, uri: string): Promise<Record<string, unknown> | undefined> {
+    let page: string;
+    try {
+      page = (await downloadMedia(this.media, uri, 512 * 1024)).bytes.toString('utf8');
+    } catch {
+      return undefined;
+    }
+    const meta = (name: string) =>
+      new RegExp(`<meta[^>]+(?:property|name)=["']${name}["'][^>]*content=["']([^"']*)["']`, 'i').exec(page)?.[1]
+      ?? new RegExp(`<meta[^>]+content=["']([^"']*)["'][^>]*(?:property|name)=["']${name}["']`, 'i').exec(page)?.[1];
+    const title = decodeEntities(meta('og:title') ?? /<title[^>]*>([^<]*)<\/title>/i.exec(page)?.[1] ?? '').trim();
+    const description = decodeEntities(meta('og:description') ?? meta('description') ?? '').trim();
+    if (!title && !description) return undefined;
+    const external: Record<string, unknown> = { uri, title: title.slice(0, 300), description: description.slice(0, 1000) };
+    const image = meta('og:image');
+    if (image) {
+      try {
+        const file = await downloadMedia(this.media, new URL(image, uri).toString(), 1_000_000);
+        const answer = await this.authed(channel, (s) =>
+          this.http.request(`${s.service}/xrpc/com.atproto.repo.uploadBlob`, { method: 'POST', headers: { ...bearer(s), 'content-type': file.contentType }, body: file.bytes }),
+        );
+        if (answer.status === 200) external.thumb = answer.json.blob;
+      } catch {
+        // A card without its picture is still a card.
+      }
+    }
+    return { $type: 'app.bsky.embed.external', external };
+  }
+
+  private async video(channel: ConnectorChannel, url: string, alt: string | undefined): Promise<Record<string, unknown>> {
+    const file = await downloadMedia(this.media, url, this.capabilities.media.kinds.video?.maxBytes ?? 100 * 1024 * 1024);
+    const session = await this.session(channel);
+    const audience = `did:web:${new URL(session.service).hostname}`;
+    const exp = String(Math.floor(this.now() / 1000) + 30 * 60);
+    const auth = await this.authed(channel, (s) =>
+      this.http.request(`${s.service}/xrpc/com.atproto.server.getServiceAuth?${query({ aud: audience, lxm: 'com.atproto.repo.uploadBlob', exp })}`, { headers: bearer(s) }),
+    );
+    if (auth.status !== 200 || typeof auth.json?.token !== 'string') throw classify(auth, this.now());
+    const name = `${crypto.randomBytes(8).toString('hex')}.mp4`;
+    const upload = await this.http.request(`${VIDEO_SERVICE}/xrpc/app.bsky.video.uploadVideo?${query({ did: session.did, name })}`, {
+      method: 'POST', headers: { authorization: `Bearer ${auth.json.token}`, 'content-type': file.contentType }, body: file.bytes,
+    });
+    // 409 already_exists: the service has this video already, under the job it names.
+    if (upload.status !== 200 && upload.status !== 409) throw classify(upload, this.now());
+    const jobId = upload.json?.jobStatus?.jobId ?? upload.json?.jobId;
+    if (typeof jobId !== 'string') throw new NetworkError('retry_later', "Bluesky's video service answered without a job");
+    for (let poll = 0; poll < VIDEO_WAIT_POLLS; poll++) {
+      const job = await this.http.request(`${VIDEO_SERVICE}/xrpc/app.bsky.video.getJobStatus?${query({ jobId })}`);
+      if (job.status !== 200) throw classify(job, this.now());
+      const status = job.json?.jobStatus ?? {};
+      if (status.state === 'JOB_STATE_COMPLETED' && status.blob) return { $type: 'app.bsky.embed.video', video: status.blob, ...(alt ? { alt } : {}) };
+      if (status.state === 'JOB_STATE_FAILED') throw new NetworkError('permanent', `Bluesky's video service could not process the video: ${status.error ?? status.message ?? 'no reason given'}`);
+      await delay(VIDEO_POLL_MS);
+    }
+    throw new NetworkError('retry_later', "Bluesky's video service was still processing the video");
   }
 
   private async facets(session: BlueskyCredentials, text: string): Promise<{ facets?: unknown[] }> {
@@ -393,6 +465,18 @@ function atUri(did: string, rkey: string): string {
 
 function permalink(handle: string, rkey: string): string {
   return `https://bsky.app/profile/${handle}/post/${rkey}`;
+}
+
+function firstLink(facets: unknown): string | undefined {
+  for (const facet of Array.isArray(facets) ? facets : []) {
+    const link = facet.features?.find((f: any) => f.$type === 'app.bsky.richtext.facet#link');
+    if (link?.uri) return link.uri;
+  }
+  return undefined;
+}
+
+function decodeEntities(text: string): string {
+  return text.replace(/&(amp|lt|gt|quot|#39|apos);/g, (_m, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", apos: "'" })[name] ?? '');
 }
 
 function stringList(value: unknown): string[] {
