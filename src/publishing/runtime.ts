@@ -11,7 +11,7 @@ import crypto from 'node:crypto';
 import os from 'node:os';
 import type { ChannelRecord } from '../db/repositories/channels.js';
 import type { DomainDeps } from '../domain/deps.js';
-import { channelVault } from '../domain/networks/credential-vault.js';
+import { connectorChannel } from '../domain/networks/channel-connections.js';
 import { NetworkError, type ConnectorChannel, type PostKey, type NetworkConnector } from '../domain/networks/connector.js';
 import type { Logger } from '../logger.js';
 import type { MediaChecker } from './media-check.js';
@@ -60,7 +60,7 @@ export function postKeyOf(post: { id: string; createdAt: number | null }): PostK
 }
 
 export function networkChannel(deps: DomainDeps, channel: ChannelRecord): ConnectorChannel {
-  return { accountId: channel.accountId, id: channel.id, network: channel.network, handle: channel.handle, vault: channelVault(deps, channel.id) };
+  return connectorChannel(deps, channel);
 }
 
 export class WorkerRuntime {

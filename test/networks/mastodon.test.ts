@@ -225,6 +225,24 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
     assert.equal((await theChannel()).status, 'active');
   });
 
+  it('stops calling a channel whose budget an answer said is spent, until the reset it named', async () => {
+    await connectThroughConsent();
+    const channel = await theChannel();
+    const resetAt = new Date(Date.now() + 10 * 60_000);
+    mastodon.setBudget(1, resetAt);
+    const first = await schedule(channel.id, { text: 'Last call in the budget' });
+    await testWorker(t).tick();
+    assert.equal((await get(first.id)).status, 'published');
+    assert.equal(Number((await t.herald.db('channels').where({ id: channel.id }).first()).rate_limited_until), resetAt.getTime());
+    const calls = mastodon.requests.length;
+    const second = await schedule(channel.id, { text: 'Waits for the reset' });
+    await testWorker(t).tick();
+    assert.equal(mastodon.requests.length, calls, 'no call while the budget is spent: no 429 drawn');
+    const waiting = await t.herald.db('posts').where({ id: second.id }).first();
+    assert.equal(waiting.status, 'scheduled');
+    assert.equal(Number(waiting.next_attempt_at), resetAt.getTime());
+  });
+
   it('syncs statuses written in Mastodon with favourites, reblogs and replies, and disconnecting revokes the token', async () => {
     await connectThroughConsent();
     const channel = await theChannel();

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { safeMediaChecker } from '../../src/publishing/media-check.js';
-import { channelVault } from '../../src/domain/networks/credential-vault.js';
+import { connectorChannel } from '../../src/domain/networks/channel-connections.js';
 import { SandboxNetwork } from '../../src/publishing/networks/sandbox.js';
 import { NETWORK_CAPABILITIES } from '../../src/domain/networks/capabilities.js';
 import * as provisioning_ from '../../src/domain/provisioning.js';
@@ -143,7 +143,7 @@ describe('publishing: network rules', () => {
 
     it('pages through recent posts newest first, and finds an attempt by its key', async () => {
       const sandbox = new SandboxNetwork(t.deps.repos.sandbox, t.url);
-      const channel = { accountId: a.accountId, id: a.channelIds[0], network: 'sandbox', handle: '@chan0', vault: channelVault(t.deps, a.channelIds[0]) };
+      const channel = connectorChannel(t.deps, (await t.deps.repos.channels.get(a.accountId, a.channelIds[0]))!);
       for (const text of ['one', 'two', 'three']) {
         await sandbox.publish({ channel, postKey: { id: text, createdAt: 0 }, text, imageUrls: [], videoUrls: [], channelOptions: null, attemptKey: `key-${text}` });
       }

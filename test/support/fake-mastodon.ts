@@ -53,6 +53,8 @@ export interface FakeMastodon {
   failNext(path: string, status: number, body: unknown, headers?: Record<string, string>): void;
   /** The next request to this path is carried out, then the connection drops before the answer (a lost answer). */
   dropAnswerNext(path: string): void;
+  /** Sets what is left of the budget (300 per 5 minutes) and when it resets; a request over it gets 429. */
+  setBudget(remaining: number, resetAt: Date): void;
   /** Revokes every token, as a person removing Herald under Preferences, Account, Authorized apps. */
   revokeAll(): void;
   /** A status the person wrote in Mastodon itself. */
@@ -106,6 +108,7 @@ export async function startFakeMastodon(options: { maxCharacters?: number } = {}
   let nextId = 110_000_000_000_000_000n;
   const newId = () => String(++nextId);
   let remaining = 300;
+  let resetAt = new Date(Date.now() + 300_000);
 
   const fake: FakeMastodon = {
     url, host, account, apps, statuses, requests,
@@ -113,6 +116,10 @@ export async function startFakeMastodon(options: { maxCharacters?: number } = {}
     denyNext: false,
     failNext(path, status, body, headers = {}) {
       scripted.set(path, { status, body, headers });
+    },
+    setBudget(left, at) {
+      remaining = left;
+      resetAt = at;
     },
     dropAnswerNext(path) {
       dropped.add(path);
@@ -170,8 +177,13 @@ export async function startFakeMastodon(options: { maxCharacters?: number } = {}
       const body = Buffer.concat(chunks);
       const target = new URL(req.url ?? '/', url);
       requests.push(`${req.method} ${target.pathname}`);
+      if (Date.now() >= resetAt.getTime()) {
+        remaining = 300;
+        resetAt = new Date(Date.now() + 300_000);
+      }
+      const overBudget = remaining === 0;
       remaining = Math.max(0, remaining - 1);
-      const rateHeaders = { 'x-ratelimit-limit': '300', 'x-ratelimit-remaining': String(remaining), 'x-ratelimit-reset': new Date(Date.now() + 300_000).toISOString() };
+      const rateHeaders = { 'x-ratelimit-limit': '300', 'x-ratelimit-remaining': String(remaining), 'x-ratelimit-reset': resetAt.toISOString() };
       const send = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
         if (dropped.delete(target.pathname)) {
           req.socket.destroy();
@@ -179,6 +191,10 @@ export async function startFakeMastodon(options: { maxCharacters?: number } = {}
         }
         res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...rateHeaders, ...headers }).end(JSON.stringify(payload));
       };
+      if (overBudget) {
+        send(429, { error: 'Too many requests' });
+        return;
+      }
       const script = scripted.get(target.pathname);
       if (script) {
         scripted.delete(target.pathname);

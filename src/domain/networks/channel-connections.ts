@@ -191,8 +191,12 @@ async function saveAccount(
   return toChannelView(saved!);
 }
 
-function connectorChannel(deps: DomainDeps, channel: ChannelRecord): ConnectorChannel {
-  return { accountId: channel.accountId, id: channel.id, network: channel.network, handle: channel.handle, vault: channelVault(deps, channel.id) };
+/** A channel as a connector sees it: who it is, its vault, and where a spent rate budget is recorded. */
+export function connectorChannel(deps: DomainDeps, channel: ChannelRecord): ConnectorChannel {
+  return {
+    accountId: channel.accountId, id: channel.id, network: channel.network, handle: channel.handle, vault: channelVault(deps, channel.id),
+    pauseUntil: (at) => deps.repos.channels.setRateLimitedUntil(channel.id, at),
+  };
 }
 
 function connectable(deps: DomainDeps, network: string): NetworkConnector {

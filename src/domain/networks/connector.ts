@@ -47,6 +47,11 @@ export interface ConnectorChannel {
   network: string;
   handle: string;
   vault: ChannelVault;
+  /**
+   * Tells Herald the network's budget for this channel is spent until `at` (a rate-limit header said
+   * remaining 0): no call is made for the channel before then, so its budget is never overdrawn.
+   */
+  pauseUntil(at: number): Promise<void>;
 }
 
 /** A field a person supplies to connect (an identifier, an app password, a Mastodon instance). */

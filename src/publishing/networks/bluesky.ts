@@ -9,7 +9,7 @@ import {
   type NetworkPost, type OpenedCredentials, type PublishRequest, type PublishedPost, type RecentPostsPage,
 } from '../../domain/networks/connector.js';
 import { tidFrom, tidTimeMs } from './at-tid.js';
-import { downloadMedia, retryAtFrom, type NetworkAnswer, type NetworkHttp, type NetworkHttpOptions } from './network-http.js';
+import { downloadMedia, observeBudget, retryAtFrom, type NetworkAnswer, type NetworkHttp, type NetworkHttpOptions } from './network-http.js';
 
 /**
  * Bluesky (AT Protocol), signed in with an app password ([AT lexicons], NETWORKS.md).
@@ -389,13 +389,13 @@ export class BlueskyNetwork implements NetworkConnector {
     return opened;
   }
 
-  /** Makes a call with the session; on ExpiredToken refreshes it and makes the call once more. */
+  /** Makes a call with the session; on ExpiredToken refreshes it and makes the call once more; a spent budget pauses the channel. */
   private async authed(channel: ConnectorChannel, call: (session: BlueskyCredentials) => Promise<NetworkAnswer>): Promise<NetworkAnswer> {
     const opened = await this.fresh(channel);
-    const answer = await call(opened.credentials as unknown as BlueskyCredentials);
-    if (!expiredToken(answer)) return answer;
-    const renewed = await this.refreshed(channel, opened.version);
-    return call(renewed.credentials as unknown as BlueskyCredentials);
+    let answer = await call(opened.credentials as unknown as BlueskyCredentials);
+    if (expiredToken(answer)) answer = await call((await this.refreshed(channel, opened.version)).credentials as unknown as BlueskyCredentials);
+    await observeBudget(channel, answer, this.now());
+    return answer;
   }
 
   private refreshed(channel: ConnectorChannel, version: number): Promise<OpenedCredentials> {

@@ -6,7 +6,7 @@ import {
   type AppRegistrations, type AttemptLookup, type AuthorizationStart, type CommentRequest, type ConnectedAccount, type ConnectionMethod,
   type ConnectorChannel, type NetworkConnector, type NetworkPost, type PublishRequest, type PublishedPost, type RecentPostsPage,
 } from '../../domain/networks/connector.js';
-import { downloadMedia, retryAtFrom, type NetworkAnswer, type NetworkHttp, type NetworkHttpOptions } from './network-http.js';
+import { downloadMedia, observeBudget, retryAtFrom, type NetworkAnswer, type NetworkHttp, type NetworkHttpOptions } from './network-http.js';
 
 /**
  * Mastodon, one instance per channel ([MD] methods/apps.md, oauth.md, statuses.md, media.md, instance.md,
@@ -23,7 +23,8 @@ import { downloadMedia, retryAtFrom, type NetworkAnswer, type NetworkHttp, type 
  *   hour the instance keeps the key answers the first status instead of making a second; an attempt whose
  *   outcome is unknown is looked up among the account's statuses made since, by its text;
  * - a first comment is a reply (in_reply_to_id) with its own stable key;
- * - 429 waits until X-RateLimit-Reset (an ISO time); 5xx retries later; 422 is permanent with Mastodon's
+ * - a status answer saying X-RateLimit-Remaining 0 pauses the channel until X-RateLimit-Reset; 429 waits until
+ *   then too; 5xx retries later; 422 is permanent with Mastodon's
  *   message ("Validation failed: ...").
  */
 const SCOPES = 'read:accounts read:statuses write:statuses write:media';
@@ -113,7 +114,7 @@ export class MastodonNetwork implements NetworkConnector {
     for (const [index, url] of [...request.imageUrls, ...request.videoUrls].entries()) {
       mediaIds.push(await this.upload(c, url, typeof altTexts[index] === 'string' ? altTexts[index] : undefined));
     }
-    const status = await this.postStatus(c, `herald-${request.postKey.id}`, {
+    const status = await this.postStatus(request.channel, c, `herald-${request.postKey.id}`, {
       status: request.text,
       ...(mediaIds.length > 0 ? { media_ids: mediaIds } : {}),
       ...(typeof options.visibility === 'string' ? { visibility: options.visibility } : {}),
@@ -126,7 +127,7 @@ export class MastodonNetwork implements NetworkConnector {
 
   async comment(request: CommentRequest): Promise<{ networkCommentId: string }> {
     const c = await this.credentials(request.channel);
-    const status = await this.postStatus(c, `herald-${request.attemptKey}`, { status: request.text, in_reply_to_id: request.networkPostId });
+    const status = await this.postStatus(request.channel, c, `herald-${request.attemptKey}`, { status: request.text, in_reply_to_id: request.networkPostId });
     return { networkCommentId: String(status.id) };
   }
 
@@ -176,8 +177,9 @@ export class MastodonNetwork implements NetworkConnector {
     return (await channel.vault.read()).credentials as unknown as MastodonCredentials;
   }
 
-  private async postStatus(c: MastodonCredentials, idempotencyKey: string, body: Record<string, unknown>): Promise<any> {
+  private async postStatus(channel: ConnectorChannel, c: MastodonCredentials, idempotencyKey: string, body: Record<string, unknown>): Promise<any> {
     const answer = await this.http.request(`${c.origin}/api/v1/statuses`, { method: 'POST', headers: { ...bearer(c), 'idempotency-key': idempotencyKey }, json: body });
+    await observeBudget(channel, answer, this.now());
     if (answer.status !== 200) throw classify(answer, this.now());
     return answer.json;
   }

@@ -12,7 +12,7 @@
  *   person must name another host); a timeout or a broken connection after a write is an unknown outcome,
  *   before anything could have been done (a read) a retry later.
  */
-import { NetworkError } from '../../domain/networks/connector.js';
+import { NetworkError, type ConnectorChannel } from '../../domain/networks/connector.js';
 import { OutboundRequestError, type OutboundFetcher } from '../../domain/outbound.js';
 
 export interface NetworkHttpOptions {
@@ -127,6 +127,17 @@ function failure(error: unknown, host: string, method: string): NetworkError {
     return method === 'GET' ? new NetworkError('retry_later', `${host} ${words}`) : new NetworkError('unknown_outcome', `${host} ${words}`);
   }
   return new NetworkError(method === 'GET' ? 'retry_later' : 'unknown_outcome', `${host} could not be reached`);
+}
+
+/**
+ * Passes a spent budget on to the channel: an answer whose rate-limit headers say nothing remains pauses the
+ * channel until their reset, so the next call waits instead of drawing a 429.
+ */
+export async function observeBudget(channel: ConnectorChannel, answer: NetworkAnswer, now: number): Promise<void> {
+  const remaining = answer.header('ratelimit-remaining') ?? answer.header('x-ratelimit-remaining');
+  if (remaining === undefined || Number(remaining) > 0) return;
+  const resetAt = retryAtFrom(answer, now);
+  if (resetAt && resetAt > now) await channel.pauseUntil(resetAt);
 }
 
 /** When a network said to come back: a Retry-After (seconds or a date), or a reset header (epoch seconds or ISO). */
