@@ -225,6 +225,19 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
     assert.equal((await theChannel()).status, 'active');
   });
 
+  it('checks media against the instance\'s own limits before uploading anything', async () => {
+    mastodon.maxMediaAttachments = 1;
+    mastodon.imageSizeLimit = 10;
+    await connectThroughConsent();
+    const channel = await theChannel();
+    const two = await schedule(channel.id, { text: 'Two pictures', imageUrls: [imageUrl, `${imageUrl}?b`] });
+    const big = await schedule(channel.id, { text: 'A picture too large', imageUrls: [imageUrl] });
+    await testWorker(t).tick();
+    assert.match((await get(two.id)).error, /takes at most 1 media per post; this post has 2/);
+    assert.match((await get(big.id)).error, /larger than the 10 byte limit/);
+    assert.equal(mastodon.requests.filter((r) => r === 'POST /api/v2/media').length, 0, 'nothing uploaded');
+  });
+
   it('stops calling a channel whose budget an answer said is spent, until the reset it named', async () => {
     await connectThroughConsent();
     const channel = await theChannel();

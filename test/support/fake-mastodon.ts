@@ -48,6 +48,8 @@ export interface FakeMastodon {
   /** Every request, as "METHOD /path". */
   requests: string[];
   maxCharacters: number;
+  maxMediaAttachments: number;
+  imageSizeLimit: number;
   denyNext: boolean;
   /** The next request to this path gets this answer instead (a scripted failure). */
   failNext(path: string, status: number, body: unknown, headers?: Record<string, string>): void;
@@ -113,6 +115,8 @@ export async function startFakeMastodon(options: { maxCharacters?: number } = {}
   const fake: FakeMastodon = {
     url, host, account, apps, statuses, requests,
     maxCharacters: options.maxCharacters ?? 500,
+    maxMediaAttachments: 4,
+    imageSizeLimit: 16777216,
     denyNext: false,
     failNext(path, status, body, headers = {}) {
       scripted.set(path, { status, body, headers });
@@ -284,8 +288,8 @@ export async function startFakeMastodon(options: { maxCharacters?: number } = {}
         return send(200, {
           domain: host, title: 'Fake Mastodon', version: '4.3.0',
           configuration: {
-            statuses: { max_characters: fake.maxCharacters, max_media_attachments: 4, characters_reserved_per_url: 23 },
-            media_attachments: { supported_mime_types: ['image/jpeg', 'image/png', 'image/gif', 'video/mp4'], image_size_limit: 16777216, video_size_limit: 103809024 },
+            statuses: { max_characters: fake.maxCharacters, max_media_attachments: fake.maxMediaAttachments, characters_reserved_per_url: 23 },
+            media_attachments: { supported_mime_types: ['image/jpeg', 'image/png', 'image/gif', 'video/mp4'], image_size_limit: fake.imageSizeLimit, video_size_limit: 103809024 },
           },
         });
       }
@@ -318,7 +322,7 @@ export async function startFakeMastodon(options: { maxCharacters?: number } = {}
         const mediaIds: string[] = params.media_ids ?? [];
         if (!text && mediaIds.length === 0) return send(422, { error: 'Validation failed: Text can\'t be blank' });
         if ([...text].length > fake.maxCharacters) return send(422, { error: `Validation failed: Text character limit of ${fake.maxCharacters} exceeded` });
-        if (mediaIds.length > 4) return send(422, { error: 'Validation failed: Media attachments must be 4 or fewer' });
+        if (mediaIds.length > fake.maxMediaAttachments) return send(422, { error: `Validation failed: Media attachments must be ${fake.maxMediaAttachments} or fewer` });
         for (const mid of mediaIds) {
           const m = media.get(mid);
           if (!m) return send(422, { error: 'Validation failed: Media attachments are invalid' });

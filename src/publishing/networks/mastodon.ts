@@ -16,7 +16,9 @@ import { downloadMedia, observeBudget, retryAtFrom, type NetworkAnswer, type Net
  * - Herald registers itself once per instance (POST /api/v1/apps) and keeps that registration for the next
  *   account there; consent is OAuth with PKCE S256; Mastodon tokens do not expire, so there is no refresh:
  *   a 401 means the person revoked Herald and must reconnect;
- * - the text limit is the instance's own (`configuration.statuses.max_characters`), stored on the channel;
+ * - the text limit is the instance's own (`configuration.statuses.max_characters`), stored on the channel; its
+ *   media limits (attachments per status, image and video sizes) are read from the same configuration,
+ *   kept an hour, and checked before anything is uploaded;
  * - media are uploaded with their descriptions (channelOptions.altText) and waited for while the instance
  *   processes them (202, then 206 from GET /api/v1/media/:id) before the status is posted;
  * - a status is posted with an Idempotency-Key the same for every attempt at one post, so a retry within the
@@ -28,6 +30,15 @@ import { downloadMedia, observeBudget, retryAtFrom, type NetworkAnswer, type Net
  *   message ("Validation failed: ...").
  */
 const SCOPES = 'read:accounts read:statuses write:statuses write:media';
+/** How long an instance's configuration is trusted before it is read again. */
+const INSTANCE_CACHE_MS = 60 * 60_000;
+
+interface InstanceLimits {
+  maxMedia: number;
+  imageBytes: number | undefined;
+  videoBytes: number | undefined;
+  readAt: number;
+}
 const MEDIA_POLL_MS = 1_000;
 const MEDIA_WAIT_POLLS = 60;
 
@@ -46,6 +57,8 @@ export class MastodonNetwork implements NetworkConnector {
     fields: [{ name: 'instance', required: true, secret: false, description: 'The Mastodon server the account is on, e.g. https://mastodon.social' }],
   };
 
+  private readonly instances = new Map<string, InstanceLimits>();
+
   constructor(
     private readonly http: NetworkHttp,
     private readonly media: NetworkHttpOptions,
@@ -54,6 +67,23 @@ export class MastodonNetwork implements NetworkConnector {
 
   configured(): boolean {
     return true;
+  }
+
+  private async limits(origin: string): Promise<InstanceLimits> {
+    const cached = this.instances.get(origin);
+    if (cached && this.now() - cached.readAt < INSTANCE_CACHE_MS) return cached;
+    const answer = await this.http.request(`${origin}/api/v2/instance`);
+    if (answer.status !== 200) throw classify(answer, this.now());
+    const configuration = answer.json?.configuration ?? {};
+    const positive = (value: unknown) => (Number.isInteger(value) && (value as number) > 0 ? (value as number) : undefined);
+    const limits = {
+      maxMedia: positive(configuration.statuses?.max_media_attachments) ?? 4,
+      imageBytes: positive(configuration.media_attachments?.image_size_limit),
+      videoBytes: positive(configuration.media_attachments?.video_size_limit),
+      readAt: this.now(),
+    };
+    this.instances.set(origin, limits);
+    return limits;
   }
 
   async startAuthorization(input: { fields: Record<string, string>; redirectUri: string; state: string; codeChallenge: string; apps: AppRegistrations }): Promise<AuthorizationStart> {
@@ -84,6 +114,7 @@ export class MastodonNetwork implements NetworkConnector {
     if (me.status !== 200) throw classify(me, this.now());
     const instance = await this.http.request(`${origin}/api/v2/instance`);
     const maxCharacters = Number(instance.json?.configuration?.statuses?.max_characters);
+    this.instances.delete(origin);
     const host = new URL(origin).host;
     return [{
       networkAccountId: `${me.json.id}@${host}`,
@@ -110,9 +141,15 @@ export class MastodonNetwork implements NetworkConnector {
     const c = await this.credentials(request.channel);
     const options = request.channelOptions ?? {};
     const altTexts = Array.isArray(options.altText) ? options.altText : [];
+    const files = [...request.imageUrls.map((url) => ({ url, kind: 'image' as const })), ...request.videoUrls.map((url) => ({ url, kind: 'video' as const }))];
+    const limits = files.length > 0 ? await this.limits(c.origin) : undefined;
+    if (limits && files.length > limits.maxMedia) {
+      throw new NetworkError('permanent', `${new URL(c.origin).host} takes at most ${limits.maxMedia} media per post; this post has ${files.length}`);
+    }
     const mediaIds: string[] = [];
-    for (const [index, url] of [...request.imageUrls, ...request.videoUrls].entries()) {
-      mediaIds.push(await this.upload(c, url, typeof altTexts[index] === 'string' ? altTexts[index] : undefined));
+    for (const [index, file] of files.entries()) {
+      const maxBytes = (file.kind === 'image' ? limits?.imageBytes : limits?.videoBytes) ?? this.media.maxBytes;
+      mediaIds.push(await this.upload(c, file.url, typeof altTexts[index] === 'string' ? altTexts[index] : undefined, maxBytes));
     }
     const status = await this.postStatus(request.channel, c, `herald-${request.postKey.id}`, {
       status: request.text,
@@ -185,8 +222,8 @@ export class MastodonNetwork implements NetworkConnector {
   }
 
   /** Uploads one file with its description and waits until the instance has processed it. */
-  private async upload(c: MastodonCredentials, url: string, description: string | undefined): Promise<string> {
-    const file = await downloadMedia(this.media, url, this.media.maxBytes);
+  private async upload(c: MastodonCredentials, url: string, description: string | undefined, maxBytes: number): Promise<string> {
+    const file = await downloadMedia(this.media, url, maxBytes);
     const boundary = `herald-${crypto.randomBytes(12).toString('hex')}`;
     const parts: Buffer[] = [];
     const name = new URL(url).pathname.split('/').pop() || 'media';
