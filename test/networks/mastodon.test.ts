@@ -113,6 +113,9 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
     assert.equal(denied.status, 400);
     assert.match(denied.html, /did not grant access/);
     assert.equal((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data.length, 0);
+    const metadata = await t.api('POST', '/v1/rest/channels/connect', { token: a.apiKey, body: { network: 'mastodon', instance: 'http://169.254.169.254' } });
+    assert.equal(metadata.status, 400, 'an instance on a private address is refused by the SSRF guard');
+    assert.match(metadata.body.message, /169\.254\.169\.254/);
     const forged = await fetch(`${t.url}/connect/mastodon/callback?state=forged&code=abc`);
     assert.equal(forged.status, 400);
     assert.match(await forged.text(), /expired or was already used/);
