@@ -6,6 +6,7 @@ import * as team from './004_team.js';
 import * as mediaCalendars from './005_media_calendars.js';
 import * as sessions from './006_sessions.js';
 import * as rateLimitLogs from './007_rate_limit_logs.js';
+import * as eventsWebhooks from './009_events_webhooks.js';
 
 type Migration = { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> };
 
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   '005_media_calendars': mediaCalendars,
   '006_sessions': sessions,
   '007_rate_limit_logs': rateLimitLogs,
+  '009_events_webhooks': eventsWebhooks,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
