@@ -53,6 +53,25 @@ export async function recordPostEvent(repos: Repositories, at: number, type: Eve
   });
 }
 
+/**
+ * A new post's events: post.created; post.scheduled when it is due to go out (not a draft); approval.requested
+ * when its workspace holds it for approval.
+ */
+export async function recordNewPostEvents(repos: Repositories, at: number, post: PostRecord): Promise<void> {
+  await recordPostEvent(repos, at, 'post.created', post);
+  if (post.status === 'scheduled') await recordPostEvent(repos, at, 'post.scheduled', post);
+  if (post.approvalStatus === 'PENDING') await recordPostEvent(repos, at, 'approval.requested', post);
+}
+
+/**
+ * An edited post's events: post.scheduled when it became scheduled or its time moved; approval.requested when
+ * the edit put it on hold (a draft leaving draft in a workspace that requires approval).
+ */
+export async function recordEditedPostEvents(repos: Repositories, at: number, before: PostRecord, after: PostRecord): Promise<void> {
+  if (after.status === 'scheduled' && (before.status !== 'scheduled' || before.dateTime !== after.dateTime)) await recordPostEvent(repos, at, 'post.scheduled', after);
+  if (after.approvalStatus === 'PENDING' && before.approvalStatus !== 'PENDING') await recordPostEvent(repos, at, 'approval.requested', after);
+}
+
 /** Reads the post as it now is and records its event; nothing when the post is gone. */
 export async function recordPostEventById(repos: Repositories, at: number, type: EventType, accountId: string, postId: string, facts: Record<string, unknown> = {}): Promise<void> {
   const post = await repos.posts.get(accountId, postId);
