@@ -973,10 +973,28 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        /** @description An endpoint as created or rotated, with its signing secret, shown only in this answer. */
         WebhookEndpointWithSecret: {
+            id: string;
+            workspaceId: string;
+            url: string;
+            description: string | null;
+            eventTypes: components["schemas"]["EventType"][];
+            enabled: boolean;
+            /** @description Why Herald disabled it (410 Gone */
+            disabledReason: string | null;
+            /**
+             * Format: date-time
+             * @description Start of the current run of failed attempts.
+             */
+            failingSince: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
             /** @description whsec_...: the Standard Webhooks signing secret, shown only now. */
             secret: string;
-        } & components["schemas"]["WebhookEndpoint"];
+        };
         WebhookDelivery: {
             id: string;
             eventId: string;
