@@ -89,15 +89,6 @@ export class WebhooksRepository {
     return (await this.db('webhook_endpoints').where({ account_id: accountId, id }).delete()) > 0;
   }
 
-  /** Every endpoint's sealed secret, for resealing under a new master key. */
-  async sealedSecrets(): Promise<{ id: string; sealedSecret: string }[]> {
-    return (await this.db('webhook_endpoints').select('id', 'secret')).map((row) => ({ id: row.id, sealedSecret: row.secret }));
-  }
-
-  async setSealedSecret(id: string, sealedSecret: string): Promise<void> {
-    await this.db('webhook_endpoints').where({ id }).update({ secret: sealedSecret });
-  }
-
   /** Claims due deliveries of enabled endpoints: pending, due, and unclaimed or with an expired lease. */
   async claimDue(workerId: string, now: number, leaseMs: number, limit: number): Promise<ClaimedDelivery[]> {
     const pg = isPostgres(this.db);
