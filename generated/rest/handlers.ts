@@ -102,6 +102,26 @@ export interface RestHandlers<Context> {
   assignReviewer(request: RestRequest<'assignReviewer'>, context: Context): Promise<RestResponse<'assignReviewer'>>;
   /** GET /posts/{postId}/history - Every change to a post, oldest first. */
   getPostHistory(request: RestRequest<'getPostHistory'>, context: Context): Promise<RestResponse<'getPostHistory'>>;
+  /** GET /events - The account's events, oldest first, for systems that poll instead of receiving webhooks. */
+  listEvents(request: RestRequest<'listEvents'>, context: Context): Promise<RestResponse<'listEvents'>>;
+  /** GET /webhooks - The account's webhook endpoints. Needs the manage_team scope. */
+  listWebhooks(request: RestRequest<'listWebhooks'>, context: Context): Promise<RestResponse<'listWebhooks'>>;
+  /** POST /webhooks - Add a webhook endpoint to a workspace. Needs the manage_team scope. */
+  createWebhook(request: RestRequest<'createWebhook'>, context: Context): Promise<RestResponse<'createWebhook'>>;
+  /** GET /webhooks/{webhookId} - One webhook endpoint. Needs the manage_team scope. */
+  getWebhook(request: RestRequest<'getWebhook'>, context: Context): Promise<RestResponse<'getWebhook'>>;
+  /** PATCH /webhooks/{webhookId} - Change an endpoint's URL, event types, description, or enable it again. Needs the manage_team scope. */
+  updateWebhook(request: RestRequest<'updateWebhook'>, context: Context): Promise<RestResponse<'updateWebhook'>>;
+  /** DELETE /webhooks/{webhookId} - Remove an endpoint and its deliveries. Needs the manage_team scope. */
+  deleteWebhook(request: RestRequest<'deleteWebhook'>, context: Context): Promise<RestResponse<'deleteWebhook'>>;
+  /** POST /webhooks/{webhookId}/rotate-secret - Replace an endpoint's signing secret; the new one is shown this once. Needs the manage_team scope. */
+  rotateWebhookSecret(request: RestRequest<'rotateWebhookSecret'>, context: Context): Promise<RestResponse<'rotateWebhookSecret'>>;
+  /** POST /webhooks/{webhookId}/test - Queue a `webhook.test` event for this endpoint only (delivered by the worker within seconds). Needs the manage_team scope. */
+  sendWebhookTest(request: RestRequest<'sendWebhookTest'>, context: Context): Promise<RestResponse<'sendWebhookTest'>>;
+  /** GET /webhooks/{webhookId}/deliveries - An endpoint's deliveries, newest first. Needs the manage_team scope. */
+  listWebhookDeliveries(request: RestRequest<'listWebhookDeliveries'>, context: Context): Promise<RestResponse<'listWebhookDeliveries'>>;
+  /** POST /webhooks/{webhookId}/redeliver - Deliver failed deliveries again, one (`deliveryId`) or all created since a time (`since`). Needs the manage_team scope. */
+  redeliverWebhook(request: RestRequest<'redeliverWebhook'>, context: Context): Promise<RestResponse<'redeliverWebhook'>>;
 }
 
 export const restRoutes: readonly RestRoute[] = [
@@ -139,6 +159,16 @@ export const restRoutes: readonly RestRoute[] = [
   { operationId: 'rejectPost', method: 'post', path: '/posts/{postId}/reject', expressPath: '/posts/:postId/reject', rateLimit: 'write', idempotent: false },
   { operationId: 'assignReviewer', method: 'post', path: '/posts/{postId}/assign', expressPath: '/posts/:postId/assign', rateLimit: 'write', idempotent: false },
   { operationId: 'getPostHistory', method: 'get', path: '/posts/{postId}/history', expressPath: '/posts/:postId/history', rateLimit: 'read', idempotent: false },
+  { operationId: 'listEvents', method: 'get', path: '/events', expressPath: '/events', rateLimit: 'read', idempotent: false },
+  { operationId: 'listWebhooks', method: 'get', path: '/webhooks', expressPath: '/webhooks', rateLimit: 'read', idempotent: false },
+  { operationId: 'createWebhook', method: 'post', path: '/webhooks', expressPath: '/webhooks', rateLimit: 'write', idempotent: false },
+  { operationId: 'getWebhook', method: 'get', path: '/webhooks/{webhookId}', expressPath: '/webhooks/:webhookId', rateLimit: 'read', idempotent: false },
+  { operationId: 'updateWebhook', method: 'patch', path: '/webhooks/{webhookId}', expressPath: '/webhooks/:webhookId', rateLimit: 'write', idempotent: false },
+  { operationId: 'deleteWebhook', method: 'delete', path: '/webhooks/{webhookId}', expressPath: '/webhooks/:webhookId', rateLimit: 'write', idempotent: false },
+  { operationId: 'rotateWebhookSecret', method: 'post', path: '/webhooks/{webhookId}/rotate-secret', expressPath: '/webhooks/:webhookId/rotate-secret', rateLimit: 'write', idempotent: false },
+  { operationId: 'sendWebhookTest', method: 'post', path: '/webhooks/{webhookId}/test', expressPath: '/webhooks/:webhookId/test', rateLimit: 'write', idempotent: false },
+  { operationId: 'listWebhookDeliveries', method: 'get', path: '/webhooks/{webhookId}/deliveries', expressPath: '/webhooks/:webhookId/deliveries', rateLimit: 'read', idempotent: false },
+  { operationId: 'redeliverWebhook', method: 'post', path: '/webhooks/{webhookId}/redeliver', expressPath: '/webhooks/:webhookId/redeliver', rateLimit: 'write', idempotent: false },
 ];
 
 /** What Express hands over: path, query and body as they arrived (validated against openapi/ by then). */
@@ -219,5 +249,25 @@ export function dispatchRest<Context>(handlers: RestHandlers<Context>, operation
       return handlers.assignReviewer(request as RestRequest<'assignReviewer'>, context);
     case 'getPostHistory':
       return handlers.getPostHistory(request as RestRequest<'getPostHistory'>, context);
+    case 'listEvents':
+      return handlers.listEvents(request as RestRequest<'listEvents'>, context);
+    case 'listWebhooks':
+      return handlers.listWebhooks(request as RestRequest<'listWebhooks'>, context);
+    case 'createWebhook':
+      return handlers.createWebhook(request as RestRequest<'createWebhook'>, context);
+    case 'getWebhook':
+      return handlers.getWebhook(request as RestRequest<'getWebhook'>, context);
+    case 'updateWebhook':
+      return handlers.updateWebhook(request as RestRequest<'updateWebhook'>, context);
+    case 'deleteWebhook':
+      return handlers.deleteWebhook(request as RestRequest<'deleteWebhook'>, context);
+    case 'rotateWebhookSecret':
+      return handlers.rotateWebhookSecret(request as RestRequest<'rotateWebhookSecret'>, context);
+    case 'sendWebhookTest':
+      return handlers.sendWebhookTest(request as RestRequest<'sendWebhookTest'>, context);
+    case 'listWebhookDeliveries':
+      return handlers.listWebhookDeliveries(request as RestRequest<'listWebhookDeliveries'>, context);
+    case 'redeliverWebhook':
+      return handlers.redeliverWebhook(request as RestRequest<'redeliverWebhook'>, context);
   }
 }

@@ -579,6 +579,152 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's events, oldest first, for systems that poll instead of receiving webhooks.
+         * @description Keep `paging.nextCursor` and ask again later: the next call answers only what happened since. Each event
+         *     is also delivered to the webhook endpoints that subscribed to its type (see the README's Webhooks).
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's webhook endpoints. Needs the manage_team scope. */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Add a webhook endpoint to a workspace. Needs the manage_team scope.
+         * @description The URL must be http(s) on the public internet (checked now and before every delivery). The answer carries
+         *     the signing secret (`whsec_...`) once: store it, it is never shown again.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        /** One webhook endpoint. Needs the manage_team scope. */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /** Remove an endpoint and its deliveries. Needs the manage_team scope. */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /** Change an endpoint's URL, event types, description, or enable it again. Needs the manage_team scope. */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace an endpoint's signing secret; the new one is shown this once. Needs the manage_team scope.
+         * @description Deliveries from now on are signed with the new secret only, retries of older ones included.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queue a `webhook.test` event for this endpoint only (delivered by the worker within seconds). Needs the manage_team scope. */
+        post: operations["sendWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        /** An endpoint's deliveries, newest first. Needs the manage_team scope. */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver failed deliveries again, one (`deliveryId`) or all created since a time (`since`). Needs the manage_team scope.
+         * @description They are queued now with a fresh 24-hour retry window, under the same `webhook-id` as before.
+         */
+        post: operations["redeliverWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -907,6 +1053,103 @@ export interface components {
             ok: boolean;
             error?: components["schemas"]["Error"];
         };
+        /**
+         * @description See the event catalogue in the README.
+         * @enum {string}
+         */
+        EventType: "post.created" | "post.scheduled" | "post.published" | "post.failed" | "post.unconfirmed" | "post.deleted" | "post.first_comment.published" | "post.first_comment.failed" | "approval.requested" | "approval.approved" | "approval.rejected" | "approval.assigned" | "channel.connected" | "channel.needs_reconnect" | "channel.disconnected" | "queue.paused" | "queue.resumed" | "live_post.found" | "webhook.disabled" | "webhook.test";
+        /**
+         * @description Something that happened, in the same shape as a webhook delivery's body. `data` carries the object as
+         *     this API shows it (`post`, `channel`, `endpoint`) and the type's own facts (`reason`, `permalinkUrl`).
+         */
+        Event: {
+            /** @description evt_...; also the webhook-id header of its deliveries. */
+            id: string;
+            type: components["schemas"]["EventType"];
+            /** Format: date-time */
+            timestamp: string;
+            accountId: string;
+            workspaceId: string;
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        Paging: {
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        EventPage: {
+            data: components["schemas"]["Event"][];
+            paging: {
+                /** @description Where the next call resumes; kept even on the last page, so a poller can ask again later. */
+                nextCursor: string | null;
+                hasMore: boolean;
+            };
+        };
+        WebhookEndpoint: {
+            id: string;
+            workspaceId: string;
+            url: string;
+            description: string | null;
+            eventTypes: components["schemas"]["EventType"][];
+            enabled: boolean;
+            /** @description Why Herald disabled it (410 Gone */
+            disabledReason: string | null;
+            /**
+             * Format: date-time
+             * @description Start of the current run of failed attempts.
+             */
+            failingSince: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description An endpoint as created or rotated, with its signing secret, shown only in this answer. */
+        WebhookEndpointWithSecret: {
+            id: string;
+            workspaceId: string;
+            url: string;
+            description: string | null;
+            eventTypes: components["schemas"]["EventType"][];
+            enabled: boolean;
+            /** @description Why Herald disabled it (410 Gone */
+            disabledReason: string | null;
+            /**
+             * Format: date-time
+             * @description Start of the current run of failed attempts.
+             */
+            failingSince: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description whsec_...: the Standard Webhooks signing secret, shown only now. */
+            secret: string;
+        };
+        WebhookDelivery: {
+            id: string;
+            eventId: string;
+            eventType: components["schemas"]["EventType"];
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            attempts: number;
+            /** @description The last attempt's HTTP status; null when it got no answer. */
+            responseCode: number | null;
+            /** @description How long the last attempt took. */
+            durationMs: number | null;
+            /** @description Why the last attempt failed. */
+            error: string | null;
+            /** Format: date-time */
+            lastAttemptAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the next try is due (pending only).
+             */
+            nextAttemptAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
     };
     responses: {
         /** @description The request is malformed or breaks a rule; `message` says what to change. */
@@ -993,6 +1236,7 @@ export interface components {
     };
     parameters: {
         ChannelId: string;
+        WebhookId: string;
         LabelId: string;
         PostId: string;
         /** @description Retrying with the same key and body returns the first response and creates nothing new (kept 24 hours). */
@@ -2851,6 +3095,502 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Only events of these types. */
+                types?: components["schemas"]["EventType"][];
+                /** @description Only events about this post. */
+                postId?: string;
+                /** @description Only events at or after this time. */
+                since?: string;
+                /** @description Only events before this time. */
+                until?: string;
+                /** @description Page size. */
+                limit?: number;
+                /** @description `paging.nextCursor` of the previous page. Bound to the listing mode it was issued in. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "evt_01hx0000000000000000000900",
+                     *           "type": "post.published",
+                     *           "timestamp": "2030-01-01T09:00:01.000Z",
+                     *           "accountId": "01hx0000000000000000000001",
+                     *           "workspaceId": "01hx0000000000000000000002",
+                     *           "data": {
+                     *             "post": {
+                     *               "id": "01hx0000000000000000000100",
+                     *               "status": "published",
+                     *               "permalinkUrl": "https://sandbox.example/p/1"
+                     *             },
+                     *             "permalinkUrl": "https://sandbox.example/p/1"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "paging": {
+                     *         "nextCursor": "eyJtIjoiZXZlbnRzIn0.c2lnbmF0dXJl",
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EventPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Endpoints, oldest first; secrets are never shown again after creation or rotation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "01hx0000000000000000000700",
+                     *           "workspaceId": "01hx0000000000000000000002",
+                     *           "url": "https://hooks.example.com/herald",
+                     *           "description": null,
+                     *           "eventTypes": [
+                     *             "post.published",
+                     *             "post.failed"
+                     *           ],
+                     *           "enabled": true,
+                     *           "disabledReason": null,
+                     *           "failingSince": null,
+                     *           "createdAt": "2030-01-01T09:00:00.000Z",
+                     *           "updatedAt": "2030-01-01T09:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpoint"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/herald",
+                 *       "eventTypes": [
+                 *         "post.published",
+                 *         "post.failed"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    url: string;
+                    eventTypes: components["schemas"]["EventType"][];
+                    description?: string;
+                    /** @description Defaults to the account's first workspace. */
+                    workspaceId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its secret (shown this once). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpointWithSecret"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "01hx0000000000000000000700",
+                     *         "workspaceId": "01hx0000000000000000000002",
+                     *         "url": "https://hooks.example.com/herald",
+                     *         "description": null,
+                     *         "eventTypes": [
+                     *           "post.published",
+                     *           "post.failed"
+                     *         ],
+                     *         "enabled": true,
+                     *         "disabledReason": null,
+                     *         "failingSince": null,
+                     *         "createdAt": "2030-01-01T09:00:00.000Z",
+                     *         "updatedAt": "2030-01-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "01hx0000000000000000000700",
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            id: string;
+                            /** @constant */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": true,
+                 *       "eventTypes": [
+                 *         "post.published",
+                 *         "post.failed",
+                 *         "approval.requested"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    url?: string;
+                    eventTypes?: components["schemas"]["EventType"][];
+                    description?: string | null;
+                    /** @description true enables a disabled endpoint again (its pending deliveries resume); false pauses it. */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint with its new secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "01hx0000000000000000000700",
+                     *         "workspaceId": "01hx0000000000000000000002",
+                     *         "url": "https://hooks.example.com/herald",
+                     *         "description": null,
+                     *         "eventTypes": [
+                     *           "post.published",
+                     *           "post.failed"
+                     *         ],
+                     *         "enabled": true,
+                     *         "disabledReason": null,
+                     *         "failingSince": null,
+                     *         "createdAt": "2030-01-01T09:00:00.000Z",
+                     *         "updatedAt": "2030-01-01T09:00:00.000Z",
+                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpointWithSecret"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    sendWebhookTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, queued; follow it in the endpoint's deliveries. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "01hx0000000000000000000800",
+                     *         "eventId": "evt_01hx0000000000000000000900",
+                     *         "eventType": "webhook.test",
+                     *         "status": "pending",
+                     *         "attempts": 0,
+                     *         "responseCode": null,
+                     *         "durationMs": null,
+                     *         "error": null,
+                     *         "lastAttemptAt": null,
+                     *         "nextAttemptAt": "2030-01-01T09:00:00.000Z",
+                     *         "createdAt": "2030-01-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookDelivery"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                status?: "pending" | "succeeded" | "failed";
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description `paging.nextCursor` of the previous page. Bound to the listing mode it was issued in. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "01hx0000000000000000000800",
+                     *           "eventId": "evt_01hx0000000000000000000900",
+                     *           "eventType": "post.published",
+                     *           "status": "succeeded",
+                     *           "attempts": 1,
+                     *           "responseCode": 200,
+                     *           "durationMs": 42,
+                     *           "error": null,
+                     *           "lastAttemptAt": "2030-01-01T09:00:01.000Z",
+                     *           "nextAttemptAt": null,
+                     *           "createdAt": "2030-01-01T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "paging": {
+                     *         "nextCursor": null,
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookDelivery"][];
+                        paging: components["schemas"]["Paging"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    redeliverWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2030-01-01T00:00:00Z"
+                 *     }
+                 */
+                "application/json": {
+                    deliveryId?: string;
+                    /** Format: date-time */
+                    since?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description How many failed deliveries were queued again. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "queued": 3
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            queued: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
         };
     };

@@ -15,7 +15,7 @@ import type { Config } from '../config.js';
 import { openDatabase } from '../db/connection.js';
 import { InstanceSecretsRepository } from '../db/repositories/instance-secrets.js';
 import { resealInstanceSecrets } from '../domain/instance-secrets.js';
-import { resealConnectionSecrets } from '../domain/networks/credential-vault.js';
+import { resealStoredSecrets } from '../domain/stored-secrets.js';
 import { createRepositories } from '../db/repositories/index.js';
 import { parseMasterKey, SecretBox } from '../domain/secret-box.js';
 import { forgetPreviousKeyFile, loadMasterKeys, rotateKeyFile, SECRET_KEY_FILE } from '../storage/master-key.js';
@@ -30,7 +30,7 @@ export async function rotateSecrets(config: Config): Promise<{ resealed: number;
   const box = new SecretBox(keys.current, previous);
   const db = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
-    const resealed = (await resealInstanceSecrets(new InstanceSecretsRepository(db), box)) + (await resealConnectionSecrets(createRepositories(db), box));
+    const resealed = (await resealInstanceSecrets(new InstanceSecretsRepository(db), box)) + (await resealStoredSecrets(createRepositories(db), box));
     if (!config.secretKey) forgetPreviousKeyFile(config);
     return { resealed, keyId: box.currentKeyId, resumed };
   } finally {

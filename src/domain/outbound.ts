@@ -1,5 +1,5 @@
 /**
- * The port through which the domain reaches URLs a person supplied (media import), owned by the domain and
+ * The port through which the domain reaches URLs a person supplied (media import, webhook endpoints), owned by the domain and
  * implemented by src/net/safe-fetch.ts. Whatever implements it keeps these promises:
  * - no loopback, private, link-local (cloud metadata), CGNAT, multicast or reserved address is reached,
  *   unless the URL's host is in `allowHosts`; the connection goes to the address that was checked;
@@ -55,4 +55,6 @@ export interface OutboundFetcher {
   fetch(url: string, options: OutboundFetchOptions): Promise<OutboundResponse>;
   /** Tells a direct image or video file from an HTML page by its first bytes and content type. */
   probeDirectMedia(url: string, options: Omit<OutboundFetchOptions, 'stopAfterBytes'>): Promise<MediaProbe>;
+  /** Checks a URL's form and every address its host resolves to, without requesting it. */
+  vetUrl(url: string, options: { allowHosts: readonly string[] }): Promise<void>;
 }

@@ -177,7 +177,12 @@ function tooLarge(url: URL, maxBytes: number): OutboundRequestError {
   return new OutboundRequestError('too_large', `${url.origin}${url.pathname} is larger than the ${maxBytes} byte limit.`);
 }
 
-/** GET a user-supplied URL under the rules above. Non-2xx answers are returned, not thrown. */
+/** Checks a user-supplied URL under the rules above (its form and every address it resolves to) without requesting it. */
+export async function vetUrl(rawUrl: string, options: Pick<SafeFetchOptions, 'allowHosts' | 'resolve'>): Promise<void> {
+  await vetHost(checkUrl(rawUrl), { ...options, maxBytes: 0, timeoutMs: 0 });
+}
+
+/** Requests a user-supplied URL under the rules above (GET unless told). Non-2xx answers are returned, not thrown. */
 export async function safeFetch(rawUrl: string, options: SafeFetchOptions): Promise<SafeFetchResponse> {
   const maxRedirects = options.maxRedirects ?? 5;
   const signal = AbortSignal.timeout(options.timeoutMs);
@@ -257,4 +262,4 @@ export async function probeDirectMedia(url: string, options: Omit<SafeFetchOptio
   return { direct: true, url: response.url, kind: sniffed.kind, mimeType: sniffed.mimeType };
 }
 
-export const safeFetcher: OutboundFetcher = { fetch: safeFetch, probeDirectMedia };
+export const safeFetcher: OutboundFetcher = { fetch: safeFetch, probeDirectMedia, vetUrl };

@@ -6,6 +6,7 @@
  *   same back-off as posts; they never re-publish the post.
  */
 import type { FirstCommentStepRecord } from '../db/repositories/comment-steps.js';
+import { recordPostEvent } from '../domain/events/events.js';
 import { backoffMs } from './backoff.js';
 import { networkChannel, type WorkerRuntime } from './runtime.js';
 
@@ -33,8 +34,12 @@ export async function commentOne(rt: WorkerRuntime, step: FirstCommentStepRecord
       mediaUrl: network.capabilities.commentMediaUrl ? comment.mediaUrl : undefined,
       attemptKey: networkKey,
     }).finally(() => lease.stop());
-    await rt.attempts.finishAttempt(attemptKey, 'published', null, rt.now());
-    await rt.commentSteps.finishComment(post.id, workerId, { status: 'done', networkCommentId: made.networkCommentId, lastError: null });
+    const now = rt.now();
+    await rt.attempts.finishAttempt(attemptKey, 'published', null, now);
+    await rt.ctx.deps.repos.inTransaction(async (repos) => {
+      await repos.commentSteps.finishComment(post.id, workerId, { status: 'done', networkCommentId: made.networkCommentId, lastError: null });
+      await recordPostEvent(repos, now, 'post.first_comment.published', post, { networkCommentId: made.networkCommentId });
+    });
   } catch (error) {
     const classified = rt.classified(error, 'making a first comment');
     const now = rt.now();
@@ -44,7 +49,10 @@ export async function commentOne(rt: WorkerRuntime, step: FirstCommentStepRecord
     if (retry) {
       await rt.commentSteps.finishComment(post.id, workerId, { status: 'pending', dueAt: now + backoffMs(rt.options, step.attempts, classified, now), lastError: classified.message });
     } else {
-      await rt.commentSteps.finishComment(post.id, workerId, { status: 'failed', lastError: classified.message });
+      await rt.ctx.deps.repos.inTransaction(async (repos) => {
+        await repos.commentSteps.finishComment(post.id, workerId, { status: 'failed', lastError: classified.message });
+        await recordPostEvent(repos, now, 'post.first_comment.failed', post, { reason: classified.message });
+      });
     }
   }
 }

@@ -10,6 +10,7 @@
  */
 import type { ChannelRecord } from '../db/repositories/channels.js';
 import type { PostRecord } from '../db/repositories/posts.js';
+import { recordPostEvent } from '../domain/events/events.js';
 import { livePostRecord } from '../domain/posts/live-post.js';
 import { networkChannel, type WorkerRuntime } from './runtime.js';
 
@@ -37,7 +38,10 @@ export async function syncChannel(rt: WorkerRuntime, channel: ChannelRecord): Pr
       if (found.attemptKey && ours.has(found.attemptKey)) continue;
       fresh.push(livePostRecord(channel, found, now));
     }
-    await rt.livePosts.insertLivePosts(fresh);
+    await rt.ctx.deps.repos.inTransaction(async (repos) => {
+      const stored = new Set(await repos.livePosts.insertLivePosts(fresh));
+      for (const post of fresh.filter((p) => stored.has(p.id))) await recordPostEvent(repos, now, 'live_post.found', post);
+    });
     if (!nextCursor || known.size > 0 || fresh.length < recent.length) return;
     cursor = nextCursor;
   }

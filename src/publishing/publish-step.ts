@@ -14,7 +14,9 @@ import type { PostRecord } from '../db/repositories/posts.js';
 import type { ClaimedPost } from '../db/repositories/publishing.js';
 import { NetworkError, type ConnectorChannel, type NetworkConnector, type PublishedPost } from '../domain/networks/connector.js';
 import { validatePost } from '../domain/networks/post-fit.js';
+import { markNeedsReconnect } from '../domain/networks/credential-vault.js';
 import { backoffMs } from './backoff.js';
+import { finishPost, markPublished } from './post-outcomes.js';
 import { publishedChanges } from './published.js';
 import { reconcile, type Attempt } from './reconciliation.js';
 import { networkChannel, postKeyOf, type WorkerRuntime } from './runtime.js';
@@ -23,14 +25,14 @@ export async function publishOne(rt: WorkerRuntime, { post, attemptCount }: Clai
   const { workerId } = rt.options;
   const target = await rt.connectorFor(post.channelId);
   if ('missing' in target) {
-    await rt.repo.finish(post.id, workerId, 'failed', `Cannot publish: ${target.missing}.`, rt.now());
+    await finishPost(rt, post, 'failed', `Cannot publish: ${target.missing}.`, rt.now());
     return;
   }
   const { channel, network } = target;
   const ref = networkChannel(rt.ctx.deps, channel);
   if (channel.status === 'needs_reconnect' || channel.status === 'disconnected') {
     const why = channel.status === 'disconnected' ? 'was disconnected' : `needs reconnecting (${channel.statusReason ?? 'the network refused its credentials'})`;
-    await rt.repo.finish(post.id, workerId, 'failed', `Cannot publish: the channel ${why}; reconnect the channel, then reschedule the post.`, rt.now());
+    await finishPost(rt, post, 'failed', `Cannot publish: the channel ${why}; reconnect the channel, then reschedule the post.`, rt.now());
     return;
   }
 
@@ -42,7 +44,7 @@ export async function publishOne(rt: WorkerRuntime, { post, attemptCount }: Clai
 
   const issues = validatePost(network.capabilities, post, { requireOptions: true, textLimit: channel.textLimit ?? undefined });
   if (issues.length > 0) {
-    await rt.repo.finish(post.id, workerId, 'failed', issues.map((i) => i.message).join(' '), rt.now());
+    await finishPost(rt, post, 'failed', issues.map((i) => i.message).join(' '), rt.now());
     return;
   }
 
@@ -57,7 +59,7 @@ export async function publishOne(rt: WorkerRuntime, { post, attemptCount }: Clai
     for (const url of [...post.imageUrls, ...post.videoUrls]) {
       const check = await rt.ctx.checkMedia(url);
       if (!check.direct) {
-        await rt.repo.finish(post.id, workerId, 'failed', check.reason, rt.now());
+        await finishPost(rt, post, 'failed', check.reason, rt.now());
         return;
       }
     }
@@ -90,7 +92,7 @@ export async function publishOne(rt: WorkerRuntime, { post, attemptCount }: Clai
     lease.stop();
   }
   const now = rt.now();
-  await rt.repo.markPublished(post.id, workerId, publishedChanges(post, network, published, now), { idempotencyKey, outcome: 'published', detail: null, at: now });
+  await markPublished(rt, post, publishedChanges(post, network, published, now), { idempotencyKey, outcome: 'published', detail: null, at: now });
 }
 
 async function failedAttempt(rt: WorkerRuntime, post: PostRecord, network: NetworkConnector, ref: ConnectorChannel, attempt: Attempt, error: unknown): Promise<void> {
@@ -103,7 +105,7 @@ async function failedAttempt(rt: WorkerRuntime, post: PostRecord, network: Netwo
       return;
     case 'permanent': {
       const now = rt.now();
-      await rt.repo.finish(post.id, rt.options.workerId, 'failed', classified.message, now, { idempotencyKey, outcome: 'permanent', detail: classified.message, at: now });
+      await finishPost(rt, post, 'failed', classified.message, now, { idempotencyKey, outcome: 'permanent', detail: classified.message, at: now });
       return;
     }
     case 'refresh_and_retry':
@@ -125,8 +127,8 @@ async function failedAttempt(rt: WorkerRuntime, post: PostRecord, network: Netwo
 async function reconnectNeeded(rt: WorkerRuntime, post: PostRecord, network: NetworkConnector, idempotencyKey: string, error: NetworkError): Promise<void> {
   const now = rt.now();
   const message = `The channel's connection to ${network.capabilities.displayName} has expired; reconnect it, then reschedule the post. (${error.message})`;
-  await rt.ctx.deps.repos.channels.setStatus(post.channelId, 'needs_reconnect', error.message);
-  await rt.repo.finish(post.id, rt.options.workerId, 'failed', message, now, { idempotencyKey, outcome: 'permanent', detail: error.message, at: now });
+  await markNeedsReconnect(rt.ctx.deps.repos, post.channelId, error.message, now);
+  await finishPost(rt, post, 'failed', message, now, { idempotencyKey, outcome: 'permanent', detail: error.message, at: now });
 }
 
 async function backOff(rt: WorkerRuntime, post: PostRecord, attemptsMade: number, error: NetworkError, idempotencyKey: string | undefined): Promise<void> {
@@ -134,7 +136,7 @@ async function backOff(rt: WorkerRuntime, post: PostRecord, attemptsMade: number
   const now = rt.now();
   const attempt = idempotencyKey ? { idempotencyKey, outcome: 'retryable' as const, detail: error.message, at: now } : undefined;
   if (attemptsMade >= maxAttempts) {
-    await rt.repo.finish(post.id, workerId, 'failed', `Gave up after ${attemptsMade} attempts; the last one said: ${error.message}`, now, attempt);
+    await finishPost(rt, post, 'failed', `Gave up after ${attemptsMade} attempts; the last one said: ${error.message}`, now, attempt);
     return;
   }
   const nextAt = now + backoffMs(rt.options, attemptsMade, error, now);

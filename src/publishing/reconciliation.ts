@@ -7,6 +7,7 @@
  */
 import type { PostRecord } from '../db/repositories/posts.js';
 import type { ConnectorChannel, NetworkConnector, PublishedPost } from '../domain/networks/connector.js';
+import { confirmPublished, finishPost, markPublished } from './post-outcomes.js';
 import { publishedChanges } from './published.js';
 import { networkChannel, postKeyOf, type WorkerRuntime } from './runtime.js';
 
@@ -17,7 +18,6 @@ export interface Attempt {
 }
 
 export async function reconcile(rt: WorkerRuntime, post: PostRecord, network: NetworkConnector, ref: ConnectorChannel, attempt: Attempt, cause: string): Promise<void> {
-  const { workerId } = rt.options;
   const { idempotencyKey } = attempt;
   let found: PublishedPost | undefined;
   let lookup = '';
@@ -28,7 +28,7 @@ export async function reconcile(rt: WorkerRuntime, post: PostRecord, network: Ne
   }
   const now = rt.now();
   if (found) {
-    await rt.repo.markPublished(post.id, workerId, publishedChanges(post, network, found, now), {
+    await markPublished(rt, post, publishedChanges(post, network, found, now), {
       idempotencyKey, outcome: 'reconciled', detail: `${cause}; found on the network by its idempotency key`, at: now,
     });
     return;
@@ -36,7 +36,7 @@ export async function reconcile(rt: WorkerRuntime, post: PostRecord, network: Ne
   const message =
     `Herald cannot confirm whether this post went out: ${cause}, and the network shows no post for it.${lookup} ` +
     'Herald does not retry it on its own, to avoid a duplicate: check the channel, then reschedule the post if it is missing.';
-  await rt.repo.finish(post.id, workerId, 'unconfirmed', message, now, { idempotencyKey, outcome: 'unknown', detail: cause, at: now });
+  await finishPost(rt, post, 'unconfirmed', message, now, { idempotencyKey, outcome: 'unknown', detail: cause, at: now });
 }
 
 export async function reconcileUnconfirmed(rt: WorkerRuntime): Promise<void> {
@@ -46,7 +46,7 @@ export async function reconcileUnconfirmed(rt: WorkerRuntime): Promise<void> {
     if (!attempt || 'missing' in target) continue;
     const found = await target.network.findPublished({ channel: networkChannel(rt.ctx.deps, target.channel), postKey: postKeyOf(post), attemptKey: attempt.idempotencyKey, text: post.text, attemptedAt: attempt.startedAt });
     if (found) {
-      await rt.repo.confirmPublished(post.id, publishedChanges(post, target.network, found, rt.now()), {
+      await confirmPublished(rt, post, publishedChanges(post, target.network, found, rt.now()), {
         idempotencyKey: attempt.idempotencyKey, outcome: 'reconciled', detail: 'found on the network by its idempotency key on a later sync', at: rt.now(),
       });
     }

@@ -10,7 +10,8 @@
  * - at most `concurrency` network calls are in flight at once;
  * - stop(): claims nothing more, finishes what is in flight, and puts claimed-but-unstarted posts back.
  * The steps: publish-step.ts (a due post), reconciliation.ts (unknown outcomes), comment-step.ts (first
- * comments), live-sync.ts (posts found on the network); runtime.ts holds what they share.
+ * comments), webhook-delivery.ts (events to webhook endpoints), live-sync.ts (posts found on the network);
+ * runtime.ts holds what they share.
  */
 import { RELEASING_APPROVALS } from '../domain/approvals/approval-holds.js';
 import { recycleDueCollections } from '../domain/recycling/recycling.js';
@@ -18,6 +19,7 @@ import { commentOne } from './comment-step.js';
 import { syncChannel } from './live-sync.js';
 import { publishOne } from './publish-step.js';
 import { reconcileUnconfirmed } from './reconciliation.js';
+import { deliverOne, deliveryLeaseMs } from './webhook-delivery.js';
 import { DEFAULT_WORKER_OPTIONS, newWorkerId, WorkerRuntime, type WorkerContext, type WorkerOptions } from './runtime.js';
 
 export type { WorkerContext, WorkerOptions };
@@ -25,6 +27,7 @@ export type { WorkerContext, WorkerOptions };
 export interface TickResult {
   claimed: number;
   comments: number;
+  deliveries: number;
 }
 
 export class PublishingWorker {
@@ -59,7 +62,7 @@ export class PublishingWorker {
         let busy = false;
         try {
           const result = await this.tick();
-          busy = result.claimed >= this.options.batchSize;
+          busy = result.claimed >= this.options.batchSize || result.deliveries >= this.options.batchSize;
           if (this.now() >= this.nextSyncAt) {
             this.nextSyncAt = this.now() + this.options.syncIntervalMs;
             await this.sync();
@@ -81,7 +84,7 @@ export class PublishingWorker {
     await this.loop;
   }
 
-  /** One round: claim due posts and publish them, then make due first comments. */
+  /** One round: claim due posts and publish them, then make due first comments, then deliver due webhooks. */
   async tick(): Promise<TickResult> {
     const claimed = await this.repo.claimDue(this.options.workerId, this.now(), this.options.leaseMs, this.options.batchSize, RELEASING_APPROVALS);
     const unstarted: string[] = [];
@@ -106,7 +109,16 @@ export class PublishingWorker {
         this.ctx.logger.error('making a first comment failed', error);
       }
     });
-    return { claimed: claimed.length, comments: steps.length };
+    const deliveries = this.stopping ? [] : await this.rt.ctx.deps.repos.webhooks.claimDue(this.options.workerId, this.now(), deliveryLeaseMs(this.options.leaseMs), this.options.batchSize);
+    await pool(deliveries, this.options.concurrency, async (claimedDelivery) => {
+      try {
+        await deliverOne(this.rt, claimedDelivery);
+      } catch (error) {
+        // The claim stays; its lease expires and the delivery is tried again.
+        this.ctx.logger.error('delivering a webhook failed', error);
+      }
+    });
+    return { claimed: claimed.length, comments: steps.length, deliveries: deliveries.length };
   }
 
   /** Live-post sync over every channel, and another look for unconfirmed posts. */

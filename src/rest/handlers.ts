@@ -13,6 +13,11 @@ import { applyLabels, bulkLabel, createLabel, listLabels, removeLabels } from '.
 import { getPostHistory } from '../domain/posts/post-history.js';
 import { clearQueue, getSchedule, pauseQueue, reorderQueue, resumeQueue, setSchedule } from '../domain/queue/queue.js';
 import { listCollections, recyclePost } from '../domain/recycling/recycling.js';
+import { listEvents } from '../domain/events/events.js';
+import { listDeliveries, redeliver } from '../domain/webhooks/webhook-deliveries.js';
+import {
+  createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateWebhookSecret, sendWebhookTest, updateWebhook,
+} from '../domain/webhooks/webhook-endpoints.js';
 import { connectChannel, disconnectChannel, listNetworks, reconnectChannel, type ConnectAnswer } from '../domain/networks/channel-connections.js';
 
 /** A credential network answers 201 with the channel; an OAuth one 200 with where to grant access. */
@@ -75,5 +80,15 @@ export function restHandlers(deps: DomainDeps): RestHandlers<RestContext> {
       status: 200,
       body: { data: await assignReviewer(deps, principal, req.params.postId, req.body.reviewerUserId) },
     }),
+    listEvents: async (req, { principal }) => ({ status: 200, body: await listEvents(deps, principal, req.query ?? {}) }),
+    listWebhooks: async (_req, { principal }) => ({ status: 200, body: { data: await listWebhooks(deps, principal) } }),
+    createWebhook: async (req, { principal }) => ({ status: 201, body: { data: await createWebhook(deps, principal, req.body) } }),
+    getWebhook: async (req, { principal }) => ({ status: 200, body: { data: await getWebhook(deps, principal, req.params.webhookId) } }),
+    updateWebhook: async (req, { principal }) => ({ status: 200, body: { data: await updateWebhook(deps, principal, req.params.webhookId, req.body) } }),
+    deleteWebhook: async (req, { principal }) => ({ status: 200, body: { data: await deleteWebhook(deps, principal, req.params.webhookId) } }),
+    rotateWebhookSecret: async (req, { principal }) => ({ status: 200, body: { data: await rotateWebhookSecret(deps, principal, req.params.webhookId) } }),
+    sendWebhookTest: async (req, { principal }) => ({ status: 202, body: { data: await sendWebhookTest(deps, principal, req.params.webhookId) } }),
+    listWebhookDeliveries: async (req, { principal }) => ({ status: 200, body: await listDeliveries(deps, principal, req.params.webhookId, req.query ?? {}) }),
+    redeliverWebhook: async (req, { principal }) => ({ status: 202, body: { data: await redeliver(deps, principal, req.params.webhookId, req.body) } }),
   };
 }

@@ -79,6 +79,7 @@ describe('Bluesky, against a real PDS', function () {
         return intercept(url, options, () => t.deps.fetcher.fetch(url, options));
       },
       probeDirectMedia: (url, options) => t.deps.fetcher.probeDirectMedia(url, options),
+      vetUrl: (url, options) => t.deps.fetcher.vetUrl(url, options),
     };
   }
 
@@ -125,6 +126,9 @@ describe('Bluesky, against a real PDS', function () {
 
     const again = await connect(who);
     assert.equal(again.id, channel.id, 'the same network account keeps its channel');
+    const events = (await t.api('GET', '/v1/rest/events?types=channel.connected', { token: a.apiKey })).body.data;
+    assert.deepEqual(events.map((e: any) => [e.type, e.data.channel.id, e.data.reconnected]), [['channel.connected', channel.id, false], ['channel.connected', channel.id, true]]);
+    assert.ok(!JSON.stringify(events).includes(who.appPassword), 'no credential in an event');
     assert.equal((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data.length, 1);
   });
 
@@ -358,6 +362,9 @@ describe('Bluesky, against a real PDS', function () {
     const next = await schedule(channel.id, { text: 'Next one' });
     await testWorker(t).tick();
     assert.match((await get(next.id)).error, /needs reconnecting .*reconnect the channel/);
+    const told = (await t.api('GET', '/v1/rest/events?types=channel.needs_reconnect', { token: a.apiKey })).body.data;
+    assert.equal(told.length, 1, 'told once');
+    assert.match(told[0].data.reason, /Bluesky refused/);
 
     const { password: fresh } = await bsky.xrpc('POST', 'com.atproto.server.createAppPassword', { name: 'Herald again' }, session.accessJwt);
     const again = await t.api('POST', `/v1/rest/channels/${channel.id}/reconnect`, { token: a.apiKey, body: { identifier: who.handle, appPassword: fresh } });
@@ -386,5 +393,7 @@ describe('Bluesky, against a real PDS', function () {
     assert.deepEqual(res.body.data.draftedPostIds, [waiting.id]);
     assert.equal((await get(waiting.id)).status, 'draft');
     assert.equal((await t.herald.db('channels').where({ id: channel.id }).first()).credentials, null, 'credentials erased');
+    const gone = (await t.api('GET', '/v1/rest/events?types=channel.disconnected', { token: a.apiKey })).body.data;
+    assert.deepEqual(gone.map((e: any) => [e.data.channel.status, e.data.draftedPostIds]), [['disconnected', [waiting.id]]]);
   });
 });

@@ -3,7 +3,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { NetworkError } from '../../src/domain/networks/connector.js';
-import { channelVault, resealConnectionSecrets, sealCredentials } from '../../src/domain/networks/credential-vault.js';
+import { channelVault, sealCredentials } from '../../src/domain/networks/credential-vault.js';
+import { resealStoredSecrets } from '../../src/domain/stored-secrets.js';
 import { parseMasterKey, SecretBox } from '../../src/domain/secret-box.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 
@@ -13,7 +14,7 @@ describe('the credential vault', () => {
   let channelId: string;
 
   beforeEach(async () => {
-    t = await startTestHerald();
+    t = await startTestHerald({ outboundAllowHosts: ['127.0.0.1'] });
     a = await t.seedAccount({ channels: 1 });
     channelId = a.channelIds[0];
     await t.deps.repos.channels.saveConnection(a.accountId, channelId, {
@@ -52,15 +53,19 @@ describe('the credential vault', () => {
     assert.equal(channel?.statusReason, 'invalid_grant: the refresh token was revoked');
   });
 
-  it('herald secrets rotate re-seals every credential under the new key, all or nothing', async () => {
+  it('herald secrets rotate re-seals every credential and webhook secret under the new key, all or nothing', async () => {
+    const hook = await t.api('POST', '/v1/rest/webhooks', { token: a.apiKey, body: { url: 'http://127.0.0.1:9/hook', eventTypes: ['post.published'] } });
+    assert.equal(hook.status, 201, JSON.stringify(hook.body));
     const newKey = crypto.randomBytes(32);
     const currentKey = parseMasterKey(fs.readFileSync(path.join(t.config.dataDir, 'secret.key'), 'utf8'), 'secret.key');
-    const count = await resealConnectionSecrets(t.deps.repos, new SecretBox(newKey, [currentKey]));
-    assert.equal(count, 1);
+    const count = await resealStoredSecrets(t.deps.repos, new SecretBox(newKey, [currentKey]));
+    assert.equal(count, 2);
     const onlyNew = new SecretBox(newKey);
     const row = await t.herald.db('channels').where({ id: channelId }).first();
     assert.deepEqual(JSON.parse(onlyNew.open(`channel-credentials:${channelId}`, row.credentials)).token, 'secret-token-1');
-    await assert.rejects(resealConnectionSecrets(t.deps.repos, new SecretBox(crypto.randomBytes(32))), 'a key that opens nothing');
+    const endpoint = await t.herald.db('webhook_endpoints').where({ id: hook.body.data.id }).first();
+    assert.equal(onlyNew.open(`webhook_endpoint:${hook.body.data.id}`, endpoint.secret), hook.body.data.secret);
+    await assert.rejects(resealStoredSecrets(t.deps.repos, new SecretBox(crypto.randomBytes(32))), 'a key that opens nothing');
     assert.equal((await t.herald.db('channels').where({ id: channelId }).first()).credentials, row.credentials, 'nothing was written');
   });
 });

@@ -7,6 +7,7 @@ import * as mediaCalendars from './005_media_calendars.js';
 import * as sessions from './006_sessions.js';
 import * as rateLimitLogs from './007_rate_limit_logs.js';
 import * as channelConnections from './008_channel_connections.js';
+import * as eventsWebhooks from './009_events_webhooks.js';
 
 type Migration = { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> };
 
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   '006_sessions': sessions,
   '007_rate_limit_logs': rateLimitLogs,
   '008_channel_connections': channelConnections,
+  '009_events_webhooks': eventsWebhooks,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

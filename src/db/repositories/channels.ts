@@ -130,8 +130,9 @@ export class ChannelsRepository {
     await this.db('channels').where({ id, refresh_claimed_by: claimant }).update({ refresh_claimed_by: null, refresh_claimed_until: null });
   }
 
-  async setStatus(id: string, status: ChannelStatus, reason: string | null): Promise<void> {
-    await this.db('channels').where({ id }).update({ status, status_reason: reason });
+  /** Sets the status; false when the channel already had it (so its event is recorded once). */
+  async setStatus(id: string, status: ChannelStatus, reason: string | null): Promise<boolean> {
+    return (await this.db('channels').where({ id }).whereNot({ status }).update({ status, status_reason: reason })) > 0;
   }
 
   /** Erases the credentials and marks the channel disconnected; it keeps its id, posts and history. */

@@ -20,6 +20,8 @@ import { RateLimitsRepository } from './rate-limits.js';
 import { SandboxRepository } from './sandbox.js';
 import { SessionsRepository } from './sessions.js';
 import { TeamPostsRepository } from './team-posts.js';
+import { EventsRepository } from './events.js';
+import { WebhooksRepository } from './webhooks.js';
 
 export interface Repositories {
   accounts: AccountsRepository;
@@ -43,6 +45,8 @@ export interface Repositories {
   livePosts: LivePostsRepository;
   sandbox: SandboxRepository;
   sessions: SessionsRepository;
+  events: EventsRepository;
+  webhooks: WebhooksRepository;
   /**
    * The unit of work: runs `work` with repositories bound to one transaction, committed when it resolves
    * and rolled back when it throws. The domain never sees the transaction itself.
@@ -74,6 +78,8 @@ export function createRepositories(db: Db): Repositories {
     livePosts: new LivePostsRepository(db),
     sandbox: new SandboxRepository(db),
     sessions: new SessionsRepository(db),
+    events: new EventsRepository(db),
+    webhooks: new WebhooksRepository(db),
     inTransaction: (work) => db.transaction((trx) => work(createRepositories(trx))),
   };
 }

@@ -13,6 +13,7 @@ import type { PostRecord } from '../../db/repositories/posts.js';
 import type { DomainDeps } from '../deps.js';
 import { ConflictError, ValidationError } from '../errors.js';
 import { requireScope, type Principal } from '../principal.js';
+import { recordPostEventById } from '../events/events.js';
 import { recordPostEvents } from '../posts/post-history.js';
 import { toPostView, type PostView } from '../posts/post-view.js';
 import { writablePost } from '../posts/writable-post.js';
@@ -47,6 +48,7 @@ export async function approvePost(deps: DomainDeps, principal: Principal, postId
     await recordPostEvents({ ...deps, repos }, principal.accountId, principal, [{
       postId, kind: 'approved', details: overdue ? { publishesNow: true, dateTime: toWireTime(now) } : { dateTime: toWireTime(post.dateTime) },
     }]);
+    await recordPostEventById(repos, now, 'approval.approved', principal.accountId, postId, { reviewerUserId: principal.userId });
   });
   return toPostView((await deps.repos.posts.get(principal.accountId, postId))!);
 }
@@ -56,11 +58,13 @@ export async function rejectPost(deps: DomainDeps, principal: Principal, postId:
   const trimmed = reason.trim();
   if (trimmed === '') throw new ValidationError('reason is required: say why the post is rejected', [{ path: 'reason', message: 'Give a reason.' }]);
   await heldPost(deps, principal, postId, 'rejected');
+  const now = deps.now();
   await deps.repos.inTransaction(async (repos) => {
-    if (!(await repos.teamPosts.reject(principal.accountId, postId, trimmed, deps.now()))) {
+    if (!(await repos.teamPosts.reject(principal.accountId, postId, trimmed, now))) {
       throw new ConflictError('not_pending', `Post ${postId} was approved or rejected by someone else meanwhile.`);
     }
     await recordPostEvents({ ...deps, repos }, principal.accountId, principal, [{ postId, kind: 'rejected', details: { reason: trimmed } }]);
+    await recordPostEventById(repos, now, 'approval.rejected', principal.accountId, postId, { reason: trimmed, reviewerUserId: principal.userId });
   });
   return toPostView((await deps.repos.posts.get(principal.accountId, postId))!);
 }
@@ -72,9 +76,11 @@ export async function assignReviewer(deps: DomainDeps, principal: Principal, pos
     throw new ValidationError(`User ${reviewerUserId} is not a member of the post's workspace; name a workspace member as reviewer.`,
       [{ path: 'reviewerUserId', message: 'Not a member of this workspace.' }]);
   }
+  const now = deps.now();
   await deps.repos.inTransaction(async (repos) => {
-    await repos.teamPosts.assignReviewer(principal.accountId, postId, reviewerUserId, deps.now());
+    await repos.teamPosts.assignReviewer(principal.accountId, postId, reviewerUserId, now);
     await recordPostEvents({ ...deps, repos }, principal.accountId, principal, [{ postId, kind: 'assigned', details: { reviewerUserId } }]);
+    await recordPostEventById(repos, now, 'approval.assigned', principal.accountId, postId, { reviewerUserId });
   });
   return toPostView((await deps.repos.posts.get(principal.accountId, postId))!);
 }

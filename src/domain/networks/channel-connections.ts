@@ -22,6 +22,7 @@ import type { DomainDeps } from '../deps.js';
 import { toChannelView, type ChannelView } from '../directory.js';
 import { NotFoundError, ServiceUnavailableError, ValidationError } from '../errors.js';
 import { newId } from '../ids.js';
+import { recordChannelEvent } from '../events/events.js';
 import { requireScope, type Principal } from '../principal.js';
 import { capabilitiesOf, NETWORK_CAPABILITIES } from './capabilities.js';
 import { NetworkError, type AppRegistrations, type ConnectedAccount, type ConnectorChannel, type NetworkConnector } from './connector.js';
@@ -151,7 +152,10 @@ export async function disconnectChannel(deps: DomainDeps, principal: Principal, 
   }
   const draftedPostIds = await deps.repos.inTransaction(async (repos) => {
     await repos.channels.disconnect(principal.accountId, channel.id, 'disconnected by a person');
-    return repos.posts.draftWaitingOnChannel(principal.accountId, channel.id, deps.now());
+    const drafted = await repos.posts.draftWaitingOnChannel(principal.accountId, channel.id, deps.now());
+    const after = await repos.channels.get(principal.accountId, channel.id);
+    await recordChannelEvent(repos, deps.now(), 'channel.disconnected', after!, { draftedPostIds: drafted, revokedAtNetwork });
+    return drafted;
   });
   const after = await deps.repos.channels.get(principal.accountId, channel.id);
   return { channel: toChannelView(after ?? channel), revokedAtNetwork, revokeError, draftedPostIds };
@@ -185,6 +189,8 @@ async function saveAccount(
       sealedCredentials: sealCredentials(deps, channel.id, account.credentials), credentialsExpireAt: account.expiresAt,
       textLimit: account.textLimit, connectedAt: now,
     });
+    const saved = await repos.channels.get(where.accountId, channel.id);
+    await recordChannelEvent(repos, now, 'channel.connected', saved!, { reconnected: Boolean(reconnecting) || saved!.createdAt !== now });
     return channel.id;
   });
   const saved = await deps.repos.channels.get(where.accountId, id);

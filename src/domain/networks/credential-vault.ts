@@ -15,7 +15,7 @@ import crypto from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Repositories } from '../../db/repositories/index.js';
 import type { DomainDeps } from '../deps.js';
-import type { SecretBox } from '../secret-box.js';
+import { recordChannelEvent } from '../events/events.js';
 import { NetworkError, type ChannelVault, type OpenedCredentials, type RenewedCredentials } from './connector.js';
 
 export const REFRESH_CLAIM_MS = 30_000;
@@ -37,6 +37,15 @@ export function appName(network: string, origin: string, redirectUri: string): s
 
 export function sealCredentials(deps: DomainDeps, channelId: string, credentials: Record<string, unknown>): string {
   return deps.secretBox.seal(credentialsName(channelId), JSON.stringify(credentials));
+}
+
+/** Marks a channel needs_reconnect with the network's reason, and records channel.needs_reconnect once, with the change. */
+export async function markNeedsReconnect(repos: Repositories, channelId: string, reason: string, now: number): Promise<void> {
+  await repos.inTransaction(async (trx) => {
+    if (!(await trx.channels.setStatus(channelId, 'needs_reconnect', reason))) return;
+    const channel = await trx.channels.anyAccount(channelId);
+    if (channel) await recordChannelEvent(trx, now, 'channel.needs_reconnect', channel, { reason });
+  });
 }
 
 export function channelVault(deps: DomainDeps, channelId: string): ChannelVault {
@@ -65,7 +74,7 @@ export function channelVault(deps: DomainDeps, channelId: string): ChannelVault 
           renewed = await renew(current.credentials);
         } catch (error) {
           await channels.releaseRefresh(channelId, claimant);
-          if (error instanceof NetworkError && error.kind === 'reconnect_needed') await channels.setStatus(channelId, 'needs_reconnect', error.message);
+          if (error instanceof NetworkError && error.kind === 'reconnect_needed') await markNeedsReconnect(deps.repos, channelId, error.message, deps.now());
           throw error;
         }
         const stored = await channels.storeRefreshed(channelId, seenVersion, claimant, sealCredentials(deps, channelId, renewed.credentials), renewed.expiresAt);
@@ -78,25 +87,4 @@ export function channelVault(deps: DomainDeps, channelId: string): ChannelVault 
   }
 
   return { read, refresh };
-}
-
-/**
- * Seals every channel credential, connect flow and network app registration again under the current master
- * key (`herald secrets rotate`). Everything is opened before anything is written, and written in one
- * transaction: a value no held key opens changes nothing.
- */
-export async function resealConnectionSecrets(repos: Repositories, box: SecretBox): Promise<number> {
-  const credentials = (await repos.channels.allSealedCredentials()).map((row) => {
-    const name = credentialsName(row.id);
-    return { row, next: box.seal(name, box.open(name, row.sealed)) };
-  });
-  const others = (await repos.connectFlows.allSealed()).map((row) => {
-    const name = row.table === 'connect_flows' ? flowName(row.key.state_hash) : appName(row.key.network, row.key.origin, row.key.redirect_uri);
-    return { row, next: box.seal(name, box.open(name, row.sealed)) };
-  });
-  await repos.inTransaction(async (trx) => {
-    for (const { row, next } of credentials) await trx.channels.resealCredentials(row.id, row.sealed, next);
-    for (const { row, next } of others) await trx.connectFlows.reseal(row.table, row.key, row.sealed, next);
-  });
-  return credentials.length + others.length;
 }

@@ -9,6 +9,7 @@ import { resolveMediaIds } from '../media/media-library.js';
 import type { Principal } from '../principal.js';
 import { nextQueueSlots, rejectQueueConflicts, withSlotRetry } from '../queue/queue.js';
 import { toWireTime } from '../time.js';
+import { recordNewPostEvents } from '../events/events.js';
 import { recordPostEvents } from './post-history.js';
 import { toPostView, type PostView } from './post-view.js';
 import {
@@ -38,6 +39,7 @@ export async function createPosts(deps: DomainDeps, principal: Principal, input:
         kind: r.inQueue ? 'queued' : 'created',
         details: { source, status: r.status, dateTime: toWireTime(r.dateTime), approvalStatus: r.approvalStatus },
       })));
+      for (const record of records) await recordNewPostEvents(repos, record.createdAt ?? deps.now(), record);
     });
     return records.map(toPostView);
   });

@@ -15,6 +15,7 @@ import { newId } from '../ids.js';
 import type { Principal } from '../principal.js';
 import { parseWireTime, toWireTime } from '../time.js';
 import { nextQueueSlots, placingInQueue, rejectQueueConflicts } from '../queue/queue.js';
+import { recordEditedPostEvents, recordNewPostEvents } from '../events/events.js';
 import { recordPostEvents } from './post-history.js';
 import { notFound, postType, rejectCoverMediaId, requireChannels, requireContent, requireNetworkLimits, resolveFirstComment } from './post-rules.js';
 import { toPostView, type PostView } from './post-view.js';
@@ -56,6 +57,9 @@ export async function updatePost(deps: DomainDeps, principal: Principal, id: str
       kind: 'updated',
       details: { fields: Object.keys(input).filter((k) => (input as Record<string, unknown>)[k] !== undefined), dateTime: toWireTime(changes.dateTime ?? post.dateTime) },
     }, ...(plan?.add ?? []).map((copy) => ({ postId: copy.id, kind: 'created' as const, details: { copiedFrom: id, channelId: copy.channelId } }))]);
+    const edited = await repos.posts.get(principal.accountId, id);
+    if (edited) await recordEditedPostEvents(repos, now, post, edited);
+    for (const copy of plan?.add ?? []) await recordNewPostEvents(repos, now, copy);
   }));
   const group = await deps.repos.posts.listGroup(principal.accountId, groupId);
   return group.map(toPostView);

@@ -22,6 +22,7 @@ import type { DomainDeps } from '../deps.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { Principal } from '../principal.js';
 import { recordPostEvents, type PostChange } from '../posts/post-history.js';
+import { recordChannelEvent } from '../events/events.js';
 import { writablePost } from '../posts/writable-post.js';
 import { toWireTime } from '../time.js';
 import { freeSlots, parseSlots } from './slots.js';
@@ -112,8 +113,11 @@ export async function setSchedule(deps: DomainDeps, principal: Principal, channe
 }
 
 export async function pauseQueue(deps: DomainDeps, principal: Principal, channelId: string): Promise<ChannelScheduleView> {
-  await requireChannel(deps, principal, channelId);
-  await deps.repos.channels.setQueuePaused(principal.accountId, channelId, true);
+  const channel = await requireChannel(deps, principal, channelId);
+  await deps.repos.inTransaction(async (repos) => {
+    await repos.channels.setQueuePaused(principal.accountId, channelId, true);
+    await recordChannelEvent(repos, deps.now(), 'queue.paused', { ...channel, queuePaused: true });
+  });
   return getSchedule(deps, principal, channelId);
 }
 
@@ -135,7 +139,10 @@ export async function resumeQueue(deps: DomainDeps, principal: Principal, channe
     }
     await recordPostEvents({ ...deps, repos }, principal.accountId, principal, changes);
   }));
-  await deps.repos.channels.setQueuePaused(principal.accountId, channelId, false);
+  await deps.repos.inTransaction(async (repos) => {
+    await repos.channels.setQueuePaused(principal.accountId, channelId, false);
+    await recordChannelEvent(repos, deps.now(), 'queue.resumed', { ...channel, queuePaused: false });
+  });
   return getSchedule(deps, principal, channelId);
 }
 

@@ -20,6 +20,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Principal } from '../principal.js';
 import { recordPostEvents } from '../posts/post-history.js';
+import { recordNewPostEvents } from '../events/events.js';
 import { toPostView, type PostView } from '../posts/post-view.js';
 import { writablePost } from '../posts/writable-post.js';
 import { nextQueueSlots, withSlotRetry } from '../queue/queue.js';
@@ -113,6 +114,7 @@ async function enqueueCopy(deps: DomainDeps, accountId: string, actor: Principal
     await deps.repos.inTransaction(async (repos) => {
       await repos.posts.insertMany([copy]);
       await repos.labels.apply(accountId, copy.id, labelIds, now);
+      await recordNewPostEvents(repos, now, copy);
       await recordPostEvents({ ...deps, repos }, accountId, actor, [
         { postId: copy.id, kind: 'recycled', details: { from: source.id, dateTime: toWireTime(dateTime), inQueue: copy.inQueue, labelIds } },
         { postId: source.id, kind: 'recycled', details: { copy: copy.id } },
