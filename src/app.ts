@@ -15,6 +15,7 @@ import { calendarRouter } from './web/calendar-routes.js';
 import { mediaRouter } from './web/media-routes.js';
 import { sandboxRouter } from './web/sandbox-page.js';
 import { connectCallbackRouter } from './web/connect-callback.js';
+import { appRouter } from './web/app/app-routes.js';
 
 export interface AppOptions {
   config: Config;
@@ -56,6 +57,7 @@ export function createApp(options: AppOptions): express.Express {
 
   app.use(sandboxRouter(deps.repos.sandbox));
   app.use(connectCallbackRouter(deps, log));
+  app.use(appRouter(deps, log));
 
   // Mount new surfaces above this line: anything unmatched gets the JSON error shape, not Express's HTML page.
   app.use((_req, _res, next) => {

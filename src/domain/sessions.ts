@@ -1,11 +1,12 @@
 /**
- * Browser sign-in sessions (the OAuth consent pages today, the web app next):
+ * Browser sign-in sessions (the OAuth consent pages and the web app):
  * - a session is a random token in an HttpOnly cookie; the database keeps only its hash, so neither a
  *   leaked database nor a leaked instance secret lets anyone forge one;
  * - it lasts SESSION_LIFETIME_MS and no longer;
  * - signing out deletes it: a copied cookie stops working at once, on every instance.
  */
 import type { DomainDeps } from './deps.js';
+import type { Principal } from './principal.js';
 import { hashSecret, newSecret } from './secrets.js';
 
 export const SESSION_LIFETIME_MS = 60 * 60_000;
@@ -28,6 +29,19 @@ export async function resolveSession(deps: DomainDeps, token: string | undefined
   if (!token || !/^hs_[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
   const session = await deps.repos.sessions.find(hashSecret(token), deps.now());
   return session && { accountId: session.accountId, userId: session.userId };
+}
+
+/**
+ * What a signed-in person may do in the web app: read and post, and manage the team (approvals, channels)
+ * where they own or administer a workspace.
+ */
+export async function sessionPrincipal(deps: DomainDeps, user: SessionUser): Promise<Principal> {
+  const roles = await deps.repos.accounts.rolesOf(user.accountId, user.userId);
+  const manages = roles.some((role) => role === 'owner' || role === 'admin');
+  return {
+    accountId: user.accountId, userId: user.userId, tokenId: 'browser', tokenKind: 'api_key',
+    scopes: manages ? ['read_profile', 'manage_post', 'manage_team'] : ['read_profile', 'manage_post'],
+  };
 }
 
 export async function endSession(deps: DomainDeps, token: string | undefined): Promise<void> {

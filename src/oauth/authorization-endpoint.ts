@@ -20,8 +20,8 @@ import { signIn } from '../domain/oauth/sign-in.js';
 import { REQUIRED_SCOPES } from '../domain/principal.js';
 import { formBody } from '../http/request-body.js';
 import { endSession, resolveSession, startSession } from '../domain/sessions.js';
-import { clearSignIn, csrfToken, csrfTokenMatches, setSignIn, signInToken } from './browser-session.js';
-import { OAUTH_ENDPOINTS } from './endpoints.js';
+import { browserSession, type BrowserSession } from '../http/browser-session.js';
+import { OAUTH_ENDPOINTS, OAUTH_PREFIX } from './endpoints.js';
 import { consentPage, errorPage, sendPage, signInPage } from './pages.js';
 
 const CSRF_PROBLEM = 'This form expired or was not sent from this page (the security token did not match). Start again from the application.';
@@ -39,6 +39,15 @@ function redirectOrigin(request: AuthorizationRequest): string {
   return new URL(request.redirectUri).origin;
 }
 
+const sessions = new WeakMap<DomainDeps, BrowserSession>();
+
+/** The authorization pages' cookies, on /oauth2/mcp. */
+function oauthSession(deps: DomainDeps): BrowserSession {
+  let session = sessions.get(deps);
+  if (!session) sessions.set(deps, (session = browserSession(deps.config, 'oauth', OAUTH_PREFIX)));
+  return session;
+}
+
 function redirectToClient(res: Response, deps: DomainDeps, redirectUri: string, params: Record<string, string | undefined>): void {
   const url = new URL(redirectUri);
   for (const [name, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(name, value);
@@ -48,7 +57,7 @@ function redirectToClient(res: Response, deps: DomainDeps, redirectUri: string, 
 }
 
 async function signedInUser(deps: DomainDeps, req: Request) {
-  const signedIn = await resolveSession(deps, signInToken(req));
+  const signedIn = await resolveSession(deps, oauthSession(deps).signInToken(req));
   return signedIn && deps.repos.accounts.getUser(signedIn.accountId, signedIn.userId);
 }
 
@@ -60,7 +69,7 @@ function showAuthorize(deps: DomainDeps): RequestHandler {
   return async (req, res) => {
     const authorizationRequest = queryString(req);
     const request = await checkAuthorizationRequest(deps, paramsOf(authorizationRequest));
-    const context = { authorizationRequest, csrfToken: csrfToken(req, res, deps.config) };
+    const context = { authorizationRequest, csrfToken: oauthSession(deps).csrfToken(req, res) };
     const user = await signedInUser(deps, req);
     if (!user) return showSignIn(res, request, context);
     sendPage(res, 200, consentPage({
@@ -79,11 +88,11 @@ function submitSignIn(deps: DomainDeps): RequestHandler {
     const form = req.body as Record<string, unknown>;
     const authorizationRequest = typeof form.authorization_request === 'string' ? form.authorization_request : '';
     const request = await checkAuthorizationRequest(deps, paramsOf(authorizationRequest));
-    if (!csrfTokenMatches(req, form.csrf_token)) return sendPage(res, 403, errorPage(CSRF_PROBLEM));
+    if (!oauthSession(deps).csrfTokenMatches(req, form.csrf_token)) return sendPage(res, 403, errorPage(CSRF_PROBLEM));
     const email = typeof form.email === 'string' ? form.email : '';
     const result = await signIn(deps, email, typeof form.password === 'string' ? form.password : '', req.ip ?? 'unknown');
     if (!('user' in result)) {
-      const context = { authorizationRequest, csrfToken: csrfToken(req, res, deps.config) };
+      const context = { authorizationRequest, csrfToken: oauthSession(deps).csrfToken(req, res) };
       const problem = result.refused === 'too_many_attempts'
         ? `Too many wrong passwords ${result.from === 'email' ? 'for this email' : 'from this network'}. Try again in ${result.retryAfterMinutes} minute${result.retryAfterMinutes === 1 ? '' : 's'}.`
         : 'That email and password do not match a Herald user.';
@@ -91,7 +100,7 @@ function submitSignIn(deps: DomainDeps): RequestHandler {
     }
     const { user } = result;
     const session = await startSession(deps, { accountId: user.accountId, userId: user.id });
-    setSignIn(res, deps.config, session.token);
+    oauthSession(deps).setSignIn(res, session.token);
     res.redirect(303, `${OAUTH_ENDPOINTS.authorize}?${authorizationRequest}`);
   };
 }
@@ -101,7 +110,7 @@ function submitDecision(deps: DomainDeps): RequestHandler {
     const form = req.body as Record<string, unknown>;
     const authorizationRequest = typeof form.authorization_request === 'string' ? form.authorization_request : '';
     const request = await checkAuthorizationRequest(deps, paramsOf(authorizationRequest));
-    if (!csrfTokenMatches(req, form.csrf_token)) return sendPage(res, 403, errorPage(CSRF_PROBLEM));
+    if (!oauthSession(deps).csrfTokenMatches(req, form.csrf_token)) return sendPage(res, 403, errorPage(CSRF_PROBLEM));
     const user = await signedInUser(deps, req);
     if (!user) return res.redirect(303, `${OAUTH_ENDPOINTS.authorize}?${authorizationRequest}`);
     if (form.decision !== 'approve') {
@@ -117,9 +126,9 @@ function submitSignOut(deps: DomainDeps): RequestHandler {
     const form = req.body as Record<string, unknown>;
     const authorizationRequest = typeof form.authorization_request === 'string' ? form.authorization_request : '';
     await checkAuthorizationRequest(deps, paramsOf(authorizationRequest));
-    if (!csrfTokenMatches(req, form.csrf_token)) return sendPage(res, 403, errorPage(CSRF_PROBLEM));
-    await endSession(deps, signInToken(req));
-    clearSignIn(res, deps.config);
+    if (!oauthSession(deps).csrfTokenMatches(req, form.csrf_token)) return sendPage(res, 403, errorPage(CSRF_PROBLEM));
+    await endSession(deps, oauthSession(deps).signInToken(req));
+    oauthSession(deps).clearSignIn(res);
     res.redirect(303, `${OAUTH_ENDPOINTS.authorize}?${authorizationRequest}`);
   };
 }

@@ -134,6 +134,35 @@ describe(`events (${TEST_DB})`, function () {
     assert.equal(found.body.data[0].data.post.text, 'Made outside Herald');
   });
 
+  it('the worker: unconfirmed when an interrupted attempt cannot be found, and a first comment that fails', async () => {
+    const b = await t.seedAccount();
+    const clock = pinClock(t, new Date().toISOString());
+    const lost = await t.api('POST', '/v1/rest/posts', { token: b.apiKey, body: { channelIds: [b.channelIds[0]], text: 'Lost' } });
+    const postId = lost.body.data[0].id;
+    // A worker claimed the post, recorded its attempt, and died before the network call.
+    await t.deps.repos.publishing.claimDue('dead-worker', clock.now(), 1_000, 10, ['APPROVED']);
+    await t.deps.repos.publishing.startAttempt({
+      postId, accountId: b.accountId, kind: 'publish', number: 1, idempotencyKey: `${postId}:1`, workerId: 'dead-worker',
+      startedAt: clock.now(), finishedAt: null, outcome: null, detail: null,
+    }, clock.now() + 1_000);
+    clock.advance(2_000);
+    const worker = testWorker(t);
+    await worker.tick();
+    const unconfirmed = await eventsOf(postId, b.apiKey);
+    assert.equal(unconfirmed.at(-1).type, 'post.unconfirmed');
+    assert.match(unconfirmed.at(-1).data.reason, /cannot confirm whether this post went out/);
+
+    const commented = await t.api('POST', '/v1/rest/posts', { token: b.apiKey, body: { channelIds: [b.channelIds[1]], text: 'With a comment', firstComment: { text: 'Later', delayMinutes: 1 } } });
+    await worker.tick();
+    // The post vanished from the network before its comment was due: the comment cannot be made.
+    await t.herald.db('sandbox_posts').where({ channel_id: b.channelIds[1] }).delete();
+    clock.advance(2 * 60_000);
+    await worker.tick();
+    const events = await eventsOf(commented.body.data[0].id, b.apiKey);
+    assert.equal(events.at(-1).type, 'post.first_comment.failed');
+    assert.match(JSON.stringify(events.at(-1).data), /no post/);
+  });
+
   it('pages oldest first with a cursor a poller keeps, and filters by time', async () => {
     const c = await t.seedAccount();
     const { now, timers } = t.deps;

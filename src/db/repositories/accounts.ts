@@ -34,6 +34,13 @@ export class AccountsRepository {
     return (await this.db('users').where({ account_id: accountId }).orderBy('created_at').orderBy('id').first('id'))?.id;
   }
 
+  /** The roles a user holds across the account's workspaces. */
+  async rolesOf(accountId: string, userId: string): Promise<MemberRole[]> {
+    const rows = await this.db('memberships').join('workspaces', 'workspaces.id', 'memberships.workspace_id')
+      .where({ 'workspaces.account_id': accountId, 'memberships.user_id': userId }).select('memberships.role');
+    return rows.map((r) => r.role as MemberRole);
+  }
+
   async createUser(record: UserRecord): Promise<void> {
     await this.db('users').insert({
       id: record.id,

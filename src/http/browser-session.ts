@@ -1,0 +1,71 @@
+/**
+ * A surface's browser state, in two cookies scoped to its path (HttpOnly, SameSite=Lax, Secure on https):
+ * - the sign-in: the token of a server-side session (src/domain/sessions.ts), so signing out ends it for
+ *   good and nothing about it can be forged from an instance secret;
+ * - the CSRF token: random, echoed in every form as a hidden field and compared on POST (double submit;
+ *   another site can neither read the cookie nor set it for this host); replaced at sign-in, so a token
+ *   planted before sign-in is worthless after it.
+ * A cookie that is not valid percent-encoding is treated as absent. The OAuth pages and the web app each
+ * keep their own pair, over the same session store and the same accounts.
+ */
+import crypto from 'node:crypto';
+import type { Request, Response } from 'express';
+import type { Config } from '../config.js';
+import { safeEqual } from '../domain/secrets.js';
+import { SESSION_LIFETIME_MS } from '../domain/sessions.js';
+
+function readCookie(req: Request, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(eq + 1).trim());
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
+}
+
+export interface BrowserSession {
+  setSignIn(res: Response, sessionToken: string): void;
+  clearSignIn(res: Response): void;
+  /** The session token the browser presents, if any (validity is the session store's to say). */
+  signInToken(req: Request): string | undefined;
+  /** The CSRF token for this browser, set as a cookie when it has none yet. */
+  csrfToken(req: Request, res: Response): string;
+  csrfTokenMatches(req: Request, submitted: unknown): boolean;
+}
+
+/** The cookies of one surface: `herald_<name>_sign_in` and `herald_<name>_csrf`, on `path`. */
+export function browserSession(config: Config, name: string, path: string): BrowserSession {
+  const signInCookie = `herald_${name}_sign_in`;
+  const csrfCookie = `herald_${name}_csrf`;
+  const options = (maxAgeMs: number) => ({ httpOnly: true, sameSite: 'lax' as const, secure: config.baseUrl.startsWith('https:'), path, maxAge: maxAgeMs });
+  const rotateCsrfToken = (res: Response): string => {
+    const token = crypto.randomBytes(32).toString('base64url');
+    res.cookie(csrfCookie, token, options(24 * 60 * 60_000));
+    return token;
+  };
+  return {
+    setSignIn(res, sessionToken) {
+      res.cookie(signInCookie, sessionToken, options(SESSION_LIFETIME_MS));
+      rotateCsrfToken(res);
+    },
+    clearSignIn(res) {
+      const { maxAge: _maxAge, ...rest } = options(0);
+      res.clearCookie(signInCookie, rest);
+    },
+    signInToken: (req) => readCookie(req, signInCookie),
+    csrfToken(req, res) {
+      const existing = readCookie(req, csrfCookie);
+      if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return existing;
+      return rotateCsrfToken(res);
+    },
+    csrfTokenMatches(req, submitted) {
+      const cookie = readCookie(req, csrfCookie);
+      return typeof submitted === 'string' && cookie !== undefined && safeEqual(cookie, submitted);
+    },
+  };
+}

@@ -1,0 +1,148 @@
+/**
+ * The web app's pages, rendered on the server. Every value is escaped; the only script is the compose page's
+ * character counter, allowed by a per-response nonce; forms carry the CSRF token.
+ */
+import type { ChannelView } from '../../domain/directory.js';
+import type { NetworkCapabilities } from '../../domain/networks/capabilities.js';
+import type { PostView } from '../../domain/posts/post-view.js';
+import { escapeHtml } from '../../http/html.js';
+
+export interface PageContext {
+  csrf: string;
+  nonce: string;
+  /** Set when signed in: the navigation shows, with sign-out. */
+  signedIn?: { email: string; manages: boolean };
+}
+
+const STYLE = `body{font:15px/1.5 system-ui,sans-serif;margin:0;color:#1d2430}header{display:flex;gap:1rem;align-items:center;padding:.6rem 1.2rem;background:#1d2430;color:#fff}
+header a{color:#fff;text-decoration:none}header form{margin-left:auto}main{max-width:60rem;margin:1.5rem auto;padding:0 1.2rem}
+table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #e3e6ea;padding:.4rem;text-align:left;vertical-align:top}
+.status{font-size:.8em;padding:.1rem .45rem;border-radius:.6rem;background:#e3e6ea}.status.published{background:#d6f5dd}.status.failed,.status.needs_reconnect{background:#fbd9d9}
+.status.scheduled{background:#dbe8fb}.status.draft{background:#f1ecd6}.status.unconfirmed{background:#fde9c8}
+.problem{color:#b00020}label{display:block;margin:.6rem 0 .2rem}textarea{width:100%;min-height:7rem}fieldset{border:1px solid #e3e6ea}
+.counter{font-size:.85em;color:#555}.counter.over{color:#b00020;font-weight:600}button{cursor:pointer}`;
+
+export function layout(context: PageContext, title: string, body: string): string {
+  const nav = context.signedIn
+    ? `<header><strong>Herald</strong><a href="/app">Posts</a><a href="/app/compose">Compose</a>${context.signedIn.manages ? '<a href="/app/approvals">Approvals</a><a href="/app/channels">Channels</a>' : ''}
+<form method="post" action="/app/sign-out"><input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}"><span>${escapeHtml(context.signedIn.email)}</span> <button>Sign out</button></form></header>`
+    : '<header><strong>Herald</strong></header>';
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${escapeHtml(title)} · Herald</title><style>${STYLE}</style></head><body>${nav}<main><h1>${escapeHtml(title)}</h1>
+${body}</main></body></html>`;
+}
+
+export function signInPage(context: PageContext, extra: { email?: string; problem?: string } = {}): string {
+  return layout(context, 'Sign in', `${extra.problem ? `<p class="problem" role="alert">${escapeHtml(extra.problem)}</p>` : ''}
+<form method="post" action="/app/sign-in"><input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}">
+<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${escapeHtml(extra.email ?? '')}">
+<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+<p><button type="submit">Sign in</button></p></form>`);
+}
+
+function statusBadge(status: string | null | undefined): string {
+  const value = status ?? 'live';
+  return `<span class="status ${escapeHtml(value)}">${escapeHtml(value)}</span>`;
+}
+
+export function postsPage(context: PageContext, posts: PostView[], channels: ChannelView[]): string {
+  const names = new Map(channels.map((c) => [c.id, c.displayName ?? c.name]));
+  const rows = posts.map((p) => `<tr><td>${statusBadge(p.isLivePost ? 'live' : p.status)}</td><td><a href="/app/posts/${encodeURIComponent(p.id)}">${escapeHtml(p.text.slice(0, 120) || '(no text)')}</a></td>
+<td>${escapeHtml(names.get(p.channelId) ?? p.channelId)}</td><td>${escapeHtml(p.dateTime ?? '')}</td></tr>`).join('');
+  return layout(context, 'Posts', posts.length === 0
+    ? '<p>No posts yet. <a href="/app/compose">Write one</a>.</p>'
+    : `<table><thead><tr><th>Status</th><th>Post</th><th>Channel</th><th>When (UTC)</th></tr></thead><tbody>${rows}</tbody></table>`);
+}
+
+export interface ComposeForm {
+  text?: string;
+  channelIds?: string[];
+  when?: string;
+  dateTime?: string;
+  timezone?: string;
+}
+
+export function composePage(context: PageContext, channels: ChannelView[], limits: Record<string, NetworkCapabilities>, form: ComposeForm = {}, problems: { path: string; message: string }[] = []): string {
+  const problemAt = (path: string) => problems.filter((p) => p.path === path || p.path.startsWith(`${path}.`) || p.path.startsWith(`${path}[`))
+    .map((p) => `<p class="problem" role="alert">${escapeHtml(p.message)}</p>`).join('');
+  const others = problems.filter((p) => !['text', 'channelIds', 'dateTime'].some((f) => p.path === f || p.path.startsWith(`${f}.`) || p.path.startsWith(`${f}[`)));
+  const chosen = new Set(form.channelIds ?? []);
+  const boxes = channels.filter((c) => c.status !== 'disconnected').map((c) => {
+    const limit = limits[c.network]?.text;
+    return `<label><input type="checkbox" name="channelIds" value="${escapeHtml(c.id)}" data-network="${escapeHtml(c.network)}" data-limit="${limit?.limit ?? ''}" data-counting="${escapeHtml(limit?.counting ?? '')}"${chosen.has(c.id) ? ' checked' : ''}>
+${escapeHtml(c.displayName ?? c.name)} <small>(${escapeHtml(c.network)} ${escapeHtml(c.handle)})</small></label>`;
+  }).join('');
+  const when = form.when ?? 'now';
+  const radio = (value: string, label: string) => `<label><input type="radio" name="when" value="${value}"${when === value ? ' checked' : ''}> ${label}</label>`;
+  return layout(context, 'Compose', `${others.map((p) => `<p class="problem" role="alert">${escapeHtml(p.message)}</p>`).join('')}
+<form method="post" action="/app/compose"><input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}">
+<fieldset><legend>Channels</legend>${boxes || '<p>No channels yet.</p>'}${problemAt('channelIds')}</fieldset>
+<label for="text">Text</label><textarea id="text" name="text" required>${escapeHtml(form.text ?? '')}</textarea>
+<p id="counters" class="counter" aria-live="polite"></p>${problemAt('text')}
+<fieldset><legend>When</legend>${radio('now', 'Publish now')}${radio('schedule', 'Schedule at')}
+<input type="datetime-local" name="dateTime" value="${escapeHtml(form.dateTime ?? '')}"> in time zone <input name="timezone" value="${escapeHtml(form.timezone ?? 'UTC')}" size="18">
+${radio('draft', 'Save as draft')}${problemAt('dateTime')}</fieldset>
+<p><button type="submit">Save</button></p></form>
+<script nonce="${escapeHtml(context.nonce)}">${COUNTER_SCRIPT}</script>`);
+}
+
+/** Counts the text each chosen network's way (graphemes or code points; X's weighting approximated by code points) and marks overruns. */
+const COUNTER_SCRIPT = `(() => {
+  const text = document.getElementById('text'), out = document.getElementById('counters');
+  const segmenter = typeof Intl.Segmenter === 'function' ? new Intl.Segmenter() : null;
+  const count = (value, how) => how === 'graphemes' && segmenter ? [...segmenter.segment(value)].length : [...value].length;
+  function update() {
+    const boxes = [...document.querySelectorAll('input[name=channelIds]:checked')];
+    const seen = new Map();
+    for (const box of boxes) seen.set(box.dataset.network, box);
+    out.textContent = '';
+    let over = false;
+    for (const [network, box] of seen) {
+      const used = count(text.value, box.dataset.counting), limit = Number(box.dataset.limit);
+      const span = document.createElement('span');
+      span.className = 'counter' + (used > limit ? ' over' : '');
+      span.dataset.network = network;
+      span.textContent = network + ': ' + used + ' / ' + limit + '  ';
+      over = over || used > limit;
+      out.appendChild(span);
+    }
+  }
+  text.addEventListener('input', update);
+  document.querySelectorAll('input[name=channelIds]').forEach((box) => box.addEventListener('change', update));
+  update();
+})();`;
+
+export function postPage(context: PageContext, post: PostView, channel: ChannelView | undefined, canReview: boolean): string {
+  const attempts = (post.attempts ?? []).map((a) => `<tr><td>${a.number}</td><td>${escapeHtml(a.outcome ?? 'in flight')}</td><td>${escapeHtml(a.error ?? '')}</td><td>${escapeHtml(a.startedAt)}</td></tr>`).join('');
+  const metrics = Object.entries(post.metrics ?? {}).map(([k, v]) => `${escapeHtml(k)}: ${escapeHtml(String(v))}`).join(' · ');
+  const review = canReview && post.approvalStatus === 'PENDING'
+    ? `<form method="post" action="/app/posts/${encodeURIComponent(post.id)}/approve"><input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}"><button>Approve</button></form>
+<form method="post" action="/app/posts/${encodeURIComponent(post.id)}/reject"><input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}"><label for="reason">Reason</label><input id="reason" name="reason" required> <button>Reject</button></form>`
+    : '';
+  return layout(context, 'Post', `<p>${statusBadge(post.isLivePost ? 'live' : post.status)} ${post.approvalStatus ? `approval: ${escapeHtml(post.approvalStatus)}` : ''}
+ on ${escapeHtml(channel ? `${channel.displayName ?? channel.name} (${channel.network})` : post.channelId)}</p>
+<blockquote style="white-space:pre-wrap">${escapeHtml(post.text)}</blockquote>
+${post.error ? `<p class="problem">${escapeHtml(post.error)}</p>` : ''}
+${post.permalinkUrl ? `<p>On the network: <a href="${escapeHtml(post.permalinkUrl)}" rel="noreferrer">${escapeHtml(post.permalinkUrl)}</a></p>` : ''}
+${metrics ? `<p>${metrics}</p>` : ''}${review}
+${attempts ? `<h2>Attempts</h2><table><thead><tr><th>#</th><th>Outcome</th><th>Error</th><th>Started</th></tr></thead><tbody>${attempts}</tbody></table>` : ''}`);
+}
+
+export function approvalsPage(context: PageContext, posts: PostView[]): string {
+  const rows = posts.map((p) => `<tr><td><a href="/app/posts/${encodeURIComponent(p.id)}">${escapeHtml(p.text.slice(0, 120))}</a></td>
+<td><form method="post" action="/app/posts/${encodeURIComponent(p.id)}/approve"><input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}"><button>Approve</button></form></td></tr>`).join('');
+  return layout(context, 'Approvals', rows ? `<table><tbody>${rows}</tbody></table>` : '<p>Nothing is waiting for approval.</p>');
+}
+
+export function channelsPage(context: PageContext, channels: ChannelView[], problem?: string): string {
+  const rows = channels.map((c) => `<tr><td>${statusBadge(c.status)}</td><td>${escapeHtml(c.displayName ?? c.name)}</td><td>${escapeHtml(c.network)}</td><td>${escapeHtml(c.handle)}</td>
+<td>${escapeHtml(c.statusReason ?? '')}</td></tr>`).join('');
+  const hidden = `<input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}">`;
+  return layout(context, 'Channels', `${problem ? `<p class="problem" role="alert">${escapeHtml(problem)}</p>` : ''}
+<table><tbody>${rows}</tbody></table>
+<h2>Connect Bluesky</h2><form method="post" action="/app/channels/connect">${hidden}<input type="hidden" name="network" value="bluesky">
+<label for="identifier">Handle</label><input id="identifier" name="identifier" required><label for="appPassword">App password</label><input id="appPassword" name="appPassword" type="password" required>
+<p><button>Connect</button></p></form>
+<h2>Connect Mastodon</h2><form method="post" action="/app/channels/connect">${hidden}<input type="hidden" name="network" value="mastodon">
+<label for="instance">Server</label><input id="instance" name="instance" placeholder="https://mastodon.social" required><p><button>Connect</button></p></form>`);
+}

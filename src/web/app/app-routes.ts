@@ -1,0 +1,209 @@
+/**
+ * The web app at /app, for the people on a team: sign in with the same accounts as the OAuth pages, see
+ * the posts, compose for several channels, open a post (attempts, error, permalink, approve or reject),
+ * the approvals inbox, and the channels with their connect forms.
+ *
+ * Rules kept here (the rest are the domain's, called as the REST API calls them):
+ * - every page but sign-in needs a session; without one the person is sent to sign in, and back after;
+ * - every POST carries the CSRF token of the app's cookie pair (http/browser-session.ts);
+ * - sign-out ends the server-side session, so a copied cookie stops working;
+ * - a domain refusal is shown on the page, next to the field it names; never a stack trace.
+ */
+import crypto from 'node:crypto';
+import express, { type Request, type Response } from 'express';
+import { approvePost, listPendingApprovals, rejectPost } from '../../domain/approvals/approvals.js';
+import type { DomainDeps } from '../../domain/deps.js';
+import { listChannels } from '../../domain/directory.js';
+import { HeraldError, ValidationError } from '../../domain/errors.js';
+import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
+import { connectChannel } from '../../domain/networks/channel-connections.js';
+import { signIn } from '../../domain/oauth/sign-in.js';
+import { createPosts } from '../../domain/posts/create-posts.js';
+import { getPost } from '../../domain/posts/get-post.js';
+import { listPosts } from '../../domain/posts/list-posts.js';
+import type { Principal } from '../../domain/principal.js';
+import { endSession, resolveSession, sessionPrincipal, startSession } from '../../domain/sessions.js';
+import { wallClockToUtc } from '../../domain/zoned-time.js';
+import { browserSession } from '../../http/browser-session.js';
+import { formBody } from '../../http/request-body.js';
+import { approvalsPage, channelsPage, composePage, postPage, postsPage, signInPage, type ComposeForm, type PageContext } from './app-pages.js';
+
+const APP = '/app';
+
+interface Visitor {
+  principal: Principal;
+  context: PageContext;
+}
+
+export function appRouter(deps: DomainDeps, log: (message: string, error: unknown) => void): express.Router {
+  const router = express.Router();
+  const cookies = browserSession(deps.config, 'app', APP);
+  const form = formBody({ limit: 256 * 1024 });
+
+  function context(req: Request, res: Response): PageContext {
+    return { csrf: cookies.csrfToken(req, res), nonce: crypto.randomBytes(16).toString('base64') };
+  }
+
+  function send(res: Response, page: string, nonce: string, status = 200): void {
+    res.setHeader('content-security-policy', `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`);
+    res.setHeader('cache-control', 'no-store');
+    res.status(status).type('html').send(page);
+  }
+
+  /** The signed-in person, or a redirect to sign in (answered here) when there is none. */
+  async function visitor(req: Request, res: Response): Promise<Visitor | undefined> {
+    const user = await resolveSession(deps, cookies.signInToken(req));
+    if (!user) {
+      res.redirect(303, `${APP}/sign-in`);
+      return undefined;
+    }
+    const principal = await sessionPrincipal(deps, user);
+    const person = await deps.repos.accounts.getUser(user.accountId, user.userId);
+    return { principal, context: { ...context(req, res), signedIn: { email: person?.email ?? '', manages: principal.scopes.includes('manage_team') } } };
+  }
+
+  function checked(req: Request, res: Response): boolean {
+    if (cookies.csrfTokenMatches(req, req.body?.csrf_token)) return true;
+    const ctx = context(req, res);
+    send(res, signInPage(ctx, { problem: 'This form expired; please try again.' }), ctx.nonce, 403);
+    return false;
+  }
+
+  router.get('/', (_req, res) => res.redirect(302, APP));
+
+  router.get(`${APP}/sign-in`, async (req, res) => {
+    if (await resolveSession(deps, cookies.signInToken(req))) return res.redirect(303, APP);
+    const ctx = context(req, res);
+    send(res, signInPage(ctx), ctx.nonce);
+  });
+
+  router.post(`${APP}/sign-in`, ...form, async (req, res) => {
+    if (!checked(req, res)) return;
+    const email = typeof req.body.email === 'string' ? req.body.email : '';
+    const result = await signIn(deps, email, typeof req.body.password === 'string' ? req.body.password : '', req.ip ?? 'unknown');
+    if ('refused' in result) {
+      const ctx = context(req, res);
+      const problem = result.refused === 'wrong_credentials'
+        ? 'The email or password is not right.'
+        : `Too many attempts; try again in ${result.retryAfterMinutes} minutes.`;
+      return send(res, signInPage(ctx, { email, problem }), ctx.nonce, result.refused === 'wrong_credentials' ? 401 : 429);
+    }
+    const session = await startSession(deps, { accountId: result.user.accountId, userId: result.user.id });
+    cookies.setSignIn(res, session.token);
+    res.redirect(303, APP);
+  });
+
+  router.post(`${APP}/sign-out`, ...form, async (req, res) => {
+    if (!checked(req, res)) return;
+    await endSession(deps, cookies.signInToken(req));
+    cookies.clearSignIn(res);
+    res.redirect(303, `${APP}/sign-in`);
+  });
+
+  router.get(APP, async (req, res) => {
+    const v = await visitor(req, res);
+    if (!v) return;
+    const [page, channels] = await Promise.all([listPosts(deps, v.principal, { limit: 50, livePosts: true }), listChannels(deps, v.principal)]);
+    send(res, postsPage(v.context, page.data, channels), v.context.nonce);
+  });
+
+  router.get(`${APP}/compose`, async (req, res) => {
+    const v = await visitor(req, res);
+    if (!v) return;
+    send(res, composePage(v.context, await listChannels(deps, v.principal), NETWORK_CAPABILITIES), v.context.nonce);
+  });
+
+  router.post(`${APP}/compose`, ...form, async (req, res) => {
+    const v = await visitor(req, res);
+    if (!v || !checked(req, res)) return;
+    const input: ComposeForm = {
+      text: String(req.body.text ?? ''),
+      channelIds: ([] as unknown[]).concat(req.body.channelIds ?? []).map(String),
+      when: String(req.body.when ?? 'now'),
+      dateTime: String(req.body.dateTime ?? ''),
+      timezone: String(req.body.timezone ?? 'UTC') || 'UTC',
+    };
+    try {
+      // The REST and MCP schemas ask for at least one channel; a form can be sent with none ticked.
+      if (input.channelIds!.length === 0) throw new ValidationError('Choose at least one channel.', [{ path: 'channelIds', message: 'Choose at least one channel to publish to.' }]);
+      const body: Record<string, unknown> = { channelIds: input.channelIds, text: input.text };
+      if (input.when === 'draft') body.saveAsDraft = true;
+      if (input.when === 'schedule') {
+        body.isScheduled = true;
+        body.dateTime = new Date(localToUtc(input.dateTime!, input.timezone!)).toISOString();
+      }
+      const created = await createPosts(deps, v.principal, body as unknown as Parameters<typeof createPosts>[2], 'app');
+      res.redirect(303, `${APP}/posts/${encodeURIComponent(created[0].id)}`);
+    } catch (error) {
+      if (!(error instanceof HeraldError) || error.status >= 500) throw error;
+      const problems = error instanceof ValidationError && error.details?.length ? error.details : [{ path: '', message: error.message }];
+      send(res, composePage(v.context, await listChannels(deps, v.principal), NETWORK_CAPABILITIES, input, problems), v.context.nonce, 400);
+    }
+  });
+
+  router.get(`${APP}/posts/:postId`, async (req, res) => {
+    const v = await visitor(req, res);
+    if (!v) return;
+    const post = await getPost(deps, v.principal, String(req.params.postId));
+    const channels = await listChannels(deps, v.principal);
+    send(res, postPage(v.context, post, channels.find((c) => c.id === post.channelId), v.principal.scopes.includes('manage_team')), v.context.nonce);
+  });
+
+  router.post(`${APP}/posts/:postId/approve`, ...form, async (req, res) => {
+    const v = await visitor(req, res);
+    if (!v || !checked(req, res)) return;
+    await approvePost(deps, v.principal, String(req.params.postId));
+    res.redirect(303, `${APP}/posts/${encodeURIComponent(String(req.params.postId))}`);
+  });
+
+  router.post(`${APP}/posts/:postId/reject`, ...form, async (req, res) => {
+    const v = await visitor(req, res);
+    if (!v || !checked(req, res)) return;
+    await rejectPost(deps, v.principal, String(req.params.postId), String(req.body.reason ?? ''));
+    res.redirect(303, `${APP}/posts/${encodeURIComponent(String(req.params.postId))}`);
+  });
+
+  router.get(`${APP}/approvals`, async (req, res) => {
+    const v = await visitor(req, res);
+    if (!v) return;
+    send(res, approvalsPage(v.context, await listPendingApprovals(deps, v.principal)), v.context.nonce);
+  });
+
+  router.get(`${APP}/channels`, async (req, res) => {
+    const v = await visitor(req, res);
+    if (!v) return;
+    send(res, channelsPage(v.context, await listChannels(deps, v.principal)), v.context.nonce);
+  });
+
+  router.post(`${APP}/channels/connect`, ...form, async (req, res) => {
+    const v = await visitor(req, res);
+    if (!v || !checked(req, res)) return;
+    const { csrf_token: _csrf, network, ...fields } = req.body as Record<string, string>;
+    try {
+      const answer = await connectChannel(deps, v.principal, { network: String(network ?? ''), fields });
+      if (answer.kind === 'authorize') return res.redirect(303, answer.authorizationUrl);
+      res.redirect(303, `${APP}/channels`);
+    } catch (error) {
+      if (!(error instanceof HeraldError) || error.status >= 500) {
+        log('connecting a channel from the app failed', error);
+      }
+      const message = error instanceof HeraldError ? error.message : 'Herald could not connect the channel; try again.';
+      send(res, channelsPage(v.context, await listChannels(deps, v.principal), message), v.context.nonce, error instanceof HeraldError ? error.status : 500);
+    }
+  });
+
+  return router;
+}
+
+/** A datetime-local value ("2030-01-07T09:30") in `timezone`, as a UTC instant; a 400 naming the field otherwise. */
+function localToUtc(value: string, timezone: string): number {
+  const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/.exec(value);
+  if (!match) throw new ValidationError('Choose the date and time to publish at.', [{ path: 'dateTime', message: 'Choose the date and time to publish at.' }]);
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: timezone });
+  } catch {
+    throw new ValidationError(`Unknown time zone "${timezone}"; use a name such as Europe/Berlin.`, [{ path: 'dateTime', message: `Unknown time zone "${timezone}"; use a name such as Europe/Berlin.` }]);
+  }
+  const [, y, mo, d, h, mi] = match.map(Number);
+  return wallClockToUtc(timezone, Date.UTC(y, mo - 1, d, h, mi));
+}

@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { pinClock, testWorker } from '../publishing/support.js';
+import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+
+const ARTIFACTS = path.resolve('test-artifacts');
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** The web app in a real headless Chromium, against a real Herald on loopback. */
+describe('the web app in a headless Chromium', function () {
+  this.timeout(60_000);
+  let t: TestHerald;
+  let a: SeededAccount;
+  let browser: Browser;
+  let page: Page;
+
+  before(async () => {
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  });
+  after(async () => browser?.close());
+  beforeEach(async () => {
+    t = await startTestHerald();
+    a = await t.seedAccount({ channels: 2 });
+    page = await (await browser.newContext()).newPage();
+  });
+  afterEach(async () => {
+    await page.context().close();
+    await t.close();
+  });
+
+  async function signIn(password = a.password) {
+    await page.goto(`${t.url}/`);
+    assert.match(page.url(), /\/app\/sign-in$/, 'the root opens the app, which asks to sign in');
+    await page.fill('#email', a.email);
+    await page.fill('#password', password);
+    await page.click('button[type=submit]');
+  }
+
+  it('signs in, composes a post for two channels with live counters, sees it published, and signs out for good', async () => {
+    await signIn('wrong password here');
+    assert.match(await page.textContent('[role=alert]') ?? '', /email or password is not right/);
+    await signIn();
+    assert.match(page.url(), /\/app$/);
+    assert.match(await page.textContent('main') ?? '', /No posts yet/);
+
+    await page.click('text=Compose');
+    await page.check(`input[value="${a.channelIds[0]}"]`);
+    await page.fill('#text', 'Hello from the app');
+    assert.equal(await page.textContent('.counter[data-network=sandbox]'), 'sandbox: 18 / 5000  ');
+    await page.fill('#text', 'x'.repeat(5001));
+    assert.equal(await page.getAttribute('.counter[data-network=sandbox]', 'class'), 'counter over', 'past the limit turns red');
+    await page.fill('#text', 'Hello from the app');
+    await page.check(`input[value="${a.channelIds[1]}"]`);
+    await page.click('button[type=submit]');
+    assert.match(page.url(), /\/app\/posts\//);
+    assert.match(await page.textContent('main') ?? '', /scheduled/);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'app-post.png') });
+
+    await testWorker(t).tick();
+    await page.reload();
+    assert.match(await page.textContent('.status') ?? '', /published/);
+    const permalink = await page.getAttribute('a[rel=noreferrer]', 'href');
+    assert.ok(permalink?.startsWith(`${t.url}/sandbox/`));
+    await page.click('text=Posts');
+    assert.equal(await page.locator('tbody tr').count(), 2, 'one post per channel');
+
+    const cookies = await page.context().cookies();
+    await page.click('text=Sign out');
+    assert.match(page.url(), /\/app\/sign-in$/);
+    // The old cookie is dead on the server, not just forgotten by this browser.
+    const replay = await fetch(`${t.url}/app`, { redirect: 'manual', headers: { cookie: cookies.map((c) => `${c.name}=${c.value}`).join('; ') } });
+    assert.equal(replay.status, 303);
+  });
+
+  it('shows the server\'s refusal next to the field, and schedules in the person\'s time zone', async () => {
+    pinClock(t, '2030-01-06T12:00:00Z');
+    await signIn();
+    await page.goto(`${t.url}/app/compose`);
+    await page.fill('#text', 'No channel chosen');
+    await page.click('button[type=submit]');
+    assert.match(await page.textContent('fieldset') ?? '', /channel/i, 'the problem is shown with the channels');
+    assert.equal(await page.inputValue('#text'), 'No channel chosen', 'what was written is kept');
+
+    await page.check(`input[value="${a.channelIds[0]}"]`);
+    await page.check('input[value=schedule]');
+    await page.fill('input[name=dateTime]', '2030-01-07T09:30');
+    await page.fill('input[name=timezone]', 'Europe/Berlin');
+    await page.click('button[type=submit]');
+    const id = page.url().split('/').pop()!;
+    const post = (await t.api('GET', `/v1/rest/posts/${id}`, { token: a.apiKey })).body.data;
+    assert.equal(post.dateTime, '2030-01-07T08:30:00.000Z', '09:30 in Berlin is 08:30 UTC');
+  });
+
+  it('approves a held post from the inbox, and refuses a form without its CSRF token', async () => {
+    const held = await t.seedAccount({ approvalRequired: true, channels: 1 });
+    a = held;
+    const res = await t.api('POST', '/v1/rest/posts', { token: held.apiKey, body: { channelIds: [held.channelIds[0]], text: 'Needs a yes' } });
+    const postId = res.body.data[0].id;
+    await signIn();
+    await page.click('text=Approvals');
+    assert.match(await page.textContent('main') ?? '', /Needs a yes/);
+    await page.click('text=Approve');
+    assert.match(await page.textContent('main') ?? '', /approval: APPROVED/);
+    assert.equal((await t.api('GET', `/v1/rest/posts/${postId}`, { token: held.apiKey })).body.data.approvalStatus, 'APPROVED');
+
+    const cookies = await page.context().cookies();
+    const forged = await fetch(`${t.url}/app/posts/${postId}/reject`, {
+      method: 'POST', redirect: 'manual',
+      headers: { cookie: cookies.map((c) => `${c.name}=${c.value}`).join('; '), 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'reason=forged',
+    });
+    assert.equal(forged.status, 403);
+  });
+});
