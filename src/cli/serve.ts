@@ -16,6 +16,7 @@ export async function serve(config: Config): Promise<void> {
         'Herald created a demo account on this empty database. Its API key and sign-in are in files readable only by this user:',
         `  ${config.dataDir}/demo-api-key`,
         `  ${config.dataDir}/demo-credentials`,
+        `The web app is at ${herald.config.baseUrl}/app.`,
         '',
       ].join('\n') + '\n',
     );
@@ -27,6 +28,7 @@ export async function serve(config: Config): Promise<void> {
         `  API key:   ${demo.apiKey}          (${config.dataDir}/demo-api-key)`,
         `  Sign in:   ${demo.email} / ${demo.password}   (${config.dataDir}/demo-credentials)`,
         `  Channels:  ${demo.channelIds.join(', ')}`,
+        `  Web app:   ${herald.config.baseUrl}/app  (sign in with the demo user)`,
         '',
         `  curl -H "Authorization: Bearer $(cat ${config.dataDir}/demo-api-key)" ${herald.config.baseUrl}/v1/rest/channels`,
         '',

@@ -10,7 +10,6 @@
  */
 import crypto from 'node:crypto';
 import type { Request, Response } from 'express';
-import type { Config } from '../config.js';
 import { safeEqual } from '../domain/secrets.js';
 import { SESSION_LIFETIME_MS } from '../domain/sessions.js';
 
@@ -38,11 +37,11 @@ export interface BrowserSession {
   csrfTokenMatches(req: Request, submitted: unknown): boolean;
 }
 
-/** The cookies of one surface: `herald_<name>_sign_in` and `herald_<name>_csrf`, on `path`. */
-export function browserSession(config: Config, name: string, path: string): BrowserSession {
+/** The cookies of one surface: `herald_<name>_sign_in` and `herald_<name>_csrf`, on `path`; Secure when served over https. */
+export function browserSession(name: string, path: string, secure: boolean): BrowserSession {
   const signInCookie = `herald_${name}_sign_in`;
   const csrfCookie = `herald_${name}_csrf`;
-  const options = (maxAgeMs: number) => ({ httpOnly: true, sameSite: 'lax' as const, secure: config.baseUrl.startsWith('https:'), path, maxAge: maxAgeMs });
+  const options = (maxAgeMs: number) => ({ httpOnly: true, sameSite: 'lax' as const, secure, path, maxAge: maxAgeMs });
   const rotateCsrfToken = (res: Response): string => {
     const token = crypto.randomBytes(32).toString('base64url');
     res.cookie(csrfCookie, token, options(24 * 60 * 60_000));

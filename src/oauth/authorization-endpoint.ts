@@ -44,7 +44,7 @@ const sessions = new WeakMap<DomainDeps, BrowserSession>();
 /** The authorization pages' cookies, on /oauth2/mcp. */
 function oauthSession(deps: DomainDeps): BrowserSession {
   let session = sessions.get(deps);
-  if (!session) sessions.set(deps, (session = browserSession(deps.config, 'oauth', OAUTH_PREFIX)));
+  if (!session) sessions.set(deps, (session = browserSession('oauth', OAUTH_PREFIX, deps.config.baseUrl.startsWith('https:'))));
   return session;
 }
 

@@ -37,7 +37,7 @@ interface Visitor {
 
 export function appRouter(deps: DomainDeps, log: (message: string, error: unknown) => void): express.Router {
   const router = express.Router();
-  const cookies = browserSession(deps.config, 'app', APP);
+  const cookies = browserSession('app', APP, deps.config.baseUrl.startsWith('https:'));
   const form = formBody({ limit: 256 * 1024 });
 
   function context(req: Request, res: Response): PageContext {
