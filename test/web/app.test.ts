@@ -23,7 +23,7 @@ describe('the web app in a headless Chromium', function () {
   });
   after(async () => browser?.close());
   beforeEach(async () => {
-    t = await startTestHerald();
+    t = await startTestHerald({ outboundAllowHosts: ['127.0.0.1'] });
     a = await t.seedAccount({ channels: 2 });
     page = await (await browser.newContext()).newPage();
   });
@@ -114,5 +114,23 @@ describe('the web app in a headless Chromium', function () {
       body: 'reason=forged',
     });
     assert.equal(forged.status, 403);
+  });
+
+  it('adds a webhook endpoint with its secret shown once, and warns on every page when Herald disabled one', async () => {
+    await signIn();
+    await page.click('text=Webhooks');
+    await page.fill('#url', 'http://127.0.0.1:9/hook');
+    await page.check('input[value="post.published"]');
+    await page.click('form[action="/app/settings/webhooks"] button');
+    const secret = await page.textContent('#secret');
+    assert.match(secret ?? '', /^whsec_/);
+    await page.goto(`${t.url}/app/settings/webhooks`);
+    assert.equal(await page.locator('#secret').count(), 0, 'shown once');
+    assert.match(await page.textContent('tbody') ?? '', /post\.published/);
+
+    const [endpoint] = (await t.api('GET', '/v1/rest/webhooks', { token: a.apiKey })).body.data;
+    await t.deps.repos.webhooks.disableEndpoint(endpoint.id, 'the receiver answered 410 Gone', Date.now());
+    await page.goto(`${t.url}/app`);
+    assert.match(await page.textContent('.banner') ?? '', /disabled the webhook endpoint http:\/\/127\.0\.0\.1:9\/hook: the receiver answered 410 Gone/);
   });
 });

@@ -6,12 +6,15 @@ import type { ChannelView } from '../../domain/directory.js';
 import type { NetworkCapabilities } from '../../domain/networks/capabilities.js';
 import type { PostView } from '../../domain/posts/post-view.js';
 import { escapeHtml } from '../../http/html.js';
+import type { WebhookEndpointView } from '../../domain/webhooks/webhook-endpoints.js';
 
 export interface PageContext {
   csrf: string;
   nonce: string;
   /** Set when signed in: the navigation shows, with sign-out. */
   signedIn?: { email: string; manages: boolean };
+  /** Things the team must act on, shown on every page (a webhook endpoint Herald disabled). */
+  banners?: string[];
 }
 
 const STYLE = `body{font:15px/1.5 system-ui,sans-serif;margin:0;color:#1d2430}header{display:flex;gap:1rem;align-items:center;padding:.6rem 1.2rem;background:#1d2430;color:#fff}
@@ -20,15 +23,17 @@ table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #e3e6ea;
 .status{font-size:.8em;padding:.1rem .45rem;border-radius:.6rem;background:#e3e6ea}.status.published{background:#d6f5dd}.status.failed,.status.needs_reconnect{background:#fbd9d9}
 .status.scheduled{background:#dbe8fb}.status.draft{background:#f1ecd6}.status.unconfirmed{background:#fde9c8}
 .problem{color:#b00020}label{display:block;margin:.6rem 0 .2rem}textarea{width:100%;min-height:7rem}fieldset{border:1px solid #e3e6ea}
+.banner{margin:0;padding:.6rem 1.2rem;background:#fde9c8;border-bottom:1px solid #e8c98c}.secret{font-family:monospace;background:#f1ecd6;padding:.3rem}
 .counter{font-size:.85em;color:#555}.counter.over{color:#b00020;font-weight:600}button{cursor:pointer}`;
 
 export function layout(context: PageContext, title: string, body: string): string {
   const nav = context.signedIn
-    ? `<header><strong>Herald</strong><a href="/app">Posts</a><a href="/app/compose">Compose</a>${context.signedIn.manages ? '<a href="/app/approvals">Approvals</a><a href="/app/channels">Channels</a>' : ''}
+    ? `<header><strong>Herald</strong><a href="/app">Posts</a><a href="/app/compose">Compose</a>${context.signedIn.manages ? '<a href="/app/approvals">Approvals</a><a href="/app/channels">Channels</a><a href="/app/settings/webhooks">Webhooks</a>' : ''}
 <form method="post" action="/app/sign-out"><input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}"><span>${escapeHtml(context.signedIn.email)}</span> <button>Sign out</button></form></header>`
     : '<header><strong>Herald</strong></header>';
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escapeHtml(title)} · Herald</title><style>${STYLE}</style></head><body>${nav}<main><h1>${escapeHtml(title)}</h1>
+<title>${escapeHtml(title)} · Herald</title><style>${STYLE}</style></head><body>${nav}
+${(context.banners ?? []).map((b) => `<p class="banner" role="status">${escapeHtml(b)}</p>`).join('')}<main><h1>${escapeHtml(title)}</h1>
 ${body}</main></body></html>`;
 }
 
@@ -145,4 +150,24 @@ export function channelsPage(context: PageContext, channels: ChannelView[], prob
 <p><button>Connect</button></p></form>
 <h2>Connect Mastodon</h2><form method="post" action="/app/channels/connect">${hidden}<input type="hidden" name="network" value="mastodon">
 <label for="instance">Server</label><input id="instance" name="instance" placeholder="https://mastodon.social" required><p><button>Connect</button></p></form>`);
+}
+
+export function webhooksPage(
+  context: PageContext,
+  endpoints: WebhookEndpointView[],
+  eventTypes: readonly string[],
+  extra: { secret?: { url: string; value: string }; problem?: string } = {},
+): string {
+  const hidden = `<input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}">`;
+  const rows = endpoints.map((e) => `<tr><td>${escapeHtml(e.url)}</td><td>${escapeHtml(e.eventTypes.join(', '))}</td>
+<td>${e.enabled ? 'enabled' : `<span class="problem">disabled: ${escapeHtml(e.disabledReason ?? '')}</span>`}</td>
+<td><form method="post" action="/app/settings/webhooks/${encodeURIComponent(e.id)}/rotate">${hidden}<button>Rotate secret</button></form>
+<form method="post" action="/app/settings/webhooks/${encodeURIComponent(e.id)}/delete">${hidden}<button>Delete</button></form></td></tr>`).join('');
+  const boxes = eventTypes.map((type) => `<label><input type="checkbox" name="eventTypes" value="${escapeHtml(type)}"> ${escapeHtml(type)}</label>`).join('');
+  return layout(context, 'Webhooks', `${extra.problem ? `<p class="problem" role="alert">${escapeHtml(extra.problem)}</p>` : ''}
+${extra.secret ? `<p>The signing secret of ${escapeHtml(extra.secret.url)}, shown this once: <code class="secret" id="secret">${escapeHtml(extra.secret.value)}</code></p>` : ''}
+${rows ? `<table><thead><tr><th>URL</th><th>Events</th><th>State</th><th></th></tr></thead><tbody>${rows}</tbody></table>` : '<p>No endpoints yet.</p>'}
+<h2>Add an endpoint</h2><form method="post" action="/app/settings/webhooks">${hidden}
+<label for="url">URL</label><input id="url" name="url" type="url" size="50" required><fieldset><legend>Events</legend>${boxes}</fieldset>
+<p><button>Add</button></p></form>`);
 }

@@ -1,7 +1,8 @@
 /**
  * The web app at /app, for the people on a team: sign in with the same accounts as the OAuth pages, see
  * the posts, compose for several channels, open a post (attempts, error, permalink, approve or reject),
- * the approvals inbox, and the channels with their connect forms.
+ * the approvals inbox, the channels with their connect forms, and the webhook endpoints (secret shown once;
+ * a banner on every page while Herald has one disabled).
  *
  * Rules kept here (the rest are the domain's, called as the REST API calls them):
  * - every page but sign-in needs a session; without one the person is sent to sign in, and back after;
@@ -26,7 +27,9 @@ import { endSession, resolveSession, sessionPrincipal, startSession } from '../.
 import { wallClockToUtc } from '../../domain/zoned-time.js';
 import { browserSession } from '../../http/browser-session.js';
 import { formBody } from '../../http/request-body.js';
-import { approvalsPage, channelsPage, composePage, postPage, postsPage, signInPage, type ComposeForm, type PageContext } from './app-pages.js';
+import { createWebhook, deleteWebhook, listWebhooks, rotateWebhookSecret } from '../../domain/webhooks/webhook-endpoints.js';
+import { EVENT_TYPES, type EventType } from '../../domain/events/event-types.js';
+import { approvalsPage, channelsPage, composePage, postPage, postsPage, signInPage, webhooksPage, type ComposeForm, type PageContext } from './app-pages.js';
 
 const APP = '/app';
 
@@ -59,7 +62,11 @@ export function appRouter(deps: DomainDeps, log: (message: string, error: unknow
     }
     const principal = await sessionPrincipal(deps, user);
     const person = await deps.repos.accounts.getUser(user.accountId, user.userId);
-    return { principal, context: { ...context(req, res), signedIn: { email: person?.email ?? '', manages: principal.scopes.includes('manage_team') } } };
+    const manages = principal.scopes.includes('manage_team');
+    const banners = manages
+      ? (await listWebhooks(deps, principal)).filter((e) => !e.enabled).map((e) => `Herald disabled the webhook endpoint ${e.url}: ${e.disabledReason ?? 'it kept failing'}. Fix the receiver, then enable it again.`)
+      : [];
+    return { principal, context: { ...context(req, res), signedIn: { email: person?.email ?? '', manages }, banners } };
   }
 
   function checked(req: Request, res: Response): boolean {
@@ -190,6 +197,41 @@ export function appRouter(deps: DomainDeps, log: (message: string, error: unknow
       const message = error instanceof HeraldError ? error.message : 'Herald could not connect the channel; try again.';
       send(res, channelsPage(v.context, await listChannels(deps, v.principal), message), v.context.nonce, error instanceof HeraldError ? error.status : 500);
     }
+  });
+
+  router.get(`${APP}/settings/webhooks`, async (req, res) => {
+    const v = await visitor(req, res);
+    if (!v) return;
+    send(res, webhooksPage(v.context, await listWebhooks(deps, v.principal), EVENT_TYPES), v.context.nonce);
+  });
+
+  router.post(`${APP}/settings/webhooks`, ...form, async (req, res) => {
+    const v = await visitor(req, res);
+    if (!v || !checked(req, res)) return;
+    const eventTypes = ([] as unknown[]).concat(req.body.eventTypes ?? []).map(String);
+    try {
+      if (eventTypes.length === 0) throw new ValidationError('Choose at least one event type.');
+      if (eventTypes.some((type) => !(EVENT_TYPES as readonly string[]).includes(type))) throw new ValidationError('Choose event types from the list.');
+      const created = await createWebhook(deps, v.principal, { url: String(req.body.url ?? ''), eventTypes: eventTypes as EventType[] });
+      send(res, webhooksPage(v.context, await listWebhooks(deps, v.principal), EVENT_TYPES, { secret: { url: created.url, value: created.secret } }), v.context.nonce, 201);
+    } catch (error) {
+      if (!(error instanceof HeraldError) || error.status >= 500) throw error;
+      send(res, webhooksPage(v.context, await listWebhooks(deps, v.principal), EVENT_TYPES, { problem: error.message }), v.context.nonce, error.status);
+    }
+  });
+
+  router.post(`${APP}/settings/webhooks/:id/rotate`, ...form, async (req, res) => {
+    const v = await visitor(req, res);
+    if (!v || !checked(req, res)) return;
+    const rotated = await rotateWebhookSecret(deps, v.principal, String(req.params.id));
+    send(res, webhooksPage(v.context, await listWebhooks(deps, v.principal), EVENT_TYPES, { secret: { url: rotated.url, value: rotated.secret } }), v.context.nonce);
+  });
+
+  router.post(`${APP}/settings/webhooks/:id/delete`, ...form, async (req, res) => {
+    const v = await visitor(req, res);
+    if (!v || !checked(req, res)) return;
+    await deleteWebhook(deps, v.principal, String(req.params.id));
+    res.redirect(303, `${APP}/settings/webhooks`);
   });
 
   return router;
