@@ -22,6 +22,10 @@ export interface Config {
   worker: boolean;
   /** How often an idle worker looks for due posts. */
   workerPollMs: number;
+  /** Network calls one worker keeps in flight at once (they wait on the network, not the CPU). */
+  workerConcurrency: number;
+  /** A delay the sandbox network adds to each call, with up to half again of jitter, to rehearse slow networks. */
+  sandboxLatencyMs: number;
   /** How long a claim holds a post; a crashed worker's posts are reconsidered after it. */
   workerLeaseSeconds: number;
   /** How often the worker syncs live posts and metrics from the networks. */
@@ -139,6 +143,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     validateResponses: boolFrom(env, 'VALIDATE_RESPONSES', false),
     worker: boolFrom(env, 'WORKER', true),
     workerPollMs: intFrom(env, 'WORKER_POLL_MS', 500),
+    workerConcurrency: Math.max(1, intFrom(env, 'WORKER_CONCURRENCY', 64)),
+    sandboxLatencyMs: intFrom(env, 'SANDBOX_LATENCY_MS', 0),
     workerLeaseSeconds: intFrom(env, 'WORKER_LEASE_SECONDS', 60),
     syncIntervalSeconds: intFrom(env, 'SYNC_INTERVAL_SECONDS', 300),
     logRequests: boolFrom(env, 'LOG_REQUESTS', false),

@@ -9,6 +9,7 @@ import { SandboxNetwork } from './networks/sandbox.js';
 import { BlueskyNetwork } from './networks/bluesky.js';
 import { MastodonNetwork } from './networks/mastodon.js';
 import { NetworkHttp, type NetworkHttpOptions } from './networks/network-http.js';
+import { DEFAULT_WORKER_OPTIONS } from './runtime.js';
 import { PublishingWorker, type WorkerOptions } from './worker.js';
 
 /** The networks of this build: the sandbox (the embedded default) and the real networks' connectors. */
@@ -23,7 +24,7 @@ export function createNetworks(deps: Omit<DomainDeps, 'networks'>): NetworkRegis
   const http = new NetworkHttp(outbound);
   const now = () => deps.now();
   return new NetworkRegistry()
-    .register('sandbox', new SandboxNetwork(deps.repos.sandbox, deps.config.baseUrl, undefined, now))
+    .register('sandbox', new SandboxNetwork(deps.repos.sandbox, deps.config.baseUrl, undefined, now, deps.config.sandboxLatencyMs))
     .register('bluesky', new BlueskyNetwork(http, outbound, now))
     .register('mastodon', new MastodonNetwork(http, outbound, now));
 }
@@ -42,6 +43,9 @@ export function createWorker(
     },
     {
       pollMs: deps.config.workerPollMs,
+      concurrency: deps.config.workerConcurrency,
+      // A batch at least as large as the calls in flight, or the concurrency is never used.
+      batchSize: Math.max(DEFAULT_WORKER_OPTIONS.batchSize, deps.config.workerConcurrency),
       leaseMs: deps.config.workerLeaseSeconds * 1000,
       syncIntervalMs: deps.config.syncIntervalSeconds * 1000,
       ...overrides.options,

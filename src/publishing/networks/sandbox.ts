@@ -20,7 +20,9 @@ import {
  *   post was made but the answer never came back), slow_after_post (the post is made, the answer takes
  *   SANDBOX_SLOW_MS: long enough to kill a worker mid-publish);
  * - posts "made outside Herald" (`herald sandbox post-external`) are found by live-post sync, which pages through
- *   the channel's posts newest first with an opaque cursor.
+ *   the channel's posts newest first with an opaque cursor;
+ * - SANDBOX_LATENCY_MS makes every publish and comment wait like a real network (with jitter), so the
+ *   engine's behaviour under slow networks can be rehearsed and measured.
  */
 const SANDBOX_RETRY_AFTER_MS = 1_000;
 const SANDBOX_SLOW_MS = 30_000;
@@ -31,9 +33,16 @@ export class SandboxNetwork implements NetworkConnector {
     private readonly baseUrl: string,
     readonly capabilities: NetworkCapabilities = NETWORK_CAPABILITIES.sandbox,
     private readonly now: () => number = Date.now,
+    /** SANDBOX_LATENCY_MS: each call waits this long, plus up to half again at random, as a real network would. */
+    private readonly latencyMs = 0,
   ) {}
 
+  private async latency(): Promise<void> {
+    if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs * (1 + Math.random() / 2)));
+  }
+
   async publish(request: PublishRequest): Promise<PublishedPost> {
+    await this.latency();
     const failure = await this.store.takeFailure(request.channel.id);
     if (failure && failure !== 'timeout_after_post' && failure !== 'slow_after_post') throw failureError(failure, this.now());
     const stored = await this.store.insertOnce({
@@ -54,6 +63,7 @@ export class SandboxNetwork implements NetworkConnector {
   }
 
   async comment(request: CommentRequest): Promise<{ networkCommentId: string }> {
+    await this.latency();
     const parent = await this.store.get(request.channel.id, request.networkPostId);
     if (!parent) throw new NetworkError('permanent', `The sandbox has no post ${request.networkPostId} on this channel to comment on.`);
     const stored = await this.store.insertOnce({
