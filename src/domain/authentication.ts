@@ -26,12 +26,41 @@ export const resolveApiKey: TokenResolver = async (deps, token) => {
   return { accountId: key.accountId, userId: key.userId, tokenId: key.id, tokenKind: 'api_key', scopes: key.scopes.filter(isScope) };
 };
 
+/**
+ * A token resolved in the last PRINCIPAL_CACHE_MS is not read again: the key lookup is most of what a cheap
+ * request costs. A revocation on this instance empties the cache at once (forgetResolvedTokens); on another
+ * instance it takes effect within PRINCIPAL_CACHE_MS. Measured on Herald's clock (deps.now); an entry from a
+ * clock that has since gone back is not trusted.
+ */
+export const PRINCIPAL_CACHE_MS = 1_000;
+const resolved = new WeakMap<DomainDeps, Map<string, { principal: Principal; until: number }>>();
+
+/** Called by every revocation (keys, OAuth tokens and families): nothing resolved before it is trusted after it. */
+export function forgetResolvedTokens(deps: DomainDeps): void {
+  resolved.get(deps)?.clear();
+}
+
 export async function authenticate(deps: DomainDeps, resolvers: readonly TokenResolver[], header: string | undefined): Promise<Principal> {
   const match = /^Bearer[ ]+([^\s]+)\s*$/i.exec(header ?? '');
   if (!match) {
     throw new UnauthorizedError('Send "Authorization: Bearer <API key or access token>".');
   }
   const token = match[1];
+  let cache = resolved.get(deps);
+  if (!cache) resolved.set(deps, (cache = new Map()));
+  const key = hashSecret(token);
+  const cached = cache.get(key);
+  const now = deps.now();
+  if (cached && cached.until > now && cached.until - now <= PRINCIPAL_CACHE_MS) return cached.principal;
+  if (cached) cache.delete(key);
+  const principal = await resolveToken(deps, resolvers, token);
+  // A bounded cache: when full, it starts over rather than growing with the number of tokens seen.
+  if (cache.size >= 10_000) cache.clear();
+  cache.set(key, { principal, until: now + PRINCIPAL_CACHE_MS });
+  return principal;
+}
+
+async function resolveToken(deps: DomainDeps, resolvers: readonly TokenResolver[], token: string): Promise<Principal> {
   for (const resolve of resolvers) {
     const principal = await resolve(deps, token);
     if (!principal) continue;

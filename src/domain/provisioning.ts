@@ -5,7 +5,7 @@
  */
 import crypto from 'node:crypto';
 import type { MemberRole } from '../db/repositories/accounts.js';
-import { API_KEY_PREFIX } from './authentication.js';
+import { API_KEY_PREFIX, forgetResolvedTokens } from './authentication.js';
 import type { DomainDeps } from './deps.js';
 import { ConflictError, NotFoundError, ValidationError } from './errors.js';
 import { newId } from './ids.js';
@@ -98,7 +98,9 @@ export async function createApiKey(deps: DomainDeps, input: { accountId: string;
 }
 
 export async function revokeApiKey(deps: DomainDeps, input: { accountId: string; keyId: string }) {
-  if (!(await deps.repos.apiKeys.revoke(input.accountId, input.keyId, deps.now()))) {
+  const revoked = await deps.repos.apiKeys.revoke(input.accountId, input.keyId, deps.now());
+  forgetResolvedTokens(deps);
+  if (!revoked) {
     throw new NotFoundError(`No active API key ${input.keyId} in account ${input.accountId}.`);
   }
 }

@@ -6,6 +6,7 @@
  *   it (the code's token family) and fails.
  */
 import type { AuthorizationCodeRecord } from '../../db/repositories/oauth.js';
+import { forgetResolvedTokens } from '../authentication.js';
 import type { DomainDeps } from '../deps.js';
 import { newId } from '../ids.js';
 import type { Scope } from '../principal.js';
@@ -47,6 +48,7 @@ export async function findUnusedAuthorizationCode(deps: DomainDeps, code: string
   if (!record) return undefined;
   if (record.usedAt !== null) {
     await deps.repos.oauth.revokeFamily(record.familyId, deps.now());
+    forgetResolvedTokens(deps);
     return undefined;
   }
   return record;
@@ -56,5 +58,6 @@ export async function findUnusedAuthorizationCode(deps: DomainDeps, code: string
 export async function spendAuthorizationCode(deps: DomainDeps, record: AuthorizationCodeRecord): Promise<boolean> {
   if (await deps.repos.oauth.useAuthorizationCode(record.codeHash, deps.now())) return true;
   await deps.repos.oauth.revokeFamily(record.familyId, deps.now());
+  forgetResolvedTokens(deps);
   return false;
 }

@@ -7,6 +7,7 @@
  * - revoking a refresh token revokes its family; revoking an access token revokes just that token.
  */
 import type { OAuthTokenWithFamily, TokenFamilyRecord } from '../../db/repositories/oauth.js';
+import { forgetResolvedTokens } from '../authentication.js';
 import type { DomainDeps } from '../deps.js';
 import { newId } from '../ids.js';
 import { hashSecret, newSecret } from '../secrets.js';
@@ -58,6 +59,7 @@ export async function findUsableRefreshToken(deps: DomainDeps, refreshToken: str
   if (!found || found.token.kind !== 'refresh') return undefined;
   if (found.token.usedAt !== null) {
     await deps.repos.oauth.revokeFamily(found.family.id, deps.now());
+    forgetResolvedTokens(deps);
     return undefined;
   }
   if (found.token.revokedAt !== null || found.family.revokedAt !== null) return undefined;
@@ -68,6 +70,7 @@ export async function findUsableRefreshToken(deps: DomainDeps, refreshToken: str
 export async function spendRefreshToken(deps: DomainDeps, found: OAuthTokenWithFamily): Promise<boolean> {
   if (await deps.repos.oauth.useRefreshToken(found.token.id, deps.now())) return true;
   await deps.repos.oauth.revokeFamily(found.family.id, deps.now());
+  forgetResolvedTokens(deps);
   return false;
 }
 
@@ -80,4 +83,5 @@ export async function revokeClientToken(deps: DomainDeps, clientId: string, toke
   if (!found || found.family.clientId !== clientId) return;
   if (found.token.kind === 'refresh') await deps.repos.oauth.revokeFamily(found.family.id, deps.now());
   else await deps.repos.oauth.revokeToken(found.token.id, deps.now());
+  forgetResolvedTokens(deps);
 }
