@@ -133,4 +133,23 @@ describe('the web app in a headless Chromium', function () {
     await page.goto(`${t.url}/app`);
     assert.match(await page.textContent('.banner') ?? '', /disabled the webhook endpoint http:\/\/127\.0\.0\.1:9\/hook: the receiver answered 410 Gone/);
   });
+
+  it('retries a failed post from its page, and opens the calendar with the posts', async () => {
+    await t.deps.repos.sandbox.setFailure(a.accountId, a.channelIds[0], 'permanent', 1);
+    const res = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[0]], text: 'Second time lucky' } });
+    const postId = res.body.data[0].id;
+    await testWorker(t).tick();
+    await signIn();
+    await page.goto(`${t.url}/app/posts/${postId}`);
+    assert.match(await page.textContent('.status') ?? '', /failed/);
+    await page.click('text=Try again now');
+    assert.match(await page.textContent('.status') ?? '', /scheduled/);
+    await testWorker(t).tick();
+    await page.reload();
+    assert.match(await page.textContent('.status') ?? '', /published/);
+
+    await page.click('text=Calendar');
+    assert.match(page.url(), /\/calendar\?t=/);
+    assert.match(await page.textContent('body') ?? '', /Second time lucky/);
+  });
 });

@@ -28,7 +28,7 @@ table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #e3e6ea;
 
 export function layout(context: PageContext, title: string, body: string): string {
   const nav = context.signedIn
-    ? `<header><strong>Herald</strong><a href="/app">Posts</a><a href="/app/compose">Compose</a>${context.signedIn.manages ? '<a href="/app/approvals">Approvals</a><a href="/app/channels">Channels</a><a href="/app/settings/webhooks">Webhooks</a>' : ''}
+    ? `<header><strong>Herald</strong><a href="/app">Posts</a><a href="/app/compose">Compose</a><a href="/app/calendar">Calendar</a>${context.signedIn.manages ? '<a href="/app/approvals">Approvals</a><a href="/app/channels">Channels</a><a href="/app/settings/webhooks">Webhooks</a>' : ''}
 <form method="post" action="/app/sign-out"><input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}"><span>${escapeHtml(context.signedIn.email)}</span> <button>Sign out</button></form></header>`
     : '<header><strong>Herald</strong></header>';
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
@@ -124,12 +124,15 @@ export function postPage(context: PageContext, post: PostView, channel: ChannelV
     ? `<form method="post" action="/app/posts/${encodeURIComponent(post.id)}/approve"><input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}"><button>Approve</button></form>
 <form method="post" action="/app/posts/${encodeURIComponent(post.id)}/reject"><input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}"><label for="reason">Reason</label><input id="reason" name="reason" required> <button>Reject</button></form>`
     : '';
+  const retry = post.status === 'failed'
+    ? `<form method="post" action="/app/posts/${encodeURIComponent(post.id)}/retry"><input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}"><button>Try again now</button></form>`
+    : '';
   return layout(context, 'Post', `<p>${statusBadge(post.isLivePost ? 'live' : post.status)} ${post.approvalStatus ? `approval: ${escapeHtml(post.approvalStatus)}` : ''}
  on ${escapeHtml(channel ? `${channel.displayName ?? channel.name} (${channel.network})` : post.channelId)}</p>
 <blockquote style="white-space:pre-wrap">${escapeHtml(post.text)}</blockquote>
 ${post.error ? `<p class="problem">${escapeHtml(post.error)}</p>` : ''}
 ${post.permalinkUrl ? `<p>On the network: <a href="${escapeHtml(post.permalinkUrl)}" rel="noreferrer">${escapeHtml(post.permalinkUrl)}</a></p>` : ''}
-${metrics ? `<p>${metrics}</p>` : ''}${review}
+${metrics ? `<p>${metrics}</p>` : ''}${retry}${review}
 ${attempts ? `<h2>Attempts</h2><table><thead><tr><th>#</th><th>Outcome</th><th>Error</th><th>Started</th></tr></thead><tbody>${attempts}</tbody></table>` : ''}`);
 }
 

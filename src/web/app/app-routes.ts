@@ -20,6 +20,8 @@ import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
 import { connectChannel } from '../../domain/networks/channel-connections.js';
 import { signIn } from '../../domain/oauth/sign-in.js';
 import { createPosts } from '../../domain/posts/create-posts.js';
+import { updatePost } from '../../domain/posts/update-post.js';
+import { inAppCalendarUrl } from '../../domain/calendars/shareable-calendars.js';
 import { getPost } from '../../domain/posts/get-post.js';
 import { listPosts } from '../../domain/posts/list-posts.js';
 import type { Principal } from '../../domain/principal.js';
@@ -168,6 +170,22 @@ export function appRouter(deps: DomainDeps, log: (message: string, error: unknow
     if (!v || !checked(req, res)) return;
     await rejectPost(deps, v.principal, String(req.params.postId), String(req.body.reason ?? ''));
     res.redirect(303, `${APP}/posts/${encodeURIComponent(String(req.params.postId))}`);
+  });
+
+  router.post(`${APP}/posts/:postId/retry`, ...form, async (req, res) => {
+    const v = await visitor(req, res);
+    if (!v || !checked(req, res)) return;
+    // An update without a time puts a failed post back in line to go out now (update-post.ts).
+    await updatePost(deps, v.principal, String(req.params.postId), {});
+    res.redirect(303, `${APP}/posts/${encodeURIComponent(String(req.params.postId))}`);
+  });
+
+  router.get(`${APP}/calendar`, async (req, res) => {
+    const v = await visitor(req, res);
+    if (!v) return;
+    const view = req.query.view === 'week' || req.query.view === 'list' ? req.query.view : 'month';
+    const { url } = await inAppCalendarUrl(deps, v.principal, { view, includeDrafts: true, includeLivePosts: true });
+    res.redirect(303, url);
   });
 
   router.get(`${APP}/approvals`, async (req, res) => {
