@@ -103,7 +103,8 @@ describe('the web app in a headless Chromium', function () {
     await signIn();
     await page.click('text=Approvals');
     assert.match(await page.textContent('main') ?? '', /Needs a yes/);
-    await page.click('text=Approve');
+    await page.click('text=Needs a yes');
+    await page.click('button:has-text("Approve")');
     assert.match(await page.textContent('main') ?? '', /approval: APPROVED/);
     assert.equal((await t.api('GET', `/v1/rest/posts/${postId}`, { token: held.apiKey })).body.data.approvalStatus, 'APPROVED');
 
@@ -151,5 +152,41 @@ describe('the web app in a headless Chromium', function () {
     await page.click('text=Calendar');
     assert.match(page.url(), /\/calendar\?t=/);
     assert.match(await page.textContent('body') ?? '', /Second time lucky/);
+  });
+
+  it('edits a channel\'s queue: slots, pause and resume, and clearing after seeing the count', async () => {
+    await signIn();
+    await page.goto(`${t.url}/app/channels`);
+    await page.click(`a[href="/app/channels/${a.channelIds[0]}/queue"]`);
+    await page.fill('#slots', 'mon 09:00, wed 12:30');
+    await page.click('text=Save slots');
+    assert.equal(await page.inputValue('#slots'), 'mon 09:00, wed 12:30');
+    await page.fill('#slots', 'someday 25:00');
+    await page.click('text=Save slots');
+    assert.match(await page.textContent('[role=alert]') ?? '', /someday|day|time/i, 'a bad slot is explained');
+    const queued = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[0]], text: 'In the queue', addToQueue: true } });
+    assert.equal(queued.status, 201, JSON.stringify(queued.body));
+    await page.goto(`${t.url}/app/channels/${a.channelIds[0]}/queue`);
+    await page.click('button:has-text("Pause")');
+    assert.equal(await page.textContent('#paused'), 'Paused');
+    await page.click('button:has-text("Resume")');
+    assert.equal(await page.locator('#paused').count(), 0);
+    await page.click('text=Clear the queue');
+    assert.match(await page.textContent('#would-clear') ?? '', /removes 1 queued post/);
+    assert.equal((await t.api('GET', `/v1/rest/posts/${queued.body.data[0].id}`, { token: a.apiKey })).status, 200, 'nothing removed before confirming');
+    await page.click('text=Clear them');
+    assert.match(await page.textContent('#cleared') ?? '', /Removed 1 post/);
+  });
+
+  it('approves several held posts at once, reporting each', async () => {
+    a = await t.seedAccount({ approvalRequired: true, channels: 1 });
+    for (const text of ['One', 'Two']) await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[0]], text } });
+    await signIn();
+    await page.goto(`${t.url}/app/approvals`);
+    for (const box of await page.locator('input[name=postIds]').all()) await box.check();
+    await page.click('text=Approve selected');
+    assert.equal(await page.locator('#results li').count(), 2);
+    assert.match(await page.textContent('#results') ?? '', /approved[\s\S]*approved/);
+    assert.match(await page.textContent('main') ?? '', /Nothing is waiting for approval/);
   });
 });

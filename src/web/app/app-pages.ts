@@ -3,6 +3,7 @@
  * character counter, allowed by a per-response nonce; forms carry the CSRF token.
  */
 import type { ChannelView } from '../../domain/directory.js';
+import type { ChannelScheduleView } from '../../domain/queue/queue.js';
 import type { NetworkCapabilities } from '../../domain/networks/capabilities.js';
 import type { PostView } from '../../domain/posts/post-view.js';
 import { escapeHtml } from '../../http/html.js';
@@ -136,15 +137,37 @@ ${metrics ? `<p>${metrics}</p>` : ''}${retry}${review}
 ${attempts ? `<h2>Attempts</h2><table><thead><tr><th>#</th><th>Outcome</th><th>Error</th><th>Started</th></tr></thead><tbody>${attempts}</tbody></table>` : ''}`);
 }
 
-export function approvalsPage(context: PageContext, posts: PostView[]): string {
-  const rows = posts.map((p) => `<tr><td><a href="/app/posts/${encodeURIComponent(p.id)}">${escapeHtml(p.text.slice(0, 120))}</a></td>
-<td><form method="post" action="/app/posts/${encodeURIComponent(p.id)}/approve"><input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}"><button>Approve</button></form></td></tr>`).join('');
-  return layout(context, 'Approvals', rows ? `<table><tbody>${rows}</tbody></table>` : '<p>Nothing is waiting for approval.</p>');
+export function approvalsPage(context: PageContext, posts: PostView[], results: { postId: string; ok: boolean; message: string }[] = []): string {
+  const rows = posts.map((p) => `<tr><td><input type="checkbox" name="postIds" value="${escapeHtml(p.id)}" aria-label="select"></td>
+<td><a href="/app/posts/${encodeURIComponent(p.id)}">${escapeHtml(p.text.slice(0, 120))}</a></td><td>${escapeHtml(p.reviewerUserId ? 'assigned' : 'anyone')}</td></tr>`).join('');
+  const done = results.map((r) => `<li class="${r.ok ? '' : 'problem'}">${escapeHtml(r.postId)}: ${escapeHtml(r.message)}</li>`).join('');
+  return layout(context, 'Approvals', `${done ? `<ul id="results">${done}</ul>` : ''}${rows
+    ? `<form method="post" action="/app/approvals"><input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}">
+<table><tbody>${rows}</tbody></table><p><button name="decision" value="approve">Approve selected</button>
+<label for="reason">Reason to reject</label><input id="reason" name="reason"> <button name="decision" value="reject">Reject selected</button></p></form>`
+    : '<p>Nothing is waiting for approval.</p>'}`);
+}
+
+export function queuePage(context: PageContext, channel: ChannelView, schedule: ChannelScheduleView, extra: { cleared?: string[]; wouldClear?: string[]; problem?: string } = {}): string {
+  const hidden = `<input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}">`;
+  const base = `/app/channels/${encodeURIComponent(channel.id)}/queue`;
+  const slots = schedule.slots.map((s) => `${s.day} ${s.time}`).join(', ');
+  const queued = schedule.queued.map((q) => `<li><a href="/app/posts/${encodeURIComponent(q.postId)}">${escapeHtml(q.postId)}</a> at ${escapeHtml(q.dateTime)}</li>`).join('');
+  return layout(context, `Queue of ${channel.displayName ?? channel.name}`, `${extra.problem ? `<p class="problem" role="alert">${escapeHtml(extra.problem)}</p>` : ''}
+<p>Time zone ${escapeHtml(schedule.timezone)}. ${schedule.queuePaused ? '<strong id="paused">Paused</strong>: nothing of this channel is published.' : 'Running.'}</p>
+<form method="post" action="${base}/${schedule.queuePaused ? 'resume' : 'pause'}">${hidden}<button>${schedule.queuePaused ? 'Resume' : 'Pause'}</button></form>
+<h2>Weekly slots</h2><form method="post" action="${base}/slots">${hidden}<label for="slots">Slots (day and time, comma-separated, in ${escapeHtml(schedule.timezone)})</label>
+<input id="slots" name="slots" size="60" value="${escapeHtml(slots)}"> <button>Save slots</button></form>
+<p>Next free: ${escapeHtml(schedule.nextFreeSlots.join(', ') || 'none')}</p>
+<h2>Queued</h2>${queued ? `<ol>${queued}</ol>` : '<p>The queue is empty.</p>'}
+${extra.wouldClear ? `<form method="post" action="${base}/clear">${hidden}<input type="hidden" name="confirm" value="yes"><p id="would-clear">Clearing removes ${extra.wouldClear.length} queued post(s).</p><button>Clear them</button></form>`
+    : `<form method="post" action="${base}/clear">${hidden}<button>Clear the queue…</button></form>`}
+${extra.cleared ? `<p id="cleared">Removed ${extra.cleared.length} post(s) from the queue.</p>` : ''}`);
 }
 
 export function channelsPage(context: PageContext, channels: ChannelView[], problem?: string): string {
   const rows = channels.map((c) => `<tr><td>${statusBadge(c.status)}</td><td>${escapeHtml(c.displayName ?? c.name)}</td><td>${escapeHtml(c.network)}</td><td>${escapeHtml(c.handle)}</td>
-<td>${escapeHtml(c.statusReason ?? '')}</td></tr>`).join('');
+<td>${escapeHtml(c.statusReason ?? '')}</td><td><a href="/app/channels/${encodeURIComponent(c.id)}/queue">Queue</a></td></tr>`).join('');
   const hidden = `<input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}">`;
   return layout(context, 'Channels', `${problem ? `<p class="problem" role="alert">${escapeHtml(problem)}</p>` : ''}
 <table><tbody>${rows}</tbody></table>

@@ -15,7 +15,9 @@ import express, { type Request, type Response } from 'express';
 import { approvePost, listPendingApprovals, rejectPost } from '../../domain/approvals/approvals.js';
 import type { DomainDeps } from '../../domain/deps.js';
 import { listChannels } from '../../domain/directory.js';
-import { HeraldError, ValidationError } from '../../domain/errors.js';
+import { HeraldError, NotFoundError, ValidationError } from '../../domain/errors.js';
+import { clearQueue, getSchedule, pauseQueue, resumeQueue, setSchedule } from '../../domain/queue/queue.js';
+import { parseSlotList } from '../../domain/queue/slots.js';
 import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
 import { connectChannel } from '../../domain/networks/channel-connections.js';
 import { signIn } from '../../domain/oauth/sign-in.js';
@@ -31,7 +33,7 @@ import { browserSession } from '../../http/browser-session.js';
 import { formBody } from '../../http/request-body.js';
 import { createWebhook, deleteWebhook, listWebhooks, rotateWebhookSecret } from '../../domain/webhooks/webhook-endpoints.js';
 import { EVENT_TYPES, type EventType } from '../../domain/events/event-types.js';
-import { approvalsPage, channelsPage, composePage, postPage, postsPage, signInPage, webhooksPage, type ComposeForm, type PageContext } from './app-pages.js';
+import { approvalsPage, channelsPage, composePage, postPage, postsPage, queuePage, signInPage, webhooksPage, type ComposeForm, type PageContext } from './app-pages.js';
 
 const APP = '/app';
 
@@ -192,6 +194,68 @@ export function appRouter(deps: DomainDeps, log: (message: string, error: unknow
     const v = await visitor(req, res);
     if (!v) return;
     send(res, approvalsPage(v.context, await listPendingApprovals(deps, v.principal)), v.context.nonce);
+  });
+
+  /** Approve or reject the selected posts, each on its own: one that cannot be decided is reported, the others go on. */
+  router.post(`${APP}/approvals`, ...form, async (req, res) => {
+    const v = await visitor(req, res);
+    if (!v || !checked(req, res)) return;
+    const postIds = ([] as unknown[]).concat(req.body.postIds ?? []).map(String).slice(0, 100);
+    const results = [];
+    for (const postId of postIds) {
+      try {
+        if (req.body.decision === 'reject') await rejectPost(deps, v.principal, postId, String(req.body.reason ?? ''));
+        else await approvePost(deps, v.principal, postId);
+        results.push({ postId, ok: true, message: req.body.decision === 'reject' ? 'rejected' : 'approved' });
+      } catch (error) {
+        if (!(error instanceof HeraldError) || error.status >= 500) throw error;
+        results.push({ postId, ok: false, message: error.message });
+      }
+    }
+    send(res, approvalsPage(v.context, await listPendingApprovals(deps, v.principal), results), v.context.nonce);
+  });
+
+  async function queueView(v: Visitor, res: Response, channelId: string, extra: Parameters<typeof queuePage>[3] = {}, status = 200): Promise<void> {
+    const channels = await listChannels(deps, v.principal);
+    const channel = channels.find((c) => c.id === channelId);
+    if (!channel) throw new NotFoundError(`No channel ${channelId} in this account.`);
+    send(res, queuePage(v.context, channel, await getSchedule(deps, v.principal, channelId), extra), v.context.nonce, status);
+  }
+
+  router.get(`${APP}/channels/:channelId/queue`, async (req, res) => {
+    const v = await visitor(req, res);
+    if (v) await queueView(v, res, String(req.params.channelId));
+  });
+
+  router.post(`${APP}/channels/:channelId/queue/:action`, ...form, async (req, res) => {
+    const v = await visitor(req, res);
+    if (!v || !checked(req, res)) return;
+    const channelId = String(req.params.channelId);
+    try {
+      switch (req.params.action) {
+        case 'pause':
+          await pauseQueue(deps, v.principal, channelId);
+          break;
+        case 'resume':
+          await resumeQueue(deps, v.principal, channelId);
+          break;
+        case 'slots':
+          await setSchedule(deps, v.principal, channelId, parseSlotList(String(req.body.slots ?? '')));
+          break;
+        case 'clear': {
+          // The count first (a dry run), then the clearing once the person confirms.
+          const confirmed = req.body.confirm === 'yes';
+          const cleared = await clearQueue(deps, v.principal, channelId, !confirmed);
+          return queueView(v, res, channelId, confirmed ? { cleared: cleared.postIds } : { wouldClear: cleared.postIds });
+        }
+        default:
+          throw new NotFoundError('No such queue action.');
+      }
+    } catch (error) {
+      if (!(error instanceof HeraldError) || error.status >= 500 || error instanceof NotFoundError) throw error;
+      return queueView(v, res, channelId, { problem: error.message }, error.status);
+    }
+    res.redirect(303, `${APP}/channels/${encodeURIComponent(channelId)}/queue`);
   });
 
   router.get(`${APP}/channels`, async (req, res) => {
