@@ -189,4 +189,38 @@ describe('the web app in a headless Chromium', function () {
     assert.match(await page.textContent('#results') ?? '', /approved[\s\S]*approved/);
     assert.match(await page.textContent('main') ?? '', /Nothing is waiting for approval/);
   });
+
+  it('settles unconfirmed posts by hand: published with its address, or not published', async () => {
+    const clock = pinClock(t, new Date().toISOString());
+    const ids: string[] = [];
+    for (const text of ['Went out', 'Did not']) {
+      const res = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[0]], text } });
+      ids.push(res.body.data[0].id);
+    }
+    // Workers that died mid-call: the network shows nothing, so Herald cannot tell.
+    await t.deps.repos.publishing.claimDue('dead-worker', clock.now(), 1_000, 10, ['APPROVED']);
+    for (const id of ids) {
+      await t.deps.repos.publishing.startAttempt({
+        postId: id, accountId: a.accountId, kind: 'publish', number: 1, idempotencyKey: `${id}:1`, workerId: 'dead-worker',
+        startedAt: clock.now(), finishedAt: null, outcome: null, detail: null,
+      }, clock.now() + 1_000);
+    }
+    clock.advance(2_000);
+    await testWorker(t).tick();
+    await signIn();
+    await page.goto(`${t.url}/app/posts/${ids[0]}`);
+    assert.match(await page.textContent('.status') ?? '', /unconfirmed/);
+    await page.fill('#permalinkUrl', 'https://social.example/@me/123');
+    await page.click('text=Mark as published');
+    assert.match(await page.textContent('.status') ?? '', /published/);
+    await page.goto(`${t.url}/app/posts/${ids[1]}`);
+    await page.click('text=Mark as not published');
+    assert.match(await page.textContent('.status') ?? '', /failed/);
+    const [went, didNot] = await Promise.all(ids.map(async (id) => (await t.api('GET', `/v1/rest/posts/${id}`, { token: a.apiKey })).body.data));
+    assert.equal(went.permalinkUrl, 'https://social.example/@me/123');
+    assert.deepEqual(went.attempts.map((x: any) => x.outcome), ['reconciled']);
+    assert.match(didNot.error, /A person checked the network/);
+    const events = (await t.api('GET', `/v1/rest/events?types=post.published&types=post.failed`, { token: a.apiKey })).body.data;
+    assert.deepEqual(events.map((e: any) => [e.type, e.data.post.id]), [['post.published', ids[0]], ['post.failed', ids[1]]]);
+  });
 });

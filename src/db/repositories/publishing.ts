@@ -22,7 +22,7 @@ export interface PublishedChanges {
   accountId: string;
   channelId: string;
   networkPostId: string;
-  permalinkUrl: string;
+  permalinkUrl: string | null;
   publishedAt: number;
   /** Set when the post has a first comment that applies on its network. */
   firstCommentDueAt?: number;
@@ -153,6 +153,16 @@ export class PublishingRepository {
       if (n === 0) return false;
       await finishAttemptIn(trx, attempt);
       await insertCommentStep(trx, postId, changes);
+      return true;
+    });
+  }
+
+  /** An unconfirmed post a person checked and found missing on the network: failed, with their words. */
+  async markUnconfirmedFailed(postId: string, lastError: string, attempt: AttemptResult | undefined): Promise<boolean> {
+    return this.db.transaction(async (trx) => {
+      const n = await trx('posts').where({ id: postId, status: 'unconfirmed' }).update(toRow({ status: 'failed', lastError, updatedAt: attempt?.at ?? null }));
+      if (n === 0) return false;
+      if (attempt) await finishAttemptIn(trx, attempt);
       return true;
     });
   }

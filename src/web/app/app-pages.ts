@@ -128,12 +128,18 @@ export function postPage(context: PageContext, post: PostView, channel: ChannelV
   const retry = post.status === 'failed'
     ? `<form method="post" action="/app/posts/${encodeURIComponent(post.id)}/retry"><input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}"><button>Try again now</button></form>`
     : '';
+  const settle = post.status === 'unconfirmed'
+    ? `<h2>Did it go out?</h2><p>Check the channel on the network, then tell Herald.</p>
+<form method="post" action="/app/posts/${encodeURIComponent(post.id)}/settle"><input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}"><input type="hidden" name="published" value="yes">
+<label for="permalinkUrl">Its address on the network (optional)</label><input id="permalinkUrl" name="permalinkUrl" size="50"> <button>Mark as published</button></form>
+<form method="post" action="/app/posts/${encodeURIComponent(post.id)}/settle"><input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}"><input type="hidden" name="published" value="no"><button>Mark as not published</button></form>`
+    : '';
   return layout(context, 'Post', `<p>${statusBadge(post.isLivePost ? 'live' : post.status)} ${post.approvalStatus ? `approval: ${escapeHtml(post.approvalStatus)}` : ''}
  on ${escapeHtml(channel ? `${channel.displayName ?? channel.name} (${channel.network})` : post.channelId)}</p>
 <blockquote style="white-space:pre-wrap">${escapeHtml(post.text)}</blockquote>
 ${post.error ? `<p class="problem">${escapeHtml(post.error)}</p>` : ''}
 ${post.permalinkUrl ? `<p>On the network: <a href="${escapeHtml(post.permalinkUrl)}" rel="noreferrer">${escapeHtml(post.permalinkUrl)}</a></p>` : ''}
-${metrics ? `<p>${metrics}</p>` : ''}${retry}${review}
+${metrics ? `<p>${metrics}</p>` : ''}${retry}${settle}${review}
 ${attempts ? `<h2>Attempts</h2><table><thead><tr><th>#</th><th>Outcome</th><th>Error</th><th>Started</th></tr></thead><tbody>${attempts}</tbody></table>` : ''}`);
 }
 

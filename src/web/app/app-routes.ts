@@ -23,6 +23,7 @@ import { connectChannel } from '../../domain/networks/channel-connections.js';
 import { signIn } from '../../domain/oauth/sign-in.js';
 import { createPosts } from '../../domain/posts/create-posts.js';
 import { updatePost } from '../../domain/posts/update-post.js';
+import { settleUnconfirmed } from '../../domain/posts/unconfirmed-posts.js';
 import { inAppCalendarUrl } from '../../domain/calendars/shareable-calendars.js';
 import { getPost } from '../../domain/posts/get-post.js';
 import { listPosts } from '../../domain/posts/list-posts.js';
@@ -180,6 +181,16 @@ export function appRouter(deps: DomainDeps, log: (message: string, error: unknow
     // An update without a time puts a failed post back in line to go out now (update-post.ts).
     await updatePost(deps, v.principal, String(req.params.postId), {});
     res.redirect(303, `${APP}/posts/${encodeURIComponent(String(req.params.postId))}`);
+  });
+
+  router.post(`${APP}/posts/:postId/settle`, ...form, async (req, res) => {
+    const v = await visitor(req, res);
+    if (!v || !checked(req, res)) return;
+    const postId = String(req.params.postId);
+    await settleUnconfirmed(deps, v.principal, postId, req.body.published === 'yes'
+      ? { published: true, permalinkUrl: typeof req.body.permalinkUrl === 'string' ? req.body.permalinkUrl : undefined }
+      : { published: false });
+    res.redirect(303, `${APP}/posts/${encodeURIComponent(postId)}`);
   });
 
   router.get(`${APP}/calendar`, async (req, res) => {
