@@ -7,14 +7,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import ical from 'node-ical';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../support/chromium.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { insertLivePost } from '../support/posts.js';
 import { connectSdkClient } from '../mcp/support.js';
 
 const ARTIFACTS = path.resolve('test-artifacts');
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 function ok(result: Awaited<ReturnType<Client['callTool']>>): any {
   assert.notEqual(result.isError, true, JSON.stringify(result.content));
@@ -63,7 +62,7 @@ describe(`calendars through the MCP SDK client, in Chromium and as iCalendar (${
     const otherClient = await connectSdkClient(h, other.basicKey);
     ok(await otherClient.callTool({ name: 'create_text_post', arguments: { text: 'Zulu from another account', channelIds: other.channelIds, isScheduled: true, dateTime: new Date(day).toISOString() } }));
     await otherClient.close();
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

@@ -8,13 +8,12 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../support/chromium.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { authorizeUrl, pkcePair } from './support.js';
 
 const ARTIFACTS = path.resolve('test-artifacts');
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 describe('the authorization pages in a headless Chromium', function () {
   this.timeout(60_000);
@@ -39,7 +38,7 @@ describe('the authorization pages in a headless Chromium', function () {
     account = await h.seedAccount();
     const registered = await h.api('POST', '/oauth2/mcp/register', { body: { redirect_uris: [redirectUri], client_name: 'Claude' } });
     clientId = registered.body.client_id;
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

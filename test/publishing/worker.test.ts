@@ -203,24 +203,29 @@ describe('publishing worker', () => {
     assert.equal(await t.deps.repos.sandbox.countOnChannel(a.channelIds[0]), 1);
   });
 
-  it('renews its lease while a slow network call is in flight, so another worker does not take the post', async () => {
-    // A network that takes four leases to accept a post: without renewal the second worker would reclaim it,
-    // find no post under the idempotency key yet, and mark it unconfirmed. The clock and the renewal timer
-    // move only when the test advances them, so a loaded machine cannot make this flake.
-    const clock = pinClock(t, new Date().toISOString());
-    const leaseMs = 60_000;
+  /** A sandbox whose publish call waits, after it has started, until the test lets it answer. */
+  function stalledSandbox() {
     let entered!: () => void;
     const inNetwork = new Promise<void>((resolve) => { entered = resolve; });
     let answer!: () => void;
     const answered = new Promise<void>((resolve) => { answer = resolve; });
-    class SlowSandbox extends SandboxNetwork {
+    class StalledSandbox extends SandboxNetwork {
       override async publish(request: Parameters<SandboxNetwork['publish']>[0]) {
         entered();
         await answered;
         return super.publish(request);
       }
     }
-    const networks = new NetworkRegistry().register('sandbox', new SlowSandbox(t.deps.repos.sandbox, t.url));
+    return { networks: new NetworkRegistry().register('sandbox', new StalledSandbox(t.deps.repos.sandbox, t.url)), inNetwork, answer };
+  }
+
+  it('renews its lease while a slow network call is in flight, so another worker does not take the post', async () => {
+    // A network that takes four leases to accept a post: without renewal the second worker would reclaim it,
+    // find no post under the idempotency key yet, and mark it unconfirmed. The clock and the renewal timer
+    // move only when the test advances them, so a loaded machine cannot make this flake.
+    const clock = pinClock(t, new Date().toISOString());
+    const leaseMs = 60_000;
+    const { networks, inNetwork, answer } = stalledSandbox();
     const post = await create({ text: 'Slow network' });
     const slow = testWorker(t, { leaseMs }, networks);
     const other = testWorker(t, { leaseMs }, networks);
@@ -246,18 +251,7 @@ describe('publishing worker', () => {
   it('stops renewing a lease another worker took over, and changes nothing of that post', async () => {
     const clock = pinClock(t, new Date().toISOString());
     const leaseMs = 60_000;
-    let entered!: () => void;
-    const inNetwork = new Promise<void>((resolve) => { entered = resolve; });
-    let answer!: () => void;
-    const answered = new Promise<void>((resolve) => { answer = resolve; });
-    class StuckSandbox extends SandboxNetwork {
-      override async publish(request: Parameters<SandboxNetwork['publish']>[0]) {
-        entered();
-        await answered;
-        return super.publish(request);
-      }
-    }
-    const networks = new NetworkRegistry().register('sandbox', new StuckSandbox(t.deps.repos.sandbox, t.url));
+    const { networks, inNetwork, answer } = stalledSandbox();
     const post = await create({ text: 'Taken over' });
     const stuck = testWorker(t, { leaseMs }, networks);
     const inFlight = stuck.tick();

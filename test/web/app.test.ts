@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../support/chromium.js';
 import { pinClock, testWorker } from '../publishing/support.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 
 const ARTIFACTS = path.resolve('test-artifacts');
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 /** The web app in a real headless Chromium, against a real Herald on loopback. */
 describe('the web app in a headless Chromium', function () {
@@ -19,7 +18,7 @@ describe('the web app in a headless Chromium', function () {
 
   before(async () => {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
   after(async () => browser?.close());
   beforeEach(async () => {
