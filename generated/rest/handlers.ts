@@ -94,6 +94,8 @@ export interface RestHandlers<Context> {
   listCollections(request: RestRequest<'listCollections'>, context: Context): Promise<RestResponse<'listCollections'>>;
   /** GET /approvals - Posts held for approval (approvalStatus PENDING), soonest first. Needs the manage_team scope. */
   listPendingApprovals(request: RestRequest<'listPendingApprovals'>, context: Context): Promise<RestResponse<'listPendingApprovals'>>;
+  /** POST /posts/{postId}/settle - Mark an unconfirmed post as published or not, after checking the network. */
+  settlePost(request: RestRequest<'settlePost'>, context: Context): Promise<RestResponse<'settlePost'>>;
   /** POST /posts/{postId}/approve - Approve a held post (manage_team). A time already past publishes now; a future time stays scheduled. */
   approvePost(request: RestRequest<'approvePost'>, context: Context): Promise<RestResponse<'approvePost'>>;
   /** POST /posts/{postId}/reject - Reject a held post (manage_team): it stays unpublished and records the reason. */
@@ -155,6 +157,7 @@ export const restRoutes: readonly RestRoute[] = [
   { operationId: 'recyclePost', method: 'post', path: '/posts/{postId}/recycle', expressPath: '/posts/:postId/recycle', rateLimit: 'write', idempotent: false },
   { operationId: 'listCollections', method: 'get', path: '/collections', expressPath: '/collections', rateLimit: 'read', idempotent: false },
   { operationId: 'listPendingApprovals', method: 'get', path: '/approvals', expressPath: '/approvals', rateLimit: 'read', idempotent: false },
+  { operationId: 'settlePost', method: 'post', path: '/posts/{postId}/settle', expressPath: '/posts/:postId/settle', rateLimit: 'write', idempotent: false },
   { operationId: 'approvePost', method: 'post', path: '/posts/{postId}/approve', expressPath: '/posts/:postId/approve', rateLimit: 'write', idempotent: false },
   { operationId: 'rejectPost', method: 'post', path: '/posts/{postId}/reject', expressPath: '/posts/:postId/reject', rateLimit: 'write', idempotent: false },
   { operationId: 'assignReviewer', method: 'post', path: '/posts/{postId}/assign', expressPath: '/posts/:postId/assign', rateLimit: 'write', idempotent: false },
@@ -241,6 +244,8 @@ export function dispatchRest<Context>(handlers: RestHandlers<Context>, operation
       return handlers.listCollections(request as RestRequest<'listCollections'>, context);
     case 'listPendingApprovals':
       return handlers.listPendingApprovals(request as RestRequest<'listPendingApprovals'>, context);
+    case 'settlePost':
+      return handlers.settlePost(request as RestRequest<'settlePost'>, context);
     case 'approvePost':
       return handlers.approvePost(request as RestRequest<'approvePost'>, context);
     case 'rejectPost':

@@ -503,6 +503,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/posts/{postId}/settle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark an unconfirmed post as published or not, after checking the network.
+         * @description Only an `unconfirmed` post (Herald could not tell whether it went out) can be settled. `published: true` makes it published, with `permalinkUrl` if given (its first comment is not made: Herald does not know the post's id on the network); `published: false` makes it failed, saying a person checked; rescheduling it tries again. Records `post.published` or `post.failed`.
+         */
+        post: operations["settlePost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/posts/{postId}/approve": {
         parameters: {
             query?: never;
@@ -2819,6 +2841,89 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    settlePost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "published": true,
+                 *       "permalinkUrl": "https://mastodon.social/@acme/113"
+                 *     }
+                 */
+                "application/json": {
+                    published: boolean;
+                    /** @description The post's address on the network, when published. */
+                    permalinkUrl?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The post after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "01hx0000000000000000000100",
+                     *         "groupId": "01hx0000000000000000000099",
+                     *         "channelId": "01hx0000000000000000000010",
+                     *         "text": "Launch day!",
+                     *         "dateTime": "2030-01-07T08:00:00.000Z",
+                     *         "isScheduled": true,
+                     *         "isDraft": false,
+                     *         "isPosted": false,
+                     *         "isLivePost": false,
+                     *         "status": "published",
+                     *         "approvalStatus": null,
+                     *         "type": "text",
+                     *         "sourceType": "api",
+                     *         "permalinkUrl": null,
+                     *         "imageUrls": [],
+                     *         "videoUrls": [],
+                     *         "firstComment": null,
+                     *         "channelOptions": null,
+                     *         "error": null,
+                     *         "createdAt": "2030-01-01T09:00:00.000Z",
+                     *         "updatedAt": "2030-01-01T09:30:00.000Z",
+                     *         "publishedAt": null,
+                     *         "labels": [
+                     *           {
+                     *             "id": "01hx0000000000000000000300",
+                     *             "name": "Evergreen",
+                     *             "color": "#22aa55"
+                     *           }
+                     *         ],
+                     *         "inQueue": true,
+                     *         "recycledFromPostId": null,
+                     *         "reviewerUserId": "01hx0000000000000000000004",
+                     *         "rejectionReason": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Post"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
         };
     };

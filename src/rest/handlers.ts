@@ -8,6 +8,7 @@ import { bulkDeletePosts, deletePost } from '../domain/posts/delete-posts.js';
 import { getPost } from '../domain/posts/get-post.js';
 import { listPosts, listScheduledPosts } from '../domain/posts/list-posts.js';
 import { updatePost } from '../domain/posts/update-post.js';
+import { settleUnconfirmed } from '../domain/posts/unconfirmed-posts.js';
 import { approvePost, assignReviewer, listPendingApprovals, rejectPost } from '../domain/approvals/approvals.js';
 import { applyLabels, bulkLabel, createLabel, listLabels, removeLabels } from '../domain/labels/labels.js';
 import { getPostHistory } from '../domain/posts/post-history.js';
@@ -74,6 +75,10 @@ export function restHandlers(deps: DomainDeps): RestHandlers<RestContext> {
     recyclePost: async (req, { principal }) => ({ status: 201, body: await recyclePost(deps, principal, req.params.postId, req.body ?? {}) }),
     listCollections: async (_req, { principal }) => ({ status: 200, body: { data: await listCollections(deps, principal) } }),
     listPendingApprovals: async (req, { principal }) => ({ status: 200, body: { data: await listPendingApprovals(deps, principal, req.query) } }),
+    settlePost: async (req, { principal }) => ({
+      status: 200,
+      body: { data: await settleUnconfirmed(deps, principal, req.params.postId, req.body.published ? { published: true, permalinkUrl: req.body.permalinkUrl } : { published: false }) },
+    }),
     approvePost: async (req, { principal }) => ({ status: 200, body: { data: await approvePost(deps, principal, req.params.postId) } }),
     rejectPost: async (req, { principal }) => ({ status: 200, body: { data: await rejectPost(deps, principal, req.params.postId, req.body.reason) } }),
     assignReviewer: async (req, { principal }) => ({
