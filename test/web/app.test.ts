@@ -149,6 +149,8 @@ describe('the web app in a headless Chromium', function () {
     assert.match(await page.textContent('.status') ?? '', /published/);
 
     await page.click('text=Calendar');
+    assert.match(await page.textContent('#week') ?? '', /Second time lucky/, 'this week, with its status');
+    await page.click('text=Month and list views');
     assert.match(page.url(), /\/calendar\?t=/);
     assert.match(await page.textContent('body') ?? '', /Second time lucky/);
   });
@@ -221,5 +223,24 @@ describe('the web app in a headless Chromium', function () {
     assert.match(didNot.error, /A person checked the network/);
     const events = (await t.api('GET', `/v1/rest/events?types=post.published&types=post.failed`, { token: a.apiKey })).body.data;
     assert.deepEqual(events.map((e: any) => [e.type, e.data.post.id]), [['post.published', ids[0]], ['post.failed', ids[1]]]);
+  });
+
+  it('moves a scheduled post to another day by dragging it in the week, keeping its time, and undoes it', async () => {
+    pinClock(t, '2030-01-06T12:00:00Z');
+    const res = await t.api('POST', '/v1/rest/posts', {
+      token: a.apiKey, body: { channelIds: [a.channelIds[0]], text: 'Tuesday talk', isScheduled: true, dateTime: '2030-01-08T08:30:00.000Z' },
+    });
+    const postId = res.body.data[0].id;
+    await signIn();
+    await page.goto(`${t.url}/app/calendar?date=2030-01-08&tz=Europe/Berlin`);
+    assert.match(await page.textContent('td[data-day="2030-01-08"]') ?? '', /09:30[\s\S]*Tuesday talk/, 'shown at 09:30 Berlin time');
+    await page.dragAndDrop(`[data-post-id="${postId}"]`, 'td[data-day="2030-01-10"]');
+    await page.waitForSelector('#undo');
+    assert.match(await page.textContent('td[data-day="2030-01-10"]') ?? '', /09:30[\s\S]*Tuesday talk/);
+    const moved = (await t.api('GET', `/v1/rest/posts/${postId}`, { token: a.apiKey })).body.data;
+    assert.equal(moved.dateTime, '2030-01-10T08:30:00.000Z', 'Thursday, same time of day');
+    await page.click('#undo button');
+    assert.equal((await t.api('GET', `/v1/rest/posts/${postId}`, { token: a.apiKey })).body.data.dateTime, '2030-01-08T08:30:00.000Z');
+    assert.equal(await page.locator('#undo').count(), 0);
   });
 });

@@ -4,6 +4,7 @@
  */
 import type { ChannelView } from '../../domain/directory.js';
 import type { ChannelScheduleView } from '../../domain/queue/queue.js';
+import type { TeamWeek } from '../../domain/calendars/team-calendar.js';
 import type { NetworkCapabilities } from '../../domain/networks/capabilities.js';
 import type { PostView } from '../../domain/posts/post-view.js';
 import { escapeHtml } from '../../http/html.js';
@@ -25,7 +26,8 @@ table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #e3e6ea;
 .status.scheduled{background:#dbe8fb}.status.draft{background:#f1ecd6}.status.unconfirmed{background:#fde9c8}
 .problem{color:#b00020}label{display:block;margin:.6rem 0 .2rem}textarea{width:100%;min-height:7rem}fieldset{border:1px solid #e3e6ea}
 .banner{margin:0;padding:.6rem 1.2rem;background:#fde9c8;border-bottom:1px solid #e8c98c}.secret{font-family:monospace;background:#f1ecd6;padding:.3rem}
-.counter{font-size:.85em;color:#555}.counter.over{color:#b00020;font-weight:600}button{cursor:pointer}`;
+.counter{font-size:.85em;color:#555}#week td{width:14%;min-height:8rem;height:8rem}.entry{border:1px solid #dbe8fb;border-radius:.3rem;padding:.2rem;margin:.2rem 0;font-size:.85em}
+.entry[draggable]{cursor:grab;background:#f3f8ff}.counter.over{color:#b00020;font-weight:600}button{cursor:pointer}`;
 
 export function layout(context: PageContext, title: string, body: string): string {
   const nav = context.signedIn
@@ -203,3 +205,41 @@ ${rows ? `<table><thead><tr><th>URL</th><th>Events</th><th>State</th><th></th></
 <label for="url">URL</label><input id="url" name="url" type="url" size="50" required><fieldset><legend>Events</legend>${boxes}</fieldset>
 <p><button>Add</button></p></form>`);
 }
+
+export function weekPage(context: PageContext, week: TeamWeek, moved?: { postId: string; from: string; text: string }): string {
+  const hidden = `<input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}">`;
+  const zone = encodeURIComponent(week.timezone);
+  const columns = week.days.map((day) => `<td class="day" data-day="${escapeHtml(day.key)}"><strong>${escapeHtml(day.key)}</strong>${day.entries.map((e) =>
+    `<div class="entry ${escapeHtml(e.status)}"${e.movable ? ` draggable="true" data-post-id="${escapeHtml(e.postId)}"` : ''}>${escapeHtml(e.time)} ${statusBadge(e.status)}
+<a href="/app/posts/${encodeURIComponent(e.postId)}">${escapeHtml(e.text.slice(0, 60) || '(no text)')}</a> <small>${escapeHtml(e.channel)}</small></div>`).join('')}</td>`).join('');
+  const undo = moved
+    ? `<form method="post" action="/app/posts/${encodeURIComponent(moved.postId)}/move" id="undo">${hidden}<input type="hidden" name="at" value="${escapeHtml(moved.from)}">
+<input type="hidden" name="timezone" value="${escapeHtml(week.timezone)}">Moved “${escapeHtml(moved.text.slice(0, 60))}”. <button>Undo</button></form>`
+    : '';
+  return layout(context, 'Calendar', `${undo}<p><a href="/app/calendar?date=${week.previous}&amp;tz=${zone}">← Previous week</a> ·
+<a href="/app/calendar?date=${week.next}&amp;tz=${zone}">Next week →</a> · times in ${escapeHtml(week.timezone)} ·
+<a href="/app/calendar/all">Month and list views, with live posts</a></p>
+<p class="counter">Drag a scheduled post to another day to move it; it keeps its time of day.</p>
+<table id="week"><tbody><tr>${columns}</tr></tbody></table>
+<form id="move" method="post" hidden>${hidden}<input type="hidden" name="day"><input type="hidden" name="timezone" value="${escapeHtml(week.timezone)}"></form>
+<script nonce="${escapeHtml(context.nonce)}">${DRAG_SCRIPT}</script>`);
+}
+
+/** Dragging a movable entry onto a day submits the move form for that post and day. */
+const DRAG_SCRIPT = `(() => {
+  const form = document.getElementById('move');
+  document.querySelectorAll('[data-post-id]').forEach((entry) => entry.addEventListener('dragstart', (event) => {
+    event.dataTransfer.setData('text/plain', entry.dataset.postId);
+  }));
+  document.querySelectorAll('td.day').forEach((day) => {
+    day.addEventListener('dragover', (event) => event.preventDefault());
+    day.addEventListener('drop', (event) => {
+      event.preventDefault();
+      const postId = event.dataTransfer.getData('text/plain');
+      if (!postId) return;
+      form.action = '/app/posts/' + encodeURIComponent(postId) + '/move';
+      form.elements.day.value = day.dataset.day;
+      form.submit();
+    });
+  });
+})();`;

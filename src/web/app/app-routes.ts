@@ -25,16 +25,18 @@ import { createPosts } from '../../domain/posts/create-posts.js';
 import { updatePost } from '../../domain/posts/update-post.js';
 import { settleUnconfirmed } from '../../domain/posts/unconfirmed-posts.js';
 import { inAppCalendarUrl } from '../../domain/calendars/shareable-calendars.js';
+import { moveScheduledPost, teamWeek } from '../../domain/calendars/team-calendar.js';
+import { checkTimezone } from '../../domain/calendars/calendar-entries.js';
+import { dateKey, localDateOf, wallClockToUtc } from '../../domain/zoned-time.js';
 import { getPost } from '../../domain/posts/get-post.js';
 import { listPosts } from '../../domain/posts/list-posts.js';
 import type { Principal } from '../../domain/principal.js';
 import { endSession, resolveSession, sessionPrincipal, startSession } from '../../domain/sessions.js';
-import { wallClockToUtc } from '../../domain/zoned-time.js';
 import { browserSession } from '../../http/browser-session.js';
 import { formBody } from '../../http/request-body.js';
 import { createWebhook, deleteWebhook, listWebhooks, rotateWebhookSecret } from '../../domain/webhooks/webhook-endpoints.js';
 import { EVENT_TYPES, type EventType } from '../../domain/events/event-types.js';
-import { approvalsPage, channelsPage, composePage, postPage, postsPage, queuePage, signInPage, webhooksPage, type ComposeForm, type PageContext } from './app-pages.js';
+import { approvalsPage, channelsPage, composePage, postPage, postsPage, queuePage, signInPage, webhooksPage, weekPage, type ComposeForm, type PageContext } from './app-pages.js';
 
 const APP = '/app';
 
@@ -194,6 +196,28 @@ export function appRouter(deps: DomainDeps, log: (message: string, error: unknow
   });
 
   router.get(`${APP}/calendar`, async (req, res) => {
+    const v = await visitor(req, res);
+    if (!v) return;
+    const week = await teamWeek(deps, v.principal, { date: typeof req.query.date === 'string' ? req.query.date : undefined, timezone: typeof req.query.tz === 'string' ? req.query.tz : undefined });
+    const movedId = typeof req.query.moved === 'string' ? req.query.moved : undefined;
+    const moved = movedId && typeof req.query.from === 'string' ? { postId: movedId, from: req.query.from, text: (await getPost(deps, v.principal, movedId)).text } : undefined;
+    send(res, weekPage(v.context, week, moved), v.context.nonce);
+  });
+
+  router.post(`${APP}/posts/:postId/move`, ...form, async (req, res) => {
+    const v = await visitor(req, res);
+    if (!v || !checked(req, res)) return;
+    const postId = String(req.params.postId);
+    const timezone = String(req.body.timezone || 'UTC');
+    const at = typeof req.body.at === 'string' ? Date.parse(req.body.at) : NaN;
+    const { post, from } = await moveScheduledPost(deps, v.principal, postId, Number.isNaN(at) ? { day: String(req.body.day ?? ''), timezone } : { at });
+    const day = dateKey(localDateOf(Date.parse(post.dateTime!), checkTimezone(timezone)));
+    // Undoing a move is a move back; it offers no undo of its own.
+    const undo = Number.isNaN(at) ? `&moved=${encodeURIComponent(postId)}&from=${encodeURIComponent(new Date(from).toISOString())}` : '';
+    res.redirect(303, `${APP}/calendar?date=${day}&tz=${encodeURIComponent(timezone)}${undo}`);
+  });
+
+  router.get(`${APP}/calendar/all`, async (req, res) => {
     const v = await visitor(req, res);
     if (!v) return;
     const view = req.query.view === 'week' || req.query.view === 'list' ? req.query.view : 'month';
