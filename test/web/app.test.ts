@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium.js';
+import * as provisioning from '../../src/domain/provisioning.js';
 import { pinClock, testWorker } from '../publishing/support.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 
@@ -242,5 +243,27 @@ describe('the web app in a headless Chromium', function () {
     await page.click('#undo button');
     assert.equal((await t.api('GET', `/v1/rest/posts/${postId}`, { token: a.apiKey })).body.data.dateTime, '2030-01-08T08:30:00.000Z');
     assert.equal(await page.locator('#undo').count(), 0);
+  });
+
+  it('asks the AI helpers from compose (naming the provider) and sets the options a network takes', async () => {
+    const { id: mastodonId } = await provisioning.addChannel(t.deps, { accountId: a.accountId, workspaceId: a.workspaceId, network: 'mastodon', handle: '@me@social.example' });
+    await signIn();
+    await page.goto(`${t.url}/app/compose`);
+    await page.fill('#text', 'We shipped the new calendar today and everyone on the team is very happy about it');
+    await page.click('button[value=hashtags]');
+    assert.match(await page.textContent('#assisted') ?? '', /Hashtags suggested by \S+/);
+    assert.match(await page.inputValue('#text'), /#\w+/);
+    await page.click('button[value="rewrite:mastodon"]');
+    assert.match(await page.textContent('#assisted') ?? '', /Rewritten to fit mastodon \(\d+ of 500 characters\) by \S+/);
+
+    await page.check(`input[value="${mastodonId}"]`);
+    await page.selectOption('select[name="option.mastodon.visibility"]', 'unlisted');
+    await page.fill('input[name="option.mastodon.spoilerText"]', 'calendar talk');
+    await page.check('input[value=draft]');
+    await page.click('button:has-text("Save")');
+    const id = page.url().split('/').pop()!;
+    const post = (await t.api('GET', `/v1/rest/posts/${id}`, { token: a.apiKey })).body.data;
+    assert.equal(post.status, 'draft');
+    assert.deepEqual(post.channelOptions, { visibility: 'unlisted', spoilerText: 'calendar talk' });
   });
 });

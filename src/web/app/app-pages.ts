@@ -5,7 +5,7 @@
 import type { ChannelView } from '../../domain/directory.js';
 import type { ChannelScheduleView } from '../../domain/queue/queue.js';
 import type { TeamWeek } from '../../domain/calendars/team-calendar.js';
-import type { NetworkCapabilities } from '../../domain/networks/capabilities.js';
+import type { ChannelOptionRule, NetworkCapabilities } from '../../domain/networks/capabilities.js';
 import type { PostView } from '../../domain/posts/post-view.js';
 import { escapeHtml } from '../../http/html.js';
 import type { WebhookEndpointView } from '../../domain/webhooks/webhook-endpoints.js';
@@ -68,6 +68,22 @@ export interface ComposeForm {
   when?: string;
   dateTime?: string;
   timezone?: string;
+  /** Raw option fields by network, as typed: `option.<network>.<name>`. */
+  options?: Record<string, Record<string, string>>;
+  /** What an AI helper just did, and which provider answered. */
+  assisted?: string;
+}
+
+function optionField(network: string, rule: ChannelOptionRule, value: string | undefined): string {
+  const name = `option.${network}.${rule.name}`;
+  const label = `<label for="${escapeHtml(name)}">${escapeHtml(rule.name)}${rule.required ? ' (required)' : ''}: ${escapeHtml(rule.description)}</label>`;
+  if (typeof rule.type === 'object') {
+    const choices = ['', ...rule.type.oneOf].map((c) => `<option value="${escapeHtml(c)}"${value === c ? ' selected' : ''}>${escapeHtml(c || '(default)')}</option>`).join('');
+    return `${label}<select id="${escapeHtml(name)}" name="${escapeHtml(name)}">${choices}</select>`;
+  }
+  if (rule.type === 'boolean') return `${label}<select id="${escapeHtml(name)}" name="${escapeHtml(name)}"><option value="">(default)</option><option value="true"${value === 'true' ? ' selected' : ''}>yes</option><option value="false"${value === 'false' ? ' selected' : ''}>no</option></select>`;
+  const hint = rule.type === 'string[]' ? ' placeholder="comma-separated"' : '';
+  return `${label}<input id="${escapeHtml(name)}" name="${escapeHtml(name)}" size="50"${hint} value="${escapeHtml(value ?? '')}">`;
 }
 
 export function composePage(context: PageContext, channels: ChannelView[], limits: Record<string, NetworkCapabilities>, form: ComposeForm = {}, problems: { path: string; message: string }[] = []): string {
@@ -80,17 +96,23 @@ export function composePage(context: PageContext, channels: ChannelView[], limit
     return `<label><input type="checkbox" name="channelIds" value="${escapeHtml(c.id)}" data-network="${escapeHtml(c.network)}" data-limit="${limit?.limit ?? ''}" data-counting="${escapeHtml(limit?.counting ?? '')}"${chosen.has(c.id) ? ' checked' : ''}>
 ${escapeHtml(c.displayName ?? c.name)} <small>(${escapeHtml(c.network)} ${escapeHtml(c.handle)})</small></label>`;
   }).join('');
+  const networks = new Set(channels.filter((c) => c.status !== 'disconnected').map((c) => c.network));
+  const optionFields = [...networks].flatMap((network) => (limits[network]?.channelOptions ?? []).map((rule) => optionField(network, rule, form.options?.[network]?.[rule.name]))).join('');
   const when = form.when ?? 'now';
   const radio = (value: string, label: string) => `<label><input type="radio" name="when" value="${value}"${when === value ? ' checked' : ''}> ${label}</label>`;
   return layout(context, 'Compose', `${others.map((p) => `<p class="problem" role="alert">${escapeHtml(p.message)}</p>`).join('')}
 <form method="post" action="/app/compose"><input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}">
 <fieldset><legend>Channels</legend>${boxes || '<p>No channels yet.</p>'}${problemAt('channelIds')}</fieldset>
-<label for="text">Text</label><textarea id="text" name="text" required>${escapeHtml(form.text ?? '')}</textarea>
+<label for="text">Text</label><textarea id="text" name="text">${escapeHtml(form.text ?? '')}</textarea>
 <p id="counters" class="counter" aria-live="polite"></p>${problemAt('text')}
+${form.assisted ? `<p id="assisted" role="status">${escapeHtml(form.assisted)}</p>` : ''}
+${optionFields ? `<fieldset><legend>Network options</legend>${optionFields}${problemAt('channelOptions')}</fieldset>` : ''}
 <fieldset><legend>When</legend>${radio('now', 'Publish now')}${radio('schedule', 'Schedule at')}
 <input type="datetime-local" name="dateTime" value="${escapeHtml(form.dateTime ?? '')}"> in time zone <input name="timezone" value="${escapeHtml(form.timezone ?? 'UTC')}" size="18">
 ${radio('draft', 'Save as draft')}${problemAt('dateTime')}</fieldset>
-<p><button type="submit">Save</button></p></form>
+<p><button type="submit">Save</button></p>
+<p>AI helpers (they change the text above; nothing is saved until you save): ${[...networks].map((n) => `<button type="submit" name="assist" value="rewrite:${escapeHtml(n)}">Fit to ${escapeHtml(limits[n]?.displayName ?? n)}</button>`).join(' ')}
+<button type="submit" name="assist" value="hashtags">Suggest hashtags</button></p></form>
 <script nonce="${escapeHtml(context.nonce)}">${COUNTER_SCRIPT}</script>`);
 }
 

@@ -22,6 +22,8 @@ import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
 import { connectChannel } from '../../domain/networks/channel-connections.js';
 import { signIn } from '../../domain/oauth/sign-in.js';
 import { createPosts } from '../../domain/posts/create-posts.js';
+import { rewrite, suggestHashtags } from '../../domain/ai/ai-helpers.js';
+import { consumeWriteBudgetForAi } from '../../domain/rate-limits.js';
 import { updatePost } from '../../domain/posts/update-post.js';
 import { settleUnconfirmed } from '../../domain/posts/unconfirmed-posts.js';
 import { inAppCalendarUrl } from '../../domain/calendars/shareable-calendars.js';
@@ -130,13 +132,40 @@ export function appRouter(deps: DomainDeps, log: (message: string, error: unknow
   router.post(`${APP}/compose`, ...form, async (req, res) => {
     const v = await visitor(req, res);
     if (!v || !checked(req, res)) return;
+    const options: Record<string, Record<string, string>> = {};
+    for (const [field, value] of Object.entries(req.body as Record<string, unknown>)) {
+      const match = /^option\.([a-z]+)\.([A-Za-z]+)$/.exec(field);
+      if (match && typeof value === 'string' && value !== '') (options[match[1]] ??= {})[match[2]] = value;
+    }
     const input: ComposeForm = {
       text: String(req.body.text ?? ''),
       channelIds: ([] as unknown[]).concat(req.body.channelIds ?? []).map(String),
       when: String(req.body.when ?? 'now'),
       dateTime: String(req.body.dateTime ?? ''),
       timezone: String(req.body.timezone ?? 'UTC') || 'UTC',
+      options,
     };
+    const channels = await listChannels(deps, v.principal);
+    if (typeof req.body.assist === 'string') {
+      // An AI helper rewrites the draft in place; nothing is saved until the person saves.
+      try {
+        await consumeWriteBudgetForAi(deps, v.principal);
+        if (req.body.assist === 'hashtags') {
+          const { hashtags, provider } = await suggestHashtags(deps, v.principal, { text: input.text! });
+          input.text = `${input.text!.trimEnd()}\n\n${hashtags.join(' ')}`;
+          input.assisted = `Hashtags suggested by ${provider}.`;
+        } else {
+          const network = String(req.body.assist).replace(/^rewrite:/, '');
+          const answer = await rewrite(deps, v.principal, { text: input.text!, instruction: `Fit this post to ${network}.`, network });
+          input.text = answer.text;
+          input.assisted = `Rewritten to fit ${network} (${answer.characters} of ${answer.maxCharacters} characters) by ${answer.provider}.`;
+        }
+        return send(res, composePage(v.context, channels, NETWORK_CAPABILITIES, input), v.context.nonce);
+      } catch (error) {
+        if (!(error instanceof HeraldError) || error.status >= 500) throw error;
+        return send(res, composePage(v.context, channels, NETWORK_CAPABILITIES, input, [{ path: 'text', message: error.message }]), v.context.nonce, error.status);
+      }
+    }
     try {
       // The REST and MCP schemas ask for at least one channel; a form can be sent with none ticked.
       if (input.channelIds!.length === 0) throw new ValidationError('Choose at least one channel.', [{ path: 'channelIds', message: 'Choose at least one channel to publish to.' }]);
@@ -146,12 +175,19 @@ export function appRouter(deps: DomainDeps, log: (message: string, error: unknow
         body.isScheduled = true;
         body.dateTime = new Date(localToUtc(input.dateTime!, input.timezone!)).toISOString();
       }
-      const created = await createPosts(deps, v.principal, body as unknown as Parameters<typeof createPosts>[2], 'app');
+      const chosen = channels.filter((c) => input.channelIds!.includes(c.id));
+      const channelOptions = optionsFor(chosen.map((c) => c.network), options);
+      // channelOptions apply on update (SPEC); the ones a network requires are checked before it publishes.
+      const created = await createPosts(deps, v.principal, { ...body, ...(channelOptions ? { saveAsDraft: true } : {}) } as unknown as Parameters<typeof createPosts>[2], 'app');
+      if (channelOptions) {
+        const timing = input.when === 'draft' ? { saveAsDraft: true } : input.when === 'schedule' ? { isScheduled: true, dateTime: body.dateTime } : { isScheduled: false };
+        await updatePost(deps, v.principal, created[0].id, { channelOptions, ...timing } as Parameters<typeof updatePost>[3]);
+      }
       res.redirect(303, `${APP}/posts/${encodeURIComponent(created[0].id)}`);
     } catch (error) {
       if (!(error instanceof HeraldError) || error.status >= 500) throw error;
       const problems = error instanceof ValidationError && error.details?.length ? error.details : [{ path: '', message: error.message }];
-      send(res, composePage(v.context, await listChannels(deps, v.principal), NETWORK_CAPABILITIES, input, problems), v.context.nonce, 400);
+      send(res, composePage(v.context, channels, NETWORK_CAPABILITIES, input, problems), v.context.nonce, error.status);
     }
   });
 
@@ -352,6 +388,19 @@ export function appRouter(deps: DomainDeps, log: (message: string, error: unknow
   });
 
   return router;
+}
+
+/** The typed option fields of the chosen networks as one channelOptions object, or undefined when none were given. */
+function optionsFor(networks: readonly string[], raw: Record<string, Record<string, string>>): Record<string, unknown> | undefined {
+  const options: Record<string, unknown> = {};
+  for (const network of new Set(networks)) {
+    for (const rule of NETWORK_CAPABILITIES[network]?.channelOptions ?? []) {
+      const value = raw[network]?.[rule.name];
+      if (value === undefined) continue;
+      options[rule.name] = rule.type === 'boolean' ? value === 'true' : rule.type === 'string[]' ? value.split(',').map((v) => v.trim()).filter(Boolean) : value;
+    }
+  }
+  return Object.keys(options).length > 0 ? options : undefined;
 }
 
 /** A datetime-local value ("2030-01-07T09:30") in `timezone`, as a UTC instant; a 400 naming the field otherwise. */
