@@ -1,6 +1,8 @@
 /** make bench: every benchmark in turn; each writes its own section of BENCHMARKS.md. */
 import { runPublishingBench } from './publishing.js';
+import { runRestProfile } from './rest-profile.js';
 import { runRestPostsBench } from './rest-posts.js';
 
 await runRestPostsBench();
+await runRestProfile();
 await runPublishingBench();
