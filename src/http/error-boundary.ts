@@ -132,7 +132,9 @@ const formats: Record<Surface, (req: Request, res: Response, problem: Problem) =
     res.status(problem.status).json({ error, error_description: problem.message });
   },
   mcp(_req, res, problem) {
-    const code = problem.status >= 500 ? -32603 : problem.code === 'invalid_json' ? -32700 : (JSON_RPC_CODES[problem.status] ?? -32600);
+    // The MCP surface may renumber its own codes by protocol revision (res.locals.jsonRpcErrorCodes).
+    const codes: Record<number, number> = { ...JSON_RPC_CODES, ...(res.locals.jsonRpcErrorCodes as Record<number, number> | undefined) };
+    const code = problem.status >= 500 ? -32603 : problem.code === 'invalid_json' ? -32700 : (codes[problem.status] ?? -32600);
     const message = problem.code === 'invalid_json' ? `Parse error: ${problem.message}` : problem.message;
     // Over budget, SPEC's rate-limit body (status false, message) rides beside the JSON-RPC error.
     const budget = problem.status === 429 ? { status: false, message } : {};

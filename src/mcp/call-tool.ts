@@ -13,7 +13,7 @@ import { JSONRPCErrorException } from 'json-rpc-2.0';
 import type { ToolDefinition, ToolName } from '../../generated/mcp/handlers.js';
 import { argumentValidators, resultValidators, type ValidationProblem } from '../../generated/mcp/validators.js';
 import { HeraldError, InsufficientScopeError } from '../domain/errors.js';
-import { RpcErrorCode, toolFailure, toolSuccess, type ToolResult } from './protocol.js';
+import { HERALD_RPC_ERROR_CODES, RpcErrorCode, toolFailure, toolSuccess, type Era, type ToolResult } from './protocol.js';
 import type { AreaTools, ToolContext } from './tools/context.js';
 
 export interface ToolCall {
@@ -23,6 +23,8 @@ export interface ToolCall {
 
 export interface CallToolOptions {
   tools: ReadonlyMap<ToolName, ToolDefinition>;
+  /** Which era's error codes to refuse with. */
+  era: Era;
   handlers: AreaTools;
   /** Spends the write minute budget for the tools that count as writes (the AI helpers). */
   chargeWriteBudget(principal: ToolContext['principal']): Promise<void>;
@@ -37,7 +39,7 @@ export async function callTool(options: CallToolOptions, call: ToolCall, context
   if (!tool || !handler) {
     throw new JSONRPCErrorException(`Unknown tool: ${String(call.name)}. Call tools/list for the tools this server offers.`, RpcErrorCode.InvalidParams);
   }
-  if (!context.principal.scopes.includes(tool.scope)) throw insufficientScope(new InsufficientScopeError(tool.scope));
+  if (!context.principal.scopes.includes(tool.scope)) throw insufficientScope(options.era, new InsufficientScopeError(tool.scope));
 
   const args = structuredClone(call.arguments ?? {});
   const validate = argumentValidators[tool.name];
@@ -48,7 +50,7 @@ export async function callTool(options: CallToolOptions, call: ToolCall, context
     if (tool.chargesWriteBudget) await options.chargeWriteBudget(context.principal);
     result = await handler(args, context);
   } catch (error) {
-    if (error instanceof InsufficientScopeError) throw insufficientScope(error);
+    if (error instanceof InsufficientScopeError) throw insufficientScope(options.era, error);
     if (error instanceof HeraldError) {
       if (error.status >= 500) options.log(`MCP tool ${tool.name} failed`, error.cause ?? error);
       return toolFailure(describe(error));
@@ -63,8 +65,8 @@ export async function callTool(options: CallToolOptions, call: ToolCall, context
   return toolSuccess(result);
 }
 
-function insufficientScope(error: InsufficientScopeError): JSONRPCErrorException {
-  return new JSONRPCErrorException(`insufficient_scope: ${error.message}`, RpcErrorCode.InsufficientScope, {
+function insufficientScope(era: Era, error: InsufficientScopeError): JSONRPCErrorException {
+  return new JSONRPCErrorException(`insufficient_scope: ${error.message}`, HERALD_RPC_ERROR_CODES[era].InsufficientScope, {
     error: 'insufficient_scope',
     scope: error.scope,
   });

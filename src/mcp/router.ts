@@ -1,11 +1,15 @@
 /**
- * POST /mcp and /mcp/claude: MCP's Streamable HTTP transport, stateless (with or without Mcp-Session-Id).
- * Each request runs these steps in order:
+ * POST /mcp and /mcp/claude: MCP's Streamable HTTP transport, stateless (with or without Mcp-Session-Id),
+ * for both eras at once: a legacy client (2025-03-26 to 2025-11-25) opens with initialize, a modern one
+ * (2026-07-28) declares its revision on every request (src/mcp/modern-era.ts). Each request runs these
+ * steps in order:
  * 1. Origin: a browser Origin other than BASE_URL's or localhost is 403 (DNS rebinding guard).
- * 2. MCP-Protocol-Version: a revision Herald does not speak is 400.
- * 3. Bearer token, resolved like REST: missing or bad is 401 with a WWW-Authenticate challenge pointing
+ * 2. Bearer token, resolved like REST: missing or bad is 401 with a WWW-Authenticate challenge pointing
  *    at this URL's protected resource metadata (RFC 9728).
- * 4. JSON body (size and nesting depth checked by jsonBody).
+ * 3. JSON body (size and nesting depth checked by jsonBody).
+ * 4. MCP-Protocol-Version: a revision Herald does not speak is a 400 UnsupportedProtocolVersion. A modern
+ *    request's headers must match its body (400 HeaderMismatch otherwise). These refusals carry the
+ *    request's id, so a modern client reads them as protocol errors.
  * 5. Batches: accepted only from a 2025-03-26 client (batching left MCP in 2025-06-18; no header means
  *    2025-03-26), at most MAX_BATCH_MESSAGES messages and never holding initialize (that revision's
  *    lifecycle), else refused whole and nothing runs.
@@ -18,7 +22,9 @@
  *    notifications and responses only -> 202 without a body; requests -> JSON, or one SSE event when the
  *    client accepts only text/event-stream. A manage_team tool called without that scope is a 403 with
  *    an insufficient_scope challenge, alone or in a batch. A batch's requests run one after another,
- *    yielding to the event loop between them.
+ *    yielding to the event loop between them. A modern request for a method this era lacks is a 404.
+ * Herald's own error codes (unauthorized, forbidden, insufficient scope, rate limited) follow the era the
+ * MCP-Protocol-Version header names (HERALD_RPC_ERROR_CODES).
  * GET (no server-initiated stream) and DELETE (no sessions) are 405.
  */
 import express, { type Request, type RequestHandler, type Response } from 'express';
@@ -33,8 +39,9 @@ import { consumeRateLimit, consumeWriteBudgetForAi, RateLimitExceeded } from '..
 import { jsonBody } from '../http/request-body.js';
 import { setRateLimitHeaders } from '../http/rate-limit-headers.js';
 import { protectedResourceMetadataUrl } from '../domain/oauth/resources.js';
-import { mcpRpcServer } from './json-rpc.js';
-import { isSupportedProtocolVersion, RpcErrorCode, SUPPORTED_PROTOCOL_VERSIONS } from './protocol.js';
+import { mcpRpcServers, type RpcServers } from './json-rpc.js';
+import { checkModernRequest, isModernRequest, ModernRequestError, unsupportedVersion, type RpcMessage } from './modern-era.js';
+import { HERALD_RPC_ERROR_CODES, isModernProtocolVersion, isSupportedProtocolVersion, RpcErrorCode, type Era } from './protocol.js';
 import { MCP_PATHS, servedTools, type McpPath } from './served-tools.js';
 import { toolHandlers } from './tools/index.js';
 
@@ -50,7 +57,7 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 export function mcpRouter(options: McpRouterOptions): express.Router {
   const { deps, config } = options;
   const handlers = toolHandlers(deps);
-  const rpc = mcpRpcServer({
+  const rpc = mcpRpcServers({
     handlers,
     chargeWriteBudget: (principal) => consumeWriteBudgetForAi(deps, principal),
     validateResults: config.validateResponses,
@@ -63,8 +70,8 @@ export function mcpRouter(options: McpRouterOptions): express.Router {
     const tools = servedTools(handlers, mcpPath);
     router.post(
       mcpPath,
+      eraCodes,
       checkOrigin(config),
-      checkProtocolVersion,
       authenticated(options, mcpPath),
       parseJson,
       dispatch(rpc, tools, options, mcpPath),
@@ -82,7 +89,7 @@ function checkOrigin(config: Config): RequestHandler {
   return (req, res, next) => {
     const origin = req.header('origin');
     if (origin === undefined || origin === own || isLoopbackOrigin(origin)) return next();
-    sendError(res, 403, RpcErrorCode.Forbidden, `Origin ${origin} may not call this MCP server; call it from a server-side client or from ${own}.`);
+    sendError(res, 403, heraldCodes(res).Forbidden, `Origin ${origin} may not call this MCP server; call it from a server-side client or from ${own}.`);
   };
 }
 
@@ -94,11 +101,19 @@ function isLoopbackOrigin(origin: string): boolean {
   }
 }
 
-const checkProtocolVersion: RequestHandler = (req, res, next) => {
+/** The era the MCP-Protocol-Version header names, known before the body is read; the error boundary's codes follow it. */
+const eraCodes: RequestHandler = (req, res, next) => {
   const version = req.header('mcp-protocol-version');
-  if (version === undefined || isSupportedProtocolVersion(version)) return next();
-  sendError(res, 400, RpcErrorCode.InvalidRequest, `Unsupported MCP-Protocol-Version ${version}; this server speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}.`);
+  const era: Era = version !== undefined && isModernProtocolVersion(version) ? 'modern' : 'legacy';
+  const codes = HERALD_RPC_ERROR_CODES[era];
+  res.locals.mcpEra = era;
+  res.locals.jsonRpcErrorCodes = { 401: codes.Unauthorized, 403: codes.Forbidden, 429: codes.RateLimited };
+  next();
 };
+
+function heraldCodes(res: Response) {
+  return HERALD_RPC_ERROR_CODES[res.locals.mcpEra as Era];
+}
 
 function authenticated(options: McpRouterOptions, mcpPath: McpPath): RequestHandler {
   const challenge = `Bearer resource_metadata="${protectedResourceMetadataUrl(options.config, mcpPath)}"`;
@@ -109,7 +124,7 @@ function authenticated(options: McpRouterOptions, mcpPath: McpPath): RequestHand
       if (!(error instanceof UnauthorizedError)) throw error;
       const presented = /^Bearer\s+\S/i.test(req.header('authorization') ?? '');
       res.setHeader('WWW-Authenticate', presented ? `${challenge}, error="invalid_token"` : challenge);
-      return sendError(res, 401, RpcErrorCode.Unauthorized, error.message);
+      return sendError(res, 401, heraldCodes(res).Unauthorized, error.message);
     }
     next();
   };
@@ -119,20 +134,15 @@ function authenticated(options: McpRouterOptions, mcpPath: McpPath): RequestHand
 export const MAX_BATCH_MESSAGES = 20;
 const BATCH_REVISION = '2025-03-26';
 
-interface Message {
-  id?: unknown;
-  method?: unknown;
-}
-
-function isRequest(m: Message): boolean {
+function isRequest(m: RpcMessage): boolean {
   return m.method !== undefined && m.id !== undefined;
 }
 
 function rateLimitError(id: unknown, error: RateLimitExceeded): JSONRPCResponse {
-  return { jsonrpc: '2.0', id: id as string | number, error: { code: RpcErrorCode.RateLimited, message: error.message, data: { retryAfterSeconds: error.retryAfterSeconds } } };
+  return { jsonrpc: '2.0', id: id as string | number, error: { code: HERALD_RPC_ERROR_CODES.legacy.RateLimited, message: error.message, data: { retryAfterSeconds: error.retryAfterSeconds } } };
 }
 
-function dispatch(rpc: ReturnType<typeof mcpRpcServer>, tools: ReadonlyMap<ToolName, ToolDefinition>, options: McpRouterOptions, mcpPath: McpPath): RequestHandler {
+function dispatch(rpc: RpcServers, tools: ReadonlyMap<ToolName, ToolDefinition>, options: McpRouterOptions, mcpPath: McpPath): RequestHandler {
   const { deps, config } = options;
   const scopeChallenge = (scope: string) =>
     `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${protectedResourceMetadataUrl(config, mcpPath)}"`;
@@ -145,15 +155,28 @@ function dispatch(rpc: ReturnType<typeof mcpRpcServer>, tools: ReadonlyMap<ToolN
     }
     const principal = res.locals.principal as Principal;
     const context = { principal, tools };
+    const headerVersion = req.header('mcp-protocol-version');
+    const lone = batch ? undefined : (body as RpcMessage);
+    const loneId = lone && isRequest(lone) ? lone.id : null;
+    if (headerVersion !== undefined && !isSupportedProtocolVersion(headerVersion)) return sendRefusal(res, loneId, unsupportedVersion(headerVersion));
+    const era: Era = lone && isModernRequest(headerVersion, lone) ? 'modern' : 'legacy';
+    if (era === 'modern' && isRequest(lone!)) {
+      try {
+        checkModernRequest((name) => req.header(name), lone!);
+      } catch (error) {
+        if (error instanceof ModernRequestError) return sendRefusal(res, loneId, error);
+        throw error;
+      }
+    }
     if (batch) {
-      const version = req.header('mcp-protocol-version') ?? BATCH_REVISION;
+      const version = headerVersion ?? BATCH_REVISION;
       if (version !== BATCH_REVISION) {
         return sendError(res, 400, RpcErrorCode.InvalidRequest, `JSON-RPC batches were removed from MCP in revision 2025-06-18 and this request speaks ${version}: send one message per request.`);
       }
       if (messages.length > MAX_BATCH_MESSAGES) {
         return sendError(res, 400, RpcErrorCode.InvalidRequest, `A batch holds at most ${MAX_BATCH_MESSAGES} messages and this one has ${messages.length}: split it, or send one message per request.`);
       }
-      if ((messages as Message[]).some((m) => m.method === 'initialize')) {
+      if ((messages as RpcMessage[]).some((m) => m.method === 'initialize')) {
         return sendError(res, 400, RpcErrorCode.InvalidRequest, 'initialize may not be part of a JSON-RPC batch (MCP 2025-03-26 lifecycle): send it alone, then batch the rest.');
       }
     }
@@ -161,7 +184,7 @@ function dispatch(rpc: ReturnType<typeof mcpRpcServer>, tools: ReadonlyMap<ToolN
     // counts what a client sends, so twenty notifications cost the same batched or one by one.
     const replies: JSONRPCResponse[] = [];
     let refused: RateLimitExceeded | undefined;
-    for (const [position, message] of (messages as Message[]).entries()) {
+    for (const [position, message] of (messages as RpcMessage[]).entries()) {
       if (position > 0) await new Promise((resolve) => setImmediate(resolve));
       try {
         setRateLimitHeaders(res, await consumeRateLimit(deps, principal, 'mcp'));
@@ -173,7 +196,7 @@ function dispatch(rpc: ReturnType<typeof mcpRpcServer>, tools: ReadonlyMap<ToolN
         continue;
       }
       if (!isRequest(message)) continue;
-      const reply = await rpc.receive(message as never, context);
+      const reply = await rpc[era].receive(message as never, context);
       if (reply) replies.push(reply);
     }
     // A lone message, or a batch with nothing to answer, refused as a whole: a 429 from the error boundary.
@@ -187,7 +210,9 @@ function dispatch(rpc: ReturnType<typeof mcpRpcServer>, tools: ReadonlyMap<ToolN
     const only = batch ? undefined : replies[0];
     const error = only && 'error' in only ? only.error : undefined;
     const malformed = error?.code === RpcErrorCode.InvalidRequest || error?.code === RpcErrorCode.ParseError;
-    const status = scope ? 403 : malformed ? 400 : 200;
+    // A modern server answers an unknown method with 404, which a modern client tells apart from a missing endpoint by its body.
+    const unknownMethod = era === 'modern' && error?.code === RpcErrorCode.MethodNotFound;
+    const status = scope ? 403 : malformed ? 400 : unknownMethod ? 404 : 200;
     send(req, res, status, batch ? replies : replies[0]);
   };
 }
@@ -203,6 +228,10 @@ function send(req: Request, res: Response, status: number, reply: JSONRPCRespons
     return;
   }
   res.status(status).json(reply);
+}
+
+function sendRefusal(res: Response, id: unknown, error: ModernRequestError): void {
+  res.status(error.status).json({ jsonrpc: '2.0', id, error: { code: error.code, message: error.message, ...(error.data ? { data: error.data } : {}) } });
 }
 
 function sendError(res: Response, status: number, code: number, message: string): void {

@@ -79,6 +79,9 @@ describe('OAuth metadata (RFC 9728, RFC 8414) and dynamic registration (RFC 7591
     ['the implicit grant', { redirect_uris: [REDIRECT_URI], grant_types: ['implicit'] }, 'invalid_client_metadata'],
     ['the token response type', { redirect_uris: [REDIRECT_URI], response_types: ['token'] }, 'invalid_client_metadata'],
     ['a non-string client_name', { redirect_uris: [REDIRECT_URI], client_name: 7 }, 'invalid_client_metadata'],
+    ['an unknown application_type', { redirect_uris: [REDIRECT_URI], application_type: 'browser' }, 'invalid_client_metadata'],
+    ['a native application redirecting to https', { redirect_uris: ['https://example.com/cb'], application_type: 'native' }, 'invalid_redirect_uri'],
+    ['a web application redirecting to loopback', { redirect_uris: ['http://127.0.0.1:9/cb'], application_type: 'web' }, 'invalid_redirect_uri'],
   ];
   for (const [name, body, error] of invalid) {
     it(`refuses registration with ${name} (${error})`, async () => {
@@ -94,6 +97,16 @@ describe('OAuth metadata (RFC 9728, RFC 8414) and dynamic registration (RFC 7591
       const response = await h.api('POST', '/oauth2/mcp/register', { body: { redirect_uris: [uri] } });
       assert.equal(response.status, 201, uri);
     }
+  });
+
+  it('takes application_type (MCP 2026-07-28) and, when an older client omits it, reads it from the redirect URIs', async () => {
+    const register = async (body: Record<string, unknown>) => (await h.api('POST', '/oauth2/mcp/register', { body })).body.application_type;
+    assert.equal(await register({ redirect_uris: ['http://127.0.0.1:9/cb'], application_type: 'native' }), 'native');
+    assert.equal(await register({ redirect_uris: ['https://app.example/cb'], application_type: 'web' }), 'web');
+    assert.equal(await register({ redirect_uris: ['http://localhost:8/cb', 'http://[::1]:8/cb'] }), 'native');
+    assert.equal(await register({ redirect_uris: ['https://app.example/cb', 'http://localhost:8/cb'] }), 'web');
+    const refused = await h.api('POST', '/oauth2/mcp/register', { body: { redirect_uris: ['https://app.example/cb'], application_type: 'native' } });
+    assert.match(refused.body.error_description, /native application redirects to http on a loopback host/);
   });
 
   it('sends no CORS headers from register and token, even to a cross-origin preflight', async () => {

@@ -5,13 +5,17 @@
  *   or `client_secret_post` (a confidential client: a secret is generated, returned once, stored as a hash);
  * - `grant_types` is a subset of authorization_code and refresh_token (default both), `response_types`
  *   is `["code"]`;
+ * - `application_type` (OpenID Connect Registration, required of clients by MCP 2026-07-28) is `web` or
+ *   `native`; a `web` client's redirect URIs are https on a non-loopback host, a `native` client's are http
+ *   on a loopback host (Herald accepts no custom schemes). Older clients omit it: the type is then read from
+ *   the redirect URIs (native when every one is loopback) and stored, never refused;
  * - invalid metadata is `invalid_redirect_uri` or `invalid_client_metadata`, naming the field to fix.
  */
 import type { OAuthClientRecord, TokenEndpointAuthMethod } from '../../db/repositories/oauth.js';
 import type { DomainDeps } from '../deps.js';
 import { hashSecret, newSecret } from '../secrets.js';
 import { OAuthError } from './errors.js';
-import { redirectUriProblem } from './redirect-uris.js';
+import { isLoopbackRedirectUri, redirectUriProblem } from './redirect-uris.js';
 
 const CLIENT_ID_PREFIX = 'hc_';
 const CLIENT_SECRET_PREFIX = 'hcs_';
@@ -73,6 +77,25 @@ function optionalString(body: Record<string, unknown>, field: string, max = 2000
   return value;
 }
 
+export const APPLICATION_TYPES = ['web', 'native'] as const;
+type ApplicationType = (typeof APPLICATION_TYPES)[number];
+
+function applicationType(body: Record<string, unknown>, uris: string[]): ApplicationType {
+  const value = body.application_type;
+  const allLoopback = uris.every(isLoopbackRedirectUri);
+  if (value === undefined) return allLoopback ? 'native' : 'web';
+  if (!APPLICATION_TYPES.includes(value as ApplicationType)) {
+    throw invalidMetadata(`application_type must be "web" (a browser application on a remote host) or "native" (a desktop, mobile or command-line application, or one served on localhost).`);
+  }
+  if (value === 'native' && !allLoopback) {
+    throw new OAuthError('invalid_redirect_uri', 'A native application redirects to http on a loopback host (127.0.0.1, [::1] or localhost); register those redirect URIs, or application_type "web" for https ones.');
+  }
+  if (value === 'web' && uris.some(isLoopbackRedirectUri)) {
+    throw new OAuthError('invalid_redirect_uri', 'A web application redirects to https on its own host, never to a loopback address; register application_type "native" for a local application.');
+  }
+  return value as ApplicationType;
+}
+
 export async function registerClient(deps: DomainDeps, body: unknown): Promise<RegisteredClient> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw invalidMetadata('Send the client metadata as a JSON object.');
@@ -88,7 +111,7 @@ export async function registerClient(deps: DomainDeps, body: unknown): Promise<R
   const responseTypes = stringList(metadata, 'response_types', RESPONSE_TYPES, [...RESPONSE_TYPES]);
   const clientName = optionalString(metadata, 'client_name', MAX_CLIENT_NAME);
   const scope = optionalString(metadata, 'scope', 200);
-  const extra: Record<string, unknown> = {};
+  const extra: Record<string, unknown> = { application_type: applicationType(metadata, uris) };
   for (const field of OPTIONAL_STRING_FIELDS) {
     const value = optionalString(metadata, field);
     if (value !== undefined) extra[field] = value;

@@ -24,6 +24,12 @@ export function redirectUriProblem(value: unknown): string | undefined {
   return 'must use https, or http on a loopback address (127.0.0.1, [::1] or localhost)';
 }
 
+/** http on a loopback host: where a native application listens (RFC 8252 section 7.3). */
+export function isLoopbackRedirectUri(value: string): boolean {
+  const url = new URL(value);
+  return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
+}
+
 export function isRegisteredRedirectUri(registered: readonly string[], candidate: string): boolean {
   return registered.includes(candidate);
 }
