@@ -11,6 +11,7 @@ import { startLocalBluesky, type LocalBluesky } from '../support/bluesky-pds.js'
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { TINY_MP4, TINY_PNG } from '../media/fixtures.js';
 import { startFakeVideoService, type FakeVideoService } from '../support/fake-bluesky-video.js';
+import { startFakeAppView, type FakeAppView } from '../support/fake-bluesky-appview.js';
 import { directMedia, pinClock, testWorker } from '../publishing/support.js';
 
 /**
@@ -24,13 +25,16 @@ describe('Bluesky, against a real PDS', function () {
   let bsky: LocalBluesky;
   let images: http.Server;
   let video: FakeVideoService;
+  let appView: FakeAppView;
   let imageUrl: string;
   let t: TestHerald;
   let a: SeededAccount;
   let handleCount = 0;
 
   before(async () => {
-    bsky = await startLocalBluesky();
+    appView = await startFakeAppView();
+    bsky = await startLocalBluesky({ appView });
+    appView.pdsUrl = bsky.pdsUrl;
     video = await startFakeVideoService(bsky.pdsUrl);
     images = http.createServer((req, res) => {
       if (req.url?.endsWith('.mp4')) res.writeHead(200, { 'content-type': 'video/mp4' }).end(TINY_MP4);
@@ -45,6 +49,7 @@ describe('Bluesky, against a real PDS', function () {
     imageUrl = `http://127.0.0.1:${(images.address() as AddressInfo).port}/picture.png`;
   });
   after(async () => {
+    await appView?.close();
     await video?.close();
     await bsky?.close();
     images?.close();
@@ -377,13 +382,22 @@ describe('Bluesky, against a real PDS', function () {
     const who = await person();
     const channel = await connect(who);
     const session = await bsky.session(who.handle, who.password);
-    await bsky.xrpc('POST', 'com.atproto.repo.createRecord', {
+    const written = await bsky.xrpc('POST', 'com.atproto.repo.createRecord', {
       repo: who.did, collection: 'app.bsky.feed.post', record: { $type: 'app.bsky.feed.post', text: 'Written in the Bluesky app', createdAt: new Date().toISOString() },
     }, session.accessJwt);
+    const ours = await schedule(channel.id, { text: 'Published by Herald' });
+    await testWorker(t).tick();
+    const published = await get(ours.id);
+    appView.counts.set(written.uri, { likeCount: 4, repostCount: 1, replyCount: 2, quoteCount: 1 });
+    appView.counts.set(`at://${who.did}/app.bsky.feed.post/${published.permalinkUrl.split('/').pop()}`, { likeCount: 9, repostCount: 3 });
     await testWorker(t).sync();
     const live = await t.api('GET', `/v1/rest/posts?livePosts=true&channelIds=${channel.id}`, { token: a.apiKey });
     assert.equal(live.status, 200, JSON.stringify(live.body));
-    assert.deepEqual(live.body.data.filter((p: any) => p.isLivePost).map((p: any) => p.text), ['Written in the Bluesky app']);
+    const found = live.body.data.filter((p: any) => p.isLivePost);
+    assert.deepEqual(found.map((p: any) => p.text), ['Written in the Bluesky app']);
+    assert.deepEqual(found[0].metrics, { likes: 4, reposts: 1, replies: 2, quotes: 1 }, 'the author feed counts, through the PDS');
+    // SPEC keeps metrics off service-made posts in the API; they are stored for the app and the calendar.
+    assert.deepEqual((await t.deps.repos.posts.get(a.accountId, ours.id))?.metrics, { likes: 9, reposts: 3, replies: 0, quotes: 0 }, 'and the metrics of what Herald published');
 
     const waiting = await schedule(channel.id, { text: 'Not yet', isScheduled: true, dateTime: new Date(Date.now() + 86_400_000).toISOString() });
     const res = await t.api('DELETE', `/v1/rest/channels/${channel.id}`, { token: a.apiKey });

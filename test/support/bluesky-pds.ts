@@ -9,7 +9,8 @@ import { Database as PlcDatabase, PlcServer } from '@did-plc/server';
 
 /**
  * A real Bluesky PDS (@atproto/pds 0.4, the server bsky.social runs) with an in-memory PLC directory, both on
- * loopback only and on ports the system chose. No AppView runs beside it: app.bsky.* reads are not served.
+ * loopback only and on ports the system chose. app.bsky.* reads go to the AppView given, if any (a fake of
+ * the calls Herald makes); without one the PDS does not serve them.
  */
 export interface LocalBluesky {
   /** The PDS origin, e.g. http://localhost:53012. */
@@ -30,7 +31,7 @@ async function loopbackServer(): Promise<{ server: http.Server; port: number }> 
   return { server, port: (server.address() as AddressInfo).port };
 }
 
-export async function startLocalBluesky(): Promise<LocalBluesky> {
+export async function startLocalBluesky(options: { appView?: { url: string; did: string } } = {}): Promise<LocalBluesky> {
   const plc = PlcServer.create({ db: PlcDatabase.mock(), port: 0 });
   const plcListener = await loopbackServer();
   plcListener.server.on('request', plc.app);
@@ -53,6 +54,7 @@ export async function startLocalBluesky(): Promise<LocalBluesky> {
     adminPassword: crypto.randomBytes(16).toString('hex'),
     plcRotationKeyK256PrivateKeyHex: crypto.randomBytes(32).toString('hex'),
     disableSsrfProtection: true,
+    ...(options.appView ? { bskyAppViewUrl: options.appView.url, bskyAppViewDid: options.appView.did } : {}),
   };
   const pds = await PDS.create(envToCfg(env), envToSecrets(env));
   await pds.ctx.sequencer.start();
