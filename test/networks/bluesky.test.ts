@@ -411,3 +411,32 @@ describe('Bluesky, against a real PDS', function () {
     assert.deepEqual(gone.map((e: any) => [e.data.channel.status, e.data.draftedPostIds]), [['disconnected', [waiting.id]]]);
   });
 });
+
+describe('Bluesky on a self-hosted PDS without an AppView', function () {
+  this.timeout(60_000);
+  let bsky: LocalBluesky;
+  let t: TestHerald;
+
+  before(async () => {
+    bsky = await startLocalBluesky();
+  });
+  after(async () => bsky?.close());
+  beforeEach(async () => {
+    t = await startTestHerald({ outboundAllowHosts: ['localhost', '127.0.0.1'], networkOriginOverrides: { 'https://bsky.social': bsky.pdsUrl, 'https://plc.directory': bsky.plcUrl } });
+  });
+  afterEach(() => t.close());
+
+  it('syncs the repository\'s own posts as live posts, without metrics (the feed needs an AppView)', async () => {
+    const a = await t.seedAccount({ channels: 0 });
+    const who = await bsky.createAccount(`solo${Date.now().toString(36)}.test`);
+    const connected = await t.api('POST', '/v1/rest/channels/connect', { token: a.apiKey, body: { network: 'bluesky', identifier: who.handle, appPassword: who.appPassword } });
+    assert.equal(connected.status, 201, JSON.stringify(connected.body));
+    const session = await bsky.session(who.handle, who.password);
+    await bsky.xrpc('POST', 'com.atproto.repo.createRecord', {
+      repo: who.did, collection: 'app.bsky.feed.post', record: { $type: 'app.bsky.feed.post', text: 'Self-hosted', createdAt: new Date().toISOString() },
+    }, session.accessJwt);
+    await testWorker(t).sync();
+    const live = (await t.api('GET', '/v1/rest/posts?livePosts=true', { token: a.apiKey })).body.data.filter((p: any) => p.isLivePost);
+    assert.deepEqual(live.map((p: any) => [p.text, p.metrics]), [['Self-hosted', {}]]);
+  });
+});
