@@ -8,7 +8,8 @@
 import type { FirstCommentStepRecord } from '../db/repositories/comment-steps.js';
 import { recordPostEvent } from '../domain/events/events.js';
 import { backoffMs } from './backoff.js';
-import { networkChannel, type WorkerRuntime } from './runtime.js';
+import { connectorChannel } from '../domain/networks/channel-connections.js';
+import type { WorkerRuntime } from './runtime.js';
 
 export async function commentOne(rt: WorkerRuntime, step: FirstCommentStepRecord): Promise<void> {
   const { workerId, maxAttempts } = rt.options;
@@ -28,7 +29,7 @@ export async function commentOne(rt: WorkerRuntime, step: FirstCommentStepRecord
   const lease = rt.keepLease((until) => rt.commentSteps.renewCommentLease(post.id, workerId, until));
   try {
     const made = await network.comment({
-      channel: networkChannel(rt.ctx.deps, channel),
+      channel: connectorChannel(rt.ctx.deps, channel),
       networkPostId: post.networkPostId,
       text: comment.text,
       mediaUrl: network.capabilities.commentMediaUrl ? comment.mediaUrl : undefined,
@@ -43,7 +44,7 @@ export async function commentOne(rt: WorkerRuntime, step: FirstCommentStepRecord
   } catch (error) {
     const classified = rt.classified(error, 'making a first comment');
     const now = rt.now();
-    const retryable = classified.kind === 'retry_later' || (classified.kind === 'refresh_and_retry' && (await rt.refreshed(network, networkChannel(rt.ctx.deps, channel))));
+    const retryable = classified.kind === 'retry_later' || (classified.kind === 'refresh_and_retry' && (await rt.refreshed(network, connectorChannel(rt.ctx.deps, channel))));
     const retry = (retryable || classified.kind === 'unknown_outcome') && step.attempts < maxAttempts;
     await rt.attempts.finishAttempt(attemptKey, retryable ? 'retryable' : classified.kind === 'unknown_outcome' ? 'unknown' : 'permanent', classified.message, now);
     if (retry) {

@@ -12,7 +12,8 @@ import type { ChannelRecord } from '../db/repositories/channels.js';
 import type { PostRecord } from '../db/repositories/posts.js';
 import { recordPostEvent } from '../domain/events/events.js';
 import { livePostRecord } from '../domain/posts/live-post.js';
-import { networkChannel, type WorkerRuntime } from './runtime.js';
+import { connectorChannel } from '../domain/networks/channel-connections.js';
+import type { WorkerRuntime } from './runtime.js';
 
 /** A sync reads at most this many pages of a channel, so one very active account cannot hold the worker. */
 export const SYNC_MAX_PAGES = 5;
@@ -21,7 +22,7 @@ export async function syncChannel(rt: WorkerRuntime, channel: ChannelRecord): Pr
   const network = rt.ctx.networks.get(channel.network);
   // A channel that needs reconnecting has no credentials the network takes: nothing to read until it is.
   if (!network || (channel.status !== undefined && channel.status !== 'active')) return;
-  const ref = networkChannel(rt.ctx.deps, channel);
+  const ref = connectorChannel(rt.ctx.deps, channel);
   let cursor: string | null = null;
   for (let page = 0; page < SYNC_MAX_PAGES; page++) {
     const { posts: recent, nextCursor } = await network.recentPosts(ref, { cursor, limit: rt.options.syncDepth });

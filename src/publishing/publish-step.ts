@@ -19,7 +19,8 @@ import { backoffMs } from './backoff.js';
 import { finishPost, markPublished } from './post-outcomes.js';
 import { publishedChanges } from './published.js';
 import { reconcile, type Attempt } from './reconciliation.js';
-import { networkChannel, postKeyOf, type WorkerRuntime } from './runtime.js';
+import { connectorChannel } from '../domain/networks/channel-connections.js';
+import { postKeyOf, type WorkerRuntime } from './runtime.js';
 
 export async function publishOne(rt: WorkerRuntime, { post, attemptCount }: ClaimedPost): Promise<void> {
   const { workerId } = rt.options;
@@ -29,16 +30,18 @@ export async function publishOne(rt: WorkerRuntime, { post, attemptCount }: Clai
     return;
   }
   const { channel, network } = target;
-  const ref = networkChannel(rt.ctx.deps, channel);
-  if (channel.status === 'needs_reconnect' || channel.status === 'disconnected') {
-    const why = channel.status === 'disconnected' ? 'was disconnected' : `needs reconnecting (${channel.statusReason ?? 'the network refused its credentials'})`;
-    await finishPost(rt, post, 'failed', `Cannot publish: the channel ${why}; reconnect the channel, then reschedule the post.`, rt.now());
-    return;
-  }
+  const ref = connectorChannel(rt.ctx.deps, channel);
 
+  // Before anything else: an interrupted attempt may have gone out, so it is settled, never failed unseen.
   const unfinished = await rt.attempts.unfinishedAttempt(post.id, 'publish');
   if (unfinished) {
     await reconcile(rt, post, network, ref, unfinished, `attempt ${unfinished.number} was interrupted (its worker stopped mid-call)`);
+    return;
+  }
+
+  if (channel.status === 'needs_reconnect' || channel.status === 'disconnected') {
+    const why = channel.status === 'disconnected' ? 'was disconnected' : `needs reconnecting (${channel.statusReason ?? 'the network refused its credentials'})`;
+    await finishPost(rt, post, 'failed', `Cannot publish: the channel ${why}; reconnect the channel, then reschedule the post.`, rt.now());
     return;
   }
 
@@ -51,8 +54,9 @@ export async function publishOne(rt: WorkerRuntime, { post, attemptCount }: Clai
   const number = attemptCount + 1;
   const idempotencyKey = `${post.id}:${number}`;
   if (channel.rateLimitedUntil && channel.rateLimitedUntil > rt.now()) {
-    // The network asked Herald to wait for this channel: calling now would only spend its budget.
-    await rt.repo.rescheduleUnattempted(post.id, workerId, channel.rateLimitedUntil, `Waiting for ${network.capabilities.displayName}'s rate limit to reset.`, rt.now());
+    // The network asked Herald to wait for this channel: calling now would only spend its budget. Waiting is
+    // not an attempt, so a long reset never makes the post give up.
+    await rt.repo.waitUntil(post.id, workerId, channel.rateLimitedUntil, `Waiting for ${network.capabilities.displayName}'s rate limit to reset.`, rt.now());
     return;
   }
   try {

@@ -9,7 +9,8 @@ import type { PostRecord } from '../db/repositories/posts.js';
 import type { ConnectorChannel, NetworkConnector, PublishedPost } from '../domain/networks/connector.js';
 import { confirmPublished, finishPost, markPublished } from './post-outcomes.js';
 import { publishedChanges } from './published.js';
-import { networkChannel, postKeyOf, type WorkerRuntime } from './runtime.js';
+import { connectorChannel } from '../domain/networks/channel-connections.js';
+import { postKeyOf, type WorkerRuntime } from './runtime.js';
 
 export interface Attempt {
   number: number;
@@ -44,7 +45,7 @@ export async function reconcileUnconfirmed(rt: WorkerRuntime): Promise<void> {
     const attempt = await rt.attempts.lastUnknownAttempt(post.id);
     const target = await rt.connectorFor(post.channelId);
     if (!attempt || 'missing' in target) continue;
-    const found = await target.network.findPublished({ channel: networkChannel(rt.ctx.deps, target.channel), postKey: postKeyOf(post), attemptKey: attempt.idempotencyKey, text: post.text, attemptedAt: attempt.startedAt });
+    const found = await target.network.findPublished({ channel: connectorChannel(rt.ctx.deps, target.channel), postKey: postKeyOf(post), attemptKey: attempt.idempotencyKey, text: post.text, attemptedAt: attempt.startedAt });
     if (found) {
       await confirmPublished(rt, post, publishedChanges(post, target.network, found, rt.now()), {
         idempotencyKey: attempt.idempotencyKey, outcome: 'reconciled', detail: 'found on the network by its idempotency key on a later sync', at: rt.now(),

@@ -11,7 +11,6 @@ import crypto from 'node:crypto';
 import os from 'node:os';
 import type { ChannelRecord } from '../db/repositories/channels.js';
 import type { DomainDeps } from '../domain/deps.js';
-import { connectorChannel } from '../domain/networks/channel-connections.js';
 import { NetworkError, type ConnectorChannel, type PostKey, type NetworkConnector } from '../domain/networks/connector.js';
 import type { Logger } from '../logger.js';
 import type { MediaChecker } from './media-check.js';
@@ -59,9 +58,6 @@ export function postKeyOf(post: { id: string; createdAt: number | null }): PostK
   return { id: post.id, createdAt: post.createdAt ?? 0 };
 }
 
-export function networkChannel(deps: DomainDeps, channel: ChannelRecord): ConnectorChannel {
-  return connectorChannel(deps, channel);
-}
 
 export class WorkerRuntime {
   constructor(

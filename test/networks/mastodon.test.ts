@@ -257,6 +257,7 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
     const waiting = await t.herald.db('posts').where({ id: second.id }).first();
     assert.equal(waiting.status, 'scheduled');
     assert.equal(Number(waiting.next_attempt_at), resetAt.getTime());
+    assert.equal(Number(waiting.attempt_count), 0, 'waiting for the reset is not an attempt');
   });
 
   it('syncs statuses written in Mastodon with favourites, reblogs and replies, and disconnecting revokes the token', async () => {

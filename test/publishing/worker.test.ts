@@ -266,6 +266,27 @@ describe('publishing worker', () => {
     assert.equal((await t.herald.db('posts').where({ id: post.id }).first()).claimed_by, 'other-worker', 'the old worker wrote nothing');
   });
 
+  it('settles an interrupted attempt before refusing a channel that needs reconnecting: the post that went out is published', async () => {
+    const clock = pinClock(t, new Date().toISOString());
+    const post = await create({ text: 'Went out, then the channel broke' });
+    await t.deps.repos.publishing.claimDue('dead-worker', clock.now(), 1_000, 10, ['APPROVED']);
+    await t.deps.repos.publishing.startAttempt({
+      postId: post.id, accountId: a.accountId, kind: 'publish', number: 1, idempotencyKey: `${post.id}:1`, workerId: 'dead-worker',
+      startedAt: clock.now(), finishedAt: null, outcome: null, detail: null,
+    }, clock.now() + 1_000);
+    // The network took the post before the worker died; since then the channel's credentials were refused.
+    await t.deps.repos.sandbox.insertOnce({
+      id: 'net-1', accountId: a.accountId, channelId: a.channelIds[0], text: post.text, media: [], idempotencyKey: `${post.id}:1`,
+      external: false, metrics: null, replyToId: null, createdAt: clock.now(),
+    });
+    await t.deps.repos.channels.setStatus(a.channelIds[0], 'needs_reconnect', 'the token was revoked');
+    clock.advance(2_000);
+    await testWorker(t).tick();
+    const got = await get(post.id);
+    assert.equal(got.status, 'published', got.error);
+    assert.deepEqual((await t.deps.repos.publishAttempts.attempts(a.accountId, post.id)).map((x) => x.outcome), ['reconciled']);
+  });
+
   it('marks a post whose interrupted attempt the network never saw unconfirmed, and never retries it', async () => {
     const clock = pinClock(t, new Date().toISOString());
     const post = await create({ text: 'Lost' });

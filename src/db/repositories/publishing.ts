@@ -126,6 +126,14 @@ export class PublishingRepository {
     return n > 0;
   }
 
+  /** Puts a claimed post back until `at` without counting an attempt (its channel's rate limit is spent). */
+  async waitUntil(postId: string, workerId: string, at: number, lastError: string, now: number): Promise<boolean> {
+    const n = await this.db('posts').where({ id: postId, claimed_by: workerId, status: 'publishing' }).update({
+      status: 'scheduled', claimed_by: null, lease_expires_at: null, next_attempt_at: at, last_error: lastError, updated_at: now,
+    });
+    return n > 0;
+  }
+
   /** Ends the post as failed or unconfirmed, with the reason people will read. */
   async finish(postId: string, workerId: string, status: 'failed' | 'unconfirmed', lastError: string, now: number, attempt?: AttemptResult): Promise<boolean> {
     return this.db.transaction(async (trx) => {
