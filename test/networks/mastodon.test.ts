@@ -186,6 +186,24 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
     assert.equal(again.status, 401, 'the fake checks tokens like Mastodon');
   });
 
+  it('retries under the same Idempotency-Key: a status the instance made before failing late is answered back, never made twice', async () => {
+    await connectThroughConsent();
+    const channel = await theChannel();
+    const clock = pinClock(t, new Date().toISOString());
+    const post = await schedule(channel.id, { text: 'Made, then a 502' });
+    // The instance makes the status, then a proxy in front of it answers 502: a retry-later failure for Herald.
+    mastodon.failAfterHandlingNext('/api/v1/statuses', 502, { error: 'Bad Gateway' });
+    const worker = testWorker(t);
+    await worker.tick();
+    assert.equal((await t.herald.db('posts').where({ id: post.id }).first()).status, 'scheduled', 'a 502 is retried');
+    clock.advance(60 * 60_000);
+    await worker.tick();
+    const got = await get(post.id);
+    assert.equal(got.status, 'published', got.error);
+    assert.equal(mastodon.statuses.length, 1, 'the second attempt got the first status back');
+    assert.equal(got.permalinkUrl, mastodon.statuses[0].url);
+  });
+
   it('classifies failures: 429 waits for X-RateLimit-Reset, 503 retries, 422 fails with Mastodon\'s words, 401 needs a reconnect', async () => {
     await connectThroughConsent();
     const channel = await theChannel();

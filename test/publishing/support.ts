@@ -39,6 +39,21 @@ export function pinClock(t: TestHerald, iso: string): ManualClock {
   return clock;
 }
 
+/**
+ * A worker that claimed the due posts, recorded attempt 1 of each (its lease runs 1 s), and died before the
+ * network answered. Returns the posts it claimed.
+ */
+export async function dieMidAttempt(t: TestHerald, clock: ManualClock): Promise<string[]> {
+  const claimed = await t.deps.repos.publishing.claimDue('dead-worker', clock.now(), 1_000, 10, ['APPROVED']);
+  for (const { post } of claimed) {
+    await t.deps.repos.publishing.startAttempt({
+      postId: post.id, accountId: post.accountId, kind: 'publish', number: 1, idempotencyKey: `${post.id}:1`, workerId: 'dead-worker',
+      startedAt: clock.now(), finishedAt: null, outcome: null, detail: null,
+    }, clock.now() + 1_000);
+  }
+  return claimed.map(({ post }) => post.id);
+}
+
 /** How many of an account's posts are in this state (watching a queue drain). */
 export async function countPostsByStatus(t: TestHerald, accountId: string, status: string): Promise<number> {
   const [row] = await t.herald.db('posts').where({ account_id: accountId, status }).count<{ n: number | string }[]>({ n: '*' });

@@ -4,7 +4,7 @@ import { NetworkError } from '../../src/domain/networks/connector.js';
 import { NetworkRegistry } from '../../src/publishing/networks/registry.js';
 import { SandboxNetwork } from '../../src/publishing/networks/sandbox.js';
 import { futureIso, startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
-import { eventually, pinClock, testWorker } from './support.js';
+import { dieMidAttempt, eventually, pinClock, testWorker } from './support.js';
 
 describe('publishing worker', () => {
   let t: TestHerald;
@@ -269,11 +269,7 @@ describe('publishing worker', () => {
   it('settles an interrupted attempt before refusing a channel that needs reconnecting: the post that went out is published', async () => {
     const clock = pinClock(t, new Date().toISOString());
     const post = await create({ text: 'Went out, then the channel broke' });
-    await t.deps.repos.publishing.claimDue('dead-worker', clock.now(), 1_000, 10, ['APPROVED']);
-    await t.deps.repos.publishing.startAttempt({
-      postId: post.id, accountId: a.accountId, kind: 'publish', number: 1, idempotencyKey: `${post.id}:1`, workerId: 'dead-worker',
-      startedAt: clock.now(), finishedAt: null, outcome: null, detail: null,
-    }, clock.now() + 1_000);
+    await dieMidAttempt(t, clock);
     // The network took the post before the worker died; since then the channel's credentials were refused.
     await t.deps.repos.sandbox.insertOnce({
       id: 'net-1', accountId: a.accountId, channelId: a.channelIds[0], text: post.text, media: [], idempotencyKey: `${post.id}:1`,
@@ -291,12 +287,7 @@ describe('publishing worker', () => {
     const clock = pinClock(t, new Date().toISOString());
     const post = await create({ text: 'Lost' });
     // A worker claimed the post and recorded its attempt, then died before the network call.
-    const [claimed] = await t.deps.repos.publishing.claimDue('dead-worker', clock.now(), 1_000, 10, ['APPROVED']);
-    assert.equal(claimed.post.id, post.id);
-    await t.deps.repos.publishing.startAttempt({
-      postId: post.id, accountId: a.accountId, kind: 'publish', number: 1, idempotencyKey: `${post.id}:1`, workerId: 'dead-worker',
-      startedAt: clock.now(), finishedAt: null, outcome: null, detail: null,
-    }, clock.now() + 1_000);
+    assert.deepEqual(await dieMidAttempt(t, clock), [post.id]);
     const worker = testWorker(t);
     await worker.tick();
     assert.equal((await get(post.id)).status, 'publishing', 'the lease has not expired yet');

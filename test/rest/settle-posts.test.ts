@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { pinClock, testWorker } from '../publishing/support.js';
+import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 
 describe('POST /posts/{postId}/settle: an unconfirmed post marked by a person who checked the network', () => {
@@ -15,11 +15,7 @@ describe('POST /posts/{postId}/settle: an unconfirmed post marked by a person wh
     const clock = pinClock(t, new Date().toISOString());
     const res = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[0]], text: 'Maybe out' } });
     const id = res.body.data[0].id;
-    await t.deps.repos.publishing.claimDue('dead-worker', clock.now(), 1_000, 10, ['APPROVED']);
-    await t.deps.repos.publishing.startAttempt({
-      postId: id, accountId: a.accountId, kind: 'publish', number: 1, idempotencyKey: `${id}:1`, workerId: 'dead-worker',
-      startedAt: clock.now(), finishedAt: null, outcome: null, detail: null,
-    }, clock.now() + 1_000);
+    await dieMidAttempt(t, clock);
     clock.advance(2_000);
     await testWorker(t).tick();
     return id;

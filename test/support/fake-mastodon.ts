@@ -55,6 +55,8 @@ export interface FakeMastodon {
   failNext(path: string, status: number, body: unknown, headers?: Record<string, string>): void;
   /** The next request to this path is carried out, then the connection drops before the answer (a lost answer). */
   dropAnswerNext(path: string): void;
+  /** The next request to this path is carried out, then answered with this error instead (a proxy failing late). */
+  failAfterHandlingNext(path: string, status: number, body: unknown): void;
   /** Sets what is left of the budget (300 per 5 minutes) and when it resets; a request over it gets 429. */
   setBudget(remaining: number, resetAt: Date): void;
   /** Revokes every token, as a person removing Herald under Preferences, Account, Authorized apps. */
@@ -107,6 +109,7 @@ export async function startFakeMastodon(options: { maxCharacters?: number } = {}
   const requests: string[] = [];
   const scripted = new Map<string, { status: number; body: unknown; headers: Record<string, string> }>();
   const dropped = new Set<string>();
+  const failedLate = new Map<string, { status: number; body: unknown }>();
   let nextId = 110_000_000_000_000_000n;
   const newId = () => String(++nextId);
   let remaining = 300;
@@ -124,6 +127,9 @@ export async function startFakeMastodon(options: { maxCharacters?: number } = {}
     setBudget(left, at) {
       remaining = left;
       resetAt = at;
+    },
+    failAfterHandlingNext(path, status, body) {
+      failedLate.set(path, { status, body });
     },
     dropAnswerNext(path) {
       dropped.add(path);
@@ -191,6 +197,12 @@ export async function startFakeMastodon(options: { maxCharacters?: number } = {}
       const send = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
         if (dropped.delete(target.pathname)) {
           req.socket.destroy();
+          return;
+        }
+        const late = failedLate.get(target.pathname);
+        if (late) {
+          failedLate.delete(target.pathname);
+          res.writeHead(late.status, { 'content-type': 'application/json; charset=utf-8', ...rateHeaders }).end(JSON.stringify(late.body));
           return;
         }
         res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...rateHeaders, ...headers }).end(JSON.stringify(payload));

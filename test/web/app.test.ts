@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium.js';
 import * as provisioning from '../../src/domain/provisioning.js';
-import { pinClock, testWorker } from '../publishing/support.js';
+import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 
 const ARTIFACTS = path.resolve('test-artifacts');
@@ -200,13 +200,7 @@ describe('the web app in a headless Chromium', function () {
       ids.push(res.body.data[0].id);
     }
     // Workers that died mid-call: the network shows nothing, so Herald cannot tell.
-    await t.deps.repos.publishing.claimDue('dead-worker', clock.now(), 1_000, 10, ['APPROVED']);
-    for (const id of ids) {
-      await t.deps.repos.publishing.startAttempt({
-        postId: id, accountId: a.accountId, kind: 'publish', number: 1, idempotencyKey: `${id}:1`, workerId: 'dead-worker',
-        startedAt: clock.now(), finishedAt: null, outcome: null, detail: null,
-      }, clock.now() + 1_000);
-    }
+    await dieMidAttempt(t, clock);
     clock.advance(2_000);
     await testWorker(t).tick();
     await signIn();

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { postExternal } from '../../src/publishing/engine.js';
 import { connectSdkClient } from '../mcp/support.js';
-import { pinClock, testWorker } from '../publishing/support.js';
+import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { RECEIVER_HOST } from './receiver.js';
 
@@ -140,11 +140,7 @@ describe(`events (${TEST_DB})`, function () {
     const lost = await t.api('POST', '/v1/rest/posts', { token: b.apiKey, body: { channelIds: [b.channelIds[0]], text: 'Lost' } });
     const postId = lost.body.data[0].id;
     // A worker claimed the post, recorded its attempt, and died before the network call.
-    await t.deps.repos.publishing.claimDue('dead-worker', clock.now(), 1_000, 10, ['APPROVED']);
-    await t.deps.repos.publishing.startAttempt({
-      postId, accountId: b.accountId, kind: 'publish', number: 1, idempotencyKey: `${postId}:1`, workerId: 'dead-worker',
-      startedAt: clock.now(), finishedAt: null, outcome: null, detail: null,
-    }, clock.now() + 1_000);
+    await dieMidAttempt(t, clock);
     clock.advance(2_000);
     const worker = testWorker(t);
     await worker.tick();
