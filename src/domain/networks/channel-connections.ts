@@ -16,7 +16,7 @@
  *   cannot be reached is a 503 to try again.
  */
 import crypto from 'node:crypto';
-import type { components } from '../../../generated/rest/openapi-types.js';
+import type { components, operations } from '../../../generated/rest/openapi-types.js';
 import type { ChannelRecord } from '../../db/repositories/channels.js';
 import type { DomainDeps } from '../deps.js';
 import { toChannelView, type ChannelView } from '../directory.js';
@@ -126,13 +126,8 @@ export async function finishConnect(deps: DomainDeps, networkName: string, param
   return { network, channels };
 }
 
-export interface Disconnected {
-  channel: ChannelView;
-  revokedAtNetwork: boolean;
-  revokeError: string | null;
-  /** Posts that were waiting to go out on the channel, kept as drafts. */
-  draftedPostIds: string[];
-}
+/** What a disconnect reports (DELETE /channels/{channelId}): the revocation, and the waiting posts kept as drafts. */
+export type Disconnected = operations['disconnectChannel']['responses']['200']['content']['application/json']['data'];
 
 export async function disconnectChannel(deps: DomainDeps, principal: Principal, channelId: string): Promise<Disconnected> {
   requireScope(principal, 'manage_team');

@@ -407,11 +407,7 @@ function optionsFor(networks: readonly string[], raw: Record<string, Record<stri
 function localToUtc(value: string, timezone: string): number {
   const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/.exec(value);
   if (!match) throw new ValidationError('Choose the date and time to publish at.', [{ path: 'dateTime', message: 'Choose the date and time to publish at.' }]);
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: timezone });
-  } catch {
-    throw new ValidationError(`Unknown time zone "${timezone}"; use a name such as Europe/Berlin.`, [{ path: 'dateTime', message: `Unknown time zone "${timezone}"; use a name such as Europe/Berlin.` }]);
-  }
   const [, y, mo, d, h, mi] = match.map(Number);
-  return wallClockToUtc(timezone, Date.UTC(y, mo - 1, d, h, mi));
+  // The problem is shown beside the date and time, where the zone is typed.
+  return wallClockToUtc(checkTimezone(timezone, 'dateTime'), Date.UTC(y, mo - 1, d, h, mi));
 }
