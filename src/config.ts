@@ -49,6 +49,27 @@ export interface NetworksConfig {
   timeoutMs: number;
   /** Largest answer read from a network, in bytes. */
   maxResponseBytes: number;
+  /** The operator's app at each OAuth network; a network without its app is listed as not configured. */
+  apps: NetworkAppsConfig;
+}
+
+/** An OAuth client registered at a network by the operator (README, Connecting networks). */
+export interface OAuthApp {
+  clientId: string;
+  clientSecret: string;
+}
+
+export interface NetworkAppsConfig {
+  x?: OAuthApp;
+  /** LINKEDIN_VERSION: the `LinkedIn-Version` (YYYYMM) every call sends; LinkedIn retires versions after a year. */
+  linkedin?: OAuthApp & { apiVersion: string };
+  /** FACEBOOK_GRAPH_VERSION: the Graph API version (v23.0) in every Facebook and Instagram call. */
+  facebook?: OAuthApp & { graphVersion: string };
+  /** Instagram Login (business accounts without a Facebook Page). */
+  instagram?: OAuthApp;
+  /** YouTube through Google OAuth; YOUTUBE_DAILY_QUOTA is the project's daily unit budget. */
+  google?: OAuthApp & { youtubeDailyQuota: number };
+  tiktok?: OAuthApp;
 }
 
 export interface MediaConfig {
@@ -158,6 +179,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     networks: {
       timeoutMs: intFrom(env, 'NETWORK_TIMEOUT_MS', 30_000),
       maxResponseBytes: intFrom(env, 'NETWORK_MAX_RESPONSE_BYTES', 10 * 1024 * 1024),
+      apps: networkAppsFrom(env),
     },
     media: {
       maxUploadBytes: intFrom(env, 'MEDIA_MAX_UPLOAD_BYTES', 100 * 1024 * 1024),
@@ -184,6 +206,31 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
   };
   return { ...config, ...overrides };
+}
+
+/** Each network's app, when both halves of its credentials are set (one half alone is an operator's mistake). */
+function networkAppsFrom(env: Env): NetworkAppsConfig {
+  const app = (idName: string, secretName: string): OAuthApp | undefined => {
+    const clientId = env[idName]?.trim();
+    const clientSecret = env[secretName]?.trim();
+    if (!clientId && !clientSecret) return undefined;
+    if (!clientId || !clientSecret) throw new Error(`Set both ${idName} and ${secretName}, or neither.`);
+    return { clientId, clientSecret };
+  };
+  const x = app('X_CLIENT_ID', 'X_CLIENT_SECRET');
+  const linkedin = app('LINKEDIN_CLIENT_ID', 'LINKEDIN_CLIENT_SECRET');
+  const facebook = app('FACEBOOK_APP_ID', 'FACEBOOK_APP_SECRET');
+  const instagram = app('INSTAGRAM_APP_ID', 'INSTAGRAM_APP_SECRET');
+  const google = app('GOOGLE_CLIENT_ID', 'GOOGLE_CLIENT_SECRET');
+  const tiktok = app('TIKTOK_CLIENT_KEY', 'TIKTOK_CLIENT_SECRET');
+  return {
+    x,
+    linkedin: linkedin && { ...linkedin, apiVersion: env.LINKEDIN_VERSION?.trim() || '202510' },
+    facebook: facebook && { ...facebook, graphVersion: env.FACEBOOK_GRAPH_VERSION?.trim() || 'v23.0' },
+    instagram,
+    google: google && { ...google, youtubeDailyQuota: intFrom(env, 'YOUTUBE_DAILY_QUOTA', 10_000) },
+    tiktok,
+  };
 }
 
 /** NETWORK_ORIGIN_OVERRIDES: `https://real.origin=http://local:port` pairs, comma-separated; origins only. */

@@ -13,6 +13,7 @@
  *   herald channel add --account A --workspace W --handle H [--network sandbox] [--timezone Europe/Berlin] [--name N]
  *   herald channel connect bluesky --identifier H --app-password P [--service URL] [--workspace W] [--account A]
  *   herald channel connect mastodon --instance URL [--workspace W] [--account A]   (prints the URL to open, waits for the callback)
+ *   herald network check --channel C [--account A]   (verifies the token and permissions at the real network; posts nothing)
  *   herald channel slots --account A --channel C --slots "mon 09:00,tue 12:30"   (wall clock in the channel's timezone)
  *   herald media import --account A --workspace W --url U [--name FILE]   (direct image/video links only; SSRF-guarded)
  *   herald worker                                   (the publishing worker alone; `serve --no-worker` is the API alone)
@@ -26,6 +27,7 @@ import { importMediaFromUrl } from '../domain/media/media-import.js';
 import * as provisioning from '../domain/provisioning.js';
 import { toChannelView } from '../domain/directory.js';
 import { connectChannel, CONNECT_FLOW_MS } from '../domain/networks/channel-connections.js';
+import { checkChannelConnection } from '../domain/networks/connection-check.js';
 import { parseSlotList } from '../domain/queue/slots.js';
 import { MasterKeyError } from '../domain/secret-box.js';
 import { postExternal, setSandboxFailure } from '../publishing/engine.js';
@@ -146,6 +148,7 @@ const commands: Record<string, Command> = {
     }
     throw new UsageError(`No ${network} account was connected within 15 minutes; run the command again.`);
   },
+  'network check': async (v, deps) => ({ ...(await checkChannelConnection(deps, { accountId: v.account, channelId: need(v, 'channel') })) }),
   'channel slots': async (v, deps) => {
     const accountId = need(v, 'account');
     const channelId = need(v, 'channel');

@@ -200,4 +200,20 @@ export interface NetworkConnector {
   refresh?(channel: ConnectorChannel): Promise<void>;
   /** Revokes the channel's credentials at the network, where it offers that. */
   revoke?(channel: ConnectorChannel): Promise<void>;
+  /**
+   * Verifies a live channel against the real network without posting (herald network check): the token works,
+   * the account is the channel's, and the permissions publishing needs were granted. Networks without it are
+   * checked by reading one page of recent posts.
+   */
+  check?(channel: ConnectorChannel): Promise<ConnectionCheck>;
+}
+
+/** What a rehearsal found: `problems` empty means the channel can publish. */
+export interface ConnectionCheck {
+  /** The account the token belongs to, as the network names it. */
+  account: string;
+  /** The permissions the network says were granted, where it says. */
+  grantedScopes: string[] | null;
+  /** Each a sentence an operator can act on (a missing scope, an app still in testing, an expiry soon). */
+  problems: string[];
 }
