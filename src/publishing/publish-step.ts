@@ -88,6 +88,7 @@ export async function publishOne(rt: WorkerRuntime, { post, attemptCount }: Clai
   try {
     published = await network.publish({
       channel: ref, postKey: postKeyOf(post), text: post.text, imageUrls: post.imageUrls, videoUrls: post.videoUrls, channelOptions: post.channelOptions, attemptKey: idempotencyKey,
+      recordHandle: (handle) => rt.attempts.setHandle(idempotencyKey, handle),
     });
   } catch (error) {
     await failedAttempt(rt, post, network, ref, { number, idempotencyKey, startedAt }, error);

@@ -23,7 +23,9 @@ export async function reconcile(rt: WorkerRuntime, post: PostRecord, network: Ne
   let found: PublishedPost | undefined;
   let lookup = '';
   try {
-    found = await network.findPublished({ channel: ref, postKey: postKeyOf(post), attemptKey: idempotencyKey, text: post.text, attemptedAt: attempt.startedAt });
+    found = await network.findPublished({
+      channel: ref, postKey: postKeyOf(post), attemptKey: idempotencyKey, text: post.text, attemptedAt: attempt.startedAt, handle: await rt.attempts.handleOf(idempotencyKey),
+    });
   } catch (error) {
     lookup = ` Asking the network failed too: ${rt.classified(error, 'looking up an attempt').message}.`;
   }
@@ -45,7 +47,10 @@ export async function reconcileUnconfirmed(rt: WorkerRuntime): Promise<void> {
     const attempt = await rt.attempts.lastUnknownAttempt(post.id);
     const target = await rt.connectorFor(post.channelId);
     if (!attempt || 'missing' in target) continue;
-    const found = await target.network.findPublished({ channel: connectorChannel(rt.ctx.deps, target.channel), postKey: postKeyOf(post), attemptKey: attempt.idempotencyKey, text: post.text, attemptedAt: attempt.startedAt });
+    const found = await target.network.findPublished({
+      channel: connectorChannel(rt.ctx.deps, target.channel), postKey: postKeyOf(post), attemptKey: attempt.idempotencyKey, text: post.text, attemptedAt: attempt.startedAt,
+      handle: await rt.attempts.handleOf(attempt.idempotencyKey),
+    });
     if (found) {
       await confirmPublished(rt, post, publishedChanges(post, target.network, found, rt.now()), {
         idempotencyKey: attempt.idempotencyKey, outcome: 'reconciled', detail: 'found on the network by its idempotency key on a later sync', at: rt.now(),

@@ -145,7 +145,7 @@ describe('publishing: network rules', () => {
       const sandbox = new SandboxNetwork(t.deps.repos.sandbox, t.url);
       const channel = connectorChannel(t.deps, (await t.deps.repos.channels.get(a.accountId, a.channelIds[0]))!);
       for (const text of ['one', 'two', 'three']) {
-        await sandbox.publish({ channel, postKey: { id: text, createdAt: 0 }, text, imageUrls: [], videoUrls: [], channelOptions: null, attemptKey: `key-${text}` });
+        await sandbox.publish({ channel, postKey: { id: text, createdAt: 0 }, text, imageUrls: [], videoUrls: [], channelOptions: null, attemptKey: `key-${text}`, recordHandle: async () => {} });
       }
       const first = await sandbox.recentPosts(channel, { cursor: null, limit: 2 });
       assert.deepEqual(first.posts.map((p) => [p.text, p.attemptKey]), [['three', 'key-three'], ['two', 'key-two']]);
@@ -153,9 +153,9 @@ describe('publishing: network rules', () => {
       const second = await sandbox.recentPosts(channel, { cursor: first.nextCursor, limit: 2 });
       assert.deepEqual(second.posts.map((p) => p.text), ['one']);
       assert.equal(second.nextCursor, null);
-      const found = await sandbox.findPublished({ channel, postKey: { id: 'two', createdAt: 0 }, attemptKey: 'key-two', text: 'two', attemptedAt: 0 });
+      const found = await sandbox.findPublished({ channel, postKey: { id: 'two', createdAt: 0 }, attemptKey: 'key-two', text: 'two', attemptedAt: 0, handle: null });
       assert.equal(found?.networkPostId, first.posts[1].networkPostId);
-      assert.equal(await sandbox.findPublished({ channel, postKey: { id: 'two', createdAt: 0 }, attemptKey: 'key-none', text: 'two', attemptedAt: 0 }), undefined);
+      assert.equal(await sandbox.findPublished({ channel, postKey: { id: 'two', createdAt: 0 }, attemptKey: 'key-none', text: 'two', attemptedAt: 0, handle: null }), undefined);
     });
   });
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { NETWORK_CAPABILITIES } from '../../src/domain/networks/capabilities.js';
-import { NetworkError } from '../../src/domain/networks/connector.js';
+import { NetworkError, type AttemptLookup, type PublishRequest } from '../../src/domain/networks/connector.js';
 import { NetworkRegistry } from '../../src/publishing/networks/registry.js';
 import { SandboxNetwork } from '../../src/publishing/networks/sandbox.js';
 import { futureIso, startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
@@ -423,6 +423,27 @@ describe('publishing worker', () => {
     a = await t.seedAccount({ channels: 1 });
     const post = await create({ text: 'Loop' });
     await eventually(async () => ((await get(post.id)).status === 'published' ? true : undefined), 'the post to be published');
+  });
+
+  it('asks about the handle an attempt recorded before its outcome became unknown (an upload session, a container)', async () => {
+    const asked: (string | null)[] = [];
+    class SessionNetwork extends SandboxNetwork {
+      override async publish(request: PublishRequest): Promise<never> {
+        await request.recordHandle(`session-for-${request.postKey.id}`);
+        throw new NetworkError('unknown_outcome', 'the connection broke after the last byte was sent');
+      }
+      override async findPublished(lookup: AttemptLookup) {
+        asked.push(lookup.handle);
+        return lookup.handle === `session-for-${lookup.postKey.id}` ? { networkPostId: 'video-1', permalinkUrl: 'https://network.example/video-1', publishedAt: Date.now() } : undefined;
+      }
+    }
+    const networks = new NetworkRegistry().register('sandbox', new SessionNetwork(t.deps.repos.sandbox, t.url));
+    const post = await create({ text: 'A long upload' });
+    await testWorker(t, {}, networks).tick();
+    assert.deepEqual(asked, [`session-for-${post.id}`]);
+    const got = await get(post.id);
+    assert.equal(got.status, 'published');
+    assert.equal(got.permalinkUrl, 'https://network.example/video-1');
   });
 
   it('stores a safe message, not the exception, when a network call fails unexpectedly', async () => {

@@ -50,6 +50,16 @@ export class PublishAttemptsRepository {
     return row && toAttempt(row);
   }
 
+  /** What the network gave the attempt before the call that can make the post; see PublishRequest.recordHandle. */
+  async setHandle(idempotencyKey: string, handle: string): Promise<void> {
+    await this.db('publish_attempts').where({ idempotency_key: idempotencyKey }).update({ network_handle: handle });
+  }
+
+  async handleOf(idempotencyKey: string): Promise<string | null> {
+    const row = await this.db('publish_attempts').where({ idempotency_key: idempotencyKey }).first('network_handle');
+    return row?.network_handle ?? null;
+  }
+
   async finishAttempt(idempotencyKey: string, outcome: AttemptOutcome, detail: string | null, at: number): Promise<void> {
     await this.db('publish_attempts').where({ idempotency_key: idempotencyKey }).update({ outcome, detail, finished_at: at });
   }

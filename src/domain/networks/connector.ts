@@ -113,6 +113,12 @@ export interface PublishRequest {
   channelOptions: Record<string, unknown> | null;
   /** Herald's key for this attempt; the same key is sent again only to ask about the same attempt. */
   attemptKey: string;
+  /**
+   * Keeps what the network gave this attempt (an upload session URI, a media container id, a publish id) with the
+   * attempt, durably. Call it before the call that can make the post: if the outcome is then unknown (a timeout, a
+   * worker that died), findPublished receives the handle and can ask the network about exactly that attempt.
+   */
+  recordHandle(handle: string): Promise<void>;
 }
 
 export interface PublishedPost {
@@ -138,6 +144,8 @@ export interface AttemptLookup {
   text: string;
   /** When the attempt started: the post, if made, is no older. */
   attemptedAt: number;
+  /** What the attempt recorded through recordHandle, if it got that far. */
+  handle: string | null;
 }
 
 export interface NetworkPost extends PublishedPost {
