@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
 import { TINY_PNG } from '../media/fixtures.js';
 import { startFakeMastodon, type FakeMastodon } from '../support/fake-mastodon.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { pinClock, testWorker } from '../publishing/support.js';
+
+const run = promisify(execFile);
 
 /** Mastodon through its documented wire format (test/support/fake-mastodon.ts): no Mastodon server installs here. */
 describe('Mastodon, against a fake that speaks its documented API', function () {
@@ -297,5 +300,27 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
     assert.equal(res.body.data.revokedAtNetwork, true);
     assert.equal(mastodon.tokens(), 0, 'the token is revoked at the instance');
     assert.equal((await theChannel()).status, 'disconnected');
+  });
+
+  it('herald network check verifies a live channel without posting: ok, then the instance refusing the token, then a disconnected channel', async function () {
+    this.timeout(120_000);
+    await connectThroughConsent();
+    const channel = await theChannel();
+    const env = { ...process.env, DATA_DIR: t.config.dataDir, DATABASE_URL: t.config.databaseUrl ?? '', HERALD_FROM_SOURCE: '1', OUTBOUND_ALLOW_HOSTS: '127.0.0.1' };
+    const check = async () => JSON.parse((await run('node', ['bin/herald.mjs', 'network', 'check', '--channel', channel.id, '--json'], { env })).stdout);
+
+    assert.deepEqual(await check(), { channelId: channel.id, network: 'mastodon', ok: true, account: channel.handle, grantedScopes: null, problems: [] });
+    assert.equal(mastodon.statuses.length, 0, 'a check posts nothing');
+
+    mastodon.revokeAll();
+    const refused = await check();
+    assert.equal(refused.ok, false);
+    assert.match(refused.problems[0], /^Mastodon: .*The access token is invalid.*Reconnect the channel\.$/);
+
+    await t.api('DELETE', `/v1/rest/channels/${channel.id}`, { token: a.apiKey });
+    await assert.rejects(run('node', ['bin/herald.mjs', 'network', 'check', '--channel', channel.id], { env }), (error: { stderr: string }) => {
+      assert.match(error.stderr, /is disconnected: connect it again before checking it/);
+      return true;
+    });
   });
 });
