@@ -3,6 +3,7 @@ import knex, { type Knex } from 'knex';
 import pg from 'pg';
 import { ensurePrivateFile, prepareDataDir, tightenPrivateFile } from '../files/data-dir.js';
 import { migrationSource } from './migrations/index.js';
+import { cachePreparedStatements } from './statement-cache.js';
 
 export type Db = Knex;
 
@@ -31,13 +32,14 @@ export function openDatabase(options: { databaseUrl?: string; dataDir: string; p
     pool: {
       min: 1,
       max: 1,
-      afterCreate(conn: { pragma(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+      afterCreate(conn: { pragma(sql: string): unknown; prepare(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
         // WAL lets readers in other processes work while one writes; busy_timeout makes writers queue.
         conn.pragma('journal_mode = WAL');
         conn.pragma('busy_timeout = 5000');
         conn.pragma('foreign_keys = ON');
         conn.pragma('synchronous = NORMAL');
         for (const suffix of ['-wal', '-shm']) tightenPrivateFile(filename + suffix);
+        cachePreparedStatements(conn);
         done(null, conn);
       },
     },
