@@ -164,7 +164,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     validateResponses: boolFrom(env, 'VALIDATE_RESPONSES', false),
     worker: boolFrom(env, 'WORKER', true),
     workerPollMs: intFrom(env, 'WORKER_POLL_MS', 500),
-    workerConcurrency: Math.max(1, intFrom(env, 'WORKER_CONCURRENCY', 64)),
+    workerConcurrency: Math.max(1, intFrom(env, 'WORKER_CONCURRENCY', 256)),
     sandboxLatencyMs: intFrom(env, 'SANDBOX_LATENCY_MS', 0),
     workerLeaseSeconds: intFrom(env, 'WORKER_LEASE_SECONDS', 60),
     syncIntervalSeconds: intFrom(env, 'SYNC_INTERVAL_SECONDS', 300),

@@ -7,8 +7,8 @@
  *   its lease changes nothing, and a crashed worker's posts are reclaimed once its lease expires;
  * - it ticks back to back while there is work, else every pollMs; it syncs live posts, looks again at
  *   unconfirmed posts and re-queues recycling collections every syncIntervalMs;
- * - at most `concurrency` network calls are in flight at once;
- * - stop(): claims nothing more, finishes what is in flight, and puts claimed-but-unstarted posts back.
+ * - at most `concurrency` posts are in flight at once, refilled as they finish (a pipeline, not batch by batch);
+ * - stop(): claims nothing more and finishes what is in flight (a tick() stopped midway puts its unstarted posts back).
  * The steps: publish-step.ts (a due post), reconciliation.ts (unknown outcomes), comment-step.ts (first
  * comments), webhook-delivery.ts (events to webhook endpoints), live-sync.ts (posts found on the network);
  * runtime.ts holds what they share.
@@ -20,6 +20,7 @@ import { syncChannel } from './live-sync.js';
 import { publishOne } from './publish-step.js';
 import { reconcileUnconfirmed } from './reconciliation.js';
 import { deliverOne, deliveryLeaseMs } from './webhook-delivery.js';
+import type { ClaimedPost } from '../db/repositories/publishing.js';
 import { DEFAULT_WORKER_OPTIONS, newWorkerId, WorkerRuntime, type WorkerContext, type WorkerOptions } from './runtime.js';
 
 export type { WorkerContext, WorkerOptions };
@@ -37,6 +38,9 @@ export class PublishingWorker {
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
   private nextSyncAt = 0;
+  /** Posts the pipeline has started and not finished. */
+  private readonly running = new Set<Promise<void>>();
+  private slotWaiter: (() => void) | undefined;
 
   constructor(
     private readonly ctx: WorkerContext,
@@ -54,15 +58,25 @@ export class PublishingWorker {
     return this.rt.now();
   }
 
-  /** Runs until stop(): ticks back to back while there is work, else every pollMs; syncs every syncIntervalMs. */
+  /**
+   * Runs until stop(). Posts are published as a pipeline: whenever enough of the `concurrency` slots are free,
+   * due posts are claimed for them and started at once, so a slow network keeps hundreds of calls waiting rather
+   * than a batch waiting for its slowest call. First comments and webhook deliveries follow each claim; the loop
+   * goes on at once while there is work, else every pollMs or when a slot frees; it syncs every syncIntervalMs.
+   */
   start(): void {
     if (this.loop) return;
     this.loop = (async () => {
       while (!this.stopping) {
         let busy = false;
         try {
-          const result = await this.tick();
-          busy = result.claimed >= this.options.batchSize || result.deliveries >= this.options.batchSize;
+          const claimed = await this.refill();
+          if (claimed === 'no room') {
+            await this.slotFreed();
+            continue;
+          }
+          const { comments, deliveries } = await this.followUps();
+          busy = claimed === 'filled' || comments >= this.options.batchSize || deliveries >= this.options.batchSize;
           if (this.now() >= this.nextSyncAt) {
             this.nextSyncAt = this.now() + this.options.syncIntervalMs;
             await this.sync();
@@ -74,33 +88,75 @@ export class PublishingWorker {
         }
         if (!busy && !this.stopping) await this.sleep(this.options.pollMs);
       }
+      await Promise.all(this.running);
     })();
   }
 
-  /** Graceful: claims nothing more, lets in-flight posts finish, releases what was claimed but not started. */
+  /** Graceful: claims nothing more and lets in-flight posts finish (every claimed post was started at once). */
   async stop(): Promise<void> {
     this.stopping = true;
     this.wake?.();
+    this.slotWaiter?.();
     await this.loop;
   }
 
-  /** One round: claim due posts and publish them, then make due first comments, then deliver due webhooks. */
+  /**
+   * Claims due posts for the free slots and starts them without waiting. Claims only once a quarter of a batch
+   * is free, so a busy worker claims in batches rather than one post per finished call.
+   */
+  private async refill(): Promise<'filled' | 'partly' | 'no room'> {
+    const wanted = Math.min(this.options.concurrency - this.running.size, this.options.batchSize);
+    if (this.running.size > 0 && wanted < this.claimThreshold()) return 'no room';
+    const claimed = await this.repo.claimDue(this.options.workerId, this.now(), this.options.leaseMs, wanted, RELEASING_APPROVALS);
+    for (const item of claimed) {
+      const run: Promise<void> = this.publishClaimed(item).finally(() => {
+        this.running.delete(run);
+        if (this.options.concurrency - this.running.size >= this.claimThreshold()) this.slotWaiter?.();
+      });
+      this.running.add(run);
+    }
+    return claimed.length === wanted ? 'filled' : 'partly';
+  }
+
+  private claimThreshold(): number {
+    return Math.max(1, Math.ceil(Math.min(this.options.batchSize, this.options.concurrency) / 4));
+  }
+
+  /** Resolves once enough posts in flight have finished to claim again (or the worker is stopping). */
+  private slotFreed(): Promise<void> {
+    return new Promise((resolve) => {
+      this.slotWaiter = () => {
+        this.slotWaiter = undefined;
+        resolve();
+      };
+      // A post may have finished between the refill and now.
+      if (this.stopping || this.options.concurrency - this.running.size >= this.claimThreshold()) this.slotWaiter();
+    });
+  }
+
+  private async publishClaimed(item: ClaimedPost): Promise<void> {
+    try {
+      await publishOne(this.rt, item);
+    } catch (error) {
+      // The claim stays; its lease expires and the post is reconsidered (reconciled if an attempt started).
+      this.ctx.logger.error('publishing a post failed', error);
+    }
+  }
+
+  /** One round, waited for whole (tests and the CLI drive the worker this way): claim due posts and publish them, then follow-ups. */
   async tick(): Promise<TickResult> {
     const claimed = await this.repo.claimDue(this.options.workerId, this.now(), this.options.leaseMs, this.options.batchSize, RELEASING_APPROVALS);
     const unstarted: string[] = [];
     await pool(claimed, this.options.concurrency, async (item) => {
-      if (this.stopping) {
-        unstarted.push(item.post.id);
-        return;
-      }
-      try {
-        await publishOne(this.rt, item);
-      } catch (error) {
-        // The claim stays; its lease expires and the post is reconsidered (reconciled if an attempt started).
-        this.ctx.logger.error('publishing a post failed', error);
-      }
+      if (this.stopping) unstarted.push(item.post.id);
+      else await this.publishClaimed(item);
     });
     await this.repo.release(this.options.workerId, unstarted);
+    return { claimed: claimed.length, ...(await this.followUps()) };
+  }
+
+  /** Due first comments, then due webhook deliveries. */
+  private async followUps(): Promise<{ comments: number; deliveries: number }> {
     const steps = this.stopping ? [] : await this.rt.commentSteps.claimDueComments(this.options.workerId, this.now(), this.options.leaseMs, this.options.batchSize);
     await pool(steps, this.options.concurrency, async (step) => {
       try {
@@ -118,7 +174,7 @@ export class PublishingWorker {
         this.ctx.logger.error('delivering a webhook failed', error);
       }
     });
-    return { claimed: claimed.length, comments: steps.length, deliveries: deliveries.length };
+    return { comments: steps.length, deliveries: deliveries.length };
   }
 
   /** Live-post sync over every channel, and another look for unconfirmed posts. */
