@@ -4,7 +4,7 @@ import { NetworkError, type AttemptLookup, type PublishRequest } from '../../src
 import { NetworkRegistry } from '../../src/publishing/networks/registry.js';
 import { SandboxNetwork } from '../../src/publishing/networks/sandbox.js';
 import { futureIso, startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
-import { dieMidAttempt, eventually, pinClock, testWorker } from './support.js';
+import { countPostsByStatus, countPublishAttempts, dieMidAttempt, eventually, pinClock, testWorker } from './support.js';
 
 describe('publishing worker', () => {
   let t: TestHerald;
@@ -415,6 +415,34 @@ describe('publishing worker', () => {
     const stored = await t.deps.repos.posts.get(a.accountId, own.id);
     assert.equal(stored?.metrics?.impressions, 40);
     assert.equal((await t.api('GET', `/v1/rest/posts/${live[0].id}`, { token: a.apiKey })).body.data.metrics.likes, 9);
+  });
+
+  it('runs as a pipeline: a slow network call holds its own slot, not the posts claimed with it', async () => {
+    let releaseSlow!: () => void;
+    const slowCall = new Promise<void>((resolve) => { releaseSlow = resolve; });
+    class OneSlowPost extends SandboxNetwork {
+      override async publish(request: PublishRequest) {
+        if (request.text === 'Slow') await slowCall;
+        return super.publish(request);
+      }
+    }
+    const networks = new NetworkRegistry().register('sandbox', new OneSlowPost(t.deps.repos.sandbox, t.url));
+    const slow = await create({ text: 'Slow' });
+    const fast = [];
+    for (let i = 0; i < 9; i++) fast.push(await create({ text: `Fast ${i}` }));
+    // Three slots, claimed three at a time: batch by batch, the slow post's batch would hold back every later claim.
+    const worker = testWorker(t, { concurrency: 3, batchSize: 3, pollMs: 20 }, networks);
+    worker.start();
+    try {
+      await eventually(async () => ((await countPostsByStatus(t, a.accountId, 'published')) === 9 ? true : undefined), 'the nine fast posts to go out');
+      assert.equal((await get(slow.id)).status, 'publishing', 'the slow call is still in flight');
+      releaseSlow();
+      await eventually(async () => ((await get(slow.id)).status === 'published' ? true : undefined), 'the slow post to finish');
+    } finally {
+      releaseSlow();
+      await worker.stop();
+    }
+    assert.equal(await countPublishAttempts(t, a.accountId), 10, 'one attempt per post');
   });
 
   it('runs on its own loop inside herald serve: a publish-now post goes out without a manual tick', async () => {
