@@ -124,6 +124,12 @@ export interface RestHandlers<Context> {
   listWebhookDeliveries(request: RestRequest<'listWebhookDeliveries'>, context: Context): Promise<RestResponse<'listWebhookDeliveries'>>;
   /** POST /webhooks/{webhookId}/redeliver - Deliver failed deliveries again, one (`deliveryId`) or all created since a time (`since`). Needs the manage_team scope. */
   redeliverWebhook(request: RestRequest<'redeliverWebhook'>, context: Context): Promise<RestResponse<'redeliverWebhook'>>;
+  /** GET /api-keys - API keys of the account. With manage_team, every member's keys; otherwise the caller's own. */
+  listApiKeys(request: RestRequest<'listApiKeys'>, context: Context): Promise<RestResponse<'listApiKeys'>>;
+  /** POST /api-keys - Create an API key for the calling user. Granting manage_team needs the manage_team scope. */
+  createApiKey(request: RestRequest<'createApiKey'>, context: Context): Promise<RestResponse<'createApiKey'>>;
+  /** DELETE /api-keys/{keyId} - Revoke an API key. Your own keys; any key of the account with manage_team. */
+  revokeApiKey(request: RestRequest<'revokeApiKey'>, context: Context): Promise<RestResponse<'revokeApiKey'>>;
 }
 
 export const restRoutes: readonly RestRoute[] = [
@@ -172,6 +178,9 @@ export const restRoutes: readonly RestRoute[] = [
   { operationId: 'sendWebhookTest', method: 'post', path: '/webhooks/{webhookId}/test', expressPath: '/webhooks/:webhookId/test', rateLimit: 'write', idempotent: false },
   { operationId: 'listWebhookDeliveries', method: 'get', path: '/webhooks/{webhookId}/deliveries', expressPath: '/webhooks/:webhookId/deliveries', rateLimit: 'read', idempotent: false },
   { operationId: 'redeliverWebhook', method: 'post', path: '/webhooks/{webhookId}/redeliver', expressPath: '/webhooks/:webhookId/redeliver', rateLimit: 'write', idempotent: false },
+  { operationId: 'listApiKeys', method: 'get', path: '/api-keys', expressPath: '/api-keys', rateLimit: 'read', idempotent: false },
+  { operationId: 'createApiKey', method: 'post', path: '/api-keys', expressPath: '/api-keys', rateLimit: 'write', idempotent: false },
+  { operationId: 'revokeApiKey', method: 'delete', path: '/api-keys/{keyId}', expressPath: '/api-keys/:keyId', rateLimit: 'write', idempotent: false },
 ];
 
 /** What Express hands over: path, query and body as they arrived (validated against openapi/ by then). */
@@ -274,5 +283,11 @@ export function dispatchRest<Context>(handlers: RestHandlers<Context>, operation
       return handlers.listWebhookDeliveries(request as RestRequest<'listWebhookDeliveries'>, context);
     case 'redeliverWebhook':
       return handlers.redeliverWebhook(request as RestRequest<'redeliverWebhook'>, context);
+    case 'listApiKeys':
+      return handlers.listApiKeys(request as RestRequest<'listApiKeys'>, context);
+    case 'createApiKey':
+      return handlers.createApiKey(request as RestRequest<'createApiKey'>, context);
+    case 'revokeApiKey':
+      return handlers.revokeApiKey(request as RestRequest<'revokeApiKey'>, context);
   }
 }

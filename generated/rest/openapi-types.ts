@@ -747,6 +747,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * API keys of the account. With manage_team, every member's keys; otherwise the caller's own.
+         * @description Keys are never shown again after creation; the list shows each key's first characters to recognise it.
+         */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * Create an API key for the calling user. Granting manage_team needs the manage_team scope.
+         * @description Every key has `read_profile` and `manage_post`; `manage_team` is added when asked for, and only a caller that
+         *     has it may grant it (403 `insufficient_scope` otherwise). The answer carries the key once: store it, Herald
+         *     keeps only its hash.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api-keys/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key. Your own keys; any key of the account with manage_team.
+         * @description The key stops working on every instance within a second. Revoking a revoked key answers 404.
+         */
+        delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1148,6 +1196,41 @@ export interface components {
             updatedAt: string;
             /** @description whsec_...: the Standard Webhooks signing secret, shown only now. */
             secret: string;
+        };
+        /** @description An API key as listed; the key itself is shown only when created. */
+        ApiKey: {
+            id: string;
+            name: string;
+            /** @description The key's first characters */
+            prefix: string;
+            /** @description The member the key acts as. */
+            userId: string;
+            scopes: ("read_profile" | "manage_post" | "manage_team")[];
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last use
+             */
+            lastUsedAt: string | null;
+            /** Format: date-time */
+            revokedAt: string | null;
+        };
+        /** @description A key as created, with the key itself, shown only in this answer. */
+        ApiKeyWithSecret: {
+            id: string;
+            name: string;
+            prefix: string;
+            userId: string;
+            scopes: ("read_profile" | "manage_post" | "manage_team")[];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            lastUsedAt: string | null;
+            /** Format: date-time */
+            revokedAt: string | null;
+            /** @description The bearer key, shown only now: Herald keeps its SHA-256 hash. */
+            key: string;
         };
         WebhookDelivery: {
             id: string;
@@ -3696,6 +3779,137 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Keys, oldest first, revoked ones included (with revokedAt). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "01hx0000000000000000000800",
+                     *           "name": "Zapier",
+                     *           "prefix": "hk_9f3Kq2Lx",
+                     *           "userId": "01hx0000000000000000000001",
+                     *           "scopes": [
+                     *             "read_profile",
+                     *             "manage_post"
+                     *           ],
+                     *           "createdAt": "2030-01-01T09:00:00.000Z",
+                     *           "lastUsedAt": "2030-01-02T10:30:00.000Z",
+                     *           "revokedAt": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ApiKey"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Zapier",
+                 *       "scopes": [
+                 *         "manage_team"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description What the key is for (the integration using it). */
+                    name: string;
+                    scopes?: ("read_profile" | "manage_post" | "manage_team")[];
+                };
+            };
+        };
+        responses: {
+            /** @description The key, with its secret (shown this once). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ApiKeyWithSecret"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key, now revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "01hx0000000000000000000800",
+                     *         "name": "Zapier",
+                     *         "prefix": "hk_9f3Kq2Lx",
+                     *         "userId": "01hx0000000000000000000001",
+                     *         "scopes": [
+                     *           "read_profile",
+                     *           "manage_post"
+                     *         ],
+                     *         "createdAt": "2030-01-01T09:00:00.000Z",
+                     *         "lastUsedAt": "2030-01-02T10:30:00.000Z",
+                     *         "revokedAt": "2030-01-03T08:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ApiKey"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };

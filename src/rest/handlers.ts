@@ -16,6 +16,7 @@ import { clearQueue, getSchedule, pauseQueue, reorderQueue, resumeQueue, setSche
 import { listCollections, recyclePost } from '../domain/recycling/recycling.js';
 import { listEvents } from '../domain/events/events.js';
 import { listDeliveries, redeliver } from '../domain/webhooks/webhook-deliveries.js';
+import { createMemberApiKey, listApiKeys, revokeMemberApiKey } from '../domain/api-keys.js';
 import {
   createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateWebhookSecret, sendWebhookTest, updateWebhook,
 } from '../domain/webhooks/webhook-endpoints.js';
@@ -95,5 +96,8 @@ export function restHandlers(deps: DomainDeps): RestHandlers<RestContext> {
     sendWebhookTest: async (req, { principal }) => ({ status: 202, body: { data: await sendWebhookTest(deps, principal, req.params.webhookId) } }),
     listWebhookDeliveries: async (req, { principal }) => ({ status: 200, body: await listDeliveries(deps, principal, req.params.webhookId, req.query ?? {}) }),
     redeliverWebhook: async (req, { principal }) => ({ status: 202, body: { data: await redeliver(deps, principal, req.params.webhookId, req.body) } }),
+    listApiKeys: async (_req, { principal }) => ({ status: 200, body: { data: await listApiKeys(deps, principal) } }),
+    createApiKey: async (req, { principal }) => ({ status: 201, body: { data: await createMemberApiKey(deps, principal, req.body) } }),
+    revokeApiKey: async (req, { principal }) => ({ status: 200, body: { data: await revokeMemberApiKey(deps, principal, req.params.keyId) } }),
   };
 }

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium.js';
 import * as provisioning from '../../src/domain/provisioning.js';
@@ -8,6 +10,7 @@ import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 
 const ARTIFACTS = path.resolve('test-artifacts');
+const run = promisify(execFile);
 
 /** The web app in a real headless Chromium, against a real Herald on loopback. */
 describe('the web app in a headless Chromium', function () {
@@ -133,6 +136,31 @@ describe('the web app in a headless Chromium', function () {
     await t.deps.repos.webhooks.disableEndpoint(endpoint.id, 'the receiver answered 410 Gone', Date.now());
     await page.goto(`${t.url}/app`);
     assert.match(await page.textContent('.banner') ?? '', /disabled the webhook endpoint http:\/\/127\.0\.0\.1:9\/hook: the receiver answered 410 Gone/);
+  });
+
+  it('creates an API key shown once with a copy button, which works with curl until it is revoked', async () => {
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
+    await signIn();
+    await page.click('text=API keys');
+    await page.fill('#key-name', 'curl from the terminal');
+    await page.check('input[name="manageTeam"]');
+    await page.click('form[action="/app/settings/api-keys"] button');
+    const key = (await page.textContent('#new-key')) ?? '';
+    assert.match(key, /^hk_/);
+    await page.click('#copy-key');
+    await page.waitForSelector('#copy-key:text("Copied")');
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), key);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'app-api-keys.png'), fullPage: true });
+
+    const curl = (token: string) => run('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-H', `Authorization: Bearer ${token}`, `${t.url}/v1/rest/approvals`]);
+    assert.equal((await curl(key)).stdout, '200', 'the key works, with the manage_team scope it was given');
+
+    await page.goto(`${t.url}/app/settings/api-keys`);
+    assert.equal(await page.locator('#new-key').count(), 0, 'shown once');
+    assert.match(await page.textContent('tbody') ?? '', /curl from the terminal/);
+    await page.click('button[aria-label="Revoke curl from the terminal"]');
+    await page.waitForSelector('text=revoked');
+    assert.equal((await curl(key)).stdout, '401', 'revoked: refused at once');
   });
 
   it('retries a failed post from its page, and opens the calendar with the posts', async () => {

@@ -9,6 +9,7 @@ import type { ChannelOptionRule, NetworkCapabilities } from '../../domain/networ
 import type { PostView } from '../../domain/posts/post-view.js';
 import { escapeHtml } from '../../http/html.js';
 import type { WebhookEndpointView } from '../../domain/webhooks/webhook-endpoints.js';
+import type { ApiKeyView } from '../../domain/api-keys.js';
 
 export interface PageContext {
   csrf: string;
@@ -31,7 +32,7 @@ table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #e3e6ea;
 
 export function layout(context: PageContext, title: string, body: string): string {
   const nav = context.signedIn
-    ? `<header><strong>Herald</strong><a href="/app">Posts</a><a href="/app/compose">Compose</a><a href="/app/calendar">Calendar</a>${context.signedIn.manages ? '<a href="/app/approvals">Approvals</a><a href="/app/channels">Channels</a><a href="/app/settings/webhooks">Webhooks</a>' : ''}
+    ? `<header><strong>Herald</strong><a href="/app">Posts</a><a href="/app/compose">Compose</a><a href="/app/calendar">Calendar</a>${context.signedIn.manages ? '<a href="/app/approvals">Approvals</a><a href="/app/channels">Channels</a><a href="/app/settings/webhooks">Webhooks</a>' : ''}<a href="/app/settings/api-keys">API keys</a>
 <form method="post" action="/app/sign-out"><input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}"><span>${escapeHtml(context.signedIn.email)}</span> <button>Sign out</button></form></header>`
     : '<header><strong>Herald</strong></header>';
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
@@ -226,6 +227,31 @@ ${rows ? `<table><thead><tr><th>URL</th><th>Events</th><th>State</th><th></th></
 <h2>Add an endpoint</h2><form method="post" action="/app/settings/webhooks">${hidden}
 <label for="url">URL</label><input id="url" name="url" type="url" size="50" required><fieldset><legend>Events</legend>${boxes}</fieldset>
 <p><button>Add</button></p></form>`);
+}
+
+export function apiKeysPage(
+  context: PageContext,
+  keys: ApiKeyView[],
+  extra: { created?: { name: string; key: string }; problem?: string } = {},
+): string {
+  const hidden = `<input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}">`;
+  const when = (iso: string | null) => (iso ? escapeHtml(iso.slice(0, 16).replace('T', ' ')) + ' UTC' : 'never');
+  const rows = keys.map((k) => `<tr><td>${escapeHtml(k.name)}</td><td><code>${escapeHtml(k.prefix)}…</code></td><td>${escapeHtml(k.scopes.join(', '))}</td>
+<td>${when(k.lastUsedAt)}</td><td>${k.revokedAt ? `revoked ${when(k.revokedAt)}` : `<form method="post" action="/app/settings/api-keys/${encodeURIComponent(k.id)}/revoke">${hidden}<button aria-label="Revoke ${escapeHtml(k.name)}">Revoke</button></form>`}</td></tr>`).join('');
+  const created = extra.created
+    ? `<div role="status"><p>The key “${escapeHtml(extra.created.name)}”, shown this once: copy it now, Herald keeps only its hash.</p>
+<p><code class="secret" id="new-key">${escapeHtml(extra.created.key)}</code> <button type="button" id="copy-key">Copy</button></p></div>
+<script nonce="${escapeHtml(context.nonce)}">document.getElementById('copy-key').addEventListener('click', (event) => {
+  navigator.clipboard.writeText(document.getElementById('new-key').textContent).then(() => { event.target.textContent = 'Copied'; });
+});</script>`
+    : '';
+  return layout(context, 'API keys', `${extra.problem ? `<p class="problem" role="alert">${escapeHtml(extra.problem)}</p>` : ''}${created}
+<p>An API key acts as you on the REST API and the MCP server: <code>Authorization: Bearer &lt;key&gt;</code>.</p>
+${rows ? `<table><thead><tr><th>Name</th><th>Key</th><th>Scopes</th><th>Last used</th><th></th></tr></thead><tbody>${rows}</tbody></table>` : '<p>No keys yet: create one for each integration, so you can revoke one without the others.</p>'}
+<h2>Create a key</h2><form method="post" action="/app/settings/api-keys">${hidden}
+<label for="key-name">What it is for</label><input id="key-name" name="name" maxlength="100" required>
+${context.signedIn?.manages ? '<label><input type="checkbox" name="manageTeam" value="true"> Manage the team (approvals, bulk changes)</label>' : ''}
+<p><button>Create key</button></p></form>`);
 }
 
 export function weekPage(context: PageContext, week: TeamWeek, moved?: { postId: string; from: string; text: string }): string {
