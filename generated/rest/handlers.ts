@@ -130,6 +130,10 @@ export interface RestHandlers<Context> {
   createApiKey(request: RestRequest<'createApiKey'>, context: Context): Promise<RestResponse<'createApiKey'>>;
   /** DELETE /api-keys/{keyId} - Revoke an API key. Your own keys; any key of the account with manage_team. */
   revokeApiKey(request: RestRequest<'revokeApiKey'>, context: Context): Promise<RestResponse<'revokeApiKey'>>;
+  /** GET /connected-apps - The OAuth clients (MCP clients, integrations) the caller authorized, with their scopes and last token. */
+  listConnectedApps(request: RestRequest<'listConnectedApps'>, context: Context): Promise<RestResponse<'listConnectedApps'>>;
+  /** DELETE /connected-apps/{clientId} - Revoke every authorization the caller gave this client, with its access and refresh tokens. */
+  revokeConnectedApp(request: RestRequest<'revokeConnectedApp'>, context: Context): Promise<RestResponse<'revokeConnectedApp'>>;
 }
 
 export const restRoutes: readonly RestRoute[] = [
@@ -181,6 +185,8 @@ export const restRoutes: readonly RestRoute[] = [
   { operationId: 'listApiKeys', method: 'get', path: '/api-keys', expressPath: '/api-keys', rateLimit: 'read', idempotent: false },
   { operationId: 'createApiKey', method: 'post', path: '/api-keys', expressPath: '/api-keys', rateLimit: 'write', idempotent: false },
   { operationId: 'revokeApiKey', method: 'delete', path: '/api-keys/{keyId}', expressPath: '/api-keys/:keyId', rateLimit: 'write', idempotent: false },
+  { operationId: 'listConnectedApps', method: 'get', path: '/connected-apps', expressPath: '/connected-apps', rateLimit: 'read', idempotent: false },
+  { operationId: 'revokeConnectedApp', method: 'delete', path: '/connected-apps/{clientId}', expressPath: '/connected-apps/:clientId', rateLimit: 'write', idempotent: false },
 ];
 
 /** What Express hands over: path, query and body as they arrived (validated against openapi/ by then). */
@@ -289,5 +295,9 @@ export function dispatchRest<Context>(handlers: RestHandlers<Context>, operation
       return handlers.createApiKey(request as RestRequest<'createApiKey'>, context);
     case 'revokeApiKey':
       return handlers.revokeApiKey(request as RestRequest<'revokeApiKey'>, context);
+    case 'listConnectedApps':
+      return handlers.listConnectedApps(request as RestRequest<'listConnectedApps'>, context);
+    case 'revokeConnectedApp':
+      return handlers.revokeConnectedApp(request as RestRequest<'revokeConnectedApp'>, context);
   }
 }

@@ -795,6 +795,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/connected-apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The OAuth clients (MCP clients, integrations) the caller authorized, with their scopes and last token. */
+        get: operations["listConnectedApps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/connected-apps/{clientId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke every authorization the caller gave this client, with its access and refresh tokens.
+         * @description Its tokens stop working on every instance within a second; the client must ask for consent again.
+         */
+        delete: operations["revokeConnectedApp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1231,6 +1270,24 @@ export interface components {
             revokedAt: string | null;
             /** @description The bearer key, shown only now: Herald keeps its SHA-256 hash. */
             key: string;
+        };
+        /** @description An OAuth client the caller authorized, as long as the authorization stands. */
+        ConnectedApp: {
+            clientId: string;
+            /** @description The name the client registered with (not verified). */
+            clientName: string | null;
+            clientUri: string | null;
+            scopes: string[];
+            /**
+             * Format: date-time
+             * @description The first standing authorization.
+             */
+            authorizedAt: string;
+            /**
+             * Format: date-time
+             * @description When it last got a token: access tokens last an hour, so a client in use refreshes at least that often.
+             */
+            lastTokenAt: string | null;
         };
         WebhookDelivery: {
             id: string;
@@ -3909,6 +3966,85 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listConnectedApps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One entry per client, oldest authorization first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "clientId": "8a0c4f7e-2d51-4bbf-9a43-3f1c2a9e6d10",
+                     *           "clientName": "Claude",
+                     *           "clientUri": "https://claude.ai",
+                     *           "scopes": [
+                     *             "read_profile",
+                     *             "manage_post"
+                     *           ],
+                     *           "authorizedAt": "2030-01-01T09:00:00.000Z",
+                     *           "lastTokenAt": "2030-01-02T10:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ConnectedApp"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    revokeConnectedApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What was revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "clientId": "8a0c4f7e-2d51-4bbf-9a43-3f1c2a9e6d10",
+                     *         "revokedAuthorizations": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            clientId: string;
+                            revokedAuthorizations: number;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };

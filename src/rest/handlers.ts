@@ -17,6 +17,7 @@ import { listCollections, recyclePost } from '../domain/recycling/recycling.js';
 import { listEvents } from '../domain/events/events.js';
 import { listDeliveries, redeliver } from '../domain/webhooks/webhook-deliveries.js';
 import { createMemberApiKey, listApiKeys, revokeMemberApiKey } from '../domain/api-keys.js';
+import { listConnectedApps, revokeConnectedApp } from '../domain/connected-apps.js';
 import {
   createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateWebhookSecret, sendWebhookTest, updateWebhook,
 } from '../domain/webhooks/webhook-endpoints.js';
@@ -99,5 +100,7 @@ export function restHandlers(deps: DomainDeps): RestHandlers<RestContext> {
     listApiKeys: async (_req, { principal }) => ({ status: 200, body: { data: await listApiKeys(deps, principal) } }),
     createApiKey: async (req, { principal }) => ({ status: 201, body: { data: await createMemberApiKey(deps, principal, req.body) } }),
     revokeApiKey: async (req, { principal }) => ({ status: 200, body: { data: await revokeMemberApiKey(deps, principal, req.params.keyId) } }),
+    listConnectedApps: async (_req, { principal }) => ({ status: 200, body: { data: await listConnectedApps(deps, principal) } }),
+    revokeConnectedApp: async (req, { principal }) => ({ status: 200, body: { data: await revokeConnectedApp(deps, principal, req.params.clientId) } }),
   };
 }

@@ -8,6 +8,7 @@ import { launchChromium } from '../support/chromium.js';
 import * as provisioning from '../../src/domain/provisioning.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { authorizeUrl, FormUser, pkcePair, REDIRECT_URI, registerClient, tokenRequest } from '../oauth/support.js';
 
 const ARTIFACTS = path.resolve('test-artifacts');
 const run = promisify(execFile);
@@ -161,6 +162,23 @@ describe('the web app in a headless Chromium', function () {
     await page.click('button[aria-label="Revoke curl from the terminal"]');
     await page.waitForSelector('text=revoked');
     assert.equal((await curl(key)).stdout, '401', 'revoked: refused at once');
+  });
+
+  it('lists the OAuth apps a person authorized and revokes one, ending its tokens', async () => {
+    const { client_id: clientId } = await registerClient(t, { client_name: 'Claude <desktop>' });
+    const { verifier, challenge } = pkcePair();
+    const redirect = await new FormUser(t.url).authorize(authorizeUrl(t, {
+      response_type: 'code', client_id: clientId, redirect_uri: REDIRECT_URI, code_challenge: challenge, code_challenge_method: 'S256', resource: t.url + '/mcp',
+    }), a);
+    const tokens = await tokenRequest(t, { grant_type: 'authorization_code', code: redirect.searchParams.get('code')!, code_verifier: verifier, redirect_uri: REDIRECT_URI, client_id: clientId, resource: t.url + '/mcp' });
+    assert.equal((await t.api('GET', '/v1/rest/channels', { token: tokens.body.access_token })).status, 200);
+
+    await signIn();
+    await page.click('text=API keys');
+    assert.match(await page.textContent('#connected-apps') ?? '', /Claude <desktop>.*read_profile, manage_post/s);
+    await page.click('button[aria-label="Revoke access of Claude <desktop>"]');
+    await page.waitForSelector('text=No app acts for you through OAuth');
+    assert.equal((await t.api('GET', '/v1/rest/channels', { token: tokens.body.access_token })).status, 401);
   });
 
   it('retries a failed post from its page, and opens the calendar with the posts', async () => {

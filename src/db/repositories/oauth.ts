@@ -190,6 +190,29 @@ export class OAuthRepository {
     await this.db('oauth_tokens').where({ id }).whereNull('revoked_at').update({ revoked_at: now });
   }
 
+  /** The user's standing authorizations (families not revoked), each with its client and when it last got a token. */
+  async authorizationsOf(accountId: string, userId: string): Promise<{ family: TokenFamilyRecord; client: OAuthClientRecord; lastTokenAt: number | null }[]> {
+    const families = await this.db('oauth_token_families').where({ account_id: accountId, user_id: userId }).whereNull('revoked_at').orderBy('created_at');
+    if (families.length === 0) return [];
+    const ids = families.map((f: { id: string }) => f.id);
+    const clients = await this.db('oauth_clients').whereIn('id', [...new Set(families.map((f: { client_id: string }) => f.client_id))]);
+    const latest: { family_id: string; at: number | string | null }[] = await this.db('oauth_tokens').whereIn('family_id', ids).groupBy('family_id').select('family_id').max({ at: 'created_at' });
+    const lastByFamily = new Map(latest.map((row) => [row.family_id, row.at === null ? null : Number(row.at)]));
+    const clientById = new Map(clients.map((row: { id: string }) => [row.id, toClient(row)]));
+    return families.map((row: any) => ({ family: toFamily(row), client: clientById.get(row.client_id)!, lastTokenAt: lastByFamily.get(row.id) ?? null }));
+  }
+
+  /** Revokes every authorization the user gave this client, with their tokens; how many there were. */
+  async revokeClientForUser(accountId: string, userId: string, clientId: string, now: number): Promise<number> {
+    return this.db.transaction(async (trx) => {
+      const families = await trx('oauth_token_families').where({ account_id: accountId, user_id: userId, client_id: clientId }).whereNull('revoked_at').pluck('id');
+      if (families.length === 0) return 0;
+      await trx('oauth_token_families').whereIn('id', families).update({ revoked_at: now });
+      await trx('oauth_tokens').whereIn('family_id', families).whereNull('revoked_at').update({ revoked_at: now });
+      return families.length;
+    });
+  }
+
   /** Housekeeping: clients registered before `registeredBefore` that no user ever authorized (no code pending, no token family). */
   async deleteNeverAuthorizedClients(registeredBefore: number): Promise<number> {
     return this.db('oauth_clients')

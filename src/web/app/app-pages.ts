@@ -10,6 +10,7 @@ import type { PostView } from '../../domain/posts/post-view.js';
 import { escapeHtml } from '../../http/html.js';
 import type { WebhookEndpointView } from '../../domain/webhooks/webhook-endpoints.js';
 import type { ApiKeyView } from '../../domain/api-keys.js';
+import type { ConnectedAppView } from '../../domain/connected-apps.js';
 
 export interface PageContext {
   csrf: string;
@@ -232,6 +233,7 @@ ${rows ? `<table><thead><tr><th>URL</th><th>Events</th><th>State</th><th></th></
 export function apiKeysPage(
   context: PageContext,
   keys: ApiKeyView[],
+  apps: ConnectedAppView[],
   extra: { created?: { name: string; key: string }; problem?: string } = {},
 ): string {
   const hidden = `<input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}">`;
@@ -251,7 +253,13 @@ ${rows ? `<table><thead><tr><th>Name</th><th>Key</th><th>Scopes</th><th>Last use
 <h2>Create a key</h2><form method="post" action="/app/settings/api-keys">${hidden}
 <label for="key-name">What it is for</label><input id="key-name" name="name" maxlength="100" required>
 ${context.signedIn?.manages ? '<label><input type="checkbox" name="manageTeam" value="true"> Manage the team (approvals, bulk changes)</label>' : ''}
-<p><button>Create key</button></p></form>`);
+<p><button>Create key</button></p></form>
+<h2>Connected apps</h2>
+${apps.length > 0 ? `<table id="connected-apps"><thead><tr><th>App</th><th>Scopes</th><th>Authorized</th><th>Last token</th><th></th></tr></thead><tbody>${apps.map((app) => `<tr>
+<td>${escapeHtml(app.clientName ?? 'Unnamed client')}${app.clientUri ? ` <small>${escapeHtml(app.clientUri)}</small>` : ''}</td><td>${escapeHtml(app.scopes.join(', '))}</td>
+<td>${when(app.authorizedAt)}</td><td>${when(app.lastTokenAt)}</td>
+<td><form method="post" action="/app/settings/connected-apps/${encodeURIComponent(app.clientId)}/revoke">${hidden}<button aria-label="Revoke access of ${escapeHtml(app.clientName ?? 'Unnamed client')}">Revoke access</button></form></td></tr>`).join('')}</tbody></table>`
+    : '<p>No app acts for you through OAuth. MCP clients (Claude, ChatGPT, IDEs) appear here once you approve them.</p>'}`);
 }
 
 export function weekPage(context: PageContext, week: TeamWeek, moved?: { postId: string; from: string; text: string }): string {

@@ -1,7 +1,7 @@
 /**
  * The web app at /app, for the people on a team: sign in with the same accounts as the OAuth pages, see
  * the posts, compose for several channels, open a post (attempts, error, permalink, approve or reject),
- * the approvals inbox, the channels with their connect forms, the member's API keys (shown once, revocable), and the webhook endpoints (secret shown once;
+ * the approvals inbox, the channels with their connect forms, the member's API keys (shown once, revocable) and connected OAuth apps, and the webhook endpoints (secret shown once;
  * a banner on every page while Herald has one disabled).
  *
  * Rules kept here (the rest are the domain's, called as the REST API calls them):
@@ -38,6 +38,7 @@ import { browserSession } from '../../http/browser-session.js';
 import { formBody } from '../../http/request-body.js';
 import { createWebhook, deleteWebhook, listWebhooks, rotateWebhookSecret } from '../../domain/webhooks/webhook-endpoints.js';
 import { createMemberApiKey, listApiKeys, revokeMemberApiKey } from '../../domain/api-keys.js';
+import { listConnectedApps, revokeConnectedApp } from '../../domain/connected-apps.js';
 import { EVENT_TYPES, type EventType } from '../../domain/events/event-types.js';
 import { apiKeysPage, approvalsPage, channelsPage, composePage, postPage, postsPage, queuePage, signInPage, webhooksPage, weekPage, type ComposeForm, type PageContext } from './app-pages.js';
 
@@ -391,7 +392,7 @@ export function appRouter(deps: DomainDeps, log: (message: string, error: unknow
   router.get(`${APP}/settings/api-keys`, async (req, res) => {
     const v = await visitor(req, res);
     if (!v) return;
-    send(res, apiKeysPage(v.context, await listApiKeys(deps, v.principal)), v.context.nonce);
+    send(res, apiKeysPage(v.context, await listApiKeys(deps, v.principal), await listConnectedApps(deps, v.principal)), v.context.nonce);
   });
 
   router.post(`${APP}/settings/api-keys`, ...form, async (req, res) => {
@@ -401,10 +402,10 @@ export function appRouter(deps: DomainDeps, log: (message: string, error: unknow
       const name = String(req.body.name ?? '').trim();
       if (name === '' || name.length > 100) throw new ValidationError('Name the key (up to 100 characters) after the integration that will use it.');
       const created = await createMemberApiKey(deps, v.principal, { name, scopes: req.body.manageTeam === 'true' ? ['manage_team'] : [] });
-      send(res, apiKeysPage(v.context, await listApiKeys(deps, v.principal), { created: { name: created.name, key: created.key } }), v.context.nonce, 201);
+      send(res, apiKeysPage(v.context, await listApiKeys(deps, v.principal), await listConnectedApps(deps, v.principal), { created: { name: created.name, key: created.key } }), v.context.nonce, 201);
     } catch (error) {
       if (!(error instanceof HeraldError) || error.status >= 500) throw error;
-      send(res, apiKeysPage(v.context, await listApiKeys(deps, v.principal), { problem: error.message }), v.context.nonce, error.status);
+      send(res, apiKeysPage(v.context, await listApiKeys(deps, v.principal), await listConnectedApps(deps, v.principal), { problem: error.message }), v.context.nonce, error.status);
     }
   });
 
@@ -412,6 +413,13 @@ export function appRouter(deps: DomainDeps, log: (message: string, error: unknow
     const v = await visitor(req, res);
     if (!v || !checked(req, res)) return;
     await revokeMemberApiKey(deps, v.principal, String(req.params.id));
+    res.redirect(303, `${APP}/settings/api-keys`);
+  });
+
+  router.post(`${APP}/settings/connected-apps/:clientId/revoke`, ...form, async (req, res) => {
+    const v = await visitor(req, res);
+    if (!v || !checked(req, res)) return;
+    await revokeConnectedApp(deps, v.principal, String(req.params.clientId));
     res.redirect(303, `${APP}/settings/api-keys`);
   });
 
