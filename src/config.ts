@@ -67,8 +67,11 @@ export interface NetworkAppsConfig {
   facebook?: OAuthApp & { graphVersion: string };
   /** Instagram Login (business accounts without a Facebook Page). */
   instagram?: OAuthApp;
-  /** YouTube through Google OAuth; YOUTUBE_DAILY_QUOTA is the project's daily unit budget. */
-  google?: OAuthApp & { youtubeDailyQuota: number };
+  /**
+   * YouTube through Google OAuth: the project's daily unit budget (YOUTUBE_DAILY_QUOTA), its daily videos.insert
+   * budget (YOUTUBE_DAILY_UPLOADS), and the size of each upload chunk (YOUTUBE_UPLOAD_CHUNK_BYTES).
+   */
+  google?: OAuthApp & { youtubeDailyQuota: number; youtubeDailyUploads: number; youtubeChunkBytes: number };
   tiktok?: OAuthApp;
 }
 
@@ -228,9 +231,22 @@ function networkAppsFrom(env: Env): NetworkAppsConfig {
     linkedin: linkedin && { ...linkedin, apiVersion: env.LINKEDIN_VERSION?.trim() || '202510' },
     facebook: facebook && { ...facebook, graphVersion: env.FACEBOOK_GRAPH_VERSION?.trim() || 'v23.0' },
     instagram,
-    google: google && { ...google, youtubeDailyQuota: intFrom(env, 'YOUTUBE_DAILY_QUOTA', 10_000) },
+    google: google && {
+      ...google,
+      youtubeDailyQuota: intFrom(env, 'YOUTUBE_DAILY_QUOTA', 10_000),
+      youtubeDailyUploads: intFrom(env, 'YOUTUBE_DAILY_UPLOADS', 100),
+      youtubeChunkBytes: chunkBytesFrom(env),
+    },
     tiktok,
   };
+}
+
+/** YOUTUBE_UPLOAD_CHUNK_BYTES: Google takes resumable upload chunks in multiples of 256 KiB only. */
+function chunkBytesFrom(env: Env): number {
+  const quantum = 256 * 1024;
+  const value = intFrom(env, 'YOUTUBE_UPLOAD_CHUNK_BYTES', 32 * quantum, quantum);
+  if (value % quantum !== 0) throw new Error(`YOUTUBE_UPLOAD_CHUNK_BYTES must be a multiple of 262144 (256 KiB), got "${value}"`);
+  return value;
 }
 
 /** NETWORK_ORIGIN_OVERRIDES: `https://real.origin=http://local:port` pairs, comma-separated; origins only. */

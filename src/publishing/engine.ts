@@ -8,6 +8,8 @@ import { NetworkRegistry } from './networks/registry.js';
 import { SandboxNetwork } from './networks/sandbox.js';
 import { BlueskyNetwork } from './networks/bluesky.js';
 import { MastodonNetwork } from './networks/mastodon.js';
+import { YouTubeNetwork } from './networks/youtube.js';
+import { YouTubeQuota } from './networks/youtube-quota.js';
 import { NetworkHttp, type NetworkHttpOptions } from './networks/network-http.js';
 import { DEFAULT_WORKER_OPTIONS } from './runtime.js';
 import { PublishingWorker, type WorkerOptions } from './worker.js';
@@ -26,7 +28,12 @@ export function createNetworks(deps: Omit<DomainDeps, 'networks'>): NetworkRegis
   return new NetworkRegistry()
     .register('sandbox', new SandboxNetwork(deps.repos.sandbox, deps.config.baseUrl, undefined, now, deps.config.sandboxLatencyMs))
     .register('bluesky', new BlueskyNetwork(http, outbound, now))
-    .register('mastodon', new MastodonNetwork(http, outbound, now));
+    .register('mastodon', new MastodonNetwork(http, outbound, now))
+    .register('youtube', new YouTubeNetwork(http, outbound, now, () => deps.config.networks.apps.google, new YouTubeQuota(
+      { add: (bucket, start, expiresAt, units) => deps.repos.rateLimits.hit(bucket, start, expiresAt, units), takeBack: (bucket, start, units) => deps.repos.rateLimits.unhit(bucket, start, units) },
+      () => deps.config.networks.apps.google && { units: deps.config.networks.apps.google.youtubeDailyQuota, uploads: deps.config.networks.apps.google.youtubeDailyUploads },
+      now,
+    )));
 }
 
 export function createWorker(

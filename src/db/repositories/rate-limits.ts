@@ -7,19 +7,19 @@ import { isPostgres, type Db } from '../connection.js';
 export class RateLimitsRepository {
   constructor(private readonly db: Db) {}
 
-  /** Counts one hit in the window and returns the hits so far, atomically. */
-  async hit(bucket: string, windowStart: number, expiresAt: number): Promise<number> {
+  /** Counts `amount` hits (one by default) in the window and returns the hits so far, atomically. */
+  async hit(bucket: string, windowStart: number, expiresAt: number, amount = 1): Promise<number> {
     const rows = await this.db('rate_limit_windows')
-      .insert({ bucket, window_start: windowStart, hits: 1, expires_at: expiresAt })
+      .insert({ bucket, window_start: windowStart, hits: amount, expires_at: expiresAt })
       .onConflict(['bucket', 'window_start'])
-      .merge({ hits: this.db.raw('rate_limit_windows.hits + 1') })
+      .merge({ hits: this.db.raw('rate_limit_windows.hits + ?', [amount]) })
       .returning('hits');
     return Number((rows[0] as { hits: number }).hits);
   }
 
-  /** Takes back one hit counted in the window (an attempt that turned out not to count). */
-  async unhit(bucket: string, windowStart: number): Promise<void> {
-    await this.db('rate_limit_windows').where({ bucket, window_start: windowStart }).where('hits', '>', 0).decrement('hits', 1);
+  /** Takes back `amount` hits (one by default) counted in the window (an attempt that turned out not to count). */
+  async unhit(bucket: string, windowStart: number, amount = 1): Promise<void> {
+    await this.db('rate_limit_windows').where({ bucket, window_start: windowStart }).where('hits', '>=', amount).decrement('hits', amount);
   }
 
   async hits(bucket: string, windowStart: number): Promise<number> {

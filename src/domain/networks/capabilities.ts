@@ -189,8 +189,8 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     channelOptions: [],
   },
   {
-    // Google resumable upload guide: one video per post; the post text is the description (5,000), the title
-    // (100) is snippet.title.
+    // Google resumable upload guide, videos.insert reference: one video per post; the post text is the description
+    // (5,000), the title (100) is snippet.title; publishAt schedules a private video to go public.
     name: 'youtube',
     displayName: 'YouTube',
     text: { limit: 5000, counting: 'code_points' },
@@ -202,7 +202,8 @@ const NETWORKS: readonly NetworkCapabilities[] = [
       { name: 'privacyStatus', type: { oneOf: ['public', 'unlisted', 'private'] }, required: false, description: 'who may watch the video' },
       { name: 'tags', type: 'string[]', required: false, description: 'the video tags' },
       { name: 'categoryId', type: 'string', required: false, description: "YouTube's category id" },
-      { name: 'madeForKids', type: 'boolean', required: false, description: 'status.selfDeclaredMadeForKids' },
+      { name: 'madeForKids', type: 'boolean', required: false, description: 'whether the video is made for children (status.selfDeclaredMadeForKids)' },
+      { name: 'publishAt', type: 'string', required: false, description: 'an ISO 8601 time at which YouTube makes the video public; it is uploaded private until then' },
     ],
   },
   {
