@@ -111,6 +111,12 @@ describe('the web app in a headless Chromium', function () {
     await page.click('button:has-text("Approve")');
     assert.match(await page.textContent('main') ?? '', /approval: APPROVED/);
     assert.equal((await t.api('GET', `/v1/rest/posts/${postId}`, { token: held.apiKey })).body.data.approvalStatus, 'APPROVED');
+    const what = await page.locator('#history tbody td:nth-child(3)').allTextContents();
+    assert.deepEqual(what.map((cell) => cell.split(' ')[0]), ['created', 'approved'], what.join(' | '));
+    assert.match(what[1], /publishesNow: true/, 'with what the step changed');
+    const who = await page.locator('#history tbody td:nth-child(2)').allTextContents();
+    const owner = await t.deps.repos.accounts.getUser(held.accountId, held.userId);
+    assert.deepEqual(who, [owner!.name, owner!.name], 'who did it, by name');
 
     const cookies = await page.context().cookies();
     const forged = await fetch(`${t.url}/app/posts/${postId}/reject`, {

@@ -11,6 +11,7 @@ import { escapeHtml } from '../../http/html.js';
 import type { WebhookEndpointView } from '../../domain/webhooks/webhook-endpoints.js';
 import type { ApiKeyView } from '../../domain/api-keys.js';
 import type { ConnectedAppView } from '../../domain/connected-apps.js';
+import type { PostEventView } from '../../domain/posts/post-history.js';
 
 export interface PageContext {
   csrf: string;
@@ -144,7 +145,7 @@ const COUNTER_SCRIPT = `(() => {
   update();
 })();`;
 
-export function postPage(context: PageContext, post: PostView, channel: ChannelView | undefined, canReview: boolean): string {
+export function postPage(context: PageContext, post: PostView, channel: ChannelView | undefined, canReview: boolean, history: (PostEventView & { actor: string })[]): string {
   const attempts = (post.attempts ?? []).map((a) => `<tr><td>${a.number}</td><td>${escapeHtml(a.outcome ?? 'in flight')}</td><td>${escapeHtml(a.error ?? '')}</td><td>${escapeHtml(a.startedAt)}</td></tr>`).join('');
   const metrics = Object.entries(post.metrics ?? {}).map(([k, v]) => `${escapeHtml(k)}: ${escapeHtml(String(v))}`).join(' · ');
   const review = canReview && post.approvalStatus === 'PENDING'
@@ -166,7 +167,16 @@ export function postPage(context: PageContext, post: PostView, channel: ChannelV
 ${post.error ? `<p class="problem">${escapeHtml(post.error)}</p>` : ''}
 ${post.permalinkUrl ? `<p>On the network: <a href="${escapeHtml(post.permalinkUrl)}" rel="noreferrer">${escapeHtml(post.permalinkUrl)}</a></p>` : ''}
 ${metrics ? `<p>${metrics}</p>` : ''}${retry}${settle}${review}
-${attempts ? `<h2>Attempts</h2><table><thead><tr><th>#</th><th>Outcome</th><th>Error</th><th>Started</th></tr></thead><tbody>${attempts}</tbody></table>` : ''}`);
+${attempts ? `<h2>Attempts</h2><table><thead><tr><th>#</th><th>Outcome</th><th>Error</th><th>Started</th></tr></thead><tbody>${attempts}</tbody></table>` : ''}
+${history.length > 0 ? `<h2>History</h2><table id="history"><thead><tr><th>When</th><th>Who</th><th>What</th></tr></thead><tbody>${history.map((event) =>
+    `<tr><td>${escapeHtml(event.at.slice(0, 16).replace('T', ' '))} UTC</td><td>${escapeHtml(event.actor)}</td><td>${escapeHtml(event.kind.replace(/_/g, ' '))}${historyDetails(event.details)}</td></tr>`).join('')}</tbody></table>` : ''}`);
+}
+
+/** The facts an event names (a reason, the changed fields), short enough for a table cell. */
+function historyDetails(details: Record<string, unknown> | null): string {
+  if (!details) return '';
+  const shown = Object.entries(details).map(([key, value]) => `${key}: ${Array.isArray(value) ? value.join(', ') : typeof value === 'object' ? JSON.stringify(value) : String(value)}`).join('; ');
+  return shown ? ` <small>${escapeHtml(shown.slice(0, 200))}</small>` : '';
 }
 
 export function approvalsPage(context: PageContext, posts: PostView[], results: { postId: string; ok: boolean; message: string }[] = []): string {

@@ -40,6 +40,7 @@ import { createWebhook, deleteWebhook, listWebhooks, rotateWebhookSecret } from 
 import { createMemberApiKey, listApiKeys, revokeMemberApiKey } from '../../domain/api-keys.js';
 import { listConnectedApps, revokeConnectedApp } from '../../domain/connected-apps.js';
 import { EVENT_TYPES, type EventType } from '../../domain/events/event-types.js';
+import { getPostHistory } from '../../domain/posts/post-history.js';
 import { apiKeysPage, approvalsPage, channelsPage, composePage, postPage, postsPage, queuePage, signInPage, webhooksPage, weekPage, type ComposeForm, type PageContext } from './app-pages.js';
 
 const APP = '/app';
@@ -198,7 +199,14 @@ export function appRouter(deps: DomainDeps, log: (message: string, error: unknow
     if (!v) return;
     const post = await getPost(deps, v.principal, String(req.params.postId));
     const channels = await listChannels(deps, v.principal);
-    send(res, postPage(v.context, post, channels.find((c) => c.id === post.channelId), v.principal.scopes.includes('manage_team')), v.context.nonce);
+    const history = post.isLivePost ? [] : await getPostHistory(deps, v.principal, post.id);
+    const people = new Map<string, string>();
+    for (const actor of new Set(history.flatMap((event) => (event.actorUserId ? [event.actorUserId] : [])))) {
+      const user = await deps.repos.accounts.getUser(v.principal.accountId, actor);
+      people.set(actor, user?.name || user?.email || 'a former member');
+    }
+    const changes = history.map((event) => ({ ...event, actor: event.actorUserId ? people.get(event.actorUserId)! : 'Herald' }));
+    send(res, postPage(v.context, post, channels.find((c) => c.id === post.channelId), v.principal.scopes.includes('manage_team'), changes), v.context.nonce);
   });
 
   router.post(`${APP}/posts/:postId/approve`, ...form, async (req, res) => {
