@@ -232,6 +232,31 @@ describe('the web app in a headless Chromium', function () {
     assert.match(await page.textContent('#cleared') ?? '', /Removed 1 post/);
   });
 
+  it('reorders a channel\'s queue by dragging a post onto another, and with its buttons from the keyboard', async () => {
+    await t.api('PUT', `/v1/rest/channels/${a.channelIds[0]}/schedule`, { token: a.apiKey, body: { slots: [{ day: 'mon', time: '09:00' }, { day: 'wed', time: '09:00' }, { day: 'fri', time: '09:00' }] } });
+    const ids: string[] = [];
+    for (const text of ['First', 'Second', 'Third']) {
+      const res = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[0]], text, addToQueue: true } });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      ids.push(res.body.data[0].id);
+    }
+    const order = async () => (await t.api('GET', `/v1/rest/channels/${a.channelIds[0]}/schedule`, { token: a.apiKey })).body.data.queued.map((q: { postId: string }) => q.postId);
+    const times = (await t.api('GET', `/v1/rest/channels/${a.channelIds[0]}/schedule`, { token: a.apiKey })).body.data.queued.map((q: { dateTime: string }) => q.dateTime);
+    assert.deepEqual(await order(), ids);
+    await signIn();
+    await page.goto(`${t.url}/app/channels/${a.channelIds[0]}/queue`);
+    await page.dragAndDrop(`#queued li[data-post-id="${ids[2]}"]`, `#queued li[data-post-id="${ids[0]}"]`);
+    await page.waitForSelector(`#queued li:nth-child(1)[data-post-id="${ids[2]}"]`);
+    assert.deepEqual(await order(), [ids[2], ids[0], ids[1]], 'the third post takes the first slot; the others follow');
+    const after = await t.api('GET', `/v1/rest/channels/${a.channelIds[0]}/schedule`, { token: a.apiKey });
+    assert.deepEqual(after.body.data.queued.map((q: { dateTime: string }) => q.dateTime), times, 'the slot times stay');
+
+    await page.focus(`button:has-text("Move ${ids[1]} up")`);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector(`#queued li:nth-child(2)[data-post-id="${ids[1]}"]`);
+    assert.deepEqual(await order(), [ids[2], ids[1], ids[0]]);
+  });
+
   it('approves several held posts at once, reporting each', async () => {
     a = await t.seedAccount({ approvalRequired: true, channels: 1 });
     for (const text of ['One', 'Two']) await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[0]], text } });

@@ -27,7 +27,7 @@ header a{color:#fff;text-decoration:none}header form{margin-left:auto}main{max-w
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #e3e6ea;padding:.4rem;text-align:left;vertical-align:top}
 .status{font-size:.8em;padding:.1rem .45rem;border-radius:.6rem;background:#e3e6ea}.status.published{background:#d6f5dd}.status.failed,.status.needs_reconnect{background:#fbd9d9}
 .status.scheduled{background:#dbe8fb}.status.draft{background:#f1ecd6}.status.unconfirmed{background:#fde9c8}
-.problem{color:#b00020}label{display:block;margin:.6rem 0 .2rem}textarea{width:100%;min-height:7rem}fieldset{border:1px solid #e3e6ea}
+.problem{color:#b00020}form.inline{display:inline;margin-left:.4rem}#queued li{cursor:grab;padding:.2rem 0}label{display:block;margin:.6rem 0 .2rem}textarea{width:100%;min-height:7rem}fieldset{border:1px solid #e3e6ea}
 .banner{margin:0;padding:.6rem 1.2rem;background:#fde9c8;border-bottom:1px solid #e8c98c}.secret{font-family:monospace;background:#f1ecd6;padding:.3rem}
 .counter{font-size:.85em;color:#555}#week td{width:14%;min-height:8rem;height:8rem}.entry{border:1px solid #dbe8fb;border-radius:.3rem;padding:.2rem;margin:.2rem 0;font-size:.85em}
 .entry[draggable]{cursor:grab;background:#f3f8ff}.counter.over{color:#b00020;font-weight:600}button{cursor:pointer}`;
@@ -194,14 +194,19 @@ export function queuePage(context: PageContext, channel: ChannelView, schedule: 
   const hidden = `<input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}">`;
   const base = `/app/channels/${encodeURIComponent(channel.id)}/queue`;
   const slots = schedule.slots.map((s) => `${s.day} ${s.time}`).join(', ');
-  const queued = schedule.queued.map((q) => `<li><a href="/app/posts/${encodeURIComponent(q.postId)}">${escapeHtml(q.postId)}</a> at ${escapeHtml(q.dateTime)}</li>`).join('');
+  const moveTo = (postId: string, position: number, label: string) => `<form method="post" action="${base}/reorder" class="inline">${hidden}
+<input type="hidden" name="postId" value="${escapeHtml(postId)}"><input type="hidden" name="position" value="${position}"><button>${label}</button></form>`;
+  const queued = schedule.queued.map((q, i) => `<li draggable="true" data-post-id="${escapeHtml(q.postId)}" data-position="${i + 1}"><a href="/app/posts/${encodeURIComponent(q.postId)}">${escapeHtml(q.postId)}</a> at ${escapeHtml(q.dateTime)}
+${i > 0 ? moveTo(q.postId, i, `Move ${escapeHtml(q.postId)} up`) : ''}${i < schedule.queued.length - 1 ? moveTo(q.postId, i + 2, `Move ${escapeHtml(q.postId)} down`) : ''}</li>`).join('');
   return layout(context, `Queue of ${channel.displayName ?? channel.name}`, `${extra.problem ? `<p class="problem" role="alert">${escapeHtml(extra.problem)}</p>` : ''}
 <p>Time zone ${escapeHtml(schedule.timezone)}. ${schedule.queuePaused ? '<strong id="paused">Paused</strong>: nothing of this channel is published.' : 'Running.'}</p>
 <form method="post" action="${base}/${schedule.queuePaused ? 'resume' : 'pause'}">${hidden}<button>${schedule.queuePaused ? 'Resume' : 'Pause'}</button></form>
 <h2>Weekly slots</h2><form method="post" action="${base}/slots">${hidden}<label for="slots">Slots (day and time, comma-separated, in ${escapeHtml(schedule.timezone)})</label>
 <input id="slots" name="slots" size="60" value="${escapeHtml(slots)}"> <button>Save slots</button></form>
 <p>Next free: ${escapeHtml(schedule.nextFreeSlots.join(', ') || 'none')}</p>
-<h2>Queued</h2>${queued ? `<ol>${queued}</ol>` : '<p>The queue is empty.</p>'}
+<h2>Queued</h2>${queued ? `<p class="counter">Drag a post onto another to take its place, or use its buttons; the slot times stay and the posts follow.</p>
+<ol id="queued">${queued}</ol><form id="reorder" method="post" action="${base}/reorder" hidden>${hidden}<input type="hidden" name="postId"><input type="hidden" name="position"></form>
+<script nonce="${escapeHtml(context.nonce)}">${REORDER_SCRIPT}</script>` : '<p>The queue is empty.</p>'}
 ${extra.wouldClear ? `<form method="post" action="${base}/clear">${hidden}<input type="hidden" name="confirm" value="yes"><p id="would-clear">Clearing removes ${extra.wouldClear.length} queued post(s).</p><button>Clear them</button></form>`
     : `<form method="post" action="${base}/clear">${hidden}<button>Clear the queue…</button></form>`}
 ${extra.cleared ? `<p id="cleared">Removed ${extra.cleared.length} post(s) from the queue.</p>` : ''}`);
@@ -290,6 +295,23 @@ export function weekPage(context: PageContext, week: TeamWeek, moved?: { postId:
 <form id="move" method="post" hidden>${hidden}<input type="hidden" name="day"><input type="hidden" name="timezone" value="${escapeHtml(week.timezone)}"></form>
 <script nonce="${escapeHtml(context.nonce)}">${DRAG_SCRIPT}</script>`);
 }
+
+/** Dropping a queued post onto another submits the reorder form: the dragged post takes the target's position. */
+const REORDER_SCRIPT = `(() => {
+  const form = document.getElementById('reorder');
+  document.querySelectorAll('#queued li').forEach((item) => {
+    item.addEventListener('dragstart', (event) => event.dataTransfer.setData('text/plain', item.dataset.postId));
+    item.addEventListener('dragover', (event) => event.preventDefault());
+    item.addEventListener('drop', (event) => {
+      event.preventDefault();
+      const postId = event.dataTransfer.getData('text/plain');
+      if (!postId || postId === item.dataset.postId) return;
+      form.elements.postId.value = postId;
+      form.elements.position.value = item.dataset.position;
+      form.submit();
+    });
+  });
+})();`;
 
 /** Dragging a movable entry onto a day submits the move form for that post and day. */
 const DRAG_SCRIPT = `(() => {

@@ -16,7 +16,7 @@ import { approvePost, listPendingApprovals, rejectPost } from '../../domain/appr
 import type { DomainDeps } from '../../domain/deps.js';
 import { listChannels } from '../../domain/directory.js';
 import { HeraldError, NotFoundError, ValidationError } from '../../domain/errors.js';
-import { clearQueue, getSchedule, pauseQueue, resumeQueue, setSchedule } from '../../domain/queue/queue.js';
+import { clearQueue, getSchedule, pauseQueue, reorderQueue, resumeQueue, setSchedule } from '../../domain/queue/queue.js';
 import { parseSlotList } from '../../domain/queue/slots.js';
 import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
 import { connectChannel } from '../../domain/networks/channel-connections.js';
@@ -323,6 +323,12 @@ export function appRouter(deps: DomainDeps, log: (message: string, error: unknow
         case 'slots':
           await setSchedule(deps, v.principal, channelId, parseSlotList(String(req.body.slots ?? '')));
           break;
+        case 'reorder': {
+          const position = Number(req.body.position);
+          if (!Number.isInteger(position) || position < 1) throw new ValidationError('Choose a position of 1 or more.');
+          await reorderQueue(deps, v.principal, channelId, String(req.body.postId ?? ''), position);
+          break;
+        }
         case 'clear': {
           // The count first (a dry run), then the clearing once the person confirms.
           const confirmed = req.body.confirm === 'yes';
