@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium.js';
+import { TINY_PNG } from '../media/fixtures.js';
 import * as provisioning from '../../src/domain/provisioning.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
@@ -185,6 +186,37 @@ describe('the web app in a headless Chromium', function () {
     await page.click('button[aria-label="Revoke access of Claude <desktop>"]');
     await page.waitForSelector('text=No app acts for you through OAuth');
     assert.equal((await t.api('GET', '/v1/rest/channels', { token: tokens.body.access_token })).status, 401);
+  });
+
+  it('composes for two channels with an uploaded image (progress, alt text) and a first comment; a refused file says why', async () => {
+    const mastodon = await provisioning.addChannel(t.deps, { accountId: a.accountId, workspaceId: a.workspaceId, network: 'mastodon', handle: '@team@social.example' });
+    await signIn();
+    await page.click('text=Compose');
+    await page.check(`input[value="${a.channelIds[0]}"]`);
+    await page.check(`input[value="${mastodon.id}"]`);
+    await page.fill('#text', 'Our new logo');
+    await page.setInputFiles('#media-file', { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not an image') });
+    assert.match(await page.textContent('#media-list li.problem') ?? '', /notes\.txt: contentType text\/plain is not accepted/);
+    await page.setInputFiles('#media-file', { name: 'logo.png', mimeType: 'image/png', buffer: TINY_PNG });
+    await page.waitForSelector('#media-list li[data-media-id] img.thumb');
+    await page.fill('#alt-0', 'A tiny square logo');
+    await page.fill('#firstComment', 'Made by the design team');
+    await page.check('input[name=when][value=draft]');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'app-compose-media.png'), fullPage: true });
+    await page.click('button[type=submit]:has-text("Save")');
+    await page.waitForURL(/\/app\/posts\//);
+
+    const posts = (await t.api('GET', '/v1/rest/posts?limit=10', { token: a.apiKey })).body.data.filter((p: { text: string }) => p.text === 'Our new logo');
+    assert.equal(posts.length, 2, 'one post per channel');
+    for (const post of posts) {
+      assert.equal(post.imageUrls.length, 1);
+      assert.match(post.imageUrls[0], new RegExp(`^${t.url}/media/`), 'served from Herald\'s own media URL');
+      assert.equal(post.firstComment.text, 'Made by the design team');
+      assert.deepEqual(post.channelOptions.altText, ['A tiny square logo'], 'every post of the group gets the options');
+    }
+    const served = await fetch(posts[0].imageUrls[0]);
+    assert.equal(served.headers.get('content-type'), 'image/png');
+    assert.deepEqual(Buffer.from(await served.arrayBuffer()), TINY_PNG);
   });
 
   it('retries a failed post from its page, and opens the calendar with the posts', async () => {

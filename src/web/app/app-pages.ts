@@ -27,7 +27,7 @@ header a{color:#fff;text-decoration:none}header form{margin-left:auto}main{max-w
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #e3e6ea;padding:.4rem;text-align:left;vertical-align:top}
 .status{font-size:.8em;padding:.1rem .45rem;border-radius:.6rem;background:#e3e6ea}.status.published{background:#d6f5dd}.status.failed,.status.needs_reconnect{background:#fbd9d9}
 .status.scheduled{background:#dbe8fb}.status.draft{background:#f1ecd6}.status.unconfirmed{background:#fde9c8}
-.problem{color:#b00020}form.inline{display:inline;margin-left:.4rem}#queued li{cursor:grab;padding:.2rem 0}label{display:block;margin:.6rem 0 .2rem}textarea{width:100%;min-height:7rem}fieldset{border:1px solid #e3e6ea}
+.problem{color:#b00020}form.inline{display:inline;margin-left:.4rem}.drop{border:2px dashed #c4cad3;padding:1rem;text-align:center}.drop.over{background:#eef4fd}label.inline{display:inline;text-decoration:underline;cursor:pointer}.thumb{max-height:5rem;display:block}textarea.short{min-height:3rem}#queued li{cursor:grab;padding:.2rem 0}label{display:block;margin:.6rem 0 .2rem}textarea{width:100%;min-height:7rem}fieldset{border:1px solid #e3e6ea}
 .banner{margin:0;padding:.6rem 1.2rem;background:#fde9c8;border-bottom:1px solid #e8c98c}.secret{font-family:monospace;background:#f1ecd6;padding:.3rem}
 .counter{font-size:.85em;color:#555}#week td{width:14%;min-height:8rem;height:8rem}.entry{border:1px solid #dbe8fb;border-radius:.3rem;padding:.2rem;margin:.2rem 0;font-size:.85em}
 .entry[draggable]{cursor:grab;background:#f3f8ff}.counter.over{color:#b00020;font-weight:600}button{cursor:pointer}`;
@@ -75,6 +75,9 @@ export interface ComposeForm {
   options?: Record<string, Record<string, string>>;
   /** What an AI helper just did, and which provider answered. */
   assisted?: string;
+  firstComment?: string;
+  /** Uploaded media in order, with the alt text typed beside each. */
+  media?: { id: string; url: string; altText: string }[];
 }
 
 function optionField(network: string, rule: ChannelOptionRule, value: string | undefined): string {
@@ -100,7 +103,10 @@ export function composePage(context: PageContext, channels: ChannelView[], limit
 ${escapeHtml(c.displayName ?? c.name)} <small>(${escapeHtml(c.network)} ${escapeHtml(c.handle)})</small></label>`;
   }).join('');
   const networks = new Set(channels.filter((c) => c.status !== 'disconnected').map((c) => c.network));
-  const optionFields = [...networks].flatMap((network) => (limits[network]?.channelOptions ?? []).map((rule) => optionField(network, rule, form.options?.[network]?.[rule.name]))).join('');
+  // Alt text is typed beside each image (Media), not as a network option.
+  const optionFields = [...networks].flatMap((network) => (limits[network]?.channelOptions ?? []).filter((rule) => rule.name !== 'altText')
+    .map((rule) => optionField(network, rule, form.options?.[network]?.[rule.name]))).join('');
+  const media = (form.media ?? []).map((m, i) => mediaItem(m, i)).join('');
   const when = form.when ?? 'now';
   const radio = (value: string, label: string) => `<label><input type="radio" name="when" value="${value}"${when === value ? ' checked' : ''}> ${label}</label>`;
   return layout(context, 'Compose', `${others.map((p) => `<p class="problem" role="alert">${escapeHtml(p.message)}</p>`).join('')}
@@ -109,6 +115,9 @@ ${escapeHtml(c.displayName ?? c.name)} <small>(${escapeHtml(c.network)} ${escape
 <label for="text">Text</label><textarea id="text" name="text">${escapeHtml(form.text ?? '')}</textarea>
 <p id="counters" class="counter" aria-live="polite"></p>${problemAt('text')}
 ${form.assisted ? `<p id="assisted" role="status">${escapeHtml(form.assisted)}</p>` : ''}
+<fieldset><legend>Media</legend><div id="media-drop" class="drop">Drop images or videos here, or <label for="media-file" class="inline">choose files</label>
+<input id="media-file" type="file" accept="image/*,video/*" multiple></div><ol id="media-list">${media}</ol>${problemAt('mediaIds')}</fieldset>
+<label for="firstComment">First comment (optional: posted under the post where the network allows it)</label><textarea id="firstComment" name="firstComment" class="short">${escapeHtml(form.firstComment ?? '')}</textarea>${problemAt('firstComment')}
 ${optionFields ? `<fieldset><legend>Network options</legend>${optionFields}${problemAt('channelOptions')}</fieldset>` : ''}
 <fieldset><legend>When</legend>${radio('now', 'Publish now')}${radio('schedule', 'Schedule at')}
 <input type="datetime-local" name="dateTime" value="${escapeHtml(form.dateTime ?? '')}"> in time zone <input name="timezone" value="${escapeHtml(form.timezone ?? 'UTC')}" size="18">
@@ -116,8 +125,66 @@ ${radio('draft', 'Save as draft')}${problemAt('dateTime')}</fieldset>
 <p><button type="submit">Save</button></p>
 <p>AI helpers (they change the text above; nothing is saved until you save): ${[...networks].map((n) => `<button type="submit" name="assist" value="rewrite:${escapeHtml(n)}">Fit to ${escapeHtml(limits[n]?.displayName ?? n)}</button>`).join(' ')}
 <button type="submit" name="assist" value="hashtags">Suggest hashtags</button></p></form>
-<script nonce="${escapeHtml(context.nonce)}">${COUNTER_SCRIPT}</script>`);
+<script nonce="${escapeHtml(context.nonce)}">${COUNTER_SCRIPT}${UPLOAD_SCRIPT}</script>`);
 }
+
+/** One uploaded file in the composer: kept by its media id, shown, with its alt text field. */
+function mediaItem(m: { id: string; url: string; altText: string }, index: number): string {
+  return `<li><input type="hidden" name="mediaIds" value="${escapeHtml(m.id)}"><input type="hidden" name="mediaUrls" value="${escapeHtml(m.url)}">
+<img src="${escapeHtml(m.url)}" alt="" class="thumb"><label for="alt-${index}">Alt text (what the image shows, for people who cannot see it)</label>
+<input id="alt-${index}" name="altText" value="${escapeHtml(m.altText)}" maxlength="1500" size="60"></li>`;
+}
+
+/**
+ * Uploads each dropped or chosen file: a signed upload started by the app, the bytes PUT with a progress bar, then
+ * completed; the file then appears with its alt text field. A refusal (type, size) is shown on the file's line.
+ */
+const UPLOAD_SCRIPT = `(() => {
+  const drop = document.getElementById('media-drop'), input = document.getElementById('media-file'), list = document.getElementById('media-list');
+  const csrf = document.querySelector('input[name=csrf_token]').value;
+  const post = (url, body) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': csrf }, body: JSON.stringify(body || {}) })
+    .then((res) => res.json().then((json) => { if (!res.ok) throw new Error(json.message); return json; }));
+  function put(url, file, progress) {
+    return new Promise((resolve, reject) => {
+      const xhr = new XMLHttpRequest();
+      xhr.open('PUT', url);
+      xhr.setRequestHeader('content-type', file.type);
+      xhr.upload.onprogress = (event) => { progress.value = event.loaded; };
+      xhr.onload = () => (xhr.status < 300 ? resolve() : reject(new Error('the upload was refused (' + xhr.status + ')')));
+      xhr.onerror = () => reject(new Error('the connection broke; add the file again'));
+      xhr.send(file);
+    });
+  }
+  async function upload(file) {
+    const item = document.createElement('li');
+    const progress = document.createElement('progress');
+    progress.max = file.size || 1;
+    progress.setAttribute('aria-label', 'Uploading ' + file.name);
+    item.append(file.name + ' ', progress);
+    list.append(item);
+    try {
+      const started = await post('/app/media/uploads', { fileName: file.name, contentType: file.type, sizeBytes: file.size });
+      await put(started.uploadUrl, file, progress);
+      const media = await post('/app/media/uploads/' + encodeURIComponent(started.uploadId) + '/complete');
+      const index = list.querySelectorAll('input[name=mediaIds]').length;
+      item.textContent = '';
+      const hidden = (name, value) => Object.assign(document.createElement('input'), { type: 'hidden', name, value });
+      const image = Object.assign(document.createElement('img'), { src: media.url, alt: '', className: 'thumb' });
+      const label = Object.assign(document.createElement('label'), { htmlFor: 'alt-' + index, textContent: 'Alt text (what the image shows, for people who cannot see it)' });
+      const alt = Object.assign(document.createElement('input'), { id: 'alt-' + index, name: 'altText', maxLength: 1500, size: 60 });
+      item.append(hidden('mediaIds', media.id), hidden('mediaUrls', media.url), image, label, alt);
+      item.dataset.mediaId = media.id;
+    } catch (error) {
+      item.className = 'problem';
+      item.setAttribute('role', 'alert');
+      item.textContent = file.name + ': ' + error.message;
+    }
+  }
+  input.addEventListener('change', () => { [...input.files].forEach(upload); input.value = ''; });
+  drop.addEventListener('dragover', (event) => { event.preventDefault(); drop.classList.add('over'); });
+  drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+  drop.addEventListener('drop', (event) => { event.preventDefault(); drop.classList.remove('over'); [...event.dataTransfer.files].forEach(upload); });
+})();`;
 
 /** Counts the text each chosen network's way (graphemes or code points; X's weighting approximated by code points) and marks overruns. */
 const COUNTER_SCRIPT = `(() => {

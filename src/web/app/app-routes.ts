@@ -41,6 +41,7 @@ import { createMemberApiKey, listApiKeys, revokeMemberApiKey } from '../../domai
 import { listConnectedApps, revokeConnectedApp } from '../../domain/connected-apps.js';
 import { EVENT_TYPES, type EventType } from '../../domain/events/event-types.js';
 import { getPostHistory } from '../../domain/posts/post-history.js';
+import { appMediaRouter } from './app-media-routes.js';
 import { apiKeysPage, approvalsPage, channelsPage, composePage, postPage, postsPage, queuePage, signInPage, webhooksPage, weekPage, type ComposeForm, type PageContext } from './app-pages.js';
 
 const APP = '/app';
@@ -54,13 +55,14 @@ export function appRouter(deps: DomainDeps, log: (message: string, error: unknow
   const router = express.Router();
   const cookies = browserSession('app', APP, deps.config.baseUrl.startsWith('https:'));
   const form = formBody({ limit: 256 * 1024 });
+  router.use(appMediaRouter(deps, cookies, APP));
 
   function context(req: Request, res: Response): PageContext {
     return { csrf: cookies.csrfToken(req, res), nonce: crypto.randomBytes(16).toString('base64') };
   }
 
   function send(res: Response, page: string, nonce: string, status = 200): void {
-    res.setHeader('content-security-policy', `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`);
+    res.setHeader('content-security-policy', `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`);
     res.setHeader('cache-control', 'no-store');
     res.status(status).type('html').send(page);
   }
@@ -147,6 +149,8 @@ export function appRouter(deps: DomainDeps, log: (message: string, error: unknow
       dateTime: String(req.body.dateTime ?? ''),
       timezone: String(req.body.timezone ?? 'UTC') || 'UTC',
       options,
+      firstComment: String(req.body.firstComment ?? ''),
+      media: ([] as unknown[]).concat(req.body.mediaIds ?? []).map((id, i) => ({ id: String(id), url: String(([] as unknown[]).concat(req.body.mediaUrls ?? [])[i] ?? ''), altText: String(([] as unknown[]).concat(req.body.altText ?? [])[i] ?? '') })),
     };
     const channels = await listChannels(deps, v.principal);
     if (typeof req.body.assist === 'string') {
@@ -173,18 +177,20 @@ export function appRouter(deps: DomainDeps, log: (message: string, error: unknow
       // The REST and MCP schemas ask for at least one channel; a form can be sent with none ticked.
       if (input.channelIds!.length === 0) throw new ValidationError('Choose at least one channel.', [{ path: 'channelIds', message: 'Choose at least one channel to publish to.' }]);
       const body: Record<string, unknown> = { channelIds: input.channelIds, text: input.text };
+      if (input.media!.length > 0) body.mediaIds = input.media!.map((m) => m.id);
+      if (input.firstComment!.trim() !== '') body.firstComment = { text: input.firstComment };
       if (input.when === 'draft') body.saveAsDraft = true;
       if (input.when === 'schedule') {
         body.isScheduled = true;
         body.dateTime = new Date(localToUtc(input.dateTime!, input.timezone!)).toISOString();
       }
       const chosen = channels.filter((c) => input.channelIds!.includes(c.id));
-      const channelOptions = optionsFor(chosen.map((c) => c.network), options);
+      const channelOptions = withAltText(optionsFor(chosen.map((c) => c.network), options), chosen.map((c) => c.network), input.media!.map((m) => m.altText));
       // channelOptions apply on update (SPEC); the ones a network requires are checked before it publishes.
       const created = await createPosts(deps, v.principal, { ...body, ...(channelOptions ? { saveAsDraft: true } : {}) } as unknown as Parameters<typeof createPosts>[2], 'app');
       if (channelOptions) {
         const timing = input.when === 'draft' ? { saveAsDraft: true } : input.when === 'schedule' ? { isScheduled: true, dateTime: body.dateTime } : { isScheduled: false };
-        await updatePost(deps, v.principal, created[0].id, { channelOptions, ...timing } as Parameters<typeof updatePost>[3]);
+        for (const post of created) await updatePost(deps, v.principal, post.id, { channelOptions, ...timing } as Parameters<typeof updatePost>[3]);
       }
       res.redirect(303, `${APP}/posts/${encodeURIComponent(created[0].id)}`);
     } catch (error) {
@@ -451,6 +457,13 @@ function optionsFor(networks: readonly string[], raw: Record<string, Record<stri
     }
   }
   return Object.keys(options).length > 0 ? options : undefined;
+}
+
+/** Alt texts typed beside the media, in their order, as the `altText` option of the chosen networks that take one. */
+function withAltText(options: Record<string, unknown> | undefined, networks: readonly string[], altTexts: readonly string[]): Record<string, unknown> | undefined {
+  const takesAltText = networks.some((network) => NETWORK_CAPABILITIES[network]?.channelOptions.some((rule) => rule.name === 'altText'));
+  if (!takesAltText || altTexts.every((text) => text.trim() === '')) return options;
+  return { ...options, altText: altTexts.map((text) => text.trim()) };
 }
 
 /** A datetime-local value ("2030-01-07T09:30") in `timezone`, as a UTC instant; a 400 naming the field otherwise. */
