@@ -202,7 +202,16 @@ describe('the web app in a headless Chromium', function () {
     await page.fill('#alt-0', 'A tiny square logo');
     await page.fill('#firstComment', 'Made by the design team');
     await page.check('input[name=when][value=draft]');
+    const cards = page.locator('#previews article.preview');
+    assert.equal(await cards.count(), 2, 'a preview per chosen channel');
+    const onMastodon = page.locator(`#previews article[data-channel-id="${mastodon.id}"]`);
+    assert.match(await onMastodon.textContent() ?? '', /@team@social\.example on Mastodon\s*Our new logo.*↳ Made by the design team/s);
+    assert.equal(await onMastodon.locator('.preview-media img').count(), 1);
     await page.screenshot({ path: path.join(ARTIFACTS, 'app-compose-media.png'), fullPage: true });
+    await page.fill('#text', 'x'.repeat(505));
+    assert.equal(await onMastodon.locator('mark.cut').textContent(), 'xxxxx', 'the part past Mastodon\'s 500 is marked');
+    assert.equal(await page.locator(`#previews article[data-channel-id="${a.channelIds[0]}"] mark.cut`).count(), 0, 'the sandbox takes it all');
+    await page.fill('#text', 'Our new logo');
     await page.click('button[type=submit]:has-text("Save")');
     await page.waitForURL(/\/app\/posts\//);
 

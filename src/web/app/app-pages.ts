@@ -27,7 +27,7 @@ header a{color:#fff;text-decoration:none}header form{margin-left:auto}main{max-w
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #e3e6ea;padding:.4rem;text-align:left;vertical-align:top}
 .status{font-size:.8em;padding:.1rem .45rem;border-radius:.6rem;background:#e3e6ea}.status.published{background:#d6f5dd}.status.failed,.status.needs_reconnect{background:#fbd9d9}
 .status.scheduled{background:#dbe8fb}.status.draft{background:#f1ecd6}.status.unconfirmed{background:#fde9c8}
-.problem{color:#b00020}form.inline{display:inline;margin-left:.4rem}.drop{border:2px dashed #c4cad3;padding:1rem;text-align:center}.drop.over{background:#eef4fd}label.inline{display:inline;text-decoration:underline;cursor:pointer}.thumb{max-height:5rem;display:block}textarea.short{min-height:3rem}#queued li{cursor:grab;padding:.2rem 0}label{display:block;margin:.6rem 0 .2rem}textarea{width:100%;min-height:7rem}fieldset{border:1px solid #e3e6ea}
+.problem{color:#b00020}form.inline{display:inline;margin-left:.4rem}.drop{border:2px dashed #c4cad3;padding:1rem;text-align:center}.drop.over{background:#eef4fd}label.inline{display:inline;text-decoration:underline;cursor:pointer}.thumb{max-height:5rem;display:block}textarea.short{min-height:3rem}.preview{border:1px solid #e3e6ea;border-radius:.5rem;padding:.5rem .8rem;margin:.5rem 0}.preview header{display:block;background:none;color:inherit;padding:0}.preview-text{white-space:pre-wrap;margin:.3rem 0}mark.cut{background:#fbd9d9}.preview-media{display:flex;gap:.3rem}.preview-comment{color:#5a6472;margin:.2rem 0 0 1rem}#queued li{cursor:grab;padding:.2rem 0}label{display:block;margin:.6rem 0 .2rem}textarea{width:100%;min-height:7rem}fieldset{border:1px solid #e3e6ea}
 .banner{margin:0;padding:.6rem 1.2rem;background:#fde9c8;border-bottom:1px solid #e8c98c}.secret{font-family:monospace;background:#f1ecd6;padding:.3rem}
 .counter{font-size:.85em;color:#555}#week td{width:14%;min-height:8rem;height:8rem}.entry{border:1px solid #dbe8fb;border-radius:.3rem;padding:.2rem;margin:.2rem 0;font-size:.85em}
 .entry[draggable]{cursor:grab;background:#f3f8ff}.counter.over{color:#b00020;font-weight:600}button{cursor:pointer}`;
@@ -99,7 +99,9 @@ export function composePage(context: PageContext, channels: ChannelView[], limit
   const chosen = new Set(form.channelIds ?? []);
   const boxes = channels.filter((c) => c.status !== 'disconnected').map((c) => {
     const limit = limits[c.network]?.text;
-    return `<label><input type="checkbox" name="channelIds" value="${escapeHtml(c.id)}" data-network="${escapeHtml(c.network)}" data-limit="${limit?.limit ?? ''}" data-counting="${escapeHtml(limit?.counting ?? '')}"${chosen.has(c.id) ? ' checked' : ''}>
+    const row = limits[c.network];
+    return `<label><input type="checkbox" name="channelIds" value="${escapeHtml(c.id)}" data-network="${escapeHtml(c.network)}" data-limit="${limit?.limit ?? ''}" data-counting="${escapeHtml(limit?.counting ?? '')}"
+ data-name="${escapeHtml(c.displayName ?? c.name)}" data-handle="${escapeHtml(c.handle)}" data-display="${escapeHtml(row?.displayName ?? c.network)}" data-max-media="${row?.media.maxItems ?? 0}" data-first-comment="${escapeHtml(row?.firstComment ?? 'none')}"${chosen.has(c.id) ? ' checked' : ''}>
 ${escapeHtml(c.displayName ?? c.name)} <small>(${escapeHtml(c.network)} ${escapeHtml(c.handle)})</small></label>`;
   }).join('');
   const networks = new Set(channels.filter((c) => c.status !== 'disconnected').map((c) => c.network));
@@ -114,6 +116,7 @@ ${escapeHtml(c.displayName ?? c.name)} <small>(${escapeHtml(c.network)} ${escape
 <fieldset><legend>Channels</legend>${boxes || '<p>No channels yet.</p>'}${problemAt('channelIds')}</fieldset>
 <label for="text">Text</label><textarea id="text" name="text">${escapeHtml(form.text ?? '')}</textarea>
 <p id="counters" class="counter" aria-live="polite"></p>${problemAt('text')}
+<details open><summary>Preview per channel</summary><div id="previews"></div></details>
 ${form.assisted ? `<p id="assisted" role="status">${escapeHtml(form.assisted)}</p>` : ''}
 <fieldset><legend>Media</legend><div id="media-drop" class="drop">Drop images or videos here, or <label for="media-file" class="inline">choose files</label>
 <input id="media-file" type="file" accept="image/*,video/*" multiple></div><ol id="media-list">${media}</ol>${problemAt('mediaIds')}</fieldset>
@@ -125,8 +128,45 @@ ${radio('draft', 'Save as draft')}${problemAt('dateTime')}</fieldset>
 <p><button type="submit">Save</button></p>
 <p>AI helpers (they change the text above; nothing is saved until you save): ${[...networks].map((n) => `<button type="submit" name="assist" value="rewrite:${escapeHtml(n)}">Fit to ${escapeHtml(limits[n]?.displayName ?? n)}</button>`).join(' ')}
 <button type="submit" name="assist" value="hashtags">Suggest hashtags</button></p></form>
-<script nonce="${escapeHtml(context.nonce)}">${COUNTER_SCRIPT}${UPLOAD_SCRIPT}</script>`);
+<script nonce="${escapeHtml(context.nonce)}">${COUNTER_SCRIPT}${UPLOAD_SCRIPT}${PREVIEW_SCRIPT}</script>`);
 }
+
+/**
+ * How the post will look on each chosen channel: its name and network, the text with the part past the network's
+ * limit marked, the media the network takes (and how many it would drop), and the first comment where the
+ * network makes one. Counting is the counter's (graphemes or code points).
+ */
+const PREVIEW_SCRIPT = `(() => {
+  const text = document.getElementById('text'), comment = document.getElementById('firstComment'), out = document.getElementById('previews');
+  const segmenter = typeof Intl.Segmenter === 'function' ? new Intl.Segmenter() : null;
+  const units = (value, how) => how === 'graphemes' && segmenter ? [...segmenter.segment(value)].map((s) => s.segment) : [...value];
+  const el = (tag, props, ...children) => { const node = Object.assign(document.createElement(tag), props || {}); node.append(...children); return node; };
+  function render() {
+    out.textContent = '';
+    const images = [...document.querySelectorAll('#media-list img.thumb')].map((img) => img.src);
+    for (const box of document.querySelectorAll('input[name=channelIds]:checked')) {
+      const parts = units(text.value, box.dataset.counting), limit = Number(box.dataset.limit);
+      const body = el('p', { className: 'preview-text' }, parts.slice(0, limit).join(''));
+      if (parts.length > limit) body.append(el('mark', { className: 'cut', title: 'Past the limit: the network refuses the post' }, parts.slice(limit).join('')));
+      const card = el('article', { className: 'preview' }, el('header', {}, el('strong', {}, box.dataset.name), ' ', el('small', {}, box.dataset.handle + ' on ' + box.dataset.display)), body);
+      card.dataset.channelId = box.value;
+      const max = Number(box.dataset.maxMedia);
+      if (images.length > 0) {
+        const shown = el('div', { className: 'preview-media' }, ...images.slice(0, max).map((src) => el('img', { src, alt: '', className: 'thumb' })));
+        if (images.length > max) shown.append(el('small', { className: 'problem' }, images.length - max + ' more than ' + box.dataset.display + ' takes'));
+        card.append(shown);
+      }
+      if (comment.value.trim() !== '' && box.dataset.firstComment !== 'none') card.append(el('p', { className: 'preview-comment' }, '↳ ' + comment.value));
+      out.append(card);
+    }
+    if (!out.firstChild) out.append(el('p', {}, 'Choose a channel to see how the post will look there.'));
+  }
+  text.addEventListener('input', render);
+  comment.addEventListener('input', render);
+  document.querySelectorAll('input[name=channelIds]').forEach((box) => box.addEventListener('change', render));
+  new MutationObserver(render).observe(document.getElementById('media-list'), { childList: true, subtree: true });
+  render();
+})();`;
 
 /** One uploaded file in the composer: kept by its media id, shown, with its alt text field. */
 function mediaItem(m: { id: string; url: string; altText: string }, index: number): string {
