@@ -124,7 +124,7 @@ nav{display:flex;flex-wrap:wrap;gap:8px;align-items:center;padding:10px 16px}nav
 h2{margin:0 16px 8px;font-size:17px}
 .grid{display:grid;grid-template-columns:repeat(7,1fr);gap:4px;padding:0 16px 16px}
 .head{font-weight:600;font-size:12px;text-align:center;color:#5a6480}
-.day{background:#fff;border-radius:6px;padding:6px;min-height:70px;overflow:hidden}.day.outside{opacity:.45}
+.day{background:#fff;border-radius:6px;padding:6px;min-height:70px;overflow:hidden}.day.outside{background:#eef0f3;color:#4a5260}
 .day h3{margin:0 0 4px;font-size:13px}.day .wd{display:none}
 .day ul{list-style:none;margin:0;padding:0}.entry{font-size:12px;border-left:3px solid #3b5bdb;padding:2px 4px;margin:0 0 4px;background:#eef1fb}
 .entry.published{border-color:#2b8a3e}.entry.live{border-color:#e8590c}.entry.draft{border-color:#868e96}

@@ -23,14 +23,15 @@ export interface PageContext {
 }
 
 const STYLE = `body{font:15px/1.5 system-ui,sans-serif;margin:0;color:#1d2430}header{display:flex;gap:1rem;align-items:center;padding:.6rem 1.2rem;background:#1d2430;color:#fff}
-header a{color:#fff;text-decoration:none}header form{margin-left:auto}main{max-width:60rem;margin:1.5rem auto;padding:0 1.2rem}
+header{flex-wrap:wrap}header a{color:#fff;text-decoration:none}header form{margin-left:auto}main{max-width:60rem;margin:1.5rem auto;padding:0 1.2rem}
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #e3e6ea;padding:.4rem;text-align:left;vertical-align:top}
 .status{font-size:.8em;padding:.1rem .45rem;border-radius:.6rem;background:#e3e6ea}.status.published{background:#d6f5dd}.status.failed,.status.needs_reconnect{background:#fbd9d9}
 .status.scheduled{background:#dbe8fb}.status.draft{background:#f1ecd6}.status.unconfirmed{background:#fde9c8}
-.problem{color:#b00020}form.inline{display:inline;margin-left:.4rem}.drop{border:2px dashed #c4cad3;padding:1rem;text-align:center}.drop.over{background:#eef4fd}label.inline{display:inline;text-decoration:underline;cursor:pointer}.thumb{max-height:5rem;display:block}textarea.short{min-height:3rem}.preview{border:1px solid #e3e6ea;border-radius:.5rem;padding:.5rem .8rem;margin:.5rem 0}.preview header{display:block;background:none;color:inherit;padding:0}.preview-text{white-space:pre-wrap;margin:.3rem 0}mark.cut{background:#fbd9d9}.preview-media{display:flex;gap:.3rem}.preview-comment{color:#5a6472;margin:.2rem 0 0 1rem}#queued li{cursor:grab;padding:.2rem 0}label{display:block;margin:.6rem 0 .2rem}textarea{width:100%;min-height:7rem}fieldset{border:1px solid #e3e6ea}
+.problem{color:#b00020}form.inline{display:inline;margin-left:.4rem}.drop{border:2px dashed #c4cad3;padding:1rem;text-align:center}.drop.over{background:#eef4fd}label.inline{display:inline;text-decoration:underline;cursor:pointer}.thumb{max-height:5rem;display:block}textarea.short{min-height:3rem}main{overflow-wrap:anywhere}.preview{border:1px solid #e3e6ea;border-radius:.5rem;padding:.5rem .8rem;margin:.5rem 0}.preview header{display:block;background:none;color:inherit;padding:0}.preview-text{white-space:pre-wrap;margin:.3rem 0}mark.cut{background:#fbd9d9}.preview-media{display:flex;gap:.3rem}.preview-comment{color:#5a6472;margin:.2rem 0 0 1rem}#queued li{cursor:grab;padding:.2rem 0}label{display:block;margin:.6rem 0 .2rem}textarea{width:100%;min-height:7rem}fieldset{border:1px solid #e3e6ea}
 .banner{margin:0;padding:.6rem 1.2rem;background:#fde9c8;border-bottom:1px solid #e8c98c}.secret{font-family:monospace;background:#f1ecd6;padding:.3rem}
 .counter{font-size:.85em;color:#555}#week td{width:14%;min-height:8rem;height:8rem}.entry{border:1px solid #dbe8fb;border-radius:.3rem;padding:.2rem;margin:.2rem 0;font-size:.85em}
-.entry[draggable]{cursor:grab;background:#f3f8ff}.counter.over{color:#b00020;font-weight:600}button{cursor:pointer}`;
+.entry[draggable]{cursor:grab;background:#f3f8ff}.counter.over{color:#b00020;font-weight:600}button{cursor:pointer}
+@media (max-width:40rem){header form{margin-left:0}#week,#week tbody,#week tr,#week td{display:block;width:auto;height:auto;min-height:0}#week td.day{padding:.5rem 0}table{display:block;overflow-x:auto}}`;
 
 export function layout(context: PageContext, title: string, body: string): string {
   const nav = context.signedIn
@@ -123,7 +124,7 @@ ${form.assisted ? `<p id="assisted" role="status">${escapeHtml(form.assisted)}</
 <label for="firstComment">First comment (optional: posted under the post where the network allows it)</label><textarea id="firstComment" name="firstComment" class="short">${escapeHtml(form.firstComment ?? '')}</textarea>${problemAt('firstComment')}
 ${optionFields ? `<fieldset><legend>Network options</legend>${optionFields}${problemAt('channelOptions')}</fieldset>` : ''}
 <fieldset><legend>When</legend>${radio('now', 'Publish now')}${radio('schedule', 'Schedule at')}
-<input type="datetime-local" name="dateTime" value="${escapeHtml(form.dateTime ?? '')}"> in time zone <input name="timezone" value="${escapeHtml(form.timezone ?? 'UTC')}" size="18">
+<input type="datetime-local" name="dateTime" aria-label="Date and time to publish at" value="${escapeHtml(form.dateTime ?? '')}"> in time zone <input name="timezone" aria-label="Time zone of that date and time" value="${escapeHtml(form.timezone ?? 'UTC')}" size="18">
 ${radio('draft', 'Save as draft')}${problemAt('dateTime')}</fieldset>
 <p><button type="submit">Save</button></p>
 <p>AI helpers (they change the text above; nothing is saved until you save): ${[...networks].map((n) => `<button type="submit" name="assist" value="rewrite:${escapeHtml(n)}">Fit to ${escapeHtml(limits[n]?.displayName ?? n)}</button>`).join(' ')}

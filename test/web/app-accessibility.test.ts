@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../support/chromium.js';
+import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+
+const ARTIFACTS = path.resolve('test-artifacts');
+const SIZES = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } } as const;
+
+/** Every page of the app checked by axe-core at desktop and phone sizes, with a screenshot of each. */
+describe('the web app: accessibility of every page (axe-core)', function () {
+  this.timeout(120_000);
+  let t: TestHerald;
+  let a: SeededAccount;
+  let browser: Browser;
+  let postId: string;
+
+  before(async () => {
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    browser = await launchChromium();
+    t = await startTestHerald();
+    a = await t.seedAccount({ channels: 2, approvalRequired: true });
+    const created = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[0]], text: 'Waiting for a yes', isScheduled: true, dateTime: new Date(Date.now() + 86_400_000).toISOString() } });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    postId = created.body.data[0].id;
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  async function signedIn(size: keyof typeof SIZES): Promise<Page> {
+    const page = await (await browser.newContext({ viewport: SIZES[size] })).newPage();
+    await page.goto(`${t.url}/app/sign-in`);
+    await page.fill('#email', a.email);
+    await page.fill('#password', a.password);
+    await page.click('button[type=submit]');
+    await page.waitForURL(`${t.url}/app`);
+    return page;
+  }
+
+  const pages = () => ({
+    posts: '/app',
+    compose: '/app/compose',
+    calendar: '/app/calendar',
+    'calendar-all': '/app/calendar/all',
+    post: `/app/posts/${postId}`,
+    approvals: '/app/approvals',
+    channels: '/app/channels',
+    queue: `/app/channels/${a.channelIds[0]}/queue`,
+    webhooks: '/app/settings/webhooks',
+    'api-keys': '/app/settings/api-keys',
+  });
+
+  for (const size of Object.keys(SIZES) as (keyof typeof SIZES)[]) {
+    it(`has no serious or critical violations on any page, ${size}`, async () => {
+      const found: string[] = [];
+      const anonymous = await (await browser.newContext({ viewport: SIZES[size] })).newPage();
+      await anonymous.goto(`${t.url}/app/sign-in`);
+      const pagesToCheck: [string, Page, string][] = [['sign-in', anonymous, '/app/sign-in']];
+      const page = await signedIn(size);
+      for (const [name, url] of Object.entries(pages())) pagesToCheck.push([name, page, url]);
+      for (const [name, tab, url] of pagesToCheck) {
+        await tab.goto(t.url + url);
+        const results = await new AxeBuilder({ page: tab }).analyze();
+        for (const violation of results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')) {
+          found.push(`${name}: ${violation.id} (${violation.impact}) ${violation.help}: ${violation.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+        }
+        await tab.screenshot({ path: path.join(ARTIFACTS, `page-${name}-${size}.png`), fullPage: true });
+      }
+      await anonymous.context().close();
+      await page.context().close();
+      assert.deepEqual(found, []);
+    });
+  }
+});
