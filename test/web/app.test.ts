@@ -378,4 +378,32 @@ describe('the web app in a headless Chromium', function () {
     assert.equal(post.status, 'draft');
     assert.deepEqual(post.channelOptions, { visibility: 'unlisted', spoilerText: 'calendar talk' });
   });
+
+  it('drafts the text and makes an image from a prompt, labels the posts, and adds them to the queue', async () => {
+    const label = await t.api('POST', '/v1/rest/labels', { token: a.apiKey, body: { name: 'Spring', color: '#2e7d32' } });
+    assert.equal(label.status, 201, JSON.stringify(label.body));
+    await t.api('PUT', `/v1/rest/channels/${a.channelIds[0]}/schedule`, { token: a.apiKey, body: { slots: [{ day: 'mon', time: '09:00' }] } });
+    const nextSlot = (await t.api('GET', `/v1/rest/channels/${a.channelIds[0]}/schedule`, { token: a.apiKey })).body.data.nextFreeSlots[0];
+    await signIn();
+    await page.goto(`${t.url}/app/compose`);
+    await page.check(`input[value="${a.channelIds[0]}"]`);
+    await page.click('button[value=draft]');
+    assert.match(await page.textContent('[role=alert]') ?? '', /Describe what to write or draw first/, 'an empty prompt is explained beside it');
+    await page.fill('#prompt', 'the launch of our spring menu');
+    await page.click('button[value=draft]');
+    assert.match(await page.textContent('#assisted') ?? '', /Drafted for sandbox \(\d+ of \d+ characters\) by \S+/);
+    assert.notEqual(await page.inputValue('#text'), '');
+    await page.click('button[value=image]');
+    assert.match(await page.textContent('#assisted') ?? '', /Image made by \S+ and added to the media/);
+    assert.equal(await page.locator('#media-list input[name=mediaIds]').count(), 1);
+    await page.check(`input[name=labelIds][value="${label.body.data.id}"]`);
+    await page.check('input[name=when][value=queue]');
+    await page.click('button[type=submit]:has-text("Save")');
+    await page.waitForURL(/\/app\/posts\//);
+    const post = (await t.api('GET', `/v1/rest/posts/${page.url().split('/').pop()}`, { token: a.apiKey })).body.data;
+    assert.equal(post.status, 'scheduled');
+    assert.equal(post.dateTime, nextSlot, 'the channel\'s next free slot');
+    assert.deepEqual(post.labels.map((l: { name: string }) => l.name), ['Spring']);
+    assert.equal(post.imageUrls.length, 1);
+  });
 });

@@ -11,6 +11,7 @@ import { escapeHtml } from '../../http/html.js';
 import type { WebhookEndpointView } from '../../domain/webhooks/webhook-endpoints.js';
 import type { ApiKeyView } from '../../domain/api-keys.js';
 import type { ConnectedAppView } from '../../domain/connected-apps.js';
+import type { LabelView } from '../../domain/labels/labels.js';
 import type { PostEventView } from '../../domain/posts/post-history.js';
 
 export interface PageContext {
@@ -77,6 +78,9 @@ export interface ComposeForm {
   /** What an AI helper just did, and which provider answered. */
   assisted?: string;
   firstComment?: string;
+  labelIds?: string[];
+  /** What to ask the AI to write or draw. */
+  prompt?: string;
   /** Uploaded media in order, with the alt text typed beside each. */
   media?: { id: string; url: string; altText: string }[];
 }
@@ -93,10 +97,10 @@ function optionField(network: string, rule: ChannelOptionRule, value: string | u
   return `${label}<input id="${escapeHtml(name)}" name="${escapeHtml(name)}" size="50"${hint} value="${escapeHtml(value ?? '')}">`;
 }
 
-export function composePage(context: PageContext, channels: ChannelView[], limits: Record<string, NetworkCapabilities>, form: ComposeForm = {}, problems: { path: string; message: string }[] = []): string {
+export function composePage(context: PageContext, channels: ChannelView[], labels: LabelView[], limits: Record<string, NetworkCapabilities>, form: ComposeForm = {}, problems: { path: string; message: string }[] = []): string {
   const problemAt = (path: string) => problems.filter((p) => p.path === path || p.path.startsWith(`${path}.`) || p.path.startsWith(`${path}[`))
     .map((p) => `<p class="problem" role="alert">${escapeHtml(p.message)}</p>`).join('');
-  const others = problems.filter((p) => !['text', 'channelIds', 'dateTime'].some((f) => p.path === f || p.path.startsWith(`${f}.`) || p.path.startsWith(`${f}[`)));
+  const others = problems.filter((p) => !['text', 'channelIds', 'dateTime', 'mediaIds', 'firstComment', 'prompt', 'addToQueue', 'channelOptions'].some((f) => p.path === f || p.path.startsWith(`${f}.`) || p.path.startsWith(`${f}[`)));
   const chosen = new Set(form.channelIds ?? []);
   const boxes = channels.filter((c) => c.status !== 'disconnected').map((c) => {
     const limit = limits[c.network]?.text;
@@ -121,14 +125,17 @@ ${escapeHtml(c.displayName ?? c.name)} <small>(${escapeHtml(c.network)} ${escape
 ${form.assisted ? `<p id="assisted" role="status">${escapeHtml(form.assisted)}</p>` : ''}
 <fieldset><legend>Media</legend><div id="media-drop" class="drop">Drop images or videos here, or <label for="media-file" class="inline">choose files</label>
 <input id="media-file" type="file" accept="image/*,video/*" multiple></div><ol id="media-list">${media}</ol>${problemAt('mediaIds')}</fieldset>
+${labels.length > 0 ? `<fieldset><legend>Labels</legend>${labels.map((l) => `<label class="choice"><input type="checkbox" name="labelIds" value="${escapeHtml(l.id)}"${(form.labelIds ?? []).includes(l.id) ? ' checked' : ''}> ${escapeHtml(l.name)}</label>`).join('')}</fieldset>` : ''}
 <label for="firstComment">First comment (optional: posted under the post where the network allows it)</label><textarea id="firstComment" name="firstComment" class="short">${escapeHtml(form.firstComment ?? '')}</textarea>${problemAt('firstComment')}
 ${optionFields ? `<fieldset><legend>Network options</legend>${optionFields}${problemAt('channelOptions')}</fieldset>` : ''}
 <fieldset><legend>When</legend>${radio('now', 'Publish now')}${radio('schedule', 'Schedule at')}
 <input type="datetime-local" name="dateTime" aria-label="Date and time to publish at" value="${escapeHtml(form.dateTime ?? '')}"> in time zone <input name="timezone" aria-label="Time zone of that date and time" value="${escapeHtml(form.timezone ?? 'UTC')}" size="18">
-${radio('draft', 'Save as draft')}${problemAt('dateTime')}</fieldset>
+${radio('queue', "Add to each channel's queue (its next free slot)")}${radio('draft', 'Save as draft')}${problemAt('dateTime')}${problemAt('addToQueue')}</fieldset>
 <p><button type="submit">Save</button></p>
 <p>AI helpers (they change the text above; nothing is saved until you save): ${[...networks].map((n) => `<button type="submit" name="assist" value="rewrite:${escapeHtml(n)}">Fit to ${escapeHtml(limits[n]?.displayName ?? n)}</button>`).join(' ')}
-<button type="submit" name="assist" value="hashtags">Suggest hashtags</button></p></form>
+<button type="submit" name="assist" value="hashtags">Suggest hashtags</button></p>
+<label for="prompt">Or ask for a draft or an image</label><input id="prompt" name="prompt" size="60" maxlength="1000" value="${escapeHtml(form.prompt ?? '')}">${problemAt('prompt')}
+<p><button type="submit" name="assist" value="draft">Draft the text</button> <button type="submit" name="assist" value="image">Make an image</button></p></form>
 <script nonce="${escapeHtml(context.nonce)}">${COUNTER_SCRIPT}${UPLOAD_SCRIPT}${PREVIEW_SCRIPT}</script>`);
 }
 

@@ -22,7 +22,8 @@ import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
 import { connectChannel } from '../../domain/networks/channel-connections.js';
 import { signIn } from '../../domain/oauth/sign-in.js';
 import { createPosts } from '../../domain/posts/create-posts.js';
-import { rewrite, suggestHashtags } from '../../domain/ai/ai-helpers.js';
+import { generateImage, generatePost, rewrite, suggestHashtags } from '../../domain/ai/ai-helpers.js';
+import { applyLabels, listLabels } from '../../domain/labels/labels.js';
 import { consumeWriteBudgetForAi } from '../../domain/rate-limits.js';
 import { updatePost } from '../../domain/posts/update-post.js';
 import { settleUnconfirmed } from '../../domain/posts/unconfirmed-posts.js';
@@ -131,7 +132,7 @@ export function appRouter(deps: DomainDeps, log: (message: string, error: unknow
   router.get(`${APP}/compose`, async (req, res) => {
     const v = await visitor(req, res);
     if (!v) return;
-    send(res, composePage(v.context, await listChannels(deps, v.principal), NETWORK_CAPABILITIES), v.context.nonce);
+    send(res, composePage(v.context, await listChannels(deps, v.principal), await listLabels(deps, v.principal), NETWORK_CAPABILITIES), v.context.nonce);
   });
 
   router.post(`${APP}/compose`, ...form, async (req, res) => {
@@ -151,13 +152,28 @@ export function appRouter(deps: DomainDeps, log: (message: string, error: unknow
       options,
       firstComment: String(req.body.firstComment ?? ''),
       media: ([] as unknown[]).concat(req.body.mediaIds ?? []).map((id, i) => ({ id: String(id), url: String(([] as unknown[]).concat(req.body.mediaUrls ?? [])[i] ?? ''), altText: String(([] as unknown[]).concat(req.body.altText ?? [])[i] ?? '') })),
+      labelIds: ([] as unknown[]).concat(req.body.labelIds ?? []).map(String),
+      prompt: String(req.body.prompt ?? ''),
     };
     const channels = await listChannels(deps, v.principal);
+    const labels = await listLabels(deps, v.principal);
     if (typeof req.body.assist === 'string') {
       // An AI helper rewrites the draft in place; nothing is saved until the person saves.
       try {
         await consumeWriteBudgetForAi(deps, v.principal);
-        if (req.body.assist === 'hashtags') {
+        const firstNetwork = channels.find((c) => input.channelIds!.includes(c.id))?.network;
+        if (req.body.assist === 'draft' || req.body.assist === 'image') {
+          if (input.prompt!.trim() === '') throw new ValidationError('Describe what to write or draw first.', [{ path: 'prompt', message: 'Describe what to write or draw first.' }]);
+          if (req.body.assist === 'draft') {
+            const answer = await generatePost(deps, v.principal, { prompt: input.prompt!, network: firstNetwork });
+            input.text = answer.variants[0].text;
+            input.assisted = `Drafted for ${answer.network} (${answer.variants[0].characters} of ${answer.maxCharacters} characters) by ${answer.provider}.`;
+          } else {
+            const image = await generateImage(deps, v.principal, { prompt: input.prompt! });
+            input.media = [...input.media!, { id: image.data.id, url: image.data.url, altText: input.prompt!.slice(0, 1500) }];
+            input.assisted = `Image made by ${image.provider} and added to the media; check its alt text.`;
+          }
+        } else if (req.body.assist === 'hashtags') {
           const { hashtags, provider } = await suggestHashtags(deps, v.principal, { text: input.text! });
           input.text = `${input.text!.trimEnd()}\n\n${hashtags.join(' ')}`;
           input.assisted = `Hashtags suggested by ${provider}.`;
@@ -167,10 +183,11 @@ export function appRouter(deps: DomainDeps, log: (message: string, error: unknow
           input.text = answer.text;
           input.assisted = `Rewritten to fit ${network} (${answer.characters} of ${answer.maxCharacters} characters) by ${answer.provider}.`;
         }
-        return send(res, composePage(v.context, channels, NETWORK_CAPABILITIES, input), v.context.nonce);
+        return send(res, composePage(v.context, channels, labels, NETWORK_CAPABILITIES, input), v.context.nonce);
       } catch (error) {
         if (!(error instanceof HeraldError) || error.status >= 500) throw error;
-        return send(res, composePage(v.context, channels, NETWORK_CAPABILITIES, input, [{ path: 'text', message: error.message }]), v.context.nonce, error.status);
+        const path = error instanceof ValidationError && error.details?.[0]?.path === 'prompt' ? 'prompt' : 'text';
+        return send(res, composePage(v.context, channels, labels, NETWORK_CAPABILITIES, input, [{ path, message: error.message }]), v.context.nonce, error.status);
       }
     }
     try {
@@ -180,6 +197,7 @@ export function appRouter(deps: DomainDeps, log: (message: string, error: unknow
       if (input.media!.length > 0) body.mediaIds = input.media!.map((m) => m.id);
       if (input.firstComment!.trim() !== '') body.firstComment = { text: input.firstComment };
       if (input.when === 'draft') body.saveAsDraft = true;
+      if (input.when === 'queue') body.addToQueue = true;
       if (input.when === 'schedule') {
         body.isScheduled = true;
         body.dateTime = new Date(localToUtc(input.dateTime!, input.timezone!)).toISOString();
@@ -189,14 +207,15 @@ export function appRouter(deps: DomainDeps, log: (message: string, error: unknow
       // channelOptions apply on update (SPEC); the ones a network requires are checked before it publishes.
       const created = await createPosts(deps, v.principal, { ...body, ...(channelOptions ? { saveAsDraft: true } : {}) } as unknown as Parameters<typeof createPosts>[2], 'app');
       if (channelOptions) {
-        const timing = input.when === 'draft' ? { saveAsDraft: true } : input.when === 'schedule' ? { isScheduled: true, dateTime: body.dateTime } : { isScheduled: false };
+        const timing = input.when === 'draft' ? { saveAsDraft: true } : input.when === 'schedule' ? { isScheduled: true, dateTime: body.dateTime } : input.when === 'queue' ? { addToQueue: true } : { isScheduled: false };
         for (const post of created) await updatePost(deps, v.principal, post.id, { channelOptions, ...timing } as Parameters<typeof updatePost>[3]);
       }
+      if (input.labelIds!.length > 0) for (const post of created) await applyLabels(deps, v.principal, post.id, input.labelIds!);
       res.redirect(303, `${APP}/posts/${encodeURIComponent(created[0].id)}`);
     } catch (error) {
       if (!(error instanceof HeraldError) || error.status >= 500) throw error;
       const problems = error instanceof ValidationError && error.details?.length ? error.details : [{ path: '', message: error.message }];
-      send(res, composePage(v.context, channels, NETWORK_CAPABILITIES, input, problems), v.context.nonce, error.status);
+      send(res, composePage(v.context, channels, labels, NETWORK_CAPABILITIES, input, problems), v.context.nonce, error.status);
     }
   });
 
