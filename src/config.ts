@@ -211,6 +211,18 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   return { ...config, ...overrides };
 }
 
+/** The variables an operator sets to connect each OAuth network (README, Connecting networks). */
+export const NETWORK_APP_VARIABLES: Readonly<Record<string, readonly string[]>> = {
+  x: ['X_CLIENT_ID', 'X_CLIENT_SECRET'],
+  linkedin: ['LINKEDIN_CLIENT_ID', 'LINKEDIN_CLIENT_SECRET'],
+  facebook: ['FACEBOOK_APP_ID', 'FACEBOOK_APP_SECRET'],
+  instagram: ['INSTAGRAM_APP_ID', 'INSTAGRAM_APP_SECRET'],
+  youtube: ['GOOGLE_CLIENT_ID', 'GOOGLE_CLIENT_SECRET'],
+  tiktok: ['TIKTOK_CLIENT_KEY', 'TIKTOK_CLIENT_SECRET'],
+  threads: ['THREADS_APP_ID', 'THREADS_APP_SECRET'],
+  pinterest: ['PINTEREST_APP_ID', 'PINTEREST_APP_SECRET'],
+};
+
 /** Each network's app, when both halves of its credentials are set (one half alone is an operator's mistake). */
 function networkAppsFrom(env: Env): NetworkAppsConfig {
   const app = (idName: string, secretName: string): OAuthApp | undefined => {

@@ -1054,6 +1054,8 @@ export interface components {
             displayName: string;
             /** @description Whether this instance can connect the network now. */
             configured: boolean;
+            /** @description Why it cannot, naming what this instance's operator must set; null when configured. */
+            notConfigured: string | null;
             /** @description How a person connects an account; null where channels cannot be connected (the sandbox, networks without a connector yet). */
             connection: {
                 /** @enum {string} */

@@ -108,6 +108,7 @@ describe('Bluesky, against a real PDS', function () {
     assert.equal(res.status, 200);
     const bluesky = res.body.data.find((n: any) => n.name === 'bluesky');
     assert.equal(bluesky.configured, true);
+    assert.equal(bluesky.notConfigured, null);
     assert.equal(bluesky.connection.kind, 'credentials');
     assert.deepEqual(bluesky.connection.fields.map((f: any) => [f.name, f.required, f.secret]), [['identifier', true, false], ['appPassword', true, true], ['service', false, false]]);
     assert.equal(bluesky.capabilities.text.limit, 300);

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium.js';
 import { TINY_PNG } from '../media/fixtures.js';
+import { startFakeMastodon } from '../support/fake-mastodon.js';
 import * as provisioning from '../../src/domain/provisioning.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
@@ -405,5 +406,40 @@ describe('the web app in a headless Chromium', function () {
     assert.equal(post.dateTime, nextSlot, 'the channel\'s next free slot');
     assert.deepEqual(post.labels.map((l: { name: string }) => l.name), ['Spring']);
     assert.equal(post.imageUrls.length, 1);
+  });
+
+  it('connects a Mastodon channel through consent, shows unconfigured networks with what to set, and reconnects a channel that needs it', async () => {
+    const mastodon = await startFakeMastodon();
+    try {
+      await signIn();
+      await page.click('text=Channels');
+      assert.match(await page.textContent('section[data-network="youtube"]') ?? '', /operator must set GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET/);
+      assert.equal(await page.locator('section[data-network="youtube"] form').count(), 0, 'no form for a network this instance cannot connect');
+      await page.fill('#connect-mastodon-instance', mastodon.url);
+      await page.click('section[data-network="mastodon"] button');
+      await page.waitForURL(/\/connect\/mastodon\/callback/);
+      await page.goto(`${t.url}/app/channels`);
+      assert.match(await page.textContent('tbody') ?? '', new RegExp(`active.*@alice@${mastodon.host.replace(/\./g, '\\.')}`, 's'));
+
+      mastodon.revokeAll();
+      const [channel] = (await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data.filter((c: { network: string }) => c.network === 'mastodon');
+      const post = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [channel.id], text: 'After the token was revoked' } });
+      await testWorker(t).tick();
+      assert.match((await t.api('GET', `/v1/rest/posts/${post.body.data[0].id}`, { token: a.apiKey })).body.data.error, /reconnect/);
+      await page.goto(`${t.url}/app`);
+      assert.match(await page.textContent('.banner') ?? '', /The mastodon channel .* needs reconnecting \(.*The access token is invalid.*\)/, 'shown loudly on every page');
+      await page.goto(`${t.url}/app/channels`);
+      await page.click('tr.needs-reconnect button:has-text("Reconnect at Mastodon")');
+      await page.waitForURL(/\/connect\/mastodon\/callback/);
+      await page.goto(`${t.url}/app/channels`);
+      assert.equal(await page.locator('tr.needs-reconnect').count(), 0);
+      assert.equal((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data.find((c: { id: string }) => c.id === channel.id).status, 'active');
+
+      await page.click(`button[aria-label^="Disconnect"]:right-of(:text("${channel.handle}"))`);
+      await page.waitForSelector('text=disconnected');
+      assert.equal(mastodon.tokens(), 0, 'disconnecting revoked the token at the instance');
+    } finally {
+      await mastodon.close();
+    }
   });
 });

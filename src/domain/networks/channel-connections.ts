@@ -16,6 +16,7 @@
  *   cannot be reached is a 503 to try again.
  */
 import crypto from 'node:crypto';
+import { NETWORK_APP_VARIABLES } from '../../config.js';
 import type { components, operations } from '../../../generated/rest/openapi-types.js';
 import type { ChannelRecord } from '../../db/repositories/channels.js';
 import type { DomainDeps } from '../deps.js';
@@ -40,10 +41,12 @@ export type NetworkView = components['schemas']['Network'];
 export function listNetworks(deps: DomainDeps): NetworkView[] {
   return Object.values(NETWORK_CAPABILITIES).map((capabilities) => {
     const connector = deps.networks.get(capabilities.name);
+    const configured = Boolean(connector?.connection && (connector.configured?.() ?? true));
     return {
       name: capabilities.name,
       displayName: capabilities.displayName,
-      configured: Boolean(connector?.connection && (connector.configured?.() ?? true)),
+      configured,
+      notConfigured: configured ? null : connector?.connection ? notConfiguredReason(capabilities.name, capabilities.displayName) : `Herald has no connector for ${capabilities.displayName} channels yet.`,
       connection: connector?.connection ? { kind: connector.connection.kind, fields: connector.connection.fields.map((f) => ({ ...f })) } : null,
       capabilities: { ...capabilities },
     };
@@ -205,7 +208,7 @@ function connectable(deps: DomainDeps, network: string): NetworkConnector {
   const displayName = capabilitiesOf(network).displayName;
   if (!connector?.connection) throw new ValidationError(`Herald cannot connect ${displayName} channels; GET /networks lists the networks it can connect.`);
   if (connector.configured && !connector.configured()) {
-    throw new ValidationError(`This Herald instance is not configured for ${displayName}: its operator must set the app credentials (see the README, Connecting networks).`);
+    throw new ValidationError(notConfiguredReason(network, displayName));
   }
   return connector;
 }
@@ -263,6 +266,12 @@ function appRegistrations(deps: DomainDeps, network: string): AppRegistrations {
       await deps.repos.connectFlows.saveApp(network, origin, redirectUri, deps.secretBox.seal(name(origin, redirectUri), JSON.stringify(app)), deps.now());
     },
   };
+}
+
+function notConfiguredReason(network: string, displayName: string): string {
+  const variables = NETWORK_APP_VARIABLES[network];
+  const what = variables ? variables.join(' and ') : 'the app credentials';
+  return `This Herald instance is not configured for ${displayName}: its operator must set ${what} (see the README, Connecting networks).`;
 }
 
 export function callbackUrl(deps: DomainDeps, network: string): string {

@@ -12,11 +12,16 @@ import type { WebhookEndpointView } from '../../domain/webhooks/webhook-endpoint
 import type { ApiKeyView } from '../../domain/api-keys.js';
 import type { ConnectedAppView } from '../../domain/connected-apps.js';
 import type { LabelView } from '../../domain/labels/labels.js';
+import type { NetworkView } from '../../domain/networks/channel-connections.js';
 import type { PostEventView } from '../../domain/posts/post-history.js';
+
+type NetworkField = NonNullable<NetworkView['connection']>['fields'][number];
 
 export interface PageContext {
   csrf: string;
   nonce: string;
+  /** Extra elements of the head (a refresh on to a network), already escaped. */
+  head?: string;
   /** Set when signed in: the navigation shows, with sign-out. */
   signedIn?: { email: string; manages: boolean };
   /** Things the team must act on, shown on every page (a webhook endpoint Herald disabled). */
@@ -28,7 +33,7 @@ header{flex-wrap:wrap}header a{color:#fff;text-decoration:none}header form{margi
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #e3e6ea;padding:.4rem;text-align:left;vertical-align:top}
 .status{font-size:.8em;padding:.1rem .45rem;border-radius:.6rem;background:#e3e6ea}.status.published{background:#d6f5dd}.status.failed,.status.needs_reconnect{background:#fbd9d9}
 .status.scheduled{background:#dbe8fb}.status.draft{background:#f1ecd6}.status.unconfirmed{background:#fde9c8}
-.problem{color:#b00020}form.inline{display:inline;margin-left:.4rem}.drop{border:2px dashed #c4cad3;padding:1rem;text-align:center}.drop.over{background:#eef4fd}label.inline{display:inline;text-decoration:underline;cursor:pointer}.thumb{max-height:5rem;display:block}textarea.short{min-height:3rem}main{overflow-wrap:anywhere}.preview{border:1px solid #e3e6ea;border-radius:.5rem;padding:.5rem .8rem;margin:.5rem 0}.preview header{display:block;background:none;color:inherit;padding:0}.preview-text{white-space:pre-wrap;margin:.3rem 0}mark.cut{background:#fbd9d9}.preview-media{display:flex;gap:.3rem}.preview-comment{color:#5a6472;margin:.2rem 0 0 1rem}#queued li{cursor:grab;padding:.2rem 0}label{display:block;margin:.6rem 0 .2rem}textarea{width:100%;min-height:7rem}fieldset{border:1px solid #e3e6ea}
+.problem{color:#b00020}form.inline{display:inline;margin-left:.4rem}.drop{border:2px dashed #c4cad3;padding:1rem;text-align:center}.drop.over{background:#eef4fd}label.inline{display:inline;text-decoration:underline;cursor:pointer}.thumb{max-height:5rem;display:block}textarea.short{min-height:3rem}tr.needs-reconnect{background:#fff1f1}.not-configured{color:#5a6472}main{overflow-wrap:anywhere}.preview{border:1px solid #e3e6ea;border-radius:.5rem;padding:.5rem .8rem;margin:.5rem 0}.preview header{display:block;background:none;color:inherit;padding:0}.preview-text{white-space:pre-wrap;margin:.3rem 0}mark.cut{background:#fbd9d9}.preview-media{display:flex;gap:.3rem}.preview-comment{color:#5a6472;margin:.2rem 0 0 1rem}#queued li{cursor:grab;padding:.2rem 0}label{display:block;margin:.6rem 0 .2rem}textarea{width:100%;min-height:7rem}fieldset{border:1px solid #e3e6ea}
 .banner{margin:0;padding:.6rem 1.2rem;background:#fde9c8;border-bottom:1px solid #e8c98c}.secret{font-family:monospace;background:#f1ecd6;padding:.3rem}
 .counter{font-size:.85em;color:#555}#week td{width:14%;min-height:8rem;height:8rem}.entry{border:1px solid #dbe8fb;border-radius:.3rem;padding:.2rem;margin:.2rem 0;font-size:.85em}
 .entry[draggable]{cursor:grab;background:#f3f8ff}.counter.over{color:#b00020;font-weight:600}button{cursor:pointer}
@@ -40,7 +45,7 @@ export function layout(context: PageContext, title: string, body: string): strin
 <form method="post" action="/app/sign-out"><input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}"><span>${escapeHtml(context.signedIn.email)}</span> <button>Sign out</button></form></header>`
     : '<header><strong>Herald</strong></header>';
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escapeHtml(title)} · Herald</title><style>${STYLE}</style></head><body>${nav}
+${context.head ?? ''}<title>${escapeHtml(title)} · Herald</title><style>${STYLE}</style></head><body>${nav}
 ${(context.banners ?? []).map((b) => `<p class="banner" role="status">${escapeHtml(b)}</p>`).join('')}<main><h1>${escapeHtml(title)}</h1>
 ${body}</main></body></html>`;
 }
@@ -327,17 +332,39 @@ ${extra.wouldClear ? `<form method="post" action="${base}/clear">${hidden}<input
 ${extra.cleared ? `<p id="cleared">Removed ${extra.cleared.length} post(s) from the queue.</p>` : ''}`);
 }
 
-export function channelsPage(context: PageContext, channels: ChannelView[], problem?: string): string {
-  const rows = channels.map((c) => `<tr><td>${statusBadge(c.status)}</td><td>${escapeHtml(c.displayName ?? c.name)}</td><td>${escapeHtml(c.network)}</td><td>${escapeHtml(c.handle)}</td>
-<td>${escapeHtml(c.statusReason ?? '')}</td><td><a href="/app/channels/${encodeURIComponent(c.id)}/queue">Queue</a></td></tr>`).join('');
+export function channelsPage(context: PageContext, channels: ChannelView[], networks: NetworkView[], problem?: string): string {
   const hidden = `<input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}">`;
+  const byName = new Map(networks.map((n) => [n.name, n]));
+  const fieldsOf = (network: NetworkView | undefined, prefix: string, only?: (field: NetworkField) => boolean) => (network?.connection?.fields ?? []).filter(only ?? (() => true)).map((field) =>
+    `<label for="${prefix}-${escapeHtml(field.name)}">${escapeHtml(field.name)}${field.required ? '' : ' (optional)'}: ${escapeHtml(field.description)}</label>
+<input id="${prefix}-${escapeHtml(field.name)}" name="${escapeHtml(field.name)}"${field.secret ? ' type="password" autocomplete="off"' : ''}${field.required ? ' required' : ''}>`).join('');
+  const actions = (c: ChannelView) => {
+    const base = `/app/channels/${encodeURIComponent(c.id)}`;
+    const network = byName.get(c.network);
+    const reconnect = c.status !== 'active' && network?.connection
+      ? `<form method="post" action="${base}/reconnect">${hidden}${fieldsOf(network, `re-${c.id}`, (f) => f.secret)}<button>${network.connection.kind === 'oauth' ? `Reconnect at ${escapeHtml(network.displayName)}` : 'Reconnect'}</button></form>`
+      : '';
+    const disconnect = c.status !== 'disconnected' && network?.connection
+      ? `<form method="post" action="${base}/disconnect" class="inline">${hidden}<button aria-label="Disconnect ${escapeHtml(c.displayName ?? c.name)}">Disconnect</button></form>` : '';
+    return `<a href="${base}/queue">Queue</a>${reconnect}${disconnect}`;
+  };
+  const rows = channels.map((c) => `<tr${c.status === 'needs_reconnect' ? ' class="needs-reconnect"' : ''}><td>${statusBadge(c.status)}</td><td>${escapeHtml(c.displayName ?? c.name)}</td><td>${escapeHtml(c.network)}</td><td>${escapeHtml(c.handle)}</td>
+<td>${escapeHtml(c.statusReason ?? '')}</td><td>${actions(c)}</td></tr>`).join('');
+  const connectable = networks.filter((n) => n.connection !== null);
+  const connectForms = connectable.map((n) => `<section class="connect" data-network="${escapeHtml(n.name)}"><h3>${escapeHtml(n.displayName)}</h3>${n.configured
+    ? `<form method="post" action="/app/channels/connect">${hidden}<input type="hidden" name="network" value="${escapeHtml(n.name)}">${fieldsOf(n, `connect-${n.name}`)}
+<p><button>${n.connection!.kind === 'oauth' ? `Connect at ${escapeHtml(n.displayName)}` : 'Connect'}</button></p></form>`
+    : `<p class="not-configured">${escapeHtml(n.notConfigured ?? 'Not configured on this instance.')}</p>`}</section>`).join('');
   return layout(context, 'Channels', `${problem ? `<p class="problem" role="alert">${escapeHtml(problem)}</p>` : ''}
-<table><tbody>${rows}</tbody></table>
-<h2>Connect Bluesky</h2><form method="post" action="/app/channels/connect">${hidden}<input type="hidden" name="network" value="bluesky">
-<label for="identifier">Handle</label><input id="identifier" name="identifier" required><label for="appPassword">App password</label><input id="appPassword" name="appPassword" type="password" required>
-<p><button>Connect</button></p></form>
-<h2>Connect Mastodon</h2><form method="post" action="/app/channels/connect">${hidden}<input type="hidden" name="network" value="mastodon">
-<label for="instance">Server</label><input id="instance" name="instance" placeholder="https://mastodon.social" required><p><button>Connect</button></p></form>`);
+${rows ? `<table><tbody>${rows}</tbody></table>` : '<p>No channels yet: connect one below.</p>'}
+<h2>Connect a channel</h2>${connectForms}`);
+}
+
+/** Sends the person on to a network's consent page (after a connect or reconnect form). */
+export function continueToNetworkPage(context: PageContext, authorizationUrl: string): string {
+  const url = escapeHtml(authorizationUrl);
+  return layout({ ...context, head: `<meta http-equiv="refresh" content="0;url=${url}">` }, 'Continue at the network', `<p>Taking you to the network to let Herald publish for you.
+If nothing happens, <a href="${url}" id="continue">continue there</a>; it sends you back here when you are done.</p>`);
 }
 
 export function webhooksPage(

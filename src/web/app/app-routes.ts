@@ -19,7 +19,7 @@ import { HeraldError, NotFoundError, ValidationError } from '../../domain/errors
 import { clearQueue, getSchedule, pauseQueue, reorderQueue, resumeQueue, setSchedule } from '../../domain/queue/queue.js';
 import { parseSlotList } from '../../domain/queue/slots.js';
 import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
-import { connectChannel } from '../../domain/networks/channel-connections.js';
+import { connectChannel, disconnectChannel, listNetworks, reconnectChannel } from '../../domain/networks/channel-connections.js';
 import { signIn } from '../../domain/oauth/sign-in.js';
 import { createPosts } from '../../domain/posts/create-posts.js';
 import { generateImage, generatePost, rewrite, suggestHashtags } from '../../domain/ai/ai-helpers.js';
@@ -43,7 +43,7 @@ import { listConnectedApps, revokeConnectedApp } from '../../domain/connected-ap
 import { EVENT_TYPES, type EventType } from '../../domain/events/event-types.js';
 import { getPostHistory } from '../../domain/posts/post-history.js';
 import { appMediaRouter } from './app-media-routes.js';
-import { apiKeysPage, approvalsPage, channelsPage, composePage, postPage, postsPage, queuePage, signInPage, webhooksPage, weekPage, type ComposeForm, type PageContext } from './app-pages.js';
+import { apiKeysPage, approvalsPage, channelsPage, composePage, continueToNetworkPage, postPage, postsPage, queuePage, signInPage, webhooksPage, weekPage, type ComposeForm, type PageContext } from './app-pages.js';
 
 const APP = '/app';
 
@@ -81,6 +81,11 @@ export function appRouter(deps: DomainDeps, log: (message: string, error: unknow
     const banners = manages
       ? (await listWebhooks(deps, principal)).filter((e) => !e.enabled).map((e) => `Herald disabled the webhook endpoint ${e.url}: ${e.disabledReason ?? 'it kept failing'}. Fix the receiver, then enable it again.`)
       : [];
+    for (const channel of await listChannels(deps, principal)) {
+      if (channel.status === 'needs_reconnect') {
+        banners.push(`The ${channel.network} channel ${channel.displayName ?? channel.name} needs reconnecting (${channel.statusReason ?? 'the network refused its credentials'}): its posts fail until it is reconnected on the Channels page.`);
+      }
+    }
     return { principal, context: { ...context(req, res), signedIn: { email: person?.email ?? '', manages }, banners } };
   }
 
@@ -370,27 +375,51 @@ export function appRouter(deps: DomainDeps, log: (message: string, error: unknow
     res.redirect(303, `${APP}/channels/${encodeURIComponent(channelId)}/queue`);
   });
 
+  async function channelsView(v: Visitor, res: Response, problem?: string, status = 200): Promise<void> {
+    send(res, channelsPage(v.context, await listChannels(deps, v.principal), listNetworks(deps), problem), v.context.nonce, status);
+  }
+
+  /** Connect, reconnect and disconnect share their outcome: the network's consent page, or the channels with what went wrong. */
+  async function connecting(v: Visitor, res: Response, what: string, call: () => Promise<{ kind: 'authorize'; authorizationUrl: string } | { kind: string }>): Promise<void> {
+    try {
+      const answer = await call();
+      // A redirect answering the form would be a form submission to the network, which the page's CSP (form-action
+      // 'self') refuses: the person is sent on by a page of ours instead.
+      if (answer.kind === 'authorize' && 'authorizationUrl' in answer) return send(res, continueToNetworkPage(v.context, answer.authorizationUrl), v.context.nonce);
+      res.redirect(303, `${APP}/channels`);
+    } catch (error) {
+      if (!(error instanceof HeraldError) || error.status >= 500) log(`${what} from the app failed`, error);
+      const message = error instanceof HeraldError ? error.message : `Herald could not finish ${what}; try again.`;
+      await channelsView(v, res, message, error instanceof HeraldError ? error.status : 500);
+    }
+  }
+
   router.get(`${APP}/channels`, async (req, res) => {
     const v = await visitor(req, res);
-    if (!v) return;
-    send(res, channelsPage(v.context, await listChannels(deps, v.principal)), v.context.nonce);
+    if (v) await channelsView(v, res);
   });
 
   router.post(`${APP}/channels/connect`, ...form, async (req, res) => {
     const v = await visitor(req, res);
     if (!v || !checked(req, res)) return;
     const { csrf_token: _csrf, network, ...fields } = req.body as Record<string, string>;
-    try {
-      const answer = await connectChannel(deps, v.principal, { network: String(network ?? ''), fields });
-      if (answer.kind === 'authorize') return res.redirect(303, answer.authorizationUrl);
-      res.redirect(303, `${APP}/channels`);
-    } catch (error) {
-      if (!(error instanceof HeraldError) || error.status >= 500) {
-        log('connecting a channel from the app failed', error);
-      }
-      const message = error instanceof HeraldError ? error.message : 'Herald could not connect the channel; try again.';
-      send(res, channelsPage(v.context, await listChannels(deps, v.principal), message), v.context.nonce, error instanceof HeraldError ? error.status : 500);
-    }
+    await connecting(v, res, 'connecting a channel', () => connectChannel(deps, v.principal, { network: String(network ?? ''), fields }));
+  });
+
+  router.post(`${APP}/channels/:channelId/reconnect`, ...form, async (req, res) => {
+    const v = await visitor(req, res);
+    if (!v || !checked(req, res)) return;
+    const { csrf_token: _csrf, ...fields } = req.body as Record<string, string>;
+    await connecting(v, res, 'reconnecting a channel', () => reconnectChannel(deps, v.principal, String(req.params.channelId), fields));
+  });
+
+  router.post(`${APP}/channels/:channelId/disconnect`, ...form, async (req, res) => {
+    const v = await visitor(req, res);
+    if (!v || !checked(req, res)) return;
+    await connecting(v, res, 'disconnecting a channel', async () => {
+      await disconnectChannel(deps, v.principal, String(req.params.channelId));
+      return { kind: 'disconnected' };
+    });
   });
 
   router.get(`${APP}/settings/webhooks`, async (req, res) => {
