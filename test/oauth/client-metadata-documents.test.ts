@@ -184,6 +184,7 @@ describe(`Client ID Metadata Documents (${TEST_DB})`, () => {
       ['private_key_jwt, which Herald cannot verify', (path) => site.serve(path, { token_endpoint_auth_method: 'private_key_jwt' }), /must be "none".*does not accept "private_key_jwt"/],
       ['a document without client_name', (path) => site.serve(path, { client_name: undefined }), /it has no client_name/],
       ['a document without redirect_uris', (path) => site.serve(path, { redirect_uris: [] }), /redirect_uris must be an array with at least one redirect URI/],
+      ['an application_type its redirect URIs contradict', (path) => site.serve(path, { application_type: 'web' }), /A web application redirects to https on its own host/],
       ['a logo that is not https', (path) => site.serve(path, { logo_uri: 'javascript:alert(1)' }), /logo_uri must be an https URL/],
       ['a document over 5 KB', (path) => site.serve(path, { client_uri: 'https://example.com/' + 'x'.repeat(6000) }), /larger than 5120 bytes/],
       ['a document slower than the timeout', (path) => site.serve(path, {}, { delayMs: 1500 }), /did not answer within 500 ms/],
