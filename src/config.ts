@@ -37,6 +37,8 @@ export interface Config {
   oauthThrottles: OAuthThrottleConfig;
   /** Hosts (names or IP literals) that user-supplied URLs may reach even on non-public addresses. */
   outboundAllowHosts: string[];
+  /** Fetching the Client ID Metadata Document of an MCP client whose client_id is a URL. */
+  clientMetadataDocuments: ClientMetadataDocumentsConfig;
   /** NETWORK_ORIGIN_OVERRIDES: a network's real origin (https://bsky.social) mapped to another (a local fake). */
   networkOriginOverrides: Record<string, string>;
   networks: NetworksConfig;
@@ -100,6 +102,16 @@ export interface AiConfig {
   model: string;
   imageModel: string;
   timeoutMs: number;
+}
+
+export interface ClientMetadataDocumentsConfig {
+  /** OAUTH_CLIENT_METADATA_TIMEOUT_MS: the whole fetch of one document. */
+  timeoutMs: number;
+  /**
+   * OAUTH_CLIENT_METADATA_HTTP_HOSTS: hosts whose https client_id URLs are fetched over plain http, for tests and
+   * local development only (a client on this machine has no certificate); never set in production.
+   */
+  plainHttpHosts: string[];
 }
 
 export interface OAuthThrottleConfig {
@@ -178,6 +190,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       failedSignInsPerWindow: intFrom(env, 'OAUTH_FAILED_SIGN_INS_PER_IP', 50),
     },
     outboundAllowHosts: parseAllowHosts(env.OUTBOUND_ALLOW_HOSTS),
+    clientMetadataDocuments: {
+      timeoutMs: intFrom(env, 'OAUTH_CLIENT_METADATA_TIMEOUT_MS', 5_000),
+      plainHttpHosts: parseAllowHosts(env.OAUTH_CLIENT_METADATA_HTTP_HOSTS),
+    },
     networkOriginOverrides: parseOriginOverrides(env.NETWORK_ORIGIN_OVERRIDES),
     networks: {
       timeoutMs: intFrom(env, 'NETWORK_TIMEOUT_MS', 30_000),

@@ -13,7 +13,9 @@ import express, { type ErrorRequestHandler, type Request, type RequestHandler, t
 import type { DomainDeps } from '../domain/deps.js';
 import { issueAuthorizationCode } from '../domain/oauth/authorization-codes.js';
 import { checkAuthorizationRequest, type AuthorizationRequest } from '../domain/oauth/authorization-request.js';
+import { metadataDocumentHost } from '../domain/oauth/client-metadata-documents.js';
 import { AuthorizationRedirectError, UntrustedRedirectError } from '../domain/oauth/errors.js';
+import { isLoopbackRedirectUri } from '../domain/oauth/redirect-uris.js';
 import { issuerOf } from '../domain/oauth/resources.js';
 import { grantedScopes } from '../domain/oauth/scopes.js';
 import { signIn } from '../domain/oauth/sign-in.js';
@@ -62,7 +64,7 @@ async function signedInUser(deps: DomainDeps, req: Request) {
 }
 
 function showSignIn(res: Response, request: AuthorizationRequest, context: { authorizationRequest: string; csrfToken: string }, status = 200, extra: { email?: string; problem?: string } = {}) {
-  sendPage(res, status, signInPage({ ...context, ...extra, clientName: request.client.clientName }));
+  sendPage(res, status, signInPage({ ...context, ...extra, clientName: request.client.clientName, clientHost: metadataDocumentHost(request.client) }));
 }
 
 function showAuthorize(deps: DomainDeps): RequestHandler {
@@ -75,7 +77,9 @@ function showAuthorize(deps: DomainDeps): RequestHandler {
     sendPage(res, 200, consentPage({
       ...context,
       clientName: request.client.clientName,
+      clientHost: metadataDocumentHost(request.client),
       redirectHost: new URL(request.redirectUri).host,
+      redirectIsLocal: isLoopbackRedirectUri(request.redirectUri),
       userEmail: user.email,
       fixedScopes: REQUIRED_SCOPES,
       manageTeamChecked: request.requestedScopes.includes('manage_team'),

@@ -24,6 +24,8 @@ export function authorizationServerMetadata(config: Config): RequestHandler {
     revocation_endpoint_auth_methods_supported: TOKEN_ENDPOINT_AUTH_METHODS,
     scopes_supported: OAUTH_SCOPES,
     authorization_response_iss_parameter_supported: true,
+    // A client_id may be the https URL of the client's metadata document (MCP 2026-07-28's preferred registration).
+    client_id_metadata_document_supported: true,
   };
   return (_req, res) => {
     res.json(document);

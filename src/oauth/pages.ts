@@ -47,12 +47,20 @@ function hiddenFields(context: PageContext): string {
 <input type="hidden" name="authorization_request" value="${escapeHtml(context.authorizationRequest)}">`;
 }
 
-function clientLabel(clientName: string | null): string {
-  return clientName ? escapeHtml(clientName) : 'An application that did not give its name';
+/** The client as a person should judge it: its name, and for a metadata document client the site that published it. */
+interface ClientIdentity {
+  clientName: string | null;
+  /** The host of the client_id URL; absent for registered clients, whose name is all they gave. */
+  clientHost?: string;
 }
 
-export function signInPage(context: PageContext & { clientName: string | null; email?: string; problem?: string }): string {
-  return layout('Sign in', `<h1>Sign in to connect <span class="client">${clientLabel(context.clientName)}</span></h1>
+function clientLabel(client: ClientIdentity): string {
+  const name = client.clientName ? escapeHtml(client.clientName) : 'An application that did not give its name';
+  return client.clientHost === undefined ? name : `${name} <span class="from">from <strong class="host">${escapeHtml(client.clientHost)}</strong></span>`;
+}
+
+export function signInPage(context: PageContext & ClientIdentity & { email?: string; problem?: string }): string {
+  return layout('Sign in', `<h1>Sign in to connect <span class="client">${clientLabel(context)}</span></h1>
 ${context.problem ? `<p class="problem" role="alert">${escapeHtml(context.problem)}</p>` : ''}
 <form method="post" action="${OAUTH_ENDPOINTS.signIn}">
 ${hiddenFields(context)}
@@ -64,9 +72,10 @@ ${hiddenFields(context)}
 </form>`);
 }
 
-export function consentPage(context: PageContext & {
-  clientName: string | null;
+export function consentPage(context: PageContext & ClientIdentity & {
   redirectHost: string;
+  /** The redirect goes to this computer, which any local program can listen on: said for metadata document clients. */
+  redirectIsLocal: boolean;
   userEmail: string;
   fixedScopes: readonly Scope[];
   manageTeamChecked: boolean;
@@ -74,8 +83,12 @@ export function consentPage(context: PageContext & {
   const fixed = context.fixedScopes
     .map((scope) => `<li><strong>${scope}</strong><br><span>${escapeHtml(SCOPE_DESCRIPTIONS[scope])}</span></li>`)
     .join('\n');
-  return layout('Allow access', `<h1><span class="client">${clientLabel(context.clientName)}</span> wants to use your Herald account</h1>
+  const localWarning = context.clientHost !== undefined && context.redirectIsLocal
+    ? `<p class="problem">This application receives your answer on this computer (${escapeHtml(context.redirectHost)}), where any program could be listening. Allow only if you have just started it from ${escapeHtml(context.clientHost)}'s application on this computer.</p>\n`
+    : '';
+  return layout('Allow access', `<h1><span class="client">${clientLabel(context)}</span> wants to use your Herald account</h1>
 <p>Signed in as <strong>${escapeHtml(context.userEmail)}</strong>. After you decide, you will be sent to <strong class="host">${escapeHtml(context.redirectHost)}</strong>.</p>
+${localWarning}
 <form method="post" action="${OAUTH_ENDPOINTS.decision}">
 ${hiddenFields(context)}
 <p>It will be able to:</p>
@@ -117,6 +130,7 @@ button.secondary{color:#1d2330;background:#e6e8ee;margin-top:.75rem}
 .optional{display:flex;gap:.6rem;align-items:flex-start;padding:.75rem;border:1px solid #e0e3ea;border-radius:8px}
 .optional input{margin-top:.35rem;width:1.2rem;height:1.2rem}.optional label{margin:0;font-weight:400}
 .host{word-break:break-all}
+.from{font-weight:400;font-size:1rem}
 .switch{margin-top:1rem;text-align:center}button.link{display:inline;width:auto;margin:0;padding:.25rem;color:#4353ff;background:none;font-weight:400;text-decoration:underline}
 `;
 

@@ -15,6 +15,8 @@ export interface OAuthClientRecord {
   /** Other registered metadata (client_uri, logo_uri, ...), returned as registered. */
   metadata: Record<string, unknown>;
   createdAt: number;
+  /** A metadata document client (its id is the document's URL): when the cached document goes stale. Null for registered clients. */
+  documentExpiresAt: number | null;
 }
 
 export interface AuthorizationCodeRecord {
@@ -69,17 +71,14 @@ export class OAuthRepository {
   constructor(private readonly db: Db) {}
 
   async createClient(record: OAuthClientRecord): Promise<void> {
-    await this.db('oauth_clients').insert({
-      id: record.id,
-      secret_hash: record.secretHash,
-      token_endpoint_auth_method: record.tokenEndpointAuthMethod,
-      client_name: record.clientName,
-      redirect_uris: jsonText(record.redirectUris),
-      grant_types: record.grantTypes.join(' '),
-      scope: record.scope,
-      metadata: jsonText(record.metadata),
-      created_at: record.createdAt,
-    });
+    await this.db('oauth_clients').insert(clientRow(record));
+  }
+
+  /** Stores a metadata document client as last fetched; a concurrent fetch by another instance simply wins or loses the last write. */
+  async saveDocumentClient(record: OAuthClientRecord): Promise<void> {
+    const row = clientRow(record);
+    const refreshed = Object.keys(row).filter((column) => column !== 'created_at');
+    await this.db('oauth_clients').insert(row).onConflict('id').merge(refreshed);
   }
 
   async getClient(id: string): Promise<OAuthClientRecord | undefined> {
@@ -234,6 +233,21 @@ function words(value: unknown): string[] {
   return String(value ?? '').split(' ').filter(Boolean);
 }
 
+function clientRow(record: OAuthClientRecord) {
+  return {
+    id: record.id,
+    secret_hash: record.secretHash,
+    token_endpoint_auth_method: record.tokenEndpointAuthMethod,
+    client_name: record.clientName,
+    redirect_uris: jsonText(record.redirectUris),
+    grant_types: record.grantTypes.join(' '),
+    scope: record.scope,
+    metadata: jsonText(record.metadata),
+    created_at: record.createdAt,
+    document_expires_at: record.documentExpiresAt,
+  };
+}
+
 function toClient(row: any): OAuthClientRecord {
   return {
     id: row.id,
@@ -245,6 +259,7 @@ function toClient(row: any): OAuthClientRecord {
     scope: row.scope,
     metadata: json<Record<string, unknown>>(row.metadata, {}),
     createdAt: row.created_at,
+    documentExpiresAt: row.document_expires_at ?? null,
   };
 }
 

@@ -1,14 +1,16 @@
 /**
  * Checks an authorization request (OAuth 2.1 section 4.1.1, RFC 7636, RFC 8707), in this order:
- * 1. `client_id` names a registered client and `redirect_uri` equals one of its redirect URIs exactly
- *    (a client with a single URI may omit it); otherwise the user sees an error page and nothing is
- *    redirected;
+ * 1. `client_id` names a registered client, or is the URL of a valid client metadata document
+ *    (client-metadata-documents.ts, fetched again once its cached copy is stale), and `redirect_uri` equals
+ *    one of its redirect URIs exactly (a client with a single URI may omit it); otherwise the user sees an
+ *    error page and nothing is redirected;
  * 2. from here on, problems go back to the redirect URI with `state`: `response_type` must be `code`;
  *    a PKCE `code_challenge` is required, with `code_challenge_method` `S256` (absent or `plain` is refused);
  *    `resource`, when sent, must be one of this server's MCP URLs (`invalid_target`), and defaults to `/mcp`.
  */
 import type { OAuthClientRecord } from '../../db/repositories/oauth.js';
 import type { DomainDeps } from '../deps.js';
+import { findClient } from './client-metadata-documents.js';
 import { AuthorizationRedirectError, UntrustedRedirectError } from './errors.js';
 import { isRegisteredRedirectUri } from './redirect-uris.js';
 import { defaultResource, isOurResource } from './resources.js';
@@ -40,7 +42,7 @@ function single(params: AuthorizationParams, name: string): string | undefined {
 export async function checkAuthorizationRequest(deps: DomainDeps, params: AuthorizationParams): Promise<AuthorizationRequest> {
   const clientId = single(params, 'client_id');
   if (!clientId) throw new UntrustedRedirectError('The request names no client (client_id is missing). Start again from the application you are connecting.');
-  const client = await deps.repos.oauth.getClient(clientId);
+  const client = await findClient(deps, clientId, { fresh: true });
   if (!client) throw new UntrustedRedirectError('This application is not registered with Herald (unknown client_id). Start again from the application you are connecting.');
   const requested = single(params, 'redirect_uri');
   const redirectUri = requested ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);

@@ -96,16 +96,19 @@ function applicationType(body: Record<string, unknown>, uris: string[]): Applica
   return value as ApplicationType;
 }
 
-export async function registerClient(deps: DomainDeps, body: unknown): Promise<RegisteredClient> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw invalidMetadata('Send the client metadata as a JSON object.');
-  }
-  const metadata = body as Record<string, unknown>;
+/** The metadata a registered client and a metadata document client share, checked under the rules above. */
+export interface ClientMetadata {
+  redirectUris: string[];
+  grantTypes: string[];
+  responseTypes: string[];
+  clientName: string | undefined;
+  scope: string | undefined;
+  /** application_type and the optional strings, kept and returned as given. */
+  extra: Record<string, unknown>;
+}
+
+export function readClientMetadata(metadata: Record<string, unknown>): ClientMetadata {
   const uris = redirectUris(metadata);
-  const method = (metadata.token_endpoint_auth_method ?? 'none') as TokenEndpointAuthMethod;
-  if (!TOKEN_ENDPOINT_AUTH_METHODS.includes(method)) {
-    throw invalidMetadata(`token_endpoint_auth_method must be one of ${TOKEN_ENDPOINT_AUTH_METHODS.join(', ')}.`);
-  }
   const grantTypes = stringList(metadata, 'grant_types', GRANT_TYPES, [...GRANT_TYPES]);
   if (!grantTypes.includes('authorization_code')) throw invalidMetadata('grant_types must include authorization_code.');
   const responseTypes = stringList(metadata, 'response_types', RESPONSE_TYPES, [...RESPONSE_TYPES]);
@@ -115,6 +118,19 @@ export async function registerClient(deps: DomainDeps, body: unknown): Promise<R
   for (const field of OPTIONAL_STRING_FIELDS) {
     const value = optionalString(metadata, field);
     if (value !== undefined) extra[field] = value;
+  }
+  return { redirectUris: uris, grantTypes, responseTypes, clientName, scope, extra };
+}
+
+export async function registerClient(deps: DomainDeps, body: unknown): Promise<RegisteredClient> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw invalidMetadata('Send the client metadata as a JSON object.');
+  }
+  const metadata = body as Record<string, unknown>;
+  const { redirectUris: uris, grantTypes, responseTypes, clientName, scope, extra } = readClientMetadata(metadata);
+  const method = (metadata.token_endpoint_auth_method ?? 'none') as TokenEndpointAuthMethod;
+  if (!TOKEN_ENDPOINT_AUTH_METHODS.includes(method)) {
+    throw invalidMetadata(`token_endpoint_auth_method must be one of ${TOKEN_ENDPOINT_AUTH_METHODS.join(', ')}.`);
   }
 
   const now = deps.now();
@@ -130,6 +146,7 @@ export async function registerClient(deps: DomainDeps, body: unknown): Promise<R
     scope: scope ?? null,
     metadata: extra,
     createdAt: now,
+    documentExpiresAt: null,
   };
   await deps.repos.oauth.createClient(record);
   return {
