@@ -49,7 +49,8 @@ const VIDEO_FIELDS = 'id,title,video_description,create_time,share_url,cover_ima
 interface TikTokCredentials {
   accessToken: string;
   refreshToken: string;
-  refreshExpiresAt: number;
+  /** When TikTok said the refresh token ends; a person must reconnect by then. */
+  refreshExpiresAt?: number;
   openId: string;
   username: string;
   scopes: string[];
@@ -202,7 +203,7 @@ export class TikTokNetwork implements NetworkConnector {
         problems.push(`TikTok refuses to let this account post now (${error.message}).`);
       }
     }
-    if (c.refreshExpiresAt - this.now() < REFRESH_WARNING_MS) {
+    if (c.refreshExpiresAt !== undefined && c.refreshExpiresAt - this.now() < REFRESH_WARNING_MS) {
       problems.push(`The connection ends ${new Date(c.refreshExpiresAt).toISOString()} (TikTok's refresh token expires): reconnect the channel before then.`);
     }
     return { account: `@${c.username}`, grantedScopes: c.scopes, problems };
@@ -245,7 +246,7 @@ export class TikTokNetwork implements NetworkConnector {
         if (error instanceof NetworkError && error.kind === 'unknown_outcome' && !final) throw new NetworkError('retry_later', `${error.message} (chunk ${index + 1} of ${plan.count}; TikTok posts nothing incomplete)`);
         throw error;
       }
-      if (answer.status !== 206 && answer.status !== 201) {
+      if (answer.status < 200 || answer.status >= 300) {
         const failed = classify(answer, this.now(), this.capabilities);
         throw final && failed.kind === 'retry_later' ? new NetworkError('unknown_outcome', failed.message) : failed;
       }
@@ -340,11 +341,13 @@ export class TikTokNetwork implements NetworkConnector {
     if (answer.status === 200 && typeof body.access_token === 'string' && typeof body.refresh_token === 'string') {
       const now = this.now();
       const scopes = String(body.scope ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+      const lifetime = (seconds: unknown) => (Number.isFinite(Number(seconds)) && Number(seconds) > 0 ? now + Number(seconds) * 1000 : undefined);
+      const refreshExpiresAt = lifetime(body.refresh_expires_in);
       return {
         accessToken: body.access_token as string,
         scopes,
-        expiresAt: now + Number(body.expires_in) * 1000,
-        credentials: { accessToken: body.access_token as string, refreshToken: body.refresh_token as string, refreshExpiresAt: now + Number(body.refresh_expires_in) * 1000, scopes },
+        expiresAt: lifetime(body.expires_in) ?? null,
+        credentials: { accessToken: body.access_token as string, refreshToken: body.refresh_token as string, scopes, ...(refreshExpiresAt ? { refreshExpiresAt } : {}) },
       };
     }
     const words = `TikTok did not ${what} (HTTP ${answer.status}${body.error ? ` ${body.error}` : ''}${body.error_description ? `: ${body.error_description}` : ''})`;
