@@ -399,6 +399,54 @@ describe('TikTok, against a fake that speaks its documented API', function () {
     assert.equal(tiktok.videos.length, 2);
   });
 
+  it('the fake refuses what TikTok refuses: bad chunk plans, ranges out of order, a JSON call without its charset, a spent refresh token', async () => {
+    const channel = await connected();
+    const opened = JSON.parse(t.deps.secretBox.open(`channel-credentials:${channel.id}`, (await t.herald.db('channels').where({ id: channel.id }).first()).credentials));
+    const post = (path: string, body: unknown, contentType = 'application/json; charset=UTF-8') => fetch(`${tiktok.url}${path}`, {
+      method: 'POST', headers: { authorization: `Bearer ${opened.accessToken}`, 'content-type': contentType }, body: JSON.stringify(body),
+    }).then(async (r) => ({ status: r.status, body: await r.json() }));
+    const info = { title: 'x', privacy_level: 'SELF_ONLY' };
+    const init = (source: Record<string, number>) => post('/v2/post/publish/video/init/', { post_info: info, source_info: { source: 'FILE_UPLOAD', ...source } });
+
+    for (const [source, why] of [
+      [{ video_size: 12 * MB, chunk_size: 4 * MB, total_chunk_count: 3 }, /between 5 MB and 64 MB/],
+      [{ video_size: 12 * MB, chunk_size: 5 * MB, total_chunk_count: 3 }, /rounded down/],
+      [{ video_size: 3 * MB, chunk_size: 1 * MB, total_chunk_count: 3 }, /uploaded whole/],
+      [{ video_size: 100 * MB, chunk_size: 64 * MB, total_chunk_count: 1 }, /more than one chunk/],
+    ] as const) {
+      const refused = await init(source);
+      assert.equal(refused.status, 400, JSON.stringify(source));
+      assert.equal(refused.body.error.code, 'invalid_params');
+      assert.match(refused.body.error.message, why);
+    }
+    const charset = await post('/v2/post/publish/creator_info/query/', {}, 'application/json');
+    assert.equal(charset.status, 400);
+    const mismatch = await post('/v2/post/publish/video/init/', { post_info: { ...info, privacy_level: 'FOLLOWER_OF_CREATOR' }, source_info: { source: 'FILE_UPLOAD', video_size: MB, chunk_size: MB, total_chunk_count: 1 } });
+    assert.deepEqual([mismatch.status, mismatch.body.error.code], [403, 'privacy_level_option_mismatch']);
+    const unverified = await post('/v2/post/publish/content/init/', {
+      post_info: info, source_info: { source: 'PULL_FROM_URL', photo_cover_index: 0, photo_images: ['https://elsewhere.example/a.jpg'] }, post_mode: 'DIRECT_POST', media_type: 'PHOTO',
+    });
+    assert.deepEqual([unverified.status, unverified.body.error.code], [403, 'url_ownership_unverified']);
+
+    const ok = await init({ video_size: 12 * MB, chunk_size: 5 * MB, total_chunk_count: 2 });
+    assert.equal(ok.body.error.code, 'ok');
+    const upload = ok.body.data.upload_url.replace(UPLOAD_ORIGIN, tiktok.url);
+    const put = (range: string, bytes: number) => fetch(upload, { method: 'PUT', headers: { 'content-type': 'video/mp4', 'content-range': range }, body: new Uint8Array(bytes) });
+    assert.equal((await put(`bytes ${5 * MB}-${12 * MB - 1}/${12 * MB}`, 7 * MB)).status, 416, 'chunks go in order');
+    assert.equal((await put(`bytes 0-${5 * MB - 1}/${12 * MB}`, 5 * MB)).status, 206);
+    assert.equal((await put(`bytes ${5 * MB}-${12 * MB - 1}/${12 * MB}`, 7 * MB)).status, 201);
+
+    const refresh = (token: string) => fetch(`${tiktok.url}/v2/oauth/token/`, {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ client_key: tiktok.clientKey, client_secret: tiktok.clientSecret, grant_type: 'refresh_token', refresh_token: token }),
+    }).then(async (r) => ({ status: r.status, body: await r.json() }));
+    const rotated = await refresh(opened.refreshToken);
+    assert.notEqual(rotated.body.refresh_token, opened.refreshToken);
+    assert.equal((await refresh(opened.refreshToken)).body.error, 'invalid_grant', 'a refresh token works once');
+    const stale = await post('/v2/post/publish/creator_info/query/', {});
+    assert.deepEqual([stale.status, stale.body.error.code], [200, 'ok'], 'the access token it replaced still works until it expires');
+  });
+
   it('syncs the creator\'s videos with their metrics, checks the connection, and revokes on disconnect', async () => {
     tiktok.grantOnly = ['user.info.basic', 'video.publish', 'video.upload', 'video.list'];
     const channel = await connected();

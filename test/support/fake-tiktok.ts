@@ -385,7 +385,7 @@ export async function startFakeTikTok(options: { clientKey?: string; clientSecre
         const photo = path === '/v2/post/publish/content/init/';
         const inbox = path === '/v2/post/publish/inbox/video/init/' || (photo && json.post_mode === 'MEDIA_UPLOAD');
         if (!needScope(inbox ? 'video.upload' : 'video.publish')) return;
-        if (overLimit(`${bearer}:init`, 6)) return refuse(429, 'rate_limit_exceeded', 'The API rate limit was exceeded. Please try again later.');
+        if (overLimit(`${bearer}:${path}`, 6)) return refuse(429, 'rate_limit_exceeded', 'The API rate limit was exceeded. Please try again later.');
         const source = json.source_info ?? {};
         const info = json.post_info ?? {};
         if (photo) {
