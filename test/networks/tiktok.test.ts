@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { checkChannelConnection } from '../../src/domain/networks/connection-check.js';
@@ -135,6 +136,33 @@ describe('TikTok, against a fake that speaks its documented API', function () {
     assert.equal(denied.status, 400);
     assert.match(denied.html, /did not grant access \(The user denied the request\)/);
     assert.equal((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data.length, 1);
+  });
+
+  it('connects from the CLI: prints TikTok\'s consent address and waits for the callback', async function () {
+    this.timeout(180_000);
+    const env = {
+      ...process.env, DATA_DIR: t.config.dataDir, DATABASE_URL: t.config.databaseUrl ?? '', HERALD_FROM_SOURCE: '1', BASE_URL: t.url, OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+      TIKTOK_CLIENT_KEY: tiktok.clientKey, TIKTOK_CLIENT_SECRET: tiktok.clientSecret,
+      NETWORK_ORIGIN_OVERRIDES: [CONSENT_ORIGIN, API_ORIGIN, UPLOAD_ORIGIN].map((origin) => `${origin}=${tiktok.url}`).join(','),
+    };
+    const child = spawn('node', ['bin/herald.mjs', 'channel', 'connect', 'tiktok', '--json'], { env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => { stdout += chunk; });
+    const address = await new Promise<string>((resolve, reject) => {
+      child.stderr.on('data', (chunk) => {
+        stderr += chunk;
+        const found = /(https:\/\/www\.tiktok\.com\/v2\/auth\/authorize\/\S+)/.exec(stderr);
+        if (found) resolve(found[1]);
+      });
+      child.on('exit', () => reject(new Error(`the CLI ended without an address: ${stderr}`)));
+    });
+    const consent = await fetch(address.replace(CONSENT_ORIGIN, tiktok.url), { redirect: 'manual' });
+    const page = await fetch(consent.headers.get('location')!);
+    assert.equal(page.status, 200, await page.text());
+    const code = await new Promise((resolve) => child.on('exit', resolve));
+    assert.equal(code, 0, stderr);
+    assert.equal(JSON.parse(stdout).channels[0].handle, '@alice.makes');
   });
 
   it('is listed as not configured, and refuses to connect, without the operator\'s app', async () => {
