@@ -96,7 +96,7 @@ export class TikTokNetwork implements NetworkConnector {
       method: 'POST', form: { client_key: app.clientId, client_secret: app.clientSecret, code: input.code, grant_type: 'authorization_code', redirect_uri: input.redirectUri },
     });
     const granted = this.tokenAnswer(token, 'grant a token');
-    const user = await this.call(granted.accessToken, 'GET', '/v2/user/info/?fields=open_id,union_id,avatar_url,display_name');
+    const user = await this.call(granted.accessToken, 'GET', '/v2/user/info/?fields=open_id,avatar_url,display_name');
     const { open_id: openId, display_name: displayName, avatar_url: avatarUrl } = user.user ?? {};
     let username = String(displayName ?? openId);
     if (granted.scopes.includes('video.publish')) username = (await this.call(granted.accessToken, 'POST', '/v2/post/publish/creator_info/query/', {})).creator_username ?? username;
