@@ -14,6 +14,7 @@
  *   herald channel connect bluesky --identifier H --app-password P [--service URL] [--workspace W] [--account A]
  *   herald channel connect mastodon --instance URL [--workspace W] [--account A]   (prints the URL to open, waits for the callback)
  *   herald channel connect youtube [--workspace W] [--account A]   (the same: Google's consent, then the callback)
+ *   herald channel connect tiktok [--workspace W] [--account A]   (the same, through TikTok's consent)
  *   herald network check --channel C [--account A]   (verifies the token and permissions at the real network; posts nothing)
  *   herald channel slots --account A --channel C --slots "mon 09:00,tue 12:30"   (wall clock in the channel's timezone)
  *   herald media import --account A --workspace W --url U [--name FILE]   (direct image/video links only; SSRF-guarded)
@@ -131,7 +132,7 @@ const commands: Record<string, Command> = {
       timezone: v.timezone,
     }),
   'channel connect': async (v, deps, network) => {
-    if (!network) throw new UsageError('Name the network: herald channel connect bluesky|mastodon|youtube ...');
+    if (!network) throw new UsageError('Name the network: herald channel connect <network> ... (GET /v1/rest/networks lists them)');
     const principal = await provisioning.operatorPrincipal(deps, v.account);
     const fields: Record<string, string> = {};
     for (const [option, field] of [['identifier', 'identifier'], ['app-password', 'appPassword'], ['service', 'service'], ['instance', 'instance']] as const) {

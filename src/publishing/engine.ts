@@ -10,6 +10,7 @@ import { BlueskyNetwork } from './networks/bluesky.js';
 import { MastodonNetwork } from './networks/mastodon.js';
 import { YouTubeNetwork } from './networks/youtube.js';
 import { YouTubeQuota } from './networks/youtube-quota.js';
+import { TikTokNetwork } from './networks/tiktok.js';
 import { NetworkHttp, type NetworkHttpOptions } from './networks/network-http.js';
 import { DEFAULT_WORKER_OPTIONS } from './runtime.js';
 import { PublishingWorker, type WorkerOptions } from './worker.js';
@@ -33,7 +34,8 @@ export function createNetworks(deps: Omit<DomainDeps, 'networks'>): NetworkRegis
       { add: (bucket, start, expiresAt, units) => deps.repos.rateLimits.hit(bucket, start, expiresAt, units), takeBack: (bucket, start, units) => deps.repos.rateLimits.unhit(bucket, start, units) },
       () => deps.config.networks.apps.google && { units: deps.config.networks.apps.google.youtubeDailyQuota, uploads: deps.config.networks.apps.google.youtubeDailyUploads },
       now,
-    )));
+    )))
+    .register('tiktok', new TikTokNetwork(http, outbound, now, deps.config.networks.apps.tiktok));
 }
 
 export function createWorker(

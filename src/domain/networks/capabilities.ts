@@ -10,8 +10,9 @@ import { ValidationError } from '../errors.js';
  * - text is counted the network's way (code points, graphemes, or X's weighting: see text-length.ts);
  * - a connection may report a higher text limit than the row's default (a Mastodon instance's
  *   `max_characters`, an X account allowed longer posts): `text.raisedBy` says who may raise it;
- * - first comments apply where SPEC lists them (Instagram, LinkedIn, Facebook Pages, YouTube, TikTok; X as a reply),
- *   with a media URL on LinkedIn and Facebook only; elsewhere they are ignored, never refused;
+ * - first comments apply where SPEC lists them (Instagram, LinkedIn, Facebook Pages, YouTube; X as a reply), with a
+ *   media URL on LinkedIn and Facebook only; elsewhere they are ignored, except where a network SPEC lists has no
+ *   way to make one (TikTok): there a first comment is refused when the post is written (`firstCommentRefused`);
  * - sizes, durations, aspect ratios and pixel counts cannot be known from a URL at create time: they are here for
  *   the connectors and media checks that see the file.
  *
@@ -69,10 +70,26 @@ export interface NetworkCapabilities {
   };
   /** How a first comment is made: a comment, a reply (X), or not at all (then it is ignored). */
   firstComment: 'comment' | 'reply' | 'none';
+  /**
+   * Why a first comment is refused rather than ignored, for a network SPEC promises first comments on but that has
+   * no way to make one: a person asking for one must learn it will not happen.
+   */
+  firstCommentRefused?: string;
   /** Whether a first comment's mediaUrl is sent. */
   commentMediaUrl: boolean;
   /** Titles and other per-network settings, given in a post's channelOptions. Options not listed pass through. */
   channelOptions: readonly ChannelOptionRule[];
+  /** How the network takes a file sent in parts, where it sets rules for the parts (TikTok's FILE_UPLOAD). */
+  chunkedUpload?: {
+    /** Below this a file is sent whole, as one part. */
+    minChunkBytes: number;
+    maxChunkBytes: number;
+    /** The last part takes the trailing bytes and may be larger than the others, up to this. */
+    maxLastChunkBytes: number;
+    maxChunks: number;
+  };
+  /** For a network that names no reset when it refuses for rate (TikTok): how long its sliding window is. */
+  rateWindowMs?: number;
 }
 
 const MB = 1024 * 1024;
@@ -207,26 +224,34 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     ],
   },
   {
-    // TikTok direct-post and media-transfer guides: caption 2,200 (unsure), photo title 90; one video <= 4 GB or up
-    // to 35 photos. NETWORKS.md found no comment API; SPEC lists TikTok for first comments, so the row follows SPEC.
+    // TikTok direct-post, content-upload, media-transfer, creator-info and rate-limit guides: caption (a video's
+    // title) 2,200 (unsure), a photo post's title 90 and description 4,000; one video <= 4 GB sent in chunks of
+    // 5-64 MB (the last up to 128 MB, 1-1,000 chunks, a file under 5 MB whole), or up to 35 photos pulled from a
+    // verified URL prefix; a one-minute sliding window per endpoint, 429 without a reset.
+    // SPEC lists TikTok among the first-comment networks, but TikTok has no comment API (NETWORKS.md found none;
+    // the Content Posting API makes posts only): a first comment is refused, since ignoring it would drop it silently.
     name: 'tiktok',
     displayName: 'TikTok',
     text: { limit: 2200, counting: 'code_points' },
     media: { kinds: { image: { maxCount: 35 }, video: { maxCount: 1, maxBytes: 4 * GB } }, maxItems: 35, mixKinds: false, required: true },
-    firstComment: 'comment',
+    firstComment: 'none',
+    firstCommentRefused: 'has no comment API, so Herald cannot make a first comment there; remove firstComment, or post the comment in the TikTok app.',
     commentMediaUrl: false,
     channelOptions: [
-      { name: 'title', type: 'string', required: false, maxLength: 90, description: 'the title of a photo post' },
+      { name: 'title', type: 'string', required: false, maxLength: 90, description: 'the title of a photo post (the text is its description)' },
       {
         name: 'privacyLevel',
         type: { oneOf: ['PUBLIC_TO_EVERYONE', 'MUTUAL_FOLLOW_FRIENDS', 'FOLLOWER_OF_CREATOR', 'SELF_ONLY'] },
-        required: false,
-        description: 'who may see the post (unaudited apps may post SELF_ONLY only)',
+        required: true,
+        description: 'who may see the post, one of those the creator\'s account offers (unaudited apps may post SELF_ONLY only)',
       },
       { name: 'disableDuet', type: 'boolean', required: false, description: 'turn duets off' },
       { name: 'disableComment', type: 'boolean', required: false, description: 'turn comments off' },
       { name: 'disableStitch', type: 'boolean', required: false, description: 'turn stitches off' },
+      { name: 'draft', type: 'boolean', required: false, description: 'send the post to the creator\'s TikTok inbox as a draft to finish in the app, instead of posting it' },
     ],
+    chunkedUpload: { minChunkBytes: 5 * MB, maxChunkBytes: 64 * MB, maxLastChunkBytes: 128 * MB, maxChunks: 1000 },
+    rateWindowMs: 60_000,
   },
   {
     // [PZ/threads]: 500 characters; TEXT, IMAGE, VIDEO or a CAROUSEL of up to 20 (unsure) mixing both.

@@ -11,7 +11,8 @@ import { countBy, countingNote } from './text-length.js';
  *   mixes them, and media at all where the network needs it (a URL ending ".gif" is a GIF where the network has a
  *   rule for GIFs, else an image);
  * - a first comment, where the network makes one, within the network's text limit (NETWORKS.md gives no separate
- *   comment limits: an X reply is a post); where it makes none the comment is ignored (SPEC), not refused;
+ *   comment limits: an X reply is a post); where it makes none the comment is ignored (SPEC), not refused, except on
+ *   a network SPEC promises first comments on that cannot make them (TikTok), where it is refused with the reason;
  * - channelOptions the network defines have the right type and length; required ones are checked only when
  *   `requireOptions` is set (on update, and before publishing), because create ignores channelOptions (SPEC).
  */
@@ -23,6 +24,7 @@ export type FitRule =
   | 'media_mix'
   | 'media_required'
   | 'first_comment_length'
+  | 'first_comment_unsupported'
   | 'channel_option';
 
 export interface FitProblem {
@@ -68,6 +70,7 @@ export function validatePost(capabilities: NetworkCapabilities, post: PostForFit
 
   checkMedia(capabilities, post, problem);
 
+  if (post.firstComment && capabilities.firstCommentRefused) problem('first_comment_unsupported', 'firstComment', `${name} ${capabilities.firstCommentRefused}`);
   if (post.firstComment && capabilities.firstComment !== 'none') {
     const commentLength = countBy(capabilities.text.counting, post.firstComment.text);
     if (commentLength > limit) {

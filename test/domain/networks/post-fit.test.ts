@@ -62,6 +62,9 @@ describe('validatePost: a post against its network\'s capabilities', () => {
       ['first_comment_length', 'firstComment.text', 'X allows 280 characters in a first comment; this one has 282 (X counts each link as 23, and each emoji and CJK character as 2). Shorten it.'],
     ]);
     assert.deepEqual(check('threads', { firstComment: { text: 'a'.repeat(5000) } }), [], 'SPEC: ignored on other platforms');
+    assert.deepEqual(check('tiktok', { imageUrls: img(1), firstComment: { text: 'Link in bio' } }).map((p) => [p.rule, p.path, p.message]), [
+      ['first_comment_unsupported', 'firstComment', 'TikTok has no comment API, so Herald cannot make a first comment there; remove firstComment, or post the comment in the TikTok app.'],
+    ], 'SPEC lists TikTok, but it cannot make one: refused, not dropped');
   });
 
   it('checks channelOptions the network defines; required ones only when asked', () => {
