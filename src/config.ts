@@ -14,6 +14,8 @@ export interface Config {
   /** The key being rotated away from (HERALD_PREVIOUS_SECRET_KEY): still opens what it sealed. */
   previousSecretKey?: string;
   rateLimits: RateLimitConfig;
+  /** Web-app pages and forms per signed-in person a minute, apart from the API budgets. */
+  appRequestsPerMinute: number;
   /** Largest JSON body accepted, in bytes. */
   maxBodyBytes: number;
   /** Validate responses against the OpenAPI file too (tests turn it on). */
@@ -175,6 +177,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       accountPerHour: intFrom(env, 'RATE_LIMIT_ACCOUNT_PER_HOUR', 1000),
       mcpPerTokenPerMinute: intFrom(env, 'RATE_LIMIT_MCP_PER_MINUTE', 60),
     },
+    appRequestsPerMinute: intFrom(env, 'RATE_LIMIT_APP_REQUESTS_PER_MINUTE', 300),
     maxBodyBytes: intFrom(env, 'MAX_BODY_BYTES', 1024 * 1024),
     validateResponses: boolFrom(env, 'VALIDATE_RESPONSES', false),
     worker: boolFrom(env, 'WORKER', true),

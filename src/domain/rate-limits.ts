@@ -10,6 +10,9 @@
  *   which may spend a minute slot while being refused (never a slot of the hour).
  * - RateLimit-Remaining is L less the admissions of the last window; RateLimit-Reset the seconds until the
  *   budget is full again; Retry-After the seconds until the refused request would pass every budget.
+ * - A person clicking in the web app is not an API integration: the app's requests spend none of the account's
+ *   REST or MCP budgets but a budget of their own per user (RATE_LIMIT_APP_REQUESTS_PER_MINUTE); the AI helpers
+ *   still count as the account's writes, as SPEC says of AI requests.
  * - A changed limit starts its budgets afresh (the bucket's name carries the limit), and admissions recorded
  *   more than a window ahead, which only a clock that went back leaves, no longer count.
  *
@@ -92,6 +95,14 @@ export async function consumeWriteBudgetForAi(deps: DomainDeps, principal: Princ
   if (charged.admitted) return;
   const accountTimes = await deps.repos.rateLimits.admissions(account.bucket);
   throw refusal(now, { minute: usageOf(write, charged.times, now), account: usageOf(account, accountTimes, now) }, [write, charged.times]);
+}
+
+/** Counts one web-app request of a signed-in person against their own minute budget. */
+export async function consumeAppBudget(deps: DomainDeps, user: { accountId: string; userId: string }): Promise<void> {
+  const app = budget('web app budget of this person', `app:${user.accountId}:${user.userId}`, deps.config.appRequestsPerMinute, MINUTE);
+  const now = deps.now();
+  const charged = await deps.repos.rateLimits.charge(now, app);
+  if (!charged.admitted) throw refusal(now, { minute: usageOf(app, charged.times, now), account: usageOf(app, charged.times, now) }, [app, charged.times]);
 }
 
 export class RateLimitExceeded extends RateLimitedError {

@@ -442,4 +442,18 @@ describe('the web app in a headless Chromium', function () {
       await mastodon.close();
     }
   });
+
+  it('spends its own per-person budget, not the account\'s API budgets, and says how long to wait beyond it', async () => {
+    await t.close();
+    t = await startTestHerald({ appRequestsPerMinute: 4, rateLimits: { restReadsPerMinute: 2, restWritesPerMinute: 2, accountPerHour: 1000, mcpPerTokenPerMinute: 60 } });
+    a = await t.seedAccount({ channels: 1 });
+    await signIn();
+    for (const url of ['/app/compose', '/app/calendar', '/app']) assert.equal((await page.goto(t.url + url))!.status(), 200);
+    assert.equal((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).status, 200, 'the account\'s REST reads are untouched by the app');
+    assert.equal((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).status, 200);
+    const refused = await page.goto(`${t.url}/app/compose`);
+    assert.equal(refused!.status(), 429);
+    assert.ok(Number(refused!.headers()['retry-after']) > 0);
+    assert.match(await page.textContent('[role=alert]') ?? '', /faster than this Herald allows for one person \(4 pages and forms a minute\): wait \d+ seconds/);
+  });
 });

@@ -5,7 +5,8 @@
  */
 import express, { type Request, type Response } from 'express';
 import type { DomainDeps } from '../../domain/deps.js';
-import { HeraldError } from '../../domain/errors.js';
+import { HeraldError, RateLimitedError } from '../../domain/errors.js';
+import { consumeAppBudget } from '../../domain/rate-limits.js';
 import { completeMediaUpload, createMediaUpload } from '../../domain/media/media-library.js';
 import type { Principal } from '../../domain/principal.js';
 import { resolveSession, sessionPrincipal } from '../../domain/sessions.js';
@@ -19,6 +20,13 @@ export function appMediaRouter(deps: DomainDeps, cookies: ReturnType<typeof brow
     const user = await resolveSession(deps, cookies.signInToken(req));
     if (!user) {
       res.status(401).json({ message: 'Your session ended: sign in again, then add the file.' });
+      return undefined;
+    }
+    try {
+      await consumeAppBudget(deps, user);
+    } catch (error) {
+      if (!(error instanceof RateLimitedError)) throw error;
+      res.status(429).set('retry-after', String(error.retryAfterSeconds)).json({ message: error.message });
       return undefined;
     }
     if (!cookies.csrfTokenMatches(req, req.get('x-csrf-token'))) {

@@ -50,6 +50,11 @@ ${(context.banners ?? []).map((b) => `<p class="banner" role="status">${escapeHt
 ${body}</main></body></html>`;
 }
 
+/** A person went faster than their budget: what to wait for, and a way back. */
+export function slowDownPage(context: PageContext, message: string): string {
+  return layout(context, 'One moment', `<p class="problem" role="alert">${escapeHtml(message)}</p><p><a href="/app">Back to the posts</a></p>`);
+}
+
 export function signInPage(context: PageContext, extra: { email?: string; problem?: string } = {}): string {
   return layout(context, 'Sign in', `${extra.problem ? `<p class="problem" role="alert">${escapeHtml(extra.problem)}</p>` : ''}
 <form method="post" action="/app/sign-in"><input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}">

@@ -15,7 +15,7 @@ import express, { type Request, type Response } from 'express';
 import { approvePost, listPendingApprovals, rejectPost } from '../../domain/approvals/approvals.js';
 import type { DomainDeps } from '../../domain/deps.js';
 import { listChannels } from '../../domain/directory.js';
-import { HeraldError, NotFoundError, ValidationError } from '../../domain/errors.js';
+import { HeraldError, NotFoundError, RateLimitedError, ValidationError } from '../../domain/errors.js';
 import { clearQueue, getSchedule, pauseQueue, reorderQueue, resumeQueue, setSchedule } from '../../domain/queue/queue.js';
 import { parseSlotList } from '../../domain/queue/slots.js';
 import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
@@ -24,7 +24,7 @@ import { signIn } from '../../domain/oauth/sign-in.js';
 import { createPosts } from '../../domain/posts/create-posts.js';
 import { generateImage, generatePost, rewrite, suggestHashtags } from '../../domain/ai/ai-helpers.js';
 import { applyLabels, listLabels } from '../../domain/labels/labels.js';
-import { consumeWriteBudgetForAi } from '../../domain/rate-limits.js';
+import { consumeAppBudget, consumeWriteBudgetForAi } from '../../domain/rate-limits.js';
 import { updatePost } from '../../domain/posts/update-post.js';
 import { settleUnconfirmed } from '../../domain/posts/unconfirmed-posts.js';
 import { inAppCalendarUrl } from '../../domain/calendars/shareable-calendars.js';
@@ -43,7 +43,7 @@ import { listConnectedApps, revokeConnectedApp } from '../../domain/connected-ap
 import { EVENT_TYPES, type EventType } from '../../domain/events/event-types.js';
 import { getPostHistory } from '../../domain/posts/post-history.js';
 import { appMediaRouter } from './app-media-routes.js';
-import { apiKeysPage, approvalsPage, channelsPage, composePage, continueToNetworkPage, postPage, postsPage, queuePage, signInPage, webhooksPage, weekPage, type ComposeForm, type PageContext } from './app-pages.js';
+import { apiKeysPage, approvalsPage, channelsPage, composePage, continueToNetworkPage, postPage, postsPage, queuePage, signInPage, slowDownPage, webhooksPage, weekPage, type ComposeForm, type PageContext } from './app-pages.js';
 
 const APP = '/app';
 
@@ -73,6 +73,15 @@ export function appRouter(deps: DomainDeps, log: (message: string, error: unknow
     const user = await resolveSession(deps, cookies.signInToken(req));
     if (!user) {
       res.redirect(303, `${APP}/sign-in`);
+      return undefined;
+    }
+    try {
+      await consumeAppBudget(deps, user);
+    } catch (error) {
+      if (!(error instanceof RateLimitedError)) throw error;
+      const ctx = context(req, res);
+      res.setHeader('retry-after', String(error.retryAfterSeconds));
+      send(res, slowDownPage(ctx, `You are going faster than this Herald allows for one person (${deps.config.appRequestsPerMinute} pages and forms a minute): wait ${error.retryAfterSeconds} seconds, then go on.`), ctx.nonce, 429);
       return undefined;
     }
     const principal = await sessionPrincipal(deps, user);
