@@ -134,6 +134,12 @@ export interface RestHandlers<Context> {
   listConnectedApps(request: RestRequest<'listConnectedApps'>, context: Context): Promise<RestResponse<'listConnectedApps'>>;
   /** DELETE /connected-apps/{clientId} - Revoke every authorization the caller gave this client, with its access and refresh tokens. */
   revokeConnectedApp(request: RestRequest<'revokeConnectedApp'>, context: Context): Promise<RestResponse<'revokeConnectedApp'>>;
+  /** GET /members - The people of the account and their role in each workspace. */
+  listMembers(request: RestRequest<'listMembers'>, context: Context): Promise<RestResponse<'listMembers'>>;
+  /** POST /members - Add a person to a workspace with a role. Needs the manage_team scope; only an owner may make an owner. */
+  addMember(request: RestRequest<'addMember'>, context: Context): Promise<RestResponse<'addMember'>>;
+  /** PATCH /members/{userId} - Change a person's role in a workspace. Needs the manage_team scope; only an owner may make or unmake an owner. */
+  setMemberRole(request: RestRequest<'setMemberRole'>, context: Context): Promise<RestResponse<'setMemberRole'>>;
 }
 
 export const restRoutes: readonly RestRoute[] = [
@@ -187,6 +193,9 @@ export const restRoutes: readonly RestRoute[] = [
   { operationId: 'revokeApiKey', method: 'delete', path: '/api-keys/{keyId}', expressPath: '/api-keys/:keyId', rateLimit: 'write', idempotent: false },
   { operationId: 'listConnectedApps', method: 'get', path: '/connected-apps', expressPath: '/connected-apps', rateLimit: 'read', idempotent: false },
   { operationId: 'revokeConnectedApp', method: 'delete', path: '/connected-apps/{clientId}', expressPath: '/connected-apps/:clientId', rateLimit: 'write', idempotent: false },
+  { operationId: 'listMembers', method: 'get', path: '/members', expressPath: '/members', rateLimit: 'read', idempotent: false },
+  { operationId: 'addMember', method: 'post', path: '/members', expressPath: '/members', rateLimit: 'write', idempotent: false },
+  { operationId: 'setMemberRole', method: 'patch', path: '/members/{userId}', expressPath: '/members/:userId', rateLimit: 'write', idempotent: false },
 ];
 
 /** What Express hands over: path, query and body as they arrived (validated against openapi/ by then). */
@@ -299,5 +308,11 @@ export function dispatchRest<Context>(handlers: RestHandlers<Context>, operation
       return handlers.listConnectedApps(request as RestRequest<'listConnectedApps'>, context);
     case 'revokeConnectedApp':
       return handlers.revokeConnectedApp(request as RestRequest<'revokeConnectedApp'>, context);
+    case 'listMembers':
+      return handlers.listMembers(request as RestRequest<'listMembers'>, context);
+    case 'addMember':
+      return handlers.addMember(request as RestRequest<'addMember'>, context);
+    case 'setMemberRole':
+      return handlers.setMemberRole(request as RestRequest<'setMemberRole'>, context);
   }
 }

@@ -834,6 +834,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The people of the account and their role in each workspace. */
+        get: operations["listMembers"];
+        put?: never;
+        /**
+         * Add a person to a workspace with a role. Needs the manage_team scope; only an owner may make an owner.
+         * @description A new email makes a new user of this account with a temporary password, shown once in the answer: pass it to
+         *     the person, who signs in with it. An email already in this account gives that user the role. An email of
+         *     another Herald account is refused (409 `email_taken`).
+         */
+        post: operations["addMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a person's role in a workspace. Needs the manage_team scope; only an owner may make or unmake an owner.
+         * @description A workspace keeps at least one owner (409 `last_owner`).
+         */
+        patch: operations["setMemberRole"];
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1272,6 +1317,31 @@ export interface components {
             revokedAt: string | null;
             /** @description The bearer key, shown only now: Herald keeps its SHA-256 hash. */
             key: string;
+        };
+        /**
+         * @description owner and admin manage the team (approvals, channels, webhooks); editor writes posts; reviewer approves.
+         * @enum {string}
+         */
+        MemberRole: "owner" | "admin" | "editor" | "reviewer";
+        Member: {
+            userId: string;
+            email: string;
+            name: string;
+            memberships: {
+                workspaceId: string;
+                role: components["schemas"]["MemberRole"];
+            }[];
+        };
+        MemberAdded: {
+            userId: string;
+            email: string;
+            name: string;
+            memberships: {
+                workspaceId: string;
+                role: components["schemas"]["MemberRole"];
+            }[];
+            /** @description For a new user only, shown this once: the person signs in with it. */
+            temporaryPassword: string | null;
         };
         /** @description An OAuth client the caller authorized, as long as the authorization stands. */
         ConnectedApp: {
@@ -4048,6 +4118,166 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Members, oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "userId": "01hx0000000000000000000001",
+                     *           "email": "owner@acme.test",
+                     *           "name": "Olivia Owner",
+                     *           "memberships": [
+                     *             {
+                     *               "workspaceId": "01hx0000000000000000000002",
+                     *               "role": "owner"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Member"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    addMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "editor@acme.test",
+                 *       "name": "Eddie Editor",
+                 *       "role": "editor"
+                 *     }
+                 */
+                "application/json": {
+                    email: string;
+                    name?: string;
+                    role: components["schemas"]["MemberRole"];
+                    /** @description Defaults to the account's first workspace. */
+                    workspaceId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The member, with a temporary password when the user is new. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "userId": "01hx0000000000000000000009",
+                     *         "email": "editor@acme.test",
+                     *         "name": "Eddie Editor",
+                     *         "memberships": [
+                     *           {
+                     *             "workspaceId": "01hx0000000000000000000002",
+                     *             "role": "editor"
+                     *           }
+                     *         ],
+                     *         "temporaryPassword": "vT3q-8Jk2-Lw9p-Rx4m"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["MemberAdded"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    setMemberRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "role": "reviewer"
+                 *     }
+                 */
+                "application/json": {
+                    role: components["schemas"]["MemberRole"];
+                    /** @description Defaults to the account's first workspace. */
+                    workspaceId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The member after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "userId": "01hx0000000000000000000009",
+                     *         "email": "editor@acme.test",
+                     *         "name": "Eddie Editor",
+                     *         "memberships": [
+                     *           {
+                     *             "workspaceId": "01hx0000000000000000000002",
+                     *             "role": "reviewer"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Member"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
         };
     };

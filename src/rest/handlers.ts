@@ -18,6 +18,7 @@ import { listEvents } from '../domain/events/events.js';
 import { listDeliveries, redeliver } from '../domain/webhooks/webhook-deliveries.js';
 import { createMemberApiKey, listApiKeys, revokeMemberApiKey } from '../domain/api-keys.js';
 import { listConnectedApps, revokeConnectedApp } from '../domain/connected-apps.js';
+import { addMember, listMembers, setMemberRole } from '../domain/members.js';
 import {
   createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateWebhookSecret, sendWebhookTest, updateWebhook,
 } from '../domain/webhooks/webhook-endpoints.js';
@@ -102,5 +103,8 @@ export function restHandlers(deps: DomainDeps): RestHandlers<RestContext> {
     revokeApiKey: async (req, { principal }) => ({ status: 200, body: { data: await revokeMemberApiKey(deps, principal, req.params.keyId) } }),
     listConnectedApps: async (_req, { principal }) => ({ status: 200, body: { data: await listConnectedApps(deps, principal) } }),
     revokeConnectedApp: async (req, { principal }) => ({ status: 200, body: { data: await revokeConnectedApp(deps, principal, req.params.clientId) } }),
+    listMembers: async (_req, { principal }) => ({ status: 200, body: { data: await listMembers(deps, principal) } }),
+    addMember: async (req, { principal }) => ({ status: 201, body: { data: await addMember(deps, principal, req.body) } }),
+    setMemberRole: async (req, { principal }) => ({ status: 200, body: { data: await setMemberRole(deps, principal, req.params.userId, req.body) } }),
   };
 }

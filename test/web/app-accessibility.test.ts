@@ -52,6 +52,7 @@ describe('the web app: accessibility of every page (axe-core)', function () {
     queue: `/app/channels/${a.channelIds[0]}/queue`,
     webhooks: '/app/settings/webhooks',
     'api-keys': '/app/settings/api-keys',
+    members: '/app/settings/members',
   });
 
   for (const size of Object.keys(SIZES) as (keyof typeof SIZES)[]) {

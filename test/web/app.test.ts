@@ -456,4 +456,24 @@ describe('the web app in a headless Chromium', function () {
     assert.ok(Number(refused!.headers()['retry-after']) > 0);
     assert.match(await page.textContent('[role=alert]') ?? '', /faster than this Herald allows for one person \(4 pages and forms a minute\): wait \d+ seconds/);
   });
+
+  it('adds a person with a temporary password shown once and changes their role from Members', async () => {
+    await signIn();
+    await page.click('text=Members');
+    await page.fill('#member-email', 'rita@example.test');
+    await page.fill('#member-name', 'Rita Reviewer');
+    await page.selectOption('#member-role', 'reviewer');
+    await page.click('form[action="/app/settings/members"] button');
+    const password = (await page.textContent('#temporary-password')) ?? '';
+    assert.ok(password.length >= 16);
+    assert.match(await page.textContent('#members') ?? '', /Rita Reviewer\s*rita@example\.test/);
+    await page.selectOption('select[aria-label="Role of Rita Reviewer"]', 'editor');
+    await page.click('form:has(select[aria-label="Role of Rita Reviewer"]) button');
+    await page.waitForURL(/\/settings\/members$/);
+    assert.equal(await page.inputValue('select[aria-label="Role of Rita Reviewer"]'), 'editor');
+    assert.equal(await page.locator('#temporary-password').count(), 0, 'shown once');
+    await page.selectOption(`select[aria-label="Role of ${(await t.deps.repos.accounts.getUser(a.accountId, a.userId))!.name}"]`, 'admin');
+    await page.click(`form:has(select[aria-label^="Role of"]) >> nth=0 >> button`);
+    assert.match(await page.textContent('[role=alert]') ?? '', /only owner: make someone else owner first/);
+  });
 });

@@ -87,6 +87,14 @@ export class AccountsRepository {
     return n > 0;
   }
 
+  /** Every user of the account with their memberships (none for a user in no workspace), by creation. */
+  async listMembers(accountId: string): Promise<{ user: UserRecord; memberships: { workspaceId: string; role: MemberRole }[] }[]> {
+    const users = (await this.db('users').where({ account_id: accountId }).orderBy('created_at').orderBy('id')).map(toUser);
+    const rows: { user_id: string; workspace_id: string; role: MemberRole }[] = await this.db('memberships').join('workspaces', 'workspaces.id', 'memberships.workspace_id')
+      .where({ 'workspaces.account_id': accountId }).select('memberships.user_id', 'memberships.workspace_id', 'memberships.role').orderBy('memberships.workspace_id');
+    return users.map((user) => ({ user, memberships: rows.filter((r) => r.user_id === user.id).map((r) => ({ workspaceId: r.workspace_id, role: r.role })) }));
+  }
+
   async addMember(workspaceId: string, userId: string, role: MemberRole): Promise<void> {
     await this.db('memberships')
       .insert({ workspace_id: workspaceId, user_id: userId, role })

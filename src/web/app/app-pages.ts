@@ -12,6 +12,7 @@ import type { WebhookEndpointView } from '../../domain/webhooks/webhook-endpoint
 import type { ApiKeyView } from '../../domain/api-keys.js';
 import type { ConnectedAppView } from '../../domain/connected-apps.js';
 import type { LabelView } from '../../domain/labels/labels.js';
+import { MEMBER_ROLES, type MemberView } from '../../domain/members.js';
 import type { NetworkView } from '../../domain/networks/channel-connections.js';
 import type { PostEventView } from '../../domain/posts/post-history.js';
 
@@ -41,7 +42,7 @@ table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #e3e6ea;
 
 export function layout(context: PageContext, title: string, body: string): string {
   const nav = context.signedIn
-    ? `<header><strong>Herald</strong><a href="/app">Posts</a><a href="/app/compose">Compose</a><a href="/app/calendar">Calendar</a>${context.signedIn.manages ? '<a href="/app/approvals">Approvals</a><a href="/app/channels">Channels</a><a href="/app/settings/webhooks">Webhooks</a>' : ''}<a href="/app/settings/api-keys">API keys</a>
+    ? `<header><strong>Herald</strong><a href="/app">Posts</a><a href="/app/compose">Compose</a><a href="/app/calendar">Calendar</a>${context.signedIn.manages ? '<a href="/app/approvals">Approvals</a><a href="/app/channels">Channels</a><a href="/app/settings/webhooks">Webhooks</a>' : ''}<a href="/app/settings/members">Members</a><a href="/app/settings/api-keys">API keys</a>
 <form method="post" action="/app/sign-out"><input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}"><span>${escapeHtml(context.signedIn.email)}</span> <button>Sign out</button></form></header>`
     : '<header><strong>Herald</strong></header>';
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
@@ -366,6 +367,24 @@ ${rows ? `<table><tbody>${rows}</tbody></table>` : '<p>No channels yet: connect 
 }
 
 /** Sends the person on to a network's consent page (after a connect or reconnect form). */
+export function membersPage(context: PageContext, members: MemberView[], extra: { added?: { email: string; password: string }; problem?: string } = {}): string {
+  const hidden = `<input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}">`;
+  const manages = context.signedIn?.manages ?? false;
+  const roleOf = (m: MemberView) => m.memberships[0]?.role ?? 'none';
+  const rows = members.map((m) => `<tr><td>${escapeHtml(m.name)}</td><td>${escapeHtml(m.email)}</td><td>${manages
+    ? `<form method="post" action="/app/settings/members/${encodeURIComponent(m.userId)}/role" class="inline">${hidden}
+<select name="role" aria-label="Role of ${escapeHtml(m.name)}">${MEMBER_ROLES.map((r) => `<option${r === roleOf(m) ? ' selected' : ''}>${r}</option>`).join('')}</select> <button>Change</button></form>`
+    : escapeHtml(roleOf(m))}</td></tr>`).join('');
+  return layout(context, 'Members', `${extra.problem ? `<p class="problem" role="alert">${escapeHtml(extra.problem)}</p>` : ''}
+${extra.added ? `<p role="status">${escapeHtml(extra.added.email)} can sign in with this temporary password, shown this once: <code class="secret" id="temporary-password">${escapeHtml(extra.added.password)}</code></p>` : ''}
+<p>Owners and admins manage the team (approvals, channels, webhooks, members); editors write posts; reviewers approve them.</p>
+<table id="members"><thead><tr><th>Name</th><th>Email</th><th>Role</th></tr></thead><tbody>${rows}</tbody></table>
+${manages ? `<h2>Add a person</h2><form method="post" action="/app/settings/members">${hidden}
+<label for="member-email">Email</label><input id="member-email" name="email" type="email" required><label for="member-name">Name</label><input id="member-name" name="name">
+<label for="member-role">Role</label><select id="member-role" name="role">${MEMBER_ROLES.map((r) => `<option${r === 'editor' ? ' selected' : ''}>${r}</option>`).join('')}</select>
+<p><button>Add</button></p></form>` : ''}`);
+}
+
 export function continueToNetworkPage(context: PageContext, authorizationUrl: string): string {
   const url = escapeHtml(authorizationUrl);
   return layout({ ...context, head: `<meta http-equiv="refresh" content="0;url=${url}">` }, 'Continue at the network', `<p>Taking you to the network to let Herald publish for you.

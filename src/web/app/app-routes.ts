@@ -40,10 +40,11 @@ import { formBody } from '../../http/request-body.js';
 import { createWebhook, deleteWebhook, listWebhooks, rotateWebhookSecret } from '../../domain/webhooks/webhook-endpoints.js';
 import { createMemberApiKey, listApiKeys, revokeMemberApiKey } from '../../domain/api-keys.js';
 import { listConnectedApps, revokeConnectedApp } from '../../domain/connected-apps.js';
+import { addMember, listMembers, MEMBER_ROLES, setMemberRole, type MemberRole } from '../../domain/members.js';
 import { EVENT_TYPES, type EventType } from '../../domain/events/event-types.js';
 import { getPostHistory } from '../../domain/posts/post-history.js';
 import { appMediaRouter } from './app-media-routes.js';
-import { apiKeysPage, approvalsPage, channelsPage, composePage, continueToNetworkPage, postPage, postsPage, queuePage, signInPage, slowDownPage, webhooksPage, weekPage, type ComposeForm, type PageContext } from './app-pages.js';
+import { membersPage, apiKeysPage, approvalsPage, channelsPage, composePage, continueToNetworkPage, postPage, postsPage, queuePage, signInPage, slowDownPage, webhooksPage, weekPage, type ComposeForm, type PageContext } from './app-pages.js';
 
 const APP = '/app';
 
@@ -466,6 +467,37 @@ export function appRouter(deps: DomainDeps, log: (message: string, error: unknow
     res.redirect(303, `${APP}/settings/webhooks`);
   });
 
+  router.get(`${APP}/settings/members`, async (req, res) => {
+    const v = await visitor(req, res);
+    if (v) send(res, membersPage(v.context, await listMembers(deps, v.principal)), v.context.nonce);
+  });
+
+  router.post(`${APP}/settings/members`, ...form, async (req, res) => {
+    const v = await visitor(req, res);
+    if (!v || !checked(req, res)) return;
+    try {
+      const role = memberRole(req.body.role);
+      const added = await addMember(deps, v.principal, { email: String(req.body.email ?? ''), name: String(req.body.name ?? ''), role });
+      const extra = added.temporaryPassword ? { added: { email: added.email, password: added.temporaryPassword } } : {};
+      send(res, membersPage(v.context, await listMembers(deps, v.principal), extra), v.context.nonce, 201);
+    } catch (error) {
+      if (!(error instanceof HeraldError) || error.status >= 500) throw error;
+      send(res, membersPage(v.context, await listMembers(deps, v.principal), { problem: error.message }), v.context.nonce, error.status);
+    }
+  });
+
+  router.post(`${APP}/settings/members/:userId/role`, ...form, async (req, res) => {
+    const v = await visitor(req, res);
+    if (!v || !checked(req, res)) return;
+    try {
+      await setMemberRole(deps, v.principal, String(req.params.userId), { role: memberRole(req.body.role) });
+      res.redirect(303, `${APP}/settings/members`);
+    } catch (error) {
+      if (!(error instanceof HeraldError) || error.status >= 500) throw error;
+      send(res, membersPage(v.context, await listMembers(deps, v.principal), { problem: error.message }), v.context.nonce, error.status);
+    }
+  });
+
   router.get(`${APP}/settings/api-keys`, async (req, res) => {
     const v = await visitor(req, res);
     if (!v) return;
@@ -514,6 +546,13 @@ function optionsFor(networks: readonly string[], raw: Record<string, Record<stri
     }
   }
   return Object.keys(options).length > 0 ? options : undefined;
+}
+
+/** A role chosen in a form; anything else is a 400 naming the roles. */
+function memberRole(value: unknown): MemberRole {
+  const role = MEMBER_ROLES.find((r) => r === value);
+  if (!role) throw new ValidationError(`Choose a role: ${MEMBER_ROLES.join(', ')}.`);
+  return role;
 }
 
 /** Alt texts typed beside the media, in their order, as the `altText` option of the chosen networks that take one. */
