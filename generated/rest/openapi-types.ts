@@ -924,6 +924,10 @@ export interface components {
             channelIds: string[];
             /** @default  */
             text?: string;
+            /** @description A channel's own text in place of `text`, by channel id (each a channel of `channelIds`): write once, then shorten or adapt it for one network. Each is checked against its own channel's network. */
+            textByChannel?: {
+                [key: string]: string;
+            };
             /** @description Omit to publish immediately. `true` schedules the post at `dateTime`, which must be in the future. */
             isScheduled?: boolean;
             /**

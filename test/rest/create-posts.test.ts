@@ -30,6 +30,27 @@ describe('REST POST /posts', () => {
     assert.equal('metrics' in first, false, 'scheduled posts carry no metrics');
   });
 
+  it('takes a channel\'s own text (textByChannel), checked against that channel\'s network', async () => {
+    const { addChannel } = await import('../../src/domain/provisioning.js');
+    const mastodon = await addChannel(t.deps, { accountId: a.accountId, workspaceId: a.workspaceId, network: 'mastodon', handle: '@us@social.example' });
+    const long = 'A long announcement. '.repeat(40);
+    const tooLong = await create({ channelIds: [a.channelIds[0], mastodon.id], text: long });
+    assert.equal(tooLong.status, 400, 'the shared text is too long for Mastodon');
+    const res = await create({ channelIds: [a.channelIds[0], mastodon.id], text: long, textByChannel: { [mastodon.id]: 'Shorter, for Mastodon' } });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    const [sandboxPost, mastodonPost] = res.body.data;
+    assert.equal(sandboxPost.text, long);
+    assert.equal(mastodonPost.text, 'Shorter, for Mastodon');
+    assert.equal(sandboxPost.groupId, mastodonPost.groupId, 'still one group');
+
+    const overrideTooLong = await create({ channelIds: [mastodon.id], text: 'fine', textByChannel: { [mastodon.id]: long } });
+    assert.equal(overrideTooLong.status, 400);
+    assert.equal(overrideTooLong.body.details[0].path, `textByChannel.${mastodon.id}`);
+    const stranger = await create({ channelIds: [a.channelIds[0]], text: 'x', textByChannel: { [a.channelIds[1]]: 'y' } });
+    assert.equal(stranger.status, 400);
+    assert.match(stranger.body.message, new RegExp(`textByChannel names channels the post is not for: ${a.channelIds[1]}`));
+  });
+
   it('schedules with isScheduled true and a future dateTime', async () => {
     const when = futureIso(120);
     const res = await create({ channelIds: [a.channelIds[0]], text: 'Later', isScheduled: true, dateTime: when });

@@ -476,4 +476,27 @@ describe('the web app in a headless Chromium', function () {
     await page.click(`form:has(select[aria-label^="Role of"]) >> nth=0 >> button`);
     assert.match(await page.textContent('[role=alert]') ?? '', /only owner: make someone else owner first/);
   });
+
+  it('writes once and gives one channel its own text, previewed and checked against that channel\'s network', async () => {
+    const mastodon = await provisioning.addChannel(t.deps, { accountId: a.accountId, workspaceId: a.workspaceId, network: 'mastodon', handle: '@us@social.example' });
+    await signIn();
+    await page.goto(`${t.url}/app/compose`);
+    await page.check(`input[value="${a.channelIds[0]}"]`);
+    await page.check(`input[value="${mastodon.id}"]`);
+    const long = 'Everything about our launch, at length. '.repeat(15);
+    await page.fill('#text', long);
+    await page.click('summary:has-text("A different text for one channel")');
+    await page.fill(`#text-for-${mastodon.id}`, 'x'.repeat(501));
+    const card = page.locator(`#previews article[data-channel-id="${mastodon.id}"]`);
+    assert.equal(await card.locator('mark.cut').textContent(), 'x', 'the preview counts the channel\'s own text');
+    await page.check('input[name=when][value=draft]');
+    await page.click('button[type=submit]:has-text("Save")');
+    assert.match(await page.locator(`#text-for-${mastodon.id} + p[role=alert]`).textContent() ?? '', new RegExp(`Channel ${mastodon.id}: .*500`), 'refused beside that channel\'s text');
+    await page.fill(`#text-for-${mastodon.id}`, 'The launch, in short.');
+    await page.click('button[type=submit]:has-text("Save")');
+    await page.waitForURL(/\/app\/posts\//);
+    const posts = (await t.api('GET', '/v1/rest/posts?limit=10', { token: a.apiKey })).body.data;
+    assert.equal(posts.find((p: { channelId: string }) => p.channelId === mastodon.id).text, 'The launch, in short.');
+    assert.equal(posts.find((p: { channelId: string }) => p.channelId === a.channelIds[0]).text, long);
+  });
 });

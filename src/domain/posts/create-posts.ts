@@ -18,6 +18,7 @@ import {
   requireChannels,
   requireContent,
   requireNetworkLimits,
+  requireTextByChannel,
   resolveFirstComment,
   resolveSchedule,
 } from './post-rules.js';
@@ -67,7 +68,8 @@ async function preparePosts(deps: DomainDeps, principal: Principal, input: PostI
   const schedule = input.addToQueue ? { status: 'scheduled' as const, isDraft: false, isScheduled: true, dateTime: null } : resolveSchedule(input, now);
   const firstComment = resolveFirstComment(input) ?? null;
   const channels = requireChannels(input.channelIds, await deps.repos.channels.findMany(principal.accountId, input.channelIds));
-  requireNetworkLimits(channels, { text, imageUrls, videoUrls, firstComment });
+  requireTextByChannel(input.textByChannel, input.channelIds);
+  requireNetworkLimits(channels, { text, imageUrls, videoUrls, firstComment }, { textByChannel: input.textByChannel });
   const workspaces = new Map(
     (await deps.repos.accounts.listWorkspaces(principal.accountId)).map((w) => [w.id, w]),
   );
@@ -79,7 +81,7 @@ async function preparePosts(deps: DomainDeps, principal: Principal, input: PostI
     workspaceId: channel.workspaceId,
     channelId: channel.id,
     groupId,
-    text,
+    text: input.textByChannel?.[channel.id] ?? text,
     dateTime: schedule.dateTime,
     timelineAt: schedule.dateTime ?? now,
     isScheduled: schedule.isScheduled,

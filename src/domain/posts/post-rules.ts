@@ -91,6 +91,14 @@ export function requireContent(text: string, imageUrls: readonly string[], video
   }
 }
 
+/** A text per channel may name only channels the post is for. */
+export function requireTextByChannel(textByChannel: Readonly<Record<string, string>> | undefined, channelIds: readonly string[]): void {
+  const strangers = Object.keys(textByChannel ?? {}).filter((id) => !channelIds.includes(id));
+  if (strangers.length > 0) {
+    throw new ValidationError(`textByChannel names channels the post is not for: ${strangers.join(', ')}`, strangers.map((id) => ({ path: `textByChannel.${id}`, message: 'Add the channel to channelIds, or remove its text.' })));
+  }
+}
+
 /** Channels must exist in the caller's account; unknown ids are named so the caller can fix them. */
 export function requireChannels(wanted: readonly string[], found: readonly ChannelRecord[]): ChannelRecord[] {
   const byId = new Map(found.map((c) => [c.id, c]));
@@ -116,7 +124,7 @@ export function notFound(id: string): NotFoundError {
 export function requireNetworkLimits(
   channels: readonly Pick<ChannelRecord, 'id' | 'network' | 'textLimit'>[],
   post: PostForFit,
-  options: { requireOptions?: boolean } = {},
+  options: { requireOptions?: boolean; textByChannel?: Readonly<Record<string, string>> } = {},
 ): void {
   const details: FieldProblem[] = [];
   for (const channel of channels) {
@@ -125,7 +133,13 @@ export function requireNetworkLimits(
       details.push({ path: 'channelIds', message: `Channel ${channel.id}: ${unknownNetworkMessage(channel.network)} Remove the channel from channelIds.` });
       continue;
     }
-    for (const issue of validatePost(capabilities, post, { ...options, textLimit: channel.textLimit ?? undefined })) details.push({ path: issue.path, message: `Channel ${channel.id}: ${issue.message}` });
+    // A channel's own text is checked in place of the shared one, and its problems point at that text.
+    const own = options.textByChannel?.[channel.id];
+    const fitted = own === undefined ? post : { ...post, text: own };
+    for (const issue of validatePost(capabilities, fitted, { requireOptions: options.requireOptions, textLimit: channel.textLimit ?? undefined })) {
+      const path = own !== undefined && issue.path === 'text' ? `textByChannel.${channel.id}` : issue.path;
+      details.push({ path, message: `Channel ${channel.id}: ${issue.message}` });
+    }
   }
   if (details.length > 0) throw new ValidationError(`The post does not fit its network: ${details[0].message}`, details);
 }

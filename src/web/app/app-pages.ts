@@ -89,6 +89,8 @@ export interface ComposeForm {
   /** What an AI helper just did, and which provider answered. */
   assisted?: string;
   firstComment?: string;
+  /** A channel's own text in place of the shared one, by channel id. */
+  textByChannel?: Record<string, string>;
   labelIds?: string[];
   /** What to ask the AI to write or draw. */
   prompt?: string;
@@ -111,7 +113,7 @@ function optionField(network: string, rule: ChannelOptionRule, value: string | u
 export function composePage(context: PageContext, channels: ChannelView[], labels: LabelView[], limits: Record<string, NetworkCapabilities>, form: ComposeForm = {}, problems: { path: string; message: string }[] = []): string {
   const problemAt = (path: string) => problems.filter((p) => p.path === path || p.path.startsWith(`${path}.`) || p.path.startsWith(`${path}[`))
     .map((p) => `<p class="problem" role="alert">${escapeHtml(p.message)}</p>`).join('');
-  const others = problems.filter((p) => !['text', 'channelIds', 'dateTime', 'mediaIds', 'firstComment', 'prompt', 'addToQueue', 'channelOptions'].some((f) => p.path === f || p.path.startsWith(`${f}.`) || p.path.startsWith(`${f}[`)));
+  const others = problems.filter((p) => !['text', 'textByChannel', 'channelIds', 'dateTime', 'mediaIds', 'firstComment', 'prompt', 'addToQueue', 'channelOptions'].some((f) => p.path === f || p.path.startsWith(`${f}.`) || p.path.startsWith(`${f}[`)));
   const chosen = new Set(form.channelIds ?? []);
   const boxes = channels.filter((c) => c.status !== 'disconnected').map((c) => {
     const limit = limits[c.network]?.text;
@@ -132,6 +134,9 @@ ${escapeHtml(c.displayName ?? c.name)} <small>(${escapeHtml(c.network)} ${escape
 <fieldset><legend>Channels</legend>${boxes || '<p>No channels yet.</p>'}${problemAt('channelIds')}</fieldset>
 <label for="text">Text</label><textarea id="text" name="text">${escapeHtml(form.text ?? '')}</textarea>
 <p id="counters" class="counter" aria-live="polite"></p>${problemAt('text')}
+<details${Object.keys(form.textByChannel ?? {}).length > 0 ? ' open' : ''}><summary>A different text for one channel</summary>
+${channels.filter((c) => c.status !== 'disconnected').map((c) => `<label for="text-for-${escapeHtml(c.id)}">Text for ${escapeHtml(c.displayName ?? c.name)} (${escapeHtml(c.network)}), in place of the one above</label>
+<textarea id="text-for-${escapeHtml(c.id)}" name="textFor.${escapeHtml(c.id)}" class="short own-text" data-channel-id="${escapeHtml(c.id)}">${escapeHtml(form.textByChannel?.[c.id] ?? '')}</textarea>${problemAt(`textByChannel.${c.id}`)}`).join('')}</details>
 <details open><summary>Preview per channel</summary><div id="previews"></div></details>
 ${form.assisted ? `<p id="assisted" role="status">${escapeHtml(form.assisted)}</p>` : ''}
 <fieldset><legend>Media</legend><div id="media-drop" class="drop">Drop images or videos here, or <label for="media-file" class="inline">choose files</label>
@@ -164,7 +169,8 @@ const PREVIEW_SCRIPT = `(() => {
     out.textContent = '';
     const images = [...document.querySelectorAll('#media-list img.thumb')].map((img) => img.src);
     for (const box of document.querySelectorAll('input[name=channelIds]:checked')) {
-      const parts = units(text.value, box.dataset.counting), limit = Number(box.dataset.limit);
+      const own = document.querySelector('textarea.own-text[data-channel-id="' + box.value + '"]');
+      const parts = units(own && own.value.trim() !== '' ? own.value : text.value, box.dataset.counting), limit = Number(box.dataset.limit);
       const body = el('p', { className: 'preview-text' }, parts.slice(0, limit).join(''));
       if (parts.length > limit) body.append(el('mark', { className: 'cut', title: 'Past the limit: the network refuses the post' }, parts.slice(limit).join('')));
       const card = el('article', { className: 'preview' }, el('header', {}, el('strong', {}, box.dataset.name), ' ', el('small', {}, box.dataset.handle + ' on ' + box.dataset.display)), body);
@@ -182,6 +188,7 @@ const PREVIEW_SCRIPT = `(() => {
   }
   text.addEventListener('input', render);
   comment.addEventListener('input', render);
+  document.querySelectorAll('textarea.own-text').forEach((own) => own.addEventListener('input', render));
   document.querySelectorAll('input[name=channelIds]').forEach((box) => box.addEventListener('change', render));
   new MutationObserver(render).observe(document.getElementById('media-list'), { childList: true, subtree: true });
   render();

@@ -154,9 +154,12 @@ export function appRouter(deps: DomainDeps, log: (message: string, error: unknow
     const v = await visitor(req, res);
     if (!v || !checked(req, res)) return;
     const options: Record<string, Record<string, string>> = {};
+    const textByChannel: Record<string, string> = {};
     for (const [field, value] of Object.entries(req.body as Record<string, unknown>)) {
       const match = /^option\.([a-z]+)\.([A-Za-z]+)$/.exec(field);
       if (match && typeof value === 'string' && value !== '') (options[match[1]] ??= {})[match[2]] = value;
+      const own = /^textFor\.(.+)$/.exec(field);
+      if (own && typeof value === 'string' && value.trim() !== '') textByChannel[own[1]] = value;
     }
     const input: ComposeForm = {
       text: String(req.body.text ?? ''),
@@ -166,6 +169,7 @@ export function appRouter(deps: DomainDeps, log: (message: string, error: unknow
       timezone: String(req.body.timezone ?? 'UTC') || 'UTC',
       options,
       firstComment: String(req.body.firstComment ?? ''),
+      textByChannel,
       media: ([] as unknown[]).concat(req.body.mediaIds ?? []).map((id, i) => ({ id: String(id), url: String(([] as unknown[]).concat(req.body.mediaUrls ?? [])[i] ?? ''), altText: String(([] as unknown[]).concat(req.body.altText ?? [])[i] ?? '') })),
       labelIds: ([] as unknown[]).concat(req.body.labelIds ?? []).map(String),
       prompt: String(req.body.prompt ?? ''),
@@ -209,6 +213,9 @@ export function appRouter(deps: DomainDeps, log: (message: string, error: unknow
       // The REST and MCP schemas ask for at least one channel; a form can be sent with none ticked.
       if (input.channelIds!.length === 0) throw new ValidationError('Choose at least one channel.', [{ path: 'channelIds', message: 'Choose at least one channel to publish to.' }]);
       const body: Record<string, unknown> = { channelIds: input.channelIds, text: input.text };
+      // Only the chosen channels' own texts: one typed for a channel then unticked is not an error.
+      const own = Object.fromEntries(Object.entries(textByChannel).filter(([id]) => input.channelIds!.includes(id)));
+      if (Object.keys(own).length > 0) body.textByChannel = own;
       if (input.media!.length > 0) body.mediaIds = input.media!.map((m) => m.id);
       if (input.firstComment!.trim() !== '') body.firstComment = { text: input.firstComment };
       if (input.when === 'draft') body.saveAsDraft = true;
