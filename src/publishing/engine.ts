@@ -8,6 +8,7 @@ import { NetworkRegistry } from './networks/registry.js';
 import { SandboxNetwork } from './networks/sandbox.js';
 import { BlueskyNetwork } from './networks/bluesky.js';
 import { MastodonNetwork } from './networks/mastodon.js';
+import { LinkedInNetwork } from './networks/linkedin.js';
 import { NetworkHttp, type NetworkHttpOptions } from './networks/network-http.js';
 import { DEFAULT_WORKER_OPTIONS } from './runtime.js';
 import { PublishingWorker, type WorkerOptions } from './worker.js';
@@ -26,7 +27,8 @@ export function createNetworks(deps: Omit<DomainDeps, 'networks'>): NetworkRegis
   return new NetworkRegistry()
     .register('sandbox', new SandboxNetwork(deps.repos.sandbox, deps.config.baseUrl, undefined, now, deps.config.sandboxLatencyMs))
     .register('bluesky', new BlueskyNetwork(http, outbound, now))
-    .register('mastodon', new MastodonNetwork(http, outbound, now));
+    .register('mastodon', new MastodonNetwork(http, outbound, now))
+    .register('linkedin', new LinkedInNetwork(http, outbound, now, deps.config.networks.apps.linkedin));
 }
 
 export function createWorker(
