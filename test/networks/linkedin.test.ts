@@ -162,5 +162,121 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       assert.equal(published.permalinkUrl, `https://www.linkedin.com/feed/update/${made.id}/`);
       assert.deepEqual([...linkedin.versionsSeen], ['202510']);
     });
+
+    it('publishes a Page post with several images as a multi-image post, a video through its parts, and a first comment with an image', async () => {
+      const page = await channelOf(ORG);
+      const clock = pinClock(t, new Date().toISOString());
+      const gallery = await schedule(page.id, {
+        text: 'Three pictures', imageUrls: [imageUrl, `${imageUrl}?2`, `${imageUrl}?3`],
+        firstComment: { text: 'More in the comments', mediaUrl: `${imageUrl}?c`, delayMinutes: 1 },
+      });
+      const described = await t.api('PATCH', `/v1/rest/posts/${gallery.id}`, { token: a.apiKey, body: { channelOptions: { altText: ['one', 'two', 'three'] } } });
+      assert.equal(described.status, 200, JSON.stringify(described.body));
+      const single = await schedule(page.id, { text: 'One picture', imageUrls: [imageUrl] });
+      const film = await schedule(page.id, { text: 'A film', videoUrls: [videoUrl] });
+      const worker = testWorker(t);
+      await worker.tick();
+      for (const id of [gallery.id, single.id, film.id]) assert.equal((await get(id)).status, 'published', (await get(id)).error);
+
+      const made = (text: string) => linkedin.posts.find((p) => p.commentary === text)!;
+      assert.equal(made('Three pictures').author, ORG);
+      assert.deepEqual(made('Three pictures').content!.multiImage!.images.map((i) => i.altText), ['one', 'two', 'three']);
+      assert.equal(made('One picture').content!.media!.id.startsWith('urn:li:image:'), true);
+      const videoUrn = made('A film').content!.media!.id;
+      assert.ok(videoUrn.startsWith('urn:li:video:'));
+      assert.equal(linkedin.uploads.get(videoUrn), video.length, 'every byte, in the two parts LinkedIn asked for');
+      assert.equal(linkedin.requests.filter((r) => r.startsWith('PUT /dms-uploads/') && r.includes('/part-')).length, 2);
+      assert.ok(linkedin.requests.filter((r) => r.startsWith('GET /rest/videos/')).length >= 2, 'waited until the video was AVAILABLE');
+
+      clock.advance(2 * 60_000);
+      await worker.tick();
+      const [comment] = linkedin.comments;
+      assert.equal(comment.object, made('Three pictures').id);
+      assert.equal(comment.actor, ORG);
+      assert.equal(comment.message.text, 'More in the comments');
+      assert.ok(comment.content![0].entity.image.startsWith('urn:li:image:'));
+    });
+
+    it('fails a post whose video LinkedIn could not process, with LinkedIn\'s reason', async () => {
+      const page = await channelOf(ORG);
+      linkedin.failVideoProcessingNext = true;
+      const film = await schedule(page.id, { text: 'A broken film', videoUrls: [videoUrl] });
+      await testWorker(t).tick();
+      const failed = await get(film.id);
+      assert.equal(failed.status, 'failed');
+      assert.match(failed.error, /LinkedIn could not process the video \(The video's codec is not supported\)/);
+      assert.equal(linkedin.posts.length, 0);
+    });
+
+    it('refuses before the post is due what LinkedIn would refuse: on REST, MCP and per bulk entry', async () => {
+      const page = await channelOf(ORG);
+      const long = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [page.id], text: 'é'.repeat(3001) } });
+      assert.equal(long.status, 400);
+      assert.match(long.body.message, /LinkedIn allows 3000 characters; this text has 3001/);
+      const films = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [page.id], text: 'Two films', videoUrls: [videoUrl, `${videoUrl}?2`] } });
+      assert.equal(films.status, 400);
+      assert.match(films.body.message, /LinkedIn/);
+      const mixed = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [page.id], text: 'Mixed', imageUrls: [imageUrl], videoUrls: [videoUrl] } });
+      assert.equal(mixed.status, 400);
+      assert.match(mixed.body.message, /LinkedIn/);
+
+      const tool = await callTool(t, a.apiKey, 'create_text_post', { channelIds: [page.id], text: 'é'.repeat(3001) });
+      assert.equal(tool.body.result.isError, true, JSON.stringify(tool.body));
+      assert.match(tool.body.result.content[0].text, /LinkedIn allows 3000 characters; this text has 3001/);
+
+      const bulk = await t.api('POST', '/v1/rest/posts/bulk', {
+        token: a.apiKey, body: { posts: [{ channelIds: [page.id], text: 'fits' }, { channelIds: [page.id], text: 'x'.repeat(3001) }] },
+      });
+      assert.equal(bulk.status, 200, JSON.stringify(bulk.body));
+      assert.deepEqual(bulk.body.summary, { succeeded: 1, failed: 1 });
+      assert.match(bulk.body.results[1].error.message, /^posts\[1\]: .*LinkedIn allows 3000 characters; this text has 3001/);
+    });
+  });
+
+  describe('tokens', () => {
+    it('refreshes an expired token where LinkedIn granted a refresh token, and needs a reconnect when the refresh is refused', async () => {
+      await start();
+      linkedin.grantRefreshTokens = true;
+      await connectThroughConsent();
+      const page = await channelOf(ORG);
+      const clock = pinClock(t, new Date().toISOString());
+      const worker = testWorker(t);
+      linkedin.expireTokens();
+      const post = await schedule(page.id, { text: 'After a refresh' });
+      await worker.tick();
+      assert.equal((await get(post.id)).status, 'scheduled', 'refreshed, then tried again');
+      assert.equal(linkedin.requests.filter((r) => r === 'POST /oauth/v2/accessToken').length, 2, 'the code, then one refresh');
+      clock.advance(60 * 60_000);
+      await worker.tick();
+      assert.equal((await get(post.id)).status, 'published');
+
+      linkedin.revokeAll();
+      const refused = await schedule(page.id, { text: 'Refresh refused' });
+      await worker.tick();
+      clock.advance(60 * 60_000);
+      await worker.tick();
+      const failed = await get(refused.id);
+      assert.equal(failed.status, 'failed');
+      assert.match(failed.error, /reconnect/);
+      const channel = await channelOf(ORG);
+      assert.equal(channel.status, 'needs_reconnect');
+      assert.match(channel.statusReason, /revoked|refresh/);
+      const events = await t.herald.db('events').where({ type: 'channel.needs_reconnect' });
+      assert.ok(events.length >= 1, 'the channel event that says so');
+    });
+
+    it('without a refresh token, an expired token needs a reconnect at once, saying why', async () => {
+      await start();
+      await connectThroughConsent();
+      const member = await channelOf('urn:li:person:Xy12AbCd');
+      linkedin.expireTokens();
+      const post = await schedule(member.id, { text: 'Expired' });
+      await testWorker(t).tick();
+      const failed = await get(post.id);
+      assert.equal(failed.status, 'failed');
+      assert.match(failed.error, /EXPIRED_ACCESS_TOKEN.*no refresh token/);
+      assert.equal((await channelOf('urn:li:person:Xy12AbCd')).status, 'needs_reconnect');
+      assert.equal(linkedin.posts.length, 0);
+    });
   });
 });

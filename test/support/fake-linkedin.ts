@@ -73,6 +73,8 @@ export interface FakeLinkedIn {
   productScopes: string[];
   /** Whether LinkedIn grants this app refresh tokens (approved partners only). */
   grantRefreshTokens: boolean;
+  /** How long a new access token lives (LinkedIn: 60 days). */
+  tokenLifetimeSeconds: number;
   /** Versions older than this answer 426 NONEXISTENT_VERSION. */
   oldestActiveVersion: string;
   member: { sub: string; name: string; picture: string };
@@ -125,6 +127,7 @@ export async function startFakeLinkedIn(options: { clientId?: string; clientSecr
     redirectUris: [],
     productScopes: ['openid', 'profile', 'email', 'w_member_social', 'w_organization_social', 'r_organization_social', 'rw_organization_admin'],
     grantRefreshTokens: false,
+    tokenLifetimeSeconds: TOKEN_LIFETIME_S,
     oldestActiveVersion: '202501',
     member: { sub: 'Xy12AbCd', name: 'Ada Lovelace', picture: 'https://media.licdn.com/ada.jpg' },
     organizations: [{ id: '2414183', localizedName: 'Analytical Engines Ltd', vanityName: 'analytical-engines', role: 'ADMINISTRATOR' }],
@@ -170,8 +173,8 @@ export async function startFakeLinkedIn(options: { clientId?: string; clientSecr
   function issueTokens(scopes: string[]) {
     const access = `AQ${crypto.randomBytes(24).toString('base64url')}`;
     const now = Date.now();
-    accessTokens.set(access, { scopes, expiresAt: now + TOKEN_LIFETIME_S * 1000, revoked: false, createdAt: now });
-    const answer: Record<string, unknown> = { access_token: access, expires_in: TOKEN_LIFETIME_S, scope: scopes.join(','), token_type: 'Bearer' };
+    accessTokens.set(access, { scopes, expiresAt: now + fake.tokenLifetimeSeconds * 1000, revoked: false, createdAt: now });
+    const answer: Record<string, unknown> = { access_token: access, expires_in: fake.tokenLifetimeSeconds, scope: scopes.join(','), token_type: 'Bearer' };
     if (fake.grantRefreshTokens) {
       const refresh = `AQR${crypto.randomBytes(24).toString('base64url')}`;
       refreshTokens.set(refresh, { scopes, expiresAt: now + REFRESH_LIFETIME_S * 1000, revoked: false, createdAt: now });
@@ -303,7 +306,7 @@ export async function startFakeLinkedIn(options: { clientId?: string; clientSecr
         const part = asset.parts.find((p) => new URL(p.uploadUrl).pathname === path);
         if (!part) continue;
         const expected = part.lastByte - part.firstByte + 1;
-        if (body.length !== expected) return send(400, restliError(400, 'BAD_REQUEST', `Expected ${expected} bytes for this part, received ${body.length}`));
+        if (part.lastByte >= 0 && body.length !== expected) return send(400, restliError(400, 'BAD_REQUEST', `Expected ${expected} bytes for this part, received ${body.length}`));
         part.etag = `/ambry-video/signedId/${crypto.createHash('md5').update(body).digest('hex')}`;
         fake.uploads.set(asset.urn, (fake.uploads.get(asset.urn) ?? 0) + body.length);
         if (asset.urn.startsWith('urn:li:image:')) asset.status = 'PROCESSING';
@@ -378,9 +381,8 @@ export async function startFakeLinkedIn(options: { clientId?: string; clientSecr
         const expires = Date.now() + 24 * 3600_000;
         if (kind === 'image') {
           const uploadUrl = `https://www.linkedin.com/dms-uploads/sp/${id}/image`;
+          // An image is one PUT of any length: its part has no range (lastByte -1).
           assets.set(urn, { urn, owner: init.owner, status: 'WAITING_UPLOAD', pollsLeft: fake.processingPolls, bytes: 0, parts: [{ uploadUrl, firstByte: 0, lastByte: -1, etag: null }], failProcessing: false });
-          // An image is one PUT of any length: the part's range is not checked.
-          assets.get(urn)!.parts[0].lastByte = Number.MAX_SAFE_INTEGER;
           return send(200, { value: { uploadUrlExpiresAt: expires, uploadUrl, image: urn } });
         }
         const size = Number(init.fileSizeBytes);
