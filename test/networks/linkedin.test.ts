@@ -195,6 +195,7 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       assert.equal(comment.actor, ORG);
       assert.equal(comment.message.text, 'More in the comments');
       assert.ok(comment.content![0].entity.image.startsWith('urn:li:image:'));
+      assert.deepEqual(linkedin.refusals, [], 'LinkedIn refused nothing Herald sent');
     });
 
     it('fails a post whose video LinkedIn could not process, with LinkedIn\'s reason', async () => {
@@ -277,6 +278,173 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       assert.match(failed.error, /EXPIRED_ACCESS_TOKEN.*no refresh token/);
       assert.equal((await channelOf('urn:li:person:Xy12AbCd')).status, 'needs_reconnect');
       assert.equal(linkedin.posts.length, 0);
+    });
+  });
+  describe('failures and exactly once', () => {
+    beforeEach(async () => {
+      await start();
+      await connectThroughConsent();
+    });
+
+    it('429 waits until LinkedIn\'s daily limits reset at midnight UTC; 5xx before posting retries; 422 fails with LinkedIn\'s words; a revoked token needs a reconnect', async () => {
+      const page = await channelOf(ORG);
+      const clock = pinClock(t, '2026-11-23T15:00:00.000Z');
+      const worker = testWorker(t);
+      linkedin.failNext('/rest/posts', 429, { status: 429, serviceErrorCode: 101, code: 'TOO_MANY_REQUESTS', message: 'Resource level throttle APPLICATION DAY limit for calls to this resource is reached.' });
+      const limited = await schedule(page.id, { text: 'Rate limited' });
+      await worker.tick();
+      const waiting = await t.herald.db('posts').where({ id: limited.id }).first();
+      assert.equal(waiting.status, 'scheduled');
+      const midnight = Date.parse('2026-11-24T00:00:00.000Z');
+      assert.equal(Number(waiting.next_attempt_at), midnight);
+      assert.equal(Number((await t.herald.db('channels').where({ id: page.id }).first()).rate_limited_until), midnight, 'the channel waits too');
+      clock.advance(9 * 3600_000 + 1);
+      linkedin.failNext('/rest/images', 503, { status: 503, message: 'Service Unavailable' });
+      linkedin.failNext('/rest/posts', 503, { status: 503, message: 'Service Unavailable' });
+      await worker.tick();
+      assert.equal((await get(limited.id)).status, 'scheduled', '503: tried again later');
+      clock.advance(3600_000);
+      await worker.tick();
+      assert.equal((await get(limited.id)).status, 'published');
+      assert.equal(linkedin.posts.length, 1, 'the refused calls made nothing');
+
+      linkedin.failNext('/rest/posts', 422, { status: 422, code: 'UNPROCESSABLE_ENTITY', message: '/commentary :: Duplicate post is detected' });
+      const refused = await schedule(page.id, { text: 'Refused' });
+      await worker.tick();
+      const failed = await get(refused.id);
+      assert.equal(failed.status, 'failed');
+      assert.match(failed.error, /LinkedIn answered HTTP 422 UNPROCESSABLE_ENTITY: \/commentary :: Duplicate post is detected/);
+
+      linkedin.revokeAll();
+      const revoked = await schedule(page.id, { text: 'After revocation' });
+      await worker.tick();
+      assert.match((await get(revoked.id)).error, /reconnect/);
+      const channel = await channelOf(ORG);
+      assert.equal(channel.status, 'needs_reconnect');
+      assert.match(channel.statusReason, /REVOKED_ACCESS_TOKEN: The token used in the request has been revoked by the user/);
+    });
+
+    it('a retired LinkedIn-Version (426) fails the post saying the operator must move LINKEDIN_VERSION forward', async () => {
+      linkedin.oldestActiveVersion = '202601';
+      const member = await channelOf('urn:li:person:Xy12AbCd');
+      const post = await schedule(member.id, { text: 'Old version' });
+      await testWorker(t).tick();
+      const failed = await get(post.id);
+      assert.equal(failed.status, 'failed');
+      assert.match(failed.error, /LinkedIn no longer serves API version 202510 \(Requested version 202510 is not active\): the operator must set LINKEDIN_VERSION/);
+      assert.equal((await channelOf('urn:li:person:Xy12AbCd')).status, 'active', 'the channel itself is fine');
+    });
+
+    it('a Page post made before its answer was lost is found among the Page\'s posts, never made twice', async () => {
+      const page = await channelOf(ORG);
+      const post = await schedule(page.id, { text: 'Answer lost', imageUrls: [imageUrl] });
+      linkedin.dropAnswerNext('/rest/posts');
+      await testWorker(t).tick();
+      const got = await get(post.id);
+      assert.equal(got.status, 'published', got.error);
+      assert.equal(linkedin.posts.length, 1);
+      assert.equal(got.permalinkUrl, `https://www.linkedin.com/feed/update/${linkedin.posts[0].id}/`);
+      assert.deepEqual((await t.deps.repos.publishAttempts.attempts(a.accountId, post.id)).map((x) => x.outcome), ['reconciled']);
+    });
+
+    it('a 502 to the post call is an unknown outcome: looked up, and without a post found it waits for a person, not a retry', async () => {
+      const page = await channelOf(ORG);
+      const post = await schedule(page.id, { text: 'Bad gateway' });
+      linkedin.failNext('/rest/posts', 502, { status: 502, message: 'Bad Gateway' });
+      const worker = testWorker(t);
+      await worker.tick();
+      const got = await get(post.id);
+      assert.equal(got.status, 'unconfirmed');
+      assert.match(got.error, /cannot confirm/);
+      await worker.tick();
+      assert.equal(linkedin.posts.length, 0, 'never posted blind');
+      assert.ok(linkedin.requests.includes('GET /rest/posts'), 'the Page\'s posts were looked at');
+    });
+
+    it('a member\'s lost answer stays unconfirmed for a person (LinkedIn lists members\' posts only with r_member_social), never posted twice', async () => {
+      const member = await channelOf('urn:li:person:Xy12AbCd');
+      const post = await schedule(member.id, { text: 'Member answer lost' });
+      linkedin.dropAnswerNext('/rest/posts');
+      const worker = testWorker(t);
+      await worker.tick();
+      await worker.tick();
+      await worker.sync();
+      const got = await get(post.id);
+      assert.equal(got.status, 'unconfirmed');
+      assert.equal(linkedin.posts.length, 1, 'made once, by the lost call, and not again');
+      assert.deepEqual(linkedin.refusals, [], 'no call LinkedIn would refuse');
+    });
+
+    it('a worker that died mid-publish is settled from the Page\'s posts by its text, time and recorded media', async () => {
+      const page = await channelOf(ORG);
+      const clock = pinClock(t, new Date().toISOString());
+      const post = await schedule(page.id, { text: 'Worker died' });
+      const [claimed] = await dieMidAttempt(t, clock);
+      assert.equal(claimed, post.id);
+      // The dead worker's call got through before it died.
+      linkedin.postExternally(ORG, 'Worker died');
+      clock.advance(2_000);
+      await testWorker(t).tick();
+      const got = await get(post.id);
+      assert.equal(got.status, 'published', got.error);
+      assert.equal(linkedin.posts.length, 1, 'found, not made again');
+      assert.equal(got.permalinkUrl, `https://www.linkedin.com/feed/update/${linkedin.posts[0].id}/`);
+
+      const lost = await schedule(page.id, { text: 'Worker died before the call' });
+      await dieMidAttempt(t, clock);
+      clock.advance(2_000);
+      await testWorker(t).tick();
+      assert.equal((await get(lost.id)).status, 'unconfirmed', 'not found: a person decides, no blind retry');
+      assert.equal(linkedin.posts.length, 1);
+    });
+  });
+
+  describe('sync and check', () => {
+    beforeEach(async () => {
+      await start();
+      await connectThroughConsent();
+    });
+
+    it('syncs a Page\'s posts written on LinkedIn with their share statistics; a member without r_member_social has nothing to read', async () => {
+      const page = await channelOf(ORG);
+      linkedin.postExternally(ORG, 'Written on LinkedIn', { likeCount: 7, commentCount: 2, shareCount: 1, impressionCount: 120, clickCount: 9 });
+      linkedin.postExternally(ORG, 'Second');
+      linkedin.postExternally(ORG, 'Third');
+      linkedin.postExternally('urn:li:person:Xy12AbCd', 'By the member');
+      await testWorker(t, { syncDepth: 2 }).sync();
+      const live = await t.api('GET', `/v1/rest/posts?livePosts=true&channelIds=${page.id}`, { token: a.apiKey });
+      const found = live.body.data.filter((p: any) => p.isLivePost);
+      assert.deepEqual(found.map((p: any) => p.text).sort(), ['Second', 'Third', 'Written on LinkedIn']);
+      assert.deepEqual(found.find((p: any) => p.text === 'Written on LinkedIn').metrics, { likes: 7, comments: 2, shares: 1, impressions: 120, clicks: 9 });
+      const member = await channelOf('urn:li:person:Xy12AbCd');
+      const memberLive = await t.api('GET', `/v1/rest/posts?livePosts=true&channelIds=${member.id}`, { token: a.apiKey });
+      assert.equal(memberLive.body.data.filter((p: any) => p.isLivePost).length, 0);
+      assert.equal((await channelOf('urn:li:person:Xy12AbCd')).status, 'active');
+    });
+
+    it('herald network check: the token, the account and the granted scopes; a token near expiry without refresh, and a retired version, are problems', async () => {
+      const page = await channelOf(ORG);
+      const good = await checkChannelConnection(t.deps, { channelId: page.id });
+      assert.deepEqual(good.problems, []);
+      assert.equal(good.ok, true);
+      assert.equal(good.account, 'Analytical Engines Ltd');
+      assert.ok(good.grantedScopes!.includes('w_organization_social'));
+
+      linkedin.tokenLifetimeSeconds = 3 * 24 * 3600;
+      linkedin.productScopes = ['openid', 'profile', 'w_member_social', 'w_organization_social', 'rw_organization_admin', 'r_organization_social'];
+      await connectThroughConsent();
+      const soon = await checkChannelConnection(t.deps, { channelId: page.id });
+      assert.equal(soon.ok, false);
+      assert.match(soon.problems.join(' '), /expires on \d{4}-\d{2}-\d{2} and LinkedIn grants this app no refresh token: reconnect the channel before then/);
+
+      linkedin.oldestActiveVersion = '202601';
+      const retired = await checkChannelConnection(t.deps, { channelId: page.id });
+      assert.match(retired.problems.join(' '), /LINKEDIN_VERSION/);
+
+      linkedin.revokeAll();
+      const revoked = await checkChannelConnection(t.deps, { channelId: page.id });
+      assert.match(revoked.problems.join(' '), /no longer active .*reconnect the channel/);
+      assert.ok(!JSON.stringify(revoked).includes('AQ'), 'no token in the answer');
     });
   });
 });

@@ -83,6 +83,8 @@ export interface FakeLinkedIn {
   comments: FakeLinkedInComment[];
   /** Every request, as "METHOD /path" (query left out). */
   requests: string[];
+  /** Every refusal LinkedIn itself made (not the scripted ones), as "STATUS METHOD /path". */
+  refusals: string[];
   /** The LinkedIn-Version of every versioned call. */
   versionsSeen: Set<string>;
   /** The uploaded bytes of each image and video, by URN. */
@@ -135,6 +137,7 @@ export async function startFakeLinkedIn(options: { clientId?: string; clientSecr
     comments: [],
     requests: [],
     versionsSeen: new Set(),
+    refusals: [],
     uploads: new Map(),
     denyNext: false,
     processingPolls: 1,
@@ -193,13 +196,14 @@ export async function startFakeLinkedIn(options: { clientId?: string; clientSecr
       const path = url.pathname;
       fake.requests.push(`${req.method} ${path}`);
       const send = (status: number, json?: unknown, headers: Record<string, string> = {}) => {
+        if (status >= 400) fake.refusals.push(`${status} ${req.method} ${path}`);
         const payload = json === undefined ? '' : JSON.stringify(json);
         res.writeHead(status, { ...(json === undefined ? {} : { 'content-type': 'application/json' }), 'x-li-uuid': crypto.randomUUID(), ...headers }).end(payload);
       };
       const script = scripted.findIndex((s) => path.startsWith(s.prefix));
       if (script >= 0) {
         const [s] = scripted.splice(script, 1);
-        send(s.status, s.body, s.headers);
+        res.writeHead(s.status, { 'content-type': 'application/json', ...s.headers }).end(JSON.stringify(s.body));
         return;
       }
       const dropIndex = drops.indexOf(path);
