@@ -405,6 +405,37 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       await connectThroughConsent();
     });
 
+    it('warns a week before a token LinkedIn will not refresh expires, and asks for a reconnect a day before; a refreshable one is left alone', async () => {
+      await t.close();
+      await linkedin.close();
+      await start();
+      linkedin.tokenLifetimeSeconds = 5 * 24 * 3600;
+      await connectThroughConsent();
+      const clock = pinClock(t, new Date().toISOString());
+      const worker = testWorker(t);
+      await worker.sync();
+      const warned = await channelOf(ORG);
+      assert.equal(warned.status, 'active');
+      assert.match(warned.statusReason, /^LinkedIn's access expires on \d{4}-\d{2}-\d{2}: reconnect the channel before then/);
+      assert.equal((await t.herald.db('events').where({ type: 'channel.needs_reconnect' })).length, 0);
+
+      clock.advance(4 * 24 * 3600_000 + 3600_000);
+      await worker.sync();
+      const due = await channelOf(ORG);
+      assert.equal(due.status, 'needs_reconnect');
+      assert.match(due.statusReason, /cannot renew it without you: reconnect the channel/);
+      assert.equal((await t.herald.db('events').where({ type: 'channel.needs_reconnect' })).length, 2, 'one event for each of the member\'s channels');
+
+      linkedin.grantRefreshTokens = true;
+      await connectThroughConsent(`/v1/rest/channels/${due.id}/reconnect`, {});
+      await worker.sync();
+      clock.advance(4 * 24 * 3600_000 + 3600_000);
+      await worker.sync();
+      const renewable = await channelOf(ORG);
+      assert.equal(renewable.status, 'active', 'a refresh token renews it: nothing to ask');
+      assert.equal(renewable.statusReason, null);
+    });
+
     it('syncs a Page\'s posts written on LinkedIn with their share statistics; a member without r_member_social has nothing to read', async () => {
       const page = await channelOf(ORG);
       linkedin.postExternally(ORG, 'Written on LinkedIn', { likeCount: 7, commentCount: 2, shareCount: 1, impressionCount: 120, clickCount: 9 });

@@ -18,7 +18,8 @@ import type { NetworkHttp, NetworkHttpOptions } from './network-http.js';
  *   organization scopes, LINKEDIN_ORGANIZATIONS): each is a ConnectedAccount with its own copy of the token; the
  *   `account` field (filled from the channel on a reconnect) keeps only that one;
  * - tokens live 60 days; a refresh token exists only where LinkedIn granted one, and is used ahead of expiry or
- *   on 401 EXPIRED_ACCESS_TOKEN; without one the channel must be reconnected;
+ *   on 401 EXPIRED_ACCESS_TOKEN; without one the channel is not `renewable`: Herald warns a week ahead and asks for
+ *   a reconnect a day ahead (domain/networks/credential-expiry.ts);
  * - a post is POST /rest/posts with the author's URN; its URN comes back in `x-restli-id`; one image or a video is
  *   `content.media`, two or more images `content.multiImage` (LinkedIn takes 2 to 20);
  * - LinkedIn keeps no idempotency key: the media URNs are recorded with the attempt before the post call, and an
@@ -133,6 +134,10 @@ export class LinkedInNetwork implements NetworkConnector {
 
   async fieldsFor(channel: ConnectorChannel): Promise<Record<string, string>> {
     return { account: (await this.credentials(channel)).credentials.author };
+  }
+
+  async renewable(channel: ConnectorChannel): Promise<boolean> {
+    return Boolean((await this.credentials(channel)).credentials.refreshToken);
   }
 
   async refresh(channel: ConnectorChannel): Promise<void> {
