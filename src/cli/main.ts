@@ -13,6 +13,7 @@
  *   herald channel add --account A --workspace W --handle H [--network sandbox] [--timezone Europe/Berlin] [--name N]
  *   herald channel connect bluesky --identifier H --app-password P [--service URL] [--workspace W] [--account A]
  *   herald channel connect mastodon --instance URL [--workspace W] [--account A]   (prints the URL to open, waits for the callback)
+ *   herald channel connect linkedin [--page ORGANIZATION_ID] [--workspace W] [--account A]   (the same; the profile and every Page administered)
  *   herald network check --channel C [--account A]   (verifies the token and permissions at the real network; posts nothing)
  *   herald channel slots --account A --channel C --slots "mon 09:00,tue 12:30"   (wall clock in the channel's timezone)
  *   herald media import --account A --workspace W --url U [--name FILE]   (direct image/video links only; SSRF-guarded)
@@ -62,6 +63,7 @@ const options = {
   'app-password': { type: 'string' },
   service: { type: 'string' },
   instance: { type: 'string' },
+  page: { type: 'string' },
   times: { type: 'string' },
 } as const;
 
@@ -130,10 +132,10 @@ const commands: Record<string, Command> = {
       timezone: v.timezone,
     }),
   'channel connect': async (v, deps, network) => {
-    if (!network) throw new UsageError('Name the network: herald channel connect bluesky|mastodon ...');
+    if (!network) throw new UsageError('Name the network: herald channel connect bluesky|mastodon|linkedin ...');
     const principal = await provisioning.operatorPrincipal(deps, v.account);
     const fields: Record<string, string> = {};
-    for (const [option, field] of [['identifier', 'identifier'], ['app-password', 'appPassword'], ['service', 'service'], ['instance', 'instance']] as const) {
+    for (const [option, field] of [['identifier', 'identifier'], ['app-password', 'appPassword'], ['service', 'service'], ['instance', 'instance'], ['page', 'page']] as const) {
       if (v[option] !== undefined) fields[field] = v[option]!;
     }
     const startedAt = deps.now();

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config.js';
@@ -110,6 +111,41 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       const again = await connectThroughConsent(`/v1/rest/channels/${page.id}/reconnect`, {});
       assert.equal(again.status, 200, again.html);
       assert.equal((await channels()).length, 2);
+    });
+
+    it('connects one Page alone when asked, from REST or from the CLI', async function () {
+      this.timeout(180_000);
+      await start();
+      const one = await connectThroughConsent('/v1/rest/channels/connect', { network: 'linkedin', page: '2414183' });
+      assert.equal(one.status, 200, one.html);
+      assert.deepEqual((await channels()).map((c) => c.handle), ['analytical-engines']);
+      const stranger = await connectThroughConsent('/v1/rest/channels/connect', { network: 'linkedin', page: '999' });
+      assert.equal(stranger.status, 400);
+      assert.match(stranger.html, /LinkedIn granted no access to 999/);
+
+      const env = {
+        ...process.env, DATA_DIR: t.config.dataDir, DATABASE_URL: t.config.databaseUrl ?? '', HERALD_FROM_SOURCE: '1', BASE_URL: t.url, OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+        LINKEDIN_CLIENT_ID: linkedin.clientId, LINKEDIN_CLIENT_SECRET: linkedin.clientSecret,
+        NETWORK_ORIGIN_OVERRIDES: `https://www.linkedin.com=${linkedin.url},https://api.linkedin.com=${linkedin.url}`,
+      };
+      const child = spawn('node', ['bin/herald.mjs', 'channel', 'connect', 'linkedin', '--page', 'urn:li:person:Xy12AbCd', '--json'], { env });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk) => { stdout += chunk; });
+      const address = await new Promise<string>((resolve, reject) => {
+        child.stderr.on('data', (chunk) => {
+          stderr += chunk;
+          const found = /(http:\/\/\S+\/oauth\/v2\/authorization\S+)/.exec(stderr);
+          if (found) resolve(found[1]);
+        });
+        child.on('exit', () => reject(new Error(`the CLI ended without an address: ${stderr}`)));
+      });
+      const consent = await fetch(address, { redirect: 'manual' });
+      const page = await fetch(consent.headers.get('location')!);
+      assert.equal(page.status, 200, await page.text());
+      const code = await new Promise((resolve) => child.on('exit', resolve));
+      assert.equal(code, 0, stderr);
+      assert.deepEqual(JSON.parse(stdout).channels.map((c: any) => c.handle), ['Ada Lovelace']);
     });
 
     it('asks only for the member\'s scopes when the operator says the app has no Page product', async () => {

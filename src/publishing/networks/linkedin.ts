@@ -16,7 +16,7 @@ import type { NetworkHttp, NetworkHttpOptions } from './network-http.js';
  * Rules kept here:
  * - one consent connects the member (w_member_social) and every organization they administer (the
  *   organization scopes, LINKEDIN_ORGANIZATIONS): each is a ConnectedAccount with its own copy of the token; the
- *   `account` field (filled from the channel on a reconnect) keeps only that one;
+ *   `page` field (filled from the channel on a reconnect) keeps only that one;
  * - tokens live 60 days; a refresh token exists only where LinkedIn granted one, and is used ahead of expiry or
  *   on 401 EXPIRED_ACCESS_TOKEN; without one the channel is not `renewable`: Herald warns a week ahead and asks for
  *   a reconnect a day ahead (domain/networks/credential-expiry.ts);
@@ -53,8 +53,8 @@ export class LinkedInNetwork implements NetworkConnector {
   readonly connection: ConnectionMethod = {
     kind: 'oauth',
     fields: [{
-      name: 'account', required: false, secret: false,
-      description: 'Only this LinkedIn account: a Page\'s organization id (or urn:li:organization:...) or your urn:li:person:...; by default your profile and every Page you administer',
+      name: 'page', required: false, secret: false,
+      description: 'Only this Page: its organization id (or urn:li:organization:...), or urn:li:person:... for your profile alone; by default your profile and every Page you administer',
     }],
   };
 
@@ -84,7 +84,7 @@ export class LinkedInNetwork implements NetworkConnector {
     const query = new URLSearchParams({ response_type: 'code', client_id: app.clientId, redirect_uri: input.redirectUri, state: input.state, scope: this.scopes().join(' ') });
     // The consent screen's origin follows NETWORK_ORIGIN_OVERRIDES like every call, so a private deployment or a
     // test's fake plays LinkedIn for the browser too.
-    return { authorizationUrl: this.http.rewrite(`${WWW}/oauth/v2/authorization?${query}`), keep: input.fields.account ? { account: input.fields.account } : {} };
+    return { authorizationUrl: this.http.rewrite(`${WWW}/oauth/v2/authorization?${query}`), keep: input.fields.page ? { page: input.fields.page } : {} };
   }
 
   async finishAuthorization(input: { code: string; redirectUri: string; keep: Record<string, string> }): Promise<ConnectedAccount[]> {
@@ -122,7 +122,7 @@ export class LinkedInNetwork implements NetworkConnector {
         accounts.push(account(`urn:li:organization:${id}`, String(org.json.vanityName ?? org.json.localizedName ?? id), org.json.localizedName ?? null, null));
       }
     }
-    const wanted = input.keep.account?.trim();
+    const wanted = input.keep.page?.trim();
     const chosen = wanted ? accounts.filter((a) => a.networkAccountId === wanted || a.networkAccountId === `urn:li:organization:${wanted}`) : accounts;
     if (chosen.length === 0) {
       throw new NetworkError('permanent', wanted
@@ -133,7 +133,7 @@ export class LinkedInNetwork implements NetworkConnector {
   }
 
   async fieldsFor(channel: ConnectorChannel): Promise<Record<string, string>> {
-    return { account: (await this.credentials(channel)).credentials.author };
+    return { page: (await this.credentials(channel)).credentials.author };
   }
 
   async renewable(channel: ConnectorChannel): Promise<boolean> {
