@@ -65,8 +65,11 @@ export interface OAuthApp {
 
 export interface NetworkAppsConfig {
   x?: OAuthApp;
-  /** LINKEDIN_VERSION: the `LinkedIn-Version` (YYYYMM) every call sends; LinkedIn retires versions after a year. */
-  linkedin?: OAuthApp & { apiVersion: string };
+  /**
+   * LINKEDIN_VERSION: the `LinkedIn-Version` (YYYYMM) every call sends; LinkedIn retires versions after a year.
+   * LINKEDIN_ORGANIZATIONS=false: consent asks for the member's scopes only (an app without the Community Management API).
+   */
+  linkedin?: OAuthApp & { apiVersion: string; organizations: boolean };
   /** FACEBOOK_GRAPH_VERSION: the Graph API version (v23.0) in every Facebook and Instagram call. */
   facebook?: OAuthApp & { graphVersion: string };
   /** Instagram Login (business accounts without a Facebook Page). */
@@ -259,7 +262,7 @@ function networkAppsFrom(env: Env): NetworkAppsConfig {
   const tiktok = app('TIKTOK_CLIENT_KEY', 'TIKTOK_CLIENT_SECRET');
   return {
     x,
-    linkedin: linkedin && { ...linkedin, apiVersion: env.LINKEDIN_VERSION?.trim() || '202510' },
+    linkedin: linkedin && { ...linkedin, apiVersion: env.LINKEDIN_VERSION?.trim() || '202510', organizations: env.LINKEDIN_ORGANIZATIONS?.trim().toLowerCase() !== 'false' },
     facebook: facebook && { ...facebook, graphVersion: env.FACEBOOK_GRAPH_VERSION?.trim() || 'v23.0' },
     instagram,
     google: google && {

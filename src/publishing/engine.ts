@@ -11,6 +11,7 @@ import { MastodonNetwork } from './networks/mastodon.js';
 import { YouTubeNetwork } from './networks/youtube.js';
 import { YouTubeQuota } from './networks/youtube-quota.js';
 import { TikTokNetwork } from './networks/tiktok.js';
+import { LinkedInNetwork } from './networks/linkedin.js';
 import { NetworkHttp, type NetworkHttpOptions } from './networks/network-http.js';
 import { DEFAULT_WORKER_OPTIONS } from './runtime.js';
 import { PublishingWorker, type WorkerOptions } from './worker.js';
@@ -35,7 +36,8 @@ export function createNetworks(deps: Omit<DomainDeps, 'networks'>): NetworkRegis
       () => deps.config.networks.apps.google && { units: deps.config.networks.apps.google.youtubeDailyQuota, uploads: deps.config.networks.apps.google.youtubeDailyUploads },
       now,
     )))
-    .register('tiktok', new TikTokNetwork(http, outbound, now, deps.config.networks.apps.tiktok));
+    .register('tiktok', new TikTokNetwork(http, outbound, now, deps.config.networks.apps.tiktok))
+    .register('linkedin', new LinkedInNetwork(http, outbound, now, deps.config.networks.apps.linkedin));
 }
 
 export function createWorker(

@@ -17,6 +17,7 @@ import { RELEASING_APPROVALS } from '../domain/approvals/approval-holds.js';
 import { recycleDueCollections } from '../domain/recycling/recycling.js';
 import { commentOne } from './comment-step.js';
 import { syncChannel } from './live-sync.js';
+import { reviewCredentialExpiry } from '../domain/networks/credential-expiry.js';
 import { publishOne } from './publish-step.js';
 import { reconcileUnconfirmed } from './reconciliation.js';
 import { deliverOne, deliveryLeaseMs } from './webhook-delivery.js';
@@ -177,7 +178,7 @@ export class PublishingWorker {
     return { comments: steps.length, deliveries: deliveries.length };
   }
 
-  /** Live-post sync over every channel, and another look for unconfirmed posts. */
+  /** Live-post sync over every channel (credentials near an expiry they cannot be renewed past reviewed first), and another look for unconfirmed posts. */
   async sync(): Promise<void> {
     await reconcileUnconfirmed(this.rt);
     let after = '';
@@ -186,6 +187,8 @@ export class PublishingWorker {
       for (const channel of channels) {
         if (this.stopping) return;
         try {
+          const connector = this.rt.ctx.networks.get(channel.network);
+          if (connector) await reviewCredentialExpiry(this.rt.ctx.deps, channel, connector);
           await syncChannel(this.rt, channel);
         } catch (error) {
           this.ctx.logger.error('live-post sync failed', error);

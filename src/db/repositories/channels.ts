@@ -135,6 +135,11 @@ export class ChannelsRepository {
     return (await this.db('channels').where({ id }).whereNot({ status }).update({ status, status_reason: reason })) > 0;
   }
 
+  /** Sets the reason an active channel shows (a warning); false when it already showed it or is not active. */
+  async warn(id: string, reason: string): Promise<boolean> {
+    return (await this.db('channels').where({ id, status: 'active' }).andWhere((q) => q.whereNull('status_reason').orWhereNot({ status_reason: reason })).update({ status_reason: reason })) > 0;
+  }
+
   /** Erases the credentials and marks the channel disconnected; it keeps its id, posts and history. */
   async disconnect(accountId: string, id: string, reason: string): Promise<void> {
     await this.db('channels').where({ account_id: accountId, id }).update({

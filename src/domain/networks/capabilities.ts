@@ -160,20 +160,22 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     ],
   },
   {
-    // [PZ/linkedin]: 3,000 characters; images under 36,152,320 pixels; video MP4 3 s-30 min, <= 500 MB (unsure).
-    // NETWORKS.md gives no image count: 9 is kept from Herald's earlier table.
+    // [PZ/linkedin], LinkedIn's multiimage-post-api: 3,000 characters; images under 36,152,320 pixels, one as media or
+    // 2 to 20 as a multi-image post; video MP4 3 s-30 min, <= 500 MB (unsure), alone. A first comment may carry an image.
     name: 'linkedin',
     displayName: 'LinkedIn',
     text: { limit: 3000, counting: 'code_points' },
     media: {
-      kinds: { image: { maxCount: 9, maxPixels: 36_152_320 }, video: { maxCount: 1, maxBytes: 500 * MB, minSeconds: 3, maxSeconds: 30 * 60, formats: ['mp4'] } },
-      maxItems: 9,
+      kinds: { image: { maxCount: 20, maxPixels: 36_152_320 }, video: { maxCount: 1, maxBytes: 500 * MB, minSeconds: 3, maxSeconds: 30 * 60, formats: ['mp4'] } },
+      maxItems: 20,
       mixKinds: false,
       required: false,
     },
     firstComment: 'comment',
     commentMediaUrl: true,
-    channelOptions: [],
+    channelOptions: [
+      { name: 'altText', type: 'string[]', required: false, description: 'the images\' descriptions for people who cannot see them, in the order of the images' },
+    ],
   },
   {
     // [PZ/facebook]: 63,206 characters (unsure); photos < 4 MB, JPG or PNG. NETWORKS.md gives no photo count: 10 is

@@ -206,6 +206,12 @@ export interface NetworkConnector {
   fieldsFor?(channel: ConnectorChannel): Promise<Record<string, string>>;
   /** Gets a fresh access token through the channel's vault; throws reconnect_needed when it cannot. */
   refresh?(channel: ConnectorChannel): Promise<void>;
+  /**
+   * Whether the channel's credentials can be renewed without the person (LinkedIn: only where it granted a refresh
+   * token). Absent means they can, or never expire. Herald warns a week before credentials that cannot be renewed
+   * expire, and marks the channel needs_reconnect a day before (credential-expiry.ts).
+   */
+  renewable?(channel: ConnectorChannel): Promise<boolean>;
   /** Revokes the channel's credentials at the network, where it offers that. */
   revoke?(channel: ConnectorChannel): Promise<void>;
   /**
