@@ -302,6 +302,22 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       assert.ok(events.length >= 1, 'the channel event that says so');
     });
 
+    it('refreshes ahead of LinkedIn\'s expiry, so no call is made with a token about to lapse', async () => {
+      await start();
+      linkedin.grantRefreshTokens = true;
+      linkedin.tokenLifetimeSeconds = 5 * 60;
+      await connectThroughConsent();
+      const member = await channelOf('urn:li:person:Xy12AbCd');
+      const row = await t.herald.db('channels').where({ id: member.id }).first();
+      const post = await schedule(member.id, { text: 'Just in time' });
+      await testWorker(t).tick();
+      assert.equal((await get(post.id)).status, 'published');
+      assert.equal(linkedin.requests.filter((r) => r === 'POST /oauth/v2/accessToken').length, 2, 'the code, then the refresh ahead');
+      assert.deepEqual(linkedin.refusals, []);
+      const after = await t.herald.db('channels').where({ id: member.id }).first();
+      assert.ok(Number(after.credentials_expire_at) > Number(row.credentials_expire_at) + 24 * 3600_000, 'the new 60-day expiry is stored');
+    });
+
     it('without a refresh token, an expired token needs a reconnect at once, saying why', async () => {
       await start();
       await connectThroughConsent();
