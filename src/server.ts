@@ -53,7 +53,9 @@ export async function openDomain(config: Config, warn: (message: string) => void
       mediaStorage: await createMediaStorage({ dataDir: config.dataDir, s3: config.media.s3 }),
       ai: createAiProvider(config.ai),
     };
-    const deps: DomainDeps = { ...base, networks: createNetworks(base) };
+    // The connectors read the clock through `deps`, so a clock swapped in later (tests, CLI) is the one they use too.
+    const deps = { ...base } as DomainDeps;
+    deps.networks = createNetworks(deps);
     return { db, deps };
   } catch (error) {
     // An open pool would keep a CLI that failed to start (a key that opens nothing) running.
