@@ -27,7 +27,7 @@
  * statement on Postgres (src/db/repositories/rate-limits.ts says how).
  */
 import type { RateLimitConfig } from '../config.js';
-import type { LogBudget } from '../db/repositories/rate-limits.js';
+import type { AdmissionLog, LogBudget } from '../db/repositories/rate-limits.js';
 import type { DomainDeps } from './deps.js';
 import { RateLimitedError } from './errors.js';
 import type { Principal } from './principal.js';
@@ -78,9 +78,9 @@ export async function consumeRateLimit(deps: DomainDeps, principal: Principal, s
   const account = accountBudget(deps.config.rateLimits, principal);
   const now = deps.now();
   const charged = await deps.repos.rateLimits.chargeBoth(now, minute, account);
-  const usage: RateLimitUsage = { minute: usageOf(minute, charged.first.times, now), account: usageOf(account, charged.then.times, now) };
+  const usage: RateLimitUsage = { minute: usageOf(minute, charged.first.log, now), account: usageOf(account, charged.then.log, now) };
   if (charged.first.admitted && charged.then.admitted) return usage;
-  throw refusal(now, usage, [minute, charged.first.times], [account, charged.then.times]);
+  throw refusal(now, usage, [minute, charged.first.log], [account, charged.then.log]);
 }
 
 /**
@@ -93,8 +93,8 @@ export async function consumeWriteBudgetForAi(deps: DomainDeps, principal: Princ
   const now = deps.now();
   const charged = await deps.repos.rateLimits.charge(now, write);
   if (charged.admitted) return;
-  const accountTimes = await deps.repos.rateLimits.admissions(account.bucket);
-  throw refusal(now, { minute: usageOf(write, charged.times, now), account: usageOf(account, accountTimes, now) }, [write, charged.times]);
+  const accountLog = await deps.repos.rateLimits.admissions(account.bucket);
+  throw refusal(now, { minute: usageOf(write, charged.log, now), account: usageOf(account, accountLog, now) }, [write, charged.log]);
 }
 
 /** Counts one web-app request of a signed-in person against their own minute budget. */
@@ -102,7 +102,7 @@ export async function consumeAppBudget(deps: DomainDeps, user: { accountId: stri
   const app = budget('web app budget of this person', `app:${user.accountId}:${user.userId}`, deps.config.appRequestsPerMinute, MINUTE);
   const now = deps.now();
   const charged = await deps.repos.rateLimits.charge(now, app);
-  if (!charged.admitted) throw refusal(now, { minute: usageOf(app, charged.times, now), account: usageOf(app, charged.times, now) }, [app, charged.times]);
+  if (!charged.admitted) throw refusal(now, { minute: usageOf(app, charged.log, now), account: usageOf(app, charged.log, now) }, [app, charged.log]);
 }
 
 export class RateLimitExceeded extends RateLimitedError {
@@ -112,27 +112,27 @@ export class RateLimitExceeded extends RateLimitedError {
 }
 
 /** Admissions still inside the window that ends now (entries more than a window ahead are spent, see the repository). */
-function inWindow(budget: Budget, times: number[], now: number): number[] {
-  return times.filter((at) => at > now - budget.windowMs && at <= now + budget.windowMs);
+function inWindow(budget: Budget, log: AdmissionLog, now: number): { count: number; latest: number | undefined } {
+  return log.within(now - budget.windowMs, now + budget.windowMs);
 }
 
-function usageOf(budget: Budget, times: number[], now: number): BudgetUsage {
-  const recent = inWindow(budget, times, now);
+function usageOf(budget: Budget, log: AdmissionLog, now: number): BudgetUsage {
+  const recent = inWindow(budget, log, now);
   return {
     limit: budget.limit,
-    remaining: Math.max(0, budget.limit - recent.length),
-    resetSeconds: recent.length === 0 ? 0 : Math.ceil((recent.reduce((a, b) => Math.max(a, b)) + budget.windowMs - now) / 1000),
+    remaining: Math.max(0, budget.limit - recent.count),
+    resetSeconds: recent.latest === undefined ? 0 : Math.ceil((recent.latest + budget.windowMs - now) / 1000),
   };
 }
 
-/** Milliseconds until the budget admits a request: when its oldest admission (times[0]) leaves the window. */
-function waitOf(budget: Budget, times: number[], now: number): number {
-  return inWindow(budget, times, now).length < budget.limit ? 0 : times[0] + budget.windowMs - now;
+/** Milliseconds until the budget admits a request: when its oldest admission leaves the window. */
+function waitOf(budget: Budget, log: AdmissionLog, now: number): number {
+  return inWindow(budget, log, now).count < budget.limit ? 0 : log.at(0) + budget.windowMs - now;
 }
 
 /** Names the budget that holds the request longest; Retry-After is when every budget would admit it. */
-function refusal(now: number, usage: RateLimitUsage, ...budgets: [Budget, number[]][]): RateLimitExceeded {
-  const waits = budgets.map(([b, times]) => ({ label: b.label, ms: waitOf(b, times, now) }));
+function refusal(now: number, usage: RateLimitUsage, ...budgets: [Budget, AdmissionLog][]): RateLimitExceeded {
+  const waits = budgets.map(([b, log]) => ({ label: b.label, ms: waitOf(b, log, now) }));
   const longest = waits.reduce((a, b) => (b.ms > a.ms ? b : a));
   return new RateLimitExceeded(Math.max(1, Math.ceil(longest.ms / 1000)), longest.label, usage);
 }
