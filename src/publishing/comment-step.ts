@@ -3,12 +3,16 @@
  * - due delayMinutes after the post is published, only where the network takes first comments;
  * - one network key for every try, so a network that honours it makes a retried comment at most once;
  * - retried on their own (retry_later, a refreshed token, an unknown outcome) up to maxAttempts with the
- *   same back-off as posts; they never re-publish the post.
+ *   same back-off as posts; they never re-publish the post;
+ * - a try whose outcome is unknown (a timeout, a worker that died mid-call) is settled before anything else: the
+ *   connector looks the comment up (findComment); found, the step is done; not found, it is tried again; a network
+ *   that cannot look comments up gets no second try, so a comment is never made twice.
  */
 import type { FirstCommentStepRecord } from '../db/repositories/comment-steps.js';
 import { recordPostEvent } from '../domain/events/events.js';
 import { backoffMs } from './backoff.js';
 import { connectorChannel } from '../domain/networks/channel-connections.js';
+import { NetworkError, type ConnectorChannel, type NetworkConnector } from '../domain/networks/connector.js';
 import type { WorkerRuntime } from './runtime.js';
 
 export async function commentOne(rt: WorkerRuntime, step: FirstCommentStepRecord): Promise<void> {
@@ -23,25 +27,30 @@ export async function commentOne(rt: WorkerRuntime, step: FirstCommentStepRecord
   const comment = post.firstComment;
   const networkKey = `${post.id}:comment`;
   const attemptKey = `${post.id}:comment:${step.attempts}`;
-  await rt.attempts.recordCommentAttempt({
-    postId: post.id, accountId: post.accountId, kind: 'comment', number: step.attempts, idempotencyKey: attemptKey, workerId, startedAt: rt.now(), finishedAt: null, outcome: null, detail: null,
-  });
   const lease = rt.keepLease((until) => rt.commentSteps.renewCommentLease(post.id, workerId, until));
   try {
-    const made = await network.comment({
-      channel: connectorChannel(rt.ctx.deps, channel),
+    const onNetwork = connectorChannel(rt.ctx.deps, channel);
+    const settled = await settleUncertainTry(rt, network, onNetwork, post.id, post.networkPostId, comment.text, networkKey);
+    await rt.attempts.recordCommentAttempt({
+      postId: post.id, accountId: post.accountId, kind: 'comment', number: step.attempts, idempotencyKey: attemptKey, workerId, startedAt: rt.now(),
+      finishedAt: settled ? rt.now() : null, outcome: settled ? 'reconciled' : null, detail: settled ? 'An earlier try had made it: found by looking it up.' : null,
+    });
+    const made = settled ?? await network.comment({
+      channel: onNetwork,
       networkPostId: post.networkPostId,
       text: comment.text,
       mediaUrl: network.capabilities.commentMediaUrl ? comment.mediaUrl : undefined,
       attemptKey: networkKey,
-    }).finally(() => lease.stop());
+    });
+    lease.stop();
     const now = rt.now();
-    await rt.attempts.finishAttempt(attemptKey, 'published', null, now);
+    if (!settled) await rt.attempts.finishAttempt(attemptKey, 'published', null, now);
     await rt.ctx.deps.repos.inTransaction(async (repos) => {
       await repos.commentSteps.finishComment(post.id, workerId, { status: 'done', networkCommentId: made.networkCommentId, lastError: null });
       await recordPostEvent(repos, now, 'post.first_comment.published', post, { networkCommentId: made.networkCommentId });
     });
   } catch (error) {
+    lease.stop();
     const classified = rt.classified(error, 'making a first comment');
     const now = rt.now();
     const retryable = classified.kind === 'retry_later' || (classified.kind === 'refresh_and_retry' && (await rt.refreshed(network, connectorChannel(rt.ctx.deps, channel))));
@@ -56,4 +65,20 @@ export async function commentOne(rt: WorkerRuntime, step: FirstCommentStepRecord
       });
     }
   }
+}
+
+/**
+ * Looks up the comment an earlier try may have made when that try's outcome is unknown. Returns the comment when
+ * the network has it; undefined when there was no uncertain try or the network says it was not made.
+ */
+async function settleUncertainTry(
+  rt: WorkerRuntime, network: NetworkConnector, channel: ConnectorChannel, postId: string, networkPostId: string, text: string, networkKey: string,
+): Promise<{ networkCommentId: string } | undefined> {
+  const earlier = await rt.attempts.lastCommentAttempt(postId);
+  if (!earlier || (earlier.outcome !== null && earlier.outcome !== 'unknown')) return undefined;
+  if (earlier.outcome === null) await rt.attempts.finishAttempt(earlier.idempotencyKey, 'unknown', 'The worker stopped before the network answered.', rt.now());
+  if (!network.findComment) {
+    throw new NetworkError('permanent', 'An earlier try at the first comment may have reached the network, which Herald cannot ask about comments; it was not tried again, so it is never made twice: check the post on the network.');
+  }
+  return network.findComment({ channel, networkPostId, text, attemptKey: networkKey, attemptedAt: earlier.startedAt });
 }

@@ -224,8 +224,16 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       assert.equal(linkedin.requests.filter((r) => r.startsWith('PUT /dms-uploads/') && r.includes('/part-')).length, 2);
       assert.ok(linkedin.requests.filter((r) => r.startsWith('GET /rest/videos/')).length >= 2, 'waited until the video was AVAILABLE');
 
+      // The comment is made and its answer lost: the next try finds it among the post's comments, never a second.
+      linkedin.dropAnswerNext(`/rest/socialActions/${encodeURIComponent(made('Three pictures').id)}/comments`);
       clock.advance(2 * 60_000);
       await worker.tick();
+      clock.advance(60 * 60_000);
+      await worker.tick();
+      assert.equal(linkedin.comments.length, 1);
+      assert.equal((await t.deps.repos.commentSteps.commentStep(gallery.id))?.networkCommentId, linkedin.comments[0].id);
+      const tries = await t.herald.db('publish_attempts').where({ post_id: gallery.id, kind: 'comment' }).orderBy('seq').select('outcome');
+      assert.deepEqual(tries.map((row: { outcome: string }) => row.outcome), ['unknown', 'reconciled']);
       const [comment] = linkedin.comments;
       assert.equal(comment.object, made('Three pictures').id);
       assert.equal(comment.actor, ORG);

@@ -155,11 +155,18 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
     assert.equal(status.idempotencyKey, `herald-${post.id}`);
     assert.ok(mastodon.requests.filter((r) => r.startsWith('GET /api/v1/media/')).length >= 2, 'waited while the instance processed the media');
 
+    // The reply is made and its answer lost: the next try, after the instance forgot the key, finds it in the thread.
+    mastodon.dropAnswerNext('/api/v1/statuses');
     clock.advance(2 * 60_000);
+    await worker.tick();
+    assert.equal((await t.deps.repos.commentSteps.commentStep(post.id))?.status, 'pending', 'the outcome is unknown');
+    clock.advance(2 * 3_600_000);
     await worker.tick();
     assert.equal(mastodon.statuses.length, 2);
     assert.equal(mastodon.statuses[1].in_reply_to_id, status.id);
     assert.equal(mastodon.statuses[1].content, '<p>Thread continues</p>');
+    assert.ok(mastodon.requests.includes(`GET /api/v1/statuses/${status.id}/context`), 'looked up in the thread');
+    assert.equal((await t.deps.repos.commentSteps.commentStep(post.id))?.networkCommentId, mastodon.statuses[1].id);
   });
 
   it('a lost answer is settled from the account\'s statuses, and a retry under the same key is answered with the first status', async () => {

@@ -196,9 +196,17 @@ describe('YouTube, against a fake that speaks Google\'s documented API', functio
       `bytes 0-${UPLOAD_QUANTUM - 1}/${film.length}`, `bytes ${UPLOAD_QUANTUM}-${2 * UPLOAD_QUANTUM - 1}/${film.length}`, `bytes ${2 * UPLOAD_QUANTUM}-${film.length - 1}/${film.length}`,
     ]);
 
+    // The comment thread is made and its answer lost: the next try finds it (commentThreads.list), never a second.
+    youtube.dropNextCommentAnswer();
     clock.advance(2 * 60_000);
     await worker.tick();
+    assert.equal((await t.deps.repos.commentSteps.commentStep(post.id))?.status, 'pending', 'the outcome is unknown');
+    clock.advance(60 * 60_000);
+    await worker.tick();
     assert.deepEqual(youtube.comments.map((c) => [c.videoId, c.text]), [[video.id, 'Made with love']]);
+    const step = await t.deps.repos.commentSteps.commentStep(post.id);
+    assert.deepEqual([step?.status, step?.networkCommentId], ['done', youtube.comments[0].id]);
+    assert.ok(youtube.requests.includes('GET /youtube/v3/commentThreads'), 'looked up');
 
     youtube.addViews(video.id, 120, 9);
     await worker.sync();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { NETWORK_CAPABILITIES } from '../../src/domain/networks/capabilities.js';
-import { NetworkError, type AttemptLookup, type PublishRequest } from '../../src/domain/networks/connector.js';
+import { NetworkError, type AttemptLookup, type CommentRequest, type PublishRequest } from '../../src/domain/networks/connector.js';
 import { NetworkRegistry } from '../../src/publishing/networks/registry.js';
 import { SandboxNetwork } from '../../src/publishing/networks/sandbox.js';
 import { futureIso, startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
@@ -387,6 +387,56 @@ describe('publishing worker', () => {
     await worker.tick();
     assert.equal((await store.replies(a.channelIds[0], networkId)).length, 1);
     assert.equal(await store.countOnChannel(a.channelIds[0]), 1, 'the post itself was never re-published');
+  });
+
+  it('settles a first comment whose answer was lost by looking it up, never making it twice; a network that cannot look comments up gets no second try', async () => {
+    const clock = pinClock(t, new Date().toISOString());
+    const store = t.deps.repos.sandbox;
+    /** Makes the comment, then loses the answer once, as a timeout after the network received the request. */
+    class LostAnswer extends SandboxNetwork {
+      lost = 0;
+      override async comment(request: CommentRequest) {
+        const made = await super.comment(request);
+        if (this.lost++ === 0) throw new NetworkError('unknown_outcome', 'the answer never came back');
+        return made;
+      }
+    }
+    const canLook = new LostAnswer(store, t.url, NETWORK_CAPABILITIES.sandbox, () => clock.now());
+    const cannotLook = new LostAnswer(store, t.url, NETWORK_CAPABILITIES.bluesky, () => clock.now());
+    Object.defineProperty(cannotLook, 'findComment', { value: undefined });
+    const networks = new NetworkRegistry().register('sandbox', canLook).register('bluesky', cannotLook);
+    const { provisioning } = await import('./provisioning.js');
+    const other = await provisioning(t, a, 'bluesky');
+    const res = await t.api('POST', '/v1/rest/posts', {
+      token: a.apiKey, body: { channelIds: [a.channelIds[0], other], text: 'With a comment', firstComment: { text: 'First!', delayMinutes: 1 } },
+    });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    const [looked, blind] = res.body.data;
+    const worker = testWorker(t, {}, networks);
+    await worker.tick();
+    const replies = async (postId: string, channelId: string) => store.replies(channelId, (await get(postId)).permalinkUrl.split('/').pop());
+    clock.advance(2 * 60_000);
+    await worker.tick();
+    assert.equal((await replies(looked.id, a.channelIds[0])).length, 1, 'made, answer lost');
+    assert.equal((await t.deps.repos.commentSteps.commentStep(looked.id))?.status, 'pending');
+
+    clock.advance(60 * 60_000);
+    await worker.tick();
+    assert.equal((await replies(looked.id, a.channelIds[0])).length, 1, 'found, not made again');
+    const step = await t.deps.repos.commentSteps.commentStep(looked.id);
+    assert.equal(step?.status, 'done');
+    assert.equal(step?.networkCommentId, (await replies(looked.id, a.channelIds[0]))[0].id);
+    const tries = await t.herald.db('publish_attempts').where({ post_id: looked.id, kind: 'comment' }).orderBy('seq').select('outcome');
+    assert.deepEqual(tries.map((row: { outcome: string }) => row.outcome), ['unknown', 'reconciled']);
+
+    assert.equal((await replies(blind.id, other)).length, 1, 'the network without a lookup made it once');
+    const refused = await t.deps.repos.commentSteps.commentStep(blind.id);
+    assert.equal(refused?.status, 'failed');
+    assert.match(refused?.lastError ?? '', /may have reached the network.*never made twice/);
+    clock.advance(60 * 60_000);
+    await worker.tick();
+    assert.equal((await replies(blind.id, other)).length, 1);
+    assert.deepEqual([canLook.lost, cannotLook.lost], [1, 1], 'each network was asked to comment once');
   });
 
   it('brings posts made outside Herald in as read-only live posts, and refreshes metrics', async () => {

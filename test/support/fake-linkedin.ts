@@ -482,6 +482,17 @@ export async function startFakeLinkedIn(options: { clientId?: string; clientSecr
     }
 
     const commentMatch = /^\/rest\/socialActions\/([^/]+)\/comments$/.exec(path);
+    if (req.method === 'GET' && commentMatch) {
+      // Comments API, "Retrieve comments on shares": r_organization_social for a Page's posts, r_member_social for a member's.
+      const target = decodeURIComponent(commentMatch[1]);
+      const post = fake.posts.find((p) => p.id === target);
+      if (!post) return send(404, restliError(404, 'NOT_FOUND', `${target} not found`));
+      if (need(post.author.startsWith('urn:li:organization:') ? 'r_organization_social' : 'r_member_social', 'socialActions.comments.GET_ALL.20251001')) return;
+      const count = Math.min(100, Number(url.searchParams.get('count') ?? 10));
+      const elements = fake.comments.filter((c) => c.object === target).slice(0, count)
+        .map((c) => ({ actor: c.actor, object: c.object, message: c.message, ...(c.content ? { content: c.content } : {}), id: c.id.replace(/^.*,(\d+)\)$/, '$1'), commentUrn: c.id }));
+      return send(200, { paging: { start: 0, count, links: [], total: elements.length }, elements });
+    }
     if (req.method === 'POST' && commentMatch) {
       const target = decodeURIComponent(commentMatch[1]);
       if (target === commentMatch[1]) return send(400, restliError(400, 'BAD_REQUEST', 'The URN in the path must be URL-encoded'));

@@ -345,6 +345,17 @@ export async function startFakeMastodon(options: { maxCharacters?: number } = {}
         if (key) idempotency.set(key, { statusId: status.id, at: Date.now() });
         return send(200, status);
       }
+      const contextMatch = /^\/api\/v1\/statuses\/(\d+)\/context$/.exec(path);
+      if (req.method === 'GET' && contextMatch) {
+        // GET /api/v1/statuses/:id/context: ancestors and descendants in thread order.
+        const status = statuses.find((s) => s.id === contextMatch[1]);
+        if (!status) return send(404, { error: 'Record not found' });
+        const below = (id: string): FakeStatus[] => statuses.filter((s) => s.in_reply_to_id === id).flatMap((s) => [s, ...below(s.id)]);
+        const above: FakeStatus[] = [];
+        for (let up = statuses.find((s) => s.id === status.in_reply_to_id); up; up = statuses.find((s) => s.id === up!.in_reply_to_id)) above.unshift(up);
+        const plain = ({ idempotencyKey: _key, ...s }: FakeStatus) => s;
+        return send(200, { ancestors: above.map(plain), descendants: below(status.id).map(plain) });
+      }
       const listMatch = /^\/api\/v1\/accounts\/(\d+)\/statuses$/.exec(path);
       if (req.method === 'GET' && listMatch) {
         if (!needToken()) return;

@@ -47,7 +47,7 @@ export interface FakeYouTube {
   client: { id: string; secret: string; redirectUri: string };
   channel: { id: string; title: string; customUrl: string; uploads: string };
   videos: FakeVideo[];
-  comments: { id: string; videoId: string; text: string }[];
+  comments: { id: string; videoId: string; text: string; publishedAt: string }[];
   /** "METHOD path" of every request, in order. */
   requests: string[];
   /** Each upload chunk's Content-Range and length, in order. */
@@ -65,6 +65,8 @@ export interface FakeYouTube {
   cutNextChunk(keep: number): void;
   /** The chunk that completes the next video: the video is made, then the connection breaks before the answer. */
   dropAnswerAfterLastChunk(): void;
+  /** The next comment thread is made, then the connection breaks before the answer. */
+  dropNextCommentAnswer(): void;
   /** Every open upload session expires (404). */
   expireSessions(): void;
   /** The session expires right after the next chunk that does not complete its video arrives. */
@@ -94,6 +96,7 @@ export async function startFakeYouTube(): Promise<FakeYouTube> {
   const scripted = new Map<string, Scripted>();
   let cut: number | null = null;
   let dropLast = false;
+  let dropComment = false;
   let expireAfterChunk = false;
   let uploadsStarted = 0;
   const newId = () => crypto.randomBytes(8).toString('base64url');
@@ -118,6 +121,9 @@ export async function startFakeYouTube(): Promise<FakeYouTube> {
     },
     dropAnswerAfterLastChunk() {
       dropLast = true;
+    },
+    dropNextCommentAnswer() {
+      dropComment = true;
     },
     expireSessions() {
       sessions.clear();
@@ -396,10 +402,37 @@ export async function startFakeYouTube(): Promise<FakeYouTube> {
         if (!fake.videos.some((v) => v.id === videoId)) return send(404, googleError(404, 'videoNotFound', 'The video identified by the videoId parameter could not be found.', 'youtube.commentThread'));
         if (typeof text !== 'string' || text === '') return send(400, googleError(400, 'commentTextRequired', 'The comment resource must contain a textOriginal.', 'youtube.commentThread'));
         const id = `Ug${crypto.randomBytes(10).toString('hex')}`;
-        fake.comments.push({ id, videoId, text });
+        const publishedAt = new Date().toISOString();
+        fake.comments.push({ id, videoId, text, publishedAt });
         const video = fake.videos.find((v) => v.id === videoId)!;
         video.statistics.commentCount = String(Number(video.statistics.commentCount) + 1);
+        if (dropComment) {
+          dropComment = false;
+          req.socket.destroy();
+          return;
+        }
         return send(200, { kind: 'youtube#commentThread', id, snippet: { channelId: fake.channel.id, videoId, topLevelComment: { kind: 'youtube#comment', id, snippet: { textOriginal: text, textDisplay: text } } } });
+      }
+      if (req.method === 'GET' && path === '/youtube/v3/commentThreads') {
+        // commentThreads.list: part and exactly one filter are required; newest first with order=time.
+        if (!authorized([FORCE_SSL, 'https://www.googleapis.com/auth/youtube.readonly', 'https://www.googleapis.com/auth/youtube'])) return;
+        const params = Object.fromEntries(target.searchParams);
+        if (!params.part?.split(',').includes('snippet')) return send(400, googleError(400, 'missingRequiredParameter', 'No filter selected. Expected one of: allThreadsRelatedToChannelId, id, videoId', 'youtube.parameter'));
+        if (!params.videoId) return send(400, googleError(400, 'missingRequiredParameter', 'No filter selected. Expected one of: allThreadsRelatedToChannelId, id, videoId', 'youtube.parameter'));
+        if (!fake.videos.some((v) => v.id === params.videoId)) return send(404, googleError(404, 'videoNotFound', 'The video identified by the videoId parameter could not be found.', 'youtube.commentThread'));
+        const size = Math.min(100, Number(params.maxResults ?? 20));
+        const threads = fake.comments.filter((c) => c.videoId === params.videoId).reverse().slice(0, size);
+        return send(200, {
+          kind: 'youtube#commentThreadListResponse',
+          pageInfo: { totalResults: threads.length, resultsPerPage: size },
+          items: threads.map((c) => ({
+            kind: 'youtube#commentThread', id: c.id,
+            snippet: {
+              channelId: fake.channel.id, videoId: c.videoId, canReply: true, totalReplyCount: 0, isPublic: true,
+              topLevelComment: { kind: 'youtube#comment', id: c.id, snippet: { authorChannelId: { value: fake.channel.id }, videoId: c.videoId, textOriginal: c.text, textDisplay: c.text, publishedAt: c.publishedAt } },
+            },
+          })),
+        });
       }
       send(404, googleError(404, 'notFound', 'Not Found'));
     });

@@ -71,6 +71,12 @@ export class PublishAttemptsRepository {
     return new Set(rows.map((row: { idempotency_key: string }) => row.idempotency_key));
   }
 
+  /** A post's newest first-comment try, if any. */
+  async lastCommentAttempt(postId: string): Promise<PublishAttemptRecord | undefined> {
+    const row = await this.db('publish_attempts').where({ post_id: postId, kind: 'comment' }).orderBy('seq', 'desc').first();
+    return row && toAttempt(row);
+  }
+
   async recordCommentAttempt(attempt: PublishAttemptRecord): Promise<void> {
     await this.db('publish_attempts').insert(attemptRow(attempt));
   }

@@ -9,6 +9,8 @@ import type { NetworkCapabilities } from './capabilities.js';
  *   (Mastodon's Idempotency-Key, Bluesky's rkey), so a repeated key never makes a second post;
  * - answer findPublished for an attempt whose outcome is unknown: by the key where the network keeps it, else by
  *   matching the text on the account's posts made after the attempt started; undefined means not found, never a guess;
+ * - answer findComment for a first comment whose try ended with an unknown outcome, the same way (a network
+ *   without it never gets a second try at a comment whose first may have been made);
  * - page through the account's recent posts with their metrics (live-post sync), newest first;
  * - throw only NetworkError, classified once (see NetworkFailureKind), with the network's own message;
  * - keep credentials only in the channel's vault (ChannelVault): read them from it for each call, refresh them
@@ -136,6 +138,17 @@ export interface CommentRequest {
   attemptKey: string;
 }
 
+/** What Herald knows about a first-comment try whose outcome is unknown. */
+export interface CommentLookup {
+  channel: ConnectorChannel;
+  networkPostId: string;
+  text: string;
+  /** The key every try at this comment was made under. */
+  attemptKey: string;
+  /** When the uncertain try started: the comment, if made, is no older. */
+  attemptedAt: number;
+}
+
 /** What Herald knows about an attempt whose outcome is unknown, for networks that keep no idempotency key. */
 export interface AttemptLookup {
   channel: ConnectorChannel;
@@ -191,6 +204,8 @@ export interface NetworkConnector {
   comment(request: CommentRequest): Promise<{ networkCommentId: string }>;
   /** The post this attempt made, if the network has it. */
   findPublished(lookup: AttemptLookup): Promise<PublishedPost | undefined>;
+  /** The first comment an uncertain try made, if the network has it; undefined means it was not made. */
+  findComment?(lookup: CommentLookup): Promise<{ networkCommentId: string } | undefined>;
   recentPosts(channel: ConnectorChannel, page: { cursor: string | null; limit: number }): Promise<RecentPostsPage>;
   /** How a person connects an account; absent for channels an operator adds (the sandbox). */
   readonly connection?: ConnectionMethod;

@@ -5,7 +5,7 @@ import { imageSize } from 'image-size';
 import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
 import {
   NetworkError,
-  type AttemptLookup, type CommentRequest, type ConnectedAccount, type ConnectionMethod, type ConnectorChannel, type NetworkConnector,
+  type AttemptLookup, type CommentLookup, type CommentRequest, type ConnectedAccount, type ConnectionMethod, type ConnectorChannel, type NetworkConnector,
   type NetworkPost, type OpenedCredentials, type PublishRequest, type PublishedPost, type RecentPostsPage,
 } from '../../domain/networks/connector.js';
 import { tidFrom, tidTimeMs } from './at-tid.js';
@@ -148,6 +148,19 @@ export class BlueskyNetwork implements NetworkConnector {
       reply: { root: parent, parent },
       ...(await this.facets(session, request.text)),
     });
+    return { networkCommentId: atUri(session.did, rkey) };
+  }
+
+  /** The comment's rkey comes from its key, as in comment(): the record is there or it was not made. */
+  async findComment(lookup: CommentLookup): Promise<{ networkCommentId: string } | undefined> {
+    const session = await this.session(lookup.channel);
+    const parentKey = lookup.networkPostId.split('/').pop() ?? '';
+    const rkey = tidFrom(lookup.attemptKey, (tidTimeMs(parentKey) ?? 0) + 1);
+    const answer = await this.authed(lookup.channel, (s) =>
+      this.http.request(`${s.service}/xrpc/com.atproto.repo.getRecord?${query({ repo: s.did, collection: POST, rkey })}`, { headers: bearer(s) }),
+    );
+    if (answer.status === 400 && answer.json?.error === 'RecordNotFound') return undefined;
+    if (answer.status !== 200) throw classify(answer, this.now());
     return { networkCommentId: atUri(session.did, rkey) };
   }
 

@@ -1,7 +1,7 @@
 import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
 import {
   NetworkError,
-  type AttemptLookup, type AuthorizationStart, type CommentRequest, type ConnectedAccount, type ConnectionCheck, type ConnectionMethod,
+  type AttemptLookup, type AuthorizationStart, type CommentLookup, type CommentRequest, type ConnectedAccount, type ConnectionCheck, type ConnectionMethod,
   type ConnectorChannel, type NetworkConnector, type NetworkPost, type PublishRequest, type PublishedPost, type RecentPostsPage, type RenewedCredentials,
 } from '../../domain/networks/connector.js';
 import { WWW, LinkedInApi, isOrganization, permalink, type LinkedInCredentials } from './linkedin-api.js';
@@ -181,6 +181,16 @@ export class LinkedInNetwork implements NetworkConnector {
       json: { actor: c.author, object: request.networkPostId, message: { text: request.text }, ...(image ? { content: [{ entity: { image } }] } : {}) },
     }, [201], true);
     return { networkCommentId: answer.header('x-restli-id') ?? String(answer.json?.commentUrn ?? answer.json?.id) };
+  }
+
+  async findComment(lookup: CommentLookup): Promise<{ networkCommentId: string } | undefined> {
+    const c = await this.fresh(lookup.channel);
+    if (!this.canList(c)) {
+      throw new NetworkError('permanent', 'LinkedIn lets Herald read a member\'s comments only with r_member_social, which this app was not granted, so a comment whose answer was lost cannot be checked and was not tried again: look at the post on LinkedIn.');
+    }
+    const answer = await this.api.expect(c, `/rest/socialActions/${encodeURIComponent(lookup.networkPostId)}/comments?count=100`, {}, [200]);
+    const match = ((answer.json?.elements ?? []) as any[]).find((comment) => comment.actor === c.author && comment.message?.text === lookup.text);
+    return match ? { networkCommentId: String(match.commentUrn ?? match.id) } : undefined;
   }
 
   async findPublished(lookup: AttemptLookup): Promise<PublishedPost | undefined> {

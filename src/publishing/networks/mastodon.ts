@@ -3,7 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
 import {
   NetworkError,
-  type AppRegistrations, type AttemptLookup, type AuthorizationStart, type CommentRequest, type ConnectedAccount, type ConnectionMethod,
+  type AppRegistrations, type AttemptLookup, type AuthorizationStart, type CommentLookup, type CommentRequest, type ConnectedAccount, type ConnectionMethod,
   type ConnectorChannel, type NetworkConnector, type NetworkPost, type PublishRequest, type PublishedPost, type RecentPostsPage,
 } from '../../domain/networks/connector.js';
 import { downloadMedia, observeBudget, retryAtFrom, type NetworkAnswer, type NetworkHttp, type NetworkHttpOptions } from './network-http.js';
@@ -166,6 +166,16 @@ export class MastodonNetwork implements NetworkConnector {
     const c = await this.credentials(request.channel);
     const status = await this.postStatus(request.channel, c, `herald-${request.attemptKey}`, { status: request.text, in_reply_to_id: request.networkPostId });
     return { networkCommentId: String(status.id) };
+  }
+
+  /** Mastodon forgets an Idempotency-Key after about an hour: the reply is looked for among the post's own replies. */
+  async findComment(lookup: CommentLookup): Promise<{ networkCommentId: string } | undefined> {
+    const c = await this.credentials(lookup.channel);
+    const answer = await this.http.request(`${c.origin}/api/v1/statuses/${encodeURIComponent(lookup.networkPostId)}/context`, { headers: bearer(c) });
+    if (answer.status !== 200) throw classify(answer, this.now());
+    const match = ((answer.json?.descendants ?? []) as any[]).find((s) =>
+      s.account?.id === c.accountId && s.in_reply_to_id === lookup.networkPostId && Date.parse(s.created_at) >= lookup.attemptedAt - 60_000 && plainText(s.content) === lookup.text.trim());
+    return match ? { networkCommentId: String(match.id) } : undefined;
   }
 
   async findPublished(lookup: AttemptLookup): Promise<PublishedPost | undefined> {

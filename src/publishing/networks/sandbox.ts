@@ -3,7 +3,7 @@ import { newId } from '../../domain/ids.js';
 import { NETWORK_CAPABILITIES, type NetworkCapabilities } from '../../domain/networks/capabilities.js';
 import {
   NetworkError,
-  type AttemptLookup, type CommentRequest, type ConnectorChannel, type NetworkConnector, type PublishRequest, type PublishedPost, type RecentPostsPage,
+  type AttemptLookup, type CommentLookup, type CommentRequest, type ConnectorChannel, type NetworkConnector, type PublishRequest, type PublishedPost, type RecentPostsPage,
 } from '../../domain/networks/connector.js';
 
 /**
@@ -79,6 +79,11 @@ export class SandboxNetwork implements NetworkConnector {
       createdAt: this.now(),
     });
     return { networkCommentId: stored.id };
+  }
+
+  async findComment(lookup: CommentLookup): Promise<{ networkCommentId: string } | undefined> {
+    const stored = await this.store.findByKey(lookup.channel.id, lookup.attemptKey);
+    return stored && { networkCommentId: stored.id };
   }
 
   async findPublished(lookup: AttemptLookup): Promise<PublishedPost | undefined> {

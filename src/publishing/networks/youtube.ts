@@ -1,7 +1,7 @@
 import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
 import {
   NetworkError,
-  type AttemptLookup, type AuthorizationStart, type CommentRequest, type ConnectedAccount, type ConnectionCheck, type ConnectionMethod,
+  type AttemptLookup, type AuthorizationStart, type CommentLookup, type CommentRequest, type ConnectedAccount, type ConnectionCheck, type ConnectionMethod,
   type ConnectorChannel, type NetworkConnector, type NetworkPost, type OpenedCredentials, type PublishRequest, type PublishedPost, type RecentPostsPage,
 } from '../../domain/networks/connector.js';
 import { downloadMedia, retryAtFrom, type NetworkAnswer, type NetworkHttp, type NetworkHttpOptions, type NetworkRequest } from './network-http.js';
@@ -171,6 +171,18 @@ export class YouTubeNetwork implements NetworkConnector {
       json: { snippet: { channelId: c.credentials.channelId, videoId: request.networkPostId, topLevelComment: { snippet: { textOriginal: request.text } } } },
     });
     return { networkCommentId: String(answer.json.id) };
+  }
+
+  /** The channel's own newest top-level comment on the video with the text (commentThreads.list costs one unit). */
+  async findComment(lookup: CommentLookup): Promise<{ networkCommentId: string } | undefined> {
+    const c = await this.credentials(lookup.channel);
+    const query = new URLSearchParams({ part: 'snippet', videoId: lookup.networkPostId, maxResults: '100', order: 'time', textFormat: 'plainText' });
+    const answer = await this.call(lookup.channel, 'units', YOUTUBE_CALL_COSTS.list, `${API}/commentThreads?${query}`);
+    const match = ((answer.json?.items ?? []) as any[]).find((thread) => {
+      const top = thread?.snippet?.topLevelComment?.snippet;
+      return top?.authorChannelId?.value === c.credentials.channelId && (top.textOriginal ?? top.textDisplay) === lookup.text;
+    });
+    return match ? { networkCommentId: String(match.id) } : undefined;
   }
 
   async findPublished(lookup: AttemptLookup): Promise<PublishedPost | undefined> {
