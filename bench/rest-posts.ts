@@ -87,6 +87,7 @@ export async function runRestPostsBench(): Promise<void> {
       const pick = rounds[ratios.indexOf(median(ratios))];
       rows.push(`| ${route.name} | ${pick.ours.perSecond.toFixed(0)} | ${pick.ours.p50ms.toFixed(1)} / ${pick.ours.p99ms.toFixed(1)} | ${pick.bare.perSecond.toFixed(0)} | ${pick.bare.p50ms.toFixed(1)} / ${pick.bare.p99ms.toFixed(1)} | ${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}) | ${rounds.reduce((n, r) => n + r.ours.errors + r.bare.errors, 0)} |`);
     }
+    const mcp = await mcpAgainstRest(env, demo.apiKey);
     const report = `Machine: ${machine()}. Command: \`make bench\` (bench/rest-posts.ts). SQLite (WAL) in a temp dir, ${POSTS.toLocaleString('en')} posts in one account.
 Each server runs in its own process (pinned to CPU 1 with taskset), the load generator in this one: ${CONCURRENCY} concurrent clients on loopback,
 ${WARMUP_MS / 1000} s of warm-up then ${DURATION_MS / 1000} s measured per round, ${ROUNDS} alternating rounds (Herald, then bare) per route; the row shows the median round and the ratio's
@@ -97,11 +98,50 @@ rules (it still serialises a page of 50 rows / inserts one row). Herald's POST a
 |---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
+MCP against REST for the same page (SPEC's get_paginated_posts, limit 50, a stateless \`tools/call\` POST to /mcp with the same key), on one Herald
+server, ${ROUNDS} alternating rounds: the cost of a call is the inverse of its throughput, so the ratio is REST req/s over MCP req/s (target <= 1.2).
+
+| call | req/s | p50 / p99 ms |
+|---|---|---|
+| REST GET /v1/rest/posts?limit=50 | ${mcp.rest.perSecond.toFixed(0)} | ${mcp.rest.p50ms.toFixed(1)} / ${mcp.rest.p99ms.toFixed(1)} |
+| MCP tools/call get_paginated_posts | ${mcp.mcp.perSecond.toFixed(0)} | ${mcp.mcp.p50ms.toFixed(1)} / ${mcp.mcp.p99ms.toFixed(1)} |
+
+MCP cost / REST cost: ${mcp.ratios.median.toFixed(2)} (${mcp.ratios.min.toFixed(2)}–${mcp.ratios.max.toFixed(2)}); errors ${mcp.errors}.
+
 Measured ${new Date().toISOString().slice(0, 10)}.`;
     writeSection('REST posts', report);
     console.log(report);
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The same page through MCP and through REST, alternating on one Herald server (warmed up once). */
+async function mcpAgainstRest(env: NodeJS.ProcessEnv, apiKey: string) {
+  const herald = await serverProcess('herald', env);
+  try {
+    const auth = { authorization: `Bearer ${apiKey}` };
+    const rest = () => fetch(`${herald.url}/v1/rest/posts?limit=50`, { headers: auth });
+    const call = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_paginated_posts', arguments: { limit: 50 } } });
+    const mcp = async () => {
+      const res = await fetch(`${herald.url}/mcp`, {
+        method: 'POST', headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }, body: call,
+      });
+      // A tool that failed still answers 200: count it as an error so a broken call never looks fast.
+      const text = await res.text();
+      return new Response(text, { status: res.status === 200 && !text.includes('"isError":true') ? 200 : 500 });
+    };
+    await load({ durationMs: WARMUP_MS, concurrency: CONCURRENCY, request: rest });
+    await load({ durationMs: WARMUP_MS, concurrency: CONCURRENCY, request: mcp });
+    const rounds: { rest: LoadResult; mcp: LoadResult }[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      rounds.push({ rest: await load({ durationMs: DURATION_MS, concurrency: CONCURRENCY, request: rest }), mcp: await load({ durationMs: DURATION_MS, concurrency: CONCURRENCY, request: mcp }) });
+    }
+    const ratios = rounds.map((r) => r.rest.perSecond / r.mcp.perSecond);
+    const pick = rounds[ratios.indexOf(median(ratios))];
+    return { ...pick, ratios: { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) }, errors: rounds.reduce((n, r) => n + r.rest.errors + r.mcp.errors, 0) };
+  } finally {
+    await herald.stop();
   }
 }
 
