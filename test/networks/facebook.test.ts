@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config.js';
@@ -142,6 +143,36 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
       const refused = await t.api('POST', '/v1/rest/channels/connect', { token: a.apiKey, body: { network: 'facebook' } });
       assert.equal(refused.status, 400);
       assert.match(refused.body.message, /not configured for Facebook/);
+    });
+  });
+
+  describe('connecting from the CLI', () => {
+    it('herald channel connect facebook --page prints Facebook\'s dialog and connects that Page after the callback', async function () {
+      this.timeout(180_000);
+      await start();
+      const env = {
+        ...process.env, DATA_DIR: t.config.dataDir, DATABASE_URL: t.config.databaseUrl ?? '', HERALD_FROM_SOURCE: '1', BASE_URL: t.url, OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+        FACEBOOK_APP_ID: facebook.appId, FACEBOOK_APP_SECRET: facebook.appSecret, FACEBOOK_GRAPH_VERSION: 'v23.0',
+        NETWORK_ORIGIN_OVERRIDES: `https://www.facebook.com=${facebook.url},https://graph.facebook.com=${facebook.url}`,
+      };
+      const child = spawn('node', ['bin/herald.mjs', 'channel', 'connect', 'facebook', '--page', '502', '--json'], { env });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk) => { stdout += chunk; });
+      const address = await new Promise<string>((resolve, reject) => {
+        child.stderr.on('data', (chunk) => {
+          stderr += chunk;
+          const found = /(http:\/\/\S+\/dialog\/oauth\S+)/.exec(stderr);
+          if (found) resolve(found[1]);
+        });
+        child.on('exit', () => reject(new Error(`the CLI ended without an address: ${stderr}`)));
+      });
+      const consent = await fetch(address, { redirect: 'manual' });
+      const page = await fetch(consent.headers.get('location')!);
+      assert.equal(page.status, 200, await page.text());
+      const code = await new Promise((resolve) => child.on('exit', resolve));
+      assert.equal(code, 0, stderr);
+      assert.deepEqual(JSON.parse(stdout).channels.map((c: any) => c.handle), ['Harbor Bakery']);
     });
   });
 
@@ -321,6 +352,23 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
       const channel = await channelOf('501');
       assert.equal(channel.status, 'needs_reconnect');
       assert.match(channel.statusReason, /has not authorized application.*code 190, subcode 458/);
+    });
+
+    it('a permission the person unticked (#200) fails the first comment, saying a reconnect granting it mends it', async () => {
+      facebook.declineScopes = ['pages_manage_engagement'];
+      await connectThroughConsent();
+      const page = await channelOf('501');
+      const clock = pinClock(t, new Date().toISOString());
+      const post = await schedule(page.id, { text: 'Comment refused', firstComment: { text: 'First!', delayMinutes: 1 } });
+      const worker = testWorker(t);
+      await worker.tick();
+      assert.equal((await get(post.id)).status, 'published');
+      clock.advance(2 * 60_000);
+      await worker.tick();
+      assert.equal(facebook.comments.length, 0);
+      const [failed] = await t.herald.db('events').where({ type: 'post.first_comment.failed' });
+      assert.ok(failed, 'the comment failed');
+      assert.match(JSON.stringify(failed), /requires the pages_manage_engagement permission.*reconnect the channel and grant the permission Herald asks for/);
     });
 
     it('a feed post made before its answer was lost is found among the Page\'s posts, never made twice', async () => {
