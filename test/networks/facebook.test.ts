@@ -354,6 +354,16 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
       assert.match(channel.statusReason, /has not authorized application.*code 190, subcode 458/);
     });
 
+    it('an answer whose X-App-Usage says the app\'s hour is spent pauses the channel for Meta\'s rolling hour, though the post went out', async () => {
+      const page = await channelOf('501');
+      const clock = pinClock(t, '2026-11-23T15:00:00.000Z');
+      facebook.appUsage = { call_count: 100, total_cputime: 40, total_time: 55 };
+      const post = await schedule(page.id, { text: 'Last call this hour' });
+      await testWorker(t).tick();
+      assert.equal((await get(post.id)).status, 'published');
+      assert.equal(Number((await t.herald.db('channels').where({ id: page.id }).first()).rate_limited_until), clock.now() + 3600_000);
+    });
+
     it('a permission the person unticked (#200) fails the first comment, saying a reconnect granting it mends it', async () => {
       facebook.declineScopes = ['pages_manage_engagement'];
       await connectThroughConsent();

@@ -112,6 +112,8 @@ export interface FakeFacebook {
   failVideoProcessingNext: boolean;
   /** Seconds Meta says until a long-lived user token's data access ends (debug_token's data_access_expires_at). */
   dataAccessSeconds: number;
+  /** X-App-Usage on every answer: the app's share of its hourly budget spent, in percent. */
+  appUsage: { call_count: number; total_cputime: number; total_time: number };
   /** The next request whose unversioned path starts with this gets this answer instead. */
   failNext(pathPrefix: string, status: number, error: Record<string, unknown>, headers?: Record<string, string>): void;
   /** The next request to this unversioned path is carried out, then the connection drops before the answer. */
@@ -161,6 +163,7 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
     processingPolls: 1,
     failVideoProcessingNext: false,
     dataAccessSeconds: 90 * 24 * 3600,
+    appUsage: { call_count: 1, total_cputime: 1, total_time: 1 },
     failNext(prefix, status, error, headers = {}) {
       scripted.push({ prefix, status, body: { error: { fbtrace_id: 'Atrace', ...error } }, headers });
     },
@@ -206,7 +209,7 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
         res.writeHead(status, {
           ...(json === undefined ? {} : { 'content-type': 'application/json; charset=UTF-8' }),
           'x-fb-trace-id': crypto.randomBytes(6).toString('base64url'),
-          'x-app-usage': JSON.stringify({ call_count: 1, total_cputime: 1, total_time: 1 }),
+          'x-app-usage': JSON.stringify(fake.appUsage),
           ...headers,
         }).end(json === undefined ? '' : JSON.stringify(json));
       };
