@@ -189,6 +189,8 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
       const linked = await schedule(page.id, { text: 'Read this' });
       const options = await t.api('PATCH', `/v1/rest/posts/${linked.id}`, { token: a.apiKey, body: { channelOptions: { link: 'https://example.com/article' } } });
       assert.equal(options.status, 200, JSON.stringify(options.body));
+      const linkWithPhoto = await schedule(page.id, { text: 'A link and a photo', imageUrls: [imageUrl] });
+      await t.api('PATCH', `/v1/rest/posts/${linkWithPhoto.id}`, { token: a.apiKey, body: { channelOptions: { link: 'https://example.com/article' } } });
       const gallery = await schedule(page.id, {
         text: 'Two pictures', imageUrls: [imageUrl, `${imageUrl}?2`],
         firstComment: { text: 'More in the comments', mediaUrl: `${imageUrl}?c`, delayMinutes: 1 },
@@ -196,12 +198,15 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
       const worker = testWorker(t);
       await worker.tick();
       for (const id of [text.id, linked.id, gallery.id]) assert.equal((await get(id)).status, 'published', (await get(id)).error);
+      const refused = await get(linkWithPhoto.id);
+      assert.equal(refused.status, 'failed');
+      assert.match(refused.error, /Facebook attaches a link only to a post without photos or a video: remove channelOptions.link or the media/);
 
       const made = (message: string) => facebook.posts.find((p) => p.message === message)!;
       assert.equal(made('Hello, Facebook (ünïcödé)').pageId, '501');
       assert.equal(made('Read this').link, 'https://example.com/article');
       assert.equal(made('Two pictures').photos.length, 2);
-      assert.deepEqual(facebook.photos.map((p) => [p.published, p.attachedTo]), [[false, made('Two pictures').id], [false, made('Two pictures').id]]);
+      assert.deepEqual(facebook.photos.map((p) => [p.published, p.attachedTo]), [[false, made('Two pictures').id], [false, made('Two pictures').id]], 'nothing uploaded for the refused link');
       assert.equal(facebook.posts.length, 3, 'the photos made no post of their own');
       const published = await get(gallery.id);
       assert.equal(published.permalinkUrl, `https://www.facebook.com/501/posts/pfbid0${made('Two pictures').id.split('_')[1]}`);
@@ -455,6 +460,7 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
       const found = live.body.data.filter((p: any) => p.isLivePost);
       assert.deepEqual(found.map((p: any) => p.text).sort(), ['Second', 'Third', 'Written on Facebook']);
       assert.deepEqual(found.find((p: any) => p.text === 'Written on Facebook').metrics, { reactions: 7, comments: 0, shares: 2, post_total_media_view_unique: 140 });
+      assert.equal(facebook.requests.filter((r) => r === 'GET /501/published_posts').length, 2, 'two posts a page, then the older one by its cursor');
       assert.deepEqual(facebook.refusals, [], 'no deprecated insight metric asked for');
     });
 
