@@ -388,7 +388,7 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
 
     it('a feed post made before its answer was lost is found among the Page\'s posts, never made twice', async () => {
       const page = await channelOf('501');
-      const post = await schedule(page.id, { text: 'Answer lost', imageUrls: [imageUrl] });
+      const post = await schedule(page.id, { text: 'Answer lost', imageUrls: [imageUrl, `${imageUrl}?2`] });
       facebook.dropAnswerNext('POST /501/feed');
       await testWorker(t).tick();
       const got = await get(post.id);
@@ -397,12 +397,20 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
       assert.equal(got.permalinkUrl, `https://www.facebook.com/501/posts/pfbid0${facebook.posts[0].id.split('_')[1]}`);
       assert.deepEqual((await t.deps.repos.publishAttempts.attempts(a.accountId, post.id)).map((x) => x.outcome), ['reconciled']);
 
+      // The same words posted on Facebook without the attempt's photos are not the attempt's post.
+      const other = await schedule(page.id, { text: 'Same words', imageUrls: [imageUrl] });
+      facebook.failNext('/501/feed', 500, { message: 'An unexpected error has occurred. Please retry your request later.', type: 'OAuthException', code: 2, is_transient: true });
+      facebook.postExternally('501', 'Same words');
+      await testWorker(t).tick();
+      assert.equal((await get(other.id)).status, 'unconfirmed');
+
       const film = await schedule(page.id, { text: 'Film answer lost', videoUrls: [videoUrl] });
       facebook.dropAnswerNext('POST /501/videos');
       await testWorker(t).tick();
       const video = await get(film.id);
       assert.equal(video.status, 'published', video.error);
       assert.equal(facebook.videos.length, 1, 'found among the Page\'s videos');
+      assert.deepEqual(facebook.refusals, []);
       assert.ok(facebook.requests.includes('GET /501/videos'));
     });
 

@@ -392,7 +392,9 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
         }
       }
       const last = fake.posts.filter((p) => p.pageId === id).at(-1);
-      if (message && last && last.message === message) return send(400, graphError('(#506) Duplicate status message', 506));
+      if (message && !link && attached.length === 0 && last && last.message === message && last.photos.length === 0) {
+        return send(400, graphError('(#506) Duplicate status message', 506));
+      }
       const post = fake.postExternally(id, message);
       post.link = link;
       post.photos = attached.map((a) => String(a.media_fbid));
@@ -477,6 +479,16 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
       shares: p.shares > 0 ? { count: p.shares } : undefined,
       reactions: { data: [], summary: { total_count: p.reactions, viewer_reaction: 'NONE' } },
       comments: { data: [], summary: { order: 'ranked', total_count: fake.comments.filter((c) => c.objectId === p.id).length, can_comment: true } },
+      attachments: p.photos.length === 0
+        ? undefined
+        : {
+            data: [p.photos.length === 1
+              ? { media_type: 'photo', type: 'photo', target: { id: p.photos[0], url: `https://www.facebook.com/photo.php?fbid=${p.photos[0]}` } }
+              : {
+                  media_type: 'album', type: 'album',
+                  subattachments: { data: p.photos.map((id) => ({ media_type: 'photo', type: 'photo', target: { id, url: `https://www.facebook.com/photo.php?fbid=${id}` } })) },
+                }],
+          },
       insights: {
         data: metrics.map((name) => ({ name, period: 'lifetime', values: [{ value: name === 'post_total_media_view_unique' ? p.views : 0 }], id: `${p.id}/insights/${name}/lifetime` })),
       },

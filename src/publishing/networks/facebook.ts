@@ -22,7 +22,7 @@ import type { NetworkHttp, NetworkRequest } from './network-http.js';
  *   fails the post with Meta's reason, a video still processing after the wait is left to go live on its own;
  * - Meta keeps no idempotency key: the attempt records what it is about to make (a feed post, with its photo
  *   ids, or a video) before the one call that makes the post, and an unknown outcome is settled from the Page's
- *   posts (or videos) made since the attempt, by their text; an unpublished photo that timed out makes no post, so
+ *   posts (or videos) made since the attempt, by their text and the photos recorded; an unpublished photo that timed out makes no post, so
  *   it is only retried later;
  * - a permalink read after the post was made never fails the post: the post is live, its link is Meta's default;
  * - an expired Page token is refreshed from the stored user token (GET /{page}?fields=access_token); when that is
@@ -186,9 +186,10 @@ export class FacebookNetwork implements NetworkConnector {
       const match = ((found.data ?? []) as any[]).find((video) => String(video.description ?? '').trim() === lookup.text.trim());
       return match ? this.publishedFrom(match) : undefined;
     }
-    const query = new URLSearchParams({ fields: 'id,message,created_time,permalink_url', since, limit: '25' });
+    const query = new URLSearchParams({ fields: 'id,message,created_time,permalink_url,attachments{media_type,target,subattachments}', since, limit: '25' });
     const found = await this.call(lookup.channel, c, `${this.graph}/${page}/published_posts?${query}`, {});
-    const match = ((found.data ?? []) as any[]).find((post) => String(post.message ?? '').trim() === lookup.text.trim());
+    const match = ((found.data ?? []) as any[]).find((post) =>
+      String(post.message ?? '').trim() === lookup.text.trim() && (handle.photos.length === 0 || samePhotos(photosOf(post), handle.photos)));
     return match ? this.publishedFrom(match) : undefined;
   }
 
@@ -311,6 +312,18 @@ export class FacebookNetwork implements NetworkConnector {
     if (answer.status !== 200) throw graphFailure(answer, this.now(), { network: 'Facebook', refreshable: true, ...call });
     return answer.json;
   }
+}
+
+/** The photo ids a post carries: one photo is its attachment's target, several are the subattachments'. */
+function photosOf(post: any): string[] {
+  const attachment = post?.attachments?.data?.[0];
+  const subattachments = attachment?.subattachments?.data;
+  if (Array.isArray(subattachments)) return subattachments.map((s: any) => String(s?.target?.id));
+  return attachment?.media_type === 'photo' && attachment.target?.id ? [String(attachment.target.id)] : [];
+}
+
+function samePhotos(found: string[], recorded: string[]): boolean {
+  return found.length === recorded.length && recorded.every((id) => found.includes(id));
 }
 
 /** Meta answers some permalinks relative to www.facebook.com. */
