@@ -11,6 +11,7 @@ import { MastodonNetwork } from './networks/mastodon.js';
 import { YouTubeNetwork } from './networks/youtube.js';
 import { YouTubeQuota } from './networks/youtube-quota.js';
 import { TikTokNetwork } from './networks/tiktok.js';
+import { FacebookNetwork } from './networks/facebook.js';
 import { LinkedInNetwork } from './networks/linkedin.js';
 import { NetworkHttp, type NetworkHttpOptions } from './networks/network-http.js';
 import { DEFAULT_WORKER_OPTIONS } from './runtime.js';
@@ -37,7 +38,8 @@ export function createNetworks(deps: Omit<DomainDeps, 'networks'>): NetworkRegis
       now,
     )))
     .register('tiktok', new TikTokNetwork(http, outbound, now, deps.config.networks.apps.tiktok))
-    .register('linkedin', new LinkedInNetwork(http, outbound, now, deps.config.networks.apps.linkedin));
+    .register('linkedin', new LinkedInNetwork(http, outbound, now, deps.config.networks.apps.linkedin))
+    .register('facebook', new FacebookNetwork(http, now, deps.config.networks.apps.facebook));
 }
 
 export function createWorker(

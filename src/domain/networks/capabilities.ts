@@ -178,15 +178,24 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     ],
   },
   {
-    // [PZ/facebook]: 63,206 characters (unsure); photos < 4 MB, JPG or PNG. NETWORKS.md gives no photo count: 10 is
-    // kept from Herald's earlier table.
+    // [PZ/facebook]: 63,206 characters (unsure); photos < 4 MB, JPG or PNG, uploaded unpublished then attached to one
+    // feed post. NETWORKS.md gives no photo count: 10 is kept from Herald's earlier table. One video by file_url,
+    // which Meta's video API takes up to 1 GB and 20 minutes (larger ones need its resumable upload). A link is
+    // shared with a text post only.
     name: 'facebook',
     displayName: 'Facebook',
     text: { limit: 63206, counting: 'code_points' },
-    media: { kinds: { image: { maxCount: 10, maxBytes: 4 * MB, formats: ['jpeg', 'png'] }, video: { maxCount: 1 } }, maxItems: 10, mixKinds: false, required: false },
+    media: {
+      kinds: { image: { maxCount: 10, maxBytes: 4 * MB, formats: ['jpeg', 'png'] }, video: { maxCount: 1, maxBytes: 1 * GB, maxSeconds: 20 * 60 } },
+      maxItems: 10,
+      mixKinds: false,
+      required: false,
+    },
     firstComment: 'comment',
     commentMediaUrl: true,
-    channelOptions: [],
+    channelOptions: [
+      { name: 'link', type: 'string', required: false, description: 'a URL shared with the post, shown as its preview card (text posts only, not with photos or a video)' },
+    ],
   },
   {
     // [PZ/instagram], Meta ig-container: caption 2,200; JPEG <= 8 MB, aspect 4:5 to 1.91:1; carousels of up to 10
