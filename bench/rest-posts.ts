@@ -145,10 +145,10 @@ async function mcpAgainstRest(env: NodeJS.ProcessEnv, apiKey: string) {
   }
 }
 
-async function seedPosts(db: Knex, accountId: string, workspaceId: string, channelId: string): Promise<void> {
+export async function seedPosts(db: Knex, accountId: string, workspaceId: string, channelId: string, count = POSTS): Promise<void> {
   const start = Date.now();
   const batch: Record<string, unknown>[] = [];
-  for (let i = 0; i < POSTS; i++) {
+  for (let i = 0; i < count; i++) {
     const at = start + i * 1000;
     const record: PostRecord = {
       id: newId(), accountId, workspaceId, channelId, groupId: null, text: `Seeded post ${i}`, dateTime: at, timelineAt: at,

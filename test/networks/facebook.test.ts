@@ -211,8 +211,15 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
       const published = await get(gallery.id);
       assert.equal(published.permalinkUrl, `https://www.facebook.com/501/posts/pfbid0${made('Two pictures').id.split('_')[1]}`);
 
+      // The comment is made and its answer lost: the next try finds it among the post's comments, never a second.
+      facebook.dropAnswerNext(`POST /${made('Two pictures').id}/comments`);
       clock.advance(2 * 60_000);
       await worker.tick();
+      clock.advance(60 * 60_000);
+      await worker.tick();
+      assert.equal(facebook.comments.length, 1);
+      const tries = await t.herald.db('publish_attempts').where({ post_id: gallery.id, kind: 'comment' }).orderBy('seq').select('outcome');
+      assert.deepEqual(tries.map((row: { outcome: string }) => row.outcome), ['unknown', 'reconciled']);
       const [comment] = facebook.comments;
       assert.equal(comment.objectId, made('Two pictures').id);
       assert.equal(comment.message, 'More in the comments');

@@ -167,6 +167,8 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
     assert.equal(mastodon.statuses[1].content, '<p>Thread continues</p>');
     assert.ok(mastodon.requests.includes(`GET /api/v1/statuses/${status.id}/context`), 'looked up in the thread');
     assert.equal((await t.deps.repos.commentSteps.commentStep(post.id))?.networkCommentId, mastodon.statuses[1].id);
+    const tries = await t.herald.db('publish_attempts').where({ post_id: post.id, kind: 'comment' }).orderBy('seq').select('outcome');
+    assert.deepEqual(tries.map((row: { outcome: string }) => row.outcome), ['unknown', 'reconciled'], 'found by the lookup, not re-sent');
   });
 
   it('a lost answer is settled from the account\'s statuses, and a retry under the same key is answered with the first status', async () => {

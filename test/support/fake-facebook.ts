@@ -60,6 +60,8 @@ export interface FakeFacebookComment {
   id: string;
   objectId: string;
   message: string;
+  /** Graph's format, 2026-11-23T08:00:00+0000. */
+  createdTime: string;
   attachmentUrl?: string;
 }
 
@@ -452,6 +454,20 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
       return send(200, videoNode(video!, fields));
     }
 
+    if (req.method === 'GET' && edge === 'comments') {
+      // /{object-id}/comments: a Page token sees each comment's `from`; reverse_chronological puts the newest first.
+      if (need('pages_read_engagement')) return;
+      const list = fake.comments.filter((c) => c.objectId === id);
+      if (q.get('order') === 'reverse_chronological') list.reverse();
+      const limit = Math.min(100, Number(q.get('limit') ?? 25));
+      const page = fake.pages.find((p) => p.id === object.pageId);
+      return send(200, {
+        data: list.slice(0, limit).map((c) => ({ id: c.id, message: c.message, created_time: c.createdTime, from: { id: object.pageId, name: page?.name ?? '' } })),
+        paging: { cursors: { before: 'QVFIUk', after: 'QVFIUl' } },
+        summary: { order: q.get('order') ?? 'chronological', total_count: list.length, can_comment: true },
+      });
+    }
+
     if (req.method === 'POST' && edge === 'comments') {
       if (need('pages_manage_engagement', 'pages_read_engagement')) return;
       const message = typeof params.message === 'string' ? params.message : '';
@@ -461,7 +477,7 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
         const file = await fetchMedia(attachmentUrl);
         if (!file || !file.type.startsWith('image/')) return send(400, graphError('(#100) The attachment_url could not be fetched or is not an image', 100));
       }
-      const comment: FakeFacebookComment = { id: `${id.split('_').pop()}_${next()}`, objectId: id, message, ...(attachmentUrl ? { attachmentUrl } : {}) };
+      const comment: FakeFacebookComment = { id: `${id.split('_').pop()}_${next()}`, objectId: id, message, createdTime: graphTime(Date.now()), ...(attachmentUrl ? { attachmentUrl } : {}) };
       fake.comments.push(comment);
       return send(200, { id: comment.id });
     }

@@ -138,15 +138,16 @@ export interface CommentRequest {
   attemptKey: string;
 }
 
-/** What Herald knows about a first-comment try whose outcome is unknown. */
+/**
+ * What Herald knows about a first-comment try whose outcome is unknown. A comment by the channel's account on the
+ * post with the same text counts as made, whenever it was made: the comment the person wanted is there either way.
+ */
 export interface CommentLookup {
   channel: ConnectorChannel;
   networkPostId: string;
   text: string;
   /** The key every try at this comment was made under. */
   attemptKey: string;
-  /** When the uncertain try started: the comment, if made, is no older. */
-  attemptedAt: number;
 }
 
 /** What Herald knows about an attempt whose outcome is unknown, for networks that keep no idempotency key. */

@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
 import {
   NetworkError,
-  type AttemptLookup, type AuthorizationStart, type CommentRequest, type ConnectedAccount, type ConnectionCheck, type ConnectionMethod,
+  type AttemptLookup, type AuthorizationStart, type CommentLookup, type CommentRequest, type ConnectedAccount, type ConnectionCheck, type ConnectionMethod,
   type ConnectorChannel, type NetworkConnector, type NetworkPost, type PublishRequest, type PublishedPost, type RecentPostsPage,
 } from '../../domain/networks/connector.js';
 import { facebookDialog, facebookUserToken, graphBase, grantedPages, type MetaApp } from './facebook-login.js';
@@ -173,6 +173,16 @@ export class FacebookNetwork implements NetworkConnector {
       method: 'POST', json: { message: request.text, ...(request.mediaUrl ? { attachment_url: request.mediaUrl } : {}) },
     });
     return { networkCommentId: String(made.id) };
+  }
+
+  /** The Page's own comment on the post with the text, among the newest (the Page token sees `from`). */
+  async findComment(lookup: CommentLookup): Promise<{ networkCommentId: string } | undefined> {
+    const c = await this.credentials(lookup.channel);
+    const query = new URLSearchParams({ fields: 'id,message,from,created_time', filter: 'stream', order: 'reverse_chronological', limit: '100' });
+    const found = await this.call(lookup.channel, c, `${this.graph}/${encodeURIComponent(lookup.networkPostId)}/comments?${query}`, {});
+    const match = ((found.data ?? []) as any[]).find((comment) =>
+      String(comment.from?.id ?? '') === c.pageId && String(comment.message ?? '').trim() === lookup.text.trim());
+    return match ? { networkCommentId: String(match.id) } : undefined;
   }
 
   async findPublished(lookup: AttemptLookup): Promise<PublishedPost | undefined> {

@@ -174,7 +174,7 @@ export class MastodonNetwork implements NetworkConnector {
     const answer = await this.http.request(`${c.origin}/api/v1/statuses/${encodeURIComponent(lookup.networkPostId)}/context`, { headers: bearer(c) });
     if (answer.status !== 200) throw classify(answer, this.now());
     const match = ((answer.json?.descendants ?? []) as any[]).find((s) =>
-      s.account?.id === c.accountId && s.in_reply_to_id === lookup.networkPostId && Date.parse(s.created_at) >= lookup.attemptedAt - 60_000 && plainText(s.content) === lookup.text.trim());
+      s.account?.id === c.accountId && s.in_reply_to_id === lookup.networkPostId && plainText(s.content) === lookup.text.trim());
     return match ? { networkCommentId: String(match.id) } : undefined;
   }
 

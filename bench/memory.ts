@@ -1,0 +1,129 @@
+/**
+ * Memory (issue 16): an API instance over 1,000,000 posts under the REST read load must stay under 200 MB RSS, and a
+ * worker's memory must not grow with the number of due posts. Each server or worker runs in its own process (plain
+ * `node --import tsx`, one process, so /proc/<pid>/status is the server's own); RSS is sampled during the load and
+ * the kernel's high-water mark (VmHWM) read at the end.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../src/config.js';
+import { toRow, type PostRecord } from '../src/db/repositories/posts.js';
+import { newId } from '../src/domain/ids.js';
+import { seedDemo } from '../src/domain/provisioning.js';
+import { createLogger } from '../src/logger.js';
+import { startHerald } from '../src/server.js';
+import { load } from './load.js';
+import { machine, writeSection } from './report.js';
+import { seedPosts } from './rest-posts.js';
+
+const API_POSTS = Number(process.env.BENCH_MEMORY_POSTS ?? 1_000_000);
+const LOAD_MS = 10_000;
+const CONCURRENCY = 16;
+const WORKER_RUNS = [2_000, 20_000];
+
+/** A /proc/<pid>/status field in MiB (VmRSS now, VmHWM the peak so far). */
+export function statusMiB(pid: number | 'self', field: 'VmRSS' | 'VmHWM'): number {
+  const line = fs.readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`));
+  return Number(/(\d+)/.exec(line ?? '')?.[1] ?? NaN) / 1024;
+}
+
+function child(args: string[], env: NodeJS.ProcessEnv) {
+  const process_ = spawn('node', ['--import', 'tsx', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  process_.stdout.on('data', (chunk) => {
+    out += chunk;
+  });
+  const line = (pattern: RegExp) => new Promise<RegExpExecArray>((resolve, reject) => {
+    const look = () => {
+      const found = pattern.exec(out);
+      if (found) resolve(found);
+    };
+    process_.stdout.on('data', look);
+    process_.once('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code}) before printing ${pattern}`)));
+    look();
+  });
+  return { process: process_, line };
+}
+
+async function apiUnderLoad(): Promise<{ idle: number; peak: number; hwm: number; perSecond: number; errors: number }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-memory-'));
+  try {
+    const seeded = await startHerald({ ...loadConfig({}), port: 0, host: '127.0.0.1', dataDir, worker: false }, createLogger({ quiet: true }));
+    const demo = await seedDemo(seeded.deps);
+    await seedPosts(seeded.db, demo.accountId, demo.workspaceId, demo.channelIds[0], API_POSTS);
+    await seeded.close();
+    const server = child(['bench/rest-target.ts', 'herald'], { DATA_DIR: dataDir });
+    const [, url] = await server.line(/READY (\S+)/);
+    const pid = server.process.pid!;
+    const idle = statusMiB(pid, 'VmRSS');
+    let peak = idle;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, statusMiB(pid, 'VmRSS'));
+    }, 100);
+    // Every client walks the pages from the newest, so the load reads across the whole table, not one cached page.
+    const cursors: (string | null)[] = Array(CONCURRENCY).fill(null);
+    const result = await load({
+      durationMs: LOAD_MS, concurrency: CONCURRENCY,
+      request: async (i) => {
+        const slot = i % CONCURRENCY;
+        const res = await fetch(`${url}/v1/rest/posts?limit=50${cursors[slot] ? `&cursor=${encodeURIComponent(cursors[slot]!)}` : ''}`, { headers: { authorization: `Bearer ${demo.apiKey}` } });
+        const body = await res.json() as { paging?: { nextCursor?: string | null } };
+        cursors[slot] = body.paging?.nextCursor ?? null;
+        return new Response(null, { status: res.status });
+      },
+    });
+    clearInterval(sampler);
+    const hwm = statusMiB(pid, 'VmHWM');
+    server.process.kill('SIGTERM');
+    await once(server.process, 'exit');
+    return { idle, peak, hwm, perSecond: result.perSecond, errors: result.errors };
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function workerPeak(posts: number): Promise<{ posts: number; hwm: number; seconds: number }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-memory-worker-'));
+  try {
+    const herald = await startHerald({ ...loadConfig({}), port: 0, host: '127.0.0.1', dataDir, worker: false }, createLogger({ quiet: true }));
+    const demo = await seedDemo(herald.deps);
+    const dueAt = Date.now();
+    const rows = Array.from({ length: posts }, (_, i): PostRecord => ({
+      id: newId(), accountId: demo.accountId, workspaceId: demo.workspaceId, channelId: demo.channelIds[i % demo.channelIds.length], groupId: null,
+      text: `Memory post ${i}`, dateTime: dueAt, timelineAt: dueAt, isScheduled: true, isDraft: false, isLive: false, status: 'scheduled',
+      approvalStatus: null, type: 'text', sourceType: 'api', imageUrls: [], videoUrls: [], firstComment: null, channelOptions: null,
+      networkPostId: null, permalinkUrl: null, metrics: null, lastError: null, publishedAt: null, createdAt: dueAt, updatedAt: dueAt,
+    }));
+    for (let i = 0; i < rows.length; i += 500) await herald.db('posts').insert(rows.slice(i, i + 500).map(toRow));
+    await herald.close();
+    const started = Date.now();
+    const worker = child(['bench/memory-worker.ts'], { DATA_DIR: dataDir, BENCH_POSTS: String(posts) });
+    const [, hwm] = await worker.line(/PEAK ([\d.]+)/);
+    await once(worker.process, 'exit');
+    return { posts, hwm: Number(hwm), seconds: (Date.now() - started) / 1000 };
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+export async function runMemoryBench(): Promise<void> {
+  const api = await apiUnderLoad();
+  const workers = [];
+  for (const posts of WORKER_RUNS) workers.push(await workerPeak(posts));
+  const report = `Machine: ${machine()}. Command: \`make bench\` (bench/memory.ts). SQLite (WAL) in a temp dir.
+API: one Herald server process (\`node --import tsx bench/rest-target.ts herald\`) over ${API_POSTS.toLocaleString('en')} posts in one account, ${CONCURRENCY} clients for
+${LOAD_MS / 1000} s each walking GET /v1/rest/posts?limit=50 page after page from the newest. Worker: one process (bench/memory-worker.ts) publishing every due post
+to the sandbox, WORKER_CONCURRENCY at its default; the peak is the kernel's VmHWM. Target: the API under 200 MB, the worker flat in the number of due posts.
+
+| process | posts | RSS idle MiB | RSS peak MiB (sampled) | VmHWM MiB | note |
+|---|---|---|---|---|---|
+| API under read load | ${API_POSTS.toLocaleString('en')} | ${api.idle.toFixed(0)} | ${api.peak.toFixed(0)} | ${api.hwm.toFixed(0)} | ${api.perSecond.toFixed(0)} req/s, ${api.errors} errors |
+${workers.map((w) => `| worker | ${w.posts.toLocaleString('en')} due | | | ${w.hwm.toFixed(0)} | drained in ${w.seconds.toFixed(1)} s |`).join('\n')}
+
+Measured ${new Date().toISOString().slice(0, 10)}.`;
+  writeSection('Memory', report);
+  console.log(report);
+}
