@@ -1,8 +1,8 @@
 /**
  * Memory (issue 16): an API instance over 1,000,000 posts under the REST read load must stay under 200 MB RSS, and a
- * worker's memory must not grow with the number of due posts. Each server or worker runs in its own process (plain
- * `node --import tsx`, one process, so /proc/<pid>/status is the server's own); RSS is sampled during the load and
- * the kernel's high-water mark (VmHWM) read at the end.
+ * worker's memory must not grow with the number of due posts. Each server or worker runs in its own process as
+ * `make run` runs Herald (compiled, from dist/: `make bench` builds it first; plain node, so /proc/<pid>/status is the
+ * server's own); RSS is sampled during the load and the kernel's high-water mark (VmHWM) read at the end.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -31,7 +31,7 @@ export function statusMiB(pid: number | 'self', field: 'VmRSS' | 'VmHWM'): numbe
 }
 
 function child(args: string[], env: NodeJS.ProcessEnv) {
-  const process_ = spawn('node', ['--import', 'tsx', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const process_ = spawn('node', args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   process_.stdout.on('data', (chunk) => {
     out += chunk;
@@ -55,7 +55,7 @@ async function apiUnderLoad(): Promise<{ idle: number; peak: number; hwm: number
     const demo = await seedDemo(seeded.deps);
     await seedPosts(seeded.db, demo.accountId, demo.workspaceId, demo.channelIds[0], API_POSTS);
     await seeded.close();
-    const server = child(['bench/rest-target.ts', 'herald'], { DATA_DIR: dataDir });
+    const server = child(['bench/memory-server.mjs'], { DATA_DIR: dataDir });
     const [, url] = await server.line(/READY (\S+)/);
     const pid = server.process.pid!;
     const idle = statusMiB(pid, 'VmRSS');
@@ -100,7 +100,7 @@ async function workerPeak(posts: number): Promise<{ posts: number; hwm: number; 
     for (let i = 0; i < rows.length; i += 500) await herald.db('posts').insert(rows.slice(i, i + 500).map(toRow));
     await herald.close();
     const started = Date.now();
-    const worker = child(['bench/memory-worker.ts'], { DATA_DIR: dataDir, BENCH_POSTS: String(posts) });
+    const worker = child(['bench/memory-worker.mjs'], { DATA_DIR: dataDir, BENCH_POSTS: String(posts) });
     const [, hwm] = await worker.line(/PEAK ([\d.]+)/);
     await once(worker.process, 'exit');
     return { posts, hwm: Number(hwm), seconds: (Date.now() - started) / 1000 };
@@ -114,8 +114,8 @@ export async function runMemoryBench(): Promise<void> {
   const workers = [];
   for (const posts of WORKER_RUNS) workers.push(await workerPeak(posts));
   const report = `Machine: ${machine()}. Command: \`make bench\` (bench/memory.ts). SQLite (WAL) in a temp dir.
-API: one Herald server process (\`node --import tsx bench/rest-target.ts herald\`) over ${API_POSTS.toLocaleString('en')} posts in one account, ${CONCURRENCY} clients for
-${LOAD_MS / 1000} s each walking GET /v1/rest/posts?limit=50 page after page from the newest. Worker: one process (bench/memory-worker.ts) publishing every due post
+API: one Herald server process (\`node bench/memory-server.mjs\`, compiled from dist/ as \`make run\` runs it) over ${API_POSTS.toLocaleString('en')} posts in one account, ${CONCURRENCY} clients for
+${LOAD_MS / 1000} s each walking GET /v1/rest/posts?limit=50 page after page from the newest. Worker: one process (bench/memory-worker.mjs) publishing every due post
 to the sandbox, WORKER_CONCURRENCY at its default; the peak is the kernel's VmHWM. Target: the API under 200 MB, the worker flat in the number of due posts.
 
 | process | posts | RSS idle MiB | RSS peak MiB (sampled) | VmHWM MiB | note |

@@ -1,6 +1,5 @@
 import crypto from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { RichText } from '@atproto/api';
 import { imageSize } from 'image-size';
 import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
 import {
@@ -325,6 +324,9 @@ export class BlueskyNetwork implements NetworkConnector {
   }
 
   private async facets(session: BlueskyCredentials, text: string): Promise<{ facets?: unknown[] }> {
+    // Loaded on first use: @atproto/api holds every lexicon (about 37 MB), which an instance without Bluesky
+    // channels should not carry (BENCHMARKS.md, Memory).
+    const { RichText } = await import('@atproto/api');
     const rich = new RichText({ text });
     rich.detectFacetsWithoutResolution();
     const facets = [];
