@@ -205,7 +205,15 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     },
     firstComment: 'comment',
     commentMediaUrl: false,
-    channelOptions: [],
+    channelOptions: [
+      {
+        name: 'kind',
+        type: { oneOf: ['feed', 'reels', 'story'] },
+        required: false,
+        description: 'feed (default: an image, a video shared as a reel, or a carousel of 2 to 10), reels (one video) or story (one image or video; the text is not shown)',
+      },
+      { name: 'shareToFeed', type: 'boolean', required: false, description: 'whether a reel also appears in the account\'s feed (Instagram\'s default: yes)' },
+    ],
   },
   {
     // Google resumable upload guide, videos.insert reference: one video per post; the post text is the description
