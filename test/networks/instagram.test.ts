@@ -38,12 +38,19 @@ describe('Instagram, against a fake that speaks its documented API', function ()
   });
   after(() => files?.close());
 
-  async function start(configured = true) {
+  async function start(configured = true, facebook = false) {
     instagram = await startFakeInstagram();
     const defaults = loadConfig({}).networks;
+    const apps = configured ? { instagram: { clientId: instagram.appId, clientSecret: instagram.appSecret, graphVersion: 'v23.0' } } : {};
     t = await startTestHerald({
-      networkOriginOverrides: { 'https://www.instagram.com': instagram.url, 'https://api.instagram.com': instagram.url, 'https://graph.instagram.com': instagram.url },
-      networks: { ...defaults, apps: configured ? { instagram: { clientId: instagram.appId, clientSecret: instagram.appSecret, graphVersion: 'v23.0' } } : {} },
+      networkOriginOverrides: {
+        'https://www.instagram.com': instagram.url, 'https://api.instagram.com': instagram.url, 'https://graph.instagram.com': instagram.url,
+        'https://www.facebook.com': instagram.facebookUrl, 'https://graph.facebook.com': instagram.facebookUrl,
+      },
+      networks: {
+        ...defaults,
+        apps: facebook ? { ...apps, facebook: { clientId: instagram.facebook.appId, clientSecret: instagram.facebook.appSecret, graphVersion: 'v23.0' } } : apps,
+      },
       outboundAllowHosts: ['127.0.0.1'],
     });
     instagram.redirectUris.push(`${t.url}/connect/instagram/callback`);
@@ -139,6 +146,52 @@ describe('Instagram, against a fake that speaks its documented API', function ()
       const refused = await t.api('POST', '/v1/rest/channels/connect', { token: a.apiKey, body: { network: 'instagram' } });
       assert.equal(refused.status, 400);
       assert.match(refused.body.message, /not configured for Instagram/);
+    });
+  });
+
+  describe('through Facebook Login', () => {
+    it('connects the Instagram account linked to a Page with the Page\'s token, publishes and comments through graph.facebook.com, and checks', async () => {
+      await start(true, true);
+      instagram.denyNext = true;
+      const denied = await connectThroughConsent('/v1/rest/channels/connect', { network: 'instagram', login: 'facebook' });
+      assert.equal(denied.status, 400);
+      assert.match(denied.html, /Instagram did not grant access \(Permissions error\)/);
+
+      const connected = await connectThroughConsent('/v1/rest/channels/connect', { network: 'instagram', login: 'facebook' });
+      assert.equal(connected.status, 200, connected.html);
+      assert.equal(connected.authorizationUrl.pathname, '/v23.0/dialog/oauth');
+      assert.equal(connected.authorizationUrl.searchParams.get('client_id'), instagram.facebook.appId);
+      assert.ok(connected.authorizationUrl.searchParams.get('scope')!.split(',').includes('instagram_content_publish'));
+      const listed = (await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data as any[];
+      assert.deepEqual(listed.map((c) => c.handle), ['analytical.engines'], 'the Page without an Instagram account is not a channel');
+      const row = await t.herald.db('channels').where({ id: listed[0].id }).first();
+      assert.equal(row.credentials_expire_at, null, 'a Page token from a long-lived user token does not expire');
+
+      const clock = pinClock(t, new Date().toISOString());
+      const post = await schedule({ text: 'Through the Page', imageUrls: [imageUrl], firstComment: { text: 'First', delayMinutes: 1 } });
+      const worker = testWorker(t);
+      await worker.tick();
+      assert.equal((await get(post.id)).status, 'published', (await get(post.id)).error);
+      clock.advance(2 * 60_000);
+      await worker.tick();
+      assert.deepEqual(instagram.comments.map((c) => c.message), ['First']);
+      const published = instagram.requests.filter((r) => r.endsWith('/media_publish') || r.endsWith('/comments'));
+      assert.deepEqual(published, [`facebook: POST /v23.0/${instagram.account.userId}/media_publish`, `facebook: POST /v23.0/${instagram.media[0].id}/comments`]);
+      const check = await checkChannelConnection(t.deps, { channelId: listed[0].id });
+      assert.deepEqual(check.problems, []);
+      assert.ok(check.grantedScopes!.includes('instagram_content_publish'));
+      assert.deepEqual(instagram.refusals, []);
+
+      // A reconnect keeps to Facebook Login.
+      const again = await connectThroughConsent(`/v1/rest/channels/${listed[0].id}/reconnect`, {});
+      assert.equal(again.authorizationUrl.pathname, '/v23.0/dialog/oauth');
+      assert.equal(again.status, 200, again.html);
+
+      instagram.revokeAll();
+      const revoked = await schedule({ text: 'Revoked', imageUrls: [imageUrl] });
+      await worker.tick();
+      assert.match((await get(revoked.id)).error, /reconnect/);
+      assert.equal((await channel()).status, 'needs_reconnect');
     });
   });
 

@@ -9,7 +9,10 @@ import type { AddressInfo } from 'node:net';
  * ig-user/media_publish, ig-user/content_publishing_limit, ig-container, ig-media, ig-media/comments,
  * ig-media/insights, error-codes; graph-api/overview/rate-limiting (Business Use Case headers); NETWORKS.md), on
  * loopback. One server plays www.instagram.com (consent), api.instagram.com (the code exchange) and
- * graph.instagram.com (tokens and the Graph API).
+ * graph.instagram.com (tokens and the Graph API) for Instagram Login, and www.facebook.com (the login dialog) and
+ * graph.facebook.com for Facebook Login (facebook-login/guides/advanced/manual-flow, access-tokens/get-long-lived,
+ * instagram-api-with-facebook-login/get-started: /me/accounts with instagram_business_account), where the Page's
+ * token publishes for its linked Instagram account with the instagram_* permissions.
  *
  * It checks what Instagram checks: the app id, secret and registered redirect URL; instagram_business_basic among
  * the scopes; a versioned Graph path; the token (bearer header or access_token), answering code 190 for a bad,
@@ -52,7 +55,10 @@ export interface FakeInstagramMedia {
 }
 
 interface Token {
-  kind: 'short' | 'long';
+  /** Instagram Login's short- and long-lived tokens; Facebook Login's user and Page tokens. */
+  kind: 'short' | 'long' | 'user' | 'page';
+  app: 'instagram' | 'facebook';
+  /** Whose token: the Instagram account (an Instagram token, a Page token for its linked account) or the Facebook user. */
   user: string;
   scopes: string[];
   issuedAt: number;
@@ -61,11 +67,16 @@ interface Token {
 }
 
 export interface FakeInstagram {
+  /** Plays www.instagram.com, api.instagram.com and graph.instagram.com. */
   url: string;
+  /** Plays www.facebook.com and graph.facebook.com: only Facebook Login's tokens work there, and only Instagram Login's on `url`. */
+  facebookUrl: string;
   appId: string;
   appSecret: string;
   redirectUris: string[];
   account: { appScopedId: string; userId: string; username: string; name: string };
+  /** Facebook Login's app, and the Pages the person manages: the first is linked to `account`. */
+  facebook: { appId: string; appSecret: string; userId: string; pages: { id: string; name: string; linked: boolean }[] };
   /** The scopes the person grants (by default every one asked for). */
   grantOnly: string[] | null;
   denyNext: boolean;
@@ -123,10 +134,15 @@ export async function startFakeInstagram(): Promise<FakeInstagram> {
 
   const fake: FakeInstagram = {
     url: '',
+    facebookUrl: '',
     appId: '990602627938098',
     appSecret: 'ig-app-secret',
     redirectUris: [],
     account: { appScopedId: '26000000000001', userId: '17841400000000001', username: 'analytical.engines', name: 'Analytical Engines' },
+    facebook: {
+      appId: '442224939723604', appSecret: 'fb-app-secret', userId: '10150000000000001',
+      pages: [{ id: '104000000000001', name: 'Analytical Engines Ltd', linked: true }, { id: '104000000000002', name: 'A Page without Instagram', linked: false }],
+    },
     grantOnly: null,
     denyNext: false,
     containers: new Map(),
@@ -166,17 +182,23 @@ export async function startFakeInstagram(): Promise<FakeInstagram> {
       return made;
     },
     close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const server of [instagramServer, facebookServer]) {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
     },
   };
 
   const iso = (at: number) => new Date(at).toISOString().replace(/\.\d{3}Z$/, '+0000');
   const issue = (kind: Token['kind'], scopes: string[], issuedAt = fake.now()) => {
-    const token = `IGAA${crypto.randomBytes(24).toString('base64url')}`;
-    tokens.set(token, { kind, user: fake.account.userId, scopes, issuedAt, expiresAt: issuedAt + (kind === 'short' ? SHORT_LIFETIME_S : LONG_LIFETIME_S) * 1000, revoked: false });
+    const app = kind === 'user' || kind === 'page' ? 'facebook' : 'instagram';
+    const token = `${app === 'facebook' ? 'EAAG' : 'IGAA'}${crypto.randomBytes(24).toString('base64url')}`;
+    const lifetime = kind === 'short' ? SHORT_LIFETIME_S : kind === 'page' ? 100 * 365 * 24 * 3600 : LONG_LIFETIME_S;
+    tokens.set(token, { kind, app, user: kind === 'user' ? fake.facebook.userId : fake.account.userId, scopes, issuedAt, expiresAt: issuedAt + lifetime * 1000, revoked: false });
     return token;
   };
+  /** The Facebook Login name of an Instagram Login permission. */
+  const scopeFor = (token: Token, scope: string) => (token.app === 'facebook' ? scope.replace('instagram_business_', 'instagram_') : scope);
   const tokenProblem = (token: Token | undefined) => {
     if (!token) return graphError('Invalid OAuth access token - Cannot parse access token', 190);
     if (token.revoked) return graphError('Error validating access token: The user has not authorized application 990602627938098.', 190, { error_subcode: 458 });
@@ -199,14 +221,15 @@ export async function startFakeInstagram(): Promise<FakeInstagram> {
     }
   }
 
-  const server = http.createServer((req, res) => {
+  type Side = 'instagram' | 'facebook';
+  const serve = (side: Side) => (req: http.IncomingMessage, res: http.ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       const url = new URL(req.url ?? '/', 'http://fake');
       const path = url.pathname;
-      fake.requests.push(`${req.method} ${path}`);
+      fake.requests.push(`${side === 'facebook' ? 'facebook: ' : ''}${req.method} ${path}`);
       const send = (status: number, json?: unknown, headers: Record<string, string> = {}) => {
         if (status >= 400) fake.refusals.push(`${status} ${req.method} ${path}: ${JSON.stringify(json)}`);
         res.writeHead(status, { ...(json === undefined ? {} : { 'content-type': 'application/json' }), ...headers }).end(json === undefined ? '' : JSON.stringify(json));
@@ -223,11 +246,13 @@ export async function startFakeInstagram(): Promise<FakeInstagram> {
         drops.splice(drop, 1);
         answer = () => req.socket.destroy();
       }
-      route(req, url, body, answer).catch((error) => send(500, graphError(`An unknown error has occurred: ${error}`, 1, { is_transient: true })));
+      route(side, req, url, body, answer).catch((error) => send(500, graphError(`An unknown error has occurred: ${error}`, 1, { is_transient: true })));
     });
-  });
+  };
+  const instagramServer = http.createServer(serve('instagram'));
+  const facebookServer = http.createServer(serve('facebook'));
 
-  async function route(req: http.IncomingMessage, url: URL, body: Buffer, send: (status: number, json?: unknown, headers?: Record<string, string>) => void) {
+  async function route(side: Side, req: http.IncomingMessage, url: URL, body: Buffer, send: (status: number, json?: unknown, headers?: Record<string, string>) => void) {
     const path = url.pathname;
     const q = url.searchParams;
     const params = new URLSearchParams(q);
@@ -235,7 +260,44 @@ export async function startFakeInstagram(): Promise<FakeInstagram> {
       for (const [k, v] of new URLSearchParams(body.toString('utf8'))) params.set(k, v);
     }
 
-    if (req.method === 'GET' && path === '/oauth/authorize') {
+    const dialog = /^\/v\d+\.\d+\/dialog\/oauth$/.test(path);
+    if (req.method === 'GET' && dialog && side === 'facebook') {
+      if (q.get('client_id') !== fake.facebook.appId) return send(400, graphError('Invalid App ID', 101));
+      const redirectUri = q.get('redirect_uri') ?? '';
+      if (!fake.redirectUris.includes(redirectUri)) return send(400, graphError('URL blocked: This redirect failed because the redirect URI is not whitelisted in the app\'s Client OAuth Settings.', 191));
+      const target = new URL(redirectUri);
+      if (q.get('state')) target.searchParams.set('state', q.get('state')!);
+      if (fake.denyNext) {
+        fake.denyNext = false;
+        target.searchParams.set('error', 'access_denied');
+        target.searchParams.set('error_code', '200');
+        target.searchParams.set('error_description', 'Permissions error');
+        target.searchParams.set('error_reason', 'user_denied');
+      } else {
+        const code = `AQD${crypto.randomBytes(16).toString('base64url')}`;
+        codes.set(code, { scopes: fake.grantOnly ?? (q.get('scope') ?? '').split(/[ ,]+/).filter(Boolean), redirectUri });
+        target.searchParams.set('code', code);
+      }
+      return send(302, undefined, { location: `${target}#_=_` });
+    }
+    if (req.method === 'GET' && side === 'facebook' && /^\/v\d+\.\d+\/oauth\/access_token$/.test(path)) {
+      if (q.get('client_id') !== fake.facebook.appId || q.get('client_secret') !== fake.facebook.appSecret) return send(400, graphError('Error validating client secret.', 1, { type: 'OAuthException' }));
+      if (q.get('grant_type') === 'fb_exchange_token') {
+        const short = tokens.get(q.get('fb_exchange_token') ?? '');
+        const problem = tokenProblem(short);
+        if (problem) return send(400, problem);
+        return send(200, { access_token: issue('user', short!.scopes), token_type: 'bearer', expires_in: LONG_LIFETIME_S });
+      }
+      const code = codes.get(q.get('code') ?? '');
+      codes.delete(q.get('code') ?? '');
+      if (!code) return send(400, graphError('This authorization code has been used.', 100, { error_subcode: 36009 }));
+      if (code.redirectUri !== q.get('redirect_uri')) return send(400, graphError('Error validating verification code. Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request', 100, { error_subcode: 36008 }));
+      const shortToken = issue('user', code.scopes);
+      tokens.get(shortToken)!.expiresAt = fake.now() + 2 * 3600_000;
+      return send(200, { access_token: shortToken, token_type: 'bearer', expires_in: 7200 });
+    }
+
+    if (req.method === 'GET' && side === 'instagram' && path === '/oauth/authorize') {
       if (q.get('client_id') !== fake.appId) return send(400, { error_type: 'OAuthException', code: 400, error_message: 'Invalid platform app' });
       const redirectUri = q.get('redirect_uri') ?? '';
       if (!fake.redirectUris.includes(redirectUri)) return send(400, { error_type: 'OAuthException', code: 400, error_message: 'Invalid redirect_uri' });
@@ -260,7 +322,7 @@ export async function startFakeInstagram(): Promise<FakeInstagram> {
       return send(302, undefined, { location: `${target}#_` });
     }
 
-    if (req.method === 'POST' && path === '/oauth/access_token') {
+    if (req.method === 'POST' && side === 'instagram' && path === '/oauth/access_token') {
       if (params.get('client_id') !== fake.appId || params.get('client_secret') !== fake.appSecret) {
         return send(400, { error_type: 'OAuthException', code: 400, error_message: 'Invalid client_secret' });
       }
@@ -272,7 +334,7 @@ export async function startFakeInstagram(): Promise<FakeInstagram> {
       return send(200, { data: [{ access_token: issue('short', code.scopes), user_id: fake.account.appScopedId, permissions: code.scopes.join(',') }] });
     }
 
-    if (req.method === 'GET' && path === '/access_token') {
+    if (req.method === 'GET' && side === 'instagram' && path === '/access_token') {
       if (q.get('grant_type') !== 'ig_exchange_token') return send(400, graphError('Unsupported grant_type', 100));
       if (q.get('client_secret') !== fake.appSecret) return send(400, graphError('Error validating client secret.', 101));
       const short = tokens.get(q.get('access_token') ?? '');
@@ -283,7 +345,7 @@ export async function startFakeInstagram(): Promise<FakeInstagram> {
       return send(200, { access_token: long, token_type: 'bearer', expires_in: LONG_LIFETIME_S });
     }
 
-    if (req.method === 'GET' && path === '/refresh_access_token') {
+    if (req.method === 'GET' && side === 'instagram' && path === '/refresh_access_token') {
       if (q.get('grant_type') !== 'ig_refresh_token') return send(400, graphError('Unsupported grant_type', 100));
       const current = tokens.get(q.get('access_token') ?? '');
       const problem = tokenProblem(current);
@@ -302,11 +364,13 @@ export async function startFakeInstagram(): Promise<FakeInstagram> {
     const auth = req.headers.authorization;
     const raw = auth?.startsWith('Bearer ') ? auth.slice(7) : q.get('access_token');
     if (!raw) return send(400, graphError('An active access token must be used to query information about the current user.', 2500));
-    const token = tokens.get(raw);
+    const found = tokens.get(raw);
+    // Each Graph host knows only its own login's tokens.
+    const token = found?.app === side ? found : undefined;
     const problem = tokenProblem(token);
     if (problem) return send(400, problem);
     const proof = q.get('appsecret_proof');
-    if (proof !== null && proof !== crypto.createHmac('sha256', fake.appSecret).update(raw).digest('hex')) {
+    if (proof !== null && proof !== crypto.createHmac('sha256', token!.app === 'facebook' ? fake.facebook.appSecret : fake.appSecret).update(raw).digest('hex')) {
       return send(400, graphError('Invalid appsecret_proof provided in the API argument', 100, { type: 'GraphMethodException' }));
     }
     if (throttleMinutes > 0) {
@@ -316,7 +380,7 @@ export async function startFakeInstagram(): Promise<FakeInstagram> {
     }
     const ok = (json: unknown) => send(200, json, usage(3, 0));
     const needs = (scope: string) => {
-      if (token!.scopes.includes(scope)) return true;
+      if (token!.scopes.includes(scopeFor(token!, scope))) return true;
       send(403, graphError('(#10) Application does not have permission for this action', 10));
       return false;
     };
@@ -325,6 +389,23 @@ export async function startFakeInstagram(): Promise<FakeInstagram> {
       send(400, graphError(`Unsupported request - method type: ${req.method}`, 100, { error_subcode: 33, type: 'GraphMethodException' }));
       return false;
     };
+
+    if (token!.kind === 'user') {
+      if (req.method === 'GET' && parts[0] === 'me' && parts[1] === 'permissions') {
+        return ok({ data: token!.scopes.map((permission) => ({ permission, status: 'granted' })) });
+      }
+      if (req.method === 'GET' && parts[0] === 'me' && parts[1] === 'accounts') {
+        if (!token!.scopes.includes('pages_show_list')) return send(403, graphError('(#10) Application does not have permission for this action', 10));
+        return ok({
+          data: fake.facebook.pages.map((page) => ({
+            id: page.id, name: page.name, access_token: issue('page', token!.scopes),
+            ...(page.linked ? { instagram_business_account: { id: fake.account.userId, username: fake.account.username, name: fake.account.name } } : {}),
+          })),
+          paging: { cursors: { before: 'QVFI', after: 'QVFJ' } },
+        });
+      }
+    }
+    if (token!.app === 'facebook' && parts[0] === 'me') return send(400, graphError('(#100) Tried accessing nonexisting field on node type (Page)', 100));
 
     if (req.method === 'GET' && parts[0] === 'me' && parts.length === 1) {
       return ok({ id: fake.account.appScopedId, user_id: fake.account.userId, username: fake.account.username, name: fake.account.name, account_type: 'BUSINESS', profile_picture_url: 'https://scontent.cdninstagram.com/ada.jpg' });
@@ -445,6 +526,9 @@ export async function startFakeInstagram(): Promise<FakeInstagram> {
       return ok({ data: metrics.map((name) => ({ name, period: 'lifetime', values: [{ value: media.insights[name] ?? 0 }], title: name, id: `${media.id}/insights/${name}/lifetime` })) });
     }
 
+    if (req.method === 'GET' && parts.length === 1 && parts[0] === token!.user) {
+      return ok({ id: fake.account.userId, username: fake.account.username, name: fake.account.name });
+    }
     if (req.method === 'GET' && parts.length === 1) {
       const container = fake.containers.get(parts[0]);
       if (container && container.owner === token!.user) {
@@ -468,7 +552,8 @@ export async function startFakeInstagram(): Promise<FakeInstagram> {
     return send(400, graphError(`Unknown path components: /${versioned[2]}`, 2500));
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  for (const server of [instagramServer, facebookServer]) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  fake.url = `http://127.0.0.1:${(instagramServer.address() as AddressInfo).port}`;
+  fake.facebookUrl = `http://127.0.0.1:${(facebookServer.address() as AddressInfo).port}`;
   return fake;
 }
