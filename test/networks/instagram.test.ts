@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config.js';
@@ -193,6 +194,34 @@ describe('Instagram, against a fake that speaks its documented API', function ()
       assert.match((await get(revoked.id)).error, /reconnect/);
       assert.equal((await channel()).status, 'needs_reconnect');
     });
+  });
+
+  it('connects from the CLI with --login facebook', async function () {
+    this.timeout(180_000);
+    await start(true, true);
+    const env = {
+      ...process.env, DATA_DIR: t.config.dataDir, DATABASE_URL: t.config.databaseUrl ?? '', HERALD_FROM_SOURCE: '1', BASE_URL: t.url, OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+      FACEBOOK_APP_ID: instagram.facebook.appId, FACEBOOK_APP_SECRET: instagram.facebook.appSecret,
+      NETWORK_ORIGIN_OVERRIDES: `https://www.facebook.com=${instagram.facebookUrl},https://graph.facebook.com=${instagram.facebookUrl}`,
+    };
+    const child = spawn('node', ['bin/herald.mjs', 'channel', 'connect', 'instagram', '--login', 'facebook', '--json'], { env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => { stdout += chunk; });
+    const address = await new Promise<string>((resolve, reject) => {
+      child.stderr.on('data', (chunk) => {
+        stderr += chunk;
+        const found = /(http:\/\/\S+\/dialog\/oauth\S+)/.exec(stderr);
+        if (found) resolve(found[1]);
+      });
+      child.on('exit', () => reject(new Error(`the CLI ended without an address: ${stderr}`)));
+    });
+    const consent = await fetch(address, { redirect: 'manual' });
+    const page = await fetch(consent.headers.get('location')!);
+    assert.equal(page.status, 200, await page.text());
+    const code = await new Promise((resolve) => child.on('exit', resolve));
+    assert.equal(code, 0, stderr);
+    assert.deepEqual(JSON.parse(stdout).channels.map((c: any) => c.handle), ['analytical.engines']);
   });
 
   describe('publishing', () => {
