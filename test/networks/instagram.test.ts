@@ -316,6 +316,15 @@ describe('Instagram, against a fake that speaks its documented API', function ()
       const kind = await t.api('PATCH', `/v1/rest/posts/${post.id}`, { token: a.apiKey, body: { channelOptions: { kind: 'igtv' } } });
       assert.equal(kind.status, 400);
       assert.match(kind.body.message, /Instagram.*kind/);
+      const reel = await t.api('PATCH', `/v1/rest/posts/${post.id}`, { token: a.apiKey, body: { channelOptions: { kind: 'reels' } } });
+      assert.equal(reel.status, 400);
+      assert.match(reel.body.message, /Instagram: a post with channelOptions.kind "reels" carries exactly one video; this one has 1 image\(s\) and 0 video\(s\)/);
+      const story = await schedule({ text: 'Story', imageUrls: [imageUrl, `${imageUrl}?2`] });
+      const stories = await t.api('PATCH', `/v1/rest/posts/${story.id}`, { token: a.apiKey, body: { channelOptions: { kind: 'story' } } });
+      assert.equal(stories.status, 400);
+      assert.match(stories.body.message, /carries one image or one video; this one has 2 image\(s\)/);
+      const fine = await t.api('PATCH', `/v1/rest/posts/${story.id}`, { token: a.apiKey, body: { imageUrls: [imageUrl], channelOptions: { kind: 'story' } } });
+      assert.equal(fine.status, 200, JSON.stringify(fine.body));
 
       const tool = await callTool(t, a.apiKey, 'create_text_post', { channelIds: [id], text: 'No picture' });
       assert.equal(tool.body.result.isError, true, JSON.stringify(tool.body));
