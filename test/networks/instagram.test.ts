@@ -248,7 +248,7 @@ describe('Instagram, against a fake that speaks its documented API', function ()
         `GET /v23.0/${instagram.account.userId}/content_publishing_limit`, `POST /v23.0/${instagram.account.userId}/media`, `POST /v23.0/${instagram.account.userId}/media_publish`,
       ]);
       const [attempt] = await t.deps.repos.publishAttempts.attempts(a.accountId, post.id);
-      assert.equal(await t.deps.repos.publishAttempts.handleOf(attempt.idempotencyKey), container.id, 'the container was recorded as the attempt\'s handle');
+      assert.deepEqual(JSON.parse((await t.deps.repos.publishAttempts.handleOf(attempt.idempotencyKey))!), { container: container.id, kind: 'feed' }, 'the container was recorded as the attempt\'s handle');
 
       clock.advance(2 * 60_000);
       await worker.tick();
@@ -441,7 +441,7 @@ describe('Instagram, against a fake that speaks its documented API', function ()
       assert.match(now.statusReason, /The user has not authorized application/);
     });
 
-    it('a media_publish whose answer was lost is settled by the container (PUBLISHED) and the account\'s media, never posted twice', async () => {
+    it('a media_publish whose answer was lost is settled by the container (PUBLISHED) and the account\'s media, a story by its stories; never posted twice', async () => {
       const post = await schedule({ text: 'Answer lost', imageUrls: [imageUrl] });
       instagram.dropAnswerNext('/media_publish');
       await testWorker(t).tick();
@@ -451,6 +451,15 @@ describe('Instagram, against a fake that speaks its documented API', function ()
       assert.equal(got.permalinkUrl, `https://www.instagram.com/p/${instagram.media[0].id}/`);
       assert.deepEqual((await t.deps.repos.publishAttempts.attempts(a.accountId, post.id)).map((x) => x.outcome), ['reconciled']);
       assert.equal(instagram.requests.filter((r) => r.endsWith('/media_publish')).length, 1);
+
+      // A story has no caption and is not among the feed's media: it is found among the account's stories.
+      const story = await schedule({ text: 'A story', imageUrls: [imageUrl] }, { kind: 'story' });
+      instagram.dropAnswerNext('/media_publish');
+      await testWorker(t).tick();
+      const storyGot = await get(story.id);
+      assert.equal(storyGot.status, 'published', storyGot.error);
+      assert.equal(storyGot.permalinkUrl, `https://www.instagram.com/stories/analytical.engines/${instagram.media[1].id}/`);
+      assert.equal(instagram.media.length, 2);
     });
 
     it('a worker that died mid-publish: a published container is found, an unpublished one stays unconfirmed, and nothing is posted twice', async () => {
@@ -463,7 +472,7 @@ describe('Instagram, against a fake that speaks its documented API', function ()
       for (const [post, publish] of [[made, true], [unmade, false]] as const) {
         const container = await asTheDeadWorker(`${instagram.account.userId}/media`, { image_url: imageUrl, caption: post.text });
         assert.ok(container.id, JSON.stringify(container));
-        await t.deps.repos.publishAttempts.setHandle(`${post.id}:1`, container.id);
+        await t.deps.repos.publishAttempts.setHandle(`${post.id}:1`, JSON.stringify({ container: container.id, kind: 'feed' }));
         if (publish) assert.ok((await asTheDeadWorker(`${instagram.account.userId}/media_publish`, { creation_id: container.id })).id);
       }
       clock.advance(2_000);

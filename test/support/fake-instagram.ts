@@ -20,7 +20,7 @@ import type { AddressInfo } from 'node:net';
  * the permission each edge needs (code 10); the account in the path being the token's; captions within 2,200
  * characters; each media URL, which it downloads itself, answering with Meta's 9004/2207052 when the file is not
  * a JPEG image or an MP4/MOV video; carousels of 2 to 10 FINISHED items of the same account; media_publish only of a
- * FINISHED container (9007/2207027 before), once; the account's 24-hour publishing quota (9/2207042); refresh only
+ * FINISHED container (9007/2207027 before), once; stories kept apart from the feed's media (GET /{ig}/stories); the account's 24-hour publishing quota (9/2207042); refresh only
  * of an unexpired long-lived token at least 24 hours old. Every Graph answer carries X-Business-Use-Case-Usage.
  *
  * The test plays the person at the consent screen: GET /oauth/authorize answers as if they allowed it (a 302 to
@@ -490,7 +490,7 @@ export async function startFakeInstagram(): Promise<FakeInstagram> {
     if (parts[1] === 'media' && req.method === 'GET') {
       if (!ownAccount(parts[0])) return;
       const limit = Math.min(100, Number(q.get('limit') ?? 25));
-      const all = fake.media.filter((m) => m.owner === parts[0]).sort((a, b) => b.timestamp - a.timestamp || Number(b.id) - Number(a.id));
+      const all = fake.media.filter((m) => m.owner === parts[0] && m.mediaType !== 'STORIES').sort((a, b) => b.timestamp - a.timestamp || Number(b.id) - Number(a.id));
       const start = q.get('after') ? Number(Buffer.from(q.get('after')!, 'base64url').toString()) : 0;
       const page = all.slice(start, start + limit);
       const more = start + limit < all.length;
@@ -502,6 +502,12 @@ export async function startFakeInstagram(): Promise<FakeInstagram> {
         })),
         paging: { cursors: { before: cursor(start), after: cursor(start + page.length) }, ...(more ? { next: `https://graph.instagram.com/${versioned[1]}/${parts[0]}/media?after=${cursor(start + page.length)}` } : {}) },
       });
+    }
+
+    if (parts[1] === 'stories' && req.method === 'GET') {
+      if (!ownAccount(parts[0])) return;
+      const live = fake.media.filter((m) => m.owner === parts[0] && m.mediaType === 'STORIES' && m.timestamp > fake.now() - DAY_MS);
+      return ok({ data: live.map((m) => ({ id: m.id, permalink: `https://www.instagram.com/stories/${fake.account.username}/${m.id}/`, timestamp: iso(m.timestamp) })) });
     }
 
     if (parts[1] === 'comments' && req.method === 'POST') {

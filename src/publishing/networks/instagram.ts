@@ -5,8 +5,8 @@ import {
   type ConnectorChannel, type NetworkConnector, type NetworkPost, type PublishRequest, type PublishedPost, type RecentPostsPage, type RenewedCredentials,
 } from '../../domain/networks/connector.js';
 import { appSecretProof } from './meta-graph.js';
-import { buildContainer, containerStatus } from './instagram-containers.js';
-import { InstagramGraph, instagramTime, type InstagramCredentials, type InstagramLogin } from './instagram-graph.js';
+import { buildContainer, containerStatus, kindOf, type InstagramKind } from './instagram-containers.js';
+import { GRAPH_HOSTS, InstagramGraph, instagramTime, type InstagramCredentials, type InstagramLogin } from './instagram-graph.js';
 import type { NetworkHttp } from './network-http.js';
 
 /**
@@ -24,10 +24,11 @@ import type { NetworkHttp } from './network-http.js';
  *   instagram_business_account is a channel;
  * - before a post the account's content_publishing_limit is read: a spent quota is retried in an hour, since the
  *   window is a rolling 24 h, rather than spending containers Meta would refuse to publish;
- * - the container id is the attempt's handle, recorded before media_publish, the one call that makes the post; an
- *   unknown outcome is settled by the container: PUBLISHED means the post is the account's recent media with the
- *   caption, made since the attempt began; any other status, or no handle (media_publish was never called), means
- *   not published;
+ * - the container id (with the post's kind) is the attempt's handle, recorded before media_publish, the one call
+ *   that makes the post; an unknown outcome is settled by the container: PUBLISHED means the post is the account's
+ *   recent media with the caption made since the attempt began (a story, which has no caption and is not among
+ *   the media, the account's first story since then); any other status, or no handle (media_publish was never
+ *   called), means not published;
  * - a first comment is POST /{media}/comments; live sync reads /{ig}/media with like and comment counts, and
  *   the media's insights where the person granted them.
  */
@@ -48,6 +49,12 @@ const QUOTA_RETRY_MS = 3600_000;
 const FIND_WINDOW_MS = 60_000;
 const CONSENT = { instagram: 'https://www.instagram.com/oauth/authorize', facebook: 'https://www.facebook.com' } as const;
 const TOKEN_ORIGIN = 'https://api.instagram.com';
+
+/** What an attempt keeps before media_publish. */
+interface AttemptHandle {
+  container: string;
+  kind: InstagramKind;
+}
 
 /** The operator's apps (config.networks.apps): Instagram Login's, and Facebook Login's for Page-linked accounts. */
 export interface InstagramApps {
@@ -106,7 +113,7 @@ export class InstagramNetwork implements NetworkConnector {
       throw new NetworkError('permanent', `Instagram did not grant a token (${short.json?.error_message ?? short.json?.error?.message ?? `HTTP ${short.status}`})`);
     }
     const long = await this.http.request(
-      `https://graph.instagram.com/access_token?${new URLSearchParams({ grant_type: 'ig_exchange_token', client_secret: app.clientSecret, access_token: granted.access_token })}`,
+      `${GRAPH_HOSTS.instagram}/access_token?${new URLSearchParams({ grant_type: 'ig_exchange_token', client_secret: app.clientSecret, access_token: granted.access_token })}`,
     );
     if (long.status !== 200 || typeof long.json?.access_token !== 'string') throw this.graph.failure(long, null);
     const scopes = (Array.isArray(granted.permissions) ? granted.permissions : String(granted.permissions ?? '').split(',')).map((s: string) => s.trim()).filter(Boolean);
@@ -124,7 +131,7 @@ export class InstagramNetwork implements NetworkConnector {
 
   private async finishFacebook(input: { code: string; redirectUri: string }): Promise<ConnectedAccount[]> {
     const app = this.requireApp('facebook');
-    const base = `https://graph.facebook.com/${this.version()}`;
+    const base = `${GRAPH_HOSTS.facebook}/${this.version()}`;
     const short = await this.http.request(`${base}/oauth/access_token?${new URLSearchParams({ client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: input.redirectUri, code: input.code })}`);
     if (short.status !== 200 || typeof short.json?.access_token !== 'string') throw this.graph.failure(short, null);
     const long = await this.http.request(`${base}/oauth/access_token?${new URLSearchParams({
@@ -169,7 +176,7 @@ export class InstagramNetwork implements NetworkConnector {
       throw new NetworkError('retry_later', `The Instagram account has used its ${usage.config.quota_total} posts through the API in the last 24 hours`, this.now() + QUOTA_RETRY_MS);
     }
     const container = await buildContainer(this.graph, channel, c, request, this.capabilities.media.maxItems);
-    await request.recordHandle(container);
+    await request.recordHandle(JSON.stringify({ container, kind: kindOf(request) } satisfies AttemptHandle));
     const made = await this.graph.expect(channel, c, `${c.igUserId}/media_publish`, { method: 'POST', form: { creation_id: container } }, { makesPost: true });
     if (typeof made?.id !== 'string') throw new NetworkError('unknown_outcome', 'Instagram answered media_publish without the media id');
     return this.published(channel, c, made.id);
@@ -183,11 +190,18 @@ export class InstagramNetwork implements NetworkConnector {
 
   async findPublished(lookup: AttemptLookup): Promise<PublishedPost | undefined> {
     if (!lookup.handle) return undefined;
+    const { container, kind } = JSON.parse(lookup.handle) as AttemptHandle;
     const c = await this.fresh(lookup.channel);
-    const { code } = await containerStatus(this.graph, lookup.channel, c, lookup.handle);
+    const { code } = await containerStatus(this.graph, lookup.channel, c, container);
     if (code !== 'PUBLISHED') return undefined;
+    const since = lookup.attemptedAt - FIND_WINDOW_MS;
+    if (kind === 'story') {
+      const stories = await this.graph.expect(lookup.channel, c, `${c.igUserId}/stories?fields=id,permalink,timestamp`);
+      const [first] = ((stories.data ?? []) as any[]).filter((s) => instagramTime(s.timestamp) >= since).sort((x, y) => instagramTime(x.timestamp) - instagramTime(y.timestamp));
+      return first ? { networkPostId: first.id, permalinkUrl: first.permalink ?? this.profile(c), publishedAt: instagramTime(first.timestamp) } : undefined;
+    }
     const recent = await this.graph.expect(lookup.channel, c, `${c.igUserId}/media?fields=${MEDIA_FIELDS}&limit=25`);
-    const match = ((recent.data ?? []) as any[]).find((m) => String(m.caption ?? '') === lookup.text && instagramTime(m.timestamp) >= lookup.attemptedAt - FIND_WINDOW_MS);
+    const match = ((recent.data ?? []) as any[]).find((m) => String(m.caption ?? '') === lookup.text && instagramTime(m.timestamp) >= since);
     return match ? { networkPostId: match.id, permalinkUrl: match.permalink ?? this.profile(c), publishedAt: instagramTime(match.timestamp) } : undefined;
   }
 
@@ -294,7 +308,7 @@ export class InstagramNetwork implements NetworkConnector {
     const after = await channel.vault.refresh(version, async (current): Promise<RenewedCredentials> => {
       const c = current as unknown as InstagramCredentials;
       if (c.login !== 'instagram') throw new NetworkError('reconnect_needed', 'Facebook no longer accepts the Page\'s token: connect the channel again');
-      const answer = await this.http.request(`https://graph.instagram.com/refresh_access_token?${new URLSearchParams({
+      const answer = await this.http.request(`${GRAPH_HOSTS.instagram}/refresh_access_token?${new URLSearchParams({
         grant_type: 'ig_refresh_token', access_token: c.accessToken, appsecret_proof: appSecretProof({ accessToken: c.accessToken, appSecret: this.requireApp('instagram').clientSecret }),
       })}`);
       if (answer.status !== 200 || typeof answer.json?.access_token !== 'string') {
