@@ -72,8 +72,8 @@ export interface NetworkAppsConfig {
   linkedin?: OAuthApp & { apiVersion: string; organizations: boolean };
   /** FACEBOOK_GRAPH_VERSION: the Graph API version (v23.0) in every Facebook and Instagram call. */
   facebook?: OAuthApp & { graphVersion: string };
-  /** Instagram Login (business accounts without a Facebook Page). */
-  instagram?: OAuthApp;
+  /** Instagram Login (business accounts without a Facebook Page), calling graph.instagram.com with FACEBOOK_GRAPH_VERSION. */
+  instagram?: OAuthApp & { graphVersion: string };
   /**
    * YouTube through Google OAuth: the project's daily unit budget (YOUTUBE_DAILY_QUOTA), its daily videos.insert
    * budget (YOUTUBE_DAILY_UPLOADS), and the size of each upload chunk (YOUTUBE_UPLOAD_CHUNK_BYTES).
@@ -264,7 +264,7 @@ function networkAppsFrom(env: Env): NetworkAppsConfig {
     x,
     linkedin: linkedin && { ...linkedin, apiVersion: env.LINKEDIN_VERSION?.trim() || '202510', organizations: env.LINKEDIN_ORGANIZATIONS?.trim().toLowerCase() !== 'false' },
     facebook: facebook && { ...facebook, graphVersion: env.FACEBOOK_GRAPH_VERSION?.trim() || 'v23.0' },
-    instagram,
+    instagram: instagram && { ...instagram, graphVersion: env.FACEBOOK_GRAPH_VERSION?.trim() || 'v23.0' },
     google: google && {
       ...google,
       youtubeDailyQuota: intFrom(env, 'YOUTUBE_DAILY_QUOTA', 10_000),

@@ -17,6 +17,7 @@
  *   herald channel connect tiktok [--workspace W] [--account A]   (the same, through TikTok's consent)
  *   herald channel connect linkedin [--page ORGANIZATION_ID] [--workspace W] [--account A]   (the same; the profile and every Page administered)
  *   herald channel connect facebook [--page PAGE_ID] [--workspace W] [--account A]   (the same, through Facebook Login; every Page granted)
+ *   herald channel connect instagram [--login instagram|facebook] [--workspace W] [--account A]   (the same; Instagram Login, or Facebook Login for accounts linked to Pages)
  *   herald network check --channel C [--account A]   (verifies the token and permissions at the real network; posts nothing)
  *   herald channel slots --account A --channel C --slots "mon 09:00,tue 12:30"   (wall clock in the channel's timezone)
  *   herald media import --account A --workspace W --url U [--name FILE]   (direct image/video links only; SSRF-guarded)
@@ -67,6 +68,7 @@ const options = {
   service: { type: 'string' },
   instance: { type: 'string' },
   page: { type: 'string' },
+  login: { type: 'string' },
   times: { type: 'string' },
 } as const;
 
@@ -138,7 +140,7 @@ const commands: Record<string, Command> = {
     if (!network) throw new UsageError('Name the network: herald channel connect <network> ... (GET /v1/rest/networks lists them)');
     const principal = await provisioning.operatorPrincipal(deps, v.account);
     const fields: Record<string, string> = {};
-    for (const [option, field] of [['identifier', 'identifier'], ['app-password', 'appPassword'], ['service', 'service'], ['instance', 'instance'], ['page', 'page']] as const) {
+    for (const [option, field] of [['identifier', 'identifier'], ['app-password', 'appPassword'], ['service', 'service'], ['instance', 'instance'], ['page', 'page'], ['login', 'login']] as const) {
       if (v[option] !== undefined) fields[field] = v[option]!;
     }
     const startedAt = deps.now();

@@ -44,6 +44,8 @@ export interface ChannelOptionRule {
   maxLength?: number;
   /** Says what the option is for, in words a person posting can act on. */
   description: string;
+  /** For a oneOf option: the media a post must carry when the option takes a value (an Instagram reel is one video). */
+  media?: Readonly<Record<string, { kinds: readonly MediaKind[]; maxItems: number; words: string }>>;
 }
 
 export interface NetworkCapabilities {
@@ -214,7 +216,19 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     },
     firstComment: 'comment',
     commentMediaUrl: false,
-    channelOptions: [],
+    channelOptions: [
+      {
+        name: 'kind',
+        type: { oneOf: ['feed', 'reels', 'story'] },
+        required: false,
+        description: 'feed (default: an image, a video shared as a reel, or a carousel of 2 to 10), reels (one video) or story (one image or video; the text is not shown)',
+        media: {
+          reels: { kinds: ['video'], maxItems: 1, words: 'exactly one video' },
+          story: { kinds: ['image', 'video'], maxItems: 1, words: 'one image or one video' },
+        },
+      },
+      { name: 'shareToFeed', type: 'boolean', required: false, description: 'whether a reel also appears in the account\'s feed (Instagram\'s default: yes)' },
+    ],
   },
   {
     // Google resumable upload guide, videos.insert reference: one video per post; the post text is the description

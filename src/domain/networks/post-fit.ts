@@ -13,8 +13,9 @@ import { countBy, countingNote } from './text-length.js';
  * - a first comment, where the network makes one, within the network's text limit (NETWORKS.md gives no separate
  *   comment limits: an X reply is a post); where it makes none the comment is ignored (SPEC), not refused, except on
  *   a network SPEC promises first comments on that cannot make them (TikTok), where it is refused with the reason;
- * - channelOptions the network defines have the right type and length; required ones are checked only when
- *   `requireOptions` is set (on update, and before publishing), because create ignores channelOptions (SPEC).
+ * - channelOptions the network defines have the right type and length, and the media some of their values ask for
+ *   (an Instagram reel: one video); required ones are checked only when `requireOptions` is set (on update, and
+ *   before publishing), because create ignores channelOptions (SPEC).
  */
 export type FitRule =
   | 'text_length'
@@ -89,6 +90,13 @@ export function validatePost(capabilities: NetworkCapabilities, post: PostForFit
     if (wrong) problem('channel_option', path, `${name}: channelOptions.${rule.name} ${wrong}.`);
     else if (rule.maxLength !== undefined && typeof value === 'string' && [...value].length > rule.maxLength) {
       problem('channel_option', path, `${name} allows ${rule.maxLength} characters in channelOptions.${rule.name}; this one has ${[...value].length}. Shorten it.`);
+    } else {
+      const needs = typeof value === 'string' ? rule.media?.[value] : undefined;
+      const images = post.imageUrls.length;
+      const videos = post.videoUrls.length;
+      if (needs && (images + videos === 0 || images + videos > needs.maxItems || (images > 0 && !needs.kinds.includes('image')) || (videos > 0 && !needs.kinds.includes('video')))) {
+        problem('channel_option', path, `${name}: a post with channelOptions.${rule.name} "${value}" carries ${needs.words}; this one has ${images} image(s) and ${videos} video(s).`);
+      }
     }
   }
   return problems;

@@ -19,6 +19,7 @@ import type { NetworkAnswer, NetworkHttp, NetworkRequest } from './network-http.
  *   - 368 (blocked for policy reasons) and 506 (duplicate post) are permanent: retrying would not help;
  *   - Instagram: 2207042 is the account's daily publishing cap (retry later), 2207003 a media download that timed
  *     out (retry later: Herald serves the file itself), 9007 and 2207027 a container not ready yet (retry later);
+ *     Instagram sends these as the `error_subcode` under a generic code (9, -2), so either field is matched;
  *   - codes 1 and 2, `is_transient`, a 5xx, and code 33 on a read of a status are transient: a read retries later;
  *     the one call that can make the post answers an unknown outcome instead, settled by looking the post up, so
  *     a post that went live is never marked failed (postiz-app #1562, #1568);
@@ -112,7 +113,7 @@ export function graphFailure(answer: NetworkAnswer, now: number, call: GraphCall
   if (PERMISSION_CODES.has(code) || (code >= 200 && code <= 299)) {
     return new NetworkError('reconnect_needed', `${words}; reconnect the channel and grant the permission Herald asks for`);
   }
-  if (RETRY_LATER_CODES.has(code)) return new NetworkError('retry_later', words, usageRetryAt(answer, now));
+  if (RETRY_LATER_CODES.has(code) || RETRY_LATER_CODES.has(subcode)) return new NetworkError('retry_later', words, usageRetryAt(answer, now));
   if (TRANSIENT_CODES.has(code) || error.is_transient === true || answer.status >= 500) return transient;
   if (code === 33 && call.statusRead) return transient;
   if (answer.status === 401) return new NetworkError('reconnect_needed', words);

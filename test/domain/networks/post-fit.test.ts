@@ -81,4 +81,14 @@ describe('validatePost: a post against its network\'s capabilities', () => {
     ]);
     assert.deepEqual(check('pinterest', { imageUrls: img(1), channelOptions: { title: 'Pin' } }, { requireOptions: true }).map((p) => p.path), ['channelOptions.boardId']);
   });
+
+  it('checks the media an option\'s value asks for (an Instagram reel is one video, a story one item)', () => {
+    const video = ['https://cdn.example/v.mp4'];
+    assert.deepEqual(check('instagram', { videoUrls: video, channelOptions: { kind: 'reels' } }), []);
+    assert.deepEqual(check('instagram', { imageUrls: img(2), channelOptions: { kind: 'feed' } }), []);
+    assert.deepEqual(check('instagram', { imageUrls: img(1), channelOptions: { kind: 'reels' } }).map((p) => [p.rule, p.path, p.message]), [
+      ['channel_option', 'channelOptions.kind', 'Instagram: a post with channelOptions.kind "reels" carries exactly one video; this one has 1 image(s) and 0 video(s).'],
+    ]);
+    assert.deepEqual(check('instagram', { imageUrls: img(1), videoUrls: video, channelOptions: { kind: 'story' } }).map((p) => p.path), ['channelOptions.kind']);
+  });
 });
