@@ -250,9 +250,15 @@ describe('Instagram, against a fake that speaks its documented API', function ()
       const [attempt] = await t.deps.repos.publishAttempts.attempts(a.accountId, post.id);
       assert.deepEqual(JSON.parse((await t.deps.repos.publishAttempts.handleOf(attempt.idempotencyKey))!), { container: container.id, kind: 'feed' }, 'the container was recorded as the attempt\'s handle');
 
+      // The comment is made and its answer lost: the next try finds it among the media's comments, never a second.
+      instagram.dropAnswerNext(`${media.id}/comments`);
       clock.advance(2 * 60_000);
       await worker.tick();
+      clock.advance(60 * 60_000);
+      await worker.tick();
       assert.deepEqual(instagram.comments.map((c) => [c.media, c.message]), [[media.id, 'More in the comments']]);
+      const tries = await t.herald.db('publish_attempts').where({ post_id: post.id, kind: 'comment' }).orderBy('seq').select('outcome');
+      assert.deepEqual(tries.map((row: { outcome: string }) => row.outcome), ['unknown', 'reconciled']);
       assert.deepEqual(instagram.refusals, [], 'Instagram refused nothing Herald sent');
       assert.deepEqual([...instagram.versionsSeen], ['v23.0']);
     });

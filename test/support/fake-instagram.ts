@@ -510,6 +510,20 @@ export async function startFakeInstagram(): Promise<FakeInstagram> {
       return ok({ data: live.map((m) => ({ id: m.id, permalink: `https://www.instagram.com/stories/${fake.account.username}/${m.id}/`, timestamp: iso(m.timestamp) })) });
     }
 
+    if (parts[1] === 'comments' && req.method === 'GET') {
+      // ig-media/comments: the media's comments, newest first, with the fields asked for (id and text by default).
+      if (!needs('instagram_business_manage_comments')) return;
+      const media = fake.media.find((m) => m.id === parts[0] && m.owner === token!.user);
+      if (!media) return send(400, graphError(`Unsupported get request. Object with ID '${parts[0]}' does not exist`, 100, { error_subcode: 33, type: 'GraphMethodException' }));
+      const fields = (q.get('fields') ?? 'id,text').split(',');
+      const all: Record<string, (c: { id: string; message: string }) => unknown> = {
+        id: (c) => c.id, text: (c) => c.message, username: () => fake.account.username, timestamp: () => iso(fake.now()),
+      };
+      const data = fake.comments.filter((c) => c.media === media.id).reverse()
+        .map((c) => Object.fromEntries(fields.filter((f) => all[f]).map((f) => [f, all[f](c)])));
+      return ok({ data });
+    }
+
     if (parts[1] === 'comments' && req.method === 'POST') {
       if (!needs('instagram_business_manage_comments')) return;
       const media = fake.media.find((m) => m.id === parts[0] && m.owner === token!.user);

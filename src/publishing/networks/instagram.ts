@@ -1,7 +1,7 @@
 import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
 import {
   NetworkError,
-  type AttemptLookup, type AuthorizationStart, type CommentRequest, type ConnectedAccount, type ConnectionCheck, type ConnectionMethod,
+  type AttemptLookup, type AuthorizationStart, type CommentLookup, type CommentRequest, type ConnectedAccount, type ConnectionCheck, type ConnectionMethod,
   type ConnectorChannel, type NetworkConnector, type NetworkPost, type PublishRequest, type PublishedPost, type RecentPostsPage, type RenewedCredentials,
 } from '../../domain/networks/connector.js';
 import { appSecretProof } from './meta-graph.js';
@@ -186,6 +186,14 @@ export class InstagramNetwork implements NetworkConnector {
     const c = await this.fresh(request.channel);
     const made = await this.graph.expect(request.channel, c, `${request.networkPostId}/comments`, { method: 'POST', form: { message: request.text } }, { makesPost: true });
     return { networkCommentId: String(made.id) };
+  }
+
+  /** The account's own comment on the media with the text (IG Comment's `username` is the commenter's). */
+  async findComment(lookup: CommentLookup): Promise<{ networkCommentId: string } | undefined> {
+    const c = await this.fresh(lookup.channel);
+    const listed = await this.graph.expect(lookup.channel, c, `${lookup.networkPostId}/comments?fields=id,text,username,timestamp&limit=50`, {}, { statusRead: true });
+    const match = ((listed.data ?? []) as any[]).find((comment) => comment.username === c.username && String(comment.text ?? '').trim() === lookup.text.trim());
+    return match ? { networkCommentId: String(match.id) } : undefined;
   }
 
   async findPublished(lookup: AttemptLookup): Promise<PublishedPost | undefined> {
