@@ -113,14 +113,22 @@ async function startTask(runtime: TaskRuntime, principal: Principal, tool: strin
   return task;
 }
 
+/**
+ * A turn of the event loop. better-sqlite3 settles its queries as microtasks, so work that only awaits the
+ * database would hold the instance until it ends: the answer naming the task, and every tasks/get, would wait.
+ */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 async function runTask(runtime: TaskRuntime, task: ToolTask, principal: Principal, prepared: PreparedCall | ToolResult): Promise<void> {
   const { deps } = runtime;
+  await nextTurn();
   if (!('run' in prepared)) return finishToolTask(deps, task, { result: prepared, summary: summaryOf(prepared) });
   const checkpoint = taskCheckpoint(deps, task.id);
   let reached = task.statusMessage ?? task.tool;
   const progress = async (message: string) => {
     reached = message;
     await checkpoint(message);
+    await nextTurn();
   };
   try {
     const result = await prepared.run({ principal, progress });
