@@ -315,6 +315,47 @@ describe(`MCP tasks (${TEST_DB})`, function () {
         await held.close();
       }
     });
+
+    it('generate_image is a task from a declaring client, polled to its media item', async () => {
+      const created = await modern(h, account.apiKey, 'tools/call', { name: 'generate_image', arguments: { prompt: 'a lighthouse' } });
+      assert.equal(created.body.result.resultType, 'task');
+      assert.equal(created.body.result.statusMessage, 'Generating the image');
+      const v2 = await connectV2(h, account.apiKey);
+      try {
+        const task = await v2.settle(created.body.result.taskId);
+        assert.equal(task.status, 'completed');
+        assert.ok(task.result.structuredContent.data.id);
+      } finally {
+        await v2.client.close();
+      }
+    });
+
+    it('complete_media_upload answers at once for a small file and with a task for a large video', async () => {
+      const upload = async (fileName: string, contentType: string, bytes: Buffer) => {
+        const started = await modern(h, account.apiKey, 'tools/call', { name: 'create_media_upload', arguments: { fileName, contentType, sizeBytes: bytes.length } });
+        assert.equal(started.body.result.resultType, 'complete', 'creating an upload never takes long');
+        const { uploadId, uploadUrl, headers } = started.body.result.structuredContent;
+        assert.equal((await fetch(uploadUrl, { method: 'PUT', headers, body: new Uint8Array(bytes) })).status, 200);
+        return modern(h, account.apiKey, 'tools/call', { name: 'complete_media_upload', arguments: { uploadId } });
+      };
+      const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082', 'hex');
+      const small = await upload('small.png', 'image/png', png);
+      assert.equal(small.body.result.resultType, 'complete');
+      assert.equal(small.body.result.structuredContent.data.kind, 'image');
+
+      const video = Buffer.alloc(50 * 1024 * 1024);
+      Buffer.from('00000018667479706d703432000000006d70343269736f6d', 'hex').copy(video);
+      const large = await upload('large.mp4', 'video/mp4', video);
+      assert.equal(large.body.result.resultType, 'task', JSON.stringify(large.body).slice(0, 500));
+      const v2 = await connectV2(h, account.apiKey);
+      try {
+        const task = await v2.settle(large.body.result.taskId);
+        assert.equal(task.status, 'completed');
+        assert.equal(task.result.structuredContent.data.kind, 'video', JSON.stringify(task.result).slice(0, 500));
+      } finally {
+        await v2.client.close();
+      }
+    });
   });
 
   describe('any instance answers for any task', () => {
@@ -361,6 +402,9 @@ describe(`MCP tasks (${TEST_DB})`, function () {
         const res = await modern(h, account.apiKey, method, { taskId: 'no-such-task', ...(method === 'tasks/update' ? { inputResponses: {} } : {}) });
         assert.equal(res.body.error.code, -32602, method);
       }
+      const badCursor = await legacy(h, account.apiKey, 'tasks/list', { cursor: 'not-a-cursor' });
+      assert.equal(badCursor.body.error.code, -32602);
+      assert.match(badCursor.body.error.message, /nextCursor/);
       const missing = await legacy(h, account.apiKey, 'tasks/get', {});
       assert.equal(missing.body.error.code, -32602);
       assert.match(missing.body.error.message, /params\.taskId/);
