@@ -9,6 +9,9 @@
  *   JSON-RPC error) or cancelled, each final. A cancelled task stays cancelled whatever the work does next.
  * - The work reports its progress through checkpoints, which is also where it learns it was cancelled and stops;
  *   work that cannot be stopped runs to its end and its task says what became of it.
+ * - Work reports or ends well within STALLED_TASK_MS (each bulk entry is a checkpoint; a fetch, a generation or a
+ *   media check is bounded by its timeout): a working task silent longer lost the instance running it, and is
+ *   failed with an internal error the first time anyone reads it.
  * - The state is in the database, so any instance answers for a task another one runs.
  */
 import crypto from 'node:crypto';
@@ -25,6 +28,9 @@ export const MAX_TASK_TTL_MS = 24 * 60 * 60 * 1000;
 /** How often a client should ask: the tools that run as tasks take seconds, not milliseconds. */
 export const TASK_POLL_INTERVAL_MS = 1000;
 const TASKS_PAGE_SIZE = 50;
+export const STALLED_TASK_MS = 10 * 60 * 1000;
+/** JSON-RPC's internal error: what a task whose work was lost fails with (the record keeps JSON-RPC errors). */
+const INTERNAL_ERROR = -32603;
 
 /** Thrown by a checkpoint of work whose task was cancelled: the work stops there. */
 export class TaskCancelledError extends Error {
@@ -66,13 +72,24 @@ export async function getToolTask(deps: DomainDeps, principal: Principal, taskId
   if (typeof taskId !== 'string' || taskId === '') throw new ValidationError('params.taskId must be the taskId a tools/call answered with.');
   const task = await deps.repos.mcpTasks.get(ownerOf(principal), taskId, deps.now());
   if (!task) throw new NotFoundError(`Task ${taskId} not found: it never existed for this credential, or it expired and was removed.`);
-  return task;
+  return failIfStalled(deps, task);
+}
+
+async function failIfStalled(deps: DomainDeps, task: McpTaskRecord): Promise<McpTaskRecord> {
+  const now = deps.now();
+  if (task.status !== 'working' || now - task.updatedAt <= STALLED_TASK_MS) return task;
+  const message = `The Herald instance running this ${task.tool} stopped before it ended; what it finished stays done. Check, then call the tool again.`;
+  const error = JSON.stringify({ code: INTERNAL_ERROR, message });
+  if (await deps.repos.mcpTasks.updateWorking(task.id, { status: 'failed', statusMessage: message, error }, now)) {
+    return { ...task, status: 'failed', statusMessage: message, error, updatedAt: now };
+  }
+  return (await deps.repos.mcpTasks.get(task, task.id, now)) ?? task;
 }
 
 export async function listToolTasks(deps: DomainDeps, principal: Principal, cursor: unknown): Promise<{ tasks: McpTaskRecord[]; nextCursor?: string }> {
   const after = cursor === undefined ? undefined : positionOf(cursor);
   const page = await deps.repos.mcpTasks.list(ownerOf(principal), deps.now(), TASKS_PAGE_SIZE + 1, after);
-  const tasks = page.slice(0, TASKS_PAGE_SIZE);
+  const tasks = await Promise.all(page.slice(0, TASKS_PAGE_SIZE).map((task) => failIfStalled(deps, task)));
   const last = tasks[tasks.length - 1];
   return page.length > TASKS_PAGE_SIZE ? { tasks, nextCursor: Buffer.from(`tasks:${last.createdAt}:${last.id}`).toString('base64url') } : { tasks };
 }

@@ -316,6 +316,33 @@ describe(`MCP tasks (${TEST_DB})`, function () {
       }
     });
 
+    it('a task silent for ten minutes lost its instance: it fails with an internal error, and stays failed', async () => {
+      const held = await startHeldOrigin();
+      const v2 = await connectV2(h, account.apiKey);
+      try {
+        const created = await modern(h, account.apiKey, 'tools/call', { name: 'import_media_from_url', arguments: { url: `${held.base}/lost.png` } });
+        const taskId = created.body.result.taskId;
+        await held.requested;
+        assert.equal((await v2.get(taskId)).status, 'working');
+        await h.herald.db('mcp_tasks').where({ id: taskId }).update({ updated_at: Date.now() - 10 * 60_000 - 1_000 });
+        const failed = await v2.get(taskId);
+        assert.equal(failed.status, 'failed');
+        assert.equal(failed.error!.code, -32603);
+        assert.match(failed.statusMessage!, /instance running this import_media_from_url stopped/);
+        const result = await legacy(h, account.apiKey, 'tasks/result', { taskId });
+        assert.equal(result.body.error.code, -32603, 'tasks/result answers the error the task failed with');
+
+        const media = () => h.herald.db('media').where({ account_id: account.accountId }).andWhere('source_url', 'like', '%lost.png').count({ n: '*' }).first();
+        held.release();
+        await until(media, (row) => Number(row!.n) === 1, 'the fetch to end after all');
+        assert.equal((await v2.get(taskId)).status, 'failed', 'a final state never changes');
+      } finally {
+        held.release();
+        await v2.client.close();
+        await held.close();
+      }
+    });
+
     it('generate_image is a task from a declaring client, polled to its media item', async () => {
       const created = await modern(h, account.apiKey, 'tools/call', { name: 'generate_image', arguments: { prompt: 'a lighthouse' } });
       assert.equal(created.body.result.resultType, 'task');
