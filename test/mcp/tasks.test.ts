@@ -288,6 +288,14 @@ describe(`MCP tasks (${TEST_DB})`, function () {
       const undeclared = await modern(h, account.apiKey, 'tools/call', { name: 'bulk_schedule', arguments: { posts: bulkEntries(account, 100, 'v2-sync') } }, { tasks: false });
       assert.equal(undeclared.body.result.resultType, 'complete', 'never a task for a client that did not declare the extension');
       assert.deepEqual(undeclared.body.result.structuredContent.summary, { succeeded: 100, failed: 0 });
+      const plain = new ClientV2({ name: 'herald-plain-v2', version: '2.0.0' }, { versionNegotiation: { mode: { pin: MODERN } } });
+      await plain.connect(new TransportV2(new URL(h.url + '/mcp'), { requestInit: { headers: { Authorization: `Bearer ${account.apiKey}` } } }));
+      try {
+        const answered = await plain.callTool({ name: 'bulk_schedule', arguments: { posts: bulkEntries(account, 100, 'v2-plain') } });
+        assert.deepEqual((answered.structuredContent as { summary: unknown }).summary, { succeeded: 100, failed: 0 }, 'the v2 client as it comes declares no extension');
+      } finally {
+        await plain.close();
+      }
       const v1Era = await legacy(h, account.apiKey, 'tools/call', { name: 'import_media_from_url', arguments: { url: `${origin.base}/photo.png` } });
       assert.equal(v1Era.body.result.structuredContent.data.contentType, 'image/png', 'without params.task, 2025-11-25 answers at once too');
     });
