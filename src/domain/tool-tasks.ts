@@ -64,8 +64,7 @@ export async function createToolTask(deps: DomainDeps, principal: Principal, inp
     ttlMs,
     expiresAt: now + ttlMs,
   };
-  await deps.repos.mcpTasks.create(task);
-  return task;
+  return deps.repos.mcpTasks.create(task);
 }
 
 export async function getToolTask(deps: DomainDeps, principal: Principal, taskId: unknown): Promise<McpTaskRecord> {

@@ -324,6 +324,19 @@ describe(`MCP tasks (${TEST_DB})`, function () {
       }
     });
 
+    it('a status message longer than its column is shortened, never refused (a long URL in "Fetching ...")', async () => {
+      const url = `${origin.base}/photo.png?${'q'.repeat(1900)}`;
+      const created = await modern(h, account.apiKey, 'tools/call', { name: 'import_media_from_url', arguments: { url } });
+      assert.equal(created.body.result.resultType, 'task', JSON.stringify(created.body).slice(0, 300));
+      assert.ok(created.body.result.statusMessage.length <= 1000);
+      const v2 = await connectV2(h, account.apiKey);
+      try {
+        assert.equal((await v2.settle(created.body.result.taskId)).status, 'completed');
+      } finally {
+        await v2.client.close();
+      }
+    });
+
     it('a task silent for ten minutes lost its instance: it fails with an internal error, and stays failed', async () => {
       const held = await startHeldOrigin();
       const v2 = await connectV2(h, account.apiKey);

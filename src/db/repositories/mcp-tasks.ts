@@ -23,11 +23,20 @@ export interface McpTaskRecord extends McpTaskOwner {
   expiresAt: number;
 }
 
+/** The width of status_message (012_mcp_tasks): a longer message (one naming a long URL) is cut, not refused. */
+const STATUS_MESSAGE_MAX = 1000;
+
+function clip(message: string | null): string | null {
+  return message === null || message.length <= STATUS_MESSAGE_MAX ? message : `${message.slice(0, STATUS_MESSAGE_MAX - 1)}…`;
+}
+
 /** MCP tasks, always read through their owner and never past their expiry. */
 export class McpTasksRepository {
   constructor(private readonly db: Db) {}
 
-  async create(record: McpTaskRecord): Promise<void> {
+  /** Answers the task as stored. */
+  async create(record: McpTaskRecord): Promise<McpTaskRecord> {
+    const stored = { ...record, statusMessage: clip(record.statusMessage) };
     await this.db('mcp_tasks').insert({
       id: record.id,
       account_id: record.accountId,
@@ -35,7 +44,7 @@ export class McpTasksRepository {
       token_id: record.tokenId,
       tool: record.tool,
       status: record.status,
-      status_message: record.statusMessage,
+      status_message: stored.statusMessage,
       result: record.result,
       error: record.error,
       created_at: record.createdAt,
@@ -43,6 +52,7 @@ export class McpTasksRepository {
       ttl_ms: record.ttlMs,
       expires_at: record.expiresAt,
     });
+    return stored;
   }
 
   async get(owner: McpTaskOwner, id: string, now: number): Promise<McpTaskRecord | undefined> {
@@ -65,13 +75,13 @@ export class McpTasksRepository {
     const updated = await this.db('mcp_tasks')
       .where({ id, status: 'working' })
       .andWhere('expires_at', '>', now)
-      .update({ status: changes.status, status_message: changes.statusMessage, result: changes.result ?? null, error: changes.error ?? null, updated_at: now });
+      .update({ status: changes.status, status_message: clip(changes.statusMessage), result: changes.result ?? null, error: changes.error ?? null, updated_at: now });
     return updated > 0;
   }
 
   /** Rewrites the message of a cancelled task (how far the work got before it stopped). */
   async noteCancelled(id: string, statusMessage: string, now: number): Promise<void> {
-    await this.db('mcp_tasks').where({ id, status: 'cancelled' }).update({ status_message: statusMessage, updated_at: now });
+    await this.db('mcp_tasks').where({ id, status: 'cancelled' }).update({ status_message: clip(statusMessage), updated_at: now });
   }
 
   async deleteExpired(now: number): Promise<number> {
