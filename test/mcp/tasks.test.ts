@@ -508,6 +508,25 @@ describe(`MCP tasks (${TEST_DB})`, function () {
       assert.match(refused.body.error.message, /taskSupport/);
     });
 
+    it("tasks/list pages the caller's own tasks, newest first, 50 a page", async () => {
+      const key = await h.createKey(account, ['read_profile', 'manage_post']);
+      const started: string[] = [];
+      for (let i = 0; i < 51; i++) {
+        const created = await legacy(h, key, 'tools/call', { name: 'bulk_schedule', arguments: { posts: bulkEntries(account, 1, `paged-${i}`) }, task: {} });
+        started.push(created.body.result.task.taskId);
+      }
+      const first = (await legacy(h, key, 'tasks/list', {})).body.result;
+      assert.equal(first.tasks.length, 50);
+      assert.equal(typeof first.nextCursor, 'string');
+      const second = (await legacy(h, key, 'tasks/list', { cursor: first.nextCursor })).body.result;
+      assert.equal(second.nextCursor, undefined);
+      const listed = [...first.tasks, ...second.tasks].map((t: { taskId: string }) => t.taskId);
+      assert.deepEqual([...listed].sort(), [...started].sort(), 'every task once, and only this key\'s');
+      const created = [...first.tasks, ...second.tasks].map((t: { createdAt: string }) => Date.parse(t.createdAt));
+      assert.deepEqual(created, [...created].sort((x, y) => y - x));
+      await until(() => postCount(h, account, 'paged-50'), (n) => n === 1, 'the last paged task');
+    });
+
     it('an expired task is gone at once and purged by housekeeping', async () => {
       const created = await legacy(h, account.apiKey, 'tools/call', { name: 'bulk_schedule', arguments: { posts: bulkEntries(account, 1, 'expiring') }, task: { ttl: 60_000 } });
       const taskId = created.body.result.task.taskId;
