@@ -16,6 +16,7 @@ import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextproto
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { purgeExpired } from '../../src/domain/housekeeping.js';
 import { futureIso, startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { authorizeUrl, FormUser, pkcePair, REDIRECT_URI, registerClient, tokenRequest } from '../oauth/support.js';
 import { ORIGIN_HOST, startImageOrigin } from './all-tools.js';
 import { rpc } from './support.js';
 
@@ -471,6 +472,36 @@ describe(`MCP tasks (${TEST_DB})`, function () {
         assert.ok(!listed.body.result.tasks.some((t: { taskId: string }) => t.taskId === finished));
       }
       assert.equal((await legacy(h, account.apiKey, 'tasks/get', { taskId: finished })).body.result.status, 'completed', 'the owner still sees it');
+    });
+
+    it("an OAuth grant's tasks follow its refreshed tokens, and no other grant of the same client and person sees them", async () => {
+      const client = await registerClient(h, { client_name: 'Tasks client' });
+      const grant = async () => {
+        const { verifier, challenge } = pkcePair();
+        const redirect = await new FormUser(h.url).authorize(
+          authorizeUrl(h, { response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT_URI, code_challenge: challenge, code_challenge_method: 'S256', resource: h.url + '/mcp' }),
+          account,
+        );
+        const exchanged = await tokenRequest(h, {
+          grant_type: 'authorization_code', code: redirect.searchParams.get('code')!, code_verifier: verifier, redirect_uri: REDIRECT_URI, client_id: client.client_id, resource: h.url + '/mcp',
+        });
+        assert.equal(exchanged.status, 200, JSON.stringify(exchanged.body));
+        return exchanged.body as { access_token: string; refresh_token: string };
+      };
+      const first = await grant();
+      const created = await modern(h, first.access_token, 'tools/call', { name: 'import_media_from_url', arguments: { url: `${origin.base}/photo.png` } });
+      const taskId = created.body.result.taskId;
+      assert.equal(created.body.result.resultType, 'task');
+
+      const refreshed = await tokenRequest(h, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: client.client_id, resource: h.url + '/mcp' });
+      assert.equal(refreshed.status, 200, JSON.stringify(refreshed.body));
+      assert.notEqual(refreshed.body.access_token, first.access_token);
+      const seen = await until(() => modern(h, refreshed.body.access_token, 'tasks/get', { taskId }), (r) => r.body.result?.status === 'completed', 'the OAuth task');
+      assert.equal(seen.body.result.result.structuredContent.data.contentType, 'image/png');
+
+      const second = await grant();
+      assert.equal((await modern(h, second.access_token, 'tasks/get', { taskId })).body.error.code, -32602);
+      assert.equal((await modern(h, account.apiKey, 'tasks/get', { taskId })).body.error.code, -32602, 'nor an API key of the same account');
     });
 
     it('cancelling a finished task: 2025-11-25 refuses with -32602, 2026-07-28 acknowledges and nothing changes', async () => {
