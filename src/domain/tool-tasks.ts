@@ -20,15 +20,15 @@ import type { DomainDeps } from './deps.js';
 import { NotFoundError, ValidationError } from './errors.js';
 import type { Principal } from './principal.js';
 
-export type { McpTaskRecord as ToolTask, McpTaskStatus as ToolTaskStatus } from '../db/repositories/mcp-tasks.js';
+export type { McpTaskRecord as ToolTask } from '../db/repositories/mcp-tasks.js';
 
-export const DEFAULT_TASK_TTL_MS = 60 * 60 * 1000;
-export const MIN_TASK_TTL_MS = 60 * 1000;
-export const MAX_TASK_TTL_MS = 24 * 60 * 60 * 1000;
+const DEFAULT_TASK_TTL_MS = 60 * 60 * 1000;
+const MIN_TASK_TTL_MS = 60 * 1000;
+const MAX_TASK_TTL_MS = 24 * 60 * 60 * 1000;
 /** How often a client should ask: the tools that run as tasks take seconds, not milliseconds. */
 export const TASK_POLL_INTERVAL_MS = 1000;
 const TASKS_PAGE_SIZE = 50;
-export const STALLED_TASK_MS = 10 * 60 * 1000;
+const STALLED_TASK_MS = 10 * 60 * 1000;
 /** JSON-RPC's internal error: what a task whose work was lost fails with (the record keeps JSON-RPC errors). */
 const INTERNAL_ERROR = -32603;
 
@@ -43,7 +43,7 @@ function ownerOf(principal: Principal): McpTaskOwner {
   return { accountId: principal.accountId, tokenKind: principal.tokenKind, tokenId: principal.tokenId };
 }
 
-export function isTerminal(task: McpTaskRecord): boolean {
+function isTerminal(task: McpTaskRecord): boolean {
   return task.status !== 'working';
 }
 

@@ -43,7 +43,7 @@ export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 export const TASKS_REVISION = '2025-11-25';
 export const LEGACY_TASKS_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
 /** From this many entries a bulk_schedule takes long enough to answer with a task. */
-export const BULK_TASK_ENTRIES = 20;
+const BULK_TASK_ENTRIES = 20;
 
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 const IMMEDIATE_RESPONSE = 'io.modelcontextprotocol/model-immediate-response';

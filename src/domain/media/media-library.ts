@@ -146,7 +146,7 @@ export async function receiveUpload(
 }
 
 /** From this size a video upload takes long to read back, inspect and store. */
-export const LONG_UPLOAD_BYTES = 50 * 1024 * 1024;
+const LONG_UPLOAD_BYTES = 50 * 1024 * 1024;
 
 /** Whether completing this upload takes long: a large video whose bytes have all arrived. */
 export async function completionTakesLong(deps: DomainDeps, principal: Principal, uploadId: string): Promise<boolean> {
