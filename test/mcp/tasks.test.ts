@@ -16,6 +16,7 @@ import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextproto
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { purgeExpired } from '../../src/domain/housekeeping.js';
 import { futureIso, startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { TINY_PNG } from '../media/fixtures.js';
 import { authorizeUrl, FormUser, pkcePair, REDIRECT_URI, registerClient, tokenRequest } from '../oauth/support.js';
 import { ORIGIN_HOST, startImageOrigin } from './all-tools.js';
 import { rpc } from './support.js';
@@ -133,7 +134,7 @@ async function startHeldOrigin() {
   const server = http.createServer(async (_req, res) => {
     asked();
     await released;
-    res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082', 'hex'));
+    res.writeHead(200, { 'content-type': 'image/png' }).end(TINY_PNG);
   });
   await new Promise<void>((resolve) => server.listen(0, ORIGIN_HOST, resolve));
   return { base: `http://${ORIGIN_HOST}:${(server.address() as AddressInfo).port}`, requested, release, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
@@ -387,8 +388,7 @@ describe(`MCP tasks (${TEST_DB})`, function () {
         assert.equal((await fetch(uploadUrl, { method: 'PUT', headers, body: new Uint8Array(bytes) })).status, 200);
         return modern(h, account.apiKey, 'tools/call', { name: 'complete_media_upload', arguments: { uploadId } });
       };
-      const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082', 'hex');
-      const small = await upload('small.png', 'image/png', png);
+      const small = await upload('small.png', 'image/png', TINY_PNG);
       assert.equal(small.body.result.resultType, 'complete');
       assert.equal(small.body.result.structuredContent.data.kind, 'image');
 
