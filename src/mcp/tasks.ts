@@ -164,31 +164,26 @@ function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-/** 2025-11-25's Task: ttl and pollInterval; a tool result with isError is a failed task. */
-function legacyTask(task: ToolTask): Record<string, unknown> {
-  const isError = task.status === 'completed' && (JSON.parse(task.result!) as ToolResult).isError === true;
+/** The Task both eras share; each names the ttl and the poll interval its own way. */
+function taskFields(task: ToolTask, status: string): Record<string, unknown> {
   return {
     taskId: task.id,
-    status: isError ? 'failed' : task.status,
+    status,
     ...(task.statusMessage ? { statusMessage: task.statusMessage } : {}),
     createdAt: iso(task.createdAt),
     lastUpdatedAt: iso(task.updatedAt),
-    ttl: task.ttlMs,
-    pollInterval: TASK_POLL_INTERVAL_MS,
   };
+}
+
+/** 2025-11-25's Task: ttl and pollInterval; a tool result with isError is a failed task. */
+function legacyTask(task: ToolTask): Record<string, unknown> {
+  const isError = task.status === 'completed' && (JSON.parse(task.result!) as ToolResult).isError === true;
+  return { ...taskFields(task, isError ? 'failed' : task.status), ttl: task.ttlMs, pollInterval: TASK_POLL_INTERVAL_MS };
 }
 
 /** The extension's Task: ttlMs and pollIntervalMs. */
 function modernTask(task: ToolTask): Record<string, unknown> {
-  return {
-    taskId: task.id,
-    status: task.status,
-    ...(task.statusMessage ? { statusMessage: task.statusMessage } : {}),
-    createdAt: iso(task.createdAt),
-    lastUpdatedAt: iso(task.updatedAt),
-    ttlMs: task.ttlMs,
-    pollIntervalMs: TASK_POLL_INTERVAL_MS,
-  };
+  return { ...taskFields(task, task.status), ttlMs: task.ttlMs, pollIntervalMs: TASK_POLL_INTERVAL_MS };
 }
 
 /** The extension's DetailedTask: a completed task inlines its result, a failed one its JSON-RPC error. */
