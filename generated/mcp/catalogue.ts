@@ -2506,6 +2506,9 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "idempotentHint": false,
       "openWorldHint": true
     },
+    "execution": {
+      "taskSupport": "optional"
+    },
     "scope": "manage_post",
     "chargesWriteBudget": false
   },
@@ -2615,6 +2618,9 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "destructiveHint": false,
       "idempotentHint": true,
       "openWorldHint": false
+    },
+    "execution": {
+      "taskSupport": "optional"
     },
     "scope": "manage_post",
     "chargesWriteBudget": false
@@ -4094,6 +4100,9 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "destructiveHint": false,
       "idempotentHint": false,
       "openWorldHint": true
+    },
+    "execution": {
+      "taskSupport": "optional"
     },
     "scope": "manage_post",
     "chargesWriteBudget": true
@@ -7024,6 +7033,9 @@ export const toolCatalogue: readonly ToolDefinition[] = [
       "destructiveHint": false,
       "idempotentHint": false,
       "openWorldHint": true
+    },
+    "execution": {
+      "taskSupport": "optional"
     },
     "scope": "manage_post",
     "chargesWriteBudget": false

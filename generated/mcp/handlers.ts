@@ -20,6 +20,8 @@ export interface ToolDefinition {
   inputSchema: Record<string, unknown>;
   outputSchema: Record<string, unknown>;
   annotations: ToolAnnotations;
+  /** MCP 2025-11-25 tool-level task negotiation; absent means the tool never runs as a task. */
+  execution?: { taskSupport: 'optional' | 'required' | 'forbidden' };
   scope: ToolScope;
   chargesWriteBudget: boolean;
 }

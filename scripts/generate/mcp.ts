@@ -43,6 +43,13 @@ const toolFileSchema = {
         openWorldHint: { type: 'boolean' },
       },
     },
+    // MCP 2025-11-25: whether a client may run the tool as a task (absent: it may not).
+    execution: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['taskSupport'],
+      properties: { taskSupport: { enum: ['optional', 'required', 'forbidden'] } },
+    },
     inputSchema: { type: 'object', required: ['type', 'additionalProperties'], properties: { type: { const: 'object' }, additionalProperties: { const: false } } },
     outputSchema: { type: 'object', required: ['type'], properties: { type: { const: 'object' } } },
   },
@@ -55,6 +62,7 @@ interface ToolFile {
   'x-herald-scope': string;
   'x-herald-rate-limit'?: 'write';
   annotations: Record<string, boolean>;
+  execution?: { taskSupport: 'optional' | 'required' | 'forbidden' };
   inputSchema: Schema;
   outputSchema: Schema;
 }
@@ -169,6 +177,7 @@ export async function generateMcp(root: string, openapi: { components: { schemas
       inputSchema,
       outputSchema,
       annotations: { title: tool.title, ...tool.annotations },
+      ...(tool.execution ? { execution: tool.execution } : {}),
       scope: tool['x-herald-scope'],
       chargesWriteBudget: tool['x-herald-rate-limit'] === 'write',
     };
@@ -227,6 +236,8 @@ export interface ToolDefinition {
   inputSchema: Record<string, unknown>;
   outputSchema: Record<string, unknown>;
   annotations: ToolAnnotations;
+  /** MCP 2025-11-25 tool-level task negotiation; absent means the tool never runs as a task. */
+  execution?: { taskSupport: 'optional' | 'required' | 'forbidden' };
   scope: ToolScope;
   chargesWriteBudget: boolean;
 }

@@ -10,11 +10,12 @@ const NEVER_AUTHORIZED_CLIENT_TTL_MS = 24 * 3_600_000;
 /**
  * Removes bookkeeping whose time has passed: spent rate-limit windows, idempotency keys older than 24 hours,
  * expired OAuth codes and tokens (an expired one is refused either way), OAuth clients never authorized,
- * media uploads never completed, expired sign-in sessions and channel connect flows never finished.
+ * media uploads never completed, expired sign-in sessions, channel connect flows never finished and MCP tasks past
+ * their ttl.
  */
 export async function purgeExpired(
   deps: DomainDeps,
-): Promise<{ rateLimitWindows: number; idempotencyKeys: number; oauthGrants: number; oauthClients: number; mediaUploads: number; sessions: number; connectFlows: number }> {
+): Promise<{ rateLimitWindows: number; idempotencyKeys: number; oauthGrants: number; oauthClients: number; mediaUploads: number; sessions: number; connectFlows: number; mcpTasks: number }> {
   const now = deps.now();
   const oauthGrants = await deps.repos.oauth.purgeExpired(now);
   return {
@@ -26,5 +27,6 @@ export async function purgeExpired(
     mediaUploads: await purgeExpiredUploads(deps),
     sessions: await deps.repos.sessions.deleteExpired(now),
     connectFlows: await deps.repos.connectFlows.deleteExpired(now),
+    mcpTasks: await deps.repos.mcpTasks.deleteExpired(now),
   };
 }

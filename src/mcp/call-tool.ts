@@ -7,12 +7,15 @@
  *   its arguments are valid; over that budget is an isError result with the seconds to wait;
  * - arguments are checked by the validator compiled from jsonrpc-schemas/ (defaults filled in); bad
  *   arguments and domain errors a model can fix come back as isError results saying what to change;
- * - anything else is a bug: logged, answered with a generic internal error.
+ * - anything else is a bug: logged, answered with a generic internal error;
+ * - the checks come first (prepareToolCall), so a call that runs as a task (src/mcp/tasks.ts) is refused the
+ *   same way before any task exists, and a cancelled task's work stops without being taken for a bug.
  */
 import { JSONRPCErrorException } from 'json-rpc-2.0';
 import type { ToolDefinition, ToolName } from '../../generated/mcp/handlers.js';
 import { argumentValidators, resultValidators, type ValidationProblem } from '../../generated/mcp/validators.js';
 import { HeraldError, InsufficientScopeError } from '../domain/errors.js';
+import { TaskCancelledError } from '../domain/tool-tasks.js';
 import { HERALD_RPC_ERROR_CODES, RpcErrorCode, toolFailure, toolSuccess, type Era, type ToolResult } from './protocol.js';
 import type { AreaTools, ToolContext } from './tools/context.js';
 
@@ -33,7 +36,20 @@ export interface CallToolOptions {
   log(message: string, error: unknown): void;
 }
 
+/** A call whose tool, scope and arguments have been checked: what is left is running it, now or as a task. */
+export interface PreparedCall {
+  tool: ToolDefinition;
+  args: unknown;
+  run(context: ToolContext): Promise<ToolResult>;
+}
+
 export async function callTool(options: CallToolOptions, call: ToolCall, context: ToolContext): Promise<ToolResult> {
+  const prepared = prepareToolCall(options, call, context);
+  return 'run' in prepared ? prepared.run(context) : prepared;
+}
+
+/** The checks made before any work: a refusal is thrown (protocol errors) or answered (bad arguments). */
+export function prepareToolCall(options: CallToolOptions, call: ToolCall, context: ToolContext): PreparedCall | ToolResult {
   const tool = typeof call.name === 'string' ? options.tools.get(call.name as ToolName) : undefined;
   const handler = tool && (options.handlers[tool.name] as ((args: unknown, context: ToolContext) => Promise<object>) | undefined);
   if (!tool || !handler) {
@@ -44,12 +60,22 @@ export async function callTool(options: CallToolOptions, call: ToolCall, context
   const args = structuredClone(call.arguments ?? {});
   const validate = argumentValidators[tool.name];
   if (!validate(args)) return toolFailure(invalidArguments(tool.name, validate.errors ?? []));
+  return { tool, args, run: (runContext) => runTool(options, tool, handler, args, runContext) };
+}
 
+async function runTool(
+  options: CallToolOptions,
+  tool: ToolDefinition,
+  handler: (args: unknown, context: ToolContext) => Promise<object>,
+  args: unknown,
+  context: ToolContext,
+): Promise<ToolResult> {
   let result: object;
   try {
     if (tool.chargesWriteBudget) await options.chargeWriteBudget(context.principal);
     result = await handler(args, context);
   } catch (error) {
+    if (error instanceof TaskCancelledError) throw error;
     if (error instanceof InsufficientScopeError) throw insufficientScope(options.era, error);
     if (error instanceof HeraldError) {
       if (error.status >= 500) options.log(`MCP tool ${tool.name} failed`, error.cause ?? error);

@@ -6,19 +6,26 @@
  *   no handler: the HTTP layer acknowledges them with 202.
  * - modern (2026-07-28): server/discover; every result framed by completeResult (src/mcp/modern-era.ts);
  *   Herald's own error codes renumbered out of the range MCP now reserves.
+ * - Tasks, each era its own way (src/mcp/tasks.ts): the capability in initialize for 2025-11-25 and the
+ *   extension in server/discover; tools/list shows a tool's execution.taskSupport only to 2025-11-25, the one
+ *   revision that defines it.
  */
 import { createJSONRPCErrorResponse, JSONRPCErrorException, JSONRPCServer } from 'json-rpc-2.0';
 import type { ToolDefinition, ToolName } from '../../generated/mcp/handlers.js';
+import type { DomainDeps } from '../domain/deps.js';
 import { ValidationError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
-import { callTool, type CallToolOptions, type ToolCall } from './call-tool.js';
+import type { CallToolOptions, ToolCall } from './call-tool.js';
 import { completeResult } from './modern-era.js';
 import { negotiateProtocolVersion, RpcErrorCode, SUPPORTED_PROTOCOL_VERSIONS, type Era } from './protocol.js';
 import { toolsListPage } from './served-tools.js';
+import { addLegacyTaskMethods, addModernTaskMethods, LEGACY_TASKS_CAPABILITY, legacyToolsCall, modernToolsCall, TASKS_EXTENSION, TASKS_REVISION, type TaskRuntime } from './tasks.js';
 
 export interface RpcContext {
   principal: Principal;
   tools: ReadonlyMap<ToolName, ToolDefinition>;
+  /** The MCP-Protocol-Version header, when sent. */
+  revision?: string;
 }
 
 const SERVER_INFO = { name: 'herald', title: 'Herald', version: '0.1.0' };
@@ -32,26 +39,34 @@ const INSTRUCTIONS =
 
 export type RpcServers = Record<Era, JSONRPCServer<RpcContext>>;
 
-export function mcpRpcServers(options: Omit<CallToolOptions, 'tools' | 'era'>): RpcServers {
+export function mcpRpcServers(options: Omit<CallToolOptions, 'tools' | 'era'> & { deps: DomainDeps }): RpcServers {
+  const tasks: TaskRuntime = { deps: options.deps, log: options.log, frame: (result) => completeResult(result, SERVER_INFO) };
   const legacy = rpcServer(options);
-  legacy.addMethod('initialize', (params) => ({
-    protocolVersion: negotiateProtocolVersion((params as { protocolVersion?: unknown } | undefined)?.protocolVersion),
-    capabilities: CAPABILITIES,
-    serverInfo: SERVER_INFO,
-    instructions: INSTRUCTIONS,
-  }));
+  legacy.addMethod('initialize', (params) => {
+    const protocolVersion = negotiateProtocolVersion((params as { protocolVersion?: unknown } | undefined)?.protocolVersion);
+    return {
+      protocolVersion,
+      capabilities: protocolVersion === TASKS_REVISION ? { ...CAPABILITIES, tasks: LEGACY_TASKS_CAPABILITY } : CAPABILITIES,
+      serverInfo: SERVER_INFO,
+      instructions: INSTRUCTIONS,
+    };
+  });
   legacy.addMethod('ping', () => ({}));
-  legacy.addMethod('tools/list', (params, { tools }) => listTools(tools, params));
+  legacy.addMethod('tools/list', (params, { tools, revision }) => listTools(tools, params, revision === TASKS_REVISION));
+  legacy.addMethod('tools/call', (params, context) => legacyToolsCall(tasks, { ...options, tools: context.tools, era: 'legacy' }, toolCall(params), context));
+  addLegacyTaskMethods(legacy, tasks);
 
   const modern = rpcServer(options);
   modern.addMethod('server/discover', () =>
-    completeResult({ supportedVersions: SUPPORTED_PROTOCOL_VERSIONS, capabilities: { ...CAPABILITIES, extensions: {} }, instructions: INSTRUCTIONS }, SERVER_INFO, true),
+    completeResult(
+      { supportedVersions: SUPPORTED_PROTOCOL_VERSIONS, capabilities: { ...CAPABILITIES, extensions: { [TASKS_EXTENSION]: {} } }, instructions: INSTRUCTIONS },
+      SERVER_INFO,
+      true,
+    ),
   );
-  modern.addMethod('tools/list', (params, { tools }) => completeResult(listTools(tools, params), SERVER_INFO, true));
-  modern.addMethod('tools/call', async (params, { principal, tools }) =>
-    completeResult(await callTool({ ...options, tools, era: 'modern' }, toolCall(params), { principal }), SERVER_INFO),
-  );
-  legacy.addMethod('tools/call', (params, { principal, tools }) => callTool({ ...options, tools, era: 'legacy' }, toolCall(params), { principal }));
+  modern.addMethod('tools/list', (params, { tools }) => completeResult(listTools(tools, params, false), SERVER_INFO, true));
+  modern.addMethod('tools/call', (params, context) => modernToolsCall(tasks, { ...options, tools: context.tools, era: 'modern' }, toolCall(params), context));
+  addModernTaskMethods(modern, tasks);
   return { legacy, modern };
 }
 
@@ -69,9 +84,10 @@ function rpcServer(options: Pick<CallToolOptions, 'log'>): JSONRPCServer<RpcCont
   return server;
 }
 
-function listTools(tools: ReadonlyMap<ToolName, ToolDefinition>, params: unknown) {
+function listTools(tools: ReadonlyMap<ToolName, ToolDefinition>, params: unknown, withExecution: boolean) {
   try {
-    return toolsListPage(tools, (params as { cursor?: unknown } | undefined)?.cursor);
+    const page = toolsListPage(tools, (params as { cursor?: unknown } | undefined)?.cursor);
+    return withExecution ? page : { ...page, tools: page.tools.map(({ execution: _execution, ...tool }) => tool) };
   } catch (error) {
     if (error instanceof ValidationError) throw new JSONRPCErrorException(error.message, RpcErrorCode.InvalidParams);
     throw error;

@@ -2,8 +2,8 @@
  * MCP 2026-07-28 (the modern era) on Streamable HTTP: no initialize, no session, each request stands alone.
  * - A request is modern when its MCP-Protocol-Version header or its params._meta
  *   io.modelcontextprotocol/protocolVersion names a revision that is not a legacy one.
- * - MCP-Protocol-Version, Mcp-Method and, for tools/call, Mcp-Name are required and equal the body's _meta
- *   revision, method and params.name (Mcp-Name decoded from its =?base64?...?= form first); anything else is a
+ * - MCP-Protocol-Version, Mcp-Method and, for tools/call and the tasks/ methods, Mcp-Name are required and equal
+ *   the body's _meta revision, method and params.name (params.taskId) (Mcp-Name decoded from its =?base64?...?= form first); anything else is a
  *   400 HeaderMismatch (-32020) saying which header to fix.
  * - A revision Herald does not speak is a 400 UnsupportedProtocolVersion (-32022) with data.supported.
  * - _meta clientCapabilities and clientInfo, when sent, are objects (invalid params otherwise).
@@ -71,6 +71,14 @@ export function unsupportedVersion(requested: string): ModernRequestError {
 
 type Headers = (name: string) => string | undefined;
 
+/** The methods whose Mcp-Name carries a body value: a tool call's name, and a task's id (the Tasks extension). */
+const MCP_NAME_SOURCE: Record<string, { param: string; what: string }> = {
+  'tools/call': { param: 'name', what: "the tool's name" },
+  'tasks/get': { param: 'taskId', what: "the task's id" },
+  'tasks/update': { param: 'taskId', what: "the task's id" },
+  'tasks/cancel': { param: 'taskId', what: "the task's id" },
+};
+
 /** Checks a modern request's headers against its body (Streamable HTTP, Server Validation). */
 export function checkModernRequest(header: Headers, message: RpcMessage): void {
   const declared = bodyProtocolVersion(message);
@@ -85,13 +93,14 @@ export function checkModernRequest(header: Headers, message: RpcMessage): void {
   const method = header('mcp-method');
   if (method === undefined) throw mismatch(`the Mcp-Method header is missing; send ${String(message.method)}, the request's method`);
   if (method !== message.method) throw mismatch(`Mcp-Method ${method} does not match the body's method ${String(message.method)}`);
-  if (message.method === 'tools/call') {
-    const bodyName = (message.params as { name?: unknown }).name;
+  const named = MCP_NAME_SOURCE[String(message.method)];
+  if (named) {
+    const bodyName = (message.params as Record<string, unknown> | undefined)?.[named.param];
     const name = header('mcp-name');
-    if (name === undefined) throw mismatch(`the Mcp-Name header is missing; send the tool's name, ${String(bodyName)}`);
+    if (name === undefined) throw mismatch(`the Mcp-Name header is missing; send ${named.what}, ${String(bodyName)}`);
     const decoded = decodeHeaderValue(name);
     if (decoded === undefined) throw mismatch('Mcp-Name is not a valid =?base64?...?= value');
-    if (decoded !== bodyName) throw mismatch(`Mcp-Name ${name} does not match the body's params.name ${String(bodyName)}`);
+    if (decoded !== bodyName) throw mismatch(`Mcp-Name ${name} does not match the body's params.${named.param} ${String(bodyName)}`);
   }
 
   const meta = metaOf(message)!;

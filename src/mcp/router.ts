@@ -58,6 +58,7 @@ export function mcpRouter(options: McpRouterOptions): express.Router {
   const { deps, config } = options;
   const handlers = toolHandlers(deps);
   const rpc = mcpRpcServers({
+    deps,
     handlers,
     chargeWriteBudget: (principal) => consumeWriteBudgetForAi(deps, principal),
     validateResults: config.validateResponses,
@@ -154,8 +155,8 @@ function dispatch(rpc: RpcServers, tools: ReadonlyMap<ToolName, ToolDefinition>,
       return sendError(res, 400, RpcErrorCode.InvalidRequest, 'Send a JSON-RPC 2.0 message (an object with jsonrpc "2.0" and method) as application/json.');
     }
     const principal = res.locals.principal as Principal;
-    const context = { principal, tools };
     const headerVersion = req.header('mcp-protocol-version');
+    const context = { principal, tools, revision: headerVersion };
     const lone = batch ? undefined : (body as RpcMessage);
     const loneId = lone && isRequest(lone) ? lone.id : null;
     if (headerVersion !== undefined && !isSupportedProtocolVersion(headerVersion)) return sendRefusal(res, loneId, unsupportedVersion(headerVersion));

@@ -44,7 +44,7 @@ describe(`MCP 2026-07-28 over HTTP (${TEST_DB})`, () => {
       assert.equal(res.body.id, id);
       const result = res.body.result;
       assert.deepEqual(result.supportedVersions, ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26']);
-      assert.deepEqual(result.capabilities, { tools: { listChanged: false }, extensions: {} });
+      assert.deepEqual(result.capabilities, { tools: { listChanged: false }, extensions: { 'io.modelcontextprotocol/tasks': {} } });
       assert.equal(result.resultType, 'complete');
       assert.deepEqual(result._meta, { 'io.modelcontextprotocol/serverInfo': SERVER_INFO });
       assert.match(result.instructions, /get_channels/);

@@ -21,7 +21,8 @@ describe(`MCP protocol over HTTP (${TEST_DB})`, () => {
         const res = await rpc(h, { token: account.apiKey, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 't', version: '1' } } });
         assert.equal(res.status, 200);
         assert.equal(res.body.result.protocolVersion, version);
-        assert.deepEqual(res.body.result.capabilities, { tools: { listChanged: false } });
+        const tasks = version === '2025-11-25' ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {};
+        assert.deepEqual(res.body.result.capabilities, { tools: { listChanged: false }, ...tasks }, 'tasks exist from 2025-11-25');
         assert.equal(res.body.result.serverInfo.name, 'herald');
       });
     }

@@ -9,6 +9,7 @@ import * as rateLimitLogs from './007_rate_limit_logs.js';
 import * as channelConnections from './008_channel_connections.js';
 import * as eventsWebhooks from './009_events_webhooks.js';
 import * as clientMetadataDocuments from './011_client_metadata_documents.js';
+import * as mcpTasks from './012_mcp_tasks.js';
 import * as attemptHandles from './017_attempt_handles.js';
 
 type Migration = { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> };
@@ -25,6 +26,7 @@ const migrations: Record<string, Migration> = {
   '008_channel_connections': channelConnections,
   '009_events_webhooks': eventsWebhooks,
   '011_client_metadata_documents': clientMetadataDocuments,
+  '012_mcp_tasks': mcpTasks,
   '017_attempt_handles': attemptHandles,
 };
 

@@ -8,6 +8,7 @@ import { ConnectFlowsRepository } from './connect-flows.js';
 import { IdempotencyRepository } from './idempotency.js';
 import { InstanceSecretsRepository } from './instance-secrets.js';
 import { LabelsRepository } from './labels.js';
+import { McpTasksRepository } from './mcp-tasks.js';
 import { MediaRepository } from './media.js';
 import { OAuthRepository } from './oauth.js';
 import { PostEventsRepository } from './post-events.js';
@@ -38,6 +39,7 @@ export interface Repositories {
   postEvents: PostEventsRepository;
   teamPosts: TeamPostsRepository;
   media: MediaRepository;
+  mcpTasks: McpTasksRepository;
   calendars: CalendarsRepository;
   publishing: PublishingRepository;
   publishAttempts: PublishAttemptsRepository;
@@ -71,6 +73,7 @@ export function createRepositories(db: Db): Repositories {
     postEvents: new PostEventsRepository(db),
     teamPosts: new TeamPostsRepository(db, posts),
     media: new MediaRepository(db),
+    mcpTasks: new McpTasksRepository(db),
     calendars: new CalendarsRepository(db),
     publishing: new PublishingRepository(db),
     publishAttempts: new PublishAttemptsRepository(db),

@@ -145,6 +145,15 @@ export async function receiveUpload(
   return { receivedBytes: received };
 }
 
+/** From this size a video upload takes long to read back, inspect and store. */
+const LONG_UPLOAD_BYTES = 50 * 1024 * 1024;
+
+/** Whether completing this upload takes long: a large video whose bytes have all arrived. */
+export async function completionTakesLong(deps: DomainDeps, principal: Principal, uploadId: string): Promise<boolean> {
+  const upload = await deps.repos.media.getUpload(principal.accountId, uploadId);
+  return upload !== undefined && upload.mediaId === null && upload.declaredMimeType.startsWith('video/') && (upload.receivedBytes ?? 0) >= LONG_UPLOAD_BYTES;
+}
+
 export async function completeMediaUpload(deps: DomainDeps, principal: Principal, input: { uploadId: string }): Promise<MediaView> {
   const upload = await deps.repos.media.getUpload(principal.accountId, input.uploadId);
   if (!upload) throw new NotFoundError(`No upload ${input.uploadId} in this account; start one with create_media_upload.`);

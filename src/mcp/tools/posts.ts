@@ -13,7 +13,7 @@ export function postTools(deps: DomainDeps): AreaTools {
     create_image_post: async (args, { principal }) => ({ data: await createMediaPosts(deps, principal, args, 'mcp') }),
     update_post: async ({ postId, ...changes }, { principal }) => ({ data: await updatePost(deps, principal, postId, changes) }),
     delete_post: async ({ postId }, { principal }) => deletePost(deps, principal, postId),
-    bulk_schedule: async ({ posts }, { principal }) => bulkCreatePosts(deps, principal, posts, 'mcp'),
+    bulk_schedule: async ({ posts }, { principal, progress }) => bulkCreatePosts(deps, principal, posts, 'mcp', progress),
     get_paginated_posts: async (query, { principal }) => listPosts(deps, principal, query),
     get_posts_for_channels: async (query, { principal }) => listPostsForChannels(deps, principal, query),
     get_posts_with_assets: async (query, { principal }) => listPostsWithAssets(deps, principal, query),
