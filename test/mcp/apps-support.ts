@@ -71,14 +71,14 @@ async function bundleAppBridge(): Promise<string> {
 }
 
 const HOST_SCRIPT = `
-window.renderView = async (html, toolInput, toolResult) => {
+window.renderView = async (html, toolInput, toolResult, hostContext) => {
   const { AppBridge, PostMessageTransport } = HostBridge;
   const iframe = document.createElement('iframe');
   iframe.setAttribute('sandbox', 'allow-scripts');
   iframe.title = 'Herald view';
   document.getElementById('conversation').append(iframe);
   const bridge = new AppBridge(null, { name: 'herald-test-host', version: '1.0.0' }, { serverTools: {} },
-    { hostContext: { theme: 'light', displayMode: 'inline', locale: 'en-GB', timeZone: 'UTC', containerDimensions: { width: 620, maxHeight: 2000 } } });
+    { hostContext: { theme: 'light', displayMode: 'inline', locale: 'en-GB', timeZone: 'UTC', containerDimensions: { width: 620, maxHeight: 2000 }, ...hostContext } });
   bridge.oncalltool = (params) => window.heraldCallTool(params);
   bridge.onsizechange = ({ height }) => { if (height) iframe.style.height = height + 'px'; };
   const initialized = new Promise((resolve) => { bridge.oninitialized = resolve; });
@@ -97,9 +97,11 @@ const HOST_PAGE = (bridge: string) => `<!DOCTYPE html><html><head><meta charset=
 
 export interface Host {
   /** Loads the view, delivers the tool's input and result, and answers the view's tool calls with `client`. */
-  render(page: Page, html: string, toolInput: Record<string, unknown>, toolResult: Record<string, unknown>, client: AppsClient): Promise<void>;
+  render(page: Page, html: string, toolInput: Record<string, unknown>, toolResult: Record<string, unknown>, client: AppsClient, hostContext?: Record<string, unknown>): Promise<void>;
   /** Every URL the pages asked for, apart from the host page itself. */
   requests: string[];
+  /** The tool calls views made through the bridge. */
+  calls: { name: string; arguments?: Record<string, unknown> }[];
   close(): Promise<void>;
 }
 
@@ -109,15 +111,20 @@ export async function startHost(browser: Browser): Promise<Host> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const hostUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   const requests: string[] = [];
+  const calls: Host['calls'] = [];
   return {
     requests,
-    async render(tab, html, toolInput, toolResult, client) {
+    calls,
+    async render(tab, html, toolInput, toolResult, client, hostContext = {}) {
       tab.on('request', (request) => {
         if (request.url() !== hostUrl) requests.push(request.url());
       });
-      await tab.exposeFunction('heraldCallTool', (params: { name: string; arguments?: Record<string, unknown> }) => client.callTool(params.name, params.arguments ?? {}));
+      await tab.exposeFunction('heraldCallTool', (params: Host['calls'][number]) => {
+        calls.push(params);
+        return client.callTool(params.name, params.arguments ?? {});
+      });
       await tab.goto(hostUrl);
-      await tab.evaluate(([view, input, result]) => (window as any).renderView(view, input, result), [html, toolInput, toolResult] as const);
+      await tab.evaluate(([view, input, result, context]) => (window as any).renderView(view, input, result, context), [html, toolInput, toolResult, hostContext] as const);
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

@@ -15,6 +15,20 @@ import { connectClient, startHost, type AppsClient, type ClientKind, type Host }
 import { rpc } from './support.js';
 
 const PREVIEW_URI = 'ui://herald/post-preview';
+const CALENDAR_URI = 'ui://herald/week-calendar';
+const APPROVALS_URI = 'ui://herald/approval-queue';
+const VIEW_OF: Record<string, string> = {
+  create_text_post: PREVIEW_URI,
+  create_image_post: PREVIEW_URI,
+  update_post: PREVIEW_URI,
+  get_paginated_posts: CALENDAR_URI,
+  get_posts_for_channels: CALENDAR_URI,
+  get_posts_with_assets: CALENDAR_URI,
+  get_scheduled_posts: CALENDAR_URI,
+  approval_list_pending: APPROVALS_URI,
+  approval_approve: APPROVALS_URI,
+  approval_reject: APPROVALS_URI,
+};
 /** Shown in the screenshot: the machine's Chromium has no emoji or CJK fonts, so those stay in LAUNCH_TEXT only. */
 const SHOWN_TEXT = 'Launch day! Herald 1.0 is out: https://example.com/releases/herald-1-0 — write once, schedule everywhere, and see each network\'s count before it goes out.';
 const LAUNCH_TEXT = 'Launch day 🚀 Herald 1.0 is out: https://example.com/releases/herald-1-0 — write once, schedule everywhere, and see each network\'s count before it goes out. 日本語もOK 👨‍👩‍👧';
@@ -45,20 +59,26 @@ describe(`MCP Apps: which clients get the views (${TEST_DB})`, function () {
       try {
         if (kind === 'v1') assert.match(client.sessionId() ?? '', /^ui-/);
         const tools = await client.listTools();
-        for (const name of ['create_text_post', 'create_image_post', 'update_post']) {
-          const tool = tools.find((t) => t.name === name)!;
-          assert.deepEqual(tool._meta, { ui: { resourceUri: PREVIEW_URI }, 'ui/resourceUri': PREVIEW_URI }, name);
+        for (const tool of tools) {
+          const uri = VIEW_OF[tool.name];
+          assert.deepEqual(tool._meta, uri ? { ui: { resourceUri: uri }, 'ui/resourceUri': uri } : undefined, tool.name);
         }
-        assert.equal(tools.find((t) => t.name === 'get_channels')!._meta, undefined);
 
         const resources = await client.listResources();
-        assert.ok(resources.some((r) => r.uri === PREVIEW_URI && r.mimeType === RESOURCE_MIME_TYPE && r.name === 'post-preview'));
-        const read = await client.readResource(PREVIEW_URI);
-        assert.equal(read.contents.length, 1);
-        assert.equal(read.contents[0].mimeType, RESOURCE_MIME_TYPE);
-        assert.match(read.contents[0].text, /^<!DOCTYPE html>/);
-        assert.match(read.contents[0].text, /Content-Security-Policy" content="default-src 'none';[^"]*connect-src 'none'/);
-        assert.doesNotMatch(read.contents[0].text, /<script[^>]+src=|<link[^>]+href=|https?:\/\//);
+        assert.deepEqual(resources.map((r) => [r.uri, r.name, r.mimeType]), [
+          [PREVIEW_URI, 'post-preview', RESOURCE_MIME_TYPE],
+          [CALENDAR_URI, 'week-calendar', RESOURCE_MIME_TYPE],
+          [APPROVALS_URI, 'approval-queue', RESOURCE_MIME_TYPE],
+        ]);
+        for (const uri of [PREVIEW_URI, CALENDAR_URI, APPROVALS_URI]) {
+          const read = await client.readResource(uri);
+          assert.equal(read.contents.length, 1);
+          assert.equal(read.contents[0].uri, uri);
+          assert.equal(read.contents[0].mimeType, RESOURCE_MIME_TYPE);
+          assert.match(read.contents[0].text, /^<!DOCTYPE html>/);
+          assert.match(read.contents[0].text, /Content-Security-Policy" content="default-src 'none';[^"]*connect-src 'none'/);
+          assert.doesNotMatch(read.contents[0].text, /<script[^>]+src=|<link[^>]+href=|https?:\/\//, uri);
+        }
 
         const result = await client.callTool('create_text_post', { text: LAUNCH_TEXT, channelIds: channels, isScheduled: true, dateTime: '2031-03-04T09:30:00Z' });
         assert.equal(result.isError, undefined);
@@ -216,5 +236,99 @@ describe(`MCP Apps views in Chromium (${TEST_DB})`, function () {
     const error = page.frameLocator('iframe').locator('[data-role=error]');
     await error.waitFor();
     assert.match((await error.textContent())!, /Bluesky allows 300 characters; this text has 400/);
+  });
+  /** A fresh account (its posts are the test's own) with a Bluesky, an X and a LinkedIn channel, and its Apps client. */
+  async function freshAccount(options: { approvalRequired?: boolean } = {}) {
+    const owner = await h.seedAccount({ channels: 0, ...options });
+    const ids = await addChannels(h, owner, ['bluesky', 'x', 'linkedin']);
+    const own = await connectClient('v2 2026-07-28', h, owner.apiKey, true);
+    opened.push(own);
+    return { ids, client: own };
+  }
+  const opened: AppsClient[] = [];
+  after(() => Promise.all(opened.map((c) => c.close())));
+
+  it('the week calendar puts each post on its day in the host time zone, and pages through the weeks', async () => {
+    const { ids, client: own } = await freshAccount();
+    const at = async (channel: string, dateTime: string, text: string) =>
+      (await own.callTool('create_text_post', { text, channelIds: [channel], isScheduled: true, dateTime })).structuredContent.data[0].id as string;
+    const tuesday = await at(ids[0], '2031-03-04T09:30:00Z', 'Launch day: Herald 1.0 is out');
+    // 18:00 UTC on Thursday is 03:00 on Friday in Tokyo, where the host is.
+    const lateThursday = await at(ids[1], '2031-03-06T18:00:00Z', 'Thread: what changed since 0.9');
+    const nextWeek = await at(ids[2], '2031-03-12T08:00:00Z', 'A week on: what people built with Herald');
+    const draft = (await own.callTool('create_text_post', { text: 'Someday: a post about the logo', channelIds: [ids[2]], saveAsDraft: true })).structuredContent.data[0].id;
+
+    const result = await own.callTool('get_paginated_posts', {});
+    await host.render(page, await viewHtml(CALENDAR_URI), {}, result, own, { timeZone: 'Asia/Tokyo' });
+    const view = page.frameLocator('iframe');
+    await view.locator('.day').nth(6).waitFor();
+    const week = async () => view.locator('.day').evaluateAll((days) => days.map((d) => [d.getAttribute('data-date'), [...d.querySelectorAll('.event')].map((e) => e.getAttribute('data-post-id'))]));
+    assert.equal(await view.locator('#title').textContent(), 'Week of 3 Mar 2031');
+    assert.deepEqual(await week(), [
+      ['2031-03-03', []], ['2031-03-04', [tuesday]], ['2031-03-05', []], ['2031-03-06', []], ['2031-03-07', [lateThursday]], ['2031-03-08', []], ['2031-03-09', []],
+    ]);
+    assert.equal(await view.locator(`[data-post-id="${lateThursday}"] .time`).textContent(), '03:00');
+    assert.equal(await view.locator(`[data-post-id="${lateThursday}"] .network`).textContent(), 'X');
+    assert.equal(await view.locator(`[data-post-id="${lateThursday}"]`).getAttribute('title'), 'Herald on X: Thread: what changed since 0.9');
+    assert.deepEqual(await view.locator('#undated .event').evaluateAll((e) => e.map((n) => n.getAttribute('data-post-id'))), [draft]);
+    fs.mkdirSync('docs', { recursive: true });
+    await page.locator('iframe').screenshot({ path: 'docs/mcp-app-calendar.png' });
+
+    await view.locator('#next').click();
+    assert.equal(await view.locator('#title').textContent(), 'Week of 10 Mar 2031');
+    assert.deepEqual((await week())[2], ['2031-03-12', [nextWeek]]);
+    await view.locator('#previous').click();
+    await view.locator('#previous').click();
+    assert.ok((await week()).every(([, events]) => (events as string[]).length === 0));
+    assert.deepEqual(host.requests, []);
+  });
+
+  it('the approval queue approves and rejects through the host, which calls the approval tools', async () => {
+    const { ids, client: own } = await freshAccount({ approvalRequired: true });
+    const created = await own.callTool('create_text_post', { text: 'Our spring sale starts Monday: 20% off every plan.', channelIds: [ids[0], ids[2]], isScheduled: true, dateTime: '2031-04-07T08:00:00Z' });
+    const [first, second] = created.structuredContent.data.map((p: any) => p.id as string);
+
+    const result = await own.callTool('approval_list_pending', {});
+    await host.render(page, await viewHtml(APPROVALS_URI), {}, result, own);
+    const view = page.frameLocator('iframe');
+    await view.locator('article.post').nth(1).waitFor();
+    assert.equal(await view.locator('#summary').textContent(), '· 2 waiting');
+    assert.deepEqual(await view.locator('[data-role=counter]').allTextContents(), ['50 / 300', '50 / 3000']);
+    fs.mkdirSync('docs', { recursive: true });
+    await page.locator('iframe').screenshot({ path: 'docs/mcp-app-approvals.png' });
+
+    await view.locator(`[data-post-id="${first}"] button.approve`).click();
+    await view.locator(`[data-post-id="${first}"][data-state=approved]`).waitFor();
+    assert.equal(await view.locator(`[data-post-id="${first}"] [data-role=outcome]`).textContent(), 'Approved');
+
+    const row = view.locator(`[data-post-id="${second}"]`);
+    await row.locator('button.reject').click();
+    await row.locator('button.confirm-reject').click();
+    assert.equal(await row.locator('[data-role=outcome]').textContent(), 'Say why, for the author.');
+    await row.locator('input').fill('Wait for legal to check the 20%.');
+    await row.locator('button.confirm-reject').click();
+    await view.locator(`[data-post-id="${second}"][data-state=rejected]`).waitFor();
+
+    assert.deepEqual(host.calls, [
+      { name: 'approval_approve', arguments: { postId: first } },
+      { name: 'approval_reject', arguments: { postId: second, reason: 'Wait for legal to check the 20%.' } },
+    ]);
+    const posts = (await own.callTool('get_paginated_posts', {})).structuredContent.data;
+    assert.deepEqual(Object.fromEntries(posts.map((p: any) => [p.id, p.approvalStatus])), { [first]: 'APPROVED', [second]: 'REJECTED' });
+    assert.deepEqual((await own.callTool('approval_list_pending', {})).structuredContent.data, []);
+  });
+
+  it('a refusal from Herald shows on the row, and the buttons stay usable', async () => {
+    const { ids, client: own } = await freshAccount({ approvalRequired: true });
+    const created = await own.callTool('create_text_post', { text: 'Held post', channelIds: [ids[0]], isScheduled: true, dateTime: '2031-04-07T08:00:00Z' });
+    const postId = created.structuredContent.data[0].id;
+    const result = await own.callTool('approval_list_pending', {});
+    await own.callTool('delete_post', { postId });
+    await host.render(page, await viewHtml(APPROVALS_URI), {}, result, own);
+    const row = page.frameLocator('iframe').locator(`[data-post-id="${postId}"]`);
+    await row.locator('button.approve').click();
+    await row.locator('[data-role=outcome].danger').waitFor();
+    assert.match((await row.locator('[data-role=outcome]').textContent())!, new RegExp(`No post ${postId}`));
+    assert.equal(await row.locator('button.approve').isEnabled(), true);
   });
 });

@@ -30,6 +30,13 @@ const TOOL_VIEWS: Partial<Record<ToolName, View['uri']>> = {
   create_text_post: 'ui://herald/post-preview',
   create_image_post: 'ui://herald/post-preview',
   update_post: 'ui://herald/post-preview',
+  get_paginated_posts: 'ui://herald/week-calendar',
+  get_posts_for_channels: 'ui://herald/week-calendar',
+  get_posts_with_assets: 'ui://herald/week-calendar',
+  get_scheduled_posts: 'ui://herald/week-calendar',
+  approval_list_pending: 'ui://herald/approval-queue',
+  approval_approve: 'ui://herald/approval-queue',
+  approval_reject: 'ui://herald/approval-queue',
 };
 
 export function declaresApps(capabilities: unknown): boolean {

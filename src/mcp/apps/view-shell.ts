@@ -27,6 +27,18 @@ h1 { font-size: 15px; margin: 0 0 10px; }
 .danger { color: var(--color-text-danger); } .success { color: var(--color-text-success); } .warning { color: var(--color-text-warning); }
 button { font: inherit; padding: 4px 12px; border-radius: 8px; border: 1px solid var(--color-border-primary); background: var(--color-background-secondary); color: var(--color-text-primary); cursor: pointer; }
 button:disabled { opacity: .5; cursor: default; }
+.avatar { width: 32px; height: 32px; border-radius: 50%; display: grid; place-items: center; font-weight: 600; font-size: 13px;
+  background: var(--color-background-secondary); color: var(--color-text-secondary); flex: none; }
+.meter { flex: 1; height: 4px; border-radius: 2px; background: var(--color-background-secondary); overflow: hidden; }
+.meter > span { display: block; height: 100%; background: var(--color-text-success); }
+.meter.over > span { background: var(--color-text-danger); }
+.counter { font-variant-numeric: tabular-nums; font-size: 12px; }
+.post header { display: flex; align-items: center; gap: 8px; margin-bottom: 6px; }
+.post header .network { margin-left: auto; }
+.text { white-space: pre-wrap; overflow-wrap: anywhere; margin: 4px 0 8px; }
+.media { margin: 0 0 8px; }
+.post footer { display: flex; align-items: center; gap: 10px; }
+.problems { margin: 8px 0 0; padding-left: 18px; font-size: 12px; }
 `;
 
 /** The View side of the bridge: `herald.on(method, fn)`, `herald.callTool(name, args)`, `el(...)` to build DOM. */
@@ -96,6 +108,52 @@ function el(tag, attributes, ...children) {
 function previewsOf(result) {
   const list = (result._meta && result._meta['herald/postPreview']) || [];
   return new Map(list.map((p) => [p.postId, p]));
+}
+function initials(name) {
+  const words = (name || '?').replace(/^@/, '').split(/\\s+/);
+  return (words[0].charAt(0) + (words.length > 1 ? words[words.length - 1].charAt(0) : '')).toUpperCase();
+}
+/** A time in the host's zone and language, or UTC (said so) when the host gives none. */
+function formatTime(iso, options) {
+  const zone = herald.context.timeZone || 'UTC';
+  return new Intl.DateTimeFormat(herald.context.locale || 'en-GB', { ...options, timeZone: zone }).format(new Date(iso)) + (herald.context.timeZone ? '' : ' UTC');
+}
+function when(post) {
+  const format = (iso) => formatTime(iso, { dateStyle: 'medium', timeStyle: 'short' });
+  if (post.approvalStatus === 'PENDING') return 'Waiting for approval' + (post.dateTime ? ' · ' + format(post.dateTime) : '');
+  if (post.status === 'draft') return 'Draft' + (post.dateTime ? ' · ' + format(post.dateTime) : '');
+  if (post.status === 'published') return 'Published' + (post.publishedAt ? ' · ' + format(post.publishedAt) : '');
+  if (post.status === 'failed') return 'Failed: ' + (post.error || 'see the post');
+  if (post.dateTime && post.status === 'scheduled') return 'Scheduled · ' + format(post.dateTime);
+  return 'Publishing now';
+}
+function media(post) {
+  const parts = [];
+  if (post.imageUrls.length) parts.push(post.imageUrls.length === 1 ? '1 image' : post.imageUrls.length + ' images');
+  if (post.videoUrls.length) parts.push(post.videoUrls.length === 1 ? '1 video' : post.videoUrls.length + ' videos');
+  return parts.length ? el('p', { class: 'media' }, el('span', { class: 'badge' }, parts.join(' · '))) : null;
+}
+function counter(preview) {
+  if (preview.limit === null) return el('span', { class: 'counter muted', 'data-role': 'counter' }, String(preview.length));
+  const over = preview.length > preview.limit;
+  const meter = el('div', { class: over ? 'meter over' : 'meter' }, el('span'));
+  meter.firstChild.style.width = Math.min(100, (preview.length / preview.limit) * 100) + '%';
+  return [meter, el('span', { class: over ? 'counter danger' : 'counter', 'data-role': 'counter', title: preview.network.countingNote || null }, preview.length + ' / ' + preview.limit)];
+}
+/** A post as it will look on its channel; extra goes at the end of the card (the approval buttons). */
+function postCard(post, preview, ...extra) {
+  const channel = preview ? preview.channel : { name: post.channelId, handle: '', displayName: null };
+  const shownName = channel.displayName || channel.name;
+  return el('article', { class: 'card post', 'data-post-id': post.id, 'data-network': preview && preview.network.name },
+    el('header', {},
+      el('span', { class: 'avatar' }, initials(shownName)),
+      el('div', {}, el('strong', {}, shownName), ' ', el('span', { class: 'muted' }, channel.handle)),
+      preview ? el('span', { class: 'badge network' }, preview.network.displayName) : null),
+    el('p', { class: 'text' }, post.text),
+    media(post),
+    el('footer', {}, el('span', { class: 'when muted' }, when(post)), preview ? counter(preview) : null),
+    preview && preview.problems.length ? el('ul', { class: 'problems danger', 'data-role': 'problems' }, preview.problems.map((p) => el('li', {}, p))) : null,
+    extra);
 }
 function postsOf(result) {
   const data = result.structuredContent && result.structuredContent.data;
