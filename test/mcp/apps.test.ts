@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
 import type { Browser, Page } from 'playwright-core';
 import { capabilitiesOf } from '../../src/domain/networks/capabilities.js';
+import { sealCredentials } from '../../src/domain/networks/credential-vault.js';
 import { countText } from '../../src/domain/networks/text-length.js';
 import * as provisioning from '../../src/domain/provisioning.js';
 import { launchChromium } from '../support/chromium.js';
@@ -114,6 +115,23 @@ describe(`MCP Apps: which clients get the views (${TEST_DB})`, function () {
       }
     });
   }
+
+  it("counts against a channel's own limit where its connection raised it (Mastodon's default is 500)", async () => {
+    const [mastodon] = await addChannels(h, account, ['mastodon']);
+    await h.deps.repos.channels.saveConnection(account.accountId, mastodon, {
+      handle: '@herald@social.example', displayName: 'Herald', avatarUrl: null, networkAccountId: '1',
+      sealedCredentials: sealCredentials(h.deps, mastodon, { token: 'token' }), credentialsExpireAt: null, textLimit: 1000, connectedAt: 1,
+    });
+    const client = await connectClient('v2 2026-07-28', h, account.apiKey, true);
+    try {
+      const long = 'a'.repeat(700);
+      const created = await client.callTool('create_text_post', { text: long, channelIds: [mastodon], saveAsDraft: true });
+      const [preview] = created._meta['herald/postPreview'];
+      assert.deepEqual([preview.network.name, preview.length, preview.limit, preview.fits, preview.channel.displayName], ['mastodon', 700, 1000, true, 'Herald']);
+    } finally {
+      await client.close();
+    }
+  });
 
   it('server/discover declares resources and the extension only to a client that declares it', async () => {
     const discover = async (capabilities: object) => {
@@ -226,6 +244,21 @@ describe(`MCP Apps views in Chromium (${TEST_DB})`, function () {
     assert.equal(await view.locator('article.post .text').textContent(), text);
     assert.equal(await view.locator('article.post img, article.post b').count(), 0);
     assert.equal(await view.locator('.when').textContent(), 'Draft');
+  });
+
+  it('a post that no longer fits (its channel lost a raised limit) shows its counter over the limit and why', async () => {
+    const args = { text: 'Fits today', channelIds: [channels[0]], saveAsDraft: true };
+    const result = await client.callTool('create_text_post', args);
+    const problem = 'Bluesky allows 300 characters; this text has 320 (counted as a person sees them: an emoji is one). Shorten it.';
+    const [preview] = result._meta['herald/postPreview'];
+    const stale = { ...result, _meta: { ...result._meta, 'herald/postPreview': [{ ...preview, length: 320, fits: false, problems: [problem] }] } };
+    await host.render(page, await viewHtml(PREVIEW_URI), args, stale, client);
+    const card = page.frameLocator('iframe').locator('article.post');
+    await card.locator('[data-role=problems]').waitFor();
+    assert.equal(await card.locator('[data-role=counter]').textContent(), '320 / 300');
+    assert.equal(await card.locator('[data-role=counter]').getAttribute('class'), 'counter danger');
+    assert.equal(await card.locator('.meter').getAttribute('class'), 'meter over');
+    assert.deepEqual(await card.locator('[data-role=problems] li').allTextContents(), [problem]);
   });
 
   it('a refused post shows the refusal', async () => {
