@@ -10,7 +10,7 @@ export const approvalQueueHtml = viewPage({
   style: `
 .actions { display: flex; gap: 8px; align-items: center; margin-top: 8px; flex-wrap: wrap; }
 .actions input { flex: 1; min-width: 160px; font: inherit; padding: 4px 8px; border-radius: 8px; border: 1px solid var(--color-border-primary); background: var(--color-background-primary); color: var(--color-text-primary); }
-button.approve { background: var(--color-text-success); border-color: var(--color-text-success); color: #fff; }
+button.approve { background: var(--color-text-success); border-color: var(--color-text-success); color: var(--color-background-primary); }
 .outcome { font-size: 12px; font-weight: 600; }
 `,
   body: `<h1>Approval queue <span id="summary" class="muted"></span></h1>

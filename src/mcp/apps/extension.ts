@@ -18,11 +18,11 @@ import { META } from '../modern-era.js';
 import type { Era, ToolResult } from '../protocol.js';
 import { VIEWS, type View } from './views.js';
 
-export const APPS_EXTENSION = 'io.modelcontextprotocol/ui';
-export const APP_MIME_TYPE = 'text/html;profile=mcp-app';
+const APPS_EXTENSION = 'io.modelcontextprotocol/ui';
+const APP_MIME_TYPE = 'text/html;profile=mcp-app';
 /** The deprecated flat key of the extension's first drafts, still the only one some hosts read. */
 const FLAT_RESOURCE_URI_KEY = 'ui/resourceUri';
-export const PREVIEW_META_KEY = 'herald/postPreview';
+const PREVIEW_META_KEY = 'herald/postPreview';
 const APPS_SESSION_PREFIX = 'ui-';
 
 /** Which view shows which tool's answer. */
@@ -39,7 +39,7 @@ const TOOL_VIEWS: Partial<Record<ToolName, View['uri']>> = {
   approval_reject: 'ui://herald/approval-queue',
 };
 
-export function declaresApps(capabilities: unknown): boolean {
+function declaresApps(capabilities: unknown): boolean {
   const settings = (capabilities as { extensions?: Record<string, { mimeTypes?: unknown }> } | undefined)?.extensions?.[APPS_EXTENSION];
   return Array.isArray(settings?.mimeTypes) && settings.mimeTypes.includes(APP_MIME_TYPE);
 }
@@ -49,7 +49,7 @@ export function appsSessionId(): string {
   return APPS_SESSION_PREFIX + randomUUID();
 }
 
-export function isAppsSession(sessionId: string | undefined): boolean {
+function isAppsSession(sessionId: string | undefined): boolean {
   return sessionId?.startsWith(APPS_SESSION_PREFIX) ?? false;
 }
 
@@ -94,7 +94,7 @@ export function readView(tools: ReadonlyMap<ToolName, ToolDefinition>, uri: unkn
   return { contents: [{ uri: view.uri, mimeType: APP_MIME_TYPE, text: view.html, _meta: { ui: { prefersBorder: true } } }] };
 }
 
-export type Preview = (posts: readonly PreviewablePost[]) => Promise<PostPreview[]>;
+type Preview = (posts: readonly PreviewablePost[]) => Promise<PostPreview[]>;
 
 /** A successful result of a tool with a view, with what the view shows of its posts in _meta. */
 export async function withViewData(name: ToolName, result: ToolResult, preview: Preview): Promise<ToolResult> {
