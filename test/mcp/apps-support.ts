@@ -86,7 +86,8 @@ window.renderView = async (html, toolInput, toolResult, hostContext) => {
   iframe.srcdoc = html;
   await initialized;
   await bridge.sendToolInput({ arguments: toolInput });
-  await bridge.sendToolResult(toolResult);
+  if (toolResult.cancelled) await bridge.sendToolCancelled({ reason: toolResult.cancelled });
+  else await bridge.sendToolResult(toolResult);
 };
 `;
 
@@ -96,7 +97,10 @@ const HOST_PAGE = (bridge: string) => `<!DOCTYPE html><html><head><meta charset=
 </head><body><div id="conversation"></div><script>${bridge}</script><script>${HOST_SCRIPT}</script></body></html>`;
 
 export interface Host {
-  /** Loads the view, delivers the tool's input and result, and answers the view's tool calls with `client`. */
+  /**
+   * Loads the view, delivers the tool's input and result (or, for `{ cancelled: reason }`, the call's cancellation),
+   * and answers the view's tool calls with `client`.
+   */
   render(page: Page, html: string, toolInput: Record<string, unknown>, toolResult: Record<string, unknown>, client: AppsClient, hostContext?: Record<string, unknown>): Promise<void>;
   /** Every URL the pages asked for, apart from the host page itself. */
   requests: string[];

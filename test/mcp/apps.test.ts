@@ -261,6 +261,15 @@ describe(`MCP Apps views in Chromium (${TEST_DB})`, function () {
     assert.deepEqual(await card.locator('[data-role=problems] li').allTextContents(), [problem]);
   });
 
+  for (const uri of [PREVIEW_URI, CALENDAR_URI, APPROVALS_URI]) {
+    it(`${uri} says so when the host cancels the call`, async () => {
+      await host.render(page, await viewHtml(uri), {}, { cancelled: 'Stopped by the user' }, client);
+      const cancelled = page.frameLocator('iframe').locator('[data-role=cancelled]');
+      await cancelled.waitFor();
+      assert.equal(await cancelled.textContent(), 'Cancelled: Stopped by the user');
+    });
+  }
+
   it('a refused post shows the refusal', async () => {
     const args = { text: 'x'.repeat(400), channelIds: [channels[0]] };
     const result = await client.callTool('create_text_post', args);

@@ -14,7 +14,7 @@ button.approve { background: var(--color-text-success); border-color: var(--colo
 .outcome { font-size: 12px; font-weight: 600; }
 `,
   body: `<h1>Approval queue <span id="summary" class="muted"></span></h1>
-<div id="posts"><p class="muted">Waiting for the queue…</p></div>`,
+<div id="posts" data-root><p class="muted">Waiting for the queue…</p></div>`,
   script: `
 const root = document.getElementById('posts');
 function errorText(result) {

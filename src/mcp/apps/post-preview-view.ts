@@ -9,7 +9,7 @@ export const postPreviewHtml = viewPage({
   title: 'Herald post preview',
   style: '',
   body: `<h1>Post preview <span id="summary" class="muted"></span></h1>
-<div id="posts"><p class="muted">Waiting for the post…</p></div>`,
+<div id="posts" data-root><p class="muted">Waiting for the post…</p></div>`,
   script: `
 const root = document.getElementById('posts');
 herald.on('ui/notifications/tool-input', () => root.replaceChildren(el('p', { class: 'muted' }, 'Writing the post…')));

@@ -7,6 +7,7 @@
  *   ui/notifications/initialized, and reports its size (ui/notifications/size-changed).
  * - Data from the host (post text, channel names) is only ever set as text, never parsed as HTML.
  * - A view shows the host's theme and style variables when given, else its own light defaults.
+ * - A cancelled call (ui/notifications/tool-cancelled) replaces the view's content (its [data-root]) with the reason.
  */
 const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; connect-src 'none'; frame-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'";
 
@@ -71,6 +72,10 @@ const herald = (() => {
       return;
     }
     if (message.method === 'ui/notifications/host-context-changed') applyContext(message.params);
+    if (message.method === 'ui/notifications/tool-cancelled') {
+      const reason = message.params && message.params.reason;
+      document.querySelector('[data-root]').replaceChildren(el('p', { class: 'muted', 'data-role': 'cancelled' }, 'Cancelled' + (reason ? ': ' + reason : '.')));
+    }
     (handlers[message.method] || (() => {}))(message.params || {});
   });
   const context = {};

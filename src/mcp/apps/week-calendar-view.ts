@@ -23,7 +23,7 @@ export const weekCalendarHtml = viewPage({
 `,
   body: `<div class="bar"><h1 id="title">Calendar</h1>
 <button id="previous" type="button" aria-label="Previous week">‹ Previous</button><button id="next" type="button" aria-label="Next week">Next ›</button></div>
-<div id="week" class="week"></div>
+<div id="week" class="week" data-root></div>
 <div id="undated"></div>`,
   script: `
 const DAY = 86400000;
