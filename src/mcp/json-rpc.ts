@@ -9,15 +9,19 @@
  * - Tasks, each era its own way (src/mcp/tasks.ts): the capability in initialize for 2025-11-25 and the
  *   extension in server/discover; tools/list shows a tool's execution.taskSupport only to 2025-11-25, the one
  *   revision that defines it.
+ * - both, for an MCP Apps client only: resources/list and resources/read serve the views, tools/list links them,
+ *   and the results of the tools with a view carry what it shows (src/mcp/apps/extension.ts).
  */
 import { createJSONRPCErrorResponse, JSONRPCErrorException, JSONRPCServer } from 'json-rpc-2.0';
 import type { ToolDefinition, ToolName } from '../../generated/mcp/handlers.js';
 import type { DomainDeps } from '../domain/deps.js';
 import { ValidationError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
+import type { PostPreview, PreviewablePost } from '../domain/posts/post-preview.js';
+import { APPS_RESOURCES_CAPABILITY, APPS_SERVER_EXTENSION, linkViews, listViews as viewResources, readView as viewContents, withViewData } from './apps/extension.js';
 import type { CallToolOptions, ToolCall } from './call-tool.js';
 import { completeResult } from './modern-era.js';
-import { negotiateProtocolVersion, RpcErrorCode, SUPPORTED_PROTOCOL_VERSIONS, type Era } from './protocol.js';
+import { negotiateProtocolVersion, RpcErrorCode, SUPPORTED_PROTOCOL_VERSIONS, type Era, type ToolResult } from './protocol.js';
 import { toolsListPage } from './served-tools.js';
 import { addLegacyTaskMethods, addModernTaskMethods, LEGACY_TASKS_CAPABILITY, legacyToolsCall, modernToolsCall, TASKS_EXTENSION, TASKS_REVISION, type TaskRuntime } from './tasks.js';
 
@@ -26,6 +30,14 @@ export interface RpcContext {
   tools: ReadonlyMap<ToolName, ToolDefinition>;
   /** The MCP-Protocol-Version header, when sent. */
   revision?: string;
+  /** The client declared MCP Apps (src/mcp/apps/extension.ts). */
+  apps: boolean;
+}
+
+export interface RpcOptions extends Omit<CallToolOptions, 'tools' | 'era'> {
+  deps: DomainDeps;
+  /** What an Apps view shows of the posts a tool answered with. */
+  preview(principal: Principal, posts: readonly PreviewablePost[]): Promise<PostPreview[]>;
 }
 
 const SERVER_INFO = { name: 'herald', title: 'Herald', version: '0.1.0' };
@@ -39,33 +51,44 @@ const INSTRUCTIONS =
 
 export type RpcServers = Record<Era, JSONRPCServer<RpcContext>>;
 
-export function mcpRpcServers(options: Omit<CallToolOptions, 'tools' | 'era'> & { deps: DomainDeps }): RpcServers {
+export function mcpRpcServers(options: RpcOptions): RpcServers {
   const tasks: TaskRuntime = { deps: options.deps, log: options.log, frame: (result) => completeResult(result, SERVER_INFO) };
   const legacy = rpcServer(options);
-  legacy.addMethod('initialize', (params) => {
+  legacy.addMethod('initialize', (params, { apps }) => {
     const protocolVersion = negotiateProtocolVersion((params as { protocolVersion?: unknown } | undefined)?.protocolVersion);
+    const capabilities = protocolVersion === TASKS_REVISION ? { ...CAPABILITIES, tasks: LEGACY_TASKS_CAPABILITY } : CAPABILITIES;
     return {
       protocolVersion,
-      capabilities: protocolVersion === TASKS_REVISION ? { ...CAPABILITIES, tasks: LEGACY_TASKS_CAPABILITY } : CAPABILITIES,
+      capabilities: apps ? { ...capabilities, ...APPS_RESOURCES_CAPABILITY, extensions: APPS_SERVER_EXTENSION } : capabilities,
       serverInfo: SERVER_INFO,
       instructions: INSTRUCTIONS,
     };
   });
   legacy.addMethod('ping', () => ({}));
-  legacy.addMethod('tools/list', (params, { tools, revision }) => listTools(tools, params, revision === TASKS_REVISION));
-  legacy.addMethod('tools/call', (params, context) => legacyToolsCall(tasks, { ...options, tools: context.tools, era: 'legacy' }, toolCall(params), context));
+  legacy.addMethod('tools/list', (params, { tools, revision, apps }) => listTools(tools, params, revision === TASKS_REVISION, apps));
+  legacy.addMethod('tools/call', async (params, context) =>
+    withViews(options, context, params, await legacyToolsCall(tasks, { ...options, tools: context.tools, era: 'legacy' }, toolCall(params), context)));
+  legacy.addMethod('resources/list', (_params, { tools, apps }) => listViews(tools, apps));
+  legacy.addMethod('resources/read', (params, { tools, apps }) => readView(tools, params, apps, LEGACY_RESOURCE_NOT_FOUND));
   addLegacyTaskMethods(legacy, tasks);
 
   const modern = rpcServer(options);
-  modern.addMethod('server/discover', () =>
+  modern.addMethod('server/discover', (_params, { apps }) =>
     completeResult(
-      { supportedVersions: SUPPORTED_PROTOCOL_VERSIONS, capabilities: { ...CAPABILITIES, extensions: { [TASKS_EXTENSION]: {} } }, instructions: INSTRUCTIONS },
+      {
+        supportedVersions: SUPPORTED_PROTOCOL_VERSIONS,
+        capabilities: { ...CAPABILITIES, ...(apps ? APPS_RESOURCES_CAPABILITY : {}), extensions: { [TASKS_EXTENSION]: {}, ...(apps ? APPS_SERVER_EXTENSION : {}) } },
+        instructions: INSTRUCTIONS,
+      },
       SERVER_INFO,
       true,
     ),
   );
-  modern.addMethod('tools/list', (params, { tools }) => completeResult(listTools(tools, params, false), SERVER_INFO, true));
-  modern.addMethod('tools/call', (params, context) => modernToolsCall(tasks, { ...options, tools: context.tools, era: 'modern' }, toolCall(params), context));
+  modern.addMethod('tools/list', (params, { tools, apps }) => completeResult(listTools(tools, params, false, apps), SERVER_INFO, true));
+  modern.addMethod('tools/call', async (params, context) =>
+    withViews(options, context, params, await modernToolsCall(tasks, { ...options, tools: context.tools, era: 'modern' }, toolCall(params), context)));
+  modern.addMethod('resources/list', (_params, { tools, apps }) => completeResult(listViews(tools, apps), SERVER_INFO, true));
+  modern.addMethod('resources/read', (params, { tools, apps }) => completeResult(readView(tools, params, apps, RpcErrorCode.InvalidParams), SERVER_INFO, true));
   addModernTaskMethods(modern, tasks);
   return { legacy, modern };
 }
@@ -84,10 +107,38 @@ function rpcServer(options: Pick<CallToolOptions, 'log'>): JSONRPCServer<RpcCont
   return server;
 }
 
-function listTools(tools: ReadonlyMap<ToolName, ToolDefinition>, params: unknown, withExecution: boolean) {
+/** Resource not found before 2026-07-28, which made it invalid params. */
+const LEGACY_RESOURCE_NOT_FOUND = -32002;
+
+/** For an Apps client, the result of a tool with a view also carries what the view shows (a task handle carries nothing). */
+async function withViews(options: RpcOptions, { principal, apps }: RpcContext, params: unknown, result: object): Promise<object> {
+  if (!apps) return result;
+  return withViewData((params as ToolCall).name as ToolName, result as ToolResult, (posts) => options.preview(principal, posts));
+}
+
+function listViews(tools: ReadonlyMap<ToolName, ToolDefinition>, apps: boolean) {
+  if (!apps) throw notWithoutApps();
+  return viewResources(tools);
+}
+
+function readView(tools: ReadonlyMap<ToolName, ToolDefinition>, params: unknown, apps: boolean, notFoundCode: number) {
+  if (!apps) throw notWithoutApps();
+  const uri = (params as { uri?: unknown } | undefined)?.uri;
+  const contents = viewContents(tools, uri);
+  if (!contents) throw new JSONRPCErrorException(`Resource not found: ${String(uri)}. resources/list names the views this URL serves.`, notFoundCode, { uri });
+  return contents;
+}
+
+/** Herald's only resources are MCP Apps views: to a client that did not declare the extension, the methods do not exist. */
+function notWithoutApps(): JSONRPCErrorException {
+  return new JSONRPCErrorException('Method not found', RpcErrorCode.MethodNotFound);
+}
+
+function listTools(tools: ReadonlyMap<ToolName, ToolDefinition>, params: unknown, withExecution: boolean, apps: boolean) {
   try {
     const page = toolsListPage(tools, (params as { cursor?: unknown } | undefined)?.cursor);
-    return withExecution ? page : { ...page, tools: page.tools.map(({ execution: _execution, ...tool }) => tool) };
+    const listed = withExecution ? page.tools : page.tools.map(({ execution: _execution, ...tool }) => tool);
+    return { ...page, tools: apps ? linkViews(listed) : listed };
   } catch (error) {
     if (error instanceof ValidationError) throw new JSONRPCErrorException(error.message, RpcErrorCode.InvalidParams);
     throw error;

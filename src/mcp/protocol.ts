@@ -54,6 +54,8 @@ export interface ToolResult {
   content: { type: 'text'; text: string }[];
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
+  /** What an MCP Apps view shows beside the result (src/mcp/apps/). */
+  _meta?: Record<string, unknown>;
 }
 
 /** A successful call: the structured result, and the same JSON as text for clients that read only content. */

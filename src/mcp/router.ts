@@ -23,6 +23,8 @@
  *    client accepts only text/event-stream. A manage_team tool called without that scope is a 403 with
  *    an insufficient_scope challenge, alone or in a batch. A batch's requests run one after another,
  *    yielding to the event loop between them. A modern request for a method this era lacks is a 404.
+ * A 2025 client that declares MCP Apps at initialize is answered with an Mcp-Session-Id that says so
+ * (src/mcp/apps/extension.ts); nothing is stored, and any instance reads it.
  * Herald's own error codes (unauthorized, forbidden, insufficient scope, rate limited) follow the era the
  * MCP-Protocol-Version header names (HERALD_RPC_ERROR_CODES).
  * GET (no server-initiated stream) and DELETE (no sessions) are 405.
@@ -39,6 +41,8 @@ import { consumeRateLimit, consumeWriteBudgetForAi, RateLimitExceeded } from '..
 import { jsonBody } from '../http/request-body.js';
 import { setRateLimitHeaders } from '../http/rate-limit-headers.js';
 import { protectedResourceMetadataUrl } from '../domain/oauth/resources.js';
+import { previewPosts } from '../domain/posts/post-preview.js';
+import { appsDeclared, appsSessionId } from './apps/extension.js';
 import { mcpRpcServers, type RpcServers } from './json-rpc.js';
 import { checkModernRequest, isModernRequest, ModernRequestError, unsupportedVersion, type RpcMessage } from './modern-era.js';
 import { HERALD_RPC_ERROR_CODES, isModernProtocolVersion, isSupportedProtocolVersion, RpcErrorCode, type Era } from './protocol.js';
@@ -60,6 +64,7 @@ export function mcpRouter(options: McpRouterOptions): express.Router {
   const rpc = mcpRpcServers({
     deps,
     handlers,
+    preview: (principal, posts) => previewPosts(deps, principal, posts),
     chargeWriteBudget: (principal) => consumeWriteBudgetForAi(deps, principal),
     validateResults: config.validateResponses,
     log: options.log,
@@ -197,7 +202,9 @@ function dispatch(rpc: RpcServers, tools: ReadonlyMap<ToolName, ToolDefinition>,
         continue;
       }
       if (!isRequest(message)) continue;
-      const reply = await rpc[era].receive(message as never, context);
+      const apps = appsDeclared(era, message, req.header('mcp-session-id'));
+      if (apps && era === 'legacy' && message.method === 'initialize') res.setHeader('Mcp-Session-Id', appsSessionId());
+      const reply = await rpc[era].receive(message as never, { ...context, apps });
       if (reply) replies.push(reply);
     }
     // A lone message, or a batch with nothing to answer, refused as a whole: a 429 from the error boundary.

@@ -55,12 +55,17 @@ const KIND_WORDS: Record<MediaKind, [one: string, many: string, field: string]> 
   video: ['video', 'videos', 'videoUrls'],
 };
 
+/** The text limit a channel's posts are held to: the network's, or the higher one its connection reported where the network lets it. */
+export function textLimitOf(capabilities: NetworkCapabilities, channelTextLimit?: number | null): number {
+  return capabilities.text.raisedBy && channelTextLimit ? Math.max(channelTextLimit, capabilities.text.limit) : capabilities.text.limit;
+}
+
 export function validatePost(capabilities: NetworkCapabilities, post: PostForFit, options: FitOptions = {}): FitProblem[] {
   const problems: FitProblem[] = [];
   const problem = (rule: FitRule, path: string, message: string) => problems.push({ network: capabilities.name, rule, path, message });
   const name = capabilities.displayName;
 
-  const limit = capabilities.text.raisedBy && options.textLimit ? Math.max(options.textLimit, capabilities.text.limit) : capabilities.text.limit;
+  const limit = textLimitOf(capabilities, options.textLimit);
   const note = countingNote(capabilities.text.counting);
   const length = countBy(capabilities.text.counting, post.text);
   if (length > limit) problem('text_length', 'text', `${name} allows ${limit} characters; this text has ${length}${note}. Shorten it.`);

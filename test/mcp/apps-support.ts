@@ -1,0 +1,135 @@
+/**
+ * MCP Apps test support: MCP clients that declare (or not) the extension, and a host page in headless Chromium
+ * built on the extension's own AppBridge, which loads a view in a sandboxed iframe, hands it the tool input and
+ * result, and proxies the view's tool calls to Herald through a real MCP client.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { EXTENSION_ID, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
+import { build } from 'esbuild';
+import type { Browser, Page } from 'playwright-core';
+import type { TestHerald } from '../support/herald.js';
+
+export const APPS_CAPABILITIES = { extensions: { [EXTENSION_ID]: { mimeTypes: [RESOURCE_MIME_TYPE] } } };
+
+export interface AppsClient {
+  callTool(name: string, args: Record<string, unknown>): Promise<Record<string, any>>;
+  listTools(): Promise<Record<string, any>[]>;
+  listResources(): Promise<Record<string, any>[]>;
+  readResource(uri: string): Promise<Record<string, any>>;
+  close(): Promise<void>;
+  /** The Mcp-Session-Id the server answered initialize with, if any. */
+  sessionId(): string | undefined;
+}
+
+export type ClientKind = 'v1' | 'v2 2026-07-28';
+
+export async function connectClient(kind: ClientKind, h: TestHerald, token: string, apps: boolean): Promise<AppsClient> {
+  const url = new URL(h.url + '/mcp');
+  const requestInit = { headers: { Authorization: `Bearer ${token}` } };
+  const capabilities = apps ? APPS_CAPABILITIES : {};
+  if (kind === 'v1') {
+    const client = new ClientV1({ name: 'herald-apps-v1', version: '1.0.0' }, { capabilities });
+    const transport = new TransportV1(url, { requestInit });
+    await client.connect(transport);
+    return {
+      callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as never,
+      listTools: async () => (await client.listTools()).tools as never,
+      listResources: async () => (await client.listResources()).resources as never,
+      readResource: async (uri) => (await client.readResource({ uri })) as never,
+      close: () => client.close(),
+      sessionId: () => transport.sessionId,
+    };
+  }
+  const client = new ClientV2({ name: 'herald-apps-v2', version: '2.0.0' }, { capabilities, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await client.connect(new TransportV2(url, { requestInit }));
+  return {
+    callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as never,
+    listTools: async () => (await client.listTools()).tools as never,
+    listResources: async () => (await client.listResources()).resources as never,
+    readResource: async (uri) => (await client.readResource({ uri })) as never,
+    close: () => client.close(),
+    sessionId: () => undefined,
+  };
+}
+
+/** The extension's AppBridge and PostMessageTransport, bundled for the browser as the global HostBridge. */
+async function bundleAppBridge(): Promise<string> {
+  const bundled = await build({
+    stdin: { contents: 'export { AppBridge, PostMessageTransport } from "@modelcontextprotocol/ext-apps/app-bridge";', resolveDir: process.cwd() },
+    bundle: true,
+    format: 'iife',
+    globalName: 'HostBridge',
+    platform: 'browser',
+    write: false,
+    logLevel: 'silent',
+  });
+  return bundled.outputFiles[0].text;
+}
+
+const HOST_SCRIPT = `
+window.renderView = async (html, toolInput, toolResult, hostContext) => {
+  const { AppBridge, PostMessageTransport } = HostBridge;
+  const iframe = document.createElement('iframe');
+  iframe.setAttribute('sandbox', 'allow-scripts');
+  iframe.title = 'Herald view';
+  document.getElementById('conversation').append(iframe);
+  const bridge = new AppBridge(null, { name: 'herald-test-host', version: '1.0.0' }, { serverTools: {} },
+    { hostContext: { theme: 'light', displayMode: 'inline', locale: 'en-GB', timeZone: 'UTC', containerDimensions: { width: 620, maxHeight: 2000 }, ...hostContext } });
+  bridge.oncalltool = (params) => window.heraldCallTool(params);
+  bridge.onsizechange = ({ height }) => { if (height) iframe.style.height = height + 'px'; };
+  const initialized = new Promise((resolve) => { bridge.oninitialized = resolve; });
+  await bridge.connect(new PostMessageTransport(iframe.contentWindow, iframe.contentWindow));
+  iframe.srcdoc = html;
+  await initialized;
+  await bridge.sendToolInput({ arguments: toolInput });
+  if (toolResult.cancelled) await bridge.sendToolCancelled({ reason: toolResult.cancelled });
+  else await bridge.sendToolResult(toolResult);
+};
+`;
+
+const HOST_PAGE = (bridge: string) => `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Test host</title>
+<style>body { margin: 0; padding: 16px; background: #eceef2; font-family: system-ui, sans-serif; }
+#conversation { width: 620px; } iframe { width: 620px; border: 1px solid #d5d7de; border-radius: 12px; background: #fff; display: block; }</style>
+</head><body><div id="conversation"></div><script>${bridge}</script><script>${HOST_SCRIPT}</script></body></html>`;
+
+export interface Host {
+  /**
+   * Loads the view, delivers the tool's input and result (or, for `{ cancelled: reason }`, the call's cancellation),
+   * and answers the view's tool calls with `client`.
+   */
+  render(page: Page, html: string, toolInput: Record<string, unknown>, toolResult: Record<string, unknown>, client: AppsClient, hostContext?: Record<string, unknown>): Promise<void>;
+  /** Every URL the pages asked for, apart from the host page itself. */
+  requests: string[];
+  /** The tool calls views made through the bridge. */
+  calls: { name: string; arguments?: Record<string, unknown> }[];
+  close(): Promise<void>;
+}
+
+export async function startHost(browser: Browser): Promise<Host> {
+  const page = HOST_PAGE(await bundleAppBridge());
+  const server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(page));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const hostUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  const requests: string[] = [];
+  const calls: Host['calls'] = [];
+  return {
+    requests,
+    calls,
+    async render(tab, html, toolInput, toolResult, client, hostContext = {}) {
+      tab.on('request', (request) => {
+        if (request.url() !== hostUrl) requests.push(request.url());
+      });
+      await tab.exposeFunction('heraldCallTool', (params: Host['calls'][number]) => {
+        calls.push(params);
+        return client.callTool(params.name, params.arguments ?? {});
+      });
+      await tab.goto(hostUrl);
+      await tab.evaluate(([view, input, result, context]) => (window as any).renderView(view, input, result, context), [html, toolInput, toolResult, hostContext] as const);
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
