@@ -12,6 +12,7 @@ import { YouTubeNetwork } from './networks/youtube.js';
 import { YouTubeQuota } from './networks/youtube-quota.js';
 import { TikTokNetwork } from './networks/tiktok.js';
 import { LinkedInNetwork } from './networks/linkedin.js';
+import { XNetwork } from './networks/x.js';
 import { NetworkHttp, type NetworkHttpOptions } from './networks/network-http.js';
 import { DEFAULT_WORKER_OPTIONS } from './runtime.js';
 import { PublishingWorker, type WorkerOptions } from './worker.js';
@@ -37,7 +38,8 @@ export function createNetworks(deps: Omit<DomainDeps, 'networks'>): NetworkRegis
       now,
     )))
     .register('tiktok', new TikTokNetwork(http, outbound, now, deps.config.networks.apps.tiktok))
-    .register('linkedin', new LinkedInNetwork(http, outbound, now, deps.config.networks.apps.linkedin));
+    .register('linkedin', new LinkedInNetwork(http, outbound, now, deps.config.networks.apps.linkedin))
+    .register('x', new XNetwork(http, outbound, now, deps.config.networks.apps.x));
 }
 
 export function createWorker(

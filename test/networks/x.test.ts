@@ -1,0 +1,214 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadConfig } from '../../src/config.js';
+import { checkChannelConnection } from '../../src/domain/networks/connection-check.js';
+import { TINY_PNG } from '../media/fixtures.js';
+import { callTool } from '../mcp/support.js';
+import { startFakeX, type FakeX } from '../support/fake-x.js';
+import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
+
+const MB = 1024 * 1024;
+
+/** X through its documented wire format (test/support/fake-x.ts), through the real Herald. */
+describe('X, against a fake that speaks its documented API', function () {
+  this.timeout(60_000);
+  let x: FakeX;
+  let files: http.Server;
+  let imageUrl: string;
+  let gifUrl: string;
+  let videoUrl: string;
+  const video = Buffer.alloc(2 * MB + 1000, 7);
+  let t: TestHerald;
+  let a: SeededAccount;
+
+  before(async () => {
+    files = http.createServer((req, res) => {
+      if (req.url?.startsWith('/film.mp4')) res.writeHead(200, { 'content-type': 'video/mp4' }).end(video);
+      else if (req.url?.startsWith('/loop.gif')) res.writeHead(200, { 'content-type': 'image/gif' }).end(Buffer.from('GIF89a-not-really'));
+      else res.writeHead(200, { 'content-type': 'image/png' }).end(TINY_PNG);
+    });
+    await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+    imageUrl = `${origin}/picture.png`;
+    gifUrl = `${origin}/loop.gif`;
+    videoUrl = `${origin}/film.mp4`;
+  });
+  after(() => files?.close());
+
+  async function start(configured = true) {
+    x = await startFakeX();
+    const defaults = loadConfig({}).networks;
+    t = await startTestHerald({
+      networkOriginOverrides: { 'https://x.com': x.url, 'https://api.x.com': x.url },
+      networks: { ...defaults, apps: configured ? { x: { clientId: x.clientId, clientSecret: x.clientSecret } } : {} },
+      outboundAllowHosts: ['127.0.0.1'],
+    });
+    x.redirectUris.push(`${t.url}/connect/x/callback`);
+    a = await t.seedAccount({ channels: 0 });
+  }
+  afterEach(async () => {
+    await t?.close();
+    await x?.close();
+  });
+
+  /** Starts connecting, plays the person at X's consent screen, and follows the redirect to Herald. */
+  async function connectThroughConsent(path = '/v1/rest/channels/connect', body: Record<string, unknown> = { network: 'x' }) {
+    const started = await t.api('POST', path, { token: a.apiKey, body });
+    assert.equal(started.status, 200, JSON.stringify(started.body));
+    const consent = await fetch(started.body.authorizationUrl, { redirect: 'manual' });
+    assert.equal(consent.status, 302, await consent.text());
+    const page = await fetch(consent.headers.get('location')!);
+    return { authorizationUrl: new URL(started.body.authorizationUrl), status: page.status, html: await page.text() };
+  }
+
+  async function channel() {
+    return ((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data as any[]).find((c) => c.network === 'x');
+  }
+
+  async function get(id: string) {
+    return (await t.api('GET', `/v1/rest/posts/${id}`, { token: a.apiKey })).body.data;
+  }
+
+  async function schedule(body: Record<string, unknown>) {
+    const res = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [(await channel()).id], ...body } });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    return res.body.data[0];
+  }
+
+  describe('connecting', () => {
+    it('connects through X\'s consent with PKCE and Basic client authentication, keeping the 2-hour token and its refresh token', async () => {
+      await start();
+      const connected = await connectThroughConsent();
+      assert.equal(connected.status, 200, connected.html);
+      assert.match(connected.html, /Connected/);
+      const u = connected.authorizationUrl;
+      assert.equal(u.origin, x.url, 'the real x.com, rewritten by NETWORK_ORIGIN_OVERRIDES');
+      assert.equal(u.pathname, '/i/oauth2/authorize');
+      assert.equal(u.searchParams.get('code_challenge_method'), 'S256');
+      assert.deepEqual(u.searchParams.get('scope')!.split(' ').sort(), ['media.write', 'offline.access', 'tweet.read', 'tweet.write', 'users.read']);
+      const c = await channel();
+      assert.deepEqual([c.handle, c.displayName, c.status], ['herald_dev', 'Herald Dev', 'active']);
+      const row = await t.herald.db('channels').where({ id: c.id }).first();
+      assert.ok(row.credentials.startsWith('v1.'), 'sealed in the vault');
+      const expiresIn = Number(row.credentials_expire_at) - Date.now();
+      assert.ok(expiresIn > 7100_000 && expiresIn <= 7200_000, 'X\'s 2-hour expiry is kept');
+      assert.equal(row.text_limit, null, 'no subscription: 280');
+      assert.deepEqual(x.refusals, []);
+    });
+
+    it('keeps the longer text limit of a Premium account, and X takes its long post', async () => {
+      await start();
+      x.user.subscription_type = 'Premium';
+      await connectThroughConsent();
+      const c = await channel();
+      assert.equal((await t.herald.db('channels').where({ id: c.id }).first()).text_limit, 25_000);
+      const long = await schedule({ text: 'a'.repeat(1000) });
+      await testWorker(t).tick();
+      assert.equal((await get(long.id)).status, 'published', (await get(long.id)).error);
+      assert.equal(x.posts[0].text.length, 1000, 'X took the long post from a Premium account');
+    });
+
+    it('a denied consent connects nothing and says why; an unconfigured X refuses to connect', async () => {
+      await start();
+      x.denyNext = true;
+      const denied = await connectThroughConsent();
+      assert.equal(denied.status, 400);
+      assert.match(denied.html, /X did not grant access \(access_denied\)/);
+      assert.equal(await channel(), undefined);
+      await t.close();
+      await x.close();
+
+      await start(false);
+      const networks = await t.api('GET', '/v1/rest/networks', { token: a.apiKey });
+      assert.equal(networks.body.data.find((n: any) => n.name === 'x').configured, false);
+      const refused = await t.api('POST', '/v1/rest/channels/connect', { token: a.apiKey, body: { network: 'x' } });
+      assert.equal(refused.status, 400);
+      assert.match(refused.body.message, /not configured for X/);
+    });
+  });
+
+  describe('publishing', () => {
+    beforeEach(async () => {
+      await start();
+      await connectThroughConsent();
+    });
+
+    it('publishes text; images with alt text through the chunked upload; a first comment as a reply', async () => {
+      const clock = pinClock(t, new Date().toISOString());
+      const text = await schedule({ text: 'Hello, X (ünïcödé) https://example.com/a/very/long/link/that/counts/as/twenty-three' });
+      const gallery = await schedule({
+        text: 'Two pictures', imageUrls: [imageUrl, `${imageUrl}?2`], firstComment: { text: 'More below', delayMinutes: 1 },
+      });
+      const described = await t.api('PATCH', `/v1/rest/posts/${gallery.id}`, { token: a.apiKey, body: { channelOptions: { altText: ['a red kite', 'a blue sky'] } } });
+      assert.equal(described.status, 200, JSON.stringify(described.body));
+      const worker = testWorker(t);
+      await worker.tick();
+      for (const id of [text.id, gallery.id]) assert.equal((await get(id)).status, 'published', (await get(id)).error);
+
+      const made = (prefix: string) => x.posts.find((p) => p.text.startsWith(prefix))!;
+      assert.match(made('Hello, X').text, /https:\/\/t\.co\//);
+      assert.equal((await get(text.id)).permalinkUrl, `https://x.com/herald_dev/status/${made('Hello, X').id}`);
+      const pictures = made('Two pictures');
+      assert.equal(pictures.mediaKeys.length, 2);
+      assert.deepEqual(pictures.mediaKeys.map((k) => x.media.get(k.split('_')[1])!.altText), ['a red kite', 'a blue sky']);
+      assert.ok(pictures.mediaKeys.every((k) => k.startsWith('3_')), 'uploaded as tweet_image');
+
+      clock.advance(2 * 60_000);
+      await worker.tick();
+      const reply = x.posts.find((p) => p.inReplyTo === pictures.id);
+      assert.equal(reply?.text, 'More below');
+      assert.deepEqual(x.refusals, [], 'X refused nothing Herald sent');
+    });
+
+    it('uploads a video in 1 MB segments and waits for X\'s processing; a GIF as tweet_gif; a failed processing fails with X\'s reason', async () => {
+      const film = await schedule({ text: 'A film', videoUrls: [videoUrl] });
+      const loop = await schedule({ text: 'A loop', imageUrls: [gifUrl] });
+      await testWorker(t).tick();
+      assert.equal((await get(film.id)).status, 'published', (await get(film.id)).error);
+      assert.equal((await get(loop.id)).status, 'published', (await get(loop.id)).error);
+      const filmKey = x.posts.find((p) => p.text === 'A film')!.mediaKeys[0];
+      assert.ok(filmKey.startsWith('7_'));
+      assert.equal(x.media.get(filmKey.split('_')[1])!.totalBytes, video.length);
+      assert.ok(x.segmentSizes.includes(MB) && x.segmentSizes.includes(1000), 'three segments: 1 MB, 1 MB and the rest');
+      assert.ok(x.requests.filter((r) => r === 'GET /2/media/upload').length >= 2, 'polled STATUS until succeeded');
+      assert.ok(x.posts.find((p) => p.text === 'A loop')!.mediaKeys[0].startsWith('16_'));
+
+      x.failProcessingNext = true;
+      const broken = await schedule({ text: 'A broken film', videoUrls: [`${videoUrl}?2`] });
+      await testWorker(t).tick();
+      const failed = await get(broken.id);
+      assert.equal(failed.status, 'failed');
+      assert.match(failed.error, /X could not process the media \(InvalidMedia: Unsupported video format\)/);
+      assert.equal(x.posts.filter((p) => p.text === 'A broken film').length, 0);
+    });
+
+    it('refuses before the post is due what X would refuse, counted X\'s way: on REST, MCP and per bulk entry', async () => {
+      const c = await channel();
+      const cjk = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [c.id], text: '漢'.repeat(141) } });
+      assert.equal(cjk.status, 400);
+      assert.match(cjk.body.message, /X allows 280 characters; this text has 282/);
+      const link = `https://example.com/${'p'.repeat(100)}`;
+      const links = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [c.id], text: `${link} ${'a'.repeat(256)}` } });
+      assert.equal(links.status, 201, 'a 120-character link counts 23: 23 + 1 + 256 = 280 fits');
+      const five = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [c.id], text: 'Five', imageUrls: [1, 2, 3, 4, 5].map((n) => `${imageUrl}?${n}`) } });
+      assert.equal(five.status, 400);
+      assert.match(five.body.message, /X allows 4 image\(s\) per post; this post has 5/);
+      const mixed = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [c.id], text: 'Mixed', imageUrls: [imageUrl], videoUrls: [videoUrl] } });
+      assert.equal(mixed.status, 400);
+      assert.match(mixed.body.message, /X takes one kind of media per post/);
+
+      const tool = await callTool(t, a.apiKey, 'create_text_post', { channelIds: [c.id], text: '漢'.repeat(141) });
+      assert.equal(tool.body.result.isError, true, JSON.stringify(tool.body));
+      assert.match(tool.body.result.content[0].text, /X allows 280 characters; this text has 282/);
+
+      const bulk = await t.api('POST', '/v1/rest/posts/bulk', {
+        token: a.apiKey, body: { posts: [{ channelIds: [c.id], text: 'fits' }, { channelIds: [c.id], text: 'x'.repeat(281) }] },
+      });
+      assert.equal(bulk.status, 200, JSON.stringify(bulk.body));
+      assert.deepEqual(bulk.body.summary, { succeeded: 1, failed: 1 });
+      assert.match(bulk.body.results[1].error.message, /^posts\[1\]: .*X allows 280 characters; this text has 281/);
+    });
+  });
+});
