@@ -211,4 +211,211 @@ describe('X, against a fake that speaks its documented API', function () {
       assert.match(bulk.body.results[1].error.message, /^posts\[1\]: .*X allows 280 characters; this text has 281/);
     });
   });
+  describe('tokens', () => {
+    beforeEach(async () => {
+      await start();
+      await connectThroughConsent();
+    });
+
+    it('refreshes a token X answers 401 to (during a media upload too), storing the rotated refresh token; a refused refresh needs a reconnect', async () => {
+      const clock = pinClock(t, new Date().toISOString());
+      const worker = testWorker(t);
+      const c = await channel();
+      x.expireTokens();
+      const post = await schedule({ text: 'After a refresh', imageUrls: [imageUrl] });
+      await worker.tick();
+      assert.equal((await get(post.id)).status, 'scheduled', 'refreshed, then tried again');
+      assert.ok(x.refusals.includes('401 POST /2/media/upload/initialize Unauthorized'), 'the 401 came from the media upload');
+      assert.equal(x.requests.filter((r) => r === 'POST /2/oauth2/token').length, 2, 'the code, then one refresh');
+      clock.advance(60 * 60_000);
+      await worker.tick();
+      assert.equal((await get(post.id)).status, 'published', (await get(post.id)).error);
+
+      // The rotated refresh token was stored: a second expiry refreshes again.
+      x.expireTokens();
+      const again = await schedule({ text: 'After a second refresh' });
+      await worker.tick();
+      clock.advance(60 * 60_000);
+      await worker.tick();
+      assert.equal((await get(again.id)).status, 'published', (await get(again.id)).error);
+      assert.ok(!x.refusals.some((r) => r.includes('/2/oauth2/token')), 'no refresh token was spent twice');
+
+      x.revokeAll();
+      const refused = await schedule({ text: 'Refresh refused' });
+      await worker.tick();
+      clock.advance(60 * 60_000);
+      await worker.tick();
+      const failed = await get(refused.id);
+      assert.equal(failed.status, 'failed');
+      assert.match(failed.error, /reconnect/);
+      const after = await channel();
+      assert.equal(after.id, c.id);
+      assert.equal(after.status, 'needs_reconnect');
+      assert.match(after.statusReason, /X refused to refresh the access token \(Value passed for the token was invalid\.\)/);
+    });
+
+    it('refreshes ahead of the 2-hour expiry, so no call is made with a token about to lapse', async () => {
+      const c = await channel();
+      const clock = pinClock(t, new Date(Date.now() + 7200_000 - 60_000).toISOString());
+      const post = await schedule({ text: 'Just in time' });
+      await testWorker(t).tick();
+      assert.equal((await get(post.id)).status, 'published', (await get(post.id)).error);
+      assert.equal(x.requests.filter((r) => r === 'POST /2/oauth2/token').length, 2, 'the code, then the refresh ahead');
+      assert.deepEqual(x.refusals, []);
+      const row = await t.herald.db('channels').where({ id: c.id }).first();
+      assert.ok(Number(row.credentials_expire_at) > clock.now() + 7000_000, 'the new expiry is stored');
+    });
+  });
+
+  describe('failures and exactly once', () => {
+    beforeEach(async () => {
+      await start();
+      await connectThroughConsent();
+    });
+
+    it('429 waits until x-rate-limit-reset (the channel too); a spent 24-hour budget waits for its own reset; 400 fails with X\'s words', async () => {
+      const clock = pinClock(t, new Date().toISOString());
+      const worker = testWorker(t);
+      const c = await channel();
+      const reset = Math.floor(clock.now() / 1000) + 600;
+      x.failNext('/2/tweets', 429, { title: 'Too Many Requests', detail: 'Too Many Requests', type: 'about:blank', status: 429 },
+        { 'x-rate-limit-limit': '100', 'x-rate-limit-remaining': '0', 'x-rate-limit-reset': String(reset) });
+      const limited = await schedule({ text: 'Rate limited' });
+      await worker.tick();
+      const waiting = await t.herald.db('posts').where({ id: limited.id }).first();
+      assert.equal(waiting.status, 'scheduled');
+      assert.equal(Number(waiting.next_attempt_at), reset * 1000);
+      assert.equal(Number((await t.herald.db('channels').where({ id: c.id }).first()).rate_limited_until), reset * 1000, 'the channel waits too');
+      clock.advance(600_000 + 1);
+      await worker.tick();
+      assert.equal((await get(limited.id)).status, 'published');
+
+      x.failNext('/2/tweets', 400, { errors: [{ message: 'The `text` field is invalid' }], title: 'Invalid Request', detail: 'One or more parameters to your request was invalid.', type: 'https://api.twitter.com/2/problems/invalid-request' });
+      const refused = await schedule({ text: 'Refused' });
+      await worker.tick();
+      const failed = await get(refused.id);
+      assert.equal(failed.status, 'failed');
+      assert.match(failed.error, /X answered HTTP 400: One or more parameters to your request was invalid\.; The `text` field is invalid/);
+
+      const daily = Math.floor(clock.now() / 1000) + 20 * 3600;
+      x.failNext('/2/tweets', 429, { title: 'Too Many Requests', detail: 'Too Many Requests', type: 'about:blank', status: 429 }, {
+        'x-rate-limit-remaining': '99', 'x-rate-limit-reset': String(Math.floor(clock.now() / 1000) + 900),
+        'x-user-limit-24hour-limit': '17', 'x-user-limit-24hour-remaining': '0', 'x-user-limit-24hour-reset': String(daily),
+      });
+      const capped = await schedule({ text: 'Daily cap' });
+      await worker.tick();
+      assert.equal(Number((await t.herald.db('posts').where({ id: capped.id }).first()).next_attempt_at), daily * 1000);
+    });
+
+    it('a post whose answer was lost is found on the timeline by its text and media, never made twice; a 503 to the post call is looked up, not retried', async () => {
+      const post = await schedule({ text: 'Answer lost https://example.com/page', imageUrls: [imageUrl] });
+      x.dropAnswerNext('/2/tweets');
+      const worker = testWorker(t);
+      await worker.tick();
+      const got = await get(post.id);
+      assert.equal(got.status, 'published', got.error);
+      assert.equal(x.posts.length, 1);
+      assert.equal(got.permalinkUrl, `https://x.com/herald_dev/status/${x.posts[0].id}`);
+      assert.deepEqual((await t.deps.repos.publishAttempts.attempts(a.accountId, post.id)).map((r) => r.outcome), ['reconciled']);
+
+      const gateway = await schedule({ text: 'Bad gateway' });
+      x.failNext('/2/tweets', 503, { title: 'Service Unavailable', detail: 'Service Unavailable', type: 'about:blank', status: 503 });
+      await worker.tick();
+      const unsure = await get(gateway.id);
+      assert.equal(unsure.status, 'unconfirmed');
+      assert.match(unsure.error, /cannot confirm/);
+      await worker.tick();
+      assert.equal(x.posts.length, 1, 'never posted blind');
+    });
+
+    it('X\'s 403 duplicate content after an unknown outcome settles the post as published with the post found, never a second try; an old duplicate is refused', async () => {
+      const post = await schedule({ text: 'Said once' });
+      // The earlier attempt's post went out, but Herald never learned it (the timeline did not show it yet).
+      x.dropAnswerNext('/2/tweets');
+      x.failNext('/2/users/', 503, { title: 'Service Unavailable', detail: 'Service Unavailable', type: 'about:blank', status: 503 });
+      const clock = pinClock(t, new Date().toISOString());
+      const worker = testWorker(t);
+      await worker.tick();
+      assert.equal((await get(post.id)).status, 'unconfirmed');
+      // A person looked too soon, found nothing, and rescheduled it.
+      const settled0 = await t.api('POST', `/v1/rest/posts/${post.id}/settle`, { token: a.apiKey, body: { published: false } });
+      assert.equal(settled0.status, 200, JSON.stringify(settled0.body));
+      const rescheduled = await t.api('PATCH', `/v1/rest/posts/${post.id}`, { token: a.apiKey, body: { dateTime: new Date(clock.now() + 60_000).toISOString() } });
+      assert.equal(rescheduled.status, 200, JSON.stringify(rescheduled.body));
+      clock.advance(2 * 60_000);
+      await worker.tick();
+      const settled = await get(post.id);
+      assert.equal(settled.status, 'published', settled.error);
+      assert.equal(x.posts.length, 1, 'one post on X');
+      assert.equal(settled.permalinkUrl, `https://x.com/herald_dev/status/${x.posts[0].id}`);
+      assert.ok(x.refusals.some((r) => r.startsWith('403 POST /2/tweets You are not allowed to create a Tweet with duplicate content')));
+
+      // Written on X an hour before this Herald post was: X still refuses the same text.
+      x.postExternally('Said last week', {}, clock.now() - 3600_000);
+      const old = await schedule({ text: 'Said last week' });
+      await worker.tick();
+      const refused = await get(old.id);
+      assert.equal(refused.status, 'failed');
+      assert.match(refused.error, /X answered HTTP 403: You are not allowed to create a Tweet with duplicate content/);
+    });
+
+    it('a worker that died mid-publish is settled from the timeline by text and time, never posted twice', async () => {
+      const clock = pinClock(t, new Date().toISOString());
+      const post = await schedule({ text: 'Worker died' });
+      const [claimed] = await dieMidAttempt(t, clock);
+      assert.equal(claimed, post.id);
+      // The dead worker's call got through before it died.
+      x.postExternally('Worker died');
+      clock.advance(2_000);
+      await testWorker(t).tick();
+      const got = await get(post.id);
+      assert.equal(got.status, 'published', got.error);
+      assert.equal(x.posts.length, 1, 'found, not made again');
+      assert.equal(got.permalinkUrl, `https://x.com/herald_dev/status/${x.posts[0].id}`);
+
+      const lost = await schedule({ text: 'Worker died before the call' });
+      await dieMidAttempt(t, clock);
+      clock.advance(2_000);
+      await testWorker(t).tick();
+      assert.equal((await get(lost.id)).status, 'unconfirmed', 'not found: a person decides, no blind retry');
+      assert.equal(x.posts.length, 1);
+    });
+  });
+
+  describe('sync and check', () => {
+    beforeEach(async () => {
+      await start();
+      await connectThroughConsent();
+    });
+
+    it('syncs the user\'s recent posts from the timeline with their public metrics, page by page', async () => {
+      x.postExternally('Written on X', { like_count: 7, retweet_count: 2, reply_count: 1, quote_count: 3, bookmark_count: 4, impression_count: 120 });
+      for (let n = 1; n <= 6; n++) x.postExternally(`Older ${n}`, {}, Date.now() - n * 60_000);
+      await testWorker(t, { syncDepth: 5 }).sync();
+      const c = await channel();
+      const live = await t.api('GET', `/v1/rest/posts?livePosts=true&channelIds=${c.id}`, { token: a.apiKey });
+      const found = live.body.data.filter((p: any) => p.isLivePost);
+      assert.equal(found.length, 7);
+      assert.equal(x.requests.filter((r) => r.startsWith('GET /2/users/') && r.endsWith('/tweets')).length, 2, 'two pages of at most 5');
+      assert.deepEqual(found.find((p: any) => p.text === 'Written on X').metrics, { likes: 7, reposts: 2, replies: 1, quotes: 3, bookmarks: 4, impressions: 120 });
+      assert.deepEqual(x.refusals, []);
+    });
+
+    it('herald network check: the token, the account and the granted scopes; a revoked token is a problem, never shown', async () => {
+      const c = await channel();
+      const good = await checkChannelConnection(t.deps, { channelId: c.id });
+      assert.deepEqual(good.problems, []);
+      assert.equal(good.ok, true);
+      assert.equal(good.account, '@herald_dev');
+      assert.deepEqual([...good.grantedScopes!].sort(), ['media.write', 'offline.access', 'tweet.read', 'tweet.write', 'users.read']);
+      assert.equal(x.posts.length, 0, 'nothing posted');
+
+      x.revokeAll();
+      const revoked = await checkChannelConnection(t.deps, { channelId: c.id });
+      assert.equal(revoked.ok, false);
+      assert.match(revoked.problems.join(' '), /X refused the token \(X answered HTTP 401: Unauthorized\): reconnect the channel/);
+      const shown = JSON.stringify([good, revoked]);
+      assert.ok(x.issuedTokens().length > 0 && x.issuedTokens().every((token) => !shown.includes(token)), 'no token in the answer');
+    });
+  });
 });

@@ -89,6 +89,8 @@ export interface FakeX {
   /** The person revoked the app: every access and refresh token stops working. */
   revokeAll(): void;
   postExternally(text: string, metrics?: Partial<FakeXPost['metrics']>, createdAt?: number): FakeXPost;
+  /** Every access and refresh token X issued, to show none leaks. */
+  issuedTokens(): string[];
   close(): Promise<void>;
 }
 
@@ -157,6 +159,7 @@ export async function startFakeX(): Promise<FakeX> {
       fake.posts.push(post);
       return post;
     },
+    issuedTokens: () => [...accessTokens.keys(), ...refreshTokens.keys()],
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
