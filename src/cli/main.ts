@@ -16,6 +16,7 @@
  *   herald channel connect youtube [--workspace W] [--account A]   (the same: Google's consent, then the callback)
  *   herald channel connect tiktok [--workspace W] [--account A]   (the same, through TikTok's consent)
  *   herald channel connect linkedin [--page ORGANIZATION_ID] [--workspace W] [--account A]   (the same; the profile and every Page administered)
+ *   herald channel connect x [--workspace W] [--account A]   (the same, through X's consent)
  *   herald network check --channel C [--account A]   (verifies the token and permissions at the real network; posts nothing)
  *   herald channel slots --account A --channel C --slots "mon 09:00,tue 12:30"   (wall clock in the channel's timezone)
  *   herald media import --account A --workspace W --url U [--name FILE]   (direct image/video links only; SSRF-guarded)

@@ -401,7 +401,7 @@ describe('X, against a fake that speaks its documented API', function () {
       assert.deepEqual(x.refusals, []);
     });
 
-    it('herald network check: the token, the account and the granted scopes; a revoked token is a problem, never shown', async () => {
+    it('herald network check: the token, the account and the granted scopes; a revoked token is a problem; no token is ever shown', async () => {
       const c = await channel();
       const good = await checkChannelConnection(t.deps, { channelId: c.id });
       assert.deepEqual(good.problems, []);
@@ -416,6 +416,15 @@ describe('X, against a fake that speaks its documented API', function () {
       assert.match(revoked.problems.join(' '), /X refused the token \(X answered HTTP 401: Unauthorized\): reconnect the channel/);
       const shown = JSON.stringify([good, revoked]);
       assert.ok(x.issuedTokens().length > 0 && x.issuedTokens().every((token) => !shown.includes(token)), 'no token in the answer');
+    });
+
+    it('revokes both tokens at X on disconnect', async () => {
+      const c = await channel();
+      const res = await t.api('DELETE', `/v1/rest/channels/${c.id}`, { token: a.apiKey });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(res.body.data.revokedAtNetwork, true);
+      assert.equal(x.liveTokens(), 0, 'X revoked the access and refresh tokens');
+      assert.deepEqual(x.refusals, []);
     });
   });
 });

@@ -91,6 +91,8 @@ export interface FakeX {
   postExternally(text: string, metrics?: Partial<FakeXPost['metrics']>, createdAt?: number): FakeXPost;
   /** Every access and refresh token X issued, to show none leaks. */
   issuedTokens(): string[];
+  /** Access and refresh tokens still good. */
+  liveTokens(): number;
   close(): Promise<void>;
 }
 
@@ -160,6 +162,7 @@ export async function startFakeX(): Promise<FakeX> {
       return post;
     },
     issuedTokens: () => [...accessTokens.keys(), ...refreshTokens.keys()],
+    liveTokens: () => [...accessTokens.values(), ...refreshTokens.values()].filter((token) => !token.revoked && token.expiresAt > Date.now()).length,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

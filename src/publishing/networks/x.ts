@@ -107,7 +107,9 @@ export class XNetwork implements NetworkConnector {
   async revoke(channel: ConnectorChannel): Promise<void> {
     const c = (await this.credentials(channel)).credentials;
     for (const [token, hint] of [[c.refreshToken, 'refresh_token'], [c.accessToken, 'access_token']] as const) {
-      if (token) await this.http.request(`${API}/2/oauth2/revoke`, { method: 'POST', headers: this.basic(), form: { token, token_type_hint: hint, client_id: this.requireApp().clientId } });
+      if (!token) continue;
+      const answer = await this.http.request(`${API}/2/oauth2/revoke`, { method: 'POST', headers: this.basic(), form: { token, token_type_hint: hint, client_id: this.requireApp().clientId } });
+      if (answer.status !== 200) throw new NetworkError('permanent', `X did not revoke the ${hint.replace('_', ' ')} (${said(answer)})`);
     }
   }
 
