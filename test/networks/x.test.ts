@@ -359,6 +359,38 @@ describe('X, against a fake that speaks its documented API', function () {
       assert.match(refused.error, /X answered HTTP 403: You are not allowed to create a Tweet with duplicate content/);
     });
 
+    it('a lost answer to a media upload is retried later (no post can have been made), and published once', async () => {
+      const clock = pinClock(t, new Date().toISOString());
+      const post = await schedule({ text: 'Upload interrupted', imageUrls: [imageUrl] });
+      x.dropAnswerNext('/2/media/upload/initialize');
+      const worker = testWorker(t);
+      await worker.tick();
+      assert.equal((await get(post.id)).status, 'scheduled', 'retried later, not left unconfirmed');
+      clock.advance(60 * 60_000);
+      await worker.tick();
+      assert.equal((await get(post.id)).status, 'published', (await get(post.id)).error);
+      assert.equal(x.posts.length, 1);
+    });
+
+    it('a post that spends the last of the 15-minute window pauses the channel until x-rate-limit-reset, so the next waits', async () => {
+      const clock = pinClock(t, new Date().toISOString());
+      const c = await channel();
+      x.spendPostWindow();
+      const first = await schedule({ text: 'Last in the window' });
+      const second = await schedule({ text: 'Next window' });
+      const worker = testWorker(t, { concurrency: 1, batchSize: 1 });
+      await worker.tick();
+      await worker.tick();
+      assert.equal(x.posts.length, 1, 'only one post in the spent window');
+      const statuses = [(await get(first.id)).status, (await get(second.id)).status].sort();
+      assert.deepEqual(statuses, ['published', 'scheduled']);
+      const paused = Number((await t.herald.db('channels').where({ id: c.id }).first()).rate_limited_until);
+      assert.ok(paused > clock.now() + 800_000 && paused <= Date.now() + 900_000, 'until X\'s reset, 15 minutes on');
+      assert.ok(!x.refusals.some((r) => r.startsWith('429')), 'no 429 drawn');
+      const waiting = [first, second].find((p) => x.posts[0].text !== p.text)!;
+      assert.equal(Number((await t.herald.db('posts').where({ id: waiting.id }).first()).next_attempt_at), paused, 'the next post waits for the reset');
+    });
+
     it('a worker that died mid-publish is settled from the timeline by text and time, never posted twice', async () => {
       const clock = pinClock(t, new Date().toISOString());
       const post = await schedule({ text: 'Worker died' });
@@ -388,9 +420,10 @@ describe('X, against a fake that speaks its documented API', function () {
       await connectThroughConsent();
     });
 
-    it('syncs the user\'s recent posts from the timeline with their public metrics, page by page', async () => {
+    it('syncs the user\'s recent posts from the timeline with their public metrics, page by page, without replies', async () => {
       x.postExternally('Written on X', { like_count: 7, retweet_count: 2, reply_count: 1, quote_count: 3, bookmark_count: 4, impression_count: 120 });
       for (let n = 1; n <= 6; n++) x.postExternally(`Older ${n}`, {}, Date.now() - n * 60_000);
+      x.postExternally('A reply, such as a first comment').inReplyTo = x.posts[0].id;
       await testWorker(t, { syncDepth: 5 }).sync();
       const c = await channel();
       const live = await t.api('GET', `/v1/rest/posts?livePosts=true&channelIds=${c.id}`, { token: a.apiKey });

@@ -79,6 +79,8 @@ export interface FakeX {
   /** STATUS polls a new GIF or video answers in_progress before succeeded. */
   processingPolls: number;
   checkAfterSecs: number;
+  /** The next post spends the last of the user's 15-minute posting window. */
+  spendPostWindow(): void;
   /** The next GIF or video fails processing. */
   failProcessingNext: boolean;
   /** The next request whose path starts with this gets this answer instead. */
@@ -147,6 +149,9 @@ export async function startFakeX(): Promise<FakeX> {
     dropAnswerNext(path) {
       drops.push(path);
     },
+    spendPostWindow() {
+      windows.set('POST /2/tweets', { remaining: 1, reset: Math.floor(Date.now() / 1000) + 900 });
+    },
     expireTokens() {
       for (const token of accessTokens.values()) token.expiresAt = Date.now() - 1000;
     },
@@ -194,6 +199,13 @@ export async function startFakeX(): Promise<FakeX> {
       const url = new URL(req.url ?? '/', 'http://fake');
       const path = url.pathname;
       fake.requests.push(`${req.method} ${path}`);
+      const window = windows.get(`${req.method} ${path.replace(/\/\d{3,}/g, '/:id')}`);
+      if (window && window.remaining === 0 && window.reset > Date.now() / 1000) {
+        fake.refusals.push(`429 ${req.method} ${path} Too Many Requests`);
+        res.writeHead(429, { 'content-type': 'application/problem+json', 'x-rate-limit-remaining': '0', 'x-rate-limit-reset': String(window.reset) })
+          .end(JSON.stringify(problem(429, 'Too Many Requests', 'Too Many Requests')));
+        return;
+      }
       const script = scripted.findIndex((s) => path.startsWith(s.prefix));
       if (script >= 0) {
         const [s] = scripted.splice(script, 1);
@@ -218,7 +230,7 @@ export async function startFakeX(): Promise<FakeX> {
   /** Each endpoint's 15-minute window (fundamentals/rate-limits): POST /2/tweets 100 per user. */
   function limits(method: string, path: string): Record<string, string> {
     if (!path.startsWith('/2/') || path.startsWith('/2/oauth2/')) return {};
-    const endpoint = `${method} ${path.replace(/\/\d+/g, '/:id')}`;
+    const endpoint = `${method} ${path.replace(/\/\d{3,}/g, '/:id')}`;
     const limit = endpoint === 'POST /2/tweets' ? 100 : 1875;
     const now = Math.floor(Date.now() / 1000);
     let window = windows.get(endpoint);
@@ -391,7 +403,9 @@ export async function startFakeX(): Promise<FakeX> {
       if (!Number.isInteger(max) || max < 5 || max > 100) return invalid(`The \`max_results\` query parameter value [${q.get('max_results')}] is not between 5 and 100`);
       const since = q.get('start_time') ? Date.parse(q.get('start_time')!) : 0;
       if (Number.isNaN(since)) return invalid('start_time must be an RFC 3339 date-time');
-      const all = fake.posts.filter((p) => p.authorId === timeline[1] && p.createdAt >= since).sort((a, b) => b.createdAt - a.createdAt || (BigInt(b.id) > BigInt(a.id) ? 1 : -1));
+      const exclude = (q.get('exclude') ?? '').split(',').filter(Boolean);
+      if (exclude.some((e) => e !== 'replies' && e !== 'retweets')) return invalid(`exclude takes replies and retweets, not ${exclude.join(',')}`);
+      const all = fake.posts.filter((p) => p.authorId === timeline[1] && p.createdAt >= since && !(exclude.includes('replies') && p.inReplyTo)).sort((a, b) => b.createdAt - a.createdAt || (BigInt(b.id) > BigInt(a.id) ? 1 : -1));
       const start = q.get('pagination_token') ? Number(Buffer.from(q.get('pagination_token')!, 'base64url').toString()) : 0;
       const page = all.slice(start, start + max);
       const fields = (q.get('tweet.fields') ?? '').split(',');

@@ -25,7 +25,8 @@ import type { NetworkAnswer, NetworkHttp, NetworkHttpOptions } from './network-h
  * - X's 403 "duplicate content" means the same text is already on the account: when a post with that text was made
  *   since this Herald post was written (an earlier attempt whose answer was lost), the attempt is settled as
  *   published with that post, never tried again; otherwise it is refused with X's words;
- * - live sync reads the user's timeline with public metrics.
+ * - live sync reads the user's timeline with public metrics, without replies (first comments) and reposts;
+ * - a lost answer to a media call is retried later: no post can have been made before the post call.
  */
 const SCOPES = ['tweet.read', 'tweet.write', 'users.read', 'media.write', 'offline.access'];
 const PUBLISH_SCOPES = ['tweet.read', 'tweet.write', 'users.read', 'media.write'];
@@ -117,10 +118,16 @@ export class XNetwork implements NetworkConnector {
     const c = await this.fresh(request.channel);
     const altTexts = Array.isArray(request.channelOptions?.altText) ? (request.channelOptions.altText as unknown[]) : [];
     const media: string[] = [];
-    if (request.videoUrls.length > 0) media.push(await this.uploads.upload(c, request.videoUrls[0], undefined));
-    for (const [index, url] of request.imageUrls.entries()) {
-      const alt = altTexts[index];
-      media.push(await this.uploads.upload(c, url, typeof alt === 'string' && alt.trim() ? alt : undefined));
+    try {
+      if (request.videoUrls.length > 0) media.push(await this.uploads.upload(c, request.videoUrls[0], undefined));
+      for (const [index, url] of request.imageUrls.entries()) {
+        const alt = altTexts[index];
+        media.push(await this.uploads.upload(c, url, typeof alt === 'string' && alt.trim() ? alt : undefined));
+      }
+    } catch (error) {
+      // A lost answer to a media call made no post: the attempt can simply be made again.
+      if (error instanceof NetworkError && error.kind === 'unknown_outcome') throw new NetworkError('retry_later', error.message);
+      throw error;
     }
     await request.recordHandle(JSON.stringify({ media }));
     const answer = await this.api.call(c, '/2/tweets', { method: 'POST', json: { text: request.text, ...(media.length > 0 ? { media: { media_ids: media } } : {}) } });
@@ -149,7 +156,8 @@ export class XNetwork implements NetworkConnector {
 
   async recentPosts(channel: ConnectorChannel, page: { cursor: string | null; limit: number }): Promise<RecentPostsPage> {
     const c = await this.fresh(channel);
-    const query = new URLSearchParams({ max_results: String(Math.min(100, Math.max(5, page.limit))), 'tweet.fields': 'created_at,public_metrics,attachments' });
+    // Replies (first comments among them) and reposts are not the account's posts.
+    const query = new URLSearchParams({ max_results: String(Math.min(100, Math.max(5, page.limit))), 'tweet.fields': 'created_at,public_metrics,attachments', exclude: 'replies,retweets' });
     if (page.cursor) query.set('pagination_token', page.cursor);
     const answer = await this.api.expect(c, `/2/users/${encodeURIComponent(c.userId)}/tweets?${query}`, {}, [200]);
     const posts: NetworkPost[] = ((answer.json?.data ?? []) as any[]).map((t) => {
