@@ -391,6 +391,25 @@ describe('X, against a fake that speaks its documented API', function () {
       assert.equal(Number((await t.herald.db('posts').where({ id: waiting.id }).first()).next_attempt_at), paused, 'the next post waits for the reset');
     });
 
+    it('a first comment whose answer was lost is tried again, and X\'s duplicate-content 403 settles it with the earlier reply', async () => {
+      const clock = pinClock(t, new Date().toISOString());
+      const post = await schedule({ text: 'With a comment', firstComment: { text: 'The comment', delayMinutes: 1 } });
+      const worker = testWorker(t);
+      await worker.tick();
+      assert.equal((await get(post.id)).status, 'published');
+      x.dropAnswerNext('/2/tweets');
+      clock.advance(2 * 60_000);
+      await worker.tick();
+      clock.advance(60 * 60_000);
+      await worker.tick();
+      const replies = x.posts.filter((p) => p.inReplyTo === x.posts[0].id);
+      assert.equal(replies.length, 1, 'one reply on X');
+      assert.ok(x.refusals.some((r) => r.startsWith('403 POST /2/tweets You are not allowed to create a Tweet with duplicate content')), 'the second try met the duplicate');
+      const step = await t.herald.db('first_comment_steps').where({ post_id: post.id }).first();
+      assert.equal(step.status, 'done');
+      assert.equal(step.network_comment_id, replies[0].id, 'the earlier reply is the comment');
+    });
+
     it('a worker that died mid-publish is settled from the timeline by text and time, never posted twice', async () => {
       const clock = pinClock(t, new Date().toISOString());
       const post = await schedule({ text: 'Worker died' });

@@ -414,6 +414,7 @@ export async function startFakeX(): Promise<FakeX> {
         ...(fields.includes('created_at') ? { created_at: new Date(p.createdAt).toISOString() } : {}),
         ...(fields.includes('public_metrics') ? { public_metrics: p.metrics } : {}),
         ...(fields.includes('attachments') && p.mediaKeys.length > 0 ? { attachments: { media_keys: p.mediaKeys } } : {}),
+        ...(fields.includes('referenced_tweets') && p.inReplyTo ? { referenced_tweets: [{ type: 'replied_to', id: p.inReplyTo }] } : {}),
       }));
       const meta: Record<string, unknown> = { result_count: data.length };
       if (data.length > 0) Object.assign(meta, { newest_id: data[0].id, oldest_id: data[data.length - 1].id });

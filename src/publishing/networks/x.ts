@@ -24,7 +24,8 @@ import type { NetworkAnswer, NetworkHttp, NetworkHttpOptions } from './network-h
  *   and media;
  * - X's 403 "duplicate content" means the same text is already on the account: when a post with that text was made
  *   since this Herald post was written (an earlier attempt whose answer was lost), the attempt is settled as
- *   published with that post, never tried again; otherwise it is refused with X's words;
+ *   published with that post, never tried again; otherwise it is refused with X's words. A first comment X calls a
+ *   duplicate is settled the same way: the account's reply with that text to that post is the earlier try's;
  * - live sync reads the user's timeline with public metrics, without replies (first comments) and reposts;
  * - a lost answer to a media call is retried later: no post can have been made before the post call.
  */
@@ -144,8 +145,21 @@ export class XNetwork implements NetworkConnector {
     const c = await this.fresh(request.channel);
     const answer = await this.api.call(c, '/2/tweets', { method: 'POST', json: { text: request.text, reply: { in_reply_to_tweet_id: request.networkPostId } } });
     await this.api.observeBudget(request.channel, answer);
-    if (answer.status !== 201) throw this.api.classify(answer, c, true);
-    return { networkCommentId: String(answer.json?.data?.id) };
+    if (answer.status === 201) return { networkCommentId: String(answer.json?.data?.id) };
+    if (isDuplicate(answer)) {
+      const earlier = await this.earlierReply(c, request.networkPostId, request.text);
+      if (earlier) return { networkCommentId: earlier };
+    }
+    throw this.api.classify(answer, c, true);
+  }
+
+  /** This account's reply with this text to that post: an earlier try of the same first comment. */
+  private async earlierReply(c: XCredentials, postId: string, text: string): Promise<string | undefined> {
+    const query = new URLSearchParams({ max_results: '100', 'tweet.fields': 'referenced_tweets' });
+    const answer = await this.api.expect(c, `/2/users/${encodeURIComponent(c.userId)}/tweets?${query}`, {}, [200]);
+    const found = ((answer.json?.data ?? []) as any[]).find((t) => comparable(String(t.text ?? '')) === comparable(text)
+      && ((t.referenced_tweets ?? []) as { type: string; id: string }[]).some((r) => r.type === 'replied_to' && r.id === postId));
+    return found ? String(found.id) : undefined;
   }
 
   async findPublished(lookup: AttemptLookup): Promise<PublishedPost | undefined> {
