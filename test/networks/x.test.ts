@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config.js';
@@ -108,6 +109,33 @@ describe('X, against a fake that speaks its documented API', function () {
       await testWorker(t).tick();
       assert.equal((await get(long.id)).status, 'published', (await get(long.id)).error);
       assert.equal(x.posts[0].text.length, 1000, 'X took the long post from a Premium account');
+    });
+
+    it('connects from the CLI: the address to open, then the callback', async function () {
+      this.timeout(180_000);
+      await start();
+      const env = {
+        ...process.env, DATA_DIR: t.config.dataDir, DATABASE_URL: t.config.databaseUrl ?? '', HERALD_FROM_SOURCE: '1', BASE_URL: t.url, OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+        X_CLIENT_ID: x.clientId, X_CLIENT_SECRET: x.clientSecret, NETWORK_ORIGIN_OVERRIDES: `https://x.com=${x.url},https://api.x.com=${x.url}`,
+      };
+      const child = spawn('node', ['bin/herald.mjs', 'channel', 'connect', 'x', '--json'], { env });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk) => { stdout += chunk; });
+      const address = await new Promise<string>((resolve, reject) => {
+        child.stderr.on('data', (chunk) => {
+          stderr += chunk;
+          const found = /(http:\/\/\S+\/i\/oauth2\/authorize\S+)/.exec(stderr);
+          if (found) resolve(found[1]);
+        });
+        child.on('exit', () => reject(new Error(`the CLI ended without an address: ${stderr}`)));
+      });
+      const consent = await fetch(address, { redirect: 'manual' });
+      const page = await fetch(consent.headers.get('location')!);
+      assert.equal(page.status, 200, await page.text());
+      const code = await new Promise((resolve) => child.on('exit', resolve));
+      assert.equal(code, 0, stderr);
+      assert.deepEqual(JSON.parse(stdout).channels.map((c: any) => [c.network, c.handle]), [['x', 'herald_dev']]);
     });
 
     it('a denied consent connects nothing and says why; an unconfigured X refuses to connect', async () => {
