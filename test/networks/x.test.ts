@@ -217,6 +217,10 @@ describe('X, against a fake that speaks its documented API', function () {
       const cjk = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [c.id], text: '漢'.repeat(141) } });
       assert.equal(cjk.status, 400);
       assert.match(cjk.body.message, /X allows 280 characters; this text has 282/);
+      const family = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [c.id], text: '\u{1F468}\u200D\u{1F469}\u200D\u{1F467}'.repeat(141) } });
+      assert.equal(family.status, 400);
+      assert.match(family.body.message, /X allows 280 characters; this text has 282 \(X counts each link as 23, and each emoji and CJK character as 2\)/);
+      const emoji = await schedule({ text: `${'\u{1F468}\u200D\u{1F469}\u200D\u{1F467}'.repeat(138)} ok` });
       const link = `https://example.com/${'p'.repeat(100)}`;
       const links = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [c.id], text: `${link} ${'a'.repeat(256)}` } });
       assert.equal(links.status, 201, 'a 120-character link counts 23: 23 + 1 + 256 = 280 fits');
@@ -237,6 +241,11 @@ describe('X, against a fake that speaks its documented API', function () {
       assert.equal(bulk.status, 200, JSON.stringify(bulk.body));
       assert.deepEqual(bulk.body.summary, { succeeded: 1, failed: 1 });
       assert.match(bulk.body.results[1].error.message, /^posts\[1\]: .*X allows 280 characters; this text has 281/);
+
+      // 138 families (2 each) and " ok": 279 by X's count, though 693 code points; X takes it.
+      await testWorker(t).tick();
+      assert.equal((await get(emoji.id)).status, 'published', (await get(emoji.id)).error);
+      assert.deepEqual(x.refusals, [], 'Herald\'s count and X\'s agree');
     });
   });
   describe('tokens', () => {

@@ -102,17 +102,18 @@ function problem(status: number, title: string, detail: string, extra: Record<st
   return { title, detail, type: 'about:blank', status, ...extra };
 }
 
-/** X's counting (fundamentals/counting-characters): links 23, code points outside the light ranges 2. */
+/** X's counting (fundamentals/counting-characters): links 23, each emoji 2, code points outside the light ranges 2. */
 function weighted(text: string): number {
   let length = 0;
   const rest = text.normalize('NFC').replace(/https?:\/\/\S+/g, () => {
     length += 23;
     return '';
   });
-  for (const char of rest) {
-    const c = char.codePointAt(0)!;
-    const light = c <= 0x10ff || (c >= 0x2000 && c <= 0x200d) || (c >= 0x2010 && c <= 0x201f) || (c >= 0x2032 && c <= 0x2037);
-    length += light ? 1 : 2;
+  const light = (c: number) => c <= 0x10ff || (c >= 0x2000 && c <= 0x200d) || (c >= 0x2010 && c <= 0x201f) || (c >= 0x2032 && c <= 0x2037);
+  for (const { segment } of new Intl.Segmenter('en', { granularity: 'grapheme' }).segment(rest)) {
+    // Every emoji counts 2, whatever its sequence (skin tones, ZWJ families).
+    if (/\p{Extended_Pictographic}/u.test(segment) && !light(segment.codePointAt(0)!)) length += 2;
+    else for (const char of segment) length += light(char.codePointAt(0)!) ? 1 : 2;
   }
   return length;
 }
