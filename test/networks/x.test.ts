@@ -196,12 +196,12 @@ describe('X, against a fake that speaks its documented API', function () {
       await testWorker(t).tick();
       assert.equal((await get(film.id)).status, 'published', (await get(film.id)).error);
       assert.equal((await get(loop.id)).status, 'published', (await get(loop.id)).error);
-      const filmKey = x.posts.find((p) => p.text === 'A film')!.mediaKeys[0];
+      const filmKey = x.posts.find((p) => p.typed === 'A film')!.mediaKeys[0];
       assert.ok(filmKey.startsWith('7_'));
       assert.equal(x.media.get(filmKey.split('_')[1])!.totalBytes, video.length);
       assert.ok(x.segmentSizes.includes(MB) && x.segmentSizes.includes(1000), 'three segments: 1 MB, 1 MB and the rest');
       assert.ok(x.requests.filter((r) => r === 'GET /2/media/upload').length >= 2, 'polled STATUS until succeeded');
-      assert.ok(x.posts.find((p) => p.text === 'A loop')!.mediaKeys[0].startsWith('16_'));
+      assert.ok(x.posts.find((p) => p.typed === 'A loop')!.mediaKeys[0].startsWith('16_'));
 
       x.failProcessingNext = true;
       const broken = await schedule({ text: 'A broken film', videoUrls: [`${videoUrl}?2`] });
@@ -209,7 +209,7 @@ describe('X, against a fake that speaks its documented API', function () {
       const failed = await get(broken.id);
       assert.equal(failed.status, 'failed');
       assert.match(failed.error, /X could not process the media \(InvalidMedia: Unsupported video format\)/);
-      assert.equal(x.posts.filter((p) => p.text === 'A broken film').length, 0);
+      assert.equal(x.posts.filter((p) => p.typed === 'A broken film').length, 0);
     });
 
     it('refuses before the post is due what X would refuse, counted X\'s way: on REST, MCP and per bulk entry', async () => {
@@ -227,6 +227,9 @@ describe('X, against a fake that speaks its documented API', function () {
       const five = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [c.id], text: 'Five', imageUrls: [1, 2, 3, 4, 5].map((n) => `${imageUrl}?${n}`) } });
       assert.equal(five.status, 400);
       assert.match(five.body.message, /X allows 4 image\(s\) per post; this post has 5/);
+      const gifs = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [c.id], text: 'Two loops', imageUrls: [gifUrl, `${gifUrl}?2`] } });
+      assert.equal(gifs.status, 400);
+      assert.match(gifs.body.message, /X allows 1 GIF\(s\) per post; this post has 2/);
       const mixed = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [c.id], text: 'Mixed', imageUrls: [imageUrl], videoUrls: [videoUrl] } });
       assert.equal(mixed.status, 400);
       assert.match(mixed.body.message, /X takes one kind of media per post/);

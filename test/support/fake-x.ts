@@ -24,8 +24,10 @@ import type { AddressInfo } from 'node:net';
 export interface FakeXPost {
   id: string;
   authorId: string;
-  /** As X stores it: links replaced by t.co links. */
+  /** As X shows it: links replaced by t.co links, and a post with media ends with the media's t.co link. */
   text: string;
+  /** The text as posted (links shortened), which X's duplicate check compares. */
+  typed: string;
   mediaKeys: string[];
   inReplyTo: string | null;
   createdAt: number;
@@ -161,7 +163,7 @@ export async function startFakeX(): Promise<FakeX> {
     },
     postExternally(text, metrics = {}, createdAt = Date.now()) {
       const post: FakeXPost = {
-        id: next(), authorId: fake.user.id, text: shorten(text), mediaKeys: [], inReplyTo: null, createdAt,
+        id: next(), authorId: fake.user.id, text: shorten(text), typed: shorten(text), mediaKeys: [], inReplyTo: null, createdAt,
         metrics: { retweet_count: 0, reply_count: 0, like_count: 0, quote_count: 0, bookmark_count: 0, impression_count: 0, ...metrics },
       };
       fake.posts.push(post);
@@ -386,10 +388,12 @@ export async function startFakeX(): Promise<FakeX> {
       if (replyTo !== undefined && !fake.posts.some((p) => p.id === replyTo)) {
         return send(403, problem(403, 'Forbidden', 'You attempted to reply to a Tweet that is deleted or not visible to you.'));
       }
-      const stored = shorten(text);
-      if (fake.posts.some((p) => p.authorId === t.userId && p.text === stored && p.createdAt > Date.now() - 24 * 3600_000)) return send(403, problem(403, 'Forbidden', DUPLICATE));
+      const typed = shorten(text);
+      if (fake.posts.some((p) => p.authorId === t.userId && p.typed === typed && p.createdAt > Date.now() - 24 * 3600_000)) return send(403, problem(403, 'Forbidden', DUPLICATE));
+      const id = next();
+      const mediaLink = media.length > 0 ? `https://t.co/m${id.slice(-8)}` : '';
       const post: FakeXPost = {
-        id: next(), authorId: t.userId, text: stored, mediaKeys: media.map((m) => m.key), inReplyTo: replyTo ?? null, createdAt: Date.now(),
+        id, authorId: t.userId, text: [typed, mediaLink].filter(Boolean).join(' '), typed, mediaKeys: media.map((m) => m.key), inReplyTo: replyTo ?? null, createdAt: Date.now(),
         metrics: { retweet_count: 0, reply_count: 0, like_count: 0, quote_count: 0, bookmark_count: 0, impression_count: 0 },
       };
       fake.posts.push(post);

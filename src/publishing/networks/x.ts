@@ -212,9 +212,10 @@ export class XNetwork implements NetworkConnector {
       max_results: '100', 'tweet.fields': 'created_at,attachments', start_time: new Date(since - CLOCK_SKEW_MS).toISOString(),
     });
     const answer = await this.api.expect(c, `/2/users/${encodeURIComponent(c.userId)}/tweets?${query}`, {}, [200]);
-    const wanted = comparable(text);
+    // X shows a post with media with the media's t.co link after the text.
+    const wanted = [comparable(text), `${comparable(text)} <link>`.trim()];
     const found = ((answer.json?.data ?? []) as any[]).find((t) => {
-      if (comparable(String(t.text ?? '')) !== wanted) return false;
+      if (!wanted.includes(comparable(String(t.text ?? '')))) return false;
       if (!media) return true;
       const keys = ((t.attachments?.media_keys ?? []) as string[]).map((key) => key.split('_').pop());
       return keys.length === media.length && keys.every((id, index) => id === media[index]);
