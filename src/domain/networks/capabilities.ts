@@ -59,6 +59,8 @@ export interface NetworkCapabilities {
     maxBytes?: number;
     /** Who may set a higher limit than `limit` for a channel. */
     raisedBy?: 'instance' | 'account';
+    /** The limit an account the network allows longer posts has (X Premium), where the network names one. */
+    accountLimit?: number;
   };
   media: {
     /** Kinds the network takes; a GIF counts as an image where the network has no rule of its own for GIFs. */
@@ -110,11 +112,13 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     channelOptions: [],
   },
   {
-    // [XD counting-characters], [XD media-upload-chunked], [PZ/x]: 280 weighted (URLs 23, CJK and emoji 2), more for
-    // some accounts; 4 images <= 5 MB, or 1 GIF <= 15 MB, or 1 video <= 512 MB of 0.5-140 s; a first comment is a reply.
+    // [XD counting-characters], [XD media-upload-chunked], [PZ/x]: 280 weighted (URLs 23, CJK and emoji 2), 25,000
+    // for Premium subscribers (unsure which other tiers); 4 images <= 5 MB, or 1 GIF <= 15 MB, or 1 video <= 512 MB of
+    // 0.5-140 s; alt text <= 1,000 characters; a first comment is a reply. Media segments may be up to 5 MB; Herald
+    // sends 1 MB ones, as X's guide does, so a broken connection costs little.
     name: 'x',
     displayName: 'X',
-    text: { limit: 280, counting: 'x_weighted', raisedBy: 'account' },
+    text: { limit: 280, counting: 'x_weighted', raisedBy: 'account', accountLimit: 25_000 },
     media: {
       kinds: {
         image: { maxCount: 4, maxBytes: 5 * MB },
@@ -127,7 +131,10 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     },
     firstComment: 'reply',
     commentMediaUrl: false,
-    channelOptions: [],
+    channelOptions: [
+      { name: 'altText', type: 'string[]', required: false, description: 'the images\' descriptions for people who cannot see them, in the order of the images (X takes 1,000 characters each)' },
+    ],
+    chunkedUpload: { minChunkBytes: 1, maxChunkBytes: 1 * MB, maxLastChunkBytes: 1 * MB, maxChunks: 1000 },
   },
   {
     // [AT lexicons], bsky rate-limits and post-richtext docs: 300 graphemes and 3,000 bytes; 4 images <= 2 MB
