@@ -7,6 +7,7 @@ import { SandboxNetwork } from '../../src/publishing/networks/sandbox.js';
 import { NETWORK_CAPABILITIES } from '../../src/domain/networks/capabilities.js';
 import * as provisioning_ from '../../src/domain/provisioning.js';
 import { newId } from '../../src/domain/ids.js';
+import { TINY_MP4, TINY_PNG } from '../media/fixtures.js';
 import { callTool } from '../mcp/support.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { provisioning } from './provisioning.js';
@@ -118,6 +119,50 @@ describe('publishing: network rules', () => {
       assert.match(untitled.body.message, /YouTube needs channelOptions.title \(the video title\)/);
       const titled = await t.api('PATCH', `/v1/rest/posts/${id}`, { token: a.apiKey, body: { channelOptions: { privacyStatus: 'unlisted', title: 'A film' } } });
       assert.equal(titled.status, 200, JSON.stringify(titled.body));
+    });
+
+    it('checks files from Herald\'s media library against the network before the post is due: format, aspect ratio, duration (REST, MCP, bulk, update)', async () => {
+      const upload = async (fileName: string, contentType: string, bytes: Buffer): Promise<{ id: string; url: string }> => {
+        const created = await callTool(t, a.apiKey, 'create_media_upload', { fileName, contentType, sizeBytes: bytes.length });
+        const target = created.body.result.structuredContent;
+        assert.equal((await fetch(target.uploadUrl, { method: 'PUT', headers: target.headers, body: new Uint8Array(bytes) })).status, 200);
+        const done = await callTool(t, a.apiKey, 'complete_media_upload', { uploadId: target.uploadId });
+        assert.notEqual(done.body.result.isError, true, JSON.stringify(done.body));
+        return done.body.result.structuredContent.data;
+      };
+      // JPEGs whose frame header gives their size (height, width), as Herald reads them.
+      const jpeg = (height: number, width: number) => Buffer.from(`ffd8ffe000104a46494600010100000100010000ffc0000b08${height.toString(16).padStart(4, '0')}${width.toString(16).padStart(4, '0')}01011100ffd9`, 'hex');
+      const instagram = await provisioning(t, a, 'instagram');
+      const linkedin = await provisioning(t, a, 'linkedin');
+      const png = await upload('square.png', 'image/png', TINY_PNG);
+      const tall = await upload('tall.jpg', 'image/jpeg', jpeg(300, 100));
+      const square = await upload('square.jpg', 'image/jpeg', jpeg(100, 100));
+      const clip = await upload('clip.mp4', 'video/mp4', TINY_MP4);
+
+      const asPng = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [instagram], text: 'A picture', imageUrls: [png.url], saveAsDraft: true } });
+      assert.equal(asPng.status, 400, JSON.stringify(asPng.body));
+      assert.match(asPng.body.message, new RegExp(`Channel ${instagram}: Instagram takes images as jpeg; imageUrls\\[0\\] is png`));
+      assert.equal(asPng.body.details[0].path, 'imageUrls[0]');
+      const byId = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [instagram], text: 'Tall', mediaIds: [tall.id], saveAsDraft: true } });
+      assert.equal(byId.status, 400, JSON.stringify(byId.body));
+      assert.match(byId.body.message, /Instagram takes images from 0.8 to 1.91 \(width to height\); imageUrls\[0\] is 100 x 300\. Crop it\./);
+      const fits = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [instagram], text: 'Square', imageUrls: [square.url], saveAsDraft: true } });
+      assert.equal(fits.status, 201, JSON.stringify(fits.body));
+      const swapped = await t.api('PATCH', `/v1/rest/posts/${fits.body.data[0].id}`, { token: a.apiKey, body: { imageUrls: [tall.url] } });
+      assert.equal(swapped.status, 400, JSON.stringify(swapped.body));
+      assert.match(swapped.body.message, /100 x 300/);
+
+      const short = await callTool(t, a.apiKey, 'create_image_post', { channelIds: [linkedin], text: 'A clip', mediaIds: [clip.id], saveAsDraft: true });
+      assert.equal(short.body.result.isError, true, JSON.stringify(short.body));
+      assert.match(short.body.result.content[0].text, /LinkedIn takes videos of at least 3 s; videoUrls\[0\] lasts 2\.5 s/);
+      const bulk = await t.api('POST', '/v1/rest/posts/bulk', {
+        token: a.apiKey, body: { posts: [{ channelIds: [instagram], text: 'ok', imageUrls: [square.url], saveAsDraft: true }, { channelIds: [linkedin], text: 'short', videoUrls: [clip.url], saveAsDraft: true }] },
+      });
+      assert.deepEqual(bulk.body.summary, { succeeded: 1, failed: 1 });
+      assert.equal(bulk.body.results[1].error.details[0].path, 'posts[1].videoUrls[0]');
+      // A file Herald does not hold is seen only when the post goes out.
+      const elsewhere = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [instagram], text: 'Elsewhere', imageUrls: ['https://cdn.example/any.png'], saveAsDraft: true } });
+      assert.equal(elsewhere.status, 201, JSON.stringify(elsewhere.body));
     });
 
     it('shows the attempts on a read of the post', async () => {

@@ -5,6 +5,7 @@ import type { MediaRecord, MediaSource } from '../../db/repositories/media.js';
 import type { DomainDeps } from '../deps.js';
 import { HeraldError, NotFoundError, UnprocessableError, ValidationError } from '../errors.js';
 import { newId } from '../ids.js';
+import type { KnownMedia } from '../networks/post-fit.js';
 import type { Principal } from '../principal.js';
 import { safeEqual } from '../secrets.js';
 import { toWireTime } from '../time.js';
@@ -28,6 +29,24 @@ export type MediaView = ToolResults['complete_media_upload']['data'];
 
 function mediaPublicUrl(deps: DomainDeps, record: Pick<MediaRecord, 'id' | 'filename'>): string {
   return `${deps.config.baseUrl}/media/${record.id}/${encodeURIComponent(record.filename)}`;
+}
+
+/**
+ * The files behind a post's media URLs that are this account's library media ({BASE_URL}/media/{id}/...), with what
+ * Herald read of each when it came in; other URLs are not in the map.
+ */
+export async function knownMediaOf(deps: DomainDeps, accountId: string, urls: readonly string[]): Promise<Map<string, KnownMedia>> {
+  const prefix = `${deps.config.baseUrl}/media/`;
+  const ids = new Map<string, string>();
+  for (const url of urls) if (url.startsWith(prefix)) ids.set(url, url.slice(prefix.length).split('/')[0]);
+  const known = new Map<string, KnownMedia>();
+  if (ids.size === 0) return known;
+  const records = new Map((await deps.repos.media.findMany(accountId, [...new Set(ids.values())])).map((r) => [r.id, r]));
+  for (const [url, id] of ids) {
+    const record = records.get(id);
+    if (record) known.set(url, { mimeType: record.mimeType, sizeBytes: record.sizeBytes, width: record.width, height: record.height, durationMs: record.durationMs });
+  }
+  return known;
 }
 
 function toMediaView(deps: DomainDeps, record: MediaRecord): MediaView {

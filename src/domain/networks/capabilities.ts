@@ -13,8 +13,9 @@ import { ValidationError } from '../errors.js';
  * - first comments apply where SPEC lists them (Instagram, LinkedIn, Facebook Pages, YouTube; X as a reply), with a
  *   media URL on LinkedIn and Facebook only; elsewhere they are ignored, except where a network SPEC lists has no
  *   way to make one (TikTok): there a first comment is refused when the post is written (`firstCommentRefused`);
- * - sizes, durations, aspect ratios and pixel counts cannot be known from a URL at create time: they are here for
- *   the connectors and media checks that see the file.
+ * - sizes, durations, aspect ratios and pixel counts cannot be known from any URL at create time: they are checked
+ *   then for files of Herald's own media library, whose facts Herald read when they came in (post-fit.ts), and by the
+ *   connectors and media checks that see the file when the post goes out.
  *
  * Values come from /work/shared/NETWORKS.md (collected 2026-11-22); its source is cited per row. Values it marks
  * "(unsure)" are marked so here too, and are the first to re-check when a network refuses a post.

@@ -10,6 +10,9 @@ import { countBy, countingNote } from './text-length.js';
  * - media: only the kinds the network takes, at most so many of each and in all, kinds mixed only where the network
  *   mixes them, and media at all where the network needs it (a URL ending ".gif" is a GIF where the network has a
  *   rule for GIFs, else an image);
+ * - a file Herald knows (its own media library's, whose type, size, dimensions and duration it read when the file
+ *   came in) also within the network's format, size, pixel, aspect-ratio and duration rules; any other URL is only
+ *   seen when the post goes out, by the media check and the connector;
  * - a first comment, where the network makes one, within the network's text limit (NETWORKS.md gives no separate
  *   comment limits: an X reply is a post); where it makes none the comment is ignored (SPEC), not refused, except on
  *   a network SPEC promises first comments on that cannot make them (TikTok), where it is refused with the reason;
@@ -24,6 +27,7 @@ export type FitRule =
   | 'media_count'
   | 'media_mix'
   | 'media_required'
+  | 'media_file'
   | 'first_comment_length'
   | 'first_comment_unsupported'
   | 'channel_option';
@@ -35,10 +39,21 @@ export interface FitProblem {
   message: string;
 }
 
+/** What Herald read of a file in its media library when it came in. */
+export interface KnownMedia {
+  mimeType: string;
+  sizeBytes: number;
+  width: number | null;
+  height: number | null;
+  durationMs: number | null;
+}
+
 export interface PostForFit {
   text: string;
   imageUrls: readonly string[];
   videoUrls: readonly string[];
+  /** The post's media URLs Herald knows the files of (media-library URLs), by URL. */
+  knownMedia?: ReadonlyMap<string, KnownMedia>;
   firstComment?: { text: string } | null;
   channelOptions?: Record<string, unknown> | null;
 }
@@ -110,7 +125,10 @@ export function validatePost(capabilities: NetworkCapabilities, post: PostForFit
 function checkMedia(capabilities: NetworkCapabilities, post: PostForFit, problem: (rule: FitRule, path: string, message: string) => void): void {
   const { media, displayName: name } = capabilities;
   const counts: Record<MediaKind, number> = { image: 0, gif: 0, video: post.videoUrls.length };
-  for (const url of post.imageUrls) counts[media.kinds.gif && isGif(url) ? 'gif' : 'image']++;
+  const imageKind = (url: string): MediaKind => (media.kinds.gif && (post.knownMedia?.get(url)?.mimeType === 'image/gif' || isGif(url)) ? 'gif' : 'image');
+  for (const url of post.imageUrls) counts[imageKind(url)]++;
+  post.imageUrls.forEach((url, i) => checkFile(capabilities, imageKind(url), `imageUrls[${i}]`, post.knownMedia?.get(url), problem));
+  post.videoUrls.forEach((url, i) => checkFile(capabilities, 'video', `videoUrls[${i}]`, post.knownMedia?.get(url), problem));
   const present = (Object.keys(counts) as MediaKind[]).filter((kind) => counts[kind] > 0);
   const total = post.imageUrls.length + post.videoUrls.length;
 
@@ -130,6 +148,47 @@ function checkMedia(capabilities: NetworkCapabilities, post: PostForFit, problem
   } else if (total > media.maxItems) {
     problem('media_count', 'imageUrls', `${name} allows ${media.maxItems} media items per post; this post has ${total}.`);
   }
+}
+
+const MB = 1024 * 1024;
+
+/** The format names the capabilities table uses, from a file's media type. */
+function formatOf(mimeType: string): string {
+  const subtype = mimeType.split('/')[1] ?? mimeType;
+  return subtype === 'quicktime' ? 'mov' : subtype;
+}
+
+/** A known file against its kind's rule: format, size, pixels, aspect ratio and duration. */
+function checkFile(capabilities: NetworkCapabilities, kind: MediaKind, path: string, file: KnownMedia | undefined, problem: (rule: FitRule, path: string, message: string) => void): void {
+  const rule = capabilities.media.kinds[kind];
+  if (!file || !rule) return;
+  const name = capabilities.displayName;
+  const [one] = KIND_WORDS[kind];
+  const format = formatOf(file.mimeType);
+  if (rule.formats && !rule.formats.includes(format)) {
+    problem('media_file', path, `${name} takes ${one}s as ${rule.formats.join(' or ')}; ${path} is ${format}. Convert it, or choose another file.`);
+  }
+  if (rule.maxBytes !== undefined && file.sizeBytes > rule.maxBytes) {
+    problem('media_file', path, `${name} takes ${one}s of at most ${(rule.maxBytes / MB).toFixed(0)} MB; ${path} is ${(file.sizeBytes / MB).toFixed(1)} MB.`);
+  }
+  if (file.width && file.height) {
+    if (rule.maxPixels !== undefined && file.width * file.height > rule.maxPixels) {
+      problem('media_file', path, `${name} takes ${one}s of at most ${rule.maxPixels.toLocaleString('en')} pixels; ${path} is ${file.width} x ${file.height}.`);
+    }
+    const ratio = file.width / file.height;
+    if (rule.aspectRatio && (ratio < rule.aspectRatio.min - 0.005 || ratio > rule.aspectRatio.max + 0.005)) {
+      problem('media_file', path, `${name} takes ${one}s from ${ratioWords(rule.aspectRatio.min)} to ${ratioWords(rule.aspectRatio.max)} (width to height); ${path} is ${file.width} x ${file.height}. Crop it.`);
+    }
+  }
+  if (file.durationMs !== null) {
+    const seconds = file.durationMs / 1000;
+    if (rule.minSeconds !== undefined && seconds < rule.minSeconds) problem('media_file', path, `${name} takes ${one}s of at least ${rule.minSeconds} s; ${path} lasts ${seconds.toFixed(1)} s.`);
+    if (rule.maxSeconds !== undefined && seconds > rule.maxSeconds) problem('media_file', path, `${name} takes ${one}s of at most ${rule.maxSeconds} s; ${path} lasts ${seconds.toFixed(1)} s.`);
+  }
+}
+
+function ratioWords(ratio: number): string {
+  return Number.isInteger(ratio) ? `${ratio}:1` : ratio.toFixed(2).replace(/0$/, '');
 }
 
 function isGif(url: string): boolean {

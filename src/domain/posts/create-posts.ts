@@ -5,7 +5,7 @@ import type { PostRecord, SourceType } from '../../db/repositories/posts.js';
 import type { DomainDeps } from '../deps.js';
 import { ValidationError } from '../errors.js';
 import { newId } from '../ids.js';
-import { resolveMediaIds } from '../media/media-library.js';
+import { knownMediaOf, resolveMediaIds } from '../media/media-library.js';
 import type { Principal } from '../principal.js';
 import { nextQueueSlots, rejectQueueConflicts, withSlotRetry } from '../queue/queue.js';
 import { toWireTime } from '../time.js';
@@ -69,7 +69,8 @@ async function preparePosts(deps: DomainDeps, principal: Principal, input: PostI
   const firstComment = resolveFirstComment(input) ?? null;
   const channels = requireChannels(input.channelIds, await deps.repos.channels.findMany(principal.accountId, input.channelIds));
   requireTextByChannel(input.textByChannel, input.channelIds);
-  requireNetworkLimits(channels, { text, imageUrls, videoUrls, firstComment }, { textByChannel: input.textByChannel });
+  const knownMedia = await knownMediaOf(deps, principal.accountId, [...imageUrls, ...videoUrls]);
+  requireNetworkLimits(channels, { text, imageUrls, videoUrls, firstComment, knownMedia }, { textByChannel: input.textByChannel });
   const workspaces = new Map(
     (await deps.repos.accounts.listWorkspaces(principal.accountId)).map((w) => [w.id, w]),
   );

@@ -11,6 +11,7 @@ import type { components } from '../../../generated/rest/openapi-types.js';
 import type { PostRecord } from '../../db/repositories/posts.js';
 import type { DomainDeps } from '../deps.js';
 import { ConflictError, ValidationError } from '../errors.js';
+import { knownMediaOf } from '../media/media-library.js';
 import { newId } from '../ids.js';
 import type { Principal } from '../principal.js';
 import { parseWireTime, toWireTime } from '../time.js';
@@ -46,7 +47,8 @@ export async function updatePost(deps: DomainDeps, principal: Principal, id: str
   const plan = input.channelIds ? await planRetarget(deps, principal, { ...post, ...changes, groupId }, input.channelIds) : undefined;
   const targets = await deps.repos.channels.findMany(principal.accountId, input.channelIds ?? [post.channelId]);
   const updated = { ...post, ...changes };
-  requireNetworkLimits(targets, updated, { requireOptions: input.channelOptions !== undefined });
+  const knownMedia = await knownMediaOf(deps, principal.accountId, [...updated.imageUrls, ...updated.videoUrls]);
+  requireNetworkLimits(targets, { ...updated, knownMedia }, { requireOptions: input.channelOptions !== undefined });
   await placingInQueue(() => deps.repos.inTransaction(async (repos) => {
     const saved = await repos.posts.updateUnpublished(principal.accountId, id, { ...changes, groupId });
     if (!saved) throw new ConflictError('post_not_editable', `Post ${id} started publishing and can no longer be changed.`);
