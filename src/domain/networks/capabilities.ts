@@ -41,7 +41,7 @@ export interface ChannelOptionRule {
   name: string;
   type: 'string' | 'boolean' | 'string[]' | { oneOf: readonly string[] };
   required: boolean;
-  /** Counted in code points. */
+  /** Counted in code points; for a string[] option, of each item. */
   maxLength?: number;
   /** Says what the option is for, in words a person posting can act on. */
   description: string;
@@ -133,7 +133,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     firstComment: 'reply',
     commentMediaUrl: false,
     channelOptions: [
-      { name: 'altText', type: 'string[]', required: false, description: 'the images\' descriptions for people who cannot see them, in the order of the images (X takes 1,000 characters each)' },
+      { name: 'altText', type: 'string[]', required: false, maxLength: 1000, description: 'the images\' descriptions for people who cannot see them, in the order of the images (X takes 1,000 characters each)' },
     ],
     chunkedUpload: { minChunkBytes: 1, maxChunkBytes: 1 * MB, maxLastChunkBytes: 1 * MB, maxChunks: 1000 },
   },

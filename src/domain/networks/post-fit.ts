@@ -110,6 +110,9 @@ export function validatePost(capabilities: NetworkCapabilities, post: PostForFit
     if (wrong) problem('channel_option', path, `${name}: channelOptions.${rule.name} ${wrong}.`);
     else if (rule.maxLength !== undefined && typeof value === 'string' && [...value].length > rule.maxLength) {
       problem('channel_option', path, `${name} allows ${rule.maxLength} characters in channelOptions.${rule.name}; this one has ${[...value].length}. Shorten it.`);
+    } else if (rule.maxLength !== undefined && Array.isArray(value) && value.some((item) => [...String(item)].length > rule.maxLength!)) {
+      const at = value.findIndex((item) => [...String(item)].length > rule.maxLength!);
+      problem('channel_option', `${path}[${at}]`, `${name} allows ${rule.maxLength} characters in each of channelOptions.${rule.name}; item ${at} has ${[...String(value[at])].length}. Shorten it.`);
     } else {
       const needs = typeof value === 'string' ? rule.media?.[value] : undefined;
       const images = post.imageUrls.length;

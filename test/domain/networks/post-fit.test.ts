@@ -13,6 +13,13 @@ describe('validatePost: a post against its network\'s capabilities', () => {
     assert.throws(() => capabilitiesOf('friendster'), (error: Error & { status?: number }) => error.status === 400 && /no connector for network "friendster"/.test(error.message));
   });
 
+  it('holds each item of a list option to its length: X\'s alt text, 1,000 characters an image', () => {
+    assert.deepEqual(check('x', { imageUrls: img(2), channelOptions: { altText: ['a cat', 'b'.repeat(1000)] } }), []);
+    const [problem] = check('x', { imageUrls: img(2), channelOptions: { altText: ['a cat', 'b'.repeat(1001)] } });
+    assert.deepEqual([problem.rule, problem.path], ['channel_option', 'channelOptions.altText[1]']);
+    assert.match(problem.message, /X allows 1000 characters in each of channelOptions.altText; item 1 has 1001/);
+  });
+
   it('accepts a post that fits', () => {
     assert.deepEqual(check('x', { text: 'a'.repeat(280), imageUrls: img(4) }), []);
   });
