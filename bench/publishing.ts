@@ -40,7 +40,7 @@ interface Run {
 }
 
 /** A fresh Postgres database for one run; dropped by the returned function. */
-async function freshPostgres(adminUrl: string): Promise<{ databaseUrl: string; drop(): Promise<void> }> {
+export async function freshPostgres(adminUrl: string): Promise<{ databaseUrl: string; drop(): Promise<void> }> {
   const name = `herald_bench_${Date.now()}_${process.pid}`;
   const admin = async (sql: string) => {
     const client = new pg.Client({ connectionString: adminUrl });

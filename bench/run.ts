@@ -2,7 +2,11 @@
 import { runPublishingBench } from './publishing.js';
 import { runRestProfile } from './rest-profile.js';
 import { runRestPostsBench } from './rest-posts.js';
+import { runMemoryBench } from './memory.js';
+import { runScaleOutBench } from './scale-out.js';
 
 await runRestPostsBench();
 await runRestProfile();
 await runPublishingBench();
+await runMemoryBench();
+await runScaleOutBench();
