@@ -43,6 +43,22 @@ export class EventsRepository {
     })));
   }
 
+  /** insert for many events in two statements (events, then every delivery); same contract. */
+  async insertMany(events: readonly { event: EventRecord; endpointIds: readonly string[]; giveUpAt: number }[], newId: () => string): Promise<void> {
+    for (let i = 0; i < events.length; i += 500) {
+      const chunk = events.slice(i, i + 500);
+      await this.db('events').insert(chunk.map(({ event }) => ({
+        id: event.id, account_id: event.accountId, workspace_id: event.workspaceId, type: event.type, at: event.at,
+        post_id: event.postId, channel_id: event.channelId, data: JSON.stringify(event.data),
+      })));
+      const deliveries = chunk.flatMap(({ event, endpointIds, giveUpAt }) => endpointIds.map((endpointId) => ({
+        id: newId(), account_id: event.accountId, endpoint_id: endpointId, event_id: event.id, status: 'pending', attempts: 0,
+        next_attempt_at: event.at, give_up_at: giveUpAt, created_at: event.at,
+      })));
+      for (let j = 0; j < deliveries.length; j += 500) await this.db('webhook_deliveries').insert(deliveries.slice(j, j + 500));
+    }
+  }
+
   async get(accountId: string, id: string): Promise<(EventRecord & { seq: number }) | undefined> {
     const row = await this.db('events').where({ account_id: accountId, id }).first();
     return row && toEvent(row);

@@ -75,17 +75,62 @@ export class PublishingRepository {
   }
 
   /**
-   * Records an attempt before the network call, while the worker still holds the post; false when the
-   * claim was lost (lease expired and another worker took it), in which case nothing may be sent.
+   * Records attempts before their network calls, for a batch of this worker's claimed posts in one transaction:
+   * the posts still held get their attempt number and lease (one statement), and only those get their attempt
+   * rows (one more). Returns the ids of the posts held; nothing may be sent for the others (their lease expired
+   * and another worker took them).
    */
-  async startAttempt(attempt: PublishAttemptRecord, leaseExpiresAt: number): Promise<boolean> {
+  async startAttempts(workerId: string, attempts: readonly PublishAttemptRecord[], leaseExpiresAt: number): Promise<Set<string>> {
+    if (attempts.length === 0) return new Set();
     return this.db.transaction(async (trx) => {
-      const held = await trx('posts')
-        .where({ id: attempt.postId, claimed_by: attempt.workerId, status: 'publishing' })
-        .update({ attempt_count: attempt.number, lease_expires_at: leaseExpiresAt });
-      if (held === 0) return false;
-      await trx('publish_attempts').insert(attemptRow(attempt));
-      return true;
+      const held = new Set<string>();
+      for (const chunk of chunks(attempts)) {
+        const numbers = caseOf('id', chunk.map((a) => [a.postId, a.number]), 'INTEGER');
+        const result = await trx.raw(
+          `UPDATE posts SET attempt_count = ${numbers.sql}, lease_expires_at = ? WHERE claimed_by = ? AND status = 'publishing' AND id IN (${marks(chunk)}) RETURNING id`,
+          [...numbers.bindings, leaseExpiresAt, workerId, ...chunk.map((a) => a.postId)],
+        );
+        for (const row of rowsOf(trx, result)) held.add(row.id);
+      }
+      const rows = attempts.filter((a) => held.has(a.postId)).map(attemptRow);
+      for (const chunk of chunks(rows)) await trx('publish_attempts').insert(chunk);
+      return held;
+    });
+  }
+
+  /**
+   * markPublished for many posts of this worker at once, in one transaction: posts, attempts and first-comment
+   * steps each in one statement. Returns the ids of the posts that were still held (only those changed).
+   */
+  async markManyPublished(workerId: string, entries: readonly { postId: string; changes: PublishedChanges; attempt: AttemptResult }[]): Promise<Set<string>> {
+    if (entries.length === 0) return new Set();
+    return this.db.transaction(async (trx) => {
+      const held = new Set<string>();
+      for (const chunk of chunks(entries)) {
+        const networkIds = caseOf('id', chunk.map((e) => [e.postId, e.changes.networkPostId]), 'TEXT');
+        const permalinks = caseOf('id', chunk.map((e) => [e.postId, e.changes.permalinkUrl]), 'TEXT');
+        const times = caseOf('id', chunk.map((e) => [e.postId, e.changes.publishedAt]), 'BIGINT');
+        const result = await trx.raw(
+          `UPDATE posts SET status = 'published', network_post_id = ${networkIds.sql}, permalink_url = ${permalinks.sql},
+             published_at = ${times.sql}, updated_at = ${times.sql}, last_error = NULL, claimed_by = NULL, lease_expires_at = NULL, next_attempt_at = NULL
+           WHERE claimed_by = ? AND status = 'publishing' AND id IN (${marks(chunk)}) RETURNING id`,
+          [...networkIds.bindings, ...permalinks.bindings, ...times.bindings, ...times.bindings, workerId, ...chunk.map((e) => e.postId)],
+        );
+        for (const row of rowsOf(trx, result)) held.add(row.id);
+      }
+      const done = entries.filter((e) => held.has(e.postId));
+      for (const chunk of chunks(done)) {
+        const outcomes = caseOf('idempotency_key', chunk.map((e) => [e.attempt.idempotencyKey, e.attempt.outcome]), 'TEXT');
+        const details = caseOf('idempotency_key', chunk.map((e) => [e.attempt.idempotencyKey, e.attempt.detail]), 'TEXT');
+        const finished = caseOf('idempotency_key', chunk.map((e) => [e.attempt.idempotencyKey, e.attempt.at]), 'BIGINT');
+        await trx.raw(
+          `UPDATE publish_attempts SET outcome = ${outcomes.sql}, detail = ${details.sql}, finished_at = ${finished.sql} WHERE idempotency_key IN (${marks(chunk)})`,
+          [...outcomes.bindings, ...details.bindings, ...finished.bindings, ...chunk.map((e) => e.attempt.idempotencyKey)],
+        );
+      }
+      const steps = done.filter((e) => e.changes.firstCommentDueAt !== undefined).map((e) => commentStepRow(e.postId, e.changes));
+      for (const chunk of chunks(steps)) await trx('first_comment_steps').insert(chunk).onConflict('post_id').ignore();
+      return held;
     });
   }
 
@@ -185,9 +230,39 @@ export class PublishingRepository {
 
 async function insertCommentStep(trx: Knex.Transaction, postId: string, changes: PublishedChanges): Promise<void> {
   if (changes.firstCommentDueAt === undefined) return;
-  await trx('first_comment_steps')
-    .insert({ post_id: postId, account_id: changes.accountId, channel_id: changes.channelId, status: 'pending', due_at: changes.firstCommentDueAt, attempts: 0 })
-    .onConflict('post_id').ignore();
+  await trx('first_comment_steps').insert(commentStepRow(postId, changes)).onConflict('post_id').ignore();
+}
+
+function commentStepRow(postId: string, changes: PublishedChanges): Record<string, unknown> {
+  return { post_id: postId, account_id: changes.accountId, channel_id: changes.channelId, status: 'pending', due_at: changes.firstCommentDueAt, attempts: 0 };
+}
+
+// Rows per statement: well under the bound parameters SQLite (32,766) and Postgres (65,535) take.
+const CHUNK = 500;
+
+function chunks<T>(items: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
+  return out;
+}
+
+function marks(items: readonly unknown[]): string {
+  return items.map(() => '?').join(', ');
+}
+
+/**
+ * A value per row in one UPDATE: CASE key WHEN ? THEN ? ... END. The cast tells Postgres the type of a bound
+ * parameter it would otherwise take for text.
+ */
+function caseOf(key: string, pairs: readonly [string, Knex.Value][], type: 'INTEGER' | 'BIGINT' | 'TEXT'): { sql: string; bindings: Knex.Value[] } {
+  return {
+    sql: `CASE ${key} ${pairs.map(() => `WHEN ? THEN CAST(? AS ${type})`).join(' ')} END`,
+    bindings: pairs.flat(),
+  };
+}
+
+function rowsOf(db: Knex, result: any): any[] {
+  return isPostgres(db) ? result.rows : result;
 }
 
 async function finishAttemptIn(trx: Knex.Transaction, attempt: AttemptResult): Promise<void> {
