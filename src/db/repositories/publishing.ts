@@ -85,10 +85,11 @@ export class PublishingRepository {
     return this.db.transaction(async (trx) => {
       const held = new Set<string>();
       for (const chunk of chunks(attempts)) {
-        const numbers = caseOf('id', chunk.map((a) => [a.postId, a.number]), 'INTEGER');
+        const numbers = valuesOf(chunk.map((a) => [a.postId, a.number]));
         const result = await trx.raw(
-          `UPDATE posts SET attempt_count = ${numbers.sql}, lease_expires_at = ? WHERE claimed_by = ? AND status = 'publishing' AND id IN (${marks(chunk)}) RETURNING id`,
-          [...numbers.bindings, leaseExpiresAt, workerId, ...chunk.map((a) => a.postId)],
+          `UPDATE posts SET attempt_count = CAST(v.column2 AS INTEGER), lease_expires_at = ? FROM ${numbers.sql}
+           WHERE posts.id = v.column1 AND claimed_by = ? AND status = 'publishing' RETURNING id`,
+          [leaseExpiresAt, ...numbers.bindings, workerId],
         );
         for (const row of rowsOf(trx, result)) held.add(row.id);
       }
@@ -107,25 +108,22 @@ export class PublishingRepository {
     return this.db.transaction(async (trx) => {
       const held = new Set<string>();
       for (const chunk of chunks(entries)) {
-        const networkIds = caseOf('id', chunk.map((e) => [e.postId, e.changes.networkPostId]), 'TEXT');
-        const permalinks = caseOf('id', chunk.map((e) => [e.postId, e.changes.permalinkUrl]), 'TEXT');
-        const times = caseOf('id', chunk.map((e) => [e.postId, e.changes.publishedAt]), 'BIGINT');
+        const values = valuesOf(chunk.map((e) => [e.postId, e.changes.networkPostId, e.changes.permalinkUrl, e.changes.publishedAt]));
         const result = await trx.raw(
-          `UPDATE posts SET status = 'published', network_post_id = ${networkIds.sql}, permalink_url = ${permalinks.sql},
-             published_at = ${times.sql}, updated_at = ${times.sql}, last_error = NULL, claimed_by = NULL, lease_expires_at = NULL, next_attempt_at = NULL
-           WHERE claimed_by = ? AND status = 'publishing' AND id IN (${marks(chunk)}) RETURNING id`,
-          [...networkIds.bindings, ...permalinks.bindings, ...times.bindings, ...times.bindings, workerId, ...chunk.map((e) => e.postId)],
+          `UPDATE posts SET status = 'published', network_post_id = v.column2, permalink_url = v.column3, published_at = CAST(v.column4 AS BIGINT),
+             updated_at = CAST(v.column4 AS BIGINT), last_error = NULL, claimed_by = NULL, lease_expires_at = NULL, next_attempt_at = NULL
+           FROM ${values.sql} WHERE posts.id = v.column1 AND claimed_by = ? AND status = 'publishing' RETURNING id`,
+          [...values.bindings, workerId],
         );
         for (const row of rowsOf(trx, result)) held.add(row.id);
       }
       const done = entries.filter((e) => held.has(e.postId));
       for (const chunk of chunks(done)) {
-        const outcomes = caseOf('idempotency_key', chunk.map((e) => [e.attempt.idempotencyKey, e.attempt.outcome]), 'TEXT');
-        const details = caseOf('idempotency_key', chunk.map((e) => [e.attempt.idempotencyKey, e.attempt.detail]), 'TEXT');
-        const finished = caseOf('idempotency_key', chunk.map((e) => [e.attempt.idempotencyKey, e.attempt.at]), 'BIGINT');
+        const values = valuesOf(chunk.map((e) => [e.attempt.idempotencyKey, e.attempt.outcome, e.attempt.detail, e.attempt.at]));
         await trx.raw(
-          `UPDATE publish_attempts SET outcome = ${outcomes.sql}, detail = ${details.sql}, finished_at = ${finished.sql} WHERE idempotency_key IN (${marks(chunk)})`,
-          [...outcomes.bindings, ...details.bindings, ...finished.bindings, ...chunk.map((e) => e.attempt.idempotencyKey)],
+          `UPDATE publish_attempts SET outcome = v.column2, detail = v.column3, finished_at = CAST(v.column4 AS BIGINT)
+           FROM ${values.sql} WHERE publish_attempts.idempotency_key = v.column1`,
+          values.bindings,
         );
       }
       const steps = done.filter((e) => e.changes.firstCommentDueAt !== undefined).map((e) => commentStepRow(e.postId, e.changes));
@@ -246,18 +244,15 @@ function chunks<T>(items: readonly T[]): T[][] {
   return out;
 }
 
-function marks(items: readonly unknown[]): string {
-  return items.map(() => '?').join(', ');
-}
-
 /**
- * A value per row in one UPDATE: CASE key WHEN ? THEN ? ... END. The cast tells Postgres the type of a bound
- * parameter it would otherwise take for text.
+ * Rows of values to join an UPDATE on (UPDATE ... FROM, on SQLite and Postgres alike), named v.column1, v.column2,
+ * ...: one pass over the rows, where a CASE per column would compare each row with every value. Postgres takes the
+ * bound values for text, so number columns are cast where they are set.
  */
-function caseOf(key: string, pairs: readonly [string, Knex.Value][], type: 'INTEGER' | 'BIGINT' | 'TEXT'): { sql: string; bindings: Knex.Value[] } {
+function valuesOf(rows: readonly Knex.Value[][]): { sql: string; bindings: Knex.Value[] } {
   return {
-    sql: `CASE ${key} ${pairs.map(() => `WHEN ? THEN CAST(? AS ${type})`).join(' ')} END`,
-    bindings: pairs.flat(),
+    sql: `(VALUES ${rows.map((row) => `(${row.map(() => '?').join(', ')})`).join(', ')}) AS v`,
+    bindings: rows.flat(),
   };
 }
 
