@@ -10,6 +10,7 @@ import * as channelConnections from './008_channel_connections.js';
 import * as eventsWebhooks from './009_events_webhooks.js';
 import * as clientMetadataDocuments from './011_client_metadata_documents.js';
 import * as attemptHandles from './017_attempt_handles.js';
+import * as dueOrder from './020_due_order.js';
 
 type Migration = { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> };
 
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '009_events_webhooks': eventsWebhooks,
   '011_client_metadata_documents': clientMetadataDocuments,
   '017_attempt_handles': attemptHandles,
+  '020_due_order': dueOrder,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -47,17 +47,25 @@ export class PublishingRepository {
    */
   async claimDue(workerId: string, now: number, leaseMs: number, limit: number, releasingApprovals: readonly string[]): Promise<ClaimedPost[]> {
     const pg = isPostgres(this.db);
-    const due = `
-      SELECT p.id FROM posts p JOIN channels c ON c.id = p.channel_id
-      WHERE c.queue_paused = false AND p.is_live = false AND (
-        (p.status = 'scheduled' AND p.is_draft = false AND p.date_time <= ?
-          AND (p.approval_status IS NULL OR p.approval_status IN (${releasingApprovals.map(() => '?').join(', ') || 'NULL'}))
-          AND (p.next_attempt_at IS NULL OR p.next_attempt_at <= ?))
-        OR (p.status = 'publishing' AND p.lease_expires_at < ?))
-      ORDER BY p.date_time, p.id LIMIT ?${pg ? ' FOR UPDATE OF p SKIP LOCKED' : ''}`;
+    const approvals = releasingApprovals.map(() => '?').join(', ') || 'NULL';
+    const scheduled = `p.status = 'scheduled' AND p.is_draft = false AND p.date_time <= ?
+      AND (p.approval_status IS NULL OR p.approval_status IN (${approvals}))
+      AND (p.next_attempt_at IS NULL OR p.next_attempt_at <= ?)`;
+    const expired = `p.status = 'publishing' AND p.lease_expires_at < ?`;
+    const from = 'FROM posts p JOIN channels c ON c.id = p.channel_id WHERE c.queue_paused = false AND p.is_live = false';
+    // SQLite: each kind in due order on its own, so the scheduled posts stream from the (status, date_time, id)
+    // index and stop at the limit; one OR over both sorted every due post on every claim (a burst of 10,000
+    // posts, 40 claims). Postgres takes no FOR UPDATE across a UNION, and plans the OR well.
+    const due = pg
+      ? `SELECT p.id ${from} AND ((${scheduled}) OR (${expired})) ORDER BY p.date_time, p.id LIMIT ? FOR UPDATE OF p SKIP LOCKED`
+      : `SELECT id FROM (
+           SELECT * FROM (SELECT p.id, p.date_time ${from} AND ${scheduled} ORDER BY p.date_time, p.id LIMIT ?)
+           UNION ALL SELECT * FROM (SELECT p.id, p.date_time ${from} AND ${expired} ORDER BY p.date_time, p.id LIMIT ?)
+         ) ORDER BY date_time, id LIMIT ?`;
+    const bindings = pg ? [now, ...releasingApprovals, now, now, limit] : [now, ...releasingApprovals, now, limit, now, limit, limit];
     const result = await this.db.raw(
       `UPDATE posts SET status = 'publishing', claimed_by = ?, lease_expires_at = ? WHERE id IN (${due}) RETURNING *`,
-      [workerId, now + leaseMs, now, ...releasingApprovals, now, now, limit],
+      [workerId, now + leaseMs, ...bindings],
     );
     const rows: any[] = pg ? result.rows : result;
     return rows
