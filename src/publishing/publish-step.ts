@@ -44,17 +44,17 @@ export async function publishBatch(rt: WorkerRuntime, claimed: readonly ClaimedP
   if (claimed.length === 0) return [];
   const targets = await rt.connectorsFor(claimed.map(({ post }) => post.channelId));
   const interrupted = await rt.attempts.unfinishedAttempts(claimed.map(({ post }) => post.id), 'publish');
-  const runs: Promise<void>[] = [];
+  const others: (() => Promise<void>)[] = [];
   const ready: Ready[] = [];
   for (const item of claimed) {
     const next = preflight(rt, item, targets.get(item.post.channelId)!, interrupted.get(item.post.id));
-    if (typeof next === 'function') runs.push(next());
-    else if (next.post.imageUrls.length + next.post.videoUrls.length > 0) runs.push(withMedia(rt, next));
+    if (typeof next === 'function') others.push(next);
+    else if (next.post.imageUrls.length + next.post.videoUrls.length > 0) others.push(() => withMedia(rt, next));
     else ready.push(next);
   }
   const held = await rt.repo.startAttempts(rt.options.workerId, ready.map((r) => r.attempt), rt.now() + rt.options.leaseMs);
-  for (const r of ready) if (held.has(r.post.id)) runs.push(send(rt, r));
-  return runs;
+  // Nothing starts before the batch's attempts are recorded: a batch that fails there starts nothing at all.
+  return [...others.map((run) => run()), ...ready.filter((r) => held.has(r.post.id)).map((r) => send(rt, r))];
 }
 
 /** The checks before a post's attempt, in order; a post that cannot be sent now gets the step that settles it. */
