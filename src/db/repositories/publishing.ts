@@ -3,6 +3,7 @@ import type { Db } from '../connection.js';
 import { isPostgres } from '../connection.js';
 import { toPost, toRow, type PostRecord } from './posts.js';
 import { attemptRow, type AttemptOutcome, type PublishAttemptRecord } from './publish-attempts.js';
+import { insertRows } from './rows.js';
 
 export interface ClaimedPost {
   post: PostRecord;
@@ -102,7 +103,7 @@ export class PublishingRepository {
         for (const row of rowsOf(trx, result)) held.add(row.id);
       }
       const rows = attempts.filter((a) => held.has(a.postId)).map(attemptRow);
-      for (const chunk of chunks(rows)) await trx('publish_attempts').insert(chunk);
+      for (const chunk of chunks(rows)) await insertRows(trx, 'publish_attempts', chunk);
       return held;
     });
   }
