@@ -124,7 +124,8 @@ export async function runPublishingBench(): Promise<void> {
 SQLite (WAL) in a temp dir, and Postgres when \`BENCH_DATABASE_URL\` names a server (a fresh database on it); ${POSTS.toLocaleString('en')} text posts due at the same instant over the demo account's two sandbox channels;
 in-process workers (WORKER_CONCURRENCY posts in flight each, default 256, refilled as they finish, claimed in batches of up to 256; poll 50 ms); the
 last rows give the sandbox a 300 ms latency per call (SANDBOX_LATENCY_MS, with up to 50% jitter), as a real network, at 64, 256 and 1,024 in flight. Every post goes through the full path:
-claim with a lease, attempt recorded before the call, sandbox publish (idempotency key, stored), result written in a transaction.
+claim with a lease, attempts recorded before the calls (a claimed batch in one transaction), sandbox publish (idempotency key, stored; the calls of one
+event-loop turn in one transaction), results written behind (those finished meanwhile in one transaction, with their events).
 Lateness is publishedAt minus the due time, so with everything due at once it is mostly queueing: p99 is roughly the drain time.
 
 | database | workers | in flight per worker | network latency ms | posts/s | drain s | lateness p50 / p99 s | published | sandbox posts (= published: none twice) |

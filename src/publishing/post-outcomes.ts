@@ -5,7 +5,7 @@
  */
 import type { PostRecord } from '../db/repositories/posts.js';
 import type { AttemptResult, PublishedChanges } from '../db/repositories/publishing.js';
-import { recordPostEventById } from '../domain/events/events.js';
+import { recordPostEventById, recordPostEvents } from '../domain/events/events.js';
 import type { WorkerRuntime } from './runtime.js';
 
 export async function markPublished(rt: WorkerRuntime, post: PostRecord, changes: PublishedChanges, attempt: AttemptResult): Promise<boolean> {
@@ -32,5 +32,29 @@ export async function finishPost(
     if (!(await repos.publishing.finish(post.id, rt.options.workerId, status, reason, now, attempt))) return false;
     await recordPostEventById(repos, now, status === 'failed' ? 'post.failed' : 'post.unconfirmed', post.accountId, post.id, { reason });
     return true;
+  });
+}
+
+export interface PublishedResult {
+  post: PostRecord;
+  changes: PublishedChanges;
+  attempt: AttemptResult;
+}
+
+/**
+ * markPublished for many posts in one transaction: the posts still held, their attempts, comment steps and
+ * events. Each event carries the post as it now is, built from the claimed post and its changes (the same
+ * row a read would give) with its labels read once for the batch. Returns the ids of the posts written.
+ */
+export async function markManyPublished(rt: WorkerRuntime, results: readonly PublishedResult[]): Promise<Set<string>> {
+  return rt.ctx.deps.repos.inTransaction(async (repos) => {
+    const held = await repos.publishing.markManyPublished(rt.options.workerId, results.map(({ post, changes, attempt }) => ({ postId: post.id, changes, attempt })));
+    const written = results.filter(({ post }) => held.has(post.id));
+    const posts = await repos.posts.withLabels(written.map(({ post, changes }) => ({
+      ...post, status: 'published', networkPostId: changes.networkPostId, permalinkUrl: changes.permalinkUrl,
+      publishedAt: changes.publishedAt, updatedAt: changes.publishedAt, lastError: null,
+    })));
+    await recordPostEvents(repos, posts.map((post, i) => ({ at: written[i].attempt.at, type: 'post.published', post, facts: { permalinkUrl: written[i].changes.permalinkUrl } })));
+    return held;
   });
 }

@@ -1,64 +1,97 @@
 /**
- * Publishing one claimed post, the state machine of a due post:
+ * Publishing claimed posts, the state machine of a due post:
  * - an attempt left unfinished by a worker that stopped mid-call is reconciled first, never repeated;
  * - the post must still fit its network (the capabilities table, required channelOptions included);
  * - media URLs must be direct image/video files, checked before the first network call; a host that does
  *   not answer counts towards maxAttempts, or the post would wait forever;
- * - at most once: each attempt is recorded, with its attempt key, before the network call, and the lease is
- *   renewed while the call is in flight;
+ * - at most once: each attempt is recorded, with its attempt key, before the network call (a batch's attempts
+ *   in one transaction, guarded by the claim), and the lease is renewed while the call is in flight;
+ * - a success is written with the others that finished about the same time (write-behind.ts); until then the
+ *   attempt stays unfinished, so a worker that dies first leaves the post to be reconciled, never repeated;
  * - retry_later backs off (backoff.ts) up to maxAttempts, then the post fails; refresh_and_retry refreshes
  *   through the connector and backs off the same way; permanent errors, and auth errors no refresh can
  *   mend, fail the post at once with the reason; an unknown outcome is reconciled (reconciliation.ts).
  */
+import type { ChannelRecord } from '../db/repositories/channels.js';
 import type { PostRecord } from '../db/repositories/posts.js';
+import type { PublishAttemptRecord } from '../db/repositories/publish-attempts.js';
 import type { ClaimedPost } from '../db/repositories/publishing.js';
 import { NetworkError, type ConnectorChannel, type NetworkConnector, type PublishedPost } from '../domain/networks/connector.js';
 import { validatePost } from '../domain/networks/post-fit.js';
 import { markNeedsReconnect } from '../domain/networks/credential-vault.js';
 import { backoffMs } from './backoff.js';
-import { finishPost, markPublished } from './post-outcomes.js';
+import { finishPost } from './post-outcomes.js';
 import { publishedChanges } from './published.js';
 import { reconcile, type Attempt } from './reconciliation.js';
 import { connectorChannel } from '../domain/networks/channel-connections.js';
 import { postKeyOf, type WorkerRuntime } from './runtime.js';
 
-export async function publishOne(rt: WorkerRuntime, { post, attemptCount }: ClaimedPost): Promise<void> {
-  const { workerId } = rt.options;
-  const target = await rt.connectorFor(post.channelId);
-  if ('missing' in target) {
-    await finishPost(rt, post, 'failed', `Cannot publish: ${target.missing}.`, rt.now());
-    return;
+/** A claimed post that passed every check: its attempt is ready to be recorded, then sent. */
+interface Ready {
+  post: PostRecord;
+  network: NetworkConnector;
+  ref: ConnectorChannel;
+  attempt: PublishAttemptRecord;
+}
+
+/**
+ * Starts a batch of claimed posts, returning each post's run (settled when its outcome is written). The batch
+ * reads its channels and interrupted attempts once, and records the attempts of the posts ready to go (no
+ * media to check) in one transaction before any of them is sent; a post with media records its own attempt
+ * once its media is checked.
+ */
+export async function publishBatch(rt: WorkerRuntime, claimed: readonly ClaimedPost[]): Promise<Promise<void>[]> {
+  if (claimed.length === 0) return [];
+  const targets = await rt.connectorsFor(claimed.map(({ post }) => post.channelId));
+  const interrupted = await rt.attempts.unfinishedAttempts(claimed.map(({ post }) => post.id), 'publish');
+  const others: (() => Promise<void>)[] = [];
+  const ready: Ready[] = [];
+  for (const item of claimed) {
+    const next = preflight(rt, item, targets.get(item.post.channelId)!, interrupted.get(item.post.id));
+    if (typeof next === 'function') others.push(next);
+    else if (next.post.imageUrls.length + next.post.videoUrls.length > 0) others.push(() => withMedia(rt, next));
+    else ready.push(next);
   }
+  const held = await rt.repo.startAttempts(rt.options.workerId, ready.map((r) => r.attempt), rt.now() + rt.options.leaseMs);
+  // Nothing starts before the batch's attempts are recorded: a batch that fails there starts nothing at all.
+  return [...others.map((run) => run()), ...ready.filter((r) => held.has(r.post.id)).map((r) => send(rt, r))];
+}
+
+/** The checks before a post's attempt, in order; a post that cannot be sent now gets the step that settles it. */
+function preflight(
+  rt: WorkerRuntime, { post, attemptCount }: ClaimedPost, target: { channel: ChannelRecord; network: NetworkConnector } | { missing: string }, unfinished: PublishAttemptRecord | undefined,
+): Ready | (() => Promise<void>) {
+  const { workerId } = rt.options;
+  if ('missing' in target) return () => finishPost(rt, post, 'failed', `Cannot publish: ${target.missing}.`, rt.now()).then(() => undefined);
   const { channel, network } = target;
   const ref = connectorChannel(rt.ctx.deps, channel);
 
   // Before anything else: an interrupted attempt may have gone out, so it is settled, never failed unseen.
-  const unfinished = await rt.attempts.unfinishedAttempt(post.id, 'publish');
-  if (unfinished) {
-    await reconcile(rt, post, network, ref, unfinished, `attempt ${unfinished.number} was interrupted (its worker stopped mid-call)`);
-    return;
-  }
+  if (unfinished) return () => reconcile(rt, post, network, ref, unfinished, `attempt ${unfinished.number} was interrupted (its worker stopped mid-call)`);
 
   if (channel.status === 'needs_reconnect' || channel.status === 'disconnected') {
     const why = channel.status === 'disconnected' ? 'was disconnected' : `needs reconnecting (${channel.statusReason ?? 'the network refused its credentials'})`;
-    await finishPost(rt, post, 'failed', `Cannot publish: the channel ${why}; reconnect the channel, then reschedule the post.`, rt.now());
-    return;
+    return () => finishPost(rt, post, 'failed', `Cannot publish: the channel ${why}; reconnect the channel, then reschedule the post.`, rt.now()).then(() => undefined);
   }
 
   const issues = validatePost(network.capabilities, post, { requireOptions: true, textLimit: channel.textLimit ?? undefined });
-  if (issues.length > 0) {
-    await finishPost(rt, post, 'failed', issues.map((i) => i.message).join(' '), rt.now());
-    return;
-  }
+  if (issues.length > 0) return () => finishPost(rt, post, 'failed', issues.map((i) => i.message).join(' '), rt.now()).then(() => undefined);
 
-  const number = attemptCount + 1;
-  const idempotencyKey = `${post.id}:${number}`;
-  if (channel.rateLimitedUntil && channel.rateLimitedUntil > rt.now()) {
+  const rateLimitedUntil = channel.rateLimitedUntil;
+  if (rateLimitedUntil && rateLimitedUntil > rt.now()) {
     // The network asked Herald to wait for this channel: calling now would only spend its budget. Waiting is
     // not an attempt, so a long reset never makes the post give up.
-    await rt.repo.waitUntil(post.id, workerId, channel.rateLimitedUntil, `Waiting for ${network.capabilities.displayName}'s rate limit to reset.`, rt.now());
-    return;
+    return () => rt.repo.waitUntil(post.id, workerId, rateLimitedUntil, `Waiting for ${network.capabilities.displayName}'s rate limit to reset.`, rt.now()).then(() => undefined);
   }
+  const number = attemptCount + 1;
+  return {
+    post, network, ref,
+    attempt: { postId: post.id, accountId: post.accountId, kind: 'publish', number, idempotencyKey: `${post.id}:${number}`, workerId, startedAt: rt.now(), finishedAt: null, outcome: null, detail: null },
+  };
+}
+
+async function withMedia(rt: WorkerRuntime, ready: Ready): Promise<void> {
+  const { post, attempt } = ready;
   try {
     for (const url of [...post.imageUrls, ...post.videoUrls]) {
       const check = await rt.ctx.checkMedia(url);
@@ -70,21 +103,21 @@ export async function publishOne(rt: WorkerRuntime, { post, attemptCount }: Clai
   } catch (error) {
     if (error instanceof NetworkError && error.kind === 'retry_later') {
       // Nothing was sent, so no network attempt is recorded.
-      await backOff(rt, post, number, error, undefined);
+      await backOff(rt, post, attempt.number, error, undefined);
       return;
     }
     throw error;
   }
+  const started = { ...attempt, startedAt: rt.now() };
+  if (!(await rt.repo.startAttempts(rt.options.workerId, [started], rt.now() + rt.options.leaseMs)).has(post.id)) return;
+  await send(rt, { ...ready, attempt: started });
+}
 
-  const startedAt = rt.now();
-  const started = await rt.repo.startAttempt(
-    { postId: post.id, accountId: post.accountId, kind: 'publish', number, idempotencyKey, workerId, startedAt, finishedAt: null, outcome: null, detail: null },
-    rt.now() + rt.options.leaseMs,
-  );
-  if (!started) return;
-
+/** The network call of a recorded attempt, its lease renewed meanwhile; a success is written with its batch. */
+async function send(rt: WorkerRuntime, { post, network, ref, attempt }: Ready): Promise<void> {
+  const { number, idempotencyKey, startedAt } = attempt;
   let published: PublishedPost;
-  const lease = rt.keepLease((until) => rt.repo.renewLease(post.id, workerId, until));
+  const lease = rt.keepLease((until) => rt.repo.renewLease(post.id, rt.options.workerId, until));
   try {
     published = await network.publish({
       channel: ref, postKey: postKeyOf(post), text: post.text, imageUrls: post.imageUrls, videoUrls: post.videoUrls, channelOptions: post.channelOptions, attemptKey: idempotencyKey,
@@ -97,7 +130,7 @@ export async function publishOne(rt: WorkerRuntime, { post, attemptCount }: Clai
     lease.stop();
   }
   const now = rt.now();
-  await markPublished(rt, post, publishedChanges(post, network, published, now), { idempotencyKey, outcome: 'published', detail: null, at: now });
+  await rt.publishedWriter.write(post, publishedChanges(post, network, published, now), { idempotencyKey, outcome: 'published', detail: null, at: now });
 }
 
 async function failedAttempt(rt: WorkerRuntime, post: PostRecord, network: NetworkConnector, ref: ConnectorChannel, attempt: Attempt, error: unknown): Promise<void> {

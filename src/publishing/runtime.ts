@@ -15,6 +15,7 @@ import { NetworkError, type ConnectorChannel, type PostKey, type NetworkConnecto
 import type { Logger } from '../logger.js';
 import type { MediaChecker } from './media-check.js';
 import type { NetworkRegistry } from './networks/registry.js';
+import { PublishedWriter } from './write-behind.js';
 
 export interface WorkerOptions {
   workerId: string;
@@ -60,10 +61,15 @@ export function postKeyOf(post: { id: string; createdAt: number | null }): PostK
 
 
 export class WorkerRuntime {
+  /** Published posts written in batches (write-behind.ts). */
+  readonly publishedWriter: PublishedWriter;
+
   constructor(
     readonly ctx: WorkerContext,
     readonly options: WorkerOptions,
-  ) {}
+  ) {
+    this.publishedWriter = new PublishedWriter(this);
+  }
 
   get repo() {
     return this.ctx.deps.repos.publishing;
@@ -87,7 +93,17 @@ export class WorkerRuntime {
 
   /** The channel and its connector, or why there is none. */
   async connectorFor(channelId: string): Promise<{ channel: ChannelRecord; network: NetworkConnector } | { missing: string }> {
-    const channel = await this.ctx.deps.repos.channels.anyAccount(channelId);
+    return this.target(await this.ctx.deps.repos.channels.anyAccount(channelId));
+  }
+
+  /** connectorFor for a batch's channels, read in one statement. */
+  async connectorsFor(channelIds: readonly string[]): Promise<Map<string, { channel: ChannelRecord; network: NetworkConnector } | { missing: string }>> {
+    const unique = [...new Set(channelIds)];
+    const channels = new Map((await this.ctx.deps.repos.channels.anyAccountMany(unique)).map((c) => [c.id, c]));
+    return new Map(unique.map((id) => [id, this.target(channels.get(id))]));
+  }
+
+  private target(channel: ChannelRecord | undefined): { channel: ChannelRecord; network: NetworkConnector } | { missing: string } {
     const network = channel && this.ctx.networks.get(channel.network);
     if (channel && network) return { channel, network };
     return { missing: channel ? `Herald has no connector for the network "${channel.network}"` : 'the channel no longer exists' };

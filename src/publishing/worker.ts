@@ -8,6 +8,8 @@
  * - it ticks back to back while there is work, else every pollMs; it syncs live posts, looks again at
  *   unconfirmed posts and re-queues recycling collections every syncIntervalMs;
  * - at most `concurrency` posts are in flight at once, refilled as they finish (a pipeline, not batch by batch);
+ * - each claim starts as a batch (channels and interrupted attempts read once, attempts recorded in one
+ *   transaction), and published posts are written in batches (write-behind.ts);
  * - stop(): claims nothing more and finishes what is in flight (a tick() stopped midway puts its unstarted posts back).
  * The steps: publish-step.ts (a due post), reconciliation.ts (unknown outcomes), comment-step.ts (first
  * comments), webhook-delivery.ts (events to webhook endpoints), live-sync.ts (posts found on the network);
@@ -18,7 +20,7 @@ import { recycleDueCollections } from '../domain/recycling/recycling.js';
 import { commentOne } from './comment-step.js';
 import { syncChannel } from './live-sync.js';
 import { reviewCredentialExpiry } from '../domain/networks/credential-expiry.js';
-import { publishOne } from './publish-step.js';
+import { publishBatch } from './publish-step.js';
 import { reconcileUnconfirmed } from './reconciliation.js';
 import { deliverOne, deliveryLeaseMs } from './webhook-delivery.js';
 import type { ClaimedPost } from '../db/repositories/publishing.js';
@@ -109,8 +111,8 @@ export class PublishingWorker {
     const wanted = Math.min(this.options.concurrency - this.running.size, this.options.batchSize);
     if (this.running.size > 0 && wanted < this.claimThreshold()) return 'no room';
     const claimed = await this.repo.claimDue(this.options.workerId, this.now(), this.options.leaseMs, wanted, RELEASING_APPROVALS);
-    for (const item of claimed) {
-      const run: Promise<void> = this.publishClaimed(item).finally(() => {
+    for (const started of await this.startBatch(claimed)) {
+      const run: Promise<void> = started.finally(() => {
         this.running.delete(run);
         if (this.options.concurrency - this.running.size >= this.claimThreshold()) this.slotWaiter?.();
       });
@@ -135,12 +137,17 @@ export class PublishingWorker {
     });
   }
 
-  private async publishClaimed(item: ClaimedPost): Promise<void> {
-    try {
-      await publishOne(this.rt, item);
-    } catch (error) {
+  /** Starts claimed posts as a batch (publish-step.ts); each run settles once its post's outcome is written. */
+  private async startBatch(claimed: readonly ClaimedPost[]): Promise<Promise<void>[]> {
+    const failed = (error: unknown) => {
       // The claim stays; its lease expires and the post is reconsidered (reconciled if an attempt started).
       this.ctx.logger.error('publishing a post failed', error);
+    };
+    try {
+      return (await publishBatch(this.rt, claimed)).map((run) => run.catch(failed));
+    } catch (error) {
+      failed(error);
+      return [];
     }
   }
 
@@ -148,10 +155,11 @@ export class PublishingWorker {
   async tick(): Promise<TickResult> {
     const claimed = await this.repo.claimDue(this.options.workerId, this.now(), this.options.leaseMs, this.options.batchSize, RELEASING_APPROVALS);
     const unstarted: string[] = [];
-    await pool(claimed, this.options.concurrency, async (item) => {
-      if (this.stopping) unstarted.push(item.post.id);
-      else await this.publishClaimed(item);
-    });
+    for (let i = 0; i < claimed.length; i += this.options.concurrency) {
+      const batch = claimed.slice(i, i + this.options.concurrency);
+      if (this.stopping) unstarted.push(...batch.map(({ post }) => post.id));
+      else await Promise.all(await this.startBatch(batch));
+    }
     await this.repo.release(this.options.workerId, unstarted);
     return { claimed: claimed.length, ...(await this.followUps()) };
   }

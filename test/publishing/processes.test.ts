@@ -34,11 +34,21 @@ describe('publishing: worker processes', function () {
         WORKER_LEASE_SECONDS: '2',
         SYNC_INTERVAL_SECONDS: '3600',
       },
-      stdio: ['ignore', 'ignore', 'inherit'],
+      stdio: ['ignore', 'ignore', 'pipe'],
     });
     children.push(child);
+    let output = '';
+    // The log goes to stderr, passed on as before and watched for the worker's start.
+    child.stderr!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      process.stderr.write(chunk);
+    });
+    running.set(child, () => output.includes('publishing worker running'));
     return child;
   }
+  const running = new Map<ChildProcess, () => boolean>();
+  /** Once it says so, the worker has its SIGTERM handler (a signal before that would just kill it). */
+  const started = (child: ChildProcess) => eventually(async () => (running.get(child)!() ? true : undefined), 'the worker to start', 60_000);
   const exited = (child: ChildProcess) =>
     new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) resolve({ code: child.exitCode, signal: child.signalCode });
@@ -83,8 +93,10 @@ describe('publishing: worker processes', function () {
       type: 'text', sourceType: 'api', imageUrls: [], videoUrls: [], firstComment: null, channelOptions: null, networkPostId: null,
       permalinkUrl: null, metrics: null, lastError: null, publishedAt: null, createdAt: now, updatedAt: now,
     }));
-    for (let i = 0; i < records.length; i += 100) await t.deps.repos.posts.insertMany(records.slice(i, i + 100));
+    // Both running before the posts are due, so they race for them (one alone drains 1,000 posts in well under a second).
     const workers = [startWorker(), startWorker()];
+    for (const worker of workers) await started(worker);
+    for (let i = 0; i < records.length; i += 100) await t.deps.repos.posts.insertMany(records.slice(i, i + 100));
     await eventually(async () => ((await countPostsByStatus(t, a.accountId, 'published')) === 1000 ? true : undefined), '1,000 posts to be published', 180_000);
     assert.equal(await sandboxCount(), 1000, 'each post reached the network once');
     assert.equal(await countPublishAttempts(t, a.accountId), 1000, 'one attempt per post: none was tried twice');

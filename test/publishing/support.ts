@@ -45,12 +45,10 @@ export function pinClock(t: TestHerald, iso: string): ManualClock {
  */
 export async function dieMidAttempt(t: TestHerald, clock: ManualClock): Promise<string[]> {
   const claimed = await t.deps.repos.publishing.claimDue('dead-worker', clock.now(), 1_000, 10, ['APPROVED']);
-  for (const { post } of claimed) {
-    await t.deps.repos.publishing.startAttempt({
-      postId: post.id, accountId: post.accountId, kind: 'publish', number: 1, idempotencyKey: `${post.id}:1`, workerId: 'dead-worker',
-      startedAt: clock.now(), finishedAt: null, outcome: null, detail: null,
-    }, clock.now() + 1_000);
-  }
+  await t.deps.repos.publishing.startAttempts('dead-worker', claimed.map(({ post }) => ({
+    postId: post.id, accountId: post.accountId, kind: 'publish' as const, number: 1, idempotencyKey: `${post.id}:1`, workerId: 'dead-worker',
+    startedAt: clock.now(), finishedAt: null, outcome: null, detail: null,
+  })), clock.now() + 1_000);
   return claimed.map(({ post }) => post.id);
 }
 

@@ -317,10 +317,10 @@ describe('publishing worker', () => {
     const clock = pinClock(t, new Date().toISOString());
     const post = await create({ text: 'In flight' });
     await t.deps.repos.publishing.claimDue('slow-worker', clock.now(), 60_000, 10, ['APPROVED']);
-    await t.deps.repos.publishing.startAttempt({
+    await t.deps.repos.publishing.startAttempts('slow-worker', [{
       postId: post.id, accountId: a.accountId, kind: 'publish', number: 1, idempotencyKey: `${post.id}:1`, workerId: 'slow-worker',
       startedAt: clock.now(), finishedAt: null, outcome: null, detail: null,
-    }, clock.now() + 60_000);
+    }], clock.now() + 60_000);
     // The network has the post; the slow worker has not recorded the answer yet.
     await t.deps.repos.sandbox.insertOnce({
       id: 'in-flight', accountId: a.accountId, channelId: a.channelIds[0], text: 'In flight', media: [], idempotencyKey: `${post.id}:1`,

@@ -11,6 +11,7 @@ import * as eventsWebhooks from './009_events_webhooks.js';
 import * as clientMetadataDocuments from './011_client_metadata_documents.js';
 import * as mcpTasks from './012_mcp_tasks.js';
 import * as attemptHandles from './017_attempt_handles.js';
+import * as dueOrder from './020_due_order.js';
 
 type Migration = { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> };
 
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   '011_client_metadata_documents': clientMetadataDocuments,
   '012_mcp_tasks': mcpTasks,
   '017_attempt_handles': attemptHandles,
+  '020_due_order': dueOrder,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

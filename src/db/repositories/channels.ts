@@ -191,6 +191,13 @@ export class ChannelsRepository {
     return row && toChannel(row);
   }
 
+  /** anyAccount for several channels in one statement. */
+  async anyAccountMany(channelIds: readonly string[]): Promise<ChannelRecord[]> {
+    if (channelIds.length === 0) return [];
+    const rows = await this.db('channels').whereIn('id', channelIds);
+    return rows.map(toChannel);
+  }
+
   /** Every channel of the instance, a page at a time by id (live-post sync). */
   async pageAcrossAccounts(afterId: string, limit: number): Promise<ChannelRecord[]> {
     const rows = await this.db('channels').where('id', '>', afterId).orderBy('id').limit(limit);

@@ -1,5 +1,5 @@
 import type { Db } from '../connection.js';
-import { json } from './rows.js';
+import { insertRows, json } from './rows.js';
 
 export interface EventRecord {
   id: string;
@@ -41,6 +41,22 @@ export class EventsRepository {
       id: deliveries.newId(), account_id: event.accountId, endpoint_id: endpointId, event_id: event.id, status: 'pending', attempts: 0,
       next_attempt_at: event.at, give_up_at: deliveries.giveUpAt, created_at: event.at,
     })));
+  }
+
+  /** insert for many events in two statements (events, then every delivery); same contract. */
+  async insertMany(events: readonly { event: EventRecord; endpointIds: readonly string[]; giveUpAt: number }[], newId: () => string): Promise<void> {
+    for (let i = 0; i < events.length; i += 500) {
+      const chunk = events.slice(i, i + 500);
+      await insertRows(this.db, 'events', chunk.map(({ event }) => ({
+        id: event.id, account_id: event.accountId, workspace_id: event.workspaceId, type: event.type, at: event.at,
+        post_id: event.postId, channel_id: event.channelId, data: JSON.stringify(event.data),
+      })));
+      const deliveries = chunk.flatMap(({ event, endpointIds, giveUpAt }) => endpointIds.map((endpointId) => ({
+        id: newId(), account_id: event.accountId, endpoint_id: endpointId, event_id: event.id, status: 'pending', attempts: 0,
+        next_attempt_at: event.at, give_up_at: giveUpAt, created_at: event.at,
+      })));
+      for (let j = 0; j < deliveries.length; j += 500) await insertRows(this.db, 'webhook_deliveries', deliveries.slice(j, j + 500));
+    }
   }
 
   async get(accountId: string, id: string): Promise<(EventRecord & { seq: number }) | undefined> {

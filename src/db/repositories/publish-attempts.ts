@@ -26,6 +26,15 @@ export class PublishAttemptsRepository {
     return row && toAttempt(row);
   }
 
+  /** unfinishedAttempt for many posts in one statement: the newest unfinished attempt of each that has one. */
+  async unfinishedAttempts(postIds: readonly string[], kind: AttemptKind): Promise<Map<string, PublishAttemptRecord>> {
+    const byPost = new Map<string, PublishAttemptRecord>();
+    if (postIds.length === 0) return byPost;
+    const rows = await this.db('publish_attempts').where({ kind }).whereIn('post_id', postIds).whereNull('finished_at').orderBy('seq');
+    for (const row of rows) byPost.set(row.post_id, toAttempt(row));
+    return byPost;
+  }
+
   /** Publish attempts of several posts at once (a page of posts), oldest first per post. */
   async attemptsByPost(accountId: string, postIds: readonly string[]): Promise<Map<string, PublishAttemptRecord[]>> {
     const byPost = new Map<string, PublishAttemptRecord[]>();

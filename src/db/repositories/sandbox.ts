@@ -1,5 +1,5 @@
-import type { Db } from '../connection.js';
-import { bool, json, jsonText } from './rows.js';
+import { isPostgres, type Db } from '../connection.js';
+import { bool, insertRows, json, jsonText } from './rows.js';
 
 export type SandboxFailureMode = 'rate_limited' | 'transient' | 'permanent' | 'auth_expired' | 'timeout_after_post' | 'slow_after_post';
 
@@ -28,6 +28,50 @@ export class SandboxRepository {
     }
     await this.db('sandbox_posts').insert(toRow(record));
     return record;
+  }
+
+  /**
+   * Many publish calls in one transaction: each takes its channel's next simulated failure, in the order given;
+   * a call whose failure makes no post (`failure` not in `postsAnyway`) stores nothing, the others are stored
+   * once by idempotency key as insertOnce would. Returns, per call, the failure taken and the post stored.
+   */
+  async publishMany(records: readonly SandboxPostRecord[], postsAnyway: readonly SandboxFailureMode[]): Promise<{ failure?: SandboxFailureMode; stored?: SandboxPostRecord }[]> {
+    if (records.length === 0) return [];
+    return this.db.transaction(async (trx) => {
+      // Write first (a decrement per failure taken, one per channel finding none): a SQLite transaction that
+      // reads first cannot wait for another process's lock. Channels with no failures left cost one statement.
+      const failures: (SandboxFailureMode | undefined)[] = [];
+      const exhausted = new Set<string>();
+      for (const record of records) {
+        let failure: SandboxFailureMode | undefined;
+        if (!exhausted.has(record.channelId)) {
+          const [row] = await trx('sandbox_failures').where({ channel_id: record.channelId }).andWhere('remaining', '>', 0).decrement('remaining', 1).returning('mode');
+          if (row) failure = row.mode;
+          else exhausted.add(record.channelId);
+        }
+        failures.push(failure);
+      }
+      const posting = records.filter((_, i) => failures[i] === undefined || postsAnyway.includes(failures[i]!));
+      const stored = new Map<string, SandboxPostRecord>();
+      const keyOf = (channelId: string, key: string | null) => `${channelId}\n${key}`;
+      const repeated: SandboxPostRecord[] = [];
+      for (let i = 0; i < posting.length; i += 500) {
+        const chunk = posting.slice(i, i + 500);
+        const result = await insertRows(trx, 'sandbox_posts', chunk.map(toRow), 'ON CONFLICT (channel_id, idempotency_key) DO NOTHING RETURNING channel_id, idempotency_key');
+        const inserted: { channel_id: string; idempotency_key: string }[] = isPostgres(trx) ? result.rows : result;
+        const fresh = new Set(inserted.map((row) => keyOf(row.channel_id, row.idempotency_key)));
+        for (const record of chunk) {
+          if (fresh.has(keyOf(record.channelId, record.idempotencyKey))) stored.set(keyOf(record.channelId, record.idempotencyKey), record);
+          else repeated.push(record);
+        }
+      }
+      // A repeated attempt key: the post already made under it.
+      for (const record of repeated) {
+        const row = await trx('sandbox_posts').where({ channel_id: record.channelId, idempotency_key: record.idempotencyKey }).first();
+        stored.set(keyOf(record.channelId, record.idempotencyKey), toRecord(row));
+      }
+      return records.map((record, i) => ({ failure: failures[i], stored: stored.get(keyOf(record.channelId, record.idempotencyKey)) }));
+    });
   }
 
   async findByKey(channelId: string, idempotencyKey: string): Promise<SandboxPostRecord | undefined> {
@@ -66,17 +110,6 @@ export class SandboxRepository {
 
   async setFailure(accountId: string, channelId: string, mode: SandboxFailureMode, times: number): Promise<void> {
     await this.db('sandbox_failures').insert({ channel_id: channelId, account_id: accountId, mode, remaining: times }).onConflict('channel_id').merge();
-  }
-
-  /** Takes one simulated failure for the channel, if any is left. */
-  async takeFailure(channelId: string): Promise<SandboxFailureMode | undefined> {
-    // Decrement first, then read: SQLite makes a writer that read first fail rather than wait.
-    return this.db.transaction(async (trx) => {
-      const n = await trx('sandbox_failures').where({ channel_id: channelId }).andWhere('remaining', '>', 0).decrement('remaining', 1);
-      if (n === 0) return undefined;
-      const row = await trx('sandbox_failures').where({ channel_id: channelId }).first();
-      return row.mode as SandboxFailureMode;
-    });
   }
 }
 

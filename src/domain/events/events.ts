@@ -11,6 +11,7 @@ import type { ChannelRecord } from '../../db/repositories/channels.js';
 import type { EventRecord } from '../../db/repositories/events.js';
 import type { PostRecord } from '../../db/repositories/posts.js';
 import type { Repositories } from '../../db/repositories/index.js';
+import type { WebhookEndpointRecord } from '../../db/repositories/webhooks.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { toChannelView } from '../directory.js';
 import type { DomainDeps } from '../deps.js';
@@ -71,6 +72,25 @@ export async function recordNewPostEvents(repos: Repositories, at: number, post:
 export async function recordEditedPostEvents(repos: Repositories, at: number, before: PostRecord, after: PostRecord): Promise<void> {
   if (after.status === 'scheduled' && (before.status !== 'scheduled' || before.dateTime !== after.dateTime)) await recordPostEvent(repos, at, 'post.scheduled', after);
   if (after.approvalStatus === 'PENDING' && before.approvalStatus !== 'PENDING') await recordPostEvent(repos, at, 'approval.requested', after);
+}
+
+/**
+ * recordPostEvent for many posts changed in one transaction (the publishing worker's batches): each workspace's
+ * endpoints are read once, and the events and their deliveries are written in a statement each.
+ */
+export async function recordPostEvents(repos: Repositories, events: readonly { at: number; type: EventType; post: PostRecord; facts: Record<string, unknown> }[]): Promise<void> {
+  const endpointsOf = new Map<string, Promise<WebhookEndpointRecord[]>>();
+  const rows = [];
+  for (const { at, type, post, facts } of events) {
+    let endpoints = endpointsOf.get(post.workspaceId);
+    if (!endpoints) endpointsOf.set(post.workspaceId, (endpoints = repos.webhooks.enabledEndpoints(post.workspaceId)));
+    rows.push({
+      event: { id: `evt_${newId()}`, accountId: post.accountId, workspaceId: post.workspaceId, type, at, postId: post.id, channelId: post.channelId, data: { post: toPostView(post), ...facts } },
+      endpointIds: (await endpoints).filter((e) => e.accountId === post.accountId && e.eventTypes.includes(type)).map((e) => e.id),
+      giveUpAt: at + DELIVERY_WINDOW_MS,
+    });
+  }
+  await repos.events.insertMany(rows, newId);
 }
 
 /** Reads the post as it now is and records its event; nothing when the post is gone. */

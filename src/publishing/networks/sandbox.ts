@@ -1,4 +1,4 @@
-import type { SandboxFailureMode, SandboxRepository } from '../../db/repositories/sandbox.js';
+import type { SandboxFailureMode, SandboxPostRecord, SandboxRepository } from '../../db/repositories/sandbox.js';
 import { newId } from '../../domain/ids.js';
 import { NETWORK_CAPABILITIES, type NetworkCapabilities } from '../../domain/networks/capabilities.js';
 import {
@@ -26,6 +26,8 @@ import {
  */
 const SANDBOX_RETRY_AFTER_MS = 1_000;
 const SANDBOX_SLOW_MS = 30_000;
+// The failures that strike after the post is made.
+const POSTS_ANYWAY: readonly SandboxFailureMode[] = ['timeout_after_post', 'slow_after_post'];
 
 export class SandboxNetwork implements NetworkConnector {
   constructor(
@@ -37,15 +39,18 @@ export class SandboxNetwork implements NetworkConnector {
     private readonly latencyMs = 0,
   ) {}
 
+  /** Publish calls made in the same turn of the event loop are stored in one transaction, as one network takes many requests at once. */
+  private readonly calls = new Gathered<SandboxPostRecord, { failure?: SandboxFailureMode; stored?: SandboxPostRecord }>(
+    (records) => this.store.publishMany(records, POSTS_ANYWAY),
+  );
+
   private async latency(): Promise<void> {
     if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs * (1 + Math.random() / 2)));
   }
 
   async publish(request: PublishRequest): Promise<PublishedPost> {
     await this.latency();
-    const failure = await this.store.takeFailure(request.channel.id);
-    if (failure && failure !== 'timeout_after_post' && failure !== 'slow_after_post') throw failureError(failure, this.now());
-    const stored = await this.store.insertOnce({
+    const { failure, stored } = await this.calls.add({
       id: newId(),
       accountId: request.channel.accountId,
       channelId: request.channel.id,
@@ -57,9 +62,10 @@ export class SandboxNetwork implements NetworkConnector {
       replyToId: null,
       createdAt: this.now(),
     });
-    if (failure === 'timeout_after_post') throw failureError(failure, this.now());
+    // Every failure but a slow answer throws: before the post (nothing stored) or after it (timeout_after_post).
+    if (failure && failure !== 'slow_after_post') throw failureError(failure, this.now());
     if (failure === 'slow_after_post') await new Promise((resolve) => setTimeout(resolve, SANDBOX_SLOW_MS));
-    return this.published(request.channel, stored.id, stored.createdAt);
+    return this.published(request.channel, stored!.id, stored!.createdAt);
   }
 
   async comment(request: CommentRequest): Promise<{ networkCommentId: string }> {
@@ -110,6 +116,46 @@ export class SandboxNetwork implements NetworkConnector {
     return { networkPostId: id, permalinkUrl: sandboxPermalink(this.baseUrl, channel.id, id), publishedAt: createdAt };
   }
 }
+
+/**
+ * Calls gathered for one batched write: those made in the same turn of the event loop go together, one batch at
+ * a time (calls made while one is written form the next); each call settles with its own result, and every
+ * call of a batch whose write failed fails with its error.
+ */
+class Gathered<In, Out> {
+  private waiting: { input: In; resolve(out: Out): void; reject(error: unknown): void }[] = [];
+  private busy = false;
+
+  constructor(private readonly run: (inputs: In[]) => Promise<Out[]>) {}
+
+  add(input: In): Promise<Out> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ input, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.busy) return;
+    this.busy = true;
+    setImmediate(() => void this.flush());
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.waiting.splice(0, MAX_BATCH);
+    try {
+      const outs = await this.run(batch.map((call) => call.input));
+      batch.forEach((call, i) => call.resolve(outs[i]));
+    } catch (error) {
+      for (const call of batch) call.reject(error);
+    } finally {
+      this.busy = false;
+      if (this.waiting.length > 0) this.schedule();
+    }
+  }
+}
+
+const MAX_BATCH = 1_000;
 
 function sandboxPermalink(baseUrl: string, channelId: string, postId: string): string {
   return `${baseUrl}/sandbox/${encodeURIComponent(channelId)}/${encodeURIComponent(postId)}`;
