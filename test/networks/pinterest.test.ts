@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { checkChannelConnection } from '../../src/domain/networks/connection-check.js';
@@ -121,6 +122,33 @@ describe('Pinterest, against a fake that speaks its documented API', function ()
     assert.equal(denied.status, 400);
     assert.match(denied.html, /The user declined access/);
     assert.equal((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data.length, 1);
+  });
+
+  it('connects from the CLI: prints Pinterest\'s consent address and waits for the callback', async function () {
+    this.timeout(180_000);
+    const env = {
+      ...process.env, DATA_DIR: t.config.dataDir, DATABASE_URL: t.config.databaseUrl ?? '', HERALD_FROM_SOURCE: '1', BASE_URL: t.url, OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+      PINTEREST_APP_ID: pinterest.clientId, PINTEREST_APP_SECRET: pinterest.clientSecret,
+      NETWORK_ORIGIN_OVERRIDES: [CONSENT_ORIGIN, API_ORIGIN, UPLOAD_ORIGIN].map((origin) => `${origin}=${pinterest.url}`).join(','),
+    };
+    const child = spawn('node', ['bin/herald.mjs', 'channel', 'connect', 'pinterest', '--json'], { env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => { stdout += chunk; });
+    const address = await new Promise<string>((resolve, reject) => {
+      child.stderr.on('data', (chunk) => {
+        stderr += chunk;
+        const found = /(https:\/\/www\.pinterest\.com\/oauth\/\S+)/.exec(stderr);
+        if (found) resolve(found[1]);
+      });
+      child.on('exit', () => reject(new Error(`the CLI ended without an address: ${stderr}`)));
+    });
+    const consent = await fetch(address.replace(CONSENT_ORIGIN, pinterest.url), { redirect: 'manual' });
+    const page = await fetch(consent.headers.get('location')!);
+    assert.equal(page.status, 200, await page.text());
+    const code = await new Promise((resolve) => child.on('exit', resolve));
+    assert.equal(code, 0, stderr);
+    assert.equal(JSON.parse(stdout).channels[0].handle, 'alicemakes');
   });
 
   it('is listed as not configured, and refuses to connect, without the operator\'s app', async () => {
@@ -278,6 +306,27 @@ describe('Pinterest, against a fake that speaks its documented API', function ()
     assert.equal(pinterest.pins.length, 1);
   });
 
+  it('pauses the channel when an answer says its budget is spent, until x-ratelimit-reset, without drawing a 429', async () => {
+    const channel = await connected();
+    const clock = pinClock(t, new Date().toISOString());
+    pinterest.limits.org_write = 1;
+    const worker = testWorker(t);
+    const first = await schedule(channel.id, { text: 'The last call of the minute', imageUrls: [`${filesUrl}/photo.png`] });
+    await worker.tick();
+    assert.equal((await get(first.id)).status, 'published', (await get(first.id)).error);
+    const until = Number((await t.herald.db('channels').where({ id: channel.id }).first()).rate_limited_until);
+    assert.ok(until > clock.now() && until <= clock.now() + 60_000, 'x-ratelimit-remaining 0: paused until the reset');
+
+    const second = await schedule(channel.id, { text: 'Waits for the next minute', imageUrls: [`${filesUrl}/photo.png`] });
+    await worker.tick();
+    assert.equal((await row(second.id)).status, 'scheduled');
+    assert.equal(pinterest.requests.filter((r) => r === 'POST /v5/pins').length, 1, 'no call against a spent budget, so no 429');
+    clock.advance(until - clock.now() + 1_000);
+    pinterest.limits.org_write = 100;
+    await worker.tick();
+    assert.equal((await get(second.id)).status, 'published', (await get(second.id)).error);
+  });
+
   it('settles a lost answer by the board\'s recent Pins, never pinning twice; a lost media registration is retried', async () => {
     const channel = await connected();
     pinterest.dropAnswerNext('/v5/pins');
@@ -291,6 +340,17 @@ describe('Pinterest, against a fake that speaks its documented API', function ()
     const [attempt] = await t.deps.repos.publishAttempts.attempts(a.accountId, post.id);
     assert.equal(attempt.outcome, 'reconciled');
     assert.ok(pinterest.requests.includes(`GET /v5/boards/${RECIPES}/pins`), 'looked up on the board the attempt recorded');
+
+    // A video Pin's lost answer: the image Pin with the same description on the board is not it.
+    const decoy = pinterest.pinExternally(RECIPES, 'Video answer lost');
+    pinterest.dropAnswerNext('/v5/pins');
+    const lostVideo = await schedule(channel.id, { text: 'Video answer lost', videoUrls: [`${filesUrl}/clip.mp4`] });
+    await worker.tick();
+    const settled = await get(lostVideo.id);
+    assert.equal(settled.status, 'published', settled.error);
+    const videoPin = pinterest.pins.find((p) => p.media_source.source_type === 'video_id')!;
+    assert.equal(settled.permalinkUrl, `https://www.pinterest.com/pin/${videoPin.id}/`);
+    assert.notEqual(videoPin.id, decoy.id);
 
     pinterest.dropAnswerNext('/v5/media');
     const clip = await schedule(channel.id, { text: 'Registration answer lost', videoUrls: [`${filesUrl}/clip.mp4`] });

@@ -135,7 +135,8 @@ export class PinterestNetwork implements NetworkConnector {
     const text = lookup.text.trim();
     const path = handle ? `/v5/boards/${encodeURIComponent(handle.boardId)}/pins?page_size=25` : '/v5/pins?page_size=25';
     const page = await this.api(lookup.channel, 'GET', path, undefined, true);
-    const pins: any[] = Array.isArray(page.items) ? page.items : [];
+    // A handle says whether the attempt pinned a video (it names the media) or an image: a Pin of the other kind is not it.
+    const pins = (Array.isArray(page.items) ? page.items as any[] : []).filter((pin) => !handle || (pin.media?.media_type === 'video') === (handle.mediaId !== undefined));
     const found = pins.map(pinPost).find((pin) => pin.publishedAt >= lookup.attemptedAt - CLOCK_SLACK_MS && pin.text.trim() === text);
     return found && { networkPostId: found.networkPostId, permalinkUrl: found.permalinkUrl, publishedAt: found.publishedAt };
   }
@@ -175,7 +176,8 @@ export class PinterestNetwork implements NetworkConnector {
 
   /** Registers a video, sends its file with the upload's form fields, and waits until Pinterest has processed it. */
   private async uploadVideo(channel: ConnectorChannel, url: string): Promise<string> {
-    const file = await downloadMedia(this.media, url, this.capabilities.media.kinds.video?.maxBytes ?? this.media.maxBytes);
+    // The file is read whole before it is sent: NETWORK_MAX_RESPONSE_BYTES bounds it below Pinterest's own cap.
+    const file = await downloadMedia(this.media, url, Math.min(this.capabilities.media.kinds.video?.maxBytes ?? Infinity, this.media.maxBytes));
     const registered = await this.api(channel, 'POST', '/v5/media', { media_type: 'video' }, true);
     const mediaId = String(registered.media_id);
     const fields: Record<string, string> = {};
