@@ -273,7 +273,7 @@ describe('Pinterest, against a fake that speaks its documented API', function ()
     assert.match(listed.statusReason, /Invalid refresh token/);
   });
 
-  it('maps Pinterest\'s failures: 429 waits until x-ratelimit-reset, 5xx retries, a missing board or an unfetchable image is permanent', async () => {
+  it('maps Pinterest\'s failures: 429 waits until x-ratelimit-reset, 5xx retries, a missing board or an unfetchable image is permanent, a 403 short of the scopes needs a reconnect', async () => {
     const channel = await connected();
     const clock = pinClock(t, new Date().toISOString());
     const worker = testWorker(t);
@@ -304,6 +304,20 @@ describe('Pinterest, against a fake that speaks its documented API', function ()
     assert.equal((await get(lost.id)).status, 'failed');
     assert.match((await get(page.id)).error, /Sorry we could not fetch the image/);
     assert.equal(pinterest.pins.length, 1);
+    assert.equal((await theChannel()).status, 'active', 'refusals of one post leave the channel as it was');
+
+    // A grant short of pins:write: Pinterest's 403 is one a reconnect granting every scope mends.
+    pinterest.grantOnly = ['boards:read', 'pins:read', 'user_accounts:read'];
+    assert.equal((await connectThroughConsent(`/v1/rest/channels/${channel.id}/reconnect`, {})).status, 200);
+    const unscoped = await schedule(channel.id, { text: 'Without pins:write', imageUrls: [`${filesUrl}/photo.png`] });
+    await worker.tick();
+    const refused = await get(unscoped.id);
+    assert.equal(refused.status, 'failed');
+    assert.match(refused.error, /HTTP 403 \(code 29\): You are not permitted to access that resource.*did not grant boards:write, pins:write/);
+    assert.equal((await theChannel()).status, 'needs_reconnect');
+    pinterest.grantOnly = null;
+    assert.equal((await connectThroughConsent(`/v1/rest/channels/${channel.id}/reconnect`, {})).status, 200);
+    assert.equal((await theChannel()).status, 'active');
   });
 
   it('pauses the channel when an answer says its budget is spent, until x-ratelimit-reset, without drawing a 429', async () => {
@@ -388,6 +402,64 @@ describe('Pinterest, against a fake that speaks its documented API', function ()
     assert.equal((await get(unrecorded.id)).status, 'published', (await get(unrecorded.id)).error);
     assert.equal((await get(missing.id)).status, 'unconfirmed', 'not found: never retried blind');
     assert.equal(pinterest.pins.length, 2, 'no second Pin for any of them');
+  });
+
+  it('the fake refuses what Pinterest refuses: the app without HTTP Basic, a spent refresh token, a missing scope, PinCreate past its limits, an unready video, an upload without its policy fields', async () => {
+    const channel = await connected();
+    const { accessToken, refreshToken } = await storedCredentials(channel.id);
+    const token = (form: Record<string, string>, basic?: string) => fetch(`${pinterest.url}/v5/oauth/token`, {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...(basic ? { authorization: `Basic ${basic}` } : {}) }, body: new URLSearchParams(form),
+    }).then(async (r) => ({ status: r.status, body: await r.json() }));
+    const app = Buffer.from(`${pinterest.clientId}:${pinterest.clientSecret}`).toString('base64');
+    assert.deepEqual(await token({ grant_type: 'refresh_token', refresh_token: refreshToken }), { status: 401, body: { code: 2, message: 'Authentication failed.' } });
+    assert.equal((await token({ grant_type: 'refresh_token', refresh_token: refreshToken }, app)).status, 200);
+    assert.equal((await token({ grant_type: 'refresh_token', refresh_token: refreshToken }, app)).status, 400, 'a refresh token works once');
+    const consent = await fetch(`${pinterest.url}/oauth/?client_id=${pinterest.clientId}&redirect_uri=${encodeURIComponent('https://elsewhere.example/cb')}&response_type=code&scope=pins:read`, { redirect: 'manual' });
+    assert.equal(consent.status, 400, 'an unregistered redirect URI');
+
+    const api = (method: string, path: string, body?: unknown, contentType = 'application/json') => fetch(`${pinterest.url}${path}`, {
+      method, headers: { authorization: `Bearer ${accessToken}`, ...(body === undefined ? {} : { 'content-type': contentType }) }, body: body === undefined ? undefined : JSON.stringify(body),
+    }).then(async (r) => ({ status: r.status, body: await r.json().catch(() => undefined), headers: r.headers }));
+    const image = { source_type: 'image_url', url: `${filesUrl}/photo.png` };
+    const read = await api('GET', '/v5/user_account');
+    assert.equal(read.status, 200);
+    assert.equal(read.headers.get('x-ratelimit-limit'), '1000');
+    assert.ok(Number(read.headers.get('x-ratelimit-reset')) <= 60);
+    for (const [body, status, why] of [
+      [{ board_id: RECIPES, title: 't'.repeat(101), media_source: image }, 400, /title is longer than 100/],
+      [{ board_id: RECIPES, description: 'd'.repeat(801), media_source: image }, 400, /description is longer than 800/],
+      [{ board_id: 'recipes', media_source: image }, 400, /board_id must be a string of digits/],
+      [{ board_id: '1', media_source: image }, 404, /Board not found/],
+      [{ board_id: RECIPES }, 400, /source_type is required/],
+    ] as const) {
+      const refused = await api('POST', '/v5/pins', body);
+      assert.equal(refused.status, status, JSON.stringify(body));
+      assert.match(refused.body.message, why);
+    }
+    assert.equal((await api('POST', '/v5/pins', { board_id: RECIPES, media_source: image }, 'text/plain')).status, 415);
+
+    const registered = (await api('POST', '/v5/media', { media_type: 'video' })).body;
+    const early = await api('POST', '/v5/pins', { board_id: RECIPES, media_source: { source_type: 'video_id', media_id: registered.media_id } });
+    assert.deepEqual([early.status, early.body.message], [400, `Media ${registered.media_id} is not ready: its status is registered.`]);
+    const upload = (fields: Record<string, string>, fileFirst = false) => {
+      const form = new FormData();
+      if (fileFirst) form.append('file', new Blob([new Uint8Array(video)], { type: 'video/mp4' }), 'clip.mp4');
+      for (const [name, value] of Object.entries(fields)) form.append(name, value);
+      if (!fileFirst) form.append('file', new Blob([new Uint8Array(video)], { type: 'video/mp4' }), 'clip.mp4');
+      return fetch(`${pinterest.url}/`, { method: 'POST', body: form }).then(async (r) => ({ status: r.status, text: await r.text() }));
+    };
+    const { policy: _policy, ...withoutPolicy } = registered.upload_parameters;
+    const noPolicy = await upload(withoutPolicy);
+    assert.equal(noPolicy.status, 403);
+    assert.match(noPolicy.text, /<Code>AccessDenied<\/Code>.*\$policy/);
+    assert.equal((await upload(registered.upload_parameters, true)).status, 400, 'the file goes last');
+    assert.equal((await upload(registered.upload_parameters)).status, 204);
+
+    pinterest.grantOnly = ['pins:read', 'user_accounts:read'];
+    await connectThroughConsent(`/v1/rest/channels/${channel.id}/reconnect`, {});
+    const narrow = (await storedCredentials(channel.id)).accessToken;
+    const boards = await fetch(`${pinterest.url}/v5/boards`, { headers: { authorization: `Bearer ${narrow}` } });
+    assert.deepEqual([boards.status, await boards.json()], [403, { code: 29, message: 'You are not permitted to access that resource.' }]);
   });
 
   it('syncs the account\'s Pins with their lifetime metrics, and checks the connection, listing the boards', async () => {

@@ -27,7 +27,8 @@ import { classify, multipart, pinPost, pinUrl } from './pinterest-wire.js';
  *   made after the attempt started); everything before the Pin's creation makes nothing a person sees, so an answer
  *   lost there is retried;
  * - answers whose `x-ratelimit-remaining` is 0 pause the channel until `x-ratelimit-reset`;
- * - Pinterest has no comment API: first comments are refused when a post is written (capabilities.firstCommentRefused).
+ * - Pinterest has no comment API: first comments are refused when a post is written (capabilities.firstCommentRefused);
+ * - Pinterest revokes only system users' tokens (oauth/token/revoke), so disconnecting revokes nothing there.
  */
 const SCOPES = ['boards:read', 'boards:write', 'pins:read', 'pins:write', 'user_accounts:read'];
 const API = 'https://api.pinterest.com';
@@ -213,7 +214,15 @@ export class PinterestNetwork implements NetworkConnector {
       if (answer.status === 401) throw new NetworkError('reconnect_needed', classify(answer, this.now()).message);
     }
     await observeBudget(channel, answer, this.now());
-    if (answer.status < 200 || answer.status >= 300) throw classify(answer, this.now());
+    if (answer.status < 200 || answer.status >= 300) {
+      const failed = classify(answer, this.now());
+      const missing = SCOPES.filter((scope) => !(opened.credentials as unknown as PinterestCredentials).scopes.includes(scope));
+      // Pinterest's 403 does not say whether a scope or the resource was refused: a grant short of Herald's scopes is the one a reconnect mends.
+      if (answer.status === 403 && missing.length > 0) {
+        throw new NetworkError('reconnect_needed', `${failed.message}. The account did not grant ${missing.join(', ')}: reconnect the channel and allow every permission`);
+      }
+      throw failed;
+    }
     return answer.json ?? {};
   }
 
