@@ -71,7 +71,6 @@ export class PinterestNetwork implements NetworkConnector {
     private readonly media: NetworkHttpOptions,
     private readonly now: () => number,
     private readonly app: PinterestApp | undefined,
-    private readonly mediaWaits: readonly number[] = MEDIA_WAITS_MS,
   ) {}
 
   configured(): boolean {
@@ -195,7 +194,7 @@ export class PinterestNetwork implements NetworkConnector {
     if (answer.status < 200 || answer.status >= 300) {
       throw new NetworkError(answer.status >= 500 ? 'retry_later' : 'permanent', `Pinterest's media upload refused the video (HTTP ${answer.status}${uploadError(answer.body)})`);
     }
-    for (const wait of this.mediaWaits) {
+    for (const wait of MEDIA_WAITS_MS) {
       const media = await this.api(channel, 'GET', `/v5/media/${encodeURIComponent(mediaId)}`, undefined, true);
       if (media.status === 'succeeded') return mediaId;
       if (media.status === 'failed') throw new NetworkError('permanent', `Pinterest could not process the video (media ${mediaId}: status failed)`);
