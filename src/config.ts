@@ -80,6 +80,7 @@ export interface NetworkAppsConfig {
    */
   google?: OAuthApp & { youtubeDailyQuota: number; youtubeDailyUploads: number; youtubeChunkBytes: number };
   tiktok?: OAuthApp;
+  pinterest?: OAuthApp;
 }
 
 export interface MediaConfig {
@@ -260,6 +261,7 @@ function networkAppsFrom(env: Env): NetworkAppsConfig {
   const instagram = app('INSTAGRAM_APP_ID', 'INSTAGRAM_APP_SECRET');
   const google = app('GOOGLE_CLIENT_ID', 'GOOGLE_CLIENT_SECRET');
   const tiktok = app('TIKTOK_CLIENT_KEY', 'TIKTOK_CLIENT_SECRET');
+  const pinterest = app('PINTEREST_APP_ID', 'PINTEREST_APP_SECRET');
   return {
     x,
     linkedin: linkedin && { ...linkedin, apiVersion: env.LINKEDIN_VERSION?.trim() || '202510', organizations: env.LINKEDIN_ORGANIZATIONS?.trim().toLowerCase() !== 'false' },
@@ -272,6 +274,7 @@ function networkAppsFrom(env: Env): NetworkAppsConfig {
       youtubeChunkBytes: chunkBytesFrom(env),
     },
     tiktok,
+    pinterest,
   };
 }
 

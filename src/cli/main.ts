@@ -15,6 +15,7 @@
  *   herald channel connect mastodon --instance URL [--workspace W] [--account A]   (prints the URL to open, waits for the callback)
  *   herald channel connect youtube [--workspace W] [--account A]   (the same: Google's consent, then the callback)
  *   herald channel connect tiktok [--workspace W] [--account A]   (the same, through TikTok's consent)
+ *   herald channel connect pinterest [--workspace W] [--account A]   (the same, through Pinterest's consent)
  *   herald channel connect linkedin [--page ORGANIZATION_ID] [--workspace W] [--account A]   (the same; the profile and every Page administered)
  *   herald channel connect facebook [--page PAGE_ID] [--workspace W] [--account A]   (the same, through Facebook Login; every Page granted)
  *   herald channel connect instagram [--login instagram|facebook] [--workspace W] [--account A]   (the same; Instagram Login, or Facebook Login for accounts linked to Pages)

@@ -12,7 +12,7 @@ import { ValidationError } from '../errors.js';
  *   `max_characters`, an X account allowed longer posts): `text.raisedBy` says who may raise it;
  * - first comments apply where SPEC lists them (Instagram, LinkedIn, Facebook Pages, YouTube; X as a reply), with a
  *   media URL on LinkedIn and Facebook only; elsewhere they are ignored, except where a network SPEC lists has no
- *   way to make one (TikTok): there a first comment is refused when the post is written (`firstCommentRefused`);
+ *   way to make one (TikTok, Pinterest): there a first comment is refused when the post is written (`firstCommentRefused`);
  * - sizes, durations, aspect ratios and pixel counts cannot be known from any URL at create time: they are checked
  *   then for files of Herald's own media library, whose facts Herald read when they came in (post-fit.ts), and by the
  *   connectors and media checks that see the file when the post goes out.
@@ -297,18 +297,30 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     channelOptions: [],
   },
   {
-    // [PZ/pinterest]: a Pin is one image or one video on a board, with title, description and link. NETWORKS.md
-    // gives no description limit: 500 is kept from Herald's earlier table.
+    // [PZ/pinterest], Pinterest's API v5 description (pinterest/api-description v5/openapi.yaml: PinCreate, media,
+    // boards/list_pins): a Pin is one image (pulled by Pinterest from its URL) or one video (uploaded through
+    // /v5/media) on a board; the text is its description (800), with a title (100), alt text (500) and a link (2,048).
+    // Image and video sizes and durations are not in the API description: 20 MB images, 2 GB videos of 4 s to 15 min
+    // are from Pinterest's help pages (unsure).
+    // Pinterest has no comment API (NETWORKS.md found none; v5 has no endpoint that writes one): a first comment is
+    // refused, since ignoring it would drop it silently.
     name: 'pinterest',
     displayName: 'Pinterest',
-    text: { limit: 500, counting: 'code_points' },
-    media: { kinds: { image: { maxCount: 1 }, video: { maxCount: 1 } }, maxItems: 1, mixKinds: false, required: true },
+    text: { limit: 800, counting: 'code_points' },
+    media: {
+      kinds: { image: { maxCount: 1, maxBytes: 20 * MB }, video: { maxCount: 1, maxBytes: 2 * GB, minSeconds: 4, maxSeconds: 900 } },
+      maxItems: 1,
+      mixKinds: false,
+      required: true,
+    },
     firstComment: 'none',
+    firstCommentRefused: 'has no comment API, so Herald cannot make a first comment on a Pin; remove firstComment, or comment in the Pinterest app.',
     commentMediaUrl: false,
     channelOptions: [
-      { name: 'boardId', type: 'string', required: true, description: 'the board the Pin goes on' },
-      { name: 'title', type: 'string', required: false, description: 'the Pin title' },
-      { name: 'link', type: 'string', required: false, description: 'the link the Pin opens' },
+      { name: 'boardId', type: 'string', required: true, description: 'the id of the board the Pin goes on (herald network check lists the account\'s boards)' },
+      { name: 'title', type: 'string', required: false, maxLength: 100, description: 'the Pin title' },
+      { name: 'link', type: 'string', required: false, maxLength: 2048, description: 'the link the Pin opens' },
+      { name: 'altText', type: 'string', required: false, maxLength: 500, description: 'the image\'s description for people who cannot see it' },
     ],
   },
 ];
