@@ -14,6 +14,7 @@ import { TikTokNetwork } from './networks/tiktok.js';
 import { FacebookNetwork } from './networks/facebook.js';
 import { LinkedInNetwork } from './networks/linkedin.js';
 import { InstagramNetwork } from './networks/instagram.js';
+import { ThreadsNetwork } from './networks/threads.js';
 import { NetworkHttp, type NetworkHttpOptions } from './networks/network-http.js';
 import { DEFAULT_WORKER_OPTIONS } from './runtime.js';
 import { PublishingWorker, type WorkerOptions } from './worker.js';
@@ -41,7 +42,8 @@ export function createNetworks(deps: Omit<DomainDeps, 'networks'>): NetworkRegis
     .register('tiktok', new TikTokNetwork(http, outbound, now, deps.config.networks.apps.tiktok))
     .register('linkedin', new LinkedInNetwork(http, outbound, now, deps.config.networks.apps.linkedin))
     .register('facebook', new FacebookNetwork(http, now, deps.config.networks.apps.facebook))
-    .register('instagram', new InstagramNetwork(http, now, deps.config.networks.apps));
+    .register('instagram', new InstagramNetwork(http, now, deps.config.networks.apps))
+    .register('threads', new ThreadsNetwork(http, now, deps.config.networks.apps.threads));
 }
 
 export function createWorker(
