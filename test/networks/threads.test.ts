@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config.js';
@@ -205,6 +206,13 @@ describe('Threads, against a fake that speaks its documented API', function () {
       const long = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [id], text: 'é'.repeat(501) } });
       assert.equal(long.status, 400);
       assert.match(long.body.message, /Threads allows 500 characters; this text has 501/);
+      const many = await t.api('POST', '/v1/rest/posts', {
+        token: a.apiKey,
+        body: { channelIds: [id], text: 'Too many', imageUrls: Array.from({ length: 11 }, (_, i) => `${imageUrl}?${i}`), videoUrls: Array.from({ length: 10 }, (_, i) => `${videoUrl}?${i}`) },
+      });
+      assert.equal(many.status, 400);
+      assert.match(many.body.message, /Threads/);
+      assert.match(many.body.message, /20/);
 
       const tool = await callTool(t, a.apiKey, 'create_text_post', { channelIds: [id], text: 'x'.repeat(501) });
       assert.equal(tool.body.result.isError, true, JSON.stringify(tool.body));
@@ -354,6 +362,47 @@ describe('Threads, against a fake that speaks its documented API', function () {
     });
   });
 
+  it('herald network check names a withheld insights permission: posts publish, sync brings no metrics', async () => {
+    await start();
+    threads.grantOnly = ['threads_basic', 'threads_content_publish'];
+    await connectThroughConsent();
+    threads.postExternally('No insights', { views: 5 });
+    const check = await checkChannelConnection(t.deps, { channelId: (await channel()).id });
+    assert.deepEqual(check.problems, ['Threads did not grant threads_manage_insights: posts publish, but live sync brings no metrics; reconnect and allow it to have them.']);
+    await testWorker(t).sync();
+    const live = await t.api('GET', `/v1/rest/posts?livePosts=true&channelIds=${(await channel()).id}`, { token: a.apiKey });
+    assert.deepEqual(live.body.data.filter((p: any) => p.isLivePost).map((p: any) => [p.text, p.metrics]), [['No insights', {}]]);
+    assert.equal(threads.requests.filter((r) => r.endsWith('/insights')).length, 0, 'no call Threads would refuse');
+  });
+
+  it('connects from the CLI through Threads\' consent', async function () {
+    this.timeout(180_000);
+    await start();
+    const env = {
+      ...process.env, DATA_DIR: t.config.dataDir, DATABASE_URL: t.config.databaseUrl ?? '', HERALD_FROM_SOURCE: '1', BASE_URL: t.url, OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+      THREADS_APP_ID: threads.appId, THREADS_APP_SECRET: threads.appSecret,
+      NETWORK_ORIGIN_OVERRIDES: `https://threads.net=${threads.url},https://graph.threads.net=${threads.url}`,
+    };
+    const child = spawn('node', ['bin/herald.mjs', 'channel', 'connect', 'threads', '--json'], { env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => { stdout += chunk; });
+    const address = await new Promise<string>((resolve, reject) => {
+      child.stderr.on('data', (chunk) => {
+        stderr += chunk;
+        const found = /(http:\/\/\S+\/oauth\/authorize\S+)/.exec(stderr);
+        if (found) resolve(found[1]);
+      });
+      child.on('exit', () => reject(new Error(`the CLI ended without an address: ${stderr}`)));
+    });
+    const consent = await fetch(address, { redirect: 'manual' });
+    const page = await fetch(consent.headers.get('location')!);
+    assert.equal(page.status, 200, await page.text());
+    const code = await new Promise((resolve) => child.on('exit', resolve));
+    assert.equal(code, 0, stderr);
+    assert.deepEqual(JSON.parse(stdout).channels.map((c: any) => c.handle), ['analytical.engines']);
+  });
+
   describe('sync and check', () => {
     beforeEach(async () => {
       await start();
@@ -383,6 +432,10 @@ describe('Threads, against a fake that speaks its documented API', function () {
       assert.equal(good.account, 'analytical.engines');
       assert.deepEqual(good.grantedScopes, ['threads_basic', 'threads_content_publish', 'threads_manage_insights']);
       assert.equal(threads.posts.length, 0, 'nothing posted');
+
+      threads.quotaTotal = 0;
+      const spent = await checkChannelConnection(t.deps, { channelId: id });
+      assert.match(spent.problems.join(' '), /used all 0 posts Threads allows through the API in 24 hours/);
 
       threads.revokeAll();
       const revoked = await checkChannelConnection(t.deps, { channelId: id });
