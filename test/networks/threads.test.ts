@@ -275,7 +275,7 @@ describe('Threads, against a fake that speaks its documented API', function () {
       await connectThroughConsent();
     });
 
-    it('throttling (code 4) waits as X-Business-Use-Case-Usage says; a spent publishing limit waits an hour before any container', async () => {
+    it('throttling (code 4) waits as X-Business-Use-Case-Usage says; a spent publishing limit waits an hour before any container; Media Not Found retries', async () => {
       const clock = pinClock(t, '2026-11-23T15:00:00.000Z');
       const worker = testWorker(t);
       const id = (await channel()).id;
@@ -296,8 +296,16 @@ describe('Threads, against a fake that speaks its documented API', function () {
       assert.equal(Number(capped.next_attempt_at), clock.now() + 3600_000);
       assert.equal(threads.containers.size, 0, 'no container spent on a post Threads would not publish');
 
+      // A container Threads has not finished creating, though its status says FINISHED (fbsamples/threads_api#70).
       threads.quotaTotal = 250;
       clock.advance(3600_000 + 1);
+      threads.failNext('/threads_publish', 400, {
+        error: { message: 'The requested resource does not exist', type: 'OAuthException', code: 24, error_subcode: 4279009, is_transient: false, error_user_title: 'Media Not Found' },
+      });
+      await worker.tick();
+      assert.equal((await get(throttled.id)).status, 'scheduled', 'Media Not Found is tried again');
+      assert.equal(threads.posts.length, 0);
+      clock.advance(3600_000);
       await worker.tick();
       assert.equal((await get(throttled.id)).status, 'published', (await get(throttled.id)).error);
       assert.equal(threads.posts.length, 1);

@@ -281,7 +281,8 @@ const NETWORKS: readonly NetworkCapabilities[] = [
   {
     // [PZ/threads], Meta threads/posts (media specifications): 500 characters; TEXT, IMAGE, VIDEO or a CAROUSEL of
     // 2 to 20 mixing both; JPEG or PNG images <= 8 MB, aspect ratio up to 10:1; MOV or MP4 videos <= 1 GB and
-    // 5 minutes. Replies exist, but SPEC names no first comments on Threads.
+    // 5 minutes. Replies exist, but SPEC names no first comments on Threads. The posts page also says emoji count as
+    // their UTF-8 bytes (unsure: it links a grapheme splitter); code points are counted until a refusal says otherwise.
     name: 'threads',
     displayName: 'Threads',
     text: { limit: 500, counting: 'code_points' },
