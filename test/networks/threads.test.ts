@@ -137,6 +137,34 @@ describe('Threads, against a fake that speaks its documented API', function () {
       assert.equal(refused.status, 400);
       assert.match(refused.body.message, /not configured for Threads/);
     });
+
+    it('connects from the CLI through Threads\' consent', async function () {
+      this.timeout(180_000);
+      await start();
+      const env = {
+        ...process.env, DATA_DIR: t.config.dataDir, DATABASE_URL: t.config.databaseUrl ?? '', HERALD_FROM_SOURCE: '1', BASE_URL: t.url, OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+        THREADS_APP_ID: threads.appId, THREADS_APP_SECRET: threads.appSecret,
+        NETWORK_ORIGIN_OVERRIDES: `https://threads.net=${threads.url},https://graph.threads.net=${threads.url}`,
+      };
+      const child = spawn('node', ['bin/herald.mjs', 'channel', 'connect', 'threads', '--json'], { env });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk) => { stdout += chunk; });
+      const address = await new Promise<string>((resolve, reject) => {
+        child.stderr.on('data', (chunk) => {
+          stderr += chunk;
+          const found = /(http:\/\/\S+\/oauth\/authorize\S+)/.exec(stderr);
+          if (found) resolve(found[1]);
+        });
+        child.on('exit', () => reject(new Error(`the CLI ended without an address: ${stderr}`)));
+      });
+      const consent = await fetch(address, { redirect: 'manual' });
+      const page = await fetch(consent.headers.get('location')!);
+      assert.equal(page.status, 200, await page.text());
+      const code = await new Promise((resolve) => child.on('exit', resolve));
+      assert.equal(code, 0, stderr);
+      assert.deepEqual(JSON.parse(stdout).channels.map((c: any) => c.handle), ['analytical.engines']);
+    });
   });
 
   describe('publishing', () => {
@@ -146,7 +174,8 @@ describe('Threads, against a fake that speaks its documented API', function () {
     });
 
     it('publishes text through a TEXT container after reading the publishing limit, recording the container first', async () => {
-      const post = await schedule({ text: 'Hello, Threads (ünïcödé) #engines' });
+      const post = await schedule({ text: 'Hello, Threads (ünïcödé) #engines', firstComment: { text: 'SPEC names no first comments on Threads', delayMinutes: 0 } });
+      await testWorker(t).tick();
       await testWorker(t).tick();
       const published = await get(post.id);
       assert.equal(published.status, 'published', published.error);
@@ -159,6 +188,8 @@ describe('Threads, against a fake that speaks its documented API', function () {
       ]);
       const [attempt] = await t.deps.repos.publishAttempts.attempts(a.accountId, post.id);
       assert.equal(await t.deps.repos.publishAttempts.handleOf(attempt.idempotencyKey), made.container, 'the container was recorded as the attempt\'s handle');
+      assert.equal(await t.deps.repos.commentSteps.commentStep(post.id), undefined, 'the first comment is ignored on Threads, as the capabilities row says');
+      assert.equal(threads.containers.size, 1, 'no reply container');
       assert.deepEqual(threads.refusals, [], 'Threads refused nothing Herald sent');
       assert.deepEqual([...threads.versionsSeen], ['v1.0']);
     });
@@ -381,34 +412,6 @@ describe('Threads, against a fake that speaks its documented API', function () {
     const live = await t.api('GET', `/v1/rest/posts?livePosts=true&channelIds=${(await channel()).id}`, { token: a.apiKey });
     assert.deepEqual(live.body.data.filter((p: any) => p.isLivePost).map((p: any) => [p.text, p.metrics]), [['No insights', {}]]);
     assert.equal(threads.requests.filter((r) => r.endsWith('/insights')).length, 0, 'no call Threads would refuse');
-  });
-
-  it('connects from the CLI through Threads\' consent', async function () {
-    this.timeout(180_000);
-    await start();
-    const env = {
-      ...process.env, DATA_DIR: t.config.dataDir, DATABASE_URL: t.config.databaseUrl ?? '', HERALD_FROM_SOURCE: '1', BASE_URL: t.url, OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
-      THREADS_APP_ID: threads.appId, THREADS_APP_SECRET: threads.appSecret,
-      NETWORK_ORIGIN_OVERRIDES: `https://threads.net=${threads.url},https://graph.threads.net=${threads.url}`,
-    };
-    const child = spawn('node', ['bin/herald.mjs', 'channel', 'connect', 'threads', '--json'], { env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => { stdout += chunk; });
-    const address = await new Promise<string>((resolve, reject) => {
-      child.stderr.on('data', (chunk) => {
-        stderr += chunk;
-        const found = /(http:\/\/\S+\/oauth\/authorize\S+)/.exec(stderr);
-        if (found) resolve(found[1]);
-      });
-      child.on('exit', () => reject(new Error(`the CLI ended without an address: ${stderr}`)));
-    });
-    const consent = await fetch(address, { redirect: 'manual' });
-    const page = await fetch(consent.headers.get('location')!);
-    assert.equal(page.status, 200, await page.text());
-    const code = await new Promise((resolve) => child.on('exit', resolve));
-    assert.equal(code, 0, stderr);
-    assert.deepEqual(JSON.parse(stdout).channels.map((c: any) => c.handle), ['analytical.engines']);
   });
 
   describe('sync and check', () => {
