@@ -366,7 +366,7 @@ describe('Threads, against a fake that speaks its documented API', function () {
       assert.match(now.statusReason, /The user has not authorized application/);
     });
 
-    it('a threads_publish whose answer was lost is settled by the container (PUBLISHED) and the profile\'s threads; never posted twice', async () => {
+    it('a threads_publish whose answer was lost is settled by the container (PUBLISHED) and the profile\'s threads, never posted twice; a lost container is retried', async () => {
       const post = await schedule({ text: 'Answer lost' });
       threads.dropAnswerNext('/threads_publish');
       await testWorker(t).tick();
@@ -376,6 +376,18 @@ describe('Threads, against a fake that speaks its documented API', function () {
       assert.equal(got.permalinkUrl, `https://www.threads.net/@analytical.engines/post/${threads.posts[0].id}`);
       assert.deepEqual((await t.deps.repos.publishAttempts.attempts(a.accountId, post.id)).map((x) => x.outcome), ['reconciled']);
       assert.equal(threads.requests.filter((r) => r.endsWith('/threads_publish')).length, 1);
+
+      // A container whose answer was lost cannot have made a post: the attempt is retried, with a new container.
+      const clock = pinClock(t, new Date().toISOString());
+      const retried = await schedule({ text: 'Container answer lost' });
+      threads.dropAnswerNext(`${threads.account.userId}/threads`);
+      await testWorker(t).tick();
+      assert.equal((await get(retried.id)).status, 'scheduled', (await get(retried.id)).error);
+      clock.advance(3600_000);
+      await testWorker(t).tick();
+      assert.equal((await get(retried.id)).status, 'published', (await get(retried.id)).error);
+      assert.deepEqual(threads.posts.map((p) => p.text), ['Answer lost', 'Container answer lost']);
+      assert.equal([...threads.containers.values()].filter((c) => c.text === 'Container answer lost').length, 2, 'the first container is left unpublished');
     });
 
     it('a worker that died mid-publish: a published container is found, an unpublished one stays unconfirmed, and nothing is posted twice', async () => {

@@ -10,6 +10,8 @@ import type { NetworkAnswer, NetworkHttp, NetworkRequest } from './network-http.
  * Rules kept here:
  * - every call names the configured Threads API version (THREADS_GRAPH_VERSION) and sends the token as a bearer
  *   header, never in a URL Herald might log;
+ * - only threads_publish can make a post: a call before it whose answer was lost is retried later (its container, if
+ *   made, is left to expire unpublished), never left for a person to confirm;
  * - any answer other than 200, or a 200 carrying Meta's `error` object, is thrown classified by meta-graph.ts (an
  *   expired token, code 190 subcode 463, can be refreshed while it has not expired); an answer whose usage headers
  *   say the budget is spent pauses the channel first;
@@ -50,7 +52,14 @@ export class ThreadsGraph {
 
   /** Like call, but a refusal is thrown, classified. */
   async expect(channel: ConnectorChannel | null, accessToken: string, path: string, request: NetworkRequest = {}, call: Partial<GraphCall> = {}): Promise<any> {
-    const answer = await this.call(channel, accessToken, path, request);
+    let answer: NetworkAnswer;
+    try {
+      answer = await this.call(channel, accessToken, path, request);
+    } catch (error) {
+      // Only threads_publish makes a post: an answer lost anywhere else (a container made) leaves nothing to look up.
+      if (error instanceof NetworkError && error.kind === 'unknown_outcome' && !call.makesPost) throw new NetworkError('retry_later', error.message);
+      throw error;
+    }
     if (answer.status !== 200 || answer.json?.error || answer.json === undefined) throw this.failure(answer, call);
     return answer.json;
   }
