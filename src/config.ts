@@ -81,6 +81,8 @@ export interface NetworkAppsConfig {
   google?: OAuthApp & { youtubeDailyQuota: number; youtubeDailyUploads: number; youtubeChunkBytes: number };
   tiktok?: OAuthApp;
   pinterest?: OAuthApp;
+  /** THREADS_GRAPH_VERSION: the Threads Graph API version (v1.0) in every graph.threads.net call. */
+  threads?: OAuthApp & { graphVersion: string };
 }
 
 export interface MediaConfig {
@@ -262,6 +264,7 @@ function networkAppsFrom(env: Env): NetworkAppsConfig {
   const google = app('GOOGLE_CLIENT_ID', 'GOOGLE_CLIENT_SECRET');
   const tiktok = app('TIKTOK_CLIENT_KEY', 'TIKTOK_CLIENT_SECRET');
   const pinterest = app('PINTEREST_APP_ID', 'PINTEREST_APP_SECRET');
+  const threads = app('THREADS_APP_ID', 'THREADS_APP_SECRET');
   return {
     x,
     linkedin: linkedin && { ...linkedin, apiVersion: env.LINKEDIN_VERSION?.trim() || '202510', organizations: env.LINKEDIN_ORGANIZATIONS?.trim().toLowerCase() !== 'false' },
@@ -275,6 +278,7 @@ function networkAppsFrom(env: Env): NetworkAppsConfig {
     },
     tiktok,
     pinterest,
+    threads: threads && { ...threads, graphVersion: env.THREADS_GRAPH_VERSION?.trim() || 'v1.0' },
   };
 }
 

@@ -20,6 +20,7 @@
  *   herald channel connect facebook [--page PAGE_ID] [--workspace W] [--account A]   (the same, through Facebook Login; every Page granted)
  *   herald channel connect instagram [--login instagram|facebook] [--workspace W] [--account A]   (the same; Instagram Login, or Facebook Login for accounts linked to Pages)
  *   herald channel connect x [--workspace W] [--account A]   (the same, through X's consent)
+ *   herald channel connect threads [--workspace W] [--account A]   (the same, through Threads' consent)
  *   herald network check --channel C [--account A]   (verifies the token and permissions at the real network; posts nothing)
  *   herald channel slots --account A --channel C --slots "mon 09:00,tue 12:30"   (wall clock in the channel's timezone)
  *   herald media import --account A --workspace W --url U [--name FILE]   (direct image/video links only; SSRF-guarded)

@@ -16,6 +16,7 @@ import { LinkedInNetwork } from './networks/linkedin.js';
 import { InstagramNetwork } from './networks/instagram.js';
 import { XNetwork } from './networks/x.js';
 import { PinterestNetwork } from './networks/pinterest.js';
+import { ThreadsNetwork } from './networks/threads.js';
 import { NetworkHttp, type NetworkHttpOptions } from './networks/network-http.js';
 import { DEFAULT_WORKER_OPTIONS } from './runtime.js';
 import { PublishingWorker, type WorkerOptions } from './worker.js';
@@ -45,7 +46,8 @@ export function createNetworks(deps: Omit<DomainDeps, 'networks'>): NetworkRegis
     .register('facebook', new FacebookNetwork(http, now, deps.config.networks.apps.facebook))
     .register('instagram', new InstagramNetwork(http, now, deps.config.networks.apps))
     .register('x', new XNetwork(http, outbound, now, deps.config.networks.apps.x))
-    .register('pinterest', new PinterestNetwork(http, outbound, now, deps.config.networks.apps.pinterest));
+    .register('pinterest', new PinterestNetwork(http, outbound, now, deps.config.networks.apps.pinterest))
+    .register('threads', new ThreadsNetwork(http, now, deps.config.networks.apps.threads));
 }
 
 export function createWorker(

@@ -287,11 +287,22 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     rateWindowMs: 60_000,
   },
   {
-    // [PZ/threads]: 500 characters; TEXT, IMAGE, VIDEO or a CAROUSEL of up to 20 (unsure) mixing both.
+    // [PZ/threads], Meta threads/posts (media specifications): 500 characters; TEXT, IMAGE, VIDEO or a CAROUSEL of
+    // 2 to 20 mixing both; JPEG or PNG images <= 8 MB, aspect ratio up to 10:1; MOV or MP4 videos <= 1 GB and
+    // 5 minutes. Replies exist, but SPEC names no first comments on Threads. The posts page also says emoji count as
+    // their UTF-8 bytes (unsure: it links a grapheme splitter); code points are counted until a refusal says otherwise.
     name: 'threads',
     displayName: 'Threads',
     text: { limit: 500, counting: 'code_points' },
-    media: { kinds: { image: { maxCount: 20 }, video: { maxCount: 20 } }, maxItems: 20, mixKinds: true, required: false },
+    media: {
+      kinds: {
+        image: { maxCount: 20, maxBytes: 8 * MB, aspectRatio: { min: 1 / 10, max: 10 }, formats: ['jpeg', 'png'] },
+        video: { maxCount: 20, maxBytes: 1 * GB, maxSeconds: 300, formats: ['mp4', 'mov'] },
+      },
+      maxItems: 20,
+      mixKinds: true,
+      required: false,
+    },
     firstComment: 'none',
     commentMediaUrl: false,
     channelOptions: [],

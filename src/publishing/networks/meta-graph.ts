@@ -20,6 +20,8 @@ import type { NetworkAnswer, NetworkHttp, NetworkRequest } from './network-http.
  *   - Instagram: 2207042 is the account's daily publishing cap (retry later), 2207003 a media download that timed
  *     out (retry later: Herald serves the file itself), 9007 and 2207027 a container not ready yet (retry later);
  *     Instagram sends these as the `error_subcode` under a generic code (9, -2), so either field is matched;
+ *   - Threads: 4279009 (code 24, "Media Not Found") from threads_publish is a container Threads has not finished
+ *     creating, though its status may already say FINISHED (retry later, with new containers);
  *   - codes 1 and 2, `is_transient`, a 5xx, and code 33 on a read of a status are transient: a read retries later;
  *     the one call that can make the post answers an unknown outcome instead, settled by looking the post up, so
  *     a post that went live is never marked failed (postiz-app #1562, #1568);
@@ -28,7 +30,7 @@ import type { NetworkAnswer, NetworkHttp, NetworkRequest } from './network-http.
 const RATE_LIMIT_CODES = new Set([4, 17, 32, 613]);
 const TOKEN_EXPIRED_SUBCODE = 463;
 const TRANSIENT_CODES = new Set([1, 2]);
-const RETRY_LATER_CODES = new Set([2207042, 2207003, 9007, 2207027]);
+const RETRY_LATER_CODES = new Set([2207042, 2207003, 9007, 2207027, 4279009]);
 const PERMISSION_CODES = new Set([10]);
 /** Meta's application-level limit is a rolling hour: when X-App-Usage says 100 %, the hour must pass. */
 const APP_USAGE_WINDOW_MS = 60 * 60_000;
