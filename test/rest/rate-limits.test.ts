@@ -190,6 +190,19 @@ describe('REST rate limits', () => {
     });
   });
 
+  describe('with budgets set out of reach', () => {
+    // An operator may write a limit as large as they like; the log's length test must not overflow (13 digits an entry).
+    beforeEach(() => start({ restReadsPerMinute: 1e9, restWritesPerMinute: 1e9, accountPerHour: 1e9, mcpPerTokenPerMinute: 1e9 }));
+
+    it('admits requests and reports the budgets, on both databases', async () => {
+      for (let i = 0; i < 3; i++) {
+        const res = await read();
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        assert.equal(res.headers.get('ratelimit-remaining'), String(1e9 - 1 - i));
+      }
+    });
+  });
+
   describe('at the SPEC defaults', () => {
     beforeEach(() => start(SPEC_DEFAULTS));
 

@@ -148,7 +148,7 @@ function oldestSpentBindings(budget: LogBudget, now: number): number[] {
  * entries, or a spent oldest one, means fewer than `limit` admissions in the window that ends now.
  */
 function admits(row: string): string {
-  return `(length(${row}.times) < CAST(? AS INTEGER) OR ${oldestSpent(row)})`;
+  return `(length(${row}.times) < CAST(? AS BIGINT) OR ${oldestSpent(row)})`;
 }
 
 function admitsBindings(budget: LogBudget, now: number): number[] {
