@@ -4,9 +4,11 @@ import { runRestProfile } from './rest-profile.js';
 import { runRestPostsBench } from './rest-posts.js';
 import { runMemoryBench } from './memory.js';
 import { runScaleOutBench } from './scale-out.js';
+import { runSteadyBench } from './steady.js';
 
 await runRestPostsBench();
 await runRestProfile();
 await runPublishingBench();
+await runSteadyBench();
 await runMemoryBench();
 await runScaleOutBench();
