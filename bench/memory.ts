@@ -4,7 +4,6 @@
  * `make run` runs Herald (compiled, from dist/: `make bench` builds it first; plain node, so /proc/<pid>/status is the
  * server's own); RSS is sampled during the load and the kernel's high-water mark (VmHWM) read at the end.
  */
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,6 +15,7 @@ import { seedDemo } from '../src/domain/provisioning.js';
 import { createLogger } from '../src/logger.js';
 import { startHerald } from '../src/server.js';
 import { load } from './load.js';
+import { spawnNode } from './processes.js';
 import { machine, writeSection } from './report.js';
 import { seedPosts } from './rest-posts.js';
 
@@ -30,24 +30,6 @@ export function statusMiB(pid: number | 'self', field: 'VmRSS' | 'VmHWM'): numbe
   return Number(/(\d+)/.exec(line ?? '')?.[1] ?? NaN) / 1024;
 }
 
-function child(args: string[], env: NodeJS.ProcessEnv) {
-  const process_ = spawn('node', args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  process_.stdout.on('data', (chunk) => {
-    out += chunk;
-  });
-  const line = (pattern: RegExp) => new Promise<RegExpExecArray>((resolve, reject) => {
-    const look = () => {
-      const found = pattern.exec(out);
-      if (found) resolve(found);
-    };
-    process_.stdout.on('data', look);
-    process_.once('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code}) before printing ${pattern}`)));
-    look();
-  });
-  return { process: process_, line };
-}
-
 async function apiUnderLoad(): Promise<{ idle: number; peak: number; hwm: number; perSecond: number; errors: number }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-memory-'));
   try {
@@ -55,7 +37,7 @@ async function apiUnderLoad(): Promise<{ idle: number; peak: number; hwm: number
     const demo = await seedDemo(seeded.deps);
     await seedPosts(seeded.db, demo.accountId, demo.workspaceId, demo.channelIds[0], API_POSTS);
     await seeded.close();
-    const server = child(['bench/memory-server.mjs'], { DATA_DIR: dataDir });
+    const server = spawnNode(['bench/memory-server.mjs'], { DATA_DIR: dataDir });
     const [, url] = await server.line(/READY (\S+)/);
     const pid = server.process.pid!;
     const idle = statusMiB(pid, 'VmRSS');
@@ -100,7 +82,7 @@ async function workerPeak(posts: number): Promise<{ posts: number; hwm: number; 
     for (let i = 0; i < rows.length; i += 500) await herald.db('posts').insert(rows.slice(i, i + 500).map(toRow));
     await herald.close();
     const started = Date.now();
-    const worker = child(['bench/memory-worker.mjs'], { DATA_DIR: dataDir, BENCH_POSTS: String(posts) });
+    const worker = spawnNode(['bench/memory-worker.mjs'], { DATA_DIR: dataDir, BENCH_POSTS: String(posts) });
     const [, hwm] = await worker.line(/PEAK ([\d.]+)/);
     await once(worker.process, 'exit');
     return { posts, hwm: Number(hwm), seconds: (Date.now() - started) / 1000 };

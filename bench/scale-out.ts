@@ -3,7 +3,7 @@
  * the same burst of due posts (every post exactly once), and 1 and 3 API instances behind a round-robin client for
  * the REST read. Every process is its own `node` running Herald compiled from dist/, as `make run` does.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,6 +15,7 @@ import { seedDemo } from '../src/domain/provisioning.js';
 import { createLogger } from '../src/logger.js';
 import { startHerald } from '../src/server.js';
 import { load } from './load.js';
+import { spawnNode } from './processes.js';
 import { freshPostgres } from './publishing.js';
 import { machine, writeSection } from './report.js';
 import { seedPosts } from './rest-posts.js';
@@ -23,20 +24,6 @@ const BURST = Number(process.env.BENCH_SCALE_POSTS ?? 10_000);
 const READ_POSTS = Number(process.env.BENCH_SCALE_READ_POSTS ?? 100_000);
 const READ_MS = 5_000;
 const CONCURRENCY = 16;
-
-/** Every process of a row shares its DATA_DIR (the instance's secret key, as instances must) and DATABASE_URL. */
-function started(script: string, env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; line: string }> {
-  const child = spawn('node', [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      const ready = /READY ?(\S*)/.exec(out);
-      if (ready) resolve({ child, line: ready[1] });
-    });
-    child.once('exit', (code) => reject(new Error(`${script} exited (${code}) before it was ready`)));
-  });
-}
 
 async function stopAll(children: ChildProcess[]): Promise<void> {
   await Promise.all(children.map(async (child) => {
@@ -52,7 +39,12 @@ async function workersDrain(adminUrl: string, workers: number) {
   const children: ChildProcess[] = [];
   try {
     const demo = await seedDemo(herald.deps);
-    for (let i = 0; i < workers; i++) children.push((await started('bench/scale-worker.mjs', { DATABASE_URL: postgres.databaseUrl, DATA_DIR: dataDir })).child);
+    // Every process of a row shares its DATA_DIR (the instance's secret key, as instances must) and its database.
+    for (let i = 0; i < workers; i++) {
+      const worker = spawnNode(['bench/scale-worker.mjs'], { DATABASE_URL: postgres.databaseUrl, DATA_DIR: dataDir });
+      children.push(worker.process);
+      await worker.line(/READY/);
+    }
     const dueAt = Date.now();
     const rows = Array.from({ length: BURST }, (_, i): PostRecord => ({
       id: newId(), accountId: demo.accountId, workspaceId: demo.workspaceId, channelId: demo.channelIds[i % demo.channelIds.length], groupId: null,
@@ -92,9 +84,9 @@ async function apisRead(adminUrl: string, instances: number) {
     await seeded.close();
     const urls: string[] = [];
     for (let i = 0; i < instances; i++) {
-      const server = await started('bench/memory-server.mjs', { DATABASE_URL: postgres.databaseUrl, DATA_DIR: dataDir });
-      children.push(server.child);
-      urls.push(server.line);
+      const server = spawnNode(['bench/memory-server.mjs'], { DATABASE_URL: postgres.databaseUrl, DATA_DIR: dataDir });
+      children.push(server.process);
+      urls.push((await server.line(/READY (\S+)/))[1]);
     }
     const request = (i: number) => fetch(`${urls[i % urls.length]}/v1/rest/posts?limit=50`, { headers: { authorization: `Bearer ${demo.apiKey}` } });
     await load({ durationMs: 2_000, concurrency: CONCURRENCY, request });

@@ -4,6 +4,15 @@ export const TINY_PNG = Buffer.from(
   'hex',
 );
 
+/** A JPEG whose frame header says its size (height x width), as Herald and the networks read it; no image data. */
+export function jpegOfSize(height: number, width: number): Buffer {
+  const hex = (n: number) => n.toString(16).padStart(4, '0');
+  return Buffer.from(`ffd8ffe000104a46494600010100000100010000ffc0000b08${hex(height)}${hex(width)}01011100ffd9`, 'hex');
+}
+
+/** The smallest JPEG: 1 x 1. */
+export const TINY_JPEG = jpegOfSize(1, 1);
+
 function box(type: string, payload: Buffer): Buffer {
   const header = Buffer.alloc(8);
   header.writeUInt32BE(8 + payload.length, 0);

@@ -1,35 +1,28 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config.js';
 import { checkChannelConnection } from '../../src/domain/networks/connection-check.js';
 import { TINY_MP4, TINY_PNG } from '../media/fixtures.js';
 import { callTool } from '../mcp/support.js';
 import { startFakeFacebook, type FakeFacebook } from '../support/fake-facebook.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { serveMediaFiles } from '../support/media-files.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
 
 /** Facebook Pages through Meta's documented Graph API (test/support/fake-facebook.ts), through the real Herald. */
 describe('Facebook Pages, against a fake that speaks the Graph API', function () {
   this.timeout(60_000);
   let facebook: FakeFacebook;
-  let files: http.Server;
+  let files: Awaited<ReturnType<typeof serveMediaFiles>>;
   let imageUrl: string;
   let videoUrl: string;
   let t: TestHerald;
   let a: SeededAccount;
 
   before(async () => {
-    files = http.createServer((req, res) => {
-      if (req.url?.startsWith('/film.mp4')) res.writeHead(200, { 'content-type': 'video/mp4' }).end(TINY_MP4);
-      else if (req.url?.startsWith('/page.html')) res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>');
-      else res.writeHead(200, { 'content-type': 'image/png' }).end(TINY_PNG);
-    });
-    await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
-    const origin = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
-    imageUrl = `${origin}/picture.png`;
-    videoUrl = `${origin}/film.mp4`;
+    files = await serveMediaFiles({ '/picture.png': { type: 'image/png', body: TINY_PNG }, '/film.mp4': { type: 'video/mp4', body: TINY_MP4 } });
+    imageUrl = `${files.origin}/picture.png`;
+    videoUrl = `${files.origin}/film.mp4`;
   });
   after(() => files?.close());
 

@@ -1,20 +1,19 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config.js';
 import { checkChannelConnection } from '../../src/domain/networks/connection-check.js';
 import { TINY_PNG } from '../media/fixtures.js';
 import { callTool } from '../mcp/support.js';
 import { startFakeLinkedIn, VIDEO_PART_BYTES, type FakeLinkedIn } from '../support/fake-linkedin.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { serveMediaFiles } from '../support/media-files.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
 
 /** LinkedIn through its documented wire format (test/support/fake-linkedin.ts), through the real Herald. */
 describe('LinkedIn, against a fake that speaks its documented API', function () {
   this.timeout(60_000);
   let linkedin: FakeLinkedIn;
-  let files: http.Server;
+  let files: Awaited<ReturnType<typeof serveMediaFiles>>;
   let imageUrl: string;
   let videoUrl: string;
   const video = Buffer.alloc(VIDEO_PART_BYTES + 1000, 7);
@@ -23,14 +22,9 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
   const ORG = 'urn:li:organization:2414183';
 
   before(async () => {
-    files = http.createServer((req, res) => {
-      if (req.url?.startsWith('/film.mp4')) res.writeHead(200, { 'content-type': 'video/mp4' }).end(video);
-      else res.writeHead(200, { 'content-type': 'image/png' }).end(TINY_PNG);
-    });
-    await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
-    const origin = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
-    imageUrl = `${origin}/picture.png`;
-    videoUrl = `${origin}/film.mp4`;
+    files = await serveMediaFiles({ '/picture.png': { type: 'image/png', body: TINY_PNG }, '/film.mp4': { type: 'video/mp4', body: video } });
+    imageUrl = `${files.origin}/picture.png`;
+    videoUrl = `${files.origin}/film.mp4`;
   });
   after(() => files?.close());
 

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { checkChannelConnection } from '../../src/domain/networks/connection-check.js';
 import { loadConfig } from '../../src/config.js';
 import { TINY_PNG } from '../media/fixtures.js';
 import { callTool } from '../mcp/support.js';
 import { API_ORIGIN, CONSENT_ORIGIN, UPLOAD_ORIGIN, startFakePinterest, type FakePinterest } from '../support/fake-pinterest.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { serveMediaFiles } from '../support/media-files.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
 
 const RECIPES = '549755885176';
@@ -16,22 +15,19 @@ const RECIPES = '549755885176';
 describe('Pinterest, against a fake that speaks its documented API', function () {
   this.timeout(60_000);
   let pinterest: FakePinterest;
-  let files: http.Server;
+  let files: Awaited<ReturnType<typeof serveMediaFiles>>;
   let filesUrl: string;
   const video = Buffer.alloc(300_000, 7);
   let t: TestHerald;
   let a: SeededAccount;
 
   before(async () => {
-    files = http.createServer((req, res) => {
-      const path = new URL(req.url ?? '/', 'http://x').pathname;
-      if (path === '/photo.png') return void res.writeHead(200, { 'content-type': 'image/png', 'content-length': TINY_PNG.length }).end(TINY_PNG);
-      if (path === '/clip.mp4') return void res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': video.length }).end(video);
-      if (path === '/page.html') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>a preview page</html>');
-      res.writeHead(404).end();
+    files = await serveMediaFiles({
+      '/photo.png': { type: 'image/png', body: TINY_PNG },
+      '/clip.mp4': { type: 'video/mp4', body: video },
+      '/page.html': { type: 'text/html', body: '<html>a preview page</html>' },
     });
-    await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
-    filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+    filesUrl = files.origin;
   });
   after(() => files?.close());
 

@@ -1,24 +1,22 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config.js';
 import { checkChannelConnection } from '../../src/domain/networks/connection-check.js';
-import { TINY_MP4 } from '../media/fixtures.js';
+import { TINY_JPEG, TINY_MP4 } from '../media/fixtures.js';
 import { callTool } from '../mcp/support.js';
 import { startFakeThreads, type FakeThreads } from '../support/fake-threads.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { serveMediaFiles } from '../support/media-files.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
 
 /** The smallest JPEG whose frame header says its size (1 x 1), as Herald reads it. */
-const TINY_JPEG = Buffer.from('ffd8ffe000104a46494600010100000100010000ffc0000b080001000101011100ffd9', 'hex');
 const DAY_MS = 24 * 3600_000;
 
 /** Threads through its documented wire format (test/support/fake-threads.ts), through the real Herald. */
 describe('Threads, against a fake that speaks its documented API', function () {
   this.timeout(60_000);
   let threads: FakeThreads;
-  let files: http.Server;
+  let files: Awaited<ReturnType<typeof serveMediaFiles>>;
   let imageUrl: string;
   let videoUrl: string;
   let previewUrl: string;
@@ -26,16 +24,10 @@ describe('Threads, against a fake that speaks its documented API', function () {
   let a: SeededAccount;
 
   before(async () => {
-    files = http.createServer((req, res) => {
-      if (req.url?.startsWith('/film.mp4')) res.writeHead(200, { 'content-type': 'video/mp4' }).end(TINY_MP4);
-      else if (req.url?.startsWith('/preview')) res.writeHead(200, { 'content-type': 'text/html' }).end('<!DOCTYPE html><html><body>Preview of picture.jpg</body></html>');
-      else res.writeHead(200, { 'content-type': 'image/jpeg' }).end(TINY_JPEG);
-    });
-    await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
-    const origin = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
-    imageUrl = `${origin}/picture.jpg`;
-    videoUrl = `${origin}/film.mp4`;
-    previewUrl = `${origin}/preview/picture.jpg`;
+    files = await serveMediaFiles({ '/picture.jpg': { type: 'image/jpeg', body: TINY_JPEG }, '/film.mp4': { type: 'video/mp4', body: TINY_MP4 }, '/preview/picture.jpg': { type: 'text/html', body: '<!DOCTYPE html><html><body>Preview of picture.jpg</body></html>' } });
+    imageUrl = `${files.origin}/picture.jpg`;
+    videoUrl = `${files.origin}/film.mp4`;
+    previewUrl = `${files.origin}/preview/picture.jpg`;
   });
   after(() => files?.close());
 

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { checkChannelConnection } from '../../src/domain/networks/connection-check.js';
 import { loadConfig } from '../../src/config.js';
 import { TINY_PNG } from '../media/fixtures.js';
 import { callTool } from '../mcp/support.js';
 import { API_ORIGIN, CONSENT_ORIGIN, UPLOAD_ORIGIN, startFakeTikTok, type FakeTikTok } from '../support/fake-tiktok.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { serveMediaFiles } from '../support/media-files.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
 
 const MB = 1024 * 1024;
@@ -33,25 +32,22 @@ function mp4(seconds: number, bytes: number): Buffer {
 describe('TikTok, against a fake that speaks its documented API', function () {
   this.timeout(60_000);
   let tiktok: FakeTikTok;
-  let files: http.Server;
+  let files: Awaited<ReturnType<typeof serveMediaFiles>>;
   let filesUrl: string;
-  const served = new Map<string, { type: string; body: Buffer }>();
+  let served: Record<string, { type: string; body: Buffer }>;
   let t: TestHerald;
   let a: SeededAccount;
 
   before(async () => {
-    served.set('/short.mp4', { type: 'video/mp4', body: mp4(12, 3 * MB) });
-    served.set('/long.mp4', { type: 'video/mp4', body: mp4(15, 12 * MB + 12_345) });
-    served.set('/too-long.mp4', { type: 'video/mp4', body: mp4(601, 1 * MB) });
-    served.set('/photo-1.png', { type: 'image/png', body: TINY_PNG });
-    served.set('/photo-2.png', { type: 'image/png', body: TINY_PNG });
-    files = http.createServer((req, res) => {
-      const file = served.get(new URL(req.url ?? '/', 'http://x').pathname);
-      if (!file) return void res.writeHead(404).end();
-      res.writeHead(200, { 'content-type': file.type, 'content-length': file.body.length }).end(file.body);
-    });
-    await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
-    filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+    served = {
+      '/short.mp4': { type: 'video/mp4', body: mp4(12, 3 * MB) },
+      '/long.mp4': { type: 'video/mp4', body: mp4(15, 12 * MB + 12_345) },
+      '/too-long.mp4': { type: 'video/mp4', body: mp4(601, 1 * MB) },
+      '/photo-1.png': { type: 'image/png', body: TINY_PNG },
+      '/photo-2.png': { type: 'image/png', body: TINY_PNG },
+    };
+    files = await serveMediaFiles(served);
+    filesUrl = files.origin;
   });
   after(() => files?.close());
 
@@ -224,7 +220,7 @@ describe('TikTok, against a fake that speaks its documented API', function () {
     assert.equal(publish.kind, 'video');
     assert.deepEqual(publish.source_info, { source: 'FILE_UPLOAD', video_size: size, chunk_size: 5 * MB, total_chunk_count: 2 });
     assert.deepEqual(publish.ranges, [`bytes 0-${5 * MB - 1}/${size}`, `bytes ${5 * MB}-${size - 1}/${size}`], 'the last chunk takes the trailing bytes');
-    assert.ok(Buffer.concat(publish.bytes).equals(served.get('/long.mp4')!.body), 'the bytes arrived whole, in order');
+    assert.ok(Buffer.concat(publish.bytes).equals(served['/long.mp4'].body), 'the bytes arrived whole, in order');
     assert.deepEqual(publish.post_info, {
       title: 'Twelve megabytes of dots #tiktok', privacy_level: 'PUBLIC_TO_EVERYONE', disable_comment: false, disable_duet: true, disable_stitch: true,
     }, 'stitches stay off: the creator turned them off');
@@ -402,7 +398,7 @@ describe('TikTok, against a fake that speaks its documented API', function () {
     const api = (path: string, body: unknown) => fetch(`${tiktok.url}${path}`, {
       method: 'POST', headers: { authorization: `Bearer ${opened.accessToken}`, 'content-type': 'application/json; charset=UTF-8' }, body: JSON.stringify(body),
     }).then((r) => r.json());
-    const bytes = served.get('/short.mp4')!.body;
+    const bytes = served['/short.mp4'].body;
     const init = await api('/v2/post/publish/video/init/', {
       post_info: { title: 'Died after the upload', privacy_level: 'PUBLIC_TO_EVERYONE' },
       source_info: { source: 'FILE_UPLOAD', video_size: bytes.length, chunk_size: bytes.length, total_chunk_count: 1 },

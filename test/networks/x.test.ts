@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config.js';
 import { checkChannelConnection } from '../../src/domain/networks/connection-check.js';
 import { TINY_PNG } from '../media/fixtures.js';
 import { callTool } from '../mcp/support.js';
 import { startFakeX, type FakeX } from '../support/fake-x.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { serveMediaFiles } from '../support/media-files.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
 
 const MB = 1024 * 1024;
@@ -16,7 +15,7 @@ const MB = 1024 * 1024;
 describe('X, against a fake that speaks its documented API', function () {
   this.timeout(60_000);
   let x: FakeX;
-  let files: http.Server;
+  let files: Awaited<ReturnType<typeof serveMediaFiles>>;
   let imageUrl: string;
   let gifUrl: string;
   let videoUrl: string;
@@ -25,16 +24,10 @@ describe('X, against a fake that speaks its documented API', function () {
   let a: SeededAccount;
 
   before(async () => {
-    files = http.createServer((req, res) => {
-      if (req.url?.startsWith('/film.mp4')) res.writeHead(200, { 'content-type': 'video/mp4' }).end(video);
-      else if (req.url?.startsWith('/loop.gif')) res.writeHead(200, { 'content-type': 'image/gif' }).end(Buffer.from('GIF89a-not-really'));
-      else res.writeHead(200, { 'content-type': 'image/png' }).end(TINY_PNG);
-    });
-    await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
-    const origin = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
-    imageUrl = `${origin}/picture.png`;
-    gifUrl = `${origin}/loop.gif`;
-    videoUrl = `${origin}/film.mp4`;
+    files = await serveMediaFiles({ '/picture.png': { type: 'image/png', body: TINY_PNG }, '/loop.gif': { type: 'image/gif', body: Buffer.from('GIF89a-not-really') }, '/film.mp4': { type: 'video/mp4', body: video } });
+    imageUrl = `${files.origin}/picture.png`;
+    gifUrl = `${files.origin}/loop.gif`;
+    videoUrl = `${files.origin}/film.mp4`;
   });
   after(() => files?.close());
 

@@ -7,7 +7,7 @@ import { SandboxNetwork } from '../../src/publishing/networks/sandbox.js';
 import { NETWORK_CAPABILITIES } from '../../src/domain/networks/capabilities.js';
 import * as provisioning_ from '../../src/domain/provisioning.js';
 import { newId } from '../../src/domain/ids.js';
-import { TINY_MP4, TINY_PNG } from '../media/fixtures.js';
+import { jpegOfSize, TINY_MP4, TINY_PNG } from '../media/fixtures.js';
 import { callTool } from '../mcp/support.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { provisioning } from './provisioning.js';
@@ -130,13 +130,11 @@ describe('publishing: network rules', () => {
         assert.notEqual(done.body.result.isError, true, JSON.stringify(done.body));
         return done.body.result.structuredContent.data;
       };
-      // JPEGs whose frame header gives their size (height, width), as Herald reads them.
-      const jpeg = (height: number, width: number) => Buffer.from(`ffd8ffe000104a46494600010100000100010000ffc0000b08${height.toString(16).padStart(4, '0')}${width.toString(16).padStart(4, '0')}01011100ffd9`, 'hex');
       const instagram = await provisioning(t, a, 'instagram');
       const linkedin = await provisioning(t, a, 'linkedin');
       const png = await upload('square.png', 'image/png', TINY_PNG);
-      const tall = await upload('tall.jpg', 'image/jpeg', jpeg(300, 100));
-      const square = await upload('square.jpg', 'image/jpeg', jpeg(100, 100));
+      const tall = await upload('tall.jpg', 'image/jpeg', jpegOfSize(300, 100));
+      const square = await upload('square.jpg', 'image/jpeg', jpegOfSize(100, 100));
       const clip = await upload('clip.mp4', 'video/mp4', TINY_MP4);
 
       const asPng = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [instagram], text: 'A picture', imageUrls: [png.url], saveAsDraft: true } });
