@@ -1194,6 +1194,8 @@ export interface components {
                 postId: string;
                 /** Format: date-time */
                 dateTime: string;
+                /** @description The post's text, to tell the queued posts apart. */
+                text: string;
             }[];
         };
         Label: {
@@ -2397,7 +2399,8 @@ export interface operations {
                      *         "queued": [
                      *           {
                      *             "postId": "01hx0000000000000000000100",
-                     *             "dateTime": "2030-01-07T08:00:00.000Z"
+                     *             "dateTime": "2030-01-07T08:00:00.000Z",
+                     *             "text": "Launch day!"
                      *           }
                      *         ]
                      *       }
@@ -2473,7 +2476,8 @@ export interface operations {
                      *         "queued": [
                      *           {
                      *             "postId": "01hx0000000000000000000100",
-                     *             "dateTime": "2030-01-07T08:00:00.000Z"
+                     *             "dateTime": "2030-01-07T08:00:00.000Z",
+                     *             "text": "Launch day!"
                      *           }
                      *         ]
                      *       }
@@ -2530,7 +2534,8 @@ export interface operations {
                      *         "queued": [
                      *           {
                      *             "postId": "01hx0000000000000000000100",
-                     *             "dateTime": "2030-01-07T08:00:00.000Z"
+                     *             "dateTime": "2030-01-07T08:00:00.000Z",
+                     *             "text": "Launch day!"
                      *           }
                      *         ]
                      *       }
@@ -2586,7 +2591,8 @@ export interface operations {
                      *         "queued": [
                      *           {
                      *             "postId": "01hx0000000000000000000100",
-                     *             "dateTime": "2030-01-07T08:00:00.000Z"
+                     *             "dateTime": "2030-01-07T08:00:00.000Z",
+                     *             "text": "Launch day!"
                      *           }
                      *         ]
                      *       }
@@ -2708,7 +2714,8 @@ export interface operations {
                      *         "queued": [
                      *           {
                      *             "postId": "01hx0000000000000000000100",
-                     *             "dateTime": "2030-01-07T08:00:00.000Z"
+                     *             "dateTime": "2030-01-07T08:00:00.000Z",
+                     *             "text": "Launch day!"
                      *           }
                      *         ]
                      *       }
