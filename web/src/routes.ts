@@ -1,6 +1,9 @@
 /** Every page of the app and its address; an address not here is followed as a normal link. */
 import type { JSX } from 'preact';
 import { PostsPage } from './pages/posts.js';
+import { ApprovalsPage } from './pages/approvals.js';
+import { ChannelsPage } from './pages/channels.js';
+import { QueuePage } from './pages/queue.js';
 
 export type RouteParams = Record<string, string>;
 
@@ -11,4 +14,7 @@ export interface Route {
 
 export const routes: Route[] = [
   { path: '/app', component: PostsPage },
+  { path: '/app/approvals', component: ApprovalsPage },
+  { path: '/app/channels', component: ChannelsPage },
+  { path: '/app/channels/:channelId/queue', component: QueuePage },
 ];
