@@ -140,6 +140,10 @@ export interface RestHandlers<Context> {
   addMember(request: RestRequest<'addMember'>, context: Context): Promise<RestResponse<'addMember'>>;
   /** PATCH /members/{userId} - Change a person's role in a workspace. Needs the manage_team scope; only an owner may make or unmake an owner. */
   setMemberRole(request: RestRequest<'setMemberRole'>, context: Context): Promise<RestResponse<'setMemberRole'>>;
+  /** GET /workspaces/{workspaceId} - One workspace of the account, with whether its new posts need approval. */
+  getWorkspace(request: RestRequest<'getWorkspace'>, context: Context): Promise<RestResponse<'getWorkspace'>>;
+  /** PATCH /workspaces/{workspaceId} - Require approval for the workspace's new posts, or stop requiring it. Needs the manage_team scope. */
+  updateWorkspace(request: RestRequest<'updateWorkspace'>, context: Context): Promise<RestResponse<'updateWorkspace'>>;
 }
 
 export const restRoutes: readonly RestRoute[] = [
@@ -196,6 +200,8 @@ export const restRoutes: readonly RestRoute[] = [
   { operationId: 'listMembers', method: 'get', path: '/members', expressPath: '/members', rateLimit: 'read', idempotent: false },
   { operationId: 'addMember', method: 'post', path: '/members', expressPath: '/members', rateLimit: 'write', idempotent: false },
   { operationId: 'setMemberRole', method: 'patch', path: '/members/{userId}', expressPath: '/members/:userId', rateLimit: 'write', idempotent: false },
+  { operationId: 'getWorkspace', method: 'get', path: '/workspaces/{workspaceId}', expressPath: '/workspaces/:workspaceId', rateLimit: 'read', idempotent: false },
+  { operationId: 'updateWorkspace', method: 'patch', path: '/workspaces/{workspaceId}', expressPath: '/workspaces/:workspaceId', rateLimit: 'write', idempotent: false },
 ];
 
 /** What Express hands over: path, query and body as they arrived (validated against openapi/ by then). */
@@ -314,5 +320,9 @@ export function dispatchRest<Context>(handlers: RestHandlers<Context>, operation
       return handlers.addMember(request as RestRequest<'addMember'>, context);
     case 'setMemberRole':
       return handlers.setMemberRole(request as RestRequest<'setMemberRole'>, context);
+    case 'getWorkspace':
+      return handlers.getWorkspace(request as RestRequest<'getWorkspace'>, context);
+    case 'updateWorkspace':
+      return handlers.updateWorkspace(request as RestRequest<'updateWorkspace'>, context);
   }
 }
