@@ -1,6 +1,11 @@
 /** Every page of the app and its address; an address not here is followed as a normal link. */
 import type { JSX } from 'preact';
 import { PostsPage } from './pages/posts.js';
+import { ApiKeysPage } from './pages/settings-api-keys.js';
+import { ConnectedAppsPage } from './pages/settings-connected-apps.js';
+import { MembersPage } from './pages/settings-members.js';
+import { WebhooksPage } from './pages/settings-webhooks.js';
+import { WorkspaceSettingsPage } from './pages/settings-workspace.js';
 
 export type RouteParams = Record<string, string>;
 
@@ -11,4 +16,9 @@ export interface Route {
 
 export const routes: Route[] = [
   { path: '/app', component: PostsPage },
+  { path: '/app/settings', component: WorkspaceSettingsPage },
+  { path: '/app/settings/members', component: MembersPage },
+  { path: '/app/settings/api-keys', component: ApiKeysPage },
+  { path: '/app/settings/connected-apps', component: ConnectedAppsPage },
+  { path: '/app/settings/webhooks', component: WebhooksPage },
 ];
