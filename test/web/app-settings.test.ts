@@ -82,6 +82,10 @@ describe('the web app: Settings (workspace, members, API keys, connected apps, w
     }
     assert.equal(await editor.locator('select[aria-label^="Role of"]').count(), 0);
     assert.match(await editor.textContent('#members') ?? '', /eddie@example\.test\s*editor/);
+    await editor.click('nav[aria-label=Settings] >> text=API keys');
+    await appReady(editor);
+    assert.match(await editor.textContent('main') ?? '', /No keys yet/, 'only their own keys, not the owner\'s');
+    assert.equal(await editor.locator('input[name="manageTeam"]').count(), 0, 'no key grants more than its creator holds');
     await editor.context().close();
   });
 
@@ -158,7 +162,8 @@ describe('the web app: Settings (workspace, members, API keys, connected apps, w
     await page.click('#copy-new-key');
     await page.waitForSelector('#copy-new-key:text("Copied")');
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), key);
-    assert.match(await page.textContent('#api-keys') ?? '', /curl from the terminal\s*hk_\S*…\s*read_profile, manage_post, manage_team/);
+    const owner = (await t.deps.repos.accounts.getUser(a.accountId, a.userId))!.name;
+    assert.match(await page.textContent('#api-keys') ?? '', new RegExp(`curl from the terminal\\s*hk_\\S*…\\s*read_profile, manage_post, manage_team\\s*${owner}`), 'a manager sees who created each key');
     await page.screenshot({ path: path.join(ARTIFACTS, 'app-api-keys.png'), fullPage: true });
 
     const curl = (token: string) => run('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-H', `Authorization: Bearer ${token}`, `${t.url}/v1/rest/approvals`]);

@@ -52,9 +52,16 @@ function CreateKey(props: { manages: boolean; onCreated: (name: string, key: str
   );
 }
 
+/** The keys, and who made each: a manager sees every member's keys. */
+async function load() {
+  const [keys, members] = await Promise.all([call(api.GET('/api-keys')), call(api.GET('/members'))]);
+  const names = new Map(members.data.map((m) => [m.userId, m.name]));
+  return keys.data.map((key) => ({ ...key, createdBy: names.get(key.userId) ?? key.userId }));
+}
+
 export function ApiKeysPage() {
   const manages = useManages();
-  const { data, error, reload } = useApi(async () => (await call(api.GET('/api-keys'))).data, []);
+  const { data, error, reload } = useApi(load, []);
   const [created, setCreated] = useState<{ name: string; key: string }>();
   const [refusal, setRefusal] = useState<ApiError>();
   const [notice, setNotice] = useState('');
@@ -84,13 +91,14 @@ export function ApiKeysPage() {
       {data && data.length > 0 && (
         <table id="api-keys" class="stack">
           <caption class="visually-hidden">API keys{manages ? ' of the account' : ' you created'}</caption>
-          <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">State</span></th></tr></thead>
+          <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Scopes</th>{manages && <th scope="col">Created by</th>}<th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">State</span></th></tr></thead>
           <tbody>
             {data.map((k) => (
               <tr key={k.id}>
                 <td data-label="Name">{k.name}</td>
                 <td data-label="Key"><code>{k.prefix}…</code></td>
                 <td data-label="Scopes">{k.scopes.join(', ')}</td>
+                {manages && <td data-label="Created by">{k.createdBy}</td>}
                 <td data-label="Created">{formatTime(k.createdAt)}</td>
                 <td data-label="Last used">{k.lastUsedAt ? formatTime(k.lastUsedAt) : 'never'}</td>
                 <td>
