@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium.js';
 import { appReady, ensureWebBuilt, signInToApp } from '../support/app-browser.js';
+import * as provisioning from '../../src/domain/provisioning.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { authorizeUrl, FormUser, pkcePair, REDIRECT_URI, registerClient, tokenRequest } from '../oauth/support.js';
 
@@ -236,6 +237,19 @@ describe('the web app: Settings (workspace, members, API keys, connected apps, w
     await page.click(`form:has(select[aria-label="Role of ${owner}"]) button`);
     assert.match(await page.textContent(`form:has(select[aria-label="Role of ${owner}"]) [role=alert]`) ?? '', /only owner: make someone else owner first/, 'beside the role it concerns');
     assert.equal(await page.inputValue(`select[aria-label="Role of ${owner}"]`), 'owner', 'the refused change is not shown as made');
+
+    const second = await provisioning.createWorkspace(t.deps, { accountId: a.accountId, name: 'Second brand' });
+    await provisioning.addMember(t.deps, { accountId: a.accountId, workspaceId: second.id, userId: a.userId, role: 'owner' });
+    await page.reload();
+    await appReady(page);
+    await page.selectOption('#members-workspace', { label: 'Second brand' });
+    assert.equal(await page.inputValue('select[aria-label="Role of Rita Reviewer"]'), '', 'not a member of the second workspace');
+    assert.ok(await page.isDisabled('form:has(select[aria-label="Role of Rita Reviewer"]) button'), 'nothing to do until a role is chosen');
+    await page.selectOption('select[aria-label="Role of Rita Reviewer"]', 'reviewer');
+    await page.click('form:has(select[aria-label="Role of Rita Reviewer"]) button:text("Add to workspace")');
+    await page.waitForSelector('text=Rita Reviewer is now reviewer.');
+    const memberships = (await t.api('GET', '/v1/rest/members', { token: a.apiKey })).body.data.find((m: { email: string }) => m.email === 'rita@example.test').memberships;
+    assert.deepEqual(Object.fromEntries(memberships.map((m: { workspaceId: string; role: string }) => [m.workspaceId, m.role])), { [a.workspaceId]: 'editor', [second.id]: 'reviewer' }, 'each workspace keeps its own role');
 
     const signedInAsRita = await (await browser.newContext()).newPage();
     await signInToApp(signedInAsRita, t.url, 'rita@example.test', password);

@@ -29,19 +29,20 @@ function roleIn(member: Member, workspaceId: string): Role | undefined {
 /** A member's role in one workspace, changed in place; the server's refusal (the owner rules) shows beside it. */
 function RoleChanger(props: { member: Member; workspaceId: string; onChanged: (message: string) => void }) {
   const current = roleIn(props.member, props.workspaceId);
-  const [role, setRole] = useState<Role>(current ?? 'editor');
+  const [role, setRole] = useState<Role | ''>(current ?? '');
   const [busy, setBusy] = useState(false);
   const [refusal, setRefusal] = useState<ApiError>();
   const problemId = `role-problem-${props.member.userId}`;
   const submit = async (event: Event) => {
     event.preventDefault();
+    if (role === '') return;
     setBusy(true);
     setRefusal(undefined);
     try {
       await call(api.PATCH('/members/{userId}', { params: { path: { userId: props.member.userId } }, body: { role, workspaceId: props.workspaceId } }));
       props.onChanged(`${props.member.name} is now ${role}.`);
     } catch (caught) {
-      setRole(current ?? 'editor');
+      setRole(current ?? '');
       setRefusal(caught as ApiError);
     } finally {
       setBusy(false);
@@ -55,7 +56,7 @@ function RoleChanger(props: { member: Member; workspaceId: string; onChanged: (m
           {!current && <option value="" disabled>not a member</option>}
           {ROLES.map((r) => <option key={r} value={r}>{r}</option>)}
         </select>
-        <button type="submit" disabled={busy || role === current}>{current ? 'Change' : 'Add to workspace'}</button>
+        <button type="submit" disabled={busy || role === '' || role === current}>{current ? 'Change' : 'Add to workspace'}</button>
       </span>
       <Problem error={refusal} id={problemId} />
     </form>
