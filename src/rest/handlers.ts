@@ -22,6 +22,8 @@ import { addMember, listMembers, setMemberRole } from '../domain/members.js';
 import {
   createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateWebhookSecret, sendWebhookTest, updateWebhook,
 } from '../domain/webhooks/webhook-endpoints.js';
+import { completeMediaUpload, createMediaUpload, listMedia } from '../domain/media/media-library.js';
+import { generateImage, generatePost, rewrite, suggestHashtags } from '../domain/ai/ai-helpers.js';
 import { connectChannel, disconnectChannel, listNetworks, reconnectChannel, type ConnectAnswer } from '../domain/networks/channel-connections.js';
 
 /** A credential network answers 201 with the channel; an OAuth one 200 with where to grant access. */
@@ -106,5 +108,12 @@ export function restHandlers(deps: DomainDeps): RestHandlers<RestContext> {
     listMembers: async (_req, { principal }) => ({ status: 200, body: { data: await listMembers(deps, principal) } }),
     addMember: async (req, { principal }) => ({ status: 201, body: { data: await addMember(deps, principal, req.body) } }),
     setMemberRole: async (req, { principal }) => ({ status: 200, body: { data: await setMemberRole(deps, principal, req.params.userId, req.body) } }),
+    listMedia: async (req, { principal }) => ({ status: 200, body: await listMedia(deps, principal, req.query ?? {}) }),
+    createMediaUpload: async (req, { principal }) => ({ status: 201, body: { data: await createMediaUpload(deps, principal, req.body) } }),
+    completeMediaUpload: async (req, { principal }) => ({ status: 200, body: { data: await completeMediaUpload(deps, principal, { uploadId: req.params.uploadId }) } }),
+    generatePostDraft: async (req, { principal }) => ({ status: 200, body: await generatePost(deps, principal, req.body) }),
+    rewriteText: async (req, { principal }) => ({ status: 200, body: await rewrite(deps, principal, req.body) }),
+    suggestHashtags: async (req, { principal }) => ({ status: 200, body: await suggestHashtags(deps, principal, req.body) }),
+    generateImage: async (req, { principal }) => ({ status: 201, body: await generateImage(deps, principal, req.body) }),
   };
 }
