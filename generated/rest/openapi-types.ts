@@ -1257,10 +1257,7 @@ export interface components {
                     description: string;
                 }[];
             } | null;
-            /** @description The network's row of Herald's capabilities table: text (limit, counting: code_points, graphemes or x_weighted), media (kinds with counts, sizes, durations), firstComment (comment, reply or none), channelOptions. */
-            capabilities: {
-                [key: string]: unknown;
-            };
+            capabilities: components["schemas"]["NetworkCapabilities"];
         };
         AuthorizationNeeded: {
             /**
@@ -1550,6 +1547,83 @@ export interface components {
             workspaceId: string;
             /** Format: date-time */
             createdAt: string;
+        };
+        /** @description The network's row of Herald's capabilities table: text (limit, counting: code_points, graphemes or x_weighted), media (kinds with counts, sizes, durations), firstComment (comment, reply or none), channelOptions. */
+        NetworkCapabilities: {
+            name: string;
+            displayName: string;
+            text: {
+                /** @description The most characters a post may have */
+                limit: number;
+                /** @enum {string} */
+                counting: "code_points" | "graphemes" | "x_weighted";
+                /** @description UTF-8 bytes */
+                maxBytes?: number;
+                /**
+                 * @description Who may set a higher limit for a channel.
+                 * @enum {string}
+                 */
+                raisedBy?: "instance" | "account";
+                accountLimit?: number;
+            };
+            media: {
+                /** @description The kinds the network takes, each with its count and the sizes and durations it allows. */
+                kinds: {
+                    image?: components["schemas"]["MediaKindRule"];
+                    gif?: components["schemas"]["MediaKindRule"];
+                    video?: components["schemas"]["MediaKindRule"];
+                };
+                maxItems: number;
+                mixKinds: boolean;
+                /** @description Whether a post must carry media (a YouTube post is a video). */
+                required: boolean;
+            };
+            /** @enum {string} */
+            firstComment: "comment" | "reply" | "none";
+            /** @description Why a first comment is refused rather than ignored on this network. */
+            firstCommentRefused?: string;
+            /** @description Whether a first comment's mediaUrl is sent. */
+            commentMediaUrl: boolean;
+            /** @description How the network takes a file sent in parts. */
+            chunkedUpload?: {
+                minChunkBytes: number;
+                maxChunkBytes: number;
+                maxLastChunkBytes: number;
+                maxChunks: number;
+            };
+            /** @description The network's sliding rate window, where it names no reset when it refuses. */
+            rateWindowMs?: number;
+            /** @description The network's settings a post gives in `channelOptions` (a YouTube title, a TikTok privacy level, a Pinterest board). */
+            channelOptions: components["schemas"]["ChannelOptionRule"][];
+        };
+        MediaKindRule: {
+            maxCount: number;
+            maxBytes?: number;
+            minSeconds?: number;
+            maxSeconds?: number;
+            /** @description Width divided by height. */
+            aspectRatio?: {
+                min: number;
+                max: number;
+            };
+            maxPixels?: number;
+            formats?: string[];
+        };
+        ChannelOptionRule: {
+            /** @description The key in a post's channelOptions. */
+            name: string;
+            /** @description string, boolean, string[] (a list), or one of the listed values. */
+            type: ("string" | "boolean" | "string[]") | {
+                oneOf: string[];
+            };
+            required: boolean;
+            /** @description Counted in code points; for a list */
+            maxLength?: number;
+            description: string;
+            /** @description For a one-of option: the media a post must carry when the option takes each value. */
+            media?: {
+                [key: string]: unknown;
+            };
         };
         /** @description A signed upload waiting for its bytes. */
         MediaUpload: {

@@ -48,7 +48,8 @@ export function listNetworks(deps: DomainDeps): NetworkView[] {
       configured,
       notConfigured: configured ? null : connector?.connection ? notConfiguredReason(capabilities.name, capabilities.displayName) : `Herald has no connector for ${capabilities.displayName} channels yet.`,
       connection: connector?.connection ? { kind: connector.connection.kind, fields: connector.connection.fields.map((f) => ({ ...f })) } : null,
-      capabilities: { ...capabilities },
+      // A copy: callers may not change the table, and the wire type does not say its arrays are read only.
+      capabilities: structuredClone(capabilities) as NetworkView['capabilities'],
     };
   });
 }
