@@ -1,5 +1,6 @@
 /** Every page of the app and its address; an address not here is followed as a normal link. */
 import type { JSX } from 'preact';
+import { ComposePage } from './pages/compose.js';
 import { PostsPage } from './pages/posts.js';
 
 export type RouteParams = Record<string, string>;
@@ -11,4 +12,5 @@ export interface Route {
 
 export const routes: Route[] = [
   { path: '/app', component: PostsPage },
+  { path: '/app/compose', component: ComposePage },
 ];

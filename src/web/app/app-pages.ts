@@ -1,17 +1,15 @@
 /**
- * The web app's pages, rendered on the server. Every value is escaped; the only script is the compose page's
- * character counter, allowed by a per-response nonce; forms carry the CSRF token.
+ * The web app's pages, rendered on the server. Every value is escaped; their scripts are allowed by a per-response
+ * nonce; forms carry the CSRF token.
  */
 import type { ChannelView } from '../../domain/directory.js';
 import type { ChannelScheduleView } from '../../domain/queue/queue.js';
 import type { TeamWeek } from '../../domain/calendars/team-calendar.js';
-import type { ChannelOptionRule, NetworkCapabilities } from '../../domain/networks/capabilities.js';
 import type { PostView } from '../../domain/posts/post-view.js';
 import { escapeHtml } from '../../http/html.js';
 import type { WebhookEndpointView } from '../../domain/webhooks/webhook-endpoints.js';
 import type { ApiKeyView } from '../../domain/api-keys.js';
 import type { ConnectedAppView } from '../../domain/connected-apps.js';
-import type { LabelView } from '../../domain/labels/labels.js';
 import { MEMBER_ROLES, type MemberView } from '../../domain/members.js';
 import type { NetworkView } from '../../domain/networks/channel-connections.js';
 import type { PostEventView } from '../../domain/posts/post-history.js';
@@ -68,206 +66,6 @@ function statusBadge(status: string | null | undefined): string {
   const value = status ?? 'live';
   return `<span class="status ${escapeHtml(value)}">${escapeHtml(value)}</span>`;
 }
-
-export interface ComposeForm {
-  text?: string;
-  channelIds?: string[];
-  when?: string;
-  dateTime?: string;
-  timezone?: string;
-  /** Raw option fields by network, as typed: `option.<network>.<name>`. */
-  options?: Record<string, Record<string, string>>;
-  /** What an AI helper just did, and which provider answered. */
-  assisted?: string;
-  firstComment?: string;
-  /** A channel's own text in place of the shared one, by channel id. */
-  textByChannel?: Record<string, string>;
-  labelIds?: string[];
-  /** What to ask the AI to write or draw. */
-  prompt?: string;
-  /** Uploaded media in order, with the alt text typed beside each. */
-  media?: { id: string; url: string; altText: string }[];
-}
-
-function optionField(network: string, rule: ChannelOptionRule, value: string | undefined): string {
-  const name = `option.${network}.${rule.name}`;
-  const label = `<label for="${escapeHtml(name)}">${escapeHtml(rule.name)}${rule.required ? ' (required)' : ''}: ${escapeHtml(rule.description)}</label>`;
-  if (typeof rule.type === 'object') {
-    const choices = ['', ...rule.type.oneOf].map((c) => `<option value="${escapeHtml(c)}"${value === c ? ' selected' : ''}>${escapeHtml(c || '(default)')}</option>`).join('');
-    return `${label}<select id="${escapeHtml(name)}" name="${escapeHtml(name)}">${choices}</select>`;
-  }
-  if (rule.type === 'boolean') return `${label}<select id="${escapeHtml(name)}" name="${escapeHtml(name)}"><option value="">(default)</option><option value="true"${value === 'true' ? ' selected' : ''}>yes</option><option value="false"${value === 'false' ? ' selected' : ''}>no</option></select>`;
-  const hint = rule.type === 'string[]' ? ' placeholder="comma-separated"' : '';
-  return `${label}<input id="${escapeHtml(name)}" name="${escapeHtml(name)}" size="50"${hint} value="${escapeHtml(value ?? '')}">`;
-}
-
-export function composePage(context: PageContext, channels: ChannelView[], labels: LabelView[], limits: Record<string, NetworkCapabilities>, form: ComposeForm = {}, problems: { path: string; message: string }[] = []): string {
-  const problemAt = (path: string) => problems.filter((p) => p.path === path || p.path.startsWith(`${path}.`) || p.path.startsWith(`${path}[`))
-    .map((p) => `<p class="problem" role="alert">${escapeHtml(p.message)}</p>`).join('');
-  const others = problems.filter((p) => !['text', 'textByChannel', 'channelIds', 'dateTime', 'mediaIds', 'firstComment', 'prompt', 'addToQueue', 'channelOptions'].some((f) => p.path === f || p.path.startsWith(`${f}.`) || p.path.startsWith(`${f}[`)));
-  const chosen = new Set(form.channelIds ?? []);
-  const boxes = channels.filter((c) => c.status !== 'disconnected').map((c) => {
-    const limit = limits[c.network]?.text;
-    const row = limits[c.network];
-    return `<label><input type="checkbox" name="channelIds" value="${escapeHtml(c.id)}" data-network="${escapeHtml(c.network)}" data-limit="${limit?.limit ?? ''}" data-counting="${escapeHtml(limit?.counting ?? '')}"
- data-name="${escapeHtml(c.displayName ?? c.name)}" data-handle="${escapeHtml(c.handle)}" data-display="${escapeHtml(row?.displayName ?? c.network)}" data-max-media="${row?.media.maxItems ?? 0}" data-first-comment="${escapeHtml(row?.firstComment ?? 'none')}"${chosen.has(c.id) ? ' checked' : ''}>
-${escapeHtml(c.displayName ?? c.name)} <small>(${escapeHtml(c.network)} ${escapeHtml(c.handle)})</small></label>`;
-  }).join('');
-  const networks = new Set(channels.filter((c) => c.status !== 'disconnected').map((c) => c.network));
-  // Alt text is typed beside each image (Media), not as a network option.
-  const optionFields = [...networks].flatMap((network) => (limits[network]?.channelOptions ?? []).filter((rule) => rule.name !== 'altText')
-    .map((rule) => optionField(network, rule, form.options?.[network]?.[rule.name]))).join('');
-  const media = (form.media ?? []).map((m, i) => mediaItem(m, i)).join('');
-  const when = form.when ?? 'now';
-  const radio = (value: string, label: string) => `<label><input type="radio" name="when" value="${value}"${when === value ? ' checked' : ''}> ${label}</label>`;
-  return layout(context, 'Compose', `${others.map((p) => `<p class="problem" role="alert">${escapeHtml(p.message)}</p>`).join('')}
-<form method="post" action="/app/compose"><input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}">
-<fieldset><legend>Channels</legend>${boxes || '<p>No channels yet.</p>'}${problemAt('channelIds')}</fieldset>
-<label for="text">Text</label><textarea id="text" name="text">${escapeHtml(form.text ?? '')}</textarea>
-<p id="counters" class="counter" aria-live="polite"></p>${problemAt('text')}
-<details${Object.keys(form.textByChannel ?? {}).length > 0 ? ' open' : ''}><summary>A different text for one channel</summary>
-${channels.filter((c) => c.status !== 'disconnected').map((c) => `<label for="text-for-${escapeHtml(c.id)}">Text for ${escapeHtml(c.displayName ?? c.name)} (${escapeHtml(c.network)}), in place of the one above</label>
-<textarea id="text-for-${escapeHtml(c.id)}" name="textFor.${escapeHtml(c.id)}" class="short own-text" data-channel-id="${escapeHtml(c.id)}">${escapeHtml(form.textByChannel?.[c.id] ?? '')}</textarea>${problemAt(`textByChannel.${c.id}`)}`).join('')}</details>
-<details open><summary>Preview per channel</summary><div id="previews"></div></details>
-${form.assisted ? `<p id="assisted" role="status">${escapeHtml(form.assisted)}</p>` : ''}
-<fieldset><legend>Media</legend><div id="media-drop" class="drop">Drop images or videos here, or <label for="media-file" class="inline">choose files</label>
-<input id="media-file" type="file" accept="image/*,video/*" multiple></div><ol id="media-list">${media}</ol>${problemAt('mediaIds')}</fieldset>
-${labels.length > 0 ? `<fieldset><legend>Labels</legend>${labels.map((l) => `<label class="choice"><input type="checkbox" name="labelIds" value="${escapeHtml(l.id)}"${(form.labelIds ?? []).includes(l.id) ? ' checked' : ''}> ${escapeHtml(l.name)}</label>`).join('')}</fieldset>` : ''}
-<label for="firstComment">First comment (optional: posted under the post where the network allows it)</label><textarea id="firstComment" name="firstComment" class="short">${escapeHtml(form.firstComment ?? '')}</textarea>${problemAt('firstComment')}
-${optionFields ? `<fieldset><legend>Network options</legend>${optionFields}${problemAt('channelOptions')}</fieldset>` : ''}
-<fieldset><legend>When</legend>${radio('now', 'Publish now')}${radio('schedule', 'Schedule at')}
-<input type="datetime-local" name="dateTime" aria-label="Date and time to publish at" value="${escapeHtml(form.dateTime ?? '')}"> in time zone <input name="timezone" aria-label="Time zone of that date and time" value="${escapeHtml(form.timezone ?? 'UTC')}" size="18">
-${radio('queue', "Add to each channel's queue (its next free slot)")}${radio('draft', 'Save as draft')}${problemAt('dateTime')}${problemAt('addToQueue')}</fieldset>
-<p><button type="submit">Save</button></p>
-<p>AI helpers (they change the text above; nothing is saved until you save): ${[...networks].map((n) => `<button type="submit" name="assist" value="rewrite:${escapeHtml(n)}">Fit to ${escapeHtml(limits[n]?.displayName ?? n)}</button>`).join(' ')}
-<button type="submit" name="assist" value="hashtags">Suggest hashtags</button></p>
-<label for="prompt">Or ask for a draft or an image</label><input id="prompt" name="prompt" size="60" maxlength="1000" value="${escapeHtml(form.prompt ?? '')}">${problemAt('prompt')}
-<p><button type="submit" name="assist" value="draft">Draft the text</button> <button type="submit" name="assist" value="image">Make an image</button></p></form>
-<script nonce="${escapeHtml(context.nonce)}">${COUNTER_SCRIPT}${UPLOAD_SCRIPT}${PREVIEW_SCRIPT}</script>`);
-}
-
-/**
- * How the post will look on each chosen channel: its name and network, the text with the part past the network's
- * limit marked, the media the network takes (and how many it would drop), and the first comment where the
- * network makes one. Counting is the counter's (graphemes or code points).
- */
-const PREVIEW_SCRIPT = `(() => {
-  const text = document.getElementById('text'), comment = document.getElementById('firstComment'), out = document.getElementById('previews');
-  const segmenter = typeof Intl.Segmenter === 'function' ? new Intl.Segmenter() : null;
-  const units = (value, how) => how === 'graphemes' && segmenter ? [...segmenter.segment(value)].map((s) => s.segment) : [...value];
-  const el = (tag, props, ...children) => { const node = Object.assign(document.createElement(tag), props || {}); node.append(...children); return node; };
-  function render() {
-    out.textContent = '';
-    const images = [...document.querySelectorAll('#media-list img.thumb')].map((img) => img.src);
-    for (const box of document.querySelectorAll('input[name=channelIds]:checked')) {
-      const own = document.querySelector('textarea.own-text[data-channel-id="' + box.value + '"]');
-      const parts = units(own && own.value.trim() !== '' ? own.value : text.value, box.dataset.counting), limit = Number(box.dataset.limit);
-      const body = el('p', { className: 'preview-text' }, parts.slice(0, limit).join(''));
-      if (parts.length > limit) body.append(el('mark', { className: 'cut', title: 'Past the limit: the network refuses the post' }, parts.slice(limit).join('')));
-      const card = el('article', { className: 'preview' }, el('header', {}, el('strong', {}, box.dataset.name), ' ', el('small', {}, box.dataset.handle + ' on ' + box.dataset.display)), body);
-      card.dataset.channelId = box.value;
-      const max = Number(box.dataset.maxMedia);
-      if (images.length > 0) {
-        const shown = el('div', { className: 'preview-media' }, ...images.slice(0, max).map((src) => el('img', { src, alt: '', className: 'thumb' })));
-        if (images.length > max) shown.append(el('small', { className: 'problem' }, images.length - max + ' more than ' + box.dataset.display + ' takes'));
-        card.append(shown);
-      }
-      if (comment.value.trim() !== '' && box.dataset.firstComment !== 'none') card.append(el('p', { className: 'preview-comment' }, '↳ ' + comment.value));
-      out.append(card);
-    }
-    if (!out.firstChild) out.append(el('p', {}, 'Choose a channel to see how the post will look there.'));
-  }
-  text.addEventListener('input', render);
-  comment.addEventListener('input', render);
-  document.querySelectorAll('textarea.own-text').forEach((own) => own.addEventListener('input', render));
-  document.querySelectorAll('input[name=channelIds]').forEach((box) => box.addEventListener('change', render));
-  new MutationObserver(render).observe(document.getElementById('media-list'), { childList: true, subtree: true });
-  render();
-})();`;
-
-/** One uploaded file in the composer: kept by its media id, shown, with its alt text field. */
-function mediaItem(m: { id: string; url: string; altText: string }, index: number): string {
-  return `<li><input type="hidden" name="mediaIds" value="${escapeHtml(m.id)}"><input type="hidden" name="mediaUrls" value="${escapeHtml(m.url)}">
-<img src="${escapeHtml(m.url)}" alt="" class="thumb"><label for="alt-${index}">Alt text (what the image shows, for people who cannot see it)</label>
-<input id="alt-${index}" name="altText" value="${escapeHtml(m.altText)}" maxlength="1500" size="60"></li>`;
-}
-
-/**
- * Uploads each dropped or chosen file: a signed upload started by the app, the bytes PUT with a progress bar, then
- * completed; the file then appears with its alt text field. A refusal (type, size) is shown on the file's line.
- */
-const UPLOAD_SCRIPT = `(() => {
-  const drop = document.getElementById('media-drop'), input = document.getElementById('media-file'), list = document.getElementById('media-list');
-  const csrf = document.querySelector('input[name=csrf_token]').value;
-  const post = (url, body) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': csrf }, body: JSON.stringify(body || {}) })
-    .then((res) => res.json().then((json) => { if (!res.ok) throw new Error(json.message); return json; }));
-  function put(url, file, progress) {
-    return new Promise((resolve, reject) => {
-      const xhr = new XMLHttpRequest();
-      xhr.open('PUT', url);
-      xhr.setRequestHeader('content-type', file.type);
-      xhr.upload.onprogress = (event) => { progress.value = event.loaded; };
-      xhr.onload = () => (xhr.status < 300 ? resolve() : reject(new Error('the upload was refused (' + xhr.status + ')')));
-      xhr.onerror = () => reject(new Error('the connection broke; add the file again'));
-      xhr.send(file);
-    });
-  }
-  async function upload(file) {
-    const item = document.createElement('li');
-    const progress = document.createElement('progress');
-    progress.max = file.size || 1;
-    progress.setAttribute('aria-label', 'Uploading ' + file.name);
-    item.append(file.name + ' ', progress);
-    list.append(item);
-    try {
-      const started = await post('/app/media/uploads', { fileName: file.name, contentType: file.type, sizeBytes: file.size });
-      await put(started.uploadUrl, file, progress);
-      const media = await post('/app/media/uploads/' + encodeURIComponent(started.uploadId) + '/complete');
-      const index = list.querySelectorAll('input[name=mediaIds]').length;
-      item.textContent = '';
-      const hidden = (name, value) => Object.assign(document.createElement('input'), { type: 'hidden', name, value });
-      const image = Object.assign(document.createElement('img'), { src: media.url, alt: '', className: 'thumb' });
-      const label = Object.assign(document.createElement('label'), { htmlFor: 'alt-' + index, textContent: 'Alt text (what the image shows, for people who cannot see it)' });
-      const alt = Object.assign(document.createElement('input'), { id: 'alt-' + index, name: 'altText', maxLength: 1500, size: 60 });
-      item.append(hidden('mediaIds', media.id), hidden('mediaUrls', media.url), image, label, alt);
-      item.dataset.mediaId = media.id;
-    } catch (error) {
-      item.className = 'problem';
-      item.setAttribute('role', 'alert');
-      item.textContent = file.name + ': ' + error.message;
-    }
-  }
-  input.addEventListener('change', () => { [...input.files].forEach(upload); input.value = ''; });
-  drop.addEventListener('dragover', (event) => { event.preventDefault(); drop.classList.add('over'); });
-  drop.addEventListener('dragleave', () => drop.classList.remove('over'));
-  drop.addEventListener('drop', (event) => { event.preventDefault(); drop.classList.remove('over'); [...event.dataTransfer.files].forEach(upload); });
-})();`;
-
-/** Counts the text each chosen network's way (graphemes or code points; X's weighting approximated by code points) and marks overruns. */
-const COUNTER_SCRIPT = `(() => {
-  const text = document.getElementById('text'), out = document.getElementById('counters');
-  const segmenter = typeof Intl.Segmenter === 'function' ? new Intl.Segmenter() : null;
-  const count = (value, how) => how === 'graphemes' && segmenter ? [...segmenter.segment(value)].length : [...value].length;
-  function update() {
-    const boxes = [...document.querySelectorAll('input[name=channelIds]:checked')];
-    const seen = new Map();
-    for (const box of boxes) seen.set(box.dataset.network, box);
-    out.textContent = '';
-    let over = false;
-    for (const [network, box] of seen) {
-      const used = count(text.value, box.dataset.counting), limit = Number(box.dataset.limit);
-      const span = document.createElement('span');
-      span.className = 'counter' + (used > limit ? ' over' : '');
-      span.dataset.network = network;
-      span.textContent = network + ': ' + used + ' / ' + limit + '  ';
-      over = over || used > limit;
-      out.appendChild(span);
-    }
-  }
-  text.addEventListener('input', update);
-  document.querySelectorAll('input[name=channelIds]').forEach((box) => box.addEventListener('change', update));
-  update();
-})();`;
 
 export function postPage(context: PageContext, post: PostView, channel: ChannelView | undefined, canReview: boolean, history: (PostEventView & { actor: string })[]): string {
   const attempts = (post.attempts ?? []).map((a) => `<tr><td>${a.number}</td><td>${escapeHtml(a.outcome ?? 'in flight')}</td><td>${escapeHtml(a.error ?? '')}</td><td>${escapeHtml(a.startedAt)}</td></tr>`).join('');
