@@ -341,6 +341,8 @@ describe(`the web app: compose (${TEST_DB})`, function () {
     await tabTo('#text');
     await page.keyboard.type('Typed without a mouse');
     await tabTo('#media-file');
+    assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('label[for=media-file]')!).outlineStyle), 'solid', 'the hidden file input shows its focus on its label');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'compose-keyboard-file-focus.png') });
     const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Space')]);
     await chooser.setFiles({ name: 'keys.png', mimeType: 'image/png', buffer: TINY_PNG });
     await page.waitForSelector('#media-list li[data-media-id]');

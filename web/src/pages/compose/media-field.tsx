@@ -61,8 +61,8 @@ export function MediaField(props: { chosen: ChosenMedia[]; onChange: (update: (c
         onDrop={(event) => { event.preventDefault(); setOver(false); addFiles(event.dataTransfer?.files); }}
       >
         <p>Drop images or videos here, or</p>
-        <label for="media-file" class="button">Choose files to upload</label>
         <input id="media-file" class="file-input" type="file" accept="image/*,video/*" multiple onChange={(event) => { addFiles(event.currentTarget.files); event.currentTarget.value = ''; }} />
+        <label for="media-file" class="button">Choose files to upload</label>
         <button type="button" id="open-library" onClick={openLibrary}>Choose from the media library</button>
       </div>
       {pending.length > 0 && (
