@@ -46,6 +46,8 @@ export interface RestHandlers<Context> {
   listNetworks(request: RestRequest<'listNetworks'>, context: Context): Promise<RestResponse<'listNetworks'>>;
   /** POST /channels/connect - Connect a network account as a channel (or update the channel it already is). */
   connectChannel(request: RestRequest<'connectChannel'>, context: Context): Promise<RestResponse<'connectChannel'>>;
+  /** PATCH /channels/{channelId} - Change a channel's settings (its time zone). Needs `manage_team`. */
+  updateChannel(request: RestRequest<'updateChannel'>, context: Context): Promise<RestResponse<'updateChannel'>>;
   /** DELETE /channels/{channelId} - Disconnect a channel. */
   disconnectChannel(request: RestRequest<'disconnectChannel'>, context: Context): Promise<RestResponse<'disconnectChannel'>>;
   /** POST /channels/{channelId}/reconnect - Connect a channel again (after `needs_reconnect`), keeping its id, posts and history. */
@@ -140,6 +142,8 @@ export interface RestHandlers<Context> {
   addMember(request: RestRequest<'addMember'>, context: Context): Promise<RestResponse<'addMember'>>;
   /** PATCH /members/{userId} - Change a person's role in a workspace. Needs the manage_team scope; only an owner may make or unmake an owner. */
   setMemberRole(request: RestRequest<'setMemberRole'>, context: Context): Promise<RestResponse<'setMemberRole'>>;
+  /** POST /approvals/decisions - Approve or reject many held posts at once (manage_team); each id succeeds or fails on its own. */
+  decideApprovals(request: RestRequest<'decideApprovals'>, context: Context): Promise<RestResponse<'decideApprovals'>>;
   /** GET /media - The account's media library, newest first. */
   listMedia(request: RestRequest<'listMedia'>, context: Context): Promise<RestResponse<'listMedia'>>;
   /** POST /media/uploads - Start a signed upload of a file to the media library. */
@@ -163,6 +167,7 @@ export const restRoutes: readonly RestRoute[] = [
   { operationId: 'listWorkspaces', method: 'get', path: '/workspaces', expressPath: '/workspaces', rateLimit: 'read', idempotent: false },
   { operationId: 'listNetworks', method: 'get', path: '/networks', expressPath: '/networks', rateLimit: 'read', idempotent: false },
   { operationId: 'connectChannel', method: 'post', path: '/channels/connect', expressPath: '/channels/connect', rateLimit: 'write', idempotent: false },
+  { operationId: 'updateChannel', method: 'patch', path: '/channels/{channelId}', expressPath: '/channels/:channelId', rateLimit: 'write', idempotent: false },
   { operationId: 'disconnectChannel', method: 'delete', path: '/channels/{channelId}', expressPath: '/channels/:channelId', rateLimit: 'write', idempotent: false },
   { operationId: 'reconnectChannel', method: 'post', path: '/channels/{channelId}/reconnect', expressPath: '/channels/:channelId/reconnect', rateLimit: 'write', idempotent: false },
   { operationId: 'listPosts', method: 'get', path: '/posts', expressPath: '/posts', rateLimit: 'read', idempotent: false },
@@ -210,6 +215,7 @@ export const restRoutes: readonly RestRoute[] = [
   { operationId: 'listMembers', method: 'get', path: '/members', expressPath: '/members', rateLimit: 'read', idempotent: false },
   { operationId: 'addMember', method: 'post', path: '/members', expressPath: '/members', rateLimit: 'write', idempotent: false },
   { operationId: 'setMemberRole', method: 'patch', path: '/members/{userId}', expressPath: '/members/:userId', rateLimit: 'write', idempotent: false },
+  { operationId: 'decideApprovals', method: 'post', path: '/approvals/decisions', expressPath: '/approvals/decisions', rateLimit: 'write', idempotent: false },
   { operationId: 'listMedia', method: 'get', path: '/media', expressPath: '/media', rateLimit: 'read', idempotent: false },
   { operationId: 'createMediaUpload', method: 'post', path: '/media/uploads', expressPath: '/media/uploads', rateLimit: 'write', idempotent: false },
   { operationId: 'completeMediaUpload', method: 'post', path: '/media/uploads/{uploadId}/complete', expressPath: '/media/uploads/:uploadId/complete', rateLimit: 'write', idempotent: false },
@@ -241,6 +247,8 @@ export function dispatchRest<Context>(handlers: RestHandlers<Context>, operation
       return handlers.listNetworks(request as RestRequest<'listNetworks'>, context);
     case 'connectChannel':
       return handlers.connectChannel(request as RestRequest<'connectChannel'>, context);
+    case 'updateChannel':
+      return handlers.updateChannel(request as RestRequest<'updateChannel'>, context);
     case 'disconnectChannel':
       return handlers.disconnectChannel(request as RestRequest<'disconnectChannel'>, context);
     case 'reconnectChannel':
@@ -335,6 +343,8 @@ export function dispatchRest<Context>(handlers: RestHandlers<Context>, operation
       return handlers.addMember(request as RestRequest<'addMember'>, context);
     case 'setMemberRole':
       return handlers.setMemberRole(request as RestRequest<'setMemberRole'>, context);
+    case 'decideApprovals':
+      return handlers.decideApprovals(request as RestRequest<'decideApprovals'>, context);
     case 'listMedia':
       return handlers.listMedia(request as RestRequest<'listMedia'>, context);
     case 'createMediaUpload':

@@ -2,6 +2,9 @@
 import type { JSX } from 'preact';
 import { ComposePage } from './pages/compose.js';
 import { PostsPage } from './pages/posts.js';
+import { ApprovalsPage } from './pages/approvals.js';
+import { ChannelsPage } from './pages/channels.js';
+import { QueuePage } from './pages/queue.js';
 
 export type RouteParams = Record<string, string>;
 
@@ -12,5 +15,8 @@ export interface Route {
 
 export const routes: Route[] = [
   { path: '/app', component: PostsPage },
+  { path: '/app/approvals', component: ApprovalsPage },
+  { path: '/app/channels', component: ChannelsPage },
+  { path: '/app/channels/:channelId/queue', component: QueuePage },
   { path: '/app/compose', component: ComposePage },
 ];
