@@ -148,6 +148,20 @@ export interface RestHandlers<Context> {
   getWorkspace(request: RestRequest<'getWorkspace'>, context: Context): Promise<RestResponse<'getWorkspace'>>;
   /** PATCH /workspaces/{workspaceId} - Require approval for the workspace's new posts, or stop requiring it. Needs the manage_team scope. */
   updateWorkspace(request: RestRequest<'updateWorkspace'>, context: Context): Promise<RestResponse<'updateWorkspace'>>;
+  /** GET /media - The account's media library, newest first. */
+  listMedia(request: RestRequest<'listMedia'>, context: Context): Promise<RestResponse<'listMedia'>>;
+  /** POST /media/uploads - Start a signed upload of a file to the media library. */
+  createMediaUpload(request: RestRequest<'createMediaUpload'>, context: Context): Promise<RestResponse<'createMediaUpload'>>;
+  /** POST /media/uploads/{uploadId}/complete - Finish an upload once its bytes are sent; the file is checked and added to the library. */
+  completeMediaUpload(request: RestRequest<'completeMediaUpload'>, context: Context): Promise<RestResponse<'completeMediaUpload'>>;
+  /** POST /ai/post-drafts - Draft post text from a brief, fitted to a network's limit (counted the network's way). */
+  generatePostDraft(request: RestRequest<'generatePostDraft'>, context: Context): Promise<RestResponse<'generatePostDraft'>>;
+  /** POST /ai/rewrites - Rewrite a text as instructed (shorter, another tone, for another network), within the network's limit. */
+  rewriteText(request: RestRequest<'rewriteText'>, context: Context): Promise<RestResponse<'rewriteText'>>;
+  /** POST /ai/hashtags - Suggest hashtags for a post text, most relevant first. */
+  suggestHashtags(request: RestRequest<'suggestHashtags'>, context: Context): Promise<RestResponse<'suggestHashtags'>>;
+  /** POST /ai/images - Generate an image from a prompt into the media library. */
+  generateImage(request: RestRequest<'generateImage'>, context: Context): Promise<RestResponse<'generateImage'>>;
 }
 
 export const restRoutes: readonly RestRoute[] = [
@@ -208,6 +222,13 @@ export const restRoutes: readonly RestRoute[] = [
   { operationId: 'decideApprovals', method: 'post', path: '/approvals/decisions', expressPath: '/approvals/decisions', rateLimit: 'write', idempotent: false },
   { operationId: 'getWorkspace', method: 'get', path: '/workspaces/{workspaceId}', expressPath: '/workspaces/:workspaceId', rateLimit: 'read', idempotent: false },
   { operationId: 'updateWorkspace', method: 'patch', path: '/workspaces/{workspaceId}', expressPath: '/workspaces/:workspaceId', rateLimit: 'write', idempotent: false },
+  { operationId: 'listMedia', method: 'get', path: '/media', expressPath: '/media', rateLimit: 'read', idempotent: false },
+  { operationId: 'createMediaUpload', method: 'post', path: '/media/uploads', expressPath: '/media/uploads', rateLimit: 'write', idempotent: false },
+  { operationId: 'completeMediaUpload', method: 'post', path: '/media/uploads/{uploadId}/complete', expressPath: '/media/uploads/:uploadId/complete', rateLimit: 'write', idempotent: false },
+  { operationId: 'generatePostDraft', method: 'post', path: '/ai/post-drafts', expressPath: '/ai/post-drafts', rateLimit: 'write', idempotent: false },
+  { operationId: 'rewriteText', method: 'post', path: '/ai/rewrites', expressPath: '/ai/rewrites', rateLimit: 'write', idempotent: false },
+  { operationId: 'suggestHashtags', method: 'post', path: '/ai/hashtags', expressPath: '/ai/hashtags', rateLimit: 'write', idempotent: false },
+  { operationId: 'generateImage', method: 'post', path: '/ai/images', expressPath: '/ai/images', rateLimit: 'write', idempotent: false },
 ];
 
 /** What Express hands over: path, query and body as they arrived (validated against openapi/ by then). */
@@ -334,5 +355,19 @@ export function dispatchRest<Context>(handlers: RestHandlers<Context>, operation
       return handlers.getWorkspace(request as RestRequest<'getWorkspace'>, context);
     case 'updateWorkspace':
       return handlers.updateWorkspace(request as RestRequest<'updateWorkspace'>, context);
+    case 'listMedia':
+      return handlers.listMedia(request as RestRequest<'listMedia'>, context);
+    case 'createMediaUpload':
+      return handlers.createMediaUpload(request as RestRequest<'createMediaUpload'>, context);
+    case 'completeMediaUpload':
+      return handlers.completeMediaUpload(request as RestRequest<'completeMediaUpload'>, context);
+    case 'generatePostDraft':
+      return handlers.generatePostDraft(request as RestRequest<'generatePostDraft'>, context);
+    case 'rewriteText':
+      return handlers.rewriteText(request as RestRequest<'rewriteText'>, context);
+    case 'suggestHashtags':
+      return handlers.suggestHashtags(request as RestRequest<'suggestHashtags'>, context);
+    case 'generateImage':
+      return handlers.generateImage(request as RestRequest<'generateImage'>, context);
   }
 }

@@ -928,6 +928,146 @@ export interface paths {
         patch: operations["updateWorkspace"];
         trace?: never;
     };
+    "/media": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's media library, newest first.
+         * @description Files uploaded (`POST /media/uploads`), imported or generated (`POST /ai/images`). Name them in a post's `mediaIds`, or put their `url` (public, direct) in `imageUrls` or `videoUrls`. Alt text is not kept with a file: it is a post's `channelOptions.altText`, one per image in order.
+         */
+        get: operations["listMedia"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/media/uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a signed upload of a file to the media library.
+         * @description Answers a signed `uploadUrl` on this server: PUT the raw bytes there with the given `headers` (at most `maxBytes`) before `expiresAt` (15 minutes; the URL needs no Authorization), then call `POST /media/uploads/{uploadId}/complete`. For a file already on a public URL, name the URL in the post instead.
+         */
+        post: operations["createMediaUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/media/uploads/{uploadId}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish an upload once its bytes are sent; the file is checked and added to the library.
+         * @description The file's real type is read from its bytes (the declared type and the name do not count). Completing an upload again answers the same media. 422 `upload_incomplete` while no bytes have arrived.
+         */
+        post: operations["completeMediaUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ai/post-drafts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Draft post text from a brief, fitted to a network's limit (counted the network's way).
+         * @description Nothing is posted: pass the chosen variant's text to `POST /posts`. Counts as a write (SPEC, AI requests), and the answer names the provider that wrote it.
+         */
+        post: operations["generatePostDraft"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ai/rewrites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rewrite a text as instructed (shorter, another tone, for another network), within the network's limit.
+         * @description The network is `network`, else one the instruction names ("shorter, for X"), else the sandbox. Nothing is posted. Counts as a write; the answer names the provider.
+         */
+        post: operations["rewriteText"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ai/hashtags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suggest hashtags for a post text, most relevant first.
+         * @description Each starts with "#" and none repeats (whatever its case). Nothing is posted. Counts as a write; the answer names the provider.
+         */
+        post: operations["suggestHashtags"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ai/images": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate an image from a prompt into the media library.
+         * @description The built-in provider renders a branded text card. The image is added to the media library like an upload (see `GET /media`); name its id in a post's `mediaIds`. Nothing is posted. Counts as a write; the answer names the provider.
+         */
+        post: operations["generateImage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1166,10 +1306,7 @@ export interface components {
                     description: string;
                 }[];
             } | null;
-            /** @description The network's row of Herald's capabilities table: text (limit, counting: code_points, graphemes or x_weighted), media (kinds with counts, sizes, durations), firstComment (comment, reply or none), channelOptions. */
-            capabilities: {
-                [key: string]: unknown;
-            };
+            capabilities: components["schemas"]["NetworkCapabilities"];
         };
         AuthorizationNeeded: {
             /**
@@ -1438,6 +1575,124 @@ export interface components {
             nextAttemptAt: string | null;
             /** Format: date-time */
             createdAt: string;
+        };
+        /** @description A file of the media library. */
+        Media: {
+            /** @description Name it in a post's mediaIds. */
+            id: string;
+            /**
+             * Format: uri
+             * @description A public
+             */
+            url: string;
+            /** @description The real type, read from the file's bytes. */
+            contentType: string;
+            /** @enum {string} */
+            kind: "image" | "video";
+            fileName: string;
+            sizeBytes: number;
+            width: number | null;
+            height: number | null;
+            /** @description Video length where the file's header gives it; null otherwise. */
+            durationSeconds: number | null;
+            workspaceId: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** @description The network's row of Herald's capabilities table: text (limit, counting: code_points, graphemes or x_weighted), media (kinds with counts, sizes, durations), firstComment (comment, reply or none), channelOptions. */
+        NetworkCapabilities: {
+            name: string;
+            displayName: string;
+            text: {
+                /** @description The most characters a post may have */
+                limit: number;
+                /** @enum {string} */
+                counting: "code_points" | "graphemes" | "x_weighted";
+                /** @description UTF-8 bytes */
+                maxBytes?: number;
+                /**
+                 * @description Who may set a higher limit for a channel.
+                 * @enum {string}
+                 */
+                raisedBy?: "instance" | "account";
+                accountLimit?: number;
+            };
+            media: {
+                /** @description The kinds the network takes, each with its count and the sizes and durations it allows. */
+                kinds: {
+                    image?: components["schemas"]["MediaKindRule"];
+                    gif?: components["schemas"]["MediaKindRule"];
+                    video?: components["schemas"]["MediaKindRule"];
+                };
+                maxItems: number;
+                mixKinds: boolean;
+                /** @description Whether a post must carry media (a YouTube post is a video). */
+                required: boolean;
+            };
+            /** @enum {string} */
+            firstComment: "comment" | "reply" | "none";
+            /** @description Why a first comment is refused rather than ignored on this network. */
+            firstCommentRefused?: string;
+            /** @description Whether a first comment's mediaUrl is sent. */
+            commentMediaUrl: boolean;
+            /** @description How the network takes a file sent in parts. */
+            chunkedUpload?: {
+                minChunkBytes: number;
+                maxChunkBytes: number;
+                maxLastChunkBytes: number;
+                maxChunks: number;
+            };
+            /** @description The network's sliding rate window, where it names no reset when it refuses. */
+            rateWindowMs?: number;
+            /** @description The network's settings a post gives in `channelOptions` (a YouTube title, a TikTok privacy level, a Pinterest board). */
+            channelOptions: components["schemas"]["ChannelOptionRule"][];
+        };
+        MediaKindRule: {
+            maxCount: number;
+            maxBytes?: number;
+            minSeconds?: number;
+            maxSeconds?: number;
+            /** @description Width divided by height. */
+            aspectRatio?: {
+                min: number;
+                max: number;
+            };
+            maxPixels?: number;
+            formats?: string[];
+        };
+        ChannelOptionRule: {
+            /** @description The key in a post's channelOptions. */
+            name: string;
+            /** @description string, boolean, string[] (a list), or one of the listed values. */
+            type: ("string" | "boolean" | "string[]") | {
+                oneOf: string[];
+            };
+            required: boolean;
+            /** @description Counted in code points; for a list */
+            maxLength?: number;
+            description: string;
+            /** @description For a one-of option: the media a post must carry when the option takes each value. */
+            media?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description A signed upload waiting for its bytes. */
+        MediaUpload: {
+            uploadId: string;
+            /**
+             * Format: uri
+             * @description PUT the bytes here; the URL carries its own signature
+             */
+            uploadUrl: string;
+            /** @enum {string} */
+            method: "PUT";
+            /** @description Send these headers with the bytes. */
+            headers: {
+                [key: string]: string;
+            };
+            maxBytes: number;
+            /** Format: date-time */
+            expiresAt: string;
         };
     };
     responses: {
@@ -4568,6 +4823,414 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listMedia: {
+        parameters: {
+            query?: {
+                /** @description Only this workspace's files. */
+                workspaceId?: string;
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description `paging.nextCursor` of the previous page. Bound to the listing mode it was issued in. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of media. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "01hx0000000000000000000500",
+                     *           "url": "https://herald.example/media/01hx0000000000000000000500/logo.png",
+                     *           "contentType": "image/png",
+                     *           "kind": "image",
+                     *           "fileName": "logo.png",
+                     *           "sizeBytes": 48213,
+                     *           "width": 800,
+                     *           "height": 800,
+                     *           "durationSeconds": null,
+                     *           "workspaceId": "01hx0000000000000000000002",
+                     *           "createdAt": "2030-01-01T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "paging": {
+                     *         "nextCursor": null,
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Media"][];
+                        paging: components["schemas"]["Paging"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    createMediaUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "fileName": "logo.png",
+                 *       "contentType": "image/png",
+                 *       "sizeBytes": 48213
+                 *     }
+                 */
+                "application/json": {
+                    fileName: string;
+                    /** @description One of image/jpeg, image/png, image/gif, image/webp, video/mp4, video/quicktime, video/webm; send the bytes with this Content-Type. */
+                    contentType: string;
+                    /** @description The file's exact size; the upload URL refuses more bytes, and the instance's MEDIA_MAX_UPLOAD_BYTES caps it. */
+                    sizeBytes: number;
+                    /** @description The workspace whose library receives the file; default: the account's first workspace. */
+                    workspaceId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Where to send the bytes. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "uploadId": "01hx0000000000000000000510",
+                     *         "uploadUrl": "https://herald.example/media/uploads/01hx0000000000000000000510?expires=1893488400000&sig=c2lnbmF0dXJl",
+                     *         "method": "PUT",
+                     *         "headers": {
+                     *           "content-type": "image/png"
+                     *         },
+                     *         "maxBytes": 48213,
+                     *         "expiresAt": "2030-01-01T09:15:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["MediaUpload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    completeMediaUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description From `POST /media/uploads`. */
+                uploadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The media, with its public URL. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "01hx0000000000000000000500",
+                     *         "url": "https://herald.example/media/01hx0000000000000000000500/logo.png",
+                     *         "contentType": "image/png",
+                     *         "kind": "image",
+                     *         "fileName": "logo.png",
+                     *         "sizeBytes": 48213,
+                     *         "width": 800,
+                     *         "height": 800,
+                     *         "durationSeconds": null,
+                     *         "workspaceId": "01hx0000000000000000000002",
+                     *         "createdAt": "2030-01-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Media"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    generatePostDraft: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "prompt": "the launch of our spring menu",
+                 *       "network": "mastodon",
+                 *       "tone": "friendly"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description What the post is about. */
+                    prompt: string;
+                    /** @description A network name as channels carry it (sandbox, x, linkedin, mastodon, bluesky, ...). Default: sandbox. */
+                    network?: string;
+                    /** @description e.g. friendly */
+                    tone?: string;
+                    /** @default 1 */
+                    variants?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The drafts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "variants": [
+                     *         {
+                     *           "text": "Spring is on the menu: asparagus, wild garlic and rhubarb, from today.",
+                     *           "characters": 71
+                     *         }
+                     *       ],
+                     *       "network": "mastodon",
+                     *       "maxCharacters": 500,
+                     *       "provider": "herald-offline"
+                     *     }
+                     */
+                    "application/json": {
+                        variants: {
+                            text: string;
+                            /** @description Unicode characters (code points) of the text. */
+                            characters: number;
+                        }[];
+                        network: string;
+                        /** @description The network's text limit the variants respect. */
+                        maxCharacters: number;
+                        /** @description Which AI provider answered: herald-offline (built in) or openai-compatible:<model>. */
+                        provider: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["NetworkUnavailable"];
+        };
+    };
+    rewriteText: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "text": "We shipped the new calendar today and everyone on the team is very happy about it.",
+                 *       "instruction": "Fit this post to X.",
+                 *       "network": "x"
+                 *     }
+                 */
+                "application/json": {
+                    text: string;
+                    /** @description e.g. "shorter */
+                    instruction: string;
+                    /** @description A network name as channels carry it (sandbox, x, linkedin, mastodon, bluesky, ...). */
+                    network?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The rewritten text. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "text": "New calendar shipped today. The team is thrilled.",
+                     *       "characters": 49,
+                     *       "network": "x",
+                     *       "maxCharacters": 280,
+                     *       "provider": "herald-offline"
+                     *     }
+                     */
+                    "application/json": {
+                        text: string;
+                        characters: number;
+                        network: string;
+                        maxCharacters: number;
+                        /** @description Which AI provider answered: herald-offline (built in) or openai-compatible:<model>. */
+                        provider: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["NetworkUnavailable"];
+        };
+    };
+    suggestHashtags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "text": "We shipped the new calendar today.",
+                 *       "count": 3
+                 *     }
+                 */
+                "application/json": {
+                    text: string;
+                    /** @description A network name as channels carry it (sandbox, x, linkedin, mastodon, bluesky, ...). */
+                    network?: string;
+                    /** @default 5 */
+                    count?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The hashtags. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "hashtags": [
+                     *         "#calendar",
+                     *         "#shipped",
+                     *         "#teamwork"
+                     *       ],
+                     *       "provider": "herald-offline"
+                     *     }
+                     */
+                    "application/json": {
+                        hashtags: string[];
+                        /** @description Which AI provider answered: herald-offline (built in) or openai-compatible:<model>. */
+                        provider: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["NetworkUnavailable"];
+        };
+    };
+    generateImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "prompt": "Spring menu launch",
+                 *       "size": "square"
+                 *     }
+                 */
+                "application/json": {
+                    prompt: string;
+                    /**
+                     * @default square
+                     * @enum {string}
+                     */
+                    size?: "square" | "portrait" | "landscape";
+                    /** @description The workspace whose library receives the image; default: the account's first workspace. */
+                    workspaceId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The image, in the media library. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "01hx0000000000000000000520",
+                     *         "url": "https://herald.example/media/01hx0000000000000000000520/Spring-menu-launch.png",
+                     *         "contentType": "image/png",
+                     *         "kind": "image",
+                     *         "fileName": "Spring-menu-launch.png",
+                     *         "sizeBytes": 20544,
+                     *         "width": 1024,
+                     *         "height": 1024,
+                     *         "durationSeconds": null,
+                     *         "workspaceId": "01hx0000000000000000000002",
+                     *         "createdAt": "2030-01-01T09:00:00.000Z"
+                     *       },
+                     *       "provider": "herald-offline"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Media"];
+                        /** @description Which AI provider answered: herald-offline (built in) or openai-compatible:<model>. */
+                        provider: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["NetworkUnavailable"];
         };
     };
 }

@@ -97,6 +97,15 @@ export async function consumeWriteBudgetForAi(deps: DomainDeps, principal: Princ
   throw refusal(now, { minute: usageOf(write, charged.log, now), account: usageOf(account, accountLog, now) }, [write, charged.log]);
 }
 
+/**
+ * An AI request made with the web app's session (REST from the app's page): the request spent the person's app
+ * budget only, so the AI helper charges the account's write budget here, as SPEC says of AI requests. A key or a
+ * token already paid the write budget, as a REST write.
+ */
+export async function consumeWriteBudgetForAppAi(deps: DomainDeps, principal: Principal): Promise<void> {
+  if (principal.tokenKind === 'session') await consumeWriteBudgetForAi(deps, principal);
+}
+
 /** Counts one web-app request of a signed-in person against their own minute budget. */
 export async function consumeAppBudget(deps: DomainDeps, user: { accountId: string; userId: string }): Promise<void> {
   const app = budget('web app budget of this person', `app:${user.accountId}:${user.userId}`, deps.config.appRequestsPerMinute, MINUTE);

@@ -32,4 +32,12 @@ describe('connecting a sandbox channel', () => {
     const post = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [channel.id], text: 'From a connected sandbox' } });
     assert.equal(post.status, 201, JSON.stringify(post.body));
   });
+
+  it('reconnects a sandbox channel with nothing typed again, seeded ones too', async () => {
+    const seeded = await t.seedAccount({ channels: 1 });
+    const again = await t.api('POST', `/v1/rest/channels/${seeded.channelIds[0]}/reconnect`, { token: seeded.apiKey, body: {} });
+    assert.equal(again.status, 201, JSON.stringify(again.body));
+    assert.equal(again.body.data[0].id, seeded.channelIds[0]);
+    assert.equal(again.body.data[0].status, 'active');
+  });
 });

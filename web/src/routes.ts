@@ -1,5 +1,6 @@
 /** Every page of the app and its address; an address not here is followed as a normal link. */
 import type { JSX } from 'preact';
+import { ComposePage } from './pages/compose.js';
 import { PostsPage } from './pages/posts.js';
 import { ApprovalsPage } from './pages/approvals.js';
 import { ChannelsPage } from './pages/channels.js';
@@ -27,4 +28,5 @@ export const routes: Route[] = [
   { path: '/app/settings/api-keys', component: ApiKeysPage },
   { path: '/app/settings/connected-apps', component: ConnectedAppsPage },
   { path: '/app/settings/webhooks', component: WebhooksPage },
+  { path: '/app/compose', component: ComposePage },
 ];

@@ -66,6 +66,14 @@ export class MediaRepository {
     return (await this.db('media').where({ account_id: accountId }).whereIn('id', ids)).map(toMedia);
   }
 
+  /** The account's library, newest first (ids are time-sortable), after `beforeId` when paging. */
+  async list(accountId: string, options: { workspaceId?: string; beforeId?: string; limit: number }): Promise<MediaRecord[]> {
+    const query = this.db('media').where({ account_id: accountId });
+    if (options.workspaceId) query.andWhere({ workspace_id: options.workspaceId });
+    if (options.beforeId) query.andWhere('id', '<', options.beforeId);
+    return (await query.orderBy('id', 'desc').limit(options.limit)).map(toMedia);
+  }
+
   /** For serving the public file link, which carries no account: the id is the capability, with the filename. */
   async getPublic(id: string, filename: string): Promise<MediaRecord | undefined> {
     const row = await this.db('media').where({ id, filename }).first();

@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import type { MediaRecord, MediaSource } from '../../db/repositories/media.js';
 import type { DomainDeps } from '../deps.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
 import { HeraldError, NotFoundError, UnprocessableError, ValidationError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { KnownMedia } from '../networks/post-fit.js';
@@ -20,7 +21,8 @@ import { ACCEPTED_TYPES, acceptedTypeList, inspectMedia } from './media-file.js'
  * - on completion the real type is sniffed from the bytes (the declared type and the file name do not count);
  * - an upload completes once; completing it again returns the same media;
  * - each media record has a public, direct file URL ({BASE_URL}/media/{id}/{filename}) a network can download;
- * - posts name media by id; the ids must belong to the caller's account.
+ * - posts name media by id; the ids must belong to the caller's account;
+ * - the library is listed within the caller's account, newest first, a page at a time with a signed cursor.
  */
 const UPLOAD_TTL_MS = 15 * 60_000;
 
@@ -62,6 +64,30 @@ function toMediaView(deps: DomainDeps, record: MediaRecord): MediaView {
     durationSeconds: record.durationMs === null ? null : record.durationMs / 1000,
     workspaceId: record.workspaceId,
     createdAt: toWireTime(record.createdAt),
+  };
+}
+
+const DEFAULT_PAGE_SIZE = 20;
+const MAX_PAGE_SIZE = 100;
+const CURSOR_MODE = 'media';
+
+/** GET /media: the library, newest first; `workspaceId` narrows it to one workspace's files. */
+export async function listMedia(
+  deps: DomainDeps,
+  principal: Principal,
+  input: { workspaceId?: string; limit?: number; cursor?: string },
+): Promise<{ data: MediaView[]; paging: { nextCursor: string | null; hasMore: boolean } }> {
+  const limit = Math.min(Math.max(input.limit ?? DEFAULT_PAGE_SIZE, 1), MAX_PAGE_SIZE);
+  // The workspace is part of the mode: a cursor of one workspace's listing does not page another's.
+  const mode = `${CURSOR_MODE}:${input.workspaceId ?? ''}`;
+  const before = input.cursor ? decodeCursor(deps.secrets.cursorKey, mode, input.cursor) : undefined;
+  if (input.workspaceId) await resolveWorkspace(deps, principal, input.workspaceId);
+  const rows = await deps.repos.media.list(principal.accountId, { workspaceId: input.workspaceId, beforeId: before?.id, limit: limit + 1 });
+  const page = rows.slice(0, limit);
+  const hasMore = rows.length > limit;
+  return {
+    data: page.map((record) => toMediaView(deps, record)),
+    paging: { nextCursor: hasMore ? encodeCursor(deps.secrets.cursorKey, mode, { key: null, id: page[page.length - 1].id }) : null, hasMore },
   };
 }
 

@@ -48,7 +48,8 @@ export function listNetworks(deps: DomainDeps): NetworkView[] {
       configured,
       notConfigured: configured ? null : connector?.connection ? notConfiguredReason(capabilities.name, capabilities.displayName) : `Herald has no connector for ${capabilities.displayName} channels yet.`,
       connection: connector?.connection ? { kind: connector.connection.kind, fields: connector.connection.fields.map((f) => ({ ...f })) } : null,
-      capabilities: { ...capabilities },
+      // A copy: callers may not change the table, and the wire type does not say its arrays are read only.
+      capabilities: structuredClone(capabilities) as NetworkView['capabilities'],
     };
   });
 }
@@ -91,8 +92,10 @@ export async function reconnectChannel(deps: DomainDeps, principal: Principal, c
   if (!channel) throw new NotFoundError(`No channel ${channelId} in this account; list channel ids with GET /channels.`);
   const connector = deps.networks.get(channel.network);
   let known: Record<string, string> = {};
-  if (connector?.fieldsFor && (await deps.repos.channels.credentials(channel.id))?.sealed) {
-    known = await connector.fieldsFor(connectorChannel(deps, channel));
+  if (connector?.fieldsFor) {
+    const fromConnection = connector.fieldsFor(connectorChannel(deps, channel));
+    // A channel with no credentials stored (a seeded sandbox channel) gives what its connector knows without them, if anything.
+    known = (await deps.repos.channels.credentials(channel.id))?.sealed ? await fromConnection : await fromConnection.catch(() => ({}));
   }
   return connectChannel(deps, principal, { network: channel.network, fields: { ...known, ...fields } }, channel);
 }

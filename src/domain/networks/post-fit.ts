@@ -64,6 +64,9 @@ export interface FitOptions {
   requireOptions?: boolean;
 }
 
+/** TextEncoder rather than Buffer: these checks also run in the web app's composer, in the browser. */
+const UTF8 = new TextEncoder();
+
 const KIND_WORDS: Record<MediaKind, [one: string, many: string, field: string]> = {
   image: ['image', 'images', 'imageUrls'],
   gif: ['GIF', 'GIFs', 'imageUrls'],
@@ -84,7 +87,7 @@ export function validatePost(capabilities: NetworkCapabilities, post: PostForFit
   const note = countingNote(capabilities.text.counting);
   const length = countBy(capabilities.text.counting, post.text);
   if (length > limit) problem('text_length', 'text', `${name} allows ${limit} characters; this text has ${length}${note}. Shorten it.`);
-  const bytes = Buffer.byteLength(post.text, 'utf8');
+  const bytes = UTF8.encode(post.text).length;
   if (capabilities.text.maxBytes !== undefined && bytes > capabilities.text.maxBytes) {
     problem('text_bytes', 'text', `${name} allows ${capabilities.text.maxBytes} bytes of text (UTF-8); this text has ${bytes}. Shorten it.`);
   }

@@ -61,6 +61,11 @@ export class SandboxNetwork implements NetworkConnector {
     return { networkAccountId: `sandbox:${handle.toLowerCase()}`, handle, displayName: handle, avatarUrl: null, credentials: {}, expiresAt: null, textLimit: null };
   }
 
+  /** A reconnect needs nothing typed again: the handle is the channel's. */
+  async fieldsFor(channel: ConnectorChannel): Promise<Record<string, string>> {
+    return { handle: channel.handle };
+  }
+
   async publish(request: PublishRequest): Promise<PublishedPost> {
     await this.latency();
     const { failure, stored } = await this.calls.add({
