@@ -52,10 +52,10 @@ export function ChannelsPage() {
       {broken.length > 0 && (
         <section class="alarm" role="alert" aria-labelledby="alarm-title">
           <h2 id="alarm-title">{broken.length === 1 ? 'A channel needs reconnecting' : `${broken.length} channels need reconnecting`}</h2>
-          <p>Their posts fail until they are reconnected. Reconnect each in its row below.</p>
+          <p>Their posts fail until they are reconnected{broken.some((c) => byName.get(c.network)?.connection) ? ': reconnect each in its row below' : ''}.</p>
           <ul>{broken.map((c) => (
             <li key={c.id}><strong>{nameOf(c)}</strong> ({c.network}): {c.statusReason ?? 'the network refused its credentials'}
-              {!byName.get(c.network)?.connection && ' — this network is not connected from the app: the operator adds it again with the herald CLI.'}</li>
+              {!byName.get(c.network)?.connection && ' (this network cannot be reconnected from the app: ask the person who runs this Herald).'}</li>
           ))}</ul>
         </section>
       )}
