@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium.js';
 import { appReady, ensureWebBuilt, signInToApp } from '../support/app-browser.js';
+import { startLocalBluesky } from '../support/bluesky-pds.js';
+import { startFakeAppView } from '../support/fake-bluesky-appview.js';
 import { startFakeMastodon } from '../support/fake-mastodon.js';
 import { testWorker } from '../publishing/support.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
@@ -233,6 +235,40 @@ describe('the web app: approvals, queues and channels', function () {
         assert.equal(mastodon.tokens(), 0, 'disconnecting revoked the token at the instance');
       } finally {
         await mastodon.close();
+      }
+    });
+
+    it('connects a Bluesky account from its credentials form, saying why when Bluesky refuses the app password', async () => {
+      const appView = await startFakeAppView();
+      const bsky = await startLocalBluesky({ appView });
+      appView.pdsUrl = bsky.pdsUrl;
+      try {
+        await t.close();
+        t = await startTestHerald({ outboundAllowHosts: ['localhost', '127.0.0.1'], networkOriginOverrides: { 'https://bsky.social': bsky.pdsUrl, 'https://plc.directory': bsky.plcUrl } });
+        a = await t.seedAccount({ channels: 0 });
+        const who = await bsky.createAccount(`team${Date.now().toString(36)}.test`);
+        await signInToApp(page, t.url, a.email, a.password);
+        await open('/app/channels');
+        assert.match(await page.textContent('main') ?? '', /No channels yet: connect one below/);
+        await page.fill('#connect-bluesky-identifier', who.handle);
+        await page.fill('#connect-bluesky-appPassword', 'wrong-wrong-wrong-wrong');
+        assert.equal(await page.getAttribute('#connect-bluesky-appPassword', 'type'), 'password', 'a secret is not shown');
+        await page.click('section[data-network="bluesky"] button:has-text("Connect")');
+        await page.waitForSelector('section[data-network="bluesky"] [role=alert]');
+        assert.match(await page.textContent('section[data-network="bluesky"] [role=alert]') ?? '', /Bluesky refused the identifier or app password/);
+        assert.deepEqual((await rest('GET', '/channels')).body.data, []);
+
+        await page.fill('#connect-bluesky-appPassword', who.appPassword);
+        await page.click('section[data-network="bluesky"] button:has-text("Connect")');
+        await page.waitForSelector(`text=Connected`);
+        const [channel] = (await rest('GET', '/channels')).body.data;
+        assert.equal(channel.network, 'bluesky');
+        assert.equal(channel.handle, who.handle);
+        assert.match(await page.textContent(`tr[data-channel-id="${channel.id}"]`) ?? '', new RegExp(`active[\\s\\S]*${who.handle.replace(/\./g, '\\.')}`));
+        assert.equal(await page.inputValue('#connect-bluesky-appPassword'), '', 'the form forgets the app password once connected');
+      } finally {
+        await appView.close();
+        await bsky.close();
       }
     });
 
