@@ -272,6 +272,23 @@ describe('the web app: approvals, queues and channels', function () {
       }
     });
 
+    it('connects a sandbox channel by its handle, saying what a handle may be when it is refused', async () => {
+      await signInToApp(page, t.url, a.email, a.password);
+      await open('/app/channels');
+      await page.fill('#connect-sandbox-handle', 'no spaces/please');
+      await page.click('section[data-network="sandbox"] button:has-text("Connect")');
+      await page.waitForSelector('section[data-network="sandbox"] [role=alert]');
+      assert.match(await page.textContent('section[data-network="sandbox"] [role=alert]') ?? '', /letters, digits, dots, dashes or underscores/);
+      await page.fill('#connect-sandbox-handle', 'our-brand');
+      await page.click('section[data-network="sandbox"] button:has-text("Connect")');
+      await page.waitForSelector('text=Connected our-brand.');
+      const channels = (await rest('GET', '/channels')).body.data;
+      assert.equal(channels.length, 3);
+      const added = channels.find((c: { handle: string }) => c.handle === 'our-brand');
+      assert.match(await page.textContent(`tr[data-channel-id="${added.id}"]`) ?? '', /active[\s\S]*our-brand/);
+      assert.equal(await page.locator('section[data-network="sandbox"] [role=alert]').count(), 0, 'the refusal is gone once it connected');
+    });
+
     it('sets a channel\'s time zone, explaining an unknown one beside the field', async () => {
       await signInToApp(page, t.url, a.email, a.password);
       await open('/app/channels');
