@@ -156,6 +156,7 @@ describe('the web app: approvals, queues and channels', function () {
 
       await page.click('text=Clear the queue');
       assert.match(await page.textContent('#would-clear') ?? '', /removes 1 queued post/);
+      assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Keep them', 'the safe answer has the focus');
       assert.equal((await rest('GET', `/posts/${queued.body.data[0].id}`)).status, 200, 'nothing removed before confirming');
       await page.click('text=Clear them');
       await page.waitForSelector('#cleared');
@@ -225,9 +226,13 @@ describe('the web app: approvals, queues and channels', function () {
         assert.equal(await page.locator('.alarm').count(), 0);
         assert.equal((await rest('GET', '/channels')).body.data.find((c: { id: string }) => c.id === channel.id).status, 'active');
 
-        await page.click(`${row} button[aria-label^="Disconnect"]`);
+        const focused = () => page.evaluate(() => document.activeElement?.textContent);
+        await page.focus(`${row} button[aria-label^="Disconnect"]`);
+        await page.keyboard.press('Enter');
+        assert.equal(await focused(), 'Cancel', 'the safe answer has the focus');
         assert.equal(mastodon.tokens(), 1, 'nothing happens before confirming');
-        await page.click(`${row} button:has-text("Cancel")`);
+        await page.keyboard.press('Enter');
+        await page.waitForFunction(() => document.activeElement?.textContent === 'Disconnect');
         await page.click(`${row} button[aria-label^="Disconnect"]`);
         await page.click(`${row} button:has-text("Yes, disconnect")`);
         await page.waitForSelector(`${row} .status.disconnected`);

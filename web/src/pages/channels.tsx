@@ -5,10 +5,11 @@
  * page (a navigation of the page, which the CSP's form-action does not govern), and a network this instance
  * cannot connect says what its operator must set. Channels that need reconnecting are named first, loudly.
  */
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import type { components } from '../../../generated/sdk/index.js';
 import { api, call, type ApiError } from '../api.js';
 import { Link } from '../router.js';
+import { Confirm, refocus } from '../ui/confirm.js';
 import { Empty, FieldProblems, Loading, Page, Problem, StatusBadge } from '../ui/page.js';
 import { useApi } from '../ui/use-api.js';
 import './team-pages.css';
@@ -98,6 +99,7 @@ interface Report {
 function ChannelRow(props: { channel: Channel; network?: Network } & Report) {
   const { channel: c, network } = props;
   const [confirming, setConfirming] = useState(false);
+  const asking = useRef<HTMLButtonElement>(null);
   const [busy, setBusy] = useState(false);
   const [refused, setRefused] = useState<ApiError | undefined>(undefined);
   const connection = network?.connection;
@@ -166,14 +168,13 @@ function ChannelRow(props: { channel: Channel; network?: Network } & Report) {
           </form>
         )}
         {c.status !== 'disconnected' && connection && !confirming && (
-          <button type="button" disabled={busy} aria-label={`Disconnect ${nameOf(c)}`} onClick={() => setConfirming(true)}>Disconnect</button>
+          <button type="button" ref={asking} disabled={busy} aria-label={`Disconnect ${nameOf(c)}`} onClick={() => setConfirming(true)}>Disconnect</button>
         )}
         {confirming && (
-          <div class="confirm" role="group" aria-label={`Disconnect ${nameOf(c)}?`}>
+          <Confirm label={`Disconnect ${nameOf(c)}?`} yes="Yes, disconnect" no="Cancel" busy={busy} onYes={disconnect}
+            onNo={() => { setConfirming(false); refocus(asking); }}>
             <p>Disconnect {nameOf(c)}? Herald's access is revoked and its scheduled posts become drafts.</p>
-            <button type="button" class="danger" disabled={busy} onClick={disconnect}>Yes, disconnect</button>{' '}
-            <button type="button" disabled={busy} onClick={() => setConfirming(false)}>Cancel</button>
-          </div>
+          </Confirm>
         )}
         {refused && refused.problemsAt('timezone').length === 0 && <Problem error={refused} />}
       </td>

@@ -7,6 +7,7 @@ import { useRef, useState } from 'preact/hooks';
 import type { components } from '../../../generated/sdk/index.js';
 import { api, call, type ApiError } from '../api.js';
 import { Link } from '../router.js';
+import { Confirm, refocus } from '../ui/confirm.js';
 import { Empty, FieldProblems, Loading, Page, Problem } from '../ui/page.js';
 import { formatTime } from '../ui/time.js';
 import { useApi } from '../ui/use-api.js';
@@ -45,6 +46,7 @@ function Queue(props: { channelId: string; schedule: Schedule; reload: () => Pro
   const [wouldClear, setWouldClear] = useState<number | undefined>(undefined);
   const [busy, setBusy] = useState(false);
   const list = useRef<HTMLOListElement>(null);
+  const asking = useRef<HTMLButtonElement>(null);
 
   /** Runs one change, then shows the queue as it is now; a refusal is shown in Herald's words. */
   async function act(work: () => Promise<unknown>, done?: string): Promise<boolean> {
@@ -128,13 +130,12 @@ function Queue(props: { channelId: string; schedule: Schedule; reload: () => Pro
 
       <h2>Clear</h2>
       {wouldClear === undefined ? (
-        <button type="button" disabled={busy || schedule.queued.length === 0} onClick={() => clear(false)}>Clear the queue…</button>
+        <button type="button" ref={asking} disabled={busy || schedule.queued.length === 0} onClick={() => clear(false)}>Clear the queue…</button>
       ) : (
-        <div class="confirm" role="group" aria-labelledby="would-clear">
+        <Confirm label="Clear the queue?" yes="Clear them" no="Keep them" busy={busy} onYes={() => clear(true)}
+          onNo={() => { setWouldClear(undefined); refocus(asking); }}>
           <p id="would-clear">Clearing removes {wouldClear} queued post(s). They are deleted, not kept as drafts.</p>
-          <button type="button" class="danger" disabled={busy} onClick={() => clear(true)}>Clear them</button>{' '}
-          <button type="button" disabled={busy} onClick={() => setWouldClear(undefined)}>Keep them</button>
-        </div>
+        </Confirm>
       )}
     </>
   );
