@@ -144,6 +144,10 @@ export interface RestHandlers<Context> {
   setMemberRole(request: RestRequest<'setMemberRole'>, context: Context): Promise<RestResponse<'setMemberRole'>>;
   /** POST /approvals/decisions - Approve or reject many held posts at once (manage_team); each id succeeds or fails on its own. */
   decideApprovals(request: RestRequest<'decideApprovals'>, context: Context): Promise<RestResponse<'decideApprovals'>>;
+  /** GET /workspaces/{workspaceId} - One workspace of the account, with whether its new posts need approval. */
+  getWorkspace(request: RestRequest<'getWorkspace'>, context: Context): Promise<RestResponse<'getWorkspace'>>;
+  /** PATCH /workspaces/{workspaceId} - Require approval for the workspace's new posts, or stop requiring it. Needs the manage_team scope. */
+  updateWorkspace(request: RestRequest<'updateWorkspace'>, context: Context): Promise<RestResponse<'updateWorkspace'>>;
 }
 
 export const restRoutes: readonly RestRoute[] = [
@@ -202,6 +206,8 @@ export const restRoutes: readonly RestRoute[] = [
   { operationId: 'addMember', method: 'post', path: '/members', expressPath: '/members', rateLimit: 'write', idempotent: false },
   { operationId: 'setMemberRole', method: 'patch', path: '/members/{userId}', expressPath: '/members/:userId', rateLimit: 'write', idempotent: false },
   { operationId: 'decideApprovals', method: 'post', path: '/approvals/decisions', expressPath: '/approvals/decisions', rateLimit: 'write', idempotent: false },
+  { operationId: 'getWorkspace', method: 'get', path: '/workspaces/{workspaceId}', expressPath: '/workspaces/:workspaceId', rateLimit: 'read', idempotent: false },
+  { operationId: 'updateWorkspace', method: 'patch', path: '/workspaces/{workspaceId}', expressPath: '/workspaces/:workspaceId', rateLimit: 'write', idempotent: false },
 ];
 
 /** What Express hands over: path, query and body as they arrived (validated against openapi/ by then). */
@@ -324,5 +330,9 @@ export function dispatchRest<Context>(handlers: RestHandlers<Context>, operation
       return handlers.setMemberRole(request as RestRequest<'setMemberRole'>, context);
     case 'decideApprovals':
       return handlers.decideApprovals(request as RestRequest<'decideApprovals'>, context);
+    case 'getWorkspace':
+      return handlers.getWorkspace(request as RestRequest<'getWorkspace'>, context);
+    case 'updateWorkspace':
+      return handlers.updateWorkspace(request as RestRequest<'updateWorkspace'>, context);
   }
 }

@@ -20,6 +20,7 @@ import { listDeliveries, redeliver } from '../domain/webhooks/webhook-deliveries
 import { createMemberApiKey, listApiKeys, revokeMemberApiKey } from '../domain/api-keys.js';
 import { listConnectedApps, revokeConnectedApp } from '../domain/connected-apps.js';
 import { addMember, listMembers, setMemberRole } from '../domain/members.js';
+import { getWorkspace, setWorkspaceApproval } from '../domain/workspaces.js';
 import {
   createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateWebhookSecret, sendWebhookTest, updateWebhook,
 } from '../domain/webhooks/webhook-endpoints.js';
@@ -109,5 +110,10 @@ export function restHandlers(deps: DomainDeps): RestHandlers<RestContext> {
     listMembers: async (_req, { principal }) => ({ status: 200, body: { data: await listMembers(deps, principal) } }),
     addMember: async (req, { principal }) => ({ status: 201, body: { data: await addMember(deps, principal, req.body) } }),
     setMemberRole: async (req, { principal }) => ({ status: 200, body: { data: await setMemberRole(deps, principal, req.params.userId, req.body) } }),
+    getWorkspace: async (req, { principal }) => ({ status: 200, body: { data: await getWorkspace(deps, principal, req.params.workspaceId) } }),
+    updateWorkspace: async (req, { principal }) => ({
+      status: 200,
+      body: { data: await setWorkspaceApproval(deps, principal, req.params.workspaceId, req.body.approvalRequired) },
+    }),
   };
 }
