@@ -156,7 +156,11 @@ describe('the web app: approvals, queues and channels', function () {
 
       await page.click('text=Clear the queue');
       assert.match(await page.textContent('#would-clear') ?? '', /removes 1 queued post/);
-      assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Keep them', 'the safe answer has the focus');
+      assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Clear them', 'the question has the focus');
+      await page.keyboard.press('Escape');
+      await page.waitForFunction(() => document.activeElement?.textContent === 'Clear the queue…');
+      assert.equal((await rest('GET', `/posts/${queued.body.data[0].id}`)).status, 200, 'declining removed nothing');
+      await page.click('text=Clear the queue');
       assert.equal((await rest('GET', `/posts/${queued.body.data[0].id}`)).status, 200, 'nothing removed before confirming');
       await page.click('text=Clear them');
       await page.waitForSelector('#cleared');
@@ -229,9 +233,9 @@ describe('the web app: approvals, queues and channels', function () {
         const focused = () => page.evaluate(() => document.activeElement?.textContent);
         await page.focus(`${row} button[aria-label^="Disconnect"]`);
         await page.keyboard.press('Enter');
-        assert.equal(await focused(), 'Cancel', 'the safe answer has the focus');
+        assert.equal(await focused(), 'Yes, disconnect', 'the question has the focus');
         assert.equal(mastodon.tokens(), 1, 'nothing happens before confirming');
-        await page.keyboard.press('Enter');
+        await page.keyboard.press('Escape');
         await page.waitForFunction(() => document.activeElement?.textContent === 'Disconnect');
         await page.click(`${row} button[aria-label^="Disconnect"]`);
         await page.click(`${row} button:has-text("Yes, disconnect")`);

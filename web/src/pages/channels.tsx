@@ -5,11 +5,11 @@
  * page (a navigation of the page, which the CSP's form-action does not govern), and a network this instance
  * cannot connect says what its operator must set. Channels that need reconnecting are named first, loudly.
  */
-import { useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { components } from '../../../generated/sdk/index.js';
 import { api, call, type ApiError } from '../api.js';
 import { Link } from '../router.js';
-import { Confirm, refocus } from '../ui/confirm.js';
+import { ConfirmButton } from '../ui/confirm-button.js';
 import { Empty, FieldProblems, Loading, Page, Problem, StatusBadge } from '../ui/page.js';
 import { useApi } from '../ui/use-api.js';
 import './team-pages.css';
@@ -98,8 +98,6 @@ interface Report {
 
 function ChannelRow(props: { channel: Channel; network?: Network } & Report) {
   const { channel: c, network } = props;
-  const [confirming, setConfirming] = useState(false);
-  const asking = useRef<HTMLButtonElement>(null);
   const [busy, setBusy] = useState(false);
   const [refused, setRefused] = useState<ApiError | undefined>(undefined);
   const connection = network?.connection;
@@ -129,7 +127,6 @@ function ChannelRow(props: { channel: Channel; network?: Network } & Report) {
   };
   const disconnect = () => run(async () => {
     const done = (await call(api.DELETE('/channels/{channelId}', { params: { path } }))).data;
-    setConfirming(false);
     const drafts = done.draftedPostIds.length > 0 ? ` Its ${done.draftedPostIds.length} scheduled or failed post(s) are drafts now.` : '';
     const revoked = done.revokedAtNetwork ? ' Herald\'s access was revoked at the network.' : done.revokeError ? ` The network could not be told (${done.revokeError}): remove Herald there yourself.` : '';
     return `${nameOf(c)} is disconnected.${drafts}${revoked}`;
@@ -167,14 +164,9 @@ function ChannelRow(props: { channel: Channel; network?: Network } & Report) {
             </button>
           </form>
         )}
-        {c.status !== 'disconnected' && connection && !confirming && (
-          <button type="button" ref={asking} disabled={busy} aria-label={`Disconnect ${nameOf(c)}`} onClick={() => setConfirming(true)}>Disconnect</button>
-        )}
-        {confirming && (
-          <Confirm label={`Disconnect ${nameOf(c)}?`} yes="Yes, disconnect" no="Cancel" busy={busy} onYes={disconnect}
-            onNo={() => { setConfirming(false); refocus(asking); }}>
-            <p>Disconnect {nameOf(c)}? Herald's access is revoked and its scheduled posts become drafts.</p>
-          </Confirm>
+        {c.status !== 'disconnected' && connection && (
+          <ConfirmButton label="Disconnect" ariaLabel={`Disconnect ${nameOf(c)}`} confirmLabel="Yes, disconnect" onConfirm={disconnect}
+            question={`Disconnect ${nameOf(c)}? Herald's access is revoked and its scheduled posts become drafts.`} />
         )}
         {refused && refused.problemsAt('timezone').length === 0 && <Problem error={refused} />}
       </td>

@@ -3,11 +3,10 @@
  * in order — reordered by dragging one onto another or with each post's Up and Down buttons, the slot times staying
  * and the posts following them — and clearing, which shows how many posts it would remove before it removes any.
  */
-import { useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { components } from '../../../generated/sdk/index.js';
 import { api, call, type ApiError } from '../api.js';
 import { Link } from '../router.js';
-import { Confirm, refocus } from '../ui/confirm.js';
 import { Empty, FieldProblems, Loading, Page, Problem } from '../ui/page.js';
 import { formatTime } from '../ui/time.js';
 import { useApi } from '../ui/use-api.js';
@@ -47,6 +46,18 @@ function Queue(props: { channelId: string; schedule: Schedule; reload: () => Pro
   const [busy, setBusy] = useState(false);
   const list = useRef<HTMLOListElement>(null);
   const asking = useRef<HTMLButtonElement>(null);
+  const confirming = useRef<HTMLButtonElement>(null);
+  // As ConfirmButton does: the question takes the focus when it appears, and gives it back when declined.
+  const declined = useRef(false);
+  useLayoutEffect(() => {
+    if (wouldClear !== undefined) confirming.current?.focus();
+    else if (declined.current) asking.current?.focus();
+    declined.current = false;
+  }, [wouldClear]);
+  const keep = () => {
+    declined.current = true;
+    setWouldClear(undefined);
+  };
 
   /** Runs one change, then shows the queue as it is now; a refusal is shown in Herald's words. */
   async function act(work: () => Promise<unknown>, done?: string): Promise<boolean> {
@@ -132,10 +143,11 @@ function Queue(props: { channelId: string; schedule: Schedule; reload: () => Pro
       {wouldClear === undefined ? (
         <button type="button" ref={asking} disabled={busy || schedule.queued.length === 0} onClick={() => clear(false)}>Clear the queue…</button>
       ) : (
-        <Confirm label="Clear the queue?" yes="Clear them" no="Keep them" busy={busy} onYes={() => clear(true)}
-          onNo={() => { setWouldClear(undefined); refocus(asking); }}>
+        <div class="clear-confirm" role="group" aria-labelledby="would-clear" onKeyDown={(event) => event.key === 'Escape' && keep()}>
           <p id="would-clear">Clearing removes {wouldClear} queued post(s). They are deleted, not kept as drafts.</p>
-        </Confirm>
+          <button type="button" class="danger" ref={confirming} disabled={busy} onClick={() => clear(true)}>Clear them</button>{' '}
+          <button type="button" disabled={busy} onClick={keep}>Keep them</button>
+        </div>
       )}
     </>
   );
