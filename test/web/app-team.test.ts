@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium.js';
 import { appReady, ensureWebBuilt, signInToApp } from '../support/app-browser.js';
+import { startLocalBluesky } from '../support/bluesky-pds.js';
+import { startFakeAppView } from '../support/fake-bluesky-appview.js';
 import { startFakeMastodon } from '../support/fake-mastodon.js';
 import { testWorker } from '../publishing/support.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
@@ -154,6 +156,11 @@ describe('the web app: approvals, queues and channels', function () {
 
       await page.click('text=Clear the queue');
       assert.match(await page.textContent('#would-clear') ?? '', /removes 1 queued post/);
+      assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Clear them', 'the question has the focus');
+      await page.keyboard.press('Escape');
+      await page.waitForFunction(() => document.activeElement?.textContent === 'Clear the queue…');
+      assert.equal((await rest('GET', `/posts/${queued.body.data[0].id}`)).status, 200, 'declining removed nothing');
+      await page.click('text=Clear the queue');
       assert.equal((await rest('GET', `/posts/${queued.body.data[0].id}`)).status, 200, 'nothing removed before confirming');
       await page.click('text=Clear them');
       await page.waitForSelector('#cleared');
@@ -223,9 +230,13 @@ describe('the web app: approvals, queues and channels', function () {
         assert.equal(await page.locator('.alarm').count(), 0);
         assert.equal((await rest('GET', '/channels')).body.data.find((c: { id: string }) => c.id === channel.id).status, 'active');
 
-        await page.click(`${row} button[aria-label^="Disconnect"]`);
+        const focused = () => page.evaluate(() => document.activeElement?.textContent);
+        await page.focus(`${row} button[aria-label^="Disconnect"]`);
+        await page.keyboard.press('Enter');
+        assert.equal(await focused(), 'Yes, disconnect', 'the question has the focus');
         assert.equal(mastodon.tokens(), 1, 'nothing happens before confirming');
-        await page.click(`${row} button:has-text("Cancel")`);
+        await page.keyboard.press('Escape');
+        await page.waitForFunction(() => document.activeElement?.textContent === 'Disconnect');
         await page.click(`${row} button[aria-label^="Disconnect"]`);
         await page.click(`${row} button:has-text("Yes, disconnect")`);
         await page.waitForSelector(`${row} .status.disconnected`);
@@ -234,6 +245,57 @@ describe('the web app: approvals, queues and channels', function () {
       } finally {
         await mastodon.close();
       }
+    });
+
+    it('connects a Bluesky account from its credentials form, saying why when Bluesky refuses the app password', async () => {
+      const appView = await startFakeAppView();
+      const bsky = await startLocalBluesky({ appView });
+      appView.pdsUrl = bsky.pdsUrl;
+      try {
+        await t.close();
+        t = await startTestHerald({ outboundAllowHosts: ['localhost', '127.0.0.1'], networkOriginOverrides: { 'https://bsky.social': bsky.pdsUrl, 'https://plc.directory': bsky.plcUrl } });
+        a = await t.seedAccount({ channels: 0 });
+        const who = await bsky.createAccount(`team${Date.now().toString(36)}.test`);
+        await signInToApp(page, t.url, a.email, a.password);
+        await open('/app/channels');
+        assert.match(await page.textContent('main') ?? '', /No channels yet: connect one below/);
+        await page.fill('#connect-bluesky-identifier', who.handle);
+        await page.fill('#connect-bluesky-appPassword', 'wrong-wrong-wrong-wrong');
+        assert.equal(await page.getAttribute('#connect-bluesky-appPassword', 'type'), 'password', 'a secret is not shown');
+        await page.click('section[data-network="bluesky"] button:has-text("Connect")');
+        await page.waitForSelector('section[data-network="bluesky"] [role=alert]');
+        assert.match(await page.textContent('section[data-network="bluesky"] [role=alert]') ?? '', /Bluesky refused the identifier or app password/);
+        assert.deepEqual((await rest('GET', '/channels')).body.data, []);
+
+        await page.fill('#connect-bluesky-appPassword', who.appPassword);
+        await page.click('section[data-network="bluesky"] button:has-text("Connect")');
+        await page.waitForSelector(`text=Connected`);
+        const [channel] = (await rest('GET', '/channels')).body.data;
+        assert.equal(channel.network, 'bluesky');
+        assert.equal(channel.handle, who.handle);
+        assert.match(await page.textContent(`tr[data-channel-id="${channel.id}"]`) ?? '', new RegExp(`active[\\s\\S]*${who.handle.replace(/\./g, '\\.')}`));
+        assert.equal(await page.inputValue('#connect-bluesky-appPassword'), '', 'the form forgets the app password once connected');
+      } finally {
+        await appView.close();
+        await bsky.close();
+      }
+    });
+
+    it('connects a sandbox channel by its handle, saying what a handle may be when it is refused', async () => {
+      await signInToApp(page, t.url, a.email, a.password);
+      await open('/app/channels');
+      await page.fill('#connect-sandbox-handle', 'no spaces/please');
+      await page.click('section[data-network="sandbox"] button:has-text("Connect")');
+      await page.waitForSelector('section[data-network="sandbox"] [role=alert]');
+      assert.match(await page.textContent('section[data-network="sandbox"] [role=alert]') ?? '', /letters, digits, dots, dashes or underscores/);
+      await page.fill('#connect-sandbox-handle', 'our-brand');
+      await page.click('section[data-network="sandbox"] button:has-text("Connect")');
+      await page.waitForSelector('text=Connected our-brand.');
+      const channels = (await rest('GET', '/channels')).body.data;
+      assert.equal(channels.length, 3);
+      const added = channels.find((c: { handle: string }) => c.handle === 'our-brand');
+      assert.match(await page.textContent(`tr[data-channel-id="${added.id}"]`) ?? '', /active[\s\S]*our-brand/);
+      assert.equal(await page.locator('section[data-network="sandbox"] [role=alert]').count(), 0, 'the refusal is gone once it connected');
     });
 
     it('sets a channel\'s time zone, explaining an unknown one beside the field', async () => {

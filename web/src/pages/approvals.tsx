@@ -59,7 +59,7 @@ export function ApprovalsPage(props: { query: URLSearchParams }) {
         ok: r.ok,
         message: r.ok ? (decision === 'approve' ? 'approved' : 'rejected') : r.error?.message ?? 'not decided',
       })));
-      setSelected(new Set());
+      setSelected(new Set([...selected].filter((id) => !postIds.includes(id))));
       if (decision === 'reject') setReason('');
       await reload();
     } catch (caught) {

@@ -9,6 +9,7 @@ import { useState } from 'preact/hooks';
 import type { components } from '../../../generated/sdk/index.js';
 import { api, call, type ApiError } from '../api.js';
 import { Link } from '../router.js';
+import { ConfirmButton } from '../ui/confirm-button.js';
 import { Empty, FieldProblems, Loading, Page, Problem, StatusBadge } from '../ui/page.js';
 import { useApi } from '../ui/use-api.js';
 import './team-pages.css';
@@ -52,10 +53,10 @@ export function ChannelsPage() {
       {broken.length > 0 && (
         <section class="alarm" role="alert" aria-labelledby="alarm-title">
           <h2 id="alarm-title">{broken.length === 1 ? 'A channel needs reconnecting' : `${broken.length} channels need reconnecting`}</h2>
-          <p>Their posts fail until they are reconnected. Reconnect each in its row below.</p>
+          <p>Their posts fail until they are reconnected{broken.some((c) => byName.get(c.network)?.connection) ? ': reconnect each in its row below' : ''}.</p>
           <ul>{broken.map((c) => (
             <li key={c.id}><strong>{nameOf(c)}</strong> ({c.network}): {c.statusReason ?? 'the network refused its credentials'}
-              {!byName.get(c.network)?.connection && ' — this network is not connected from the app: the operator adds it again with the herald CLI.'}</li>
+              {!byName.get(c.network)?.connection && ' (this network cannot be reconnected from the app: ask the person who runs this Herald).'}</li>
           ))}</ul>
         </section>
       )}
@@ -97,7 +98,6 @@ interface Report {
 
 function ChannelRow(props: { channel: Channel; network?: Network } & Report) {
   const { channel: c, network } = props;
-  const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState(false);
   const [refused, setRefused] = useState<ApiError | undefined>(undefined);
   const connection = network?.connection;
@@ -127,7 +127,6 @@ function ChannelRow(props: { channel: Channel; network?: Network } & Report) {
   };
   const disconnect = () => run(async () => {
     const done = (await call(api.DELETE('/channels/{channelId}', { params: { path } }))).data;
-    setConfirming(false);
     const drafts = done.draftedPostIds.length > 0 ? ` Its ${done.draftedPostIds.length} scheduled or failed post(s) are drafts now.` : '';
     const revoked = done.revokedAtNetwork ? ' Herald\'s access was revoked at the network.' : done.revokeError ? ` The network could not be told (${done.revokeError}): remove Herald there yourself.` : '';
     return `${nameOf(c)} is disconnected.${drafts}${revoked}`;
@@ -165,15 +164,9 @@ function ChannelRow(props: { channel: Channel; network?: Network } & Report) {
             </button>
           </form>
         )}
-        {c.status !== 'disconnected' && connection && !confirming && (
-          <button type="button" disabled={busy} aria-label={`Disconnect ${nameOf(c)}`} onClick={() => setConfirming(true)}>Disconnect</button>
-        )}
-        {confirming && (
-          <div class="confirm" role="group" aria-label={`Disconnect ${nameOf(c)}?`}>
-            <p>Disconnect {nameOf(c)}? Herald's access is revoked and its scheduled posts become drafts.</p>
-            <button type="button" class="danger" disabled={busy} onClick={disconnect}>Yes, disconnect</button>{' '}
-            <button type="button" disabled={busy} onClick={() => setConfirming(false)}>Cancel</button>
-          </div>
+        {c.status !== 'disconnected' && connection && (
+          <ConfirmButton label="Disconnect" ariaLabel={`Disconnect ${nameOf(c)}`} confirmLabel="Yes, disconnect" onConfirm={disconnect}
+            question={`Disconnect ${nameOf(c)}? Herald's access is revoked and its scheduled posts become drafts.`} />
         )}
         {refused && refused.problemsAt('timezone').length === 0 && <Problem error={refused} />}
       </td>

@@ -3,7 +3,7 @@
  * in order — reordered by dragging one onto another or with each post's Up and Down buttons, the slot times staying
  * and the posts following them — and clearing, which shows how many posts it would remove before it removes any.
  */
-import { useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { components } from '../../../generated/sdk/index.js';
 import { api, call, type ApiError } from '../api.js';
 import { Link } from '../router.js';
@@ -45,6 +45,19 @@ function Queue(props: { channelId: string; schedule: Schedule; reload: () => Pro
   const [wouldClear, setWouldClear] = useState<number | undefined>(undefined);
   const [busy, setBusy] = useState(false);
   const list = useRef<HTMLOListElement>(null);
+  const asking = useRef<HTMLButtonElement>(null);
+  const confirming = useRef<HTMLButtonElement>(null);
+  // As ConfirmButton does: the question takes the focus when it appears, and gives it back when declined.
+  const declined = useRef(false);
+  useLayoutEffect(() => {
+    if (wouldClear !== undefined) confirming.current?.focus();
+    else if (declined.current) asking.current?.focus();
+    declined.current = false;
+  }, [wouldClear]);
+  const keep = () => {
+    declined.current = true;
+    setWouldClear(undefined);
+  };
 
   /** Runs one change, then shows the queue as it is now; a refusal is shown in Herald's words. */
   async function act(work: () => Promise<unknown>, done?: string): Promise<boolean> {
@@ -128,12 +141,12 @@ function Queue(props: { channelId: string; schedule: Schedule; reload: () => Pro
 
       <h2>Clear</h2>
       {wouldClear === undefined ? (
-        <button type="button" disabled={busy || schedule.queued.length === 0} onClick={() => clear(false)}>Clear the queue…</button>
+        <button type="button" ref={asking} disabled={busy || schedule.queued.length === 0} onClick={() => clear(false)}>Clear the queue…</button>
       ) : (
-        <div class="confirm" role="group" aria-labelledby="would-clear">
+        <div class="clear-confirm" role="group" aria-labelledby="would-clear" onKeyDown={(event) => event.key === 'Escape' && keep()}>
           <p id="would-clear">Clearing removes {wouldClear} queued post(s). They are deleted, not kept as drafts.</p>
-          <button type="button" class="danger" disabled={busy} onClick={() => clear(true)}>Clear them</button>{' '}
-          <button type="button" disabled={busy} onClick={() => setWouldClear(undefined)}>Keep them</button>
+          <button type="button" class="danger" ref={confirming} disabled={busy} onClick={() => clear(true)}>Clear them</button>{' '}
+          <button type="button" disabled={busy} onClick={keep}>Keep them</button>
         </div>
       )}
     </>
