@@ -140,6 +140,12 @@ export interface RestHandlers<Context> {
   addMember(request: RestRequest<'addMember'>, context: Context): Promise<RestResponse<'addMember'>>;
   /** PATCH /members/{userId} - Change a person's role in a workspace. Needs the manage_team scope; only an owner may make or unmake an owner. */
   setMemberRole(request: RestRequest<'setMemberRole'>, context: Context): Promise<RestResponse<'setMemberRole'>>;
+  /** GET /calendar - The team calendar, a month, week or list of the account's posts in every state, placed in a time zone. */
+  getCalendar(request: RestRequest<'getCalendar'>, context: Context): Promise<RestResponse<'getCalendar'>>;
+  /** POST /posts/{postId}/retry - Try a failed post again, now. */
+  retryPost(request: RestRequest<'retryPost'>, context: Context): Promise<RestResponse<'retryPost'>>;
+  /** POST /posts/{postId}/move - Move a scheduled post to another day (keeping its time of day) or to an exact time. */
+  movePost(request: RestRequest<'movePost'>, context: Context): Promise<RestResponse<'movePost'>>;
 }
 
 export const restRoutes: readonly RestRoute[] = [
@@ -196,6 +202,9 @@ export const restRoutes: readonly RestRoute[] = [
   { operationId: 'listMembers', method: 'get', path: '/members', expressPath: '/members', rateLimit: 'read', idempotent: false },
   { operationId: 'addMember', method: 'post', path: '/members', expressPath: '/members', rateLimit: 'write', idempotent: false },
   { operationId: 'setMemberRole', method: 'patch', path: '/members/{userId}', expressPath: '/members/:userId', rateLimit: 'write', idempotent: false },
+  { operationId: 'getCalendar', method: 'get', path: '/calendar', expressPath: '/calendar', rateLimit: 'read', idempotent: false },
+  { operationId: 'retryPost', method: 'post', path: '/posts/{postId}/retry', expressPath: '/posts/:postId/retry', rateLimit: 'write', idempotent: false },
+  { operationId: 'movePost', method: 'post', path: '/posts/{postId}/move', expressPath: '/posts/:postId/move', rateLimit: 'write', idempotent: false },
 ];
 
 /** What Express hands over: path, query and body as they arrived (validated against openapi/ by then). */
@@ -314,5 +323,11 @@ export function dispatchRest<Context>(handlers: RestHandlers<Context>, operation
       return handlers.addMember(request as RestRequest<'addMember'>, context);
     case 'setMemberRole':
       return handlers.setMemberRole(request as RestRequest<'setMemberRole'>, context);
+    case 'getCalendar':
+      return handlers.getCalendar(request as RestRequest<'getCalendar'>, context);
+    case 'retryPost':
+      return handlers.retryPost(request as RestRequest<'retryPost'>, context);
+    case 'movePost':
+      return handlers.movePost(request as RestRequest<'movePost'>, context);
   }
 }
