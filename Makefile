@@ -4,7 +4,8 @@ NODE_BIN := node_modules/.bin
 # `make test TESTS=test/rest/*.test.ts` runs a subset; `npx mocha <file>` runs one file.
 TESTS ?= 'test/**/*.test.ts'
 
-.PHONY: install generate check-generated build run test test-sqlite test-postgres typecheck bench clean
+# The web app (web/) is bundled into dist/web, which Herald serves under /app.
+.PHONY: install generate check-generated web build run test test-sqlite test-postgres typecheck bench clean
 
 install: node_modules/.installed
 
@@ -20,7 +21,10 @@ check-generated: generate
 	@git diff --exit-code --stat -- generated || (echo "generated/ is out of date: run make generate and commit it" && exit 1)
 	@test -z "$$(git status --porcelain -- generated)" || (git status --porcelain -- generated; echo "generated/ has untracked files: run make generate and commit it"; exit 1)
 
-build: generate
+web: generate
+	$(NODE_BIN)/tsx scripts/build-web.ts
+
+build: generate web
 	$(NODE_BIN)/tsc -p tsconfig.build.json
 
 run: build
@@ -28,6 +32,7 @@ run: build
 
 typecheck: generate
 	$(NODE_BIN)/tsc -p tsconfig.json
+	$(NODE_BIN)/tsc -p web/tsconfig.json
 
 # SQLite always; Postgres too when TEST_DATABASE_URL names a server (.ci/run starts one).
 test: typecheck

@@ -1,4 +1,13 @@
+import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** dist/web of the checkout this code runs from (src/ under tsx, dist/src/ once compiled). */
+function defaultWebAppDir(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!fs.existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return path.join(dir, 'dist', 'web');
+}
 
 /** Everything Herald reads from its environment, resolved once and passed down. */
 export interface Config {
@@ -14,8 +23,10 @@ export interface Config {
   /** The key being rotated away from (HERALD_PREVIOUS_SECRET_KEY): still opens what it sealed. */
   previousSecretKey?: string;
   rateLimits: RateLimitConfig;
-  /** Web-app pages and forms per signed-in person a minute, apart from the API budgets. */
+  /** Web-app pages and REST calls per signed-in person a minute, apart from the API budgets. */
   appRequestsPerMinute: number;
+  /** Where the built web app is (make build writes dist/web): its manifest.json and assets/. */
+  webAppDir: string;
   /** Largest JSON body accepted, in bytes. */
   maxBodyBytes: number;
   /** Validate responses against the OpenAPI file too (tests turn it on). */
@@ -184,6 +195,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       mcpPerTokenPerMinute: intFrom(env, 'RATE_LIMIT_MCP_PER_MINUTE', 60),
     },
     appRequestsPerMinute: intFrom(env, 'RATE_LIMIT_APP_REQUESTS_PER_MINUTE', 300),
+    webAppDir: path.resolve(env.WEB_APP_DIR || defaultWebAppDir()),
     maxBodyBytes: intFrom(env, 'MAX_BODY_BYTES', 1024 * 1024),
     validateResponses: boolFrom(env, 'VALIDATE_RESPONSES', false),
     worker: boolFrom(env, 'WORKER', true),

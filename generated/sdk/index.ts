@@ -12,7 +12,12 @@ export interface HeraldClientOptions {
   /** Where Herald runs, e.g. http://localhost:8080 (the /v1/rest prefix is added). */
   baseUrl: string;
   /** An API key or OAuth access token. */
-  token: string;
+  token?: string;
+  /**
+   * In a browser signed in to the web app instead of a token: the session cookie goes along by itself, and this
+   * CSRF token (the app's page carries it) proves the call comes from Herald's own page.
+   */
+  csrfToken?: string;
   fetch?: typeof globalThis.fetch;
 }
 
@@ -20,9 +25,13 @@ export type HeraldClient = Client<paths>;
 
 /** A typed REST client: `client.GET('/posts', { params: { query: { livePosts: true } } })`. */
 export function createHeraldClient(options: HeraldClientOptions): HeraldClient {
+  const headers: Record<string, string> = options.token
+    ? { Authorization: `Bearer ${options.token}` }
+    : options.csrfToken ? { 'X-CSRF-Token': options.csrfToken } : {};
+  if (!options.token && !options.csrfToken) throw new Error('createHeraldClient needs a token (an API key or OAuth access token), or, in the web app, its csrfToken');
   return createClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, '') + '/v1/rest',
-    headers: { Authorization: `Bearer ${options.token}` },
+    headers,
     fetch: options.fetch,
   });
 }

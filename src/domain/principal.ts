@@ -11,7 +11,8 @@ export interface Principal {
   accountId: string;
   userId: string;
   tokenId: string;
-  tokenKind: 'api_key' | 'oauth';
+  /** `session`: a person signed in to the web app, calling REST from its page. */
+  tokenKind: 'api_key' | 'oauth' | 'session';
   scopes: Scope[];
 }
 

@@ -39,7 +39,7 @@ export async function sessionPrincipal(deps: DomainDeps, user: SessionUser): Pro
   const roles = await deps.repos.accounts.rolesOf(user.accountId, user.userId);
   const manages = roles.some((role) => role === 'owner' || role === 'admin');
   return {
-    accountId: user.accountId, userId: user.userId, tokenId: 'browser', tokenKind: 'api_key',
+    accountId: user.accountId, userId: user.userId, tokenId: 'browser', tokenKind: 'session',
     scopes: manages ? ['read_profile', 'manage_post', 'manage_team'] : ['read_profile', 'manage_post'],
   };
 }

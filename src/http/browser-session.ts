@@ -7,6 +7,8 @@
  *   planted before sign-in is worthless after it.
  * A cookie that is not valid percent-encoding is treated as absent. The OAuth pages and the web app each
  * keep their own pair, over the same session store and the same accounts.
+ * The web app's pair is on "/" because its page calls the REST API under /v1/rest with them; there the CSRF
+ * token travels in the X-CSRF-Token header instead of a form field.
  */
 import crypto from 'node:crypto';
 import type { Request, Response } from 'express';
@@ -67,4 +69,12 @@ export function browserSession(name: string, path: string, secure: boolean): Bro
       return typeof submitted === 'string' && cookie !== undefined && safeEqual(cookie, submitted);
     },
   };
+}
+
+/** The header the web app's calls to REST carry its CSRF token in. */
+export const CSRF_HEADER = 'x-csrf-token';
+
+/** The web app's cookie pair: one for its pages at /app and its calls to /v1/rest. */
+export function appBrowserSession(secure: boolean): BrowserSession {
+  return browserSession('app', '/', secure);
 }

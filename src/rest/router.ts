@@ -7,10 +7,13 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import { dispatchRest, restRoutes, type RestRoute } from '../../generated/rest/handlers.js';
 import openapiDocument from '../../generated/openapi.json' with { type: 'json' };
 import { authenticate, type TokenResolver } from '../domain/authentication.js';
+import { HeraldError, UnauthorizedError } from '../domain/errors.js';
+import { resolveSession, sessionPrincipal } from '../domain/sessions.js';
+import { appBrowserSession, CSRF_HEADER, type BrowserSession } from '../http/browser-session.js';
 import type { DomainDeps } from '../domain/deps.js';
 import { requestFingerprint, runIdempotent } from '../domain/idempotency.js';
 import type { Principal } from '../domain/principal.js';
-import { consumeRateLimit } from '../domain/rate-limits.js';
+import { consumeAppBudget, consumeRateLimit } from '../domain/rate-limits.js';
 import { restHandlers } from './handlers.js';
 import { setRateLimitHeaders } from '../http/rate-limit-headers.js';
 
@@ -35,8 +38,14 @@ export function restRouter(options: RestRouterOptions): express.Router {
     res.json(openapiDocument);
   });
 
+  const appSession = appBrowserSession(deps.config.baseUrl.startsWith('https:'));
   router.use(async (req: Request, res: Response, next: NextFunction) => {
-    res.locals.principal = await authenticate(deps, options.tokenResolvers, req.headers.authorization);
+    const signedIn = req.headers.authorization === undefined ? appSession.signInToken(req) : undefined;
+    if (signedIn === undefined) {
+      res.locals.principal = await authenticate(deps, options.tokenResolvers, req.headers.authorization);
+      return next();
+    }
+    res.locals.principal = await appSessionPrincipal(deps, appSession, req, signedIn);
     next();
   });
 
@@ -45,7 +54,12 @@ export function restRouter(options: RestRouterOptions): express.Router {
     if (route.rateLimit === 'none') continue;
     limits[route.method](route.expressPath, rateLimited(deps, route));
   }
-  router.use(limits);
+  router.use(async (_req: Request, res: Response, next: NextFunction) => {
+    const principal = principalOf(res);
+    if (principal.tokenKind !== 'session') return limits(_req, res, next);
+    await consumeAppBudget(deps, principal);
+    next();
+  });
 
   router.use(
     ...(OpenApiValidator.middleware({
@@ -71,6 +85,20 @@ export function restRouter(options: RestRouterOptions): express.Router {
     });
   }
   return router;
+}
+
+/**
+ * The web app's own calls: the signed-in person's session cookie, with the app's CSRF token in X-CSRF-Token on
+ * every call (reads too), so another site's page can never call as that person. A token in Authorization always
+ * wins, so an integration never runs as whoever happens to be signed in in the same browser.
+ */
+async function appSessionPrincipal(deps: DomainDeps, cookies: BrowserSession, req: Request, token: string): Promise<Principal> {
+  const user = await resolveSession(deps, token);
+  if (!user) throw new UnauthorizedError('Your web app session has ended (signed out or expired): sign in again at /app/sign-in, or send "Authorization: Bearer <API key or access token>".');
+  if (!cookies.csrfTokenMatches(req, req.header(CSRF_HEADER))) {
+    throw new HeraldError('csrf_token_mismatch', 403, 'A call with the web app\'s session must carry its CSRF token in the X-CSRF-Token header (the app\'s page has it); API integrations send "Authorization: Bearer <API key or access token>" instead.');
+  }
+  return sessionPrincipal(deps, user);
 }
 
 function rateLimited(deps: DomainDeps, route: RestRoute): RequestHandler {

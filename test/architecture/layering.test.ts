@@ -118,3 +118,29 @@ describe('layering (ARCHITECTURE.md): an allow-list per folder of src/', () => {
     assert.deepEqual(specifiers("export { a } from '../x.js';\nconst m = await import('../y.js');\nimport '../z.js';"), ['../x.js', '../z.js', '../y.js']);
   });
 });
+
+/**
+ * Rules of the domain the web app runs in the browser as they are (pure modules, no I/O): counting text the
+ * networks' way must not be written twice.
+ */
+const WEB_SHARED_RULES: string[] = [];
+
+describe('the web app (web/src) reaches Herald only through the generated SDK', () => {
+  const files = sourceFiles('web/src').concat(fs.readdirSync('web/src', { recursive: true }).map(String).filter((f) => f.endsWith('.tsx')).map((f) => path.join('web/src', f)));
+
+  it('imports its own modules, the SDK, Preact and the shared pure rules only', () => {
+    const offenders: string[] = [];
+    for (const file of files) {
+      for (const specifier of specifiers(fs.readFileSync(file, 'utf8'))) {
+        if (!specifier.startsWith('.')) {
+          if (!/^preact(\/hooks)?$/.test(specifier)) offenders.push(`${file} imports the package ${specifier}`);
+          continue;
+        }
+        const target = path.relative('.', path.resolve(path.dirname(file), specifier)).replace(/\.js$/, '.ts');
+        const allowed = target.startsWith(path.normalize('web/src/')) || target === path.normalize('generated/sdk/index.ts') || WEB_SHARED_RULES.includes(target);
+        if (!allowed) offenders.push(`${file} imports ${specifier}`);
+      }
+    }
+    assert.deepEqual(offenders, []);
+  });
+});

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium.js';
+import { appReady, ensureWebBuilt } from '../support/app-browser.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 
 const ARTIFACTS = path.resolve('test-artifacts');
@@ -19,6 +20,7 @@ describe('the web app: accessibility of every page (axe-core)', function () {
 
   before(async () => {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
+    await ensureWebBuilt();
     browser = await launchChromium();
     t = await startTestHerald();
     a = await t.seedAccount({ channels: 2, approvalRequired: true });
@@ -65,6 +67,7 @@ describe('the web app: accessibility of every page (axe-core)', function () {
       for (const [name, url] of Object.entries(pages())) pagesToCheck.push([name, page, url]);
       for (const [name, tab, url] of pagesToCheck) {
         await tab.goto(t.url + url);
+        await appReady(tab).catch((error) => assert.fail(`${name} (${url}) never became ready: ${error}`));
         const results = await new AxeBuilder({ page: tab }).analyze();
         for (const violation of results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')) {
           found.push(`${name}: ${violation.id} (${violation.impact}) ${violation.help}: ${violation.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);

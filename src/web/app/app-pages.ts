@@ -69,15 +69,6 @@ function statusBadge(status: string | null | undefined): string {
   return `<span class="status ${escapeHtml(value)}">${escapeHtml(value)}</span>`;
 }
 
-export function postsPage(context: PageContext, posts: PostView[], channels: ChannelView[]): string {
-  const names = new Map(channels.map((c) => [c.id, c.displayName ?? c.name]));
-  const rows = posts.map((p) => `<tr><td>${statusBadge(p.isLivePost ? 'live' : p.status)}</td><td><a href="/app/posts/${encodeURIComponent(p.id)}">${escapeHtml(p.text.slice(0, 120) || '(no text)')}</a></td>
-<td>${escapeHtml(names.get(p.channelId) ?? p.channelId)}</td><td>${escapeHtml(p.dateTime ?? '')}</td></tr>`).join('');
-  return layout(context, 'Posts', posts.length === 0
-    ? '<p>No posts yet. <a href="/app/compose">Write one</a>.</p>'
-    : `<table><thead><tr><th>Status</th><th>Post</th><th>Channel</th><th>When (UTC)</th></tr></thead><tbody>${rows}</tbody></table>`);
-}
-
 export interface ComposeForm {
   text?: string;
   channelIds?: string[];

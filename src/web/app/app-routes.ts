@@ -32,10 +32,9 @@ import { moveScheduledPost, teamWeek } from '../../domain/calendars/team-calenda
 import { checkTimezone } from '../../domain/calendars/calendar-entries.js';
 import { dateKey, localDateOf, wallClockToUtc } from '../../domain/zoned-time.js';
 import { getPost } from '../../domain/posts/get-post.js';
-import { listPosts } from '../../domain/posts/list-posts.js';
 import type { Principal } from '../../domain/principal.js';
 import { endSession, resolveSession, sessionPrincipal, startSession } from '../../domain/sessions.js';
-import { browserSession } from '../../http/browser-session.js';
+import { appBrowserSession } from '../../http/browser-session.js';
 import { formBody } from '../../http/request-body.js';
 import { createWebhook, deleteWebhook, listWebhooks, rotateWebhookSecret } from '../../domain/webhooks/webhook-endpoints.js';
 import { createMemberApiKey, listApiKeys, revokeMemberApiKey } from '../../domain/api-keys.js';
@@ -44,7 +43,8 @@ import { addMember, listMembers, MEMBER_ROLES, setMemberRole, type MemberRole } 
 import { EVENT_TYPES, type EventType } from '../../domain/events/event-types.js';
 import { getPostHistory } from '../../domain/posts/post-history.js';
 import { appMediaRouter } from './app-media-routes.js';
-import { membersPage, apiKeysPage, approvalsPage, channelsPage, composePage, continueToNetworkPage, postPage, postsPage, queuePage, signInPage, slowDownPage, webhooksPage, weekPage, type ComposeForm, type PageContext } from './app-pages.js';
+import { spaRouter } from './spa.js';
+import { membersPage, apiKeysPage, approvalsPage, channelsPage, composePage, continueToNetworkPage, postPage, queuePage, signInPage, slowDownPage, webhooksPage, weekPage, type ComposeForm, type PageContext } from './app-pages.js';
 
 const APP = '/app';
 
@@ -55,7 +55,7 @@ interface Visitor {
 
 export function appRouter(deps: DomainDeps, log: (message: string, error: unknown) => void): express.Router {
   const router = express.Router();
-  const cookies = browserSession('app', APP, deps.config.baseUrl.startsWith('https:'));
+  const cookies = appBrowserSession(deps.config.baseUrl.startsWith('https:'));
   const form = formBody({ limit: 256 * 1024 });
   router.use(appMediaRouter(deps, cookies, APP));
 
@@ -135,13 +135,6 @@ export function appRouter(deps: DomainDeps, log: (message: string, error: unknow
     await endSession(deps, cookies.signInToken(req));
     cookies.clearSignIn(res);
     res.redirect(303, `${APP}/sign-in`);
-  });
-
-  router.get(APP, async (req, res) => {
-    const v = await visitor(req, res);
-    if (!v) return;
-    const [page, channels] = await Promise.all([listPosts(deps, v.principal, { limit: 50, livePosts: true }), listChannels(deps, v.principal)]);
-    send(res, postsPage(v.context, page.data, channels), v.context.nonce);
   });
 
   router.get(`${APP}/compose`, async (req, res) => {
@@ -539,6 +532,8 @@ export function appRouter(deps: DomainDeps, log: (message: string, error: unknow
     res.redirect(303, `${APP}/settings/api-keys`);
   });
 
+  // Last: every /app address the routes above do not answer is the single-page app's.
+  router.use(spaRouter(deps, cookies, APP));
   return router;
 }
 

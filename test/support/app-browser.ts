@@ -1,0 +1,46 @@
+/**
+ * What the web app's browser tests share: the app built (once per run, and only when web/ or the generated SDK
+ * changed since the last build), signing in as a person does, and waiting until a page has its data.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { buildWeb, WEB_DIST } from '../../scripts/build-web.js';
+
+let built: Promise<unknown> | undefined;
+
+function newestChange(dir: string): number {
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestChange(full) : fs.statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+export function ensureWebBuilt(): Promise<unknown> {
+  built ??= (async () => {
+    const manifest = path.join(WEB_DIST, 'manifest.json');
+    const sources = Math.max(newestChange(path.resolve('web/src')), newestChange(path.resolve('generated/sdk')), newestChange(path.resolve('generated/rest')));
+    if (fs.existsSync(manifest) && fs.statSync(manifest).mtimeMs > sources) return;
+    await buildWeb();
+  })();
+  return built;
+}
+
+/** Signs in on the sign-in page and waits for the app's first page to have its data. */
+export async function signInToApp(page: Page, baseUrl: string, email: string, password: string): Promise<void> {
+  await page.goto(`${baseUrl}/app/sign-in`);
+  await page.fill('#email', email);
+  await page.fill('#password', password);
+  await page.click('button[type=submit]');
+  await page.waitForURL(`${baseUrl}/app`);
+  await appReady(page);
+}
+
+/** The page has rendered its heading and every load it started has arrived (no placeholder left). */
+export async function appReady(page: Page): Promise<void> {
+  await page.waitForSelector('h1');
+  await page.waitForLoadState('networkidle');
+  await page.waitForFunction(() => document.querySelectorAll('main .loading').length === 0);
+}

@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../support/chromium.js';
+import { appReady, ensureWebBuilt, signInToApp } from '../support/app-browser.js';
+import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+
+/** The single-page app's frame: how it is served, how its calls to REST are signed in, and its own budget. */
+describe('the web app: serving the single-page app and its REST calls', function () {
+  this.timeout(60_000);
+  let t: TestHerald;
+  let a: SeededAccount;
+  let browser: Browser;
+  let page: Page;
+
+  before(async () => {
+    await ensureWebBuilt();
+    browser = await launchChromium();
+  });
+  after(async () => browser?.close());
+  beforeEach(async () => {
+    t = await startTestHerald();
+    a = await t.seedAccount({ channels: 2 });
+    page = await (await browser.newContext()).newPage();
+  });
+  afterEach(async () => {
+    await page.context().close();
+    await t.close();
+  });
+
+  /** A call from the app's page, as its SDK makes them: same origin, the session cookie, the CSRF header if given. */
+  function fromPage(path: string, init: { method?: string; csrf?: 'page' | 'none' | 'wrong'; bearer?: string } = {}) {
+    return page.evaluate(async ({ path, init }) => {
+      const headers: Record<string, string> = {};
+      const token = document.querySelector<HTMLMetaElement>('meta[name="herald-csrf-token"]')!.content;
+      if (init.csrf !== 'none') headers['X-CSRF-Token'] = init.csrf === 'wrong' ? token.replace(/^./, (c) => (c === 'A' ? 'B' : 'A')) : token;
+      if (init.bearer) headers.Authorization = `Bearer ${init.bearer}`;
+      const response = await fetch(path, { method: init.method ?? 'GET', headers });
+      return { status: response.status, body: await response.json() };
+    }, { path, init });
+  }
+
+  it('sends a visitor without a session to sign in, and serves a signed-in person the app under a strict CSP with hashed, long-cached assets', async () => {
+    const anonymous = await fetch(`${t.url}/app/calendar`, { redirect: 'manual' });
+    assert.equal(anonymous.status, 303);
+    assert.equal(anonymous.headers.get('location'), '/app/sign-in');
+
+    const root = await page.goto(`${t.url}/`);
+    assert.match(page.url(), /\/app\/sign-in$/, 'the root opens the app, which asks to sign in first');
+    assert.equal(root!.status(), 200);
+    await signInToApp(page, t.url, a.email, a.password);
+    const served = await page.goto(`${t.url}/app`);
+    const headers = served!.headers();
+    assert.equal(headers['cache-control'], 'no-store');
+    assert.match(headers['content-security-policy'], /script-src 'self';/);
+    assert.doesNotMatch(headers['content-security-policy'], /unsafe-inline|unsafe-eval/);
+    const html = await served!.text();
+    assert.doesNotMatch(html, /<script>|<script [^>]*>[^<]/, 'no inline script: the CSP would refuse it');
+    const script = /src="(\/app\/assets\/main-[A-Z0-9]+\.js)"/.exec(html)?.[1];
+    const style = /href="(\/app\/assets\/main-[A-Z0-9]+\.css)"/.exec(html)?.[1];
+    assert.ok(script && style, html);
+    for (const asset of [script, style]) {
+      const answer = await fetch(t.url + asset);
+      assert.equal(answer.status, 200);
+      assert.equal(answer.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+    }
+    assert.equal((await fetch(`${t.url}/app/assets/manifest.json`, { redirect: 'manual' })).status, 404, 'only the build\'s own files are served');
+    assert.equal((await fetch(`${t.url}/app/assets/..%2Fmanifest.json`, { redirect: 'manual' })).status, 404);
+    await appReady(page);
+    assert.match(await page.textContent('main') ?? '', /No posts yet\. Write one/);
+    assert.equal(await page.title(), 'Posts · Herald');
+  });
+
+  it('lists the posts with their state and opens one; an address the app does not know says so', async () => {
+    const created = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: a.channelIds, text: 'Two channels, one text', isScheduled: true, dateTime: new Date(Date.now() + 86_400_000).toISOString() } });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    await signInToApp(page, t.url, a.email, a.password);
+    assert.equal(await page.locator('table.posts tbody tr').count(), 2, 'one row per channel');
+    assert.deepEqual(await page.locator('table.posts .status').allTextContents(), ['scheduled', 'scheduled']);
+    await page.goto(`${t.url}/app/no-such-page`);
+    await appReady(page);
+    assert.equal(await page.textContent('main h1'), 'Not found');
+  });
+
+  it('signs the page\'s REST calls in with the session and its CSRF header, and refuses them without it', async () => {
+    await signInToApp(page, t.url, a.email, a.password);
+    const ok = await fromPage('/v1/rest/channels');
+    assert.equal(ok.status, 200);
+    assert.equal(ok.body.data.length, 2);
+    const missing = await fromPage('/v1/rest/channels', { csrf: 'none' });
+    assert.equal(missing.status, 403);
+    assert.equal(missing.body.code, 'csrf_token_mismatch');
+    assert.match(missing.body.message, /X-CSRF-Token/);
+    assert.equal((await fromPage('/v1/rest/channels', { csrf: 'wrong' })).status, 403);
+
+    const other = await t.seedAccount({ channels: 1 });
+    const asKey = await fromPage('/v1/rest/channels', { csrf: 'none', bearer: other.apiKey });
+    assert.equal(asKey.status, 200);
+    assert.deepEqual(asKey.body.data.map((c: { id: string }) => c.id), other.channelIds, 'a bearer token wins over the session in the same browser');
+
+    const token = (await page.context().cookies()).find((c) => c.name === 'herald_app_csrf')!.value;
+    const cookie = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    await page.click('button:has-text("Sign out")');
+    await page.waitForURL(/\/app\/sign-in$/);
+    const after = await fetch(`${t.url}/v1/rest/channels`, { headers: { cookie, 'x-csrf-token': token } });
+    assert.equal(after.status, 401, 'signing out ended the session for REST too');
+    assert.match((await after.json()).message, /sign in again/);
+  });
+
+  it('spends its own per-person budget, not the account\'s API budgets, and says how long to wait beyond it', async () => {
+    await t.close();
+    t = await startTestHerald({ appRequestsPerMinute: 12, rateLimits: { restReadsPerMinute: 2, restWritesPerMinute: 2, accountPerHour: 1000, mcpPerTokenPerMinute: 60 } });
+    a = await t.seedAccount({ channels: 1 });
+    await signInToApp(page, t.url, a.email, a.password);
+    for (let i = 0; i < 3; i += 1) assert.equal((await fromPage('/v1/rest/channels')).status, 200, 'past the account\'s 2 REST reads a minute');
+    assert.equal((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).status, 200, 'the account\'s REST reads are untouched by the app');
+    assert.equal((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).status, 200);
+    let refused = await fromPage('/v1/rest/channels');
+    for (let i = 0; i < 12 && refused.status === 200; i += 1) refused = await fromPage('/v1/rest/channels');
+    assert.equal(refused.status, 429);
+    assert.match(refused.body.message, /web app budget of this person/);
+  });
+});

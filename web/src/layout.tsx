@@ -1,0 +1,58 @@
+/**
+ * What every page has: the navigation (managers see the team's pages too), sign-out (a real form: it ends the
+ * session on the server), and banners for what the team must act on — a channel that needs reconnecting, a
+ * webhook endpoint Herald disabled — re-read on every page change.
+ */
+import type { ComponentChildren } from 'preact';
+import { api, call, csrfToken } from './api.js';
+import { Link } from './router.js';
+import { useMe } from './session.js';
+import { useApi } from './ui/use-api.js';
+
+const NAV: { href: string; label: string; managers?: boolean }[] = [
+  { href: '/app', label: 'Posts' },
+  { href: '/app/compose', label: 'Compose' },
+  { href: '/app/calendar', label: 'Calendar' },
+  { href: '/app/approvals', label: 'Approvals', managers: true },
+  { href: '/app/channels', label: 'Channels', managers: true },
+  { href: '/app/settings', label: 'Settings' },
+];
+
+async function banners(manages: boolean): Promise<string[]> {
+  const [channels, webhooks] = await Promise.all([
+    call(api.GET('/channels')),
+    manages ? call(api.GET('/webhooks')) : Promise.resolve(undefined),
+  ]);
+  const found = channels.data
+    .filter((c) => c.status === 'needs_reconnect')
+    .map((c) => `The ${c.network} channel ${c.displayName ?? c.name} needs reconnecting (${c.statusReason ?? 'the network refused its credentials'}): its posts fail until it is reconnected on the Channels page.`);
+  for (const endpoint of webhooks?.data ?? []) {
+    if (!endpoint.enabled) found.push(`Herald disabled the webhook endpoint ${endpoint.url}: ${endpoint.disabledReason ?? 'it kept failing'}. Fix the receiver, then enable it again.`);
+  }
+  return found;
+}
+
+export function Layout(props: { path: string; children: ComponentChildren }) {
+  const me = useMe();
+  const alerts = useApi(() => banners(me?.manages ?? false), [props.path, me?.manages]);
+  const current = (href: string) => (href === '/app' ? props.path === '/app' : props.path === href || props.path.startsWith(`${href}/`));
+  return (
+    <>
+      <a class="skip" href="#main">Skip to content</a>
+      <header class="top">
+        <strong class="brand">Herald</strong>
+        <nav aria-label="Main">
+          {NAV.filter((item) => !item.managers || me?.manages).map((item) => (
+            <Link key={item.href} href={item.href} aria-current={current(item.href) ? 'page' : undefined}>{item.label}</Link>
+          ))}
+        </nav>
+        <form method="post" action="/app/sign-out" class="sign-out">
+          <input type="hidden" name="csrf_token" value={csrfToken} />
+          <span class="who">{me?.email ?? ''}</span> <button type="submit">Sign out</button>
+        </form>
+      </header>
+      {(alerts.data ?? []).map((text) => <p class="banner" role="status" key={text}>{text}</p>)}
+      <main id="main">{props.children}</main>
+    </>
+  );
+}

@@ -1,0 +1,14 @@
+/** Every page of the app and its address; an address not here is followed as a normal link. */
+import type { JSX } from 'preact';
+import { PostsPage } from './pages/posts.js';
+
+export type RouteParams = Record<string, string>;
+
+export interface Route {
+  path: string;
+  component: (props: { params: RouteParams; query: URLSearchParams }) => JSX.Element;
+}
+
+export const routes: Route[] = [
+  { path: '/app', component: PostsPage },
+];

@@ -1,0 +1,58 @@
+/**
+ * The frame of every page: its title (also the document's), focus moved to it on arrival so a screen reader
+ * announces the new page, and the states a page can be in while its data comes.
+ */
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
+import type { ApiError } from '../api.js';
+
+export function Page(props: { title: string; actions?: ComponentChildren; children: ComponentChildren }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    document.title = `${props.title} · Herald`;
+    heading.current?.focus({ preventScroll: true });
+  }, [props.title]);
+  return (
+    <>
+      <div class="page-head">
+        <h1 ref={heading} tabIndex={-1}>{props.title}</h1>
+        {props.actions}
+      </div>
+      {props.children}
+    </>
+  );
+}
+
+/** Space held for content on its way, so nothing shifts when it arrives. */
+export function Loading(props: { label: string; rows?: number }) {
+  return (
+    <div class="loading" role="status" aria-live="polite">
+      <span class="visually-hidden">{props.label}</span>
+      {Array.from({ length: props.rows ?? 3 }, (_, i) => <div key={i} class="skeleton" aria-hidden="true" />)}
+    </div>
+  );
+}
+
+export function Empty(props: { children: ComponentChildren }) {
+  return <div class="empty">{props.children}</div>;
+}
+
+/** A refusal or failure in Herald's words (they say what to change). */
+export function Problem(props: { error?: ApiError | string; id?: string }) {
+  if (!props.error) return null;
+  const message = typeof props.error === 'string' ? props.error : props.error.message;
+  return <p class="problem" role="alert" id={props.id}>{message}</p>;
+}
+
+/** The server's words about one field, placed beside it and tied to it for screen readers. */
+export function FieldProblems(props: { error?: ApiError; field: string; id: string }) {
+  const messages = props.error?.problemsAt(props.field) ?? [];
+  if (messages.length === 0) return null;
+  return <div id={props.id} class="field-problems">{messages.map((m) => <p class="problem" role="alert" key={m}>{m}</p>)}</div>;
+}
+
+/** A post's or channel's state as a word with its colour, never colour alone. */
+export function StatusBadge(props: { status: string | null | undefined }) {
+  const value = props.status ?? 'live';
+  return <span class={`status ${value}`}>{value.replace(/_/g, ' ')}</span>;
+}
