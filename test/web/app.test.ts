@@ -9,7 +9,7 @@ import { appReady, ensureWebBuilt } from '../support/app-browser.js';
 import { TINY_PNG } from '../media/fixtures.js';
 import { startFakeMastodon } from '../support/fake-mastodon.js';
 import * as provisioning from '../../src/domain/provisioning.js';
-import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
+import { pinClock, testWorker } from '../publishing/support.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { authorizeUrl, FormUser, pkcePair, REDIRECT_URI, registerClient, tokenRequest } from '../oauth/support.js';
 
@@ -104,34 +104,6 @@ describe('the web app in a headless Chromium', function () {
     const id = page.url().split('/').pop()!;
     const post = (await t.api('GET', `/v1/rest/posts/${id}`, { token: a.apiKey })).body.data;
     assert.equal(post.dateTime, '2030-01-07T08:30:00.000Z', '09:30 in Berlin is 08:30 UTC');
-  });
-
-  it('approves a held post from the inbox, and refuses a form without its CSRF token', async () => {
-    const held = await t.seedAccount({ approvalRequired: true, channels: 1 });
-    a = held;
-    const res = await t.api('POST', '/v1/rest/posts', { token: held.apiKey, body: { channelIds: [held.channelIds[0]], text: 'Needs a yes' } });
-    const postId = res.body.data[0].id;
-    await signIn();
-    await page.goto(`${t.url}/app/approvals`);
-    assert.match(await page.textContent('main') ?? '', /Needs a yes/);
-    await page.click('text=Needs a yes');
-    await page.click('button:has-text("Approve")');
-    assert.match(await page.textContent('main') ?? '', /approval: APPROVED/);
-    assert.equal((await t.api('GET', `/v1/rest/posts/${postId}`, { token: held.apiKey })).body.data.approvalStatus, 'APPROVED');
-    const what = await page.locator('#history tbody td:nth-child(3)').allTextContents();
-    assert.deepEqual(what.map((cell) => cell.split(' ')[0]), ['created', 'approved'], what.join(' | '));
-    assert.match(what[1], /publishesNow: true/, 'with what the step changed');
-    const who = await page.locator('#history tbody td:nth-child(2)').allTextContents();
-    const owner = await t.deps.repos.accounts.getUser(held.accountId, held.userId);
-    assert.deepEqual(who, [owner!.name, owner!.name], 'who did it, by name');
-
-    const cookies = await page.context().cookies();
-    const forged = await fetch(`${t.url}/app/posts/${postId}/reject`, {
-      method: 'POST', redirect: 'manual',
-      headers: { cookie: cookies.map((c) => `${c.name}=${c.value}`).join('; '), 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'reason=forged',
-    });
-    assert.equal(forged.status, 403);
   });
 
   it('adds a webhook endpoint with its secret shown once, and warns on every page when Herald disabled one', async () => {
@@ -234,27 +206,6 @@ describe('the web app in a headless Chromium', function () {
     assert.deepEqual(Buffer.from(await served.arrayBuffer()), TINY_PNG);
   });
 
-  it('retries a failed post from its page, and opens the calendar with the posts', async () => {
-    await t.deps.repos.sandbox.setFailure(a.accountId, a.channelIds[0], 'permanent', 1);
-    const res = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[0]], text: 'Second time lucky' } });
-    const postId = res.body.data[0].id;
-    await testWorker(t).tick();
-    await signIn();
-    await page.goto(`${t.url}/app/posts/${postId}`);
-    assert.match(await page.textContent('.status') ?? '', /failed/);
-    await page.click('text=Try again now');
-    assert.match(await page.textContent('.status') ?? '', /scheduled/);
-    await testWorker(t).tick();
-    await page.reload();
-    assert.match(await page.textContent('.status') ?? '', /published/);
-
-    await page.goto(`${t.url}/app/calendar`);
-    assert.match(await page.textContent('#week') ?? '', /Second time lucky/, 'this week, with its status');
-    await page.click('text=Month and list views');
-    assert.match(page.url(), /\/calendar\?t=/);
-    assert.match(await page.textContent('body') ?? '', /Second time lucky/);
-  });
-
   it('edits a channel\'s queue: slots, pause and resume, and clearing after seeing the count', async () => {
     await signIn();
     await page.goto(`${t.url}/app/channels`);
@@ -314,53 +265,6 @@ describe('the web app in a headless Chromium', function () {
     assert.equal(await page.locator('#results li').count(), 2);
     assert.match(await page.textContent('#results') ?? '', /approved[\s\S]*approved/);
     assert.match(await page.textContent('main') ?? '', /Nothing is waiting for approval/);
-  });
-
-  it('settles unconfirmed posts by hand: published with its address, or not published', async () => {
-    const clock = pinClock(t, new Date().toISOString());
-    const ids: string[] = [];
-    for (const text of ['Went out', 'Did not']) {
-      const res = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[0]], text } });
-      ids.push(res.body.data[0].id);
-    }
-    // Workers that died mid-call: the network shows nothing, so Herald cannot tell.
-    await dieMidAttempt(t, clock);
-    clock.advance(2_000);
-    await testWorker(t).tick();
-    await signIn();
-    await page.goto(`${t.url}/app/posts/${ids[0]}`);
-    assert.match(await page.textContent('.status') ?? '', /unconfirmed/);
-    await page.fill('#permalinkUrl', 'https://social.example/@me/123');
-    await page.click('text=Mark as published');
-    assert.match(await page.textContent('.status') ?? '', /published/);
-    await page.goto(`${t.url}/app/posts/${ids[1]}`);
-    await page.click('text=Mark as not published');
-    assert.match(await page.textContent('.status') ?? '', /failed/);
-    const [went, didNot] = await Promise.all(ids.map(async (id) => (await t.api('GET', `/v1/rest/posts/${id}`, { token: a.apiKey })).body.data));
-    assert.equal(went.permalinkUrl, 'https://social.example/@me/123');
-    assert.deepEqual(went.attempts.map((x: any) => x.outcome), ['reconciled']);
-    assert.match(didNot.error, /A person checked the network/);
-    const events = (await t.api('GET', `/v1/rest/events?types=post.published&types=post.failed`, { token: a.apiKey })).body.data;
-    assert.deepEqual(events.map((e: any) => [e.type, e.data.post.id]), [['post.published', ids[0]], ['post.failed', ids[1]]]);
-  });
-
-  it('moves a scheduled post to another day by dragging it in the week, keeping its time, and undoes it', async () => {
-    pinClock(t, '2030-01-06T12:00:00Z');
-    const res = await t.api('POST', '/v1/rest/posts', {
-      token: a.apiKey, body: { channelIds: [a.channelIds[0]], text: 'Tuesday talk', isScheduled: true, dateTime: '2030-01-08T08:30:00.000Z' },
-    });
-    const postId = res.body.data[0].id;
-    await signIn();
-    await page.goto(`${t.url}/app/calendar?date=2030-01-08&tz=Europe/Berlin`);
-    assert.match(await page.textContent('td[data-day="2030-01-08"]') ?? '', /09:30[\s\S]*Tuesday talk/, 'shown at 09:30 Berlin time');
-    await page.dragAndDrop(`[data-post-id="${postId}"]`, 'td[data-day="2030-01-10"]');
-    await page.waitForSelector('#undo');
-    assert.match(await page.textContent('td[data-day="2030-01-10"]') ?? '', /09:30[\s\S]*Tuesday talk/);
-    const moved = (await t.api('GET', `/v1/rest/posts/${postId}`, { token: a.apiKey })).body.data;
-    assert.equal(moved.dateTime, '2030-01-10T08:30:00.000Z', 'Thursday, same time of day');
-    await page.click('#undo button');
-    assert.equal((await t.api('GET', `/v1/rest/posts/${postId}`, { token: a.apiKey })).body.data.dateTime, '2030-01-08T08:30:00.000Z');
-    assert.equal(await page.locator('#undo').count(), 0);
   });
 
   it('asks the AI helpers from compose (naming the provider) and sets the options a network takes', async () => {

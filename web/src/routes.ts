@@ -1,6 +1,8 @@
 /** Every page of the app and its address; an address not here is followed as a normal link. */
 import type { JSX } from 'preact';
 import { PostsPage } from './pages/posts.js';
+import { PostPage } from './pages/post.js';
+import { AllContentCalendarPage, TeamCalendarPage } from './pages/calendar.js';
 
 export type RouteParams = Record<string, string>;
 
@@ -11,4 +13,7 @@ export interface Route {
 
 export const routes: Route[] = [
   { path: '/app', component: PostsPage },
+  { path: '/app/posts/:postId', component: PostPage },
+  { path: '/app/calendar', component: TeamCalendarPage },
+  { path: '/app/calendar/all', component: AllContentCalendarPage },
 ];

@@ -20,7 +20,7 @@ import type { Principal } from '../principal.js';
 import { updatePost } from '../posts/update-post.js';
 import { parseWireTime } from '../time.js';
 import type { PostView } from '../posts/post-view.js';
-import { addDays, dateKey, localDateOf, localTimeOf, startOfDay, wallClockToUtc, weekday, type LocalDate } from '../zoned-time.js';
+import { dateKey, localDateOf, localTimeOf, wallClockToUtc, type LocalDate } from '../zoned-time.js';
 import { parseCalendarDate, parseCalendarLayout } from './calendar-dates.js';
 import { calendarPeriod } from './calendar-periods.js';
 import { checkTimezone } from './calendar-entries.js';
@@ -75,48 +75,6 @@ export async function teamCalendar(deps: DomainDeps, principal: Principal, input
     view: layout, timezone, date: dateKey(period.anchor), firstDay: dateKey(period.first), lastDay: dateKey(period.last),
     previous: day(period.previous), next: day(period.next), entries, truncated: posts.length > MAX_ENTRIES,
   };
-}
-
-export interface WeekEntry {
-  postId: string;
-  at: number;
-  time: string;
-  text: string;
-  status: string;
-  channel: string;
-  network: string;
-  movable: boolean;
-}
-
-export interface TeamWeek {
-  timezone: string;
-  days: { key: string; entries: WeekEntry[] }[];
-  previous: string;
-  next: string;
-}
-
-export async function teamWeek(deps: DomainDeps, principal: Principal, input: { date?: string; timezone?: string }): Promise<TeamWeek> {
-  const timezone = checkTimezone(input.timezone || 'UTC');
-  const around = input.date ? parseCalendarDate(input.date) : localDateOf(deps.now(), timezone);
-  const monday = addDays(around, -weekday(around));
-  const from = startOfDay(monday, timezone);
-  const to = startOfDay(addDays(monday, 7), timezone);
-  const posts = await deps.repos.calendars.posts({
-    accountId: principal.accountId, channelIds: [], labelIds: [], from, to,
-    statuses: ['draft', 'scheduled', 'publishing', 'published', 'failed', 'unconfirmed'], includeLive: true, limit: 2000,
-  });
-  const channels = new Map((await deps.repos.channels.list(principal.accountId)).map((c) => [c.id, c]));
-  const days = Array.from({ length: 7 }, (_, i) => ({ key: dateKey(addDays(monday, i)), entries: [] as WeekEntry[] }));
-  for (const post of posts) {
-    const key = dateKey(localDateOf(post.timelineAt, timezone));
-    const channel = channels.get(post.channelId);
-    days.find((d) => d.key === key)?.entries.push({
-      postId: post.id, at: post.timelineAt, time: localTimeOf(post.timelineAt, timezone), text: post.text,
-      status: post.isLive ? 'live' : post.status, channel: channel?.displayName ?? channel?.name ?? post.channelId, network: channel?.network ?? '',
-      movable: !post.isLive && post.status === 'scheduled',
-    });
-  }
-  return { timezone, days, previous: dateKey(addDays(monday, -7)), next: dateKey(addDays(monday, 7)) };
 }
 
 /** Moves a scheduled post to another day (at `time`, else its wall-clock time in `timezone`) or to an exact instant. */

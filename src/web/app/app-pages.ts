@@ -4,7 +4,6 @@
  */
 import type { ChannelView } from '../../domain/directory.js';
 import type { ChannelScheduleView } from '../../domain/queue/queue.js';
-import type { TeamWeek } from '../../domain/calendars/team-calendar.js';
 import type { ChannelOptionRule, NetworkCapabilities } from '../../domain/networks/capabilities.js';
 import type { PostView } from '../../domain/posts/post-view.js';
 import { escapeHtml } from '../../http/html.js';
@@ -14,7 +13,6 @@ import type { ConnectedAppView } from '../../domain/connected-apps.js';
 import type { LabelView } from '../../domain/labels/labels.js';
 import { MEMBER_ROLES, type MemberView } from '../../domain/members.js';
 import type { NetworkView } from '../../domain/networks/channel-connections.js';
-import type { PostEventView } from '../../domain/posts/post-history.js';
 
 type NetworkField = NonNullable<NetworkView['connection']>['fields'][number];
 
@@ -269,40 +267,6 @@ const COUNTER_SCRIPT = `(() => {
   update();
 })();`;
 
-export function postPage(context: PageContext, post: PostView, channel: ChannelView | undefined, canReview: boolean, history: (PostEventView & { actor: string })[]): string {
-  const attempts = (post.attempts ?? []).map((a) => `<tr><td>${a.number}</td><td>${escapeHtml(a.outcome ?? 'in flight')}</td><td>${escapeHtml(a.error ?? '')}</td><td>${escapeHtml(a.startedAt)}</td></tr>`).join('');
-  const metrics = Object.entries(post.metrics ?? {}).map(([k, v]) => `${escapeHtml(k)}: ${escapeHtml(String(v))}`).join(' · ');
-  const review = canReview && post.approvalStatus === 'PENDING'
-    ? `<form method="post" action="/app/posts/${encodeURIComponent(post.id)}/approve"><input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}"><button>Approve</button></form>
-<form method="post" action="/app/posts/${encodeURIComponent(post.id)}/reject"><input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}"><label for="reason">Reason</label><input id="reason" name="reason" required> <button>Reject</button></form>`
-    : '';
-  const retry = post.status === 'failed'
-    ? `<form method="post" action="/app/posts/${encodeURIComponent(post.id)}/retry"><input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}"><button>Try again now</button></form>`
-    : '';
-  const settle = post.status === 'unconfirmed'
-    ? `<h2>Did it go out?</h2><p>Check the channel on the network, then tell Herald.</p>
-<form method="post" action="/app/posts/${encodeURIComponent(post.id)}/settle"><input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}"><input type="hidden" name="published" value="yes">
-<label for="permalinkUrl">Its address on the network (optional)</label><input id="permalinkUrl" name="permalinkUrl" size="50"> <button>Mark as published</button></form>
-<form method="post" action="/app/posts/${encodeURIComponent(post.id)}/settle"><input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}"><input type="hidden" name="published" value="no"><button>Mark as not published</button></form>`
-    : '';
-  return layout(context, 'Post', `<p>${statusBadge(post.isLivePost ? 'live' : post.status)} ${post.approvalStatus ? `approval: ${escapeHtml(post.approvalStatus)}` : ''}
- on ${escapeHtml(channel ? `${channel.displayName ?? channel.name} (${channel.network})` : post.channelId)}</p>
-<blockquote style="white-space:pre-wrap">${escapeHtml(post.text)}</blockquote>
-${post.error ? `<p class="problem">${escapeHtml(post.error)}</p>` : ''}
-${post.permalinkUrl ? `<p>On the network: <a href="${escapeHtml(post.permalinkUrl)}" rel="noreferrer">${escapeHtml(post.permalinkUrl)}</a></p>` : ''}
-${metrics ? `<p>${metrics}</p>` : ''}${retry}${settle}${review}
-${attempts ? `<h2>Attempts</h2><table><thead><tr><th>#</th><th>Outcome</th><th>Error</th><th>Started</th></tr></thead><tbody>${attempts}</tbody></table>` : ''}
-${history.length > 0 ? `<h2>History</h2><table id="history"><thead><tr><th>When</th><th>Who</th><th>What</th></tr></thead><tbody>${history.map((event) =>
-    `<tr><td>${escapeHtml(event.at.slice(0, 16).replace('T', ' '))} UTC</td><td>${escapeHtml(event.actor)}</td><td>${escapeHtml(event.kind.replace(/_/g, ' '))}${historyDetails(event.details)}</td></tr>`).join('')}</tbody></table>` : ''}`);
-}
-
-/** The facts an event names (a reason, the changed fields), short enough for a table cell. */
-function historyDetails(details: Record<string, unknown> | null): string {
-  if (!details) return '';
-  const shown = Object.entries(details).map(([key, value]) => `${key}: ${Array.isArray(value) ? value.join(', ') : typeof value === 'object' ? JSON.stringify(value) : String(value)}`).join('; ');
-  return shown ? ` <small>${escapeHtml(shown.slice(0, 200))}</small>` : '';
-}
-
 export function approvalsPage(context: PageContext, posts: PostView[], results: { postId: string; ok: boolean; message: string }[] = []): string {
   const rows = posts.map((p) => `<tr><td><input type="checkbox" name="postIds" value="${escapeHtml(p.id)}" aria-label="select"></td>
 <td><a href="/app/posts/${encodeURIComponent(p.id)}">${escapeHtml(p.text.slice(0, 120))}</a></td><td>${escapeHtml(p.reviewerUserId ? 'assigned' : 'anyone')}</td></tr>`).join('');
@@ -441,25 +405,6 @@ ${apps.length > 0 ? `<table id="connected-apps"><thead><tr><th>App</th><th>Scope
     : '<p>No app acts for you through OAuth. MCP clients (Claude, ChatGPT, IDEs) appear here once you approve them.</p>'}`);
 }
 
-export function weekPage(context: PageContext, week: TeamWeek, moved?: { postId: string; from: string; text: string }): string {
-  const hidden = `<input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}">`;
-  const zone = encodeURIComponent(week.timezone);
-  const columns = week.days.map((day) => `<td class="day" data-day="${escapeHtml(day.key)}"><strong>${escapeHtml(day.key)}</strong>${day.entries.map((e) =>
-    `<div class="entry ${escapeHtml(e.status)}"${e.movable ? ` draggable="true" data-post-id="${escapeHtml(e.postId)}"` : ''}>${escapeHtml(e.time)} ${statusBadge(e.status)}
-<a href="/app/posts/${encodeURIComponent(e.postId)}">${escapeHtml(e.text.slice(0, 60) || '(no text)')}</a> <small>${escapeHtml(e.channel)}</small></div>`).join('')}</td>`).join('');
-  const undo = moved
-    ? `<form method="post" action="/app/posts/${encodeURIComponent(moved.postId)}/move" id="undo">${hidden}<input type="hidden" name="at" value="${escapeHtml(moved.from)}">
-<input type="hidden" name="timezone" value="${escapeHtml(week.timezone)}">Moved “${escapeHtml(moved.text.slice(0, 60))}”. <button>Undo</button></form>`
-    : '';
-  return layout(context, 'Calendar', `${undo}<p><a href="/app/calendar?date=${week.previous}&amp;tz=${zone}">← Previous week</a> ·
-<a href="/app/calendar?date=${week.next}&amp;tz=${zone}">Next week →</a> · times in ${escapeHtml(week.timezone)} ·
-<a href="/app/calendar/all">Month and list views, with live posts</a></p>
-<p class="counter">Drag a scheduled post to another day to move it; it keeps its time of day.</p>
-<table id="week"><tbody><tr>${columns}</tr></tbody></table>
-<form id="move" method="post" hidden>${hidden}<input type="hidden" name="day"><input type="hidden" name="timezone" value="${escapeHtml(week.timezone)}"></form>
-<script nonce="${escapeHtml(context.nonce)}">${DRAG_SCRIPT}</script>`);
-}
-
 /** Dropping a queued post onto another submits the reorder form: the dragged post takes the target's position. */
 const REORDER_SCRIPT = `(() => {
   const form = document.getElementById('reorder');
@@ -472,25 +417,6 @@ const REORDER_SCRIPT = `(() => {
       if (!postId || postId === item.dataset.postId) return;
       form.elements.postId.value = postId;
       form.elements.position.value = item.dataset.position;
-      form.submit();
-    });
-  });
-})();`;
-
-/** Dragging a movable entry onto a day submits the move form for that post and day. */
-const DRAG_SCRIPT = `(() => {
-  const form = document.getElementById('move');
-  document.querySelectorAll('[data-post-id]').forEach((entry) => entry.addEventListener('dragstart', (event) => {
-    event.dataTransfer.setData('text/plain', entry.dataset.postId);
-  }));
-  document.querySelectorAll('td.day').forEach((day) => {
-    day.addEventListener('dragover', (event) => event.preventDefault());
-    day.addEventListener('drop', (event) => {
-      event.preventDefault();
-      const postId = event.dataTransfer.getData('text/plain');
-      if (!postId) return;
-      form.action = '/app/posts/' + encodeURIComponent(postId) + '/move';
-      form.elements.day.value = day.dataset.day;
       form.submit();
     });
   });

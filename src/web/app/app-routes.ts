@@ -1,7 +1,6 @@
 /**
- * The web app at /app, for the people on a team: sign in with the same accounts as the OAuth pages, see
- * the posts, compose for several channels, open a post (attempts, error, permalink, approve or reject),
- * the approvals inbox, the channels with their connect forms, the member's API keys (shown once, revocable) and connected OAuth apps, and the webhook endpoints (secret shown once;
+ * The web app at /app, for the people on a team: sign in with the same accounts as the OAuth pages,
+ * compose for several channels, the approvals inbox, the channels with their connect forms, the member's API keys (shown once, revocable) and connected OAuth apps, and the webhook endpoints (secret shown once;
  * a banner on every page while Herald has one disabled).
  *
  * Rules kept here (the rest are the domain's, called as the REST API calls them):
@@ -26,12 +25,8 @@ import { generateImage, generatePost, rewrite, suggestHashtags } from '../../dom
 import { applyLabels, listLabels } from '../../domain/labels/labels.js';
 import { consumeAppBudget, consumeWriteBudgetForAi } from '../../domain/rate-limits.js';
 import { updatePost } from '../../domain/posts/update-post.js';
-import { settleUnconfirmed } from '../../domain/posts/unconfirmed-posts.js';
-import { inAppCalendarUrl } from '../../domain/calendars/shareable-calendars.js';
-import { moveScheduledPost, teamWeek } from '../../domain/calendars/team-calendar.js';
 import { checkTimezone } from '../../domain/calendars/calendar-entries.js';
-import { dateKey, localDateOf, wallClockToUtc } from '../../domain/zoned-time.js';
-import { getPost } from '../../domain/posts/get-post.js';
+import { wallClockToUtc } from '../../domain/zoned-time.js';
 import type { Principal } from '../../domain/principal.js';
 import { endSession, resolveSession, sessionPrincipal, startSession } from '../../domain/sessions.js';
 import { appBrowserSession } from '../../http/browser-session.js';
@@ -41,10 +36,9 @@ import { createMemberApiKey, listApiKeys, revokeMemberApiKey } from '../../domai
 import { listConnectedApps, revokeConnectedApp } from '../../domain/connected-apps.js';
 import { addMember, listMembers, MEMBER_ROLES, setMemberRole, type MemberRole } from '../../domain/members.js';
 import { EVENT_TYPES, type EventType } from '../../domain/events/event-types.js';
-import { getPostHistory } from '../../domain/posts/post-history.js';
 import { appMediaRouter } from './app-media-routes.js';
 import { spaRouter } from './spa.js';
-import { membersPage, apiKeysPage, approvalsPage, channelsPage, composePage, continueToNetworkPage, postPage, queuePage, signInPage, slowDownPage, webhooksPage, weekPage, type ComposeForm, type PageContext } from './app-pages.js';
+import { membersPage, apiKeysPage, approvalsPage, channelsPage, composePage, continueToNetworkPage, queuePage, signInPage, slowDownPage, webhooksPage, type ComposeForm, type PageContext } from './app-pages.js';
 
 const APP = '/app';
 
@@ -232,83 +226,6 @@ export function appRouter(deps: DomainDeps, log: (message: string, error: unknow
       const problems = error instanceof ValidationError && error.details?.length ? error.details : [{ path: '', message: error.message }];
       send(res, composePage(v.context, channels, labels, NETWORK_CAPABILITIES, input, problems), v.context.nonce, error.status);
     }
-  });
-
-  router.get(`${APP}/posts/:postId`, async (req, res) => {
-    const v = await visitor(req, res);
-    if (!v) return;
-    const post = await getPost(deps, v.principal, String(req.params.postId));
-    const channels = await listChannels(deps, v.principal);
-    const history = post.isLivePost ? [] : await getPostHistory(deps, v.principal, post.id);
-    const people = new Map<string, string>();
-    for (const actor of new Set(history.flatMap((event) => (event.actorUserId ? [event.actorUserId] : [])))) {
-      const user = await deps.repos.accounts.getUser(v.principal.accountId, actor);
-      people.set(actor, user?.name || user?.email || 'a former member');
-    }
-    const changes = history.map((event) => ({ ...event, actor: event.actorUserId ? people.get(event.actorUserId)! : 'Herald' }));
-    send(res, postPage(v.context, post, channels.find((c) => c.id === post.channelId), v.principal.scopes.includes('manage_team'), changes), v.context.nonce);
-  });
-
-  router.post(`${APP}/posts/:postId/approve`, ...form, async (req, res) => {
-    const v = await visitor(req, res);
-    if (!v || !checked(req, res)) return;
-    await approvePost(deps, v.principal, String(req.params.postId));
-    res.redirect(303, `${APP}/posts/${encodeURIComponent(String(req.params.postId))}`);
-  });
-
-  router.post(`${APP}/posts/:postId/reject`, ...form, async (req, res) => {
-    const v = await visitor(req, res);
-    if (!v || !checked(req, res)) return;
-    await rejectPost(deps, v.principal, String(req.params.postId), String(req.body.reason ?? ''));
-    res.redirect(303, `${APP}/posts/${encodeURIComponent(String(req.params.postId))}`);
-  });
-
-  router.post(`${APP}/posts/:postId/retry`, ...form, async (req, res) => {
-    const v = await visitor(req, res);
-    if (!v || !checked(req, res)) return;
-    // An update without a time puts a failed post back in line to go out now (update-post.ts).
-    await updatePost(deps, v.principal, String(req.params.postId), {});
-    res.redirect(303, `${APP}/posts/${encodeURIComponent(String(req.params.postId))}`);
-  });
-
-  router.post(`${APP}/posts/:postId/settle`, ...form, async (req, res) => {
-    const v = await visitor(req, res);
-    if (!v || !checked(req, res)) return;
-    const postId = String(req.params.postId);
-    await settleUnconfirmed(deps, v.principal, postId, req.body.published === 'yes'
-      ? { published: true, permalinkUrl: typeof req.body.permalinkUrl === 'string' ? req.body.permalinkUrl : undefined }
-      : { published: false });
-    res.redirect(303, `${APP}/posts/${encodeURIComponent(postId)}`);
-  });
-
-  router.get(`${APP}/calendar`, async (req, res) => {
-    const v = await visitor(req, res);
-    if (!v) return;
-    const week = await teamWeek(deps, v.principal, { date: typeof req.query.date === 'string' ? req.query.date : undefined, timezone: typeof req.query.tz === 'string' ? req.query.tz : undefined });
-    const movedId = typeof req.query.moved === 'string' ? req.query.moved : undefined;
-    const moved = movedId && typeof req.query.from === 'string' ? { postId: movedId, from: req.query.from, text: (await getPost(deps, v.principal, movedId)).text } : undefined;
-    send(res, weekPage(v.context, week, moved), v.context.nonce);
-  });
-
-  router.post(`${APP}/posts/:postId/move`, ...form, async (req, res) => {
-    const v = await visitor(req, res);
-    if (!v || !checked(req, res)) return;
-    const postId = String(req.params.postId);
-    const timezone = String(req.body.timezone || 'UTC');
-    const at = typeof req.body.at === 'string' ? Date.parse(req.body.at) : NaN;
-    const { post, from } = await moveScheduledPost(deps, v.principal, postId, Number.isNaN(at) ? { day: String(req.body.day ?? ''), timezone } : { at });
-    const day = dateKey(localDateOf(Date.parse(post.dateTime!), checkTimezone(timezone)));
-    // Undoing a move is a move back; it offers no undo of its own.
-    const undo = Number.isNaN(at) ? `&moved=${encodeURIComponent(postId)}&from=${encodeURIComponent(new Date(from).toISOString())}` : '';
-    res.redirect(303, `${APP}/calendar?date=${day}&tz=${encodeURIComponent(timezone)}${undo}`);
-  });
-
-  router.get(`${APP}/calendar/all`, async (req, res) => {
-    const v = await visitor(req, res);
-    if (!v) return;
-    const view = req.query.view === 'week' || req.query.view === 'list' ? req.query.view : 'month';
-    const { url } = await inAppCalendarUrl(deps, v.principal, { view, includeDrafts: true, includeLivePosts: true });
-    res.redirect(303, url);
   });
 
   router.get(`${APP}/approvals`, async (req, res) => {
