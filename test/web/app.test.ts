@@ -66,11 +66,13 @@ describe('the web app in a headless Chromium', function () {
     await page.check(`input[value="${a.channelIds[1]}"]`);
     await page.click('button[type=submit]');
     assert.match(page.url(), /\/app\/posts\//);
+    await appReady(page);
     assert.match(await page.textContent('main') ?? '', /scheduled/);
     await page.screenshot({ path: path.join(ARTIFACTS, 'app-post.png') });
 
     await testWorker(t).tick();
     await page.reload();
+    await appReady(page);
     assert.match(await page.textContent('.status') ?? '', /published/);
     const permalink = await page.getAttribute('a[rel=noreferrer]', 'href');
     assert.ok(permalink?.startsWith(`${t.url}/sandbox/`));
