@@ -202,6 +202,8 @@ describe('the web app: a post\'s page and the calendar', function () {
     await page.keyboard.press('Enter');
     await page.waitForSelector('#undo', { state: 'detached' });
     assert.equal((await post(postId)).dateTime, '2030-01-08T08:30:00.000Z', 'back where it was');
+    await page.waitForFunction((id) => document.activeElement?.getAttribute('data-post-id') === id, postId);
+    assert.match(await page.textContent('td[data-day="2030-01-08"]') ?? '', /09:30[\s\S]*Keyboard talk/, 'the focus is on the post, back on its day');
   });
 
   it('tells states apart in month, week and list views, filters by channel, adds live posts in the all-content view, and lists on a phone', async () => {

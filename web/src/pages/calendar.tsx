@@ -77,6 +77,7 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
   const [failure, setFailure] = useState<ApiError>();
   const [moving, setMoving] = useState<Entry>();
   const dragging = useRef<Entry>();
+  const [over, setOver] = useState<string>();
   const undoButton = useRef<HTMLButtonElement>(null);
   // After a move from the keyboard form (which then goes away), the focus goes to Undo rather than being lost.
   const focusUndo = useRef(false);
@@ -103,8 +104,11 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
       await calendar.reload();
       if ('day' in body) setMoved({ postId: entry.postId, text: entry.text, from: answer.meta.from, to: answer.data.dateTime ?? '' });
       else {
+        const undoHadFocus = document.activeElement === undoButton.current;
         setMoved(undefined);
         setSaid(`Moved back to ${formatTime(answer.data.dateTime, timezone)}.`);
+        // Undo goes away with the move it undid: the focus follows the post rather than falling to the page.
+        if (undoHadFocus) requestAnimationFrame(() => document.querySelector<HTMLElement>(`[data-post-id="${CSS.escape(entry.postId)}"]`)?.focus());
       }
       return true;
     } catch (caught) {
@@ -129,7 +133,7 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
           event.dataTransfer?.setData('text/plain', entry.postId);
           if (event.dataTransfer) event.dataTransfer.effectAllowed = 'move';
         }}
-        onDragEnd={() => { dragging.current = undefined; }}
+        onDragEnd={() => { dragging.current = undefined; setOver(undefined); }}
       >
         <time dateTime={entry.at}>{entry.time}</time>{' '}
         <span class="state"><span class="icon" aria-hidden="true">{ICONS[entry.status]}</span> {entry.status}</span>{' '}
@@ -145,11 +149,15 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
   const dropTarget = (day: string) => ({
     'data-day': day,
     onDragOver: (event: DragEvent) => {
-      if (dragging.current && dragging.current.day !== day) event.preventDefault();
+      if (!dragging.current || dragging.current.day === day) return;
+      event.preventDefault();
+      setOver(day);
     },
+    onDragLeave: () => setOver((current) => (current === day ? undefined : current)),
     onDrop: (event: DragEvent) => {
       const entry = dragging.current;
       dragging.current = undefined;
+      setOver(undefined);
       if (!entry || entry.day === day) return;
       event.preventDefault();
       void move(entry, { day });
@@ -231,7 +239,7 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
             data.entries.length > 0 && (
               <ol id="list" class="calendar-list">
                 {daysBetween(data.firstDay, data.lastDay).filter((day) => byDay.has(day)).map((day) => (
-                  <li key={day} {...dropTarget(day)}>
+                  <li key={day} {...dropTarget(day)} class={over === day ? 'drop-target' : undefined}>
                     <h3>{dayLabel(day)}</h3>
                     <ul class="entries">{byDay.get(day)!.map(entryItem)}</ul>
                   </li>
@@ -246,7 +254,7 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
                 {Array.from({ length: Math.ceil(daysBetween(data.firstDay, data.lastDay).length / 7) }, (_, week) => (
                   <tr key={week}>
                     {daysBetween(data.firstDay, data.lastDay).slice(week * 7, week * 7 + 7).map((day) => (
-                      <td key={day} {...dropTarget(day)} class={data.view === 'month' && day.slice(0, 7) !== data.date.slice(0, 7) ? 'outside' : undefined}>
+                      <td key={day} {...dropTarget(day)} class={[data.view === 'month' && day.slice(0, 7) !== data.date.slice(0, 7) ? 'outside' : '', over === day ? 'drop-target' : ''].join(' ').trim() || undefined}>
                         <div class="day-number"><span class="visually-hidden">{dayLabel(day)}</span><span aria-hidden="true">{Number(day.slice(8))}</span></div>
                         {byDay.has(day) && <ul class="entries">{byDay.get(day)!.map(entryItem)}</ul>}
                       </td>
