@@ -153,14 +153,14 @@ describe('the web app: a post\'s page and the calendar', function () {
     assert.deepEqual(events.map((e: any) => [e.type, e.data.post.id]), [['post.published', ids[0]], ['post.failed', ids[1]]]);
   });
 
-  it('moves a scheduled post to another day by dragging it in the week, keeping its time, and undoes it', async () => {
+  it('moves a scheduled post to another day by dragging it in the month, keeping its time, and undoes it; to another hour in the week', async () => {
     pinClock(t, '2030-01-06T12:00:00Z');
     const res = await t.api('POST', '/v1/rest/posts', {
       token: a.apiKey, body: { channelIds: [a.channelIds[0]], text: 'Tuesday talk', isScheduled: true, dateTime: '2030-01-08T08:30:00.000Z' },
     });
     const postId = res.body.data[0].id;
     await signInToApp(page, t.url, a.email, a.password);
-    await open('/app/calendar?date=2030-01-08&tz=Europe/Berlin');
+    await open('/app/calendar?view=month&date=2030-01-08&tz=Europe/Berlin');
     assert.match(await page.textContent('td[data-day="2030-01-08"]') ?? '', /09:30[\s\S]*scheduled[\s\S]*Tuesday talk/, 'shown at 09:30 Berlin time');
     await page.dragAndDrop(`[data-post-id="${postId}"]`, 'td[data-day="2030-01-10"]');
     await page.waitForSelector('#undo');
@@ -171,6 +171,14 @@ describe('the web app: a post\'s page and the calendar', function () {
     await page.waitForSelector('#undo', { state: 'detached' });
     assert.equal((await post(postId)).dateTime, '2030-01-08T08:30:00.000Z');
     assert.match(await page.textContent('td[data-day="2030-01-08"]') ?? '', /Tuesday talk/);
+
+    await page.getByRole('link', { name: 'Week', exact: true }).click();
+    await appReady(page);
+    assert.match(await page.textContent('td[data-day="2030-01-08"][data-hour="9"]') ?? '', /09:30[\s\S]*Tuesday talk/, 'in the 09:00 row');
+    await page.dragAndDrop(`[data-post-id="${postId}"]`, 'td[data-day="2030-01-11"][data-hour="14"]');
+    await page.waitForSelector('#undo');
+    assert.equal((await post(postId)).dateTime, '2030-01-11T13:30:00.000Z', 'Friday 14:30 in Berlin: the hour dropped on, its minutes kept');
+    assert.match(await page.textContent('td[data-day="2030-01-11"][data-hour="14"]') ?? '', /14:30[\s\S]*Tuesday talk/);
   });
 
   it('moves a post to another day and time from the keyboard alone, and says why a time is refused', async () => {
@@ -196,14 +204,14 @@ describe('the web app: a post\'s page and the calendar', function () {
     await page.keyboard.press('Enter');
     await page.waitForSelector('#undo');
     assert.equal((await post(postId)).dateTime, '2030-01-11T13:00:00.000Z', '14:00 in Berlin');
-    assert.match(await page.textContent('td[data-day="2030-01-11"]') ?? '', /14:00[\s\S]*Keyboard talk/);
+    assert.match(await page.textContent('td[data-day="2030-01-11"][data-hour="14"]') ?? '', /14:00[\s\S]*Keyboard talk/);
     assert.equal(await page.locator('#move-form').count(), 0);
     assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Undo', 'the focus goes to Undo');
     await page.keyboard.press('Enter');
     await page.waitForSelector('#undo', { state: 'detached' });
     assert.equal((await post(postId)).dateTime, '2030-01-08T08:30:00.000Z', 'back where it was');
     await page.waitForFunction((id) => document.activeElement?.getAttribute('data-post-id') === id, postId);
-    assert.match(await page.textContent('td[data-day="2030-01-08"]') ?? '', /09:30[\s\S]*Keyboard talk/, 'the focus is on the post, back on its day');
+    assert.match(await page.textContent('td[data-day="2030-01-08"][data-hour="9"]') ?? '', /09:30[\s\S]*Keyboard talk/, 'the focus is on the post, back on its day');
   });
 
   it('tells states apart in month, week and list views, filters by channel, adds live posts in the all-content view, and lists on a phone', async () => {

@@ -1,8 +1,9 @@
 /**
  * The team calendar (GET /calendar): month, week and list views of all channels or a chosen set, in the person's
  * time zone (or `tz` from the address). Each post shows its state as a word and an icon as well as a colour, and
- * opens its page. A scheduled post moves to another day by dragging it there (keeping its time of day), or with
- * its Move button from the keyboard (a day and a time); either offers Undo. The all-content view adds live posts.
+ * opens its page. A scheduled post moves by dragging it to another day of the month or list (keeping its time of
+ * day) or to another day and hour of the week (keeping its minutes), or with its Move button from the keyboard (a
+ * day and a time); each move offers Undo. The all-content view adds live posts.
  * On a phone-width screen the calendar is always the list.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
@@ -146,23 +147,35 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
     </li>
   );
 
-  const dropTarget = (day: string) => ({
-    'data-day': day,
-    onDragOver: (event: DragEvent) => {
-      if (!dragging.current || dragging.current.day === day) return;
-      event.preventDefault();
-      setOver(day);
-    },
-    onDragLeave: () => setOver((current) => (current === day ? undefined : current)),
-    onDrop: (event: DragEvent) => {
-      const entry = dragging.current;
-      dragging.current = undefined;
-      setOver(undefined);
-      if (!entry || entry.day === day) return;
-      event.preventDefault();
-      void move(entry, { day });
-    },
-  });
+  /** A day (and in the week view an hour of it) a scheduled post can be dropped on; minutes are kept. */
+  const dropTarget = (day: string, hour?: number) => {
+    const key = hour === undefined ? day : `${day}T${hour}`;
+    const same = (entry: Entry) => entry.day === day && (hour === undefined || Number(entry.time.slice(0, 2)) === hour);
+    return {
+      'data-day': day,
+      'data-hour': hour,
+      onDragOver: (event: DragEvent) => {
+        if (!dragging.current || same(dragging.current)) return;
+        event.preventDefault();
+        setOver(key);
+      },
+      onDragLeave: () => setOver((current) => (current === key ? undefined : current)),
+      onDrop: (event: DragEvent) => {
+        const entry = dragging.current;
+        dragging.current = undefined;
+        setOver(undefined);
+        if (!entry || same(entry)) return;
+        event.preventDefault();
+        void move(entry, hour === undefined ? { day } : { day, time: `${String(hour).padStart(2, '0')}:${entry.time.slice(3)}` });
+      },
+    };
+  };
+  const days = data ? daysBetween(data.firstDay, data.lastDay) : [];
+  // The week shows the working hours, widened to any hour that holds a post.
+  const hours = (data?.entries ?? []).map((e) => Number(e.time.slice(0, 2)));
+  const firstHour = Math.min(7, ...hours);
+  const lastHour = Math.max(21, ...hours);
+  const inHour = (day: string, hour: number) => (byDay.get(day) ?? []).filter((e) => Number(e.time.slice(0, 2)) === hour);
 
   return (
     <Page title={title} actions={<Link href={href({ live: !props.live })}>{props.live ? 'Team calendar (without live posts)' : 'All content, with live posts'}</Link>}>
@@ -238,7 +251,7 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
           {data.view === 'list' ? (
             data.entries.length > 0 && (
               <ol id="list" class="calendar-list">
-                {daysBetween(data.firstDay, data.lastDay).filter((day) => byDay.has(day)).map((day) => (
+                {days.filter((day) => byDay.has(day)).map((day) => (
                   <li key={day} {...dropTarget(day)} class={over === day ? 'drop-target' : undefined}>
                     <h3>{dayLabel(day)}</h3>
                     <ul class="entries">{byDay.get(day)!.map(entryItem)}</ul>
@@ -247,22 +260,46 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
               </ol>
             )
           ) : (
-            <table id={data.view} class={`calendar-grid ${data.view}`}>
-              <caption class="visually-hidden">Posts by day; drag a scheduled post to another day, or use its Move button.</caption>
-              <thead><tr>{WEEKDAYS.map((w) => <th scope="col" key={w}><abbr title={w}>{w.slice(0, 3)}</abbr></th>)}</tr></thead>
-              <tbody>
-                {Array.from({ length: Math.ceil(daysBetween(data.firstDay, data.lastDay).length / 7) }, (_, week) => (
-                  <tr key={week}>
-                    {daysBetween(data.firstDay, data.lastDay).slice(week * 7, week * 7 + 7).map((day) => (
-                      <td key={day} {...dropTarget(day)} class={[data.view === 'month' && day.slice(0, 7) !== data.date.slice(0, 7) ? 'outside' : '', over === day ? 'drop-target' : ''].join(' ').trim() || undefined}>
-                        <div class="day-number"><span class="visually-hidden">{dayLabel(day)}</span><span aria-hidden="true">{Number(day.slice(8))}</span></div>
-                        {byDay.has(day) && <ul class="entries">{byDay.get(day)!.map(entryItem)}</ul>}
-                      </td>
-                    ))}
+            data.view === 'week' ? (
+              <table id="week" class="calendar-grid week">
+                <caption class="visually-hidden">Posts by day and hour; drag a scheduled post to another day or hour, or use its Move button.</caption>
+                <thead>
+                  <tr>
+                    <th scope="col"><span class="visually-hidden">Hour</span></th>
+                    {days.map((day) => <th scope="col" key={day}><span class="visually-hidden">{dayLabel(day)}</span><span aria-hidden="true">{dayLabel(day, 'short')}</span></th>)}
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {Array.from({ length: lastHour - firstHour + 1 }, (_, i) => firstHour + i).map((hour) => (
+                    <tr key={hour}>
+                      <th scope="row" class="hour">{String(hour).padStart(2, '0')}:00</th>
+                      {days.map((day) => (
+                        <td key={day} {...dropTarget(day, hour)} class={over === `${day}T${hour}` ? 'drop-target' : undefined}>
+                          {inHour(day, hour).length > 0 && <ul class="entries">{inHour(day, hour).map(entryItem)}</ul>}
+                        </td>
+                      ))}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            ) : (
+              <table id="month" class="calendar-grid month">
+                <caption class="visually-hidden">Posts by day; drag a scheduled post to another day (it keeps its time), or use its Move button.</caption>
+                <thead><tr>{WEEKDAYS.map((w) => <th scope="col" key={w}><abbr title={w}>{w.slice(0, 3)}</abbr></th>)}</tr></thead>
+                <tbody>
+                  {Array.from({ length: Math.ceil(days.length / 7) }, (_, week) => (
+                    <tr key={week}>
+                      {days.slice(week * 7, week * 7 + 7).map((day) => (
+                        <td key={day} {...dropTarget(day)} class={[day.slice(0, 7) !== data.date.slice(0, 7) ? 'outside' : '', over === day ? 'drop-target' : ''].join(' ').trim() || undefined}>
+                          <div class="day-number"><span class="visually-hidden">{dayLabel(day)}</span><span aria-hidden="true">{Number(day.slice(8))}</span></div>
+                          {byDay.has(day) && <ul class="entries">{byDay.get(day)!.map(entryItem)}</ul>}
+                        </td>
+                      ))}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )
           )}
         </>
       )}
