@@ -41,10 +41,14 @@ describe('the web app: a post\'s page and the calendar', function () {
     await appReady(page);
   }
 
-  /** Clicks a button and waits for the page to say it was done (or to show Herald's refusal). */
+  /** Clicks a button and waits for the page to say it was done (each action says so in its own words). */
   async function press(name: string): Promise<void> {
+    const before = await page.evaluate(() => document.getElementById('done')?.textContent ?? null);
     await page.getByRole('button', { name, exact: true }).click();
-    await page.waitForSelector('#done, main .problem[role=alert]');
+    await page.waitForFunction((said) => {
+      const done = document.getElementById('done');
+      return done !== null && done.textContent !== said;
+    }, before);
   }
 
   it('shows a failing post\'s error and what to do, retries it from its page, and opens it from the calendar', async () => {
@@ -71,14 +75,14 @@ describe('the web app: a post\'s page and the calendar', function () {
     assert.equal(await page.getAttribute(`main a[href="${permalink}"]`, 'href'), permalink, 'its address on the network');
 
     await page.getByRole('link', { name: 'Calendar', exact: true }).click();
-    await appReady(page);
+    await page.waitForSelector('#week');
     assert.match(await page.textContent('#week') ?? '', /published[\s\S]*Second time lucky/, 'this week, with its state');
     await page.getByRole('link', { name: 'Month', exact: true }).click();
-    await appReady(page);
+    await page.waitForSelector('#month');
     assert.match(await page.textContent('#month') ?? '', /Second time lucky/);
     await page.click(`[data-post-id="${postId}"]`);
     await page.waitForURL(`${t.url}/app/posts/${postId}`);
-    await appReady(page);
+    await page.waitForSelector('#post-status');
     assert.match(await status(), /published/);
   });
 
@@ -173,7 +177,7 @@ describe('the web app: a post\'s page and the calendar', function () {
     assert.match(await page.textContent('td[data-day="2030-01-08"]') ?? '', /Tuesday talk/);
 
     await page.getByRole('link', { name: 'Week', exact: true }).click();
-    await appReady(page);
+    await page.waitForSelector('#week');
     assert.match(await page.textContent('td[data-day="2030-01-08"][data-hour="9"]') ?? '', /09:30[\s\S]*Tuesday talk/, 'in the 09:00 row');
     await page.dragAndDrop(`[data-post-id="${postId}"]`, 'td[data-day="2030-01-11"][data-hour="14"]');
     await page.waitForSelector('#undo');
@@ -241,17 +245,17 @@ describe('the web app: a post\'s page and the calendar', function () {
     await page.getByText('Channels: all').click();
     await page.getByRole('checkbox').nth(1).check();
     await page.waitForURL(/channel=/);
-    await appReady(page);
+    await page.waitForFunction(() => document.querySelectorAll('[data-post-id]').length === 1);
     assert.deepEqual(await page.locator('[data-post-id]').evaluateAll((links) => links.map((l) => l.getAttribute('data-post-id'))), [failing], 'only the chosen channel');
     await page.getByRole('link', { name: 'All channels' }).click();
-    await appReady(page);
+    await page.waitForFunction(() => document.querySelectorAll('[data-post-id]').length === 3);
 
     await page.getByRole('link', { name: 'List', exact: true }).click();
-    await appReady(page);
+    await page.waitForSelector('#list');
     assert.match(await page.textContent('#list') ?? '', /Planned[\s\S]*An idea/);
     await page.getByRole('link', { name: 'All content, with live posts' }).click();
     await page.waitForURL(/\/app\/calendar\/all/);
-    await appReady(page);
+    await page.waitForSelector(`[data-post-id="${live.id}"]`);
     assert.match(await page.textContent('#list') ?? '', /Planned[\s\S]*An idea[\s\S]*live[\s\S]*Made on the network/);
     await page.screenshot({ path: path.join(ARTIFACTS, 'calendar-all-content-list-desktop.png'), fullPage: true });
 

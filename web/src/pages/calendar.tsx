@@ -237,7 +237,7 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
 
       {!data && !calendar.error && <Loading label="Loading the calendar" rows={view === 'month' ? 10 : 6} />}
       {data && (
-        <>
+        <div aria-busy={calendar.loading}>
           <h2 class="period">
             {data.view === 'month'
               ? new Intl.DateTimeFormat(undefined, { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${data.date}T00:00:00Z`))
@@ -301,7 +301,7 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
               </table>
             )
           )}
-        </>
+        </div>
       )}
     </Page>
   );
