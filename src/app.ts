@@ -57,7 +57,7 @@ export function createApp(options: AppOptions): express.Express {
 
   app.use(sandboxRouter(deps.repos.sandbox));
   app.use(connectCallbackRouter(deps, log));
-  app.use(appRouter(deps, log));
+  app.use(appRouter(deps));
 
   // Mount new surfaces above this line: anything unmatched gets the JSON error shape, not Express's HTML page.
   app.use((_req, _res, next) => {

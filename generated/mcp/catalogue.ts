@@ -8747,7 +8747,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "type": "object",
                 "required": [
                   "postId",
-                  "dateTime"
+                  "dateTime",
+                  "text"
                 ],
                 "additionalProperties": false,
                 "properties": {
@@ -8757,6 +8758,10 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                   "dateTime": {
                     "type": "string",
                     "format": "date-time"
+                  },
+                  "text": {
+                    "type": "string",
+                    "description": "The post's text, to tell the queued posts apart."
                   }
                 }
               }
@@ -8889,7 +8894,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "type": "object",
                 "required": [
                   "postId",
-                  "dateTime"
+                  "dateTime",
+                  "text"
                 ],
                 "additionalProperties": false,
                 "properties": {
@@ -8899,6 +8905,10 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                   "dateTime": {
                     "type": "string",
                     "format": "date-time"
+                  },
+                  "text": {
+                    "type": "string",
+                    "description": "The post's text, to tell the queued posts apart."
                   }
                 }
               }
@@ -9018,7 +9028,8 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "type": "object",
                 "required": [
                   "postId",
-                  "dateTime"
+                  "dateTime",
+                  "text"
                 ],
                 "additionalProperties": false,
                 "properties": {
@@ -9028,6 +9039,10 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                   "dateTime": {
                     "type": "string",
                     "format": "date-time"
+                  },
+                  "text": {
+                    "type": "string",
+                    "description": "The post's text, to tell the queued posts apart."
                   }
                 }
               }

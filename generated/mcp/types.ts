@@ -68,6 +68,8 @@ export interface components {
                 postId: string;
                 /** Format: date-time */
                 dateTime: string;
+                /** @description The post's text, to tell the queued posts apart. */
+                text: string;
             }[];
         };
         Collection: {

@@ -46,6 +46,8 @@ export interface RestHandlers<Context> {
   listNetworks(request: RestRequest<'listNetworks'>, context: Context): Promise<RestResponse<'listNetworks'>>;
   /** POST /channels/connect - Connect a network account as a channel (or update the channel it already is). */
   connectChannel(request: RestRequest<'connectChannel'>, context: Context): Promise<RestResponse<'connectChannel'>>;
+  /** PATCH /channels/{channelId} - Change a channel's settings (its time zone). Needs `manage_team`. */
+  updateChannel(request: RestRequest<'updateChannel'>, context: Context): Promise<RestResponse<'updateChannel'>>;
   /** DELETE /channels/{channelId} - Disconnect a channel. */
   disconnectChannel(request: RestRequest<'disconnectChannel'>, context: Context): Promise<RestResponse<'disconnectChannel'>>;
   /** POST /channels/{channelId}/reconnect - Connect a channel again (after `needs_reconnect`), keeping its id, posts and history. */
@@ -146,6 +148,8 @@ export interface RestHandlers<Context> {
   retryPost(request: RestRequest<'retryPost'>, context: Context): Promise<RestResponse<'retryPost'>>;
   /** POST /posts/{postId}/move - Move a scheduled post to another day (keeping its time of day) or to an exact time. */
   movePost(request: RestRequest<'movePost'>, context: Context): Promise<RestResponse<'movePost'>>;
+  /** POST /approvals/decisions - Approve or reject many held posts at once (manage_team); each id succeeds or fails on its own. */
+  decideApprovals(request: RestRequest<'decideApprovals'>, context: Context): Promise<RestResponse<'decideApprovals'>>;
 }
 
 export const restRoutes: readonly RestRoute[] = [
@@ -155,6 +159,7 @@ export const restRoutes: readonly RestRoute[] = [
   { operationId: 'listWorkspaces', method: 'get', path: '/workspaces', expressPath: '/workspaces', rateLimit: 'read', idempotent: false },
   { operationId: 'listNetworks', method: 'get', path: '/networks', expressPath: '/networks', rateLimit: 'read', idempotent: false },
   { operationId: 'connectChannel', method: 'post', path: '/channels/connect', expressPath: '/channels/connect', rateLimit: 'write', idempotent: false },
+  { operationId: 'updateChannel', method: 'patch', path: '/channels/{channelId}', expressPath: '/channels/:channelId', rateLimit: 'write', idempotent: false },
   { operationId: 'disconnectChannel', method: 'delete', path: '/channels/{channelId}', expressPath: '/channels/:channelId', rateLimit: 'write', idempotent: false },
   { operationId: 'reconnectChannel', method: 'post', path: '/channels/{channelId}/reconnect', expressPath: '/channels/:channelId/reconnect', rateLimit: 'write', idempotent: false },
   { operationId: 'listPosts', method: 'get', path: '/posts', expressPath: '/posts', rateLimit: 'read', idempotent: false },
@@ -205,6 +210,7 @@ export const restRoutes: readonly RestRoute[] = [
   { operationId: 'getCalendar', method: 'get', path: '/calendar', expressPath: '/calendar', rateLimit: 'read', idempotent: false },
   { operationId: 'retryPost', method: 'post', path: '/posts/{postId}/retry', expressPath: '/posts/:postId/retry', rateLimit: 'write', idempotent: false },
   { operationId: 'movePost', method: 'post', path: '/posts/{postId}/move', expressPath: '/posts/:postId/move', rateLimit: 'write', idempotent: false },
+  { operationId: 'decideApprovals', method: 'post', path: '/approvals/decisions', expressPath: '/approvals/decisions', rateLimit: 'write', idempotent: false },
 ];
 
 /** What Express hands over: path, query and body as they arrived (validated against openapi/ by then). */
@@ -229,6 +235,8 @@ export function dispatchRest<Context>(handlers: RestHandlers<Context>, operation
       return handlers.listNetworks(request as RestRequest<'listNetworks'>, context);
     case 'connectChannel':
       return handlers.connectChannel(request as RestRequest<'connectChannel'>, context);
+    case 'updateChannel':
+      return handlers.updateChannel(request as RestRequest<'updateChannel'>, context);
     case 'disconnectChannel':
       return handlers.disconnectChannel(request as RestRequest<'disconnectChannel'>, context);
     case 'reconnectChannel':
@@ -329,5 +337,7 @@ export function dispatchRest<Context>(handlers: RestHandlers<Context>, operation
       return handlers.retryPost(request as RestRequest<'retryPost'>, context);
     case 'movePost':
       return handlers.movePost(request as RestRequest<'movePost'>, context);
+    case 'decideApprovals':
+      return handlers.decideApprovals(request as RestRequest<'decideApprovals'>, context);
   }
 }

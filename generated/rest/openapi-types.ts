@@ -102,7 +102,7 @@ export interface paths {
         put?: never;
         /**
          * Connect a network account as a channel (or update the channel it already is).
-         * @description Credential networks (Bluesky: `identifier`, `appPassword`, optional `service`) are signed in at once: 201 with the channel. OAuth networks (Mastodon: `instance`) answer 200 with `authorizationUrl`: open it; the network sends the person back to `{BASE_URL}/connect/{network}/callback`, which creates the channel. The link is valid for 15 minutes, once. Connecting the same network account again keeps its channel id. Needs `manage_team`.
+         * @description Credential networks (Bluesky: `identifier`, `appPassword`, optional `service`; the sandbox: `handle`, any name for a practice account) are signed in at once: 201 with the channel. OAuth networks (Mastodon: `instance`) answer 200 with `authorizationUrl`: open it; the network sends the person back to `{BASE_URL}/connect/{network}/callback`, which creates the channel. The link is valid for 15 minutes, once. Connecting the same network account again keeps its channel id. Needs `manage_team`.
          */
         post: operations["connectChannel"];
         delete?: never;
@@ -130,7 +130,11 @@ export interface paths {
         delete: operations["disconnectChannel"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a channel's settings (its time zone). Needs `manage_team`.
+         * @description `timezone` is the IANA zone the channel's weekly queue slots are read in (and the one its posts are shown in). Posts already queued keep the times they were given, as when the slots change; new queue placements follow the slots in the new zone.
+         */
+        patch: operations["updateChannel"];
         trace?: never;
     };
     "/channels/{channelId}/reconnect": {
@@ -943,6 +947,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/approvals/decisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve or reject many held posts at once (manage_team); each id succeeds or fails on its own.
+         * @description The same decision as POST /posts/{postId}/approve or /reject, for each id in turn (not one transaction): a post that is no longer waiting, or not found, is reported in its own result (`not_pending`, `not_found`) and the others go on. Rejecting needs a `reason`, recorded on every rejected post.
+         */
+        post: operations["decideApprovals"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1234,6 +1258,8 @@ export interface components {
                 postId: string;
                 /** Format: date-time */
                 dateTime: string;
+                /** @description The post's text, to tell the queued posts apart. */
+                text: string;
             }[];
         };
         Label: {
@@ -1966,6 +1992,72 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    updateChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channelId: components["parameters"]["ChannelId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "timezone": "Europe/Berlin"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description An IANA time zone such as Europe/Berlin. */
+                    timezone: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The channel after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "01hx0000000000000000000010",
+                     *         "workspaceId": "01hx0000000000000000000002",
+                     *         "network": "bluesky",
+                     *         "handle": "alice.bsky.social",
+                     *         "name": "Alice",
+                     *         "timezone": "Europe/Berlin",
+                     *         "queuePaused": false,
+                     *         "createdAt": "2026-11-01T09:00:00.000Z",
+                     *         "schedule": [
+                     *           {
+                     *             "day": "mon",
+                     *             "time": "09:00"
+                     *           }
+                     *         ],
+                     *         "status": "active",
+                     *         "statusReason": null,
+                     *         "displayName": "Alice",
+                     *         "avatarUrl": null,
+                     *         "connectedAt": "2026-11-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Channel"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     reconnectChannel: {
         parameters: {
             query?: never;
@@ -2436,7 +2528,8 @@ export interface operations {
                      *         "queued": [
                      *           {
                      *             "postId": "01hx0000000000000000000100",
-                     *             "dateTime": "2030-01-07T08:00:00.000Z"
+                     *             "dateTime": "2030-01-07T08:00:00.000Z",
+                     *             "text": "Launch day!"
                      *           }
                      *         ]
                      *       }
@@ -2512,7 +2605,8 @@ export interface operations {
                      *         "queued": [
                      *           {
                      *             "postId": "01hx0000000000000000000100",
-                     *             "dateTime": "2030-01-07T08:00:00.000Z"
+                     *             "dateTime": "2030-01-07T08:00:00.000Z",
+                     *             "text": "Launch day!"
                      *           }
                      *         ]
                      *       }
@@ -2569,7 +2663,8 @@ export interface operations {
                      *         "queued": [
                      *           {
                      *             "postId": "01hx0000000000000000000100",
-                     *             "dateTime": "2030-01-07T08:00:00.000Z"
+                     *             "dateTime": "2030-01-07T08:00:00.000Z",
+                     *             "text": "Launch day!"
                      *           }
                      *         ]
                      *       }
@@ -2625,7 +2720,8 @@ export interface operations {
                      *         "queued": [
                      *           {
                      *             "postId": "01hx0000000000000000000100",
-                     *             "dateTime": "2030-01-07T08:00:00.000Z"
+                     *             "dateTime": "2030-01-07T08:00:00.000Z",
+                     *             "text": "Launch day!"
                      *           }
                      *         ]
                      *       }
@@ -2747,7 +2843,8 @@ export interface operations {
                      *         "queued": [
                      *           {
                      *             "postId": "01hx0000000000000000000100",
-                     *             "dateTime": "2030-01-07T08:00:00.000Z"
+                     *             "dateTime": "2030-01-07T08:00:00.000Z",
+                     *             "text": "Launch day!"
                      *           }
                      *         ]
                      *       }
@@ -3163,6 +3260,8 @@ export interface operations {
             query?: {
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
+                /** @description `me`: only the posts whose reviewer (POST /posts/{postId}/assign) is the caller; `anyone` (default): every held post. */
+                assignedTo?: "me" | "anyone";
             };
             header?: never;
             path?: never;
@@ -4640,6 +4739,79 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    decideApprovals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "postIds": [
+                 *         "01hx0000000000000000000100",
+                 *         "01hx0000000000000000000101"
+                 *       ],
+                 *       "decision": "reject",
+                 *       "reason": "Wrong launch date"
+                 *     }
+                 */
+                "application/json": {
+                    postIds: string[];
+                    /** @enum {string} */
+                    decision: "approve" | "reject";
+                    /** @description Why the posts are rejected; required with decision reject. */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description One result per id, in the order sent. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "id": "01hx0000000000000000000100",
+                     *           "ok": true
+                     *         },
+                     *         {
+                     *           "id": "01hx0000000000000000000101",
+                     *           "ok": false,
+                     *           "error": {
+                     *             "status": false,
+                     *             "code": "not_pending",
+                     *             "message": "Post 01hx0000000000000000000101 is not waiting for approval (approvalStatus APPROVED); only PENDING posts can be rejected."
+                     *           }
+                     *         }
+                     *       ],
+                     *       "summary": {
+                     *         "succeeded": 1,
+                     *         "failed": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        results: components["schemas"]["BulkIdResult"][];
+                        summary: {
+                            succeeded: number;
+                            failed: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
         };
     };

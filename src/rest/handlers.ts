@@ -11,7 +11,8 @@ import { updatePost } from '../domain/posts/update-post.js';
 import { settleUnconfirmed } from '../domain/posts/unconfirmed-posts.js';
 import { retryFailedPost } from '../domain/posts/retry-post.js';
 import { movePostTo, teamCalendar } from '../domain/calendars/team-calendar.js';
-import { approvePost, assignReviewer, listPendingApprovals, rejectPost } from '../domain/approvals/approvals.js';
+import { approvePost, assignReviewer, decideApprovals, listPendingApprovals, rejectPost } from '../domain/approvals/approvals.js';
+import { updateChannel } from '../domain/channel-settings.js';
 import { applyLabels, bulkLabel, createLabel, listLabels, removeLabels } from '../domain/labels/labels.js';
 import { getPostHistory } from '../domain/posts/post-history.js';
 import { clearQueue, getSchedule, pauseQueue, reorderQueue, resumeQueue, setSchedule } from '../domain/queue/queue.js';
@@ -50,6 +51,7 @@ export function restHandlers(deps: DomainDeps): RestHandlers<RestContext> {
     },
     reconnectChannel: async (req, { principal }) => connected(await reconnectChannel(deps, principal, req.params.channelId, req.body ?? {})),
     disconnectChannel: async (req, { principal }) => ({ status: 200, body: { data: await disconnectChannel(deps, principal, req.params.channelId) } }),
+    updateChannel: async (req, { principal }) => ({ status: 200, body: { data: await updateChannel(deps, principal, req.params.channelId, req.body) } }),
     listWorkspaces: async (_req, { principal }) => ({ status: 200, body: { data: await listWorkspaces(deps, principal) } }),
     createPosts: async (req, { principal }) => ({ status: 201, body: { data: await createPosts(deps, principal, req.body, 'api') } }),
     listPosts: async (req, { principal }) => ({ status: 200, body: await listPosts(deps, principal, req.query) }),
@@ -86,6 +88,7 @@ export function restHandlers(deps: DomainDeps): RestHandlers<RestContext> {
     }),
     approvePost: async (req, { principal }) => ({ status: 200, body: { data: await approvePost(deps, principal, req.params.postId) } }),
     rejectPost: async (req, { principal }) => ({ status: 200, body: { data: await rejectPost(deps, principal, req.params.postId, req.body.reason) } }),
+    decideApprovals: async (req, { principal }) => ({ status: 200, body: await decideApprovals(deps, principal, req.body) }),
     assignReviewer: async (req, { principal }) => ({
       status: 200,
       body: { data: await assignReviewer(deps, principal, req.params.postId, req.body.reviewerUserId) },

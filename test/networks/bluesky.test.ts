@@ -112,7 +112,6 @@ describe('Bluesky, against a real PDS', function () {
     assert.equal(bluesky.connection.kind, 'credentials');
     assert.deepEqual(bluesky.connection.fields.map((f: any) => [f.name, f.required, f.secret]), [['identifier', true, false], ['appPassword', true, true], ['service', false, false]]);
     assert.equal(bluesky.capabilities.text.limit, 300);
-    assert.equal(res.body.data.find((n: any) => n.name === 'sandbox').connection, null);
   });
 
   it('connects with an app password, finding the PDS from the handle, and keeps the credentials sealed', async () => {

@@ -97,9 +97,9 @@ describe('team: the 16 tools through the official MCP SDK client', () => {
     const resumed = await ok('queue_resume', { channelId: berlin }, basic);
     assert.equal(resumed.data.queuePaused, false);
     assert.deepEqual(resumed.data.queued, [
-      { postId: p2.id, dateTime: '2027-01-06T08:00:00.000Z' },
-      { postId: p3.id, dateTime: '2027-01-07T08:00:00.000Z' },
-      { postId: p1.id, dateTime: '2027-01-08T08:00:00.000Z' },
+      { postId: p2.id, dateTime: '2027-01-06T08:00:00.000Z', text: p2.text },
+      { postId: p3.id, dateTime: '2027-01-07T08:00:00.000Z', text: p3.text },
+      { postId: p1.id, dateTime: '2027-01-08T08:00:00.000Z', text: p1.text },
     ]);
     const channel = (await ok('get_channel', { channelId: berlin })).data;
     assert.deepEqual(channel.schedule.length, 5);

@@ -107,9 +107,9 @@ describe('team: posting queue over REST', () => {
     const resumed = await api('POST', `/channels/${berlin}/queue/resume`);
     assert.equal(resumed.body.data.queuePaused, false);
     assert.deepEqual(resumed.body.data.queued, [
-      { postId: p3.id, dateTime: '2027-01-06T08:00:00.000Z' },
-      { postId: p1.id, dateTime: '2027-01-07T08:00:00.000Z' },
-      { postId: p2.id, dateTime: '2027-01-08T08:00:00.000Z' },
+      { postId: p3.id, dateTime: '2027-01-06T08:00:00.000Z', text: p3.text },
+      { postId: p1.id, dateTime: '2027-01-07T08:00:00.000Z', text: p1.text },
+      { postId: p2.id, dateTime: '2027-01-08T08:00:00.000Z', text: p2.text },
     ]);
     const history = await api('GET', `/posts/${p1.id}/history`);
     assert.deepEqual(history.body.data.map((e: any) => e.kind), ['queued', 'queue_moved']);
@@ -123,9 +123,9 @@ describe('team: posting queue over REST', () => {
     const res = await api('POST', `/channels/${berlin}/queue/reorder`, { postId: a3.id, position: 1 });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.deepEqual(res.body.data.queued, [
-      { postId: a3.id, dateTime: '2027-01-04T08:00:00.000Z' },
-      { postId: a1.id, dateTime: '2027-01-05T08:00:00.000Z' },
-      { postId: a2.id, dateTime: '2027-01-06T08:00:00.000Z' },
+      { postId: a3.id, dateTime: '2027-01-04T08:00:00.000Z', text: a3.text },
+      { postId: a1.id, dateTime: '2027-01-05T08:00:00.000Z', text: a1.text },
+      { postId: a2.id, dateTime: '2027-01-06T08:00:00.000Z', text: a2.text },
     ]);
     const last = await api('POST', `/channels/${berlin}/queue/reorder`, { postId: a3.id, position: 99 });
     assert.deepEqual(last.body.data.queued.map((q: any) => q.postId), [a1.id, a2.id, a3.id]);

@@ -27,6 +27,13 @@ describe('the web app: accessibility of every page (axe-core)', function () {
     const created = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[0]], text: 'Waiting for a yes', isScheduled: true, dateTime: new Date(Date.now() + 86_400_000).toISOString() } });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     postId = created.body.data[0].id;
+    // The queue with slots and posts in it, and a channel to reconnect (its alarm and banner), as people see them.
+    await t.api('PUT', `/v1/rest/channels/${a.channelIds[0]}/schedule`, { token: a.apiKey, body: { slots: [{ day: 'mon', time: '09:00' }, { day: 'thu', time: '14:30' }] } });
+    for (const text of ['Monday tips for the team', 'A longer post about the launch, queued second']) {
+      const queued = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[0]], text, addToQueue: true } });
+      assert.equal((await t.api('POST', `/v1/rest/posts/${queued.body.data[0].id}/approve`, { token: a.apiKey })).status, 200);
+    }
+    await t.deps.repos.channels.setStatus(a.channelIds[1], 'needs_reconnect', 'The access token is invalid');
   });
   after(async () => {
     await browser?.close();

@@ -7,7 +7,6 @@ import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium.js';
 import { appReady, ensureWebBuilt } from '../support/app-browser.js';
 import { TINY_PNG } from '../media/fixtures.js';
-import { startFakeMastodon } from '../support/fake-mastodon.js';
 import * as provisioning from '../../src/domain/provisioning.js';
 import { pinClock, testWorker } from '../publishing/support.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
@@ -208,67 +207,6 @@ describe('the web app in a headless Chromium', function () {
     assert.deepEqual(Buffer.from(await served.arrayBuffer()), TINY_PNG);
   });
 
-  it('edits a channel\'s queue: slots, pause and resume, and clearing after seeing the count', async () => {
-    await signIn();
-    await page.goto(`${t.url}/app/channels`);
-    await page.click(`a[href="/app/channels/${a.channelIds[0]}/queue"]`);
-    await page.fill('#slots', 'mon 09:00, wed 12:30');
-    await page.click('text=Save slots');
-    assert.equal(await page.inputValue('#slots'), 'mon 09:00, wed 12:30');
-    await page.fill('#slots', 'someday 25:00');
-    await page.click('text=Save slots');
-    assert.match(await page.textContent('[role=alert]') ?? '', /someday|day|time/i, 'a bad slot is explained');
-    const queued = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[0]], text: 'In the queue', addToQueue: true } });
-    assert.equal(queued.status, 201, JSON.stringify(queued.body));
-    await page.goto(`${t.url}/app/channels/${a.channelIds[0]}/queue`);
-    await page.click('button:has-text("Pause")');
-    assert.equal(await page.textContent('#paused'), 'Paused');
-    await page.click('button:has-text("Resume")');
-    assert.equal(await page.locator('#paused').count(), 0);
-    await page.click('text=Clear the queue');
-    assert.match(await page.textContent('#would-clear') ?? '', /removes 1 queued post/);
-    assert.equal((await t.api('GET', `/v1/rest/posts/${queued.body.data[0].id}`, { token: a.apiKey })).status, 200, 'nothing removed before confirming');
-    await page.click('text=Clear them');
-    assert.match(await page.textContent('#cleared') ?? '', /Removed 1 post/);
-  });
-
-  it('reorders a channel\'s queue by dragging a post onto another, and with its buttons from the keyboard', async () => {
-    await t.api('PUT', `/v1/rest/channels/${a.channelIds[0]}/schedule`, { token: a.apiKey, body: { slots: [{ day: 'mon', time: '09:00' }, { day: 'wed', time: '09:00' }, { day: 'fri', time: '09:00' }] } });
-    const ids: string[] = [];
-    for (const text of ['First', 'Second', 'Third']) {
-      const res = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[0]], text, addToQueue: true } });
-      assert.equal(res.status, 201, JSON.stringify(res.body));
-      ids.push(res.body.data[0].id);
-    }
-    const order = async () => (await t.api('GET', `/v1/rest/channels/${a.channelIds[0]}/schedule`, { token: a.apiKey })).body.data.queued.map((q: { postId: string }) => q.postId);
-    const times = (await t.api('GET', `/v1/rest/channels/${a.channelIds[0]}/schedule`, { token: a.apiKey })).body.data.queued.map((q: { dateTime: string }) => q.dateTime);
-    assert.deepEqual(await order(), ids);
-    await signIn();
-    await page.goto(`${t.url}/app/channels/${a.channelIds[0]}/queue`);
-    await page.dragAndDrop(`#queued li[data-post-id="${ids[2]}"]`, `#queued li[data-post-id="${ids[0]}"]`);
-    await page.waitForSelector(`#queued li:nth-child(1)[data-post-id="${ids[2]}"]`);
-    assert.deepEqual(await order(), [ids[2], ids[0], ids[1]], 'the third post takes the first slot; the others follow');
-    const after = await t.api('GET', `/v1/rest/channels/${a.channelIds[0]}/schedule`, { token: a.apiKey });
-    assert.deepEqual(after.body.data.queued.map((q: { dateTime: string }) => q.dateTime), times, 'the slot times stay');
-
-    await page.focus(`button:has-text("Move ${ids[1]} up")`);
-    await page.keyboard.press('Enter');
-    await page.waitForSelector(`#queued li:nth-child(2)[data-post-id="${ids[1]}"]`);
-    assert.deepEqual(await order(), [ids[2], ids[1], ids[0]]);
-  });
-
-  it('approves several held posts at once, reporting each', async () => {
-    a = await t.seedAccount({ approvalRequired: true, channels: 1 });
-    for (const text of ['One', 'Two']) await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[0]], text } });
-    await signIn();
-    await page.goto(`${t.url}/app/approvals`);
-    for (const box of await page.locator('input[name=postIds]').all()) await box.check();
-    await page.click('text=Approve selected');
-    assert.equal(await page.locator('#results li').count(), 2);
-    assert.match(await page.textContent('#results') ?? '', /approved[\s\S]*approved/);
-    assert.match(await page.textContent('main') ?? '', /Nothing is waiting for approval/);
-  });
-
   it('asks the AI helpers from compose (naming the provider) and sets the options a network takes', async () => {
     const { id: mastodonId } = await provisioning.addChannel(t.deps, { accountId: a.accountId, workspaceId: a.workspaceId, network: 'mastodon', handle: '@me@social.example' });
     await signIn();
@@ -317,41 +255,6 @@ describe('the web app in a headless Chromium', function () {
     assert.equal(post.dateTime, nextSlot, 'the channel\'s next free slot');
     assert.deepEqual(post.labels.map((l: { name: string }) => l.name), ['Spring']);
     assert.equal(post.imageUrls.length, 1);
-  });
-
-  it('connects a Mastodon channel through consent, shows unconfigured networks with what to set, and reconnects a channel that needs it', async () => {
-    const mastodon = await startFakeMastodon();
-    try {
-      await signIn();
-      await page.goto(`${t.url}/app/channels`);
-      assert.match(await page.textContent('section[data-network="youtube"]') ?? '', /operator must set GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET/);
-      assert.equal(await page.locator('section[data-network="youtube"] form').count(), 0, 'no form for a network this instance cannot connect');
-      await page.fill('#connect-mastodon-instance', mastodon.url);
-      await page.click('section[data-network="mastodon"] button');
-      await page.waitForURL(/\/connect\/mastodon\/callback/);
-      await page.goto(`${t.url}/app/channels`);
-      assert.match(await page.textContent('tbody') ?? '', new RegExp(`active.*@alice@${mastodon.host.replace(/\./g, '\\.')}`, 's'));
-
-      mastodon.revokeAll();
-      const [channel] = (await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data.filter((c: { network: string }) => c.network === 'mastodon');
-      const post = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [channel.id], text: 'After the token was revoked' } });
-      await testWorker(t).tick();
-      assert.match((await t.api('GET', `/v1/rest/posts/${post.body.data[0].id}`, { token: a.apiKey })).body.data.error, /reconnect/);
-      await page.goto(`${t.url}/app`);
-      assert.match(await page.textContent('.banner') ?? '', /The mastodon channel .* needs reconnecting \(.*The access token is invalid.*\)/, 'shown loudly on every page');
-      await page.goto(`${t.url}/app/channels`);
-      await page.click('tr.needs-reconnect button:has-text("Reconnect at Mastodon")');
-      await page.waitForURL(/\/connect\/mastodon\/callback/);
-      await page.goto(`${t.url}/app/channels`);
-      assert.equal(await page.locator('tr.needs-reconnect').count(), 0);
-      assert.equal((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data.find((c: { id: string }) => c.id === channel.id).status, 'active');
-
-      await page.click(`button[aria-label^="Disconnect"]:right-of(:text("${channel.handle}"))`);
-      await page.waitForSelector('text=disconnected');
-      assert.equal(mastodon.tokens(), 0, 'disconnecting revoked the token at the instance');
-    } finally {
-      await mastodon.close();
-    }
   });
 
   it('adds a person with a temporary password shown once and changes their role from Members', async () => {

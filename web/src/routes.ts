@@ -3,6 +3,9 @@ import type { JSX } from 'preact';
 import { PostsPage } from './pages/posts.js';
 import { PostPage } from './pages/post.js';
 import { AllContentCalendarPage, TeamCalendarPage } from './pages/calendar.js';
+import { ApprovalsPage } from './pages/approvals.js';
+import { ChannelsPage } from './pages/channels.js';
+import { QueuePage } from './pages/queue.js';
 
 export type RouteParams = Record<string, string>;
 
@@ -16,4 +19,7 @@ export const routes: Route[] = [
   { path: '/app/posts/:postId', component: PostPage },
   { path: '/app/calendar', component: TeamCalendarPage },
   { path: '/app/calendar/all', component: AllContentCalendarPage },
+  { path: '/app/approvals', component: ApprovalsPage },
+  { path: '/app/channels', component: ChannelsPage },
+  { path: '/app/channels/:channelId/queue', component: QueuePage },
 ];

@@ -176,6 +176,10 @@ export class ChannelsRepository {
     return (await this.db('channels').where({ account_id: accountId, id }).update({ queue_slots: JSON.stringify(slots) })) > 0;
   }
 
+  async setTimezone(accountId: string, id: string, timezone: string): Promise<boolean> {
+    return (await this.db('channels').where({ account_id: accountId, id }).update({ timezone })) > 0;
+  }
+
   async setQueuePaused(accountId: string, id: string, paused: boolean): Promise<boolean> {
     return (await this.db('channels').where({ account_id: accountId, id }).update({ queue_paused: paused })) > 0;
   }

@@ -35,9 +35,10 @@ export class TeamPostsRepository {
     return new Set(rows.map((r) => Number(r.date_time)));
   }
 
-  async listPendingApproval(accountId: string, limit: number): Promise<PostRecord[]> {
+  /** Held posts, soonest first; with `reviewerUserId`, only those assigned to that reviewer. */
+  async listPendingApproval(accountId: string, limit: number, reviewerUserId?: string): Promise<PostRecord[]> {
     const rows = await this.db('posts')
-      .where({ account_id: accountId, is_live: false, approval_status: 'PENDING' })
+      .where({ account_id: accountId, is_live: false, approval_status: 'PENDING', ...(reviewerUserId === undefined ? {} : { reviewer_user_id: reviewerUserId }) })
       .orderBy([{ column: 'timeline_at', order: 'asc' }, { column: 'id', order: 'asc' }])
       .limit(limit);
     return this.posts.withLabels(rows.map(toPost));

@@ -1,6 +1,9 @@
 /**
- * Approval rules (approval_list_pending, approval_approve, approval_reject, approval_assign):
+ * Approval rules (approval_list_pending, approval_approve, approval_reject, approval_assign, and many at once):
  * - Every action here needs the manage_team scope (checked here, so REST and MCP both inherit it).
+ * - The inbox lists every held post, or only those assigned to the caller.
+ * - A decision on many posts decides each on its own (partial success, one result per post); rejecting
+ *   them needs one reason, checked before any post is touched.
  * - Only a PENDING post can be approved or rejected; the change is compare-and-set, so two reviewers
  *   cannot both win.
  * - Approve releases the post: a time already past publishes now (dateTime becomes now); a future
@@ -18,13 +21,15 @@ import { recordPostEvents } from '../posts/post-history.js';
 import { toPostView, type PostView } from '../posts/post-view.js';
 import { writablePost } from '../posts/writable-post.js';
 import { toWireTime } from '../time.js';
+import { eachPostId, type BulkIdResult, type BulkOutcome } from '../bulk.js';
 
 const MAX_PENDING = 100;
 
-export async function listPendingApprovals(deps: DomainDeps, principal: Principal, input: { limit?: number } = {}): Promise<PostView[]> {
+export async function listPendingApprovals(deps: DomainDeps, principal: Principal, input: { limit?: number; assignedTo?: 'me' | 'anyone' } = {}): Promise<PostView[]> {
   requireScope(principal, 'manage_team');
   const limit = Math.min(Math.max(input.limit ?? MAX_PENDING, 1), MAX_PENDING);
-  return (await deps.repos.teamPosts.listPendingApproval(principal.accountId, limit)).map(toPostView);
+  const reviewer = input.assignedTo === 'me' ? principal.userId : undefined;
+  return (await deps.repos.teamPosts.listPendingApproval(principal.accountId, limit, reviewer)).map(toPostView);
 }
 
 async function heldPost(deps: DomainDeps, principal: Principal, postId: string, action: string): Promise<PostRecord> {
@@ -83,4 +88,16 @@ export async function assignReviewer(deps: DomainDeps, principal: Principal, pos
     await recordPostEventById(repos, now, 'approval.assigned', principal.accountId, postId, { reviewerUserId });
   });
   return toPostView((await deps.repos.posts.get(principal.accountId, postId))!);
+}
+
+/** Approves or rejects each post in turn; a post that cannot be decided is reported in its result and the others go on. */
+export async function decideApprovals(deps: DomainDeps, principal: Principal, input: { postIds: string[]; decision: 'approve' | 'reject'; reason?: string }): Promise<BulkOutcome<BulkIdResult>> {
+  requireScope(principal, 'manage_team');
+  if (input.decision === 'reject' && (input.reason ?? '').trim() === '') {
+    throw new ValidationError('reason is required to reject: say why the posts are rejected', [{ path: 'reason', message: 'Give a reason.' }]);
+  }
+  return eachPostId(input.postIds, async (id) => {
+    if (input.decision === 'reject') await rejectPost(deps, principal, id, input.reason ?? '');
+    else await approvePost(deps, principal, id);
+  });
 }

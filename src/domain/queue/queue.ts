@@ -102,7 +102,7 @@ export async function getSchedule(deps: DomainDeps, principal: Principal, channe
     slots: channel.slots ?? [],
     queuePaused: channel.queuePaused,
     nextFreeSlots: (await freeSlotsOf(deps, channel, deps.now(), NEXT_FREE_SHOWN)).map((t) => toWireTime(t)),
-    queued: queued.map((p) => ({ postId: p.id, dateTime: toWireTime(p.dateTime ?? p.timelineAt) })),
+    queued: queued.map((p) => ({ postId: p.id, dateTime: toWireTime(p.dateTime ?? p.timelineAt), text: p.text })),
   };
 }
 

@@ -3,7 +3,7 @@ import { newId } from '../../domain/ids.js';
 import { NETWORK_CAPABILITIES, type NetworkCapabilities } from '../../domain/networks/capabilities.js';
 import {
   NetworkError,
-  type AttemptLookup, type CommentLookup, type CommentRequest, type ConnectorChannel, type NetworkConnector, type PublishRequest, type PublishedPost, type RecentPostsPage,
+  type AttemptLookup, type CommentLookup, type CommentRequest, type ConnectedAccount, type ConnectionMethod, type ConnectorChannel, type NetworkConnector, type PublishRequest, type PublishedPost, type RecentPostsPage,
 } from '../../domain/networks/connector.js';
 
 /**
@@ -21,6 +21,8 @@ import {
  *   SANDBOX_SLOW_MS: long enough to kill a worker mid-publish);
  * - posts "made outside Herald" (`herald sandbox post-external`) are found by live-post sync, which pages through
  *   the channel's posts newest first with an opaque cursor;
+ * - connecting takes only a handle: the channel is a sandbox account of that name (connecting the same handle again
+ *   is the same channel), so the connect flow can be tried with no network account;
  * - SANDBOX_LATENCY_MS makes every publish and comment wait like a real network (with jitter), so the
  *   engine's behaviour under slow networks can be rehearsed and measured.
  */
@@ -30,6 +32,11 @@ const SANDBOX_SLOW_MS = 30_000;
 const POSTS_ANYWAY: readonly SandboxFailureMode[] = ['timeout_after_post', 'slow_after_post'];
 
 export class SandboxNetwork implements NetworkConnector {
+  readonly connection: ConnectionMethod = {
+    kind: 'credentials',
+    fields: [{ name: 'handle', required: true, secret: false, description: 'Any name for this practice account, e.g. our-brand; its posts appear at {BASE_URL}/sandbox/...' }],
+  };
+
   constructor(
     private readonly store: SandboxRepository,
     private readonly baseUrl: string,
@@ -46,6 +53,12 @@ export class SandboxNetwork implements NetworkConnector {
 
   private async latency(): Promise<void> {
     if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs * (1 + Math.random() / 2)));
+  }
+
+  async signIn(fields: Record<string, string>): Promise<ConnectedAccount> {
+    const handle = fields.handle.trim().replace(/^@/, '');
+    if (!/^[A-Za-z0-9._-]{1,64}$/.test(handle)) throw new NetworkError('permanent', 'A sandbox handle is 1 to 64 letters, digits, dots, dashes or underscores, e.g. our-brand.');
+    return { networkAccountId: `sandbox:${handle.toLowerCase()}`, handle, displayName: handle, avatarUrl: null, credentials: {}, expiresAt: null, textLimit: null };
   }
 
   async publish(request: PublishRequest): Promise<PublishedPost> {

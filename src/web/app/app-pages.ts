@@ -3,24 +3,17 @@
  * character counter, allowed by a per-response nonce; forms carry the CSRF token.
  */
 import type { ChannelView } from '../../domain/directory.js';
-import type { ChannelScheduleView } from '../../domain/queue/queue.js';
 import type { ChannelOptionRule, NetworkCapabilities } from '../../domain/networks/capabilities.js';
-import type { PostView } from '../../domain/posts/post-view.js';
 import { escapeHtml } from '../../http/html.js';
 import type { WebhookEndpointView } from '../../domain/webhooks/webhook-endpoints.js';
 import type { ApiKeyView } from '../../domain/api-keys.js';
 import type { ConnectedAppView } from '../../domain/connected-apps.js';
 import type { LabelView } from '../../domain/labels/labels.js';
 import { MEMBER_ROLES, type MemberView } from '../../domain/members.js';
-import type { NetworkView } from '../../domain/networks/channel-connections.js';
-
-type NetworkField = NonNullable<NetworkView['connection']>['fields'][number];
 
 export interface PageContext {
   csrf: string;
   nonce: string;
-  /** Extra elements of the head (a refresh on to a network), already escaped. */
-  head?: string;
   /** Set when signed in: the navigation shows, with sign-out. */
   signedIn?: { email: string; manages: boolean };
   /** Things the team must act on, shown on every page (a webhook endpoint Herald disabled). */
@@ -44,7 +37,7 @@ export function layout(context: PageContext, title: string, body: string): strin
 <form method="post" action="/app/sign-out"><input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}"><span>${escapeHtml(context.signedIn.email)}</span> <button>Sign out</button></form></header>`
     : '<header><strong>Herald</strong></header>';
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-${context.head ?? ''}<title>${escapeHtml(title)} · Herald</title><style>${STYLE}</style></head><body>${nav}
+<title>${escapeHtml(title)} · Herald</title><style>${STYLE}</style></head><body>${nav}
 ${(context.banners ?? []).map((b) => `<p class="banner" role="status">${escapeHtml(b)}</p>`).join('')}<main><h1>${escapeHtml(title)}</h1>
 ${body}</main></body></html>`;
 }
@@ -60,11 +53,6 @@ export function signInPage(context: PageContext, extra: { email?: string; proble
 <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${escapeHtml(extra.email ?? '')}">
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <p><button type="submit">Sign in</button></p></form>`);
-}
-
-function statusBadge(status: string | null | undefined): string {
-  const value = status ?? 'live';
-  return `<span class="status ${escapeHtml(value)}">${escapeHtml(value)}</span>`;
 }
 
 export interface ComposeForm {
@@ -267,68 +255,6 @@ const COUNTER_SCRIPT = `(() => {
   update();
 })();`;
 
-export function approvalsPage(context: PageContext, posts: PostView[], results: { postId: string; ok: boolean; message: string }[] = []): string {
-  const rows = posts.map((p) => `<tr><td><input type="checkbox" name="postIds" value="${escapeHtml(p.id)}" aria-label="select"></td>
-<td><a href="/app/posts/${encodeURIComponent(p.id)}">${escapeHtml(p.text.slice(0, 120))}</a></td><td>${escapeHtml(p.reviewerUserId ? 'assigned' : 'anyone')}</td></tr>`).join('');
-  const done = results.map((r) => `<li class="${r.ok ? '' : 'problem'}">${escapeHtml(r.postId)}: ${escapeHtml(r.message)}</li>`).join('');
-  return layout(context, 'Approvals', `${done ? `<ul id="results">${done}</ul>` : ''}${rows
-    ? `<form method="post" action="/app/approvals"><input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}">
-<table><tbody>${rows}</tbody></table><p><button name="decision" value="approve">Approve selected</button>
-<label for="reason">Reason to reject</label><input id="reason" name="reason"> <button name="decision" value="reject">Reject selected</button></p></form>`
-    : '<p>Nothing is waiting for approval.</p>'}`);
-}
-
-export function queuePage(context: PageContext, channel: ChannelView, schedule: ChannelScheduleView, extra: { cleared?: string[]; wouldClear?: string[]; problem?: string } = {}): string {
-  const hidden = `<input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}">`;
-  const base = `/app/channels/${encodeURIComponent(channel.id)}/queue`;
-  const slots = schedule.slots.map((s) => `${s.day} ${s.time}`).join(', ');
-  const moveTo = (postId: string, position: number, label: string) => `<form method="post" action="${base}/reorder" class="inline">${hidden}
-<input type="hidden" name="postId" value="${escapeHtml(postId)}"><input type="hidden" name="position" value="${position}"><button>${label}</button></form>`;
-  const queued = schedule.queued.map((q, i) => `<li draggable="true" data-post-id="${escapeHtml(q.postId)}" data-position="${i + 1}"><a href="/app/posts/${encodeURIComponent(q.postId)}">${escapeHtml(q.postId)}</a> at ${escapeHtml(q.dateTime)}
-${i > 0 ? moveTo(q.postId, i, `Move ${escapeHtml(q.postId)} up`) : ''}${i < schedule.queued.length - 1 ? moveTo(q.postId, i + 2, `Move ${escapeHtml(q.postId)} down`) : ''}</li>`).join('');
-  return layout(context, `Queue of ${channel.displayName ?? channel.name}`, `${extra.problem ? `<p class="problem" role="alert">${escapeHtml(extra.problem)}</p>` : ''}
-<p>Time zone ${escapeHtml(schedule.timezone)}. ${schedule.queuePaused ? '<strong id="paused">Paused</strong>: nothing of this channel is published.' : 'Running.'}</p>
-<form method="post" action="${base}/${schedule.queuePaused ? 'resume' : 'pause'}">${hidden}<button>${schedule.queuePaused ? 'Resume' : 'Pause'}</button></form>
-<h2>Weekly slots</h2><form method="post" action="${base}/slots">${hidden}<label for="slots">Slots (day and time, comma-separated, in ${escapeHtml(schedule.timezone)})</label>
-<input id="slots" name="slots" size="60" value="${escapeHtml(slots)}"> <button>Save slots</button></form>
-<p>Next free: ${escapeHtml(schedule.nextFreeSlots.join(', ') || 'none')}</p>
-<h2>Queued</h2>${queued ? `<p class="counter">Drag a post onto another to take its place, or use its buttons; the slot times stay and the posts follow.</p>
-<ol id="queued">${queued}</ol><form id="reorder" method="post" action="${base}/reorder" hidden>${hidden}<input type="hidden" name="postId"><input type="hidden" name="position"></form>
-<script nonce="${escapeHtml(context.nonce)}">${REORDER_SCRIPT}</script>` : '<p>The queue is empty.</p>'}
-${extra.wouldClear ? `<form method="post" action="${base}/clear">${hidden}<input type="hidden" name="confirm" value="yes"><p id="would-clear">Clearing removes ${extra.wouldClear.length} queued post(s).</p><button>Clear them</button></form>`
-    : `<form method="post" action="${base}/clear">${hidden}<button>Clear the queue…</button></form>`}
-${extra.cleared ? `<p id="cleared">Removed ${extra.cleared.length} post(s) from the queue.</p>` : ''}`);
-}
-
-export function channelsPage(context: PageContext, channels: ChannelView[], networks: NetworkView[], problem?: string): string {
-  const hidden = `<input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}">`;
-  const byName = new Map(networks.map((n) => [n.name, n]));
-  const fieldsOf = (network: NetworkView | undefined, prefix: string, only?: (field: NetworkField) => boolean) => (network?.connection?.fields ?? []).filter(only ?? (() => true)).map((field) =>
-    `<label for="${prefix}-${escapeHtml(field.name)}">${escapeHtml(field.name)}${field.required ? '' : ' (optional)'}: ${escapeHtml(field.description)}</label>
-<input id="${prefix}-${escapeHtml(field.name)}" name="${escapeHtml(field.name)}"${field.secret ? ' type="password" autocomplete="off"' : ''}${field.required ? ' required' : ''}>`).join('');
-  const actions = (c: ChannelView) => {
-    const base = `/app/channels/${encodeURIComponent(c.id)}`;
-    const network = byName.get(c.network);
-    const reconnect = c.status !== 'active' && network?.connection
-      ? `<form method="post" action="${base}/reconnect">${hidden}${fieldsOf(network, `re-${c.id}`, (f) => f.secret)}<button>${network.connection.kind === 'oauth' ? `Reconnect at ${escapeHtml(network.displayName)}` : 'Reconnect'}</button></form>`
-      : '';
-    const disconnect = c.status !== 'disconnected' && network?.connection
-      ? `<form method="post" action="${base}/disconnect" class="inline">${hidden}<button aria-label="Disconnect ${escapeHtml(c.displayName ?? c.name)}">Disconnect</button></form>` : '';
-    return `<a href="${base}/queue">Queue</a>${reconnect}${disconnect}`;
-  };
-  const rows = channels.map((c) => `<tr${c.status === 'needs_reconnect' ? ' class="needs-reconnect"' : ''}><td>${statusBadge(c.status)}</td><td>${escapeHtml(c.displayName ?? c.name)}</td><td>${escapeHtml(c.network)}</td><td>${escapeHtml(c.handle)}</td>
-<td>${escapeHtml(c.statusReason ?? '')}</td><td>${actions(c)}</td></tr>`).join('');
-  const connectable = networks.filter((n) => n.connection !== null);
-  const connectForms = connectable.map((n) => `<section class="connect" data-network="${escapeHtml(n.name)}"><h3>${escapeHtml(n.displayName)}</h3>${n.configured
-    ? `<form method="post" action="/app/channels/connect">${hidden}<input type="hidden" name="network" value="${escapeHtml(n.name)}">${fieldsOf(n, `connect-${n.name}`)}
-<p><button>${n.connection!.kind === 'oauth' ? `Connect at ${escapeHtml(n.displayName)}` : 'Connect'}</button></p></form>`
-    : `<p class="not-configured">${escapeHtml(n.notConfigured ?? 'Not configured on this instance.')}</p>`}</section>`).join('');
-  return layout(context, 'Channels', `${problem ? `<p class="problem" role="alert">${escapeHtml(problem)}</p>` : ''}
-${rows ? `<table><tbody>${rows}</tbody></table>` : '<p>No channels yet: connect one below.</p>'}
-<h2>Connect a channel</h2>${connectForms}`);
-}
-
-/** Sends the person on to a network's consent page (after a connect or reconnect form). */
 export function membersPage(context: PageContext, members: MemberView[], extra: { added?: { email: string; password: string }; problem?: string } = {}): string {
   const hidden = `<input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}">`;
   const manages = context.signedIn?.manages ?? false;
@@ -345,12 +271,6 @@ ${manages ? `<h2>Add a person</h2><form method="post" action="/app/settings/memb
 <label for="member-email">Email</label><input id="member-email" name="email" type="email" required><label for="member-name">Name</label><input id="member-name" name="name">
 <label for="member-role">Role</label><select id="member-role" name="role">${MEMBER_ROLES.map((r) => `<option${r === 'editor' ? ' selected' : ''}>${r}</option>`).join('')}</select>
 <p><button>Add</button></p></form>` : ''}`);
-}
-
-export function continueToNetworkPage(context: PageContext, authorizationUrl: string): string {
-  const url = escapeHtml(authorizationUrl);
-  return layout({ ...context, head: `<meta http-equiv="refresh" content="0;url=${url}">` }, 'Continue at the network', `<p>Taking you to the network to let Herald publish for you.
-If nothing happens, <a href="${url}" id="continue">continue there</a>; it sends you back here when you are done.</p>`);
 }
 
 export function webhooksPage(
@@ -404,20 +324,3 @@ ${apps.length > 0 ? `<table id="connected-apps"><thead><tr><th>App</th><th>Scope
 <td><form method="post" action="/app/settings/connected-apps/${encodeURIComponent(app.clientId)}/revoke">${hidden}<button aria-label="Revoke access of ${escapeHtml(app.clientName ?? 'Unnamed client')}">Revoke access</button></form></td></tr>`).join('')}</tbody></table>`
     : '<p>No app acts for you through OAuth. MCP clients (Claude, ChatGPT, IDEs) appear here once you approve them.</p>'}`);
 }
-
-/** Dropping a queued post onto another submits the reorder form: the dragged post takes the target's position. */
-const REORDER_SCRIPT = `(() => {
-  const form = document.getElementById('reorder');
-  document.querySelectorAll('#queued li').forEach((item) => {
-    item.addEventListener('dragstart', (event) => event.dataTransfer.setData('text/plain', item.dataset.postId));
-    item.addEventListener('dragover', (event) => event.preventDefault());
-    item.addEventListener('drop', (event) => {
-      event.preventDefault();
-      const postId = event.dataTransfer.getData('text/plain');
-      if (!postId || postId === item.dataset.postId) return;
-      form.elements.postId.value = postId;
-      form.elements.position.value = item.dataset.position;
-      form.submit();
-    });
-  });
-})();`;

@@ -1,6 +1,6 @@
 /**
  * The web app at /app, for the people on a team: sign in with the same accounts as the OAuth pages,
- * compose for several channels, the approvals inbox, the channels with their connect forms, the member's API keys (shown once, revocable) and connected OAuth apps, and the webhook endpoints (secret shown once;
+ * compose for several channels, the member's API keys (shown once, revocable) and connected OAuth apps, and the webhook endpoints (secret shown once;
  * a banner on every page while Herald has one disabled).
  *
  * Rules kept here (the rest are the domain's, called as the REST API calls them):
@@ -11,14 +11,10 @@
  */
 import crypto from 'node:crypto';
 import express, { type Request, type Response } from 'express';
-import { approvePost, listPendingApprovals, rejectPost } from '../../domain/approvals/approvals.js';
 import type { DomainDeps } from '../../domain/deps.js';
 import { listChannels } from '../../domain/directory.js';
-import { HeraldError, NotFoundError, RateLimitedError, ValidationError } from '../../domain/errors.js';
-import { clearQueue, getSchedule, pauseQueue, reorderQueue, resumeQueue, setSchedule } from '../../domain/queue/queue.js';
-import { parseSlotList } from '../../domain/queue/slots.js';
+import { HeraldError, RateLimitedError, ValidationError } from '../../domain/errors.js';
 import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
-import { connectChannel, disconnectChannel, listNetworks, reconnectChannel } from '../../domain/networks/channel-connections.js';
 import { signIn } from '../../domain/oauth/sign-in.js';
 import { createPosts } from '../../domain/posts/create-posts.js';
 import { generateImage, generatePost, rewrite, suggestHashtags } from '../../domain/ai/ai-helpers.js';
@@ -38,7 +34,7 @@ import { addMember, listMembers, MEMBER_ROLES, setMemberRole, type MemberRole } 
 import { EVENT_TYPES, type EventType } from '../../domain/events/event-types.js';
 import { appMediaRouter } from './app-media-routes.js';
 import { spaRouter } from './spa.js';
-import { membersPage, apiKeysPage, approvalsPage, channelsPage, composePage, continueToNetworkPage, queuePage, signInPage, slowDownPage, webhooksPage, type ComposeForm, type PageContext } from './app-pages.js';
+import { membersPage, apiKeysPage, composePage, signInPage, slowDownPage, webhooksPage, type ComposeForm, type PageContext } from './app-pages.js';
 
 const APP = '/app';
 
@@ -47,7 +43,7 @@ interface Visitor {
   context: PageContext;
 }
 
-export function appRouter(deps: DomainDeps, log: (message: string, error: unknown) => void): express.Router {
+export function appRouter(deps: DomainDeps): express.Router {
   const router = express.Router();
   const cookies = appBrowserSession(deps.config.baseUrl.startsWith('https:'));
   const form = formBody({ limit: 256 * 1024 });
@@ -226,127 +222,6 @@ export function appRouter(deps: DomainDeps, log: (message: string, error: unknow
       const problems = error instanceof ValidationError && error.details?.length ? error.details : [{ path: '', message: error.message }];
       send(res, composePage(v.context, channels, labels, NETWORK_CAPABILITIES, input, problems), v.context.nonce, error.status);
     }
-  });
-
-  router.get(`${APP}/approvals`, async (req, res) => {
-    const v = await visitor(req, res);
-    if (!v) return;
-    send(res, approvalsPage(v.context, await listPendingApprovals(deps, v.principal)), v.context.nonce);
-  });
-
-  /** Approve or reject the selected posts, each on its own: one that cannot be decided is reported, the others go on. */
-  router.post(`${APP}/approvals`, ...form, async (req, res) => {
-    const v = await visitor(req, res);
-    if (!v || !checked(req, res)) return;
-    const postIds = ([] as unknown[]).concat(req.body.postIds ?? []).map(String).slice(0, 100);
-    const results = [];
-    for (const postId of postIds) {
-      try {
-        if (req.body.decision === 'reject') await rejectPost(deps, v.principal, postId, String(req.body.reason ?? ''));
-        else await approvePost(deps, v.principal, postId);
-        results.push({ postId, ok: true, message: req.body.decision === 'reject' ? 'rejected' : 'approved' });
-      } catch (error) {
-        if (!(error instanceof HeraldError) || error.status >= 500) throw error;
-        results.push({ postId, ok: false, message: error.message });
-      }
-    }
-    send(res, approvalsPage(v.context, await listPendingApprovals(deps, v.principal), results), v.context.nonce);
-  });
-
-  async function queueView(v: Visitor, res: Response, channelId: string, extra: Parameters<typeof queuePage>[3] = {}, status = 200): Promise<void> {
-    const channels = await listChannels(deps, v.principal);
-    const channel = channels.find((c) => c.id === channelId);
-    if (!channel) throw new NotFoundError(`No channel ${channelId} in this account.`);
-    send(res, queuePage(v.context, channel, await getSchedule(deps, v.principal, channelId), extra), v.context.nonce, status);
-  }
-
-  router.get(`${APP}/channels/:channelId/queue`, async (req, res) => {
-    const v = await visitor(req, res);
-    if (v) await queueView(v, res, String(req.params.channelId));
-  });
-
-  router.post(`${APP}/channels/:channelId/queue/:action`, ...form, async (req, res) => {
-    const v = await visitor(req, res);
-    if (!v || !checked(req, res)) return;
-    const channelId = String(req.params.channelId);
-    try {
-      switch (req.params.action) {
-        case 'pause':
-          await pauseQueue(deps, v.principal, channelId);
-          break;
-        case 'resume':
-          await resumeQueue(deps, v.principal, channelId);
-          break;
-        case 'slots':
-          await setSchedule(deps, v.principal, channelId, parseSlotList(String(req.body.slots ?? '')));
-          break;
-        case 'reorder': {
-          const position = Number(req.body.position);
-          if (!Number.isInteger(position) || position < 1) throw new ValidationError('Choose a position of 1 or more.');
-          await reorderQueue(deps, v.principal, channelId, String(req.body.postId ?? ''), position);
-          break;
-        }
-        case 'clear': {
-          // The count first (a dry run), then the clearing once the person confirms.
-          const confirmed = req.body.confirm === 'yes';
-          const cleared = await clearQueue(deps, v.principal, channelId, !confirmed);
-          return queueView(v, res, channelId, confirmed ? { cleared: cleared.postIds } : { wouldClear: cleared.postIds });
-        }
-        default:
-          throw new NotFoundError('No such queue action.');
-      }
-    } catch (error) {
-      if (!(error instanceof HeraldError) || error.status >= 500 || error instanceof NotFoundError) throw error;
-      return queueView(v, res, channelId, { problem: error.message }, error.status);
-    }
-    res.redirect(303, `${APP}/channels/${encodeURIComponent(channelId)}/queue`);
-  });
-
-  async function channelsView(v: Visitor, res: Response, problem?: string, status = 200): Promise<void> {
-    send(res, channelsPage(v.context, await listChannels(deps, v.principal), listNetworks(deps), problem), v.context.nonce, status);
-  }
-
-  /** Connect, reconnect and disconnect share their outcome: the network's consent page, or the channels with what went wrong. */
-  async function connecting(v: Visitor, res: Response, what: string, call: () => Promise<{ kind: 'authorize'; authorizationUrl: string } | { kind: string }>): Promise<void> {
-    try {
-      const answer = await call();
-      // A redirect answering the form would be a form submission to the network, which the page's CSP (form-action
-      // 'self') refuses: the person is sent on by a page of ours instead.
-      if (answer.kind === 'authorize' && 'authorizationUrl' in answer) return send(res, continueToNetworkPage(v.context, answer.authorizationUrl), v.context.nonce);
-      res.redirect(303, `${APP}/channels`);
-    } catch (error) {
-      if (!(error instanceof HeraldError) || error.status >= 500) log(`${what} from the app failed`, error);
-      const message = error instanceof HeraldError ? error.message : `Herald could not finish ${what}; try again.`;
-      await channelsView(v, res, message, error instanceof HeraldError ? error.status : 500);
-    }
-  }
-
-  router.get(`${APP}/channels`, async (req, res) => {
-    const v = await visitor(req, res);
-    if (v) await channelsView(v, res);
-  });
-
-  router.post(`${APP}/channels/connect`, ...form, async (req, res) => {
-    const v = await visitor(req, res);
-    if (!v || !checked(req, res)) return;
-    const { csrf_token: _csrf, network, ...fields } = req.body as Record<string, string>;
-    await connecting(v, res, 'connecting a channel', () => connectChannel(deps, v.principal, { network: String(network ?? ''), fields }));
-  });
-
-  router.post(`${APP}/channels/:channelId/reconnect`, ...form, async (req, res) => {
-    const v = await visitor(req, res);
-    if (!v || !checked(req, res)) return;
-    const { csrf_token: _csrf, ...fields } = req.body as Record<string, string>;
-    await connecting(v, res, 'reconnecting a channel', () => reconnectChannel(deps, v.principal, String(req.params.channelId), fields));
-  });
-
-  router.post(`${APP}/channels/:channelId/disconnect`, ...form, async (req, res) => {
-    const v = await visitor(req, res);
-    if (!v || !checked(req, res)) return;
-    await connecting(v, res, 'disconnecting a channel', async () => {
-      await disconnectChannel(deps, v.principal, String(req.params.channelId));
-      return { kind: 'disconnected' };
-    });
   });
 
   router.get(`${APP}/settings/webhooks`, async (req, res) => {

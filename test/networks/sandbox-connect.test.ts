@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+
+/** The sandbox connects like a credentials network, with only a handle, so the connect flow can be tried offline. */
+describe('connecting a sandbox channel', () => {
+  let t: TestHerald;
+  let a: SeededAccount;
+  beforeEach(async () => {
+    t = await startTestHerald();
+    a = await t.seedAccount({ channels: 0 });
+  });
+  afterEach(async () => t.close());
+
+  it('is offered with its one field, connects by handle, keeps the channel on a second connect, and publishes', async () => {
+    const networks = (await t.api('GET', '/v1/rest/networks', { token: a.apiKey })).body.data;
+    const sandbox = networks.find((n: { name: string }) => n.name === 'sandbox');
+    assert.equal(sandbox.configured, true);
+    assert.deepEqual(sandbox.connection.fields.map((f: { name: string }) => f.name), ['handle']);
+
+    const first = await t.api('POST', '/v1/rest/channels/connect', { token: a.apiKey, body: { network: 'sandbox', handle: 'our-brand' } });
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    const channel = first.body.data[0];
+    assert.equal(channel.network, 'sandbox');
+    assert.equal(channel.status, 'active');
+    const again = await t.api('POST', '/v1/rest/channels/connect', { token: a.apiKey, body: { network: 'sandbox', handle: '@Our-Brand' } });
+    assert.equal(again.body.data[0].id, channel.id, 'the same sandbox account is the same channel');
+
+    const refused = await t.api('POST', '/v1/rest/channels/connect', { token: a.apiKey, body: { network: 'sandbox', handle: 'no spaces/please' } });
+    assert.equal(refused.status, 400);
+    assert.match(refused.body.message, /letters, digits, dots, dashes or underscores/);
+
+    const post = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [channel.id], text: 'From a connected sandbox' } });
+    assert.equal(post.status, 201, JSON.stringify(post.body));
+  });
+});

@@ -1,0 +1,257 @@
+import assert from 'node:assert/strict';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../support/chromium.js';
+import { appReady, ensureWebBuilt, signInToApp } from '../support/app-browser.js';
+import { startFakeMastodon } from '../support/fake-mastodon.js';
+import { testWorker } from '../publishing/support.js';
+import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+
+/** The team's pages of the web app (approvals, a channel's queue, the channels) in a real Chromium on a real Herald. */
+describe('the web app: approvals, queues and channels', function () {
+  this.timeout(60_000);
+  let t: TestHerald;
+  let a: SeededAccount;
+  let browser: Browser;
+  let page: Page;
+
+  before(async () => {
+    await ensureWebBuilt();
+    browser = await launchChromium();
+  });
+  after(async () => browser?.close());
+  beforeEach(async () => {
+    t = await startTestHerald({ outboundAllowHosts: ['127.0.0.1'] });
+    a = await t.seedAccount({ channels: 2 });
+    page = await (await browser.newContext()).newPage();
+  });
+  afterEach(async () => {
+    await page.context().close();
+    await t.close();
+  });
+
+  const rest = (method: string, path: string, body?: unknown) => t.api(method, `/v1/rest${path}`, { token: a.apiKey, body });
+  async function open(path: string) {
+    await page.goto(`${t.url}${path}`);
+    await appReady(page);
+  }
+  const schedule = async (channelId = a.channelIds[0]) => (await rest('GET', `/channels/${channelId}/schedule`)).body.data;
+
+  describe('approvals', () => {
+    beforeEach(async () => {
+      a = await t.seedAccount({ approvalRequired: true, channels: 1 });
+    });
+    const hold = async (text: string) => (await rest('POST', '/posts', { channelIds: [a.channelIds[0]], text })).body.data[0].id as string;
+
+    it('approves several held posts at once, reporting each', async () => {
+      for (const text of ['One', 'Two']) await hold(text);
+      await signInToApp(page, t.url, a.email, a.password);
+      await page.click('nav >> text=Approvals');
+      await appReady(page);
+      for (const box of await page.locator('input[name=postIds]').all()) await box.check();
+      await page.click('text=Approve selected');
+      await page.waitForSelector('#results li');
+      assert.equal(await page.locator('#results li').count(), 2);
+      assert.match(await page.textContent('#results') ?? '', /One: approved[\s\S]*Two: approved/);
+      await page.waitForSelector('text=Nothing is waiting for approval');
+      const listed = (await rest('GET', '/approvals')).body.data;
+      assert.deepEqual(listed, []);
+    });
+
+    it('approves one post from the inbox (publishing it now, as its time passed), and refuses a decision without the CSRF header', async () => {
+      const postId = await hold('Needs a yes');
+      await signInToApp(page, t.url, a.email, a.password);
+      await open('/app/approvals');
+      assert.match(await page.textContent('main') ?? '', /Needs a yes/);
+      await page.click('text=Needs a yes');
+      await page.waitForURL(`${t.url}/app/posts/${postId}`);
+      await page.goBack();
+      await appReady(page);
+      const cookie = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+      const forged = await fetch(`${t.url}/v1/rest/approvals/decisions`, {
+        method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ postIds: [postId], decision: 'reject', reason: 'forged' }),
+      });
+      assert.equal(forged.status, 403, 'the session alone does not decide');
+      assert.equal((await rest('GET', `/posts/${postId}`)).body.data.approvalStatus, 'PENDING');
+
+      await page.click('button[aria-label="Approve “Needs a yes”"]');
+      await page.waitForSelector('#results li');
+      assert.match(await page.textContent('#results') ?? '', /Needs a yes: approved/);
+      assert.equal((await rest('GET', `/posts/${postId}`)).body.data.approvalStatus, 'APPROVED');
+      const history = (await rest('GET', `/posts/${postId}/history`)).body.data;
+      assert.deepEqual(history.map((e: { kind: string }) => e.kind), ['created', 'approved']);
+      assert.equal(history[1].details.publishesNow, true);
+      assert.equal(history[1].actorUserId, a.userId, 'decided as the signed-in person');
+    });
+
+    it('rejects with a reason, saying next to the field when it is missing, and shows the posts assigned to me or to anyone', async () => {
+      const mine = await hold('For me');
+      const other = await hold('For anyone');
+      assert.equal((await rest('POST', `/posts/${mine}/assign`, { reviewerUserId: a.userId })).status, 200);
+      await signInToApp(page, t.url, a.email, a.password);
+      await open('/app/approvals');
+      assert.equal(await page.locator('input[name=postIds]').count(), 2);
+      await page.check('text=me (assigned to me)');
+      await page.waitForURL(/\/app\/approvals\?assigned=me$/);
+      await appReady(page);
+      assert.deepEqual(await page.locator('table.approvals tbody td:nth-child(2)').allTextContents(), ['For me']);
+      assert.match(await page.textContent('table.approvals tbody') ?? '', /you/);
+
+      await page.check('input[aria-label="Select “For me”"]');
+      await page.click('text=Reject selected');
+      assert.match(await page.textContent('#reason-problems') ?? '', /Give a reason/);
+      assert.equal(await page.getAttribute('#reason', 'aria-describedby'), 'reason-problems', 'tied to the field for screen readers');
+      await page.fill('#reason', 'Wrong launch date');
+      await page.click('text=Reject selected');
+      await page.waitForSelector('#results li');
+      assert.match(await page.textContent('#results') ?? '', /For me: rejected/);
+      const rejected = (await rest('GET', `/posts/${mine}`)).body.data;
+      assert.equal(rejected.approvalStatus, 'REJECTED');
+      assert.equal(rejected.rejectionReason, 'Wrong launch date');
+      assert.match(await page.textContent('main') ?? '', /Nothing is waiting for approval that is assigned to you/);
+
+      await page.check('text=anyone (every held post)');
+      await page.waitForURL(/\/app\/approvals$/);
+      await appReady(page);
+      assert.deepEqual(await page.locator('table.approvals tbody td:nth-child(2)').allTextContents(), ['For anyone']);
+      assert.equal((await rest('GET', `/posts/${other}`)).body.data.approvalStatus, 'PENDING');
+    });
+  });
+
+  describe('a channel\'s queue', () => {
+    it('edits the weekly slots (a refused one explained beside it), pauses and resumes, and clears after showing the count', async () => {
+      await signInToApp(page, t.url, a.email, a.password);
+      await open('/app/channels');
+      await page.click(`a[href="/app/channels/${a.channelIds[0]}/queue"]`);
+      await appReady(page);
+      assert.match(await page.textContent('main h1') ?? '', /^Queue of /);
+      assert.match(await page.textContent('main') ?? '', /No slots yet/);
+      await page.click('text=Add a slot');
+      await page.click('text=Add a slot');
+      await page.selectOption('select[aria-label="Day of slot 2"]', 'wed');
+      await page.fill('input[aria-label="Time of slot 2"]', '12:30');
+      await page.click('text=Save slots');
+      await page.waitForSelector('text=Slots saved.');
+      assert.deepEqual((await schedule()).slots, [{ day: 'mon', time: '09:00' }, { day: 'wed', time: '12:30' }]);
+      assert.equal(await page.inputValue('input[aria-label="Time of slot 2"]'), '12:30');
+
+      await page.click('text=Add a slot');
+      await page.click('text=Save slots');
+      assert.match(await page.textContent('#slot-2-problems') ?? '', /Remove the duplicate/, 'the refusal is beside the slot it concerns');
+      assert.equal((await schedule()).slots.length, 2, 'nothing saved');
+      await page.click('button[aria-label="Remove slot 3"]');
+
+      const queued = await rest('POST', '/posts', { channelIds: [a.channelIds[0]], text: 'In the queue', addToQueue: true });
+      assert.equal(queued.status, 201, JSON.stringify(queued.body));
+      await open(`/app/channels/${a.channelIds[0]}/queue`);
+      assert.match(await page.textContent('#queued') ?? '', /In the queue/);
+      await page.click('button:has-text("Pause")');
+      await page.waitForSelector('#paused');
+      assert.equal(await page.textContent('#paused'), 'Paused');
+      assert.equal((await schedule()).queuePaused, true);
+      await page.click('button:has-text("Resume")');
+      await page.waitForSelector('#paused', { state: 'detached' });
+      assert.equal((await schedule()).queuePaused, false);
+
+      await page.click('text=Clear the queue');
+      assert.match(await page.textContent('#would-clear') ?? '', /removes 1 queued post/);
+      assert.equal((await rest('GET', `/posts/${queued.body.data[0].id}`)).status, 200, 'nothing removed before confirming');
+      await page.click('text=Clear them');
+      await page.waitForSelector('#cleared');
+      assert.match(await page.textContent('#cleared') ?? '', /Removed 1 post/);
+      assert.equal((await rest('GET', `/posts/${queued.body.data[0].id}`)).status, 404);
+      assert.match(await page.textContent('main') ?? '', /The queue is empty/);
+    });
+
+    it('reorders the queue by dragging a post onto another, and with its buttons from the keyboard', async () => {
+      await rest('PUT', `/channels/${a.channelIds[0]}/schedule`, { slots: [{ day: 'mon', time: '09:00' }, { day: 'wed', time: '09:00' }, { day: 'fri', time: '09:00' }] });
+      const ids: string[] = [];
+      for (const text of ['First', 'Second', 'Third']) {
+        const res = await rest('POST', '/posts', { channelIds: [a.channelIds[0]], text, addToQueue: true });
+        assert.equal(res.status, 201, JSON.stringify(res.body));
+        ids.push(res.body.data[0].id);
+      }
+      const order = async () => (await schedule()).queued.map((q: { postId: string }) => q.postId);
+      const times = (await schedule()).queued.map((q: { dateTime: string }) => q.dateTime);
+      await signInToApp(page, t.url, a.email, a.password);
+      await open(`/app/channels/${a.channelIds[0]}/queue`);
+      await page.dragAndDrop(`#queued li[data-post-id="${ids[2]}"]`, `#queued li[data-post-id="${ids[0]}"]`);
+      await page.waitForSelector(`#queued li:nth-child(1)[data-post-id="${ids[2]}"]`);
+      assert.deepEqual(await order(), [ids[2], ids[0], ids[1]], 'the third post takes the first slot; the others follow');
+      assert.deepEqual((await schedule()).queued.map((q: { dateTime: string }) => q.dateTime), times, 'the slot times stay');
+
+      await page.focus('button[aria-label="Move “Second” up"]');
+      await page.keyboard.press('Enter');
+      await page.waitForSelector(`#queued li:nth-child(2)[data-post-id="${ids[1]}"]`);
+      assert.deepEqual(await order(), [ids[2], ids[1], ids[0]]);
+      assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Move “Second” up', 'focus stays with the moved post');
+      await page.keyboard.press('Enter');
+      await page.waitForSelector(`#queued li:nth-child(1)[data-post-id="${ids[1]}"]`);
+      assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Move “Second” down', 'at the top, focus moves to the button that still works');
+      assert.deepEqual(await order(), [ids[1], ids[2], ids[0]]);
+    });
+  });
+
+  describe('channels', () => {
+    it('connects a Mastodon channel through consent, shows unconfigured networks with what to set, reconnects one that needs it (named loudly), and disconnects after confirming', async () => {
+      const mastodon = await startFakeMastodon();
+      try {
+        await signInToApp(page, t.url, a.email, a.password);
+        await page.click('nav >> text=Channels');
+        await appReady(page);
+        assert.match(await page.textContent('section[data-network="youtube"]') ?? '', /operator must set GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET/);
+        assert.equal(await page.locator('section[data-network="youtube"] form').count(), 0, 'no form for a network this instance cannot connect');
+        await page.fill('#connect-mastodon-instance', mastodon.url);
+        await page.click('section[data-network="mastodon"] button');
+        await page.waitForURL(/\/connect\/mastodon\/callback/);
+        await open('/app/channels');
+        const [channel] = (await rest('GET', '/channels')).body.data.filter((c: { network: string }) => c.network === 'mastodon');
+        const row = `tr[data-channel-id="${channel.id}"]`;
+        assert.match(await page.textContent(row) ?? '', new RegExp(`active.*@alice@${mastodon.host.replace(/\./g, '\\.')}`, 's'));
+
+        mastodon.revokeAll();
+        const post = await rest('POST', '/posts', { channelIds: [channel.id], text: 'After the token was revoked' });
+        await testWorker(t).tick();
+        assert.match((await rest('GET', `/posts/${post.body.data[0].id}`)).body.data.error, /reconnect/);
+        await open('/app');
+        assert.match(await page.textContent('.banner') ?? '', /The mastodon channel .* needs reconnecting \(.*The access token is invalid.*\)/, 'shown on every page');
+        await open('/app/channels');
+        assert.match(await page.textContent('.alarm[role=alert]') ?? '', /A channel needs reconnecting[\s\S]*mastodon[\s\S]*The access token is invalid/, 'and loudly on the channels page');
+        await page.click(`tr.needs-reconnect button:has-text("Reconnect at Mastodon")`);
+        await page.waitForURL(/\/connect\/mastodon\/callback/);
+        await open('/app/channels');
+        assert.equal(await page.locator('tr.needs-reconnect').count(), 0);
+        assert.equal(await page.locator('.alarm').count(), 0);
+        assert.equal((await rest('GET', '/channels')).body.data.find((c: { id: string }) => c.id === channel.id).status, 'active');
+
+        await page.click(`${row} button[aria-label^="Disconnect"]`);
+        assert.equal(mastodon.tokens(), 1, 'nothing happens before confirming');
+        await page.click(`${row} button:has-text("Cancel")`);
+        await page.click(`${row} button[aria-label^="Disconnect"]`);
+        await page.click(`${row} button:has-text("Yes, disconnect")`);
+        await page.waitForSelector(`${row} .status.disconnected`);
+        assert.match(await page.textContent('[role=status]') ?? '', /is disconnected\..*revoked at the network/);
+        assert.equal(mastodon.tokens(), 0, 'disconnecting revoked the token at the instance');
+      } finally {
+        await mastodon.close();
+      }
+    });
+
+    it('sets a channel\'s time zone, explaining an unknown one beside the field', async () => {
+      await signInToApp(page, t.url, a.email, a.password);
+      await open('/app/channels');
+      const field = `#zone-${a.channelIds[1]}`;
+      assert.equal(await page.inputValue(field), 'Europe/Berlin');
+      await page.fill(field, 'Mars/Olympus');
+      await page.press(field, 'Enter');
+      await page.waitForSelector(`${field}-problems`);
+      assert.match(await page.textContent(`${field}-problems`) ?? '', /IANA name/);
+      await page.fill(field, 'America/New_York');
+      await page.click(`tr[data-channel-id="${a.channelIds[1]}"] button:has-text("Save")`);
+      await page.waitForSelector('text=now uses America/New_York');
+      const channels = (await rest('GET', '/channels')).body.data;
+      assert.deepEqual(channels.map((c: { timezone: string }) => c.timezone), ['Europe/Berlin', 'America/New_York']);
+      await open(`/app/channels/${a.channelIds[1]}/queue`);
+      assert.match(await page.textContent('main') ?? '', /Time zone America\/New_York/);
+    });
+  });
+});

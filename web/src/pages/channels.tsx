@@ -1,0 +1,236 @@
+/**
+ * The channels: each with its status (and why, when it needs reconnecting or was disconnected), its time zone,
+ * its queue, reconnect and disconnect (after a confirmation saying what happens to its posts); and connecting a
+ * network: credentials networks sign in from the form, OAuth networks send the person to the network's consent
+ * page (a navigation of the page, which the CSP's form-action does not govern), and a network this instance
+ * cannot connect says what its operator must set. Channels that need reconnecting are named first, loudly.
+ */
+import { useState } from 'preact/hooks';
+import type { components } from '../../../generated/sdk/index.js';
+import { api, call, type ApiError } from '../api.js';
+import { Link } from '../router.js';
+import { Empty, FieldProblems, Loading, Page, Problem, StatusBadge } from '../ui/page.js';
+import { useApi } from '../ui/use-api.js';
+import './team-pages.css';
+
+type Channel = components['schemas']['Channel'];
+type Network = components['schemas']['Network'];
+type Field = NonNullable<Network['connection']>['fields'][number];
+
+const ZONES: readonly string[] = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
+
+async function load() {
+  const [channels, networks] = await Promise.all([call(api.GET('/channels')), call(api.GET('/networks'))]);
+  return { channels: channels.data, networks: networks.data };
+}
+
+const nameOf = (c: Channel) => c.displayName ?? c.name;
+
+/** After a connect or reconnect: the channel is there, or the person goes to the network to consent. */
+function followConnect(answer: { authorizationUrl: string } | { data: Channel[] }): Channel[] | undefined {
+  if ('authorizationUrl' in answer) {
+    location.assign(answer.authorizationUrl);
+    return undefined;
+  }
+  return answer.data;
+}
+
+export function ChannelsPage() {
+  const { data, error, reload } = useApi(load, []);
+  const [said, setSaid] = useState('');
+  const [problem, setProblem] = useState<ApiError | undefined>(undefined);
+  const byName = new Map((data?.networks ?? []).map((n) => [n.name, n]));
+  const broken = (data?.channels ?? []).filter((c) => c.status === 'needs_reconnect');
+  const connectable = (data?.networks ?? []).filter((n) => n.connection !== null);
+
+  const report = { said: setSaid, problem: setProblem, reload };
+  return (
+    <Page title="Channels">
+      <div role="status" aria-live="polite" class="said">{said && <p>{said}</p>}</div>
+      <Problem error={problem} />
+      <Problem error={error} />
+      {broken.length > 0 && (
+        <section class="alarm" role="alert" aria-labelledby="alarm-title">
+          <h2 id="alarm-title">{broken.length === 1 ? 'A channel needs reconnecting' : `${broken.length} channels need reconnecting`}</h2>
+          <p>Their posts fail until they are reconnected. Reconnect each in its row below.</p>
+          <ul>{broken.map((c) => (
+            <li key={c.id}><strong>{nameOf(c)}</strong> ({c.network}): {c.statusReason ?? 'the network refused its credentials'}
+              {!byName.get(c.network)?.connection && ' — this network is not connected from the app: the operator adds it again with the herald CLI.'}</li>
+          ))}</ul>
+        </section>
+      )}
+      {!data && !error && <Loading label="Loading the channels" rows={4} />}
+      {data && data.channels.length === 0 && <Empty><p>No channels yet: connect one below, then write posts for it on <Link href="/app/compose">Compose</Link>.</p></Empty>}
+      {data && data.channels.length > 0 && (
+        <table class="channels stack">
+          <caption class="visually-hidden">The account's channels</caption>
+          <thead><tr><th scope="col">Status</th><th scope="col">Channel</th><th scope="col">Time zone</th><th scope="col">Actions</th></tr></thead>
+          <tbody>
+            {data.channels.map((c) => <ChannelRow key={c.id} channel={c} network={byName.get(c.network)} {...report} />)}
+          </tbody>
+        </table>
+      )}
+      <datalist id="time-zones">{ZONES.map((z) => <option key={z} value={z} />)}</datalist>
+      <h2>Connect a channel</h2>
+      {!data && !error && <Loading label="Loading the networks" rows={3} />}
+      <div class="networks">
+        {connectable.filter((n) => n.configured).map((n) => <ConnectNetwork key={n.name} network={n} {...report} />)}
+      </div>
+      {connectable.some((n) => !n.configured) && (
+        <>
+          <h2>Networks not set up on this Herald</h2>
+          <p class="muted">These networks need their app registered by the person who runs this Herald first.</p>
+          <div class="networks">
+            {connectable.filter((n) => !n.configured).map((n) => <ConnectNetwork key={n.name} network={n} {...report} />)}
+          </div>
+        </>
+      )}
+    </Page>
+  );
+}
+
+interface Report {
+  said: (text: string) => void;
+  problem: (error: ApiError | undefined) => void;
+  reload: () => Promise<void>;
+}
+
+function ChannelRow(props: { channel: Channel; network?: Network } & Report) {
+  const { channel: c, network } = props;
+  const [confirming, setConfirming] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [refused, setRefused] = useState<ApiError | undefined>(undefined);
+  const connection = network?.connection;
+  const path = { channelId: c.id };
+
+  async function run(work: () => Promise<string | undefined>) {
+    setBusy(true);
+    setRefused(undefined);
+    props.problem(undefined);
+    try {
+      const text = await work();
+      if (text) {
+        props.said(text);
+        await props.reload();
+      }
+    } catch (caught) {
+      setRefused(caught as ApiError);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const reconnect = (event: Event) => {
+    event.preventDefault();
+    const fields = Object.fromEntries(new FormData(event.currentTarget as HTMLFormElement)) as Record<string, string>;
+    void run(async () => (followConnect(await call(api.POST('/channels/{channelId}/reconnect', { params: { path }, body: fields }))) ? `${nameOf(c)} is connected again.` : undefined));
+  };
+  const disconnect = () => run(async () => {
+    const done = (await call(api.DELETE('/channels/{channelId}', { params: { path } }))).data;
+    setConfirming(false);
+    const drafts = done.draftedPostIds.length > 0 ? ` Its ${done.draftedPostIds.length} scheduled or failed post(s) are drafts now.` : '';
+    const revoked = done.revokedAtNetwork ? ' Herald\'s access was revoked at the network.' : done.revokeError ? ` The network could not be told (${done.revokeError}): remove Herald there yourself.` : '';
+    return `${nameOf(c)} is disconnected.${drafts}${revoked}`;
+  });
+  const saveZone = (event: Event) => {
+    event.preventDefault();
+    const timezone = String(new FormData(event.currentTarget as HTMLFormElement).get('timezone') ?? '');
+    void run(async () => {
+      await call(api.PATCH('/channels/{channelId}', { params: { path }, body: { timezone } }));
+      return `${nameOf(c)} now uses ${timezone}.`;
+    });
+  };
+
+  const zoneId = `zone-${c.id}`;
+  return (
+    <tr class={c.status === 'needs_reconnect' ? 'needs-reconnect' : undefined} data-channel-id={c.id}>
+      <td><StatusBadge status={c.status ?? 'active'} />{c.statusReason && <p class="reason">{c.statusReason}</p>}</td>
+      <td><strong>{nameOf(c)}</strong><br /><span class="muted">{network?.displayName ?? c.network} · {c.handle}</span></td>
+      <td>
+        <form class="zone" onSubmit={saveZone}>
+          <label for={zoneId} class="visually-hidden">Time zone of {nameOf(c)}</label>
+          <input id={zoneId} name="timezone" list="time-zones" defaultValue={c.timezone} required size={16} autocomplete="off"
+            aria-describedby={refused?.problemsAt('timezone').length ? `${zoneId}-problems` : undefined} />{' '}
+          <button type="submit" disabled={busy} aria-label={`Save the time zone of ${nameOf(c)}`}>Save</button>
+          <FieldProblems error={refused} field="timezone" id={`${zoneId}-problems`} />
+        </form>
+      </td>
+      <td class="actions">
+        <Link href={`/app/channels/${encodeURIComponent(c.id)}/queue`} aria-label={`Queue of ${nameOf(c)}`}>Queue</Link>
+        {c.status !== 'active' && connection && (
+          <form class="reconnect" onSubmit={reconnect}>
+            {connection.fields.filter((f) => f.secret).map((f) => <FieldInput key={f.name} field={f} prefix={`re-${c.id}`} error={refused} />)}
+            <button type="submit" class={c.status === 'needs_reconnect' ? 'primary' : undefined} disabled={busy}>
+              {connection.kind === 'oauth' ? `Reconnect at ${network!.displayName}` : 'Reconnect'}
+            </button>
+          </form>
+        )}
+        {c.status !== 'disconnected' && connection && !confirming && (
+          <button type="button" disabled={busy} aria-label={`Disconnect ${nameOf(c)}`} onClick={() => setConfirming(true)}>Disconnect</button>
+        )}
+        {confirming && (
+          <div class="confirm" role="group" aria-label={`Disconnect ${nameOf(c)}?`}>
+            <p>Disconnect {nameOf(c)}? Herald's access is revoked and its scheduled posts become drafts.</p>
+            <button type="button" class="danger" disabled={busy} onClick={disconnect}>Yes, disconnect</button>{' '}
+            <button type="button" disabled={busy} onClick={() => setConfirming(false)}>Cancel</button>
+          </div>
+        )}
+        {refused && refused.problemsAt('timezone').length === 0 && <Problem error={refused} />}
+      </td>
+    </tr>
+  );
+}
+
+function FieldInput(props: { field: Field; prefix: string; error?: ApiError }) {
+  const { field } = props;
+  const id = `${props.prefix}-${field.name}`;
+  const problems = props.error?.problemsAt(field.name) ?? [];
+  return (
+    <>
+      <label for={id}>{field.name}{field.required ? '' : ' (optional)'}: <span class="muted">{field.description}</span></label>
+      <input id={id} name={field.name} type={field.secret ? 'password' : 'text'} autocomplete="off" required={field.required}
+        aria-describedby={problems.length ? `${id}-problems` : undefined} />
+      <FieldProblems error={props.error} field={field.name} id={`${id}-problems`} />
+    </>
+  );
+}
+
+function ConnectNetwork(props: { network: Network } & Report) {
+  const { network: n } = props;
+  const [busy, setBusy] = useState(false);
+  const [refused, setRefused] = useState<ApiError | undefined>(undefined);
+  const connect = async (event: Event) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const fields = Object.fromEntries(new FormData(form)) as Record<string, string>;
+    setBusy(true);
+    setRefused(undefined);
+    try {
+      const channels = followConnect(await call(api.POST('/channels/connect', { body: { ...fields, network: n.name } })));
+      if (channels) {
+        form.reset();
+        props.said(`Connected ${channels.map(nameOf).join(', ')}.`);
+        await props.reload();
+      }
+    } catch (caught) {
+      setRefused(caught as ApiError);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const fieldNames = new Set(n.connection!.fields.map((f) => f.name));
+  return (
+    <section class="connect" data-network={n.name} aria-labelledby={`network-${n.name}`}>
+      <h3 id={`network-${n.name}`}>{n.displayName}</h3>
+      {n.configured ? (
+        <form onSubmit={connect}>
+          {n.connection!.fields.map((f) => <FieldInput key={f.name} field={f} prefix={`connect-${n.name}`} error={refused} />)}
+          {refused && refused.details.every((d) => !fieldNames.has(d.path.replace(/^body\./, ''))) && <Problem error={refused} />}
+          <p><button type="submit" class="primary" disabled={busy}>{n.connection!.kind === 'oauth' ? `Connect at ${n.displayName}` : 'Connect'}</button></p>
+        </form>
+      ) : (
+        <p class="not-configured">{n.notConfigured ?? 'This instance cannot connect it yet.'}</p>
+      )}
+    </section>
+  );
+}
