@@ -150,6 +150,10 @@ export interface RestHandlers<Context> {
   movePost(request: RestRequest<'movePost'>, context: Context): Promise<RestResponse<'movePost'>>;
   /** POST /approvals/decisions - Approve or reject many held posts at once (manage_team); each id succeeds or fails on its own. */
   decideApprovals(request: RestRequest<'decideApprovals'>, context: Context): Promise<RestResponse<'decideApprovals'>>;
+  /** GET /workspaces/{workspaceId} - One workspace of the account, with whether its new posts need approval. */
+  getWorkspace(request: RestRequest<'getWorkspace'>, context: Context): Promise<RestResponse<'getWorkspace'>>;
+  /** PATCH /workspaces/{workspaceId} - Require approval for the workspace's new posts, or stop requiring it. Needs the manage_team scope. */
+  updateWorkspace(request: RestRequest<'updateWorkspace'>, context: Context): Promise<RestResponse<'updateWorkspace'>>;
 }
 
 export const restRoutes: readonly RestRoute[] = [
@@ -211,6 +215,8 @@ export const restRoutes: readonly RestRoute[] = [
   { operationId: 'retryPost', method: 'post', path: '/posts/{postId}/retry', expressPath: '/posts/:postId/retry', rateLimit: 'write', idempotent: false },
   { operationId: 'movePost', method: 'post', path: '/posts/{postId}/move', expressPath: '/posts/:postId/move', rateLimit: 'write', idempotent: false },
   { operationId: 'decideApprovals', method: 'post', path: '/approvals/decisions', expressPath: '/approvals/decisions', rateLimit: 'write', idempotent: false },
+  { operationId: 'getWorkspace', method: 'get', path: '/workspaces/{workspaceId}', expressPath: '/workspaces/:workspaceId', rateLimit: 'read', idempotent: false },
+  { operationId: 'updateWorkspace', method: 'patch', path: '/workspaces/{workspaceId}', expressPath: '/workspaces/:workspaceId', rateLimit: 'write', idempotent: false },
 ];
 
 /** What Express hands over: path, query and body as they arrived (validated against openapi/ by then). */
@@ -339,5 +345,9 @@ export function dispatchRest<Context>(handlers: RestHandlers<Context>, operation
       return handlers.movePost(request as RestRequest<'movePost'>, context);
     case 'decideApprovals':
       return handlers.decideApprovals(request as RestRequest<'decideApprovals'>, context);
+    case 'getWorkspace':
+      return handlers.getWorkspace(request as RestRequest<'getWorkspace'>, context);
+    case 'updateWorkspace':
+      return handlers.updateWorkspace(request as RestRequest<'updateWorkspace'>, context);
   }
 }

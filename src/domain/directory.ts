@@ -29,7 +29,7 @@ export function toChannelView(channel: ChannelRecord): ChannelView {
   };
 }
 
-function toWorkspaceView(workspace: WorkspaceRecord): WorkspaceView {
+export function toWorkspaceView(workspace: WorkspaceRecord): WorkspaceView {
   return { id: workspace.id, name: workspace.name, approvalRequired: workspace.approvalRequired, createdAt: toWireTime(workspace.createdAt) };
 }
 

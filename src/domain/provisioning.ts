@@ -35,7 +35,7 @@ export async function createAccount(deps: DomainDeps, input: { name: string; own
 
 export async function createUser(deps: DomainDeps, input: { accountId: string; email: string; name: string; password?: string }) {
   const email = input.email.trim().toLowerCase();
-  if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new ValidationError(`"${input.email}" is not an email address.`);
+  if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new ValidationError(`"${input.email}" is not an email address.`, [{ path: 'email', message: 'Give an email address, such as name@example.com.' }]);
   if (await deps.repos.accounts.findUserByEmail(email)) throw new ConflictError('email_taken', `A user with email ${email} already exists.`);
   if (!(await deps.repos.accounts.getAccount(input.accountId))) throw new NotFoundError(`No account ${input.accountId}.`);
   if (input.password !== undefined && input.password.length < 8) throw new ValidationError('A password needs at least 8 characters.');

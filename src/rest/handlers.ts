@@ -22,6 +22,7 @@ import { listDeliveries, redeliver } from '../domain/webhooks/webhook-deliveries
 import { createMemberApiKey, listApiKeys, revokeMemberApiKey } from '../domain/api-keys.js';
 import { listConnectedApps, revokeConnectedApp } from '../domain/connected-apps.js';
 import { addMember, listMembers, setMemberRole } from '../domain/members.js';
+import { getWorkspace, setWorkspaceApproval } from '../domain/workspaces.js';
 import {
   createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateWebhookSecret, sendWebhookTest, updateWebhook,
 } from '../domain/webhooks/webhook-endpoints.js';
@@ -117,5 +118,10 @@ export function restHandlers(deps: DomainDeps): RestHandlers<RestContext> {
       const { post, from } = await movePostTo(deps, principal, req.params.postId, req.body);
       return { status: 200, body: { data: post, meta: { from: new Date(from).toISOString() } } };
     },
+    getWorkspace: async (req, { principal }) => ({ status: 200, body: { data: await getWorkspace(deps, principal, req.params.workspaceId) } }),
+    updateWorkspace: async (req, { principal }) => ({
+      status: 200,
+      body: { data: await setWorkspaceApproval(deps, principal, req.params.workspaceId, req.body.approvalRequired) },
+    }),
   };
 }

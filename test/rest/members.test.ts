@@ -75,6 +75,7 @@ describe('REST /members: people and their roles', function () {
     const badEmail = await t.api('POST', '/v1/rest/members', { token: a.apiKey, body: { email: 'not an email', role: 'editor' } });
     assert.equal(badEmail.status, 400);
     assert.match(badEmail.body.message, /not an email address/);
+    assert.deepEqual(badEmail.body.details?.map((d: { path: string }) => d.path), ['email'], 'the problem names its field, for the form beside it');
     const other = await t.seedAccount({ channels: 0 });
     const taken = await t.api('POST', '/v1/rest/members', { token: a.apiKey, body: { email: other.email, role: 'editor' } });
     assert.equal(taken.status, 409);

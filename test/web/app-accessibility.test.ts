@@ -63,6 +63,8 @@ describe('the web app: accessibility of every page (axe-core)', function () {
     webhooks: '/app/settings/webhooks',
     'api-keys': '/app/settings/api-keys',
     members: '/app/settings/members',
+    settings: '/app/settings',
+    'connected-apps': '/app/settings/connected-apps',
   });
 
   for (const size of Object.keys(SIZES) as (keyof typeof SIZES)[]) {

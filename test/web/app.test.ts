@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium.js';
 import { appReady, ensureWebBuilt } from '../support/app-browser.js';
@@ -10,10 +8,8 @@ import { TINY_PNG } from '../media/fixtures.js';
 import * as provisioning from '../../src/domain/provisioning.js';
 import { pinClock, testWorker } from '../publishing/support.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
-import { authorizeUrl, FormUser, pkcePair, REDIRECT_URI, registerClient, tokenRequest } from '../oauth/support.js';
 
 const ARTIFACTS = path.resolve('test-artifacts');
-const run = promisify(execFile);
 
 /** The web app in a real headless Chromium, against a real Herald on loopback. */
 describe('the web app in a headless Chromium', function () {
@@ -107,66 +103,6 @@ describe('the web app in a headless Chromium', function () {
     assert.equal(post.dateTime, '2030-01-07T08:30:00.000Z', '09:30 in Berlin is 08:30 UTC');
   });
 
-  it('adds a webhook endpoint with its secret shown once, and warns on every page when Herald disabled one', async () => {
-    await signIn();
-    await page.goto(`${t.url}/app/settings/webhooks`);
-    await page.fill('#url', 'http://127.0.0.1:9/hook');
-    await page.check('input[value="post.published"]');
-    await page.click('form[action="/app/settings/webhooks"] button');
-    const secret = await page.textContent('#secret');
-    assert.match(secret ?? '', /^whsec_/);
-    await page.goto(`${t.url}/app/settings/webhooks`);
-    assert.equal(await page.locator('#secret').count(), 0, 'shown once');
-    assert.match(await page.textContent('tbody') ?? '', /post\.published/);
-
-    const [endpoint] = (await t.api('GET', '/v1/rest/webhooks', { token: a.apiKey })).body.data;
-    await t.deps.repos.webhooks.disableEndpoint(endpoint.id, 'the receiver answered 410 Gone', Date.now());
-    await page.goto(`${t.url}/app`);
-    assert.match(await page.textContent('.banner') ?? '', /disabled the webhook endpoint http:\/\/127\.0\.0\.1:9\/hook: the receiver answered 410 Gone/);
-  });
-
-  it('creates an API key shown once with a copy button, which works with curl until it is revoked', async () => {
-    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
-    await signIn();
-    await page.goto(`${t.url}/app/settings/api-keys`);
-    await page.fill('#key-name', 'curl from the terminal');
-    await page.check('input[name="manageTeam"]');
-    await page.click('form[action="/app/settings/api-keys"] button');
-    const key = (await page.textContent('#new-key')) ?? '';
-    assert.match(key, /^hk_/);
-    await page.click('#copy-key');
-    await page.waitForSelector('#copy-key:text("Copied")');
-    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), key);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'app-api-keys.png'), fullPage: true });
-
-    const curl = (token: string) => run('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-H', `Authorization: Bearer ${token}`, `${t.url}/v1/rest/approvals`]);
-    assert.equal((await curl(key)).stdout, '200', 'the key works, with the manage_team scope it was given');
-
-    await page.goto(`${t.url}/app/settings/api-keys`);
-    assert.equal(await page.locator('#new-key').count(), 0, 'shown once');
-    assert.match(await page.textContent('tbody') ?? '', /curl from the terminal/);
-    await page.click('button[aria-label="Revoke curl from the terminal"]');
-    await page.waitForSelector('text=revoked');
-    assert.equal((await curl(key)).stdout, '401', 'revoked: refused at once');
-  });
-
-  it('lists the OAuth apps a person authorized and revokes one, ending its tokens', async () => {
-    const { client_id: clientId } = await registerClient(t, { client_name: 'Claude <desktop>' });
-    const { verifier, challenge } = pkcePair();
-    const redirect = await new FormUser(t.url).authorize(authorizeUrl(t, {
-      response_type: 'code', client_id: clientId, redirect_uri: REDIRECT_URI, code_challenge: challenge, code_challenge_method: 'S256', resource: t.url + '/mcp',
-    }), a);
-    const tokens = await tokenRequest(t, { grant_type: 'authorization_code', code: redirect.searchParams.get('code')!, code_verifier: verifier, redirect_uri: REDIRECT_URI, client_id: clientId, resource: t.url + '/mcp' });
-    assert.equal((await t.api('GET', '/v1/rest/channels', { token: tokens.body.access_token })).status, 200);
-
-    await signIn();
-    await page.goto(`${t.url}/app/settings/api-keys`);
-    assert.match(await page.textContent('#connected-apps') ?? '', /Claude <desktop>.*read_profile, manage_post/s);
-    await page.click('button[aria-label="Revoke access of Claude <desktop>"]');
-    await page.waitForSelector('text=No app acts for you through OAuth');
-    assert.equal((await t.api('GET', '/v1/rest/channels', { token: tokens.body.access_token })).status, 401);
-  });
-
   it('composes for two channels with an uploaded image (progress, alt text) and a first comment; a refused file says why', async () => {
     const mastodon = await provisioning.addChannel(t.deps, { accountId: a.accountId, workspaceId: a.workspaceId, network: 'mastodon', handle: '@team@social.example' });
     await signIn();
@@ -255,26 +191,6 @@ describe('the web app in a headless Chromium', function () {
     assert.equal(post.dateTime, nextSlot, 'the channel\'s next free slot');
     assert.deepEqual(post.labels.map((l: { name: string }) => l.name), ['Spring']);
     assert.equal(post.imageUrls.length, 1);
-  });
-
-  it('adds a person with a temporary password shown once and changes their role from Members', async () => {
-    await signIn();
-    await page.goto(`${t.url}/app/settings/members`);
-    await page.fill('#member-email', 'rita@example.test');
-    await page.fill('#member-name', 'Rita Reviewer');
-    await page.selectOption('#member-role', 'reviewer');
-    await page.click('form[action="/app/settings/members"] button');
-    const password = (await page.textContent('#temporary-password')) ?? '';
-    assert.ok(password.length >= 16);
-    assert.match(await page.textContent('#members') ?? '', /Rita Reviewer\s*rita@example\.test/);
-    await page.selectOption('select[aria-label="Role of Rita Reviewer"]', 'editor');
-    await page.click('form:has(select[aria-label="Role of Rita Reviewer"]) button');
-    await page.waitForURL(/\/settings\/members$/);
-    assert.equal(await page.inputValue('select[aria-label="Role of Rita Reviewer"]'), 'editor');
-    assert.equal(await page.locator('#temporary-password').count(), 0, 'shown once');
-    await page.selectOption(`select[aria-label="Role of ${(await t.deps.repos.accounts.getUser(a.accountId, a.userId))!.name}"]`, 'admin');
-    await page.click(`form:has(select[aria-label^="Role of"]) >> nth=0 >> button`);
-    assert.match(await page.textContent('[role=alert]') ?? '', /only owner: make someone else owner first/);
   });
 
   it('writes once and gives one channel its own text, previewed and checked against that channel\'s network', async () => {

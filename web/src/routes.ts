@@ -6,6 +6,11 @@ import { AllContentCalendarPage, TeamCalendarPage } from './pages/calendar.js';
 import { ApprovalsPage } from './pages/approvals.js';
 import { ChannelsPage } from './pages/channels.js';
 import { QueuePage } from './pages/queue.js';
+import { ApiKeysPage } from './pages/settings-api-keys.js';
+import { ConnectedAppsPage } from './pages/settings-connected-apps.js';
+import { MembersPage } from './pages/settings-members.js';
+import { WebhooksPage } from './pages/settings-webhooks.js';
+import { WorkspaceSettingsPage } from './pages/settings-workspace.js';
 
 export type RouteParams = Record<string, string>;
 
@@ -22,4 +27,9 @@ export const routes: Route[] = [
   { path: '/app/approvals', component: ApprovalsPage },
   { path: '/app/channels', component: ChannelsPage },
   { path: '/app/channels/:channelId/queue', component: QueuePage },
+  { path: '/app/settings', component: WorkspaceSettingsPage },
+  { path: '/app/settings/members', component: MembersPage },
+  { path: '/app/settings/api-keys', component: ApiKeysPage },
+  { path: '/app/settings/connected-apps', component: ConnectedAppsPage },
+  { path: '/app/settings/webhooks', component: WebhooksPage },
 ];

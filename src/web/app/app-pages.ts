@@ -5,11 +5,7 @@
 import type { ChannelView } from '../../domain/directory.js';
 import type { ChannelOptionRule, NetworkCapabilities } from '../../domain/networks/capabilities.js';
 import { escapeHtml } from '../../http/html.js';
-import type { WebhookEndpointView } from '../../domain/webhooks/webhook-endpoints.js';
-import type { ApiKeyView } from '../../domain/api-keys.js';
-import type { ConnectedAppView } from '../../domain/connected-apps.js';
 import type { LabelView } from '../../domain/labels/labels.js';
-import { MEMBER_ROLES, type MemberView } from '../../domain/members.js';
 
 export interface PageContext {
   csrf: string;
@@ -254,73 +250,3 @@ const COUNTER_SCRIPT = `(() => {
   document.querySelectorAll('input[name=channelIds]').forEach((box) => box.addEventListener('change', update));
   update();
 })();`;
-
-export function membersPage(context: PageContext, members: MemberView[], extra: { added?: { email: string; password: string }; problem?: string } = {}): string {
-  const hidden = `<input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}">`;
-  const manages = context.signedIn?.manages ?? false;
-  const roleOf = (m: MemberView) => m.memberships[0]?.role ?? 'none';
-  const rows = members.map((m) => `<tr><td>${escapeHtml(m.name)}</td><td>${escapeHtml(m.email)}</td><td>${manages
-    ? `<form method="post" action="/app/settings/members/${encodeURIComponent(m.userId)}/role" class="inline">${hidden}
-<select name="role" aria-label="Role of ${escapeHtml(m.name)}">${MEMBER_ROLES.map((r) => `<option${r === roleOf(m) ? ' selected' : ''}>${r}</option>`).join('')}</select> <button>Change</button></form>`
-    : escapeHtml(roleOf(m))}</td></tr>`).join('');
-  return layout(context, 'Members', `${extra.problem ? `<p class="problem" role="alert">${escapeHtml(extra.problem)}</p>` : ''}
-${extra.added ? `<p role="status">${escapeHtml(extra.added.email)} can sign in with this temporary password, shown this once: <code class="secret" id="temporary-password">${escapeHtml(extra.added.password)}</code></p>` : ''}
-<p>Owners and admins manage the team (approvals, channels, webhooks, members); editors write posts; reviewers approve them.</p>
-<table id="members"><thead><tr><th>Name</th><th>Email</th><th>Role</th></tr></thead><tbody>${rows}</tbody></table>
-${manages ? `<h2>Add a person</h2><form method="post" action="/app/settings/members">${hidden}
-<label for="member-email">Email</label><input id="member-email" name="email" type="email" required><label for="member-name">Name</label><input id="member-name" name="name">
-<label for="member-role">Role</label><select id="member-role" name="role">${MEMBER_ROLES.map((r) => `<option${r === 'editor' ? ' selected' : ''}>${r}</option>`).join('')}</select>
-<p><button>Add</button></p></form>` : ''}`);
-}
-
-export function webhooksPage(
-  context: PageContext,
-  endpoints: WebhookEndpointView[],
-  eventTypes: readonly string[],
-  extra: { secret?: { url: string; value: string }; problem?: string } = {},
-): string {
-  const hidden = `<input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}">`;
-  const rows = endpoints.map((e) => `<tr><td>${escapeHtml(e.url)}</td><td>${escapeHtml(e.eventTypes.join(', '))}</td>
-<td>${e.enabled ? 'enabled' : `<span class="problem">disabled: ${escapeHtml(e.disabledReason ?? '')}</span>`}</td>
-<td><form method="post" action="/app/settings/webhooks/${encodeURIComponent(e.id)}/rotate">${hidden}<button>Rotate secret</button></form>
-<form method="post" action="/app/settings/webhooks/${encodeURIComponent(e.id)}/delete">${hidden}<button>Delete</button></form></td></tr>`).join('');
-  const boxes = eventTypes.map((type) => `<label><input type="checkbox" name="eventTypes" value="${escapeHtml(type)}"> ${escapeHtml(type)}</label>`).join('');
-  return layout(context, 'Webhooks', `${extra.problem ? `<p class="problem" role="alert">${escapeHtml(extra.problem)}</p>` : ''}
-${extra.secret ? `<p>The signing secret of ${escapeHtml(extra.secret.url)}, shown this once: <code class="secret" id="secret">${escapeHtml(extra.secret.value)}</code></p>` : ''}
-${rows ? `<table><thead><tr><th>URL</th><th>Events</th><th>State</th><th></th></tr></thead><tbody>${rows}</tbody></table>` : '<p>No endpoints yet.</p>'}
-<h2>Add an endpoint</h2><form method="post" action="/app/settings/webhooks">${hidden}
-<label for="url">URL</label><input id="url" name="url" type="url" size="50" required><fieldset><legend>Events</legend>${boxes}</fieldset>
-<p><button>Add</button></p></form>`);
-}
-
-export function apiKeysPage(
-  context: PageContext,
-  keys: ApiKeyView[],
-  apps: ConnectedAppView[],
-  extra: { created?: { name: string; key: string }; problem?: string } = {},
-): string {
-  const hidden = `<input type="hidden" name="csrf_token" value="${escapeHtml(context.csrf)}">`;
-  const when = (iso: string | null) => (iso ? escapeHtml(iso.slice(0, 16).replace('T', ' ')) + ' UTC' : 'never');
-  const rows = keys.map((k) => `<tr><td>${escapeHtml(k.name)}</td><td><code>${escapeHtml(k.prefix)}…</code></td><td>${escapeHtml(k.scopes.join(', '))}</td>
-<td>${when(k.lastUsedAt)}</td><td>${k.revokedAt ? `revoked ${when(k.revokedAt)}` : `<form method="post" action="/app/settings/api-keys/${encodeURIComponent(k.id)}/revoke">${hidden}<button aria-label="Revoke ${escapeHtml(k.name)}">Revoke</button></form>`}</td></tr>`).join('');
-  const created = extra.created
-    ? `<div role="status"><p>The key “${escapeHtml(extra.created.name)}”, shown this once: copy it now, Herald keeps only its hash.</p>
-<p><code class="secret" id="new-key">${escapeHtml(extra.created.key)}</code> <button type="button" id="copy-key">Copy</button></p></div>
-<script nonce="${escapeHtml(context.nonce)}">document.getElementById('copy-key').addEventListener('click', (event) => {
-  navigator.clipboard.writeText(document.getElementById('new-key').textContent).then(() => { event.target.textContent = 'Copied'; });
-});</script>`
-    : '';
-  return layout(context, 'API keys', `${extra.problem ? `<p class="problem" role="alert">${escapeHtml(extra.problem)}</p>` : ''}${created}
-<p>An API key acts as you on the REST API and the MCP server: <code>Authorization: Bearer &lt;key&gt;</code>.</p>
-${rows ? `<table><thead><tr><th>Name</th><th>Key</th><th>Scopes</th><th>Last used</th><th></th></tr></thead><tbody>${rows}</tbody></table>` : '<p>No keys yet: create one for each integration, so you can revoke one without the others.</p>'}
-<h2>Create a key</h2><form method="post" action="/app/settings/api-keys">${hidden}
-<label for="key-name">What it is for</label><input id="key-name" name="name" maxlength="100" required>
-${context.signedIn?.manages ? '<label><input type="checkbox" name="manageTeam" value="true"> Manage the team (approvals, bulk changes)</label>' : ''}
-<p><button>Create key</button></p></form>
-<h2>Connected apps</h2>
-${apps.length > 0 ? `<table id="connected-apps"><thead><tr><th>App</th><th>Scopes</th><th>Authorized</th><th>Last token</th><th></th></tr></thead><tbody>${apps.map((app) => `<tr>
-<td>${escapeHtml(app.clientName ?? 'Unnamed client')}${app.clientUri ? ` <small>${escapeHtml(app.clientUri)}</small>` : ''}</td><td>${escapeHtml(app.scopes.join(', '))}</td>
-<td>${when(app.authorizedAt)}</td><td>${when(app.lastTokenAt)}</td>
-<td><form method="post" action="/app/settings/connected-apps/${encodeURIComponent(app.clientId)}/revoke">${hidden}<button aria-label="Revoke access of ${escapeHtml(app.clientName ?? 'Unnamed client')}">Revoke access</button></form></td></tr>`).join('')}</tbody></table>`
-    : '<p>No app acts for you through OAuth. MCP clients (Claude, ChatGPT, IDEs) appear here once you approve them.</p>'}`);
-}

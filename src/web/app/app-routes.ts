@@ -1,7 +1,6 @@
 /**
- * The web app at /app, for the people on a team: sign in with the same accounts as the OAuth pages,
- * compose for several channels, the member's API keys (shown once, revocable) and connected OAuth apps, and the webhook endpoints (secret shown once;
- * a banner on every page while Herald has one disabled).
+ * The web app at /app, for the people on a team: sign in with the same accounts as the OAuth pages, and
+ * compose for several channels; every other page is the single-page app's (spa.ts).
  *
  * Rules kept here (the rest are the domain's, called as the REST API calls them):
  * - every page but sign-in needs a session; without one the person is sent to sign in, and back after;
@@ -27,14 +26,10 @@ import type { Principal } from '../../domain/principal.js';
 import { endSession, resolveSession, sessionPrincipal, startSession } from '../../domain/sessions.js';
 import { appBrowserSession } from '../../http/browser-session.js';
 import { formBody } from '../../http/request-body.js';
-import { createWebhook, deleteWebhook, listWebhooks, rotateWebhookSecret } from '../../domain/webhooks/webhook-endpoints.js';
-import { createMemberApiKey, listApiKeys, revokeMemberApiKey } from '../../domain/api-keys.js';
-import { listConnectedApps, revokeConnectedApp } from '../../domain/connected-apps.js';
-import { addMember, listMembers, MEMBER_ROLES, setMemberRole, type MemberRole } from '../../domain/members.js';
-import { EVENT_TYPES, type EventType } from '../../domain/events/event-types.js';
+import { listWebhooks } from '../../domain/webhooks/webhook-endpoints.js';
 import { appMediaRouter } from './app-media-routes.js';
 import { spaRouter } from './spa.js';
-import { membersPage, apiKeysPage, composePage, signInPage, slowDownPage, webhooksPage, type ComposeForm, type PageContext } from './app-pages.js';
+import { composePage, signInPage, slowDownPage, type ComposeForm, type PageContext } from './app-pages.js';
 
 const APP = '/app';
 
@@ -224,106 +219,6 @@ export function appRouter(deps: DomainDeps): express.Router {
     }
   });
 
-  router.get(`${APP}/settings/webhooks`, async (req, res) => {
-    const v = await visitor(req, res);
-    if (!v) return;
-    send(res, webhooksPage(v.context, await listWebhooks(deps, v.principal), EVENT_TYPES), v.context.nonce);
-  });
-
-  router.post(`${APP}/settings/webhooks`, ...form, async (req, res) => {
-    const v = await visitor(req, res);
-    if (!v || !checked(req, res)) return;
-    const eventTypes = ([] as unknown[]).concat(req.body.eventTypes ?? []).map(String);
-    try {
-      if (eventTypes.length === 0) throw new ValidationError('Choose at least one event type.');
-      if (eventTypes.some((type) => !(EVENT_TYPES as readonly string[]).includes(type))) throw new ValidationError('Choose event types from the list.');
-      const created = await createWebhook(deps, v.principal, { url: String(req.body.url ?? ''), eventTypes: eventTypes as EventType[] });
-      send(res, webhooksPage(v.context, await listWebhooks(deps, v.principal), EVENT_TYPES, { secret: { url: created.url, value: created.secret } }), v.context.nonce, 201);
-    } catch (error) {
-      if (!(error instanceof HeraldError) || error.status >= 500) throw error;
-      send(res, webhooksPage(v.context, await listWebhooks(deps, v.principal), EVENT_TYPES, { problem: error.message }), v.context.nonce, error.status);
-    }
-  });
-
-  router.post(`${APP}/settings/webhooks/:id/rotate`, ...form, async (req, res) => {
-    const v = await visitor(req, res);
-    if (!v || !checked(req, res)) return;
-    const rotated = await rotateWebhookSecret(deps, v.principal, String(req.params.id));
-    send(res, webhooksPage(v.context, await listWebhooks(deps, v.principal), EVENT_TYPES, { secret: { url: rotated.url, value: rotated.secret } }), v.context.nonce);
-  });
-
-  router.post(`${APP}/settings/webhooks/:id/delete`, ...form, async (req, res) => {
-    const v = await visitor(req, res);
-    if (!v || !checked(req, res)) return;
-    await deleteWebhook(deps, v.principal, String(req.params.id));
-    res.redirect(303, `${APP}/settings/webhooks`);
-  });
-
-  router.get(`${APP}/settings/members`, async (req, res) => {
-    const v = await visitor(req, res);
-    if (v) send(res, membersPage(v.context, await listMembers(deps, v.principal)), v.context.nonce);
-  });
-
-  router.post(`${APP}/settings/members`, ...form, async (req, res) => {
-    const v = await visitor(req, res);
-    if (!v || !checked(req, res)) return;
-    try {
-      const role = memberRole(req.body.role);
-      const added = await addMember(deps, v.principal, { email: String(req.body.email ?? ''), name: String(req.body.name ?? ''), role });
-      const extra = added.temporaryPassword ? { added: { email: added.email, password: added.temporaryPassword } } : {};
-      send(res, membersPage(v.context, await listMembers(deps, v.principal), extra), v.context.nonce, 201);
-    } catch (error) {
-      if (!(error instanceof HeraldError) || error.status >= 500) throw error;
-      send(res, membersPage(v.context, await listMembers(deps, v.principal), { problem: error.message }), v.context.nonce, error.status);
-    }
-  });
-
-  router.post(`${APP}/settings/members/:userId/role`, ...form, async (req, res) => {
-    const v = await visitor(req, res);
-    if (!v || !checked(req, res)) return;
-    try {
-      await setMemberRole(deps, v.principal, String(req.params.userId), { role: memberRole(req.body.role) });
-      res.redirect(303, `${APP}/settings/members`);
-    } catch (error) {
-      if (!(error instanceof HeraldError) || error.status >= 500) throw error;
-      send(res, membersPage(v.context, await listMembers(deps, v.principal), { problem: error.message }), v.context.nonce, error.status);
-    }
-  });
-
-  router.get(`${APP}/settings/api-keys`, async (req, res) => {
-    const v = await visitor(req, res);
-    if (!v) return;
-    send(res, apiKeysPage(v.context, await listApiKeys(deps, v.principal), await listConnectedApps(deps, v.principal)), v.context.nonce);
-  });
-
-  router.post(`${APP}/settings/api-keys`, ...form, async (req, res) => {
-    const v = await visitor(req, res);
-    if (!v || !checked(req, res)) return;
-    try {
-      const name = String(req.body.name ?? '').trim();
-      if (name === '' || name.length > 100) throw new ValidationError('Name the key (up to 100 characters) after the integration that will use it.');
-      const created = await createMemberApiKey(deps, v.principal, { name, scopes: req.body.manageTeam === 'true' ? ['manage_team'] : [] });
-      send(res, apiKeysPage(v.context, await listApiKeys(deps, v.principal), await listConnectedApps(deps, v.principal), { created: { name: created.name, key: created.key } }), v.context.nonce, 201);
-    } catch (error) {
-      if (!(error instanceof HeraldError) || error.status >= 500) throw error;
-      send(res, apiKeysPage(v.context, await listApiKeys(deps, v.principal), await listConnectedApps(deps, v.principal), { problem: error.message }), v.context.nonce, error.status);
-    }
-  });
-
-  router.post(`${APP}/settings/api-keys/:id/revoke`, ...form, async (req, res) => {
-    const v = await visitor(req, res);
-    if (!v || !checked(req, res)) return;
-    await revokeMemberApiKey(deps, v.principal, String(req.params.id));
-    res.redirect(303, `${APP}/settings/api-keys`);
-  });
-
-  router.post(`${APP}/settings/connected-apps/:clientId/revoke`, ...form, async (req, res) => {
-    const v = await visitor(req, res);
-    if (!v || !checked(req, res)) return;
-    await revokeConnectedApp(deps, v.principal, String(req.params.clientId));
-    res.redirect(303, `${APP}/settings/api-keys`);
-  });
-
   // Last: every /app address the routes above do not answer is the single-page app's.
   router.use(spaRouter(deps, cookies, APP));
   return router;
@@ -342,12 +237,6 @@ function optionsFor(networks: readonly string[], raw: Record<string, Record<stri
   return Object.keys(options).length > 0 ? options : undefined;
 }
 
-/** A role chosen in a form; anything else is a 400 naming the roles. */
-function memberRole(value: unknown): MemberRole {
-  const role = MEMBER_ROLES.find((r) => r === value);
-  if (!role) throw new ValidationError(`Choose a role: ${MEMBER_ROLES.join(', ')}.`);
-  return role;
-}
 
 /** Alt texts typed beside the media, in their order, as the `altText` option of the chosen networks that take one. */
 function withAltText(options: Record<string, unknown> | undefined, networks: readonly string[], altTexts: readonly string[]): Record<string, unknown> | undefined {
