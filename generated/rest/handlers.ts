@@ -142,6 +142,12 @@ export interface RestHandlers<Context> {
   addMember(request: RestRequest<'addMember'>, context: Context): Promise<RestResponse<'addMember'>>;
   /** PATCH /members/{userId} - Change a person's role in a workspace. Needs the manage_team scope; only an owner may make or unmake an owner. */
   setMemberRole(request: RestRequest<'setMemberRole'>, context: Context): Promise<RestResponse<'setMemberRole'>>;
+  /** GET /calendar - The team calendar, a month, week or list of the account's posts in every state, placed in a time zone. */
+  getCalendar(request: RestRequest<'getCalendar'>, context: Context): Promise<RestResponse<'getCalendar'>>;
+  /** POST /posts/{postId}/retry - Try a failed post again, now. */
+  retryPost(request: RestRequest<'retryPost'>, context: Context): Promise<RestResponse<'retryPost'>>;
+  /** POST /posts/{postId}/move - Move a scheduled post to another day (keeping its time of day) or to an exact time. */
+  movePost(request: RestRequest<'movePost'>, context: Context): Promise<RestResponse<'movePost'>>;
   /** POST /approvals/decisions - Approve or reject many held posts at once (manage_team); each id succeeds or fails on its own. */
   decideApprovals(request: RestRequest<'decideApprovals'>, context: Context): Promise<RestResponse<'decideApprovals'>>;
   /** GET /workspaces/{workspaceId} - One workspace of the account, with whether its new posts need approval. */
@@ -219,6 +225,9 @@ export const restRoutes: readonly RestRoute[] = [
   { operationId: 'listMembers', method: 'get', path: '/members', expressPath: '/members', rateLimit: 'read', idempotent: false },
   { operationId: 'addMember', method: 'post', path: '/members', expressPath: '/members', rateLimit: 'write', idempotent: false },
   { operationId: 'setMemberRole', method: 'patch', path: '/members/{userId}', expressPath: '/members/:userId', rateLimit: 'write', idempotent: false },
+  { operationId: 'getCalendar', method: 'get', path: '/calendar', expressPath: '/calendar', rateLimit: 'read', idempotent: false },
+  { operationId: 'retryPost', method: 'post', path: '/posts/{postId}/retry', expressPath: '/posts/:postId/retry', rateLimit: 'write', idempotent: false },
+  { operationId: 'movePost', method: 'post', path: '/posts/{postId}/move', expressPath: '/posts/:postId/move', rateLimit: 'write', idempotent: false },
   { operationId: 'decideApprovals', method: 'post', path: '/approvals/decisions', expressPath: '/approvals/decisions', rateLimit: 'write', idempotent: false },
   { operationId: 'getWorkspace', method: 'get', path: '/workspaces/{workspaceId}', expressPath: '/workspaces/:workspaceId', rateLimit: 'read', idempotent: false },
   { operationId: 'updateWorkspace', method: 'patch', path: '/workspaces/{workspaceId}', expressPath: '/workspaces/:workspaceId', rateLimit: 'write', idempotent: false },
@@ -349,6 +358,12 @@ export function dispatchRest<Context>(handlers: RestHandlers<Context>, operation
       return handlers.addMember(request as RestRequest<'addMember'>, context);
     case 'setMemberRole':
       return handlers.setMemberRole(request as RestRequest<'setMemberRole'>, context);
+    case 'getCalendar':
+      return handlers.getCalendar(request as RestRequest<'getCalendar'>, context);
+    case 'retryPost':
+      return handlers.retryPost(request as RestRequest<'retryPost'>, context);
+    case 'movePost':
+      return handlers.movePost(request as RestRequest<'movePost'>, context);
     case 'decideApprovals':
       return handlers.decideApprovals(request as RestRequest<'decideApprovals'>, context);
     case 'getWorkspace':

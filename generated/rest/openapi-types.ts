@@ -883,6 +883,70 @@ export interface paths {
         patch: operations["setMemberRole"];
         trace?: never;
     };
+    "/calendar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The team calendar, a month, week or list of the account's posts in every state, placed in a time zone.
+         * @description Posts of all channels (or of `channelIds`) in the period around `date`: the month grid's whole weeks, the Monday-to-Sunday week, or 30 days from `date` for the list. Drafts, scheduled, publishing, published, failed and unconfirmed posts are included, each with its id, day and time of day in `timezone`, and whether it can be moved (POST /posts/{postId}/move); live posts (published outside Herald) with `livePosts=true`. Unlike the shareable calendars (MCP `create_public_calendar_link`) this is for the team itself and needs a token.
+         */
+        get: operations["getCalendar"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/{postId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Try a failed post again, now.
+         * @description Only a `failed` post can be retried: it goes back in line to publish now (whatever time it was scheduled for), with its error cleared, and the publishing engine makes a new attempt. It is an update, so the workspace's approval requirement and the network's limits apply as on PATCH, and it is recorded in the post's history. Anything else answers 409 saying what the post is.
+         */
+        post: operations["retryPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/{postId}/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move a scheduled post to another day (keeping its time of day) or to an exact time.
+         * @description What a calendar does when a post is dragged. Send `day` with the `timezone` the calendar is shown in: the post keeps its time of day there, or takes `time` when given. Or send `dateTime` (an exact instant, e.g. `meta.from` of an earlier move, to undo it). Only a `scheduled` post can be moved (409 otherwise). A move is an update: the post leaves its queue slot, and approval holds apply as on PATCH. `meta.from` is where the post was.
+         */
+        post: operations["movePost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/approvals/decisions": {
         parameters: {
             query?: never;
@@ -1693,6 +1757,71 @@ export interface components {
             maxBytes: number;
             /** Format: date-time */
             expiresAt: string;
+        };
+        /**
+         * @description The account's posts in a period (a month grid of whole weeks, a Monday-to-Sunday week, or a list of 30
+         *     days), each placed on its day and time in `timezone`. Unlike a shareable calendar it shows every state
+         *     (drafts, scheduled, publishing, published, failed, unconfirmed, and live posts when asked for), with ids.
+         */
+        TeamCalendar: {
+            /** @enum {string} */
+            view: "month" | "week" | "list";
+            /** @description The IANA time zone the days and times are in. */
+            timezone: string;
+            /**
+             * Format: date
+             * @description The day asked for (today in `timezone` when none was).
+             */
+            date: string;
+            /**
+             * Format: date
+             * @description First day of the period (inclusive).
+             */
+            firstDay: string;
+            /**
+             * Format: date
+             * @description Last day of the period (inclusive).
+             */
+            lastDay: string;
+            /**
+             * Format: date
+             * @description A day of the period before
+             */
+            previous: string | null;
+            /**
+             * Format: date
+             * @description A day of the period after; null past the calendar's last year (2100).
+             */
+            next: string | null;
+            /** @description True when the period holds more than 2 */
+            truncated: boolean;
+            /** @description Soonest first. */
+            entries: {
+                postId: string;
+                channelId: string;
+                channelName: string;
+                network: string;
+                /**
+                 * Format: date-time
+                 * @description When it publishes or published (a draft: its time, else when it was created).
+                 */
+                at: string;
+                /**
+                 * Format: date
+                 * @description The day of `at` in the calendar's time zone.
+                 */
+                day: string;
+                /** @description The time of day of `at` in the calendar's time zone (HH:MM). */
+                time: string;
+                text: string;
+                /** @enum {string} */
+                status: "draft" | "scheduled" | "publishing" | "published" | "failed" | "unconfirmed" | "live";
+                /** @enum {string|null} */
+                approvalStatus: "PENDING" | "APPROVED" | "REJECTED" | null;
+                permalinkUrl: string | null;
+                /** @description Whether POST /posts/{postId}/move can move it (a scheduled post). */
+                movable: boolean;
+            }[];
         };
     };
     responses: {
@@ -4661,6 +4790,235 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getCalendar: {
+        parameters: {
+            query?: {
+                /** @description month, week (the default) or list. */
+                view?: "month" | "week" | "list";
+                /** @description A day of the period, YYYY-MM-DD, between 2000-01-01 and 2100-12-31; today in `timezone` when omitted. */
+                date?: string;
+                /** @description IANA time zone the days and times are in; UTC when omitted. */
+                timezone?: string;
+                /** @description Include live posts (published on the network outside Herald), as the all-content view does. */
+                livePosts?: boolean;
+                /** @description Only posts of these channels. */
+                channelIds?: components["parameters"]["ChannelIds"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The period and its posts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "view": "week",
+                     *         "timezone": "Europe/Berlin",
+                     *         "date": "2030-01-08",
+                     *         "firstDay": "2030-01-07",
+                     *         "lastDay": "2030-01-13",
+                     *         "previous": "2030-01-06",
+                     *         "next": "2030-01-14",
+                     *         "truncated": false,
+                     *         "entries": [
+                     *           {
+                     *             "postId": "01hx0000000000000000000100",
+                     *             "channelId": "01hx0000000000000000000010",
+                     *             "channelName": "Acme on Mastodon",
+                     *             "network": "mastodon",
+                     *             "at": "2030-01-08T08:30:00.000Z",
+                     *             "day": "2030-01-08",
+                     *             "time": "09:30",
+                     *             "text": "Launch day!",
+                     *             "status": "scheduled",
+                     *             "approvalStatus": null,
+                     *             "permalinkUrl": null,
+                     *             "movable": true
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["TeamCalendar"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    retryPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The post after the change (scheduled to publish now). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "01hx0000000000000000000100",
+                     *         "groupId": "01hx0000000000000000000099",
+                     *         "channelId": "01hx0000000000000000000010",
+                     *         "text": "Launch day!",
+                     *         "dateTime": "2030-01-07T08:00:00.000Z",
+                     *         "isScheduled": false,
+                     *         "isDraft": false,
+                     *         "isPosted": false,
+                     *         "isLivePost": false,
+                     *         "status": "scheduled",
+                     *         "approvalStatus": null,
+                     *         "type": "text",
+                     *         "sourceType": "api",
+                     *         "permalinkUrl": null,
+                     *         "imageUrls": [],
+                     *         "videoUrls": [],
+                     *         "firstComment": null,
+                     *         "channelOptions": null,
+                     *         "error": null,
+                     *         "createdAt": "2030-01-01T09:00:00.000Z",
+                     *         "updatedAt": "2030-01-01T09:30:00.000Z",
+                     *         "publishedAt": null,
+                     *         "labels": [
+                     *           {
+                     *             "id": "01hx0000000000000000000300",
+                     *             "name": "Evergreen",
+                     *             "color": "#22aa55"
+                     *           }
+                     *         ],
+                     *         "inQueue": false,
+                     *         "recycledFromPostId": null,
+                     *         "reviewerUserId": "01hx0000000000000000000004",
+                     *         "rejectionReason": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Post"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    movePost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The day to move to, YYYY-MM-DD, in `timezone`. */
+                    day?: string;
+                    /** @description The time of day to move to, HH:MM in `timezone`; omitted, the post keeps its own. */
+                    time?: string;
+                    /** @description IANA time zone of `day` and `time`; UTC when omitted. */
+                    timezone?: string;
+                    /**
+                     * Format: date-time
+                     * @description An exact time instead of `day`; must be in the future.
+                     */
+                    dateTime?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The post after the move, and where it was. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "meta": {
+                     *         "from": "2030-01-06T08:00:00.000Z"
+                     *       },
+                     *       "data": {
+                     *         "id": "01hx0000000000000000000100",
+                     *         "groupId": "01hx0000000000000000000099",
+                     *         "channelId": "01hx0000000000000000000010",
+                     *         "text": "Launch day!",
+                     *         "dateTime": "2030-01-07T08:00:00.000Z",
+                     *         "isScheduled": true,
+                     *         "isDraft": false,
+                     *         "isPosted": false,
+                     *         "isLivePost": false,
+                     *         "status": "scheduled",
+                     *         "approvalStatus": null,
+                     *         "type": "text",
+                     *         "sourceType": "api",
+                     *         "permalinkUrl": null,
+                     *         "imageUrls": [],
+                     *         "videoUrls": [],
+                     *         "firstComment": null,
+                     *         "channelOptions": null,
+                     *         "error": null,
+                     *         "createdAt": "2030-01-01T09:00:00.000Z",
+                     *         "updatedAt": "2030-01-01T09:30:00.000Z",
+                     *         "publishedAt": null,
+                     *         "labels": [
+                     *           {
+                     *             "id": "01hx0000000000000000000300",
+                     *             "name": "Evergreen",
+                     *             "color": "#22aa55"
+                     *           }
+                     *         ],
+                     *         "inQueue": false,
+                     *         "recycledFromPostId": null,
+                     *         "reviewerUserId": "01hx0000000000000000000004",
+                     *         "rejectionReason": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Post"];
+                        meta: {
+                            /**
+                             * Format: date-time
+                             * @description The time the post had before the move (send it as dateTime to undo).
+                             */
+                            from: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["Unprocessable"];
             429: components["responses"]["TooManyRequests"];
         };
     };

@@ -9,6 +9,8 @@ import { getPost } from '../domain/posts/get-post.js';
 import { listPosts, listScheduledPosts } from '../domain/posts/list-posts.js';
 import { updatePost } from '../domain/posts/update-post.js';
 import { settleUnconfirmed } from '../domain/posts/unconfirmed-posts.js';
+import { retryFailedPost } from '../domain/posts/retry-post.js';
+import { movePostTo, teamCalendar } from '../domain/calendars/team-calendar.js';
 import { approvePost, assignReviewer, decideApprovals, listPendingApprovals, rejectPost } from '../domain/approvals/approvals.js';
 import { updateChannel } from '../domain/channel-settings.js';
 import { applyLabels, bulkLabel, createLabel, listLabels, removeLabels } from '../domain/labels/labels.js';
@@ -113,6 +115,12 @@ export function restHandlers(deps: DomainDeps): RestHandlers<RestContext> {
     listMembers: async (_req, { principal }) => ({ status: 200, body: { data: await listMembers(deps, principal) } }),
     addMember: async (req, { principal }) => ({ status: 201, body: { data: await addMember(deps, principal, req.body) } }),
     setMemberRole: async (req, { principal }) => ({ status: 200, body: { data: await setMemberRole(deps, principal, req.params.userId, req.body) } }),
+    getCalendar: async (req, { principal }) => ({ status: 200, body: { data: await teamCalendar(deps, principal, req.query ?? {}) } }),
+    retryPost: async (req, { principal }) => ({ status: 200, body: { data: await retryFailedPost(deps, principal, req.params.postId) } }),
+    movePost: async (req, { principal }) => {
+      const { post, from } = await movePostTo(deps, principal, req.params.postId, req.body);
+      return { status: 200, body: { data: post, meta: { from: new Date(from).toISOString() } } };
+    },
     getWorkspace: async (req, { principal }) => ({ status: 200, body: { data: await getWorkspace(deps, principal, req.params.workspaceId) } }),
     updateWorkspace: async (req, { principal }) => ({
       status: 200,

@@ -3,7 +3,8 @@ import { parseCalendarDate, parseCalendarQuery } from '../domain/calendars/calen
 import { calendarEntries, type CalendarView } from '../domain/calendars/calendar-entries.js';
 import { openInAppCalendar, openPublicCalendar, publicCalendarUrl } from '../domain/calendars/shareable-calendars.js';
 import type { DomainDeps } from '../domain/deps.js';
-import { calendarPeriod, CALENDAR_PAGE_CSP, renderCalendarPage } from './calendar-page.js';
+import { calendarPeriod } from '../domain/calendars/calendar-periods.js';
+import { CALENDAR_PAGE_CSP, renderCalendarPage } from './calendar-page.js';
 import { renderCalendarFeed } from './calendar-feed.js';
 import { dateKey, localDateOf, type LocalDate } from '../domain/zoned-time.js';
 

@@ -54,6 +54,7 @@ describe('the web app: accessibility of every page (axe-core)', function () {
     posts: '/app',
     compose: '/app/compose',
     calendar: '/app/calendar',
+    'calendar-month': '/app/calendar?view=month',
     'calendar-all': '/app/calendar/all',
     post: `/app/posts/${postId}`,
     approvals: '/app/approvals',

@@ -2,6 +2,8 @@
 import type { JSX } from 'preact';
 import { ComposePage } from './pages/compose.js';
 import { PostsPage } from './pages/posts.js';
+import { PostPage } from './pages/post.js';
+import { AllContentCalendarPage, TeamCalendarPage } from './pages/calendar.js';
 import { ApprovalsPage } from './pages/approvals.js';
 import { ChannelsPage } from './pages/channels.js';
 import { QueuePage } from './pages/queue.js';
@@ -20,6 +22,9 @@ export interface Route {
 
 export const routes: Route[] = [
   { path: '/app', component: PostsPage },
+  { path: '/app/posts/:postId', component: PostPage },
+  { path: '/app/calendar', component: TeamCalendarPage },
+  { path: '/app/calendar/all', component: AllContentCalendarPage },
   { path: '/app/approvals', component: ApprovalsPage },
   { path: '/app/channels', component: ChannelsPage },
   { path: '/app/channels/:channelId/queue', component: QueuePage },

@@ -1,70 +1,88 @@
 /**
- * The team's own week, for the web app's calendar: unlike a shared calendar it shows everything of the
- * account (failed and unconfirmed posts too), with post ids, and lets a scheduled post be moved.
+ * The team's own calendar, for the app and for API users (GET /calendar): unlike a shared calendar it shows
+ * everything of the account (failed and unconfirmed posts too), with post ids, and lets a scheduled post be moved.
  *
  * Rules kept here:
- * - a week starts on Monday in the person's time zone; a date outside 2000-2100 is refused (calendar-dates.ts);
+ * - the period is a month, week or list of days around a date in the person's time zone (calendar-periods.ts);
+ *   a date outside 2000-2100 is refused (calendar-dates.ts);
+ * - the channels asked for must be the account's; none asked for means all of them;
+ * - live posts only when asked for (the all-content view);
  * - only a scheduled post (not live, not published, not in flight) can be moved; moving it to another day keeps
- *   its wall-clock time in the person's time zone; a move to an exact instant (an undo) takes that instant;
+ *   its wall-clock time in the person's time zone unless a time is given; a move to an exact instant (an undo)
+ *   takes that instant;
  * - a move is an update (update-post.ts): the post leaves its queue slot, approval holds apply as on any update.
  */
+import type { components } from '../../../generated/rest/openapi-types.js';
 import type { DomainDeps } from '../deps.js';
-import { ConflictError, NotFoundError } from '../errors.js';
+import type { PostStatus } from '../../db/repositories/posts.js';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { Principal } from '../principal.js';
 import { updatePost } from '../posts/update-post.js';
+import { parseWireTime } from '../time.js';
 import type { PostView } from '../posts/post-view.js';
-import { addDays, dateKey, localDateOf, localTimeOf, startOfDay, wallClockToUtc, weekday, type LocalDate } from '../zoned-time.js';
-import { parseCalendarDate } from './calendar-dates.js';
+import { dateKey, localDateOf, localTimeOf, wallClockToUtc, type LocalDate } from '../zoned-time.js';
+import { parseCalendarDate, parseCalendarLayout } from './calendar-dates.js';
+import { calendarPeriod } from './calendar-periods.js';
 import { checkTimezone } from './calendar-entries.js';
 
-export interface WeekEntry {
-  postId: string;
-  at: number;
-  time: string;
-  text: string;
-  status: string;
-  channel: string;
-  network: string;
-  movable: boolean;
+export type TeamCalendar = components['schemas']['TeamCalendar'];
+type TeamCalendarEntry = TeamCalendar['entries'][number];
+
+const MAX_ENTRIES = 2000;
+const STATUSES: PostStatus[] = ['draft', 'scheduled', 'publishing', 'published', 'failed', 'unconfirmed'];
+
+export interface TeamCalendarQuery {
+  view?: string;
+  date?: string;
+  timezone?: string;
+  channelIds?: string[];
+  livePosts?: boolean;
 }
 
-export interface TeamWeek {
-  timezone: string;
-  days: { key: string; entries: WeekEntry[] }[];
-  previous: string;
-  next: string;
-}
-
-export async function teamWeek(deps: DomainDeps, principal: Principal, input: { date?: string; timezone?: string }): Promise<TeamWeek> {
+export async function teamCalendar(deps: DomainDeps, principal: Principal, input: TeamCalendarQuery): Promise<TeamCalendar> {
   const timezone = checkTimezone(input.timezone || 'UTC');
-  const around = input.date ? parseCalendarDate(input.date) : localDateOf(deps.now(), timezone);
-  const monday = addDays(around, -weekday(around));
-  const from = startOfDay(monday, timezone);
-  const to = startOfDay(addDays(monday, 7), timezone);
-  const posts = await deps.repos.calendars.posts({
-    accountId: principal.accountId, channelIds: [], labelIds: [], from, to,
-    statuses: ['draft', 'scheduled', 'publishing', 'published', 'failed', 'unconfirmed'], includeLive: true, limit: 2000,
-  });
+  const layout = input.view === undefined ? 'week' : parseCalendarLayout(input.view);
+  const period = calendarPeriod(layout, input.date ? parseCalendarDate(input.date) : localDateOf(deps.now(), timezone), timezone);
+  const channelIds = [...new Set(input.channelIds ?? [])];
   const channels = new Map((await deps.repos.channels.list(principal.accountId)).map((c) => [c.id, c]));
-  const days = Array.from({ length: 7 }, (_, i) => ({ key: dateKey(addDays(monday, i)), entries: [] as WeekEntry[] }));
-  for (const post of posts) {
-    const key = dateKey(localDateOf(post.timelineAt, timezone));
-    const channel = channels.get(post.channelId);
-    days.find((d) => d.key === key)?.entries.push({
-      postId: post.id, at: post.timelineAt, time: localTimeOf(post.timelineAt, timezone), text: post.text,
-      status: post.isLive ? 'live' : post.status, channel: channel?.displayName ?? channel?.name ?? post.channelId, network: channel?.network ?? '',
-      movable: !post.isLive && post.status === 'scheduled',
-    });
+  const unknown = channelIds.filter((id) => !channels.has(id));
+  if (unknown.length > 0) {
+    throw new ValidationError('Unknown channels', [{ path: 'channelIds', message: `No channel ${unknown.join(', ')} in this account; list them with GET /channels.` }]);
   }
-  return { timezone, days, previous: dateKey(addDays(monday, -7)), next: dateKey(addDays(monday, 7)) };
+  const posts = await deps.repos.calendars.posts({
+    accountId: principal.accountId, channelIds, labelIds: [], from: period.from, to: period.to,
+    statuses: STATUSES, includeLive: input.livePosts ?? false, limit: MAX_ENTRIES + 1,
+  });
+  const entries = posts.slice(0, MAX_ENTRIES).map((post): TeamCalendarEntry => {
+    const channel = channels.get(post.channelId);
+    return {
+      postId: post.id,
+      channelId: post.channelId,
+      channelName: channel?.displayName ?? channel?.name ?? post.channelId,
+      network: channel?.network ?? '',
+      at: new Date(post.timelineAt).toISOString(),
+      day: dateKey(localDateOf(post.timelineAt, timezone)),
+      time: localTimeOf(post.timelineAt, timezone),
+      text: post.text,
+      status: post.isLive ? 'live' : post.status,
+      approvalStatus: post.approvalStatus,
+      permalinkUrl: post.permalinkUrl,
+      movable: !post.isLive && post.status === 'scheduled',
+    };
+  });
+  const day = (date: LocalDate | null) => (date ? dateKey(date) : null);
+  return {
+    view: layout, timezone, date: dateKey(period.anchor), firstDay: dateKey(period.first), lastDay: dateKey(period.last),
+    previous: day(period.previous), next: day(period.next), entries, truncated: posts.length > MAX_ENTRIES,
+  };
 }
 
-/** Moves a scheduled post to another day (same wall-clock time in `timezone`) or back to an exact instant. */
+/** Moves a scheduled post to another day (at `time`, else its wall-clock time in `timezone`) or to an exact instant. */
 export async function moveScheduledPost(
   deps: DomainDeps,
   principal: Principal,
   postId: string,
-  to: { day: string; timezone: string } | { at: number },
+  to: { day: string; time?: string; timezone: string } | { at: number },
 ): Promise<{ post: PostView; from: number }> {
   const post = await deps.repos.posts.get(principal.accountId, postId);
   if (!post) throw new NotFoundError(`No post ${postId} in this account.`);
@@ -76,9 +94,33 @@ export async function moveScheduledPost(
   else {
     const timezone = checkTimezone(to.timezone);
     const day: LocalDate = parseCalendarDate(to.day, 'day');
-    const [hour, minute] = localTimeOf(post.dateTime, timezone).split(':').map(Number);
+    const [hour, minute] = (to.time === undefined ? localTimeOf(post.dateTime, timezone) : parseTimeOfDay(to.time)).split(':').map(Number);
     at = wallClockToUtc(timezone, Date.UTC(day.year, day.month - 1, day.day, hour, minute));
   }
   const [moved] = (await updatePost(deps, principal, postId, { isScheduled: true, dateTime: new Date(at).toISOString() })).filter((p) => p.id === postId);
   return { post: moved, from: post.dateTime };
+}
+
+function parseTimeOfDay(value: string): string {
+  if (!/^([01]\d|2[0-3]):[0-5]\d$/.test(value)) {
+    throw new ValidationError('time must be a time of day written HH:MM (24-hour).', [{ path: 'time', message: `Got ${JSON.stringify(value.slice(0, 20))}.` }]);
+  }
+  return value;
+}
+
+/** A move as API users ask for it (POST /posts/{postId}/move): a day (and maybe a time) in a time zone, or an exact instant. */
+export async function movePostTo(
+  deps: DomainDeps,
+  principal: Principal,
+  postId: string,
+  input: { day?: string; time?: string; timezone?: string; dateTime?: string },
+): Promise<{ post: PostView; from: number }> {
+  if ((input.day === undefined) === (input.dateTime === undefined)) {
+    throw new ValidationError('Send either day (with timezone, and time if it should change) or dateTime.', [{ path: input.day === undefined ? 'day' : 'dateTime', message: 'Give exactly one of day and dateTime.' }]);
+  }
+  if (input.dateTime !== undefined) {
+    if (input.time !== undefined) throw new ValidationError('time goes with day, not with dateTime.', [{ path: 'time', message: 'Leave time out, or send day instead of dateTime.' }]);
+    return moveScheduledPost(deps, principal, postId, { at: parseWireTime(input.dateTime, 'dateTime') });
+  }
+  return moveScheduledPost(deps, principal, postId, { day: input.day!, time: input.time, timezone: input.timezone || 'UTC' });
 }

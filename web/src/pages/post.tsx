@@ -1,0 +1,215 @@
+/**
+ * One post: its status, text, the error in words with what to do next, its address on the network, metrics,
+ * every publishing attempt and the history of who changed what. What a person can do depends on its state:
+ * try a failed post again, mark an unconfirmed one as published or not after checking the network, and (for
+ * reviewers) approve, reject with a reason, or assign a held post.
+ */
+import { useState } from 'preact/hooks';
+import type { components } from '../../../generated/sdk/index.js';
+import { api, ApiError, call } from '../api.js';
+import { Link } from '../router.js';
+import { useMe } from '../session.js';
+import { FieldProblems, Loading, Page, Problem, StatusBadge } from '../ui/page.js';
+import { formatTime } from '../ui/time.js';
+import { useApi } from '../ui/use-api.js';
+import './post-and-calendar.css';
+
+type Post = components['schemas']['Post'];
+type Channel = components['schemas']['Channel'];
+type PostEvent = components['schemas']['PostEvent'];
+
+async function load(postId: string) {
+  const path = { postId };
+  const [post, channels] = await Promise.all([
+    call(api.GET('/posts/{postId}', { params: { path } })),
+    call(api.GET('/channels')),
+  ]);
+  const isLive = post.data.isLivePost;
+  const [history, members] = await Promise.all([
+    isLive ? Promise.resolve({ data: [] as PostEvent[] }) : call(api.GET('/posts/{postId}/history', { params: { path } })),
+    call(api.GET('/members')),
+  ]);
+  return {
+    post: post.data,
+    channel: channels.data.find((c) => c.id === post.data.channelId),
+    history: history.data,
+    members: members.data,
+  };
+}
+
+/** What to do about a post in this state, beside the error Herald recorded. */
+function nextStep(post: Post, channel: Channel | undefined): string | undefined {
+  if (channel?.status === 'needs_reconnect') return `Reconnect ${channel.displayName ?? channel.name} on the Channels page first: until then its posts fail.`;
+  if (post.status === 'failed') return 'Fix what the error names (edit the post if it is the text or media), then try again now, or give it a new time.';
+  if (post.status === 'unconfirmed') return 'Herald could not tell whether the network took it. Look for it on the network, then tell Herald below; it will not try again by itself, so nothing is posted twice.';
+  if (post.approvalStatus === 'PENDING') return 'It waits for a reviewer to approve it before it can be published.';
+  if (post.approvalStatus === 'REJECTED') return 'A reviewer rejected it. Edit it and schedule it again to ask once more.';
+  return undefined;
+}
+
+function describe(details: Record<string, unknown> | null): string {
+  if (!details) return '';
+  return Object.entries(details)
+    .map(([key, value]) => `${key}: ${Array.isArray(value) ? value.join(', ') : typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)}`)
+    .join('; ')
+    .slice(0, 200);
+}
+
+export function PostPage(props: { params: Record<string, string> }) {
+  const postId = props.params.postId;
+  const me = useMe();
+  const { data, error, reload } = useApi(() => load(postId), [postId]);
+  const [busy, setBusy] = useState(false);
+  const [done, setDone] = useState<string>();
+  const [failure, setFailure] = useState<ApiError>();
+  const [reason, setReason] = useState('');
+  const [permalinkUrl, setPermalinkUrl] = useState('');
+  const [reviewer, setReviewer] = useState('');
+
+  async function act(what: () => Promise<unknown>, said: string) {
+    setBusy(true);
+    setFailure(undefined);
+    setDone(undefined);
+    try {
+      await what();
+      await reload();
+      setDone(said);
+    } catch (caught) {
+      setFailure(caught instanceof ApiError ? caught : new ApiError(0, 'error', String(caught)));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const path = { params: { path: { postId } } };
+  const post = data?.post;
+  const names = new Map((data?.members ?? []).map((m) => [m.userId, m.name || m.email]));
+  const who = (userId: string | null) => (userId === null ? 'Herald' : names.get(userId) ?? 'a former member');
+  const canReview = me?.manages === true && post?.approvalStatus === 'PENDING';
+  const step = post && nextStep(post, data?.channel);
+
+  return (
+    <Page title="Post" actions={<Link href="/app">All posts</Link>}>
+      <Problem error={error} />
+      {!data && !error && <Loading label="Loading the post" rows={8} />}
+      {post && (
+        <>
+          <p class="post-summary">
+            <span id="post-status"><StatusBadge status={post.isLivePost ? 'live' : post.status} /></span>
+            {post.approvalStatus && <span class="approval"> approval: {post.approvalStatus}</span>}
+            {' on '}{data.channel ? `${data.channel.displayName ?? data.channel.name} (${data.channel.network})` : post.channelId}
+            {post.dateTime && <>, {post.status === 'published' || post.isLivePost ? 'published' : 'for'} <time dateTime={post.publishedAt ?? post.dateTime}>{formatTime(post.publishedAt ?? post.dateTime)}</time></>}
+          </p>
+          <blockquote class="post-text">{post.text || '(no text)'}</blockquote>
+          {post.rejectionReason && <p>Rejected because: {post.rejectionReason}</p>}
+          {(post.error || step) && (
+            <section aria-labelledby="what-happened" class={post.error ? 'error-box' : 'note-box'}>
+              <h2 id="what-happened">{post.error ? 'What went wrong' : 'What happens next'}</h2>
+              {post.error && <p class="problem" id="post-error">{post.error}</p>}
+              {step && <p id="next-step">{step}</p>}
+            </section>
+          )}
+          {post.permalinkUrl && <p>On the network: <a href={post.permalinkUrl} rel="noreferrer">{post.permalinkUrl}</a></p>}
+          {post.metrics && Object.keys(post.metrics).length > 0 && (
+            <section aria-labelledby="metrics-title">
+              <h2 id="metrics-title">Metrics</h2>
+              <dl class="metrics">
+                {Object.entries(post.metrics).map(([name, value]) => <div key={name}><dt>{name}</dt><dd>{String(value)}</dd></div>)}
+              </dl>
+            </section>
+          )}
+
+          <div aria-live="polite" class="outcome">{done && <p id="done">{done}</p>}</div>
+          <Problem error={failure} />
+
+          {post.status === 'failed' && !post.isLivePost && (
+            <p><button type="button" class="primary" disabled={busy} onClick={() => act(() => call(api.POST('/posts/{postId}/retry', path)), 'Back in line to publish now.')}>Try again now</button></p>
+          )}
+
+          {post.status === 'unconfirmed' && (
+            <section aria-labelledby="settle-title">
+              <h2 id="settle-title">Did it go out?</h2>
+              <p>Check the channel on the network, then tell Herald.</p>
+              <form onSubmit={(e) => {
+                e.preventDefault();
+                void act(() => call(api.POST('/posts/{postId}/settle', { ...path, body: { published: true, ...(permalinkUrl.trim() ? { permalinkUrl: permalinkUrl.trim() } : {}) } })), 'Marked as published.');
+              }}>
+                <label for="permalinkUrl">Its address on the network (optional)</label>
+                <input id="permalinkUrl" type="url" size={50} value={permalinkUrl} onInput={(e) => setPermalinkUrl(e.currentTarget.value)}
+                  aria-describedby={failure?.problemsAt('permalinkUrl').length ? 'permalinkUrl-problems' : undefined} />
+                <FieldProblems error={failure} field="permalinkUrl" id="permalinkUrl-problems" />
+                <p><button type="submit" disabled={busy}>Mark as published</button></p>
+              </form>
+              <p><button type="button" disabled={busy} onClick={() => act(() => call(api.POST('/posts/{postId}/settle', { ...path, body: { published: false } })), 'Marked as not published.')}>Mark as not published</button></p>
+            </section>
+          )}
+
+          {canReview && (
+            <section aria-labelledby="review-title">
+              <h2 id="review-title">Review</h2>
+              <p><button type="button" class="primary" disabled={busy} onClick={() => act(() => call(api.POST('/posts/{postId}/approve', path)), 'Approved.')}>Approve</button></p>
+              <form onSubmit={(e) => {
+                e.preventDefault();
+                void act(() => call(api.POST('/posts/{postId}/reject', { ...path, body: { reason } })), 'Rejected.');
+              }}>
+                <label for="reason">Reason to reject</label>
+                <input id="reason" required value={reason} onInput={(e) => setReason(e.currentTarget.value)}
+                  aria-describedby={failure?.problemsAt('reason').length ? 'reason-problems' : undefined} />
+                <FieldProblems error={failure} field="reason" id="reason-problems" />
+                <button type="submit" disabled={busy}>Reject</button>
+              </form>
+              <form onSubmit={(e) => {
+                e.preventDefault();
+                void act(() => call(api.POST('/posts/{postId}/assign', { ...path, body: { reviewerUserId: reviewer } })), `Assigned to ${who(reviewer)}.`);
+              }}>
+                <label for="reviewer">Reviewer</label>
+                <select id="reviewer" required value={reviewer} onChange={(e) => setReviewer(e.currentTarget.value)}>
+                  <option value="">Choose a member…</option>
+                  {data.members.map((m) => <option key={m.userId} value={m.userId}>{m.name || m.email}</option>)}
+                </select>
+                <FieldProblems error={failure} field="reviewerUserId" id="reviewer-problems" />
+                {' '}<button type="submit" disabled={busy}>Assign</button>
+                {post.reviewerUserId && <p class="muted">Assigned to {who(post.reviewerUserId)}.</p>}
+              </form>
+            </section>
+          )}
+
+          {(post.attempts ?? []).length > 0 && (
+            <section aria-labelledby="attempts-title">
+              <h2 id="attempts-title">Attempts</h2>
+              <table id="attempts" class="stack">
+                <thead><tr><th scope="col">#</th><th scope="col">Outcome</th><th scope="col">Error</th><th scope="col">Started</th></tr></thead>
+                <tbody>
+                  {(post.attempts ?? []).map((a) => (
+                    <tr key={a.number}>
+                      <td>{a.number}</td><td>{a.outcome ?? 'in flight'}</td><td>{a.error ?? ''}</td>
+                      <td><time dateTime={a.startedAt}>{formatTime(a.startedAt)}</time></td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </section>
+          )}
+
+          {data.history.length > 0 && (
+            <section aria-labelledby="history-title">
+              <h2 id="history-title">History</h2>
+              <table id="history" class="stack">
+                <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">What</th></tr></thead>
+                <tbody>
+                  {data.history.map((event, i) => (
+                    <tr key={i}>
+                      <td><time dateTime={event.at}>{formatTime(event.at)}</time></td>
+                      <td>{who(event.actorUserId)}</td>
+                      <td>{event.kind.replace(/_/g, ' ')} {event.details && <small>{describe(event.details)}</small>}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </section>
+          )}
+        </>
+      )}
+    </Page>
+  );
+}
