@@ -1959,7 +1959,8 @@ export interface operations {
                      *         "read_profile",
                      *         "manage_post",
                      *         "manage_team"
-                     *       ]
+                     *       ],
+                     *       "canReview": true
                      *     }
                      */
                     "application/json": {
@@ -1973,6 +1974,8 @@ export interface operations {
                             name: string;
                         };
                         scopes: ("read_profile" | "manage_post" | "manage_team")[];
+                        /** @description Whether the caller may approve, reject and assign held posts (manage_team, or a reviewer signed in to the web app). */
+                        canReview: boolean;
                     };
                 };
             };

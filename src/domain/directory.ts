@@ -72,5 +72,6 @@ export async function getProfile(deps: DomainDeps, principal: Principal) {
     account: { id: account.id, name: account.name },
     user: { id: user.id, email: user.email, name: user.name },
     scopes: principal.scopes,
+    canReview: Boolean(principal.reviews) || principal.scopes.includes('manage_team'),
   };
 }

@@ -14,6 +14,11 @@ export interface Principal {
   /** `session`: a person signed in to the web app, calling REST from its page. */
   tokenKind: 'api_key' | 'oauth' | 'session';
   scopes: Scope[];
+  /**
+   * A person signed in to the web app whose role is reviewer: decides on held posts (the approval actions)
+   * without managing the team. Keys and tokens review with manage_team.
+   */
+  reviews?: boolean;
 }
 
 export function isScope(value: string): value is Scope {
@@ -22,6 +27,11 @@ export function isScope(value: string): value is Scope {
 
 export function missingRequiredScopes(scopes: readonly string[]): Scope[] {
   return REQUIRED_SCOPES.filter((scope) => !scopes.includes(scope));
+}
+
+/** The approval actions: a manager (manage_team), or a reviewer signed in to the app. */
+export function requireReviewer(principal: Principal): void {
+  if (!principal.reviews) requireScope(principal, 'manage_team');
 }
 
 export function requireScope(principal: Principal, scope: Scope): void {

@@ -33,7 +33,7 @@ export async function resolveSession(deps: DomainDeps, token: string | undefined
 
 /**
  * What a signed-in person may do in the web app: read and post, and manage the team (approvals, channels)
- * where they own or administer a workspace.
+ * where they own or administer a workspace, and decide on held posts where they review.
  */
 export async function sessionPrincipal(deps: DomainDeps, user: SessionUser): Promise<Principal> {
   const roles = await deps.repos.accounts.rolesOf(user.accountId, user.userId);
@@ -41,6 +41,7 @@ export async function sessionPrincipal(deps: DomainDeps, user: SessionUser): Pro
   return {
     accountId: user.accountId, userId: user.userId, tokenId: 'browser', tokenKind: 'session',
     scopes: manages ? ['read_profile', 'manage_post', 'manage_team'] : ['read_profile', 'manage_post'],
+    reviews: roles.includes('reviewer'),
   };
 }
 

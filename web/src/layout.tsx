@@ -9,11 +9,11 @@ import { Link } from './router.js';
 import { useMe } from './session.js';
 import { useApi } from './ui/use-api.js';
 
-const NAV: { href: string; label: string; managers?: boolean }[] = [
+const NAV: { href: string; label: string; managers?: boolean; reviewers?: boolean }[] = [
   { href: '/app', label: 'Posts' },
   { href: '/app/compose', label: 'Compose' },
   { href: '/app/calendar', label: 'Calendar' },
-  { href: '/app/approvals', label: 'Approvals', managers: true },
+  { href: '/app/approvals', label: 'Approvals', reviewers: true },
   { href: '/app/channels', label: 'Channels', managers: true },
   { href: '/app/settings', label: 'Settings' },
 ];
@@ -42,7 +42,7 @@ export function Layout(props: { path: string; children: ComponentChildren }) {
       <header class="top">
         <strong class="brand">Herald</strong>
         <nav aria-label="Main">
-          {NAV.filter((item) => !item.managers || me?.manages).map((item) => (
+          {NAV.filter((item) => (item.reviewers ? me?.reviews : !item.managers || me?.manages)).map((item) => (
             <Link key={item.href} href={item.href} aria-current={current(item.href) ? 'page' : undefined}>{item.label}</Link>
           ))}
         </nav>

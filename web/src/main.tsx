@@ -12,7 +12,7 @@ function App() {
   const url = useLocation();
   const [me, setMe] = useState<Me | undefined>(undefined);
   useEffect(() => {
-    void call(api.GET('/profile')).then((p) => setMe({ email: p.user.email, userId: p.user.id, manages: p.scopes.includes('manage_team') }));
+    void call(api.GET('/profile')).then((p) => setMe({ email: p.user.email, userId: p.user.id, manages: p.scopes.includes('manage_team'), reviews: p.canReview }));
   }, []);
   const found = match(url.pathname);
   const Component = found?.component ?? NotFoundPage;

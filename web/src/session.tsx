@@ -7,6 +7,8 @@ export interface Me {
   userId: string;
   /** Holds manage_team: approvals, channels, members' roles, webhooks. */
   manages: boolean;
+  /** May approve, reject and assign held posts: a manager, or a reviewer. */
+  reviews: boolean;
 }
 
 export const MeContext = createContext<Me | undefined>(undefined);

@@ -1,6 +1,7 @@
 /**
  * Approval rules (approval_list_pending, approval_approve, approval_reject, approval_assign, and many at once):
- * - Every action here needs the manage_team scope (checked here, so REST and MCP both inherit it).
+ * - Every action here needs the manage_team scope, or a reviewer signed in to the web app (checked here, so
+ *   REST, MCP and the app all inherit it).
  * - The inbox lists every held post, or only those assigned to the caller.
  * - A decision on many posts decides each on its own (partial success, one result per post); rejecting
  *   them needs one reason, checked before any post is touched.
@@ -15,7 +16,7 @@
 import type { PostRecord } from '../../db/repositories/posts.js';
 import type { DomainDeps } from '../deps.js';
 import { ConflictError, ValidationError } from '../errors.js';
-import { requireScope, type Principal } from '../principal.js';
+import { requireReviewer, type Principal } from '../principal.js';
 import { recordPostEventById } from '../events/events.js';
 import { recordPostEvents } from '../posts/post-history.js';
 import { toPostView, type PostView } from '../posts/post-view.js';
@@ -26,7 +27,7 @@ import { eachPostId, type BulkIdResult, type BulkOutcome } from '../bulk.js';
 const MAX_PENDING = 100;
 
 export async function listPendingApprovals(deps: DomainDeps, principal: Principal, input: { limit?: number; assignedTo?: 'me' | 'anyone' } = {}): Promise<PostView[]> {
-  requireScope(principal, 'manage_team');
+  requireReviewer(principal);
   const limit = Math.min(Math.max(input.limit ?? MAX_PENDING, 1), MAX_PENDING);
   const reviewer = input.assignedTo === 'me' ? principal.userId : undefined;
   return (await deps.repos.teamPosts.listPendingApproval(principal.accountId, limit, reviewer)).map(toPostView);
@@ -41,7 +42,7 @@ async function heldPost(deps: DomainDeps, principal: Principal, postId: string, 
 }
 
 export async function approvePost(deps: DomainDeps, principal: Principal, postId: string): Promise<PostView> {
-  requireScope(principal, 'manage_team');
+  requireReviewer(principal);
   const post = await heldPost(deps, principal, postId, 'approved');
   const now = deps.now();
   const overdue = !post.isDraft && post.dateTime !== null && post.dateTime <= now;
@@ -59,7 +60,7 @@ export async function approvePost(deps: DomainDeps, principal: Principal, postId
 }
 
 export async function rejectPost(deps: DomainDeps, principal: Principal, postId: string, reason: string): Promise<PostView> {
-  requireScope(principal, 'manage_team');
+  requireReviewer(principal);
   const trimmed = reason.trim();
   if (trimmed === '') throw new ValidationError('reason is required: say why the post is rejected', [{ path: 'reason', message: 'Give a reason.' }]);
   await heldPost(deps, principal, postId, 'rejected');
@@ -75,7 +76,7 @@ export async function rejectPost(deps: DomainDeps, principal: Principal, postId:
 }
 
 export async function assignReviewer(deps: DomainDeps, principal: Principal, postId: string, reviewerUserId: string): Promise<PostView> {
-  requireScope(principal, 'manage_team');
+  requireReviewer(principal);
   const post = await writablePost(deps, principal, postId);
   if (!(await deps.repos.teamPosts.isMember(post.workspaceId, reviewerUserId))) {
     throw new ValidationError(`User ${reviewerUserId} is not a member of the post's workspace; name a workspace member as reviewer.`,
@@ -92,7 +93,7 @@ export async function assignReviewer(deps: DomainDeps, principal: Principal, pos
 
 /** Approves or rejects each post in turn; a post that cannot be decided is reported in its result and the others go on. */
 export async function decideApprovals(deps: DomainDeps, principal: Principal, input: { postIds: string[]; decision: 'approve' | 'reject'; reason?: string }): Promise<BulkOutcome<BulkIdResult>> {
-  requireScope(principal, 'manage_team');
+  requireReviewer(principal);
   if (input.decision === 'reject' && (input.reason ?? '').trim() === '') {
     throw new ValidationError('reason is required to reject: say why the posts are rejected', [{ path: 'reason', message: 'Give a reason.' }]);
   }

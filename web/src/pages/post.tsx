@@ -85,7 +85,7 @@ export function PostPage(props: { params: Record<string, string> }) {
   const post = data?.post;
   const names = new Map((data?.members ?? []).map((m) => [m.userId, m.name || m.email]));
   const who = (userId: string | null) => (userId === null ? 'Herald' : names.get(userId) ?? 'a former member');
-  const canReview = me?.manages === true && post?.approvalStatus === 'PENDING';
+  const canReview = me?.reviews === true && post?.approvalStatus === 'PENDING';
   const step = post && nextStep(post, data?.channel);
 
   return (
@@ -101,6 +101,9 @@ export function PostPage(props: { params: Record<string, string> }) {
             {post.dateTime && <>, {post.status === 'published' || post.isLivePost ? 'published' : 'for'} <time dateTime={post.publishedAt ?? post.dateTime}>{formatTime(post.publishedAt ?? post.dateTime)}</time></>}
           </p>
           <blockquote class="post-text">{post.text || '(no text)'}</blockquote>
+          {post.firstComment && (
+            <p class="first-comment">First comment{post.firstComment.delayMinutes ? `, ${post.firstComment.delayMinutes} minutes after publishing` : ''}: {post.firstComment.text}</p>
+          )}
           {post.rejectionReason && <p>Rejected because: {post.rejectionReason}</p>}
           {(post.error || step) && (
             <section aria-labelledby="what-happened" class={post.error ? 'error-box' : 'note-box'}>
