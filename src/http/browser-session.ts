@@ -5,10 +5,9 @@
  * - the CSRF token: random, echoed in every form as a hidden field and compared on POST (double submit;
  *   another site can neither read the cookie nor set it for this host); replaced at sign-in, so a token
  *   planted before sign-in is worthless after it.
- * A cookie that is not valid percent-encoding is treated as absent. The OAuth pages and the web app each
- * keep their own pair, over the same session store and the same accounts.
- * The web app's pair is on "/" because its page calls the REST API under /v1/rest with them; there the CSRF
- * token travels in the X-CSRF-Token header instead of a form field.
+ * A cookie that is not valid percent-encoding is treated as absent. The web app and the OAuth consent pages
+ * share one pair (one sign-in for both), on "/" because the app's page calls the REST API under /v1/rest with
+ * it; there the CSRF token travels in the X-CSRF-Token header instead of a form field.
  */
 import crypto from 'node:crypto';
 import type { Request, Response } from 'express';
@@ -74,7 +73,7 @@ export function browserSession(name: string, path: string, secure: boolean): Bro
 /** The header the web app's calls to REST carry its CSRF token in. */
 export const CSRF_HEADER = 'x-csrf-token';
 
-/** The web app's cookie pair: one for its pages at /app and its calls to /v1/rest. */
+/** The web app's cookie pair: its pages at /app, its calls to /v1/rest, and the OAuth consent pages. */
 export function appBrowserSession(secure: boolean): BrowserSession {
   return browserSession('app', '/', secure);
 }

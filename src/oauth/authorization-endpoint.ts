@@ -22,8 +22,8 @@ import { signIn } from '../domain/oauth/sign-in.js';
 import { REQUIRED_SCOPES } from '../domain/principal.js';
 import { formBody } from '../http/request-body.js';
 import { endSession, resolveSession, startSession } from '../domain/sessions.js';
-import { browserSession, type BrowserSession } from '../http/browser-session.js';
-import { OAUTH_ENDPOINTS, OAUTH_PREFIX } from './endpoints.js';
+import { appBrowserSession, type BrowserSession } from '../http/browser-session.js';
+import { OAUTH_ENDPOINTS } from './endpoints.js';
 import { consentPage, errorPage, sendPage, signInPage } from './pages.js';
 
 const CSRF_PROBLEM = 'This form expired or was not sent from this page (the security token did not match). Start again from the application.';
@@ -43,10 +43,10 @@ function redirectOrigin(request: AuthorizationRequest): string {
 
 const sessions = new WeakMap<DomainDeps, BrowserSession>();
 
-/** The authorization pages' cookies, on /oauth2/mcp. */
+/** The authorization pages' cookies: the web app's pair, so a person signed in to the app goes straight to consent, and back. */
 function oauthSession(deps: DomainDeps): BrowserSession {
   let session = sessions.get(deps);
-  if (!session) sessions.set(deps, (session = browserSession('oauth', OAUTH_PREFIX, deps.config.baseUrl.startsWith('https:'))));
+  if (!session) sessions.set(deps, (session = appBrowserSession(deps.config.baseUrl.startsWith('https:'))));
   return session;
 }
 

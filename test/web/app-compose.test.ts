@@ -340,10 +340,13 @@ describe(`the web app: compose (${TEST_DB})`, function () {
     await page.keyboard.press('Space');
     await tabTo('#text');
     await page.keyboard.type('Typed without a mouse');
+    // Listening well before the key press: Chromium only hands the chooser to the test once interception is on.
+    const chooserOpened = page.waitForEvent('filechooser');
     await tabTo('#media-file');
     assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('label[for=media-file]')!).outlineStyle), 'solid', 'the hidden file input shows its focus on its label');
     await page.screenshot({ path: path.join(ARTIFACTS, 'compose-keyboard-file-focus.png') });
-    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Space')]);
+    await page.keyboard.press('Space');
+    const chooser = await chooserOpened;
     await chooser.setFiles({ name: 'keys.png', mimeType: 'image/png', buffer: TINY_PNG });
     await page.waitForSelector('#media-list li[data-media-id]');
     await tabTo('#open-library');

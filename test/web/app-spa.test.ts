@@ -3,6 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium.js';
 import { appReady, ensureWebBuilt, signInToApp } from '../support/app-browser.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { authorizeUrl, pkcePair, REDIRECT_URI, registerClient } from '../oauth/support.js';
 
 /** The single-page app's frame: how it is served, how its calls to REST are signed in, and its own budget. */
 describe('the web app: serving the single-page app and its REST calls', function () {
@@ -118,5 +119,20 @@ describe('the web app: serving the single-page app and its REST calls', function
     for (let i = 0; i < 12 && refused.status === 200; i += 1) refused = await fromPage('/v1/rest/channels');
     assert.equal(refused.status, 429);
     assert.match(refused.body.message, /web app budget of this person/);
+  });
+
+  it('shares one sign-in with the OAuth consent pages: signed in to the app, an MCP client\'s authorization goes straight to consent', async () => {
+    const client = await registerClient(t, { client_name: 'Claude Desktop' });
+    const url = authorizeUrl(t, {
+      response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT_URI, code_challenge: pkcePair().challenge,
+      code_challenge_method: 'S256', state: 'st-1', resource: `${t.url}/mcp`, scope: 'read_profile manage_post',
+    });
+    await page.goto(url);
+    assert.equal(await page.locator('#password').count(), 1, 'signed out: the authorization asks to sign in first');
+    await signInToApp(page, t.url, a.email, a.password);
+    await page.goto(url);
+    assert.equal(await page.locator('#password').count(), 0, 'no second sign-in');
+    assert.match(await page.textContent('body') ?? '', /Claude Desktop/);
+    assert.equal(await page.locator('button:has-text("Approve"), button:has-text("Allow")').count() > 0, true, 'the consent page, with its decision');
   });
 });
