@@ -43,7 +43,7 @@ describe('the web app: serving the single-page app and its REST calls', function
   it('sends a visitor without a session to sign in, and serves a signed-in person the app under a strict CSP with hashed, long-cached assets', async () => {
     const anonymous = await fetch(`${t.url}/app/calendar`, { redirect: 'manual' });
     assert.equal(anonymous.status, 303);
-    assert.equal(anonymous.headers.get('location'), '/app/sign-in');
+    assert.equal(anonymous.headers.get('location'), '/app/sign-in?next=%2Fapp%2Fcalendar');
 
     const root = await page.goto(`${t.url}/`);
     assert.match(page.url(), /\/app\/sign-in$/, 'the root opens the app, which asks to sign in first');
@@ -134,5 +134,29 @@ describe('the web app: serving the single-page app and its REST calls', function
     assert.equal(await page.locator('#password').count(), 0, 'no second sign-in');
     assert.match(await page.textContent('body') ?? '', /Claude Desktop/);
     assert.equal(await page.locator('button:has-text("Approve"), button:has-text("Allow")').count() > 0, true, 'the consent page, with its decision');
+  });
+
+  it('goes back to the app\'s address asked for once signed in, and never to another site', async () => {
+    await page.goto(`${t.url}/app/calendar?view=week&date=2030-01-08`);
+    assert.match(page.url(), /\/app\/sign-in\?next=/);
+    await page.fill('#email', a.email);
+    await page.fill('#password', 'not the password');
+    await page.click('button[type=submit]');
+    assert.match(await page.textContent('[role=alert]') ?? '', /email or password is not right/);
+    await page.fill('#password', a.password);
+    await page.click('button[type=submit]');
+    await page.waitForURL(`${t.url}/app/calendar?view=week&date=2030-01-08`);
+    await appReady(page);
+    assert.equal(await page.textContent('main h1'), 'Calendar');
+
+    await page.context().clearCookies();
+    for (const next of ['//evil.example/app', 'https://evil.example/app', '/\\evil.example/app', '/v1/rest/channels', '/app/sign-out', 'http://[']) {
+      await page.goto(`${t.url}/app/sign-in?next=${encodeURIComponent(next)}`);
+      await page.fill('#email', a.email);
+      await page.fill('#password', a.password);
+      await page.click('button[type=submit]');
+      await page.waitForURL(`${t.url}/app`);
+      await page.context().clearCookies();
+    }
   });
 });

@@ -6,7 +6,8 @@
  * - every POST carries the CSRF token of the app's cookie pair (http/browser-session.ts);
  * - signing in starts a server-side session and replaces the CSRF token; signing out ends the session, so a
  *   copied cookie stops working, for the pages and for REST alike;
- * - a refusal is said on the page (wrong email or password, too many attempts); never a stack trace.
+ * - a refusal is said on the page (wrong email or password, too many attempts); never a stack trace;
+ * - signed in, the person goes back to the app's address they asked for, never to another site (returnAddress).
  */
 import express, { type Request, type Response } from 'express';
 import type { DomainDeps } from '../../domain/deps.js';
@@ -43,23 +44,25 @@ export function appRouter(deps: DomainDeps): express.Router {
   router.get('/', (_req, res) => res.redirect(302, APP));
 
   router.get(`${APP}/sign-in`, async (req, res) => {
-    if (await resolveSession(deps, cookies.signInToken(req))) return res.redirect(303, APP);
-    send(res, signInPage(context(req, res)));
+    const next = returnAddress(req.query.next);
+    if (await resolveSession(deps, cookies.signInToken(req))) return res.redirect(303, next);
+    send(res, signInPage(context(req, res), { next }));
   });
 
   router.post(`${APP}/sign-in`, ...form, async (req, res) => {
     if (!checked(req, res)) return;
     const email = typeof req.body.email === 'string' ? req.body.email : '';
+    const next = returnAddress(req.body.next);
     const result = await signIn(deps, email, typeof req.body.password === 'string' ? req.body.password : '', req.ip ?? 'unknown');
     if ('refused' in result) {
       const problem = result.refused === 'wrong_credentials'
         ? 'The email or password is not right.'
         : `Too many attempts; try again in ${result.retryAfterMinutes} minutes.`;
-      return send(res, signInPage(context(req, res), { email, problem }), result.refused === 'wrong_credentials' ? 401 : 429);
+      return send(res, signInPage(context(req, res), { email, problem, next }), result.refused === 'wrong_credentials' ? 401 : 429);
     }
     const session = await startSession(deps, { accountId: result.user.accountId, userId: result.user.id });
     cookies.setSignIn(res, session.token);
-    res.redirect(303, APP);
+    res.redirect(303, next);
   });
 
   router.post(`${APP}/sign-out`, ...form, async (req, res) => {
@@ -72,4 +75,17 @@ export function appRouter(deps: DomainDeps): express.Router {
   // Last: every /app address the routes above do not answer is the single-page app's.
   router.use(spaRouter(deps, cookies, APP));
   return router;
+}
+
+/** Where to go once signed in: an address of the app (`/app` or below it), else the app's first page. */
+function returnAddress(value: unknown): string {
+  if (typeof value !== 'string' || value.length > 2000) return APP;
+  let url: URL;
+  try {
+    url = new URL(value, 'http://herald.invalid');
+  } catch {
+    return APP;
+  }
+  const ours = url.origin === 'http://herald.invalid' && (url.pathname === APP || url.pathname.startsWith(`${APP}/`)) && !url.pathname.startsWith(`${APP}/sign-`);
+  return ours ? url.pathname + url.search : APP;
 }

@@ -52,7 +52,10 @@ export function spaRouter(deps: DomainDeps, cookies: BrowserSession, app: string
   });
 
   router.get([app, `${app}/*rest`], async (req: Request, res: Response) => {
-    if (!(await resolveSession(deps, cookies.signInToken(req)))) return res.redirect(303, `${app}/sign-in`);
+    if (!(await resolveSession(deps, cookies.signInToken(req)))) {
+      // Back to the address asked for once signed in (the app's own addresses only: see returnAddress).
+      return res.redirect(303, req.originalUrl === app ? `${app}/sign-in` : `${app}/sign-in?next=${encodeURIComponent(req.originalUrl)}`);
+    }
     const { script, style } = currentBuild();
     res.setHeader('content-security-policy', CSP);
     res.setHeader('cache-control', 'no-store');
