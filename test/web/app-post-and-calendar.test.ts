@@ -140,8 +140,8 @@ describe('the web app: a post\'s page and the calendar', function () {
     assert.match(await page.textContent('#next-step') ?? '', /Look for it on the network/);
     await page.fill('#permalinkUrl', 'ftp://social.example/@me/123');
     await page.getByRole('button', { name: 'Mark as published' }).click();
-    await page.waitForSelector('#permalinkUrl-problems');
-    assert.match(await page.textContent('#permalinkUrl-problems') ?? '', /address of the post/, 'the refusal next to the field');
+    await page.waitForSelector('#permalinkUrl-problems .problem');
+    assert.match(await page.textContent('#permalinkUrl-problems .problem') ?? '', /address of the post/, 'the refusal next to the field');
     assert.match(await status(), /unconfirmed/);
     await page.fill('#permalinkUrl', 'https://social.example/@me/123');
     await press('Mark as published');
@@ -200,8 +200,8 @@ describe('the web app: a post\'s page and the calendar', function () {
     await page.waitForFunction(() => document.activeElement?.id === 'move-day');
     await page.fill('#move-day', '2030-01-01');
     await page.keyboard.press('Enter');
-    await page.waitForSelector('#move-dateTime-problems');
-    assert.match(await page.textContent('#move-dateTime-problems') ?? '', /future/, 'a past time refused beside the time');
+    await page.waitForSelector('#move-dateTime-problems .problem');
+    assert.match(await page.textContent('#move-dateTime-problems .problem') ?? '', /future/, 'a past time refused beside the time');
     await page.fill('#move-day', '2030-01-11');
     await page.focus('#move-time');
     await page.fill('#move-time', '14:00');

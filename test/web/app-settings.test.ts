@@ -97,7 +97,7 @@ describe('the web app: Settings (workspace, members, API keys, connected apps, w
     await page.fill('#url', 'ftp://127.0.0.1/hook');
     await page.check('input[value="post.published"]');
     await page.click('#add-webhook button[type=submit]');
-    assert.match(await page.textContent('#url-problems') ?? '', /Use an https:\/\/ URL/, 'the server\'s refusal beside the field');
+    assert.match(await page.textContent('#url-problems .problem') ?? '', /Use an https:\/\/ URL/, 'the server\'s refusal beside the field');
     assert.equal(await page.getAttribute('#url', 'aria-invalid'), 'true');
 
     await page.fill('#url', 'http://127.0.0.1:9/hook');
@@ -152,7 +152,7 @@ describe('the web app: Settings (workspace, members, API keys, connected apps, w
     await openSettings('API keys');
     await page.fill('#key-name', '   ');
     await page.click('#create-key button[type=submit]');
-    assert.match(await page.textContent('#key-name-problems') ?? '', /fewer than 1 characters|must NOT have fewer/, 'the server\'s refusal beside the field');
+    assert.match(await page.textContent('#key-name-problems .problem') ?? '', /fewer than 1 characters|must NOT have fewer/, 'the server\'s refusal beside the field');
 
     await page.fill('#key-name', 'curl from the terminal');
     await page.check('input[name="manageTeam"]');

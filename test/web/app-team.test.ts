@@ -100,7 +100,7 @@ describe('the web app: approvals, queues and channels', function () {
 
       await page.check('input[aria-label="Select “For me”"]');
       await page.click('text=Reject selected');
-      assert.match(await page.textContent('#reason-problems') ?? '', /Give a reason/);
+      assert.match(await page.textContent('#reason-problems .problem') ?? '', /Give a reason/);
       assert.equal(await page.getAttribute('#reason', 'aria-describedby'), 'reason-problems', 'tied to the field for screen readers');
       await page.fill('#reason', 'Wrong launch date');
       await page.click('text=Reject selected');
@@ -138,7 +138,7 @@ describe('the web app: approvals, queues and channels', function () {
 
       await page.click('text=Add a slot');
       await page.click('text=Save slots');
-      assert.match(await page.textContent('#slot-2-problems') ?? '', /Remove the duplicate/, 'the refusal is beside the slot it concerns');
+      assert.match(await page.textContent('#slot-2-problems .problem') ?? '', /Remove the duplicate/, 'the refusal is beside the slot it concerns');
       assert.equal((await schedule()).slots.length, 2, 'nothing saved');
       await page.click('button[aria-label="Remove slot 3"]');
 

@@ -3,16 +3,13 @@
  * page's CSRF token in every call. `call` turns an answer into its data or an ApiError carrying the server's
  * words and the fields they concern; a session that ended sends the person to sign in.
  */
-import { createHeraldClient, type HeraldClient } from '../../generated/sdk/index.js';
+import { createHeraldClient, type HeraldClient, type HeraldError } from '../../generated/sdk/index.js';
 
 export const csrfToken = document.querySelector<HTMLMetaElement>('meta[name="herald-csrf-token"]')?.content ?? '';
 
 export const api: HeraldClient = createHeraldClient({ baseUrl: location.origin, csrfToken });
 
-export interface FieldProblem {
-  path: string;
-  message: string;
-}
+export type FieldProblem = NonNullable<HeraldError['details']>[number];
 
 export class ApiError extends Error {
   constructor(readonly status: number, readonly code: string, message: string, readonly details: FieldProblem[] = []) {
@@ -45,12 +42,17 @@ export async function call<T>(request: Promise<Answer<T>>): Promise<T> {
   }
   const { data, error, response } = answer;
   if (response.status === 401) {
-    location.assign('/app/sign-in');
+    location.assign(`/app/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`);
     throw new ApiError(401, 'unauthorized', 'Your session has ended: sign in again.');
   }
   if (error !== undefined || !response.ok) {
-    const body = (error ?? {}) as { code?: string; message?: string; details?: FieldProblem[] };
+    const body = (error ?? {}) as Partial<HeraldError>;
     throw new ApiError(response.status, body.code ?? 'error', body.message ?? `Herald answered ${response.status}.`, body.details ?? []);
   }
   return data as T;
+}
+
+/** Whatever an action threw, as an ApiError the page can show (a bug's message included, never a crash in render). */
+export function toApiError(caught: unknown): ApiError {
+  return caught instanceof ApiError ? caught : new ApiError(0, 'error', String(caught));
 }

@@ -16,7 +16,12 @@ export function match(pathname: string): Match | undefined {
     const names: string[] = [];
     const pattern = new RegExp(`^${route.path.replace(/:([A-Za-z]+)/g, (_, name: string) => (names.push(name), '([^/]+)'))}/?$`);
     const found = pattern.exec(pathname);
-    if (found) return { component: route.component, params: Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(found[i + 1])])) };
+    if (!found) continue;
+    try {
+      return { component: route.component, params: Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(found[i + 1])])) };
+    } catch {
+      return undefined;
+    }
   }
   return undefined;
 }
@@ -32,7 +37,8 @@ export function navigate(href: string, options: { replace?: boolean } = {}): voi
   if (options.replace) history.replaceState(null, '', url.href);
   else history.pushState(null, '', url.href);
   for (const listener of listeners) listener();
-  window.scrollTo(0, 0);
+  // A replaced address is the same page changing its view (a filter): it stays where the person was.
+  if (!options.replace) window.scrollTo(0, 0);
 }
 
 /** The current address, re-rendering on navigation and on the browser's back and forward. */

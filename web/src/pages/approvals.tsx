@@ -4,7 +4,7 @@
  * that someone else decided meanwhile must not stop the others.
  */
 import { useState } from 'preact/hooks';
-import { api, call, type ApiError } from '../api.js';
+import { api, call, type ApiError, toApiError } from '../api.js';
 import { Link, navigate } from '../router.js';
 import { useMe } from '../session.js';
 import { Empty, FieldProblems, Loading, Page, Problem } from '../ui/page.js';
@@ -63,7 +63,7 @@ export function ApprovalsPage(props: { query: URLSearchParams }) {
       if (decision === 'reject') setReason('');
       await reload();
     } catch (caught) {
-      setRefused(caught as ApiError);
+      setRefused(toApiError(caught));
     } finally {
       setBusy(false);
     }

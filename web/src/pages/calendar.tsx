@@ -8,7 +8,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { components } from '../../../generated/sdk/index.js';
-import { api, ApiError, call } from '../api.js';
+import { api, ApiError, call, toApiError } from '../api.js';
 import { Link, navigate } from '../router.js';
 import { Empty, FieldProblems, Loading, Page, Problem } from '../ui/page.js';
 import { browserTimeZone, formatTime } from '../ui/time.js';
@@ -113,7 +113,7 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
       }
       return true;
     } catch (caught) {
-      setFailure(caught instanceof ApiError ? caught : new ApiError(0, 'error', String(caught)));
+      setFailure(toApiError(caught));
       return false;
     }
   }

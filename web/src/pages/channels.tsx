@@ -7,7 +7,7 @@
  */
 import { useState } from 'preact/hooks';
 import type { components } from '../../../generated/sdk/index.js';
-import { api, call, type ApiError } from '../api.js';
+import { api, call, type ApiError, toApiError } from '../api.js';
 import { Link } from '../router.js';
 import { ConfirmButton } from '../ui/confirm-button.js';
 import { Empty, FieldProblems, Loading, Page, Problem, StatusBadge } from '../ui/page.js';
@@ -39,16 +39,14 @@ function followConnect(answer: { authorizationUrl: string } | { data: Channel[] 
 export function ChannelsPage() {
   const { data, error, reload } = useApi(load, []);
   const [said, setSaid] = useState('');
-  const [problem, setProblem] = useState<ApiError | undefined>(undefined);
   const byName = new Map((data?.networks ?? []).map((n) => [n.name, n]));
   const broken = (data?.channels ?? []).filter((c) => c.status === 'needs_reconnect');
   const connectable = (data?.networks ?? []).filter((n) => n.connection !== null);
 
-  const report = { said: setSaid, problem: setProblem, reload };
+  const report = { said: setSaid, reload };
   return (
     <Page title="Channels">
       <div role="status" aria-live="polite" class="said">{said && <p>{said}</p>}</div>
-      <Problem error={problem} />
       <Problem error={error} />
       {broken.length > 0 && (
         <section class="alarm" role="alert" aria-labelledby="alarm-title">
@@ -92,7 +90,6 @@ export function ChannelsPage() {
 
 interface Report {
   said: (text: string) => void;
-  problem: (error: ApiError | undefined) => void;
   reload: () => Promise<void>;
 }
 
@@ -106,7 +103,6 @@ function ChannelRow(props: { channel: Channel; network?: Network } & Report) {
   async function run(work: () => Promise<string | undefined>) {
     setBusy(true);
     setRefused(undefined);
-    props.problem(undefined);
     try {
       const text = await work();
       if (text) {
@@ -114,7 +110,7 @@ function ChannelRow(props: { channel: Channel; network?: Network } & Report) {
         await props.reload();
       }
     } catch (caught) {
-      setRefused(caught as ApiError);
+      setRefused(toApiError(caught));
     } finally {
       setBusy(false);
     }
@@ -206,7 +202,7 @@ function ConnectNetwork(props: { network: Network } & Report) {
         await props.reload();
       }
     } catch (caught) {
-      setRefused(caught as ApiError);
+      setRefused(toApiError(caught));
     } finally {
       setBusy(false);
     }

@@ -5,14 +5,15 @@
  *
  * Saving is what REST offers an integration: POST /posts (which ignores channelOptions, SPEC), then PATCH each post
  * with the options (applied on update) and POST its labels. If the options are refused the posts just made are
- * deleted again, so saving once more does not leave copies behind.
+ * deleted again, so saving once more does not leave copies behind; if a label is refused the posts stand, and the
+ * composer says so and offers them instead of a second Save.
  */
 import { useState } from 'preact/hooks';
 import type { components } from '../../../generated/sdk/index.js';
 import { wallClockToUtc } from '../../../src/domain/zoned-time.js';
-import { api, ApiError, call } from '../api.js';
+import { api, ApiError, call, toApiError } from '../api.js';
 import { Link, navigate } from '../router.js';
-import { Empty, Loading, Page, Problem } from '../ui/page.js';
+import { Empty, FieldProblems, Loading, Page, Problem } from '../ui/page.js';
 import { browserTimeZone, formatTime } from '../ui/time.js';
 import { useApi } from '../ui/use-api.js';
 import { MediaField, type ChosenMedia } from './compose/media-field.js';
@@ -77,6 +78,7 @@ function Composer(props: { channels: Channel[]; rows: Map<string, NetworkRow>; l
   const [assisted, setAssisted] = useState('');
   const [asking, setAsking] = useState<string | undefined>(undefined);
   const [saving, setSaving] = useState(false);
+  const [savedWithoutLabels, setSavedWithoutLabels] = useState<{ postId: string; why: string } | undefined>(undefined);
   const [refusal, setRefusal] = useState<ApiError | undefined>(undefined);
 
   const chosen = channels.filter((c) => chosenIds.includes(c.id));
@@ -144,12 +146,17 @@ function Composer(props: { channels: Channel[]; rows: Map<string, NetworkRow>; l
           throw refused;
         }
       }
-      if (labelIds.length > 0) {
-        for (const post of created) await call(api.POST('/posts/{postId}/labels', { params: { path: { postId: post.id } }, body: { labelIds } }));
+      try {
+        if (labelIds.length > 0) {
+          for (const post of created) await call(api.POST('/posts/{postId}/labels', { params: { path: { postId: post.id } }, body: { labelIds } }));
+        }
+      } catch (refused) {
+        setSavedWithoutLabels({ postId: created[0].id, why: toApiError(refused).message });
+        return;
       }
       navigate(`/app/posts/${encodeURIComponent(created[0].id)}`);
     } catch (caught) {
-      setRefusal(caught instanceof ApiError ? caught : new ApiError(0, 'error', String(caught)));
+      setRefusal(toApiError(caught));
       setSaving(false);
     }
   }
@@ -162,7 +169,7 @@ function Composer(props: { channels: Channel[]; rows: Map<string, NetworkRow>; l
     try {
       setAssisted(await work());
     } catch (caught) {
-      const error = caught instanceof ApiError ? caught : new ApiError(0, 'error', String(caught));
+      const error = toApiError(caught);
       setRefusal(error.details.length > 0 ? new ApiError(error.status, error.code, error.message, error.details.map((d) => ({ ...d, path: field }))) : new ApiError(error.status, error.code, error.message, [{ path: field, message: error.message }]));
     } finally {
       setAsking(undefined);
@@ -217,7 +224,7 @@ function Composer(props: { channels: Channel[]; rows: Map<string, NetworkRow>; l
                 {c.status === 'needs_reconnect' && <strong class="problem"> needs reconnecting</strong>}
               </label>
             ))}
-            <FieldMessages id="channel-problems" messages={problemsAt('channelIds')} />
+            <FieldProblems error={refusal} field={'channelIds'} id="channel-problems" />
           </fieldset>
 
           <label for="text">Text</label>
@@ -225,7 +232,7 @@ function Composer(props: { channels: Channel[]; rows: Map<string, NetworkRow>; l
           <p id="counters" class="counters" aria-live="polite">
             {chosenNetworks.length === 0 ? <span class="muted">Choose a channel to see its network's count.</span> : chosenNetworks.map((n) => <Counter key={n} row={rows.get(n)!} text={text} />)}
           </p>
-          <FieldMessages id="text-problems" messages={problemsAt('text')} />
+          <FieldProblems error={refusal} field={'text'} id="text-problems" />
 
           <details open={Object.values(ownText).some((v) => v !== '') || problemsAt('textByChannel').length > 0}>
             <summary>A different text for one channel</summary>
@@ -236,7 +243,7 @@ function Composer(props: { channels: Channel[]; rows: Map<string, NetworkRow>; l
                 <textarea id={`text-for-${c.id}`} class="short" value={ownText[c.id] ?? ''} aria-describedby={`text-for-${c.id}-problems`}
                   onInput={(event) => { const value = event.currentTarget.value; setOwnText((all) => ({ ...all, [c.id]: value })); }} />
                 {(ownText[c.id] ?? '') !== '' && rows.has(c.network) && <Counter row={rows.get(c.network)!} text={ownText[c.id]} />}
-                <FieldMessages id={`text-for-${c.id}-problems`} messages={problemsAt(`textByChannel.${c.id}`)} />
+                <FieldProblems error={refusal} field={`textByChannel.${c.id}`} id={`text-for-${c.id}-problems`} />
               </div>
             ))}
           </details>
@@ -252,7 +259,7 @@ function Composer(props: { channels: Channel[]; rows: Map<string, NetworkRow>; l
             </p>
             <label for="prompt">Or ask for a draft or an image</label>
             <input id="prompt" name="prompt" maxLength={1000} value={prompt} aria-describedby="prompt-problems" onInput={(event) => setPrompt(event.currentTarget.value)} />
-            <FieldMessages id="prompt-problems" messages={problemsAt('prompt')} />
+            <FieldProblems error={refusal} field={'prompt'} id="prompt-problems" />
             <p class="assist-buttons">
               <button type="button" value="draft" onClick={draft} disabled={asking !== undefined}>Draft the text</button>
               <button type="button" value="image" onClick={image} disabled={asking !== undefined}>Make an image</button>
@@ -276,7 +283,7 @@ function Composer(props: { channels: Channel[]; rows: Map<string, NetworkRow>; l
 
           <label for="firstComment">First comment (optional: posted under the post where the network allows it)</label>
           <textarea id="firstComment" class="short" value={firstComment} aria-describedby="firstComment-problems" onInput={(event) => setFirstComment(event.currentTarget.value)} />
-          <FieldMessages id="firstComment-problems" messages={problemsAt('firstComment')} />
+          <FieldProblems error={refusal} field={'firstComment'} id="firstComment-problems" />
 
           {chosenNetworks.some((n) => rows.get(n)!.channelOptions.some((rule) => rule.name !== 'altText')) && (
             <fieldset aria-describedby="options-problems">
@@ -286,7 +293,7 @@ function Composer(props: { channels: Channel[]; rows: Map<string, NetworkRow>; l
                   value={options[network]?.[rule.name] ?? ''}
                   onChange={(value) => setOptions((all) => ({ ...all, [network]: { ...all[network], [rule.name]: value } }))} />
               )))}
-              <FieldMessages id="options-problems" messages={problemsAt('channelOptions')} />
+              <FieldProblems error={refusal} field={'channelOptions'} id="options-problems" />
             </fieldset>
           )}
 
@@ -298,10 +305,10 @@ function Composer(props: { channels: Channel[]; rows: Map<string, NetworkRow>; l
               <div class="schedule">
                 <label for="dateTime">Date and time</label>
                 <input id="dateTime" name="dateTime" type="datetime-local" value={dateTime} aria-describedby="dateTime-problems" onInput={(event) => setDateTime(event.currentTarget.value)} />
-                <FieldMessages id="dateTime-problems" messages={problemsAt('dateTime')} />
+                <FieldProblems error={refusal} field={'dateTime'} id="dateTime-problems" />
                 <label for="timezone">In the time zone</label>
                 <input id="timezone" name="timezone" value={timeZone} aria-describedby="timezone-problems" onInput={(event) => setTimeZone(event.currentTarget.value)} />
-                <FieldMessages id="timezone-problems" messages={problemsAt('timezone')} />
+                <FieldProblems error={refusal} field={'timezone'} id="timezone-problems" />
                 {instant && 'iso' in instant && chosen.length > 0 && (
                   <ul class="in-zones" aria-label="The same time where each channel posts">
                     {chosen.map((c) => <li key={c.id}>{c.displayName ?? c.name}: {formatTime(instant.iso, c.timezone)} ({c.timezone})</li>)}
@@ -311,10 +318,16 @@ function Composer(props: { channels: Channel[]; rows: Map<string, NetworkRow>; l
             )}
             <label class="choice"><input type="radio" name="when" value="queue" checked={when === 'queue'} onChange={() => setWhen('queue')} /> Add to each channel's queue (its next free slot)</label>
             <label class="choice"><input type="radio" name="when" value="draft" checked={when === 'draft'} onChange={() => setWhen('draft')} /> Save as draft</label>
-            <FieldMessages id="when-problems" messages={problemsAt('addToQueue')} />
+            <FieldProblems error={refusal} field={'addToQueue'} id="when-problems" />
           </fieldset>
 
-          <p class="save"><button type="submit" class="primary" disabled={saving}>{saving ? 'Saving…' : 'Save'}</button></p>
+          {savedWithoutLabels ? (
+            <p class="save" role="alert">
+              The posts are saved, without their labels ({savedWithoutLabels.why}). <Link href={`/app/posts/${encodeURIComponent(savedWithoutLabels.postId)}`}>Open them</Link>
+            </p>
+          ) : (
+            <p class="save"><button type="submit" class="primary" disabled={saving}>{saving ? 'Saving…' : 'Save'}</button></p>
+          )}
         </div>
 
         <section class="compose-previews" aria-labelledby="previews-title">
@@ -330,10 +343,6 @@ function Composer(props: { channels: Channel[]; rows: Map<string, NetworkRow>; l
       </div>
     </form>
   );
-}
-
-function FieldMessages(props: { id: string; messages: string[] }) {
-  return <div id={props.id} class="field-problems">{props.messages.map((m) => <p class="problem" role="alert" key={m}>{m}</p>)}</div>;
 }
 
 /** One of a network's channelOptions as the capabilities table types it: a choice, yes/no, a list or a text. */

@@ -6,7 +6,7 @@
  */
 import { useState } from 'preact/hooks';
 import type { components } from '../../../generated/sdk/index.js';
-import { api, ApiError, call } from '../api.js';
+import { api, ApiError, call, toApiError } from '../api.js';
 import { Link } from '../router.js';
 import { useMe } from '../session.js';
 import { FieldProblems, Loading, Page, Problem, StatusBadge } from '../ui/page.js';
@@ -75,7 +75,7 @@ export function PostPage(props: { params: Record<string, string> }) {
       await reload();
       setDone(said);
     } catch (caught) {
-      setFailure(caught instanceof ApiError ? caught : new ApiError(0, 'error', String(caught)));
+      setFailure(toApiError(caught));
     } finally {
       setBusy(false);
     }

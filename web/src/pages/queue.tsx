@@ -5,7 +5,7 @@
  */
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { components } from '../../../generated/sdk/index.js';
-import { api, call, type ApiError } from '../api.js';
+import { api, call, type ApiError, toApiError } from '../api.js';
 import { Link } from '../router.js';
 import { Empty, FieldProblems, Loading, Page, Problem } from '../ui/page.js';
 import { formatTime } from '../ui/time.js';
@@ -69,7 +69,7 @@ function Queue(props: { channelId: string; schedule: Schedule; reload: () => Pro
       await props.reload();
       return true;
     } catch (caught) {
-      setProblem(caught as ApiError);
+      setProblem(toApiError(caught));
       await props.reload();
       return false;
     } finally {
@@ -98,7 +98,7 @@ function Queue(props: { channelId: string; schedule: Schedule; reload: () => Pro
         setWouldClear(answer.postIds.length);
       }
     } catch (caught) {
-      setProblem(caught as ApiError);
+      setProblem(toApiError(caught));
     } finally {
       setBusy(false);
     }

@@ -4,7 +4,7 @@
  * give a key manage_team; the server decides both.
  */
 import { useState } from 'preact/hooks';
-import { api, call, ApiError } from '../api.js';
+import { api, call, ApiError, toApiError } from '../api.js';
 import { ConfirmButton } from '../ui/confirm-button.js';
 import { OneTimeSecret } from '../ui/one-time-secret.js';
 import { Empty, FieldProblems, Loading, Page, Problem } from '../ui/page.js';
@@ -27,7 +27,7 @@ function CreateKey(props: { manages: boolean; onCreated: (name: string, key: str
       setName('');
       setManageTeam(false);
     } catch (caught) {
-      setError(caught as ApiError);
+      setError(toApiError(caught));
     } finally {
       setBusy(false);
     }
@@ -55,7 +55,7 @@ function CreateKey(props: { manages: boolean; onCreated: (name: string, key: str
 /** The keys, and who made each: a manager sees every member's keys. */
 async function load() {
   const [keys, members] = await Promise.all([call(api.GET('/api-keys')), call(api.GET('/members'))]);
-  const names = new Map(members.data.map((m) => [m.userId, m.name]));
+  const names = new Map(members.data.map((m) => [m.userId, m.name || m.email]));
   return keys.data.map((key) => ({ ...key, createdBy: names.get(key.userId) ?? key.userId }));
 }
 
@@ -72,7 +72,7 @@ export function ApiKeysPage() {
       setNotice(`The key “${name}” is revoked: calls with it are refused from now on.`);
       await reload();
     } catch (caught) {
-      setRefusal(caught as ApiError);
+      setRefusal(toApiError(caught));
     }
   };
   return (

@@ -4,7 +4,7 @@
  * only their own consents, whatever their role (the server's rule).
  */
 import { useState } from 'preact/hooks';
-import { api, call, ApiError } from '../api.js';
+import { api, call, ApiError, toApiError } from '../api.js';
 import { Link } from '../router.js';
 import { ConfirmButton } from '../ui/confirm-button.js';
 import { Empty, Loading, Page, Problem } from '../ui/page.js';
@@ -23,7 +23,7 @@ export function ConnectedAppsPage() {
       setNotice(`${name} no longer acts for you: its tokens stopped working. It must ask for your consent again.`);
       await reload();
     } catch (caught) {
-      setRefusal(caught as ApiError);
+      setRefusal(toApiError(caught));
     }
   };
   return (

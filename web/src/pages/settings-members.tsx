@@ -4,7 +4,7 @@
  * makes or unmakes an owner, a workspace keeps an owner), shown in its words when it refuses.
  */
 import { useState } from 'preact/hooks';
-import { api, call, ApiError } from '../api.js';
+import { api, call, ApiError, toApiError } from '../api.js';
 import type { components } from '../../../generated/sdk/index.js';
 import { OneTimeSecret } from '../ui/one-time-secret.js';
 import { FieldProblems, Loading, Page, Problem } from '../ui/page.js';
@@ -43,7 +43,7 @@ function RoleChanger(props: { member: Member; workspaceId: string; onChanged: (m
       props.onChanged(`${props.member.name} is now ${role}.`);
     } catch (caught) {
       setRole(current ?? '');
-      setRefusal(caught as ApiError);
+      setRefusal(toApiError(caught));
     } finally {
       setBusy(false);
     }
@@ -82,7 +82,7 @@ function AddMember(props: { workspaceId: string; onAdded: (message: string, pass
       setEmail('');
       setName('');
     } catch (caught) {
-      setError(caught as ApiError);
+      setError(toApiError(caught));
     } finally {
       setBusy(false);
     }

@@ -4,7 +4,7 @@
  * reason shown, as in the banner on every page). Managers only: an endpoint sends the workspace's activity elsewhere.
  */
 import { useState } from 'preact/hooks';
-import { api, call, ApiError } from '../api.js';
+import { api, call, ApiError, toApiError } from '../api.js';
 import type { components } from '../../../generated/sdk/index.js';
 import { ConfirmButton } from '../ui/confirm-button.js';
 import { OneTimeSecret } from '../ui/one-time-secret.js';
@@ -52,7 +52,7 @@ function AddEndpoint(props: { workspaces: components['schemas']['Workspace'][]; 
       setDescription('');
       setTypes([]);
     } catch (caught) {
-      setError(caught as ApiError);
+      setError(toApiError(caught));
     } finally {
       setBusy(false);
     }
@@ -148,7 +148,7 @@ export function WebhooksPage() {
     try {
       setNotice(await run());
     } catch (caught) {
-      setRefusal(caught as ApiError);
+      setRefusal(toApiError(caught));
     }
     await reload();
   };

@@ -3,7 +3,7 @@
  * owners and admins change it (PATCH /workspaces/{id}), which applies to posts written from then on.
  */
 import { useState } from 'preact/hooks';
-import { api, call, ApiError } from '../api.js';
+import { api, call, ApiError, toApiError } from '../api.js';
 import type { components } from '../../../generated/sdk/index.js';
 import { Loading, Page, Problem } from '../ui/page.js';
 import { useApi } from '../ui/use-api.js';
@@ -34,7 +34,7 @@ function ApprovalForm(props: { workspace: Workspace; onSaved: () => void }) {
       props.onSaved();
       setSaved(`Saved. ${describe(data.approvalRequired)} Posts already written keep their state.`);
     } catch (caught) {
-      setError(caught as ApiError);
+      setError(toApiError(caught));
     } finally {
       setSaving(false);
     }

@@ -47,7 +47,7 @@ export function Problem(props: { error?: ApiError | string; id?: string }) {
 /** The server's words about one field, placed beside it and tied to it for screen readers. */
 export function FieldProblems(props: { error?: ApiError; field: string; id: string }) {
   const messages = props.error?.problemsAt(props.field) ?? [];
-  if (messages.length === 0) return null;
+  // Always there, empty when all is well, so a field may name it in aria-describedby before anything is refused.
   return <div id={props.id} class="field-problems">{messages.map((m) => <p class="problem" role="alert" key={m}>{m}</p>)}</div>;
 }
 

@@ -3,7 +3,7 @@
  * Keeps the previous data while reloading, so the page does not jump.
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError } from '../api.js';
+import { toApiError, type ApiError } from '../api.js';
 
 export interface Loaded<T> {
   data: T | undefined;
@@ -27,7 +27,7 @@ export function useApi<T>(load: () => Promise<T>, keys: readonly unknown[]): Loa
       setError(undefined);
     } catch (caught) {
       if (mine !== generation.current) return;
-      setError(caught instanceof ApiError ? caught : new ApiError(0, 'error', String(caught)));
+      setError(toApiError(caught));
     } finally {
       if (mine === generation.current) setLoading(false);
     }

@@ -4,8 +4,9 @@
  * keyboard: the file chooser is a labelled input, the library a native modal dialog.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, ApiError, call } from '../../api.js';
+import { api, call, toApiError } from '../../api.js';
 import { uploadFile, type Media } from './upload.js';
+import { Empty, Loading, Problem } from '../../ui/page.js';
 
 export interface ChosenMedia {
   media: Media;
@@ -37,7 +38,7 @@ export function MediaField(props: { chosen: ChosenMedia[]; onChange: (update: (c
       setPending((all) => all.filter((u) => u.key !== key));
       props.onChange((chosen) => [...chosen, { media, altText: '' }]);
     } catch (error) {
-      track({ error: error instanceof ApiError ? error.message : String(error) });
+      track({ error: toApiError(error).message });
     }
   }
 
@@ -124,7 +125,7 @@ function LibraryPicker(props: { taken: Set<string>; onPick: (media: Media[]) => 
       setItems((old) => [...(old ?? []), ...page.data]);
       setCursor(page.paging.hasMore ? page.paging.nextCursor : null);
     } catch (caught) {
-      setError(caught instanceof ApiError ? caught.message : String(caught));
+      setError(toApiError(caught).message);
     }
   }
   useEffect(() => {
@@ -135,9 +136,9 @@ function LibraryPicker(props: { taken: Set<string>; onPick: (media: Media[]) => 
   return (
     <form method="dialog" onSubmit={(event) => { event.preventDefault(); props.onPick(ticked); }}>
       <h2 id="library-title">The media library</h2>
-      {error && <p class="problem" role="alert">{error}</p>}
-      {!items && !error && <div class="loading" role="status"><span class="visually-hidden">Loading the library</span><div class="skeleton" aria-hidden="true" /><div class="skeleton" aria-hidden="true" /></div>}
-      {items && items.length === 0 && <p class="empty">The library is empty. Close this, then drop a file or choose one to upload: it lands here for the next post too.</p>}
+      <Problem error={error} />
+      {!items && !error && <Loading label="Loading the library" rows={2} />}
+      {items && items.length === 0 && <Empty>The library is empty. Close this, then drop a file or choose one to upload: it lands here for the next post too.</Empty>}
       {items && items.length > 0 && (
         <ul class="library-items">
           {items.map((media) => (

@@ -27,12 +27,12 @@ function splitAtLimit(text: string, row: NetworkRow): [kept: string, cut: string
   return [kept, text.slice(kept.length)];
 }
 
-export function Counter(props: { row: NetworkRow; text: string; id?: string; label?: string }) {
+export function Counter(props: { row: NetworkRow; text: string }) {
   const used = countBy(props.row.text.counting, props.text);
   const over = used > props.row.text.limit;
   return (
-    <span id={props.id} class={over ? 'counter over' : 'counter'} data-network={props.row.name}>
-      {props.label ?? props.row.displayName}: {used} / {props.row.text.limit}{over ? `, ${used - props.row.text.limit} too many` : ''}
+    <span class={over ? 'counter over' : 'counter'} data-network={props.row.name}>
+      {props.row.displayName}: {used} / {props.row.text.limit}{over ? `, ${used - props.row.text.limit} too many` : ''}
     </span>
   );
 }
