@@ -5,9 +5,8 @@
  * - A budget of L a minute (an hour) admits at most L requests in ANY 60 s (3600 s), not only in
  *   clock-aligned windows, and all L may be spent at once: SPEC has no separate burst budget.
  * - Budgets live in the database, so every instance on it shares them exactly.
- * - A request refused by its minute budget spends nothing of the account's hour, and one the hour refuses
- *   spends nothing of its minute; the one exception is a request racing another for the hour's last slot,
- *   which may spend a minute slot while being refused (never a slot of the hour).
+ * - A request is admitted only when every budget it spends has room, and then spends each; one that any budget
+ *   refuses spends nothing (a request the hour refuses spends nothing of its minute, and the other way round).
  * - RateLimit-Remaining is L less the admissions of the last window; RateLimit-Reset the seconds until the
  *   budget is full again; Retry-After the seconds until the refused request would pass every budget.
  * - A person clicking in the web app is not an API integration: the app's requests spend none of the account's
@@ -19,15 +18,13 @@
  * Why a sliding log and not a token bucket or GCRA: exact over any window and still allowing the whole
  * budget at once needs the times of the last L admissions. A bucket of capacity L refilling L a window
  * passes L at once and L - 1 more before that window ends (2L - 1 in 60 s), and a "previous window
- * weighted" estimate is not exact either. So each budget is one row holding a log of its recent admission
- * times, oldest first: a request passes when the log holds fewer than L entries or its oldest has left the
- * window; it is appended, and a spent oldest entry dropped. One atomic upsert per budget decides on the
- * row's latest version under its lock; the price is up to L fixed-width entries a row (13 KB at the
- * default 1,000 an hour), only as many as were admitted lately. The minute and the hour are charged in one
- * statement on Postgres (src/db/repositories/rate-limits.ts says how).
+ * weighted" estimate is not exact either. So a budget keeps its admissions still in the window, a row per
+ * millisecond, and their count: a charge drops the admissions that have left the window, passes when fewer
+ * than L remain, and adds itself. Each admission is written once and dropped once, so a request costs the
+ * same few statements whatever the limit (src/db/repositories/rate-limits.ts; on Postgres one call).
  */
 import type { RateLimitConfig } from '../config.js';
-import type { AdmissionLog, LogBudget } from '../db/repositories/rate-limits.js';
+import type { BudgetState, LogBudget } from '../db/repositories/rate-limits.js';
 import type { DomainDeps } from './deps.js';
 import { RateLimitedError } from './errors.js';
 import type { Principal } from './principal.js';
@@ -77,10 +74,11 @@ export async function consumeRateLimit(deps: DomainDeps, principal: Principal, s
   const minute = minuteBudget(deps.config.rateLimits, surface, principal);
   const account = accountBudget(deps.config.rateLimits, principal);
   const now = deps.now();
-  const charged = await deps.repos.rateLimits.chargeBoth(now, minute, account);
-  const usage: RateLimitUsage = { minute: usageOf(minute, charged.first.log, now), account: usageOf(account, charged.then.log, now) };
-  if (charged.first.admitted && charged.then.admitted) return usage;
-  throw refusal(now, usage, [minute, charged.first.log], [account, charged.then.log]);
+  const result = await deps.repos.rateLimits.charge(now, [minute, account]);
+  const [minuteState, accountState] = result.charged;
+  const usage: RateLimitUsage = { minute: usageOf(minute, minuteState, now), account: usageOf(account, accountState, now) };
+  if (result.admitted) return usage;
+  throw refusal(now, usage, [minute, minuteState], [account, accountState]);
 }
 
 /**
@@ -91,10 +89,10 @@ export async function consumeWriteBudgetForAi(deps: DomainDeps, principal: Princ
   const write = minuteBudget(deps.config.rateLimits, 'rest_write', principal);
   const account = accountBudget(deps.config.rateLimits, principal);
   const now = deps.now();
-  const charged = await deps.repos.rateLimits.charge(now, write);
-  if (charged.admitted) return;
-  const accountLog = await deps.repos.rateLimits.admissions(account.bucket);
-  throw refusal(now, { minute: usageOf(write, charged.log, now), account: usageOf(account, accountLog, now) }, [write, charged.log]);
+  const result = await deps.repos.rateLimits.charge(now, [write], [account]);
+  if (result.admitted) return;
+  const [writeState] = result.charged;
+  throw refusal(now, { minute: usageOf(write, writeState, now), account: usageOf(account, result.reported[0], now) }, [write, writeState]);
 }
 
 /**
@@ -110,8 +108,10 @@ export async function consumeWriteBudgetForAppAi(deps: DomainDeps, principal: Pr
 export async function consumeAppBudget(deps: DomainDeps, user: { accountId: string; userId: string }): Promise<void> {
   const app = budget('web app budget of this person', `app:${user.accountId}:${user.userId}`, deps.config.appRequestsPerMinute, MINUTE);
   const now = deps.now();
-  const charged = await deps.repos.rateLimits.charge(now, app);
-  if (!charged.admitted) throw refusal(now, { minute: usageOf(app, charged.log, now), account: usageOf(app, charged.log, now) }, [app, charged.log]);
+  const result = await deps.repos.rateLimits.charge(now, [app]);
+  if (result.admitted) return;
+  const [state] = result.charged;
+  throw refusal(now, { minute: usageOf(app, state, now), account: usageOf(app, state, now) }, [app, state]);
 }
 
 export class RateLimitExceeded extends RateLimitedError {
@@ -120,28 +120,22 @@ export class RateLimitExceeded extends RateLimitedError {
   }
 }
 
-/** Admissions still inside the window that ends now (entries more than a window ahead are spent, see the repository). */
-function inWindow(budget: Budget, log: AdmissionLog, now: number): { count: number; latest: number | undefined } {
-  return log.within(now - budget.windowMs, now + budget.windowMs);
-}
-
-function usageOf(budget: Budget, log: AdmissionLog, now: number): BudgetUsage {
-  const recent = inWindow(budget, log, now);
+function usageOf(budget: Budget, state: BudgetState, now: number): BudgetUsage {
   return {
     limit: budget.limit,
-    remaining: Math.max(0, budget.limit - recent.count),
-    resetSeconds: recent.latest === undefined ? 0 : Math.ceil((recent.latest + budget.windowMs - now) / 1000),
+    remaining: Math.max(0, budget.limit - state.count),
+    resetSeconds: state.latest === undefined ? 0 : Math.ceil((state.latest + budget.windowMs - now) / 1000),
   };
 }
 
 /** Milliseconds until the budget admits a request: when its oldest admission leaves the window. */
-function waitOf(budget: Budget, log: AdmissionLog, now: number): number {
-  return inWindow(budget, log, now).count < budget.limit ? 0 : log.at(0) + budget.windowMs - now;
+function waitOf(budget: Budget, state: BudgetState, now: number): number {
+  return state.count < budget.limit || state.oldest === undefined ? 0 : state.oldest + budget.windowMs - now;
 }
 
 /** Names the budget that holds the request longest; Retry-After is when every budget would admit it. */
-function refusal(now: number, usage: RateLimitUsage, ...budgets: [Budget, AdmissionLog][]): RateLimitExceeded {
-  const waits = budgets.map(([b, log]) => ({ label: b.label, ms: waitOf(b, log, now) }));
+function refusal(now: number, usage: RateLimitUsage, ...budgets: [Budget, BudgetState][]): RateLimitExceeded {
+  const waits = budgets.map(([b, state]) => ({ label: b.label, ms: waitOf(b, state, now) }));
   const longest = waits.reduce((a, b) => (b.ms > a.ms ? b : a));
   return new RateLimitExceeded(Math.max(1, Math.ceil(longest.ms / 1000)), longest.label, usage);
 }

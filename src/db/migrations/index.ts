@@ -12,6 +12,7 @@ import * as clientMetadataDocuments from './011_client_metadata_documents.js';
 import * as mcpTasks from './012_mcp_tasks.js';
 import * as attemptHandles from './017_attempt_handles.js';
 import * as dueOrder from './020_due_order.js';
+import * as rateLimitAdmissions from './021_rate_limit_admissions.js';
 
 type Migration = { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> };
 
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '012_mcp_tasks': mcpTasks,
   '017_attempt_handles': attemptHandles,
   '020_due_order': dueOrder,
+  '021_rate_limit_admissions': rateLimitAdmissions,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
