@@ -60,11 +60,11 @@ BEGIN
     INSERT INTO rate_limit_budgets AS b (bucket, kept, expires_at) VALUES (p_buckets[i], 0, p_now)
       ON CONFLICT (bucket) DO UPDATE SET kept = b.kept
       RETURNING b.kept INTO held;
-    WITH gone AS (
-      DELETE FROM rate_limit_admissions a
-      WHERE a.bucket = p_buckets[i] AND (a.at <= p_now - p_windows[i] OR a.at > p_now + p_windows[i])
-      RETURNING a.n
-    ) SELECT coalesce(sum(gone.n), 0) INTO spent FROM gone;
+    WITH left_window AS (
+      DELETE FROM rate_limit_admissions a WHERE a.bucket = p_buckets[i] AND a.at <= p_now - p_windows[i] RETURNING a.n
+    ), ahead AS (
+      DELETE FROM rate_limit_admissions a WHERE a.bucket = p_buckets[i] AND a.at > p_now + p_windows[i] RETURNING a.n
+    ) SELECT coalesce((SELECT sum(n) FROM left_window), 0) + coalesce((SELECT sum(n) FROM ahead), 0) INTO spent;
     counts[i] := held - spent;
     IF p_charged[i] AND counts[i] >= p_limits[i] THEN admitted := false; END IF;
   END LOOP;

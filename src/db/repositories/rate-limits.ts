@@ -68,7 +68,10 @@ export class RateLimitsRepository {
       return connection.transaction(() => {
         const counts = budgets.map(({ budget }) => {
           const held = connection.prepare(ENSURE_BUDGET).get(budget.bucket, now) as { kept: number };
-          const spent = connection.prepare(DROP_SPENT).all(budget.bucket, now - budget.windowMs, now + budget.windowMs) as { n: number }[];
+          const spent = [
+            ...(connection.prepare(DROP_LEFT).all(budget.bucket, now - budget.windowMs) as { n: number }[]),
+            ...(connection.prepare(DROP_AHEAD).all(budget.bucket, now + budget.windowMs) as { n: number }[]),
+          ];
           return held.kept - spent.reduce((sum, row) => sum + row.n, 0);
         });
         const admitted = budgets.every(({ budget, charge }, i) => !charge || counts[i] < budget.limit);
@@ -151,7 +154,9 @@ interface SqliteConnection {
  */
 const ENSURE_BUDGET = `INSERT INTO rate_limit_budgets (bucket, kept, expires_at) VALUES (?, 0, ?)
   ON CONFLICT (bucket) DO UPDATE SET kept = rate_limit_budgets.kept RETURNING kept`;
-const DROP_SPENT = 'DELETE FROM rate_limit_admissions WHERE bucket = ? AND (at <= ? OR at > ?) RETURNING n';
+// Two ranges, not one OR: each is a seek on the (bucket, at) key, where the OR would read every admission held.
+const DROP_LEFT = 'DELETE FROM rate_limit_admissions WHERE bucket = ? AND at <= ? RETURNING n';
+const DROP_AHEAD = 'DELETE FROM rate_limit_admissions WHERE bucket = ? AND at > ? RETURNING n';
 const ADMIT = 'INSERT INTO rate_limit_admissions (bucket, at, n) VALUES (?, ?, 1) ON CONFLICT (bucket, at) DO UPDATE SET n = rate_limit_admissions.n + 1';
 const KEEP_ADMITTED = 'UPDATE rate_limit_budgets SET kept = ?, expires_at = max(expires_at, ?) WHERE bucket = ?';
 const KEEP = 'UPDATE rate_limit_budgets SET kept = ? WHERE bucket = ?';
