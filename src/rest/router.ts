@@ -16,6 +16,7 @@ import type { Principal } from '../domain/principal.js';
 import { consumeAppBudget, consumeRateLimit } from '../domain/rate-limits.js';
 import { restHandlers } from './handlers.js';
 import { setRateLimitHeaders } from '../http/rate-limit-headers.js';
+import { memoizeValidatorRouteMatchers } from './validator-route-matchers.js';
 
 export const REST_PREFIX = '/v1/rest';
 
@@ -33,6 +34,7 @@ export function restRouter(options: RestRouterOptions): express.Router {
   const { deps } = options;
   const router = express.Router();
   const handlers = restHandlers(deps);
+  memoizeValidatorRouteMatchers();
 
   router.get('/openapi.json', (_req, res) => {
     res.json(openapiDocument);
