@@ -66,28 +66,34 @@ export class RateLimitsRepository {
     const connection = (await this.db.client.acquireConnection()) as SqliteConnection;
     try {
       return connection.transaction(() => {
-        const counts = budgets.map(({ budget }) => {
-          const held = connection.prepare(ENSURE_BUDGET).get(budget.bucket, now) as { kept: number };
+        const held = budgets.map(({ budget }) => {
+          const row = connection.prepare(ENSURE_BUDGET).get(budget.bucket, now) as { kept: number; expires_at: number };
+          // Every admission held lies at or before expires_at less a window; only then can one lie ahead of now.
+          const latestHeld = row.expires_at - budget.windowMs;
           const spent = [
             ...(connection.prepare(DROP_LEFT).all(budget.bucket, now - budget.windowMs) as { n: number }[]),
-            ...(connection.prepare(DROP_AHEAD).all(budget.bucket, now + budget.windowMs) as { n: number }[]),
-          ];
-          return held.kept - spent.reduce((sum, row) => sum + row.n, 0);
+            ...(latestHeld > now + budget.windowMs ? (connection.prepare(DROP_AHEAD).all(budget.bucket, now + budget.windowMs) as { n: number }[]) : []),
+          ].reduce((sum, n) => sum + n.n, 0);
+          return { count: row.kept - spent, spent, latestHeld };
         });
-        const admitted = budgets.every(({ budget, charge }, i) => !charge || counts[i] < budget.limit);
+        const admitted = budgets.every(({ budget, charge }, i) => !charge || held[i].count < budget.limit);
         return {
           admitted,
           states: budgets.map(({ budget, charge }, i) => {
+            const { spent, latestHeld } = held[i];
+            let count = held[i].count;
             if (admitted && charge) {
               connection.prepare(ADMIT).run(budget.bucket, now);
-              counts[i]++;
-              connection.prepare(KEEP_ADMITTED).run(counts[i], now + budget.windowMs, budget.bucket);
-            } else {
-              connection.prepare(KEEP).run(counts[i], budget.bucket);
+              count++;
+              connection.prepare(KEEP_ADMITTED).run(count, now + budget.windowMs, budget.bucket);
+              // The admission just made is the latest unless an earlier one lies ahead of now (clocks of other instances).
+              if (latestHeld <= now) return { count, oldest: undefined, latest: now };
+            } else if (spent > 0) {
+              connection.prepare(KEEP).run(count, budget.bucket);
             }
             const oldest = connection.prepare(OLDEST).get(budget.bucket) as { at: number | null };
             const latest = connection.prepare(LATEST).get(budget.bucket) as { at: number | null };
-            return { count: counts[i], oldest: oldest.at ?? undefined, latest: latest.at ?? undefined };
+            return { count, oldest: oldest.at ?? undefined, latest: latest.at ?? undefined };
           }),
         };
       }).immediate();
@@ -119,6 +125,7 @@ export interface LogBudget {
 /** A budget after a charge: its admissions still in the window, the oldest and the latest of them. */
 export interface BudgetState {
   count: number;
+  /** Read only when the budget may be what refuses the request: a budget that admitted it may leave it out. */
   oldest: number | undefined;
   latest: number | undefined;
 }
@@ -153,7 +160,7 @@ interface SqliteConnection {
  * one comparison, and a budget set high costs what a small one does.
  */
 const ENSURE_BUDGET = `INSERT INTO rate_limit_budgets (bucket, kept, expires_at) VALUES (?, 0, ?)
-  ON CONFLICT (bucket) DO UPDATE SET kept = rate_limit_budgets.kept RETURNING kept`;
+  ON CONFLICT (bucket) DO UPDATE SET kept = rate_limit_budgets.kept RETURNING kept, expires_at`;
 // Two ranges, not one OR: each is a seek on the (bucket, at) key, where the OR would read every admission held.
 const DROP_LEFT = 'DELETE FROM rate_limit_admissions WHERE bucket = ? AND at <= ? RETURNING n';
 const DROP_AHEAD = 'DELETE FROM rate_limit_admissions WHERE bucket = ? AND at > ? RETURNING n';
