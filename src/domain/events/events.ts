@@ -56,13 +56,15 @@ export async function recordPostEvent(repos: Repositories, at: number, type: Eve
 }
 
 /**
- * A new post's events: post.created; post.scheduled when it is due to go out (not a draft); approval.requested
- * when its workspace holds it for approval.
+ * New posts' events: post.created; post.scheduled when it is due to go out (not a draft); approval.requested
+ * when its workspace holds it for approval. Written together (recordPostEvents), in the order of the posts.
  */
-export async function recordNewPostEvents(repos: Repositories, at: number, post: PostRecord): Promise<void> {
-  await recordPostEvent(repos, at, 'post.created', post);
-  if (post.status === 'scheduled') await recordPostEvent(repos, at, 'post.scheduled', post);
-  if (post.approvalStatus === 'PENDING') await recordPostEvent(repos, at, 'approval.requested', post);
+export async function recordNewPostEvents(repos: Repositories, posts: readonly { at: number; post: PostRecord }[]): Promise<void> {
+  await recordPostEvents(repos, posts.flatMap(({ at, post }) => [
+    { at, type: 'post.created' as const, post, facts: {} },
+    ...(post.status === 'scheduled' ? [{ at, type: 'post.scheduled' as const, post, facts: {} }] : []),
+    ...(post.approvalStatus === 'PENDING' ? [{ at, type: 'approval.requested' as const, post, facts: {} }] : []),
+  ]));
 }
 
 /**
@@ -80,12 +82,16 @@ export async function recordEditedPostEvents(repos: Repositories, at: number, be
  */
 export async function recordPostEvents(repos: Repositories, events: readonly { at: number; type: EventType; post: PostRecord; facts: Record<string, unknown> }[]): Promise<void> {
   const endpointsOf = new Map<string, Promise<WebhookEndpointRecord[]>>();
+  // A post with several events (created, then scheduled) is shown once.
+  const views = new Map<PostRecord, ReturnType<typeof toPostView>>();
   const rows = [];
   for (const { at, type, post, facts } of events) {
+    let view = views.get(post);
+    if (!view) views.set(post, (view = toPostView(post)));
     let endpoints = endpointsOf.get(post.workspaceId);
     if (!endpoints) endpointsOf.set(post.workspaceId, (endpoints = repos.webhooks.enabledEndpoints(post.workspaceId)));
     rows.push({
-      event: { id: `evt_${newId()}`, accountId: post.accountId, workspaceId: post.workspaceId, type, at, postId: post.id, channelId: post.channelId, data: { post: toPostView(post), ...facts } },
+      event: { id: `evt_${newId()}`, accountId: post.accountId, workspaceId: post.workspaceId, type, at, postId: post.id, channelId: post.channelId, data: { post: view, ...facts } },
       endpointIds: (await endpoints).filter((e) => e.accountId === post.accountId && e.eventTypes.includes(type)).map((e) => e.id),
       giveUpAt: at + DELIVERY_WINDOW_MS,
     });

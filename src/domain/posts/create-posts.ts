@@ -40,7 +40,7 @@ export async function createPosts(deps: DomainDeps, principal: Principal, input:
         kind: r.inQueue ? 'queued' : 'created',
         details: { source, status: r.status, dateTime: toWireTime(r.dateTime), approvalStatus: r.approvalStatus },
       })));
-      for (const record of records) await recordNewPostEvents(repos, record.createdAt ?? deps.now(), record);
+      await recordNewPostEvents(repos, records.map((post) => ({ at: post.createdAt ?? deps.now(), post })));
     });
     return records.map(toPostView);
   });

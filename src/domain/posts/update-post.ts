@@ -61,7 +61,7 @@ export async function updatePost(deps: DomainDeps, principal: Principal, id: str
     }, ...(plan?.add ?? []).map((copy) => ({ postId: copy.id, kind: 'created' as const, details: { copiedFrom: id, channelId: copy.channelId } }))]);
     const edited = await repos.posts.get(principal.accountId, id);
     if (edited) await recordEditedPostEvents(repos, now, post, edited);
-    for (const copy of plan?.add ?? []) await recordNewPostEvents(repos, now, copy);
+    await recordNewPostEvents(repos, (plan?.add ?? []).map((post) => ({ at: now, post })));
   }));
   const group = await deps.repos.posts.listGroup(principal.accountId, groupId);
   return group.map(toPostView);

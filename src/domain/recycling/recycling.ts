@@ -114,7 +114,7 @@ async function enqueueCopy(deps: DomainDeps, accountId: string, actor: Principal
     await deps.repos.inTransaction(async (repos) => {
       await repos.posts.insertMany([copy]);
       await repos.labels.apply(accountId, copy.id, labelIds, now);
-      await recordNewPostEvents(repos, now, copy);
+      await recordNewPostEvents(repos, [{ at: now, post: copy }]);
       await recordPostEvents({ ...deps, repos }, accountId, actor, [
         { postId: copy.id, kind: 'recycled', details: { from: source.id, dateTime: toWireTime(dateTime), inQueue: copy.inQueue, labelIds } },
         { postId: source.id, kind: 'recycled', details: { copy: copy.id } },
