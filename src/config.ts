@@ -37,6 +37,7 @@ export interface Config {
   workerPollMs: number;
   /** Network calls one worker keeps in flight at once (they wait on the network, not the CPU). */
   workerConcurrency: number;
+  workerMediaConcurrency: number;
   /** A delay the sandbox network adds to each call, with up to half again of jitter, to rehearse slow networks. */
   sandboxLatencyMs: number;
   /** How long a claim holds a post; a crashed worker's posts are reconsidered after it. */
@@ -200,7 +201,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     validateResponses: boolFrom(env, 'VALIDATE_RESPONSES', false),
     worker: boolFrom(env, 'WORKER', true),
     workerPollMs: intFrom(env, 'WORKER_POLL_MS', 500),
-    workerConcurrency: Math.max(1, intFrom(env, 'WORKER_CONCURRENCY', 256)),
+    workerConcurrency: Math.max(1, intFrom(env, 'WORKER_CONCURRENCY', 1024)),
+    workerMediaConcurrency: Math.max(1, intFrom(env, 'WORKER_MEDIA_CONCURRENCY', 16)),
     sandboxLatencyMs: intFrom(env, 'SANDBOX_LATENCY_MS', 0),
     workerLeaseSeconds: intFrom(env, 'WORKER_LEASE_SECONDS', 60),
     syncIntervalSeconds: intFrom(env, 'SYNC_INTERVAL_SECONDS', 300),

@@ -65,6 +65,7 @@ export function createWorker(
     {
       pollMs: deps.config.workerPollMs,
       concurrency: deps.config.workerConcurrency,
+      mediaConcurrency: deps.config.workerMediaConcurrency,
       // A batch at least as large as the calls in flight, or the concurrency is never used.
       batchSize: Math.max(DEFAULT_WORKER_OPTIONS.batchSize, deps.config.workerConcurrency),
       leaseMs: deps.config.workerLeaseSeconds * 1000,

@@ -90,7 +90,16 @@ function preflight(
   };
 }
 
+/** A post with media waits for a media slot, its claim kept meanwhile, then checks its files and sends. */
 async function withMedia(rt: WorkerRuntime, ready: Ready): Promise<void> {
+  const lease = rt.keepLease((until) => rt.repo.renewLease(ready.post.id, rt.options.workerId, until));
+  await rt.mediaSlots.run(async () => {
+    lease.stop();
+    await checkMediaAndSend(rt, ready);
+  }).finally(() => lease.stop());
+}
+
+async function checkMediaAndSend(rt: WorkerRuntime, ready: Ready): Promise<void> {
   const { post, attempt } = ready;
   try {
     for (const url of [...post.imageUrls, ...post.videoUrls]) {

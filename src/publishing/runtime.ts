@@ -15,6 +15,7 @@ import { NetworkError, type ConnectorChannel, type PostKey, type NetworkConnecto
 import type { Logger } from '../logger.js';
 import type { MediaChecker } from './media-check.js';
 import type { NetworkRegistry } from './networks/registry.js';
+import { Slots } from './slots.js';
 import { PublishedWriter } from './write-behind.js';
 
 export interface WorkerOptions {
@@ -24,6 +25,8 @@ export interface WorkerOptions {
   batchSize: number;
   /** Network calls in flight at once per worker. */
   concurrency: number;
+  /** Of those, posts carrying media (their files are held in memory while they upload). */
+  mediaConcurrency: number;
   maxAttempts: number;
   baseBackoffMs: number;
   maxBackoffMs: number;
@@ -44,6 +47,7 @@ export const DEFAULT_WORKER_OPTIONS: Omit<WorkerOptions, 'workerId'> = {
   leaseMs: 60_000,
   batchSize: 50,
   concurrency: 8,
+  mediaConcurrency: 8,
   maxAttempts: 5,
   baseBackoffMs: 2_000,
   maxBackoffMs: 10 * 60_000,
@@ -63,12 +67,15 @@ export function postKeyOf(post: { id: string; createdAt: number | null }): PostK
 export class WorkerRuntime {
   /** Published posts written in batches (write-behind.ts). */
   readonly publishedWriter: PublishedWriter;
+  /** The slots posts with media take turns in. */
+  readonly mediaSlots: Slots;
 
   constructor(
     readonly ctx: WorkerContext,
     readonly options: WorkerOptions,
   ) {
     this.publishedWriter = new PublishedWriter(this);
+    this.mediaSlots = new Slots(options.mediaConcurrency);
   }
 
   get repo() {

@@ -495,6 +495,36 @@ describe('publishing worker', () => {
     assert.equal(await countPublishAttempts(t, a.accountId), 10, 'one attempt per post');
   });
 
+  it('holds posts with media to their own slots, while text posts keep going out beside them', async () => {
+    let releaseFirst!: () => void;
+    const firstHeld = new Promise<void>((resolve) => { releaseFirst = resolve; });
+    const mediaCalls: string[] = [];
+    class HeldMedia extends SandboxNetwork {
+      override async publish(request: PublishRequest) {
+        if (request.imageUrls.length > 0) {
+          mediaCalls.push(request.text);
+          if (request.text === 'Photo 1') await firstHeld;
+        }
+        return super.publish(request);
+      }
+    }
+    const networks = new NetworkRegistry().register('sandbox', new HeldMedia(t.deps.repos.sandbox, t.url));
+    const photos = [await create({ text: 'Photo 1', imageUrls: ['https://media.example/1.jpg'] }), await create({ text: 'Photo 2', imageUrls: ['https://media.example/2.jpg'] })];
+    for (let i = 0; i < 4; i++) await create({ text: `Text ${i}` });
+    const worker = testWorker(t, { concurrency: 10, mediaConcurrency: 1, batchSize: 10, pollMs: 20 }, networks);
+    worker.start();
+    try {
+      await eventually(async () => ((await countPostsByStatus(t, a.accountId, 'published')) === 4 ? true : undefined), 'the four text posts to go out');
+      assert.deepEqual(mediaCalls, ['Photo 1'], 'the second photo waits for the first one\'s slot');
+      releaseFirst();
+      await eventually(async () => ((await get(photos[1].id)).status === 'published' ? true : undefined), 'the second photo to go out after the first');
+      assert.deepEqual(mediaCalls, ['Photo 1', 'Photo 2']);
+    } finally {
+      releaseFirst();
+      await worker.stop();
+    }
+  });
+
   it('runs on its own loop inside herald serve: a publish-now post goes out without a manual tick', async () => {
     await t.close();
     t = await startTestHerald({ worker: true, workerPollMs: 50 });
