@@ -10,6 +10,16 @@ export type PostView = components['schemas']['Post'];
  * service never set it, plus `metrics`; scheduled posts never carry `metrics` (SPEC, Post rules).
  */
 export function toPostView(post: PostRecord): PostView {
+  return viewOf(post, undefined);
+}
+
+/** A read of a post: the view plus its publish attempts (writes leave them out rather than claim there were none). */
+export function toPostReadView(post: PostRecord, attempts: readonly PublishAttemptRecord[]): PostView {
+  return viewOf(post, attempts);
+}
+
+// Attempts are added to the view in place: copying a view of thirty fields to add them cost as much as making it.
+function viewOf(post: PostRecord, attempts: readonly PublishAttemptRecord[] | undefined): PostView {
   if (post.isLive) {
     return {
       id: post.id,
@@ -43,7 +53,7 @@ export function toPostView(post: PostRecord): PostView {
       attempts: null,
     };
   }
-  return {
+  const view: PostView = {
     id: post.id,
     groupId: post.groupId,
     channelId: post.channelId,
@@ -72,12 +82,8 @@ export function toPostView(post: PostRecord): PostView {
     reviewerUserId: post.reviewerUserId ?? null,
     rejectionReason: post.rejectionReason ?? null,
   };
-}
-
-/** A read of a post: the view plus its publish attempts (writes leave them out rather than claim there were none). */
-export function toPostReadView(post: PostRecord, attempts: readonly PublishAttemptRecord[]): PostView {
-  const view = toPostView(post);
-  return post.isLive ? view : { ...view, attempts: attempts.map(toAttemptView) };
+  if (attempts) view.attempts = attempts.map(toAttemptView);
+  return view;
 }
 
 function toAttemptView(attempt: PublishAttemptRecord): NonNullable<PostView['attempts']>[number] {
