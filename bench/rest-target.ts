@@ -2,8 +2,9 @@
  * One server of the REST benchmark, in its own process: `herald` (the real stack with generous budgets) or
  * `bare` (Express + Knex alone) over the database the benchmark seeded in DATA_DIR. Prints "READY <url>".
  */
+import path from 'node:path';
+import knex from 'knex';
 import { loadConfig } from '../src/config.js';
-import { openDatabase } from '../src/db/connection.js';
 import { createLogger } from '../src/logger.js';
 import { startHerald } from '../src/server.js';
 import { startBaseline } from './rest-posts.js';
@@ -17,7 +18,9 @@ if (kind === 'herald') {
   process.on('SIGTERM', () => void herald.close().then(() => process.exit(0)));
   process.stdout.write(`READY ${herald.url}\n`);
 } else {
-  const db = openDatabase({ databaseUrl: undefined, dataDir });
+  // Knex as a plain stack configures it (WAL, as Herald's file already is): none of Herald's own database work,
+  // such as its statement cache, so "bare" is the naive stack the target compares against.
+  const db = knex({ client: 'better-sqlite3', connection: { filename: path.join(dataDir, 'herald.db') }, useNullAsDefault: true, pool: { min: 1, max: 1 } });
   const baseline = await startBaseline(db, process.env.BENCH_ACCOUNT!, process.env.BENCH_WORKSPACE!, process.env.BENCH_CHANNEL!);
   process.on('SIGTERM', () => void baseline.close().then(() => db.destroy()).then(() => process.exit(0)));
   process.stdout.write(`READY ${baseline.url}\n`);
