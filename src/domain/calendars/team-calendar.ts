@@ -18,6 +18,7 @@ import type { PostStatus } from '../../db/repositories/posts.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { Principal } from '../principal.js';
 import { updatePost } from '../posts/update-post.js';
+import { isTimeOfDay } from '../queue/slots.js';
 import { parseWireTime } from '../time.js';
 import type { PostView } from '../posts/post-view.js';
 import { dateKey, localDateOf, localTimeOf, wallClockToUtc, type LocalDate } from '../zoned-time.js';
@@ -102,7 +103,7 @@ export async function moveScheduledPost(
 }
 
 function parseTimeOfDay(value: string): string {
-  if (!/^([01]\d|2[0-3]):[0-5]\d$/.test(value)) {
+  if (!isTimeOfDay(value)) {
     throw new ValidationError('time must be a time of day written HH:MM (24-hour).', [{ path: 'time', message: `Got ${JSON.stringify(value.slice(0, 20))}.` }]);
   }
   return value;
