@@ -12,7 +12,7 @@
  *   takes that instant;
  * - a move is an update (update-post.ts): the post leaves its queue slot, approval holds apply as on any update.
  */
-import type { components } from '../../../generated/rest/openapi-types.js';
+import type { components, operations } from '../../../generated/rest/openapi-types.js';
 import type { DomainDeps } from '../deps.js';
 import type { PostStatus } from '../../db/repositories/posts.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
@@ -32,13 +32,7 @@ type TeamCalendarEntry = TeamCalendar['entries'][number];
 const MAX_ENTRIES = 2000;
 const STATUSES: PostStatus[] = ['draft', 'scheduled', 'publishing', 'published', 'failed', 'unconfirmed'];
 
-export interface TeamCalendarQuery {
-  view?: string;
-  date?: string;
-  timezone?: string;
-  channelIds?: string[];
-  livePosts?: boolean;
-}
+export type TeamCalendarQuery = NonNullable<operations['getCalendar']['parameters']['query']>;
 
 export async function teamCalendar(deps: DomainDeps, principal: Principal, input: TeamCalendarQuery): Promise<TeamCalendar> {
   const timezone = checkTimezone(input.timezone || 'UTC');
