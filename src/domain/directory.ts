@@ -3,7 +3,7 @@ import type { ChannelRecord } from '../db/repositories/channels.js';
 import type { WorkspaceRecord } from '../db/repositories/accounts.js';
 import type { DomainDeps } from './deps.js';
 import { NotFoundError } from './errors.js';
-import type { Principal } from './principal.js';
+import { canReview, type Principal } from './principal.js';
 import { toWireTime } from './time.js';
 
 export type ChannelView = components['schemas']['Channel'];
@@ -72,6 +72,6 @@ export async function getProfile(deps: DomainDeps, principal: Principal) {
     account: { id: account.id, name: account.name },
     user: { id: user.id, email: user.email, name: user.name },
     scopes: principal.scopes,
-    canReview: Boolean(principal.reviews) || principal.scopes.includes('manage_team'),
+    canReview: canReview(principal),
   };
 }

@@ -22,8 +22,6 @@ import { addMember as addMembership, createUser } from './provisioning.js';
 export type MemberView = components['schemas']['Member'];
 export type MemberAdded = components['schemas']['MemberAdded'];
 
-export const MEMBER_ROLES: readonly MemberRole[] = ['owner', 'admin', 'editor', 'reviewer'];
-
 export async function listMembers(deps: DomainDeps, principal: Principal): Promise<MemberView[]> {
   return (await deps.repos.accounts.listMembers(principal.accountId)).map(({ user, memberships }) => ({ userId: user.id, email: user.email, name: user.name, memberships }));
 }

@@ -29,9 +29,13 @@ export function missingRequiredScopes(scopes: readonly string[]): Scope[] {
   return REQUIRED_SCOPES.filter((scope) => !scopes.includes(scope));
 }
 
-/** The approval actions: a manager (manage_team), or a reviewer signed in to the app. */
+/** Who may take the approval actions: a manager (manage_team), or a reviewer signed in to the app. */
+export function canReview(principal: Principal): boolean {
+  return Boolean(principal.reviews) || principal.scopes.includes('manage_team');
+}
+
 export function requireReviewer(principal: Principal): void {
-  if (!principal.reviews) requireScope(principal, 'manage_team');
+  if (!canReview(principal)) throw new InsufficientScopeError('manage_team');
 }
 
 export function requireScope(principal: Principal, scope: Scope): void {

@@ -73,7 +73,11 @@ export function browserSession(name: string, path: string, secure: boolean): Bro
 /** The header the web app's calls to REST carry its CSRF token in. */
 export const CSRF_HEADER = 'x-csrf-token';
 
-/** The web app's cookie pair: its pages at /app, its calls to /v1/rest, and the OAuth consent pages. */
+/**
+ * The web app's cookie pair: its pages at /app, its calls to /v1/rest, and the OAuth consent pages. Not named
+ * `app`: that pair lived on path /app, and a browser still holding it sends it first on the app's pages (the
+ * longer path), so the page would carry its stale CSRF token while the calls to /v1/rest carry the new cookie.
+ */
 export function appBrowserSession(secure: boolean): BrowserSession {
-  return browserSession('app', '/', secure);
+  return browserSession('web', '/', secure);
 }

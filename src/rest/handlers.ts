@@ -28,7 +28,6 @@ import {
 } from '../domain/webhooks/webhook-endpoints.js';
 import { completeMediaUpload, createMediaUpload, listMedia } from '../domain/media/media-library.js';
 import { generateImage, generatePost, rewrite, suggestHashtags } from '../domain/ai/ai-helpers.js';
-import { consumeWriteBudgetForAppAi } from '../domain/rate-limits.js';
 import { connectChannel, disconnectChannel, listNetworks, reconnectChannel, type ConnectAnswer } from '../domain/networks/channel-connections.js';
 
 /** A credential network answers 201 with the channel; an OAuth one 200 with where to grant access. */
@@ -129,21 +128,9 @@ export function restHandlers(deps: DomainDeps): RestHandlers<RestContext> {
     listMedia: async (req, { principal }) => ({ status: 200, body: await listMedia(deps, principal, req.query ?? {}) }),
     createMediaUpload: async (req, { principal }) => ({ status: 201, body: { data: await createMediaUpload(deps, principal, req.body) } }),
     completeMediaUpload: async (req, { principal }) => ({ status: 200, body: { data: await completeMediaUpload(deps, principal, { uploadId: req.params.uploadId }) } }),
-    generatePostDraft: async (req, { principal }) => {
-      await consumeWriteBudgetForAppAi(deps, principal);
-      return { status: 200, body: await generatePost(deps, principal, req.body) };
-    },
-    rewriteText: async (req, { principal }) => {
-      await consumeWriteBudgetForAppAi(deps, principal);
-      return { status: 200, body: await rewrite(deps, principal, req.body) };
-    },
-    suggestHashtags: async (req, { principal }) => {
-      await consumeWriteBudgetForAppAi(deps, principal);
-      return { status: 200, body: await suggestHashtags(deps, principal, req.body) };
-    },
-    generateImage: async (req, { principal }) => {
-      await consumeWriteBudgetForAppAi(deps, principal);
-      return { status: 201, body: await generateImage(deps, principal, req.body) };
-    },
+    generatePostDraft: async (req, { principal }) => ({ status: 200, body: await generatePost(deps, principal, req.body) }),
+    rewriteText: async (req, { principal }) => ({ status: 200, body: await rewrite(deps, principal, req.body) }),
+    suggestHashtags: async (req, { principal }) => ({ status: 200, body: await suggestHashtags(deps, principal, req.body) }),
+    generateImage: async (req, { principal }) => ({ status: 201, body: await generateImage(deps, principal, req.body) }),
   };
 }

@@ -127,7 +127,7 @@ describe(`malformed input at every surface (${TEST_DB})`, function () {
       ['/media/%C0%AE/a.png', 'rest'],
       ['/calendars/%C0%AE', 'page'],
       ['/sandbox/%E0%A4%A/x', 'page'],
-      ['/oauth2/mcp/authorize?response_type=code', 'page', { cookie: 'herald_session=%E0%A4%A; herald_csrf=%' }],
+      ['/oauth2/mcp/authorize?response_type=code', 'page', { cookie: 'herald_web_sign_in=%E0%A4%A; herald_web_csrf=%' }],
     ];
     for (const [path, shape, headers] of cases) {
       const answer = await raw(h.url, { path, headers: { authorization: `Bearer ${account.apiKey}`, ...headers } });

@@ -40,4 +40,19 @@ describe('connecting a sandbox channel', () => {
     assert.equal(again.body.data[0].id, seeded.channelIds[0]);
     assert.equal(again.body.data[0].status, 'active');
   });
+
+  it('asks for the fields again when a channel without credentials cannot say them, the refusal handled', async () => {
+    const seeded = await t.seedAccount({ channels: 1 });
+    const networks = t.deps.networks;
+    // Refused at once, before the channel's credentials are read: left pending meanwhile, the refusal would be unhandled.
+    const refusing = Object.assign(Object.create(networks.get('sandbox')!), { fieldsFor: () => Promise.reject(new Error('the network is away')) });
+    t.deps.networks = { get: (name) => (name === 'sandbox' ? refusing : networks.get(name)) };
+    const unhandled: unknown[] = [];
+    const listener = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', listener);
+    const again = await t.api('POST', `/v1/rest/channels/${seeded.channelIds[0]}/reconnect`, { token: seeded.apiKey, body: {} }).finally(() => process.off('unhandledRejection', listener));
+    assert.deepEqual(unhandled, []);
+    assert.equal(again.status, 400, JSON.stringify(again.body));
+    assert.match(again.body.message, /handle is required/);
+  });
 });

@@ -36,7 +36,7 @@ describe('OAuth authorization endpoint', () => {
     assert.doesNotMatch(csp, /unsafe-inline/);
     assert.equal(page.headers.get('cache-control'), 'no-store');
     const cookies = page.headers.getSetCookie().join('\n');
-    assert.match(cookies, /herald_app_csrf=.*HttpOnly/i);
+    assert.match(cookies, /herald_web_csrf=.*HttpOnly/i);
     assert.match(cookies, /SameSite=Lax/i);
   });
 
@@ -46,7 +46,7 @@ describe('OAuth authorization endpoint', () => {
     const answer = await user.signIn(page, account.email, 'not the password');
     assert.equal(answer.status, 401);
     assert.match(answer.html, /do not match/);
-    assert.equal(answer.headers.getSetCookie().some((c) => c.startsWith('herald_app_sign_in=')), false);
+    assert.equal(answer.headers.getSetCookie().some((c) => c.startsWith('herald_web_sign_in=')), false);
   });
 
   it('stops checking passwords for an email after ten wrong ones, even the right one', async () => {

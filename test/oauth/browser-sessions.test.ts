@@ -30,12 +30,12 @@ describe(`OAuth browser sessions (${TEST_DB})`, function () {
   it('ends the session at sign-out: the copied cookie shows the sign-in page again', async () => {
     const user = new FormUser(h.url);
     const signedIn = await user.signIn(await user.request(authorize), account.email, account.password);
-    const stolen = (user as unknown as { cookies: Map<string, string> }).cookies.get('herald_app_sign_in')!;
+    const stolen = (user as unknown as { cookies: Map<string, string> }).cookies.get('herald_web_sign_in')!;
     const consent = await user.request(signedIn.location!);
     assert.match(consent.html, /name="decision"/);
 
     const thief = new FormUser(h.url);
-    (thief as unknown as { cookies: Map<string, string> }).cookies.set('herald_app_sign_in', stolen);
+    (thief as unknown as { cookies: Map<string, string> }).cookies.set('herald_web_sign_in', stolen);
     assert.match((await thief.request(authorize)).html, /name="decision"/, 'the copied cookie works while signed in');
 
     const signedOut = await user.request('/oauth2/mcp/authorize/sign-out', {
@@ -50,7 +50,7 @@ describe(`OAuth browser sessions (${TEST_DB})`, function () {
   it('keeps only a hash of the session token in the database', async () => {
     const user = new FormUser(h.url);
     await user.signIn(await user.request(authorize), account.email, account.password);
-    const token = (user as unknown as { cookies: Map<string, string> }).cookies.get('herald_app_sign_in')!;
+    const token = (user as unknown as { cookies: Map<string, string> }).cookies.get('herald_web_sign_in')!;
     const rows = await h.herald.db('browser_sessions').select('token_hash');
     assert.ok(rows.length > 0);
     assert.ok(rows.every((r: { token_hash: string }) => r.token_hash !== token && !r.token_hash.includes(token)));

@@ -98,13 +98,20 @@ describe('the web app: serving the single-page app and its REST calls', function
     assert.equal(asKey.status, 200);
     assert.deepEqual(asKey.body.data.map((c: { id: string }) => c.id), other.channelIds, 'a bearer token wins over the session in the same browser');
 
-    const token = (await page.context().cookies()).find((c) => c.name === 'herald_app_csrf')!.value;
+    const token = (await page.context().cookies()).find((c) => c.name === 'herald_web_csrf')!.value;
     const cookie = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
     await page.click('button:has-text("Sign out")');
     await page.waitForURL(/\/app\/sign-in$/);
     const after = await fetch(`${t.url}/v1/rest/channels`, { headers: { cookie, 'x-csrf-token': token } });
     assert.equal(after.status, 401, 'signing out ended the session for REST too');
     assert.match((await after.json()).message, /sign in again/);
+  });
+
+  it('ignores the pair a browser may still hold from when the app\'s cookies lived on /app', async () => {
+    const host = new URL(t.url).hostname;
+    await page.context().addCookies(['herald_app_sign_in', 'herald_app_csrf'].map((name) => ({ name, value: 'S'.repeat(43), domain: host, path: '/app' })));
+    await signInToApp(page, t.url, a.email, a.password);
+    assert.equal((await fromPage('/v1/rest/channels')).status, 200);
   });
 
   it('spends its own per-person budget, not the account\'s API budgets, and says how long to wait beyond it', async () => {

@@ -4,13 +4,15 @@ import { resolveWorkspace, storeMedia, type MediaView } from '../media/media-lib
 import { capabilitiesOf, NETWORK_NAMES_AND_ALIASES, type NetworkCapabilities } from '../networks/capabilities.js';
 import { countBy, fitText } from '../networks/text-length.js';
 import type { Principal } from '../principal.js';
+import { consumeWriteBudgetForAppAi } from '../rate-limits.js';
 
 /**
  * The AI helpers (generate_post, suggest_hashtags, rewrite, generate_image).
  *
  * Rules enforced:
  * - every call counts against the account's REST write budget (SPEC: "REST writes, including AI requests"),
- *   on top of whatever budget the surface itself charges;
+ *   on top of whatever budget the surface itself charges: a call from the web app's session is charged here,
+ *   keys and tokens by their surface (a REST write, or an MCP tool's charge);
  * - generated text never exceeds the target network's limit, counted the network's way (the capabilities table),
  *   whatever the provider answered; a network Herald has no connector for is refused, as it is for posts;
  * - hashtags start with "#" and are unique (case-insensitively);
@@ -30,6 +32,7 @@ export async function generatePost(
   principal: Principal,
   input: { prompt: string; network?: string; tone?: string; variants?: number },
 ): Promise<{ variants: { text: string; characters: number }[]; network: string; maxCharacters: number; provider: string }> {
+  await consumeWriteBudgetForAppAi(deps, principal);
   const network = input.network ?? DEFAULT_NETWORK;
   const capabilities = capabilitiesOf(network);
   const maxChars = capabilities.text.limit;
@@ -46,6 +49,7 @@ export async function suggestHashtags(
   principal: Principal,
   input: { text: string; network?: string; count?: number },
 ): Promise<{ hashtags: string[]; provider: string }> {
+  await consumeWriteBudgetForAppAi(deps, principal);
   const count = input.count ?? 5;
   const raw = await deps.ai.suggestHashtags({ text: input.text, network: input.network ?? DEFAULT_NETWORK, count });
   const seen = new Set<string>();
@@ -61,6 +65,7 @@ export async function rewrite(
   principal: Principal,
   input: { text: string; instruction: string; network?: string },
 ): Promise<{ text: string; characters: number; network: string; maxCharacters: number; provider: string }> {
+  await consumeWriteBudgetForAppAi(deps, principal);
   const network = input.network ?? networkNamedIn(input.instruction) ?? DEFAULT_NETWORK;
   const capabilities = capabilitiesOf(network);
   const maxChars = capabilities.text.limit;
@@ -91,6 +96,7 @@ export async function generateImage(
   principal: Principal,
   input: { prompt: string; size?: keyof typeof IMAGE_SIZES; workspaceId?: string },
 ): Promise<{ data: MediaView; provider: string }> {
+  await consumeWriteBudgetForAppAi(deps, principal);
   const control = CONTROL_CHARACTER.exec(input.prompt);
   if (control) {
     const codePoint = `U+${control[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;

@@ -12,12 +12,13 @@
  *   takes that instant;
  * - a move is an update (update-post.ts): the post leaves its queue slot, approval holds apply as on any update.
  */
-import type { components } from '../../../generated/rest/openapi-types.js';
+import type { components, operations } from '../../../generated/rest/openapi-types.js';
 import type { DomainDeps } from '../deps.js';
 import type { PostStatus } from '../../db/repositories/posts.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { Principal } from '../principal.js';
 import { updatePost } from '../posts/update-post.js';
+import { isTimeOfDay } from '../queue/slots.js';
 import { parseWireTime } from '../time.js';
 import type { PostView } from '../posts/post-view.js';
 import { dateKey, localDateOf, localTimeOf, wallClockToUtc, type LocalDate } from '../zoned-time.js';
@@ -31,13 +32,7 @@ type TeamCalendarEntry = TeamCalendar['entries'][number];
 const MAX_ENTRIES = 2000;
 const STATUSES: PostStatus[] = ['draft', 'scheduled', 'publishing', 'published', 'failed', 'unconfirmed'];
 
-export interface TeamCalendarQuery {
-  view?: string;
-  date?: string;
-  timezone?: string;
-  channelIds?: string[];
-  livePosts?: boolean;
-}
+export type TeamCalendarQuery = NonNullable<operations['getCalendar']['parameters']['query']>;
 
 export async function teamCalendar(deps: DomainDeps, principal: Principal, input: TeamCalendarQuery): Promise<TeamCalendar> {
   const timezone = checkTimezone(input.timezone || 'UTC');
@@ -102,7 +97,7 @@ export async function moveScheduledPost(
 }
 
 function parseTimeOfDay(value: string): string {
-  if (!/^([01]\d|2[0-3]):[0-5]\d$/.test(value)) {
+  if (!isTimeOfDay(value)) {
     throw new ValidationError('time must be a time of day written HH:MM (24-hour).', [{ path: 'time', message: `Got ${JSON.stringify(value.slice(0, 20))}.` }]);
   }
   return value;

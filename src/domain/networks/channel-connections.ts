@@ -93,9 +93,11 @@ export async function reconnectChannel(deps: DomainDeps, principal: Principal, c
   const connector = deps.networks.get(channel.network);
   let known: Record<string, string> = {};
   if (connector?.fieldsFor) {
+    const stored = await deps.repos.channels.credentials(channel.id);
+    // Asked only now and awaited at once: a refusal left pending while the credentials are read would be unhandled.
     const fromConnection = connector.fieldsFor(connectorChannel(deps, channel));
     // A channel with no credentials stored (a seeded sandbox channel) gives what its connector knows without them, if anything.
-    known = (await deps.repos.channels.credentials(channel.id))?.sealed ? await fromConnection : await fromConnection.catch(() => ({}));
+    known = stored?.sealed ? await fromConnection : await fromConnection.catch(() => ({}));
   }
   return connectChannel(deps, principal, { network: channel.network, fields: { ...known, ...fields } }, channel);
 }

@@ -19,6 +19,11 @@ const MINUTE_MS = 60_000;
 /** How far ahead a free slot is looked for before the caller is told to add slots. */
 const SEARCH_DAYS = 3 * 366;
 
+/** A 24-hour HH:MM wall-clock time, as slots and calendar moves write it. */
+export function isTimeOfDay(value: string): boolean {
+  return /^([01]\d|2[0-3]):[0-5]\d$/.test(value);
+}
+
 export function parseSlots(slots: readonly { day: string; time: string }[], path = 'slots'): SlotRecord[] {
   const seen = new Set<string>();
   const result: SlotRecord[] = [];
@@ -27,8 +32,7 @@ export function parseSlots(slots: readonly { day: string; time: string }[], path
     if (!(WEEKDAYS as readonly string[]).includes(day)) {
       throw new ValidationError(`${path}[${i}].day must be one of mon, tue, wed, thu, fri, sat, sun`, [{ path: `${path}[${i}].day`, message: `Got "${slot.day}"` }]);
     }
-    const match = /^([01]\d|2[0-3]):([0-5]\d)$/.exec(slot.time);
-    if (!match) {
+    if (!isTimeOfDay(slot.time)) {
       throw new ValidationError(`${path}[${i}].time must be a 24-hour HH:MM wall-clock time, e.g. 09:00`, [{ path: `${path}[${i}].time`, message: `Got "${slot.time}"` }]);
     }
     const key = `${day} ${slot.time}`;
