@@ -22,6 +22,11 @@ interface Statement {
   safeIntegers(toggle?: boolean): Statement;
 }
 
+/** What Knex and the repositories call on a statement (a reader's own raw mode is the cache's). */
+interface CachedStatement extends Pick<Statement, 'reader' | 'all' | 'get' | 'run'> {
+  safeIntegers(toggle?: boolean): CachedStatement;
+}
+
 interface Preparing {
   prepare(sql: string): unknown;
 }
@@ -30,8 +35,8 @@ const SCHEMA_CHANGE = /^\s*(CREATE|ALTER|DROP)\s/i;
 
 export function cachePreparedStatements(connection: Preparing, limit = 500): void {
   const prepare = connection.prepare.bind(connection) as (sql: string) => Statement;
-  const statements = new Map<string, Statement>();
-  connection.prepare = (sql: string): Statement => {
+  const statements = new Map<string, CachedStatement>();
+  connection.prepare = (sql: string): CachedStatement => {
     if (SCHEMA_CHANGE.test(sql)) {
       statements.clear();
       return prepare(sql);
@@ -48,7 +53,7 @@ export function cachePreparedStatements(connection: Preparing, limit = 500): voi
   };
 }
 
-function withRowBuilder(statement: Statement): Statement {
+function withRowBuilder(statement: Statement): CachedStatement {
   if (!statement.reader) return statement;
   const names = statement.columns().map((column) => column.name);
   // The keys are the statement's own column names, written as JSON string literals, so nothing else is evaluated.
@@ -62,10 +67,6 @@ function withRowBuilder(statement: Statement): Statement {
       return values === undefined ? undefined : build(values);
     },
     run: (...bindings) => statement.run(...bindings),
-    raw: () => {
-      throw new Error('Statements from the cache return objects; prepare raw statements on an uncached connection.');
-    },
-    columns: () => statement.columns(),
     safeIntegers(toggle) {
       statement.safeIntegers(toggle);
       return this;

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { up as createLogs } from './007_rate_limit_logs.js';
 
 /**
  * Request budgets as admissions kept one row per millisecond (src/domain/rate-limits.ts), replacing the
@@ -30,13 +31,7 @@ export async function down(db: Knex): Promise<void> {
   if (db.client.config.client === 'pg') await db.raw('DROP FUNCTION IF EXISTS herald_charge_budgets');
   await db.schema.dropTable('rate_limit_admissions');
   await db.schema.dropTable('rate_limit_budgets');
-  await db.schema.createTable('rate_limit_logs', (t) => {
-    t.string('bucket', 200).primary();
-    t.text('times').notNullable();
-    t.integer('admitted').notNullable();
-    t.bigInteger('expires_at').notNullable();
-    t.index(['expires_at']);
-  });
+  await createLogs(db);
 }
 
 /**

@@ -112,7 +112,6 @@ export class RateLimitsRepository {
     });
     return windows + budgets;
   }
-
 }
 
 /** A request budget as the store sees it: at most `limit` admissions in any `windowMs`. */
