@@ -1,11 +1,16 @@
 /**
  * What the web app's browser tests share: the app built (once per run, and only when web/ or the generated SDK
- * changed since the last build), signing in as a person does, and waiting until a page has its data.
+ * changed since the last build), Chromium opened beside it, signing in as a person does, and waiting until a page
+ * has its data.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { buildWeb, WEB_DIST } from '../../scripts/build-web.js';
+import { launchChromium } from './chromium.js';
+
+/** Where the browser tests leave their screenshots (README's come from here). */
+export const ARTIFACTS = path.resolve('test-artifacts');
 
 let built: Promise<unknown> | undefined;
 
@@ -26,6 +31,13 @@ export function ensureWebBuilt(): Promise<unknown> {
     await buildWeb();
   })();
   return built;
+}
+
+/** A suite's Chromium, opened while the app is built, with the screenshots' folder ready. */
+export async function openAppBrowser(): Promise<Browser> {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  const [browser] = await Promise.all([launchChromium(), ensureWebBuilt()]);
+  return browser;
 }
 
 /** Signs in on the sign-in page and waits for the app's first page to have its data. */

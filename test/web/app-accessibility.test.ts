@@ -1,13 +1,10 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../support/chromium.js';
-import { appReady, ensureWebBuilt } from '../support/app-browser.js';
+import { ARTIFACTS, appReady, openAppBrowser } from '../support/app-browser.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 
-const ARTIFACTS = path.resolve('test-artifacts');
 const SIZES = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } } as const;
 
 /** Every page of the app checked by axe-core at desktop and phone sizes, with a screenshot of each. */
@@ -19,9 +16,7 @@ describe('the web app: accessibility of every page (axe-core)', function () {
   let postId: string;
 
   before(async () => {
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-    await ensureWebBuilt();
-    browser = await launchChromium();
+    browser = await openAppBrowser();
     t = await startTestHerald();
     a = await t.seedAccount({ channels: 2, approvalRequired: true });
     const created = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[0]], text: 'Waiting for a yes', isScheduled: true, dateTime: new Date(Date.now() + 86_400_000).toISOString() } });

@@ -1,16 +1,13 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import * as provisioning from '../../src/domain/provisioning.js';
 import { TINY_PNG } from '../media/fixtures.js';
 import { pinClock } from '../publishing/support.js';
-import { launchChromium } from '../support/chromium.js';
-import { appReady, ensureWebBuilt, signInToApp } from '../support/app-browser.js';
+import { ARTIFACTS, appReady, openAppBrowser, signInToApp } from '../support/app-browser.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 
-const ARTIFACTS = path.resolve('test-artifacts');
 const SIZES = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } } as const;
 
 /** The composer of the single-page app in a real headless Chromium, against a real Herald and database. */
@@ -22,9 +19,7 @@ describe(`the web app: compose (${TEST_DB})`, function () {
   let page: Page;
 
   before(async () => {
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-    await ensureWebBuilt();
-    browser = await launchChromium();
+    browser = await openAppBrowser();
   });
   after(async () => browser?.close());
   beforeEach(async () => {

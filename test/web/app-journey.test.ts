@@ -1,18 +1,14 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { launchChromium } from '../support/chromium.js';
-import { appReady, ensureWebBuilt, signInToApp } from '../support/app-browser.js';
+import { ARTIFACTS, appReady, openAppBrowser, signInToApp } from '../support/app-browser.js';
 import { TINY_PNG } from '../media/fixtures.js';
 import { pinClock, testWorker } from '../publishing/support.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 
 const run = promisify(execFile);
-
-const ARTIFACTS = path.resolve('test-artifacts');
 
 /** A team's way through the web app, in a real headless Chromium against a real Herald on loopback. */
 describe('the web app, end to end, as a team uses it', function () {
@@ -23,9 +19,7 @@ describe('the web app, end to end, as a team uses it', function () {
   let page: Page;
 
   before(async () => {
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-    await ensureWebBuilt();
-    browser = await launchChromium();
+    browser = await openAppBrowser();
   });
   after(async () => browser?.close());
   beforeEach(async () => {

@@ -1,14 +1,11 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../support/chromium.js';
-import { appReady, ensureWebBuilt, signInToApp } from '../support/app-browser.js';
+import { ARTIFACTS, appReady, openAppBrowser, signInToApp } from '../support/app-browser.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { insertLivePost } from '../support/posts.js';
 
-const ARTIFACTS = path.resolve('test-artifacts');
 
 /** The post page and the calendar of the web app, in a real headless Chromium against a real Herald. */
 describe('the web app: a post\'s page and the calendar', function () {
@@ -19,8 +16,7 @@ describe('the web app: a post\'s page and the calendar', function () {
   let page: Page;
 
   before(async () => {
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-    [browser] = await Promise.all([launchChromium(), ensureWebBuilt()]);
+    browser = await openAppBrowser();
   });
   after(async () => browser?.close());
   beforeEach(async () => {

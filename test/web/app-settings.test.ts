@@ -1,16 +1,13 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../support/chromium.js';
-import { appReady, ensureWebBuilt, signInToApp } from '../support/app-browser.js';
+import { ARTIFACTS, appReady, openAppBrowser, signInToApp } from '../support/app-browser.js';
 import * as provisioning from '../../src/domain/provisioning.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { authorizeUrl, FormUser, pkcePair, REDIRECT_URI, registerClient, tokenRequest } from '../oauth/support.js';
 
-const ARTIFACTS = path.resolve('test-artifacts');
 const run = promisify(execFile);
 
 /** The app's Settings pages in a real headless Chromium, against a real Herald on loopback. */
@@ -22,9 +19,7 @@ describe('the web app: Settings (workspace, members, API keys, connected apps, w
   let page: Page;
 
   before(async () => {
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-    await ensureWebBuilt();
-    browser = await launchChromium();
+    browser = await openAppBrowser();
   });
   after(async () => browser?.close());
   beforeEach(async () => {

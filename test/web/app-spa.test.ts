@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../support/chromium.js';
-import { appReady, ensureWebBuilt, signInToApp } from '../support/app-browser.js';
+import { appReady, openAppBrowser, signInToApp } from '../support/app-browser.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { authorizeUrl, pkcePair, REDIRECT_URI, registerClient } from '../oauth/support.js';
 
@@ -14,8 +13,7 @@ describe('the web app: serving the single-page app and its REST calls', function
   let page: Page;
 
   before(async () => {
-    await ensureWebBuilt();
-    browser = await launchChromium();
+    browser = await openAppBrowser();
   });
   after(async () => browser?.close());
   beforeEach(async () => {

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../support/chromium.js';
-import { appReady, ensureWebBuilt, signInToApp } from '../support/app-browser.js';
+import { appReady, openAppBrowser, signInToApp } from '../support/app-browser.js';
 import { startLocalBluesky } from '../support/bluesky-pds.js';
 import { startFakeAppView } from '../support/fake-bluesky-appview.js';
 import { startFakeMastodon } from '../support/fake-mastodon.js';
@@ -17,8 +16,7 @@ describe('the web app: approvals, queues and channels', function () {
   let page: Page;
 
   before(async () => {
-    await ensureWebBuilt();
-    browser = await launchChromium();
+    browser = await openAppBrowser();
   });
   after(async () => browser?.close());
   beforeEach(async () => {
