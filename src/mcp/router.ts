@@ -44,6 +44,7 @@ import { protectedResourceMetadataUrl } from '../domain/oauth/resources.js';
 import { previewPosts } from '../domain/posts/post-preview.js';
 import { appsDeclared, appsSessionId } from './apps/extension.js';
 import { mcpRpcServers, type RpcServers } from './json-rpc.js';
+import { replyBody } from './reply-body.js';
 import { checkModernRequest, isModernRequest, ModernRequestError, unsupportedVersion, type RpcMessage } from './modern-era.js';
 import { HERALD_RPC_ERROR_CODES, isModernProtocolVersion, isSupportedProtocolVersion, RpcErrorCode, type Era } from './protocol.js';
 import { MCP_PATHS, servedTools, type McpPath } from './served-tools.js';
@@ -232,10 +233,10 @@ function send(req: Request, res: Response, status: number, reply: JSONRPCRespons
   if (!json && /text\/event-stream/.test(accept)) {
     res.status(status).setHeader('Content-Type', 'text/event-stream');
     res.setHeader('Cache-Control', 'no-cache');
-    res.end(`event: message\ndata: ${JSON.stringify(reply)}\n\n`);
+    res.end(`event: message\ndata: ${replyBody(reply)}\n\n`);
     return;
   }
-  res.status(status).json(reply);
+  res.status(status).type('json').send(replyBody(reply));
 }
 
 function sendRefusal(res: Response, id: unknown, error: ModernRequestError): void {

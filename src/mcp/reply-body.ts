@@ -1,0 +1,28 @@
+/**
+ * A tool's answer carries its result twice: as structuredContent and as the same JSON in a text block, which MCP
+ * asks of tools with an output schema for clients that read only content. Serialising the result a second time
+ * for the reply was most of what an MCP read cost over the same REST read (BENCHMARKS.md), so the text made for
+ * the block is kept beside the result and written into the reply as its structuredContent.
+ */
+import type { JSONRPCResponse } from 'json-rpc-2.0';
+
+const serialized = new WeakMap<object, string>();
+
+/** The result's JSON text, remembered for replyBody; the result must not change afterwards (tool results do not). */
+export function serializeResult(result: object): string {
+  const text = JSON.stringify(result);
+  serialized.set(result, text);
+  return text;
+}
+
+/** The JSON text of a reply, or of a batch of them. */
+export function replyBody(reply: JSONRPCResponse | JSONRPCResponse[]): string {
+  if (Array.isArray(reply)) return `[${reply.map(replyBody).join(',')}]`;
+  const result = reply.result as { structuredContent?: object } | undefined;
+  const text = result?.structuredContent && serialized.get(result.structuredContent);
+  if (!text) return JSON.stringify(reply);
+  // Keys keep insertion order, so structuredContent (last in the result, the result last in the reply) ends the text.
+  const { structuredContent: _, ...rest } = result;
+  const placeholder = JSON.stringify({ jsonrpc: reply.jsonrpc, id: reply.id, result: { ...rest, structuredContent: 0 } });
+  return `${placeholder.slice(0, -'0}}'.length)}${text}}}`;
+}

@@ -1,0 +1,33 @@
+/** The reply writes a tool's remembered JSON text as its structuredContent: the same reply JSON.stringify would write. */
+import assert from 'node:assert/strict';
+import type { JSONRPCResponse } from 'json-rpc-2.0';
+import { toolFailure, toolSuccess } from '../../src/mcp/protocol.js';
+import { replyBody } from '../../src/mcp/reply-body.js';
+
+const page = { data: [{ id: 'p1', text: 'Quotes " and \\ and }} and \u2028 and emoji 🎉', labels: [] }], paging: { nextCursor: null, hasMore: false } };
+
+describe('MCP reply body', () => {
+  it('is the reply JSON.stringify writes, structured content included once from the text', () => {
+    const reply: JSONRPCResponse = { jsonrpc: '2.0', id: 7, result: toolSuccess(page) };
+    const body = replyBody(reply);
+    assert.equal(body, JSON.stringify(reply));
+    assert.deepEqual(JSON.parse(body).result.structuredContent, page);
+  });
+
+  it('keeps what a view adds beside the result (MCP Apps _meta) and a string id', () => {
+    const result = { ...toolSuccess(page), _meta: { 'herald/postPreview': [{ ok: true }] } };
+    const reply: JSONRPCResponse = { jsonrpc: '2.0', id: 'a"b', result };
+    assert.deepEqual(JSON.parse(replyBody(reply)), JSON.parse(JSON.stringify(reply)));
+  });
+
+  it('writes errors, refusals, unremembered results and batches as they are', () => {
+    const replies: JSONRPCResponse[] = [
+      { jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'Unknown tool' } },
+      { jsonrpc: '2.0', id: 2, result: toolFailure('Fix the date') },
+      { jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: '{}' }], structuredContent: { made: 'elsewhere' } } },
+      { jsonrpc: '2.0', id: 4, result: toolSuccess({ data: [] }) },
+    ];
+    for (const reply of replies) assert.equal(replyBody(reply), JSON.stringify(reply));
+    assert.equal(replyBody(replies), JSON.stringify(replies));
+  });
+});
