@@ -40,7 +40,7 @@ describe('team: labels over REST', () => {
     const p1 = await post('one');
     const p2 = await post('two');
     assert.deepEqual(p1.labels, []);
-    const applied = await api('POST', `/posts/${p1.id}/labels`, { labelIds: [evergreen.id, promo.id] });
+    const applied = await api('POST', `/posts/${p1.id}/labels`, { labelIds: [promo.id, evergreen.id] });
     assert.equal(applied.status, 200);
     assert.deepEqual(applied.body.data.labels.map((l: any) => l.name), ['Evergreen', 'Promo']);
     await api('POST', `/posts/${p2.id}/labels`, { labelIds: [promo.id] });
@@ -48,6 +48,10 @@ describe('team: labels over REST', () => {
     assert.deepEqual(filtered.body.data.map((p: any) => p.id), [p1.id]);
     const either = await api('GET', `/posts?labelIds=${evergreen.id}&labelIds=${promo.id}`);
     assert.deepEqual(either.body.data.map((p: any) => p.id).sort(), [p1.id, p2.id].sort());
+    // A listing reads each post's labels with its page: every label whole, by name.
+    const listed = (await api('GET', '/posts?limit=100')).body.data;
+    assert.deepEqual(listed.find((p: any) => p.id === p1.id).labels, [evergreen, promo].map(({ id, name, color }: any) => ({ id, name, color })));
+    assert.deepEqual(listed.find((p: any) => p.id === p2.id).labels.map((l: any) => l.name), ['Promo']);
     const removed = await api('DELETE', `/posts/${p1.id}/labels/${promo.id}`);
     assert.deepEqual(removed.body.data.labels.map((l: any) => l.name), ['Evergreen']);
     const history = await api('GET', `/posts/${p1.id}/history`);
