@@ -17,7 +17,7 @@ import { seedDemo } from '../src/domain/provisioning.js';
 import { createLogger } from '../src/logger.js';
 import { startHerald } from '../src/server.js';
 import { load } from './load.js';
-import { spawnNode } from './processes.js';
+import { HERALD_NODE_FLAGS, spawnNode } from './processes.js';
 import { machine, writeSection } from './report.js';
 import { seedPosts } from './rest-posts.js';
 
@@ -111,7 +111,7 @@ export async function runMemoryBench(): Promise<void> {
   const workers = [];
   for (const posts of WORKER_RUNS) workers.push(await workerPeak(posts));
   const report = `Machine: ${machine()}. Command: \`make bench\` (bench/memory.ts). SQLite (WAL) in a temp dir.
-API: one Herald server process (\`node bench/memory-server.mjs\`, compiled from dist/ as \`make run\` runs it) over ${API_POSTS.toLocaleString('en')} posts in one account, ${CONCURRENCY} clients for
+API: one Herald server process (\`node ${HERALD_NODE_FLAGS.join(' ')} bench/memory-server.mjs\`, compiled from dist/ as \`make run\` runs it) over ${API_POSTS.toLocaleString('en')} posts in one account, ${CONCURRENCY} clients for
 ${LOAD_MS / 1000} s each walking GET /v1/rest/posts?limit=50 page after page from the newest. Worker: one process (bench/memory-worker.mjs) publishing every due post
 to the sandbox, WORKER_CONCURRENCY at its default; idle is its RSS before the first claim, the peak the kernel's VmHWM; the heap kept is what V8 found
 live at its full collections during the burst (the most of them) and after one once drained. Target: the API under 200 MB, the worker flat in the number of due posts.

@@ -1,8 +1,11 @@
 import { spawn } from 'node:child_process';
 
-/** A benchmark's server or worker in a `node` process of its own; `line` waits until its output matches. */
+/** Node's options as `make run` starts Herald (the Makefile's HERALD_NODE_FLAGS). */
+export const HERALD_NODE_FLAGS = ['--max-old-space-size=1024'];
+
+/** A benchmark's server or worker in a `node` process of its own, started as `make run` starts Herald; `line` waits until its output matches. */
 export function spawnNode(args: string[], env: NodeJS.ProcessEnv) {
-  const process_ = spawn('node', args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const process_ = spawn('node', [...HERALD_NODE_FLAGS, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   process_.stdout.on('data', (chunk) => {
     out += chunk;
