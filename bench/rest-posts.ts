@@ -20,6 +20,7 @@ import { seedDemo } from '../src/domain/provisioning.js';
 import { createLogger } from '../src/logger.js';
 import { startHerald } from '../src/server.js';
 import { load, type LoadResult } from './load.js';
+import { HERALD_NODE_FLAGS } from './processes.js';
 import { machine, writeSection } from './report.js';
 
 const POSTS = 100_000;
@@ -31,7 +32,8 @@ const WARMUP_MS = 2_000;
 
 /** A server in its own process (pinned to CPU 1 when taskset exists), so the load generator never shares its event loop. */
 async function serverProcess(kind: 'herald' | 'bare', env: NodeJS.ProcessEnv): Promise<{ url: string; stop(): Promise<void> }> {
-  const args = ['node_modules/.bin/tsx', 'bench/rest-target.ts', kind];
+  // Herald starts with make run's node options; the bare stack as a plain stack runs, with none.
+  const args = [...(kind === 'herald' ? HERALD_NODE_FLAGS : []), '--import', 'tsx', 'bench/rest-target.ts', kind];
   const [command, ...rest] = fs.existsSync('/usr/bin/taskset') ? ['/usr/bin/taskset', '-c', '1', 'node', ...args] : ['node', ...args];
   const child = spawn(command, rest, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
@@ -93,7 +95,7 @@ export async function runRestPostsBench(): Promise<void> {
     }
     const mcp = await mcpAgainstRest(env, demo.apiKey);
     const report = `Machine: ${machine()}. Command: \`make bench\` (bench/rest-posts.ts). SQLite (WAL) in a temp dir, ${POSTS.toLocaleString('en')} posts in one account.
-Each server runs in its own process (pinned to CPU 1 with taskset), the load generator in this one (pinned to CPU 0): ${CONCURRENCY} concurrent clients on loopback,
+Each server runs in its own process (pinned to CPU 1 with taskset; Herald with make run's \`${HERALD_NODE_FLAGS.join(' ')}\`), the load generator in this one (pinned to CPU 0): ${CONCURRENCY} concurrent clients on loopback,
 ${WARMUP_MS / 1000} s of warm-up then ${DURATION_MS / 1000} s measured per round, ${ROUNDS} alternating rounds (Herald, then bare) per route; the row shows the median round and the ratio's
 median (min–max). "Bare" is Express 5 + Knex (configured plainly: no statement cache) on the same database with no authentication, rate
 limiting, OpenAPI validation or domain rules (it still serialises a page of 50 rows / inserts one row). Herald's POST also writes the post's two outbox events.

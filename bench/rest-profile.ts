@@ -13,6 +13,7 @@ import { seedDemo } from '../src/domain/provisioning.js';
 import { createLogger } from '../src/logger.js';
 import { startHerald } from '../src/server.js';
 import { load } from './load.js';
+import { HERALD_NODE_FLAGS } from './processes.js';
 import { machine, writeSection } from './report.js';
 
 const PROFILE_DIR = path.resolve('bench/profiles');
@@ -34,7 +35,7 @@ export async function runRestProfile(): Promise<void> {
   }
   await seeded.close();
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-cpuprof-'));
-  const child = spawn('node', ['--cpu-prof', `--cpu-prof-dir=${scratch}`, '--import', 'tsx', 'bench/rest-target.ts', 'herald'], {
+  const child = spawn('node', [...HERALD_NODE_FLAGS, '--cpu-prof', `--cpu-prof-dir=${scratch}`, '--import', 'tsx', 'bench/rest-target.ts', 'herald'], {
     env: { ...process.env, DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await new Promise<string>((resolve) => child.stdout.on('data', (chunk) => {
