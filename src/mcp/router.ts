@@ -236,7 +236,9 @@ function send(req: Request, res: Response, status: number, reply: JSONRPCRespons
     res.end(`event: message\ndata: ${replyBody(reply)}\n\n`);
     return;
   }
-  res.status(status).type('json').send(replyBody(reply));
+  // A reply to a POST is never cached nor asked for again conditionally, so it goes out without the ETag Express's
+  // send would hash the whole reply for.
+  res.status(status).type('json').end(replyBody(reply));
 }
 
 function sendRefusal(res: Response, id: unknown, error: ModernRequestError): void {
