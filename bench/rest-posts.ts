@@ -31,7 +31,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const WARMUP_MS = 2_000;
 
 /** A server in its own process (pinned to CPU 1 when taskset exists), so the load generator never shares its event loop. */
-async function serverProcess(kind: 'herald' | 'bare', env: NodeJS.ProcessEnv): Promise<{ url: string; stop(): Promise<void> }> {
+async function serverProcess(kind: 'herald' | 'bare', env: NodeJS.ProcessEnv): Promise<Server> {
   // Herald starts with make run's node options; the bare stack as a plain stack runs, with none.
   const args = [...(kind === 'herald' ? HERALD_NODE_FLAGS : []), '--import', 'tsx', 'bench/rest-target.ts', kind];
   const [command, ...rest] = fs.existsSync('/usr/bin/taskset') ? ['/usr/bin/taskset', '-c', '1', 'node', ...args] : ['node', ...args];
@@ -45,7 +45,36 @@ async function serverProcess(kind: 'herald' | 'bare', env: NodeJS.ProcessEnv): P
     });
     child.once('exit', (code) => reject(new Error(`${kind} server exited (${code}) before it was ready`)));
   });
-  return { url, stop: async () => { child.kill('SIGTERM'); await once(child, 'exit'); } };
+  return { url, cpuMs: () => cpuMs(child.pid!), stop: async () => { child.kill('SIGTERM'); await once(child, 'exit'); } };
+}
+
+interface Server {
+  url: string;
+  /** CPU time the server process has used so far (user and system, all its threads), in ms. */
+  cpuMs(): number;
+  stop(): Promise<void>;
+}
+
+/** /proc/<pid>/stat's utime and stime (fields 14 and 15, in clock ticks of 10 ms); NaN where there is no /proc. */
+function cpuMs(pid: number): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+type Measured = LoadResult & { cpuUsPerRequest: number };
+
+/**
+ * A measured load, and the server's CPU time per answered request: what a request costs the server, which neighbours on
+ * the machine and the load generator's own pace disturb far less than they disturb throughput.
+ */
+async function measure(server: Server, request: () => Promise<Response>): Promise<Measured> {
+  const before = server.cpuMs();
+  const result = await load({ durationMs: DURATION_MS, concurrency: CONCURRENCY, request });
+  return { ...result, cpuUsPerRequest: ((server.cpuMs() - before) * 1000) / result.requests };
 }
 
 function median(values: number[]): number {
@@ -76,22 +105,23 @@ export async function runRestPostsBench(): Promise<void> {
     ];
     const rows: string[] = [];
     for (const route of routes) {
-      const rounds: { ours: LoadResult; bare: LoadResult }[] = [];
+      const rounds: { ours: Measured; bare: Measured }[] = [];
       // Alternating rounds, each against a fresh server process: drift on the machine falls on both sides.
       for (let round = 0; round < ROUNDS; round++) {
         const herald = await serverProcess('herald', env);
         await load({ durationMs: WARMUP_MS, concurrency: CONCURRENCY, request: () => route.herald(herald.url) });
-        const ours = await load({ durationMs: DURATION_MS, concurrency: CONCURRENCY, request: () => route.herald(herald.url) });
+        const ours = await measure(herald, () => route.herald(herald.url));
         await herald.stop();
         const baseline = await serverProcess('bare', env);
         await load({ durationMs: WARMUP_MS, concurrency: CONCURRENCY, request: () => route.bare(baseline.url) });
-        const bare = await load({ durationMs: DURATION_MS, concurrency: CONCURRENCY, request: () => route.bare(baseline.url) });
+        const bare = await measure(baseline, () => route.bare(baseline.url));
         await baseline.stop();
         rounds.push({ ours, bare });
       }
       const ratios = rounds.map((r) => r.ours.perSecond / r.bare.perSecond);
+      const costs = rounds.map((r) => r.bare.cpuUsPerRequest / r.ours.cpuUsPerRequest);
       const pick = rounds[ratios.indexOf(median(ratios))];
-      rows.push(`| ${route.name} | ${pick.ours.perSecond.toFixed(0)} | ${pick.ours.p50ms.toFixed(1)} / ${pick.ours.p99ms.toFixed(1)} | ${pick.bare.perSecond.toFixed(0)} | ${pick.bare.p50ms.toFixed(1)} / ${pick.bare.p99ms.toFixed(1)} | ${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}) | ${rounds.reduce((n, r) => n + r.ours.errors + r.bare.errors, 0)} |`);
+      rows.push(`| ${route.name} | ${pick.ours.perSecond.toFixed(0)} | ${pick.ours.p50ms.toFixed(1)} / ${pick.ours.p99ms.toFixed(1)} | ${pick.bare.perSecond.toFixed(0)} | ${pick.bare.p50ms.toFixed(1)} / ${pick.bare.p99ms.toFixed(1)} | ${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}) | ${pick.ours.cpuUsPerRequest.toFixed(0)} / ${pick.bare.cpuUsPerRequest.toFixed(0)} | ${median(costs).toFixed(2)} (${Math.min(...costs).toFixed(2)}–${Math.max(...costs).toFixed(2)}) | ${rounds.reduce((n, r) => n + r.ours.errors + r.bare.errors, 0)} |`);
     }
     const mcp = await mcpAgainstRest(env, demo.apiKey);
     const report = `Machine: ${machine()}. Command: \`make bench\` (bench/rest-posts.ts). SQLite (WAL) in a temp dir, ${POSTS.toLocaleString('en')} posts in one account.
@@ -99,20 +129,23 @@ Each server runs in its own process (pinned to CPU 1 with taskset; Herald with m
 ${WARMUP_MS / 1000} s of warm-up then ${DURATION_MS / 1000} s measured per round, ${ROUNDS} alternating rounds (Herald, then bare) per route; the row shows the median round and the ratio's
 median (min–max). "Bare" is Express 5 + Knex (configured plainly: no statement cache) on the same database with no authentication, rate
 limiting, OpenAPI validation or domain rules (it still serialises a page of 50 rows / inserts one row). Herald's POST also writes the post's two outbox events.
+Beside throughput, each server's CPU time per answered request (from /proc, all its threads, garbage collection included): the cost
+ratio is bare's CPU per request over Herald's, which the machine's other load disturbs less than it disturbs req/s.
 
-| route | Herald req/s | Herald p50 / p99 ms | bare req/s | bare p50 / p99 ms | ratio (Herald / bare) | errors |
-|---|---|---|---|---|---|---|
+| route | Herald req/s | Herald p50 / p99 ms | bare req/s | bare p50 / p99 ms | ratio (Herald / bare) | CPU µs per request (Herald / bare) | cost ratio (bare / Herald) | errors |
+|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
 MCP against REST for the same page (SPEC's get_paginated_posts, limit 50, a stateless \`tools/call\` POST to /mcp with the same key), on one Herald
-server, ${ROUNDS} alternating rounds: the cost of a call is the inverse of its throughput, so the ratio is REST req/s over MCP req/s (target <= 1.2).
+server, ${ROUNDS} alternating rounds (target <= 1.2), measured two ways: by throughput (REST req/s over MCP req/s, the inverse of a
+call's cost when the server is the bottleneck) and by the server's CPU time per call (MCP's over REST's).
 
-| call | req/s | p50 / p99 ms |
-|---|---|---|
-| REST GET /v1/rest/posts?limit=50 | ${mcp.rest.perSecond.toFixed(0)} | ${mcp.rest.p50ms.toFixed(1)} / ${mcp.rest.p99ms.toFixed(1)} |
-| MCP tools/call get_paginated_posts | ${mcp.mcp.perSecond.toFixed(0)} | ${mcp.mcp.p50ms.toFixed(1)} / ${mcp.mcp.p99ms.toFixed(1)} |
+| call | req/s | p50 / p99 ms | CPU µs per call |
+|---|---|---|---|
+| REST GET /v1/rest/posts?limit=50 | ${mcp.rest.perSecond.toFixed(0)} | ${mcp.rest.p50ms.toFixed(1)} / ${mcp.rest.p99ms.toFixed(1)} | ${mcp.rest.cpuUsPerRequest.toFixed(0)} |
+| MCP tools/call get_paginated_posts | ${mcp.mcp.perSecond.toFixed(0)} | ${mcp.mcp.p50ms.toFixed(1)} / ${mcp.mcp.p99ms.toFixed(1)} | ${mcp.mcp.cpuUsPerRequest.toFixed(0)} |
 
-MCP cost / REST cost: ${mcp.ratios.median.toFixed(2)} (${mcp.ratios.min.toFixed(2)}–${mcp.ratios.max.toFixed(2)}); errors ${mcp.errors}.
+MCP cost / REST cost: by throughput ${mcp.ratios.median.toFixed(2)} (${mcp.ratios.min.toFixed(2)}–${mcp.ratios.max.toFixed(2)}), by CPU per call ${mcp.costs.median.toFixed(2)} (${mcp.costs.min.toFixed(2)}–${mcp.costs.max.toFixed(2)}); errors ${mcp.errors}.
 
 Measured ${new Date().toISOString().slice(0, 10)}.`;
     writeSection('REST posts', report);
@@ -144,13 +177,14 @@ async function mcpAgainstRest(env: NodeJS.ProcessEnv, apiKey: string) {
     };
     await load({ durationMs: WARMUP_MS, concurrency: CONCURRENCY, request: rest });
     await load({ durationMs: WARMUP_MS, concurrency: CONCURRENCY, request: mcp });
-    const rounds: { rest: LoadResult; mcp: LoadResult }[] = [];
+    const rounds: { rest: Measured; mcp: Measured }[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      rounds.push({ rest: await load({ durationMs: DURATION_MS, concurrency: CONCURRENCY, request: rest }), mcp: await load({ durationMs: DURATION_MS, concurrency: CONCURRENCY, request: mcp }) });
+      rounds.push({ rest: await measure(herald, rest), mcp: await measure(herald, mcp) });
     }
     const ratios = rounds.map((r) => r.rest.perSecond / r.mcp.perSecond);
+    const costs = rounds.map((r) => r.mcp.cpuUsPerRequest / r.rest.cpuUsPerRequest);
     const pick = rounds[ratios.indexOf(median(ratios))];
-    return { ...pick, ratios: { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) }, errors: rounds.reduce((n, r) => n + r.rest.errors + r.mcp.errors, 0) };
+    return { ...pick, ratios: { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) }, costs: { median: median(costs), min: Math.min(...costs), max: Math.max(...costs) }, errors: rounds.reduce((n, r) => n + r.rest.errors + r.mcp.errors, 0) };
   } finally {
     await herald.stop();
   }
