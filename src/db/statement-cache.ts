@@ -12,6 +12,8 @@
  * later column of the same name wins). A schema change through this connection (a migration) empties the cache,
  * since `SELECT *` may then have other columns.
  */
+import { rowBuilder } from './repositories/rows.js';
+
 interface Statement {
   readonly reader: boolean;
   all(...bindings: unknown[]): unknown[];
@@ -55,9 +57,7 @@ export function cachePreparedStatements(connection: Preparing, limit = 500): voi
 
 function withRowBuilder(statement: Statement): CachedStatement {
   if (!statement.reader) return statement;
-  const names = statement.columns().map((column) => column.name);
-  // The keys are the statement's own column names, written as JSON string literals, so nothing else is evaluated.
-  const build = new Function('v', `return {${names.map((name, i) => `${JSON.stringify(name)}: v[${i}]`).join(', ')}};`) as (values: unknown[]) => unknown;
+  const build = rowBuilder(statement.columns().map((column) => column.name));
   statement.raw(true);
   return {
     reader: true,

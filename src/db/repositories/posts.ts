@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { isPostgres, type Db } from '../connection.js';
-import { bool, json, jsonText } from './rows.js';
+import { bool, json, jsonText, rowBuilder } from './rows.js';
 
 export type PostStatus = 'draft' | 'scheduled' | 'publishing' | 'published' | 'failed' | 'unconfirmed';
 export type ApprovalStatus = 'PENDING' | 'APPROVED' | 'REJECTED';
@@ -248,7 +248,7 @@ const COLUMNS: Record<Exclude<keyof PostRecord, 'labels'>, string> = {
 const RECORD_COLUMNS = Object.values(COLUMNS);
 
 /** A row SQLite packed as a JSON array (listedColumns), made an object by a function compiled for its columns. */
-const unpackListedRow = new Function('v', `return {${[...RECORD_COLUMNS, 'labels'].map((name, i) => `${JSON.stringify(name)}: v[${i}]`).join(', ')}};`) as (values: unknown[]) => Record<string, unknown>;
+const unpackListedRow = rowBuilder([...RECORD_COLUMNS, 'labels']);
 
 function toListedPost(row: { packed?: string; labels?: unknown }): PostRecord {
   const values = row.packed === undefined ? row : unpackListedRow(JSON.parse(row.packed));

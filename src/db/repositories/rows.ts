@@ -13,6 +13,15 @@ export function json<T>(value: unknown, fallback: T): T {
   return JSON.parse(value) as T;
 }
 
+/**
+ * Makes a row object from its values in column order, with a function compiled once for those columns: faster than
+ * setting the properties one by one. A later column of the same name wins, as in a driver's row objects. The names are
+ * written as JSON string literals, so nothing else is evaluated.
+ */
+export function rowBuilder(names: readonly string[]): (values: readonly unknown[]) => Record<string, unknown> {
+  return new Function('v', `return {${names.map((name, i) => `${JSON.stringify(name)}: v[${i}]`).join(', ')}};`) as (values: readonly unknown[]) => Record<string, unknown>;
+}
+
 export function jsonText(value: unknown): string | null {
   return value === null || value === undefined ? null : JSON.stringify(value);
 }
