@@ -13,6 +13,7 @@ import * as mcpTasks from './012_mcp_tasks.js';
 import * as attemptHandles from './017_attempt_handles.js';
 import * as dueOrder from './020_due_order.js';
 import * as rateLimitAdmissions from './021_rate_limit_admissions.js';
+import * as oneDueIndex from './022_one_due_index.js';
 
 type Migration = { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> };
 
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '017_attempt_handles': attemptHandles,
   '020_due_order': dueOrder,
   '021_rate_limit_admissions': rateLimitAdmissions,
+  '022_one_due_index': oneDueIndex,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
