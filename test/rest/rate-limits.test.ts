@@ -201,6 +201,35 @@ describe('REST rate limits', () => {
     });
   });
 
+  describe('charges made at once (the store itself)', () => {
+    beforeEach(() => start(SMALL));
+    const budget = (bucket: string, limit: number, windowMs = 60_000) => ({ bucket, limit, windowMs });
+
+    it('decides each exactly: of 12 charges made together on a budget of 5, five pass, counting 1 to 5', async () => {
+      const charges = Array.from({ length: 12 }, () => t.herald.deps.repos.rateLimits.charge(now, [budget('together', 5)]));
+      const results = await Promise.all(charges);
+      const passed = results.filter((r) => r.admitted);
+      assert.equal(passed.length, 5);
+      assert.deepEqual(passed.map((r) => r.charged[0].count).sort(), [1, 2, 3, 4, 5]);
+      for (const refused of results.filter((r) => !r.admitted)) assert.equal(refused.charged[0].count, 5);
+    });
+
+    it('takes back only the writes of a charge that fails; the charges made with it stand', async () => {
+      const store = t.herald.deps.repos.rateLimits;
+      const held = async (bucket: string) => Number((await t.herald.db('rate_limit_admissions').where({ bucket }).sum({ n: 'n' }).first())?.n ?? 0);
+      // A window of NaN makes the admission's expiry NULL, which the budget's row refuses (after the admission was written).
+      const [first, failed, last] = await Promise.allSettled([
+        store.charge(now, [budget('before', 5)]),
+        store.charge(now, [budget('broken', 5, Number.NaN)]),
+        store.charge(now, [budget('after', 5)]),
+      ]);
+      assert.equal(failed.status, 'rejected');
+      assert.ok(first.status === 'fulfilled' && first.value.admitted && first.value.charged[0].count === 1);
+      assert.ok(last.status === 'fulfilled' && last.value.admitted && last.value.charged[0].count === 1);
+      assert.deepEqual([await held('before'), await held('broken'), await held('after')], [1, 0, 1]);
+    });
+  });
+
   describe('with budgets set out of reach', () => {
     // An operator may write a limit as large as they like; the log's length test must not overflow (13 digits an entry).
     beforeEach(() => start({ restReadsPerMinute: 1e9, restWritesPerMinute: 1e9, accountPerHour: 1e9, mcpPerTokenPerMinute: 1e9 }));
