@@ -18,14 +18,16 @@ export function memoizeValidatorRouteMatchers(): void {
   const module = fromValidator('path-to-regexp') as PathToRegexpModule;
   if (module.pathToRegexp.memoized) return;
   const compile = module.pathToRegexp;
-  // Bounded by the routes of the API document (times two options), which the validator alone passes here.
-  const matchers = new Map<string, ReturnType<PathToRegexp>>();
+  // Bounded by the routes of the API document, one map per combination of the two options, which the validator
+  // alone passes here. It asks once per route per request, so the check allocates nothing (no key, no key list).
+  const byOptions = [0, 1, 2, 3].map(() => new Map<string, ReturnType<PathToRegexp>>());
   const memoized: PathToRegexpModule['pathToRegexp'] = (path, options = {}) => {
     // Only the validator's call shape is cached; any other caller of this module is passed straight through.
-    if (typeof path !== 'string' || Object.keys(options).some((name) => name !== 'sensitive' && name !== 'strict')) return compile(path, options);
-    const key = `${options.sensitive ? 1 : 0}${options.strict ? 1 : 0}${path}`;
-    let matcher = matchers.get(key);
-    if (!matcher) matchers.set(key, (matcher = compile(path, options)));
+    if (typeof path !== 'string') return compile(path, options);
+    for (const name in options) if (name !== 'sensitive' && name !== 'strict') return compile(path, options);
+    const matchers = byOptions[(options.sensitive ? 2 : 0) + (options.strict ? 1 : 0)];
+    let matcher = matchers.get(path);
+    if (!matcher) matchers.set(path, (matcher = compile(path, options)));
     return matcher;
   };
   memoized.memoized = true;
