@@ -78,26 +78,19 @@ export class RateLimitsRepository {
     });
   }
 
-
   private async decideWaiting(): Promise<void> {
     const charges = this.waiting;
     this.waiting = [];
-    let connection: SqliteConnection | undefined;
     try {
-      connection = (await this.db.client.acquireConnection()) as SqliteConnection;
-      const decide = connection.transaction(decideOnSqlite);
-      const outcomes = connection.transaction(() => charges.map(({ now, budgets }) => {
-        try {
-          return { decided: decide(connection!, now, budgets) };
-        } catch (error) {
-          return { error };
-        }
-      })).immediate();
-      outcomes.forEach((outcome, i) => ('error' in outcome ? charges[i].reject(outcome.error) : charges[i].resolve(outcome.decided)));
+      const connection = (await this.db.client.acquireConnection()) as SqliteConnection;
+      try {
+        decideTogether(connection, charges);
+      } finally {
+        await this.db.client.releaseConnection(connection);
+      }
     } catch (error) {
+      // Nothing was settled unless the commit went through (a later refusal of a settled charge changes nothing).
       for (const charge of charges) charge.reject(error);
-    } finally {
-      if (connection) await this.db.client.releaseConnection(connection);
     }
   }
 
@@ -161,6 +154,22 @@ interface WaitingCharge {
   budgets: Charging[];
   resolve(decided: Decided): void;
   reject(error: unknown): void;
+}
+
+/**
+ * The waiting charges in one immediate transaction, each in a savepoint (a nested transaction of better-sqlite3's),
+ * settled once it commits; a failed commit leaves them to the caller to refuse.
+ */
+function decideTogether(connection: SqliteConnection, charges: WaitingCharge[]): void {
+  const decide = connection.transaction(decideOnSqlite);
+  const outcomes = connection.transaction(() => charges.map(({ now, budgets }) => {
+    try {
+      return { decided: decide(connection, now, budgets) };
+    } catch (error) {
+      return { error };
+    }
+  })).immediate();
+  outcomes.forEach((outcome, i) => ('error' in outcome ? charges[i].reject(outcome.error) : charges[i].resolve(outcome.decided)));
 }
 
 /** One charge on SQLite, inside the caller's transaction (chargeInProcess). */
