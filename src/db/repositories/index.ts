@@ -1,4 +1,6 @@
-import type { Db } from '../connection.js';
+import type { Knex } from 'knex';
+import { isPostgres, type Db } from '../connection.js';
+import { groupCommit } from '../group-commit.js';
 import { AccountsRepository } from './accounts.js';
 import { ApiKeysRepository } from './api-keys.js';
 import { CalendarsRepository } from './calendars.js';
@@ -51,7 +53,8 @@ export interface Repositories {
   webhooks: WebhooksRepository;
   /**
    * The unit of work: runs `work` with repositories bound to one transaction, committed when it resolves
-   * and rolled back when it throws. The domain never sees the transaction itself.
+   * and rolled back when it throws. The domain never sees the transaction itself. On SQLite, units asked for
+   * together are committed together, each in a savepoint (`db/group-commit.ts`).
    */
   inTransaction<T>(work: (repos: Repositories) => Promise<T>): Promise<T>;
 }
@@ -83,6 +86,19 @@ export function createRepositories(db: Db): Repositories {
     sessions: new SessionsRepository(db),
     events: new EventsRepository(db),
     webhooks: new WebhooksRepository(db),
-    inTransaction: (work) => db.transaction((trx) => work(createRepositories(trx))),
+    inTransaction: unitsOfWork(db),
   };
+}
+
+const groups = new WeakMap<Db, Repositories['inTransaction']>();
+
+/** One group committer per SQLite database, however many times its repositories are made; a nested unit is a savepoint. */
+function unitsOfWork(db: Db): Repositories['inTransaction'] {
+  if (isPostgres(db) || (db as Knex.Transaction).isTransaction) return (work) => db.transaction((trx) => work(createRepositories(trx)));
+  let group = groups.get(db);
+  if (!group) {
+    group = groupCommit(db, createRepositories);
+    groups.set(db, group);
+  }
+  return group;
 }

@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import knex, { type Knex } from 'knex';
+import { groupCommit } from '../../src/db/group-commit.js';
+import type { Repositories } from '../../src/db/repositories/index.js';
+import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
+
+describe('units of work (repositories.inTransaction)', () => {
+  let t: TestHerald;
+  let a: SeededAccount;
+  let repos: Repositories;
+  beforeEach(async () => {
+    t = await startTestHerald();
+    a = await t.seedAccount();
+    repos = t.deps.repos;
+  });
+  afterEach(() => t.close());
+
+  const label = (r: Repositories, name: string, workspaceId = a.workspaceId) =>
+    r.labels.create({ id: `lbl-${name}`, accountId: a.accountId, workspaceId, name, color: '#123456', createdAt: 1 });
+  const labels = async () => (await repos.labels.list(a.accountId)).map((l) => l.name);
+
+  it('keeps the writes of units that resolve and takes back those of a unit that throws, when asked for together', async () => {
+    const [first, failed, last] = await Promise.allSettled([
+      repos.inTransaction(async (r) => label(r, 'a')),
+      repos.inTransaction(async (r) => {
+        await label(r, 'b');
+        throw new Error('changed my mind');
+      }),
+      repos.inTransaction(async (r) => label(r, 'c')),
+    ]);
+    assert.deepEqual(first, { status: 'fulfilled', value: true });
+    assert.ok(failed.status === 'rejected' && failed.reason.message === 'changed my mind');
+    assert.deepEqual(last, { status: 'fulfilled', value: true });
+    assert.deepEqual(await labels(), ['a', 'c']);
+  });
+
+  it('takes back a nested unit alone when it throws and the unit around it goes on', async () => {
+    await repos.inTransaction(async (r) => {
+      await label(r, 'outer');
+      await assert.rejects(r.inTransaction(async (inner) => {
+        await label(inner, 'inner');
+        throw new Error('inner failed');
+      }), /inner failed/);
+      await label(r, 'after');
+    });
+    assert.deepEqual(await labels(), ['after', 'outer']);
+  });
+
+  if (TEST_DB === 'sqlite') {
+    it('on SQLite, runs units asked for together in one transaction, in the order asked, each seeing the writes before it', async () => {
+      const statements: string[] = [];
+      t.herald.db.on('query', (q: { sql: string }) => statements.push(q.sql));
+      const seen = await Promise.all(Array.from({ length: 12 }, () => repos.inTransaction(async (r) => {
+        const before = (await r.labels.list(a.accountId)).length;
+        await label(r, `n${String(before).padStart(2, '0')}`);
+        return before;
+      })));
+      assert.deepEqual(seen, [...Array(12).keys()]);
+      assert.equal((await labels()).length, 12);
+      assert.equal(statements.filter((sql) => /^BEGIN/i.test(sql)).length, 1, statements.join('\n'));
+    });
+
+    it('on SQLite, settles no unit when the transaction cannot commit, and keeps none of their writes', async () => {
+      const commit = groupCommit(t.herald.db, (trx: Knex.Transaction) => trx);
+      const insert = (trx: Knex.Transaction, name: string, workspaceId = a.workspaceId) => trx('labels').insert({
+        id: `lbl-${name}`, account_id: a.accountId, workspace_id: workspaceId, name, name_key: name, color: '#123456', created_at: 1,
+      });
+      // A foreign key checked at COMMIT (deferred for the rest of the transaction) makes the commit itself fail.
+      const results = await Promise.allSettled([
+        commit(async (trx) => insert(trx, 'a')),
+        commit(async (trx) => {
+          await trx.raw('PRAGMA defer_foreign_keys = ON');
+          await insert(trx, 'dangling', 'no-such-workspace');
+        }),
+        commit(async (trx) => insert(trx, 'c')),
+      ]);
+      assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected', 'rejected']);
+      for (const r of results) assert.match(String((r as PromiseRejectedResult).reason), /FOREIGN KEY/);
+      assert.deepEqual(await labels(), []);
+    });
+
+    it('on SQLite, holds the write lock from the first unit on, so another process cannot write between its reads and writes', async () => {
+      // Another process's connection to the same file, which does not wait for a lock.
+      const other = knex({
+        client: 'better-sqlite3',
+        connection: { filename: path.join(t.config.dataDir, 'herald.db') },
+        useNullAsDefault: true,
+        pool: {
+          afterCreate(conn: { pragma(sql: string): unknown }, done: (error: null, conn: unknown) => void) {
+            conn.pragma('busy_timeout = 0');
+            done(null, conn);
+          },
+        },
+      });
+      const writeLock = async () => {
+        try {
+          await other.raw('BEGIN IMMEDIATE');
+          await other.raw('ROLLBACK');
+          return 'taken';
+        } catch (error) {
+          return (error as { code?: string }).code;
+        }
+      };
+      try {
+        const inUnit = await repos.inTransaction(async (r) => {
+          await r.labels.list(a.accountId);
+          return writeLock();
+        });
+        assert.equal(inUnit, 'SQLITE_BUSY');
+        assert.equal(await writeLock(), 'taken');
+      } finally {
+        await other.destroy();
+      }
+    });
+  }
+});
