@@ -25,7 +25,7 @@ export function openDatabase(options: { databaseUrl?: string; dataDir: string; p
   prepareDataDir(options.dataDir);
   const filename = path.join(options.dataDir, 'herald.db');
   ensurePrivateFile(filename);
-  return knex({
+  const db = knex({
     client: 'better-sqlite3',
     connection: { filename },
     useNullAsDefault: true,
@@ -44,8 +44,36 @@ export function openDatabase(options: { databaseUrl?: string; dataDir: string; p
       },
     },
   });
+  rollBackLeftTransactions(db);
+  return db;
 }
 
 export async function migrate(db: Db): Promise<void> {
   await db.migrate.latest({ migrationSource });
+}
+
+/**
+ * Knex does not roll back a transaction whose COMMIT failed, and SQLite may keep such a transaction open (a full
+ * disk, an I/O error): on the one connection, every later write would then join a transaction nobody commits. A
+ * connection handed back to the pool with a transaction still open has it rolled back first.
+ */
+function rollBackLeftTransactions(db: Db): void {
+  const release = db.client.releaseConnection.bind(db.client);
+  db.client.releaseConnection = (connection: SqliteConnection) => {
+    if (connection.inTransaction) {
+      try {
+        connection.prepare('ROLLBACK').run();
+      } catch (error) {
+        // A connection that cannot end its transaction is not trusted again: Knex's pool replaces a disposed one.
+        connection.__knex__disposed = error;
+      }
+    }
+    return release(connection);
+  };
+}
+
+interface SqliteConnection {
+  readonly inTransaction: boolean;
+  prepare(sql: string): { run(): unknown };
+  __knex__disposed?: unknown;
 }

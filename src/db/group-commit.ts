@@ -26,8 +26,6 @@ export function groupCommit<R>(db: Db, bind: (trx: Knex.Transaction) => R): <T>(
       try {
         outcomes = await db.transaction((trx) => runInSavepoints(connection, bind(trx), units), { connection });
       } finally {
-        // Knex does not roll back after a failed COMMIT, and SQLite keeps the transaction open when its COMMIT fails.
-        if (connection.inTransaction) connection.prepare('ROLLBACK').run();
         await db.client.releaseConnection(connection);
       }
     } catch (error) {
@@ -72,6 +70,5 @@ interface Unit<R> {
 type Outcome = { value: unknown } | { error: unknown };
 
 interface SqliteConnection {
-  readonly inTransaction: boolean;
   prepare(sql: string): { run(): unknown };
 }
