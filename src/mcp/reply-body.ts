@@ -8,21 +8,24 @@ import type { JSONRPCResponse } from 'json-rpc-2.0';
 
 const serialized = new WeakMap<object, string>();
 
-/** The result's JSON text, remembered for replyBody; the result must not change afterwards (tool results do not). */
+/** The result's JSON text, remembered for replyChunks; the result must not change afterwards (tool results do not). */
 export function serializeResult(result: object): string {
   const text = JSON.stringify(result);
   serialized.set(result, text);
   return text;
 }
 
-/** The JSON text of a reply, or of a batch of them. */
-export function replyBody(reply: JSONRPCResponse | JSONRPCResponse[]): string {
-  if (Array.isArray(reply)) return `[${reply.map(replyBody).join(',')}]`;
+/**
+ * The JSON text of a reply, or of a batch of them, in parts to be written one after another. A tool's remembered text
+ * is one part of its own: joined to the rest, it would be copied once more to measure the reply and again to send it.
+ */
+export function replyChunks(reply: JSONRPCResponse | JSONRPCResponse[]): string[] {
+  if (Array.isArray(reply)) return ['[', ...reply.flatMap((one, i) => (i === 0 ? replyChunks(one) : [',', ...replyChunks(one)])), ']'];
   const result = reply.result as { structuredContent?: object } | undefined;
   const text = result?.structuredContent && serialized.get(result.structuredContent);
-  if (!text) return JSON.stringify(reply);
+  if (!text) return [JSON.stringify(reply)];
   // Keys keep insertion order, so structuredContent (last in the result, the result last in the reply) ends the text.
   const { structuredContent: _, ...rest } = result;
   const placeholder = JSON.stringify({ jsonrpc: reply.jsonrpc, id: reply.id, result: { ...rest, structuredContent: 0 } });
-  return `${placeholder.slice(0, -'0}}'.length)}${text}}}`;
+  return [placeholder.slice(0, -'0}}'.length), text, '}}'];
 }

@@ -44,7 +44,7 @@ import { protectedResourceMetadataUrl } from '../domain/oauth/resources.js';
 import { previewPosts } from '../domain/posts/post-preview.js';
 import { appsDeclared, appsSessionId } from './apps/extension.js';
 import { mcpRpcServers, type RpcServers } from './json-rpc.js';
-import { replyBody } from './reply-body.js';
+import { replyChunks } from './reply-body.js';
 import { checkModernRequest, isModernRequest, ModernRequestError, unsupportedVersion, type RpcMessage } from './modern-era.js';
 import { HERALD_RPC_ERROR_CODES, isModernProtocolVersion, isSupportedProtocolVersion, RpcErrorCode, type Era } from './protocol.js';
 import { MCP_PATHS, servedTools, type McpPath } from './served-tools.js';
@@ -233,12 +233,19 @@ function send(req: Request, res: Response, status: number, reply: JSONRPCRespons
   if (!json && /text\/event-stream/.test(accept)) {
     res.status(status).setHeader('Content-Type', 'text/event-stream');
     res.setHeader('Cache-Control', 'no-cache');
-    res.end(`event: message\ndata: ${replyBody(reply)}\n\n`);
+    writeChunks(res, ['event: message\ndata: ', ...replyChunks(reply), '\n\n']);
     return;
   }
   // A reply to a POST is never cached nor asked for again conditionally, so it goes out without the ETag Express's
   // send would hash the whole reply for.
-  res.status(status).type('json').end(replyBody(reply));
+  writeChunks(res.status(status).type('json'), replyChunks(reply));
+}
+
+/** The parts of a body written one after another, as one response of a known length. */
+function writeChunks(res: Response, chunks: string[]): void {
+  res.setHeader('Content-Length', chunks.reduce((length, chunk) => length + Buffer.byteLength(chunk), 0));
+  for (const chunk of chunks.slice(0, -1)) res.write(chunk);
+  res.end(chunks[chunks.length - 1]);
 }
 
 function sendRefusal(res: Response, id: unknown, error: ModernRequestError): void {

@@ -2,15 +2,20 @@
 import assert from 'node:assert/strict';
 import type { JSONRPCResponse } from 'json-rpc-2.0';
 import { toolFailure, toolSuccess } from '../../src/mcp/protocol.js';
-import { replyBody } from '../../src/mcp/reply-body.js';
+import { replyChunks } from '../../src/mcp/reply-body.js';
+
+const replyBody = (reply: JSONRPCResponse | JSONRPCResponse[]) => replyChunks(reply).join('');
 
 const page = { data: [{ id: 'p1', text: 'Quotes " and \\ and }} and \u2028 and emoji 🎉', labels: [] }], paging: { nextCursor: null, hasMore: false } };
 
 describe('MCP reply body', () => {
   it('is the reply JSON.stringify writes, structured content included once from the text', () => {
     const reply: JSONRPCResponse = { jsonrpc: '2.0', id: 7, result: toolSuccess(page) };
-    const body = replyBody(reply);
+    const chunks = replyChunks(reply);
+    const body = chunks.join('');
     assert.equal(body, JSON.stringify(reply));
+    // The remembered text goes out as a part of its own, not copied into a longer string.
+    assert.ok(chunks.includes(JSON.stringify(page)), JSON.stringify(chunks));
     assert.deepEqual(JSON.parse(body).result.structuredContent, page);
   });
 
