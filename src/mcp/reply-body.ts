@@ -16,16 +16,22 @@ export function serializeResult(result: object): string {
 }
 
 /**
- * The JSON text of a reply, or of a batch of them, in parts to be written one after another. A tool's remembered text
- * is one part of its own: joined to the rest, it would be copied once more to measure the reply and again to send it.
+ * The JSON text of a reply, or of a batch of them, in parts to be written one after another, in the order
+ * JSON.stringify would write them. A tool's remembered text is a part of its own: joined to the rest, it would be
+ * copied once more to measure the reply and again to send it.
  */
 export function replyChunks(reply: JSONRPCResponse | JSONRPCResponse[]): string[] {
   if (Array.isArray(reply)) return ['[', ...reply.flatMap((one, i) => (i === 0 ? replyChunks(one) : [',', ...replyChunks(one)])), ']'];
-  const result = reply.result as { structuredContent?: object } | undefined;
-  const text = result?.structuredContent && serialized.get(result.structuredContent);
-  if (!text) return [JSON.stringify(reply)];
-  // Keys keep insertion order, so structuredContent (last in the result, the result last in the reply) ends the text.
-  const { structuredContent: _, ...rest } = result;
-  const placeholder = JSON.stringify({ jsonrpc: reply.jsonrpc, id: reply.id, result: { ...rest, structuredContent: 0 } });
-  return [placeholder.slice(0, -'0}}'.length), text, '}}'];
+  const result = reply.result as Record<string, unknown> | undefined;
+  const structured = result?.structuredContent;
+  const text = typeof structured === 'object' && structured !== null ? serialized.get(structured) : undefined;
+  if (!result || text === undefined) return [JSON.stringify(reply)];
+  const chunks = [`{"jsonrpc":${JSON.stringify(reply.jsonrpc)},"id":${JSON.stringify(reply.id)},"result":{`];
+  for (const [key, value] of Object.entries(result)) {
+    const json = key === 'structuredContent' ? text : JSON.stringify(value);
+    // What JSON.stringify leaves out of an object (undefined) is left out here too.
+    if (json !== undefined) chunks.push(`${chunks.length > 1 ? ',' : ''}${JSON.stringify(key)}:`, json);
+  }
+  chunks.push('}}');
+  return chunks;
 }

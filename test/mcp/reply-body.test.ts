@@ -19,10 +19,10 @@ describe('MCP reply body', () => {
     assert.deepEqual(JSON.parse(body).result.structuredContent, page);
   });
 
-  it('keeps what a view adds beside the result (MCP Apps _meta) and a string id', () => {
+  it('keeps what a view adds beside the result (MCP Apps _meta) and a string id, leaving out what is undefined', () => {
     const result = { ...toolSuccess(page), _meta: { 'herald/postPreview': [{ ok: true }] } };
-    const reply: JSONRPCResponse = { jsonrpc: '2.0', id: 'a"b', result };
-    assert.deepEqual(JSON.parse(replyBody(reply)), JSON.parse(JSON.stringify(reply)));
+    const reply: JSONRPCResponse = { jsonrpc: '2.0', id: 'a"b', result: { ...result, left: undefined } };
+    assert.equal(replyBody(reply), JSON.stringify(reply));
   });
 
   it('writes errors, refusals, unremembered results and batches as they are', () => {
