@@ -7,6 +7,19 @@ import { cachePreparedStatements } from './statement-cache.js';
 
 export type Db = Knex;
 
+/** What Herald calls on a better-sqlite3 connection taken from Knex's pool (the package ships no types). */
+export interface SqliteConnection {
+  readonly inTransaction: boolean;
+  prepare(sql: string): SqliteStatement;
+  transaction<A extends unknown[], T>(work: (...args: A) => T): ((...args: A) => T) & { immediate(...args: A): T };
+}
+
+export interface SqliteStatement {
+  get(...bindings: unknown[]): unknown;
+  all(...bindings: unknown[]): unknown[];
+  run(...bindings: unknown[]): unknown;
+}
+
 // Times are stored as epoch milliseconds in BIGINT columns; pg returns those as strings unless told.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
 
@@ -59,7 +72,7 @@ export async function migrate(db: Db): Promise<void> {
  */
 function rollBackLeftTransactions(db: Db): void {
   const release = db.client.releaseConnection.bind(db.client);
-  db.client.releaseConnection = (connection: SqliteConnection) => {
+  db.client.releaseConnection = (connection: SqliteConnection & { __knex__disposed?: unknown }) => {
     if (connection.inTransaction) {
       try {
         connection.prepare('ROLLBACK').run();
@@ -70,10 +83,4 @@ function rollBackLeftTransactions(db: Db): void {
     }
     return release(connection);
   };
-}
-
-interface SqliteConnection {
-  readonly inTransaction: boolean;
-  prepare(sql: string): { run(): unknown };
-  __knex__disposed?: unknown;
 }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Db } from './connection.js';
+import type { Db, SqliteConnection } from './connection.js';
 
 /**
  * Units of work on SQLite, committed in groups. SQLite has one connection here, so units of work wait for each other
@@ -68,7 +68,3 @@ interface Unit<R> {
 }
 
 type Outcome = { value: unknown } | { error: unknown };
-
-interface SqliteConnection {
-  prepare(sql: string): { run(): unknown };
-}

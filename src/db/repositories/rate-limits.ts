@@ -1,4 +1,4 @@
-import { isPostgres, type Db } from '../connection.js';
+import { isPostgres, type Db, type SqliteConnection } from '../connection.js';
 
 /**
  * Budgets in the database, so every instance shares them: request budgets as their admissions still in the
@@ -131,17 +131,6 @@ export interface ChargeResult {
 interface Charging {
   budget: LogBudget;
   charge: boolean;
-}
-
-interface SqliteStatement {
-  get(...bindings: unknown[]): unknown;
-  all(...bindings: unknown[]): unknown[];
-  run(...bindings: unknown[]): unknown;
-}
-
-interface SqliteConnection {
-  prepare(sql: string): SqliteStatement;
-  transaction<A extends unknown[], T>(work: (...args: A) => T): ((...args: A) => T) & { immediate(...args: A): T };
 }
 
 interface Decided {
