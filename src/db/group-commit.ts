@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db, SqliteConnection } from './connection.js';
+import { perPoll } from './poll-batches.js';
 
 /**
  * Units of work on SQLite, committed in groups. SQLite has one connection here, so units of work wait for each other
@@ -15,11 +16,7 @@ import type { Db, SqliteConnection } from './connection.js';
  * otherwise fail the group's every later write, not just the one unit's.
  */
 export function groupCommit<R>(db: Db, bind: (trx: Knex.Transaction) => R): <T>(work: (repos: R) => Promise<T>) => Promise<T> {
-  let waiting: Unit<R>[] = [];
-
-  async function commitWaiting(): Promise<void> {
-    const units = waiting;
-    waiting = [];
+  async function commitGroup(units: Unit<R>[]): Promise<void> {
     let outcomes: Outcome[];
     try {
       const connection = (await db.client.acquireConnection()) as SqliteConnection;
@@ -35,10 +32,9 @@ export function groupCommit<R>(db: Db, bind: (trx: Knex.Transaction) => R): <T>(
     outcomes.forEach((outcome, i) => ('error' in outcome ? units[i].reject(outcome.error) : units[i].resolve(outcome.value)));
   }
 
-  return <T>(work: (repos: R) => Promise<T>) => new Promise<T>((resolve, reject) => {
-    waiting.push({ work, resolve: resolve as (value: unknown) => void, reject });
-    if (waiting.length === 1) setImmediate(() => void commitWaiting());
-  });
+  const wait = perPoll<Unit<R>>((units) => void commitGroup(units));
+  return <T>(work: (repos: R) => Promise<T>) =>
+    new Promise<T>((resolve, reject) => wait({ work, resolve: resolve as (value: unknown) => void, reject }));
 }
 
 async function runInSavepoints<R>(connection: SqliteConnection, repos: R, units: Unit<R>[]): Promise<Outcome[]> {

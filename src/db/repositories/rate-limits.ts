@@ -1,4 +1,5 @@
 import { isPostgres, type Db, type SqliteConnection } from '../connection.js';
+import { perPoll } from '../poll-batches.js';
 
 /**
  * Budgets in the database, so every instance shares them: request budgets as their admissions still in the
@@ -6,8 +7,8 @@ import { isPostgres, type Db, type SqliteConnection } from '../connection.js';
  * (wrong passwords, registrations).
  */
 export class RateLimitsRepository {
-  /** Charges on SQLite waiting for the event loop's poll to end (chargeInProcess). */
-  private waiting: WaitingCharge[] = [];
+  /** Charges on SQLite wait for the event loop's poll to end (chargeInProcess). */
+  private readonly wait = perPoll<WaitingCharge>((charges) => void this.decideWaiting(charges));
 
   constructor(private readonly db: Db) {}
 
@@ -72,15 +73,10 @@ export class RateLimitsRepository {
    * takes only its own savepoint back.
    */
   private chargeInProcess(now: number, budgets: Charging[]): Promise<Decided> {
-    return new Promise((resolve, reject) => {
-      this.waiting.push({ now, budgets, resolve, reject });
-      if (this.waiting.length === 1) setImmediate(() => void this.decideWaiting());
-    });
+    return new Promise((resolve, reject) => this.wait({ now, budgets, resolve, reject }));
   }
 
-  private async decideWaiting(): Promise<void> {
-    const charges = this.waiting;
-    this.waiting = [];
+  private async decideWaiting(charges: WaitingCharge[]): Promise<void> {
     try {
       const connection = (await this.db.client.acquireConnection()) as SqliteConnection;
       try {
