@@ -1,7 +1,8 @@
 /** The composition root: opens the database, migrates, wires the domain and serves HTTP. */
-import http from 'node:http';
+import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
+import { createAppServer } from './http/app-server.js';
 import { answerClientError } from './http/client-error.js';
 import type { Config } from './config.js';
 import { migrate, openDatabase, type Db } from './db/connection.js';
@@ -65,7 +66,7 @@ export async function openDomain(config: Config, warn: (message: string) => void
 }
 
 export async function startHerald(requested: Config, logger: Logger = createLogger()): Promise<Herald> {
-  const server = http.createServer();
+  const { server, serve } = createAppServer();
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -82,7 +83,7 @@ export async function startHerald(requested: Config, logger: Logger = createLogg
     throw error;
   }
   const { db, deps } = opened;
-  server.on('request', createApp({ config, deps, logger }));
+  serve(createApp({ config, deps, logger }));
   const housekeeping = setInterval(() => {
     purgeExpired(deps).catch((error) => logger.error('housekeeping failed', error));
   }, HOUSEKEEPING_INTERVAL_MS);
