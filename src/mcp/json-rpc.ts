@@ -12,7 +12,7 @@
  * - both, for an MCP Apps client only: resources/list and resources/read serve the views, tools/list links them,
  *   and the results of the tools with a view carry what it shows (src/mcp/apps/extension.ts).
  */
-import { createJSONRPCErrorResponse, JSONRPCErrorException, JSONRPCServer } from 'json-rpc-2.0';
+import { createJSONRPCErrorResponse, JSONRPCErrorException } from 'json-rpc-2.0';
 import type { ToolDefinition, ToolName } from '../../generated/mcp/handlers.js';
 import type { DomainDeps } from '../domain/deps.js';
 import { ValidationError } from '../domain/errors.js';
@@ -22,6 +22,7 @@ import { APPS_RESOURCES_CAPABILITY, APPS_SERVER_EXTENSION, linkViews, listViews 
 import type { CallToolOptions, ToolCall } from './call-tool.js';
 import { completeResult } from './modern-era.js';
 import { negotiateProtocolVersion, RpcErrorCode, SUPPORTED_PROTOCOL_VERSIONS, type Era, type ToolResult } from './protocol.js';
+import { RpcServer } from './rpc-server.js';
 import { toolsListPage } from './served-tools.js';
 import { addLegacyTaskMethods, addModernTaskMethods, LEGACY_TASKS_CAPABILITY, legacyToolsCall, modernToolsCall, TASKS_EXTENSION, TASKS_REVISION, type TaskRuntime } from './tasks.js';
 
@@ -49,7 +50,7 @@ const INSTRUCTIONS =
   'Omitting isScheduled publishes immediately; use bulk_schedule for many posts. Posts whose id starts with live_ were ' +
   'published outside Herald and are read only.';
 
-export type RpcServers = Record<Era, JSONRPCServer<RpcContext>>;
+export type RpcServers = Record<Era, RpcServer<RpcContext>>;
 
 export function mcpRpcServers(options: RpcOptions): RpcServers {
   const tasks: TaskRuntime = { deps: options.deps, log: options.log, frame: (result) => completeResult(result, SERVER_INFO) };
@@ -93,9 +94,9 @@ export function mcpRpcServers(options: RpcOptions): RpcServers {
   return { legacy, modern };
 }
 
-function rpcServer(options: Pick<CallToolOptions, 'log'>): JSONRPCServer<RpcContext> {
+function rpcServer(options: Pick<CallToolOptions, 'log'>): RpcServer<RpcContext> {
   // Expected refusals are JSONRPCErrorExceptions; anything else is a bug, logged and never echoed.
-  const server = new JSONRPCServer<RpcContext>({
+  const server = new RpcServer<RpcContext>({
     errorListener: (message, error) => {
       if (!(error instanceof JSONRPCErrorException)) options.log(message, error);
     },
