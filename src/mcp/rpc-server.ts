@@ -2,9 +2,9 @@
  * json-rpc-2.0 ships compiled to ES5: its `receive` runs through TypeScript's `__generator` helper, and on Node 20
  * every value passed through that helper survived the next young-generation collection, where a native async
  * function keeps none (a page of 50 objects behind the same helper: 4.5 MB surviving each scavenge against 0.4 MB).
- * For MCP that was every tool result: an MCP read promoted about 1.5 MB a scavenge and spent three times REST's
- * garbage-collection time on the same page (BENCHMARKS.md). So a method's result waits beside the call, in the
- * call's own context, and json-rpc-2.0 carries back a stand-in that `answer` replaces with it.
+ * For MCP that was every tool result: an MCP read promoted about 1.4 MB a scavenge and spent three times REST's
+ * garbage-collection time on the same page (BENCHMARKS.md). So a method's result waits beside the library, kept
+ * by its call, and json-rpc-2.0 carries back a stand-in that `answer` replaces with it.
  */
 import { JSONRPCServer, type JSONRPCRequest, type JSONRPCResponse, type SimpleJSONRPCMethod } from 'json-rpc-2.0';
 
