@@ -44,7 +44,6 @@ import { protectedResourceMetadataUrl } from '../domain/oauth/resources.js';
 import { previewPosts } from '../domain/posts/post-preview.js';
 import { appsDeclared, appsSessionId } from './apps/extension.js';
 import { mcpRpcServers, type RpcServers } from './json-rpc.js';
-import { answer } from './rpc-server.js';
 import { replyChunks } from './reply-body.js';
 import { checkModernRequest, isModernRequest, ModernRequestError, unsupportedVersion, type RpcMessage } from './modern-era.js';
 import { HERALD_RPC_ERROR_CODES, isModernProtocolVersion, isSupportedProtocolVersion, RpcErrorCode, type Era } from './protocol.js';
@@ -206,7 +205,7 @@ function dispatch(rpc: RpcServers, tools: ReadonlyMap<ToolName, ToolDefinition>,
       if (!isRequest(message)) continue;
       const apps = appsDeclared(era, message, req.header('mcp-session-id'));
       if (apps && era === 'legacy' && message.method === 'initialize') res.setHeader('Mcp-Session-Id', appsSessionId());
-      const reply = await answer(rpc[era], message as never, { ...context, apps });
+      const reply = await rpc[era].receive(message as never, { ...context, apps });
       if (reply) replies.push(reply);
     }
     // A lone message, or a batch with nothing to answer, refused as a whole: a 429 from the error boundary.
