@@ -15,6 +15,8 @@ export interface SqliteConnection {
 }
 
 export interface SqliteStatement {
+  /** True when the statement returns rows (a SELECT, or a write with RETURNING). */
+  readonly reader: boolean;
   get(...bindings: unknown[]): unknown;
   all(...bindings: unknown[]): unknown[];
   run(...bindings: unknown[]): unknown;

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db, SqliteConnection } from './connection.js';
 import { perPoll } from './poll-batches.js';
+import { withUnitConnection } from './unit-statements.js';
 
 /**
  * Units of work on SQLite, committed in groups. SQLite has one connection here, so units of work wait for each other
@@ -21,7 +22,7 @@ export function groupCommit<R>(db: Db, bind: (trx: Knex.Transaction) => R): <T>(
     try {
       const connection = (await db.client.acquireConnection()) as SqliteConnection;
       try {
-        outcomes = await db.transaction((trx) => runInSavepoints(connection, bind(trx), units), { connection });
+        outcomes = await db.transaction((trx) => withUnitConnection(trx, connection, () => runInSavepoints(connection, bind(trx), units)), { connection });
       } finally {
         await db.client.releaseConnection(connection);
       }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import { groupCommit } from '../../src/db/group-commit.js';
+import { insertRows } from '../../src/db/repositories/rows.js';
 import type { Repositories } from '../../src/db/repositories/index.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 
@@ -47,6 +48,28 @@ describe('units of work (repositories.inTransaction)', () => {
     assert.deepEqual(await labels(), ['after', 'outer']);
   });
 
+  it('writes the rows of insertRows with the same columns in one statement, starting another where the columns change', async () => {
+    const event = (kind: string, details?: string) => ({ account_id: a.accountId, post_id: 'p1', at: 1, kind, ...(details ? { details } : {}) });
+    const statements: string[] = [];
+    t.herald.db.on('query', (q: { sql: string }) => statements.push(q.sql));
+    const returned = await insertRows(t.herald.db, 'post_events', [event('created', '{"a":1}'), event('updated', '{"b":2}'), event('queued'), event('deleted', '{}')], 'RETURNING kind, details');
+    assert.deepEqual(returned.map((r) => [r.kind, r.details]), [['created', '{"a":1}'], ['updated', '{"b":2}'], ['queued', null], ['deleted', '{}']]);
+    assert.equal(statements.filter((sql) => /INSERT INTO "post_events"/.test(sql)).length, 3, statements.join('\n'));
+    assert.deepEqual((await repos.postEvents.list(a.accountId, 'p1')).map((e) => e.kind), ['created', 'updated', 'queued', 'deleted']);
+  });
+
+  it('binds true and false as each database stores them, inside a unit of work and outside', async () => {
+    const endpoint = (id: string, enabled: boolean) => repos.webhooks.insertEndpoint({
+      id, accountId: a.accountId, workspaceId: a.workspaceId, url: `https://example.com/${id}`, description: null, eventTypes: ['post.created'],
+      sealedSecret: 'sealed', enabled, disabledReason: enabled ? null : 'turned off', failingSince: null, createdAt: 1, updatedAt: 1,
+    });
+    await endpoint('on', true);
+    await endpoint('off', false);
+    const ids = (endpoints: { id: string }[]) => endpoints.map((e) => e.id);
+    assert.deepEqual(ids(await repos.webhooks.enabledEndpoints(a.workspaceId)), ['on']);
+    assert.deepEqual(ids(await repos.inTransaction((r) => r.webhooks.enabledEndpoints(a.workspaceId))), ['on']);
+  });
+
   if (TEST_DB === 'sqlite') {
     it('on SQLite, runs units asked for together in one transaction, in the order asked, each seeing the writes before it', async () => {
       const statements: string[] = [];
@@ -59,6 +82,28 @@ describe('units of work (repositories.inTransaction)', () => {
       assert.deepEqual(seen, [...Array(12).keys()]);
       assert.equal((await labels()).length, 12);
       assert.equal(statements.filter((sql) => /^BEGIN/i.test(sql)).length, 1, statements.join('\n'));
+    });
+
+    it('on SQLite, sends the statements of a unit to its connection directly, in its savepoint', async () => {
+      const statements: string[] = [];
+      t.herald.db.on('query', (q: { sql: string }) => statements.push(q.sql));
+      const history = (kind: string) => ({ accountId: a.accountId, postId: 'p1', at: 1, actorUserId: null, kind: kind as 'created', details: null });
+      const results = await Promise.allSettled([
+        repos.inTransaction((r) => r.postEvents.append([history('created')])),
+        repos.inTransaction(async (r) => {
+          await r.postEvents.append([history('deleted')]);
+          throw new Error('changed my mind');
+        }),
+        repos.inTransaction(async (r) => {
+          await r.postEvents.append([history('updated')]);
+          return (await r.postEvents.list(a.accountId, 'p1')).map((e) => e.kind);
+        }),
+      ]);
+      assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+      assert.deepEqual((results[2] as PromiseFulfilledResult<unknown>).value, ['created', 'updated']);
+      assert.deepEqual((await repos.postEvents.list(a.accountId, 'p1')).map((e) => e.kind), ['created', 'updated']);
+      assert.equal(statements.filter((sql) => /select/i.test(sql) && /post_events/.test(sql)).length, 2, 'the reads, through Knex');
+      assert.deepEqual(statements.filter((sql) => /insert/i.test(sql)), [], 'no write of the units went through Knex');
     });
 
     it('on SQLite, settles no unit when the transaction cannot commit, and keeps none of their writes', async () => {

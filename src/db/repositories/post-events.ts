@@ -1,5 +1,5 @@
 import type { Db } from '../connection.js';
-import { json, jsonText } from './rows.js';
+import { insertRows, json, jsonText } from './rows.js';
 
 
 export type PostEventKind =
@@ -32,7 +32,9 @@ export class PostEventsRepository {
 
   async append(events: readonly PostEventRecord[]): Promise<void> {
     if (events.length === 0) return;
-    await this.db('post_events').insert(
+    await insertRows(
+      this.db,
+      'post_events',
       events.map((e) => ({
         account_id: e.accountId,
         post_id: e.postId,

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { isPostgres, type Db } from '../connection.js';
-import { bool, json, jsonText, rowBuilder } from './rows.js';
+import { bool, insertRows, json, jsonText, rowBuilder } from './rows.js';
 
 export type PostStatus = 'draft' | 'scheduled' | 'publishing' | 'published' | 'failed' | 'unconfirmed';
 export type ApprovalStatus = 'PENDING' | 'APPROVED' | 'REJECTED';
@@ -85,7 +85,7 @@ export class PostsRepository {
 
   async insertMany(records: PostRecord[]): Promise<void> {
     if (records.length === 0) return;
-    await this.db('posts').insert(records.map(toRow));
+    await insertRows(this.db, 'posts', records.map(toRow));
   }
 
   async get(accountId: string, id: string): Promise<PostRecord | undefined> {

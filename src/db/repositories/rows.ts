@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { runSql, type SqlRow } from '../unit-statements.js';
 
 /** SQLite hands back 0/1 and JSON as text; these turn rows into plain typed values on both databases. */
 export function bool(value: unknown): boolean {
@@ -27,15 +28,30 @@ export function jsonText(value: unknown): string | null {
 }
 
 /**
- * A multi-row INSERT written out directly (the publishing worker's batches: events, deliveries, attempts): Knex's
- * builder spends more per value quoting and wrapping than the database spends storing it. Every row has the
- * first row's columns; `tail` follows the VALUES (ON CONFLICT, RETURNING).
+ * A multi-row INSERT written out directly (posts, their history and events, the publishing worker's batches):
+ * Knex's builder spends more per value quoting and wrapping than the database spends storing it. Rows with the
+ * same columns go in one statement; a row that leaves out other columns (for their defaults) starts another.
+ * `tail` follows the VALUES (ON CONFLICT, RETURNING); the rows returned are those of every statement.
  */
-export function insertRows(db: Knex, table: string, rows: readonly Record<string, unknown>[], tail = ''): Knex.Raw {
-  const columns = Object.keys(rows[0]);
-  const row = `(${columns.map(() => '?').join(', ')})`;
-  return db.raw(
-    `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES ${rows.map(() => row).join(', ')}${tail ? ` ${tail}` : ''}`,
-    rows.flatMap((r) => columns.map((c) => (r[c] === undefined ? null : r[c]) as Knex.Value)),
-  );
+export async function insertRows(db: Knex, table: string, rows: readonly Record<string, unknown>[], tail = ''): Promise<SqlRow[]> {
+  const returned: SqlRow[] = [];
+  for (let start = 0; start < rows.length;) {
+    const columns = Object.keys(rows[start]);
+    let end = start + 1;
+    while (end < rows.length && sameColumns(rows[end], columns)) end++;
+    const row = `(${columns.map(() => '?').join(', ')})`;
+    const same = rows.slice(start, end);
+    returned.push(...(await runSql(
+      db,
+      `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES ${same.map(() => row).join(', ')}${tail ? ` ${tail}` : ''}`,
+      same.flatMap((r) => columns.map((c) => r[c])),
+    )));
+    start = end;
+  }
+  return returned;
+}
+
+function sameColumns(row: Record<string, unknown>, columns: readonly string[]): boolean {
+  const keys = Object.keys(row);
+  return keys.length === columns.length && keys.every((key, i) => key === columns[i]);
 }

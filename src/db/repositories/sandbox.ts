@@ -1,4 +1,4 @@
-import { isPostgres, type Db } from '../connection.js';
+import type { Db } from '../connection.js';
 import { bool, insertRows, json, jsonText } from './rows.js';
 
 export type SandboxFailureMode = 'rate_limited' | 'transient' | 'permanent' | 'auth_expired' | 'timeout_after_post' | 'slow_after_post';
@@ -57,8 +57,7 @@ export class SandboxRepository {
       const repeated: SandboxPostRecord[] = [];
       for (let i = 0; i < posting.length; i += 500) {
         const chunk = posting.slice(i, i + 500);
-        const result = await insertRows(trx, 'sandbox_posts', chunk.map(toRow), 'ON CONFLICT (channel_id, idempotency_key) DO NOTHING RETURNING channel_id, idempotency_key');
-        const inserted: { channel_id: string; idempotency_key: string }[] = isPostgres(trx) ? result.rows : result;
+        const inserted = await insertRows(trx, 'sandbox_posts', chunk.map(toRow), 'ON CONFLICT (channel_id, idempotency_key) DO NOTHING RETURNING channel_id, idempotency_key') as { channel_id: string; idempotency_key: string }[];
         const fresh = new Set(inserted.map((row) => keyOf(row.channel_id, row.idempotency_key)));
         for (const record of chunk) {
           if (fresh.has(keyOf(record.channelId, record.idempotencyKey))) stored.set(keyOf(record.channelId, record.idempotencyKey), record);

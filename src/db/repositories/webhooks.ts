@@ -2,6 +2,7 @@ import type { Db } from '../connection.js';
 import { isPostgres } from '../connection.js';
 import { toEvent, type EventRecord } from './events.js';
 import { bool, json } from './rows.js';
+import { runSql } from '../unit-statements.js';
 
 export interface WebhookEndpointRecord {
   id: string;
@@ -77,7 +78,7 @@ export class WebhooksRepository {
 
   /** The enabled endpoints of a workspace: the candidates for an event's fan-out. */
   async enabledEndpoints(workspaceId: string): Promise<WebhookEndpointRecord[]> {
-    return (await this.db('webhook_endpoints').where({ workspace_id: workspaceId, enabled: true })).map(toEndpoint);
+    return (await runSql(this.db, 'SELECT * FROM webhook_endpoints WHERE workspace_id = ? AND enabled = ?', [workspaceId, true])).map(toEndpoint);
   }
 
   async updateEndpoint(accountId: string, id: string, changes: Partial<Omit<WebhookEndpointRecord, 'id' | 'accountId' | 'workspaceId' | 'createdAt'>>): Promise<boolean> {
