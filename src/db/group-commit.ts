@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db, SqliteConnection } from './connection.js';
 import { perPoll } from './poll-batches.js';
-import { withUnitConnection } from './unit-statements.js';
+import { withUnitConnection } from './direct-sql.js';
 
 /**
  * Units of work on SQLite, committed in groups. SQLite has one connection here, so units of work wait for each other

@@ -1,4 +1,5 @@
 import type { Db } from '../connection.js';
+import { runSql } from '../direct-sql.js';
 import { bool } from './rows.js';
 
 export interface AccountRecord { id: string; name: string; createdAt: number }
@@ -73,7 +74,7 @@ export class AccountsRepository {
   }
 
   async listWorkspaces(accountId: string): Promise<WorkspaceRecord[]> {
-    const rows = await this.db('workspaces').where({ account_id: accountId }).orderBy('id');
+    const rows = await runSql(this.db, 'SELECT * FROM workspaces WHERE account_id = ? ORDER BY id', [accountId]);
     return rows.map(toWorkspace);
   }
 

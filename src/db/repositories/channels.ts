@@ -1,4 +1,5 @@
 import type { Db } from '../connection.js';
+import { runSql } from '../direct-sql.js';
 import { bool, json } from './rows.js';
 
 export type Weekday = 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun';
@@ -168,7 +169,7 @@ export class ChannelsRepository {
 
   async findMany(accountId: string, ids: readonly string[]): Promise<ChannelRecord[]> {
     if (ids.length === 0) return [];
-    const rows = await this.db('channels').where({ account_id: accountId }).whereIn('id', ids);
+    const rows = await runSql(this.db, `SELECT * FROM channels WHERE account_id = ? AND id IN (${ids.map(() => '?').join(', ')})`, [accountId, ...ids]);
     return rows.map(toChannel);
   }
 

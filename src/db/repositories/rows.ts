@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { runSql, type SqlRow } from '../unit-statements.js';
+import { runSql, type SqlRow } from '../direct-sql.js';
 
 /** SQLite hands back 0/1 and JSON as text; these turn rows into plain typed values on both databases. */
 export function bool(value: unknown): boolean {

@@ -2,7 +2,7 @@ import type { Db } from '../connection.js';
 import { isPostgres } from '../connection.js';
 import { toEvent, type EventRecord } from './events.js';
 import { bool, json } from './rows.js';
-import { runSql } from '../unit-statements.js';
+import { runSql } from '../direct-sql.js';
 
 export interface WebhookEndpointRecord {
   id: string;
