@@ -27,8 +27,14 @@ const POSTS = 100_000;
 const DURATION_MS = Number(process.env.BENCH_SECONDS ?? 5) * 1000;
 const CONCURRENCY = 16;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-/** Each fresh server is warmed up first (JIT, the validator's compiled schemas, SQLite's page cache), not measured. */
-const WARMUP_MS = 2_000;
+/**
+ * Each server is warmed up first, not measured: JIT, the validator's compiled schemas, SQLite's page cache. Herald
+ * has far more code than the bare stack for V8 to optimise, on the one core it is pinned to: its CPU per POST fell for
+ * about ten seconds (1,864 µs in its first two seconds, then 802, 625, 539, 508, then 450-480, a third of the first
+ * windows spent by the compiler's threads), the bare stack's within two. Measured any sooner, the figures would say
+ * how fast Herald starts rather than how fast it serves, so both are warmed for as long as Herald takes.
+ */
+const WARMUP_MS = 10_000;
 
 /** A server in its own process (pinned to CPU 1 when taskset exists), so the load generator never shares its event loop. */
 async function serverProcess(kind: 'herald' | 'bare', env: NodeJS.ProcessEnv): Promise<Server> {
@@ -106,17 +112,19 @@ export async function runRestPostsBench(): Promise<void> {
     const rows: string[] = [];
     for (const route of routes) {
       const rounds: { ours: Measured; bare: Measured }[] = [];
-      // Alternating rounds, each against a fresh server process: drift on the machine falls on both sides.
-      for (let round = 0; round < ROUNDS; round++) {
-        const herald = await serverProcess('herald', env);
+      // One server of each per route, warmed up once, then measured in alternating rounds: drift on the machine falls
+      // on both sides. Only the one being measured has any load.
+      const herald = await serverProcess('herald', env);
+      const baseline = await serverProcess('bare', env);
+      try {
         await load({ durationMs: WARMUP_MS, concurrency: CONCURRENCY, request: () => route.herald(herald.url) });
-        const ours = await measure(herald, () => route.herald(herald.url));
-        await herald.stop();
-        const baseline = await serverProcess('bare', env);
         await load({ durationMs: WARMUP_MS, concurrency: CONCURRENCY, request: () => route.bare(baseline.url) });
-        const bare = await measure(baseline, () => route.bare(baseline.url));
+        for (let round = 0; round < ROUNDS; round++) {
+          rounds.push({ ours: await measure(herald, () => route.herald(herald.url)), bare: await measure(baseline, () => route.bare(baseline.url)) });
+        }
+      } finally {
+        await herald.stop();
         await baseline.stop();
-        rounds.push({ ours, bare });
       }
       const ratios = rounds.map((r) => r.ours.perSecond / r.bare.perSecond);
       const costs = rounds.map((r) => r.bare.cpuUsPerRequest / r.ours.cpuUsPerRequest);
@@ -126,8 +134,8 @@ export async function runRestPostsBench(): Promise<void> {
     const mcp = await mcpAgainstRest(env, demo.apiKey);
     const report = `Machine: ${machine()}. Command: \`make bench\` (bench/rest-posts.ts). SQLite (WAL) in a temp dir, ${POSTS.toLocaleString('en')} posts in one account.
 Each server runs in its own process (pinned to CPU 1 with taskset; Herald with make run's \`${HERALD_NODE_FLAGS.join(' ')}\`), the load generator in this one (pinned to CPU 0): ${CONCURRENCY} concurrent clients on loopback,
-${WARMUP_MS / 1000} s of warm-up then ${DURATION_MS / 1000} s measured per round, ${ROUNDS} alternating rounds (Herald, then bare) per route; the row shows the median round and the ratio's
-median (min–max). "Bare" is Express 5 + Knex (configured plainly: no statement cache) on the same database with no authentication, rate
+one server of each per route, each warmed up for ${WARMUP_MS / 1000} s (Herald's JIT takes about that long to settle on its one core), then ${DURATION_MS / 1000} s measured per round, ${ROUNDS} alternating rounds
+(Herald, then bare); the row shows the median round and the ratio's median (min–max). "Bare" is Express 5 + Knex (configured plainly: no statement cache) on the same database with no authentication, rate
 limiting, OpenAPI validation or domain rules (it still serialises a page of 50 rows / inserts one row). Herald's POST also writes the post's two outbox events.
 Beside throughput, each server's CPU time per answered request (from /proc, all its threads, garbage collection included): the cost
 ratio is bare's CPU per request over Herald's, which the machine's other load disturbs less than it disturbs req/s.
@@ -137,7 +145,7 @@ ratio is bare's CPU per request over Herald's, which the machine's other load di
 ${rows.join('\n')}
 
 MCP against REST for the same page (SPEC's get_paginated_posts, limit 50, a stateless \`tools/call\` POST to /mcp with the same key), on one Herald
-server, ${ROUNDS} alternating rounds (target <= 1.2), measured two ways: by throughput (REST req/s over MCP req/s, the inverse of a
+server (warmed up for ${WARMUP_MS / 2000} s on each), ${ROUNDS} alternating rounds (target <= 1.2), measured two ways: by throughput (REST req/s over MCP req/s, the inverse of a
 call's cost when the server is the bottleneck) and by the server's CPU time per call (MCP's over REST's).
 
 | call | req/s | p50 / p99 ms | CPU µs per call |
@@ -175,8 +183,8 @@ async function mcpAgainstRest(env: NodeJS.ProcessEnv, apiKey: string) {
       const text = await res.text();
       return new Response(text, { status: res.status === 200 && !text.includes('"isError":true') ? 200 : 500 });
     };
-    await load({ durationMs: WARMUP_MS, concurrency: CONCURRENCY, request: rest });
-    await load({ durationMs: WARMUP_MS, concurrency: CONCURRENCY, request: mcp });
+    await load({ durationMs: WARMUP_MS / 2, concurrency: CONCURRENCY, request: rest });
+    await load({ durationMs: WARMUP_MS / 2, concurrency: CONCURRENCY, request: mcp });
     const rounds: { rest: Measured; mcp: Measured }[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       rounds.push({ rest: await measure(herald, rest), mcp: await measure(herald, mcp) });
