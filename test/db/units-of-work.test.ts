@@ -49,14 +49,15 @@ describe('units of work (repositories.inTransaction)', () => {
   });
 
   it('writes the rows of insertRows with the same columns in one statement, starting another where the columns change', async () => {
-    const event = (kind: string, details?: string) => ({ account_id: a.accountId, post_id: 'p1', at: 1, kind, ...(details ? { details } : {}) });
+    const event = (kind: string, ...details: (string | undefined)[]) => ({ account_id: a.accountId, post_id: 'p1', at: 1, kind, ...(details.length ? { details: details[0] } : {}) });
     const statements: string[] = [];
     t.herald.db.on('query', (q: { sql: string }) => statements.push(q.sql));
     // In a transaction of Knex's own its statements go through Knex on both databases, where they can be counted.
-    const returned = await t.herald.db.transaction((trx) => insertRows(trx, 'post_events', [event('created', '{"a":1}'), event('updated', '{"b":2}'), event('queued'), event('deleted', '{}')], 'RETURNING kind, details'));
-    assert.deepEqual(returned.map((r) => [r.kind, r.details]), [['created', '{"a":1}'], ['updated', '{"b":2}'], ['queued', null], ['deleted', '{}']]);
+    const returned = await t.herald.db.transaction((trx) => insertRows(trx, 'post_events', [event('created', '{"a":1}'), event('updated', '{"b":2}'), event('queued'), event('deleted', '{}'), event('approved', undefined)], 'RETURNING kind, details'));
+    // A column left undefined in a row that names it is stored as null.
+    assert.deepEqual(returned.map((r) => [r.kind, r.details]), [['created', '{"a":1}'], ['updated', '{"b":2}'], ['queued', null], ['deleted', '{}'], ['approved', null]]);
     assert.equal(statements.filter((sql) => /INSERT INTO "post_events"/.test(sql)).length, 3, statements.join('\n'));
-    assert.deepEqual((await repos.postEvents.list(a.accountId, 'p1')).map((e) => e.kind), ['created', 'updated', 'queued', 'deleted']);
+    assert.deepEqual((await repos.postEvents.list(a.accountId, 'p1')).map((e) => e.kind), ['created', 'updated', 'queued', 'deleted', 'approved']);
   });
 
   it('binds true and false as each database stores them, inside a unit of work and outside', async () => {
