@@ -26,14 +26,16 @@ export type SqlRow = Record<string, unknown>;
 
 /**
  * Runs one statement (`?` placeholders) and returns its rows: none unless it reads or says RETURNING. On SQLite
- * outside a transaction it takes the pool's connection as Knex would, and runs the statement on it itself.
+ * outside a transaction it takes the pool's connection as Knex would, and runs the statement on it itself. A binding
+ * left undefined is stored as null on every path.
  */
 export async function runSql(db: Knex, sql: string, bindings: readonly unknown[]): Promise<SqlRow[]> {
   const connection = unitConnections.get(db);
   if (connection) return runOn(connection, sql, bindings);
-  if (isPostgres(db)) return (await db.raw(sql, bindings as Knex.RawBinding[])).rows as SqlRow[];
-  if ((db as Knex.Transaction).isTransaction) {
-    const result = await db.raw(sql, bindings as Knex.RawBinding[]);
+  if (isPostgres(db) || (db as Knex.Transaction).isTransaction) {
+    // Knex binds booleans and dates itself but refuses undefined, which is stored as null here as everywhere else.
+    const result = await db.raw(sql, bindings.map((value) => (value === undefined ? null : value)) as Knex.RawBinding[]);
+    if (isPostgres(db)) return result.rows as SqlRow[];
     return Array.isArray(result) ? (result as SqlRow[]) : [];
   }
   const pooled = (await db.client.acquireConnection()) as SqliteConnection;
@@ -46,7 +48,7 @@ export async function runSql(db: Knex, sql: string, bindings: readonly unknown[]
 
 function runOn(connection: SqliteConnection, sql: string, bindings: readonly unknown[]): SqlRow[] {
   const statement = connection.prepare(sql);
-  // Knex turns these the same way for better-sqlite3, which binds neither.
+  // better-sqlite3 binds neither booleans, dates nor undefined: turned as Knex turns them for it.
   const values = bindings.map((value) => (typeof value === 'boolean' ? Number(value) : value instanceof Date ? value.valueOf() : value === undefined ? null : value));
   if (statement.reader) return statement.all(...values) as SqlRow[];
   statement.run(...values);

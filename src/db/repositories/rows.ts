@@ -44,7 +44,7 @@ export async function insertRows(db: Knex, table: string, rows: readonly Record<
     returned.push(...(await runSql(
       db,
       `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES ${same.map(() => row).join(', ')}${tail ? ` ${tail}` : ''}`,
-      same.flatMap((r) => columns.map((c) => (r[c] === undefined ? null : r[c]))),
+      same.flatMap((r) => columns.map((c) => r[c])),
     )));
     start = end;
   }

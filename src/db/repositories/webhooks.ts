@@ -1,8 +1,8 @@
 import type { Db } from '../connection.js';
 import { isPostgres } from '../connection.js';
+import { runSql } from '../direct-sql.js';
 import { toEvent, type EventRecord } from './events.js';
 import { bool, json } from './rows.js';
-import { runSql } from '../direct-sql.js';
 
 export interface WebhookEndpointRecord {
   id: string;
