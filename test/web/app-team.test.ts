@@ -90,8 +90,15 @@ describe('the web app: approvals, queues and channels', function () {
       await signInToApp(page, t.url, a.email, a.password);
       await open('/app/approvals');
       assert.equal(await page.locator('input[name=postIds]').count(), 2);
+      // The answer for the new filter is held back, so what the page shows meanwhile can be seen.
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => { release = resolve; });
+      await page.route(/\/v1\/rest\/approvals\?.*assignedTo=me/, async (route) => { await released; await route.continue(); });
       await page.check('text=me (assigned to me)');
       await page.waitForURL(/\/app\/approvals\?assigned=me$/);
+      await page.waitForSelector('main .loading');
+      assert.equal(await page.locator('table.approvals').count(), 0, 'the list for anyone is not shown as the list for me');
+      release();
       await appReady(page);
       assert.deepEqual(await page.locator('table.approvals tbody td:nth-child(2)').allTextContents(), ['For me']);
       assert.match(await page.textContent('table.approvals tbody') ?? '', /you/);

@@ -34,7 +34,7 @@ async function banners(manages: boolean): Promise<string[]> {
 
 export function Layout(props: { path: string; children: ComponentChildren }) {
   const me = useMe();
-  const alerts = useApi(() => banners(me?.manages ?? false), [props.path, me?.manages]);
+  const alerts = useApi(() => banners(me?.manages ?? false), [props.path, me?.manages], { keepPrevious: true });
   const current = (href: string) => (href === '/app' ? props.path === '/app' : props.path === href || props.path.startsWith(`${href}/`));
   return (
     <>

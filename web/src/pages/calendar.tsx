@@ -72,6 +72,7 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
   const calendar = useApi(
     async () => (await call(api.GET('/calendar', { params: { query: { view, date, timezone, channelIds: chosen.length ? chosen : undefined, livePosts: props.live } } }))).data,
     [view, date, timezone, chosen.join(','), props.live],
+    { keepPrevious: true },
   );
   const [moved, setMoved] = useState<Moved>();
   const [said, setSaid] = useState<string>();
