@@ -53,6 +53,8 @@ export function ApprovalsPage(props: { query: URLSearchParams }) {
     try {
       const texts = new Map(posts.map((p) => [p.id, p.text]));
       const answer = await call(api.POST('/approvals/decisions', { body: { postIds, decision, ...(decision === 'reject' ? { reason } : {}) } }));
+      // The list is asked for again before the outcomes show, so the two never disagree on screen.
+      await reload();
       setOutcomes(answer.results.map((r) => ({
         postId: r.id,
         text: texts.get(r.id) ?? r.id,
@@ -61,7 +63,6 @@ export function ApprovalsPage(props: { query: URLSearchParams }) {
       })));
       setSelected(new Set([...selected].filter((id) => !postIds.includes(id))));
       if (decision === 'reject') setReason('');
-      await reload();
     } catch (caught) {
       setRefused(toApiError(caught));
     } finally {
