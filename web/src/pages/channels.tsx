@@ -106,8 +106,8 @@ function ChannelRow(props: { channel: Channel; network?: Network } & Report) {
     try {
       const text = await work();
       if (text) {
-        props.said(text);
         await props.reload();
+        props.said(text);
       }
     } catch (caught) {
       setRefused(toApiError(caught));
@@ -198,8 +198,8 @@ function ConnectNetwork(props: { network: Network } & Report) {
       const channels = followConnect(await call(api.POST('/channels/connect', { body: { ...fields, network: n.name } })));
       if (channels) {
         form.reset();
-        props.said(`Connected ${channels.map(nameOf).join(', ')}.`);
         await props.reload();
+        props.said(`Connected ${channels.map(nameOf).join(', ')}.`);
       }
     } catch (caught) {
       setRefused(toApiError(caught));

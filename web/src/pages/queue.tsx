@@ -65,8 +65,8 @@ function Queue(props: { channelId: string; schedule: Schedule; reload: () => Pro
     setProblem(undefined);
     try {
       await work();
-      if (done) setSaid(done);
       await props.reload();
+      if (done) setSaid(done);
       return true;
     } catch (caught) {
       setProblem(toApiError(caught));
@@ -91,9 +91,9 @@ function Queue(props: { channelId: string; schedule: Schedule; reload: () => Pro
     try {
       const answer = await call(api.POST('/channels/{channelId}/queue/clear', { params: { path }, body: { dryRun: !confirmed } }));
       if (confirmed) {
+        await props.reload();
         setWouldClear(undefined);
         setSaid(`Removed ${answer.postIds.length} post(s) from the queue.`);
-        await props.reload();
       } else {
         setWouldClear(answer.postIds.length);
       }

@@ -68,9 +68,9 @@ export function ApiKeysPage() {
   const revoke = async (id: string, name: string) => {
     try {
       await call(api.DELETE('/api-keys/{keyId}', { params: { path: { keyId: id } } }));
+      await reload();
       setRefusal(undefined);
       setNotice(`The key “${name}” is revoked: calls with it are refused from now on.`);
-      await reload();
     } catch (caught) {
       setRefusal(toApiError(caught));
     }

@@ -19,9 +19,9 @@ export function ConnectedAppsPage() {
   const revoke = async (clientId: string, name: string) => {
     try {
       await call(api.DELETE('/connected-apps/{clientId}', { params: { path: { clientId } } }));
+      await reload();
       setRefusal(undefined);
       setNotice(`${name} no longer acts for you: its tokens stopped working. It must ask for your consent again.`);
-      await reload();
     } catch (caught) {
       setRefusal(toApiError(caught));
     }

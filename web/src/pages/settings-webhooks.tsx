@@ -145,12 +145,15 @@ export function WebhooksPage() {
     setRefusal(undefined);
     setNotice('');
     setSecret(undefined);
+    let said = '';
     try {
-      setNotice(await run());
+      said = await run();
     } catch (caught) {
       setRefusal(toApiError(caught));
     }
+    // The list is asked for again before the notice shows, so the two never disagree on screen.
     await reload();
+    setNotice(said);
   };
   const showSecret = (url: string, value: string) => setSecret({ url, value });
   return (
