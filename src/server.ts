@@ -22,6 +22,9 @@ import { createNetworks, createWorker } from './publishing/engine.js';
 import type { PublishingWorker } from './publishing/worker.js';
 
 const HOUSEKEEPING_INTERVAL_MS = 10 * 60_000;
+// How long a stopping instance lets the requests it took finish: well inside the 30 s Kubernetes gives a pod
+// between SIGTERM and SIGKILL by default.
+const SHUTDOWN_GRACE_MS = 10_000;
 
 export interface Herald {
   config: Config;
@@ -66,7 +69,7 @@ export async function openDomain(config: Config, warn: (message: string) => void
 }
 
 export async function startHerald(requested: Config, logger: Logger = createLogger()): Promise<Herald> {
-  const { server, serve } = createAppServer();
+  const { server, serve, drain } = createAppServer();
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -98,10 +101,8 @@ export async function startHerald(requested: Config, logger: Logger = createLogg
     worker,
     url: `http://127.0.0.1:${port}`,
     async close() {
-      await worker?.stop();
       clearInterval(housekeeping);
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.all([worker?.stop(), drain(SHUTDOWN_GRACE_MS)]);
       await db.destroy();
     },
   };

@@ -1,13 +1,15 @@
 /**
  * The server Herald listens with makes its requests and responses with the app's prototypes, so Express's
  * per-request setPrototypeOf changes nothing (src/http/app-server.ts); everything else about them stays Node's.
+ * Before it stops, it answers what it took (`drain`).
  */
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import express from 'express';
 import { createAppServer } from '../../src/http/app-server.js';
+import type { Logger } from '../../src/logger.js';
 import { startTestHerald, TEST_DB, type TestHerald } from '../support/herald.js';
 
 describe('the app server', function () {
@@ -67,6 +69,94 @@ describe('the app server', function () {
   });
 });
 
+describe('the app server draining before it stops', function () {
+  this.timeout(20_000);
+  let server: http.Server;
+  let drain: (graceMs: number) => Promise<void>;
+  let url: string;
+  let release: () => void;
+
+  beforeEach(async () => {
+    const created = createAppServer();
+    server = created.server;
+    drain = created.drain;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const app = express();
+    app.get('/slow', async (_req, res) => {
+      await held;
+      res.json({ answered: true });
+    });
+    app.get('/never', () => undefined);
+    app.get('/fast', (_req, res) => res.json({ fast: true }));
+    created.serve(app);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterEach(async () => {
+    release();
+    server.closeAllConnections();
+    if (server.listening) await new Promise((resolve) => server.close(resolve));
+  });
+
+  /** Settles to how long `promise` took, or to undefined when it has not settled within `ms`. */
+  const within = async (promise: Promise<unknown>, ms: number) => {
+    const started = Date.now();
+    return Promise.race([promise.then(() => Date.now() - started), new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms))]);
+  };
+
+  it('answers a request in flight, and only then is done; a new connection is refused', async () => {
+    const inFlight = fetch(`${url}/slow`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const drained = drain(5_000);
+    assert.equal(await within(drained, 300), undefined, 'still draining while the request is unanswered');
+    await assert.rejects(fetch(`${url}/fast`), 'a new connection is refused');
+    release();
+    const res = await inFlight;
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { answered: true });
+    assert.ok((await within(drained, 2_000)) !== undefined, 'done once it answered');
+  });
+
+  it('tells a client that sends another request on its connection while draining to close it', async () => {
+    const socket = net.connect(Number(new URL(url).port), '127.0.0.1');
+    await once(socket, 'connect');
+    let received = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
+    socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const drained = drain(5_000);
+    socket.write('GET /fast HTTP/1.1\r\nHost: x\r\n\r\n');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    release();
+    await once(socket, 'close');
+    const [first, second] = received.split(/(?=HTTP\/1\.1 )/);
+    assert.match(first, /^HTTP\/1\.1 200[\s\S]*\{"answered":true\}$/);
+    assert.match(second, /^HTTP\/1\.1 200[\s\S]*\r\nConnection: close\r\n[\s\S]*\{"fast":true\}$/i);
+    assert.ok((await within(drained, 2_000)) !== undefined);
+  });
+
+  it('does not wait for a kept-alive connection that is idle', async () => {
+    const agent = new http.Agent({ keepAlive: true });
+    const status = await new Promise<number>((resolve, reject) => {
+      http.get(`${url}/fast`, { agent }, (res) => res.resume().on('end', () => resolve(res.statusCode!))).on('error', reject);
+    });
+    assert.equal(status, 200);
+    assert.equal(Object.values(agent.freeSockets).flat().length, 1, 'the connection is kept, idle');
+    const took = await within(drain(5_000), 2_000);
+    assert.ok(took !== undefined && took < 1_000, `drained in ${took} ms`);
+    agent.destroy();
+  });
+
+  it('closes what is left when the grace period is over', async () => {
+    const inFlight = fetch(`${url}/never`).then(() => 'answered', () => 'cut off');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const took = await within(drain(400), 3_000);
+    assert.ok(took !== undefined && took >= 390, `stopped waiting after ${took} ms`);
+    assert.equal(await inFlight, 'cut off');
+  });
+});
+
 describe(`Herald listens with the app server (${TEST_DB})`, function () {
   this.timeout(30_000);
   let h: TestHerald;
@@ -90,5 +180,22 @@ describe(`Herald listens with the app server (${TEST_DB})`, function () {
       h.herald.server.off('request', listener);
     }
     assert.deepEqual(prototypes, [true]);
+  });
+
+  it('answers the requests it took before it stops, none failing against a closed database', async () => {
+    const errors: string[] = [];
+    const logger: Logger = { info: () => undefined, warn: () => undefined, error: (message) => errors.push(message) };
+    const other = await startTestHerald({}, logger);
+    const a = await other.seedAccount();
+    const paths = ['/channels', '/posts?limit=5', '/members', '/webhooks', '/workspaces', '/approvals'];
+    let taken = 0;
+    const allTaken = new Promise<void>((resolve) => other.herald.server.prependListener('request', () => ++taken === 24 && resolve()));
+    const calls = Array.from({ length: 24 }, (_, i) =>
+      fetch(`${other.url}/v1/rest${paths[i % paths.length]}`, { headers: { authorization: `Bearer ${a.apiKey}` } }).then((res) => res.status, (error: Error) => String(error.cause ?? error)));
+    // A connection still in the system's queue, not yet accepted, is the load balancer's to move elsewhere.
+    await allTaken;
+    await other.close();
+    assert.deepEqual([...new Set(await Promise.all(calls))], [200]);
+    assert.deepEqual(errors, []);
   });
 });
