@@ -19,8 +19,9 @@ export interface AppServer {
   serve(app: Express): void;
   /**
    * Takes no more connections and waits, at most `graceMs`, until every request taken is answered and its
-   * connection closed; then closes whatever is left. A client that went away is not waited for. A client whose POST is cut off cannot tell whether the post
-   * was made, so an instance that is stopped (a deploy, a scale-in) finishes what it started first.
+   * connection closed; then closes whatever is left. A client whose POST is cut off cannot tell whether the post
+   * was made, so an instance that is stopped (a deploy, a scale-in) finishes what it started first. A client that
+   * went away is not waited for.
    */
   drain(graceMs: number): Promise<void>;
 }

@@ -48,7 +48,16 @@ describe('the web app: approvals, queues and channels', function () {
       await page.click('nav >> text=Approvals');
       await appReady(page);
       for (const box of await page.locator('input[name=postIds]').all()) await box.check();
+      // The list asked for after the decision is held back: meanwhile the page must not report what it still lists.
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => { release = resolve; });
+      let asked!: () => void;
+      const askedAgain = new Promise<void>((resolve) => { asked = resolve; });
+      await page.route(/\/v1\/rest\/approvals\?/, async (route) => { asked(); await released; await route.continue(); });
       await page.click('text=Approve selected');
+      await askedAgain;
+      assert.equal(await page.locator('#results li').count(), 0, 'no outcome beside the list from before the decision');
+      release();
       await page.waitForSelector('#results li');
       assert.equal(await page.locator('#results li').count(), 2);
       assert.match(await page.textContent('#results') ?? '', /One: approved[\s\S]*Two: approved/);
