@@ -203,7 +203,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     workerPollMs: intFrom(env, 'WORKER_POLL_MS', 500),
     workerConcurrency: Math.max(1, intFrom(env, 'WORKER_CONCURRENCY', 1024)),
     workerMediaConcurrency: Math.max(1, intFrom(env, 'WORKER_MEDIA_CONCURRENCY', 16)),
-    sandboxLatencyMs: intFrom(env, 'SANDBOX_LATENCY_MS', 0),
+    sandboxLatencyMs: intFrom(env, 'SANDBOX_LATENCY_MS', 0, 0),
     workerLeaseSeconds: intFrom(env, 'WORKER_LEASE_SECONDS', 60),
     syncIntervalSeconds: intFrom(env, 'SYNC_INTERVAL_SECONDS', 300),
     logRequests: boolFrom(env, 'LOG_REQUESTS', false),
