@@ -3,14 +3,15 @@ import { promisify } from 'node:util';
 
 const scrypt = promisify(crypto.scrypt) as (password: string, salt: Buffer, keylen: number, options: crypto.ScryptOptions) => Promise<Buffer>;
 
-// scrypt is memory-hard (N=2^15, r=8 needs 32 MiB per hash) and ships with Node.
-const PARAMS = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+// scrypt is memory-hard (r=8 at the configured N=2^15 needs 32 MiB per hash) and ships with Node.
+const PARAMS = { r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 const KEY_LENGTH = 32;
 
-export async function hashPassword(password: string): Promise<string> {
+/** A hash records its own cost, so hashes made at another cost (tests use a low one) still verify. */
+export async function hashPassword(password: string, cost: number): Promise<string> {
   const salt = crypto.randomBytes(16);
-  const key = await scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, PARAMS);
-  return `scrypt$${PARAMS.N}$${PARAMS.r}$${PARAMS.p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
+  const key = await scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, { ...PARAMS, N: cost });
+  return `scrypt$${cost}$${PARAMS.r}$${PARAMS.p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {

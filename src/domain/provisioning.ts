@@ -45,7 +45,7 @@ export async function createUser(deps: DomainDeps, input: { accountId: string; e
     accountId: input.accountId,
     email,
     name: input.name,
-    passwordHash: input.password === undefined ? null : await hashPassword(input.password),
+    passwordHash: input.password === undefined ? null : await hashPassword(input.password, deps.config.passwordHashCost),
     createdAt: deps.now(),
   });
   return { id, email };

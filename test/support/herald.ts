@@ -91,6 +91,8 @@ export async function startTestHerald(overrides: Partial<Config> = {}, logger: L
     worker: false,
     rateLimits: GENEROUS_LIMITS,
     oauthThrottles: { registrationsPerHour: 100_000, failedSignInsPerWindow: 100_000 },
+    // Seeding hashes a password per account: at production cost that was 70-90 ms each, most of many files' time.
+    passwordHashCost: 2 ** 10,
     ...overrides,
   };
   const herald = await startHerald(requested, logger);

@@ -22,7 +22,7 @@ export type SignInResult =
   | { refused: 'wrong_credentials' }
   | { refused: 'too_many_attempts'; from: 'email' | 'address'; retryAfterMinutes: number };
 
-let decoyHash: Promise<string> | undefined;
+const decoyHashes = new Map<number, Promise<string>>();
 
 export async function signIn(deps: DomainDeps, email: string, password: string, clientAddress: string): Promise<SignInResult> {
   const address = await countAddressSignInAttempt(deps, clientAddress);
@@ -38,8 +38,9 @@ export async function signIn(deps: DomainDeps, email: string, password: string, 
   const user = normalized === '' ? undefined : await deps.repos.accounts.findUserByEmail(normalized);
   let ok = false;
   if (!user || user.passwordHash === null) {
-    decoyHash ??= hashPassword('decoy password for unknown emails');
-    await verifyPassword(password, await decoyHash);
+    const cost = deps.config.passwordHashCost;
+    if (!decoyHashes.has(cost)) decoyHashes.set(cost, hashPassword('decoy password for unknown emails', cost));
+    await verifyPassword(password, await decoyHashes.get(cost)!);
   } else {
     ok = await verifyPassword(password, user.passwordHash);
   }
