@@ -1692,6 +1692,8 @@ export interface components {
                 mixKinds: boolean;
                 /** @description Whether a post must carry media (a YouTube post is a video). */
                 required: boolean;
+                /** @description The kinds the network fetches itself from the post's URLs rather than taking the bytes from Herald: files of Herald's library then need a public BASE_URL. */
+                pulledFromUrl?: ("image" | "video")[];
             };
             /** @enum {string} */
             firstComment: "comment" | "reply" | "none";
