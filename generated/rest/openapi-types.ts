@@ -1378,9 +1378,13 @@ export interface components {
              * @description Open this to grant Herald access; the network sends the person back to Herald's callback. Valid 15 minutes, once.
              */
             authorizationUrl: string;
+            /** @description Present when the channel will not work fully on this instance: a network that fetches media from Herald's address cannot reach a BASE_URL that is not public. */
+            warning?: string;
         };
         ConnectedChannels: {
             data: components["schemas"]["Channel"][];
+            /** @description Present when the channel will not work fully on this instance: a network that fetches media from Herald's address cannot reach a BASE_URL that is not public. */
+            warning?: string;
         };
         Workspace: {
             id: string;

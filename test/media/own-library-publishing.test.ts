@@ -29,7 +29,7 @@ describe(`media of Herald's own library, on the default configuration (${TEST_DB
     a = await t.seedAccount({ channels: 1 });
   }
 
-  async function upload(file = { name: 'logo.png', type: 'image/png', bytes: TINY_PNG }): Promise<{ id: string; url: string }> {
+  async function upload(file: { name: string; type: string; bytes: Buffer } = { name: 'logo.png', type: 'image/png', bytes: TINY_PNG }): Promise<{ id: string; url: string }> {
     const token = a.apiKey;
     const started = await t.api('POST', '/v1/rest/media/uploads', { token, body: { fileName: file.name, contentType: file.type, sizeBytes: file.bytes.length } });
     assert.equal(started.status, 201, JSON.stringify(started.body));
@@ -82,6 +82,16 @@ describe(`media of Herald's own library, on the default configuration (${TEST_DB
     const file = x.media.get(sent.mediaKeys[0].split('_')[1])!;
     assert.deepEqual([file.mediaType, file.totalBytes], ['image/png', TINY_PNG.length], 'the file arrived whole, with its type');
     assert.deepEqual(x.refusals, []);
+  });
+
+  it('warns when a network that fetches media from Herald is connected on an instance it cannot reach; X is not warned of', async () => {
+    await start({ networks: { ...loadConfig({}).networks, apps: { pinterest: { clientId: 'app', clientSecret: 'secret' }, x: { clientId: 'app', clientSecret: 'secret' } } } });
+    const pinterest = await t.api('POST', '/v1/rest/channels/connect', { token: a.apiKey, body: { network: 'pinterest' } });
+    assert.equal(pinterest.status, 200, JSON.stringify(pinterest.body));
+    assert.match(pinterest.body.warning, new RegExp(`Pinterest fetches media from Herald's address, and this Herald is at ${t.url.replace(/\./g, '\\.')}, which Pinterest cannot reach`));
+    const xStarted = await t.api('POST', '/v1/rest/channels/connect', { token: a.apiKey, body: { network: 'x' } });
+    assert.equal(xStarted.status, 200, JSON.stringify(xStarted.body));
+    assert.equal(xStarted.body.warning, undefined);
   });
 
   it('refuses when written a library file for Instagram on an instance Instagram cannot reach, naming BASE_URL; public URLs elsewhere pass', async () => {
