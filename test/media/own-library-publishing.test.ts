@@ -104,6 +104,9 @@ describe(`media of Herald's own library, on the default configuration (${TEST_DB
     const sandboxToo = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[0], instagram.id], text: 'Both', imageUrls: [media.url] } });
     assert.equal(sandboxToo.status, 400, 'nothing is written for the other channel either');
     assert.equal((await t.api('GET', '/v1/rest/posts?limit=10', { token: a.apiKey })).body.data.length, 0);
+    const draft = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [instagram.id], text: 'Later', mediaIds: [media.id], saveAsDraft: true } });
+    assert.equal(draft.status, 201, 'a draft goes nowhere, so it is kept until BASE_URL may be public');
+    await t.api('DELETE', `/v1/rest/posts/${draft.body.data[0].id}`, { token: a.apiKey });
 
     const elsewhere = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [instagram.id], text: 'Hosted elsewhere', imageUrls: ['https://cdn.example.com/logo.jpg'] } });
     assert.equal(elsewhere.status, 201, JSON.stringify(elsewhere.body));

@@ -13,8 +13,9 @@ import { libraryRefOf } from './library-files.js';
  *   `.example`, `.invalid`), or an address outside the loopback, private, link-local, shared (CGNAT), reserved
  *   and unique-local ranges; plain http counts as not public, since the pulling networks fetch https;
  * - a post carrying a file of Herald's own library for such a network, on an instance that is not public, is
- *   refused when written, saying what to set: the network would otherwise fail it when it goes out (and the
- *   worker fails one written before, with the same words); URLs elsewhere are the person's to vouch for;
+ *   refused when written to go out, saying what to set: the network would otherwise fail it then (and the worker
+ *   fails one written before, with the same words); a draft is kept, as it goes nowhere until BASE_URL may be
+ *   public; URLs elsewhere are the person's to vouch for;
  * - connecting such a channel on such an instance succeeds, with a warning saying the same.
  */
 const LOCAL_SUFFIXES = ['.localhost', '.local', '.internal', '.lan', '.home.arpa', '.test', '.example', '.invalid'];

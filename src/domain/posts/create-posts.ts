@@ -72,7 +72,7 @@ async function preparePosts(deps: DomainDeps, principal: Principal, input: PostI
   requireTextByChannel(input.textByChannel, input.channelIds);
   const knownMedia = await knownMediaOf(deps, principal.accountId, [...imageUrls, ...videoUrls]);
   requireNetworkLimits(channels, { text, imageUrls, videoUrls, firstComment, knownMedia }, { textByChannel: input.textByChannel });
-  requireReachableLibraryMedia(deps.config.baseUrl, channels, { imageUrls, videoUrls });
+  if (!schedule.isDraft) requireReachableLibraryMedia(deps.config.baseUrl, channels, { imageUrls, videoUrls });
   const workspaces = new Map(
     (await deps.repos.accounts.listWorkspaces(principal.accountId)).map((w) => [w.id, w]),
   );

@@ -50,7 +50,7 @@ export async function updatePost(deps: DomainDeps, principal: Principal, id: str
   const updated = { ...post, ...changes };
   const knownMedia = await knownMediaOf(deps, principal.accountId, [...updated.imageUrls, ...updated.videoUrls]);
   requireNetworkLimits(targets, { ...updated, knownMedia }, { requireOptions: input.channelOptions !== undefined });
-  requireReachableLibraryMedia(deps.config.baseUrl, targets, updated);
+  if (!updated.isDraft) requireReachableLibraryMedia(deps.config.baseUrl, targets, updated);
   await placingInQueue(() => deps.repos.inTransaction(async (repos) => {
     const saved = await repos.posts.updateUnpublished(principal.accountId, id, { ...changes, groupId });
     if (!saved) throw new ConflictError('post_not_editable', `Post ${id} started publishing and can no longer be changed.`);
