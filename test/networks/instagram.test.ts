@@ -44,6 +44,7 @@ describe('Instagram, against a fake that speaks its documented API', function ()
         ...defaults,
         apps: facebook ? { ...apps, facebook: { clientId: instagram.facebook.appId, clientSecret: instagram.facebook.appSecret, graphVersion: 'v23.0' } } : apps,
       },
+      // The test's own media files are served on 127.0.0.1, which the SSRF guard refuses unless listed.
       outboundAllowHosts: ['127.0.0.1'],
     });
     instagram.redirectUris.push(`${t.url}/connect/instagram/callback`);

@@ -37,6 +37,7 @@ describe('Threads, against a fake that speaks its documented API', function () {
     t = await startTestHerald({
       networkOriginOverrides: { 'https://threads.net': threads.url, 'https://graph.threads.net': threads.url },
       networks: { ...defaults, apps: configured ? { threads: { clientId: threads.appId, clientSecret: threads.appSecret, graphVersion: 'v1.0' } } : {} },
+      // The test's own media files are served on 127.0.0.1, which the SSRF guard refuses unless listed.
       outboundAllowHosts: ['127.0.0.1'],
     });
     threads.redirectUris.push(`${t.url}/connect/threads/callback`);
