@@ -37,6 +37,8 @@ export function libraryRefOf(baseUrl: string, url: string): LibraryRef | undefin
   }
 }
 
+type LibraryDeps = Pick<DomainDeps, 'config' | 'repos' | 'mediaStorage'>;
+
 /** The account's record behind a library URL: undefined for other URLs, `missing` when it names none of its files. */
 async function recordOf(deps: LibraryDeps, accountId: string, url: string): Promise<MediaRecord | { missing: string } | undefined> {
   const ref = libraryRefOf(deps.config.baseUrl, url);
@@ -47,8 +49,6 @@ async function recordOf(deps: LibraryDeps, accountId: string, url: string): Prom
   }
   return record;
 }
-
-type LibraryDeps = Pick<DomainDeps, 'config' | 'repos' | 'mediaStorage'>;
 
 export function libraryFiles(deps: LibraryDeps): LibraryFiles {
   return {
