@@ -1378,9 +1378,13 @@ export interface components {
              * @description Open this to grant Herald access; the network sends the person back to Herald's callback. Valid 15 minutes, once.
              */
             authorizationUrl: string;
+            /** @description Present when the channel will not work fully on this instance: a network that fetches media from Herald's address cannot reach a BASE_URL that is not public. */
+            warning?: string;
         };
         ConnectedChannels: {
             data: components["schemas"]["Channel"][];
+            /** @description Present when the channel will not work fully on this instance: a network that fetches media from Herald's address cannot reach a BASE_URL that is not public. */
+            warning?: string;
         };
         Workspace: {
             id: string;
@@ -1692,6 +1696,8 @@ export interface components {
                 mixKinds: boolean;
                 /** @description Whether a post must carry media (a YouTube post is a video). */
                 required: boolean;
+                /** @description The kinds the network fetches itself from the post's URLs rather than taking the bytes from Herald: files of Herald's library then need a public BASE_URL. */
+                pulledFromUrl?: ("image" | "video")[];
             };
             /** @enum {string} */
             firstComment: "comment" | "reply" | "none";

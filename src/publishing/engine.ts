@@ -2,6 +2,7 @@ import type { SandboxFailureMode } from '../db/repositories/sandbox.js';
 import type { DomainDeps } from '../domain/deps.js';
 import { NotFoundError, ValidationError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
+import { libraryFiles } from '../domain/media/library-files.js';
 import type { Logger } from '../logger.js';
 import { safeMediaChecker, type MediaChecker } from './media-check.js';
 import { NetworkRegistry } from './networks/registry.js';
@@ -29,6 +30,7 @@ export function createNetworks(deps: Omit<DomainDeps, 'networks'>): NetworkRegis
     allowHosts: deps.config.outboundAllowHosts,
     timeoutMs: deps.config.networks.timeoutMs,
     maxBytes: deps.config.networks.maxResponseBytes,
+    library: libraryFiles(deps),
   };
   const http = new NetworkHttp(outbound);
   const now = () => deps.now();
@@ -60,7 +62,7 @@ export function createWorker(
       deps,
       logger,
       networks: overrides.networks ?? (deps.networks as NetworkRegistry),
-      checkMedia: overrides.checkMedia ?? safeMediaChecker(deps.config.outboundAllowHosts),
+      checkMedia: overrides.checkMedia ?? safeMediaChecker(deps.config.outboundAllowHosts, libraryFiles(deps)),
     },
     {
       pollMs: deps.config.workerPollMs,

@@ -1,3 +1,4 @@
+import type { LibraryFiles } from '../domain/media/media-storage.js';
 import { OutboundRequestError } from '../domain/outbound.js';
 import { probeDirectMedia } from '../net/safe-fetch.js';
 import { NetworkError } from '../domain/networks/connector.js';
@@ -5,16 +6,20 @@ import { NetworkError } from '../domain/networks/connector.js';
 /**
  * Before publishing, every image and video URL must be a direct file: a web page (a video site's watch
  * page, a storage preview page) or anything not an image or video fails the post with a message saying so.
+ * A file of Herald's own library is looked up in the post's account, never fetched back over HTTP: Herald judged
+ * its bytes when it came in, and its own address may be one the SSRF guard refuses (localhost).
  */
 export type MediaCheck = { direct: true } | { direct: false; reason: string };
-export type MediaChecker = (url: string) => Promise<MediaCheck>;
+export type MediaChecker = (url: string, accountId: string) => Promise<MediaCheck>;
 
 const PROBE_TIMEOUT_MS = 10_000;
 const PROBE_MAX_BYTES = 1024 * 1024;
 
-/** The real check, through safe-fetch's SSRF rules; a host that cannot be reached now is retried later. */
-export function safeMediaChecker(allowHosts: readonly string[]): MediaChecker {
-  return async (url) => {
+/** The real check: the library, else through safe-fetch's SSRF rules; a host that cannot be reached now is retried later. */
+export function safeMediaChecker(allowHosts: readonly string[], library: LibraryFiles): MediaChecker {
+  return async (url, accountId) => {
+    const own = await library.find(accountId, url);
+    if (own) return 'missing' in own ? { direct: false, reason: own.missing } : { direct: true };
     try {
       const probe = await probeDirectMedia(url, { allowHosts, maxBytes: PROBE_MAX_BYTES, timeoutMs: PROBE_TIMEOUT_MS });
       return probe.direct ? { direct: true } : { direct: false, reason: probe.reason };

@@ -2,7 +2,10 @@
  * Publishing claimed posts, the state machine of a due post:
  * - an attempt left unfinished by a worker that stopped mid-call is reconciled first, never repeated;
  * - the post must still fit its network (the capabilities table, required channelOptions included);
- * - media URLs must be direct image/video files, checked before the first network call; a host that does
+ * - a network that fetches media from its URL must be able to reach a file of Herald's own library (a public
+ *   BASE_URL, media/public-base-url.ts);
+ * - media URLs must be direct image/video files, checked before the first network call (Herald's own files in
+ *   its storage, media-check.ts); a host that does
  *   not answer counts towards maxAttempts, or the post would wait forever;
  * - at most once: each attempt is recorded, with its attempt key, before the network call (a batch's attempts
  *   in one transaction, guarded by the claim), and the lease is renewed while the call is in flight;
@@ -18,6 +21,7 @@ import type { PublishAttemptRecord } from '../db/repositories/publish-attempts.j
 import type { ClaimedPost } from '../db/repositories/publishing.js';
 import { NetworkError, type ConnectorChannel, type NetworkConnector, type PublishedPost } from '../domain/networks/connector.js';
 import { validatePost } from '../domain/networks/post-fit.js';
+import { unreachableLibraryMedia } from '../domain/media/public-base-url.js';
 import { markNeedsReconnect } from '../domain/networks/credential-vault.js';
 import { backoffMs } from './backoff.js';
 import { finishPost } from './post-outcomes.js';
@@ -76,6 +80,8 @@ function preflight(
 
   const issues = validatePost(network.capabilities, post, { requireOptions: true, textLimit: channel.textLimit ?? undefined });
   if (issues.length > 0) return () => finishPost(rt, post, 'failed', issues.map((i) => i.message).join(' '), rt.now()).then(() => undefined);
+  const unreachable = unreachableLibraryMedia(rt.ctx.deps.config.baseUrl, network.capabilities, post);
+  if (unreachable) return () => finishPost(rt, post, 'failed', unreachable.message, rt.now()).then(() => undefined);
 
   const rateLimitedUntil = channel.rateLimitedUntil;
   if (rateLimitedUntil && rateLimitedUntil > rt.now()) {
@@ -103,7 +109,7 @@ async function checkMediaAndSend(rt: WorkerRuntime, ready: Ready): Promise<void>
   const { post, attempt } = ready;
   try {
     for (const url of [...post.imageUrls, ...post.videoUrls]) {
-      const check = await rt.ctx.checkMedia(url);
+      const check = await rt.ctx.checkMedia(url, post.accountId);
       if (!check.direct) {
         await finishPost(rt, post, 'failed', check.reason, rt.now());
         return;

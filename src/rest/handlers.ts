@@ -32,9 +32,10 @@ import { connectChannel, disconnectChannel, listNetworks, reconnectChannel, type
 
 /** A credential network answers 201 with the channel; an OAuth one 200 with where to grant access. */
 function connected(answer: ConnectAnswer) {
+  const warning = answer.warning ? { warning: answer.warning } : {};
   return answer.kind === 'connected'
-    ? { status: 201 as const, body: { data: answer.channels } }
-    : { status: 200 as const, body: { authorizationUrl: answer.authorizationUrl } };
+    ? { status: 201 as const, body: { data: answer.channels, ...warning } }
+    : { status: 200 as const, body: { authorizationUrl: answer.authorizationUrl, ...warning } };
 }
 
 export interface RestContext {

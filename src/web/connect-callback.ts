@@ -23,7 +23,7 @@ export function connectCallbackRouter(deps: DomainDeps, log: (message: string, e
     try {
       const outcome = await finishConnect(deps, String(req.params.network), params);
       const list = outcome.channels.map((c) => `<li><strong>${escapeHtml(c.displayName ?? c.name)}</strong> (${escapeHtml(c.handle)}), channel ${escapeHtml(c.id)}</li>`).join('');
-      res.type('html').send(page('Connected', `<p>Herald can now publish to:</p><ul>${list}</ul><p>You can close this page.</p>`));
+      res.type('html').send(page('Connected', `<p>Herald can now publish to:</p><ul>${list}</ul>${outcome.warning ? `<p><strong>Note:</strong> ${escapeHtml(outcome.warning)}</p>` : ''}<p>You can close this page.</p>`));
     } catch (error) {
       const known = error instanceof HeraldError && error.status < 500;
       if (!known) log('finishing a channel connection failed', error);

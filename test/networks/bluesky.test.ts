@@ -56,6 +56,7 @@ describe('Bluesky, against a real PDS', function () {
   });
   beforeEach(async () => {
     t = await startTestHerald({
+      // The test's image server and the PDS a person names are on this machine, which the SSRF guard refuses unless listed.
       outboundAllowHosts: ['localhost', '127.0.0.1'],
       networkOriginOverrides: { 'https://bsky.social': bsky.pdsUrl, 'https://plc.directory': bsky.plcUrl, 'https://video.bsky.app': video.url },
     });
@@ -422,6 +423,7 @@ describe('Bluesky on a self-hosted PDS without an AppView', function () {
   });
   after(async () => bsky?.close());
   beforeEach(async () => {
+    // The test's image server and the PDS a person names are on this machine, which the SSRF guard refuses unless listed.
     t = await startTestHerald({ outboundAllowHosts: ['localhost', '127.0.0.1'], networkOriginOverrides: { 'https://bsky.social': bsky.pdsUrl, 'https://plc.directory': bsky.plcUrl } });
   });
   afterEach(() => t.close());

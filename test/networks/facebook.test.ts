@@ -35,6 +35,7 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
         ...defaults,
         apps: configured ? { facebook: { clientId: facebook.appId, clientSecret: facebook.appSecret, graphVersion: 'v23.0' } } : {},
       },
+      // The test's own media files are served on 127.0.0.1, which the SSRF guard refuses unless listed.
       outboundAllowHosts: ['127.0.0.1'],
     });
     facebook.redirectUris.push(`${t.url}/connect/facebook/callback`);

@@ -44,6 +44,7 @@ describe('Instagram, against a fake that speaks its documented API', function ()
         ...defaults,
         apps: facebook ? { ...apps, facebook: { clientId: instagram.facebook.appId, clientSecret: instagram.facebook.appSecret, graphVersion: 'v23.0' } } : apps,
       },
+      // The test's own media files are served on 127.0.0.1, which the SSRF guard refuses unless listed.
       outboundAllowHosts: ['127.0.0.1'],
     });
     instagram.redirectUris.push(`${t.url}/connect/instagram/callback`);
@@ -276,7 +277,7 @@ describe('Instagram, against a fake that speaks its documented API', function ()
       assert.deepEqual(instagram.refusals, []);
     });
 
-    it('gives Meta Herald\'s own media URL for media uploaded to Herald; a preview page instead of a file fails with Meta\'s words', async () => {
+    it('refuses when written media uploaded to Herald, which Meta cannot fetch from this loopback instance; a preview page instead of a file fails with Meta\'s words', async () => {
       const created = await callTool(t, a.apiKey, 'create_media_upload', { fileName: 'photo.jpg', contentType: 'image/jpeg', sizeBytes: TINY_JPEG.length });
       assert.notEqual(created.body.result.isError, true, JSON.stringify(created.body));
       const upload = created.body.result.structuredContent;
@@ -286,17 +287,15 @@ describe('Instagram, against a fake that speaks its documented API', function ()
       assert.notEqual(done.body.result.isError, true, JSON.stringify(done.body));
       const media = done.body.result.structuredContent.data;
       assert.match(media.url, new RegExp(`^${t.url}/media/`));
-      const hosted = await schedule({ text: 'From Herald', imageUrls: [media.url] });
+      const hosted = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [(await channel()).id], text: 'From Herald', imageUrls: [media.url] } });
+      assert.equal(hosted.status, 400, JSON.stringify(hosted.body));
+      assert.match(hosted.body.message, /Instagram fetches media from Herald's address, .* which Instagram cannot reach; set BASE_URL to a public https address/);
       const preview = await schedule({ text: 'A preview page', imageUrls: [previewUrl] });
       await testWorker(t).tick();
-      assert.equal((await get(hosted.id)).status, 'published', (await get(hosted.id)).error);
-      const container = instagram.containers.get(instagram.media[0].container!)!;
-      assert.equal(container.url, media.url);
-      assert.equal(container.downloadedType, 'image/jpeg', 'Herald served the file with its type');
       const failed = await get(preview.id);
       assert.equal(failed.status, 'failed');
       assert.match(failed.error, /Instagram answered: Only photo or video can be accepted as media type\. The media could not be fetched from this uri: .*\(code 9004, subcode 2207052\)/);
-      assert.equal(instagram.media.length, 1);
+      assert.equal(instagram.media.length, 0);
     });
 
     it('refuses before the post is due what Instagram would refuse: on REST, MCP and per bulk entry', async () => {

@@ -39,6 +39,7 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
           ? { linkedin: { clientId: linkedin.clientId, clientSecret: linkedin.clientSecret, apiVersion: '202510', organizations: true, ...app } }
           : {},
       },
+      // The test's own media files are served on 127.0.0.1, which the SSRF guard refuses unless listed.
       outboundAllowHosts: ['127.0.0.1'],
     });
     linkedin.redirectUris.push(`${t.url}/connect/linkedin/callback`);

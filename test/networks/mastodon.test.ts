@@ -27,6 +27,7 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
   after(() => images?.close());
   beforeEach(async () => {
     mastodon = await startFakeMastodon({ maxCharacters: 1000 });
+    // The Mastodon instance a person names and the test's images are on 127.0.0.1, which the SSRF guard refuses unless listed.
     t = await startTestHerald({ outboundAllowHosts: ['127.0.0.1'] });
     a = await t.seedAccount({ channels: 0 });
   });

@@ -37,6 +37,7 @@ describe('Pinterest, against a fake that speaks its documented API', function ()
     t = await startTestHerald({
       networkOriginOverrides: { [CONSENT_ORIGIN]: pinterest.url, [API_ORIGIN]: pinterest.url, [UPLOAD_ORIGIN]: pinterest.url },
       networks: { ...defaults, apps: apps ? { pinterest: { clientId: pinterest.clientId, clientSecret: pinterest.clientSecret } } : {} },
+      // The test's own media files are served on 127.0.0.1, which the SSRF guard refuses unless listed.
       outboundAllowHosts: ['127.0.0.1'],
     });
     pinterest.redirectUri = `${t.url}/connect/pinterest/callback`;

@@ -37,6 +37,7 @@ describe('Threads, against a fake that speaks its documented API', function () {
     t = await startTestHerald({
       networkOriginOverrides: { 'https://threads.net': threads.url, 'https://graph.threads.net': threads.url },
       networks: { ...defaults, apps: configured ? { threads: { clientId: threads.appId, clientSecret: threads.appSecret, graphVersion: 'v1.0' } } : {} },
+      // The test's own media files are served on 127.0.0.1, which the SSRF guard refuses unless listed.
       outboundAllowHosts: ['127.0.0.1'],
     });
     threads.redirectUris.push(`${t.url}/connect/threads/callback`);
@@ -203,7 +204,7 @@ describe('Threads, against a fake that speaks its documented API', function () {
       assert.deepEqual(threads.refusals, []);
     });
 
-    it('gives Threads Herald\'s own media URL for media uploaded to Herald; a preview page instead of a file fails with Meta\'s words', async () => {
+    it('refuses when written media uploaded to Herald, which Threads cannot fetch from this loopback instance; a preview page instead of a file fails with Meta\'s words', async () => {
       const created = await callTool(t, a.apiKey, 'create_media_upload', { fileName: 'photo.jpg', contentType: 'image/jpeg', sizeBytes: TINY_JPEG.length });
       assert.notEqual(created.body.result.isError, true, JSON.stringify(created.body));
       const upload = created.body.result.structuredContent;
@@ -212,16 +213,15 @@ describe('Threads, against a fake that speaks its documented API', function () {
       const done = await callTool(t, a.apiKey, 'complete_media_upload', { uploadId: upload.uploadId });
       const media = done.body.result.structuredContent.data;
       assert.match(media.url, new RegExp(`^${t.url}/media/`));
-      const hosted = await schedule({ text: 'From Herald', imageUrls: [media.url] });
+      const hosted = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [(await channel()).id], text: 'From Herald', imageUrls: [media.url] } });
+      assert.equal(hosted.status, 400, JSON.stringify(hosted.body));
+      assert.match(hosted.body.message, /Threads fetches media from Herald's address, .* which Threads cannot reach; set BASE_URL to a public https address/);
       const preview = await schedule({ text: 'A preview page', imageUrls: [previewUrl] });
       await testWorker(t).tick();
-      assert.equal((await get(hosted.id)).status, 'published', (await get(hosted.id)).error);
-      const container = threads.containers.get(threads.posts[0].container!)!;
-      assert.deepEqual([container.url, container.downloadedType], [media.url, 'image/jpeg']);
       const failed = await get(preview.id);
       assert.equal(failed.status, 'failed');
       assert.match(failed.error, /Threads answered: Only photo or video can be accepted as media type\. The media could not be fetched from this uri: .*\(code 100, subcode 2207052\)/);
-      assert.equal(threads.posts.length, 1);
+      assert.equal(threads.posts.length, 0);
     });
 
     it('refuses before the post is due what Threads would refuse: on REST, MCP and per bulk entry', async () => {

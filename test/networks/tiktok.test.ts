@@ -57,6 +57,7 @@ describe('TikTok, against a fake that speaks its documented API', function () {
     t = await startTestHerald({
       networkOriginOverrides: { [CONSENT_ORIGIN]: tiktok.url, [API_ORIGIN]: tiktok.url, [UPLOAD_ORIGIN]: tiktok.url },
       networks: { ...defaults, maxResponseBytes: 32 * MB, apps: apps ? { tiktok: { clientId: tiktok.clientKey, clientSecret: tiktok.clientSecret } } : {} },
+      // The test's own media files are served on 127.0.0.1, which the SSRF guard refuses unless listed.
       outboundAllowHosts: ['127.0.0.1'],
     });
     tiktok.redirectUri = `${t.url}/connect/tiktok/callback`;

@@ -37,6 +37,7 @@ describe('X, against a fake that speaks its documented API', function () {
     t = await startTestHerald({
       networkOriginOverrides: { 'https://x.com': x.url, 'https://api.x.com': x.url },
       networks: { ...defaults, apps: configured ? { x: { clientId: x.clientId, clientSecret: x.clientSecret } } : {} },
+      // The test's own media files are served on 127.0.0.1, which the SSRF guard refuses unless listed.
       outboundAllowHosts: ['127.0.0.1'],
     });
     x.redirectUris.push(`${t.url}/connect/x/callback`);

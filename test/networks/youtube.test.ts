@@ -37,6 +37,7 @@ describe('YouTube, against a fake that speaks Google\'s documented API', functio
           google: { clientId: youtube.client.id, clientSecret: youtube.client.secret, youtubeDailyQuota: 10_000, youtubeDailyUploads: 100, youtubeChunkBytes: UPLOAD_QUANTUM, ...google },
         },
       },
+      // The test's own media files are served on 127.0.0.1, which the SSRF guard refuses unless listed.
       outboundAllowHosts: ['127.0.0.1'],
     });
   }

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { safeMediaChecker } from '../../src/publishing/media-check.js';
 import { connectorChannel } from '../../src/domain/networks/channel-connections.js';
 import { SandboxNetwork } from '../../src/publishing/networks/sandbox.js';
 import { NETWORK_CAPABILITIES } from '../../src/domain/networks/capabilities.js';
@@ -11,7 +10,7 @@ import { jpegOfSize, TINY_MP4, TINY_PNG } from '../media/fixtures.js';
 import { callTool } from '../mcp/support.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { provisioning } from './provisioning.js';
-import { testWorker } from './support.js';
+import { heraldMediaChecker, testWorker } from './support.js';
 
 describe('publishing: network rules', () => {
   it('makes first comments on the networks SPEC lists (X as a reply; TikTok and Pinterest, which have no comment API, refuse them) and as replies on Bluesky and Mastodon, with a media URL only on LinkedIn and Facebook', () => {
@@ -229,7 +228,7 @@ describe('publishing: network rules', () => {
     const publishWith = async (imageUrls: string[], allowHosts: string[]) => {
       const created = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: a.channelIds, text: 'With media', imageUrls } });
       assert.equal(created.status, 201, JSON.stringify(created.body));
-      await testWorker(t, {}, undefined, safeMediaChecker(allowHosts)).tick();
+      await testWorker(t, {}, undefined, heraldMediaChecker(t, allowHosts)).tick();
       return (await t.api('GET', `/v1/rest/posts/${created.body.data[0].id}`, { token: a.apiKey })).body.data;
     };
 

@@ -1,5 +1,6 @@
 import { createLogger, type Logger } from '../../src/logger.js';
-import type { MediaChecker } from '../../src/publishing/media-check.js';
+import { libraryFiles } from '../../src/domain/media/library-files.js';
+import { safeMediaChecker, type MediaChecker } from '../../src/publishing/media-check.js';
 import { createWorker } from '../../src/publishing/engine.js';
 import type { NetworkRegistry } from '../../src/publishing/networks/registry.js';
 import type { PublishingWorker, WorkerOptions } from '../../src/publishing/worker.js';
@@ -8,6 +9,11 @@ import { ManualClock } from '../support/manual-clock.js';
 
 /** Every media URL passes, so worker tests need no HTTP server; media-check tests use their own. */
 export const directMedia: MediaChecker = async () => ({ direct: true });
+
+/** The check a running Herald makes: its own library from storage, any other URL through the SSRF guard. */
+export function heraldMediaChecker(t: TestHerald, allowHosts: readonly string[] = t.config.outboundAllowHosts): MediaChecker {
+  return safeMediaChecker(allowHosts, libraryFiles(t.deps));
+}
 
 /** A worker over the test Herald's database, driven by tick() rather than timers. */
 export function testWorker(

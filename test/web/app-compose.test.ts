@@ -23,7 +23,7 @@ describe(`the web app: compose (${TEST_DB})`, function () {
   });
   after(async () => browser?.close());
   beforeEach(async () => {
-    t = await startTestHerald({ outboundAllowHosts: ['127.0.0.1'] });
+    t = await startTestHerald();
     a = await t.seedAccount({ channels: 2 });
     page = await (await browser.newContext()).newPage();
   });

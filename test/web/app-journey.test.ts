@@ -23,7 +23,7 @@ describe('the web app, end to end, as a team uses it', function () {
   });
   after(async () => browser?.close());
   beforeEach(async () => {
-    t = await startTestHerald({ outboundAllowHosts: ['127.0.0.1'] });
+    t = await startTestHerald();
     a = await t.seedAccount({ channels: 2 });
     page = await (await browser.newContext()).newPage();
   });
@@ -81,7 +81,7 @@ describe('the web app, end to end, as a team uses it', function () {
 
   it('connects the sandbox, composes for two channels with an image and a first comment, schedules, moves it in the calendar, has a reviewer approve it, and sees it published; an API key works with curl until revoked', async () => {
     await t.close();
-    t = await startTestHerald({ outboundAllowHosts: ['127.0.0.1'] });
+    t = await startTestHerald();
     const clock = pinClock(t, '2030-01-06T12:00:00Z');
     a = await t.seedAccount({ channels: 0, approvalRequired: true });
     const reviewer = await t.api('POST', '/v1/rest/members', { token: a.apiKey, body: { email: 'rita@example.test', name: 'Rita Reviewer', role: 'reviewer' } });

@@ -20,6 +20,7 @@ describe('the web app: approvals, queues and channels', function () {
   });
   after(async () => browser?.close());
   beforeEach(async () => {
+    // The Mastodon instance the channels tests name is a fake on 127.0.0.1, which the SSRF guard refuses unless listed.
     t = await startTestHerald({ outboundAllowHosts: ['127.0.0.1'] });
     a = await t.seedAccount({ channels: 2 });
     page = await (await browser.newContext()).newPage();
@@ -267,6 +268,7 @@ describe('the web app: approvals, queues and channels', function () {
       appView.pdsUrl = bsky.pdsUrl;
       try {
         await t.close();
+        // The PDS a person names is on this machine, which the SSRF guard refuses unless listed.
         t = await startTestHerald({ outboundAllowHosts: ['localhost', '127.0.0.1'], networkOriginOverrides: { 'https://bsky.social': bsky.pdsUrl, 'https://plc.directory': bsky.plcUrl } });
         a = await t.seedAccount({ channels: 0 });
         const who = await bsky.createAccount(`team${Date.now().toString(36)}.test`);

@@ -10,6 +10,7 @@ import type { KnownMedia } from '../networks/post-fit.js';
 import type { Principal } from '../principal.js';
 import { safeEqual } from '../secrets.js';
 import { toWireTime } from '../time.js';
+import { libraryRefOf } from './library-files.js';
 import { ACCEPTED_TYPES, acceptedTypeList, inspectMedia } from './media-file.js';
 
 /**
@@ -38,9 +39,11 @@ function mediaPublicUrl(deps: DomainDeps, record: Pick<MediaRecord, 'id' | 'file
  * Herald read of each when it came in; other URLs are not in the map.
  */
 export async function knownMediaOf(deps: DomainDeps, accountId: string, urls: readonly string[]): Promise<Map<string, KnownMedia>> {
-  const prefix = `${deps.config.baseUrl}/media/`;
   const ids = new Map<string, string>();
-  for (const url of urls) if (url.startsWith(prefix)) ids.set(url, url.slice(prefix.length).split('/')[0]);
+  for (const url of urls) {
+    const ref = libraryRefOf(deps.config.baseUrl, url);
+    if (ref) ids.set(url, ref.id);
+  }
   const known = new Map<string, KnownMedia>();
   if (ids.size === 0) return known;
   const records = new Map((await deps.repos.media.findMany(accountId, [...new Set(ids.values())])).map((r) => [r.id, r]));

@@ -14,3 +14,23 @@ export interface MediaStorage {
   read(key: string): Promise<Buffer | undefined>;
   delete(key: string): Promise<void>;
 }
+
+/** A file of Herald's own media library, as connectors and media checks receive it. */
+export interface LibraryFile {
+  bytes: Buffer;
+  contentType: string;
+}
+
+/**
+ * Herald's own library files named by their URL, read from storage for one account (media/library-files.ts):
+ * what a connector uploads and the publish-time check are never fetched back over HTTP.
+ */
+export interface LibraryFiles {
+  /**
+   * undefined when the URL is not this instance's library; `missing` (the reason, in words) when it is, but names
+   * no file of this account.
+   */
+  read(accountId: string, url: string): Promise<LibraryFile | { missing: string } | undefined>;
+  /** The same answer without the bytes: whether the URL names a file of this account's library. */
+  find(accountId: string, url: string): Promise<{ contentType: string } | { missing: string } | undefined>;
+}

@@ -72,6 +72,11 @@ export interface NetworkCapabilities {
     mixKinds: boolean;
     /** Whether a post must carry media at all (a YouTube post is a video). */
     required: boolean;
+    /**
+     * The kinds the network fetches itself from the post's URLs instead of taking the bytes from Herald (Meta's
+     * containers, Pinterest's image pins, TikTok's photos): a file of Herald's library then needs a public BASE_URL.
+     */
+    pulledFromUrl?: readonly ('image' | 'video')[];
   };
   /** How a first comment is made: a comment, a reply (X), or not at all (then it is ignored). */
   firstComment: 'comment' | 'reply' | 'none';
@@ -200,6 +205,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
       maxItems: 10,
       mixKinds: false,
       required: false,
+      pulledFromUrl: ['image', 'video'],
     },
     firstComment: 'comment',
     commentMediaUrl: true,
@@ -221,6 +227,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
       maxItems: 10,
       mixKinds: true,
       required: true,
+      pulledFromUrl: ['image', 'video'],
     },
     firstComment: 'comment',
     commentMediaUrl: false,
@@ -266,7 +273,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     name: 'tiktok',
     displayName: 'TikTok',
     text: { limit: 2200, counting: 'code_points' },
-    media: { kinds: { image: { maxCount: 35 }, video: { maxCount: 1, maxBytes: 4 * GB } }, maxItems: 35, mixKinds: false, required: true },
+    media: { kinds: { image: { maxCount: 35 }, video: { maxCount: 1, maxBytes: 4 * GB } }, maxItems: 35, mixKinds: false, required: true, pulledFromUrl: ['image'] },
     firstComment: 'none',
     firstCommentRefused: 'has no comment API, so Herald cannot make a first comment there; remove firstComment, or post the comment in the TikTok app.',
     commentMediaUrl: false,
@@ -302,6 +309,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
       maxItems: 20,
       mixKinds: true,
       required: false,
+      pulledFromUrl: ['image', 'video'],
     },
     firstComment: 'none',
     commentMediaUrl: false,
@@ -323,6 +331,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
       maxItems: 1,
       mixKinds: false,
       required: true,
+      pulledFromUrl: ['image'],
     },
     firstComment: 'none',
     firstCommentRefused: 'has no comment API, so Herald cannot make a first comment on a Pin; remove firstComment, or comment in the Pinterest app.',

@@ -12,6 +12,8 @@
  * - credentials go to the channel's vault (credential-vault.ts) and nowhere else;
  * - disconnecting revokes at the network where it can (a failure there is reported, not hidden), erases the
  *   credentials, and turns the channel's scheduled and failed posts into drafts, listed in the answer;
+ * - a network that fetches media from Herald's address is connected with a warning when this instance's BASE_URL
+ *   is not public (media/public-base-url.ts);
  * - a network's refusal of the person's credentials is a 400 that names the network's reason; a network that
  *   cannot be reached is a 503 to try again.
  */
@@ -25,6 +27,7 @@ import { NotFoundError, ServiceUnavailableError, ValidationError } from '../erro
 import { newId } from '../ids.js';
 import { recordChannelEvent } from '../events/events.js';
 import { requireScope, type Principal } from '../principal.js';
+import { connectWarning } from '../media/public-base-url.js';
 import { capabilitiesOf, NETWORK_CAPABILITIES } from './capabilities.js';
 import { NetworkError, type AppRegistrations, type ConnectedAccount, type ConnectorChannel, type NetworkConnector } from './connector.js';
 import { appName, channelVault, flowName, sealCredentials } from './credential-vault.js';
@@ -54,7 +57,8 @@ export function listNetworks(deps: DomainDeps): NetworkView[] {
   });
 }
 
-export type ConnectAnswer = { kind: 'connected'; channels: ChannelView[] } | { kind: 'authorize'; authorizationUrl: string };
+/** `warning`: what the person should know about the channel on this instance (public-base-url.ts). */
+export type ConnectAnswer = ({ kind: 'connected'; channels: ChannelView[] } | { kind: 'authorize'; authorizationUrl: string }) & { warning?: string };
 
 export async function connectChannel(
   deps: DomainDeps,
@@ -63,13 +67,15 @@ export async function connectChannel(
   channel?: ChannelRecord,
 ): Promise<ConnectAnswer> {
   requireScope(principal, 'manage_team');
-  const network = capabilitiesOf(input.network).name;
+  const capabilities = capabilitiesOf(input.network);
+  const network = capabilities.name;
+  const warning = connectWarning(deps.config.baseUrl, capabilities) ?? undefined;
   const connector = connectable(deps, network);
   const workspaceId = await workspaceFor(deps, principal, channel?.workspaceId ?? input.workspaceId);
   const fields = requiredFields(connector, input.fields);
   if (connector.connection?.kind === 'credentials') {
     const account = await atNetwork(connector, () => connector.signIn!(fields));
-    return { kind: 'connected', channels: [await saveAccount(deps, { accountId: principal.accountId, workspaceId, network }, account, channel)] };
+    return { kind: 'connected', channels: [await saveAccount(deps, { accountId: principal.accountId, workspaceId, network }, account, channel)], warning };
   }
   const state = crypto.randomBytes(32).toString('base64url');
   const codeVerifier = crypto.randomBytes(32).toString('base64url');
@@ -84,7 +90,7 @@ export async function connectChannel(
     sealed: deps.secretBox.seal(flowName(stateHash), JSON.stringify({ codeVerifier, keep: start.keep })),
     createdAt: now, expiresAt: now + CONNECT_FLOW_MS,
   });
-  return { kind: 'authorize', authorizationUrl: start.authorizationUrl };
+  return { kind: 'authorize', authorizationUrl: start.authorizationUrl, warning };
 }
 
 export async function reconnectChannel(deps: DomainDeps, principal: Principal, channelId: string, fields: Record<string, unknown>): Promise<ConnectAnswer> {
@@ -105,6 +111,7 @@ export async function reconnectChannel(deps: DomainDeps, principal: Principal, c
 export interface CallbackOutcome {
   network: string;
   channels: ChannelView[];
+  warning: string | null;
 }
 
 /** Where the network sends the person back: checks the state, exchanges the code, saves the channels. */
@@ -131,7 +138,7 @@ export async function finishConnect(deps: DomainDeps, networkName: string, param
   for (const account of accounts) {
     channels.push(await saveAccount(deps, { accountId: flow.accountId, workspaceId: flow.workspaceId, network }, account, existing));
   }
-  return { network, channels };
+  return { network, channels, warning: connectWarning(deps.config.baseUrl, capabilitiesOf(network)) };
 }
 
 /** What a disconnect reports (DELETE /channels/{channelId}): the revocation, and the waiting posts kept as drafts. */

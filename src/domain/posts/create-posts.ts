@@ -6,6 +6,7 @@ import type { DomainDeps } from '../deps.js';
 import { ValidationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { knownMediaOf, resolveMediaIds } from '../media/media-library.js';
+import { requireReachableLibraryMedia } from '../media/public-base-url.js';
 import type { Principal } from '../principal.js';
 import { nextQueueSlots, rejectQueueConflicts, withSlotRetry } from '../queue/queue.js';
 import { toWireTime } from '../time.js';
@@ -71,6 +72,7 @@ async function preparePosts(deps: DomainDeps, principal: Principal, input: PostI
   requireTextByChannel(input.textByChannel, input.channelIds);
   const knownMedia = await knownMediaOf(deps, principal.accountId, [...imageUrls, ...videoUrls]);
   requireNetworkLimits(channels, { text, imageUrls, videoUrls, firstComment, knownMedia }, { textByChannel: input.textByChannel });
+  if (!schedule.isDraft) requireReachableLibraryMedia(deps.config.baseUrl, channels, { imageUrls, videoUrls });
   const workspaces = new Map(
     (await deps.repos.accounts.listWorkspaces(principal.accountId)).map((w) => [w.id, w]),
   );

@@ -12,6 +12,7 @@ import type { PostRecord } from '../../db/repositories/posts.js';
 import type { DomainDeps } from '../deps.js';
 import { ConflictError, ValidationError } from '../errors.js';
 import { knownMediaOf } from '../media/media-library.js';
+import { requireReachableLibraryMedia } from '../media/public-base-url.js';
 import { newId } from '../ids.js';
 import type { Principal } from '../principal.js';
 import { parseWireTime, toWireTime } from '../time.js';
@@ -49,6 +50,7 @@ export async function updatePost(deps: DomainDeps, principal: Principal, id: str
   const updated = { ...post, ...changes };
   const knownMedia = await knownMediaOf(deps, principal.accountId, [...updated.imageUrls, ...updated.videoUrls]);
   requireNetworkLimits(targets, { ...updated, knownMedia }, { requireOptions: input.channelOptions !== undefined });
+  if (!updated.isDraft) requireReachableLibraryMedia(deps.config.baseUrl, targets, updated);
   await placingInQueue(() => deps.repos.inTransaction(async (repos) => {
     const saved = await repos.posts.updateUnpublished(principal.accountId, id, { ...changes, groupId });
     if (!saved) throw new ConflictError('post_not_editable', `Post ${id} started publishing and can no longer be changed.`);

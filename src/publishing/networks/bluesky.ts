@@ -247,7 +247,7 @@ export class BlueskyNetwork implements NetworkConnector {
     const maxBytes = this.capabilities.media.kinds.image?.maxBytes ?? 2 * 1024 * 1024;
     const images = [];
     for (const [index, url] of urls.entries()) {
-      const file = await downloadMedia(this.media, url, maxBytes);
+      const file = await downloadMedia(this.media, channel.accountId, url, maxBytes);
       let aspectRatio: { width: number; height: number } | undefined;
       try {
         const size = imageSize(file.bytes);
@@ -269,7 +269,7 @@ export class BlueskyNetwork implements NetworkConnector {
   private async linkCard(channel: ConnectorChannel, uri: string): Promise<Record<string, unknown> | undefined> {
     let page: string;
     try {
-      page = (await downloadMedia(this.media, uri, 512 * 1024)).bytes.toString('utf8');
+      page = (await downloadMedia(this.media, channel.accountId, uri, 512 * 1024)).bytes.toString('utf8');
     } catch {
       return undefined;
     }
@@ -283,7 +283,7 @@ export class BlueskyNetwork implements NetworkConnector {
     const image = meta('og:image');
     if (image) {
       try {
-        const file = await downloadMedia(this.media, new URL(image, uri).toString(), 1_000_000);
+        const file = await downloadMedia(this.media, channel.accountId, new URL(image, uri).toString(), 1_000_000);
         const answer = await this.authed(channel, (s) =>
           this.http.request(`${s.service}/xrpc/com.atproto.repo.uploadBlob`, { method: 'POST', headers: { ...bearer(s), 'content-type': file.contentType }, body: file.bytes }),
         );
@@ -296,7 +296,7 @@ export class BlueskyNetwork implements NetworkConnector {
   }
 
   private async video(channel: ConnectorChannel, url: string, alt: string | undefined): Promise<Record<string, unknown>> {
-    const file = await downloadMedia(this.media, url, this.capabilities.media.kinds.video?.maxBytes ?? 100 * 1024 * 1024);
+    const file = await downloadMedia(this.media, channel.accountId, url, this.capabilities.media.kinds.video?.maxBytes ?? 100 * 1024 * 1024);
     const session = await this.session(channel);
     const audience = `did:web:${new URL(session.service).hostname}`;
     const exp = String(Math.floor(this.now() / 1000) + 30 * 60);

@@ -21,8 +21,8 @@ export class LinkedInMedia {
     private readonly media: NetworkHttpOptions,
   ) {}
 
-  async uploadImage(c: LinkedInCredentials, url: string): Promise<string> {
-    const file = await downloadMedia(this.media, url, this.media.maxBytes);
+  async uploadImage(c: LinkedInCredentials, accountId: string, url: string): Promise<string> {
+    const file = await downloadMedia(this.media, accountId, url, this.media.maxBytes);
     const init = await this.api.expect(c, '/rest/images?action=initializeUpload', { method: 'POST', json: { initializeUploadRequest: { owner: c.author } } }, [200]);
     const { uploadUrl, image } = init.json?.value ?? {};
     if (typeof uploadUrl !== 'string' || typeof image !== 'string') throw new NetworkError('retry_later', 'LinkedIn answered an image upload without an upload URL');
@@ -31,8 +31,8 @@ export class LinkedInMedia {
     return image;
   }
 
-  async uploadVideo(c: LinkedInCredentials, url: string, maxBytes: number): Promise<string> {
-    const file = await downloadMedia(this.media, url, maxBytes);
+  async uploadVideo(c: LinkedInCredentials, accountId: string, url: string, maxBytes: number): Promise<string> {
+    const file = await downloadMedia(this.media, accountId, url, maxBytes);
     const init = await this.api.expect(c, '/rest/videos?action=initializeUpload', {
       method: 'POST',
       json: { initializeUploadRequest: { owner: c.author, fileSizeBytes: file.bytes.length, uploadCaptions: false, uploadThumbnail: false } },

@@ -151,9 +151,9 @@ export class LinkedInNetwork implements NetworkConnector {
     const alt = (index: number) => (typeof altTexts[index] === 'string' ? { altText: altTexts[index] as string } : {});
     const media: string[] = [];
     if (request.videoUrls.length > 0) {
-      media.push(await this.uploads.uploadVideo(c, request.videoUrls[0], this.capabilities.media.kinds.video?.maxBytes ?? Number.MAX_SAFE_INTEGER));
+      media.push(await this.uploads.uploadVideo(c, request.channel.accountId, request.videoUrls[0], this.capabilities.media.kinds.video?.maxBytes ?? Number.MAX_SAFE_INTEGER));
     } else {
-      for (const url of request.imageUrls) media.push(await this.uploads.uploadImage(c, url));
+      for (const url of request.imageUrls) media.push(await this.uploads.uploadImage(c, request.channel.accountId, url));
     }
     const content = media.length === 0
       ? undefined
@@ -175,7 +175,7 @@ export class LinkedInNetwork implements NetworkConnector {
 
   async comment(request: CommentRequest): Promise<{ networkCommentId: string }> {
     const c = await this.fresh(request.channel);
-    const image = request.mediaUrl ? await this.uploads.uploadImage(c, request.mediaUrl) : undefined;
+    const image = request.mediaUrl ? await this.uploads.uploadImage(c, request.channel.accountId, request.mediaUrl) : undefined;
     const answer = await this.api.expect(c, `/rest/socialActions/${encodeURIComponent(request.networkPostId)}/comments`, {
       method: 'POST',
       json: { actor: c.author, object: request.networkPostId, message: { text: request.text }, ...(image ? { content: [{ entity: { image } }] } : {}) },

@@ -149,7 +149,7 @@ export class MastodonNetwork implements NetworkConnector {
     const mediaIds: string[] = [];
     for (const [index, file] of files.entries()) {
       const maxBytes = (file.kind === 'image' ? limits?.imageBytes : limits?.videoBytes) ?? this.media.maxBytes;
-      mediaIds.push(await this.upload(c, file.url, typeof altTexts[index] === 'string' ? altTexts[index] : undefined, maxBytes));
+      mediaIds.push(await this.upload(c, request.channel.accountId, file.url, typeof altTexts[index] === 'string' ? altTexts[index] : undefined, maxBytes));
     }
     const status = await this.postStatus(request.channel, c, `herald-${request.postKey.id}`, {
       status: request.text,
@@ -232,8 +232,8 @@ export class MastodonNetwork implements NetworkConnector {
   }
 
   /** Uploads one file with its description and waits until the instance has processed it. */
-  private async upload(c: MastodonCredentials, url: string, description: string | undefined, maxBytes: number): Promise<string> {
-    const file = await downloadMedia(this.media, url, maxBytes);
+  private async upload(c: MastodonCredentials, accountId: string, url: string, description: string | undefined, maxBytes: number): Promise<string> {
+    const file = await downloadMedia(this.media, accountId, url, maxBytes);
     const boundary = `herald-${crypto.randomBytes(12).toString('hex')}`;
     const parts: Buffer[] = [];
     const name = new URL(url).pathname.split('/').pop() || 'media';

@@ -7,12 +7,15 @@
  *   size caps apply to every call;
  * - connectors name the networks' real URLs; NETWORK_ORIGIN_OVERRIDES rewrites an origin to another (a local
  *   fake in tests, a proxy in a private deployment), and the operator's override targets may be loopback;
+ * - a post's media file of Herald's own library is read from storage (downloadMedia), never fetched back from
+ *   Herald's own address;
  * - nothing of a request (headers, bodies, tokens) is logged here or put in an error message;
  * - a refusal or a failure to reach the network is a NetworkError: a blocked address is permanent (the
  *   person must name another host); a timeout or a broken connection after a write is an unknown outcome,
  *   before anything could have been done (a read) a retry later.
  */
 import { NetworkError, type ConnectorChannel } from '../../domain/networks/connector.js';
+import type { LibraryFile, LibraryFiles } from '../../domain/media/media-storage.js';
 import { OutboundRequestError, type OutboundFetcher } from '../../domain/outbound.js';
 
 export interface NetworkHttpOptions {
@@ -23,6 +26,8 @@ export interface NetworkHttpOptions {
   allowHosts: readonly string[];
   timeoutMs: number;
   maxBytes: number;
+  /** Herald's own media library, read from storage rather than fetched back from Herald's address. */
+  library: LibraryFiles;
 }
 
 export interface NetworkRequest {
@@ -103,8 +108,16 @@ export class NetworkHttp {
   }
 }
 
-/** Fetches a post's media file (a user URL or Herald's own media) under the user-URL rules, for upload. */
-export async function downloadMedia(options: NetworkHttpOptions, url: string, maxBytes: number): Promise<{ bytes: Buffer; contentType: string }> {
+/**
+ * A post's media file, for upload: a file of Herald's own library is read from storage for the channel's account,
+ * any other URL is fetched under the user-URL rules.
+ */
+export async function downloadMedia(options: NetworkHttpOptions, accountId: string, url: string, maxBytes: number): Promise<LibraryFile> {
+  const own = await ownFile(options, accountId, url);
+  if (own) {
+    if (own.bytes.length > maxBytes) throw new NetworkError('permanent', `the media file ${url} has more than the ${maxBytes} bytes this network takes`);
+    return own;
+  }
   try {
     const answer = await options.fetcher.fetch(url, { allowHosts: options.allowHosts, maxBytes, timeoutMs: options.timeoutMs });
     if (answer.status < 200 || answer.status >= 300) throw new NetworkError('retry_later', `the media file ${url} answered HTTP ${answer.status}`);
@@ -117,6 +130,18 @@ export async function downloadMedia(options: NetworkHttpOptions, url: string, ma
     }
     throw new NetworkError('retry_later', `the media file ${url} could not be fetched`);
   }
+}
+
+async function ownFile(options: NetworkHttpOptions, accountId: string, url: string): Promise<LibraryFile | undefined> {
+  let file;
+  try {
+    file = await options.library.read(accountId, url);
+  } catch {
+    // Storage that cannot be reached now (S3 down) may answer later.
+    throw new NetworkError('retry_later', `the media file ${url} could not be read from Herald's storage`);
+  }
+  if (file && 'missing' in file) throw new NetworkError('permanent', file.missing);
+  return file;
 }
 
 function failure(error: unknown, host: string, method: string): NetworkError {

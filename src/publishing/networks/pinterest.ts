@@ -177,7 +177,7 @@ export class PinterestNetwork implements NetworkConnector {
   /** Registers a video, sends its file with the upload's form fields, and waits until Pinterest has processed it. */
   private async uploadVideo(channel: ConnectorChannel, url: string): Promise<string> {
     // The file is read whole before it is sent: NETWORK_MAX_RESPONSE_BYTES bounds it below Pinterest's own cap.
-    const file = await downloadMedia(this.media, url, Math.min(this.capabilities.media.kinds.video?.maxBytes ?? Infinity, this.media.maxBytes));
+    const file = await downloadMedia(this.media, channel.accountId, url, Math.min(this.capabilities.media.kinds.video?.maxBytes ?? Infinity, this.media.maxBytes));
     const registered = await this.api(channel, 'POST', '/v5/media', { media_type: 'video' }, true);
     const mediaId = String(registered.media_id);
     const fields: Record<string, string> = {};

@@ -222,7 +222,7 @@ export class TikTokNetwork implements NetworkConnector {
   /** Sends the video in chunks; answers the publish_id, recorded before the last chunk, which makes the post. */
   private async uploadVideo(request: PublishRequest, creator: Creator | undefined, postInfo: Record<string, unknown> | undefined): Promise<string> {
     const maxBytes = Math.min(this.media.maxBytes, this.capabilities.media.kinds.video?.maxBytes ?? Infinity);
-    const file = await downloadMedia(this.media, request.videoUrls[0], maxBytes);
+    const file = await downloadMedia(this.media, request.channel.accountId, request.videoUrls[0], maxBytes);
     const seconds = videoSeconds(file.bytes);
     if (creator && seconds !== undefined && seconds > creator.max_video_post_duration_sec) {
       throw new NetworkError('permanent', `TikTok lets @${creator.creator_username} post videos of up to ${creator.max_video_post_duration_sec} s; this one runs ${Math.round(seconds)} s`);

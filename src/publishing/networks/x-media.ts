@@ -25,10 +25,10 @@ export class XMedia {
     private readonly capabilities: NetworkCapabilities,
   ) {}
 
-  async upload(c: XCredentials, url: string, altText: string | undefined): Promise<string> {
+  async upload(c: XCredentials, accountId: string, url: string, altText: string | undefined): Promise<string> {
     const kinds = this.capabilities.media.kinds;
     const largest = Math.max(...Object.values(kinds).map((k) => k.maxBytes ?? 0));
-    const file = await downloadMedia(this.media, url, largest);
+    const file = await downloadMedia(this.media, accountId, url, largest);
     const category: XMediaCategory = file.contentType === 'image/gif' ? 'tweet_gif' : file.contentType.startsWith('video/') ? 'tweet_video' : 'tweet_image';
     const rule = kinds[category === 'tweet_gif' ? 'gif' : category === 'tweet_video' ? 'video' : 'image'];
     if (rule?.maxBytes !== undefined && file.bytes.length > rule.maxBytes) {

@@ -120,10 +120,10 @@ export class XNetwork implements NetworkConnector {
     const altTexts = Array.isArray(request.channelOptions?.altText) ? (request.channelOptions.altText as unknown[]) : [];
     const media: string[] = [];
     try {
-      if (request.videoUrls.length > 0) media.push(await this.uploads.upload(c, request.videoUrls[0], undefined));
+      if (request.videoUrls.length > 0) media.push(await this.uploads.upload(c, request.channel.accountId, request.videoUrls[0], undefined));
       for (const [index, url] of request.imageUrls.entries()) {
         const alt = altTexts[index];
-        media.push(await this.uploads.upload(c, url, typeof alt === 'string' && alt.trim() ? alt : undefined));
+        media.push(await this.uploads.upload(c, request.channel.accountId, url, typeof alt === 'string' && alt.trim() ? alt : undefined));
       }
     } catch (error) {
       // A lost answer to a media call made no post: the attempt can simply be made again.

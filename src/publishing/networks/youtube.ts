@@ -150,7 +150,7 @@ export class YouTubeNetwork implements NetworkConnector {
     const resource = videoResource(request.text, request.channelOptions ?? {});
     const videoUrl = request.videoUrls[0];
     await this.quota.spend(app.clientId, 'uploads', YOUTUBE_CALL_COSTS.videosInsert);
-    const file = await downloadMedia(this.media, videoUrl, this.media.maxBytes);
+    const file = await downloadMedia(this.media, request.channel.accountId, videoUrl, this.media.maxBytes);
     for (let session = 1; ; session++) {
       const uri = await this.startSession(request.channel, resource, file);
       await request.recordHandle(JSON.stringify({ session: uri, videoUrl, bytes: file.bytes.length, contentType: file.contentType } satisfies UploadHandle));
@@ -193,7 +193,7 @@ export class YouTubeNetwork implements NetworkConnector {
         const state = await upload.ask();
         if ('video' in state) return await this.settled(lookup.channel, state.video);
         // Part of the video arrived and no video exists yet: the rest goes in the same session, so there is one video.
-        const file = await downloadMedia(this.media, handle.videoUrl, this.media.maxBytes);
+        const file = await downloadMedia(this.media, lookup.channel.accountId, handle.videoUrl, this.media.maxBytes);
         if (file.bytes.length !== handle.bytes) {
           throw new NetworkError('permanent', `the video at ${handle.videoUrl} changed size during the upload (${handle.bytes} bytes then, ${file.bytes.length} now)`);
         }
