@@ -1455,7 +1455,14 @@ export interface components {
             /** @description Null when Herald acted by itself. */
             actorUserId: string | null;
             /** @enum {string} */
-            kind: "created" | "updated" | "deleted" | "queued" | "queue_moved" | "queue_cleared" | "approved" | "rejected" | "assigned" | "labelled" | "unlabelled" | "recycled";
+            kind: "created" | "updated" | "deleted" | "queued" | "queue_moved" | "queue_cleared" | "approved" | "rejected" | "decision_voided" | "assigned" | "labelled" | "unlabelled" | "recycled";
+            /**
+             * @description What the change was. Writes of content (created, updated, queued, recycled) carry `version`, a fingerprint
+             *     of what the post would publish (text, media, first comment, channel options, channel); `approved` and
+             *     `rejected` carry the `version` decided on and the `reviewerUserId`. `decision_voided` says a change of
+             *     content undid a decision: `decision` (APPROVED or REJECTED), `decidedVersion`, the new `version` and the
+             *     post's `approvalStatus` now.
+             */
             details: {
                 [key: string]: unknown;
             } | null;
