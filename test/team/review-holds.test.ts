@@ -19,9 +19,21 @@ describe('team: review holds every post meant to go out in a workspace that requ
     t = await startTestHerald();
     clock = pinClock(t, '2030-01-07T06:00:00Z'); // a Monday
     a = await t.seedAccount({ channels: 2 });
-    const user = await provisioning.createUser(t.deps, { accountId: a.accountId, email: `rev-${Date.now()}@example.test`, name: 'Rev' });
-    await provisioning.addMember(t.deps, { accountId: a.accountId, workspaceId: a.workspaceId, userId: user.id, role: 'admin' });
-    reviewer = { userId: user.id, key: await t.createKey({ ...a, userId: user.id }, ['read_profile', 'manage_post', 'manage_team']) };
+    const user = await provisioning.createUser(t.deps, {
+      accountId: a.accountId,
+      email: `rev-${Date.now()}@example.test`,
+      name: 'Rev',
+    });
+    await provisioning.addMember(t.deps, {
+      accountId: a.accountId,
+      workspaceId: a.workspaceId,
+      userId: user.id,
+      role: 'admin',
+    });
+    reviewer = {
+      userId: user.id,
+      key: await t.createKey({ ...a, userId: user.id }, ['read_profile', 'manage_post', 'manage_team']),
+    };
   });
   afterEach(async () => {
     await mcp?.close();
@@ -34,7 +46,8 @@ describe('team: review holds every post meant to go out in a workspace that requ
     assert.ok(res.status < 300, `${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body;
   };
-  const create = async (body: Record<string, unknown>) => (await api('POST', '/posts', { channelIds: [a.channelIds[0]], ...body })).data[0];
+  const create = async (body: Record<string, unknown>) =>
+    (await api('POST', '/posts', { channelIds: [a.channelIds[0]], ...body })).data[0];
   const get = async (id: string) => (await api('GET', `/posts/${id}`)).data;
   const history = async (id: string) => (await api('GET', `/posts/${id}/history`)).data;
   const requireApproval = () => api('PATCH', `/workspaces/${a.workspaceId}`, { approvalRequired: true }, a.apiKey);
@@ -51,12 +64,17 @@ describe('team: review holds every post meant to go out in a workspace that requ
     const csrf = /name="csrf_token" value="([^"]+)"/.exec(await page.text())![1];
     const jar = page.headers.getSetCookie().map((c) => c.split(';')[0]);
     const signIn = await fetch(`${t.url}/app/sign-in`, {
-      method: 'POST', redirect: 'manual', headers: { cookie: jar.join('; '), 'content-type': 'application/x-www-form-urlencoded' },
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: jar.join('; '), 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ csrf_token: csrf, email: a.email, password: a.password }),
     });
     assert.equal(signIn.status, 303);
     const cookie = [...jar, ...signIn.headers.getSetCookie().map((c) => c.split(';')[0])].join('; ');
-    const res = await t.api('POST', '/v1/rest/posts', { headers: { cookie, 'x-csrf-token': csrf }, body: { channelIds: [a.channelIds[0]], ...body } });
+    const res = await t.api('POST', '/v1/rest/posts', {
+      headers: { cookie, 'x-csrf-token': csrf },
+      body: { channelIds: [a.channelIds[0]], ...body },
+    });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     return res.body.data[0];
   };
@@ -69,11 +87,29 @@ describe('team: review holds every post meant to go out in a workspace that requ
     return claimed;
   };
 
-  it('holds a post from every path (create, legacy, queue, bulk, MCP, the app, update, restore, retry, move, added channel, recycling) and the worker publishes none', async () => {
-    await api('PUT', `/channels/${a.channelIds[0]}/schedule`, { slots: ['mon', 'tue', 'wed', 'thu', 'fri'].map((day) => ({ day, time: '09:00' })) }, a.apiKey);
+  it('holds a post from every path that leaves one waiting, and the worker publishes none', async () => {
+    await api(
+      'PUT',
+      `/channels/${a.channelIds[0]}/schedule`,
+      { slots: ['mon', 'tue', 'wed', 'thu', 'fri'].map((day) => ({ day, time: '09:00' })) },
+      a.apiKey,
+    );
     const open = await provisioning.createWorkspace(t.deps, { accountId: a.accountId, name: 'Open' });
-    await provisioning.addMember(t.deps, { accountId: a.accountId, workspaceId: open.id, userId: a.userId, role: 'owner' });
-    const openChannel = (await provisioning.addChannel(t.deps, { accountId: a.accountId, workspaceId: open.id, network: 'sandbox', handle: '@open', timezone: 'UTC' })).id;
+    await provisioning.addMember(t.deps, {
+      accountId: a.accountId,
+      workspaceId: open.id,
+      userId: a.userId,
+      role: 'owner',
+    });
+    const openChannel = (
+      await provisioning.addChannel(t.deps, {
+        accountId: a.accountId,
+        workspaceId: open.id,
+        network: 'sandbox',
+        handle: '@open',
+        timezone: 'UTC',
+      })
+    ).id;
 
     // Written before the workspace required approval: waiting, or able to wait again, with no review.
     await t.deps.repos.sandbox.setFailure(a.accountId, a.channelIds[0], 'permanent', 1);
@@ -86,7 +122,11 @@ describe('team: review holds every post meant to go out in a workspace that requ
     const moved = await create({ text: 'Moved on the calendar', ...later() });
     const draft = await create({ text: 'A draft', saveAsDraft: true });
     const draftToQueue = await create({ text: 'A draft for the queue', saveAsDraft: true });
-    const drafted = await create({ channelIds: [a.channelIds[1]], text: 'Drafted when its channel was disconnected', ...later() });
+    const drafted = await create({
+      channelIds: [a.channelIds[1]],
+      text: 'Drafted when its channel was disconnected',
+      ...later(),
+    });
     // As disconnecting a channel leaves its waiting posts (posts.draftWaitingOnChannel).
     await t.herald.db('posts').where({ id: drafted.id }).update({ status: 'draft' });
     const onOpen = await create({ channelIds: [openChannel], text: 'Goes out in the open workspace', ...later() });
@@ -98,27 +138,50 @@ describe('team: review holds every post meant to go out in a workspace that requ
       'REST create': (await create({ text: 'Now' })).id,
       'legacy POST /post': (await api('POST', '/post', { channelIds: [a.channelIds[0]], text: 'Legacy' })).data[0].id,
       'REST create into the queue': (await create({ text: 'Queued', addToQueue: true })).id,
-      'REST bulk create': (await api('POST', '/posts/bulk', { posts: [{ channelIds: [a.channelIds[0]], text: 'Bulk' }] })).results[0].data[0].id,
+      'REST bulk create': (
+        await api('POST', '/posts/bulk', { posts: [{ channelIds: [a.channelIds[0]], text: 'Bulk' }] })
+      ).results[0].data[0].id,
       'the app': (await appCreate({ text: 'From the app' })).id,
-      'MCP create_text_post': (await tool('create_text_post', { channelIds: [a.channelIds[0]], text: 'MCP text' })).data[0].id,
-      'MCP create_image_post': (await tool('create_image_post', { channelIds: [a.channelIds[0]], text: 'MCP image', imageUrls: ['https://cdn.example/a.png'] })).data[0].id,
-      'MCP bulk_schedule': (await tool('bulk_schedule', { posts: [{ channelIds: [a.channelIds[0]], text: 'MCP bulk' }] })).results[0].data[0].id,
-      'REST update': (await api('PATCH', `/posts/${edited.id}`, { text: 'Edited over REST, now reviewed?' })).data[0].id,
-      'MCP update_post': (await tool('update_post', { postId: editedOverMcp.id, text: 'Edited over MCP, now reviewed?' })).data[0].id,
-      'a draft scheduled': (await api('PATCH', `/posts/${draft.id}`, { saveAsDraft: false, isScheduled: false })).data[0].id,
+      'MCP create_text_post': (await tool('create_text_post', { channelIds: [a.channelIds[0]], text: 'MCP text' }))
+        .data[0].id,
+      'MCP create_image_post': (
+        await tool('create_image_post', {
+          channelIds: [a.channelIds[0]],
+          text: 'MCP image',
+          imageUrls: ['https://cdn.example/a.png'],
+        })
+      ).data[0].id,
+      'MCP bulk_schedule': (
+        await tool('bulk_schedule', { posts: [{ channelIds: [a.channelIds[0]], text: 'MCP bulk' }] })
+      ).results[0].data[0].id,
+      'REST update': (await api('PATCH', `/posts/${edited.id}`, { text: 'Edited over REST, now reviewed?' })).data[0]
+        .id,
+      'MCP update_post': (
+        await tool('update_post', { postId: editedOverMcp.id, text: 'Edited over MCP, now reviewed?' })
+      ).data[0].id,
+      'a draft scheduled': (await api('PATCH', `/posts/${draft.id}`, { saveAsDraft: false, isScheduled: false }))
+        .data[0].id,
       'a draft into the queue': (await api('PATCH', `/posts/${draftToQueue.id}`, { addToQueue: true })).data[0].id,
-      'a disconnected channel\'s post restored': (await api('PATCH', `/posts/${drafted.id}`, { isScheduled: false })).data[0].id,
+      "a disconnected channel's post restored": (await api('PATCH', `/posts/${drafted.id}`, { isScheduled: false }))
+        .data[0].id,
       'retry of a failed post': (await api('POST', `/posts/${failed.id}/retry`)).data.id,
-      'calendar move': (await api('POST', `/posts/${moved.id}/move`, { dateTime: new Date(clock.now() + 2 * DAY).toISOString() })).data.id,
-      'a channel added to a group': (await api('PATCH', `/posts/${onOpen.id}`, { channelIds: [openChannel, a.channelIds[1]] }))
-        .data.find((p: any) => p.channelId === a.channelIds[1]).id,
-      'REST recycle': (await api('POST', `/posts/${evergreen.id}/recycle`, { collection: { name: 'Evergreen', intervalDays: 1 } })).data.id,
+      'calendar move': (
+        await api('POST', `/posts/${moved.id}/move`, { dateTime: new Date(clock.now() + 2 * DAY).toISOString() })
+      ).data.id,
+      'a channel added to a group': (
+        await api('PATCH', `/posts/${onOpen.id}`, { channelIds: [openChannel, a.channelIds[1]] })
+      ).data.find((p: any) => p.channelId === a.channelIds[1]).id,
+      'REST recycle': (
+        await api('POST', `/posts/${evergreen.id}/recycle`, { collection: { name: 'Evergreen', intervalDays: 1 } })
+      ).data.id,
       'MCP recycle_post': (await tool('recycle_post', { postId: evergreen.id })).data.id,
     };
     clock.advance(DAY + HOUR);
     assert.equal(await recycleDueCollections(t.deps), 1);
-    const recycled = (await history(evergreen.id)).filter((e: any) => e.kind === 'recycled').map((e: any) => e.details.copy);
-    held['the collection\'s periodic re-queue'] = recycled.at(-1);
+    const recycled = (await history(evergreen.id))
+      .filter((e: any) => e.kind === 'recycled')
+      .map((e: any) => e.details.copy);
+    held["the collection's periodic re-queue"] = recycled.at(-1);
 
     const notHeld: string[] = [];
     for (const [path, id] of Object.entries(held)) if ((await get(id)).approvalStatus !== 'PENDING') notHeld.push(path);
@@ -131,13 +194,16 @@ describe('team: review holds every post meant to go out in a workspace that requ
     }
   });
 
-  it('an approved post edited goes back to review: nothing is published until approved again, then the new text; history names the versions and the reviewer', async () => {
+  it('an approved post edited waits to be approved again, then publishes its new text', async () => {
     await requireApproval();
     const post = await create({ text: 'The reviewed text', isScheduled: true, dateTime: '2030-01-07T08:00:00Z' });
     await approve(post.id);
     const edited = (await api('PATCH', `/posts/${post.id}`, { text: 'The text nobody reviewed' })).data[0];
     assert.equal(edited.approvalStatus, 'PENDING');
-    assert.ok((await api('GET', '/approvals', undefined, reviewer.key)).data.some((p: any) => p.id === post.id), 'it is in the inbox again');
+    assert.ok(
+      (await api('GET', '/approvals', undefined, reviewer.key)).data.some((p: any) => p.id === post.id),
+      'it is in the inbox again',
+    );
     assert.equal(await publishEverythingDue('2030-01-07T09:00:00Z'), 0);
     assert.equal((await get(post.id)).status, 'scheduled');
 
@@ -150,12 +216,23 @@ describe('team: review holds every post meant to go out in a workspace that requ
     assert.doesNotMatch(page, /The reviewed text/);
 
     const events = await history(post.id);
-    assert.deepEqual(events.map((e: any) => e.kind), ['created', 'approved', 'updated', 'decision_voided', 'approved']);
+    assert.deepEqual(
+      events.map((e: any) => e.kind),
+      ['created', 'approved', 'updated', 'decision_voided', 'approved'],
+    );
     const [created, first, update, voided, second] = events;
     assert.match(created.details.version, /^[0-9a-f]{12}$/);
-    assert.deepEqual([first.actorUserId, first.details.reviewerUserId, first.details.version], [reviewer.userId, reviewer.userId, created.details.version]);
+    assert.deepEqual(
+      [first.actorUserId, first.details.reviewerUserId, first.details.version],
+      [reviewer.userId, reviewer.userId, created.details.version],
+    );
     assert.notEqual(update.details.version, created.details.version);
-    assert.deepEqual(voided.details, { decision: 'APPROVED', decidedVersion: created.details.version, version: update.details.version, approvalStatus: 'PENDING' });
+    assert.deepEqual(voided.details, {
+      decision: 'APPROVED',
+      decidedVersion: created.details.version,
+      version: update.details.version,
+      approvalStatus: 'PENDING',
+    });
     assert.equal(voided.actorUserId, a.userId, 'the editor voided it');
     assert.deepEqual([second.actorUserId, second.details.version], [reviewer.userId, update.details.version]);
   });
@@ -170,11 +247,22 @@ describe('team: review holds every post meant to go out in a workspace that requ
     };
     for (const [what, change] of Object.entries(changes)) {
       const channelIds = what === 'a channel removed' ? a.channelIds : [a.channelIds[0]];
-      const posts = (await api('POST', '/posts', { channelIds, text: `Before ${what}`, isScheduled: true, dateTime: '2030-01-08T08:00:00Z' })).data;
+      const posts = (
+        await api('POST', '/posts', {
+          channelIds,
+          text: `Before ${what}`,
+          isScheduled: true,
+          dateTime: '2030-01-08T08:00:00Z',
+        })
+      ).data;
       const post = posts.find((p: any) => p.channelId === a.channelIds[0]);
       for (const p of posts) await approve(p.id);
       const after = (await api('PATCH', `/posts/${post.id}`, change)).data;
-      assert.deepEqual(after.map((p: any) => p.approvalStatus), after.map(() => 'PENDING'), what);
+      assert.deepEqual(
+        after.map((p: any) => p.approvalStatus),
+        after.map(() => 'PENDING'),
+        what,
+      );
     }
     assert.equal(await publishEverythingDue(), 0);
   });
@@ -192,7 +280,11 @@ describe('team: review holds every post meant to go out in a workspace that requ
     const events = await history(post.id);
     assert.ok(!events.some((e: any) => e.kind === 'decision_voided'));
     assert.match(events[0].details.version, /^[0-9a-f]{12}$/);
-    assert.ok(events.filter((e: any) => e.kind === 'updated').every((e: any) => e.details.version === events[0].details.version));
+    assert.ok(
+      events
+        .filter((e: any) => e.kind === 'updated')
+        .every((e: any) => e.details.version === events[0].details.version),
+    );
     assert.equal(await publishEverythingDue('2030-01-07T10:30:00Z'), 0, 'not before its new time');
     assert.equal(await publishEverythingDue('2030-01-07T11:00:00Z'), 1);
   });

@@ -26,7 +26,9 @@ import crypto from 'node:crypto';
 import type { ApprovalStatus, PostRecord } from '../../db/repositories/posts.js';
 
 /** What a reviewer decides on. */
-type ReviewedContent = Pick<PostRecord, 'channelId' | 'text' | 'imageUrls' | 'videoUrls' | 'firstComment' | 'channelOptions'>;
+type ReviewedContent = Pick<
+  PostRecord, 'channelId' | 'text' | 'imageUrls' | 'videoUrls' | 'firstComment' | 'channelOptions'
+>;
 
 /** A short fingerprint of a post's reviewed content: equal exactly when the same thing would be published. */
 export function contentVersion(post: ReviewedContent): string {
@@ -63,7 +65,9 @@ export function reviewOfChangedPost(change: {
   const { before, after, approvalRequired } = change;
   if (!approvalRequired) return { approvalStatus: before.approvalStatus };
   const contentChanged = change.channelsChanged || contentVersion(before) !== contentVersion(after);
-  const decided = before.approvalStatus === 'APPROVED' || before.approvalStatus === 'REJECTED' ? before.approvalStatus : undefined;
+  const decided = before.approvalStatus === 'APPROVED' || before.approvalStatus === 'REJECTED'
+    ? before.approvalStatus
+    : undefined;
   if (decided && !contentChanged) return { approvalStatus: decided };
   const voided = decided ? { voided: decided } : {};
   if (after.isDraft) return { approvalStatus: before.approvalStatus === 'PENDING' ? 'PENDING' : null, ...voided };

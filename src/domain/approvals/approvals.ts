@@ -45,7 +45,8 @@ async function heldPost(deps: DomainDeps, principal: Principal, postId: string, 
 }
 
 function decidedMeanwhile(postId: string): ConflictError {
-  return new ConflictError('not_pending', `Post ${postId} was changed, approved or rejected by someone else meanwhile; read it again before deciding.`);
+  return new ConflictError('not_pending',
+    `Post ${postId} was changed, approved or rejected by someone else meanwhile; read it again before deciding.`);
 }
 
 export async function approvePost(deps: DomainDeps, principal: Principal, postId: string): Promise<PostView> {
@@ -55,11 +56,14 @@ export async function approvePost(deps: DomainDeps, principal: Principal, postId
   const overdue = !post.isDraft && post.dateTime !== null && post.dateTime <= now;
   await deps.repos.inTransaction(async (repos) => {
     // An overdue post leaves the queue (its slot is gone) and goes out now.
-    if (!(await repos.teamPosts.approve(principal.accountId, postId, post.updatedAt, now, overdue ? now : undefined))) throw decidedMeanwhile(postId);
+    if (!(await repos.teamPosts.approve(principal.accountId, postId, post.updatedAt, now, overdue ? now : undefined))) {
+      throw decidedMeanwhile(postId);
+    }
     const decided = { version: contentVersion(post), reviewerUserId: principal.userId };
-    await recordPostEvents({ ...deps, repos }, principal.accountId, principal, [{
-      postId, kind: 'approved', details: overdue ? { publishesNow: true, dateTime: toWireTime(now), ...decided } : { dateTime: toWireTime(post.dateTime), ...decided },
-    }]);
+    const when = overdue ? { publishesNow: true, dateTime: toWireTime(now) } : { dateTime: toWireTime(post.dateTime) };
+    await recordPostEvents({ ...deps, repos }, principal.accountId, principal, [
+      { postId, kind: 'approved', details: { ...when, ...decided } },
+    ]);
     await recordPostEventById(repos, now, 'approval.approved', principal.accountId, postId, { reviewerUserId: principal.userId });
   });
   return toPostView((await deps.repos.posts.get(principal.accountId, postId))!);
@@ -72,10 +76,13 @@ export async function rejectPost(deps: DomainDeps, principal: Principal, postId:
   const post = await heldPost(deps, principal, postId, 'rejected');
   const now = deps.now();
   await deps.repos.inTransaction(async (repos) => {
-    if (!(await repos.teamPosts.reject(principal.accountId, postId, post.updatedAt, trimmed, now))) throw decidedMeanwhile(postId);
-    await recordPostEvents({ ...deps, repos }, principal.accountId, principal, [{
-      postId, kind: 'rejected', details: { reason: trimmed, version: contentVersion(post), reviewerUserId: principal.userId },
-    }]);
+    if (!(await repos.teamPosts.reject(principal.accountId, postId, post.updatedAt, trimmed, now))) {
+      throw decidedMeanwhile(postId);
+    }
+    const decided = { version: contentVersion(post), reviewerUserId: principal.userId };
+    await recordPostEvents({ ...deps, repos }, principal.accountId, principal, [
+      { postId, kind: 'rejected', details: { reason: trimmed, ...decided } },
+    ]);
     await recordPostEventById(repos, now, 'approval.rejected', principal.accountId, postId, { reason: trimmed, reviewerUserId: principal.userId });
   });
   return toPostView((await deps.repos.posts.get(principal.accountId, postId))!);

@@ -27,7 +27,8 @@ export type PostInput = components['schemas']['PostInput'];
 
 /**
  * Creates one post per channel, sharing a group id. When a channel's workspace requires approval the
- * post is held as PENDING (approvals/approval-holds.ts) and the call still succeeds. `channelOptions` is ignored here (SPEC).
+ * post is held as PENDING (approvals/approval-holds.ts) and the call still succeeds. `channelOptions` is ignored
+ * here (SPEC).
  */
 export async function createPosts(deps: DomainDeps, principal: Principal, input: PostInput, source: SourceType): Promise<PostView[]> {
   // Queued posts may lose their slot to a concurrent request; preparing again picks the next free one.
@@ -38,7 +39,10 @@ export async function createPosts(deps: DomainDeps, principal: Principal, input:
       await recordPostEvents({ ...deps, repos }, principal.accountId, principal, records.map((r) => ({
         postId: r.id,
         kind: r.inQueue ? 'queued' : 'created',
-        details: { source, status: r.status, dateTime: toWireTime(r.dateTime), approvalStatus: r.approvalStatus, version: contentVersion(r) },
+        details: {
+          source, status: r.status, dateTime: toWireTime(r.dateTime),
+          approvalStatus: r.approvalStatus, version: contentVersion(r),
+        },
       })));
       await recordNewPostEvents(repos, records.map((post) => ({ at: post.createdAt ?? deps.now(), post })));
     });
@@ -91,7 +95,9 @@ async function preparePosts(deps: DomainDeps, principal: Principal, input: PostI
       isScheduled: schedule.isScheduled,
       isDraft: schedule.isDraft,
       status: schedule.status,
-      approvalStatus: reviewOfNewPost({ isDraft: schedule.isDraft, approvalRequired: Boolean(workspaces.get(channel.workspaceId)?.approvalRequired) }),
+      approvalStatus: reviewOfNewPost({
+        isDraft: schedule.isDraft, approvalRequired: Boolean(workspaces.get(channel.workspaceId)?.approvalRequired),
+      }),
       type: postType(imageUrls, videoUrls),
       sourceType: source,
       imageUrls,

@@ -8,6 +8,7 @@
  *   approvals/approval-holds.ts's rule; a voided decision is said in the post's history.
  */
 import { contentVersion, reviewOfChangedPost, reviewOfNewPost } from '../approvals/approval-holds.js';
+import type { ReviewAfterChange } from '../approvals/approval-holds.js';
 import { writablePost } from './writable-post.js';
 import type { components } from '../../../generated/rest/openapi-types.js';
 import type { PostRecord } from '../../db/repositories/posts.js';
@@ -19,7 +20,7 @@ import type { Principal } from '../principal.js';
 import { parseWireTime, toWireTime } from '../time.js';
 import { nextQueueSlots, placingInQueue, rejectQueueConflicts } from '../queue/queue.js';
 import { recordEditedPostEvents, recordNewPostEvents } from '../events/events.js';
-import { recordPostEvents } from './post-history.js';
+import { recordPostEvents, type PostChange } from './post-history.js';
 import { notFound, postType, rejectCoverMediaId, requireChannels, requireContent, requireNetworkLimits, resolveFirstComment } from './post-rules.js';
 import { toPostView, type PostView } from './post-view.js';
 
@@ -42,47 +43,65 @@ export async function updatePost(deps: DomainDeps, principal: Principal, id: str
   const now = deps.now();
   const workspace = await deps.repos.accounts.getWorkspace(principal.accountId, post.workspaceId);
   rejectQueueConflicts(input);
-  const timing = input.addToQueue ? await queueChanges(deps, principal, post, input, now) : { ...applyChanges(post, input, now), ...leavingQueue(input) };
+  const timing = input.addToQueue
+    ? await queueChanges(deps, principal, post, input, now)
+    : { ...applyChanges(post, input, now), ...leavingQueue(input) };
   const groupId = post.groupId ?? newId();
-  const plan = input.channelIds ? await planRetarget(deps, principal, { ...post, ...timing, groupId }, input.channelIds) : undefined;
+  const plan = input.channelIds
+    ? await planRetarget(deps, principal, { ...post, ...timing, groupId }, input.channelIds)
+    : undefined;
   const review = reviewOfChangedPost({
     before: post,
     after: { ...post, ...timing, isDraft: (timing.status ?? post.status) === 'draft' },
     channelsChanged: plan !== undefined && plan.add.length + plan.remove.length > 0,
     approvalRequired: workspace?.approvalRequired ?? false,
   });
-  const changes: Partial<PostRecord> = { ...timing, approvalStatus: review.approvalStatus, ...(review.voided === 'REJECTED' ? { rejectionReason: null } : {}) };
+  // A resubmitted post no longer shows why it was rejected; its history keeps the reason.
+  const resubmitted = review.voided === 'REJECTED' ? { rejectionReason: null } : {};
+  const changes: Partial<PostRecord> = { ...timing, approvalStatus: review.approvalStatus, ...resubmitted };
   const targets = await deps.repos.channels.findMany(principal.accountId, input.channelIds ?? [post.channelId]);
   const updated = { ...post, ...changes };
   const knownMedia = await knownMediaOf(deps, principal.accountId, [...updated.imageUrls, ...updated.videoUrls]);
   requireNetworkLimits(targets, { ...updated, knownMedia }, { requireOptions: input.channelOptions !== undefined });
-  const version = contentVersion(updated);
   await placingInQueue(() => deps.repos.inTransaction(async (repos) => {
     const saved = await repos.posts.updateUnpublished(principal.accountId, id, { ...changes, groupId });
     if (!saved) throw new ConflictError('post_not_editable', `Post ${id} started publishing and can no longer be changed.`);
     for (const removed of plan?.remove ?? []) await repos.posts.delete(principal.accountId, removed);
     await repos.posts.insertMany(plan?.add ?? []);
-    await recordPostEvents({ ...deps, repos }, principal.accountId, principal, [{
-      postId: id,
-      kind: 'updated',
-      details: {
-        fields: Object.keys(input).filter((k) => (input as Record<string, unknown>)[k] !== undefined),
-        dateTime: toWireTime(changes.dateTime ?? post.dateTime),
-        version,
-      },
-    }, ...(review.voided ? [{
-      postId: id,
-      kind: 'decision_voided' as const,
-      details: { decision: review.voided, decidedVersion: contentVersion(post), version, approvalStatus: review.approvalStatus },
-    }] : []), ...(plan?.add ?? []).map((copy) => ({
-      postId: copy.id, kind: 'created' as const, details: { copiedFrom: id, channelId: copy.channelId, approvalStatus: copy.approvalStatus, version: contentVersion(copy) },
-    }))]);
+    const history = historyOfUpdate(input, post, updated, review, plan?.add ?? []);
+    await recordPostEvents({ ...deps, repos }, principal.accountId, principal, history);
     const edited = await repos.posts.get(principal.accountId, id);
     if (edited) await recordEditedPostEvents(repos, now, post, edited);
     await recordNewPostEvents(repos, (plan?.add ?? []).map((post) => ({ at: now, post })));
   }));
   const group = await deps.repos.posts.listGroup(principal.accountId, groupId);
   return group.map(toPostView);
+}
+
+/** The update's entries in the post's history: what changed, the content version now, a voided decision, the copies. */
+function historyOfUpdate(
+  input: PostUpdate, before: PostRecord, after: PostRecord, review: ReviewAfterChange, copies: PostRecord[],
+): PostChange[] {
+  const version = contentVersion(after);
+  const fields = Object.keys(input).filter((k) => (input as Record<string, unknown>)[k] !== undefined);
+  return [
+    { postId: after.id, kind: 'updated', details: { fields, dateTime: toWireTime(after.dateTime), version } },
+    ...(review.voided ? [{
+      postId: after.id,
+      kind: 'decision_voided' as const,
+      details: {
+        decision: review.voided, decidedVersion: contentVersion(before), version, approvalStatus: review.approvalStatus,
+      },
+    }] : []),
+    ...copies.map((copy) => ({
+      postId: copy.id,
+      kind: 'created' as const,
+      details: {
+        copiedFrom: after.id, channelId: copy.channelId,
+        approvalStatus: copy.approvalStatus, version: contentVersion(copy),
+      },
+    })),
+  ];
 }
 
 function applyChanges(post: PostRecord, input: PostUpdate, now: number): Partial<PostRecord> {
@@ -163,8 +182,12 @@ async function planRetarget(deps: DomainDeps, principal: Principal, post: PostRe
     // A copy keeps the time but is not in the new channel's queue: that time is not one of its slots. It is a new
     // post to its workspace's reviewers, whatever was decided on the post it was copied from.
     .map((channel): PostRecord => ({
-      ...post, id: newId(), channelId: channel.id, workspaceId: channel.workspaceId, createdAt: now, updatedAt: now, inQueue: false,
-      approvalStatus: reviewOfNewPost({ isDraft: post.status === 'draft', approvalRequired: Boolean(workspaces.get(channel.workspaceId)?.approvalRequired) }),
+      ...post, id: newId(), channelId: channel.id, workspaceId: channel.workspaceId,
+      createdAt: now, updatedAt: now, inQueue: false,
+      approvalStatus: reviewOfNewPost({
+        isDraft: post.status === 'draft',
+        approvalRequired: Boolean(workspaces.get(channel.workspaceId)?.approvalRequired),
+      }),
       reviewerUserId: null, rejectionReason: null,
     }));
   return { remove, add };

@@ -116,7 +116,10 @@ async function enqueueCopy(deps: DomainDeps, accountId: string, actor: Principal
       await repos.labels.apply(accountId, copy.id, labelIds, now);
       await recordNewPostEvents(repos, [{ at: now, post: copy }]);
       await recordPostEvents({ ...deps, repos }, accountId, actor, [
-        { postId: copy.id, kind: 'recycled', details: { from: source.id, dateTime: toWireTime(dateTime), inQueue: copy.inQueue, labelIds, approvalStatus: copy.approvalStatus, version: contentVersion(copy) } },
+        { postId: copy.id, kind: 'recycled', details: {
+          from: source.id, dateTime: toWireTime(dateTime), inQueue: copy.inQueue, labelIds,
+          approvalStatus: copy.approvalStatus, version: contentVersion(copy),
+        } },
         { postId: source.id, kind: 'recycled', details: { copy: copy.id } },
       ]);
     });
