@@ -265,7 +265,9 @@ export interface paths {
         /**
          * Change a post that is not yet published.
          * @description Takes `channelIds` (never a singular `channelId`), and applies `channelOptions`. `coverMediaId` is
-         *     rejected. Live posts (`live_` ids) are read only: 409. Answers with every post of the group.
+         *     rejected. Live posts (`live_` ids) are read only: 409. Answers with every post of the group. In a workspace
+         *     that requires approval, changing what the post publishes (text, media, first comment, channel options,
+         *     channels) sends it back to `PENDING`, even once approved or rejected; changing only its time keeps the decision.
          */
         patch: operations["updatePost"];
         trace?: never;
