@@ -9713,7 +9713,7 @@ export const toolCatalogue: readonly ToolDefinition[] = [
   {
     "name": "update_post",
     "title": "Update a post",
-    "description": "Changes a post that has not been published yet: text, time (isScheduled/dateTime), draft state, media, first comment, channel options, or its channels (channelIds is the post group's full channel list after the update: added channels get a copy, unpublished posts on channels left out are removed). Send only the fields to change. Live posts (ids starting live_) are read only and are refused with an explanation. Returns the posts of the group.",
+    "description": "Changes a post that has not been published yet: text, time (isScheduled/dateTime), draft state, media, first comment, channel options, or its channels (channelIds is the post group's full channel list after the update: added channels get a copy, unpublished posts on channels left out are removed). Send only the fields to change. Live posts (ids starting live_) are read only and are refused with an explanation. In a workspace that requires approval, changing what the post publishes sends it back for approval (approvalStatus PENDING), even once approved or rejected; changing only its time keeps the decision. Returns the posts of the group.",
     "inputSchema": {
       "type": "object",
       "additionalProperties": false,

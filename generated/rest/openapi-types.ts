@@ -265,7 +265,9 @@ export interface paths {
         /**
          * Change a post that is not yet published.
          * @description Takes `channelIds` (never a singular `channelId`), and applies `channelOptions`. `coverMediaId` is
-         *     rejected. Live posts (`live_` ids) are read only: 409. Answers with every post of the group.
+         *     rejected. Live posts (`live_` ids) are read only: 409. Answers with every post of the group. In a workspace
+         *     that requires approval, changing what the post publishes (text, media, first comment, channel options,
+         *     channels) sends it back to `PENDING`, even once approved or rejected; changing only its time keeps the decision.
          */
         patch: operations["updatePost"];
         trace?: never;
@@ -1459,7 +1461,14 @@ export interface components {
             /** @description Null when Herald acted by itself. */
             actorUserId: string | null;
             /** @enum {string} */
-            kind: "created" | "updated" | "deleted" | "queued" | "queue_moved" | "queue_cleared" | "approved" | "rejected" | "assigned" | "labelled" | "unlabelled" | "recycled";
+            kind: "created" | "updated" | "deleted" | "queued" | "queue_moved" | "queue_cleared" | "approved" | "rejected" | "decision_voided" | "assigned" | "labelled" | "unlabelled" | "recycled";
+            /**
+             * @description What the change was. Writes of content (created, updated, queued, recycled) carry `version`, a fingerprint
+             *     of what the post would publish (text, media, first comment, channel options, channel); `approved` and
+             *     `rejected` carry the `version` decided on and the `reviewerUserId`. `decision_voided` says a change of
+             *     content undid a decision: `decision` (APPROVED or REJECTED), `decidedVersion`, the new `version` and the
+             *     post's `approvalStatus` now.
+             */
             details: {
                 [key: string]: unknown;
             } | null;

@@ -4,8 +4,9 @@
  * Rules kept here:
  * - everyone in the account may read its workspaces; a workspace of another account is "not found";
  * - requiring approval, or no longer requiring it, takes manage_team: it decides who may publish without a reviewer;
- * - the requirement applies to posts written from then on (approval-holds.ts reads it when a post is written), so
- *   posts already held stay held until approved or rejected, and scheduled posts are not held after the fact.
+ * - the requirement applies to posts written from then on, created or changed (approval-holds.ts reads it when a
+ *   post is written), so posts already held stay held until approved or rejected, and scheduled posts are not held
+ *   after the fact until someone changes them.
  */
 import type { DomainDeps } from './deps.js';
 import { toWorkspaceView, type WorkspaceView } from './directory.js';

@@ -11,6 +11,7 @@ export type PostEventKind =
   | 'queue_cleared'
   | 'approved'
   | 'rejected'
+  | 'decision_voided'
   | 'assigned'
   | 'labelled'
   | 'unlabelled'

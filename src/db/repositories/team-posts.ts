@@ -44,15 +44,20 @@ export class TeamPostsRepository {
     return this.posts.withLabels(rows.map(toPost));
   }
 
-  /** Releases a held post; `publishAt` moves a time that has passed to now (out of the queue). False when it was no longer PENDING. */
-  async approve(accountId: string, id: string, at: number, publishAt?: number): Promise<boolean> {
+  /**
+   * Releases a held post as last read (`readAt`, its updatedAt then); `publishAt` moves a time that has passed to now
+   * (out of the queue). False when it was no longer PENDING or was changed since.
+   */
+  async approve(accountId: string, id: string, readAt: number | null, at: number, publishAt?: number) {
     const moved = publishAt === undefined ? {} : { date_time: publishAt, timeline_at: publishAt, in_queue: false };
-    return this.updateIf(accountId, id, { approvalStatus: 'PENDING' }, { approval_status: 'APPROVED', rejection_reason: null, updated_at: at, ...moved });
+    return this.updateIf(accountId, id, { approvalStatus: 'PENDING', updatedAt: readAt },
+      { approval_status: 'APPROVED', rejection_reason: null, updated_at: at, ...moved });
   }
 
-  /** Keeps a held post unpublished with the reviewer's reason. False when it was no longer PENDING. */
-  async reject(accountId: string, id: string, reason: string, at: number): Promise<boolean> {
-    return this.updateIf(accountId, id, { approvalStatus: 'PENDING' }, { approval_status: 'REJECTED', rejection_reason: reason, updated_at: at });
+  /** Keeps a held post, as last read, unpublished with the reviewer's reason. False when not PENDING or changed. */
+  async reject(accountId: string, id: string, readAt: number | null, reason: string, at: number): Promise<boolean> {
+    return this.updateIf(accountId, id, { approvalStatus: 'PENDING', updatedAt: readAt },
+      { approval_status: 'REJECTED', rejection_reason: reason, updated_at: at });
   }
 
   async assignReviewer(accountId: string, id: string, reviewerUserId: string, at: number): Promise<boolean> {
@@ -75,8 +80,17 @@ export class TeamPostsRepository {
   }
 
   /** Changes a post only while it is still in the given state (compare-and-set); false when it moved on. */
-  private async updateIf(accountId: string, id: string, expected: Partial<Pick<PostRecord, 'status' | 'approvalStatus' | 'dateTime'>>, changes: Record<string, unknown>): Promise<boolean> {
+  private async updateIf(
+    accountId: string,
+    id: string,
+    expected: Partial<Pick<PostRecord, 'status' | 'approvalStatus' | 'dateTime' | 'updatedAt'>>,
+    changes: Record<string, unknown>,
+  ): Promise<boolean> {
     const q = this.db('posts').where({ account_id: accountId, id, is_live: false });
+    if (expected.updatedAt !== undefined) {
+      if (expected.updatedAt === null) q.whereNull('updated_at');
+      else q.andWhere('updated_at', expected.updatedAt);
+    }
     if (expected.status !== undefined) q.andWhere('status', expected.status);
     if (expected.approvalStatus !== undefined) q.andWhere('approval_status', expected.approvalStatus);
     if (expected.dateTime !== undefined) q.andWhere('date_time', expected.dateTime);

@@ -11,6 +11,8 @@
  *   time stays scheduled; a draft stays a draft.
  * - Reject records the reason and keeps the post unpublished (REJECTED is never claimed by the engine).
  * - Assign names a reviewer who must be a member of the post's workspace.
+ * - A decision is on the content the reviewer's call read: a post changed meanwhile is not decided (409, read it
+ *   again). The history names the version decided on (approval-holds.ts's contentVersion) and the reviewer.
  * - Live posts are read only; every step is recorded in the post's history.
  */
 import type { PostRecord } from '../../db/repositories/posts.js';
@@ -22,6 +24,7 @@ import { recordPostEvents } from '../posts/post-history.js';
 import { toPostView, type PostView } from '../posts/post-view.js';
 import { writablePost } from '../posts/writable-post.js';
 import { toWireTime } from '../time.js';
+import { contentVersion } from './approval-holds.js';
 import { eachPostId, type BulkIdResult, type BulkOutcome } from '../bulk.js';
 
 const MAX_PENDING = 100;
@@ -41,6 +44,11 @@ async function heldPost(deps: DomainDeps, principal: Principal, postId: string, 
   return post;
 }
 
+function decidedMeanwhile(postId: string): ConflictError {
+  return new ConflictError('not_pending',
+    `Post ${postId} was changed, approved or rejected by someone else meanwhile; read it again before deciding.`);
+}
+
 export async function approvePost(deps: DomainDeps, principal: Principal, postId: string): Promise<PostView> {
   requireReviewer(principal);
   const post = await heldPost(deps, principal, postId, 'approved');
@@ -48,12 +56,14 @@ export async function approvePost(deps: DomainDeps, principal: Principal, postId
   const overdue = !post.isDraft && post.dateTime !== null && post.dateTime <= now;
   await deps.repos.inTransaction(async (repos) => {
     // An overdue post leaves the queue (its slot is gone) and goes out now.
-    if (!(await repos.teamPosts.approve(principal.accountId, postId, now, overdue ? now : undefined))) {
-      throw new ConflictError('not_pending', `Post ${postId} was approved or rejected by someone else meanwhile.`);
+    if (!(await repos.teamPosts.approve(principal.accountId, postId, post.updatedAt, now, overdue ? now : undefined))) {
+      throw decidedMeanwhile(postId);
     }
-    await recordPostEvents({ ...deps, repos }, principal.accountId, principal, [{
-      postId, kind: 'approved', details: overdue ? { publishesNow: true, dateTime: toWireTime(now) } : { dateTime: toWireTime(post.dateTime) },
-    }]);
+    const decided = { version: contentVersion(post), reviewerUserId: principal.userId };
+    const when = overdue ? { publishesNow: true, dateTime: toWireTime(now) } : { dateTime: toWireTime(post.dateTime) };
+    await recordPostEvents({ ...deps, repos }, principal.accountId, principal, [
+      { postId, kind: 'approved', details: { ...when, ...decided } },
+    ]);
     await recordPostEventById(repos, now, 'approval.approved', principal.accountId, postId, { reviewerUserId: principal.userId });
   });
   return toPostView((await deps.repos.posts.get(principal.accountId, postId))!);
@@ -63,13 +73,16 @@ export async function rejectPost(deps: DomainDeps, principal: Principal, postId:
   requireReviewer(principal);
   const trimmed = reason.trim();
   if (trimmed === '') throw new ValidationError('reason is required: say why the post is rejected', [{ path: 'reason', message: 'Give a reason.' }]);
-  await heldPost(deps, principal, postId, 'rejected');
+  const post = await heldPost(deps, principal, postId, 'rejected');
   const now = deps.now();
   await deps.repos.inTransaction(async (repos) => {
-    if (!(await repos.teamPosts.reject(principal.accountId, postId, trimmed, now))) {
-      throw new ConflictError('not_pending', `Post ${postId} was approved or rejected by someone else meanwhile.`);
+    if (!(await repos.teamPosts.reject(principal.accountId, postId, post.updatedAt, trimmed, now))) {
+      throw decidedMeanwhile(postId);
     }
-    await recordPostEvents({ ...deps, repos }, principal.accountId, principal, [{ postId, kind: 'rejected', details: { reason: trimmed } }]);
+    const decided = { version: contentVersion(post), reviewerUserId: principal.userId };
+    await recordPostEvents({ ...deps, repos }, principal.accountId, principal, [
+      { postId, kind: 'rejected', details: { reason: trimmed, ...decided } },
+    ]);
     await recordPostEventById(repos, now, 'approval.rejected', principal.accountId, postId, { reason: trimmed, reviewerUserId: principal.userId });
   });
   return toPostView((await deps.repos.posts.get(principal.accountId, postId))!);

@@ -1,5 +1,5 @@
 import { freshPost } from './new-post.js';
-import { approvalStatusFor } from '../approvals/approval-holds.js';
+import { contentVersion, reviewOfNewPost } from '../approvals/approval-holds.js';
 import type { components } from '../../../generated/rest/openapi-types.js';
 import type { PostRecord, SourceType } from '../../db/repositories/posts.js';
 import type { DomainDeps } from '../deps.js';
@@ -28,7 +28,8 @@ export type PostInput = components['schemas']['PostInput'];
 
 /**
  * Creates one post per channel, sharing a group id. When a channel's workspace requires approval the
- * post is held as PENDING and the call still succeeds. `channelOptions` is ignored here (SPEC).
+ * post is held as PENDING (approvals/approval-holds.ts) and the call still succeeds. `channelOptions` is ignored
+ * here (SPEC).
  */
 export async function createPosts(deps: DomainDeps, principal: Principal, input: PostInput, source: SourceType): Promise<PostView[]> {
   // Queued posts may lose their slot to a concurrent request; preparing again picks the next free one.
@@ -39,7 +40,10 @@ export async function createPosts(deps: DomainDeps, principal: Principal, input:
       await recordPostEvents({ ...deps, repos }, principal.accountId, principal, records.map((r) => ({
         postId: r.id,
         kind: r.inQueue ? 'queued' : 'created',
-        details: { source, status: r.status, dateTime: toWireTime(r.dateTime), approvalStatus: r.approvalStatus },
+        details: {
+          source, status: r.status, dateTime: toWireTime(r.dateTime),
+          approvalStatus: r.approvalStatus, version: contentVersion(r),
+        },
       })));
       await recordNewPostEvents(repos, records.map((post) => ({ at: post.createdAt ?? deps.now(), post })));
     });
@@ -93,7 +97,9 @@ async function preparePosts(deps: DomainDeps, principal: Principal, input: PostI
       isScheduled: schedule.isScheduled,
       isDraft: schedule.isDraft,
       status: schedule.status,
-      approvalStatus: approvalStatusFor({ isDraft: schedule.isDraft, approvalRequired: Boolean(workspaces.get(channel.workspaceId)?.approvalRequired) }),
+      approvalStatus: reviewOfNewPost({
+        isDraft: schedule.isDraft, approvalRequired: Boolean(workspaces.get(channel.workspaceId)?.approvalRequired),
+      }),
       type: postType(imageUrls, videoUrls),
       sourceType: source,
       imageUrls,

@@ -4,8 +4,11 @@
  * - `channelIds` (array) retargets the post's group; a singular `channelId` is refused; `coverMediaId` is refused.
  * - `channelOptions` is applied here (unlike create).
  * - Only posts not yet published can change.
+ * - Whether the post (and each copy for an added channel) is held for approval, or its decision voided, is
+ *   approvals/approval-holds.ts's rule; a voided decision is said in the post's history.
  */
-import { approvalStatusFor } from '../approvals/approval-holds.js';
+import { contentVersion, reviewOfChangedPost, reviewOfNewPost } from '../approvals/approval-holds.js';
+import type { ReviewAfterChange } from '../approvals/approval-holds.js';
 import { writablePost } from './writable-post.js';
 import type { components } from '../../../generated/rest/openapi-types.js';
 import type { PostRecord } from '../../db/repositories/posts.js';
@@ -18,7 +21,7 @@ import type { Principal } from '../principal.js';
 import { parseWireTime, toWireTime } from '../time.js';
 import { nextQueueSlots, placingInQueue, rejectQueueConflicts } from '../queue/queue.js';
 import { recordEditedPostEvents, recordNewPostEvents } from '../events/events.js';
-import { recordPostEvents } from './post-history.js';
+import { recordPostEvents, type PostChange } from './post-history.js';
 import { notFound, postType, rejectCoverMediaId, requireChannels, requireContent, requireNetworkLimits, resolveFirstComment } from './post-rules.js';
 import { toPostView, type PostView } from './post-view.js';
 
@@ -41,11 +44,22 @@ export async function updatePost(deps: DomainDeps, principal: Principal, id: str
   const now = deps.now();
   const workspace = await deps.repos.accounts.getWorkspace(principal.accountId, post.workspaceId);
   rejectQueueConflicts(input);
-  const changes = input.addToQueue
-    ? await queueChanges(deps, principal, post, input, now, workspace?.approvalRequired ?? false)
-    : { ...applyChanges(post, input, now, workspace?.approvalRequired ?? false), ...leavingQueue(input) };
+  const timing = input.addToQueue
+    ? await queueChanges(deps, principal, post, input, now)
+    : { ...applyChanges(post, input, now), ...leavingQueue(input) };
   const groupId = post.groupId ?? newId();
-  const plan = input.channelIds ? await planRetarget(deps, principal, { ...post, ...changes, groupId }, input.channelIds) : undefined;
+  const plan = input.channelIds
+    ? await planRetarget(deps, principal, { ...post, ...timing, groupId }, input.channelIds)
+    : undefined;
+  const review = reviewOfChangedPost({
+    before: post,
+    after: { ...post, ...timing, isDraft: (timing.status ?? post.status) === 'draft' },
+    channelsChanged: plan !== undefined && plan.add.length + plan.remove.length > 0,
+    approvalRequired: workspace?.approvalRequired ?? false,
+  });
+  // A resubmitted post no longer shows why it was rejected; its history keeps the reason.
+  const resubmitted = review.voided === 'REJECTED' ? { rejectionReason: null } : {};
+  const changes: Partial<PostRecord> = { ...timing, approvalStatus: review.approvalStatus, ...resubmitted };
   const targets = await deps.repos.channels.findMany(principal.accountId, input.channelIds ?? [post.channelId]);
   const updated = { ...post, ...changes };
   const knownMedia = await knownMediaOf(deps, principal.accountId, [...updated.imageUrls, ...updated.videoUrls]);
@@ -56,11 +70,8 @@ export async function updatePost(deps: DomainDeps, principal: Principal, id: str
     if (!saved) throw new ConflictError('post_not_editable', `Post ${id} started publishing and can no longer be changed.`);
     for (const removed of plan?.remove ?? []) await repos.posts.delete(principal.accountId, removed);
     await repos.posts.insertMany(plan?.add ?? []);
-    await recordPostEvents({ ...deps, repos }, principal.accountId, principal, [{
-      postId: id,
-      kind: 'updated',
-      details: { fields: Object.keys(input).filter((k) => (input as Record<string, unknown>)[k] !== undefined), dateTime: toWireTime(changes.dateTime ?? post.dateTime) },
-    }, ...(plan?.add ?? []).map((copy) => ({ postId: copy.id, kind: 'created' as const, details: { copiedFrom: id, channelId: copy.channelId } }))]);
+    const history = historyOfUpdate(input, post, updated, review, plan?.add ?? []);
+    await recordPostEvents({ ...deps, repos }, principal.accountId, principal, history);
     const edited = await repos.posts.get(principal.accountId, id);
     if (edited) await recordEditedPostEvents(repos, now, post, edited);
     await recordNewPostEvents(repos, (plan?.add ?? []).map((post) => ({ at: now, post })));
@@ -69,7 +80,33 @@ export async function updatePost(deps: DomainDeps, principal: Principal, id: str
   return group.map(toPostView);
 }
 
-function applyChanges(post: PostRecord, input: PostUpdate, now: number, approvalRequired: boolean): Partial<PostRecord> {
+/** The update's entries in the post's history: what changed, the content version now, a voided decision, the copies. */
+function historyOfUpdate(
+  input: PostUpdate, before: PostRecord, after: PostRecord, review: ReviewAfterChange, copies: PostRecord[],
+): PostChange[] {
+  const version = contentVersion(after);
+  const fields = Object.keys(input).filter((k) => (input as Record<string, unknown>)[k] !== undefined);
+  return [
+    { postId: after.id, kind: 'updated', details: { fields, dateTime: toWireTime(after.dateTime), version } },
+    ...(review.voided ? [{
+      postId: after.id,
+      kind: 'decision_voided' as const,
+      details: {
+        decision: review.voided, decidedVersion: contentVersion(before), version, approvalStatus: review.approvalStatus,
+      },
+    }] : []),
+    ...copies.map((copy) => ({
+      postId: copy.id,
+      kind: 'created' as const,
+      details: {
+        copiedFrom: after.id, channelId: copy.channelId,
+        approvalStatus: copy.approvalStatus, version: contentVersion(copy),
+      },
+    })),
+  ];
+}
+
+function applyChanges(post: PostRecord, input: PostUpdate, now: number): Partial<PostRecord> {
   const text = input.text ?? post.text;
   const imageUrls = input.imageUrls ?? post.imageUrls;
   const videoUrls = input.videoUrls ?? post.videoUrls;
@@ -101,14 +138,14 @@ function applyChanges(post: PostRecord, input: PostUpdate, now: number, approval
         { path: 'dateTime', message: 'Give a future ISO 8601 UTC time, or send isScheduled: false to publish now' },
       ]);
     }
-    return { ...changes, isDraft: false, status: 'scheduled', isScheduled, dateTime, timelineAt: dateTime, lastError: null, ...leavingDraft(post, approvalRequired) };
+    return { ...changes, isDraft: false, status: 'scheduled', isScheduled, dateTime, timelineAt: dateTime, lastError: null };
   }
   if (requested !== undefined) {
     throw new ValidationError('dateTime is only used with isScheduled: true', [
       { path: 'dateTime', message: 'Send isScheduled: true with it, or leave dateTime out to publish now' },
     ]);
   }
-  return { ...changes, isDraft: false, status: 'scheduled', isScheduled: false, dateTime: now, timelineAt: now, lastError: null, ...leavingDraft(post, approvalRequired) };
+  return { ...changes, isDraft: false, status: 'scheduled', isScheduled: false, dateTime: now, timelineAt: now, lastError: null };
 }
 
 /** A post given a time of its own leaves the queue. */
@@ -117,20 +154,14 @@ function leavingQueue(input: PostUpdate): Partial<PostRecord> {
 }
 
 /** `addToQueue` on update: the post takes its channel's next free slot. */
-async function queueChanges(deps: DomainDeps, principal: Principal, post: PostRecord, input: PostUpdate, now: number, approvalRequired: boolean): Promise<Partial<PostRecord>> {
+async function queueChanges(deps: DomainDeps, principal: Principal, post: PostRecord, input: PostUpdate, now: number): Promise<Partial<PostRecord>> {
   const channel = await deps.repos.channels.get(principal.accountId, post.channelId);
   const slot = channel ? (await nextQueueSlots(deps, [channel], now)).get(channel.id) : undefined;
   if (slot === undefined) throw notFound(post.id);
   return {
-    ...applyChanges(post, { ...input, addToQueue: undefined }, now, approvalRequired),
+    ...applyChanges(post, { ...input, addToQueue: undefined }, now),
     isDraft: false, status: 'scheduled', isScheduled: true, inQueue: true, dateTime: slot, timelineAt: slot, lastError: null,
-    ...leavingDraft(post, approvalRequired),
   };
-}
-
-/** A draft in a workspace that requires approval is held once it is meant to go out. */
-function leavingDraft(post: PostRecord, approvalRequired: boolean): Partial<PostRecord> {
-  return post.isDraft ? { approvalStatus: approvalStatusFor({ isDraft: false, approvalRequired, current: post.approvalStatus }) } : {};
 }
 
 /** Which posts of the group leave and which channels get a copy; read before the write transaction. */
@@ -147,9 +178,19 @@ async function planRetarget(deps: DomainDeps, principal: Principal, post: PostRe
   }
   const onChannel = new Set(group.map((p) => p.channelId));
   const now = deps.now();
+  const workspaces = new Map((await deps.repos.accounts.listWorkspaces(principal.accountId)).map((w) => [w.id, w]));
   const add = channels
     .filter((c) => !onChannel.has(c.id))
-    // A copy keeps the time but is not in the new channel's queue: that time is not one of its slots.
-    .map((channel): PostRecord => ({ ...post, id: newId(), channelId: channel.id, workspaceId: channel.workspaceId, createdAt: now, updatedAt: now, inQueue: false }));
+    // A copy keeps the time but is not in the new channel's queue: that time is not one of its slots. It is a new
+    // post to its workspace's reviewers, whatever was decided on the post it was copied from.
+    .map((channel): PostRecord => ({
+      ...post, id: newId(), channelId: channel.id, workspaceId: channel.workspaceId,
+      createdAt: now, updatedAt: now, inQueue: false,
+      approvalStatus: reviewOfNewPost({
+        isDraft: post.status === 'draft',
+        approvalRequired: Boolean(workspaces.get(channel.workspaceId)?.approvalRequired),
+      }),
+      reviewerUserId: null, rejectionReason: null,
+    }));
   return { remove, add };
 }

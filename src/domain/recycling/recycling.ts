@@ -11,7 +11,7 @@
  *   instances: a run is claimed by moving the collection's next run forward first.
  */
 import { freshPost } from '../posts/new-post.js';
-import { approvalStatusFor } from '../approvals/approval-holds.js';
+import { contentVersion, reviewOfNewPost } from '../approvals/approval-holds.js';
 import type { components } from '../../../generated/rest/openapi-types.js';
 import type { CollectionRecord } from '../../db/repositories/collections.js';
 import type { PostRecord } from '../../db/repositories/posts.js';
@@ -103,7 +103,7 @@ async function enqueueCopy(deps: DomainDeps, accountId: string, actor: Principal
       isScheduled: true,
       isDraft: false,
       status: 'scheduled',
-      approvalStatus: approvalStatusFor({ isDraft: false, approvalRequired: Boolean(workspace?.approvalRequired) }),
+      approvalStatus: reviewOfNewPost({ isDraft: false, approvalRequired: Boolean(workspace?.approvalRequired) }),
       sourceType: 'recycle',
       inQueue: at === undefined,
       recycledFromPostId: source.id,
@@ -116,7 +116,10 @@ async function enqueueCopy(deps: DomainDeps, accountId: string, actor: Principal
       await repos.labels.apply(accountId, copy.id, labelIds, now);
       await recordNewPostEvents(repos, [{ at: now, post: copy }]);
       await recordPostEvents({ ...deps, repos }, accountId, actor, [
-        { postId: copy.id, kind: 'recycled', details: { from: source.id, dateTime: toWireTime(dateTime), inQueue: copy.inQueue, labelIds } },
+        { postId: copy.id, kind: 'recycled', details: {
+          from: source.id, dateTime: toWireTime(dateTime), inQueue: copy.inQueue, labelIds,
+          approvalStatus: copy.approvalStatus, version: contentVersion(copy),
+        } },
         { postId: source.id, kind: 'recycled', details: { copy: copy.id } },
       ]);
     });
