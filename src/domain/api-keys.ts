@@ -32,7 +32,8 @@ export async function listApiKeys(deps: DomainDeps, principal: Principal): Promi
 
 export async function createMemberApiKey(deps: DomainDeps, principal: Principal, input: { name: string; scopes?: string[] }): Promise<ApiKeyWithSecret> {
   if (principal.tokenKind === 'oauth') {
-    throw new HeraldError('forbidden', 403, 'An OAuth access token cannot create API keys: a key would outlive the app\'s authorization. Create keys in the app (Settings, API keys) or with an API key.');
+    throw new HeraldError('forbidden', 403, 'An OAuth access token cannot create API keys: a key would outlive the '
+      + 'app\'s authorization. Create keys in the app (Settings, API keys) or with an API key.');
   }
   const scopes = parseScopes(input.scopes ?? []);
   if (scopes.includes('manage_team')) requireScope(principal, 'manage_team');

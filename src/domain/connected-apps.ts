@@ -23,15 +23,22 @@ export async function listConnectedApps(deps: DomainDeps, principal: Principal):
 }
 
 /** An owner's view of a member's connected apps. */
-export async function listMemberConnectedApps(deps: DomainDeps, principal: Principal, userId: string): Promise<ConnectedAppView[]> {
+export async function listMemberConnectedApps(
+  deps: DomainDeps, principal: Principal, userId: string,
+): Promise<ConnectedAppView[]> {
   await requireOwnerOver(deps, principal, userId);
   return connectedAppsOf(deps, principal.accountId, userId);
 }
 
-export async function revokeMemberConnectedApp(deps: DomainDeps, principal: Principal, userId: string, clientId: string): Promise<{ clientId: string; revokedAuthorizations: number }> {
+export async function revokeMemberConnectedApp(
+  deps: DomainDeps, principal: Principal, userId: string, clientId: string,
+): Promise<{ clientId: string; revokedAuthorizations: number }> {
   await requireOwnerOver(deps, principal, userId);
   const revoked = await deps.repos.oauth.revokeClientForUser(principal.accountId, userId, clientId, deps.now());
-  if (revoked === 0) throw new NotFoundError(`Member ${userId} has not authorized a client ${clientId}; GET /members/${userId}/connected-apps lists the ones they have.`);
+  if (revoked === 0) {
+    throw new NotFoundError(`Member ${userId} has not authorized a client ${clientId}; `
+      + `GET /members/${userId}/connected-apps lists the ones they have.`);
+  }
   forgetResolvedTokens(deps);
   return { clientId, revokedAuthorizations: revoked };
 }
@@ -41,7 +48,9 @@ async function requireOwnerOver(deps: DomainDeps, principal: Principal, userId: 
   if (!(await deps.repos.accounts.rolesOf(principal.accountId, principal.userId)).includes('owner')) {
     throw new HeraldError('forbidden', 403, 'Only an owner can see or revoke another member\'s connected apps.');
   }
-  if (!(await deps.repos.accounts.getUser(principal.accountId, userId))) throw new NotFoundError(`No member ${userId} in this account; GET /members lists them.`);
+  if (!(await deps.repos.accounts.getUser(principal.accountId, userId))) {
+    throw new NotFoundError(`No member ${userId} in this account; GET /members lists them.`);
+  }
 }
 
 async function connectedAppsOf(deps: DomainDeps, accountId: string, userId: string): Promise<ConnectedAppView[]> {

@@ -32,7 +32,8 @@ export type MemberAdded = components['schemas']['MemberAdded'];
 export type MemberRemoved = components['schemas']['MemberRemoved'];
 
 export async function listMembers(deps: DomainDeps, principal: Principal): Promise<MemberView[]> {
-  return (await deps.repos.accounts.listMembers(principal.accountId)).filter((m) => m.memberships.length > 0).map(({ user, memberships }) => ({ userId: user.id, email: user.email, name: user.name, memberships }));
+  const members = (await deps.repos.accounts.listMembers(principal.accountId)).filter((m) => m.memberships.length > 0);
+  return members.map(({ user, memberships }) => ({ userId: user.id, email: user.email, name: user.name, memberships }));
 }
 
 export async function addMember(deps: DomainDeps, principal: Principal, input: { email: string; name?: string; role: MemberRole; workspaceId?: string }): Promise<MemberAdded> {
@@ -85,8 +86,11 @@ export async function removeMember(deps: DomainDeps, principal: Principal, userI
   const owns = member.memberships.filter((m) => m.role === 'owner');
   if (owns.length > 0) await mayGrant(deps, principal, 'owner', 'owner');
   for (const { workspaceId } of owns) {
-    const owners = members.filter((m) => m.memberships.some((ms) => ms.workspaceId === workspaceId && ms.role === 'owner'));
-    if (owners.length <= 1) throw new ConflictError('last_owner', 'This is a workspace\'s only owner: make someone else owner first.');
+    const owners = members.filter((m) => m.memberships.some((ms) => ms.workspaceId === workspaceId
+      && ms.role === 'owner'));
+    if (owners.length <= 1) {
+      throw new ConflictError('last_owner', 'This is a workspace\'s only owner: make someone else owner first.');
+    }
   }
   const now = deps.now();
   const ended = await deps.repos.inTransaction(async (repos) => {

@@ -37,7 +37,8 @@ export async function heldPowers(deps: DomainDeps, accountId: string, userId: st
   return { roles, scopes: [...held], reviews: roles.includes('reviewer') };
 }
 
-export const NO_LONGER_A_MEMBER = 'This person is no longer a member of the account, so their sign-ins, keys and tokens no longer work.';
+export const NO_LONGER_A_MEMBER =
+  'This person is no longer a member of the account, so their sign-ins, keys and tokens no longer work.';
 
 /** The credential's principal cut down to what its holder's roles hold now; 401 when they hold nothing. */
 export async function boundByRoles(deps: DomainDeps, principal: Principal): Promise<Principal> {

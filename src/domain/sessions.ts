@@ -37,7 +37,10 @@ export async function resolveSession(deps: DomainDeps, token: string | undefined
 export async function sessionPrincipal(deps: DomainDeps, user: SessionUser): Promise<Principal> {
   const held = await heldPowers(deps, user.accountId, user.userId);
   if (held.roles.length === 0) throw new UnauthorizedError(NO_LONGER_A_MEMBER);
-  return { accountId: user.accountId, userId: user.userId, tokenId: 'browser', tokenKind: 'session', scopes: held.scopes, reviews: held.reviews };
+  return {
+    accountId: user.accountId, userId: user.userId, tokenId: 'browser', tokenKind: 'session',
+    scopes: held.scopes, reviews: held.reviews,
+  };
 }
 
 export async function endSession(deps: DomainDeps, token: string | undefined): Promise<void> {

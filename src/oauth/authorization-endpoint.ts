@@ -28,7 +28,8 @@ import { appBrowserSession, type BrowserSession } from '../http/browser-session.
 import { OAUTH_ENDPOINTS } from './endpoints.js';
 import { consentPage, errorPage, sendPage, signInPage } from './pages.js';
 
-const NOT_A_MEMBER = 'You are not a member of any workspace of your Herald account, so you cannot connect applications. Ask an owner or admin to add you.';
+const NOT_A_MEMBER = 'You are not a member of any workspace of your Herald account, so you cannot connect '
+  + 'applications. Ask an owner or admin to add you.';
 const CSRF_PROBLEM = 'This form expired or was not sent from this page (the security token did not match). Start again from the application.';
 
 function queryString(req: Request): string {
@@ -128,7 +129,8 @@ function submitDecision(deps: DomainDeps): RequestHandler {
     }
     const held = await heldPowers(deps, user.accountId, user.id);
     if (held.roles.length === 0) return sendPage(res, 403, errorPage(NOT_A_MEMBER));
-    const code = await issueAuthorizationCode(deps, user, request, grantedScopes(form.manage_team === 'yes', held.scopes));
+    const scopes = grantedScopes(form.manage_team === 'yes', held.scopes);
+    const code = await issueAuthorizationCode(deps, user, request, scopes);
     redirectToClient(res, deps, request.redirectUri, { code, state: request.state });
   };
 }

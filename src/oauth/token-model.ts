@@ -31,7 +31,8 @@ export interface TokenRequestContext {
 }
 
 function noLongerAMember(): OAuth2Server.OAuthError {
-  return new OAuth2Server.InvalidGrantError('The person who authorized this client is no longer a member of the account.');
+  return new OAuth2Server.InvalidGrantError('The person who authorized this client is no longer a member of the '
+    + 'account.');
 }
 
 function invalidTarget(): OAuth2Server.OAuthError {
@@ -92,7 +93,9 @@ export function tokenEndpointModel(deps: DomainDeps, context: TokenRequestContex
       if (!scope) throw noLongerAMember();
       // Checked before the token is spent (the library checks only after), so asking for too much costs no grant.
       const beyond = parseScopeParam(context.scope).filter((asked) => !scope.includes(asked));
-      if (beyond.length > 0) throw new OAuth2Server.InvalidScopeError(`This grant does not hold ${beyond.join(' ')} (now).`);
+      if (beyond.length > 0) {
+        throw new OAuth2Server.InvalidScopeError(`This grant does not hold ${beyond.join(' ')} (now).`);
+      }
       const subject: GrantSubject = { id: found.family.userId, accountId: found.family.accountId, family: found.family };
       return {
         refreshToken,

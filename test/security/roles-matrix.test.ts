@@ -27,55 +27,150 @@ import { addPerson, appSession, oauthTokens } from './team-support.js';
 type Power = 'any' | 'team' | 'review' | 'owner' | 'not_oauth';
 
 const REST_POWERS: Record<string, Power> = {
-  getProfile: 'any', createPostLegacy: 'any', listChannels: 'any', listWorkspaces: 'any', listNetworks: 'any',
-  connectChannel: 'team', updateChannel: 'team', disconnectChannel: 'team',
+  getProfile: 'any',
+  createPostLegacy: 'any',
+  listChannels: 'any',
+  listWorkspaces: 'any',
+  listNetworks: 'any',
+  connectChannel: 'team',
+  updateChannel: 'team',
+  disconnectChannel: 'team',
   // Reconnecting renews a channel's own network account, which anyone posting to it may need to do.
   reconnectChannel: 'any',
-  listPosts: 'any', createPosts: 'any', listScheduledPosts: 'any', bulkCreatePosts: 'any', bulkDeletePosts: 'team',
-  getPost: 'any', updatePost: 'any', deletePost: 'any',
-  getChannelSchedule: 'any', setChannelSchedule: 'any', pauseQueue: 'any', resumeQueue: 'any', clearQueue: 'any', reorderQueue: 'any',
-  listLabels: 'any', createLabel: 'any', applyLabels: 'any', removeLabel: 'any', bulkLabelPosts: 'team',
-  recyclePost: 'any', listCollections: 'any',
-  listPendingApprovals: 'review', settlePost: 'any', approvePost: 'review', rejectPost: 'review', assignReviewer: 'review',
-  decideApprovals: 'review', getPostHistory: 'any', listEvents: 'any',
-  listWebhooks: 'team', createWebhook: 'team', getWebhook: 'team', updateWebhook: 'team', deleteWebhook: 'team',
-  rotateWebhookSecret: 'team', sendWebhookTest: 'team', listWebhookDeliveries: 'team', redeliverWebhook: 'team',
-  listApiKeys: 'any', createApiKey: 'not_oauth', revokeApiKey: 'any',
-  listConnectedApps: 'any', revokeConnectedApp: 'any',
-  listMembers: 'any', addMember: 'team', setMemberRole: 'team', removeMember: 'team',
-  listMemberConnectedApps: 'owner', revokeMemberConnectedApp: 'owner',
-  getCalendar: 'any', retryPost: 'any', movePost: 'any',
-  getWorkspace: 'any', updateWorkspace: 'team',
-  listMedia: 'any', createMediaUpload: 'any', completeMediaUpload: 'any',
-  generatePostDraft: 'any', rewriteText: 'any', suggestHashtags: 'any', generateImage: 'any',
+  listPosts: 'any',
+  createPosts: 'any',
+  listScheduledPosts: 'any',
+  bulkCreatePosts: 'any',
+  bulkDeletePosts: 'team',
+  getPost: 'any',
+  updatePost: 'any',
+  deletePost: 'any',
+  getChannelSchedule: 'any',
+  setChannelSchedule: 'any',
+  pauseQueue: 'any',
+  resumeQueue: 'any',
+  clearQueue: 'any',
+  reorderQueue: 'any',
+  listLabels: 'any',
+  createLabel: 'any',
+  applyLabels: 'any',
+  removeLabel: 'any',
+  bulkLabelPosts: 'team',
+  recyclePost: 'any',
+  listCollections: 'any',
+  listPendingApprovals: 'review',
+  settlePost: 'any',
+  approvePost: 'review',
+  rejectPost: 'review',
+  assignReviewer: 'review',
+  decideApprovals: 'review',
+  getPostHistory: 'any',
+  listEvents: 'any',
+  listWebhooks: 'team',
+  createWebhook: 'team',
+  getWebhook: 'team',
+  updateWebhook: 'team',
+  deleteWebhook: 'team',
+  rotateWebhookSecret: 'team',
+  sendWebhookTest: 'team',
+  listWebhookDeliveries: 'team',
+  redeliverWebhook: 'team',
+  listApiKeys: 'any',
+  createApiKey: 'not_oauth',
+  revokeApiKey: 'any',
+  listConnectedApps: 'any',
+  revokeConnectedApp: 'any',
+  listMembers: 'any',
+  addMember: 'team',
+  setMemberRole: 'team',
+  removeMember: 'team',
+  listMemberConnectedApps: 'owner',
+  revokeMemberConnectedApp: 'owner',
+  getCalendar: 'any',
+  retryPost: 'any',
+  movePost: 'any',
+  getWorkspace: 'any',
+  updateWorkspace: 'team',
+  listMedia: 'any',
+  createMediaUpload: 'any',
+  completeMediaUpload: 'any',
+  generatePostDraft: 'any',
+  rewriteText: 'any',
+  suggestHashtags: 'any',
+  generateImage: 'any',
 };
 
-const TEAM_TOOLS = ['approval_approve', 'approval_assign', 'approval_list_pending', 'approval_reject', 'bulk_delete', 'bulk_label'];
-const MCP_POWERS: Record<string, Power> = Object.fromEntries([
-  'bulk_schedule', 'complete_media_upload', 'create_image_post', 'create_media_upload', 'create_public_calendar_link',
-  'create_text_post', 'delete_post', 'delete_shareable_calendar', 'generate_image', 'generate_post', 'get_calendar_view_options',
-  'get_channel', 'get_channels', 'get_filtered_channels', 'get_in_app_calendar_url', 'get_paginated_posts', 'get_posts_for_channels',
-  'get_posts_with_assets', 'get_scheduled_posts', 'get_shareable_calendars', 'get_workspaces', 'import_media_from_url',
-  'instagram_first_comment', 'label_apply', 'label_create', 'label_list', 'label_remove', 'list_collections', 'location_search',
-  'queue_clear', 'queue_pause', 'queue_reorder', 'queue_resume', 'recycle_post', 'rewrite', 'suggest_hashtags', 'update_post',
-  'update_shareable_calendar',
-].map((name) => [name, 'any' as Power]).concat(TEAM_TOOLS.map((name) => [name, 'team'])));
+const MCP_POWERS: Record<string, Power> = {
+  approval_approve: 'team',
+  approval_assign: 'team',
+  approval_list_pending: 'team',
+  approval_reject: 'team',
+  bulk_delete: 'team',
+  bulk_label: 'team',
+  bulk_schedule: 'any',
+  complete_media_upload: 'any',
+  create_image_post: 'any',
+  create_media_upload: 'any',
+  create_public_calendar_link: 'any',
+  create_text_post: 'any',
+  delete_post: 'any',
+  delete_shareable_calendar: 'any',
+  generate_image: 'any',
+  generate_post: 'any',
+  get_calendar_view_options: 'any',
+  get_channel: 'any',
+  get_channels: 'any',
+  get_filtered_channels: 'any',
+  get_in_app_calendar_url: 'any',
+  get_paginated_posts: 'any',
+  get_posts_for_channels: 'any',
+  get_posts_with_assets: 'any',
+  get_scheduled_posts: 'any',
+  get_shareable_calendars: 'any',
+  get_workspaces: 'any',
+  import_media_from_url: 'any',
+  instagram_first_comment: 'any',
+  label_apply: 'any',
+  label_create: 'any',
+  label_list: 'any',
+  label_remove: 'any',
+  list_collections: 'any',
+  location_search: 'any',
+  queue_clear: 'any',
+  queue_pause: 'any',
+  queue_reorder: 'any',
+  queue_resume: 'any',
+  recycle_post: 'any',
+  rewrite: 'any',
+  suggest_hashtags: 'any',
+  update_post: 'any',
+  update_shareable_calendar: 'any',
+};
 
 /** Bodies other than the operation's OpenAPI example, where the example asks for more than the row is about. */
-const BODIES: Record<string, unknown> = { createApiKey: { name: 'matrix key' }, connectChannel: { network: 'sandbox', handle: 'matrix' } };
+const BODIES: Record<string, unknown> = {
+  createApiKey: { name: 'matrix key' },
+  connectChannel: { network: 'sandbox', handle: 'matrix' },
+};
 
 const ROLES: MemberRole[] = ['owner', 'admin', 'editor', 'reviewer'];
 type CredentialKind = 'session' | 'key' | 'team_key' | 'oauth' | 'team_oauth';
 const CREDENTIALS: CredentialKind[] = ['session', 'key', 'team_key', 'oauth', 'team_oauth'];
 
 function allowed(power: Power, role: MemberRole, credential: CredentialKind): boolean {
-  const manages = (role === 'owner' || role === 'admin') && (credential === 'session' || credential.startsWith('team_'));
+  const manages =
+    (role === 'owner' || role === 'admin') && (credential === 'session' || credential.startsWith('team_'));
   switch (power) {
-    case 'any': return true;
-    case 'team': return manages;
-    case 'review': return manages || (role === 'reviewer' && credential === 'session');
-    case 'owner': return manages && role === 'owner';
-    case 'not_oauth': return !credential.endsWith('oauth');
+    case 'any':
+      return true;
+    case 'team':
+      return manages;
+    case 'review':
+      return manages || (role === 'reviewer' && credential === 'session');
+    case 'owner':
+      return manages && role === 'owner';
+    case 'not_oauth':
+      return !credential.endsWith('oauth');
   }
 }
 
@@ -89,7 +184,10 @@ interface Caller {
 async function callersOf(t: TestHerald, a: SeededAccount): Promise<Caller[]> {
   const callers: Caller[] = [];
   for (const role of ROLES) {
-    const person = role === 'owner' ? { userId: a.userId, email: a.email, password: a.password } : await addPerson(t, a, 'admin', `${role}@example.test`);
+    const person =
+      role === 'owner'
+        ? { userId: a.userId, email: a.email, password: a.password }
+        : await addPerson(t, a, 'admin', `${role}@example.test`);
     const session = await appSession(t, person);
     assert.ok(session.signedIn, `${role} signs in`);
     const mint = async (scopes: string[]) => {
@@ -109,7 +207,12 @@ async function callersOf(t: TestHerald, a: SeededAccount): Promise<Caller[]> {
     }
     callers.push({ role, credential: 'session', rest: (method, path, body) => session.call(method, path, body) });
     for (const [credential, token] of Object.entries(bearers) as [Exclude<CredentialKind, 'session'>, string][]) {
-      callers.push({ role, credential, bearer: token, rest: (method, path, body) => t.api(method, path, { token, body }) });
+      callers.push({
+        role,
+        credential,
+        bearer: token,
+        rest: (method, path, body) => t.api(method, path, { token, body }),
+      });
     }
   }
   return callers;
@@ -123,9 +226,15 @@ function requestOf(operation: RestOperation): { path: string; body: unknown } {
 
 /** The request body's example in the OpenAPI document (every operation with a body has one). */
 function generatedExample(operation: RestOperation): unknown {
-  const item = openapi.paths[operation.path.slice('/v1/rest'.length)][operation.method.toLowerCase()] as { requestBody?: { $ref?: string; content?: Record<string, { example?: unknown }> } };
+  const item = openapi.paths[operation.path.slice('/v1/rest'.length)][operation.method.toLowerCase()] as {
+    requestBody?: { $ref?: string; content?: Record<string, { example?: unknown }> };
+  };
   let body = item.requestBody;
-  if (body?.$ref) body = body.$ref.slice(2).split('/').reduce((node: any, part) => node[part], openapi);
+  if (body?.$ref)
+    body = body.$ref
+      .slice(2)
+      .split('/')
+      .reduce((node: any, part) => node[part], openapi);
   return body?.content?.['application/json']?.example;
 }
 
@@ -148,7 +257,9 @@ describe('the roles matrix: every operation and tool, for each role and credenti
   after(() => t?.close());
 
   it('has one row for every REST operation of the OpenAPI document, and none for an operation that is gone', () => {
-    const operations = restOperations().map((o) => o.operationId).sort();
+    const operations = restOperations()
+      .map((o) => o.operationId)
+      .sort();
     assert.deepEqual(Object.keys(REST_POWERS).sort(), operations);
   });
 
@@ -167,23 +278,36 @@ describe('the roles matrix: every operation and tool, for each role and credenti
     await inBatches(calls, 8, async ({ operation, caller }) => {
       const { path, body } = requestOf(operation);
       const response = await caller.rest(operation.method, path, body);
-      assert.ok(response.status !== 429 && response.status < 500, `${operation.operationId} as ${caller.role} ${caller.credential}: ${response.status} ${JSON.stringify(response.body)}`);
+      assert.ok(
+        response.status !== 429 && response.status < 500,
+        `${operation.operationId} as ${caller.role} ${caller.credential}: ${response.status} ${JSON.stringify(response.body)}`,
+      );
       const refused = response.status === 401 || response.status === 403;
       const expected = allowed(REST_POWERS[operation.operationId] ?? 'any', caller.role, caller.credential);
-      if (refused === expected) wrong.push(`${operation.operationId} as ${caller.role} with ${caller.credential}: ${response.status} ${JSON.stringify(response.body).slice(0, 160)}`);
+      if (refused === expected)
+        wrong.push(
+          `${operation.operationId} as ${caller.role} with ${caller.credential}: ${response.status} ${JSON.stringify(response.body).slice(0, 160)}`,
+        );
     });
     assert.equal(wrong.length, 0, `not as the table says:\n${wrong.sort().join('\n')}`);
   });
 
   it('lets through or refuses each MCP tool as the table says (bearer credentials only: the app has no MCP session)', async () => {
     const wrong: string[] = [];
-    const calls = Object.keys(MCP_POWERS).flatMap((tool) => callers.filter((c) => c.bearer).map((caller) => ({ tool, caller })));
+    const calls = Object.keys(MCP_POWERS).flatMap((tool) =>
+      callers.filter((c) => c.bearer).map((caller) => ({ tool, caller })),
+    );
     await inBatches(calls, 8, async ({ tool, caller }) => {
       const response = await callTool(t, caller.bearer!, tool, {});
-      assert.ok(response.status !== 429 && response.status < 500, `${tool} as ${caller.role} ${caller.credential}: ${response.status}`);
+      assert.ok(
+        response.status !== 429 && response.status < 500,
+        `${tool} as ${caller.role} ${caller.credential}: ${response.status}`,
+      );
       const refused = response.status === 401 || response.status === 403;
       if (refused === allowed(MCP_POWERS[tool], caller.role, caller.credential)) {
-        wrong.push(`${tool} as ${caller.role} with ${caller.credential}: ${response.status} ${JSON.stringify(response.body).slice(0, 160)}`);
+        wrong.push(
+          `${tool} as ${caller.role} with ${caller.credential}: ${response.status} ${JSON.stringify(response.body).slice(0, 160)}`,
+        );
       }
     });
     assert.equal(wrong.length, 0, `not as the table says:\n${wrong.sort().join('\n')}`);

@@ -8,7 +8,11 @@ import type { MemberRole } from '../../src/domain/members.js';
 import { authorizeUrl, FormUser, pkcePair, REDIRECT_URI, registerClient, tokenRequest } from '../oauth/support.js';
 import type { ApiResponse, SeededAccount, TestHerald } from '../support/herald.js';
 
-export interface Person { userId: string; email: string; password: string }
+export interface Person {
+  userId: string;
+  email: string;
+  password: string;
+}
 
 /** Adds a person with this role, with the owner's key; the account's owner is returned for 'owner' of the seed. */
 export async function addPerson(t: TestHerald, a: SeededAccount, role: MemberRole, email: string): Promise<Person> {
@@ -31,7 +35,9 @@ export async function appSession(t: TestHerald, person: { email: string; passwor
   keep(page);
   const cookie = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
   const signedIn = await fetch(`${t.url}/app/sign-in`, {
-    method: 'POST', redirect: 'manual', headers: { cookie: cookie(), 'content-type': 'application/x-www-form-urlencoded' },
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie: cookie(), 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ csrf_token: csrf, email: person.email, password: person.password }),
   });
   keep(signedIn);
@@ -39,22 +45,49 @@ export async function appSession(t: TestHerald, person: { email: string; passwor
     signedIn: signedIn.status === 303,
     cookie: cookie(),
     call(method: string, path: string, body?: unknown): Promise<ApiResponse> {
-      return t.api(method, path, { body, headers: { cookie: cookie(), 'x-csrf-token': jar.get('herald_web_csrf') ?? '' } });
+      return t.api(method, path, {
+        body,
+        headers: { cookie: cookie(), 'x-csrf-token': jar.get('herald_web_csrf') ?? '' },
+      });
     },
   };
 }
 
 /** Consents as the person (ticking manage_team when asked) and exchanges the code: the client's tokens. */
-export async function oauthTokens(t: TestHerald, person: { email: string; password: string }, options: { manageTeam?: boolean; clientId?: string } = {}) {
+export async function oauthTokens(
+  t: TestHerald,
+  person: { email: string; password: string },
+  options: { manageTeam?: boolean; clientId?: string } = {},
+) {
   const clientId = options.clientId ?? (await registerClient(t, { client_name: 'Assistant' })).client_id;
   const { verifier, challenge } = pkcePair();
-  const redirect = await new FormUser(t.url).authorize(authorizeUrl(t, {
-    response_type: 'code', client_id: clientId, redirect_uri: REDIRECT_URI, code_challenge: challenge, code_challenge_method: 'S256',
-    resource: t.url + '/mcp', scope: options.manageTeam ? 'read_profile manage_post manage_team' : undefined,
-  }), person, 'approve', { manageTeam: options.manageTeam });
+  const redirect = await new FormUser(t.url).authorize(
+    authorizeUrl(t, {
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT_URI,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      resource: t.url + '/mcp',
+      scope: options.manageTeam ? 'read_profile manage_post manage_team' : undefined,
+    }),
+    person,
+    'approve',
+    { manageTeam: options.manageTeam },
+  );
   const tokens = await tokenRequest(t, {
-    grant_type: 'authorization_code', code: redirect.searchParams.get('code')!, code_verifier: verifier, redirect_uri: REDIRECT_URI, client_id: clientId, resource: t.url + '/mcp',
+    grant_type: 'authorization_code',
+    code: redirect.searchParams.get('code')!,
+    code_verifier: verifier,
+    redirect_uri: REDIRECT_URI,
+    client_id: clientId,
+    resource: t.url + '/mcp',
   });
   assert.equal(tokens.status, 200, JSON.stringify(tokens.body));
-  return { clientId, accessToken: tokens.body.access_token as string, refreshToken: tokens.body.refresh_token as string, scope: tokens.body.scope as string };
+  return {
+    clientId,
+    accessToken: tokens.body.access_token as string,
+    refreshToken: tokens.body.refresh_token as string,
+    scope: tokens.body.scope as string,
+  };
 }

@@ -79,8 +79,10 @@ function RemoveMember(props: { member: Member; onRemoved: (message: string) => v
   };
   return (
     <>
-      <ConfirmButton label="Remove" ariaLabel={`Remove ${props.member.name}`} confirmLabel="Yes, remove" onConfirm={remove}
-        question={`Remove ${props.member.name} from the account? They are signed out everywhere and their keys and connected apps stop working; their posts stay.`} />
+      <ConfirmButton label="Remove" ariaLabel={`Remove ${props.member.name}`} confirmLabel="Yes, remove"
+        onConfirm={remove}
+        question={`Remove ${props.member.name} from the account? They are signed out everywhere and their keys and `
+          + 'connected apps stop working; their posts stay.'} />
       <Problem error={refusal} />
     </>
   );
@@ -167,7 +169,10 @@ export function MembersPage() {
           <table id="members" class="stack">
             <caption class="visually-hidden">The people of this account and their roles</caption>
             <thead>
-              <tr><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Role</th>{manages && <th scope="col">Remove</th>}</tr>
+              <tr>
+                <th scope="col">Name</th><th scope="col">Email</th><th scope="col">Role</th>
+                {manages && <th scope="col">Remove</th>}
+              </tr>
             </thead>
             <tbody>
               {data.members.map((m) => (
