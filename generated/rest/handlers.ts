@@ -142,6 +142,12 @@ export interface RestHandlers<Context> {
   addMember(request: RestRequest<'addMember'>, context: Context): Promise<RestResponse<'addMember'>>;
   /** PATCH /members/{userId} - Change a person's role in a workspace. Needs the manage_team scope; only an owner may make or unmake an owner. */
   setMemberRole(request: RestRequest<'setMemberRole'>, context: Context): Promise<RestResponse<'setMemberRole'>>;
+  /** DELETE /members/{userId} - Remove a person from the account. Needs the manage_team scope; only an owner may remove an owner. */
+  removeMember(request: RestRequest<'removeMember'>, context: Context): Promise<RestResponse<'removeMember'>>;
+  /** GET /members/{userId}/connected-apps - The OAuth clients a member authorized. For owners (with the manage_team scope). */
+  listMemberConnectedApps(request: RestRequest<'listMemberConnectedApps'>, context: Context): Promise<RestResponse<'listMemberConnectedApps'>>;
+  /** DELETE /members/{userId}/connected-apps/{clientId} - Revoke every authorization a member gave this client, with its tokens. For owners (with the manage_team scope). */
+  revokeMemberConnectedApp(request: RestRequest<'revokeMemberConnectedApp'>, context: Context): Promise<RestResponse<'revokeMemberConnectedApp'>>;
   /** GET /calendar - The team calendar, a month, week or list of the account's posts in every state, placed in a time zone. */
   getCalendar(request: RestRequest<'getCalendar'>, context: Context): Promise<RestResponse<'getCalendar'>>;
   /** POST /posts/{postId}/retry - Try a failed post again, now. */
@@ -225,6 +231,9 @@ export const restRoutes: readonly RestRoute[] = [
   { operationId: 'listMembers', method: 'get', path: '/members', expressPath: '/members', rateLimit: 'read', idempotent: false },
   { operationId: 'addMember', method: 'post', path: '/members', expressPath: '/members', rateLimit: 'write', idempotent: false },
   { operationId: 'setMemberRole', method: 'patch', path: '/members/{userId}', expressPath: '/members/:userId', rateLimit: 'write', idempotent: false },
+  { operationId: 'removeMember', method: 'delete', path: '/members/{userId}', expressPath: '/members/:userId', rateLimit: 'write', idempotent: false },
+  { operationId: 'listMemberConnectedApps', method: 'get', path: '/members/{userId}/connected-apps', expressPath: '/members/:userId/connected-apps', rateLimit: 'read', idempotent: false },
+  { operationId: 'revokeMemberConnectedApp', method: 'delete', path: '/members/{userId}/connected-apps/{clientId}', expressPath: '/members/:userId/connected-apps/:clientId', rateLimit: 'write', idempotent: false },
   { operationId: 'getCalendar', method: 'get', path: '/calendar', expressPath: '/calendar', rateLimit: 'read', idempotent: false },
   { operationId: 'retryPost', method: 'post', path: '/posts/{postId}/retry', expressPath: '/posts/:postId/retry', rateLimit: 'write', idempotent: false },
   { operationId: 'movePost', method: 'post', path: '/posts/{postId}/move', expressPath: '/posts/:postId/move', rateLimit: 'write', idempotent: false },
@@ -358,6 +367,12 @@ export function dispatchRest<Context>(handlers: RestHandlers<Context>, operation
       return handlers.addMember(request as RestRequest<'addMember'>, context);
     case 'setMemberRole':
       return handlers.setMemberRole(request as RestRequest<'setMemberRole'>, context);
+    case 'removeMember':
+      return handlers.removeMember(request as RestRequest<'removeMember'>, context);
+    case 'listMemberConnectedApps':
+      return handlers.listMemberConnectedApps(request as RestRequest<'listMemberConnectedApps'>, context);
+    case 'revokeMemberConnectedApp':
+      return handlers.revokeMemberConnectedApp(request as RestRequest<'revokeMemberConnectedApp'>, context);
     case 'getCalendar':
       return handlers.getCalendar(request as RestRequest<'getCalendar'>, context);
     case 'retryPost':

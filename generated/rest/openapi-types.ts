@@ -875,7 +875,11 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Remove a person from the account. Needs the manage_team scope; only an owner may remove an owner.
+         * @description Ends their memberships in every workspace, revokes their API keys and OAuth authorizations (connected apps) with every token, ends their signed-in sessions and clears their password, at once. Their posts stay. The last owner of a workspace stays (409 `last_owner`), and nobody removes themselves (409 `remove_self`). Adding the email again gives them a new temporary password.
+         */
+        delete: operations["removeMember"];
         options?: never;
         head?: never;
         /**
@@ -883,6 +887,48 @@ export interface paths {
          * @description A workspace keeps at least one owner (409 `last_owner`).
          */
         patch: operations["setMemberRole"];
+        trace?: never;
+    };
+    "/members/{userId}/connected-apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        /** The OAuth clients a member authorized. For owners (with the manage_team scope). */
+        get: operations["listMemberConnectedApps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/members/{userId}/connected-apps/{clientId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke every authorization a member gave this client, with its tokens. For owners (with the manage_team scope).
+         * @description Its tokens stop working on every instance within a second; the member must consent again to use it.
+         */
+        delete: operations["revokeMemberConnectedApp"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/calendar": {
@@ -1609,8 +1655,17 @@ export interface components {
                 workspaceId: string;
                 role: components["schemas"]["MemberRole"];
             }[];
-            /** @description For a new user only, shown this once: the person signs in with it. */
+            /** @description For a new user, or one removed before and added again, shown this once: the person signs in with it. */
             temporaryPassword: string | null;
+        };
+        /** @description What removing the person ended, at once and on every instance within a second. */
+        MemberRemoved: {
+            userId: string;
+            revokedApiKeys: number;
+            /** @description OAuth authorizations (connected apps), with every access and refresh token. */
+            revokedAuthorizations: number;
+            /** @description Signed-in browser sessions (the app, the consent pages). */
+            endedSessions: number;
         };
         /** @description An OAuth client the caller authorized, as long as the authorization stands. */
         ConnectedApp: {
@@ -4753,6 +4808,45 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the removal ended. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "userId": "01hx0000000000000000000009",
+                     *         "revokedApiKeys": 1,
+                     *         "revokedAuthorizations": 2,
+                     *         "endedSessions": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["MemberRemoved"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     setMemberRole: {
         parameters: {
             query?: never;
@@ -4808,6 +4902,91 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listMemberConnectedApps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One entry per client, oldest authorization first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "clientId": "8a0c4f7e-2d51-4bbf-9a43-3f1c2a9e6d10",
+                     *           "clientName": "Claude",
+                     *           "clientUri": "https://claude.ai",
+                     *           "scopes": [
+                     *             "read_profile",
+                     *             "manage_post"
+                     *           ],
+                     *           "authorizedAt": "2030-01-01T09:00:00.000Z",
+                     *           "lastTokenAt": "2030-01-02T10:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ConnectedApp"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    revokeMemberConnectedApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What was revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "clientId": "8a0c4f7e-2d51-4bbf-9a43-3f1c2a9e6d10",
+                     *         "revokedAuthorizations": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            clientId: string;
+                            revokedAuthorizations: number;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };

@@ -3,7 +3,10 @@
  *
  * Rules kept here:
  * - a key acts as the member who created it, with read_profile and manage_post always, and manage_team only when
- *   asked for by a caller that has manage_team itself: no key grants more than its creator holds;
+ *   asked for by a caller that has manage_team itself; at each request the key may do only what its creator's
+ *   roles hold then (role-powers.ts): no key grants more than its creator holds;
+ * - keys are made in the app or with another API key, never with an OAuth access token: a key would outlive the
+ *   consent that made it, so revoking a connected app would leave a credential it minted working;
  * - with manage_team a caller lists and revokes every key of the account; without it, only their own, and another
  *   member's key is "not found" rather than forbidden, so its existence is not revealed;
  * - the key is shown once, at creation; Herald keeps its SHA-256 hash and its first characters;
@@ -14,7 +17,7 @@ import type { components } from '../../generated/rest/openapi-types.js';
 import type { ApiKeyRecord } from '../db/repositories/api-keys.js';
 import { forgetResolvedTokens } from './authentication.js';
 import type { DomainDeps } from './deps.js';
-import { NotFoundError } from './errors.js';
+import { HeraldError, NotFoundError } from './errors.js';
 import { requireScope, type Principal } from './principal.js';
 import { createApiKey, parseScopes } from './provisioning.js';
 import { toWireTime } from './time.js';
@@ -28,6 +31,10 @@ export async function listApiKeys(deps: DomainDeps, principal: Principal): Promi
 }
 
 export async function createMemberApiKey(deps: DomainDeps, principal: Principal, input: { name: string; scopes?: string[] }): Promise<ApiKeyWithSecret> {
+  if (principal.tokenKind === 'oauth') {
+    throw new HeraldError('forbidden', 403, 'An OAuth access token cannot create API keys: a key would outlive the '
+      + 'app\'s authorization. Create keys in the app (Settings, API keys) or with an API key.');
+  }
   const scopes = parseScopes(input.scopes ?? []);
   if (scopes.includes('manage_team')) requireScope(principal, 'manage_team');
   const created = await createApiKey(deps, { accountId: principal.accountId, userId: principal.userId, name: input.name.trim() || 'API key', scopes });

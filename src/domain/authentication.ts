@@ -1,11 +1,13 @@
 /**
  * Bearer authentication (SPEC, Authentication): an API key or an OAuth access token, no other
  * difference in the request. Unknown, revoked or expired tokens, and tokens without both
- * `read_profile` and `manage_post`, are 401.
+ * `read_profile` and `manage_post`, are 401. A token's scopes are cut to what its holder's roles hold at
+ * the request (role-powers.ts), so a credential never outranks the person it acts for.
  */
 import type { DomainDeps } from './deps.js';
 import { UnauthorizedError } from './errors.js';
 import { isScope, missingRequiredScopes, type Principal } from './principal.js';
+import { boundByRoles } from './role-powers.js';
 import { hashSecret } from './secrets.js';
 
 export const API_KEY_PREFIX = 'hk_';
@@ -29,7 +31,8 @@ export const resolveApiKey: TokenResolver = async (deps, token) => {
 /**
  * A token resolved in the last PRINCIPAL_CACHE_MS is not read again: the key lookup is most of what a cheap
  * request costs. A revocation on this instance empties the cache at once (forgetResolvedTokens); on another
- * instance it takes effect within PRINCIPAL_CACHE_MS. Measured on Herald's clock (deps.now); an entry from a
+ * instance it takes effect within PRINCIPAL_CACHE_MS, and so does a change of the holder's role, which is read
+ * with the token. Measured on Herald's clock (deps.now); an entry from a
  * clock that has since gone back is not trusted.
  */
 export const PRINCIPAL_CACHE_MS = 1_000;
@@ -68,7 +71,7 @@ async function resolveToken(deps: DomainDeps, resolvers: readonly TokenResolver[
     if (missing.length > 0) {
       throw new UnauthorizedError(`This token lacks the required scope${missing.length > 1 ? 's' : ''} ${missing.join(' and ')}; every token needs read_profile and manage_post.`);
     }
-    return principal;
+    return boundByRoles(deps, principal);
   }
   throw new UnauthorizedError('The bearer token is not valid (unknown, expired or revoked).');
 }

@@ -7,7 +7,13 @@
  * - a workspace keeps at least one owner (409 last_owner);
  * - a new person gets a temporary password, shown once and stored only as its hash; an email already in another
  *   Herald account is refused rather than moved;
- * - a role change takes effect on the person's next request (session principals read roles each time).
+ * - a role change takes effect on the person's next request: every credential's power is read against the roles
+ *   at each request (role-powers.ts);
+ * - removing a person (manage_team; an owner only by an owner; never the workspace's last owner; never yourself,
+ *   which would end the very session or key asking) ends their memberships, API keys, OAuth authorizations and
+ *   sessions at once, and their password: they cannot sign in until added again, with a new temporary password.
+ *   Their posts stay. A removed person is no longer listed;
+ * - re-adding a removed person by email gives them a new temporary password, as a new person gets.
  */
 import crypto from 'node:crypto';
 import type { components } from '../../generated/rest/openapi-types.js';
@@ -17,13 +23,17 @@ export type { MemberRole };
 import type { DomainDeps } from './deps.js';
 import { ConflictError, HeraldError, NotFoundError } from './errors.js';
 import { requireScope, type Principal } from './principal.js';
+import { forgetResolvedTokens } from './authentication.js';
+import { hashPassword } from './passwords.js';
 import { addMember as addMembership, createUser } from './provisioning.js';
 
 export type MemberView = components['schemas']['Member'];
 export type MemberAdded = components['schemas']['MemberAdded'];
+export type MemberRemoved = components['schemas']['MemberRemoved'];
 
 export async function listMembers(deps: DomainDeps, principal: Principal): Promise<MemberView[]> {
-  return (await deps.repos.accounts.listMembers(principal.accountId)).map(({ user, memberships }) => ({ userId: user.id, email: user.email, name: user.name, memberships }));
+  const members = (await deps.repos.accounts.listMembers(principal.accountId)).filter((m) => m.memberships.length > 0);
+  return members.map(({ user, memberships }) => ({ userId: user.id, email: user.email, name: user.name, memberships }));
 }
 
 export async function addMember(deps: DomainDeps, principal: Principal, input: { email: string; name?: string; role: MemberRole; workspaceId?: string }): Promise<MemberAdded> {
@@ -37,8 +47,11 @@ export async function addMember(deps: DomainDeps, principal: Principal, input: {
   let temporaryPassword: string | null = null;
   let userId = existing?.id;
   if (!userId) {
-    temporaryPassword = crypto.randomBytes(12).toString('base64url');
+    temporaryPassword = newTemporaryPassword();
     userId = (await createUser(deps, { accountId: principal.accountId, email: input.email, name: input.name?.trim() || input.email.trim(), password: temporaryPassword })).id;
+  } else if (existing!.passwordHash === null) {
+    temporaryPassword = newTemporaryPassword();
+    await deps.repos.accounts.setPasswordHash(principal.accountId, userId, await hashPassword(temporaryPassword, deps.config.passwordHashCost));
   }
   await addMembership(deps, { accountId: principal.accountId, workspaceId, userId, role: input.role });
   return { ...(await memberView(deps, principal.accountId, userId)), temporaryPassword };
@@ -57,7 +70,44 @@ export async function setMemberRole(deps: DomainDeps, principal: Principal, user
     if (owners.length <= 1) throw new ConflictError('last_owner', 'This is the workspace\'s only owner: make someone else owner first.');
   }
   await deps.repos.accounts.addMember(workspaceId, userId, input.role);
+  // A demotion holds on this instance from the next request, not after the principal cache's second.
+  forgetResolvedTokens(deps);
   return memberView(deps, principal.accountId, userId);
+}
+
+export async function removeMember(deps: DomainDeps, principal: Principal, userId: string): Promise<MemberRemoved> {
+  requireScope(principal, 'manage_team');
+  const members = await deps.repos.accounts.listMembers(principal.accountId);
+  const member = members.find((m) => m.user.id === userId && m.memberships.length > 0);
+  if (!member) throw new NotFoundError(`No member ${userId} in this account; GET /members lists them.`);
+  if (userId === principal.userId) {
+    throw new ConflictError('remove_self', 'You cannot remove yourself: ask another owner or admin to remove you.');
+  }
+  const owns = member.memberships.filter((m) => m.role === 'owner');
+  if (owns.length > 0) await mayGrant(deps, principal, 'owner', 'owner');
+  for (const { workspaceId } of owns) {
+    const owners = members.filter((m) => m.memberships.some((ms) => ms.workspaceId === workspaceId
+      && ms.role === 'owner'));
+    if (owners.length <= 1) {
+      throw new ConflictError('last_owner', 'This is a workspace\'s only owner: make someone else owner first.');
+    }
+  }
+  const now = deps.now();
+  const ended = await deps.repos.inTransaction(async (repos) => {
+    await repos.accounts.removeMemberships(principal.accountId, userId);
+    await repos.accounts.setPasswordHash(principal.accountId, userId, null);
+    return {
+      revokedApiKeys: await repos.apiKeys.revokeAllOf(principal.accountId, userId, now),
+      revokedAuthorizations: await repos.oauth.revokeAllForUser(principal.accountId, userId, now),
+      endedSessions: await repos.sessions.deleteAllOf(principal.accountId, userId),
+    };
+  });
+  forgetResolvedTokens(deps);
+  return { userId, ...ended };
+}
+
+function newTemporaryPassword(): string {
+  return crypto.randomBytes(12).toString('base64url');
 }
 
 /** Making or unmaking an owner takes an owner. */

@@ -6,7 +6,9 @@
  * - signing out deletes it: a copied cookie stops working at once, on every instance.
  */
 import type { DomainDeps } from './deps.js';
+import { UnauthorizedError } from './errors.js';
 import type { Principal } from './principal.js';
+import { heldPowers, NO_LONGER_A_MEMBER } from './role-powers.js';
 import { hashSecret, newSecret } from './secrets.js';
 
 export const SESSION_LIFETIME_MS = 60 * 60_000;
@@ -31,17 +33,13 @@ export async function resolveSession(deps: DomainDeps, token: string | undefined
   return session && { accountId: session.accountId, userId: session.userId };
 }
 
-/**
- * What a signed-in person may do in the web app: read and post, and manage the team (approvals, channels)
- * where they own or administer a workspace, and decide on held posts where they review.
- */
+/** What a signed-in person may do in the web app: everything their roles hold now (role-powers.ts), and no more. */
 export async function sessionPrincipal(deps: DomainDeps, user: SessionUser): Promise<Principal> {
-  const roles = await deps.repos.accounts.rolesOf(user.accountId, user.userId);
-  const manages = roles.some((role) => role === 'owner' || role === 'admin');
+  const held = await heldPowers(deps, user.accountId, user.userId);
+  if (held.roles.length === 0) throw new UnauthorizedError(NO_LONGER_A_MEMBER);
   return {
     accountId: user.accountId, userId: user.userId, tokenId: 'browser', tokenKind: 'session',
-    scopes: manages ? ['read_profile', 'manage_post', 'manage_team'] : ['read_profile', 'manage_post'],
-    reviews: roles.includes('reviewer'),
+    scopes: held.scopes, reviews: held.reviews,
   };
 }
 

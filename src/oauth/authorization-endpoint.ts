@@ -5,7 +5,8 @@
  * 2. POST /authorize/sign-in: CSRF token, then email and password; success sets the sign-in cookie and
  *    goes back to step 1 (303), failure shows the sign-in page again;
  * 3. POST /authorize/decision: CSRF token and sign-in; "deny" redirects with error=access_denied,
- *    "approve" issues a code for read_profile + manage_post (+ manage_team if ticked) and redirects with it.
+ *    "approve" issues a code for read_profile + manage_post (+ manage_team if ticked and the person's role holds
+ *    it: the box is offered only then) and redirects with it.
  * 4. POST /authorize/sign-out ("Not you?"): CSRF token, then forgets the sign-in and goes back to step 1.
  * Redirects to the client carry `state` and `iss` (RFC 9207).
  */
@@ -18,6 +19,7 @@ import { AuthorizationRedirectError, UntrustedRedirectError } from '../domain/oa
 import { isLoopbackRedirectUri } from '../domain/oauth/redirect-uris.js';
 import { issuerOf } from '../domain/oauth/resources.js';
 import { grantedScopes } from '../domain/oauth/scopes.js';
+import { heldPowers } from '../domain/role-powers.js';
 import { signIn } from '../domain/oauth/sign-in.js';
 import { REQUIRED_SCOPES } from '../domain/principal.js';
 import { formBody } from '../http/request-body.js';
@@ -26,6 +28,8 @@ import { appBrowserSession, type BrowserSession } from '../http/browser-session.
 import { OAUTH_ENDPOINTS } from './endpoints.js';
 import { consentPage, errorPage, sendPage, signInPage } from './pages.js';
 
+const NOT_A_MEMBER = 'You are not a member of any workspace of your Herald account, so you cannot connect '
+  + 'applications. Ask an owner or admin to add you.';
 const CSRF_PROBLEM = 'This form expired or was not sent from this page (the security token did not match). Start again from the application.';
 
 function queryString(req: Request): string {
@@ -74,6 +78,8 @@ function showAuthorize(deps: DomainDeps): RequestHandler {
     const context = { authorizationRequest, csrfToken: oauthSession(deps).csrfToken(req, res) };
     const user = await signedInUser(deps, req);
     if (!user) return showSignIn(res, request, context);
+    const held = await heldPowers(deps, user.accountId, user.id);
+    if (held.roles.length === 0) return sendPage(res, 403, errorPage(NOT_A_MEMBER));
     sendPage(res, 200, consentPage({
       ...context,
       clientName: request.client.clientName,
@@ -82,6 +88,7 @@ function showAuthorize(deps: DomainDeps): RequestHandler {
       redirectIsLocal: isLoopbackRedirectUri(request.redirectUri),
       userEmail: user.email,
       fixedScopes: REQUIRED_SCOPES,
+      offerManageTeam: held.scopes.includes('manage_team'),
       manageTeamChecked: request.requestedScopes.includes('manage_team'),
     }), [redirectOrigin(request)]);
   };
@@ -120,7 +127,10 @@ function submitDecision(deps: DomainDeps): RequestHandler {
     if (form.decision !== 'approve') {
       return redirectToClient(res, deps, request.redirectUri, { error: 'access_denied', error_description: 'The user denied access.', state: request.state });
     }
-    const code = await issueAuthorizationCode(deps, user, request, grantedScopes(form.manage_team === 'yes'));
+    const held = await heldPowers(deps, user.accountId, user.id);
+    if (held.roles.length === 0) return sendPage(res, 403, errorPage(NOT_A_MEMBER));
+    const scopes = grantedScopes(form.manage_team === 'yes', held.scopes);
+    const code = await issueAuthorizationCode(deps, user, request, scopes);
     redirectToClient(res, deps, request.redirectUri, { code, state: request.state });
   };
 }

@@ -78,6 +78,8 @@ export function consentPage(context: PageContext & ClientIdentity & {
   redirectIsLocal: boolean;
   userEmail: string;
   fixedScopes: readonly Scope[];
+  /** Only a person whose role holds manage_team is offered it. */
+  offerManageTeam: boolean;
   manageTeamChecked: boolean;
 }): string {
   const fixed = context.fixedScopes
@@ -95,11 +97,11 @@ ${hiddenFields(context)}
 <ul class="scopes">
 ${fixed}
 </ul>
-<p class="optional">
+${context.offerManageTeam ? `<p class="optional">
 <input id="manage_team" name="manage_team" type="checkbox" value="yes"${context.manageTeamChecked ? ' checked' : ''}>
 <label for="manage_team"><strong>manage_team</strong> (optional)<br><span>${escapeHtml(SCOPE_DESCRIPTIONS.manage_team)}</span></label>
 </p>
-<div class="actions">
+` : ''}<div class="actions">
 <button type="submit" name="decision" value="approve">Allow</button>
 <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
 </div>

@@ -23,6 +23,7 @@ export function tokenEndpoint(deps: DomainDeps): RequestHandler {
     const model = tokenEndpointModel(deps, {
       sentBasicCredentials: req.headers.authorization !== undefined,
       resource: typeof body.resource === 'string' ? body.resource : undefined,
+      scope: typeof body.scope === 'string' ? body.scope : undefined,
     });
     const server = new OAuth2Server({ model });
     const request = new OAuth2Server.Request({ headers, method: req.method, query: req.query as Record<string, string>, body });

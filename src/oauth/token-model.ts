@@ -11,6 +11,7 @@ import type { DomainDeps } from '../domain/deps.js';
 import { findUnusedAuthorizationCode, spendAuthorizationCode } from '../domain/oauth/authorization-codes.js';
 import { authenticateClient } from '../domain/oauth/client-authentication.js';
 import { OAuthError } from '../domain/oauth/errors.js';
+import { parseScopeParam, stillHeldScopes } from '../domain/oauth/scopes.js';
 import { findUsableRefreshToken, newAccessToken, newRefreshToken, saveTokens, spendRefreshToken, type TokenIssue } from '../domain/oauth/tokens.js';
 
 /** The library's `user`: who consented, and the token family (authorization) the new tokens join. */
@@ -25,6 +26,13 @@ export interface TokenRequestContext {
   sentBasicCredentials: boolean;
   /** The RFC 8707 `resource` parameter of the token request, if any. */
   resource: string | undefined;
+  /** The `scope` parameter of a refresh request, if any. */
+  scope: string | undefined;
+}
+
+function noLongerAMember(): OAuth2Server.OAuthError {
+  return new OAuth2Server.InvalidGrantError('The person who authorized this client is no longer a member of the '
+    + 'account.');
 }
 
 function invalidTarget(): OAuth2Server.OAuthError {
@@ -50,6 +58,8 @@ export function tokenEndpointModel(deps: DomainDeps, context: TokenRequestContex
       const record = await findUnusedAuthorizationCode(deps, code);
       if (!record) return false;
       if (context.resource !== undefined && context.resource !== record.resource) throw invalidTarget();
+      const scope = await stillHeldScopes(deps, record, record.scope);
+      if (!scope) throw noLongerAMember();
       const subject: GrantSubject = {
         id: record.userId,
         accountId: record.accountId,
@@ -62,7 +72,7 @@ export function tokenEndpointModel(deps: DomainDeps, context: TokenRequestContex
         authorizationCode: code,
         expiresAt: new Date(record.expiresAt),
         redirectUri: record.redirectUri,
-        scope: record.scope,
+        scope,
         client: { id: record.clientId, grants: [] },
         user: subject,
         codeChallenge: record.codeChallenge,
@@ -79,11 +89,18 @@ export function tokenEndpointModel(deps: DomainDeps, context: TokenRequestContex
       const found = await findUsableRefreshToken(deps, refreshToken);
       if (!found) return false;
       if (context.resource !== undefined && context.resource !== found.family.resource) throw invalidTarget();
+      const scope = await stillHeldScopes(deps, found.family, found.token.scope);
+      if (!scope) throw noLongerAMember();
+      // Checked before the token is spent (the library checks only after), so asking for too much costs no grant.
+      const beyond = parseScopeParam(context.scope).filter((asked) => !scope.includes(asked));
+      if (beyond.length > 0) {
+        throw new OAuth2Server.InvalidScopeError(`This grant does not hold ${beyond.join(' ')} (now).`);
+      }
       const subject: GrantSubject = { id: found.family.userId, accountId: found.family.accountId, family: found.family };
       return {
         refreshToken,
         refreshTokenExpiresAt: new Date(found.token.expiresAt),
-        scope: found.token.scope,
+        scope,
         client: { id: found.family.clientId, grants: [] },
         user: subject,
         found,
@@ -103,7 +120,7 @@ export function tokenEndpointModel(deps: DomainDeps, context: TokenRequestContex
     },
 
     async validateScope(_user, _client, scope) {
-      // The scopes were chosen on the consent page and bound into the code; the exchange grants exactly those.
+      // The scopes were chosen on the consent page and bound into the code, then cut to what the person still holds.
       return scope ?? false;
     },
 

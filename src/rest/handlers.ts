@@ -20,8 +20,10 @@ import { listCollections, recyclePost } from '../domain/recycling/recycling.js';
 import { listEvents } from '../domain/events/events.js';
 import { listDeliveries, redeliver } from '../domain/webhooks/webhook-deliveries.js';
 import { createMemberApiKey, listApiKeys, revokeMemberApiKey } from '../domain/api-keys.js';
-import { listConnectedApps, revokeConnectedApp } from '../domain/connected-apps.js';
-import { addMember, listMembers, setMemberRole } from '../domain/members.js';
+import {
+  listConnectedApps, listMemberConnectedApps, revokeConnectedApp, revokeMemberConnectedApp,
+} from '../domain/connected-apps.js';
+import { addMember, listMembers, removeMember, setMemberRole } from '../domain/members.js';
 import { getWorkspace, setWorkspaceApproval } from '../domain/workspaces.js';
 import {
   createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateWebhookSecret, sendWebhookTest, updateWebhook,
@@ -115,6 +117,16 @@ export function restHandlers(deps: DomainDeps): RestHandlers<RestContext> {
     listMembers: async (_req, { principal }) => ({ status: 200, body: { data: await listMembers(deps, principal) } }),
     addMember: async (req, { principal }) => ({ status: 201, body: { data: await addMember(deps, principal, req.body) } }),
     setMemberRole: async (req, { principal }) => ({ status: 200, body: { data: await setMemberRole(deps, principal, req.params.userId, req.body) } }),
+    removeMember: async (req, { principal }) => ({
+      status: 200, body: { data: await removeMember(deps, principal, req.params.userId) },
+    }),
+    listMemberConnectedApps: async (req, { principal }) => ({
+      status: 200, body: { data: await listMemberConnectedApps(deps, principal, req.params.userId) },
+    }),
+    revokeMemberConnectedApp: async (req, { principal }) => ({
+      status: 200,
+      body: { data: await revokeMemberConnectedApp(deps, principal, req.params.userId, req.params.clientId) },
+    }),
     getCalendar: async (req, { principal }) => ({ status: 200, body: { data: await teamCalendar(deps, principal, req.query ?? {}) } }),
     retryPost: async (req, { principal }) => ({ status: 200, body: { data: await retryFailedPost(deps, principal, req.params.postId) } }),
     movePost: async (req, { principal }) => {

@@ -251,4 +251,24 @@ describe('the web app: Settings (workspace, members, API keys, connected apps, w
     assert.match(await signedInAsRita.textContent('header') ?? '', /rita@example\.test/, 'the temporary password signs her in');
     await signedInAsRita.context().close();
   });
+  it('removes a person after confirming: signed out at once; removing yourself is refused in the server\'s words', async () => {
+    const eddie = await memberPage('eddie@example.test', 'editor');
+    await signInToApp(page, t.url, a.email, a.password);
+    await openSettings('Members');
+    await page.click('button[aria-label="Remove eddie@example.test"]');
+    const listed = await t.api('GET', '/v1/rest/members', { token: a.apiKey });
+    assert.equal(listed.body.data.length, 2, 'the first press only asks');
+    await page.click('text=Yes, remove');
+    await page.waitForSelector('text=eddie@example.test was removed');
+    assert.equal(await page.locator('#members >> text=eddie@example.test').count(), 0, 'no longer listed');
+    await eddie.reload();
+    assert.match(eddie.url(), /\/app\/sign-in/, 'their open app is signed out');
+    await eddie.context().close();
+
+    const owner = (await t.deps.repos.accounts.getUser(a.accountId, a.userId))!.name;
+    await page.click(`button[aria-label="Remove ${owner}"]`);
+    await page.click('text=Yes, remove');
+    const refusal = await page.textContent(`td:has(button[aria-label="Remove ${owner}"]) [role=alert]`);
+    assert.match(refusal ?? '', /cannot remove yourself/);
+  });
 });

@@ -96,6 +96,17 @@ export class AccountsRepository {
     return users.map((user) => ({ user, memberships: rows.filter((r) => r.user_id === user.id).map((r) => ({ workspaceId: r.workspace_id, role: r.role })) }));
   }
 
+  /** Ends the user's memberships in every workspace of the account; how many there were. */
+  async removeMemberships(accountId: string, userId: string): Promise<number> {
+    const workspaces = this.db('workspaces').where({ account_id: accountId }).select('id');
+    return this.db('memberships').where({ user_id: userId }).whereIn('workspace_id', workspaces).delete();
+  }
+
+  /** null: the user cannot sign in until given a password again. */
+  async setPasswordHash(accountId: string, userId: string, passwordHash: string | null): Promise<void> {
+    await this.db('users').where({ account_id: accountId, id: userId }).update({ password_hash: passwordHash });
+  }
+
   async addMember(workspaceId: string, userId: string, role: MemberRole): Promise<void> {
     await this.db('memberships')
       .insert({ workspace_id: workspaceId, user_id: userId, role })

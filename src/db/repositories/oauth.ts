@@ -212,6 +212,17 @@ export class OAuthRepository {
     });
   }
 
+  /** Revokes every authorization the user gave any client, with their tokens and unspent codes; how many there were. */
+  async revokeAllForUser(accountId: string, userId: string, now: number): Promise<number> {
+    const owner = { account_id: accountId, user_id: userId };
+    const families = await this.db('oauth_token_families').where(owner).whereNull('revoked_at').pluck('id');
+    await this.db('oauth_authorization_codes').where(owner).whereNull('used_at').update({ used_at: now });
+    if (families.length === 0) return 0;
+    await this.db('oauth_token_families').whereIn('id', families).update({ revoked_at: now });
+    await this.db('oauth_tokens').whereIn('family_id', families).whereNull('revoked_at').update({ revoked_at: now });
+    return families.length;
+  }
+
   /** Housekeeping: clients registered before `registeredBefore` that no user ever authorized (no code pending, no token family). */
   async deleteNeverAuthorizedClients(registeredBefore: number): Promise<number> {
     return this.db('oauth_clients')

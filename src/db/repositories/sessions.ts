@@ -23,6 +23,11 @@ export class SessionsRepository {
     await this.db('browser_sessions').where({ token_hash: tokenHash }).delete();
   }
 
+  /** Signs the user out everywhere; how many sessions there were. */
+  async deleteAllOf(accountId: string, userId: string): Promise<number> {
+    return this.db('browser_sessions').where({ account_id: accountId, user_id: userId }).delete();
+  }
+
   async deleteExpired(now: number): Promise<number> {
     return this.db('browser_sessions').where('expires_at', '<=', now).delete();
   }

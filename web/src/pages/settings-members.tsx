@@ -1,11 +1,13 @@
 /**
  * Settings, Members: who is in the account and their role in a workspace. Owners and admins add people (a new
  * person gets a temporary password, shown once) and change roles; the owner rules are the server's (only an owner
- * makes or unmakes an owner, a workspace keeps an owner), shown in its words when it refuses.
+ * makes or unmakes an owner, a workspace keeps an owner), shown in its words when it refuses. They also remove a
+ * person, after confirming: everything the person is signed in with stops working at once.
  */
 import { useState } from 'preact/hooks';
 import { api, call, ApiError, toApiError } from '../api.js';
 import type { components } from '../../../generated/sdk/index.js';
+import { ConfirmButton } from '../ui/confirm-button.js';
 import { OneTimeSecret } from '../ui/one-time-secret.js';
 import { FieldProblems, Loading, Page, Problem } from '../ui/page.js';
 import { useApi } from '../ui/use-api.js';
@@ -60,6 +62,29 @@ function RoleChanger(props: { member: Member; workspaceId: string; onChanged: (m
       </span>
       <Problem error={refusal} id={problemId} />
     </form>
+  );
+}
+
+/** Removes a person from the account after asking; the server's refusal (owner rules, yourself) shows beside it. */
+function RemoveMember(props: { member: Member; onRemoved: (message: string) => void }) {
+  const [refusal, setRefusal] = useState<ApiError>();
+  const remove = async () => {
+    setRefusal(undefined);
+    try {
+      await call(api.DELETE('/members/{userId}', { params: { path: { userId: props.member.userId } } }));
+      props.onRemoved(`${props.member.name} was removed: their sessions, API keys and connected apps no longer work.`);
+    } catch (caught) {
+      setRefusal(toApiError(caught));
+    }
+  };
+  return (
+    <>
+      <ConfirmButton label="Remove" ariaLabel={`Remove ${props.member.name}`} confirmLabel="Yes, remove"
+        onConfirm={remove}
+        question={`Remove ${props.member.name} from the account? They are signed out everywhere and their keys and `
+          + 'connected apps stop working; their posts stay.'} />
+      <Problem error={refusal} />
+    </>
   );
 }
 
@@ -143,7 +168,12 @@ export function MembersPage() {
           {!manages && <ManagersOnly>Only a manager adds people and changes roles.</ManagersOnly>}
           <table id="members" class="stack">
             <caption class="visually-hidden">The people of this account and their roles</caption>
-            <thead><tr><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Role</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Name</th><th scope="col">Email</th><th scope="col">Role</th>
+                {manages && <th scope="col">Remove</th>}
+              </tr>
+            </thead>
             <tbody>
               {data.members.map((m) => (
                 <tr key={m.userId}>
@@ -154,6 +184,7 @@ export function MembersPage() {
                       ? <RoleChanger key={`${m.userId}:${workspaceId}:${roleIn(m, workspaceId)}`} member={m} workspaceId={workspaceId} onChanged={changed} />
                       : roleIn(m, workspaceId) ?? 'not a member'}
                   </td>
+                  {manages && <td data-label="Remove"><RemoveMember member={m} onRemoved={changed} /></td>}
                 </tr>
               ))}
             </tbody>
