@@ -23,7 +23,7 @@ function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
 }
 
 /** What a refusal must be: the status, in the REST error shape, and the connection closed rather than read on. */
-async function assertRefusedAndClosed(held: HeldRequest, status: number, ms = 3_000): Promise<Record<string, unknown>> {
+async function assertRefusedAndClosed(held: HeldRequest, status: number, ms = 3_000): Promise<Record<string, any>> {
   const answer = await within(ms, `the ${status}`, held.answer);
   assert.ok(answer, `no answer before the connection closed (expected ${status})`);
   assert.equal(answer.status, status, answer.body);
@@ -40,7 +40,10 @@ describe('the settings of bodies in flight', () => {
     const set = { MAX_BODY_BYTES: '100', BODY_BYTES_IN_FLIGHT: '1000', BODY_BYTES_IN_FLIGHT_PER_ADDRESS: '500' };
     const config = loadConfig({ ...set, BODY_TIMEOUT_MS: '2000' });
     assert.deepEqual(config.bodiesInFlight, { bytes: 1000, bytesPerAddress: 500, timeoutMs: 2000 });
-    assert.throws(() => loadConfig({ BODY_BYTES_IN_FLIGHT_PER_ADDRESS: '1000' }), /at least MAX_BODY_BYTES \(1048576\)/);
+    assert.throws(
+      () => loadConfig({ BODY_BYTES_IN_FLIGHT_PER_ADDRESS: '1000' }),
+      /at least MAX_BODY_BYTES \(1048576\)/,
+    );
     assert.throws(() => loadConfig({ BODY_BYTES_IN_FLIGHT: String(MiB) }), /at least BODY_BYTES_IN_FLIGHT_PER_ADDRESS/);
   });
 });
@@ -72,16 +75,19 @@ describe(`request bodies (${TEST_DB})`, function () {
   };
   const authorized = () => ({ ...JSON_TYPE, authorization: `Bearer ${account.apiKey}` });
 
-  it('answers a REST call without valid credentials with a 401 before reading its body', async () => {
-    for (const authorization of [undefined, 'Bearer not-a-key']) {
-      const request = hold({
-        path: '/v1/rest/posts',
-        headers: { ...JSON_TYPE, 'content-length': String(500 * KiB), ...(authorization ? { authorization } : {}) },
-        sent: `{"text":"${'a'.repeat(KiB)}`,
-      });
-      const body = await assertRefusedAndClosed(request, 401);
-      assert.equal(body.status, false);
-      assert.equal(body.code, 'unauthorized');
+  it('answers a REST or MCP call without valid credentials with a 401 before reading its body', async () => {
+    const callers: [string, Record<string, string>][] = [
+      ['/v1/rest/posts', {}],
+      ['/v1/rest/posts', { authorization: 'Bearer not-a-key' }],
+      ['/v1/rest/posts', { cookie: 'herald_web_sign_in=ended-long-ago', 'x-csrf-token': 'x' }],
+      ['/mcp', { accept: 'application/json' }],
+    ];
+    for (const [path, credentials] of callers) {
+      // Within the limit: a reader that waited for it would wait for ever.
+      const headers = { ...JSON_TYPE, ...credentials, 'content-length': String(300 * KiB) };
+      const body = await assertRefusedAndClosed(hold({ path, headers, sent: `{"text":"${'a'.repeat(KiB)}` }), 401);
+      if (path === '/mcp') assert.equal(body.error.code, -32001, JSON.stringify(body));
+      else assert.equal(body.code, 'unauthorized', JSON.stringify(body));
     }
   });
 
@@ -156,20 +162,20 @@ describe(`request bodies (${TEST_DB})`, function () {
   });
 
   it('holds bodies within the budgets: 429 per address, 503 for the process, given back as requests end', async () => {
-    // 300 KiB each, declared: held before a byte is read.
+    // 300 KiB each, declared: held before a byte is read. Of two sent at once, whichever comes second is refused.
     const headers = { ...authorized(), 'content-length': String(300 * KiB) };
     const send = (localAddress: string) => hold({ path: '/v1/rest/posts', headers, sent: '{"text":"', localAddress });
-    const first = send('127.0.0.5');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const busyAddress = await assertRefusedAndClosed(send('127.0.0.5'), 429);
+    const oneRefused = async (pair: HeldRequest[], status: number) => {
+      const refused = await within(3_000, `a ${status}`, Promise.race(pair.map((r) => r.answer.then(() => r))));
+      const body = await assertRefusedAndClosed(refused, status);
+      assert.equal((await refused.answer)!.headers['retry-after'], String(Math.ceil(limits.timeoutMs / 1000)));
+      return [body, pair.find((r) => r !== refused)!] as const;
+    };
+    const [busyAddress, first] = await oneRefused([send('127.0.0.5'), send('127.0.0.5')], 429);
     assert.equal(busyAddress.code, 'rate_limited');
     assert.match(String(busyAddress.message), /from your address/);
-    const second = send('127.0.0.6');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const refused = send('127.0.0.7');
-    const busy = await assertRefusedAndClosed(refused, 503);
+    const [busy, second] = await oneRefused([send('127.0.0.6'), send('127.0.0.7')], 503);
     assert.equal(busy.code, 'service_unavailable');
-    assert.equal((await refused.answer)!.headers['retry-after'], String(Math.ceil(limits.timeoutMs / 1000)));
     // The two held requests had no answer: they were being read.
     for (const request of [first, second]) assert.equal(request.socket.destroyed, false);
 
