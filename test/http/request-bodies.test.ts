@@ -187,8 +187,12 @@ describe(`request bodies (${TEST_DB})`, function () {
       channelIds: [account.channelIds[0]],
       saveAsDraft: true,
     });
-    const answer = await raw(`${h.url}/v1/rest/posts`, { method: 'POST', body: post, headers: authorized() });
-    assert.equal(answer.status, 201, answer.body);
+    // 300 KiB each, one after another from one address: each gives back what it held once answered.
+    for (let i = 0; i < 3; i++) {
+      const body = post + ' '.repeat(300 * KiB);
+      const answer = await raw(`${h.url}/v1/rest/posts`, { method: 'POST', body, headers: authorized() });
+      assert.equal(answer.status, 201, answer.body);
+    }
   });
 
   it('keeps the OAuth registration body small: 413 beyond 64 KiB', async () => {
