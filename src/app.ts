@@ -5,7 +5,7 @@ import type { DomainDeps } from './domain/deps.js';
 import { NotFoundError } from './domain/errors.js';
 import { resolveOAuthAccessToken } from './domain/oauth/access-token-resolver.js';
 import { errorBoundary } from './http/error-boundary.js';
-import { jsonBody, refuseNulInUrl } from './http/request-body.js';
+import { bodyReader, refuseNulInUrl } from './http/request-body.js';
 import { REST_PREFIX, restRouter } from './rest/router.js';
 import { accessLog } from './http/access-log.js';
 import type { Logger } from './logger.js';
@@ -45,19 +45,20 @@ export function createApp(options: AppOptions): express.Express {
   });
   app.use(refuseNulInUrl);
 
-  app.use(REST_PREFIX, jsonBody({ limit: config.maxBodyBytes }));
-  app.use(REST_PREFIX, restRouter({ deps, tokenResolvers, validateResponses: config.validateResponses }));
+  // Every surface's bodies are held against the same budgets; each surface reads its own, after authentication.
+  const bodies = bodyReader(config.bodiesInFlight);
+  app.use(REST_PREFIX, restRouter({ deps, tokenResolvers, validateResponses: config.validateResponses, bodies }));
 
   const log = (message: string, error: unknown) => logger.error(message, error);
-  app.use(mcpRouter({ deps, config, tokenResolvers, log }));
+  app.use(mcpRouter({ deps, config, tokenResolvers, log, bodies }));
 
-  app.use(oauthRouter(deps, config));
+  app.use(oauthRouter(deps, config, bodies));
   app.use(mediaRouter(deps, log));
   app.use(calendarRouter(deps));
 
   app.use(sandboxRouter(deps.repos.sandbox));
   app.use(connectCallbackRouter(deps, log));
-  app.use(appRouter(deps));
+  app.use(appRouter(deps, bodies));
 
   // Mount new surfaces above this line: anything unmatched gets the JSON error shape, not Express's HTML page.
   app.use((_req, _res, next) => {

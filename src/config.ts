@@ -27,10 +27,12 @@ export interface Config {
   appRequestsPerMinute: number;
   /** Where the built web app is (make build writes dist/web): its manifest.json and assets/. */
   webAppDir: string;
-  /** Largest JSON body accepted, in bytes. */
+  /** Largest JSON body accepted, in bytes, counted after decompression. */
   maxBodyBytes: number;
   /** scrypt's N for new password hashes; no variable sets it, so only the test suite lowers it. */
   passwordHashCost: number;
+  /** What request bodies being read may hold at once, and for how long (src/http/request-body.ts). */
+  bodiesInFlight: BodiesInFlightConfig;
   /** Validate responses against the OpenAPI file too (tests turn it on). */
   validateResponses: boolean;
   /** Run the publishing worker inside the API process. */
@@ -143,6 +145,15 @@ export interface OAuthThrottleConfig {
   failedSignInsPerWindow: number;
 }
 
+export interface BodiesInFlightConfig {
+  /** Bytes of request bodies held by this process at once; a body beyond is a 503. */
+  bytes: number;
+  /** Of those, bytes held for one client address; a body beyond is a 429. */
+  bytesPerAddress: number;
+  /** A body not whole within this many milliseconds is a 408. */
+  timeoutMs: number;
+}
+
 export interface RateLimitConfig {
   restReadsPerMinute: number;
   restWritesPerMinute: number;
@@ -202,6 +213,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     maxBodyBytes: intFrom(env, 'MAX_BODY_BYTES', 1024 * 1024),
     // scrypt at N=2^15 with r=8 takes 32 MiB and 70-90 ms a hash on this project's machines.
     passwordHashCost: 2 ** 15,
+    bodiesInFlight: bodiesInFlightFrom(env),
     validateResponses: boolFrom(env, 'VALIDATE_RESPONSES', false),
     worker: boolFrom(env, 'WORKER', true),
     workerPollMs: intFrom(env, 'WORKER_POLL_MS', 500),
@@ -252,6 +264,28 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
   };
   return { ...config, ...overrides };
+}
+
+/**
+ * BODY_BYTES_IN_FLIGHT and BODY_BYTES_IN_FLIGHT_PER_ADDRESS: 64 MiB and 8 MiB fit the 1 GiB heap Herald is run
+ * with (README, Memory) many times over, and still let one address send eight bodies of the largest size at once.
+ */
+function bodiesInFlightFrom(env: Env): BodiesInFlightConfig {
+  const maxBodyBytes = intFrom(env, 'MAX_BODY_BYTES', 1024 * 1024);
+  const bytesPerAddress = intFrom(env, 'BODY_BYTES_IN_FLIGHT_PER_ADDRESS', 8 * 1024 * 1024);
+  const bytes = intFrom(env, 'BODY_BYTES_IN_FLIGHT', 64 * 1024 * 1024);
+  // Otherwise a body of the largest size accepted could never be read.
+  if (bytesPerAddress < maxBodyBytes) {
+    throw new Error(
+      `BODY_BYTES_IN_FLIGHT_PER_ADDRESS must be at least MAX_BODY_BYTES (${maxBodyBytes}), got ${bytesPerAddress}`,
+    );
+  }
+  if (bytes < bytesPerAddress) {
+    throw new Error(
+      `BODY_BYTES_IN_FLIGHT must be at least BODY_BYTES_IN_FLIGHT_PER_ADDRESS (${bytesPerAddress}), got ${bytes}`,
+    );
+  }
+  return { bytes, bytesPerAddress, timeoutMs: intFrom(env, 'BODY_TIMEOUT_MS', 10_000) };
 }
 
 /** The variables an operator sets to connect each OAuth network (README, Connecting networks). */

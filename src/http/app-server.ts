@@ -9,6 +9,10 @@
  * start leaves Express's calls nothing to change.
  *
  * The same server drains before it stops (`drain`): it answers the requests it took before it closes their connections.
+ *
+ * Its timeouts are a backstop behind the body reader's own (src/http/request-body.ts): headers must arrive whole
+ * within 20 s, and a whole request within 5 minutes (a media upload streams up to MEDIA_MAX_UPLOAD_BYTES through
+ * it, so no less); Node looks at its connections every 2 s rather than 30.
  */
 import http, { IncomingMessage, ServerResponse } from 'node:http';
 import type { Express } from 'express';
@@ -29,7 +33,14 @@ export interface AppServer {
 // How often kept-alive connections are looked at while draining: one goes idle only once its response is done.
 const IDLE_SWEEP_MS = 50;
 
-export function createAppServer(): AppServer {
+export interface AppServerTimeouts {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+}
+
+const TIMEOUTS: AppServerTimeouts = { headersTimeoutMs: 20_000, requestTimeoutMs: 5 * 60_000 };
+
+export function createAppServer(timeouts: AppServerTimeouts = TIMEOUTS): AppServer {
   // Node's http server makes its requests and responses with `new`, from constructors it may be given; these two
   // are Node's own, with the prototype their objects get set when the app is known.
   function AppRequest(this: IncomingMessage, ...args: unknown[]) {
@@ -43,6 +54,9 @@ export function createAppServer(): AppServer {
   const server = http.createServer({
     IncomingMessage: AppRequest as unknown as typeof IncomingMessage,
     ServerResponse: AppResponse as unknown as typeof ServerResponse,
+    headersTimeout: timeouts.headersTimeoutMs,
+    requestTimeout: timeouts.requestTimeoutMs,
+    connectionsCheckingInterval: Math.min(2_000, timeouts.headersTimeoutMs),
   });
   let draining = false;
   return {

@@ -3,13 +3,14 @@
  *
  * Rules enforced:
  * - every error is first classified once (classifyError): Herald's own errors keep their status, code and
- *   message; OAuth errors keep their RFC 6749/7591 code; body-parser, path-decoding and OpenAPI validator
- *   errors become the 4xx that says what to fix; anything else is a 500 that is logged and never echoed;
+ *   message; OAuth errors keep their RFC 6749/7591 code; path-decoding and OpenAPI validator errors become the
+ *   4xx that says what to fix; anything else is a 500 that is logged and never echoed;
  * - the answer takes the shape of the surface that was called (surfaceOf): REST's error body, the OAuth
  *   `{error, error_description}`, a JSON-RPC error for MCP, a small HTML page for the browser pages,
  *   plain text for the iCalendar feeds (calendar apps show that, not HTML);
  * - no answer ever carries a stack, an exception's own message or a file path: only messages written
  *   for the caller;
+ * - an answer given before the request's body arrived whole closes the connection rather than read the rest;
  * - once headers are sent nothing can be said: the connection is closed.
  */
 import type { ErrorRequestHandler, Request, Response } from 'express';
@@ -18,6 +19,7 @@ import { HeraldError, type FieldProblem } from '../domain/errors.js';
 import { OAuthError, OAuthRateLimitedError, UntrustedRedirectError } from '../domain/oauth/errors.js';
 import { RateLimitExceeded } from '../domain/rate-limits.js';
 import { escapeHtml } from './html.js';
+import { BodiesInFlightError, closeIfBodyUnread } from './request-body.js';
 import { setRateLimitHeaders } from './rate-limit-headers.js';
 
 type RestErrorBody = components['schemas']['Error'];
@@ -55,40 +57,29 @@ function surfaceOf(path: string): Surface {
 }
 
 interface HttpLikeError {
-  type?: string;
   status?: number;
   statusCode?: number;
-  limit?: number;
-  expose?: boolean;
   errors?: { path?: string; message?: string }[];
   message?: string;
 }
 
-const BODY_ERRORS: Record<string, (e: HttpLikeError) => Problem> = {
-  'entity.parse.failed': () => ({ status: 400, code: 'invalid_json', message: 'The body is not a valid JSON object; check quotes, commas and brackets.' }),
-  'entity.too.large': (e) => ({ status: 413, code: 'payload_too_large', message: `The body is larger than the ${e.limit} bytes accepted; send less.` }),
-  'encoding.unsupported': () => ({ status: 415, code: 'unsupported_media_type', message: 'Send the body uncompressed or as gzip, deflate or br that decodes, in UTF-8.' }),
-  'charset.unsupported': () => ({ status: 415, code: 'unsupported_media_type', message: 'Send the body as UTF-8.' }),
-  'request.aborted': () => ({ status: 400, code: 'request_aborted', message: 'The request body ended before it was complete.' }),
-  'request.size.invalid': () => ({ status: 400, code: 'invalid_request', message: 'The body is not as long as its Content-Length says.' }),
-};
-
 function classifyError(error: unknown): Problem {
+  if (error instanceof BodiesInFlightError) {
+    // A flood's refusals are not bugs, and logging each would make the flood the log's too.
+    const oauthError = error.status === 429 ? 'too_many_requests' : 'temporarily_unavailable';
+    return { status: error.status, code: error.code, message: error.message, oauthError };
+  }
   if (error instanceof HeraldError) {
     return { status: error.status, code: error.code, message: error.message, details: error.details, cause: error.cause, internal: error.status >= 500 };
   }
   if (error instanceof UntrustedRedirectError) return { status: 400, code: 'invalid_request', message: error.description };
   if (error instanceof OAuthError) return { status: error.status, code: error.error, oauthError: error.error, message: error.description };
   const e = (error ?? {}) as HttpLikeError;
-  if (typeof e.type === 'string' && BODY_ERRORS[e.type]) return { ...BODY_ERRORS[e.type](e), cause: error };
   const status = e.status ?? e.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     if (Array.isArray(e.errors)) return fromValidator(status, e);
     if (error instanceof URIError || /decode/i.test(e.message ?? '')) {
       return { status: 400, code: 'invalid_request', message: 'The URL has a malformed percent-encoding; encode path and query values as UTF-8.' };
-    }
-    if (/content.encoding|gzip|deflate|brotli|incorrect header|unexpected end|invalid (block|distance|stored)/i.test(e.message ?? '')) {
-      return { status: 400, code: 'invalid_request', message: 'The body could not be decompressed as its Content-Encoding says; send it uncompressed or encoded correctly.' };
     }
     return { status, code: 'invalid_request', message: `The request could not be read (HTTP ${status}); check its encoding, headers and body.` };
   }
@@ -128,7 +119,8 @@ const formats: Record<Surface, (req: Request, res: Response, problem: Problem) =
   oauth(req, res, problem) {
     if (problem.status === 401 && req.headers.authorization !== undefined) res.setHeader('WWW-Authenticate', 'Basic realm="herald-oauth"');
     res.setHeader('Cache-Control', 'no-store');
-    const error = problem.status >= 500 ? 'server_error' : (problem.oauthError ?? (req.path.endsWith('/register') ? 'invalid_client_metadata' : 'invalid_request'));
+    const refused = req.path.endsWith('/register') ? 'invalid_client_metadata' : 'invalid_request';
+    const error = problem.oauthError ?? (problem.status >= 500 ? 'server_error' : refused);
     res.status(problem.status).json({ error, error_description: problem.message });
   },
   mcp(_req, res, problem) {
@@ -168,6 +160,7 @@ export function errorBoundary(log: (message: string, error: unknown) => void): E
       res.destroy();
       return;
     }
+    closeIfBodyUnread(req, res);
     if (error instanceof RateLimitExceeded) {
       setRateLimitHeaders(res, error.usage);
       res.setHeader('Retry-After', String(error.retryAfterSeconds));

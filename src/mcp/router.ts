@@ -6,7 +6,8 @@
  * 1. Origin: a browser Origin other than BASE_URL's or localhost is 403 (DNS rebinding guard).
  * 2. Bearer token, resolved like REST: missing or bad is 401 with a WWW-Authenticate challenge pointing
  *    at this URL's protected resource metadata (RFC 9728).
- * 3. JSON body (size and nesting depth checked by jsonBody).
+ * 3. JSON body, read only now (src/http/request-body.ts: decoded size, budgets in flight, timeout, nesting
+ *    depth). A request refused at steps 1 or 2 closes its connection rather than have its body read.
  * 4. MCP-Protocol-Version: a revision Herald does not speak is a 400 UnsupportedProtocolVersion. A modern
  *    request's headers must match its body (400 HeaderMismatch otherwise). These refusals carry the
  *    request's id, so a modern client reads them as protocol errors.
@@ -38,7 +39,7 @@ import type { DomainDeps } from '../domain/deps.js';
 import { UnauthorizedError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import { consumeRateLimit, consumeWriteBudgetForAi, RateLimitExceeded } from '../domain/rate-limits.js';
-import { jsonBody } from '../http/request-body.js';
+import { closeIfBodyUnread, type BodyReader } from '../http/request-body.js';
 import { setRateLimitHeaders } from '../http/rate-limit-headers.js';
 import { protectedResourceMetadataUrl } from '../domain/oauth/resources.js';
 import { previewPosts } from '../domain/posts/post-preview.js';
@@ -55,6 +56,7 @@ export interface McpRouterOptions {
   config: Config;
   tokenResolvers: readonly TokenResolver[];
   log(message: string, error: unknown): void;
+  bodies: BodyReader;
 }
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -71,7 +73,7 @@ export function mcpRouter(options: McpRouterOptions): express.Router {
     log: options.log,
   });
   const router = express.Router();
-  const parseJson = jsonBody({ limit: config.maxBodyBytes, type: () => true });
+  const parseJson = options.bodies.json({ limit: config.maxBodyBytes, anyType: true });
 
   for (const mcpPath of MCP_PATHS) {
     const tools = servedTools(handlers, mcpPath);
@@ -96,6 +98,7 @@ function checkOrigin(config: Config): RequestHandler {
   return (req, res, next) => {
     const origin = req.header('origin');
     if (origin === undefined || origin === own || isLoopbackOrigin(origin)) return next();
+    closeIfBodyUnread(req, res);
     sendError(res, 403, heraldCodes(res).Forbidden, `Origin ${origin} may not call this MCP server; call it from a server-side client or from ${own}.`);
   };
 }
@@ -131,6 +134,7 @@ function authenticated(options: McpRouterOptions, mcpPath: McpPath): RequestHand
       if (!(error instanceof UnauthorizedError)) throw error;
       const presented = /^Bearer\s+\S/i.test(req.header('authorization') ?? '');
       res.setHeader('WWW-Authenticate', presented ? `${challenge}, error="invalid_token"` : challenge);
+      closeIfBodyUnread(req, res);
       return sendError(res, 401, heraldCodes(res).Unauthorized, error.message);
     }
     next();

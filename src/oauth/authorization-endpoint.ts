@@ -22,7 +22,6 @@ import { grantedScopes } from '../domain/oauth/scopes.js';
 import { heldPowers } from '../domain/role-powers.js';
 import { signIn } from '../domain/oauth/sign-in.js';
 import { REQUIRED_SCOPES } from '../domain/principal.js';
-import { formBody } from '../http/request-body.js';
 import { endSession, resolveSession, startSession } from '../domain/sessions.js';
 import { appBrowserSession, type BrowserSession } from '../http/browser-session.js';
 import { OAUTH_ENDPOINTS } from './endpoints.js';
@@ -162,9 +161,9 @@ function authorizationErrors(deps: DomainDeps): ErrorRequestHandler {
   };
 }
 
-export function authorizationEndpoint(deps: DomainDeps, options: { maxBodyBytes: number }): express.Router {
+/** `form` reads the pages' form bodies. */
+export function authorizationEndpoint(deps: DomainDeps, form: RequestHandler[]): express.Router {
   const router = express.Router();
-  const form = formBody({ limit: options.maxBodyBytes });
   router.get(OAUTH_ENDPOINTS.authorize, showAuthorize(deps));
   router.post(OAUTH_ENDPOINTS.signIn, form, submitSignIn(deps));
   router.post(OAUTH_ENDPOINTS.decision, form, submitDecision(deps));

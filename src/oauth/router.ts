@@ -10,14 +10,18 @@ import { MCP_PATHS, PROTECTED_RESOURCE_METADATA_PATH } from '../domain/oauth/res
 import { authorizationEndpoint } from './authorization-endpoint.js';
 import { AUTHORIZATION_SERVER_METADATA_PATH, authorizationServerMetadata } from './authorization-server-metadata.js';
 import { OAUTH_ENDPOINTS } from './endpoints.js';
-import { formBody, jsonBody } from '../http/request-body.js';
+import type { BodyReader } from '../http/request-body.js';
 import { PAGES_STYLESHEET } from './pages.js';
 import { protectedResourceMetadata } from './protected-resource-metadata.js';
 import { registrationEndpoint } from './registration-endpoint.js';
 import { revocationEndpoint } from './revocation-endpoint.js';
 import { tokenEndpoint } from './token-endpoint.js';
 
-export function oauthRouter(deps: DomainDeps, config: Config): express.Router {
+// Nobody is known on these endpoints before their bodies are read: those bodies stay small.
+const REGISTRATION_BODY_BYTES = 64 * 1024;
+const FORM_BODY_BYTES = 16 * 1024;
+
+export function oauthRouter(deps: DomainDeps, config: Config, bodies: BodyReader): express.Router {
   const router = express.Router();
   for (const path of MCP_PATHS) router.get(PROTECTED_RESOURCE_METADATA_PATH + path, protectedResourceMetadata(config, path));
   // Clients that find no resource_metadata in a 401 try the path-specific URL, then the root one (RFC 9728 section 3.1, MCP authorization spec): the root describes /mcp.
@@ -28,10 +32,11 @@ export function oauthRouter(deps: DomainDeps, config: Config): express.Router {
     res.type('css').setHeader('Cache-Control', 'public, max-age=3600');
     res.send(PAGES_STYLESHEET);
   });
-  router.use(authorizationEndpoint(deps, { maxBodyBytes: config.maxBodyBytes }));
+  const form = bodies.form({ limit: Math.min(FORM_BODY_BYTES, config.maxBodyBytes) });
+  router.use(authorizationEndpoint(deps, form));
 
-  const form = formBody({ limit: config.maxBodyBytes });
-  router.post(OAUTH_ENDPOINTS.register, jsonBody({ limit: config.maxBodyBytes, type: () => true }), registrationEndpoint(deps));
+  const registration = bodies.json({ limit: Math.min(REGISTRATION_BODY_BYTES, config.maxBodyBytes), anyType: true });
+  router.post(OAUTH_ENDPOINTS.register, registration, registrationEndpoint(deps));
   router.post(OAUTH_ENDPOINTS.token, form, tokenEndpoint(deps));
   router.post(OAUTH_ENDPOINTS.revoke, form, revocationEndpoint(deps));
   return router;

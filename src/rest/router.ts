@@ -1,6 +1,7 @@
 /**
- * Binds the generated route table to Express: authenticate, count against the route's rate budget,
- * validate against openapi/, then call the handler (through the idempotency rule where the spec says so).
+ * Binds the generated route table to Express: authenticate, count against the route's rate budget, read the
+ * body (only now: an anonymous or over-budget caller is answered before a byte of it is read), validate against
+ * openapi/, then call the handler (through the idempotency rule where the spec says so).
  */
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
@@ -10,6 +11,7 @@ import { authenticate, type TokenResolver } from '../domain/authentication.js';
 import { HeraldError, UnauthorizedError } from '../domain/errors.js';
 import { resolveSession, sessionPrincipal } from '../domain/sessions.js';
 import { appBrowserSession, CSRF_HEADER, type BrowserSession } from '../http/browser-session.js';
+import type { BodyReader } from '../http/request-body.js';
 import type { DomainDeps } from '../domain/deps.js';
 import { requestFingerprint, runIdempotent } from '../domain/idempotency.js';
 import type { Principal } from '../domain/principal.js';
@@ -24,6 +26,7 @@ export interface RestRouterOptions {
   deps: DomainDeps;
   tokenResolvers: readonly TokenResolver[];
   validateResponses: boolean;
+  bodies: BodyReader;
 }
 
 function principalOf(res: Response): Principal {
@@ -62,6 +65,8 @@ export function restRouter(options: RestRouterOptions): express.Router {
     await consumeAppBudget(deps, principal);
     next();
   });
+
+  router.use(options.bodies.json({ limit: deps.config.maxBodyBytes }));
 
   router.use(
     ...(OpenApiValidator.middleware({

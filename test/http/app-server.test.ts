@@ -1,7 +1,7 @@
 /**
  * The server Herald listens with makes its requests and responses with the app's prototypes, so Express's
  * per-request setPrototypeOf changes nothing (src/http/app-server.ts); everything else about them stays Node's.
- * Before it stops, it answers what it took (`drain`).
+ * Before it stops, it answers what it took (`drain`); it cuts off headers and requests that do not arrive in time.
  */
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
@@ -9,6 +9,7 @@ import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import express from 'express';
 import { createAppServer } from '../../src/http/app-server.js';
+import { answerClientError } from '../../src/http/client-error.js';
 import type { Logger } from '../../src/logger.js';
 import { startTestHerald, TEST_DB, type TestHerald } from '../support/herald.js';
 
@@ -154,6 +155,56 @@ describe('the app server draining before it stops', function () {
     const took = await within(drain(400), 3_000);
     assert.ok(took !== undefined && took >= 390, `stopped waiting after ${took} ms`);
     assert.equal(await inFlight, 'cut off');
+  });
+});
+
+describe('the app server’s timeouts', function () {
+  this.timeout(20_000);
+  let server: http.Server;
+  let port: number;
+
+  before(async () => {
+    // Short timeouts, as a backstop of Node's; Herald's own are 20 s and 5 minutes.
+    const created = createAppServer({ headersTimeoutMs: 500, requestTimeoutMs: 1_500 });
+    server = created.server;
+    server.on('clientError', answerClientError);
+    const app = express();
+    // Reads nothing: the body is left to the server's request timeout.
+    app.post('/ignore', (_req, _res) => undefined);
+    created.serve(app);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    port = (server.address() as AddressInfo).port;
+  });
+  after(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  /** Sends `text`, holds the connection, and resolves with what came back once the server closed it, and when. */
+  const held = async (text: string) => {
+    const socket = net.connect(port, '127.0.0.1');
+    await once(socket, 'connect');
+    const started = Date.now();
+    let received = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
+    socket.write(text);
+    await once(socket, 'close');
+    return { received, ms: Date.now() - started };
+  };
+
+  it('answers headers that do not arrive whole in time with a 408 and closes the connection', async () => {
+    const { received, ms } = await held('GET /ignore HTTP/1.1\r\nHost: x\r\nX-Slow: ');
+    assert.match(received, /^HTTP\/1\.1 408 /);
+    assert.equal(JSON.parse(received.slice(received.indexOf('\r\n\r\n') + 4)).code, 'request_timeout');
+    assert.ok(ms >= 450 && ms < 5_000, `closed after ${ms} ms`);
+  });
+
+  it('cuts off a request whose body does not arrive whole in time, though its handler has taken it', async () => {
+    const { received, ms } = await held('POST /ignore HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"a":');
+    // The response belongs to the handler by then: nothing is written beside it.
+    assert.equal(received, '');
+    assert.ok(ms >= 1_400 && ms < 6_000, `closed after ${ms} ms`);
   });
 });
 

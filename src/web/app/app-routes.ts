@@ -14,16 +14,16 @@ import type { DomainDeps } from '../../domain/deps.js';
 import { signIn } from '../../domain/oauth/sign-in.js';
 import { endSession, resolveSession, startSession } from '../../domain/sessions.js';
 import { appBrowserSession } from '../../http/browser-session.js';
-import { formBody } from '../../http/request-body.js';
+import type { BodyReader } from '../../http/request-body.js';
 import { spaRouter } from './spa.js';
 import { signInPage, type PageContext } from './app-pages.js';
 
 const APP = '/app';
 
-export function appRouter(deps: DomainDeps): express.Router {
+export function appRouter(deps: DomainDeps, bodies: BodyReader): express.Router {
   const router = express.Router();
   const cookies = appBrowserSession(deps.config.baseUrl.startsWith('https:'));
-  const form = formBody({ limit: 16 * 1024 });
+  const form = bodies.form({ limit: 16 * 1024 });
 
   function context(req: Request, res: Response): PageContext {
     return { csrf: cookies.csrfToken(req, res) };
