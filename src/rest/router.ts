@@ -1,5 +1,5 @@
 /**
- * Binds the generated route table to Express: authenticate, count against the route's rate budget,
+ * Binds the generated route table to Express: authenticate (an OAuth token only if issued for /mcp), count against the route's rate budget,
  * validate against openapi/, then call the handler (through the idempotency rule where the spec says so).
  */
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
@@ -11,6 +11,7 @@ import { HeraldError, UnauthorizedError } from '../domain/errors.js';
 import { resolveSession, sessionPrincipal } from '../domain/sessions.js';
 import { appBrowserSession, CSRF_HEADER, type BrowserSession } from '../http/browser-session.js';
 import type { DomainDeps } from '../domain/deps.js';
+import { requireTokenFor } from '../domain/oauth/resources.js';
 import { requestFingerprint, runIdempotent } from '../domain/idempotency.js';
 import type { Principal } from '../domain/principal.js';
 import { consumeAppBudget, consumeRateLimit } from '../domain/rate-limits.js';
@@ -44,7 +45,9 @@ export function restRouter(options: RestRouterOptions): express.Router {
   router.use(async (req: Request, res: Response, next: NextFunction) => {
     const signedIn = req.headers.authorization === undefined ? appSession.signInToken(req) : undefined;
     if (signedIn === undefined) {
-      res.locals.principal = await authenticate(deps, options.tokenResolvers, req.headers.authorization);
+      const principal = await authenticate(deps, options.tokenResolvers, req.headers.authorization);
+      requireTokenFor(deps.config, principal, 'rest');
+      res.locals.principal = principal;
       return next();
     }
     res.locals.principal = await appSessionPrincipal(deps, appSession, req, signedIn);
