@@ -7,7 +7,8 @@
  * 3. POST /authorize/decision: CSRF token and sign-in; "deny" redirects with error=access_denied,
  *    "approve" issues a code for read_profile + manage_post (+ manage_team if ticked) and redirects with it.
  * 4. POST /authorize/sign-out ("Not you?"): CSRF token, then forgets the sign-in and goes back to step 1.
- * Redirects to the client carry `state` and `iss` (RFC 9207).
+ * Redirects to the client carry `state` and `iss` (RFC 9207). A post that is not a form is a 4xx page
+ * (http/form-submission.ts).
  */
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import type { DomainDeps } from '../domain/deps.js';
@@ -20,6 +21,7 @@ import { issuerOf } from '../domain/oauth/resources.js';
 import { grantedScopes } from '../domain/oauth/scopes.js';
 import { signIn } from '../domain/oauth/sign-in.js';
 import { REQUIRED_SCOPES } from '../domain/principal.js';
+import { requireFormSubmission } from '../http/form-submission.js';
 import { formBody } from '../http/request-body.js';
 import { endSession, resolveSession, startSession } from '../domain/sessions.js';
 import { appBrowserSession, type BrowserSession } from '../http/browser-session.js';
@@ -154,7 +156,7 @@ function authorizationErrors(deps: DomainDeps): ErrorRequestHandler {
 
 export function authorizationEndpoint(deps: DomainDeps, options: { maxBodyBytes: number }): express.Router {
   const router = express.Router();
-  const form = formBody({ limit: options.maxBodyBytes });
+  const form = [...formBody({ limit: options.maxBodyBytes }), requireFormSubmission('page')];
   router.get(OAUTH_ENDPOINTS.authorize, showAuthorize(deps));
   router.post(OAUTH_ENDPOINTS.signIn, form, submitSignIn(deps));
   router.post(OAUTH_ENDPOINTS.decision, form, submitDecision(deps));

@@ -10,6 +10,7 @@ import { MCP_PATHS, PROTECTED_RESOURCE_METADATA_PATH } from '../domain/oauth/res
 import { authorizationEndpoint } from './authorization-endpoint.js';
 import { AUTHORIZATION_SERVER_METADATA_PATH, authorizationServerMetadata } from './authorization-server-metadata.js';
 import { OAUTH_ENDPOINTS } from './endpoints.js';
+import { requireFormSubmission } from '../http/form-submission.js';
 import { formBody, jsonBody } from '../http/request-body.js';
 import { PAGES_STYLESHEET } from './pages.js';
 import { protectedResourceMetadata } from './protected-resource-metadata.js';
@@ -30,7 +31,7 @@ export function oauthRouter(deps: DomainDeps, config: Config): express.Router {
   });
   router.use(authorizationEndpoint(deps, { maxBodyBytes: config.maxBodyBytes }));
 
-  const form = formBody({ limit: config.maxBodyBytes });
+  const form = [...formBody({ limit: config.maxBodyBytes }), requireFormSubmission('client')];
   router.post(OAUTH_ENDPOINTS.register, jsonBody({ limit: config.maxBodyBytes, type: () => true }), registrationEndpoint(deps));
   router.post(OAUTH_ENDPOINTS.token, form, tokenEndpoint(deps));
   router.post(OAUTH_ENDPOINTS.revoke, form, revocationEndpoint(deps));
