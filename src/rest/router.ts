@@ -8,7 +8,7 @@ import { dispatchRest, restRoutes, type RestRoute } from '../../generated/rest/h
 import openapiDocument from '../../generated/openapi.json' with { type: 'json' };
 import { authenticate, type TokenResolver } from '../domain/authentication.js';
 import { HeraldError, UnauthorizedError } from '../domain/errors.js';
-import { resolveSession, sessionPrincipal } from '../domain/sessions.js';
+import { browserBinding, resolveSession, sessionPrincipal } from '../domain/sessions.js';
 import { appBrowserSession, CSRF_HEADER, type BrowserSession } from '../http/browser-session.js';
 import type { DomainDeps } from '../domain/deps.js';
 import { requireTokenFor } from '../domain/oauth/resources.js';
@@ -103,7 +103,7 @@ async function appSessionPrincipal(deps: DomainDeps, cookies: BrowserSession, re
   if (!cookies.csrfTokenMatches(req, req.header(CSRF_HEADER))) {
     throw new HeraldError('csrf_token_mismatch', 403, 'A call with the web app\'s session must carry its CSRF token in the X-CSRF-Token header (the app\'s page has it); API integrations send "Authorization: Bearer <API key or access token>" instead.');
   }
-  return sessionPrincipal(deps, user);
+  return { ...(await sessionPrincipal(deps, user)), browser: browserBinding(token) };
 }
 
 function rateLimited(deps: DomainDeps, route: RestRoute): RequestHandler {
