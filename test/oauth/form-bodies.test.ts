@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { startTestHerald, type TestHerald } from '../support/herald.js';
 
 const FORM_PAGES = ['/oauth2/mcp/authorize/sign-in', '/oauth2/mcp/authorize/decision', '/oauth2/mcp/authorize/sign-out', '/app/sign-in', '/app/sign-out'];
-const OAUTH_JSON = ['/oauth2/mcp/token', '/oauth2/mcp/revoke', '/oauth2/mcp/register'];
+const CLIENT_FORM_PATHS = ['/oauth2/mcp/token', '/oauth2/mcp/revoke'];
+const OAUTH_JSON = [...CLIENT_FORM_PATHS, '/oauth2/mcp/register'];
 
 /** Each body, with the status and message every endpoint answers it with (an empty form fails each its own way). */
 const BODIES: { name: string; headers: Record<string, string>; body?: string; status?: number; message?: RegExp }[] = [
@@ -48,4 +49,14 @@ describe('OAuth and app form endpoints given a body that is not a form', () => {
       }
     });
   }
+
+  it('refuses a field sent twice with a 400 naming it (a repeated client_id was a 500 at the token endpoint)', async () => {
+    const twice = 'grant_type=authorization_code&code=hoc_x&client_id=hc_one&client_id=hc_two&redirect_uri=x&code_verifier=y';
+    for (const path of [...FORM_PAGES, ...CLIENT_FORM_PATHS]) {
+      const response = await fetch(h.url + path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: twice });
+      const text = await response.text();
+      assert.equal(response.status, 400, `${path}: ${text.slice(0, 300)}`);
+      assert.match(text, /The field client_id is sent more than once; send it once\./, path);
+    }
+  });
 });
