@@ -14,6 +14,10 @@ export interface Principal {
   /** `session`: a person signed in to the web app, calling REST from its page. */
   tokenKind: 'api_key' | 'oauth' | 'session';
   scopes: Scope[];
+  /** A person signed in to the web app: their browser's browserBinding (src/domain/sessions.ts). */
+  browser?: string;
+  /** An OAuth token's RFC 8707 resource: the one URL it was issued for (src/domain/oauth/resources.ts). */
+  resource?: string;
   /**
    * A person signed in to the web app whose role is reviewer: decides on held posts (the approval actions)
    * without managing the team. Keys and tokens review with manage_team.

@@ -3,7 +3,9 @@
  * - a session is a random token in an HttpOnly cookie; the database keeps only its hash, so neither a
  *   leaked database nor a leaked instance secret lets anyone forge one;
  * - it lasts SESSION_LIFETIME_MS and no longer;
- * - signing out deletes it: a copied cookie stops working at once, on every instance.
+ * - signing out deletes it: a copied cookie stops working at once, on every instance;
+ * - what a person starts in one browser and finishes after a trip elsewhere (connecting a channel) is tied
+ *   to the session by browserBinding, a hash that is not the stored one.
  */
 import type { DomainDeps } from './deps.js';
 import { UnauthorizedError } from './errors.js';
@@ -45,4 +47,9 @@ export async function sessionPrincipal(deps: DomainDeps, user: SessionUser): Pro
 
 export async function endSession(deps: DomainDeps, token: string | undefined): Promise<void> {
   if (token) await deps.repos.sessions.delete(hashSecret(token));
+}
+
+/** Names the browser a session token was presented by, for flows that must end where they began. */
+export function browserBinding(token: string): string {
+  return hashSecret(`browser-binding:${token}`);
 }

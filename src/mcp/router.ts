@@ -5,7 +5,7 @@
  * steps in order:
  * 1. Origin: a browser Origin other than BASE_URL's or localhost is 403 (DNS rebinding guard).
  * 2. Bearer token, resolved like REST: missing or bad is 401 with a WWW-Authenticate challenge pointing
- *    at this URL's protected resource metadata (RFC 9728).
+ *    at this URL's protected resource metadata (RFC 9728); so is an OAuth token issued for the other MCP URL.
  * 3. JSON body, read only now (src/http/request-body.ts: decoded size, budgets in flight, timeout, nesting
  *    depth). A request refused at steps 1 or 2 closes its connection rather than have its body read.
  * 4. MCP-Protocol-Version: a revision Herald does not speak is a 400 UnsupportedProtocolVersion. A modern
@@ -41,7 +41,7 @@ import type { Principal } from '../domain/principal.js';
 import { consumeRateLimit, consumeWriteBudgetForAi, RateLimitExceeded } from '../domain/rate-limits.js';
 import { closeIfBodyUnread, type BodyReader } from '../http/request-body.js';
 import { setRateLimitHeaders } from '../http/rate-limit-headers.js';
-import { protectedResourceMetadataUrl } from '../domain/oauth/resources.js';
+import { protectedResourceMetadataUrl, requireTokenFor } from '../domain/oauth/resources.js';
 import { previewPosts } from '../domain/posts/post-preview.js';
 import { appsDeclared, appsSessionId } from './apps/extension.js';
 import { mcpRpcServers, type RpcServers } from './json-rpc.js';
@@ -129,7 +129,9 @@ function authenticated(options: McpRouterOptions, mcpPath: McpPath): RequestHand
   const challenge = `Bearer resource_metadata="${protectedResourceMetadataUrl(options.config, mcpPath)}"`;
   return async (req, res, next) => {
     try {
-      res.locals.principal = await authenticate(options.deps, options.tokenResolvers, req.header('authorization'));
+      const principal = await authenticate(options.deps, options.tokenResolvers, req.header('authorization'));
+      requireTokenFor(options.config, principal, mcpPath);
+      res.locals.principal = principal;
     } catch (error) {
       if (!(error instanceof UnauthorizedError)) throw error;
       const presented = /^Bearer\s+\S/i.test(req.header('authorization') ?? '');

@@ -12,7 +12,8 @@ import net from 'node:net';
  *   so ::ffff:127.0.0.1 is loopback too;
  * - local-use NAT64 (64:ff9b:1::/48, RFC 8215) can reach any private network behind the translator and
  *   Teredo (2001::/32) tunnels through a relay Herald cannot judge: both are refused whole, and the
- *   refusal names the Teredo client address (the last 32 bits XOR 0xffffffff).
+ *   reason names the Teredo client address (the last 32 bits XOR 0xffffffff); the caller is told only that
+ *   the address is not allowed (safe-fetch.ts).
  */
 const blockedV4 = new net.BlockList();
 for (const [prefix, bits] of [

@@ -16,6 +16,7 @@ import { blockedAddressReason } from './outbound-address.js';
  * - the host name is resolved here (every address), and the request is refused when any address is
  *   loopback, private, link-local (cloud metadata), CGNAT, multicast, unspecified or reserved
  *   (see outbound-address.ts) — unless the URL's host is named in the allow-list (OUTBOUND_ALLOW_HOSTS);
+ *   the refusal never says what the host resolved to;
  * - the connection goes to the address that was vetted (a custom `lookup`), so a DNS answer that changes
  *   between the check and the connect (rebinding) cannot swap it;
  * - redirects are followed by hand (at most `maxRedirects`), and every hop is checked again; a Location
@@ -82,16 +83,10 @@ async function vetHost(url: URL, options: SafeFetchOptions): Promise<VettedAddre
     }
     if (addresses.length === 0) throw new OutboundRequestError('unreachable', `The host ${host} has no address.`);
   }
-  if (!allowed) {
-    for (const { address } of addresses) {
-      const reason = blockedAddressReason(address);
-      if (reason !== undefined) {
-        throw new OutboundRequestError(
-          'blocked_address',
-          `${url.origin} is not reachable from Herald: ${host} resolves to ${reason}. Use a URL on the public internet.`,
-        );
-      }
-    }
+  // The refusal says only that the address is not allowed: naming what a host resolves to would let a caller
+  // map Herald's internal network one name at a time.
+  if (!allowed && addresses.some(({ address }) => blockedAddressReason(address) !== undefined)) {
+    throw new OutboundRequestError('blocked_address', `${url.origin} is not an address Herald may fetch from; use a URL on the public internet.`);
   }
   return addresses[0];
 }

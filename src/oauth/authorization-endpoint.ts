@@ -8,7 +8,8 @@
  *    "approve" issues a code for read_profile + manage_post (+ manage_team if ticked and the person's role holds
  *    it: the box is offered only then) and redirects with it.
  * 4. POST /authorize/sign-out ("Not you?"): CSRF token, then forgets the sign-in and goes back to step 1.
- * Redirects to the client carry `state` and `iss` (RFC 9207).
+ * Redirects to the client carry `state` and `iss` (RFC 9207). A post that is not a form is a 4xx page
+ * (http/form-submission.ts).
  */
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import type { DomainDeps } from '../domain/deps.js';

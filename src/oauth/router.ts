@@ -11,6 +11,7 @@ import { authorizationEndpoint } from './authorization-endpoint.js';
 import { AUTHORIZATION_SERVER_METADATA_PATH, authorizationServerMetadata } from './authorization-server-metadata.js';
 import { OAUTH_ENDPOINTS } from './endpoints.js';
 import type { BodyReader } from '../http/request-body.js';
+import { requireFormSubmission } from '../http/form-submission.js';
 import { PAGES_STYLESHEET } from './pages.js';
 import { protectedResourceMetadata } from './protected-resource-metadata.js';
 import { registrationEndpoint } from './registration-endpoint.js';
@@ -32,11 +33,12 @@ export function oauthRouter(deps: DomainDeps, config: Config, bodies: BodyReader
     res.type('css').setHeader('Cache-Control', 'public, max-age=3600');
     res.send(PAGES_STYLESHEET);
   });
-  const form = bodies.form({ limit: Math.min(FORM_BODY_BYTES, config.maxBodyBytes) });
-  router.use(authorizationEndpoint(deps, form));
+  const formLimit = { limit: Math.min(FORM_BODY_BYTES, config.maxBodyBytes) };
+  router.use(authorizationEndpoint(deps, [...bodies.form(formLimit), requireFormSubmission('page')]));
 
   const registration = bodies.json({ limit: Math.min(REGISTRATION_BODY_BYTES, config.maxBodyBytes), anyType: true });
   router.post(OAUTH_ENDPOINTS.register, registration, registrationEndpoint(deps));
+  const form = [...bodies.form(formLimit), requireFormSubmission('client')];
   router.post(OAUTH_ENDPOINTS.token, form, tokenEndpoint(deps));
   router.post(OAUTH_ENDPOINTS.revoke, form, revocationEndpoint(deps));
   return router;

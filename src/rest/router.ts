@@ -1,7 +1,7 @@
 /**
- * Binds the generated route table to Express: authenticate, count against the route's rate budget, read the
- * body (only now: an anonymous or over-budget caller is answered before a byte of it is read), validate against
- * openapi/, then call the handler (through the idempotency rule where the spec says so).
+ * Binds the generated route table to Express: authenticate (an OAuth token only if issued for /mcp), count against
+ * the route's rate budget, read the body (only now: an anonymous or over-budget caller is answered before a byte of
+ * it is read), validate against openapi/, then call the handler (through the idempotency rule where the spec says so).
  */
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
@@ -9,10 +9,11 @@ import { dispatchRest, restRoutes, type RestRoute } from '../../generated/rest/h
 import openapiDocument from '../../generated/openapi.json' with { type: 'json' };
 import { authenticate, type TokenResolver } from '../domain/authentication.js';
 import { HeraldError, UnauthorizedError } from '../domain/errors.js';
-import { resolveSession, sessionPrincipal } from '../domain/sessions.js';
+import { browserBinding, resolveSession, sessionPrincipal } from '../domain/sessions.js';
 import { appBrowserSession, CSRF_HEADER, type BrowserSession } from '../http/browser-session.js';
 import type { BodyReader } from '../http/request-body.js';
 import type { DomainDeps } from '../domain/deps.js';
+import { requireTokenFor } from '../domain/oauth/resources.js';
 import { requestFingerprint, runIdempotent } from '../domain/idempotency.js';
 import type { Principal } from '../domain/principal.js';
 import { consumeAppBudget, consumeRateLimit } from '../domain/rate-limits.js';
@@ -47,7 +48,9 @@ export function restRouter(options: RestRouterOptions): express.Router {
   router.use(async (req: Request, res: Response, next: NextFunction) => {
     const signedIn = req.headers.authorization === undefined ? appSession.signInToken(req) : undefined;
     if (signedIn === undefined) {
-      res.locals.principal = await authenticate(deps, options.tokenResolvers, req.headers.authorization);
+      const principal = await authenticate(deps, options.tokenResolvers, req.headers.authorization);
+      requireTokenFor(deps.config, principal, 'rest');
+      res.locals.principal = principal;
       return next();
     }
     res.locals.principal = await appSessionPrincipal(deps, appSession, req, signedIn);
@@ -105,7 +108,7 @@ async function appSessionPrincipal(deps: DomainDeps, cookies: BrowserSession, re
   if (!cookies.csrfTokenMatches(req, req.header(CSRF_HEADER))) {
     throw new HeraldError('csrf_token_mismatch', 403, 'A call with the web app\'s session must carry its CSRF token in the X-CSRF-Token header (the app\'s page has it); API integrations send "Authorization: Bearer <API key or access token>" instead.');
   }
-  return sessionPrincipal(deps, user);
+  return { ...(await sessionPrincipal(deps, user)), browser: browserBinding(token) };
 }
 
 function rateLimited(deps: DomainDeps, route: RestRoute): RequestHandler {

@@ -2,15 +2,19 @@ import express from 'express';
 import { finishConnect } from '../domain/networks/channel-connections.js';
 import type { DomainDeps } from '../domain/deps.js';
 import { HeraldError } from '../domain/errors.js';
+import { browserBinding } from '../domain/sessions.js';
+import { appBrowserSession } from '../http/browser-session.js';
 import { escapeHtml } from '../http/html.js';
 
 /**
  * `/connect/{network}/callback`: where a network sends the person back after its consent screen. A plain
  * page says what was connected, or why nothing was (denied, expired, refused); the state in the URL is
- * checked and spent by the domain. The page loads nothing and is never cached.
+ * checked and spent by the domain, with the app sign-in this browser presents (a flow started in the app ends
+ * only in its browser). The page loads nothing and is never cached.
  */
 export function connectCallbackRouter(deps: DomainDeps, log: (message: string, error: unknown) => void): express.Router {
   const router = express.Router();
+  const cookies = appBrowserSession(deps.config.baseUrl.startsWith('https:'));
   router.get('/connect/:network/callback', async (req, res) => {
     res.setHeader('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'");
     res.setHeader('cache-control', 'no-store');
@@ -21,7 +25,8 @@ export function connectCallbackRouter(deps: DomainDeps, log: (message: string, e
       if (typeof value === 'string') params[name] = value;
     }
     try {
-      const outcome = await finishConnect(deps, String(req.params.network), params);
+      const signIn = cookies.signInToken(req);
+      const outcome = await finishConnect(deps, String(req.params.network), params, signIn === undefined ? undefined : browserBinding(signIn));
       const list = outcome.channels.map((c) => `<li><strong>${escapeHtml(c.displayName ?? c.name)}</strong> (${escapeHtml(c.handle)}), channel ${escapeHtml(c.id)}</li>`).join('');
       res.type('html').send(page('Connected', `<p>Herald can now publish to:</p><ul>${list}</ul>${outcome.warning ? `<p><strong>Note:</strong> ${escapeHtml(outcome.warning)}</p>` : ''}<p>You can close this page.</p>`));
     } catch (error) {

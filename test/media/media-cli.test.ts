@@ -39,7 +39,7 @@ describe('herald media import (CLI)', function () {
     assert.ok(fs.readFileSync(path.join(database.dataDir, 'media', account.workspaceId, media.id, 'logo.png')).equals(TINY_PNG));
     await assert.rejects(
       run('node', ['bin/herald.mjs', 'media', 'import', '--account', account.accountId, '--workspace', account.workspaceId, '--url', 'http://10.0.0.1/logo.png'], { env }),
-      (error: any) => error.code !== 0 && /not reachable from Herald/.test(error.stderr),
+      (error: any) => error.code !== 0 && /not an address Herald may fetch from/.test(error.stderr),
     );
   });
 });

@@ -105,6 +105,55 @@ describe('X, against a fake that speaks its documented API', function () {
       assert.equal(x.posts[0].text.length, 1000, 'X took the long post from a Premium account');
     });
 
+    /** A browser signed in to the app as the account's owner: its cookies, and REST calls as the app's page makes them. */
+    async function signedInBrowser() {
+      const jar = new Map<string, string>();
+      const send = async (url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) => {
+        const cookie = [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
+        const response = await fetch(new URL(url, t.url), { ...init, headers: { ...init.headers, cookie }, redirect: 'manual' });
+        for (const set of response.headers.getSetCookie()) {
+          const [pair] = set.split(';');
+          jar.set(pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1));
+        }
+        return response;
+      };
+      const form = await (await send('/app/sign-in')).text();
+      const csrf = /name="csrf_token" value="([^"]+)"/.exec(form)![1];
+      const signedIn = await send('/app/sign-in', {
+        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ csrf_token: csrf, email: a.email, password: a.password }).toString(),
+      });
+      assert.equal(signedIn.status, 303);
+      return {
+        send,
+        startConnect: async () => {
+          const started = await send('/v1/rest/channels/connect', {
+            method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': jar.get('herald_web_csrf')! }, body: JSON.stringify({ network: 'x' }),
+          });
+          assert.equal(started.status, 200);
+          const consent = await fetch((await started.json()).authorizationUrl, { redirect: 'manual' });
+          assert.equal(consent.status, 302);
+          return consent.headers.get('location')!;
+        },
+      };
+    }
+
+    it('finishes a connection started in the app only in that browser: another browser, even signed in as the same person, connects nothing', async () => {
+      await start();
+      const browser = await signedInBrowser();
+      for (const elsewhere of [(url: string) => fetch(url), async (url: string) => (await signedInBrowser()).send(url)]) {
+        const callback = await browser.startConnect();
+        const page = await elsewhere(callback);
+        assert.equal(page.status, 403);
+        assert.match(await page.text(), /started in another browser, or you signed out of Herald since; nothing was connected/);
+        assert.equal(await channel(), undefined);
+        assert.equal((await browser.send(callback)).status, 400, 'the refused callback spent the state');
+      }
+      const page = await browser.send(await browser.startConnect());
+      assert.equal(page.status, 200, await page.text());
+      assert.equal((await channel()).handle, 'herald_dev');
+    });
+
     it('connects from the CLI: the address to open, then the callback', async function () {
       this.timeout(180_000);
       await start();

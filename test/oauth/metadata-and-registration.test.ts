@@ -82,6 +82,11 @@ describe('OAuth metadata (RFC 9728, RFC 8414) and dynamic registration (RFC 7591
     ['an unknown application_type', { redirect_uris: [REDIRECT_URI], application_type: 'browser' }, 'invalid_client_metadata'],
     ['a native application redirecting to https', { redirect_uris: ['https://example.com/cb'], application_type: 'native' }, 'invalid_redirect_uri'],
     ['a web application redirecting to loopback', { redirect_uris: ['http://127.0.0.1:9/cb'], application_type: 'web' }, 'invalid_redirect_uri'],
+    ['a javascript: client_uri', { redirect_uris: [REDIRECT_URI], client_uri: 'javascript:alert(document.cookie)' }, 'invalid_client_metadata'],
+    ['a data: logo_uri', { redirect_uris: [REDIRECT_URI], logo_uri: 'data:image/svg+xml,<svg onload=alert(1)>' }, 'invalid_client_metadata'],
+    ['a javascript: tos_uri', { redirect_uris: [REDIRECT_URI], tos_uri: 'JavaScript:alert(1)' }, 'invalid_client_metadata'],
+    ['an http policy_uri on a public host', { redirect_uris: [REDIRECT_URI], policy_uri: 'http://example.com/policy' }, 'invalid_client_metadata'],
+    ['a relative client_uri', { redirect_uris: [REDIRECT_URI], client_uri: '/home' }, 'invalid_client_metadata'],
   ];
   for (const [name, body, error] of invalid) {
     it(`refuses registration with ${name} (${error})`, async () => {
@@ -91,6 +96,19 @@ describe('OAuth metadata (RFC 9728, RFC 8414) and dynamic registration (RFC 7591
       assert.equal(typeof response.body.error_description, 'string');
     });
   }
+
+  it('names the web address to fix, and keeps https ones (http on loopback) as registered', async () => {
+    const refused = await h.api('POST', '/oauth2/mcp/register', { body: { redirect_uris: [REDIRECT_URI], client_uri: 'javascript:alert(1)' } });
+    assert.equal(refused.body.error_description, 'client_uri must use https, or http on a loopback address (127.0.0.1, [::1] or localhost).');
+    assert.equal(await h.herald.db('oauth_clients').where('metadata', 'like', '%javascript:%').first(), undefined);
+    const uris = {
+      client_uri: 'https://notes.example/', logo_uri: 'https://notes.example/logo.png',
+      tos_uri: 'https://notes.example/terms#use', policy_uri: 'http://127.0.0.1:9/policy',
+    };
+    const accepted = await h.api('POST', '/oauth2/mcp/register', { body: { redirect_uris: [REDIRECT_URI], ...uris } });
+    assert.equal(accepted.status, 201);
+    assert.deepEqual({ client_uri: accepted.body.client_uri, logo_uri: accepted.body.logo_uri, tos_uri: accepted.body.tos_uri, policy_uri: accepted.body.policy_uri }, uris);
+  });
 
   it('accepts loopback http redirect URIs for native clients', async () => {
     for (const uri of ['http://127.0.0.1:9/cb', 'http://localhost/cb', 'http://[::1]:8080/cb']) {

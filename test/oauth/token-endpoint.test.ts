@@ -220,6 +220,33 @@ describe('OAuth token endpoint and access tokens', () => {
     }
   });
 
+  it('accepts a token only at the MCP URL it was issued for, and on REST only one issued for /mcp', async () => {
+    const claudeGrant = await obtainCode({ resource: h.url + '/mcp/claude' });
+    const claude = await exchange(claudeGrant.code, claudeGrant.verifier, { resource: h.url + '/mcp/claude' });
+    assert.equal(claude.status, 200, JSON.stringify(claude.body));
+    const main = await tokens();
+
+    const listed = await rpc(h, { token: claude.body.access_token, method: 'tools/list', path: '/mcp/claude' });
+    assert.equal(listed.status, 200);
+    assert.ok(listed.body.result.tools.length > 0);
+    assert.equal(listed.body.result.tools.some((tool: { name: string }) => tool.name === 'generate_image'), false);
+    for (const [token, path] of [[claude.body.access_token, '/mcp'], [main.access_token, '/mcp/claude']]) {
+      const refused = await rpc(h, { token, method: 'tools/list', path });
+      assert.equal(refused.status, 401, path);
+      assert.match(refused.headers.get('www-authenticate') ?? '', new RegExp(`error="invalid_token"`));
+      assert.match(refused.headers.get('www-authenticate') ?? '', new RegExp(`oauth-protected-resource${path}"`));
+      assert.match(JSON.stringify(refused.body), /accepted there only/);
+    }
+    const image = await callTool(h, claude.body.access_token, 'generate_image', { prompt: 'a lighthouse' });
+    assert.equal(image.status, 401);
+
+    const rest = await h.api('GET', '/v1/rest/profile', { token: claude.body.access_token });
+    assert.equal(rest.status, 401);
+    assert.match(rest.body.message, /issued for .*\/mcp\/claude and is accepted there only.*resource=.*\/mcp\.$/);
+    assert.equal((await h.api('GET', '/v1/rest/profile', { token: main.access_token })).status, 200);
+    assert.equal((await rpc(h, { token: main.access_token, method: 'tools/list' })).status, 200);
+  });
+
   it('ignores scope values it does not know, and says in the token response what it granted', async () => {
     const { code, verifier } = await obtainCode({ scope: 'openid read_profile offline_access manage_post' });
     const answer = await exchange(code, verifier);

@@ -207,6 +207,9 @@ describe(`events (${TEST_DB})`, function () {
     const privateAddress = await t.api('POST', '/v1/rest/webhooks', { token: a.apiKey, body: { ...body, url: 'http://169.254.169.254/latest' } });
     assert.equal(privateAddress.status, 422);
     assert.equal(privateAddress.body.code, 'url_not_allowed');
+    const internalName = await t.api('POST', '/v1/rest/webhooks', { token: a.apiKey, body: { ...body, url: 'http://localhost:9/' } });
+    assert.equal(internalName.status, 422);
+    assert.equal(internalName.body.message, 'http://localhost:9 is not an address Herald may fetch from; use a URL on the public internet.');
     const noTypes = await t.api('POST', '/v1/rest/webhooks', { token: a.apiKey, body: { ...body, eventTypes: [] } });
     assert.equal(noTypes.status, 400);
     const unknownType = await t.api('POST', '/v1/rest/webhooks', { token: a.apiKey, body: { ...body, eventTypes: ['post.exploded'] } });

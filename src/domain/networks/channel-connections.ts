@@ -7,6 +7,10 @@
  * - an OAuth flow's state is random, stored only as a hash, bound to the account, user and workspace that
  *   asked, single-use and valid CONNECT_FLOW_MS; PKCE S256 is sent where the network takes it; a denied or
  *   failed consent creates nothing and says why;
+ * - a flow started in the web app is bound to that browser's sign-in too: a callback in another browser (or
+ *   after signing out) is a 403 that connects nothing, so a link started in one person's account cannot
+ *   connect another person's network account to it. A flow started with an API key, an OAuth token or the CLI
+ *   has no browser to bind: whoever holds the key opens the link;
  * - connecting a network account again updates its channel (new credentials, same id): one channel per
  *   network account and account; a reconnect must reach the channel's own network account;
  * - credentials go to the channel's vault (credential-vault.ts) and nowhere else;
@@ -23,7 +27,7 @@ import type { components, operations } from '../../../generated/rest/openapi-typ
 import type { ChannelRecord } from '../../db/repositories/channels.js';
 import type { DomainDeps } from '../deps.js';
 import { toChannelView, type ChannelView } from '../directory.js';
-import { NotFoundError, ServiceUnavailableError, ValidationError } from '../errors.js';
+import { HeraldError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { recordChannelEvent } from '../events/events.js';
 import { requireScope, type Principal } from '../principal.js';
@@ -87,7 +91,7 @@ export async function connectChannel(
   const now = deps.now();
   await deps.repos.connectFlows.create({
     stateHash, accountId: principal.accountId, userId: principal.userId, workspaceId, network, channelId: channel?.id ?? null,
-    sealed: deps.secretBox.seal(flowName(stateHash), JSON.stringify({ codeVerifier, keep: start.keep })),
+    sealed: deps.secretBox.seal(flowName(stateHash), JSON.stringify({ codeVerifier, keep: start.keep, browser: principal.browser })),
     createdAt: now, expiresAt: now + CONNECT_FLOW_MS,
   });
   return { kind: 'authorize', authorizationUrl: start.authorizationUrl, warning };
@@ -114,8 +118,16 @@ export interface CallbackOutcome {
   warning: string | null;
 }
 
-/** Where the network sends the person back: checks the state, exchanges the code, saves the channels. */
-export async function finishConnect(deps: DomainDeps, networkName: string, params: Record<string, string | undefined>): Promise<CallbackOutcome> {
+/**
+ * Where the network sends the person back: checks the state and the browser, exchanges the code, saves the
+ * channels. `browser` is the browserBinding of the sign-in the callback's browser presents, if any.
+ */
+export async function finishConnect(
+  deps: DomainDeps,
+  networkName: string,
+  params: Record<string, string | undefined>,
+  browser: string | undefined,
+): Promise<CallbackOutcome> {
   const network = capabilitiesOf(networkName).name;
   if (!params.state) throw new ValidationError('The network sent no state back; start connecting again from Herald.');
   const stateHash = hashState(params.state);
@@ -123,12 +135,16 @@ export async function finishConnect(deps: DomainDeps, networkName: string, param
   if (!flow || flow.expiresAt < deps.now() || flow.network !== network) {
     throw new ValidationError('This connection link has expired or was already used; start connecting again from Herald.');
   }
+  const sealed = JSON.parse(deps.secretBox.open(flowName(stateHash), flow.sealed ?? '')) as { codeVerifier: string; keep: Record<string, string>; browser?: string };
+  if (sealed.browser !== undefined && sealed.browser !== browser) {
+    throw new HeraldError('connect_other_browser', 403, 'This connection was started in another browser, or you signed out of Herald since; nothing was connected. Open Herald in the browser where you chose Connect, sign in, and start again.');
+  }
   const displayName = capabilitiesOf(network).displayName;
   if (params.error) {
     throw new ValidationError(`${displayName} did not grant access (${params.error_description || params.error}); nothing was connected.`);
   }
   if (!params.code) throw new ValidationError(`${displayName} sent no authorization code back; nothing was connected.`);
-  const { codeVerifier, keep } = JSON.parse(deps.secretBox.open(flowName(stateHash), flow.sealed ?? '')) as { codeVerifier: string; keep: Record<string, string> };
+  const { codeVerifier, keep } = sealed;
   const connector = connectable(deps, network);
   const accounts = await atNetwork(connector, () =>
     connector.finishAuthorization!({ code: params.code!, redirectUri: callbackUrl(deps, network), codeVerifier, keep, apps: appRegistrations(deps, network) }),

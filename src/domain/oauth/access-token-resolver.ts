@@ -4,7 +4,9 @@
  * - the principal carries the scopes the user granted, and the token family as its token id, so the
  *   per-token MCP limit follows one authorization across refreshes;
  * - expired or revoked tokens (or a revoked family) are 401;
- * - a token issued for a resource other than this server's MCP URLs (RFC 8707 audience) is 401.
+ * - a token issued for a resource other than this server's MCP URLs (RFC 8707 audience) is 401;
+ * - the principal carries the resource, so each surface admits only the tokens meant for it
+ *   (requireTokenFor in ./resources.ts).
  */
 import type { TokenResolver } from '../authentication.js';
 import { UnauthorizedError } from '../errors.js';
@@ -27,5 +29,6 @@ export const resolveOAuthAccessToken: TokenResolver = async (deps, token) => {
   if (!isOurResource(deps.config, family.resource)) {
     throw new UnauthorizedError(`This access token was issued for ${family.resource}, not for this server; request a token with resource=${deps.config.baseUrl}/mcp.`);
   }
-  return { accountId: family.accountId, userId: family.userId, tokenId: family.id, tokenKind: 'oauth', scopes: record.scope.filter(isScope) };
+  return { accountId: family.accountId, userId: family.userId, tokenId: family.id, tokenKind: 'oauth', scopes: record.scope.filter(isScope),
+    resource: family.resource };
 };

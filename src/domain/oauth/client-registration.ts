@@ -9,13 +9,16 @@
  *   `native`; a `web` client's redirect URIs are https on a non-loopback host, a `native` client's are http
  *   on a loopback host (Herald accepts no custom schemes). Older clients omit it: the type is then read from
  *   the redirect URIs (native when every one is loopback) and stored, never refused;
+ * - `client_uri`, `logo_uri`, `tos_uri` and `policy_uri` are web addresses people are shown and may follow:
+ *   https, or http on a loopback host, without a user name or password; any other scheme (javascript:,
+ *   data:) is refused;
  * - invalid metadata is `invalid_redirect_uri` or `invalid_client_metadata`, naming the field to fix.
  */
 import type { OAuthClientRecord, TokenEndpointAuthMethod } from '../../db/repositories/oauth.js';
 import type { DomainDeps } from '../deps.js';
 import { hashSecret, newSecret } from '../secrets.js';
 import { OAuthError } from './errors.js';
-import { isLoopbackRedirectUri, redirectUriProblem } from './redirect-uris.js';
+import { isLoopbackRedirectUri, redirectUriProblem, webAddressProblem } from './redirect-uris.js';
 
 const CLIENT_ID_PREFIX = 'hc_';
 const CLIENT_SECRET_PREFIX = 'hcs_';
@@ -25,6 +28,7 @@ export const RESPONSE_TYPES = ['code'] as const;
 
 /** Registered metadata Herald keeps and returns as given; anything else is dropped (RFC 7591 section 2). */
 const OPTIONAL_STRING_FIELDS = ['client_uri', 'logo_uri', 'tos_uri', 'policy_uri', 'software_id', 'software_version'] as const;
+const WEB_ADDRESS_FIELDS: readonly string[] = ['client_uri', 'logo_uri', 'tos_uri', 'policy_uri'];
 const MAX_CLIENT_NAME = 200;
 const MAX_REDIRECT_URIS = 20;
 
@@ -117,7 +121,10 @@ export function readClientMetadata(metadata: Record<string, unknown>): ClientMet
   const extra: Record<string, unknown> = { application_type: applicationType(metadata, uris) };
   for (const field of OPTIONAL_STRING_FIELDS) {
     const value = optionalString(metadata, field);
-    if (value !== undefined) extra[field] = value;
+    if (value === undefined) continue;
+    const problem = WEB_ADDRESS_FIELDS.includes(field) ? webAddressProblem(value) : undefined;
+    if (problem) throw invalidMetadata(`${field} ${problem}.`);
+    extra[field] = value;
   }
   return { redirectUris: uris, grantTypes, responseTypes, clientName, scope, extra };
 }

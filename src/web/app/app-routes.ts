@@ -15,6 +15,7 @@ import { signIn } from '../../domain/oauth/sign-in.js';
 import { endSession, resolveSession, startSession } from '../../domain/sessions.js';
 import { appBrowserSession } from '../../http/browser-session.js';
 import type { BodyReader } from '../../http/request-body.js';
+import { requireFormSubmission } from '../../http/form-submission.js';
 import { spaRouter } from './spa.js';
 import { signInPage, type PageContext } from './app-pages.js';
 
@@ -23,7 +24,7 @@ const APP = '/app';
 export function appRouter(deps: DomainDeps, bodies: BodyReader): express.Router {
   const router = express.Router();
   const cookies = appBrowserSession(deps.config.baseUrl.startsWith('https:'));
-  const form = bodies.form({ limit: 16 * 1024 });
+  const form = [...bodies.form({ limit: 16 * 1024 }), requireFormSubmission('page')];
 
   function context(req: Request, res: Response): PageContext {
     return { csrf: cookies.csrfToken(req, res) };

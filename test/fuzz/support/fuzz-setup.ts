@@ -2,6 +2,7 @@
  * What the fuzz suites share: the seed (fixed, FUZZ_SEED replays a failure), a server with an account
  * whose rate budgets are raised far above what the runs spend, and a pool of real ids to aim at.
  */
+import type { Config } from '../../../src/config.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../../support/herald.js';
 import { callTool } from '../../mcp/support.js';
 
@@ -21,8 +22,9 @@ export interface FuzzTarget {
 
 const HIGH_BUDGETS = { restReadsPerMinute: 10_000_000, restWritesPerMinute: 10_000_000, accountPerHour: 100_000_000, mcpPerTokenPerMinute: 10_000_000 };
 
-export async function startFuzzTarget(): Promise<FuzzTarget> {
-  const h = await startTestHerald({ rateLimits: HIGH_BUDGETS });
+/** `overrides`: more of the configuration a suite needs (a network's app, raised OAuth throttles). */
+export async function startFuzzTarget(overrides: Partial<Config> = {}): Promise<FuzzTarget> {
+  const h = await startTestHerald({ rateLimits: HIGH_BUDGETS, ...overrides });
   const account = await h.seedAccount({ channels: 3 });
   const other = await h.seedAccount();
   const ids: FuzzTarget['ids'] = { channel: [...account.channelIds], workspace: [account.workspaceId], post: ['live_01hx0000000000000000000100'], label: [], media: [] };
