@@ -1,5 +1,6 @@
-import { isPostgres, type Db, type SqliteConnection } from '../connection.js';
-import { perPoll } from '../poll-batches.js';
+import type { Knex } from 'knex';
+import type { Db } from '../connection.js';
+import { runSql } from '../sqlite-statements.js';
 
 /**
  * Budgets in the database, so every instance shares them: request budgets as their admissions still in the
@@ -7,10 +8,11 @@ import { perPoll } from '../poll-batches.js';
  * (wrong passwords, registrations).
  */
 export class RateLimitsRepository {
-  /** Charges on SQLite wait for the event loop's poll to end (chargeInProcess). */
-  private readonly wait = perPoll<WaitingCharge>((charges) => void this.decideWaiting(charges));
-
-  constructor(private readonly db: Db) {}
+  /** `unit` runs a charge as a unit of work (`db/units-of-work.ts`). */
+  constructor(
+    private readonly db: Db,
+    private readonly unit: <T>(work: (trx: Knex.Transaction) => Promise<T>) => Promise<T>,
+  ) {}
 
   /** Counts `amount` hits (one by default) in the window and returns the hits so far, atomically. */
   async hit(bucket: string, windowStart: number, expiresAt: number, amount = 1): Promise<number> {
@@ -35,59 +37,20 @@ export class RateLimitsRepository {
   /**
    * Charges the `charged` budgets together: the request is admitted only when every one of them has room, and then
    * spends a slot of each; a refused request spends nothing anywhere. `reported` budgets are read, not charged or
-   * required. Each decision is made under the rows' locks (Postgres) or in one immediate transaction (SQLite), so
-   * no budget ever admits more than its limit whatever runs beside it, on this instance or another.
+   * required. Each decision is one unit of work, the same statements on both databases: its first statement on
+   * each budget locks the budget's row until the unit commits (Postgres; SQLite's units hold the database's write
+   * lock), so no budget ever admits more than its limit whatever runs beside it, on this instance or another. On
+   * SQLite the charges of one event-loop poll commit together with the other units of work asked for in it.
    */
   async charge(now: number, charged: LogBudget[], reported: LogBudget[] = []): Promise<ChargeResult> {
     // One lock order for every charge, so two charges sharing budgets never wait on each other in a cycle.
     const budgets = [...charged.map((budget) => ({ budget, charge: true })), ...reported.map((budget) => ({ budget, charge: false }))];
     const order = budgets.map((_, i) => i).sort((a, b) => (budgets[a].budget.bucket < budgets[b].budget.bucket ? -1 : 1));
     const sorted = order.map((i) => budgets[i]);
-    const states = isPostgres(this.db) ? await this.chargeOnPostgres(now, sorted) : await this.chargeInProcess(now, sorted);
+    const states = await this.unit((trx) => decide(trx, now, sorted));
     const byInput: BudgetState[] = [];
     order.forEach((input, i) => (byInput[input] = states.states[i]));
     return { admitted: states.admitted, charged: byInput.slice(0, charged.length), reported: byInput.slice(charged.length) };
-  }
-
-  private async chargeOnPostgres(now: number, budgets: Charging[]): Promise<Decided> {
-    const result = await this.db.raw(
-      'SELECT * FROM herald_charge_budgets(CAST(? AS TEXT[]), CAST(? AS BIGINT[]), CAST(? AS BIGINT[]), CAST(? AS BOOLEAN[]), CAST(? AS BIGINT))',
-      [budgets.map((b) => b.budget.bucket), budgets.map((b) => b.budget.limit), budgets.map((b) => b.budget.windowMs), budgets.map((b) => b.charge), now],
-    );
-    const rows = result.rows as { budget_count: number; budget_oldest: number | null; budget_latest: number | null; budget_admitted: boolean }[];
-    return {
-      admitted: rows.every((row) => row.budget_admitted),
-      states: rows.map((row) => ({ count: Number(row.budget_count), oldest: row.budget_oldest ?? undefined, latest: row.budget_latest ?? undefined })),
-    };
-  }
-
-  /**
-   * SQLite: the same steps as Postgres's herald_charge_budgets (migration 021), run on the connection itself as
-   * prepared statements: a dozen statements cost less in process than Knex's promise for one. The connection is
-   * taken from Knex's pool, so no transaction of Knex's is open on it.
-   *
-   * Charges made while the event loop polls wait for the poll to end and are then decided in one immediate
-   * transaction, one after another in the order they came, each in a savepoint of its own: exactly what they would
-   * decide one transaction each, but one BEGIN, one COMMIT and one write of the budgets' pages for them all. Those
-   * were a third of what a charge cost, and the charge a tenth of a REST read (BENCHMARKS.md). A charge that fails
-   * takes only its own savepoint back.
-   */
-  private chargeInProcess(now: number, budgets: Charging[]): Promise<Decided> {
-    return new Promise((resolve, reject) => this.wait({ now, budgets, resolve, reject }));
-  }
-
-  private async decideWaiting(charges: WaitingCharge[]): Promise<void> {
-    try {
-      const connection = (await this.db.client.acquireConnection()) as SqliteConnection;
-      try {
-        decideTogether(connection, charges);
-      } finally {
-        await this.db.client.releaseConnection(connection);
-      }
-    } catch (error) {
-      // Nothing was settled unless the commit went through (a later refusal of a settled charge changes nothing).
-      for (const charge of charges) charge.reject(error);
-    }
   }
 
   /** Drops spent fixed windows, and budgets whose every admission has left the window, with their admissions. */
@@ -134,68 +97,49 @@ interface Decided {
   states: BudgetState[];
 }
 
-interface WaitingCharge {
-  now: number;
-  budgets: Charging[];
-  resolve(decided: Decided): void;
-  reject(error: unknown): void;
-}
-
-/**
- * The waiting charges in one immediate transaction, each in a savepoint (a nested transaction of better-sqlite3's),
- * settled once it commits; a failed commit leaves them to the caller to refuse.
- */
-function decideTogether(connection: SqliteConnection, charges: WaitingCharge[]): void {
-  const decide = connection.transaction(decideOnSqlite);
-  const outcomes = connection.transaction(() => charges.map(({ now, budgets }) => {
-    try {
-      return { decided: decide(connection, now, budgets) };
-    } catch (error) {
-      return { error };
-    }
-  })).immediate();
-  outcomes.forEach((outcome, i) => ('error' in outcome ? charges[i].reject(outcome.error) : charges[i].resolve(outcome.decided)));
-}
-
-/** One charge on SQLite, inside the caller's transaction (chargeInProcess). */
-function decideOnSqlite(connection: SqliteConnection, now: number, budgets: Charging[]): Decided {
-  const held = budgets.map(({ budget }) => {
-    const row = connection.prepare(ENSURE_BUDGET).get(budget.bucket, now) as { kept: number; expires_at: number };
+/** One charge, inside the unit of work that holds its budgets' rows. */
+async function decide(trx: Knex.Transaction, now: number, budgets: Charging[]): Promise<Decided> {
+  const held: { count: number; spent: number; expiresAt: number }[] = [];
+  for (const { budget } of budgets) {
+    const [row] = await runSql(trx, ENSURE_BUDGET, [budget.bucket, now]) as { kept: number; expires_at: number }[];
     // Every admission held lies at or before expires_at less a window; only then can one lie ahead of now.
     const latestHeld = row.expires_at - budget.windowMs;
-    const spent = [
-      ...(connection.prepare(DROP_LEFT).all(budget.bucket, now - budget.windowMs) as { n: number }[]),
-      ...(latestHeld > now + budget.windowMs ? (connection.prepare(DROP_AHEAD).all(budget.bucket, now + budget.windowMs) as { n: number }[]) : []),
-    ].reduce((sum, n) => sum + n.n, 0);
-    return { count: row.kept - spent, spent, latestHeld };
-  });
+    const dropped = [
+      ...await runSql(trx, DROP_LEFT, [budget.bucket, now - budget.windowMs]),
+      ...(latestHeld > now + budget.windowMs ? await runSql(trx, DROP_AHEAD, [budget.bucket, now + budget.windowMs]) : []),
+    ] as { n: number }[];
+    const spent = dropped.reduce((sum, n) => sum + n.n, 0);
+    held.push({ count: row.kept - spent, spent, expiresAt: row.expires_at });
+  }
   const admitted = budgets.every(({ budget, charge }, i) => !charge || held[i].count < budget.limit);
-  return {
-    admitted,
-    states: budgets.map(({ budget, charge }, i) => {
-      const { spent, latestHeld } = held[i];
-      let count = held[i].count;
-      if (admitted && charge) {
-        connection.prepare(ADMIT).run(budget.bucket, now);
-        count++;
-        connection.prepare(KEEP_ADMITTED).run(count, now + budget.windowMs, budget.bucket);
-        // The admission just made is the latest unless an earlier one lies ahead of now (clocks of other instances).
-        if (latestHeld <= now) return { count, oldest: undefined, latest: now };
-      } else if (spent > 0) {
-        connection.prepare(KEEP).run(count, budget.bucket);
+  const states: BudgetState[] = [];
+  for (const [i, { budget, charge }] of budgets.entries()) {
+    const { spent, expiresAt } = held[i];
+    let count = held[i].count;
+    if (admitted && charge) {
+      await runSql(trx, ADMIT, [budget.bucket, now]);
+      count++;
+      await runSql(trx, KEEP_ADMITTED, [count, Math.max(expiresAt, now + budget.windowMs), budget.bucket]);
+      // The admission just made is the latest unless an earlier one lies ahead of now (clocks of other instances).
+      if (expiresAt - budget.windowMs <= now) {
+        states.push({ count, oldest: undefined, latest: now });
+        continue;
       }
-      const oldest = connection.prepare(OLDEST).get(budget.bucket) as { at: number | null };
-      const latest = connection.prepare(LATEST).get(budget.bucket) as { at: number | null };
-      return { count, oldest: oldest.at ?? undefined, latest: latest.at ?? undefined };
-    }),
-  };
+    } else if (spent > 0) {
+      await runSql(trx, KEEP, [count, budget.bucket]);
+    }
+    const [span] = await runSql(trx, SPAN, [budget.bucket]) as { oldest: number | null; latest: number | null }[];
+    states.push({ count, oldest: span.oldest ?? undefined, latest: span.latest ?? undefined });
+  }
+  return { admitted, states };
 }
 
 /*
  * A budget's admissions are the rows still in its window: each charge first drops those that have left it, and
  * those more than a window ahead, which only a clock that went back leaves (each row is dropped once, so this is
  * constant work a request on average), and keeps the budget's count of what remains. The admission test is then
- * one comparison, and a budget set high costs what a small one does.
+ * one comparison, and a budget set high costs what a small one does. The first statement on a budget's row (an
+ * upsert that changes nothing) is what locks it on Postgres.
  */
 const ENSURE_BUDGET = `INSERT INTO rate_limit_budgets (bucket, kept, expires_at) VALUES (?, 0, ?)
   ON CONFLICT (bucket) DO UPDATE SET kept = rate_limit_budgets.kept RETURNING kept, expires_at`;
@@ -203,7 +147,6 @@ const ENSURE_BUDGET = `INSERT INTO rate_limit_budgets (bucket, kept, expires_at)
 const DROP_LEFT = 'DELETE FROM rate_limit_admissions WHERE bucket = ? AND at <= ? RETURNING n';
 const DROP_AHEAD = 'DELETE FROM rate_limit_admissions WHERE bucket = ? AND at > ? RETURNING n';
 const ADMIT = 'INSERT INTO rate_limit_admissions (bucket, at, n) VALUES (?, ?, 1) ON CONFLICT (bucket, at) DO UPDATE SET n = rate_limit_admissions.n + 1';
-const KEEP_ADMITTED = 'UPDATE rate_limit_budgets SET kept = ?, expires_at = max(expires_at, ?) WHERE bucket = ?';
+const KEEP_ADMITTED = 'UPDATE rate_limit_budgets SET kept = ?, expires_at = ? WHERE bucket = ?';
 const KEEP = 'UPDATE rate_limit_budgets SET kept = ? WHERE bucket = ?';
-const OLDEST = 'SELECT min(at) AS at FROM rate_limit_admissions WHERE bucket = ?';
-const LATEST = 'SELECT max(at) AS at FROM rate_limit_admissions WHERE bucket = ?';
+const SPAN = 'SELECT min(at) AS oldest, max(at) AS latest FROM rate_limit_admissions WHERE bucket = ?';
