@@ -10,6 +10,7 @@ import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '.
 /** better-sqlite3 itself, as another process would open the file (the package ships no types). */
 interface RawConnection extends SqliteConnection {
   pragma(sql: string): unknown;
+  exec(sql: string): void;
   transaction(work: () => void): () => void;
   close(): void;
 }
@@ -54,6 +55,18 @@ describe('SQLite statements (db/sqlite-statements.ts)', () => {
     it('returns rows as objects named by their columns', () => {
       assert.deepEqual(conn.prepare('SELECT * FROM t').all(), [{ a: 1, b: 'one' }]);
       assert.deepEqual(conn.prepare('SELECT b, a FROM t WHERE a = ?').get(1), { b: 'one', a: 1 });
+    });
+
+    it('reads the same values under the same names after another connection rebuilds the table with its columns reordered', () => {
+      const read = conn.prepare('SELECT * FROM t');
+      const before = { all: read.all(), get: read.get() };
+      assert.deepEqual(before.get, { a: 1, b: 'one' });
+      const other = new Database(path.join(dir, 'cache.db'));
+      other.exec('CREATE TABLE t2 (b TEXT, a INTEGER); INSERT INTO t2 (b, a) SELECT b, a FROM t; DROP TABLE t; ALTER TABLE t2 RENAME TO t');
+      other.close();
+      assert.equal(conn.prepare('SELECT * FROM t'), read, 'the same cached statement');
+      assert.deepEqual({ all: read.all(), get: read.get() }, before);
+      assert.deepEqual(conn.prepare('SELECT * FROM t WHERE a = ?').get(1), { a: 1, b: 'one' });
     });
 
     it('forgets its statements when this connection changes the schema', () => {

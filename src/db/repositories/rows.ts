@@ -15,9 +15,10 @@ export function json<T>(value: unknown, fallback: T): T {
 }
 
 /**
- * Makes a row object from its values in the order a query itself names them (never a table's order, which another
- * process's migration may change under a running one), with a function compiled once for those columns: faster than
- * setting the properties one by one. The names are written as JSON string literals, so nothing else is evaluated.
+ * Makes a row object from its values in column order, with a function compiled once for those columns: faster than
+ * setting the properties one by one. A later column of the same name wins, as in a driver's row objects. The names are
+ * written as JSON string literals, so nothing else is evaluated. The columns must be those the values were read
+ * under: a table's order may change under a running process (sqlite-statements.ts checks).
  */
 export function rowBuilder(names: readonly string[]): (values: readonly unknown[]) => Record<string, unknown> {
   return new Function('v', `return {${names.map((name, i) => `${JSON.stringify(name)}: v[${i}]`).join(', ')}};`) as (values: readonly unknown[]) => Record<string, unknown>;
