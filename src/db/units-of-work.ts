@@ -26,18 +26,31 @@ interface RunningUnit {
   open: boolean;
 }
 
+/**
+ * The unit a transaction belongs to, handed over explicitly: repositories bound to a unit's transaction, and
+ * statements given it, find the unit's connection here.
+ */
+const units = new WeakMap<Knex.Transaction, RunningUnit>();
+
+/**
+ * The unit the running code belongs to, for repositories over the database itself. Node 20 keeps such a store
+ * with a hook on every promise made while any store is in use (3 times the cost of an `await`, measured), so it is
+ * kept only while a unit of the domain runs, and charges (`rate-limits.ts`) are not carried in it.
+ */
 const running = new AsyncLocalStorage<RunningUnit>();
+let carrying = 0;
 /** The databases behind their joiningUnits views. */
 const views = new WeakMap<Db, Db>();
 
 function current(db: Db): RunningUnit | undefined {
-  const unit = running.getStore();
-  return unit?.open && (unit.outer === (views.get(db) ?? db) || unit.trx === db) ? unit : undefined;
+  const unit = carrying > 0 ? running.getStore() : undefined;
+  return unit?.open && unit.outer === (views.get(db) ?? db) ? unit : undefined;
 }
 
 /** The SQLite connection that holds the transaction `db` stands for, when `db` is a running unit's. */
 export function unitConnection(db: Db): SqliteConnection | undefined {
-  return current(db)?.connection;
+  const unit = units.get(db as Knex.Transaction) ?? current(db);
+  return unit?.open ? unit.connection : undefined;
 }
 
 /**
@@ -56,37 +69,50 @@ export function joiningUnits(db: Db): Db {
   return view;
 }
 
-/** `inTransaction` for repositories made over `db` (a database or a unit's transaction), made by `bind`. */
-export function unitsOfWork<R>(db: Db, bind: (trx: Knex.Transaction) => R): <T>(work: (repos: R) => Promise<T>) => Promise<T> {
+/**
+ * `inTransaction` for repositories made over `db` (a database or a unit's transaction), made by `bind`. A unit not
+ * `carried` is not joined by repositories over the database (its work uses only what it is given).
+ */
+export function unitsOfWork<R>(db: Db, bind: (trx: Knex.Transaction) => R, carried = true): <T>(work: (repos: R) => Promise<T>) => Promise<T> {
   const nested = <T>(unit: RunningUnit, work: (repos: R) => Promise<T>) =>
-    unit.trx.transaction((trx) => runUnit({ outer: unit.outer, trx, connection: unit.connection, open: true }, () => work(bind(trx))));
+    unit.trx.transaction((trx) => runUnit({ outer: unit.outer, trx, connection: unit.connection, open: true }, carried, () => work(bind(trx))));
   if ((db as Knex.Transaction).isTransaction) {
     // Repositories over a transaction of Knex's own that no unit runs in nest as Knex does, in a savepoint.
     return (work) => {
-      const unit = current(db);
-      return unit ? nested(unit, work) : db.transaction((trx) => work(bind(trx)));
+      const unit = units.get(db as Knex.Transaction);
+      return unit?.open ? nested(unit, work) : db.transaction((trx) => work(bind(trx)));
     };
   }
   const alone = isPostgres(db)
-    ? <T>(work: (repos: R) => Promise<T>) => db.transaction((trx) => runUnit({ outer: db, trx, connection: undefined, open: true }, () => work(bind(trx))))
-    : groupCommit(db, bind);
+    ? <T>(work: (repos: R) => Promise<T>) => db.transaction((trx) => runUnit({ outer: db, trx, connection: undefined, open: true }, carried, () => work(bind(trx))))
+    : groupCommit(db, bind, carried);
   return (work) => {
     const unit = current(db);
     return unit ? nested(unit, work) : alone(work);
   };
 }
 
-async function runUnit<T>(unit: RunningUnit, work: () => Promise<T>): Promise<T> {
+async function runUnit<T>(unit: RunningUnit, carried: boolean, work: () => Promise<T>): Promise<T> {
+  units.set(unit.trx, unit);
+  if (!carried) {
+    try {
+      return await work();
+    } finally {
+      unit.open = false;
+    }
+  }
+  carrying++;
   try {
     return await running.run(unit, work);
   } finally {
     unit.open = false;
+    if (--carrying === 0) running.disable();
   }
 }
 
 const groups = new WeakMap<Db, (unit: Waiting) => void>();
 
-function groupCommit<R>(db: Db, bind: (trx: Knex.Transaction) => R): <T>(work: (repos: R) => Promise<T>) => Promise<T> {
+function groupCommit<R>(db: Db, bind: (trx: Knex.Transaction) => R, carried: boolean): <T>(work: (repos: R) => Promise<T>) => Promise<T> {
   async function commitGroup(units: Waiting[]): Promise<void> {
     let outcomes: Outcome[];
     try {
@@ -111,7 +137,7 @@ function groupCommit<R>(db: Db, bind: (trx: Knex.Transaction) => R): <T>(work: (
   }
   const ask = wait;
   return <T>(work: (repos: R) => Promise<T>) => new Promise<T>((resolve, reject) => ask({
-    work: (trx) => work(bind(trx)), resolve: resolve as (value: unknown) => void, reject,
+    work: (trx) => work(bind(trx)), carried, resolve: resolve as (value: unknown) => void, reject,
   }));
 }
 
@@ -122,7 +148,7 @@ async function runInSavepoints(db: Db, trx: Knex.Transaction, connection: Sqlite
   for (const unit of units) {
     connection.prepare('SAVEPOINT herald_unit').run();
     try {
-      outcomes.push({ value: await runUnit({ outer: db, trx, connection, open: true }, () => unit.work(trx)) });
+      outcomes.push({ value: await runUnit({ outer: db, trx, connection, open: true }, unit.carried, () => unit.work(trx)) });
     } catch (error) {
       // Throws, failing the whole group, when SQLite has already ended the transaction itself (a full disk).
       connection.prepare('ROLLBACK TO herald_unit').run();
@@ -154,6 +180,7 @@ export function perPoll<T>(flush: (batch: T[]) => void): (item: T) => void {
 
 interface Waiting {
   work(trx: Knex.Transaction): Promise<unknown>;
+  carried: boolean;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
