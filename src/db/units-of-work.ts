@@ -7,6 +7,7 @@ import { isPostgres, type Db, type SqliteConnection } from './connection.js';
  * - a unit's writes are kept when it resolves and taken back when it throws; a nested unit is a savepoint;
  * - a unit carries its transaction with it (AsyncLocalStorage), so the repositories made over the database itself,
  *   called while the unit runs, join it instead of waiting for a connection the unit holds (on SQLite, the only one);
+ *   work it leaves running after it settles goes to the database itself;
  * - on SQLite, the units asked for while the event loop polls run in one transaction, one after another in the
  *   order they came, each in a savepoint: each sees what the units before it wrote, as it would have one transaction
  *   each, and a unit that throws takes back only its own writes. One BEGIN, one COMMIT and one write of the pages
@@ -73,9 +74,9 @@ export function joiningUnits(db: Db): Db {
  * `inTransaction` for repositories made over `db` (a database or a unit's transaction), made by `bind`. A unit not
  * `carried` is not joined by repositories over the database (its work uses only what it is given).
  */
-export function unitsOfWork<R>(db: Db, bind: (trx: Knex.Transaction) => R, carried = true): <T>(work: (repos: R) => Promise<T>) => Promise<T> {
+export function unitsOfWork<R>(db: Db, bind: (trx: Knex.Transaction) => R, carried = true): UnitsOfWork<R> {
   const nested = <T>(unit: RunningUnit, work: (repos: R) => Promise<T>) =>
-    unit.trx.transaction((trx) => runUnit({ outer: unit.outer, trx, connection: unit.connection, open: true }, carried, () => work(bind(trx))));
+    unit.trx.transaction((trx) => runUnit({ ...unit, trx, open: true }, carried, () => work(bind(trx))));
   if ((db as Knex.Transaction).isTransaction) {
     // Repositories over a transaction of Knex's own that no unit runs in nest as Knex does, in a savepoint.
     return (work) => {
@@ -84,7 +85,8 @@ export function unitsOfWork<R>(db: Db, bind: (trx: Knex.Transaction) => R, carri
     };
   }
   const alone = isPostgres(db)
-    ? <T>(work: (repos: R) => Promise<T>) => db.transaction((trx) => runUnit({ outer: db, trx, connection: undefined, open: true }, carried, () => work(bind(trx))))
+    ? <T>(work: (repos: R) => Promise<T>) =>
+      db.transaction((trx) => runUnit({ outer: db, trx, connection: undefined, open: true }, carried, () => work(bind(trx))))
     : groupCommit(db, bind, carried);
   return (work) => {
     const unit = current(db);
@@ -112,7 +114,7 @@ async function runUnit<T>(unit: RunningUnit, carried: boolean, work: () => Promi
 
 const groups = new WeakMap<Db, (unit: Waiting) => void>();
 
-function groupCommit<R>(db: Db, bind: (trx: Knex.Transaction) => R, carried: boolean): <T>(work: (repos: R) => Promise<T>) => Promise<T> {
+function groupCommit<R>(db: Db, bind: (trx: Knex.Transaction) => R, carried: boolean): UnitsOfWork<R> {
   async function commitGroup(units: Waiting[]): Promise<void> {
     let outcomes: Outcome[];
     try {
@@ -141,14 +143,17 @@ function groupCommit<R>(db: Db, bind: (trx: Knex.Transaction) => R, carried: boo
   }));
 }
 
-async function runInSavepoints(db: Db, trx: Knex.Transaction, connection: SqliteConnection, units: Waiting[]): Promise<Outcome[]> {
+async function runInSavepoints(
+  db: Db, trx: Knex.Transaction, connection: SqliteConnection, units: Waiting[],
+): Promise<Outcome[]> {
   // SQLite takes a write transaction's lock at its first write, even one that matches no row.
   connection.prepare(TAKE_WRITE_LOCK).run();
   const outcomes: Outcome[] = [];
   for (const unit of units) {
     connection.prepare('SAVEPOINT herald_unit').run();
     try {
-      outcomes.push({ value: await runUnit({ outer: db, trx, connection, open: true }, unit.carried, () => unit.work(trx)) });
+      const unitRun = { outer: db, trx, connection, open: true };
+      outcomes.push({ value: await runUnit(unitRun, unit.carried, () => unit.work(trx)) });
     } catch (error) {
       // Throws, failing the whole group, when SQLite has already ended the transaction itself (a full disk).
       connection.prepare('ROLLBACK TO herald_unit').run();
@@ -177,6 +182,8 @@ export function perPoll<T>(flush: (batch: T[]) => void): (item: T) => void {
     }));
   };
 }
+
+type UnitsOfWork<R> = <T>(work: (repos: R) => Promise<T>) => Promise<T>;
 
 interface Waiting {
   work(trx: Knex.Transaction): Promise<unknown>;

@@ -106,7 +106,9 @@ async function decide(trx: Knex.Transaction, now: number, budgets: Charging[]): 
     const latestHeld = row.expires_at - budget.windowMs;
     const dropped = [
       ...await runSql(trx, DROP_LEFT, [budget.bucket, now - budget.windowMs]),
-      ...(latestHeld > now + budget.windowMs ? await runSql(trx, DROP_AHEAD, [budget.bucket, now + budget.windowMs]) : []),
+      ...(latestHeld > now + budget.windowMs
+        ? await runSql(trx, DROP_AHEAD, [budget.bucket, now + budget.windowMs])
+        : []),
     ] as { n: number }[];
     const spent = dropped.reduce((sum, n) => sum + n.n, 0);
     held.push({ count: row.kept - spent, spent, expiresAt: row.expires_at });
