@@ -14,6 +14,7 @@ import { wallClockToUtc } from '../../../src/domain/zoned-time.js';
 import { api, ApiError, call, toApiError } from '../api.js';
 import { Link, navigate } from '../router.js';
 import { Empty, FieldProblems, Loading, Page, Problem } from '../ui/page.js';
+import { composeAt } from '../ui/compose-at.js';
 import { browserTimeZone, formatTime } from '../ui/time.js';
 import { useApi } from '../ui/use-api.js';
 import { MediaField, type ChosenMedia } from './compose/media-field.js';
@@ -36,7 +37,7 @@ async function load() {
   };
 }
 
-export function ComposePage() {
+export function ComposePage(props: { query: URLSearchParams }) {
   const { data, error } = useApi(load, []);
   return (
     <Page title="Compose">
@@ -45,7 +46,9 @@ export function ComposePage() {
       {data && data.channels.length === 0 && (
         <Empty><p>No channels to post to yet. Connect one on the <Link href="/app/channels">Channels page</Link>, then come back to write.</p></Empty>
       )}
-      {data && data.channels.length > 0 && <Composer channels={data.channels} rows={data.rows} labels={data.labels} />}
+      {data && data.channels.length > 0 && (
+        <Composer channels={data.channels} rows={data.rows} labels={data.labels} at={composeAt(props.query)} />
+      )}
     </Page>
   );
 }
@@ -62,7 +65,9 @@ function toInstant(local: string, timeZone: string): { iso: string } | { problem
   }
 }
 
-function Composer(props: { channels: Channel[]; rows: Map<string, NetworkRow>; labels: Label[] }) {
+function Composer(props: {
+  channels: Channel[]; rows: Map<string, NetworkRow>; labels: Label[]; at?: ReturnType<typeof composeAt>;
+}) {
   const { channels, rows, labels } = props;
   const [chosenIds, setChosenIds] = useState<string[]>([]);
   const [text, setText] = useState('');
@@ -71,9 +76,10 @@ function Composer(props: { channels: Channel[]; rows: Map<string, NetworkRow>; l
   const [firstComment, setFirstComment] = useState('');
   const [labelIds, setLabelIds] = useState<string[]>([]);
   const [options, setOptions] = useState<Record<string, Record<string, string>>>({});
-  const [when, setWhen] = useState<When>('now');
-  const [dateTime, setDateTime] = useState('');
-  const [timeZone, setTimeZone] = useState(browserTimeZone);
+  // Opened from a day or hour of the calendar: scheduled at that time, in the zone the calendar showed.
+  const [when, setWhen] = useState<When>(props.at ? 'schedule' : 'now');
+  const [dateTime, setDateTime] = useState(props.at?.dateTime ?? '');
+  const [timeZone, setTimeZone] = useState(props.at?.timeZone ?? browserTimeZone);
   const [prompt, setPrompt] = useState('');
   const [assisted, setAssisted] = useState('');
   const [asking, setAsking] = useState<string | undefined>(undefined);
