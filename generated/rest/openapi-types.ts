@@ -1184,6 +1184,8 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description A post's reviewVersion as read; the decision is refused if the post changed since. */
+        ReviewVersion: string;
         /**
          * @description The body of every error response.
          * @example {
@@ -1335,6 +1337,8 @@ export interface components {
             reviewerUserId?: string | null;
             /** @description Why the post was rejected (approvalStatus REJECTED). */
             rejectionReason?: string | null;
+            /** @description On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw. */
+            reviewVersion?: string | null;
             /**
              * @description The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).
              *     outcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the
@@ -3733,7 +3737,18 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "version": "3f2a9c01b7de"
+                 *     }
+                 */
+                "application/json": {
+                    version?: components["schemas"]["ReviewVersion"];
+                };
+            };
+        };
         responses: {
             /** @description The post after the change. */
             200: {
@@ -3806,11 +3821,13 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "reason": "Wrong launch date"
+                 *       "reason": "Wrong launch date",
+                 *       "version": "3f2a9c01b7de"
                  *     }
                  */
                 "application/json": {
                     reason: string;
+                    version?: components["schemas"]["ReviewVersion"];
                 };
             };
         };
@@ -5244,6 +5261,10 @@ export interface operations {
                     decision: "approve" | "reject";
                     /** @description Why the posts are rejected; required with decision reject. */
                     reason?: string;
+                    /** @description The reviewVersion read for each post id; a post changed since is not decided (changed_since_read). */
+                    versions?: {
+                        [key: string]: components["schemas"]["ReviewVersion"];
+                    };
                 };
             };
         };
