@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
+import { TINY_PNG } from '../media/fixtures.js';
 import { testWorker } from '../publishing/support.js';
 import { ARTIFACTS, appReady, openAppBrowser, signInToApp } from '../support/app-browser.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
@@ -93,6 +94,36 @@ describe(`the web app: a post's life (${TEST_DB})`, function () {
     assert.equal(moved, await page.evaluate(() => new Date('2030-03-01T08:00').toISOString()), 'in the browser\'s zone');
     assert.equal(await page.getAttribute('.post-summary time', 'datetime'), moved);
     await page.screenshot({ path: path.join(ARTIFACTS, 'app-post-lifecycle.png'), fullPage: true });
+  });
+
+  it('edits a draft with its picture, alt text and delayed first comment kept, and schedules it', async () => {
+    const started = (await t.api('POST', '/v1/rest/media/uploads', {
+      token: a.apiKey, body: { fileName: 'logo.png', contentType: 'image/png', sizeBytes: TINY_PNG.length },
+    })).body.data;
+    await fetch(started.uploadUrl, { method: 'PUT', headers: started.headers, body: TINY_PNG });
+    const media = (await t.api('POST', `/v1/rest/media/uploads/${started.uploadId}/complete`, { token: a.apiKey })).body.data;
+    const id = await create({ text: 'With a picture', mediaIds: [media.id], saveAsDraft: true, firstComment: { text: 'Details', delayMinutes: 5 } });
+    const options = await t.api('PATCH', `/v1/rest/posts/${id}`, { token: a.apiKey, body: { channelOptions: { altText: ['A tiny logo'] } } });
+    assert.equal(options.status, 200, JSON.stringify(options.body));
+
+    await open(`/app/posts/${id}/edit`);
+    assert.equal(await page.locator(`#media-list li[data-media-id="${media.id}"]`).count(), 1, 'its picture, from the library');
+    assert.equal(await page.inputValue(`#alt-${media.id}`), 'A tiny logo');
+    assert.equal(await page.inputValue('#firstComment'), 'Details');
+    assert.equal(await page.isChecked('input[name=when][value=draft]'), true);
+    assert.equal(await submit().textContent(), 'Save draft');
+    await page.fill(`#alt-${media.id}`, 'The logo, tiny');
+    await page.check('input[name=when][value=schedule]');
+    await page.fill('#timezone', 'UTC');
+    await page.fill('#dateTime', '2030-05-01T12:00');
+    await submit().click();
+    await page.waitForURL(`${t.url}/app/posts/${id}`);
+    const edited = (await post(id)).body.data;
+    assert.equal(edited.status, 'scheduled');
+    assert.equal(edited.dateTime, '2030-05-01T12:00:00.000Z');
+    assert.deepEqual(edited.imageUrls, [media.url]);
+    assert.deepEqual(edited.channelOptions.altText, ['The logo, tiny']);
+    assert.deepEqual(edited.firstComment, { text: 'Details', delayMinutes: 5 });
   });
 
   it('deletes a post after asking, in place, and it is gone from the list', async () => {

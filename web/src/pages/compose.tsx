@@ -257,6 +257,18 @@ function Composer(props: Basics & { initial: Draft; edit?: Post; onAnother?: () 
     return Object.keys(result).length > 0 ? result : undefined;
   }
 
+  /**
+   * An edited post's options: what the form shows, as changed, and the rest as the post had them (an option of
+   * another network, or alt text the network does not use, is kept, not dropped by an edit of the text).
+   */
+  function editedOptions(had: Record<string, unknown>): Record<string, unknown> | undefined {
+    const shown = new Set(chosenNetworks.flatMap((n) => rows.get(n)!.channelOptions.map((rule) => rule.name)));
+    const result: Record<string, unknown> = Object.fromEntries(Object.entries(had).filter(([name]) => !shown.has(name)));
+    if ('altText' in had) result.altText = media.filter((m) => m.media.kind === 'image').map((m) => m.altText.trim());
+    Object.assign(result, channelOptions());
+    return Object.keys(result).length > 0 || Object.keys(had).length > 0 ? result : undefined;
+  }
+
   function local(field: string, message: string) {
     setRefusal(new ApiError(400, 'invalid_request', message, [{ path: field, message }]));
   }
@@ -287,7 +299,7 @@ function Composer(props: Basics & { initial: Draft; edit?: Post; onAnother?: () 
   /** The post changed in place (PATCH), its labels added and taken off, then its page, showing the change. */
   async function saveEdit(post: Post, timing: { isScheduled?: boolean; dateTime?: string; addToQueue?: boolean; saveAsDraft?: boolean }) {
     const path = { params: { path: { postId: post.id } } };
-    const opts = channelOptions();
+    const options = editedOptions(post.channelOptions ?? {});
     // A draft leaves drafts only when told; a post already in the queue keeps its place rather than take the next.
     const then = when === 'queue' ? (wasQueued ? {} : timing) : when === 'draft' ? timing : { saveAsDraft: false, isScheduled: when === 'schedule', ...timing };
     const comment = firstComment.trim() === '' ? null : { text: firstComment, ...(initial.firstCommentDelay ? { delayMinutes: initial.firstCommentDelay } : {}) };
@@ -298,7 +310,7 @@ function Composer(props: Basics & { initial: Draft; edit?: Post; onAnother?: () 
         imageUrls: media.filter((m) => m.media.kind === 'image').map((m) => m.media.url),
         videoUrls: media.filter((m) => m.media.kind === 'video').map((m) => m.media.url),
         firstComment: comment,
-        ...(opts || post.channelOptions ? { channelOptions: opts ?? {} } : {}),
+        ...(options ? { channelOptions: options } : {}),
         ...then,
       },
     }));
