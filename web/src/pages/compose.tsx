@@ -32,9 +32,12 @@ type Label = components['schemas']['Label'];
 type OptionRule = components['schemas']['ChannelOptionRule'];
 type Post = components['schemas']['Post'];
 type When = 'now' | 'schedule' | 'queue' | 'draft';
+type Timing = { isScheduled?: boolean; dateTime?: string; addToQueue?: boolean; saveAsDraft?: boolean };
 
 /** The button says what pressing it does. */
-const ACTION: Record<When, string> = { now: 'Publish now', schedule: 'Schedule', queue: 'Add to queue', draft: 'Save draft' };
+const ACTION: Record<When, string> = {
+  now: 'Publish now', schedule: 'Schedule', queue: 'Add to queue', draft: 'Save draft',
+};
 
 /** A post's state Herald lets the app change (the server refuses the others too). */
 export const EDITABLE = new Set(['draft', 'scheduled', 'failed']);
@@ -57,7 +60,8 @@ interface Draft {
 }
 
 const BLANK: Draft = {
-  chosenIds: [], text: '', ownText: {}, media: [], firstComment: '', firstCommentDelay: undefined, labelIds: [], options: {}, when: 'now', dateTime: '',
+  chosenIds: [], text: '', ownText: {}, media: [], firstComment: '', firstCommentDelay: undefined, labelIds: [],
+  options: {}, when: 'now', dateTime: '',
 };
 
 interface Basics {
@@ -77,16 +81,24 @@ async function loadBasics(): Promise<Basics> {
 
 /** The post's files as the media field shows them: from the library where they are in it, with their alt text. */
 async function mediaOf(post: Post): Promise<ChosenMedia[]> {
-  const urls = [...post.imageUrls.map((url) => ({ url, kind: 'image' as const })), ...post.videoUrls.map((url) => ({ url, kind: 'video' as const }))];
+  const urls = [
+    ...post.imageUrls.map((url) => ({ url, kind: 'image' as const })),
+    ...post.videoUrls.map((url) => ({ url, kind: 'video' as const })),
+  ];
   if (urls.length === 0) return [];
-  const library = new Map((await call(api.GET('/media', { params: { query: { limit: 100 } } }))).data.map((m) => [m.url, m]));
-  const altTexts = Array.isArray(post.channelOptions?.altText) ? (post.channelOptions.altText as unknown[]).map(String) : [];
+  const library = await call(api.GET('/media', { params: { query: { limit: 100 } } }));
+  const byUrl = new Map(library.data.map((m) => [m.url, m]));
+  const alt = post.channelOptions?.altText;
+  const altTexts = Array.isArray(alt) ? alt.map(String) : [];
   return urls.map(({ url, kind }): ChosenMedia => {
     const altText = kind === 'image' ? altTexts[post.imageUrls.indexOf(url)] ?? '' : '';
-    const known = library.get(url);
+    const known = byUrl.get(url);
     if (known) return { media: known, altText };
     const fileName = decodeURIComponent(new URL(url).pathname.split('/').pop() || url);
-    const media: Media = { id: url, url, kind, fileName, contentType: '', sizeBytes: 0, width: null, height: null, durationSeconds: null, workspaceId: '', createdAt: '' };
+    const media: Media = {
+      id: url, url, kind, fileName, contentType: '', sizeBytes: 0, width: null, height: null, durationSeconds: null,
+      workspaceId: '', createdAt: '',
+    };
     return { media, altText, external: true };
   });
 }
@@ -99,7 +111,8 @@ async function draftOf(post: Post, basics: Basics, when: When, dateTime: string)
   for (const rule of rules) {
     const value = post.channelOptions?.[rule.name];
     if (rule.name === 'altText' || value === undefined || value === null || !channel) continue;
-    options[channel.network] = { ...options[channel.network], [rule.name]: Array.isArray(value) ? value.join(', ') : String(value) };
+    const typed = Array.isArray(value) ? value.join(', ') : String(value);
+    options[channel.network] = { ...options[channel.network], [rule.name]: typed };
   }
   return {
     chosenIds: channel ? [channel.id] : [],
@@ -129,8 +142,9 @@ export function ComposePage(props: { query: URLSearchParams }) {
   const { data, error } = useApi(async () => {
     const basics = await loadBasics();
     // A copy starts as a draft: nothing goes out until the person chooses when.
-    const draft = from ? await draftOf((await call(api.GET('/posts/{postId}', { params: { path: { postId: from } } }))).data, basics, 'draft', '') : BLANK;
-    return { basics, draft };
+    if (!from) return { basics, draft: BLANK };
+    const original = await call(api.GET('/posts/{postId}', { params: { path: { postId: from } } }));
+    return { basics, draft: await draftOf(original.data, basics, 'draft', '') };
   }, [from]);
   const another = () => (from ? navigate('/app/compose') : setRound((n) => n + 1));
   return (
@@ -142,7 +156,11 @@ export function ComposePage(props: { query: URLSearchParams }) {
       )}
       {data && data.basics.channels.length > 0 && (
         <>
-          {from && <p class="note-box" id="copy-note">A copy of the post: change what you like, then save it as a new post. The original stays as it is.</p>}
+          {from && (
+            <p class="note-box" id="copy-note">
+              A copy of the post: change what you like, then save it as a new post. The original stays as it is.
+            </p>
+          )}
           <Composer key={round} {...data.basics} initial={data.draft} onAnother={another} />
         </>
       )}
@@ -153,7 +171,10 @@ export function ComposePage(props: { query: URLSearchParams }) {
 export function EditPostPage(props: { params: Record<string, string> }) {
   const postId = props.params.postId;
   const { data, error } = useApi(async () => {
-    const [basics, post] = await Promise.all([loadBasics(), call(api.GET('/posts/{postId}', { params: { path: { postId } } }))]);
+    const [basics, post] = await Promise.all([
+      loadBasics(),
+      call(api.GET('/posts/{postId}', { params: { path: { postId } } })),
+    ]);
     const start = whenOf(post.data);
     return { basics, post: post.data, draft: await draftOf(post.data, basics, start.when, start.dateTime) };
   }, [postId]);
@@ -165,7 +186,8 @@ export function EditPostPage(props: { params: Record<string, string> }) {
       {!data && !error && <Loading label="Loading the post" rows={8} />}
       {data && !editable && (
         <Empty>
-          <p>This post is {data.post.isLivePost ? 'live on the network' : data.post.status}: it can no longer be changed.{' '}
+          <p>This post is {data.post.isLivePost ? 'live on the network' : data.post.status}: it can no longer be
+            changed.{' '}
             <Link href={`/app/compose?from=${encodeURIComponent(postId)}`}>Duplicate it</Link> to post it again.</p>
         </Empty>
       )}
@@ -178,7 +200,9 @@ export function EditPostPage(props: { params: Record<string, string> }) {
 function whatHappens(post: Post): string {
   const at = post.dateTime ? `${formatTime(post.dateTime)} (${browserTimeZone})` : '';
   if (post.status === 'draft') return 'saved as a draft: it does not go out until it is given a time.';
-  if (post.approvalStatus === 'PENDING') return `waits for a reviewer to approve it, then goes out${post.isScheduled && at ? ` on ${at}` : ''}.`;
+  if (post.approvalStatus === 'PENDING') {
+    return `waits for a reviewer to approve it, then goes out${post.isScheduled && at ? ` on ${at}` : ''}.`;
+  }
   if (post.inQueue) return `added to the queue: it goes out on ${at}.`;
   if (post.isScheduled) return `scheduled: it goes out on ${at}.`;
   return 'publishing now.';
@@ -194,11 +218,17 @@ function Saved(props: { posts: Post[]; channels: Channel[]; withoutLabels?: stri
   const count = props.posts.length;
   return (
     <section id="saved" aria-labelledby="saved-title">
-      <h2 id="saved-title" ref={heading} tabIndex={-1}>{count === 1 ? 'One post saved' : `${count} posts saved, one per channel`}</h2>
-      {props.withoutLabels && <p class="problem" role="alert">They are saved without their labels: {props.withoutLabels}</p>}
+      <h2 id="saved-title" ref={heading} tabIndex={-1}>
+        {count === 1 ? 'One post saved' : `${count} posts saved, one per channel`}
+      </h2>
+      {props.withoutLabels && (
+        <p class="problem" role="alert">They are saved without their labels: {props.withoutLabels}</p>
+      )}
       <ul class="saved-posts">
         {props.posts.map((p) => (
-          <li key={p.id} data-post-id={p.id}><Link href={`/app/posts/${encodeURIComponent(p.id)}`}>{name(p.channelId)}</Link>: {whatHappens(p)}</li>
+          <li key={p.id} data-post-id={p.id}>
+            <Link href={`/app/posts/${encodeURIComponent(p.id)}`}>{name(p.channelId)}</Link>: {whatHappens(p)}
+          </li>
         ))}
       </ul>
       {props.onAnother && <p><button type="button" onClick={props.onAnother}>Write another post</button></p>}
@@ -237,7 +267,8 @@ function Composer(props: Basics & { initial: Draft; edit?: Post; onAnother?: () 
   const tooLong = chosen.filter((c) => rows.has(c.network)).flatMap((c) => {
     const row = rows.get(c.network)!;
     const over = countBy(row.text.counting, textFor(c)) - row.text.limit;
-    return over > 0 ? [`${over} too many characters for ${c.displayName ?? c.name} (${row.displayName} takes ${row.text.limit})`] : [];
+    if (over <= 0) return [];
+    return [`${over} too many characters for ${c.displayName ?? c.name} (${row.displayName} takes ${row.text.limit})`];
   });
   const wasQueued = edit?.inQueue === true;
 
@@ -263,7 +294,8 @@ function Composer(props: Basics & { initial: Draft; edit?: Post; onAnother?: () 
    */
   function editedOptions(had: Record<string, unknown>): Record<string, unknown> | undefined {
     const shown = new Set(chosenNetworks.flatMap((n) => rows.get(n)!.channelOptions.map((rule) => rule.name)));
-    const result: Record<string, unknown> = Object.fromEntries(Object.entries(had).filter(([name]) => !shown.has(name)));
+    const kept = Object.entries(had).filter(([name]) => !shown.has(name));
+    const result: Record<string, unknown> = Object.fromEntries(kept);
     if ('altText' in had) result.altText = media.filter((m) => m.media.kind === 'image').map((m) => m.altText.trim());
     Object.assign(result, channelOptions());
     return Object.keys(result).length > 0 || Object.keys(had).length > 0 ? result : undefined;
@@ -278,7 +310,7 @@ function Composer(props: Basics & { initial: Draft; edit?: Post; onAnother?: () 
     if (saving || tooLong.length > 0) return;
     setRefusal(undefined);
     if (chosenIds.length === 0) return local('channelIds', 'Choose at least one channel to publish to.');
-    let timing: { isScheduled?: boolean; dateTime?: string; addToQueue?: boolean; saveAsDraft?: boolean } = {};
+    let timing: Timing = {};
     if (when === 'schedule') {
       const instant = toInstant(dateTime, timeZone.trim() || 'UTC');
       if ('problem' in instant) return local(instant.problem.field, instant.problem.message);
@@ -297,12 +329,15 @@ function Composer(props: Basics & { initial: Draft; edit?: Post; onAnother?: () 
   }
 
   /** The post changed in place (PATCH), its labels added and taken off, then its page, showing the change. */
-  async function saveEdit(post: Post, timing: { isScheduled?: boolean; dateTime?: string; addToQueue?: boolean; saveAsDraft?: boolean }) {
+  async function saveEdit(post: Post, timing: Timing) {
     const path = { params: { path: { postId: post.id } } };
     const options = editedOptions(post.channelOptions ?? {});
     // A draft leaves drafts only when told; a post already in the queue keeps its place rather than take the next.
-    const then = when === 'queue' ? (wasQueued ? {} : timing) : when === 'draft' ? timing : { saveAsDraft: false, isScheduled: when === 'schedule', ...timing };
-    const comment = firstComment.trim() === '' ? null : { text: firstComment, ...(initial.firstCommentDelay ? { delayMinutes: initial.firstCommentDelay } : {}) };
+    const then = when === 'queue' ? (wasQueued ? {} : timing)
+      : when === 'draft' ? timing
+        : { saveAsDraft: false, isScheduled: when === 'schedule', ...timing };
+    const delay = initial.firstCommentDelay ? { delayMinutes: initial.firstCommentDelay } : {};
+    const comment = firstComment.trim() === '' ? null : { text: firstComment, ...delay };
     await call(api.PATCH('/posts/{postId}', {
       ...path,
       body: {
@@ -322,7 +357,7 @@ function Composer(props: Basics & { initial: Draft; edit?: Post; onAnother?: () 
     navigate(`/app/posts/${encodeURIComponent(post.id)}`);
   }
 
-  async function saveNew(timing: { isScheduled?: boolean; dateTime?: string; addToQueue?: boolean; saveAsDraft?: boolean }) {
+  async function saveNew(timing: Timing) {
     // Only the chosen channels' own texts: one typed for a channel then unticked is not an error.
     const own = Object.fromEntries(Object.entries(ownText).filter(([id, value]) => chosenIds.includes(id) && value.trim() !== ''));
     const opts = channelOptions();
@@ -347,8 +382,9 @@ function Composer(props: Basics & { initial: Draft; edit?: Post; onAnother?: () 
       try {
         const updated: Post[] = [];
         for (const post of posts) {
-          const group = (await call(api.PATCH('/posts/{postId}', { params: { path: { postId: post.id } }, body: { channelOptions: opts, ...then } }))).data;
-          updated.push(group.find((p) => p.id === post.id) ?? post);
+          const path = { params: { path: { postId: post.id } } };
+          const group = await call(api.PATCH('/posts/{postId}', { ...path, body: { channelOptions: opts, ...then } }));
+          updated.push(group.data.find((p) => p.id === post.id) ?? post);
         }
         posts = updated;
       } catch (refused) {
@@ -415,16 +451,25 @@ function Composer(props: Basics & { initial: Draft; edit?: Post; onAnother?: () 
 
   const instant = when === 'schedule' ? toInstant(dateTime, timeZone.trim() || 'UTC') : undefined;
   const opts = channelOptions();
-  if (saved) return <Saved posts={saved.posts} channels={channels} withoutLabels={saved.withoutLabels} onAnother={props.onAnother} />;
+  if (saved) {
+    return <Saved posts={saved.posts} channels={channels} withoutLabels={saved.withoutLabels} onAnother={props.onAnother} />;
+  }
   const editedChannel = edit && channels.find((c) => c.id === edit.channelId);
+  const editedOn = editedChannel
+    ? `${editedChannel.displayName ?? editedChannel.name} (${rows.get(editedChannel.network)?.displayName ?? editedChannel.network})`
+    : edit?.channelId;
   return (
     <form class="composer" onSubmit={save} noValidate>
       {elsewhere.map((message) => <p class="problem" role="alert" key={message}>{message}</p>)}
       <div class="compose-grid">
         <div class="compose-main">
           {edit ? (
-            <p id="edit-channel">On {editedChannel ? `${editedChannel.displayName ?? editedChannel.name} (${rows.get(editedChannel.network)?.displayName ?? editedChannel.network})` : edit.channelId}.
-              {' '}<span class="muted">To post it on other channels too, <Link href={`/app/compose?from=${encodeURIComponent(edit.id)}`}>duplicate it</Link>.</span></p>
+            <p id="edit-channel">
+              On {editedOn}.{' '}
+              <span class="muted">
+                To post it on other channels too, <Link href={`/app/compose?from=${encodeURIComponent(edit.id)}`}>duplicate it</Link>.
+              </span>
+            </p>
           ) : (
           <fieldset aria-describedby="channel-problems">
             <legend>Channels</legend>
@@ -531,14 +576,21 @@ function Composer(props: Basics & { initial: Draft; edit?: Post; onAnother?: () 
                 )}
               </div>
             )}
-            <label class="choice"><input type="radio" name="when" value="queue" checked={when === 'queue'} onChange={() => setWhen('queue')} /> {wasQueued ? 'Keep its place in the queue' : 'Add to each channel\'s queue (its next free slot)'}</label>
+            <label class="choice">
+              <input type="radio" name="when" value="queue" checked={when === 'queue'} onChange={() => setWhen('queue')} />
+              {wasQueued ? ' Keep its place in the queue' : ' Add to each channel\'s queue (its next free slot)'}
+            </label>
             <label class="choice"><input type="radio" name="when" value="draft" checked={when === 'draft'} onChange={() => setWhen('draft')} /> Save as draft</label>
             <FieldProblems error={refusal} field={'addToQueue'} id="when-problems" />
           </fieldset>
 
           <p class="save">
-            <button type="submit" class="primary" disabled={saving || tooLong.length > 0} aria-describedby="save-blocked">{saving ? 'Saving…' : ACTION[when]}</button>
-            <span id="save-blocked" class="problem" aria-live="polite">{tooLong.length > 0 ? `Shorten the text first: ${tooLong.join('; ')}.` : ''}</span>
+            <button type="submit" class="primary" disabled={saving || tooLong.length > 0} aria-describedby="save-blocked">
+              {saving ? 'Saving…' : ACTION[when]}
+            </button>{' '}
+            <span id="save-blocked" class="problem" aria-live="polite">
+              {tooLong.length > 0 ? `Shorten the text first: ${tooLong.join('; ')}.` : ''}
+            </span>
           </p>
         </div>
 

@@ -57,14 +57,16 @@ const POLL_AHEAD_MS = 2 * 60_000;
 
 /** Asks for the post while it may change by itself (scheduled and due, or publishing); a change reloads the page. */
 function useLiveStatus(post: Post | undefined, reload: () => Promise<void>) {
-  const onItsWay = post !== undefined && !post.isLivePost && (post.status === 'scheduled' || post.status === 'publishing');
+  const onItsWay = post !== undefined && !post.isLivePost
+    && (post.status === 'scheduled' || post.status === 'publishing');
   const id = post?.id;
   const seen = post ? `${post.status}|${post.updatedAt}|${(post.attempts ?? []).length}` : '';
   useEffect(() => {
     if (!onItsWay || id === undefined) return;
     let stopped = false;
     const timer = setInterval(() => {
-      if (post.status === 'scheduled' && post.dateTime && Date.parse(post.dateTime) - Date.now() > POLL_AHEAD_MS) return;
+      const notYet = post.status === 'scheduled' && post.dateTime && Date.parse(post.dateTime) - Date.now() > POLL_AHEAD_MS;
+      if (notYet) return;
       call(api.GET('/posts/{postId}', { params: { path: { postId: id } } }))
         .then((fresh) => {
           const now = `${fresh.data.status}|${fresh.data.updatedAt}|${(fresh.data.attempts ?? []).length}`;
@@ -137,7 +139,8 @@ export function PostPage(props: { params: Record<string, string> }) {
     const instant = toInstant(newTime ?? '', browserTimeZone);
     if ('problem' in instant) {
       setDone(undefined);
-      setFailure(new ApiError(400, 'invalid_request', instant.problem.message, [{ path: 'dateTime', message: instant.problem.message }]));
+      const { message } = instant.problem;
+      setFailure(new ApiError(400, 'invalid_request', message, [{ path: 'dateTime', message }]));
       return;
     }
     void act(async () => {
@@ -194,19 +197,24 @@ export function PostPage(props: { params: Record<string, string> }) {
 
           <section aria-labelledby="change-title" id="post-actions">
             <h2 id="change-title">{editable ? 'Change it' : 'Post it again'}</h2>
-            {!editable && !post.isLivePost && <p class="muted">It is {post.status}, so it can no longer be changed; a copy can.</p>}
+            {!editable && !post.isLivePost && (
+              <p class="muted">It is {post.status}, so it can no longer be changed; a copy can.</p>
+            )}
             <p class="post-actions">
               {editable && <Link class="button" href={`${href}/edit`}>Edit</Link>}
               <Link class="button" href={`/app/compose?from=${encodeURIComponent(postId)}`}>Duplicate</Link>
               {deletable && (
                 <ConfirmButton label="Delete" ariaLabel="Delete this post" confirmLabel="Yes, delete it" onConfirm={remove}
-                  question={post.status === 'published' ? 'Delete it from Herald? It stays on the network.' : 'Delete this post? It will not go out.'} />
+                  question={post.status === 'published'
+                    ? 'Delete it from Herald? It stays on the network.'
+                    : 'Delete this post? It will not go out.'} />
               )}
             </p>
             {reschedulable && (
               <form id="reschedule" onSubmit={reschedule} noValidate>
                 <label for="newTime">A new date and time, in your time zone ({browserTimeZone})</label>
-                <input id="newTime" type="datetime-local" value={newTime ?? (post.dateTime ? toWallClock(post.dateTime, browserTimeZone) : '')}
+                <input id="newTime" type="datetime-local"
+                  value={newTime ?? (post.dateTime ? toWallClock(post.dateTime, browserTimeZone) : '')}
                   aria-describedby="newTime-problems" onInput={(e) => setNewTime(e.currentTarget.value)} />
                 <FieldProblems error={failure} field="dateTime" id="newTime-problems" />
                 <p><button type="submit" disabled={busy}>Reschedule</button></p>

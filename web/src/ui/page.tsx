@@ -41,7 +41,8 @@ export function Empty(props: { children: ComponentChildren }) {
 /** A refusal or failure in words that say what to change. */
 export function Problem(props: { error?: ApiError | string; id?: string }) {
   if (!props.error) return null;
-  const message = typeof props.error === 'string' ? props.error : inPeoplesWords(props.error.code, undefined, props.error.message);
+  const { error } = props;
+  const message = typeof error === 'string' ? error : inPeoplesWords(error.code, undefined, error.message);
   return <p class="problem" role="alert" id={props.id}>{message}</p>;
 }
 

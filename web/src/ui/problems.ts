@@ -19,7 +19,8 @@ const RULES: Rule[] = [
   },
   {
     code: 'post_not_editable',
-    words: 'This post has started publishing or has been published, so it can no longer be changed. Duplicate it to post it again.',
+    words: 'This post has started publishing or has been published, so it can no longer be changed. '
+      + 'Duplicate it to post it again.',
   },
   { code: 'post_publishing', words: 'This post is being published right now. Wait a few seconds, then try again.' },
 ];

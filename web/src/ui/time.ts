@@ -10,7 +10,7 @@ export function formatTime(iso: string | null | undefined, timeZone = browserTim
 
 export type InstantOrProblem = { iso: string } | { problem: { field: 'dateTime' | 'timezone'; message: string } };
 
-/** A wall-clock "2030-01-07T09:30" (a datetime-local field) in `timeZone` as an ISO instant; a problem in words otherwise. */
+/** A wall-clock "2030-01-07T09:30" (a datetime-local field) in `timeZone` as an ISO instant, or a problem in words. */
 export function toInstant(local: string, timeZone: string): InstantOrProblem {
   const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/.exec(local);
   if (!match) return { problem: { field: 'dateTime', message: 'Choose the date and time to publish at.' } };
@@ -18,7 +18,8 @@ export function toInstant(local: string, timeZone: string): InstantOrProblem {
   try {
     return { iso: new Date(wallClockToUtc(timeZone, Date.UTC(y, mo - 1, d, h, mi))).toISOString() };
   } catch {
-    return { problem: { field: 'timezone', message: `${timeZone} is not a time zone Herald knows; use a name like Europe/Berlin or America/New_York.` } };
+    const message = `${timeZone} is not a time zone Herald knows; use a name like Europe/Berlin or America/New_York.`;
+    return { problem: { field: 'timezone', message } };
   }
 }
 
