@@ -20,6 +20,7 @@ import { countBy } from '../../../src/domain/networks/text-length.js';
 import { api, ApiError, call, toApiError } from '../api.js';
 import { Link, navigate } from '../router.js';
 import { Empty, FieldProblems, Loading, Page, Problem } from '../ui/page.js';
+import { EDITABLE } from '../ui/post-state.js';
 import { inPeoplesWords } from '../ui/problems.js';
 import { browserTimeZone, formatTime, toInstant, toWallClock } from '../ui/time.js';
 import { useApi } from '../ui/use-api.js';
@@ -38,9 +39,6 @@ type Timing = { isScheduled?: boolean; dateTime?: string; addToQueue?: boolean; 
 const ACTION: Record<When, string> = {
   now: 'Publish now', schedule: 'Schedule', queue: 'Add to queue', draft: 'Save draft',
 };
-
-/** A post's state Herald lets the app change (the server refuses the others too). */
-export const EDITABLE = new Set(['draft', 'scheduled', 'failed']);
 
 /** Fields the page shows problems beside; a problem about anything else is shown above the form. */
 const FIELDS = ['channelIds', 'text', 'textByChannel', 'mediaIds', 'imageUrls', 'videoUrls', 'firstComment', 'channelOptions', 'dateTime', 'timezone', 'addToQueue', 'prompt'];

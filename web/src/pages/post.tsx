@@ -13,9 +13,9 @@ import { Link, navigate } from '../router.js';
 import { useMe } from '../session.js';
 import { ConfirmButton } from '../ui/confirm-button.js';
 import { FieldProblems, Loading, Page, Problem, StatusBadge } from '../ui/page.js';
+import { EDITABLE } from '../ui/post-state.js';
 import { browserTimeZone, formatTime, toInstant, toWallClock } from '../ui/time.js';
 import { useApi } from '../ui/use-api.js';
-import { EDITABLE } from './compose.js';
 import './post-and-calendar.css';
 
 type Post = components['schemas']['Post'];
