@@ -160,6 +160,10 @@ describe(`the web app: a post's life (${TEST_DB})`, function () {
     const edit = page.getByRole('link', { name: 'Edit', exact: true });
     assert.equal(await edit.count(), 0, 'a published post is read only');
     assert.equal(await page.locator('#reschedule').count(), 0);
+    await open(`/app/posts/${id}/edit`);
+    assert.match(await page.textContent('main') ?? '', /This post is published: it can no longer be\s+changed\. Duplicate it/);
+    assert.equal(await page.locator('form.composer').count(), 0, 'no form to edit it with');
+    await open(`/app/posts/${id}`);
     await page.getByRole('link', { name: 'Duplicate', exact: true }).click();
     await page.waitForURL(`${t.url}/app/compose?from=${id}`);
     await appReady(page);
