@@ -203,6 +203,18 @@ describe(`the web app: a post's life (${TEST_DB})`, function () {
     assert.equal(await page.textContent('#save-blocked'), '');
   });
 
+  it('says in people\'s words, beside the choice, that a channel has no queue to add to', async () => {
+    await open('/app/compose');
+    await page.check(`input[name=channelIds][value="${a.channelIds[0]}"]`);
+    await page.fill('#text', 'Whenever there is room');
+    await page.check('input[name=when][value=queue]');
+    await submit().click();
+    await page.waitForSelector('#when-problems .problem');
+    assert.equal(await page.textContent('#when-problems'), 'A chosen channel has no queue yet: give it weekly posting times '
+      + 'from the Channels page (its queue), or pick a time instead.');
+    assert.equal((await allPosts()).length, 0);
+  });
+
   it('lists every post a save made, one per channel, with what happens and when, each linked to its page', async () => {
     type Named = { id: string; name: string; displayName: string | null };
     const channels: Named[] = (await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data;

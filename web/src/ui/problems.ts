@@ -18,6 +18,11 @@ const RULES: Rule[] = [
     words: 'That time has already passed: pick a time in the future, or choose Publish now.',
   },
   {
+    code: 'invalid_request', field: 'addToQueue', said: /no posting schedule/,
+    words: 'A chosen channel has no queue yet: give it weekly posting times from the Channels page (its queue), '
+      + 'or pick a time instead.',
+  },
+  {
     code: 'post_not_editable',
     words: 'This post has started publishing or has been published, so it can no longer be changed. '
       + 'Duplicate it to post it again.',
