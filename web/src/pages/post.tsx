@@ -125,6 +125,8 @@ export function PostPage(props: { params: Record<string, string> }) {
   const names = new Map((data?.members ?? []).map((m) => [m.userId, m.name || m.email]));
   const who = (userId: string | null) => (userId === null ? 'Herald' : names.get(userId) ?? 'a former member');
   const canReview = me?.reviews === true && post?.approvalStatus === 'PENDING';
+  // The version on screen: a post its author changed meanwhile is not decided unseen (changed_since_read).
+  const seen = post?.reviewVersion ? { version: post.reviewVersion } : {};
   const step = post && nextStep(post, data?.channel);
   useLiveStatus(post, reload);
   const editable = post !== undefined && !post.isLivePost && EDITABLE.has(post.status ?? '');
@@ -247,10 +249,10 @@ export function PostPage(props: { params: Record<string, string> }) {
           {canReview && (
             <section aria-labelledby="review-title">
               <h2 id="review-title">Review</h2>
-              <p><button type="button" class="primary" disabled={busy} onClick={() => act(() => call(api.POST('/posts/{postId}/approve', path)), 'Approved.')}>Approve</button></p>
+              <p><button type="button" class="primary" disabled={busy} onClick={() => act(() => call(api.POST('/posts/{postId}/approve', { ...path, body: seen })), 'Approved.')}>Approve</button></p>
               <form onSubmit={(e) => {
                 e.preventDefault();
-                void act(() => call(api.POST('/posts/{postId}/reject', { ...path, body: { reason } })), 'Rejected.');
+                void act(() => call(api.POST('/posts/{postId}/reject', { ...path, body: { reason, ...seen } })), 'Rejected.');
               }}>
                 <label for="reason">Reason to reject</label>
                 <input id="reason" required value={reason} onInput={(e) => setReason(e.currentTarget.value)}

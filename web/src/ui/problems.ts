@@ -28,6 +28,10 @@ const RULES: Rule[] = [
       + 'Duplicate it to post it again.',
   },
   { code: 'post_publishing', words: 'This post is being published right now. Wait a few seconds, then try again.' },
+  {
+    code: 'changed_since_read',
+    words: 'This post was changed after this page showed it, so nothing was decided. Read it again before deciding.',
+  },
 ];
 
 export function inPeoplesWords(code: string, field: string | undefined, message: string): string {
