@@ -410,7 +410,8 @@ export async function startFakeTikTok(options: { clientKey?: string; clientSecre
           if (!creator.privacy_level_options.includes(info.privacy_level)) {
             return refuse(403, 'privacy_level_option_mismatch', `privacy_level ${info.privacy_level ?? '(none)'} is not among the creator's privacy_level_options.`);
           }
-          if (!photo && typeof info.title === 'string' && [...info.title].length > 2200) return refuse(400, 'invalid_params', 'title is longer than 2200 characters');
+          // Direct post reference, post_info.title: "The video caption ... max 2200 UTF-16 runes".
+          if (!photo && typeof info.title === 'string' && info.title.length > 2200) return refuse(400, 'invalid_params', 'title is longer than 2200 characters');
           if (creator.comment_disabled && info.disable_comment === false) return refuse(400, 'invalid_params', 'comments are off for this creator: disable_comment must be true');
         }
         const publish: FakePublish = {

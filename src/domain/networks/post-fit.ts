@@ -1,12 +1,13 @@
 import type { ChannelOptionRule, MediaKind, NetworkCapabilities } from './capabilities.js';
-import { countBy, countingNote } from './text-length.js';
+import { countBy, countingNote, countingUnit } from './text-length.js';
 
 /**
  * Whether a post fits a network, checked against the capabilities table; each problem names the network and the rule.
  *
  * Rules enforced:
  * - text within the network's limit, counted its way (and within its byte cap, where it has one); a connection that
- *   reports a higher limit (a Mastodon instance) raises it;
+ *   reports a higher limit (a Mastodon instance) raises it; text and options free of the characters the network
+ *   refuses in them (YouTube: < and > in a title or description);
  * - media: only the kinds the network takes, at most so many of each and in all, kinds mixed only where the network
  *   mixes them, and media at all where the network needs it (a URL ending ".gif" is a GIF where the network has a
  *   rule for GIFs, else an image);
@@ -23,6 +24,7 @@ import { countBy, countingNote } from './text-length.js';
 export type FitRule =
   | 'text_length'
   | 'text_bytes'
+  | 'text_characters'
   | 'media_kind'
   | 'media_count'
   | 'media_mix'
@@ -85,8 +87,11 @@ export function validatePost(capabilities: NetworkCapabilities, post: PostForFit
 
   const limit = textLimitOf(capabilities, options.textLimit);
   const note = countingNote(capabilities.text.counting);
+  const unit = countingUnit(capabilities.text.counting);
   const length = countBy(capabilities.text.counting, post.text);
-  if (length > limit) problem('text_length', 'text', `${name} allows ${limit} characters; this text has ${length}${note}. Shorten it.`);
+  if (length > limit) problem('text_length', 'text', `${name} allows ${limit} ${unit}; this text has ${length}${note}. Shorten it.`);
+  const refused = forbiddenIn(post.text, capabilities.text.forbiddenCharacters);
+  if (refused) problem('text_characters', 'text', `${name} does not take ${refused} in the text; remove or replace it.`);
   const bytes = UTF8.encode(post.text).length;
   if (capabilities.text.maxBytes !== undefined && bytes > capabilities.text.maxBytes) {
     problem('text_bytes', 'text', `${name} allows ${capabilities.text.maxBytes} bytes of text (UTF-8); this text has ${bytes}. Shorten it.`);
@@ -98,7 +103,7 @@ export function validatePost(capabilities: NetworkCapabilities, post: PostForFit
   if (post.firstComment && capabilities.firstComment !== 'none') {
     const commentLength = countBy(capabilities.text.counting, post.firstComment.text);
     if (commentLength > limit) {
-      problem('first_comment_length', 'firstComment.text', `${name} allows ${limit} characters in a first comment; this one has ${commentLength}${note}. Shorten it.`);
+      problem('first_comment_length', 'firstComment.text', `${name} allows ${limit} ${unit} in a first comment; this one has ${commentLength}${note}. Shorten it.`);
     }
   }
 
@@ -110,7 +115,9 @@ export function validatePost(capabilities: NetworkCapabilities, post: PostForFit
       continue;
     }
     const wrong = typeProblem(rule, value);
+    const refusedInOption = typeof value === 'string' ? forbiddenIn(value, rule.forbiddenCharacters) : undefined;
     if (wrong) problem('channel_option', path, `${name}: channelOptions.${rule.name} ${wrong}.`);
+    else if (refusedInOption) problem('channel_option', path, `${name} does not take ${refusedInOption} in channelOptions.${rule.name}; remove or replace it.`);
     else if (rule.maxLength !== undefined && typeof value === 'string' && [...value].length > rule.maxLength) {
       problem('channel_option', path, `${name} allows ${rule.maxLength} characters in channelOptions.${rule.name}; this one has ${[...value].length}. Shorten it.`);
     } else if (rule.maxLength !== undefined && Array.isArray(value) && value.some((item) => [...String(item)].length > rule.maxLength!)) {
@@ -195,6 +202,12 @@ function checkFile(capabilities: NetworkCapabilities, kind: MediaKind, path: str
 
 function ratioWords(ratio: number): string {
   return Number.isInteger(ratio) ? `${ratio}:1` : ratio.toFixed(2).replace(/0$/, '');
+}
+
+/** The refused characters the text holds, in words ("< and >"), or undefined. */
+function forbiddenIn(text: string, forbidden: string | undefined): string | undefined {
+  const found = [...(forbidden ?? '')].filter((char) => text.includes(char));
+  return found.length > 0 ? found.join(' and ') : undefined;
 }
 
 function isGif(url: string): boolean {
