@@ -2,8 +2,9 @@
  * Publishing claimed posts, the state machine of a due post:
  * - an attempt left unfinished by a worker that stopped mid-call is reconciled first, never repeated;
  * - the post must still fit its network (the capabilities table, required channelOptions included);
- * - media URLs must be direct image/video files, checked before the first network call; a host that does
- *   not answer counts towards maxAttempts, or the post would wait forever;
+ * - media URLs must be direct image/video files, checked before the first network call, of a format the network
+ *   takes where it names formats (a PNG photo never reaches TikTok); a host that does not answer counts towards
+ *   maxAttempts, or the post would wait forever;
  * - at most once: each attempt is recorded, with its attempt key, before the network call (a batch's attempts
  *   in one transaction, guarded by the claim), and the lease is renewed while the call is in flight;
  * - a success is written with the others that finished about the same time (write-behind.ts); until then the
@@ -17,7 +18,7 @@ import type { PostRecord } from '../db/repositories/posts.js';
 import type { PublishAttemptRecord } from '../db/repositories/publish-attempts.js';
 import type { ClaimedPost } from '../db/repositories/publishing.js';
 import { NetworkError, type ConnectorChannel, type NetworkConnector, type PublishedPost } from '../domain/networks/connector.js';
-import { validatePost } from '../domain/networks/post-fit.js';
+import { formatProblem, validatePost } from '../domain/networks/post-fit.js';
 import { markNeedsReconnect } from '../domain/networks/credential-vault.js';
 import { backoffMs } from './backoff.js';
 import { finishPost } from './post-outcomes.js';
@@ -102,10 +103,17 @@ async function withMedia(rt: WorkerRuntime, ready: Ready): Promise<void> {
 async function checkMediaAndSend(rt: WorkerRuntime, ready: Ready): Promise<void> {
   const { post, attempt } = ready;
   try {
-    for (const url of [...post.imageUrls, ...post.videoUrls]) {
+    const { capabilities } = ready.network;
+    const files = [
+      ...post.imageUrls.map((url, i) => ({ url, path: `imageUrls[${i}]`, video: false })),
+      ...post.videoUrls.map((url, i) => ({ url, path: `videoUrls[${i}]`, video: true })),
+    ];
+    for (const { url, path, video } of files) {
       const check = await rt.ctx.checkMedia(url);
-      if (!check.direct) {
-        await finishPost(rt, post, 'failed', check.reason, rt.now());
+      const kind = video ? 'video' : check.direct && check.mimeType === 'image/gif' && capabilities.media.kinds.gif ? 'gif' : 'image';
+      const refusal = !check.direct ? check.reason : check.mimeType && formatProblem(capabilities, kind, check.mimeType, path);
+      if (refusal) {
+        await finishPost(rt, post, 'failed', refusal, rt.now());
         return;
       }
     }

@@ -268,13 +268,14 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // title) 2,200 "UTF-16 runes" (direct post reference: UTF-16 code units, so most emoji are 2), a photo post's
     // title 90 and description 4,000; one video <= 4 GB sent in chunks of
     // 5-64 MB (the last up to 128 MB, 1-1,000 chunks, a file under 5 MB whole), or up to 35 photos pulled from a
-    // verified URL prefix; a one-minute sliding window per endpoint, 429 without a reset.
+    // verified URL prefix, JPEG or WebP only (media transfer guide, image restrictions: Herald refuses a PNG rather
+    // than converting it); a one-minute sliding window per endpoint, 429 without a reset.
     // SPEC lists TikTok among the first-comment networks, but TikTok has no comment API (NETWORKS.md found none;
     // the Content Posting API makes posts only): a first comment is refused, since ignoring it would drop it silently.
     name: 'tiktok',
     displayName: 'TikTok',
     text: { limit: 2200, counting: 'utf16_units' },
-    media: { kinds: { image: { maxCount: 35 }, video: { maxCount: 1, maxBytes: 4 * GB } }, maxItems: 35, mixKinds: false, required: true },
+    media: { kinds: { image: { maxCount: 35, formats: ['jpeg', 'webp'] }, video: { maxCount: 1, maxBytes: 4 * GB } }, maxItems: 35, mixKinds: false, required: true },
     firstComment: 'none',
     firstCommentRefused: 'has no comment API, so Herald cannot make a first comment there; remove firstComment, or post the comment in the TikTok app.',
     commentMediaUrl: false,

@@ -13,7 +13,8 @@ import { countBy, countingNote, countingUnit } from './text-length.js';
  *   rule for GIFs, else an image);
  * - a file Herald knows (its own media library's, whose type, size, dimensions and duration it read when the file
  *   came in) also within the network's format, size, pixel, aspect-ratio and duration rules; any other URL is only
- *   seen when the post goes out, by the media check and the connector;
+ *   seen when the post goes out, by the media check (which holds it to the same formats: formatProblem) and the
+ *   connector;
  * - a first comment, where the network makes one, within the network's text limit (NETWORKS.md gives no separate
  *   comment limits: an X reply is a post); where it makes none the comment is ignored (SPEC), not refused, except on
  *   a network SPEC promises first comments on that cannot make them (TikTok), where it is refused with the reason;
@@ -171,16 +172,31 @@ function formatOf(mimeType: string): string {
   return subtype === 'quicktime' ? 'mov' : subtype;
 }
 
+const FORMAT_NAMES: Readonly<Record<string, string>> = { jpeg: 'JPEG', png: 'PNG', gif: 'GIF', webp: 'WebP', mp4: 'MP4', mov: 'MOV', webm: 'WebM' };
+
+function formatName(format: string): string {
+  return FORMAT_NAMES[format] ?? format;
+}
+
+/**
+ * Why a file of this media type is not taken where the network names the formats of its kind, or undefined; also
+ * asked when the post goes out, of a file whose type Herald sees only then (publishing's media check).
+ */
+export function formatProblem(capabilities: NetworkCapabilities, kind: MediaKind, mimeType: string, path: string): string | undefined {
+  const formats = capabilities.media.kinds[kind]?.formats;
+  const format = formatOf(mimeType);
+  if (!formats || formats.includes(format)) return undefined;
+  return `${capabilities.displayName} takes ${KIND_WORDS[kind][1]} as ${formats.map(formatName).join(' or ')}; ${path} is ${formatName(format)}. Convert it, or choose another file.`;
+}
+
 /** A known file against its kind's rule: format, size, pixels, aspect ratio and duration. */
 function checkFile(capabilities: NetworkCapabilities, kind: MediaKind, path: string, file: KnownMedia | undefined, problem: (rule: FitRule, path: string, message: string) => void): void {
   const rule = capabilities.media.kinds[kind];
   if (!file || !rule) return;
   const name = capabilities.displayName;
   const [one] = KIND_WORDS[kind];
-  const format = formatOf(file.mimeType);
-  if (rule.formats && !rule.formats.includes(format)) {
-    problem('media_file', path, `${name} takes ${one}s as ${rule.formats.join(' or ')}; ${path} is ${format}. Convert it, or choose another file.`);
-  }
+  const wrongFormat = formatProblem(capabilities, kind, file.mimeType, path);
+  if (wrongFormat) problem('media_file', path, wrongFormat);
   if (rule.maxBytes !== undefined && file.sizeBytes > rule.maxBytes) {
     problem('media_file', path, `${name} takes ${one}s of at most ${(rule.maxBytes / MB).toFixed(0)} MB; ${path} is ${(file.sizeBytes / MB).toFixed(1)} MB.`);
   }
