@@ -16,7 +16,7 @@ export function pausedUntil(channel: Pick<ChannelRecord, 'rateLimitedUntil'>, no
   return until && until > now ? until : undefined;
 }
 
-/** Pauses the channel when the error is the network's refusal for rate with a reset; the error is left to the caller. */
+/** Pauses the channel when the error is the network's refusal for rate with a reset; the caller still handles it. */
 export async function pauseOnRateRefusal(rt: WorkerRuntime, channelId: string, error: unknown): Promise<void> {
   if (error instanceof NetworkError && error.kind === 'retry_later' && error.retryAt && error.retryAt > rt.now()) {
     await rt.ctx.deps.repos.channels.setRateLimitedUntil(channelId, error.retryAt);

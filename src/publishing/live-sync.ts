@@ -25,7 +25,8 @@ export const SYNC_MAX_PAGES = 5;
 export async function syncChannel(rt: WorkerRuntime, channel: ChannelRecord): Promise<void> {
   const network = rt.ctx.networks.get(channel.network);
   // A channel that needs reconnecting has no credentials the network takes: nothing to read until it is.
-  if (!network || (channel.status !== undefined && channel.status !== 'active') || pausedUntil(channel, rt.now())) return;
+  if (!network || (channel.status !== undefined && channel.status !== 'active')) return;
+  if (pausedUntil(channel, rt.now())) return;
   const ref = connectorChannel(rt.ctx.deps, channel);
   let cursor: string | null = null;
   for (let page = 0; page < SYNC_MAX_PAGES; page++) {

@@ -110,8 +110,10 @@ async function checkMediaAndSend(rt: WorkerRuntime, ready: Ready): Promise<void>
     ];
     for (const { url, path, video } of files) {
       const check = await rt.ctx.checkMedia(url);
-      const kind = video ? 'video' : check.direct && check.mimeType === 'image/gif' && capabilities.media.kinds.gif ? 'gif' : 'image';
-      const refusal = !check.direct ? check.reason : check.mimeType && formatProblem(capabilities, kind, check.mimeType, path);
+      const gif = check.direct && check.mimeType === 'image/gif' && capabilities.media.kinds.gif;
+      const kind = video ? 'video' : gif ? 'gif' : 'image';
+      const refusal = !check.direct ? check.reason
+        : check.mimeType && formatProblem(capabilities, kind, check.mimeType, path);
       if (refusal) {
         await finishPost(rt, post, 'failed', refusal, rt.now());
         return;

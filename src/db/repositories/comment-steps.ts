@@ -48,7 +48,10 @@ export class CommentStepsRepository {
   /** `returnTry` gives back the try the claim counted (the step waited without calling the network). */
   async finishComment(
     postId: string, workerId: string,
-    changes: { status: 'pending' | 'done' | 'failed'; dueAt?: number; networkCommentId?: string; lastError?: string | null; returnTry?: boolean },
+    changes: {
+      status: 'pending' | 'done' | 'failed'; dueAt?: number; networkCommentId?: string; lastError?: string | null;
+      returnTry?: boolean;
+    },
   ): Promise<void> {
     await this.db('first_comment_steps').where({ post_id: postId, claimed_by: workerId }).update({
       status: changes.status,

@@ -23,7 +23,8 @@ import { ValidationError } from '../errors.js';
  */
 
 /** How a network counts the characters of a post. */
-export type TextCounting = 'code_points' | 'graphemes' | 'x_weighted' | 'utf8_bytes' | 'utf16_units' | 'emoji_utf8_bytes';
+export type TextCounting =
+  | 'code_points' | 'graphemes' | 'x_weighted' | 'utf8_bytes' | 'utf16_units' | 'emoji_utf8_bytes';
 
 export type MediaKind = 'image' | 'gif' | 'video';
 
@@ -275,7 +276,12 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     name: 'tiktok',
     displayName: 'TikTok',
     text: { limit: 2200, counting: 'utf16_units' },
-    media: { kinds: { image: { maxCount: 35, formats: ['jpeg', 'webp'] }, video: { maxCount: 1, maxBytes: 4 * GB } }, maxItems: 35, mixKinds: false, required: true },
+    media: {
+      kinds: { image: { maxCount: 35, formats: ['jpeg', 'webp'] }, video: { maxCount: 1, maxBytes: 4 * GB } },
+      maxItems: 35,
+      mixKinds: false,
+      required: true,
+    },
     firstComment: 'none',
     firstCommentRefused: 'has no comment API, so Herald cannot make a first comment there; remove firstComment, or post the comment in the TikTok app.',
     commentMediaUrl: false,

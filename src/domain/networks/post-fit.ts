@@ -90,9 +90,13 @@ export function validatePost(capabilities: NetworkCapabilities, post: PostForFit
   const note = countingNote(capabilities.text.counting);
   const unit = countingUnit(capabilities.text.counting);
   const length = countBy(capabilities.text.counting, post.text);
-  if (length > limit) problem('text_length', 'text', `${name} allows ${limit} ${unit}; this text has ${length}${note}. Shorten it.`);
+  if (length > limit) {
+    problem('text_length', 'text', `${name} allows ${limit} ${unit}; this text has ${length}${note}. Shorten it.`);
+  }
   const refused = forbiddenIn(post.text, capabilities.text.forbiddenCharacters);
-  if (refused) problem('text_characters', 'text', `${name} does not take ${refused} in the text; remove or replace it.`);
+  if (refused) {
+    problem('text_characters', 'text', `${name} does not take ${refused} in the text; remove or replace it.`);
+  }
   const bytes = UTF8.encode(post.text).length;
   if (capabilities.text.maxBytes !== undefined && bytes > capabilities.text.maxBytes) {
     problem('text_bytes', 'text', `${name} allows ${capabilities.text.maxBytes} bytes of text (UTF-8); this text has ${bytes}. Shorten it.`);
@@ -104,7 +108,8 @@ export function validatePost(capabilities: NetworkCapabilities, post: PostForFit
   if (post.firstComment && capabilities.firstComment !== 'none') {
     const commentLength = countBy(capabilities.text.counting, post.firstComment.text);
     if (commentLength > limit) {
-      problem('first_comment_length', 'firstComment.text', `${name} allows ${limit} ${unit} in a first comment; this one has ${commentLength}${note}. Shorten it.`);
+      problem('first_comment_length', 'firstComment.text',
+        `${name} allows ${limit} ${unit} in a first comment; this one has ${commentLength}${note}. Shorten it.`);
     }
   }
 
@@ -118,7 +123,9 @@ export function validatePost(capabilities: NetworkCapabilities, post: PostForFit
     const wrong = typeProblem(rule, value);
     const refusedInOption = typeof value === 'string' ? forbiddenIn(value, rule.forbiddenCharacters) : undefined;
     if (wrong) problem('channel_option', path, `${name}: channelOptions.${rule.name} ${wrong}.`);
-    else if (refusedInOption) problem('channel_option', path, `${name} does not take ${refusedInOption} in channelOptions.${rule.name}; remove or replace it.`);
+    else if (refusedInOption) {
+      problem('channel_option', path, `${name} does not take ${refusedInOption} in ${path}; remove or replace it.`);
+    }
     else if (rule.maxLength !== undefined && typeof value === 'string' && [...value].length > rule.maxLength) {
       problem('channel_option', path, `${name} allows ${rule.maxLength} characters in channelOptions.${rule.name}; this one has ${[...value].length}. Shorten it.`);
     } else if (rule.maxLength !== undefined && Array.isArray(value) && value.some((item) => [...String(item)].length > rule.maxLength!)) {
@@ -172,7 +179,9 @@ function formatOf(mimeType: string): string {
   return subtype === 'quicktime' ? 'mov' : subtype;
 }
 
-const FORMAT_NAMES: Readonly<Record<string, string>> = { jpeg: 'JPEG', png: 'PNG', gif: 'GIF', webp: 'WebP', mp4: 'MP4', mov: 'MOV', webm: 'WebM' };
+const FORMAT_NAMES: Readonly<Record<string, string>> = {
+  jpeg: 'JPEG', png: 'PNG', gif: 'GIF', webp: 'WebP', mp4: 'MP4', mov: 'MOV', webm: 'WebM',
+};
 
 function formatName(format: string): string {
   return FORMAT_NAMES[format] ?? format;
@@ -182,11 +191,15 @@ function formatName(format: string): string {
  * Why a file of this media type is not taken where the network names the formats of its kind, or undefined; also
  * asked when the post goes out, of a file whose type Herald sees only then (publishing's media check).
  */
-export function formatProblem(capabilities: NetworkCapabilities, kind: MediaKind, mimeType: string, path: string): string | undefined {
+export function formatProblem(
+  capabilities: NetworkCapabilities, kind: MediaKind, mimeType: string, path: string,
+): string | undefined {
   const formats = capabilities.media.kinds[kind]?.formats;
   const format = formatOf(mimeType);
   if (!formats || formats.includes(format)) return undefined;
-  return `${capabilities.displayName} takes ${KIND_WORDS[kind][1]} as ${formats.map(formatName).join(' or ')}; ${path} is ${formatName(format)}. Convert it, or choose another file.`;
+  const taken = formats.map(formatName).join(' or ');
+  const what = `${capabilities.displayName} takes ${KIND_WORDS[kind][1]} as ${taken}`;
+  return `${what}; ${path} is ${formatName(format)}. Convert it, or choose another file.`;
 }
 
 /** A known file against its kind's rule: format, size, pixels, aspect ratio and duration. */

@@ -166,7 +166,8 @@ export class LinkedInNetwork implements NetworkConnector {
     const answer = await this.api.expect(c, '/rest/posts', {
       method: 'POST',
       json: {
-        author: c.author, commentary: toLittleText(request.text), visibility: 'PUBLIC', distribution: { feedDistribution: 'MAIN_FEED', targetEntities: [], thirdPartyDistributionChannels: [] },
+        author: c.author, commentary: toLittleText(request.text), visibility: 'PUBLIC',
+        distribution: { feedDistribution: 'MAIN_FEED', targetEntities: [], thirdPartyDistributionChannels: [] },
         lifecycleState: 'PUBLISHED', isReshareDisabledByAuthor: false, ...(content ? { content } : {}),
       },
     }, [201], true);
@@ -201,7 +202,8 @@ export class LinkedInNetwork implements NetworkConnector {
     const recorded = lookup.handle ? (JSON.parse(lookup.handle) as { media: string[] }).media : [];
     const answer = await this.api.expect(c, `/rest/posts?author=${encodeURIComponent(c.author)}&q=author&count=50&sortBy=LAST_MODIFIED`, {}, [200]);
     const match = ((answer.json?.elements ?? []) as any[]).find((p) =>
-      p.createdAt >= lookup.attemptedAt - FIND_WINDOW_MS && fromLittleText(String(p.commentary ?? '')) === lookup.text && sameMedia(mediaOf(p), recorded));
+      p.createdAt >= lookup.attemptedAt - FIND_WINDOW_MS
+      && fromLittleText(String(p.commentary ?? '')) === lookup.text && sameMedia(mediaOf(p), recorded));
     return match ? { networkPostId: match.id, permalinkUrl: permalink(match.id), publishedAt: match.publishedAt ?? match.createdAt } : undefined;
   }
 
