@@ -1735,7 +1735,7 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
-        /** @description The network's row of Herald's capabilities table: text (limit, counting: code_points, graphemes or x_weighted), media (kinds with counts, sizes, durations), firstComment (comment, reply or none), channelOptions. */
+        /** @description The network's row of Herald's capabilities table: text (limit, counting: code_points, graphemes, x_weighted, utf8_bytes, utf16_units or emoji_utf8_bytes), media (kinds with counts, sizes, durations), firstComment (comment, reply or none), channelOptions. */
         NetworkCapabilities: {
             name: string;
             displayName: string;
@@ -1743,9 +1743,11 @@ export interface components {
                 /** @description The most characters a post may have */
                 limit: number;
                 /** @enum {string} */
-                counting: "code_points" | "graphemes" | "x_weighted";
+                counting: "code_points" | "graphemes" | "x_weighted" | "utf8_bytes" | "utf16_units" | "emoji_utf8_bytes";
                 /** @description UTF-8 bytes */
                 maxBytes?: number;
+                /** @description Characters the network refuses in the text (YouTube's description: < and >). */
+                forbiddenCharacters?: string;
                 /**
                  * @description Who may set a higher limit for a channel.
                  * @enum {string}
@@ -1808,6 +1810,8 @@ export interface components {
             required: boolean;
             /** @description Counted in code points; for a list */
             maxLength?: number;
+            /** @description Characters the network refuses in the option (YouTube's title: < and >). */
+            forbiddenCharacters?: string;
             description: string;
             /** @description For a one-of option: the media a post must carry when the option takes each value. */
             media?: {
