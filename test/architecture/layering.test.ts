@@ -35,7 +35,7 @@ const ADAPTERS = ['src/net/', 'src/storage/', 'src/publishing/networks/'];
 const DOMAIN_PORTS = [
   'errors', 'ids', 'timers', 'outbound', 'secret-box',
   'media/media-storage', 'media/accepted-types',
-  'networks/connector', 'networks/capabilities',
+  'networks/connector', 'networks/capabilities', 'networks/sandbox-store',
 ].map((name) => path.resolve('src/domain', `${name}.ts`));
 
 /** Packages that belong to one layer only. */
