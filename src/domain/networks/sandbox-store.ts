@@ -7,7 +7,8 @@
  * failure in the order given, storing nothing for a failure that makes no post (one not in `postsAnyway`);
  * `recent` pages a channel's top-level posts newest first, `before` continuing after a post of a previous page.
  */
-export type SandboxFailureMode = 'rate_limited' | 'transient' | 'permanent' | 'auth_expired' | 'timeout_after_post' | 'slow_after_post';
+export type SandboxFailureMode =
+  'rate_limited' | 'transient' | 'permanent' | 'auth_expired' | 'timeout_after_post' | 'slow_after_post';
 
 export interface SandboxPost {
   id: string;
