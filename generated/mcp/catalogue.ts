@@ -18,6 +18,11 @@ export const toolCatalogue: readonly ToolDefinition[] = [
           "minLength": 1,
           "maxLength": 64,
           "description": "The post id, as returned by a create or list tool. Ids starting `live_` are live posts and are read only."
+        },
+        "version": {
+          "type": "string",
+          "pattern": "^[0-9a-f]{12}$",
+          "description": "The post's reviewVersion as you read it: if the post changed since, it is not decided (changed_since_read), so you never decide on text you did not see."
         }
       }
     },
@@ -326,6 +331,13 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "reviewVersion": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
             },
             "attempts": {
               "type": [
@@ -732,6 +744,13 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
             },
+            "reviewVersion": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
+            },
             "attempts": {
               "type": [
                 "array",
@@ -1132,6 +1151,13 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
             },
+            "reviewVersion": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
+            },
             "attempts": {
               "type": [
                 "array",
@@ -1228,6 +1254,11 @@ export const toolCatalogue: readonly ToolDefinition[] = [
           "minLength": 1,
           "maxLength": 1000,
           "description": "Why, for the author."
+        },
+        "version": {
+          "type": "string",
+          "pattern": "^[0-9a-f]{12}$",
+          "description": "The post's reviewVersion as you read it: if the post changed since, it is not decided (changed_since_read), so you never decide on text you did not see."
         }
       }
     },
@@ -1536,6 +1567,13 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "reviewVersion": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
             },
             "attempts": {
               "type": [
@@ -2436,6 +2474,13 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
             },
+            "reviewVersion": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
+            },
             "attempts": {
               "type": [
                 "array",
@@ -3036,6 +3081,13 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "reviewVersion": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
             },
             "attempts": {
               "type": [
@@ -3811,6 +3863,13 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "reviewVersion": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
             },
             "attempts": {
               "type": [
@@ -5190,6 +5249,13 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
             },
+            "reviewVersion": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
+            },
             "attempts": {
               "type": [
                 "array",
@@ -5660,6 +5726,13 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
             },
+            "reviewVersion": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
+            },
             "attempts": {
               "type": [
                 "array",
@@ -6128,6 +6201,13 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
             },
+            "reviewVersion": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
+            },
             "attempts": {
               "type": [
                 "array",
@@ -6595,6 +6675,13 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "reviewVersion": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
             },
             "attempts": {
               "type": [
@@ -7388,6 +7475,13 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
             },
+            "reviewVersion": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
+            },
             "attempts": {
               "type": [
                 "array",
@@ -7797,6 +7891,13 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "reviewVersion": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
             },
             "attempts": {
               "type": [
@@ -8361,6 +8462,13 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "reviewVersion": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
             },
             "attempts": {
               "type": [
@@ -9505,6 +9613,13 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
             },
+            "reviewVersion": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
+            },
             "attempts": {
               "type": [
                 "array",
@@ -10142,6 +10257,13 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
+            },
+            "reviewVersion": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
             },
             "attempts": {
               "type": [

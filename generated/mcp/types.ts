@@ -183,6 +183,8 @@ export interface components {
             reviewerUserId?: string | null;
             /** @description Why the post was rejected (approvalStatus REJECTED). */
             rejectionReason?: string | null;
+            /** @description On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw. */
+            reviewVersion?: string | null;
             /**
              * @description The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).
              *     outcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the
@@ -229,6 +231,8 @@ export interface components {
         ApprovalApproveArguments: {
             /** @description The post id, as returned by a create or list tool. Ids starting `live_` are live posts and are read only. */
             postId: string;
+            /** @description The post's reviewVersion as you read it: if the post changed since, it is not decided (changed_since_read), so you never decide on text you did not see. */
+            version?: string;
         };
         ApprovalApproveResult: {
             data: components["schemas"]["Post"];
@@ -257,6 +261,8 @@ export interface components {
             postId: string;
             /** @description Why, for the author. */
             reason: string;
+            /** @description The post's reviewVersion as you read it: if the post changed since, it is not decided (changed_since_read), so you never decide on text you did not see. */
+            version?: string;
         };
         ApprovalRejectResult: {
             data: components["schemas"]["Post"];

@@ -1184,6 +1184,8 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description A post's reviewVersion as read; the decision is refused if the post changed since. */
+        ReviewVersion: string;
         /**
          * @description The body of every error response.
          * @example {
@@ -1335,6 +1337,8 @@ export interface components {
             reviewerUserId?: string | null;
             /** @description Why the post was rejected (approvalStatus REJECTED). */
             rejectionReason?: string | null;
+            /** @description On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw. */
+            reviewVersion?: string | null;
             /**
              * @description The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).
              *     outcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the
@@ -1731,7 +1735,7 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
-        /** @description The network's row of Herald's capabilities table: text (limit, counting: code_points, graphemes or x_weighted), media (kinds with counts, sizes, durations), firstComment (comment, reply or none), channelOptions. */
+        /** @description The network's row of Herald's capabilities table: text (limit, counting: code_points, graphemes, x_weighted, utf8_bytes, utf16_units or emoji_utf8_bytes), media (kinds with counts, sizes, durations), firstComment (comment, reply or none), channelOptions. */
         NetworkCapabilities: {
             name: string;
             displayName: string;
@@ -1739,9 +1743,11 @@ export interface components {
                 /** @description The most characters a post may have */
                 limit: number;
                 /** @enum {string} */
-                counting: "code_points" | "graphemes" | "x_weighted";
+                counting: "code_points" | "graphemes" | "x_weighted" | "utf8_bytes" | "utf16_units" | "emoji_utf8_bytes";
                 /** @description UTF-8 bytes */
                 maxBytes?: number;
+                /** @description Characters the network refuses in the text (YouTube's description: < and >). */
+                forbiddenCharacters?: string;
                 /**
                  * @description Who may set a higher limit for a channel.
                  * @enum {string}
@@ -1804,6 +1810,8 @@ export interface components {
             required: boolean;
             /** @description Counted in code points; for a list */
             maxLength?: number;
+            /** @description Characters the network refuses in the option (YouTube's title: < and >). */
+            forbiddenCharacters?: string;
             description: string;
             /** @description For a one-of option: the media a post must carry when the option takes each value. */
             media?: {
@@ -3735,7 +3743,18 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "version": "3f2a9c01b7de"
+                 *     }
+                 */
+                "application/json": {
+                    version?: components["schemas"]["ReviewVersion"];
+                };
+            };
+        };
         responses: {
             /** @description The post after the change. */
             200: {
@@ -3808,11 +3827,13 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "reason": "Wrong launch date"
+                 *       "reason": "Wrong launch date",
+                 *       "version": "3f2a9c01b7de"
                  *     }
                  */
                 "application/json": {
                     reason: string;
+                    version?: components["schemas"]["ReviewVersion"];
                 };
             };
         };
@@ -5246,6 +5267,10 @@ export interface operations {
                     decision: "approve" | "reject";
                     /** @description Why the posts are rejected; required with decision reject. */
                     reason?: string;
+                    /** @description The reviewVersion read for each post id; a post changed since is not decided (changed_since_read). */
+                    versions?: {
+                        [key: string]: components["schemas"]["ReviewVersion"];
+                    };
                 };
             };
         };

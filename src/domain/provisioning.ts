@@ -4,7 +4,7 @@
  * connector for (the capabilities table).
  */
 import crypto from 'node:crypto';
-import type { MemberRole } from '../db/repositories/accounts.js';
+import { isEmailTaken, type MemberRole } from '../db/repositories/accounts.js';
 import { API_KEY_PREFIX, forgetResolvedTokens } from './authentication.js';
 import type { DomainDeps } from './deps.js';
 import { ConflictError, NotFoundError, ValidationError } from './errors.js';
@@ -40,14 +40,14 @@ export async function createUser(deps: DomainDeps, input: { accountId: string; e
   if (!(await deps.repos.accounts.getAccount(input.accountId))) throw new NotFoundError(`No account ${input.accountId}.`);
   if (input.password !== undefined && input.password.length < 8) throw new ValidationError('A password needs at least 8 characters.');
   const id = newId();
-  await deps.repos.accounts.createUser({
-    id,
-    accountId: input.accountId,
-    email,
-    name: input.name,
-    passwordHash: input.password === undefined ? null : await hashPassword(input.password, deps.config.passwordHashCost),
-    createdAt: deps.now(),
-  });
+  const passwordHash = input.password === undefined ? null : await hashPassword(input.password, deps.config.passwordHashCost);
+  try {
+    await deps.repos.accounts.createUser({ id, accountId: input.accountId, email, name: input.name, passwordHash, createdAt: deps.now() });
+  } catch (error) {
+    // Two requests adding one email at once both pass the check above; the loser is told as if it had come second.
+    if (isEmailTaken(error)) throw new ConflictError('email_taken', `A user with email ${email} already exists.`);
+    throw error;
+  }
   return { id, email };
 }
 

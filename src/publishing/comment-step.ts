@@ -6,13 +6,16 @@
  *   same back-off as posts; they never re-publish the post;
  * - a try whose outcome is unknown (a timeout, a worker that died mid-call) is settled before anything else: the
  *   connector looks the comment up (findComment); found, the step is done; not found, it is tried again; a network
- *   that cannot look comments up gets no second try, so a comment is never made twice.
+ *   that cannot look comments up gets no second try, so a comment is never made twice;
+ * - a comment on a paused channel waits until the pause ends without counting a try, and a refusal for rate with a
+ *   reset pauses the channel (channel-pause.ts).
  */
 import type { FirstCommentStepRecord } from '../db/repositories/comment-steps.js';
 import { recordPostEvent } from '../domain/events/events.js';
 import { backoffMs } from './backoff.js';
 import { connectorChannel } from '../domain/networks/channel-connections.js';
 import { NetworkError, type ConnectorChannel, type NetworkConnector } from '../domain/networks/connector.js';
+import { pauseOnRateRefusal, pausedUntil } from './channel-pause.js';
 import type { WorkerRuntime } from './runtime.js';
 
 export async function commentOne(rt: WorkerRuntime, step: FirstCommentStepRecord): Promise<void> {
@@ -24,6 +27,11 @@ export async function commentOne(rt: WorkerRuntime, step: FirstCommentStepRecord
     return;
   }
   const { channel, network } = target;
+  const paused = pausedUntil(channel, rt.now());
+  if (paused) {
+    await rt.commentSteps.finishComment(step.postId, workerId, { status: 'pending', dueAt: paused, returnTry: true });
+    return;
+  }
   const comment = post.firstComment;
   const networkKey = `${post.id}:comment`;
   const attemptKey = `${post.id}:comment:${step.attempts}`;
@@ -52,6 +60,7 @@ export async function commentOne(rt: WorkerRuntime, step: FirstCommentStepRecord
   } catch (error) {
     lease.stop();
     const classified = rt.classified(error, 'making a first comment');
+    await pauseOnRateRefusal(rt, channel.id, classified);
     const now = rt.now();
     const retryable = classified.kind === 'retry_later' || (classified.kind === 'refresh_and_retry' && (await rt.refreshed(network, connectorChannel(rt.ctx.deps, channel))));
     const retry = (retryable || classified.kind === 'unknown_outcome') && step.attempts < maxAttempts;

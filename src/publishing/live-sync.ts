@@ -6,13 +6,17 @@
  * - a post Herald published (or a live post it already knows) gets its metrics updated;
  * - a post made under one of Herald's attempt keys is Herald's own, even before its worker records the
  *   answer (or after that worker died): the publisher or reconciliation claims it, never live-post sync;
- * - anything else becomes a live post by the domain's rule (domain/posts/live-post.ts).
+ * - anything else becomes a live post by the domain's rule (domain/posts/live-post.ts);
+ * - a paused channel (its network said its budget is spent) is not read until the pause ends, and a refusal for
+ *   rate while reading pauses it (channel-pause.ts).
  */
 import type { ChannelRecord } from '../db/repositories/channels.js';
 import type { PostRecord } from '../db/repositories/posts.js';
 import { recordPostEvent } from '../domain/events/events.js';
 import { livePostRecord } from '../domain/posts/live-post.js';
 import { connectorChannel } from '../domain/networks/channel-connections.js';
+import type { RecentPostsPage } from '../domain/networks/connector.js';
+import { pauseOnRateRefusal, pausedUntil } from './channel-pause.js';
 import type { WorkerRuntime } from './runtime.js';
 
 /** A sync reads at most this many pages of a channel, so one very active account cannot hold the worker. */
@@ -22,10 +26,18 @@ export async function syncChannel(rt: WorkerRuntime, channel: ChannelRecord): Pr
   const network = rt.ctx.networks.get(channel.network);
   // A channel that needs reconnecting has no credentials the network takes: nothing to read until it is.
   if (!network || (channel.status !== undefined && channel.status !== 'active')) return;
+  if (pausedUntil(channel, rt.now())) return;
   const ref = connectorChannel(rt.ctx.deps, channel);
   let cursor: string | null = null;
   for (let page = 0; page < SYNC_MAX_PAGES; page++) {
-    const { posts: recent, nextCursor } = await network.recentPosts(ref, { cursor, limit: rt.options.syncDepth });
+    let answer: RecentPostsPage;
+    try {
+      answer = await network.recentPosts(ref, { cursor, limit: rt.options.syncDepth });
+    } catch (error) {
+      await pauseOnRateRefusal(rt, channel.id, error);
+      throw error;
+    }
+    const { posts: recent, nextCursor } = answer;
     const known = new Map((await rt.livePosts.ownByNetworkIds(channel.id, recent.map((p) => p.networkPostId))).map((p) => [p.networkPostId, p]));
     const ours = await rt.attempts.knownAttemptKeys(recent.flatMap((p) => (p.attemptKey ? [p.attemptKey] : [])));
     const now = rt.now();

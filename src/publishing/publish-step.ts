@@ -5,8 +5,8 @@
  * - a network that fetches media from its URL must be able to reach a file of Herald's own library (a public
  *   BASE_URL, media/public-base-url.ts);
  * - media URLs must be direct image/video files, checked before the first network call (Herald's own files in
- *   its storage, media-check.ts); a host that does
- *   not answer counts towards maxAttempts, or the post would wait forever;
+ *   its storage, media-check.ts), of a format the network takes where it names formats (a PNG photo never reaches
+ *   TikTok); a host that does not answer counts towards maxAttempts, or the post would wait forever;
  * - at most once: each attempt is recorded, with its attempt key, before the network call (a batch's attempts
  *   in one transaction, guarded by the claim), and the lease is renewed while the call is in flight;
  * - a success is written with the others that finished about the same time (write-behind.ts); until then the
@@ -20,7 +20,7 @@ import type { PostRecord } from '../db/repositories/posts.js';
 import type { PublishAttemptRecord } from '../db/repositories/publish-attempts.js';
 import type { ClaimedPost } from '../db/repositories/publishing.js';
 import { NetworkError, type ConnectorChannel, type NetworkConnector, type PublishedPost } from '../domain/networks/connector.js';
-import { validatePost } from '../domain/networks/post-fit.js';
+import { formatProblem, validatePost } from '../domain/networks/post-fit.js';
 import { unreachableLibraryMedia } from '../domain/media/public-base-url.js';
 import { markNeedsReconnect } from '../domain/networks/credential-vault.js';
 import { backoffMs } from './backoff.js';
@@ -108,10 +108,19 @@ async function withMedia(rt: WorkerRuntime, ready: Ready): Promise<void> {
 async function checkMediaAndSend(rt: WorkerRuntime, ready: Ready): Promise<void> {
   const { post, attempt } = ready;
   try {
-    for (const url of [...post.imageUrls, ...post.videoUrls]) {
+    const { capabilities } = ready.network;
+    const files = [
+      ...post.imageUrls.map((url, i) => ({ url, path: `imageUrls[${i}]`, video: false })),
+      ...post.videoUrls.map((url, i) => ({ url, path: `videoUrls[${i}]`, video: true })),
+    ];
+    for (const { url, path, video } of files) {
       const check = await rt.ctx.checkMedia(url, post.accountId);
-      if (!check.direct) {
-        await finishPost(rt, post, 'failed', check.reason, rt.now());
+      const gif = check.direct && check.mimeType === 'image/gif' && capabilities.media.kinds.gif;
+      const kind = video ? 'video' : gif ? 'gif' : 'image';
+      const refusal = !check.direct ? check.reason
+        : check.mimeType && formatProblem(capabilities, kind, check.mimeType, path);
+      if (refusal) {
+        await finishPost(rt, post, 'failed', refusal, rt.now());
         return;
       }
     }

@@ -10,6 +10,7 @@ import type { ConnectorChannel, NetworkConnector, PublishedPost } from '../domai
 import { confirmPublished, finishPost, markPublished } from './post-outcomes.js';
 import { publishedChanges } from './published.js';
 import { connectorChannel } from '../domain/networks/channel-connections.js';
+import { pausedUntil } from './channel-pause.js';
 import { postKeyOf, type WorkerRuntime } from './runtime.js';
 
 export interface Attempt {
@@ -46,7 +47,8 @@ export async function reconcileUnconfirmed(rt: WorkerRuntime): Promise<void> {
   for (const post of await rt.repo.unconfirmed(100)) {
     const attempt = await rt.attempts.lastUnknownAttempt(post.id);
     const target = await rt.connectorFor(post.channelId);
-    if (!attempt || 'missing' in target) continue;
+    // A paused channel is asked on a later sync, once its pause ends (channel-pause.ts).
+    if (!attempt || 'missing' in target || pausedUntil(target.channel, rt.now())) continue;
     const found = await target.network.findPublished({
       channel: connectorChannel(rt.ctx.deps, target.channel), postKey: postKeyOf(post), attemptKey: attempt.idempotencyKey, text: post.text, attemptedAt: attempt.startedAt,
       handle: await rt.attempts.handleOf(attempt.idempotencyKey),

@@ -92,8 +92,8 @@ export function restHandlers(deps: DomainDeps): RestHandlers<RestContext> {
       status: 200,
       body: { data: await settleUnconfirmed(deps, principal, req.params.postId, req.body.published ? { published: true, permalinkUrl: req.body.permalinkUrl } : { published: false }) },
     }),
-    approvePost: async (req, { principal }) => ({ status: 200, body: { data: await approvePost(deps, principal, req.params.postId) } }),
-    rejectPost: async (req, { principal }) => ({ status: 200, body: { data: await rejectPost(deps, principal, req.params.postId, req.body.reason) } }),
+    approvePost: async (req, { principal }) => ({ status: 200, body: { data: await approvePost(deps, principal, req.params.postId, req.body?.version) } }),
+    rejectPost: async (req, { principal }) => ({ status: 200, body: { data: await rejectPost(deps, principal, req.params.postId, req.body.reason, req.body.version) } }),
     decideApprovals: async (req, { principal }) => ({ status: 200, body: await decideApprovals(deps, principal, req.body) }),
     assignReviewer: async (req, { principal }) => ({
       status: 200,

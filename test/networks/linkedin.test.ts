@@ -4,7 +4,7 @@ import { loadConfig } from '../../src/config.js';
 import { checkChannelConnection } from '../../src/domain/networks/connection-check.js';
 import { TINY_PNG } from '../media/fixtures.js';
 import { callTool } from '../mcp/support.js';
-import { startFakeLinkedIn, VIDEO_PART_BYTES, type FakeLinkedIn } from '../support/fake-linkedin.js';
+import { shownText, startFakeLinkedIn, VIDEO_PART_BYTES, type FakeLinkedIn } from '../support/fake-linkedin.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { serveMediaFiles } from '../support/media-files.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
@@ -188,7 +188,8 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       assert.equal(published.status, 'published', published.error);
       const [made] = linkedin.posts;
       assert.equal(made.author, 'urn:li:person:Xy12AbCd');
-      assert.equal(made.commentary, 'Hello, LinkedIn (ünïcödé)');
+      assert.equal(made.commentary, 'Hello, LinkedIn \\(ünïcödé\\)');
+      assert.equal(shownText(made.commentary), 'Hello, LinkedIn (ünïcödé)');
       assert.equal(made.visibility, 'PUBLIC');
       assert.equal(published.permalinkUrl, `https://www.linkedin.com/feed/update/${made.id}/`);
       assert.deepEqual([...linkedin.versionsSeen], ['202510']);
@@ -390,9 +391,25 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       assert.equal((await channelOf('urn:li:person:Xy12AbCd')).status, 'active', 'the channel itself is fine');
     });
 
+    // learn.microsoft.com, LinkedIn Marketing, community-management/shares/little-text-format: commentary is little
+    // text; every reserved character | { } @ [ ] ( ) < > # \ * _ ~ is escaped with a backslash, even outside an
+    // element, or LinkedIn cuts the post there.
+    it('escapes the little text format\'s reserved characters in the commentary, keeping the hashtags people write', async () => {
+      const page = await channelOf(ORG);
+      const text = 'Launch notes (v2) #launch: ask @ops [beta] *now* ~50% off_peak~ <today> a|b {x} C:\\temp a#b';
+      const post = await schedule(page.id, { text });
+      await testWorker(t).tick();
+      const got = await get(post.id);
+      assert.equal(got.status, 'published', got.error);
+      const [made] = linkedin.posts;
+      assert.equal(made.commentary,
+        'Launch notes \\(v2\\) #launch: ask \\@ops \\[beta\\] \\*now\\* \\~50% off\\_peak\\~ \\<today\\> a\\|b \\{x\\} C:\\\\temp a\\#b');
+      assert.equal(shownText(made.commentary), text, 'people see the whole text, hashtag included');
+    });
+
     it('a Page post made before its answer was lost is found among the Page\'s posts, never made twice', async () => {
       const page = await channelOf(ORG);
-      const post = await schedule(page.id, { text: 'Answer lost', imageUrls: [imageUrl] });
+      const post = await schedule(page.id, { text: 'Answer lost (again)', imageUrls: [imageUrl] });
       linkedin.dropAnswerNext('/rest/posts');
       await testWorker(t).tick();
       const got = await get(post.id);
@@ -494,13 +511,13 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
     it('syncs a Page\'s posts written on LinkedIn with their share statistics; a member without r_member_social has nothing to read', async () => {
       const page = await channelOf(ORG);
       linkedin.postExternally(ORG, 'Written on LinkedIn', { likeCount: 7, commentCount: 2, shareCount: 1, impressionCount: 120, clickCount: 9 });
-      linkedin.postExternally(ORG, 'Second');
+      linkedin.postExternally(ORG, 'Second \\(with a note\\) for @[Ada](urn:li:person:ada1) {hashtag|\\#|engines}');
       linkedin.postExternally(ORG, 'Third');
       linkedin.postExternally('urn:li:person:Xy12AbCd', 'By the member');
       await testWorker(t, { syncDepth: 2 }).sync();
       const live = await t.api('GET', `/v1/rest/posts?livePosts=true&channelIds=${page.id}`, { token: a.apiKey });
       const found = live.body.data.filter((p: any) => p.isLivePost);
-      assert.deepEqual(found.map((p: any) => p.text).sort(), ['Second', 'Third', 'Written on LinkedIn']);
+      assert.deepEqual(found.map((p: any) => p.text).sort(), ['Second (with a note) for Ada #engines', 'Third', 'Written on LinkedIn']);
       assert.deepEqual(found.find((p: any) => p.text === 'Written on LinkedIn').metrics, { likes: 7, comments: 2, shares: 1, impressions: 120, clicks: 9 });
       const member = await channelOf('urn:li:person:Xy12AbCd');
       const memberLive = await t.api('GET', `/v1/rest/posts?livePosts=true&channelIds=${member.id}`, { token: a.apiKey });

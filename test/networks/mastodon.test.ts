@@ -259,6 +259,38 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
     assert.equal((await theChannel()).status, 'active');
   });
 
+  // docs.joinmastodon.org, api/rate-limits: the per-account limit (300 calls in 5 minutes) covers all endpoints.
+  it('after a 429, neither live sync nor a first comment calls the account before the reset; after it, both go on', async () => {
+    await connectThroughConsent();
+    const channel = await theChannel();
+    const clock = pinClock(t, new Date().toISOString());
+    const worker = testWorker(t);
+    const first = await schedule(channel.id, { text: 'Out before the limit', firstComment: { text: 'The reply', delayMinutes: 1 } });
+    await worker.tick();
+    assert.equal((await get(first.id)).status, 'published');
+
+    const resetAt = new Date(Date.now() + 10 * 60_000);
+    mastodon.setBudget(0, resetAt);
+    const limited = await schedule(channel.id, { text: 'Drew the 429' });
+    await worker.tick();
+    assert.equal(Number((await t.herald.db('channels').where({ id: channel.id }).first()).rate_limited_until), resetAt.getTime());
+    const calls = mastodon.requests.length;
+    clock.advance(2 * 60_000);
+    await worker.tick();
+    await worker.sync();
+    assert.deepEqual(mastodon.requests.slice(calls), [], 'no call on the account before its reset');
+    const waiting = await t.deps.repos.commentSteps.commentStep(first.id);
+    assert.deepEqual([waiting?.status, waiting?.dueAt, waiting?.attempts], ['pending', resetAt.getTime(), 0], 'the comment waits without a try');
+
+    mastodon.setBudget(300, new Date(Date.now() + 5 * 60_000));
+    clock.advance(9 * 60_000);
+    await worker.tick();
+    await worker.sync();
+    assert.equal((await get(limited.id)).status, 'published');
+    assert.equal(mastodon.statuses.filter((s) => s.in_reply_to_id).length, 1, 'the first comment, made once');
+    assert.ok(mastodon.requests.slice(calls).some((r) => /^GET \/api\/v1\/accounts\/[^/]+\/statuses$/.test(r)), 'synced after the reset');
+  });
+
   it('checks media against the instance\'s own limits before uploading anything', async () => {
     mastodon.maxMediaAttachments = 1;
     mastodon.imageSizeLimit = 10;

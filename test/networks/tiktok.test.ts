@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { checkChannelConnection } from '../../src/domain/networks/connection-check.js';
 import { loadConfig } from '../../src/config.js';
-import { TINY_PNG } from '../media/fixtures.js';
+import { TINY_JPEG, TINY_PNG } from '../media/fixtures.js';
 import { callTool } from '../mcp/support.js';
 import { API_ORIGIN, CONSENT_ORIGIN, UPLOAD_ORIGIN, startFakeTikTok, type FakeTikTok } from '../support/fake-tiktok.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { serveMediaFiles } from '../support/media-files.js';
-import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
+import { dieMidAttempt, heraldMediaChecker, pinClock, testWorker } from '../publishing/support.js';
 
 const MB = 1024 * 1024;
 
@@ -43,8 +43,9 @@ describe('TikTok, against a fake that speaks its documented API', function () {
       '/short.mp4': { type: 'video/mp4', body: mp4(12, 3 * MB) },
       '/long.mp4': { type: 'video/mp4', body: mp4(15, 12 * MB + 12_345) },
       '/too-long.mp4': { type: 'video/mp4', body: mp4(601, 1 * MB) },
-      '/photo-1.png': { type: 'image/png', body: TINY_PNG },
-      '/photo-2.png': { type: 'image/png', body: TINY_PNG },
+      '/photo-1.jpg': { type: 'image/jpeg', body: TINY_JPEG },
+      '/photo-2.jpg': { type: 'image/jpeg', body: TINY_JPEG },
+      '/poster.png': { type: 'image/png', body: TINY_PNG },
     };
     files = await serveMediaFiles(served);
     filesUrl = files.origin;
@@ -186,15 +187,15 @@ describe('TikTok, against a fake that speaks its documented API', function () {
     assert.equal(textOnly.status, 400);
     assert.match(textOnly.body.message, /TikTok posts need media/);
 
-    const tool = await callTool(t, a.apiKey, 'create_image_post', { channelIds: [channel.id], text: 'From a model', imageUrls: [`${filesUrl}/photo-1.png`], firstComment: { text: 'Link in bio' }, saveAsDraft: true });
+    const tool = await callTool(t, a.apiKey, 'create_image_post', { channelIds: [channel.id], text: 'From a model', imageUrls: [`${filesUrl}/photo-1.jpg`], firstComment: { text: 'Link in bio' }, saveAsDraft: true });
     assert.equal(tool.body.result.isError, true, JSON.stringify(tool.body));
     assert.match(tool.body.result.content[0].text, /TikTok has no comment API/);
 
     const bulk = await t.api('POST', '/v1/rest/posts/bulk', {
       token: a.apiKey,
       body: { posts: [
-        { channelIds: [channel.id], text: 'fits', imageUrls: [`${filesUrl}/photo-1.png`], saveAsDraft: true },
-        { channelIds: [channel.id], text: 'with a comment', imageUrls: [`${filesUrl}/photo-1.png`], firstComment: { text: 'Link in bio' }, saveAsDraft: true },
+        { channelIds: [channel.id], text: 'fits', imageUrls: [`${filesUrl}/photo-1.jpg`], saveAsDraft: true },
+        { channelIds: [channel.id], text: 'with a comment', imageUrls: [`${filesUrl}/photo-1.jpg`], firstComment: { text: 'Link in bio' }, saveAsDraft: true },
       ] },
     });
     assert.equal(bulk.status, 200, JSON.stringify(bulk.body));
@@ -208,6 +209,36 @@ describe('TikTok, against a fake that speaks its documented API', function () {
     const unset = await t.api('PATCH', `/v1/rest/posts/${created.body.data[0].id}`, { token: a.apiKey, body: { channelOptions: { disableDuet: true } } });
     assert.equal(unset.status, 400);
     assert.match(unset.body.message, /TikTok needs channelOptions.privacyLevel/);
+  });
+
+  // TikTok Content Posting API, media transfer guide, image restrictions: photo posts take JPEG and WebP only.
+  it('refuses a PNG photo: when written where Herald holds the file, else when the post goes out, never at content/init', async () => {
+    const channel = await connected();
+    const created = await callTool(t, a.apiKey, 'create_media_upload', { fileName: 'poster.png', contentType: 'image/png', sizeBytes: TINY_PNG.length });
+    const target = created.body.result.structuredContent;
+    assert.equal((await fetch(target.uploadUrl, { method: 'PUT', headers: target.headers, body: new Uint8Array(TINY_PNG) })).status, 200);
+    const library = (await callTool(t, a.apiKey, 'complete_media_upload', { uploadId: target.uploadId })).body.result.structuredContent.data;
+    const written = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [channel.id], text: 'A poster', imageUrls: [library.url], saveAsDraft: true } });
+    assert.equal(written.status, 400, JSON.stringify(written.body));
+    assert.match(written.body.message, /TikTok takes images as JPEG or WebP; imageUrls\[0\] is PNG\. Convert it, or choose another file\./);
+    assert.equal(written.body.details[0].path, 'imageUrls[0]');
+
+    const elsewhere = await schedule(channel.id, { text: 'A poster from elsewhere', imageUrls: [`${filesUrl}/photo-1.jpg`, `${filesUrl}/poster.png`] });
+    await testWorker(t, {}, undefined, heraldMediaChecker(t, ['127.0.0.1'])).tick();
+    const got = await get(elsewhere.id);
+    assert.equal(got.status, 'failed');
+    assert.match(got.error, /TikTok takes images as JPEG or WebP; imageUrls\[1\] is PNG/);
+    assert.equal(tiktok.requests.includes('POST /v2/post/publish/content/init/'), false, 'TikTok never saw it');
+  });
+
+  // The same document, as the fake holds to it: a PNG that reaches TikTok fails after content/init.
+  it('reports TikTok\'s own refusal of a PNG it pulled, file_format_check_failed, as a permanent failure', async () => {
+    const channel = await connected();
+    const post = await schedule(channel.id, { text: 'Unchecked poster', imageUrls: [`${filesUrl}/poster.png`] });
+    await testWorker(t).tick();
+    const got = await get(post.id);
+    assert.equal(got.status, 'failed');
+    assert.match(got.error, /file_format_check_failed/);
   });
 
   it('posts a video by FILE_UPLOAD in chunks within TikTok\'s rules, after reading the creator\'s info, and waits for PUBLISH_COMPLETE', async () => {
@@ -236,7 +267,7 @@ describe('TikTok, against a fake that speaks its documented API', function () {
   it('sends a video under 5 MB whole, photos by PULL_FROM_URL, and drafts to the creator\'s inbox', async () => {
     const channel = await connected();
     const short = await schedule(channel.id, { text: 'Short one', videoUrls: [`${filesUrl}/short.mp4`] }, { privacyLevel: 'SELF_ONLY' });
-    const photos = await schedule(channel.id, { text: 'Two photos, one story', imageUrls: [`${filesUrl}/photo-1.png`, `${filesUrl}/photo-2.png`] }, { privacyLevel: 'MUTUAL_FOLLOW_FRIENDS', title: 'Photo day' });
+    const photos = await schedule(channel.id, { text: 'Two photos, one story', imageUrls: [`${filesUrl}/photo-1.jpg`, `${filesUrl}/photo-2.jpg`] }, { privacyLevel: 'MUTUAL_FOLLOW_FRIENDS', title: 'Photo day' });
     const draft = await schedule(channel.id, { text: 'Finish me in the app', videoUrls: [`${filesUrl}/short.mp4`] }, { privacyLevel: 'SELF_ONLY', draft: true });
     const worker = testWorker(t);
     await worker.tick();
@@ -252,7 +283,7 @@ describe('TikTok, against a fake that speaks its documented API', function () {
 
     assert.equal(photo.kind, 'photo');
     assert.equal(photo.post_mode, 'DIRECT_POST');
-    assert.deepEqual(photo.source_info, { source: 'PULL_FROM_URL', photo_cover_index: 0, photo_images: [`${filesUrl}/photo-1.png`, `${filesUrl}/photo-2.png`] });
+    assert.deepEqual(photo.source_info, { source: 'PULL_FROM_URL', photo_cover_index: 0, photo_images: [`${filesUrl}/photo-1.jpg`, `${filesUrl}/photo-2.jpg`] });
     assert.equal(photo.post_info.title, 'Photo day');
     assert.equal(photo.post_info.description, 'Two photos, one story');
     assert.equal((await get(photos.id)).permalinkUrl, `https://www.tiktok.com/@alice.makes/photo/${photo.post_id}`);
@@ -282,7 +313,7 @@ describe('TikTok, against a fake that speaks its documented API', function () {
     const channel = await connected();
     tiktok.expiresIn = 7_200;
     tiktok.expireAccessTokens();
-    const post = await schedule(channel.id, { text: 'After a refresh', imageUrls: [`${filesUrl}/photo-1.png`] });
+    const post = await schedule(channel.id, { text: 'After a refresh', imageUrls: [`${filesUrl}/photo-1.jpg`] });
     await testWorker(t).tick();
     assert.equal((await get(post.id)).status, 'published', (await get(post.id)).error);
     assert.deepEqual(tiktok.refreshTokens(), { live: 1, spent: 1 }, 'the spent refresh token was replaced');
@@ -291,12 +322,12 @@ describe('TikTok, against a fake that speaks its documented API', function () {
 
     // Another refresh with the stored token works: Herald kept the rotated one.
     tiktok.expireAccessTokens();
-    const again = await schedule(channel.id, { text: 'Second refresh', imageUrls: [`${filesUrl}/photo-1.png`] });
+    const again = await schedule(channel.id, { text: 'Second refresh', imageUrls: [`${filesUrl}/photo-1.jpg`] });
     await testWorker(t).tick();
     assert.equal((await get(again.id)).status, 'published', (await get(again.id)).error);
 
     tiktok.revokeAll();
-    const revoked = await schedule(channel.id, { text: 'After revocation', imageUrls: [`${filesUrl}/photo-1.png`] });
+    const revoked = await schedule(channel.id, { text: 'After revocation', imageUrls: [`${filesUrl}/photo-1.jpg`] });
     await testWorker(t).tick();
     const failed = await get(revoked.id);
     assert.equal(failed.status, 'failed');
@@ -312,7 +343,7 @@ describe('TikTok, against a fake that speaks its documented API', function () {
     const worker = testWorker(t);
 
     tiktok.failNext('/v2/post/publish/content/init/', 429, 'rate_limit_exceeded', 'The API rate limit was exceeded. Please try again later.');
-    const limited = await schedule(channel.id, { text: 'Rate limited', imageUrls: [`${filesUrl}/photo-1.png`] });
+    const limited = await schedule(channel.id, { text: 'Rate limited', imageUrls: [`${filesUrl}/photo-1.jpg`] });
     await worker.tick();
     const waiting = await row(limited.id);
     assert.equal(waiting.status, 'scheduled');
@@ -336,12 +367,12 @@ describe('TikTok, against a fake that speaks its documented API', function () {
     assert.match(failed.error, /TikTok could not publish the post: file_format_check_failed \(status FAILED\)/);
 
     tiktok.failNext('/v2/post/publish/content/init/', 403, 'spam_risk_too_many_posts', 'The daily post cap for this user is reached.');
-    const capped = await schedule(channel.id, { text: 'One too many', imageUrls: [`${filesUrl}/photo-1.png`] });
+    const capped = await schedule(channel.id, { text: 'One too many', imageUrls: [`${filesUrl}/photo-1.jpg`] });
     await worker.tick();
     assert.match((await get(capped.id)).error, /TikTok answered HTTP 403 spam_risk_too_many_posts: The daily post cap/);
 
     tiktok.failNext('/v2/post/publish/creator_info/query/', 401, 'scope_not_authorized', 'The user did not authorize the scope required for completing this request.');
-    const scoped = await schedule(channel.id, { text: 'No scope', imageUrls: [`${filesUrl}/photo-1.png`] });
+    const scoped = await schedule(channel.id, { text: 'No scope', imageUrls: [`${filesUrl}/photo-1.jpg`] });
     await worker.tick();
     assert.match((await get(scoped.id)).error, /reconnect/);
     assert.equal((await theChannel()).status, 'needs_reconnect');
@@ -366,7 +397,7 @@ describe('TikTok, against a fake that speaks its documented API', function () {
 
     // A photo init makes the post itself; its answer is lost before any publish_id: found on the creator's videos.
     tiktok.dropAnswerNext('/v2/post/publish/content/init/');
-    const photo = await schedule(channel.id, { text: 'Photo answer lost', imageUrls: [`${filesUrl}/photo-1.png`] });
+    const photo = await schedule(channel.id, { text: 'Photo answer lost', imageUrls: [`${filesUrl}/photo-1.jpg`] });
     tiktok.processingPolls = 0;
     await worker.tick();
     assert.equal((await get(photo.id)).status, 'published', (await get(photo.id)).error);
@@ -388,8 +419,8 @@ describe('TikTok, against a fake that speaks its documented API', function () {
     const channel = await connected();
     const clock = pinClock(t, new Date().toISOString());
     const recorded = await schedule(channel.id, { text: 'Died after the upload', videoUrls: [`${filesUrl}/short.mp4`] });
-    const unrecorded = await schedule(channel.id, { text: 'Died before any answer', imageUrls: [`${filesUrl}/photo-1.png`] });
-    const missing = await schedule(channel.id, { text: 'Died before sending', imageUrls: [`${filesUrl}/photo-1.png`] });
+    const unrecorded = await schedule(channel.id, { text: 'Died before any answer', imageUrls: [`${filesUrl}/photo-1.jpg`] });
+    const missing = await schedule(channel.id, { text: 'Died before sending', imageUrls: [`${filesUrl}/photo-1.jpg`] });
     tiktok.processingPolls = 0;
     const claimed = await dieMidAttempt(t, clock);
     assert.deepEqual([...claimed].sort(), [recorded.id, unrecorded.id, missing.id].sort());

@@ -299,7 +299,7 @@ describe('YouTube, against a fake that speaks Google\'s documented API', functio
 
     youtube.failNext('/upload/youtube/v3/videos', 400, 'invalidTitle', 'The request metadata specifies an invalid video title.', {}, 'youtube.video');
     await t.herald.db('channels').where({ id: channel.id }).update({ rate_limited_until: null });
-    const refused = await schedule(channel.id, { title: 'Bad <title>' });
+    const refused = await schedule(channel.id, { title: 'A title YouTube refuses' });
     await worker.tick();
     assert.match((await get(refused.id)).error, /invalidTitle: The request metadata specifies an invalid video title/);
 

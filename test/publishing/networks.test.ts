@@ -138,7 +138,7 @@ describe('publishing: network rules', () => {
 
       const asPng = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [instagram], text: 'A picture', imageUrls: [png.url], saveAsDraft: true } });
       assert.equal(asPng.status, 400, JSON.stringify(asPng.body));
-      assert.match(asPng.body.message, new RegExp(`Channel ${instagram}: Instagram takes images as jpeg; imageUrls\\[0\\] is png`));
+      assert.match(asPng.body.message, new RegExp(`Channel ${instagram}: Instagram takes images as JPEG; imageUrls\\[0\\] is PNG`));
       assert.equal(asPng.body.details[0].path, 'imageUrls[0]');
       const byId = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [instagram], text: 'Tall', mediaIds: [tall.id], saveAsDraft: true } });
       assert.equal(byId.status, 400, JSON.stringify(byId.body));

@@ -51,6 +51,39 @@ describe('REST POST /posts', () => {
     assert.match(stranger.body.message, new RegExp(`textByChannel names channels the post is not for: ${a.channelIds[1]}`));
   });
 
+  // developers.facebook.com, Threads, posts (emoji counted as their UTF-8 bytes); developers.google.com/youtube/v3/
+  // docs/videos (snippet.description 5,000 bytes, no < or > in title or description); TikTok Content Posting API,
+  // direct post reference (2,200 "UTF-16 runes").
+  it('refuses at write time what Threads, YouTube and TikTok would refuse at upload, counted their way', async () => {
+    const { addChannel } = await import('../../src/domain/provisioning.js');
+    const on = async (network: string) => (await addChannel(t.deps, { accountId: a.accountId, workspaceId: a.workspaceId, network, handle: `us-${network}` })).id;
+    const [threads, youtube, tiktok] = [await on('threads'), await on('youtube'), await on('tiktok')];
+    const video = 'https://cdn.example/v.mp4';
+
+    const emoji = await create({ channelIds: [threads], text: `${'🎉'.repeat(125)} launch day`, saveAsDraft: true });
+    assert.equal(emoji.status, 400, '136 code points, but 125 emoji are 500 bytes: 511 in all');
+    assert.match(emoji.body.message, new RegExp(`Channel ${threads}: Threads allows 500 characters; this text has 511`));
+    assert.equal((await create({ channelIds: [threads], text: `${'🎉'.repeat(124)} ok`, saveAsDraft: true })).status, 201, '124 emoji and 3 more are 499');
+
+    const bytes = await create({ channelIds: [youtube], text: 'ü'.repeat(2501), videoUrls: [video], saveAsDraft: true });
+    assert.equal(bytes.status, 400);
+    assert.match(bytes.body.message, /YouTube allows 5000 bytes; this text has 5002/);
+    const angled = await create({ channelIds: [youtube], text: 'Tips for <html> beginners', videoUrls: [video], saveAsDraft: true });
+    assert.equal(angled.status, 400);
+    assert.deepEqual(angled.body.details.map((d: { path: string }) => d.path), ['text']);
+    assert.match(angled.body.message, /YouTube does not take < and > in the text/);
+    const made = await create({ channelIds: [youtube], text: 'Tips for beginners', videoUrls: [video], saveAsDraft: true });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const titled = await t.api('PATCH', `/v1/rest/posts/${made.body.data[0].id}`, { token: a.apiKey, body: { channelOptions: { title: 'Part 1 -> 2' } } });
+    assert.equal(titled.status, 400);
+    assert.match(titled.body.message, /YouTube does not take > in channelOptions.title/);
+
+    const caption = await create({ channelIds: [tiktok], text: '🎬'.repeat(1101), imageUrls: ['https://cdn.example/p.jpg'], saveAsDraft: true });
+    assert.equal(caption.status, 400, '1,101 emoji are 2,202 UTF-16 units');
+    assert.match(caption.body.message, /TikTok allows 2200 characters; this text has 2202/);
+    assert.equal((await create({ channelIds: [tiktok], text: '🎬'.repeat(1100), imageUrls: ['https://cdn.example/p.jpg'], saveAsDraft: true })).status, 201);
+  });
+
   it('schedules with isScheduled true and a future dateTime', async () => {
     const when = futureIso(120);
     const res = await create({ channelIds: [a.channelIds[0]], text: 'Later', isScheduled: true, dateTime: when });

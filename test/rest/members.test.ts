@@ -82,4 +82,14 @@ describe('REST /members: people and their roles', function () {
     assert.equal(taken.body.code, 'email_taken');
     assert.equal((await t.api('PATCH', `/v1/rest/members/${other.userId}`, { token: a.apiKey, body: { role: 'editor' } })).status, 404);
   });
+
+  it('adds one person when the same email is sent several times at once: the others are told it is taken, none fails', async () => {
+    const adds = await Promise.all(Array.from({ length: 6 }, () =>
+      t.api('POST', '/v1/rest/members', { token: a.apiKey, body: { email: 'race@example.test', role: 'editor' } })));
+    const statuses = adds.map((r) => r.status);
+    assert.ok(statuses.every((s) => s === 201 || s === 409), `only 201 or 409, got ${statuses.join(', ')}`);
+    assert.ok(statuses.includes(201));
+    for (const refused of adds.filter((r) => r.status === 409)) assert.equal(refused.body.code, 'email_taken');
+    assert.equal((await t.herald.db('users').where({ email: 'race@example.test' })).length, 1);
+  });
 });

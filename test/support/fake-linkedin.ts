@@ -15,10 +15,32 @@ import type { AddressInfo } from 'node:net';
  * `X-Restli-Protocol-Version: 2.0.0` on every versioned call, URNs encoded in paths and List(...) parameters,
  * uploads of the exact declared byte ranges, finalize with every part's ETag in order, media owned by the
  * post's author and AVAILABLE, 2 to 20 images in a multi-image post, and 3,000 characters of commentary.
+ * The commentary is little text (community-management/shares/little-text-format): every reserved character
+ * `| { } @ [ ] ( ) < > # \ * _ ~` escaped with a backslash unless it belongs to an element (a mention
+ * `@[name](urn)`, a hashtag `#tag`, the template `{hashtag|#|tag}`). LinkedIn cuts a post short at an unescaped
+ * one; the fake refuses it with a 422 instead, so no test passes on a post people would see cut.
  *
  * The test plays the member at the consent screen: GET /oauth/v2/authorization answers as if they clicked
  * "Allow" (a 302 to the redirect URL with a code), or "Cancel" when `denyNext` is set.
  */
+/** One little element at a time: an escaped character, a mention, a hashtag template or element, or plain text. */
+const LITTLE_ELEMENT = /\\[|{}@[\]()<>#\\*_~]|@\[[^\]]*\]\(urn:li:(?:person|organization):[^)]+\)|\{hashtag\|\\?[#＃]\|[^}|]+\}|#[\p{L}\p{N}]+|[^|{}@[\]()<>#\\*_~]/suy;
+
+/** Where the little text holds a reserved character outside any element, or undefined when it holds none. */
+function unescapedReserved(little: string): number | undefined {
+  LITTLE_ELEMENT.lastIndex = 0;
+  while (LITTLE_ELEMENT.lastIndex < little.length) {
+    const at = LITTLE_ELEMENT.lastIndex;
+    if (!LITTLE_ELEMENT.test(little)) return at;
+  }
+  return undefined;
+}
+
+/** What a person sees of little text: escapes undone, a mention shown as its name, a hashtag template as #tag. */
+export function shownText(little: string): string {
+  return little.replace(/\\(.)|@\[([^\]]*)\]\([^)]+\)|\{hashtag\|\\?([#＃])\|([^}|]+)\}/gsu, (_, escaped, name, sign, tag) => escaped ?? name ?? `${sign}${tag}`);
+}
+
 export interface FakeLinkedInPost {
   id: string;
   author: string;
@@ -441,6 +463,10 @@ export async function startFakeLinkedIn(options: { clientId?: string; clientSecr
       if (!canWriteAs(post.author)) return;
       if (typeof post.commentary !== 'string' || [...post.commentary].length > 3000) {
         return send(422, restliError(422, 'UNPROCESSABLE_ENTITY', '/commentary :: length of commentary must be at most 3000'));
+      }
+      const unescaped = unescapedReserved(post.commentary);
+      if (unescaped !== undefined) {
+        return send(422, restliError(422, 'UNPROCESSABLE_ENTITY', `/commentary :: reserved character "${post.commentary[unescaped]}" at ${unescaped} is not escaped`));
       }
       if (post.visibility !== 'PUBLIC' && post.visibility !== 'CONNECTIONS') return send(422, restliError(422, 'UNPROCESSABLE_ENTITY', '/visibility :: invalid value'));
       if (post.distribution?.feedDistribution !== 'MAIN_FEED' || post.lifecycleState !== 'PUBLISHED') {

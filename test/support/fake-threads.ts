@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
  * is valid, a long-lived token refreshed only when unexpired and at least 24 hours old; a versioned path; the
  * token (bearer header or access_token), answering code 190 for a bad, revoked (subcode 458) or expired (subcode
  * 463) one; the permission each edge needs (code 10); the user in the path being the token's; text within 500
- * characters; each media URL, which it downloads itself (JPEG or PNG images; MP4 or MOV videos, else the container
+ * characters, each emoji counted as its UTF-8 bytes (threads/posts, Limitations); each media URL, which it downloads itself (JPEG or PNG images; MP4 or MOV videos, else the container
  * ends in ERROR with FAILED_DOWNLOADING_VIDEO); carousels of 2 to 20 FINISHED items of the same user; threads_publish
  * only of a FINISHED container (code 24, "Media Not Found", before), once; the profile's 250 posts a rolling 24 h.
  * Every Graph answer carries X-Business-Use-Case-Usage.
@@ -103,6 +103,16 @@ const DAY_MS = 24 * 3600_000;
 const KNOWN_SCOPES = ['threads_basic', 'threads_content_publish', 'threads_read_replies', 'threads_manage_replies', 'threads_manage_insights'];
 const INSIGHT_METRICS = ['views', 'likes', 'replies', 'reposts', 'quotes', 'shares'];
 const TEXT_LIMIT = 500;
+const GRAPHEMES = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** threads/posts, Limitations: "Text posts are limited to 500 characters. Emojis are counted as the number of UTF-8 bytes." */
+function threadsLength(text: string): number {
+  let length = 0;
+  for (const { segment } of GRAPHEMES.segment(text)) {
+    length += /\p{Extended_Pictographic}|\p{Regional_Indicator}/u.test(segment) ? Buffer.byteLength(segment, 'utf8') : [...segment].length;
+  }
+  return length;
+}
 
 function graphError(message: string, code: number, extra: Record<string, unknown> = {}) {
   return { error: { message, type: 'OAuthException', code, ...extra, fbtrace_id: crypto.randomBytes(8).toString('base64url') } };
@@ -357,7 +367,7 @@ export async function startFakeThreads(): Promise<FakeThreads> {
       const mediaType = params.get('media_type') ?? '';
       if (!['TEXT', 'IMAGE', 'VIDEO', 'CAROUSEL'].includes(mediaType)) return send(400, graphError('(#100) The parameter media_type is required and must be one of TEXT, IMAGE, VIDEO, CAROUSEL', 100));
       const text = params.get('text') ?? '';
-      if ([...text].length > TEXT_LIMIT) return send(400, graphError(`(#100) Param text must be at most ${TEXT_LIMIT} characters long.`, 100));
+      if (threadsLength(text) > TEXT_LIMIT) return send(400, graphError(`(#100) Param text must be at most ${TEXT_LIMIT} characters long.`, 100));
       const isCarouselItem = params.get('is_carousel_item') === 'true';
       const container: FakeThreadsContainer = {
         id: next(), owner: token!.user, mediaType: mediaType as FakeThreadsContainer['mediaType'], url: null, text, isCarouselItem, children: [],

@@ -22,7 +22,9 @@ import type { AddressInfo } from 'node:net';
  * Refresh tokens rotate: a refresh answers a new one and the spent one stops working.
  *
  * Every answer is TikTok's envelope `{ data, error: { code, message, log_id } }`, with code "ok" on success; an
- * asynchronous failure is status FAILED with a fail_reason while error.code stays "ok".
+ * asynchronous failure is status FAILED with a fail_reason while error.code stays "ok". A photo post's images are
+ * pulled after content/init, and one that is not JPEG or WebP (media transfer guide, image restrictions) ends the
+ * post FAILED with file_format_check_failed, as TikTok's get-post-status reference names it.
  */
 export const CONSENT_ORIGIN = 'https://www.tiktok.com';
 export const API_ORIGIN = 'https://open.tiktokapis.com';
@@ -61,6 +63,8 @@ export interface FakePublish {
   bytes: Buffer[];
   /** Status fetches left before processing ends. */
   pollsLeft: number;
+  /** A photo post's images as TikTok found them when it pulled them: their formats, once every one arrived. */
+  pulledFormats?: string[];
   post_id: string | null;
 }
 
@@ -410,7 +414,8 @@ export async function startFakeTikTok(options: { clientKey?: string; clientSecre
           if (!creator.privacy_level_options.includes(info.privacy_level)) {
             return refuse(403, 'privacy_level_option_mismatch', `privacy_level ${info.privacy_level ?? '(none)'} is not among the creator's privacy_level_options.`);
           }
-          if (!photo && typeof info.title === 'string' && [...info.title].length > 2200) return refuse(400, 'invalid_params', 'title is longer than 2200 characters');
+          // Direct post reference, post_info.title: "The video caption ... max 2200 UTF-16 runes".
+          if (!photo && typeof info.title === 'string' && info.title.length > 2200) return refuse(400, 'invalid_params', 'title is longer than 2200 characters');
           if (creator.comment_disabled && info.disable_comment === false) return refuse(400, 'invalid_params', 'comments are off for this creator: disable_comment must be true');
         }
         const publish: FakePublish = {
@@ -423,7 +428,9 @@ export async function startFakeTikTok(options: { clientKey?: string; clientSecre
         };
         publishes.push(publish);
         if (photo) {
-          if (publish.pollsLeft <= 0) settle(publish);
+          void pullPhotos(publish).then(() => {
+            if (publish.pollsLeft <= 0) settle(publish);
+          });
           return envelope(200, { publish_id: publish.publish_id });
         }
         return envelope(200, { publish_id: publish.publish_id, upload_url: `${UPLOAD_ORIGIN}/upload/?upload_id=${encodeURIComponent(publish.publish_id)}&upload_token=${uploadToken(publish)}` });
@@ -434,7 +441,7 @@ export async function startFakeTikTok(options: { clientKey?: string; clientSecre
         if (overLimit(`${bearer}:status`, 30)) return refuse(429, 'rate_limit_exceeded', 'The API rate limit was exceeded. Please try again later.');
         const publish = publishes.find((p) => p.publish_id === json.publish_id);
         if (!publish) return refuse(400, 'invalid_params', 'publish_id does not exist');
-        const arrived = publish.kind === 'photo' || publish.ranges.length === publish.source_info.total_chunk_count;
+        const arrived = publish.kind === 'photo' ? publish.pulledFormats !== undefined : publish.ranges.length === publish.source_info.total_chunk_count;
         if ((publish.status === 'PROCESSING_DOWNLOAD' || publish.status === 'PROCESSING_UPLOAD') && arrived && publish.pollsLeft-- <= 0) settle(publish);
         // The post id is an int64 written as a bare JSON number, as TikTok writes it: past 2^53, a plain JSON.parse
         // rounds it to another id.
@@ -480,7 +487,28 @@ export async function startFakeTikTok(options: { clientKey?: string; clientSecre
     if (publish.pollsLeft <= 0) settle(publish);
   }
 
+  /**
+   * Pulls a photo post's images as TikTok does after content/init, reading each one's format from its first bytes
+   * (media transfer guide, image restrictions: JPEG and WebP only); an image that cannot be fetched counts as none.
+   */
+  async function pullPhotos(publish: FakePublish): Promise<void> {
+    const formats: string[] = [];
+    for (const image of publish.source_info.photo_images as string[]) {
+      const bytes = await fetch(image).then(async (r) => (r.ok ? Buffer.from(await r.arrayBuffer()) : Buffer.alloc(0)), () => Buffer.alloc(0));
+      if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) formats.push('jpeg');
+      else if (bytes.subarray(0, 4).toString('latin1') === 'RIFF' && bytes.subarray(8, 12).toString('latin1') === 'WEBP') formats.push('webp');
+      else if (bytes.subarray(1, 4).toString('latin1') === 'PNG') formats.push('png');
+      else formats.push('unknown');
+    }
+    publish.pulledFormats = formats;
+  }
+
   function settle(publish: FakePublish): void {
+    if (publish.pulledFormats?.some((format) => format !== 'jpeg' && format !== 'webp')) {
+      publish.status = 'FAILED';
+      publish.fail_reason = 'file_format_check_failed';
+      return;
+    }
     const reason = failures.shift();
     if (reason) {
       publish.status = 'FAILED';

@@ -322,7 +322,9 @@ export async function startFakeYouTube(): Promise<FakeYouTube> {
         const title = metadata?.snippet?.title;
         if (typeof title !== 'string' || title.trim() === '') return send(400, googleError(400, 'invalidTitle', 'The request metadata specifies an invalid or empty video title.', 'youtube.video'));
         if ([...title].length > 100 || /[<>]/.test(title)) return send(400, googleError(400, 'invalidTitle', 'The request metadata specifies an invalid video title.', 'youtube.video'));
-        if (String(metadata.snippet.description ?? '').length > 5000) return send(400, googleError(400, 'invalidDescription', 'The request metadata specifies an invalid video description.', 'youtube.video'));
+        // youtube/v3/docs/videos, snippet.description: at most 5,000 bytes, and no < or >.
+        const description = String(metadata.snippet.description ?? '');
+        if (Buffer.byteLength(description, 'utf8') > 5000 || /[<>]/.test(description)) return send(400, googleError(400, 'invalidDescription', 'The request metadata specifies an invalid video description.', 'youtube.video'));
         const status = metadata.status ?? {};
         if (status.privacyStatus && !['public', 'private', 'unlisted'].includes(status.privacyStatus)) return send(400, googleError(400, 'invalidVideoMetadata', 'The request metadata is invalid.', 'youtube.video'));
         if (status.publishAt && status.privacyStatus !== 'private') return send(400, googleError(400, 'invalidPublishAt', 'The request metadata specifies an invalid scheduled publishing time.', 'youtube.video'));

@@ -72,6 +72,8 @@ describe('the web app: accessibility of every page (axe-core)', function () {
     'calendar-month': '/app/calendar?view=month',
     'calendar-all': '/app/calendar/all',
     post: `/app/posts/${postId}`,
+    'post-edit': `/app/posts/${postId}/edit`,
+    'post-duplicate': `/app/compose?from=${postId}`,
     approvals: '/app/approvals',
     channels: '/app/channels',
     queue: `/app/channels/${a.channelIds[0]}/queue`,

@@ -53,7 +53,8 @@ describe('the web app, end to end, as a team uses it', function () {
     await page.check(`input[name=channelIds][value="${a.channelIds[0]}"]`);
     await page.check(`input[name=channelIds][value="${a.channelIds[1]}"]`);
     await page.fill('#text', 'Hello from the app');
-    await page.click('button[type=submit]:has-text("Save")');
+    await page.click('form.composer button[type=submit]');
+    await page.click('#saved li a');
     await page.waitForURL(/\/app\/posts\//);
     assert.match(page.url(), /\/app\/posts\//);
     await appReady(page);
@@ -120,7 +121,8 @@ describe('the web app, end to end, as a team uses it', function () {
     await page.fill('#dateTime', '2030-01-08T09:30');
     await page.fill('#timezone', 'UTC');
     await page.screenshot({ path: path.join(ARTIFACTS, 'journey-compose.png'), fullPage: true });
-    await page.click('button[type=submit]:has-text("Save")');
+    await page.click('form.composer button[type=submit]');
+    await page.click('#saved li a');
     await page.waitForURL(/\/app\/posts\/[^/]+$/);
     await appReady(page);
     assert.match(await page.textContent('#post-status') ?? '', /scheduled/);

@@ -93,6 +93,19 @@ describe('the web app: approvals, queues and channels', function () {
       assert.equal(history[1].actorUserId, a.userId, 'decided as the signed-in person');
     });
 
+    it('does not approve a post its author changed after the inbox showed it, and says so in people\'s words', async () => {
+      const postId = await hold('As first written');
+      await signInToApp(page, t.url, a.email, a.password);
+      await open('/app/approvals');
+      assert.match(await page.textContent('main') ?? '', /As first written/);
+      assert.equal((await rest('PATCH', `/posts/${postId}`, { text: 'Changed behind the reviewer' })).status, 200);
+      await page.click('button[aria-label="Approve “As first written”"]');
+      await page.waitForSelector('#results li');
+      assert.match(await page.textContent('#results') ?? '', /As first written: changed since this page showed it: read it again before deciding/);
+      assert.equal((await rest('GET', `/posts/${postId}`)).body.data.approvalStatus, 'PENDING', 'the unseen text was not approved');
+      assert.match(await page.textContent('main') ?? '', /Changed behind the reviewer/, 'the list shows what it says now');
+    });
+
     it('rejects with a reason, saying next to the field when it is missing, and shows the posts assigned to me or to anyone', async () => {
       const mine = await hold('For me');
       const other = await hold('For anyone');

@@ -1,6 +1,6 @@
 /** Every page of the app and its address; an address not here is followed as a normal link. */
 import type { JSX } from 'preact';
-import { ComposePage } from './pages/compose.js';
+import { ComposePage, EditPostPage } from './pages/compose.js';
 import { PostsPage } from './pages/posts.js';
 import { PostPage } from './pages/post.js';
 import { AllContentCalendarPage, TeamCalendarPage } from './pages/calendar.js';
@@ -23,6 +23,7 @@ export interface Route {
 export const routes: Route[] = [
   { path: '/app', component: PostsPage },
   { path: '/app/posts/:postId', component: PostPage },
+  { path: '/app/posts/:postId/edit', component: EditPostPage },
   { path: '/app/calendar', component: TeamCalendarPage },
   { path: '/app/calendar/all', component: AllContentCalendarPage },
   { path: '/app/approvals', component: ApprovalsPage },

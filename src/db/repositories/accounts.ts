@@ -8,6 +8,13 @@ export interface WorkspaceRecord { id: string; accountId: string; name: string; 
 export type MemberRole = 'owner' | 'admin' | 'editor' | 'reviewer';
 
 /** Accounts, their users, workspaces and memberships. */
+/** True when a user insert lost a race for its email to another request (the unique index on users.email). */
+export function isEmailTaken(error: unknown): boolean {
+  const e = error as { code?: string; constraint?: string; message?: string };
+  if (e?.code === '23505') return e.constraint === 'users_email_unique'; // Postgres unique_violation
+  return e?.code === 'SQLITE_CONSTRAINT_UNIQUE' && /users\.email/.test(e.message ?? '');
+}
+
 export class AccountsRepository {
   constructor(private readonly db: Db) {}
 

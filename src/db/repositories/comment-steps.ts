@@ -45,9 +45,17 @@ export class CommentStepsRepository {
     return n > 0;
   }
 
-  async finishComment(postId: string, workerId: string, changes: { status: 'pending' | 'done' | 'failed'; dueAt?: number; networkCommentId?: string; lastError?: string | null }): Promise<void> {
+  /** `returnTry` gives back the try the claim counted (the step waited without calling the network). */
+  async finishComment(
+    postId: string, workerId: string,
+    changes: {
+      status: 'pending' | 'done' | 'failed'; dueAt?: number; networkCommentId?: string; lastError?: string | null;
+      returnTry?: boolean;
+    },
+  ): Promise<void> {
     await this.db('first_comment_steps').where({ post_id: postId, claimed_by: workerId }).update({
       status: changes.status,
+      ...(changes.returnTry ? { attempts: this.db.raw('attempts - 1') } : {}),
       ...(changes.dueAt !== undefined ? { due_at: changes.dueAt } : {}),
       ...(changes.networkCommentId !== undefined ? { network_comment_id: changes.networkCommentId } : {}),
       ...(changes.lastError !== undefined ? { last_error: changes.lastError } : {}),

@@ -11,8 +11,10 @@
  *   time stays scheduled; a draft stays a draft.
  * - Reject records the reason and keeps the post unpublished (REJECTED is never claimed by the engine).
  * - Assign names a reviewer who must be a member of the post's workspace.
- * - A decision is on the content the reviewer's call read: a post changed meanwhile is not decided (409, read it
- *   again). The history names the version decided on (approval-holds.ts's contentVersion) and the reviewer.
+ * - A decision is on the content the reviewer read: a caller that sends the reviewVersion it read gets 409
+ *   changed_since_read when the post changed since, and a post changed while the call runs is not decided either
+ *   (409 not_pending). The history names the version decided on (approval-holds.ts's contentVersion) and the
+ *   reviewer.
  * - Live posts are read only; every step is recorded in the post's history.
  */
 import type { PostRecord } from '../../db/repositories/posts.js';
@@ -44,14 +46,22 @@ async function heldPost(deps: DomainDeps, principal: Principal, postId: string, 
   return post;
 }
 
+/** `seen`: the reviewVersion the reviewer read, when they sent it. */
+function requireSeenVersion(post: PostRecord, seen: string | undefined): void {
+  if (seen === undefined || seen === contentVersion(post)) return;
+  throw new ConflictError('changed_since_read',
+    `Post ${post.id} was changed after you read it; read it again and decide on what it says now.`);
+}
+
 function decidedMeanwhile(postId: string): ConflictError {
   return new ConflictError('not_pending',
     `Post ${postId} was changed, approved or rejected by someone else meanwhile; read it again before deciding.`);
 }
 
-export async function approvePost(deps: DomainDeps, principal: Principal, postId: string): Promise<PostView> {
+export async function approvePost(deps: DomainDeps, principal: Principal, postId: string, seen?: string): Promise<PostView> {
   requireReviewer(principal);
   const post = await heldPost(deps, principal, postId, 'approved');
+  requireSeenVersion(post, seen);
   const now = deps.now();
   const overdue = !post.isDraft && post.dateTime !== null && post.dateTime <= now;
   await deps.repos.inTransaction(async (repos) => {
@@ -69,11 +79,14 @@ export async function approvePost(deps: DomainDeps, principal: Principal, postId
   return toPostView((await deps.repos.posts.get(principal.accountId, postId))!);
 }
 
-export async function rejectPost(deps: DomainDeps, principal: Principal, postId: string, reason: string): Promise<PostView> {
+export async function rejectPost(
+  deps: DomainDeps, principal: Principal, postId: string, reason: string, seen?: string,
+): Promise<PostView> {
   requireReviewer(principal);
   const trimmed = reason.trim();
   if (trimmed === '') throw new ValidationError('reason is required: say why the post is rejected', [{ path: 'reason', message: 'Give a reason.' }]);
   const post = await heldPost(deps, principal, postId, 'rejected');
+  requireSeenVersion(post, seen);
   const now = deps.now();
   await deps.repos.inTransaction(async (repos) => {
     if (!(await repos.teamPosts.reject(principal.accountId, postId, post.updatedAt, trimmed, now))) {
@@ -105,13 +118,17 @@ export async function assignReviewer(deps: DomainDeps, principal: Principal, pos
 }
 
 /** Approves or rejects each post in turn; a post that cannot be decided is reported in its result and the others go on. */
-export async function decideApprovals(deps: DomainDeps, principal: Principal, input: { postIds: string[]; decision: 'approve' | 'reject'; reason?: string }): Promise<BulkOutcome<BulkIdResult>> {
+export async function decideApprovals(
+  deps: DomainDeps, principal: Principal,
+  input: { postIds: string[]; decision: 'approve' | 'reject'; reason?: string; versions?: Record<string, string> },
+): Promise<BulkOutcome<BulkIdResult>> {
   requireReviewer(principal);
   if (input.decision === 'reject' && (input.reason ?? '').trim() === '') {
     throw new ValidationError('reason is required to reject: say why the posts are rejected', [{ path: 'reason', message: 'Give a reason.' }]);
   }
   return eachPostId(input.postIds, async (id) => {
-    if (input.decision === 'reject') await rejectPost(deps, principal, id, input.reason ?? '');
-    else await approvePost(deps, principal, id);
+    const seen = input.versions?.[id];
+    if (input.decision === 'reject') await rejectPost(deps, principal, id, input.reason ?? '', seen);
+    else await approvePost(deps, principal, id, seen);
   });
 }

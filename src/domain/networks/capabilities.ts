@@ -7,7 +7,8 @@ import { ValidationError } from '../errors.js';
  * - every network Herald can hold a channel for is a row; a network that is not a row has no connector, and a
  *   channel or post naming it is refused with "Herald has no connector for network ..." (see capabilitiesOf);
  * - `twitter` is another name for `x`; names are matched case-insensitively;
- * - text is counted the network's way (code points, graphemes, or X's weighting: see text-length.ts);
+ * - text is counted the network's way (code points, graphemes, X's weighting, UTF-8 bytes, UTF-16 code units, or
+ *   emoji as their UTF-8 bytes: see text-length.ts);
  * - a connection may report a higher text limit than the row's default (a Mastodon instance's
  *   `max_characters`, an X account allowed longer posts): `text.raisedBy` says who may raise it;
  * - first comments apply where SPEC lists them (Instagram, LinkedIn, Facebook Pages, YouTube; X as a reply), with a
@@ -22,7 +23,8 @@ import { ValidationError } from '../errors.js';
  */
 
 /** How a network counts the characters of a post. */
-export type TextCounting = 'code_points' | 'graphemes' | 'x_weighted';
+export type TextCounting =
+  | 'code_points' | 'graphemes' | 'x_weighted' | 'utf8_bytes' | 'utf16_units' | 'emoji_utf8_bytes';
 
 export type MediaKind = 'image' | 'gif' | 'video';
 
@@ -43,6 +45,8 @@ export interface ChannelOptionRule {
   required: boolean;
   /** Counted in code points; for a string[] option, of each item. */
   maxLength?: number;
+  /** Characters the network refuses in the option (YouTube's title: < and >). */
+  forbiddenCharacters?: string;
   /** Says what the option is for, in words a person posting can act on. */
   description: string;
   /** For a oneOf option: the media a post must carry when the option takes a value (an Instagram reel is one video). */
@@ -58,6 +62,8 @@ export interface NetworkCapabilities {
     counting: TextCounting;
     /** UTF-8 bytes, where the network caps those as well. */
     maxBytes?: number;
+    /** Characters the network refuses in the text (YouTube's description: < and >). */
+    forbiddenCharacters?: string;
     /** Who may set a higher limit than `limit` for a channel. */
     raisedBy?: 'instance' | 'account';
     /** The limit an account the network allows longer posts has (X Premium), where the network names one. */
@@ -246,16 +252,18 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     ],
   },
   {
-    // Google resumable upload guide, videos.insert reference: one video per post; the post text is the description
-    // (5,000), the title (100) is snippet.title; publishAt schedules a private video to go public.
+    // Google resumable upload guide, videos.insert reference, youtube/v3/docs/videos (snippet.title,
+    // snippet.description): one video per post; the post text is the description, at most 5,000 bytes (UTF-8, not
+    // characters); the title (100 characters) is snippet.title; neither may contain < or >. publishAt schedules a
+    // private video to go public.
     name: 'youtube',
     displayName: 'YouTube',
-    text: { limit: 5000, counting: 'code_points' },
+    text: { limit: 5000, counting: 'utf8_bytes', forbiddenCharacters: '<>' },
     media: { kinds: { video: { maxCount: 1 } }, maxItems: 1, mixKinds: false, required: true },
     firstComment: 'comment',
     commentMediaUrl: false,
     channelOptions: [
-      { name: 'title', type: 'string', required: true, maxLength: 100, description: 'the video title' },
+      { name: 'title', type: 'string', required: true, maxLength: 100, forbiddenCharacters: '<>', description: 'the video title' },
       { name: 'privacyStatus', type: { oneOf: ['public', 'unlisted', 'private'] }, required: false, description: 'who may watch the video' },
       { name: 'tags', type: 'string[]', required: false, description: 'the video tags' },
       { name: 'categoryId', type: 'string', required: false, description: "YouTube's category id" },
@@ -265,15 +273,23 @@ const NETWORKS: readonly NetworkCapabilities[] = [
   },
   {
     // TikTok direct-post, content-upload, media-transfer, creator-info and rate-limit guides: caption (a video's
-    // title) 2,200 (unsure), a photo post's title 90 and description 4,000; one video <= 4 GB sent in chunks of
+    // title) 2,200 "UTF-16 runes" (direct post reference: UTF-16 code units, so most emoji are 2), a photo post's
+    // title 90 and description 4,000; one video <= 4 GB sent in chunks of
     // 5-64 MB (the last up to 128 MB, 1-1,000 chunks, a file under 5 MB whole), or up to 35 photos pulled from a
-    // verified URL prefix; a one-minute sliding window per endpoint, 429 without a reset.
+    // verified URL prefix, JPEG or WebP only (media transfer guide, image restrictions: Herald refuses a PNG rather
+    // than converting it); a one-minute sliding window per endpoint, 429 without a reset.
     // SPEC lists TikTok among the first-comment networks, but TikTok has no comment API (NETWORKS.md found none;
     // the Content Posting API makes posts only): a first comment is refused, since ignoring it would drop it silently.
     name: 'tiktok',
     displayName: 'TikTok',
-    text: { limit: 2200, counting: 'code_points' },
-    media: { kinds: { image: { maxCount: 35 }, video: { maxCount: 1, maxBytes: 4 * GB } }, maxItems: 35, mixKinds: false, required: true, pulledFromUrl: ['image'] },
+    text: { limit: 2200, counting: 'utf16_units' },
+    media: {
+      kinds: { image: { maxCount: 35, formats: ['jpeg', 'webp'] }, video: { maxCount: 1, maxBytes: 4 * GB } },
+      maxItems: 35,
+      mixKinds: false,
+      required: true,
+      pulledFromUrl: ['image'],
+    },
     firstComment: 'none',
     firstCommentRefused: 'has no comment API, so Herald cannot make a first comment there; remove firstComment, or post the comment in the TikTok app.',
     commentMediaUrl: false,
@@ -296,11 +312,11 @@ const NETWORKS: readonly NetworkCapabilities[] = [
   {
     // [PZ/threads], Meta threads/posts (media specifications): 500 characters; TEXT, IMAGE, VIDEO or a CAROUSEL of
     // 2 to 20 mixing both; JPEG or PNG images <= 8 MB, aspect ratio up to 10:1; MOV or MP4 videos <= 1 GB and
-    // 5 minutes. Replies exist, but SPEC names no first comments on Threads. The posts page also says emoji count as
-    // their UTF-8 bytes (unsure: it links a grapheme splitter); code points are counted until a refusal says otherwise.
+    // 5 minutes. Replies exist, but SPEC names no first comments on Threads. The posts page (Limitations; `text` in
+    // reference/publishing) counts emoji as their UTF-8 bytes, so 125 thumbs-up fill a post.
     name: 'threads',
     displayName: 'Threads',
-    text: { limit: 500, counting: 'code_points' },
+    text: { limit: 500, counting: 'emoji_utf8_bytes' },
     media: {
       kinds: {
         image: { maxCount: 20, maxBytes: 8 * MB, aspectRatio: { min: 1 / 10, max: 10 }, formats: ['jpeg', 'png'] },

@@ -1,18 +1,20 @@
 import type { ChannelOptionRule, MediaKind, NetworkCapabilities } from './capabilities.js';
-import { countBy, countingNote } from './text-length.js';
+import { countBy, countingNote, countingUnit } from './text-length.js';
 
 /**
  * Whether a post fits a network, checked against the capabilities table; each problem names the network and the rule.
  *
  * Rules enforced:
  * - text within the network's limit, counted its way (and within its byte cap, where it has one); a connection that
- *   reports a higher limit (a Mastodon instance) raises it;
+ *   reports a higher limit (a Mastodon instance) raises it; text and options free of the characters the network
+ *   refuses in them (YouTube: < and > in a title or description);
  * - media: only the kinds the network takes, at most so many of each and in all, kinds mixed only where the network
  *   mixes them, and media at all where the network needs it (a URL ending ".gif" is a GIF where the network has a
  *   rule for GIFs, else an image);
  * - a file Herald knows (its own media library's, whose type, size, dimensions and duration it read when the file
  *   came in) also within the network's format, size, pixel, aspect-ratio and duration rules; any other URL is only
- *   seen when the post goes out, by the media check and the connector;
+ *   seen when the post goes out, by the media check (which holds it to the same formats: formatProblem) and the
+ *   connector;
  * - a first comment, where the network makes one, within the network's text limit (NETWORKS.md gives no separate
  *   comment limits: an X reply is a post); where it makes none the comment is ignored (SPEC), not refused, except on
  *   a network SPEC promises first comments on that cannot make them (TikTok), where it is refused with the reason;
@@ -23,6 +25,7 @@ import { countBy, countingNote } from './text-length.js';
 export type FitRule =
   | 'text_length'
   | 'text_bytes'
+  | 'text_characters'
   | 'media_kind'
   | 'media_count'
   | 'media_mix'
@@ -85,8 +88,15 @@ export function validatePost(capabilities: NetworkCapabilities, post: PostForFit
 
   const limit = textLimitOf(capabilities, options.textLimit);
   const note = countingNote(capabilities.text.counting);
+  const unit = countingUnit(capabilities.text.counting);
   const length = countBy(capabilities.text.counting, post.text);
-  if (length > limit) problem('text_length', 'text', `${name} allows ${limit} characters; this text has ${length}${note}. Shorten it.`);
+  if (length > limit) {
+    problem('text_length', 'text', `${name} allows ${limit} ${unit}; this text has ${length}${note}. Shorten it.`);
+  }
+  const refused = forbiddenIn(post.text, capabilities.text.forbiddenCharacters);
+  if (refused) {
+    problem('text_characters', 'text', `${name} does not take ${refused} in the text; remove or replace it.`);
+  }
   const bytes = UTF8.encode(post.text).length;
   if (capabilities.text.maxBytes !== undefined && bytes > capabilities.text.maxBytes) {
     problem('text_bytes', 'text', `${name} allows ${capabilities.text.maxBytes} bytes of text (UTF-8); this text has ${bytes}. Shorten it.`);
@@ -98,7 +108,8 @@ export function validatePost(capabilities: NetworkCapabilities, post: PostForFit
   if (post.firstComment && capabilities.firstComment !== 'none') {
     const commentLength = countBy(capabilities.text.counting, post.firstComment.text);
     if (commentLength > limit) {
-      problem('first_comment_length', 'firstComment.text', `${name} allows ${limit} characters in a first comment; this one has ${commentLength}${note}. Shorten it.`);
+      problem('first_comment_length', 'firstComment.text',
+        `${name} allows ${limit} ${unit} in a first comment; this one has ${commentLength}${note}. Shorten it.`);
     }
   }
 
@@ -110,7 +121,11 @@ export function validatePost(capabilities: NetworkCapabilities, post: PostForFit
       continue;
     }
     const wrong = typeProblem(rule, value);
+    const refusedInOption = typeof value === 'string' ? forbiddenIn(value, rule.forbiddenCharacters) : undefined;
     if (wrong) problem('channel_option', path, `${name}: channelOptions.${rule.name} ${wrong}.`);
+    else if (refusedInOption) {
+      problem('channel_option', path, `${name} does not take ${refusedInOption} in ${path}; remove or replace it.`);
+    }
     else if (rule.maxLength !== undefined && typeof value === 'string' && [...value].length > rule.maxLength) {
       problem('channel_option', path, `${name} allows ${rule.maxLength} characters in channelOptions.${rule.name}; this one has ${[...value].length}. Shorten it.`);
     } else if (rule.maxLength !== undefined && Array.isArray(value) && value.some((item) => [...String(item)].length > rule.maxLength!)) {
@@ -164,16 +179,37 @@ function formatOf(mimeType: string): string {
   return subtype === 'quicktime' ? 'mov' : subtype;
 }
 
+const FORMAT_NAMES: Readonly<Record<string, string>> = {
+  jpeg: 'JPEG', png: 'PNG', gif: 'GIF', webp: 'WebP', mp4: 'MP4', mov: 'MOV', webm: 'WebM',
+};
+
+function formatName(format: string): string {
+  return FORMAT_NAMES[format] ?? format;
+}
+
+/**
+ * Why a file of this media type is not taken where the network names the formats of its kind, or undefined; also
+ * asked when the post goes out, of a file whose type Herald sees only then (publishing's media check).
+ */
+export function formatProblem(
+  capabilities: NetworkCapabilities, kind: MediaKind, mimeType: string, path: string,
+): string | undefined {
+  const formats = capabilities.media.kinds[kind]?.formats;
+  const format = formatOf(mimeType);
+  if (!formats || formats.includes(format)) return undefined;
+  const taken = formats.map(formatName).join(' or ');
+  const what = `${capabilities.displayName} takes ${KIND_WORDS[kind][1]} as ${taken}`;
+  return `${what}; ${path} is ${formatName(format)}. Convert it, or choose another file.`;
+}
+
 /** A known file against its kind's rule: format, size, pixels, aspect ratio and duration. */
 function checkFile(capabilities: NetworkCapabilities, kind: MediaKind, path: string, file: KnownMedia | undefined, problem: (rule: FitRule, path: string, message: string) => void): void {
   const rule = capabilities.media.kinds[kind];
   if (!file || !rule) return;
   const name = capabilities.displayName;
   const [one] = KIND_WORDS[kind];
-  const format = formatOf(file.mimeType);
-  if (rule.formats && !rule.formats.includes(format)) {
-    problem('media_file', path, `${name} takes ${one}s as ${rule.formats.join(' or ')}; ${path} is ${format}. Convert it, or choose another file.`);
-  }
+  const wrongFormat = formatProblem(capabilities, kind, file.mimeType, path);
+  if (wrongFormat) problem('media_file', path, wrongFormat);
   if (rule.maxBytes !== undefined && file.sizeBytes > rule.maxBytes) {
     problem('media_file', path, `${name} takes ${one}s of at most ${(rule.maxBytes / MB).toFixed(0)} MB; ${path} is ${(file.sizeBytes / MB).toFixed(1)} MB.`);
   }
@@ -195,6 +231,12 @@ function checkFile(capabilities: NetworkCapabilities, kind: MediaKind, path: str
 
 function ratioWords(ratio: number): string {
   return Number.isInteger(ratio) ? `${ratio}:1` : ratio.toFixed(2).replace(/0$/, '');
+}
+
+/** The refused characters the text holds, in words ("< and >"), or undefined. */
+function forbiddenIn(text: string, forbidden: string | undefined): string | undefined {
+  const found = [...(forbidden ?? '')].filter((char) => text.includes(char));
+  return found.length > 0 ? found.join(' and ') : undefined;
 }
 
 function isGif(url: string): boolean {

@@ -1,6 +1,7 @@
 import type { components } from '../../../generated/rest/openapi-types.js';
 import type { PostRecord } from '../../db/repositories/posts.js';
 import type { PublishAttemptRecord } from '../../db/repositories/publish-attempts.js';
+import { contentVersion } from '../approvals/approval-holds.js';
 import { toWireTime } from '../time.js';
 
 export type PostView = components['schemas']['Post'];
@@ -50,6 +51,7 @@ function viewOf(post: PostRecord, attempts: readonly PublishAttemptRecord[] | un
       recycledFromPostId: null,
       reviewerUserId: null,
       rejectionReason: null,
+      reviewVersion: null,
       attempts: null,
     };
   }
@@ -81,6 +83,8 @@ function viewOf(post: PostRecord, attempts: readonly PublishAttemptRecord[] | un
     recycledFromPostId: post.recycledFromPostId ?? null,
     reviewerUserId: post.reviewerUserId ?? null,
     rejectionReason: post.rejectionReason ?? null,
+    // Hashed only where a reviewer can decide: list pages of other posts pay nothing for it.
+    reviewVersion: post.approvalStatus === 'PENDING' ? contentVersion(post) : null,
   };
   if (attempts) view.attempts = attempts.map(toAttemptView);
   return view;

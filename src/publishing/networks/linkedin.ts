@@ -5,6 +5,7 @@ import {
   type ConnectorChannel, type NetworkConnector, type NetworkPost, type PublishRequest, type PublishedPost, type RecentPostsPage, type RenewedCredentials,
 } from '../../domain/networks/connector.js';
 import { WWW, LinkedInApi, isOrganization, permalink, type LinkedInCredentials } from './linkedin-api.js';
+import { fromLittleText, toLittleText } from './linkedin-little.js';
 import { LinkedInMedia } from './linkedin-media.js';
 import type { NetworkHttp, NetworkHttpOptions } from './network-http.js';
 
@@ -20,7 +21,8 @@ import type { NetworkHttp, NetworkHttpOptions } from './network-http.js';
  * - tokens live 60 days; a refresh token exists only where LinkedIn granted one, and is used ahead of expiry or
  *   on 401 EXPIRED_ACCESS_TOKEN; without one the channel is not `renewable`: Herald warns a week ahead and asks for
  *   a reconnect a day ahead (domain/networks/credential-expiry.ts);
- * - a post is POST /rest/posts with the author's URN; its URN comes back in `x-restli-id`; one image or a video is
+ * - a post is POST /rest/posts with the author's URN and the text as `commentary` in the little text format, its
+ *   reserved characters escaped (linkedin-little.ts); its URN comes back in `x-restli-id`; one image or a video is
  *   `content.media`, two or more images `content.multiImage` (LinkedIn takes 2 to 20);
  * - LinkedIn keeps no idempotency key: the media URNs are recorded with the attempt before the post call, and an
  *   unknown outcome is settled from the author's posts (text, time and media). A member's own posts cannot be
@@ -164,7 +166,8 @@ export class LinkedInNetwork implements NetworkConnector {
     const answer = await this.api.expect(c, '/rest/posts', {
       method: 'POST',
       json: {
-        author: c.author, commentary: request.text, visibility: 'PUBLIC', distribution: { feedDistribution: 'MAIN_FEED', targetEntities: [], thirdPartyDistributionChannels: [] },
+        author: c.author, commentary: toLittleText(request.text), visibility: 'PUBLIC',
+        distribution: { feedDistribution: 'MAIN_FEED', targetEntities: [], thirdPartyDistributionChannels: [] },
         lifecycleState: 'PUBLISHED', isReshareDisabledByAuthor: false, ...(content ? { content } : {}),
       },
     }, [201], true);
@@ -199,7 +202,8 @@ export class LinkedInNetwork implements NetworkConnector {
     const recorded = lookup.handle ? (JSON.parse(lookup.handle) as { media: string[] }).media : [];
     const answer = await this.api.expect(c, `/rest/posts?author=${encodeURIComponent(c.author)}&q=author&count=50&sortBy=LAST_MODIFIED`, {}, [200]);
     const match = ((answer.json?.elements ?? []) as any[]).find((p) =>
-      p.createdAt >= lookup.attemptedAt - FIND_WINDOW_MS && p.commentary === lookup.text && sameMedia(mediaOf(p), recorded));
+      p.createdAt >= lookup.attemptedAt - FIND_WINDOW_MS
+      && fromLittleText(String(p.commentary ?? '')) === lookup.text && sameMedia(mediaOf(p), recorded));
     return match ? { networkPostId: match.id, permalinkUrl: permalink(match.id), publishedAt: match.publishedAt ?? match.createdAt } : undefined;
   }
 
@@ -213,7 +217,7 @@ export class LinkedInNetwork implements NetworkConnector {
     const stats = await this.statistics(c, elements.map((p) => String(p.id)));
     const posts: NetworkPost[] = elements.map((p) => ({
       networkPostId: p.id, permalinkUrl: permalink(p.id), publishedAt: p.publishedAt ?? p.createdAt, attemptKey: null,
-      text: String(p.commentary ?? ''), imageUrls: [], metrics: stats.get(p.id) ?? {},
+      text: fromLittleText(String(p.commentary ?? '')), imageUrls: [], metrics: stats.get(p.id) ?? {},
     }));
     return { posts, nextCursor: elements.length === count ? String(start + count) : null };
   }

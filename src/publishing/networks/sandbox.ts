@@ -1,10 +1,10 @@
-import type { SandboxFailureMode, SandboxPostRecord, SandboxRepository } from '../../db/repositories/sandbox.js';
 import { newId } from '../../domain/ids.js';
 import { NETWORK_CAPABILITIES, type NetworkCapabilities } from '../../domain/networks/capabilities.js';
 import {
   NetworkError,
   type AttemptLookup, type CommentLookup, type CommentRequest, type ConnectedAccount, type ConnectionMethod, type ConnectorChannel, type NetworkConnector, type PublishRequest, type PublishedPost, type RecentPostsPage,
 } from '../../domain/networks/connector.js';
+import type { SandboxFailureMode, SandboxPost, SandboxStore } from '../../domain/networks/sandbox-store.js';
 
 /**
  * The built-in network, the embedded default: everything runs with no external account.
@@ -38,7 +38,7 @@ export class SandboxNetwork implements NetworkConnector {
   };
 
   constructor(
-    private readonly store: SandboxRepository,
+    private readonly store: SandboxStore,
     private readonly baseUrl: string,
     readonly capabilities: NetworkCapabilities = NETWORK_CAPABILITIES.sandbox,
     private readonly now: () => number = Date.now,
@@ -47,7 +47,7 @@ export class SandboxNetwork implements NetworkConnector {
   ) {}
 
   /** Publish calls made in the same turn of the event loop are stored in one transaction, as one network takes many requests at once. */
-  private readonly calls = new Gathered<SandboxPostRecord, { failure?: SandboxFailureMode; stored?: SandboxPostRecord }>(
+  private readonly calls = new Gathered<SandboxPost, { failure?: SandboxFailureMode; stored?: SandboxPost }>(
     (records) => this.store.publishMany(records, POSTS_ANYWAY),
   );
 

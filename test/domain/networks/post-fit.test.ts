@@ -36,6 +36,37 @@ describe('validatePost: a post against its network\'s capabilities', () => {
     assert.deepEqual(check('bluesky', { text: '👨‍👩‍👧‍👦'.repeat(100) }), [], '100 family emoji are 100 graphemes and 2,500 bytes');
   });
 
+  // developers.google.com/youtube/v3/docs/videos: snippet.description at most 5,000 bytes; snippet.title and
+  // snippet.description may not contain < or >.
+  it('holds a YouTube description to 5,000 bytes and refuses < and > in it and in the title', () => {
+    const video = { videoUrls: ['https://cdn.example/v.mp4'] };
+    assert.deepEqual(check('youtube', { ...video, text: 'é'.repeat(2500) }), []);
+    assert.deepEqual(check('youtube', { ...video, text: 'é'.repeat(2501) }).map((p) => [p.rule, p.message]), [
+      ['text_length', 'YouTube allows 5000 bytes; this text has 5002 (UTF-8: an accented letter is 2, an emoji 4 or more). Shorten it.'],
+    ]);
+    assert.deepEqual(check('youtube', { ...video, text: 'Use <b> for bold', channelOptions: { title: 'a > b' } }).map((p) => [p.rule, p.path, p.message]), [
+      ['text_characters', 'text', 'YouTube does not take < and > in the text; remove or replace it.'],
+      ['channel_option', 'channelOptions.title', 'YouTube does not take > in channelOptions.title; remove or replace it.'],
+    ]);
+  });
+
+  // developers.facebook.com, Threads, posts: 500 characters, emoji counted as their UTF-8 bytes.
+  it('holds a Threads post to 500 with each emoji counted as its UTF-8 bytes', () => {
+    assert.deepEqual(check('threads', { text: '👍'.repeat(125) }), []);
+    assert.deepEqual(check('threads', { text: `${'👍'.repeat(125)}!` }).map((p) => p.message), [
+      'Threads allows 500 characters; this text has 501 (each emoji counts as its bytes of UTF-8: 4 or more). Shorten it.',
+    ]);
+  });
+
+  // TikTok Content Posting API, direct post reference: a caption of 2,200 "UTF-16 runes".
+  it('holds a TikTok caption to 2,200 UTF-16 code units', () => {
+    const photo = { imageUrls: img(1) };
+    assert.deepEqual(check('tiktok', { ...photo, text: '👍'.repeat(1100) }), []);
+    assert.deepEqual(check('tiktok', { ...photo, text: `${'👍'.repeat(1100)}!` }).map((p) => p.message), [
+      'TikTok allows 2200 characters; this text has 2201 (counted in UTF-16 units: most emoji are 2). Shorten it.',
+    ]);
+  });
+
   it('lets a channel whose connection reports a higher limit use it, where the network allows that', () => {
     const long = { text: 'a'.repeat(900) };
     assert.equal(check('mastodon', long).length, 1);

@@ -34,6 +34,32 @@ describe('countText: text counted the network\'s way', () => {
     assert.equal(countText('x', '•'), 2, 'U+2022 lies outside the light ranges');
   });
 
+  // developers.facebook.com, Threads, posts (Limitations) and `text` in reference/publishing: 500 characters, emoji
+  // counted as the number of their UTF-8 bytes.
+  it('counts each emoji as its UTF-8 bytes on Threads, other characters as one', () => {
+    assert.equal(countText('threads', 'hello'), 5);
+    assert.equal(countText('threads', '👍'), 4);
+    assert.equal(countText('threads', family), 25, 'a ZWJ sequence is one emoji of 25 bytes');
+    assert.equal(countText('threads', `${flag} café 日本`), 8 + 1 + 4 + 1 + 2);
+    assert.equal(countText('threads', '👍'.repeat(125)), 500);
+  });
+
+  // developers.google.com/youtube/v3/docs/videos, snippet.description: at most 5,000 bytes.
+  it('counts YouTube descriptions in UTF-8 bytes', () => {
+    assert.equal(countText('youtube', 'hello'), 5);
+    assert.equal(countText('youtube', 'é'), 2);
+    assert.equal(countText('youtube', '日本'), 6);
+    assert.equal(countText('youtube', '👍'), 4);
+  });
+
+  // TikTok Content Posting API, direct post reference, post_info.title: 2,200 "UTF-16 runes".
+  it('counts TikTok captions in UTF-16 code units', () => {
+    assert.equal(countText('tiktok', 'hello'), 5);
+    assert.equal(countText('tiktok', 'é日'), 2);
+    assert.equal(countText('tiktok', '👍'), 2);
+    assert.equal(countText('tiktok', family), 11);
+  });
+
   it('normalises to NFC before weighing X text', () => {
     assert.equal(countText('x', accented), 1);
   });

@@ -52,14 +52,18 @@ export function ApprovalsPage(props: { query: URLSearchParams }) {
     setRefused(undefined);
     try {
       const texts = new Map(posts.map((p) => [p.id, p.text]));
-      const answer = await call(api.POST('/approvals/decisions', { body: { postIds, decision, ...(decision === 'reject' ? { reason } : {}) } }));
+      // The versions shown here: a post an author changes after this page read it is not decided unseen.
+      const versions = Object.fromEntries(posts.flatMap((p) => (postIds.includes(p.id) && p.reviewVersion ? [[p.id, p.reviewVersion]] : [])));
+      const body = { postIds, decision, versions, ...(decision === 'reject' ? { reason } : {}) };
+      const answer = await call(api.POST('/approvals/decisions', { body }));
       // The list is asked for again before the outcomes show, so the two never disagree on screen.
       await reload();
       setOutcomes(answer.results.map((r) => ({
         postId: r.id,
         text: texts.get(r.id) ?? r.id,
         ok: r.ok,
-        message: r.ok ? (decision === 'approve' ? 'approved' : 'rejected') : r.error?.message ?? 'not decided',
+        message: r.ok ? (decision === 'approve' ? 'approved' : 'rejected') : r.error?.code === 'changed_since_read'
+          ? 'changed since this page showed it: read it again before deciding' : r.error?.message ?? 'not decided',
       })));
       setSelected(new Set([...selected].filter((id) => !postIds.includes(id))));
       if (decision === 'reject') setReason('');

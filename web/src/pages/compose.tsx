@@ -1,34 +1,77 @@
 /**
  * Compose: one text for several channels (each channel may have its own), media uploaded or from the library with
  * alt text, a first comment, labels, the chosen networks' options, a preview per channel, and when: now, at a time
- * in the person's zone, the queue, or a draft. The AI helpers change the text in place; nothing is saved until Save.
+ * in the person's zone, the queue, or a draft. The AI helpers change the text in place; nothing is saved until the
+ * button, which names what it does ("Publish now", "Schedule"...), is pressed; it waits while a text is too long.
+ * After saving, the composer names every post made, one per channel, with what happens to it and when.
+ *
+ * The same form edits one post (`/app/posts/:postId/edit`, saved with PATCH /posts/{postId}: that post's channel
+ * stays, since the others of its group are posts of their own) and starts a copy of one (`/app/compose?from=`,
+ * prefilled, nothing saved until the person saves).
  *
  * Saving is what REST offers an integration: POST /posts (which ignores channelOptions, SPEC), then PATCH each post
  * with the options (applied on update) and POST its labels. If the options are refused the posts just made are
  * deleted again, so saving once more does not leave copies behind; if a label is refused the posts stand, and the
- * composer says so and offers them instead of a second Save.
+ * composer says so beside the list of posts instead of offering a second save.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { components } from '../../../generated/sdk/index.js';
-import { wallClockToUtc } from '../../../src/domain/zoned-time.js';
+import { countBy } from '../../../src/domain/networks/text-length.js';
 import { api, ApiError, call, toApiError } from '../api.js';
 import { Link, navigate } from '../router.js';
 import { Empty, FieldProblems, Loading, Page, Problem } from '../ui/page.js';
 import { composeAt } from '../ui/compose-at.js';
-import { browserTimeZone, formatTime } from '../ui/time.js';
+import { EDITABLE } from '../ui/post-state.js';
+import { inPeoplesWords } from '../ui/problems.js';
+import { browserTimeZone, formatTime, toInstant, toWallClock } from '../ui/time.js';
 import { useApi } from '../ui/use-api.js';
 import { MediaField, type ChosenMedia } from './compose/media-field.js';
+import type { Media } from './compose/upload.js';
 import { Counter, PreviewCard, type Channel, type NetworkRow } from './compose/preview.js';
 import './compose/compose.css';
 
 type Label = components['schemas']['Label'];
 type OptionRule = components['schemas']['ChannelOptionRule'];
+type Post = components['schemas']['Post'];
 type When = 'now' | 'schedule' | 'queue' | 'draft';
+type Timing = { isScheduled?: boolean; dateTime?: string; addToQueue?: boolean; saveAsDraft?: boolean };
+
+/** The button says what pressing it does. */
+const ACTION: Record<When, string> = {
+  now: 'Publish now', schedule: 'Schedule', queue: 'Add to queue', draft: 'Save draft',
+};
 
 /** Fields the page shows problems beside; a problem about anything else is shown above the form. */
 const FIELDS = ['channelIds', 'text', 'textByChannel', 'mediaIds', 'imageUrls', 'videoUrls', 'firstComment', 'channelOptions', 'dateTime', 'timezone', 'addToQueue', 'prompt'];
 
-async function load() {
+/** Everything the form holds: empty for a new post, a post's own for an edit or a copy. */
+interface Draft {
+  chosenIds: string[];
+  text: string;
+  ownText: Record<string, string>;
+  media: ChosenMedia[];
+  firstComment: string;
+  firstCommentDelay: number | undefined;
+  labelIds: string[];
+  options: Record<string, Record<string, string>>;
+  when: When;
+  dateTime: string;
+  /** The zone `dateTime` is in, when not the browser's (the calendar's, when it opened the composer). */
+  timeZone?: string;
+}
+
+const BLANK: Draft = {
+  chosenIds: [], text: '', ownText: {}, media: [], firstComment: '', firstCommentDelay: undefined, labelIds: [],
+  options: {}, when: 'now', dateTime: '',
+};
+
+interface Basics {
+  channels: Channel[];
+  rows: Map<string, NetworkRow>;
+  labels: Label[];
+}
+
+async function loadBasics(): Promise<Basics> {
   const [channels, networks, labels] = await Promise.all([call(api.GET('/channels')), call(api.GET('/networks')), call(api.GET('/labels'))]);
   return {
     channels: channels.data.filter((c) => c.status !== 'disconnected'),
@@ -37,62 +80,200 @@ async function load() {
   };
 }
 
+/** The post's files as the media field shows them: from the library where they are in it, with their alt text. */
+async function mediaOf(post: Post): Promise<ChosenMedia[]> {
+  const urls = [
+    ...post.imageUrls.map((url) => ({ url, kind: 'image' as const })),
+    ...post.videoUrls.map((url) => ({ url, kind: 'video' as const })),
+  ];
+  if (urls.length === 0) return [];
+  const library = await call(api.GET('/media', { params: { query: { limit: 100 } } }));
+  const byUrl = new Map(library.data.map((m) => [m.url, m]));
+  const alt = post.channelOptions?.altText;
+  const altTexts = Array.isArray(alt) ? alt.map(String) : [];
+  return urls.map(({ url, kind }): ChosenMedia => {
+    const altText = kind === 'image' ? altTexts[post.imageUrls.indexOf(url)] ?? '' : '';
+    const known = byUrl.get(url);
+    if (known) return { media: known, altText };
+    const fileName = decodeURIComponent(new URL(url).pathname.split('/').pop() || url);
+    const media: Media = {
+      id: url, url, kind, fileName, contentType: '', sizeBytes: 0, width: null, height: null, durationSeconds: null,
+      workspaceId: '', createdAt: '',
+    };
+    return { media, altText, external: true };
+  });
+}
+
+/** A post's fields in the form: its channel, text, files, comment, labels and options; `when` as given. */
+async function draftOf(post: Post, basics: Basics, when: When, dateTime: string): Promise<Draft> {
+  const options: Record<string, Record<string, string>> = {};
+  const channel = basics.channels.find((c) => c.id === post.channelId);
+  const rules = channel ? basics.rows.get(channel.network)?.channelOptions ?? [] : [];
+  for (const rule of rules) {
+    const value = post.channelOptions?.[rule.name];
+    if (rule.name === 'altText' || value === undefined || value === null || !channel) continue;
+    const typed = Array.isArray(value) ? value.join(', ') : String(value);
+    options[channel.network] = { ...options[channel.network], [rule.name]: typed };
+  }
+  return {
+    chosenIds: channel ? [channel.id] : [],
+    text: post.text,
+    ownText: {},
+    media: await mediaOf(post),
+    firstComment: post.firstComment?.text ?? '',
+    firstCommentDelay: post.firstComment?.delayMinutes,
+    labelIds: (post.labels ?? []).map((l) => l.id),
+    options,
+    when,
+    dateTime,
+  };
+}
+
+/** How an edit starts: where the post is now (a time in the person's zone, its queue place, or a draft). */
+function whenOf(post: Post): { when: When; dateTime: string } {
+  const dateTime = post.dateTime ? toWallClock(post.dateTime, browserTimeZone) : '';
+  if (post.status === 'draft') return { when: 'draft', dateTime };
+  if (post.inQueue) return { when: 'queue', dateTime };
+  return { when: 'schedule', dateTime };
+}
+
 export function ComposePage(props: { query: URLSearchParams }) {
-  const { data, error } = useApi(load, []);
+  const from = props.query.get('from') ?? undefined;
+  const [round, setRound] = useState(0);
+  const { data, error } = useApi(async () => {
+    const basics = await loadBasics();
+    // Opened from an empty day or hour of the calendar: scheduled for then, in the zone the calendar showed.
+    const at = composeAt(props.query);
+    if (!from) return { basics, draft: at ? { ...BLANK, when: 'schedule' as const, ...at } : BLANK };
+    // A copy starts as a draft: nothing goes out until the person chooses when.
+    const original = await call(api.GET('/posts/{postId}', { params: { path: { postId: from } } }));
+    return { basics, draft: await draftOf(original.data, basics, 'draft', '') };
+  }, [from]);
+  const another = () => (from ? navigate('/app/compose') : setRound((n) => n + 1));
   return (
-    <Page title="Compose">
+    <Page title={from ? 'Duplicate a post' : 'Compose'}>
       <Problem error={error} />
       {!data && !error && <Loading label="Loading your channels" rows={8} />}
-      {data && data.channels.length === 0 && (
+      {data && data.basics.channels.length === 0 && (
         <Empty><p>No channels to post to yet. Connect one on the <Link href="/app/channels">Channels page</Link>, then come back to write.</p></Empty>
       )}
-      {data && data.channels.length > 0 && (
-        <Composer channels={data.channels} rows={data.rows} labels={data.labels} at={composeAt(props.query)} />
+      {data && data.basics.channels.length > 0 && (
+        <>
+          {from && (
+            <p class="note-box" id="copy-note">
+              A copy of the post: change what you like, then save it as a new post. The original stays as it is.
+            </p>
+          )}
+          <Composer key={round} {...data.basics} initial={data.draft} onAnother={another} />
+        </>
       )}
     </Page>
   );
 }
 
-/** A wall-clock "2030-01-07T09:30" in `timeZone` as an ISO instant; a problem in words otherwise. */
-function toInstant(local: string, timeZone: string): { iso: string } | { problem: { field: 'dateTime' | 'timezone'; message: string } } {
-  const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/.exec(local);
-  if (!match) return { problem: { field: 'dateTime', message: 'Choose the date and time to publish at.' } };
-  const [, y, mo, d, h, mi] = match.map(Number);
-  try {
-    return { iso: new Date(wallClockToUtc(timeZone, Date.UTC(y, mo - 1, d, h, mi))).toISOString() };
-  } catch {
-    return { problem: { field: 'timezone', message: `${timeZone} is not a time zone Herald knows; use a name like Europe/Berlin or America/New_York.` } };
-  }
+export function EditPostPage(props: { params: Record<string, string> }) {
+  const postId = props.params.postId;
+  const { data, error } = useApi(async () => {
+    const [basics, post] = await Promise.all([
+      loadBasics(),
+      call(api.GET('/posts/{postId}', { params: { path: { postId } } })),
+    ]);
+    const start = whenOf(post.data);
+    return { basics, post: post.data, draft: await draftOf(post.data, basics, start.when, start.dateTime) };
+  }, [postId]);
+  const href = `/app/posts/${encodeURIComponent(postId)}`;
+  const editable = data && !data.post.isLivePost && EDITABLE.has(data.post.status ?? '');
+  return (
+    <Page title="Edit the post" actions={<Link href={href}>Back to the post</Link>}>
+      <Problem error={error} />
+      {!data && !error && <Loading label="Loading the post" rows={8} />}
+      {data && !editable && (
+        <Empty>
+          <p>This post is {data.post.isLivePost ? 'live on the network' : data.post.status}: it can no longer be
+            changed.{' '}
+            <Link href={`/app/compose?from=${encodeURIComponent(postId)}`}>Duplicate it</Link> to post it again.</p>
+        </Empty>
+      )}
+      {data && editable && <Composer {...data.basics} initial={data.draft} edit={data.post} />}
+    </Page>
+  );
 }
 
-function Composer(props: {
-  channels: Channel[]; rows: Map<string, NetworkRow>; labels: Label[]; at?: ReturnType<typeof composeAt>;
-}) {
-  const { channels, rows, labels } = props;
-  const [chosenIds, setChosenIds] = useState<string[]>([]);
-  const [text, setText] = useState('');
-  const [ownText, setOwnText] = useState<Record<string, string>>({});
-  const [media, setMedia] = useState<ChosenMedia[]>([]);
-  const [firstComment, setFirstComment] = useState('');
-  const [labelIds, setLabelIds] = useState<string[]>([]);
-  const [options, setOptions] = useState<Record<string, Record<string, string>>>({});
-  // Opened from a day or hour of the calendar: scheduled at that time, in the zone the calendar showed.
-  const [when, setWhen] = useState<When>(props.at ? 'schedule' : 'now');
-  const [dateTime, setDateTime] = useState(props.at?.dateTime ?? '');
-  const [timeZone, setTimeZone] = useState(props.at?.timeZone ?? browserTimeZone);
+/** What happens to a saved post and when, as a person says it. */
+function whatHappens(post: Post): string {
+  const at = post.dateTime ? `${formatTime(post.dateTime)} (${browserTimeZone})` : '';
+  if (post.status === 'draft') return 'saved as a draft: it does not go out until it is given a time.';
+  if (post.approvalStatus === 'PENDING') {
+    return `waits for a reviewer to approve it, then goes out${post.isScheduled && at ? ` on ${at}` : ''}.`;
+  }
+  if (post.inQueue) return `added to the queue: it goes out on ${at}.`;
+  if (post.isScheduled) return `scheduled: it goes out on ${at}.`;
+  return 'publishing now.';
+}
+
+function Saved(props: { posts: Post[]; channels: Channel[]; withoutLabels?: string; onAnother?: () => void }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
+  const name = (id: string) => {
+    const c = props.channels.find((channel) => channel.id === id);
+    return c ? c.displayName ?? c.name : id;
+  };
+  const count = props.posts.length;
+  return (
+    <section id="saved" aria-labelledby="saved-title">
+      <h2 id="saved-title" ref={heading} tabIndex={-1}>
+        {count === 1 ? 'One post saved' : `${count} posts saved, one per channel`}
+      </h2>
+      {props.withoutLabels && (
+        <p class="problem" role="alert">They are saved without their labels: {props.withoutLabels}</p>
+      )}
+      <ul class="saved-posts">
+        {props.posts.map((p) => (
+          <li key={p.id} data-post-id={p.id}>
+            <Link href={`/app/posts/${encodeURIComponent(p.id)}`}>{name(p.channelId)}</Link>: {whatHappens(p)}
+          </li>
+        ))}
+      </ul>
+      {props.onAnother && <p><button type="button" onClick={props.onAnother}>Write another post</button></p>}
+    </section>
+  );
+}
+
+function Composer(props: Basics & { initial: Draft; edit?: Post; onAnother?: () => void }) {
+  const { channels, rows, labels, initial, edit } = props;
+  const [chosenIds, setChosenIds] = useState<string[]>(initial.chosenIds);
+  const [text, setText] = useState(initial.text);
+  const [ownText, setOwnText] = useState<Record<string, string>>(initial.ownText);
+  const [media, setMedia] = useState<ChosenMedia[]>(initial.media);
+  const [firstComment, setFirstComment] = useState(initial.firstComment);
+  const [labelIds, setLabelIds] = useState<string[]>(initial.labelIds);
+  const [options, setOptions] = useState<Record<string, Record<string, string>>>(initial.options);
+  const [when, setWhen] = useState<When>(initial.when);
+  const [dateTime, setDateTime] = useState(initial.dateTime);
+  const [timeZone, setTimeZone] = useState(initial.timeZone ?? browserTimeZone);
   const [prompt, setPrompt] = useState('');
   const [assisted, setAssisted] = useState('');
   const [asking, setAsking] = useState<string | undefined>(undefined);
   const [saving, setSaving] = useState(false);
-  const [savedWithoutLabels, setSavedWithoutLabels] = useState<{ postId: string; why: string } | undefined>(undefined);
+  const [saved, setSaved] = useState<{ posts: Post[]; withoutLabels?: string } | undefined>(undefined);
   const [refusal, setRefusal] = useState<ApiError | undefined>(undefined);
 
   const chosen = channels.filter((c) => chosenIds.includes(c.id));
   const chosenNetworks = [...new Set(chosen.map((c) => c.network))].filter((n) => rows.has(n));
   const problemsAt = (field: string) => refusal?.problemsAt(field) ?? [];
   const elsewhere = refusal
-    ? (refusal.details.length === 0 ? [refusal.message] : refusal.details.filter((d) => !FIELDS.some((f) => refusal.problemsAt(f).includes(d.message))).map((d) => d.message))
+    ? (refusal.details.length === 0
+      ? [inPeoplesWords(refusal.code, undefined, refusal.message)]
+      : refusal.details.filter((d) => !FIELDS.some((f) => refusal.problemsAt(f).includes(d.message))).map((d) => d.message))
     : [];
+  const textFor = (c: Channel) => ((ownText[c.id] ?? '').trim() !== '' ? ownText[c.id] : text);
+  const tooLong = chosen.filter((c) => rows.has(c.network)).flatMap((c) => {
+    const row = rows.get(c.network)!;
+    const over = countBy(row.text.counting, textFor(c)) - row.text.limit;
+    if (over <= 0) return [];
+    return [`${over} too many characters for ${c.displayName ?? c.name} (${row.displayName} takes ${row.text.limit})`];
+  });
+  const wasQueued = edit?.inQueue === true;
 
   /** The chosen networks' typed options (alt text comes from the media) as one channelOptions object. */
   function channelOptions(): Record<string, unknown> | undefined {
@@ -110,61 +291,119 @@ function Composer(props: {
     return Object.keys(result).length > 0 ? result : undefined;
   }
 
+  /**
+   * An edited post's options: what the form shows, as changed, and the rest as the post had them (an option of
+   * another network, or alt text the network does not use, is kept, not dropped by an edit of the text).
+   */
+  function editedOptions(had: Record<string, unknown>): Record<string, unknown> | undefined {
+    const shown = new Set(chosenNetworks.flatMap((n) => rows.get(n)!.channelOptions.map((rule) => rule.name)));
+    const kept = Object.entries(had).filter(([name]) => !shown.has(name));
+    const result: Record<string, unknown> = Object.fromEntries(kept);
+    if ('altText' in had) result.altText = media.filter((m) => m.media.kind === 'image').map((m) => m.altText.trim());
+    Object.assign(result, channelOptions());
+    return Object.keys(result).length > 0 || Object.keys(had).length > 0 ? result : undefined;
+  }
+
   function local(field: string, message: string) {
     setRefusal(new ApiError(400, 'invalid_request', message, [{ path: field, message }]));
   }
 
   async function save(event: Event) {
     event.preventDefault();
-    if (saving) return;
+    if (saving || tooLong.length > 0) return;
     setRefusal(undefined);
     if (chosenIds.length === 0) return local('channelIds', 'Choose at least one channel to publish to.');
-    let timing: { isScheduled?: boolean; dateTime?: string; addToQueue?: boolean; saveAsDraft?: boolean } = {};
+    let timing: Timing = {};
     if (when === 'schedule') {
       const instant = toInstant(dateTime, timeZone.trim() || 'UTC');
       if ('problem' in instant) return local(instant.problem.field, instant.problem.message);
       timing = { isScheduled: true, dateTime: instant.iso };
     } else if (when === 'queue') timing = { addToQueue: true };
     else if (when === 'draft') timing = { saveAsDraft: true };
+    setSaving(true);
+    try {
+      if (edit) await saveEdit(edit, timing);
+      else await saveNew(timing);
+    } catch (caught) {
+      setRefusal(toApiError(caught));
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  /** The post changed in place (PATCH), its labels added and taken off, then its page, showing the change. */
+  async function saveEdit(post: Post, timing: Timing) {
+    const path = { params: { path: { postId: post.id } } };
+    const options = editedOptions(post.channelOptions ?? {});
+    // A draft leaves drafts only when told; a post already in the queue keeps its place rather than take the next.
+    const then = when === 'queue' ? (wasQueued ? {} : timing)
+      : when === 'draft' ? timing
+        : { saveAsDraft: false, isScheduled: when === 'schedule', ...timing };
+    const delay = initial.firstCommentDelay ? { delayMinutes: initial.firstCommentDelay } : {};
+    const comment = firstComment.trim() === '' ? null : { text: firstComment, ...delay };
+    await call(api.PATCH('/posts/{postId}', {
+      ...path,
+      body: {
+        text,
+        imageUrls: media.filter((m) => m.media.kind === 'image').map((m) => m.media.url),
+        videoUrls: media.filter((m) => m.media.kind === 'video').map((m) => m.media.url),
+        firstComment: comment,
+        ...(options ? { channelOptions: options } : {}),
+        ...then,
+      },
+    }));
+    const added = labelIds.filter((id) => !initial.labelIds.includes(id));
+    if (added.length > 0) await call(api.POST('/posts/{postId}/labels', { ...path, body: { labelIds: added } }));
+    for (const labelId of initial.labelIds.filter((id) => !labelIds.includes(id))) {
+      await call(api.DELETE('/posts/{postId}/labels/{labelId}', { params: { path: { postId: post.id, labelId } } }));
+    }
+    navigate(`/app/posts/${encodeURIComponent(post.id)}`);
+  }
+
+  async function saveNew(timing: Timing) {
     // Only the chosen channels' own texts: one typed for a channel then unticked is not an error.
     const own = Object.fromEntries(Object.entries(ownText).filter(([id, value]) => chosenIds.includes(id) && value.trim() !== ''));
     const opts = channelOptions();
+    const fromLibrary = media.filter((m) => !m.external);
+    const linked = media.filter((m) => m.external);
+    const images = linked.filter((m) => m.media.kind === 'image').map((m) => m.media.url);
+    const videos = linked.filter((m) => m.media.kind === 'video').map((m) => m.media.url);
     const body = {
       channelIds: chosenIds,
       text,
       ...(Object.keys(own).length > 0 ? { textByChannel: own } : {}),
-      ...(media.length > 0 ? { mediaIds: media.map((m) => m.media.id) } : {}),
+      ...(fromLibrary.length > 0 ? { mediaIds: fromLibrary.map((m) => m.media.id) } : {}),
+      ...(images.length > 0 ? { imageUrls: images } : {}),
+      ...(videos.length > 0 ? { videoUrls: videos } : {}),
       ...(firstComment.trim() !== '' ? { firstComment: { text: firstComment } } : {}),
       // Options apply on update: the posts wait as drafts until they have them.
       ...(opts ? { saveAsDraft: true } : timing),
     };
-    setSaving(true);
-    try {
-      const created = (await call(api.POST('/posts', { body }))).data;
-      if (opts) {
-        const then = when === 'now' ? { isScheduled: false } : timing;
-        try {
-          for (const post of created) {
-            await call(api.PATCH('/posts/{postId}', { params: { path: { postId: post.id } }, body: { channelOptions: opts, ...then } }));
-          }
-        } catch (refused) {
-          for (const post of created) await call(api.DELETE('/posts/{postId}', { params: { path: { postId: post.id } } })).catch(() => undefined);
-          throw refused;
-        }
-      }
+    let posts = (await call(api.POST('/posts', { body }))).data;
+    if (opts) {
+      const then = when === 'now' ? { isScheduled: false } : timing;
       try {
-        if (labelIds.length > 0) {
-          for (const post of created) await call(api.POST('/posts/{postId}/labels', { params: { path: { postId: post.id } }, body: { labelIds } }));
+        const updated: Post[] = [];
+        for (const post of posts) {
+          const path = { params: { path: { postId: post.id } } };
+          const group = await call(api.PATCH('/posts/{postId}', { ...path, body: { channelOptions: opts, ...then } }));
+          updated.push(group.data.find((p) => p.id === post.id) ?? post);
         }
+        posts = updated;
       } catch (refused) {
-        setSavedWithoutLabels({ postId: created[0].id, why: toApiError(refused).message });
-        return;
+        for (const post of posts) await call(api.DELETE('/posts/{postId}', { params: { path: { postId: post.id } } })).catch(() => undefined);
+        throw refused;
       }
-      navigate(`/app/posts/${encodeURIComponent(created[0].id)}`);
-    } catch (caught) {
-      setRefusal(toApiError(caught));
-      setSaving(false);
     }
+    try {
+      if (labelIds.length > 0) {
+        for (const post of posts) await call(api.POST('/posts/{postId}/labels', { params: { path: { postId: post.id } }, body: { labelIds } }));
+      }
+    } catch (refused) {
+      setSaved({ posts, withoutLabels: toApiError(refused).message });
+      return;
+    }
+    setSaved({ posts });
   }
 
   /** Runs one AI helper; its refusal is shown beside the field it concerns. */
@@ -215,11 +454,26 @@ function Composer(props: {
 
   const instant = when === 'schedule' ? toInstant(dateTime, timeZone.trim() || 'UTC') : undefined;
   const opts = channelOptions();
+  if (saved) {
+    return <Saved posts={saved.posts} channels={channels} withoutLabels={saved.withoutLabels} onAnother={props.onAnother} />;
+  }
+  const editedChannel = edit && channels.find((c) => c.id === edit.channelId);
+  const editedOn = editedChannel
+    ? `${editedChannel.displayName ?? editedChannel.name} (${rows.get(editedChannel.network)?.displayName ?? editedChannel.network})`
+    : edit?.channelId;
   return (
     <form class="composer" onSubmit={save} noValidate>
       {elsewhere.map((message) => <p class="problem" role="alert" key={message}>{message}</p>)}
       <div class="compose-grid">
         <div class="compose-main">
+          {edit ? (
+            <p id="edit-channel">
+              On {editedOn}.{' '}
+              <span class="muted">
+                To post it on other channels too, <Link href={`/app/compose?from=${encodeURIComponent(edit.id)}`}>duplicate it</Link>.
+              </span>
+            </p>
+          ) : (
           <fieldset aria-describedby="channel-problems">
             <legend>Channels</legend>
             {channels.map((c) => (
@@ -232,6 +486,7 @@ function Composer(props: {
             ))}
             <FieldProblems error={refusal} field={'channelIds'} id="channel-problems" />
           </fieldset>
+          )}
 
           <label for="text">Text</label>
           <textarea id="text" name="text" value={text} aria-describedby="counters text-problems" onInput={(event) => setText(event.currentTarget.value)} />
@@ -240,6 +495,7 @@ function Composer(props: {
           </p>
           <FieldProblems error={refusal} field={'text'} id="text-problems" />
 
+          {!edit && (
           <details open={Object.values(ownText).some((v) => v !== '') || problemsAt('textByChannel').length > 0}>
             <summary>A different text for one channel</summary>
             {chosen.length === 0 && <p class="muted">Choose channels first; each can then have its own text in place of the one above.</p>}
@@ -253,6 +509,7 @@ function Composer(props: {
               </div>
             ))}
           </details>
+          )}
 
           <section class="assist" aria-labelledby="assist-title">
             <h2 id="assist-title">AI helpers</h2>
@@ -322,18 +579,22 @@ function Composer(props: {
                 )}
               </div>
             )}
-            <label class="choice"><input type="radio" name="when" value="queue" checked={when === 'queue'} onChange={() => setWhen('queue')} /> Add to each channel's queue (its next free slot)</label>
+            <label class="choice">
+              <input type="radio" name="when" value="queue" checked={when === 'queue'} onChange={() => setWhen('queue')} />
+              {wasQueued ? ' Keep its place in the queue' : ' Add to each channel\'s queue (its next free slot)'}
+            </label>
             <label class="choice"><input type="radio" name="when" value="draft" checked={when === 'draft'} onChange={() => setWhen('draft')} /> Save as draft</label>
             <FieldProblems error={refusal} field={'addToQueue'} id="when-problems" />
           </fieldset>
 
-          {savedWithoutLabels ? (
-            <p class="save" role="alert">
-              The posts are saved, without their labels ({savedWithoutLabels.why}). <Link href={`/app/posts/${encodeURIComponent(savedWithoutLabels.postId)}`}>Open them</Link>
-            </p>
-          ) : (
-            <p class="save"><button type="submit" class="primary" disabled={saving}>{saving ? 'Saving…' : 'Save'}</button></p>
-          )}
+          <p class="save">
+            <button type="submit" class="primary" disabled={saving || tooLong.length > 0} aria-describedby="save-blocked">
+              {saving ? 'Saving…' : ACTION[when]}
+            </button>{' '}
+            <span id="save-blocked" class="problem" aria-live="polite">
+              {tooLong.length > 0 ? `Shorten the text first: ${tooLong.join('; ')}.` : ''}
+            </span>
+          </p>
         </div>
 
         <section class="compose-previews" aria-labelledby="previews-title">

@@ -1,16 +1,20 @@
 /**
  * One post: its status, text, the error in words with what to do next, its address on the network, metrics,
  * every publishing attempt and the history of who changed what. What a person can do depends on its state:
- * try a failed post again, mark an unconfirmed one as published or not after checking the network, and (for
- * reviewers) approve, reject with a reason, or assign a held post.
+ * edit, reschedule or delete one not yet published (a published or live post is read only), duplicate any into
+ * the composer, try a failed post again, mark an unconfirmed one as published or not after checking the network,
+ * and (for reviewers) approve, reject with a reason, or assign a held post. While the post is on its way out,
+ * the page asks for it every few seconds, so it shows published (or failed) without a reload.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { components } from '../../../generated/sdk/index.js';
 import { api, ApiError, call, toApiError } from '../api.js';
-import { Link } from '../router.js';
+import { Link, navigate } from '../router.js';
 import { useMe } from '../session.js';
+import { ConfirmButton } from '../ui/confirm-button.js';
 import { FieldProblems, Loading, Page, Problem, StatusBadge } from '../ui/page.js';
-import { formatTime } from '../ui/time.js';
+import { EDITABLE } from '../ui/post-state.js';
+import { browserTimeZone, formatTime, toInstant, toWallClock } from '../ui/time.js';
 import { useApi } from '../ui/use-api.js';
 import './post-and-calendar.css';
 
@@ -47,6 +51,40 @@ function nextStep(post: Post, channel: Channel | undefined): string | undefined 
   return undefined;
 }
 
+/** How often a post on its way out is asked for again, and how soon before its time that starts. */
+const POLL_MS = 4_000;
+const POLL_AHEAD_MS = 2 * 60_000;
+
+/** Asks for the post while it may change by itself (scheduled and due, or publishing); a change reloads the page. */
+function useLiveStatus(post: Post | undefined, reload: () => Promise<void>) {
+  const onItsWay = post !== undefined && !post.isLivePost
+    && (post.status === 'scheduled' || post.status === 'publishing');
+  const id = post?.id;
+  const seen = post ? `${post.status}|${post.updatedAt}|${(post.attempts ?? []).length}` : '';
+  useEffect(() => {
+    if (!onItsWay || id === undefined) return;
+    let stopped = false;
+    const timer = setInterval(() => {
+      const notYet = post.status === 'scheduled' && post.dateTime && Date.parse(post.dateTime) - Date.now() > POLL_AHEAD_MS;
+      if (notYet) return;
+      call(api.GET('/posts/{postId}', { params: { path: { postId: id } } }))
+        .then((fresh) => {
+          const now = `${fresh.data.status}|${fresh.data.updatedAt}|${(fresh.data.attempts ?? []).length}`;
+          if (!stopped && now !== seen) void reload();
+        })
+        // A missed look is tried again at the next tick; the page keeps what it shows.
+        .catch(() => undefined);
+    }, POLL_MS);
+    return () => {
+      stopped = true;
+      clearInterval(timer);
+    };
+  }, [onItsWay, id, seen]);
+}
+
+/** Fields the page shows a refusal beside; a refusal about only these is not repeated above. */
+const SHOWN_BESIDE = ['permalinkUrl', 'reason', 'reviewerUserId', 'dateTime'];
+
 function describe(details: Record<string, unknown> | null): string {
   if (!details) return '';
   return Object.entries(details)
@@ -65,6 +103,7 @@ export function PostPage(props: { params: Record<string, string> }) {
   const [reason, setReason] = useState('');
   const [permalinkUrl, setPermalinkUrl] = useState('');
   const [reviewer, setReviewer] = useState('');
+  const [newTime, setNewTime] = useState<string>();
 
   async function act(what: () => Promise<unknown>, said: string) {
     setBusy(true);
@@ -86,7 +125,40 @@ export function PostPage(props: { params: Record<string, string> }) {
   const names = new Map((data?.members ?? []).map((m) => [m.userId, m.name || m.email]));
   const who = (userId: string | null) => (userId === null ? 'Herald' : names.get(userId) ?? 'a former member');
   const canReview = me?.reviews === true && post?.approvalStatus === 'PENDING';
+  // The version on screen: a post its author changed meanwhile is not decided unseen (changed_since_read).
+  const seen = post?.reviewVersion ? { version: post.reviewVersion } : {};
   const step = post && nextStep(post, data?.channel);
+  useLiveStatus(post, reload);
+  const editable = post !== undefined && !post.isLivePost && EDITABLE.has(post.status ?? '');
+  const deletable = post !== undefined && !post.isLivePost && post.status !== 'publishing';
+  const reschedulable = editable && (post.status === 'scheduled' || post.status === 'failed');
+  const besideOnly = failure !== undefined && failure.details.length > 0
+    && failure.details.every((d) => SHOWN_BESIDE.some((f) => failure.problemsAt(f).includes(d.message)));
+  const href = `/app/posts/${encodeURIComponent(postId)}`;
+
+  function reschedule(event: Event) {
+    event.preventDefault();
+    const instant = toInstant(newTime ?? '', browserTimeZone);
+    if ('problem' in instant) {
+      setDone(undefined);
+      const { message } = instant.problem;
+      setFailure(new ApiError(400, 'invalid_request', message, [{ path: 'dateTime', message }]));
+      return;
+    }
+    void act(async () => {
+      await call(api.PATCH('/posts/{postId}', { ...path, body: { isScheduled: true, dateTime: instant.iso } }));
+      setNewTime(undefined);
+    }, `Rescheduled for ${formatTime(instant.iso)} (${browserTimeZone}).`);
+  }
+
+  async function remove() {
+    try {
+      await call(api.DELETE('/posts/{postId}', path));
+      navigate('/app');
+    } catch (caught) {
+      setFailure(toApiError(caught));
+    }
+  }
 
   return (
     <Page title="Post" actions={<Link href="/app">All posts</Link>}>
@@ -123,7 +195,34 @@ export function PostPage(props: { params: Record<string, string> }) {
           )}
 
           <div aria-live="polite" class="outcome">{done && <p id="done">{done}</p>}</div>
-          <Problem error={failure} />
+          {!besideOnly && <Problem error={failure} />}
+
+          <section aria-labelledby="change-title" id="post-actions">
+            <h2 id="change-title">{editable ? 'Change it' : 'Post it again'}</h2>
+            {!editable && !post.isLivePost && (
+              <p class="muted">It is {post.status}, so it can no longer be changed; a copy can.</p>
+            )}
+            <p class="post-actions">
+              {editable && <Link class="button" href={`${href}/edit`}>Edit</Link>}
+              <Link class="button" href={`/app/compose?from=${encodeURIComponent(postId)}`}>Duplicate</Link>
+              {deletable && (
+                <ConfirmButton label="Delete" ariaLabel="Delete this post" confirmLabel="Yes, delete it" onConfirm={remove}
+                  question={post.status === 'published'
+                    ? 'Delete it from Herald? It stays on the network.'
+                    : 'Delete this post? It will not go out.'} />
+              )}
+            </p>
+            {reschedulable && (
+              <form id="reschedule" onSubmit={reschedule} noValidate>
+                <label for="newTime">A new date and time, in your time zone ({browserTimeZone})</label>
+                <input id="newTime" type="datetime-local"
+                  value={newTime ?? (post.dateTime ? toWallClock(post.dateTime, browserTimeZone) : '')}
+                  aria-describedby="newTime-problems" onInput={(e) => setNewTime(e.currentTarget.value)} />
+                <FieldProblems error={failure} field="dateTime" id="newTime-problems" />
+                <p><button type="submit" disabled={busy}>Reschedule</button></p>
+              </form>
+            )}
+          </section>
 
           {post.status === 'failed' && !post.isLivePost && (
             <p><button type="button" class="primary" disabled={busy} onClick={() => act(() => call(api.POST('/posts/{postId}/retry', path)), 'Back in line to publish now.')}>Try again now</button></p>
@@ -150,10 +249,10 @@ export function PostPage(props: { params: Record<string, string> }) {
           {canReview && (
             <section aria-labelledby="review-title">
               <h2 id="review-title">Review</h2>
-              <p><button type="button" class="primary" disabled={busy} onClick={() => act(() => call(api.POST('/posts/{postId}/approve', path)), 'Approved.')}>Approve</button></p>
+              <p><button type="button" class="primary" disabled={busy} onClick={() => act(() => call(api.POST('/posts/{postId}/approve', { ...path, body: seen })), 'Approved.')}>Approve</button></p>
               <form onSubmit={(e) => {
                 e.preventDefault();
-                void act(() => call(api.POST('/posts/{postId}/reject', { ...path, body: { reason } })), 'Rejected.');
+                void act(() => call(api.POST('/posts/{postId}/reject', { ...path, body: { reason, ...seen } })), 'Rejected.');
               }}>
                 <label for="reason">Reason to reject</label>
                 <input id="reason" required value={reason} onInput={(e) => setReason(e.currentTarget.value)}

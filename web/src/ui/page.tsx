@@ -5,6 +5,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import type { ApiError } from '../api.js';
+import { inPeoplesWords } from './problems.js';
 
 export function Page(props: { title: string; actions?: ComponentChildren; children: ComponentChildren }) {
   const heading = useRef<HTMLHeadingElement>(null);
@@ -37,16 +38,18 @@ export function Empty(props: { children: ComponentChildren }) {
   return <div class="empty">{props.children}</div>;
 }
 
-/** A refusal or failure in Herald's words (they say what to change). */
+/** A refusal or failure in words that say what to change. */
 export function Problem(props: { error?: ApiError | string; id?: string }) {
   if (!props.error) return null;
-  const message = typeof props.error === 'string' ? props.error : props.error.message;
+  const { error } = props;
+  const message = typeof error === 'string' ? error : inPeoplesWords(error.code, undefined, error.message);
   return <p class="problem" role="alert" id={props.id}>{message}</p>;
 }
 
-/** The server's words about one field, placed beside it and tied to it for screen readers. */
+/** The server's problems with one field, in people's words, placed beside it and tied to it for screen readers. */
 export function FieldProblems(props: { error?: ApiError; field: string; id: string }) {
-  const messages = props.error?.problemsAt(props.field) ?? [];
+  const { error, field } = props;
+  const messages = [...new Set((error?.problemsAt(field) ?? []).map((m) => inPeoplesWords(error!.code, field, m)))];
   // Always there, empty when all is well, so a field may name it in aria-describedby before anything is refused.
   return <div id={props.id} class="field-problems">{messages.map((m) => <p class="problem" role="alert" key={m}>{m}</p>)}</div>;
 }

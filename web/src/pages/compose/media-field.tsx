@@ -11,6 +11,8 @@ import { Empty, Loading, Problem } from '../../ui/page.js';
 export interface ChosenMedia {
   media: Media;
   altText: string;
+  /** A file the post links to that is not in this workspace's library (a post made through the API with URLs). */
+  external?: boolean;
 }
 
 interface Upload {

@@ -52,7 +52,7 @@ export function PreviewCard(props: PreviewInput) {
   const images = media.filter((m) => m.media.kind === 'image');
   const shown = media.slice(0, row.media.maxItems);
   const capabilities = findCapabilities(row.name);
-  const knownMedia = new Map<string, KnownMedia>(media.map((m) => [m.media.url, {
+  const knownMedia = new Map<string, KnownMedia>(media.filter((m) => !m.external).map((m) => [m.media.url, {
     mimeType: m.media.contentType, sizeBytes: m.media.sizeBytes, width: m.media.width, height: m.media.height,
     durationMs: m.media.durationSeconds === null ? null : m.media.durationSeconds * 1000,
   }]));
