@@ -129,6 +129,9 @@ describe('the web app: calendar, phone navigation, API keys and icon', function 
     await page.waitForURL(/\/app\/compose\?/);
     await appReady(page);
     assert.equal(await page.inputValue('#dateTime'), `${today}T${hour.padStart(2, '0')}:00`);
+    // An address with a time that is not one is a plain composer, not one prefilled half-right.
+    await open('/app/compose?at=tomorrow%20morning');
+    assert.equal(await page.isChecked('input[name=when][value=now]'), true);
 
     // Clicking a post still opens the post.
     await open(`/app/calendar?view=month&tz=${zone}`);
