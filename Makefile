@@ -27,7 +27,7 @@ web: generate
 build: generate web
 	$(NODE_BIN)/tsc -p tsconfig.build.json
 
-# The old space is capped at 1 GiB for its effect on V8's heap sizing (README, Memory): full collections come at
+# The old space is capped at 1 GiB for its effect on V8's heap sizing (docs/operations.md, Memory): full collections come at
 # about twice the live heap rather than four times it. bench/processes.ts starts the benchmarks' Herald the same way.
 HERALD_NODE_FLAGS := --max-old-space-size=1024
 

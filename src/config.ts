@@ -73,7 +73,7 @@ export interface NetworksConfig {
   apps: NetworkAppsConfig;
 }
 
-/** An OAuth client registered at a network by the operator (README, Connecting networks). */
+/** An OAuth client registered at a network by the operator (docs/networks.md, Connecting networks). */
 export interface OAuthApp {
   clientId: string;
   clientSecret: string;
@@ -268,7 +268,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
 
 /**
  * BODY_BYTES_IN_FLIGHT and BODY_BYTES_IN_FLIGHT_PER_ADDRESS: 64 MiB and 8 MiB fit the 1 GiB heap Herald is run
- * with (README, Memory) many times over, and still let one address send eight bodies of the largest size at once.
+ * with (docs/operations.md, Memory) many times over, and still let one address send eight bodies of the largest size at once.
  */
 function bodiesInFlightFrom(env: Env): BodiesInFlightConfig {
   const maxBodyBytes = intFrom(env, 'MAX_BODY_BYTES', 1024 * 1024);
@@ -288,7 +288,7 @@ function bodiesInFlightFrom(env: Env): BodiesInFlightConfig {
   return { bytes, bytesPerAddress, timeoutMs: intFrom(env, 'BODY_TIMEOUT_MS', 10_000) };
 }
 
-/** The variables an operator sets to connect each OAuth network (README, Connecting networks). */
+/** The variables an operator sets to connect each OAuth network (docs/networks.md, Connecting networks). */
 export const NETWORK_APP_VARIABLES: Readonly<Record<string, readonly string[]>> = {
   x: ['X_CLIENT_ID', 'X_CLIENT_SECRET'],
   linkedin: ['LINKEDIN_CLIENT_ID', 'LINKEDIN_CLIENT_SECRET'],

@@ -617,7 +617,7 @@ export interface paths {
         /**
          * The account's events, oldest first, for systems that poll instead of receiving webhooks.
          * @description Keep `paging.nextCursor` and ask again later: the next call answers only what happened since. Each event
-         *     is also delivered to the webhook endpoints that subscribed to its type (see the README's Webhooks).
+         *     is also delivered to the webhook endpoints that subscribed to its type (see docs/webhooks.md).
          */
         get: operations["listEvents"];
         put?: never;
@@ -1529,7 +1529,7 @@ export interface components {
             error?: components["schemas"]["Error"];
         };
         /**
-         * @description See the event catalogue in the README.
+         * @description See the event catalogue in docs/webhooks.md.
          * @enum {string}
          */
         EventType: "post.created" | "post.scheduled" | "post.published" | "post.failed" | "post.unconfirmed" | "post.deleted" | "post.first_comment.published" | "post.first_comment.failed" | "approval.requested" | "approval.approved" | "approval.rejected" | "approval.assigned" | "channel.connected" | "channel.needs_reconnect" | "channel.disconnected" | "queue.paused" | "queue.resumed" | "live_post.found" | "webhook.disabled" | "webhook.test";

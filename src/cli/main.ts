@@ -2,7 +2,7 @@
  * The herald command for administrators. Every command takes --json for machine-readable output.
  *   herald serve [--no-worker]
  *   herald migrate
- *   herald secrets rotate                          (seal stored secrets under a new master key; see README, Security)
+ *   herald secrets rotate                          (seal stored secrets under a new master key; see docs/security.md)
  *   herald account create --name N --email E [--password P]
  *   herald user create --account A --email E --name N [--password P]
  *   herald workspace create --account A --name N [--approval]

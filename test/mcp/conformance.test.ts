@@ -1,6 +1,6 @@
 /**
  * The official MCP conformance suite (@modelcontextprotocol/conformance) against a running Herald, for the
- * server scenarios that apply to Herald; README (MCP, Conformance) lists the others and why they do not.
+ * server scenarios that apply to Herald; docs/mcp.md (Conformance) lists the others and why they do not.
  * The suite's CLI cannot send an Authorization header, so it reaches Herald through a loopback proxy that
  * adds the API key and changes nothing else (Origin and Host pass through for the DNS rebinding scenario).
  */

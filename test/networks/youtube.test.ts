@@ -130,7 +130,7 @@ describe('YouTube, against a fake that speaks Google\'s documented API', functio
       const b = await bare.seedAccount({ channels: 0 });
       const listed = (await bare.api('GET', '/v1/rest/networks', { token: b.apiKey })).body.data.find((n: any) => n.name === 'youtube');
       assert.equal(listed.configured, false);
-      assert.equal(listed.notConfigured, "This Herald instance is not configured for YouTube: its operator must set GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET (see the README, Connecting networks).");
+      assert.equal(listed.notConfigured, "This Herald instance is not configured for YouTube: its operator must set GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET (see docs/networks.md, Connecting networks).");
       const refused = await bare.api('POST', '/v1/rest/channels/connect', { token: b.apiKey, body: { network: 'youtube' } });
       assert.equal(refused.status, 400);
       assert.equal(refused.body.message, listed.notConfigured, 'the refusal says what to set');

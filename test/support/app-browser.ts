@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { buildWeb, WEB_DIST } from '../../scripts/build-web.js';
 import { launchChromium } from './chromium.js';
 
-/** Where the browser tests leave their screenshots (README's come from here). */
+/** Where the browser tests leave their screenshots (those in docs/ come from here). */
 export const ARTIFACTS = path.resolve('test-artifacts');
 
 let built: Promise<unknown> | undefined;

@@ -16,7 +16,7 @@ const MAIN_PAGES = [
 
 /**
  * Every page of the app checked by axe-core at desktop and phone sizes, with a screenshot of each in
- * test-artifacts/screenshots/ (README's come from there); on a phone, the main pages fit its width.
+ * test-artifacts/screenshots/ (those in docs/ come from there); on a phone, the main pages fit its width.
  */
 describe('the web app: accessibility of every page (axe-core)', function () {
   this.timeout(120_000);

@@ -299,7 +299,7 @@ function appRegistrations(deps: DomainDeps, network: string): AppRegistrations {
 function notConfiguredReason(network: string, displayName: string): string {
   const variables = NETWORK_APP_VARIABLES[network];
   const what = variables ? variables.join(' and ') : 'the app credentials';
-  return `This Herald instance is not configured for ${displayName}: its operator must set ${what} (see the README, Connecting networks).`;
+  return `This Herald instance is not configured for ${displayName}: its operator must set ${what} (see docs/networks.md, Connecting networks).`;
 }
 
 export function callbackUrl(deps: DomainDeps, network: string): string {

@@ -16,7 +16,7 @@ import { ManagersOnly, SettingsNav, useManages } from './settings-nav.js';
 type EventType = components['schemas']['EventType'];
 type Endpoint = components['schemas']['WebhookEndpoint'];
 
-/** Every event type, in the order the README's catalogue lists them; the type check keeps it whole. */
+/** Every event type, in the order docs/webhooks.md's catalogue lists them; the type check keeps it whole. */
 const EVENT_TYPES = [
   'post.created', 'post.scheduled', 'post.published', 'post.failed', 'post.unconfirmed', 'post.deleted',
   'post.first_comment.published', 'post.first_comment.failed', 'approval.requested', 'approval.approved',
