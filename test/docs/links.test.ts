@@ -11,8 +11,8 @@ const ROOT = process.cwd();
 const README_LIMIT_BYTES = 25_000;
 
 function pages(): string[] {
-  const docs = fs.readdirSync(path.join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`);
-  return ['README.md', ...docs.sort()];
+  const docs = fs.readdirSync(path.join(ROOT, 'docs')).filter((name) => name.endsWith('.md'));
+  return ['README.md', ...docs.sort().map((name) => `docs/${name}`)];
 }
 
 /** Markdown with its fenced code blocks and inline code taken out: links there are examples, not links. */
@@ -50,11 +50,20 @@ describe('README and docs/', () => {
     assert.ok(size < README_LIMIT_BYTES, `README.md is ${size} bytes: move reference material into docs/`);
   });
 
+  it('links every docs/ page from the README, so none is found only by browsing the folder', () => {
+    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const linked = new Set(linkTargets(readme).map((target) => target.split('#')[0]));
+    assert.deepEqual(pages().filter((page) => page !== 'README.md' && !linked.has(page)), []);
+  });
+
   it('finds the links, images and anchors it checks (so the check below cannot pass on nothing)', () => {
     const sample = 'See [Security](security.md#roles-and-credentials), ![shot](screenshots/a.png),\n' +
-      '<img src="b.png" alt="">, [web](https://example.com) and `[code](not-a-link.md)`.\n```sh\n[x](fenced.md)\n```\n';
-    assert.deepEqual(linkTargets(sample), ['security.md#roles-and-credentials', 'screenshots/a.png', 'https://example.com', 'b.png']);
-    assert.equal(anchorOf('Team workflow: queue, labels, recycling, approvals'), 'team-workflow-queue-labels-recycling-approvals');
+      '<img src="b.png" alt="">, [web](https://example.com) and `[code](not-a-link.md)`.\n' +
+      '```sh\n[x](fenced.md)\n```\n';
+    assert.deepEqual(linkTargets(sample),
+      ['security.md#roles-and-credentials', 'screenshots/a.png', 'https://example.com', 'b.png']);
+    assert.equal(anchorOf('Team workflow: queue, labels, recycling, approvals'),
+      'team-workflow-queue-labels-recycling-approvals');
     assert.ok(pages().length > 5, 'README.md and the docs/ pages are found');
   });
 
@@ -66,7 +75,8 @@ describe('README and docs/', () => {
       for (const target of linkTargets(markdown).filter(isRelative)) {
         checked += 1;
         const [file, fragment] = target.split('#');
-        const resolved = file ? path.resolve(path.dirname(path.join(ROOT, page)), decodeURI(file)) : path.join(ROOT, page);
+        const from = path.join(ROOT, page);
+        const resolved = file ? path.resolve(path.dirname(from), decodeURI(file)) : from;
         if (!resolved.startsWith(ROOT + path.sep) || !fs.existsSync(resolved)) {
           broken.push(`${page}: ${target} (no such file)`);
         } else if (fragment && resolved.endsWith('.md') && !anchors(fs.readFileSync(resolved, 'utf8')).has(fragment)) {
