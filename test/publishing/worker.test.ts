@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { NETWORK_CAPABILITIES } from '../../src/domain/networks/capabilities.js';
-import { NetworkError, type AttemptLookup, type CommentRequest, type PublishRequest } from '../../src/domain/networks/connector.js';
+import { NetworkError, NOT_MADE, type AttemptLookup, type CommentRequest, type PublishRequest } from '../../src/domain/networks/connector.js';
 import { NetworkRegistry } from '../../src/publishing/networks/registry.js';
 import { SandboxNetwork } from '../../src/publishing/networks/sandbox.js';
 import { futureIso, startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
@@ -283,12 +283,39 @@ describe('publishing worker', () => {
     assert.deepEqual((await t.deps.repos.publishAttempts.attempts(a.accountId, post.id)).map((x) => x.outcome), ['reconciled']);
   });
 
-  it('marks a post whose interrupted attempt the network never saw unconfirmed, and never retries it', async () => {
+  it('tries again a post whose interrupted attempt the network is certain it never saw, and publishes it once', async () => {
     const clock = pinClock(t, new Date().toISOString());
-    const post = await create({ text: 'Lost' });
+    const post = await create({ text: 'Never sent' });
     // A worker claimed the post and recorded its attempt, then died before the network call.
     assert.deepEqual(await dieMidAttempt(t, clock), [post.id]);
+    clock.advance(2_000);
     const worker = testWorker(t);
+    await worker.tick();
+    let got = await get(post.id);
+    assert.equal(got.status, 'scheduled', got.error);
+    assert.match(got.error, /Attempt 1 never reached the network .*trying again now/);
+    await worker.tick();
+    got = await get(post.id);
+    assert.equal(got.status, 'published', got.error);
+    assert.equal(await t.deps.repos.sandbox.countOnChannel(a.channelIds[0]), 1, 'published exactly once');
+    const attempts = await t.deps.repos.publishAttempts.attempts(a.accountId, post.id);
+    assert.deepEqual(attempts.map((x) => [x.number, x.outcome]), [[1, 'retryable'], [2, 'published']]);
+    assert.match(attempts[0].detail!, /the network has no post from it, so it was not made/);
+  });
+
+  it('marks a post unconfirmed when the network cannot tell whether its interrupted attempt went out, and never retries it', async () => {
+    // A network whose lookup can miss a post (matched by text, or keys it forgets): not found is not "not made".
+    class CannotTell extends SandboxNetwork {
+      override async findPublished(lookup: AttemptLookup) {
+        const found = await super.findPublished(lookup);
+        return found === NOT_MADE ? undefined : found;
+      }
+    }
+    const networks = new NetworkRegistry().register('sandbox', new CannotTell(t.deps.repos.sandbox, t.url));
+    const clock = pinClock(t, new Date().toISOString());
+    const post = await create({ text: 'Lost' });
+    assert.deepEqual(await dieMidAttempt(t, clock), [post.id]);
+    const worker = testWorker(t, {}, networks);
     await worker.tick();
     assert.equal((await get(post.id)).status, 'publishing', 'the lease has not expired yet');
     clock.advance(2_000);
