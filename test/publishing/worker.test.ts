@@ -560,6 +560,37 @@ describe('publishing worker', () => {
     await eventually(async () => ((await get(post.id)).status === 'published' ? true : undefined), 'the post to be published');
   });
 
+  it('a batch that cannot start says why, puts its claims back and the loop goes on: every post is published once', async () => {
+    const logged: string[] = [];
+    const logger = { info: () => undefined, warn: (message: string) => logged.push(message), error: (message: string) => logged.push(message) };
+    const repo = t.deps.repos.publishing;
+    const startAttempts = repo.startAttempts.bind(repo);
+    const faults = ['throw', 'lose'];
+    // The database fails the first batch's attempts, then loses the second batch's claims (as after another
+    // process rebuilt the posts table), then behaves.
+    repo.startAttempts = async (...args) => {
+      const fault = faults.shift();
+      if (fault === 'throw') throw new Error('SQLITE_ERROR: no such table: main.posts');
+      if (fault === 'lose') return new Set();
+      return startAttempts(...args);
+    };
+    const posts = [];
+    for (let i = 0; i < 6; i++) posts.push(await create({ text: `Batch ${i}` }));
+    // Leases far longer than the test: only putting the claims back lets these posts go out.
+    const worker = testWorker(t, { pollMs: 50, leaseMs: 10 * 60_000, batchSize: 100 }, undefined, undefined, logger);
+    worker.start();
+    try {
+      for (const post of posts) await eventually(async () => ((await get(post.id)).status === 'published' ? true : undefined), `post ${post.id} to be published`, 10_000);
+    } finally {
+      await worker.stop();
+    }
+    assert.deepEqual(faults, []);
+    assert.ok(logged.includes('starting a batch of 6 claimed posts failed; putting them back in the queue'), JSON.stringify(logged));
+    assert.ok(logged.includes('claimed posts were no longer held when their attempts were recorded; released them'), JSON.stringify(logged));
+    assert.equal(await t.deps.repos.sandbox.countOnChannel(a.channelIds[0]), 6, 'each post published once');
+    assert.equal(await countPublishAttempts(t, a.accountId), 6);
+  });
+
   it('asks about the handle an attempt recorded before its outcome became unknown (an upload session, a container)', async () => {
     const asked: (string | null)[] = [];
     class SessionNetwork extends SandboxNetwork {
