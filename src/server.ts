@@ -48,7 +48,7 @@ export async function openDomain(config: Config, warn: (message: string) => void
   const db = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   quietConnectionErrors(db, warn);
   try {
-    await migrate(db);
+    await migrateBesideOthers(db);
     const repos = createRepositories(db);
     const base = {
       repos,
@@ -159,4 +159,20 @@ function quietConnectionErrors(db: Db, warn: (message: string) => void): void {
   logger._warn = (message) => {
     if (!/^(Connection Error|Acquire connection error):/.test(String(message))) warn(String(message));
   };
+}
+
+// Two instances started together on an empty database both create Knex's migration table, or find the other's
+// migration under way; the one that lost waits and looks again (by then the other's migrations are done).
+const MIGRATION_RACE = /already exists|already locked|duplicate key|database is locked|SQLITE_BUSY/i;
+
+async function migrateBesideOthers(db: Db): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await migrate(db);
+      return;
+    } catch (error) {
+      if (attempt >= 20 || !MIGRATION_RACE.test(String((error as Error)?.message))) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 200));
+    }
+  }
 }
