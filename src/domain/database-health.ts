@@ -63,7 +63,10 @@ export function databaseFault(error: unknown): DatabaseUnavailableError | Storag
     if (FULL.has(code)) return new StorageFullError(error);
     if (code === 'SQLITE_ERROR' && typeof e.message === 'string' && SQLITE_ENDED_TRANSACTION.test(e.message)) return new StorageFullError(error);
     // A pool whose connections all died cannot hand one out: Knex's acquire timeout.
-    if (PG_UNREACHABLE.has(code) || SOCKET_UNREACHABLE.has(code) || e.name === 'KnexTimeoutError') return new DatabaseUnavailableError(error);
+    if (PG_UNREACHABLE.has(code) || e.name === 'KnexTimeoutError') return new DatabaseUnavailableError(error);
+    // The pool's own connect fails with the socket's error itself; one found under another error (fetch failed,
+    // an outbound call) is not the database's.
+    if (depth === 0 && SOCKET_UNREACHABLE.has(code)) return new DatabaseUnavailableError(error);
     if (typeof e.message === 'string' && PG_DEAD_CONNECTION.test(e.message)) return new DatabaseUnavailableError(error);
   }
   return undefined;

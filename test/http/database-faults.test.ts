@@ -8,6 +8,7 @@ import type { Logger } from '../../src/logger.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { postgresBin, startOwnPostgres, type OwnPostgres } from '../support/own-postgres.js';
 import { eventually } from '../publishing/support.js';
+import { databaseFault, DatabaseUnavailableError, StorageFullError } from '../../src/domain/database-health.js';
 
 function recordingLogger(): { logger: Logger; lines: string[] } {
   const lines: string[] = [];
@@ -113,5 +114,14 @@ describe('database faults', function () {
 
     t = await startTestHerald({ storageLowBytes: 0 });
     assert.deepEqual((await t.api('GET', '/healthz')).body, { status: true });
+  });
+
+  it("takes only the database's own faults for an outage: an outbound call refused is not one", () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    assert.ok(databaseFault(refused) instanceof DatabaseUnavailableError, "the pool's connect refused");
+    assert.ok(databaseFault(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })));
+    assert.equal(databaseFault(new TypeError('fetch failed', { cause: refused })), undefined, 'a fetch refused');
+    assert.ok(databaseFault(Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' })) instanceof StorageFullError);
+    assert.equal(databaseFault(new Error('something else')), undefined);
   });
 });
