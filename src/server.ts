@@ -5,7 +5,7 @@ import { createApp } from './app.js';
 import { createAppServer } from './http/app-server.js';
 import { answerClientError } from './http/client-error.js';
 import type { Config } from './config.js';
-import { migrate, openDatabase, type Db } from './db/connection.js';
+import { isPostgres, migrate, openDatabase, type Db } from './db/connection.js';
 import { createRepositories } from './db/repositories/index.js';
 import type { DomainDeps } from './domain/deps.js';
 import { purgeExpired } from './domain/housekeeping.js';
@@ -161,11 +161,25 @@ function quietConnectionErrors(db: Db, warn: (message: string) => void): void {
   };
 }
 
-// Two instances started together on an empty database both create Knex's migration table, or find the other's
-// migration under way; the one that lost waits and looks again (by then the other's migrations are done).
+// Two instances started together on an empty database would both create Knex's migration tables (and its lock
+// table's row, twice: then the migrations stay locked for good). On Postgres they take turns under an advisory lock
+// held on a connection of its own; on SQLite the one that lost the race waits and looks again.
 const MIGRATION_RACE = /already exists|already locked|duplicate key|database is locked|SQLITE_BUSY/i;
+const MIGRATION_LOCK = "SELECT pg_advisory_lock(hashtext('herald:migrations'))";
+const MIGRATION_UNLOCK = "SELECT pg_advisory_unlock(hashtext('herald:migrations'))";
 
 async function migrateBesideOthers(db: Db): Promise<void> {
+  if (isPostgres(db)) {
+    const connection = (await db.client.acquireConnection()) as { query(sql: string): Promise<unknown> };
+    try {
+      await connection.query(MIGRATION_LOCK);
+      await migrate(db);
+    } finally {
+      await connection.query(MIGRATION_UNLOCK).catch(() => undefined);
+      await db.client.releaseConnection(connection);
+    }
+    return;
+  }
   for (let attempt = 1; ; attempt++) {
     try {
       await migrate(db);

@@ -65,7 +65,7 @@ describe('the demo account when several instances start together on an empty dat
     // loop, not on the database: on SQLite the processes below race instead.
     if (TEST_DB !== 'postgres') this.skip();
     this.timeout(120_000);
-    for (let round = 0; round < 3; round++) {
+    for (let round = 0; round < 5; round++) {
       const database = await freshDatabase();
       const config: Config = {
         ...loadConfig({}), port: 0, host: '127.0.0.1', baseUrl: '', dataDir: database.dataDir, databaseUrl: database.databaseUrl, worker: false, passwordHashCost: 2 ** 10,
