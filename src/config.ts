@@ -49,6 +49,8 @@ export interface Config {
   /** How often the worker syncs live posts and metrics from the networks. */
   syncIntervalSeconds: number;
   logRequests: boolean;
+  /** Free space in DATA_DIR under which /healthz and the log warn (STORAGE_LOW_MB), before writes fail. */
+  storageLowBytes: number;
   /** Express's `trust proxy`: which proxies may name the client address (X-Forwarded-For); none when false. */
   trustProxy: boolean | number | string;
   /** Per client address budgets on the anonymous OAuth endpoints. */
@@ -223,6 +225,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     workerLeaseSeconds: intFrom(env, 'WORKER_LEASE_SECONDS', 60),
     syncIntervalSeconds: intFrom(env, 'SYNC_INTERVAL_SECONDS', 300),
     logRequests: boolFrom(env, 'LOG_REQUESTS', false),
+    storageLowBytes: intFrom(env, 'STORAGE_LOW_MB', 256, 0) * 1024 * 1024,
     trustProxy: trustProxyFrom(env.TRUST_PROXY),
     oauthThrottles: {
       registrationsPerHour: intFrom(env, 'OAUTH_REGISTRATIONS_PER_IP_PER_HOUR', 20),

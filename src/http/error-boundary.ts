@@ -4,7 +4,8 @@
  * Rules enforced:
  * - every error is first classified once (classifyError): Herald's own errors keep their status, code and
  *   message; OAuth errors keep their RFC 6749/7591 code; path-decoding and OpenAPI validator errors become the
- *   4xx that says what to fix; anything else is a 500 that is logged and never echoed;
+ *   4xx that says what to fix; the database's faults (domain/database-health.ts) become 503 with Retry-After when it
+ *   cannot be reached and 507 when its storage is full; anything else is a 500 that is logged and never echoed;
  * - the answer takes the shape of the surface that was called (surfaceOf): REST's error body, the OAuth
  *   `{error, error_description}`, a JSON-RPC error for MCP, a small HTML page for the browser pages,
  *   plain text for the iCalendar feeds (calendar apps show that, not HTML);
@@ -18,6 +19,7 @@ import type { components } from '../../generated/rest/openapi-types.js';
 import { HeraldError, type FieldProblem } from '../domain/errors.js';
 import { OAuthError, OAuthRateLimitedError, UntrustedRedirectError } from '../domain/oauth/errors.js';
 import { RateLimitExceeded } from '../domain/rate-limits.js';
+import { databaseFault, DatabaseUnavailableError } from '../domain/database-health.js';
 import { escapeHtml } from './html.js';
 import { BodiesInFlightError, closeIfBodyUnread } from './request-body.js';
 import { setRateLimitHeaders } from './rate-limit-headers.js';
@@ -37,6 +39,8 @@ export interface Problem {
   cause?: unknown;
   /** A bug or an outage: logged. An unknown error's own message is never used: it gets a generic one. */
   internal?: boolean;
+  /** When the caller may send the request again (Retry-After). */
+  retryAfterSeconds?: number;
 }
 
 const GENERIC_500 = 'Something went wrong on our side; the request may be retried.';
@@ -84,6 +88,13 @@ function classifyError(error: unknown): Problem {
     return { status, code: 'invalid_request', message: `The request could not be read (HTTP ${status}); check its encoding, headers and body.` };
   }
   if (error instanceof URIError) return { status: 400, code: 'invalid_request', message: 'The URL has a malformed percent-encoding; encode path and query values as UTF-8.' };
+  const fault = databaseFault(error);
+  if (fault) {
+    const retryAfterSeconds = fault instanceof DatabaseUnavailableError ? fault.retryAfterSeconds : undefined;
+    const oauthError = retryAfterSeconds ? 'temporarily_unavailable' : 'server_error';
+    // Logged as an outage (the log the app gives the boundary says it once), not as a bug.
+    return { status: fault.status, code: fault.code, message: fault.message, internal: true, cause: error, retryAfterSeconds, oauthError };
+  }
   return { status: 500, code: 'internal_error', message: GENERIC_500, internal: true, cause: error };
 }
 
@@ -166,6 +177,8 @@ export function errorBoundary(log: (message: string, error: unknown) => void): E
       res.setHeader('Retry-After', String(error.retryAfterSeconds));
     } else if (error instanceof OAuthRateLimitedError) {
       res.setHeader('Retry-After', String(error.retryAfterSeconds));
+    } else if (problem.retryAfterSeconds) {
+      res.setHeader('Retry-After', String(problem.retryAfterSeconds));
     }
     formats[surfaceOf(req.path)](req, res, problem);
   };

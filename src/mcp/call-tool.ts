@@ -7,10 +7,12 @@
  *   its arguments are valid; over that budget is an isError result with the seconds to wait;
  * - arguments are checked by the validator compiled from jsonrpc-schemas/ (defaults filled in); bad
  *   arguments and domain errors a model can fix come back as isError results saying what to change;
+ * - the database unreachable or full is a tool failure that says so (domain/database-health.ts);
  * - anything else is a bug: logged, answered with a generic internal error;
  * - the checks come first (prepareToolCall), so a call that runs as a task (src/mcp/tasks.ts) is refused the
  *   same way before any task exists, and a cancelled task's work stops without being taken for a bug.
  */
+import { databaseFault } from '../domain/database-health.js';
 import { JSONRPCErrorException } from 'json-rpc-2.0';
 import type { ToolDefinition, ToolName } from '../../generated/mcp/handlers.js';
 import { argumentValidators, resultValidators, type ValidationProblem } from '../../generated/mcp/validators.js';
@@ -82,6 +84,9 @@ async function runTool(
       return toolFailure(describe(error));
     }
     options.log(`MCP tool ${tool.name} failed`, error);
+    // The database down or full: the tool's answer says so and when to call again (the log says it once).
+    const fault = databaseFault(error);
+    if (fault) return toolFailure(describe(fault));
     throw new JSONRPCErrorException('Internal error; the call may be retried.', RpcErrorCode.InternalError);
   }
   if (options.validateResults && !resultValidators[tool.name](result)) {

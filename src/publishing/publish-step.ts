@@ -57,6 +57,13 @@ export async function publishBatch(rt: WorkerRuntime, claimed: readonly ClaimedP
     else ready.push(next);
   }
   const held = await rt.repo.startAttempts(rt.options.workerId, ready.map((r) => r.attempt), rt.now() + rt.options.leaseMs);
+  const lost = ready.filter((r) => !held.has(r.post.id)).map((r) => r.post.id);
+  if (lost.length > 0) {
+    // Claimed moments ago, yet not this worker's when their attempts were written (another worker took them, or
+    // the posts table changed under the claim): said and put back, never left `publishing` unseen.
+    rt.ctx.logger.warn('claimed posts were no longer held when their attempts were recorded; released them', { posts: lost.length });
+    await rt.repo.release(rt.options.workerId, lost);
+  }
   // Nothing starts before the batch's attempts are recorded: a batch that fails there starts nothing at all.
   return [...others.map((run) => run()), ...ready.filter((r) => held.has(r.post.id)).map((r) => send(rt, r))];
 }

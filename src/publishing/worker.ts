@@ -10,7 +10,9 @@
  * - at most `concurrency` posts are in flight at once, refilled as they finish (a pipeline, not batch by batch);
  * - each claim starts as a batch (channels and interrupted attempts read once, attempts recorded in one
  *   transaction), and published posts are written in batches (write-behind.ts);
- * - stop(): claims nothing more and finishes what is in flight (a tick() stopped midway puts its unstarted posts back).
+ * - stop(): claims nothing more and finishes what is in flight (a tick() stopped midway puts its unstarted posts back);
+ * - a batch that cannot start is logged with the reason and its claims put back; the loop goes on after pollMs, and
+ *   any failure of a round is logged, never ends the loop.
  * The steps: publish-step.ts (a due post), reconciliation.ts (unknown outcomes), comment-step.ts (first
  * comments), webhook-delivery.ts (events to webhook endpoints), live-sync.ts (posts found on the network);
  * runtime.ts holds what they share.
@@ -111,14 +113,16 @@ export class PublishingWorker {
     const wanted = Math.min(this.options.concurrency - this.running.size, this.options.batchSize);
     if (this.running.size > 0 && wanted < this.claimThreshold()) return 'no room';
     const claimed = await this.repo.claimDue(this.options.workerId, this.now(), this.options.leaseMs, wanted, RELEASING_APPROVALS);
-    for (const started of await this.startBatch(claimed)) {
+    const { runs, failed } = await this.startBatch(claimed);
+    for (const started of runs) {
       const run: Promise<void> = started.finally(() => {
         this.running.delete(run);
         if (this.options.concurrency - this.running.size >= this.claimThreshold()) this.slotWaiter?.();
       });
       this.running.add(run);
     }
-    return claimed.length === wanted ? 'filled' : 'partly';
+    // A batch that failed waits pollMs like an idle worker, so a lasting fault is not retried in a tight loop.
+    return claimed.length === wanted && !failed ? 'filled' : 'partly';
   }
 
   private claimThreshold(): number {
@@ -137,17 +141,26 @@ export class PublishingWorker {
     });
   }
 
-  /** Starts claimed posts as a batch (publish-step.ts); each run settles once its post's outcome is written. */
-  private async startBatch(claimed: readonly ClaimedPost[]): Promise<Promise<void>[]> {
+  /**
+   * Starts claimed posts as a batch (publish-step.ts); each run settles once its post's outcome is written. A
+   * batch that cannot start (the database refused its reads or its attempts) started nothing: it says why and puts
+   * its claims back rather than leave them `publishing` until their leases run out.
+   */
+  private async startBatch(claimed: readonly ClaimedPost[]): Promise<{ runs: Promise<void>[]; failed: boolean }> {
     const failed = (error: unknown) => {
       // The claim stays; its lease expires and the post is reconsidered (reconciled if an attempt started).
       this.ctx.logger.error('publishing a post failed', error);
     };
     try {
-      return (await publishBatch(this.rt, claimed)).map((run) => run.catch(failed));
+      return { runs: (await publishBatch(this.rt, claimed)).map((run) => run.catch(failed)), failed: false };
     } catch (error) {
-      failed(error);
-      return [];
+      this.ctx.logger.error(`starting a batch of ${claimed.length} claimed posts failed; putting them back in the queue`, error);
+      try {
+        await this.repo.release(this.options.workerId, claimed.map(({ post }) => post.id));
+      } catch (releaseError) {
+        this.ctx.logger.error('putting back the claimed posts failed too; they are taken again once their leases expire', releaseError);
+      }
+      return { runs: [], failed: true };
     }
   }
 
@@ -158,7 +171,7 @@ export class PublishingWorker {
     for (let i = 0; i < claimed.length; i += this.options.concurrency) {
       const batch = claimed.slice(i, i + this.options.concurrency);
       if (this.stopping) unstarted.push(...batch.map(({ post }) => post.id));
-      else await Promise.all(await this.startBatch(batch));
+      else await Promise.all((await this.startBatch(batch)).runs);
     }
     await this.repo.release(this.options.workerId, unstarted);
     return { claimed: claimed.length, ...(await this.followUps()) };

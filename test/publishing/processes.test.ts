@@ -23,7 +23,7 @@ describe('publishing: worker processes', function () {
     await t.close();
   });
 
-  function startWorker(): ChildProcess {
+  function startWorker(env: Record<string, string> = {}): ChildProcess {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'worker'], {
       env: {
         ...process.env,
@@ -33,6 +33,7 @@ describe('publishing: worker processes', function () {
         WORKER_POLL_MS: '100',
         WORKER_LEASE_SECONDS: '2',
         SYNC_INTERVAL_SECONDS: '3600',
+        ...env,
       },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -83,6 +84,31 @@ describe('publishing: worker processes', function () {
     }
     second.kill('SIGTERM');
     assert.deepEqual(await exited(second), { code: 0, signal: null }, 'SIGTERM stops the worker cleanly');
+  });
+
+  it('a worker killed before the network took its posts: another one tries them again, each published exactly once, none unconfirmed', async () => {
+    const ids: string[] = [];
+    for (const n of [1, 2, 3, 4]) {
+      const created = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[n % 2]], text: `Never sent ${n}` } });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      ids.push(created.body.data[0].id);
+    }
+    // A slow network: the attempts are recorded, then the calls wait a minute before the sandbox makes the post.
+    const first = startWorker({ SANDBOX_LATENCY_MS: '60000' });
+    await eventually(async () => ((await countPublishAttempts(t, a.accountId)) === 4 ? true : undefined), 'four attempts to be recorded', 60_000);
+    first.kill('SIGKILL');
+    await exited(first);
+    assert.equal(await sandboxCount(), 0, 'the network never saw them');
+
+    const second = startWorker();
+    for (const id of ids) await eventually(async () => ((await status(id)) === 'published' ? true : undefined), `post ${id} to be published`, 60_000);
+    assert.equal(await sandboxCount(), 4, 'each post reached the network once');
+    for (const id of ids) {
+      const attempts = await t.deps.repos.publishAttempts.attempts(a.accountId, id);
+      assert.deepEqual(attempts.map((x) => [x.number, x.outcome]), [[1, 'retryable'], [2, 'published']], id);
+    }
+    second.kill('SIGTERM');
+    assert.deepEqual(await exited(second), { code: 0, signal: null });
   });
 
   it('two workers racing over 1,000 due posts publish each exactly once, and stop cleanly on SIGTERM', async () => {

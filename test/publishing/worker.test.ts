@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { NETWORK_CAPABILITIES } from '../../src/domain/networks/capabilities.js';
-import { NetworkError, type AttemptLookup, type CommentRequest, type PublishRequest } from '../../src/domain/networks/connector.js';
+import { NetworkError, NOT_MADE, type AttemptLookup, type CommentRequest, type PublishRequest } from '../../src/domain/networks/connector.js';
 import { NetworkRegistry } from '../../src/publishing/networks/registry.js';
 import { SandboxNetwork } from '../../src/publishing/networks/sandbox.js';
 import { futureIso, startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
@@ -283,12 +283,39 @@ describe('publishing worker', () => {
     assert.deepEqual((await t.deps.repos.publishAttempts.attempts(a.accountId, post.id)).map((x) => x.outcome), ['reconciled']);
   });
 
-  it('marks a post whose interrupted attempt the network never saw unconfirmed, and never retries it', async () => {
+  it('tries again a post whose interrupted attempt the network is certain it never saw, and publishes it once', async () => {
     const clock = pinClock(t, new Date().toISOString());
-    const post = await create({ text: 'Lost' });
+    const post = await create({ text: 'Never sent' });
     // A worker claimed the post and recorded its attempt, then died before the network call.
     assert.deepEqual(await dieMidAttempt(t, clock), [post.id]);
+    clock.advance(2_000);
     const worker = testWorker(t);
+    await worker.tick();
+    let got = await get(post.id);
+    assert.equal(got.status, 'scheduled', got.error);
+    assert.match(got.error, /Attempt 1 never reached the network .*trying again now/);
+    await worker.tick();
+    got = await get(post.id);
+    assert.equal(got.status, 'published', got.error);
+    assert.equal(await t.deps.repos.sandbox.countOnChannel(a.channelIds[0]), 1, 'published exactly once');
+    const attempts = await t.deps.repos.publishAttempts.attempts(a.accountId, post.id);
+    assert.deepEqual(attempts.map((x) => [x.number, x.outcome]), [[1, 'retryable'], [2, 'published']]);
+    assert.match(attempts[0].detail!, /the network has no post from it, so it was not made/);
+  });
+
+  it('marks a post unconfirmed when the network cannot tell whether its interrupted attempt went out, and never retries it', async () => {
+    // A network whose lookup can miss a post (matched by text, or keys it forgets): not found is not "not made".
+    class CannotTell extends SandboxNetwork {
+      override async findPublished(lookup: AttemptLookup) {
+        const found = await super.findPublished(lookup);
+        return found === NOT_MADE ? undefined : found;
+      }
+    }
+    const networks = new NetworkRegistry().register('sandbox', new CannotTell(t.deps.repos.sandbox, t.url));
+    const clock = pinClock(t, new Date().toISOString());
+    const post = await create({ text: 'Lost' });
+    assert.deepEqual(await dieMidAttempt(t, clock), [post.id]);
+    const worker = testWorker(t, {}, networks);
     await worker.tick();
     assert.equal((await get(post.id)).status, 'publishing', 'the lease has not expired yet');
     clock.advance(2_000);
@@ -531,6 +558,37 @@ describe('publishing worker', () => {
     a = await t.seedAccount({ channels: 1 });
     const post = await create({ text: 'Loop' });
     await eventually(async () => ((await get(post.id)).status === 'published' ? true : undefined), 'the post to be published');
+  });
+
+  it('a batch that cannot start says why, puts its claims back and the loop goes on: every post is published once', async () => {
+    const logged: string[] = [];
+    const logger = { info: () => undefined, warn: (message: string) => logged.push(message), error: (message: string) => logged.push(message) };
+    const repo = t.deps.repos.publishing;
+    const startAttempts = repo.startAttempts.bind(repo);
+    const faults = ['throw', 'lose'];
+    // The database fails the first batch's attempts, then loses the second batch's claims (as after another
+    // process rebuilt the posts table), then behaves.
+    repo.startAttempts = async (...args) => {
+      const fault = faults.shift();
+      if (fault === 'throw') throw new Error('SQLITE_ERROR: no such table: main.posts');
+      if (fault === 'lose') return new Set();
+      return startAttempts(...args);
+    };
+    const posts = [];
+    for (let i = 0; i < 6; i++) posts.push(await create({ text: `Batch ${i}` }));
+    // Leases far longer than the test: only putting the claims back lets these posts go out.
+    const worker = testWorker(t, { pollMs: 50, leaseMs: 10 * 60_000, batchSize: 100 }, undefined, undefined, logger);
+    worker.start();
+    try {
+      for (const post of posts) await eventually(async () => ((await get(post.id)).status === 'published' ? true : undefined), `post ${post.id} to be published`, 10_000);
+    } finally {
+      await worker.stop();
+    }
+    assert.deepEqual(faults, []);
+    assert.ok(logged.includes('starting a batch of 6 claimed posts failed; putting them back in the queue'), JSON.stringify(logged));
+    assert.ok(logged.includes('claimed posts were no longer held when their attempts were recorded; released them'), JSON.stringify(logged));
+    assert.equal(await t.deps.repos.sandbox.countOnChannel(a.channelIds[0]), 6, 'each post published once');
+    assert.equal(await countPublishAttempts(t, a.accountId), 6);
   });
 
   it('asks about the handle an attempt recorded before its outcome became unknown (an upload session, a container)', async () => {

@@ -1,4 +1,4 @@
-import type { Db } from '../connection.js';
+import { isPostgres, type Db } from '../connection.js';
 import { runSql } from '../direct-sql.js';
 import { bool } from './rows.js';
 
@@ -25,6 +25,15 @@ export class AccountsRepository {
   async getAccount(id: string): Promise<AccountRecord | undefined> {
     const row = await this.db('accounts').where({ id }).first();
     return row && { id: row.id, name: row.name, createdAt: row.created_at };
+  }
+
+  /**
+   * Inside a transaction: waits until no other transaction creating the first account (the demo) is running, and
+   * holds that until this one ends. Postgres: a transaction-level advisory lock; SQLite: a unit of work already
+   * holds the database's write lock, which no other process shares.
+   */
+  async lockFirstAccountCreation(): Promise<void> {
+    if (isPostgres(this.db)) await this.db.raw("SELECT pg_advisory_xact_lock(hashtext('herald:first-account'))");
   }
 
   async countAccounts(): Promise<number> {

@@ -9,6 +9,8 @@ import type { NetworkCapabilities } from './capabilities.js';
  *   (Mastodon's Idempotency-Key, Bluesky's rkey), so a repeated key never makes a second post;
  * - answer findPublished for an attempt whose outcome is unknown: by the key where the network keeps it, else by
  *   matching the text on the account's posts made after the attempt started; undefined means not found, never a guess;
+ *   NOT_MADE only where the network can tell for certain that the attempt made no post and none can still appear
+ *   (then the attempt is settled as not made and the post tried again);
  * - answer findComment for a first comment whose try ended with an unknown outcome, the same way (a network
  *   without it never gets a second try at a comment whose first may have been made);
  * - page through the account's recent posts with their metrics (live-post sync), newest first;
@@ -123,6 +125,13 @@ export interface PublishRequest {
   recordHandle(handle: string): Promise<void>;
 }
 
+/**
+ * findPublished's answer when the network is certain the attempt made no post and none can still appear (a
+ * lookup the network answers from every key it was ever sent, with no call of that attempt left in flight).
+ * Undefined is "cannot tell": the post is then left unconfirmed for a person, never tried again blind.
+ */
+export const NOT_MADE = 'not_made';
+
 export interface PublishedPost {
   networkPostId: string;
   permalinkUrl: string;
@@ -203,8 +212,8 @@ export interface NetworkConnector {
   readonly capabilities: NetworkCapabilities;
   publish(request: PublishRequest): Promise<PublishedPost>;
   comment(request: CommentRequest): Promise<{ networkCommentId: string }>;
-  /** The post this attempt made, if the network has it. */
-  findPublished(lookup: AttemptLookup): Promise<PublishedPost | undefined>;
+  /** The post this attempt made, if the network has it; NOT_MADE when it can tell that the attempt made none. */
+  findPublished(lookup: AttemptLookup): Promise<PublishedPost | typeof NOT_MADE | undefined>;
   /** The first comment an uncertain try made, if the network has it; undefined means it was not made. */
   findComment?(lookup: CommentLookup): Promise<{ networkCommentId: string } | undefined>;
   recentPosts(channel: ConnectorChannel, page: { cursor: string | null; limit: number }): Promise<RecentPostsPage>;

@@ -1,7 +1,7 @@
 import { newId } from '../../domain/ids.js';
 import { NETWORK_CAPABILITIES, type NetworkCapabilities } from '../../domain/networks/capabilities.js';
 import {
-  NetworkError,
+  NetworkError, NOT_MADE,
   type AttemptLookup, type CommentLookup, type CommentRequest, type ConnectedAccount, type ConnectionMethod, type ConnectorChannel, type NetworkConnector, type PublishRequest, type PublishedPost, type RecentPostsPage,
 } from '../../domain/networks/connector.js';
 import type { SandboxFailureMode, SandboxPost, SandboxStore } from '../../domain/networks/sandbox-store.js';
@@ -12,7 +12,9 @@ import type { SandboxFailureMode, SandboxPost, SandboxStore } from '../../domain
  * Rules enforced:
  * - what it publishes is kept in sandbox_posts, one row per post, and served by Herald at
  *   `{BASE_URL}/sandbox/{channelId}/{postId}`;
- * - a repeated attempt key returns the post already made, never a second one; findPublished finds it by that key;
+ * - a repeated attempt key returns the post already made, never a second one; findPublished finds it by that key,
+ *   and answers NOT_MADE when there is none: the sandbox's posts are rows of Herald's own database, so a call
+ *   that made none (its worker killed before or during it) cannot make one later;
  * - first comments are replies to the post;
  * - told per channel (`herald sandbox fail`), the next N publish calls fail the way real networks do:
  *   rate_limited (retry after a delay), transient (5xx), permanent (rejected), auth_expired (the channel's
@@ -110,9 +112,9 @@ export class SandboxNetwork implements NetworkConnector {
     return stored && { networkCommentId: stored.id };
   }
 
-  async findPublished(lookup: AttemptLookup): Promise<PublishedPost | undefined> {
+  async findPublished(lookup: AttemptLookup): Promise<PublishedPost | typeof NOT_MADE | undefined> {
     const stored = await this.store.findByKey(lookup.channel.id, lookup.attemptKey);
-    return stored && this.published(lookup.channel, stored.id, stored.createdAt);
+    return stored ? this.published(lookup.channel, stored.id, stored.createdAt) : NOT_MADE;
   }
 
   async recentPosts(channel: ConnectorChannel, page: { cursor: string | null; limit: number }): Promise<RecentPostsPage> {
