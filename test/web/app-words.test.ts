@@ -97,6 +97,14 @@ describe(`the web app: people's words everywhere (${TEST_DB})`, function () {
       ]);
       assert.match(await page.textContent('.post-summary') ?? '', /scheduled, approved on /);
 
+      const changed = await rest('PATCH', `/posts/${approvedId}`, { text: 'Written, approved, then changed' });
+      assert.equal(changed.status, 200, JSON.stringify(changed.body));
+      await open(`/app/posts/${approvedId}`);
+      assert.deepEqual((await page.locator('#history li .what').allTextContents()).slice(1), [
+        `${ownerName} approved an earlier version.`,
+        `${ownerName} changed the text, which sent it back for approval.`,
+      ], 'a change and the decision it undid, in one sentence');
+
       await open(`/app/posts/${heldId}`);
       const held = await page.locator('#history li .what').allTextContents();
       const integration = new RegExp(`^${ownerName} created this through an integration, for .+, `
@@ -171,9 +179,10 @@ describe(`the web app: people's words everywhere (${TEST_DB})`, function () {
 
       const missing = await rest('POST', '/labels', { name: 'No colour' });
       assert.equal(problemInPeoplesWords(asRead(missing)), 'Fill in the colour.');
-      const busy = 'Rate limit exceeded for the account. Wait 12 seconds before retrying.';
+      const busy = 'Rate limit exceeded for the account hourly budget. Wait 12 seconds before retrying, and lengthen '
+        + 'the delay if it happens again.';
       assert.equal(inPeoplesWords('rate_limited', undefined, busy),
-        'That was a lot at once. Wait 12 seconds, then try again.');
+        'That was a lot at once: the account\'s requests for this hour are used up. Wait 12 seconds, then try again.');
       assert.equal(fieldLabel('appPassword'), 'App password');
     });
 });

@@ -51,6 +51,16 @@ export function fieldLabel(field: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
+/** Herald's rate budgets, by the name the server gives them, as what a person has used up. */
+const ALLOWANCES: Record<string, string> = {
+  'REST write budget':
+    'the account\'s changes for this minute are used up (integrations and the AI helpers share them)',
+  'REST read budget': 'the account\'s reads for this minute are used up (integrations share them)',
+  'account hourly budget': 'the account\'s requests for this hour are used up',
+  'web app budget of this person': 'your requests in the app for this minute are used up',
+  'MCP budget of this token': 'this assistant\'s requests for this minute are used up',
+};
+
 interface Rule {
   code?: string;
   /** The field the problem concerns; '*' for any field, so a phrase about a field is never said of none. */
@@ -76,7 +86,7 @@ const RULES: Rule[] = [
     words: 'Choose at least one channel.',
   },
   {
-    code: 'invalid_request', field: 'timezone', said: /IANA|time zone|timezone|required property/,
+    code: 'invalid_request', field: 'timezone', said: /IANA|Unknown time ?zone|required property/,
     words: 'Choose a time zone from the list, by its place: Europe/Berlin for Berlin, America/New_York for New York.',
   },
   {
@@ -128,8 +138,9 @@ const RULES: Rule[] = [
     words: 'This post was changed after this page showed it, so nothing was decided. Read it again before deciding.',
   },
   {
-    code: 'rate_limited', said: /Wait (\d+) seconds?/,
-    words: (said) => `That was a lot at once. Wait ${said[1]} second${said[1] === '1' ? '' : 's'}, then try again.`,
+    code: 'rate_limited', said: /for the (.+?)\. Wait (\d+) seconds?/,
+    words: (said) => `That was a lot at once: ${ALLOWANCES[said[1]] ?? 'the allowance is used up'}. `
+      + `Wait ${said[2]} second${said[2] === '1' ? '' : 's'}, then try again.`,
   },
   { code: 'rate_limited', words: 'That was a lot at once. Wait a minute, then try again.' },
   { code: 'unauthorized', words: 'Your session has ended: sign in again.' },
