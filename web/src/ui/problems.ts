@@ -31,6 +31,7 @@ const FIELD_WORDS: Record<string, string> = {
   slots: 'posting times',
   delayMinutes: 'delay',
   addToQueue: 'queue',
+  langs: 'languages',
 };
 
 /** The field a server path points at: `body.posts[0].channelIds` is channelIds, `textByChannel.<id>` its text. */
