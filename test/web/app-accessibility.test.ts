@@ -80,6 +80,7 @@ describe('the web app: accessibility of every page (axe-core)', function () {
     webhooks: '/app/settings/webhooks',
     'api-keys': '/app/settings/api-keys',
     members: '/app/settings/members',
+    labels: '/app/settings/labels',
     settings: '/app/settings',
     'connected-apps': '/app/settings/connected-apps',
   });

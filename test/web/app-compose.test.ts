@@ -262,7 +262,7 @@ describe(`the web app: compose (${TEST_DB})`, function () {
     await page.waitForSelector('#assisted:has-text("Hashtags suggested by")');
     assert.equal((await t.api('POST', '/v1/rest/ai/hashtags', { token: a.apiKey, body: { text: 'x' } })).status, 429, 'the app\'s AI call spent the account\'s write budget');
     await page.click('button[value=hashtags]');
-    assert.match(await page.textContent('#text-problems .problem') ?? '', /REST write budget/);
+    assert.match(await page.textContent('#text-problems .problem') ?? '', /changes for this minute are used up \(integrations and the AI helpers share them\)/);
     await page.check(`input[name=channelIds][value="${a.channelIds[0]}"]`);
     await page.check('input[name=when][value=draft]');
     await page.click('form.composer button[type=submit]');

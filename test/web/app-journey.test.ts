@@ -126,7 +126,7 @@ describe('the web app, end to end, as a team uses it', function () {
     await page.waitForURL(/\/app\/posts\/[^/]+$/);
     await appReady(page);
     assert.match(await page.textContent('#post-status') ?? '', /scheduled/);
-    assert.match(await page.textContent('main') ?? '', /approval: PENDING/, 'the workspace holds new posts for a reviewer');
+    assert.match(await page.textContent('main') ?? '', /, waiting for approval on /, 'the workspace holds new posts for a reviewer');
     assert.match(await page.textContent('.first-comment') ?? '', /Designed by our own team/);
 
     await page.goto(`${t.url}/app/calendar?view=month&date=2030-01-08&tz=UTC`);

@@ -90,21 +90,21 @@ describe('the web app: a post\'s page and the calendar', function () {
     }
     await signInToApp(page, t.url, a.email, a.password);
     await open(`/app/posts/${ids[0]}`);
-    assert.match(await page.textContent('main') ?? '', /approval: PENDING/);
+    assert.match(await page.textContent('.post-summary') ?? '', /, waiting for approval on /);
     await press('Approve');
-    assert.match(await page.textContent('main') ?? '', /approval: APPROVED/);
+    assert.match(await page.textContent('.post-summary') ?? '', /, approved on /);
     assert.equal((await post(ids[0])).approvalStatus, 'APPROVED');
-    const what = await page.locator('#history tbody td:nth-child(3)').allTextContents();
-    assert.deepEqual(what.map((cell) => cell.split(' ')[0]), ['created', 'approved'], what.join(' | '));
-    assert.match(what[1], /publishesNow: true/, 'with what the step changed');
-    const who = await page.locator('#history tbody td:nth-child(2)').allTextContents();
     const owner = await t.deps.repos.accounts.getUser(a.accountId, a.userId);
-    assert.deepEqual(who, [owner!.name, owner!.name], 'who did it, by name');
+    const what = await page.locator('#history li .what').allTextContents();
+    assert.equal(what.length, 2, what.join(' | '));
+    assert.match(what[0], new RegExp(`^${owner!.name} created this through an integration, for .+, to wait for approval\\.$`));
+    assert.equal(what[1], `${owner!.name} approved this version, and as its time had passed it went out straight away.`,
+      'who did what, by name, with what the step changed');
 
     await open(`/app/posts/${ids[1]}`);
     await page.fill('#reason', 'Off brand');
     await press('Reject');
-    assert.match(await page.textContent('main') ?? '', /approval: REJECTED[\s\S]*Rejected because: Off brand/);
+    assert.match(await page.textContent('main') ?? '', /, rejected on [\s\S]*Rejected because: Off brand/);
     assert.equal((await post(ids[1])).rejectionReason, 'Off brand');
 
     // The app's calls carry the page's CSRF token: the session cookie alone does not reject a post.

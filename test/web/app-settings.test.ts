@@ -147,7 +147,7 @@ describe('the web app: Settings (workspace, members, API keys, connected apps, w
     await openSettings('API keys');
     await page.fill('#key-name', '   ');
     await page.click('#create-key button[type=submit]');
-    assert.match(await page.textContent('#key-name-problems .problem') ?? '', /fewer than 1 characters|must NOT have fewer/, 'the server\'s refusal beside the field');
+    assert.equal(await page.textContent('#key-name-problems .problem'), 'Fill in the name.', 'the server\'s refusal beside the field, in words');
 
     await page.fill('#key-name', 'curl from the terminal');
     await page.check('input[name="manageTeam"]');

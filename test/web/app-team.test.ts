@@ -250,7 +250,7 @@ describe('the web app: approvals, queues and channels', function () {
         await open('/app');
         assert.match(await page.textContent('.banner') ?? '', /The mastodon channel .* needs reconnecting \(.*The access token is invalid.*\)/, 'shown on every page');
         await open('/app/channels');
-        assert.match(await page.textContent('.alarm[role=alert]') ?? '', /A channel needs reconnecting[\s\S]*mastodon[\s\S]*The access token is invalid/, 'and loudly on the channels page');
+        assert.match(await page.textContent('.alarm[role=alert]') ?? '', /A channel needs reconnecting[\s\S]*Mastodon[\s\S]*The access token is invalid/, 'and loudly on the channels page');
         await page.click(`tr.needs-reconnect button:has-text("Reconnect at Mastodon")`);
         await page.waitForURL(/\/connect\/mastodon\/callback/);
         await open('/app/channels');
@@ -335,7 +335,7 @@ describe('the web app: approvals, queues and channels', function () {
       await page.fill(field, 'Mars/Olympus');
       await page.press(field, 'Enter');
       await page.waitForSelector(`${field}-problems`);
-      assert.match(await page.textContent(`${field}-problems`) ?? '', /IANA name/);
+      assert.match(await page.textContent(`${field}-problems`) ?? '', /^Choose a time zone from the list, by its place/);
       await page.fill(field, 'America/New_York');
       await page.click(`tr[data-channel-id="${a.channelIds[1]}"] button:has-text("Save")`);
       await page.waitForSelector('text=now uses America/New_York');

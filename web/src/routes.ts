@@ -9,6 +9,7 @@ import { ChannelsPage } from './pages/channels.js';
 import { QueuePage } from './pages/queue.js';
 import { ApiKeysPage } from './pages/settings-api-keys.js';
 import { ConnectedAppsPage } from './pages/settings-connected-apps.js';
+import { LabelsPage } from './pages/settings-labels.js';
 import { MembersPage } from './pages/settings-members.js';
 import { WebhooksPage } from './pages/settings-webhooks.js';
 import { WorkspaceSettingsPage } from './pages/settings-workspace.js';
@@ -31,6 +32,7 @@ export const routes: Route[] = [
   { path: '/app/channels/:channelId/queue', component: QueuePage },
   { path: '/app/settings', component: WorkspaceSettingsPage },
   { path: '/app/settings/members', component: MembersPage },
+  { path: '/app/settings/labels', component: LabelsPage },
   { path: '/app/settings/api-keys', component: ApiKeysPage },
   { path: '/app/settings/connected-apps', component: ConnectedAppsPage },
   { path: '/app/settings/webhooks', component: WebhooksPage },

@@ -31,7 +31,10 @@ export type PostInput = components['schemas']['PostInput'];
  * post is held as PENDING (approvals/approval-holds.ts) and the call still succeeds. `channelOptions` is ignored
  * here (SPEC).
  */
-export async function createPosts(deps: DomainDeps, principal: Principal, input: PostInput, source: SourceType): Promise<PostView[]> {
+export async function createPosts(
+  deps: DomainDeps, principal: Principal, input: PostInput, surface: SourceType,
+): Promise<PostView[]> {
+  const source = sourceOf(principal, surface);
   // Queued posts may lose their slot to a concurrent request; preparing again picks the next free one.
   return withSlotRetry(async () => {
     const records = await preparePosts(deps, principal, input, source);
@@ -49,6 +52,14 @@ export async function createPosts(deps: DomainDeps, principal: Principal, input:
     });
     return records.map(toPostView);
   });
+}
+
+/**
+ * Where a post was written: a person signed in to the web app (a session) writes through REST like an integration,
+ * yet their posts are the app's, so their history can say so.
+ */
+function sourceOf(principal: Principal, surface: SourceType): SourceType {
+  return principal.tokenKind === 'session' ? 'app' : surface;
 }
 
 /** create_image_post: the same as createPosts, for a post that must carry media. */

@@ -8,6 +8,7 @@ import { api, call, type ApiError, toApiError } from '../api.js';
 import { Link, navigate } from '../router.js';
 import { useMe } from '../session.js';
 import { Empty, FieldProblems, Loading, Page, Problem } from '../ui/page.js';
+import { inPeoplesWords } from '../ui/problems.js';
 import { formatTime } from '../ui/time.js';
 import { useApi } from '../ui/use-api.js';
 import './team-pages.css';
@@ -60,10 +61,11 @@ export function ApprovalsPage(props: { query: URLSearchParams }) {
       await reload();
       setOutcomes(answer.results.map((r) => ({
         postId: r.id,
-        text: texts.get(r.id) ?? r.id,
+        text: texts.get(r.id) ?? '',
         ok: r.ok,
         message: r.ok ? (decision === 'approve' ? 'approved' : 'rejected') : r.error?.code === 'changed_since_read'
-          ? 'changed since this page showed it: read it again before deciding' : r.error?.message ?? 'not decided',
+          ? 'changed since this page showed it: read it again before deciding'
+          : r.error ? inPeoplesWords(r.error.code, undefined, r.error.message) : 'not decided',
       })));
       setSelected(new Set([...selected].filter((id) => !postIds.includes(id))));
       if (decision === 'reject') setReason('');
@@ -96,7 +98,9 @@ export function ApprovalsPage(props: { query: URLSearchParams }) {
       <div role="status" aria-live="polite">
         {outcomes.length > 0 && (
           <ul id="results" class="results">
-            {outcomes.map((o) => <li key={o.postId} class={o.ok ? 'ok' : 'problem'}>{o.text.slice(0, 80) || o.postId}: {o.message}</li>)}
+            {outcomes.map((o) => (
+              <li key={o.postId} class={o.ok ? 'ok' : 'problem'}>{o.text.slice(0, 80) || '(no text)'}: {o.message}</li>
+            ))}
           </ul>
         )}
       </div>
@@ -129,7 +133,7 @@ export function ApprovalsPage(props: { query: URLSearchParams }) {
                   <tr key={p.id}>
                     <td><input type="checkbox" name="postIds" value={p.id} aria-label={`Select “${name}”`} checked={selected.has(p.id)} onChange={(event) => toggle(p.id, event.currentTarget.checked)} /></td>
                     <td><Link href={`/app/posts/${encodeURIComponent(p.id)}`}>{p.text.slice(0, 120) || '(no text)'}</Link></td>
-                    <td data-label="Channel">{data.channels.get(p.channelId) ?? p.channelId}</td>
+                    <td data-label="Channel">{data.channels.get(p.channelId) ?? 'a channel no longer connected'}</td>
                     <td data-label="When">{p.isDraft ? 'draft' : formatTime(p.dateTime)}</td>
                     <td data-label="Reviewer">{p.reviewerUserId ? (p.reviewerUserId === me?.userId ? 'you' : data.people.get(p.reviewerUserId) ?? 'someone') : 'anyone'}</td>
                     <td><button type="button" disabled={busy} aria-label={`Approve “${name}”`} onClick={() => decide('approve', [p.id])}>Approve</button></td>

@@ -11,6 +11,7 @@ import { api, call, type ApiError, toApiError } from '../api.js';
 import { Link } from '../router.js';
 import { ConfirmButton } from '../ui/confirm-button.js';
 import { Empty, FieldProblems, Loading, Page, Problem, StatusBadge } from '../ui/page.js';
+import { fieldLabel } from '../ui/problems.js';
 import { useApi } from '../ui/use-api.js';
 import './team-pages.css';
 
@@ -53,7 +54,8 @@ export function ChannelsPage() {
           <h2 id="alarm-title">{broken.length === 1 ? 'A channel needs reconnecting' : `${broken.length} channels need reconnecting`}</h2>
           <p>Their posts fail until they are reconnected{broken.some((c) => byName.get(c.network)?.connection) ? ': reconnect each in its row below' : ''}.</p>
           <ul>{broken.map((c) => (
-            <li key={c.id}><strong>{nameOf(c)}</strong> ({c.network}): {c.statusReason ?? 'the network refused its credentials'}
+            <li key={c.id}><strong>{nameOf(c)}</strong> ({byName.get(c.network)?.displayName ?? c.network}):{' '}
+              {c.statusReason ?? 'the network refused its credentials'}
               {!byName.get(c.network)?.connection && ' (this network cannot be reconnected from the app: ask the person who runs this Herald).'}</li>
           ))}</ul>
         </section>
@@ -176,7 +178,9 @@ function FieldInput(props: { field: Field; prefix: string; error?: ApiError }) {
   const problems = props.error?.problemsAt(field.name) ?? [];
   return (
     <>
-      <label for={id}>{field.name}{field.required ? '' : ' (optional)'}: <span class="muted">{field.description}</span></label>
+      <label for={id}>
+        {fieldLabel(field.name)}{field.required ? '' : ' (optional)'} <span class="muted">{field.description}</span>
+      </label>
       <input id={id} name={field.name} type={field.secret ? 'password' : 'text'} autocomplete="off" required={field.required}
         aria-describedby={problems.length ? `${id}-problems` : undefined} />
       <FieldProblems error={props.error} field={field.name} id={`${id}-problems`} />

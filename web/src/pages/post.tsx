@@ -16,6 +16,8 @@ import { FieldProblems, Loading, Page, Problem, StatusBadge } from '../ui/page.j
 import { EDITABLE } from '../ui/post-state.js';
 import { browserTimeZone, formatTime, toInstant, toWallClock } from '../ui/time.js';
 import { useApi } from '../ui/use-api.js';
+import { findCapabilities } from '../../../src/domain/networks/capabilities.js';
+import { PostHistory } from './post-history.js';
 import './post-and-calendar.css';
 
 type Post = components['schemas']['Post'];
@@ -29,15 +31,17 @@ async function load(postId: string) {
     call(api.GET('/channels')),
   ]);
   const isLive = post.data.isLivePost;
-  const [history, members] = await Promise.all([
+  const [history, members, labels] = await Promise.all([
     isLive ? Promise.resolve({ data: [] as PostEvent[] }) : call(api.GET('/posts/{postId}/history', { params: { path } })),
     call(api.GET('/members')),
+    call(api.GET('/labels')),
   ]);
   return {
     post: post.data,
     channel: channels.data.find((c) => c.id === post.data.channelId),
     history: history.data,
     members: members.data,
+    labels: labels.data,
   };
 }
 
@@ -85,13 +89,11 @@ function useLiveStatus(post: Post | undefined, reload: () => Promise<void>) {
 /** Fields the page shows a refusal beside; a refusal about only these is not repeated above. */
 const SHOWN_BESIDE = ['permalinkUrl', 'reason', 'reviewerUserId', 'dateTime'];
 
-function describe(details: Record<string, unknown> | null): string {
-  if (!details) return '';
-  return Object.entries(details)
-    .map(([key, value]) => `${key}: ${Array.isArray(value) ? value.join(', ') : typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)}`)
-    .join('; ')
-    .slice(0, 200);
-}
+const networkName = (network: string) => findCapabilities(network)?.displayName ?? network;
+
+const APPROVAL_WORDS: Record<string, string> = {
+  PENDING: 'waiting for approval', APPROVED: 'approved', REJECTED: 'rejected',
+};
 
 export function PostPage(props: { params: Record<string, string> }) {
   const postId = props.params.postId;
@@ -168,8 +170,12 @@ export function PostPage(props: { params: Record<string, string> }) {
         <>
           <p class="post-summary">
             <span id="post-status"><StatusBadge status={post.isLivePost ? 'live' : post.status} /></span>
-            {post.approvalStatus && <span class="approval"> approval: {post.approvalStatus}</span>}
-            {' on '}{data.channel ? `${data.channel.displayName ?? data.channel.name} (${data.channel.network})` : post.channelId}
+            {post.approvalStatus && (
+              <span class="approval">, {APPROVAL_WORDS[post.approvalStatus] ?? post.approvalStatus.toLowerCase()}</span>
+            )}
+            {' on '}{data.channel
+              ? `${data.channel.displayName ?? data.channel.name} (${networkName(data.channel.network)})`
+              : 'a channel no longer connected'}
             {post.dateTime && <>, {post.status === 'published' || post.isLivePost ? 'published' : 'for'} <time dateTime={post.publishedAt ?? post.dateTime}>{formatTime(post.publishedAt ?? post.dateTime)}</time></>}
           </p>
           <blockquote class="post-text">{post.text || '(no text)'}</blockquote>
@@ -294,21 +300,8 @@ export function PostPage(props: { params: Record<string, string> }) {
           )}
 
           {data.history.length > 0 && (
-            <section aria-labelledby="history-title">
-              <h2 id="history-title">History</h2>
-              <table id="history" class="stack">
-                <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">What</th></tr></thead>
-                <tbody>
-                  {data.history.map((event, i) => (
-                    <tr key={i}>
-                      <td><time dateTime={event.at}>{formatTime(event.at)}</time></td>
-                      <td>{who(event.actorUserId)}</td>
-                      <td>{event.kind.replace(/_/g, ' ')} {event.details && <small>{describe(event.details)}</small>}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </section>
+            <PostHistory post={post} history={data.history} network={data.channel?.network}
+              names={{ who, label: (id) => data.labels.find((l) => l.id === id)?.name }} />
           )}
         </>
       )}

@@ -33,7 +33,7 @@ export function PostsPage() {
               <tr key={p.id}>
                 <td><StatusBadge status={p.isLivePost ? 'live' : p.status} /></td>
                 <td><Link href={`/app/posts/${encodeURIComponent(p.id)}`}>{p.text.slice(0, 120) || '(no text)'}</Link></td>
-                <td>{data.names.get(p.channelId) ?? p.channelId}</td>
+                <td>{data.names.get(p.channelId) ?? 'a channel no longer connected'}</td>
                 <td>{formatTime(p.dateTime)}</td>
               </tr>
             ))}

@@ -58,7 +58,7 @@ function CreateKey(props: { manages: boolean; onCreated: (name: string, key: str
 async function load() {
   const [keys, members] = await Promise.all([call(api.GET('/api-keys')), call(api.GET('/members'))]);
   const names = new Map(members.data.map((m) => [m.userId, m.name || m.email]));
-  return keys.data.map((key) => ({ ...key, createdBy: names.get(key.userId) ?? key.userId }));
+  return keys.data.map((key) => ({ ...key, createdBy: names.get(key.userId) ?? 'a former member' }));
 }
 
 export function ApiKeysPage() {

@@ -7,6 +7,7 @@ import { useMe } from '../session.js';
 const SECTIONS = [
   { href: '/app/settings', label: 'Workspace' },
   { href: '/app/settings/members', label: 'Members' },
+  { href: '/app/settings/labels', label: 'Labels' },
   { href: '/app/settings/api-keys', label: 'API keys' },
   { href: '/app/settings/connected-apps', label: 'Connected apps' },
   { href: '/app/settings/webhooks', label: 'Webhooks' },

@@ -5,7 +5,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import type { ApiError } from '../api.js';
-import { inPeoplesWords } from './problems.js';
+import { inPeoplesWords, problemInPeoplesWords } from './problems.js';
 
 export function Page(props: { title: string; actions?: ComponentChildren; children: ComponentChildren }) {
   const heading = useRef<HTMLHeadingElement>(null);
@@ -42,7 +42,7 @@ export function Empty(props: { children: ComponentChildren }) {
 export function Problem(props: { error?: ApiError | string; id?: string }) {
   if (!props.error) return null;
   const { error } = props;
-  const message = typeof error === 'string' ? error : inPeoplesWords(error.code, undefined, error.message);
+  const message = typeof error === 'string' ? error : problemInPeoplesWords(error);
   return <p class="problem" role="alert" id={props.id}>{message}</p>;
 }
 
