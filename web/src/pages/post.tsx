@@ -99,14 +99,14 @@ function PostMedia(props: { post: Post }) {
       <ul class="post-media">
         {imageUrls.map((url, i) => (
           <li key={url}>
-            <a href={url} rel="noreferrer"><img src={url} alt={altTexts[i] ?? ''} width={120} height={120} /></a>
+            <img src={url} alt={altTexts[i] ?? ''} width={120} height={120} />
             {altTexts[i] ? <small>Alt text: {altTexts[i]}</small> : <small class="muted">No alt text</small>}
           </li>
         ))}
         {videoUrls.map((url) => (
           <li key={url}>
             <video src={url} controls preload="metadata" width={240} />
-            <a href={url} rel="noreferrer">Open the video</a>
+            <a href={url} rel="noopener">Open the video</a>
           </li>
         ))}
       </ul>
