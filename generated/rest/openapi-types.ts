@@ -1892,6 +1892,8 @@ export interface components {
                 /** @description The time of day of `at` in the calendar's time zone (HH:MM). */
                 time: string;
                 text: string;
+                /** @description The post's first image, for a thumbnail; null when it has none. */
+                imageUrl: string | null;
                 /** @enum {string} */
                 status: "draft" | "scheduled" | "publishing" | "published" | "failed" | "unconfirmed" | "live";
                 /** @enum {string|null} */

@@ -51,7 +51,8 @@ describe('REST GET /calendar, POST /posts/{postId}/move and /retry: the team cal
   it('shows a week, a month and a list in a time zone, every state told apart, live posts only when asked for', async () => {
     const clock = pinClock(t, '2030-01-06T12:00:00Z');
     await t.deps.repos.sandbox.setFailure(a.accountId, a.channelIds[1], 'permanent', 1);
-    const scheduled = await create({ text: 'Tuesday talk', isScheduled: true, dateTime: '2030-01-08T08:30:00.000Z' });
+    const images = ['https://cdn.example/first.jpg', 'https://cdn.example/second.jpg'];
+    const scheduled = await create({ text: 'Tuesday talk', isScheduled: true, dateTime: '2030-01-08T08:30:00.000Z', imageUrls: images });
     const draft = await create({ text: 'Idea', saveAsDraft: true, isScheduled: true, dateTime: '2030-01-09T10:00:00.000Z' });
     const failing = (await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[1]], text: 'Will fail', isScheduled: true, dateTime: '2030-01-06T12:01:00.000Z' } })).body.data[0].id;
     clock.advance(2 * 60_000);
@@ -68,6 +69,7 @@ describe('REST GET /calendar, POST /posts/{postId}/move and /retry: the team cal
       [draft, '2030-01-09', '11:00', 'draft', false],
     ], 'Berlin days and times; the failed post of Sunday belongs to the week before');
     assert.equal(w.entries[0].channelId, a.channelIds[0]);
+    assert.deepEqual(w.entries.map((e: any) => e.imageUrl), [images[0], null], 'the first image, for a thumbnail');
     const before = (await t.api('GET', `/v1/rest/calendar?date=${w.previous}&timezone=Europe%2FBerlin`, { token: a.apiKey })).body.data;
     assert.deepEqual(before.entries.map((e: any) => [e.postId, e.day, e.time, e.status]), [[failing, '2030-01-06', '13:01', 'failed']]);
     assert.equal(w.truncated, false);

@@ -34,6 +34,9 @@ describe(`the web app: compose (${TEST_DB})`, function () {
 
   async function openComposer() {
     await signInToApp(page, t.url, a.email, a.password);
+    // On a phone the navigation waits behind the Menu button.
+    const menu = page.getByRole('button', { name: 'Menu' });
+    if (await menu.isVisible()) await menu.click();
     await page.click('nav >> text=Compose');
     await page.waitForURL(`${t.url}/app/compose`);
     await appReady(page);

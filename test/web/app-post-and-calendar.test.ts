@@ -214,7 +214,8 @@ describe('the web app: a post\'s page and the calendar', function () {
     assert.match(await page.textContent('td[data-day="2030-01-08"][data-hour="9"]') ?? '', /09:30[\s\S]*Keyboard talk/, 'the focus is on the post, back on its day');
   });
 
-  it('tells states apart in month, week and list views, filters by channel, adds live posts in the all-content view, and lists on a phone', async () => {
+  it('tells states apart in month, week and list views, filters by channel, adds live posts in the all-content view, '
+    + 'and shows weeks on a phone', async () => {
     const clock = pinClock(t, '2030-01-07T12:00:00Z');
     await t.deps.repos.sandbox.setFailure(a.accountId, a.channelIds[1], 'permanent', 1);
     const create = async (channel: number, body: Record<string, unknown>) =>
@@ -261,7 +262,7 @@ describe('the web app: a post\'s page and the calendar', function () {
       await phone.goto(`${t.url}/app/calendar?view=month&date=2030-01-08&tz=UTC`);
       await appReady(phone);
       assert.equal(await phone.locator('#month').count(), 0, 'no month grid on a phone');
-      assert.match(await phone.textContent('#list') ?? '', /Planned[\s\S]*An idea/);
+      assert.match(await phone.textContent('#week') ?? '', /Planned[\s\S]*An idea/, 'the week instead');
       const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       assert.ok(overflow <= 0, `nothing wider than the phone (${overflow}px too wide)`);
     } finally {

@@ -2,8 +2,11 @@
  * What every page has: the navigation (managers see the team's pages too), sign-out (a real form: it ends the
  * session on the server), and banners for what the team must act on — a channel that needs reconnecting, a
  * webhook endpoint Herald disabled — re-read on every page change.
+ * On a phone (600 px and narrower) the header is one slim bar: the navigation and sign-out fold into a menu behind
+ * a Menu button, which closes on Escape (focus back on the button) and whenever the page changes.
  */
 import type { ComponentChildren } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, call, csrfToken } from './api.js';
 import { Link } from './router.js';
 import { useMe } from './session.js';
@@ -36,20 +39,41 @@ export function Layout(props: { path: string; children: ComponentChildren }) {
   const me = useMe();
   const alerts = useApi(() => banners(me?.manages ?? false), [props.path, me?.manages], { keepPrevious: true });
   const current = (href: string) => (href === '/app' ? props.path === '/app' : props.path === href || props.path.startsWith(`${href}/`));
+  const [open, setOpen] = useState(false);
+  const toggle = useRef<HTMLButtonElement>(null);
+  useEffect(() => setOpen(false), [props.path]);
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape') return;
+      setOpen(false);
+      toggle.current?.focus();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [open]);
   return (
     <>
       <a class="skip" href="#main">Skip to content</a>
       <header class="top">
-        <strong class="brand">Herald</strong>
-        <nav aria-label="Main">
-          {NAV.filter((item) => (item.reviewers ? me?.reviews : !item.managers || me?.manages)).map((item) => (
-            <Link key={item.href} href={item.href} aria-current={current(item.href) ? 'page' : undefined}>{item.label}</Link>
-          ))}
-        </nav>
-        <form method="post" action="/app/sign-out" class="sign-out">
-          <input type="hidden" name="csrf_token" value={csrfToken} />
-          <span class="who">{me?.email ?? ''}</span> <button type="submit">Sign out</button>
-        </form>
+        <strong class="brand"><img src="/app/favicon.svg" alt="" width={22} height={22} />Herald</strong>
+        <button type="button" class="menu-toggle" ref={toggle} aria-expanded={open} aria-controls="main-menu"
+          onClick={() => setOpen(!open)}>
+          <span aria-hidden="true">{open ? '✕' : '☰'}</span> Menu
+        </button>
+        <div id="main-menu" class={open ? 'menu open' : 'menu'}>
+          <nav aria-label="Main">
+            {NAV.filter((item) => (item.reviewers ? me?.reviews : !item.managers || me?.manages)).map((item) => (
+              <Link key={item.href} href={item.href} aria-current={current(item.href) ? 'page' : undefined}>
+                {item.label}
+              </Link>
+            ))}
+          </nav>
+          <form method="post" action="/app/sign-out" class="sign-out">
+            <input type="hidden" name="csrf_token" value={csrfToken} />
+            <span class="who">{me?.email ?? ''}</span> <button type="submit">Sign out</button>
+          </form>
+        </div>
       </header>
       {(alerts.data ?? []).map((text) => <p class="banner" role="status" key={text}>{text}</p>)}
       <main id="main">{props.children}</main>

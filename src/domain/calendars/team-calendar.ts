@@ -59,6 +59,7 @@ export async function teamCalendar(deps: DomainDeps, principal: Principal, input
       day: dateKey(localDateOf(post.timelineAt, timezone)),
       time: localTimeOf(post.timelineAt, timezone),
       text: post.text,
+      imageUrl: post.imageUrls[0] ?? null,
       status: post.isLive ? 'live' : post.status,
       approvalStatus: post.approvalStatus,
       permalinkUrl: post.permalinkUrl,

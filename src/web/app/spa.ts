@@ -4,7 +4,8 @@
  * - its page for every other /app address (the app routes in the browser), only to a signed-in person (others
  *   are sent to sign in), never cached, with the CSRF token its REST calls carry in X-CSRF-Token, under a CSP
  *   that allows our own script and style only;
- * - a plain 503 saying how to build it when it is not built.
+ * - a plain 503 saying how to build it when it is not built;
+ * - its icon (favicon.ts), to anyone: at /app/favicon.svg, which the page links, and at /favicon.ico.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,6 +15,7 @@ import { NotFoundError, ServiceUnavailableError } from '../../domain/errors.js';
 import { resolveSession } from '../../domain/sessions.js';
 import type { BrowserSession } from '../../http/browser-session.js';
 import { escapeHtml } from '../../http/html.js';
+import { sendFavicon } from './favicon.js';
 
 interface Build {
   script: string;
@@ -43,6 +45,8 @@ export function spaRouter(deps: DomainDeps, cookies: BrowserSession, app: string
     return build;
   }
 
+  router.get([`${app}/favicon.svg`, '/favicon.ico'], sendFavicon);
+
   router.get(`${app}/assets/*file`, (req: Request, res: Response) => {
     const file = ([] as string[]).concat(req.params.file ?? []).join('/');
     if (!currentBuild().files.has(file)) throw new NotFoundError(`The web app has no asset ${file}: reload the page to get the current build.`);
@@ -61,6 +65,7 @@ export function spaRouter(deps: DomainDeps, cookies: BrowserSession, app: string
     res.setHeader('cache-control', 'no-store');
     res.type('html').send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="herald-csrf-token" content="${escapeHtml(cookies.csrfToken(req, res))}"><title>Herald</title>
+<link rel="icon" type="image/svg+xml" href="${app}/favicon.svg">
 <link rel="stylesheet" href="${app}/assets/${escapeHtml(style)}"><script type="module" src="${app}/assets/${escapeHtml(script)}"></script></head>
 <body><div id="app"><p class="loading" role="status">Loading Herald…</p></div><noscript><p>Herald's app needs JavaScript. The REST API at /v1/rest and MCP at /mcp work without it.</p></noscript></body></html>`);
   });

@@ -4,12 +4,17 @@
  * opens its page. A scheduled post moves by dragging it to another day of the month or list (keeping its time of
  * day) or to another day and hour of the week (keeping its minutes), or with its Move button from the keyboard (a
  * day and a time); each move offers Undo. The all-content view adds live posts.
- * On a phone-width screen the calendar is always the list.
+ * Today is marked (aria-current="date"); an entry shows its channel's avatar and its post's first image. Clicking
+ * the empty part of a day (month) or an hour (week) opens the composer scheduled for then.
+ * On a phone (600 px and narrower) there is no room for a month: the week shows instead, its entries reduced to
+ * their state and time, as in the month.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { components } from '../../../generated/sdk/index.js';
+import { dateKey, localDateOf } from '../../../src/domain/zoned-time.js';
 import { api, ApiError, call, toApiError } from '../api.js';
 import { Link, navigate } from '../router.js';
+import { composeAtHref } from '../ui/compose-at.js';
 import { Empty, FieldProblems, Loading, Page, Problem } from '../ui/page.js';
 import { browserTimeZone, formatTime } from '../ui/time.js';
 import { useApi } from '../ui/use-api.js';
@@ -29,7 +34,9 @@ const WEEKDAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Satur
 const ICONS: Record<Entry['status'], string> = {
   draft: '✎', scheduled: '◷', publishing: '↻', published: '✓', failed: '✕', unconfirmed: '?', live: '●',
 };
-const NARROW = '(max-width: 40rem)';
+const NARROW = '(max-width: 600px)';
+/** The time a post made from a day of the month starts at; the composer lets the person change it. */
+const DAY_TIME = '09:00';
 
 function useNarrow(): boolean {
   const [narrow, setNarrow] = useState(() => matchMedia(NARROW).matches);
@@ -53,6 +60,18 @@ function dayLabel(day: string, style: 'long' | 'short' = 'long'): string {
   return new Intl.DateTimeFormat(undefined, { weekday: style, day: 'numeric', month: style === 'long' ? 'long' : 'short', timeZone: 'UTC' }).format(new Date(`${day}T00:00:00Z`));
 }
 
+/** A day as a week column's head on a phone: "Tue" over "8". */
+function dayHead(day: string) {
+  const at = new Date(`${day}T00:00:00Z`);
+  const weekday = new Intl.DateTimeFormat(undefined, { weekday: 'short', timeZone: 'UTC' }).format(at);
+  return <>{weekday}<br />{Number(day.slice(8))}</>;
+}
+
+/** A class attribute of the names that apply, or none. */
+function classes(...names: (string | false)[]): string | undefined {
+  return names.filter(Boolean).join(' ') || undefined;
+}
+
 interface Moved {
   postId: string;
   text: string;
@@ -63,7 +82,8 @@ interface Moved {
 function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
   const narrow = useNarrow();
   const asked = (props.query.get('view') ?? 'week') as View;
-  const view: View = narrow ? 'list' : VIEWS.some((v) => v.view === asked) ? asked : 'week';
+  const known: View = VIEWS.some((v) => v.view === asked) ? asked : 'week';
+  const view: View = narrow && known === 'month' ? 'week' : known;
   const date = props.query.get('date') ?? undefined;
   const timezone = props.query.get('tz') ?? browserTimeZone;
   const chosen = props.query.getAll('channel');
@@ -120,10 +140,14 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
   }
 
   const data = calendar.data;
+  const today = dateKey(localDateOf(Date.now(), data?.timezone ?? timezone));
+  const avatars = new Map((channels.data ?? []).map((c) => [c.id, c.avatarUrl]));
+  const compact = data?.view === 'month' || (narrow && data?.view === 'week');
   const byDay = new Map<string, Entry[]>();
   for (const entry of data?.entries ?? []) byDay.set(entry.day, [...(byDay.get(entry.day) ?? []), entry]);
   const title = props.live ? 'Calendar: all content' : 'Calendar';
 
+  const avatarOf = (entry: Entry) => avatars.get(entry.channelId) ?? undefined;
   const entryItem = (entry: Entry) => (
     <li key={entry.postId} class={`entry ${entry.status}`}>
       <Link
@@ -137,10 +161,14 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
         }}
         onDragEnd={() => { dragging.current = undefined; setOver(undefined); }}
       >
+        {avatarOf(entry) && <img class="avatar" src={avatarOf(entry)} alt="" loading="lazy" />}
         <time dateTime={entry.at}>{entry.time}</time>{' '}
-        <span class="state"><span class="icon" aria-hidden="true">{ICONS[entry.status]}</span> {entry.status}</span>{' '}
+        <span class="state">
+          <span class="icon" aria-hidden="true">{ICONS[entry.status]}</span> <span class="word">{entry.status}</span>
+        </span>{' '}
         <span class="channel">{entry.channelName}</span>{' '}
         <span class="text">{entry.text.length > 80 ? `${entry.text.slice(0, 79)}…` : entry.text || '(no text)'}</span>
+        {entry.imageUrl && <img class="thumb" src={entry.imageUrl} alt="" loading="lazy" />}
       </Link>
       {entry.movable && (
         <button type="button" class="move" aria-label={`Move the ${entry.time} post “${entry.text.slice(0, 40)}”`} onClick={() => setMoving(entry)}>Move</button>
@@ -155,6 +183,12 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
     return {
       'data-day': day,
       'data-hour': hour,
+      // The empty part of a day or hour opens the composer for then; its posts and buttons keep their own clicks.
+      onClick: (event: MouseEvent) => {
+        if (!data || (event.target as Element).closest('a, button, li.entry, .move-form')) return;
+        const time = hour === undefined ? DAY_TIME : `${String(hour).padStart(2, '0')}:00`;
+        navigate(composeAtHref(day, time, data.timezone));
+      },
       onDragOver: (event: DragEvent) => {
         if (!dragging.current || same(dragging.current)) return;
         event.preventDefault();
@@ -182,7 +216,7 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
     <Page title={title} actions={<Link href={href({ live: !props.live })}>{props.live ? 'Team calendar (without live posts)' : 'All content, with live posts'}</Link>}>
       <div class="calendar-controls">
         <nav aria-label="Calendar view" class="views">
-          {VIEWS.map((v) => (
+          {VIEWS.filter((v) => !narrow || v.view !== 'month').map((v) => (
             <Link key={v.view} class="button" href={href({ view: v.view })} aria-current={view === v.view ? 'page' : undefined}>{v.label}</Link>
           ))}
         </nav>
@@ -192,7 +226,7 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
           {data?.next ? <Link class="button" href={href({ date: data.next })}>Next</Link> : <span class="button" aria-disabled="true">Next</span>}
         </nav>
       </div>
-      {narrow && asked !== 'list' && <p class="muted">On a narrow screen the calendar shows the list.</p>}
+      {narrow && asked === 'month' && <p class="muted">On a phone the calendar shows a week at a time.</p>}
       <details class="channel-filter" open={chosen.length > 0}>
         <summary>Channels: {chosen.length ? `${chosen.length} chosen` : 'all'}</summary>
         <fieldset>
@@ -253,8 +287,9 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
             data.entries.length > 0 && (
               <ol id="list" class="calendar-list">
                 {days.filter((day) => byDay.has(day)).map((day) => (
-                  <li key={day} {...dropTarget(day)} class={over === day ? 'drop-target' : undefined}>
-                    <h3>{dayLabel(day)}</h3>
+                  <li key={day} {...dropTarget(day)} aria-current={day === today ? 'date' : undefined}
+                    class={classes(day === today && 'today', over === day && 'drop-target')}>
+                    <h3>{dayLabel(day)}{day === today ? ' (today)' : ''}</h3>
                     <ul class="entries">{byDay.get(day)!.map(entryItem)}</ul>
                   </li>
                 ))}
@@ -262,12 +297,18 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
             )
           ) : (
             data.view === 'week' ? (
-              <table id="week" class="calendar-grid week">
+              <table id="week" class={`calendar-grid week${compact ? ' compact' : ''}`}>
                 <caption class="visually-hidden">Posts by day and hour; drag a scheduled post to another day or hour, or use its Move button.</caption>
                 <thead>
                   <tr>
                     <th scope="col"><span class="visually-hidden">Hour</span></th>
-                    {days.map((day) => <th scope="col" key={day}><span class="visually-hidden">{dayLabel(day)}</span><span aria-hidden="true">{dayLabel(day, 'short')}</span></th>)}
+                    {days.map((day) => (
+                      <th scope="col" key={day} aria-current={day === today ? 'date' : undefined}
+                        class={classes(day === today && 'today')}>
+                        <span class="visually-hidden">{dayLabel(day)}{day === today ? ', today' : ''}</span>
+                        <span aria-hidden="true">{narrow ? dayHead(day) : dayLabel(day, 'short')}</span>
+                      </th>
+                    ))}
                   </tr>
                 </thead>
                 <tbody>
@@ -275,7 +316,8 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
                     <tr key={hour}>
                       <th scope="row" class="hour">{String(hour).padStart(2, '0')}:00</th>
                       {days.map((day) => (
-                        <td key={day} {...dropTarget(day, hour)} class={over === `${day}T${hour}` ? 'drop-target' : undefined}>
+                        <td key={day} {...dropTarget(day, hour)}
+                          class={classes(day === today && 'today', over === `${day}T${hour}` && 'drop-target')}>
                           {inHour(day, hour).length > 0 && <ul class="entries">{inHour(day, hour).map(entryItem)}</ul>}
                         </td>
                       ))}
@@ -284,15 +326,20 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
                 </tbody>
               </table>
             ) : (
-              <table id="month" class="calendar-grid month">
+              <table id="month" class="calendar-grid month compact">
                 <caption class="visually-hidden">Posts by day; drag a scheduled post to another day (it keeps its time), or use its Move button.</caption>
                 <thead><tr>{WEEKDAYS.map((w) => <th scope="col" key={w}><abbr title={w}>{w.slice(0, 3)}</abbr></th>)}</tr></thead>
                 <tbody>
                   {Array.from({ length: Math.ceil(days.length / 7) }, (_, week) => (
                     <tr key={week}>
                       {days.slice(week * 7, week * 7 + 7).map((day) => (
-                        <td key={day} {...dropTarget(day)} class={[day.slice(0, 7) !== data.date.slice(0, 7) ? 'outside' : '', over === day ? 'drop-target' : ''].join(' ').trim() || undefined}>
-                          <div class="day-number"><span class="visually-hidden">{dayLabel(day)}</span><span aria-hidden="true">{Number(day.slice(8))}</span></div>
+                        <td key={day} {...dropTarget(day)} aria-current={day === today ? 'date' : undefined}
+                          class={classes(day.slice(0, 7) !== data.date.slice(0, 7) && 'outside',
+                            day === today && 'today', over === day && 'drop-target')}>
+                          <div class="day-number">
+                            <span class="visually-hidden">{dayLabel(day)}{day === today ? ', today' : ''}</span>
+                            <span aria-hidden="true">{Number(day.slice(8))}</span>
+                          </div>
                           {byDay.has(day) && <ul class="entries">{byDay.get(day)!.map(entryItem)}</ul>}
                         </td>
                       ))}

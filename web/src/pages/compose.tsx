@@ -21,6 +21,7 @@ import { api, ApiError, call, toApiError } from '../api.js';
 import { Link, navigate, useLeaveGuard } from '../router.js';
 import { useMe } from '../session.js';
 import { Empty, FieldProblems, Loading, Page, Problem } from '../ui/page.js';
+import { composeAt } from '../ui/compose-at.js';
 import { ConfirmButton } from '../ui/confirm-button.js';
 import { EDITABLE } from '../ui/post-state.js';
 import { inPeoplesWords } from '../ui/problems.js';
@@ -125,16 +126,24 @@ export function ComposePage(props: { query: URLSearchParams }) {
   const [round, setRound] = useState(0);
   const { data, error } = useApi(async () => {
     const basics = await loadBasics();
+    // Opened from an empty day or hour of the calendar: scheduled for then, in the zone the calendar showed.
+    const at = composeAt(props.query);
+    if (!from) {
+      return { basics, draft: at ? { ...BLANK, when: 'schedule' as const, ...at, timeZone: at.timeZone ?? '' } : BLANK };
+    }
     // A copy starts as a draft: nothing goes out until the person chooses when.
-    if (!from) return { basics, draft: BLANK };
     const original = await call(api.GET('/posts/{postId}', { params: { path: { postId: from } } }));
     return { basics, draft: await draftOf(original.data, basics, 'draft', '') };
   }, [from]);
   const another = () => (from ? navigate('/app/compose') : setRound((n) => n + 1));
-  // A new post starts from the person's kept draft; a copy from its original (and is kept only once saved).
-  const initial = (d: NonNullable<typeof data>, userId: string) => (from
-    ? d.draft
-    : readDraft(userId, d.basics.channels.map((c) => c.id)) ?? BLANK);
+  // A new post starts from the person's kept draft (at the calendar's time, when it came from there); a copy from
+  // its original, kept only once saved.
+  const initial = (d: NonNullable<typeof data>, userId: string): Draft => {
+    const kept = from ? undefined : readDraft(userId, d.basics.channels.map((c) => c.id));
+    if (!kept) return d.draft;
+    const { when, dateTime, timeZone } = d.draft;
+    return d.draft.when === 'schedule' ? { ...kept, when, dateTime, timeZone } : kept;
+  };
   return (
     <Page title={from ? 'Duplicate a post' : 'Compose'}>
       <Problem error={error} />
@@ -150,7 +159,7 @@ export function ComposePage(props: { query: URLSearchParams }) {
             </p>
           )}
           <Composer key={round} {...data.basics} initial={initial(data, me.userId)} onAnother={another}
-            keepFor={from ? undefined : me.userId} onDiscard={() => setRound((n) => n + 1)} />
+            keepFor={from ? undefined : me.userId} blank={data.draft} onDiscard={() => setRound((n) => n + 1)} />
         </>
       )}
     </Page>
@@ -226,11 +235,12 @@ function Saved(props: { posts: Post[]; channels: Channel[]; withoutLabels?: stri
 }
 
 /**
- * The form. `keepFor` (a new post's composer) keeps its work as the person's draft in this browser; any other
- * form (an edit, a copy) holds it only while it is open. Either way, leaving with unsaved work asks first.
+ * The form. `keepFor` (a new post's composer) keeps its work as the person's draft in this browser, unless it is
+ * as `blank` (what the composer opens with before anyone writes); any other form (an edit, a copy) holds it only
+ * while it is open. Either way, leaving with unsaved work asks first.
  */
 function Composer(props: Basics & {
-  initial: Draft; edit?: Post; onAnother?: () => void; keepFor?: string; onDiscard?: () => void;
+  initial: Draft; edit?: Post; onAnother?: () => void; keepFor?: string; blank?: Draft; onDiscard?: () => void;
 }) {
   const { channels, rows, labels, initial, edit } = props;
   const [chosenIds, setChosenIds] = useState<string[]>(initial.chosenIds);
@@ -255,13 +265,14 @@ function Composer(props: Basics & {
     when, dateTime, timeZone,
   };
   // A kept draft is unsaved work too: only a blank form (or an edit as it came) may be left without a word.
-  const unsaved = saved === undefined && differs(current, props.keepFor ? BLANK : initial);
+  const blank = props.blank ?? initial;
+  const unsaved = saved === undefined && differs(current, blank);
   const unsavedNow = useRef(unsaved);
   unsavedNow.current = unsaved;
   const { keepFor } = props;
   const kept = JSON.stringify(current);
   useEffect(() => {
-    if (keepFor && saved === undefined) keepDraft(keepFor, current);
+    if (keepFor && saved === undefined) keepDraft(keepFor, current, blank);
   }, [keepFor, kept, saved]);
   const mayLeave = useCallback(() => !unsavedNow.current || confirm(keepFor
     ? 'Leave the composer? Nothing is posted yet; what you wrote stays here as a draft for when you come back.'

@@ -1,7 +1,8 @@
 /**
  * Settings, API keys: create a key for an integration (shown once, with a Copy button), see each key's scopes and
  * last use, and revoke one (it stops working at once). Managers see and revoke every key of the account, and may
- * give a key manage_team; the server decides both.
+ * give a key manage_team; the server decides both. Below, the addresses to use a key at and the configurations of
+ * the common MCP clients (settings-connect-clients.tsx), holding the key just created while it is on screen.
  */
 import { useState } from 'preact/hooks';
 import { api, call, ApiError, toApiError } from '../api.js';
@@ -10,6 +11,7 @@ import { OneTimeSecret } from '../ui/one-time-secret.js';
 import { Empty, FieldProblems, Loading, Page, Problem } from '../ui/page.js';
 import { formatTime } from '../ui/time.js';
 import { useApi } from '../ui/use-api.js';
+import { ConnectClients } from './settings-connect-clients.js';
 import { SettingsNav, useManages } from './settings-nav.js';
 
 function CreateKey(props: { manages: boolean; onCreated: (name: string, key: string) => void }) {
@@ -116,6 +118,7 @@ export function ApiKeysPage() {
         setNotice('');
         void reload();
       }} />}
+      <ConnectClients apiKey={created?.key} />
     </Page>
   );
 }

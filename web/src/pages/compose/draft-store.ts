@@ -49,9 +49,10 @@ export function readDraft(userId: string, channelIds: readonly string[]): Draft 
   }
 }
 
-export function keepDraft(userId: string, draft: Draft): void {
+/** Keeps the draft, or forgets it when it is still as the composer opened (`blank`): nothing written yet. */
+export function keepDraft(userId: string, draft: Draft, blank: Draft): void {
   try {
-    if (differs(draft, BLANK)) localStorage.setItem(keyFor(userId), JSON.stringify(draft));
+    if (differs(draft, blank)) localStorage.setItem(keyFor(userId), JSON.stringify(draft));
     else localStorage.removeItem(keyFor(userId));
   } catch {
     // Storage full or turned off: the form still works, the draft just does not outlive the page.
