@@ -98,6 +98,17 @@ describe(`the web app: the composer's drafts, versions and zones (${TEST_DB})`, 
     assert.equal(await page.inputValue('#text'), '', 'the saved text does not come back');
   });
 
+  it('keeps the draft when the composer is opened for a time from the calendar, scheduling it then', async () => {
+    await openComposer();
+    await type('#text', 'Written first, timed later');
+    await page.goto(`${t.url}/app/compose?at=2031-03-04T09:00&tz=America/New_York`);
+    await appReady(page);
+    assert.equal(await page.inputValue('#text'), 'Written first, timed later');
+    assert.equal(await page.isChecked('input[name=when][value=schedule]'), true);
+    assert.equal(await page.inputValue('#dateTime'), '2031-03-04T09:00');
+    assert.equal(await page.inputValue('#timezone'), 'America/New_York');
+  });
+
   it('asks before leaving with unsaved text, stays when told to, and discards the draft when asked', async () => {
     await openComposer();
     await type('#text', 'Not ready yet');
