@@ -14,7 +14,7 @@
  * deleted again, so saving once more does not leave copies behind; if a label is refused the posts stand, and the
  * composer says so beside the list of posts instead of offering a second save.
  */
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { components } from '../../../generated/sdk/index.js';
 import { countBy } from '../../../src/domain/networks/text-length.js';
 import { api, ApiError, call, toApiError } from '../api.js';
@@ -271,7 +271,8 @@ function Composer(props: Basics & {
   unsavedNow.current = unsaved;
   const { keepFor } = props;
   const kept = JSON.stringify(current);
-  useEffect(() => {
+  // Kept as each change renders, not after the next paint: a reload right after a keystroke keeps it too.
+  useLayoutEffect(() => {
     if (keepFor && saved === undefined) keepDraft(keepFor, current, blank);
   }, [keepFor, kept, saved]);
   const mayLeave = useCallback(() => !unsavedNow.current || confirm(keepFor
