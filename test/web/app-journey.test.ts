@@ -115,7 +115,8 @@ describe('the web app, end to end, as a team uses it', function () {
     await page.dispatchEvent('#media-drop', 'drop', { dataTransfer: transfer });
     await page.waitForSelector('#media-list li[data-media-id] img.thumb');
     const mediaId = await page.getAttribute('#media-list li[data-media-id]', 'data-media-id');
-    await page.fill(`#alt-${mediaId}`, 'The new logo, a blue square');
+    const altNote = await page.textContent(`#alt-note-${mediaId}`) ?? '';
+    assert.match(altNote, /Sandbox takes no alt text/, 'said, not dropped unseen');
     await page.fill('#firstComment', 'Designed by our own team');
     await page.check('input[name=when][value=schedule]');
     await page.fill('#dateTime', '2030-01-08T09:30');

@@ -28,12 +28,27 @@ export function match(pathname: string): Match | undefined {
 
 const listeners = new Set<() => void>();
 
+/** Asked before the app leaves the page for another of its own (a form with unsaved work); false stays put. */
+let mayLeave: (() => boolean) | undefined;
+
+/** While the calling page is shown, `ask` decides whether the app may leave it. */
+export function useLeaveGuard(ask: () => boolean): void {
+  useEffect(() => {
+    mayLeave = ask;
+    return () => {
+      if (mayLeave === ask) mayLeave = undefined;
+    };
+  }, [ask]);
+}
+
 export function navigate(href: string, options: { replace?: boolean } = {}): void {
   const url = new URL(href, location.href);
   if (url.origin !== location.origin || !match(url.pathname)) {
     location.assign(url.href);
     return;
   }
+  // A replaced address is the same page changing its view; anything else leaves it (a full load asks by itself).
+  if (!options.replace && mayLeave && !mayLeave()) return;
   if (options.replace) history.replaceState(null, '', url.href);
   else history.pushState(null, '', url.href);
   for (const listener of listeners) listener();

@@ -12,6 +12,7 @@ import { Link } from '../router.js';
 import { ConfirmButton } from '../ui/confirm-button.js';
 import { Empty, FieldProblems, Loading, Page, Problem, StatusBadge } from '../ui/page.js';
 import { fieldLabel } from '../ui/problems.js';
+import { browserTimeZone } from '../ui/time.js';
 import { useApi } from '../ui/use-api.js';
 import './team-pages.css';
 
@@ -75,14 +76,18 @@ export function ChannelsPage() {
       <h2>Connect a channel</h2>
       {!data && !error && <Loading label="Loading the networks" rows={3} />}
       <div class="networks">
-        {connectable.filter((n) => n.configured).map((n) => <ConnectNetwork key={n.name} network={n} {...report} />)}
+        {connectable.filter((n) => n.configured).map((n) => (
+          <ConnectNetwork key={n.name} network={n} known={data?.channels ?? []} {...report} />
+        ))}
       </div>
       {connectable.some((n) => !n.configured) && (
         <>
           <h2>Networks not set up on this Herald</h2>
           <p class="muted">These networks need their app registered by the person who runs this Herald first.</p>
           <div class="networks">
-            {connectable.filter((n) => !n.configured).map((n) => <ConnectNetwork key={n.name} network={n} {...report} />)}
+            {connectable.filter((n) => !n.configured).map((n) => (
+              <ConnectNetwork key={n.name} network={n} known={data?.channels ?? []} {...report} />
+            ))}
           </div>
         </>
       )}
@@ -188,7 +193,20 @@ function FieldInput(props: { field: Field; prefix: string; error?: ApiError }) {
   );
 }
 
-function ConnectNetwork(props: { network: Network } & Report) {
+/**
+ * A channel new to the account takes the zone of the browser that connected it, so its queue and calendar keep
+ * the person's hours from the start; one connected again keeps the zone it had.
+ */
+async function inBrowserZone(connected: Channel[], known: Channel[]): Promise<Channel[]> {
+  return Promise.all(connected.map(async (c) => {
+    if (known.some((k) => k.id === c.id) || c.timezone === browserTimeZone) return c;
+    const path = { channelId: c.id };
+    const body = { timezone: browserTimeZone };
+    return (await call(api.PATCH('/channels/{channelId}', { params: { path }, body }))).data;
+  }));
+}
+
+function ConnectNetwork(props: { network: Network; known: Channel[] } & Report) {
   const { network: n } = props;
   const [busy, setBusy] = useState(false);
   const [refused, setRefused] = useState<ApiError | undefined>(undefined);
@@ -199,11 +217,15 @@ function ConnectNetwork(props: { network: Network } & Report) {
     setBusy(true);
     setRefused(undefined);
     try {
-      const channels = followConnect(await call(api.POST('/channels/connect', { body: { ...fields, network: n.name } })));
-      if (channels) {
+      const body = { ...fields, network: n.name };
+      const connected = followConnect(await call(api.POST('/channels/connect', { body })));
+      if (connected) {
+        const channels = await inBrowserZone(connected, props.known);
         form.reset();
         await props.reload();
-        props.said(`Connected ${channels.map(nameOf).join(', ')}.`);
+        const zones = [...new Set(channels.map((c) => c.timezone))].join(', ');
+        const their = channels.length === 1 ? 'Its' : 'Their';
+        props.said(`Connected ${channels.map(nameOf).join(', ')}. ${their} times are in ${zones}.`);
       }
     } catch (caught) {
       setRefused(toApiError(caught));

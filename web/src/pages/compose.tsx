@@ -14,26 +14,29 @@
  * deleted again, so saving once more does not leave copies behind; if a label is refused the posts stand, and the
  * composer says so beside the list of posts instead of offering a second save.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { components } from '../../../generated/sdk/index.js';
 import { countBy } from '../../../src/domain/networks/text-length.js';
 import { api, ApiError, call, toApiError } from '../api.js';
-import { Link, navigate } from '../router.js';
+import { Link, navigate, useLeaveGuard } from '../router.js';
+import { useMe } from '../session.js';
 import { Empty, FieldProblems, Loading, Page, Problem } from '../ui/page.js';
 import { composeAt } from '../ui/compose-at.js';
+import { ConfirmButton } from '../ui/confirm-button.js';
 import { EDITABLE } from '../ui/post-state.js';
 import { inPeoplesWords } from '../ui/problems.js';
 import { browserTimeZone, formatTime, toInstant, toWallClock } from '../ui/time.js';
 import { useApi } from '../ui/use-api.js';
+import { BLANK, differs, forgetDraft, keepDraft, readDraft, type Draft, type When } from './compose/draft-store.js';
 import { MediaField, type ChosenMedia } from './compose/media-field.js';
 import type { Media } from './compose/upload.js';
 import { Counter, PreviewCard, type Channel, type NetworkRow } from './compose/preview.js';
+import { ZonePicker } from './compose/zone-picker.js';
 import './compose/compose.css';
 
 type Label = components['schemas']['Label'];
 type OptionRule = components['schemas']['ChannelOptionRule'];
 type Post = components['schemas']['Post'];
-type When = 'now' | 'schedule' | 'queue' | 'draft';
 type Timing = { isScheduled?: boolean; dateTime?: string; addToQueue?: boolean; saveAsDraft?: boolean };
 
 /** The button says what pressing it does. */
@@ -43,27 +46,6 @@ const ACTION: Record<When, string> = {
 
 /** Fields the page shows problems beside; a problem about anything else is shown above the form. */
 const FIELDS = ['channelIds', 'text', 'textByChannel', 'mediaIds', 'imageUrls', 'videoUrls', 'firstComment', 'channelOptions', 'dateTime', 'timezone', 'addToQueue', 'prompt'];
-
-/** Everything the form holds: empty for a new post, a post's own for an edit or a copy. */
-interface Draft {
-  chosenIds: string[];
-  text: string;
-  ownText: Record<string, string>;
-  media: ChosenMedia[];
-  firstComment: string;
-  firstCommentDelay: number | undefined;
-  labelIds: string[];
-  options: Record<string, Record<string, string>>;
-  when: When;
-  dateTime: string;
-  /** The zone `dateTime` is in, when not the browser's (the calendar's, when it opened the composer). */
-  timeZone?: string;
-}
-
-const BLANK: Draft = {
-  chosenIds: [], text: '', ownText: {}, media: [], firstComment: '', firstCommentDelay: undefined, labelIds: [],
-  options: {}, when: 'now', dateTime: '',
-};
 
 interface Basics {
   channels: Channel[];
@@ -126,6 +108,7 @@ async function draftOf(post: Post, basics: Basics, when: When, dateTime: string)
     options,
     when,
     dateTime,
+    timeZone: '',
   };
 }
 
@@ -139,32 +122,44 @@ function whenOf(post: Post): { when: When; dateTime: string } {
 
 export function ComposePage(props: { query: URLSearchParams }) {
   const from = props.query.get('from') ?? undefined;
+  const me = useMe();
   const [round, setRound] = useState(0);
   const { data, error } = useApi(async () => {
     const basics = await loadBasics();
     // Opened from an empty day or hour of the calendar: scheduled for then, in the zone the calendar showed.
     const at = composeAt(props.query);
-    if (!from) return { basics, draft: at ? { ...BLANK, when: 'schedule' as const, ...at } : BLANK };
+    if (!from) {
+      return { basics, draft: at ? { ...BLANK, when: 'schedule' as const, ...at, timeZone: at.timeZone ?? '' } : BLANK };
+    }
     // A copy starts as a draft: nothing goes out until the person chooses when.
     const original = await call(api.GET('/posts/{postId}', { params: { path: { postId: from } } }));
     return { basics, draft: await draftOf(original.data, basics, 'draft', '') };
   }, [from]);
   const another = () => (from ? navigate('/app/compose') : setRound((n) => n + 1));
+  // A new post starts from the person's kept draft (at the calendar's time, when it came from there); a copy from
+  // its original, kept only once saved.
+  const initial = (d: NonNullable<typeof data>, userId: string): Draft => {
+    const kept = from ? undefined : readDraft(userId, d.basics.channels.map((c) => c.id));
+    if (!kept) return d.draft;
+    const { when, dateTime, timeZone } = d.draft;
+    return d.draft.when === 'schedule' ? { ...kept, when, dateTime, timeZone } : kept;
+  };
   return (
     <Page title={from ? 'Duplicate a post' : 'Compose'}>
       <Problem error={error} />
-      {!data && !error && <Loading label="Loading your channels" rows={8} />}
+      {(!data || !me) && !error && <Loading label="Loading your channels" rows={8} />}
       {data && data.basics.channels.length === 0 && (
         <Empty><p>No channels to post to yet. Connect one on the <Link href="/app/channels">Channels page</Link>, then come back to write.</p></Empty>
       )}
-      {data && data.basics.channels.length > 0 && (
+      {data && me && data.basics.channels.length > 0 && (
         <>
           {from && (
             <p class="note-box" id="copy-note">
               A copy of the post: change what you like, then save it as a new post. The original stays as it is.
             </p>
           )}
-          <Composer key={round} {...data.basics} initial={data.draft} onAnother={another} />
+          <Composer key={round} {...data.basics} initial={initial(data, me.userId)} onAnother={another}
+            keepFor={from ? undefined : me.userId} blank={data.draft} onDiscard={() => setRound((n) => n + 1)} />
         </>
       )}
     </Page>
@@ -239,7 +234,14 @@ function Saved(props: { posts: Post[]; channels: Channel[]; withoutLabels?: stri
   );
 }
 
-function Composer(props: Basics & { initial: Draft; edit?: Post; onAnother?: () => void }) {
+/**
+ * The form. `keepFor` (a new post's composer) keeps its work as the person's draft in this browser, unless it is
+ * as `blank` (what the composer opens with before anyone writes); any other form (an edit, a copy) holds it only
+ * while it is open. Either way, leaving with unsaved work asks first.
+ */
+function Composer(props: Basics & {
+  initial: Draft; edit?: Post; onAnother?: () => void; keepFor?: string; blank?: Draft; onDiscard?: () => void;
+}) {
   const { channels, rows, labels, initial, edit } = props;
   const [chosenIds, setChosenIds] = useState<string[]>(initial.chosenIds);
   const [text, setText] = useState(initial.text);
@@ -250,13 +252,42 @@ function Composer(props: Basics & { initial: Draft; edit?: Post; onAnother?: () 
   const [options, setOptions] = useState<Record<string, Record<string, string>>>(initial.options);
   const [when, setWhen] = useState<When>(initial.when);
   const [dateTime, setDateTime] = useState(initial.dateTime);
-  const [timeZone, setTimeZone] = useState(initial.timeZone ?? browserTimeZone);
+  const [timeZone, setTimeZone] = useState(initial.timeZone || browserTimeZone);
   const [prompt, setPrompt] = useState('');
   const [assisted, setAssisted] = useState('');
   const [asking, setAsking] = useState<string | undefined>(undefined);
   const [saving, setSaving] = useState(false);
   const [saved, setSaved] = useState<{ posts: Post[]; withoutLabels?: string } | undefined>(undefined);
   const [refusal, setRefusal] = useState<ApiError | undefined>(undefined);
+
+  const current: Draft = {
+    chosenIds, text, ownText, media, firstComment, firstCommentDelay: initial.firstCommentDelay, labelIds, options,
+    when, dateTime, timeZone,
+  };
+  // A kept draft is unsaved work too: only a blank form (or an edit as it came) may be left without a word.
+  const blank = props.blank ?? initial;
+  const unsaved = saved === undefined && differs(current, blank);
+  const unsavedNow = useRef(unsaved);
+  unsavedNow.current = unsaved;
+  const { keepFor } = props;
+  const kept = JSON.stringify(current);
+  // Kept as each change renders, not after the next paint: a reload right after a keystroke keeps it too.
+  useLayoutEffect(() => {
+    if (keepFor && saved === undefined) keepDraft(keepFor, current, blank);
+  }, [keepFor, kept, saved]);
+  const mayLeave = useCallback(() => !unsavedNow.current || confirm(keepFor
+    ? 'Leave the composer? Nothing is posted yet; what you wrote stays here as a draft for when you come back.'
+    : 'Leave without saving? Your changes are lost.'), [keepFor]);
+  useLeaveGuard(mayLeave);
+  useEffect(() => {
+    const warn = (event: BeforeUnloadEvent) => {
+      if (!unsavedNow.current) return;
+      event.preventDefault();
+      event.returnValue = '';
+    };
+    addEventListener('beforeunload', warn);
+    return () => removeEventListener('beforeunload', warn);
+  }, []);
 
   const chosen = channels.filter((c) => chosenIds.includes(c.id));
   const chosenNetworks = [...new Set(chosen.map((c) => c.network))].filter((n) => rows.has(n));
@@ -274,6 +305,11 @@ function Composer(props: Basics & { initial: Draft; edit?: Post; onAnother?: () 
     return [`${over} too many characters for ${c.displayName ?? c.name} (${row.displayName} takes ${row.text.limit})`];
   });
   const wasQueued = edit?.inQueue === true;
+  const takesAlt = (n: string) => rows.get(n)!.channelOptions.some((rule) => rule.name === 'altText');
+  const altTextFor = {
+    offered: chosenNetworks.length === 0 || chosenNetworks.some(takesAlt),
+    without: chosenNetworks.filter((n) => !takesAlt(n)).map((n) => rows.get(n)!.displayName),
+  };
 
   /** The chosen networks' typed options (alt text comes from the media) as one channelOptions object. */
   function channelOptions(): Record<string, unknown> | undefined {
@@ -357,6 +393,7 @@ function Composer(props: Basics & { initial: Draft; edit?: Post; onAnother?: () 
     for (const labelId of initial.labelIds.filter((id) => !labelIds.includes(id))) {
       await call(api.DELETE('/posts/{postId}/labels/{labelId}', { params: { path: { postId: post.id, labelId } } }));
     }
+    unsavedNow.current = false;
     navigate(`/app/posts/${encodeURIComponent(post.id)}`);
   }
 
@@ -395,6 +432,7 @@ function Composer(props: Basics & { initial: Draft; edit?: Post; onAnother?: () 
         throw refused;
       }
     }
+    if (keepFor) forgetDraft(keepFor);
     try {
       if (labelIds.length > 0) {
         for (const post of posts) await call(api.POST('/posts/{postId}/labels', { params: { path: { postId: post.id } }, body: { labelIds } }));
@@ -430,14 +468,29 @@ function Composer(props: Basics & { initial: Draft; edit?: Post; onAnother?: () 
   const hashtags = () => ask('hashtags', 'text', async () => {
     needText();
     const answer = await call(api.POST('/ai/hashtags', { body: { text, ...(chosenNetworks[0] ? { network: chosenNetworks[0] } : {}) } }));
-    setText(`${text.trimEnd()}\n\n${answer.hashtags.join(' ')}`);
-    return `Hashtags suggested by ${answer.provider}.`;
+    const present = new Set((text.match(/#[\p{L}\p{N}_]+/gu) ?? []).map((tag) => tag.toLowerCase()));
+    const fresh = answer.hashtags.filter((tag) => !present.has(tag.toLowerCase()));
+    if (fresh.length === 0) return `Every hashtag ${answer.provider} suggested is already in the text.`;
+    setText(`${text.trimEnd()}\n\n${fresh.join(' ')}`);
+    const skipped = answer.hashtags.length - fresh.length;
+    return `Hashtags suggested by ${answer.provider}.${skipped > 0 ? ` ${skipped} already in the text left out.` : ''}`;
   });
+  /** A new post gets the network's own version (its channels' own text), from that version if it has one. */
   const fitTo = (network: string) => ask(`rewrite:${network}`, 'text', async () => {
-    needText();
-    const answer = await call(api.POST('/ai/rewrites', { body: { text, instruction: `Fit this post to ${network}.`, network } }));
-    setText(answer.text);
-    return `Rewritten to fit ${rows.get(network)?.displayName ?? network} (${answer.characters} of ${answer.maxCharacters} characters) by ${answer.provider}.`;
+    const name = rows.get(network)?.displayName ?? network;
+    const mine = chosen.filter((c) => c.network === network);
+    const source = edit ? text : mine.map(textFor).find((t) => t.trim() !== '') ?? text;
+    if (source.trim() === '') needText();
+    const body = { text: source, instruction: `Fit this post to ${network}.`, network };
+    const answer = await call(api.POST('/ai/rewrites', { body }));
+    const counted = `${answer.characters} of ${answer.maxCharacters} characters`;
+    const fitted = `Rewritten to fit ${name} (${counted}) by ${answer.provider}.`;
+    if (edit) {
+      setText(answer.text);
+      return fitted;
+    }
+    setOwnText((all) => ({ ...all, ...Object.fromEntries(mine.map((c) => [c.id, answer.text])) }));
+    return `${fitted} It is ${name}'s own version: the other channels keep the text above.`;
   });
   const draft = () => ask('draft', 'prompt', async () => {
     needPrompt();
@@ -491,7 +544,12 @@ function Composer(props: Basics & { initial: Draft; edit?: Post; onAnother?: () 
           <label for="text">Text</label>
           <textarea id="text" name="text" value={text} aria-describedby="counters text-problems" onInput={(event) => setText(event.currentTarget.value)} />
           <p id="counters" class="counters" aria-live="polite">
-            {chosenNetworks.length === 0 ? <span class="muted">Choose a channel to see its network's count.</span> : chosenNetworks.map((n) => <Counter key={n} row={rows.get(n)!} text={text} />)}
+            {chosenNetworks.length === 0
+              ? <span class="muted">Choose a channel to see its network's count.</span>
+              : chosenNetworks.map((n) => (
+                <NetworkCount key={n} row={rows.get(n)!} texts={chosen.filter((c) => c.network === n).map(textFor)}
+                  main={text} />
+              ))}
           </p>
           <FieldProblems error={refusal} field={'text'} id="text-problems" />
 
@@ -530,7 +588,8 @@ function Composer(props: Basics & { initial: Draft; edit?: Post; onAnother?: () 
             <p id="assisted" role="status" class="assisted">{asking ? 'Asking the AI provider…' : assisted}</p>
           </section>
 
-          <MediaField chosen={media} onChange={setMedia} problems={[...problemsAt('mediaIds'), ...problemsAt('imageUrls'), ...problemsAt('videoUrls')]} />
+          <MediaField chosen={media} onChange={setMedia} altText={altTextFor}
+            problems={[...problemsAt('mediaIds'), ...problemsAt('imageUrls'), ...problemsAt('videoUrls')]} />
 
           <fieldset>
             <legend>Labels</legend>
@@ -569,8 +628,7 @@ function Composer(props: Basics & { initial: Draft; edit?: Post; onAnother?: () 
                 <label for="dateTime">Date and time</label>
                 <input id="dateTime" name="dateTime" type="datetime-local" value={dateTime} aria-describedby="dateTime-problems" onInput={(event) => setDateTime(event.currentTarget.value)} />
                 <FieldProblems error={refusal} field={'dateTime'} id="dateTime-problems" />
-                <label for="timezone">In the time zone</label>
-                <input id="timezone" name="timezone" value={timeZone} aria-describedby="timezone-problems" onInput={(event) => setTimeZone(event.currentTarget.value)} />
+                <ZonePicker value={timeZone} onChange={setTimeZone} describedBy="timezone-problems" />
                 <FieldProblems error={refusal} field={'timezone'} id="timezone-problems" />
                 {instant && 'iso' in instant && chosen.length > 0 && (
                   <ul class="in-zones" aria-label="The same time where each channel posts">
@@ -595,6 +653,14 @@ function Composer(props: Basics & { initial: Draft; edit?: Post; onAnother?: () 
               {tooLong.length > 0 ? `Shorten the text first: ${tooLong.join('; ')}.` : ''}
             </span>
           </p>
+          {keepFor && unsaved && (
+            <p class="draft-kept">
+              <span class="muted">Kept as a draft in this browser until you save it. </span>
+              <ConfirmButton label="Discard draft" ariaLabel="Discard draft" confirmLabel="Yes, discard it"
+                question="Discard this draft? What you wrote is lost."
+                onConfirm={async () => { forgetDraft(keepFor); props.onDiscard?.(); }} />
+            </p>
+          )}
         </div>
 
         <section class="compose-previews" aria-labelledby="previews-title">
@@ -609,6 +675,18 @@ function Composer(props: Basics & { initial: Draft; edit?: Post; onAnother?: () 
         </section>
       </div>
     </form>
+  );
+}
+
+/** A network's count, of the longest text its chosen channels get; marked when that is not the text above. */
+function NetworkCount(props: { row: NetworkRow; texts: string[]; main: string }) {
+  const count = (t: string) => countBy(props.row.text.counting, t);
+  const longest = props.texts.reduce((a, b) => (count(b) > count(a) ? b : a), props.texts[0] ?? props.main);
+  return (
+    <span>
+      <Counter row={props.row} text={longest} />
+      {longest !== props.main && <small class="muted"> (its own version)</small>}
+    </span>
   );
 }
 

@@ -1,6 +1,7 @@
 /**
- * One post: its status, text, the error in words with what to do next, its address on the network, metrics,
- * every publishing attempt and the history of who changed what. What a person can do depends on its state:
+ * One post: its status, text, images (with their alt text) and videos, the error in words with what to do next,
+ * its address on the network, metrics, every publishing attempt and the history of who changed what. What a person
+ * can do depends on its state:
  * edit, reschedule or delete one not yet published (a published or live post is read only), duplicate any into
  * the composer, try a failed post again, mark an unconfirmed one as published or not after checking the network,
  * and (for reviewers) approve, reject with a reason, or assign a held post. While the post is on its way out,
@@ -19,6 +20,7 @@ import { useApi } from '../ui/use-api.js';
 import { findCapabilities } from '../../../src/domain/networks/capabilities.js';
 import { PostHistory } from './post-history.js';
 import './post-and-calendar.css';
+import './post-media.css';
 
 type Post = components['schemas']['Post'];
 type Channel = components['schemas']['Channel'];
@@ -94,6 +96,33 @@ const networkName = (network: string) => findCapabilities(network)?.displayName 
 const APPROVAL_WORDS: Record<string, string> = {
   PENDING: 'waiting for approval', APPROVED: 'approved', REJECTED: 'rejected',
 };
+
+/** The post's images, each with the alt text it goes out with, and its videos, each playable in place. */
+function PostMedia(props: { post: Post }) {
+  const { imageUrls, videoUrls, channelOptions } = props.post;
+  if (imageUrls.length === 0 && videoUrls.length === 0) return null;
+  const alt = channelOptions?.altText;
+  const altTexts = Array.isArray(alt) ? alt.map(String) : typeof alt === 'string' ? [alt] : [];
+  return (
+    <section aria-labelledby="media-title" id="post-media">
+      <h2 id="media-title">Media</h2>
+      <ul class="post-media">
+        {imageUrls.map((url, i) => (
+          <li key={url}>
+            <img src={url} alt={altTexts[i] ?? ''} width={120} height={120} />
+            {altTexts[i] ? <small>Alt text: {altTexts[i]}</small> : <small class="muted">No alt text</small>}
+          </li>
+        ))}
+        {videoUrls.map((url) => (
+          <li key={url}>
+            <video src={url} controls preload="metadata" width={240} />
+            <a href={url} rel="noopener">Open the video</a>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
 
 export function PostPage(props: { params: Record<string, string> }) {
   const postId = props.params.postId;
@@ -179,6 +208,7 @@ export function PostPage(props: { params: Record<string, string> }) {
             {post.dateTime && <>, {post.status === 'published' || post.isLivePost ? 'published' : 'for'} <time dateTime={post.publishedAt ?? post.dateTime}>{formatTime(post.publishedAt ?? post.dateTime)}</time></>}
           </p>
           <blockquote class="post-text">{post.text || '(no text)'}</blockquote>
+          <PostMedia post={post} />
           {post.firstComment && (
             <p class="first-comment">First comment{post.firstComment.delayMinutes ? `, ${post.firstComment.delayMinutes} minutes after publishing` : ''}: {post.firstComment.text}</p>
           )}

@@ -1,6 +1,7 @@
 /**
  * The post's media: files dropped on the zone or chosen (each uploaded with a progress bar, a refusal shown on its
- * line), or picked from the media library in a dialog; each image with its alt text. Everything works from the
+ * line), or picked from the media library in a dialog; each image with its alt text where a chosen network takes
+ * alt text, and where one takes none, a word saying so beside the field instead. Everything works from the
  * keyboard: the file chooser is a labelled input, the library a native modal dialog.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
@@ -25,7 +26,33 @@ interface Upload {
 
 let uploads = 0;
 
-export function MediaField(props: { chosen: ChosenMedia[]; onChange: (update: (chosen: ChosenMedia[]) => ChosenMedia[]) => void; problems: string[] }) {
+/** Whether the chosen networks take alt text (any of them, or none chosen yet), and the names of those that do not. */
+export interface AltTextTaken {
+  offered: boolean;
+  without: string[];
+}
+
+function words(names: string[]): string {
+  return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
+/** What happens to alt text on networks without it, in people's words; empty when every chosen network takes it. */
+function altTextNote(taken: AltTextTaken): string {
+  if (taken.without.length === 0) return '';
+  const verb = taken.without.length === 1 ? 'takes' : 'take';
+  return taken.offered
+    ? `${words(taken.without)} ${verb} no alt text: the image goes there without it.`
+    : `${words(taken.without)} ${verb} no alt text, so there is none to write: the image goes there without a `
+      + 'description.';
+}
+
+export function MediaField(props: {
+  chosen: ChosenMedia[];
+  onChange: (update: (chosen: ChosenMedia[]) => ChosenMedia[]) => void;
+  problems: string[];
+  altText: AltTextTaken;
+}) {
+  const note = altTextNote(props.altText);
   const [pending, setPending] = useState<Upload[]>([]);
   const [over, setOver] = useState(false);
   const dialog = useRef<HTMLDialogElement>(null);
@@ -84,12 +111,16 @@ export function MediaField(props: { chosen: ChosenMedia[]; onChange: (update: (c
                 : <span class="thumb video-thumb" aria-hidden="true">video</span>}
               <div class="media-detail">
                 <span>{item.media.fileName}</span>
-                {item.media.kind === 'image' && (
+                {item.media.kind === 'image' && (props.altText.offered || item.altText !== '') && (
                   <>
                     <label for={`alt-${item.media.id}`}>Alt text for {item.media.fileName} (what it shows, for people who cannot see it)</label>
                     <input id={`alt-${item.media.id}`} class="alt-text" maxLength={1500} value={item.altText}
+                      aria-describedby={note ? `alt-note-${item.media.id}` : undefined}
                       onInput={(event) => { const altText = event.currentTarget.value; props.onChange((chosen) => chosen.map((c, i) => (i === index ? { ...c, altText } : c))); }} />
                   </>
+                )}
+                {item.media.kind === 'image' && note && (
+                  <p id={`alt-note-${item.media.id}`} class="muted alt-note">{note}</p>
                 )}
                 <button type="button" onClick={() => props.onChange((chosen) => chosen.filter((_, i) => i !== index))}>Remove {item.media.fileName}</button>
               </div>
