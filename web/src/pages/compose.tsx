@@ -593,7 +593,7 @@ function Composer(props: Basics & {
 
           <fieldset>
             <legend>Labels</legend>
-            {labels.length === 0 && <p class="muted">No labels yet. Labels are made through the API (POST /labels) or an assistant's label tools; they then show here to tick.</p>}
+            {labels.length === 0 && <p class="muted">No labels yet. Make them under <Link href="/app/settings/labels">Settings, Labels</Link>; they then show here to tick.</p>}
             {labels.map((l) => (
               <label key={l.id} class="choice">
                 <input type="checkbox" name="labelIds" value={l.id} checked={labelIds.includes(l.id)}
