@@ -2,7 +2,9 @@ import { createLogger, type Logger } from '../../src/logger.js';
 import { libraryFiles } from '../../src/domain/media/library-files.js';
 import { safeMediaChecker, type MediaChecker } from '../../src/publishing/media-check.js';
 import { createWorker } from '../../src/publishing/engine.js';
-import type { NetworkRegistry } from '../../src/publishing/networks/registry.js';
+import { NOT_MADE, type AttemptLookup } from '../../src/domain/networks/connector.js';
+import { NetworkRegistry } from '../../src/publishing/networks/registry.js';
+import { SandboxNetwork } from '../../src/publishing/networks/sandbox.js';
 import type { PublishingWorker, WorkerOptions } from '../../src/publishing/worker.js';
 import type { TestHerald } from '../support/herald.js';
 import { ManualClock } from '../support/manual-clock.js';
@@ -13,6 +15,20 @@ export const directMedia: MediaChecker = async () => ({ direct: true });
 /** The check a running Herald makes: its own library from storage, any other URL through the SSRF guard. */
 export function heraldMediaChecker(t: TestHerald, allowHosts: readonly string[] = t.config.outboundAllowHosts): MediaChecker {
   return safeMediaChecker(allowHosts, libraryFiles(t.deps));
+}
+
+/**
+ * The sandbox as a network whose lookup can miss a post (matched by text, or keys it forgets): not found is not
+ * "not made", so an interrupted attempt it cannot find leaves the post unconfirmed rather than retried.
+ */
+export function cannotTellNetworks(t: TestHerald): NetworkRegistry {
+  class CannotTell extends SandboxNetwork {
+    override async findPublished(lookup: AttemptLookup) {
+      const found = await super.findPublished(lookup);
+      return found === NOT_MADE ? undefined : found;
+    }
+  }
+  return new NetworkRegistry().register('sandbox', new CannotTell(t.deps.repos.sandbox, t.url));
 }
 
 /** A worker over the test Herald's database, driven by tick() rather than timers. */

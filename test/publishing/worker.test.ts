@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { NETWORK_CAPABILITIES } from '../../src/domain/networks/capabilities.js';
-import { NetworkError, NOT_MADE, type AttemptLookup, type CommentRequest, type PublishRequest } from '../../src/domain/networks/connector.js';
+import { NetworkError, type AttemptLookup, type CommentRequest, type PublishRequest } from '../../src/domain/networks/connector.js';
 import { NetworkRegistry } from '../../src/publishing/networks/registry.js';
 import { SandboxNetwork } from '../../src/publishing/networks/sandbox.js';
 import { futureIso, startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
-import { countPostsByStatus, countPublishAttempts, dieMidAttempt, eventually, pinClock, testWorker } from './support.js';
+import { cannotTellNetworks, countPostsByStatus, countPublishAttempts, dieMidAttempt, eventually, pinClock, testWorker } from './support.js';
 
 describe('publishing worker', () => {
   let t: TestHerald;
@@ -304,14 +304,7 @@ describe('publishing worker', () => {
   });
 
   it('marks a post unconfirmed when the network cannot tell whether its interrupted attempt went out, and never retries it', async () => {
-    // A network whose lookup can miss a post (matched by text, or keys it forgets): not found is not "not made".
-    class CannotTell extends SandboxNetwork {
-      override async findPublished(lookup: AttemptLookup) {
-        const found = await super.findPublished(lookup);
-        return found === NOT_MADE ? undefined : found;
-      }
-    }
-    const networks = new NetworkRegistry().register('sandbox', new CannotTell(t.deps.repos.sandbox, t.url));
+    const networks = cannotTellNetworks(t);
     const clock = pinClock(t, new Date().toISOString());
     const post = await create({ text: 'Lost' });
     assert.deepEqual(await dieMidAttempt(t, clock), [post.id]);
