@@ -129,8 +129,10 @@ export class OAuth2Client {
     try {
       answer = await this.http.request(url, request);
     } catch (error) {
-      if (error instanceof NetworkError && error.kind === 'unknown_outcome')
+      // A token request changes nothing a person sees: one whose answer was lost is simply asked again.
+      if (error instanceof NetworkError && error.kind === 'unknown_outcome') {
         throw new NetworkError('retry_later', error.message);
+      }
       throw error;
     }
     const token = answer.status === 200 ? (this.network.unwrap?.(answer.json) ?? answer.json) : undefined;
@@ -155,8 +157,9 @@ export class OAuth2Client {
       }
     }
     const target = options.url ?? network.tokenUrl;
-    if ((options.method ?? network.method) === 'GET')
+    if ((options.method ?? network.method) === 'GET') {
       return { url: `${target}?${new URLSearchParams(fields)}`, request: { headers } };
+    }
     return { url: target, request: { method: 'POST' as const, headers, form: fields } };
   }
 
@@ -169,9 +172,7 @@ export class OAuth2Client {
       refreshToken: typeof token.refresh_token === 'string' ? token.refresh_token : null,
       expiresAt: lifetime(token.expires_in),
       refreshExpiresAt: lifetime(token.refresh_token_expires_in ?? token.refresh_expires_in),
-      scopes: String(token.scope ?? '')
-        .split(/[\s,]+/)
-        .filter(Boolean),
+      scopes: String(token.scope ?? '').split(/[\s,]+/).filter(Boolean),
       answer: token,
     };
   }
