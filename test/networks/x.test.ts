@@ -348,6 +348,21 @@ describe('X, against a fake that speaks its documented API', function () {
       const row = await t.herald.db('channels').where({ id: c.id }).first();
       assert.ok(Number(row.credentials_expire_at) > clock.now() + 7000_000, 'the new expiry is stored');
     });
+
+    it('a refresh refused for Herald\'s app (rotated secret) fails the post for the operator', async () => {
+      const c = await channel();
+      pinClock(t, new Date(Date.now() + 7200_000 - 60_000).toISOString());
+      x.clientSecret = 'rotated-at-developer.x.com';
+      const post = await schedule({ text: 'Refused app' });
+      await testWorker(t).tick();
+      const failed = await get(post.id);
+      assert.equal(failed.status, 'failed');
+      assert.match(failed.error, /X refused to refresh the access token \(Missing valid authorization header\)/);
+      assert.match(failed.error, /the operator must check X_CLIENT_ID and X_CLIENT_SECRET/);
+      const after = await channel();
+      assert.equal(after.id, c.id);
+      assert.equal(after.status, 'active', 'reconnecting would not mend the operator\'s app');
+    });
   });
 
   describe('failures and exactly once', () => {

@@ -4,7 +4,9 @@ import {
   type AttemptLookup, type AuthorizationStart, type CommentLookup, type CommentRequest, type ConnectedAccount, type ConnectionCheck, type ConnectionMethod,
   type ConnectorChannel, type NetworkConnector, type NetworkPost, type PublishRequest, type PublishedPost, type RecentPostsPage, type RenewedCredentials,
 } from '../../domain/networks/connector.js';
-import { appSecretProof } from './meta-graph.js';
+import { facebookLongLivedToken } from './facebook-login.js';
+import { appSecretProof, graphTokenRefusal } from './meta-graph.js';
+import { OAuth2Client } from './oauth2-client.js';
 import { buildContainer, containerStatus, kindOf, type InstagramKind } from './instagram-containers.js';
 import { GRAPH_HOSTS, InstagramGraph, instagramTime, type InstagramCredentials, type InstagramLogin } from './instagram-graph.js';
 import type { NetworkHttp } from './network-http.js';
@@ -102,22 +104,14 @@ export class InstagramNetwork implements NetworkConnector {
   }
 
   private async finishInstagram(input: { code: string; redirectUri: string }): Promise<ConnectedAccount> {
-    const app = this.requireApp('instagram');
-    const short = await this.http.request(`${TOKEN_ORIGIN}/oauth/access_token`, {
-      method: 'POST',
-      form: { client_id: app.clientId, client_secret: app.clientSecret, grant_type: 'authorization_code', redirect_uri: input.redirectUri, code: input.code },
+    const oauth = this.oauth();
+    const short = await oauth.exchangeCode({ code: input.code, redirectUri: input.redirectUri });
+    const granted = short.answer;
+    const long = await oauth.grant('exchange', { grant_type: 'ig_exchange_token', access_token: short.accessToken }, {
+      url: `${GRAPH_HOSTS.instagram}/access_token`, method: 'GET', credentials: 'secret',
     });
-    const granted = short.json?.data?.[0] ?? short.json;
-    if (short.status !== 200 || typeof granted?.access_token !== 'string') {
-      if (short.status >= 500) throw this.graph.failure(short, null);
-      throw new NetworkError('permanent', `Instagram did not grant a token (${short.json?.error_message ?? short.json?.error?.message ?? `HTTP ${short.status}`})`);
-    }
-    const long = await this.http.request(
-      `${GRAPH_HOSTS.instagram}/access_token?${new URLSearchParams({ grant_type: 'ig_exchange_token', client_secret: app.clientSecret, access_token: granted.access_token })}`,
-    );
-    if (long.status !== 200 || typeof long.json?.access_token !== 'string') throw this.graph.failure(long, null);
     const scopes = (Array.isArray(granted.permissions) ? granted.permissions : String(granted.permissions ?? '').split(',')).map((s: string) => s.trim()).filter(Boolean);
-    const probe: InstagramCredentials = { login: 'instagram', accessToken: long.json.access_token, igUserId: String(granted.user_id ?? ''), username: '', scopes, issuedAt: this.now() };
+    const probe: InstagramCredentials = { login: 'instagram', accessToken: long.accessToken, igUserId: String(granted.user_id ?? ''), username: '', scopes, issuedAt: this.now() };
     const me = await this.graph.expect(null, probe, 'me?fields=user_id,username,name,profile_picture_url,account_type');
     const missing = NEEDED.instagram.filter((s) => !scopes.includes(s));
     if (missing.length > 0) throw new NetworkError('permanent', `Instagram did not grant ${missing.join(', ')}, which Herald needs to publish; connect again and allow every permission`);
@@ -125,20 +119,15 @@ export class InstagramNetwork implements NetworkConnector {
     return {
       networkAccountId: credentials.igUserId, handle: credentials.username, displayName: me.name ?? credentials.username,
       avatarUrl: typeof me.profile_picture_url === 'string' ? me.profile_picture_url : null,
-      credentials: { ...credentials }, expiresAt: this.now() + Number(long.json.expires_in ?? 0) * 1000, textLimit: null,
+      credentials: { ...credentials }, expiresAt: long.expiresAt, textLimit: null,
     };
   }
 
   private async finishFacebook(input: { code: string; redirectUri: string }): Promise<ConnectedAccount[]> {
     const app = this.requireApp('facebook');
-    const base = `${GRAPH_HOSTS.facebook}/${this.version()}`;
-    const short = await this.http.request(`${base}/oauth/access_token?${new URLSearchParams({ client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: input.redirectUri, code: input.code })}`);
-    if (short.status !== 200 || typeof short.json?.access_token !== 'string') throw this.graph.failure(short, null);
-    const long = await this.http.request(`${base}/oauth/access_token?${new URLSearchParams({
-      grant_type: 'fb_exchange_token', client_id: app.clientId, client_secret: app.clientSecret, fb_exchange_token: short.json.access_token,
-    })}`);
-    if (long.status !== 200 || typeof long.json?.access_token !== 'string') throw this.graph.failure(long, null);
-    const user: InstagramCredentials = { login: 'facebook', accessToken: long.json.access_token, igUserId: '', username: '', scopes: [], issuedAt: this.now() };
+    const meta = { ...app, graphVersion: this.version() };
+    const accessToken = await facebookLongLivedToken(this.http, meta, input.code, input.redirectUri, this.now);
+    const user: InstagramCredentials = { login: 'facebook', accessToken, igUserId: '', username: '', scopes: [], issuedAt: this.now() };
     const permissions = await this.graph.expect(null, user, 'me/permissions');
     const scopes = ((permissions.data ?? []) as { permission: string; status: string }[]).filter((p) => p.status === 'granted').map((p) => p.permission);
     const missing = NEEDED.facebook.filter((s) => !scopes.includes(s));
@@ -280,6 +269,15 @@ export class InstagramNetwork implements NetworkConnector {
     return this.apps.instagram?.graphVersion ?? this.apps.facebook?.graphVersion ?? 'v23.0';
   }
 
+  /** Instagram Login's token endpoints: the code's short token, then the long-lived exchange and refresh (GETs). */
+  private oauth(): OAuth2Client {
+    return new OAuth2Client(this.http, {
+      name: 'Instagram', tokenUrl: `${TOKEN_ORIGIN}/oauth/access_token`, clientAuth: 'body',
+      appSettings: 'INSTAGRAM_APP_ID and INSTAGRAM_APP_SECRET',
+      refusal: graphTokenRefusal('Instagram'), unwrap: (json) => json?.data?.[0] ?? json,
+    }, () => this.requireApp('instagram'), this.now);
+  }
+
   private loginOf(value: string | undefined): InstagramLogin {
     const login = (value ?? '').trim().toLowerCase();
     if (login === '' || login === 'instagram') return 'instagram';
@@ -316,15 +314,13 @@ export class InstagramNetwork implements NetworkConnector {
     const after = await channel.vault.refresh(version, async (current): Promise<RenewedCredentials> => {
       const c = current as unknown as InstagramCredentials;
       if (c.login !== 'instagram') throw new NetworkError('reconnect_needed', 'Facebook no longer accepts the Page\'s token: connect the channel again');
-      const answer = await this.http.request(`${GRAPH_HOSTS.instagram}/refresh_access_token?${new URLSearchParams({
-        grant_type: 'ig_refresh_token', access_token: c.accessToken, appsecret_proof: appSecretProof({ accessToken: c.accessToken, appSecret: this.requireApp('instagram').clientSecret }),
-      })}`);
-      if (answer.status !== 200 || typeof answer.json?.access_token !== 'string') {
-        const failure = this.graph.failure(answer, null);
-        if (failure.kind === 'retry_later') throw failure;
-        throw new NetworkError('reconnect_needed', `Instagram refused to refresh the access token (${failure.message}); connect the channel again`);
-      }
-      return { credentials: { ...c, accessToken: answer.json.access_token, issuedAt: this.now() }, expiresAt: this.now() + Number(answer.json.expires_in ?? 0) * 1000 };
+      const appSecret = this.requireApp('instagram').clientSecret;
+      const proof = appSecretProof({ accessToken: c.accessToken, appSecret });
+      const params = { grant_type: 'ig_refresh_token', access_token: c.accessToken, appsecret_proof: proof };
+      const url = `${GRAPH_HOSTS.instagram}/refresh_access_token`;
+      const answer = await this.oauth().grant('refresh', params, { url, method: 'GET', credentials: 'none' });
+      const renewed = { ...c, accessToken: answer.accessToken, issuedAt: this.now() };
+      return { credentials: renewed, expiresAt: answer.expiresAt };
     });
     return after.credentials as unknown as InstagramCredentials;
   }

@@ -8,6 +8,7 @@ import { WWW, LinkedInApi, isOrganization, permalink, type LinkedInCredentials }
 import { fromLittleText, toLittleText } from './linkedin-little.js';
 import { LinkedInMedia } from './linkedin-media.js';
 import type { NetworkHttp, NetworkHttpOptions } from './network-http.js';
+import { OAuth2Client } from './oauth2-client.js';
 
 /**
  * LinkedIn: a member's profile and the Pages they administer, one channel each (NETWORKS.md; learn.microsoft.com
@@ -62,6 +63,7 @@ export class LinkedInNetwork implements NetworkConnector {
 
   private readonly api: LinkedInApi;
   private readonly uploads: LinkedInMedia;
+  private readonly oauth: OAuth2Client;
 
   constructor(
     private readonly http: NetworkHttp,
@@ -71,6 +73,11 @@ export class LinkedInNetwork implements NetworkConnector {
   ) {
     this.api = new LinkedInApi(http, app?.apiVersion ?? '', now);
     this.uploads = new LinkedInMedia(this.api, media);
+    // LinkedIn answers invalid_request to a refresh token it no longer takes (programmatic-refresh-tokens).
+    this.oauth = new OAuth2Client(http, {
+      name: 'LinkedIn', tokenUrl: `${WWW}/oauth/v2/accessToken`, clientAuth: 'body',
+      appSettings: 'LINKEDIN_CLIENT_ID and LINKEDIN_CLIENT_SECRET', reconnectErrors: ['invalid_request'],
+    }, () => this.requireApp(), now);
   }
 
   configured(): boolean {
@@ -90,23 +97,13 @@ export class LinkedInNetwork implements NetworkConnector {
   }
 
   async finishAuthorization(input: { code: string; redirectUri: string; keep: Record<string, string> }): Promise<ConnectedAccount[]> {
-    const app = this.requireApp();
-    const token = await this.http.request(`${WWW}/oauth/v2/accessToken`, {
-      method: 'POST',
-      form: { grant_type: 'authorization_code', code: input.code, redirect_uri: input.redirectUri, client_id: app.clientId, client_secret: app.clientSecret },
-    });
-    if (token.status !== 200 || typeof token.json?.access_token !== 'string') {
-      if (token.status >= 500 || token.status === 429) throw this.api.classify(token, null);
-      throw new NetworkError('permanent', `LinkedIn did not grant a token (${token.json?.error_description ?? token.json?.error ?? `HTTP ${token.status}`})`);
-    }
-    const granted = String(token.json.scope ?? '').split(/[ ,]+/).filter(Boolean);
+    const token = await this.oauth.exchangeCode({ code: input.code, redirectUri: input.redirectUri });
+    const granted = token.scopes;
     const base: Omit<LinkedInCredentials, 'author'> = {
-      accessToken: token.json.access_token,
-      refreshToken: typeof token.json.refresh_token === 'string' ? token.json.refresh_token : null,
-      refreshExpiresAt: Number.isFinite(token.json.refresh_token_expires_in) ? this.now() + token.json.refresh_token_expires_in * 1000 : null,
+      accessToken: token.accessToken, refreshToken: token.refreshToken, refreshExpiresAt: token.refreshExpiresAt,
       scopes: granted,
     };
-    const expiresAt = this.now() + Number(token.json.expires_in ?? 0) * 1000;
+    const expiresAt = token.expiresAt;
     const probe = { ...base, author: '' };
     const me = await this.api.expect(probe, '/v2/userinfo', {}, [200]);
     const accounts: ConnectedAccount[] = [];
@@ -296,26 +293,19 @@ export class LinkedInNetwork implements NetworkConnector {
   }
 
   private async renewed(channel: ConnectorChannel, version: number): Promise<LinkedInCredentials> {
-    const app = this.requireApp();
     const after = await channel.vault.refresh(version, async (current): Promise<RenewedCredentials> => {
       const c = current as unknown as LinkedInCredentials;
       if (!c.refreshToken) {
         throw new NetworkError('reconnect_needed', 'LinkedIn\'s access token expired and LinkedIn grants this app no refresh token: connect the channel again');
       }
-      const answer = await this.http.request(`${WWW}/oauth/v2/accessToken`, {
-        method: 'POST', form: { grant_type: 'refresh_token', refresh_token: c.refreshToken, client_id: app.clientId, client_secret: app.clientSecret },
-      });
-      if (answer.status !== 200 || typeof answer.json?.access_token !== 'string') {
-        if (answer.status >= 500 || answer.status === 429) throw this.api.classify(answer, c);
-        throw new NetworkError('reconnect_needed', `LinkedIn refused to refresh the access token (${answer.json?.error_description ?? answer.json?.error ?? `HTTP ${answer.status}`})`);
-      }
+      const answer = await this.oauth.refresh(c.refreshToken);
       const renewed: LinkedInCredentials = {
         ...c,
-        accessToken: answer.json.access_token,
-        refreshToken: typeof answer.json.refresh_token === 'string' ? answer.json.refresh_token : c.refreshToken,
-        refreshExpiresAt: Number.isFinite(answer.json.refresh_token_expires_in) ? this.now() + answer.json.refresh_token_expires_in * 1000 : c.refreshExpiresAt,
+        accessToken: answer.accessToken,
+        refreshToken: answer.refreshToken ?? c.refreshToken,
+        refreshExpiresAt: answer.refreshExpiresAt ?? c.refreshExpiresAt,
       };
-      return { credentials: { ...renewed }, expiresAt: this.now() + Number(answer.json.expires_in ?? 0) * 1000 };
+      return { credentials: { ...renewed }, expiresAt: answer.expiresAt };
     });
     return after.credentials as unknown as LinkedInCredentials;
   }

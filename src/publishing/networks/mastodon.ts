@@ -7,6 +7,7 @@ import {
   type ConnectorChannel, type NetworkConnector, type NetworkPost, type PublishRequest, type PublishedPost, type RecentPostsPage,
 } from '../../domain/networks/connector.js';
 import { downloadMedia, observeBudget, retryAtFrom, type NetworkAnswer, type NetworkHttp, type NetworkHttpOptions } from './network-http.js';
+import { OAuth2Client } from './oauth2-client.js';
 
 /**
  * Mastodon, one instance per channel ([MD] methods/apps.md, oauth.md, statuses.md, media.md, instance.md,
@@ -99,17 +100,15 @@ export class MastodonNetwork implements NetworkConnector {
   async finishAuthorization(input: { code: string; redirectUri: string; codeVerifier: string; keep: Record<string, string>; apps: AppRegistrations }): Promise<ConnectedAccount[]> {
     const origin = input.keep.origin;
     const app = await this.registration(origin, input.redirectUri, input.apps);
-    const token = await this.http.request(`${origin}/oauth/token`, {
-      method: 'POST',
-      form: {
-        grant_type: 'authorization_code', code: input.code, client_id: app.clientId, client_secret: app.clientSecret,
-        redirect_uri: input.redirectUri, code_verifier: input.codeVerifier, scope: SCOPES,
-      },
+    // The app is Herald's own registration at this instance: a refused client points there, not at a setting.
+    const client = new OAuth2Client(this.http, {
+      name: 'Mastodon', tokenUrl: `${origin}/oauth/token`, clientAuth: 'body',
+      appSettings: `Herald's registration at ${new URL(origin).host}`,
+    }, () => app, this.now);
+    const token = await client.exchangeCode({
+      code: input.code, redirectUri: input.redirectUri, codeVerifier: input.codeVerifier, extra: { scope: SCOPES },
     });
-    if (token.status !== 200 || typeof token.json?.access_token !== 'string') {
-      throw new NetworkError('permanent', `Mastodon did not grant a token (${token.json?.error_description ?? token.json?.error ?? `HTTP ${token.status}`})`);
-    }
-    const accessToken: string = token.json.access_token;
+    const accessToken = token.accessToken;
     const me = await this.http.request(`${origin}/api/v1/accounts/verify_credentials`, { headers: { authorization: `Bearer ${accessToken}` } });
     if (me.status !== 200) throw classify(me, this.now());
     const instance = await this.http.request(`${origin}/api/v2/instance`);

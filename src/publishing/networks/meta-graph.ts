@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { NetworkError, type ConnectorChannel } from '../../domain/networks/connector.js';
 import type { NetworkAnswer, NetworkHttp, NetworkRequest } from './network-http.js';
+import type { OAuth2Network, TokenRefusal } from './oauth2-client.js';
 
 /**
  * What Facebook Pages and Instagram share: Meta's Graph API (developers.facebook.com/docs/graph-api: using the
@@ -25,7 +26,10 @@ import type { NetworkAnswer, NetworkHttp, NetworkRequest } from './network-http.
  *   - codes 1 and 2, `is_transient`, a 5xx, and code 33 on a read of a status are transient: a read retries later;
  *     the one call that can make the post answers an unknown outcome instead, settled by looking the post up, so
  *     a post that went live is never marked failed (postiz-app #1562, #1568);
- *   - any other refusal is permanent, with Meta's own message.
+ *   - any other refusal is permanent, with Meta's own message;
+ * - the token endpoints (code exchange, long-lived exchange, refresh) are refused in the same terms, or in the
+ *   OAuth endpoints' {error_type, code, error_message}: a token Meta no longer takes (190, 401) or a permission
+ *   withdrawn is a grant only a reconnect renews; throttling and transient codes retry later.
  */
 const RATE_LIMIT_CODES = new Set([4, 17, 32, 613]);
 const TOKEN_EXPIRED_SUBCODE = 463;
@@ -120,4 +124,21 @@ export function graphFailure(answer: NetworkAnswer, now: number, call: GraphCall
   if (code === 33 && call.statusRead) return transient;
   if (answer.status === 401) return new NetworkError('reconnect_needed', words);
   return new NetworkError('permanent', words);
+}
+
+/** How Meta's token endpoints refuse, for the shared OAuth 2 client. */
+export function graphTokenRefusal(network: string): NonNullable<OAuth2Network['refusal']> {
+  return (answer: NetworkAnswer, now: number): TokenRefusal => {
+    const json = answer.json;
+    const graphed = !json?.error && typeof json?.error_message === 'string'
+      ? { ...answer, json: { error: { message: json.error_message, type: json.error_type, code: json.code } } }
+      : answer;
+    const failure = graphFailure(graphed, now, { network });
+    return {
+      error: failure.kind === 'reconnect_needed' ? 'invalid_grant' : undefined,
+      said: failure.message,
+      transient: failure.kind === 'retry_later' || failure.kind === 'unknown_outcome',
+      retryAt: failure.retryAt,
+    };
+  };
 }

@@ -1,5 +1,6 @@
 import { NetworkError, type NetworkPost } from '../../domain/networks/connector.js';
 import { retryAtFrom, type NetworkAnswer } from './network-http.js';
+import type { TokenRefusal } from './oauth2-client.js';
 
 /**
  * Pinterest's wire rules that are not one call (API v5 description, pinterest/api-description v5/openapi.yaml;
@@ -10,6 +11,8 @@ import { retryAtFrom, type NetworkAnswer } from './network-http.js';
  *   permanent, in Pinterest's words;
  * - a video goes to the upload_url of a registered media upload as a multipart/form-data POST: every field of
  *   upload_parameters first, then the file as `file` (S3's POST policy rejects a form with the file before them);
+ * - the token endpoint refuses in the same form: 401 is the app's HTTP Basic refused, 400 a code or refresh token
+ *   it no longer takes;
  * - a Pin's lifetime metrics (pin_metrics=true) are Herald's metrics for it.
  */
 export function classify(answer: NetworkAnswer, now: number): NetworkError {
@@ -20,6 +23,14 @@ export function classify(answer: NetworkAnswer, now: number): NetworkError {
   if (answer.status === 401) return new NetworkError('refresh_and_retry', words);
   if (answer.status >= 500) return new NetworkError('retry_later', words);
   return new NetworkError('permanent', words);
+}
+
+/** A refusal of the token endpoint in OAuth terms. */
+export function tokenRefusal(answer: NetworkAnswer): TokenRefusal {
+  const code = answer.json?.code;
+  const message = typeof answer.json?.message === 'string' ? answer.json.message : `HTTP ${answer.status}`;
+  const error = answer.status === 401 ? 'invalid_client' : answer.status === 400 ? 'invalid_grant' : undefined;
+  return { error, said: `${message}${code !== undefined ? ` (code ${code})` : ''}` };
 }
 
 /** A multipart/form-data body: the fields in order, then the file. */

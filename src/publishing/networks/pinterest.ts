@@ -6,7 +6,8 @@ import {
   type ConnectorChannel, type NetworkConnector, type OpenedCredentials, type PublishRequest, type PublishedPost, type RecentPostsPage,
 } from '../../domain/networks/connector.js';
 import { downloadMedia, observeBudget, type NetworkAnswer, type NetworkHttp, type NetworkHttpOptions, type NetworkRequest } from './network-http.js';
-import { classify, multipart, pinPost, pinUrl } from './pinterest-wire.js';
+import { OAuth2Client, type TokenGrant } from './oauth2-client.js';
+import { classify, multipart, pinPost, pinUrl, tokenRefusal } from './pinterest-wire.js';
 
 /**
  * Pinterest, through API v5 (pinterest/api-description v5/openapi.yaml: oauth/token, user_account/get, boards/list,
@@ -71,7 +72,14 @@ export class PinterestNetwork implements NetworkConnector {
     private readonly media: NetworkHttpOptions,
     private readonly now: () => number,
     private readonly app: PinterestApp | undefined,
-  ) {}
+  ) {
+    this.oauth = new OAuth2Client(http, {
+      name: 'Pinterest', tokenUrl: `${API}/v5/oauth/token`, clientAuth: 'basic',
+      appSettings: 'PINTEREST_APP_ID and PINTEREST_APP_SECRET', refusal: tokenRefusal,
+    }, () => this.requireApp(), now);
+  }
+
+  private readonly oauth: OAuth2Client;
 
   configured(): boolean {
     return this.app !== undefined;
@@ -83,8 +91,8 @@ export class PinterestNetwork implements NetworkConnector {
   }
 
   async finishAuthorization(input: { code: string; redirectUri: string }): Promise<ConnectedAccount[]> {
-    const token = await this.token({ grant_type: 'authorization_code', code: input.code, redirect_uri: input.redirectUri, continuous_refresh: 'true' });
-    const granted = this.tokenAnswer(token, 'grant a token');
+    const code = { code: input.code, redirectUri: input.redirectUri, extra: { continuous_refresh: 'true' } };
+    const granted = this.tokenAnswer(await this.oauth.exchangeCode(code));
     if (!granted.refreshToken) throw new NetworkError('permanent', 'Pinterest granted no refresh token: check the app at developers.pinterest.com');
     const user = await this.call(granted.accessToken, 'GET', '/v5/user_account');
     const username = String(user.username ?? user.id);
@@ -254,37 +262,20 @@ export class PinterestNetwork implements NetworkConnector {
   private refreshed(channel: ConnectorChannel, version: number): Promise<OpenedCredentials> {
     return channel.vault.refresh(version, async (current) => {
       const c = current as unknown as PinterestCredentials;
-      const renewed = this.tokenAnswer(await this.token({ grant_type: 'refresh_token', refresh_token: c.refreshToken }), 'refresh the token');
+      const renewed = this.tokenAnswer(await this.oauth.refresh(c.refreshToken));
       const credentials: PinterestCredentials = { ...c, ...renewed.credentials, refreshToken: renewed.refreshToken ?? c.refreshToken };
       if (!renewed.refreshToken) credentials.refreshExpiresAt = c.refreshExpiresAt;
       return { credentials: { ...credentials }, expiresAt: renewed.expiresAt };
     });
   }
 
-  private token(form: Record<string, string>): Promise<NetworkAnswer> {
-    const app = this.requireApp();
-    const basic = Buffer.from(`${app.clientId}:${app.clientSecret}`, 'utf8').toString('base64');
-    return this.http.request(`${API}/v5/oauth/token`, { method: 'POST', headers: { authorization: `Basic ${basic}` }, form });
-  }
-
-  /** The token endpoint's answer: the token with its lifetimes and scopes, or why Pinterest refused. */
-  private tokenAnswer(answer: NetworkAnswer, what: string) {
-    const body = answer.json ?? {};
-    if (answer.status === 200 && typeof body.access_token === 'string') {
-      const now = this.now();
-      const lifetime = (seconds: unknown) => (Number.isFinite(Number(seconds)) && Number(seconds) > 0 ? now + Number(seconds) * 1000 : undefined);
-      const scopes = String(body.scope ?? '').split(/[\s,]+/).filter(Boolean);
-      const refreshExpiresAt = lifetime(body.refresh_token_expires_in);
-      return {
-        accessToken: body.access_token as string,
-        refreshToken: typeof body.refresh_token === 'string' ? body.refresh_token : undefined,
-        expiresAt: lifetime(body.expires_in) ?? null,
-        credentials: { accessToken: body.access_token as string, scopes, ...(refreshExpiresAt ? { refreshExpiresAt } : {}) },
-      };
-    }
-    const words = `Pinterest did not ${what} (HTTP ${answer.status}${body.code !== undefined ? ` code ${body.code}` : ''}${body.message ? `: ${body.message}` : ''})`;
-    if (answer.status === 429 || answer.status >= 500) throw new NetworkError('retry_later', words);
-    throw new NetworkError(what === 'refresh the token' ? 'reconnect_needed' : 'permanent', words);
+  /** The token as the channel keeps it, with the refresh token apart: a refresh may answer none (the old one stays). */
+  private tokenAnswer(token: TokenGrant) {
+    const { accessToken, refreshExpiresAt, scopes } = token;
+    return {
+      accessToken, refreshToken: token.refreshToken ?? undefined, expiresAt: token.expiresAt,
+      credentials: { accessToken, scopes, ...(refreshExpiresAt ? { refreshExpiresAt } : {}) },
+    };
   }
 
   private requireApp(): PinterestApp {

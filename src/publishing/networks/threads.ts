@@ -4,7 +4,9 @@ import {
   type AttemptLookup, type AuthorizationStart, type CommentRequest, type ConnectedAccount, type ConnectionCheck, type ConnectionMethod,
   type ConnectorChannel, type NetworkConnector, type NetworkPost, type PublishRequest, type PublishedPost, type RecentPostsPage, type RenewedCredentials,
 } from '../../domain/networks/connector.js';
+import { graphTokenRefusal } from './meta-graph.js';
 import type { NetworkHttp } from './network-http.js';
+import { OAuth2Client } from './oauth2-client.js';
 import { THREADS_GRAPH, ThreadsGraph, threadsTime, type ThreadsCredentials } from './threads-graph.js';
 
 /**
@@ -50,7 +52,15 @@ export class ThreadsNetwork implements NetworkConnector {
     private readonly app: { clientId: string; clientSecret: string; graphVersion: string } | undefined,
   ) {
     this.graph = new ThreadsGraph(http, now, () => this.app?.graphVersion ?? 'v1.0');
+    // The code's short token is a form POST; the long-lived exchange and the refresh are GETs.
+    this.oauth = new OAuth2Client(http, {
+      name: 'Threads', tokenUrl: `${THREADS_GRAPH}/oauth/access_token`, clientAuth: 'body',
+      appSettings: 'THREADS_APP_ID and THREADS_APP_SECRET',
+      refusal: graphTokenRefusal('Threads'),
+    }, () => this.requireApp(), now);
   }
+
+  private readonly oauth: OAuth2Client;
 
   configured(): boolean {
     return this.app !== undefined;
@@ -63,29 +73,21 @@ export class ThreadsNetwork implements NetworkConnector {
   }
 
   async finishAuthorization(input: { code: string; redirectUri: string }): Promise<ConnectedAccount[]> {
-    const app = this.requireApp();
-    const short = await this.http.request(`${THREADS_GRAPH}/oauth/access_token`, {
-      method: 'POST',
-      form: { client_id: app.clientId, client_secret: app.clientSecret, code: input.code, grant_type: 'authorization_code', redirect_uri: input.redirectUri },
+    const short = await this.oauth.exchangeCode({ code: input.code, redirectUri: input.redirectUri });
+    const exchange = { grant_type: 'th_exchange_token', access_token: short.accessToken };
+    const long = await this.oauth.grant('exchange', exchange, {
+      url: `${THREADS_GRAPH}/access_token`, method: 'GET', credentials: 'secret',
     });
-    if (short.status !== 200 || typeof short.json?.access_token !== 'string') {
-      if (short.status >= 500) throw this.graph.failure(short);
-      throw new NetworkError('permanent', `Threads did not grant a token (${short.json?.error_message ?? short.json?.error?.message ?? `HTTP ${short.status}`})`);
-    }
-    const long = await this.http.request(`${THREADS_GRAPH}/access_token?${new URLSearchParams({
-      grant_type: 'th_exchange_token', client_secret: app.clientSecret, access_token: short.json.access_token,
-    })}`);
-    if (long.status !== 200 || typeof long.json?.access_token !== 'string') throw this.graph.failure(long);
-    const token = long.json.access_token as string;
+    const token = long.accessToken;
     const scopes = await this.grantedScopes(token);
     const missing = NEEDED.filter((s) => !scopes.includes(s));
     if (missing.length > 0) throw new NetworkError('permanent', `Threads did not grant ${missing.join(', ')}, which Herald needs to publish; connect again and allow every permission`);
     const me = await this.graph.expect(null, token, 'me?fields=id,username,name,threads_profile_picture_url');
-    const credentials: ThreadsCredentials = { accessToken: token, userId: String(me.id ?? short.json.user_id), username: String(me.username ?? ''), scopes, issuedAt: this.now() };
+    const credentials: ThreadsCredentials = { accessToken: token, userId: String(me.id ?? short.answer.user_id), username: String(me.username ?? ''), scopes, issuedAt: this.now() };
     return [{
       networkAccountId: credentials.userId, handle: credentials.username, displayName: typeof me.name === 'string' && me.name ? me.name : credentials.username,
       avatarUrl: typeof me.threads_profile_picture_url === 'string' ? me.threads_profile_picture_url : null,
-      credentials: { ...credentials }, expiresAt: this.now() + Number(long.json.expires_in ?? 0) * 1000, textLimit: null,
+      credentials: { ...credentials }, expiresAt: long.expiresAt, textLimit: null,
     }];
   }
 
@@ -224,13 +226,11 @@ export class ThreadsNetwork implements NetworkConnector {
   private async renewed(channel: ConnectorChannel, version: number): Promise<ThreadsCredentials> {
     const after = await channel.vault.refresh(version, async (current): Promise<RenewedCredentials> => {
       const c = current as unknown as ThreadsCredentials;
-      const answer = await this.http.request(`${THREADS_GRAPH}/refresh_access_token?${new URLSearchParams({ grant_type: 'th_refresh_token', access_token: c.accessToken })}`);
-      if (answer.status !== 200 || typeof answer.json?.access_token !== 'string') {
-        const failure = this.graph.failure(answer);
-        if (failure.kind === 'retry_later') throw failure;
-        throw new NetworkError('reconnect_needed', `Threads refused to refresh the access token (${failure.message}); connect the channel again`);
-      }
-      return { credentials: { ...c, accessToken: answer.json.access_token, issuedAt: this.now() }, expiresAt: this.now() + Number(answer.json.expires_in ?? 0) * 1000 };
+      const params = { grant_type: 'th_refresh_token', access_token: c.accessToken };
+      const url = `${THREADS_GRAPH}/refresh_access_token`;
+      const answer = await this.oauth.grant('refresh', params, { url, method: 'GET', credentials: 'none' });
+      const renewed = { ...c, accessToken: answer.accessToken, issuedAt: this.now() };
+      return { credentials: renewed, expiresAt: answer.expiresAt };
     });
     return after.credentials as unknown as ThreadsCredentials;
   }

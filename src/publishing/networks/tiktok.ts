@@ -6,6 +6,7 @@ import {
   type ConnectorChannel, type NetworkConnector, type NetworkPost, type OpenedCredentials, type PublishRequest, type PublishedPost, type RecentPostsPage,
 } from '../../domain/networks/connector.js';
 import { downloadMedia, type NetworkAnswer, type NetworkHttp, type NetworkHttpOptions, type NetworkRequest } from './network-http.js';
+import { OAuth2Client, type TokenGrant } from './oauth2-client.js';
 import { chunkPlan, chunkRange, classify, envelope, publishStatus, videoSeconds, type PublishStatus } from './tiktok-wire.js';
 
 /**
@@ -79,7 +80,14 @@ export class TikTokNetwork implements NetworkConnector {
     private readonly media: NetworkHttpOptions,
     private readonly now: () => number,
     private readonly app: TikTokApp | undefined,
-  ) {}
+  ) {
+    this.oauth = new OAuth2Client(http, {
+      name: 'TikTok', tokenUrl: `${API}/v2/oauth/token/`, clientAuth: 'body', clientIdField: 'client_key',
+      appSettings: 'TIKTOK_CLIENT_KEY and TIKTOK_CLIENT_SECRET',
+    }, () => this.requireApp(), now);
+  }
+
+  private readonly oauth: OAuth2Client;
 
   configured(): boolean {
     return this.app !== undefined;
@@ -91,11 +99,8 @@ export class TikTokNetwork implements NetworkConnector {
   }
 
   async finishAuthorization(input: { code: string; redirectUri: string }): Promise<ConnectedAccount[]> {
-    const app = this.requireApp();
-    const token = await this.http.request(`${API}/v2/oauth/token/`, {
-      method: 'POST', form: { client_key: app.clientId, client_secret: app.clientSecret, code: input.code, grant_type: 'authorization_code', redirect_uri: input.redirectUri },
-    });
-    const granted = this.tokenAnswer(token, 'grant a token');
+    const token = await this.oauth.exchangeCode({ code: input.code, redirectUri: input.redirectUri });
+    const granted = this.tokenAnswer(token);
     const user = await this.call(granted.accessToken, 'GET', '/v2/user/info/?fields=open_id,avatar_url,display_name');
     const { open_id: openId, display_name: displayName, avatar_url: avatarUrl } = user.user ?? {};
     let username = String(displayName ?? openId);
@@ -326,33 +331,21 @@ export class TikTokNetwork implements NetworkConnector {
   private refreshed(channel: ConnectorChannel, version: number): Promise<OpenedCredentials> {
     return channel.vault.refresh(version, async (current) => {
       const c = current as unknown as TikTokCredentials;
-      const app = this.requireApp();
-      const answer = await this.http.request(`${API}/v2/oauth/token/`, {
-        method: 'POST', form: { client_key: app.clientId, client_secret: app.clientSecret, grant_type: 'refresh_token', refresh_token: c.refreshToken },
-      });
-      const renewed = this.tokenAnswer(answer, 'refresh the token');
+      const renewed = this.tokenAnswer(await this.oauth.refresh(c.refreshToken));
       return { credentials: { ...c, ...renewed.credentials } satisfies TikTokCredentials, expiresAt: renewed.expiresAt };
     });
   }
 
-  /** The token endpoint's answer: the new pair with their lifetimes, or why TikTok refused. */
-  private tokenAnswer(answer: NetworkAnswer, what: string) {
-    const body = answer.json ?? {};
-    if (answer.status === 200 && typeof body.access_token === 'string' && typeof body.refresh_token === 'string') {
-      const now = this.now();
-      const scopes = String(body.scope ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-      const lifetime = (seconds: unknown) => (Number.isFinite(Number(seconds)) && Number(seconds) > 0 ? now + Number(seconds) * 1000 : undefined);
-      const refreshExpiresAt = lifetime(body.refresh_expires_in);
-      return {
-        accessToken: body.access_token as string,
-        scopes,
-        expiresAt: lifetime(body.expires_in) ?? null,
-        credentials: { accessToken: body.access_token as string, refreshToken: body.refresh_token as string, scopes, ...(refreshExpiresAt ? { refreshExpiresAt } : {}) },
-      };
+  /** The pair with their lifetimes as the channel keeps them; TikTok always rotates, so none is refused. */
+  private tokenAnswer(token: TokenGrant) {
+    if (token.refreshToken === null) {
+      throw new NetworkError('permanent', 'TikTok answered a token without a refresh token');
     }
-    const words = `TikTok did not ${what} (HTTP ${answer.status}${body.error ? ` ${body.error}` : ''}${body.error_description ? `: ${body.error_description}` : ''})`;
-    if (answer.status === 429 || answer.status >= 500) throw new NetworkError('retry_later', words);
-    throw new NetworkError(body.error === 'invalid_grant' ? 'reconnect_needed' : 'permanent', words);
+    const { accessToken, refreshToken, refreshExpiresAt, scopes } = token;
+    return {
+      accessToken, scopes, expiresAt: token.expiresAt,
+      credentials: { accessToken, refreshToken, scopes, ...(refreshExpiresAt ? { refreshExpiresAt } : {}) },
+    };
   }
 
   private async credentials(channel: ConnectorChannel): Promise<TikTokCredentials> {

@@ -7,6 +7,7 @@ import {
 import { API, WWW, XApi, isDuplicate, permalink, said, type XCredentials } from './x-api.js';
 import { XMedia } from './x-media.js';
 import type { NetworkAnswer, NetworkHttp, NetworkHttpOptions } from './network-http.js';
+import { OAuth2Client } from './oauth2-client.js';
 
 /**
  * X (API v2; docs.x.com: fundamentals/authentication/oauth-2-0/user-access-token, x-api/posts/creation-of-a-post,
@@ -50,6 +51,7 @@ export class XNetwork implements NetworkConnector {
 
   private readonly api: XApi;
   private readonly uploads: XMedia;
+  private readonly oauth: OAuth2Client;
 
   constructor(
     private readonly http: NetworkHttp,
@@ -59,6 +61,11 @@ export class XNetwork implements NetworkConnector {
   ) {
     this.api = new XApi(http, now);
     this.uploads = new XMedia(this.api, media, this.capabilities);
+    // X answers invalid_request to a refresh token it no longer takes (revoked, or already spent by rotation).
+    this.oauth = new OAuth2Client(http, {
+      name: 'X', tokenUrl: `${API}/2/oauth2/token`, clientAuth: 'basic', clientIdInBody: true,
+      appSettings: 'X_CLIENT_ID and X_CLIENT_SECRET', reconnectErrors: ['invalid_request'],
+    }, () => this.requireApp(), now);
   }
 
   configured(): boolean {
@@ -76,15 +83,11 @@ export class XNetwork implements NetworkConnector {
   }
 
   async finishAuthorization(input: { code: string; redirectUri: string; codeVerifier: string }): Promise<ConnectedAccount[]> {
-    const token = await this.token({ grant_type: 'authorization_code', code: input.code, redirect_uri: input.redirectUri, code_verifier: input.codeVerifier });
-    if (token.status !== 200 || typeof token.json?.access_token !== 'string') {
-      if (token.status >= 500 || token.status === 429) throw this.api.classify(token, null);
-      throw new NetworkError('permanent', `X did not grant a token (${said(token)})`);
-    }
-    const scopes = String(token.json.scope ?? '').split(' ').filter(Boolean);
+    const token = await this.oauth.exchangeCode(input);
+    const scopes = token.scopes;
     const missing = PUBLISH_SCOPES.filter((s) => !scopes.includes(s));
     if (missing.length > 0) throw new NetworkError('permanent', `X did not grant ${missing.join(', ')}, which Herald needs to publish: check the app's permissions at developer.x.com, then connect again`);
-    const probe: XCredentials = { accessToken: token.json.access_token, refreshToken: token.json.refresh_token ?? null, userId: '', username: '', scopes };
+    const probe: XCredentials = { accessToken: token.accessToken, refreshToken: token.refreshToken, userId: '', username: '', scopes };
     const me = (await this.api.expect(probe, `/2/users/me?user.fields=${USER_FIELDS}`, {}, [200])).json?.data ?? {};
     const longPosts = LONG_POST_SUBSCRIPTIONS.includes(String(me.subscription_type));
     return [{
@@ -93,7 +96,7 @@ export class XNetwork implements NetworkConnector {
       displayName: me.name ?? null,
       avatarUrl: typeof me.profile_image_url === 'string' ? me.profile_image_url : null,
       credentials: { ...probe, userId: String(me.id), username: String(me.username) },
-      expiresAt: this.expiry(token.json.expires_in),
+      expiresAt: token.expiresAt,
       textLimit: longPosts ? this.capabilities.text.accountLimit ?? null : null,
     }];
   }
@@ -244,13 +247,6 @@ export class XNetwork implements NetworkConnector {
     return { authorization: `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}` };
   }
 
-  private token(form: Record<string, string>): Promise<NetworkAnswer> {
-    return this.http.request(`${API}/2/oauth2/token`, { method: 'POST', headers: this.basic(), form: { ...form, client_id: this.requireApp().clientId } });
-  }
-
-  private expiry(expiresIn: unknown): number | null {
-    return Number.isFinite(Number(expiresIn)) && Number(expiresIn) > 0 ? this.now() + Number(expiresIn) * 1000 : null;
-  }
 
   private async credentials(channel: ConnectorChannel) {
     const opened = await channel.vault.read();
@@ -270,18 +266,14 @@ export class XNetwork implements NetworkConnector {
     const after = await channel.vault.refresh(version, async (current): Promise<RenewedCredentials> => {
       const c = current as unknown as XCredentials;
       if (!c.refreshToken) throw new NetworkError('reconnect_needed', 'X\'s access token expired and X granted no refresh token (offline.access): connect the channel again');
-      const answer = await this.token({ grant_type: 'refresh_token', refresh_token: c.refreshToken });
-      if (answer.status !== 200 || typeof answer.json?.access_token !== 'string') {
-        if (answer.status >= 500 || answer.status === 429) throw this.api.classify(answer, c);
-        throw new NetworkError('reconnect_needed', `X refused to refresh the access token (${said(answer)}): the app may have been revoked`);
-      }
+      const answer = await this.oauth.refresh(c.refreshToken);
       const renewed: XCredentials = {
         ...c,
-        accessToken: answer.json.access_token,
-        refreshToken: typeof answer.json.refresh_token === 'string' ? answer.json.refresh_token : c.refreshToken,
-        scopes: answer.json.scope ? String(answer.json.scope).split(' ').filter(Boolean) : c.scopes,
+        accessToken: answer.accessToken,
+        refreshToken: answer.refreshToken ?? c.refreshToken,
+        scopes: answer.scopes.length > 0 ? answer.scopes : c.scopes,
       };
-      return { credentials: { ...renewed }, expiresAt: this.expiry(answer.json.expires_in) };
+      return { credentials: { ...renewed }, expiresAt: answer.expiresAt };
     });
     return after.credentials as unknown as XCredentials;
   }

@@ -5,6 +5,7 @@ import {
   type ConnectorChannel, type NetworkConnector, type NetworkPost, type OpenedCredentials, type PublishRequest, type PublishedPost, type RecentPostsPage,
 } from '../../domain/networks/connector.js';
 import { downloadMedia, retryAtFrom, type NetworkAnswer, type NetworkHttp, type NetworkHttpOptions, type NetworkRequest } from './network-http.js';
+import { OAuth2Client } from './oauth2-client.js';
 import { YOUTUBE_CALL_COSTS, type QuotaBucket, type YouTubeQuota } from './youtube-quota.js';
 import { ResumableUpload, SessionGone, UPLOAD_ORIGIN, type UploadFile } from './youtube-upload.js';
 
@@ -75,7 +76,16 @@ export class YouTubeNetwork implements NetworkConnector {
     private readonly now: () => number,
     private readonly app: () => GoogleApp | undefined,
     private readonly quota: YouTubeQuota,
-  ) {}
+  ) {
+    this.oauth = new OAuth2Client(http, {
+      name: 'Google', tokenUrl: TOKEN_URL, clientAuth: 'body', appSettings: 'GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET',
+      reconnectHint: 'the person removed Herald\'s access, the token went unused for six months, '
+        + 'or the Google app is in "Testing", where refresh tokens expire after seven days: '
+        + 'publish the app on the OAuth consent screen',
+    }, () => this.google(), now);
+  }
+
+  private readonly oauth: OAuth2Client;
 
   configured(): boolean {
     return this.app() !== undefined;
@@ -92,25 +102,15 @@ export class YouTubeNetwork implements NetworkConnector {
 
   async finishAuthorization(input: { code: string; redirectUri: string; codeVerifier: string }): Promise<ConnectedAccount[]> {
     const app = this.google();
-    const token = await this.http.request(TOKEN_URL, {
-      method: 'POST',
-      form: {
-        grant_type: 'authorization_code', code: input.code, client_id: app.clientId, client_secret: app.clientSecret,
-        redirect_uri: input.redirectUri, code_verifier: input.codeVerifier,
-      },
-    });
-    if (token.status !== 200 || typeof token.json?.access_token !== 'string') {
-      if (token.status >= 500) throw new NetworkError('retry_later', `Google's token endpoint answered HTTP ${token.status}`);
-      throw new NetworkError('permanent', `Google did not grant a token (${token.json?.error_description ?? token.json?.error ?? `HTTP ${token.status}`})`);
-    }
-    const granted = String(token.json.scope ?? '').split(' ');
+    const token = await this.oauth.exchangeCode(input);
+    const granted = token.scopes;
     if (!granted.includes(UPLOAD_SCOPE)) {
       throw new NetworkError('permanent', 'Google granted Herald no permission to upload videos: connect again and leave "Manage your YouTube videos" ticked');
     }
-    if (typeof token.json.refresh_token !== 'string') {
+    if (token.refreshToken === null) {
       throw new NetworkError('permanent', 'Google sent no refresh token, so Herald could not keep the channel connected: remove Herald at myaccount.google.com/permissions, then connect again');
     }
-    const accessToken: string = token.json.access_token;
+    const accessToken = token.accessToken;
     await this.quota.spend(app.clientId, 'units', YOUTUBE_CALL_COSTS.list);
     const mine = await this.http.request(`${API}/channels?part=snippet,contentDetails&mine=true`, { headers: { authorization: `Bearer ${accessToken}` } });
     if (mine.status !== 200) throw await this.failure(mine);
@@ -122,10 +122,10 @@ export class YouTubeNetwork implements NetworkConnector {
       displayName: channel.snippet?.title ?? null,
       avatarUrl: channel.snippet?.thumbnails?.default?.url ?? null,
       credentials: {
-        accessToken, refreshToken: token.json.refresh_token, scope: granted.join(' '), channelId: String(channel.id),
+        accessToken, refreshToken: token.refreshToken, scope: granted.join(' '), channelId: String(channel.id),
         uploadsPlaylist: String(channel.contentDetails?.relatedPlaylists?.uploads ?? ''),
       },
-      expiresAt: this.expiry(token.json.expires_in),
+      expiresAt: token.expiresAt,
       textLimit: null,
     }];
   }
@@ -255,11 +255,6 @@ export class YouTubeNetwork implements NetworkConnector {
     return app;
   }
 
-  private expiry(expiresIn: unknown): number | null {
-    const seconds = Number(expiresIn);
-    return Number.isFinite(seconds) && seconds > 0 ? this.now() + seconds * 1000 : null;
-  }
-
   /** The channel's credentials, refreshed first when the access token is about to expire. */
   private async credentials(channel: ConnectorChannel): Promise<OpenedCredentials & { credentials: YouTubeCredentials }> {
     const opened = await channel.vault.read();
@@ -269,27 +264,14 @@ export class YouTubeNetwork implements NetworkConnector {
 
   private refreshed(channel: ConnectorChannel, version: number): Promise<OpenedCredentials> {
     return channel.vault.refresh(version, async (current) => {
-      const app = this.google();
       const c = current as unknown as YouTubeCredentials;
-      const answer = await this.http.request(TOKEN_URL, {
-        method: 'POST', form: { grant_type: 'refresh_token', refresh_token: c.refreshToken, client_id: app.clientId, client_secret: app.clientSecret },
-      });
-      if (answer.status === 200 && typeof answer.json?.access_token === 'string') {
-        // Google sends a new refresh token only now and then; the stored one stays until it does.
-        const renewed: YouTubeCredentials = {
-          ...c, accessToken: answer.json.access_token, refreshToken: typeof answer.json.refresh_token === 'string' ? answer.json.refresh_token : c.refreshToken,
-          scope: typeof answer.json.scope === 'string' ? answer.json.scope : c.scope,
-        };
-        return { credentials: { ...renewed }, expiresAt: this.expiry(answer.json.expires_in) };
-      }
-      const said = answer.json?.error_description ?? answer.json?.error ?? `HTTP ${answer.status}`;
-      if (answer.json?.error === 'invalid_grant') {
-        throw new NetworkError('reconnect_needed',
-          `Google refused the refresh token (${said}): the person removed Herald's access, the token went unused for six months, ` +
-          'or the Google app is in "Testing", where refresh tokens expire after seven days (publish the app on the OAuth consent screen)');
-      }
-      if (answer.status >= 500 || answer.status === 429) throw new NetworkError('retry_later', `Google's token endpoint answered HTTP ${answer.status}`);
-      throw new NetworkError('permanent', `Google refused to refresh the channel's token (${said}); check GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET`);
+      const answer = await this.oauth.refresh(c.refreshToken);
+      // Google sends a new refresh token only now and then; the stored one stays until it does.
+      const renewed: YouTubeCredentials = {
+        ...c, accessToken: answer.accessToken, refreshToken: answer.refreshToken ?? c.refreshToken,
+        scope: answer.scopes.length > 0 ? answer.scopes.join(' ') : c.scope,
+      };
+      return { credentials: { ...renewed }, expiresAt: answer.expiresAt };
     });
   }
 
