@@ -209,6 +209,7 @@ describe(`fuzz: OAuth forms, sign-in pages and connect callbacks (${TEST_DB}, se
     target = await startFuzzTarget({
       networkOriginOverrides: { 'https://x.com': x.url, 'https://api.x.com': x.url },
       networks: { ...loadConfig({}).networks, apps: { x: { clientId: x.clientId, clientSecret: x.clientSecret } } },
+      // The X fake the callbacks reach listens on 127.0.0.1, which the SSRF guard refuses unless listed.
       outboundAllowHosts: ['127.0.0.1'],
       oauthThrottles: { registrationsPerHour: 1_000_000, failedSignInsPerWindow: 1_000_000 },
     });

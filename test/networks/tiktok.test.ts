@@ -224,6 +224,7 @@ describe('TikTok, against a fake that speaks its documented API', function () {
     assert.equal(written.body.details[0].path, 'imageUrls[0]');
 
     const elsewhere = await schedule(channel.id, { text: 'A poster from elsewhere', imageUrls: [`${filesUrl}/photo-1.jpg`, `${filesUrl}/poster.png`] });
+    // The files "from elsewhere" are served on 127.0.0.1, which the SSRF guard refuses unless listed.
     await testWorker(t, {}, undefined, heraldMediaChecker(t, ['127.0.0.1'])).tick();
     const got = await get(elsewhere.id);
     assert.equal(got.status, 'failed');

@@ -24,7 +24,7 @@ describe(`the web app: a post's life (${TEST_DB})`, function () {
   });
   after(async () => browser?.close());
   beforeEach(async () => {
-    t = await startTestHerald({ outboundAllowHosts: ['127.0.0.1'] });
+    t = await startTestHerald();
     a = await t.seedAccount({ channels: 2 });
     page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     await signInToApp(page, t.url, a.email, a.password);
