@@ -1754,6 +1754,8 @@ export interface components {
                  */
                 raisedBy?: "instance" | "account";
                 accountLimit?: number;
+                /** @description The lower limit of a post with media, whose text becomes the media's caption (Telegram). */
+                withMediaLimit?: number;
             };
             media: {
                 /** @description The kinds the network takes, each with its count and the sizes and durations it allows. */

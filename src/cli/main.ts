@@ -21,6 +21,7 @@
  *   herald channel connect instagram [--login instagram|facebook] [--workspace W] [--account A]   (the same; Instagram Login, or Facebook Login for accounts linked to Pages)
  *   herald channel connect x [--workspace W] [--account A]   (the same, through X's consent)
  *   herald channel connect threads [--workspace W] [--account A]   (the same, through Threads' consent)
+ *   herald channel connect telegram --bot-token T --chat @channel [--workspace W] [--account A]   (a bot made in @BotFather, admin of the channel)
  *   herald network check --channel C [--account A]   (verifies the token and permissions at the real network; posts nothing)
  *   herald channel slots --account A --channel C --slots "mon 09:00,tue 12:30"   (wall clock in the channel's timezone)
  *   herald media import --account A --workspace W --url U [--name FILE]   (direct image/video links only; SSRF-guarded)
@@ -72,6 +73,8 @@ const options = {
   instance: { type: 'string' },
   page: { type: 'string' },
   login: { type: 'string' },
+  'bot-token': { type: 'string' },
+  chat: { type: 'string' },
   times: { type: 'string' },
 } as const;
 
@@ -143,7 +146,8 @@ const commands: Record<string, Command> = {
     if (!network) throw new UsageError('Name the network: herald channel connect <network> ... (GET /v1/rest/networks lists them)');
     const principal = await provisioning.operatorPrincipal(deps, v.account);
     const fields: Record<string, string> = {};
-    for (const [option, field] of [['identifier', 'identifier'], ['app-password', 'appPassword'], ['service', 'service'], ['instance', 'instance'], ['page', 'page'], ['login', 'login']] as const) {
+    for (const [option, field] of [['identifier', 'identifier'], ['app-password', 'appPassword'], ['service', 'service'], ['instance', 'instance'], ['page', 'page'], ['login', 'login'],
+      ['bot-token', 'botToken'], ['chat', 'chat']] as const) {
       if (v[option] !== undefined) fields[field] = v[option]!;
     }
     const startedAt = deps.now();

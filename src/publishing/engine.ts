@@ -17,6 +17,7 @@ import { LinkedInNetwork } from './networks/linkedin.js';
 import { InstagramNetwork } from './networks/instagram.js';
 import { XNetwork } from './networks/x.js';
 import { PinterestNetwork } from './networks/pinterest.js';
+import { TelegramNetwork } from './networks/telegram.js';
 import { ThreadsNetwork } from './networks/threads.js';
 import { NetworkHttp, type NetworkHttpOptions } from './networks/network-http.js';
 import { DEFAULT_WORKER_OPTIONS } from './runtime.js';
@@ -49,7 +50,8 @@ export function createNetworks(deps: Omit<DomainDeps, 'networks'>): NetworkRegis
     .register('instagram', new InstagramNetwork(http, now, deps.config.networks.apps))
     .register('x', new XNetwork(http, outbound, now, deps.config.networks.apps.x))
     .register('pinterest', new PinterestNetwork(http, outbound, now, deps.config.networks.apps.pinterest))
-    .register('threads', new ThreadsNetwork(http, now, deps.config.networks.apps.threads));
+    .register('threads', new ThreadsNetwork(http, now, deps.config.networks.apps.threads))
+    .register('telegram', new TelegramNetwork(http, outbound, now));
 }
 
 export function createWorker(

@@ -11,7 +11,10 @@ import { ValidationError } from '../errors.js';
  *   emoji as their UTF-8 bytes: see text-length.ts);
  * - a connection may report a higher text limit than the row's default (a Mastodon instance's
  *   `max_characters`, an X account allowed longer posts): `text.raisedBy` says who may raise it;
- * - first comments apply where SPEC lists them (Instagram, LinkedIn, Facebook Pages, YouTube; X as a reply), with a
+ * - where the text of a post with media becomes the media's caption, such a post is held to the caption's lower
+ *   limit (`text.withMediaLimit`: Telegram's 1,024);
+ * - first comments apply where SPEC lists them (Instagram, LinkedIn, Facebook Pages, YouTube; X as a reply) and as
+ *   replies on the chat networks (Telegram), with a
  *   media URL on LinkedIn and Facebook only; elsewhere they are ignored, except where a network SPEC lists has no
  *   way to make one (TikTok, Pinterest): there a first comment is refused when the post is written (`firstCommentRefused`);
  * - sizes, durations, aspect ratios and pixel counts cannot be known from any URL at create time: they are checked
@@ -68,6 +71,8 @@ export interface NetworkCapabilities {
     raisedBy?: 'instance' | 'account';
     /** The limit an account the network allows longer posts has (X Premium), where the network names one. */
     accountLimit?: number;
+    /** The lower limit of a post that carries media, where the text becomes the media's caption (Telegram). */
+    withMediaLimit?: number;
   };
   media: {
     /** Kinds the network takes; a GIF counts as an image where the network has no rule of its own for GIFs. */
@@ -357,6 +362,20 @@ const NETWORKS: readonly NetworkCapabilities[] = [
       { name: 'title', type: 'string', required: false, maxLength: 100, description: 'the Pin title' },
       { name: 'link', type: 'string', required: false, maxLength: 2048, description: 'the link the Pin opens' },
       { name: 'altText', type: 'string', required: false, maxLength: 500, description: 'the image\'s description for people who cannot see it' },
+    ],
+  },
+  {
+    // [TG] core.telegram.org/bots/api (sendMessage, sendPhoto, sendVideo, sendMediaGroup) and the Bot FAQ: text 4,096
+    // and a caption 1,024 (counted in UTF-16 code units, as Telegram's entity offsets are; unsure); photos uploaded up
+    // to 10 MB, other files 50 MB; an album of 2 to 10 photos and videos. A first comment is a reply.
+    name: 'telegram',
+    displayName: 'Telegram',
+    text: { limit: 4096, counting: 'utf16_units', withMediaLimit: 1024 },
+    media: { kinds: { image: { maxCount: 10, maxBytes: 10 * MB }, video: { maxCount: 10, maxBytes: 50 * MB } }, maxItems: 10, mixKinds: true, required: false },
+    firstComment: 'reply',
+    commentMediaUrl: false,
+    channelOptions: [
+      { name: 'silent', type: 'boolean', required: false, description: 'sends the message without a notification sound' },
     ],
   },
 ];

@@ -5,7 +5,8 @@ import { countBy, countingNote, countingUnit } from './text-length.js';
  * Whether a post fits a network, checked against the capabilities table; each problem names the network and the rule.
  *
  * Rules enforced:
- * - text within the network's limit, counted its way (and within its byte cap, where it has one); a connection that
+ * - text within the network's limit, counted its way (and within its byte cap, where it has one), and within its
+ *   caption limit when the post carries media (Telegram: the text becomes the media's caption); a connection that
  *   reports a higher limit (a Mastodon instance) raises it; text and options free of the characters the network
  *   refuses in them (YouTube: < and > in a title or description);
  * - media: only the kinds the network takes, at most so many of each and in all, kinds mixed only where the network
@@ -92,6 +93,13 @@ export function validatePost(capabilities: NetworkCapabilities, post: PostForFit
   const length = countBy(capabilities.text.counting, post.text);
   if (length > limit) {
     problem('text_length', 'text', `${name} allows ${limit} ${unit}; this text has ${length}${note}. Shorten it.`);
+  }
+  const captionLimit = capabilities.text.withMediaLimit;
+  const hasMedia = post.imageUrls.length + post.videoUrls.length > 0;
+  if (captionLimit !== undefined && hasMedia && length <= limit && length > captionLimit) {
+    problem('text_length', 'text',
+      `${name} allows ${captionLimit} ${unit} with media, as their caption; this text has ${length}${note}. ` +
+        'Shorten it, or post the media on their own.');
   }
   const refused = forbiddenIn(post.text, capabilities.text.forbiddenCharacters);
   if (refused) {
