@@ -22,6 +22,7 @@
  *   herald channel connect x [--workspace W] [--account A]   (the same, through X's consent)
  *   herald channel connect threads [--workspace W] [--account A]   (the same, through Threads' consent)
  *   herald channel connect telegram --bot-token T --chat @channel [--workspace W] [--account A]   (a bot made in @BotFather, admin of the channel)
+ *   herald channel connect discord --bot-token T --channel-id ID [--workspace W] [--account A]   (a bot invited to the server)
  *   herald network check --channel C [--account A]   (verifies the token and permissions at the real network; posts nothing)
  *   herald channel slots --account A --channel C --slots "mon 09:00,tue 12:30"   (wall clock in the channel's timezone)
  *   herald media import --account A --workspace W --url U [--name FILE]   (direct image/video links only; SSRF-guarded)
@@ -75,6 +76,7 @@ const options = {
   login: { type: 'string' },
   'bot-token': { type: 'string' },
   chat: { type: 'string' },
+  'channel-id': { type: 'string' },
   times: { type: 'string' },
 } as const;
 
@@ -147,7 +149,7 @@ const commands: Record<string, Command> = {
     const principal = await provisioning.operatorPrincipal(deps, v.account);
     const fields: Record<string, string> = {};
     for (const [option, field] of [['identifier', 'identifier'], ['app-password', 'appPassword'], ['service', 'service'], ['instance', 'instance'], ['page', 'page'], ['login', 'login'],
-      ['bot-token', 'botToken'], ['chat', 'chat']] as const) {
+      ['bot-token', 'botToken'], ['chat', 'chat'], ['channel-id', 'channelId']] as const) {
       if (v[option] !== undefined) fields[field] = v[option]!;
     }
     const startedAt = deps.now();

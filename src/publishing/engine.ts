@@ -17,6 +17,7 @@ import { LinkedInNetwork } from './networks/linkedin.js';
 import { InstagramNetwork } from './networks/instagram.js';
 import { XNetwork } from './networks/x.js';
 import { PinterestNetwork } from './networks/pinterest.js';
+import { DiscordNetwork } from './networks/discord.js';
 import { TelegramNetwork } from './networks/telegram.js';
 import { ThreadsNetwork } from './networks/threads.js';
 import { NetworkHttp, type NetworkHttpOptions } from './networks/network-http.js';
@@ -51,7 +52,8 @@ export function createNetworks(deps: Omit<DomainDeps, 'networks'>): NetworkRegis
     .register('x', new XNetwork(http, outbound, now, deps.config.networks.apps.x))
     .register('pinterest', new PinterestNetwork(http, outbound, now, deps.config.networks.apps.pinterest))
     .register('threads', new ThreadsNetwork(http, now, deps.config.networks.apps.threads))
-    .register('telegram', new TelegramNetwork(http, outbound, now));
+    .register('telegram', new TelegramNetwork(http, outbound, now))
+    .register('discord', new DiscordNetwork(http, outbound, now));
 }
 
 export function createWorker(

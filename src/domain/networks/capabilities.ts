@@ -14,7 +14,7 @@ import { ValidationError } from '../errors.js';
  * - where the text of a post with media becomes the media's caption, such a post is held to the caption's lower
  *   limit (`text.withMediaLimit`: Telegram's 1,024);
  * - first comments apply where SPEC lists them (Instagram, LinkedIn, Facebook Pages, YouTube; X as a reply) and as
- *   replies on the chat networks (Telegram), with a
+ *   replies on the chat networks (Telegram, Discord), with a
  *   media URL on LinkedIn and Facebook only; elsewhere they are ignored, except where a network SPEC lists has no
  *   way to make one (TikTok, Pinterest): there a first comment is refused when the post is written (`firstCommentRefused`);
  * - sizes, durations, aspect ratios and pixel counts cannot be known from any URL at create time: they are checked
@@ -377,6 +377,19 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     channelOptions: [
       { name: 'silent', type: 'boolean', required: false, description: 'sends the message without a notification sound' },
     ],
+  },
+  {
+    // [DD] resources/message (Create Message: content 2,000 characters, up to 10 files, nonce with enforce_nonce),
+    // reference (uploading files: 10 MiB a file by default): a bot's message in a server's text channel; text is
+    // counted in code points (unsure how Discord counts). Images and videos go up together as attachments. A first
+    // comment is a reply.
+    name: 'discord',
+    displayName: 'Discord',
+    text: { limit: 2000, counting: 'code_points' },
+    media: { kinds: { image: { maxCount: 10, maxBytes: 10 * MB }, video: { maxCount: 10, maxBytes: 10 * MB } }, maxItems: 10, mixKinds: true, required: false },
+    firstComment: 'reply',
+    commentMediaUrl: false,
+    channelOptions: [],
   },
 ];
 
