@@ -101,6 +101,7 @@ export interface NetworkAppsConfig {
   pinterest?: OAuthApp;
   /** THREADS_GRAPH_VERSION: the Threads Graph API version (v1.0) in every graph.threads.net call. */
   threads?: OAuthApp & { graphVersion: string };
+  slack?: OAuthApp;
 }
 
 export interface MediaConfig {
@@ -301,6 +302,7 @@ export const NETWORK_APP_VARIABLES: Readonly<Record<string, readonly string[]>> 
   tiktok: ['TIKTOK_CLIENT_KEY', 'TIKTOK_CLIENT_SECRET'],
   threads: ['THREADS_APP_ID', 'THREADS_APP_SECRET'],
   pinterest: ['PINTEREST_APP_ID', 'PINTEREST_APP_SECRET'],
+  slack: ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET'],
 };
 
 /** Each network's app, when both halves of its credentials are set (one half alone is an operator's mistake). */
@@ -320,6 +322,7 @@ function networkAppsFrom(env: Env): NetworkAppsConfig {
   const tiktok = app('TIKTOK_CLIENT_KEY', 'TIKTOK_CLIENT_SECRET');
   const pinterest = app('PINTEREST_APP_ID', 'PINTEREST_APP_SECRET');
   const threads = app('THREADS_APP_ID', 'THREADS_APP_SECRET');
+  const slack = app('SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET');
   return {
     x,
     linkedin: linkedin && { ...linkedin, apiVersion: env.LINKEDIN_VERSION?.trim() || '202510', organizations: env.LINKEDIN_ORGANIZATIONS?.trim().toLowerCase() !== 'false' },
@@ -334,6 +337,7 @@ function networkAppsFrom(env: Env): NetworkAppsConfig {
     tiktok,
     pinterest,
     threads: threads && { ...threads, graphVersion: env.THREADS_GRAPH_VERSION?.trim() || 'v1.0' },
+    slack,
   };
 }
 

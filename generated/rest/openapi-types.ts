@@ -1754,7 +1754,7 @@ export interface components {
                  */
                 raisedBy?: "instance" | "account";
                 accountLimit?: number;
-                /** @description The lower limit of a post with media, whose text becomes the media's caption (Telegram). */
+                /** @description The lower limit of a post with media, whose text then goes where less fits (Telegram's caption, Slack's section block). */
                 withMediaLimit?: number;
             };
             media: {

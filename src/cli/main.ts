@@ -21,8 +21,9 @@
  *   herald channel connect instagram [--login instagram|facebook] [--workspace W] [--account A]   (the same; Instagram Login, or Facebook Login for accounts linked to Pages)
  *   herald channel connect x [--workspace W] [--account A]   (the same, through X's consent)
  *   herald channel connect threads [--workspace W] [--account A]   (the same, through Threads' consent)
- *   herald channel connect telegram --bot-token T --chat @channel [--workspace W] [--account A]   (a bot made in @BotFather, admin of the channel)
+ *   herald channel connect telegram --bot-token T --chat @channel [--workspace W] [--account A]   (a @BotFather bot, channel admin)
  *   herald channel connect discord --bot-token T --channel-id ID [--workspace W] [--account A]   (a bot invited to the server)
+ *   herald channel connect slack [--workspace W] [--account A]   (Slack's consent; the person picks the channel there)
  *   herald network check --channel C [--account A]   (verifies the token and permissions at the real network; posts nothing)
  *   herald channel slots --account A --channel C --slots "mon 09:00,tue 12:30"   (wall clock in the channel's timezone)
  *   herald media import --account A --workspace W --url U [--name FILE]   (direct image/video links only; SSRF-guarded)
@@ -148,8 +149,10 @@ const commands: Record<string, Command> = {
     if (!network) throw new UsageError('Name the network: herald channel connect <network> ... (GET /v1/rest/networks lists them)');
     const principal = await provisioning.operatorPrincipal(deps, v.account);
     const fields: Record<string, string> = {};
-    for (const [option, field] of [['identifier', 'identifier'], ['app-password', 'appPassword'], ['service', 'service'], ['instance', 'instance'], ['page', 'page'], ['login', 'login'],
-      ['bot-token', 'botToken'], ['chat', 'chat'], ['channel-id', 'channelId']] as const) {
+    for (const [option, field] of [
+      ['identifier', 'identifier'], ['app-password', 'appPassword'], ['service', 'service'], ['instance', 'instance'], ['page', 'page'],
+      ['login', 'login'], ['bot-token', 'botToken'], ['chat', 'chat'], ['channel-id', 'channelId'],
+    ] as const) {
       if (v[option] !== undefined) fields[field] = v[option]!;
     }
     const startedAt = deps.now();

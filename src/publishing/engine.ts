@@ -18,6 +18,7 @@ import { InstagramNetwork } from './networks/instagram.js';
 import { XNetwork } from './networks/x.js';
 import { PinterestNetwork } from './networks/pinterest.js';
 import { DiscordNetwork } from './networks/discord.js';
+import { SlackNetwork } from './networks/slack.js';
 import { TelegramNetwork } from './networks/telegram.js';
 import { ThreadsNetwork } from './networks/threads.js';
 import { NetworkHttp, type NetworkHttpOptions } from './networks/network-http.js';
@@ -53,7 +54,8 @@ export function createNetworks(deps: Omit<DomainDeps, 'networks'>): NetworkRegis
     .register('pinterest', new PinterestNetwork(http, outbound, now, deps.config.networks.apps.pinterest))
     .register('threads', new ThreadsNetwork(http, now, deps.config.networks.apps.threads))
     .register('telegram', new TelegramNetwork(http, outbound, now))
-    .register('discord', new DiscordNetwork(http, outbound, now));
+    .register('discord', new DiscordNetwork(http, outbound, now))
+    .register('slack', new SlackNetwork(http, outbound, now, deps.config.networks.apps.slack));
 }
 
 export function createWorker(

@@ -9,7 +9,7 @@ import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
 
 const SEND_MESSAGES = String(1n << 11n);
 
-/** Discord's bot API through its documented wire format (test/support/fake-discord.ts): no Discord server is reached. */
+/** Discord's bot API through its documented wire format (test/support/fake-discord.ts): no Discord is reached. */
 describe(`Discord, against a fake of its HTTP API (${TEST_DB})`, function () {
   this.timeout(60_000);
   let discord: FakeDiscord;
@@ -19,12 +19,18 @@ describe(`Discord, against a fake of its HTTP API (${TEST_DB})`, function () {
   let a: SeededAccount;
 
   before(async () => {
-    files = await serveMediaFiles({ '/photo.png': { type: 'image/png', body: TINY_PNG }, '/clip.mp4': { type: 'video/mp4', body: video } });
+    files = await serveMediaFiles({
+      '/photo.png': { type: 'image/png', body: TINY_PNG },
+      '/clip.mp4': { type: 'video/mp4', body: video },
+    });
   });
   after(() => files?.close());
   beforeEach(async () => {
     discord = await startFakeDiscord();
-    t = await startTestHerald({ networkOriginOverrides: { [API_ORIGIN]: discord.url }, outboundAllowHosts: ['127.0.0.1'] });
+    t = await startTestHerald({
+      networkOriginOverrides: { [API_ORIGIN]: discord.url },
+      outboundAllowHosts: ['127.0.0.1'],
+    });
     a = await t.seedAccount({ channels: 0 });
   });
   afterEach(async () => {
@@ -32,7 +38,9 @@ describe(`Discord, against a fake of its HTTP API (${TEST_DB})`, function () {
     await discord.close();
   });
 
-  async function connect(body: Record<string, unknown> = { botToken: discord.bot.token, channelId: discord.channel.id }) {
+  async function connect(
+    body: Record<string, unknown> = { botToken: discord.bot.token, channelId: discord.channel.id },
+  ) {
     return t.api('POST', '/v1/rest/channels/connect', { token: a.apiKey, body: { network: 'discord', ...body } });
   }
 
@@ -60,14 +68,29 @@ describe(`Discord, against a fake of its HTTP API (${TEST_DB})`, function () {
     const res = await t.api('GET', '/v1/rest/networks', { token: a.basicKey });
     const row = res.body.data.find((n: any) => n.name === 'discord');
     assert.equal(row.configured, true);
-    assert.deepEqual(row.connection.fields.map((f: any) => [f.name, f.secret]), [['botToken', true], ['channelId', false]]);
+    assert.deepEqual(
+      row.connection.fields.map((f: any) => [f.name, f.secret]),
+      [
+        ['botToken', true],
+        ['channelId', false],
+      ],
+    );
     assert.equal(row.capabilities.text.limit, 2000);
   });
 
   it('connects a bot whose permissions in the channel, computed from roles and overwrites, let it post; refuses the rest', async () => {
-    assert.match((await connect({ botToken: 'wrong', channelId: discord.channel.id })).body.message, /Discord answered HTTP 401: 401: Unauthorized: check the bot token/);
-    assert.match((await connect({ botToken: discord.bot.token, channelId: '42' })).body.message, /code 10003\): Unknown Channel/);
-    assert.match((await connect({ botToken: discord.bot.token, channelId: 'general' })).body.message, /is not a Discord channel id/);
+    assert.match(
+      (await connect({ botToken: 'wrong', channelId: discord.channel.id })).body.message,
+      /Discord answered HTTP 401: 401: Unauthorized: check the bot token/,
+    );
+    assert.match(
+      (await connect({ botToken: discord.bot.token, channelId: '42' })).body.message,
+      /code 10003\): Unknown Channel/,
+    );
+    assert.match(
+      (await connect({ botToken: discord.bot.token, channelId: 'general' })).body.message,
+      /is not a Discord channel id/,
+    );
     discord.channel.permission_overwrites = [{ id: discord.roles[1].id, type: 0, allow: '0', deny: SEND_MESSAGES }];
     const muted = await connect();
     assert.equal(muted.status, 400);
@@ -89,7 +112,10 @@ describe(`Discord, against a fake of its HTTP API (${TEST_DB})`, function () {
     await testWorker(t).tick();
     assert.equal((await get(post.id)).status, 'failed');
     assert.equal(await channelStatus(), 'needs_reconnect');
-    const again = await t.api('POST', `/v1/rest/channels/${channel.id}/reconnect`, { token: a.apiKey, body: { botToken: newToken } });
+    const again = await t.api('POST', `/v1/rest/channels/${channel.id}/reconnect`, {
+      token: a.apiKey,
+      body: { botToken: newToken },
+    });
     assert.equal(again.status, 201, JSON.stringify(again.body));
     assert.equal(again.body.data[0].id, channel.id);
     assert.equal(await channelStatus(), 'active');
@@ -102,14 +128,36 @@ describe(`Discord, against a fake of its HTTP API (${TEST_DB})`, function () {
   it('connects from the CLI with --bot-token and --channel-id', async function () {
     this.timeout(120_000);
     const env = {
-      ...process.env, DATA_DIR: t.config.dataDir, DATABASE_URL: t.config.databaseUrl ?? '', HERALD_FROM_SOURCE: '1', BASE_URL: t.url,
+      ...process.env,
+      DATA_DIR: t.config.dataDir,
+      DATABASE_URL: t.config.databaseUrl ?? '',
+      HERALD_FROM_SOURCE: '1',
+      BASE_URL: t.url,
       NETWORK_ORIGIN_OVERRIDES: `${API_ORIGIN}=${discord.url}`,
     };
-    const child = spawn('node', ['bin/herald.mjs', 'channel', 'connect', 'discord', '--bot-token', discord.bot.token, '--channel-id', discord.channel.id, '--json'], { env });
+    const child = spawn(
+      'node',
+      [
+        'bin/herald.mjs',
+        'channel',
+        'connect',
+        'discord',
+        '--bot-token',
+        discord.bot.token,
+        '--channel-id',
+        discord.channel.id,
+        '--json',
+      ],
+      { env },
+    );
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk) => { stdout += chunk; });
-    child.stderr.on('data', (chunk) => { stderr += chunk; });
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
     const code = await new Promise((resolve) => child.on('exit', resolve));
     assert.equal(code, 0, stderr);
     assert.equal(JSON.parse(stdout).channels[0].handle, '#announcements');
@@ -117,11 +165,20 @@ describe(`Discord, against a fake of its HTTP API (${TEST_DB})`, function () {
 
   it('refuses at write time text past 2,000 characters and more than 10 files', async () => {
     const channel = await connected();
-    const long = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [channel.id], text: 'x'.repeat(2001), saveAsDraft: true } });
+    const long = await t.api('POST', '/v1/rest/posts', {
+      token: a.apiKey,
+      body: { channelIds: [channel.id], text: 'x'.repeat(2001), saveAsDraft: true },
+    });
     assert.equal(long.status, 400);
     assert.match(long.body.message, /Discord allows 2000 characters; this text has 2001/);
     const many = await t.api('POST', '/v1/rest/posts', {
-      token: a.apiKey, body: { channelIds: [channel.id], text: 'Lots', imageUrls: Array.from({ length: 11 }, (_, i) => `${files.origin}/photo.png?${i}`), saveAsDraft: true },
+      token: a.apiKey,
+      body: {
+        channelIds: [channel.id],
+        text: 'Lots',
+        imageUrls: Array.from({ length: 11 }, (_, i) => `${files.origin}/photo.png?${i}`),
+        saveAsDraft: true,
+      },
     });
     assert.equal(many.status, 400);
     assert.match(many.body.message, /Discord allows 10 image\(s\) per post/);
@@ -132,8 +189,12 @@ describe(`Discord, against a fake of its HTTP API (${TEST_DB})`, function () {
     const clock = pinClock(t, new Date().toISOString());
     const worker = testWorker(t);
     const post = await schedule(channel.id, {
-      text: 'Launch day', imageUrls: [`${files.origin}/photo.png`], videoUrls: [`${files.origin}/clip.mp4`],
-      isScheduled: true, dateTime: new Date(clock.now() + 60_000).toISOString(), firstComment: { text: 'Details inside', delayMinutes: 1 },
+      text: 'Launch day',
+      imageUrls: [`${files.origin}/photo.png`],
+      videoUrls: [`${files.origin}/clip.mp4`],
+      isScheduled: true,
+      dateTime: new Date(clock.now() + 60_000).toISOString(),
+      firstComment: { text: 'Details inside', delayMinutes: 1 },
     });
     clock.advance(60_000);
     await worker.tick();
@@ -141,9 +202,18 @@ describe(`Discord, against a fake of its HTTP API (${TEST_DB})`, function () {
     assert.equal(got.status, 'published', got.error);
     const [message] = discord.messages;
     assert.equal(message.content, 'Launch day');
-    assert.deepEqual(message.attachments.map((f) => [f.filename, f.size]), [['photo.png', TINY_PNG.length], ['clip.mp4', video.length]]);
+    assert.deepEqual(
+      message.attachments.map((f) => [f.filename, f.size]),
+      [
+        ['photo.png', TINY_PNG.length],
+        ['clip.mp4', video.length],
+      ],
+    );
     assert.ok(message.nonce && message.nonce.length <= 25);
-    assert.equal(got.permalinkUrl, `https://discord.com/channels/${discord.guild.id}/${discord.channel.id}/${message.id}`);
+    assert.equal(
+      got.permalinkUrl,
+      `https://discord.com/channels/${discord.guild.id}/${discord.channel.id}/${message.id}`,
+    );
 
     clock.advance(2 * 60_000);
     await worker.tick();
@@ -154,7 +224,7 @@ describe(`Discord, against a fake of its HTTP API (${TEST_DB})`, function () {
     assert.equal((await t.deps.repos.commentSteps.commentStep(post.id))?.networkCommentId, reply.id);
   });
 
-  it('classifies Discord\'s failures: 429 waits for retry_after, a spent bucket pauses the channel, 5xx retries, 50035 and 40005 are permanent, 50013 needs a reconnect', async () => {
+  it("classifies Discord's failures: 429 waits for retry_after, a spent bucket pauses the channel, 5xx retries, 50035 and 40005 are permanent, 50013 needs a reconnect", async () => {
     const channel = await connected();
     const clock = pinClock(t, new Date().toISOString());
     const worker = testWorker(t);
@@ -164,7 +234,10 @@ describe(`Discord, against a fake of its HTTP API (${TEST_DB})`, function () {
     await worker.tick();
     assert.equal((await t.herald.db('posts').where({ id: limited.id }).first()).status, 'scheduled');
     const until = Number((await t.herald.db('channels').where({ id: channel.id }).first()).rate_limited_until);
-    assert.ok(until >= clock.now() + 2_500 && until <= clock.now() + 3_000, `waits the retry_after Discord named (${until - clock.now()} ms)`);
+    assert.ok(
+      until >= clock.now() + 2_500 && until <= clock.now() + 3_000,
+      `waits the retry_after Discord named (${until - clock.now()} ms)`,
+    );
     discord.bucket = { limit: 5, remaining: 1, resetAfter: 4 };
     clock.advance(5_000);
     await worker.tick();
@@ -178,12 +251,20 @@ describe(`Discord, against a fake of its HTTP API (${TEST_DB})`, function () {
     discord.failNext(messagesPath, 502, { message: 'Bad Gateway', code: 0 });
     const flaky = await schedule(channel.id, { text: 'A 502 first' });
     await worker.tick();
-    assert.equal((await t.herald.db('posts').where({ id: flaky.id }).first()).status, 'scheduled', '5xx: tried again later');
+    assert.equal(
+      (await t.herald.db('posts').where({ id: flaky.id }).first()).status,
+      'scheduled',
+      '5xx: tried again later',
+    );
     clock.advance(60 * 60_000);
     await worker.tick();
     assert.equal((await get(flaky.id)).status, 'published');
 
-    discord.failNext(messagesPath, 400, { message: 'Invalid Form Body', code: 50035, errors: { embeds: { _errors: [{ code: 'X', message: 'bad' }] } } });
+    discord.failNext(messagesPath, 400, {
+      message: 'Invalid Form Body',
+      code: 50035,
+      errors: { embeds: { _errors: [{ code: 'X', message: 'bad' }] } },
+    });
     const invalid = await schedule(channel.id, { text: 'Invalid' });
     await worker.tick();
     assert.equal((await get(invalid.id)).status, 'failed');
@@ -202,25 +283,32 @@ describe(`Discord, against a fake of its HTTP API (${TEST_DB})`, function () {
     assert.equal(discord.messages.length, 2, 'only the posts that went through were made');
   });
 
-  it('settles a lost answer from the channel\'s messages, and a retry under the nonce answers the first message; a post that never went out is left unconfirmed', async () => {
+  it("settles a lost answer from the channel's messages, and a retry under the nonce answers the first message; a post that never went out is left unconfirmed", async () => {
     const channel = await connected();
     const clock = pinClock(t, new Date().toISOString());
     const worker = testWorker(t);
     const messagesPath = `/channels/${discord.channel.id}/messages`;
     discord.postExternally('Answer lost', 'person');
     discord.dropAnswerNext(messagesPath);
-    const post = await schedule(channel.id, { text: 'Answer lost', firstComment: { text: 'The reply', delayMinutes: 1 } });
+    const post = await schedule(channel.id, {
+      text: 'Answer lost',
+      firstComment: { text: 'The reply', delayMinutes: 1 },
+    });
     await worker.tick();
     const got = await get(post.id);
     assert.equal(got.status, 'published', got.error);
     const mine = discord.messages.filter((m) => m.author.bot);
-    assert.equal(mine.length, 1, 'made once; the person\'s message with the same words is not it');
+    assert.equal(mine.length, 1, "made once; the person's message with the same words is not it");
     assert.equal(got.permalinkUrl.split('/').pop(), mine[0].id);
-    assert.deepEqual((await t.deps.repos.publishAttempts.attempts(a.accountId, post.id)).map((x) => x.outcome), ['reconciled']);
+    assert.deepEqual(
+      (await t.deps.repos.publishAttempts.attempts(a.accountId, post.id)).map((x) => x.outcome),
+      ['reconciled'],
+    );
 
     // Discord keeps the nonce for a few minutes: the same message sent again answers the first.
     const replay = await fetch(`${discord.url}/api/v10${messagesPath}`, {
-      method: 'POST', headers: { authorization: `Bot ${discord.bot.token}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bot ${discord.bot.token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ content: 'Answer lost', nonce: mine[0].nonce, enforce_nonce: true }),
     });
     assert.equal((await replay.json()).id, mine[0].id);
@@ -234,8 +322,15 @@ describe(`Discord, against a fake of its HTTP API (${TEST_DB})`, function () {
     clock.advance(60 * 60_000);
     await worker.tick();
     assert.equal(discord.messages.filter((m) => m.content === 'The reply').length, 1);
-    const tries = await t.herald.db('publish_attempts').where({ post_id: post.id, kind: 'comment' }).orderBy('seq').select('outcome');
-    assert.deepEqual(tries.map((row: { outcome: string }) => row.outcome), ['unknown', 'reconciled']);
+    const tries = await t.herald
+      .db('publish_attempts')
+      .where({ post_id: post.id, kind: 'comment' })
+      .orderBy('seq')
+      .select('outcome');
+    assert.deepEqual(
+      tries.map((row: { outcome: string }) => row.outcome),
+      ['unknown', 'reconciled'],
+    );
 
     const missing = await schedule(channel.id, { text: 'Died before sending' });
     await dieMidAttempt(t, clock);
@@ -245,14 +340,17 @@ describe(`Discord, against a fake of its HTTP API (${TEST_DB})`, function () {
     assert.equal(discord.messages.filter((m) => m.content === 'Died before sending').length, 0);
   });
 
-  it('syncs the bot\'s messages with their reactions, not replies or people\'s; herald network check lists the permissions', async () => {
+  it("syncs the bot's messages with their reactions, not replies or people's; herald network check lists the permissions", async () => {
     const channel = await connected();
     discord.postExternally('From the bot elsewhere', 'bot', 7);
     discord.postExternally('From a person', 'person', 3);
     await testWorker(t).sync();
     const live = await t.api('GET', `/v1/rest/posts?livePosts=true&channelIds=${channel.id}`, { token: a.apiKey });
     const found = live.body.data.filter((p: any) => p.isLivePost);
-    assert.deepEqual(found.map((p: any) => [p.text, p.metrics]), [['From the bot elsewhere', { reactions: 7 }]]);
+    assert.deepEqual(
+      found.map((p: any) => [p.text, p.metrics]),
+      [['From the bot elsewhere', { reactions: 7 }]],
+    );
 
     const ok = await checkChannelConnection(t.deps, { channelId: channel.id });
     assert.equal(ok.ok, true, JSON.stringify(ok));

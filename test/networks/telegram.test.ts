@@ -18,13 +18,19 @@ describe(`Telegram, against a fake of the Bot API (${TEST_DB})`, function () {
   let a: SeededAccount;
 
   before(async () => {
-    files = await serveMediaFiles({ '/photo.png': { type: 'image/png', body: TINY_PNG }, '/clip.mp4': { type: 'video/mp4', body: video } });
+    files = await serveMediaFiles({
+      '/photo.png': { type: 'image/png', body: TINY_PNG },
+      '/clip.mp4': { type: 'video/mp4', body: video },
+    });
   });
   after(() => files?.close());
   beforeEach(async () => {
     telegram = await startFakeTelegram();
     // The test's media files are served on 127.0.0.1, which the SSRF guard refuses unless listed.
-    t = await startTestHerald({ networkOriginOverrides: { [API_ORIGIN]: telegram.url }, outboundAllowHosts: ['127.0.0.1'] });
+    t = await startTestHerald({
+      networkOriginOverrides: { [API_ORIGIN]: telegram.url },
+      outboundAllowHosts: ['127.0.0.1'],
+    });
     a = await t.seedAccount({ channels: 0 });
   });
   afterEach(async () => {
@@ -62,11 +68,17 @@ describe(`Telegram, against a fake of the Bot API (${TEST_DB})`, function () {
     const row = res.body.data.find((n: any) => n.name === 'telegram');
     assert.equal(row.configured, true);
     assert.equal(row.connection.kind, 'credentials');
-    assert.deepEqual(row.connection.fields.map((f: any) => [f.name, f.secret]), [['botToken', true], ['chat', false]]);
+    assert.deepEqual(
+      row.connection.fields.map((f: any) => [f.name, f.secret]),
+      [
+        ['botToken', true],
+        ['chat', false],
+      ],
+    );
     assert.equal(row.capabilities.text.withMediaLimit, 1024);
   });
 
-  it('connects a bot that is the channel\'s administrator, checked with getMe, getChat and getChatMember; refuses one that is not', async () => {
+  it("connects a bot that is the channel's administrator, checked with getMe, getChat and getChatMember; refuses one that is not", async () => {
     const wrong = await connect({ botToken: '123:nope', chat: '@acmenews' });
     assert.equal(wrong.status, 400, JSON.stringify(wrong.body));
     assert.match(wrong.body.message, /Telegram answered 401: Unauthorized: check the bot token/);
@@ -87,7 +99,10 @@ describe(`Telegram, against a fake of the Bot API (${TEST_DB})`, function () {
     assert.equal(channel.handle, '@acmenews');
     assert.equal(channel.displayName, 'Acme News');
     const row = await t.herald.db('channels').where({ id: channel.id }).first();
-    assert.ok(row.credentials.startsWith('v1.') && !row.credentials.includes(telegram.bot.token), 'the token is sealed');
+    assert.ok(
+      row.credentials.startsWith('v1.') && !row.credentials.includes(telegram.bot.token),
+      'the token is sealed',
+    );
     assert.deepEqual(telegram.requests.slice(-3), ['GET /getMe', 'GET /getChat', 'GET /getChatMember']);
 
     // The token revoked in @BotFather: a post needs a reconnect, which takes only the new token and keeps the channel.
@@ -100,7 +115,10 @@ describe(`Telegram, against a fake of the Bot API (${TEST_DB})`, function () {
     assert.equal(broken.status, 'needs_reconnect');
     assert.match(broken.statusReason, /Unauthorized/);
     assert.notEqual(newToken, oldToken);
-    const again = await t.api('POST', `/v1/rest/channels/${channel.id}/reconnect`, { token: a.apiKey, body: { botToken: newToken } });
+    const again = await t.api('POST', `/v1/rest/channels/${channel.id}/reconnect`, {
+      token: a.apiKey,
+      body: { botToken: newToken },
+    });
     assert.equal(again.status, 201, JSON.stringify(again.body));
     assert.equal(again.body.data[0].id, channel.id);
     assert.equal(again.body.data[0].status, 'active');
@@ -114,35 +132,76 @@ describe(`Telegram, against a fake of the Bot API (${TEST_DB})`, function () {
   it('connects from the CLI with --bot-token and --chat', async function () {
     this.timeout(120_000);
     const env = {
-      ...process.env, DATA_DIR: t.config.dataDir, DATABASE_URL: t.config.databaseUrl ?? '', HERALD_FROM_SOURCE: '1', BASE_URL: t.url,
+      ...process.env,
+      DATA_DIR: t.config.dataDir,
+      DATABASE_URL: t.config.databaseUrl ?? '',
+      HERALD_FROM_SOURCE: '1',
+      BASE_URL: t.url,
       NETWORK_ORIGIN_OVERRIDES: `${API_ORIGIN}=${telegram.url}`,
     };
-    const child = spawn('node', ['bin/herald.mjs', 'channel', 'connect', 'telegram', '--bot-token', telegram.bot.token, `--chat=${telegram.chat.id}`, '--json'], { env });
+    const child = spawn(
+      'node',
+      [
+        'bin/herald.mjs',
+        'channel',
+        'connect',
+        'telegram',
+        '--bot-token',
+        telegram.bot.token,
+        `--chat=${telegram.chat.id}`,
+        '--json',
+      ],
+      { env },
+    );
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk) => { stdout += chunk; });
-    child.stderr.on('data', (chunk) => { stderr += chunk; });
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
     const code = await new Promise((resolve) => child.on('exit', resolve));
     assert.equal(code, 0, stderr);
     assert.equal(JSON.parse(stdout).channels[0].handle, '@acmenews');
-    assert.ok(!stdout.includes(telegram.bot.token) && !stderr.includes(telegram.bot.token), 'the token is never printed');
+    assert.ok(
+      !stdout.includes(telegram.bot.token) && !stderr.includes(telegram.bot.token),
+      'the token is never printed',
+    );
   });
 
   it('refuses at write time a caption past 1,024 with media and a text past 4,096, counted in UTF-16 units, on REST and MCP', async () => {
     const channel = await connected();
     const caption = await t.api('POST', '/v1/rest/posts', {
-      token: a.apiKey, body: { channelIds: [channel.id], text: 'x'.repeat(1025), imageUrls: [`${files.origin}/photo.png`], saveAsDraft: true },
+      token: a.apiKey,
+      body: {
+        channelIds: [channel.id],
+        text: 'x'.repeat(1025),
+        imageUrls: [`${files.origin}/photo.png`],
+        saveAsDraft: true,
+      },
     });
     assert.equal(caption.status, 400, JSON.stringify(caption.body));
-    assert.match(caption.body.message, /Telegram allows 1024 .* with media, as their caption; this text has 1025/);
-    const alone = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [channel.id], text: 'x'.repeat(1025), saveAsDraft: true } });
+    assert.match(caption.body.message, /Telegram allows 1024 .* in a post with media; this text has 1025/);
+    const alone = await t.api('POST', '/v1/rest/posts', {
+      token: a.apiKey,
+      body: { channelIds: [channel.id], text: 'x'.repeat(1025), saveAsDraft: true },
+    });
     assert.equal(alone.status, 201, 'without media the message takes 4,096');
-    const long = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [channel.id], text: '😀'.repeat(2049), saveAsDraft: true } });
+    const long = await t.api('POST', '/v1/rest/posts', {
+      token: a.apiKey,
+      body: { channelIds: [channel.id], text: '😀'.repeat(2049), saveAsDraft: true },
+    });
     assert.equal(long.status, 400);
     assert.match(long.body.message, /Telegram allows 4096 .*; this text has 4098/);
-    const tool = await callTool(t, a.apiKey, 'create_image_post', { channelIds: [channel.id], text: 'y'.repeat(1100), imageUrls: [`${files.origin}/photo.png`], saveAsDraft: true });
+    const tool = await callTool(t, a.apiKey, 'create_image_post', {
+      channelIds: [channel.id],
+      text: 'y'.repeat(1100),
+      imageUrls: [`${files.origin}/photo.png`],
+      saveAsDraft: true,
+    });
     assert.equal(tool.body.result.isError, true, JSON.stringify(tool.body));
-    assert.match(tool.body.result.content[0].text, /as their caption/);
+    assert.match(tool.body.result.content[0].text, /in a post with media/);
   });
 
   it('publishes text, a photo with its caption, an album of a photo and a video, and a first comment as a reply', async () => {
@@ -152,8 +211,12 @@ describe(`Telegram, against a fake of the Bot API (${TEST_DB})`, function () {
     const text = await schedule(channel.id, { text: 'Plain <b>words</b> & *stars*' }, { silent: true });
     const photo = await schedule(channel.id, { text: 'A picture', imageUrls: [`${files.origin}/photo.png`] });
     const album = await schedule(channel.id, {
-      text: 'Two things', imageUrls: [`${files.origin}/photo.png`], videoUrls: [`${files.origin}/clip.mp4`],
-      isScheduled: true, dateTime: new Date(clock.now() + 60_000).toISOString(), firstComment: { text: 'More below', delayMinutes: 1 },
+      text: 'Two things',
+      imageUrls: [`${files.origin}/photo.png`],
+      videoUrls: [`${files.origin}/clip.mp4`],
+      isScheduled: true,
+      dateTime: new Date(clock.now() + 60_000).toISOString(),
+      firstComment: { text: 'More below', delayMinutes: 1 },
     });
     await worker.tick();
     const sent = await get(text.id);
@@ -184,7 +247,7 @@ describe(`Telegram, against a fake of the Bot API (${TEST_DB})`, function () {
     assert.equal((await t.deps.repos.commentSteps.commentStep(album.id))?.networkCommentId, String(reply.message_id));
   });
 
-  it('classifies Telegram\'s failures: 429 waits for retry_after, 5xx retries, 400 is permanent, 403 needs a reconnect', async () => {
+  it("classifies Telegram's failures: 429 waits for retry_after, 5xx retries, 400 is permanent, 403 needs a reconnect", async () => {
     const channel = await connected();
     const clock = pinClock(t, new Date().toISOString());
     const worker = testWorker(t);
@@ -194,12 +257,19 @@ describe(`Telegram, against a fake of the Bot API (${TEST_DB})`, function () {
     await worker.tick();
     assert.equal((await t.herald.db('posts').where({ id: limited.id }).first()).status, 'scheduled');
     const until = Number((await t.herald.db('channels').where({ id: channel.id }).first()).rate_limited_until);
-    assert.ok(until >= clock.now() + 29_000 && until <= clock.now() + 31_000, 'the channel waits the retry_after Telegram named');
+    assert.ok(
+      until >= clock.now() + 29_000 && until <= clock.now() + 31_000,
+      'the channel waits the retry_after Telegram named',
+    );
     telegram.flood(0);
     clock.advance(31_000);
     telegram.failNext('sendMessage', 502, 'Bad Gateway');
     await worker.tick();
-    assert.equal((await t.herald.db('posts').where({ id: limited.id }).first()).status, 'scheduled', '5xx: tried again later');
+    assert.equal(
+      (await t.herald.db('posts').where({ id: limited.id }).first()).status,
+      'scheduled',
+      '5xx: tried again later',
+    );
     clock.advance(60 * 60_000);
     await worker.tick();
     assert.equal((await get(limited.id)).status, 'published', (await get(limited.id)).error);
@@ -239,7 +309,10 @@ describe(`Telegram, against a fake of the Bot API (${TEST_DB})`, function () {
     assert.equal((await get(died.id)).status, 'unconfirmed');
     assert.equal(telegram.messages.length, 1);
 
-    const commented = await schedule(channel.id, { text: 'With a reply', firstComment: { text: 'The reply', delayMinutes: 1 } });
+    const commented = await schedule(channel.id, {
+      text: 'With a reply',
+      firstComment: { text: 'The reply', delayMinutes: 1 },
+    });
     await worker.tick();
     assert.equal((await get(commented.id)).status, 'published');
     telegram.dropAnswerNext('sendMessage');
@@ -247,7 +320,11 @@ describe(`Telegram, against a fake of the Bot API (${TEST_DB})`, function () {
     await worker.tick();
     clock.advance(60 * 60_000);
     await worker.tick();
-    assert.equal(telegram.messages.filter((m) => m.text === 'The reply').length, 1, 'one reply: an unknown outcome is not tried again');
+    assert.equal(
+      telegram.messages.filter((m) => m.text === 'The reply').length,
+      1,
+      'one reply: an unknown outcome is not tried again',
+    );
     assert.notEqual((await t.deps.repos.commentSteps.commentStep(commented.id))?.status, 'done');
   });
 
@@ -257,7 +334,10 @@ describe(`Telegram, against a fake of the Bot API (${TEST_DB})`, function () {
     const live = await t.api('GET', `/v1/rest/posts?livePosts=true&channelIds=${channel.id}`, { token: a.apiKey });
     assert.equal(live.body.data.filter((p: any) => p.isLivePost).length, 0);
     const ok = await checkChannelConnection(t.deps, { channelId: channel.id });
-    assert.deepEqual({ ok: ok.ok, account: ok.account, scopes: ok.grantedScopes }, { ok: true, account: '@herald_test_bot in Acme News', scopes: ['can_post_messages'] });
+    assert.deepEqual(
+      { ok: ok.ok, account: ok.account, scopes: ok.grantedScopes },
+      { ok: true, account: '@herald_test_bot in Acme News', scopes: ['can_post_messages'] },
+    );
     assert.ok(!JSON.stringify(ok).includes(telegram.bot.token));
     telegram.chat.members.set(telegram.bot.id, { status: 'administrator', can_post_messages: false });
     const demoted = await checkChannelConnection(t.deps, { channelId: channel.id });

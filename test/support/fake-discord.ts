@@ -31,7 +31,13 @@ export interface FakeDiscord {
   url: string;
   bot: { token: string; id: string; username: string };
   guild: { id: string; name: string; icon: string | null; owner_id: string };
-  channel: { id: string; type: number; guild_id: string; name: string; permission_overwrites: { id: string; type: number; allow: string; deny: string }[] };
+  channel: {
+    id: string;
+    type: number;
+    guild_id: string;
+    name: string;
+    permission_overwrites: { id: string; type: number; allow: string; deny: string }[];
+  };
   /** The server's roles; the first is @everyone (its id is the server's). */
   roles: { id: string; name: string; permissions: string }[];
   memberRoles: string[];
@@ -67,14 +73,25 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
   const guildId = '1100000000000000001';
   let sequence = 0n;
   const snowflake = () => String(((BigInt(Date.now()) - EPOCH) << 22n) + (sequence++ % 4096n));
-  const bot = { token: 'MTEwMDAwMDAwMDAwMDAwMDAwMg.Gx1Abc.fakeDiscordBotTokenForHerald', id: '1100000000000000002', username: 'Herald' };
+  const bot = {
+    token: 'MTEwMDAwMDAwMDAwMDAwMDAwMg.Gx1Abc.fakeDiscordBotTokenForHerald',
+    id: '1100000000000000002',
+    username: 'Herald',
+  };
   const scripted = new Map<string, { status: number; body: unknown; headers: Record<string, string> }>();
   const dropped = new Set<string>();
   const nonces = new Map<string, string>();
   const fake: FakeDiscord = {
-    url, bot,
+    url,
+    bot,
     guild: { id: guildId, name: 'Acme Community', icon: null, owner_id: '1100000000000000099' },
-    channel: { id: '1100000000000000010', type: 0, guild_id: guildId, name: 'announcements', permission_overwrites: [] },
+    channel: {
+      id: '1100000000000000010',
+      type: 0,
+      guild_id: guildId,
+      name: 'announcements',
+      permission_overwrites: [],
+    },
     roles: [
       { id: guildId, name: '@everyone', permissions: String(VIEW_CHANNEL | READ_MESSAGE_HISTORY) },
       { id: '1100000000000000020', name: 'Herald', permissions: String(SEND_MESSAGES | ATTACH_FILES) },
@@ -97,7 +114,13 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       return bot.token;
     },
     postExternally(content, by = 'bot', reactions = 0) {
-      const message = newMessage(by === 'bot' ? { id: bot.id, username: bot.username, bot: true } : { id: '1100000000000000050', username: 'alice', bot: false }, content, []);
+      const message = newMessage(
+        by === 'bot'
+          ? { id: bot.id, username: bot.username, bot: true }
+          : { id: '1100000000000000050', username: 'alice', bot: false },
+        content,
+        [],
+      );
       if (reactions > 0) message.reactions = [{ count: reactions, emoji: { name: '🎉' } }];
       fake.messages.push(message);
       return message;
@@ -105,21 +128,38 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 
-  function newMessage(author: FakeDiscordMessage['author'], content: string, attachments: FakeDiscordMessage['attachments']): FakeDiscordMessage {
-    return { id: snowflake(), channel_id: fake.channel.id, type: 0, author, content, timestamp: new Date().toISOString(), attachments };
+  function newMessage(
+    author: FakeDiscordMessage['author'],
+    content: string,
+    attachments: FakeDiscordMessage['attachments'],
+  ): FakeDiscordMessage {
+    return {
+      id: snowflake(),
+      channel_id: fake.channel.id,
+      type: 0,
+      author,
+      content,
+      timestamp: new Date().toISOString(),
+      attachments,
+    };
   }
 
   function permissions(): bigint {
     const bits = (value: string) => BigInt(value);
     let granted = 0n;
-    for (const role of fake.roles) if (role.id === guildId || fake.memberRoles.includes(role.id)) granted |= bits(role.permissions);
+    for (const role of fake.roles)
+      if (role.id === guildId || fake.memberRoles.includes(role.id)) granted |= bits(role.permissions);
     if ((granted & ADMINISTRATOR) === ADMINISTRATOR) return ~0n;
     const overwrites = fake.channel.permission_overwrites;
     const everyone = overwrites.find((o) => o.id === guildId);
     if (everyone) granted = (granted & ~bits(everyone.deny)) | bits(everyone.allow);
     let allow = 0n;
     let deny = 0n;
-    for (const o of overwrites) if (o.type === 0 && fake.memberRoles.includes(o.id)) { allow |= bits(o.allow); deny |= bits(o.deny); }
+    for (const o of overwrites)
+      if (o.type === 0 && fake.memberRoles.includes(o.id)) {
+        allow |= bits(o.allow);
+        deny |= bits(o.deny);
+      }
     granted = (granted & ~deny) | allow;
     const own = overwrites.find((o) => o.type === 1 && o.id === bot.id);
     if (own) granted = (granted & ~bits(own.deny)) | bits(own.allow);
@@ -136,7 +176,8 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
         res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
       };
-      const error = (status: number, code: number, message: string, extra: Record<string, unknown> = {}) => send(status, { message, code, ...extra });
+      const error = (status: number, code: number, message: string, extra: Record<string, unknown> = {}) =>
+        send(status, { message, code, ...extra });
       if (req.headers.authorization !== `Bot ${bot.token}`) return error(401, 0, '401: Unauthorized');
       const script = scripted.get(path);
       if (script) {
@@ -144,22 +185,30 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
         return send(script.status, script.body, script.headers);
       }
       const messagesPath = `/channels/${fake.channel.id}/messages`;
-      if (req.method === 'GET' && path === '/users/@me') return send(200, { id: bot.id, username: bot.username, bot: true, discriminator: '0' });
+      if (req.method === 'GET' && path === '/users/@me')
+        return send(200, { id: bot.id, username: bot.username, bot: true, discriminator: '0' });
       if (req.method === 'GET' && path === `/guilds/${guildId}`) return send(200, fake.guild);
       if (req.method === 'GET' && path === `/guilds/${guildId}/roles`) return send(200, fake.roles);
       if (req.method === 'GET' && path === `/guilds/${guildId}/members/${bot.id}`) {
-        return send(200, { user: { id: bot.id, username: bot.username, bot: true }, roles: fake.memberRoles, joined_at: new Date().toISOString() });
+        return send(200, {
+          user: { id: bot.id, username: bot.username, bot: true },
+          roles: fake.memberRoles,
+          joined_at: new Date().toISOString(),
+        });
       }
-      if (path.startsWith('/channels/') && !path.startsWith(`/channels/${fake.channel.id}`)) return error(404, 10003, 'Unknown Channel');
+      if (path.startsWith('/channels/') && !path.startsWith(`/channels/${fake.channel.id}`))
+        return error(404, 10003, 'Unknown Channel');
       const granted = permissions();
-      if (path.startsWith(`/channels/${fake.channel.id}`) && (granted & VIEW_CHANNEL) !== VIEW_CHANNEL) return error(403, 50001, 'Missing Access');
+      if (path.startsWith(`/channels/${fake.channel.id}`) && (granted & VIEW_CHANNEL) !== VIEW_CHANNEL)
+        return error(403, 50001, 'Missing Access');
       if (req.method === 'GET' && path === `/channels/${fake.channel.id}`) return send(200, fake.channel);
       if (req.method === 'GET' && path === messagesPath) {
         if ((granted & READ_MESSAGE_HISTORY) !== READ_MESSAGE_HISTORY) return send(200, []);
         const limit = Math.min(100, Number(target.searchParams.get('limit') ?? 50));
         const before = target.searchParams.get('before');
         const after = target.searchParams.get('after');
-        const listed = [...fake.messages].sort((x, y) => (BigInt(y.id) > BigInt(x.id) ? 1 : -1))
+        const listed = [...fake.messages]
+          .sort((x, y) => (BigInt(y.id) > BigInt(x.id) ? 1 : -1))
           .filter((m) => (!before || BigInt(m.id) < BigInt(before)) && (!after || BigInt(m.id) > BigInt(after)))
           .slice(0, limit)
           .map(({ nonce: _nonce, ...m }) => m);
@@ -171,16 +220,25 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       function bucketHeaders(): Record<string, string> {
         const resetAt = Date.now() / 1000 + fake.bucket.resetAfter;
         return {
-          'x-ratelimit-limit': String(fake.bucket.limit), 'x-ratelimit-remaining': String(fake.bucket.remaining),
-          'x-ratelimit-reset': resetAt.toFixed(3), 'x-ratelimit-reset-after': fake.bucket.resetAfter.toFixed(3), 'x-ratelimit-bucket': 'abcd1234',
+          'x-ratelimit-limit': String(fake.bucket.limit),
+          'x-ratelimit-remaining': String(fake.bucket.remaining),
+          'x-ratelimit-reset': resetAt.toFixed(3),
+          'x-ratelimit-reset-after': fake.bucket.resetAfter.toFixed(3),
+          'x-ratelimit-bucket': 'abcd1234',
         };
       }
 
       function createMessage(request: http.IncomingMessage, body: Buffer, have: bigint) {
         if (fake.bucket.remaining <= 0) {
-          return send(429, { message: 'You are being rate limited.', retry_after: fake.bucket.resetAfter, global: false }, {
-            ...bucketHeaders(), 'retry-after': String(Math.ceil(fake.bucket.resetAfter)), 'x-ratelimit-scope': 'user',
-          });
+          return send(
+            429,
+            { message: 'You are being rate limited.', retry_after: fake.bucket.resetAfter, global: false },
+            {
+              ...bucketHeaders(),
+              'retry-after': String(Math.ceil(fake.bucket.resetAfter)),
+              'x-ratelimit-scope': 'user',
+            },
+          );
         }
         if ((have & SEND_MESSAGES) !== SEND_MESSAGES) return error(403, 50013, 'Missing Permissions');
         const { payload, files } = parseMessageBody(request.headers['content-type'] ?? '', body);
@@ -189,12 +247,22 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
         if (files.some((f) => f.bytes.length > FILE_LIMIT)) return error(413, 40005, 'Request entity too large');
         const content = String(payload.content ?? '');
         if (content.length > TEXT_LIMIT) {
-          return error(400, 50035, 'Invalid Form Body', { errors: { content: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: `Must be ${TEXT_LIMIT} or fewer in length.` }] } } });
+          return error(400, 50035, 'Invalid Form Body', {
+            errors: {
+              content: {
+                _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: `Must be ${TEXT_LIMIT} or fewer in length.` }],
+              },
+            },
+          });
         }
         if (content === '' && files.length === 0) return error(400, 50006, 'Cannot send an empty message');
         const nonce = payload.nonce === undefined ? undefined : String(payload.nonce);
         if (nonce !== undefined && nonce.length > 25) {
-          return error(400, 50035, 'Invalid Form Body', { errors: { nonce: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 25 or fewer in length.' }] } } });
+          return error(400, 50035, 'Invalid Form Body', {
+            errors: {
+              nonce: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 25 or fewer in length.' }] },
+            },
+          });
         }
         fake.bucket.remaining--;
         if (nonce !== undefined && payload.enforce_nonce === true && nonces.has(nonce)) {
@@ -203,17 +271,33 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
         }
         const reference = payload.message_reference as { message_id?: string } | undefined;
         if (reference && !fake.messages.some((m) => m.id === String(reference.message_id))) {
-          return error(400, 50035, 'Invalid Form Body', { errors: { message_reference: { _errors: [{ code: 'MESSAGE_REFERENCE_UNKNOWN_MESSAGE', message: 'Unknown message' }] } } });
+          return error(400, 50035, 'Invalid Form Body', {
+            errors: {
+              message_reference: {
+                _errors: [{ code: 'MESSAGE_REFERENCE_UNKNOWN_MESSAGE', message: 'Unknown message' }],
+              },
+            },
+          });
         }
         const attachments = files.map((f) => {
           const id = snowflake();
           const cdn = `https://cdn.discordapp.com/attachments/${fake.channel.id}/${id}/${f.filename}`;
-          return { id, filename: f.filename, size: f.bytes.length, url: cdn, content_type: f.type ?? 'application/octet-stream' };
+          return {
+            id,
+            filename: f.filename,
+            size: f.bytes.length,
+            url: cdn,
+            content_type: f.type ?? 'application/octet-stream',
+          };
         });
         const message = newMessage({ id: bot.id, username: bot.username, bot: true }, content, attachments);
         if (reference) {
           message.type = 19;
-          message.message_reference = { message_id: String(reference.message_id), channel_id: fake.channel.id, guild_id: guildId };
+          message.message_reference = {
+            message_id: String(reference.message_id),
+            channel_id: fake.channel.id,
+            guild_id: guildId,
+          };
         }
         if (nonce !== undefined) {
           message.nonce = nonce;
@@ -229,7 +313,10 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
 }
 
 /** A JSON body, or multipart with payload_json and files[n] parts (resources/message, Uploading Files). */
-function parseMessageBody(contentType: string, body: Buffer): { payload: Record<string, any> | undefined; files: { filename: string; type?: string; bytes: Buffer }[] } {
+function parseMessageBody(
+  contentType: string,
+  body: Buffer,
+): { payload: Record<string, any> | undefined; files: { filename: string; type?: string; bytes: Buffer }[] } {
   const files: { filename: string; type?: string; bytes: Buffer }[] = [];
   const json = (text: string) => {
     try {
@@ -250,7 +337,11 @@ function parseMessageBody(contentType: string, body: Buffer): { payload: Record<
     const value = Buffer.from(part.slice(split + 4).replace(/\r\n$/, ''), 'latin1');
     if (name === 'payload_json') payload = json(value.toString('utf8'));
     else if (name && /^files\[\d+\]$/.test(name)) {
-      files.push({ filename: /filename="([^"]*)"/.exec(head)?.[1] ?? 'file', type: /Content-Type: ([^\r\n]+)/i.exec(head)?.[1], bytes: value });
+      files.push({
+        filename: /filename="([^"]*)"/.exec(head)?.[1] ?? 'file',
+        type: /Content-Type: ([^\r\n]+)/i.exec(head)?.[1],
+        bytes: value,
+      });
     }
   }
   return { payload, files };

@@ -61,9 +61,16 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const bot = { token: '7012345678:AAHfakeTokenForHerald_abcdefghijklmnop', id: 7012345678, username: 'herald_test_bot' };
+  const bot = {
+    token: '7012345678:AAHfakeTokenForHerald_abcdefghijklmnop',
+    id: 7012345678,
+    username: 'herald_test_bot',
+  };
   const chat: FakeChat = {
-    id: -1001234567890, type: 'channel', title: 'Acme News', username: 'acmenews',
+    id: -1001234567890,
+    type: 'channel',
+    title: 'Acme News',
+    username: 'acmenews',
     members: new Map([[bot.id, { status: 'administrator', can_post_messages: true }]]),
   };
   const messages: FakeMessage[] = [];
@@ -75,7 +82,11 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
   let nextFile = 1;
 
   const fake: FakeTelegram = {
-    url, bot, chat, messages, requests,
+    url,
+    bot,
+    chat,
+    messages,
+    requests,
     failNext(method, code, description, parameters) {
       scripted.set(method, { code, description, parameters });
     },
@@ -130,31 +141,53 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
   type Answer = { result: unknown } | { error: [number, string] };
 
   function handle(method: string, params: Record<string, any>, files: Map<string, Buffer>): Answer {
-    if (method === 'getMe') return { result: { id: bot.id, is_bot: true, first_name: 'Herald test', username: bot.username, can_join_groups: true } };
+    if (method === 'getMe')
+      return {
+        result: { id: bot.id, is_bot: true, first_name: 'Herald test', username: bot.username, can_join_groups: true },
+      };
     const target = resolveChat(params.chat_id);
     if (!target) return { error: [400, 'Bad Request: chat not found'] };
     const member = chat.members.get(bot.id) ?? { status: 'left' };
     if (method === 'getChat') {
-      return { result: { id: chat.id, type: chat.type, title: chat.title, ...(chat.username ? { username: chat.username } : {}) } };
+      return {
+        result: {
+          id: chat.id,
+          type: chat.type,
+          title: chat.title,
+          ...(chat.username ? { username: chat.username } : {}),
+        },
+      };
     }
     if (method === 'getChatMember') {
       const userId = Number(params.user_id);
       const who = chat.members.get(userId) ?? { status: 'left' };
       return { result: { ...who, user: { id: userId, is_bot: userId === bot.id, first_name: 'Herald test' } } };
     }
-    if (member.status === 'left' || member.status === 'kicked') return { error: [403, 'Forbidden: bot is not a member of the channel chat'] };
-    if (chat.type === 'channel' && !(member.status === 'creator' || (member.status === 'administrator' && member.can_post_messages))) {
+    if (member.status === 'left' || member.status === 'kicked')
+      return { error: [403, 'Forbidden: bot is not a member of the channel chat'] };
+    if (
+      chat.type === 'channel' &&
+      !(member.status === 'creator' || (member.status === 'administrator' && member.can_post_messages))
+    ) {
       return { error: [400, 'Bad Request: need administrator rights in the channel chat'] };
     }
-    const replyTo = params.reply_parameters ? (typeof params.reply_parameters === 'string' ? JSON.parse(params.reply_parameters) : params.reply_parameters) : undefined;
+    const replyTo = params.reply_parameters
+      ? typeof params.reply_parameters === 'string'
+        ? JSON.parse(params.reply_parameters)
+        : params.reply_parameters
+      : undefined;
     const repliedTo = replyTo ? messages.find((m) => m.message_id === Number(replyTo.message_id)) : undefined;
     if (replyTo && !repliedTo) return { error: [400, 'Bad Request: message to be replied not found'] };
     const base = () => ({
-      message_id: nextId++, date: Math.floor(Date.now() / 1000), chat: { id: chat.id, type: chat.type, title: chat.title, ...(chat.username ? { username: chat.username } : {}) },
-      ...(repliedTo ? { reply_to_message: repliedTo } : {}), ...(truthy(params.disable_notification) ? { disable_notification: true } : {}),
+      message_id: nextId++,
+      date: Math.floor(Date.now() / 1000),
+      chat: { id: chat.id, type: chat.type, title: chat.title, ...(chat.username ? { username: chat.username } : {}) },
+      ...(repliedTo ? { reply_to_message: repliedTo } : {}),
+      ...(truthy(params.disable_notification) ? { disable_notification: true } : {}),
     });
     const caption = params.caption === undefined ? undefined : String(params.caption);
-    if (caption !== undefined && caption.length > CAPTION_LIMIT) return { error: [400, 'Bad Request: message caption is too long'] };
+    if (caption !== undefined && caption.length > CAPTION_LIMIT)
+      return { error: [400, 'Bad Request: message caption is too long'] };
     if (method === 'sendMessage') {
       const text = String(params.text ?? '');
       if (text.trim() === '') return { error: [400, 'Bad Request: message text is empty'] };
@@ -178,15 +211,24 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
       } catch {
         return { error: [400, "Bad Request: can't parse media JSON object"] };
       }
-      if (!Array.isArray(items) || items.length < 2 || items.length > 10) return { error: [400, 'Bad Request: wrong number of media in the album'] };
+      if (!Array.isArray(items) || items.length < 2 || items.length > 10)
+        return { error: [400, 'Bad Request: wrong number of media in the album'] };
       const group = String(nextFile++);
       const made: FakeMessage[] = [];
       for (const item of items) {
-        if (item.type !== 'photo' && item.type !== 'video') return { error: [400, 'Bad Request: wrong media type in the album'] };
+        if (item.type !== 'photo' && item.type !== 'video')
+          return { error: [400, 'Bad Request: wrong media type in the album'] };
         const bytes = attached(item.media, files, item.type);
         if (!bytes) return { error: [400, 'Bad Request: wrong file identifier/HTTP URL specified'] };
-        if (item.caption && String(item.caption).length > CAPTION_LIMIT) return { error: [400, 'Bad Request: message caption is too long'] };
-        made.push({ ...base(), ...(item.caption ? { caption: String(item.caption) } : {}), ...media(item.type, bytes), media_group_id: group, bytes: bytes.length });
+        if (item.caption && String(item.caption).length > CAPTION_LIMIT)
+          return { error: [400, 'Bad Request: message caption is too long'] };
+        made.push({
+          ...base(),
+          ...(item.caption ? { caption: String(item.caption) } : {}),
+          ...media(item.type, bytes),
+          media_group_id: group,
+          bytes: bytes.length,
+        });
       }
       messages.push(...made);
       return { result: made };
@@ -196,13 +238,16 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
 
   function resolveChat(ref: unknown): FakeChat | undefined {
     const value = String(ref ?? '');
-    if (value === String(chat.id) || (chat.username && value.toLowerCase() === `@${chat.username}`.toLowerCase())) return chat;
+    if (value === String(chat.id) || (chat.username && value.toLowerCase() === `@${chat.username}`.toLowerCase()))
+      return chat;
     return undefined;
   }
 
   function media(kind: 'photo' | 'video', bytes: Buffer): Partial<FakeMessage> {
     const fileId = `AgAD${nextFile++}`;
-    return kind === 'photo' ? { photo: [{ file_id: fileId, file_size: bytes.length }] } : { video: { file_id: fileId, file_size: bytes.length, mime_type: 'video/mp4' } };
+    return kind === 'photo'
+      ? { photo: [{ file_id: fileId, file_size: bytes.length }] }
+      : { video: { file_id: fileId, file_size: bytes.length, mime_type: 'video/mp4' } };
   }
 
   return fake;
@@ -212,17 +257,23 @@ function truthy(value: unknown): boolean {
   return value === true || value === 'true';
 }
 
-/** A file sent with the request: `attach://<name>` names a multipart part; a bare part under the field's own name too. */
+/** A file sent with the request: `attach://<name>` names a multipart part, else the part under the field's name. */
 function attached(ref: unknown, files: Map<string, Buffer>, field: string): Buffer | undefined {
   if (typeof ref === 'string' && ref.startsWith('attach://')) return files.get(ref.slice('attach://'.length));
   return ref === undefined ? files.get(field) : undefined;
 }
 
-function parseParams(target: URL, contentType: string, body: Buffer): { params: Record<string, any>; files: Map<string, Buffer> } {
+function parseParams(
+  target: URL,
+  contentType: string,
+  body: Buffer,
+): { params: Record<string, any>; files: Map<string, Buffer> } {
   const params: Record<string, any> = Object.fromEntries(target.searchParams);
   const files = new Map<string, Buffer>();
-  if (contentType.startsWith('application/json') && body.length > 0) Object.assign(params, JSON.parse(body.toString('utf8')));
-  else if (contentType.startsWith('application/x-www-form-urlencoded')) Object.assign(params, Object.fromEntries(new URLSearchParams(body.toString('utf8'))));
+  if (contentType.startsWith('application/json') && body.length > 0)
+    Object.assign(params, JSON.parse(body.toString('utf8')));
+  else if (contentType.startsWith('application/x-www-form-urlencoded'))
+    Object.assign(params, Object.fromEntries(new URLSearchParams(body.toString('utf8'))));
   else if (contentType.startsWith('multipart/form-data')) {
     const boundary = /boundary=([^;]+)/.exec(contentType)?.[1];
     const text = body.toString('latin1');

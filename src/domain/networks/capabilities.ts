@@ -11,10 +11,10 @@ import { ValidationError } from '../errors.js';
  *   emoji as their UTF-8 bytes: see text-length.ts);
  * - a connection may report a higher text limit than the row's default (a Mastodon instance's
  *   `max_characters`, an X account allowed longer posts): `text.raisedBy` says who may raise it;
- * - where the text of a post with media becomes the media's caption, such a post is held to the caption's lower
- *   limit (`text.withMediaLimit`: Telegram's 1,024);
+ * - where the text of a post with media goes where less fits, such a post is held to that lower limit
+ *   (`text.withMediaLimit`: Telegram's caption, 1,024; Slack's section block, 3,000);
  * - first comments apply where SPEC lists them (Instagram, LinkedIn, Facebook Pages, YouTube; X as a reply) and as
- *   replies on the chat networks (Telegram, Discord), with a
+ *   replies on the chat networks (Telegram, Discord, Slack), with a
  *   media URL on LinkedIn and Facebook only; elsewhere they are ignored, except where a network SPEC lists has no
  *   way to make one (TikTok, Pinterest): there a first comment is refused when the post is written (`firstCommentRefused`);
  * - sizes, durations, aspect ratios and pixel counts cannot be known from any URL at create time: they are checked
@@ -71,7 +71,7 @@ export interface NetworkCapabilities {
     raisedBy?: 'instance' | 'account';
     /** The limit an account the network allows longer posts has (X Premium), where the network names one. */
     accountLimit?: number;
-    /** The lower limit of a post that carries media, where the text becomes the media's caption (Telegram). */
+    /** The lower limit of a post with media, whose text then goes where less fits (a Telegram caption). */
     withMediaLimit?: number;
   };
   media: {
@@ -371,11 +371,16 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     name: 'telegram',
     displayName: 'Telegram',
     text: { limit: 4096, counting: 'utf16_units', withMediaLimit: 1024 },
-    media: { kinds: { image: { maxCount: 10, maxBytes: 10 * MB }, video: { maxCount: 10, maxBytes: 50 * MB } }, maxItems: 10, mixKinds: true, required: false },
+    media: {
+      kinds: { image: { maxCount: 10, maxBytes: 10 * MB }, video: { maxCount: 10, maxBytes: 50 * MB } },
+      maxItems: 10,
+      mixKinds: true,
+      required: false,
+    },
     firstComment: 'reply',
     commentMediaUrl: false,
     channelOptions: [
-      { name: 'silent', type: 'boolean', required: false, description: 'sends the message without a notification sound' },
+      { name: 'silent', type: 'boolean', required: false, description: 'sends the message without a sound' },
     ],
   },
   {
@@ -386,10 +391,34 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     name: 'discord',
     displayName: 'Discord',
     text: { limit: 2000, counting: 'code_points' },
-    media: { kinds: { image: { maxCount: 10, maxBytes: 10 * MB }, video: { maxCount: 10, maxBytes: 10 * MB } }, maxItems: 10, mixKinds: true, required: false },
+    media: {
+      kinds: { image: { maxCount: 10, maxBytes: 10 * MB }, video: { maxCount: 10, maxBytes: 10 * MB } },
+      maxItems: 10,
+      mixKinds: true,
+      required: false,
+    },
     firstComment: 'reply',
     commentMediaUrl: false,
     channelOptions: [],
+  },
+  {
+    // [SL] chat.postMessage (text cut at 40,000; a section block's text 3,000; up to 50 blocks; metadata),
+    // files.getUploadURLExternal and files.completeUploadExternal, the image block's slack_file: a message in the
+    // channel picked at install. Images are uploaded as Slack files and shown as image blocks below the text, which
+    // is then a section block (3,000); 10 images is Herald's own cap (unsure what Slack allows). Slack shows no
+    // uploaded video inside a message, so videos are refused. A first comment is a reply in the post's thread.
+    name: 'slack',
+    displayName: 'Slack',
+    text: { limit: 40_000, counting: 'code_points', withMediaLimit: 3000 },
+    media: { kinds: { image: { maxCount: 10 } }, maxItems: 10, mixKinds: false, required: false },
+    firstComment: 'reply',
+    commentMediaUrl: false,
+    channelOptions: [
+      {
+        name: 'altText', type: 'string[]', required: false, maxLength: 2000,
+        description: 'the images\' descriptions for people who cannot see them, in the order of the images',
+      },
+    ],
   },
 ];
 

@@ -6,7 +6,7 @@ import { countBy, countingNote, countingUnit } from './text-length.js';
  *
  * Rules enforced:
  * - text within the network's limit, counted its way (and within its byte cap, where it has one), and within its
- *   caption limit when the post carries media (Telegram: the text becomes the media's caption); a connection that
+ *   lower limit when the post carries media (Telegram's caption, Slack's section block); a connection that
  *   reports a higher limit (a Mastodon instance) raises it; text and options free of the characters the network
  *   refuses in them (YouTube: < and > in a title or description);
  * - media: only the kinds the network takes, at most so many of each and in all, kinds mixed only where the network
@@ -98,7 +98,7 @@ export function validatePost(capabilities: NetworkCapabilities, post: PostForFit
   const hasMedia = post.imageUrls.length + post.videoUrls.length > 0;
   if (captionLimit !== undefined && hasMedia && length <= limit && length > captionLimit) {
     problem('text_length', 'text',
-      `${name} allows ${captionLimit} ${unit} with media, as their caption; this text has ${length}${note}. ` +
+      `${name} allows ${captionLimit} ${unit} in a post with media; this text has ${length}${note}. ` +
         'Shorten it, or post the media on their own.');
   }
   const refused = forbiddenIn(post.text, capabilities.text.forbiddenCharacters);

@@ -2,23 +2,41 @@ import crypto from 'node:crypto';
 import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
 import {
   NetworkError,
-  type AttemptLookup, type CommentLookup, type CommentRequest, type ConnectedAccount, type ConnectionCheck, type ConnectionMethod,
-  type ConnectorChannel, type NetworkConnector, type NetworkPost, type PublishRequest, type PublishedPost, type RecentPostsPage,
+  type AttemptLookup,
+  type CommentLookup,
+  type CommentRequest,
+  type ConnectedAccount,
+  type ConnectionCheck,
+  type ConnectionMethod,
+  type ConnectorChannel,
+  type NetworkConnector,
+  type NetworkPost,
+  type PublishRequest,
+  type PublishedPost,
+  type RecentPostsPage,
 } from '../../domain/networks/connector.js';
-import { downloadMedia, observeBudget, retryAtFrom, type NetworkAnswer, type NetworkHttp, type NetworkHttpOptions } from './network-http.js';
+import {
+  downloadMedia,
+  observeBudget,
+  retryAtFrom,
+  type NetworkAnswer,
+  type NetworkHttp,
+  type NetworkHttpOptions,
+} from './network-http.js';
 
 /**
  * Discord, through a bot in a server's text channel (discord/discord-api-docs developers/: resources/user,
- * resources/channel, resources/guild, resources/message, topics/permissions, topics/rate-limits, topics/opcodes-and-status-codes;
- * NETWORKS.md).
+ * resources/channel, resources/guild, resources/message, topics/permissions, topics/rate-limits,
+ * topics/opcodes-and-status-codes; NETWORKS.md).
  *
  * Rules kept here:
  * - a person connects a bot they made in Discord's developer portal and invited to their server: its token and the
  *   channel's id; Herald checks the token (GET /users/@me), the channel (a text or announcement channel the bot
  *   sees) and the bot's permissions there, computed as Discord's permissions topic says (the @everyone role, the
  *   member's roles, then the channel's overwrites): View Channel, Send Messages, Attach Files, Read Message
- *   History; the channel is the Herald channel, so a new token for it reconnects it. Webhooks (the other way NETWORKS.md
- *   lists) are not used: they take no nonce, so a lost answer could not be kept from making a second message;
+ *   History; the channel is the Herald channel, so a new token for it reconnects it. Webhooks (the other way
+ *   NETWORKS.md lists) are not used: they take no nonce, so a lost answer could not be kept from making a second
+ *   message;
  * - a post is one message: content (2,000 characters) and up to 10 files uploaded as attachments (multipart
  *   payload_json + files[n]); a first comment is a reply (message_reference) to the post;
  * - never twice: every message is sent with a nonce derived from the post (or the comment's attempt key) and
@@ -39,7 +57,10 @@ const ATTACH_FILES = 1n << 15n;
 const READ_MESSAGE_HISTORY = 1n << 16n;
 const ADMINISTRATOR = 1n << 3n;
 const NEEDED: readonly [bigint, string][] = [
-  [VIEW_CHANNEL, 'View Channel'], [SEND_MESSAGES, 'Send Messages'], [ATTACH_FILES, 'Attach Files'], [READ_MESSAGE_HISTORY, 'Read Message History'],
+  [VIEW_CHANNEL, 'View Channel'],
+  [SEND_MESSAGES, 'Send Messages'],
+  [ATTACH_FILES, 'Attach Files'],
+  [READ_MESSAGE_HISTORY, 'Read Message History'],
 ];
 /** Text (0) and announcement (5) channels take messages; forums and voice channels do not. */
 const MESSAGE_CHANNELS = new Set([0, 5]);
@@ -60,8 +81,19 @@ export class DiscordNetwork implements NetworkConnector {
   readonly connection: ConnectionMethod = {
     kind: 'credentials',
     fields: [
-      { name: 'botToken', required: true, secret: true, description: "The bot's token (Developer Portal, your application, Bot, Reset Token); invite the bot to the server first" },
-      { name: 'channelId', required: true, secret: false, description: "The channel's id (with Developer Mode on: right-click the channel, Copy Channel ID)" },
+      {
+        name: 'botToken',
+        required: true,
+        secret: true,
+        description:
+          "The bot's token (Developer Portal, your application, Bot, Reset Token); invite the bot to the server first",
+      },
+      {
+        name: 'channelId',
+        required: true,
+        secret: false,
+        description: "The channel's id (with Developer Mode on: right-click the channel, Copy Channel ID)",
+      },
     ],
   };
 
@@ -78,16 +110,29 @@ export class DiscordNetwork implements NetworkConnector {
   async signIn(fields: Record<string, string>): Promise<ConnectedAccount> {
     const botToken = fields.botToken.trim();
     const channelId = fields.channelId.trim();
-    if (!/^\d{1,20}$/.test(channelId)) throw new NetworkError('permanent', `"${channelId}" is not a Discord channel id: copy it with Developer Mode on (a number)`);
+    if (!/^\d{1,20}$/.test(channelId))
+      throw new NetworkError(
+        'permanent',
+        `"${channelId}" is not a Discord channel id: copy it with Developer Mode on (a number)`,
+      );
     const refused = (error: unknown) => {
       if (error instanceof NetworkError && error.kind === 'reconnect_needed') {
-        return new NetworkError('permanent', `${error.message}: check the bot token, and that the bot was invited to the channel's server`);
+        return new NetworkError(
+          'permanent',
+          `${error.message}: check the bot token, and that the bot was invited to the channel's server`,
+        );
       }
       return error;
     };
-    const found = await this.place(botToken, channelId).catch((error) => { throw refused(error); });
+    const found = await this.place(botToken, channelId).catch((error) => {
+      throw refused(error);
+    });
     const missing = missingPermissions(found.permissions);
-    if (missing.length > 0) throw new NetworkError('permanent', `Discord: ${found.bot.username} lacks ${missing.join(', ')} in #${found.channel.name}; grant them to its role`);
+    if (missing.length > 0)
+      throw new NetworkError(
+        'permanent',
+        `Discord: ${found.bot.username} lacks ${missing.join(', ')} in #${found.channel.name}; grant them to its role`,
+      );
     return {
       networkAccountId: channelId,
       handle: `#${found.channel.name}`,
@@ -112,44 +157,79 @@ export class DiscordNetwork implements NetworkConnector {
       const maxBytes = Math.min(this.capabilities.media.kinds[kind]!.maxBytes!, this.media.maxBytes);
       files.push({ url, ...(await downloadMedia(this.media, request.channel.accountId, url, maxBytes)) });
     }
-    const message = await this.send(request.channel, c, { content: request.text, nonce: nonceFor(request.postKey.id) }, files);
+    const message = await this.send(
+      request.channel,
+      c,
+      { content: request.text, nonce: nonceFor(request.postKey.id) },
+      files,
+    );
     return this.published(c, message);
   }
 
   async comment(request: CommentRequest): Promise<{ networkCommentId: string }> {
     const c = await this.credentials(request.channel);
-    const message = await this.send(request.channel, c, {
-      content: request.text, nonce: nonceFor(request.attemptKey), message_reference: { message_id: request.networkPostId, fail_if_not_exists: true },
-    }, []);
+    const message = await this.send(
+      request.channel,
+      c,
+      {
+        content: request.text,
+        nonce: nonceFor(request.attemptKey),
+        message_reference: { message_id: request.networkPostId, fail_if_not_exists: true },
+      },
+      [],
+    );
     return { networkCommentId: String(message.id) };
   }
 
   async findPublished(lookup: AttemptLookup): Promise<PublishedPost | undefined> {
     const c = await this.credentials(lookup.channel);
     const messages = await this.messages(lookup.channel, c, new URLSearchParams({ limit: '50' }));
-    const match = messages.find((m) => String(m.author?.id) === c.botId && !m.message_reference && m.content === lookup.text
-      && Date.parse(m.timestamp) >= lookup.attemptedAt - CLOCK_SLACK_MS);
+    const match = messages.find(
+      (m) =>
+        String(m.author?.id) === c.botId &&
+        !m.message_reference &&
+        m.content === lookup.text &&
+        Date.parse(m.timestamp) >= lookup.attemptedAt - CLOCK_SLACK_MS,
+    );
     return match ? this.published(c, match) : undefined;
   }
 
   async findComment(lookup: CommentLookup): Promise<{ networkCommentId: string } | undefined> {
     const c = await this.credentials(lookup.channel);
-    const messages = await this.messages(lookup.channel, c, new URLSearchParams({ limit: '100', after: lookup.networkPostId }));
-    const match = messages.find((m) => String(m.author?.id) === c.botId && m.message_reference?.message_id === lookup.networkPostId && m.content === lookup.text);
+    const messages = await this.messages(
+      lookup.channel,
+      c,
+      new URLSearchParams({ limit: '100', after: lookup.networkPostId }),
+    );
+    const match = messages.find(
+      (m) =>
+        String(m.author?.id) === c.botId &&
+        m.message_reference?.message_id === lookup.networkPostId &&
+        m.content === lookup.text,
+    );
     return match ? { networkCommentId: String(match.id) } : undefined;
   }
 
-  async recentPosts(channel: ConnectorChannel, page: { cursor: string | null; limit: number }): Promise<RecentPostsPage> {
+  async recentPosts(
+    channel: ConnectorChannel,
+    page: { cursor: string | null; limit: number },
+  ): Promise<RecentPostsPage> {
     const c = await this.credentials(channel);
     const limit = Math.min(100, Math.max(1, page.limit));
-    const messages = await this.messages(channel, c, new URLSearchParams({ limit: String(limit), ...(page.cursor ? { before: page.cursor } : {}) }));
+    const messages = await this.messages(
+      channel,
+      c,
+      new URLSearchParams({ limit: String(limit), ...(page.cursor ? { before: page.cursor } : {}) }),
+    );
     const posts: NetworkPost[] = messages
       .filter((m) => String(m.author?.id) === c.botId && !m.message_reference)
       .map((m) => ({
         ...this.published(c, m),
         attemptKey: null,
         text: String(m.content ?? ''),
-        imageUrls: (m.attachments ?? []).filter((a: any) => String(a.content_type ?? '').startsWith('image/')).map((a: any) => String(a.url)),
+        imageUrls: (m.attachments ?? [])
+          .filter((a: any) => String(a.content_type ?? '').startsWith('image/'))
+          .map((a: any) => String(a.url)),
         metrics: { reactions: (m.reactions ?? []).reduce((sum: number, r: any) => sum + (Number(r.count) || 0), 0) },
       }));
     return { posts, nextCursor: messages.length === limit ? String(messages[messages.length - 1].id) : null };
@@ -163,7 +243,13 @@ export class DiscordNetwork implements NetworkConnector {
     return {
       account: `${found.bot.username} in #${found.channel.name} (${found.guild.name})`,
       grantedScopes: granted,
-      problems: missing.length > 0 ? [`The bot lacks ${missing.join(', ')} in #${found.channel.name}: grant them to its role in the server's settings.`] : [],
+      problems:
+        missing.length > 0
+          ? [
+              `The bot lacks ${missing.join(', ')} in #${found.channel.name}: ` +
+                "grant them to its role in the server's settings.",
+            ]
+          : [],
     };
   }
 
@@ -185,7 +271,10 @@ export class DiscordNetwork implements NetworkConnector {
     const bot = await this.get(botToken, '/users/@me');
     const channel = await this.get(botToken, `/channels/${channelId}`);
     if (!MESSAGE_CHANNELS.has(Number(channel.type)) || !channel.guild_id) {
-      throw new NetworkError('permanent', `Discord: channel ${channelId} is not a server's text or announcement channel; choose one of those`);
+      throw new NetworkError(
+        'permanent',
+        `Discord: channel ${channelId} is not a server's text or announcement channel; choose one of those`,
+      );
     }
     const guild = await this.get(botToken, `/guilds/${channel.guild_id}`);
     const roles = await this.get(botToken, `/guilds/${channel.guild_id}/roles`);
@@ -200,15 +289,26 @@ export class DiscordNetwork implements NetworkConnector {
   }
 
   private async messages(channel: ConnectorChannel, c: DiscordCredentials, query: URLSearchParams): Promise<any[]> {
-    const answer = await this.http.request(`${API}/channels/${c.channelId}/messages?${query}`, { headers: { authorization: `Bot ${c.botToken}` } });
+    const answer = await this.http.request(`${API}/channels/${c.channelId}/messages?${query}`, {
+      headers: { authorization: `Bot ${c.botToken}` },
+    });
     await observeBudget(channel, answer, this.now());
     if (answer.status !== 200) throw classify(answer, this.now());
     return Array.isArray(answer.json) ? answer.json : [];
   }
 
   /** Creates a message under its nonce, with enforce_nonce: a repeat within Discord's window answers the first. */
-  private async send(channel: ConnectorChannel, c: DiscordCredentials, payload: Record<string, unknown>, files: { url: string; bytes: Buffer; contentType: string }[]): Promise<any> {
-    const body = { ...payload, enforce_nonce: true, ...(files.length > 0 ? { attachments: files.map((f, id) => ({ id, filename: fileName(f.url, id) })) } : {}) };
+  private async send(
+    channel: ConnectorChannel,
+    c: DiscordCredentials,
+    payload: Record<string, unknown>,
+    files: { url: string; bytes: Buffer; contentType: string }[],
+  ): Promise<any> {
+    const body = {
+      ...payload,
+      enforce_nonce: true,
+      ...(files.length > 0 ? { attachments: files.map((f, id) => ({ id, filename: fileName(f.url, id) })) } : {}),
+    };
     const headers = { authorization: `Bot ${c.botToken}` };
     const url = `${API}/channels/${c.channelId}/messages`;
     let answer: NetworkAnswer;
@@ -216,13 +316,27 @@ export class DiscordNetwork implements NetworkConnector {
       answer = await this.http.request(url, { method: 'POST', headers, json: body });
     } else {
       const boundary = `herald-${crypto.randomBytes(12).toString('hex')}`;
-      const parts: Buffer[] = [Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="payload_json"\r\nContent-Type: application/json\r\n\r\n${JSON.stringify(body)}\r\n`)];
+      const parts: Buffer[] = [
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="payload_json"\r\n` +
+            `Content-Type: application/json\r\n\r\n${JSON.stringify(body)}\r\n`,
+        ),
+      ];
       files.forEach((file, id) => {
-        parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="files[${id}]"; filename="${fileName(file.url, id)}"\r\nContent-Type: ${file.contentType}\r\n\r\n`));
+        parts.push(
+          Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="files[${id}]"; ` +
+              `filename="${fileName(file.url, id)}"\r\nContent-Type: ${file.contentType}\r\n\r\n`,
+          ),
+        );
         parts.push(file.bytes, Buffer.from('\r\n'));
       });
       parts.push(Buffer.from(`--${boundary}--\r\n`));
-      answer = await this.http.request(url, { method: 'POST', headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}` }, body: Buffer.concat(parts) });
+      answer = await this.http.request(url, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}` },
+        body: Buffer.concat(parts),
+      });
     }
     await observeBudget(channel, answer, this.now());
     if (answer.status !== 200) throw classify(answer, this.now());
@@ -283,10 +397,18 @@ function classify(answer: NetworkAnswer, now: number): NetworkError {
   const words = `Discord answered HTTP ${answer.status}${code ? ` (code ${code})` : ''}: ${said}${detail}`;
   if (answer.status === 429) {
     const seconds = Number(answer.json?.retry_after);
-    return new NetworkError('retry_later', words, Number.isFinite(seconds) ? now + Math.ceil(seconds * 1000) : retryAtFrom(answer, now));
+    return new NetworkError(
+      'retry_later',
+      words,
+      Number.isFinite(seconds) ? now + Math.ceil(seconds * 1000) : retryAtFrom(answer, now),
+    );
   }
   if (answer.status >= 500) return new NetworkError('retry_later', words);
-  if (answer.status === 401 || (answer.status === 403 && (code === 50001 || code === 50013)) || (answer.status === 404 && code === 10003)) {
+  if (
+    answer.status === 401 ||
+    (answer.status === 403 && (code === 50001 || code === 50013)) ||
+    (answer.status === 404 && code === 10003)
+  ) {
     return new NetworkError('reconnect_needed', words);
   }
   return new NetworkError('permanent', words);

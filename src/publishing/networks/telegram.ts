@@ -2,8 +2,15 @@ import crypto from 'node:crypto';
 import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
 import {
   NetworkError,
-  type CommentRequest, type ConnectedAccount, type ConnectionCheck, type ConnectionMethod, type ConnectorChannel, type NetworkConnector,
-  type PublishRequest, type PublishedPost, type RecentPostsPage,
+  type CommentRequest,
+  type ConnectedAccount,
+  type ConnectionCheck,
+  type ConnectionMethod,
+  type ConnectorChannel,
+  type NetworkConnector,
+  type PublishRequest,
+  type PublishedPost,
+  type RecentPostsPage,
 } from '../../domain/networks/connector.js';
 import { downloadMedia, type NetworkAnswer, type NetworkHttp, type NetworkHttpOptions } from './network-http.js';
 
@@ -42,8 +49,19 @@ export class TelegramNetwork implements NetworkConnector {
   readonly connection: ConnectionMethod = {
     kind: 'credentials',
     fields: [
-      { name: 'botToken', required: true, secret: true, description: "The bot's token from @BotFather (123456:ABC...); make the bot an administrator of the channel first" },
-      { name: 'chat', required: true, secret: false, description: 'The channel or group: @username, or its numeric id (-100...)' },
+      {
+        name: 'botToken',
+        required: true,
+        secret: true,
+        description:
+          "The bot's token from @BotFather (123456:ABC...); make the bot an administrator of the channel first",
+      },
+      {
+        name: 'chat',
+        required: true,
+        secret: false,
+        description: 'The channel or group: @username, or its numeric id (-100...)',
+      },
     ],
   };
 
@@ -84,7 +102,10 @@ export class TelegramNetwork implements NetworkConnector {
   async publish(request: PublishRequest): Promise<PublishedPost> {
     const c = await this.credentials(request.channel);
     const silent = request.channelOptions?.silent === true ? { disable_notification: true } : {};
-    const files = [...request.imageUrls.map((url) => ({ url, type: 'photo' as const })), ...request.videoUrls.map((url) => ({ url, type: 'video' as const }))];
+    const files = [
+      ...request.imageUrls.map((url) => ({ url, type: 'photo' as const })),
+      ...request.videoUrls.map((url) => ({ url, type: 'video' as const })),
+    ];
     if (files.length === 0) {
       const message = await this.call(c.botToken, 'sendMessage', { chat_id: c.chatId, text: request.text, ...silent });
       return this.published(c, message);
@@ -93,24 +114,48 @@ export class TelegramNetwork implements NetworkConnector {
     const parts: Part[] = [];
     for (const [index, file] of files.entries()) {
       const maxBytes = this.capabilities.media.kinds[file.type === 'photo' ? 'image' : 'video']!.maxBytes!;
-      const bytes = await downloadMedia(this.media, request.channel.accountId, file.url, Math.min(maxBytes, this.media.maxBytes));
-      parts.push({ name: `file${index}`, filename: new URL(file.url).pathname.split('/').pop() || `file${index}`, contentType: bytes.contentType, bytes: bytes.bytes });
+      const bytes = await downloadMedia(
+        this.media,
+        request.channel.accountId,
+        file.url,
+        Math.min(maxBytes, this.media.maxBytes),
+      );
+      parts.push({
+        name: `file${index}`,
+        filename: new URL(file.url).pathname.split('/').pop() || `file${index}`,
+        contentType: bytes.contentType,
+        bytes: bytes.bytes,
+      });
     }
     if (files.length === 1) {
       const [file] = files;
       const fields = { chat_id: c.chatId, ...caption, ...silent };
-      const message = await this.upload(c.botToken, file.type === 'photo' ? 'sendPhoto' : 'sendVideo', fields, { ...parts[0], name: file.type });
+      const message = await this.upload(c.botToken, file.type === 'photo' ? 'sendPhoto' : 'sendVideo', fields, {
+        ...parts[0],
+        name: file.type,
+      });
       return this.published(c, message);
     }
-    const album = files.map((file, index) => ({ type: file.type, media: `attach://file${index}`, ...(index === 0 ? caption : {}) }));
-    const messages = await this.upload(c.botToken, 'sendMediaGroup', { chat_id: c.chatId, media: JSON.stringify(album), ...silent }, ...parts);
+    const album = files.map((file, index) => ({
+      type: file.type,
+      media: `attach://file${index}`,
+      ...(index === 0 ? caption : {}),
+    }));
+    const messages = await this.upload(
+      c.botToken,
+      'sendMediaGroup',
+      { chat_id: c.chatId, media: JSON.stringify(album), ...silent },
+      ...parts,
+    );
     return this.published(c, messages[0]);
   }
 
   async comment(request: CommentRequest): Promise<{ networkCommentId: string }> {
     const c = await this.credentials(request.channel);
     const message = await this.call(c.botToken, 'sendMessage', {
-      chat_id: c.chatId, text: request.text, reply_parameters: { message_id: Number(request.networkPostId) },
+      chat_id: c.chatId,
+      text: request.text,
+      reply_parameters: { message_id: Number(request.networkPostId) },
     });
     return { networkCommentId: String(message.message_id) };
   }
@@ -145,36 +190,62 @@ export class TelegramNetwork implements NetworkConnector {
 
   private published(c: TelegramCredentials, message: any): PublishedPost {
     const id = String(message.message_id);
-    const link = c.username ? `https://t.me/${c.username}/${id}` : `https://t.me/c/${c.chatId.replace(/^-100/, '')}/${id}`;
-    return { networkPostId: id, permalinkUrl: link, publishedAt: Number.isInteger(message.date) ? message.date * 1000 : this.now() };
+    const link = c.username
+      ? `https://t.me/${c.username}/${id}`
+      : `https://t.me/c/${c.chatId.replace(/^-100/, '')}/${id}`;
+    return {
+      networkPostId: id,
+      permalinkUrl: link,
+      publishedAt: Number.isInteger(message.date) ? message.date * 1000 : this.now(),
+    };
   }
 
   /**
    * Calls a Bot API method: reads by GET (a failure to reach Telegram then makes nothing), writes by POST with JSON.
    * `refused` is how a connect reads 401 and 403: the person's token or chat is wrong, nothing to reconnect yet.
    */
-  private async call(botToken: string, method: string, params?: Record<string, unknown>, refused?: 'refused'): Promise<any> {
+  private async call(
+    botToken: string,
+    method: string,
+    params?: Record<string, unknown>,
+    refused?: 'refused',
+  ): Promise<any> {
     const reading = method.startsWith('get');
     const url = `${API}/bot${botToken}/${method}`;
-    const query = reading && params ? `?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]))}` : '';
+    const query =
+      reading && params ? `?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]))}` : '';
     const answer = await this.http.request(url + query, reading ? {} : { method: 'POST', json: params ?? {} });
     return this.result(answer, refused);
   }
 
-  private async upload(botToken: string, method: string, fields: Record<string, unknown>, ...files: Part[]): Promise<any> {
+  private async upload(
+    botToken: string,
+    method: string,
+    fields: Record<string, unknown>,
+    ...files: Part[]
+  ): Promise<any> {
     const boundary = `herald-${crypto.randomBytes(12).toString('hex')}`;
     const chunks: Buffer[] = [];
     for (const [name, value] of Object.entries(fields)) {
-      chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${String(value)}\r\n`));
+      chunks.push(
+        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${String(value)}\r\n`),
+      );
     }
     for (const file of files) {
       const filename = file.filename.replace(/["\r\n]/g, '');
-      chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="${filename}"\r\nContent-Type: ${file.contentType}\r\n\r\n`));
+      chunks.push(
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="${filename}"\r\n` +
+            `Content-Type: ${file.contentType}\r\n\r\n`,
+        ),
+      );
       chunks.push(file.bytes, Buffer.from('\r\n'));
     }
     chunks.push(Buffer.from(`--${boundary}--\r\n`));
     const answer = await this.http.request(`${API}/bot${botToken}/${method}`, {
-      method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, body: Buffer.concat(chunks),
+      method: 'POST',
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body: Buffer.concat(chunks),
     });
     return this.result(answer);
   }
@@ -183,7 +254,10 @@ export class TelegramNetwork implements NetworkConnector {
     if (answer.json?.ok === true) return answer.json.result;
     const error = classify(answer, this.now());
     if (refused && error.kind === 'reconnect_needed') {
-      throw new NetworkError('permanent', `${error.message}: check the bot token, and that the bot was added to the chat`);
+      throw new NetworkError(
+        'permanent',
+        `${error.message}: check the bot token, and that the bot was added to the chat`,
+      );
     }
     throw error;
   }
@@ -200,7 +274,8 @@ interface Part {
 function postingRefusal(chat: any, member: any): string | undefined {
   if (chat.type === 'channel') {
     if (member.status === 'creator') return undefined;
-    if (member.status !== 'administrator') return 'is not an administrator of the channel; add it as one with "Post messages"';
+    if (member.status !== 'administrator')
+      return 'is not an administrator of the channel; add it as one with "Post messages"';
     if (member.can_post_messages !== true) return 'may not post in the channel; give it the "Post messages" right';
     return undefined;
   }

@@ -8,7 +8,7 @@ const check = (network: string, fields: Partial<PostForFit>, options = {}) => va
 
 describe('validatePost: a post against its network\'s capabilities', () => {
   it('has a row for every network a connector is planned for, twitter as an alias of x', () => {
-    assert.deepEqual(Object.keys(NETWORK_CAPABILITIES).sort(), ['bluesky', 'discord', 'facebook', 'instagram', 'linkedin', 'mastodon', 'pinterest', 'sandbox', 'telegram', 'threads', 'tiktok', 'x', 'youtube']);
+    assert.deepEqual(Object.keys(NETWORK_CAPABILITIES).sort(), ['bluesky', 'discord', 'facebook', 'instagram', 'linkedin', 'mastodon', 'pinterest', 'sandbox', 'slack', 'telegram', 'threads', 'tiktok', 'x', 'youtube']);
     assert.equal(capabilitiesOf('twitter'), NETWORK_CAPABILITIES.x);
     assert.throws(() => capabilitiesOf('friendster'), (error: Error & { status?: number }) => error.status === 400 && /no connector for network "friendster"/.test(error.message));
   });
@@ -72,7 +72,7 @@ describe('validatePost: a post against its network\'s capabilities', () => {
     assert.deepEqual(check('telegram', { text: 'a'.repeat(4096) }), []);
     assert.deepEqual(check('telegram', { text: 'a'.repeat(1024), imageUrls: img(1) }), []);
     assert.deepEqual(check('telegram', { text: 'a'.repeat(1025), videoUrls: ['https://cdn.example/v.mp4'] }).map((p) => [p.rule, p.message]), [
-      ['text_length', 'Telegram allows 1024 characters with media, as their caption; this text has 1025 (counted in UTF-16 units: most emoji are 2). ' +
+      ['text_length', 'Telegram allows 1024 characters in a post with media; this text has 1025 (counted in UTF-16 units: most emoji are 2). ' +
         'Shorten it, or post the media on their own.'],
     ]);
     assert.equal(check('telegram', { text: 'a'.repeat(4097), imageUrls: img(1) }).length, 1, 'one problem: the larger limit');
