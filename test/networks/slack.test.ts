@@ -246,7 +246,7 @@ describe(`Slack, against a fake of its OAuth and Web API (${TEST_DB})`, function
     assert.equal((await t.deps.repos.commentSteps.commentStep(pictures.id))?.networkCommentId, reply.ts);
   });
 
-  it("classifies Slack's failures: 429 waits for Retry-After, ratelimited and 5xx retry, channel errors are permanent, token_revoked needs a reconnect", async () => {
+  it("classifies Slack's failures: 429 waits for Retry-After, a 5xx to a message is looked up, channel errors are permanent, token_revoked reconnects", async () => {
     const channel = await connected();
     const clock = pinClock(t, new Date().toISOString());
     const worker = testWorker(t);
@@ -258,16 +258,27 @@ describe(`Slack, against a fake of its OAuth and Web API (${TEST_DB})`, function
     const until = Number((await t.herald.db('channels').where({ id: channel.id }).first()).rate_limited_until);
     assert.equal(until, clock.now() + 30_000, 'the channel waits the Retry-After Slack named');
     clock.advance(31_000);
-    slack.failNext('chat.postMessage', { ok: false, error: 'service_unavailable' }, 503);
-    await worker.tick();
-    assert.equal(
-      (await t.herald.db('posts').where({ id: limited.id }).first()).status,
-      'scheduled',
-      '5xx: tried again later',
-    );
-    clock.advance(60 * 60_000);
     await worker.tick();
     assert.equal((await get(limited.id)).status, 'published', (await get(limited.id)).error);
+
+    // A 503 to a message may come after Slack made it: looked up by its key, and not found, left for a person.
+    slack.failNext('chat.postMessage', { ok: false, error: 'service_unavailable' }, 503);
+    const unavailable = await schedule(channel.id, { text: 'Slack unavailable' });
+    await worker.tick();
+    assert.equal((await get(unavailable.id)).status, 'unconfirmed');
+    assert.ok(slack.requests.includes('conversations.history'), 'looked up by its key');
+    // Slack's transient errors are the same; a lookup that fails too says so.
+    const second = await schedule(channel.id, { text: 'Lookup failed too' });
+    slack.failNext('chat.postMessage', { ok: false, error: 'internal_error' });
+    slack.failNext('conversations.history', { ok: false, error: 'internal_error' });
+    await worker.tick();
+    const unsure = await get(second.id);
+    assert.equal(unsure.status, 'unconfirmed');
+    assert.match(unsure.error, /Asking the network failed too: Slack answered internal_error/);
+    assert.equal(
+      launches().filter((m) => m.text.startsWith('Slack unavailable') || m.text.startsWith('Lookup')).length,
+      0,
+    );
 
     slack.channels[0].archived = true;
     const archived = await schedule(channel.id, { text: 'Into an archived channel' });

@@ -44,9 +44,9 @@ import {
  *   from the channel's recent messages by the bot with the same content made since the attempt started, and one
  *   not found is left unconfirmed;
  * - an answer whose X-RateLimit-Remaining is 0 pauses the channel until X-RateLimit-Reset; a 429 waits for its
- *   body's retry_after (Retry-After otherwise); 5xx retries later; 401 (a reset token), 403 50001/50013 (access or
- *   a permission taken away) and 404 10003 (the channel deleted) need a reconnect; 400 50035, 40005 and the other
- *   refusals are permanent, in Discord's words;
+ *   body's retry_after (Retry-After otherwise); a 5xx retries a read later and leaves a message's outcome unknown;
+ *   401 (a reset token), 403 50001/50013 (access or a permission taken away) and 404 10003 (the channel deleted)
+ *   need a reconnect; 400 50035, 40005 and the other refusals are permanent, in Discord's words;
  * - live sync reads the bot's messages in the channel (not its replies) with their reactions; Discord counts no views;
  * - a bot token cannot be revoked through the API: disconnecting revokes nothing (the developer portal resets it).
  */
@@ -339,7 +339,7 @@ export class DiscordNetwork implements NetworkConnector {
       });
     }
     await observeBudget(channel, answer, this.now());
-    if (answer.status !== 200) throw classify(answer, this.now());
+    if (answer.status !== 200) throw classify(answer, this.now(), 'write');
     return answer.json;
   }
 }
@@ -390,7 +390,11 @@ export function channelPermissions(guild: any, roles: any[], member: any, channe
   return permissions;
 }
 
-function classify(answer: NetworkAnswer, now: number): NetworkError {
+/**
+ * A server error to a message may come after Discord made it, and a retry may come after the nonce is forgotten:
+ * its outcome is unknown, settled from the channel's messages.
+ */
+function classify(answer: NetworkAnswer, now: number, call: 'read' | 'write' = 'read'): NetworkError {
   const code = Number(answer.json?.code ?? 0);
   const said = typeof answer.json?.message === 'string' ? answer.json.message : `HTTP ${answer.status}`;
   const detail = answer.json?.errors ? ` ${JSON.stringify(answer.json.errors).slice(0, 300)}` : '';
@@ -403,7 +407,7 @@ function classify(answer: NetworkAnswer, now: number): NetworkError {
       Number.isFinite(seconds) ? now + Math.ceil(seconds * 1000) : retryAtFrom(answer, now),
     );
   }
-  if (answer.status >= 500) return new NetworkError('retry_later', words);
+  if (answer.status >= 500) return new NetworkError(call === 'write' ? 'unknown_outcome' : 'retry_later', words);
   if (
     answer.status === 401 ||
     (answer.status === 403 && (code === 50001 || code === 50013)) ||

@@ -46,7 +46,8 @@ import { OAuth2Client, type TokenGrant, type TokenRefusal } from './oauth2-clien
  *   since the attempt started; one not found is left unconfirmed;
  * - Slack answers HTTP 200 with `{ok: false, error}` except 429, which waits for Retry-After: invalid_auth,
  *   token_revoked, account_inactive, not_authed, missing_scope and the like need a reconnect; token_expired
- *   refreshes; ratelimited, internal_error, fatal_error, service_unavailable and 5xx retry later; channel_not_found,
+ *   refreshes; ratelimited retries later, as do internal_error, fatal_error, service_unavailable and 5xx to a read,
+ *   while to a message they leave its outcome unknown (settled by its key, never sent blind); channel_not_found,
  *   not_in_channel, is_archived, msg_too_long, invalid_blocks and the rest are permanent, in Slack's code;
  * - live sync reads the bot's own messages in the channel with their reply and reaction counts (Slack counts no views);
  * - disconnecting revokes the token at Slack (auth.revoke).
@@ -259,7 +260,7 @@ export class SlackNetwork implements NetworkConnector {
     const opened = await this.fresh(channel);
     const c = opened.credentials as unknown as SlackCredentials;
     const answer = await this.send(c, 'auth.test', {}, 'read');
-    const auth = this.result(answer);
+    const auth = this.result(answer, 'read');
     const header = answer.header('x-oauth-scopes');
     const granted = header
       ? header
@@ -318,7 +319,7 @@ export class SlackNetwork implements NetworkConnector {
       throw error;
     }
     if (sent.status !== 200)
-      throw classify({ ok: false, error: `upload answered HTTP ${sent.status}` }, sent, this.now());
+      throw classify({ ok: false, error: `upload answered HTTP ${sent.status}` }, sent, 'read', this.now());
     await this.api(channel, 'files.completeUploadExternal', { files: [{ id: String(target.file_id), title }] }, 'read');
     return String(target.file_id);
   }
@@ -339,7 +340,7 @@ export class SlackNetwork implements NetworkConnector {
   ): Promise<any> {
     const opened = await this.fresh(channel);
     const c = opened.credentials as unknown as SlackCredentials;
-    return this.result(await this.send(c, method, body, kind));
+    return this.result(await this.send(c, method, body, kind), kind);
   }
 
   private async send(
@@ -369,17 +370,17 @@ export class SlackNetwork implements NetworkConnector {
       headers: { authorization: `Bearer ${accessToken}` },
       form: formOf(body),
     });
-    return this.result(answer);
+    return this.result(answer, 'read');
   }
 
   private parse(answer: NetworkAnswer): any {
     return answer.json ?? { ok: false, error: `HTTP ${answer.status}` };
   }
 
-  private result(answer: NetworkAnswer): any {
+  private result(answer: NetworkAnswer, kind: 'read' | 'write'): any {
     const json = this.parse(answer);
     if (answer.status === 200 && json.ok === true) return json;
-    throw classify(json, answer, this.now());
+    throw classify(json, answer, kind, this.now());
   }
 
   private async fresh(channel: ConnectorChannel): Promise<OpenedCredentials> {
@@ -451,12 +452,14 @@ function tokenRefusal(answer: NetworkAnswer): TokenRefusal {
   return { error: mapped[error] ?? error, said: error, transient: TRANSIENT.has(error) };
 }
 
-function classify(json: any, answer: NetworkAnswer, now: number): NetworkError {
+/** A server error to a write may come after Slack made the message: its outcome is unknown, settled by its key. */
+function classify(json: any, answer: NetworkAnswer, kind: 'read' | 'write', now: number): NetworkError {
   const error = String(json?.error ?? `HTTP ${answer.status}`);
   const words = `Slack answered ${answer.status === 200 ? error : `HTTP ${answer.status} (${error})`}`;
   if (answer.status === 429 || error === 'ratelimited')
     return new NetworkError('retry_later', words, retryAtFrom(answer, now));
-  if (answer.status >= 500 || TRANSIENT.has(error)) return new NetworkError('retry_later', words);
+  if (answer.status >= 500 || TRANSIENT.has(error))
+    return new NetworkError(kind === 'write' ? 'unknown_outcome' : 'retry_later', words);
   if (error === 'token_expired') return new NetworkError('refresh_and_retry', words);
   if (RECONNECT.has(error)) return new NetworkError('reconnect_needed', words);
   return new NetworkError('permanent', words);

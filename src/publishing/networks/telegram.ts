@@ -29,7 +29,8 @@ import { downloadMedia, type NetworkAnswer, type NetworkHttp, type NetworkHttpOp
  * - every answer is `{ok, result}` or `{ok: false, error_code, description, parameters}`: 429 waits for
  *   `parameters.retry_after` seconds (the whole bot stalls, so the channel pauses); 401 (a revoked token) and 403
  *   (the bot removed or no longer an administrator) need a reconnect; other 4xx are permanent with Telegram's
- *   description; 5xx retries later;
+ *   description; 5xx retries a read later, while a send answered 5xx may have made its message, so its outcome
+ *   is unknown;
  * - Telegram keeps no idempotency key and a bot cannot read a chat's history: an attempt whose answer was lost
  *   cannot be looked up, so it is left unconfirmed for a person, and a lost first comment gets no second try;
  * - a bot cannot read messages or their view counts either: live sync finds nothing; disconnecting revokes nothing
@@ -215,7 +216,7 @@ export class TelegramNetwork implements NetworkConnector {
     const query =
       reading && params ? `?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]))}` : '';
     const answer = await this.http.request(url + query, reading ? {} : { method: 'POST', json: params ?? {} });
-    return this.result(answer, refused);
+    return this.result(answer, reading ? 'read' : 'sent', refused);
   }
 
   private async upload(
@@ -247,12 +248,12 @@ export class TelegramNetwork implements NetworkConnector {
       headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
       body: Buffer.concat(chunks),
     });
-    return this.result(answer);
+    return this.result(answer, 'sent');
   }
 
-  private result(answer: NetworkAnswer, refused?: 'refused'): any {
+  private result(answer: NetworkAnswer, call: 'read' | 'sent', refused?: 'refused'): any {
     if (answer.json?.ok === true) return answer.json.result;
-    const error = classify(answer, this.now());
+    const error = classify(answer, call, this.now());
     if (refused && error.kind === 'reconnect_needed') {
       throw new NetworkError(
         'permanent',
@@ -284,7 +285,8 @@ function postingRefusal(chat: any, member: any): string | undefined {
   return undefined;
 }
 
-function classify(answer: NetworkAnswer, now: number): NetworkError {
+/** A server error to a send may come after the message was made: with no key to find it by, its outcome is unknown. */
+function classify(answer: NetworkAnswer, call: 'read' | 'sent', now: number): NetworkError {
   const code = Number(answer.json?.error_code ?? answer.status);
   const description = typeof answer.json?.description === 'string' ? answer.json.description : `HTTP ${answer.status}`;
   const words = `Telegram answered ${code}: ${description}`;
@@ -292,7 +294,8 @@ function classify(answer: NetworkAnswer, now: number): NetworkError {
     const seconds = Number(answer.json?.parameters?.retry_after);
     return new NetworkError('retry_later', words, Number.isFinite(seconds) ? now + seconds * 1000 : undefined);
   }
-  if (code >= 500 || answer.status >= 500) return new NetworkError('retry_later', words);
+  if (code >= 500 || answer.status >= 500)
+    return new NetworkError(call === 'sent' ? 'unknown_outcome' : 'retry_later', words);
   if (code === 401 || code === 403) return new NetworkError('reconnect_needed', words);
   return new NetworkError('permanent', words);
 }
