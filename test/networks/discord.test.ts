@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { callTool } from '../mcp/support.js';
 import { checkChannelConnection } from '../../src/domain/networks/connection-check.js';
 import { TINY_PNG } from '../media/fixtures.js';
 import { API_ORIGIN, startFakeDiscord, type FakeDiscord } from '../support/fake-discord.js';
@@ -182,6 +183,20 @@ describe(`Discord, against a fake of its HTTP API (${TEST_DB})`, function () {
     });
     assert.equal(many.status, 400);
     assert.match(many.body.message, /Discord allows 10 image\(s\) per post/);
+  });
+
+  it('publishes posts written through MCP and in bulk, through the worker', async () => {
+    const channel = await connected();
+    const tool = await callTool(t, a.apiKey, 'create_text_post', { channelIds: [channel.id], text: 'From a model' });
+    assert.ok(!tool.body.result.isError, JSON.stringify(tool.body));
+    const bulk = await t.api('POST', '/v1/rest/posts/bulk', {
+      token: a.apiKey,
+      body: { posts: [{ channelIds: [channel.id], text: 'Bulk one' }, { channelIds: [channel.id], text: 'Bulk two' }] },
+    });
+    assert.equal(bulk.status, 200, JSON.stringify(bulk.body));
+    assert.deepEqual(bulk.body.summary, { succeeded: 2, failed: 0 });
+    await testWorker(t).tick();
+    assert.deepEqual(discord.messages.map((m) => m.content).sort(), ['Bulk one', 'Bulk two', 'From a model']);
   });
 
   it('publishes a message with its files under a nonce it enforces, and a first comment as a reply', async () => {

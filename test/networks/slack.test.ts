@@ -194,6 +194,20 @@ describe(`Slack, against a fake of its OAuth and Web API (${TEST_DB})`, function
     assert.match(tool.body.result.content[0].text, /Slack allows 3000 characters in a post with media/);
   });
 
+  it('publishes posts written through MCP and in bulk, through the worker', async () => {
+    const channel = await connected();
+    const tool = await callTool(t, a.apiKey, 'create_text_post', { channelIds: [channel.id], text: 'From a model' });
+    assert.ok(!tool.body.result.isError, JSON.stringify(tool.body));
+    const bulk = await t.api('POST', '/v1/rest/posts/bulk', {
+      token: a.apiKey,
+      body: { posts: [{ channelIds: [channel.id], text: 'Bulk one' }, { channelIds: [channel.id], text: 'Bulk two' }] },
+    });
+    assert.equal(bulk.status, 200, JSON.stringify(bulk.body));
+    assert.deepEqual(bulk.body.summary, { succeeded: 2, failed: 0 });
+    await testWorker(t).tick();
+    assert.deepEqual(launches().map((m) => m.text).sort(), ['Bulk one', 'Bulk two', 'From a model']);
+  });
+
   it("publishes escaped text with Herald's key in the metadata, images as uploaded files in image blocks, and a first comment in the thread", async () => {
     const channel = await connected();
     const clock = pinClock(t, new Date().toISOString());
