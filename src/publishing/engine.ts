@@ -18,6 +18,8 @@ import { InstagramNetwork } from './networks/instagram.js';
 import { XNetwork } from './networks/x.js';
 import { PinterestNetwork } from './networks/pinterest.js';
 import { ThreadsNetwork } from './networks/threads.js';
+import { WordPressNetwork } from './networks/wordpress.js';
+import { NostrNetwork } from './networks/nostr.js';
 import { NetworkHttp, type NetworkHttpOptions } from './networks/network-http.js';
 import { DEFAULT_WORKER_OPTIONS } from './runtime.js';
 import { PublishingWorker, type WorkerOptions } from './worker.js';
@@ -49,7 +51,9 @@ export function createNetworks(deps: Omit<DomainDeps, 'networks'>): NetworkRegis
     .register('instagram', new InstagramNetwork(http, now, deps.config.networks.apps))
     .register('x', new XNetwork(http, outbound, now, deps.config.networks.apps.x))
     .register('pinterest', new PinterestNetwork(http, outbound, now, deps.config.networks.apps.pinterest))
-    .register('threads', new ThreadsNetwork(http, now, deps.config.networks.apps.threads));
+    .register('threads', new ThreadsNetwork(http, now, deps.config.networks.apps.threads))
+    .register('wordpress', new WordPressNetwork(http, outbound, now))
+    .register('nostr', new NostrNetwork(http, outbound, now));
 }
 
 export function createWorker(

@@ -1,0 +1,164 @@
+import assert from 'node:assert/strict';
+import { generateSecretKey, getPublicKey, verifyEvent } from 'nostr-tools/pure';
+import { nsecEncode, npubEncode } from 'nostr-tools/nip19';
+import { loadConfig } from '../../src/config.js';
+import { startNostrRelay, type LocalRelay } from '../support/nostr-relay.js';
+import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { testWorker } from '../publishing/support.js';
+
+/** Nostr against two real relays (@nostr-relay/core, which checks every id and signature) on loopback. */
+describe('Nostr, against real relays', function () {
+  this.timeout(30_000);
+  let first: LocalRelay;
+  let second: LocalRelay;
+  let t: TestHerald;
+  let a: SeededAccount;
+
+  before(async () => {
+    first = await startNostrRelay();
+    second = await startNostrRelay();
+  });
+  after(async () => {
+    await first?.close();
+    await second?.close();
+  });
+  beforeEach(async () => {
+    first.refuseWith(null);
+    second.refuseWith(null);
+    t = await startTestHerald({
+      // The relays a person names are on 127.0.0.1, which the SSRF guard refuses unless listed.
+      outboundAllowHosts: ['127.0.0.1'],
+      // A relay that never answers is given up on quickly, so the lost-answer test stays short.
+      networks: { ...loadConfig({}).networks, timeoutMs: 1_500 },
+    });
+    a = await t.seedAccount({ channels: 0 });
+  });
+  afterEach(() => t.close());
+
+  async function connect(secretKey = generateSecretKey()) {
+    const res = await t.api('POST', '/v1/rest/channels/connect', {
+      token: a.apiKey, body: { network: 'nostr', privateKey: nsecEncode(secretKey), relays: `${first.url}, ${second.url}` },
+    });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    return { channel: res.body.data[0], pubkey: getPublicKey(secretKey), secretKey };
+  }
+
+  async function publishNow(channelId: string, body: Record<string, unknown>, channelOptions?: Record<string, unknown>) {
+    const res = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [channelId], ...body } });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    const post = res.body.data[0];
+    if (channelOptions) {
+      const patched = await t.api('PATCH', `/v1/rest/posts/${post.id}`, { token: a.apiKey, body: { channelOptions } });
+      assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    }
+    await testWorker(t).tick();
+    return (await t.api('GET', `/v1/rest/posts/${post.id}`, { token: a.apiKey })).body.data;
+  }
+
+  it('is listed as a credentials network, and connects with an nsec and relays, the key sealed at rest', async () => {
+    const networks = await t.api('GET', '/v1/rest/networks', { token: a.apiKey });
+    const nostr = networks.body.data.find((n: any) => n.name === 'nostr');
+    assert.equal(nostr.configured, true);
+    assert.deepEqual(nostr.connection.fields.map((f: any) => [f.name, f.required, f.secret]), [['privateKey', true, true], ['relays', true, false]]);
+    assert.equal(nostr.capabilities.firstComment, 'reply');
+
+    const { channel, pubkey, secretKey } = await connect();
+    assert.equal(channel.network, 'nostr');
+    assert.equal(channel.handle, npubEncode(pubkey));
+    const row = await t.herald.db('channels').where({ id: channel.id }).first();
+    assert.ok(row.credentials.startsWith('v1.'));
+    assert.ok(!row.credentials.includes(Buffer.from(secretKey).toString('hex')), 'the key is not stored in the clear');
+
+    const again = await connect(secretKey);
+    assert.equal(again.channel.id, channel.id, 'the same key keeps its channel');
+  });
+
+  it('refuses a public key, a relay that is not a WebSocket URL and one on a private address, saying what to fix', async () => {
+    const cases: [Record<string, string>, RegExp][] = [
+      [{ privateKey: npubEncode(getPublicKey(generateSecretKey())), relays: first.url }, /public key \(npub\)/],
+      [{ privateKey: nsecEncode(generateSecretKey()), relays: 'https://relay.example' }, /relays are wss:\/\/ URLs/],
+      [{ privateKey: nsecEncode(generateSecretKey()), relays: 'wss://169.254.169.254' }, /169\.254\.169\.254.*not an address Herald may fetch from/],
+    ];
+    for (const [fields, message] of cases) {
+      const res = await t.api('POST', '/v1/rest/channels/connect', { token: a.apiKey, body: { network: 'nostr', ...fields } });
+      assert.equal(res.status, 400, JSON.stringify(res.body));
+      assert.match(res.body.message, message);
+    }
+    assert.equal((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data.length, 0);
+  });
+
+  it('publishes a signed kind-1 note with its image to two relays, one refusing: published, each relay\'s answer kept', async () => {
+    const { channel, pubkey } = await connect();
+    second.refuseWith('blocked: this relay takes no notes from you');
+    const before = first.events.length;
+    const post = await publishNow(channel.id, { text: 'Hello, Nostr', imageUrls: ['https://cdn.example/picture.png'] }, { altText: ['a picture'] });
+    assert.equal(post.status, 'published', post.error);
+    const note = first.events[before];
+    assert.equal(first.events.length, before + 1);
+    assert.ok(verifyEvent(note as never), 'signed by the key');
+    assert.equal(note.pubkey, pubkey);
+    assert.equal(note.kind, 1);
+    assert.equal(note.content, 'Hello, Nostr\n\nhttps://cdn.example/picture.png');
+    assert.deepEqual(note.tags, [['imeta', 'url https://cdn.example/picture.png', 'alt a picture']]);
+    assert.ok(!second.events.some((e) => e.id === note.id), 'the refusing relay stored nothing');
+    assert.match(post.permalinkUrl, /^https:\/\/njump\.me\/nevent1/);
+    const attempt = await t.herald.db('publish_attempts').where({ post_id: post.id, kind: 'publish' }).first();
+    const handle = JSON.parse(attempt.network_handle);
+    assert.equal(handle.event.id, note.id);
+    assert.match(handle.relays[first.url], /^accepted/);
+    assert.equal(handle.relays[second.url], 'permanent: blocked: this relay takes no notes from you');
+  });
+
+  it('fails for good, naming each relay\'s reason, when every relay refuses', async () => {
+    const { channel } = await connect();
+    first.refuseWith('restricted: members only');
+    second.refuseWith('blocked: not today');
+    const post = await publishNow(channel.id, { text: 'Nobody wants this' });
+    assert.equal(post.status, 'failed');
+    assert.match(post.error, /restricted: members only/);
+    assert.match(post.error, /blocked: not today/);
+  });
+
+  it('a lost answer is settled by sending the same signed event again: the same id, one note', async () => {
+    const { channel } = await connect();
+    second.refuseWith('blocked: not here');
+    first.silenceNext();
+    const before = first.received.length;
+    const post = await publishNow(channel.id, { text: 'Answer lost on the way' });
+    assert.equal(post.status, 'published', post.error);
+    const sent = first.received.slice(before);
+    assert.equal(sent.length, 2, 'sent, then sent again to settle the unknown outcome');
+    assert.equal(sent[0].id, sent[1].id, 'the very same event');
+    assert.equal(first.events.filter((e) => e.content === 'Answer lost on the way').length, 1);
+    const attempts = await t.herald.db('publish_attempts').where({ post_id: post.id, kind: 'publish' }).select('outcome');
+    assert.deepEqual(attempts.map((row: { outcome: string }) => row.outcome), ['reconciled']);
+  });
+
+  it('makes the first comment a NIP-10 reply marked root, and reads reactions back on sync', async () => {
+    const { channel, pubkey } = await connect();
+    const res = await t.api('POST', '/v1/rest/posts', {
+      token: a.apiKey, body: { channelIds: [channel.id], text: 'A note with a reply', firstComment: { text: 'and the reply', delayMinutes: 0 } },
+    });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    const worker = testWorker(t);
+    await worker.tick();
+    await worker.tick();
+    const post = (await t.api('GET', `/v1/rest/posts/${res.body.data[0].id}`, { token: a.apiKey })).body.data;
+    assert.equal(post.status, 'published', post.error);
+    const root = first.events.find((e) => e.content === 'A note with a reply')!;
+    const reply = first.events.find((e) => e.content === 'and the reply');
+    assert.ok(reply, 'the reply reached the relay');
+    assert.ok(verifyEvent(reply as never));
+    assert.deepEqual(reply.tags, [['e', root.id, first.url, 'root', pubkey], ['p', pubkey]]);
+    assert.equal((await t.deps.repos.commentSteps.commentStep(post.id))?.networkCommentId, reply.id);
+
+    const network = t.deps.networks.get('nostr')!;
+    const channelRow = await t.deps.repos.channels.get(a.accountId, channel.id);
+    const { connectorChannel } = await import('../../src/domain/networks/channel-connections.js');
+    const page = await network.recentPosts(connectorChannel(t.deps, channelRow!), { cursor: null, limit: 10 });
+    const synced = page.posts.find((p) => p.networkPostId === root.id);
+    assert.ok(synced, 'the note is listed, its reply is not');
+    assert.ok(!page.posts.some((p) => p.networkPostId === reply.id));
+    assert.deepEqual(synced.metrics, { reactions: 0, replies: 1 });
+  });
+});
