@@ -21,7 +21,8 @@ import { downloadMedia, retryAtFrom, type NetworkAnswer, type NetworkHttp, type 
  * - never twice: every post carries a slug made from its Herald key, and each attempt first asks the site for a
  *   post with that slug (any status): one found is the post, whatever happened to the answer that made it;
  * - a first comment is a WordPress comment by the account, found again by its text on that post;
- * - failures: 401 means the Application Password no longer works (reconnect); a role that may not publish and
+ * - failures: 401, or the site answering as to a visitor (a password it no longer takes is ignored, not refused),
+ *   means the Application Password no longer works (reconnect); a role that may not publish (403) and other
  *   400s are permanent with WordPress's message; 429, 5xx and an HTML page instead of JSON retry later;
  * - live sync reads the account's published posts with their comment counts; disconnecting revokes the
  *   Application Password Herald used (introspect, then delete).
@@ -178,6 +179,10 @@ export class WordPressNetwork implements NetworkConnector {
 
   private async postBySlug(credentials: WordPressCredentials, slug: string): Promise<PublishedPost | undefined> {
     const answer = await this.http.request(route(credentials.apiRoot, '/wp/v2/posts', { slug, status: 'any', context: 'edit' }), { headers: basic(credentials) });
+    // A site that no longer takes the password answers as to a visitor, who may not list posts of every status.
+    if (answer.status === 400 && answer.json?.data?.params?.status) {
+      throw new NetworkError('reconnect_needed', `WordPress answered as to a visitor (${wordsOf(answer)}); the Application Password no longer works`);
+    }
     if (answer.status !== 200 || !Array.isArray(answer.json)) throw classify(answer, this.now());
     const found = answer.json.find((post: any) => post.slug === slug);
     return found ? this.publishedFrom(found) : undefined;
