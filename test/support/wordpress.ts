@@ -63,7 +63,8 @@ export async function startWordPress(): Promise<LocalWordPress> {
   const configFile = `/etc/wordpress/config-${configName}.php`;
   const children: ChildProcess[] = [];
   const close = async () => {
-    for (const child of children) child.kill('SIGKILL');
+    // Each in a process group of its own: PHP's server forks its workers, which must go with it.
+    for (const child of children) if (child.pid && child.exitCode === null && child.signalCode === null) process.kill(-child.pid, 'SIGKILL');
     await Promise.all(children.map((child) => (child.exitCode === null && child.signalCode === null ? new Promise((resolve) => child.once('exit', resolve)) : undefined)));
     await fs.rm(configFile, { force: true });
     await fs.rm(dir, { recursive: true, force: true });
@@ -73,7 +74,7 @@ export async function startWordPress(): Promise<LocalWordPress> {
     children.push(spawn('mariadbd', [
       '--no-defaults', `--datadir=${dir}/db`, `--socket=${socket}`, '--skip-networking', '--skip-grant-tables', '--user=root',
       '--innodb-buffer-pool-size=16M', '--innodb-log-file-size=8M', `--pid-file=${dir}/mariadb.pid`,
-    ], { stdio: 'ignore' }));
+    ], { stdio: 'ignore', detached: true }));
     const sql = (statement: string) => run('mariadb', ['--no-defaults', '-S', socket, '-u', 'root', '-e', statement]);
     await until(async () => (await sql('SELECT 1'), true), 'MariaDB starting');
     await sql('CREATE DATABASE wordpress');
@@ -109,7 +110,7 @@ ${salts}
     if (!/^[A-Za-z0-9]{24}$/.test(applicationPassword)) throw new Error(`WordPress test support: the install printed ${stdout.slice(0, 500)}`);
 
     children.push(spawn('php', ['-S', `127.0.0.1:${port}`, '-t', WORDPRESS, path.join(dir, 'router.php')], {
-      stdio: 'ignore', env: { ...process.env, WORDPRESS_CONFIG: configName, PHP_CLI_SERVER_WORKERS: '2' },
+      stdio: 'ignore', detached: true, env: { ...process.env, WORDPRESS_CONFIG: configName, PHP_CLI_SERVER_WORKERS: '2' },
     }));
     const auth = `Basic ${Buffer.from(`admin:${applicationPassword}`).toString('base64')}`;
     const rest: LocalWordPress['rest'] = async (route, init = {}) => {
