@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { generateSecretKey, getPublicKey, verifyEvent } from 'nostr-tools/pure';
 import { nsecEncode, npubEncode } from 'nostr-tools/nip19';
 import { loadConfig } from '../../src/config.js';
@@ -71,6 +73,19 @@ describe('Nostr, against real relays', function () {
 
     const again = await connect(secretKey);
     assert.equal(again.channel.id, channel.id, 'the same key keeps its channel');
+  });
+
+  it('connects from the CLI', async function () {
+    this.timeout(120_000);
+    const secretKey = generateSecretKey();
+    const env = { ...process.env, DATA_DIR: t.config.dataDir, DATABASE_URL: t.config.databaseUrl ?? '', HERALD_FROM_SOURCE: '1', OUTBOUND_ALLOW_HOSTS: '127.0.0.1' };
+    const { stdout } = await promisify(execFile)('node', [
+      'bin/herald.mjs', 'channel', 'connect', 'nostr', '--private-key', nsecEncode(secretKey), '--relays', `${first.url} ${second.url}`, '--json',
+    ], { env });
+    const [channel] = JSON.parse(stdout).channels;
+    assert.equal(channel.handle, npubEncode(getPublicKey(secretKey)));
+    assert.ok(!stdout.includes(nsecEncode(secretKey)));
+    assert.deepEqual((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data.map((c: any) => c.id), [channel.id]);
   });
 
   it('refuses a public key, a relay that is not a WebSocket URL and one on a private address, saying what to fix', async () => {
