@@ -11,7 +11,8 @@ import { ValidationError } from '../errors.js';
  *   emoji as their UTF-8 bytes: see text-length.ts);
  * - a connection may report a higher text limit than the row's default (a Mastodon instance's
  *   `max_characters`, an X account allowed longer posts): `text.raisedBy` says who may raise it;
- * - first comments apply where SPEC lists them (Instagram, LinkedIn, Facebook Pages, YouTube; X as a reply), with a
+ * - first comments apply where SPEC lists them (Instagram, LinkedIn, Facebook Pages, YouTube; X as a reply) and where
+ *   the network has its own way (replies on Bluesky, Mastodon and Nostr, comments on WordPress), with a
  *   media URL on LinkedIn and Facebook only; elsewhere they are ignored, except where a network SPEC lists has no
  *   way to make one (TikTok, Pinterest): there a first comment is refused when the post is written (`firstCommentRefused`);
  * - sizes, durations, aspect ratios and pixel counts cannot be known from any URL at create time: they are checked
