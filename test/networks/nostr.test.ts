@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { generateSecretKey, getPublicKey, verifyEvent } from 'nostr-tools/pure';
+import { finalizeEvent, generateSecretKey, getPublicKey, verifyEvent } from 'nostr-tools/pure';
+import WebSocket from 'ws';
 import { nsecEncode, npubEncode } from 'nostr-tools/nip19';
 import { loadConfig } from '../../src/config.js';
 import { startNostrRelay, type LocalRelay } from '../support/nostr-relay.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
-import { testWorker } from '../publishing/support.js';
+import { pinClock, testWorker } from '../publishing/support.js';
 
 /** Nostr against two real relays (@nostr-relay/core, which checks every id and signature) on loopback. */
 describe('Nostr, against real relays', function () {
@@ -149,6 +150,23 @@ describe('Nostr, against real relays', function () {
     assert.deepEqual(attempts.map((row: { outcome: string }) => row.outcome), ['reconciled']);
   });
 
+  it('tries again later when the relays are busy or unreachable, and publishes once one accepts', async () => {
+    const { channel } = await connect();
+    first.refuseWith('rate-limited: slow down');
+    second.refuseWith('error: database busy');
+    const clock = pinClock(t, new Date().toISOString());
+    const post = await publishNow(channel.id, { text: 'Busy relays' });
+    assert.equal(post.status, 'scheduled', 'retried later');
+    const row = await t.herald.db('posts').where({ id: post.id }).first();
+    assert.ok(Number(row.next_attempt_at) > clock.now());
+    first.refuseWith(null);
+    clock.advance(60 * 60_000);
+    await testWorker(t).tick();
+    const published = (await t.api('GET', `/v1/rest/posts/${post.id}`, { token: a.apiKey })).body.data;
+    assert.equal(published.status, 'published', published.error);
+    assert.equal(first.events.filter((e) => e.content === 'Busy relays').length, 1);
+  });
+
   it('makes the first comment a NIP-10 reply marked root, and reads reactions back on sync', async () => {
     const { channel, pubkey } = await connect();
     const res = await t.api('POST', '/v1/rest/posts', {
@@ -167,6 +185,12 @@ describe('Nostr, against real relays', function () {
     assert.deepEqual(reply.tags, [['e', root.id, first.url, 'root', pubkey], ['p', pubkey]]);
     assert.equal((await t.deps.repos.commentSteps.commentStep(post.id))?.networkCommentId, reply.id);
 
+    const reaction = finalizeEvent({ kind: 7, created_at: Math.floor(Date.now() / 1000), tags: [['e', root.id], ['p', pubkey]], content: '+' }, generateSecretKey());
+    const socket = new WebSocket(first.url);
+    await new Promise((resolve) => socket.once('open', resolve));
+    socket.send(JSON.stringify(['EVENT', reaction]));
+    await new Promise((resolve) => socket.once('message', resolve));
+    socket.close();
     const network = t.deps.networks.get('nostr')!;
     const channelRow = await t.deps.repos.channels.get(a.accountId, channel.id);
     const { connectorChannel } = await import('../../src/domain/networks/channel-connections.js');
@@ -174,6 +198,6 @@ describe('Nostr, against real relays', function () {
     const synced = page.posts.find((p) => p.networkPostId === root.id);
     assert.ok(synced, 'the note is listed, its reply is not');
     assert.ok(!page.posts.some((p) => p.networkPostId === reply.id));
-    assert.deepEqual(synced.metrics, { reactions: 0, replies: 1 });
+    assert.deepEqual(synced.metrics, { reactions: 1, replies: 1 });
   });
 });

@@ -193,6 +193,24 @@ describe('WordPress, against a real site', function () {
     assert.equal(made.length, 1, 'the retry found the post by its slug instead of making slug-2');
   });
 
+  it('a user whose role may not publish is told so by check(), and the post fails naming the role it needs', async () => {
+    const user = await wp.rest('/wp/v2/users', { body: { username: `reader${Date.now()}`, email: `reader${Date.now()}@example.com`, password: 'Reader-pw-123456', roles: ['subscriber'] } });
+    assert.equal(user.status, 201, JSON.stringify(user.json));
+    const password = await wp.rest(`/wp/v2/users/${user.json.id}/application-passwords`, { body: { name: 'herald' } });
+    const res = await connect({ username: user.json.username, applicationPassword: password.json.password });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    const channel = res.body.data[0];
+    const check = await t.deps.networks.get('wordpress')!.check!(connectorChannel(t.deps, (await t.deps.repos.channels.get(a.accountId, channel.id))!));
+    assert.equal(check.problems.length, 2);
+    assert.match(check.problems[0], /may not publish posts.*Author role/);
+    const post = await schedule(channel.id, { text: 'Not allowed' });
+    await testWorker(t).tick();
+    const got = await get(post.id);
+    assert.equal(got.status, 'failed');
+    assert.match(got.error, /may not publish posts on .*: give the user the Author role or above/);
+    assert.equal((await t.herald.db('channels').where({ id: channel.id }).first()).status, 'active', 'a role is not a broken connection');
+  });
+
   it('a revoked Application Password needs a reconnect; disconnecting revokes Herald\'s password at the site', async () => {
     const channel = await connected();
     const before = (await wp.rest('/wp/v2/users/1/application-passwords')).json.length;

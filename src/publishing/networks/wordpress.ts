@@ -179,8 +179,13 @@ export class WordPressNetwork implements NetworkConnector {
 
   private async postBySlug(credentials: WordPressCredentials, slug: string): Promise<PublishedPost | undefined> {
     const answer = await this.http.request(route(credentials.apiRoot, '/wp/v2/posts', { slug, status: 'any', context: 'edit' }), { headers: basic(credentials) });
-    // A site that no longer takes the password answers as to a visitor, who may not list posts of every status.
+    // Only a user who may edit posts lists them in every status: a site that no longer takes the password answers
+    // as to a visitor (reconnect), and a user without the role is refused for good (a person must change it).
     if (answer.status === 400 && answer.json?.data?.params?.status) {
+      const me = await this.http.request(route(credentials.apiRoot, '/wp/v2/users/me'), { headers: basic(credentials) });
+      if (me.status === 200) {
+        throw new NetworkError('permanent', `${credentials.username} may not publish posts on ${credentials.site}: give the user the Author role or above`);
+      }
       throw new NetworkError('reconnect_needed', `WordPress answered as to a visitor (${wordsOf(answer)}); the Application Password no longer works`);
     }
     if (answer.status !== 200 || !Array.isArray(answer.json)) throw classify(answer, this.now());
