@@ -89,6 +89,10 @@ describe('WordPress, against a real site', function () {
     assert.ok(row.credentials.startsWith('v1.'));
     assert.ok(!row.credentials.includes(wp.applicationPassword));
 
+    const plain = await connect({ site: 'http://blog.example' });
+    assert.equal(plain.status, 400);
+    assert.match(plain.body.message, /only over https/);
+
     const wrong = await connect({ applicationPassword: 'abcd efgh ijkl mnop qrst uvwx' });
     assert.equal(wrong.status, 400);
     assert.match(wrong.body.message, /refused the username or Application Password/);

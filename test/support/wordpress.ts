@@ -27,14 +27,13 @@ export interface LocalWordPress {
   close(): Promise<void>;
 }
 
-export async function wordPressInstalled(): Promise<boolean> {
+async function requirePackages(): Promise<void> {
   try {
     await fs.access(path.join(WORDPRESS, 'wp-load.php'));
     await run('mariadbd', ['--version']);
-    await run('php', ['-m']);
-    return true;
+    await run('php', ['-r', 'exit(extension_loaded("mysqli") ? 0 : 1);']);
   } catch {
-    return false;
+    throw new Error('The WordPress tests need Debian\'s packages: apt-get install wordpress mariadb-server php-cli php-mysql (as .ci/run does)');
   }
 }
 
@@ -55,6 +54,7 @@ async function until(check: () => Promise<boolean>, what: string, timeoutMs = 30
 }
 
 export async function startWordPress(): Promise<LocalWordPress> {
+  await requirePackages();
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'herald-wordpress-'));
   const socket = path.join(dir, 'mysql.sock');
   const port = await freePort();

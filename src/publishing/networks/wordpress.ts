@@ -13,7 +13,8 @@ import { downloadMedia, retryAtFrom, type NetworkAnswer, type NetworkHttp, type 
  * Rules kept here:
  * - the API root is the one the site announces (`Link: <...>; rel="https://api.w.org/"`, which is
  *   `/?rest_route=/` on a site with plain permalinks), else `/wp-json/`; the account is checked with
- *   /wp/v2/users/me, and the site's address goes through the SSRF guard like every URL a person names;
+ *   /wp/v2/users/me, and the site's address goes through the SSRF guard like every URL a person names; the
+ *   password is sent over https only (http only to a host the operator allowed, a site on a private network);
  * - the title is the `title` option, else the first line of the text (the rest is the body); the text is sent as
  *   HTML paragraphs with its characters escaped, never as markup; one image becomes the featured image, uploaded
  *   to /wp/v2/media; `category` names a category the site already has (by slug or name);
@@ -61,6 +62,12 @@ export class WordPressNetwork implements NetworkConnector {
 
   async signIn(fields: Record<string, string>): Promise<ConnectedAccount> {
     const site = siteAddress(fields.site);
+    // The Application Password goes in every request's header: never in the clear, but to a host the operator
+    // allowed on a private network (OUTBOUND_ALLOW_HOSTS), as WordPress itself allows local sites over http.
+    const host = new URL(site).hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+    if (site.startsWith('http:') && !this.media.allowHosts.includes(host)) {
+      throw new NetworkError('permanent', `${site} is not https: Herald sends the Application Password only over https; give the site's https address`);
+    }
     const apiRoot = await this.discoverApiRoot(site);
     const draft: WordPressCredentials = { site, apiRoot, username: fields.username.trim(), applicationPassword: fields.applicationPassword.trim(), userId: 0 };
     const me = await this.http.request(route(apiRoot, '/wp/v2/users/me', { context: 'edit' }), { headers: basic(draft) });
