@@ -5,6 +5,7 @@ import { finalizeEvent, generateSecretKey, getPublicKey, verifyEvent } from 'nos
 import WebSocket from 'ws';
 import { nsecEncode, npubEncode } from 'nostr-tools/nip19';
 import { loadConfig } from '../../src/config.js';
+import { callTool } from '../mcp/support.js';
 import { startNostrRelay, type LocalRelay } from '../support/nostr-relay.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { pinClock, testWorker } from '../publishing/support.js';
@@ -123,6 +124,17 @@ describe('Nostr, against real relays', function () {
     assert.equal(handle.event.id, note.id);
     assert.match(handle.relays[first.url], /^accepted/);
     assert.equal(handle.relays[second.url], 'permanent: blocked: this relay takes no notes from you');
+  });
+
+  it('publishes what an MCP client writes', async () => {
+    const { channel } = await connect();
+    const tool = await callTool(t, a.apiKey, 'create_text_post', { channelIds: [channel.id], text: 'Written over MCP' });
+    assert.notEqual(tool.body.result.isError, true, JSON.stringify(tool.body));
+    await testWorker(t).tick();
+    const note = first.events.find((e) => e.content === 'Written over MCP');
+    assert.ok(note && verifyEvent(note as never));
+    const [post] = tool.body.result.structuredContent.data;
+    assert.equal((await t.api('GET', `/v1/rest/posts/${post.id}`, { token: a.apiKey })).body.data.status, 'published');
   });
 
   it('fails for good, naming each relay\'s reason, when every relay refuses', async () => {
