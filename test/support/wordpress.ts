@@ -70,10 +70,13 @@ export async function startWordPress(): Promise<LocalWordPress> {
     await fs.rm(dir, { recursive: true, force: true });
   };
   try {
-    await run('mysql_install_db', ['--no-defaults', `--datadir=${dir}/db`, '--auth-root-authentication-method=normal', '--skip-test-db', '--user=root']);
+    // An empty data directory: without grant tables MariaDB needs no system tables, so mysql_install_db (seconds
+    // on a busy machine) is not run.
+    await fs.mkdir(path.join(dir, 'db'));
     children.push(spawn('mariadbd', [
       '--no-defaults', `--datadir=${dir}/db`, `--socket=${socket}`, '--skip-networking', '--skip-grant-tables', '--user=root',
-      '--innodb-buffer-pool-size=16M', '--innodb-log-file-size=8M', `--pid-file=${dir}/mariadb.pid`,
+      '--innodb-buffer-pool-size=16M', '--innodb-log-file-size=8M', '--innodb-flush-log-at-trx-commit=0', '--innodb-doublewrite=0',
+      `--pid-file=${dir}/mariadb.pid`,
     ], { stdio: 'ignore', detached: true }));
     const sql = (statement: string) => run('mariadb', ['--no-defaults', '-S', socket, '-u', 'root', '-e', statement]);
     await until(async () => (await sql('SELECT 1'), true), 'MariaDB starting');
