@@ -179,6 +179,28 @@ describe('Nostr, against real relays', function () {
     assert.equal(first.events.filter((e) => e.content === 'Busy relays').length, 1);
   });
 
+  it('a reply whose answer was lost is found among the account\'s replies, never sent twice', async () => {
+    const { channel } = await connect();
+    const clock = pinClock(t, new Date().toISOString());
+    const res = await t.api('POST', '/v1/rest/posts', {
+      token: a.apiKey, body: { channelIds: [channel.id], text: 'Root of a lost reply', firstComment: { text: 'the lost reply', delayMinutes: 1 } },
+    });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    const postId = res.body.data[0].id;
+    const worker = testWorker(t);
+    await worker.tick();
+    second.refuseWith('blocked: no replies here');
+    first.silenceNext();
+    clock.advance(2 * 60_000);
+    await worker.tick();
+    assert.equal((await t.deps.repos.commentSteps.commentStep(postId))?.status, 'pending', 'the outcome is unknown');
+    clock.advance(2 * 3_600_000);
+    await worker.tick();
+    const replies = first.received.filter((e) => e.content === 'the lost reply');
+    assert.equal(replies.length, 1, 'found, not sent again');
+    assert.equal((await t.deps.repos.commentSteps.commentStep(postId))?.networkCommentId, replies[0].id);
+  });
+
   it('makes the first comment a NIP-10 reply marked root, and reads reactions back on sync', async () => {
     const { channel, pubkey } = await connect();
     const res = await t.api('POST', '/v1/rest/posts', {

@@ -197,6 +197,27 @@ describe('WordPress, against a real site', function () {
     assert.equal(made.length, 1, 'the retry found the post by its slug instead of making slug-2');
   });
 
+  it('a comment whose answer was lost is found on the post by its text, never made twice', async () => {
+    const channel = await connected();
+    const clock = pinClock(t, new Date().toISOString());
+    const post = await schedule(channel.id, { text: 'Commented once', firstComment: { text: 'Only one of me', delayMinutes: 1 } });
+    await testWorker(t).tick();
+    const dropping = interceptingFetcher(async (url, options, real) => {
+      const answer = await real();
+      if (options.method === 'POST' && url.includes('/wp/v2/comments')) throw new OutboundRequestError('timeout', 'the site did not answer in time');
+      return answer;
+    });
+    clock.advance(2 * 60_000);
+    await testWorker(t, {}, createNetworks({ ...t.deps, fetcher: dropping })).tick();
+    assert.equal((await t.deps.repos.commentSteps.commentStep(post.id))?.status, 'pending', 'the outcome is unknown');
+    clock.advance(2 * 3_600_000);
+    await testWorker(t).tick();
+    const siteId = (await t.herald.db('posts').where({ id: post.id }).first()).network_post_id;
+    const comments = (await wp.rest('/wp/v2/comments', { query: { post: String(siteId), context: 'edit' } })).json;
+    assert.equal(comments.length, 1);
+    assert.equal((await t.deps.repos.commentSteps.commentStep(post.id))?.networkCommentId, String(comments[0].id));
+  });
+
   it('a user whose role may not publish is told so by check(), and the post fails naming the role it needs', async () => {
     const user = await wp.rest('/wp/v2/users', { body: { username: `reader${Date.now()}`, email: `reader${Date.now()}@example.com`, password: 'Reader-pw-123456', roles: ['subscriber'] } });
     assert.equal(user.status, 201, JSON.stringify(user.json));
