@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 import type { Db } from '../connection.js';
 import { isPostgres } from '../connection.js';
-import { toPost, toRow, type PostRecord } from './posts.js';
+import { toPost, toRow, type PostRecord, type PostRiskRecord } from './posts.js';
 import { attemptRow, type AttemptOutcome, type PublishAttemptRecord } from './publish-attempts.js';
-import { insertRows } from './rows.js';
+import { insertRows, jsonText } from './rows.js';
 
 export interface ClaimedPost {
   post: PostRecord;
@@ -72,6 +72,45 @@ export class PublishingRepository {
     return rows
       .map((row) => ({ post: toPost(row), attemptCount: Number(row.attempt_count) }))
       .sort((a, b) => (a.post.dateTime ?? 0) - (b.post.dateTime ?? 0) || (a.post.id < b.post.id ? -1 : 1));
+  }
+
+  /**
+   * Takes up to `limit` scheduled posts to rehearse before their slots (domain/posts/preflight.ts), marking them
+   * rehearsed at `now` in the same statement: those due within `leadMs` not yet rehearsed for this window, those at
+   * risk whose last rehearsal is `recheckMs` old, and those at risk edited since. Soonest first. Postgres: FOR UPDATE
+   * SKIP LOCKED, so concurrent workers take different posts; SQLite: one UPDATE ... RETURNING under its one writer.
+   * The window is a range of the (status, date_time, id) index and the posts at risk have an index of their own, so
+   * a poll that finds nothing reads next to nothing.
+   */
+  async claimRehearsals(now: number, leadMs: number, recheckMs: number, limit: number): Promise<PostRecord[]> {
+    const pg = isPostgres(this.db);
+    const own = "p.status = 'scheduled' AND p.is_live = false AND p.is_draft = false";
+    const window = `${own} AND p.date_time > ? AND p.date_time <= ? AND (p.rehearsed_at IS NULL OR (p.risk IS NOT NULL AND p.rehearsed_at <= ?))`;
+    const edited = `${own} AND p.risk IS NOT NULL AND p.rehearsed_at IS NULL AND p.date_time > ?`;
+    const due = pg
+      ? `SELECT p.id FROM posts p WHERE (${window}) OR (${edited}) ORDER BY p.date_time, p.id LIMIT ? FOR UPDATE OF p SKIP LOCKED`
+      : `SELECT id FROM (
+           SELECT * FROM (SELECT p.id, p.date_time FROM posts p WHERE ${window} ORDER BY p.date_time, p.id LIMIT ?)
+           UNION SELECT * FROM (SELECT p.id, p.date_time FROM posts p WHERE ${edited} ORDER BY p.date_time, p.id LIMIT ?)
+         ) ORDER BY date_time, id LIMIT ?`;
+    const windowBindings = [now, now + leadMs, now - recheckMs];
+    const bindings = pg ? [...windowBindings, now, limit] : [...windowBindings, limit, now, limit, limit];
+    const result = await this.db.raw(`UPDATE posts SET rehearsed_at = ? WHERE id IN (${due}) RETURNING *`, [now, ...bindings]);
+    const rows: any[] = pg ? result.rows : result;
+    return rows.map(toPost).sort((a, b) => (a.dateTime ?? 0) - (b.dateTime ?? 0) || (a.id < b.id ? -1 : 1));
+  }
+
+  /**
+   * Writes a rehearsal's finding on a post taken at `rehearsedAt`, while it is still scheduled and untouched since
+   * (an edit clears rehearsed_at, a later rehearsal changes it). Returns the post as written, or undefined.
+   */
+  async recordRisk(postId: string, rehearsedAt: number, risk: PostRiskRecord | null): Promise<PostRecord | undefined> {
+    const result = await this.db.raw(
+      `UPDATE posts SET risk = ? WHERE id = ? AND rehearsed_at = ? AND status = 'scheduled' RETURNING *`,
+      [jsonText(risk), postId, rehearsedAt],
+    );
+    const rows: any[] = isPostgres(this.db) ? result.rows : result;
+    return rows[0] && toPost(rows[0]);
   }
 
   /** Puts claimed posts the worker did not start back in the queue (graceful shutdown). */

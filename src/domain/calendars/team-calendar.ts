@@ -12,6 +12,7 @@
  *   takes that instant;
  * - a move is an update (update-post.ts): the post leaves its queue slot, approval holds apply as on any update.
  */
+import { riskView } from '../posts/post-view.js';
 import type { components, operations } from '../../../generated/rest/openapi-types.js';
 import type { DomainDeps } from '../deps.js';
 import type { PostStatus } from '../../db/repositories/posts.js';
@@ -64,6 +65,7 @@ export async function teamCalendar(deps: DomainDeps, principal: Principal, input
       approvalStatus: post.approvalStatus,
       permalinkUrl: post.permalinkUrl,
       movable: !post.isLive && post.status === 'scheduled',
+      risk: post.isLive ? null : riskView(post),
     };
   });
   const day = (date: LocalDate | null) => (date ? dateKey(date) : null);
