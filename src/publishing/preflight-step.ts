@@ -28,7 +28,7 @@ export async function rehearseDue(rt: WorkerRuntime, limit: number): Promise<num
       const risk = await rehearse(rt.ctx.deps, {
         post, channel: target.channel, connector: target.network, target: connectorChannel(rt.ctx.deps, target.channel), checkMedia: rt.ctx.checkMedia,
       });
-      await recordRehearsal(rt.ctx.deps, post, rehearsedAt, risk);
+      await recordRehearsal(rt.ctx.deps, post, { rehearsedAt }, risk);
     } catch (error) {
       rt.ctx.logger.error('rehearsing a scheduled post failed', error);
     }

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { loadConfig } from '../../src/config.js';
+import { callTool } from '../mcp/support.js';
 import { TINY_JPEG, TINY_PNG } from '../media/fixtures.js';
 import { startFakeInstagram, type FakeInstagram } from '../support/fake-instagram.js';
 import { startFakeX, type FakeX } from '../support/fake-x.js';
@@ -136,6 +137,34 @@ describe(`preflight: rehearsing posts before their slots (${TEST_DB})`, function
 
     const listed = await t.api('GET', '/v1/rest/posts/scheduled?atRisk=true', { token: a.apiKey });
     assert.deepEqual((listed.body.data as any[]).map((p) => p.id), [dead]);
+
+    const tool = await callTool(t, a.apiKey, 'get_scheduled_posts', {});
+    assert.equal(tool.body.result.isError, undefined, JSON.stringify(tool.body));
+    const fromMcp = (tool.body.result.structuredContent.data as any[]).find((p) => p.id === dead);
+    assert.deepEqual(fromMcp.risk, risk, 'MCP tools that return posts carry the risk too');
+
+    // At its time the post goes out all the same (the link is the person's to judge): the attempt settles the risk.
+    clock.advance(21 * MINUTE);
+    await worker().tick();
+    assert.equal((await read(dead)).status, 'published');
+    const row = await t.herald.db('posts').where({ id: dead }).first('risk');
+    assert.equal(row.risk, null, 'an end state drops the risk');
+    assert.deepEqual((await t.api('GET', '/v1/rest/posts/scheduled?atRisk=true', { token: a.apiKey })).body.data, []);
+  });
+
+  it('a post at risk is rehearsed once more when claimed: a link mended in the last minutes clears it as it goes out', async () => {
+    await start();
+    const id = await schedule({ text: `Tickets: ${files.origin}/tickets` });
+    const w = worker();
+    await w.rehearse();
+    assert.match((await read(id)).risk.reason, /is gone \(HTTP 404\)/);
+    media['/tickets'] = { type: 'text/html', body: '<!DOCTYPE html><title>Tickets</title>' };
+    clock.advance(21 * MINUTE);
+    await w.tick();
+    assert.equal((await read(id)).status, 'published');
+    const types = ((await t.api('GET', '/v1/rest/events', { token: a.apiKey })).body.data as any[])
+      .filter((e) => e.data.post?.id === id).map((e) => e.type);
+    assert.deepEqual(types, ['post.created', 'post.scheduled', 'post.at_risk', 'post.risk_cleared', 'post.published']);
   });
 
   it('several workers at once rehearse each post once in its window', async () => {

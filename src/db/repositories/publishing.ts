@@ -11,6 +11,9 @@ export interface ClaimedPost {
   attemptCount: number;
 }
 
+/** What a rehearsal's finding is written under: the window's taking, or the worker's claim to publish. */
+export type RehearsalHold = { rehearsedAt: number } | { claimedBy: string };
+
 /** The outcome written to an attempt in the same transaction as the post's new state. */
 export interface AttemptResult {
   idempotencyKey: string;
@@ -32,7 +35,8 @@ export interface PublishedChanges {
 /**
  * The publishing queue. The posts table is the queue: a worker claims due posts by writing its id and a
  * lease on them; every later write is guarded by that claim, so a worker that lost its lease changes nothing.
- * A post's new state, its attempt's outcome and its first-comment step are written in one transaction.
+ * A post's new state, its attempt's outcome and its first-comment step are written in one transaction; an end state
+ * drops the risk a rehearsal found (the attempt at the slot was the last rehearsal, and its outcome is the word).
  * These queries span accounts on purpose: the worker serves the whole instance. Attempts, comment steps
  * and live posts have their own repositories (publish-attempts.ts, comment-steps.ts, live-posts.ts).
  */
@@ -102,12 +106,14 @@ export class PublishingRepository {
 
   /**
    * Writes a rehearsal's finding on a post taken at `rehearsedAt`, while it is still scheduled and untouched since
-   * (an edit clears rehearsed_at, a later rehearsal changes it). Returns the post as written, or undefined.
+   * (an edit clears rehearsed_at, a later rehearsal changes it), or on a post this worker claimed to publish, while
+   * it still holds it. Returns the post as written, or undefined.
    */
-  async recordRisk(postId: string, rehearsedAt: number, risk: PostRiskRecord | null): Promise<PostRecord | undefined> {
+  async recordRisk(postId: string, taken: RehearsalHold, risk: PostRiskRecord | null): Promise<PostRecord | undefined> {
+    const guard = 'rehearsedAt' in taken ? `rehearsed_at = ? AND status = 'scheduled'` : `claimed_by = ? AND status = 'publishing'`;
     const result = await this.db.raw(
-      `UPDATE posts SET risk = ? WHERE id = ? AND rehearsed_at = ? AND status = 'scheduled' RETURNING *`,
-      [jsonText(risk), postId, rehearsedAt],
+      `UPDATE posts SET risk = ? WHERE id = ? AND ${guard} RETURNING *`,
+      [jsonText(risk), postId, 'rehearsedAt' in taken ? taken.rehearsedAt : taken.claimedBy],
     );
     const rows: any[] = isPostgres(this.db) ? result.rows : result;
     return rows[0] && toPost(rows[0]);
@@ -159,7 +165,7 @@ export class PublishingRepository {
         const values = valuesOf(chunk.map((e) => [e.postId, e.changes.networkPostId, e.changes.permalinkUrl, e.changes.publishedAt]));
         const result = await trx.raw(
           `UPDATE posts SET status = 'published', network_post_id = v.column2, permalink_url = v.column3, published_at = CAST(v.column4 AS BIGINT),
-             updated_at = CAST(v.column4 AS BIGINT), last_error = NULL, claimed_by = NULL, lease_expires_at = NULL, next_attempt_at = NULL
+             updated_at = CAST(v.column4 AS BIGINT), last_error = NULL, risk = NULL, claimed_by = NULL, lease_expires_at = NULL, next_attempt_at = NULL
            FROM ${values.sql} WHERE posts.id = v.column1 AND claimed_by = ? AND status = 'publishing' RETURNING id`,
           [...values.bindings, workerId],
         );
@@ -186,7 +192,7 @@ export class PublishingRepository {
       const n = await trx('posts').where({ id: postId, claimed_by: workerId, status: 'publishing' }).update({
         ...toRow({
           status: 'published', networkPostId: changes.networkPostId, permalinkUrl: changes.permalinkUrl,
-          publishedAt: changes.publishedAt, lastError: null, updatedAt: changes.publishedAt,
+          publishedAt: changes.publishedAt, lastError: null, updatedAt: changes.publishedAt, risk: null,
         }),
         claimed_by: null, lease_expires_at: null, next_attempt_at: null,
       });
@@ -229,7 +235,7 @@ export class PublishingRepository {
   async finish(postId: string, workerId: string, status: 'failed' | 'unconfirmed', lastError: string, now: number, attempt?: AttemptResult): Promise<boolean> {
     return this.db.transaction(async (trx) => {
       const n = await trx('posts').where({ id: postId, claimed_by: workerId, status: 'publishing' }).update({
-        status, claimed_by: null, lease_expires_at: null, next_attempt_at: null, last_error: lastError, updated_at: now,
+        status, claimed_by: null, lease_expires_at: null, next_attempt_at: null, last_error: lastError, updated_at: now, risk: null,
       });
       if (n > 0 && attempt) await finishAttemptIn(trx, attempt);
       return n > 0;

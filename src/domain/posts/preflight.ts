@@ -1,5 +1,6 @@
 /**
- * The rehearsal of a scheduled post before its slot (PREFLIGHT_MINUTES ahead, run by publishing/preflight-step.ts):
+ * The rehearsal of a scheduled post before its slot (PREFLIGHT_MINUTES ahead, run by publishing/preflight-step.ts,
+ * and once more when a post at risk is claimed to go out, by publishing/publish-step.ts):
  * everything publishing will need is tried without publishing, so a person hears of a problem while it can still
  * be mended rather than after the slot.
  *
@@ -19,11 +20,12 @@
  * - what the network could not answer now (a timeout, a rate limit on the check itself) is no risk: a rehearsal
  *   never cries wolf.
  * Recording a rehearsal (recordRehearsal): the finding is written only if the post was not edited, claimed or
- * rehearsed again since it was taken; a new or changed risk writes `post.at_risk`, a risk that passes writes
+ * rehearsed again since it was taken (or, at claim time, only while the worker still holds it); a new or changed risk writes `post.at_risk`, a risk that passes writes
  * `post.risk_cleared`, each in the same transaction. A post's risk is shown while it has yet to go out.
  */
 import type { ChannelRecord } from '../../db/repositories/channels.js';
 import type { PostRecord, PostRiskRecord } from '../../db/repositories/posts.js';
+import type { RehearsalHold } from '../../db/repositories/publishing.js';
 import type { DomainDeps } from '../deps.js';
 import { recordPostEvent } from '../events/events.js';
 import { unreachableLibraryMedia } from '../media/public-base-url.js';
@@ -202,14 +204,14 @@ async function deadLink(deps: DomainDeps, url: string): Promise<string | null> {
 }
 
 /**
- * Writes a rehearsal's finding for a post taken at `rehearsedAt`, with its event; nothing when the post changed since.
- * Answers whether it was written.
+ * Writes a rehearsal's finding for a post as it was taken (for its window, or claimed to publish), with its event;
+ * nothing when the post changed or was lost since. Answers whether it was written.
  */
-export async function recordRehearsal(deps: DomainDeps, taken: PostRecord, rehearsedAt: number, risk: PostRisk | null): Promise<boolean> {
+export async function recordRehearsal(deps: DomainDeps, taken: PostRecord, hold: RehearsalHold, risk: PostRisk | null): Promise<boolean> {
   const now = deps.now();
   const record: PostRiskRecord | null = risk && { ...risk, checkedAt: now };
   return deps.repos.inTransaction(async (repos) => {
-    const written = await repos.publishing.recordRisk(taken.id, rehearsedAt, record);
+    const written = await repos.publishing.recordRisk(taken.id, hold, record);
     if (!written) return false;
     if (record && taken.risk?.reason !== record.reason) {
       await recordPostEvent(repos, now, 'post.at_risk', written, { reason: record.reason, advice: record.advice });
