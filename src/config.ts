@@ -48,7 +48,7 @@ export interface Config {
   workerLeaseSeconds: number;
   /** How often the worker syncs live posts and metrics from the networks. */
   syncIntervalSeconds: number;
-  /** How long before its time a scheduled post is rehearsed without publishing (domain/posts/preflight.ts); 0: never. */
+  /** How long before its time a scheduled post is rehearsed without publishing (domain/posts/preflight.ts); 0 never. */
   preflightMinutes: number;
   logRequests: boolean;
   /** Free space in DATA_DIR under which /healthz and the log warn (STORAGE_LOW_MB), before writes fail. */

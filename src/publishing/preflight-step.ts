@@ -25,8 +25,9 @@ export async function rehearseDue(rt: WorkerRuntime, limit: number): Promise<num
     const target = targets.get(post.channelId)!;
     if ('missing' in target) return;
     try {
+      const { channel, network } = target;
       const risk = await rehearse(rt.ctx.deps, {
-        post, channel: target.channel, connector: target.network, target: connectorChannel(rt.ctx.deps, target.channel), checkMedia: rt.ctx.checkMedia,
+        post, channel, connector: network, target: connectorChannel(rt.ctx.deps, channel), checkMedia: rt.ctx.checkMedia,
       });
       await recordRehearsal(rt.ctx.deps, post, { rehearsedAt }, risk);
     } catch (error) {

@@ -117,7 +117,8 @@ async function rehearsedThenSent(rt: WorkerRuntime, ready: Ready): Promise<void>
   const { post, channel, network, ref } = ready;
   const lease = rt.keepLease((until) => rt.repo.renewLease(post.id, rt.options.workerId, until));
   try {
-    const risk = await rehearse(rt.ctx.deps, { post, channel, connector: network, target: ref, checkMedia: rt.ctx.checkMedia });
+    const { checkMedia } = rt.ctx;
+    const risk = await rehearse(rt.ctx.deps, { post, channel, connector: network, target: ref, checkMedia });
     await recordRehearsal(rt.ctx.deps, post, { claimedBy: rt.options.workerId }, risk);
   } catch (error) {
     rt.ctx.logger.error('rehearsing a claimed post failed', error);
@@ -126,8 +127,8 @@ async function rehearsedThenSent(rt: WorkerRuntime, ready: Ready): Promise<void>
   }
   if (post.imageUrls.length + post.videoUrls.length > 0) return withMedia(rt, ready);
   const started = { ...ready.attempt, startedAt: rt.now() };
-  if (!(await rt.repo.startAttempts(rt.options.workerId, [started], rt.now() + rt.options.leaseMs)).has(post.id)) return;
-  await send(rt, { ...ready, attempt: started });
+  const held = await rt.repo.startAttempts(rt.options.workerId, [started], rt.now() + rt.options.leaseMs);
+  if (held.has(post.id)) await send(rt, { ...ready, attempt: started });
 }
 
 /** A post with media waits for a media slot, its claim kept meanwhile, then checks its files and sends. */

@@ -38,10 +38,15 @@ async function banners(manages: boolean): Promise<Banner[]> {
     .map((c) => ({ text: `The ${c.network} channel ${c.displayName ?? c.name} needs reconnecting (${c.statusReason ?? 'the network refused its credentials'}): its posts fail until it is reconnected on the Channels page.` }));
   const risky = atRisk.data.filter((p) => p.risk);
   if (risky.length > 0) {
-    const count = risky.length === 1 ? 'A scheduled post' : `${atRisk.paging.hasMore ? 'More than ' : ''}${risky.length} scheduled posts`;
+    const count = risky.length === 1
+      ? 'A scheduled post'
+      : `${atRisk.paging.hasMore ? 'More than ' : ''}${risky.length} scheduled posts`;
     found.push({
       text: `${count} may not go out: ${risky[0].risk!.reason}`,
-      link: { href: `/app/posts/${encodeURIComponent(risky[0].id)}`, label: risky.length === 1 ? 'See what to do' : 'See the first of them' },
+      link: {
+        href: `/app/posts/${encodeURIComponent(risky[0].id)}`,
+        label: risky.length === 1 ? 'See what to do' : 'See the first of them',
+      },
     });
   }
   for (const endpoint of webhooks?.data ?? []) {

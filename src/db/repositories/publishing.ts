@@ -89,17 +89,21 @@ export class PublishingRepository {
   async claimRehearsals(now: number, leadMs: number, recheckMs: number, limit: number): Promise<PostRecord[]> {
     const pg = isPostgres(this.db);
     const own = "p.status = 'scheduled' AND p.is_live = false AND p.is_draft = false";
-    const window = `${own} AND p.date_time > ? AND p.date_time <= ? AND (p.rehearsed_at IS NULL OR (p.risk IS NOT NULL AND p.rehearsed_at <= ?))`;
+    const window = `${own} AND p.date_time > ? AND p.date_time <= ?
+      AND (p.rehearsed_at IS NULL OR (p.risk IS NOT NULL AND p.rehearsed_at <= ?))`;
     const edited = `${own} AND p.risk IS NOT NULL AND p.rehearsed_at IS NULL AND p.date_time > ?`;
     const due = pg
-      ? `SELECT p.id FROM posts p WHERE (${window}) OR (${edited}) ORDER BY p.date_time, p.id LIMIT ? FOR UPDATE OF p SKIP LOCKED`
+      ? `SELECT p.id FROM posts p WHERE (${window}) OR (${edited})
+         ORDER BY p.date_time, p.id LIMIT ? FOR UPDATE OF p SKIP LOCKED`
       : `SELECT id FROM (
            SELECT * FROM (SELECT p.id, p.date_time FROM posts p WHERE ${window} ORDER BY p.date_time, p.id LIMIT ?)
-           UNION SELECT * FROM (SELECT p.id, p.date_time FROM posts p WHERE ${edited} ORDER BY p.date_time, p.id LIMIT ?)
+           UNION
+           SELECT * FROM (SELECT p.id, p.date_time FROM posts p WHERE ${edited} ORDER BY p.date_time, p.id LIMIT ?)
          ) ORDER BY date_time, id LIMIT ?`;
     const windowBindings = [now, now + leadMs, now - recheckMs];
     const bindings = pg ? [...windowBindings, now, limit] : [...windowBindings, limit, now, limit, limit];
-    const result = await this.db.raw(`UPDATE posts SET rehearsed_at = ? WHERE id IN (${due}) RETURNING *`, [now, ...bindings]);
+    const sql = `UPDATE posts SET rehearsed_at = ? WHERE id IN (${due}) RETURNING *`;
+    const result = await this.db.raw(sql, [now, ...bindings]);
     const rows: any[] = pg ? result.rows : result;
     return rows.map(toPost).sort((a, b) => (a.dateTime ?? 0) - (b.dateTime ?? 0) || (a.id < b.id ? -1 : 1));
   }
@@ -110,7 +114,9 @@ export class PublishingRepository {
    * it still holds it. Returns the post as written, or undefined.
    */
   async recordRisk(postId: string, taken: RehearsalHold, risk: PostRiskRecord | null): Promise<PostRecord | undefined> {
-    const guard = 'rehearsedAt' in taken ? `rehearsed_at = ? AND status = 'scheduled'` : `claimed_by = ? AND status = 'publishing'`;
+    const guard = 'rehearsedAt' in taken
+      ? `rehearsed_at = ? AND status = 'scheduled'`
+      : `claimed_by = ? AND status = 'publishing'`;
     const result = await this.db.raw(
       `UPDATE posts SET risk = ? WHERE id = ? AND ${guard} RETURNING *`,
       [jsonText(risk), postId, 'rehearsedAt' in taken ? taken.rehearsedAt : taken.claimedBy],
@@ -165,7 +171,8 @@ export class PublishingRepository {
         const values = valuesOf(chunk.map((e) => [e.postId, e.changes.networkPostId, e.changes.permalinkUrl, e.changes.publishedAt]));
         const result = await trx.raw(
           `UPDATE posts SET status = 'published', network_post_id = v.column2, permalink_url = v.column3, published_at = CAST(v.column4 AS BIGINT),
-             updated_at = CAST(v.column4 AS BIGINT), last_error = NULL, risk = NULL, claimed_by = NULL, lease_expires_at = NULL, next_attempt_at = NULL
+             updated_at = CAST(v.column4 AS BIGINT), last_error = NULL, risk = NULL,
+             claimed_by = NULL, lease_expires_at = NULL, next_attempt_at = NULL
            FROM ${values.sql} WHERE posts.id = v.column1 AND claimed_by = ? AND status = 'publishing' RETURNING id`,
           [...values.bindings, workerId],
         );
@@ -235,7 +242,8 @@ export class PublishingRepository {
   async finish(postId: string, workerId: string, status: 'failed' | 'unconfirmed', lastError: string, now: number, attempt?: AttemptResult): Promise<boolean> {
     return this.db.transaction(async (trx) => {
       const n = await trx('posts').where({ id: postId, claimed_by: workerId, status: 'publishing' }).update({
-        status, claimed_by: null, lease_expires_at: null, next_attempt_at: null, last_error: lastError, updated_at: now, risk: null,
+        status, claimed_by: null, lease_expires_at: null, next_attempt_at: null, last_error: lastError, updated_at: now,
+        risk: null,
       });
       if (n > 0 && attempt) await finishAttemptIn(trx, attempt);
       return n > 0;

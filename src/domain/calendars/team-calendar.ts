@@ -12,11 +12,11 @@
  *   takes that instant;
  * - a move is an update (update-post.ts): the post leaves its queue slot, approval holds apply as on any update.
  */
-import { riskView } from '../posts/post-view.js';
 import type { components, operations } from '../../../generated/rest/openapi-types.js';
 import type { DomainDeps } from '../deps.js';
 import type { PostStatus } from '../../db/repositories/posts.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { riskView } from '../posts/post-view.js';
 import type { Principal } from '../principal.js';
 import { updatePost } from '../posts/update-post.js';
 import { isTimeOfDay } from '../queue/slots.js';

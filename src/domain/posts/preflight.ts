@@ -20,8 +20,9 @@
  * - what the network could not answer now (a timeout, a rate limit on the check itself) is no risk: a rehearsal
  *   never cries wolf.
  * Recording a rehearsal (recordRehearsal): the finding is written only if the post was not edited, claimed or
- * rehearsed again since it was taken (or, at claim time, only while the worker still holds it); a new or changed risk writes `post.at_risk`, a risk that passes writes
- * `post.risk_cleared`, each in the same transaction. A post's risk is shown while it has yet to go out.
+ * rehearsed again since it was taken (or, at claim time, only while the worker still holds it); a new or changed
+ * risk writes `post.at_risk`, a risk that passes writes `post.risk_cleared`, each in the same transaction. A post's
+ * risk is shown while it has yet to go out.
  */
 import type { ChannelRecord } from '../../db/repositories/channels.js';
 import type { PostRecord, PostRiskRecord } from '../../db/repositories/posts.js';
@@ -40,7 +41,8 @@ export interface PostRisk {
 }
 
 /** Herald's media check (publishing/media-check.ts): its own library from storage, any other URL through the guard. */
-export type MediaLookup = (url: string, accountId: string) => Promise<{ direct: true; mimeType?: string } | { direct: false; reason: string }>;
+export type MediaLookup = (url: string, accountId: string) => Promise<MediaFound>;
+type MediaFound = { direct: true; mimeType?: string } | { direct: false; reason: string };
 
 export interface Rehearsal {
   post: PostRecord;
@@ -64,7 +66,8 @@ export async function rehearse(deps: DomainDeps, r: Rehearsal): Promise<PostRisk
 }
 
 function slotOf(post: PostRecord): string {
-  return post.dateTime === null ? 'its time' : `${new Date(post.dateTime).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  if (post.dateTime === null) return 'its time';
+  return `${new Date(post.dateTime).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
 function nameOf(r: Rehearsal): string {
@@ -73,7 +76,10 @@ function nameOf(r: Rehearsal): string {
 
 async function connected(_deps: DomainDeps, r: Rehearsal): Promise<PostRisk | null> {
   if (r.channel.status === 'disconnected') {
-    return { reason: `The ${nameOf(r)} was disconnected.`, advice: 'Connect the channel again, or move the post to another channel.' };
+    return {
+      reason: `The ${nameOf(r)} was disconnected.`,
+      advice: 'Connect the channel again, or move the post to another channel.',
+    };
   }
   if (r.channel.status !== 'needs_reconnect') return null;
   return {
@@ -83,9 +89,13 @@ async function connected(_deps: DomainDeps, r: Rehearsal): Promise<PostRisk | nu
 }
 
 async function fits(_deps: DomainDeps, r: Rehearsal): Promise<PostRisk | null> {
-  const issues = validatePost(r.connector.capabilities, r.post, { requireOptions: true, textLimit: r.channel.textLimit ?? undefined });
+  const textLimit = r.channel.textLimit ?? undefined;
+  const issues = validatePost(r.connector.capabilities, r.post, { requireOptions: true, textLimit });
   if (issues.length === 0) return null;
-  return { reason: issues.map((i) => i.message).join(' '), advice: 'Edit the post so it fits the network before it goes out.' };
+  return {
+    reason: issues.map((i) => i.message).join(' '),
+    advice: 'Edit the post so it fits the network before it goes out.',
+  };
 }
 
 function reconnect(r: Rehearsal, error: NetworkError): PostRisk {
@@ -109,7 +119,8 @@ async function credentials(_deps: DomainDeps, r: Rehearsal): Promise<PostRisk | 
   const renewable = r.connector.refresh && (!r.connector.renewable || (await r.connector.renewable(r.target)));
   if (!renewable) {
     return {
-      reason: `The channel's connection to ${r.connector.capabilities.displayName} expires at ${new Date(expiresAt).toISOString()}, before the post's time, and cannot be renewed without you.`,
+      reason: `The channel's connection to ${r.connector.capabilities.displayName} expires at `
+        + `${new Date(expiresAt).toISOString()}, before the post's time, and cannot be renewed without you.`,
       advice: `Reconnect the ${nameOf(r)} on the Channels page before ${slotOf(r.post)}.`,
     };
   }
@@ -130,7 +141,8 @@ async function quota(_deps: DomainDeps, r: Rehearsal): Promise<PostRisk | null> 
   if (paused && paused > slot) {
     const until = new Date(paused).toISOString();
     return {
-      reason: `${network} has asked Herald to wait until ${until} before posting on this channel again: its posting limit is spent.`,
+      reason: `${network} has asked Herald to wait until ${until} before posting on this channel again: `
+        + 'its posting limit is spent.',
       advice: `Leave the post to go out at ${until}, later than planned, or move it to after then.`,
     };
   }
@@ -138,9 +150,11 @@ async function quota(_deps: DomainDeps, r: Rehearsal): Promise<PostRisk | null> 
   try {
     const { quotaSpent } = await r.connector.readiness(r.target);
     if (!quotaSpent || (quotaSpent.until !== null && quotaSpent.until <= slot)) return null;
-    const after = quotaSpent.until === null ? 'once the network allows it again' : `at ${new Date(quotaSpent.until).toISOString()}`;
+    const after = quotaSpent.until === null
+      ? 'once the network allows it again'
+      : `at ${new Date(quotaSpent.until).toISOString()}`;
     return {
-      reason: `${quotaSpent.message}.`.replace(/\.\.$/, '.'),
+      reason: `${quotaSpent.message}.`,
       advice: `Leave the post to go out ${after}, later than planned, or move it to a later time.`,
     };
   } catch (error) {
@@ -154,9 +168,14 @@ async function media(deps: DomainDeps, r: Rehearsal): Promise<PostRisk | null> {
   const { post, connector } = r;
   const replace = 'Replace the file in the post, or put it back at its address, before it goes out.';
   const unreachable = unreachableLibraryMedia(deps.config.baseUrl, connector.capabilities, post);
-  if (unreachable) return { reason: unreachable.message, advice: 'Set BASE_URL to a public https address, or use media at a public URL.' };
-  const files = [...post.imageUrls.map((url) => ({ url, video: false })), ...post.videoUrls.map((url) => ({ url, video: true }))];
-  for (const [i, { url, video }] of files.entries()) {
+  if (unreachable) {
+    return { reason: unreachable.message, advice: 'Set BASE_URL to a public https address, or use media at a public URL.' };
+  }
+  const files = [
+    ...post.imageUrls.map((url, i) => ({ url, video: false, path: `imageUrls[${i}]` })),
+    ...post.videoUrls.map((url, i) => ({ url, video: true, path: `videoUrls[${i}]` })),
+  ];
+  for (const { url, video, path } of files) {
     let check;
     try {
       check = await r.checkMedia(url, post.accountId);
@@ -167,14 +186,14 @@ async function media(deps: DomainDeps, r: Rehearsal): Promise<PostRisk | null> {
     if (!check.direct) return { reason: check.reason, advice: replace };
     const gif = check.mimeType === 'image/gif' && connector.capabilities.media.kinds.gif;
     const kind = video ? 'video' : gif ? 'gif' : 'image';
-    const refusal = check.mimeType && formatProblem(connector.capabilities, kind, check.mimeType, video ? `videoUrls[${i - post.imageUrls.length}]` : `imageUrls[${i}]`);
+    const refusal = check.mimeType && formatProblem(connector.capabilities, kind, check.mimeType, path);
     if (refusal) return { reason: refusal, advice: 'Replace the file with one of a format the network takes.' };
   }
   return null;
 }
 
 /** The links in a post's text, without the punctuation that ends a sentence around them. */
-export function linksIn(text: string): string[] {
+function linksIn(text: string): string[] {
   const found = (text.match(LINK_PATTERN) ?? []).map((link) => link.replace(/[.,;:!?)\]}'»]+$/, ''));
   return [...new Set(found)].slice(0, LINKS_CHECKED);
 }
@@ -193,7 +212,9 @@ async function deadLink(deps: DomainDeps, url: string): Promise<string | null> {
   try {
     let answer = await deps.fetcher.fetch(url, { ...options, method: 'HEAD' });
     // Some servers refuse HEAD they would answer as GET.
-    if (answer.status === 405 || answer.status === 501 || answer.status === 403) answer = await deps.fetcher.fetch(url, { ...options, stopAfterBytes: 1024 });
+    if (answer.status === 405 || answer.status === 501 || answer.status === 403) {
+      answer = await deps.fetcher.fetch(url, { ...options, stopAfterBytes: 1024 });
+    }
     if (answer.status === 404 || answer.status === 410) return `is gone (HTTP ${answer.status})`;
     if (answer.status >= 500) return `fails (HTTP ${answer.status})`;
     return null;
@@ -207,7 +228,9 @@ async function deadLink(deps: DomainDeps, url: string): Promise<string | null> {
  * Writes a rehearsal's finding for a post as it was taken (for its window, or claimed to publish), with its event;
  * nothing when the post changed or was lost since. Answers whether it was written.
  */
-export async function recordRehearsal(deps: DomainDeps, taken: PostRecord, hold: RehearsalHold, risk: PostRisk | null): Promise<boolean> {
+export async function recordRehearsal(
+  deps: DomainDeps, taken: PostRecord, hold: RehearsalHold, risk: PostRisk | null,
+): Promise<boolean> {
   const now = deps.now();
   const record: PostRiskRecord | null = risk && { ...risk, checkedAt: now };
   return deps.repos.inTransaction(async (repos) => {

@@ -177,8 +177,8 @@ export class InstagramNetwork implements NetworkConnector {
 
   /** Instagram's words when the account's content_publishing_limit is used up, else undefined. */
   private async quotaSpent(channel: ConnectorChannel, c: InstagramCredentials): Promise<string | undefined> {
-    const quota = await this.graph.expect(channel, c, `${c.igUserId}/content_publishing_limit?fields=quota_usage,config`);
-    const usage = quota.data?.[0];
+    const path = `${c.igUserId}/content_publishing_limit?fields=quota_usage,config`;
+    const usage = (await this.graph.expect(channel, c, path)).data?.[0];
     if (!usage || Number(usage.quota_usage) < Number(usage.config?.quota_total ?? Infinity)) return undefined;
     return `The Instagram account has used its ${usage.config.quota_total} posts through the API in the last 24 hours`;
   }

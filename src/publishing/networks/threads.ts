@@ -117,10 +117,11 @@ export class ThreadsNetwork implements NetworkConnector {
 
   /** Threads' words when the profile's threads_publishing_limit is used up, else undefined. */
   private async quotaSpent(channel: ConnectorChannel, c: ThreadsCredentials): Promise<string | undefined> {
-    const quota = await this.graph.expect(channel, c.accessToken, `${c.userId}/threads_publishing_limit?fields=quota_usage,config`);
-    const usage = quota.data?.[0];
+    const path = `${c.userId}/threads_publishing_limit?fields=quota_usage,config`;
+    const usage = (await this.graph.expect(channel, c.accessToken, path)).data?.[0];
     if (!usage || Number(usage.quota_usage) < Number(usage.config?.quota_total ?? Infinity)) return undefined;
-    return `The Threads profile has published its ${usage.config.quota_total} posts through the API in the last 24 hours`;
+    const total = usage.config.quota_total;
+    return `The Threads profile has published its ${total} posts through the API in the last 24 hours`;
   }
 
   async comment(_request: CommentRequest): Promise<{ networkCommentId: string }> {

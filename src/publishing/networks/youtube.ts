@@ -90,7 +90,8 @@ export class YouTubeNetwork implements NetworkConnector {
 
   async readiness(): Promise<Readiness> {
     const project = this.google().clientId;
-    for (const [bucket, needed] of [['uploads', YOUTUBE_CALL_COSTS.videosInsert], ['units', YOUTUBE_CALL_COSTS.list]] as const) {
+    const needs = [['uploads', YOUTUBE_CALL_COSTS.videosInsert], ['units', YOUTUBE_CALL_COSTS.list]] as const;
+    for (const [bucket, needed] of needs) {
       if ((await this.quota.left(project, bucket)) < needed) {
         return { quotaSpent: { message: this.quota.spentMessage(bucket), until: this.quota.resetAt() } };
       }

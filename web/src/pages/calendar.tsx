@@ -167,7 +167,9 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
         <span class="state">
           <span class="icon" aria-hidden="true">{ICONS[entry.status]}</span> <span class="word">{entry.status}</span>
         </span>{' '}
-        {entry.risk && <span class="at-risk" title={entry.risk.reason}><span aria-hidden="true">⚠</span> at risk</span>}{' '}
+        {entry.risk && (
+          <span class="at-risk" title={entry.risk.reason}><span aria-hidden="true">⚠</span> at risk</span>
+        )}{' '}
         <span class="channel">{entry.channelName}</span>{' '}
         <span class="text">{entry.text.length > 80 ? `${entry.text.slice(0, 79)}…` : entry.text || '(no text)'}</span>
         {entry.imageUrl && <img class="thumb" src={entry.imageUrl} alt="" loading="lazy" />}

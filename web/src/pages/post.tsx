@@ -219,7 +219,10 @@ export function PostPage(props: { params: Record<string, string> }) {
               <h2 id="at-risk-title">This post may not go out</h2>
               <p>{post.risk.reason}</p>
               <p><strong>What to do:</strong> {post.risk.advice}</p>
-              <small class="muted">Found by Herald's rehearsal at <time dateTime={post.risk.checkedAt}>{formatTime(post.risk.checkedAt)}</time>; it looks again until the post's time.</small>
+              <small class="muted">
+                Found by Herald's rehearsal at <time dateTime={post.risk.checkedAt}>{formatTime(post.risk.checkedAt)}</time>;
+                it looks again until the post's time.
+              </small>
             </section>
           )}
           {(post.error || step) && (
