@@ -13,7 +13,7 @@ import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '.
 import type { ManualClock } from '../support/manual-clock.js';
 import { serveMediaFiles } from '../support/media-files.js';
 import { RECEIVER_HOST, startReceiver, type Receiver } from '../webhooks/receiver.js';
-import { heraldMediaChecker, pinClock, testWorker } from './support.js';
+import { eventually, heraldMediaChecker, pinClock, testWorker } from './support.js';
 
 const MINUTE = 60_000;
 
@@ -165,6 +165,25 @@ describe(`preflight: rehearsing posts before their slots (${TEST_DB})`, function
     const types = ((await t.api('GET', '/v1/rest/events', { token: a.apiKey })).body.data as any[])
       .filter((e) => e.data.post?.id === id).map((e) => e.type);
     assert.deepEqual(types, ['post.created', 'post.scheduled', 'post.at_risk', 'post.risk_cleared', 'post.published']);
+  });
+
+  it('a running worker rehearses beside its loop, and still publishes what is due meanwhile', async () => {
+    t = await startTestHerald({ outboundAllowHosts: ['127.0.0.1'] });
+    a = await t.seedAccount({ channels: 1 });
+    const later = await t.api('POST', '/v1/rest/posts', {
+      token: a.apiKey,
+      body: { channelIds: [a.channelIds[0]], text: `Soon: ${files.origin}/nowhere`, isScheduled: true, dateTime: new Date(Date.now() + 20 * MINUTE).toISOString() },
+    });
+    const running = testWorker(t, { pollMs: 20, preflightPollMs: 50 }, undefined, heraldMediaChecker(t));
+    running.start();
+    try {
+      const now = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[0]], text: 'Right now' } });
+      const risk = await eventually(async () => (await t.api('GET', `/v1/rest/posts/${later.body.data[0].id}`, { token: a.apiKey })).body.data.risk ?? undefined, 'the risk');
+      assert.match(risk.reason, /nowhere is gone \(HTTP 404\)/);
+      await eventually(async () => ((await read(now.body.data[0].id)).status === 'published' ? true : undefined), 'the due post published');
+    } finally {
+      await running.stop();
+    }
   });
 
   it('several workers at once rehearse each post once in its window', async () => {
