@@ -76,6 +76,7 @@ export function createWorker(
       batchSize: Math.max(DEFAULT_WORKER_OPTIONS.batchSize, deps.config.workerConcurrency),
       leaseMs: deps.config.workerLeaseSeconds * 1000,
       syncIntervalMs: deps.config.syncIntervalSeconds * 1000,
+      preflightLeadMs: deps.config.preflightMinutes * 60_000,
       ...overrides.options,
     },
   );
