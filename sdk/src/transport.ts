@@ -30,7 +30,7 @@ export function heraldFetch(options: TransportOptions): (request: Request, init?
   const maxDelay = options.maxRetryDelaySeconds ?? 60;
   return async (request, init) => {
     if (options.idempotencyKeys !== false && WRITES.has(request.method) && !request.headers.has('Idempotency-Key')) {
-      request.headers.set('Idempotency-Key', globalThis.crypto.randomUUID());
+      request.headers.set('Idempotency-Key', newKey());
     }
     for (let attempt = 0; ; attempt += 1) {
       const last = attempt >= retries;
@@ -42,6 +42,18 @@ export function heraldFetch(options: TransportOptions): (request: Request, init?
       await sleep(delay * 1000, request.signal);
     }
   };
+}
+
+/**
+ * A random UUID (version 4). Made from getRandomValues because randomUUID exists only in a browser's secure
+ * contexts, and the web app may be served over plain http on a local network.
+ */
+function newKey(): string {
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6] & 0x0f) | 0x40;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 const retryDelaySeconds = (response: Response, attempt: number): number => retryAfterSeconds(response) ?? 2 ** attempt;

@@ -68,7 +68,7 @@ describe('the SDK', () => {
     await unwrap(herald.GET('/channels'));
     await unwrap(herald.POST('/posts', { body: { channelIds: [a.channelIds[0]], text: 'three' }, headers: { 'Idempotency-Key': 'mine-1' } }));
     const [one, two, read, mine] = seen.map((s) => s.key);
-    assert.match(one!, /^[0-9a-f-]{36}$/);
+    assert.match(one!, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     assert.match(two!, /^[0-9a-f-]{36}$/);
     assert.notEqual(one, two);
     assert.equal(read, null, 'a read carries none');
