@@ -11,7 +11,7 @@
  * their state and time, as in the month.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { components } from '../../../generated/sdk/index.js';
+import type { components } from '../../../sdk/src/index.js';
 import { dateKey, localDateOf } from '../../../src/domain/zoned-time.js';
 import { api, ApiError, call, toApiError } from '../api.js';
 import { Link, navigate } from '../router.js';

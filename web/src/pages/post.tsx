@@ -9,7 +9,7 @@
  * the page asks for it every few seconds, so it shows published (or failed) without a reload.
  */
 import { useEffect, useState } from 'preact/hooks';
-import type { components } from '../../../generated/sdk/index.js';
+import type { components } from '../../../sdk/src/index.js';
 import { api, ApiError, call, toApiError } from '../api.js';
 import { Link, navigate } from '../router.js';
 import { useMe } from '../session.js';
