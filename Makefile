@@ -5,7 +5,7 @@ NODE_BIN := node_modules/.bin
 TESTS ?= 'test/**/*.test.ts'
 
 # The web app (web/) is bundled into dist/web, which Herald serves under /app.
-.PHONY: install generate check-generated web build run test test-sqlite test-postgres typecheck bench clean
+.PHONY: install generate check-generated web build sdk run test test-sqlite test-postgres typecheck bench clean
 
 install: node_modules/.installed
 
@@ -26,6 +26,10 @@ web: generate
 
 build: generate web
 	$(NODE_BIN)/tsc -p tsconfig.build.json
+
+# The SDK package (sdk/, @herald/sdk) built and packed with its dependencies into dist/herald-sdk-<version>.tgz.
+sdk: generate
+	$(NODE_BIN)/tsx scripts/pack-sdk.ts
 
 # The old space is capped at 1 GiB for its effect on V8's heap sizing (docs/operations.md, Memory): full collections come at
 # about twice the live heap rather than four times it. bench/processes.ts starts the benchmarks' Herald the same way.

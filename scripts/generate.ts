@@ -6,7 +6,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateRest } from './generate/rest.js';
 import { generateMcp } from './generate/mcp.js';
-import { generateSdk } from './generate/sdk.js';
 import { writeOutputs, type Output } from './generate/output.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -16,7 +15,6 @@ const openapi = JSON.parse(rest.find((o) => o.file === 'openapi.json')!.content)
 const outputs: Output[] = [
   ...rest,
   ...(await generateMcp(root, openapi)),
-  ...generateSdk(),
 ];
 const changed = writeOutputs(path.join(root, 'generated'), outputs);
 console.log(`generated/: ${outputs.length} files, ${changed} changed`);

@@ -48,6 +48,8 @@ export interface Config {
   workerLeaseSeconds: number;
   /** How often the worker syncs live posts and metrics from the networks. */
   syncIntervalSeconds: number;
+  /** How long before its time a scheduled post is rehearsed without publishing (domain/posts/preflight.ts); 0 never. */
+  preflightMinutes: number;
   logRequests: boolean;
   /** Free space in DATA_DIR under which /healthz and the log warn (STORAGE_LOW_MB), before writes fail. */
   storageLowBytes: number;
@@ -225,6 +227,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     sandboxLatencyMs: intFrom(env, 'SANDBOX_LATENCY_MS', 0, 0),
     workerLeaseSeconds: intFrom(env, 'WORKER_LEASE_SECONDS', 60),
     syncIntervalSeconds: intFrom(env, 'SYNC_INTERVAL_SECONDS', 300),
+    preflightMinutes: intFrom(env, 'PREFLIGHT_MINUTES', 30, 0),
     logRequests: boolFrom(env, 'LOG_REQUESTS', false),
     storageLowBytes: intFrom(env, 'STORAGE_LOW_MB', 256, 0) * 1024 * 1024,
     trustProxy: trustProxyFrom(env.TRUST_PROXY),

@@ -339,6 +339,17 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
             },
+            "risk": {
+              "description": "On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it\nfail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a\nstatus: the post is still `scheduled` and goes out at its time unless someone acts.\n",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/PostRisk"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
             "attempts": {
               "type": [
                 "array",
@@ -348,6 +359,30 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "items": {
                 "$ref": "#/$defs/PublishAttempt"
               }
+            }
+          }
+        },
+        "PostRisk": {
+          "type": "object",
+          "required": [
+            "reason",
+            "advice",
+            "checkedAt"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "reason": {
+              "type": "string",
+              "description": "What would make the post fail, in people's words."
+            },
+            "advice": {
+              "type": "string",
+              "description": "What to do about it before the post's time."
+            },
+            "checkedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the rehearsal that found it ran."
             }
           }
         },
@@ -751,6 +786,17 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
             },
+            "risk": {
+              "description": "On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it\nfail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a\nstatus: the post is still `scheduled` and goes out at its time unless someone acts.\n",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/PostRisk"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
             "attempts": {
               "type": [
                 "array",
@@ -760,6 +806,30 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "items": {
                 "$ref": "#/$defs/PublishAttempt"
               }
+            }
+          }
+        },
+        "PostRisk": {
+          "type": "object",
+          "required": [
+            "reason",
+            "advice",
+            "checkedAt"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "reason": {
+              "type": "string",
+              "description": "What would make the post fail, in people's words."
+            },
+            "advice": {
+              "type": "string",
+              "description": "What to do about it before the post's time."
+            },
+            "checkedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the rehearsal that found it ran."
             }
           }
         },
@@ -1158,6 +1228,17 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
             },
+            "risk": {
+              "description": "On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it\nfail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a\nstatus: the post is still `scheduled` and goes out at its time unless someone acts.\n",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/PostRisk"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
             "attempts": {
               "type": [
                 "array",
@@ -1167,6 +1248,30 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "items": {
                 "$ref": "#/$defs/PublishAttempt"
               }
+            }
+          }
+        },
+        "PostRisk": {
+          "type": "object",
+          "required": [
+            "reason",
+            "advice",
+            "checkedAt"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "reason": {
+              "type": "string",
+              "description": "What would make the post fail, in people's words."
+            },
+            "advice": {
+              "type": "string",
+              "description": "What to do about it before the post's time."
+            },
+            "checkedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the rehearsal that found it ran."
             }
           }
         },
@@ -1575,6 +1680,17 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
             },
+            "risk": {
+              "description": "On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it\nfail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a\nstatus: the post is still `scheduled` and goes out at its time unless someone acts.\n",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/PostRisk"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
             "attempts": {
               "type": [
                 "array",
@@ -1584,6 +1700,30 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "items": {
                 "$ref": "#/$defs/PublishAttempt"
               }
+            }
+          }
+        },
+        "PostRisk": {
+          "type": "object",
+          "required": [
+            "reason",
+            "advice",
+            "checkedAt"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "reason": {
+              "type": "string",
+              "description": "What would make the post fail, in people's words."
+            },
+            "advice": {
+              "type": "string",
+              "description": "What to do about it before the post's time."
+            },
+            "checkedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the rehearsal that found it ran."
             }
           }
         },
@@ -2481,6 +2621,17 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
             },
+            "risk": {
+              "description": "On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it\nfail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a\nstatus: the post is still `scheduled` and goes out at its time unless someone acts.\n",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/PostRisk"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
             "attempts": {
               "type": [
                 "array",
@@ -2490,6 +2641,30 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "items": {
                 "$ref": "#/$defs/PublishAttempt"
               }
+            }
+          }
+        },
+        "PostRisk": {
+          "type": "object",
+          "required": [
+            "reason",
+            "advice",
+            "checkedAt"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "reason": {
+              "type": "string",
+              "description": "What would make the post fail, in people's words."
+            },
+            "advice": {
+              "type": "string",
+              "description": "What to do about it before the post's time."
+            },
+            "checkedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the rehearsal that found it ran."
             }
           }
         },
@@ -3089,6 +3264,17 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
             },
+            "risk": {
+              "description": "On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it\nfail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a\nstatus: the post is still `scheduled` and goes out at its time unless someone acts.\n",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/PostRisk"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
             "attempts": {
               "type": [
                 "array",
@@ -3098,6 +3284,30 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "items": {
                 "$ref": "#/$defs/PublishAttempt"
               }
+            }
+          }
+        },
+        "PostRisk": {
+          "type": "object",
+          "required": [
+            "reason",
+            "advice",
+            "checkedAt"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "reason": {
+              "type": "string",
+              "description": "What would make the post fail, in people's words."
+            },
+            "advice": {
+              "type": "string",
+              "description": "What to do about it before the post's time."
+            },
+            "checkedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the rehearsal that found it ran."
             }
           }
         },
@@ -3871,6 +4081,17 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
             },
+            "risk": {
+              "description": "On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it\nfail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a\nstatus: the post is still `scheduled` and goes out at its time unless someone acts.\n",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/PostRisk"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
             "attempts": {
               "type": [
                 "array",
@@ -3880,6 +4101,30 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "items": {
                 "$ref": "#/$defs/PublishAttempt"
               }
+            }
+          }
+        },
+        "PostRisk": {
+          "type": "object",
+          "required": [
+            "reason",
+            "advice",
+            "checkedAt"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "reason": {
+              "type": "string",
+              "description": "What would make the post fail, in people's words."
+            },
+            "advice": {
+              "type": "string",
+              "description": "What to do about it before the post's time."
+            },
+            "checkedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the rehearsal that found it ran."
             }
           }
         },
@@ -5256,6 +5501,17 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
             },
+            "risk": {
+              "description": "On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it\nfail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a\nstatus: the post is still `scheduled` and goes out at its time unless someone acts.\n",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/PostRisk"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
             "attempts": {
               "type": [
                 "array",
@@ -5310,6 +5566,30 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                   "description": "Sent on the first page of `GET /posts` when no `livePosts` preference was given and live posts exist that are not shown."
                 }
               }
+            }
+          }
+        },
+        "PostRisk": {
+          "type": "object",
+          "required": [
+            "reason",
+            "advice",
+            "checkedAt"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "reason": {
+              "type": "string",
+              "description": "What would make the post fail, in people's words."
+            },
+            "advice": {
+              "type": "string",
+              "description": "What to do about it before the post's time."
+            },
+            "checkedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the rehearsal that found it ran."
             }
           }
         },
@@ -5733,6 +6013,17 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
             },
+            "risk": {
+              "description": "On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it\nfail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a\nstatus: the post is still `scheduled` and goes out at its time unless someone acts.\n",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/PostRisk"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
             "attempts": {
               "type": [
                 "array",
@@ -5787,6 +6078,30 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                   "description": "Sent on the first page of `GET /posts` when no `livePosts` preference was given and live posts exist that are not shown."
                 }
               }
+            }
+          }
+        },
+        "PostRisk": {
+          "type": "object",
+          "required": [
+            "reason",
+            "advice",
+            "checkedAt"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "reason": {
+              "type": "string",
+              "description": "What would make the post fail, in people's words."
+            },
+            "advice": {
+              "type": "string",
+              "description": "What to do about it before the post's time."
+            },
+            "checkedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the rehearsal that found it ran."
             }
           }
         },
@@ -6208,6 +6523,17 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
             },
+            "risk": {
+              "description": "On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it\nfail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a\nstatus: the post is still `scheduled` and goes out at its time unless someone acts.\n",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/PostRisk"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
             "attempts": {
               "type": [
                 "array",
@@ -6262,6 +6588,30 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                   "description": "Sent on the first page of `GET /posts` when no `livePosts` preference was given and live posts exist that are not shown."
                 }
               }
+            }
+          }
+        },
+        "PostRisk": {
+          "type": "object",
+          "required": [
+            "reason",
+            "advice",
+            "checkedAt"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "reason": {
+              "type": "string",
+              "description": "What would make the post fail, in people's words."
+            },
+            "advice": {
+              "type": "string",
+              "description": "What to do about it before the post's time."
+            },
+            "checkedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the rehearsal that found it ran."
             }
           }
         },
@@ -6683,6 +7033,17 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
             },
+            "risk": {
+              "description": "On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it\nfail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a\nstatus: the post is still `scheduled` and goes out at its time unless someone acts.\n",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/PostRisk"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
             "attempts": {
               "type": [
                 "array",
@@ -6737,6 +7098,30 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                   "description": "Sent on the first page of `GET /posts` when no `livePosts` preference was given and live posts exist that are not shown."
                 }
               }
+            }
+          }
+        },
+        "PostRisk": {
+          "type": "object",
+          "required": [
+            "reason",
+            "advice",
+            "checkedAt"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "reason": {
+              "type": "string",
+              "description": "What would make the post fail, in people's words."
+            },
+            "advice": {
+              "type": "string",
+              "description": "What to do about it before the post's time."
+            },
+            "checkedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the rehearsal that found it ran."
             }
           }
         },
@@ -7482,6 +7867,17 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
             },
+            "risk": {
+              "description": "On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it\nfail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a\nstatus: the post is still `scheduled` and goes out at its time unless someone acts.\n",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/PostRisk"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
             "attempts": {
               "type": [
                 "array",
@@ -7491,6 +7887,30 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "items": {
                 "$ref": "#/$defs/PublishAttempt"
               }
+            }
+          }
+        },
+        "PostRisk": {
+          "type": "object",
+          "required": [
+            "reason",
+            "advice",
+            "checkedAt"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "reason": {
+              "type": "string",
+              "description": "What would make the post fail, in people's words."
+            },
+            "advice": {
+              "type": "string",
+              "description": "What to do about it before the post's time."
+            },
+            "checkedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the rehearsal that found it ran."
             }
           }
         },
@@ -7899,6 +8319,17 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
             },
+            "risk": {
+              "description": "On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it\nfail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a\nstatus: the post is still `scheduled` and goes out at its time unless someone acts.\n",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/PostRisk"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
             "attempts": {
               "type": [
                 "array",
@@ -7908,6 +8339,30 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "items": {
                 "$ref": "#/$defs/PublishAttempt"
               }
+            }
+          }
+        },
+        "PostRisk": {
+          "type": "object",
+          "required": [
+            "reason",
+            "advice",
+            "checkedAt"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "reason": {
+              "type": "string",
+              "description": "What would make the post fail, in people's words."
+            },
+            "advice": {
+              "type": "string",
+              "description": "What to do about it before the post's time."
+            },
+            "checkedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the rehearsal that found it ran."
             }
           }
         },
@@ -8470,6 +8925,17 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
             },
+            "risk": {
+              "description": "On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it\nfail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a\nstatus: the post is still `scheduled` and goes out at its time unless someone acts.\n",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/PostRisk"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
             "attempts": {
               "type": [
                 "array",
@@ -8479,6 +8945,30 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "items": {
                 "$ref": "#/$defs/PublishAttempt"
               }
+            }
+          }
+        },
+        "PostRisk": {
+          "type": "object",
+          "required": [
+            "reason",
+            "advice",
+            "checkedAt"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "reason": {
+              "type": "string",
+              "description": "What would make the post fail, in people's words."
+            },
+            "advice": {
+              "type": "string",
+              "description": "What to do about it before the post's time."
+            },
+            "checkedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the rehearsal that found it ran."
             }
           }
         },
@@ -9620,6 +10110,17 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
             },
+            "risk": {
+              "description": "On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it\nfail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a\nstatus: the post is still `scheduled` and goes out at its time unless someone acts.\n",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/PostRisk"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
             "attempts": {
               "type": [
                 "array",
@@ -9629,6 +10130,30 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "items": {
                 "$ref": "#/$defs/PublishAttempt"
               }
+            }
+          }
+        },
+        "PostRisk": {
+          "type": "object",
+          "required": [
+            "reason",
+            "advice",
+            "checkedAt"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "reason": {
+              "type": "string",
+              "description": "What would make the post fail, in people's words."
+            },
+            "advice": {
+              "type": "string",
+              "description": "What to do about it before the post's time."
+            },
+            "checkedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the rehearsal that found it ran."
             }
           }
         },
@@ -10265,6 +10790,17 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
             },
+            "risk": {
+              "description": "On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it\nfail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a\nstatus: the post is still `scheduled` and goes out at its time unless someone acts.\n",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/PostRisk"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
             "attempts": {
               "type": [
                 "array",
@@ -10274,6 +10810,30 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "items": {
                 "$ref": "#/$defs/PublishAttempt"
               }
+            }
+          }
+        },
+        "PostRisk": {
+          "type": "object",
+          "required": [
+            "reason",
+            "advice",
+            "checkedAt"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "reason": {
+              "type": "string",
+              "description": "What would make the post fail, in people's words."
+            },
+            "advice": {
+              "type": "string",
+              "description": "What to do about it before the post's time."
+            },
+            "checkedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the rehearsal that found it ran."
             }
           }
         },

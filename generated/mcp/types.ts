@@ -186,6 +186,12 @@ export interface components {
             /** @description On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw. */
             reviewVersion?: string | null;
             /**
+             * @description On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it
+             *     fail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a
+             *     status: the post is still `scheduled` and goes out at its time unless someone acts.
+             */
+            risk?: components["schemas"]["PostRisk"] | null;
+            /**
              * @description The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).
              *     outcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the
              *     network took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.
@@ -202,6 +208,17 @@ export interface components {
                 /** @description Sent on the first page of `GET /posts` when no `livePosts` preference was given and live posts exist that are not shown. */
                 livePostsAvailable?: boolean;
             };
+        };
+        PostRisk: {
+            /** @description What would make the post fail, in people's words. */
+            reason: string;
+            /** @description What to do about it before the post's time. */
+            advice: string;
+            /**
+             * Format: date-time
+             * @description When the rehearsal that found it ran.
+             */
+            checkedAt: string;
         };
         PublishAttempt: {
             number: number;

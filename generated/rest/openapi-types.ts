@@ -102,7 +102,7 @@ export interface paths {
         put?: never;
         /**
          * Connect a network account as a channel (or update the channel it already is).
-         * @description Credential networks (Bluesky: `identifier`, `appPassword`, optional `service`; the sandbox: `handle`, any name for a practice account) are signed in at once: 201 with the channel. OAuth networks (Mastodon: `instance`) answer 200 with `authorizationUrl`: open it; the network sends the person back to `{BASE_URL}/connect/{network}/callback`, which creates the channel. The link is valid for 15 minutes, once. Connecting the same network account again keeps its channel id. Needs `manage_team`.
+         * @description Credential networks (Bluesky: `identifier`, `appPassword`, optional `service`; WordPress: `site`, `username`, `applicationPassword`; Nostr: `privateKey`, `relays`; the sandbox: `handle`, any name for a practice account) are signed in at once: 201 with the channel. OAuth networks (Mastodon: `instance`) answer 200 with `authorizationUrl`: open it; the network sends the person back to `{BASE_URL}/connect/{network}/callback`, which creates the channel. The link is valid for 15 minutes, once. Connecting the same network account again keeps its channel id. Needs `manage_team`.
          */
         post: operations["connectChannel"];
         delete?: never;
@@ -1340,11 +1340,28 @@ export interface components {
             /** @description On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw. */
             reviewVersion?: string | null;
             /**
+             * @description On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it
+             *     fail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a
+             *     status: the post is still `scheduled` and goes out at its time unless someone acts.
+             */
+            risk?: components["schemas"]["PostRisk"] | null;
+            /**
              * @description The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).
              *     outcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the
              *     network took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.
              */
             attempts?: components["schemas"]["PublishAttempt"][] | null;
+        };
+        PostRisk: {
+            /** @description What would make the post fail, in people's words. */
+            reason: string;
+            /** @description What to do about it before the post's time. */
+            advice: string;
+            /**
+             * Format: date-time
+             * @description When the rehearsal that found it ran.
+             */
+            checkedAt: string;
         };
         PublishAttempt: {
             number: number;
@@ -1532,7 +1549,7 @@ export interface components {
          * @description See the event catalogue in docs/webhooks.md.
          * @enum {string}
          */
-        EventType: "post.created" | "post.scheduled" | "post.published" | "post.failed" | "post.unconfirmed" | "post.deleted" | "post.first_comment.published" | "post.first_comment.failed" | "approval.requested" | "approval.approved" | "approval.rejected" | "approval.assigned" | "channel.connected" | "channel.needs_reconnect" | "channel.disconnected" | "queue.paused" | "queue.resumed" | "live_post.found" | "webhook.disabled" | "webhook.test";
+        EventType: "post.created" | "post.scheduled" | "post.published" | "post.failed" | "post.unconfirmed" | "post.deleted" | "post.at_risk" | "post.risk_cleared" | "post.first_comment.published" | "post.first_comment.failed" | "approval.requested" | "approval.approved" | "approval.rejected" | "approval.assigned" | "channel.connected" | "channel.needs_reconnect" | "channel.disconnected" | "queue.paused" | "queue.resumed" | "live_post.found" | "webhook.disabled" | "webhook.test";
         /**
          * @description Something that happened, in the same shape as a webhook delivery's body. `data` carries the object as
          *     this API shows it (`post`, `channel`, `endpoint`) and the type's own facts (`reason`, `permalinkUrl`).
@@ -1903,6 +1920,8 @@ export interface components {
                 permalinkUrl: string | null;
                 /** @description Whether POST /posts/{postId}/move can move it (a scheduled post). */
                 movable: boolean;
+                /** @description What the rehearsal before its time found wrong with a post yet to go out; null otherwise. */
+                risk?: components["schemas"]["PostRisk"] | null;
             }[];
         };
     };
@@ -2573,6 +2592,8 @@ export interface operations {
             query?: {
                 /** @description Not accepted here (live posts are already published); sending it gives 400. */
                 livePosts?: boolean;
+                /** @description Only the posts the rehearsal before their time found at risk (see the post's `risk`). */
+                atRisk?: boolean;
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
                 /** @description `paging.nextCursor` of the previous page. Bound to the listing mode it was issued in. */

@@ -12,6 +12,8 @@
  *   herald key list --account A
  *   herald channel add --account A --workspace W --handle H [--network sandbox] [--timezone Europe/Berlin] [--name N]
  *   herald channel connect bluesky --identifier H --app-password P [--service URL] [--workspace W] [--account A]
+ *   herald channel connect wordpress --site URL --username U --application-password P [--workspace W] [--account A]
+ *   herald channel connect nostr --private-key NSEC --relays "wss://... wss://..." [--workspace W] [--account A]
  *   herald channel connect mastodon --instance URL [--workspace W] [--account A]   (prints the URL to open, waits for the callback)
  *   herald channel connect youtube [--workspace W] [--account A]   (the same: Google's consent, then the callback)
  *   herald channel connect tiktok [--workspace W] [--account A]   (the same, through TikTok's consent)
@@ -78,6 +80,11 @@ const options = {
   'bot-token': { type: 'string' },
   chat: { type: 'string' },
   'channel-id': { type: 'string' },
+  site: { type: 'string' },
+  username: { type: 'string' },
+  'application-password': { type: 'string' },
+  'private-key': { type: 'string' },
+  relays: { type: 'string' },
   times: { type: 'string' },
 } as const;
 
@@ -151,7 +158,8 @@ const commands: Record<string, Command> = {
     const fields: Record<string, string> = {};
     for (const [option, field] of [
       ['identifier', 'identifier'], ['app-password', 'appPassword'], ['service', 'service'], ['instance', 'instance'], ['page', 'page'],
-      ['login', 'login'], ['bot-token', 'botToken'], ['chat', 'chat'], ['channel-id', 'channelId'],
+      ['login', 'login'], ['site', 'site'], ['username', 'username'], ['application-password', 'applicationPassword'],
+      ['private-key', 'privateKey'], ['relays', 'relays'], ['bot-token', 'botToken'], ['chat', 'chat'], ['channel-id', 'channelId'],
     ] as const) {
       if (v[option] !== undefined) fields[field] = v[option]!;
     }

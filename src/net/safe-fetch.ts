@@ -177,6 +177,14 @@ export async function vetUrl(rawUrl: string, options: Pick<SafeFetchOptions, 'al
   await vetHost(checkUrl(rawUrl), { ...options, maxBytes: 0, timeoutMs: 0 });
 }
 
+/**
+ * Checks a user-supplied URL under the rules above and answers the lookup that pins a connection to the address
+ * checked, for a client other than this module's (a Nostr relay's WebSocket, wss: checked as https:).
+ */
+export async function pinnedLookupFor(rawUrl: string, options: Pick<SafeFetchOptions, 'allowHosts' | 'resolve'>): Promise<LookupFunction> {
+  return pinnedLookup(await vetHost(checkUrl(rawUrl), { ...options, maxBytes: 0, timeoutMs: 0 }));
+}
+
 /** Requests a user-supplied URL under the rules above (GET unless told). Non-2xx answers are returned, not thrown. */
 export async function safeFetch(rawUrl: string, options: SafeFetchOptions): Promise<SafeFetchResponse> {
   const maxRedirects = options.maxRedirects ?? 5;

@@ -21,6 +21,8 @@ import { DiscordNetwork } from './networks/discord.js';
 import { SlackNetwork } from './networks/slack.js';
 import { TelegramNetwork } from './networks/telegram.js';
 import { ThreadsNetwork } from './networks/threads.js';
+import { WordPressNetwork } from './networks/wordpress.js';
+import { NostrNetwork } from './networks/nostr.js';
 import { NetworkHttp, type NetworkHttpOptions } from './networks/network-http.js';
 import { DEFAULT_WORKER_OPTIONS } from './runtime.js';
 import { PublishingWorker, type WorkerOptions } from './worker.js';
@@ -53,6 +55,8 @@ export function createNetworks(deps: Omit<DomainDeps, 'networks'>): NetworkRegis
     .register('x', new XNetwork(http, outbound, now, deps.config.networks.apps.x))
     .register('pinterest', new PinterestNetwork(http, outbound, now, deps.config.networks.apps.pinterest))
     .register('threads', new ThreadsNetwork(http, now, deps.config.networks.apps.threads))
+    .register('wordpress', new WordPressNetwork(http, outbound, now))
+    .register('nostr', new NostrNetwork(http, outbound, now))
     .register('telegram', new TelegramNetwork(http, outbound, now))
     .register('discord', new DiscordNetwork(http, outbound, now))
     .register('slack', new SlackNetwork(http, outbound, now, deps.config.networks.apps.slack));
@@ -78,6 +82,7 @@ export function createWorker(
       batchSize: Math.max(DEFAULT_WORKER_OPTIONS.batchSize, deps.config.workerConcurrency),
       leaseMs: deps.config.workerLeaseSeconds * 1000,
       syncIntervalMs: deps.config.syncIntervalSeconds * 1000,
+      preflightLeadMs: deps.config.preflightMinutes * 60_000,
       ...overrides.options,
     },
   );

@@ -7,6 +7,8 @@
  * - media URLs must be direct image/video files, checked before the first network call (Herald's own files in
  *   its storage, media-check.ts), of a format the network takes where it names formats (a PNG photo never reaches
  *   TikTok); a host that does not answer counts towards maxAttempts, or the post would wait forever;
+ * - a post a rehearsal found at risk before its slot is rehearsed once more when claimed (domain/posts/preflight.ts),
+ *   then sent whatever it finds;
  * - at most once: each attempt is recorded, with its attempt key, before the network call (a batch's attempts
  *   in one transaction, guarded by the claim), and the lease is renewed while the call is in flight;
  * - a success is written with the others that finished about the same time (write-behind.ts); until then the
@@ -23,6 +25,7 @@ import { NetworkError, type ConnectorChannel, type NetworkConnector, type Publis
 import { formatProblem, validatePost } from '../domain/networks/post-fit.js';
 import { unreachableLibraryMedia } from '../domain/media/public-base-url.js';
 import { markNeedsReconnect } from '../domain/networks/credential-vault.js';
+import { recordRehearsal, rehearse } from '../domain/posts/preflight.js';
 import { backoffMs } from './backoff.js';
 import { finishPost } from './post-outcomes.js';
 import { publishedChanges } from './published.js';
@@ -33,6 +36,7 @@ import { postKeyOf, type WorkerRuntime } from './runtime.js';
 /** A claimed post that passed every check: its attempt is ready to be recorded, then sent. */
 interface Ready {
   post: PostRecord;
+  channel: ChannelRecord;
   network: NetworkConnector;
   ref: ConnectorChannel;
   attempt: PublishAttemptRecord;
@@ -53,6 +57,7 @@ export async function publishBatch(rt: WorkerRuntime, claimed: readonly ClaimedP
   for (const item of claimed) {
     const next = preflight(rt, item, targets.get(item.post.channelId)!, interrupted.get(item.post.id));
     if (typeof next === 'function') others.push(next);
+    else if (next.post.risk) others.push(() => rehearsedThenSent(rt, next));
     else if (next.post.imageUrls.length + next.post.videoUrls.length > 0) others.push(() => withMedia(rt, next));
     else ready.push(next);
   }
@@ -98,9 +103,32 @@ function preflight(
   }
   const number = attemptCount + 1;
   return {
-    post, network, ref,
+    post, channel, network, ref,
     attempt: { postId: post.id, accountId: post.accountId, kind: 'publish', number, idempotencyKey: `${post.id}:${number}`, workerId, startedAt: rt.now(), finishedAt: null, outcome: null, detail: null },
   };
+}
+
+/**
+ * A post found at risk before its slot is rehearsed once more as it goes, its claim kept meanwhile: a cause mended
+ * since clears the risk before the attempt, one still there is recorded; the post is sent either way, the attempt
+ * being the last word (its end state drops the risk). Posts not at risk pay nothing for this.
+ */
+async function rehearsedThenSent(rt: WorkerRuntime, ready: Ready): Promise<void> {
+  const { post, channel, network, ref } = ready;
+  const lease = rt.keepLease((until) => rt.repo.renewLease(post.id, rt.options.workerId, until));
+  try {
+    const { checkMedia } = rt.ctx;
+    const risk = await rehearse(rt.ctx.deps, { post, channel, connector: network, target: ref, checkMedia });
+    await recordRehearsal(rt.ctx.deps, post, { claimedBy: rt.options.workerId }, risk);
+  } catch (error) {
+    rt.ctx.logger.error('rehearsing a claimed post failed', error);
+  } finally {
+    lease.stop();
+  }
+  if (post.imageUrls.length + post.videoUrls.length > 0) return withMedia(rt, ready);
+  const started = { ...ready.attempt, startedAt: rt.now() };
+  const held = await rt.repo.startAttempts(rt.options.workerId, [started], rt.now() + rt.options.leaseMs);
+  if (held.has(post.id)) await send(rt, { ...ready, attempt: started });
 }
 
 /** A post with media waits for a media slot, its claim kept meanwhile, then checks its files and sends. */

@@ -33,6 +33,12 @@ export interface WorkerOptions {
   syncIntervalMs: number;
   /** Recent posts read per channel on each live-post sync. */
   syncDepth: number;
+  /** How long before its slot a post is rehearsed (PREFLIGHT_MINUTES); 0 rehearses nothing. */
+  preflightLeadMs: number;
+  /** How often a post found at risk is rehearsed again until its slot. */
+  preflightRecheckMs: number;
+  /** How often the worker looks for posts to rehearse: the window is minutes wide, so seconds late costs nothing. */
+  preflightPollMs: number;
 }
 
 export interface WorkerContext {
@@ -53,6 +59,9 @@ export const DEFAULT_WORKER_OPTIONS: Omit<WorkerOptions, 'workerId'> = {
   maxBackoffMs: 10 * 60_000,
   syncIntervalMs: 300_000,
   syncDepth: 50,
+  preflightLeadMs: 30 * 60_000,
+  preflightRecheckMs: 5 * 60_000,
+  preflightPollMs: 10_000,
 };
 
 export function newWorkerId(): string {

@@ -6,16 +6,18 @@
  * - a due post is claimed with a lease; every later write is guarded by the claim, so a worker that lost
  *   its lease changes nothing, and a crashed worker's posts are reclaimed once its lease expires;
  * - it ticks back to back while there is work, else every pollMs; it syncs live posts, looks again at
- *   unconfirmed posts and re-queues recycling collections every syncIntervalMs;
+ *   unconfirmed posts and re-queues recycling collections every syncIntervalMs; every preflightPollMs it starts
+ *   rehearsing the posts whose slots come within PREFLIGHT_MINUTES (preflight-step.ts) beside the loop, one round at
+ *   a time, so a slow link or network never holds up a due post;
  * - at most `concurrency` posts are in flight at once, refilled as they finish (a pipeline, not batch by batch);
  * - each claim starts as a batch (channels and interrupted attempts read once, attempts recorded in one
  *   transaction), and published posts are written in batches (write-behind.ts);
  * - stop(): claims nothing more and finishes what is in flight (a tick() stopped midway puts its unstarted posts back);
  * - a batch that cannot start is logged with the reason and its claims put back; the loop goes on after pollMs, and
  *   any failure of a round is logged, never ends the loop.
- * The steps: publish-step.ts (a due post), reconciliation.ts (unknown outcomes), comment-step.ts (first
- * comments), webhook-delivery.ts (events to webhook endpoints), live-sync.ts (posts found on the network);
- * runtime.ts holds what they share.
+ * The steps: publish-step.ts (a due post), preflight-step.ts (a rehearsal before a post's slot), reconciliation.ts
+ * (unknown outcomes), comment-step.ts (first comments), webhook-delivery.ts (events to webhook endpoints),
+ * live-sync.ts (posts found on the network); runtime.ts holds what they share.
  */
 import { RELEASING_APPROVALS } from '../domain/approvals/approval-holds.js';
 import { recycleDueCollections } from '../domain/recycling/recycling.js';
@@ -23,6 +25,7 @@ import { commentOne } from './comment-step.js';
 import { syncChannel } from './live-sync.js';
 import { reviewCredentialExpiry } from '../domain/networks/credential-expiry.js';
 import { publishBatch } from './publish-step.js';
+import { rehearseDue } from './preflight-step.js';
 import { reconcileUnconfirmed } from './reconciliation.js';
 import { deliverOne, deliveryLeaseMs } from './webhook-delivery.js';
 import type { ClaimedPost } from '../db/repositories/publishing.js';
@@ -43,6 +46,9 @@ export class PublishingWorker {
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
   private nextSyncAt = 0;
+  private nextRehearsalAt = 0;
+  /** The round of rehearsals running beside the loop, if one is. */
+  private rehearsing: Promise<void> | undefined;
   /** Posts the pipeline has started and not finished. */
   private readonly running = new Set<Promise<void>>();
   private slotWaiter: (() => void) | undefined;
@@ -82,6 +88,12 @@ export class PublishingWorker {
           }
           const { comments, deliveries } = await this.followUps();
           busy = claimed === 'filled' || comments >= this.options.batchSize || deliveries >= this.options.batchSize;
+          if (this.now() >= this.nextRehearsalAt && !this.rehearsing) {
+            this.nextRehearsalAt = this.now() + this.options.preflightPollMs;
+            this.rehearsing = this.rehearse()
+              .catch((error) => this.ctx.logger.error('rehearsing scheduled posts failed', error))
+              .finally(() => { this.rehearsing = undefined; });
+          }
           if (this.now() >= this.nextSyncAt) {
             this.nextSyncAt = this.now() + this.options.syncIntervalMs;
             await this.sync();
@@ -93,7 +105,7 @@ export class PublishingWorker {
         }
         if (!busy && !this.stopping) await this.sleep(this.options.pollMs);
       }
-      await Promise.all(this.running);
+      await Promise.all([...this.running, this.rehearsing]);
     })();
   }
 
@@ -197,6 +209,11 @@ export class PublishingWorker {
       }
     });
     return { comments: steps.length, deliveries: deliveries.length };
+  }
+
+  /** Rehearses the posts whose slots are near (preflight-step.ts), a batch at a time, until none is left to take. */
+  async rehearse(): Promise<void> {
+    while (!this.stopping && (await rehearseDue(this.rt, this.options.batchSize)) === this.options.batchSize);
   }
 
   /** Live-post sync over every channel (credentials near an expiry they cannot be renewed past reviewed first), and another look for unconfirmed posts. */

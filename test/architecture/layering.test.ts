@@ -61,7 +61,7 @@ const LAYERS: Record<string, Layer> = {
   publishing: { holds: ['src/publishing/'], may: ['domain', 'db', 'net', 'logger', 'config'] },
   connectors: { holds: ['src/publishing/networks/'], may: ['domain ports', 'net'] },
   generated: { holds: ['generated/'], may: [] },
-  sdk: { holds: ['generated/sdk/'], may: ['generated'], packages: /^openapi-fetch$/ },
+  sdk: { holds: ['sdk/src/'], may: ['generated'], packages: /^openapi-fetch$/ },
   'web app': { holds: ['web/src/'], may: ['sdk', 'shared rules'], packages: /^preact$/ },
 };
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { toolCatalogue } from '../../generated/mcp/catalogue.js';
 import { argumentValidators } from '../../generated/mcp/validators.js';
-import { createHeraldMcpClient, HeraldToolError } from '../../generated/sdk/index.js';
+import { createHeraldMcpClient, HeraldToolError } from '../../sdk/src/index.js';
 import { servedTools, toolsListPage } from '../../src/mcp/served-tools.js';
 import { toolHandlers } from '../../src/mcp/tools/index.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';

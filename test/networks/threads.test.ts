@@ -334,6 +334,22 @@ describe('Threads, against a fake that speaks its documented API', function () {
       assert.equal(threads.posts.length, 1);
     });
 
+    it('a spent publishing limit marks a post at risk before its slot, and a limit back clears it (a rehearsal)', async () => {
+      const clock = pinClock(t, new Date().toISOString());
+      threads.quotaTotal = 0;
+      const post = await schedule({ text: 'In twenty minutes', isScheduled: true, dateTime: new Date(clock.now() + 20 * 60_000).toISOString() });
+      const worker = testWorker(t);
+      await worker.rehearse();
+      const { risk } = await get(post.id);
+      assert.equal(risk.reason, 'The Threads profile has published its 0 posts through the API in the last 24 hours.');
+      assert.match(risk.advice, /once the network allows it again/);
+      assert.equal(threads.containers.size, 0, 'the rehearsal made no container');
+      threads.quotaTotal = 250;
+      clock.advance(5 * 60_000);
+      await worker.rehearse();
+      assert.equal((await get(post.id)).risk, null);
+    });
+
     it('a video Threads could not process fails with its error_message; a permanent refusal fails with Meta\'s words; a revoked token needs a reconnect', async () => {
       threads.failProcessingNext = true;
       const film = await schedule({ text: 'Broken film', videoUrls: [videoUrl] });

@@ -344,6 +344,26 @@ describe('YouTube, against a fake that speaks Google\'s documented API', functio
     assert.equal(Number((await t.herald.db('posts').where({ id: waiting.id }).first()).next_attempt_at), pacificDay(clock.now()).reset);
   });
 
+  it('tells a post before its slot that the project\'s daily uploads are spent, until the quota resets (a rehearsal)', async () => {
+    await t.close();
+    t = await startHerald({ youtubeDailyUploads: 1 });
+    youtube.client.redirectUri = `${t.url}/connect/youtube/callback`;
+    a = await t.seedAccount({ channels: 0 });
+    await connectThroughConsent();
+    const channel = await theChannel();
+    const clock = pinClock(t, new Date().toISOString());
+    await schedule(channel.id);
+    await testWorker(t).tick();
+    const reset = pacificDay(clock.now()).reset;
+    const minutes = Math.max(1, Math.min(20, Math.floor((reset - clock.now()) / 60_000) - 1));
+    const next = await schedule(channel.id, { title: 'Next' }, { isScheduled: true, dateTime: new Date(clock.now() + minutes * 60_000).toISOString() });
+    await testWorker(t).rehearse();
+    const { risk } = await get(next.id);
+    assert.match(risk.reason, /spent its 1 daily video uploads \(YOUTUBE_DAILY_UPLOADS\)/);
+    assert.equal(risk.advice, `Leave the post to go out at ${new Date(reset).toISOString()}, later than planned, or move it to a later time.`);
+    assert.equal(youtube.uploadsStarted(), 1, 'the rehearsal started no upload');
+  });
+
   it('refreshes an expired access token and goes on; a refused refresh needs a reconnect with Google\'s reasons', async () => {
     await connectThroughConsent();
     const channel = await theChannel();

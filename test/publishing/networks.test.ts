@@ -14,13 +14,17 @@ import { provisioning } from './provisioning.js';
 import { heraldMediaChecker, testWorker } from './support.js';
 
 describe('publishing: network rules', () => {
-  it('makes first comments on the networks SPEC lists (X as a reply; TikTok and Pinterest, which have no comment API, refuse them) and as replies on Bluesky and Mastodon, with a media URL only on LinkedIn and Facebook', () => {
+  it('makes first comments on the networks SPEC lists (X as a reply; TikTok and Pinterest, which have no comment API, refuse them) as replies on Bluesky, Mastodon and Nostr, and as comments on WordPress, with a media URL only on LinkedIn and Facebook', () => {
     const withComments = Object.values(NETWORK_CAPABILITIES).filter((c) => c.firstComment !== 'none' && c.name !== 'sandbox').map((c) => c.name).sort();
-    assert.deepEqual(withComments, ['bluesky', 'discord', 'facebook', 'instagram', 'linkedin', 'mastodon', 'slack', 'telegram', 'x', 'youtube']);
+    assert.deepEqual(withComments, [
+      'bluesky', 'discord', 'facebook', 'instagram', 'linkedin', 'mastodon', 'nostr', 'slack', 'telegram', 'wordpress', 'x', 'youtube',
+    ]);
     assert.deepEqual(Object.values(NETWORK_CAPABILITIES).filter((c) => c.firstCommentRefused).map((c) => c.name), ['tiktok', 'pinterest']);
     assert.equal(NETWORK_CAPABILITIES.bluesky.firstComment, 'reply');
     assert.equal(NETWORK_CAPABILITIES.mastodon.firstComment, 'reply');
     assert.equal(NETWORK_CAPABILITIES.x.firstComment, 'reply');
+    assert.equal(NETWORK_CAPABILITIES.nostr.firstComment, 'reply');
+    assert.equal(NETWORK_CAPABILITIES.wordpress.firstComment, 'comment');
     assert.equal(NETWORK_CAPABILITIES.telegram.firstComment, 'reply');
     assert.equal(NETWORK_CAPABILITIES.discord.firstComment, 'reply');
     assert.equal(NETWORK_CAPABILITIES.slack.firstComment, 'reply');

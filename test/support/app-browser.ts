@@ -26,7 +26,7 @@ function newestChange(dir: string): number {
 export function ensureWebBuilt(): Promise<unknown> {
   built ??= (async () => {
     const manifest = path.join(WEB_DIST, 'manifest.json');
-    const sources = Math.max(newestChange(path.resolve('web/src')), newestChange(path.resolve('generated/sdk')), newestChange(path.resolve('generated/rest')));
+    const sources = Math.max(newestChange(path.resolve('web/src')), newestChange(path.resolve('sdk/src')), newestChange(path.resolve('generated/rest')));
     if (fs.existsSync(manifest) && fs.statSync(manifest).mtimeMs > sources) return;
     await buildWeb();
   })();

@@ -13,6 +13,13 @@ export interface FirstCommentRecord {
   mediaUrl?: string;
 }
 
+/** What a post's last rehearsal found wrong (domain/posts/preflight.ts). */
+export interface PostRiskRecord {
+  reason: string;
+  advice: string;
+  checkedAt: number;
+}
+
 export interface PostRecord {
   id: string;
   accountId: string;
@@ -46,6 +53,8 @@ export interface PostRecord {
   recycledFromPostId?: string | null;
   reviewerUserId?: string | null;
   rejectionReason?: string | null;
+  /** Set by the worker's rehearsal before the post's slot (023_post_risk); null when none found a risk. */
+  risk?: PostRiskRecord | null;
   /** Read-only: filled on reads from post_labels. */
   labels?: PostLabelRecord[];
 }
@@ -71,6 +80,8 @@ export interface PostListQuery {
   /** Restricts Herald's own posts to these states; live posts are not affected. */
   ownStatuses?: readonly PostStatus[];
   excludeDrafts?: boolean;
+  /** Only posts a rehearsal found at risk. */
+  atRisk?: boolean;
   channelIds?: readonly string[];
   hasAssets?: boolean;
   /** Posts carrying any of these labels. */
@@ -109,6 +120,7 @@ export class PostsRepository {
       });
     }
     if (query.excludeDrafts) q.andWhere('is_draft', false);
+    if (query.atRisk) q.whereNotNull('risk');
     if (query.channelIds?.length) q.whereIn('channel_id', query.channelIds);
     if (query.hasAssets) q.andWhere((w) => w.whereNot('image_urls', '[]').orWhereNot('video_urls', '[]'));
     if (query.labelIds?.length) {
@@ -161,12 +173,15 @@ export class PostsRepository {
     return (await q.first('id')) !== undefined;
   }
 
-  /** Applies a change to an unpublished, non-live post; false when it no longer is one. */
+  /**
+   * Applies a change to an unpublished, non-live post; false when it no longer is one. A changed post is rehearsed
+   * again (its time or content may have mended, or made, a risk).
+   */
   async updateUnpublished(accountId: string, id: string, changes: Partial<PostRecord>): Promise<boolean> {
     const n = await this.db('posts')
       .where({ account_id: accountId, id, is_live: false })
       .whereIn('status', ['draft', 'scheduled', 'failed'])
-      .update(toRow(changes));
+      .update({ ...toRow(changes), rehearsed_at: null });
     return n > 0;
   }
 
@@ -239,6 +254,7 @@ const COLUMNS: Record<Exclude<keyof PostRecord, 'labels'>, string> = {
   recycledFromPostId: 'recycled_from_post_id',
   reviewerUserId: 'reviewer_user_id',
   rejectionReason: 'rejection_reason',
+  risk: 'risk',
 };
 
 /**
@@ -257,7 +273,7 @@ function toListedPost(row: { packed?: string; labels?: unknown }): PostRecord {
   return post;
 }
 
-const JSON_FIELDS = new Set<keyof PostRecord>(['imageUrls', 'videoUrls', 'firstComment', 'channelOptions', 'metrics']);
+const JSON_FIELDS = new Set<keyof PostRecord>(['imageUrls', 'videoUrls', 'firstComment', 'channelOptions', 'metrics', 'risk']);
 
 export function toRow(record: Partial<PostRecord>): Record<string, unknown> {
   const row: Record<string, unknown> = {};
@@ -300,5 +316,6 @@ export function toPost(row: any): PostRecord {
     recycledFromPostId: row.recycled_from_post_id ?? null,
     reviewerUserId: row.reviewer_user_id ?? null,
     rejectionReason: row.rejection_reason ?? null,
+    risk: json(row.risk, null),
   };
 }

@@ -1,15 +1,18 @@
 import type { Knex } from 'knex';
 import type { Db } from '../connection.js';
 import { isPostgres } from '../connection.js';
-import { toPost, toRow, type PostRecord } from './posts.js';
+import { toPost, toRow, type PostRecord, type PostRiskRecord } from './posts.js';
 import { attemptRow, type AttemptOutcome, type PublishAttemptRecord } from './publish-attempts.js';
-import { insertRows } from './rows.js';
+import { insertRows, jsonText } from './rows.js';
 
 export interface ClaimedPost {
   post: PostRecord;
   /** Attempts made so far; the next one is number attemptCount + 1. */
   attemptCount: number;
 }
+
+/** What a rehearsal's finding is written under: the window's taking, or the worker's claim to publish. */
+export type RehearsalHold = { rehearsedAt: number } | { claimedBy: string };
 
 /** The outcome written to an attempt in the same transaction as the post's new state. */
 export interface AttemptResult {
@@ -32,7 +35,8 @@ export interface PublishedChanges {
 /**
  * The publishing queue. The posts table is the queue: a worker claims due posts by writing its id and a
  * lease on them; every later write is guarded by that claim, so a worker that lost its lease changes nothing.
- * A post's new state, its attempt's outcome and its first-comment step are written in one transaction.
+ * A post's new state, its attempt's outcome and its first-comment step are written in one transaction; an end state
+ * drops the risk a rehearsal found (the attempt at the slot was the last rehearsal, and its outcome is the word).
  * These queries span accounts on purpose: the worker serves the whole instance. Attempts, comment steps
  * and live posts have their own repositories (publish-attempts.ts, comment-steps.ts, live-posts.ts).
  */
@@ -72,6 +76,53 @@ export class PublishingRepository {
     return rows
       .map((row) => ({ post: toPost(row), attemptCount: Number(row.attempt_count) }))
       .sort((a, b) => (a.post.dateTime ?? 0) - (b.post.dateTime ?? 0) || (a.post.id < b.post.id ? -1 : 1));
+  }
+
+  /**
+   * Takes up to `limit` scheduled posts to rehearse before their slots (domain/posts/preflight.ts), marking them
+   * rehearsed at `now` in the same statement: those due within `leadMs` not yet rehearsed for this window, those at
+   * risk whose last rehearsal is `recheckMs` old, and those at risk edited since. Soonest first. Postgres: FOR UPDATE
+   * SKIP LOCKED, so concurrent workers take different posts; SQLite: one UPDATE ... RETURNING under its one writer.
+   * The window is a range of the (status, date_time, id) index and the posts at risk have an index of their own, so
+   * a poll that finds nothing reads next to nothing.
+   */
+  async claimRehearsals(now: number, leadMs: number, recheckMs: number, limit: number): Promise<PostRecord[]> {
+    const pg = isPostgres(this.db);
+    const own = "p.status = 'scheduled' AND p.is_live = false AND p.is_draft = false";
+    const window = `${own} AND p.date_time > ? AND p.date_time <= ?
+      AND (p.rehearsed_at IS NULL OR (p.risk IS NOT NULL AND p.rehearsed_at <= ?))`;
+    const edited = `${own} AND p.risk IS NOT NULL AND p.rehearsed_at IS NULL AND p.date_time > ?`;
+    const due = pg
+      ? `SELECT p.id FROM posts p WHERE (${window}) OR (${edited})
+         ORDER BY p.date_time, p.id LIMIT ? FOR UPDATE OF p SKIP LOCKED`
+      : `SELECT id FROM (
+           SELECT * FROM (SELECT p.id, p.date_time FROM posts p WHERE ${window} ORDER BY p.date_time, p.id LIMIT ?)
+           UNION
+           SELECT * FROM (SELECT p.id, p.date_time FROM posts p WHERE ${edited} ORDER BY p.date_time, p.id LIMIT ?)
+         ) ORDER BY date_time, id LIMIT ?`;
+    const windowBindings = [now, now + leadMs, now - recheckMs];
+    const bindings = pg ? [...windowBindings, now, limit] : [...windowBindings, limit, now, limit, limit];
+    const sql = `UPDATE posts SET rehearsed_at = ? WHERE id IN (${due}) RETURNING *`;
+    const result = await this.db.raw(sql, [now, ...bindings]);
+    const rows: any[] = pg ? result.rows : result;
+    return rows.map(toPost).sort((a, b) => (a.dateTime ?? 0) - (b.dateTime ?? 0) || (a.id < b.id ? -1 : 1));
+  }
+
+  /**
+   * Writes a rehearsal's finding on a post taken at `rehearsedAt`, while it is still scheduled and untouched since
+   * (an edit clears rehearsed_at, a later rehearsal changes it), or on a post this worker claimed to publish, while
+   * it still holds it. Returns the post as written, or undefined.
+   */
+  async recordRisk(postId: string, taken: RehearsalHold, risk: PostRiskRecord | null): Promise<PostRecord | undefined> {
+    const guard = 'rehearsedAt' in taken
+      ? `rehearsed_at = ? AND status = 'scheduled'`
+      : `claimed_by = ? AND status = 'publishing'`;
+    const result = await this.db.raw(
+      `UPDATE posts SET risk = ? WHERE id = ? AND ${guard} RETURNING *`,
+      [jsonText(risk), postId, 'rehearsedAt' in taken ? taken.rehearsedAt : taken.claimedBy],
+    );
+    const rows: any[] = isPostgres(this.db) ? result.rows : result;
+    return rows[0] && toPost(rows[0]);
   }
 
   /** Puts claimed posts the worker did not start back in the queue (graceful shutdown). */
@@ -120,7 +171,8 @@ export class PublishingRepository {
         const values = valuesOf(chunk.map((e) => [e.postId, e.changes.networkPostId, e.changes.permalinkUrl, e.changes.publishedAt]));
         const result = await trx.raw(
           `UPDATE posts SET status = 'published', network_post_id = v.column2, permalink_url = v.column3, published_at = CAST(v.column4 AS BIGINT),
-             updated_at = CAST(v.column4 AS BIGINT), last_error = NULL, claimed_by = NULL, lease_expires_at = NULL, next_attempt_at = NULL
+             updated_at = CAST(v.column4 AS BIGINT), last_error = NULL, risk = NULL,
+             claimed_by = NULL, lease_expires_at = NULL, next_attempt_at = NULL
            FROM ${values.sql} WHERE posts.id = v.column1 AND claimed_by = ? AND status = 'publishing' RETURNING id`,
           [...values.bindings, workerId],
         );
@@ -147,7 +199,7 @@ export class PublishingRepository {
       const n = await trx('posts').where({ id: postId, claimed_by: workerId, status: 'publishing' }).update({
         ...toRow({
           status: 'published', networkPostId: changes.networkPostId, permalinkUrl: changes.permalinkUrl,
-          publishedAt: changes.publishedAt, lastError: null, updatedAt: changes.publishedAt,
+          publishedAt: changes.publishedAt, lastError: null, updatedAt: changes.publishedAt, risk: null,
         }),
         claimed_by: null, lease_expires_at: null, next_attempt_at: null,
       });
@@ -191,6 +243,7 @@ export class PublishingRepository {
     return this.db.transaction(async (trx) => {
       const n = await trx('posts').where({ id: postId, claimed_by: workerId, status: 'publishing' }).update({
         status, claimed_by: null, lease_expires_at: null, next_attempt_at: null, last_error: lastError, updated_at: now,
+        risk: null,
       });
       if (n > 0 && attempt) await finishAttemptIn(trx, attempt);
       return n > 0;

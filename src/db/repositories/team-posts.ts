@@ -66,7 +66,8 @@ export class TeamPostsRepository {
 
   /** Moves a scheduled post to a queue slot; `from`, when given, must still be its time (compare-and-set). */
   async moveToSlot(accountId: string, id: string, slot: number, at: number, from?: number): Promise<boolean> {
-    return this.updateIf(accountId, id, { status: 'scheduled', dateTime: from }, { date_time: slot, timeline_at: slot, updated_at: at });
+    return this.updateIf(accountId, id, { status: 'scheduled', dateTime: from },
+      { date_time: slot, timeline_at: slot, updated_at: at, rehearsed_at: null });
   }
 
   /** Parks a queued post at a placeholder time while a reorder frees the slots (the slots' unique index). */

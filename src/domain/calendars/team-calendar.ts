@@ -16,6 +16,7 @@ import type { components, operations } from '../../../generated/rest/openapi-typ
 import type { DomainDeps } from '../deps.js';
 import type { PostStatus } from '../../db/repositories/posts.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { riskView } from '../posts/post-view.js';
 import type { Principal } from '../principal.js';
 import { updatePost } from '../posts/update-post.js';
 import { isTimeOfDay } from '../queue/slots.js';
@@ -64,6 +65,7 @@ export async function teamCalendar(deps: DomainDeps, principal: Principal, input
       approvalStatus: post.approvalStatus,
       permalinkUrl: post.permalinkUrl,
       movable: !post.isLive && post.status === 'scheduled',
+      risk: post.isLive ? null : riskView(post),
     };
   });
   const day = (date: LocalDate | null) => (date ? dateKey(date) : null);

@@ -10,6 +10,8 @@ export const EVENT_TYPES = [
   'post.failed',
   'post.unconfirmed',
   'post.deleted',
+  'post.at_risk',
+  'post.risk_cleared',
   'post.first_comment.published',
   'post.first_comment.failed',
   'approval.requested',

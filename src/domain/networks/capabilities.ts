@@ -13,8 +13,9 @@ import { ValidationError } from '../errors.js';
  *   `max_characters`, an X account allowed longer posts): `text.raisedBy` says who may raise it;
  * - where the text of a post with media goes where less fits, such a post is held to that lower limit
  *   (`text.withMediaLimit`: Telegram's caption, 1,024; Slack's section block, 3,000);
- * - first comments apply where SPEC lists them (Instagram, LinkedIn, Facebook Pages, YouTube; X as a reply) and as
- *   replies on the chat networks (Telegram, Discord, Slack), with a
+ * - first comments apply where SPEC lists them (Instagram, LinkedIn, Facebook Pages, YouTube; X as a reply) and where
+ *   the network has its own way (replies on Bluesky, Mastodon, Nostr, Telegram, Discord and Slack, comments on
+ *   WordPress), with a
  *   media URL on LinkedIn and Facebook only; elsewhere they are ignored, except where a network SPEC lists has no
  *   way to make one (TikTok, Pinterest): there a first comment is refused when the post is written (`firstCommentRefused`);
  * - sizes, durations, aspect ratios and pixel counts cannot be known from any URL at create time: they are checked
@@ -362,6 +363,40 @@ const NETWORKS: readonly NetworkCapabilities[] = [
       { name: 'title', type: 'string', required: false, maxLength: 100, description: 'the Pin title' },
       { name: 'link', type: 'string', required: false, maxLength: 2048, description: 'the link the Pin opens' },
       { name: 'altText', type: 'string', required: false, maxLength: 500, description: 'the image\'s description for people who cannot see it' },
+    ],
+  },
+  {
+    // [WP] REST handbook, NETWORKS.md "Seven more networks": a self-hosted WordPress site, reached with an Application
+    // Password. Core sets no length on a post; Herald keeps 100,000 characters so a runaway text is still refused
+    // before it goes. One image, the post's featured image (uploaded to /wp/v2/media; its size is the site's PHP
+    // upload_max_filesize, unknown here). The first line of the text is the title unless `title` is given. A first
+    // comment is a WordPress comment.
+    name: 'wordpress',
+    displayName: 'WordPress',
+    text: { limit: 100_000, counting: 'code_points' },
+    media: { kinds: { image: { maxCount: 1, formats: ['jpeg', 'png', 'gif', 'webp'] } }, maxItems: 1, mixKinds: false, required: false },
+    firstComment: 'comment',
+    commentMediaUrl: false,
+    channelOptions: [
+      { name: 'title', type: 'string', required: false, maxLength: 200, description: 'the post title (the first line of the text when left out)' },
+      { name: 'category', type: 'string', required: false, maxLength: 200, description: 'the name or slug of a category the site already has' },
+      { name: 'publishAt', type: 'string', required: false, description: 'an ISO 8601 time at which WordPress itself publishes the post (sent as scheduled, status future)' },
+      { name: 'altText', type: 'string[]', required: false, description: 'the featured image\'s description for people who cannot see it' },
+    ],
+  },
+  {
+    // [N 01, 10, 92], NETWORKS.md "Seven more networks": a kind-1 note signed with the person's key and sent to
+    // their relays. NIP-01 sets no length; relays set their own (NIP-11 max_content_length; strfry's default event
+    // is 64 KiB): Herald keeps 60,000 characters (unsure). Media are URLs in the text with NIP-92 imeta tags, fetched
+    // by readers' clients from the URL. A first comment is a NIP-10 reply.
+    name: 'nostr',
+    displayName: 'Nostr',
+    text: { limit: 60_000, counting: 'code_points' },
+    media: { kinds: { image: { maxCount: 10 }, video: { maxCount: 1 } }, maxItems: 10, mixKinds: true, required: false, pulledFromUrl: ['image', 'video'] },
+    firstComment: 'reply',
+    commentMediaUrl: false,
+    channelOptions: [
+      { name: 'altText', type: 'string[]', required: false, description: 'the media descriptions, in the order of the media (NIP-92 alt)' },
     ],
   },
   {

@@ -245,6 +245,18 @@ export interface NetworkConnector {
    * checked by reading one page of recent posts.
    */
   check?(channel: ConnectorChannel): Promise<ConnectionCheck>;
+  /**
+   * What the network tells of the channel's remaining publishing quota, asked before a post's slot without posting
+   * (domain/posts/preflight.ts): Instagram's content_publishing_limit, Threads' threads_publishing_limit, the
+   * YouTube project's units Herald counts. Networks that tell nothing leave it out. Throws only NetworkError.
+   */
+  readiness?(channel: ConnectorChannel): Promise<Readiness>;
+}
+
+/** A channel's standing before a post, as the network tells it. */
+export interface Readiness {
+  /** Set when no post can be made now: the network's words, and when it said the quota comes back (epoch ms). */
+  quotaSpent?: { message: string; until: number | null };
 }
 
 /** What a rehearsal found: `problems` empty means the channel can publish. */

@@ -45,16 +45,21 @@ export async function listPosts(deps: DomainDeps, principal: Principal, input: L
   return page;
 }
 
-/** GET /posts/scheduled and get_scheduled_posts: not yet published, soonest first. */
-export async function listScheduledPosts(deps: DomainDeps, principal: Principal, input: ListPostsInput): Promise<PostPage> {
+/**
+ * GET /posts/scheduled and get_scheduled_posts: not yet published, soonest first; `atRisk` keeps those a rehearsal
+ * found at risk (posts/preflight.ts).
+ */
+export async function listScheduledPosts(
+  deps: DomainDeps, principal: Principal, input: ListPostsInput & { atRisk?: boolean },
+): Promise<PostPage> {
   if (input.livePosts !== undefined) {
     throw new ValidationError('livePosts is not accepted when listing scheduled posts: live posts are already published. Use GET /posts?livePosts=true (or get_posts_for_channels) to see what went out.', [
       { path: 'livePosts', message: 'Remove this parameter.' },
     ]);
   }
   return readPage(deps, principal, {
-    name: 'scheduled',
-    query: { order: 'due_asc', includeLive: false, ownStatuses: UPCOMING, excludeDrafts: true },
+    name: input.atRisk ? 'scheduled:at-risk' : 'scheduled',
+    query: { order: 'due_asc', includeLive: false, ownStatuses: UPCOMING, excludeDrafts: true, atRisk: input.atRisk },
     keyOf: (p) => p.timelineAt,
   }, input);
 }

@@ -52,6 +52,7 @@ function viewOf(post: PostRecord, attempts: readonly PublishAttemptRecord[] | un
       reviewerUserId: null,
       rejectionReason: null,
       reviewVersion: null,
+      risk: null,
       attempts: null,
     };
   }
@@ -85,9 +86,16 @@ function viewOf(post: PostRecord, attempts: readonly PublishAttemptRecord[] | un
     rejectionReason: post.rejectionReason ?? null,
     // Hashed only where a reviewer can decide: list pages of other posts pay nothing for it.
     reviewVersion: post.approvalStatus === 'PENDING' ? contentVersion(post) : null,
+    risk: riskView(post),
   };
   if (attempts) view.attempts = attempts.map(toAttemptView);
   return view;
+}
+
+/** A rehearsal's finding (posts/preflight.ts) matters only while the post has yet to go out. */
+export function riskView(post: PostRecord): PostView['risk'] {
+  if (!post.risk || (post.status !== 'scheduled' && post.status !== 'publishing')) return null;
+  return { reason: post.risk.reason, advice: post.risk.advice, checkedAt: toWireTime(post.risk.checkedAt)! };
 }
 
 function toAttemptView(attempt: PublishAttemptRecord): NonNullable<PostView['attempts']>[number] {

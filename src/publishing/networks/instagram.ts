@@ -2,7 +2,7 @@ import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
 import {
   NetworkError,
   type AttemptLookup, type AuthorizationStart, type CommentLookup, type CommentRequest, type ConnectedAccount, type ConnectionCheck, type ConnectionMethod,
-  type ConnectorChannel, type NetworkConnector, type NetworkPost, type PublishRequest, type PublishedPost, type RecentPostsPage, type RenewedCredentials,
+  type ConnectorChannel, type NetworkConnector, type NetworkPost, type PublishRequest, type Readiness, type PublishedPost, type RecentPostsPage, type RenewedCredentials,
 } from '../../domain/networks/connector.js';
 import { facebookLongLivedToken } from './facebook-login.js';
 import { appSecretProof, graphTokenRefusal } from './meta-graph.js';
@@ -25,7 +25,8 @@ import type { NetworkHttp } from './network-http.js';
  * - Facebook Login: the long-lived user token gives each Page's token, which does not expire; every Page with an
  *   instagram_business_account is a channel;
  * - before a post the account's content_publishing_limit is read: a spent quota is retried in an hour, since the
- *   window is a rolling 24 h, rather than spending containers Meta would refuse to publish;
+ *   window is a rolling 24 h, rather than spending containers Meta would refuse to publish; the same reading is the
+ *   channel's readiness before a post's slot (a rehearsal, domain/posts/preflight.ts);
  * - the container id (with the post's kind) is the attempt's handle, recorded before media_publish, the one call
  *   that makes the post; an unknown outcome is settled by the container: PUBLISHED means the post is the account's
  *   recent media with the caption made since the attempt began (a story, which has no caption and is not among
@@ -159,16 +160,27 @@ export class InstagramNetwork implements NetworkConnector {
   async publish(request: PublishRequest): Promise<PublishedPost> {
     const channel = request.channel;
     const c = await this.fresh(channel);
-    const quota = await this.graph.expect(channel, c, `${c.igUserId}/content_publishing_limit?fields=quota_usage,config`);
-    const usage = quota.data?.[0];
-    if (usage && Number(usage.quota_usage) >= Number(usage.config?.quota_total ?? Infinity)) {
-      throw new NetworkError('retry_later', `The Instagram account has used its ${usage.config.quota_total} posts through the API in the last 24 hours`, this.now() + QUOTA_RETRY_MS);
-    }
+    const spent = await this.quotaSpent(channel, c);
+    if (spent) throw new NetworkError('retry_later', spent, this.now() + QUOTA_RETRY_MS);
     const container = await buildContainer(this.graph, channel, c, request, this.capabilities.media.maxItems);
     await request.recordHandle(JSON.stringify({ container, kind: kindOf(request) } satisfies AttemptHandle));
     const made = await this.graph.expect(channel, c, `${c.igUserId}/media_publish`, { method: 'POST', form: { creation_id: container } }, { makesPost: true });
     if (typeof made?.id !== 'string') throw new NetworkError('unknown_outcome', 'Instagram answered media_publish without the media id');
     return this.published(channel, c, made.id);
+  }
+
+  async readiness(channel: ConnectorChannel): Promise<Readiness> {
+    const spent = await this.quotaSpent(channel, await this.fresh(channel));
+    // The quota is a rolling 24 hours: Instagram does not say when its oldest post leaves it.
+    return spent ? { quotaSpent: { message: spent, until: null } } : {};
+  }
+
+  /** Instagram's words when the account's content_publishing_limit is used up, else undefined. */
+  private async quotaSpent(channel: ConnectorChannel, c: InstagramCredentials): Promise<string | undefined> {
+    const path = `${c.igUserId}/content_publishing_limit?fields=quota_usage,config`;
+    const usage = (await this.graph.expect(channel, c, path)).data?.[0];
+    if (!usage || Number(usage.quota_usage) < Number(usage.config?.quota_total ?? Infinity)) return undefined;
+    return `The Instagram account has used its ${usage.config.quota_total} posts through the API in the last 24 hours`;
   }
 
   async comment(request: CommentRequest): Promise<{ networkCommentId: string }> {

@@ -17,6 +17,8 @@
 import { NetworkError, type ConnectorChannel } from '../../domain/networks/connector.js';
 import type { LibraryFile, LibraryFiles } from '../../domain/media/media-storage.js';
 import { OutboundRequestError, type OutboundFetcher } from '../../domain/outbound.js';
+import WebSocket from 'ws';
+import { pinnedLookupFor } from '../../net/safe-fetch.js';
 
 export interface NetworkHttpOptions {
   fetcher: OutboundFetcher;
@@ -105,6 +107,31 @@ export class NetworkHttp {
         return Array.isArray(value) ? value[0] : value;
       },
     };
+  }
+
+  /**
+   * Opens a WebSocket (a Nostr relay) under the same rules as a request: the operator's override applied, the host
+   * checked by the SSRF guard (wss: as https:) and the connection pinned to the address checked, frames capped at
+   * maxBytes. A relay that cannot be reached or refuses the address is a NetworkError, permanent for a blocked one.
+   */
+  async socket(url: string): Promise<WebSocket> {
+    const asHttp = url.replace(/^ws(s?):/i, 'http$1:');
+    const target = this.rewrite(asHttp);
+    const host = new URL(url).host;
+    let lookup;
+    try {
+      lookup = await pinnedLookupFor(target, { allowHosts: [...this.options.allowHosts, ...this.overrideHosts] });
+    } catch (error) {
+      throw failure(error, host, 'GET');
+    }
+    const socket = new WebSocket(target.replace(/^http(s?):/i, 'ws$1:'), {
+      lookup, handshakeTimeout: this.options.timeoutMs, maxPayload: this.options.maxBytes, headers: { 'user-agent': 'Herald' },
+    });
+    await new Promise<void>((resolve, reject) => {
+      socket.once('open', () => resolve());
+      socket.once('error', () => reject(new NetworkError('retry_later', `${host} could not be reached`)));
+    });
+    return socket;
   }
 }
 

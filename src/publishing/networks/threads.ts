@@ -2,7 +2,7 @@ import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
 import {
   NetworkError,
   type AttemptLookup, type AuthorizationStart, type CommentRequest, type ConnectedAccount, type ConnectionCheck, type ConnectionMethod,
-  type ConnectorChannel, type NetworkConnector, type NetworkPost, type PublishRequest, type PublishedPost, type RecentPostsPage, type RenewedCredentials,
+  type ConnectorChannel, type NetworkConnector, type NetworkPost, type PublishRequest, type PublishedPost, type Readiness, type RecentPostsPage, type RenewedCredentials,
 } from '../../domain/networks/connector.js';
 import { graphTokenRefusal } from './meta-graph.js';
 import type { NetworkHttp } from './network-http.js';
@@ -21,7 +21,8 @@ import { THREADS_GRAPH, ThreadsGraph, threadsTime, type ThreadsCredentials } fro
  * - a token at least 24 h old is refreshed (th_refresh_token) before it is used, through the vault, so a channel in
  *   use never reaches its 60 days; an expired one cannot be refreshed, so Meta's refusal asks for a reconnect;
  * - before a post the profile's threads_publishing_limit is read: a spent quota (250 posts a rolling 24 h) is
- *   retried in an hour rather than spending containers Threads would refuse to publish;
+ *   retried in an hour rather than spending containers Threads would refuse to publish, and is the channel's
+ *   readiness before a post's slot (domain/posts/preflight.ts);
  * - the container id is the attempt's handle, recorded before threads_publish, the one call that makes the post;
  *   an unknown outcome is settled by the container: PUBLISHED means the post is the profile's recent thread with
  *   the text made since the attempt began; any other status, or no handle, means not published;
@@ -99,16 +100,28 @@ export class ThreadsNetwork implements NetworkConnector {
   async publish(request: PublishRequest): Promise<PublishedPost> {
     const channel = request.channel;
     const c = await this.fresh(channel);
-    const quota = await this.graph.expect(channel, c.accessToken, `${c.userId}/threads_publishing_limit?fields=quota_usage,config`);
-    const usage = quota.data?.[0];
-    if (usage && Number(usage.quota_usage) >= Number(usage.config?.quota_total ?? Infinity)) {
-      throw new NetworkError('retry_later', `The Threads profile has published its ${usage.config.quota_total} posts through the API in the last 24 hours`, this.now() + QUOTA_RETRY_MS);
-    }
+    const spent = await this.quotaSpent(channel, c);
+    if (spent) throw new NetworkError('retry_later', spent, this.now() + QUOTA_RETRY_MS);
     const container = await this.graph.buildContainer(channel, c, request, this.capabilities.media.maxItems);
     await request.recordHandle(container);
     const made = await this.graph.expect(channel, c.accessToken, `${c.userId}/threads_publish`, { method: 'POST', form: { creation_id: container } }, { makesPost: true });
     if (typeof made?.id !== 'string') throw new NetworkError('unknown_outcome', 'Threads answered threads_publish without the media id');
     return this.published(channel, c, made.id);
+  }
+
+  async readiness(channel: ConnectorChannel): Promise<Readiness> {
+    const spent = await this.quotaSpent(channel, await this.fresh(channel));
+    // The quota is a rolling 24 hours: Threads does not say when its oldest post leaves it.
+    return spent ? { quotaSpent: { message: spent, until: null } } : {};
+  }
+
+  /** Threads' words when the profile's threads_publishing_limit is used up, else undefined. */
+  private async quotaSpent(channel: ConnectorChannel, c: ThreadsCredentials): Promise<string | undefined> {
+    const path = `${c.userId}/threads_publishing_limit?fields=quota_usage,config`;
+    const usage = (await this.graph.expect(channel, c.accessToken, path)).data?.[0];
+    if (!usage || Number(usage.quota_usage) < Number(usage.config?.quota_total ?? Infinity)) return undefined;
+    const total = usage.config.quota_total;
+    return `The Threads profile has published its ${total} posts through the API in the last 24 hours`;
   }
 
   async comment(_request: CommentRequest): Promise<{ networkCommentId: string }> {

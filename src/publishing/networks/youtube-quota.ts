@@ -61,6 +61,17 @@ export class YouTubeQuota {
     return spent(bucket, limit, reset, ' (YouTube answered quotaExceeded: the project\'s quota in the Google Cloud console may be lower than Herald\'s setting)');
   }
 
+  /** What the bucket can still pay today, read without charging it. */
+  async left(project: string, bucket: QuotaBucket): Promise<number> {
+    const { start, reset } = pacificDay(this.now());
+    return this.limitOf(bucket) - (await this.counter.add(bucketName(project, bucket), start, reset + HOUR_MS, 0));
+  }
+
+  /** The words a spent bucket is refused with, for a rehearsal before a post (domain/posts/preflight.ts). */
+  spentMessage(bucket: QuotaBucket): string {
+    return spent(bucket, this.limitOf(bucket), this.resetAt()).message;
+  }
+
   /** When the current Pacific day's quota resets. */
   resetAt(): number {
     return pacificDay(this.now()).reset;

@@ -2,7 +2,7 @@ import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
 import {
   NetworkError,
   type AttemptLookup, type AuthorizationStart, type CommentLookup, type CommentRequest, type ConnectedAccount, type ConnectionCheck, type ConnectionMethod,
-  type ConnectorChannel, type NetworkConnector, type NetworkPost, type OpenedCredentials, type PublishRequest, type PublishedPost, type RecentPostsPage,
+  type ConnectorChannel, type NetworkConnector, type NetworkPost, type OpenedCredentials, type PublishRequest, type PublishedPost, type Readiness, type RecentPostsPage,
 } from '../../domain/networks/connector.js';
 import { downloadMedia, retryAtFrom, type NetworkAnswer, type NetworkHttp, type NetworkHttpOptions, type NetworkRequest } from './network-http.js';
 import { OAuth2Client } from './oauth2-client.js';
@@ -26,7 +26,8 @@ import { ResumableUpload, SessionGone, UPLOAD_ORIGIN, type UploadFile } from './
  *   video (YouTube makes it public then);
  * - every call is charged to the project's daily quota first (youtube-quota.ts); quotaExceeded waits until
  *   midnight Pacific time, rateLimitExceeded and 5xx retry later, uploadLimitExceeded (the channel's own daily
- *   cap) waits for the next day; a missing permission needs a reconnect;
+ *   cap) waits for the next day; a missing permission needs a reconnect; before a post's slot its readiness is
+ *   what the day's counts leave (an upload and its units), read without charging them;
  * - the first comment is a comment thread (youtube.force-ssl); live sync reads the uploads playlist and
  *   videos.list statistics.
  */
@@ -86,6 +87,17 @@ export class YouTubeNetwork implements NetworkConnector {
   }
 
   private readonly oauth: OAuth2Client;
+
+  async readiness(): Promise<Readiness> {
+    const project = this.google().clientId;
+    const needs = [['uploads', YOUTUBE_CALL_COSTS.videosInsert], ['units', YOUTUBE_CALL_COSTS.list]] as const;
+    for (const [bucket, needed] of needs) {
+      if ((await this.quota.left(project, bucket)) < needed) {
+        return { quotaSpent: { message: this.quota.spentMessage(bucket), until: this.quota.resetAt() } };
+      }
+    }
+    return {};
+  }
 
   configured(): boolean {
     return this.app() !== undefined;

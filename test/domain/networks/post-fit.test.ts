@@ -8,7 +8,10 @@ const check = (network: string, fields: Partial<PostForFit>, options = {}) => va
 
 describe('validatePost: a post against its network\'s capabilities', () => {
   it('has a row for every network a connector is planned for, twitter as an alias of x', () => {
-    assert.deepEqual(Object.keys(NETWORK_CAPABILITIES).sort(), ['bluesky', 'discord', 'facebook', 'instagram', 'linkedin', 'mastodon', 'pinterest', 'sandbox', 'slack', 'telegram', 'threads', 'tiktok', 'x', 'youtube']);
+    assert.deepEqual(Object.keys(NETWORK_CAPABILITIES).sort(), [
+      'bluesky', 'discord', 'facebook', 'instagram', 'linkedin', 'mastodon', 'nostr', 'pinterest', 'sandbox', 'slack', 'telegram', 'threads',
+      'tiktok', 'wordpress', 'x', 'youtube',
+    ]);
     assert.equal(capabilitiesOf('twitter'), NETWORK_CAPABILITIES.x);
     assert.throws(() => capabilitiesOf('friendster'), (error: Error & { status?: number }) => error.status === 400 && /no connector for network "friendster"/.test(error.message));
   });

@@ -4,13 +4,14 @@
  * opens its page. A scheduled post moves by dragging it to another day of the month or list (keeping its time of
  * day) or to another day and hour of the week (keeping its minutes), or with its Move button from the keyboard (a
  * day and a time); each move offers Undo. The all-content view adds live posts.
+ * A post the rehearsal before its time found at risk carries a marker saying so, its reason on hover.
  * Today is marked (aria-current="date"); an entry shows its channel's avatar and its post's first image. Clicking
  * the empty part of a day (month) or an hour (week) opens the composer scheduled for then.
  * On a phone (600 px and narrower) there is no room for a month: the week shows instead, its entries reduced to
  * their state and time, as in the month.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { components } from '../../../generated/sdk/index.js';
+import type { components } from '../../../sdk/src/index.js';
 import { dateKey, localDateOf } from '../../../src/domain/zoned-time.js';
 import { api, ApiError, call, toApiError } from '../api.js';
 import { Link, navigate } from '../router.js';
@@ -149,7 +150,7 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
 
   const avatarOf = (entry: Entry) => avatars.get(entry.channelId) ?? undefined;
   const entryItem = (entry: Entry) => (
-    <li key={entry.postId} class={`entry ${entry.status}`}>
+    <li key={entry.postId} class={`entry ${entry.status}${entry.risk ? ' risky' : ''}`}>
       <Link
         href={`/app/posts/${encodeURIComponent(entry.postId)}`}
         data-post-id={entry.postId}
@@ -166,6 +167,9 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
         <span class="state">
           <span class="icon" aria-hidden="true">{ICONS[entry.status]}</span> <span class="word">{entry.status}</span>
         </span>{' '}
+        {entry.risk && (
+          <span class="at-risk" title={entry.risk.reason}><span aria-hidden="true">⚠</span> at risk</span>
+        )}{' '}
         <span class="channel">{entry.channelName}</span>{' '}
         <span class="text">{entry.text.length > 80 ? `${entry.text.slice(0, 79)}…` : entry.text || '(no text)'}</span>
         {entry.imageUrl && <img class="thumb" src={entry.imageUrl} alt="" loading="lazy" />}

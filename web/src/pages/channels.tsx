@@ -6,7 +6,7 @@
  * cannot connect says what its operator must set. Channels that need reconnecting are named first, loudly.
  */
 import { useState } from 'preact/hooks';
-import type { components } from '../../../generated/sdk/index.js';
+import type { components } from '../../../sdk/src/index.js';
 import { api, call, type ApiError, toApiError } from '../api.js';
 import { Link } from '../router.js';
 import { ConfirmButton } from '../ui/confirm-button.js';

@@ -15,7 +15,7 @@
  * composer says so beside the list of posts instead of offering a second save.
  */
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import type { components } from '../../../generated/sdk/index.js';
+import type { components } from '../../../sdk/src/index.js';
 import { countBy } from '../../../src/domain/networks/text-length.js';
 import { api, ApiError, call, toApiError } from '../api.js';
 import { Link, navigate, useLeaveGuard } from '../router.js';

@@ -3,7 +3,7 @@
  * version", "Ana changed the text, which sent it back for approval"), never the fields and flags the server records.
  * A change and the decision it undid are one sentence; a published post ends with Herald publishing it.
  */
-import type { components } from '../../../generated/sdk/index.js';
+import type { components } from '../../../sdk/src/index.js';
 import { findCapabilities } from '../../../src/domain/networks/capabilities.js';
 import { fieldWords } from '../ui/problems.js';
 import { formatTime } from '../ui/time.js';

@@ -1,6 +1,7 @@
 /**
  * One post: its status, text, images (with their alt text) and videos, the error in words with what to do next,
- * its address on the network, metrics, every publishing attempt and the history of who changed what. What a person
+ * a warning with what to do when the rehearsal before its time found it at risk, its address on the network,
+ * metrics, every publishing attempt and the history of who changed what. What a person
  * can do depends on its state:
  * edit, reschedule or delete one not yet published (a published or live post is read only), duplicate any into
  * the composer, try a failed post again, mark an unconfirmed one as published or not after checking the network,
@@ -8,7 +9,7 @@
  * the page asks for it every few seconds, so it shows published (or failed) without a reload.
  */
 import { useEffect, useState } from 'preact/hooks';
-import type { components } from '../../../generated/sdk/index.js';
+import type { components } from '../../../sdk/src/index.js';
 import { api, ApiError, call, toApiError } from '../api.js';
 import { Link, navigate } from '../router.js';
 import { useMe } from '../session.js';
@@ -213,6 +214,17 @@ export function PostPage(props: { params: Record<string, string> }) {
             <p class="first-comment">First comment{post.firstComment.delayMinutes ? `, ${post.firstComment.delayMinutes} minutes after publishing` : ''}: {post.firstComment.text}</p>
           )}
           {post.rejectionReason && <p>Rejected because: {post.rejectionReason}</p>}
+          {post.risk && (
+            <section aria-labelledby="at-risk-title" class="risk-box" id="post-risk" role="alert">
+              <h2 id="at-risk-title">This post may not go out</h2>
+              <p>{post.risk.reason}</p>
+              <p><strong>What to do:</strong> {post.risk.advice}</p>
+              <small class="muted">
+                Found by Herald's rehearsal at <time dateTime={post.risk.checkedAt}>{formatTime(post.risk.checkedAt)}</time>;
+                it looks again until the post's time.
+              </small>
+            </section>
+          )}
           {(post.error || step) && (
             <section aria-labelledby="what-happened" class={post.error ? 'error-box' : 'note-box'}>
               <h2 id="what-happened">{post.error ? 'What went wrong' : 'What happens next'}</h2>

@@ -4,7 +4,7 @@
  * is listed once the list has been asked for again, so the two never disagree on screen.
  */
 import { useState } from 'preact/hooks';
-import type { components } from '../../../generated/sdk/index.js';
+import type { components } from '../../../sdk/src/index.js';
 import { api, call, toApiError } from '../api.js';
 import { Link } from '../router.js';
 import { ConfirmButton } from '../ui/confirm-button.js';

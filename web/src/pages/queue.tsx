@@ -4,7 +4,7 @@
  * and the posts following them — and clearing, which shows how many posts it would remove before it removes any.
  */
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
-import type { components } from '../../../generated/sdk/index.js';
+import type { components } from '../../../sdk/src/index.js';
 import { api, call, type ApiError, toApiError } from '../api.js';
 import { Link } from '../router.js';
 import { Empty, FieldProblems, Loading, Page, Problem } from '../ui/page.js';

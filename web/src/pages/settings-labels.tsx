@@ -4,7 +4,7 @@
  * beside the name).
  */
 import { useState } from 'preact/hooks';
-import type { components } from '../../../generated/sdk/index.js';
+import type { components } from '../../../sdk/src/index.js';
 import { api, call, ApiError, toApiError } from '../api.js';
 import { Empty, FieldProblems, Loading, Page, Problem } from '../ui/page.js';
 import { useApi } from '../ui/use-api.js';

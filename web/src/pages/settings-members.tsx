@@ -6,7 +6,7 @@
  */
 import { useState } from 'preact/hooks';
 import { api, call, ApiError, toApiError } from '../api.js';
-import type { components } from '../../../generated/sdk/index.js';
+import type { components } from '../../../sdk/src/index.js';
 import { ConfirmButton } from '../ui/confirm-button.js';
 import { OneTimeSecret } from '../ui/one-time-secret.js';
 import { FieldProblems, Loading, Page, Problem } from '../ui/page.js';

@@ -5,7 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { api, call, ApiError, toApiError } from '../api.js';
-import type { components } from '../../../generated/sdk/index.js';
+import type { components } from '../../../sdk/src/index.js';
 import { ConfirmButton } from '../ui/confirm-button.js';
 import { OneTimeSecret } from '../ui/one-time-secret.js';
 import { Empty, FieldProblems, Loading, Page, Problem } from '../ui/page.js';
@@ -18,7 +18,7 @@ type Endpoint = components['schemas']['WebhookEndpoint'];
 
 /** Every event type, in the order docs/webhooks.md's catalogue lists them; the type check keeps it whole. */
 const EVENT_TYPES = [
-  'post.created', 'post.scheduled', 'post.published', 'post.failed', 'post.unconfirmed', 'post.deleted',
+  'post.created', 'post.scheduled', 'post.published', 'post.failed', 'post.unconfirmed', 'post.at_risk', 'post.risk_cleared', 'post.deleted',
   'post.first_comment.published', 'post.first_comment.failed', 'approval.requested', 'approval.approved',
   'approval.rejected', 'approval.assigned', 'channel.connected', 'channel.needs_reconnect', 'channel.disconnected',
   'queue.paused', 'queue.resumed', 'live_post.found', 'webhook.disabled', 'webhook.test',

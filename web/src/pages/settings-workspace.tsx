@@ -4,7 +4,7 @@
  */
 import { useState } from 'preact/hooks';
 import { api, call, ApiError, toApiError } from '../api.js';
-import type { components } from '../../../generated/sdk/index.js';
+import type { components } from '../../../sdk/src/index.js';
 import { Loading, Page, Problem } from '../ui/page.js';
 import { useApi } from '../ui/use-api.js';
 import { ManagersOnly, SettingsNav, useManages } from './settings-nav.js';

@@ -5,7 +5,7 @@
  * Herald's own modules (src/domain/networks: text-length.ts, post-fit.ts), bundled, so the page never disagrees
  * with the server; limits and names come from GET /networks.
  */
-import type { components } from '../../../../generated/sdk/index.js';
+import type { components } from '../../../../sdk/src/index.js';
 import { findCapabilities } from '../../../../src/domain/networks/capabilities.js';
 import { validatePost, type KnownMedia } from '../../../../src/domain/networks/post-fit.js';
 import { countBy } from '../../../../src/domain/networks/text-length.js';

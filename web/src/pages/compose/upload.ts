@@ -2,7 +2,7 @@
  * One file into the media library through the signed upload (the same flow as REST's and the MCP media tools):
  * start it, PUT the bytes to the signed URL with XMLHttpRequest (fetch cannot report upload progress), complete it.
  */
-import type { components } from '../../../../generated/sdk/index.js';
+import type { components } from '../../../../sdk/src/index.js';
 import { api, ApiError, call } from '../../api.js';
 
 export type Media = components['schemas']['Media'];
