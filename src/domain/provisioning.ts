@@ -140,13 +140,14 @@ export async function operatorPrincipal(deps: DomainDeps, given: string | undefi
 }
 
 /**
- * A channel an operator adds by hand: only on a network that needs no sign-in (the sandbox). A channel of any
- * other network would be active with no credentials and fail every post and sync: it is connected instead.
+ * A channel an operator adds by hand: only on a network that takes no secret to sign in (the sandbox). One of a
+ * network behind a consent screen or a password would be active with no credentials and fail every post and
+ * sync: it is connected instead.
  */
 export async function addOperatorChannel(deps: DomainDeps, input: Parameters<typeof addChannel>[1]) {
   const network = capabilitiesOf(input.network);
   const connection = deps.networks.get(network.name)?.connection;
-  if (connection) {
+  if (connection && (connection.kind === 'oauth' || connection.fields.some((field) => field.secret))) {
     throw new ValidationError(
       `A ${network.displayName} channel needs its account's credentials: connect it with herald channel connect ${network.name} ` +
         `(herald channel connect --help says what it asks for), or from the app's Channels page.`,
