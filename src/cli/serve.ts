@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Config } from '../config.js';
 import { seedDemoIfEmpty } from '../demo.js';
 import { createLogger } from '../logger.js';
@@ -37,6 +39,14 @@ export async function serve(config: Config): Promise<void> {
         '',
       ].join('\n') + '\n',
     );
+  }
+  if (!demo) {
+    // A later start: where to go, and where the demo account's key and sign-in were written when it was made.
+    const base = herald.config.baseUrl;
+    const keyFile = path.join(config.dataDir, 'demo-api-key');
+    const lines = [`Herald is at ${base}: the web app at ${base}/app, the API reference at ${base}/docs.`];
+    if (fs.existsSync(keyFile)) lines.push(`The demo account's API key and sign-in are in ${keyFile} and ${path.join(config.dataDir, 'demo-credentials')}.`);
+    process.stdout.write(lines.join('\n') + '\n');
   }
   logger.info('herald listening', { url: herald.config.baseUrl, port: herald.config.port, database: config.databaseUrl ? 'postgres' : 'sqlite' });
   let closing = false;

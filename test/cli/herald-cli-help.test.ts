@@ -190,3 +190,46 @@ describe('herald serve on a port already taken', function () {
     assert.equal(stderr, `herald: Port ${t.config.port} is already in use on 127.0.0.1 (another Herald? herald status says): stop it, or set PORT to another port.\n`);
   });
 });
+
+describe('herald serve started again on its database', function () {
+  this.timeout(180_000);
+
+  /** Starts `herald serve` and answers what it printed on stdout once it listens; then stops it. */
+  async function serveOnce(database: { dataDir: string; databaseUrl?: string }): Promise<string> {
+    const child = spawn(process.execPath, ['bin/herald.mjs', 'serve'], {
+      env: { ...process.env, HERALD_FROM_SOURCE: '1', PORT: '0', HOST: '127.0.0.1', BASE_URL: '', WORKER: 'false', DATA_DIR: database.dataDir, DATABASE_URL: database.databaseUrl ?? '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.stderr.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString();
+          if (stderr.includes('herald listening')) resolve();
+        });
+        child.once('exit', (code) => reject(new Error(`herald serve exited (${code}): ${stderr}`)));
+      });
+      return stdout;
+    } finally {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+  }
+
+  it('prints its address and where the demo credentials are', async () => {
+    const database = await freshDatabase();
+    try {
+      assert.match(await serveOnce(database), /Herald created a demo account/);
+      const again = await serveOnce(database);
+      assert.match(again, new RegExp(
+        `^Herald is at (http://127\\.0\\.0\\.1:\\d+): the web app at \\1/app, the API reference at \\1/docs\\.\\n` +
+        `The demo account's API key and sign-in are in ${database.dataDir}/demo-api-key and ${database.dataDir}/demo-credentials\\.\\n$`,
+      ));
+    } finally {
+      await database.drop();
+    }
+  });
+});
