@@ -19,8 +19,8 @@ generate: install
 
 # CI: regenerating must leave generated/ exactly as committed.
 check-generated: generate
-	@git diff --exit-code --stat -- generated || (echo "generated/ is out of date: run make generate and commit it" && exit 1)
-	@test -z "$$(git status --porcelain -- generated)" || (git status --porcelain -- generated; echo "generated/ has untracked files: run make generate and commit it"; exit 1)
+	@git diff --exit-code --stat -- generated docs/mcp-tools.md || (echo "generated/ is out of date: run make generate and commit it" && exit 1)
+	@test -z "$$(git status --porcelain -- generated docs/mcp-tools.md)" || (git status --porcelain -- generated docs/mcp-tools.md; echo "generated/ has untracked files: run make generate and commit it"; exit 1)
 
 # `make run` and `make build` redo a step only when a file it reads changed since it last ran: each step leaves a
 # stamp in dist/.stamps, newer than everything it read.
