@@ -14,6 +14,7 @@ import { chooseAccount, chooseUser, chooseWorkspace } from '../domain/operator-c
 import * as provisioning from '../domain/provisioning.js';
 import { toChannelView } from '../domain/directory.js';
 import { connectChannel, CONNECT_FLOW_MS } from '../domain/networks/channel-connections.js';
+import { NETWORK_CAPABILITIES } from '../domain/networks/capabilities.js';
 import { checkChannelConnection } from '../domain/networks/connection-check.js';
 import { parseSlotList } from '../domain/queue/slots.js';
 import { MasterKeyError } from '../domain/secret-box.js';
@@ -266,7 +267,7 @@ const commands: Record<string, Command> = {
   'channel connect': {
     group: 'Channels and media',
     summary: "Connect a network's account as a channel (prints the network's consent address and waits)",
-    argument: { name: 'NETWORK', help: 'bluesky, mastodon, youtube, tiktok, pinterest, linkedin, facebook, instagram, x or threads' },
+    argument: { name: 'NETWORK', help: `One of ${Object.keys(NETWORK_CAPABILITIES).join(', ')}` },
     options: {
       account: ACCOUNT,
       workspace: WORKSPACE,
