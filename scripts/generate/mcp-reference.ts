@@ -14,8 +14,10 @@ function cell(text: string): string {
 }
 
 function range(schema: Schema, unit: string): string {
-  const min = schema[unit === 'characters' ? 'minLength' : unit === 'items' ? 'minItems' : 'minimum'] as number | undefined;
-  const max = schema[unit === 'characters' ? 'maxLength' : unit === 'items' ? 'maxItems' : 'maximum'] as number | undefined;
+  const min = schema[unit === 'characters' ? 'minLength' : unit === 'items' ? 'minItems' : 'minimum'] as
+    number | undefined;
+  const max = schema[unit === 'characters' ? 'maxLength' : unit === 'items' ? 'maxItems' : 'maximum'] as
+    number | undefined;
   const of = unit === 'number' ? '' : ` ${unit}`;
   if (min !== undefined && max !== undefined) return min === max ? ` (${min}${of})` : ` (${min} to ${max}${of})`;
   if (max !== undefined) return ` (at most ${max}${of})`;
@@ -31,10 +33,12 @@ function typeOf(schema: Schema): string {
   for (const key of ['oneOf', 'anyOf'] as const) {
     if (Array.isArray(schema[key])) return (schema[key] as Schema[]).map(typeOf).join(' or ');
   }
-  const type = Array.isArray(schema.type) ? schema.type.join(' or ') : (schema.type as string | undefined) ?? 'any';
-  if (type === 'string') return `string${schema.format ? ` (${schema.format as string})` : ''}${range(schema, 'characters')}`;
+  const type = Array.isArray(schema.type) ? schema.type.join(' or ') : ((schema.type as string | undefined) ?? 'any');
+  if (type === 'string')
+    return `string${schema.format ? ` (${schema.format as string})` : ''}${range(schema, 'characters')}`;
   if (type === 'integer' || type === 'number') return `${type}${range(schema, 'number')}`;
-  if (type === 'array') return `array of ${schema.items ? typeOf(schema.items as Schema) : 'any'}${range(schema, 'items')}`;
+  if (type === 'array')
+    return `array of ${schema.items ? typeOf(schema.items as Schema) : 'any'}${range(schema, 'items')}`;
   return type;
 }
 
@@ -47,13 +51,26 @@ function propertyTable(schema: Schema): string[] {
     '|---|---|---|---|',
     ...properties.map(([name, property]) => {
       const defaults = 'default' in property ? ` Default: \`${JSON.stringify(property.default)}\`.` : '';
-      return `| \`${name}\` | ${cell(typeOf(property))} | ${required.has(name) ? 'yes' : 'no'} | ${cell(`${(property.description as string | undefined) ?? ''}${defaults}`)} |`;
+      const description = cell(`${(property.description as string | undefined) ?? ''}${defaults}`);
+      return `| \`${name}\` | ${cell(typeOf(property))} | ${required.has(name) ? 'yes' : 'no'} | ${description} |`;
     }),
   ];
 }
 
 function yes(value: boolean): string {
   return value ? 'yes' : 'no';
+}
+
+/** A tool's scope and hints in one sentence each. */
+function facts(tool: ReturnType<typeof readToolFiles>[number]): string {
+  const hints = tool.annotations;
+  const budget = tool['x-herald-rate-limit'] ? ", and a write of the account's budget" : '';
+  return [
+    `Scope: \`${tool['x-herald-scope']}\`${budget}.`,
+    `Read only: ${yes(hints.readOnlyHint)}. Destructive: ${yes(hints.destructiveHint)}.`,
+    `Idempotent: ${yes(hints.idempotentHint)}. Reaches the networks: ${yes(hints.openWorldHint)}.`,
+    ...(tool.execution ? [`Runs as a task: ${tool.execution.taskSupport}.`] : []),
+  ].join(' ');
 }
 
 export function mcpToolsReference(root: string): string {
@@ -76,10 +93,7 @@ export function mcpToolsReference(root: string): string {
       '',
       `**${tool.title}.** ${tool.description}`,
       '',
-      `Scope: \`${tool['x-herald-scope']}\`${tool['x-herald-rate-limit'] ? ', and a write of the account\'s budget' : ''}. ` +
-        `Read only: ${yes(tool.annotations.readOnlyHint)}. Destructive: ${yes(tool.annotations.destructiveHint)}. ` +
-        `Idempotent: ${yes(tool.annotations.idempotentHint)}. Reaches the networks: ${yes(tool.annotations.openWorldHint)}.` +
-        (tool.execution ? ` Runs as a task: ${tool.execution.taskSupport}.` : ''),
+      facts(tool),
       '',
       'Arguments:',
       '',

@@ -26,7 +26,11 @@ import { serve } from './serve.js';
 import { instanceStatus } from './status.js';
 import { runWorker } from './worker.js';
 
-interface OptionSpec { type: 'string' | 'boolean'; value?: string; help: string }
+interface OptionSpec {
+  type: 'string' | 'boolean';
+  value?: string;
+  help: string;
+}
 type Values = Record<string, string | boolean | undefined>;
 
 interface Context {
@@ -48,10 +52,26 @@ interface Command {
   run(context: Context): Promise<Record<string, unknown> | 'running'>;
 }
 
-const ACCOUNT: OptionSpec = { type: 'string', value: 'ID', help: 'The account (default: the only one; when there are several they are listed)' };
-const WORKSPACE: OptionSpec = { type: 'string', value: 'ID', help: "The workspace (default: the account's only one; listed when there are several)" };
-const USER: OptionSpec = { type: 'string', value: 'ID', help: "The user (default: the account's only one; listed when there are several)" };
-const CHANNEL: OptionSpec = { type: 'string', value: 'ID', help: 'The channel (herald account list or GET /v1/rest/channels shows ids)' };
+const ACCOUNT: OptionSpec = {
+  type: 'string',
+  value: 'ID',
+  help: 'The account (default: the only one; when there are several they are listed)',
+};
+const WORKSPACE: OptionSpec = {
+  type: 'string',
+  value: 'ID',
+  help: "The workspace (default: the account's only one; listed when there are several)",
+};
+const USER: OptionSpec = {
+  type: 'string',
+  value: 'ID',
+  help: "The user (default: the account's only one; listed when there are several)",
+};
+const CHANNEL: OptionSpec = {
+  type: 'string',
+  value: 'ID',
+  help: 'The channel (herald account list or GET /v1/rest/channels shows ids)',
+};
 const COMMON: Record<string, OptionSpec> = {
   json: { type: 'boolean', help: 'Print the result as one line of JSON' },
   help: { type: 'boolean', help: 'Say what the command does and what its options mean' },
@@ -80,7 +100,9 @@ const commands: Record<string, Command> = {
   serve: {
     group: 'Running Herald',
     summary: 'Serve the REST API, MCP and the web app, and publish (unless --no-worker), until stopped',
-    options: { 'no-worker': { type: 'boolean', help: 'Serve without the publishing worker (run herald worker beside it)' } },
+    options: {
+      'no-worker': { type: 'boolean', help: 'Serve without the publishing worker (run herald worker beside it)' },
+    },
     run: async ({ values, config }) => {
       await serve({ ...config, worker: values['no-worker'] ? false : config.worker });
       return 'running';
@@ -122,10 +144,18 @@ const commands: Record<string, Command> = {
     options: {
       name: { type: 'string', value: 'NAME', help: "The account's name (required)" },
       email: { type: 'string', value: 'EMAIL', help: "The owner's email (required)" },
-      password: { type: 'string', value: 'PASSWORD', help: "The owner's password for the web app, 8 characters or more (default: none, no sign-in)" },
+      password: {
+        type: 'string',
+        value: 'PASSWORD',
+        help: "The owner's password for the web app, 8 characters or more (default: none, no sign-in)",
+      },
     },
     run: async ({ values, domain }) =>
-      provisioning.createAccount(await domain(), { name: need(values, 'name'), ownerEmail: need(values, 'email'), password: text(values, 'password') }),
+      provisioning.createAccount(await domain(), {
+        name: need(values, 'name'),
+        ownerEmail: need(values, 'email'),
+        password: text(values, 'password'),
+      }),
   },
   'account list': {
     group: 'Accounts and access',
@@ -135,13 +165,24 @@ const commands: Record<string, Command> = {
       const deps = await domain();
       const accounts = await deps.repos.accounts.listAccounts(1_000);
       return {
-        accounts: await Promise.all(accounts.map(async (account) => ({
-          id: account.id,
-          name: account.name,
-          users: (await deps.repos.accounts.listMembers(account.id)).map(({ user }) => ({ id: user.id, email: user.email, name: user.name })),
-          workspaces: (await deps.repos.accounts.listWorkspaces(account.id)).map((w) => ({ id: w.id, name: w.name })),
-          channels: (await deps.repos.channels.list(account.id)).map((c) => ({ id: c.id, network: c.network, handle: c.handle, status: c.status ?? 'active' })),
-        }))),
+        accounts: await Promise.all(
+          accounts.map(async (account) => ({
+            id: account.id,
+            name: account.name,
+            users: (await deps.repos.accounts.listMembers(account.id)).map(({ user }) => ({
+              id: user.id,
+              email: user.email,
+              name: user.name,
+            })),
+            workspaces: (await deps.repos.accounts.listWorkspaces(account.id)).map((w) => ({ id: w.id, name: w.name })),
+            channels: (await deps.repos.channels.list(account.id)).map((c) => ({
+              id: c.id,
+              network: c.network,
+              handle: c.handle,
+              status: c.status ?? 'active',
+            })),
+          })),
+        ),
       };
     },
   },
@@ -152,12 +193,19 @@ const commands: Record<string, Command> = {
       account: ACCOUNT,
       email: { type: 'string', value: 'EMAIL', help: 'Their email (required)' },
       name: { type: 'string', value: 'NAME', help: 'Their name (required)' },
-      password: { type: 'string', value: 'PASSWORD', help: 'Their password for the web app, 8 characters or more (default: none)' },
+      password: {
+        type: 'string',
+        value: 'PASSWORD',
+        help: 'Their password for the web app, 8 characters or more (default: none)',
+      },
     },
     run: async ({ values, domain }) => {
       const deps = await domain();
       return provisioning.createUser(deps, {
-        accountId: await chooseAccount(deps, text(values, 'account')), email: need(values, 'email'), name: need(values, 'name'), password: text(values, 'password'),
+        accountId: await chooseAccount(deps, text(values, 'account')),
+        email: need(values, 'email'),
+        name: need(values, 'name'),
+        password: text(values, 'password'),
       });
     },
   },
@@ -172,7 +220,9 @@ const commands: Record<string, Command> = {
     run: async ({ values, domain }) => {
       const deps = await domain();
       return provisioning.createWorkspace(deps, {
-        accountId: await chooseAccount(deps, text(values, 'account')), name: need(values, 'name'), approvalRequired: values.approval === true,
+        accountId: await chooseAccount(deps, text(values, 'account')),
+        name: need(values, 'name'),
+        approvalRequired: values.approval === true,
       });
     },
   },
@@ -201,7 +251,10 @@ const commands: Record<string, Command> = {
       account: ACCOUNT,
       user: USER,
       name: { type: 'string', value: 'NAME', help: 'A name to tell the key by (default: cli)' },
-      'manage-team': { type: 'boolean', help: "Let the key manage members, workspaces and webhooks, as far as the user's role allows" },
+      'manage-team': {
+        type: 'boolean',
+        help: "Let the key manage members, workspaces and webhooks, as far as the user's role allows",
+      },
     },
     run: async ({ values, domain }) => {
       const deps = await domain();
@@ -217,7 +270,10 @@ const commands: Record<string, Command> = {
   'key revoke': {
     group: 'Accounts and access',
     summary: 'Revoke an API key: it stops working at once',
-    options: { account: ACCOUNT, key: { type: 'string', value: 'ID', help: "The key's id, from herald key list (required)" } },
+    options: {
+      account: ACCOUNT,
+      key: { type: 'string', value: 'ID', help: "The key's id, from herald key list (required)" },
+    },
     run: async ({ values, domain }) => {
       const deps = await domain();
       const keyId = need(values, 'key');
@@ -234,7 +290,11 @@ const commands: Record<string, Command> = {
       const accountId = await chooseAccount(deps, text(values, 'account'));
       return {
         keys: (await deps.repos.apiKeys.list(accountId)).map((k) => ({
-          id: k.id, name: k.name, prefix: k.keyPrefix, scopes: k.scopes, revoked: k.revokedAt !== null,
+          id: k.id,
+          name: k.name,
+          prefix: k.keyPrefix,
+          scopes: k.scopes,
+          revoked: k.revokedAt !== null,
           lastUsedAt: k.lastUsedAt === null ? null : new Date(k.lastUsedAt).toISOString(),
         })),
       };
@@ -248,7 +308,11 @@ const commands: Record<string, Command> = {
       workspace: WORKSPACE,
       handle: { type: 'string', value: 'HANDLE', help: "The channel's handle, e.g. @acme (required)" },
       network: { type: 'string', value: 'NETWORK', help: 'The network (default: sandbox)' },
-      timezone: { type: 'string', value: 'ZONE', help: "The channel's time zone for its posting schedule, e.g. Europe/Berlin (default: UTC)" },
+      timezone: {
+        type: 'string',
+        value: 'ZONE',
+        help: "The channel's time zone for its posting schedule, e.g. Europe/Berlin (default: UTC)",
+      },
       name: { type: 'string', value: 'NAME', help: "The channel's name as people see it (default: the handle)" },
     },
     run: async ({ values, domain }) => {
@@ -272,28 +336,55 @@ const commands: Record<string, Command> = {
       account: ACCOUNT,
       workspace: WORKSPACE,
       identifier: { type: 'string', value: 'HANDLE', help: 'bluesky: the handle or email to sign in with' },
-      'app-password': { type: 'string', value: 'PASSWORD', help: "bluesky: an app password (Settings > App passwords), never the account's password" },
+      'app-password': {
+        type: 'string',
+        value: 'PASSWORD',
+        help: "bluesky: an app password (Settings > App passwords), never the account's password",
+      },
       service: { type: 'string', value: 'URL', help: 'bluesky: the PDS to sign in at (default: https://bsky.social)' },
       instance: { type: 'string', value: 'URL', help: 'mastodon: the server, e.g. https://mastodon.social' },
-      page: { type: 'string', value: 'ID', help: 'linkedin, facebook: only this organization or Page (default: all granted)' },
-      login: { type: 'string', value: 'instagram|facebook', help: 'instagram: Instagram Login, or Facebook Login for accounts linked to Pages' },
+      page: {
+        type: 'string',
+        value: 'ID',
+        help: 'linkedin, facebook: only this organization or Page (default: all granted)',
+      },
+      login: {
+        type: 'string',
+        value: 'instagram|facebook',
+        help: 'instagram: Instagram Login, or Facebook Login for accounts linked to Pages',
+      },
     },
     run: async ({ values, domain, argument: network }) => {
-      if (!network) throw new CliError('Name the network: herald channel connect <network> ... (herald channel connect --help lists them)');
+      if (!network)
+        throw new CliError(
+          'Name the network: herald channel connect <network> ... (herald channel connect --help lists them)',
+        );
       const deps = await domain();
       const principal = await provisioning.operatorPrincipal(deps, text(values, 'account'));
       const fields: Record<string, string> = {};
-      for (const [option, field] of [['identifier', 'identifier'], ['app-password', 'appPassword'], ['service', 'service'], ['instance', 'instance'], ['page', 'page'], ['login', 'login']] as const) {
+      for (const [option, field] of [
+        ['identifier', 'identifier'],
+        ['app-password', 'appPassword'],
+        ['service', 'service'],
+        ['instance', 'instance'],
+        ['page', 'page'],
+        ['login', 'login'],
+      ] as const) {
         const value = text(values, option);
         if (value !== undefined) fields[field] = value;
       }
       const startedAt = deps.now();
       const answer = await connectChannel(deps, principal, { network, workspaceId: text(values, 'workspace'), fields });
       if (answer.kind === 'connected') return { channels: answer.channels };
-      process.stderr.write(`Open this address to let Herald publish for you; waiting for ${network} to send you back (15 minutes):\n${answer.authorizationUrl}\n`);
+      process.stderr.write(
+        `Open this address to let Herald publish for you; waiting for ${network} to send you back (15 minutes):\n` +
+          `${answer.authorizationUrl}\n`,
+      );
       const deadline = startedAt + CONNECT_FLOW_MS;
       while (deps.now() < deadline) {
-        const connected = (await deps.repos.channels.list(principal.accountId)).filter((c) => c.network === network && (c.connectedAt ?? 0) >= startedAt);
+        const connected = (await deps.repos.channels.list(principal.accountId)).filter(
+          (c) => c.network === network && (c.connectedAt ?? 0) >= startedAt,
+        );
         if (connected.length > 0) return { channels: connected.map(toChannelView) };
         await new Promise((resolve) => setTimeout(resolve, 1_000));
       }
@@ -306,24 +397,40 @@ const commands: Record<string, Command> = {
     options: {
       account: ACCOUNT,
       channel: CHANNEL,
-      slots: { type: 'string', value: 'LIST', help: 'Days and wall-clock times in the channel\'s zone, e.g. "mon 09:00,tue 12:30"; "" removes every slot (required)' },
+      slots: {
+        type: 'string',
+        value: 'LIST',
+        help: 'Days and times in the channel\'s zone, e.g. "mon 09:00,tue 12:30"; "" removes every slot (required)',
+      },
     },
     run: async ({ values, domain }) => {
       const deps = await domain();
       const accountId = await chooseAccount(deps, text(values, 'account'));
       const channelId = need(values, 'channel');
       const listed = text(values, 'slots');
-      if (listed === undefined) throw new CliError('--slots is required, e.g. --slots "mon 09:00,tue 12:30" (an empty string removes every slot)');
+      if (listed === undefined)
+        throw new CliError(
+          '--slots is required, e.g. --slots "mon 09:00,tue 12:30" (an empty string removes every slot)',
+        );
       const slots = parseSlotList(listed);
-      if (!(await deps.repos.channels.setSlots(accountId, channelId, slots))) throw new CliError(`No channel ${channelId} in account ${accountId}`);
+      if (!(await deps.repos.channels.setSlots(accountId, channelId, slots)))
+        throw new CliError(`No channel ${channelId} in account ${accountId}`);
       return { channelId, slots };
     },
   },
   'network check': {
     group: 'Channels and media',
     summary: "Check a channel's token and permissions at the real network (posts nothing)",
-    options: { account: { ...ACCOUNT, help: "The channel's account (default: whichever holds the channel)" }, channel: CHANNEL },
-    run: async ({ values, domain }) => ({ ...(await checkChannelConnection(await domain(), { accountId: text(values, 'account'), channelId: need(values, 'channel') })) }),
+    options: {
+      account: { ...ACCOUNT, help: "The channel's account (default: whichever holds the channel)" },
+      channel: CHANNEL,
+    },
+    run: async ({ values, domain }) => ({
+      ...(await checkChannelConnection(await domain(), {
+        accountId: text(values, 'account'),
+        channelId: need(values, 'channel'),
+      })),
+    }),
   },
   'media import': {
     group: 'Channels and media',
@@ -339,8 +446,20 @@ const commands: Record<string, Command> = {
       const accountId = await chooseAccount(deps, text(values, 'account'));
       const workspaceId = await chooseWorkspace(deps, accountId, text(values, 'workspace'));
       // An administrator acts for the account: the principal carries the account and the posting scopes only.
-      const principal = { accountId, userId: 'cli', tokenId: 'cli', tokenKind: 'api_key' as const, scopes: provisioning.parseScopes([]) };
-      return { ...(await importMediaFromUrl(deps, principal, { url: need(values, 'url'), workspaceId, fileName: text(values, 'name') })) };
+      const principal = {
+        accountId,
+        userId: 'cli',
+        tokenId: 'cli',
+        tokenKind: 'api_key' as const,
+        scopes: provisioning.parseScopes([]),
+      };
+      return {
+        ...(await importMediaFromUrl(deps, principal, {
+          url: need(values, 'url'),
+          workspaceId,
+          fileName: text(values, 'name'),
+        })),
+      };
     },
   },
   'sandbox post-external': {
@@ -353,7 +472,12 @@ const commands: Record<string, Command> = {
       likes: { type: 'string', value: 'N', help: 'How many likes it has (default: 0)' },
     },
     run: async ({ values, domain }) =>
-      postExternal(await domain(), { accountId: text(values, 'account'), channelId: need(values, 'channel'), text: need(values, 'text'), likes: count(values, 'likes', 0) }),
+      postExternal(await domain(), {
+        accountId: text(values, 'account'),
+        channelId: need(values, 'channel'),
+        text: need(values, 'text'),
+        likes: count(values, 'likes', 0),
+      }),
   },
   'sandbox fail': {
     group: 'The sandbox network (for trying Herald out)',
@@ -361,11 +485,22 @@ const commands: Record<string, Command> = {
     options: {
       account: { ...ACCOUNT, help: "The channel's account (default: whichever holds the channel)" },
       channel: CHANNEL,
-      mode: { type: 'string', value: 'MODE', help: 'rate_limited, transient, permanent, auth_expired, timeout_after_post, slow_after_post, or none to stop (required)' },
+      mode: {
+        type: 'string',
+        value: 'MODE',
+        help:
+          'rate_limited, transient, permanent, auth_expired, timeout_after_post, slow_after_post, or none to stop ' +
+          '(required)',
+      },
       times: { type: 'string', value: 'N', help: 'How many publishes fail (default: 1)' },
     },
     run: async ({ values, domain }) =>
-      setSandboxFailure(await domain(), { accountId: text(values, 'account'), channelId: need(values, 'channel'), mode: need(values, 'mode'), times: count(values, 'times', 1) }),
+      setSandboxFailure(await domain(), {
+        accountId: text(values, 'account'),
+        channelId: need(values, 'channel'),
+        mode: need(values, 'mode'),
+        times: count(values, 'times', 1),
+      }),
   },
 };
 
@@ -401,7 +536,9 @@ function generalHelp(): string {
 function commandHelp(name: string): string {
   const command = commands[name];
   const options = { ...command.options, ...COMMON };
-  const usage = [`herald ${name}`, command.argument ? `<${command.argument.name}>` : '', '[options]'].filter(Boolean).join(' ');
+  const usage = [`herald ${name}`, command.argument ? `<${command.argument.name}>` : '', '[options]']
+    .filter(Boolean)
+    .join(' ');
   return [
     `herald ${name}: ${command.summary}.`,
     '',
@@ -420,15 +557,22 @@ function print(result: Record<string, unknown>, json: boolean): void {
 
 /** A result as indented lines for a person: lists item by item, an empty one as "none". */
 function readable(value: Record<string, unknown>, indent: string): string {
-  return Object.entries(value).map(([key, item]) => {
-    if (Array.isArray(item)) {
-      if (item.length === 0) return `${indent}${key}: none\n`;
-      if (item.every((entry) => typeof entry !== 'object' || entry === null)) return `${indent}${key}: ${item.join(', ')}\n`;
-      return `${indent}${key}:\n` + item.map((entry) => `${indent}  -\n${readable(entry as Record<string, unknown>, `${indent}    `)}`).join('');
-    }
-    if (typeof item === 'object' && item !== null) return `${indent}${key}:\n${readable(item as Record<string, unknown>, `${indent}  `)}`;
-    return `${indent}${key}: ${String(item)}\n`;
-  }).join('');
+  return Object.entries(value)
+    .map(([key, item]) => {
+      if (Array.isArray(item)) {
+        if (item.length === 0) return `${indent}${key}: none\n`;
+        if (item.every((entry) => typeof entry !== 'object' || entry === null))
+          return `${indent}${key}: ${item.join(', ')}\n`;
+        return (
+          `${indent}${key}:\n` +
+          item.map((entry) => `${indent}  -\n${readable(entry as Record<string, unknown>, `${indent}    `)}`).join('')
+        );
+      }
+      if (typeof item === 'object' && item !== null)
+        return `${indent}${key}:\n${readable(item as Record<string, unknown>, `${indent}  `)}`;
+      return `${indent}${key}: ${String(item)}\n`;
+    })
+    .join('');
 }
 
 /** The command the words name: two words (key create), else one (serve). */
@@ -440,14 +584,18 @@ function commandNamed(words: string[]): string | undefined {
 
 function allOptions(): Record<string, { type: 'string' | 'boolean' }> {
   const all: Record<string, { type: 'string' | 'boolean' }> = {};
-  for (const command of Object.values(commands)) for (const [name, spec] of Object.entries(command.options)) all[name] = { type: spec.type };
+  for (const command of Object.values(commands))
+    for (const [name, spec] of Object.entries(command.options)) all[name] = { type: spec.type };
   return all;
 }
 
 async function main(argv: string[]): Promise<number> {
   // A first, lenient reading finds the command's words; its own options are then read strictly.
   const { positionals: words, values: loose } = parseArgs({
-    args: argv, options: { ...allOptions(), json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: false,
+    args: argv,
+    options: { ...allOptions(), json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    allowPositionals: true,
+    strict: false,
   });
   if (words[0] === 'help') words.shift();
   const wantsHelp = loose.help === true || argv[0] === 'help';
@@ -457,7 +605,10 @@ async function main(argv: string[]): Promise<number> {
   }
   const name = commandNamed(words);
   if (!name) {
-    throw new CliError(`Unknown command "${words.join(' ')}". The commands: ${Object.keys(commands).join(', ')}. herald --help says what each does.`);
+    throw new CliError(
+      `Unknown command "${words.join(' ')}". The commands: ${Object.keys(commands).join(', ')}. ` +
+        'herald --help says what each does.',
+    );
   }
   const command = commands[name];
   if (wantsHelp) {
@@ -477,13 +628,21 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     const code = (error as { code?: string }).code;
     if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
-      const known = Object.keys(specs).map((option) => `--${option}`).join(', ');
-      throw new CliError(`${(error as Error).message.split('.')[0]} for herald ${name}. Its options: ${known} (herald ${name} --help says what each does).`);
+      const known = Object.keys(specs)
+        .map((option) => `--${option}`)
+        .join(', ');
+      throw new CliError(
+        `${(error as Error).message.split('.')[0]} for herald ${name}. Its options: ${known} ` +
+          `(herald ${name} --help says what each does).`,
+      );
     }
     throw error;
   }
   const extra = positionals.slice(name.split(' ').length + (command.argument ? 1 : 0));
-  if (extra.length > 0) throw new CliError(`herald ${name} does not take "${extra.join(' ')}" (herald ${name} --help shows how it is used).`);
+  if (extra.length > 0)
+    throw new CliError(
+      `herald ${name} does not take "${extra.join(' ')}" (herald ${name} --help shows how it is used).`,
+    );
   const config = loadConfig();
   let opened: Awaited<ReturnType<typeof openDomain>> | undefined;
   const context: Context = {
@@ -510,7 +669,11 @@ main(process.argv.slice(2)).then(
     if (error instanceof CliError) {
       process.stderr.write(`herald: ${error.message}\n`);
       process.exitCode = error.exitCode;
-    } else if (error instanceof HeraldError || error instanceof MasterKeyError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    } else if (
+      error instanceof HeraldError ||
+      error instanceof MasterKeyError ||
+      (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+    ) {
       process.stderr.write(`herald: ${(error as Error).message}\n`);
       process.exitCode = 2;
     } else {

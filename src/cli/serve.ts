@@ -45,7 +45,10 @@ export async function serve(config: Config): Promise<void> {
     const base = herald.config.baseUrl;
     const keyFile = path.join(config.dataDir, 'demo-api-key');
     const lines = [`Herald is at ${base}: the web app at ${base}/app, the API reference at ${base}/docs.`];
-    if (fs.existsSync(keyFile)) lines.push(`The demo account's API key and sign-in are in ${keyFile} and ${path.join(config.dataDir, 'demo-credentials')}.`);
+    const credentialsFile = path.join(config.dataDir, 'demo-credentials');
+    if (fs.existsSync(keyFile)) {
+      lines.push(`The demo account's API key and sign-in are in ${keyFile} and ${credentialsFile}.`);
+    }
     process.stdout.write(lines.join('\n') + '\n');
   }
   logger.info('herald listening', { url: herald.config.baseUrl, port: herald.config.port, database: config.databaseUrl ? 'postgres' : 'sqlite' });
@@ -67,9 +70,14 @@ function listenRefusal(error: unknown, config: Config): CliError | undefined {
   if (syscall !== 'listen') return undefined;
   const where = `${config.host}:${config.port}`;
   if (code === 'EADDRINUSE') {
-    return new CliError(`Port ${config.port} is already in use on ${config.host} (another Herald? herald status says): stop it, or set PORT to another port.`, 1);
+    const message = `Port ${config.port} is already in use on ${config.host} (another Herald? herald status says)`;
+    return new CliError(`${message}: stop it, or set PORT to another port.`, 1);
   }
-  if (code === 'EACCES') return new CliError(`Herald may not listen on ${where}: set PORT to 1024 or above, or run it with the right to bind there.`, 1);
-  if (code === 'EADDRNOTAVAIL') return new CliError(`This machine has no address ${config.host}: set HOST to one of its addresses, or 0.0.0.0.`, 1);
+  if (code === 'EACCES') {
+    return new CliError(`Herald may not listen on ${where}: set PORT to 1024 or above, or let it bind there.`, 1);
+  }
+  if (code === 'EADDRNOTAVAIL') {
+    return new CliError(`This machine has no address ${config.host}: set HOST to one of its addresses, or 0.0.0.0.`, 1);
+  }
   return undefined;
 }

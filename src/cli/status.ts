@@ -16,9 +16,22 @@ const LISTED = 50;
 export interface InstanceStatus {
   address: string;
   serving: string;
-  database: { kind: 'sqlite' | 'postgres'; where: string; reachable: boolean; migrated?: boolean; pendingMigrations?: string[]; problem?: string };
+  database: {
+    kind: 'sqlite' | 'postgres';
+    where: string;
+    reachable: boolean;
+    migrated?: boolean;
+    pendingMigrations?: string[];
+    problem?: string;
+  };
   worker?: string;
-  channelsNeedingReconnect?: { account: string; channel: string; network: string; handle: string; reason: string | null }[];
+  channelsNeedingReconnect?: {
+    account: string;
+    channel: string;
+    network: string;
+    handle: string;
+    reason: string | null;
+  }[];
   webhooksDisabled?: { account: string; webhook: string; url: string; reason: string | null }[];
 }
 
@@ -29,7 +42,16 @@ export async function instanceStatus(config: Config): Promise<InstanceStatus> {
   const kind = config.databaseUrl ? ('postgres' as const) : ('sqlite' as const);
   // Opening SQLite would create an empty database file: none there is said as it is.
   if (!config.databaseUrl && !fs.existsSync(where)) {
-    return { address, serving, database: { kind, where, reachable: false, problem: 'no database file yet: herald serve or herald migrate creates it' } };
+    return {
+      address,
+      serving,
+      database: {
+        kind,
+        where,
+        reachable: false,
+        problem: 'no database file yet: herald serve or herald migrate creates it',
+      },
+    };
   }
   const db = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: 1 });
   const repo = new InstanceStatusRepository(db);
@@ -44,18 +66,29 @@ export async function instanceStatus(config: Config): Promise<InstanceStatus> {
     // Before the first migration there are no tables to read.
     if (pendingMigrations.length > 0) return { address, serving, database };
     const overdue = await repo.overduePosts(Date.now(), OVERDUE_MS);
-    const worker = overdue === 0
-      ? 'no post is overdue'
-      : `${overdue} post(s) due more than two minutes ago are waiting: no worker seems to be running (herald serve runs one unless WORKER=false; herald worker runs one alone)`;
+    const worker =
+      overdue === 0
+        ? 'no post is overdue'
+        : `${overdue} post(s) due more than two minutes ago are waiting: no worker seems to be running ` +
+          '(herald serve runs one unless WORKER=false; herald worker runs one alone)';
     return {
       address,
       serving,
       database,
       worker,
       channelsNeedingReconnect: (await repo.channelsNeedingReconnect(LISTED)).map((c) => ({
-        account: c.accountName, channel: c.id, network: c.network, handle: c.handle, reason: c.reason,
+        account: c.accountName,
+        channel: c.id,
+        network: c.network,
+        handle: c.handle,
+        reason: c.reason,
       })),
-      webhooksDisabled: (await repo.disabledWebhooks(LISTED)).map((w) => ({ account: w.accountName, webhook: w.id, url: withoutQuery(w.url), reason: w.reason })),
+      webhooksDisabled: (await repo.disabledWebhooks(LISTED)).map((w) => ({
+        account: w.accountName,
+        webhook: w.id,
+        url: withoutQuery(w.url),
+        reason: w.reason,
+      })),
     };
   } finally {
     await db.destroy();
@@ -65,7 +98,9 @@ export async function instanceStatus(config: Config): Promise<InstanceStatus> {
 async function answersAt(address: string): Promise<string> {
   try {
     const response = await fetch(`${address}/healthz`, { signal: AbortSignal.timeout(2_000) });
-    return response.ok ? `yes: ${address}/healthz answers` : `something answers at ${address} but not as Herald (/healthz: ${response.status})`;
+    return response.ok
+      ? `yes: ${address}/healthz answers`
+      : `something answers at ${address} but not as Herald (/healthz: ${response.status})`;
   } catch {
     return `no: nothing answers at ${address}`;
   }

@@ -27,17 +27,37 @@ describe('make build redoes only the steps whose files changed', () => {
 
   /** The commands make would run for `build` if `changed` had just changed (the installed packages taken as they are). */
   async function steps(...changed: string[]): Promise<string[]> {
-    const args = ['-n', '-o', 'node_modules/.installed', `STAMPS=${stamps}`, ...changed.flatMap((file) => ['-W', file]), 'build'];
+    const args = [
+      '-n',
+      '-o',
+      'node_modules/.installed',
+      `STAMPS=${stamps}`,
+      ...changed.flatMap((file) => ['-W', file]),
+      'build',
+    ];
     const { stdout } = await run('make', args);
-    return ['scripts/generate.ts', 'scripts/build-web.ts', 'tsc -p tsconfig.build.json'].filter((step) => stdout.includes(step));
+    return ['scripts/generate.ts', 'scripts/build-web.ts', 'tsc -p tsconfig.build.json'].filter((step) =>
+      stdout.includes(step),
+    );
   }
 
   it('does nothing when nothing changed, and only what a change reaches', async () => {
     assert.deepEqual(await steps(), []);
     assert.deepEqual(await steps('src/cli/main.ts'), ['tsc -p tsconfig.build.json']);
     assert.deepEqual(await steps('web/src/main.tsx'), ['scripts/build-web.ts']);
-    assert.deepEqual(await steps('src/domain/networks/capabilities.ts'), ['scripts/build-web.ts', 'tsc -p tsconfig.build.json']);
-    assert.deepEqual(await steps('openapi/openapi.yaml'), ['scripts/generate.ts', 'scripts/build-web.ts', 'tsc -p tsconfig.build.json']);
-    assert.deepEqual(await steps('jsonrpc-schemas/create_text_post.json'), ['scripts/generate.ts', 'scripts/build-web.ts', 'tsc -p tsconfig.build.json']);
+    assert.deepEqual(await steps('src/domain/networks/capabilities.ts'), [
+      'scripts/build-web.ts',
+      'tsc -p tsconfig.build.json',
+    ]);
+    assert.deepEqual(await steps('openapi/openapi.yaml'), [
+      'scripts/generate.ts',
+      'scripts/build-web.ts',
+      'tsc -p tsconfig.build.json',
+    ]);
+    assert.deepEqual(await steps('jsonrpc-schemas/create_text_post.json'), [
+      'scripts/generate.ts',
+      'scripts/build-web.ts',
+      'tsc -p tsconfig.build.json',
+    ]);
   });
 });

@@ -41,7 +41,10 @@ describe('the shell examples of the documentation', function () {
   /** Runs a block in a directory laid out as `make run` leaves it, each command's failure the block's. */
   async function runBlock(block: string): Promise<string> {
     const script = block.replaceAll('http://localhost:8080', t.url);
-    const { stdout } = await run('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd: dir, env: { PATH: process.env.PATH } });
+    const { stdout } = await run('bash', ['-e', '-o', 'pipefail', '-c', script], {
+      cwd: dir,
+      env: { PATH: process.env.PATH },
+    });
     return stdout;
   }
 
@@ -61,7 +64,11 @@ describe('the shell examples of the documentation', function () {
   it("docs/rest-api.md's glance schedules a post with an idempotency key and lists posts", async () => {
     const out = await runBlock(shellBlock('docs/rest-api.md', 'Idempotency-Key'));
     // curl -s prints each answer without a newline after it.
-    const answers = out.trim().replace(/}\s*{/g, '}\n{').split('\n').map((line) => JSON.parse(line));
+    const answers = out
+      .trim()
+      .replace(/}\s*{/g, '}\n{')
+      .split('\n')
+      .map((line) => JSON.parse(line));
     assert.equal(answers.length, 4, 'channels, the created post, the posts, the live posts');
     assert.equal(answers[1].data[0].status, 'scheduled');
     assert.equal(answers[1].data[0].dateTime, '2030-01-01T09:00:00.000Z');

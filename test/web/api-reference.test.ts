@@ -39,12 +39,23 @@ describe('the API reference at /docs', function () {
     await page.getByRole('heading', { name: 'Herald REST API' }).waitFor();
     await page.waitForLoadState('networkidle');
     assert.deepEqual(errors, []);
-    const elsewhere = loaded.filter((url) => !url.startsWith(`${t.url}/`) && !url.startsWith('data:') && !url.startsWith('blob:'));
+    const elsewhere = loaded.filter(
+      (url) => !url.startsWith(`${t.url}/`) && !url.startsWith('data:') && !url.startsWith('blob:'),
+    );
     assert.deepEqual(elsewhere, [], 'nothing is loaded from outside Herald');
     assert.ok(loaded.includes(`${t.url}/v1/rest/openapi.json`), 'the description is read from Herald');
 
     const results = await new AxeBuilder({ page }).analyze();
-    assert.deepEqual(results.violations.map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => n.html).join(' | ')}`), []);
+    assert.deepEqual(
+      results.violations.map(
+        (v) =>
+          `${v.id}: ${v.nodes
+            .slice(0, 3)
+            .map((n) => n.html)
+            .join(' | ')}`,
+      ),
+      [],
+    );
   });
 
   it('is linked from the API keys page of the app', async () => {

@@ -3,7 +3,12 @@
  * bundle, loaded just before this script, defines `Redoc`.
  */
 interface RedocGlobal {
-  init(specUrl: string, options: Record<string, unknown>, element: HTMLElement | null, callback?: (error?: unknown) => void): void;
+  init(
+    specUrl: string,
+    options: Record<string, unknown>,
+    element: HTMLElement | null,
+    callback?: (error?: unknown) => void,
+  ): void;
 }
 
 const { Redoc } = window as unknown as { Redoc: RedocGlobal };
@@ -15,11 +20,16 @@ function levelSections(): void {
   for (const heading of root?.querySelectorAll('h5:not([aria-level])') ?? []) heading.setAttribute('aria-level', '3');
 }
 
-Redoc.init('/v1/rest/openapi.json', {
-  // Each operation would repeat that it takes a bearer key; the introduction says it once.
-  hideSecuritySection: true,
-  hideLogo: true,
-}, root, () => {
-  levelSections();
-  if (root) new MutationObserver(levelSections).observe(root, { childList: true, subtree: true });
-});
+Redoc.init(
+  '/v1/rest/openapi.json',
+  {
+    // Each operation would repeat that it takes a bearer key; the introduction says it once.
+    hideSecuritySection: true,
+    hideLogo: true,
+  },
+  root,
+  () => {
+    levelSections();
+    if (root) new MutationObserver(levelSections).observe(root, { childList: true, subtree: true });
+  },
+);

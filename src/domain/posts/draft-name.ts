@@ -9,9 +9,10 @@ export function withDraftName<T extends { saveAsDraft?: boolean; isDraft?: boole
   const { isDraft, ...rest } = input;
   if (isDraft === undefined) return rest;
   if (input.saveAsDraft !== undefined && input.saveAsDraft !== isDraft) {
-    throw new ValidationError(`isDraft (${isDraft}) and saveAsDraft (${input.saveAsDraft}) disagree; send one of them.`, [
-      { path: 'isDraft', message: 'It means the same as saveAsDraft: send only one, or the same value in both.' },
-    ]);
+    throw new ValidationError(
+      `isDraft (${isDraft}) and saveAsDraft (${input.saveAsDraft}) disagree; send one of them.`,
+      [{ path: 'isDraft', message: 'It means the same as saveAsDraft: send only one, or the same value in both.' }],
+    );
   }
   return { ...rest, saveAsDraft: isDraft };
 }
