@@ -15,17 +15,36 @@ node_modules/.installed: package.json package-lock.json
 
 generate: install
 	$(NODE_BIN)/tsx scripts/generate.ts
+	@mkdir -p $(STAMPS) && touch $(STAMPS)/generate
 
 # CI: regenerating must leave generated/ exactly as committed.
 check-generated: generate
-	@git diff --exit-code --stat -- generated || (echo "generated/ is out of date: run make generate and commit it" && exit 1)
-	@test -z "$$(git status --porcelain -- generated)" || (git status --porcelain -- generated; echo "generated/ has untracked files: run make generate and commit it"; exit 1)
+	@git diff --exit-code --stat -- generated docs/mcp-tools.md || (echo "generated/ is out of date: run make generate and commit it" && exit 1)
+	@test -z "$$(git status --porcelain -- generated docs/mcp-tools.md)" || (git status --porcelain -- generated docs/mcp-tools.md; echo "generated/ has untracked files: run make generate and commit it"; exit 1)
 
-web: generate
+# `make run` and `make build` redo a step only when a file it reads changed since it last ran: each step leaves a
+# stamp in dist/.stamps, newer than everything it read.
+STAMPS := dist/.stamps
+files = $(shell find $(1) -type f 2>/dev/null)
+GENERATE_INPUTS := $(call files,openapi jsonrpc-schemas scripts/generate scripts/generate.ts)
+WEB_INPUTS := $(call files,web src/domain generated scripts/build-web.ts)
+TSC_INPUTS := $(call files,src generated) tsconfig.json tsconfig.build.json
+
+$(STAMPS)/generate: node_modules/.installed $(GENERATE_INPUTS)
+	$(NODE_BIN)/tsx scripts/generate.ts
+	@mkdir -p $(@D) && touch $@
+
+web: $(STAMPS)/web
+
+$(STAMPS)/web: $(STAMPS)/generate $(WEB_INPUTS)
 	$(NODE_BIN)/tsx scripts/build-web.ts
+	@touch $@
 
-build: generate web
+build: $(STAMPS)/tsc $(STAMPS)/web
+
+$(STAMPS)/tsc: $(STAMPS)/generate $(TSC_INPUTS)
 	$(NODE_BIN)/tsc -p tsconfig.build.json
+	@touch $@
 
 # The SDK package (sdk/, @herald/sdk) built and packed with its dependencies into dist/herald-sdk-<version>.tgz.
 sdk: generate

@@ -1240,6 +1240,8 @@ export interface components {
             dateTime?: string;
             /** @description Keep the post in drafts; a draft never publishes by itself. */
             saveAsDraft?: boolean;
+            /** @description The same as `saveAsDraft`, under the name posts are read back with. Given with `saveAsDraft`, the two must agree (400). */
+            isDraft?: boolean;
             /**
              * @description Give the post its channel's next free queue slot (one per channel) instead of a time. Cannot be
              *     combined with `isScheduled`, `dateTime` or `saveAsDraft` (400). The channel needs a schedule.
@@ -1269,6 +1271,8 @@ export interface components {
             /** Format: date-time */
             dateTime?: string;
             saveAsDraft?: boolean;
+            /** @description The same as `saveAsDraft`, under the name posts are read back with. Given with `saveAsDraft`, the two must agree (400). */
+            isDraft?: boolean;
             /**
              * @description Give the post its channel's next free queue slot (one per channel) instead of a time. Cannot be
              *     combined with `isScheduled`, `dateTime` or `saveAsDraft` (400). The channel needs a schedule.

@@ -1,7 +1,7 @@
 /**
  * Administrator actions (the herald CLI and the demo seed): accounts, users, workspaces, API keys
  * and channels. Keys are shown once and stored only as a hash; a channel's network must be one Herald has a
- * connector for (the capabilities table).
+ * connector for (the capabilities table), and one an operator adds by hand needs no sign-in (addOperatorChannel).
  */
 import crypto from 'node:crypto';
 import { isEmailTaken, type MemberRole } from '../db/repositories/accounts.js';
@@ -10,6 +10,7 @@ import type { DomainDeps } from './deps.js';
 import { ConflictError, NotFoundError, ValidationError } from './errors.js';
 import { newId } from './ids.js';
 import { capabilitiesOf } from './networks/capabilities.js';
+import { chooseAccount } from './operator-choices.js';
 import { hashPassword } from './passwords.js';
 import { REQUIRED_SCOPES, isScope, type Principal, type Scope } from './principal.js';
 import { hashSecret, newSecret } from './secrets.js';
@@ -129,15 +130,30 @@ export async function addChannel(
 
 /**
  * The operator acting in an account from the CLI, as its owner with every scope. Without --account, the
- * instance's only account; with several, the operator must say which.
+ * instance's only account; with several, the operator must say which (operator-choices.ts).
  */
-export async function operatorPrincipal(deps: DomainDeps, accountId: string | undefined): Promise<Principal> {
-  const ids = accountId ? [accountId] : await deps.repos.accounts.listAccountIds(2);
-  if (ids.length !== 1) throw new ValidationError(ids.length === 0 ? 'This instance has no account yet; create one first.' : 'This instance has several accounts: name one with --account.');
-  if (!(await deps.repos.accounts.getAccount(ids[0]))) throw new NotFoundError(`No account ${ids[0]}.`);
-  const userId = await deps.repos.accounts.firstUserId(ids[0]);
-  if (!userId) throw new ValidationError(`Account ${ids[0]} has no user.`);
-  return { accountId: ids[0], userId, tokenId: 'cli', tokenKind: 'api_key', scopes: ['read_profile', 'manage_post', 'manage_team'] };
+export async function operatorPrincipal(deps: DomainDeps, given: string | undefined): Promise<Principal> {
+  const accountId = await chooseAccount(deps, given);
+  const userId = await deps.repos.accounts.firstUserId(accountId);
+  if (!userId) throw new ValidationError(`Account ${accountId} has no user.`);
+  return { accountId, userId, tokenId: 'cli', tokenKind: 'api_key', scopes: ['read_profile', 'manage_post', 'manage_team'] };
+}
+
+/**
+ * A channel an operator adds by hand: only on a network that takes no secret to sign in (the sandbox). One of a
+ * network behind a consent screen or a password would be active with no credentials and fail every post and
+ * sync: it is connected instead.
+ */
+export async function addOperatorChannel(deps: DomainDeps, input: Parameters<typeof addChannel>[1]) {
+  const network = capabilitiesOf(input.network);
+  const connection = deps.networks.get(network.name)?.connection;
+  if (connection && (connection.kind === 'oauth' || connection.fields.some((field) => field.secret))) {
+    throw new ValidationError(
+      `A ${network.displayName} channel needs its account's credentials: connect it with herald channel connect ${network.name} ` +
+        `(herald channel connect --help says what it asks for), or from the app's Channels page.`,
+    );
+  }
+  return addChannel(deps, input);
 }
 
 export interface DemoAccount {

@@ -24,6 +24,7 @@ import { recycleDueCollections } from '../domain/recycling/recycling.js';
 import { commentOne } from './comment-step.js';
 import { syncChannel } from './live-sync.js';
 import { reviewCredentialExpiry } from '../domain/networks/credential-expiry.js';
+import { NetworkError } from '../domain/networks/connector.js';
 import { publishBatch } from './publish-step.js';
 import { rehearseDue } from './preflight-step.js';
 import { reconcileUnconfirmed } from './reconciliation.js';
@@ -229,7 +230,13 @@ export class PublishingWorker {
           if (connector) await reviewCredentialExpiry(this.rt.ctx.deps, channel, connector);
           await syncChannel(this.rt, channel);
         } catch (error) {
-          this.ctx.logger.error('live-post sync failed', error);
+          // A network's refusal (no credentials, a revoked token) is the channel's state, said in one line; anything
+          // else is a bug, logged with its stack.
+          if (error instanceof NetworkError) {
+            this.ctx.logger.warn('live-post sync failed', { channelId: channel.id, network: channel.network, reason: error.message });
+          } else {
+            this.ctx.logger.error('live-post sync failed', error);
+          }
         }
       }
       if (channels.length < 100) return;

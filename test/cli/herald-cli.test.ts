@@ -40,9 +40,9 @@ describe('the herald CLI', function () {
   });
 
   it('exits 2 with a message on bad input', async () => {
-    await assert.rejects(run('node', ['bin/herald.mjs', 'key', 'create', '--json'], { env }), (error: any) => {
+    await assert.rejects(run('node', ['bin/herald.mjs', 'account', 'create', '--name', 'Nameless', '--json'], { env }), (error: any) => {
       assert.equal(error.code, 2);
-      assert.match(error.stderr, /--account is required/);
+      assert.match(error.stderr, /--email is required/);
       return true;
     });
     await assert.rejects(run('node', ['bin/herald.mjs', 'key', 'list', '--account', 'no-such-account', '--json'], { env }), (error: any) => {

@@ -42,8 +42,9 @@ export class AccountsRepository {
   }
 
   /** The instance's accounts, oldest first, at most `limit` (the CLI picks the only one when there is one). */
-  async listAccountIds(limit: number): Promise<string[]> {
-    return (await this.db('accounts').orderBy('created_at').orderBy('id').limit(limit).select('id')).map((r) => r.id);
+  async listAccounts(limit: number): Promise<AccountRecord[]> {
+    const rows = await this.db('accounts').orderBy('created_at').orderBy('id').limit(limit).select('id', 'name', 'created_at');
+    return rows.map((row) => ({ id: row.id, name: row.name, createdAt: Number(row.created_at) }));
   }
 
   /** The account's first user (its owner, made with the account). */

@@ -24,6 +24,8 @@ import {
   resolveSchedule,
 } from './post-rules.js';
 
+import { withDraftName } from './draft-name.js';
+
 export type PostInput = components['schemas']['PostInput'];
 
 /**
@@ -72,7 +74,8 @@ export async function createMediaPosts(deps: DomainDeps, principal: Principal, i
   return createPosts(deps, principal, input, source);
 }
 
-async function preparePosts(deps: DomainDeps, principal: Principal, input: PostInput, source: SourceType): Promise<PostRecord[]> {
+async function preparePosts(deps: DomainDeps, principal: Principal, given: PostInput, source: SourceType): Promise<PostRecord[]> {
+  const input: PostInput = withDraftName(given);
   rejectCoverMediaId(input);
   const now = deps.now();
   const text = input.text ?? '';

@@ -25,11 +25,14 @@ import { recordPostEvents, type PostChange } from './post-history.js';
 import { notFound, postType, rejectCoverMediaId, requireChannels, requireContent, requireNetworkLimits, resolveFirstComment } from './post-rules.js';
 import { toPostView, type PostView } from './post-view.js';
 
+import { withDraftName } from './draft-name.js';
+
 export type PostUpdate = components['schemas']['PostUpdate'];
 
 const EDITABLE = new Set(['draft', 'scheduled', 'failed']);
 
-export async function updatePost(deps: DomainDeps, principal: Principal, id: string, input: PostUpdate): Promise<PostView[]> {
+export async function updatePost(deps: DomainDeps, principal: Principal, id: string, given: PostUpdate): Promise<PostView[]> {
+  const input: PostUpdate = withDraftName(given);
   const post = await writablePost(deps, principal, id);
   rejectCoverMediaId(input);
   if (input.channelId !== undefined) {

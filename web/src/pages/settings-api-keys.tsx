@@ -80,7 +80,7 @@ export function ApiKeysPage() {
   return (
     <Page title="API keys">
       <SettingsNav />
-      <p>An API key acts as you on the REST API and the MCP server: send <code>Authorization: Bearer &lt;key&gt;</code>. Create one per integration, so you can revoke one without the others.</p>
+      <p>An API key acts as you on the REST API and the MCP server: send <code>Authorization: Bearer &lt;key&gt;</code>. Create one per integration, so you can revoke one without the others. Every route, with what it takes and answers, is in the <a href="/docs">API reference</a>.</p>
       {created && (
         <OneTimeSecret id="new-key" value={created.key}>
           The key “{created.name}”, shown this once: copy it now, Herald keeps only its hash.
