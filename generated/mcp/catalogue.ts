@@ -249,6 +249,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -397,6 +407,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -661,6 +721,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -809,6 +879,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -1068,6 +1188,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -1216,6 +1346,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -1485,6 +1665,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -1633,6 +1823,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -2391,6 +2631,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -2539,6 +2789,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -2731,6 +3031,14 @@ export const toolCatalogue: readonly ToolDefinition[] = [
           "$ref": "#/$defs/FirstComment",
           "description": "A comment made after publishing (a reply on X): text, delayMinutes, optional mediaUrl (LinkedIn and Facebook only)."
         },
+        "thread": {
+          "type": "array",
+          "maxItems": 25,
+          "items": {
+            "$ref": "#/$defs/ThreadPartInput"
+          },
+          "description": "The parts after the post itself, in order, each {text, imageUrls, videoUrls}: published as a reply chain on X, Bluesky, Threads and Mastodon (other networks refuse a thread). Not combinable with firstComment."
+        },
         "mediaIds": {
           "type": "array",
           "maxItems": 20,
@@ -2767,6 +3075,40 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "type": "string",
               "format": "uri",
               "description": "An image to attach; used on LinkedIn and Facebook only."
+            }
+          }
+        },
+        "ThreadPartInput": {
+          "type": "object",
+          "description": "A part of a thread after the post itself, published as a reply to the part before it (X, Bluesky, Threads, Mastodon and the sandbox take threads). Each part is held to its network's limits on its own.",
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string",
+              "maxLength": 10000,
+              "default": ""
+            },
+            "imageUrls": {
+              "type": "array",
+              "maxItems": 20,
+              "items": {
+                "type": "string",
+                "format": "uri",
+                "pattern": "^https?://",
+                "maxLength": 2048,
+                "description": "A public, direct http(s) link to the file."
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "maxItems": 10,
+              "items": {
+                "type": "string",
+                "format": "uri",
+                "pattern": "^https?://",
+                "maxLength": 2048,
+                "description": "A public, direct http(s) link to the file."
+              }
             }
           }
         }
@@ -2999,6 +3341,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -3147,6 +3499,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -3513,6 +3915,14 @@ export const toolCatalogue: readonly ToolDefinition[] = [
           "$ref": "#/$defs/FirstComment",
           "description": "A comment made after publishing (a reply on X): text, delayMinutes, optional mediaUrl (LinkedIn and Facebook only)."
         },
+        "thread": {
+          "type": "array",
+          "maxItems": 25,
+          "items": {
+            "$ref": "#/$defs/ThreadPartInput"
+          },
+          "description": "The parts after the post itself, in order, each {text, imageUrls, videoUrls}: published as a reply chain on X, Bluesky, Threads and Mastodon (other networks refuse a thread). Not combinable with firstComment."
+        },
         "mediaIds": {
           "type": "array",
           "maxItems": 20,
@@ -3549,6 +3959,40 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "type": "string",
               "format": "uri",
               "description": "An image to attach; used on LinkedIn and Facebook only."
+            }
+          }
+        },
+        "ThreadPartInput": {
+          "type": "object",
+          "description": "A part of a thread after the post itself, published as a reply to the part before it (X, Bluesky, Threads, Mastodon and the sandbox take threads). Each part is held to its network's limits on its own.",
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string",
+              "maxLength": 10000,
+              "default": ""
+            },
+            "imageUrls": {
+              "type": "array",
+              "maxItems": 20,
+              "items": {
+                "type": "string",
+                "format": "uri",
+                "pattern": "^https?://",
+                "maxLength": 2048,
+                "description": "A public, direct http(s) link to the file."
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "maxItems": 10,
+              "items": {
+                "type": "string",
+                "format": "uri",
+                "pattern": "^https?://",
+                "maxLength": 2048,
+                "description": "A public, direct http(s) link to the file."
+              }
             }
           }
         }
@@ -3781,6 +4225,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -3929,6 +4383,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -5166,6 +5670,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -5359,6 +5873,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -5643,6 +6207,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -5836,6 +6410,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -6118,6 +6742,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -6311,6 +6945,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -6593,6 +7277,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -6786,6 +7480,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -7392,6 +8136,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -7540,6 +8294,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -7809,6 +8613,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -7957,6 +8771,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -8380,6 +9244,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -8528,6 +9402,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -9530,6 +10454,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -9678,6 +10612,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -9909,6 +10893,17 @@ export const toolCatalogue: readonly ToolDefinition[] = [
           ],
           "description": "The new first comment, or null to remove it."
         },
+        "thread": {
+          "type": [
+            "array",
+            "null"
+          ],
+          "maxItems": 25,
+          "items": {
+            "$ref": "#/$defs/ThreadPartInput"
+          },
+          "description": "The thread's parts after the post itself, replacing those it had ({text, imageUrls, videoUrls} each); null or [] makes it a single post."
+        },
         "channelOptions": {
           "$ref": "#/$defs/ChannelOptions"
         }
@@ -9943,6 +10938,40 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "type": "string",
               "format": "uri",
               "description": "An image to attach; used on LinkedIn and Facebook only."
+            }
+          }
+        },
+        "ThreadPartInput": {
+          "type": "object",
+          "description": "A part of a thread after the post itself, published as a reply to the part before it (X, Bluesky, Threads, Mastodon and the sandbox take threads). Each part is held to its network's limits on its own.",
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string",
+              "maxLength": 10000,
+              "default": ""
+            },
+            "imageUrls": {
+              "type": "array",
+              "maxItems": 20,
+              "items": {
+                "type": "string",
+                "format": "uri",
+                "pattern": "^https?://",
+                "maxLength": 2048,
+                "description": "A public, direct http(s) link to the file."
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "maxItems": 10,
+              "items": {
+                "type": "string",
+                "format": "uri",
+                "pattern": "^https?://",
+                "maxLength": 2048,
+                "description": "A public, direct http(s) link to the file."
+              }
             }
           }
         }
@@ -10175,6 +11204,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -10323,6 +11362,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }

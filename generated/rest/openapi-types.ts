@@ -1218,6 +1218,24 @@ export interface components {
              */
             mediaUrl?: string;
         };
+        /** @description A part of a thread after the post itself, published as a reply to the part before it (X, Bluesky, Threads, Mastodon and the sandbox take threads). Each part is held to its network's limits on its own. */
+        ThreadPartInput: {
+            /** @default  */
+            text?: string;
+            imageUrls?: string[];
+            videoUrls?: string[];
+        };
+        /** @description A part of the post's thread; its link once the network has it, or why it did not go out. */
+        ThreadPart: {
+            text: string;
+            imageUrls: string[];
+            videoUrls: string[];
+            permalinkUrl: string | null;
+            /** Format: date-time */
+            publishedAt: string | null;
+            /** @description Why this part (and so the parts after it) did not go out. */
+            error: string | null;
+        };
         /** @description Per-network options (collaborators, video settings, reel settings). Ignored on create; applied on update. */
         ChannelOptions: {
             [key: string]: unknown;
@@ -1250,6 +1268,8 @@ export interface components {
             /** @description Media library ids (from the MCP media tools or `herald media import`); each is added to imageUrls or videoUrls as its public, direct file URL. */
             mediaIds?: string[];
             firstComment?: components["schemas"]["FirstComment"];
+            /** @description The parts after the post itself, in order: published as a reply chain, each part exactly once, on networks that take threads (a channel on any other is refused with 400). Cannot be combined with firstComment. */
+            thread?: components["schemas"]["ThreadPartInput"][];
             /**
              * @deprecated
              * @description Legacy; becomes `firstComment.text`.
@@ -1277,6 +1297,8 @@ export interface components {
             imageUrls?: string[];
             videoUrls?: string[];
             firstComment?: components["schemas"]["FirstComment"] | null;
+            /** @description The thread's parts after the post itself, replacing those it had; null or [] makes it a single post. */
+            thread?: components["schemas"]["ThreadPartInput"][] | null;
             /** @deprecated */
             instaFirstComment?: string;
             channelOptions?: components["schemas"]["ChannelOptions"];
@@ -1314,6 +1336,8 @@ export interface components {
             imageUrls: string[];
             videoUrls: string[];
             firstComment: components["schemas"]["FirstComment"] | null;
+            /** @description The parts after the post itself, published as replies in order once it is out; null for a single post. */
+            thread?: components["schemas"]["ThreadPart"][] | null;
             channelOptions: components["schemas"]["ChannelOptions"] | null;
             /** @description Why publishing failed. */
             error: string | null;
@@ -1775,6 +1799,8 @@ export interface components {
             firstCommentRefused?: string;
             /** @description Whether a first comment's mediaUrl is sent. */
             commentMediaUrl: boolean;
+            /** @description Whether the network takes threads: parts published as a reply chain. */
+            threads?: boolean;
             /** @description How the network takes a file sent in parts. */
             chunkedUpload?: {
                 minChunkBytes: number;

@@ -13,6 +13,18 @@ export interface FirstCommentRecord {
   mediaUrl?: string;
 }
 
+/** A part of a thread after the post itself; the network's id, link and time once that part is published. */
+export interface ThreadPartRecord {
+  text: string;
+  imageUrls: string[];
+  videoUrls: string[];
+  networkPostId?: string;
+  permalinkUrl?: string | null;
+  publishedAt?: number;
+  /** Why this part, and so the ones after it, did not go out. */
+  error?: string;
+}
+
 export interface PostRecord {
   id: string;
   accountId: string;
@@ -33,6 +45,8 @@ export interface PostRecord {
   imageUrls: string[];
   videoUrls: string[];
   firstComment: FirstCommentRecord | null;
+  /** The parts after the first, published as a reply chain (023_threads); absent or null for a single post. */
+  thread?: ThreadPartRecord[] | null;
   channelOptions: Record<string, unknown> | null;
   networkPostId: string | null;
   permalinkUrl: string | null;
@@ -227,6 +241,7 @@ const COLUMNS: Record<Exclude<keyof PostRecord, 'labels'>, string> = {
   imageUrls: 'image_urls',
   videoUrls: 'video_urls',
   firstComment: 'first_comment',
+  thread: 'thread',
   channelOptions: 'channel_options',
   networkPostId: 'network_post_id',
   permalinkUrl: 'permalink_url',
@@ -257,7 +272,7 @@ function toListedPost(row: { packed?: string; labels?: unknown }): PostRecord {
   return post;
 }
 
-const JSON_FIELDS = new Set<keyof PostRecord>(['imageUrls', 'videoUrls', 'firstComment', 'channelOptions', 'metrics']);
+const JSON_FIELDS = new Set<keyof PostRecord>(['imageUrls', 'videoUrls', 'firstComment', 'thread', 'channelOptions', 'metrics']);
 
 export function toRow(record: Partial<PostRecord>): Record<string, unknown> {
   const row: Record<string, unknown> = {};
@@ -288,6 +303,7 @@ export function toPost(row: any): PostRecord {
     imageUrls: json(row.image_urls, []),
     videoUrls: json(row.video_urls, []),
     firstComment: json(row.first_comment, null),
+    thread: json(row.thread, null),
     channelOptions: json(row.channel_options, null),
     networkPostId: row.network_post_id,
     permalinkUrl: row.permalink_url,

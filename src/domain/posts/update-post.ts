@@ -24,6 +24,7 @@ import { recordEditedPostEvents, recordNewPostEvents } from '../events/events.js
 import { recordPostEvents, type PostChange } from './post-history.js';
 import { notFound, postType, rejectCoverMediaId, requireChannels, requireContent, requireNetworkLimits, resolveFirstComment } from './post-rules.js';
 import { toPostView, type PostView } from './post-view.js';
+import { rejectThreadWithFirstComment, resolveThread } from './thread-parts.js';
 
 export type PostUpdate = components['schemas']['PostUpdate'];
 
@@ -62,7 +63,9 @@ export async function updatePost(deps: DomainDeps, principal: Principal, id: str
   const changes: Partial<PostRecord> = { ...timing, approvalStatus: review.approvalStatus, ...resubmitted };
   const targets = await deps.repos.channels.findMany(principal.accountId, input.channelIds ?? [post.channelId]);
   const updated = { ...post, ...changes };
-  const knownMedia = await knownMediaOf(deps, principal.accountId, [...updated.imageUrls, ...updated.videoUrls]);
+  rejectThreadWithFirstComment(updated, input.thread !== undefined ? 'thread' : 'firstComment');
+  const threadMedia = updated.thread?.flatMap((part) => [...part.imageUrls, ...part.videoUrls]) ?? [];
+  const knownMedia = await knownMediaOf(deps, principal.accountId, [...updated.imageUrls, ...updated.videoUrls, ...threadMedia]);
   requireNetworkLimits(targets, { ...updated, knownMedia }, { requireOptions: input.channelOptions !== undefined });
   if (!updated.isDraft) requireReachableLibraryMedia(deps.config.baseUrl, targets, updated);
   await placingInQueue(() => deps.repos.inTransaction(async (repos) => {
@@ -112,6 +115,7 @@ function applyChanges(post: PostRecord, input: PostUpdate, now: number): Partial
   const videoUrls = input.videoUrls ?? post.videoUrls;
   requireContent(text, imageUrls, videoUrls);
   const firstComment = resolveFirstComment(input);
+  const thread = resolveThread(input);
   const changes: Partial<PostRecord> = {
     text,
     imageUrls,
@@ -119,6 +123,7 @@ function applyChanges(post: PostRecord, input: PostUpdate, now: number): Partial
     type: postType(imageUrls, videoUrls),
     updatedAt: now,
     ...(firstComment !== undefined ? { firstComment } : {}),
+    ...(thread !== undefined ? { thread } : {}),
     ...(input.channelOptions !== undefined ? { channelOptions: input.channelOptions } : {}),
   };
   const timing = input.saveAsDraft !== undefined || input.isScheduled !== undefined || input.dateTime !== undefined;
