@@ -10,7 +10,8 @@
  *   the connector looks the part up by its key (findPublished with `replyTo`); found, the part is done; certainly not
  *   made, it is tried again; where the network cannot tell, the chain stops `unconfirmed` for a person, and no part
  *   is ever sent twice;
- * - a part's media is checked like a post's before its try (direct files, of formats the network takes);
+ * - a part's media is checked like a post's before its try (direct files, of formats the network takes, and files
+ *   of Herald's library only where the network can fetch them);
  * - retry_later, a refreshed token and an unknown outcome retry the part with the same back-off as posts, up to
  *   maxAttempts tries of that part; anything else stops the chain, the reason written on the part that stopped it;
  * - a paused channel waits without counting a try, and a refusal for rate with a reset pauses it (channel-pause.ts).
@@ -22,6 +23,7 @@ import {
   NOT_MADE, NetworkError, type ConnectorChannel, type NetworkConnector, type PostKey, type PublishedPost, type ThreadReply,
 } from '../domain/networks/connector.js';
 import { formatProblem } from '../domain/networks/post-fit.js';
+import { unreachableLibraryMedia } from '../domain/media/public-base-url.js';
 import { backoffMs } from './backoff.js';
 import { pauseOnRateRefusal, pausedUntil } from './channel-pause.js';
 import type { WorkerRuntime } from './runtime.js';
@@ -164,6 +166,8 @@ async function settleUncertainTry(
 
 /** A part's files, checked as a post's are before its try: direct files, of formats the network takes. */
 async function checkPartMedia(rt: WorkerRuntime, network: NetworkConnector, accountId: string, part: ThreadPartRecord, position: number): Promise<void> {
+  const unreachable = unreachableLibraryMedia(rt.ctx.deps.config.baseUrl, network.capabilities, part);
+  if (unreachable) throw new ChainStopped('failed', unreachable.message);
   const files = [
     ...part.imageUrls.map((url, i) => ({ url, path: `imageUrls[${i}]`, video: false })),
     ...part.videoUrls.map((url, i) => ({ url, path: `videoUrls[${i}]`, video: true })),

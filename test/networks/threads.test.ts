@@ -241,6 +241,9 @@ describe('Threads, against a fake that speaks its documented API', function () {
       const hosted = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [(await channel()).id], text: 'From Herald', imageUrls: [media.url] } });
       assert.equal(hosted.status, 400, JSON.stringify(hosted.body));
       assert.match(hosted.body.message, /Threads fetches media from Herald's address, .* which Threads cannot reach; set BASE_URL to a public https address/);
+      const inPart = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [(await channel()).id], text: 'From Herald', thread: [{ text: 'A picture', imageUrls: [media.url] }] } });
+      assert.equal(inPart.status, 400, JSON.stringify(inPart.body));
+      assert.equal(inPart.body.details[0].path, 'thread[0].imageUrls[0]', 'a part\'s own file, named where it is');
       const preview = await schedule({ text: 'A preview page', imageUrls: [previewUrl] });
       await testWorker(t).tick();
       const failed = await get(preview.id);

@@ -91,7 +91,7 @@ async function preparePosts(deps: DomainDeps, principal: Principal, input: PostI
   const threadMedia = thread?.flatMap((part) => [...part.imageUrls, ...part.videoUrls]) ?? [];
   const knownMedia = await knownMediaOf(deps, principal.accountId, [...imageUrls, ...videoUrls, ...threadMedia]);
   requireNetworkLimits(channels, { text, imageUrls, videoUrls, firstComment, thread, knownMedia }, { textByChannel: input.textByChannel });
-  if (!schedule.isDraft) requireReachableLibraryMedia(deps.config.baseUrl, channels, { imageUrls, videoUrls });
+  if (!schedule.isDraft) requireReachableLibraryMedia(deps.config.baseUrl, channels, { imageUrls, videoUrls, thread });
   const workspaces = new Map(
     (await deps.repos.accounts.listWorkspaces(principal.accountId)).map((w) => [w.id, w]),
   );
