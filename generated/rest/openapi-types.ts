@@ -1920,6 +1920,8 @@ export interface components {
                 text: string;
                 /** @description The post's first image, for a thumbnail; null when it has none. */
                 imageUrl: string | null;
+                /** @description How many parts follow the post in its thread; 0 for a single post. */
+                threadParts?: number;
                 /** @enum {string} */
                 status: "draft" | "scheduled" | "publishing" | "published" | "failed" | "unconfirmed" | "live";
                 /** @enum {string|null} */

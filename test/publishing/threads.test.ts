@@ -35,6 +35,10 @@ describe('threads: a post with parts', () => {
     assert.deepEqual(res.body.data[0].thread, expected);
     const id = res.body.data[0].id;
     assert.deepEqual((await get(id)).thread, expected);
+    const day = res.body.data[0].dateTime.slice(0, 10);
+    const calendar = await t.api('GET', `/v1/rest/calendar?view=list&date=${day}&timezone=UTC`, { token: a.apiKey });
+    assert.equal(calendar.status, 200, JSON.stringify(calendar.body));
+    assert.equal(calendar.body.data.entries.find((e: { postId: string }) => e.postId === id).threadParts, 2, 'the calendar shows one post, with its parts counted');
 
     const changed = await t.api('PATCH', `/v1/rest/posts/${id}`, { token: a.apiKey, body: { thread: [{ text: 'Only one more' }] } });
     assert.equal(changed.status, 200, JSON.stringify(changed.body));
