@@ -2,8 +2,9 @@
  * Threads, a step of their own: the parts of a published post, each a reply to the part before it (the first part
  * replies to the post itself):
  * - due as soon as the post is published, only where the network takes threads;
- * - one part at a time, in order; each part's network id is written to the post's thread, under the step's claim,
- *   before the next part goes out, so a worker that stops between parts leaves the chain to resume where it stopped;
+ * - one part at a time, in order; each part's network id is written to the post's thread, with its try's outcome
+ *   and under the step's claim, before the next part goes out, so a worker that stops between parts leaves the
+ *   chain to resume where it stopped;
  * - each part has its own key, the same for every try at it (Bluesky's record key, Mastodon's Idempotency-Key), and
  *   each try is recorded before its network call;
  * - a try whose outcome is unknown (a lost answer, a worker that died mid-call) is settled before anything else:
@@ -17,10 +18,12 @@
  * - a paused channel waits without counting a try, and a refusal for rate with a reset pauses it (channel-pause.ts).
  */
 import type { ThreadPartRecord } from '../db/repositories/posts.js';
+import type { AttemptResult } from '../db/repositories/publishing.js';
 import type { ThreadStepRecord } from '../db/repositories/thread-steps.js';
 import { connectorChannel } from '../domain/networks/channel-connections.js';
 import {
-  NOT_MADE, NetworkError, type ConnectorChannel, type NetworkConnector, type PostKey, type PublishedPost, type ThreadReply,
+  NOT_MADE, NetworkError,
+  type ConnectorChannel, type NetworkConnector, type PostKey, type PublishedPost, type ThreadReply,
 } from '../domain/networks/connector.js';
 import { formatProblem } from '../domain/networks/post-fit.js';
 import { unreachableLibraryMedia } from '../domain/media/public-base-url.js';
@@ -48,7 +51,8 @@ export async function threadOne(rt: WorkerRuntime, step: ThreadStepRecord): Prom
   const post = await rt.ctx.deps.repos.posts.get(step.accountId, step.postId);
   const target = await rt.connectorFor(step.channelId);
   if (!post || post.status !== 'published' || !post.thread?.length || !post.networkPostId || 'missing' in target) {
-    await steps.finish(step.postId, workerId, { status: 'failed', lastError: 'The post, its thread or its channel is gone.' });
+    const gone = 'The post, its thread or its channel is gone.';
+    await steps.finish(step.postId, workerId, { status: 'failed', lastError: gone });
     return;
   }
   const { channel, network } = target;
@@ -61,7 +65,7 @@ export async function threadOne(rt: WorkerRuntime, step: ThreadStepRecord): Prom
   const onNetwork = connectorChannel(rt.ctx.deps, channel);
   const root = post.networkPostId;
   // Alt texts describe the post's own images; every other setting (a Mastodon visibility) holds for the whole chain.
-  const { altText: _altText, ...options } = post.channelOptions ?? {};
+  const options = Object.fromEntries(Object.entries(post.channelOptions ?? {}).filter(([name]) => name !== 'altText'));
   const lease = rt.keepLease((until) => steps.renewLease(post.id, workerId, until));
   let index = thread.findIndex((part) => !part.networkPostId);
   try {
@@ -69,22 +73,31 @@ export async function threadOne(rt: WorkerRuntime, step: ThreadStepRecord): Prom
       const part = thread[index];
       const position = index + 2;
       const key = `${post.id}:part:${position}`;
-      const replyTo: ThreadReply = { rootNetworkPostId: root, parentNetworkPostId: index === 0 ? root : thread[index - 1].networkPostId! };
+      const parent = index === 0 ? root : thread[index - 1].networkPostId!;
+      const replyTo: ThreadReply = { rootNetworkPostId: root, parentNetworkPostId: parent };
       const partKey: PostKey = { id: key, createdAt: (post.createdAt ?? 0) + position };
       const earlier = await rt.attempts.lastPartAttempt(post.id, key);
-      let made = await settleUncertainTry(rt, network, onNetwork, { key, partKey, text: part.text, replyTo }, earlier);
-      if (!made) {
+      const lookup = { key, partKey, text: part.text, replyTo };
+      const found = await settleUncertainTry(rt, network, onNetwork, lookup, earlier);
+      let made: PublishedPost;
+      let attempt: AttemptResult;
+      if (found) {
+        made = found;
+        const detail = 'found on the network by its key';
+        attempt = { idempotencyKey: earlier!.idempotencyKey, outcome: 'reconciled', detail, at: rt.now() };
+      } else {
         const number = (earlier?.number ?? 0) + 1;
         const attemptKey = `${key}:${number}`;
         await rt.attempts.recordCommentAttempt({
-          postId: post.id, accountId: post.accountId, kind: 'part', number, idempotencyKey: attemptKey, workerId, startedAt: rt.now(),
-          finishedAt: null, outcome: null, detail: null,
+          postId: post.id, accountId: post.accountId, kind: 'part', number, idempotencyKey: attemptKey, workerId,
+          startedAt: rt.now(), finishedAt: null, outcome: null, detail: null,
         });
         try {
           await checkPartMedia(rt, network, post.accountId, part, position);
           made = await network.publish({
             channel: onNetwork, postKey: partKey, text: part.text, imageUrls: part.imageUrls, videoUrls: part.videoUrls,
-            channelOptions: options, attemptKey: key, replyTo, recordHandle: (handle) => rt.attempts.setHandle(attemptKey, handle),
+            channelOptions: options, attemptKey: key, replyTo,
+            recordHandle: (handle) => rt.attempts.setHandle(attemptKey, handle),
           });
         } catch (error) {
           if (error instanceof ChainStopped) {
@@ -95,41 +108,48 @@ export async function threadOne(rt: WorkerRuntime, step: ThreadStepRecord): Prom
           await rt.attempts.finishAttempt(attemptKey, outcomeOf(classified), classified.message, rt.now());
           throw new PartTryFailed(classified, number);
         }
-        await rt.attempts.finishAttempt(attemptKey, 'published', null, rt.now());
+        attempt = { idempotencyKey: attemptKey, outcome: 'published', detail: null, at: rt.now() };
       }
-      thread[index] = { text: part.text, imageUrls: part.imageUrls, videoUrls: part.videoUrls, networkPostId: made.networkPostId, permalinkUrl: made.permalinkUrl, publishedAt: made.publishedAt };
-      // The part's outcome is durable before the next part goes out: a restart resumes after it, never repeats it.
-      if (!(await steps.writeThread(post.id, workerId, thread))) return;
+      const { networkPostId, permalinkUrl, publishedAt } = made;
+      thread[index] = {
+        text: part.text, imageUrls: part.imageUrls, videoUrls: part.videoUrls, networkPostId, permalinkUrl, publishedAt,
+      };
+      // The part's outcome is durable, with its try's, before the next part goes out: a restart resumes after it.
+      if (!(await steps.writeThread(post.id, workerId, thread, attempt))) return;
     }
-    lease.stop();
     await steps.finish(post.id, workerId, { status: 'done', lastError: null });
   } catch (error) {
-    lease.stop();
     await stopOrRetry(rt, step, network, onNetwork, thread, index, error);
+  } finally {
+    lease.stop();
   }
 }
 
-/** After a part's try failed: the step is due again after a back-off, or the chain stops with the reason on the part. */
+/** After a part's try failed: the step is due again after a back-off, or the chain stops, the reason on the part. */
 async function stopOrRetry(
-  rt: WorkerRuntime, step: ThreadStepRecord, network: NetworkConnector, channel: ConnectorChannel, thread: ThreadPartRecord[], index: number, error: unknown,
+  rt: WorkerRuntime, step: ThreadStepRecord, network: NetworkConnector, channel: ConnectorChannel,
+  thread: ThreadPartRecord[], index: number, error: unknown,
 ): Promise<void> {
   const { workerId, maxAttempts } = rt.options;
   const steps = rt.ctx.deps.repos.threadSteps;
   const now = rt.now();
   if (!(error instanceof ChainStopped)) {
     // Anything but a try's own failure (the lookup of an uncertain try, the database) is tried again like it.
-    const failed = error instanceof PartTryFailed ? error : new PartTryFailed(rt.classified(error, 'continuing a thread'), 1);
+    const failed = error instanceof PartTryFailed
+      ? error : new PartTryFailed(rt.classified(error, 'continuing a thread'), 1);
     const classified = failed.error;
     await pauseOnRateRefusal(rt, step.channelId, classified);
     const retryable = classified.kind === 'retry_later' || classified.kind === 'unknown_outcome'
       || (classified.kind === 'refresh_and_retry' && (await rt.refreshed(network, channel)));
     if (retryable && failed.tries < maxAttempts) {
       await steps.finish(step.postId, workerId, {
-        status: 'pending', dueAt: now + backoffMs(rt.options, failed.tries, classified, now), lastError: classified.message,
+        status: 'pending', dueAt: now + backoffMs(rt.options, failed.tries, classified, now),
+        lastError: classified.message,
       });
       return;
     }
-    error = new ChainStopped('failed', retryable ? `gave up after ${failed.tries} tries; the last one said: ${classified.message}` : classified.message);
+    const gaveUp = `gave up after ${failed.tries} tries; the last one said: ${classified.message}`;
+    error = new ChainStopped('failed', retryable ? gaveUp : classified.message);
   }
   const stopped = error as ChainStopped;
   const at = Math.min(Math.max(index, 0), thread.length - 1);
@@ -150,22 +170,27 @@ async function settleUncertainTry(
   earlier: { idempotencyKey: string; outcome: string | null; startedAt: number } | undefined,
 ): Promise<PublishedPost | undefined> {
   if (!earlier || (earlier.outcome !== null && earlier.outcome !== 'unknown')) return undefined;
-  if (earlier.outcome === null) await rt.attempts.finishAttempt(earlier.idempotencyKey, 'unknown', 'The worker stopped before the network answered.', rt.now());
+  if (earlier.outcome === null) {
+    const why = 'The worker stopped before the network answered.';
+    await rt.attempts.finishAttempt(earlier.idempotencyKey, 'unknown', why, rt.now());
+  }
   const found = await network.findPublished({
     channel, postKey: part.partKey, attemptKey: part.key, text: part.text, attemptedAt: earlier.startedAt,
     handle: await rt.attempts.handleOf(earlier.idempotencyKey), replyTo: part.replyTo,
   });
   if (found === NOT_MADE) return undefined;
   if (!found) {
-    throw new ChainStopped('unconfirmed', 'Herald cannot confirm whether an earlier try at it went out, and the network shows no such reply. '
-      + 'Herald does not send it again, to avoid a duplicate: check the thread on the network.');
+    throw new ChainStopped('unconfirmed', 'Herald cannot confirm whether an earlier try at it went out, and the '
+      + 'network shows no such reply. Herald does not send it again, to avoid a duplicate: check the thread on the '
+      + 'network.');
   }
-  await rt.attempts.finishAttempt(earlier.idempotencyKey, 'reconciled', 'found on the network by its key', rt.now());
   return found;
 }
 
 /** A part's files, checked as a post's are before its try: direct files, of formats the network takes. */
-async function checkPartMedia(rt: WorkerRuntime, network: NetworkConnector, accountId: string, part: ThreadPartRecord, position: number): Promise<void> {
+async function checkPartMedia(
+  rt: WorkerRuntime, network: NetworkConnector, accountId: string, part: ThreadPartRecord, position: number,
+): Promise<void> {
   const unreachable = unreachableLibraryMedia(rt.ctx.deps.config.baseUrl, network.capabilities, part);
   if (unreachable) throw new ChainStopped('failed', unreachable.message);
   const files = [
@@ -175,8 +200,9 @@ async function checkPartMedia(rt: WorkerRuntime, network: NetworkConnector, acco
   for (const { url, path, video } of files) {
     const check = await rt.ctx.checkMedia(url, accountId);
     const gif = check.direct && check.mimeType === 'image/gif' && network.capabilities.media.kinds.gif;
+    const kind = video ? 'video' : gif ? 'gif' : 'image';
     const refusal = !check.direct ? check.reason
-      : check.mimeType && formatProblem(network.capabilities, video ? 'video' : gif ? 'gif' : 'image', check.mimeType, `thread[${position - 2}].${path}`);
+      : check.mimeType && formatProblem(network.capabilities, kind, check.mimeType, `thread[${position - 2}].${path}`);
     if (refusal) throw new ChainStopped('failed', refusal);
   }
 }

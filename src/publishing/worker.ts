@@ -14,8 +14,8 @@
  * - a batch that cannot start is logged with the reason and its claims put back; the loop goes on after pollMs, and
  *   any failure of a round is logged, never ends the loop.
  * The steps: publish-step.ts (a due post), reconciliation.ts (unknown outcomes), comment-step.ts (first
- * comments), thread-step.ts (the parts of a thread), webhook-delivery.ts (events to webhook endpoints), live-sync.ts (posts found on the network);
- * runtime.ts holds what they share.
+ * comments), thread-step.ts (the parts of a thread), webhook-delivery.ts (events to webhook endpoints),
+ * live-sync.ts (posts found on the network); runtime.ts holds what they share.
  */
 import { RELEASING_APPROVALS } from '../domain/approvals/approval-holds.js';
 import { recycleDueCollections } from '../domain/recycling/recycling.js';
@@ -188,7 +188,9 @@ export class PublishingWorker {
         this.ctx.logger.error('making a first comment failed', error);
       }
     });
-    const threads = this.stopping ? [] : await this.rt.ctx.deps.repos.threadSteps.claimDue(this.options.workerId, this.now(), this.options.leaseMs, this.options.batchSize);
+    const { workerId, leaseMs, batchSize } = this.options;
+    const threadSteps = this.rt.ctx.deps.repos.threadSteps;
+    const threads = this.stopping ? [] : await threadSteps.claimDue(workerId, this.now(), leaseMs, batchSize);
     await pool(threads, this.options.concurrency, async (step) => {
       try {
         await threadOne(this.rt, step);

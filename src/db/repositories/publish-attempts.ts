@@ -88,8 +88,8 @@ export class PublishAttemptsRepository {
 
   /** The newest try at one part of a thread (its key is the part's, followed by the try's number). */
   async lastPartAttempt(postId: string, partKey: string): Promise<PublishAttemptRecord | undefined> {
-    const row = await this.db('publish_attempts').where({ post_id: postId, kind: 'part' }).where('idempotency_key', 'like', `${partKey}:%`)
-      .orderBy('seq', 'desc').first();
+    const row = await this.db('publish_attempts').where({ post_id: postId, kind: 'part' })
+      .where('idempotency_key', 'like', `${partKey}:%`).orderBy('seq', 'desc').first();
     return row && toAttempt(row);
   }
 

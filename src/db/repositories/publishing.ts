@@ -139,7 +139,8 @@ export class PublishingRepository {
       }
       const steps = done.filter((e) => e.changes.firstCommentDueAt !== undefined).map((e) => commentStepRow(e.postId, e.changes));
       for (const chunk of chunks(steps)) await trx('first_comment_steps').insert(chunk).onConflict('post_id').ignore();
-      const threads = done.filter((e) => e.changes.threadDueAt !== undefined).map((e) => threadStepRow(e.postId, e.changes));
+      const threads = done.filter((e) => e.changes.threadDueAt !== undefined)
+        .map((e) => threadStepRow(e.postId, e.changes));
       for (const chunk of chunks(threads)) await trx('thread_steps').insert(chunk).onConflict('post_id').ignore();
       return held;
     });
@@ -244,11 +245,16 @@ async function insertFollowingSteps(trx: Knex.Transaction, postId: string, chang
   if (changes.firstCommentDueAt !== undefined) {
     await trx('first_comment_steps').insert(commentStepRow(postId, changes)).onConflict('post_id').ignore();
   }
-  if (changes.threadDueAt !== undefined) await trx('thread_steps').insert(threadStepRow(postId, changes)).onConflict('post_id').ignore();
+  if (changes.threadDueAt !== undefined) {
+    await trx('thread_steps').insert(threadStepRow(postId, changes)).onConflict('post_id').ignore();
+  }
 }
 
 function threadStepRow(postId: string, changes: PublishedChanges): Record<string, unknown> {
-  return { post_id: postId, account_id: changes.accountId, channel_id: changes.channelId, status: 'pending', due_at: changes.threadDueAt, attempts: 0 };
+  return {
+    post_id: postId, account_id: changes.accountId, channel_id: changes.channelId, status: 'pending',
+    due_at: changes.threadDueAt, attempts: 0,
+  };
 }
 
 function commentStepRow(postId: string, changes: PublishedChanges): Record<string, unknown> {

@@ -2,6 +2,7 @@ import type { Db } from '../connection.js';
 import { isPostgres } from '../connection.js';
 import { jsonText } from './rows.js';
 import type { ThreadPartRecord } from './posts.js';
+import type { AttemptResult } from './publishing.js';
 
 export interface ThreadStepRecord {
   postId: string;
@@ -29,7 +30,8 @@ export class ThreadStepsRepository {
       WHERE s.status = 'pending' AND s.due_at <= ? AND (s.lease_expires_at IS NULL OR s.lease_expires_at < ?)
       ORDER BY s.due_at LIMIT ?${pg ? ' FOR UPDATE OF s SKIP LOCKED' : ''}`;
     const result = await this.db.raw(
-      `UPDATE thread_steps SET claimed_by = ?, lease_expires_at = ?, attempts = attempts + 1 WHERE post_id IN (${due}) RETURNING *`,
+      `UPDATE thread_steps SET claimed_by = ?, lease_expires_at = ?, attempts = attempts + 1
+       WHERE post_id IN (${due}) RETURNING *`,
       [workerId, now + leaseMs, now, now, limit],
     );
     const rows: any[] = pg ? result.rows : result;
@@ -43,20 +45,29 @@ export class ThreadStepsRepository {
 
   /** Extends a thread step's claim still held by this worker; false when the claim was lost. */
   async renewLease(postId: string, workerId: string, leaseExpiresAt: number): Promise<boolean> {
-    const n = await this.db('thread_steps').where({ post_id: postId, claimed_by: workerId }).update({ lease_expires_at: leaseExpiresAt });
+    const n = await this.db('thread_steps').where({ post_id: postId, claimed_by: workerId })
+      .update({ lease_expires_at: leaseExpiresAt });
     return n > 0;
   }
 
   /**
-   * Writes the post's thread as it now stands (a part's network id, or why it stopped) while this worker still holds
-   * the step; false, writing nothing, when the claim was lost.
+   * Writes the post's thread as it now stands (a part's network id, or why it stopped), and the outcome of the try
+   * that made the part, in one transaction, while this worker still holds the step; false, writing nothing, when the
+   * claim was lost. A try is never finished without its part: a worker that stops between the two leaves neither.
    */
-  async writeThread(postId: string, workerId: string, thread: readonly ThreadPartRecord[]): Promise<boolean> {
+  async writeThread(
+    postId: string, workerId: string, thread: readonly ThreadPartRecord[], attempt?: AttemptResult,
+  ): Promise<boolean> {
     return this.db.transaction(async (trx) => {
       // Write first: on SQLite a transaction that reads before writing cannot wait for another process's lock.
-      const held = await trx('thread_steps').where({ post_id: postId, claimed_by: workerId }).update({ claimed_by: workerId });
+      const held = await trx('thread_steps').where({ post_id: postId, claimed_by: workerId })
+        .update({ claimed_by: workerId });
       if (held === 0) return false;
       await trx('posts').where({ id: postId }).update({ thread: jsonText(thread) });
+      if (attempt) {
+        await trx('publish_attempts').where({ idempotency_key: attempt.idempotencyKey })
+          .update({ outcome: attempt.outcome, detail: attempt.detail, finished_at: attempt.at });
+      }
       return true;
     });
   }
@@ -79,7 +90,7 @@ export class ThreadStepsRepository {
 
 function toStep(row: any): ThreadStepRecord {
   return {
-    postId: row.post_id, accountId: row.account_id, channelId: row.channel_id, status: row.status, dueAt: Number(row.due_at),
-    attempts: row.attempts, lastError: row.last_error,
+    postId: row.post_id, accountId: row.account_id, channelId: row.channel_id, status: row.status,
+    dueAt: Number(row.due_at), attempts: row.attempts, lastError: row.last_error,
   };
 }

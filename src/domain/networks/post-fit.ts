@@ -104,12 +104,14 @@ export function validatePost(capabilities: NetworkCapabilities, post: PostForFit
 
   const thread = post.thread ?? [];
   if (thread.length > 0 && !capabilities.threads) {
-    problem('thread_unsupported', 'thread', `${name} does not take threads (${THREAD_NETWORKS_WORDS} do); publish the parts as separate posts, or remove the thread for this channel.`);
+    problem('thread_unsupported', 'thread', `${name} does not take threads (${THREAD_NETWORKS_WORDS} do); `
+      + 'publish the parts as separate posts, or remove the thread for this channel.');
   } else {
     thread.forEach((part, i) => {
       const prefix = `thread[${i}].`;
       if (part.text.trim() === '' && part.imageUrls.length === 0 && part.videoUrls.length === 0) {
-        problem('thread_part_empty', `${prefix}text`, `Part ${i + 2} of the thread is empty; give it text or media, or remove it.`);
+        const empty = `Part ${i + 2} of the thread is empty; give it text or media, or remove it.`;
+        problem('thread_part_empty', `${prefix}text`, empty);
         return;
       }
       const before = problems.length;
@@ -161,13 +163,15 @@ export function validatePost(capabilities: NetworkCapabilities, post: PostForFit
 
 /** The text of a post or of one of its parts against the network's length, characters and bytes. */
 function checkText(
-  capabilities: NetworkCapabilities, text: string, limit: number, prefix: string, problem: (rule: FitRule, path: string, message: string) => void,
+  capabilities: NetworkCapabilities, text: string, limit: number, prefix: string,
+  problem: (rule: FitRule, path: string, message: string) => void,
 ): void {
   const name = capabilities.displayName;
   const length = countBy(capabilities.text.counting, text);
   if (length > limit) {
     const note = countingNote(capabilities.text.counting);
-    problem('text_length', `${prefix}text`, `${name} allows ${limit} ${countingUnit(capabilities.text.counting)}; this text has ${length}${note}. Shorten it.`);
+    const unit = countingUnit(capabilities.text.counting);
+    problem('text_length', `${prefix}text`, `${name} allows ${limit} ${unit}; this text has ${length}${note}. Shorten it.`);
   }
   const refused = forbiddenIn(text, capabilities.text.forbiddenCharacters);
   if (refused) {

@@ -90,7 +90,8 @@ async function preparePosts(deps: DomainDeps, principal: Principal, input: PostI
   requireTextByChannel(input.textByChannel, input.channelIds);
   const threadMedia = thread?.flatMap((part) => [...part.imageUrls, ...part.videoUrls]) ?? [];
   const knownMedia = await knownMediaOf(deps, principal.accountId, [...imageUrls, ...videoUrls, ...threadMedia]);
-  requireNetworkLimits(channels, { text, imageUrls, videoUrls, firstComment, thread, knownMedia }, { textByChannel: input.textByChannel });
+  const fitted = { text, imageUrls, videoUrls, firstComment, thread, knownMedia };
+  requireNetworkLimits(channels, fitted, { textByChannel: input.textByChannel });
   if (!schedule.isDraft) requireReachableLibraryMedia(deps.config.baseUrl, channels, { imageUrls, videoUrls, thread });
   const workspaces = new Map(
     (await deps.repos.accounts.listWorkspaces(principal.accountId)).map((w) => [w.id, w]),

@@ -65,7 +65,8 @@ export async function updatePost(deps: DomainDeps, principal: Principal, id: str
   const updated = { ...post, ...changes };
   rejectThreadWithFirstComment(updated, input.thread !== undefined ? 'thread' : 'firstComment');
   const threadMedia = updated.thread?.flatMap((part) => [...part.imageUrls, ...part.videoUrls]) ?? [];
-  const knownMedia = await knownMediaOf(deps, principal.accountId, [...updated.imageUrls, ...updated.videoUrls, ...threadMedia]);
+  const urls = [...updated.imageUrls, ...updated.videoUrls, ...threadMedia];
+  const knownMedia = await knownMediaOf(deps, principal.accountId, urls);
   requireNetworkLimits(targets, { ...updated, knownMedia }, { requireOptions: input.channelOptions !== undefined });
   if (!updated.isDraft) requireReachableLibraryMedia(deps.config.baseUrl, targets, updated);
   await placingInQueue(() => deps.repos.inTransaction(async (repos) => {

@@ -184,8 +184,8 @@ export class MastodonNetwork implements NetworkConnector {
     const answer = await this.http.request(`${c.origin}/api/v1/accounts/${encodeURIComponent(c.accountId)}/statuses?limit=40&exclude_reblogs=true`, { headers: bearer(c) });
     if (answer.status !== 200) throw classify(answer, this.now());
     const parent = lookup.replyTo?.parentNetworkPostId;
-    const match = (answer.json as any[]).find((s) => Date.parse(s.created_at) >= lookup.attemptedAt - 60_000 && plainText(s.content) === lookup.text.trim()
-      && (parent === undefined || s.in_reply_to_id === parent));
+    const match = (answer.json as any[]).find((s) => Date.parse(s.created_at) >= lookup.attemptedAt - 60_000
+      && plainText(s.content) === lookup.text.trim() && (parent === undefined || s.in_reply_to_id === parent));
     return match ? published(match, this.now()) : undefined;
   }
 

@@ -99,7 +99,9 @@ export class ThreadsGraph {
       const children: string[] = [];
       for (const item of items) children.push(await create({ ...media(item), is_carousel_item: 'true' }));
       for (const child of children) await this.finished(channel, c, child);
-      container = await create({ media_type: 'CAROUSEL', children: children.join(','), ...(request.text ? { text: request.text } : {}), ...reply });
+      container = await create({
+        media_type: 'CAROUSEL', children: children.join(','), ...(request.text ? { text: request.text } : {}), ...reply,
+      });
     }
     await this.finished(channel, c, container);
     return container;

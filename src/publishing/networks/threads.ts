@@ -125,9 +125,11 @@ export class ThreadsNetwork implements NetworkConnector {
     const since = lookup.attemptedAt - FIND_WINDOW_MS;
     const parent = lookup.replyTo?.parentNetworkPostId;
     const edge = parent ? `replies?fields=${POST_FIELDS},replied_to` : `threads?fields=${POST_FIELDS}`;
-    const recent = await this.graph.expect(lookup.channel, c.accessToken, `${c.userId}/${edge}&limit=25`, {}, { statusRead: true });
-    const match = ((recent.data ?? []) as any[]).find((m) => String(m.text ?? '') === lookup.text && threadsTime(m.timestamp) >= since
-      && (parent === undefined || m.replied_to?.id === parent));
+    const recent = await this.graph.expect(lookup.channel, c.accessToken, `${c.userId}/${edge}&limit=25`, {}, {
+      statusRead: true,
+    });
+    const match = ((recent.data ?? []) as any[]).find((m) => String(m.text ?? '') === lookup.text
+      && threadsTime(m.timestamp) >= since && (parent === undefined || m.replied_to?.id === parent));
     return match ? { networkPostId: String(match.id), permalinkUrl: match.permalink ?? this.profile(c), publishedAt: threadsTime(match.timestamp) } : undefined;
   }
 

@@ -137,11 +137,13 @@ export class XNetwork implements NetworkConnector {
     }
     await request.recordHandle(JSON.stringify({ media }));
     const reply = request.replyTo ? { reply: { in_reply_to_tweet_id: request.replyTo.parentNetworkPostId } } : {};
-    const answer = await this.api.call(c, '/2/tweets', { method: 'POST', json: { text: request.text, ...(media.length > 0 ? { media: { media_ids: media } } : {}), ...reply } });
+    const json = { text: request.text, ...(media.length > 0 ? { media: { media_ids: media } } : {}), ...reply };
+    const answer = await this.api.call(c, '/2/tweets', { method: 'POST', json });
     await this.api.observeBudget(request.channel, answer);
     if (answer.status === 201) return this.made(c, answer);
     if (isDuplicate(answer)) {
-      const earlier = await this.matching(c, request.text, request.postKey.createdAt, null, request.replyTo?.parentNetworkPostId);
+      const parent = request.replyTo?.parentNetworkPostId;
+      const earlier = await this.matching(c, request.text, request.postKey.createdAt, null, parent);
       if (earlier) return earlier;
     }
     throw this.api.classify(answer, c, true);
@@ -221,16 +223,20 @@ export class XNetwork implements NetworkConnector {
    * A post of this account with this text (and media, where recorded), made no earlier than `since`; for a part of a
    * thread, one replying to the part before it.
    */
-  private async matching(c: XCredentials, text: string, since: number, media: string[] | null, repliesTo?: string): Promise<PublishedPost | undefined> {
+  private async matching(
+    c: XCredentials, text: string, since: number, media: string[] | null, repliesTo?: string,
+  ): Promise<PublishedPost | undefined> {
     const query = new URLSearchParams({
-      max_results: '100', 'tweet.fields': 'created_at,attachments,referenced_tweets', start_time: new Date(since - CLOCK_SKEW_MS).toISOString(),
+      max_results: '100', 'tweet.fields': 'created_at,attachments,referenced_tweets',
+      start_time: new Date(since - CLOCK_SKEW_MS).toISOString(),
     });
     const answer = await this.api.expect(c, `/2/users/${encodeURIComponent(c.userId)}/tweets?${query}`, {}, [200]);
     // X shows a post with media with the media's t.co link after the text.
     const wanted = [comparable(text), `${comparable(text)} <link>`.trim()];
     const found = ((answer.json?.data ?? []) as any[]).find((t) => {
       if (!wanted.includes(comparable(String(t.text ?? '')))) return false;
-      const replied = ((t.referenced_tweets ?? []) as { type: string; id: string }[]).find((r) => r.type === 'replied_to')?.id;
+      const references = (t.referenced_tweets ?? []) as { type: string; id: string }[];
+      const replied = references.find((r) => r.type === 'replied_to')?.id;
       if (repliesTo !== undefined && replied !== repliesTo) return false;
       if (!media) return true;
       const keys = ((t.attachments?.media_keys ?? []) as string[]).map((key) => key.split('_').pop());

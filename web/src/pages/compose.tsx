@@ -1,7 +1,8 @@
 /**
  * Compose: one text for several channels (each channel may have its own), media uploaded or from the library with
  * alt text, a thread (parts after the post, each its own text and counter, published as a chain of replies where the
- * network takes threads), a first comment, labels, the chosen networks' options, a preview per channel, and when: now, at a time
+ * network takes threads), a first comment, labels, the chosen networks' options, a preview per channel, and when:
+ * now, at a time
  * in the person's zone, the queue, or a draft. The AI helpers change the text in place; nothing is saved until the
  * button, which names what it does ("Publish now", "Schedule"...), is pressed; it waits while a text is too long.
  * After saving, the composer names every post made, one per channel, with what happens to it and when.
@@ -28,7 +29,9 @@ import { EDITABLE } from '../ui/post-state.js';
 import { inPeoplesWords } from '../ui/problems.js';
 import { browserTimeZone, formatTime, toInstant, toWallClock } from '../ui/time.js';
 import { useApi } from '../ui/use-api.js';
-import { BLANK, differs, forgetDraft, keepDraft, readDraft, type Draft, type ThreadPartDraft, type When } from './compose/draft-store.js';
+import {
+  BLANK, differs, forgetDraft, keepDraft, readDraft, type Draft, type ThreadPartDraft, type When,
+} from './compose/draft-store.js';
 import { MediaField, type ChosenMedia } from './compose/media-field.js';
 import type { Media } from './compose/upload.js';
 import { Counter, PreviewCard, type Channel, type NetworkRow } from './compose/preview.js';
@@ -264,7 +267,8 @@ function Composer(props: Basics & {
   const [refusal, setRefusal] = useState<ApiError | undefined>(undefined);
 
   const current: Draft = {
-    chosenIds, text, ownText, media, firstComment, firstCommentDelay: initial.firstCommentDelay, thread, labelIds, options,
+    chosenIds, text, ownText, media, firstComment, firstCommentDelay: initial.firstCommentDelay, thread, labelIds,
+    options,
     when, dateTime, timeZone,
   };
   // A kept draft is unsaved work too: only a blank form (or an edit as it came) may be left without a word.
@@ -309,11 +313,14 @@ function Composer(props: Basics & {
   }).concat(thread.flatMap((part, i) => chosenNetworks.flatMap((n) => {
     const row = rows.get(n)!;
     const over = countBy(row.text.counting, part.text) - row.text.limit;
-    return over > 0 ? [`${over} too many characters in part ${i + 2} for ${row.displayName} (it takes ${row.text.limit})`] : [];
+    if (over <= 0) return [];
+    return [`${over} too many characters in part ${i + 2} for ${row.displayName} (it takes ${row.text.limit})`];
   })));
   // The thread's own problems (a network without threads); each part's are shown beside it.
-  const threadProblems = [...new Set((refusal?.details ?? []).filter((d) => d.path.replace(/^body\./, '') === 'thread').map((d) => d.message))];
-  const setPart = (index: number, text: string) => setThread((all) => all.map((part, i) => (i === index ? { ...part, text } : part)));
+  const threadProblems = [...new Set((refusal?.details ?? [])
+    .filter((d) => d.path.replace(/^body\./, '') === 'thread').map((d) => d.message))];
+  const setPart = (index: number, text: string) => setThread((all) => all.map((part, i) => (
+    i === index ? { ...part, text } : part)));
   const withoutThreads = chosenNetworks.filter((n) => !rows.get(n)!.threads).map((n) => rows.get(n)!.displayName);
   const threadBody = () => thread.map(({ text: partText, imageUrls, videoUrls }) => ({
     text: partText, ...(imageUrls.length > 0 ? { imageUrls } : {}), ...(videoUrls.length > 0 ? { videoUrls } : {}),
@@ -578,10 +585,13 @@ function Composer(props: Basics & {
                   <button type="button" onClick={() => setThread((all) => all.filter((_, at) => at !== i))}
                     aria-label={`Remove part ${i + 2}`}>Remove</button>
                 </div>
-                <textarea id={`thread-${i}`} class="short" value={part.text} aria-describedby={`thread-${i}-counters thread-${i}-problems`}
+                <textarea id={`thread-${i}`} class="short" value={part.text}
+                  aria-describedby={`thread-${i}-counters thread-${i}-problems`}
                   onInput={(event) => setPart(i, event.currentTarget.value)} />
                 {part.imageUrls.length + part.videoUrls.length > 0 && (
-                  <p class="muted">With {part.imageUrls.length + part.videoUrls.length} file(s) of its own, kept as they are.</p>
+                  <p class="muted">
+                    With {part.imageUrls.length + part.videoUrls.length} file(s) of its own, kept as they are.
+                  </p>
                 )}
                 <p id={`thread-${i}-counters`} class="counters" aria-live="polite">
                   {chosenNetworks.map((n) => <Counter key={n} row={rows.get(n)!} text={part.text} />)}
@@ -590,11 +600,15 @@ function Composer(props: Basics & {
               </div>
             ))}
             <p>
-              <button type="button" id="add-part" onClick={() => setThread((all) => [...all, { text: '', imageUrls: [], videoUrls: [] }])}>
+              <button type="button" id="add-part"
+                onClick={() => setThread((all) => [...all, { text: '', imageUrls: [], videoUrls: [] }])}>
                 {thread.length === 0 ? 'Make it a thread: add a part' : 'Add a part'}
               </button>
               {thread.length > 0 && withoutThreads.length > 0 && (
-                <span class="problem" role="note"> {withoutThreads.join(', ')} {withoutThreads.length > 1 ? 'do' : 'does'} not take threads: untick those channels, or remove the parts.</span>
+                <span class="problem" role="note">
+                  {' '}{withoutThreads.join(', ')} {withoutThreads.length > 1 ? 'do' : 'does'} not take threads: untick
+                  those channels, or remove the parts.
+                </span>
               )}
             </p>
             <div id="thread-problems" class="field-problems">

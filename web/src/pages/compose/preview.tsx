@@ -54,7 +54,9 @@ function ThreadPartPreview(props: { row: NetworkRow; text: string; files: number
   const [kept, cut] = splitAtLimit(props.text, props.row);
   return (
     <li class="preview-part">
-      <span class="preview-text">↳ {kept}{cut && <mark class="cut" title="Past the limit: the network refuses the part">{cut}</mark>}</span>
+      <span class="preview-text">
+        ↳ {kept}{cut && <mark class="cut" title="Past the limit: the network refuses the part">{cut}</mark>}
+      </span>
       {props.files > 0 && <small class="muted"> ({props.files} file{props.files > 1 ? 's' : ''})</small>}
     </li>
   );
@@ -98,7 +100,10 @@ export function PreviewCard(props: PreviewInput) {
       {firstComment.trim() !== '' && row.firstComment !== 'none' && <p class="preview-comment">↳ {firstComment}</p>}
       {props.thread.length > 0 && row.threads && (
         <ol class="preview-thread" start={2} aria-label="The thread's replies, in order">
-          {props.thread.map((part, i) => <ThreadPartPreview key={i} row={row} text={part.text} files={part.imageUrls.length + part.videoUrls.length} />)}
+          {props.thread.map((part, i) => (
+            <ThreadPartPreview key={i} row={row} text={part.text}
+              files={part.imageUrls.length + part.videoUrls.length} />
+          ))}
         </ol>
       )}
       {problems.length > 0 && (
