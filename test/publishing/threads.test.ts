@@ -111,6 +111,9 @@ describe('threads: a post with parts', () => {
     assert.deepEqual(got.thread.map((p: { permalinkUrl: string }) => p.permalinkUrl), [`${t.url}/sandbox/${channel}/${second.id}`, `${t.url}/sandbox/${channel}/${third.id}`]);
     assert.ok(got.thread.every((p: { publishedAt: string | null; error: string | null }) => p.publishedAt && p.error === null));
     assert.equal((await t.deps.repos.threadSteps.step(id))?.status, 'done');
+    const page = await (await fetch(got.thread[0].permalinkUrl)).text();
+    assert.match(page, new RegExp(`<a href="/sandbox/${channel}/${head}">In reply to</a>`), 'a part links to the post it replies to');
+    assert.match(page, new RegExp(`<a href="/sandbox/${channel}/${third.id}">Reply</a></p>Third: the end`), 'and to the part replying to it');
     const tries = await t.herald.db('publish_attempts').where({ post_id: id, kind: 'part' }).orderBy('seq').select('idempotency_key', 'outcome');
     assert.deepEqual(tries.map((row: { idempotency_key: string; outcome: string }) => [row.idempotency_key, row.outcome]), [[`${id}:part:2:1`, 'published'], [`${id}:part:3:1`, 'published']]);
   });
