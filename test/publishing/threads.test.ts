@@ -9,7 +9,7 @@ import { NETWORK_CAPABILITIES } from '../../src/domain/networks/capabilities.js'
 import { callTool } from '../mcp/support.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { provisioning } from './provisioning.js';
-import { directMedia, eventually, pinClock, testWorker } from './support.js';
+import { cannotTellNetworks, dieMidAttempt, directMedia, eventually, pinClock, testWorker } from './support.js';
 
 /** Threads (issue 33): a post's parts, written through REST and MCP, published as a reply chain exactly once. */
 describe('threads: a post with parts', () => {
@@ -189,6 +189,21 @@ describe('threads: a post with parts', () => {
         ? [[`${id}:part:2:1`, 'reconciled'], [`${id}:part:3:1`, 'published']]
         : [[`${id}:part:2:1`, 'unknown'], [`${id}:part:2:2`, 'published'], [`${id}:part:3:1`, 'published']]);
     }
+  });
+
+  it('a post settled as published by hand says its parts were not sent, and none is sent blind', async () => {
+    const clock = pinClock(t, new Date().toISOString());
+    const id = (await create({ text: 'Maybe out', thread: parts })).body.data[0].id;
+    await dieMidAttempt(t, clock);
+    clock.advance(2_000);
+    await testWorker(t, {}, cannotTellNetworks(t)).tick();
+    assert.equal((await get(id)).status, 'unconfirmed');
+    const settled = await t.api('POST', `/v1/rest/posts/${id}/settle`, { token: a.apiKey, body: { published: true } });
+    assert.equal(settled.status, 200, JSON.stringify(settled.body));
+    assert.match(settled.body.data.thread[0].error, /The thread's parts were not sent: Herald cannot know the post's id on the network/);
+    await testWorker(t).tick();
+    assert.equal(await t.herald.db('sandbox_posts').where({ channel_id: a.channelIds[0] }).count<{ n: number }[]>({ n: '*' }).then(([r]) => Number(r.n)), 0);
+    assert.equal(await t.deps.repos.threadSteps.step(id), undefined);
   });
 
   it('a part the network refuses stops the chain, saying why on that part; the parts before it stay published', async () => {

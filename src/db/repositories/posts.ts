@@ -184,6 +184,11 @@ export class PostsRepository {
     return n > 0;
   }
 
+  /** Writes a post's thread as it now stands (a published post's parts, with why they did not go out). */
+  async setThread(accountId: string, id: string, thread: readonly ThreadPartRecord[]): Promise<void> {
+    await this.db('posts').where({ account_id: accountId, id }).update({ thread: jsonText(thread) });
+  }
+
   /** Turns a channel's posts that were waiting to go out (scheduled or failed) into drafts; answers their ids. */
   async draftWaitingOnChannel(accountId: string, channelId: string, now: number): Promise<string[]> {
     const waiting = this.db('posts').where({ account_id: accountId, channel_id: channelId, is_live: false }).whereIn('status', ['scheduled', 'failed']);
