@@ -15,11 +15,13 @@
  *   of Herald's library only where the network can fetch them);
  * - retry_later, a refreshed token and an unknown outcome retry the part with the same back-off as posts, up to
  *   maxAttempts tries of that part; anything else stops the chain, the reason written on the part that stopped it;
+ * - the end of a chain is an event: post.thread.published once every part is out, post.thread.failed where it stopped;
  * - a paused channel waits without counting a try, and a refusal for rate with a reset pauses it (channel-pause.ts).
  */
-import type { ThreadPartRecord } from '../db/repositories/posts.js';
+import type { PostRecord, ThreadPartRecord } from '../db/repositories/posts.js';
 import type { AttemptResult } from '../db/repositories/publishing.js';
 import type { ThreadStepRecord } from '../db/repositories/thread-steps.js';
+import { recordPostEvent } from '../domain/events/events.js';
 import { connectorChannel } from '../domain/networks/channel-connections.js';
 import {
   NOT_MADE, NetworkError,
@@ -117,9 +119,12 @@ export async function threadOne(rt: WorkerRuntime, step: ThreadStepRecord): Prom
       // The part's outcome is durable, with its try's, before the next part goes out: a restart resumes after it.
       if (!(await steps.writeThread(post.id, workerId, thread, attempt))) return;
     }
-    await steps.finish(post.id, workerId, { status: 'done', lastError: null });
+    await rt.ctx.deps.repos.inTransaction(async (repos) => {
+      await repos.threadSteps.finish(post.id, workerId, { status: 'done', lastError: null });
+      await recordPostEvent(repos, rt.now(), 'post.thread.published', { ...post, thread });
+    });
   } catch (error) {
-    await stopOrRetry(rt, step, network, onNetwork, thread, index, error);
+    await stopOrRetry(rt, { ...post, thread }, step, network, onNetwork, index, error);
   } finally {
     lease.stop();
   }
@@ -127,9 +132,10 @@ export async function threadOne(rt: WorkerRuntime, step: ThreadStepRecord): Prom
 
 /** After a part's try failed: the step is due again after a back-off, or the chain stops, the reason on the part. */
 async function stopOrRetry(
-  rt: WorkerRuntime, step: ThreadStepRecord, network: NetworkConnector, channel: ConnectorChannel,
-  thread: ThreadPartRecord[], index: number, error: unknown,
+  rt: WorkerRuntime, post: PostRecord & { thread: ThreadPartRecord[] }, step: ThreadStepRecord,
+  network: NetworkConnector, channel: ConnectorChannel, index: number, error: unknown,
 ): Promise<void> {
+  const { thread } = post;
   const { workerId, maxAttempts } = rt.options;
   const steps = rt.ctx.deps.repos.threadSteps;
   const now = rt.now();
@@ -157,7 +163,10 @@ async function stopOrRetry(
   const message = `Part ${at + 2} of the thread did not go out${after}: ${stopped.message}`;
   thread[at] = { ...thread[at], error: message };
   if (!(await steps.writeThread(step.postId, workerId, thread))) return;
-  await steps.finish(step.postId, workerId, { status: stopped.status, lastError: message });
+  await rt.ctx.deps.repos.inTransaction(async (repos) => {
+    await repos.threadSteps.finish(step.postId, workerId, { status: stopped.status, lastError: message });
+    await recordPostEvent(repos, now, 'post.thread.failed', post, { reason: message });
+  });
 }
 
 /**

@@ -111,6 +111,8 @@ describe('threads: a post with parts', () => {
     assert.deepEqual(got.thread.map((p: { permalinkUrl: string }) => p.permalinkUrl), [`${t.url}/sandbox/${channel}/${second.id}`, `${t.url}/sandbox/${channel}/${third.id}`]);
     assert.ok(got.thread.every((p: { publishedAt: string | null; error: string | null }) => p.publishedAt && p.error === null));
     assert.equal((await t.deps.repos.threadSteps.step(id))?.status, 'done');
+    const [event] = await t.herald.db('events').where({ type: 'post.thread.published', post_id: id });
+    assert.ok(event, 'the chain\'s end is an event');
     const page = await (await fetch(got.thread[0].permalinkUrl)).text();
     assert.match(page, new RegExp(`<a href="/sandbox/${channel}/${head}">In reply to</a>`), 'a part links to the post it replies to');
     assert.match(page, new RegExp(`<a href="/sandbox/${channel}/${third.id}">Reply</a></p>Third: the end`), 'and to the part replying to it');
@@ -225,5 +227,8 @@ describe('threads: a post with parts', () => {
     assert.match(got.thread[1].error, /Part 3 of the thread did not go out, nor the parts after it: the network refused this reply/);
     assert.equal(got.thread[2].permalinkUrl, null);
     assert.equal((await t.deps.repos.threadSteps.step(id))?.status, 'failed');
+    const [event] = await t.herald.db('events').where({ type: 'post.thread.failed', post_id: id });
+    assert.match(JSON.parse(event.data).reason, /Part 3 of the thread did not go out/);
+    assert.match(JSON.parse(event.data).post.thread[1].error, /the network refused this reply/);
   });
 });

@@ -12,6 +12,8 @@ export const EVENT_TYPES = [
   'post.deleted',
   'post.first_comment.published',
   'post.first_comment.failed',
+  'post.thread.published',
+  'post.thread.failed',
   'approval.requested',
   'approval.approved',
   'approval.rejected',
