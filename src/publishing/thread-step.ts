@@ -176,17 +176,23 @@ async function stopOrRetry(
 async function settleUncertainTry(
   rt: WorkerRuntime, network: NetworkConnector, channel: ConnectorChannel,
   part: { key: string; partKey: PostKey; text: string; replyTo: ThreadReply },
-  earlier: { idempotencyKey: string; outcome: string | null; startedAt: number } | undefined,
+  earlier: { idempotencyKey: string; number: number; outcome: string | null; startedAt: number } | undefined,
 ): Promise<PublishedPost | undefined> {
   if (!earlier || (earlier.outcome !== null && earlier.outcome !== 'unknown')) return undefined;
   if (earlier.outcome === null) {
     const why = 'The worker stopped before the network answered.';
     await rt.attempts.finishAttempt(earlier.idempotencyKey, 'unknown', why, rt.now());
   }
-  const found = await network.findPublished({
-    channel, postKey: part.partKey, attemptKey: part.key, text: part.text, attemptedAt: earlier.startedAt,
-    handle: await rt.attempts.handleOf(earlier.idempotencyKey), replyTo: part.replyTo,
-  });
+  let found: PublishedPost | typeof NOT_MADE | undefined;
+  try {
+    found = await network.findPublished({
+      channel, postKey: part.partKey, attemptKey: part.key, text: part.text, attemptedAt: earlier.startedAt,
+      handle: await rt.attempts.handleOf(earlier.idempotencyKey), replyTo: part.replyTo,
+    });
+  } catch (error) {
+    // A lookup that failed is tried again like the try it settles, counted with that part's tries.
+    throw new PartTryFailed(rt.classified(error, 'looking up a part of a thread'), earlier.number);
+  }
   if (found === NOT_MADE) return undefined;
   if (!found) {
     throw new ChainStopped('unconfirmed', 'Herald cannot confirm whether an earlier try at it went out, and the '
