@@ -249,6 +249,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -432,6 +442,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -696,6 +756,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -879,6 +949,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -1138,6 +1258,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -1321,6 +1451,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -1590,6 +1770,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -1773,6 +1963,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -2531,6 +2771,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -2714,6 +2964,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -2906,6 +3206,14 @@ export const toolCatalogue: readonly ToolDefinition[] = [
           "$ref": "#/$defs/FirstComment",
           "description": "A comment made after publishing (a reply on X): text, delayMinutes, optional mediaUrl (LinkedIn and Facebook only)."
         },
+        "thread": {
+          "type": "array",
+          "maxItems": 25,
+          "items": {
+            "$ref": "#/$defs/ThreadPartInput"
+          },
+          "description": "The parts after the post itself, in order, each {text, imageUrls, videoUrls}: published as a reply chain on X, Bluesky, Threads and Mastodon (other networks refuse a thread). Not combinable with firstComment."
+        },
         "mediaIds": {
           "type": "array",
           "maxItems": 20,
@@ -2942,6 +3250,40 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "type": "string",
               "format": "uri",
               "description": "An image to attach; used on LinkedIn and Facebook only."
+            }
+          }
+        },
+        "ThreadPartInput": {
+          "type": "object",
+          "description": "A part of a thread after the post itself, published as a reply to the part before it (X, Bluesky, Threads, Mastodon and the sandbox take threads). Each part is held to its network's limits on its own.",
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string",
+              "maxLength": 10000,
+              "default": ""
+            },
+            "imageUrls": {
+              "type": "array",
+              "maxItems": 20,
+              "items": {
+                "type": "string",
+                "format": "uri",
+                "pattern": "^https?://",
+                "maxLength": 2048,
+                "description": "A public, direct http(s) link to the file."
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "maxItems": 10,
+              "items": {
+                "type": "string",
+                "format": "uri",
+                "pattern": "^https?://",
+                "maxLength": 2048,
+                "description": "A public, direct http(s) link to the file."
+              }
             }
           }
         }
@@ -3174,6 +3516,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -3357,6 +3709,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -3723,6 +4125,14 @@ export const toolCatalogue: readonly ToolDefinition[] = [
           "$ref": "#/$defs/FirstComment",
           "description": "A comment made after publishing (a reply on X): text, delayMinutes, optional mediaUrl (LinkedIn and Facebook only)."
         },
+        "thread": {
+          "type": "array",
+          "maxItems": 25,
+          "items": {
+            "$ref": "#/$defs/ThreadPartInput"
+          },
+          "description": "The parts after the post itself, in order, each {text, imageUrls, videoUrls}: published as a reply chain on X, Bluesky, Threads and Mastodon (other networks refuse a thread). Not combinable with firstComment."
+        },
         "mediaIds": {
           "type": "array",
           "maxItems": 20,
@@ -3759,6 +4169,40 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "type": "string",
               "format": "uri",
               "description": "An image to attach; used on LinkedIn and Facebook only."
+            }
+          }
+        },
+        "ThreadPartInput": {
+          "type": "object",
+          "description": "A part of a thread after the post itself, published as a reply to the part before it (X, Bluesky, Threads, Mastodon and the sandbox take threads). Each part is held to its network's limits on its own.",
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string",
+              "maxLength": 10000,
+              "default": ""
+            },
+            "imageUrls": {
+              "type": "array",
+              "maxItems": 20,
+              "items": {
+                "type": "string",
+                "format": "uri",
+                "pattern": "^https?://",
+                "maxLength": 2048,
+                "description": "A public, direct http(s) link to the file."
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "maxItems": 10,
+              "items": {
+                "type": "string",
+                "format": "uri",
+                "pattern": "^https?://",
+                "maxLength": 2048,
+                "description": "A public, direct http(s) link to the file."
+              }
             }
           }
         }
@@ -3991,6 +4435,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -4174,6 +4628,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -5411,6 +5915,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -5639,6 +6153,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -5923,6 +6487,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -6151,6 +6725,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -6433,6 +7057,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -6661,6 +7295,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -6943,6 +7627,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -7171,6 +7865,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -7777,6 +8521,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -7960,6 +8714,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -8229,6 +9033,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -8412,6 +9226,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -8835,6 +9699,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -9018,6 +9892,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -10020,6 +10944,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -10203,6 +11137,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -10434,6 +11418,17 @@ export const toolCatalogue: readonly ToolDefinition[] = [
           ],
           "description": "The new first comment, or null to remove it."
         },
+        "thread": {
+          "type": [
+            "array",
+            "null"
+          ],
+          "maxItems": 25,
+          "items": {
+            "$ref": "#/$defs/ThreadPartInput"
+          },
+          "description": "The thread's parts after the post itself, replacing those it had ({text, imageUrls, videoUrls} each); null or [] makes it a single post."
+        },
         "channelOptions": {
           "$ref": "#/$defs/ChannelOptions"
         }
@@ -10468,6 +11463,40 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "type": "string",
               "format": "uri",
               "description": "An image to attach; used on LinkedIn and Facebook only."
+            }
+          }
+        },
+        "ThreadPartInput": {
+          "type": "object",
+          "description": "A part of a thread after the post itself, published as a reply to the part before it (X, Bluesky, Threads, Mastodon and the sandbox take threads). Each part is held to its network's limits on its own.",
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string",
+              "maxLength": 10000,
+              "default": ""
+            },
+            "imageUrls": {
+              "type": "array",
+              "maxItems": 20,
+              "items": {
+                "type": "string",
+                "format": "uri",
+                "pattern": "^https?://",
+                "maxLength": 2048,
+                "description": "A public, direct http(s) link to the file."
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "maxItems": 10,
+              "items": {
+                "type": "string",
+                "format": "uri",
+                "pattern": "^https?://",
+                "maxLength": 2048,
+                "description": "A public, direct http(s) link to the file."
+              }
             }
           }
         }
@@ -10700,6 +11729,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -10883,6 +11922,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }

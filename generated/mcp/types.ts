@@ -160,6 +160,8 @@ export interface components {
             imageUrls: string[];
             videoUrls: string[];
             firstComment: components["schemas"]["FirstComment"] | null;
+            /** @description The parts after the post itself, published as replies in order once it is out; null for a single post. */
+            thread?: components["schemas"]["ThreadPart"][] | null;
             channelOptions: components["schemas"]["ChannelOptions"] | null;
             /** @description Why publishing failed. */
             error: string | null;
@@ -236,6 +238,24 @@ export interface components {
             day: "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun";
             /** @description HH:MM, 24-hour wall clock in the channel timezone. */
             time: string;
+        };
+        /** @description A part of the post's thread; its link once the network has it, or why it did not go out. */
+        ThreadPart: {
+            text: string;
+            imageUrls: string[];
+            videoUrls: string[];
+            permalinkUrl: string | null;
+            /** Format: date-time */
+            publishedAt: string | null;
+            /** @description Why this part (and so the parts after it) did not go out. */
+            error: string | null;
+        };
+        /** @description A part of a thread after the post itself, published as a reply to the part before it (X, Bluesky, Threads, Mastodon and the sandbox take threads). Each part is held to its network's limits on its own. */
+        ThreadPartInput: {
+            /** @default  */
+            text?: string;
+            imageUrls?: string[];
+            videoUrls?: string[];
         };
         Workspace: {
             id: string;
@@ -401,6 +421,8 @@ export interface components {
             addToQueue?: boolean;
             /** @description A comment made after publishing (a reply on X): text, delayMinutes, optional mediaUrl (LinkedIn and Facebook only). */
             firstComment?: components["schemas"]["FirstComment"];
+            /** @description The parts after the post itself, in order, each {text, imageUrls, videoUrls}: published as a reply chain on X, Bluesky, Threads and Mastodon (other networks refuse a thread). Not combinable with firstComment. */
+            thread?: components["schemas"]["ThreadPartInput"][];
             /** @description Media library ids (from complete_media_upload, import_media_from_url or generate_image); each is added to the post as its public, direct file URL. */
             mediaIds?: string[];
         };
@@ -517,6 +539,8 @@ export interface components {
             addToQueue?: boolean;
             /** @description A comment made after publishing (a reply on X): text, delayMinutes, optional mediaUrl (LinkedIn and Facebook only). */
             firstComment?: components["schemas"]["FirstComment"];
+            /** @description The parts after the post itself, in order, each {text, imageUrls, videoUrls}: published as a reply chain on X, Bluesky, Threads and Mastodon (other networks refuse a thread). Not combinable with firstComment. */
+            thread?: components["schemas"]["ThreadPartInput"][];
             /** @description Media library ids (from complete_media_upload, import_media_from_url or generate_image); each is added to the post as its public, direct file URL. */
             mediaIds?: string[];
         };
@@ -994,6 +1018,8 @@ export interface components {
             videoUrls?: string[];
             /** @description The new first comment, or null to remove it. */
             firstComment?: components["schemas"]["FirstComment"] | null;
+            /** @description The thread's parts after the post itself, replacing those it had ({text, imageUrls, videoUrls} each); null or [] makes it a single post. */
+            thread?: components["schemas"]["ThreadPartInput"][] | null;
             channelOptions?: components["schemas"]["ChannelOptions"];
         };
         UpdatePostResult: {

@@ -1218,6 +1218,24 @@ export interface components {
              */
             mediaUrl?: string;
         };
+        /** @description A part of a thread after the post itself, published as a reply to the part before it (X, Bluesky, Threads, Mastodon and the sandbox take threads). Each part is held to its network's limits on its own. */
+        ThreadPartInput: {
+            /** @default  */
+            text?: string;
+            imageUrls?: string[];
+            videoUrls?: string[];
+        };
+        /** @description A part of the post's thread; its link once the network has it, or why it did not go out. */
+        ThreadPart: {
+            text: string;
+            imageUrls: string[];
+            videoUrls: string[];
+            permalinkUrl: string | null;
+            /** Format: date-time */
+            publishedAt: string | null;
+            /** @description Why this part (and so the parts after it) did not go out. */
+            error: string | null;
+        };
         /** @description Per-network options (collaborators, video settings, reel settings). Ignored on create; applied on update. */
         ChannelOptions: {
             [key: string]: unknown;
@@ -1252,6 +1270,8 @@ export interface components {
             /** @description Media library ids (from the MCP media tools or `herald media import`); each is added to imageUrls or videoUrls as its public, direct file URL. */
             mediaIds?: string[];
             firstComment?: components["schemas"]["FirstComment"];
+            /** @description The parts after the post itself, in order: published as a reply chain, each part exactly once, on networks that take threads (a channel on any other is refused with 400). Cannot be combined with firstComment. */
+            thread?: components["schemas"]["ThreadPartInput"][];
             /**
              * @deprecated
              * @description Legacy; becomes `firstComment.text`.
@@ -1281,6 +1301,8 @@ export interface components {
             imageUrls?: string[];
             videoUrls?: string[];
             firstComment?: components["schemas"]["FirstComment"] | null;
+            /** @description The thread's parts after the post itself, replacing those it had; null or [] makes it a single post. */
+            thread?: components["schemas"]["ThreadPartInput"][] | null;
             /** @deprecated */
             instaFirstComment?: string;
             channelOptions?: components["schemas"]["ChannelOptions"];
@@ -1318,6 +1340,8 @@ export interface components {
             imageUrls: string[];
             videoUrls: string[];
             firstComment: components["schemas"]["FirstComment"] | null;
+            /** @description The parts after the post itself, published as replies in order once it is out; null for a single post. */
+            thread?: components["schemas"]["ThreadPart"][] | null;
             channelOptions: components["schemas"]["ChannelOptions"] | null;
             /** @description Why publishing failed. */
             error: string | null;
@@ -1553,7 +1577,7 @@ export interface components {
          * @description See the event catalogue in docs/webhooks.md.
          * @enum {string}
          */
-        EventType: "post.created" | "post.scheduled" | "post.published" | "post.failed" | "post.unconfirmed" | "post.deleted" | "post.at_risk" | "post.risk_cleared" | "post.first_comment.published" | "post.first_comment.failed" | "approval.requested" | "approval.approved" | "approval.rejected" | "approval.assigned" | "channel.connected" | "channel.needs_reconnect" | "channel.disconnected" | "queue.paused" | "queue.resumed" | "live_post.found" | "webhook.disabled" | "webhook.test";
+        EventType: "post.created" | "post.scheduled" | "post.published" | "post.failed" | "post.unconfirmed" | "post.deleted" | "post.at_risk" | "post.risk_cleared" | "post.first_comment.published" | "post.first_comment.failed" | "post.thread.published" | "post.thread.failed" | "approval.requested" | "approval.approved" | "approval.rejected" | "approval.assigned" | "channel.connected" | "channel.needs_reconnect" | "channel.disconnected" | "queue.paused" | "queue.resumed" | "live_post.found" | "webhook.disabled" | "webhook.test";
         /**
          * @description Something that happened, in the same shape as a webhook delivery's body. `data` carries the object as
          *     this API shows it (`post`, `channel`, `endpoint`) and the type's own facts (`reason`, `permalinkUrl`).
@@ -1798,6 +1822,8 @@ export interface components {
             firstCommentRefused?: string;
             /** @description Whether a first comment's mediaUrl is sent. */
             commentMediaUrl: boolean;
+            /** @description Whether the network takes threads: parts published as a reply chain. */
+            threads?: boolean;
             /** @description How the network takes a file sent in parts. */
             chunkedUpload?: {
                 minChunkBytes: number;
@@ -1917,6 +1943,8 @@ export interface components {
                 text: string;
                 /** @description The post's first image, for a thumbnail; null when it has none. */
                 imageUrl: string | null;
+                /** @description How many parts follow the post in its thread; 0 for a single post. */
+                threadParts?: number;
                 /** @enum {string} */
                 status: "draft" | "scheduled" | "publishing" | "published" | "failed" | "unconfirmed" | "live";
                 /** @enum {string|null} */

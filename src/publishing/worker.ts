@@ -16,12 +16,14 @@
  * - a batch that cannot start is logged with the reason and its claims put back; the loop goes on after pollMs, and
  *   any failure of a round is logged, never ends the loop.
  * The steps: publish-step.ts (a due post), preflight-step.ts (a rehearsal before a post's slot), reconciliation.ts
- * (unknown outcomes), comment-step.ts (first comments), webhook-delivery.ts (events to webhook endpoints),
+ * (unknown outcomes), comment-step.ts (first comments), thread-step.ts (the parts of a thread), webhook-delivery.ts
+ * (events to webhook endpoints),
  * live-sync.ts (posts found on the network); runtime.ts holds what they share.
  */
 import { RELEASING_APPROVALS } from '../domain/approvals/approval-holds.js';
 import { recycleDueCollections } from '../domain/recycling/recycling.js';
 import { commentOne } from './comment-step.js';
+import { threadOne } from './thread-step.js';
 import { syncChannel } from './live-sync.js';
 import { reviewCredentialExpiry } from '../domain/networks/credential-expiry.js';
 import { NetworkError } from '../domain/networks/connector.js';
@@ -190,7 +192,7 @@ export class PublishingWorker {
     return { claimed: claimed.length, ...(await this.followUps()) };
   }
 
-  /** Due first comments, then due webhook deliveries. */
+  /** Due first comments, due threads, then due webhook deliveries. */
   private async followUps(): Promise<{ comments: number; deliveries: number }> {
     const steps = this.stopping ? [] : await this.rt.commentSteps.claimDueComments(this.options.workerId, this.now(), this.options.leaseMs, this.options.batchSize);
     await pool(steps, this.options.concurrency, async (step) => {
@@ -198,6 +200,17 @@ export class PublishingWorker {
         await commentOne(this.rt, step);
       } catch (error) {
         this.ctx.logger.error('making a first comment failed', error);
+      }
+    });
+    const { workerId, leaseMs, batchSize } = this.options;
+    const threadSteps = this.rt.ctx.deps.repos.threadSteps;
+    const threads = this.stopping ? [] : await threadSteps.claimDue(workerId, this.now(), leaseMs, batchSize);
+    await pool(threads, this.options.concurrency, async (step) => {
+      try {
+        await threadOne(this.rt, step);
+      } catch (error) {
+        // The claim stays; its lease expires and the chain resumes after its last part written.
+        this.ctx.logger.error('publishing a thread failed', error);
       }
     });
     const deliveries = this.stopping ? [] : await this.rt.ctx.deps.repos.webhooks.claimDue(this.options.workerId, this.now(), deliveryLeaseMs(this.options.leaseMs), this.options.batchSize);

@@ -212,6 +212,27 @@ describe('Bluesky, against a real PDS', function () {
     assert.equal((await records(who.did, who.password, who.handle)).length, 2, 'nothing made twice');
   });
 
+  it('publishes a thread as replies on the PDS: each part\'s parent the part before it, its root the first post, once', async () => {
+    const who = await person();
+    const channel = await connect(who);
+    const post = await schedule(channel.id, { text: 'A thread, 1/3', thread: [{ text: 'Part 2/3', imageUrls: [imageUrl] }, { text: 'Part 3/3' }] });
+    const worker = testWorker(t);
+    await worker.tick();
+    const got = await get(post.id);
+    assert.equal(got.status, 'published', got.error);
+    const stored = await records(who.did, who.password, who.handle);
+    assert.equal(stored.length, 3);
+    const byText = (text: string) => stored.find((r: any) => r.value.text === text);
+    const [head, second, third] = ['A thread, 1/3', 'Part 2/3', 'Part 3/3'].map(byText);
+    assert.equal(head.value.reply, undefined);
+    assert.deepEqual(second.value.reply, { root: { uri: head.uri, cid: head.cid }, parent: { uri: head.uri, cid: head.cid } });
+    assert.deepEqual(third.value.reply, { root: { uri: head.uri, cid: head.cid }, parent: { uri: second.uri, cid: second.cid } });
+    assert.equal(second.value.embed.$type, 'app.bsky.embed.images');
+    assert.deepEqual(got.thread.map((p: { permalinkUrl: string }) => p.permalinkUrl), [second, third].map((r: any) => `https://bsky.app/profile/${who.handle}/post/${r.uri.split('/').pop()}`));
+    await worker.tick();
+    assert.equal((await records(who.did, who.password, who.handle)).length, 3, 'nothing made twice');
+  });
+
   it('publishes a video through the video service, and fails with its reason when the service cannot process one', async () => {
     const who = await person();
     const channel = await connect(who);

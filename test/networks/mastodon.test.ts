@@ -172,6 +172,36 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
     assert.deepEqual(tries.map((row: { outcome: string }) => row.outcome), ['unknown', 'reconciled'], 'found by the lookup, not re-sent');
   });
 
+  it('publishes a thread as replies, each to the part before it, with the thread\'s visibility and its own key; a lost answer is settled, never doubled', async () => {
+    await connectThroughConsent();
+    const channel = await theChannel();
+    const clock = pinClock(t, new Date().toISOString());
+    const post = await schedule(channel.id, {
+      text: 'A thread, 1/3', thread: [{ text: 'Part 2/3', imageUrls: [imageUrl] }, { text: 'Part 3/3' }], saveAsDraft: true,
+    });
+    const patched = await t.api('PATCH', `/v1/rest/posts/${post.id}`, { token: a.apiKey, body: { channelOptions: { visibility: 'unlisted' }, saveAsDraft: false } });
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    const steps = t.deps.repos.threadSteps;
+    const claimDue = steps.claimDue.bind(steps);
+    steps.claimDue = async (...args) => {
+      const claimed = await claimDue(...args);
+      if (claimed.length > 0 && mastodon.statuses.length === 1) mastodon.dropAnswerNext('/api/v1/statuses');
+      return claimed;
+    };
+    const worker = testWorker(t);
+    await worker.tick();
+    assert.equal(mastodon.statuses.length, 2, 'part 2 made, its answer lost');
+    clock.advance(60 * 60_000);
+    await worker.tick();
+    const [head, second, third] = mastodon.statuses;
+    assert.equal(mastodon.statuses.length, 3);
+    assert.deepEqual([head.in_reply_to_id, second.in_reply_to_id, third.in_reply_to_id], [null, head.id, second.id]);
+    assert.deepEqual(mastodon.statuses.map((s) => s.visibility), ['unlisted', 'unlisted', 'unlisted']);
+    assert.equal(second.media_attachments.length, 1);
+    const got = await get(post.id);
+    assert.deepEqual(got.thread.map((p: { permalinkUrl: string }) => p.permalinkUrl), [second.url, third.url]);
+  });
+
   it('a lost answer is settled from the account\'s statuses, and a retry under the same key is answered with the first status', async () => {
     await connectThroughConsent();
     const channel = await theChannel();

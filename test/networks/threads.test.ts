@@ -187,6 +187,31 @@ describe('Threads, against a fake that speaks its documented API', function () {
       assert.deepEqual([...threads.versionsSeen], ['v1.0']);
     });
 
+    it('publishes a thread as replies (reply_to_id), each to the part before it; a part whose answer was lost is found among the replies, never made twice', async () => {
+      const clock = pinClock(t, new Date().toISOString());
+      const post = await schedule({ text: 'A thread, 1/3', thread: [{ text: 'Part 2/3', imageUrls: [imageUrl] }, { text: 'Part 3/3' }] });
+      const steps = t.deps.repos.threadSteps;
+      const claimDue = steps.claimDue.bind(steps);
+      steps.claimDue = async (...args) => {
+        const claimed = await claimDue(...args);
+        if (claimed.length > 0 && threads.posts.length === 1) threads.dropAnswerNext('/threads_publish');
+        return claimed;
+      };
+      const worker = testWorker(t);
+      await worker.tick();
+      assert.equal(threads.posts.length, 2, 'part 2 made, its answer lost');
+      clock.advance(60 * 60_000);
+      await worker.tick();
+      const [head, second, third] = threads.posts;
+      assert.equal(threads.posts.length, 3);
+      assert.deepEqual([head.repliedTo, second.repliedTo, third.repliedTo], [null, head.id, second.id]);
+      assert.deepEqual([second.mediaType, third.mediaType], ['IMAGE', 'TEXT_POST']);
+      const got = await get(post.id);
+      assert.deepEqual(got.thread.map((p: { permalinkUrl: string }) => p.permalinkUrl), [second, third].map((p) => `https://www.threads.net/@analytical.engines/post/${p.id}`));
+      assert.ok(threads.requests.includes(`GET /v1.0/${threads.account.userId}/replies`), 'looked up among the replies');
+      assert.deepEqual(threads.refusals, []);
+    });
+
     it('publishes an image, a video once its container is FINISHED, and a carousel of items, each as Threads takes it', async () => {
       const image = await schedule({ text: 'A picture', imageUrls: [imageUrl] });
       const video = await schedule({ text: 'A film', videoUrls: [videoUrl] });
@@ -216,6 +241,9 @@ describe('Threads, against a fake that speaks its documented API', function () {
       const hosted = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [(await channel()).id], text: 'From Herald', imageUrls: [media.url] } });
       assert.equal(hosted.status, 400, JSON.stringify(hosted.body));
       assert.match(hosted.body.message, /Threads fetches media from Herald's address, .* which Threads cannot reach; set BASE_URL to a public https address/);
+      const inPart = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [(await channel()).id], text: 'From Herald', thread: [{ text: 'A picture', imageUrls: [media.url] }] } });
+      assert.equal(inPart.status, 400, JSON.stringify(inPart.body));
+      assert.equal(inPart.body.details[0].path, 'thread[0].imageUrls[0]', 'a part\'s own file, named where it is');
       const preview = await schedule({ text: 'A preview page', imageUrls: [previewUrl] });
       await testWorker(t).tick();
       const failed = await get(preview.id);

@@ -489,6 +489,35 @@ describe('X, against a fake that speaks its documented API', function () {
       assert.equal(Number((await t.herald.db('posts').where({ id: waiting.id }).first()).next_attempt_at), paused, 'the next post waits for the reset');
     });
 
+    it('publishes a thread as a reply chain, each part replying to the one before; a part whose answer was lost is found, never made twice', async () => {
+      const clock = pinClock(t, new Date().toISOString());
+      const post = await schedule({ text: 'A thread, 1/3', thread: [{ text: 'Part 2/3', imageUrls: [imageUrl] }, { text: 'Part 3/3' }] });
+      // The answer to part 2 is lost once X has made it: the drop is armed when the thread step is claimed.
+      const steps = t.deps.repos.threadSteps;
+      const claimDue = steps.claimDue.bind(steps);
+      steps.claimDue = async (...args) => {
+        const claimed = await claimDue(...args);
+        if (claimed.length > 0 && x.posts.length === 1) x.dropAnswerNext('/2/tweets');
+        return claimed;
+      };
+      const worker = testWorker(t);
+      await worker.tick();
+      assert.equal((await get(post.id)).status, 'published');
+      assert.equal(x.posts.length, 2, 'part 2 made, its answer lost');
+      clock.advance(60 * 60_000);
+      await worker.tick();
+      const [head, second, third] = x.posts;
+      assert.equal(x.posts.length, 3, 'part 2 once, then part 3');
+      assert.deepEqual([head.inReplyTo, second.inReplyTo, third.inReplyTo], [null, head.id, second.id]);
+      assert.equal(second.typed, 'Part 2/3');
+      assert.equal(second.mediaKeys.length, 1, 'the part\'s own image');
+      const got = await get(post.id);
+      assert.deepEqual(got.thread.map((p: { permalinkUrl: string }) => p.permalinkUrl), [second, third].map((p) => `https://x.com/herald_dev/status/${p.id}`));
+      const tries = await t.herald.db('publish_attempts').where({ post_id: post.id, kind: 'part' }).orderBy('seq').select('outcome');
+      assert.deepEqual(tries.map((row: { outcome: string }) => row.outcome), ['reconciled', 'published']);
+      assert.deepEqual(x.refusals, []);
+    });
+
     it('a first comment whose answer was lost is found among the account\'s replies before any new try: one reply on X', async () => {
       const clock = pinClock(t, new Date().toISOString());
       const post = await schedule({ text: 'With a comment', firstComment: { text: 'The comment', delayMinutes: 1 } });

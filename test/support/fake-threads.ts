@@ -18,6 +18,9 @@ import type { AddressInfo } from 'node:net';
  * characters, each emoji counted as its UTF-8 bytes (threads/posts, Limitations); each media URL, which it downloads itself (JPEG or PNG images; MP4 or MOV videos, else the container
  * ends in ERROR with FAILED_DOWNLOADING_VIDEO); carousels of 2 to 20 FINISHED items of the same user; threads_publish
  * only of a FINISHED container (code 24, "Media Not Found", before), once; the profile's 250 posts a rolling 24 h.
+ * A container may reply to a post (`reply_to_id`, NETWORKS.md; a post that does not exist is refused, code 100);
+ * a published reply is listed at /{user}/replies with `replied_to` and `root_post`, not among /{user}/threads
+ * (retrieve-and-manage-replies; which permission the replies edge needs is unsure, so it asks for none beyond the token).
  * Every Graph answer carries X-Business-Use-Case-Usage.
  *
  * The test plays the person at the consent screen: GET /oauth/authorize answers as if they allowed it (a 302 to
@@ -37,6 +40,8 @@ export interface FakeThreadsContainer {
   failProcessing: boolean;
   /** The content type Threads saw when it downloaded the file. */
   downloadedType: string | null;
+  /** The post this container replies to (reply_to_id). */
+  replyTo: string | null;
 }
 
 export interface FakeThreadsPost {
@@ -46,6 +51,9 @@ export interface FakeThreadsPost {
   /** TEXT_POST, IMAGE, VIDEO, CAROUSEL_ALBUM or REPOST_FACADE. */
   mediaType: string;
   container: string | null;
+  /** The post it replies to, and the first post of that conversation; null for a post of its own. */
+  repliedTo: string | null;
+  rootPost: string | null;
   timestamp: number;
   insights: Record<string, number>;
 }
@@ -169,7 +177,7 @@ export async function startFakeThreads(): Promise<FakeThreads> {
       for (const token of tokens.values()) token.revoked = true;
     },
     postExternally(text, insights = {}, mediaType = 'TEXT_POST') {
-      const made: FakeThreadsPost = { id: next(), owner: fake.account.userId, text, mediaType, container: null, timestamp: fake.now(), insights };
+      const made: FakeThreadsPost = { id: next(), owner: fake.account.userId, text, mediaType, container: null, repliedTo: null, rootPost: null, timestamp: fake.now(), insights };
       fake.posts.push(made);
       return made;
     },
@@ -336,6 +344,7 @@ export async function startFakeThreads(): Promise<FakeThreads> {
     const postFields = (p: FakeThreadsPost) => ({
       id: p.id, media_product_type: 'THREADS', media_type: p.mediaType, permalink: `https://www.threads.net/@${fake.account.username}/post/${p.id}`,
       owner: { id: p.owner }, username: fake.account.username, text: p.text, timestamp: iso(p.timestamp), shortcode: p.id, is_quote_post: false,
+      is_reply: p.repliedTo !== null, ...(p.repliedTo ? { replied_to: { id: p.repliedTo }, root_post: { id: p.rootPost } } : {}),
       ...(p.mediaType === 'IMAGE' ? { media_url: `https://scontent.cdninstagram.com/t51/${p.id}.jpg` } : {}),
     });
 
@@ -371,8 +380,11 @@ export async function startFakeThreads(): Promise<FakeThreads> {
       const isCarouselItem = params.get('is_carousel_item') === 'true';
       const container: FakeThreadsContainer = {
         id: next(), owner: token!.user, mediaType: mediaType as FakeThreadsContainer['mediaType'], url: null, text, isCarouselItem, children: [],
-        status: 'FINISHED', errorMessage: null, pollsLeft: 0, failProcessing: false, downloadedType: null,
+        status: 'FINISHED', errorMessage: null, pollsLeft: 0, failProcessing: false, downloadedType: null, replyTo: params.get('reply_to_id'),
       };
+      if (container.replyTo !== null && !fake.posts.some((p) => p.id === container.replyTo)) {
+        return send(400, graphError(`(#100) Param reply_to_id ${container.replyTo} is not a valid media to reply to`, 100));
+      }
       if (mediaType === 'TEXT') {
         if (!text) return send(400, graphError('(#100) The parameter text is required for media_type TEXT', 100));
         if (isCarouselItem) return send(400, graphError('(#100) A carousel item must be an IMAGE or a VIDEO', 100));
@@ -421,23 +433,25 @@ export async function startFakeThreads(): Promise<FakeThreads> {
       published.push(fake.now());
       const made: FakeThreadsPost = {
         id: next(), owner: token!.user, text: container.text, container: container.id, timestamp: fake.now(), insights: {},
+        repliedTo: container.replyTo, rootPost: container.replyTo && (fake.posts.find((p) => p.id === container.replyTo)?.rootPost ?? container.replyTo),
         mediaType: container.mediaType === 'TEXT' ? 'TEXT_POST' : container.mediaType === 'CAROUSEL' ? 'CAROUSEL_ALBUM' : container.mediaType,
       };
       fake.posts.push(made);
       return ok({ id: made.id });
     }
 
-    if (parts[1] === 'threads' && req.method === 'GET') {
+    if ((parts[1] === 'threads' || parts[1] === 'replies') && req.method === 'GET') {
       if (!ownUser(parts[0])) return;
       const limit = Math.min(100, Number(q.get('limit') ?? 25));
-      const all = fake.posts.filter((p) => p.owner === token!.user).sort((a, b) => b.timestamp - a.timestamp || Number(b.id) - Number(a.id));
+      const replies = parts[1] === 'replies';
+      const all = fake.posts.filter((p) => p.owner === token!.user && (p.repliedTo !== null) === replies).sort((a, b) => b.timestamp - a.timestamp || Number(b.id) - Number(a.id));
       const start = q.get('after') ? Number(Buffer.from(q.get('after')!, 'base64url').toString()) : 0;
       const page = all.slice(start, start + limit);
       const cursor = (at: number) => Buffer.from(String(at)).toString('base64url');
       const more = start + limit < all.length;
       return ok({
         data: page.map((p) => pick(postFields(p), 'id')),
-        paging: { cursors: { before: cursor(start), after: cursor(start + page.length) }, ...(more ? { next: `https://graph.threads.net/${versioned[1]}/${parts[0]}/threads?after=${cursor(start + page.length)}` } : {}) },
+        paging: { cursors: { before: cursor(start), after: cursor(start + page.length) }, ...(more ? { next: `https://graph.threads.net/${versioned[1]}/${parts[0]}/${parts[1]}?after=${cursor(start + page.length)}` } : {}) },
       });
     }
 

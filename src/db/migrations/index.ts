@@ -15,6 +15,7 @@ import * as dueOrder from './020_due_order.js';
 import * as rateLimitAdmissions from './021_rate_limit_admissions.js';
 import * as oneDueIndex from './022_one_due_index.js';
 import * as postRisk from './023_post_risk.js';
+import * as threads from './024_threads.js';
 
 type Migration = { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> };
 
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '021_rate_limit_admissions': rateLimitAdmissions,
   '022_one_due_index': oneDueIndex,
   '023_post_risk': postRisk,
+  '024_threads': threads,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

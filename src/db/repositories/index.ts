@@ -16,6 +16,7 @@ import { OAuthRepository } from './oauth.js';
 import { PostEventsRepository } from './post-events.js';
 import { PostsRepository } from './posts.js';
 import { CommentStepsRepository } from './comment-steps.js';
+import { ThreadStepsRepository } from './thread-steps.js';
 import { LivePostsRepository } from './live-posts.js';
 import { PublishAttemptsRepository } from './publish-attempts.js';
 import { PublishingRepository } from './publishing.js';
@@ -46,6 +47,7 @@ export interface Repositories {
   publishing: PublishingRepository;
   publishAttempts: PublishAttemptsRepository;
   commentSteps: CommentStepsRepository;
+  threadSteps: ThreadStepsRepository;
   livePosts: LivePostsRepository;
   sandbox: SandboxRepository;
   sessions: SessionsRepository;
@@ -81,6 +83,7 @@ export function createRepositories(db: Db): Repositories {
     publishing: new PublishingRepository(db),
     publishAttempts: new PublishAttemptsRepository(db),
     commentSteps: new CommentStepsRepository(db),
+    threadSteps: new ThreadStepsRepository(db),
     livePosts: new LivePostsRepository(db),
     sandbox: new SandboxRepository(db),
     sessions: new SessionsRepository(db),

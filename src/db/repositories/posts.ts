@@ -20,6 +20,18 @@ export interface PostRiskRecord {
   checkedAt: number;
 }
 
+/** A part of a thread after the post itself; the network's id, link and time once that part is published. */
+export interface ThreadPartRecord {
+  text: string;
+  imageUrls: string[];
+  videoUrls: string[];
+  networkPostId?: string;
+  permalinkUrl?: string | null;
+  publishedAt?: number;
+  /** Why this part, and so the ones after it, did not go out. */
+  error?: string;
+}
+
 export interface PostRecord {
   id: string;
   accountId: string;
@@ -40,6 +52,8 @@ export interface PostRecord {
   imageUrls: string[];
   videoUrls: string[];
   firstComment: FirstCommentRecord | null;
+  /** The parts after the first, published as a reply chain (024_threads); absent or null for a single post. */
+  thread?: ThreadPartRecord[] | null;
   channelOptions: Record<string, unknown> | null;
   networkPostId: string | null;
   permalinkUrl: string | null;
@@ -185,6 +199,11 @@ export class PostsRepository {
     return n > 0;
   }
 
+  /** Writes a post's thread as it now stands (a published post's parts, with why they did not go out). */
+  async setThread(accountId: string, id: string, thread: readonly ThreadPartRecord[]): Promise<void> {
+    await this.db('posts').where({ account_id: accountId, id }).update({ thread: jsonText(thread) });
+  }
+
   /** Turns a channel's posts that were waiting to go out (scheduled or failed) into drafts; answers their ids. */
   async draftWaitingOnChannel(accountId: string, channelId: string, now: number): Promise<string[]> {
     const waiting = this.db('posts').where({ account_id: accountId, channel_id: channelId, is_live: false }).whereIn('status', ['scheduled', 'failed']);
@@ -242,6 +261,7 @@ const COLUMNS: Record<Exclude<keyof PostRecord, 'labels'>, string> = {
   imageUrls: 'image_urls',
   videoUrls: 'video_urls',
   firstComment: 'first_comment',
+  thread: 'thread',
   channelOptions: 'channel_options',
   networkPostId: 'network_post_id',
   permalinkUrl: 'permalink_url',
@@ -273,7 +293,9 @@ function toListedPost(row: { packed?: string; labels?: unknown }): PostRecord {
   return post;
 }
 
-const JSON_FIELDS = new Set<keyof PostRecord>(['imageUrls', 'videoUrls', 'firstComment', 'channelOptions', 'metrics', 'risk']);
+const JSON_FIELDS = new Set<keyof PostRecord>([
+  'imageUrls', 'videoUrls', 'firstComment', 'thread', 'channelOptions', 'metrics', 'risk',
+]);
 
 export function toRow(record: Partial<PostRecord>): Record<string, unknown> {
   const row: Record<string, unknown> = {};
@@ -304,6 +326,7 @@ export function toPost(row: any): PostRecord {
     imageUrls: json(row.image_urls, []),
     videoUrls: json(row.video_urls, []),
     firstComment: json(row.first_comment, null),
+    thread: json(row.thread, null),
     channelOptions: json(row.channel_options, null),
     networkPostId: row.network_post_id,
     permalinkUrl: row.permalink_url,

@@ -1,6 +1,6 @@
 import type { Db } from '../connection.js';
 
-export type AttemptKind = 'publish' | 'comment';
+export type AttemptKind = 'publish' | 'comment' | 'part';
 export type AttemptOutcome = 'published' | 'retryable' | 'permanent' | 'unknown' | 'reconciled';
 
 export interface PublishAttemptRecord {
@@ -86,6 +86,14 @@ export class PublishAttemptsRepository {
     return row && toAttempt(row);
   }
 
+  /** The newest try at one part of a thread (its key is the part's, followed by the try's number). */
+  async lastPartAttempt(postId: string, partKey: string): Promise<PublishAttemptRecord | undefined> {
+    const row = await this.db('publish_attempts').where({ post_id: postId, kind: 'part' })
+      .where('idempotency_key', 'like', `${partKey}:%`).orderBy('seq', 'desc').first();
+    return row && toAttempt(row);
+  }
+
+  /** A first-comment or thread-part try, recorded before its network call. */
   async recordCommentAttempt(attempt: PublishAttemptRecord): Promise<void> {
     await this.db('publish_attempts').insert(attemptRow(attempt));
   }

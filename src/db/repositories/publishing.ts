@@ -30,6 +30,8 @@ export interface PublishedChanges {
   publishedAt: number;
   /** Set when the post has a first comment that applies on its network. */
   firstCommentDueAt?: number;
+  /** Set when the post has a thread whose parts are to follow it on its network. */
+  threadDueAt?: number;
 }
 
 /**
@@ -189,6 +191,9 @@ export class PublishingRepository {
       }
       const steps = done.filter((e) => e.changes.firstCommentDueAt !== undefined).map((e) => commentStepRow(e.postId, e.changes));
       for (const chunk of chunks(steps)) await trx('first_comment_steps').insert(chunk).onConflict('post_id').ignore();
+      const threads = done.filter((e) => e.changes.threadDueAt !== undefined)
+        .map((e) => threadStepRow(e.postId, e.changes));
+      for (const chunk of chunks(threads)) await trx('thread_steps').insert(chunk).onConflict('post_id').ignore();
       return held;
     });
   }
@@ -205,7 +210,7 @@ export class PublishingRepository {
       });
       if (n === 0) return false;
       await finishAttemptIn(trx, attempt);
-      await insertCommentStep(trx, postId, changes);
+      await insertFollowingSteps(trx, postId, changes);
       return true;
     });
   }
@@ -265,7 +270,7 @@ export class PublishingRepository {
       }));
       if (n === 0) return false;
       await finishAttemptIn(trx, attempt);
-      await insertCommentStep(trx, postId, changes);
+      await insertFollowingSteps(trx, postId, changes);
       return true;
     });
   }
@@ -288,9 +293,21 @@ export class PublishingRepository {
 
 }
 
-async function insertCommentStep(trx: Knex.Transaction, postId: string, changes: PublishedChanges): Promise<void> {
-  if (changes.firstCommentDueAt === undefined) return;
-  await trx('first_comment_steps').insert(commentStepRow(postId, changes)).onConflict('post_id').ignore();
+/** The steps that follow a published post: its first comment, and its thread's parts. */
+async function insertFollowingSteps(trx: Knex.Transaction, postId: string, changes: PublishedChanges): Promise<void> {
+  if (changes.firstCommentDueAt !== undefined) {
+    await trx('first_comment_steps').insert(commentStepRow(postId, changes)).onConflict('post_id').ignore();
+  }
+  if (changes.threadDueAt !== undefined) {
+    await trx('thread_steps').insert(threadStepRow(postId, changes)).onConflict('post_id').ignore();
+  }
+}
+
+function threadStepRow(postId: string, changes: PublishedChanges): Record<string, unknown> {
+  return {
+    post_id: postId, account_id: changes.accountId, channel_id: changes.channelId, status: 'pending',
+    due_at: changes.threadDueAt, attempts: 0,
+  };
 }
 
 function commentStepRow(postId: string, changes: PublishedChanges): Record<string, unknown> {

@@ -61,6 +61,7 @@ export async function teamCalendar(deps: DomainDeps, principal: Principal, input
       time: localTimeOf(post.timelineAt, timezone),
       text: post.text,
       imageUrl: post.imageUrls[0] ?? null,
+      threadParts: post.thread?.length ?? 0,
       status: post.isLive ? 'live' : post.status,
       approvalStatus: post.approvalStatus,
       permalinkUrl: post.permalinkUrl,

@@ -14,6 +14,8 @@ export const EVENT_TYPES = [
   'post.risk_cleared',
   'post.first_comment.published',
   'post.first_comment.failed',
+  'post.thread.published',
+  'post.thread.failed',
   'approval.requested',
   'approval.approved',
   'approval.rejected',

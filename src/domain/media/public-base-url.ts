@@ -78,15 +78,26 @@ export function unreachableLibraryMedia(
   return own && { path: own.path, message: unreachableWords(baseUrl, capabilities.displayName) };
 }
 
+/** A post's files, or a part's of its thread. */
+type MediaUrls = { imageUrls: readonly string[]; videoUrls: readonly string[] };
+
 /** Refuses a write whose library files go to a network that cannot fetch them from this instance. */
 export function requireReachableLibraryMedia(
-  baseUrl: string, channels: readonly { id: string; network: string }[], post: { imageUrls: readonly string[]; videoUrls: readonly string[] },
+  baseUrl: string, channels: readonly { id: string; network: string }[],
+  post: MediaUrls & { thread?: readonly MediaUrls[] | null },
 ): void {
   const problems: FieldProblem[] = [];
+  // A thread's parts go to the same network, each with its own files.
+  const parts = [
+    { prefix: '', files: post }, ...(post.thread ?? []).map((part, i) => ({ prefix: `thread[${i}].`, files: part })),
+  ];
   for (const channel of channels) {
     const capabilities = findCapabilities(channel.network);
-    const problem = capabilities && unreachableLibraryMedia(baseUrl, capabilities, post);
-    if (problem) problems.push({ path: problem.path, message: `Channel ${channel.id}: ${problem.message}` });
+    for (const { prefix, files } of parts) {
+      const problem = capabilities && unreachableLibraryMedia(baseUrl, capabilities, files);
+      if (!problem) continue;
+      problems.push({ path: `${prefix}${problem.path}`, message: `Channel ${channel.id}: ${problem.message}` });
+    }
   }
   if (problems.length > 0) throw new ValidationError(problems[0].message, problems);
 }

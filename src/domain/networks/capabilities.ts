@@ -18,6 +18,8 @@ import { ValidationError } from '../errors.js';
  *   WordPress), with a
  *   media URL on LinkedIn and Facebook only; elsewhere they are ignored, except where a network SPEC lists has no
  *   way to make one (TikTok, Pinterest): there a first comment is refused when the post is written (`firstCommentRefused`);
+ * - threads (a post's parts as a reply chain) only where the network replies to one's own posts: the sandbox, X,
+ *   Bluesky, Mastodon and Threads; each part is held to the same limits as a post;
  * - sizes, durations, aspect ratios and pixel counts cannot be known from any URL at create time: they are checked
  *   then for files of Herald's own media library, whose facts Herald read when they came in (post-fit.ts), and by the
  *   connectors and media checks that see the file when the post goes out.
@@ -99,6 +101,8 @@ export interface NetworkCapabilities {
   firstCommentRefused?: string;
   /** Whether a first comment's mediaUrl is sent. */
   commentMediaUrl: boolean;
+  /** Whether the network takes threads: a post's parts published as a chain of replies (absent: it does not). */
+  threads?: boolean;
   /** Titles and other per-network settings, given in a post's channelOptions. Options not listed pass through. */
   channelOptions: readonly ChannelOptionRule[];
   /** How the network takes a file sent in parts, where it sets rules for the parts (TikTok's FILE_UPLOAD). */
@@ -127,6 +131,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     media: { kinds: { image: { maxCount: 10 }, video: { maxCount: 1 } }, maxItems: 11, mixKinds: true, required: false },
     firstComment: 'reply',
     commentMediaUrl: true,
+    threads: true,
     channelOptions: [],
   },
   {
@@ -149,6 +154,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     },
     firstComment: 'reply',
     commentMediaUrl: false,
+    threads: true,
     channelOptions: [
       { name: 'altText', type: 'string[]', required: false, maxLength: 1000, description: 'the images\' descriptions for people who cannot see them, in the order of the images (X takes 1,000 characters each)' },
     ],
@@ -163,6 +169,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     media: { kinds: { image: { maxCount: 4, maxBytes: 2 * MB }, video: { maxCount: 1, maxBytes: 100_000_000 } }, maxItems: 4, mixKinds: false, required: false },
     firstComment: 'reply',
     commentMediaUrl: false,
+    threads: true,
     channelOptions: [
       { name: 'altText', type: 'string[]', required: false, description: 'the images\' descriptions for people who cannot see them, in the order of the images' },
       { name: 'langs', type: 'string[]', required: false, description: 'the languages of the post (BCP 47, e.g. en, de)' },
@@ -178,6 +185,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     media: { kinds: { image: { maxCount: 4 }, video: { maxCount: 1 } }, maxItems: 4, mixKinds: false, required: false },
     firstComment: 'reply',
     commentMediaUrl: false,
+    threads: true,
     channelOptions: [
       { name: 'visibility', type: { oneOf: ['public', 'unlisted', 'private', 'direct'] }, required: false, description: 'who sees the post (public when left out)' },
       { name: 'spoilerText', type: 'string', required: false, maxLength: 500, description: 'a content warning shown before the post' },
@@ -335,6 +343,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     },
     firstComment: 'none',
     commentMediaUrl: false,
+    threads: true,
     channelOptions: [],
   },
   {

@@ -13,6 +13,8 @@ import type { NetworkCapabilities } from './capabilities.js';
  *   (then the attempt is settled as not made and the post tried again);
  * - answer findComment for a first comment whose try ended with an unknown outcome, the same way (a network
  *   without it never gets a second try at a comment whose first may have been made);
+ * - where the network takes threads (capabilities.threads): publish a part as a reply when the request names
+ *   `replyTo`, and find it the same way by its key (the part's own, the same for every try at it);
  * - page through the account's recent posts with their metrics (live-post sync), newest first;
  * - throw only NetworkError, classified once (see NetworkFailureKind), with the network's own message;
  * - keep credentials only in the channel's vault (ChannelVault): read them from it for each call, refresh them
@@ -107,8 +109,16 @@ export interface PostKey {
   createdAt: number;
 }
 
+/** What a part of a thread replies to: the thread's first post, and the part just before it (network ids). */
+export interface ThreadReply {
+  rootNetworkPostId: string;
+  parentNetworkPostId: string;
+}
+
 export interface PublishRequest {
   channel: ConnectorChannel;
+  /** A part of a thread: published as a reply to the part before it (only where capabilities.threads). */
+  replyTo?: ThreadReply;
   postKey: PostKey;
   text: string;
   imageUrls: readonly string[];
@@ -169,6 +179,8 @@ export interface AttemptLookup {
   attemptedAt: number;
   /** What the attempt recorded through recordHandle, if it got that far. */
   handle: string | null;
+  /** For a part of a thread: what it replied to. */
+  replyTo?: ThreadReply;
 }
 
 export interface NetworkPost extends PublishedPost {

@@ -19,6 +19,9 @@ import { countBy, countingNote, countingUnit } from './text-length.js';
  * - a first comment, where the network makes one, within the network's text limit (NETWORKS.md gives no separate
  *   comment limits: an X reply is a post); where it makes none the comment is ignored (SPEC), not refused, except on
  *   a network SPEC promises first comments on that cannot make them (TikTok), where it is refused with the reason;
+ * - a thread's parts only where the network takes threads (else refused, saying which networks do), each part
+ *   held on its own to the same text and media rules as a post (its problems at `thread[i].text`, ...); a part needs
+ *   text or media;
  * - channelOptions the network defines have the right type and length, and the media some of their values ask for
  *   (an Instagram reel: one video); required ones are checked only when `requireOptions` is set (on update, and
  *   before publishing), because create ignores channelOptions (SPEC).
@@ -34,6 +37,8 @@ export type FitRule =
   | 'media_file'
   | 'first_comment_length'
   | 'first_comment_unsupported'
+  | 'thread_unsupported'
+  | 'thread_part_empty'
   | 'channel_option';
 
 export interface FitProblem {
@@ -59,8 +64,13 @@ export interface PostForFit {
   /** The post's media URLs Herald knows the files of (media-library URLs), by URL. */
   knownMedia?: ReadonlyMap<string, KnownMedia>;
   firstComment?: { text: string } | null;
+  /** The parts after the first, each held to the network's limits like a post. */
+  thread?: readonly { text: string; imageUrls: readonly string[]; videoUrls: readonly string[] }[] | null;
   channelOptions?: Record<string, unknown> | null;
 }
+
+/** The networks that take threads, as a person reads them. */
+export const THREAD_NETWORKS_WORDS = 'X, Bluesky, Threads and Mastodon';
 
 export interface FitOptions {
   /** The channel's own text limit, where its connection reported one (see NetworkCapabilities.text.raisedBy). */
@@ -90,27 +100,28 @@ export function validatePost(capabilities: NetworkCapabilities, post: PostForFit
   const limit = textLimitOf(capabilities, options.textLimit);
   const note = countingNote(capabilities.text.counting);
   const unit = countingUnit(capabilities.text.counting);
-  const length = countBy(capabilities.text.counting, post.text);
-  if (length > limit) {
-    problem('text_length', 'text', `${name} allows ${limit} ${unit}; this text has ${length}${note}. Shorten it.`);
-  }
-  const captionLimit = capabilities.text.withMediaLimit;
-  const hasMedia = post.imageUrls.length + post.videoUrls.length > 0;
-  if (captionLimit !== undefined && hasMedia && length <= limit && length > captionLimit) {
-    problem('text_length', 'text',
-      `${name} allows ${captionLimit} ${unit} in a post with media; this text has ${length}${note}. ` +
-        'Shorten it, or post the media on their own.');
-  }
-  const refused = forbiddenIn(post.text, capabilities.text.forbiddenCharacters);
-  if (refused) {
-    problem('text_characters', 'text', `${name} does not take ${refused} in the text; remove or replace it.`);
-  }
-  const bytes = UTF8.encode(post.text).length;
-  if (capabilities.text.maxBytes !== undefined && bytes > capabilities.text.maxBytes) {
-    problem('text_bytes', 'text', `${name} allows ${capabilities.text.maxBytes} bytes of text (UTF-8); this text has ${bytes}. Shorten it.`);
-  }
-
+  checkText(capabilities, post.text, limit, '', problem, post.imageUrls.length + post.videoUrls.length > 0);
   checkMedia(capabilities, post, problem);
+
+  const thread = post.thread ?? [];
+  if (thread.length > 0 && !capabilities.threads) {
+    problem('thread_unsupported', 'thread', `${name} does not take threads (${THREAD_NETWORKS_WORDS} do); `
+      + 'publish the parts as separate posts, or remove the thread for this channel.');
+  } else {
+    thread.forEach((part, i) => {
+      const prefix = `thread[${i}].`;
+      if (part.text.trim() === '' && part.imageUrls.length === 0 && part.videoUrls.length === 0) {
+        const empty = `Part ${i + 2} of the thread is empty; give it text or media, or remove it.`;
+        problem('thread_part_empty', `${prefix}text`, empty);
+        return;
+      }
+      const before = problems.length;
+      checkText(capabilities, part.text, limit, prefix, problem, part.imageUrls.length + part.videoUrls.length > 0);
+      checkMedia(capabilities, { ...part, knownMedia: post.knownMedia }, problem, prefix);
+      // Said as a person counts the parts: the post itself is part 1.
+      for (const found of problems.slice(before)) found.message = `Part ${i + 2} of the thread: ${found.message}`;
+    });
+  }
 
   if (post.firstComment && capabilities.firstCommentRefused) problem('first_comment_unsupported', 'firstComment', `${name} ${capabilities.firstCommentRefused}`);
   if (post.firstComment && capabilities.firstComment !== 'none') {
@@ -151,31 +162,62 @@ export function validatePost(capabilities: NetworkCapabilities, post: PostForFit
   return problems;
 }
 
-function checkMedia(capabilities: NetworkCapabilities, post: PostForFit, problem: (rule: FitRule, path: string, message: string) => void): void {
+/** The text of a post or of one of its parts against the network's length, characters and bytes. */
+function checkText(
+  capabilities: NetworkCapabilities, text: string, limit: number, prefix: string,
+  problem: (rule: FitRule, path: string, message: string) => void, hasMedia: boolean,
+): void {
+  const name = capabilities.displayName;
+  const length = countBy(capabilities.text.counting, text);
+  const note = countingNote(capabilities.text.counting);
+  const unit = countingUnit(capabilities.text.counting);
+  if (length > limit) {
+    problem('text_length', `${prefix}text`, `${name} allows ${limit} ${unit}; this text has ${length}${note}. Shorten it.`);
+  }
+  const captionLimit = capabilities.text.withMediaLimit;
+  if (captionLimit !== undefined && hasMedia && length <= limit && length > captionLimit) {
+    problem('text_length', `${prefix}text`,
+      `${name} allows ${captionLimit} ${unit} in a post with media; this text has ${length}${note}. ` +
+        'Shorten it, or post the media on their own.');
+  }
+  const refused = forbiddenIn(text, capabilities.text.forbiddenCharacters);
+  if (refused) {
+    problem('text_characters', `${prefix}text`, `${name} does not take ${refused} in the text; remove or replace it.`);
+  }
+  const bytes = UTF8.encode(text).length;
+  if (capabilities.text.maxBytes !== undefined && bytes > capabilities.text.maxBytes) {
+    problem('text_bytes', `${prefix}text`, `${name} allows ${capabilities.text.maxBytes} bytes of text (UTF-8); this text has ${bytes}. Shorten it.`);
+  }
+}
+
+function checkMedia(
+  capabilities: NetworkCapabilities, post: Pick<PostForFit, 'imageUrls' | 'videoUrls' | 'knownMedia'>,
+  problem: (rule: FitRule, path: string, message: string) => void, prefix = '',
+): void {
   const { media, displayName: name } = capabilities;
   const counts: Record<MediaKind, number> = { image: 0, gif: 0, video: post.videoUrls.length };
   const imageKind = (url: string): MediaKind => (media.kinds.gif && (post.knownMedia?.get(url)?.mimeType === 'image/gif' || isGif(url)) ? 'gif' : 'image');
   for (const url of post.imageUrls) counts[imageKind(url)]++;
-  post.imageUrls.forEach((url, i) => checkFile(capabilities, imageKind(url), `imageUrls[${i}]`, post.knownMedia?.get(url), problem));
-  post.videoUrls.forEach((url, i) => checkFile(capabilities, 'video', `videoUrls[${i}]`, post.knownMedia?.get(url), problem));
+  post.imageUrls.forEach((url, i) => checkFile(capabilities, imageKind(url), `${prefix}imageUrls[${i}]`, post.knownMedia?.get(url), problem));
+  post.videoUrls.forEach((url, i) => checkFile(capabilities, 'video', `${prefix}videoUrls[${i}]`, post.knownMedia?.get(url), problem));
   const present = (Object.keys(counts) as MediaKind[]).filter((kind) => counts[kind] > 0);
   const total = post.imageUrls.length + post.videoUrls.length;
 
   if (total === 0 && media.required) {
     const kinds = (Object.keys(media.kinds) as MediaKind[]).map((kind) => KIND_WORDS[kind][0]);
-    problem('media_required', 'imageUrls', `${name} posts need media (${kinds.join(' or ')}); add ${kinds.includes('image') ? 'imageUrls or ' : ''}videoUrls.`);
+    problem('media_required', `${prefix}imageUrls`, `${name} posts need media (${kinds.join(' or ')}); add ${kinds.includes('image') ? 'imageUrls or ' : ''}videoUrls.`);
   }
   for (const kind of present) {
     const [one, many, field] = KIND_WORDS[kind];
     const rule = media.kinds[kind];
-    if (!rule) problem('media_kind', field, `${name} does not take ${many}; remove them from ${field}.`);
-    else if (counts[kind] > rule.maxCount) problem('media_count', field, `${name} allows ${rule.maxCount} ${one}(s) per post; this post has ${counts[kind]}.`);
+    if (!rule) problem('media_kind', `${prefix}${field}`, `${name} does not take ${many}; remove them from ${field}.`);
+    else if (counts[kind] > rule.maxCount) problem('media_count', `${prefix}${field}`, `${name} allows ${rule.maxCount} ${one}(s) per post; this post has ${counts[kind]}.`);
   }
   if (!media.mixKinds && present.length > 1) {
     const words = present.map((kind) => KIND_WORDS[kind][1]);
-    problem('media_mix', 'videoUrls', `${name} takes one kind of media per post, and this post has ${words.join(' and ')}; split them into separate posts.`);
+    problem('media_mix', `${prefix}videoUrls`, `${name} takes one kind of media per post, and this post has ${words.join(' and ')}; split them into separate posts.`);
   } else if (total > media.maxItems) {
-    problem('media_count', 'imageUrls', `${name} allows ${media.maxItems} media items per post; this post has ${total}.`);
+    problem('media_count', `${prefix}imageUrls`, `${name} allows ${media.maxItems} media items per post; this post has ${total}.`);
   }
 }
 

@@ -23,6 +23,7 @@ import {
   resolveFirstComment,
   resolveSchedule,
 } from './post-rules.js';
+import { rejectThreadWithFirstComment, resolveThread } from './thread-parts.js';
 
 import { withDraftName } from './draft-name.js';
 
@@ -86,11 +87,15 @@ async function preparePosts(deps: DomainDeps, principal: Principal, given: PostI
   rejectQueueConflicts(input);
   const schedule = input.addToQueue ? { status: 'scheduled' as const, isDraft: false, isScheduled: true, dateTime: null } : resolveSchedule(input, now);
   const firstComment = resolveFirstComment(input) ?? null;
+  const thread = resolveThread(input) ?? null;
+  rejectThreadWithFirstComment({ thread, firstComment }, 'thread');
   const channels = requireChannels(input.channelIds, await deps.repos.channels.findMany(principal.accountId, input.channelIds));
   requireTextByChannel(input.textByChannel, input.channelIds);
-  const knownMedia = await knownMediaOf(deps, principal.accountId, [...imageUrls, ...videoUrls]);
-  requireNetworkLimits(channels, { text, imageUrls, videoUrls, firstComment, knownMedia }, { textByChannel: input.textByChannel });
-  if (!schedule.isDraft) requireReachableLibraryMedia(deps.config.baseUrl, channels, { imageUrls, videoUrls });
+  const threadMedia = thread?.flatMap((part) => [...part.imageUrls, ...part.videoUrls]) ?? [];
+  const knownMedia = await knownMediaOf(deps, principal.accountId, [...imageUrls, ...videoUrls, ...threadMedia]);
+  const fitted = { text, imageUrls, videoUrls, firstComment, thread, knownMedia };
+  requireNetworkLimits(channels, fitted, { textByChannel: input.textByChannel });
+  if (!schedule.isDraft) requireReachableLibraryMedia(deps.config.baseUrl, channels, { imageUrls, videoUrls, thread });
   const workspaces = new Map(
     (await deps.repos.accounts.listWorkspaces(principal.accountId)).map((w) => [w.id, w]),
   );
@@ -119,6 +124,7 @@ async function preparePosts(deps: DomainDeps, principal: Principal, given: PostI
       imageUrls,
       videoUrls,
       firstComment,
+      thread,
       channelOptions: null,
       inQueue: slot !== undefined,
       ...freshPost(now),

@@ -3,6 +3,7 @@ import type { PostRecord } from '../../db/repositories/posts.js';
 import type { PublishAttemptRecord } from '../../db/repositories/publish-attempts.js';
 import { contentVersion } from '../approvals/approval-holds.js';
 import { toWireTime } from '../time.js';
+import { threadView } from './thread-parts.js';
 
 export type PostView = components['schemas']['Post'];
 
@@ -40,6 +41,7 @@ function viewOf(post: PostRecord, attempts: readonly PublishAttemptRecord[] | un
       imageUrls: post.imageUrls,
       videoUrls: [],
       firstComment: null,
+      thread: null,
       channelOptions: null,
       error: null,
       createdAt: toWireTime(post.createdAt),
@@ -74,6 +76,7 @@ function viewOf(post: PostRecord, attempts: readonly PublishAttemptRecord[] | un
     imageUrls: post.imageUrls,
     videoUrls: post.videoUrls,
     firstComment: post.firstComment,
+    thread: threadView(post.thread),
     channelOptions: post.channelOptions,
     error: post.lastError,
     createdAt: toWireTime(post.createdAt),

@@ -24,6 +24,7 @@ import { recordEditedPostEvents, recordNewPostEvents } from '../events/events.js
 import { recordPostEvents, type PostChange } from './post-history.js';
 import { notFound, postType, rejectCoverMediaId, requireChannels, requireContent, requireNetworkLimits, resolveFirstComment } from './post-rules.js';
 import { toPostView, type PostView } from './post-view.js';
+import { rejectThreadWithFirstComment, resolveThread } from './thread-parts.js';
 
 import { withDraftName } from './draft-name.js';
 
@@ -65,7 +66,10 @@ export async function updatePost(deps: DomainDeps, principal: Principal, id: str
   const changes: Partial<PostRecord> = { ...timing, approvalStatus: review.approvalStatus, ...resubmitted };
   const targets = await deps.repos.channels.findMany(principal.accountId, input.channelIds ?? [post.channelId]);
   const updated = { ...post, ...changes };
-  const knownMedia = await knownMediaOf(deps, principal.accountId, [...updated.imageUrls, ...updated.videoUrls]);
+  rejectThreadWithFirstComment(updated, input.thread !== undefined ? 'thread' : 'firstComment');
+  const threadMedia = updated.thread?.flatMap((part) => [...part.imageUrls, ...part.videoUrls]) ?? [];
+  const urls = [...updated.imageUrls, ...updated.videoUrls, ...threadMedia];
+  const knownMedia = await knownMediaOf(deps, principal.accountId, urls);
   requireNetworkLimits(targets, { ...updated, knownMedia }, { requireOptions: input.channelOptions !== undefined });
   if (!updated.isDraft) requireReachableLibraryMedia(deps.config.baseUrl, targets, updated);
   await placingInQueue(() => deps.repos.inTransaction(async (repos) => {
@@ -115,6 +119,7 @@ function applyChanges(post: PostRecord, input: PostUpdate, now: number): Partial
   const videoUrls = input.videoUrls ?? post.videoUrls;
   requireContent(text, imageUrls, videoUrls);
   const firstComment = resolveFirstComment(input);
+  const thread = resolveThread(input);
   const changes: Partial<PostRecord> = {
     text,
     imageUrls,
@@ -122,6 +127,7 @@ function applyChanges(post: PostRecord, input: PostUpdate, now: number): Partial
     type: postType(imageUrls, videoUrls),
     updatedAt: now,
     ...(firstComment !== undefined ? { firstComment } : {}),
+    ...(thread !== undefined ? { thread } : {}),
     ...(input.channelOptions !== undefined ? { channelOptions: input.channelOptions } : {}),
   };
   const timing = input.saveAsDraft !== undefined || input.isScheduled !== undefined || input.dateTime !== undefined;

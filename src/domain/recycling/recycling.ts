@@ -25,6 +25,7 @@ import { toPostView, type PostView } from '../posts/post-view.js';
 import { writablePost } from '../posts/writable-post.js';
 import { nextQueueSlots, withSlotRetry } from '../queue/queue.js';
 import { parseWireTime, toWireTime } from '../time.js';
+import { unpublishedThread } from '../posts/thread-parts.js';
 
 export type CollectionView = components['schemas']['Collection'];
 const DAY_MS = 86_400_000;
@@ -108,6 +109,7 @@ async function enqueueCopy(deps: DomainDeps, accountId: string, actor: Principal
       inQueue: at === undefined,
       recycledFromPostId: source.id,
       labels: source.labels,
+      thread: unpublishedThread(source.thread),
     };
     // The copy keeps the original's labels: an evergreen label follows every round of a post.
     const labelIds = (source.labels ?? []).map((label) => label.id);

@@ -28,7 +28,8 @@ import { downloadMedia, observeBudget, retryAtFrom, type NetworkAnswer, type Net
  *   the SSRF guard; a page that cannot be read leaves the post without a card, never fails it);
  *   a video goes to Bluesky's video service with a service-auth token the PDS issues for uploadBlob, and the
  *   post waits until the service's job is complete (its blob lands in the account's repository);
- * - a first comment is a reply whose root and parent are the post;
+ * - a first comment is a reply whose root and parent are the post; a part of a thread is a reply whose root is the
+ *   thread's first post and whose parent is the part before it, its rkey made from the part's key like a post's;
  * - failures: 429 retries at the `ratelimit-reset` the PDS sent; 5xx and timeouts of reads retry later (a
  *   Bluesky 502 never disconnects a channel); authentication failures need a reconnect; the rest is
  *   permanent with Bluesky's message;
@@ -131,6 +132,12 @@ export class BlueskyNetwork implements NetworkConnector {
     }
     const langs = stringList(request.channelOptions?.langs);
     if (langs.length > 0) record.langs = langs;
+    if (request.replyTo) {
+      const root = await this.strongRef(request.channel, request.replyTo.rootNetworkPostId);
+      const parent = request.replyTo.parentNetworkPostId === request.replyTo.rootNetworkPostId
+        ? root : await this.strongRef(request.channel, request.replyTo.parentNetworkPostId);
+      record.reply = { root, parent };
+    }
     await this.putOnce(request.channel, rkey, record);
     return { networkPostId: atUri(session.did, rkey), permalinkUrl: permalink(session.handle, rkey), publishedAt: this.now() };
   }

@@ -25,7 +25,8 @@ import { OAuth2Client } from './oauth2-client.js';
  * - a status is posted with an Idempotency-Key the same for every attempt at one post, so a retry within the
  *   hour the instance keeps the key answers the first status instead of making a second; an attempt whose
  *   outcome is unknown is looked up among the account's statuses made since, by its text;
- * - a first comment is a reply (in_reply_to_id) with its own stable key;
+ * - a first comment is a reply (in_reply_to_id) with its own stable key; a part of a thread is a reply to the part
+ *   before it, keyed by the part like a post, with the thread's visibility and content warning;
  * - a status answer saying X-RateLimit-Remaining 0 pauses the channel until X-RateLimit-Reset; 429 waits until
  *   then too; 5xx retries later; 422 is permanent with Mastodon's
  *   message ("Validation failed: ...").
@@ -153,6 +154,7 @@ export class MastodonNetwork implements NetworkConnector {
     const status = await this.postStatus(request.channel, c, `herald-${request.postKey.id}`, {
       status: request.text,
       ...(mediaIds.length > 0 ? { media_ids: mediaIds } : {}),
+      ...(request.replyTo ? { in_reply_to_id: request.replyTo.parentNetworkPostId } : {}),
       ...(typeof options.visibility === 'string' ? { visibility: options.visibility } : {}),
       ...(typeof options.spoilerText === 'string' ? { spoiler_text: options.spoilerText } : {}),
       ...(typeof options.sensitive === 'boolean' ? { sensitive: options.sensitive } : {}),
@@ -181,7 +183,9 @@ export class MastodonNetwork implements NetworkConnector {
     const c = await this.credentials(lookup.channel);
     const answer = await this.http.request(`${c.origin}/api/v1/accounts/${encodeURIComponent(c.accountId)}/statuses?limit=40&exclude_reblogs=true`, { headers: bearer(c) });
     if (answer.status !== 200) throw classify(answer, this.now());
-    const match = (answer.json as any[]).find((s) => Date.parse(s.created_at) >= lookup.attemptedAt - 60_000 && plainText(s.content) === lookup.text.trim());
+    const parent = lookup.replyTo?.parentNetworkPostId;
+    const match = (answer.json as any[]).find((s) => Date.parse(s.created_at) >= lookup.attemptedAt - 60_000
+      && plainText(s.content) === lookup.text.trim() && (parent === undefined || s.in_reply_to_id === parent));
     return match ? published(match, this.now()) : undefined;
   }
 

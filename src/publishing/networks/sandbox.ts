@@ -15,7 +15,8 @@ import type { SandboxFailureMode, SandboxPost, SandboxStore } from '../../domain
  * - a repeated attempt key returns the post already made, never a second one; findPublished finds it by that key,
  *   and answers NOT_MADE when there is none: the sandbox's posts are rows of Herald's own database, so a call
  *   that made none (its worker killed before or during it) cannot make one later;
- * - first comments are replies to the post;
+ * - first comments are replies to the post, and so is each part of a thread (to the part before it), made once
+ *   under its part's key like a post;
  * - told per channel (`herald sandbox fail`), the next N publish calls fail the way real networks do:
  *   rate_limited (retry after a delay), transient (5xx), permanent (rejected), auth_expired (the channel's
  *   access token expired: HTTP 401), timeout_after_post (the
@@ -79,7 +80,7 @@ export class SandboxNetwork implements NetworkConnector {
       idempotencyKey: request.attemptKey,
       external: false,
       metrics: { likes: 0, comments: 0, shares: 0, impressions: 0 },
-      replyToId: null,
+      replyToId: request.replyTo?.parentNetworkPostId ?? null,
       createdAt: this.now(),
     });
     // Every failure but a slow answer throws: before the post (nothing stored) or after it (timeout_after_post).

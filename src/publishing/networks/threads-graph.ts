@@ -79,6 +79,8 @@ export class ThreadsGraph {
   /** Creates the post's container (its items' first), waits until it can be published, and returns its id. */
   async buildContainer(channel: ConnectorChannel, c: ThreadsCredentials, request: PublishRequest, maxItems: number): Promise<string> {
     const items = [...request.imageUrls.map((url) => ({ url, video: false })), ...request.videoUrls.map((url) => ({ url, video: true }))];
+    // A part of a thread replies to the part before it; a carousel's items are only its parts, so they do not.
+    const reply: Record<string, string> = request.replyTo ? { reply_to_id: request.replyTo.parentNetworkPostId } : {};
     const create = async (fields: Record<string, string>) => {
       const made = await this.expect(channel, c.accessToken, `${c.userId}/threads`, { method: 'POST', form: fields });
       if (typeof made?.id !== 'string') throw new NetworkError('retry_later', 'Threads answered a container without its id');
@@ -89,15 +91,17 @@ export class ThreadsGraph {
 
     let container: string;
     if (items.length === 0) {
-      container = await create({ media_type: 'TEXT', text: request.text });
+      container = await create({ media_type: 'TEXT', text: request.text, ...reply });
     } else if (items.length === 1) {
-      container = await create({ ...media(items[0]), ...(request.text ? { text: request.text } : {}) });
+      container = await create({ ...media(items[0]), ...(request.text ? { text: request.text } : {}), ...reply });
     } else {
       if (items.length > maxItems) throw new NetworkError('permanent', `A Threads carousel takes at most ${maxItems} images and videos; this post has ${items.length}`);
       const children: string[] = [];
       for (const item of items) children.push(await create({ ...media(item), is_carousel_item: 'true' }));
       for (const child of children) await this.finished(channel, c, child);
-      container = await create({ media_type: 'CAROUSEL', children: children.join(','), ...(request.text ? { text: request.text } : {}) });
+      container = await create({
+        media_type: 'CAROUSEL', children: children.join(','), ...(request.text ? { text: request.text } : {}), ...reply,
+      });
     }
     await this.finished(channel, c, container);
     return container;

@@ -26,7 +26,9 @@ import { THREADS_GRAPH, ThreadsGraph, threadsTime, type ThreadsCredentials } fro
  * - the container id is the attempt's handle, recorded before threads_publish, the one call that makes the post;
  *   an unknown outcome is settled by the container: PUBLISHED means the post is the profile's recent thread with
  *   the text made since the attempt began; any other status, or no handle, means not published;
- * - SPEC names no first comments on Threads (the capabilities row says none), so no reply is made;
+ * - SPEC names no first comments on Threads (the capabilities row says none), so no reply is made for one; a part of
+ *   a thread is a container replying to the part before it (`reply_to_id`), settled like a post by its container,
+ *   then found among the profile's replies (/{user}/replies) as a reply to that part;
  * - live sync reads /{user}/threads, with each post's insights where the person granted threads_manage_insights.
  */
 const SCOPES = ['threads_basic', 'threads_content_publish', 'threads_manage_insights'];
@@ -134,8 +136,13 @@ export class ThreadsNetwork implements NetworkConnector {
     const { status } = await this.graph.containerStatus(lookup.channel, c, lookup.handle);
     if (status !== 'PUBLISHED') return undefined;
     const since = lookup.attemptedAt - FIND_WINDOW_MS;
-    const recent = await this.graph.expect(lookup.channel, c.accessToken, `${c.userId}/threads?fields=${POST_FIELDS}&limit=25`, {}, { statusRead: true });
-    const match = ((recent.data ?? []) as any[]).find((m) => String(m.text ?? '') === lookup.text && threadsTime(m.timestamp) >= since);
+    const parent = lookup.replyTo?.parentNetworkPostId;
+    const edge = parent ? `replies?fields=${POST_FIELDS},replied_to` : `threads?fields=${POST_FIELDS}`;
+    const recent = await this.graph.expect(lookup.channel, c.accessToken, `${c.userId}/${edge}&limit=25`, {}, {
+      statusRead: true,
+    });
+    const match = ((recent.data ?? []) as any[]).find((m) => String(m.text ?? '') === lookup.text
+      && threadsTime(m.timestamp) >= since && (parent === undefined || m.replied_to?.id === parent));
     return match ? { networkPostId: String(match.id), permalinkUrl: match.permalink ?? this.profile(c), publishedAt: threadsTime(match.timestamp) } : undefined;
   }
 

@@ -19,7 +19,9 @@ import { OAuth2Client } from './oauth2-client.js';
  *   refreshed ahead of expiry or on a 401, storing the new refresh token every time (X rotates them);
  * - at connect the account's subscription is read: a Premium account may post up to the capabilities table's
  *   `accountLimit`, kept as the channel's text limit; every other account has the table's 280 weighted characters;
- * - a post is POST /2/tweets with its uploaded media (x-media.ts); a first comment is a reply to it;
+ * - a post is POST /2/tweets with its uploaded media (x-media.ts); a first comment is a reply to it, and so is each
+ *   part of a thread (`reply.in_reply_to_tweet_id`, the part before it), found again by its text, time and the post it
+ *   replies to;
  * - X keeps no idempotency key: the media ids are recorded with the attempt before the post call, and an unknown
  *   outcome is settled from the user's timeline by text (links compared as links: X rewrites them to t.co), time
  *   and media;
@@ -134,11 +136,14 @@ export class XNetwork implements NetworkConnector {
       throw error;
     }
     await request.recordHandle(JSON.stringify({ media }));
-    const answer = await this.api.call(c, '/2/tweets', { method: 'POST', json: { text: request.text, ...(media.length > 0 ? { media: { media_ids: media } } : {}) } });
+    const reply = request.replyTo ? { reply: { in_reply_to_tweet_id: request.replyTo.parentNetworkPostId } } : {};
+    const json = { text: request.text, ...(media.length > 0 ? { media: { media_ids: media } } : {}), ...reply };
+    const answer = await this.api.call(c, '/2/tweets', { method: 'POST', json });
     await this.api.observeBudget(request.channel, answer);
     if (answer.status === 201) return this.made(c, answer);
     if (isDuplicate(answer)) {
-      const earlier = await this.matching(c, request.text, request.postKey.createdAt, null);
+      const parent = request.replyTo?.parentNetworkPostId;
+      const earlier = await this.matching(c, request.text, request.postKey.createdAt, null, parent);
       if (earlier) return earlier;
     }
     throw this.api.classify(answer, c, true);
@@ -173,7 +178,7 @@ export class XNetwork implements NetworkConnector {
   async findPublished(lookup: AttemptLookup): Promise<PublishedPost | undefined> {
     const c = await this.fresh(lookup.channel);
     const media = lookup.handle ? (JSON.parse(lookup.handle) as { media: string[] }).media : null;
-    return this.matching(c, lookup.text, lookup.attemptedAt, media);
+    return this.matching(c, lookup.text, lookup.attemptedAt, media, lookup.replyTo?.parentNetworkPostId);
   }
 
   async recentPosts(channel: ConnectorChannel, page: { cursor: string | null; limit: number }): Promise<RecentPostsPage> {
@@ -214,16 +219,25 @@ export class XNetwork implements NetworkConnector {
     return { account: `@${data.username}`, grantedScopes: c.scopes, problems };
   }
 
-  /** A post of this account with this text (and media, where recorded), made no earlier than `since`. */
-  private async matching(c: XCredentials, text: string, since: number, media: string[] | null): Promise<PublishedPost | undefined> {
+  /**
+   * A post of this account with this text (and media, where recorded), made no earlier than `since`; for a part of a
+   * thread, one replying to the part before it.
+   */
+  private async matching(
+    c: XCredentials, text: string, since: number, media: string[] | null, repliesTo?: string,
+  ): Promise<PublishedPost | undefined> {
     const query = new URLSearchParams({
-      max_results: '100', 'tweet.fields': 'created_at,attachments', start_time: new Date(since - CLOCK_SKEW_MS).toISOString(),
+      max_results: '100', 'tweet.fields': 'created_at,attachments,referenced_tweets',
+      start_time: new Date(since - CLOCK_SKEW_MS).toISOString(),
     });
     const answer = await this.api.expect(c, `/2/users/${encodeURIComponent(c.userId)}/tweets?${query}`, {}, [200]);
     // X shows a post with media with the media's t.co link after the text.
     const wanted = [comparable(text), `${comparable(text)} <link>`.trim()];
     const found = ((answer.json?.data ?? []) as any[]).find((t) => {
       if (!wanted.includes(comparable(String(t.text ?? '')))) return false;
+      const references = (t.referenced_tweets ?? []) as { type: string; id: string }[];
+      const replied = references.find((r) => r.type === 'replied_to')?.id;
+      if (repliesTo !== undefined && replied !== repliesTo) return false;
       if (!media) return true;
       const keys = ((t.attachments?.media_keys ?? []) as string[]).map((key) => key.split('_').pop());
       return keys.length === media.length && keys.every((id, index) => id === media[index]);

@@ -172,6 +172,9 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
         )}{' '}
         <span class="channel">{entry.channelName}</span>{' '}
         <span class="text">{entry.text.length > 80 ? `${entry.text.slice(0, 79)}…` : entry.text || '(no text)'}</span>
+        {(entry.threadParts ?? 0) > 0 && (
+          <small class="thread-parts"> (a thread: {(entry.threadParts ?? 0) + 1} parts)</small>
+        )}
         {entry.imageUrl && <img class="thumb" src={entry.imageUrl} alt="" loading="lazy" />}
       </Link>
       {entry.movable && (

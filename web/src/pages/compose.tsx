@@ -1,6 +1,8 @@
 /**
  * Compose: one text for several channels (each channel may have its own), media uploaded or from the library with
- * alt text, a first comment, labels, the chosen networks' options, a preview per channel, and when: now, at a time
+ * alt text, a thread (parts after the post, each its own text and counter, published as a chain of replies where the
+ * network takes threads), a first comment, labels, the chosen networks' options, a preview per channel, and when:
+ * now, at a time
  * in the person's zone, the queue, or a draft. The AI helpers change the text in place; nothing is saved until the
  * button, which names what it does ("Publish now", "Schedule"...), is pressed; it waits while a text is too long.
  * After saving, the composer names every post made, one per channel, with what happens to it and when.
@@ -27,7 +29,9 @@ import { EDITABLE } from '../ui/post-state.js';
 import { inPeoplesWords } from '../ui/problems.js';
 import { browserTimeZone, formatTime, toInstant, toWallClock } from '../ui/time.js';
 import { useApi } from '../ui/use-api.js';
-import { BLANK, differs, forgetDraft, keepDraft, readDraft, type Draft, type When } from './compose/draft-store.js';
+import {
+  BLANK, differs, forgetDraft, keepDraft, readDraft, type Draft, type ThreadPartDraft, type When,
+} from './compose/draft-store.js';
 import { MediaField, type ChosenMedia } from './compose/media-field.js';
 import type { Media } from './compose/upload.js';
 import { Counter, PreviewCard, type Channel, type NetworkRow } from './compose/preview.js';
@@ -45,7 +49,7 @@ const ACTION: Record<When, string> = {
 };
 
 /** Fields the page shows problems beside; a problem about anything else is shown above the form. */
-const FIELDS = ['channelIds', 'text', 'textByChannel', 'mediaIds', 'imageUrls', 'videoUrls', 'firstComment', 'channelOptions', 'dateTime', 'timezone', 'addToQueue', 'prompt'];
+const FIELDS = ['channelIds', 'text', 'textByChannel', 'thread', 'mediaIds', 'imageUrls', 'videoUrls', 'firstComment', 'channelOptions', 'dateTime', 'timezone', 'addToQueue', 'prompt'];
 
 interface Basics {
   channels: Channel[];
@@ -104,6 +108,7 @@ async function draftOf(post: Post, basics: Basics, when: When, dateTime: string)
     media: await mediaOf(post),
     firstComment: post.firstComment?.text ?? '',
     firstCommentDelay: post.firstComment?.delayMinutes,
+    thread: (post.thread ?? []).map(({ text, imageUrls, videoUrls }) => ({ text, imageUrls, videoUrls })),
     labelIds: (post.labels ?? []).map((l) => l.id),
     options,
     when,
@@ -248,6 +253,7 @@ function Composer(props: Basics & {
   const [ownText, setOwnText] = useState<Record<string, string>>(initial.ownText);
   const [media, setMedia] = useState<ChosenMedia[]>(initial.media);
   const [firstComment, setFirstComment] = useState(initial.firstComment);
+  const [thread, setThread] = useState<ThreadPartDraft[]>(initial.thread ?? []);
   const [labelIds, setLabelIds] = useState<string[]>(initial.labelIds);
   const [options, setOptions] = useState<Record<string, Record<string, string>>>(initial.options);
   const [when, setWhen] = useState<When>(initial.when);
@@ -261,7 +267,8 @@ function Composer(props: Basics & {
   const [refusal, setRefusal] = useState<ApiError | undefined>(undefined);
 
   const current: Draft = {
-    chosenIds, text, ownText, media, firstComment, firstCommentDelay: initial.firstCommentDelay, labelIds, options,
+    chosenIds, text, ownText, media, firstComment, firstCommentDelay: initial.firstCommentDelay, thread, labelIds,
+    options,
     when, dateTime, timeZone,
   };
   // A kept draft is unsaved work too: only a blank form (or an edit as it came) may be left without a word.
@@ -303,7 +310,21 @@ function Composer(props: Basics & {
     const over = countBy(row.text.counting, textFor(c)) - row.text.limit;
     if (over <= 0) return [];
     return [`${over} too many characters for ${c.displayName ?? c.name} (${row.displayName} takes ${row.text.limit})`];
-  });
+  }).concat(thread.flatMap((part, i) => chosenNetworks.flatMap((n) => {
+    const row = rows.get(n)!;
+    const over = countBy(row.text.counting, part.text) - row.text.limit;
+    if (over <= 0) return [];
+    return [`${over} too many characters in part ${i + 2} for ${row.displayName} (it takes ${row.text.limit})`];
+  })));
+  // The thread's own problems (a network without threads); each part's are shown beside it.
+  const threadProblems = [...new Set((refusal?.details ?? [])
+    .filter((d) => d.path.replace(/^body\./, '') === 'thread').map((d) => d.message))];
+  const setPart = (index: number, text: string) => setThread((all) => all.map((part, i) => (
+    i === index ? { ...part, text } : part)));
+  const withoutThreads = chosenNetworks.filter((n) => !rows.get(n)!.threads).map((n) => rows.get(n)!.displayName);
+  const threadBody = () => thread.map(({ text: partText, imageUrls, videoUrls }) => ({
+    text: partText, ...(imageUrls.length > 0 ? { imageUrls } : {}), ...(videoUrls.length > 0 ? { videoUrls } : {}),
+  }));
   const wasQueued = edit?.inQueue === true;
   const takesAlt = (n: string) => rows.get(n)!.channelOptions.some((rule) => rule.name === 'altText');
   const altTextFor = {
@@ -384,6 +405,7 @@ function Composer(props: Basics & {
         imageUrls: media.filter((m) => m.media.kind === 'image').map((m) => m.media.url),
         videoUrls: media.filter((m) => m.media.kind === 'video').map((m) => m.media.url),
         firstComment: comment,
+        thread: thread.length > 0 ? threadBody() : null,
         ...(options ? { channelOptions: options } : {}),
         ...then,
       },
@@ -413,6 +435,7 @@ function Composer(props: Basics & {
       ...(images.length > 0 ? { imageUrls: images } : {}),
       ...(videos.length > 0 ? { videoUrls: videos } : {}),
       ...(firstComment.trim() !== '' ? { firstComment: { text: firstComment } } : {}),
+      ...(thread.length > 0 ? { thread: threadBody() } : {}),
       // Options apply on update: the posts wait as drafts until they have them.
       ...(opts ? { saveAsDraft: true } : timing),
     };
@@ -553,6 +576,46 @@ function Composer(props: Basics & {
           </p>
           <FieldProblems error={refusal} field={'text'} id="text-problems" />
 
+          <section class="thread" aria-labelledby="thread-title">
+            <h2 id="thread-title" class="visually-hidden">Thread</h2>
+            {thread.map((part, i) => (
+              <div key={i} class="thread-part" data-part={i + 2}>
+                <div class="thread-part-head">
+                  <label for={`thread-${i}`}>Part {i + 2} of the thread, a reply to part {i + 1}</label>
+                  <button type="button" onClick={() => setThread((all) => all.filter((_, at) => at !== i))}
+                    aria-label={`Remove part ${i + 2}`}>Remove</button>
+                </div>
+                <textarea id={`thread-${i}`} class="short" value={part.text}
+                  aria-describedby={`thread-${i}-counters thread-${i}-problems`}
+                  onInput={(event) => setPart(i, event.currentTarget.value)} />
+                {part.imageUrls.length + part.videoUrls.length > 0 && (
+                  <p class="muted">
+                    With {part.imageUrls.length + part.videoUrls.length} file(s) of its own, kept as they are.
+                  </p>
+                )}
+                <p id={`thread-${i}-counters`} class="counters" aria-live="polite">
+                  {chosenNetworks.map((n) => <Counter key={n} row={rows.get(n)!} text={part.text} />)}
+                </p>
+                <FieldProblems error={refusal} field={`thread[${i}].text`} id={`thread-${i}-problems`} />
+              </div>
+            ))}
+            <p>
+              <button type="button" id="add-part"
+                onClick={() => setThread((all) => [...all, { text: '', imageUrls: [], videoUrls: [] }])}>
+                {thread.length === 0 ? 'Make it a thread: add a part' : 'Add a part'}
+              </button>
+              {thread.length > 0 && withoutThreads.length > 0 && (
+                <span class="problem" role="note">
+                  {' '}{withoutThreads.join(', ')} {withoutThreads.length > 1 ? 'do' : 'does'} not take threads: untick
+                  those channels, or remove the parts.
+                </span>
+              )}
+            </p>
+            <div id="thread-problems" class="field-problems">
+              {threadProblems.map((m) => <p class="problem" role="alert" key={m}>{m}</p>)}
+            </div>
+          </section>
+
           {!edit && (
           <details open={Object.values(ownText).some((v) => v !== '') || problemsAt('textByChannel').length > 0}>
             <summary>A different text for one channel</summary>
@@ -669,7 +732,7 @@ function Composer(props: Basics & {
             {chosen.length === 0 && <p class="muted">Choose a channel to see how the post will look there.</p>}
             {chosen.filter((c) => rows.has(c.network)).map((c) => (
               <PreviewCard key={c.id} channel={c} row={rows.get(c.network)!} text={(ownText[c.id] ?? '').trim() !== '' ? ownText[c.id] : text}
-                media={media} firstComment={firstComment} channelOptions={opts} />
+                media={media} firstComment={firstComment} thread={thread} channelOptions={opts} />
             ))}
           </div>
         </section>

@@ -63,11 +63,25 @@ const POLL_MS = 4_000;
 const POLL_AHEAD_MS = 2 * 60_000;
 
 /** Asks for the post while it may change by itself (scheduled and due, or publishing); a change reloads the page. */
+/** A file's name from its address, as a person recognises it. */
+function fileName(url: string): string {
+  try {
+    return decodeURIComponent(new URL(url).pathname.split('/').pop() || url);
+  } catch {
+    return url;
+  }
+}
+
 function useLiveStatus(post: Post | undefined, reload: () => Promise<void>) {
+  // A published post whose thread is still going out is on its way too, until each part has its link or its reason.
+  const parts = post?.thread ?? [];
+  const threadGoing = post?.status === 'published' && parts.some((part) => !part.permalinkUrl)
+    && !parts.some((part) => part.error);
   const onItsWay = post !== undefined && !post.isLivePost
-    && (post.status === 'scheduled' || post.status === 'publishing');
+    && (post.status === 'scheduled' || post.status === 'publishing' || threadGoing);
   const id = post?.id;
-  const seen = post ? `${post.status}|${post.updatedAt}|${(post.attempts ?? []).length}` : '';
+  const partsOut = (p: Post) => (p.thread ?? []).filter((part) => part.permalinkUrl || part.error).length;
+  const seen = post ? `${post.status}|${post.updatedAt}|${(post.attempts ?? []).length}|${partsOut(post)}` : '';
   useEffect(() => {
     if (!onItsWay || id === undefined) return;
     let stopped = false;
@@ -76,7 +90,8 @@ function useLiveStatus(post: Post | undefined, reload: () => Promise<void>) {
       if (notYet) return;
       call(api.GET('/posts/{postId}', { params: { path: { postId: id } } }))
         .then((fresh) => {
-          const now = `${fresh.data.status}|${fresh.data.updatedAt}|${(fresh.data.attempts ?? []).length}`;
+          const now = `${fresh.data.status}|${fresh.data.updatedAt}|${(fresh.data.attempts ?? []).length}`
+            + `|${partsOut(fresh.data)}`;
           if (!stopped && now !== seen) void reload();
         })
         // A missed look is tried again at the next tick; the page keeps what it shows.
@@ -210,6 +225,35 @@ export function PostPage(props: { params: Record<string, string> }) {
           </p>
           <blockquote class="post-text">{post.text || '(no text)'}</blockquote>
           <PostMedia post={post} />
+          {post.thread && post.thread.length > 0 && (
+            <section aria-labelledby="thread-title" class="post-thread">
+              <h2 id="thread-title">The thread</h2>
+              <ol start={2}>
+                {post.thread.map((part, i) => (
+                  <li key={i} data-part={i + 2}>
+                    <blockquote class="post-text">{part.text || '(no text)'}</blockquote>
+                    {part.imageUrls.length + part.videoUrls.length > 0 && (
+                      <p class="muted">
+                        With {part.imageUrls.length + part.videoUrls.length} file(s):{' '}
+                        {[...part.imageUrls, ...part.videoUrls].map((url) => (
+                          <a key={url} href={url} rel="noreferrer">{fileName(url)} </a>
+                        ))}
+                      </p>
+                    )}
+                    {part.permalinkUrl && (
+                      <p>
+                        Part {i + 2} on the network: <a href={part.permalinkUrl} rel="noreferrer">{part.permalinkUrl}</a>
+                      </p>
+                    )}
+                    {part.error && <p class="problem">{part.error}</p>}
+                    {!part.permalinkUrl && !part.error && post.status === 'published' && (
+                      <p class="muted">Going out as a reply to part {i + 1}.</p>
+                    )}
+                  </li>
+                ))}
+              </ol>
+            </section>
+          )}
           {post.firstComment && (
             <p class="first-comment">First comment{post.firstComment.delayMinutes ? `, ${post.firstComment.delayMinutes} minutes after publishing` : ''}: {post.firstComment.text}</p>
           )}

@@ -18,8 +18,9 @@ type Endpoint = components['schemas']['WebhookEndpoint'];
 
 /** Every event type, in the order docs/webhooks.md's catalogue lists them; the type check keeps it whole. */
 const EVENT_TYPES = [
-  'post.created', 'post.scheduled', 'post.published', 'post.failed', 'post.unconfirmed', 'post.at_risk', 'post.risk_cleared', 'post.deleted',
-  'post.first_comment.published', 'post.first_comment.failed', 'approval.requested', 'approval.approved',
+  'post.created', 'post.scheduled', 'post.published', 'post.failed', 'post.unconfirmed', 'post.at_risk',
+  'post.risk_cleared', 'post.deleted', 'post.first_comment.published', 'post.first_comment.failed',
+  'post.thread.published', 'post.thread.failed', 'approval.requested', 'approval.approved',
   'approval.rejected', 'approval.assigned', 'channel.connected', 'channel.needs_reconnect', 'channel.disconnected',
   'queue.paused', 'queue.resumed', 'live_post.found', 'webhook.disabled', 'webhook.test',
 ] as const satisfies readonly EventType[];

@@ -2,12 +2,19 @@
  * The composer's unsaved work, kept in this browser's localStorage so a reload, a visit to another page or a
  * session that ended (in this tab or another) loses nothing: one draft per signed-in person (the key names their
  * user id, so someone else signing in on the same browser does not get it), holding only what the form holds
- * (text, channels, media addresses and alt texts, options, time and zone), never a token. It goes once the posts
+ * (text, channels, media addresses and alt texts, the thread's parts, options, time and zone), never a token. It goes once the posts
  * are saved or the person discards it.
  */
 import type { ChosenMedia } from './media-field.js';
 
 export type When = 'now' | 'schedule' | 'queue' | 'draft';
+
+/** A part of the thread after the post itself: its text, and its files where the post it came from had some. */
+export interface ThreadPartDraft {
+  text: string;
+  imageUrls: string[];
+  videoUrls: string[];
+}
 
 /** Everything the form holds: empty for a new post, a post's own for an edit or a copy. */
 export interface Draft {
@@ -17,6 +24,8 @@ export interface Draft {
   media: ChosenMedia[];
   firstComment: string;
   firstCommentDelay: number | undefined;
+  /** The thread's parts after the post itself; none for a single post. */
+  thread: ThreadPartDraft[];
   labelIds: string[];
   options: Record<string, Record<string, string>>;
   when: When;
@@ -26,7 +35,7 @@ export interface Draft {
 }
 
 export const BLANK: Draft = {
-  chosenIds: [], text: '', ownText: {}, media: [], firstComment: '', firstCommentDelay: undefined, labelIds: [],
+  chosenIds: [], text: '', ownText: {}, media: [], firstComment: '', firstCommentDelay: undefined, thread: [], labelIds: [],
   options: {}, when: 'now', dateTime: '', timeZone: '',
 };
 

@@ -1,7 +1,8 @@
 /**
  * What the composer shows of each chosen channel before anything is saved: the counter (the network's counting,
  * red past its limit) and a preview card (the text with the part past the limit marked, the media the network
- * takes, the first comment where it makes one, and every problem the write would refuse). Counting and checks are
+ * takes, the first comment where it makes one, a thread's parts as the chain of replies they become, and every
+ * problem the write would refuse). Counting and checks are
  * Herald's own modules (src/domain/networks: text-length.ts, post-fit.ts), bundled, so the page never disagrees
  * with the server; limits and names come from GET /networks.
  */
@@ -43,7 +44,22 @@ export interface PreviewInput {
   text: string;
   media: ChosenMedia[];
   firstComment: string;
+  /** The thread's parts after the post itself. */
+  thread: { text: string; imageUrls: string[]; videoUrls: string[] }[];
   channelOptions: Record<string, unknown> | undefined;
+}
+
+/** A part of the thread as its reply: the text with the part past the limit marked, and how many files it carries. */
+function ThreadPartPreview(props: { row: NetworkRow; text: string; files: number }) {
+  const [kept, cut] = splitAtLimit(props.text, props.row);
+  return (
+    <li class="preview-part">
+      <span class="preview-text">
+        ↳ {kept}{cut && <mark class="cut" title="Past the limit: the network refuses the part">{cut}</mark>}
+      </span>
+      {props.files > 0 && <small class="muted"> ({props.files} file{props.files > 1 ? 's' : ''})</small>}
+    </li>
+  );
 }
 
 export function PreviewCard(props: PreviewInput) {
@@ -63,6 +79,7 @@ export function PreviewCard(props: PreviewInput) {
       videoUrls: media.filter((m) => m.media.kind === 'video').map((m) => m.media.url),
       knownMedia,
       firstComment: firstComment.trim() ? { text: firstComment } : null,
+      thread: props.thread,
       channelOptions: props.channelOptions ?? null,
     }, { requireOptions: true }).map((p) => p.message)
     : [];
@@ -81,6 +98,14 @@ export function PreviewCard(props: PreviewInput) {
         </div>
       )}
       {firstComment.trim() !== '' && row.firstComment !== 'none' && <p class="preview-comment">↳ {firstComment}</p>}
+      {props.thread.length > 0 && row.threads && (
+        <ol class="preview-thread" start={2} aria-label="The thread's replies, in order">
+          {props.thread.map((part, i) => (
+            <ThreadPartPreview key={i} row={row} text={part.text}
+              files={part.imageUrls.length + part.videoUrls.length} />
+          ))}
+        </ol>
+      )}
       {problems.length > 0 && (
         <ul class="preview-problems">
           {problems.map((message) => <li key={message} class="problem">{message}</li>)}
