@@ -1784,6 +1784,12 @@ export interface components {
             };
             /** @description The network's sliding rate window, where it names no reset when it refuses. */
             rateWindowMs?: number;
+            /** @description The counters live sync reads of a post, by Herald's names: those that are engagement, those that are reach (the first a post has), and whether the channel's audience is read. */
+            counters?: {
+                engagement: string[];
+                reach: string[];
+                audience: boolean;
+            };
             /** @description The network's settings a post gives in `channelOptions` (a YouTube title, a TikTok privacy level, a Pinterest board). */
             channelOptions: components["schemas"]["ChannelOptionRule"][];
         };

@@ -14,6 +14,7 @@ import * as attemptHandles from './017_attempt_handles.js';
 import * as dueOrder from './020_due_order.js';
 import * as rateLimitAdmissions from './021_rate_limit_admissions.js';
 import * as oneDueIndex from './022_one_due_index.js';
+import * as insightsSamples from './023_insights_samples.js';
 
 type Migration = { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> };
 
@@ -34,6 +35,7 @@ const migrations: Record<string, Migration> = {
   '020_due_order': dueOrder,
   '021_rate_limit_admissions': rateLimitAdmissions,
   '022_one_due_index': oneDueIndex,
+  '023_insights_samples': insightsSamples,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
