@@ -1743,7 +1743,7 @@ export interface components {
          * @description See the event catalogue in docs/webhooks.md.
          * @enum {string}
          */
-        EventType: "post.created" | "post.scheduled" | "post.published" | "post.failed" | "post.unconfirmed" | "post.deleted" | "post.first_comment.published" | "post.first_comment.failed" | "approval.requested" | "approval.approved" | "approval.rejected" | "approval.assigned" | "channel.connected" | "channel.needs_reconnect" | "channel.disconnected" | "queue.paused" | "queue.resumed" | "live_post.found" | "webhook.disabled" | "webhook.test";
+        EventType: "post.created" | "post.scheduled" | "post.published" | "post.failed" | "post.unconfirmed" | "post.deleted" | "post.first_comment.published" | "post.first_comment.failed" | "approval.requested" | "approval.approved" | "approval.rejected" | "approval.assigned" | "channel.connected" | "channel.needs_reconnect" | "channel.disconnected" | "queue.paused" | "queue.resumed" | "live_post.found" | "webhook.disabled" | "webhook.test" | "insights.weekly";
         /**
          * @description Something that happened, in the same shape as a webhook delivery's body. `data` carries the object as
          *     this API shows it (`post`, `channel`, `endpoint`) and the type's own facts (`reason`, `permalinkUrl`).

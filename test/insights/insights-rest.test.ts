@@ -1,14 +1,16 @@
 import assert from 'node:assert/strict';
 import { purgeExpired } from '../../src/domain/housekeeping.js';
+import { writeWeeklyDigests } from '../../src/domain/insights/weekly-digest.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { madeUpHistory, type History } from './fixture.js';
+import { RECEIVER_HOST } from '../webhooks/receiver.js';
 
 describe('insights over REST', () => {
   let t: TestHerald;
   let a: SeededAccount;
   let history: History;
   before(async () => {
-    t = await startTestHerald();
+    t = await startTestHerald({ outboundAllowHosts: [RECEIVER_HOST] });
     a = await t.seedAccount({ channels: 2 });
     history = await madeUpHistory(t, a);
   });
@@ -103,5 +105,23 @@ describe('insights over REST', () => {
     assert.ok(Number((await t.herald.db('post_samples').count({ n: '*' }).first())!.n) < samples);
     const after = (await get('/insights?from=2026-03-01&to=2026-03-28')).body.data;
     assert.deepEqual({ ...after, audience: null }, { ...before, audience: null });
+  });
+
+  it('writes one weekly digest per workspace, through /events and webhooks, with the week\'s numbers', async () => {
+    const hook = await t.api('POST', '/v1/rest/webhooks', { token: a.apiKey, body: { url: `http://${RECEIVER_HOST}:9/hook`, eventTypes: ['insights.weekly'] } });
+    assert.equal(hook.status, 201, JSON.stringify(hook.body));
+    assert.ok(await writeWeeklyDigests(t.deps) >= 1, 'every workspace with channels, this one among them');
+    assert.equal(await writeWeeklyDigests(t.deps), 0, 'once per week');
+    const events = (await get('/events')).body.data.filter((e: any) => e.type === 'insights.weekly');
+    assert.equal(events.length, 1);
+    const digest = events[0].data;
+    const week = (await get('/insights?from=2026-03-23&to=2026-03-29')).body.data;
+    assert.deepEqual(digest.week, week.period);
+    assert.deepEqual([digest.totals, digest.previousTotals, digest.change], [week.totals, week.previousTotals, week.change]);
+    assert.deepEqual(digest.bestPost, week.topPosts[0]);
+    assert.deepEqual(digest.suggestedSlots.map((s: any) => s.channelId), a.channelIds);
+    assert.match(digest.suggestedSlots[0].note, /Only \d+ published posts?/);
+    const deliveries = await t.api('GET', `/v1/rest/webhooks/${hook.body.data.id}/deliveries`, { token: a.apiKey });
+    assert.deepEqual(deliveries.body.data.map((d: any) => d.eventType ?? d.type), ['insights.weekly']);
   });
 });

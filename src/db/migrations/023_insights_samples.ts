@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 /**
  * Insights keep history, not a snapshot: each live sync stores the counters of each post it sees (when they
- * changed) and each channel's audience, as samples; housekeeping compacts old ones (domain/insights/compaction.ts).
+ * changed) and each channel's audience, as samples; housekeeping compacts old ones (domain/insights/compaction.ts); and which weekly digests were written.
  * A post's sample carries its channel, account and publish time so period queries and compaction need no join.
  */
 export async function up(db: Knex): Promise<void> {
@@ -24,9 +24,17 @@ export async function up(db: Knex): Promise<void> {
     t.bigInteger('followers').notNullable();
     t.primary(['channel_id', 'sampled_at']);
   });
+  // The weekly digest written for a workspace and week (its Monday): one, however many instances race to write it.
+  await db.schema.createTable('insight_digests', (t) => {
+    t.string('workspace_id', 40).notNullable().references('workspaces.id').onDelete('CASCADE');
+    t.string('week', 10).notNullable();
+    t.bigInteger('created_at').notNullable();
+    t.primary(['workspace_id', 'week']);
+  });
 }
 
 export async function down(db: Knex): Promise<void> {
+  await db.schema.dropTable('insight_digests');
   await db.schema.dropTable('audience_samples');
   await db.schema.dropTable('post_samples');
 }

@@ -56,6 +56,16 @@ export class InsightsRepository {
     }], 'ON CONFLICT (channel_id, sampled_at) DO NOTHING');
   }
 
+  /** Claims a workspace's digest of a week; false when another writer has it already. */
+  async claimDigest(workspaceId: string, week: string, now: number): Promise<boolean> {
+    const rows = await insertRows(this.db, 'insight_digests', [{ workspace_id: workspaceId, week, created_at: now }], 'ON CONFLICT (workspace_id, week) DO NOTHING RETURNING workspace_id');
+    return rows.length > 0;
+  }
+
+  async digestWritten(workspaceId: string, week: string): Promise<boolean> {
+    return (await this.db('insight_digests').where({ workspace_id: workspaceId, week }).first()) !== undefined;
+  }
+
   /** A post's samples, oldest first. */
   async postSamples(accountId: string, postId: string): Promise<PostSampleRecord[]> {
     const rows = await this.db('post_samples').where({ account_id: accountId, post_id: postId }).orderBy('sampled_at');
