@@ -85,4 +85,20 @@ describe('the web app: Insights (Chromium)', function () {
     await page.screenshot({ path: path.join(ARTIFACTS, 'screenshots', 'insights-phone.png'), fullPage: true });
     await page.context().close();
   });
+
+  it('shows a published post\'s own curve, with its readings as a table', async () => {
+    const postId = history.posts[3].id;
+    const curve = (await t.api('GET', `/v1/rest/posts/${postId}/insights`, { token: a.apiKey })).body.data;
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'UTC' })).newPage();
+    await signInToApp(page, t.url, a.email, a.password);
+    await page.goto(`${t.url}/app/posts/${postId}`);
+    await appReady(page);
+    await page.waitForSelector('#curve-title');
+    assert.equal(await page.locator('section[aria-labelledby=curve-title] canvas').count(), 1);
+    const rows = await page.$$eval('section[aria-labelledby=curve-title] details tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(1).map((td) => td.textContent).join(' ')));
+    assert.deepEqual(rows, curve.samples.map((s: any) => `${s.engagement} ${s.reach}`));
+    const violations = (await new AxeBuilder({ page }).analyze()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    assert.deepEqual(violations.map((v) => v.id), []);
+    await page.context().close();
+  });
 });

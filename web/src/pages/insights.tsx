@@ -6,12 +6,11 @@
  * itself a table; the top posts with their pictures; results by label and by network; and per channel when to
  * post (GET /channels/{id}/best-times). The period's posts download as CSV. On a phone the charts take the width.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
-import uPlot from 'uplot';
-import 'uplot/dist/uPlot.min.css';
+import { useState } from 'preact/hooks';
 import type { components } from '../../../generated/sdk/index.js';
 import { api, call, toApiError, type ApiError } from '../api.js';
 import { Link, navigate, useLocation } from '../router.js';
+import { Chart } from '../ui/chart.js';
 import { Empty, Loading, Page, Problem } from '../ui/page.js';
 import { useApi } from '../ui/use-api.js';
 import './insights.css';
@@ -22,7 +21,6 @@ type BestTimes = components['schemas']['BestTimes'];
 
 const PRESETS = [7, 28, 90];
 const WEEKDAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
-const COLORS = ['#1a56b0', '#b0431a', '#14622b', '#6b2fa3', '#8a6d00'];
 const number = new Intl.NumberFormat();
 
 function today(): string {
@@ -177,29 +175,6 @@ function Report(props: { report: Report; channels: components['schemas']['Channe
       <BestTimesSection channels={report.byChannel.map((c) => ({ id: c.channelId, name: c.name }))} />
     </>
   );
-}
-
-/** A uPlot chart drawn into its box, sized to the box (and redrawn when it changes size), with its own label. */
-function Chart(props: { label: string; series: { label: string; values: (number | null)[] }[]; xs: number[] }) {
-  const box = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    const element = box.current;
-    if (!element || props.xs.length === 0) return;
-    const width = () => Math.max(240, element.clientWidth);
-    const plot = new uPlot({
-      width: width(), height: 220,
-      series: [{}, ...props.series.map((s, i) => ({ label: s.label, stroke: COLORS[i % COLORS.length], width: 2, spanGaps: true }))],
-      axes: [{}, { size: 60 }],
-      legend: { show: props.series.length > 1 },
-    }, [props.xs, ...props.series.map((s) => s.values)] as uPlot.AlignedData, element);
-    const observer = new ResizeObserver(() => plot.setSize({ width: width(), height: 220 }));
-    observer.observe(element);
-    return () => {
-      observer.disconnect();
-      plot.destroy();
-    };
-  }, [props.xs, props.series]);
-  return <div class="chart" ref={box} role="img" aria-label={props.label} />;
 }
 
 function Audience(props: { report: Report; names: Map<string, string> }) {
