@@ -101,4 +101,17 @@ describe('the web app: Insights (Chromium)', function () {
     assert.deepEqual(violations.map((v) => v.id), []);
     await page.context().close();
   });
+
+  it('offers suggested slots in the queue editor, saying why there are none yet', async () => {
+    const best = (await t.api('GET', `/v1/rest/channels/${a.channelIds[0]}/best-times`, { token: a.apiKey })).body.data;
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'UTC' })).newPage();
+    await signInToApp(page, t.url, a.email, a.password);
+    await page.goto(`${t.url}/app/channels/${a.channelIds[0]}/queue`);
+    await appReady(page);
+    await page.waitForSelector('#suggested-title');
+    assert.equal(await page.textContent('.suggested p'), best.note);
+    const violations = (await new AxeBuilder({ page }).analyze()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    assert.deepEqual(violations.map((v) => v.id), []);
+    await page.context().close();
+  });
 });
