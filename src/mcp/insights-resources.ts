@@ -21,11 +21,40 @@ const JSON_TYPE = 'application/json';
 const PERIOD = '{?from,to,timezone}';
 
 export const INSIGHTS_TEMPLATES = [
-  { uriTemplate: `herald://insights${PERIOD}`, name: 'insights', title: 'Insights of the account', description: 'What the published posts of the whole account did in a period (the last 28 days when from and to are left out), against the period before: totals, by network, channel, label, weekday and hour, top posts, audience.' },
-  { uriTemplate: `herald://insights/workspaces/{workspaceId}${PERIOD}`, name: 'insights-workspace', title: 'Insights of a workspace', description: 'The same for the channels of one workspace.' },
-  { uriTemplate: `herald://insights/channels/{channelId}${PERIOD}`, name: 'insights-channel', title: 'Insights of a channel', description: 'The same for one channel, with its audience over the period.' },
-  { uriTemplate: `herald://insights/labels/{labelId}${PERIOD}`, name: 'insights-label', title: 'Insights of a label (a campaign)', description: 'The same for the posts carrying one label.' },
-  { uriTemplate: 'herald://insights/channels/{channelId}/best-times{?weeks}', name: 'best-times', title: 'When to post on a channel', description: 'The weekday-and-hour windows where the channel\'s own posts did best, with sample sizes and how far to trust them.' },
+  {
+    uriTemplate: `herald://insights${PERIOD}`,
+    name: 'insights',
+    title: 'Insights of the account',
+    description:
+      'What the published posts of the whole account did in a period (the last 28 days when from and to are left ' +
+      'out), against the period before: totals, by network, channel, label, weekday and hour, top posts, audience.',
+  },
+  {
+    uriTemplate: `herald://insights/workspaces/{workspaceId}${PERIOD}`,
+    name: 'insights-workspace',
+    title: 'Insights of a workspace',
+    description: 'The same for the channels of one workspace.',
+  },
+  {
+    uriTemplate: `herald://insights/channels/{channelId}${PERIOD}`,
+    name: 'insights-channel',
+    title: 'Insights of a channel',
+    description: 'The same for one channel, with its audience over the period.',
+  },
+  {
+    uriTemplate: `herald://insights/labels/{labelId}${PERIOD}`,
+    name: 'insights-label',
+    title: 'Insights of a label (a campaign)',
+    description: 'The same for the posts carrying one label.',
+  },
+  {
+    uriTemplate: 'herald://insights/channels/{channelId}/best-times{?weeks}',
+    name: 'best-times',
+    title: 'When to post on a channel',
+    description:
+      "The weekday-and-hour windows where the channel's own posts did best, with sample sizes and how far to " +
+      'trust them.',
+  },
 ].map((t) => ({ ...t, mimeType: JSON_TYPE }));
 
 export function isInsightsUri(uri: unknown): uri is string {
@@ -38,10 +67,25 @@ export async function listInsightsResources(deps: DomainDeps, principal: Princip
   return [
     { uri: 'herald://insights', name: 'insights', title: 'Insights of the account, last 28 days', mimeType: JSON_TYPE },
     ...channels.flatMap((c) => [
-      { uri: `herald://insights/channels/${c.id}`, name: `insights-channel-${c.id}`, title: `Insights of ${c.displayName ?? c.name}, last 28 days`, mimeType: JSON_TYPE },
-      { uri: `herald://insights/channels/${c.id}/best-times`, name: `best-times-${c.id}`, title: `When to post on ${c.displayName ?? c.name}`, mimeType: JSON_TYPE },
+      {
+        uri: `herald://insights/channels/${c.id}`,
+        name: `insights-channel-${c.id}`,
+        title: `Insights of ${c.displayName ?? c.name}, last 28 days`,
+        mimeType: JSON_TYPE,
+      },
+      {
+        uri: `herald://insights/channels/${c.id}/best-times`,
+        name: `best-times-${c.id}`,
+        title: `When to post on ${c.displayName ?? c.name}`,
+        mimeType: JSON_TYPE,
+      },
     ]),
-    ...labels.map((l) => ({ uri: `herald://insights/labels/${l.id}`, name: `insights-label-${l.id}`, title: `Insights of the label ${l.name}, last 28 days`, mimeType: JSON_TYPE })),
+    ...labels.map((l) => ({
+      uri: `herald://insights/labels/${l.id}`,
+      name: `insights-label-${l.id}`,
+      title: `Insights of the label ${l.name}, last 28 days`,
+      mimeType: JSON_TYPE,
+    })),
   ];
 }
 
@@ -60,13 +104,21 @@ export async function readInsightsResource(deps: DomainDeps, principal: Principa
     return { contents: [{ uri, mimeType: JSON_TYPE, text: JSON.stringify(data) }] };
   } catch (error) {
     if (error instanceof HeraldError) {
-      throw new JSONRPCErrorException(error.message, error.status === 404 ? notFoundCode : RpcErrorCode.InvalidParams, { uri, details: error.details });
+      throw new JSONRPCErrorException(error.message, error.status === 404 ? notFoundCode : RpcErrorCode.InvalidParams, {
+        uri,
+        details: error.details,
+      });
     }
     throw error;
   }
 }
 
-async function readPath(deps: DomainDeps, principal: Principal, path: string[], query: Record<string, string>): Promise<unknown> {
+async function readPath(
+  deps: DomainDeps,
+  principal: Principal,
+  path: string[],
+  query: Record<string, string>,
+): Promise<unknown> {
   const period = { from: query.from, to: query.to, timezone: query.timezone };
   const [root, kind, id, more] = path;
   if (root !== 'insights' || path.length > 4) return undefined;
@@ -80,9 +132,14 @@ async function readPath(deps: DomainDeps, principal: Principal, path: string[], 
   }
   if (!id || more !== undefined) return undefined;
   // A scope that is not the account's is not found here, where REST says which filter to fix.
-  const known = kind === 'channels' ? (await deps.repos.channels.get(principal.accountId, id)) !== undefined
-    : kind === 'labels' ? (await deps.repos.labels.findMany(principal.accountId, [id])).length > 0
-      : kind === 'workspaces' ? (await deps.repos.accounts.listWorkspaces(principal.accountId)).some((w) => w.id === id) : false;
+  const known =
+    kind === 'channels'
+      ? (await deps.repos.channels.get(principal.accountId, id)) !== undefined
+      : kind === 'labels'
+        ? (await deps.repos.labels.findMany(principal.accountId, [id])).length > 0
+        : kind === 'workspaces'
+          ? (await deps.repos.accounts.listWorkspaces(principal.accountId)).some((w) => w.id === id)
+          : false;
   if (!known) return undefined;
   if (kind === 'channels') return insightsReport(deps, principal, { ...period, channelIds: [id] });
   if (kind === 'labels') return insightsReport(deps, principal, { ...period, labelIds: [id] });
@@ -90,5 +147,7 @@ async function readPath(deps: DomainDeps, principal: Principal, path: string[], 
 }
 
 function notFound(uri: string, code: number): JSONRPCErrorException {
-  return new JSONRPCErrorException(`Resource not found: ${uri}. resources/list names this account's insights.`, code, { uri });
+  return new JSONRPCErrorException(`Resource not found: ${uri}. resources/list names this account's insights.`, code, {
+    uri,
+  });
 }

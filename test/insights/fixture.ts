@@ -23,19 +23,38 @@ export async function madeUpHistory(t: TestHerald, a: SeededAccount): Promise<Hi
   assert.equal(label.status, 201, JSON.stringify(label.body));
   const worker = testWorker(t);
   const times = [
-    '2026-02-03T08:15:00Z', '2026-02-10T17:40:00Z', '2026-02-20T08:05:00Z', // the previous period
-    '2026-03-02T08:10:00Z', '2026-03-03T08:20:00Z', '2026-03-09T08:30:00Z', '2026-03-12T19:00:00Z', '2026-03-20T12:45:00Z', '2026-03-27T22:30:00Z',
+    '2026-02-03T08:15:00Z',
+    '2026-02-10T17:40:00Z',
+    '2026-02-20T08:05:00Z', // the previous period
+    '2026-03-02T08:10:00Z',
+    '2026-03-03T08:20:00Z',
+    '2026-03-09T08:30:00Z',
+    '2026-03-12T19:00:00Z',
+    '2026-03-20T12:45:00Z',
+    '2026-03-27T22:30:00Z',
     '2026-03-29T09:00:00Z', // after the period
   ];
   const posts: History['posts'] = [];
   for (const [i, at] of times.entries()) {
     clock.advance(Date.parse(at) - clock.now());
     const channelId = a.channelIds[i % 2];
-    const created = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [channelId], text: `Post ${i} of the history` } });
+    const created = await t.api('POST', '/v1/rest/posts', {
+      token: a.apiKey,
+      body: { channelIds: [channelId], text: `Post ${i} of the history` },
+    });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const id = created.body.data[0].id;
     const labelled = i % 3 === 0;
-    if (labelled) assert.equal((await t.api('POST', `/v1/rest/posts/${id}/labels`, { token: a.apiKey, body: { labelIds: [label.body.data.id] } })).status, 200);
+    if (labelled)
+      assert.equal(
+        (
+          await t.api('POST', `/v1/rest/posts/${id}/labels`, {
+            token: a.apiKey,
+            body: { labelIds: [label.body.data.id] },
+          })
+        ).status,
+        200,
+      );
     await worker.tick();
     await worker.sync();
     posts.push({ id, at, channelId, labelled });

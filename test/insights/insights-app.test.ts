@@ -39,7 +39,8 @@ describe('the web app: Insights (Chromium)', function () {
     return page;
   }
 
-  const rest = async (query: string) => (await t.api('GET', `/v1/rest/insights?${query}&timezone=UTC`, { token: a.apiKey })).body.data;
+  const rest = async (query: string) =>
+    (await t.api('GET', `/v1/rest/insights?${query}&timezone=UTC`, { token: a.apiKey })).body.data;
   const format = (n: number) => new Intl.NumberFormat('en-US').format(n);
 
   it('shows the totals, change, top posts, labels, heat map and audience REST reports for the period, axe clean', async () => {
@@ -49,22 +50,40 @@ describe('the web app: Insights (Chromium)', function () {
     assert.equal(await total('posts'), format(report.totals.posts));
     assert.equal(await total('engagement'), format(report.totals.engagement));
     assert.equal(await total('reach'), format(report.totals.reach));
-    assert.match(await page.textContent('.totals') ?? '', new RegExp(`up ${report.change.posts}%`));
+    assert.match((await page.textContent('.totals')) ?? '', new RegExp(`up ${report.change.posts}%`));
     assert.equal(await page.locator('.top-posts li').count(), report.topPosts.length);
-    assert.equal(await page.locator('.top-posts li a').first().getAttribute('href'), `/app/posts/${report.topPosts[0].postId}`);
+    assert.equal(
+      await page.locator('.top-posts li a').first().getAttribute('href'),
+      `/app/posts/${report.topPosts[0].postId}`,
+    );
     const labelRow = await page.locator('[data-breakdown=labels] tbody tr').first().innerText();
-    assert.match(labelRow, new RegExp(`Spring\\s+${report.byLabel[0].totals.posts}\\s+${format(report.byLabel[0].totals.engagement)}`));
+    assert.match(
+      labelRow,
+      new RegExp(`Spring\\s+${report.byLabel[0].totals.posts}\\s+${format(report.byLabel[0].totals.engagement)}`),
+    );
     for (const cell of report.byWeekdayHour) {
-      assert.match(await page.textContent(`[data-cell="${cell.weekday}:${cell.hour}"]`) ?? '', new RegExp(`^${cell.posts} posts, ${cell.posts}${cell.engagement} engagement$`));
+      assert.match(
+        (await page.textContent(`[data-cell="${cell.weekday}:${cell.hour}"]`)) ?? '',
+        new RegExp(`^${cell.posts} posts, ${cell.posts}${cell.engagement} engagement$`),
+      );
     }
     assert.equal(await page.locator('.chart canvas').count(), 1, 'uPlot drew the audience chart');
     await page.click('summary:has-text("Audience as a table")');
     const rows = await page.locator('section[aria-labelledby=audience-heading] details tbody tr').allInnerTexts();
-    assert.deepEqual(rows.length, report.audience.reduce((n: number, c: any) => n + c.points.length, 0), JSON.stringify([rows, report.audience]));
+    assert.deepEqual(
+      rows.length,
+      report.audience.reduce((n: number, c: any) => n + c.points.length, 0),
+      JSON.stringify([rows, report.audience]),
+    );
     assert.equal(await page.locator('.best').count(), 2);
-    assert.match(await page.textContent('.best') ?? '', /Only \d+ published posts?/);
-    const violations = (await new AxeBuilder({ page }).analyze()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    assert.deepEqual(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), []);
+    assert.match((await page.textContent('.best')) ?? '', /Only \d+ published posts?/);
+    const violations = (await new AxeBuilder({ page }).analyze()).violations.filter(
+      (v) => v.impact === 'serious' || v.impact === 'critical',
+    );
+    assert.deepEqual(
+      violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+      [],
+    );
     await page.screenshot({ path: path.join(ARTIFACTS, 'screenshots', 'insights-desktop.png'), fullPage: true });
 
     await page.click('text=Last 7 days');
@@ -78,40 +97,71 @@ describe('the web app: Insights (Chromium)', function () {
     const report = await rest(`${PERIOD}&labelIds=${history.labelId}`);
     assert.equal(await page.textContent('[data-total=posts]'), format(report.totals.posts));
     assert.equal(await page.inputValue('#insights-label'), history.labelId);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     assert.equal(overflow, 0, 'no sideways scrolling on a phone');
-    const violations = (await new AxeBuilder({ page }).analyze()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    assert.deepEqual(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), []);
+    const violations = (await new AxeBuilder({ page }).analyze()).violations.filter(
+      (v) => v.impact === 'serious' || v.impact === 'critical',
+    );
+    assert.deepEqual(
+      violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+      [],
+    );
     await page.screenshot({ path: path.join(ARTIFACTS, 'screenshots', 'insights-phone.png'), fullPage: true });
     await page.context().close();
   });
 
-  it('shows a published post\'s own curve, with its readings as a table', async () => {
+  it("shows a published post's own curve, with its readings as a table", async () => {
     const postId = history.posts[3].id;
     const curve = (await t.api('GET', `/v1/rest/posts/${postId}/insights`, { token: a.apiKey })).body.data;
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'UTC' })).newPage();
+    const page = await (
+      await browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'UTC' })
+    ).newPage();
     await signInToApp(page, t.url, a.email, a.password);
     await page.goto(`${t.url}/app/posts/${postId}`);
     await appReady(page);
     await page.waitForSelector('#curve-title');
     assert.equal(await page.locator('section[aria-labelledby=curve-title] canvas').count(), 1);
-    const rows = await page.$$eval('section[aria-labelledby=curve-title] details tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(1).map((td) => td.textContent).join(' ')));
-    assert.deepEqual(rows, curve.samples.map((s: any) => `${s.engagement} ${s.reach}`));
-    const violations = (await new AxeBuilder({ page }).analyze()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    assert.deepEqual(violations.map((v) => v.id), []);
+    const rows = await page.$$eval('section[aria-labelledby=curve-title] details tbody tr', (trs) =>
+      trs.map((tr) =>
+        [...tr.querySelectorAll('td')]
+          .slice(1)
+          .map((td) => td.textContent)
+          .join(' '),
+      ),
+    );
+    assert.deepEqual(
+      rows,
+      curve.samples.map((s: any) => `${s.engagement} ${s.reach}`),
+    );
+    const violations = (await new AxeBuilder({ page }).analyze()).violations.filter(
+      (v) => v.impact === 'serious' || v.impact === 'critical',
+    );
+    assert.deepEqual(
+      violations.map((v) => v.id),
+      [],
+    );
     await page.context().close();
   });
 
   it('offers suggested slots in the queue editor, saying why there are none yet', async () => {
     const best = (await t.api('GET', `/v1/rest/channels/${a.channelIds[0]}/best-times`, { token: a.apiKey })).body.data;
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'UTC' })).newPage();
+    const page = await (
+      await browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'UTC' })
+    ).newPage();
     await signInToApp(page, t.url, a.email, a.password);
     await page.goto(`${t.url}/app/channels/${a.channelIds[0]}/queue`);
     await appReady(page);
     await page.waitForSelector('#suggested-title');
     assert.equal(await page.textContent('.suggested p'), best.note);
-    const violations = (await new AxeBuilder({ page }).analyze()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    assert.deepEqual(violations.map((v) => v.id), []);
+    const violations = (await new AxeBuilder({ page }).analyze()).violations.filter(
+      (v) => v.impact === 'serious' || v.impact === 'critical',
+    );
+    assert.deepEqual(
+      violations.map((v) => v.id),
+      [],
+    );
     await page.context().close();
   });
 });

@@ -26,11 +26,17 @@ describe('insights as MCP resources', () => {
       try {
         assert.equal((await client.listTools()).length, 44);
         const listed = (await client.listResources()).map((r) => r.uri);
-        assert.deepEqual(listed.sort(), [
-          'herald://insights',
-          ...a.channelIds.flatMap((id) => [`herald://insights/channels/${id}`, `herald://insights/channels/${id}/best-times`]),
-          `herald://insights/labels/${history.labelId}`,
-        ].sort());
+        assert.deepEqual(
+          listed.sort(),
+          [
+            'herald://insights',
+            ...a.channelIds.flatMap((id) => [
+              `herald://insights/channels/${id}`,
+              `herald://insights/channels/${id}/best-times`,
+            ]),
+            `herald://insights/labels/${history.labelId}`,
+          ].sort(),
+        );
         const read = async (uri: string) => {
           const answer = await client.readResource(uri);
           assert.equal(answer.contents[0].mimeType, 'application/json');
@@ -38,10 +44,22 @@ describe('insights as MCP resources', () => {
         };
         const period = 'from=2026-03-01&to=2026-03-28';
         assert.deepEqual(await read(`herald://insights?${period}`), await rest(`/insights?${period}`));
-        assert.deepEqual(await read(`herald://insights/channels/${a.channelIds[1]}?${period}`), await rest(`/insights?${period}&channelIds=${a.channelIds[1]}`));
-        assert.deepEqual(await read(`herald://insights/labels/${history.labelId}?${period}`), await rest(`/insights?${period}&labelIds=${history.labelId}`));
-        assert.deepEqual(await read(`herald://insights/workspaces/${a.workspaceId}?${period}`), await rest(`/insights?${period}&workspaceId=${a.workspaceId}`));
-        assert.deepEqual(await read(`herald://insights/channels/${a.channelIds[0]}/best-times`), await rest(`/channels/${a.channelIds[0]}/best-times`));
+        assert.deepEqual(
+          await read(`herald://insights/channels/${a.channelIds[1]}?${period}`),
+          await rest(`/insights?${period}&channelIds=${a.channelIds[1]}`),
+        );
+        assert.deepEqual(
+          await read(`herald://insights/labels/${history.labelId}?${period}`),
+          await rest(`/insights?${period}&labelIds=${history.labelId}`),
+        );
+        assert.deepEqual(
+          await read(`herald://insights/workspaces/${a.workspaceId}?${period}`),
+          await rest(`/insights?${period}&workspaceId=${a.workspaceId}`),
+        );
+        assert.deepEqual(
+          await read(`herald://insights/channels/${a.channelIds[0]}/best-times`),
+          await rest(`/channels/${a.channelIds[0]}/best-times`),
+        );
 
         const other = await t.seedAccount({ name: 'Other', channels: 1 });
         await assert.rejects(read(`herald://insights/channels/${other.channelIds[0]}`), /Resource not found/);
@@ -59,12 +77,15 @@ describe('insights as MCP resources', () => {
       headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
     });
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    assert.deepEqual(res.body.result.resourceTemplates.map((r: any) => r.uriTemplate), [
-      'herald://insights{?from,to,timezone}',
-      'herald://insights/workspaces/{workspaceId}{?from,to,timezone}',
-      'herald://insights/channels/{channelId}{?from,to,timezone}',
-      'herald://insights/labels/{labelId}{?from,to,timezone}',
-      'herald://insights/channels/{channelId}/best-times{?weeks}',
-    ]);
+    assert.deepEqual(
+      res.body.result.resourceTemplates.map((r: any) => r.uriTemplate),
+      [
+        'herald://insights{?from,to,timezone}',
+        'herald://insights/workspaces/{workspaceId}{?from,to,timezone}',
+        'herald://insights/channels/{channelId}{?from,to,timezone}',
+        'herald://insights/labels/{labelId}{?from,to,timezone}',
+        'herald://insights/channels/{channelId}/best-times{?weeks}',
+      ],
+    );
   });
 });

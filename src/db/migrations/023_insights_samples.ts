@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 
 /**
  * Insights keep history, not a snapshot: each live sync stores the counters of each post it sees (when they
- * changed) and each channel's audience, as samples; housekeeping compacts old ones (domain/insights/compaction.ts); and which weekly digests were written.
+ * changed) and each channel's audience, as samples; housekeeping compacts old ones (domain/insights/compaction.ts);
+ * and which weekly digests were written.
  * A post's sample carries its channel, account and publish time so period queries and compaction need no join.
  */
 export async function up(db: Knex): Promise<void> {

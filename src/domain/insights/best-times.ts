@@ -46,20 +46,39 @@ function confidenceOf(posts: number): { confidence: Window['confidence']; note: 
   return { confidence: 'low', note: `From only ${posts} posts: a hint, not a rule.` };
 }
 
-export function bestWindows(posts: readonly ScoredPostInput[], timezone: string, weeks = DEFAULT_WEEKS): Omit<BestTimes, 'channelId'> {
+export function bestWindows(
+  posts: readonly ScoredPostInput[],
+  timezone: string,
+  weeks = DEFAULT_WEEKS,
+): Omit<BestTimes, 'channelId'> {
   const withReach = posts.filter((p) => p.reach !== null && p.reach > 0);
   const withFollowers = posts.filter((p) => p.followers !== null && p.followers > 0);
-  const basis: BestTimes['basis'] = withReach.length * 2 >= posts.length && withReach.length > 0 ? 'impressions'
-    : withFollowers.length * 2 >= posts.length && withFollowers.length > 0 ? 'followers' : 'posts';
-  const scored = basis === 'impressions' ? withReach.map((p) => ({ at: p.publishedAt, score: p.engagement / p.reach! }))
-    : basis === 'followers' ? withFollowers.map((p) => ({ at: p.publishedAt, score: p.engagement / p.followers! }))
-      : posts.map((p) => ({ at: p.publishedAt, score: p.engagement }));
-  const measure = { impressions: 'engagement per impression or view', followers: 'engagement per follower', posts: 'engagement per post' }[basis];
+  const basis: BestTimes['basis'] =
+    withReach.length * 2 >= posts.length && withReach.length > 0
+      ? 'impressions'
+      : withFollowers.length * 2 >= posts.length && withFollowers.length > 0
+        ? 'followers'
+        : 'posts';
+  const scored =
+    basis === 'impressions'
+      ? withReach.map((p) => ({ at: p.publishedAt, score: p.engagement / p.reach! }))
+      : basis === 'followers'
+        ? withFollowers.map((p) => ({ at: p.publishedAt, score: p.engagement / p.followers! }))
+        : posts.map((p) => ({ at: p.publishedAt, score: p.engagement }));
+  const measure = {
+    impressions: 'engagement per impression or view',
+    followers: 'engagement per follower',
+    posts: 'engagement per post',
+  }[basis];
   const base = { timezone, basis, postsConsidered: scored.length, minimumPosts: MIN_WINDOW_POSTS };
   if (scored.length < MIN_POSTS) {
     return {
-      ...base, windows: [],
-      note: `Only ${scored.length} published post${scored.length === 1 ? '' : 's'} to learn from in the last ${weeks} weeks; Herald suggests times once there are at least ${MIN_POSTS}.`,
+      ...base,
+      windows: [],
+      note:
+        `Only ${scored.length} published post${scored.length === 1 ? '' : 's'} to learn from ` +
+        `in the last ${weeks} weeks; ` +
+        `Herald suggests times once there are at least ${MIN_POSTS}.`,
     };
   }
   const sorted = scored.map((p) => p.score).sort((x, y) => x - y);
@@ -77,28 +96,49 @@ export function bestWindows(posts: readonly ScoredPostInput[], timezone: string,
     .filter((c) => c.scores.length >= MIN_WINDOW_POSTS)
     .map((c) => {
       const score = c.scores.reduce((a, b) => a + b, 0) / c.scores.length;
-      return { weekday: c.weekday, hour: c.hour, posts: c.scores.length, score: round(score), lift: typical > 0 ? round(score / typical) : 0, ...confidenceOf(c.scores.length) };
+      return {
+        weekday: c.weekday,
+        hour: c.hour,
+        posts: c.scores.length,
+        score: round(score),
+        lift: typical > 0 ? round(score / typical) : 0,
+        ...confidenceOf(c.scores.length),
+      };
     })
     .filter((w) => w.lift > 1)
     .sort((a, b) => b.score - a.score || b.posts - a.posts || a.weekday - b.weekday || a.hour - b.hour)
     .slice(0, MAX_WINDOWS);
-  const found = windows.length === 0
-    ? ` No weekday and hour with ${MIN_WINDOW_POSTS} or more posts did better than the channel's typical post yet.`
-    : ` Best: ${DAYS[windows[0].weekday]}s at ${String(windows[0].hour).padStart(2, '0')}:00 (${timezone}).`;
-  return { ...base, windows, note: `From ${scored.length} posts of the last ${weeks} weeks, measured as ${measure}.${found}` };
+  const found =
+    windows.length === 0
+      ? ` No weekday and hour with ${MIN_WINDOW_POSTS} or more posts did better than the channel's typical post yet.`
+      : ` Best: ${DAYS[windows[0].weekday]}s at ${String(windows[0].hour).padStart(2, '0')}:00 (${timezone}).`;
+  return {
+    ...base,
+    windows,
+    note: `From ${scored.length} posts of the last ${weeks} weeks, measured as ${measure}.${found}`,
+  };
 }
 
 function round(value: number): number {
   return Math.round(value * 10_000) / 10_000;
 }
 
-export async function bestTimes(deps: DomainDeps, principal: Principal, channelId: string, input: { weeks?: number }): Promise<BestTimes> {
+export async function bestTimes(
+  deps: DomainDeps,
+  principal: Principal,
+  channelId: string,
+  input: { weeks?: number },
+): Promise<BestTimes> {
   const channel = await deps.repos.channels.get(principal.accountId, channelId);
   if (!channel) throw new NotFoundError(`No channel ${channelId} in this account; list them with GET /channels.`);
   return { channelId: channel.id, ...(await channelBestWindows(deps, channel, input.weeks ?? DEFAULT_WEEKS)) };
 }
 
-export async function channelBestWindows(deps: DomainDeps, channel: { id: string; accountId: string; timezone: string }, weeks = DEFAULT_WEEKS): Promise<Omit<BestTimes, 'channelId'>> {
+export async function channelBestWindows(
+  deps: DomainDeps,
+  channel: { id: string; accountId: string; timezone: string },
+  weeks = DEFAULT_WEEKS,
+): Promise<Omit<BestTimes, 'channelId'>> {
   const end = deps.now();
   const start = end - weeks * WEEK_MS;
   const posts = await deps.repos.insights.publishedPosts(channel.accountId, [channel.id], start, end, null);
@@ -111,7 +151,14 @@ export async function channelBestWindows(deps: DomainDeps, channel: { id: string
     for (const sample of audience) if (sample.sampledAt <= at) found = sample.followers;
     return found;
   };
-  return bestWindows(posts.map((p) => ({
-    publishedAt: p.publishedAt, engagement: engagementOf(p.network, p.metrics), reach: reachOf(p.network, p.metrics), followers: followersAt(p.publishedAt),
-  })), channel.timezone, weeks);
+  return bestWindows(
+    posts.map((p) => ({
+      publishedAt: p.publishedAt,
+      engagement: engagementOf(p.network, p.metrics),
+      reach: reachOf(p.network, p.metrics),
+      followers: followersAt(p.publishedAt),
+    })),
+    channel.timezone,
+    weeks,
+  );
 }

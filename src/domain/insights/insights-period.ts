@@ -32,9 +32,14 @@ export function parsePeriod(input: { from?: string; to?: string; timezone?: stri
   const last = input.to ? parseCalendarDate(input.to, 'to') : localDateOf(now, timezone);
   const first = input.from ? parseCalendarDate(input.from, 'from') : addDays(last, 1 - DEFAULT_PERIOD_DAYS);
   const days = dayNumber(last) - dayNumber(first) + 1;
-  if (days < 1) throw new ValidationError('from must be on or before to.', [{ path: 'from', message: `${dateKey(first)} is after ${dateKey(last)}.` }]);
+  if (days < 1)
+    throw new ValidationError('from must be on or before to.', [
+      { path: 'from', message: `${dateKey(first)} is after ${dateKey(last)}.` },
+    ]);
   if (days > MAX_PERIOD_DAYS) {
-    throw new ValidationError(`A period is at most ${MAX_PERIOD_DAYS} days.`, [{ path: 'from', message: `${dateKey(first)} to ${dateKey(last)} is ${days} days.` }]);
+    throw new ValidationError(`A period is at most ${MAX_PERIOD_DAYS} days.`, [
+      { path: 'from', message: `${dateKey(first)} to ${dateKey(last)} is ${days} days.` },
+    ]);
   }
   return periodOf(first, last, timezone);
 }
@@ -45,5 +50,10 @@ export function previousPeriod(period: Period): Period {
 }
 
 export function periodView(period: Period): InsightPeriod {
-  return { from: dateKey(period.first), to: dateKey(period.last), start: new Date(period.start).toISOString(), end: new Date(period.end).toISOString() };
+  return {
+    from: dateKey(period.first),
+    to: dateKey(period.last),
+    start: new Date(period.start).toISOString(),
+    end: new Date(period.end).toISOString(),
+  };
 }

@@ -41,13 +41,22 @@ export interface InsightsScope {
   labelIds: string[] | null;
 }
 
-export async function insightsScope(deps: DomainDeps, principal: Principal, input: { workspaceId?: string; channelIds?: string[]; labelIds?: string[] }): Promise<InsightsScope> {
+export async function insightsScope(
+  deps: DomainDeps,
+  principal: Principal,
+  input: { workspaceId?: string; channelIds?: string[]; labelIds?: string[] },
+): Promise<InsightsScope> {
   const accountId = principal.accountId;
   let channels = await deps.repos.channels.list(accountId);
   if (input.workspaceId !== undefined) {
     const workspaces = await deps.repos.accounts.listWorkspaces(accountId);
     if (!workspaces.some((w) => w.id === input.workspaceId)) {
-      throw new ValidationError('Unknown workspace', [{ path: 'workspaceId', message: `No workspace ${input.workspaceId} in this account; list them with GET /workspaces.` }]);
+      throw new ValidationError('Unknown workspace', [
+        {
+          path: 'workspaceId',
+          message: `No workspace ${input.workspaceId} in this account; list them with GET /workspaces.`,
+        },
+      ]);
     }
     channels = channels.filter((c) => c.workspaceId === input.workspaceId);
   }
@@ -55,23 +64,40 @@ export async function insightsScope(deps: DomainDeps, principal: Principal, inpu
   if (channelIds.length > 0) {
     const unknown = channelIds.filter((id) => !channels.some((c) => c.id === id));
     if (unknown.length > 0) {
-      throw new ValidationError('Unknown channels', [{ path: 'channelIds', message: `No channel ${unknown.join(', ')} ${input.workspaceId ? 'in this workspace' : 'in this account'}; list them with GET /channels.` }]);
+      throw new ValidationError('Unknown channels', [
+        {
+          path: 'channelIds',
+          message:
+            `No channel ${unknown.join(', ')} ${input.workspaceId ? 'in this workspace' : 'in this account'}; ` +
+            'list them with GET /channels.',
+        },
+      ]);
     }
     channels = channels.filter((c) => channelIds.includes(c.id));
   }
-  const labels = (await deps.repos.labels.list(accountId, input.workspaceId)).sort((a, b) => a.name.localeCompare(b.name));
+  const labels = (await deps.repos.labels.list(accountId, input.workspaceId)).sort((a, b) =>
+    a.name.localeCompare(b.name),
+  );
   const labelIds = input.labelIds && input.labelIds.length > 0 ? [...new Set(input.labelIds)] : null;
   if (labelIds) {
     const unknown = labelIds.filter((id) => !labels.some((l) => l.id === id));
     if (unknown.length > 0) {
-      throw new ValidationError('Unknown labels', [{ path: 'labelIds', message: `No label ${unknown.join(', ')} here; list them with GET /labels.` }]);
+      throw new ValidationError('Unknown labels', [
+        { path: 'labelIds', message: `No label ${unknown.join(', ')} here; list them with GET /labels.` },
+      ]);
     }
   }
   return { accountId, channels, labels, labelIds };
 }
 
 function postsIn(deps: DomainDeps, scope: InsightsScope, period: Period): Promise<InsightPostRecord[]> {
-  return deps.repos.insights.publishedPosts(scope.accountId, scope.channels.map((c) => c.id), period.start, period.end, scope.labelIds);
+  return deps.repos.insights.publishedPosts(
+    scope.accountId,
+    scope.channels.map((c) => c.id),
+    period.start,
+    period.end,
+    scope.labelIds,
+  );
 }
 
 export function totalsOf(posts: readonly InsightPostRecord[]): InsightTotals {
@@ -112,21 +138,42 @@ function grouped<T, K>(items: readonly T[], keys: (item: T) => K[]): Map<K, T[]>
 
 export function insightPost(post: InsightPostRecord, channel: ChannelRecord | undefined): InsightPost {
   return {
-    postId: post.id, channelId: post.channelId, channelName: channel?.displayName ?? channel?.name ?? post.channelId, network: post.network,
-    text: post.text, permalinkUrl: post.permalinkUrl, imageUrl: post.imageUrl, publishedAt: new Date(post.publishedAt).toISOString(),
-    engagement: engagementOf(post.network, post.metrics), reach: reachOf(post.network, post.metrics), counters: post.metrics, labelIds: post.labelIds,
+    postId: post.id,
+    channelId: post.channelId,
+    channelName: channel?.displayName ?? channel?.name ?? post.channelId,
+    network: post.network,
+    text: post.text,
+    permalinkUrl: post.permalinkUrl,
+    imageUrl: post.imageUrl,
+    publishedAt: new Date(post.publishedAt).toISOString(),
+    engagement: engagementOf(post.network, post.metrics),
+    reach: reachOf(post.network, post.metrics),
+    counters: post.metrics,
+    labelIds: post.labelIds,
   };
 }
 
 /** The posts with the most engagement, the newest first among equals. */
-export function topPosts(posts: readonly InsightPostRecord[], channels: readonly ChannelRecord[], count = TOP_POSTS): InsightPost[] {
+export function topPosts(
+  posts: readonly InsightPostRecord[],
+  channels: readonly ChannelRecord[],
+  count = TOP_POSTS,
+): InsightPost[] {
   const byId = new Map(channels.map((c) => [c.id, c]));
-  return posts.map((p) => insightPost(p, byId.get(p.channelId)))
-    .sort((a, b) => b.engagement - a.engagement || b.publishedAt.localeCompare(a.publishedAt) || a.postId.localeCompare(b.postId))
+  return posts
+    .map((p) => insightPost(p, byId.get(p.channelId)))
+    .sort(
+      (a, b) =>
+        b.engagement - a.engagement || b.publishedAt.localeCompare(a.publishedAt) || a.postId.localeCompare(b.postId),
+    )
     .slice(0, count);
 }
 
-export async function insightsReport(deps: DomainDeps, principal: Principal, input: InsightsQuery): Promise<InsightsReport> {
+export async function insightsReport(
+  deps: DomainDeps,
+  principal: Principal,
+  input: InsightsQuery,
+): Promise<InsightsReport> {
   const scope = await insightsScope(deps, principal, input);
   const period = parsePeriod(input, deps.now());
   return reportFor(deps, scope, period);
@@ -140,13 +187,21 @@ export async function reportFor(deps: DomainDeps, scope: InsightsScope, period: 
   const previousTotals = totalsOf(previousPosts);
   const channelIds = scope.channels.map((c) => c.id);
   const audience = await deps.repos.insights.audienceSamples(scope.accountId, channelIds, period.start, period.end);
-  const audienceBefore = new Map((await deps.repos.insights.audienceBefore(scope.accountId, channelIds, period.start)).map((s) => [s.channelId, s.followers]));
+  const audienceBefore = new Map(
+    (await deps.repos.insights.audienceBefore(scope.accountId, channelIds, period.start)).map((s) => [
+      s.channelId,
+      s.followers,
+    ]),
+  );
   const audienceOf = grouped(audience, (s) => [s.channelId]);
   const byNetwork = grouped(posts, (p) => [p.network]);
   const byChannel = grouped(posts, (p) => [p.channelId]);
   const byLabel = grouped(posts, (p) => p.labelIds);
   const zones = new Map(scope.channels.map((c) => [c.id, c.timezone]));
-  const cells = new Map<string, { weekday: number; hour: number; posts: number; engagement: number; reach: number | null }>();
+  const cells = new Map<
+    string,
+    { weekday: number; hour: number; posts: number; engagement: number; reach: number | null }
+  >();
   for (const post of posts) {
     const zone = zones.get(post.channelId) ?? 'UTC';
     const day = weekday(localDateOf(post.publishedAt, zone));
@@ -169,25 +224,38 @@ export async function reportFor(deps: DomainDeps, scope: InsightsScope, period: 
       engagement: percentChange(totals.engagement, previousTotals.engagement),
       reach: percentChange(totals.reach, previousTotals.reach),
     },
-    byNetwork: [...byNetwork].sort(([a], [b]) => a.localeCompare(b)).map(([network, list]) => ({
-      network, displayName: findCapabilities(network)?.displayName ?? network, totals: totalsOf(list),
-    })),
+    byNetwork: [...byNetwork]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([network, list]) => ({
+        network,
+        displayName: findCapabilities(network)?.displayName ?? network,
+        totals: totalsOf(list),
+      })),
     byChannel: scope.channels.map((channel) => {
       const samples = audienceOf.get(channel.id) ?? [];
       return {
-        channelId: channel.id, name: channel.displayName ?? channel.name, network: channel.network, timezone: channel.timezone,
+        channelId: channel.id,
+        name: channel.displayName ?? channel.name,
+        network: channel.network,
+        timezone: channel.timezone,
         totals: totalsOf(byChannel.get(channel.id) ?? []),
         audienceStart: audienceBefore.get(channel.id) ?? samples[0]?.followers ?? null,
         audienceEnd: samples.at(-1)?.followers ?? null,
       };
     }),
-    byLabel: scope.labels.filter((l) => !scope.labelIds || scope.labelIds.includes(l.id)).map((label) => ({
-      labelId: label.id, name: label.name, color: label.color, totals: totalsOf(byLabel.get(label.id) ?? []),
-    })),
+    byLabel: scope.labels
+      .filter((l) => !scope.labelIds || scope.labelIds.includes(l.id))
+      .map((label) => ({
+        labelId: label.id,
+        name: label.name,
+        color: label.color,
+        totals: totalsOf(byLabel.get(label.id) ?? []),
+      })),
     byWeekdayHour: [...cells.values()].sort((a, b) => a.weekday - b.weekday || a.hour - b.hour),
     topPosts: topPosts(posts, scope.channels),
     audience: [...audienceOf].map(([channelId, samples]) => ({
-      channelId, points: samples.map((s) => ({ at: new Date(s.sampledAt).toISOString(), followers: s.followers })),
+      channelId,
+      points: samples.map((s) => ({ at: new Date(s.sampledAt).toISOString(), followers: s.followers })),
     })),
   };
 }
@@ -196,14 +264,36 @@ export async function reportFor(deps: DomainDeps, scope: InsightsScope, period: 
 export async function insightsCsv(deps: DomainDeps, principal: Principal, input: InsightsQuery): Promise<string> {
   const scope = await insightsScope(deps, principal, input);
   const period = parsePeriod(input, deps.now());
-  const posts = topPosts(await postsIn(deps, scope, period), scope.channels, Number.MAX_SAFE_INTEGER)
-    .sort((a, b) => a.publishedAt.localeCompare(b.publishedAt) || a.postId.localeCompare(b.postId));
+  const posts = topPosts(await postsIn(deps, scope, period), scope.channels, Number.MAX_SAFE_INTEGER).sort(
+    (a, b) => a.publishedAt.localeCompare(b.publishedAt) || a.postId.localeCompare(b.postId),
+  );
   const labelNames = new Map(scope.labels.map((l) => [l.id, l.name]));
   const counterNames = [...new Set(posts.flatMap((p) => Object.keys(p.counters)))].sort();
-  const header = ['postId', 'channelId', 'channel', 'network', 'publishedAt', 'permalinkUrl', 'labels', 'text', 'engagement', 'reach', ...counterNames];
+  const header = [
+    'postId',
+    'channelId',
+    'channel',
+    'network',
+    'publishedAt',
+    'permalinkUrl',
+    'labels',
+    'text',
+    'engagement',
+    'reach',
+    ...counterNames,
+  ];
   const rows = posts.map((p) => [
-    p.postId, p.channelId, p.channelName, p.network, p.publishedAt, p.permalinkUrl ?? '', p.labelIds.map((id) => labelNames.get(id) ?? id).join('; '),
-    p.text, String(p.engagement), p.reach === null ? '' : String(p.reach), ...counterNames.map((n) => (p.counters[n] === undefined ? '' : String(p.counters[n]))),
+    p.postId,
+    p.channelId,
+    p.channelName,
+    p.network,
+    p.publishedAt,
+    p.permalinkUrl ?? '',
+    p.labelIds.map((id) => labelNames.get(id) ?? id).join('; '),
+    p.text,
+    String(p.engagement),
+    p.reach === null ? '' : String(p.reach),
+    ...counterNames.map((n) => (p.counters[n] === undefined ? '' : String(p.counters[n]))),
   ]);
   return [header, ...rows].map((row) => row.map(csvField).join(',')).join('\r\n') + '\r\n';
 }
@@ -222,9 +312,18 @@ export async function postInsights(deps: DomainDeps, principal: Principal, postI
   const samples = await deps.repos.insights.postSamples(principal.accountId, post.id);
   const counters = post.metrics ?? {};
   return {
-    postId: post.id, channelId: post.channelId, network,
+    postId: post.id,
+    channelId: post.channelId,
+    network,
     publishedAt: post.publishedAt === null ? null : new Date(post.publishedAt).toISOString(),
-    engagement: engagementOf(network, counters), reach: reachOf(network, counters), counters,
-    samples: samples.map((s) => ({ at: new Date(s.sampledAt).toISOString(), engagement: engagementOf(network, s.counters), reach: reachOf(network, s.counters), counters: s.counters })),
+    engagement: engagementOf(network, counters),
+    reach: reachOf(network, counters),
+    counters,
+    samples: samples.map((s) => ({
+      at: new Date(s.sampledAt).toISOString(),
+      engagement: engagementOf(network, s.counters),
+      reach: reachOf(network, s.counters),
+      counters: s.counters,
+    })),
   };
 }

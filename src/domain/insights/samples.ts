@@ -25,9 +25,21 @@ export function sameCounters(a: Record<string, number> | null, b: Record<string,
 }
 
 /** The sample a sync stores for a post it read, or undefined when the counters are those Herald already has. */
-export function postSample(post: Pick<PostRecord, 'id' | 'accountId' | 'channelId' | 'publishedAt' | 'metrics'>, read: Record<string, unknown>, now: number, fresh = false): PostSampleRecord | undefined {
+export function postSample(
+  post: Pick<PostRecord, 'id' | 'accountId' | 'channelId' | 'publishedAt' | 'metrics'>,
+  read: Record<string, unknown>,
+  now: number,
+  fresh = false,
+): PostSampleRecord | undefined {
   const counters = cleanCounters(read);
   if (!fresh && sameCounters(post.metrics, counters)) return undefined;
   if (Object.keys(counters).length === 0) return undefined;
-  return { postId: post.id, accountId: post.accountId, channelId: post.channelId, publishedAt: post.publishedAt ?? now, sampledAt: now, counters };
+  return {
+    postId: post.id,
+    accountId: post.accountId,
+    channelId: post.channelId,
+    publishedAt: post.publishedAt ?? now,
+    sampledAt: now,
+    counters,
+  };
 }

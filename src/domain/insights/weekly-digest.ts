@@ -25,7 +25,8 @@ export async function writeWeeklyDigests(deps: DomainDeps): Promise<number> {
   const workspaces = new Map<string, ChannelRecord[]>();
   for (let after = ''; ;) {
     const page = await deps.repos.channels.pageAcrossAccounts(after, 200);
-    for (const channel of page) workspaces.set(channel.workspaceId, [...(workspaces.get(channel.workspaceId) ?? []), channel]);
+    for (const channel of page)
+      workspaces.set(channel.workspaceId, [...(workspaces.get(channel.workspaceId) ?? []), channel]);
     if (page.length < 200) break;
     after = page[page.length - 1].id;
   }
@@ -38,11 +39,21 @@ export async function writeWeeklyDigests(deps: DomainDeps): Promise<number> {
     const suggestedSlots = [];
     for (const channel of channels) {
       const best = await channelBestWindows(deps, channel);
-      suggestedSlots.push({ channelId: channel.id, basis: best.basis, windows: best.windows.slice(0, SUGGESTED_SLOTS), note: best.note });
+      suggestedSlots.push({
+        channelId: channel.id,
+        basis: best.basis,
+        windows: best.windows.slice(0, SUGGESTED_SLOTS),
+        note: best.note,
+      });
     }
     const data = {
-      week: periodView(period), totals: report.totals, previousTotals: report.previousTotals, change: report.change,
-      bestPost: report.topPosts[0] ?? null, byChannel: report.byChannel, suggestedSlots,
+      week: periodView(period),
+      totals: report.totals,
+      previousTotals: report.previousTotals,
+      change: report.change,
+      bestPost: report.topPosts[0] ?? null,
+      byChannel: report.byChannel,
+      suggestedSlots,
     };
     const now = deps.now();
     const recorded = await deps.repos.inTransaction(async (repos) => {

@@ -12,7 +12,12 @@ const DAY_KEYS: Slot['day'][] = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'
 const DAY_NAMES = ['Mondays', 'Tuesdays', 'Wednesdays', 'Thursdays', 'Fridays', 'Saturdays', 'Sundays'];
 
 export function SuggestedSlots(props: { channelId: string; add: (slot: Slot) => void }) {
-  const best = useApi(async () => (await call(api.GET('/channels/{channelId}/best-times', { params: { path: { channelId: props.channelId } } }))).data, [props.channelId]);
+  const best = useApi(
+    async () =>
+      (await call(api.GET('/channels/{channelId}/best-times', { params: { path: { channelId: props.channelId } } })))
+        .data,
+    [props.channelId],
+  );
   if (!best.data) return null;
   return (
     <div class="suggested" aria-labelledby="suggested-title" role="group">
@@ -25,7 +30,9 @@ export function SuggestedSlots(props: { channelId: string; add: (slot: Slot) => 
             return (
               <li key={`${w.weekday}:${w.hour}`}>
                 {DAY_NAMES[w.weekday]} at {time}: {w.lift}× the typical post. {w.note}{' '}
-                <button type="button" onClick={() => props.add({ day: DAY_KEYS[w.weekday], time })}>Add {DAY_NAMES[w.weekday]} {time}</button>
+                <button type="button" onClick={() => props.add({ day: DAY_KEYS[w.weekday], time })}>
+                  Add {DAY_NAMES[w.weekday]} {time}
+                </button>
               </li>
             );
           })}

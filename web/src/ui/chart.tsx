@@ -17,12 +17,25 @@ export function Chart(props: { label: string; series: { label: string; values: (
     const element = box.current;
     if (!element || props.xs.length === 0) return;
     const width = () => Math.max(240, element.clientWidth);
-    const plot = new uPlot({
-      width: width(), height: 220,
-      series: [{}, ...props.series.map((s, i) => ({ label: s.label, stroke: COLORS[i % COLORS.length], width: 2, spanGaps: true }))],
-      axes: [{}, { size: 60 }],
-      legend: { show: props.series.length > 1 },
-    }, [props.xs, ...props.series.map((s) => s.values)] as uPlot.AlignedData, element);
+    const plot = new uPlot(
+      {
+        width: width(),
+        height: 220,
+        series: [
+          {},
+          ...props.series.map((s, i) => ({
+            label: s.label,
+            stroke: COLORS[i % COLORS.length],
+            width: 2,
+            spanGaps: true,
+          })),
+        ],
+        axes: [{}, { size: 60 }],
+        legend: { show: props.series.length > 1 },
+      },
+      [props.xs, ...props.series.map((s) => s.values)] as uPlot.AlignedData,
+      element,
+    );
     const observer = new ResizeObserver(() => plot.setSize({ width: width(), height: 220 }));
     observer.observe(element);
     return () => {
@@ -32,4 +45,3 @@ export function Chart(props: { label: string; series: { label: string; values: (
   }, [props.xs, props.series]);
   return <div class="chart" ref={box} role="img" aria-label={props.label} />;
 }
-
