@@ -9,6 +9,7 @@ import { isPostgres, migrate, openDatabase, type Db } from './db/connection.js';
 import { createRepositories } from './db/repositories/index.js';
 import type { DomainDeps } from './domain/deps.js';
 import { purgeExpired } from './domain/housekeeping.js';
+import { writeWeeklyDigests } from './domain/insights/weekly-digest.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMediaStorage } from './storage/media-storage.js';
 import { freeBytes, prepareDataDir } from './files/data-dir.js';
@@ -95,6 +96,7 @@ export async function startHerald(requested: Config, logger: Logger = createLogg
   serve(createApp({ config, deps, logger, outages, freeBytes: spaceLeft }));
   const housekeeping = setInterval(() => {
     purgeExpired(deps).catch((error) => logger.error('housekeeping failed', error));
+    writeWeeklyDigests(deps).catch((error) => logger.error('writing the weekly insights digests failed', error));
   }, HOUSEKEEPING_INTERVAL_MS);
   housekeeping.unref();
   const spaceWatch = watchFreeSpace(spaceLeft, config.storageLowBytes, logger);

@@ -66,7 +66,7 @@ export async function generateRest(root: string): Promise<Output[]> {
 
 export type OperationId = keyof operations;
 type Op<K extends OperationId> = operations[K];
-type JsonOf<T> = T extends { content: { 'application/json': infer B } } ? B : undefined;
+type JsonOf<T> = T extends { content: { 'application/json': infer B } } ? B : T extends { content: { 'text/csv': infer C } } ? C : undefined;
 type Part<T, K extends string> = T extends { [P in K]?: infer V } ? ([V] extends [never] ? Record<string, never> : NonNullable<V>) : Record<string, never>;
 
 /** What a handler receives: path, query and body as the spec types them, after validation. */

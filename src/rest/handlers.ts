@@ -11,6 +11,8 @@ import { updatePost } from '../domain/posts/update-post.js';
 import { settleUnconfirmed } from '../domain/posts/unconfirmed-posts.js';
 import { retryFailedPost } from '../domain/posts/retry-post.js';
 import { movePostTo, teamCalendar } from '../domain/calendars/team-calendar.js';
+import { bestTimes } from '../domain/insights/best-times.js';
+import { insightsCsv, insightsReport, postInsights } from '../domain/insights/insights-report.js';
 import { approvePost, assignReviewer, decideApprovals, listPendingApprovals, rejectPost } from '../domain/approvals/approvals.js';
 import { updateChannel } from '../domain/channel-settings.js';
 import { applyLabels, bulkLabel, createLabel, listLabels, removeLabels } from '../domain/labels/labels.js';
@@ -128,6 +130,10 @@ export function restHandlers(deps: DomainDeps): RestHandlers<RestContext> {
       body: { data: await revokeMemberConnectedApp(deps, principal, req.params.userId, req.params.clientId) },
     }),
     getCalendar: async (req, { principal }) => ({ status: 200, body: { data: await teamCalendar(deps, principal, req.query ?? {}) } }),
+    getInsights: async (req, { principal }) => ({ status: 200, body: { data: await insightsReport(deps, principal, req.query ?? {}) } }),
+    exportInsights: async (req, { principal }) => ({ status: 200, body: await insightsCsv(deps, principal, req.query ?? {}) }),
+    getPostInsights: async (req, { principal }) => ({ status: 200, body: { data: await postInsights(deps, principal, req.params.postId) } }),
+    getBestTimes: async (req, { principal }) => ({ status: 200, body: { data: await bestTimes(deps, principal, req.params.channelId, req.query ?? {}) } }),
     retryPost: async (req, { principal }) => ({ status: 200, body: { data: await retryFailedPost(deps, principal, req.params.postId) } }),
     movePost: async (req, { principal }) => {
       const { post, from } = await movePostTo(deps, principal, req.params.postId, req.body);

@@ -91,7 +91,9 @@ export function restRouter(options: RestRouterOptions): express.Router {
         ? await runIdempotent(deps, principal.accountId, key, requestFingerprint(route.method, route.path, req.body), call)
         : await call();
       if (key && 'replayed' in result && result.replayed) res.setHeader('Idempotent-Replayed', 'true');
-      res.status(result.status).json(result.body);
+      // The one answer that is not JSON is a CSV export, whose spec types its body as a string.
+      if (typeof result.body === 'string') res.status(result.status).type('text/csv; charset=utf-8').send(result.body);
+      else res.status(result.status).json(result.body);
     });
   }
   return router;

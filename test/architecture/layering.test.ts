@@ -62,7 +62,7 @@ const LAYERS: Record<string, Layer> = {
   connectors: { holds: ['src/publishing/networks/'], may: ['domain ports', 'net'] },
   generated: { holds: ['generated/'], may: [] },
   sdk: { holds: ['sdk/src/'], may: ['generated'], packages: /^openapi-fetch$/ },
-  'web app': { holds: ['web/src/'], may: ['sdk', 'shared rules'], packages: /^preact$/ },
+  'web app': { holds: ['web/src/'], may: ['sdk', 'shared rules'], packages: /^(preact|uplot)$/ },
 };
 
 /** Packages that belong to some layers only (for layers without a `packages` list of their own). */

@@ -65,7 +65,7 @@ describe(`MCP Apps: which clients get the views (${TEST_DB})`, function () {
           assert.deepEqual(tool._meta, uri ? { ui: { resourceUri: uri }, 'ui/resourceUri': uri } : undefined, tool.name);
         }
 
-        const resources = await client.listResources();
+        const resources = (await client.listResources()).filter((r) => r.uri.startsWith('ui://'));
         assert.deepEqual(resources.map((r) => [r.uri, r.name, r.mimeType]), [
           [PREVIEW_URI, 'post-preview', RESOURCE_MIME_TYPE],
           [CALENDAR_URI, 'week-calendar', RESOURCE_MIME_TYPE],
@@ -104,9 +104,10 @@ describe(`MCP Apps: which clients get the views (${TEST_DB})`, function () {
         assert.equal(client.sessionId(), undefined);
         const tools = await client.listTools();
         assert.ok(tools.every((t) => t._meta === undefined));
-        // The v2 client asks only a server that declares resources; the 1.x client asks and is told there are none.
-        if (kind === 'v1') await assert.rejects(client.listResources(), /Method not found/);
-        else assert.deepEqual(await client.listResources(), []);
+        // Every client reads the account's insights; only an Apps client gets the views too.
+        const resources = await client.listResources();
+        assert.ok(resources.length > 0 && resources.every((r) => r.uri.startsWith('herald://insights')), JSON.stringify(resources));
+        await assert.rejects(client.readResource(PREVIEW_URI), /Resource not found/);
         const result = await client.callTool('create_text_post', { text: 'Plain', channelIds: channels, isScheduled: true, dateTime: '2031-03-04T09:30:00Z' });
         assert.equal(result._meta?.['herald/postPreview'], undefined);
         assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent);
@@ -133,7 +134,7 @@ describe(`MCP Apps: which clients get the views (${TEST_DB})`, function () {
     }
   });
 
-  it('server/discover declares resources and the extension only to a client that declares it', async () => {
+  it('server/discover declares the extension and its views only to a client that declares it', async () => {
     const discover = async (capabilities: object) => {
       const res = await rpc(h, {
         token: account.apiKey,
@@ -144,14 +145,14 @@ describe(`MCP Apps: which clients get the views (${TEST_DB})`, function () {
       assert.equal(res.status, 200);
       return res.body.result.capabilities;
     };
-    assert.deepEqual(await discover({}), { tools: { listChanged: false }, extensions: { 'io.modelcontextprotocol/tasks': {} } });
+    assert.deepEqual(await discover({}), { tools: { listChanged: false }, resources: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } });
     assert.deepEqual(await discover({ extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: [RESOURCE_MIME_TYPE] } } }), {
       tools: { listChanged: false },
       resources: {},
       extensions: { 'io.modelcontextprotocol/tasks': {}, 'io.modelcontextprotocol/ui': { mimeTypes: [RESOURCE_MIME_TYPE] } },
     });
     // A host that renders some other kind of view has no use for Herald's HTML ones.
-    assert.deepEqual(await discover({ extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/uri-list'] } } }), { tools: { listChanged: false }, extensions: { 'io.modelcontextprotocol/tasks': {} } });
+    assert.deepEqual(await discover({ extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/uri-list'] } } }), { tools: { listChanged: false }, resources: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } });
 
     const list = await rpc(h, {
       token: account.apiKey,
@@ -159,8 +160,8 @@ describe(`MCP Apps: which clients get the views (${TEST_DB})`, function () {
       params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' } } },
       headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'resources/list' },
     });
-    assert.equal(list.status, 404);
-    assert.equal(list.body.error.code, -32601);
+    assert.equal(list.status, 200, 'the insights are resources for every client');
+    assert.ok(list.body.result.resources.every((r: any) => !r.uri.startsWith('ui://')), 'the views only for an Apps client');
   });
 
   it('resources/read of a view this server does not have is invalid params naming the URI', async () => {

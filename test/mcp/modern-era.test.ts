@@ -44,7 +44,7 @@ describe(`MCP 2026-07-28 over HTTP (${TEST_DB})`, () => {
       assert.equal(res.body.id, id);
       const result = res.body.result;
       assert.deepEqual(result.supportedVersions, ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26']);
-      assert.deepEqual(result.capabilities, { tools: { listChanged: false }, extensions: { 'io.modelcontextprotocol/tasks': {} } });
+      assert.deepEqual(result.capabilities, { tools: { listChanged: false }, resources: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } });
       assert.equal(result.resultType, 'complete');
       assert.deepEqual(result._meta, { 'io.modelcontextprotocol/serverInfo': SERVER_INFO });
       assert.match(result.instructions, /get_channels/);
@@ -137,7 +137,7 @@ describe(`MCP 2026-07-28 over HTTP (${TEST_DB})`, () => {
   });
 
   it('has no initialize, ping or logging/setLevel: 404 with -32601, while the legacy era keeps them', async () => {
-    for (const method of ['initialize', 'ping', 'logging/setLevel', 'resources/list']) {
+    for (const method of ['initialize', 'ping', 'logging/setLevel', 'prompts/list']) {
       const { id, res } = await send({ method, params: method === 'initialize' ? { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 't', version: '1' } } : {} });
       assert.equal(res.status, 404, method);
       assert.deepEqual(res.body, { jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } }, method);

@@ -22,7 +22,7 @@ describe(`MCP protocol over HTTP (${TEST_DB})`, () => {
         assert.equal(res.status, 200);
         assert.equal(res.body.result.protocolVersion, version);
         const tasks = version === '2025-11-25' ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {};
-        assert.deepEqual(res.body.result.capabilities, { tools: { listChanged: false }, ...tasks }, 'tasks exist from 2025-11-25');
+        assert.deepEqual(res.body.result.capabilities, { tools: { listChanged: false }, resources: {}, ...tasks }, 'tasks exist from 2025-11-25');
         assert.equal(res.body.result.serverInfo.name, 'herald');
       });
     }
@@ -150,7 +150,7 @@ describe(`MCP protocol over HTTP (${TEST_DB})`, () => {
       assert.equal(tool.status, 200);
       assert.equal(tool.body.error.code, -32602);
       assert.match(tool.body.error.message, /Unknown tool: no_such_tool/);
-      const method = await rpc(h, { token: account.apiKey, method: 'resources/list' });
+      const method = await rpc(h, { token: account.apiKey, method: 'prompts/list' });
       assert.equal(method.body.error.code, -32601);
       const parse = await h.api('POST', '/mcp', { token: account.apiKey, rawBody: '{"jsonrpc": "2.0", ', headers: { 'content-type': 'application/json' } });
       assert.equal(parse.status, 400);

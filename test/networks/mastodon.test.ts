@@ -365,6 +365,12 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
     const found = live.body.data.filter((p: any) => p.isLivePost);
     assert.deepEqual(found.map((p: any) => p.text).sort(), ['Second', 'Third', 'Written on <Mastodon> & elsewhere']);
     assert.deepEqual(found.find((p: any) => p.text.startsWith('Written')).metrics, { likes: 7, reblogs: 2, replies: 1 });
+    const written = found.find((p: any) => p.text.startsWith('Written'));
+    assert.deepEqual((await t.deps.repos.insights.postSamples(a.accountId, written.id)).map((s) => s.counters), [{ likes: 7, reblogs: 2, replies: 1 }]);
+    mastodon.account.followers_count = 57;
+    await testWorker(t, { syncDepth: 2 }).sync();
+    const audience = await t.deps.repos.insights.audienceSamples(a.accountId, [channel.id], 0, Number.MAX_SAFE_INTEGER);
+    assert.deepEqual(audience.map((s) => s.followers), [42, 57], 'followers_count of the account, at each sync');
 
     assert.equal(mastodon.tokens(), 1);
     const res = await t.api('DELETE', `/v1/rest/channels/${channel.id}`, { token: a.apiKey });

@@ -16,7 +16,7 @@ describe('housekeeping', () => {
     const later = { ...t.deps, now: () => Date.now() + 25 * 3_600_000 };
     const live = await t.herald.db('rate_limit_budgets').where('expires_at', '>', Date.now() + 1_000).count({ n: '*' }).first();
     const soon = await purgeExpired(t.deps);
-    assert.deepEqual({ ...soon, rateLimitWindows: undefined }, { rateLimitWindows: undefined, idempotencyKeys: 0, oauthGrants: 0, oauthClients: 0, mediaUploads: 0, sessions: 0, connectFlows: 0, mcpTasks: 0 });
+    assert.deepEqual({ ...soon, rateLimitWindows: undefined }, { rateLimitWindows: undefined, idempotencyKeys: 0, oauthGrants: 0, oauthClients: 0, mediaUploads: 0, sessions: 0, connectFlows: 0, mcpTasks: 0, metricSamples: 0 });
     const kept = await t.herald.db('rate_limit_budgets').count({ n: '*' }).first();
     assert.ok(Number(kept!.n) >= Number(live!.n), 'a bucket still holding state is kept');
     await t.deps.repos.connectFlows.create({

@@ -98,6 +98,10 @@ const REST_POWERS: Record<string, Power> = {
   rewriteText: 'any',
   suggestHashtags: 'any',
   generateImage: 'any',
+  getInsights: 'any',
+  exportInsights: 'any',
+  getPostInsights: 'any',
+  getBestTimes: 'any',
 };
 
 const MCP_POWERS: Record<string, Power> = {

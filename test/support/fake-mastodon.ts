@@ -42,7 +42,7 @@ interface Registration {
 export interface FakeMastodon {
   url: string;
   host: string;
-  account: { id: string; username: string; display_name: string; avatar: string };
+  account: { id: string; username: string; display_name: string; avatar: string; followers_count: number };
   apps: Registration[];
   statuses: FakeStatus[];
   /** Every request, as "METHOD /path". */
@@ -99,7 +99,7 @@ export async function startFakeMastodon(options: { maxCharacters?: number } = {}
   const port = (server.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}`;
   const host = `127.0.0.1:${port}`;
-  const account = { id: '109348', username: 'alice', display_name: 'Alice', avatar: `${url}/avatars/alice.png` };
+  const account = { id: '109348', username: 'alice', display_name: 'Alice', avatar: `${url}/avatars/alice.png`, followers_count: 42 };
   const apps: Registration[] = [];
   const codes = new Map<string, { clientId: string; redirectUri: string; challenge: string; scope: string }>();
   const tokens = new Map<string, { clientId: string; scope: string }>();

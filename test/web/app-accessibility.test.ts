@@ -11,7 +11,7 @@ const SIZES = { desktop: { width: 1280, height: 800 }, phone: { width: 390, heig
 /** The pages a person works in every day: on a phone none may scroll sideways. */
 const MAIN_PAGES = [
   'posts', 'calendar', 'calendar-month', 'calendar-all', 'approvals', 'channels', 'queue',
-  'webhooks', 'api-keys', 'members', 'settings', 'connected-apps',
+  'webhooks', 'api-keys', 'members', 'settings', 'connected-apps', 'insights',
 ];
 
 /**
@@ -75,6 +75,7 @@ describe('the web app: accessibility of every page (axe-core)', function () {
     'post-edit': `/app/posts/${postId}/edit`,
     'post-duplicate': `/app/compose?from=${postId}`,
     approvals: '/app/approvals',
+    insights: '/app/insights',
     channels: '/app/channels',
     queue: `/app/channels/${a.channelIds[0]}/queue`,
     webhooks: '/app/settings/webhooks',

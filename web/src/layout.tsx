@@ -17,6 +17,7 @@ const NAV: { href: string; label: string; managers?: boolean; reviewers?: boolea
   { href: '/app', label: 'Posts' },
   { href: '/app/compose', label: 'Compose' },
   { href: '/app/calendar', label: 'Calendar' },
+  { href: '/app/insights', label: 'Insights' },
   { href: '/app/approvals', label: 'Approvals', reviewers: true },
   { href: '/app/channels', label: 'Channels', managers: true },
   { href: '/app/settings', label: 'Settings' },

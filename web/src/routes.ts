@@ -6,6 +6,7 @@ import { PostPage } from './pages/post.js';
 import { AllContentCalendarPage, TeamCalendarPage } from './pages/calendar.js';
 import { ApprovalsPage } from './pages/approvals.js';
 import { ChannelsPage } from './pages/channels.js';
+import { InsightsPage } from './pages/insights.js';
 import { QueuePage } from './pages/queue.js';
 import { ApiKeysPage } from './pages/settings-api-keys.js';
 import { ConnectedAppsPage } from './pages/settings-connected-apps.js';
@@ -28,6 +29,7 @@ export const routes: Route[] = [
   { path: '/app/calendar', component: TeamCalendarPage },
   { path: '/app/calendar/all', component: AllContentCalendarPage },
   { path: '/app/approvals', component: ApprovalsPage },
+  { path: '/app/insights', component: InsightsPage },
   { path: '/app/channels', component: ChannelsPage },
   { path: '/app/channels/:channelId/queue', component: QueuePage },
   { path: '/app/settings', component: WorkspaceSettingsPage },

@@ -16,6 +16,7 @@ import * as rateLimitAdmissions from './021_rate_limit_admissions.js';
 import * as oneDueIndex from './022_one_due_index.js';
 import * as postRisk from './023_post_risk.js';
 import * as threads from './024_threads.js';
+import * as insightsSamples from './025_insights_samples.js';
 
 type Migration = { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> };
 
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   '022_one_due_index': oneDueIndex,
   '023_post_risk': postRisk,
   '024_threads': threads,
+  '025_insights_samples': insightsSamples,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -8,6 +8,7 @@ import { ChannelsRepository } from './channels.js';
 import { CollectionsRepository } from './collections.js';
 import { ConnectFlowsRepository } from './connect-flows.js';
 import { IdempotencyRepository } from './idempotency.js';
+import { InsightsRepository } from './insights.js';
 import { InstanceSecretsRepository } from './instance-secrets.js';
 import { LabelsRepository } from './labels.js';
 import { McpTasksRepository } from './mcp-tasks.js';
@@ -33,6 +34,7 @@ export interface Repositories {
   channels: ChannelsRepository;
   connectFlows: ConnectFlowsRepository;
   idempotency: IdempotencyRepository;
+  insights: InsightsRepository;
   instanceSecrets: InstanceSecretsRepository;
   oauth: OAuthRepository;
   posts: PostsRepository;
@@ -69,6 +71,7 @@ export function createRepositories(db: Db): Repositories {
     channels: new ChannelsRepository(db),
     connectFlows: new ConnectFlowsRepository(db),
     idempotency: new IdempotencyRepository(db),
+    insights: new InsightsRepository(db),
     instanceSecrets: new InstanceSecretsRepository(db),
     oauth: new OAuthRepository(db),
     posts,

@@ -28,6 +28,7 @@ export const EVENT_TYPES = [
   'live_post.found',
   'webhook.disabled',
   'webhook.test',
+  'insights.weekly',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -116,6 +116,12 @@ export interface NetworkCapabilities {
   };
   /** For a network that names no reset when it refuses for rate (TikTok): how long its sliding window is. */
   rateWindowMs?: number;
+  /**
+   * The counters live sync reads of a post, by Herald's names for them, as the network documents them: those that
+   * are people engaging, those that are reach (impressions or views: the first a post has is its reach), and
+   * whether the channel's audience (followers or subscribers) is read. Insights read nothing else.
+   */
+  counters?: { engagement: readonly string[]; reach: readonly string[]; audience: boolean };
 }
 
 const MB = 1024 * 1024;
@@ -127,6 +133,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // publishing path can be exercised with no external account.
     name: 'sandbox',
     displayName: 'Sandbox',
+    counters: { engagement: ['likes', 'comments', 'shares'], reach: ['impressions'], audience: true },
     text: { limit: 5000, counting: 'code_points' },
     media: { kinds: { image: { maxCount: 10 }, video: { maxCount: 1 } }, maxItems: 11, mixKinds: true, required: false },
     firstComment: 'reply',
@@ -141,6 +148,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // sends 1 MB ones, as X's guide does, so a broken connection costs little.
     name: 'x',
     displayName: 'X',
+    counters: { engagement: ['likes', 'reposts', 'replies', 'quotes', 'bookmarks'], reach: ['impressions'], audience: false },
     text: { limit: 280, counting: 'x_weighted', raisedBy: 'account', accountLimit: 25_000 },
     media: {
       kinds: {
@@ -165,6 +173,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // (was 1 MB) or 1 video <= 100 MB (the embed lexicon's cap; the video service takes it). A first comment is a reply.
     name: 'bluesky',
     displayName: 'Bluesky',
+    counters: { engagement: ['likes', 'reposts', 'replies', 'quotes'], reach: [], audience: false },
     text: { limit: 300, counting: 'graphemes', maxBytes: 3000 },
     media: { kinds: { image: { maxCount: 4, maxBytes: 2 * MB }, video: { maxCount: 1, maxBytes: 100_000_000 } }, maxItems: 4, mixKinds: false, required: false },
     firstComment: 'reply',
@@ -181,6 +190,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // 23; Herald counts its code points, which is stricter for long links only. A first comment is a reply.
     name: 'mastodon',
     displayName: 'Mastodon',
+    counters: { engagement: ['likes', 'reblogs', 'replies'], reach: [], audience: true },
     text: { limit: 500, counting: 'code_points', raisedBy: 'instance' },
     media: { kinds: { image: { maxCount: 4 }, video: { maxCount: 1 } }, maxItems: 4, mixKinds: false, required: false },
     firstComment: 'reply',
@@ -199,6 +209,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // 2 to 20 as a multi-image post; video MP4 3 s-30 min, <= 500 MB (unsure), alone. A first comment may carry an image.
     name: 'linkedin',
     displayName: 'LinkedIn',
+    counters: { engagement: ['likes', 'comments', 'shares', 'clicks'], reach: ['impressions'], audience: false },
     text: { limit: 3000, counting: 'code_points' },
     media: {
       kinds: { image: { maxCount: 20, maxPixels: 36_152_320 }, video: { maxCount: 1, maxBytes: 500 * MB, minSeconds: 3, maxSeconds: 30 * 60, formats: ['mp4'] } },
@@ -219,6 +230,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // shared with a text post only.
     name: 'facebook',
     displayName: 'Facebook',
+    counters: { engagement: ['reactions', 'comments', 'shares'], reach: ['post_total_media_view_unique'], audience: false },
     text: { limit: 63206, counting: 'code_points' },
     media: {
       kinds: { image: { maxCount: 10, maxBytes: 4 * MB, formats: ['jpeg', 'png'] }, video: { maxCount: 1, maxBytes: 1 * GB, maxSeconds: 20 * 60 } },
@@ -238,6 +250,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // (images and videos together); Reels <= 15 min. Every post carries media.
     name: 'instagram',
     displayName: 'Instagram',
+    counters: { engagement: ['likes', 'comments', 'saved', 'shares'], reach: ['views', 'reach'], audience: false },
     text: { limit: 2200, counting: 'code_points' },
     media: {
       kinds: {
@@ -272,6 +285,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // private video to go public.
     name: 'youtube',
     displayName: 'YouTube',
+    counters: { engagement: ['likes', 'comments', 'favorites'], reach: ['views'], audience: false },
     text: { limit: 5000, counting: 'utf8_bytes', forbiddenCharacters: '<>' },
     media: { kinds: { video: { maxCount: 1 } }, maxItems: 1, mixKinds: false, required: true },
     firstComment: 'comment',
@@ -296,6 +310,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // the Content Posting API makes posts only): a first comment is refused, since ignoring it would drop it silently.
     name: 'tiktok',
     displayName: 'TikTok',
+    counters: { engagement: ['likes', 'comments', 'shares'], reach: ['views'], audience: false },
     text: { limit: 2200, counting: 'utf16_units' },
     media: {
       kinds: { image: { maxCount: 35, formats: ['jpeg', 'webp'] }, video: { maxCount: 1, maxBytes: 4 * GB } },
@@ -330,6 +345,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // reference/publishing) counts emoji as their UTF-8 bytes, so 125 thumbs-up fill a post.
     name: 'threads',
     displayName: 'Threads',
+    counters: { engagement: ['likes', 'replies', 'reposts', 'quotes', 'shares'], reach: ['views'], audience: false },
     text: { limit: 500, counting: 'emoji_utf8_bytes' },
     media: {
       kinds: {
@@ -356,6 +372,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // refused, since ignoring it would drop it silently.
     name: 'pinterest',
     displayName: 'Pinterest',
+    counters: { engagement: ['saves', 'pinClicks', 'outboundClicks', 'reactions', 'comments'], reach: ['impressions', 'views'], audience: false },
     text: { limit: 800, counting: 'code_points' },
     media: {
       kinds: { image: { maxCount: 1, maxBytes: 20 * MB }, video: { maxCount: 1, maxBytes: 2 * GB, minSeconds: 4, maxSeconds: 900 } },

@@ -15,7 +15,8 @@ import type { NetworkCapabilities } from './capabilities.js';
  *   without it never gets a second try at a comment whose first may have been made);
  * - where the network takes threads (capabilities.threads): publish a part as a reply when the request names
  *   `replyTo`, and find it the same way by its key (the part's own, the same for every try at it);
- * - page through the account's recent posts with their metrics (live-post sync), newest first;
+ * - page through the account's recent posts with their metrics (live-post sync), newest first, by the counter names
+ *   of its capabilities row (`counters`), and answer `audience` where that row says the network reports one;
  * - throw only NetworkError, classified once (see NetworkFailureKind), with the network's own message;
  * - keep credentials only in the channel's vault (ChannelVault): read them from it for each call, refresh them
  *   through it (so two workers never both spend a rotating refresh token), never log or return them;
@@ -229,6 +230,8 @@ export interface NetworkConnector {
   /** The first comment an uncertain try made, if the network has it; undefined means it was not made. */
   findComment?(lookup: CommentLookup): Promise<{ networkCommentId: string } | undefined>;
   recentPosts(channel: ConnectorChannel, page: { cursor: string | null; limit: number }): Promise<RecentPostsPage>;
+  /** The account's audience now (followers or subscribers), on networks whose capabilities say they report one. */
+  audience?(channel: ConnectorChannel): Promise<number>;
   /** How a person connects an account; absent for channels an operator adds (the sandbox). */
   readonly connection?: ConnectionMethod;
   /** Whether this instance has what the network needs (an OAuth network's app credentials). */

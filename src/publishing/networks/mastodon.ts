@@ -27,6 +27,8 @@ import { OAuth2Client } from './oauth2-client.js';
  *   outcome is unknown is looked up among the account's statuses made since, by its text;
  * - a first comment is a reply (in_reply_to_id) with its own stable key; a part of a thread is a reply to the part
  *   before it, keyed by the part like a post, with the thread's visibility and content warning;
+ * - live sync reads each status's favourites, reblogs and replies, and the account's followers_count
+ *   (verify_credentials, Mastodon's Account entity) as the channel's audience;
  * - a status answer saying X-RateLimit-Remaining 0 pauses the channel until X-RateLimit-Reset; 429 waits until
  *   then too; 5xx retries later; 422 is permanent with Mastodon's
  *   message ("Validation failed: ...").
@@ -204,6 +206,13 @@ export class MastodonNetwork implements NetworkConnector {
       metrics: { likes: s.favourites_count ?? 0, reblogs: s.reblogs_count ?? 0, replies: s.replies_count ?? 0 },
     }));
     return { posts, nextCursor: statuses.length === limit ? String(statuses[statuses.length - 1].id) : null };
+  }
+
+  async audience(channel: ConnectorChannel): Promise<number> {
+    const c = await this.credentials(channel);
+    const me = await this.http.request(`${c.origin}/api/v1/accounts/verify_credentials`, { headers: bearer(c) });
+    if (me.status !== 200) throw classify(me, this.now());
+    return Number(me.json?.followers_count);
   }
 
   private async registration(origin: string, redirectUri: string, apps: AppRegistrations): Promise<{ clientId: string; clientSecret: string }> {

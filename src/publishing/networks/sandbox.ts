@@ -26,6 +26,10 @@ import type { SandboxFailureMode, SandboxPost, SandboxStore } from '../../domain
  *   the channel's posts newest first with an opaque cursor;
  * - connecting takes only a handle: the channel is a sandbox account of that name (connecting the same handle again
  *   is the same channel), so the connect flow can be tried with no network account;
+ * - a post's counters grow with its age, the same for the same post at the same age (seeded by its id): nothing in
+ *   its first hour, then likes, comments, shares and impressions each a rate of the post times the square root of
+ *   its whole hours since, added to what it was stored with; a channel's audience grows the same way with the time
+ *   (seeded by the channel's id), so insights can be tried and tested with no network account;
  * - SANDBOX_LATENCY_MS makes every publish and comment wait like a real network (with jitter), so the
  *   engine's behaviour under slow networks can be rehearsed and measured.
  */
@@ -127,10 +131,14 @@ export class SandboxNetwork implements NetworkConnector {
         attemptKey: p.idempotencyKey,
         text: p.text,
         imageUrls: p.media,
-        metrics: p.metrics ?? {},
+        metrics: grownCounters(p.id, p.metrics ?? {}, this.now() - p.createdAt),
       })),
       nextCursor: last && posts.length === page.limit ? `${last.createdAt}.${last.id}` : null,
     };
+  }
+
+  async audience(channel: ConnectorChannel): Promise<number> {
+    return sandboxAudience(channel.id, this.now());
   }
 
   private published(channel: ConnectorChannel, id: string, createdAt: number): PublishedPost {
@@ -177,6 +185,34 @@ class Gathered<In, Out> {
 }
 
 const MAX_BATCH = 1_000;
+
+const HOUR_MS = 3_600_000;
+const COUNTER_RATES = { likes: 12, comments: 3, shares: 2, impressions: 400 } as const;
+// Audience is counted from here, so a channel's followers grow with the clock alone.
+const AUDIENCE_EPOCH = Date.UTC(2026, 0, 1);
+
+/** A number in [0.5, 1.5) from a text, the same every time: the sandbox's counters differ by post, never by run. */
+function seeded(text: string, salt: string): number {
+  let hash = 2166136261;
+  for (const char of `${salt}:${text}`) hash = Math.imul(hash ^ char.charCodeAt(0), 16777619);
+  return 0.5 + (hash >>> 0) / 2 ** 32;
+}
+
+/** A sandbox post's counters at this age: what it was stored with plus its growth (none in its first hour). */
+export function grownCounters(postId: string, stored: Record<string, number>, ageMs: number): Record<string, number> {
+  const hours = Math.max(0, Math.floor(ageMs / HOUR_MS));
+  const counters: Record<string, number> = { ...stored };
+  for (const [name, rate] of Object.entries(COUNTER_RATES)) {
+    counters[name] = (stored[name] ?? 0) + Math.floor(rate * seeded(postId, name) * Math.sqrt(hours));
+  }
+  return counters;
+}
+
+/** A sandbox channel's followers at a time: a base of its own and a few more each hour. */
+export function sandboxAudience(channelId: string, now: number): number {
+  const hours = Math.max(0, Math.floor((now - AUDIENCE_EPOCH) / HOUR_MS));
+  return Math.floor(100 * seeded(channelId, 'audience')) + Math.floor(hours * seeded(channelId, 'growth') / 4);
+}
 
 function sandboxPermalink(baseUrl: string, channelId: string, postId: string): string {
   return `${baseUrl}/sandbox/${encodeURIComponent(channelId)}/${encodeURIComponent(postId)}`;

@@ -1,7 +1,7 @@
 /**
  * One post: its status, text, images (with their alt text) and videos, the error in words with what to do next,
  * a warning with what to do when the rehearsal before its time found it at risk, its address on the network,
- * metrics, every publishing attempt and the history of who changed what. What a person
+ * metrics and their curve over time, every publishing attempt and the history of who changed what. What a person
  * can do depends on its state:
  * edit, reschedule or delete one not yet published (a published or live post is read only), duplicate any into
  * the composer, try a failed post again, mark an unconfirmed one as published or not after checking the network,
@@ -19,6 +19,7 @@ import { EDITABLE } from '../ui/post-state.js';
 import { browserTimeZone, formatTime, toInstant, toWallClock } from '../ui/time.js';
 import { useApi } from '../ui/use-api.js';
 import { findCapabilities } from '../../../src/domain/networks/capabilities.js';
+import { PostCurve } from './post-curve.js';
 import { PostHistory } from './post-history.js';
 import './post-and-calendar.css';
 import './post-media.css';
@@ -285,6 +286,7 @@ export function PostPage(props: { params: Record<string, string> }) {
               </dl>
             </section>
           )}
+          {(post.isLivePost || post.status === 'published') && <PostCurve postId={post.id} />}
 
           <div aria-live="polite" class="outcome">{done && <p id="done">{done}</p>}</div>
           {!besideOnly && <Problem error={failure} />}

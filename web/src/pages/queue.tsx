@@ -2,6 +2,7 @@
  * A channel's queue: its weekly slots (wall-clock in the channel's time zone), pause and resume, the queued posts
  * in order — reordered by dragging one onto another or with each post's Up and Down buttons, the slot times staying
  * and the posts following them — and clearing, which shows how many posts it would remove before it removes any.
+ * The slot editor offers suggested slots, from when the channel's own posts did best (suggested-slots.tsx).
  */
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { components } from '../../../sdk/src/index.js';
@@ -10,6 +11,7 @@ import { Link } from '../router.js';
 import { Empty, FieldProblems, Loading, Page, Problem } from '../ui/page.js';
 import { formatTime } from '../ui/time.js';
 import { useApi } from '../ui/use-api.js';
+import { SuggestedSlots } from './suggested-slots.js';
 import './team-pages.css';
 
 type Slot = components['schemas']['Slot'];
@@ -120,7 +122,7 @@ function Queue(props: { channelId: string; schedule: Schedule; reload: () => Pro
         </button>
       </section>
 
-      <SlotsEditor key={JSON.stringify(schedule.slots)} slots={schedule.slots} timezone={schedule.timezone} busy={busy} problem={problem}
+      <SlotsEditor key={JSON.stringify(schedule.slots)} channelId={props.channelId} slots={schedule.slots} timezone={schedule.timezone} busy={busy} problem={problem}
         save={(slots) => act(() => call(api.PUT('/channels/{channelId}/schedule', { params: { path }, body: { slots } })), 'Slots saved.')} />
       <p>Next free slots: {schedule.nextFreeSlots.length > 0 ? schedule.nextFreeSlots.map((t) => formatTime(t, schedule.timezone)).join(' · ') : 'none (add a slot above)'}</p>
 
@@ -178,7 +180,7 @@ function QueuedItem(props: { postId: string; text: string; when: string; positio
 }
 
 /** The weekly slots as rows of a day and a time; the server's words about a row appear beside that row. */
-function SlotsEditor(props: { slots: Slot[]; timezone: string; busy: boolean; problem?: ApiError; save: (slots: Slot[]) => Promise<boolean> }) {
+function SlotsEditor(props: { channelId: string; slots: Slot[]; timezone: string; busy: boolean; problem?: ApiError; save: (slots: Slot[]) => Promise<boolean> }) {
   const [rows, setRows] = useState<Slot[]>(props.slots);
   const set = (i: number, change: Partial<Slot>) => setRows(rows.map((r, j) => (j === i ? { ...r, ...change } : r)));
   return (
@@ -199,6 +201,7 @@ function SlotsEditor(props: { slots: Slot[]; timezone: string; busy: boolean; pr
         ))}
       </ul>
       <FieldProblems error={props.problem && props.problem.details.every((d) => !/^(body\.)?slots\[\d+\]/.test(d.path)) ? props.problem : undefined} field="slots" id="slots-problems" />
+      <SuggestedSlots channelId={props.channelId} add={(slot) => setRows([...rows, slot])} />
       <p>
         <button type="button" onClick={() => setRows([...rows, { day: 'mon', time: '09:00' }])}>Add a slot</button>{' '}
         <button type="submit" class="primary" disabled={props.busy}>Save slots</button>

@@ -22,7 +22,7 @@ const EVENT_TYPES = [
   'post.risk_cleared', 'post.deleted', 'post.first_comment.published', 'post.first_comment.failed',
   'post.thread.published', 'post.thread.failed', 'approval.requested', 'approval.approved',
   'approval.rejected', 'approval.assigned', 'channel.connected', 'channel.needs_reconnect', 'channel.disconnected',
-  'queue.paused', 'queue.resumed', 'live_post.found', 'webhook.disabled', 'webhook.test',
+  'queue.paused', 'queue.resumed', 'live_post.found', 'webhook.disabled', 'webhook.test', 'insights.weekly',
 ] as const satisfies readonly EventType[];
 type Missing = Exclude<EventType, (typeof EVENT_TYPES)[number]>;
 const everyEventTypeListed: [Missing] extends [never] ? true : Missing = true;
