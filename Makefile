@@ -44,7 +44,7 @@ typecheck: generate
 
 # SQLite always; Postgres too when TEST_DATABASE_URL names a server (.ci/run starts one).
 test: typecheck
-	@rm -f test-artifacts/results-*.json
+	@rm -f test-artifacts/results-*.json test-artifacts/durations-*.json
 	@status=0; \
 	HERALD_TEST_DB=sqlite $(MOCHA) $(TESTS) || status=1; \
 	if [ -n "$$TEST_DATABASE_URL" ]; then HERALD_TEST_DB=postgres $(MOCHA) $(TESTS) || status=1; \

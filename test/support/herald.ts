@@ -17,6 +17,7 @@ import * as provisioning from '../../src/domain/provisioning.js';
 import type { Scope } from '../../src/domain/principal.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { startHerald, type Herald } from '../../src/server.js';
+import { dropLater } from './dropping.js';
 
 export const TEST_DB = process.env.HERALD_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
 
@@ -62,7 +63,7 @@ export async function freshDatabase(): Promise<TestDatabase> {
 }
 
 /** A fresh database with every migration applied, copied from a template migrated once; drop() removes it. */
-export async function migratedDatabase(): Promise<TestDatabase> {
+async function migratedDatabase(): Promise<TestDatabase> {
   return newDatabase(await migratedTemplate());
 }
 
@@ -231,7 +232,7 @@ export async function startTestHerald(overrides: Partial<Config> = {}, logger: L
     },
     async close() {
       await herald.close();
-      await database.drop();
+      dropLater(database.drop);
     },
   };
 }
