@@ -1,8 +1,12 @@
 # Two commands do everything on a fresh machine: `make run` and `make test`.
 SHELL := /bin/bash
 NODE_BIN := node_modules/.bin
-# `make test TESTS=test/rest/*.test.ts` runs a subset; `npx mocha <file>` runs one file.
-TESTS ?= 'test/**/*.test.ts'
+# `make test TESTS=test/rest/*.test.ts` runs a subset; `npx mocha <file>` runs one file. The browser tests, the
+# longest files, come first so that no worker is left with one of them when the others are done.
+TESTS ?= 'test/web/**/*.test.ts' 'test/!(web)/**/*.test.ts'
+# Test files run in TEST_JOBS processes at once: each file's servers, databases and fakes are its own.
+TEST_JOBS ?= 2
+MOCHA := $(NODE_BIN)/mocha --parallel --jobs $(TEST_JOBS)
 
 # The web app (web/) is bundled into dist/web, which Herald serves under /app.
 .PHONY: install generate check-generated web build sdk run test test-sqlite test-postgres typecheck bench clean
@@ -63,10 +67,10 @@ typecheck: generate
 
 # SQLite always; Postgres too when TEST_DATABASE_URL names a server (.ci/run starts one).
 test: typecheck
-	@rm -f test-artifacts/results-*.json
+	@rm -f test-artifacts/results-*.json test-artifacts/durations-*.json
 	@status=0; \
-	HERALD_TEST_DB=sqlite $(NODE_BIN)/mocha $(TESTS) || status=1; \
-	if [ -n "$$TEST_DATABASE_URL" ]; then HERALD_TEST_DB=postgres $(NODE_BIN)/mocha $(TESTS) || status=1; \
+	HERALD_TEST_DB=sqlite $(MOCHA) $(TESTS) || status=1; \
+	if [ -n "$$TEST_DATABASE_URL" ]; then HERALD_TEST_DB=postgres $(MOCHA) $(TESTS) || status=1; \
 	else echo "TEST_DATABASE_URL is not set: the Postgres run is skipped here (.ci/run starts Postgres and runs it)."; fi; \
 	node scripts/test-summary.mjs; exit $$status
 

@@ -103,7 +103,7 @@ describe(`secrets at rest (${TEST_DB})`, function () {
   it('writes the demo credentials 0600, tightening files an older version left readable', async () => {
     const database = await freshDatabase();
     for (const name of ['demo-api-key', 'demo-credentials']) fs.writeFileSync(path.join(database.dataDir, name), 'old\n', { mode: 0o644 });
-    const { db, deps } = await openDomain(loadConfig({}, { dataDir: database.dataDir, databaseUrl: database.databaseUrl }));
+    const { db, deps } = await openDomain({ ...loadConfig({}, { dataDir: database.dataDir, databaseUrl: database.databaseUrl }), passwordHashCost: 2 ** 10 });
     const { seedDemoIfEmpty } = await import('../../src/demo.js');
     const demo = await seedDemoIfEmpty(deps, database.dataDir);
     assert.ok(demo);
