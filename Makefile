@@ -9,13 +9,20 @@ TEST_JOBS ?= 2
 MOCHA := $(NODE_BIN)/mocha --parallel --jobs $(TEST_JOBS)
 
 # The web app (web/) is bundled into dist/web, which Herald serves under /app.
-.PHONY: install generate check-generated web build sdk run test test-sqlite test-postgres typecheck bench clean
+.PHONY: install lint format generate check-generated web build sdk run test test-sqlite test-postgres typecheck bench clean
 
 install: node_modules/.installed
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
+
+# Formatting and lint rules live in biome.jsonc: `make lint` checks them (CI runs it), `make format` applies them.
+lint: install
+	$(NODE_BIN)/biome ci .
+
+format: install
+	$(NODE_BIN)/biome check --write .
 
 generate: install
 	$(NODE_BIN)/tsx scripts/generate.ts

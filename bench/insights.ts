@@ -19,7 +19,12 @@ const YEAR_MS = 365 * 86_400_000;
 
 export async function runInsightsBench(posts = 20_000): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-insights-'));
-  const unlimited = { restReadsPerMinute: 1e9, restWritesPerMinute: 1e9, accountPerHour: 1e9, mcpPerTokenPerMinute: 1e9 };
+  const unlimited = {
+    restReadsPerMinute: 1e9,
+    restWritesPerMinute: 1e9,
+    accountPerHour: 1e9,
+    mcpPerTokenPerMinute: 1e9,
+  };
   const config = { ...loadConfig({}), port: 0, host: '127.0.0.1', dataDir, worker: false, rateLimits: unlimited };
   const herald = await startHerald(config, createLogger({ quiet: true }));
   const demo = await seedDemo(herald.deps);
@@ -36,14 +41,32 @@ export async function runInsightsBench(posts = 20_000): Promise<void> {
       const metrics = { likes: j % 97, comments: j % 13, shares: j % 7, impressions: 1000 + (j % 991) };
       const id = `bench_${String(j).padStart(8, '0')}`;
       rows.push({
-        id, account_id: demo.accountId, workspace_id: channel.workspaceId, channel_id: channel.id, text: `Bench post ${j}`,
-        status: 'published', is_live: false, date_time: at, timeline_at: at, published_at: at, network_post_id: id, metrics: JSON.stringify(metrics),
-        created_at: at, updated_at: at,
+        id,
+        account_id: demo.accountId,
+        workspace_id: channel.workspaceId,
+        channel_id: channel.id,
+        text: `Bench post ${j}`,
+        status: 'published',
+        is_live: false,
+        date_time: at,
+        timeline_at: at,
+        published_at: at,
+        network_post_id: id,
+        metrics: JSON.stringify(metrics),
+        created_at: at,
+        updated_at: at,
       });
       for (let s = 0; s < SAMPLES; s++) {
         samples.push({
-          postId: id, accountId: demo.accountId, channelId: channel.id, publishedAt: at, sampledAt: at + s * 3_600_000,
-          counters: { likes: Math.floor((metrics.likes * s) / SAMPLES), impressions: Math.floor((metrics.impressions * s) / SAMPLES) },
+          postId: id,
+          accountId: demo.accountId,
+          channelId: channel.id,
+          publishedAt: at,
+          sampledAt: at + s * 3_600_000,
+          counters: {
+            likes: Math.floor((metrics.likes * s) / SAMPLES),
+            impressions: Math.floor((metrics.impressions * s) / SAMPLES),
+          },
         });
       }
     }
@@ -51,7 +74,8 @@ export async function runInsightsBench(posts = 20_000): Promise<void> {
     await herald.deps.repos.insights.insertPostSamples(samples);
   }
   const seeded = Date.now() - seedStart;
-  const get = (url: string) => fetch(`${herald.url}/v1/rest${url}`, { headers: { authorization: `Bearer ${demo.apiKey}` } });
+  const get = (url: string) =>
+    fetch(`${herald.url}/v1/rest${url}`, { headers: { authorization: `Bearer ${demo.apiKey}` } });
   const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
   const reads: [string, string][] = [
     ['report, 28 days', `/insights?from=${day(now - 27 * 86_400_000)}&to=${day(now)}`],

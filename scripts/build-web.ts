@@ -23,8 +23,16 @@ export interface WebManifest {
 }
 
 const BUNDLE = {
-  bundle: true, format: 'esm', target: 'es2022', minify: true, sourcemap: 'linked',
-  entryNames: '[name]-[hash]', assetNames: '[name]-[hash]', metafile: true, logLevel: 'silent', legalComments: 'linked',
+  bundle: true,
+  format: 'esm',
+  target: 'es2022',
+  minify: true,
+  sourcemap: 'linked',
+  entryNames: '[name]-[hash]',
+  assetNames: '[name]-[hash]',
+  metafile: true,
+  logLevel: 'silent',
+  legalComments: 'linked',
 } as const;
 
 /** Redoc's standalone bundle, named by its content's hash like the app's own files. */
@@ -62,7 +70,9 @@ export async function buildWeb(outDir = WEB_DIST): Promise<WebManifest> {
     style: outputs.find((f) => f.endsWith('.css'))!,
     reference: {
       renderer: copyRenderer(assets),
-      script: Object.keys(reference.metafile.outputs).map((f) => path.basename(f)).find((f) => f.endsWith('.js'))!,
+      script: Object.keys(reference.metafile.outputs)
+        .map((f) => path.basename(f))
+        .find((f) => f.endsWith('.js'))!,
     },
   };
   fs.writeFileSync(path.join(staging, 'manifest.json'), JSON.stringify(manifest, null, 2));

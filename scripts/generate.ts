@@ -14,10 +14,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 const rest = await generateRest(root);
 const openapi = JSON.parse(rest.find((o) => o.file === 'openapi.json')!.content);
-const outputs: Output[] = [
-  ...rest,
-  ...(await generateMcp(root, openapi)),
-];
+const outputs: Output[] = [...rest, ...(await generateMcp(root, openapi))];
 const changed = writeOutputs(path.join(root, 'generated'), outputs);
 console.log(`generated/: ${outputs.length} files, ${changed} changed`);
 

@@ -26,7 +26,11 @@ const readManifest = (dir: string): Manifest => JSON.parse(fs.readFileSync(path.
 export function packSdk(outDir = path.join(ROOT, 'dist')): string {
   const staging = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-sdk-'));
   try {
-    execFileSync(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', path.join(SDK, 'tsconfig.json'), '--outDir', path.join(staging, 'dist')], { stdio: 'inherit' });
+    execFileSync(
+      path.join(ROOT, 'node_modules', '.bin', 'tsc'),
+      ['-p', path.join(SDK, 'tsconfig.json'), '--outDir', path.join(staging, 'dist')],
+      { stdio: 'inherit' },
+    );
     for (const file of ['package.json', 'README.md']) fs.copyFileSync(path.join(SDK, file), path.join(staging, file));
     const manifest = readManifest(SDK);
     const bundled = new Set<string>();
@@ -39,7 +43,10 @@ export function packSdk(outDir = path.join(ROOT, 'dist')): string {
     };
     for (const name of manifest.bundleDependencies ?? []) bundle(name);
     fs.mkdirSync(outDir, { recursive: true });
-    const packed = execFileSync('npm', ['pack', '--offline', '--json', '--pack-destination', outDir], { cwd: staging, encoding: 'utf8' });
+    const packed = execFileSync('npm', ['pack', '--offline', '--json', '--pack-destination', outDir], {
+      cwd: staging,
+      encoding: 'utf8',
+    });
     return path.join(outDir, (JSON.parse(packed) as { filename: string }[])[0].filename);
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });

@@ -328,7 +328,11 @@ function networkAppsFrom(env: Env): NetworkAppsConfig {
   const slack = app('SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET');
   return {
     x,
-    linkedin: linkedin && { ...linkedin, apiVersion: env.LINKEDIN_VERSION?.trim() || '202510', organizations: env.LINKEDIN_ORGANIZATIONS?.trim().toLowerCase() !== 'false' },
+    linkedin: linkedin && {
+      ...linkedin,
+      apiVersion: env.LINKEDIN_VERSION?.trim() || '202510',
+      organizations: env.LINKEDIN_ORGANIZATIONS?.trim().toLowerCase() !== 'false',
+    },
     facebook: facebook && { ...facebook, graphVersion: env.FACEBOOK_GRAPH_VERSION?.trim() || 'v23.0' },
     instagram: instagram && { ...instagram, graphVersion: env.FACEBOOK_GRAPH_VERSION?.trim() || 'v23.0' },
     google: google && {
@@ -348,14 +352,18 @@ function networkAppsFrom(env: Env): NetworkAppsConfig {
 function chunkBytesFrom(env: Env): number {
   const quantum = 256 * 1024;
   const value = intFrom(env, 'YOUTUBE_UPLOAD_CHUNK_BYTES', 32 * quantum, quantum);
-  if (value % quantum !== 0) throw new Error(`YOUTUBE_UPLOAD_CHUNK_BYTES must be a multiple of 262144 (256 KiB), got "${value}"`);
+  if (value % quantum !== 0)
+    throw new Error(`YOUTUBE_UPLOAD_CHUNK_BYTES must be a multiple of 262144 (256 KiB), got "${value}"`);
   return value;
 }
 
 /** NETWORK_ORIGIN_OVERRIDES: `https://real.origin=http://local:port` pairs, comma-separated; origins only. */
 function parseOriginOverrides(raw: string | undefined): Record<string, string> {
   const overrides: Record<string, string> = {};
-  for (const pair of (raw ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+  for (const pair of (raw ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '')) {
     const [from, to, ...rest] = pair.split('=');
     let fromUrl: URL;
     let toUrl: URL;
@@ -364,7 +372,9 @@ function parseOriginOverrides(raw: string | undefined): Record<string, string> {
       fromUrl = new URL(from.trim());
       toUrl = new URL(to.trim());
     } catch {
-      throw new Error(`NETWORK_ORIGIN_OVERRIDES: "${pair}" is not a pair of origins such as https://bsky.social=http://127.0.0.1:9102`);
+      throw new Error(
+        `NETWORK_ORIGIN_OVERRIDES: "${pair}" is not a pair of origins such as https://bsky.social=http://127.0.0.1:9102`,
+      );
     }
     overrides[fromUrl.origin] = toUrl.origin;
   }
@@ -375,6 +385,11 @@ function parseOriginOverrides(raw: string | undefined): Record<string, string> {
 function parseAllowHosts(raw: string | undefined): string[] {
   return (raw ?? '')
     .split(',')
-    .map((host) => host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1'))
+    .map((host) =>
+      host
+        .trim()
+        .toLowerCase()
+        .replace(/^\[(.*)\]$/, '$1'),
+    )
     .filter((host) => host !== '');
 }

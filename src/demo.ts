@@ -17,6 +17,9 @@ export async function seedDemoIfEmpty(deps: DomainDeps, dataDir: string): Promis
   });
   if (!demo) return undefined;
   writePrivateFile(path.join(dataDir, 'demo-api-key'), demo.apiKey + '\n');
-  writePrivateFile(path.join(dataDir, 'demo-credentials'), JSON.stringify({ email: demo.email, password: demo.password }) + '\n');
+  writePrivateFile(
+    path.join(dataDir, 'demo-credentials'),
+    JSON.stringify({ email: demo.email, password: demo.password }) + '\n',
+  );
   return demo;
 }

@@ -41,7 +41,10 @@ export interface Herald {
   close(): Promise<void>;
 }
 
-export async function openDomain(config: Config, warn: (message: string) => void = () => undefined): Promise<{ db: Db; deps: DomainDeps }> {
+export async function openDomain(
+  config: Config,
+  warn: (message: string) => void = () => undefined,
+): Promise<{ db: Db; deps: DomainDeps }> {
   prepareDataDir(config.dataDir, warn);
   // A malformed master key is refused before the database is touched.
   const keys = loadMasterKeys(config, warn);

@@ -15,9 +15,11 @@ function cell(text: string): string {
 
 function range(schema: Schema, unit: string): string {
   const min = schema[unit === 'characters' ? 'minLength' : unit === 'items' ? 'minItems' : 'minimum'] as
-    number | undefined;
+    | number
+    | undefined;
   const max = schema[unit === 'characters' ? 'maxLength' : unit === 'items' ? 'maxItems' : 'maximum'] as
-    number | undefined;
+    | number
+    | undefined;
   const of = unit === 'number' ? '' : ` ${unit}`;
   if (min !== undefined && max !== undefined) return min === max ? ` (${min}${of})` : ` (${min} to ${max}${of})`;
   if (max !== undefined) return ` (at most ${max}${of})`;

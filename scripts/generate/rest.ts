@@ -31,7 +31,9 @@ export async function generateRest(root: string): Promise<Output[]> {
   // validate() dereferences in place, so validate a copy and keep the bundle with its $refs.
   await SwaggerParser.validate(structuredClone(bundled));
 
-  const types = astToString(await openapiTS(structuredClone(bundled), { alphabetize: false, defaultNonNullable: false }));
+  const types = astToString(
+    await openapiTS(structuredClone(bundled), { alphabetize: false, defaultNonNullable: false }),
+  );
 
   const routes: string[] = [];
   const methods: string[] = [];
@@ -52,7 +54,9 @@ export async function generateRest(root: string): Promise<Output[]> {
           `expressPath: '${route.replace(/\{(\w+)\}/g, ':$1')}', rateLimit: '${rateLimit}', ` +
           `idempotent: ${op['x-herald-idempotent'] === true} },`,
       );
-      dispatch.push(`    case '${op.operationId}':\n      return handlers.${op.operationId}(request as RestRequest<'${op.operationId}'>, context);`);
+      dispatch.push(
+        `    case '${op.operationId}':\n      return handlers.${op.operationId}(request as RestRequest<'${op.operationId}'>, context);`,
+      );
       methods.push(
         `  /** ${method.toUpperCase()} ${route}${op.summary ? ` - ${op.summary}` : ''} */\n` +
           `  ${op.operationId}(request: RestRequest<'${op.operationId}'>, context: Context): Promise<RestResponse<'${op.operationId}'>>;`,

@@ -35,13 +35,23 @@ export class HeraldConflictError extends HeraldApiError {}
 export class HeraldUnprocessableError extends HeraldApiError {}
 /** 429: a rate budget is spent; `retryAfterSeconds` says when to try again. */
 export class HeraldRateLimitError extends HeraldApiError {
-  constructor(status: number, code: string, message: string, readonly retryAfterSeconds: number | undefined) {
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    readonly retryAfterSeconds: number | undefined,
+  ) {
     super(status, code, message);
   }
 }
 /** 5xx: Herald or something it depends on is down for now (503 with Retry-After, 507 when its disk is full). */
 export class HeraldUnavailableError extends HeraldApiError {
-  constructor(status: number, code: string, message: string, readonly retryAfterSeconds: number | undefined) {
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    readonly retryAfterSeconds: number | undefined,
+  ) {
     super(status, code, message);
   }
 }

@@ -18,7 +18,10 @@ export interface HeraldMcpClientOptions extends RetryOptions {
 
 /** A tools/call that came back with isError: the message says what to change. */
 export class HeraldToolError extends Error {
-  constructor(readonly tool: ToolName, message: string) {
+  constructor(
+    readonly tool: ToolName,
+    message: string,
+  ) {
     super(message);
     this.name = 'HeraldToolError';
   }
@@ -26,7 +29,11 @@ export class HeraldToolError extends Error {
 
 /** A JSON-RPC error, or an HTTP error before JSON-RPC (401, 403, 429...). */
 export class HeraldMcpError extends Error {
-  constructor(readonly status: number, readonly code: number | undefined, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: number | undefined,
+    message: string,
+  ) {
     super(message);
     this.name = 'HeraldMcpError';
   }
@@ -44,16 +51,18 @@ export function createHeraldMcpClient(options: HeraldMcpClientOptions): HeraldMc
   const send = heraldFetch({ ...options, idempotencyKeys: false });
   let nextId = 1;
   async function request(method: string, params: Record<string, unknown>): Promise<any> {
-    const response = await send(new Request(options.url, {
-      method: 'POST',
-      headers: {
-        Authorization: `Bearer ${options.token}`,
-        'Content-Type': 'application/json',
-        Accept: 'application/json, text/event-stream',
-        'MCP-Protocol-Version': '2025-11-25',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }),
-    }));
+    const response = await send(
+      new Request(options.url, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${options.token}`,
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          'MCP-Protocol-Version': '2025-11-25',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }),
+      }),
+    );
     const body = (await response.json().catch(() => undefined)) as any;
     if (body?.error) throw new HeraldMcpError(response.status, body.error.code, body.error.message);
     if (!response.ok || !body) {

@@ -12,7 +12,9 @@ interface PageBody {
 
 type Listing<P extends keyof paths> = paths[P] extends {
   get: { responses: { 200: { content: { 'application/json': infer B } } } };
-} ? B : never;
+}
+  ? B
+  : never;
 
 /** The REST paths whose GET answers a page. */
 export type PagedPath = { [P in keyof paths]: Listing<P> extends PageBody ? P : never }[keyof paths];
@@ -37,7 +39,10 @@ export async function* paginate<P extends PagedPath>(
   path: P,
   request: PageRequest<P> = {},
 ): AsyncGenerator<PageItem<P>, void, undefined> {
-  const get = client.GET as unknown as (path: string, init: unknown) => Promise<{ data?: PageBody; error?: unknown; response: Response }>;
+  const get = client.GET as unknown as (
+    path: string,
+    init: unknown,
+  ) => Promise<{ data?: PageBody; error?: unknown; response: Response }>;
   let cursor: string | undefined;
   for (;;) {
     const params = { ...request.params, query: { ...request.params?.query, ...(cursor ? { cursor } : {}) } };

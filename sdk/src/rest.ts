@@ -25,7 +25,9 @@ export type HeraldClient = Client<paths>;
 /** A typed REST client: `client.GET('/posts', { params: { query: { livePosts: true } } })`. */
 export function createHeraldClient(options: HeraldClientOptions): HeraldClient {
   if (!options.token && !options.csrfToken) {
-    throw new Error('createHeraldClient needs a token (an API key or OAuth access token), or, in the web app, its csrfToken');
+    throw new Error(
+      'createHeraldClient needs a token (an API key or OAuth access token), or, in the web app, its csrfToken',
+    );
   }
   const headers: Record<string, string> = options.token
     ? { Authorization: `Bearer ${options.token}` }

@@ -360,8 +360,16 @@ const commands: Record<string, Command> = {
         value: 'PASSWORD',
         help: "wordpress: an Application Password (Users > Profile), never the user's password",
       },
-      'private-key': { type: 'string', value: 'NSEC', help: 'nostr: the private key (nsec or hex) notes are signed with' },
-      relays: { type: 'string', value: '"wss://... wss://..."', help: 'nostr: the relays to publish to, separated by spaces' },
+      'private-key': {
+        type: 'string',
+        value: 'NSEC',
+        help: 'nostr: the private key (nsec or hex) notes are signed with',
+      },
+      relays: {
+        type: 'string',
+        value: '"wss://... wss://..."',
+        help: 'nostr: the relays to publish to, separated by spaces',
+      },
       'bot-token': { type: 'string', value: 'TOKEN', help: "telegram, discord: the bot's token" },
       chat: { type: 'string', value: '@channel', help: 'telegram: the channel or group, the bot one of its admins' },
       'channel-id': { type: 'string', value: 'ID', help: 'discord: the channel the bot posts in' },

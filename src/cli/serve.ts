@@ -51,7 +51,11 @@ export async function serve(config: Config): Promise<void> {
     }
     process.stdout.write(lines.join('\n') + '\n');
   }
-  logger.info('herald listening', { url: herald.config.baseUrl, port: herald.config.port, database: config.databaseUrl ? 'postgres' : 'sqlite' });
+  logger.info('herald listening', {
+    url: herald.config.baseUrl,
+    port: herald.config.port,
+    database: config.databaseUrl ? 'postgres' : 'sqlite',
+  });
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;

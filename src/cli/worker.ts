@@ -9,7 +9,10 @@ export async function runWorker(config: Config): Promise<void> {
   const { db, deps } = await openDomain(config);
   const worker = createWorker(deps, logger);
   worker.start();
-  logger.info('publishing worker running', { workerId: worker.options.workerId, database: config.databaseUrl ? 'postgres' : 'sqlite' });
+  logger.info('publishing worker running', {
+    workerId: worker.options.workerId,
+    database: config.databaseUrl ? 'postgres' : 'sqlite',
+  });
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;

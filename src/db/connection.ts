@@ -47,7 +47,10 @@ export function openDatabase(options: { databaseUrl?: string; dataDir: string; p
     pool: {
       min: 1,
       max: 1,
-      afterCreate(conn: { pragma(sql: string): unknown; prepare(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+      afterCreate(
+        conn: { pragma(sql: string): unknown; prepare(sql: string): unknown },
+        done: (err: Error | null, conn: unknown) => void,
+      ) {
         // WAL lets readers in other processes work while one writes; busy_timeout makes writers queue.
         conn.pragma('journal_mode = WAL');
         conn.pragma('busy_timeout = 5000');

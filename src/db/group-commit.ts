@@ -16,13 +16,19 @@ import { withUnitConnection } from './direct-sql.js';
  * Knex's plain BEGIN): another process writing to the same file between a unit's reads and its writes would
  * otherwise fail the group's every later write, not just the one unit's.
  */
-export function groupCommit<R>(db: Db, bind: (trx: Knex.Transaction) => R): <T>(work: (repos: R) => Promise<T>) => Promise<T> {
+export function groupCommit<R>(
+  db: Db,
+  bind: (trx: Knex.Transaction) => R,
+): <T>(work: (repos: R) => Promise<T>) => Promise<T> {
   async function commitGroup(units: Unit<R>[]): Promise<void> {
     let outcomes: Outcome[];
     try {
       const connection = (await db.client.acquireConnection()) as SqliteConnection;
       try {
-        outcomes = await db.transaction((trx) => withUnitConnection(trx, connection, () => runInSavepoints(connection, bind(trx), units)), { connection });
+        outcomes = await db.transaction(
+          (trx) => withUnitConnection(trx, connection, () => runInSavepoints(connection, bind(trx), units)),
+          { connection },
+        );
       } finally {
         await db.client.releaseConnection(connection);
       }
@@ -30,7 +36,9 @@ export function groupCommit<R>(db: Db, bind: (trx: Knex.Transaction) => R): <T>(
       for (const unit of units) unit.reject(error);
       return;
     }
-    outcomes.forEach((outcome, i) => ('error' in outcome ? units[i].reject(outcome.error) : units[i].resolve(outcome.value)));
+    outcomes.forEach((outcome, i) =>
+      'error' in outcome ? units[i].reject(outcome.error) : units[i].resolve(outcome.value),
+    );
   }
 
   const wait = perPoll<Unit<R>>((units) => void commitGroup(units));

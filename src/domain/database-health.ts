@@ -29,7 +29,11 @@ export class DatabaseUnavailableError extends HeraldError {
 
 export class StorageFullError extends HeraldError {
   constructor(cause: unknown) {
-    super('storage_full', 507, "Herald's storage is full; nothing was changed. The operator must free space before writes succeed again.");
+    super(
+      'storage_full',
+      507,
+      "Herald's storage is full; nothing was changed. The operator must free space before writes succeed again.",
+    );
     this.cause = cause;
   }
 }
@@ -37,9 +41,18 @@ export class StorageFullError extends HeraldError {
 // Postgres: admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections, and the connection exceptions.
 const PG_UNREACHABLE = new Set(['57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006']);
 // The socket under a pg connection.
-const SOCKET_UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+const SOCKET_UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
 // node-postgres says these in words only: a connection that died under a query, or one used after it died.
-const PG_DEAD_CONNECTION = /^(Connection terminated|Client has encountered a connection error|Client was closed and is not queryable)/;
+const PG_DEAD_CONNECTION =
+  /^(Connection terminated|Client has encountered a connection error|Client was closed and is not queryable)/;
 // Postgres disk_full, SQLite's full database or disk, and a file write with no space left.
 const FULL = new Set(['53100', 'SQLITE_FULL', 'ENOSPC']);
 // SQLite ends a transaction by itself when its database or disk is full (or, more rarely, on an I/O error); the
@@ -57,11 +70,16 @@ interface ErrorLike {
 export function databaseFault(error: unknown): DatabaseUnavailableError | StorageFullError | undefined {
   if (error instanceof DatabaseUnavailableError || error instanceof StorageFullError) return error;
   // Knex and drivers may wrap the driver's error; a few levels cover every wrapping seen.
-  for (let e = error as ErrorLike | undefined, depth = 0; e && typeof e === 'object' && depth < 4; e = e.cause as ErrorLike, depth++) {
+  for (
+    let e = error as ErrorLike | undefined, depth = 0;
+    e && typeof e === 'object' && depth < 4;
+    e = e.cause as ErrorLike, depth++
+  ) {
     if (e instanceof HeraldError) return undefined;
     const code = typeof e.code === 'string' ? e.code : '';
     if (FULL.has(code)) return new StorageFullError(error);
-    if (code === 'SQLITE_ERROR' && typeof e.message === 'string' && SQLITE_ENDED_TRANSACTION.test(e.message)) return new StorageFullError(error);
+    if (code === 'SQLITE_ERROR' && typeof e.message === 'string' && SQLITE_ENDED_TRANSACTION.test(e.message))
+      return new StorageFullError(error);
     // A pool whose connections all died cannot hand one out: Knex's acquire timeout.
     if (PG_UNREACHABLE.has(code) || e.name === 'KnexTimeoutError') return new DatabaseUnavailableError(error);
     // The pool's own connect fails with the socket's error itself; one found under another error (fetch failed,
@@ -106,9 +124,16 @@ export class DatabaseOutages {
     }
     this.current = { kind, since: this.now(), requests: 1 };
     const cause = fault.cause as ErrorLike | undefined;
-    const reason = { code: cause?.code, error: typeof cause?.message === 'string' ? cause.message.slice(0, 200) : undefined };
+    const reason = {
+      code: cause?.code,
+      error: typeof cause?.message === 'string' ? cause.message.slice(0, 200) : undefined,
+    };
     if (kind === 'full') this.log.warn("Herald's storage is full: writes answer 507 until space is freed", reason);
-    else this.log.warn(`Herald cannot reach its database: requests answer 503 with Retry-After ${DATABASE_RETRY_AFTER_SECONDS} until it is back`, reason);
+    else
+      this.log.warn(
+        `Herald cannot reach its database: requests answer 503 with Retry-After ${DATABASE_RETRY_AFTER_SECONDS} until it is back`,
+        reason,
+      );
     this.scheduleProbe();
     return true;
   }
@@ -130,7 +155,10 @@ export class DatabaseOutages {
           if (this.current !== outage) return;
           this.current = undefined;
           const fields = { seconds: Math.round((this.now() - outage.since) / 1000), failedRequests: outage.requests };
-          this.log.info(outage.kind === 'full' ? "Herald's storage takes writes again" : 'Herald reaches its database again', fields);
+          this.log.info(
+            outage.kind === 'full' ? "Herald's storage takes writes again" : 'Herald reaches its database again',
+            fields,
+          );
         },
         () => {
           this.probing = undefined;

@@ -14,9 +14,17 @@ const NEVER_AUTHORIZED_CLIENT_TTL_MS = 24 * 3_600_000;
  * media uploads never completed, expired sign-in sessions, channel connect flows never finished and MCP tasks past
  * their ttl; and compacts old metric samples (insights/compaction.ts).
  */
-export async function purgeExpired(
-  deps: DomainDeps,
-): Promise<{ rateLimitWindows: number; idempotencyKeys: number; oauthGrants: number; oauthClients: number; mediaUploads: number; sessions: number; connectFlows: number; mcpTasks: number; metricSamples: number }> {
+export async function purgeExpired(deps: DomainDeps): Promise<{
+  rateLimitWindows: number;
+  idempotencyKeys: number;
+  oauthGrants: number;
+  oauthClients: number;
+  mediaUploads: number;
+  sessions: number;
+  connectFlows: number;
+  mcpTasks: number;
+  metricSamples: number;
+}> {
   const now = deps.now();
   const oauthGrants = await deps.repos.oauth.purgeExpired(now);
   return {

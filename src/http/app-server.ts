@@ -78,7 +78,8 @@ export function createAppServer(timeouts: AppServerTimeouts = TIMEOUTS): AppServ
       // Node's server holds the response being written on its socket (`_httpMessage`) until it is done.
       const answering = (socket as Socket & { _httpMessage?: unknown })._httpMessage != null;
       const last = seen.get(socket);
-      if (answering || !last || last.bytesRead !== socket.bytesRead) seen.set(socket, { bytesRead: socket.bytesRead, at: now });
+      if (answering || !last || last.bytesRead !== socket.bytesRead)
+        seen.set(socket, { bytesRead: socket.bytesRead, at: now });
       else if (now - last.at >= IDLE_QUIET_MS) socket.destroy();
     }
   }

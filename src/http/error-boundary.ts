@@ -45,9 +45,18 @@ export interface Problem {
 
 const GENERIC_500 = 'Something went wrong on our side; the request may be retried.';
 
-const JSON_RPC_CODES: Record<number, number> = { 400: -32600, 401: -32001, 403: -32004, 404: -32601, 413: -32600, 415: -32600, 429: -32029 };
+const JSON_RPC_CODES: Record<number, number> = {
+  400: -32600,
+  401: -32001,
+  403: -32004,
+  404: -32601,
+  413: -32600,
+  415: -32600,
+  429: -32029,
+};
 
-const PAGE_PATHS = /^\/(oauth2\/mcp\/(authorize|sign-in|decision|sign-out|consent)|calendars?(\/|$)|sandbox\/|connect\/|app(\/|$))/;
+const PAGE_PATHS =
+  /^\/(oauth2\/mcp\/(authorize|sign-in|decision|sign-out|consent)|calendars?(\/|$)|sandbox\/|connect\/|app(\/|$))/;
 const FEED_PATHS = /^\/calendars\/[^/]+\.ics$/;
 const OAUTH_API_PATHS = /^\/oauth2\/mcp\/(register|token|revoke)$/;
 
@@ -74,45 +83,91 @@ function classifyError(error: unknown): Problem {
     return { status: error.status, code: error.code, message: error.message, oauthError };
   }
   if (error instanceof HeraldError) {
-    return { status: error.status, code: error.code, message: error.message, details: error.details, cause: error.cause, internal: error.status >= 500 };
+    return {
+      status: error.status,
+      code: error.code,
+      message: error.message,
+      details: error.details,
+      cause: error.cause,
+      internal: error.status >= 500,
+    };
   }
-  if (error instanceof UntrustedRedirectError) return { status: 400, code: 'invalid_request', message: error.description };
-  if (error instanceof OAuthError) return { status: error.status, code: error.error, oauthError: error.error, message: error.description };
+  if (error instanceof UntrustedRedirectError)
+    return { status: 400, code: 'invalid_request', message: error.description };
+  if (error instanceof OAuthError)
+    return { status: error.status, code: error.error, oauthError: error.error, message: error.description };
   const e = (error ?? {}) as HttpLikeError;
   const status = e.status ?? e.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     if (Array.isArray(e.errors)) return fromValidator(status, e);
     if (error instanceof URIError || /decode/i.test(e.message ?? '')) {
-      return { status: 400, code: 'invalid_request', message: 'The URL has a malformed percent-encoding; encode path and query values as UTF-8.' };
+      return {
+        status: 400,
+        code: 'invalid_request',
+        message: 'The URL has a malformed percent-encoding; encode path and query values as UTF-8.',
+      };
     }
-    return { status, code: 'invalid_request', message: `The request could not be read (HTTP ${status}); check its encoding, headers and body.` };
+    return {
+      status,
+      code: 'invalid_request',
+      message: `The request could not be read (HTTP ${status}); check its encoding, headers and body.`,
+    };
   }
-  if (error instanceof URIError) return { status: 400, code: 'invalid_request', message: 'The URL has a malformed percent-encoding; encode path and query values as UTF-8.' };
+  if (error instanceof URIError)
+    return {
+      status: 400,
+      code: 'invalid_request',
+      message: 'The URL has a malformed percent-encoding; encode path and query values as UTF-8.',
+    };
   const fault = databaseFault(error);
   if (fault) {
     const retryAfterSeconds = fault instanceof DatabaseUnavailableError ? fault.retryAfterSeconds : undefined;
     const oauthError = retryAfterSeconds ? 'temporarily_unavailable' : 'server_error';
     // Logged as an outage (the log the app gives the boundary says it once), not as a bug.
-    return { status: fault.status, code: fault.code, message: fault.message, internal: true, cause: error, retryAfterSeconds, oauthError };
+    return {
+      status: fault.status,
+      code: fault.code,
+      message: fault.message,
+      internal: true,
+      cause: error,
+      retryAfterSeconds,
+      oauthError,
+    };
   }
   return { status: 500, code: 'internal_error', message: GENERIC_500, internal: true, cause: error };
 }
 
 function fromValidator(status: number, error: HttpLikeError): Problem {
   const details: FieldProblem[] = (error.errors ?? []).map((e) => ({
-    path: (e.path ?? '').replace(/^\/?(body|query|params|headers)\/?/, '$1.').replace(/\//g, '.').replace(/\.$/, ''),
+    path: (e.path ?? '')
+      .replace(/^\/?(body|query|params|headers)\/?/, '$1.')
+      .replace(/\//g, '.')
+      .replace(/\.$/, ''),
     message: e.message ?? 'is invalid',
   }));
   switch (status) {
     case 404:
-      return { status, code: 'not_found', message: 'No such route; see the OpenAPI description at /v1/rest/openapi.json.' };
+      return {
+        status,
+        code: 'not_found',
+        message: 'No such route; see the OpenAPI description at /v1/rest/openapi.json.',
+      };
     case 405:
-      return { status, code: 'method_not_allowed', message: 'This method is not allowed on this route; see the OpenAPI description at /v1/rest/openapi.json.' };
+      return {
+        status,
+        code: 'method_not_allowed',
+        message: 'This method is not allowed on this route; see the OpenAPI description at /v1/rest/openapi.json.',
+      };
     case 415:
       return { status, code: 'unsupported_media_type', message: 'Send the body as application/json.' };
     default: {
       const summary = details.map((d) => `${d.path} ${d.message}`).join('; ');
-      return { status: 400, code: 'invalid_request', message: summary ? `Invalid request: ${summary}` : 'Invalid request.', details };
+      return {
+        status: 400,
+        code: 'invalid_request',
+        message: summary ? `Invalid request: ${summary}` : 'Invalid request.',
+        details,
+      };
     }
   }
 }
@@ -128,7 +183,8 @@ const formats: Record<Surface, (req: Request, res: Response, problem: Problem) =
     res.status(problem.status).json(body);
   },
   oauth(req, res, problem) {
-    if (problem.status === 401 && req.headers.authorization !== undefined) res.setHeader('WWW-Authenticate', 'Basic realm="herald-oauth"');
+    if (problem.status === 401 && req.headers.authorization !== undefined)
+      res.setHeader('WWW-Authenticate', 'Basic realm="herald-oauth"');
     res.setHeader('Cache-Control', 'no-store');
     const refused = req.path.endsWith('/register') ? 'invalid_client_metadata' : 'invalid_request';
     const error = problem.oauthError ?? (problem.status >= 500 ? 'server_error' : refused);
@@ -136,8 +192,12 @@ const formats: Record<Surface, (req: Request, res: Response, problem: Problem) =
   },
   mcp(_req, res, problem) {
     // The MCP surface may renumber its own codes by protocol revision (res.locals.jsonRpcErrorCodes).
-    const codes: Record<number, number> = { ...JSON_RPC_CODES, ...(res.locals.jsonRpcErrorCodes as Record<number, number> | undefined) };
-    const code = problem.status >= 500 ? -32603 : problem.code === 'invalid_json' ? -32700 : (codes[problem.status] ?? -32600);
+    const codes: Record<number, number> = {
+      ...JSON_RPC_CODES,
+      ...(res.locals.jsonRpcErrorCodes as Record<number, number> | undefined),
+    };
+    const code =
+      problem.status >= 500 ? -32603 : problem.code === 'invalid_json' ? -32700 : (codes[problem.status] ?? -32600);
     const message = problem.code === 'invalid_json' ? `Parse error: ${problem.message}` : problem.message;
     // Over budget, SPEC's rate-limit body (status false, message) rides beside the JSON-RPC error.
     const budget = problem.status === 429 ? { status: false, message } : {};
@@ -145,14 +205,27 @@ const formats: Record<Surface, (req: Request, res: Response, problem: Problem) =
   },
   feed(_req, res, problem) {
     const text = [problem.message, ...(problem.details ?? []).map((d) => d.message)].join(' ');
-    res.status(problem.status).set({ 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }).send(`${text}\n`);
+    res
+      .status(problem.status)
+      .set({
+        'content-type': 'text/plain; charset=utf-8',
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
+      })
+      .send(`${text}\n`);
   },
   page(_req, res, problem) {
-    const title = problem.status === 404 ? 'Not found' : problem.status >= 500 ? 'Something went wrong' : 'This request could not be handled';
+    const title =
+      problem.status === 404
+        ? 'Not found'
+        : problem.status >= 500
+          ? 'Something went wrong'
+          : 'This request could not be handled';
     const text = [problem.message, ...(problem.details ?? []).map((d) => d.message)].join(' ');
     res.status(problem.status).set({
       'content-type': 'text/html; charset=utf-8',
-      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+      'content-security-policy':
+        "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
       'cache-control': 'no-store',
       'x-content-type-options': 'nosniff',
     });

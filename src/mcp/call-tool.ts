@@ -18,7 +18,14 @@ import type { ToolDefinition, ToolName } from '../../generated/mcp/handlers.js';
 import { argumentValidators, resultValidators, type ValidationProblem } from '../../generated/mcp/validators.js';
 import { HeraldError, InsufficientScopeError } from '../domain/errors.js';
 import { TaskCancelledError } from '../domain/tool-tasks.js';
-import { HERALD_RPC_ERROR_CODES, RpcErrorCode, toolFailure, toolSuccess, type Era, type ToolResult } from './protocol.js';
+import {
+  HERALD_RPC_ERROR_CODES,
+  RpcErrorCode,
+  toolFailure,
+  toolSuccess,
+  type Era,
+  type ToolResult,
+} from './protocol.js';
 import type { AreaTools, ToolContext } from './tools/context.js';
 
 export interface ToolCall {
@@ -51,13 +58,22 @@ export async function callTool(options: CallToolOptions, call: ToolCall, context
 }
 
 /** The checks made before any work: a refusal is thrown (protocol errors) or answered (bad arguments). */
-export function prepareToolCall(options: CallToolOptions, call: ToolCall, context: ToolContext): PreparedCall | ToolResult {
+export function prepareToolCall(
+  options: CallToolOptions,
+  call: ToolCall,
+  context: ToolContext,
+): PreparedCall | ToolResult {
   const tool = typeof call.name === 'string' ? options.tools.get(call.name as ToolName) : undefined;
-  const handler = tool && (options.handlers[tool.name] as ((args: unknown, context: ToolContext) => Promise<object>) | undefined);
+  const handler =
+    tool && (options.handlers[tool.name] as ((args: unknown, context: ToolContext) => Promise<object>) | undefined);
   if (!tool || !handler) {
-    throw new JSONRPCErrorException(`Unknown tool: ${String(call.name)}. Call tools/list for the tools this server offers.`, RpcErrorCode.InvalidParams);
+    throw new JSONRPCErrorException(
+      `Unknown tool: ${String(call.name)}. Call tools/list for the tools this server offers.`,
+      RpcErrorCode.InvalidParams,
+    );
   }
-  if (!context.principal.scopes.includes(tool.scope)) throw insufficientScope(options.era, new InsufficientScopeError(tool.scope));
+  if (!context.principal.scopes.includes(tool.scope))
+    throw insufficientScope(options.era, new InsufficientScopeError(tool.scope));
 
   const args = structuredClone(call.arguments ?? {});
   const validate = argumentValidators[tool.name];
@@ -97,10 +113,14 @@ async function runTool(
 }
 
 function insufficientScope(era: Era, error: InsufficientScopeError): JSONRPCErrorException {
-  return new JSONRPCErrorException(`insufficient_scope: ${error.message}`, HERALD_RPC_ERROR_CODES[era].InsufficientScope, {
-    error: 'insufficient_scope',
-    scope: error.scope,
-  });
+  return new JSONRPCErrorException(
+    `insufficient_scope: ${error.message}`,
+    HERALD_RPC_ERROR_CODES[era].InsufficientScope,
+    {
+      error: 'insufficient_scope',
+      scope: error.scope,
+    },
+  );
 }
 
 function describe(error: HeraldError): string {
@@ -111,7 +131,8 @@ function describe(error: HeraldError): string {
 function invalidArguments(tool: string, problems: ValidationProblem[]): string {
   const lines = problems.map((p) => {
     const where = p.instancePath ? `argument ${p.instancePath.slice(1).replace(/\//g, '.')}` : 'arguments';
-    if (p.keyword === 'additionalProperties') return `${where}: unknown argument "${String(p.params.additionalProperty)}"; remove it`;
+    if (p.keyword === 'additionalProperties')
+      return `${where}: unknown argument "${String(p.params.additionalProperty)}"; remove it`;
     if (p.keyword === 'required') return `${where}: missing required argument "${String(p.params.missingProperty)}"`;
     return `${where}: ${p.message ?? 'is invalid'}`;
   });

@@ -36,7 +36,12 @@ export async function syncChannel(rt: WorkerRuntime, channel: ChannelRecord): Pr
   await sampleAudience(rt, channel, network, ref);
 }
 
-async function syncPosts(rt: WorkerRuntime, channel: ChannelRecord, network: NetworkConnector, ref: ConnectorChannel): Promise<void> {
+async function syncPosts(
+  rt: WorkerRuntime,
+  channel: ChannelRecord,
+  network: NetworkConnector,
+  ref: ConnectorChannel,
+): Promise<void> {
   let cursor: string | null = null;
   for (let page = 0; page < SYNC_MAX_PAGES; page++) {
     let answer: RecentPostsPage;
@@ -47,7 +52,14 @@ async function syncPosts(rt: WorkerRuntime, channel: ChannelRecord, network: Net
       throw error;
     }
     const { posts: recent, nextCursor } = answer;
-    const known = new Map((await rt.livePosts.ownByNetworkIds(channel.id, recent.map((p) => p.networkPostId))).map((p) => [p.networkPostId, p]));
+    const known = new Map(
+      (
+        await rt.livePosts.ownByNetworkIds(
+          channel.id,
+          recent.map((p) => p.networkPostId),
+        )
+      ).map((p) => [p.networkPostId, p]),
+    );
     const ours = await rt.attempts.knownAttemptKeys(recent.flatMap((p) => (p.attemptKey ? [p.attemptKey] : [])));
     const now = rt.now();
     const fresh: PostRecord[] = [];
@@ -79,7 +91,12 @@ async function syncPosts(rt: WorkerRuntime, channel: ChannelRecord, network: Net
   }
 }
 
-async function sampleAudience(rt: WorkerRuntime, channel: ChannelRecord, network: NetworkConnector, ref: ConnectorChannel): Promise<void> {
+async function sampleAudience(
+  rt: WorkerRuntime,
+  channel: ChannelRecord,
+  network: NetworkConnector,
+  ref: ConnectorChannel,
+): Promise<void> {
   if (!network.audience || !network.capabilities.counters?.audience) return;
   let followers: number;
   try {
@@ -89,5 +106,10 @@ async function sampleAudience(rt: WorkerRuntime, channel: ChannelRecord, network
     throw error;
   }
   if (!Number.isFinite(followers) || followers < 0) return;
-  await rt.ctx.deps.repos.insights.insertAudienceSample({ channelId: channel.id, accountId: channel.accountId, sampledAt: rt.now(), followers: Math.floor(followers) });
+  await rt.ctx.deps.repos.insights.insertAudienceSample({
+    channelId: channel.id,
+    accountId: channel.accountId,
+    sampledAt: rt.now(),
+    followers: Math.floor(followers),
+  });
 }

@@ -20,7 +20,8 @@ const PROBE_MAX_BYTES = 1024 * 1024;
 export function safeMediaChecker(allowHosts: readonly string[], library: LibraryFiles): MediaChecker {
   return async (url, accountId) => {
     const own = await library.find(accountId, url);
-    if (own) return 'missing' in own ? { direct: false, reason: own.missing } : { direct: true, mimeType: own.contentType };
+    if (own)
+      return 'missing' in own ? { direct: false, reason: own.missing } : { direct: true, mimeType: own.contentType };
     try {
       const probe = await probeDirectMedia(url, { allowHosts, maxBytes: PROBE_MAX_BYTES, timeoutMs: PROBE_TIMEOUT_MS });
       return probe.direct ? { direct: true, mimeType: probe.mimeType } : { direct: false, reason: probe.reason };

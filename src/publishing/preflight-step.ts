@@ -21,18 +21,24 @@ export async function rehearseDue(rt: WorkerRuntime, limit: number): Promise<num
   const posts = await rt.repo.claimRehearsals(rehearsedAt, preflightLeadMs, preflightRecheckMs, limit);
   if (posts.length === 0) return 0;
   const targets = await rt.connectorsFor(posts.map((post) => post.channelId));
-  await Promise.all(posts.map(async (post) => {
-    const target = targets.get(post.channelId)!;
-    if ('missing' in target) return;
-    try {
-      const { channel, network } = target;
-      const risk = await rehearse(rt.ctx.deps, {
-        post, channel, connector: network, target: connectorChannel(rt.ctx.deps, channel), checkMedia: rt.ctx.checkMedia,
-      });
-      await recordRehearsal(rt.ctx.deps, post, { rehearsedAt }, risk);
-    } catch (error) {
-      rt.ctx.logger.error('rehearsing a scheduled post failed', error);
-    }
-  }));
+  await Promise.all(
+    posts.map(async (post) => {
+      const target = targets.get(post.channelId)!;
+      if ('missing' in target) return;
+      try {
+        const { channel, network } = target;
+        const risk = await rehearse(rt.ctx.deps, {
+          post,
+          channel,
+          connector: network,
+          target: connectorChannel(rt.ctx.deps, channel),
+          checkMedia: rt.ctx.checkMedia,
+        });
+        await recordRehearsal(rt.ctx.deps, post, { rehearsedAt }, risk);
+      } catch (error) {
+        rt.ctx.logger.error('rehearsing a scheduled post failed', error);
+      }
+    }),
+  );
   return posts.length;
 }

@@ -21,7 +21,12 @@ import type { ChannelRecord } from '../db/repositories/channels.js';
 import type { PostRecord } from '../db/repositories/posts.js';
 import type { PublishAttemptRecord } from '../db/repositories/publish-attempts.js';
 import type { ClaimedPost } from '../db/repositories/publishing.js';
-import { NetworkError, type ConnectorChannel, type NetworkConnector, type PublishedPost } from '../domain/networks/connector.js';
+import {
+  NetworkError,
+  type ConnectorChannel,
+  type NetworkConnector,
+  type PublishedPost,
+} from '../domain/networks/connector.js';
 import { formatProblem, validatePost } from '../domain/networks/post-fit.js';
 import { unreachableLibraryMedia } from '../domain/media/public-base-url.js';
 import { markNeedsReconnect } from '../domain/networks/credential-vault.js';
@@ -51,7 +56,10 @@ interface Ready {
 export async function publishBatch(rt: WorkerRuntime, claimed: readonly ClaimedPost[]): Promise<Promise<void>[]> {
   if (claimed.length === 0) return [];
   const targets = await rt.connectorsFor(claimed.map(({ post }) => post.channelId));
-  const interrupted = await rt.attempts.unfinishedAttempts(claimed.map(({ post }) => post.id), 'publish');
+  const interrupted = await rt.attempts.unfinishedAttempts(
+    claimed.map(({ post }) => post.id),
+    'publish',
+  );
   const others: (() => Promise<void>)[] = [];
   const ready: Ready[] = [];
   for (const item of claimed) {
@@ -61,12 +69,18 @@ export async function publishBatch(rt: WorkerRuntime, claimed: readonly ClaimedP
     else if (next.post.imageUrls.length + next.post.videoUrls.length > 0) others.push(() => withMedia(rt, next));
     else ready.push(next);
   }
-  const held = await rt.repo.startAttempts(rt.options.workerId, ready.map((r) => r.attempt), rt.now() + rt.options.leaseMs);
+  const held = await rt.repo.startAttempts(
+    rt.options.workerId,
+    ready.map((r) => r.attempt),
+    rt.now() + rt.options.leaseMs,
+  );
   const lost = ready.filter((r) => !held.has(r.post.id)).map((r) => r.post.id);
   if (lost.length > 0) {
     // Claimed moments ago, yet not this worker's when their attempts were written (another worker took them, or
     // the posts table changed under the claim): said and put back, never left `publishing` unseen.
-    rt.ctx.logger.warn('claimed posts were no longer held when their attempts were recorded; released them', { posts: lost.length });
+    rt.ctx.logger.warn('claimed posts were no longer held when their attempts were recorded; released them', {
+      posts: lost.length,
+    });
     await rt.repo.release(rt.options.workerId, lost);
   }
   // Nothing starts before the batch's attempts are recorded: a batch that fails there starts nothing at all.
@@ -75,23 +89,50 @@ export async function publishBatch(rt: WorkerRuntime, claimed: readonly ClaimedP
 
 /** The checks before a post's attempt, in order; a post that cannot be sent now gets the step that settles it. */
 function preflight(
-  rt: WorkerRuntime, { post, attemptCount }: ClaimedPost, target: { channel: ChannelRecord; network: NetworkConnector } | { missing: string }, unfinished: PublishAttemptRecord | undefined,
+  rt: WorkerRuntime,
+  { post, attemptCount }: ClaimedPost,
+  target: { channel: ChannelRecord; network: NetworkConnector } | { missing: string },
+  unfinished: PublishAttemptRecord | undefined,
 ): Ready | (() => Promise<void>) {
   const { workerId } = rt.options;
-  if ('missing' in target) return () => finishPost(rt, post, 'failed', `Cannot publish: ${target.missing}.`, rt.now()).then(() => undefined);
+  if ('missing' in target)
+    return () => finishPost(rt, post, 'failed', `Cannot publish: ${target.missing}.`, rt.now()).then(() => undefined);
   const { channel, network } = target;
   const ref = connectorChannel(rt.ctx.deps, channel);
 
   // Before anything else: an interrupted attempt may have gone out, so it is settled, never failed unseen.
-  if (unfinished) return () => reconcile(rt, post, network, ref, unfinished, `attempt ${unfinished.number} was interrupted (its worker stopped mid-call)`);
+  if (unfinished)
+    return () =>
+      reconcile(
+        rt,
+        post,
+        network,
+        ref,
+        unfinished,
+        `attempt ${unfinished.number} was interrupted (its worker stopped mid-call)`,
+      );
 
   if (channel.status === 'needs_reconnect' || channel.status === 'disconnected') {
-    const why = channel.status === 'disconnected' ? 'was disconnected' : `needs reconnecting (${channel.statusReason ?? 'the network refused its credentials'})`;
-    return () => finishPost(rt, post, 'failed', `Cannot publish: the channel ${why}; reconnect the channel, then reschedule the post.`, rt.now()).then(() => undefined);
+    const why =
+      channel.status === 'disconnected'
+        ? 'was disconnected'
+        : `needs reconnecting (${channel.statusReason ?? 'the network refused its credentials'})`;
+    return () =>
+      finishPost(
+        rt,
+        post,
+        'failed',
+        `Cannot publish: the channel ${why}; reconnect the channel, then reschedule the post.`,
+        rt.now(),
+      ).then(() => undefined);
   }
 
-  const issues = validatePost(network.capabilities, post, { requireOptions: true, textLimit: channel.textLimit ?? undefined });
-  if (issues.length > 0) return () => finishPost(rt, post, 'failed', issues.map((i) => i.message).join(' '), rt.now()).then(() => undefined);
+  const issues = validatePost(network.capabilities, post, {
+    requireOptions: true,
+    textLimit: channel.textLimit ?? undefined,
+  });
+  if (issues.length > 0)
+    return () => finishPost(rt, post, 'failed', issues.map((i) => i.message).join(' '), rt.now()).then(() => undefined);
   const unreachable = unreachableLibraryMedia(rt.ctx.deps.config.baseUrl, network.capabilities, post);
   if (unreachable) return () => finishPost(rt, post, 'failed', unreachable.message, rt.now()).then(() => undefined);
 
@@ -99,12 +140,35 @@ function preflight(
   if (rateLimitedUntil && rateLimitedUntil > rt.now()) {
     // The network asked Herald to wait for this channel: calling now would only spend its budget. Waiting is
     // not an attempt, so a long reset never makes the post give up.
-    return () => rt.repo.waitUntil(post.id, workerId, rateLimitedUntil, `Waiting for ${network.capabilities.displayName}'s rate limit to reset.`, rt.now()).then(() => undefined);
+    return () =>
+      rt.repo
+        .waitUntil(
+          post.id,
+          workerId,
+          rateLimitedUntil,
+          `Waiting for ${network.capabilities.displayName}'s rate limit to reset.`,
+          rt.now(),
+        )
+        .then(() => undefined);
   }
   const number = attemptCount + 1;
   return {
-    post, channel, network, ref,
-    attempt: { postId: post.id, accountId: post.accountId, kind: 'publish', number, idempotencyKey: `${post.id}:${number}`, workerId, startedAt: rt.now(), finishedAt: null, outcome: null, detail: null },
+    post,
+    channel,
+    network,
+    ref,
+    attempt: {
+      postId: post.id,
+      accountId: post.accountId,
+      kind: 'publish',
+      number,
+      idempotencyKey: `${post.id}:${number}`,
+      workerId,
+      startedAt: rt.now(),
+      finishedAt: null,
+      outcome: null,
+      detail: null,
+    },
   };
 }
 
@@ -134,10 +198,12 @@ async function rehearsedThenSent(rt: WorkerRuntime, ready: Ready): Promise<void>
 /** A post with media waits for a media slot, its claim kept meanwhile, then checks its files and sends. */
 async function withMedia(rt: WorkerRuntime, ready: Ready): Promise<void> {
   const lease = rt.keepLease((until) => rt.repo.renewLease(ready.post.id, rt.options.workerId, until));
-  await rt.mediaSlots.run(async () => {
-    lease.stop();
-    await checkMediaAndSend(rt, ready);
-  }).finally(() => lease.stop());
+  await rt.mediaSlots
+    .run(async () => {
+      lease.stop();
+      await checkMediaAndSend(rt, ready);
+    })
+    .finally(() => lease.stop());
 }
 
 async function checkMediaAndSend(rt: WorkerRuntime, ready: Ready): Promise<void> {
@@ -152,7 +218,8 @@ async function checkMediaAndSend(rt: WorkerRuntime, ready: Ready): Promise<void>
       const check = await rt.ctx.checkMedia(url, post.accountId);
       const gif = check.direct && check.mimeType === 'image/gif' && capabilities.media.kinds.gif;
       const kind = video ? 'video' : gif ? 'gif' : 'image';
-      const refusal = !check.direct ? check.reason
+      const refusal = !check.direct
+        ? check.reason
         : check.mimeType && formatProblem(capabilities, kind, check.mimeType, path);
       if (refusal) {
         await finishPost(rt, post, 'failed', refusal, rt.now());
@@ -168,7 +235,8 @@ async function checkMediaAndSend(rt: WorkerRuntime, ready: Ready): Promise<void>
     throw error;
   }
   const started = { ...attempt, startedAt: rt.now() };
-  if (!(await rt.repo.startAttempts(rt.options.workerId, [started], rt.now() + rt.options.leaseMs)).has(post.id)) return;
+  if (!(await rt.repo.startAttempts(rt.options.workerId, [started], rt.now() + rt.options.leaseMs)).has(post.id))
+    return;
   await send(rt, { ...ready, attempt: started });
 }
 
@@ -179,7 +247,13 @@ async function send(rt: WorkerRuntime, { post, network, ref, attempt }: Ready): 
   const lease = rt.keepLease((until) => rt.repo.renewLease(post.id, rt.options.workerId, until));
   try {
     published = await network.publish({
-      channel: ref, postKey: postKeyOf(post), text: post.text, imageUrls: post.imageUrls, videoUrls: post.videoUrls, channelOptions: post.channelOptions, attemptKey: idempotencyKey,
+      channel: ref,
+      postKey: postKeyOf(post),
+      text: post.text,
+      imageUrls: post.imageUrls,
+      videoUrls: post.videoUrls,
+      channelOptions: post.channelOptions,
+      attemptKey: idempotencyKey,
       recordHandle: (handle) => rt.attempts.setHandle(idempotencyKey, handle),
     });
   } catch (error) {
@@ -189,10 +263,22 @@ async function send(rt: WorkerRuntime, { post, network, ref, attempt }: Ready): 
     lease.stop();
   }
   const now = rt.now();
-  await rt.publishedWriter.write(post, publishedChanges(post, network, published, now), { idempotencyKey, outcome: 'published', detail: null, at: now });
+  await rt.publishedWriter.write(post, publishedChanges(post, network, published, now), {
+    idempotencyKey,
+    outcome: 'published',
+    detail: null,
+    at: now,
+  });
 }
 
-async function failedAttempt(rt: WorkerRuntime, post: PostRecord, network: NetworkConnector, ref: ConnectorChannel, attempt: Attempt, error: unknown): Promise<void> {
+async function failedAttempt(
+  rt: WorkerRuntime,
+  post: PostRecord,
+  network: NetworkConnector,
+  ref: ConnectorChannel,
+  attempt: Attempt,
+  error: unknown,
+): Promise<void> {
   const { number, idempotencyKey } = attempt;
   const classified = rt.classified(error, 'publishing a post');
   switch (classified.kind) {
@@ -202,7 +288,12 @@ async function failedAttempt(rt: WorkerRuntime, post: PostRecord, network: Netwo
       return;
     case 'permanent': {
       const now = rt.now();
-      await finishPost(rt, post, 'failed', classified.message, now, { idempotencyKey, outcome: 'permanent', detail: classified.message, at: now });
+      await finishPost(rt, post, 'failed', classified.message, now, {
+        idempotencyKey,
+        outcome: 'permanent',
+        detail: classified.message,
+        at: now,
+      });
       return;
     }
     case 'refresh_and_retry':
@@ -216,24 +307,57 @@ async function failedAttempt(rt: WorkerRuntime, post: PostRecord, network: Netwo
       await reconnectNeeded(rt, post, network, idempotencyKey, classified);
       return;
     case 'unknown_outcome':
-      await reconcile(rt, post, network, ref, attempt, `attempt ${number} ended without an answer (${classified.message})`);
+      await reconcile(
+        rt,
+        post,
+        network,
+        ref,
+        attempt,
+        `attempt ${number} ended without an answer (${classified.message})`,
+      );
       return;
   }
 }
 
-async function reconnectNeeded(rt: WorkerRuntime, post: PostRecord, network: NetworkConnector, idempotencyKey: string, error: NetworkError): Promise<void> {
+async function reconnectNeeded(
+  rt: WorkerRuntime,
+  post: PostRecord,
+  network: NetworkConnector,
+  idempotencyKey: string,
+  error: NetworkError,
+): Promise<void> {
   const now = rt.now();
   const message = `The channel's connection to ${network.capabilities.displayName} has expired; reconnect it, then reschedule the post. (${error.message})`;
   await markNeedsReconnect(rt.ctx.deps.repos, post.channelId, error.message, now);
-  await finishPost(rt, post, 'failed', message, now, { idempotencyKey, outcome: 'permanent', detail: error.message, at: now });
+  await finishPost(rt, post, 'failed', message, now, {
+    idempotencyKey,
+    outcome: 'permanent',
+    detail: error.message,
+    at: now,
+  });
 }
 
-async function backOff(rt: WorkerRuntime, post: PostRecord, attemptsMade: number, error: NetworkError, idempotencyKey: string | undefined): Promise<void> {
+async function backOff(
+  rt: WorkerRuntime,
+  post: PostRecord,
+  attemptsMade: number,
+  error: NetworkError,
+  idempotencyKey: string | undefined,
+): Promise<void> {
   const { workerId, maxAttempts } = rt.options;
   const now = rt.now();
-  const attempt = idempotencyKey ? { idempotencyKey, outcome: 'retryable' as const, detail: error.message, at: now } : undefined;
+  const attempt = idempotencyKey
+    ? { idempotencyKey, outcome: 'retryable' as const, detail: error.message, at: now }
+    : undefined;
   if (attemptsMade >= maxAttempts) {
-    await finishPost(rt, post, 'failed', `Gave up after ${attemptsMade} attempts; the last one said: ${error.message}`, now, attempt);
+    await finishPost(
+      rt,
+      post,
+      'failed',
+      `Gave up after ${attemptsMade} attempts; the last one said: ${error.message}`,
+      now,
+      attempt,
+    );
     return;
   }
   const nextAt = now + backoffMs(rt.options, attemptsMade, error, now);

@@ -24,8 +24,13 @@ import type { ThreadStepRecord } from '../db/repositories/thread-steps.js';
 import { recordPostEvent } from '../domain/events/events.js';
 import { connectorChannel } from '../domain/networks/channel-connections.js';
 import {
-  NOT_MADE, NetworkError,
-  type ConnectorChannel, type NetworkConnector, type PostKey, type PublishedPost, type ThreadReply,
+  NOT_MADE,
+  type NetworkError,
+  type ConnectorChannel,
+  type NetworkConnector,
+  type PostKey,
+  type PublishedPost,
+  type ThreadReply,
 } from '../domain/networks/connector.js';
 import { formatProblem } from '../domain/networks/post-fit.js';
 import { unreachableLibraryMedia } from '../domain/media/public-base-url.js';
@@ -35,14 +40,20 @@ import type { WorkerRuntime } from './runtime.js';
 
 /** A try at a part that failed, and how many tries that part has had. */
 class PartTryFailed extends Error {
-  constructor(readonly error: NetworkError, readonly tries: number) {
+  constructor(
+    readonly error: NetworkError,
+    readonly tries: number,
+  ) {
     super(error.message);
   }
 }
 
 /** Why a part was stopped for a person rather than tried again. */
 class ChainStopped extends Error {
-  constructor(readonly status: 'failed' | 'unconfirmed', message: string) {
+  constructor(
+    readonly status: 'failed' | 'unconfirmed',
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -52,7 +63,7 @@ export async function threadOne(rt: WorkerRuntime, step: ThreadStepRecord): Prom
   const steps = rt.ctx.deps.repos.threadSteps;
   const post = await rt.ctx.deps.repos.posts.get(step.accountId, step.postId);
   const target = await rt.connectorFor(step.channelId);
-  if (!post || post.status !== 'published' || !post.thread?.length || !post.networkPostId || 'missing' in target) {
+  if (post?.status !== 'published' || !post.thread?.length || !post.networkPostId || 'missing' in target) {
     const gone = 'The post, its thread or its channel is gone.';
     await steps.finish(step.postId, workerId, { status: 'failed', lastError: gone });
     return;
@@ -91,14 +102,28 @@ export async function threadOne(rt: WorkerRuntime, step: ThreadStepRecord): Prom
         const number = (earlier?.number ?? 0) + 1;
         const attemptKey = `${key}:${number}`;
         await rt.attempts.recordCommentAttempt({
-          postId: post.id, accountId: post.accountId, kind: 'part', number, idempotencyKey: attemptKey, workerId,
-          startedAt: rt.now(), finishedAt: null, outcome: null, detail: null,
+          postId: post.id,
+          accountId: post.accountId,
+          kind: 'part',
+          number,
+          idempotencyKey: attemptKey,
+          workerId,
+          startedAt: rt.now(),
+          finishedAt: null,
+          outcome: null,
+          detail: null,
         });
         try {
           await checkPartMedia(rt, network, post.accountId, part, position);
           made = await network.publish({
-            channel: onNetwork, postKey: partKey, text: part.text, imageUrls: part.imageUrls, videoUrls: part.videoUrls,
-            channelOptions: options, attemptKey: key, replyTo,
+            channel: onNetwork,
+            postKey: partKey,
+            text: part.text,
+            imageUrls: part.imageUrls,
+            videoUrls: part.videoUrls,
+            channelOptions: options,
+            attemptKey: key,
+            replyTo,
             recordHandle: (handle) => rt.attempts.setHandle(attemptKey, handle),
           });
         } catch (error) {
@@ -114,7 +139,12 @@ export async function threadOne(rt: WorkerRuntime, step: ThreadStepRecord): Prom
       }
       const { networkPostId, permalinkUrl, publishedAt } = made;
       thread[index] = {
-        text: part.text, imageUrls: part.imageUrls, videoUrls: part.videoUrls, networkPostId, permalinkUrl, publishedAt,
+        text: part.text,
+        imageUrls: part.imageUrls,
+        videoUrls: part.videoUrls,
+        networkPostId,
+        permalinkUrl,
+        publishedAt,
       };
       // The part's outcome is durable, with its try's, before the next part goes out: a restart resumes after it.
       if (!(await steps.writeThread(post.id, workerId, thread, attempt))) return;
@@ -132,8 +162,13 @@ export async function threadOne(rt: WorkerRuntime, step: ThreadStepRecord): Prom
 
 /** After a part's try failed: the step is due again after a back-off, or the chain stops, the reason on the part. */
 async function stopOrRetry(
-  rt: WorkerRuntime, post: PostRecord & { thread: ThreadPartRecord[] }, step: ThreadStepRecord,
-  network: NetworkConnector, channel: ConnectorChannel, index: number, error: unknown,
+  rt: WorkerRuntime,
+  post: PostRecord & { thread: ThreadPartRecord[] },
+  step: ThreadStepRecord,
+  network: NetworkConnector,
+  channel: ConnectorChannel,
+  index: number,
+  error: unknown,
 ): Promise<void> {
   const { thread } = post;
   const { workerId, maxAttempts } = rt.options;
@@ -141,15 +176,18 @@ async function stopOrRetry(
   const now = rt.now();
   if (!(error instanceof ChainStopped)) {
     // Anything but a try's own failure (the lookup of an uncertain try, the database) is tried again like it.
-    const failed = error instanceof PartTryFailed
-      ? error : new PartTryFailed(rt.classified(error, 'continuing a thread'), 1);
+    const failed =
+      error instanceof PartTryFailed ? error : new PartTryFailed(rt.classified(error, 'continuing a thread'), 1);
     const classified = failed.error;
     await pauseOnRateRefusal(rt, step.channelId, classified);
-    const retryable = classified.kind === 'retry_later' || classified.kind === 'unknown_outcome'
-      || (classified.kind === 'refresh_and_retry' && (await rt.refreshed(network, channel)));
+    const retryable =
+      classified.kind === 'retry_later' ||
+      classified.kind === 'unknown_outcome' ||
+      (classified.kind === 'refresh_and_retry' && (await rt.refreshed(network, channel)));
     if (retryable && failed.tries < maxAttempts) {
       await steps.finish(step.postId, workerId, {
-        status: 'pending', dueAt: now + backoffMs(rt.options, failed.tries, classified, now),
+        status: 'pending',
+        dueAt: now + backoffMs(rt.options, failed.tries, classified, now),
         lastError: classified.message,
       });
       return;
@@ -174,7 +212,9 @@ async function stopOrRetry(
  * network has it; undefined when there was no uncertain try or the network is certain it was not made.
  */
 async function settleUncertainTry(
-  rt: WorkerRuntime, network: NetworkConnector, channel: ConnectorChannel,
+  rt: WorkerRuntime,
+  network: NetworkConnector,
+  channel: ConnectorChannel,
   part: { key: string; partKey: PostKey; text: string; replyTo: ThreadReply },
   earlier: { idempotencyKey: string; number: number; outcome: string | null; startedAt: number } | undefined,
 ): Promise<PublishedPost | undefined> {
@@ -186,8 +226,13 @@ async function settleUncertainTry(
   let found: PublishedPost | typeof NOT_MADE | undefined;
   try {
     found = await network.findPublished({
-      channel, postKey: part.partKey, attemptKey: part.key, text: part.text, attemptedAt: earlier.startedAt,
-      handle: await rt.attempts.handleOf(earlier.idempotencyKey), replyTo: part.replyTo,
+      channel,
+      postKey: part.partKey,
+      attemptKey: part.key,
+      text: part.text,
+      attemptedAt: earlier.startedAt,
+      handle: await rt.attempts.handleOf(earlier.idempotencyKey),
+      replyTo: part.replyTo,
     });
   } catch (error) {
     // A lookup that failed is tried again like the try it settles, counted with that part's tries.
@@ -195,16 +240,23 @@ async function settleUncertainTry(
   }
   if (found === NOT_MADE) return undefined;
   if (!found) {
-    throw new ChainStopped('unconfirmed', 'Herald cannot confirm whether an earlier try at it went out, and the '
-      + 'network shows no such reply. Herald does not send it again, to avoid a duplicate: check the thread on the '
-      + 'network.');
+    throw new ChainStopped(
+      'unconfirmed',
+      'Herald cannot confirm whether an earlier try at it went out, and the ' +
+        'network shows no such reply. Herald does not send it again, to avoid a duplicate: check the thread on the ' +
+        'network.',
+    );
   }
   return found;
 }
 
 /** A part's files, checked as a post's are before its try: direct files, of formats the network takes. */
 async function checkPartMedia(
-  rt: WorkerRuntime, network: NetworkConnector, accountId: string, part: ThreadPartRecord, position: number,
+  rt: WorkerRuntime,
+  network: NetworkConnector,
+  accountId: string,
+  part: ThreadPartRecord,
+  position: number,
 ): Promise<void> {
   const unreachable = unreachableLibraryMedia(rt.ctx.deps.config.baseUrl, network.capabilities, part);
   if (unreachable) throw new ChainStopped('failed', unreachable.message);
@@ -216,7 +268,8 @@ async function checkPartMedia(
     const check = await rt.ctx.checkMedia(url, accountId);
     const gif = check.direct && check.mimeType === 'image/gif' && network.capabilities.media.kinds.gif;
     const kind = video ? 'video' : gif ? 'gif' : 'image';
-    const refusal = !check.direct ? check.reason
+    const refusal = !check.direct
+      ? check.reason
       : check.mimeType && formatProblem(network.capabilities, kind, check.mimeType, `thread[${position - 2}].${path}`);
     if (refusal) throw new ChainStopped('failed', refusal);
   }

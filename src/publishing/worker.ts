@@ -32,7 +32,13 @@ import { rehearseDue } from './preflight-step.js';
 import { reconcileUnconfirmed } from './reconciliation.js';
 import { deliverOne, deliveryLeaseMs } from './webhook-delivery.js';
 import type { ClaimedPost } from '../db/repositories/publishing.js';
-import { DEFAULT_WORKER_OPTIONS, newWorkerId, WorkerRuntime, type WorkerContext, type WorkerOptions } from './runtime.js';
+import {
+  DEFAULT_WORKER_OPTIONS,
+  newWorkerId,
+  WorkerRuntime,
+  type WorkerContext,
+  type WorkerOptions,
+} from './runtime.js';
 
 export type { WorkerContext, WorkerOptions };
 
@@ -95,7 +101,9 @@ export class PublishingWorker {
             this.nextRehearsalAt = this.now() + this.options.preflightPollMs;
             this.rehearsing = this.rehearse()
               .catch((error) => this.ctx.logger.error('rehearsing scheduled posts failed', error))
-              .finally(() => { this.rehearsing = undefined; });
+              .finally(() => {
+                this.rehearsing = undefined;
+              });
           }
           if (this.now() >= this.nextSyncAt) {
             this.nextSyncAt = this.now() + this.options.syncIntervalMs;
@@ -127,7 +135,13 @@ export class PublishingWorker {
   private async refill(): Promise<'filled' | 'partly' | 'no room'> {
     const wanted = Math.min(this.options.concurrency - this.running.size, this.options.batchSize);
     if (this.running.size > 0 && wanted < this.claimThreshold()) return 'no room';
-    const claimed = await this.repo.claimDue(this.options.workerId, this.now(), this.options.leaseMs, wanted, RELEASING_APPROVALS);
+    const claimed = await this.repo.claimDue(
+      this.options.workerId,
+      this.now(),
+      this.options.leaseMs,
+      wanted,
+      RELEASING_APPROVALS,
+    );
     const { runs, failed } = await this.startBatch(claimed);
     for (const started of runs) {
       const run: Promise<void> = started.finally(() => {
@@ -169,11 +183,20 @@ export class PublishingWorker {
     try {
       return { runs: (await publishBatch(this.rt, claimed)).map((run) => run.catch(failed)), failed: false };
     } catch (error) {
-      this.ctx.logger.error(`starting a batch of ${claimed.length} claimed posts failed; putting them back in the queue`, error);
+      this.ctx.logger.error(
+        `starting a batch of ${claimed.length} claimed posts failed; putting them back in the queue`,
+        error,
+      );
       try {
-        await this.repo.release(this.options.workerId, claimed.map(({ post }) => post.id));
+        await this.repo.release(
+          this.options.workerId,
+          claimed.map(({ post }) => post.id),
+        );
       } catch (releaseError) {
-        this.ctx.logger.error('putting back the claimed posts failed too; they are taken again once their leases expire', releaseError);
+        this.ctx.logger.error(
+          'putting back the claimed posts failed too; they are taken again once their leases expire',
+          releaseError,
+        );
       }
       return { runs: [], failed: true };
     }
@@ -181,7 +204,13 @@ export class PublishingWorker {
 
   /** One round, waited for whole (tests and the CLI drive the worker this way): claim due posts and publish them, then follow-ups. */
   async tick(): Promise<TickResult> {
-    const claimed = await this.repo.claimDue(this.options.workerId, this.now(), this.options.leaseMs, this.options.batchSize, RELEASING_APPROVALS);
+    const claimed = await this.repo.claimDue(
+      this.options.workerId,
+      this.now(),
+      this.options.leaseMs,
+      this.options.batchSize,
+      RELEASING_APPROVALS,
+    );
     const unstarted: string[] = [];
     for (let i = 0; i < claimed.length; i += this.options.concurrency) {
       const batch = claimed.slice(i, i + this.options.concurrency);
@@ -194,7 +223,14 @@ export class PublishingWorker {
 
   /** Due first comments, due threads, then due webhook deliveries. */
   private async followUps(): Promise<{ comments: number; deliveries: number }> {
-    const steps = this.stopping ? [] : await this.rt.commentSteps.claimDueComments(this.options.workerId, this.now(), this.options.leaseMs, this.options.batchSize);
+    const steps = this.stopping
+      ? []
+      : await this.rt.commentSteps.claimDueComments(
+          this.options.workerId,
+          this.now(),
+          this.options.leaseMs,
+          this.options.batchSize,
+        );
     await pool(steps, this.options.concurrency, async (step) => {
       try {
         await commentOne(this.rt, step);
@@ -213,7 +249,14 @@ export class PublishingWorker {
         this.ctx.logger.error('publishing a thread failed', error);
       }
     });
-    const deliveries = this.stopping ? [] : await this.rt.ctx.deps.repos.webhooks.claimDue(this.options.workerId, this.now(), deliveryLeaseMs(this.options.leaseMs), this.options.batchSize);
+    const deliveries = this.stopping
+      ? []
+      : await this.rt.ctx.deps.repos.webhooks.claimDue(
+          this.options.workerId,
+          this.now(),
+          deliveryLeaseMs(this.options.leaseMs),
+          this.options.batchSize,
+        );
     await pool(deliveries, this.options.concurrency, async (claimedDelivery) => {
       try {
         await deliverOne(this.rt, claimedDelivery);
@@ -246,7 +289,11 @@ export class PublishingWorker {
           // A network's refusal (no credentials, a revoked token) is the channel's state, said in one line; anything
           // else is a bug, logged with its stack.
           if (error instanceof NetworkError) {
-            this.ctx.logger.warn('live-post sync failed', { channelId: channel.id, network: channel.network, reason: error.message });
+            this.ctx.logger.warn('live-post sync failed', {
+              channelId: channel.id,
+              network: channel.network,
+              reason: error.message,
+            });
           } else {
             this.ctx.logger.error('live-post sync failed', error);
           }

@@ -25,9 +25,16 @@ interface Layer {
  * and the tables they are configured by. They import only each other, so an adapter gets nothing more through them.
  */
 const DOMAIN_PORTS = [
-  'errors', 'ids', 'timers', 'outbound', 'secret-box',
-  'media/media-storage', 'media/accepted-types',
-  'networks/connector', 'networks/capabilities', 'networks/sandbox-store',
+  'errors',
+  'ids',
+  'timers',
+  'outbound',
+  'secret-box',
+  'media/media-storage',
+  'media/accepted-types',
+  'networks/connector',
+  'networks/capabilities',
+  'networks/sandbox-store',
 ].map((name) => `src/domain/${name}.ts`);
 
 /**
@@ -36,8 +43,11 @@ const DOMAIN_PORTS = [
  * runs all they import.
  */
 const WEB_SHARED_RULES = [
-  'src/domain/networks/capabilities.ts', 'src/domain/networks/text-length.ts', 'src/domain/networks/post-fit.ts',
-  'src/domain/zoned-time.ts', 'src/domain/errors.ts',
+  'src/domain/networks/capabilities.ts',
+  'src/domain/networks/text-length.ts',
+  'src/domain/networks/post-fit.ts',
+  'src/domain/zoned-time.ts',
+  'src/domain/errors.ts',
 ];
 
 const SURFACE = ['domain', 'http', 'generated', 'config'];
@@ -82,9 +92,13 @@ const holds = (layer: Layer, file: string): boolean =>
 /** The layer a file obeys: one naming it outright, else the one with the longest folder holding it. */
 function layerOf(layers: Record<string, Layer>, file: string): string | undefined {
   const specificity = (name: string) =>
-    Math.max(...layers[name].holds.filter((held) => holds({ holds: [held], may: [] }, file))
-      .map((held) => (held.endsWith('/') ? held.length : Infinity)));
-  return Object.keys(layers).filter((name) => holds(layers[name], file))
+    Math.max(
+      ...layers[name].holds
+        .filter((held) => holds({ holds: [held], may: [] }, file))
+        .map((held) => (held.endsWith('/') ? held.length : Infinity)),
+    );
+  return Object.keys(layers)
+    .filter((name) => holds(layers[name], file))
     .sort((a, b) => specificity(b) - specificity(a))[0];
 }
 
@@ -132,15 +146,28 @@ describe('layering (ARCHITECTURE.md): an allow-list per layer over the module gr
   });
 
   it('lets each layer of src/ import only what it is allowed', () => {
-    assert.deepEqual(violations(server, server.files.filter((file) => file.startsWith('src/')), LAYERS), []);
+    assert.deepEqual(
+      violations(
+        server,
+        server.files.filter((file) => file.startsWith('src/')),
+        LAYERS,
+      ),
+      [],
+    );
   });
 
   it('lets the web app import its own modules, the SDK, Preact and the shared rules, with all they import', () => {
     const ownFiles = app.files.filter((file) => file.startsWith('web/src/'));
-    assert.ok(ownFiles.some((file) => file.endsWith('.tsx')), 'the web app is read with its .tsx files');
+    assert.ok(
+      ownFiles.some((file) => file.endsWith('.tsx')),
+      'the web app is read with its .tsx files',
+    );
     // What the bundler takes into the browser, resolved as it resolves it: each module within its own layer's rules.
     const bundled = app.reachableFrom(ownFiles);
-    assert.ok(WEB_SHARED_RULES.every((rule) => bundled.includes(rule)), 'the shared rules are read with the web app');
+    assert.ok(
+      WEB_SHARED_RULES.every((rule) => bundled.includes(rule)),
+      'the shared rules are read with the web app',
+    );
     assert.deepEqual(violations(app, bundled, LAYERS), []);
     const node = bundled.flatMap((file) => app.edgesOf(file).filter((edge) => edge.target.kind === 'builtin'));
     const where = node.map((edge) => `${edge.from}:${edge.line} imports ${edge.specifier}`);

@@ -24,17 +24,26 @@ describe('the demo account make run creates', () => {
     const keyFile = path.join(t.config.dataDir, 'demo-api-key');
     const credentialsFile = path.join(t.config.dataDir, 'demo-credentials');
     assert.equal(fs.readFileSync(keyFile, 'utf8').trim(), demo.apiKey);
-    assert.deepEqual(JSON.parse(fs.readFileSync(credentialsFile, 'utf8')), { email: demo.email, password: demo.password });
+    assert.deepEqual(JSON.parse(fs.readFileSync(credentialsFile, 'utf8')), {
+      email: demo.email,
+      password: demo.password,
+    });
     assert.equal(fs.statSync(keyFile).mode & 0o777, 0o600);
     assert.equal(fs.statSync(credentialsFile).mode & 0o777, 0o600);
 
     const channels = await t.api('GET', '/v1/rest/channels', { token: demo.apiKey });
-    assert.deepEqual(channels.body.data.map((c: any) => c.network), ['sandbox', 'sandbox']);
+    assert.deepEqual(
+      channels.body.data.map((c: any) => c.network),
+      ['sandbox', 'sandbox'],
+    );
     const user = await t.deps.repos.accounts.findUserByEmail(demo.email);
     assert.ok(user?.passwordHash && (await verifyPassword(demo.password, user.passwordHash)));
     assert.ok(!(await verifyPassword('wrong password', user.passwordHash)));
     const stored = await t.herald.db('api_keys').select('key_hash');
-    assert.ok(stored.every((row: any) => row.key_hash !== demo.apiKey), 'keys are stored hashed');
+    assert.ok(
+      stored.every((row: any) => row.key_hash !== demo.apiKey),
+      'keys are stored hashed',
+    );
 
     assert.equal(await seedDemoIfEmpty(t.deps, t.config.dataDir), undefined);
   });
@@ -42,9 +51,19 @@ describe('the demo account make run creates', () => {
 
 describe('the demo account when several instances start together on an empty database', () => {
   /** A `herald serve` process; resolves once it listens (it seeds before that), with what it wrote to stdout. */
-  function serve(config: { dataDir: string; databaseUrl?: string }): { child: ChildProcess; listening: Promise<string> } {
+  function serve(config: { dataDir: string; databaseUrl?: string }): {
+    child: ChildProcess;
+    listening: Promise<string>;
+  } {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
-      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: config.dataDir, DATABASE_URL: config.databaseUrl ?? '', WORKER: 'false' },
+      env: {
+        ...process.env,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        DATA_DIR: config.dataDir,
+        DATABASE_URL: config.databaseUrl ?? '',
+        WORKER: 'false',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -68,20 +87,35 @@ describe('the demo account when several instances start together on an empty dat
     for (let round = 0; round < 5; round++) {
       const database = await freshDatabase();
       const config: Config = {
-        ...loadConfig({}), port: 0, host: '127.0.0.1', baseUrl: '', dataDir: database.dataDir, databaseUrl: database.databaseUrl, worker: false, passwordHashCost: 2 ** 10,
+        ...loadConfig({}),
+        port: 0,
+        host: '127.0.0.1',
+        baseUrl: '',
+        dataDir: database.dataDir,
+        databaseUrl: database.databaseUrl,
+        worker: false,
+        passwordHashCost: 2 ** 10,
       };
       try {
-        const started = await Promise.allSettled([0, 1, 2].map(async () => {
-          const herald = await startHerald(config, createLogger({ quiet: true }));
-          try {
-            return await seedDemoIfEmpty(herald.deps, config.dataDir);
-          } finally {
-            await herald.close();
-          }
-        }));
-        const failed = started.filter((s) => s.status === 'rejected').map((s) => String((s as PromiseRejectedResult).reason));
+        const started = await Promise.allSettled(
+          [0, 1, 2].map(async () => {
+            const herald = await startHerald(config, createLogger({ quiet: true }));
+            try {
+              return await seedDemoIfEmpty(herald.deps, config.dataDir);
+            } finally {
+              await herald.close();
+            }
+          }),
+        );
+        const failed = started
+          .filter((s) => s.status === 'rejected')
+          .map((s) => String((s as PromiseRejectedResult).reason));
         assert.deepEqual(failed, [], `round ${round}: every instance starts`);
-        assert.equal(started.filter((s) => s.status === 'fulfilled' && s.value).length, 1, `round ${round}: one instance seeds`);
+        assert.equal(
+          started.filter((s) => s.status === 'fulfilled' && s.value).length,
+          1,
+          `round ${round}: one instance seeds`,
+        );
         const db = openDatabase({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
         try {
           assert.equal(await createRepositories(db).accounts.countAccounts(), 1, `round ${round}: one account`);
@@ -100,7 +134,11 @@ describe('the demo account when several instances start together on an empty dat
     const instances = [0, 1, 2].map(() => serve(database));
     try {
       const outputs = await Promise.all(instances.map((i) => i.listening));
-      assert.equal(outputs.filter((out) => out.includes('Herald created a demo account')).length, 1, 'one instance seeds');
+      assert.equal(
+        outputs.filter((out) => out.includes('Herald created a demo account')).length,
+        1,
+        'one instance seeds',
+      );
       const db = openDatabase({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
       try {
         const repos = createRepositories(db);

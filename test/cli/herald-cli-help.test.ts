@@ -212,7 +212,7 @@ describe('herald status', function () {
     const ran = await herald(env(), 'status');
     assert.equal(ran.code, 0, ran.stderr);
     assert.match(ran.stdout, /^address: http:\/\/127\.0\.0\.1:\d+\nserving: yes: /);
-    assert.match(ran.stdout, /\n  reachable: true\n  migrated: true\n/);
+    assert.match(ran.stdout, /\n {2}reachable: true\n {2}migrated: true\n/);
     assert.match(
       ran.stdout,
       /\nworker: 1 post\(s\) due more than two minutes ago are waiting: no worker seems to be running/,
@@ -225,7 +225,7 @@ describe('herald status', function () {
     );
     assert.match(
       ran.stdout,
-      /webhooksDisabled:\n  -\n    account: Acme\n    webhook: hook-1\n    url: https:\/\/hooks\.example\.test\/in\n    reason: failed for three days\n/,
+      /webhooksDisabled:\n {2}-\n {4}account: Acme\n {4}webhook: hook-1\n {4}url: https:\/\/hooks\.example\.test\/in\n {4}reason: failed for three days\n/,
     );
     assert.doesNotMatch(ran.stdout, /secret/);
   });

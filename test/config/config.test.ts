@@ -6,6 +6,9 @@ describe('configuration from the environment', () => {
     // docs/configuration.md's table gives 0 as SANDBOX_LATENCY_MS's default: writing it out must start Herald too.
     assert.equal(loadConfig({ SANDBOX_LATENCY_MS: '0' }).sandboxLatencyMs, 0);
     assert.equal(loadConfig({ SANDBOX_LATENCY_MS: '250' }).sandboxLatencyMs, 250);
-    assert.throws(() => loadConfig({ SANDBOX_LATENCY_MS: '-1' }), /SANDBOX_LATENCY_MS must be a whole number of at least 0/);
+    assert.throws(
+      () => loadConfig({ SANDBOX_LATENCY_MS: '-1' }),
+      /SANDBOX_LATENCY_MS must be a whole number of at least 0/,
+    );
   });
 });

@@ -24,7 +24,11 @@ interface Instruction {
 /** The Dockerfile's instructions by stage (the first, what comes before any FROM), comments left out. */
 function dockerfileStages(text: string): Instruction[][] {
   const stages: Instruction[][] = [[]];
-  const joined = text.replace(/\\\n/g, ' ').split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#'));
+  const joined = text
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line && !line.startsWith('#'));
   for (const line of joined) {
     const [, keyword, args] = /^(\S+)\s*(.*)$/.exec(line)!;
     const instruction = { keyword: keyword.toUpperCase(), args };
@@ -57,8 +61,14 @@ describe('deploying Herald', () => {
     assert.ok(stages.length >= 3, 'the ARG of the base image, a build stage and the stage that runs');
     const last = stages.at(-1)!;
     const find = (keyword: string) => last.filter((i) => i.keyword === keyword).map((i) => i.args);
-    assert.ok(stages.some((stage) => stage.some((i) => /^RUN .*npm ci/.test(`${i.keyword} ${i.args}`))), 'dependencies installed in a stage');
-    assert.ok(find('COPY').some((args) => args.startsWith('--from=build')), 'the last stage takes the build\'s output');
+    assert.ok(
+      stages.some((stage) => stage.some((i) => /^RUN .*npm ci/.test(`${i.keyword} ${i.args}`))),
+      'dependencies installed in a stage',
+    );
+    assert.ok(
+      find('COPY').some((args) => args.startsWith('--from=build')),
+      "the last stage takes the build's output",
+    );
     assert.ok(!find('RUN').some((args) => /npm ci|tsc|build-web/.test(args)), 'nothing is built in the last stage');
     const user = find('USER').at(-1);
     assert.ok(user && !/^(root|0)(:|$)/.test(user), `runs as ${user}, not root`);
@@ -92,7 +102,10 @@ describe('deploying Herald', () => {
   it('docs/deploy.md has the systemd pair: the API without its worker, and the worker', () => {
     const doc = fs.readFileSync('docs/deploy.md', 'utf8');
     const units = [...doc.matchAll(/`\/etc\/systemd\/system\/(herald-\w+)\.service`:\n\n```ini\n([\s\S]*?)```/g)];
-    assert.deepEqual(units.map((u) => u[1]), ['herald-api', 'herald-worker']);
+    assert.deepEqual(
+      units.map((u) => u[1]),
+      ['herald-api', 'herald-worker'],
+    );
     const [api, worker] = units.map((u) => u[2]);
     assert.match(api, /^ExecStart=.* dist\/src\/cli\/main\.js serve --no-worker$/m);
     assert.match(worker, /^ExecStart=.* dist\/src\/cli\/main\.js worker$/m);
@@ -109,21 +122,25 @@ describe('deploying Herald', () => {
     const tag = `herald-test:${process.pid}`;
     const containers: string[] = [];
     let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;
-    const docker = async (...args: string[]) => (await run('docker', args, { maxBuffer: 64 * 1024 * 1024 })).stdout.trim();
+    const docker = async (...args: string[]) =>
+      (await run('docker', args, { maxBuffer: 64 * 1024 * 1024 })).stdout.trim();
 
     before(async function () {
       const engine = await docker('info', '--format', '{{.ServerVersion}}').then(
         (version) => ({ version }),
         (e: NodeJS.ErrnoException & { stderr?: string }) => ({
-          reason: e.code === 'ENOENT'
-            ? 'no container engine: there is no docker command (apt-get install docker.io)'
-            : `no container engine answers: docker info says "${(e.stderr ?? e.message).trim().split('\n')[0]}"`,
+          reason:
+            e.code === 'ENOENT'
+              ? 'no container engine: there is no docker command (apt-get install docker.io)'
+              : `no container engine answers: docker info says "${(e.stderr ?? e.message).trim().split('\n')[0]}"`,
         }),
       );
-      const reason = 'reason' in engine ? engine.reason
-        : process.env.HERALD_CONTAINER_TEST !== '1'
-          ? `Docker ${engine.version} runs here, but building the image takes about 15 minutes: set HERALD_CONTAINER_TEST=1 to build it`
-          : undefined;
+      const reason =
+        'reason' in engine
+          ? engine.reason
+          : process.env.HERALD_CONTAINER_TEST !== '1'
+            ? `Docker ${engine.version} runs here, but building the image takes about 15 minutes: set HERALD_CONTAINER_TEST=1 to build it`
+            : undefined;
       if (reason === undefined) return;
       console.log(`    skipped: ${reason}`);
       assert.match(reason, /^(no container engine|Docker \S+ runs here, but building)/);
@@ -137,15 +154,24 @@ describe('deploying Herald', () => {
     });
 
     it('serves /healthz as a user other than root, reports healthy, and runs the worker from the same image', async () => {
-      const base = process.env.HERALD_NODE_IMAGE
-        ?? (await run('scripts/debian-node-image.sh', [`herald-test-node:${process.pid}`])).stdout.trim();
+      const base =
+        process.env.HERALD_NODE_IMAGE ??
+        (await run('scripts/debian-node-image.sh', [`herald-test-node:${process.pid}`])).stdout.trim();
       await run('docker', ['build', '--build-arg', `NODE_IMAGE=${base}`, '-t', tag, '.'], {
-        env: { ...process.env, DOCKER_BUILDKIT: '0' }, maxBuffer: 256 * 1024 * 1024,
+        env: { ...process.env, DOCKER_BUILDKIT: '0' },
+        maxBuffer: 256 * 1024 * 1024,
       });
       database = await freshDatabase();
       const port = await freePort();
-      const settings = ['--network', 'host', '-v', `herald-test-data-${process.pid}:/data`, '-e', `PORT=${port}`,
-        ...(database.databaseUrl ? ['-e', `DATABASE_URL=${database.databaseUrl}`] : [])];
+      const settings = [
+        '--network',
+        'host',
+        '-v',
+        `herald-test-data-${process.pid}:/data`,
+        '-e',
+        `PORT=${port}`,
+        ...(database.databaseUrl ? ['-e', `DATABASE_URL=${database.databaseUrl}`] : []),
+      ];
       const api = await docker('run', '-d', ...settings, '--health-interval=1s', tag);
       containers.push(api);
       let health = '';

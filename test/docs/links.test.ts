@@ -31,7 +31,11 @@ function linkTargets(markdown: string): string[] {
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
 function anchorOf(heading: string): string {
-  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
 }
 
 function anchors(markdown: string): Set<string> {
@@ -53,17 +57,27 @@ describe('README and docs/', () => {
   it('links every docs/ page from the README, so none is found only by browsing the folder', () => {
     const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
     const linked = new Set(linkTargets(readme).map((target) => target.split('#')[0]));
-    assert.deepEqual(pages().filter((page) => page !== 'README.md' && !linked.has(page)), []);
+    assert.deepEqual(
+      pages().filter((page) => page !== 'README.md' && !linked.has(page)),
+      [],
+    );
   });
 
   it('finds the links, images and anchors it checks (so the check below cannot pass on nothing)', () => {
-    const sample = 'See [Security](security.md#roles-and-credentials), ![shot](screenshots/a.png),\n' +
+    const sample =
+      'See [Security](security.md#roles-and-credentials), ![shot](screenshots/a.png),\n' +
       '<img src="b.png" alt="">, [web](https://example.com) and `[code](not-a-link.md)`.\n' +
       '```sh\n[x](fenced.md)\n```\n';
-    assert.deepEqual(linkTargets(sample),
-      ['security.md#roles-and-credentials', 'screenshots/a.png', 'https://example.com', 'b.png']);
-    assert.equal(anchorOf('Team workflow: queue, labels, recycling, approvals'),
-      'team-workflow-queue-labels-recycling-approvals');
+    assert.deepEqual(linkTargets(sample), [
+      'security.md#roles-and-credentials',
+      'screenshots/a.png',
+      'https://example.com',
+      'b.png',
+    ]);
+    assert.equal(
+      anchorOf('Team workflow: queue, labels, recycling, approvals'),
+      'team-workflow-queue-labels-recycling-approvals',
+    );
     assert.ok(pages().length > 5, 'README.md and the docs/ pages are found');
   });
 

@@ -51,18 +51,35 @@ describe('database faults', function () {
       assert.match(res.body.message, /cannot reach its database right now; nothing was changed\. Retry in 5 seconds/);
     }
     const mcp = await t.api('POST', '/mcp', {
-      token: account.apiKey, headers: { accept: 'application/json, text/event-stream' }, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      token: account.apiKey,
+      headers: { accept: 'application/json, text/event-stream' },
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
     });
     assert.equal(mcp.status, 503, JSON.stringify(mcp.body));
     assert.equal(mcp.headers.get('retry-after'), '5');
     assert.match(mcp.body.error.message, /cannot reach its database/);
 
     pg.start();
-    await eventually(async () => ((await createPost(account, 'after')).status === 201 ? true : undefined), 'a create to succeed again', 30_000);
-    await eventually(async () => (lines.some((l) => l.startsWith('info Herald reaches its database again')) ? true : undefined), 'the end of the outage to be logged');
+    await eventually(
+      async () => ((await createPost(account, 'after')).status === 201 ? true : undefined),
+      'a create to succeed again',
+      30_000,
+    );
+    await eventually(
+      async () => (lines.some((l) => l.startsWith('info Herald reaches its database again')) ? true : undefined),
+      'the end of the outage to be logged',
+    );
     const outage = lines.filter((l) => /database/i.test(l));
-    assert.equal(outage.filter((l) => l.startsWith('warn Herald cannot reach its database')).length, 1, lines.join('\n'));
-    assert.deepEqual(lines.filter((l) => l.startsWith('error')), [], 'no request was logged as a bug');
+    assert.equal(
+      outage.filter((l) => l.startsWith('warn Herald cannot reach its database')).length,
+      1,
+      lines.join('\n'),
+    );
+    assert.deepEqual(
+      lines.filter((l) => l.startsWith('error')),
+      [],
+      'no request was logged as a bug',
+    );
   });
 
   it('a full SQLite database answers 507, said once in the log; the file stays intact and takes writes once space returns', async () => {
@@ -87,11 +104,18 @@ describe('database faults', function () {
     assert.match(full.body.message, /^Herald's storage is full; nothing was changed/);
     for (let i = 0; i < 3; i++) assert.equal((await createPost(account, `more ${i} ${'x'.repeat(2000)}`)).status, 507);
     assert.equal(lines.filter((l) => l.startsWith("warn Herald's storage is full")).length, 1, lines.join('\n'));
-    assert.deepEqual(lines.filter((l) => l.startsWith('error')), [], 'no request was logged as a bug');
+    assert.deepEqual(
+      lines.filter((l) => l.startsWith('error')),
+      [],
+      'no request was logged as a bug',
+    );
 
     await db.raw('PRAGMA max_page_count = 1073741823');
     assert.equal((await createPost(account, 'space is back')).status, 201);
-    await eventually(async () => (lines.some((l) => l.startsWith("info Herald's storage takes writes again")) ? true : undefined), 'the end to be logged');
+    await eventually(
+      async () => (lines.some((l) => l.startsWith("info Herald's storage takes writes again")) ? true : undefined),
+      'the end to be logged',
+    );
     assert.deepEqual(await db.raw('PRAGMA integrity_check'), [{ integrity_check: 'ok' }]);
     const listed = await t.api('GET', '/v1/rest/posts?limit=100', { token: account.apiKey });
     assert.equal(listed.status, 200, JSON.stringify(listed.body));
@@ -106,9 +130,15 @@ describe('database faults', function () {
       const res: { status: number; body: any } = await t.api('GET', '/healthz');
       assert.equal(res.status, 200);
       assert.equal(res.body.status, true);
-      assert.match(res.body.warning, /^DATA_DIR has \d+ MB free, under STORAGE_LOW_MB \(\d+ MB\): free space before writes fail with 507\.$/);
+      assert.match(
+        res.body.warning,
+        /^DATA_DIR has \d+ MB free, under STORAGE_LOW_MB \(\d+ MB\): free space before writes fail with 507\.$/,
+      );
     }
-    await eventually(async () => (lines.some((l) => l.startsWith('warn DATA_DIR has')) ? true : undefined), 'the warning in the log');
+    await eventually(
+      async () => (lines.some((l) => l.startsWith('warn DATA_DIR has')) ? true : undefined),
+      'the warning in the log',
+    );
     assert.equal(lines.filter((l) => l.startsWith('warn DATA_DIR has')).length, 1);
     await t.close();
 
@@ -119,9 +149,14 @@ describe('database faults', function () {
   it("takes only the database's own faults for an outage: an outbound call refused is not one", () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
     assert.ok(databaseFault(refused) instanceof DatabaseUnavailableError, "the pool's connect refused");
-    assert.ok(databaseFault(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })));
+    assert.ok(
+      databaseFault(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })),
+    );
     assert.equal(databaseFault(new TypeError('fetch failed', { cause: refused })), undefined, 'a fetch refused');
-    assert.ok(databaseFault(Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' })) instanceof StorageFullError);
+    assert.ok(
+      databaseFault(Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' })) instanceof
+        StorageFullError,
+    );
     assert.equal(databaseFault(new Error('something else')), undefined);
   });
 });

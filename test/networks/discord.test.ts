@@ -191,7 +191,12 @@ describe(`Discord, against a fake of its HTTP API (${TEST_DB})`, function () {
     assert.ok(!tool.body.result.isError, JSON.stringify(tool.body));
     const bulk = await t.api('POST', '/v1/rest/posts/bulk', {
       token: a.apiKey,
-      body: { posts: [{ channelIds: [channel.id], text: 'Bulk one' }, { channelIds: [channel.id], text: 'Bulk two' }] },
+      body: {
+        posts: [
+          { channelIds: [channel.id], text: 'Bulk one' },
+          { channelIds: [channel.id], text: 'Bulk two' },
+        ],
+      },
     });
     assert.equal(bulk.status, 200, JSON.stringify(bulk.body));
     assert.deepEqual(bulk.body.summary, { succeeded: 2, failed: 0 });

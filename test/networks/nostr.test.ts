@@ -41,13 +41,18 @@ describe('Nostr, against real relays', function () {
 
   async function connect(secretKey = generateSecretKey()) {
     const res = await t.api('POST', '/v1/rest/channels/connect', {
-      token: a.apiKey, body: { network: 'nostr', privateKey: nsecEncode(secretKey), relays: `${first.url}, ${second.url}` },
+      token: a.apiKey,
+      body: { network: 'nostr', privateKey: nsecEncode(secretKey), relays: `${first.url}, ${second.url}` },
     });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     return { channel: res.body.data[0], pubkey: getPublicKey(secretKey), secretKey };
   }
 
-  async function publishNow(channelId: string, body: Record<string, unknown>, channelOptions?: Record<string, unknown>) {
+  async function publishNow(
+    channelId: string,
+    body: Record<string, unknown>,
+    channelOptions?: Record<string, unknown>,
+  ) {
     const res = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [channelId], ...body } });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     const post = res.body.data[0];
@@ -63,7 +68,13 @@ describe('Nostr, against real relays', function () {
     const networks = await t.api('GET', '/v1/rest/networks', { token: a.apiKey });
     const nostr = networks.body.data.find((n: any) => n.name === 'nostr');
     assert.equal(nostr.configured, true);
-    assert.deepEqual(nostr.connection.fields.map((f: any) => [f.name, f.required, f.secret]), [['privateKey', true, true], ['relays', true, false]]);
+    assert.deepEqual(
+      nostr.connection.fields.map((f: any) => [f.name, f.required, f.secret]),
+      [
+        ['privateKey', true, true],
+        ['relays', true, false],
+      ],
+    );
     assert.equal(nostr.capabilities.firstComment, 'reply');
 
     const { channel, pubkey, secretKey } = await connect();
@@ -80,35 +91,66 @@ describe('Nostr, against real relays', function () {
   it('connects from the CLI', async function () {
     this.timeout(120_000);
     const secretKey = generateSecretKey();
-    const env = { ...process.env, DATA_DIR: t.config.dataDir, DATABASE_URL: t.config.databaseUrl ?? '', HERALD_FROM_SOURCE: '1', OUTBOUND_ALLOW_HOSTS: '127.0.0.1' };
-    const { stdout } = await promisify(execFile)('node', [
-      'bin/herald.mjs', 'channel', 'connect', 'nostr', '--private-key', nsecEncode(secretKey), '--relays', `${first.url} ${second.url}`, '--json',
-    ], { env });
+    const env = {
+      ...process.env,
+      DATA_DIR: t.config.dataDir,
+      DATABASE_URL: t.config.databaseUrl ?? '',
+      HERALD_FROM_SOURCE: '1',
+      OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+    };
+    const { stdout } = await promisify(execFile)(
+      'node',
+      [
+        'bin/herald.mjs',
+        'channel',
+        'connect',
+        'nostr',
+        '--private-key',
+        nsecEncode(secretKey),
+        '--relays',
+        `${first.url} ${second.url}`,
+        '--json',
+      ],
+      { env },
+    );
     const [channel] = JSON.parse(stdout).channels;
     assert.equal(channel.handle, npubEncode(getPublicKey(secretKey)));
     assert.ok(!stdout.includes(nsecEncode(secretKey)));
-    assert.deepEqual((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data.map((c: any) => c.id), [channel.id]);
+    assert.deepEqual(
+      (await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data.map((c: any) => c.id),
+      [channel.id],
+    );
   });
 
   it('refuses a public key, a relay that is not a WebSocket URL and one on a private address, saying what to fix', async () => {
     const cases: [Record<string, string>, RegExp][] = [
       [{ privateKey: npubEncode(getPublicKey(generateSecretKey())), relays: first.url }, /public key \(npub\)/],
       [{ privateKey: nsecEncode(generateSecretKey()), relays: 'https://relay.example' }, /relays are wss:\/\/ URLs/],
-      [{ privateKey: nsecEncode(generateSecretKey()), relays: 'wss://169.254.169.254' }, /169\.254\.169\.254.*not an address Herald may fetch from/],
+      [
+        { privateKey: nsecEncode(generateSecretKey()), relays: 'wss://169.254.169.254' },
+        /169\.254\.169\.254.*not an address Herald may fetch from/,
+      ],
     ];
     for (const [fields, message] of cases) {
-      const res = await t.api('POST', '/v1/rest/channels/connect', { token: a.apiKey, body: { network: 'nostr', ...fields } });
+      const res = await t.api('POST', '/v1/rest/channels/connect', {
+        token: a.apiKey,
+        body: { network: 'nostr', ...fields },
+      });
       assert.equal(res.status, 400, JSON.stringify(res.body));
       assert.match(res.body.message, message);
     }
     assert.equal((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data.length, 0);
   });
 
-  it('publishes a signed kind-1 note with its image to two relays, one refusing: published, each relay\'s answer kept', async () => {
+  it("publishes a signed kind-1 note with its image to two relays, one refusing: published, each relay's answer kept", async () => {
     const { channel, pubkey } = await connect();
     second.refuseWith('blocked: this relay takes no notes from you');
     const before = first.events.length;
-    const post = await publishNow(channel.id, { text: 'Hello, Nostr', imageUrls: ['https://cdn.example/picture.png'] }, { altText: ['a picture'] });
+    const post = await publishNow(
+      channel.id,
+      { text: 'Hello, Nostr', imageUrls: ['https://cdn.example/picture.png'] },
+      { altText: ['a picture'] },
+    );
     assert.equal(post.status, 'published', post.error);
     const note = first.events[before];
     assert.equal(first.events.length, before + 1);
@@ -128,7 +170,10 @@ describe('Nostr, against real relays', function () {
 
   it('publishes what an MCP client writes', async () => {
     const { channel } = await connect();
-    const tool = await callTool(t, a.apiKey, 'create_text_post', { channelIds: [channel.id], text: 'Written over MCP' });
+    const tool = await callTool(t, a.apiKey, 'create_text_post', {
+      channelIds: [channel.id],
+      text: 'Written over MCP',
+    });
     assert.notEqual(tool.body.result.isError, true, JSON.stringify(tool.body));
     await testWorker(t).tick();
     const note = first.events.find((e) => e.content === 'Written over MCP');
@@ -137,7 +182,7 @@ describe('Nostr, against real relays', function () {
     assert.equal((await t.api('GET', `/v1/rest/posts/${post.id}`, { token: a.apiKey })).body.data.status, 'published');
   });
 
-  it('fails for good, naming each relay\'s reason, when every relay refuses', async () => {
+  it("fails for good, naming each relay's reason, when every relay refuses", async () => {
     const { channel } = await connect();
     first.refuseWith('restricted: members only');
     second.refuseWith('blocked: not today');
@@ -158,8 +203,14 @@ describe('Nostr, against real relays', function () {
     assert.equal(sent.length, 2, 'sent, then sent again to settle the unknown outcome');
     assert.equal(sent[0].id, sent[1].id, 'the very same event');
     assert.equal(first.events.filter((e) => e.content === 'Answer lost on the way').length, 1);
-    const attempts = await t.herald.db('publish_attempts').where({ post_id: post.id, kind: 'publish' }).select('outcome');
-    assert.deepEqual(attempts.map((row: { outcome: string }) => row.outcome), ['reconciled']);
+    const attempts = await t.herald
+      .db('publish_attempts')
+      .where({ post_id: post.id, kind: 'publish' })
+      .select('outcome');
+    assert.deepEqual(
+      attempts.map((row: { outcome: string }) => row.outcome),
+      ['reconciled'],
+    );
   });
 
   it('tries again later when the relays are busy or unreachable, and publishes once one accepts', async () => {
@@ -179,11 +230,16 @@ describe('Nostr, against real relays', function () {
     assert.equal(first.events.filter((e) => e.content === 'Busy relays').length, 1);
   });
 
-  it('a reply whose answer was lost is found among the account\'s replies, never sent twice', async () => {
+  it("a reply whose answer was lost is found among the account's replies, never sent twice", async () => {
     const { channel } = await connect();
     const clock = pinClock(t, new Date().toISOString());
     const res = await t.api('POST', '/v1/rest/posts', {
-      token: a.apiKey, body: { channelIds: [channel.id], text: 'Root of a lost reply', firstComment: { text: 'the lost reply', delayMinutes: 1 } },
+      token: a.apiKey,
+      body: {
+        channelIds: [channel.id],
+        text: 'Root of a lost reply',
+        firstComment: { text: 'the lost reply', delayMinutes: 1 },
+      },
     });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     const postId = res.body.data[0].id;
@@ -204,7 +260,12 @@ describe('Nostr, against real relays', function () {
   it('makes the first comment a NIP-10 reply marked root, and reads reactions back on sync', async () => {
     const { channel, pubkey } = await connect();
     const res = await t.api('POST', '/v1/rest/posts', {
-      token: a.apiKey, body: { channelIds: [channel.id], text: 'A note with a reply', firstComment: { text: 'and the reply', delayMinutes: 0 } },
+      token: a.apiKey,
+      body: {
+        channelIds: [channel.id],
+        text: 'A note with a reply',
+        firstComment: { text: 'and the reply', delayMinutes: 0 },
+      },
     });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     const worker = testWorker(t);
@@ -216,10 +277,24 @@ describe('Nostr, against real relays', function () {
     const reply = first.events.find((e) => e.content === 'and the reply');
     assert.ok(reply, 'the reply reached the relay');
     assert.ok(verifyEvent(reply as never));
-    assert.deepEqual(reply.tags, [['e', root.id, first.url, 'root', pubkey], ['p', pubkey]]);
+    assert.deepEqual(reply.tags, [
+      ['e', root.id, first.url, 'root', pubkey],
+      ['p', pubkey],
+    ]);
     assert.equal((await t.deps.repos.commentSteps.commentStep(post.id))?.networkCommentId, reply.id);
 
-    const reaction = finalizeEvent({ kind: 7, created_at: Math.floor(Date.now() / 1000), tags: [['e', root.id], ['p', pubkey]], content: '+' }, generateSecretKey());
+    const reaction = finalizeEvent(
+      {
+        kind: 7,
+        created_at: Math.floor(Date.now() / 1000),
+        tags: [
+          ['e', root.id],
+          ['p', pubkey],
+        ],
+        content: '+',
+      },
+      generateSecretKey(),
+    );
     const socket = new WebSocket(first.url);
     await new Promise((resolve) => socket.once('open', resolve));
     socket.send(JSON.stringify(['EVENT', reaction]));

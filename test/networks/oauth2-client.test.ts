@@ -163,12 +163,12 @@ describe("the connectors' OAuth 2 client", () => {
     );
   });
 
-  it("a refresh refused with invalid_grant or its equivalent needs a reconnect; a code, permanent", async () => {
+  it('a refresh refused with invalid_grant or its equivalent needs a reconnect; a code, permanent', async () => {
     answer = { status: 400, body: { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' } };
     await refused(
       client({ reconnectHint: 'the person removed the app' }).refresh('the-refresh-token'),
       'reconnect_needed',
-      /^Example refused to refresh the access token \(Token has been expired or revoked\.\); reconnect the channel \(the/
+      /^Example refused to refresh the access token \(Token has been expired or revoked\.\); reconnect the channel \(the/,
     );
     await refused(
       client().exchangeCode({ code: 'old', redirectUri: 'https://herald.test/cb' }),

@@ -200,12 +200,22 @@ describe(`Slack, against a fake of its OAuth and Web API (${TEST_DB})`, function
     assert.ok(!tool.body.result.isError, JSON.stringify(tool.body));
     const bulk = await t.api('POST', '/v1/rest/posts/bulk', {
       token: a.apiKey,
-      body: { posts: [{ channelIds: [channel.id], text: 'Bulk one' }, { channelIds: [channel.id], text: 'Bulk two' }] },
+      body: {
+        posts: [
+          { channelIds: [channel.id], text: 'Bulk one' },
+          { channelIds: [channel.id], text: 'Bulk two' },
+        ],
+      },
     });
     assert.equal(bulk.status, 200, JSON.stringify(bulk.body));
     assert.deepEqual(bulk.body.summary, { succeeded: 2, failed: 0 });
     await testWorker(t).tick();
-    assert.deepEqual(launches().map((m) => m.text).sort(), ['Bulk one', 'Bulk two', 'From a model']);
+    assert.deepEqual(
+      launches()
+        .map((m) => m.text)
+        .sort(),
+      ['Bulk one', 'Bulk two', 'From a model'],
+    );
   });
 
   it("publishes escaped text with Herald's key in the metadata, images as uploaded files in image blocks, and a first comment in the thread", async () => {

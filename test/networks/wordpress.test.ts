@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { OutboundRequestError, type OutboundFetcher, type OutboundFetchOptions, type OutboundResponse } from '../../src/domain/outbound.js';
+import {
+  OutboundRequestError,
+  type OutboundFetcher,
+  type OutboundFetchOptions,
+  type OutboundResponse,
+} from '../../src/domain/outbound.js';
 import { connectorChannel } from '../../src/domain/networks/channel-connections.js';
 import { createNetworks } from '../../src/publishing/engine.js';
 import { TINY_PNG } from '../media/fixtures.js';
@@ -37,7 +42,14 @@ describe('WordPress, against a real site', function () {
 
   async function connect(fields: Record<string, string> = {}) {
     return t.api('POST', '/v1/rest/channels/connect', {
-      token: a.apiKey, body: { network: 'wordpress', site: wp.url, username: wp.username, applicationPassword: wp.applicationPassword, ...fields },
+      token: a.apiKey,
+      body: {
+        network: 'wordpress',
+        site: wp.url,
+        username: wp.username,
+        applicationPassword: wp.applicationPassword,
+        ...fields,
+      },
     });
   }
 
@@ -69,7 +81,13 @@ describe('WordPress, against a real site', function () {
   }
 
   /** A fetcher that passes every call to the real one, and lets a test change what one call answers. */
-  function interceptingFetcher(intercept: (url: string, options: OutboundFetchOptions, real: () => Promise<OutboundResponse>) => Promise<OutboundResponse>): OutboundFetcher {
+  function interceptingFetcher(
+    intercept: (
+      url: string,
+      options: OutboundFetchOptions,
+      real: () => Promise<OutboundResponse>,
+    ) => Promise<OutboundResponse>,
+  ): OutboundFetcher {
     return {
       fetch: (url, options) => intercept(decodeURIComponent(url), options, () => t.deps.fetcher.fetch(url, options)),
       probeDirectMedia: (url, options) => t.deps.fetcher.probeDirectMedia(url, options),
@@ -80,7 +98,14 @@ describe('WordPress, against a real site', function () {
   it('connects with a site, a username and an Application Password checked against /wp/v2/users/me, sealed at rest', async () => {
     const networks = await t.api('GET', '/v1/rest/networks', { token: a.apiKey });
     const wordpress = networks.body.data.find((n: any) => n.name === 'wordpress');
-    assert.deepEqual(wordpress.connection.fields.map((f: any) => [f.name, f.required, f.secret]), [['site', true, false], ['username', true, false], ['applicationPassword', true, true]]);
+    assert.deepEqual(
+      wordpress.connection.fields.map((f: any) => [f.name, f.required, f.secret]),
+      [
+        ['site', true, false],
+        ['username', true, false],
+        ['applicationPassword', true, true],
+      ],
+    );
 
     const channel = await connected();
     assert.equal(channel.network, 'wordpress');
@@ -98,11 +123,16 @@ describe('WordPress, against a real site', function () {
     assert.match(wrong.body.message, /refused the username or Application Password/);
 
     // A reconnect needs only the password: the site and the username come from the channel.
-    const again = await t.api('POST', `/v1/rest/channels/${channel.id}/reconnect`, { token: a.apiKey, body: { applicationPassword: wp.applicationPassword } });
+    const again = await t.api('POST', `/v1/rest/channels/${channel.id}/reconnect`, {
+      token: a.apiKey,
+      body: { applicationPassword: wp.applicationPassword },
+    });
     assert.equal(again.status, 201, JSON.stringify(again.body));
     assert.equal(again.body.data[0].id, channel.id);
 
-    const check = await t.deps.networks.get('wordpress')!.check!(connectorChannel(t.deps, (await t.deps.repos.channels.get(a.accountId, channel.id))!));
+    const check = await t.deps.networks.get('wordpress')!.check!(
+      connectorChannel(t.deps, (await t.deps.repos.channels.get(a.accountId, channel.id))!),
+    );
     assert.deepEqual(check.problems, []);
     assert.ok(check.grantedScopes?.includes('publish_posts'));
   });
@@ -110,10 +140,17 @@ describe('WordPress, against a real site', function () {
   it('publishes the first line as title, the rest as the body, a featured image and a category; then a comment', async () => {
     const channel = await connected();
     const clock = pinClock(t, new Date().toISOString());
-    const post = await schedule(channel.id, {
-      text: 'Spring release\n\nWhat is new: <b>faster</b> & smaller.', imageUrls: [imageUrl],
-      isScheduled: true, dateTime: new Date(clock.now() + 60_000).toISOString(), firstComment: { text: 'Questions welcome below', delayMinutes: 1 },
-    }, { category: 'Releases', altText: ['the release logo'] });
+    const post = await schedule(
+      channel.id,
+      {
+        text: 'Spring release\n\nWhat is new: <b>faster</b> & smaller.',
+        imageUrls: [imageUrl],
+        isScheduled: true,
+        dateTime: new Date(clock.now() + 60_000).toISOString(),
+        firstComment: { text: 'Questions welcome below', delayMinutes: 1 },
+      },
+      { category: 'Releases', altText: ['the release logo'] },
+    );
     clock.advance(60_000);
     const worker = testWorker(t);
     await worker.tick();
@@ -138,7 +175,12 @@ describe('WordPress, against a real site', function () {
     assert.equal(comments[0].content.raw, 'Questions welcome below');
     assert.equal((await t.deps.repos.commentSteps.commentStep(post.id))?.networkCommentId, String(comments[0].id));
 
-    const page = await t.deps.networks.get('wordpress')!.recentPosts(connectorChannel(t.deps, (await t.deps.repos.channels.get(a.accountId, channel.id))!), { cursor: null, limit: 10 });
+    const page = await t.deps.networks
+      .get('wordpress')!
+      .recentPosts(connectorChannel(t.deps, (await t.deps.repos.channels.get(a.accountId, channel.id))!), {
+        cursor: null,
+        limit: 10,
+      });
     const synced = page.posts.find((p) => p.networkPostId === String(site.id));
     assert.deepEqual(synced?.metrics, { comments: 1 });
   });
@@ -147,7 +189,11 @@ describe('WordPress, against a real site', function () {
     const channel = await connected();
     const at = new Date(Date.now() + 3 * 24 * 3_600_000);
     at.setUTCMilliseconds(0);
-    const future = await schedule(channel.id, { text: 'Announced later' }, { title: 'The announcement', publishAt: at.toISOString() });
+    const future = await schedule(
+      channel.id,
+      { text: 'Announced later' },
+      { title: 'The announcement', publishAt: at.toISOString() },
+    );
     await testWorker(t).tick();
     const got = await get(future.id);
     assert.equal(got.status, 'published', got.error);
@@ -164,47 +210,70 @@ describe('WordPress, against a real site', function () {
     assert.match(failed.error, /has no category "No such category"/);
   });
 
-  it('never posts twice: a lost answer is settled by the post\'s slug, and a retry after a 502 finds the post first', async () => {
+  it("never posts twice: a lost answer is settled by the post's slug, and a retry after a 502 finds the post first", async () => {
     const channel = await connected();
     const lost = await schedule(channel.id, { text: 'Answer lost' });
     const dropping = interceptingFetcher(async (url, options, real) => {
       const answer = await real();
-      if (options.method === 'POST' && url.includes('/wp/v2/posts')) throw new OutboundRequestError('timeout', 'the site did not answer in time');
+      if (options.method === 'POST' && url.includes('/wp/v2/posts'))
+        throw new OutboundRequestError('timeout', 'the site did not answer in time');
       return answer;
     });
     await testWorker(t, {}, createNetworks({ ...t.deps, fetcher: dropping })).tick();
     const settled = await get(lost.id);
     assert.equal(settled.status, 'published', settled.error);
-    const attempts = await t.herald.db('publish_attempts').where({ post_id: lost.id, kind: 'publish' }).select('outcome');
-    assert.deepEqual(attempts.map((row: { outcome: string }) => row.outcome), ['reconciled']);
+    const attempts = await t.herald
+      .db('publish_attempts')
+      .where({ post_id: lost.id, kind: 'publish' })
+      .select('outcome');
+    assert.deepEqual(
+      attempts.map((row: { outcome: string }) => row.outcome),
+      ['reconciled'],
+    );
     const slug = `herald-${lost.id.toLowerCase()}`;
-    const found = (await wp.rest('/wp/v2/posts', { query: { search: 'Answer lost', status: 'any', context: 'edit' } })).json;
-    assert.deepEqual(found.map((p: any) => p.slug), [slug], 'one post, under its own slug');
+    const found = (await wp.rest('/wp/v2/posts', { query: { search: 'Answer lost', status: 'any', context: 'edit' } }))
+      .json;
+    assert.deepEqual(
+      found.map((p: any) => p.slug),
+      [slug],
+      'one post, under its own slug',
+    );
 
     const clock = pinClock(t, new Date().toISOString());
     const failedLate = await schedule(channel.id, { text: 'Made, then a 502' });
     const proxyFails = interceptingFetcher(async (url, options, real) => {
       const answer = await real();
-      if (options.method === 'POST' && url.includes('/wp/v2/posts')) return { ...answer, status: 502, body: Buffer.from('<html>Bad Gateway</html>') };
+      if (options.method === 'POST' && url.includes('/wp/v2/posts'))
+        return { ...answer, status: 502, body: Buffer.from('<html>Bad Gateway</html>') };
       return answer;
     });
     await testWorker(t, {}, createNetworks({ ...t.deps, fetcher: proxyFails })).tick();
-    assert.equal((await t.herald.db('posts').where({ id: failedLate.id }).first()).status, 'scheduled', 'a 502 is tried again later');
+    assert.equal(
+      (await t.herald.db('posts').where({ id: failedLate.id }).first()).status,
+      'scheduled',
+      'a 502 is tried again later',
+    );
     clock.advance(60 * 60_000);
     await testWorker(t).tick();
     assert.equal((await get(failedLate.id)).status, 'published');
-    const made = (await wp.rest('/wp/v2/posts', { query: { search: 'Made, then a 502', status: 'any', context: 'edit' } })).json;
+    const made = (
+      await wp.rest('/wp/v2/posts', { query: { search: 'Made, then a 502', status: 'any', context: 'edit' } })
+    ).json;
     assert.equal(made.length, 1, 'the retry found the post by its slug instead of making slug-2');
   });
 
   it('a comment whose answer was lost is found on the post by its text, never made twice', async () => {
     const channel = await connected();
     const clock = pinClock(t, new Date().toISOString());
-    const post = await schedule(channel.id, { text: 'Commented once', firstComment: { text: 'Only one of me', delayMinutes: 1 } });
+    const post = await schedule(channel.id, {
+      text: 'Commented once',
+      firstComment: { text: 'Only one of me', delayMinutes: 1 },
+    });
     await testWorker(t).tick();
     const dropping = interceptingFetcher(async (url, options, real) => {
       const answer = await real();
-      if (options.method === 'POST' && url.includes('/wp/v2/comments')) throw new OutboundRequestError('timeout', 'the site did not answer in time');
+      if (options.method === 'POST' && url.includes('/wp/v2/comments'))
+        throw new OutboundRequestError('timeout', 'the site did not answer in time');
       return answer;
     });
     clock.advance(2 * 60_000);
@@ -219,13 +288,22 @@ describe('WordPress, against a real site', function () {
   });
 
   it('a user whose role may not publish is told so by check(), and the post fails naming the role it needs', async () => {
-    const user = await wp.rest('/wp/v2/users', { body: { username: `reader${Date.now()}`, email: `reader${Date.now()}@example.com`, password: 'Reader-pw-123456', roles: ['subscriber'] } });
+    const user = await wp.rest('/wp/v2/users', {
+      body: {
+        username: `reader${Date.now()}`,
+        email: `reader${Date.now()}@example.com`,
+        password: 'Reader-pw-123456',
+        roles: ['subscriber'],
+      },
+    });
     assert.equal(user.status, 201, JSON.stringify(user.json));
     const password = await wp.rest(`/wp/v2/users/${user.json.id}/application-passwords`, { body: { name: 'herald' } });
     const res = await connect({ username: user.json.username, applicationPassword: password.json.password });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     const channel = res.body.data[0];
-    const check = await t.deps.networks.get('wordpress')!.check!(connectorChannel(t.deps, (await t.deps.repos.channels.get(a.accountId, channel.id))!));
+    const check = await t.deps.networks.get('wordpress')!.check!(
+      connectorChannel(t.deps, (await t.deps.repos.channels.get(a.accountId, channel.id))!),
+    );
     assert.equal(check.problems.length, 2);
     assert.match(check.problems[0], /may not publish posts.*Author role/);
     const post = await schedule(channel.id, { text: 'Not allowed' });
@@ -233,15 +311,22 @@ describe('WordPress, against a real site', function () {
     const got = await get(post.id);
     assert.equal(got.status, 'failed');
     assert.match(got.error, /may not publish posts on .*: give the user the Author role or above/);
-    assert.equal((await t.herald.db('channels').where({ id: channel.id }).first()).status, 'active', 'a role is not a broken connection');
+    assert.equal(
+      (await t.herald.db('channels').where({ id: channel.id }).first()).status,
+      'active',
+      'a role is not a broken connection',
+    );
   });
 
-  it('a revoked Application Password needs a reconnect; disconnecting revokes Herald\'s password at the site', async () => {
+  it("a revoked Application Password needs a reconnect; disconnecting revokes Herald's password at the site", async () => {
     const channel = await connected();
     const before = (await wp.rest('/wp/v2/users/1/application-passwords')).json.length;
     const extra = await wp.rest('/wp/v2/users/1/application-passwords', { body: { name: 'herald-second' } });
     assert.equal(extra.status, 201);
-    const reconnected = await t.api('POST', `/v1/rest/channels/${channel.id}/reconnect`, { token: a.apiKey, body: { applicationPassword: extra.json.password } });
+    const reconnected = await t.api('POST', `/v1/rest/channels/${channel.id}/reconnect`, {
+      token: a.apiKey,
+      body: { applicationPassword: extra.json.password },
+    });
     assert.equal(reconnected.status, 201, JSON.stringify(reconnected.body));
 
     const disconnected = await t.api('DELETE', `/v1/rest/channels/${channel.id}`, { token: a.apiKey });
@@ -254,7 +339,10 @@ describe('WordPress, against a real site', function () {
     assert.equal(again.status, 400, 'the revoked password no longer signs in');
     const third = await wp.rest('/wp/v2/users/1/application-passwords', { body: { name: 'herald-third' } });
     const channel2 = (await connect({ applicationPassword: third.json.password })).body.data[0];
-    assert.equal((await wp.rest(`/wp/v2/users/1/application-passwords/${third.json.uuid}`, { method: 'DELETE' })).status, 200);
+    assert.equal(
+      (await wp.rest(`/wp/v2/users/1/application-passwords/${third.json.uuid}`, { method: 'DELETE' })).status,
+      200,
+    );
     const post = await schedule(channel2.id, { text: 'After revocation' });
     await testWorker(t).tick();
     const got = await get(post.id);

@@ -58,7 +58,13 @@ describe(`preflight: rehearsing posts before their slots (${TEST_DB})`, function
 
   async function schedule(body: Record<string, unknown>, inMinutes = 20, channelId = a.channelIds[0]) {
     const res = await t.api('POST', '/v1/rest/posts', {
-      token: a.apiKey, body: { channelIds: [channelId], isScheduled: true, dateTime: new Date(clock.now() + inMinutes * MINUTE).toISOString(), ...body },
+      token: a.apiKey,
+      body: {
+        channelIds: [channelId],
+        isScheduled: true,
+        dateTime: new Date(clock.now() + inMinutes * MINUTE).toISOString(),
+        ...body,
+      },
     });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     return res.body.data[0].id as string;
@@ -79,7 +85,10 @@ describe(`preflight: rehearsing posts before their slots (${TEST_DB})`, function
   it('a media file gone (404) marks the post at risk with what to do, tells a webhook, and a file put back clears it', async () => {
     await start();
     receiver = await startReceiver();
-    const hook = await t.api('POST', '/v1/rest/webhooks', { token: a.apiKey, body: { url: receiver.url, eventTypes: ['post.at_risk', 'post.risk_cleared'] } });
+    const hook = await t.api('POST', '/v1/rest/webhooks', {
+      token: a.apiKey,
+      body: { url: receiver.url, eventTypes: ['post.at_risk', 'post.risk_cleared'] },
+    });
     assert.equal(hook.status, 201, JSON.stringify(hook.body));
     const imageUrl = `${files.origin}/picture.png`;
     const id = await schedule({ text: 'With a picture', imageUrls: [imageUrl] });
@@ -92,7 +101,11 @@ describe(`preflight: rehearsing posts before their slots (${TEST_DB})`, function
     assert.equal((await read(id)).risk, null, 'rehearsed once per window: nothing new taken');
 
     // An edit (here, of the text) has the post rehearsed again.
-    assert.equal((await t.api('PATCH', `/v1/rest/posts/${id}`, { token: a.apiKey, body: { text: 'With a picture, edited' } })).status, 200);
+    assert.equal(
+      (await t.api('PATCH', `/v1/rest/posts/${id}`, { token: a.apiKey, body: { text: 'With a picture, edited' } }))
+        .status,
+      200,
+    );
     await w.rehearse();
     const atRisk = await read(id);
     assert.equal(atRisk.status, 'scheduled', 'the post keeps its status; the risk is a field beside it');
@@ -101,7 +114,10 @@ describe(`preflight: rehearsing posts before their slots (${TEST_DB})`, function
     assert.equal(atRisk.risk.checkedAt, new Date(clock.now()).toISOString());
 
     await w.tick();
-    assert.deepEqual(receiver.received.map((r) => r.event.type), ['post.at_risk']);
+    assert.deepEqual(
+      receiver.received.map((r) => r.event.type),
+      ['post.at_risk'],
+    );
     const delivered = receiver.received[0].event;
     assert.equal(delivered.data.post.id, id);
     assert.equal(delivered.data.reason, atRisk.risk.reason);
@@ -118,7 +134,10 @@ describe(`preflight: rehearsing posts before their slots (${TEST_DB})`, function
     await w.rehearse();
     assert.equal((await read(id)).risk, null, 'the file is back: the risk is cleared before the slot');
     await w.tick();
-    assert.deepEqual(receiver.received.map((r) => r.event.type), ['post.at_risk', 'post.risk_cleared']);
+    assert.deepEqual(
+      receiver.received.map((r) => r.event.type),
+      ['post.at_risk', 'post.risk_cleared'],
+    );
   });
 
   it('a dead link in the text marks the post at risk; a post outside the window and one with live links are not rehearsed or pass', async () => {
@@ -136,7 +155,10 @@ describe(`preflight: rehearsing posts before their slots (${TEST_DB})`, function
     assert.equal(event.data.post.id, dead);
 
     const listed = await t.api('GET', '/v1/rest/posts/scheduled?atRisk=true', { token: a.apiKey });
-    assert.deepEqual((listed.body.data as any[]).map((p) => p.id), [dead]);
+    assert.deepEqual(
+      (listed.body.data as any[]).map((p) => p.id),
+      [dead],
+    );
 
     const tool = await callTool(t, a.apiKey, 'get_scheduled_posts', {});
     assert.equal(tool.body.result.isError, undefined, JSON.stringify(tool.body));
@@ -163,7 +185,8 @@ describe(`preflight: rehearsing posts before their slots (${TEST_DB})`, function
     await w.tick();
     assert.equal((await read(id)).status, 'published');
     const types = ((await t.api('GET', '/v1/rest/events', { token: a.apiKey })).body.data as any[])
-      .filter((e) => e.data.post?.id === id).map((e) => e.type);
+      .filter((e) => e.data.post?.id === id)
+      .map((e) => e.type);
     assert.deepEqual(types, ['post.created', 'post.scheduled', 'post.at_risk', 'post.risk_cleared', 'post.published']);
   });
 
@@ -172,15 +195,31 @@ describe(`preflight: rehearsing posts before their slots (${TEST_DB})`, function
     a = await t.seedAccount({ channels: 1 });
     const later = await t.api('POST', '/v1/rest/posts', {
       token: a.apiKey,
-      body: { channelIds: [a.channelIds[0]], text: `Soon: ${files.origin}/nowhere`, isScheduled: true, dateTime: new Date(Date.now() + 20 * MINUTE).toISOString() },
+      body: {
+        channelIds: [a.channelIds[0]],
+        text: `Soon: ${files.origin}/nowhere`,
+        isScheduled: true,
+        dateTime: new Date(Date.now() + 20 * MINUTE).toISOString(),
+      },
     });
     const running = testWorker(t, { pollMs: 20, preflightPollMs: 50 }, undefined, heraldMediaChecker(t));
     running.start();
     try {
-      const now = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[0]], text: 'Right now' } });
-      const risk = await eventually(async () => (await t.api('GET', `/v1/rest/posts/${later.body.data[0].id}`, { token: a.apiKey })).body.data.risk ?? undefined, 'the risk');
+      const now = await t.api('POST', '/v1/rest/posts', {
+        token: a.apiKey,
+        body: { channelIds: [a.channelIds[0]], text: 'Right now' },
+      });
+      const risk = await eventually(
+        async () =>
+          (await t.api('GET', `/v1/rest/posts/${later.body.data[0].id}`, { token: a.apiKey })).body.data.risk ??
+          undefined,
+        'the risk',
+      );
       assert.match(risk.reason, /nowhere is gone \(HTTP 404\)/);
-      await eventually(async () => ((await read(now.body.data[0].id)).status === 'published' ? true : undefined), 'the due post published');
+      await eventually(
+        async () => ((await read(now.body.data[0].id)).status === 'published' ? true : undefined),
+        'the due post published',
+      );
     } finally {
       await running.stop();
     }
@@ -201,19 +240,29 @@ describe(`preflight: rehearsing posts before their slots (${TEST_DB})`, function
 
   describe('X', () => {
     it('an expired token that cannot be renewed marks the post at risk, saying to reconnect', async () => {
-      const channelId = await connectX(() => { x!.tokenLifetimeSeconds = 600; });
+      const channelId = await connectX(() => {
+        x!.tokenLifetimeSeconds = 600;
+      });
       const id = await schedule({ text: 'Before the token lapses?' }, 20, channelId);
       x!.revokeAll();
       await worker().rehearse();
       const { risk } = await read(id);
       assert.match(risk.reason, /^X would not renew the channel's connection/);
       assert.match(risk.advice, /^Reconnect the X channel herald_dev on the Channels page before /);
-      const channel = ((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data as any[]).find((c) => c.id === channelId);
-      assert.equal(channel.status, 'needs_reconnect', 'the refusal reached the channel through the vault, as at publishing');
+      const channel = ((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data as any[]).find(
+        (c) => c.id === channelId,
+      );
+      assert.equal(
+        channel.status,
+        'needs_reconnect',
+        'the refusal reached the channel through the vault, as at publishing',
+      );
     });
 
     it('a token that lapses before the slot is renewed by the rehearsal, and the post passes', async () => {
-      const channelId = await connectX(() => { x!.tokenLifetimeSeconds = 600; });
+      const channelId = await connectX(() => {
+        x!.tokenLifetimeSeconds = 600;
+      });
       const id = await schedule({ text: 'Renewed in time' }, 20, channelId);
       const before = x!.issuedTokens().length;
       await worker().rehearse();
@@ -221,20 +270,31 @@ describe(`preflight: rehearsing posts before their slots (${TEST_DB})`, function
       assert.ok(x!.issuedTokens().length > before, 'a refresh was made');
     });
 
-    it('X\'s daily post cap reached marks the next post at risk until the cap resets', async () => {
+    it("X's daily post cap reached marks the next post at risk until the cap resets", async () => {
       const channelId = await connectX(() => undefined);
       const due = await schedule({ text: 'Due now' }, 1, channelId);
       const next = await schedule({ text: 'Twenty minutes later' }, 20, channelId);
       const reset = Math.floor(clock.now() / 1000) + 20 * 3600;
-      x!.failNext('/2/tweets', 429, { title: 'Too Many Requests', detail: 'Too Many Requests', type: 'about:blank', status: 429 },
-        { 'x-user-limit-24hour-limit': '17', 'x-user-limit-24hour-remaining': '0', 'x-user-limit-24hour-reset': String(reset) });
+      x!.failNext(
+        '/2/tweets',
+        429,
+        { title: 'Too Many Requests', detail: 'Too Many Requests', type: 'about:blank', status: 429 },
+        {
+          'x-user-limit-24hour-limit': '17',
+          'x-user-limit-24hour-remaining': '0',
+          'x-user-limit-24hour-reset': String(reset),
+        },
+      );
       clock.advance(2 * MINUTE);
       const w = worker();
       await w.tick();
       assert.equal((await read(due)).status, 'scheduled', 'waiting for the reset');
       await w.rehearse();
       const { risk } = await read(next);
-      assert.equal(risk.reason, `X has asked Herald to wait until ${new Date(reset * 1000).toISOString()} before posting on this channel again: its posting limit is spent.`);
+      assert.equal(
+        risk.reason,
+        `X has asked Herald to wait until ${new Date(reset * 1000).toISOString()} before posting on this channel again: its posting limit is spent.`,
+      );
       assert.match(risk.advice, /later than planned, or move it to after then/);
     });
 
@@ -250,7 +310,9 @@ describe(`preflight: rehearsing posts before their slots (${TEST_DB})`, function
       const started = await t.api('POST', '/v1/rest/channels/connect', { token: a.apiKey, body: { network: 'x' } });
       const consent = await fetch(started.body.authorizationUrl, { redirect: 'manual' });
       assert.equal((await fetch(consent.headers.get('location')!)).status, 200);
-      return ((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data as any[]).find((c) => c.network === 'x').id as string;
+      return ((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data as any[]).find(
+        (c) => c.network === 'x',
+      ).id as string;
     }
   });
 
@@ -258,16 +320,27 @@ describe(`preflight: rehearsing posts before their slots (${TEST_DB})`, function
     instagram = await startFakeInstagram();
     await start({
       networkOriginOverrides: {
-        'https://www.instagram.com': instagram.url, 'https://api.instagram.com': instagram.url, 'https://graph.instagram.com': instagram.url,
-        'https://www.facebook.com': instagram.facebookUrl, 'https://graph.facebook.com': instagram.facebookUrl,
+        'https://www.instagram.com': instagram.url,
+        'https://api.instagram.com': instagram.url,
+        'https://graph.instagram.com': instagram.url,
+        'https://www.facebook.com': instagram.facebookUrl,
+        'https://graph.facebook.com': instagram.facebookUrl,
       },
-      networks: { ...loadConfig({}).networks, apps: { instagram: { clientId: instagram.appId, clientSecret: instagram.appSecret, graphVersion: 'v23.0' } } },
+      networks: {
+        ...loadConfig({}).networks,
+        apps: { instagram: { clientId: instagram.appId, clientSecret: instagram.appSecret, graphVersion: 'v23.0' } },
+      },
     });
     instagram.redirectUris.push(`${t.url}/connect/instagram/callback`);
-    const started = await t.api('POST', '/v1/rest/channels/connect', { token: a.apiKey, body: { network: 'instagram' } });
+    const started = await t.api('POST', '/v1/rest/channels/connect', {
+      token: a.apiKey,
+      body: { network: 'instagram' },
+    });
     const consent = await fetch(started.body.authorizationUrl, { redirect: 'manual' });
     assert.equal((await fetch(consent.headers.get('location')!)).status, 200);
-    const channelId = ((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data as any[]).find((c) => c.network === 'instagram').id;
+    const channelId = ((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data as any[]).find(
+      (c) => c.network === 'instagram',
+    ).id;
 
     instagram.quotaTotal = 0;
     const id = await schedule({ text: 'A picture', imageUrls: [`${files.origin}/picture.jpg`] }, 20, channelId);

@@ -67,7 +67,10 @@ describe('the SDK package, installed from its tarball outside the repository', f
   before(async () => {
     project = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-sdk-user-'));
     const tarball = packSdk(project);
-    fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'sdk-user', private: true, type: 'module' }));
+    fs.writeFileSync(
+      path.join(project, 'package.json'),
+      JSON.stringify({ name: 'sdk-user', private: true, type: 'module' }),
+    );
     await run('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball], { cwd: project });
     t = await startTestHerald();
     a = await t.seedAccount();
@@ -84,7 +87,11 @@ describe('the SDK package, installed from its tarball outside the repository', f
     assert.ok(fs.existsSync(path.join(installed, manifest.exports['.'].default)));
     assert.ok(fs.existsSync(path.join(installed, manifest.exports['.'].types)));
     assert.ok(fs.existsSync(path.join(installed, 'node_modules', 'openapi-fetch', 'package.json')));
-    assert.deepEqual(fs.readdirSync(path.join(project, 'node_modules')).filter((name) => !name.startsWith('.')), ['@herald'], 'nothing else was installed');
+    assert.deepEqual(
+      fs.readdirSync(path.join(project, 'node_modules')).filter((name) => !name.startsWith('.')),
+      ['@herald'],
+      'nothing else was installed',
+    );
   });
 
   it('runs under plain node against a running Herald: REST, paging, typed errors and MCP', async () => {
@@ -99,12 +106,26 @@ describe('the SDK package, installed from its tarball outside the repository', f
 
   // Its @ts-expect-error lines fail the check too, as unused, if the types loosen and let the misuse through.
   it('type-checks a TypeScript file that uses it, and refuses its misuses', async () => {
-    fs.writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, lib: ['ES2022', 'DOM'], types: [] },
-      files: ['typed.ts'],
-    }));
+    fs.writeFileSync(
+      path.join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          lib: ['ES2022', 'DOM'],
+          types: [],
+        },
+        files: ['typed.ts'],
+      }),
+    );
     fs.writeFileSync(path.join(project, 'typed.ts'), TYPED);
-    const checked = await run(TSC, ['-p', 'tsconfig.json'], { cwd: project }).then(() => '', (e: { stdout: string }) => e.stdout);
+    const checked = await run(TSC, ['-p', 'tsconfig.json'], { cwd: project }).then(
+      () => '',
+      (e: { stdout: string }) => e.stdout,
+    );
     assert.equal(checked, '');
   });
 });

@@ -159,7 +159,7 @@ const BODIES: Record<string, unknown> = {
 
 const ROLES: MemberRole[] = ['owner', 'admin', 'editor', 'reviewer'];
 type CredentialKind = 'session' | 'key' | 'team_key' | 'oauth' | 'team_oauth';
-const CREDENTIALS: CredentialKind[] = ['session', 'key', 'team_key', 'oauth', 'team_oauth'];
+const _CREDENTIALS: CredentialKind[] = ['session', 'key', 'team_key', 'oauth', 'team_oauth'];
 
 function allowed(power: Power, role: MemberRole, credential: CredentialKind): boolean {
   const manages =

@@ -316,7 +316,7 @@ export async function startFakeSlack(options: { redirectUri: string }): Promise<
         if (!Array.isArray(files) || files.length === 0) return { ok: false, error: 'invalid_arguments' };
         for (const f of files) {
           const known = fake.files.get(String(f.id));
-          if (!known || !known.bytes) return { ok: false, error: 'file_not_found' };
+          if (!known?.bytes) return { ok: false, error: 'file_not_found' };
           if (known.bytes.length !== known.length) return { ok: false, error: 'file_upload_size_mismatch' };
           known.title = f.title;
         }

@@ -5,7 +5,6 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -47,7 +46,11 @@ export interface TestHerald {
   config: Config;
   seedAccount(options?: { name?: string; channels?: number; approvalRequired?: boolean }): Promise<SeededAccount>;
   createKey(account: SeededAccount, scopes: Scope[]): Promise<string>;
-  api<T = any>(method: string, path: string, options?: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<ApiResponse<T>>;
+  api<T = any>(
+    method: string,
+    path: string,
+    options?: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> },
+  ): Promise<ApiResponse<T>>;
   close(): Promise<void>;
 }
 
@@ -97,7 +100,9 @@ async function newDatabase(template?: string): Promise<TestDatabase> {
     return { dataDir, drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
   }
   const name = `herald_t_${crypto.randomBytes(6).toString('hex')}`;
-  await asAdmin((admin) => admin.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`));
+  await asAdmin((admin) =>
+    admin.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`),
+  );
   return {
     dataDir,
     databaseUrl: databaseUrl(name),
@@ -113,7 +118,8 @@ const MIGRATIONS_DIR = fileURLToPath(new URL('../../src/db/migrations/', import.
 /** A digest of the migrations' source: a template made from other migrations is never reused. */
 function migrationsDigest(): string {
   const hash = crypto.createHash('sha256');
-  for (const file of fs.readdirSync(MIGRATIONS_DIR).sort()) hash.update(file).update(fs.readFileSync(path.join(MIGRATIONS_DIR, file)));
+  for (const file of fs.readdirSync(MIGRATIONS_DIR).sort())
+    hash.update(file).update(fs.readFileSync(path.join(MIGRATIONS_DIR, file)));
   return hash.digest('hex').slice(0, 16);
 }
 
@@ -161,9 +167,17 @@ async function postgresTemplate(): Promise<string> {
   return name;
 }
 
-const GENEROUS_LIMITS = { restReadsPerMinute: 100_000, restWritesPerMinute: 100_000, accountPerHour: 1_000_000, mcpPerTokenPerMinute: 100_000 };
+const GENEROUS_LIMITS = {
+  restReadsPerMinute: 100_000,
+  restWritesPerMinute: 100_000,
+  accountPerHour: 1_000_000,
+  mcpPerTokenPerMinute: 100_000,
+};
 
-export async function startTestHerald(overrides: Partial<Config> = {}, logger: Logger = createLogger({ quiet: true })): Promise<TestHerald> {
+export async function startTestHerald(
+  overrides: Partial<Config> = {},
+  logger: Logger = createLogger({ quiet: true }),
+): Promise<TestHerald> {
   const database = await migratedDatabase();
   const requested: Config = {
     ...loadConfig({}),
@@ -187,7 +201,14 @@ export async function startTestHerald(overrides: Partial<Config> = {}, logger: L
   let accounts = 0;
 
   const createKey = async (account: SeededAccount, scopes: Scope[]) =>
-    (await provisioning.createApiKey(deps, { accountId: account.accountId, userId: account.userId, name: 'test', scopes })).key;
+    (
+      await provisioning.createApiKey(deps, {
+        accountId: account.accountId,
+        userId: account.userId,
+        name: 'test',
+        scopes,
+      })
+    ).key;
 
   return {
     herald,
@@ -200,12 +221,25 @@ export async function startTestHerald(overrides: Partial<Config> = {}, logger: L
       const email = `owner${accounts}-${crypto.randomBytes(3).toString('hex')}@example.test`;
       const password = 'correct horse battery';
       const { accountId, userId, workspaceId } = await provisioning.createAccount(deps, {
-        name: options.name ?? `Account ${accounts}`, ownerEmail: email, password,
+        name: options.name ?? `Account ${accounts}`,
+        ownerEmail: email,
+        password,
       });
-      if (options.approvalRequired) await provisioning.setApprovalRequired(deps, { accountId, workspaceId, required: true });
+      if (options.approvalRequired)
+        await provisioning.setApprovalRequired(deps, { accountId, workspaceId, required: true });
       const channelIds: string[] = [];
       for (let i = 0; i < (options.channels ?? 2); i++) {
-        channelIds.push((await provisioning.addChannel(deps, { accountId, workspaceId, network: 'sandbox', handle: `@chan${i}`, timezone: 'Europe/Berlin' })).id);
+        channelIds.push(
+          (
+            await provisioning.addChannel(deps, {
+              accountId,
+              workspaceId,
+              network: 'sandbox',
+              handle: `@chan${i}`,
+              timezone: 'Europe/Berlin',
+            })
+          ).id,
+        );
       }
       const account = { accountId, userId, workspaceId, channelIds, apiKey: '', basicKey: '', email, password };
       account.apiKey = await createKey(account, ['read_profile', 'manage_post', 'manage_team']);

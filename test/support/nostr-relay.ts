@@ -33,7 +33,14 @@ export interface LocalRelay {
   close(): Promise<void>;
 }
 
-type Filter = Record<string, unknown> & { ids?: string[]; authors?: string[]; kinds?: number[]; since?: number; until?: number; limit?: number };
+type Filter = Record<string, unknown> & {
+  ids?: string[];
+  authors?: string[];
+  kinds?: number[];
+  since?: number;
+  until?: number;
+  limit?: number;
+};
 
 function matches(event: NostrEvent, filter: Filter): boolean {
   if (filter.ids && !filter.ids.includes(event.id)) return false;
@@ -72,7 +79,11 @@ export async function startNostrRelay(): Promise<LocalRelay> {
     async destroy(): Promise<void> {}
   }
   // No result caches: a test reads back at once what it just wrote.
-  const relay = new NostrRelay(new MemoryRepository(), { filterResultCacheTtl: 0, eventHandlingResultCacheTtl: 0, logLevel: 3 });
+  const relay = new NostrRelay(new MemoryRepository(), {
+    filterResultCacheTtl: 0,
+    eventHandlingResultCacheTtl: 0,
+    logLevel: 3,
+  });
   relay.register({ beforeHandleEvent: () => (refusal ? { canHandle: false, message: refusal } : { canHandle: true }) });
   const validator = new Validator();
   const server = http.createServer();
@@ -100,8 +111,12 @@ export async function startNostrRelay(): Promise<LocalRelay> {
     url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}`,
     events,
     received,
-    refuseWith: (message) => { refusal = message; },
-    silenceNext: () => { silence = true; },
+    refuseWith: (message) => {
+      refusal = message;
+    },
+    silenceNext: () => {
+      silence = true;
+    },
     close: async () => {
       for (const client of sockets.clients) client.terminate();
       sockets.close();

@@ -21,7 +21,10 @@ class HeraldReporter extends Mocha.reporters.Spec {
       fs.mkdirSync(dir, { recursive: true });
       const run = `${process.env.HERALD_TEST_DB || 'sqlite'}-${process.pid}`;
       const { passes, failures, pending } = runner.stats;
-      fs.writeFileSync(path.join(dir, `results-${run}.json`), JSON.stringify({ passed: passes, failed: failures, pending }));
+      fs.writeFileSync(
+        path.join(dir, `results-${run}.json`),
+        JSON.stringify({ passed: passes, failed: failures, pending }),
+      );
       const longestFirst = Object.fromEntries([...durations].sort((a, b) => b[1] - a[1]));
       fs.writeFileSync(path.join(dir, `durations-${run}.json`), `${JSON.stringify(longestFirst, null, 1)}\n`);
     });

@@ -23,7 +23,10 @@ export interface LocalWordPress {
   username: string;
   applicationPassword: string;
   /** Calls the site's REST API as the admin (GET unless a body is given). */
-  rest(route: string, init?: { method?: string; body?: unknown; query?: Record<string, string> }): Promise<{ status: number; json: any; headers: Headers }>;
+  rest(
+    route: string,
+    init?: { method?: string; body?: unknown; query?: Record<string, string> },
+  ): Promise<{ status: number; json: any; headers: Headers }>;
   close(): Promise<void>;
 }
 
@@ -33,7 +36,9 @@ async function requirePackages(): Promise<void> {
     await run('mariadbd', ['--version']);
     await run('php', ['-r', 'exit(extension_loaded("mysqli") ? 0 : 1);']);
   } catch {
-    throw new Error('The WordPress tests need Debian\'s packages: apt-get install wordpress mariadb-server php-cli php-mysql (as .ci/run does)');
+    throw new Error(
+      "The WordPress tests need Debian's packages: apt-get install wordpress mariadb-server php-cli php-mysql (as .ci/run does)",
+    );
   }
 }
 
@@ -64,8 +69,15 @@ export async function startWordPress(): Promise<LocalWordPress> {
   const children: ChildProcess[] = [];
   const close = async () => {
     // Each in a process group of its own: PHP's server forks its workers, which must go with it.
-    for (const child of children) if (child.pid && child.exitCode === null && child.signalCode === null) process.kill(-child.pid, 'SIGKILL');
-    await Promise.all(children.map((child) => (child.exitCode === null && child.signalCode === null ? new Promise((resolve) => child.once('exit', resolve)) : undefined)));
+    for (const child of children)
+      if (child.pid && child.exitCode === null && child.signalCode === null) process.kill(-child.pid, 'SIGKILL');
+    await Promise.all(
+      children.map((child) =>
+        child.exitCode === null && child.signalCode === null
+          ? new Promise((resolve) => child.once('exit', resolve))
+          : undefined,
+      ),
+    );
     await fs.rm(configFile, { force: true });
     await fs.rm(dir, { recursive: true, force: true });
   };
@@ -73,21 +85,50 @@ export async function startWordPress(): Promise<LocalWordPress> {
     // An empty data directory: without grant tables MariaDB needs no system tables, so mysql_install_db (seconds
     // on a busy machine) is not run.
     await fs.mkdir(path.join(dir, 'db'));
-    children.push(spawn('mariadbd', [
-      '--no-defaults', `--datadir=${dir}/db`, `--socket=${socket}`, '--skip-networking', '--skip-grant-tables', '--user=root',
-      '--innodb-buffer-pool-size=16M', '--innodb-log-file-size=8M', '--innodb-flush-log-at-trx-commit=0', '--innodb-doublewrite=0',
-      `--pid-file=${dir}/mariadb.pid`,
-    ], { stdio: 'ignore', detached: true }));
+    children.push(
+      spawn(
+        'mariadbd',
+        [
+          '--no-defaults',
+          `--datadir=${dir}/db`,
+          `--socket=${socket}`,
+          '--skip-networking',
+          '--skip-grant-tables',
+          '--user=root',
+          '--innodb-buffer-pool-size=16M',
+          '--innodb-log-file-size=8M',
+          '--innodb-flush-log-at-trx-commit=0',
+          '--innodb-doublewrite=0',
+          `--pid-file=${dir}/mariadb.pid`,
+        ],
+        { stdio: 'ignore', detached: true },
+      ),
+    );
     const sql = (statement: string) => run('mariadb', ['--no-defaults', '-S', socket, '-u', 'root', '-e', statement]);
-    await until(async () => (await sql('SELECT 1'), true), 'MariaDB starting');
+    await until(async () => {
+      await sql('SELECT 1');
+      return true;
+    }, 'MariaDB starting');
     await sql('CREATE DATABASE wordpress');
 
     await fs.mkdir(path.join(dir, 'content/uploads'), { recursive: true });
     await fs.mkdir(path.join(dir, 'content/plugins'));
     await fs.symlink(path.join(WORDPRESS, 'wp-content/themes'), path.join(dir, 'content/themes'));
-    const salts = ['AUTH_KEY', 'SECURE_AUTH_KEY', 'LOGGED_IN_KEY', 'NONCE_KEY', 'AUTH_SALT', 'SECURE_AUTH_SALT', 'LOGGED_IN_SALT', 'NONCE_SALT']
-      .map((name) => `define('${name}', '${name.toLowerCase()}-${port}');`).join('\n');
-    await fs.writeFile(configFile, `<?php
+    const salts = [
+      'AUTH_KEY',
+      'SECURE_AUTH_KEY',
+      'LOGGED_IN_KEY',
+      'NONCE_KEY',
+      'AUTH_SALT',
+      'SECURE_AUTH_SALT',
+      'LOGGED_IN_SALT',
+      'NONCE_SALT',
+    ]
+      .map((name) => `define('${name}', '${name.toLowerCase()}-${port}');`)
+      .join('\n');
+    await fs.writeFile(
+      configFile,
+      `<?php
 define('DB_NAME', 'wordpress'); define('DB_USER', 'root'); define('DB_PASSWORD', ''); define('DB_HOST', 'localhost:${socket}');
 define('WP_HOME', '${url}'); define('WP_SITEURL', '${url}');
 define('WP_CONTENT_DIR', '${dir}/content');
@@ -95,9 +136,13 @@ define('WP_ENVIRONMENT_TYPE', 'local');
 define('WP_HTTP_BLOCK_EXTERNAL', true);
 define('DISABLE_WP_CRON', true);
 ${salts}
-`);
+`,
+    );
     // Debian's wp-config.php picks its file by WORDPRESS_CONFIG, which the router passes on from the environment.
-    await fs.writeFile(path.join(dir, 'router.php'), "<?php\n$_SERVER['WORDPRESS_CONFIG'] = getenv('WORDPRESS_CONFIG');\nreturn false;\n");
+    await fs.writeFile(
+      path.join(dir, 'router.php'),
+      "<?php\n$_SERVER['WORDPRESS_CONFIG'] = getenv('WORDPRESS_CONFIG');\nreturn false;\n",
+    );
     const setup = `
       $_SERVER['HTTP_HOST'] = '127.0.0.1:${port}';
       $_SERVER['WORDPRESS_CONFIG'] = '${configName}';
@@ -110,11 +155,16 @@ ${salts}
     `;
     const { stdout } = await run('php', ['-r', setup], { env: { ...process.env, WORDPRESS_CONFIG: configName } });
     const applicationPassword = stdout.trim().split('\n').pop()!.trim();
-    if (!/^[A-Za-z0-9]{24}$/.test(applicationPassword)) throw new Error(`WordPress test support: the install printed ${stdout.slice(0, 500)}`);
+    if (!/^[A-Za-z0-9]{24}$/.test(applicationPassword))
+      throw new Error(`WordPress test support: the install printed ${stdout.slice(0, 500)}`);
 
-    children.push(spawn('php', ['-S', `127.0.0.1:${port}`, '-t', WORDPRESS, path.join(dir, 'router.php')], {
-      stdio: 'ignore', detached: true, env: { ...process.env, WORDPRESS_CONFIG: configName, PHP_CLI_SERVER_WORKERS: '2' },
-    }));
+    children.push(
+      spawn('php', ['-S', `127.0.0.1:${port}`, '-t', WORDPRESS, path.join(dir, 'router.php')], {
+        stdio: 'ignore',
+        detached: true,
+        env: { ...process.env, WORDPRESS_CONFIG: configName, PHP_CLI_SERVER_WORKERS: '2' },
+      }),
+    );
     const auth = `Basic ${Buffer.from(`admin:${applicationPassword}`).toString('base64')}`;
     const rest: LocalWordPress['rest'] = async (route, init = {}) => {
       const target = new URL(`${url}/`);

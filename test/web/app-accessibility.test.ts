@@ -10,8 +10,19 @@ const SCREENSHOTS = path.join(ARTIFACTS, 'screenshots');
 const SIZES = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
 /** The pages a person works in every day: on a phone none may scroll sideways. */
 const MAIN_PAGES = [
-  'posts', 'calendar', 'calendar-month', 'calendar-all', 'approvals', 'channels', 'queue',
-  'webhooks', 'api-keys', 'members', 'settings', 'connected-apps', 'insights',
+  'posts',
+  'calendar',
+  'calendar-month',
+  'calendar-all',
+  'approvals',
+  'channels',
+  'queue',
+  'webhooks',
+  'api-keys',
+  'members',
+  'settings',
+  'connected-apps',
+  'insights',
 ];
 
 /**
@@ -36,17 +47,34 @@ describe('the web app: accessibility of every page (axe-core)', function () {
     const created = await t.api('POST', '/v1/rest/posts', {
       token: a.apiKey,
       body: {
-        channelIds: [a.channelIds[0]], text: 'Waiting for a yes', imageUrls: [icon],
-        isScheduled: true, dateTime: new Date(Date.now() + 86_400_000).toISOString(),
+        channelIds: [a.channelIds[0]],
+        text: 'Waiting for a yes',
+        imageUrls: [icon],
+        isScheduled: true,
+        dateTime: new Date(Date.now() + 86_400_000).toISOString(),
       },
     });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     postId = created.body.data[0].id;
     // The queue with slots and posts in it, and a channel to reconnect (its alarm and banner), as people see them.
-    await t.api('PUT', `/v1/rest/channels/${a.channelIds[0]}/schedule`, { token: a.apiKey, body: { slots: [{ day: 'mon', time: '09:00' }, { day: 'thu', time: '14:30' }] } });
+    await t.api('PUT', `/v1/rest/channels/${a.channelIds[0]}/schedule`, {
+      token: a.apiKey,
+      body: {
+        slots: [
+          { day: 'mon', time: '09:00' },
+          { day: 'thu', time: '14:30' },
+        ],
+      },
+    });
     for (const text of ['Monday tips for the team', 'A longer post about the launch, queued second']) {
-      const queued = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[0]], text, addToQueue: true } });
-      assert.equal((await t.api('POST', `/v1/rest/posts/${queued.body.data[0].id}/approve`, { token: a.apiKey })).status, 200);
+      const queued = await t.api('POST', '/v1/rest/posts', {
+        token: a.apiKey,
+        body: { channelIds: [a.channelIds[0]], text, addToQueue: true },
+      });
+      assert.equal(
+        (await t.api('POST', `/v1/rest/posts/${queued.body.data[0].id}/approve`, { token: a.apiKey })).status,
+        200,
+      );
     }
     await t.deps.repos.channels.setStatus(a.channelIds[1], 'needs_reconnect', 'The access token is invalid');
   });
@@ -99,7 +127,12 @@ describe('the web app: accessibility of every page (axe-core)', function () {
         await appReady(tab).catch((error) => assert.fail(`${name} (${url}) never became ready: ${error}`));
         const results = await new AxeBuilder({ page: tab }).analyze();
         for (const violation of results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')) {
-          found.push(`${name}: ${violation.id} (${violation.impact}) ${violation.help}: ${violation.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+          found.push(
+            `${name}: ${violation.id} (${violation.impact}) ${violation.help}: ${violation.nodes
+              .map((n) => n.target.join(' '))
+              .slice(0, 3)
+              .join(', ')}`,
+          );
         }
         if (size === 'phone' && MAIN_PAGES.includes(name)) {
           const overflow = await tab.evaluate(() => {

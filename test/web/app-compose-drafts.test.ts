@@ -45,8 +45,8 @@ describe(`the web app: the composer's drafts, versions and zones (${TEST_DB})`, 
   }
 
   const submit = () => page.click('form.composer button[type=submit]');
-  const keptDrafts = () => page.evaluate(() => Object.keys(localStorage)
-    .filter((k) => k.startsWith('herald.compose-draft')));
+  const keptDrafts = () =>
+    page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('herald.compose-draft')));
 
   async function channel(network: string, handle: string): Promise<string> {
     const { accountId, workspaceId } = a;
@@ -131,7 +131,7 @@ describe(`the web app: the composer's drafts, versions and zones (${TEST_DB})`, 
     });
     await page.reload();
     await appReady(page);
-    assert.equal(onReload, 'beforeunload', 'a reload asks the browser\'s way');
+    assert.equal(onReload, 'beforeunload', "a reload asks the browser's way");
 
     await page.getByRole('button', { name: 'Discard draft', exact: true }).click();
     await page.getByRole('button', { name: 'Yes, discard it', exact: true }).click();
@@ -147,8 +147,7 @@ describe(`the web app: the composer's drafts, versions and zones (${TEST_DB})`, 
     assert.equal(askedAgain, false, 'nothing unsaved: no question');
   });
 
-  it('keeps the draft when the session ended in another tab, and brings it back once the person signs in again',
-    async () => {
+  it('keeps the draft when the session ended in another tab, and brings it back once the person signs in again', async () => {
     await openComposer();
     await page.check(`input[name=channelIds][value="${a.channelIds[1]}"]`);
     await type('#text', 'Written before the session ended');
@@ -161,7 +160,7 @@ describe(`the web app: the composer's drafts, versions and zones (${TEST_DB})`, 
 
     await page.reload();
     await page.waitForURL(/\/app\/sign-in/);
-    assert.deepEqual(await keptDrafts(), [`herald.compose-draft.${a.userId}`], 'kept under the person\'s own id');
+    assert.deepEqual(await keptDrafts(), [`herald.compose-draft.${a.userId}`], "kept under the person's own id");
     const kept = await page.evaluate((key) => localStorage.getItem(key) ?? '', `herald.compose-draft.${a.userId}`);
     assert.doesNotMatch(kept, /csrf|token|password/i, 'nothing secret in it');
     await page.fill('#email', a.email);
@@ -173,7 +172,7 @@ describe(`the web app: the composer's drafts, versions and zones (${TEST_DB})`, 
     assert.equal(await page.isChecked(`input[name=channelIds][value="${a.channelIds[1]}"]`), true);
   });
 
-  it('fits one network\'s own version and leaves the text of the others as it was', async () => {
+  it("fits one network's own version and leaves the text of the others as it was", async () => {
     const blueskyId = await channel('bluesky', 'team.bsky.social');
     await openComposer();
     await page.check(`input[name=channelIds][value="${a.channelIds[0]}"]`);
@@ -183,13 +182,13 @@ describe(`the web app: the composer's drafts, versions and zones (${TEST_DB})`, 
     assert.equal(await page.getAttribute('.counters .counter[data-network=bluesky]', 'class'), 'counter over');
     await page.click('button[value="rewrite:bluesky"]');
     await page.waitForSelector('#assisted:has-text("Rewritten")');
-    const said = await page.textContent('#assisted') ?? '';
+    const said = (await page.textContent('#assisted')) ?? '';
     assert.match(said, /It is Bluesky's own version: the other channels keep the text above\./);
     assert.equal(await page.inputValue('#text'), long, 'the text for the other channels is unchanged');
     const fitted = await page.inputValue(`#text-for-${blueskyId}`);
     assert.ok(fitted !== '' && [...fitted].length <= 300, `Bluesky's version fits: ${fitted.length}`);
     const counter = await page.getAttribute('.counters .counter[data-network=bluesky]', 'class');
-    assert.equal(counter, 'counter', 'its count is its own version\'s');
+    assert.equal(counter, 'counter', "its count is its own version's");
     assert.equal(await page.inputValue(`#text-for-${a.channelIds[0]}`), '', 'the sandbox has no version of its own');
     await page.check('input[name=when][value=draft]');
     await submit();
@@ -223,8 +222,10 @@ describe(`the web app: the composer's drafts, versions and zones (${TEST_DB})`, 
     await page.waitForSelector('#media-list li[data-media-id]');
     const mediaId = await page.getAttribute('#media-list li[data-media-id]', 'data-media-id');
     assert.equal(await page.locator(`#alt-${mediaId}`).count(), 0, 'the sandbox takes no alt text: no field');
-    assert.equal(await page.textContent(`#alt-note-${mediaId}`),
-      'Sandbox takes no alt text, so there is none to write: the image goes there without a description.');
+    assert.equal(
+      await page.textContent(`#alt-note-${mediaId}`),
+      'Sandbox takes no alt text, so there is none to write: the image goes there without a description.',
+    );
 
     await page.check(`input[name=channelIds][value="${mastodonId}"]`);
     await page.fill(`#alt-${mediaId}`, 'A tiny square logo');
@@ -236,23 +237,23 @@ describe(`the web app: the composer's drafts, versions and zones (${TEST_DB})`, 
     assert.equal(await page.locator(`#alt-note-${mediaId}`).count(), 0, 'Mastodon takes it: nothing to say');
   });
 
-  it('picks the time zone from a searchable list, the browser\'s own first, named in people\'s words', async () => {
+  it("picks the time zone from a searchable list, the browser's own first, named in people's words", async () => {
     await openComposer('Asia/Tokyo');
     await page.check(`input[name=channelIds][value="${a.channelIds[0]}"]`);
-    await page.fill('#text', 'In Berlin\'s morning');
+    await page.fill('#text', "In Berlin's morning");
     await page.check('input[name=when][value=schedule]');
-    assert.equal(await page.inputValue('#timezone'), 'Asia/Tokyo', 'the browser\'s zone to start with');
+    assert.equal(await page.inputValue('#timezone'), 'Asia/Tokyo', "the browser's zone to start with");
     assert.equal(await page.textContent('#timezone-words'), 'Tokyo (Japan Standard Time)');
     await page.fill('#timezone', '');
-    const zones = () => page.locator('#timezone-matches button')
-      .evaluateAll((b) => b.map((x) => x.getAttribute('data-zone')));
-    assert.equal((await zones())[0], 'Asia/Tokyo', 'the browser\'s zone first');
+    const zones = () =>
+      page.locator('#timezone-matches button').evaluateAll((b) => b.map((x) => x.getAttribute('data-zone')));
+    assert.equal((await zones())[0], 'Asia/Tokyo', "the browser's zone first");
     await page.fill('#timezone', 'berl');
     assert.deepEqual(await zones(), ['Europe/Berlin'], 'filtered by what is typed');
     await page.fill('#timezone', 'central european');
     assert.ok((await zones()).includes('Europe/Berlin'), 'found by its name in words too');
     await page.fill('#timezone', 'berl');
-    const berlin = await page.textContent('#timezone-matches button') ?? '';
+    const berlin = (await page.textContent('#timezone-matches button')) ?? '';
     assert.match(berlin, /^Berlin \(Central European (Standard )?Time\)/);
     await page.click('#timezone-matches button[data-zone="Europe/Berlin"]');
     assert.equal(await page.inputValue('#timezone'), 'Europe/Berlin');
@@ -264,8 +265,7 @@ describe(`the web app: the composer's drafts, versions and zones (${TEST_DB})`, 
     assert.equal(post.dateTime, '2031-01-02T08:00:00.000Z', '09:00 read in Berlin, not in Tokyo');
   });
 
-  it('gives a channel connected from the app the browser\'s time zone, and one connected again keeps its own',
-    async () => {
+  it("gives a channel connected from the app the browser's time zone, and one connected again keeps its own", async () => {
     await signedIn('America/New_York');
     await page.click('nav >> text=Channels');
     await page.waitForURL(`${t.url}/app/channels`);
@@ -274,11 +274,13 @@ describe(`the web app: the composer's drafts, versions and zones (${TEST_DB})`, 
     await page.click('section[data-network="sandbox"] button[type=submit]');
     await page.waitForSelector('text=Connected our-brand.');
     type Listed = { id: string; handle: string; timezone: string };
-    const find = async () => ((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data as Listed[])
-      .find((c) => c.handle === 'our-brand')!;
+    const find = async () =>
+      ((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data as Listed[]).find(
+        (c) => c.handle === 'our-brand',
+      )!;
     const made = await find();
     assert.equal(made.timezone, 'America/New_York');
-    assert.match(await page.textContent('.said') ?? '', /Its times are in America\/New_York\./);
+    assert.match((await page.textContent('.said')) ?? '', /Its times are in America\/New_York\./);
 
     const tokyo = { token: a.apiKey, body: { timezone: 'Asia/Tokyo' } };
     const moved = await t.api('PATCH', `/v1/rest/channels/${made.id}`, tokyo);
@@ -291,7 +293,7 @@ describe(`the web app: the composer's drafts, versions and zones (${TEST_DB})`, 
     assert.equal((await find()).timezone, 'Asia/Tokyo', 'the same channel keeps the zone it was given');
   });
 
-  it('shows the saved post\'s image with its alt text on the post\'s page', async () => {
+  it("shows the saved post's image with its alt text on the post's page", async () => {
     const mastodonId = await channel('mastodon', '@team@social.example');
     await openComposer();
     await page.check(`input[name=channelIds][value="${mastodonId}"]`);
@@ -312,6 +314,6 @@ describe(`the web app: the composer's drafts, versions and zones (${TEST_DB})`, 
     assert.equal(await image.getAttribute('alt'), 'A tiny square logo');
     const loaded = () => (document.querySelector<HTMLImageElement>('#post-media img')?.naturalWidth ?? 0) > 0;
     await page.waitForFunction(loaded);
-    assert.match(await page.textContent('#post-media') ?? '', /Alt text: A tiny square logo/);
+    assert.match((await page.textContent('#post-media')) ?? '', /Alt text: A tiny square logo/);
   });
 });

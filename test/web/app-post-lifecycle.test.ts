@@ -34,7 +34,7 @@ describe(`the web app: a post's life (${TEST_DB})`, function () {
     await t.close();
   });
 
-  const post = async (id: string) => (await t.api('GET', `/v1/rest/posts/${id}`, { token: a.apiKey }));
+  const post = async (id: string) => await t.api('GET', `/v1/rest/posts/${id}`, { token: a.apiKey });
   const auth = () => ({ token: a.apiKey });
   type Listed = { id: string; text: string; status: string; channelId: string };
   const allPosts = async (): Promise<Listed[]> => (await t.api('GET', '/v1/rest/posts?limit=50', auth())).body.data;
@@ -53,58 +53,64 @@ describe(`the web app: a post's life (${TEST_DB})`, function () {
 
   const submit = () => page.locator('form.composer button[type=submit]');
 
-  it('edits a scheduled post\'s text and time, refusing a past time in people\'s words beside it, and reschedules it '
-    + 'from its page', async () => {
-    const id = await create({ text: 'Launch day, with a tpyo', isScheduled: true, dateTime: '2030-01-07T09:00:00Z' });
-    await open(`/app/posts/${id}`);
-    await page.getByRole('link', { name: 'Edit', exact: true }).click();
-    await page.waitForURL(`${t.url}/app/posts/${id}/edit`);
-    await appReady(page);
-    assert.equal(await page.inputValue('#text'), 'Launch day, with a tpyo', 'the form holds the post');
-    assert.equal(await page.isChecked('input[name=when][value=schedule]'), true, 'at its time');
-    await page.fill('#timezone', 'UTC');
-    assert.equal(await submit().textContent(), 'Schedule');
+  it(
+    "edits a scheduled post's text and time, refusing a past time in people's words beside it, and reschedules it " +
+      'from its page',
+    async () => {
+      const id = await create({ text: 'Launch day, with a tpyo', isScheduled: true, dateTime: '2030-01-07T09:00:00Z' });
+      await open(`/app/posts/${id}`);
+      await page.getByRole('link', { name: 'Edit', exact: true }).click();
+      await page.waitForURL(`${t.url}/app/posts/${id}/edit`);
+      await appReady(page);
+      assert.equal(await page.inputValue('#text'), 'Launch day, with a tpyo', 'the form holds the post');
+      assert.equal(await page.isChecked('input[name=when][value=schedule]'), true, 'at its time');
+      await page.fill('#timezone', 'UTC');
+      assert.equal(await submit().textContent(), 'Schedule');
 
-    await page.fill('#text', 'Launch day, with no typo');
-    await page.fill('#dateTime', '2020-01-01T10:00');
-    await submit().click();
-    await page.waitForSelector('#dateTime-problems .problem');
-    assert.equal(await page.textContent('#dateTime-problems'), PAST);
-    assert.equal(await page.locator('.composer > .problem').count(), 0, 'not repeated above in the server\'s words');
-    assert.equal((await post(id)).body.data.text, 'Launch day, with a tpyo', 'nothing changed');
+      await page.fill('#text', 'Launch day, with no typo');
+      await page.fill('#dateTime', '2020-01-01T10:00');
+      await submit().click();
+      await page.waitForSelector('#dateTime-problems .problem');
+      assert.equal(await page.textContent('#dateTime-problems'), PAST);
+      assert.equal(await page.locator('.composer > .problem').count(), 0, "not repeated above in the server's words");
+      assert.equal((await post(id)).body.data.text, 'Launch day, with a tpyo', 'nothing changed');
 
-    await page.fill('#dateTime', '2030-02-01T10:30');
-    await submit().click();
-    await page.waitForURL(`${t.url}/app/posts/${id}`);
-    await appReady(page);
-    assert.equal(await page.textContent('.post-text'), 'Launch day, with no typo', 'the change on the post page');
-    assert.equal(await page.getAttribute('.post-summary time', 'datetime'), '2030-02-01T10:30:00.000Z');
-    const edited = (await post(id)).body.data;
-    assert.equal(edited.text, 'Launch day, with no typo');
-    assert.equal(edited.dateTime, '2030-02-01T10:30:00.000Z');
-    assert.equal(edited.status, 'scheduled');
+      await page.fill('#dateTime', '2030-02-01T10:30');
+      await submit().click();
+      await page.waitForURL(`${t.url}/app/posts/${id}`);
+      await appReady(page);
+      assert.equal(await page.textContent('.post-text'), 'Launch day, with no typo', 'the change on the post page');
+      assert.equal(await page.getAttribute('.post-summary time', 'datetime'), '2030-02-01T10:30:00.000Z');
+      const edited = (await post(id)).body.data;
+      assert.equal(edited.text, 'Launch day, with no typo');
+      assert.equal(edited.dateTime, '2030-02-01T10:30:00.000Z');
+      assert.equal(edited.status, 'scheduled');
 
-    const zone = await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone);
-    assert.ok((await page.textContent('label[for=newTime]'))?.includes(`(${zone})`), 'the time zone is named');
-    await page.fill('#newTime', '2020-03-01T08:00');
-    await page.getByRole('button', { name: 'Reschedule', exact: true }).click();
-    await page.waitForSelector('#newTime-problems .problem');
-    assert.equal(await page.textContent('#newTime-problems'), PAST);
-    await page.fill('#newTime', '2030-03-01T08:00');
-    await page.getByRole('button', { name: 'Reschedule', exact: true }).click();
-    await page.waitForSelector('#done');
-    assert.match(await page.textContent('#done') ?? '', /^Rescheduled for /);
-    const moved = (await post(id)).body.data.dateTime;
-    const inBrowserZone = await page.evaluate(() => new Date('2030-03-01T08:00').toISOString());
-    assert.equal(moved, inBrowserZone, 'in the browser\'s zone');
-    assert.equal(await page.getAttribute('.post-summary time', 'datetime'), moved);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'app-post-lifecycle.png'), fullPage: true });
-  });
+      const zone = await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone);
+      assert.ok((await page.textContent('label[for=newTime]'))?.includes(`(${zone})`), 'the time zone is named');
+      await page.fill('#newTime', '2020-03-01T08:00');
+      await page.getByRole('button', { name: 'Reschedule', exact: true }).click();
+      await page.waitForSelector('#newTime-problems .problem');
+      assert.equal(await page.textContent('#newTime-problems'), PAST);
+      await page.fill('#newTime', '2030-03-01T08:00');
+      await page.getByRole('button', { name: 'Reschedule', exact: true }).click();
+      await page.waitForSelector('#done');
+      assert.match((await page.textContent('#done')) ?? '', /^Rescheduled for /);
+      const moved = (await post(id)).body.data.dateTime;
+      const inBrowserZone = await page.evaluate(() => new Date('2030-03-01T08:00').toISOString());
+      assert.equal(moved, inBrowserZone, "in the browser's zone");
+      assert.equal(await page.getAttribute('.post-summary time', 'datetime'), moved);
+      await page.screenshot({ path: path.join(ARTIFACTS, 'app-post-lifecycle.png'), fullPage: true });
+    },
+  );
 
   it('edits a draft with its picture, alt text and delayed first comment kept, and schedules it', async () => {
-    const started = (await t.api('POST', '/v1/rest/media/uploads', {
-      token: a.apiKey, body: { fileName: 'logo.png', contentType: 'image/png', sizeBytes: TINY_PNG.length },
-    })).body.data;
+    const started = (
+      await t.api('POST', '/v1/rest/media/uploads', {
+        token: a.apiKey,
+        body: { fileName: 'logo.png', contentType: 'image/png', sizeBytes: TINY_PNG.length },
+      })
+    ).body.data;
     await fetch(started.uploadUrl, { method: 'PUT', headers: started.headers, body: TINY_PNG });
     const completed = await t.api('POST', `/v1/rest/media/uploads/${started.uploadId}/complete`, { token: a.apiKey });
     const media = completed.body.data;
@@ -138,17 +144,17 @@ describe(`the web app: a post's life (${TEST_DB})`, function () {
   it('deletes a post after asking, in place, and it is gone from the list', async () => {
     const id = await create({ text: 'Never mind this one', isScheduled: true, dateTime: '2030-01-07T09:00:00.000Z' });
     await open('/app');
-    assert.match(await page.textContent('main') ?? '', /Never mind this one/);
+    assert.match((await page.textContent('main')) ?? '', /Never mind this one/);
     await page.click(`a[href="/app/posts/${id}"]`);
     await page.waitForURL(`${t.url}/app/posts/${id}`);
     await appReady(page);
     await page.getByRole('button', { name: 'Delete this post', exact: true }).click();
-    assert.match(await page.textContent('.confirm') ?? '', /Delete this post\? It will not go out\./);
+    assert.match((await page.textContent('.confirm')) ?? '', /Delete this post\? It will not go out\./);
     assert.equal((await post(id)).status, 200, 'nothing deleted before the confirmation');
     await page.getByRole('button', { name: 'Yes, delete it', exact: true }).click();
     await page.waitForURL(`${t.url}/app`);
     await appReady(page);
-    assert.doesNotMatch(await page.textContent('main') ?? '', /Never mind this one/);
+    assert.doesNotMatch((await page.textContent('main')) ?? '', /Never mind this one/);
     assert.equal((await post(id)).status, 404);
   });
 
@@ -161,7 +167,10 @@ describe(`the web app: a post's life (${TEST_DB})`, function () {
     assert.equal(await edit.count(), 0, 'a published post is read only');
     assert.equal(await page.locator('#reschedule').count(), 0);
     await open(`/app/posts/${id}/edit`);
-    assert.match(await page.textContent('main') ?? '', /This post is published: it can no longer be\s+changed\. Duplicate it/);
+    assert.match(
+      (await page.textContent('main')) ?? '',
+      /This post is published: it can no longer be\s+changed\. Duplicate it/,
+    );
     assert.equal(await page.locator('form.composer').count(), 0, 'no form to edit it with');
     await open(`/app/posts/${id}`);
     await page.getByRole('link', { name: 'Duplicate', exact: true }).click();
@@ -183,19 +192,19 @@ describe(`the web app: a post's life (${TEST_DB})`, function () {
     assert.equal((await post(id)).body.data.status, 'published', 'the original stays as it was');
   });
 
-  it('names its action after the chosen option and will not save a text past a network\'s limit', async () => {
+  it("names its action after the chosen option and will not save a text past a network's limit", async () => {
     await open('/app/compose');
     const labels: string[] = [];
     for (const when of ['now', 'schedule', 'queue', 'draft']) {
       await page.check(`input[name=when][value=${when}]`);
-      labels.push(await submit().textContent() ?? '');
+      labels.push((await submit().textContent()) ?? '');
     }
     assert.deepEqual(labels, ['Publish now', 'Schedule', 'Add to queue', 'Save draft']);
     await page.check('input[name=when][value=now]');
     await page.check(`input[name=channelIds][value="${a.channelIds[0]}"]`);
     await page.fill('#text', 'x'.repeat(5001));
     assert.equal(await submit().isDisabled(), true, 'past the limit');
-    const blocked = await page.textContent('#save-blocked') ?? '';
+    const blocked = (await page.textContent('#save-blocked')) ?? '';
     assert.match(blocked, /Shorten the text first: 1 too many characters for .* \(Sandbox takes 5000\)/);
     assert.equal(await submit().getAttribute('aria-describedby'), 'save-blocked', 'the reason is tied to the button');
     await page.fill('#text', 'x'.repeat(5000));
@@ -203,15 +212,18 @@ describe(`the web app: a post's life (${TEST_DB})`, function () {
     assert.equal(await page.textContent('#save-blocked'), '');
   });
 
-  it('says in people\'s words, beside the choice, that a channel has no queue to add to', async () => {
+  it("says in people's words, beside the choice, that a channel has no queue to add to", async () => {
     await open('/app/compose');
     await page.check(`input[name=channelIds][value="${a.channelIds[0]}"]`);
     await page.fill('#text', 'Whenever there is room');
     await page.check('input[name=when][value=queue]');
     await submit().click();
     await page.waitForSelector('#when-problems .problem');
-    assert.equal(await page.textContent('#when-problems'), 'A chosen channel has no queue yet: give it weekly posting times '
-      + 'from the Channels page (its queue), or pick a time instead.');
+    assert.equal(
+      await page.textContent('#when-problems'),
+      'A chosen channel has no queue yet: give it weekly posting times ' +
+        'from the Channels page (its queue), or pick a time instead.',
+    );
     assert.equal((await allPosts()).length, 0);
   });
 
@@ -236,12 +248,16 @@ describe(`the web app: a post's life (${TEST_DB})`, function () {
       const channel = channels.find((c) => c.id === p.channelId)!;
       assert.equal(await item.locator('a').textContent(), channel.displayName ?? channel.name);
       assert.equal(await item.locator('a').getAttribute('href'), `/app/posts/${p.id}`);
-      assert.match(await item.textContent() ?? '', /: scheduled: it goes out on .*2030.*\(/);
+      assert.match((await item.textContent()) ?? '', /: scheduled: it goes out on .*2030.*\(/);
     }
     await page.screenshot({ path: path.join(ARTIFACTS, 'app-compose-saved.png') });
     const found = (await new AxeBuilder({ page }).analyze()).violations;
     const violations = found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    assert.deepEqual(violations.map((v) => v.id), [], 'the list passes axe');
+    assert.deepEqual(
+      violations.map((v) => v.id),
+      [],
+      'the list passes axe',
+    );
     await page.click(`#saved li[data-post-id="${saved[0].id}"] a`);
     await page.waitForURL(`${t.url}/app/posts/${saved[0].id}`);
     await appReady(page);
@@ -251,8 +267,10 @@ describe(`the web app: a post's life (${TEST_DB})`, function () {
   it('shows a post published while its page is open as published, without a reload', async () => {
     const id = await create({ text: 'Out it goes' });
     await open(`/app/posts/${id}`);
-    assert.match(await page.textContent('#post-status') ?? '', /scheduled/);
-    await page.evaluate(() => { (window as unknown as { stayed: boolean }).stayed = true; });
+    assert.match((await page.textContent('#post-status')) ?? '', /scheduled/);
+    await page.evaluate(() => {
+      (window as unknown as { stayed: boolean }).stayed = true;
+    });
     await testWorker(t).tick();
     assert.equal((await post(id)).body.data.status, 'published');
     const shown = () => /published/.test(document.getElementById('post-status')?.textContent ?? '');

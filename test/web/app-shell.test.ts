@@ -139,7 +139,7 @@ describe('the web app: calendar, phone navigation, API keys and icon', function 
     await page.waitForURL(`${t.url}/app/posts/${postId}`);
   });
 
-  it('on a phone: a slim bar whose menu opens and closes (Escape, a page), and the calendar\'s week fits', async () => {
+  it("on a phone: a slim bar whose menu opens and closes (Escape, a page), and the calendar's week fits", async () => {
     await signedIn(PHONE);
     const bar = await page.locator('header.top').boundingBox();
     assert.ok(bar && bar.height <= 64, `the bar is ${bar?.height}px high`);

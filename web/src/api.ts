@@ -13,7 +13,12 @@ export const api: HeraldClient = createHeraldClient({ baseUrl: location.origin, 
 export type FieldProblem = NonNullable<HeraldError['details']>[number];
 
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string, readonly details: FieldProblem[] = []) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: FieldProblem[] = [],
+  ) {
     super(message);
   }
 
@@ -48,7 +53,12 @@ export async function call<T>(request: Promise<Answer<T>>): Promise<T> {
   }
   if (error !== undefined || !response.ok) {
     const body = (error ?? {}) as Partial<HeraldError>;
-    throw new ApiError(response.status, body.code ?? 'error', body.message ?? `Herald answered ${response.status}.`, body.details ?? []);
+    throw new ApiError(
+      response.status,
+      body.code ?? 'error',
+      body.message ?? `Herald answered ${response.status}.`,
+      body.details ?? [],
+    );
   }
   return data as T;
 }

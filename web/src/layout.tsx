@@ -36,12 +36,15 @@ async function banners(manages: boolean): Promise<Banner[]> {
   ]);
   const found: Banner[] = channels.data
     .filter((c) => c.status === 'needs_reconnect')
-    .map((c) => ({ text: `The ${c.network} channel ${c.displayName ?? c.name} needs reconnecting (${c.statusReason ?? 'the network refused its credentials'}): its posts fail until it is reconnected on the Channels page.` }));
+    .map((c) => ({
+      text: `The ${c.network} channel ${c.displayName ?? c.name} needs reconnecting (${c.statusReason ?? 'the network refused its credentials'}): its posts fail until it is reconnected on the Channels page.`,
+    }));
   const risky = atRisk.data.filter((p) => p.risk);
   if (risky.length > 0) {
-    const count = risky.length === 1
-      ? 'A scheduled post'
-      : `${atRisk.paging.hasMore ? 'More than ' : ''}${risky.length} scheduled posts`;
+    const count =
+      risky.length === 1
+        ? 'A scheduled post'
+        : `${atRisk.paging.hasMore ? 'More than ' : ''}${risky.length} scheduled posts`;
     found.push({
       text: `${count} may not go out: ${risky[0].risk!.reason}`,
       link: {
@@ -51,7 +54,10 @@ async function banners(manages: boolean): Promise<Banner[]> {
     });
   }
   for (const endpoint of webhooks?.data ?? []) {
-    if (!endpoint.enabled) found.push({ text: `Herald disabled the webhook endpoint ${endpoint.url}: ${endpoint.disabledReason ?? 'it kept failing'}. Fix the receiver, then enable it again.` });
+    if (!endpoint.enabled)
+      found.push({
+        text: `Herald disabled the webhook endpoint ${endpoint.url}: ${endpoint.disabledReason ?? 'it kept failing'}. Fix the receiver, then enable it again.`,
+      });
   }
   return found;
 }
@@ -59,7 +65,8 @@ async function banners(manages: boolean): Promise<Banner[]> {
 export function Layout(props: { path: string; children: ComponentChildren }) {
   const me = useMe();
   const alerts = useApi(() => banners(me?.manages ?? false), [props.path, me?.manages], { keepPrevious: true });
-  const current = (href: string) => (href === '/app' ? props.path === '/app' : props.path === href || props.path.startsWith(`${href}/`));
+  const current = (href: string) =>
+    href === '/app' ? props.path === '/app' : props.path === href || props.path.startsWith(`${href}/`);
   const [open, setOpen] = useState(false);
   const toggle = useRef<HTMLButtonElement>(null);
   useEffect(() => setOpen(false), [props.path]);
@@ -75,11 +82,22 @@ export function Layout(props: { path: string; children: ComponentChildren }) {
   }, [open]);
   return (
     <>
-      <a class="skip" href="#main">Skip to content</a>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
       <header class="top">
-        <strong class="brand"><img src="/app/favicon.svg" alt="" width={22} height={22} />Herald</strong>
-        <button type="button" class="menu-toggle" ref={toggle} aria-expanded={open} aria-controls="main-menu"
-          onClick={() => setOpen(!open)}>
+        <strong class="brand">
+          <img src="/app/favicon.svg" alt="" width={22} height={22} />
+          Herald
+        </strong>
+        <button
+          type="button"
+          class="menu-toggle"
+          ref={toggle}
+          aria-expanded={open}
+          aria-controls="main-menu"
+          onClick={() => setOpen(!open)}
+        >
           <span aria-hidden="true">{open ? '✕' : '☰'}</span> Menu
         </button>
         <div id="main-menu" class={open ? 'menu open' : 'menu'}>
@@ -97,7 +115,15 @@ export function Layout(props: { path: string; children: ComponentChildren }) {
         </div>
       </header>
       {(alerts.data ?? []).map(({ text, link }) => (
-        <p class="banner" role="status" key={text}>{text}{link && <> <Link href={link.href}>{link.label}</Link></>}</p>
+        <p class="banner" role="status" key={text}>
+          {text}
+          {link && (
+            <>
+              {' '}
+              <Link href={link.href}>{link.label}</Link>
+            </>
+          )}
+        </p>
       ))}
       <main id="main">{props.children}</main>
     </>

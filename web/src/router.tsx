@@ -14,11 +14,19 @@ export interface Match {
 export function match(pathname: string): Match | undefined {
   for (const route of routes) {
     const names: string[] = [];
-    const pattern = new RegExp(`^${route.path.replace(/:([A-Za-z]+)/g, (_, name: string) => (names.push(name), '([^/]+)'))}/?$`);
+    const pattern = new RegExp(
+      `^${route.path.replace(/:([A-Za-z]+)/g, (_, name: string) => {
+        names.push(name);
+        return '([^/]+)';
+      })}/?$`,
+    );
     const found = pattern.exec(pathname);
     if (!found) continue;
     try {
-      return { component: route.component, params: Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(found[i + 1])])) };
+      return {
+        component: route.component,
+        params: Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(found[i + 1])])),
+      };
     } catch {
       return undefined;
     }
@@ -71,14 +79,28 @@ export function useLocation(): URL {
   return url;
 }
 
-export function Link(props: { href: string; children: ComponentChildren } & Omit<JSX.HTMLAttributes<HTMLAnchorElement>, 'href'>) {
+export function Link(
+  props: { href: string; children: ComponentChildren } & Omit<JSX.HTMLAttributes<HTMLAnchorElement>, 'href'>,
+) {
   const { href, children, ...rest } = props;
   const onClick = (event: MouseEvent) => {
-    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    if (
+      event.defaultPrevented ||
+      event.button !== 0 ||
+      event.metaKey ||
+      event.ctrlKey ||
+      event.shiftKey ||
+      event.altKey
+    )
+      return;
     const url = new URL(href, location.href);
     if (url.origin !== location.origin || !match(url.pathname)) return;
     event.preventDefault();
     navigate(href);
   };
-  return <a href={href} onClick={onClick} {...rest}>{children}</a>;
+  return (
+    <a href={href} onClick={onClick} {...rest}>
+      {children}
+    </a>
+  );
 }

@@ -2,9 +2,26 @@ import { isPostgres, type Db } from '../connection.js';
 import { runSql } from '../direct-sql.js';
 import { bool } from './rows.js';
 
-export interface AccountRecord { id: string; name: string; createdAt: number }
-export interface UserRecord { id: string; accountId: string; email: string; name: string; passwordHash: string | null; createdAt: number }
-export interface WorkspaceRecord { id: string; accountId: string; name: string; approvalRequired: boolean; createdAt: number }
+export interface AccountRecord {
+  id: string;
+  name: string;
+  createdAt: number;
+}
+export interface UserRecord {
+  id: string;
+  accountId: string;
+  email: string;
+  name: string;
+  passwordHash: string | null;
+  createdAt: number;
+}
+export interface WorkspaceRecord {
+  id: string;
+  accountId: string;
+  name: string;
+  approvalRequired: boolean;
+  createdAt: number;
+}
 export type MemberRole = 'owner' | 'admin' | 'editor' | 'reviewer';
 
 /** Accounts, their users, workspaces and memberships. */
@@ -43,19 +60,26 @@ export class AccountsRepository {
 
   /** The instance's accounts, oldest first, at most `limit` (the CLI picks the only one when there is one). */
   async listAccounts(limit: number): Promise<AccountRecord[]> {
-    const rows = await this.db('accounts').orderBy('created_at').orderBy('id').limit(limit).select('id', 'name', 'created_at');
+    const rows = await this.db('accounts')
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(limit)
+      .select('id', 'name', 'created_at');
     return rows.map((row) => ({ id: row.id, name: row.name, createdAt: Number(row.created_at) }));
   }
 
   /** The account's first user (its owner, made with the account). */
   async firstUserId(accountId: string): Promise<string | undefined> {
-    return (await this.db('users').where({ account_id: accountId }).orderBy('created_at').orderBy('id').first('id'))?.id;
+    return (await this.db('users').where({ account_id: accountId }).orderBy('created_at').orderBy('id').first('id'))
+      ?.id;
   }
 
   /** The roles a user holds across the account's workspaces. */
   async rolesOf(accountId: string, userId: string): Promise<MemberRole[]> {
-    const rows = await this.db('memberships').join('workspaces', 'workspaces.id', 'memberships.workspace_id')
-      .where({ 'workspaces.account_id': accountId, 'memberships.user_id': userId }).select('memberships.role');
+    const rows = await this.db('memberships')
+      .join('workspaces', 'workspaces.id', 'memberships.workspace_id')
+      .where({ 'workspaces.account_id': accountId, 'memberships.user_id': userId })
+      .select('memberships.role');
     return rows.map((r) => r.role as MemberRole);
   }
 
@@ -106,11 +130,23 @@ export class AccountsRepository {
   }
 
   /** Every user of the account with their memberships (none for a user in no workspace), by creation. */
-  async listMembers(accountId: string): Promise<{ user: UserRecord; memberships: { workspaceId: string; role: MemberRole }[] }[]> {
-    const users = (await this.db('users').where({ account_id: accountId }).orderBy('created_at').orderBy('id')).map(toUser);
-    const rows: { user_id: string; workspace_id: string; role: MemberRole }[] = await this.db('memberships').join('workspaces', 'workspaces.id', 'memberships.workspace_id')
-      .where({ 'workspaces.account_id': accountId }).select('memberships.user_id', 'memberships.workspace_id', 'memberships.role').orderBy('memberships.workspace_id');
-    return users.map((user) => ({ user, memberships: rows.filter((r) => r.user_id === user.id).map((r) => ({ workspaceId: r.workspace_id, role: r.role })) }));
+  async listMembers(
+    accountId: string,
+  ): Promise<{ user: UserRecord; memberships: { workspaceId: string; role: MemberRole }[] }[]> {
+    const users = (await this.db('users').where({ account_id: accountId }).orderBy('created_at').orderBy('id')).map(
+      toUser,
+    );
+    const rows: { user_id: string; workspace_id: string; role: MemberRole }[] = await this.db('memberships')
+      .join('workspaces', 'workspaces.id', 'memberships.workspace_id')
+      .where({ 'workspaces.account_id': accountId })
+      .select('memberships.user_id', 'memberships.workspace_id', 'memberships.role')
+      .orderBy('memberships.workspace_id');
+    return users.map((user) => ({
+      user,
+      memberships: rows
+        .filter((r) => r.user_id === user.id)
+        .map((r) => ({ workspaceId: r.workspace_id, role: r.role })),
+    }));
   }
 
   /** Ends the user's memberships in every workspace of the account; how many there were. */

@@ -100,7 +100,8 @@ const groups = new WeakMap<Db, Repositories['inTransaction']>();
 
 /** One group committer per SQLite database, however many times its repositories are made; a nested unit is a savepoint. */
 function unitsOfWork(db: Db): Repositories['inTransaction'] {
-  if (isPostgres(db) || (db as Knex.Transaction).isTransaction) return (work) => db.transaction((trx) => work(createRepositories(trx)));
+  if (isPostgres(db) || (db as Knex.Transaction).isTransaction)
+    return (work) => db.transaction((trx) => work(createRepositories(trx)));
   let group = groups.get(db);
   if (!group) {
     group = groupCommit(db, createRepositories);

@@ -205,7 +205,9 @@ export class InsightsRepository {
       ` ELSE -1 - ${s}.sampled_at / ${DAY_MS} END`;
     return this.db('post_samples')
       .whereExists((q) => {
-        q.select(1).from('post_samples as later').whereRaw(`later.post_id = post_samples.post_id
+        q.select(1)
+          .from('post_samples as later')
+          .whereRaw(`later.post_id = post_samples.post_id
         AND later.sampled_at > post_samples.sampled_at AND ${bucket('later')} = ${bucket('post_samples')}`);
       })
       .del();

@@ -119,7 +119,10 @@ export class PostsRepository {
   }
 
   async listGroup(accountId: string, groupId: string): Promise<PostRecord[]> {
-    const rows = await this.db('posts').select(RECORD_COLUMNS).where({ account_id: accountId, group_id: groupId }).orderBy('id');
+    const rows = await this.db('posts')
+      .select(RECORD_COLUMNS)
+      .where({ account_id: accountId, group_id: groupId })
+      .orderBy('id');
     return this.withLabels(rows.map(toPost));
   }
 
@@ -138,7 +141,13 @@ export class PostsRepository {
     if (query.channelIds?.length) q.whereIn('channel_id', query.channelIds);
     if (query.hasAssets) q.andWhere((w) => w.whereNot('image_urls', '[]').orWhereNot('video_urls', '[]'));
     if (query.labelIds?.length) {
-      q.whereIn('id', this.db('post_labels').select('post_id').where('account_id', query.accountId).whereIn('label_id', query.labelIds));
+      q.whereIn(
+        'id',
+        this.db('post_labels')
+          .select('post_id')
+          .where('account_id', query.accountId)
+          .whereIn('label_id', query.labelIds),
+      );
     }
     const after = query.after;
     switch (query.order) {
@@ -149,18 +158,28 @@ export class PostsRepository {
       case 'timeline_desc':
         if (after) {
           q.andWhere((w) =>
-            w.where('timeline_at', '<', after.key!).orWhere((e) => e.where('timeline_at', after.key!).andWhere('id', '<', after.id)),
+            w
+              .where('timeline_at', '<', after.key!)
+              .orWhere((e) => e.where('timeline_at', after.key!).andWhere('id', '<', after.id)),
           );
         }
-        q.orderBy([{ column: 'timeline_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+        q.orderBy([
+          { column: 'timeline_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ]);
         break;
       case 'due_asc':
         if (after) {
           q.andWhere((w) =>
-            w.where('timeline_at', '>', after.key!).orWhere((e) => e.where('timeline_at', after.key!).andWhere('id', '>', after.id)),
+            w
+              .where('timeline_at', '>', after.key!)
+              .orWhere((e) => e.where('timeline_at', after.key!).andWhere('id', '>', after.id)),
           );
         }
-        q.orderBy([{ column: 'timeline_at', order: 'asc' }, { column: 'id', order: 'asc' }]);
+        q.orderBy([
+          { column: 'timeline_at', order: 'asc' },
+          { column: 'id', order: 'asc' },
+        ]);
         break;
     }
     const rows = await q.limit(query.limit);
@@ -175,10 +194,19 @@ export class PostsRepository {
   private listedColumns(): (string | Knex.Raw)[] {
     const labels = 'FROM post_labels pl JOIN labels l ON l.id = pl.label_id WHERE pl.post_id = posts.id';
     if (isPostgres(this.db)) {
-      return [...RECORD_COLUMNS, this.db.raw(`COALESCE((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color) ORDER BY l.name_key) ${labels}), '[]'::json) AS labels`)];
+      return [
+        ...RECORD_COLUMNS,
+        this.db.raw(
+          `COALESCE((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color) ORDER BY l.name_key) ${labels}), '[]'::json) AS labels`,
+        ),
+      ];
     }
     const columns = RECORD_COLUMNS.map((column) => `"${column}"`).join(', ');
-    return [this.db.raw(`json_array(${columns}, (SELECT json_group_array(json_object('id', l.id, 'name', l.name, 'color', l.color) ORDER BY l.name_key) ${labels})) AS packed`)];
+    return [
+      this.db.raw(
+        `json_array(${columns}, (SELECT json_group_array(json_object('id', l.id, 'name', l.name, 'color', l.color) ORDER BY l.name_key) ${labels})) AS packed`,
+      ),
+    ];
   }
 
   async hasLivePosts(accountId: string, channelIds?: readonly string[]): Promise<boolean> {
@@ -201,12 +229,16 @@ export class PostsRepository {
 
   /** Writes a post's thread as it now stands (a published post's parts, with why they did not go out). */
   async setThread(accountId: string, id: string, thread: readonly ThreadPartRecord[]): Promise<void> {
-    await this.db('posts').where({ account_id: accountId, id }).update({ thread: jsonText(thread) });
+    await this.db('posts')
+      .where({ account_id: accountId, id })
+      .update({ thread: jsonText(thread) });
   }
 
   /** Turns a channel's posts that were waiting to go out (scheduled or failed) into drafts; answers their ids. */
   async draftWaitingOnChannel(accountId: string, channelId: string, now: number): Promise<string[]> {
-    const waiting = this.db('posts').where({ account_id: accountId, channel_id: channelId, is_live: false }).whereIn('status', ['scheduled', 'failed']);
+    const waiting = this.db('posts')
+      .where({ account_id: accountId, channel_id: channelId, is_live: false })
+      .whereIn('status', ['scheduled', 'failed']);
     const ids = (await waiting.clone().orderBy('id').select('id')).map((row) => row.id as string);
     if (ids.length > 0) await this.db('posts').whereIn('id', ids).update({ status: 'draft', updated_at: now });
     return ids;
@@ -226,7 +258,10 @@ export class PostsRepository {
     if (posts.length === 0) return posts;
     const rows = await this.db('post_labels')
       .join('labels', 'labels.id', 'post_labels.label_id')
-      .whereIn('post_labels.post_id', posts.map((p) => p.id))
+      .whereIn(
+        'post_labels.post_id',
+        posts.map((p) => p.id),
+      )
       .orderBy('labels.name_key')
       .select('post_labels.post_id', 'labels.id', 'labels.name', 'labels.color');
     const byPost = new Map<string, PostLabelRecord[]>();
@@ -238,7 +273,6 @@ export class PostsRepository {
     for (const post of posts) post.labels = byPost.get(post.id) ?? [];
     return posts;
   }
-
 }
 
 // labels live in post_labels, not in a column.
@@ -294,7 +328,13 @@ function toListedPost(row: { packed?: string; labels?: unknown }): PostRecord {
 }
 
 const JSON_FIELDS = new Set<keyof PostRecord>([
-  'imageUrls', 'videoUrls', 'firstComment', 'thread', 'channelOptions', 'metrics', 'risk',
+  'imageUrls',
+  'videoUrls',
+  'firstComment',
+  'thread',
+  'channelOptions',
+  'metrics',
+  'risk',
 ]);
 
 export function toRow(record: Partial<PostRecord>): Record<string, unknown> {

@@ -24,7 +24,10 @@ export class RateLimitsRepository {
 
   /** Takes back `amount` hits (one by default) counted in the window (an attempt that turned out not to count). */
   async unhit(bucket: string, windowStart: number, amount = 1): Promise<void> {
-    await this.db('rate_limit_windows').where({ bucket, window_start: windowStart }).where('hits', '>=', amount).decrement('hits', amount);
+    await this.db('rate_limit_windows')
+      .where({ bucket, window_start: windowStart })
+      .where('hits', '>=', amount)
+      .decrement('hits', amount);
   }
 
   async hits(bucket: string, windowStart: number): Promise<number> {
@@ -40,24 +43,50 @@ export class RateLimitsRepository {
    */
   async charge(now: number, charged: LogBudget[], reported: LogBudget[] = []): Promise<ChargeResult> {
     // One lock order for every charge, so two charges sharing budgets never wait on each other in a cycle.
-    const budgets = [...charged.map((budget) => ({ budget, charge: true })), ...reported.map((budget) => ({ budget, charge: false }))];
-    const order = budgets.map((_, i) => i).sort((a, b) => (budgets[a].budget.bucket < budgets[b].budget.bucket ? -1 : 1));
+    const budgets = [
+      ...charged.map((budget) => ({ budget, charge: true })),
+      ...reported.map((budget) => ({ budget, charge: false })),
+    ];
+    const order = budgets
+      .map((_, i) => i)
+      .sort((a, b) => (budgets[a].budget.bucket < budgets[b].budget.bucket ? -1 : 1));
     const sorted = order.map((i) => budgets[i]);
-    const states = isPostgres(this.db) ? await this.chargeOnPostgres(now, sorted) : await this.chargeInProcess(now, sorted);
+    const states = isPostgres(this.db)
+      ? await this.chargeOnPostgres(now, sorted)
+      : await this.chargeInProcess(now, sorted);
     const byInput: BudgetState[] = [];
     order.forEach((input, i) => (byInput[input] = states.states[i]));
-    return { admitted: states.admitted, charged: byInput.slice(0, charged.length), reported: byInput.slice(charged.length) };
+    return {
+      admitted: states.admitted,
+      charged: byInput.slice(0, charged.length),
+      reported: byInput.slice(charged.length),
+    };
   }
 
   private async chargeOnPostgres(now: number, budgets: Charging[]): Promise<Decided> {
     const result = await this.db.raw(
       'SELECT * FROM herald_charge_budgets(CAST(? AS TEXT[]), CAST(? AS BIGINT[]), CAST(? AS BIGINT[]), CAST(? AS BOOLEAN[]), CAST(? AS BIGINT))',
-      [budgets.map((b) => b.budget.bucket), budgets.map((b) => b.budget.limit), budgets.map((b) => b.budget.windowMs), budgets.map((b) => b.charge), now],
+      [
+        budgets.map((b) => b.budget.bucket),
+        budgets.map((b) => b.budget.limit),
+        budgets.map((b) => b.budget.windowMs),
+        budgets.map((b) => b.charge),
+        now,
+      ],
     );
-    const rows = result.rows as { budget_count: number; budget_oldest: number | null; budget_latest: number | null; budget_admitted: boolean }[];
+    const rows = result.rows as {
+      budget_count: number;
+      budget_oldest: number | null;
+      budget_latest: number | null;
+      budget_admitted: boolean;
+    }[];
     return {
       admitted: rows.every((row) => row.budget_admitted),
-      states: rows.map((row) => ({ count: Number(row.budget_count), oldest: row.budget_oldest ?? undefined, latest: row.budget_latest ?? undefined })),
+      states: rows.map((row) => ({
+        count: Number(row.budget_count),
+        oldest: row.budget_oldest ?? undefined,
+        latest: row.budget_latest ?? undefined,
+      })),
     };
   }
 
@@ -147,14 +176,20 @@ interface WaitingCharge {
  */
 function decideTogether(connection: SqliteConnection, charges: WaitingCharge[]): void {
   const decide = connection.transaction(decideOnSqlite);
-  const outcomes = connection.transaction(() => charges.map(({ now, budgets }) => {
-    try {
-      return { decided: decide(connection, now, budgets) };
-    } catch (error) {
-      return { error };
-    }
-  })).immediate();
-  outcomes.forEach((outcome, i) => ('error' in outcome ? charges[i].reject(outcome.error) : charges[i].resolve(outcome.decided)));
+  const outcomes = connection
+    .transaction(() =>
+      charges.map(({ now, budgets }) => {
+        try {
+          return { decided: decide(connection, now, budgets) };
+        } catch (error) {
+          return { error };
+        }
+      }),
+    )
+    .immediate();
+  outcomes.forEach((outcome, i) =>
+    'error' in outcome ? charges[i].reject(outcome.error) : charges[i].resolve(outcome.decided),
+  );
 }
 
 /** One charge on SQLite, inside the caller's transaction (chargeInProcess). */
@@ -165,7 +200,9 @@ function decideOnSqlite(connection: SqliteConnection, now: number, budgets: Char
     const latestHeld = row.expires_at - budget.windowMs;
     const spent = [
       ...(connection.prepare(DROP_LEFT).all(budget.bucket, now - budget.windowMs) as { n: number }[]),
-      ...(latestHeld > now + budget.windowMs ? (connection.prepare(DROP_AHEAD).all(budget.bucket, now + budget.windowMs) as { n: number }[]) : []),
+      ...(latestHeld > now + budget.windowMs
+        ? (connection.prepare(DROP_AHEAD).all(budget.bucket, now + budget.windowMs) as { n: number }[])
+        : []),
     ].reduce((sum, n) => sum + n.n, 0);
     return { count: row.kept - spent, spent, latestHeld };
   });
@@ -202,7 +239,8 @@ const ENSURE_BUDGET = `INSERT INTO rate_limit_budgets (bucket, kept, expires_at)
 // Two ranges, not one OR: each is a seek on the (bucket, at) key, where the OR would read every admission held.
 const DROP_LEFT = 'DELETE FROM rate_limit_admissions WHERE bucket = ? AND at <= ? RETURNING n';
 const DROP_AHEAD = 'DELETE FROM rate_limit_admissions WHERE bucket = ? AND at > ? RETURNING n';
-const ADMIT = 'INSERT INTO rate_limit_admissions (bucket, at, n) VALUES (?, ?, 1) ON CONFLICT (bucket, at) DO UPDATE SET n = rate_limit_admissions.n + 1';
+const ADMIT =
+  'INSERT INTO rate_limit_admissions (bucket, at, n) VALUES (?, ?, 1) ON CONFLICT (bucket, at) DO UPDATE SET n = rate_limit_admissions.n + 1';
 const KEEP_ADMITTED = 'UPDATE rate_limit_budgets SET kept = ?, expires_at = max(expires_at, ?) WHERE bucket = ?';
 const KEEP = 'UPDATE rate_limit_budgets SET kept = ? WHERE bucket = ?';
 const OLDEST = 'SELECT min(at) AS at FROM rate_limit_admissions WHERE bucket = ?';

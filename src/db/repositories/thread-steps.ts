@@ -45,7 +45,8 @@ export class ThreadStepsRepository {
 
   /** Extends a thread step's claim still held by this worker; false when the claim was lost. */
   async renewLease(postId: string, workerId: string, leaseExpiresAt: number): Promise<boolean> {
-    const n = await this.db('thread_steps').where({ post_id: postId, claimed_by: workerId })
+    const n = await this.db('thread_steps')
+      .where({ post_id: postId, claimed_by: workerId })
       .update({ lease_expires_at: leaseExpiresAt });
     return n > 0;
   }
@@ -56,16 +57,23 @@ export class ThreadStepsRepository {
    * claim was lost. A try is never finished without its part: a worker that stops between the two leaves neither.
    */
   async writeThread(
-    postId: string, workerId: string, thread: readonly ThreadPartRecord[], attempt?: AttemptResult,
+    postId: string,
+    workerId: string,
+    thread: readonly ThreadPartRecord[],
+    attempt?: AttemptResult,
   ): Promise<boolean> {
     return this.db.transaction(async (trx) => {
       // Write first: on SQLite a transaction that reads before writing cannot wait for another process's lock.
-      const held = await trx('thread_steps').where({ post_id: postId, claimed_by: workerId })
+      const held = await trx('thread_steps')
+        .where({ post_id: postId, claimed_by: workerId })
         .update({ claimed_by: workerId });
       if (held === 0) return false;
-      await trx('posts').where({ id: postId }).update({ thread: jsonText(thread) });
+      await trx('posts')
+        .where({ id: postId })
+        .update({ thread: jsonText(thread) });
       if (attempt) {
-        await trx('publish_attempts').where({ idempotency_key: attempt.idempotencyKey })
+        await trx('publish_attempts')
+          .where({ idempotency_key: attempt.idempotencyKey })
           .update({ outcome: attempt.outcome, detail: attempt.detail, finished_at: attempt.at });
       }
       return true;
@@ -74,23 +82,31 @@ export class ThreadStepsRepository {
 
   /** `returnTry` gives back the try the claim counted (the step waited without calling the network). */
   async finish(
-    postId: string, workerId: string,
+    postId: string,
+    workerId: string,
     changes: { status: ThreadStepRecord['status']; dueAt?: number; lastError?: string | null; returnTry?: boolean },
   ): Promise<void> {
-    await this.db('thread_steps').where({ post_id: postId, claimed_by: workerId }).update({
-      status: changes.status,
-      ...(changes.returnTry ? { attempts: this.db.raw('attempts - 1') } : {}),
-      ...(changes.dueAt !== undefined ? { due_at: changes.dueAt } : {}),
-      ...(changes.lastError !== undefined ? { last_error: changes.lastError } : {}),
-      claimed_by: null,
-      lease_expires_at: null,
-    });
+    await this.db('thread_steps')
+      .where({ post_id: postId, claimed_by: workerId })
+      .update({
+        status: changes.status,
+        ...(changes.returnTry ? { attempts: this.db.raw('attempts - 1') } : {}),
+        ...(changes.dueAt !== undefined ? { due_at: changes.dueAt } : {}),
+        ...(changes.lastError !== undefined ? { last_error: changes.lastError } : {}),
+        claimed_by: null,
+        lease_expires_at: null,
+      });
   }
 }
 
 function toStep(row: any): ThreadStepRecord {
   return {
-    postId: row.post_id, accountId: row.account_id, channelId: row.channel_id, status: row.status,
-    dueAt: Number(row.due_at), attempts: row.attempts, lastError: row.last_error,
+    postId: row.post_id,
+    accountId: row.account_id,
+    channelId: row.channel_id,
+    status: row.status,
+    dueAt: Number(row.due_at),
+    attempts: row.attempts,
+    lastError: row.last_error,
   };
 }

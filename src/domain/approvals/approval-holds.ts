@@ -28,13 +28,19 @@ import type { ApprovalStatus, PostRecord } from '../../db/repositories/posts.js'
 
 /** What a reviewer decides on. */
 type ReviewedContent = Pick<
-  PostRecord, 'channelId' | 'text' | 'imageUrls' | 'videoUrls' | 'firstComment' | 'channelOptions' | 'thread'
+  PostRecord,
+  'channelId' | 'text' | 'imageUrls' | 'videoUrls' | 'firstComment' | 'channelOptions' | 'thread'
 >;
 
 /** A short fingerprint of a post's reviewed content: equal exactly when the same thing would be published. */
 export function contentVersion(post: ReviewedContent): string {
   const content: unknown[] = [
-    post.channelId, post.text, post.imageUrls, post.videoUrls, post.firstComment, post.channelOptions,
+    post.channelId,
+    post.text,
+    post.imageUrls,
+    post.videoUrls,
+    post.firstComment,
+    post.channelOptions,
   ];
   // Only a post with parts names them, so the versions of posts written before threads existed stay as they were.
   if (post.thread?.length) {
@@ -72,9 +78,8 @@ export function reviewOfChangedPost(change: {
   const { before, after, approvalRequired } = change;
   if (!approvalRequired) return { approvalStatus: before.approvalStatus };
   const contentChanged = change.channelsChanged || contentVersion(before) !== contentVersion(after);
-  const decided = before.approvalStatus === 'APPROVED' || before.approvalStatus === 'REJECTED'
-    ? before.approvalStatus
-    : undefined;
+  const decided =
+    before.approvalStatus === 'APPROVED' || before.approvalStatus === 'REJECTED' ? before.approvalStatus : undefined;
   if (decided && !contentChanged) return { approvalStatus: decided };
   const voided = decided ? { voided: decided } : {};
   if (after.isDraft) return { approvalStatus: before.approvalStatus === 'PENDING' ? 'PENDING' : null, ...voided };

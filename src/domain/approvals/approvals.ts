@@ -31,7 +31,11 @@ import { eachPostId, type BulkIdResult, type BulkOutcome } from '../bulk.js';
 
 const MAX_PENDING = 100;
 
-export async function listPendingApprovals(deps: DomainDeps, principal: Principal, input: { limit?: number; assignedTo?: 'me' | 'anyone' } = {}): Promise<PostView[]> {
+export async function listPendingApprovals(
+  deps: DomainDeps,
+  principal: Principal,
+  input: { limit?: number; assignedTo?: 'me' | 'anyone' } = {},
+): Promise<PostView[]> {
   requireReviewer(principal);
   const limit = Math.min(Math.max(input.limit ?? MAX_PENDING, 1), MAX_PENDING);
   const reviewer = input.assignedTo === 'me' ? principal.userId : undefined;
@@ -41,7 +45,10 @@ export async function listPendingApprovals(deps: DomainDeps, principal: Principa
 async function heldPost(deps: DomainDeps, principal: Principal, postId: string, action: string): Promise<PostRecord> {
   const post = await writablePost(deps, principal, postId);
   if (post.approvalStatus !== 'PENDING') {
-    throw new ConflictError('not_pending', `Post ${postId} is not waiting for approval (approvalStatus ${post.approvalStatus ?? 'none'}); only PENDING posts can be ${action}.`);
+    throw new ConflictError(
+      'not_pending',
+      `Post ${postId} is not waiting for approval (approvalStatus ${post.approvalStatus ?? 'none'}); only PENDING posts can be ${action}.`,
+    );
   }
   return post;
 }
@@ -49,16 +56,25 @@ async function heldPost(deps: DomainDeps, principal: Principal, postId: string, 
 /** `seen`: the reviewVersion the reviewer read, when they sent it. */
 function requireSeenVersion(post: PostRecord, seen: string | undefined): void {
   if (seen === undefined || seen === contentVersion(post)) return;
-  throw new ConflictError('changed_since_read',
-    `Post ${post.id} was changed after you read it; read it again and decide on what it says now.`);
+  throw new ConflictError(
+    'changed_since_read',
+    `Post ${post.id} was changed after you read it; read it again and decide on what it says now.`,
+  );
 }
 
 function decidedMeanwhile(postId: string): ConflictError {
-  return new ConflictError('not_pending',
-    `Post ${postId} was changed, approved or rejected by someone else meanwhile; read it again before deciding.`);
+  return new ConflictError(
+    'not_pending',
+    `Post ${postId} was changed, approved or rejected by someone else meanwhile; read it again before deciding.`,
+  );
 }
 
-export async function approvePost(deps: DomainDeps, principal: Principal, postId: string, seen?: string): Promise<PostView> {
+export async function approvePost(
+  deps: DomainDeps,
+  principal: Principal,
+  postId: string,
+  seen?: string,
+): Promise<PostView> {
   requireReviewer(principal);
   const post = await heldPost(deps, principal, postId, 'approved');
   requireSeenVersion(post, seen);
@@ -74,17 +90,26 @@ export async function approvePost(deps: DomainDeps, principal: Principal, postId
     await recordPostEvents({ ...deps, repos }, principal.accountId, principal, [
       { postId, kind: 'approved', details: { ...when, ...decided } },
     ]);
-    await recordPostEventById(repos, now, 'approval.approved', principal.accountId, postId, { reviewerUserId: principal.userId });
+    await recordPostEventById(repos, now, 'approval.approved', principal.accountId, postId, {
+      reviewerUserId: principal.userId,
+    });
   });
   return toPostView((await deps.repos.posts.get(principal.accountId, postId))!);
 }
 
 export async function rejectPost(
-  deps: DomainDeps, principal: Principal, postId: string, reason: string, seen?: string,
+  deps: DomainDeps,
+  principal: Principal,
+  postId: string,
+  reason: string,
+  seen?: string,
 ): Promise<PostView> {
   requireReviewer(principal);
   const trimmed = reason.trim();
-  if (trimmed === '') throw new ValidationError('reason is required: say why the post is rejected', [{ path: 'reason', message: 'Give a reason.' }]);
+  if (trimmed === '')
+    throw new ValidationError('reason is required: say why the post is rejected', [
+      { path: 'reason', message: 'Give a reason.' },
+    ]);
   const post = await heldPost(deps, principal, postId, 'rejected');
   requireSeenVersion(post, seen);
   const now = deps.now();
@@ -96,22 +121,34 @@ export async function rejectPost(
     await recordPostEvents({ ...deps, repos }, principal.accountId, principal, [
       { postId, kind: 'rejected', details: { reason: trimmed, ...decided } },
     ]);
-    await recordPostEventById(repos, now, 'approval.rejected', principal.accountId, postId, { reason: trimmed, reviewerUserId: principal.userId });
+    await recordPostEventById(repos, now, 'approval.rejected', principal.accountId, postId, {
+      reason: trimmed,
+      reviewerUserId: principal.userId,
+    });
   });
   return toPostView((await deps.repos.posts.get(principal.accountId, postId))!);
 }
 
-export async function assignReviewer(deps: DomainDeps, principal: Principal, postId: string, reviewerUserId: string): Promise<PostView> {
+export async function assignReviewer(
+  deps: DomainDeps,
+  principal: Principal,
+  postId: string,
+  reviewerUserId: string,
+): Promise<PostView> {
   requireReviewer(principal);
   const post = await writablePost(deps, principal, postId);
   if (!(await deps.repos.teamPosts.isMember(post.workspaceId, reviewerUserId))) {
-    throw new ValidationError(`User ${reviewerUserId} is not a member of the post's workspace; name a workspace member as reviewer.`,
-      [{ path: 'reviewerUserId', message: 'Not a member of this workspace.' }]);
+    throw new ValidationError(
+      `User ${reviewerUserId} is not a member of the post's workspace; name a workspace member as reviewer.`,
+      [{ path: 'reviewerUserId', message: 'Not a member of this workspace.' }],
+    );
   }
   const now = deps.now();
   await deps.repos.inTransaction(async (repos) => {
     await repos.teamPosts.assignReviewer(principal.accountId, postId, reviewerUserId, now);
-    await recordPostEvents({ ...deps, repos }, principal.accountId, principal, [{ postId, kind: 'assigned', details: { reviewerUserId } }]);
+    await recordPostEvents({ ...deps, repos }, principal.accountId, principal, [
+      { postId, kind: 'assigned', details: { reviewerUserId } },
+    ]);
     await recordPostEventById(repos, now, 'approval.assigned', principal.accountId, postId, { reviewerUserId });
   });
   return toPostView((await deps.repos.posts.get(principal.accountId, postId))!);
@@ -119,12 +156,15 @@ export async function assignReviewer(deps: DomainDeps, principal: Principal, pos
 
 /** Approves or rejects each post in turn; a post that cannot be decided is reported in its result and the others go on. */
 export async function decideApprovals(
-  deps: DomainDeps, principal: Principal,
+  deps: DomainDeps,
+  principal: Principal,
   input: { postIds: string[]; decision: 'approve' | 'reject'; reason?: string; versions?: Record<string, string> },
 ): Promise<BulkOutcome<BulkIdResult>> {
   requireReviewer(principal);
   if (input.decision === 'reject' && (input.reason ?? '').trim() === '') {
-    throw new ValidationError('reason is required to reject: say why the posts are rejected', [{ path: 'reason', message: 'Give a reason.' }]);
+    throw new ValidationError('reason is required to reject: say why the posts are rejected', [
+      { path: 'reason', message: 'Give a reason.' },
+    ]);
   }
   return eachPostId(input.postIds, async (id) => {
     const seen = input.versions?.[id];

@@ -23,7 +23,7 @@ export async function writeWeeklyDigests(deps: DomainDeps): Promise<number> {
   const period = periodOf(addDays(monday, -7), addDays(monday, -1), 'UTC');
   const week = dateKey(period.first);
   const workspaces = new Map<string, ChannelRecord[]>();
-  for (let after = ''; ;) {
+  for (let after = ''; ; ) {
     const page = await deps.repos.channels.pageAcrossAccounts(after, 200);
     for (const channel of page)
       workspaces.set(channel.workspaceId, [...(workspaces.get(channel.workspaceId) ?? []), channel]);

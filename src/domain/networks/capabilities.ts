@@ -30,7 +30,12 @@ import { ValidationError } from '../errors.js';
 
 /** How a network counts the characters of a post. */
 export type TextCounting =
-  | 'code_points' | 'graphemes' | 'x_weighted' | 'utf8_bytes' | 'utf16_units' | 'emoji_utf8_bytes';
+  | 'code_points'
+  | 'graphemes'
+  | 'x_weighted'
+  | 'utf8_bytes'
+  | 'utf16_units'
+  | 'emoji_utf8_bytes';
 
 export type MediaKind = 'image' | 'gif' | 'video';
 
@@ -135,7 +140,12 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     displayName: 'Sandbox',
     counters: { engagement: ['likes', 'comments', 'shares'], reach: ['impressions'], audience: true },
     text: { limit: 5000, counting: 'code_points' },
-    media: { kinds: { image: { maxCount: 10 }, video: { maxCount: 1 } }, maxItems: 11, mixKinds: true, required: false },
+    media: {
+      kinds: { image: { maxCount: 10 }, video: { maxCount: 1 } },
+      maxItems: 11,
+      mixKinds: true,
+      required: false,
+    },
     firstComment: 'reply',
     commentMediaUrl: true,
     threads: true,
@@ -148,7 +158,11 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // sends 1 MB ones, as X's guide does, so a broken connection costs little.
     name: 'x',
     displayName: 'X',
-    counters: { engagement: ['likes', 'reposts', 'replies', 'quotes', 'bookmarks'], reach: ['impressions'], audience: false },
+    counters: {
+      engagement: ['likes', 'reposts', 'replies', 'quotes', 'bookmarks'],
+      reach: ['impressions'],
+      audience: false,
+    },
     text: { limit: 280, counting: 'x_weighted', raisedBy: 'account', accountLimit: 25_000 },
     media: {
       kinds: {
@@ -164,7 +178,14 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     commentMediaUrl: false,
     threads: true,
     channelOptions: [
-      { name: 'altText', type: 'string[]', required: false, maxLength: 1000, description: 'the images\' descriptions for people who cannot see them, in the order of the images (X takes 1,000 characters each)' },
+      {
+        name: 'altText',
+        type: 'string[]',
+        required: false,
+        maxLength: 1000,
+        description:
+          "the images' descriptions for people who cannot see them, in the order of the images (X takes 1,000 characters each)",
+      },
     ],
     chunkedUpload: { minChunkBytes: 1, maxChunkBytes: 1 * MB, maxLastChunkBytes: 1 * MB, maxChunks: 1000 },
   },
@@ -175,13 +196,28 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     displayName: 'Bluesky',
     counters: { engagement: ['likes', 'reposts', 'replies', 'quotes'], reach: [], audience: false },
     text: { limit: 300, counting: 'graphemes', maxBytes: 3000 },
-    media: { kinds: { image: { maxCount: 4, maxBytes: 2 * MB }, video: { maxCount: 1, maxBytes: 100_000_000 } }, maxItems: 4, mixKinds: false, required: false },
+    media: {
+      kinds: { image: { maxCount: 4, maxBytes: 2 * MB }, video: { maxCount: 1, maxBytes: 100_000_000 } },
+      maxItems: 4,
+      mixKinds: false,
+      required: false,
+    },
     firstComment: 'reply',
     commentMediaUrl: false,
     threads: true,
     channelOptions: [
-      { name: 'altText', type: 'string[]', required: false, description: 'the images\' descriptions for people who cannot see them, in the order of the images' },
-      { name: 'langs', type: 'string[]', required: false, description: 'the languages of the post (BCP 47, e.g. en, de)' },
+      {
+        name: 'altText',
+        type: 'string[]',
+        required: false,
+        description: "the images' descriptions for people who cannot see them, in the order of the images",
+      },
+      {
+        name: 'langs',
+        type: 'string[]',
+        required: false,
+        description: 'the languages of the post (BCP 47, e.g. en, de)',
+      },
     ],
   },
   {
@@ -197,11 +233,33 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     commentMediaUrl: false,
     threads: true,
     channelOptions: [
-      { name: 'visibility', type: { oneOf: ['public', 'unlisted', 'private', 'direct'] }, required: false, description: 'who sees the post (public when left out)' },
-      { name: 'spoilerText', type: 'string', required: false, maxLength: 500, description: 'a content warning shown before the post' },
+      {
+        name: 'visibility',
+        type: { oneOf: ['public', 'unlisted', 'private', 'direct'] },
+        required: false,
+        description: 'who sees the post (public when left out)',
+      },
+      {
+        name: 'spoilerText',
+        type: 'string',
+        required: false,
+        maxLength: 500,
+        description: 'a content warning shown before the post',
+      },
       { name: 'sensitive', type: 'boolean', required: false, description: 'hides the media behind a warning' },
-      { name: 'language', type: 'string', required: false, maxLength: 16, description: 'the language of the post (ISO 639, e.g. en)' },
-      { name: 'altText', type: 'string[]', required: false, description: 'the media descriptions, in the order of the media' },
+      {
+        name: 'language',
+        type: 'string',
+        required: false,
+        maxLength: 16,
+        description: 'the language of the post (ISO 639, e.g. en)',
+      },
+      {
+        name: 'altText',
+        type: 'string[]',
+        required: false,
+        description: 'the media descriptions, in the order of the media',
+      },
     ],
   },
   {
@@ -212,7 +270,10 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     counters: { engagement: ['likes', 'comments', 'shares', 'clicks'], reach: ['impressions'], audience: false },
     text: { limit: 3000, counting: 'code_points' },
     media: {
-      kinds: { image: { maxCount: 20, maxPixels: 36_152_320 }, video: { maxCount: 1, maxBytes: 500 * MB, minSeconds: 3, maxSeconds: 30 * 60, formats: ['mp4'] } },
+      kinds: {
+        image: { maxCount: 20, maxPixels: 36_152_320 },
+        video: { maxCount: 1, maxBytes: 500 * MB, minSeconds: 3, maxSeconds: 30 * 60, formats: ['mp4'] },
+      },
       maxItems: 20,
       mixKinds: false,
       required: false,
@@ -220,7 +281,12 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     firstComment: 'comment',
     commentMediaUrl: true,
     channelOptions: [
-      { name: 'altText', type: 'string[]', required: false, description: 'the images\' descriptions for people who cannot see them, in the order of the images' },
+      {
+        name: 'altText',
+        type: 'string[]',
+        required: false,
+        description: "the images' descriptions for people who cannot see them, in the order of the images",
+      },
     ],
   },
   {
@@ -230,10 +296,17 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // shared with a text post only.
     name: 'facebook',
     displayName: 'Facebook',
-    counters: { engagement: ['reactions', 'comments', 'shares'], reach: ['post_total_media_view_unique'], audience: false },
+    counters: {
+      engagement: ['reactions', 'comments', 'shares'],
+      reach: ['post_total_media_view_unique'],
+      audience: false,
+    },
     text: { limit: 63206, counting: 'code_points' },
     media: {
-      kinds: { image: { maxCount: 10, maxBytes: 4 * MB, formats: ['jpeg', 'png'] }, video: { maxCount: 1, maxBytes: 1 * GB, maxSeconds: 20 * 60 } },
+      kinds: {
+        image: { maxCount: 10, maxBytes: 4 * MB, formats: ['jpeg', 'png'] },
+        video: { maxCount: 1, maxBytes: 1 * GB, maxSeconds: 20 * 60 },
+      },
       maxItems: 10,
       mixKinds: false,
       required: false,
@@ -242,7 +315,13 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     firstComment: 'comment',
     commentMediaUrl: true,
     channelOptions: [
-      { name: 'link', type: 'string', required: false, description: 'a URL shared with the post, shown as its preview card (text posts only, not with photos or a video)' },
+      {
+        name: 'link',
+        type: 'string',
+        required: false,
+        description:
+          'a URL shared with the post, shown as its preview card (text posts only, not with photos or a video)',
+      },
     ],
   },
   {
@@ -269,13 +348,19 @@ const NETWORKS: readonly NetworkCapabilities[] = [
         name: 'kind',
         type: { oneOf: ['feed', 'reels', 'story'] },
         required: false,
-        description: 'feed (default: an image, a video shared as a reel, or a carousel of 2 to 10), reels (one video) or story (one image or video; the text is not shown)',
+        description:
+          'feed (default: an image, a video shared as a reel, or a carousel of 2 to 10), reels (one video) or story (one image or video; the text is not shown)',
         media: {
           reels: { kinds: ['video'], maxItems: 1, words: 'exactly one video' },
           story: { kinds: ['image', 'video'], maxItems: 1, words: 'one image or one video' },
         },
       },
-      { name: 'shareToFeed', type: 'boolean', required: false, description: 'whether a reel also appears in the account\'s feed (Instagram\'s default: yes)' },
+      {
+        name: 'shareToFeed',
+        type: 'boolean',
+        required: false,
+        description: "whether a reel also appears in the account's feed (Instagram's default: yes)",
+      },
     ],
   },
   {
@@ -291,12 +376,34 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     firstComment: 'comment',
     commentMediaUrl: false,
     channelOptions: [
-      { name: 'title', type: 'string', required: true, maxLength: 100, forbiddenCharacters: '<>', description: 'the video title' },
-      { name: 'privacyStatus', type: { oneOf: ['public', 'unlisted', 'private'] }, required: false, description: 'who may watch the video' },
+      {
+        name: 'title',
+        type: 'string',
+        required: true,
+        maxLength: 100,
+        forbiddenCharacters: '<>',
+        description: 'the video title',
+      },
+      {
+        name: 'privacyStatus',
+        type: { oneOf: ['public', 'unlisted', 'private'] },
+        required: false,
+        description: 'who may watch the video',
+      },
       { name: 'tags', type: 'string[]', required: false, description: 'the video tags' },
       { name: 'categoryId', type: 'string', required: false, description: "YouTube's category id" },
-      { name: 'madeForKids', type: 'boolean', required: false, description: 'whether the video is made for children (status.selfDeclaredMadeForKids)' },
-      { name: 'publishAt', type: 'string', required: false, description: 'an ISO 8601 time at which YouTube makes the video public; it is uploaded private until then' },
+      {
+        name: 'madeForKids',
+        type: 'boolean',
+        required: false,
+        description: 'whether the video is made for children (status.selfDeclaredMadeForKids)',
+      },
+      {
+        name: 'publishAt',
+        type: 'string',
+        required: false,
+        description: 'an ISO 8601 time at which YouTube makes the video public; it is uploaded private until then',
+      },
     ],
   },
   {
@@ -320,20 +427,34 @@ const NETWORKS: readonly NetworkCapabilities[] = [
       pulledFromUrl: ['image'],
     },
     firstComment: 'none',
-    firstCommentRefused: 'has no comment API, so Herald cannot make a first comment there; remove firstComment, or post the comment in the TikTok app.',
+    firstCommentRefused:
+      'has no comment API, so Herald cannot make a first comment there; remove firstComment, or post the comment in the TikTok app.',
     commentMediaUrl: false,
     channelOptions: [
-      { name: 'title', type: 'string', required: false, maxLength: 90, description: 'the title of a photo post (the text is its description)' },
+      {
+        name: 'title',
+        type: 'string',
+        required: false,
+        maxLength: 90,
+        description: 'the title of a photo post (the text is its description)',
+      },
       {
         name: 'privacyLevel',
         type: { oneOf: ['PUBLIC_TO_EVERYONE', 'MUTUAL_FOLLOW_FRIENDS', 'FOLLOWER_OF_CREATOR', 'SELF_ONLY'] },
         required: true,
-        description: 'who may see the post, one of those the creator\'s account offers (unaudited apps may post SELF_ONLY only)',
+        description:
+          "who may see the post, one of those the creator's account offers (unaudited apps may post SELF_ONLY only)",
       },
       { name: 'disableDuet', type: 'boolean', required: false, description: 'turn duets off' },
       { name: 'disableComment', type: 'boolean', required: false, description: 'turn comments off' },
       { name: 'disableStitch', type: 'boolean', required: false, description: 'turn stitches off' },
-      { name: 'draft', type: 'boolean', required: false, description: 'send the post to the creator\'s TikTok inbox as a draft to finish in the app, instead of posting it' },
+      {
+        name: 'draft',
+        type: 'boolean',
+        required: false,
+        description:
+          "send the post to the creator's TikTok inbox as a draft to finish in the app, instead of posting it",
+      },
     ],
     chunkedUpload: { minChunkBytes: 5 * MB, maxChunkBytes: 64 * MB, maxLastChunkBytes: 128 * MB, maxChunks: 1000 },
     rateWindowMs: 60_000,
@@ -372,23 +493,42 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // refused, since ignoring it would drop it silently.
     name: 'pinterest',
     displayName: 'Pinterest',
-    counters: { engagement: ['saves', 'pinClicks', 'outboundClicks', 'reactions', 'comments'], reach: ['impressions', 'views'], audience: false },
+    counters: {
+      engagement: ['saves', 'pinClicks', 'outboundClicks', 'reactions', 'comments'],
+      reach: ['impressions', 'views'],
+      audience: false,
+    },
     text: { limit: 800, counting: 'code_points' },
     media: {
-      kinds: { image: { maxCount: 1, maxBytes: 20 * MB }, video: { maxCount: 1, maxBytes: 2 * GB, minSeconds: 4, maxSeconds: 900 } },
+      kinds: {
+        image: { maxCount: 1, maxBytes: 20 * MB },
+        video: { maxCount: 1, maxBytes: 2 * GB, minSeconds: 4, maxSeconds: 900 },
+      },
       maxItems: 1,
       mixKinds: false,
       required: true,
       pulledFromUrl: ['image'],
     },
     firstComment: 'none',
-    firstCommentRefused: 'has no comment API, so Herald cannot make a first comment on a Pin; remove firstComment, or comment in the Pinterest app.',
+    firstCommentRefused:
+      'has no comment API, so Herald cannot make a first comment on a Pin; remove firstComment, or comment in the Pinterest app.',
     commentMediaUrl: false,
     channelOptions: [
-      { name: 'boardId', type: 'string', required: true, description: 'the id of the board the Pin goes on (herald network check lists the account\'s boards)' },
+      {
+        name: 'boardId',
+        type: 'string',
+        required: true,
+        description: "the id of the board the Pin goes on (herald network check lists the account's boards)",
+      },
       { name: 'title', type: 'string', required: false, maxLength: 100, description: 'the Pin title' },
       { name: 'link', type: 'string', required: false, maxLength: 2048, description: 'the link the Pin opens' },
-      { name: 'altText', type: 'string', required: false, maxLength: 500, description: 'the image\'s description for people who cannot see it' },
+      {
+        name: 'altText',
+        type: 'string',
+        required: false,
+        maxLength: 500,
+        description: "the image's description for people who cannot see it",
+      },
     ],
   },
   {
@@ -400,14 +540,41 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     name: 'wordpress',
     displayName: 'WordPress',
     text: { limit: 100_000, counting: 'code_points' },
-    media: { kinds: { image: { maxCount: 1, formats: ['jpeg', 'png', 'gif', 'webp'] } }, maxItems: 1, mixKinds: false, required: false },
+    media: {
+      kinds: { image: { maxCount: 1, formats: ['jpeg', 'png', 'gif', 'webp'] } },
+      maxItems: 1,
+      mixKinds: false,
+      required: false,
+    },
     firstComment: 'comment',
     commentMediaUrl: false,
     channelOptions: [
-      { name: 'title', type: 'string', required: false, maxLength: 200, description: 'the post title (the first line of the text when left out)' },
-      { name: 'category', type: 'string', required: false, maxLength: 200, description: 'the name or slug of a category the site already has' },
-      { name: 'publishAt', type: 'string', required: false, description: 'an ISO 8601 time at which WordPress itself publishes the post (sent as scheduled, status future)' },
-      { name: 'altText', type: 'string[]', required: false, description: 'the featured image\'s description for people who cannot see it' },
+      {
+        name: 'title',
+        type: 'string',
+        required: false,
+        maxLength: 200,
+        description: 'the post title (the first line of the text when left out)',
+      },
+      {
+        name: 'category',
+        type: 'string',
+        required: false,
+        maxLength: 200,
+        description: 'the name or slug of a category the site already has',
+      },
+      {
+        name: 'publishAt',
+        type: 'string',
+        required: false,
+        description: 'an ISO 8601 time at which WordPress itself publishes the post (sent as scheduled, status future)',
+      },
+      {
+        name: 'altText',
+        type: 'string[]',
+        required: false,
+        description: "the featured image's description for people who cannot see it",
+      },
     ],
   },
   {
@@ -418,11 +585,22 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     name: 'nostr',
     displayName: 'Nostr',
     text: { limit: 60_000, counting: 'code_points' },
-    media: { kinds: { image: { maxCount: 10 }, video: { maxCount: 1 } }, maxItems: 10, mixKinds: true, required: false, pulledFromUrl: ['image', 'video'] },
+    media: {
+      kinds: { image: { maxCount: 10 }, video: { maxCount: 1 } },
+      maxItems: 10,
+      mixKinds: true,
+      required: false,
+      pulledFromUrl: ['image', 'video'],
+    },
     firstComment: 'reply',
     commentMediaUrl: false,
     channelOptions: [
-      { name: 'altText', type: 'string[]', required: false, description: 'the media descriptions, in the order of the media (NIP-92 alt)' },
+      {
+        name: 'altText',
+        type: 'string[]',
+        required: false,
+        description: 'the media descriptions, in the order of the media (NIP-92 alt)',
+      },
     ],
   },
   {
@@ -476,8 +654,11 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     commentMediaUrl: false,
     channelOptions: [
       {
-        name: 'altText', type: 'string[]', required: false, maxLength: 2000,
-        description: 'the images\' descriptions for people who cannot see them, in the order of the images',
+        name: 'altText',
+        type: 'string[]',
+        required: false,
+        maxLength: 2000,
+        description: "the images' descriptions for people who cannot see them, in the order of the images",
       },
     ],
   },
@@ -486,7 +667,9 @@ const NETWORKS: readonly NetworkCapabilities[] = [
 const ALIASES: Readonly<Record<string, string>> = { twitter: 'x' };
 
 /** Every network Herald knows, by name. */
-export const NETWORK_CAPABILITIES: Readonly<Record<string, NetworkCapabilities>> = Object.fromEntries(NETWORKS.map((n) => [n.name, n]));
+export const NETWORK_CAPABILITIES: Readonly<Record<string, NetworkCapabilities>> = Object.fromEntries(
+  NETWORKS.map((n) => [n.name, n]),
+);
 
 const NETWORK_NAMES: readonly string[] = NETWORKS.map((n) => n.name);
 
@@ -506,6 +689,9 @@ export function unknownNetworkMessage(network: string): string {
 /** The network's capabilities; a network Herald has no connector for is refused, naming the ones it has. */
 export function capabilitiesOf(network: string, path = 'network'): NetworkCapabilities {
   const found = findCapabilities(network);
-  if (!found) throw new ValidationError(unknownNetworkMessage(network), [{ path, message: `Use one of: ${NETWORK_NAMES.join(', ')}.` }]);
+  if (!found)
+    throw new ValidationError(unknownNetworkMessage(network), [
+      { path, message: `Use one of: ${NETWORK_NAMES.join(', ')}.` },
+    ]);
   return found;
 }

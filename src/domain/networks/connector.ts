@@ -44,7 +44,10 @@ export interface RenewedCredentials {
  */
 export interface ChannelVault {
   read(): Promise<OpenedCredentials>;
-  refresh(seenVersion: number, renew: (current: Record<string, unknown>) => Promise<RenewedCredentials>): Promise<OpenedCredentials>;
+  refresh(
+    seenVersion: number,
+    renew: (current: Record<string, unknown>) => Promise<RenewedCredentials>,
+  ): Promise<OpenedCredentials>;
 }
 
 /** The channel a call is for, in the domain's terms. */
@@ -207,7 +210,12 @@ export interface RecentPostsPage {
  * - permanent: the network refused the post for good; the message is the network's;
  * - unknown_outcome: the request may have gone through (timeout after sending): reconcile, never blindly retry.
  */
-export type NetworkFailureKind = 'retry_later' | 'refresh_and_retry' | 'reconnect_needed' | 'permanent' | 'unknown_outcome';
+export type NetworkFailureKind =
+  | 'retry_later'
+  | 'refresh_and_retry'
+  | 'reconnect_needed'
+  | 'permanent'
+  | 'unknown_outcome';
 
 export class NetworkError extends Error {
   constructor(
@@ -239,9 +247,21 @@ export interface NetworkConnector {
   /** Credential networks: signs in with the person's fields. Wrong credentials are a permanent NetworkError. */
   signIn?(fields: Record<string, string>): Promise<ConnectedAccount>;
   /** OAuth networks: where to send the person, for this state and PKCE challenge. */
-  startAuthorization?(input: { fields: Record<string, string>; redirectUri: string; state: string; codeChallenge: string; apps: AppRegistrations }): Promise<AuthorizationStart>;
+  startAuthorization?(input: {
+    fields: Record<string, string>;
+    redirectUri: string;
+    state: string;
+    codeChallenge: string;
+    apps: AppRegistrations;
+  }): Promise<AuthorizationStart>;
   /** OAuth networks: exchanges the code the network sent back for the accounts it grants. */
-  finishAuthorization?(input: { code: string; redirectUri: string; codeVerifier: string; keep: Record<string, string>; apps: AppRegistrations }): Promise<ConnectedAccount[]>;
+  finishAuthorization?(input: {
+    code: string;
+    redirectUri: string;
+    codeVerifier: string;
+    keep: Record<string, string>;
+    apps: AppRegistrations;
+  }): Promise<ConnectedAccount[]>;
   /** What a reconnect may take from the channel's current connection (the instance, the identifier), so a person gives only what changed. */
   fieldsFor?(channel: ConnectorChannel): Promise<Record<string, string>>;
   /** Gets a fresh access token through the channel's vault; throws reconnect_needed when it cannot. */

@@ -8,7 +8,12 @@
  * `recent` pages a channel's top-level posts newest first, `before` continuing after a post of a previous page.
  */
 export type SandboxFailureMode =
-  'rate_limited' | 'transient' | 'permanent' | 'auth_expired' | 'timeout_after_post' | 'slow_after_post';
+  | 'rate_limited'
+  | 'transient'
+  | 'permanent'
+  | 'auth_expired'
+  | 'timeout_after_post'
+  | 'slow_after_post';
 
 export interface SandboxPost {
   id: string;

@@ -120,10 +120,18 @@ function isLight(codePoint: number): boolean {
  * ending with "…". Text within the limit comes back with only its spacing tidied.
  */
 export function fitText(text: string, limit: number, count: (text: string) => number = (t) => [...t].length): string {
-  const clean = text.replace(/[ \t]+/g, ' ').replace(/\n{3,}/g, '\n\n').trim();
+  const clean = text
+    .replace(/[ \t]+/g, ' ')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
   if (count(clean) <= limit) return clean;
   const head = longestPrefix(splitGraphemes(clean), (prefix) => count(`${prefix}…`) <= limit);
-  const sentenceEnd = Math.max(head.lastIndexOf('. '), head.lastIndexOf('! '), head.lastIndexOf('? '), head.lastIndexOf('\n'));
+  const sentenceEnd = Math.max(
+    head.lastIndexOf('. '),
+    head.lastIndexOf('! '),
+    head.lastIndexOf('? '),
+    head.lastIndexOf('\n'),
+  );
   if (sentenceEnd >= limit * 0.6) return head.slice(0, sentenceEnd + 1).trim();
   const wordEnd = head.lastIndexOf(' ');
   return `${(wordEnd > limit * 0.5 ? head.slice(0, wordEnd) : head).trim()}…`;

@@ -119,8 +119,9 @@ async function credentials(_deps: DomainDeps, r: Rehearsal): Promise<PostRisk | 
   const renewable = r.connector.refresh && (!r.connector.renewable || (await r.connector.renewable(r.target)));
   if (!renewable) {
     return {
-      reason: `The channel's connection to ${r.connector.capabilities.displayName} expires at `
-        + `${new Date(expiresAt).toISOString()}, before the post's time, and cannot be renewed without you.`,
+      reason:
+        `The channel's connection to ${r.connector.capabilities.displayName} expires at ` +
+        `${new Date(expiresAt).toISOString()}, before the post's time, and cannot be renewed without you.`,
       advice: `Reconnect the ${nameOf(r)} on the Channels page before ${slotOf(r.post)}.`,
     };
   }
@@ -141,8 +142,9 @@ async function quota(_deps: DomainDeps, r: Rehearsal): Promise<PostRisk | null> 
   if (paused && paused > slot) {
     const until = new Date(paused).toISOString();
     return {
-      reason: `${network} has asked Herald to wait until ${until} before posting on this channel again: `
-        + 'its posting limit is spent.',
+      reason:
+        `${network} has asked Herald to wait until ${until} before posting on this channel again: ` +
+        'its posting limit is spent.',
       advice: `Leave the post to go out at ${until}, later than planned, or move it to after then.`,
     };
   }
@@ -150,9 +152,8 @@ async function quota(_deps: DomainDeps, r: Rehearsal): Promise<PostRisk | null> 
   try {
     const { quotaSpent } = await r.connector.readiness(r.target);
     if (!quotaSpent || (quotaSpent.until !== null && quotaSpent.until <= slot)) return null;
-    const after = quotaSpent.until === null
-      ? 'once the network allows it again'
-      : `at ${new Date(quotaSpent.until).toISOString()}`;
+    const after =
+      quotaSpent.until === null ? 'once the network allows it again' : `at ${new Date(quotaSpent.until).toISOString()}`;
     return {
       reason: `${quotaSpent.message}.`,
       advice: `Leave the post to go out ${after}, later than planned, or move it to a later time.`,
@@ -169,7 +170,10 @@ async function media(deps: DomainDeps, r: Rehearsal): Promise<PostRisk | null> {
   const replace = 'Replace the file in the post, or put it back at its address, before it goes out.';
   const unreachable = unreachableLibraryMedia(deps.config.baseUrl, connector.capabilities, post);
   if (unreachable) {
-    return { reason: unreachable.message, advice: 'Set BASE_URL to a public https address, or use media at a public URL.' };
+    return {
+      reason: unreachable.message,
+      advice: 'Set BASE_URL to a public https address, or use media at a public URL.',
+    };
   }
   const files = [
     ...post.imageUrls.map((url, i) => ({ url, video: false, path: `imageUrls[${i}]` })),
@@ -229,7 +233,10 @@ async function deadLink(deps: DomainDeps, url: string): Promise<string | null> {
  * nothing when the post changed or was lost since. Answers whether it was written.
  */
 export async function recordRehearsal(
-  deps: DomainDeps, taken: PostRecord, hold: RehearsalHold, risk: PostRisk | null,
+  deps: DomainDeps,
+  taken: PostRecord,
+  hold: RehearsalHold,
+  risk: PostRisk | null,
 ): Promise<boolean> {
   const now = deps.now();
   const record: PostRiskRecord | null = risk && { ...risk, checkedAt: now };

@@ -23,19 +23,23 @@ export function resolveThread(input: { thread?: ThreadPartInput[] | null }): Thr
   if (input.thread === undefined) return undefined;
   if (input.thread === null || input.thread.length === 0) return null;
   return input.thread.map((part) => ({
-    text: part.text ?? '', imageUrls: part.imageUrls ?? [], videoUrls: part.videoUrls ?? [],
+    text: part.text ?? '',
+    imageUrls: part.imageUrls ?? [],
+    videoUrls: part.videoUrls ?? [],
   }));
 }
 
 /** Refuses a thread with a first comment, whichever of the two the write brought. */
 export function rejectThreadWithFirstComment(
-  post: { thread?: readonly ThreadPartRecord[] | null; firstComment?: unknown }, path: 'thread' | 'firstComment',
+  post: { thread?: readonly ThreadPartRecord[] | null; firstComment?: unknown },
+  path: 'thread' | 'firstComment',
 ): void {
   if (post.thread?.length && post.firstComment) {
-    const message = 'A thread cannot also have a first comment: both would be replies to the post. Put the comment in '
-      + 'the last part of the thread, or remove one of them.';
-    const fix = path === 'thread'
-      ? 'Remove the first comment, or the thread.' : 'Remove the thread, or the first comment.';
+    const message =
+      'A thread cannot also have a first comment: both would be replies to the post. Put the comment in ' +
+      'the last part of the thread, or remove one of them.';
+    const fix =
+      path === 'thread' ? 'Remove the first comment, or the thread.' : 'Remove the thread, or the first comment.';
     throw new ValidationError(message, [{ path, message: fix }]);
   }
 }

@@ -1,14 +1,33 @@
 import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
 import {
   NetworkError,
-  type AttemptLookup, type AuthorizationStart, type CommentLookup, type CommentRequest, type ConnectedAccount, type ConnectionCheck, type ConnectionMethod,
-  type ConnectorChannel, type NetworkConnector, type NetworkPost, type PublishRequest, type Readiness, type PublishedPost, type RecentPostsPage, type RenewedCredentials,
+  type AttemptLookup,
+  type AuthorizationStart,
+  type CommentLookup,
+  type CommentRequest,
+  type ConnectedAccount,
+  type ConnectionCheck,
+  type ConnectionMethod,
+  type ConnectorChannel,
+  type NetworkConnector,
+  type NetworkPost,
+  type PublishRequest,
+  type Readiness,
+  type PublishedPost,
+  type RecentPostsPage,
+  type RenewedCredentials,
 } from '../../domain/networks/connector.js';
 import { facebookLongLivedToken } from './facebook-login.js';
 import { appSecretProof, graphTokenRefusal } from './meta-graph.js';
 import { OAuth2Client } from './oauth2-client.js';
 import { buildContainer, containerStatus, kindOf, type InstagramKind } from './instagram-containers.js';
-import { GRAPH_HOSTS, InstagramGraph, instagramTime, type InstagramCredentials, type InstagramLogin } from './instagram-graph.js';
+import {
+  GRAPH_HOSTS,
+  InstagramGraph,
+  instagramTime,
+  type InstagramCredentials,
+  type InstagramLogin,
+} from './instagram-graph.js';
 import type { NetworkHttp } from './network-http.js';
 
 /**
@@ -35,13 +54,28 @@ import type { NetworkHttp } from './network-http.js';
  * - a first comment is POST /{media}/comments; live sync reads /{ig}/media with like and comment counts, and
  *   the media's insights where the person granted them.
  */
-const INSTAGRAM_SCOPES = ['instagram_business_basic', 'instagram_business_content_publish', 'instagram_business_manage_comments', 'instagram_business_manage_insights'];
-const FACEBOOK_SCOPES = ['instagram_basic', 'instagram_content_publish', 'instagram_manage_comments', 'instagram_manage_insights', 'pages_show_list', 'pages_read_engagement'];
+const INSTAGRAM_SCOPES = [
+  'instagram_business_basic',
+  'instagram_business_content_publish',
+  'instagram_business_manage_comments',
+  'instagram_business_manage_insights',
+];
+const FACEBOOK_SCOPES = [
+  'instagram_basic',
+  'instagram_content_publish',
+  'instagram_manage_comments',
+  'instagram_manage_insights',
+  'pages_show_list',
+  'pages_read_engagement',
+];
 const NEEDED: Record<InstagramLogin, string[]> = {
   instagram: ['instagram_business_basic', 'instagram_business_content_publish'],
   facebook: ['instagram_basic', 'instagram_content_publish', 'pages_read_engagement'],
 };
-const INSIGHTS_SCOPE: Record<InstagramLogin, string> = { instagram: 'instagram_business_manage_insights', facebook: 'instagram_manage_insights' };
+const INSIGHTS_SCOPE: Record<InstagramLogin, string> = {
+  instagram: 'instagram_business_manage_insights',
+  facebook: 'instagram_manage_insights',
+};
 const INSIGHT_METRICS = ['reach', 'saved', 'shares', 'views'];
 const MEDIA_FIELDS = 'id,caption,media_type,media_url,permalink,timestamp,like_count,comments_count';
 const DAY_MS = 24 * 3600_000;
@@ -50,7 +84,10 @@ const REFRESH_MIN_AGE_MS = DAY_MS;
 const REFRESH_WHEN_LEFT_MS = 30 * DAY_MS;
 const QUOTA_RETRY_MS = 3600_000;
 const FIND_WINDOW_MS = 60_000;
-const CONSENT = { instagram: 'https://www.instagram.com/oauth/authorize', facebook: 'https://www.facebook.com' } as const;
+const CONSENT = {
+  instagram: 'https://www.instagram.com/oauth/authorize',
+  facebook: 'https://www.facebook.com',
+} as const;
 const TOKEN_ORIGIN = 'https://api.instagram.com';
 
 /** What an attempt keeps before media_publish. */
@@ -69,10 +106,15 @@ export class InstagramNetwork implements NetworkConnector {
   readonly capabilities = NETWORK_CAPABILITIES.instagram;
   readonly connection: ConnectionMethod = {
     kind: 'oauth',
-    fields: [{
-      name: 'login', required: false, secret: false,
-      description: 'instagram (default: Instagram Login, for professional accounts) or facebook (Facebook Login, for accounts linked to a Facebook Page)',
-    }],
+    fields: [
+      {
+        name: 'login',
+        required: false,
+        secret: false,
+        description:
+          'instagram (default: Instagram Login, for professional accounts) or facebook (Facebook Login, for accounts linked to a Facebook Page)',
+      },
+    ],
   };
 
   private readonly graph: InstagramGraph;
@@ -82,45 +124,104 @@ export class InstagramNetwork implements NetworkConnector {
     private readonly now: () => number,
     private readonly apps: InstagramApps,
   ) {
-    this.graph = new InstagramGraph(http, now, () => this.version(), (login) => this.requireApp(login).clientSecret);
+    this.graph = new InstagramGraph(
+      http,
+      now,
+      () => this.version(),
+      (login) => this.requireApp(login).clientSecret,
+    );
   }
 
   configured(): boolean {
     return this.apps.instagram !== undefined || this.apps.facebook !== undefined;
   }
 
-  async startAuthorization(input: { fields: Record<string, string>; redirectUri: string; state: string }): Promise<AuthorizationStart> {
+  async startAuthorization(input: {
+    fields: Record<string, string>;
+    redirectUri: string;
+    state: string;
+  }): Promise<AuthorizationStart> {
     const login = this.loginOf(input.fields.login);
     const app = this.requireApp(login);
     if (login === 'instagram') {
-      const query = new URLSearchParams({ client_id: app.clientId, redirect_uri: input.redirectUri, response_type: 'code', scope: INSTAGRAM_SCOPES.join(','), state: input.state });
+      const query = new URLSearchParams({
+        client_id: app.clientId,
+        redirect_uri: input.redirectUri,
+        response_type: 'code',
+        scope: INSTAGRAM_SCOPES.join(','),
+        state: input.state,
+      });
       return { authorizationUrl: this.http.rewrite(`${CONSENT.instagram}?${query}`), keep: { login } };
     }
-    const query = new URLSearchParams({ client_id: app.clientId, redirect_uri: input.redirectUri, response_type: 'code', scope: FACEBOOK_SCOPES.join(','), state: input.state });
-    return { authorizationUrl: this.http.rewrite(`${CONSENT.facebook}/${this.version()}/dialog/oauth?${query}`), keep: { login } };
+    const query = new URLSearchParams({
+      client_id: app.clientId,
+      redirect_uri: input.redirectUri,
+      response_type: 'code',
+      scope: FACEBOOK_SCOPES.join(','),
+      state: input.state,
+    });
+    return {
+      authorizationUrl: this.http.rewrite(`${CONSENT.facebook}/${this.version()}/dialog/oauth?${query}`),
+      keep: { login },
+    };
   }
 
-  async finishAuthorization(input: { code: string; redirectUri: string; keep: Record<string, string> }): Promise<ConnectedAccount[]> {
-    return this.loginOf(input.keep.login) === 'facebook' ? this.finishFacebook(input) : [await this.finishInstagram(input)];
+  async finishAuthorization(input: {
+    code: string;
+    redirectUri: string;
+    keep: Record<string, string>;
+  }): Promise<ConnectedAccount[]> {
+    return this.loginOf(input.keep.login) === 'facebook'
+      ? this.finishFacebook(input)
+      : [await this.finishInstagram(input)];
   }
 
   private async finishInstagram(input: { code: string; redirectUri: string }): Promise<ConnectedAccount> {
     const oauth = this.oauth();
     const short = await oauth.exchangeCode({ code: input.code, redirectUri: input.redirectUri });
     const granted = short.answer;
-    const long = await oauth.grant('exchange', { grant_type: 'ig_exchange_token', access_token: short.accessToken }, {
-      url: `${GRAPH_HOSTS.instagram}/access_token`, method: 'GET', credentials: 'secret',
-    });
-    const scopes = (Array.isArray(granted.permissions) ? granted.permissions : String(granted.permissions ?? '').split(',')).map((s: string) => s.trim()).filter(Boolean);
-    const probe: InstagramCredentials = { login: 'instagram', accessToken: long.accessToken, igUserId: String(granted.user_id ?? ''), username: '', scopes, issuedAt: this.now() };
+    const long = await oauth.grant(
+      'exchange',
+      { grant_type: 'ig_exchange_token', access_token: short.accessToken },
+      {
+        url: `${GRAPH_HOSTS.instagram}/access_token`,
+        method: 'GET',
+        credentials: 'secret',
+      },
+    );
+    const scopes = (
+      Array.isArray(granted.permissions) ? granted.permissions : String(granted.permissions ?? '').split(',')
+    )
+      .map((s: string) => s.trim())
+      .filter(Boolean);
+    const probe: InstagramCredentials = {
+      login: 'instagram',
+      accessToken: long.accessToken,
+      igUserId: String(granted.user_id ?? ''),
+      username: '',
+      scopes,
+      issuedAt: this.now(),
+    };
     const me = await this.graph.expect(null, probe, 'me?fields=user_id,username,name,profile_picture_url,account_type');
     const missing = NEEDED.instagram.filter((s) => !scopes.includes(s));
-    if (missing.length > 0) throw new NetworkError('permanent', `Instagram did not grant ${missing.join(', ')}, which Herald needs to publish; connect again and allow every permission`);
-    const credentials: InstagramCredentials = { ...probe, igUserId: String(me.user_id ?? me.id), username: String(me.username ?? '') };
+    if (missing.length > 0)
+      throw new NetworkError(
+        'permanent',
+        `Instagram did not grant ${missing.join(', ')}, which Herald needs to publish; connect again and allow every permission`,
+      );
+    const credentials: InstagramCredentials = {
+      ...probe,
+      igUserId: String(me.user_id ?? me.id),
+      username: String(me.username ?? ''),
+    };
     return {
-      networkAccountId: credentials.igUserId, handle: credentials.username, displayName: me.name ?? credentials.username,
+      networkAccountId: credentials.igUserId,
+      handle: credentials.username,
+      displayName: me.name ?? credentials.username,
       avatarUrl: typeof me.profile_picture_url === 'string' ? me.profile_picture_url : null,
-      credentials: { ...credentials }, expiresAt: long.expiresAt, textLimit: null,
+      credentials: { ...credentials },
+      expiresAt: long.expiresAt,
+      textLimit: null,
     };
   }
 
@@ -128,23 +229,56 @@ export class InstagramNetwork implements NetworkConnector {
     const app = this.requireApp('facebook');
     const meta = { ...app, graphVersion: this.version() };
     const accessToken = await facebookLongLivedToken(this.http, meta, input.code, input.redirectUri, this.now);
-    const user: InstagramCredentials = { login: 'facebook', accessToken, igUserId: '', username: '', scopes: [], issuedAt: this.now() };
+    const user: InstagramCredentials = {
+      login: 'facebook',
+      accessToken,
+      igUserId: '',
+      username: '',
+      scopes: [],
+      issuedAt: this.now(),
+    };
     const permissions = await this.graph.expect(null, user, 'me/permissions');
-    const scopes = ((permissions.data ?? []) as { permission: string; status: string }[]).filter((p) => p.status === 'granted').map((p) => p.permission);
+    const scopes = ((permissions.data ?? []) as { permission: string; status: string }[])
+      .filter((p) => p.status === 'granted')
+      .map((p) => p.permission);
     const missing = NEEDED.facebook.filter((s) => !scopes.includes(s));
-    if (missing.length > 0) throw new NetworkError('permanent', `Facebook did not grant ${missing.join(', ')}, which Herald needs to publish on Instagram; connect again and allow every permission`);
-    const pages = await this.graph.expect(null, user, 'me/accounts?fields=name,access_token,instagram_business_account{id,username,name,profile_picture_url}');
+    if (missing.length > 0)
+      throw new NetworkError(
+        'permanent',
+        `Facebook did not grant ${missing.join(', ')}, which Herald needs to publish on Instagram; connect again and allow every permission`,
+      );
+    const pages = await this.graph.expect(
+      null,
+      user,
+      'me/accounts?fields=name,access_token,instagram_business_account{id,username,name,profile_picture_url}',
+    );
     const accounts: ConnectedAccount[] = [];
     for (const page of (pages.data ?? []) as any[]) {
       const ig = page.instagram_business_account;
       if (!ig?.id || typeof page.access_token !== 'string') continue;
-      const credentials: InstagramCredentials = { login: 'facebook', accessToken: page.access_token, igUserId: String(ig.id), username: String(ig.username ?? ig.id), scopes, issuedAt: this.now() };
+      const credentials: InstagramCredentials = {
+        login: 'facebook',
+        accessToken: page.access_token,
+        igUserId: String(ig.id),
+        username: String(ig.username ?? ig.id),
+        scopes,
+        issuedAt: this.now(),
+      };
       accounts.push({
-        networkAccountId: credentials.igUserId, handle: credentials.username, displayName: ig.name ?? credentials.username,
-        avatarUrl: typeof ig.profile_picture_url === 'string' ? ig.profile_picture_url : null, credentials: { ...credentials }, expiresAt: null, textLimit: null,
+        networkAccountId: credentials.igUserId,
+        handle: credentials.username,
+        displayName: ig.name ?? credentials.username,
+        avatarUrl: typeof ig.profile_picture_url === 'string' ? ig.profile_picture_url : null,
+        credentials: { ...credentials },
+        expiresAt: null,
+        textLimit: null,
       });
     }
-    if (accounts.length === 0) throw new NetworkError('permanent', 'None of the Facebook Pages you granted has an Instagram professional account linked; link one to a Page, or connect with Instagram Login');
+    if (accounts.length === 0)
+      throw new NetworkError(
+        'permanent',
+        'None of the Facebook Pages you granted has an Instagram professional account linked; link one to a Page, or connect with Instagram Login',
+      );
     return accounts;
   }
 
@@ -164,8 +298,15 @@ export class InstagramNetwork implements NetworkConnector {
     if (spent) throw new NetworkError('retry_later', spent, this.now() + QUOTA_RETRY_MS);
     const container = await buildContainer(this.graph, channel, c, request, this.capabilities.media.maxItems);
     await request.recordHandle(JSON.stringify({ container, kind: kindOf(request) } satisfies AttemptHandle));
-    const made = await this.graph.expect(channel, c, `${c.igUserId}/media_publish`, { method: 'POST', form: { creation_id: container } }, { makesPost: true });
-    if (typeof made?.id !== 'string') throw new NetworkError('unknown_outcome', 'Instagram answered media_publish without the media id');
+    const made = await this.graph.expect(
+      channel,
+      c,
+      `${c.igUserId}/media_publish`,
+      { method: 'POST', form: { creation_id: container } },
+      { makesPost: true },
+    );
+    if (typeof made?.id !== 'string')
+      throw new NetworkError('unknown_outcome', 'Instagram answered media_publish without the media id');
     return this.published(channel, c, made.id);
   }
 
@@ -185,15 +326,29 @@ export class InstagramNetwork implements NetworkConnector {
 
   async comment(request: CommentRequest): Promise<{ networkCommentId: string }> {
     const c = await this.fresh(request.channel);
-    const made = await this.graph.expect(request.channel, c, `${request.networkPostId}/comments`, { method: 'POST', form: { message: request.text } }, { makesPost: true });
+    const made = await this.graph.expect(
+      request.channel,
+      c,
+      `${request.networkPostId}/comments`,
+      { method: 'POST', form: { message: request.text } },
+      { makesPost: true },
+    );
     return { networkCommentId: String(made.id) };
   }
 
   /** The account's own comment on the media with the text (IG Comment's `username` is the commenter's). */
   async findComment(lookup: CommentLookup): Promise<{ networkCommentId: string } | undefined> {
     const c = await this.fresh(lookup.channel);
-    const listed = await this.graph.expect(lookup.channel, c, `${lookup.networkPostId}/comments?fields=id,text,username,timestamp&limit=50`, {}, { statusRead: true });
-    const match = ((listed.data ?? []) as any[]).find((comment) => comment.username === c.username && String(comment.text ?? '').trim() === lookup.text.trim());
+    const listed = await this.graph.expect(
+      lookup.channel,
+      c,
+      `${lookup.networkPostId}/comments?fields=id,text,username,timestamp&limit=50`,
+      {},
+      { statusRead: true },
+    );
+    const match = ((listed.data ?? []) as any[]).find(
+      (comment) => comment.username === c.username && String(comment.text ?? '').trim() === lookup.text.trim(),
+    );
     return match ? { networkCommentId: String(match.id) } : undefined;
   }
 
@@ -206,25 +361,56 @@ export class InstagramNetwork implements NetworkConnector {
     const since = lookup.attemptedAt - FIND_WINDOW_MS;
     if (kind === 'story') {
       const stories = await this.graph.expect(lookup.channel, c, `${c.igUserId}/stories?fields=id,permalink,timestamp`);
-      const [first] = ((stories.data ?? []) as any[]).filter((s) => instagramTime(s.timestamp) >= since).sort((x, y) => instagramTime(x.timestamp) - instagramTime(y.timestamp));
-      return first ? { networkPostId: first.id, permalinkUrl: first.permalink ?? this.profile(c), publishedAt: instagramTime(first.timestamp) } : undefined;
+      const [first] = ((stories.data ?? []) as any[])
+        .filter((s) => instagramTime(s.timestamp) >= since)
+        .sort((x, y) => instagramTime(x.timestamp) - instagramTime(y.timestamp));
+      return first
+        ? {
+            networkPostId: first.id,
+            permalinkUrl: first.permalink ?? this.profile(c),
+            publishedAt: instagramTime(first.timestamp),
+          }
+        : undefined;
     }
     const recent = await this.graph.expect(lookup.channel, c, `${c.igUserId}/media?fields=${MEDIA_FIELDS}&limit=25`);
-    const match = ((recent.data ?? []) as any[]).find((m) => String(m.caption ?? '') === lookup.text && instagramTime(m.timestamp) >= since);
-    return match ? { networkPostId: match.id, permalinkUrl: match.permalink ?? this.profile(c), publishedAt: instagramTime(match.timestamp) } : undefined;
+    const match = ((recent.data ?? []) as any[]).find(
+      (m) => String(m.caption ?? '') === lookup.text && instagramTime(m.timestamp) >= since,
+    );
+    return match
+      ? {
+          networkPostId: match.id,
+          permalinkUrl: match.permalink ?? this.profile(c),
+          publishedAt: instagramTime(match.timestamp),
+        }
+      : undefined;
   }
 
-  async recentPosts(channel: ConnectorChannel, page: { cursor: string | null; limit: number }): Promise<RecentPostsPage> {
+  async recentPosts(
+    channel: ConnectorChannel,
+    page: { cursor: string | null; limit: number },
+  ): Promise<RecentPostsPage> {
     const c = await this.fresh(channel);
     const limit = Math.min(100, Math.max(1, page.limit));
-    const answer = await this.graph.expect(channel, c, `${c.igUserId}/media?fields=${MEDIA_FIELDS}&limit=${limit}${page.cursor ? `&after=${encodeURIComponent(page.cursor)}` : ''}`);
+    const answer = await this.graph.expect(
+      channel,
+      c,
+      `${c.igUserId}/media?fields=${MEDIA_FIELDS}&limit=${limit}${page.cursor ? `&after=${encodeURIComponent(page.cursor)}` : ''}`,
+    );
     const posts: NetworkPost[] = [];
     for (const m of (answer.data ?? []) as any[]) {
-      const metrics: Record<string, number> = { likes: Number(m.like_count ?? 0), comments: Number(m.comments_count ?? 0) };
+      const metrics: Record<string, number> = {
+        likes: Number(m.like_count ?? 0),
+        comments: Number(m.comments_count ?? 0),
+      };
       if (c.scopes.includes(INSIGHTS_SCOPE[c.login])) Object.assign(metrics, await this.insights(channel, c, m.id));
       posts.push({
-        networkPostId: m.id, permalinkUrl: m.permalink ?? this.profile(c), publishedAt: instagramTime(m.timestamp), attemptKey: null,
-        text: String(m.caption ?? ''), imageUrls: m.media_type === 'IMAGE' && typeof m.media_url === 'string' ? [m.media_url] : [], metrics,
+        networkPostId: m.id,
+        permalinkUrl: m.permalink ?? this.profile(c),
+        publishedAt: instagramTime(m.timestamp),
+        attemptKey: null,
+        text: String(m.caption ?? ''),
+        imageUrls: m.media_type === 'IMAGE' && typeof m.media_url === 'string' ? [m.media_url] : [],
+        metrics,
       });
     }
     const after = answer.paging?.cursors?.after;
@@ -235,19 +421,34 @@ export class InstagramNetwork implements NetworkConnector {
     const opened = await this.credentials(channel);
     const c = opened.credentials;
     const problems: string[] = [];
-    const me = await this.graph.call(channel, c, c.login === 'instagram' ? 'me?fields=user_id,username' : `${c.igUserId}?fields=id,username`);
+    const me = await this.graph.call(
+      channel,
+      c,
+      c.login === 'instagram' ? 'me?fields=user_id,username' : `${c.igUserId}?fields=id,username`,
+    );
     if (me.status !== 200 || me.json?.error) {
       problems.push(`${this.graph.failure(me, c).message}: reconnect the channel.`);
       return { account: channel.handle, grantedScopes: c.scopes, problems };
     }
     const id = String(me.json.user_id ?? me.json.id);
-    if (id !== c.igUserId) problems.push(`The token belongs to Instagram account ${id}, not to ${c.igUserId}: reconnect the channel.`);
+    if (id !== c.igUserId)
+      problems.push(`The token belongs to Instagram account ${id}, not to ${c.igUserId}: reconnect the channel.`);
     const missing = NEEDED[c.login].filter((s) => !c.scopes.includes(s));
-    if (missing.length > 0) problems.push(`Instagram did not grant ${missing.join(', ')}, which Herald needs to publish: reconnect and allow every permission.`);
+    if (missing.length > 0)
+      problems.push(
+        `Instagram did not grant ${missing.join(', ')}, which Herald needs to publish: reconnect and allow every permission.`,
+      );
     const quota = await this.graph.call(channel, c, `${c.igUserId}/content_publishing_limit?fields=quota_usage,config`);
-    if (quota.status !== 200 || quota.json?.error) problems.push(`Reading the publishing quota failed: ${this.graph.failure(quota, c).message}.`);
-    if (opened.expiresAt !== null && opened.expiresAt - this.now() < REFRESH_MIN_AGE_MS && this.now() - c.issuedAt < REFRESH_MIN_AGE_MS) {
-      problems.push(`The access token expires on ${new Date(opened.expiresAt).toISOString().slice(0, 10)} and is too new for Instagram to refresh: reconnect the channel before then.`);
+    if (quota.status !== 200 || quota.json?.error)
+      problems.push(`Reading the publishing quota failed: ${this.graph.failure(quota, c).message}.`);
+    if (
+      opened.expiresAt !== null &&
+      opened.expiresAt - this.now() < REFRESH_MIN_AGE_MS &&
+      this.now() - c.issuedAt < REFRESH_MIN_AGE_MS
+    ) {
+      problems.push(
+        `The access token expires on ${new Date(opened.expiresAt).toISOString().slice(0, 10)} and is too new for Instagram to refresh: reconnect the channel before then.`,
+      );
     }
     return { account: String(me.json.username ?? channel.handle), grantedScopes: c.scopes, problems };
   }
@@ -255,14 +456,28 @@ export class InstagramNetwork implements NetworkConnector {
   private async published(channel: ConnectorChannel, c: InstagramCredentials, mediaId: string): Promise<PublishedPost> {
     // The post exists now: a failed read of its permalink must not turn into a retry that posts it again.
     try {
-      const media = await this.graph.expect(channel, c, `${mediaId}?fields=permalink,timestamp`, {}, { statusRead: true });
-      return { networkPostId: mediaId, permalinkUrl: String(media.permalink ?? this.profile(c)), publishedAt: instagramTime(media.timestamp) || this.now() };
+      const media = await this.graph.expect(
+        channel,
+        c,
+        `${mediaId}?fields=permalink,timestamp`,
+        {},
+        { statusRead: true },
+      );
+      return {
+        networkPostId: mediaId,
+        permalinkUrl: String(media.permalink ?? this.profile(c)),
+        publishedAt: instagramTime(media.timestamp) || this.now(),
+      };
     } catch {
       return { networkPostId: mediaId, permalinkUrl: this.profile(c), publishedAt: this.now() };
     }
   }
 
-  private async insights(channel: ConnectorChannel, c: InstagramCredentials, mediaId: string): Promise<Record<string, number>> {
+  private async insights(
+    channel: ConnectorChannel,
+    c: InstagramCredentials,
+    mediaId: string,
+  ): Promise<Record<string, number>> {
     const answer = await this.graph.call(channel, c, `${mediaId}/insights?metric=${INSIGHT_METRICS.join(',')}`);
     const found: Record<string, number> = {};
     if (answer.status !== 200) return found;
@@ -283,11 +498,19 @@ export class InstagramNetwork implements NetworkConnector {
 
   /** Instagram Login's token endpoints: the code's short token, then the long-lived exchange and refresh (GETs). */
   private oauth(): OAuth2Client {
-    return new OAuth2Client(this.http, {
-      name: 'Instagram', tokenUrl: `${TOKEN_ORIGIN}/oauth/access_token`, clientAuth: 'body',
-      appSettings: 'INSTAGRAM_APP_ID and INSTAGRAM_APP_SECRET',
-      refusal: graphTokenRefusal('Instagram'), unwrap: (json) => json?.data?.[0] ?? json,
-    }, () => this.requireApp('instagram'), this.now);
+    return new OAuth2Client(
+      this.http,
+      {
+        name: 'Instagram',
+        tokenUrl: `${TOKEN_ORIGIN}/oauth/access_token`,
+        clientAuth: 'body',
+        appSettings: 'INSTAGRAM_APP_ID and INSTAGRAM_APP_SECRET',
+        refusal: graphTokenRefusal('Instagram'),
+        unwrap: (json) => json?.data?.[0] ?? json,
+      },
+      () => this.requireApp('instagram'),
+      this.now,
+    );
   }
 
   private loginOf(value: string | undefined): InstagramLogin {
@@ -300,9 +523,12 @@ export class InstagramNetwork implements NetworkConnector {
   private requireApp(login: InstagramLogin) {
     const app = this.apps[login];
     if (!app) {
-      throw new NetworkError('permanent', login === 'instagram'
-        ? 'This Herald instance has no Instagram Login app: set INSTAGRAM_APP_ID and INSTAGRAM_APP_SECRET, or connect with login=facebook'
-        : 'This Herald instance has no Facebook app: set FACEBOOK_APP_ID and FACEBOOK_APP_SECRET, or connect with login=instagram');
+      throw new NetworkError(
+        'permanent',
+        login === 'instagram'
+          ? 'This Herald instance has no Instagram Login app: set INSTAGRAM_APP_ID and INSTAGRAM_APP_SECRET, or connect with login=facebook'
+          : 'This Herald instance has no Facebook app: set FACEBOOK_APP_ID and FACEBOOK_APP_SECRET, or connect with login=instagram',
+      );
     }
     return app;
   }
@@ -316,7 +542,12 @@ export class InstagramNetwork implements NetworkConnector {
   private async fresh(channel: ConnectorChannel): Promise<InstagramCredentials> {
     const opened = await this.credentials(channel);
     const c = opened.credentials;
-    if (c.login === 'instagram' && opened.expiresAt !== null && this.now() - c.issuedAt >= REFRESH_MIN_AGE_MS && opened.expiresAt - this.now() < REFRESH_WHEN_LEFT_MS) {
+    if (
+      c.login === 'instagram' &&
+      opened.expiresAt !== null &&
+      this.now() - c.issuedAt >= REFRESH_MIN_AGE_MS &&
+      opened.expiresAt - this.now() < REFRESH_WHEN_LEFT_MS
+    ) {
       return this.renewed(channel, opened.version);
     }
     return c;
@@ -325,7 +556,11 @@ export class InstagramNetwork implements NetworkConnector {
   private async renewed(channel: ConnectorChannel, version: number): Promise<InstagramCredentials> {
     const after = await channel.vault.refresh(version, async (current): Promise<RenewedCredentials> => {
       const c = current as unknown as InstagramCredentials;
-      if (c.login !== 'instagram') throw new NetworkError('reconnect_needed', 'Facebook no longer accepts the Page\'s token: connect the channel again');
+      if (c.login !== 'instagram')
+        throw new NetworkError(
+          'reconnect_needed',
+          "Facebook no longer accepts the Page's token: connect the channel again",
+        );
       const appSecret = this.requireApp('instagram').clientSecret;
       const proof = appSecretProof({ accessToken: c.accessToken, appSecret });
       const params = { grant_type: 'ig_refresh_token', access_token: c.accessToken, appsecret_proof: proof };

@@ -21,6 +21,8 @@ export function toLittleText(text: string): string {
 const LITTLE_PARTS = /\\(.)|@\[([^\]]*)\]\s?\(urn:li:[a-zA-Z]+:[^)]+\)|\{hashtag\|\\?([#＃])\|([^}]*)\}/gsu;
 
 export function fromLittleText(little: string): string {
-  return little.replace(LITTLE_PARTS, (_, escaped?: string, mention?: string, sign?: string, tag?: string) =>
-    escaped ?? mention ?? `${sign}${tag}`);
+  return little.replace(
+    LITTLE_PARTS,
+    (_, escaped?: string, mention?: string, sign?: string, tag?: string) => escaped ?? mention ?? `${sign}${tag}`,
+  );
 }

@@ -37,21 +37,38 @@ export type NostrFilter = Record<string, unknown>;
 const PERMANENT_PREFIXES = ['invalid', 'blocked', 'restricted', 'pow', 'auth-required'];
 
 /** Sends one event to every relay at once; each answers for itself. */
-export function sendToRelays(http: NetworkHttp, relays: readonly string[], event: NostrEvent, timeoutMs: number): Promise<RelayOutcome[]> {
+export function sendToRelays(
+  http: NetworkHttp,
+  relays: readonly string[],
+  event: NostrEvent,
+  timeoutMs: number,
+): Promise<RelayOutcome[]> {
   return Promise.all(relays.map((relay) => sendToRelay(http, relay, event, timeoutMs)));
 }
 
-async function sendToRelay(http: NetworkHttp, relay: string, event: NostrEvent, timeoutMs: number): Promise<RelayOutcome> {
+async function sendToRelay(
+  http: NetworkHttp,
+  relay: string,
+  event: NostrEvent,
+  timeoutMs: number,
+): Promise<RelayOutcome> {
   let socket: WebSocket;
   try {
     socket = await http.socket(relay);
   } catch (error) {
     const permanent = error instanceof NetworkError && error.kind === 'permanent';
-    return { relay, verdict: permanent ? 'permanent' : 'retry', message: error instanceof Error ? error.message : 'could not be reached' };
+    return {
+      relay,
+      verdict: permanent ? 'permanent' : 'retry',
+      message: error instanceof Error ? error.message : 'could not be reached',
+    };
   }
   try {
     return await new Promise<RelayOutcome>((resolve) => {
-      const timer = setTimeout(() => resolve({ relay, verdict: 'unknown', message: 'sent the event, then did not answer in time' }), timeoutMs);
+      const timer = setTimeout(
+        () => resolve({ relay, verdict: 'unknown', message: 'sent the event, then did not answer in time' }),
+        timeoutMs,
+      );
       const settle = (outcome: RelayOutcome) => {
         clearTimeout(timer);
         resolve(outcome);
@@ -63,8 +80,12 @@ async function sendToRelay(http: NetworkHttp, relay: string, event: NostrEvent, 
         if (message[2] === true) settle({ relay, verdict: 'accepted', message: words || 'accepted' });
         else settle({ relay, verdict: verdictOf(words), message: words || 'refused without a reason' });
       });
-      socket.on('error', () => settle({ relay, verdict: 'unknown', message: 'the connection broke after the event was sent' }));
-      socket.on('close', () => settle({ relay, verdict: 'unknown', message: 'closed the connection after the event was sent' }));
+      socket.on('error', () =>
+        settle({ relay, verdict: 'unknown', message: 'the connection broke after the event was sent' }),
+      );
+      socket.on('close', () =>
+        settle({ relay, verdict: 'unknown', message: 'closed the connection after the event was sent' }),
+      );
       socket.send(JSON.stringify(['EVENT', event]));
     });
   } finally {
@@ -82,15 +103,20 @@ function verdictOf(words: string): RelayVerdict {
 
 /** The events each relay holds for the filter, together and without repeats; a relay that cannot be reached is left out. */
 export async function queryRelays(
-  http: NetworkHttp, relays: readonly string[], filter: NostrFilter, timeoutMs: number,
+  http: NetworkHttp,
+  relays: readonly string[],
+  filter: NostrFilter,
+  timeoutMs: number,
 ): Promise<{ events: NostrEvent[]; reached: number; problems: string[] }> {
-  const answers = await Promise.all(relays.map(async (relay) => {
-    try {
-      return { events: await queryRelay(http, relay, filter, timeoutMs) };
-    } catch (error) {
-      return { problem: `${relay}: ${error instanceof Error ? error.message : 'could not be reached'}` };
-    }
-  }));
+  const answers = await Promise.all(
+    relays.map(async (relay) => {
+      try {
+        return { events: await queryRelay(http, relay, filter, timeoutMs) };
+      } catch (error) {
+        return { problem: `${relay}: ${error instanceof Error ? error.message : 'could not be reached'}` };
+      }
+    }),
+  );
   const byId = new Map<string, NostrEvent>();
   for (const answer of answers) for (const event of answer.events ?? []) byId.set(event.id, event);
   return {
@@ -100,7 +126,12 @@ export async function queryRelays(
   };
 }
 
-async function queryRelay(http: NetworkHttp, relay: string, filter: NostrFilter, timeoutMs: number): Promise<NostrEvent[]> {
+async function queryRelay(
+  http: NetworkHttp,
+  relay: string,
+  filter: NostrFilter,
+  timeoutMs: number,
+): Promise<NostrEvent[]> {
   const socket = await http.socket(relay);
   const subscription = `herald-${Math.random().toString(36).slice(2, 10)}`;
   try {
@@ -140,6 +171,11 @@ function parse(data: WebSocket.RawData): unknown[] | undefined {
 
 function isEvent(value: unknown): value is NostrEvent {
   const event = value as NostrEvent;
-  return typeof event?.id === 'string' && typeof event.pubkey === 'string' && typeof event.content === 'string'
-    && typeof event.created_at === 'number' && Array.isArray(event.tags);
+  return (
+    typeof event?.id === 'string' &&
+    typeof event.pubkey === 'string' &&
+    typeof event.content === 'string' &&
+    typeof event.created_at === 'number' &&
+    Array.isArray(event.tags)
+  );
 }

@@ -2,9 +2,20 @@ import { finalizeEvent, getPublicKey, verifyEvent } from 'nostr-tools/pure';
 import { decode, neventEncode, npubEncode } from 'nostr-tools/nip19';
 import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
 import {
-  NOT_MADE, NetworkError,
-  type AttemptLookup, type CommentLookup, type CommentRequest, type ConnectedAccount, type ConnectionCheck, type ConnectionMethod,
-  type ConnectorChannel, type NetworkConnector, type NetworkPost, type PublishRequest, type PublishedPost, type RecentPostsPage,
+  NOT_MADE,
+  NetworkError,
+  type AttemptLookup,
+  type CommentLookup,
+  type CommentRequest,
+  type ConnectedAccount,
+  type ConnectionCheck,
+  type ConnectionMethod,
+  type ConnectorChannel,
+  type NetworkConnector,
+  type NetworkPost,
+  type PublishRequest,
+  type PublishedPost,
+  type RecentPostsPage,
 } from '../../domain/networks/connector.js';
 import type { NetworkHttp, NetworkHttpOptions } from './network-http.js';
 import { queryRelays, sendToRelays, type NostrEvent, type RelayOutcome } from './nostr-relays.js';
@@ -44,8 +55,19 @@ export class NostrNetwork implements NetworkConnector {
   readonly connection: ConnectionMethod = {
     kind: 'credentials',
     fields: [
-      { name: 'privateKey', required: true, secret: true, description: 'The private key of the account (nsec1... or 64 hex characters); Herald signs with it and never sends it' },
-      { name: 'relays', required: true, secret: false, description: 'The relays to publish to (wss://...), separated by commas or spaces' },
+      {
+        name: 'privateKey',
+        required: true,
+        secret: true,
+        description:
+          'The private key of the account (nsec1... or 64 hex characters); Herald signs with it and never sends it',
+      },
+      {
+        name: 'relays',
+        required: true,
+        secret: false,
+        description: 'The relays to publish to (wss://...), separated by commas or spaces',
+      },
     ],
   };
 
@@ -65,7 +87,12 @@ export class NostrNetwork implements NetworkConnector {
     const pubkey = getPublicKey(secretKey);
     // Every relay is checked now (the SSRF guard, the handshake), so a wrong address is refused while the person is here.
     for (const relay of relays) (await this.http.socket(relay)).terminate();
-    const { events } = await queryRelays(this.http, relays, { kinds: [0], authors: [pubkey], limit: 1 }, this.options.timeoutMs);
+    const { events } = await queryRelays(
+      this.http,
+      relays,
+      { kinds: [0], authors: [pubkey], limit: 1 },
+      this.options.timeoutMs,
+    );
     const profile = profileOf(events.find((event) => event.pubkey === pubkey && verifyEvent(event)));
     return {
       networkAccountId: pubkey,
@@ -88,7 +115,11 @@ export class NostrNetwork implements NetworkConnector {
     const media = [...request.imageUrls, ...request.videoUrls];
     const altTexts = stringList(request.channelOptions?.altText);
     const content = media.length > 0 ? `${request.text}\n\n${media.join('\n')}` : request.text;
-    const tags = media.map((url, index) => ['imeta', `url ${url}`, ...(altTexts[index] ? [`alt ${altTexts[index]}`] : [])]);
+    const tags = media.map((url, index) => [
+      'imeta',
+      `url ${url}`,
+      ...(altTexts[index] ? [`alt ${altTexts[index]}`] : []),
+    ]);
     const event = this.sign(credentials, content, tags);
     await request.recordHandle(JSON.stringify({ event }));
     const outcomes = await sendToRelays(this.http, credentials.relays, event, this.options.timeoutMs);
@@ -122,27 +153,46 @@ export class NostrNetwork implements NetworkConnector {
   async findComment(lookup: CommentLookup): Promise<{ networkCommentId: string } | undefined> {
     const credentials = await this.credentials(lookup.channel);
     const { events, reached } = await queryRelays(
-      this.http, credentials.relays, { kinds: [1], authors: [credentials.pubkey], '#e': [lookup.networkPostId] }, this.options.timeoutMs,
+      this.http,
+      credentials.relays,
+      { kinds: [1], authors: [credentials.pubkey], '#e': [lookup.networkPostId] },
+      this.options.timeoutMs,
     );
-    if (reached === 0) throw new NetworkError('retry_later', 'none of the channel\'s relays could be reached');
-    const reply = events.find((event) => event.content === lookup.text && event.pubkey === credentials.pubkey && verifyEvent(event));
+    if (reached === 0) throw new NetworkError('retry_later', "none of the channel's relays could be reached");
+    const reply = events.find(
+      (event) => event.content === lookup.text && event.pubkey === credentials.pubkey && verifyEvent(event),
+    );
     return reply ? { networkCommentId: reply.id } : undefined;
   }
 
-  async recentPosts(channel: ConnectorChannel, page: { cursor: string | null; limit: number }): Promise<RecentPostsPage> {
+  async recentPosts(
+    channel: ConnectorChannel,
+    page: { cursor: string | null; limit: number },
+  ): Promise<RecentPostsPage> {
     const credentials = await this.credentials(channel);
     const limit = Math.min(100, Math.max(1, page.limit));
-    const filter = { kinds: [1], authors: [credentials.pubkey], limit, ...(page.cursor ? { until: Number(page.cursor) } : {}) };
+    const filter = {
+      kinds: [1],
+      authors: [credentials.pubkey],
+      limit,
+      ...(page.cursor ? { until: Number(page.cursor) } : {}),
+    };
     const { events, reached } = await queryRelays(this.http, credentials.relays, filter, this.options.timeoutMs);
-    if (reached === 0) throw new NetworkError('retry_later', 'none of the channel\'s relays could be reached');
+    if (reached === 0) throw new NetworkError('retry_later', "none of the channel's relays could be reached");
     const mine = events.filter((event) => event.pubkey === credentials.pubkey && verifyEvent(event));
     const notes = mine.filter((event) => !event.tags.some((tag) => tag[0] === 'e')).slice(0, limit);
-    const metrics = await this.reactions(credentials, notes.map((note) => note.id));
+    const metrics = await this.reactions(
+      credentials,
+      notes.map((note) => note.id),
+    );
     const posts: NetworkPost[] = notes.map((note) => ({
       ...this.published(credentials, note),
       attemptKey: null,
       text: note.content,
-      imageUrls: note.tags.filter((tag) => tag[0] === 'imeta').map((tag) => tag.find((v) => v.startsWith('url '))?.slice(4) ?? '').filter(Boolean),
+      imageUrls: note.tags
+        .filter((tag) => tag[0] === 'imeta')
+        .map((tag) => tag.find((v) => v.startsWith('url '))?.slice(4) ?? '')
+        .filter(Boolean),
       metrics: metrics.get(note.id) ?? { reactions: 0, replies: 0 },
     }));
     const oldest = mine.at(-1);
@@ -151,18 +201,32 @@ export class NostrNetwork implements NetworkConnector {
 
   async check(channel: ConnectorChannel): Promise<ConnectionCheck> {
     const credentials = await this.credentials(channel);
-    const { reached, problems } = await queryRelays(this.http, credentials.relays, { kinds: [0], authors: [credentials.pubkey], limit: 1 }, this.options.timeoutMs);
+    const { reached, problems } = await queryRelays(
+      this.http,
+      credentials.relays,
+      { kinds: [0], authors: [credentials.pubkey], limit: 1 },
+      this.options.timeoutMs,
+    );
     const found = problems.map((problem) => `The relay ${problem}; posts go to the others.`);
-    if (reached === 0) found.push('None of the channel\'s relays could be reached: nothing can be published until one answers.');
+    if (reached === 0)
+      found.push("None of the channel's relays could be reached: nothing can be published until one answers.");
     return { account: npubEncode(credentials.pubkey), grantedScopes: null, problems: found };
   }
 
   private async reactions(credentials: NostrCredentials, ids: string[]): Promise<Map<string, Record<string, number>>> {
     const counts = new Map(ids.map((id) => [id, { reactions: 0, replies: 0 }]));
     if (ids.length === 0) return counts;
-    const { events } = await queryRelays(this.http, credentials.relays, { kinds: [1, 7], '#e': ids }, this.options.timeoutMs);
+    const { events } = await queryRelays(
+      this.http,
+      credentials.relays,
+      { kinds: [1, 7], '#e': ids },
+      this.options.timeoutMs,
+    );
     for (const event of events) {
-      const target = event.tags.filter((tag) => tag[0] === 'e').map((tag) => tag[1]).find((id) => counts.has(id));
+      const target = event.tags
+        .filter((tag) => tag[0] === 'e')
+        .map((tag) => tag[1])
+        .find((id) => counts.has(id));
       if (!target || !verifyEvent(event)) continue;
       const count = counts.get(target)!;
       if (event.kind === 7) count.reactions++;
@@ -172,12 +236,19 @@ export class NostrNetwork implements NetworkConnector {
   }
 
   private sign(credentials: NostrCredentials, content: string, tags: string[][]): NostrEvent {
-    return finalizeEvent({ kind: 1, created_at: Math.floor(this.now() / 1000), tags, content }, Buffer.from(credentials.secretKey, 'hex'));
+    return finalizeEvent(
+      { kind: 1, created_at: Math.floor(this.now() / 1000), tags, content },
+      Buffer.from(credentials.secretKey, 'hex'),
+    );
   }
 
   private published(credentials: NostrCredentials, event: NostrEvent): PublishedPost {
     const nevent = neventEncode({ id: event.id, author: credentials.pubkey, relays: credentials.relays.slice(0, 2) });
-    return { networkPostId: event.id, permalinkUrl: `${PERMALINK_BASE}${nevent}`, publishedAt: event.created_at * 1000 };
+    return {
+      networkPostId: event.id,
+      permalinkUrl: `${PERMALINK_BASE}${nevent}`,
+      publishedAt: event.created_at * 1000,
+    };
   }
 
   private async credentials(channel: ConnectorChannel): Promise<NostrCredentials> {
@@ -199,7 +270,11 @@ function failure(outcomes: RelayOutcome[]): NetworkError {
 function secretKeyFrom(raw: string): Uint8Array {
   const value = raw.trim();
   if (/^[0-9a-f]{64}$/i.test(value)) return Uint8Array.from(Buffer.from(value, 'hex'));
-  if (value.startsWith('npub1')) throw new NetworkError('permanent', 'that is the public key (npub); Herald needs the private key (nsec1...) to sign');
+  if (value.startsWith('npub1'))
+    throw new NetworkError(
+      'permanent',
+      'that is the public key (npub); Herald needs the private key (nsec1...) to sign',
+    );
   try {
     const decoded = decode(value);
     if (decoded.type === 'nsec') return decoded.data;
@@ -220,7 +295,8 @@ function relayList(raw: string): string[] {
     } catch {
       throw new NetworkError('permanent', `"${relay}" is not a relay address; give it as wss://relay.example`);
     }
-    if (url.protocol !== 'wss:' && url.protocol !== 'ws:') throw new NetworkError('permanent', `"${relay}" is not a relay address; relays are wss:// URLs`);
+    if (url.protocol !== 'wss:' && url.protocol !== 'ws:')
+      throw new NetworkError('permanent', `"${relay}" is not a relay address; relays are wss:// URLs`);
     return url.toString().replace(/\/$/, '');
   });
 }
@@ -229,7 +305,10 @@ function profileOf(event: NostrEvent | undefined): { name: string | null; pictur
   try {
     const profile = event ? JSON.parse(event.content) : {};
     const name = profile.display_name || profile.name;
-    return { name: typeof name === 'string' ? name : null, picture: typeof profile.picture === 'string' ? profile.picture : null };
+    return {
+      name: typeof name === 'string' ? name : null,
+      picture: typeof profile.picture === 'string' ? profile.picture : null,
+    };
   } catch {
     return { name: null, picture: null };
   }

@@ -172,7 +172,9 @@ export class OAuth2Client {
       refreshToken: typeof token.refresh_token === 'string' ? token.refresh_token : null,
       expiresAt: lifetime(token.expires_in),
       refreshExpiresAt: lifetime(token.refresh_token_expires_in ?? token.refresh_expires_in),
-      scopes: String(token.scope ?? '').split(/[\s,]+/).filter(Boolean),
+      scopes: String(token.scope ?? '')
+        .split(/[\s,]+/)
+        .filter(Boolean),
       answer: token,
     };
   }

@@ -34,20 +34,36 @@ export function tokenRefusal(answer: NetworkAnswer): TokenRefusal {
 }
 
 /** A multipart/form-data body: the fields in order, then the file. */
-export function multipart(fields: Record<string, string>, file: { bytes: Buffer; contentType: string; name: string }): { body: Buffer; contentType: string } {
+export function multipart(
+  fields: Record<string, string>,
+  file: { bytes: Buffer; contentType: string; name: string },
+): { body: Buffer; contentType: string } {
   const boundary = `----herald${Math.random().toString(16).slice(2)}${Date.now().toString(16)}`;
   const parts: Buffer[] = [];
   for (const [name, value] of Object.entries(fields)) {
-    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`, 'utf8'));
+    parts.push(
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`, 'utf8'),
+    );
   }
-  parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: ${file.contentType}\r\n\r\n`, 'utf8'));
+  parts.push(
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: ${file.contentType}\r\n\r\n`,
+      'utf8',
+    ),
+  );
   parts.push(file.bytes, Buffer.from(`\r\n--${boundary}--\r\n`, 'utf8'));
   return { body: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
 const METRICS: Readonly<Record<string, string>> = {
-  impression: 'impressions', save: 'saves', pin_click: 'pinClicks', outbound_click: 'outboundClicks', clickthrough: 'outboundClicks',
-  reaction: 'reactions', comment: 'comments', video_mrc_view: 'views',
+  impression: 'impressions',
+  save: 'saves',
+  pin_click: 'pinClicks',
+  outbound_click: 'outboundClicks',
+  clickthrough: 'outboundClicks',
+  reaction: 'reactions',
+  comment: 'comments',
+  video_mrc_view: 'views',
 };
 
 /** A Pin as Herald lists it among the account's posts. */
@@ -58,7 +74,10 @@ export function pinPost(pin: any): NetworkPost {
     const name = METRICS[key.toLowerCase()];
     if (name && Number.isFinite(Number(value))) metrics[name] = Number(value);
   }
-  const images = pin.media?.images && typeof pin.media.images === 'object' ? Object.values(pin.media.images as Record<string, any>) : [];
+  const images =
+    pin.media?.images && typeof pin.media.images === 'object'
+      ? Object.values(pin.media.images as Record<string, any>)
+      : [];
   const image = images.map((size) => size?.url).find((url) => typeof url === 'string');
   return {
     networkPostId: String(pin.id),

@@ -1,8 +1,18 @@
 import { newId } from '../../domain/ids.js';
 import { NETWORK_CAPABILITIES, type NetworkCapabilities } from '../../domain/networks/capabilities.js';
 import {
-  NetworkError, NOT_MADE,
-  type AttemptLookup, type CommentLookup, type CommentRequest, type ConnectedAccount, type ConnectionMethod, type ConnectorChannel, type NetworkConnector, type PublishRequest, type PublishedPost, type RecentPostsPage,
+  NetworkError,
+  NOT_MADE,
+  type AttemptLookup,
+  type CommentLookup,
+  type CommentRequest,
+  type ConnectedAccount,
+  type ConnectionMethod,
+  type ConnectorChannel,
+  type NetworkConnector,
+  type PublishRequest,
+  type PublishedPost,
+  type RecentPostsPage,
 } from '../../domain/networks/connector.js';
 import type { SandboxFailureMode, SandboxPost, SandboxStore } from '../../domain/networks/sandbox-store.js';
 
@@ -41,7 +51,14 @@ const POSTS_ANYWAY: readonly SandboxFailureMode[] = ['timeout_after_post', 'slow
 export class SandboxNetwork implements NetworkConnector {
   readonly connection: ConnectionMethod = {
     kind: 'credentials',
-    fields: [{ name: 'handle', required: true, secret: false, description: 'Any name for this practice account, e.g. our-brand; its posts appear at {BASE_URL}/sandbox/...' }],
+    fields: [
+      {
+        name: 'handle',
+        required: true,
+        secret: false,
+        description: 'Any name for this practice account, e.g. our-brand; its posts appear at {BASE_URL}/sandbox/...',
+      },
+    ],
   };
 
   constructor(
@@ -59,13 +76,26 @@ export class SandboxNetwork implements NetworkConnector {
   );
 
   private async latency(): Promise<void> {
-    if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs * (1 + Math.random() / 2)));
+    if (this.latencyMs > 0)
+      await new Promise((resolve) => setTimeout(resolve, this.latencyMs * (1 + Math.random() / 2)));
   }
 
   async signIn(fields: Record<string, string>): Promise<ConnectedAccount> {
     const handle = fields.handle.trim().replace(/^@/, '');
-    if (!/^[A-Za-z0-9._-]{1,64}$/.test(handle)) throw new NetworkError('permanent', 'A sandbox handle is 1 to 64 letters, digits, dots, dashes or underscores, e.g. our-brand.');
-    return { networkAccountId: `sandbox:${handle.toLowerCase()}`, handle, displayName: handle, avatarUrl: null, credentials: {}, expiresAt: null, textLimit: null };
+    if (!/^[A-Za-z0-9._-]{1,64}$/.test(handle))
+      throw new NetworkError(
+        'permanent',
+        'A sandbox handle is 1 to 64 letters, digits, dots, dashes or underscores, e.g. our-brand.',
+      );
+    return {
+      networkAccountId: `sandbox:${handle.toLowerCase()}`,
+      handle,
+      displayName: handle,
+      avatarUrl: null,
+      credentials: {},
+      expiresAt: null,
+      textLimit: null,
+    };
   }
 
   /** A reconnect needs nothing typed again: the handle is the channel's. */
@@ -96,7 +126,11 @@ export class SandboxNetwork implements NetworkConnector {
   async comment(request: CommentRequest): Promise<{ networkCommentId: string }> {
     await this.latency();
     const parent = await this.store.get(request.channel.id, request.networkPostId);
-    if (!parent) throw new NetworkError('permanent', `The sandbox has no post ${request.networkPostId} on this channel to comment on.`);
+    if (!parent)
+      throw new NetworkError(
+        'permanent',
+        `The sandbox has no post ${request.networkPostId} on this channel to comment on.`,
+      );
     const stored = await this.store.insertOnce({
       id: newId(),
       accountId: request.channel.accountId,
@@ -122,8 +156,15 @@ export class SandboxNetwork implements NetworkConnector {
     return stored ? this.published(lookup.channel, stored.id, stored.createdAt) : NOT_MADE;
   }
 
-  async recentPosts(channel: ConnectorChannel, page: { cursor: string | null; limit: number }): Promise<RecentPostsPage> {
-    const posts = await this.store.recent(channel.id, page.limit, page.cursor === null ? undefined : fromCursor(page.cursor));
+  async recentPosts(
+    channel: ConnectorChannel,
+    page: { cursor: string | null; limit: number },
+  ): Promise<RecentPostsPage> {
+    const posts = await this.store.recent(
+      channel.id,
+      page.limit,
+      page.cursor === null ? undefined : fromCursor(page.cursor),
+    );
     const last = posts.at(-1);
     return {
       posts: posts.map((p) => ({
@@ -211,7 +252,7 @@ export function grownCounters(postId: string, stored: Record<string, number>, ag
 /** A sandbox channel's followers at a time: a base of its own and a few more each hour. */
 export function sandboxAudience(channelId: string, now: number): number {
   const hours = Math.max(0, Math.floor((now - AUDIENCE_EPOCH) / HOUR_MS));
-  return Math.floor(100 * seeded(channelId, 'audience')) + Math.floor(hours * seeded(channelId, 'growth') / 4);
+  return Math.floor(100 * seeded(channelId, 'audience')) + Math.floor((hours * seeded(channelId, 'growth')) / 4);
 }
 
 function sandboxPermalink(baseUrl: string, channelId: string, postId: string): string {
@@ -226,7 +267,11 @@ function fromCursor(cursor: string): { createdAt: number; id: string } {
 function failureError(mode: Exclude<SandboxFailureMode, 'slow_after_post'>, now: number): NetworkError {
   switch (mode) {
     case 'rate_limited':
-      return new NetworkError('retry_later', 'Sandbox: rate limited (HTTP 429), retry later.', now + SANDBOX_RETRY_AFTER_MS);
+      return new NetworkError(
+        'retry_later',
+        'Sandbox: rate limited (HTTP 429), retry later.',
+        now + SANDBOX_RETRY_AFTER_MS,
+      );
     case 'transient':
       return new NetworkError('retry_later', 'Sandbox: service unavailable (HTTP 503).');
     case 'permanent':

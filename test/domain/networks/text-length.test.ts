@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { countBy, countText, fitText } from '../../../src/domain/networks/text-length.js';
 
-describe('countText: text counted the network\'s way', () => {
+describe("countText: text counted the network's way", () => {
   const family = '👨‍👩‍👧‍👦'; // four people joined by three ZWJs: seven code points, one grapheme
   const flag = '🇩🇪'; // two regional indicators
   const accented = 'e\u0301'; // e + combining acute: two code points, one grapheme
@@ -28,7 +28,11 @@ describe('countText: text counted the network\'s way', () => {
     assert.equal(countText('x', flag), 2);
     assert.equal(countText('x', 'https://example.com/a/very/long/path?with=query&and=more'), 23);
     assert.equal(countText('x', 'https://a.co'), 23, 'short links count 23 too');
-    assert.equal(countText('x', 'see https://example.com/page.'), 4 + 23 + 1, 'trailing punctuation is not part of the link');
+    assert.equal(
+      countText('x', 'see https://example.com/page.'),
+      4 + 23 + 1,
+      'trailing punctuation is not part of the link',
+    );
     assert.equal(countText('x', 'www.example.org and http://x.io'), 23 + 5 + 23);
     assert.equal(countText('x', 'café — “quoted”'), 15, 'Latin-1, general punctuation and curly quotes weigh 1');
     assert.equal(countText('x', '•'), 2, 'U+2022 lies outside the light ranges');
@@ -70,7 +74,10 @@ describe('countText: text counted the network\'s way', () => {
   });
 
   it('refuses a network Herald has no connector for, naming it', () => {
-    assert.throws(() => countText('myspace', 'hi'), /Herald has no connector for network "myspace"; it publishes to sandbox, x, bluesky/);
+    assert.throws(
+      () => countText('myspace', 'hi'),
+      /Herald has no connector for network "myspace"; it publishes to sandbox, x, bluesky/,
+    );
   });
 });
 
@@ -79,7 +86,7 @@ describe('fitText', () => {
     assert.equal(fitText('Short enough.', 280), 'Short enough.');
   });
 
-  it('fits CJK text to X\'s weighted limit, ellipsis included', () => {
+  it("fits CJK text to X's weighted limit, ellipsis included", () => {
     const fitted = fitText('あ'.repeat(200), 280, (t) => countBy('x_weighted', t));
     assert.ok(countBy('x_weighted', fitted) <= 280, `${countBy('x_weighted', fitted)}`);
     assert.equal(fitted, `${'あ'.repeat(139)}…`);

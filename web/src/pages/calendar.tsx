@@ -13,7 +13,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { components } from '../../../sdk/src/index.js';
 import { dateKey, localDateOf } from '../../../src/domain/zoned-time.js';
-import { api, ApiError, call, toApiError } from '../api.js';
+import { api, type ApiError, call, toApiError } from '../api.js';
 import { Link, navigate } from '../router.js';
 import { composeAtHref } from '../ui/compose-at.js';
 import { Empty, FieldProblems, Loading, Page, Problem } from '../ui/page.js';
@@ -33,7 +33,13 @@ const VIEWS: { view: View; label: string }[] = [
 const WEEKDAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
 /** A shape for each state, so states differ by more than colour; the word is always shown too. */
 const ICONS: Record<Entry['status'], string> = {
-  draft: '✎', scheduled: '◷', publishing: '↻', published: '✓', failed: '✕', unconfirmed: '?', live: '●',
+  draft: '✎',
+  scheduled: '◷',
+  publishing: '↻',
+  published: '✓',
+  failed: '✕',
+  unconfirmed: '?',
+  live: '●',
 };
 const NARROW = '(max-width: 600px)';
 /** The time a post made from a day of the month starts at; the composer lets the person change it. */
@@ -53,19 +59,31 @@ function useNarrow(): boolean {
 /** The days from `first` to `last` (YYYY-MM-DD, inclusive), counted on the calendar alone. */
 function daysBetween(first: string, last: string): string[] {
   const days: string[] = [];
-  for (let at = Date.parse(`${first}T00:00:00Z`); at <= Date.parse(`${last}T00:00:00Z`); at += 86_400_000) days.push(new Date(at).toISOString().slice(0, 10));
+  for (let at = Date.parse(`${first}T00:00:00Z`); at <= Date.parse(`${last}T00:00:00Z`); at += 86_400_000)
+    days.push(new Date(at).toISOString().slice(0, 10));
   return days;
 }
 
 function dayLabel(day: string, style: 'long' | 'short' = 'long'): string {
-  return new Intl.DateTimeFormat(undefined, { weekday: style, day: 'numeric', month: style === 'long' ? 'long' : 'short', timeZone: 'UTC' }).format(new Date(`${day}T00:00:00Z`));
+  return new Intl.DateTimeFormat(undefined, {
+    weekday: style,
+    day: 'numeric',
+    month: style === 'long' ? 'long' : 'short',
+    timeZone: 'UTC',
+  }).format(new Date(`${day}T00:00:00Z`));
 }
 
 /** A day as a week column's head on a phone: "Tue" over "8". */
 function dayHead(day: string) {
   const at = new Date(`${day}T00:00:00Z`);
   const weekday = new Intl.DateTimeFormat(undefined, { weekday: 'short', timeZone: 'UTC' }).format(at);
-  return <>{weekday}<br />{Number(day.slice(8))}</>;
+  return (
+    <>
+      {weekday}
+      <br />
+      {Number(day.slice(8))}
+    </>
+  );
 }
 
 /** A class attribute of the names that apply, or none. */
@@ -91,7 +109,16 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
 
   const channels = useApi(async () => (await call(api.GET('/channels'))).data, []);
   const calendar = useApi(
-    async () => (await call(api.GET('/calendar', { params: { query: { view, date, timezone, channelIds: chosen.length ? chosen : undefined, livePosts: props.live } } }))).data,
+    async () =>
+      (
+        await call(
+          api.GET('/calendar', {
+            params: {
+              query: { view, date, timezone, channelIds: chosen.length ? chosen : undefined, livePosts: props.live },
+            },
+          }),
+        )
+      ).data,
     [view, date, timezone, chosen.join(','), props.live],
     { keepPrevious: true },
   );
@@ -123,15 +150,24 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
     setFailure(undefined);
     setSaid(undefined);
     try {
-      const answer = await call(api.POST('/posts/{postId}/move', { params: { path: { postId: entry.postId } }, body: 'day' in body ? { ...body, timezone } : body }));
+      const answer = await call(
+        api.POST('/posts/{postId}/move', {
+          params: { path: { postId: entry.postId } },
+          body: 'day' in body ? { ...body, timezone } : body,
+        }),
+      );
       await calendar.reload();
-      if ('day' in body) setMoved({ postId: entry.postId, text: entry.text, from: answer.meta.from, to: answer.data.dateTime ?? '' });
+      if ('day' in body)
+        setMoved({ postId: entry.postId, text: entry.text, from: answer.meta.from, to: answer.data.dateTime ?? '' });
       else {
         const undoHadFocus = document.activeElement === undoButton.current;
         setMoved(undefined);
         setSaid(`Moved back to ${formatTime(answer.data.dateTime, timezone)}.`);
         // Undo goes away with the move it undid: the focus follows the post rather than falling to the page.
-        if (undoHadFocus) requestAnimationFrame(() => document.querySelector<HTMLElement>(`[data-post-id="${CSS.escape(entry.postId)}"]`)?.focus());
+        if (undoHadFocus)
+          requestAnimationFrame(() =>
+            document.querySelector<HTMLElement>(`[data-post-id="${CSS.escape(entry.postId)}"]`)?.focus(),
+          );
       }
       return true;
     } catch (caught) {
@@ -160,15 +196,23 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
           event.dataTransfer?.setData('text/plain', entry.postId);
           if (event.dataTransfer) event.dataTransfer.effectAllowed = 'move';
         }}
-        onDragEnd={() => { dragging.current = undefined; setOver(undefined); }}
+        onDragEnd={() => {
+          dragging.current = undefined;
+          setOver(undefined);
+        }}
       >
         {avatarOf(entry) && <img class="avatar" src={avatarOf(entry)} alt="" loading="lazy" />}
         <time dateTime={entry.at}>{entry.time}</time>{' '}
         <span class="state">
-          <span class="icon" aria-hidden="true">{ICONS[entry.status]}</span> <span class="word">{entry.status}</span>
+          <span class="icon" aria-hidden="true">
+            {ICONS[entry.status]}
+          </span>{' '}
+          <span class="word">{entry.status}</span>
         </span>{' '}
         {entry.risk && (
-          <span class="at-risk" title={entry.risk.reason}><span aria-hidden="true">⚠</span> at risk</span>
+          <span class="at-risk" title={entry.risk.reason}>
+            <span aria-hidden="true">⚠</span> at risk
+          </span>
         )}{' '}
         <span class="channel">{entry.channelName}</span>{' '}
         <span class="text">{entry.text.length > 80 ? `${entry.text.slice(0, 79)}…` : entry.text || '(no text)'}</span>
@@ -178,7 +222,14 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
         {entry.imageUrl && <img class="thumb" src={entry.imageUrl} alt="" loading="lazy" />}
       </Link>
       {entry.movable && (
-        <button type="button" class="move" aria-label={`Move the ${entry.time} post “${entry.text.slice(0, 40)}”`} onClick={() => setMoving(entry)}>Move</button>
+        <button
+          type="button"
+          class="move"
+          aria-label={`Move the ${entry.time} post “${entry.text.slice(0, 40)}”`}
+          onClick={() => setMoving(entry)}
+        >
+          Move
+        </button>
       )}
     </li>
   );
@@ -208,7 +259,10 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
         setOver(undefined);
         if (!entry || same(entry)) return;
         event.preventDefault();
-        void move(entry, hour === undefined ? { day } : { day, time: `${String(hour).padStart(2, '0')}:${entry.time.slice(3)}` });
+        void move(
+          entry,
+          hour === undefined ? { day } : { day, time: `${String(hour).padStart(2, '0')}:${entry.time.slice(3)}` },
+        );
       },
     };
   };
@@ -217,20 +271,53 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
   const hours = (data?.entries ?? []).map((e) => Number(e.time.slice(0, 2)));
   const firstHour = Math.min(7, ...hours);
   const lastHour = Math.max(21, ...hours);
-  const inHour = (day: string, hour: number) => (byDay.get(day) ?? []).filter((e) => Number(e.time.slice(0, 2)) === hour);
+  const inHour = (day: string, hour: number) =>
+    (byDay.get(day) ?? []).filter((e) => Number(e.time.slice(0, 2)) === hour);
 
   return (
-    <Page title={title} actions={<Link href={href({ live: !props.live })}>{props.live ? 'Team calendar (without live posts)' : 'All content, with live posts'}</Link>}>
+    <Page
+      title={title}
+      actions={
+        <Link href={href({ live: !props.live })}>
+          {props.live ? 'Team calendar (without live posts)' : 'All content, with live posts'}
+        </Link>
+      }
+    >
       <div class="calendar-controls">
         <nav aria-label="Calendar view" class="views">
           {VIEWS.filter((v) => !narrow || v.view !== 'month').map((v) => (
-            <Link key={v.view} class="button" href={href({ view: v.view })} aria-current={view === v.view ? 'page' : undefined}>{v.label}</Link>
+            <Link
+              key={v.view}
+              class="button"
+              href={href({ view: v.view })}
+              aria-current={view === v.view ? 'page' : undefined}
+            >
+              {v.label}
+            </Link>
           ))}
         </nav>
         <nav aria-label="Period" class="periods">
-          {data?.previous ? <Link class="button" href={href({ date: data.previous })}>Previous</Link> : <span class="button" aria-disabled="true">Previous</span>}
-          <Link class="button" href={href({ date: null })}>Today</Link>
-          {data?.next ? <Link class="button" href={href({ date: data.next })}>Next</Link> : <span class="button" aria-disabled="true">Next</span>}
+          {data?.previous ? (
+            <Link class="button" href={href({ date: data.previous })}>
+              Previous
+            </Link>
+          ) : (
+            <span class="button" aria-disabled="true">
+              Previous
+            </span>
+          )}
+          <Link class="button" href={href({ date: null })}>
+            Today
+          </Link>
+          {data?.next ? (
+            <Link class="button" href={href({ date: data.next })}>
+              Next
+            </Link>
+          ) : (
+            <span class="button" aria-disabled="true">
+              Next
+            </span>
+          )}
         </nav>
       </div>
       {narrow && asked === 'month' && <p class="muted">On a phone the calendar shows a week at a time.</p>}
@@ -240,26 +327,53 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
           <legend>Show the posts of</legend>
           {(channels.data ?? []).map((c) => (
             <label class="inline" key={c.id}>
-              <input type="checkbox" checked={chosen.includes(c.id)}
-                onChange={(event) => navigate(href({ channels: event.currentTarget.checked ? [...chosen, c.id] : chosen.filter((id) => id !== c.id) }), { replace: true })} />
-              {' '}{c.displayName ?? c.name} ({c.network})
+              <input
+                type="checkbox"
+                checked={chosen.includes(c.id)}
+                onChange={(event) =>
+                  navigate(
+                    href({
+                      channels: event.currentTarget.checked ? [...chosen, c.id] : chosen.filter((id) => id !== c.id),
+                    }),
+                    { replace: true },
+                  )
+                }
+              />{' '}
+              {c.displayName ?? c.name} ({c.network})
             </label>
           ))}
           {chosen.length > 0 && <Link href={href({ channels: [] })}>All channels</Link>}
-          {channels.data?.length === 0 && <p>No channels yet: <Link href="/app/channels">connect one</Link>.</p>}
+          {channels.data?.length === 0 && (
+            <p>
+              No channels yet: <Link href="/app/channels">connect one</Link>.
+            </p>
+          )}
         </fieldset>
       </details>
       <ul class="legend" aria-label="States">
-        {(Object.keys(ICONS) as Entry['status'][]).filter((s) => props.live || s !== 'live').map((s) => (
-          <li key={s} class={`entry ${s}`}><span class="icon" aria-hidden="true">{ICONS[s]}</span> {s}</li>
-        ))}
+        {(Object.keys(ICONS) as Entry['status'][])
+          .filter((s) => props.live || s !== 'live')
+          .map((s) => (
+            <li key={s} class={`entry ${s}`}>
+              <span class="icon" aria-hidden="true">
+                {ICONS[s]}
+              </span>{' '}
+              {s}
+            </li>
+          ))}
       </ul>
 
       <div aria-live="polite" class="outcome">
         {moved && (
           <div id="undo" class="undo">
             Moved “{moved.text.slice(0, 60)}” to {formatTime(moved.to, timezone)}.{' '}
-            <button type="button" ref={undoButton} onClick={() => move({ postId: moved.postId, text: moved.text } as Entry, { dateTime: moved.from })}>Undo</button>
+            <button
+              type="button"
+              ref={undoButton}
+              onClick={() => move({ postId: moved.postId, text: moved.text } as Entry, { dateTime: moved.from })}
+            >
+              Undo
+            </button>
           </div>
         )}
         {said && <p>{said}</p>}
@@ -268,13 +382,20 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
       <Problem error={calendar.error} />
 
       {moving && (
-        <MoveForm entry={moving} timezone={timezone} failure={failure}
-          onCancel={() => { setMoving(undefined); setFailure(undefined); }}
+        <MoveForm
+          entry={moving}
+          timezone={timezone}
+          failure={failure}
+          onCancel={() => {
+            setMoving(undefined);
+            setFailure(undefined);
+          }}
           onMove={async (day, time) => {
             focusUndo.current = true;
             if (await move(moving, { day, time })) setMoving(undefined);
             else focusUndo.current = false;
-          }} />
+          }}
+        />
       )}
 
       {!data && !calendar.error && <Loading label="Loading the calendar" rows={view === 'month' ? 10 : 6} />}
@@ -282,79 +403,133 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
         <div aria-busy={calendar.loading}>
           <h2 class="period">
             {data.view === 'month'
-              ? new Intl.DateTimeFormat(undefined, { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${data.date}T00:00:00Z`))
+              ? new Intl.DateTimeFormat(undefined, { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(
+                  new Date(`${data.date}T00:00:00Z`),
+                )
               : `${dayLabel(data.firstDay, 'short')} to ${dayLabel(data.lastDay, 'short')}`}
             <span class="muted"> · times in {data.timezone}</span>
           </h2>
-          {data.truncated && <p class="problem">This period holds more than 2,000 posts; only the first 2,000 are shown. Choose fewer channels.</p>}
+          {data.truncated && (
+            <p class="problem">
+              This period holds more than 2,000 posts; only the first 2,000 are shown. Choose fewer channels.
+            </p>
+          )}
           {data.entries.length === 0 && (
-            <Empty><p>Nothing in this period. <Link href="/app/compose">Compose a post</Link>, go to another period, or choose other channels.</p></Empty>
+            <Empty>
+              <p>
+                Nothing in this period. <Link href="/app/compose">Compose a post</Link>, go to another period, or choose
+                other channels.
+              </p>
+            </Empty>
           )}
           {data.view === 'list' ? (
             data.entries.length > 0 && (
               <ol id="list" class="calendar-list">
-                {days.filter((day) => byDay.has(day)).map((day) => (
-                  <li key={day} {...dropTarget(day)} aria-current={day === today ? 'date' : undefined}
-                    class={classes(day === today && 'today', over === day && 'drop-target')}>
-                    <h3>{dayLabel(day)}{day === today ? ' (today)' : ''}</h3>
-                    <ul class="entries">{byDay.get(day)!.map(entryItem)}</ul>
-                  </li>
-                ))}
+                {days
+                  .filter((day) => byDay.has(day))
+                  .map((day) => (
+                    <li
+                      key={day}
+                      {...dropTarget(day)}
+                      aria-current={day === today ? 'date' : undefined}
+                      class={classes(day === today && 'today', over === day && 'drop-target')}
+                    >
+                      <h3>
+                        {dayLabel(day)}
+                        {day === today ? ' (today)' : ''}
+                      </h3>
+                      <ul class="entries">{byDay.get(day)!.map(entryItem)}</ul>
+                    </li>
+                  ))}
               </ol>
             )
-          ) : (
-            data.view === 'week' ? (
-              <table id="week" class={`calendar-grid week${compact ? ' compact' : ''}`}>
-                <caption class="visually-hidden">Posts by day and hour; drag a scheduled post to another day or hour, or use its Move button.</caption>
-                <thead>
-                  <tr>
-                    <th scope="col"><span class="visually-hidden">Hour</span></th>
+          ) : data.view === 'week' ? (
+            <table id="week" class={`calendar-grid week${compact ? ' compact' : ''}`}>
+              <caption class="visually-hidden">
+                Posts by day and hour; drag a scheduled post to another day or hour, or use its Move button.
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">
+                    <span class="visually-hidden">Hour</span>
+                  </th>
+                  {days.map((day) => (
+                    <th
+                      scope="col"
+                      key={day}
+                      aria-current={day === today ? 'date' : undefined}
+                      class={classes(day === today && 'today')}
+                    >
+                      <span class="visually-hidden">
+                        {dayLabel(day)}
+                        {day === today ? ', today' : ''}
+                      </span>
+                      <span aria-hidden="true">{narrow ? dayHead(day) : dayLabel(day, 'short')}</span>
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {Array.from({ length: lastHour - firstHour + 1 }, (_, i) => firstHour + i).map((hour) => (
+                  <tr key={hour}>
+                    <th scope="row" class="hour">
+                      {String(hour).padStart(2, '0')}:00
+                    </th>
                     {days.map((day) => (
-                      <th scope="col" key={day} aria-current={day === today ? 'date' : undefined}
-                        class={classes(day === today && 'today')}>
-                        <span class="visually-hidden">{dayLabel(day)}{day === today ? ', today' : ''}</span>
-                        <span aria-hidden="true">{narrow ? dayHead(day) : dayLabel(day, 'short')}</span>
-                      </th>
+                      <td
+                        key={day}
+                        {...dropTarget(day, hour)}
+                        class={classes(day === today && 'today', over === `${day}T${hour}` && 'drop-target')}
+                      >
+                        {inHour(day, hour).length > 0 && <ul class="entries">{inHour(day, hour).map(entryItem)}</ul>}
+                      </td>
                     ))}
                   </tr>
-                </thead>
-                <tbody>
-                  {Array.from({ length: lastHour - firstHour + 1 }, (_, i) => firstHour + i).map((hour) => (
-                    <tr key={hour}>
-                      <th scope="row" class="hour">{String(hour).padStart(2, '0')}:00</th>
-                      {days.map((day) => (
-                        <td key={day} {...dropTarget(day, hour)}
-                          class={classes(day === today && 'today', over === `${day}T${hour}` && 'drop-target')}>
-                          {inHour(day, hour).length > 0 && <ul class="entries">{inHour(day, hour).map(entryItem)}</ul>}
-                        </td>
-                      ))}
-                    </tr>
+                ))}
+              </tbody>
+            </table>
+          ) : (
+            <table id="month" class="calendar-grid month compact">
+              <caption class="visually-hidden">
+                Posts by day; drag a scheduled post to another day (it keeps its time), or use its Move button.
+              </caption>
+              <thead>
+                <tr>
+                  {WEEKDAYS.map((w) => (
+                    <th scope="col" key={w}>
+                      <abbr title={w}>{w.slice(0, 3)}</abbr>
+                    </th>
                   ))}
-                </tbody>
-              </table>
-            ) : (
-              <table id="month" class="calendar-grid month compact">
-                <caption class="visually-hidden">Posts by day; drag a scheduled post to another day (it keeps its time), or use its Move button.</caption>
-                <thead><tr>{WEEKDAYS.map((w) => <th scope="col" key={w}><abbr title={w}>{w.slice(0, 3)}</abbr></th>)}</tr></thead>
-                <tbody>
-                  {Array.from({ length: Math.ceil(days.length / 7) }, (_, week) => (
-                    <tr key={week}>
-                      {days.slice(week * 7, week * 7 + 7).map((day) => (
-                        <td key={day} {...dropTarget(day)} aria-current={day === today ? 'date' : undefined}
-                          class={classes(day.slice(0, 7) !== data.date.slice(0, 7) && 'outside',
-                            day === today && 'today', over === day && 'drop-target')}>
-                          <div class="day-number">
-                            <span class="visually-hidden">{dayLabel(day)}{day === today ? ', today' : ''}</span>
-                            <span aria-hidden="true">{Number(day.slice(8))}</span>
-                          </div>
-                          {byDay.has(day) && <ul class="entries">{byDay.get(day)!.map(entryItem)}</ul>}
-                        </td>
-                      ))}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )
+                </tr>
+              </thead>
+              <tbody>
+                {Array.from({ length: Math.ceil(days.length / 7) }, (_, week) => (
+                  <tr key={week}>
+                    {days.slice(week * 7, week * 7 + 7).map((day) => (
+                      <td
+                        key={day}
+                        {...dropTarget(day)}
+                        aria-current={day === today ? 'date' : undefined}
+                        class={classes(
+                          day.slice(0, 7) !== data.date.slice(0, 7) && 'outside',
+                          day === today && 'today',
+                          over === day && 'drop-target',
+                        )}
+                      >
+                        <div class="day-number">
+                          <span class="visually-hidden">
+                            {dayLabel(day)}
+                            {day === today ? ', today' : ''}
+                          </span>
+                          <span aria-hidden="true">{Number(day.slice(8))}</span>
+                        </div>
+                        {byDay.has(day) && <ul class="entries">{byDay.get(day)!.map(entryItem)}</ul>}
+                      </td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
           )}
         </div>
       )}
@@ -363,7 +538,13 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
 }
 
 /** Moving a post without a mouse: a day and a time in the calendar's time zone. */
-function MoveForm(props: { entry: Entry; timezone: string; failure?: ApiError; onCancel: () => void; onMove: (day: string, time: string) => Promise<void> }) {
+function MoveForm(props: {
+  entry: Entry;
+  timezone: string;
+  failure?: ApiError;
+  onCancel: () => void;
+  onMove: (day: string, time: string) => Promise<void>;
+}) {
   const [day, setDay] = useState(props.entry.day);
   const [time, setTime] = useState(props.entry.time);
   const [busy, setBusy] = useState(false);
@@ -371,22 +552,49 @@ function MoveForm(props: { entry: Entry; timezone: string; failure?: ApiError; o
   useEffect(() => first.current?.focus(), [props.entry.postId]);
   const described = (field: string) => (props.failure?.problemsAt(field).length ? `move-${field}-problems` : undefined);
   return (
-    <form id="move-form" class="move-form" aria-labelledby="move-title" onSubmit={async (event) => {
-      event.preventDefault();
-      setBusy(true);
-      await props.onMove(day, time);
-      setBusy(false);
-    }}>
+    <form
+      id="move-form"
+      class="move-form"
+      aria-labelledby="move-title"
+      onSubmit={async (event) => {
+        event.preventDefault();
+        setBusy(true);
+        await props.onMove(day, time);
+        setBusy(false);
+      }}
+    >
       <h2 id="move-title">Move “{props.entry.text.slice(0, 60)}”</h2>
       <Problem error={props.failure} />
       <label for="move-day">Day</label>
-      <input id="move-day" ref={first} type="date" required value={day} onInput={(e) => setDay(e.currentTarget.value)} aria-describedby={described('day')} />
+      <input
+        id="move-day"
+        ref={first}
+        type="date"
+        required
+        value={day}
+        onInput={(e) => setDay(e.currentTarget.value)}
+        aria-describedby={described('day')}
+      />
       <FieldProblems error={props.failure} field="day" id="move-day-problems" />
       <label for="move-time">Time ({props.timezone})</label>
-      <input id="move-time" type="time" required value={time} onInput={(e) => setTime(e.currentTarget.value)} aria-describedby={described('time') ?? described('dateTime')} />
+      <input
+        id="move-time"
+        type="time"
+        required
+        value={time}
+        onInput={(e) => setTime(e.currentTarget.value)}
+        aria-describedby={described('time') ?? described('dateTime')}
+      />
       <FieldProblems error={props.failure} field="time" id="move-time-problems" />
       <FieldProblems error={props.failure} field="dateTime" id="move-dateTime-problems" />
-      <p><button type="submit" class="primary" disabled={busy}>Move</button> <button type="button" onClick={props.onCancel}>Cancel</button></p>
+      <p>
+        <button type="submit" class="primary" disabled={busy}>
+          Move
+        </button>{' '}
+        <button type="button" onClick={props.onCancel}>
+          Cancel
+        </button>
+      </p>
     </form>
   );
 }

@@ -30,7 +30,14 @@ import { inPeoplesWords } from '../ui/problems.js';
 import { browserTimeZone, formatTime, toInstant, toWallClock } from '../ui/time.js';
 import { useApi } from '../ui/use-api.js';
 import {
-  BLANK, differs, forgetDraft, keepDraft, readDraft, type Draft, type ThreadPartDraft, type When,
+  BLANK,
+  differs,
+  forgetDraft,
+  keepDraft,
+  readDraft,
+  type Draft,
+  type ThreadPartDraft,
+  type When,
 } from './compose/draft-store.js';
 import { MediaField, type ChosenMedia } from './compose/media-field.js';
 import type { Media } from './compose/upload.js';
@@ -45,11 +52,28 @@ type Timing = { isScheduled?: boolean; dateTime?: string; addToQueue?: boolean; 
 
 /** The button says what pressing it does. */
 const ACTION: Record<When, string> = {
-  now: 'Publish now', schedule: 'Schedule', queue: 'Add to queue', draft: 'Save draft',
+  now: 'Publish now',
+  schedule: 'Schedule',
+  queue: 'Add to queue',
+  draft: 'Save draft',
 };
 
 /** Fields the page shows problems beside; a problem about anything else is shown above the form. */
-const FIELDS = ['channelIds', 'text', 'textByChannel', 'thread', 'mediaIds', 'imageUrls', 'videoUrls', 'firstComment', 'channelOptions', 'dateTime', 'timezone', 'addToQueue', 'prompt'];
+const FIELDS = [
+  'channelIds',
+  'text',
+  'textByChannel',
+  'thread',
+  'mediaIds',
+  'imageUrls',
+  'videoUrls',
+  'firstComment',
+  'channelOptions',
+  'dateTime',
+  'timezone',
+  'addToQueue',
+  'prompt',
+];
 
 interface Basics {
   channels: Channel[];
@@ -58,7 +82,11 @@ interface Basics {
 }
 
 async function loadBasics(): Promise<Basics> {
-  const [channels, networks, labels] = await Promise.all([call(api.GET('/channels')), call(api.GET('/networks')), call(api.GET('/labels'))]);
+  const [channels, networks, labels] = await Promise.all([
+    call(api.GET('/channels')),
+    call(api.GET('/networks')),
+    call(api.GET('/labels')),
+  ]);
   return {
     channels: channels.data.filter((c) => c.status !== 'disconnected'),
     rows: new Map(networks.data.map((n) => [n.name, n.capabilities])),
@@ -78,13 +106,22 @@ async function mediaOf(post: Post): Promise<ChosenMedia[]> {
   const alt = post.channelOptions?.altText;
   const altTexts = Array.isArray(alt) ? alt.map(String) : [];
   return urls.map(({ url, kind }): ChosenMedia => {
-    const altText = kind === 'image' ? altTexts[post.imageUrls.indexOf(url)] ?? '' : '';
+    const altText = kind === 'image' ? (altTexts[post.imageUrls.indexOf(url)] ?? '') : '';
     const known = byUrl.get(url);
     if (known) return { media: known, altText };
     const fileName = decodeURIComponent(new URL(url).pathname.split('/').pop() || url);
     const media: Media = {
-      id: url, url, kind, fileName, contentType: '', sizeBytes: 0, width: null, height: null, durationSeconds: null,
-      workspaceId: '', createdAt: '',
+      id: url,
+      url,
+      kind,
+      fileName,
+      contentType: '',
+      sizeBytes: 0,
+      width: null,
+      height: null,
+      durationSeconds: null,
+      workspaceId: '',
+      createdAt: '',
     };
     return { media, altText, external: true };
   });
@@ -94,7 +131,7 @@ async function mediaOf(post: Post): Promise<ChosenMedia[]> {
 async function draftOf(post: Post, basics: Basics, when: When, dateTime: string): Promise<Draft> {
   const options: Record<string, Record<string, string>> = {};
   const channel = basics.channels.find((c) => c.id === post.channelId);
-  const rules = channel ? basics.rows.get(channel.network)?.channelOptions ?? [] : [];
+  const rules = channel ? (basics.rows.get(channel.network)?.channelOptions ?? []) : [];
   for (const rule of rules) {
     const value = post.channelOptions?.[rule.name];
     if (rule.name === 'altText' || value === undefined || value === null || !channel) continue;
@@ -134,7 +171,10 @@ export function ComposePage(props: { query: URLSearchParams }) {
     // Opened from an empty day or hour of the calendar: scheduled for then, in the zone the calendar showed.
     const at = composeAt(props.query);
     if (!from) {
-      return { basics, draft: at ? { ...BLANK, when: 'schedule' as const, ...at, timeZone: at.timeZone ?? '' } : BLANK };
+      return {
+        basics,
+        draft: at ? { ...BLANK, when: 'schedule' as const, ...at, timeZone: at.timeZone ?? '' } : BLANK,
+      };
     }
     // A copy starts as a draft: nothing goes out until the person chooses when.
     const original = await call(api.GET('/posts/{postId}', { params: { path: { postId: from } } }));
@@ -144,7 +184,12 @@ export function ComposePage(props: { query: URLSearchParams }) {
   // A new post starts from the person's kept draft (at the calendar's time, when it came from there); a copy from
   // its original, kept only once saved.
   const initial = (d: NonNullable<typeof data>, userId: string): Draft => {
-    const kept = from ? undefined : readDraft(userId, d.basics.channels.map((c) => c.id));
+    const kept = from
+      ? undefined
+      : readDraft(
+          userId,
+          d.basics.channels.map((c) => c.id),
+        );
     if (!kept) return d.draft;
     const { when, dateTime, timeZone } = d.draft;
     return d.draft.when === 'schedule' ? { ...kept, when, dateTime, timeZone } : kept;
@@ -154,7 +199,12 @@ export function ComposePage(props: { query: URLSearchParams }) {
       <Problem error={error} />
       {(!data || !me) && !error && <Loading label="Loading your channels" rows={8} />}
       {data && data.basics.channels.length === 0 && (
-        <Empty><p>No channels to post to yet. Connect one on the <Link href="/app/channels">Channels page</Link>, then come back to write.</p></Empty>
+        <Empty>
+          <p>
+            No channels to post to yet. Connect one on the <Link href="/app/channels">Channels page</Link>, then come
+            back to write.
+          </p>
+        </Empty>
       )}
       {data && me && data.basics.channels.length > 0 && (
         <>
@@ -163,8 +213,15 @@ export function ComposePage(props: { query: URLSearchParams }) {
               A copy of the post: change what you like, then save it as a new post. The original stays as it is.
             </p>
           )}
-          <Composer key={round} {...data.basics} initial={initial(data, me.userId)} onAnother={another}
-            keepFor={from ? undefined : me.userId} blank={data.draft} onDiscard={() => setRound((n) => n + 1)} />
+          <Composer
+            key={round}
+            {...data.basics}
+            initial={initial(data, me.userId)}
+            onAnother={another}
+            keepFor={from ? undefined : me.userId}
+            blank={data.draft}
+            onDiscard={() => setRound((n) => n + 1)}
+          />
         </>
       )}
     </Page>
@@ -189,9 +246,10 @@ export function EditPostPage(props: { params: Record<string, string> }) {
       {!data && !error && <Loading label="Loading the post" rows={8} />}
       {data && !editable && (
         <Empty>
-          <p>This post is {data.post.isLivePost ? 'live on the network' : data.post.status}: it can no longer be
-            changed.{' '}
-            <Link href={`/app/compose?from=${encodeURIComponent(postId)}`}>Duplicate it</Link> to post it again.</p>
+          <p>
+            This post is {data.post.isLivePost ? 'live on the network' : data.post.status}: it can no longer be changed.{' '}
+            <Link href={`/app/compose?from=${encodeURIComponent(postId)}`}>Duplicate it</Link> to post it again.
+          </p>
         </Empty>
       )}
       {data && editable && <Composer {...data.basics} initial={data.draft} edit={data.post} />}
@@ -216,7 +274,7 @@ function Saved(props: { posts: Post[]; channels: Channel[]; withoutLabels?: stri
   useEffect(() => heading.current?.focus(), []);
   const name = (id: string) => {
     const c = props.channels.find((channel) => channel.id === id);
-    return c ? c.displayName ?? c.name : id;
+    return c ? (c.displayName ?? c.name) : id;
   };
   const count = props.posts.length;
   return (
@@ -225,7 +283,9 @@ function Saved(props: { posts: Post[]; channels: Channel[]; withoutLabels?: stri
         {count === 1 ? 'One post saved' : `${count} posts saved, one per channel`}
       </h2>
       {props.withoutLabels && (
-        <p class="problem" role="alert">They are saved without their labels: {props.withoutLabels}</p>
+        <p class="problem" role="alert">
+          They are saved without their labels: {props.withoutLabels}
+        </p>
       )}
       <ul class="saved-posts">
         {props.posts.map((p) => (
@@ -234,7 +294,13 @@ function Saved(props: { posts: Post[]; channels: Channel[]; withoutLabels?: stri
           </li>
         ))}
       </ul>
-      {props.onAnother && <p><button type="button" onClick={props.onAnother}>Write another post</button></p>}
+      {props.onAnother && (
+        <p>
+          <button type="button" onClick={props.onAnother}>
+            Write another post
+          </button>
+        </p>
+      )}
     </section>
   );
 }
@@ -244,9 +310,16 @@ function Saved(props: { posts: Post[]; channels: Channel[]; withoutLabels?: stri
  * as `blank` (what the composer opens with before anyone writes); any other form (an edit, a copy) holds it only
  * while it is open. Either way, leaving with unsaved work asks first.
  */
-function Composer(props: Basics & {
-  initial: Draft; edit?: Post; onAnother?: () => void; keepFor?: string; blank?: Draft; onDiscard?: () => void;
-}) {
+function Composer(
+  props: Basics & {
+    initial: Draft;
+    edit?: Post;
+    onAnother?: () => void;
+    keepFor?: string;
+    blank?: Draft;
+    onDiscard?: () => void;
+  },
+) {
   const { channels, rows, labels, initial, edit } = props;
   const [chosenIds, setChosenIds] = useState<string[]>(initial.chosenIds);
   const [text, setText] = useState(initial.text);
@@ -267,9 +340,18 @@ function Composer(props: Basics & {
   const [refusal, setRefusal] = useState<ApiError | undefined>(undefined);
 
   const current: Draft = {
-    chosenIds, text, ownText, media, firstComment, firstCommentDelay: initial.firstCommentDelay, thread, labelIds,
+    chosenIds,
+    text,
+    ownText,
+    media,
+    firstComment,
+    firstCommentDelay: initial.firstCommentDelay,
+    thread,
+    labelIds,
     options,
-    when, dateTime, timeZone,
+    when,
+    dateTime,
+    timeZone,
   };
   // A kept draft is unsaved work too: only a blank form (or an edit as it came) may be left without a word.
   const blank = props.blank ?? initial;
@@ -282,9 +364,16 @@ function Composer(props: Basics & {
   useLayoutEffect(() => {
     if (keepFor && saved === undefined) keepDraft(keepFor, current, blank);
   }, [keepFor, kept, saved]);
-  const mayLeave = useCallback(() => !unsavedNow.current || confirm(keepFor
-    ? 'Leave the composer? Nothing is posted yet; what you wrote stays here as a draft for when you come back.'
-    : 'Leave without saving? Your changes are lost.'), [keepFor]);
+  const mayLeave = useCallback(
+    () =>
+      !unsavedNow.current ||
+      confirm(
+        keepFor
+          ? 'Leave the composer? Nothing is posted yet; what you wrote stays here as a draft for when you come back.'
+          : 'Leave without saving? Your changes are lost.',
+      ),
+    [keepFor],
+  );
   useLeaveGuard(mayLeave);
   useEffect(() => {
     const warn = (event: BeforeUnloadEvent) => {
@@ -300,31 +389,48 @@ function Composer(props: Basics & {
   const chosenNetworks = [...new Set(chosen.map((c) => c.network))].filter((n) => rows.has(n));
   const problemsAt = (field: string) => refusal?.problemsAt(field) ?? [];
   const elsewhere = refusal
-    ? (refusal.details.length === 0
+    ? refusal.details.length === 0
       ? [inPeoplesWords(refusal.code, undefined, refusal.message)]
-      : refusal.details.filter((d) => !FIELDS.some((f) => refusal.problemsAt(f).includes(d.message))).map((d) => d.message))
+      : refusal.details
+          .filter((d) => !FIELDS.some((f) => refusal.problemsAt(f).includes(d.message)))
+          .map((d) => d.message)
     : [];
   const textFor = (c: Channel) => ((ownText[c.id] ?? '').trim() !== '' ? ownText[c.id] : text);
-  const tooLong = chosen.filter((c) => rows.has(c.network)).flatMap((c) => {
-    const row = rows.get(c.network)!;
-    const over = countBy(row.text.counting, textFor(c)) - row.text.limit;
-    if (over <= 0) return [];
-    return [`${over} too many characters for ${c.displayName ?? c.name} (${row.displayName} takes ${row.text.limit})`];
-  }).concat(thread.flatMap((part, i) => chosenNetworks.flatMap((n) => {
-    const row = rows.get(n)!;
-    const over = countBy(row.text.counting, part.text) - row.text.limit;
-    if (over <= 0) return [];
-    return [`${over} too many characters in part ${i + 2} for ${row.displayName} (it takes ${row.text.limit})`];
-  })));
+  const tooLong = chosen
+    .filter((c) => rows.has(c.network))
+    .flatMap((c) => {
+      const row = rows.get(c.network)!;
+      const over = countBy(row.text.counting, textFor(c)) - row.text.limit;
+      if (over <= 0) return [];
+      return [
+        `${over} too many characters for ${c.displayName ?? c.name} (${row.displayName} takes ${row.text.limit})`,
+      ];
+    })
+    .concat(
+      thread.flatMap((part, i) =>
+        chosenNetworks.flatMap((n) => {
+          const row = rows.get(n)!;
+          const over = countBy(row.text.counting, part.text) - row.text.limit;
+          if (over <= 0) return [];
+          return [`${over} too many characters in part ${i + 2} for ${row.displayName} (it takes ${row.text.limit})`];
+        }),
+      ),
+    );
   // The thread's own problems (a network without threads); each part's are shown beside it.
-  const threadProblems = [...new Set((refusal?.details ?? [])
-    .filter((d) => d.path.replace(/^body\./, '') === 'thread').map((d) => d.message))];
-  const setPart = (index: number, text: string) => setThread((all) => all.map((part, i) => (
-    i === index ? { ...part, text } : part)));
+  const threadProblems = [
+    ...new Set(
+      (refusal?.details ?? []).filter((d) => d.path.replace(/^body\./, '') === 'thread').map((d) => d.message),
+    ),
+  ];
+  const setPart = (index: number, text: string) =>
+    setThread((all) => all.map((part, i) => (i === index ? { ...part, text } : part)));
   const withoutThreads = chosenNetworks.filter((n) => !rows.get(n)!.threads).map((n) => rows.get(n)!.displayName);
-  const threadBody = () => thread.map(({ text: partText, imageUrls, videoUrls }) => ({
-    text: partText, ...(imageUrls.length > 0 ? { imageUrls } : {}), ...(videoUrls.length > 0 ? { videoUrls } : {}),
-  }));
+  const threadBody = () =>
+    thread.map(({ text: partText, imageUrls, videoUrls }) => ({
+      text: partText,
+      ...(imageUrls.length > 0 ? { imageUrls } : {}),
+      ...(videoUrls.length > 0 ? { videoUrls } : {}),
+    }));
   const wasQueued = edit?.inQueue === true;
   const takesAlt = (n: string) => rows.get(n)!.channelOptions.some((rule) => rule.name === 'altText');
   const altTextFor = {
@@ -339,10 +445,20 @@ function Composer(props: Basics & {
       for (const rule of rows.get(network)!.channelOptions) {
         const value = options[network]?.[rule.name];
         if (value === undefined || value === '') continue;
-        result[rule.name] = rule.type === 'boolean' ? value === 'true' : rule.type === 'string[]' ? value.split(',').map((v) => v.trim()).filter(Boolean) : value;
+        result[rule.name] =
+          rule.type === 'boolean'
+            ? value === 'true'
+            : rule.type === 'string[]'
+              ? value
+                  .split(',')
+                  .map((v) => v.trim())
+                  .filter(Boolean)
+              : value;
       }
     }
-    const takesAltText = chosenNetworks.some((n) => rows.get(n)!.channelOptions.some((rule) => rule.name === 'altText'));
+    const takesAltText = chosenNetworks.some((n) =>
+      rows.get(n)!.channelOptions.some((rule) => rule.name === 'altText'),
+    );
     const altTexts = media.filter((m) => m.media.kind === 'image').map((m) => m.altText.trim());
     if (takesAltText && altTexts.some((alt) => alt !== '')) result.altText = altTexts;
     return Object.keys(result).length > 0 ? result : undefined;
@@ -393,23 +509,30 @@ function Composer(props: Basics & {
     const path = { params: { path: { postId: post.id } } };
     const options = editedOptions(post.channelOptions ?? {});
     // A draft leaves drafts only when told; a post already in the queue keeps its place rather than take the next.
-    const then = when === 'queue' ? (wasQueued ? {} : timing)
-      : when === 'draft' ? timing
-        : { saveAsDraft: false, isScheduled: when === 'schedule', ...timing };
+    const then =
+      when === 'queue'
+        ? wasQueued
+          ? {}
+          : timing
+        : when === 'draft'
+          ? timing
+          : { saveAsDraft: false, isScheduled: when === 'schedule', ...timing };
     const delay = initial.firstCommentDelay ? { delayMinutes: initial.firstCommentDelay } : {};
     const comment = firstComment.trim() === '' ? null : { text: firstComment, ...delay };
-    await call(api.PATCH('/posts/{postId}', {
-      ...path,
-      body: {
-        text,
-        imageUrls: media.filter((m) => m.media.kind === 'image').map((m) => m.media.url),
-        videoUrls: media.filter((m) => m.media.kind === 'video').map((m) => m.media.url),
-        firstComment: comment,
-        thread: thread.length > 0 ? threadBody() : null,
-        ...(options ? { channelOptions: options } : {}),
-        ...then,
-      },
-    }));
+    await call(
+      api.PATCH('/posts/{postId}', {
+        ...path,
+        body: {
+          text,
+          imageUrls: media.filter((m) => m.media.kind === 'image').map((m) => m.media.url),
+          videoUrls: media.filter((m) => m.media.kind === 'video').map((m) => m.media.url),
+          firstComment: comment,
+          thread: thread.length > 0 ? threadBody() : null,
+          ...(options ? { channelOptions: options } : {}),
+          ...then,
+        },
+      }),
+    );
     const added = labelIds.filter((id) => !initial.labelIds.includes(id));
     if (added.length > 0) await call(api.POST('/posts/{postId}/labels', { ...path, body: { labelIds: added } }));
     for (const labelId of initial.labelIds.filter((id) => !labelIds.includes(id))) {
@@ -421,7 +544,9 @@ function Composer(props: Basics & {
 
   async function saveNew(timing: Timing) {
     // Only the chosen channels' own texts: one typed for a channel then unticked is not an error.
-    const own = Object.fromEntries(Object.entries(ownText).filter(([id, value]) => chosenIds.includes(id) && value.trim() !== ''));
+    const own = Object.fromEntries(
+      Object.entries(ownText).filter(([id, value]) => chosenIds.includes(id) && value.trim() !== ''),
+    );
     const opts = channelOptions();
     const fromLibrary = media.filter((m) => !m.external);
     const linked = media.filter((m) => m.external);
@@ -451,14 +576,16 @@ function Composer(props: Basics & {
         }
         posts = updated;
       } catch (refused) {
-        for (const post of posts) await call(api.DELETE('/posts/{postId}', { params: { path: { postId: post.id } } })).catch(() => undefined);
+        for (const post of posts)
+          await call(api.DELETE('/posts/{postId}', { params: { path: { postId: post.id } } })).catch(() => undefined);
         throw refused;
       }
     }
     if (keepFor) forgetDraft(keepFor);
     try {
       if (labelIds.length > 0) {
-        for (const post of posts) await call(api.POST('/posts/{postId}/labels', { params: { path: { postId: post.id } }, body: { labelIds } }));
+        for (const post of posts)
+          await call(api.POST('/posts/{postId}/labels', { params: { path: { postId: post.id } }, body: { labelIds } }));
       }
     } catch (refused) {
       setSaved({ posts, withoutLabels: toApiError(refused).message });
@@ -476,62 +603,82 @@ function Composer(props: Basics & {
       setAssisted(await work());
     } catch (caught) {
       const error = toApiError(caught);
-      setRefusal(error.details.length > 0 ? new ApiError(error.status, error.code, error.message, error.details.map((d) => ({ ...d, path: field }))) : new ApiError(error.status, error.code, error.message, [{ path: field, message: error.message }]));
+      setRefusal(
+        error.details.length > 0
+          ? new ApiError(
+              error.status,
+              error.code,
+              error.message,
+              error.details.map((d) => ({ ...d, path: field })),
+            )
+          : new ApiError(error.status, error.code, error.message, [{ path: field, message: error.message }]),
+      );
     } finally {
       setAsking(undefined);
     }
   }
 
   const needText = () => {
-    if (text.trim() === '') throw new ApiError(400, 'invalid_request', 'Write some text first; the helper works on it.');
+    if (text.trim() === '')
+      throw new ApiError(400, 'invalid_request', 'Write some text first; the helper works on it.');
   };
   const needPrompt = () => {
     if (prompt.trim() === '') throw new ApiError(400, 'invalid_request', 'Describe what to write or draw first.');
   };
-  const hashtags = () => ask('hashtags', 'text', async () => {
-    needText();
-    const answer = await call(api.POST('/ai/hashtags', { body: { text, ...(chosenNetworks[0] ? { network: chosenNetworks[0] } : {}) } }));
-    const present = new Set((text.match(/#[\p{L}\p{N}_]+/gu) ?? []).map((tag) => tag.toLowerCase()));
-    const fresh = answer.hashtags.filter((tag) => !present.has(tag.toLowerCase()));
-    if (fresh.length === 0) return `Every hashtag ${answer.provider} suggested is already in the text.`;
-    setText(`${text.trimEnd()}\n\n${fresh.join(' ')}`);
-    const skipped = answer.hashtags.length - fresh.length;
-    return `Hashtags suggested by ${answer.provider}.${skipped > 0 ? ` ${skipped} already in the text left out.` : ''}`;
-  });
+  const hashtags = () =>
+    ask('hashtags', 'text', async () => {
+      needText();
+      const answer = await call(
+        api.POST('/ai/hashtags', { body: { text, ...(chosenNetworks[0] ? { network: chosenNetworks[0] } : {}) } }),
+      );
+      const present = new Set((text.match(/#[\p{L}\p{N}_]+/gu) ?? []).map((tag) => tag.toLowerCase()));
+      const fresh = answer.hashtags.filter((tag) => !present.has(tag.toLowerCase()));
+      if (fresh.length === 0) return `Every hashtag ${answer.provider} suggested is already in the text.`;
+      setText(`${text.trimEnd()}\n\n${fresh.join(' ')}`);
+      const skipped = answer.hashtags.length - fresh.length;
+      return `Hashtags suggested by ${answer.provider}.${skipped > 0 ? ` ${skipped} already in the text left out.` : ''}`;
+    });
   /** A new post gets the network's own version (its channels' own text), from that version if it has one. */
-  const fitTo = (network: string) => ask(`rewrite:${network}`, 'text', async () => {
-    const name = rows.get(network)?.displayName ?? network;
-    const mine = chosen.filter((c) => c.network === network);
-    const source = edit ? text : mine.map(textFor).find((t) => t.trim() !== '') ?? text;
-    if (source.trim() === '') needText();
-    const body = { text: source, instruction: `Fit this post to ${network}.`, network };
-    const answer = await call(api.POST('/ai/rewrites', { body }));
-    const counted = `${answer.characters} of ${answer.maxCharacters} characters`;
-    const fitted = `Rewritten to fit ${name} (${counted}) by ${answer.provider}.`;
-    if (edit) {
-      setText(answer.text);
-      return fitted;
-    }
-    setOwnText((all) => ({ ...all, ...Object.fromEntries(mine.map((c) => [c.id, answer.text])) }));
-    return `${fitted} It is ${name}'s own version: the other channels keep the text above.`;
-  });
-  const draft = () => ask('draft', 'prompt', async () => {
-    needPrompt();
-    const answer = await call(api.POST('/ai/post-drafts', { body: { prompt, ...(chosenNetworks[0] ? { network: chosenNetworks[0] } : {}) } }));
-    setText(answer.variants[0].text);
-    return `Drafted for ${rows.get(answer.network)?.displayName ?? answer.network} (${answer.variants[0].characters} of ${answer.maxCharacters} characters) by ${answer.provider}.`;
-  });
-  const image = () => ask('image', 'prompt', async () => {
-    needPrompt();
-    const answer = await call(api.POST('/ai/images', { body: { prompt } }));
-    setMedia((all) => [...all, { media: answer.data, altText: prompt.slice(0, 1500) }]);
-    return `Image made by ${answer.provider} and added to the media; check its alt text.`;
-  });
+  const fitTo = (network: string) =>
+    ask(`rewrite:${network}`, 'text', async () => {
+      const name = rows.get(network)?.displayName ?? network;
+      const mine = chosen.filter((c) => c.network === network);
+      const source = edit ? text : (mine.map(textFor).find((t) => t.trim() !== '') ?? text);
+      if (source.trim() === '') needText();
+      const body = { text: source, instruction: `Fit this post to ${network}.`, network };
+      const answer = await call(api.POST('/ai/rewrites', { body }));
+      const counted = `${answer.characters} of ${answer.maxCharacters} characters`;
+      const fitted = `Rewritten to fit ${name} (${counted}) by ${answer.provider}.`;
+      if (edit) {
+        setText(answer.text);
+        return fitted;
+      }
+      setOwnText((all) => ({ ...all, ...Object.fromEntries(mine.map((c) => [c.id, answer.text])) }));
+      return `${fitted} It is ${name}'s own version: the other channels keep the text above.`;
+    });
+  const draft = () =>
+    ask('draft', 'prompt', async () => {
+      needPrompt();
+      const answer = await call(
+        api.POST('/ai/post-drafts', { body: { prompt, ...(chosenNetworks[0] ? { network: chosenNetworks[0] } : {}) } }),
+      );
+      setText(answer.variants[0].text);
+      return `Drafted for ${rows.get(answer.network)?.displayName ?? answer.network} (${answer.variants[0].characters} of ${answer.maxCharacters} characters) by ${answer.provider}.`;
+    });
+  const image = () =>
+    ask('image', 'prompt', async () => {
+      needPrompt();
+      const answer = await call(api.POST('/ai/images', { body: { prompt } }));
+      setMedia((all) => [...all, { media: answer.data, altText: prompt.slice(0, 1500) }]);
+      return `Image made by ${answer.provider} and added to the media; check its alt text.`;
+    });
 
   const instant = when === 'schedule' ? toInstant(dateTime, timeZone.trim() || 'UTC') : undefined;
   const opts = channelOptions();
   if (saved) {
-    return <Saved posts={saved.posts} channels={channels} withoutLabels={saved.withoutLabels} onAnother={props.onAnother} />;
+    return (
+      <Saved posts={saved.posts} channels={channels} withoutLabels={saved.withoutLabels} onAnother={props.onAnother} />
+    );
   }
   const editedChannel = edit && channels.find((c) => c.id === edit.channelId);
   const editedOn = editedChannel
@@ -539,177 +686,344 @@ function Composer(props: Basics & {
     : edit?.channelId;
   return (
     <form class="composer" onSubmit={save} noValidate>
-      {elsewhere.map((message) => <p class="problem" role="alert" key={message}>{message}</p>)}
+      {elsewhere.map((message) => (
+        <p class="problem" role="alert" key={message}>
+          {message}
+        </p>
+      ))}
       <div class="compose-grid">
         <div class="compose-main">
           {edit ? (
             <p id="edit-channel">
               On {editedOn}.{' '}
               <span class="muted">
-                To post it on other channels too, <Link href={`/app/compose?from=${encodeURIComponent(edit.id)}`}>duplicate it</Link>.
+                To post it on other channels too,{' '}
+                <Link href={`/app/compose?from=${encodeURIComponent(edit.id)}`}>duplicate it</Link>.
               </span>
             </p>
           ) : (
-          <fieldset aria-describedby="channel-problems">
-            <legend>Channels</legend>
-            {channels.map((c) => (
-              <label key={c.id} class="choice">
-                <input type="checkbox" name="channelIds" value={c.id} checked={chosenIds.includes(c.id)}
-                  onChange={(event) => { const on = event.currentTarget.checked; setChosenIds((ids) => (on ? [...ids, c.id] : ids.filter((id) => id !== c.id))); }} />
-                {' '}{c.displayName ?? c.name} <small class="muted">({rows.get(c.network)?.displayName ?? c.network} {c.handle})</small>
-                {c.status === 'needs_reconnect' && <strong class="problem"> needs reconnecting</strong>}
-              </label>
-            ))}
-            <FieldProblems error={refusal} field={'channelIds'} id="channel-problems" />
-          </fieldset>
+            <fieldset aria-describedby="channel-problems">
+              <legend>Channels</legend>
+              {channels.map((c) => (
+                <label key={c.id} class="choice">
+                  <input
+                    type="checkbox"
+                    name="channelIds"
+                    value={c.id}
+                    checked={chosenIds.includes(c.id)}
+                    onChange={(event) => {
+                      const on = event.currentTarget.checked;
+                      setChosenIds((ids) => (on ? [...ids, c.id] : ids.filter((id) => id !== c.id)));
+                    }}
+                  />{' '}
+                  {c.displayName ?? c.name}{' '}
+                  <small class="muted">
+                    ({rows.get(c.network)?.displayName ?? c.network} {c.handle})
+                  </small>
+                  {c.status === 'needs_reconnect' && <strong class="problem"> needs reconnecting</strong>}
+                </label>
+              ))}
+              <FieldProblems error={refusal} field={'channelIds'} id="channel-problems" />
+            </fieldset>
           )}
 
           <label for="text">Text</label>
-          <textarea id="text" name="text" value={text} aria-describedby="counters text-problems" onInput={(event) => setText(event.currentTarget.value)} />
+          <textarea
+            id="text"
+            name="text"
+            value={text}
+            aria-describedby="counters text-problems"
+            onInput={(event) => setText(event.currentTarget.value)}
+          />
           <p id="counters" class="counters" aria-live="polite">
-            {chosenNetworks.length === 0
-              ? <span class="muted">Choose a channel to see its network's count.</span>
-              : chosenNetworks.map((n) => (
-                <NetworkCount key={n} row={rows.get(n)!} texts={chosen.filter((c) => c.network === n).map(textFor)}
-                  main={text} />
-              ))}
+            {chosenNetworks.length === 0 ? (
+              <span class="muted">Choose a channel to see its network's count.</span>
+            ) : (
+              chosenNetworks.map((n) => (
+                <NetworkCount
+                  key={n}
+                  row={rows.get(n)!}
+                  texts={chosen.filter((c) => c.network === n).map(textFor)}
+                  main={text}
+                />
+              ))
+            )}
           </p>
           <FieldProblems error={refusal} field={'text'} id="text-problems" />
 
           <section class="thread" aria-labelledby="thread-title">
-            <h2 id="thread-title" class="visually-hidden">Thread</h2>
+            <h2 id="thread-title" class="visually-hidden">
+              Thread
+            </h2>
             {thread.map((part, i) => (
               <div key={i} class="thread-part" data-part={i + 2}>
                 <div class="thread-part-head">
-                  <label for={`thread-${i}`}>Part {i + 2} of the thread, a reply to part {i + 1}</label>
-                  <button type="button" onClick={() => setThread((all) => all.filter((_, at) => at !== i))}
-                    aria-label={`Remove part ${i + 2}`}>Remove</button>
+                  <label for={`thread-${i}`}>
+                    Part {i + 2} of the thread, a reply to part {i + 1}
+                  </label>
+                  <button
+                    type="button"
+                    onClick={() => setThread((all) => all.filter((_, at) => at !== i))}
+                    aria-label={`Remove part ${i + 2}`}
+                  >
+                    Remove
+                  </button>
                 </div>
-                <textarea id={`thread-${i}`} class="short" value={part.text}
+                <textarea
+                  id={`thread-${i}`}
+                  class="short"
+                  value={part.text}
                   aria-describedby={`thread-${i}-counters thread-${i}-problems`}
-                  onInput={(event) => setPart(i, event.currentTarget.value)} />
+                  onInput={(event) => setPart(i, event.currentTarget.value)}
+                />
                 {part.imageUrls.length + part.videoUrls.length > 0 && (
                   <p class="muted">
                     With {part.imageUrls.length + part.videoUrls.length} file(s) of its own, kept as they are.
                   </p>
                 )}
                 <p id={`thread-${i}-counters`} class="counters" aria-live="polite">
-                  {chosenNetworks.map((n) => <Counter key={n} row={rows.get(n)!} text={part.text} />)}
+                  {chosenNetworks.map((n) => (
+                    <Counter key={n} row={rows.get(n)!} text={part.text} />
+                  ))}
                 </p>
                 <FieldProblems error={refusal} field={`thread[${i}].text`} id={`thread-${i}-problems`} />
               </div>
             ))}
             <p>
-              <button type="button" id="add-part"
-                onClick={() => setThread((all) => [...all, { text: '', imageUrls: [], videoUrls: [] }])}>
+              <button
+                type="button"
+                id="add-part"
+                onClick={() => setThread((all) => [...all, { text: '', imageUrls: [], videoUrls: [] }])}
+              >
                 {thread.length === 0 ? 'Make it a thread: add a part' : 'Add a part'}
               </button>
               {thread.length > 0 && withoutThreads.length > 0 && (
                 <span class="problem" role="note">
-                  {' '}{withoutThreads.join(', ')} {withoutThreads.length > 1 ? 'do' : 'does'} not take threads: untick
-                  those channels, or remove the parts.
+                  {' '}
+                  {withoutThreads.join(', ')} {withoutThreads.length > 1 ? 'do' : 'does'} not take threads: untick those
+                  channels, or remove the parts.
                 </span>
               )}
             </p>
             <div id="thread-problems" class="field-problems">
-              {threadProblems.map((m) => <p class="problem" role="alert" key={m}>{m}</p>)}
+              {threadProblems.map((m) => (
+                <p class="problem" role="alert" key={m}>
+                  {m}
+                </p>
+              ))}
             </div>
           </section>
 
           {!edit && (
-          <details open={Object.values(ownText).some((v) => v !== '') || problemsAt('textByChannel').length > 0}>
-            <summary>A different text for one channel</summary>
-            {chosen.length === 0 && <p class="muted">Choose channels first; each can then have its own text in place of the one above.</p>}
-            {chosen.map((c) => (
-              <div key={c.id} class="own-text">
-                <label for={`text-for-${c.id}`}>Text for {c.displayName ?? c.name} ({rows.get(c.network)?.displayName ?? c.network}), in place of the one above</label>
-                <textarea id={`text-for-${c.id}`} class="short" value={ownText[c.id] ?? ''} aria-describedby={`text-for-${c.id}-problems`}
-                  onInput={(event) => { const value = event.currentTarget.value; setOwnText((all) => ({ ...all, [c.id]: value })); }} />
-                {(ownText[c.id] ?? '') !== '' && rows.has(c.network) && <Counter row={rows.get(c.network)!} text={ownText[c.id]} />}
-                <FieldProblems error={refusal} field={`textByChannel.${c.id}`} id={`text-for-${c.id}-problems`} />
-              </div>
-            ))}
-          </details>
+            <details open={Object.values(ownText).some((v) => v !== '') || problemsAt('textByChannel').length > 0}>
+              <summary>A different text for one channel</summary>
+              {chosen.length === 0 && (
+                <p class="muted">Choose channels first; each can then have its own text in place of the one above.</p>
+              )}
+              {chosen.map((c) => (
+                <div key={c.id} class="own-text">
+                  <label for={`text-for-${c.id}`}>
+                    Text for {c.displayName ?? c.name} ({rows.get(c.network)?.displayName ?? c.network}), in place of
+                    the one above
+                  </label>
+                  <textarea
+                    id={`text-for-${c.id}`}
+                    class="short"
+                    value={ownText[c.id] ?? ''}
+                    aria-describedby={`text-for-${c.id}-problems`}
+                    onInput={(event) => {
+                      const value = event.currentTarget.value;
+                      setOwnText((all) => ({ ...all, [c.id]: value }));
+                    }}
+                  />
+                  {(ownText[c.id] ?? '') !== '' && rows.has(c.network) && (
+                    <Counter row={rows.get(c.network)!} text={ownText[c.id]} />
+                  )}
+                  <FieldProblems error={refusal} field={`textByChannel.${c.id}`} id={`text-for-${c.id}-problems`} />
+                </div>
+              ))}
+            </details>
           )}
 
           <section class="assist" aria-labelledby="assist-title">
             <h2 id="assist-title">AI helpers</h2>
             <p class="muted">They change the text above or add an image; nothing is saved until you save.</p>
             <p class="assist-buttons">
-              <button type="button" value="hashtags" onClick={hashtags} disabled={asking !== undefined}>Suggest hashtags</button>
+              <button type="button" value="hashtags" onClick={hashtags} disabled={asking !== undefined}>
+                Suggest hashtags
+              </button>
               {chosenNetworks.map((n) => (
-                <button type="button" key={n} value={`rewrite:${n}`} onClick={() => fitTo(n)} disabled={asking !== undefined}>Fit to {rows.get(n)!.displayName}</button>
+                <button
+                  type="button"
+                  key={n}
+                  value={`rewrite:${n}`}
+                  onClick={() => fitTo(n)}
+                  disabled={asking !== undefined}
+                >
+                  Fit to {rows.get(n)!.displayName}
+                </button>
               ))}
             </p>
             <label for="prompt">Or ask for a draft or an image</label>
-            <input id="prompt" name="prompt" maxLength={1000} value={prompt} aria-describedby="prompt-problems" onInput={(event) => setPrompt(event.currentTarget.value)} />
+            <input
+              id="prompt"
+              name="prompt"
+              maxLength={1000}
+              value={prompt}
+              aria-describedby="prompt-problems"
+              onInput={(event) => setPrompt(event.currentTarget.value)}
+            />
             <FieldProblems error={refusal} field={'prompt'} id="prompt-problems" />
             <p class="assist-buttons">
-              <button type="button" value="draft" onClick={draft} disabled={asking !== undefined}>Draft the text</button>
-              <button type="button" value="image" onClick={image} disabled={asking !== undefined}>Make an image</button>
+              <button type="button" value="draft" onClick={draft} disabled={asking !== undefined}>
+                Draft the text
+              </button>
+              <button type="button" value="image" onClick={image} disabled={asking !== undefined}>
+                Make an image
+              </button>
             </p>
-            <p id="assisted" role="status" class="assisted">{asking ? 'Asking the AI provider…' : assisted}</p>
+            <p id="assisted" role="status" class="assisted">
+              {asking ? 'Asking the AI provider…' : assisted}
+            </p>
           </section>
 
-          <MediaField chosen={media} onChange={setMedia} altText={altTextFor}
-            problems={[...problemsAt('mediaIds'), ...problemsAt('imageUrls'), ...problemsAt('videoUrls')]} />
+          <MediaField
+            chosen={media}
+            onChange={setMedia}
+            altText={altTextFor}
+            problems={[...problemsAt('mediaIds'), ...problemsAt('imageUrls'), ...problemsAt('videoUrls')]}
+          />
 
           <fieldset>
             <legend>Labels</legend>
-            {labels.length === 0 && <p class="muted">No labels yet. Make them under <Link href="/app/settings/labels">Settings, Labels</Link>; they then show here to tick.</p>}
+            {labels.length === 0 && (
+              <p class="muted">
+                No labels yet. Make them under <Link href="/app/settings/labels">Settings, Labels</Link>; they then show
+                here to tick.
+              </p>
+            )}
             {labels.map((l) => (
               <label key={l.id} class="choice">
-                <input type="checkbox" name="labelIds" value={l.id} checked={labelIds.includes(l.id)}
-                  onChange={(event) => { const on = event.currentTarget.checked; setLabelIds((ids) => (on ? [...ids, l.id] : ids.filter((id) => id !== l.id))); }} />
-                {' '}<span class="label-swatch" style={{ background: l.color }} aria-hidden="true" /> {l.name}
+                <input
+                  type="checkbox"
+                  name="labelIds"
+                  value={l.id}
+                  checked={labelIds.includes(l.id)}
+                  onChange={(event) => {
+                    const on = event.currentTarget.checked;
+                    setLabelIds((ids) => (on ? [...ids, l.id] : ids.filter((id) => id !== l.id)));
+                  }}
+                />{' '}
+                <span class="label-swatch" style={{ background: l.color }} aria-hidden="true" /> {l.name}
               </label>
             ))}
           </fieldset>
 
           <label for="firstComment">First comment (optional: posted under the post where the network allows it)</label>
-          <textarea id="firstComment" class="short" value={firstComment} aria-describedby="firstComment-problems" onInput={(event) => setFirstComment(event.currentTarget.value)} />
+          <textarea
+            id="firstComment"
+            class="short"
+            value={firstComment}
+            aria-describedby="firstComment-problems"
+            onInput={(event) => setFirstComment(event.currentTarget.value)}
+          />
           <FieldProblems error={refusal} field={'firstComment'} id="firstComment-problems" />
 
           {chosenNetworks.some((n) => rows.get(n)!.channelOptions.some((rule) => rule.name !== 'altText')) && (
             <fieldset aria-describedby="options-problems">
               <legend>Network options</legend>
-              {chosenNetworks.map((network) => rows.get(network)!.channelOptions.filter((rule) => rule.name !== 'altText').map((rule) => (
-                <OptionField key={`${network}.${rule.name}`} network={network} networkName={rows.get(network)!.displayName} rule={rule}
-                  value={options[network]?.[rule.name] ?? ''}
-                  onChange={(value) => setOptions((all) => ({ ...all, [network]: { ...all[network], [rule.name]: value } }))} />
-              )))}
+              {chosenNetworks.map((network) =>
+                rows
+                  .get(network)!
+                  .channelOptions.filter((rule) => rule.name !== 'altText')
+                  .map((rule) => (
+                    <OptionField
+                      key={`${network}.${rule.name}`}
+                      network={network}
+                      networkName={rows.get(network)!.displayName}
+                      rule={rule}
+                      value={options[network]?.[rule.name] ?? ''}
+                      onChange={(value) =>
+                        setOptions((all) => ({ ...all, [network]: { ...all[network], [rule.name]: value } }))
+                      }
+                    />
+                  )),
+              )}
               <FieldProblems error={refusal} field={'channelOptions'} id="options-problems" />
             </fieldset>
           )}
 
           <fieldset aria-describedby="when-problems">
             <legend>When</legend>
-            <label class="choice"><input type="radio" name="when" value="now" checked={when === 'now'} onChange={() => setWhen('now')} /> Publish now</label>
-            <label class="choice"><input type="radio" name="when" value="schedule" checked={when === 'schedule'} onChange={() => setWhen('schedule')} /> Schedule at a time</label>
+            <label class="choice">
+              <input type="radio" name="when" value="now" checked={when === 'now'} onChange={() => setWhen('now')} />{' '}
+              Publish now
+            </label>
+            <label class="choice">
+              <input
+                type="radio"
+                name="when"
+                value="schedule"
+                checked={when === 'schedule'}
+                onChange={() => setWhen('schedule')}
+              />{' '}
+              Schedule at a time
+            </label>
             {when === 'schedule' && (
               <div class="schedule">
                 <label for="dateTime">Date and time</label>
-                <input id="dateTime" name="dateTime" type="datetime-local" value={dateTime} aria-describedby="dateTime-problems" onInput={(event) => setDateTime(event.currentTarget.value)} />
+                <input
+                  id="dateTime"
+                  name="dateTime"
+                  type="datetime-local"
+                  value={dateTime}
+                  aria-describedby="dateTime-problems"
+                  onInput={(event) => setDateTime(event.currentTarget.value)}
+                />
                 <FieldProblems error={refusal} field={'dateTime'} id="dateTime-problems" />
                 <ZonePicker value={timeZone} onChange={setTimeZone} describedBy="timezone-problems" />
                 <FieldProblems error={refusal} field={'timezone'} id="timezone-problems" />
                 {instant && 'iso' in instant && chosen.length > 0 && (
                   <ul class="in-zones" aria-label="The same time where each channel posts">
-                    {chosen.map((c) => <li key={c.id}>{c.displayName ?? c.name}: {formatTime(instant.iso, c.timezone)} ({c.timezone})</li>)}
+                    {chosen.map((c) => (
+                      <li key={c.id}>
+                        {c.displayName ?? c.name}: {formatTime(instant.iso, c.timezone)} ({c.timezone})
+                      </li>
+                    ))}
                   </ul>
                 )}
               </div>
             )}
             <label class="choice">
-              <input type="radio" name="when" value="queue" checked={when === 'queue'} onChange={() => setWhen('queue')} />
-              {wasQueued ? ' Keep its place in the queue' : ' Add to each channel\'s queue (its next free slot)'}
+              <input
+                type="radio"
+                name="when"
+                value="queue"
+                checked={when === 'queue'}
+                onChange={() => setWhen('queue')}
+              />
+              {wasQueued ? ' Keep its place in the queue' : " Add to each channel's queue (its next free slot)"}
             </label>
-            <label class="choice"><input type="radio" name="when" value="draft" checked={when === 'draft'} onChange={() => setWhen('draft')} /> Save as draft</label>
+            <label class="choice">
+              <input
+                type="radio"
+                name="when"
+                value="draft"
+                checked={when === 'draft'}
+                onChange={() => setWhen('draft')}
+              />{' '}
+              Save as draft
+            </label>
             <FieldProblems error={refusal} field={'addToQueue'} id="when-problems" />
           </fieldset>
 
           <p class="save">
-            <button type="submit" class="primary" disabled={saving || tooLong.length > 0} aria-describedby="save-blocked">
+            <button
+              type="submit"
+              class="primary"
+              disabled={saving || tooLong.length > 0}
+              aria-describedby="save-blocked"
+            >
               {saving ? 'Saving…' : ACTION[when]}
             </button>{' '}
             <span id="save-blocked" class="problem" aria-live="polite">
@@ -719,9 +1033,16 @@ function Composer(props: Basics & {
           {keepFor && unsaved && (
             <p class="draft-kept">
               <span class="muted">Kept as a draft in this browser until you save it. </span>
-              <ConfirmButton label="Discard draft" ariaLabel="Discard draft" confirmLabel="Yes, discard it"
+              <ConfirmButton
+                label="Discard draft"
+                ariaLabel="Discard draft"
+                confirmLabel="Yes, discard it"
                 question="Discard this draft? What you wrote is lost."
-                onConfirm={async () => { forgetDraft(keepFor); props.onDiscard?.(); }} />
+                onConfirm={async () => {
+                  forgetDraft(keepFor);
+                  props.onDiscard?.();
+                }}
+              />
             </p>
           )}
         </div>
@@ -730,10 +1051,20 @@ function Composer(props: Basics & {
           <h2 id="previews-title">Preview per channel</h2>
           <div id="previews">
             {chosen.length === 0 && <p class="muted">Choose a channel to see how the post will look there.</p>}
-            {chosen.filter((c) => rows.has(c.network)).map((c) => (
-              <PreviewCard key={c.id} channel={c} row={rows.get(c.network)!} text={(ownText[c.id] ?? '').trim() !== '' ? ownText[c.id] : text}
-                media={media} firstComment={firstComment} thread={thread} channelOptions={opts} />
-            ))}
+            {chosen
+              .filter((c) => rows.has(c.network))
+              .map((c) => (
+                <PreviewCard
+                  key={c.id}
+                  channel={c}
+                  row={rows.get(c.network)!}
+                  text={(ownText[c.id] ?? '').trim() !== '' ? ownText[c.id] : text}
+                  media={media}
+                  firstComment={firstComment}
+                  thread={thread}
+                  channelOptions={opts}
+                />
+              ))}
           </div>
         </section>
       </div>
@@ -754,7 +1085,13 @@ function NetworkCount(props: { row: NetworkRow; texts: string[]; main: string })
 }
 
 /** One of a network's channelOptions as the capabilities table types it: a choice, yes/no, a list or a text. */
-function OptionField(props: { network: string; networkName: string; rule: OptionRule; value: string; onChange: (value: string) => void }) {
+function OptionField(props: {
+  network: string;
+  networkName: string;
+  rule: OptionRule;
+  value: string;
+  onChange: (value: string) => void;
+}) {
   const { network, rule } = props;
   const id = `option.${network}.${rule.name}`;
   const label = `${props.networkName} ${rule.name}${rule.required ? ' (required)' : ''}: ${rule.description}`;
@@ -765,14 +1102,27 @@ function OptionField(props: { network: string; networkName: string; rule: Option
       {typeof rule.type === 'object' ? (
         <select id={id} name={id} value={props.value} onChange={change}>
           <option value="">(default)</option>
-          {rule.type.oneOf.map((choice) => <option key={choice} value={choice}>{choice}</option>)}
+          {rule.type.oneOf.map((choice) => (
+            <option key={choice} value={choice}>
+              {choice}
+            </option>
+          ))}
         </select>
       ) : rule.type === 'boolean' ? (
         <select id={id} name={id} value={props.value} onChange={change}>
-          <option value="">(default)</option><option value="true">yes</option><option value="false">no</option>
+          <option value="">(default)</option>
+          <option value="true">yes</option>
+          <option value="false">no</option>
         </select>
       ) : (
-        <input id={id} name={id} value={props.value} maxLength={rule.type === 'string[]' ? undefined : rule.maxLength} placeholder={rule.type === 'string[]' ? 'comma-separated' : undefined} onInput={change} />
+        <input
+          id={id}
+          name={id}
+          value={props.value}
+          maxLength={rule.type === 'string[]' ? undefined : rule.maxLength}
+          placeholder={rule.type === 'string[]' ? 'comma-separated' : undefined}
+          onInput={change}
+        />
       )}
     </div>
   );

@@ -28,7 +28,10 @@ const SOURCES: Record<string, string> = {
 
 /** Fields an update names that people do not think of apart from another one. */
 const SAME_AS: Record<string, string> = {
-  isScheduled: 'dateTime', isDraft: 'dateTime', addToQueue: 'dateTime', mediaIds: 'imageUrls',
+  isScheduled: 'dateTime',
+  isDraft: 'dateTime',
+  addToQueue: 'dateTime',
+  mediaIds: 'imageUrls',
 };
 
 function list(words: string[]): string {
@@ -72,8 +75,9 @@ function sentence(event: PostEvent, next: PostEvent | undefined, latestVersion: 
     case 'decision_voided':
       return `A change ${voided(d).replace(/^which /, '')}`;
     case 'approved':
-      return `${who} approved ${decided}`
-        + (d.publishesNow ? ', and as its time had passed it went out straight away' : '');
+      return (
+        `${who} approved ${decided}` + (d.publishesNow ? ', and as its time had passed it went out straight away' : '')
+      );
     case 'rejected':
       return `${who} rejected ${decided}${text(d.reason) ? `: “${text(d.reason)}”` : ''}`;
     case 'assigned':
@@ -104,8 +108,8 @@ function sentence(event: PostEvent, next: PostEvent | undefined, latestVersion: 
 
 export function PostHistory(props: { post: Post; history: PostEvent[]; names: HistoryNames; network?: string }) {
   const { post, history, names } = props;
-  const latestVersion = [...history].reverse()
-    .find((e) => CONTENT_KINDS.has(e.kind) && e.details?.version)?.details?.version;
+  const latestVersion = [...history].reverse().find((e) => CONTENT_KINDS.has(e.kind) && e.details?.version)
+    ?.details?.version;
   // A voided decision is said with the change that voided it.
   const shown = history.flatMap((event, i) => {
     const before = history[i - 1];
@@ -113,7 +117,7 @@ export function PostHistory(props: { post: Post; history: PostEvent[]; names: Hi
     const words = sentence(event, history[i + 1], latestVersion, names);
     return [{ at: event.at, words: words.charAt(0).toUpperCase() + words.slice(1) }];
   });
-  const network = props.network ? findCapabilities(props.network)?.displayName ?? props.network : undefined;
+  const network = props.network ? (findCapabilities(props.network)?.displayName ?? props.network) : undefined;
   if (post.status === 'published' && post.publishedAt) {
     shown.push({ at: post.publishedAt, words: `Herald published it${network ? ` on ${network}` : ''}` });
   }
@@ -124,7 +128,9 @@ export function PostHistory(props: { post: Post; history: PostEvent[]; names: Hi
         {shown.map((entry, i) => (
           <li key={i}>
             <span class="what">{entry.words}.</span>{' '}
-            <time class="muted" dateTime={entry.at}>{formatTime(entry.at)}</time>
+            <time class="muted" dateTime={entry.at}>
+              {formatTime(entry.at)}
+            </time>
           </li>
         ))}
       </ol>

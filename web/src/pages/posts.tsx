@@ -80,13 +80,22 @@ export function PostsPage() {
     if ('problem' in instant) return setMoveProblem(instant.problem.message);
     setMoveProblem(undefined);
     const body = { isScheduled: true, dateTime: instant.iso };
-    void each((p) => call(api.PATCH('/posts/{postId}', { params: { path: { postId: p.id } }, body })),
-      `moved to ${formatTime(instant.iso)}`);
+    void each(
+      (p) => call(api.PATCH('/posts/{postId}', { params: { path: { postId: p.id } }, body })),
+      `moved to ${formatTime(instant.iso)}`,
+    );
   }
 
   const label = data?.labels.find((l) => l.id === labelId);
   return (
-    <Page title="Posts" actions={<Link class="button" href="/app/compose">Compose a post</Link>}>
+    <Page
+      title="Posts"
+      actions={
+        <Link class="button" href="/app/compose">
+          Compose a post
+        </Link>
+      }
+    >
       <Problem error={error} />
       {!data && !error && <Loading label="Loading the posts" rows={6} />}
       {outcomes.length > 0 && (
@@ -94,7 +103,9 @@ export function PostsPage() {
           <h2 id="bulk-results-title">What was done</h2>
           <ul id="bulk-results">
             {outcomes.map((o) => (
-              <li key={o.postId}><Link href={postPage(o.postId)}>{o.text}</Link>: {o.words}</li>
+              <li key={o.postId}>
+                <Link href={postPage(o.postId)}>{o.text}</Link>: {o.words}
+              </li>
             ))}
           </ul>
         </section>
@@ -111,34 +122,62 @@ export function PostsPage() {
           <h2 id="bulk-title">
             {chosen.length === 1 ? 'With the selected post' : `With the ${chosen.length} selected posts`}
           </h2>
-          <ConfirmButton label="Delete" ariaLabel="Delete the selected posts"
-            question={chosen.length === 1 ? 'Delete this post? It will not go out.'
-              : `Delete these ${chosen.length} posts? They will not go out.`}
+          <ConfirmButton
+            label="Delete"
+            ariaLabel="Delete the selected posts"
+            question={
+              chosen.length === 1
+                ? 'Delete this post? It will not go out.'
+                : `Delete these ${chosen.length} posts? They will not go out.`
+            }
             confirmLabel="Yes, delete"
-            onConfirm={() => each((p) => call(api.DELETE('/posts/{postId}', { params: { path: { postId: p.id } } })),
-              'deleted')} />
+            onConfirm={() =>
+              each((p) => call(api.DELETE('/posts/{postId}', { params: { path: { postId: p.id } } })), 'deleted')
+            }
+          />
           {data.labels.length > 0 && (
-            <form onSubmit={(e) => {
-              e.preventDefault();
-              if (!label) return;
-              const body = { labelIds: [label.id] };
-              void each((p) => call(api.POST('/posts/{postId}/labels', { params: { path: { postId: p.id } }, body })),
-                `labelled ${label.name}`);
-            }}>
+            <form
+              onSubmit={(e) => {
+                e.preventDefault();
+                if (!label) return;
+                const body = { labelIds: [label.id] };
+                void each(
+                  (p) => call(api.POST('/posts/{postId}/labels', { params: { path: { postId: p.id } }, body })),
+                  `labelled ${label.name}`,
+                );
+              }}
+            >
               <label for="bulk-label">Label</label>
               <select id="bulk-label" value={labelId} onChange={(e) => setLabelId(e.currentTarget.value)}>
                 <option value="">Choose a label</option>
-                {data.labels.map((l) => <option key={l.id} value={l.id}>{l.name}</option>)}
+                {data.labels.map((l) => (
+                  <option key={l.id} value={l.id}>
+                    {l.name}
+                  </option>
+                ))}
               </select>
-              <button type="submit" disabled={busy || !label}>Add the label</button>
+              <button type="submit" disabled={busy || !label}>
+                Add the label
+              </button>
             </form>
           )}
           <form onSubmit={move} noValidate>
             <label for="bulk-move">Move to, in your time zone ({browserTimeZone})</label>
-            <input id="bulk-move" type="datetime-local" value={moveTo} onInput={(e) => setMoveTo(e.currentTarget.value)}
-              aria-describedby={moveProblem ? 'bulk-move-problem' : undefined} />
-            {moveProblem && <p id="bulk-move-problem" class="problem">{moveProblem}</p>}
-            <button type="submit" disabled={busy || moveTo === ''}>Move</button>
+            <input
+              id="bulk-move"
+              type="datetime-local"
+              value={moveTo}
+              onInput={(e) => setMoveTo(e.currentTarget.value)}
+              aria-describedby={moveProblem ? 'bulk-move-problem' : undefined}
+            />
+            {moveProblem && (
+              <p id="bulk-move-problem" class="problem">
+                {moveProblem}
+              </p>
+            )}
+            <button type="submit" disabled={busy || moveTo === ''}>
+              Move
+            </button>
           </form>
         </section>
       )}
@@ -147,9 +186,13 @@ export function PostsPage() {
           <caption class="visually-hidden">The team's posts, newest first</caption>
           <thead>
             <tr>
-              <th scope="col"><span class="visually-hidden">Select</span></th>
-              <th scope="col">Status</th><th scope="col">Post</th>
-              <th scope="col">Channel</th><th scope="col">When</th>
+              <th scope="col">
+                <span class="visually-hidden">Select</span>
+              </th>
+              <th scope="col">Status</th>
+              <th scope="col">Post</th>
+              <th scope="col">Channel</th>
+              <th scope="col">When</th>
             </tr>
           </thead>
           <tbody>
@@ -157,13 +200,23 @@ export function PostsPage() {
               <tr key={p.id}>
                 <td>
                   {selectable(p) && (
-                    <input type="checkbox" name="postIds" value={p.id} checked={selected.has(p.id)} disabled={busy}
+                    <input
+                      type="checkbox"
+                      name="postIds"
+                      value={p.id}
+                      checked={selected.has(p.id)}
+                      disabled={busy}
                       aria-label={`Select “${shortText(p)}”`}
-                      onChange={(e) => toggle(p.id, e.currentTarget.checked)} />
+                      onChange={(e) => toggle(p.id, e.currentTarget.checked)}
+                    />
                   )}
                 </td>
-                <td><StatusBadge status={p.isLivePost ? 'live' : p.status} /></td>
-                <td><Link href={postPage(p.id)}>{p.text.slice(0, 120) || '(no text)'}</Link></td>
+                <td>
+                  <StatusBadge status={p.isLivePost ? 'live' : p.status} />
+                </td>
+                <td>
+                  <Link href={postPage(p.id)}>{p.text.slice(0, 120) || '(no text)'}</Link>
+                </td>
                 <td>{data.names.get(p.channelId) ?? 'a channel no longer connected'}</td>
                 <td>{formatTime(p.dateTime)}</td>
               </tr>

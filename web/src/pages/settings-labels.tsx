@@ -5,7 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import type { components } from '../../../sdk/src/index.js';
-import { api, call, ApiError, toApiError } from '../api.js';
+import { api, call, type ApiError, toApiError } from '../api.js';
 import { Empty, FieldProblems, Loading, Page, Problem } from '../ui/page.js';
 import { useApi } from '../ui/use-api.js';
 import { SettingsNav } from './settings-nav.js';
@@ -43,23 +43,43 @@ function AddLabel(props: { workspaces: Workspace[]; onAdded: (name: string) => P
     <form class="settings-form" id="add-label" onSubmit={submit} aria-labelledby="add-label-heading" noValidate>
       <h2 id="add-label-heading">Make a label</h2>
       <label for="label-name">Name</label>
-      <input id="label-name" type="text" maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)}
-        placeholder="e.g. Evergreen, or Product launch" aria-describedby="label-name-problems" />
+      <input
+        id="label-name"
+        type="text"
+        maxLength={100}
+        value={name}
+        onInput={(e) => setName(e.currentTarget.value)}
+        placeholder="e.g. Evergreen, or Product launch"
+        aria-describedby="label-name-problems"
+      />
       <FieldProblems error={error} field="name" id="label-name-problems" />
       <label for="label-color">Colour</label>
-      <input id="label-color" type="color" value={color} onInput={(e) => setColor(e.currentTarget.value)}
-        aria-describedby="label-color-problems" />
+      <input
+        id="label-color"
+        type="color"
+        value={color}
+        onInput={(e) => setColor(e.currentTarget.value)}
+        aria-describedby="label-color-problems"
+      />
       <FieldProblems error={error} field="color" id="label-color-problems" />
       {props.workspaces.length > 1 && (
         <>
           <label for="label-workspace">Workspace</label>
           <select id="label-workspace" value={workspaceId} onChange={(e) => setWorkspaceId(e.currentTarget.value)}>
-            {props.workspaces.map((w) => <option key={w.id} value={w.id}>{w.name}</option>)}
+            {props.workspaces.map((w) => (
+              <option key={w.id} value={w.id}>
+                {w.name}
+              </option>
+            ))}
           </select>
         </>
       )}
       {error && !beside && <Problem error={error} />}
-      <p><button type="submit" class="primary" disabled={busy}>Make label</button></p>
+      <p>
+        <button type="submit" class="primary" disabled={busy}>
+          Make label
+        </button>
+      </p>
     </form>
   );
 }
@@ -71,11 +91,19 @@ export function LabelsPage() {
   return (
     <Page title="Labels">
       <SettingsNav />
-      <div role="status" aria-live="polite">{said && <p class="saved" id="label-added">{said}</p>}</div>
+      <div role="status" aria-live="polite">
+        {said && (
+          <p class="saved" id="label-added">
+            {said}
+          </p>
+        )}
+      </div>
       <Problem error={error} />
       {!data && !error && <Loading label="Loading the labels" rows={3} />}
       {data && data.labels.length === 0 && (
-        <Empty><p>No labels yet. Make one below; it can then be ticked on a post when you write it.</p></Empty>
+        <Empty>
+          <p>No labels yet. Make one below; it can then be ticked on a post when you write it.</p>
+        </Empty>
       )}
       {data && data.labels.length > 0 && (
         <ul id="labels" class="labels">
@@ -90,10 +118,13 @@ export function LabelsPage() {
         </ul>
       )}
       {data && (
-        <AddLabel workspaces={data.workspaces} onAdded={async (name) => {
-          await reload();
-          setSaid(`The label “${name}” is made: tick it on a post when you write it.`);
-        }} />
+        <AddLabel
+          workspaces={data.workspaces}
+          onAdded={async (name) => {
+            await reload();
+            setSaid(`The label “${name}” is made: tick it on a post when you write it.`);
+          }}
+        />
       )}
     </Page>
   );

@@ -11,8 +11,12 @@ export function OneTimeSecret(props: { id: string; value: string; children: Comp
     <div class="one-time-secret" role="status">
       <p>{props.children}</p>
       <p class="secret-line">
-        <code class="secret" id={props.id}>{props.value}</code>{' '}
-        <button type="button" id={`copy-${props.id}`} onClick={copy} aria-describedby={props.id}>{copied === 'yes' ? 'Copied' : 'Copy'}</button>
+        <code class="secret" id={props.id}>
+          {props.value}
+        </code>{' '}
+        <button type="button" id={`copy-${props.id}`} onClick={copy} aria-describedby={props.id}>
+          {copied === 'yes' ? 'Copied' : 'Copy'}
+        </button>
       </p>
       <CopyFailed copied={copied} />
     </div>

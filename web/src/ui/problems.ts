@@ -41,9 +41,12 @@ const FIELD_WORDS: Record<string, string> = {
 
 /** The field a server path points at: `body.posts[0].channelIds` is channelIds, `textByChannel.<id>` its text. */
 export function fieldOf(path: string): string {
-  const names = path.replace(/^(body|query|params|headers)\./, '').split('.').map((p) => p.replace(/\[\d+\]$/, ''));
+  const names = path
+    .replace(/^(body|query|params|headers)\./, '')
+    .split('.')
+    .map((p) => p.replace(/\[\d+\]$/, ''));
   const within = names.findIndex((n) => n === 'textByChannel' || n === 'channelOptions');
-  return within >= 0 ? names[within] : names.filter((n) => !/^\d+$/.test(n)).at(-1) ?? '';
+  return within >= 0 ? names[within] : (names.filter((n) => !/^\d+$/.test(n)).at(-1) ?? '');
 }
 
 /** A field's name in people's words, lower case: "app password", "channels". */
@@ -59,12 +62,11 @@ export function fieldLabel(field: string): string {
 
 /** Herald's rate budgets, by the name the server gives them, as what a person has used up. */
 const ALLOWANCES: Record<string, string> = {
-  'REST write budget':
-    'the account\'s changes for this minute are used up (integrations and the AI helpers share them)',
-  'REST read budget': 'the account\'s reads for this minute are used up (integrations share them)',
-  'account hourly budget': 'the account\'s requests for this hour are used up',
+  'REST write budget': "the account's changes for this minute are used up (integrations and the AI helpers share them)",
+  'REST read budget': "the account's reads for this minute are used up (integrations share them)",
+  'account hourly budget': "the account's requests for this hour are used up",
   'web app budget of this person': 'your requests in the app for this minute are used up',
-  'MCP budget of this token': 'this assistant\'s requests for this minute are used up',
+  'MCP budget of this token': "this assistant's requests for this minute are used up",
 };
 
 interface Rule {
@@ -79,64 +81,81 @@ interface Rule {
 
 const RULES: Rule[] = [
   {
-    code: 'invalid_request', field: 'dateTime', said: /already passed|in the future|future ISO/,
+    code: 'invalid_request',
+    field: 'dateTime',
+    said: /already passed|in the future|future ISO/,
     words: 'That time has already passed: pick a time in the future, or choose Publish now.',
   },
   {
-    code: 'invalid_request', field: 'addToQueue', said: /no posting schedule/,
-    words: 'A chosen channel has no queue yet: give it weekly posting times from the Channels page (its queue), '
-      + 'or pick a time instead.',
+    code: 'invalid_request',
+    field: 'addToQueue',
+    said: /no posting schedule/,
+    words:
+      'A chosen channel has no queue yet: give it weekly posting times from the Channels page (its queue), ' +
+      'or pick a time instead.',
   },
   {
-    code: 'invalid_request', field: 'channelIds', said: /fewer than 1 items|required property/,
+    code: 'invalid_request',
+    field: 'channelIds',
+    said: /fewer than 1 items|required property/,
     words: 'Choose at least one channel.',
   },
   {
-    code: 'invalid_request', field: 'timezone', said: /IANA|Unknown time ?zone|required property/,
+    code: 'invalid_request',
+    field: 'timezone',
+    said: /IANA|Unknown time ?zone|required property/,
     words: 'Choose a time zone from the list, by its place: Europe/Berlin for Berlin, America/New_York for New York.',
   },
   {
-    code: 'invalid_request', field: 'color', said: /pattern|must be/,
+    code: 'invalid_request',
+    field: 'color',
+    said: /pattern|must be/,
     words: 'Choose a colour from the colour picker.',
   },
   // A network's limit, said of one channel by its id: the network's own sentence is the person's.
   { code: 'invalid_request', said: /^Channel [0-9a-z]{26}: (.+)$/s, words: (said) => said[1] },
   {
-    code: 'invalid_request', said: /^No channel [0-9a-z]{26}/,
+    code: 'invalid_request',
+    said: /^No channel [0-9a-z]{26}/,
     words: 'A chosen channel is no longer in this account: choose another on the Channels page.',
   },
   // The request validator's phrases, for any field, naming it as people do.
   { field: '*', said: /must have required property/, words: (_, field) => `Fill in the ${field}.` },
   { field: '*', said: /must NOT have fewer than 1 items/, words: (_, field) => `Choose at least one of the ${field}.` },
   {
-    field: '*', said: /must NOT have fewer than (\d+) characters/,
-    words: (said, field) => (said[1] === '1'
-      ? `Fill in the ${field}.`
-      : `The ${field} needs at least ${said[1]} characters.`),
+    field: '*',
+    said: /must NOT have fewer than (\d+) characters/,
+    words: (said, field) =>
+      said[1] === '1' ? `Fill in the ${field}.` : `The ${field} needs at least ${said[1]} characters.`,
   },
   {
-    field: '*', said: /must NOT have more than (\d+) (characters|items)/,
-    words: (said, field) => `The ${field} can have at most ${said[1]} ${said[2] === 'items' ? 'entries' : 'characters'}`
-      + '.',
+    field: '*',
+    said: /must NOT have more than (\d+) (characters|items)/,
+    words: (said, field) =>
+      `The ${field} can have at most ${said[1]} ${said[2] === 'items' ? 'entries' : 'characters'}` + '.',
   },
   {
-    field: '*', said: /must match format "(uri|url)"/,
+    field: '*',
+    said: /must match format "(uri|url)"/,
     words: (_, field) => `The ${field} must be a web address starting with https://.`,
   },
   { field: '*', said: /must match format "email"/, words: 'Give an email address such as ana@example.com.' },
   { field: '*', said: /must match format "date-time"/, words: 'Choose a date and a time.' },
   {
-    field: '*', said: /must be equal to one of the allowed values/,
+    field: '*',
+    said: /must be equal to one of the allowed values/,
     words: (_, field) => `Choose one of the ${field} offered.`,
   },
   {
-    field: '*', said: /must (match pattern|be (string|integer|number|boolean|array|object))/,
+    field: '*',
+    said: /must (match pattern|be (string|integer|number|boolean|array|object))/,
     words: (_, field) => `Check the ${field}.`,
   },
   {
     code: 'post_not_editable',
-    words: 'This post has started publishing or has been published, so it can no longer be changed. '
-      + 'Duplicate it to post it again.',
+    words:
+      'This post has started publishing or has been published, so it can no longer be changed. ' +
+      'Duplicate it to post it again.',
   },
   { code: 'post_publishing', words: 'This post is being published right now. Wait a few seconds, then try again.' },
   {
@@ -144,9 +163,11 @@ const RULES: Rule[] = [
     words: 'This post was changed after this page showed it, so nothing was decided. Read it again before deciding.',
   },
   {
-    code: 'rate_limited', said: /for the (.+?)\. Wait (\d+) seconds?/,
-    words: (said) => `That was a lot at once: ${ALLOWANCES[said[1]] ?? 'the allowance is used up'}. `
-      + `Wait ${said[2]} second${said[2] === '1' ? '' : 's'}, then try again.`,
+    code: 'rate_limited',
+    said: /for the (.+?)\. Wait (\d+) seconds?/,
+    words: (said) =>
+      `That was a lot at once: ${ALLOWANCES[said[1]] ?? 'the allowance is used up'}. ` +
+      `Wait ${said[2]} second${said[2] === '1' ? '' : 's'}, then try again.`,
   },
   { code: 'rate_limited', words: 'That was a lot at once. Wait a minute, then try again.' },
   { code: 'unauthorized', words: 'Your session has ended: sign in again.' },

@@ -5,7 +5,9 @@ export const browserTimeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
 
 export function formatTime(iso: string | null | undefined, timeZone = browserTimeZone): string {
   if (!iso) return '';
-  return new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZone }).format(new Date(iso));
+  return new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZone }).format(
+    new Date(iso),
+  );
 }
 
 export type InstantOrProblem = { iso: string } | { problem: { field: 'dateTime' | 'timezone'; message: string } };

@@ -35,8 +35,18 @@ export interface Draft {
 }
 
 export const BLANK: Draft = {
-  chosenIds: [], text: '', ownText: {}, media: [], firstComment: '', firstCommentDelay: undefined, thread: [], labelIds: [],
-  options: {}, when: 'now', dateTime: '', timeZone: '',
+  chosenIds: [],
+  text: '',
+  ownText: {},
+  media: [],
+  firstComment: '',
+  firstCommentDelay: undefined,
+  thread: [],
+  labelIds: [],
+  options: {},
+  when: 'now',
+  dateTime: '',
+  timeZone: '',
 };
 
 const keyFor = (userId: string) => `herald.compose-draft.${userId}`;

@@ -41,7 +41,11 @@ export function allZones(): Zone[] {
   return zones;
 }
 
-const squash = (text: string) => text.toLowerCase().replace(/[_\s]+/g, ' ').trim();
+const squash = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[_\s]+/g, ' ')
+    .trim();
 
 /** The zones whose name or words hold what was typed, in the order of allZones. */
 export function matchingZones(typed: string): Zone[] {
@@ -61,9 +65,16 @@ export function ZonePicker(props: { value: string; onChange: (zone: string) => v
   return (
     <div class="zone-picker">
       <label for="timezone">In the time zone (type a city or a zone to search)</label>
-      <input ref={field} id="timezone" name="timezone" value={props.value} autocomplete="off" spellcheck={false}
+      <input
+        ref={field}
+        id="timezone"
+        name="timezone"
+        value={props.value}
+        autocomplete="off"
+        spellcheck={false}
         aria-describedby={`timezone-words ${props.describedBy}`}
-        onInput={(event) => props.onChange(event.currentTarget.value)} />
+        onInput={(event) => props.onChange(event.currentTarget.value)}
+      />
       <p id="timezone-words" class="muted zone-words">
         {exact ? exact.words : matches.length === 0 ? 'No time zone matches what is typed.' : 'Pick a zone below.'}
       </p>
