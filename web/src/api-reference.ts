@@ -20,6 +20,20 @@ function levelSections(): void {
   for (const heading of root?.querySelectorAll('h5:not([aria-level])') ?? []) heading.setAttribute('aria-level', '3');
 }
 
+// A code sample wider than its column scrolls; a keyboard can scroll it only once it can take focus.
+function focusableSamples(): void {
+  for (const sample of root?.querySelectorAll('pre:not([tabindex])') ?? []) {
+    sample.setAttribute('tabindex', '0');
+    sample.setAttribute('role', 'region');
+    sample.setAttribute('aria-label', 'Code sample');
+  }
+}
+
+function adjust(): void {
+  levelSections();
+  focusableSamples();
+}
+
 Redoc.init(
   '/v1/rest/openapi.json',
   {
@@ -29,7 +43,7 @@ Redoc.init(
   },
   root,
   () => {
-    levelSections();
-    if (root) new MutationObserver(levelSections).observe(root, { childList: true, subtree: true });
+    adjust();
+    if (root) new MutationObserver(adjust).observe(root, { childList: true, subtree: true });
   },
 );
