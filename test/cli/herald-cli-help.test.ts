@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
-import { futureIso, freshDatabase, startTestHerald, type TestHerald } from '../support/herald.js';
+import { futureIso, freshDatabase, startTestHerald, TEST_DB, type TestHerald } from '../support/herald.js';
 
 const run = promisify(execFile);
 
@@ -230,8 +230,9 @@ describe('herald status', function () {
     assert.doesNotMatch(ran.stdout, /secret/);
   });
 
-  it('says when nothing answers at the address and the database file is not there yet', async function () {
-    if (t.config.databaseUrl) this.skip();
+  // A database file that is not there yet is SQLite's case; on the Postgres run this one is not registered.
+  const onSqlite = (title: string, test: Mocha.AsyncFunc) => TEST_DB === 'sqlite' && it(title, test);
+  onSqlite('says when nothing answers at the address and the database file is not there yet', async function () {
     const empty = await freshDatabase();
     try {
       const ran = await herald(
