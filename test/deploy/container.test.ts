@@ -117,7 +117,13 @@ describe('deploying Herald', () => {
     }
   });
 
-  describe(`the image, built and started (${TEST_DB})`, function () {
+  // Building the image from Debian's archive takes about 15 minutes, beyond CI's budget: it runs when asked for
+  // (HERALD_CONTAINER_TEST=1, docs/deploy.md), and then a missing engine fails it rather than passing unseen.
+  const whenAsked = process.env.HERALD_CONTAINER_TEST === '1' ? describe : () => undefined;
+  if (process.env.HERALD_CONTAINER_TEST !== '1') {
+    console.log('    the container image is built only with HERALD_CONTAINER_TEST=1 (about 15 minutes)');
+  }
+  whenAsked(`the image, built and started (${TEST_DB})`, function () {
     this.timeout(40 * 60_000);
     const tag = `herald-test:${process.pid}`;
     const containers: string[] = [];
@@ -125,26 +131,17 @@ describe('deploying Herald', () => {
     const docker = async (...args: string[]) =>
       (await run('docker', args, { maxBuffer: 64 * 1024 * 1024 })).stdout.trim();
 
-    before(async function () {
-      const engine = await docker('info', '--format', '{{.ServerVersion}}').then(
-        (version) => ({ version }),
-        (e: NodeJS.ErrnoException & { stderr?: string }) => ({
-          reason:
+    before(async () => {
+      const version = await docker('info', '--format', '{{.ServerVersion}}').catch(
+        (e: NodeJS.ErrnoException & { stderr?: string }) => {
+          throw new Error(
             e.code === 'ENOENT'
-              ? 'no container engine: there is no docker command (apt-get install docker.io)'
-              : `no container engine answers: docker info says "${(e.stderr ?? e.message).trim().split('\n')[0]}"`,
-        }),
+              ? 'HERALD_CONTAINER_TEST=1 asks for the image, but there is no docker command (apt-get install docker.io)'
+              : `HERALD_CONTAINER_TEST=1 asks for the image, but no engine answers: ${(e.stderr ?? e.message).trim()}`,
+          );
+        },
       );
-      const reason =
-        'reason' in engine
-          ? engine.reason
-          : process.env.HERALD_CONTAINER_TEST !== '1'
-            ? `Docker ${engine.version} runs here, but building the image takes about 15 minutes: set HERALD_CONTAINER_TEST=1 to build it`
-            : undefined;
-      if (reason === undefined) return;
-      console.log(`    skipped: ${reason}`);
-      assert.match(reason, /^(no container engine|Docker \S+ runs here, but building)/);
-      this.skip();
+      assert.ok(version, 'docker info names the engine version');
     });
     after(async () => {
       for (const id of containers) await docker('rm', '-f', '-v', id).catch(() => undefined);
