@@ -13,7 +13,7 @@ import { writeWeeklyDigests } from './domain/insights/weekly-digest.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMediaStorage } from './storage/media-storage.js';
 import { freeBytes, prepareDataDir } from './files/data-dir.js';
-import { DatabaseOutages, lowSpaceWarning } from './domain/database-health.js';
+import { DatabaseOutages, lowSpaceWarning, quietDuringOutages } from './domain/database-health.js';
 import { loadMasterKeys } from './storage/master-key.js';
 import { loadInstanceSecrets } from './domain/instance-secrets.js';
 import { SecretBox } from './domain/secret-box.js';
@@ -103,7 +103,7 @@ export async function startHerald(requested: Config, logger: Logger = createLogg
   }, HOUSEKEEPING_INTERVAL_MS);
   housekeeping.unref();
   const spaceWatch = watchFreeSpace(spaceLeft, config.storageLowBytes, logger);
-  const worker = config.worker ? createWorker(deps, logger) : undefined;
+  const worker = config.worker ? createWorker(deps, quietDuringOutages(logger, outages)) : undefined;
   worker?.start();
   return {
     config,
@@ -142,7 +142,7 @@ function watchFreeSpace(spaceLeft: () => Promise<number>, thresholdBytes: number
  * Whether the database takes a write of some size again, after it answered that its storage was full: a table
  * and a row written in a transaction that is then rolled back, so nothing stays.
  */
-async function writesAgain(db: Db): Promise<void> {
+export async function writesAgain(db: Db): Promise<void> {
   const rolledBack = new Error('space probe rolled back');
   try {
     await db.transaction(async (trx) => {

@@ -6,7 +6,8 @@
  *   connection to give) answers 503 with Retry-After: the request may be sent again as it is (databaseFault);
  * - a database or DATA_DIR out of space answers 507 "Herald's storage is full", a fault for the operator, not the
  *   client; its record is left as it was (the write failed whole);
- * - an outage is said in the log once when it begins and once when it ends, never per request (DatabaseOutages);
+ * - an outage is said in the log once when it begins and once when it ends, never per request (DatabaseOutages)
+ *   nor per poll of a worker, whose errors pass through the same outage first (quietDuringOutages);
  * - free space in DATA_DIR under the operator's threshold (STORAGE_LOW_MB) is a warning in /healthz and, once, in the
  *   log, before writes start to fail (lowSpaceWarning).
  */
@@ -111,6 +112,8 @@ export class DatabaseOutages {
     /** A statement that succeeds once the database takes requests again (a write, where the fault was space). */
     private readonly probe: (kind: 'unreachable' | 'full') => Promise<unknown>,
     private readonly now: () => number = Date.now,
+    /** What waits for the database: an API's requests (answered 503 or 507), or a worker's publishing alone. */
+    private readonly waiting: 'requests' | 'publishing' = 'requests',
   ) {}
 
   /** Takes a failed request's error: true if it was the database's fault (then logged here, once an outage). */
@@ -128,12 +131,14 @@ export class DatabaseOutages {
       code: cause?.code,
       error: typeof cause?.message === 'string' ? cause.message.slice(0, 200) : undefined,
     };
-    if (kind === 'full') this.log.warn("Herald's storage is full: writes answer 507 until space is freed", reason);
-    else
-      this.log.warn(
-        `Herald cannot reach its database: requests answer 503 with Retry-After ${DATABASE_RETRY_AFTER_SECONDS} until it is back`,
-        reason,
-      );
+    const meanwhile =
+      this.waiting === 'publishing'
+        ? 'publishing waits'
+        : kind === 'full'
+          ? 'writes answer 507'
+          : `requests answer 503 with Retry-After ${DATABASE_RETRY_AFTER_SECONDS}`;
+    if (kind === 'full') this.log.warn(`Herald's storage is full: ${meanwhile} until space is freed`, reason);
+    else this.log.warn(`Herald cannot reach its database: ${meanwhile} until it is back`, reason);
     this.scheduleProbe();
     return true;
   }
@@ -169,6 +174,22 @@ export class DatabaseOutages {
     // A process stopping mid-outage is not kept alive by the probe.
     this.probing.unref();
   }
+}
+
+/**
+ * A log whose errors that are the database's fault go to the outage instead, said there once; every other error is
+ * logged as it was. The worker logs through it, so a database that is down is not an error at every poll.
+ */
+export function quietDuringOutages<L extends OutageLog & { error(message: string, error?: unknown): void }>(
+  log: L,
+  outages: DatabaseOutages,
+): L {
+  return {
+    ...log,
+    error: (message: string, error?: unknown) => {
+      if (!outages.noticed(error)) log.error(message, error);
+    },
+  };
 }
 
 /** The warning for /healthz and the log when DATA_DIR's free space is under the threshold; undefined above it. */

@@ -232,7 +232,7 @@ describe('herald status', function () {
 
   // A database file that is not there yet is SQLite's case; on the Postgres run this one is not registered.
   const onSqlite = (title: string, test: Mocha.AsyncFunc) => TEST_DB === 'sqlite' && it(title, test);
-  onSqlite('says when nothing answers at the address and the database file is not there yet', async function () {
+  onSqlite('says when nothing answers at the address and the database file is not there yet', async () => {
     const empty = await freshDatabase();
     try {
       const ran = await herald(

@@ -38,7 +38,8 @@ describe('database faults', function () {
     if (!bin) this.skip();
     pg = await startOwnPostgres(bin!);
     const { logger, lines } = recordingLogger();
-    t = await startTestHerald({ databaseUrl: pg.url }, logger);
+    // The worker polls every 50 ms, so the outage below spans many polls: none may be logged as an error.
+    t = await startTestHerald({ databaseUrl: pg.url, worker: true, workerPollMs: 50 }, logger);
     const account = await t.seedAccount({ channels: 1 });
     assert.equal((await createPost(account, 'before')).status, 201);
 
@@ -59,6 +60,7 @@ describe('database faults', function () {
     assert.equal(mcp.headers.get('retry-after'), '5');
     assert.match(mcp.body.error.message, /cannot reach its database/);
 
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
     pg.start();
     await eventually(
       async () => ((await createPost(account, 'after')).status === 201 ? true : undefined),
