@@ -10,6 +10,7 @@ describe('insights over REST', () => {
   let a: SeededAccount;
   let history: History;
   before(async () => {
+    // The webhook receiver listens on loopback (RECEIVER_HOST), which the SSRF guard refuses unless it is listed.
     t = await startTestHerald({ outboundAllowHosts: [RECEIVER_HOST] });
     a = await t.seedAccount({ channels: 2 });
     history = await madeUpHistory(t, a);

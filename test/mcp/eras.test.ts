@@ -74,6 +74,7 @@ describe(`MCP eras: the 1.x and v2 clients through every tool (${TEST_DB})`, fun
   let origin: Awaited<ReturnType<typeof startImageOrigin>>;
   before(async () => {
     origin = await startImageOrigin();
+    // The image origin for imports is on loopback, which the SSRF guard refuses unless it is listed.
     h = await startTestHerald({ rateLimits: HIGH_BUDGETS, outboundAllowHosts: [ORIGIN_HOST] });
   });
   after(async () => {

@@ -206,6 +206,7 @@ describe(`MCP tasks (${TEST_DB})`, function () {
   let wide: SeededAccount;
   before(async () => {
     origin = await startImageOrigin();
+    // The image origin for imports is on loopback, which the SSRF guard refuses unless it is listed.
     h = await startTestHerald({ rateLimits: HIGH_BUDGETS, outboundAllowHosts: [ORIGIN_HOST] });
     // A second instance on the same database, as behind a load balancer.
     second = await startTestHerald({

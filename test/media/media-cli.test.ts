@@ -28,6 +28,7 @@ describe('herald media import (CLI)', function () {
       DATA_DIR: database.dataDir,
       DATABASE_URL: database.databaseUrl ?? '',
       HERALD_FROM_SOURCE: '1',
+      // The image origin for imports is on loopback, which the SSRF guard refuses unless it is listed.
       OUTBOUND_ALLOW_HOSTS: '127.0.0.2',
       BASE_URL: 'https://herald.example',
     };

@@ -75,6 +75,7 @@ describe(`media tools through the MCP SDK client (${TEST_DB})`, () => {
   before(async () => {
     origin = await startOrigin();
     h = await startTestHerald({
+      // The image origin for imports is on loopback, which the SSRF guard refuses unless it is listed.
       outboundAllowHosts: [ORIGIN_HOST],
       media: { maxUploadBytes: 100_000, maxImportBytes: 100_000, importTimeoutMs: 5_000 },
     });

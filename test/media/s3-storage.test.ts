@@ -130,6 +130,7 @@ describe(`media in an S3-compatible bucket (${TEST_DB})`, () => {
     const logged: unknown[] = [];
     const broken = await startTestHerald(
       {
+        // The image origin for imports is on loopback, which the SSRF guard refuses unless it is listed.
         outboundAllowHosts: ['127.0.0.2'],
         media: {
           maxUploadBytes: 100_000,

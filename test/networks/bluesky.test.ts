@@ -187,6 +187,7 @@ describe('Bluesky, against a real PDS', function () {
       DATA_DIR: t.config.dataDir,
       DATABASE_URL: t.config.databaseUrl ?? '',
       HERALD_FROM_SOURCE: '1',
+      // The PDS and the fakes listen on loopback, which the SSRF guard refuses unless it is listed.
       OUTBOUND_ALLOW_HOSTS: 'localhost,127.0.0.1',
       NETWORK_ORIGIN_OVERRIDES: `https://bsky.social=${bsky.pdsUrl},https://plc.directory=${bsky.plcUrl}`,
     };

@@ -14,6 +14,7 @@ describe('the credential vault', () => {
   let channelId: string;
 
   beforeEach(async () => {
+    // The webhook endpoints this test makes are on loopback, which the SSRF guard refuses unless it is listed.
     t = await startTestHerald({ outboundAllowHosts: ['127.0.0.1'] });
     a = await t.seedAccount({ channels: 1 });
     channelId = a.channelIds[0];

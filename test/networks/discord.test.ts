@@ -30,6 +30,7 @@ describe(`Discord, against a fake of its HTTP API (${TEST_DB})`, function () {
     discord = await startFakeDiscord();
     t = await startTestHerald({
       networkOriginOverrides: { [API_ORIGIN]: discord.url },
+      // The network's fake listens on loopback, which the SSRF guard refuses unless it is listed.
       outboundAllowHosts: ['127.0.0.1'],
     });
     a = await t.seedAccount({ channels: 0 });

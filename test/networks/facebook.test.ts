@@ -178,6 +178,7 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
         DATABASE_URL: t.config.databaseUrl ?? '',
         HERALD_FROM_SOURCE: '1',
         BASE_URL: t.url,
+        // The network's fake listens on loopback, which the SSRF guard refuses unless it is listed.
         OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
         FACEBOOK_APP_ID: facebook.appId,
         FACEBOOK_APP_SECRET: facebook.appSecret,

@@ -154,6 +154,7 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
         DATABASE_URL: t.config.databaseUrl ?? '',
         HERALD_FROM_SOURCE: '1',
         BASE_URL: t.url,
+        // The network's fake listens on loopback, which the SSRF guard refuses unless it is listed.
         OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
         LINKEDIN_CLIENT_ID: linkedin.clientId,
         LINKEDIN_CLIENT_SECRET: linkedin.clientSecret,

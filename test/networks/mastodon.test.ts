@@ -104,6 +104,7 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
       DATABASE_URL: t.config.databaseUrl ?? '',
       HERALD_FROM_SOURCE: '1',
       BASE_URL: t.url,
+      // The network's fake listens on loopback, which the SSRF guard refuses unless it is listed.
       OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
     };
     const child = spawn(
@@ -498,6 +499,7 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
       DATA_DIR: t.config.dataDir,
       DATABASE_URL: t.config.databaseUrl ?? '',
       HERALD_FROM_SOURCE: '1',
+      // The network's fake listens on loopback, which the SSRF guard refuses unless it is listed.
       OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
     };
     const check = async () =>

@@ -96,6 +96,7 @@ describe('Nostr, against real relays', function () {
       DATA_DIR: t.config.dataDir,
       DATABASE_URL: t.config.databaseUrl ?? '',
       HERALD_FROM_SOURCE: '1',
+      // The relays listen on loopback, which the SSRF guard refuses unless it is listed.
       OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
     };
     const { stdout } = await promisify(execFile)(

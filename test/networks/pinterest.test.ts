@@ -171,6 +171,7 @@ describe('Pinterest, against a fake that speaks its documented API', function ()
       DATABASE_URL: t.config.databaseUrl ?? '',
       HERALD_FROM_SOURCE: '1',
       BASE_URL: t.url,
+      // The network's fake listens on loopback, which the SSRF guard refuses unless it is listed.
       OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
       PINTEREST_APP_ID: pinterest.clientId,
       PINTEREST_APP_SECRET: pinterest.clientSecret,

@@ -34,6 +34,7 @@ describe(`Slack, against a fake of its OAuth and Web API (${TEST_DB})`, function
         ...defaults,
         apps: apps ? { slack: { clientId: slack.clientId, clientSecret: slack.clientSecret } } : {},
       },
+      // The network's fake listens on loopback, which the SSRF guard refuses unless it is listed.
       outboundAllowHosts: ['127.0.0.1'],
     });
     slack.redirectUri = `${t.url}/connect/slack/callback`;

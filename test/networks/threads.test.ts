@@ -185,6 +185,7 @@ describe('Threads, against a fake that speaks its documented API', function () {
         DATABASE_URL: t.config.databaseUrl ?? '',
         HERALD_FROM_SOURCE: '1',
         BASE_URL: t.url,
+        // The network's fake listens on loopback, which the SSRF guard refuses unless it is listed.
         OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
         THREADS_APP_ID: threads.appId,
         THREADS_APP_SECRET: threads.appSecret,

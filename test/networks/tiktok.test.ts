@@ -169,6 +169,7 @@ describe('TikTok, against a fake that speaks its documented API', function () {
       DATABASE_URL: t.config.databaseUrl ?? '',
       HERALD_FROM_SOURCE: '1',
       BASE_URL: t.url,
+      // The network's fake listens on loopback, which the SSRF guard refuses unless it is listed.
       OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
       TIKTOK_CLIENT_KEY: tiktok.clientKey,
       TIKTOK_CLIENT_SECRET: tiktok.clientSecret,

@@ -197,6 +197,7 @@ describe('X, against a fake that speaks its documented API', function () {
         DATABASE_URL: t.config.databaseUrl ?? '',
         HERALD_FROM_SOURCE: '1',
         BASE_URL: t.url,
+        // The network's fake listens on loopback, which the SSRF guard refuses unless it is listed.
         OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
         X_CLIENT_ID: x.clientId,
         X_CLIENT_SECRET: x.clientSecret,

@@ -156,6 +156,7 @@ describe(`Client ID Metadata Documents (${TEST_DB})`, () => {
 
   before(async () => {
     await site.start();
+    // The client's metadata documents are served from loopback, which the SSRF guard refuses unless it is listed.
     h = await startTestHerald({
       outboundAllowHosts: ['127.0.0.1'],
       clientMetadataDocuments: { timeoutMs: 500, plainHttpHosts: ['127.0.0.1'] },

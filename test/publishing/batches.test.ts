@@ -19,6 +19,7 @@ describe(`publishing: batches (${TEST_DB})`, function () {
   let receiver: Receiver;
   const markManyPublished = PublishingRepository.prototype.markManyPublished;
   beforeEach(async () => {
+    // The webhook receiver listens on loopback (RECEIVER_HOST), which the SSRF guard refuses unless it is listed.
     t = await startTestHerald({ outboundAllowHosts: [RECEIVER_HOST] });
     a = await t.seedAccount({ channels: 2 });
     receiver = await startReceiver();

@@ -174,6 +174,22 @@ describe(`preflight: rehearsing posts before their slots (${TEST_DB})`, function
     assert.deepEqual((await t.api('GET', '/v1/rest/posts/scheduled?atRisk=true', { token: a.apiKey })).body.data, []);
   });
 
+  it('on the defaults a new user has: a channel needing reconnecting is a risk; a link the guard may not fetch is not judged', async () => {
+    await start({ outboundAllowHosts: [] });
+    assert.deepEqual(t.config.outboundAllowHosts, [], 'no host is let past the SSRF guard');
+    const unjudged = await schedule({ text: `Read more: ${files.origin}/gone` });
+    await worker().rehearse();
+    assert.equal((await read(unjudged)).risk, null, "a loopback link is not Herald's to judge, so no risk is claimed");
+
+    const id = await schedule({ text: 'Before the channel is reconnected?' });
+    await t.herald.db('channels').where({ id: a.channelIds[0] }).update({ status: 'needs_reconnect' });
+    await worker().rehearse();
+    const { risk } = await read(id);
+    assert.match(risk.reason, /needs reconnecting/);
+    assert.match(risk.advice, /^Reconnect the channel on the Channels page before /);
+    assert.equal((await events('post.at_risk')).length, 1);
+  });
+
   it('a post at risk is rehearsed once more when claimed: a link mended in the last minutes clears it as it goes out', async () => {
     await start();
     const id = await schedule({ text: `Tickets: ${files.origin}/tickets` });
@@ -191,6 +207,7 @@ describe(`preflight: rehearsing posts before their slots (${TEST_DB})`, function
   });
 
   it('a running worker rehearses beside its loop, and still publishes what is due meanwhile', async () => {
+    // The post's link is on loopback, which the SSRF guard refuses unless it is listed.
     t = await startTestHerald({ outboundAllowHosts: ['127.0.0.1'] });
     a = await t.seedAccount({ channels: 1 });
     const later = await t.api('POST', '/v1/rest/posts', {

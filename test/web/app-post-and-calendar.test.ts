@@ -19,7 +19,7 @@ describe("the web app: a post's page and the calendar", function () {
   });
   after(async () => browser?.close());
   beforeEach(async () => {
-    t = await startTestHerald({ outboundAllowHosts: ['127.0.0.1'] });
+    t = await startTestHerald();
     a = await t.seedAccount({ channels: 2 });
     page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
   });

@@ -24,6 +24,7 @@ describe('the web app: a post at risk', function () {
     await browser?.close();
   });
   beforeEach(async () => {
+    // The linked site is on loopback: the guard must let it through for the rehearsal to find its page gone.
     t = await startTestHerald({ outboundAllowHosts: ['127.0.0.1'] });
     a = await t.seedAccount({ channels: 1 });
     page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();

@@ -23,6 +23,7 @@ describe('the web app: Settings (workspace, members, API keys, connected apps, w
   });
   after(async () => browser?.close());
   beforeEach(async () => {
+    // The webhook endpoints this test makes are on loopback, which the SSRF guard refuses unless it is listed.
     t = await startTestHerald({ outboundAllowHosts: ['127.0.0.1'] });
     a = await t.seedAccount({ channels: 1 });
     page = await (await browser.newContext()).newPage();

@@ -16,6 +16,7 @@ describe(`webhook delivery (${TEST_DB})`, function () {
   let receiver: Receiver;
 
   beforeEach(async () => {
+    // The webhook receiver listens on loopback (RECEIVER_HOST), which the SSRF guard refuses unless it is listed.
     t = await startTestHerald({ outboundAllowHosts: [RECEIVER_HOST] });
     receiver = await startReceiver();
   });

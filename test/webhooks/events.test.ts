@@ -22,6 +22,7 @@ describe(`events (${TEST_DB})`, function () {
   let mcp: Client;
 
   before(async () => {
+    // The webhook receiver listens on loopback (RECEIVER_HOST), which the SSRF guard refuses unless it is listed.
     t = await startTestHerald({ outboundAllowHosts: [RECEIVER_HOST] });
     a = await t.seedAccount();
     mcp = await connectSdkClient(t, a.apiKey);
