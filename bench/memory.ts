@@ -11,8 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config.js';
-import { toRow, type PostRecord } from '../src/db/repositories/posts.js';
-import { newId } from '../src/domain/ids.js';
+import { duePostRows } from './due-posts.js';
 import { seedDemo } from '../src/domain/provisioning.js';
 import { createLogger } from '../src/logger.js';
 import { startHerald } from '../src/server.js';
@@ -101,38 +100,8 @@ async function workerPeak(posts: number): Promise<WorkerPeak> {
     );
     const demo = await seedDemo(herald.deps);
     const dueAt = Date.now();
-    const rows = Array.from(
-      { length: posts },
-      (_, i): PostRecord => ({
-        id: newId(),
-        accountId: demo.accountId,
-        workspaceId: demo.workspaceId,
-        channelId: demo.channelIds[i % demo.channelIds.length],
-        groupId: null,
-        text: `Memory post ${i}`,
-        dateTime: dueAt,
-        timelineAt: dueAt,
-        isScheduled: true,
-        isDraft: false,
-        isLive: false,
-        status: 'scheduled',
-        approvalStatus: null,
-        type: 'text',
-        sourceType: 'api',
-        imageUrls: [],
-        videoUrls: [],
-        firstComment: null,
-        channelOptions: null,
-        networkPostId: null,
-        permalinkUrl: null,
-        metrics: null,
-        lastError: null,
-        publishedAt: null,
-        createdAt: dueAt,
-        updatedAt: dueAt,
-      }),
-    );
-    for (let i = 0; i < rows.length; i += 500) await herald.db('posts').insert(rows.slice(i, i + 500).map(toRow));
+    const rows = duePostRows(demo, posts, 'Memory post', dueAt);
+    for (let i = 0; i < rows.length; i += 500) await herald.db('posts').insert(rows.slice(i, i + 500));
     await herald.close();
     const started = Date.now();
     const worker = spawnNode(['--expose-gc', 'bench/memory-worker.mjs'], {

@@ -9,8 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config.js';
-import { toRow, type PostRecord } from '../src/db/repositories/posts.js';
-import { newId } from '../src/domain/ids.js';
+import { duePostRows } from './due-posts.js';
 import { seedDemo } from '../src/domain/provisioning.js';
 import { createLogger } from '../src/logger.js';
 import { startHerald } from '../src/server.js';
@@ -51,40 +50,10 @@ async function workersDrain(adminUrl: string, workers: number) {
       await worker.line(/READY/);
     }
     const dueAt = Date.now();
-    const rows = Array.from(
-      { length: BURST },
-      (_, i): PostRecord => ({
-        id: newId(),
-        accountId: demo.accountId,
-        workspaceId: demo.workspaceId,
-        channelId: demo.channelIds[i % demo.channelIds.length],
-        groupId: null,
-        text: `Scale post ${i}`,
-        dateTime: dueAt,
-        timelineAt: dueAt,
-        isScheduled: true,
-        isDraft: false,
-        isLive: false,
-        status: 'scheduled',
-        approvalStatus: null,
-        type: 'text',
-        sourceType: 'api',
-        imageUrls: [],
-        videoUrls: [],
-        firstComment: null,
-        channelOptions: null,
-        networkPostId: null,
-        permalinkUrl: null,
-        metrics: null,
-        lastError: null,
-        publishedAt: null,
-        createdAt: dueAt,
-        updatedAt: dueAt,
-      }),
-    );
+    const rows = duePostRows(demo, BURST, 'Scale post', dueAt);
     // Written in one transaction, so the burst becomes due for every worker at once.
     await herald.db.transaction(async (trx) => {
-      for (let i = 0; i < rows.length; i += 500) await trx('posts').insert(rows.slice(i, i + 500).map(toRow));
+      for (let i = 0; i < rows.length; i += 500) await trx('posts').insert(rows.slice(i, i + 500));
     });
     const start = Date.now();
     for (;;) {
