@@ -408,7 +408,7 @@ function Breakdown(props: {
       {props.rows.length === 0 ? (
         <Empty>{props.empty}</Empty>
       ) : (
-        <div class="table-scroll">
+        <div class="table-scroll" tabIndex={0} role="region" aria-label={`${props.title}, scrolls sideways`}>
           <table data-breakdown={props.id}>
             <thead>
               <tr>
