@@ -58,6 +58,8 @@ describe('when to post', () => {
     const few = bestWindows(posts.slice(0, MIN_POSTS - 1), 'Europe/Berlin');
     assert.deepEqual(few.windows, []);
     assert.match(few.note, /Only 9 published posts.*at least 10/);
+    const none = bestWindows([], 'Europe/Berlin');
+    assert.match(none.note, /^No published posts to learn from in the last \d+ weeks yet; .*at least 10/);
   });
 
   describe('over REST', () => {

@@ -76,9 +76,10 @@ export function bestWindows(
       ...base,
       windows: [],
       note:
-        `Only ${scored.length} published post${scored.length === 1 ? '' : 's'} to learn from ` +
-        `in the last ${weeks} weeks; ` +
-        `Herald suggests times once there are at least ${MIN_POSTS}.`,
+        (scored.length === 0
+          ? `No published posts to learn from in the last ${weeks} weeks yet; `
+          : `Only ${scored.length} published post${scored.length === 1 ? '' : 's'} to learn from ` +
+            `in the last ${weeks} weeks; `) + `Herald suggests times once there are at least ${MIN_POSTS}.`,
     };
   }
   const sorted = scored.map((p) => p.score).sort((x, y) => x - y);
