@@ -1,11 +1,15 @@
 # Two commands do everything on a fresh machine: `make run` and `make test`.
 SHELL := /bin/bash
 NODE_BIN := node_modules/.bin
-# `make test TESTS=test/rest/*.test.ts` runs a subset; `npx mocha <file>` runs one file.
-TESTS ?= 'test/**/*.test.ts'
+# `make test TESTS=test/rest/*.test.ts` runs a subset; `npx mocha <file>` runs one file. The browser tests, the
+# longest files, come first so that no worker is left with one of them when the others are done.
+TESTS ?= 'test/web/**/*.test.ts' 'test/!(web)/**/*.test.ts'
+# Test files run in TEST_JOBS processes at once: each file's servers, databases and fakes are its own.
+TEST_JOBS ?= 2
+MOCHA := $(NODE_BIN)/mocha --parallel --jobs $(TEST_JOBS)
 
 # The web app (web/) is bundled into dist/web, which Herald serves under /app.
-.PHONY: install generate check-generated web build run test test-sqlite test-postgres typecheck bench clean
+.PHONY: install lint format generate check-generated web build sdk run test test-sqlite test-postgres typecheck bench clean
 
 install: node_modules/.installed
 
@@ -13,21 +17,51 @@ node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
+# Formatting and lint rules live in biome.jsonc: `make lint` checks them (CI runs it), `make format` applies them.
+lint: install
+	$(NODE_BIN)/biome ci .
+
+format: install
+	$(NODE_BIN)/biome check --write .
+
 generate: install
 	$(NODE_BIN)/tsx scripts/generate.ts
+	@mkdir -p $(STAMPS) && touch $(STAMPS)/generate
 
 # CI: regenerating must leave generated/ exactly as committed.
 check-generated: generate
-	@git diff --exit-code --stat -- generated || (echo "generated/ is out of date: run make generate and commit it" && exit 1)
-	@test -z "$$(git status --porcelain -- generated)" || (git status --porcelain -- generated; echo "generated/ has untracked files: run make generate and commit it"; exit 1)
+	@git diff --exit-code --stat -- generated docs/mcp-tools.md || (echo "generated/ is out of date: run make generate and commit it" && exit 1)
+	@test -z "$$(git status --porcelain -- generated docs/mcp-tools.md)" || (git status --porcelain -- generated docs/mcp-tools.md; echo "generated/ has untracked files: run make generate and commit it"; exit 1)
 
-web: generate
+# `make run` and `make build` redo a step only when a file it reads changed since it last ran: each step leaves a
+# stamp in dist/.stamps, newer than everything it read.
+STAMPS := dist/.stamps
+files = $(shell find $(1) -type f 2>/dev/null)
+GENERATE_INPUTS := $(call files,openapi jsonrpc-schemas scripts/generate scripts/generate.ts)
+WEB_INPUTS := $(call files,web src/domain generated scripts/build-web.ts)
+TSC_INPUTS := $(call files,src generated) tsconfig.json tsconfig.build.json
+
+$(STAMPS)/generate: node_modules/.installed $(GENERATE_INPUTS)
+	$(NODE_BIN)/tsx scripts/generate.ts
+	@mkdir -p $(@D) && touch $@
+
+web: $(STAMPS)/web
+
+$(STAMPS)/web: $(STAMPS)/generate $(WEB_INPUTS)
 	$(NODE_BIN)/tsx scripts/build-web.ts
+	@touch $@
 
-build: generate web
+build: $(STAMPS)/tsc $(STAMPS)/web
+
+$(STAMPS)/tsc: $(STAMPS)/generate $(TSC_INPUTS)
 	$(NODE_BIN)/tsc -p tsconfig.build.json
+	@touch $@
 
-# The old space is capped at 1 GiB for its effect on V8's heap sizing (README, Memory): full collections come at
+# The SDK package (sdk/, @herald/sdk) built and packed with its dependencies into dist/herald-sdk-<version>.tgz.
+sdk: generate
+	$(NODE_BIN)/tsx scripts/pack-sdk.ts
+
+# The old space is capped at 1 GiB for its effect on V8's heap sizing (docs/operations.md, Memory): full collections come at
 # about twice the live heap rather than four times it. bench/processes.ts starts the benchmarks' Herald the same way.
 HERALD_NODE_FLAGS := --max-old-space-size=1024
 
@@ -40,10 +74,10 @@ typecheck: generate
 
 # SQLite always; Postgres too when TEST_DATABASE_URL names a server (.ci/run starts one).
 test: typecheck
-	@rm -f test-artifacts/results-*.json
+	@rm -f test-artifacts/results-*.json test-artifacts/durations-*.json
 	@status=0; \
-	HERALD_TEST_DB=sqlite $(NODE_BIN)/mocha $(TESTS) || status=1; \
-	if [ -n "$$TEST_DATABASE_URL" ]; then HERALD_TEST_DB=postgres $(NODE_BIN)/mocha $(TESTS) || status=1; \
+	HERALD_TEST_DB=sqlite $(MOCHA) $(TESTS) || status=1; \
+	if [ -n "$$TEST_DATABASE_URL" ]; then HERALD_TEST_DB=postgres $(MOCHA) $(TESTS) || status=1; \
 	else echo "TEST_DATABASE_URL is not set: the Postgres run is skipped here (.ci/run starts Postgres and runs it)."; fi; \
 	node scripts/test-summary.mjs; exit $$status
 

@@ -39,18 +39,26 @@ async function rows(db: Db, dataDir: string): Promise<void> {
   try {
     const columns = Array.from({ length: 34 }, (_, i) => `c${i}`);
     plain.exec(`CREATE TABLE bench_rows (${columns.map((c, i) => `${c} ${i % 3 ? 'TEXT' : 'INTEGER'}`).join(', ')})`);
-    const insert = plain.prepare(`INSERT INTO bench_rows VALUES (${columns.map(() => '?').join(', ')})`) as unknown as { run(...v: unknown[]): void };
+    const insert = plain.prepare(`INSERT INTO bench_rows VALUES (${columns.map(() => '?').join(', ')})`) as unknown as {
+      run(...v: unknown[]): void;
+    };
     for (let r = 0; r < 50; r++) insert.run(...columns.map((_, i) => (i % 3 ? `value ${r} ${i} of a post` : r * i)));
-    for (const [what, limit] of [['a page of 50', 50], ['2 rows (a POST\'s channels)', 2]] as const) {
+    for (const [what, limit] of [
+      ['a page of 50', 50],
+      ["2 rows (a POST's channels)", 2],
+    ] as const) {
       const sql = `SELECT * FROM bench_rows LIMIT ${limit}`;
       const objects = plain.prepare(sql);
       const arrays = plain.prepare(sql).raw(true);
-      const build = new Function('v', `return {${columns.map((n, i) => `${JSON.stringify(n)}: v[${i}]`).join(', ')}};`) as (v: unknown[]) => unknown;
+      const build = new Function(
+        'v',
+        `return {${columns.map((n, i) => `${JSON.stringify(n)}: v[${i}]`).join(', ')}};`,
+      ) as (v: unknown[]) => unknown;
       const cached = herald.prepare(sql);
       const ways: [string, () => unknown][] = [
         ['objects', () => objects.all()],
         ['arrays + compiled builder', () => (arrays.all() as unknown[][]).map(build)],
-        ['Herald\'s cache (builder, schema checked)', () => cached.all()],
+        ["Herald's cache (builder, schema checked)", () => cached.all()],
       ];
       const results: string[] = [];
       for (const [name, read] of ways) {
@@ -82,7 +90,9 @@ async function charges(name: string, db: Db): Promise<void> {
   for (let i = 0; i < ROUNDS / 16; i++) {
     await Promise.all(Array.from({ length: 16 }, (_, j) => repos.rateLimits.charge(now++, budgets(j))));
   }
-  console.log(`${name} charges: one at a time ${alone} µs each, 16 at once ${microseconds(start, Math.floor(ROUNDS / 16) * 16)} µs each`);
+  console.log(
+    `${name} charges: one at a time ${alone} µs each, 16 at once ${microseconds(start, Math.floor(ROUNDS / 16) * 16)} µs each`,
+  );
 }
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-data-path-'));

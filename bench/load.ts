@@ -9,7 +9,11 @@ export interface LoadResult {
 }
 
 /** A closed-loop load: `concurrency` clients each send the next request when the last one answered. */
-export async function load(options: { durationMs: number; concurrency: number; request: (i: number) => Promise<Response> }): Promise<LoadResult> {
+export async function load(options: {
+  durationMs: number;
+  concurrency: number;
+  request: (i: number) => Promise<Response>;
+}): Promise<LoadResult> {
   const latencies: number[] = [];
   let errors = 0;
   let sent = 0;
@@ -27,5 +31,11 @@ export async function load(options: { durationMs: number; concurrency: number; r
   await Promise.all(Array.from({ length: options.concurrency }, client));
   const elapsed = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  return { requests: latencies.length, perSecond: latencies.length / elapsed, p50ms: percentile(latencies, 50), p99ms: percentile(latencies, 99), errors };
+  return {
+    requests: latencies.length,
+    perSecond: latencies.length / elapsed,
+    p50ms: percentile(latencies, 50),
+    p99ms: percentile(latencies, 99),
+    errors,
+  };
 }

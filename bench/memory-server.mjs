@@ -6,6 +6,17 @@ import { createLogger } from '../dist/src/logger.js';
 import { startHerald } from '../dist/src/server.js';
 
 const unlimited = { restReadsPerMinute: 1e9, restWritesPerMinute: 1e9, accountPerHour: 1e9, mcpPerTokenPerMinute: 1e9 };
-const herald = await startHerald({ ...loadConfig({}), port: 0, host: '127.0.0.1', dataDir: process.env.DATA_DIR, databaseUrl: process.env.DATABASE_URL || undefined, rateLimits: unlimited, worker: false }, createLogger({ quiet: true }));
+const herald = await startHerald(
+  {
+    ...loadConfig({}),
+    port: 0,
+    host: '127.0.0.1',
+    dataDir: process.env.DATA_DIR,
+    databaseUrl: process.env.DATABASE_URL || undefined,
+    rateLimits: unlimited,
+    worker: false,
+  },
+  createLogger({ quiet: true }),
+);
 process.on('SIGTERM', () => void herald.close().then(() => process.exit(0)));
 process.stdout.write(`READY ${herald.url}\n`);

@@ -11,10 +11,17 @@ import { createWorker } from '../dist/src/publishing/engine.js';
 import { startHerald } from '../dist/src/server.js';
 
 const MiB = 1024 * 1024;
-const status = (field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(fs.readFileSync('/proc/self/status', 'utf8'))?.[1]) / 1024;
+const status = (field) =>
+  Number(new RegExp(`${field}:\\s+(\\d+)`).exec(fs.readFileSync('/proc/self/status', 'utf8'))?.[1]) / 1024;
 const posts = Number(process.env.BENCH_POSTS);
-const herald = await startHerald({ ...loadConfig({}), port: 0, host: '127.0.0.1', dataDir: process.env.DATA_DIR, worker: false }, createLogger({ quiet: true }));
-const worker = createWorker(herald.deps, createLogger({ quiet: true }), { checkMedia: async () => ({ direct: true }), options: { pollMs: 50, syncIntervalMs: 3_600_000 } });
+const herald = await startHerald(
+  { ...loadConfig({}), port: 0, host: '127.0.0.1', dataDir: process.env.DATA_DIR, worker: false },
+  createLogger({ quiet: true }),
+);
+const worker = createWorker(herald.deps, createLogger({ quiet: true }), {
+  checkMedia: async () => ({ direct: true }),
+  options: { pollMs: 50, syncIntervalMs: 3_600_000 },
+});
 const idle = status('VmRSS');
 const collections = new v8.GCProfiler();
 collections.start();
@@ -31,5 +38,7 @@ const hwm = status('VmHWM');
 global.gc();
 const drained = process.memoryUsage().heapUsed / MiB;
 await herald.close();
-process.stdout.write(`PEAK ${hwm.toFixed(1)} IDLE ${idle.toFixed(1)} FULL ${full.length} KEPT ${kept.toFixed(1)} DRAINED ${drained.toFixed(1)}\n`);
+process.stdout.write(
+  `PEAK ${hwm.toFixed(1)} IDLE ${idle.toFixed(1)} FULL ${full.length} KEPT ${kept.toFixed(1)} DRAINED ${drained.toFixed(1)}\n`,
+);
 process.exit(0);

@@ -11,8 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config.js';
-import { toRow, type PostRecord } from '../src/db/repositories/posts.js';
-import { newId } from '../src/domain/ids.js';
+import { duePostRows } from './due-posts.js';
 import { seedDemo } from '../src/domain/provisioning.js';
 import { createLogger } from '../src/logger.js';
 import { startHerald } from '../src/server.js';
@@ -29,14 +28,20 @@ const WORKER_RUNS = [2_000, 20_000, 100_000];
 
 /** A /proc/<pid>/status field in MiB (VmRSS now, VmHWM the peak so far). */
 export function statusMiB(pid: number | 'self', field: 'VmRSS' | 'VmHWM'): number {
-  const line = fs.readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`));
+  const line = fs
+    .readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`${field}:`));
   return Number(/(\d+)/.exec(line ?? '')?.[1] ?? NaN) / 1024;
 }
 
 async function apiUnderLoad(): Promise<{ idle: number; peak: number; hwm: number; perSecond: number; errors: number }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-memory-'));
   try {
-    const seeded = await startHerald({ ...loadConfig({}), port: 0, host: '127.0.0.1', dataDir, worker: false }, createLogger({ quiet: true }));
+    const seeded = await startHerald(
+      { ...loadConfig({}), port: 0, host: '127.0.0.1', dataDir, worker: false },
+      createLogger({ quiet: true }),
+    );
     const demo = await seedDemo(seeded.deps);
     await seedPosts(seeded.db, demo.accountId, demo.workspaceId, demo.channelIds[0], API_POSTS);
     await seeded.close();
@@ -51,11 +56,15 @@ async function apiUnderLoad(): Promise<{ idle: number; peak: number; hwm: number
     // Every client walks the pages from the newest, so the load reads across the whole table, not one cached page.
     const cursors: (string | null)[] = Array(CONCURRENCY).fill(null);
     const result = await load({
-      durationMs: LOAD_MS, concurrency: CONCURRENCY,
+      durationMs: LOAD_MS,
+      concurrency: CONCURRENCY,
       request: async (i) => {
         const slot = i % CONCURRENCY;
-        const res = await fetch(`${url}/v1/rest/posts?limit=50${cursors[slot] ? `&cursor=${encodeURIComponent(cursors[slot]!)}` : ''}`, { headers: { authorization: `Bearer ${demo.apiKey}` } });
-        const body = await res.json() as { paging?: { nextCursor?: string | null } };
+        const res = await fetch(
+          `${url}/v1/rest/posts?limit=50${cursors[slot] ? `&cursor=${encodeURIComponent(cursors[slot]!)}` : ''}`,
+          { headers: { authorization: `Bearer ${demo.apiKey}` } },
+        );
+        const body = (await res.json()) as { paging?: { nextCursor?: string | null } };
         cursors[slot] = body.paging?.nextCursor ?? null;
         return new Response(null, { status: res.status });
       },
@@ -85,20 +94,23 @@ interface WorkerPeak {
 async function workerPeak(posts: number): Promise<WorkerPeak> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-memory-worker-'));
   try {
-    const herald = await startHerald({ ...loadConfig({}), port: 0, host: '127.0.0.1', dataDir, worker: false }, createLogger({ quiet: true }));
+    const herald = await startHerald(
+      { ...loadConfig({}), port: 0, host: '127.0.0.1', dataDir, worker: false },
+      createLogger({ quiet: true }),
+    );
     const demo = await seedDemo(herald.deps);
     const dueAt = Date.now();
-    const rows = Array.from({ length: posts }, (_, i): PostRecord => ({
-      id: newId(), accountId: demo.accountId, workspaceId: demo.workspaceId, channelId: demo.channelIds[i % demo.channelIds.length], groupId: null,
-      text: `Memory post ${i}`, dateTime: dueAt, timelineAt: dueAt, isScheduled: true, isDraft: false, isLive: false, status: 'scheduled',
-      approvalStatus: null, type: 'text', sourceType: 'api', imageUrls: [], videoUrls: [], firstComment: null, channelOptions: null,
-      networkPostId: null, permalinkUrl: null, metrics: null, lastError: null, publishedAt: null, createdAt: dueAt, updatedAt: dueAt,
-    }));
-    for (let i = 0; i < rows.length; i += 500) await herald.db('posts').insert(rows.slice(i, i + 500).map(toRow));
+    const rows = duePostRows(demo, posts, 'Memory post', dueAt);
+    for (let i = 0; i < rows.length; i += 500) await herald.db('posts').insert(rows.slice(i, i + 500));
     await herald.close();
     const started = Date.now();
-    const worker = spawnNode(['--expose-gc', 'bench/memory-worker.mjs'], { DATA_DIR: dataDir, BENCH_POSTS: String(posts) });
-    const [, hwm, idle, full, kept, drained] = (await worker.line(/PEAK ([\d.]+) IDLE ([\d.]+) FULL (\d+) KEPT ([\d.]+) DRAINED ([\d.]+)/)).map(Number);
+    const worker = spawnNode(['--expose-gc', 'bench/memory-worker.mjs'], {
+      DATA_DIR: dataDir,
+      BENCH_POSTS: String(posts),
+    });
+    const [, hwm, idle, full, kept, drained] = (
+      await worker.line(/PEAK ([\d.]+) IDLE ([\d.]+) FULL (\d+) KEPT ([\d.]+) DRAINED ([\d.]+)/)
+    ).map(Number);
     await once(worker.process, 'exit');
     return { posts, idle, hwm, full, kept, drained, seconds: (Date.now() - started) / 1000 };
   } finally {

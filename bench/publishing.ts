@@ -9,8 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
-import { toRow, type PostRecord } from '../src/db/repositories/posts.js';
-import { newId } from '../src/domain/ids.js';
+import { duePostRows } from './due-posts.js';
 import { seedDemo } from '../src/domain/provisioning.js';
 import { createLogger } from '../src/logger.js';
 import { createWorker } from '../src/publishing/engine.js';
@@ -57,39 +56,54 @@ export async function freshPostgres(adminUrl: string): Promise<{ databaseUrl: st
   return { databaseUrl: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
-export async function runOnce(database: Database, workers: number, latencyMs = 0, concurrency = loadConfig({}).workerConcurrency): Promise<Run> {
+export async function runOnce(
+  database: Database,
+  workers: number,
+  latencyMs = 0,
+  concurrency = loadConfig({}).workerConcurrency,
+): Promise<Run> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-publish-'));
   const postgres = database === 'Postgres' ? await freshPostgres(process.env.BENCH_DATABASE_URL!) : undefined;
   const herald = await startHerald(
-    { ...loadConfig({}), port: 0, host: '127.0.0.1', dataDir, databaseUrl: postgres?.databaseUrl, worker: false, sandboxLatencyMs: latencyMs, workerConcurrency: concurrency },
+    {
+      ...loadConfig({}),
+      port: 0,
+      host: '127.0.0.1',
+      dataDir,
+      databaseUrl: postgres?.databaseUrl,
+      worker: false,
+      sandboxLatencyMs: latencyMs,
+      workerConcurrency: concurrency,
+    },
     createLogger({ quiet: true }),
   );
   try {
     const demo = await seedDemo(herald.deps);
     const dueAt = Date.now();
-    const rows = Array.from({ length: POSTS }, (_, i): PostRecord => ({
-      id: newId(), accountId: demo.accountId, workspaceId: demo.workspaceId, channelId: demo.channelIds[i % demo.channelIds.length], groupId: null,
-      text: `Bench post ${i}`, dateTime: dueAt, timelineAt: dueAt, isScheduled: true, isDraft: false, isLive: false, status: 'scheduled',
-      approvalStatus: null, type: 'text', sourceType: 'api', imageUrls: [], videoUrls: [], firstComment: null, channelOptions: null,
-      networkPostId: null, permalinkUrl: null, metrics: null, lastError: null, publishedAt: null, createdAt: dueAt, updatedAt: dueAt,
-    }));
-    for (let i = 0; i < rows.length; i += 500) await herald.db('posts').insert(rows.slice(i, i + 500).map(toRow));
+    const rows = duePostRows(demo, POSTS, 'Bench post', dueAt);
+    for (let i = 0; i < rows.length; i += 500) await herald.db('posts').insert(rows.slice(i, i + 500));
 
     const logger = createLogger({ quiet: true });
     const pool = Array.from({ length: workers }, () =>
-      createWorker(herald.deps, logger, { checkMedia: noMedia, options: { pollMs: 50, syncIntervalMs: 3_600_000 } }));
+      createWorker(herald.deps, logger, { checkMedia: noMedia, options: { pollMs: 50, syncIntervalMs: 3_600_000 } }),
+    );
     const started = Date.now();
     for (const worker of pool) worker.start();
     for (;;) {
-      const [published] = await herald.db('posts').where({ account_id: demo.accountId, status: 'published' }).count<{ n: number | string }[]>({ n: '*' });
+      const [published] = await herald
+        .db('posts')
+        .where({ account_id: demo.accountId, status: 'published' })
+        .count<{ n: number | string }[]>({ n: '*' });
       if (Number(published.n) >= POSTS) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const finished = Date.now();
     await Promise.all(pool.map((worker) => worker.stop()));
 
-    const published: { published_at: number | string; date_time: number | string }[] = await herald.db('posts')
-      .where({ account_id: demo.accountId, status: 'published' }).select('published_at', 'date_time');
+    const published: { published_at: number | string; date_time: number | string }[] = await herald
+      .db('posts')
+      .where({ account_id: demo.accountId, status: 'published' })
+      .select('published_at', 'date_time');
     const lateness = published.map((p) => Number(p.published_at) - Number(p.date_time)).sort((a, b) => a - b);
     const [{ n }] = await herald.db('sandbox_posts').count<{ n: number | string }[]>({ n: '*' });
     return {
@@ -118,8 +132,10 @@ export async function runPublishingBench(): Promise<void> {
   runs.push(await runOnce('SQLite', 1, 300, 64));
   runs.push(await runOnce('SQLite', 1, 300, 256));
   runs.push(await runOnce('SQLite', 1, 300));
-  const rows = runs.map((r) =>
-    `| ${r.database} | ${r.workers} | ${r.concurrency} | ${r.latencyMs} | ${r.perSecond.toFixed(0)} | ${r.seconds.toFixed(1)} | ${(r.lateP50ms / 1000).toFixed(1)} / ${(r.lateP99ms / 1000).toFixed(1)} | ${r.published} | ${r.sandboxPosts} |`);
+  const rows = runs.map(
+    (r) =>
+      `| ${r.database} | ${r.workers} | ${r.concurrency} | ${r.latencyMs} | ${r.perSecond.toFixed(0)} | ${r.seconds.toFixed(1)} | ${(r.lateP50ms / 1000).toFixed(1)} / ${(r.lateP99ms / 1000).toFixed(1)} | ${r.published} | ${r.sandboxPosts} |`,
+  );
   const report = `Machine: ${machine()}. Command: \`make bench\` (bench/publishing.ts; \`npx tsx -e "import('./bench/publishing.ts').then(m => m.runPublishingBench())"\` alone).
 SQLite (WAL) in a temp dir, and Postgres when \`BENCH_DATABASE_URL\` names a server (a fresh database on it); ${POSTS.toLocaleString('en')} text posts due at the same instant over the demo account's two sandbox channels;
 in-process workers (WORKER_CONCURRENCY posts in flight each, default ${loadConfig({}).workerConcurrency.toLocaleString('en')}, refilled as they finish, claimed in batches as large; poll 50 ms); the

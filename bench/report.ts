@@ -3,7 +3,9 @@ import os from 'node:os';
 
 /** Replaces (or appends) one `## heading` section of BENCHMARKS.md, so each benchmark owns its section. */
 export function writeSection(heading: string, body: string, file = 'BENCHMARKS.md'): void {
-  const current = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmarks\n\nWritten by `make bench`. Each section names the machine and the command.\n';
+  const current = fs.existsSync(file)
+    ? fs.readFileSync(file, 'utf8')
+    : '# Benchmarks\n\nWritten by `make bench`. Each section names the machine and the command.\n';
   const section = `## ${heading}\n\n${body.trim()}\n`;
   const pattern = new RegExp(`## ${heading.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n[\\s\\S]*?(?=\\n## |$)`);
   const next = pattern.test(current) ? current.replace(pattern, section) : `${current.trimEnd()}\n\n${section}`;

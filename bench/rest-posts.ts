@@ -40,7 +40,9 @@ const WARMUP_MS = 10_000;
 async function serverProcess(kind: 'herald' | 'bare', env: NodeJS.ProcessEnv): Promise<Server> {
   // Herald starts with make run's node options; the bare stack as a plain stack runs, with none.
   const args = [...(kind === 'herald' ? HERALD_NODE_FLAGS : []), '--import', 'tsx', 'bench/rest-target.ts', kind];
-  const [command, ...rest] = fs.existsSync('/usr/bin/taskset') ? ['/usr/bin/taskset', '-c', '1', 'node', ...args] : ['node', ...args];
+  const [command, ...rest] = fs.existsSync('/usr/bin/taskset')
+    ? ['/usr/bin/taskset', '-c', '1', 'node', ...args]
+    : ['node', ...args];
   const child = spawn(command, rest, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -51,7 +53,14 @@ async function serverProcess(kind: 'herald' | 'bare', env: NodeJS.ProcessEnv): P
     });
     child.once('exit', (code) => reject(new Error(`${kind} server exited (${code}) before it was ready`)));
   });
-  return { url, cpuMs: () => cpuMs(child.pid!), stop: async () => { child.kill('SIGTERM'); await once(child, 'exit'); } };
+  return {
+    url,
+    cpuMs: () => cpuMs(child.pid!),
+    stop: async () => {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
 }
 
 interface Server {
@@ -93,20 +102,38 @@ export async function runRestPostsBench(): Promise<void> {
   // given back at the end, since later benchmarks start processes that inherit this one's.
   pinThisProcess('0');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-'));
-  const seeded = await startHerald({ ...loadConfig({}), port: 0, host: '127.0.0.1', dataDir, worker: false }, createLogger({ quiet: true }));
+  const seeded = await startHerald(
+    { ...loadConfig({}), port: 0, host: '127.0.0.1', dataDir, worker: false },
+    createLogger({ quiet: true }),
+  );
   const demo = await seedDemo(seeded.deps);
   await seedPosts(seeded.db, demo.accountId, demo.workspaceId, demo.channelIds[0]);
   await seeded.close();
-  const env = { DATA_DIR: dataDir, BENCH_ACCOUNT: demo.accountId, BENCH_WORKSPACE: demo.workspaceId, BENCH_CHANNEL: demo.channelIds[0] };
+  const env = {
+    DATA_DIR: dataDir,
+    BENCH_ACCOUNT: demo.accountId,
+    BENCH_WORKSPACE: demo.workspaceId,
+    BENCH_CHANNEL: demo.channelIds[0],
+  };
   try {
     const auth = { authorization: `Bearer ${demo.apiKey}`, 'content-type': 'application/json' };
-    const body = JSON.stringify({ channelIds: [demo.channelIds[0]], text: 'bench', isScheduled: true, dateTime: '2031-01-01T00:00:00Z' });
+    const body = JSON.stringify({
+      channelIds: [demo.channelIds[0]],
+      text: 'bench',
+      isScheduled: true,
+      dateTime: '2031-01-01T00:00:00Z',
+    });
     const routes = [
-      { name: 'GET /v1/rest/posts?limit=50', herald: (url: string) => fetch(`${url}/v1/rest/posts?limit=50`, { headers: auth }), bare: (url: string) => fetch(`${url}/posts?limit=50`) },
+      {
+        name: 'GET /v1/rest/posts?limit=50',
+        herald: (url: string) => fetch(`${url}/v1/rest/posts?limit=50`, { headers: auth }),
+        bare: (url: string) => fetch(`${url}/posts?limit=50`),
+      },
       {
         name: 'POST /v1/rest/posts',
         herald: (url: string) => fetch(`${url}/v1/rest/posts`, { method: 'POST', headers: auth, body }),
-        bare: (url: string) => fetch(`${url}/posts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }),
+        bare: (url: string) =>
+          fetch(`${url}/posts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }),
       },
     ];
     const rows: string[] = [];
@@ -120,7 +147,10 @@ export async function runRestPostsBench(): Promise<void> {
         await load({ durationMs: WARMUP_MS, concurrency: CONCURRENCY, request: () => route.herald(herald.url) });
         await load({ durationMs: WARMUP_MS, concurrency: CONCURRENCY, request: () => route.bare(baseline.url) });
         for (let round = 0; round < ROUNDS; round++) {
-          rounds.push({ ours: await measure(herald, () => route.herald(herald.url)), bare: await measure(baseline, () => route.bare(baseline.url)) });
+          rounds.push({
+            ours: await measure(herald, () => route.herald(herald.url)),
+            bare: await measure(baseline, () => route.bare(baseline.url)),
+          });
         }
       } finally {
         await herald.stop();
@@ -129,7 +159,9 @@ export async function runRestPostsBench(): Promise<void> {
       const ratios = rounds.map((r) => r.ours.perSecond / r.bare.perSecond);
       const costs = rounds.map((r) => r.bare.cpuUsPerRequest / r.ours.cpuUsPerRequest);
       const pick = rounds[ratios.indexOf(median(ratios))];
-      rows.push(`| ${route.name} | ${pick.ours.perSecond.toFixed(0)} | ${pick.ours.p50ms.toFixed(1)} / ${pick.ours.p99ms.toFixed(1)} | ${pick.bare.perSecond.toFixed(0)} | ${pick.bare.p50ms.toFixed(1)} / ${pick.bare.p99ms.toFixed(1)} | ${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}) | ${pick.ours.cpuUsPerRequest.toFixed(0)} / ${pick.bare.cpuUsPerRequest.toFixed(0)} | ${median(costs).toFixed(2)} (${Math.min(...costs).toFixed(2)}–${Math.max(...costs).toFixed(2)}) | ${rounds.reduce((n, r) => n + r.ours.errors + r.bare.errors, 0)} |`);
+      rows.push(
+        `| ${route.name} | ${pick.ours.perSecond.toFixed(0)} | ${pick.ours.p50ms.toFixed(1)} / ${pick.ours.p99ms.toFixed(1)} | ${pick.bare.perSecond.toFixed(0)} | ${pick.bare.p50ms.toFixed(1)} / ${pick.bare.p99ms.toFixed(1)} | ${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}) | ${pick.ours.cpuUsPerRequest.toFixed(0)} / ${pick.bare.cpuUsPerRequest.toFixed(0)} | ${median(costs).toFixed(2)} (${Math.min(...costs).toFixed(2)}–${Math.max(...costs).toFixed(2)}) | ${rounds.reduce((n, r) => n + r.ours.errors + r.bare.errors, 0)} |`,
+      );
     }
     const mcp = await mcpAgainstRest(env, demo.apiKey);
     const report = `Machine: ${machine()}. Command: \`make bench\` (bench/rest-posts.ts). SQLite (WAL) in a temp dir, ${POSTS.toLocaleString('en')} posts in one account.
@@ -165,7 +197,8 @@ Measured ${new Date().toISOString().slice(0, 10)}.`;
 }
 
 function pinThisProcess(cpus: string): void {
-  if (fs.existsSync('/usr/bin/taskset')) spawnSync('/usr/bin/taskset', ['-a', '-p', '-c', cpus, String(process.pid)], { stdio: 'ignore' });
+  if (fs.existsSync('/usr/bin/taskset'))
+    spawnSync('/usr/bin/taskset', ['-a', '-p', '-c', cpus, String(process.pid)], { stdio: 'ignore' });
 }
 
 /** The same page through MCP and through REST, alternating on one Herald server (warmed up once). */
@@ -174,10 +207,22 @@ async function mcpAgainstRest(env: NodeJS.ProcessEnv, apiKey: string) {
   try {
     const auth = { authorization: `Bearer ${apiKey}` };
     const rest = () => fetch(`${herald.url}/v1/rest/posts?limit=50`, { headers: auth });
-    const call = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_paginated_posts', arguments: { limit: 50 } } });
+    const call = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'get_paginated_posts', arguments: { limit: 50 } },
+    });
     const mcp = async () => {
       const res = await fetch(`${herald.url}/mcp`, {
-        method: 'POST', headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }, body: call,
+        method: 'POST',
+        headers: {
+          ...auth,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-06-18',
+        },
+        body: call,
       });
       // A tool that failed still answers 200: count it as an error so a broken call never looks fast.
       const text = await res.text();
@@ -192,22 +237,55 @@ async function mcpAgainstRest(env: NodeJS.ProcessEnv, apiKey: string) {
     const ratios = rounds.map((r) => r.rest.perSecond / r.mcp.perSecond);
     const costs = rounds.map((r) => r.mcp.cpuUsPerRequest / r.rest.cpuUsPerRequest);
     const pick = rounds[ratios.indexOf(median(ratios))];
-    return { ...pick, ratios: { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) }, costs: { median: median(costs), min: Math.min(...costs), max: Math.max(...costs) }, errors: rounds.reduce((n, r) => n + r.rest.errors + r.mcp.errors, 0) };
+    return {
+      ...pick,
+      ratios: { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) },
+      costs: { median: median(costs), min: Math.min(...costs), max: Math.max(...costs) },
+      errors: rounds.reduce((n, r) => n + r.rest.errors + r.mcp.errors, 0),
+    };
   } finally {
     await herald.stop();
   }
 }
 
-export async function seedPosts(db: Knex, accountId: string, workspaceId: string, channelId: string, count = POSTS): Promise<void> {
+export async function seedPosts(
+  db: Knex,
+  accountId: string,
+  workspaceId: string,
+  channelId: string,
+  count = POSTS,
+): Promise<void> {
   const start = Date.now();
   const batch: Record<string, unknown>[] = [];
   for (let i = 0; i < count; i++) {
     const at = start + i * 1000;
     const record: PostRecord = {
-      id: newId(), accountId, workspaceId, channelId, groupId: null, text: `Seeded post ${i}`, dateTime: at, timelineAt: at,
-      isScheduled: true, isDraft: false, isLive: false, status: 'scheduled', approvalStatus: null, type: 'text', sourceType: 'api',
-      imageUrls: [], videoUrls: [], firstComment: null, channelOptions: null, networkPostId: null, permalinkUrl: null, metrics: null,
-      lastError: null, publishedAt: null, createdAt: at, updatedAt: at,
+      id: newId(),
+      accountId,
+      workspaceId,
+      channelId,
+      groupId: null,
+      text: `Seeded post ${i}`,
+      dateTime: at,
+      timelineAt: at,
+      isScheduled: true,
+      isDraft: false,
+      isLive: false,
+      status: 'scheduled',
+      approvalStatus: null,
+      type: 'text',
+      sourceType: 'api',
+      imageUrls: [],
+      videoUrls: [],
+      firstComment: null,
+      channelOptions: null,
+      networkPostId: null,
+      permalinkUrl: null,
+      metrics: null,
+      lastError: null,
+      publishedAt: null,
+      createdAt: at,
+      updatedAt: at,
     };
     batch.push(toRow(record));
     if (batch.length === 500) await db.batchInsert('posts', batch.splice(0), 500);
@@ -223,11 +301,23 @@ export async function startBaseline(db: Knex, accountId: string, workspaceId: st
   app.use(express.json());
   app.get('/posts', async (req, res) => {
     const limit = Number(req.query.limit ?? 20);
-    res.json({ data: await db('posts').where({ account_id: accountId, is_live: false }).orderBy('id', 'desc').limit(limit) });
+    res.json({
+      data: await db('posts').where({ account_id: accountId, is_live: false }).orderBy('id', 'desc').limit(limit),
+    });
   });
   app.post('/posts', async (req, res) => {
     const now = Date.now();
-    const row = { id: newId(), account_id: accountId, workspace_id: workspaceId, channel_id: channelId, text: req.body.text, date_time: now, timeline_at: now, status: 'scheduled', created_at: now };
+    const row = {
+      id: newId(),
+      account_id: accountId,
+      workspace_id: workspaceId,
+      channel_id: channelId,
+      text: req.body.text,
+      date_time: now,
+      timeline_at: now,
+      status: 'scheduled',
+      created_at: now,
+    };
     await db('posts').insert(row);
     res.status(201).json({ data: [row] });
   });
@@ -236,9 +326,10 @@ export async function startBaseline(db: Knex, accountId: string, workspaceId: st
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -9,8 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config.js';
-import { toRow, type PostRecord } from '../src/db/repositories/posts.js';
-import { newId } from '../src/domain/ids.js';
+import { duePostRows } from './due-posts.js';
 import { seedDemo } from '../src/domain/provisioning.js';
 import { createLogger } from '../src/logger.js';
 import { startHerald } from '../src/server.js';
@@ -26,16 +25,21 @@ const READ_MS = 5_000;
 const CONCURRENCY = 16;
 
 async function stopAll(children: ChildProcess[]): Promise<void> {
-  await Promise.all(children.map(async (child) => {
-    child.kill('SIGTERM');
-    await once(child, 'exit');
-  }));
+  await Promise.all(
+    children.map(async (child) => {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }),
+  );
 }
 
 async function workersDrain(adminUrl: string, workers: number) {
   const postgres = await freshPostgres(adminUrl);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-scale-'));
-  const herald = await startHerald({ ...loadConfig({}), port: 0, host: '127.0.0.1', dataDir, databaseUrl: postgres.databaseUrl, worker: false }, createLogger({ quiet: true }));
+  const herald = await startHerald(
+    { ...loadConfig({}), port: 0, host: '127.0.0.1', dataDir, databaseUrl: postgres.databaseUrl, worker: false },
+    createLogger({ quiet: true }),
+  );
   const children: ChildProcess[] = [];
   try {
     const demo = await seedDemo(herald.deps);
@@ -46,15 +50,10 @@ async function workersDrain(adminUrl: string, workers: number) {
       await worker.line(/READY/);
     }
     const dueAt = Date.now();
-    const rows = Array.from({ length: BURST }, (_, i): PostRecord => ({
-      id: newId(), accountId: demo.accountId, workspaceId: demo.workspaceId, channelId: demo.channelIds[i % demo.channelIds.length], groupId: null,
-      text: `Scale post ${i}`, dateTime: dueAt, timelineAt: dueAt, isScheduled: true, isDraft: false, isLive: false, status: 'scheduled',
-      approvalStatus: null, type: 'text', sourceType: 'api', imageUrls: [], videoUrls: [], firstComment: null, channelOptions: null,
-      networkPostId: null, permalinkUrl: null, metrics: null, lastError: null, publishedAt: null, createdAt: dueAt, updatedAt: dueAt,
-    }));
+    const rows = duePostRows(demo, BURST, 'Scale post', dueAt);
     // Written in one transaction, so the burst becomes due for every worker at once.
     await herald.db.transaction(async (trx) => {
-      for (let i = 0; i < rows.length; i += 500) await trx('posts').insert(rows.slice(i, i + 500).map(toRow));
+      for (let i = 0; i < rows.length; i += 500) await trx('posts').insert(rows.slice(i, i + 500));
     });
     const start = Date.now();
     for (;;) {
@@ -78,7 +77,10 @@ async function apisRead(adminUrl: string, instances: number) {
   const children: ChildProcess[] = [];
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-scale-'));
   try {
-    const seeded = await startHerald({ ...loadConfig({}), port: 0, host: '127.0.0.1', dataDir, databaseUrl: postgres.databaseUrl, worker: false }, createLogger({ quiet: true }));
+    const seeded = await startHerald(
+      { ...loadConfig({}), port: 0, host: '127.0.0.1', dataDir, databaseUrl: postgres.databaseUrl, worker: false },
+      createLogger({ quiet: true }),
+    );
     const demo = await seedDemo(seeded.deps);
     await seedPosts(seeded.db, demo.accountId, demo.workspaceId, demo.channelIds[0], READ_POSTS);
     await seeded.close();
@@ -88,7 +90,8 @@ async function apisRead(adminUrl: string, instances: number) {
       children.push(server.process);
       urls.push((await server.line(/READY (\S+)/))[1]);
     }
-    const request = (i: number) => fetch(`${urls[i % urls.length]}/v1/rest/posts?limit=50`, { headers: { authorization: `Bearer ${demo.apiKey}` } });
+    const request = (i: number) =>
+      fetch(`${urls[i % urls.length]}/v1/rest/posts?limit=50`, { headers: { authorization: `Bearer ${demo.apiKey}` } });
     await load({ durationMs: 2_000, concurrency: CONCURRENCY, request });
     const result = await load({ durationMs: READ_MS, concurrency: CONCURRENCY, request });
     return { instances, ...result };

@@ -23,11 +23,21 @@ const TICK_MS = 100;
 
 export async function runSteadyBench(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-steady-'));
-  const config = { ...loadConfig({}), port: 0, host: '127.0.0.1', dataDir, worker: false, sandboxLatencyMs: LATENCY_MS };
+  const config = {
+    ...loadConfig({}),
+    port: 0,
+    host: '127.0.0.1',
+    dataDir,
+    worker: false,
+    sandboxLatencyMs: LATENCY_MS,
+  };
   const herald = await startHerald(config, createLogger({ quiet: true }));
   try {
     const demo = await seedDemo(herald.deps);
-    const worker = createWorker(herald.deps, createLogger({ quiet: true }), { checkMedia: async () => ({ direct: true }), options: { pollMs: 50, syncIntervalMs: 3_600_000 } });
+    const worker = createWorker(herald.deps, createLogger({ quiet: true }), {
+      checkMedia: async () => ({ direct: true }),
+      options: { pollMs: 50, syncIntervalMs: 3_600_000 },
+    });
     worker.start();
     const total = PER_SECOND * SECONDS;
     const perTick = (PER_SECOND * TICK_MS) / 1000;
@@ -35,12 +45,37 @@ export async function runSteadyBench(): Promise<void> {
     const started = Date.now();
     while (written < total) {
       const dueAt = Date.now();
-      const rows = Array.from({ length: Math.min(perTick, total - written) }, (_, i): PostRecord => ({
-        id: newId(), accountId: demo.accountId, workspaceId: demo.workspaceId, channelId: demo.channelIds[(written + i) % demo.channelIds.length], groupId: null,
-        text: `Steady post ${written + i}`, dateTime: dueAt, timelineAt: dueAt, isScheduled: true, isDraft: false, isLive: false, status: 'scheduled',
-        approvalStatus: null, type: 'text', sourceType: 'api', imageUrls: [], videoUrls: [], firstComment: null, channelOptions: null,
-        networkPostId: null, permalinkUrl: null, metrics: null, lastError: null, publishedAt: null, createdAt: dueAt, updatedAt: dueAt,
-      }));
+      const rows = Array.from(
+        { length: Math.min(perTick, total - written) },
+        (_, i): PostRecord => ({
+          id: newId(),
+          accountId: demo.accountId,
+          workspaceId: demo.workspaceId,
+          channelId: demo.channelIds[(written + i) % demo.channelIds.length],
+          groupId: null,
+          text: `Steady post ${written + i}`,
+          dateTime: dueAt,
+          timelineAt: dueAt,
+          isScheduled: true,
+          isDraft: false,
+          isLive: false,
+          status: 'scheduled',
+          approvalStatus: null,
+          type: 'text',
+          sourceType: 'api',
+          imageUrls: [],
+          videoUrls: [],
+          firstComment: null,
+          channelOptions: null,
+          networkPostId: null,
+          permalinkUrl: null,
+          metrics: null,
+          lastError: null,
+          publishedAt: null,
+          createdAt: dueAt,
+          updatedAt: dueAt,
+        }),
+      );
       await herald.db('posts').insert(rows.map(toRow));
       written += rows.length;
       const next = started + (written / perTick) * TICK_MS;
@@ -52,7 +87,10 @@ export async function runSteadyBench(): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     await worker.stop();
-    const published: { published_at: number | string; date_time: number | string }[] = await herald.db('posts').where({ status: 'published' }).select('published_at', 'date_time');
+    const published: { published_at: number | string; date_time: number | string }[] = await herald
+      .db('posts')
+      .where({ status: 'published' })
+      .select('published_at', 'date_time');
     const lateness = published.map((p) => Number(p.published_at) - Number(p.date_time)).sort((a, b) => a - b);
     const [made] = await herald.db('sandbox_posts').count<{ n: number | string }[]>({ n: '*' });
     const report = `Machine: ${machine()}. Command: \`make bench\` (bench/steady.ts). SQLite (WAL) in a temp dir; one in-process worker at the default

@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import { resolveApiKey, type TokenResolver } from './domain/authentication.js';
 import type { DomainDeps } from './domain/deps.js';
 import { NotFoundError } from './domain/errors.js';
+import { lowSpaceWarning, type DatabaseOutages } from './domain/database-health.js';
 import { resolveOAuthAccessToken } from './domain/oauth/access-token-resolver.js';
 import { errorBoundary } from './http/error-boundary.js';
 import { bodyReader, refuseNulInUrl } from './http/request-body.js';
@@ -23,6 +24,10 @@ export interface AppOptions {
   logger: Logger;
   /** How bearer tokens are resolved, the same for REST and MCP. */
   tokenResolvers?: readonly TokenResolver[];
+  /** Says a database outage in the log once rather than per request (domain/database-health.ts). */
+  outages?: DatabaseOutages;
+  /** DATA_DIR's free space, for /healthz's warning before the disk is full. */
+  freeBytes?: () => Promise<number>;
 }
 
 /**
@@ -40,8 +45,11 @@ export function createApp(options: AppOptions): express.Express {
   app.set('query parser', 'extended');
   if (config.logRequests) app.use(accessLog(logger));
 
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: true });
+  // Up while it answers; a warning beside the status when DATA_DIR runs low, so monitoring sees it before writes fail.
+  app.get('/healthz', async (_req, res) => {
+    const freeBytes = await options.freeBytes?.().catch(() => undefined);
+    const warning = freeBytes === undefined ? undefined : lowSpaceWarning(freeBytes, config.storageLowBytes);
+    res.json({ status: true, ...(warning ? { warning } : {}) });
   });
   app.use(refuseNulInUrl);
 
@@ -49,7 +57,10 @@ export function createApp(options: AppOptions): express.Express {
   const bodies = bodyReader(config.bodiesInFlight);
   app.use(REST_PREFIX, restRouter({ deps, tokenResolvers, validateResponses: config.validateResponses, bodies }));
 
-  const log = (message: string, error: unknown) => logger.error(message, error);
+  // A request that met a database outage is the outage's to log, once; anything else is logged as it comes.
+  const log = (message: string, error: unknown) => {
+    if (!options.outages?.noticed(error)) logger.error(message, error);
+  };
   app.use(mcpRouter({ deps, config, tokenResolvers, log, bodies }));
 
   app.use(oauthRouter(deps, config, bodies));

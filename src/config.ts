@@ -48,7 +48,11 @@ export interface Config {
   workerLeaseSeconds: number;
   /** How often the worker syncs live posts and metrics from the networks. */
   syncIntervalSeconds: number;
+  /** How long before its time a scheduled post is rehearsed without publishing (domain/posts/preflight.ts); 0 never. */
+  preflightMinutes: number;
   logRequests: boolean;
+  /** Free space in DATA_DIR under which /healthz and the log warn (STORAGE_LOW_MB), before writes fail. */
+  storageLowBytes: number;
   /** Express's `trust proxy`: which proxies may name the client address (X-Forwarded-For); none when false. */
   trustProxy: boolean | number | string;
   /** Per client address budgets on the anonymous OAuth endpoints. */
@@ -73,7 +77,7 @@ export interface NetworksConfig {
   apps: NetworkAppsConfig;
 }
 
-/** An OAuth client registered at a network by the operator (README, Connecting networks). */
+/** An OAuth client registered at a network by the operator (docs/networks.md, Connecting networks). */
 export interface OAuthApp {
   clientId: string;
   clientSecret: string;
@@ -99,6 +103,7 @@ export interface NetworkAppsConfig {
   pinterest?: OAuthApp;
   /** THREADS_GRAPH_VERSION: the Threads Graph API version (v1.0) in every graph.threads.net call. */
   threads?: OAuthApp & { graphVersion: string };
+  slack?: OAuthApp;
 }
 
 export interface MediaConfig {
@@ -222,7 +227,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     sandboxLatencyMs: intFrom(env, 'SANDBOX_LATENCY_MS', 0, 0),
     workerLeaseSeconds: intFrom(env, 'WORKER_LEASE_SECONDS', 60),
     syncIntervalSeconds: intFrom(env, 'SYNC_INTERVAL_SECONDS', 300),
+    preflightMinutes: intFrom(env, 'PREFLIGHT_MINUTES', 30, 0),
     logRequests: boolFrom(env, 'LOG_REQUESTS', false),
+    storageLowBytes: intFrom(env, 'STORAGE_LOW_MB', 256, 0) * 1024 * 1024,
     trustProxy: trustProxyFrom(env.TRUST_PROXY),
     oauthThrottles: {
       registrationsPerHour: intFrom(env, 'OAUTH_REGISTRATIONS_PER_IP_PER_HOUR', 20),
@@ -268,7 +275,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
 
 /**
  * BODY_BYTES_IN_FLIGHT and BODY_BYTES_IN_FLIGHT_PER_ADDRESS: 64 MiB and 8 MiB fit the 1 GiB heap Herald is run
- * with (README, Memory) many times over, and still let one address send eight bodies of the largest size at once.
+ * with (docs/operations.md, Memory) many times over, and still let one address send eight bodies of the largest size at once.
  */
 function bodiesInFlightFrom(env: Env): BodiesInFlightConfig {
   const maxBodyBytes = intFrom(env, 'MAX_BODY_BYTES', 1024 * 1024);
@@ -288,7 +295,7 @@ function bodiesInFlightFrom(env: Env): BodiesInFlightConfig {
   return { bytes, bytesPerAddress, timeoutMs: intFrom(env, 'BODY_TIMEOUT_MS', 10_000) };
 }
 
-/** The variables an operator sets to connect each OAuth network (README, Connecting networks). */
+/** The variables an operator sets to connect each OAuth network (docs/networks.md, Connecting networks). */
 export const NETWORK_APP_VARIABLES: Readonly<Record<string, readonly string[]>> = {
   x: ['X_CLIENT_ID', 'X_CLIENT_SECRET'],
   linkedin: ['LINKEDIN_CLIENT_ID', 'LINKEDIN_CLIENT_SECRET'],
@@ -298,6 +305,7 @@ export const NETWORK_APP_VARIABLES: Readonly<Record<string, readonly string[]>> 
   tiktok: ['TIKTOK_CLIENT_KEY', 'TIKTOK_CLIENT_SECRET'],
   threads: ['THREADS_APP_ID', 'THREADS_APP_SECRET'],
   pinterest: ['PINTEREST_APP_ID', 'PINTEREST_APP_SECRET'],
+  slack: ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET'],
 };
 
 /** Each network's app, when both halves of its credentials are set (one half alone is an operator's mistake). */
@@ -317,9 +325,14 @@ function networkAppsFrom(env: Env): NetworkAppsConfig {
   const tiktok = app('TIKTOK_CLIENT_KEY', 'TIKTOK_CLIENT_SECRET');
   const pinterest = app('PINTEREST_APP_ID', 'PINTEREST_APP_SECRET');
   const threads = app('THREADS_APP_ID', 'THREADS_APP_SECRET');
+  const slack = app('SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET');
   return {
     x,
-    linkedin: linkedin && { ...linkedin, apiVersion: env.LINKEDIN_VERSION?.trim() || '202510', organizations: env.LINKEDIN_ORGANIZATIONS?.trim().toLowerCase() !== 'false' },
+    linkedin: linkedin && {
+      ...linkedin,
+      apiVersion: env.LINKEDIN_VERSION?.trim() || '202510',
+      organizations: env.LINKEDIN_ORGANIZATIONS?.trim().toLowerCase() !== 'false',
+    },
     facebook: facebook && { ...facebook, graphVersion: env.FACEBOOK_GRAPH_VERSION?.trim() || 'v23.0' },
     instagram: instagram && { ...instagram, graphVersion: env.FACEBOOK_GRAPH_VERSION?.trim() || 'v23.0' },
     google: google && {
@@ -331,6 +344,7 @@ function networkAppsFrom(env: Env): NetworkAppsConfig {
     tiktok,
     pinterest,
     threads: threads && { ...threads, graphVersion: env.THREADS_GRAPH_VERSION?.trim() || 'v1.0' },
+    slack,
   };
 }
 
@@ -338,14 +352,18 @@ function networkAppsFrom(env: Env): NetworkAppsConfig {
 function chunkBytesFrom(env: Env): number {
   const quantum = 256 * 1024;
   const value = intFrom(env, 'YOUTUBE_UPLOAD_CHUNK_BYTES', 32 * quantum, quantum);
-  if (value % quantum !== 0) throw new Error(`YOUTUBE_UPLOAD_CHUNK_BYTES must be a multiple of 262144 (256 KiB), got "${value}"`);
+  if (value % quantum !== 0)
+    throw new Error(`YOUTUBE_UPLOAD_CHUNK_BYTES must be a multiple of 262144 (256 KiB), got "${value}"`);
   return value;
 }
 
 /** NETWORK_ORIGIN_OVERRIDES: `https://real.origin=http://local:port` pairs, comma-separated; origins only. */
 function parseOriginOverrides(raw: string | undefined): Record<string, string> {
   const overrides: Record<string, string> = {};
-  for (const pair of (raw ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+  for (const pair of (raw ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '')) {
     const [from, to, ...rest] = pair.split('=');
     let fromUrl: URL;
     let toUrl: URL;
@@ -354,7 +372,9 @@ function parseOriginOverrides(raw: string | undefined): Record<string, string> {
       fromUrl = new URL(from.trim());
       toUrl = new URL(to.trim());
     } catch {
-      throw new Error(`NETWORK_ORIGIN_OVERRIDES: "${pair}" is not a pair of origins such as https://bsky.social=http://127.0.0.1:9102`);
+      throw new Error(
+        `NETWORK_ORIGIN_OVERRIDES: "${pair}" is not a pair of origins such as https://bsky.social=http://127.0.0.1:9102`,
+      );
     }
     overrides[fromUrl.origin] = toUrl.origin;
   }
@@ -365,6 +385,11 @@ function parseOriginOverrides(raw: string | undefined): Record<string, string> {
 function parseAllowHosts(raw: string | undefined): string[] {
   return (raw ?? '')
     .split(',')
-    .map((host) => host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1'))
+    .map((host) =>
+      host
+        .trim()
+        .toLowerCase()
+        .replace(/^\[(.*)\]$/, '$1'),
+    )
     .filter((host) => host !== '');
 }

@@ -14,6 +14,9 @@ export function createLogger(options: { quiet?: boolean } = {}): Logger {
     info: (message, fields = {}) => write('info', message, fields),
     warn: (message, fields = {}) => write('warn', message, fields),
     error: (message, error) =>
-      write('error', message, { error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error) }),
+      write('error', message, {
+        error:
+          error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
+      }),
   };
 }

@@ -5,13 +5,15 @@ import { createApp } from './app.js';
 import { createAppServer } from './http/app-server.js';
 import { answerClientError } from './http/client-error.js';
 import type { Config } from './config.js';
-import { migrate, openDatabase, type Db } from './db/connection.js';
+import { isPostgres, migrate, openDatabase, type Db } from './db/connection.js';
 import { createRepositories } from './db/repositories/index.js';
 import type { DomainDeps } from './domain/deps.js';
 import { purgeExpired } from './domain/housekeeping.js';
+import { writeWeeklyDigests } from './domain/insights/weekly-digest.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMediaStorage } from './storage/media-storage.js';
-import { prepareDataDir } from './files/data-dir.js';
+import { freeBytes, prepareDataDir } from './files/data-dir.js';
+import { DatabaseOutages, lowSpaceWarning, quietDuringOutages } from './domain/database-health.js';
 import { loadMasterKeys } from './storage/master-key.js';
 import { loadInstanceSecrets } from './domain/instance-secrets.js';
 import { SecretBox } from './domain/secret-box.js';
@@ -22,6 +24,8 @@ import { createNetworks, createWorker } from './publishing/engine.js';
 import type { PublishingWorker } from './publishing/worker.js';
 
 const HOUSEKEEPING_INTERVAL_MS = 10 * 60_000;
+// How often DATA_DIR's free space is looked at, to warn in the log before it runs out.
+const SPACE_CHECK_INTERVAL_MS = 60_000;
 // How long a stopping instance lets the requests it took finish: well inside the 30 s Kubernetes gives a pod
 // between SIGTERM and SIGKILL by default.
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -37,14 +41,18 @@ export interface Herald {
   close(): Promise<void>;
 }
 
-export async function openDomain(config: Config, warn: (message: string) => void = () => undefined): Promise<{ db: Db; deps: DomainDeps }> {
+export async function openDomain(
+  config: Config,
+  warn: (message: string) => void = () => undefined,
+): Promise<{ db: Db; deps: DomainDeps }> {
   prepareDataDir(config.dataDir, warn);
   // A malformed master key is refused before the database is touched.
   const keys = loadMasterKeys(config, warn);
   const secretBox = new SecretBox(keys.current, keys.previous);
   const db = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  quietConnectionErrors(db, warn);
   try {
-    await migrate(db);
+    await migrateBesideOthers(db);
     const repos = createRepositories(db);
     const base = {
       repos,
@@ -86,12 +94,16 @@ export async function startHerald(requested: Config, logger: Logger = createLogg
     throw error;
   }
   const { db, deps } = opened;
-  serve(createApp({ config, deps, logger }));
+  const outages = new DatabaseOutages(logger, (kind) => (kind === 'full' ? writesAgain(db) : db.raw('SELECT 1')));
+  const spaceLeft = () => freeBytes(config.dataDir);
+  serve(createApp({ config, deps, logger, outages, freeBytes: spaceLeft }));
   const housekeeping = setInterval(() => {
     purgeExpired(deps).catch((error) => logger.error('housekeeping failed', error));
+    writeWeeklyDigests(deps).catch((error) => logger.error('writing the weekly insights digests failed', error));
   }, HOUSEKEEPING_INTERVAL_MS);
   housekeeping.unref();
-  const worker = config.worker ? createWorker(deps, logger) : undefined;
+  const spaceWatch = watchFreeSpace(spaceLeft, config.storageLowBytes, logger);
+  const worker = config.worker ? createWorker(deps, quietDuringOutages(logger, outages)) : undefined;
   worker?.start();
   return {
     config,
@@ -102,8 +114,84 @@ export async function startHerald(requested: Config, logger: Logger = createLogg
     url: `http://127.0.0.1:${port}`,
     async close() {
       clearInterval(housekeeping);
+      clearInterval(spaceWatch);
+      outages.stop();
       await Promise.all([worker?.stop(), drain(SHUTDOWN_GRACE_MS)]);
       await db.destroy();
     },
   };
+}
+
+/** Says in the log, once each time, when DATA_DIR's free space falls under the threshold and when it is back over. */
+function watchFreeSpace(spaceLeft: () => Promise<number>, thresholdBytes: number, logger: Logger): NodeJS.Timeout {
+  let low = false;
+  const check = async () => {
+    const warning = lowSpaceWarning(await spaceLeft(), thresholdBytes);
+    if (warning && !low) logger.warn(warning);
+    else if (!warning && low) logger.info('DATA_DIR has enough free space again');
+    low = warning !== undefined;
+  };
+  const failed = (error: unknown) => logger.error('checking free space in DATA_DIR failed', error);
+  check().catch(failed);
+  const timer = setInterval(() => void check().catch(failed), SPACE_CHECK_INTERVAL_MS);
+  timer.unref();
+  return timer;
+}
+
+/**
+ * Whether the database takes a write of some size again, after it answered that its storage was full: a table
+ * and a row written in a transaction that is then rolled back, so nothing stays.
+ */
+export async function writesAgain(db: Db): Promise<void> {
+  const rolledBack = new Error('space probe rolled back');
+  try {
+    await db.transaction(async (trx) => {
+      await trx.raw('CREATE TABLE herald_space_probe (filler TEXT)');
+      await trx.raw('INSERT INTO herald_space_probe (filler) VALUES (?)', ['x'.repeat(64 * 1024)]);
+      throw rolledBack;
+    });
+  } catch (error) {
+    if (error !== rolledBack) throw error;
+  }
+}
+
+/**
+ * Knex writes every failed connection to stderr itself, one line per request while Postgres is down; the requests
+ * that meet the outage already say it once (DatabaseOutages). Its other warnings go to the log.
+ */
+function quietConnectionErrors(db: Db, warn: (message: string) => void): void {
+  const logger = db.client.logger as { _warn?: (message: string) => void };
+  logger._warn = (message) => {
+    if (!/^(Connection Error|Acquire connection error):/.test(String(message))) warn(String(message));
+  };
+}
+
+// Two instances started together on an empty database would both create Knex's migration tables (and its lock
+// table's row, twice: then the migrations stay locked for good). On Postgres they take turns under an advisory lock
+// held on a connection of its own; on SQLite the one that lost the race waits and looks again.
+const MIGRATION_RACE = /already exists|already locked|duplicate key|database is locked|SQLITE_BUSY/i;
+const MIGRATION_LOCK = "SELECT pg_advisory_lock(hashtext('herald:migrations'))";
+const MIGRATION_UNLOCK = "SELECT pg_advisory_unlock(hashtext('herald:migrations'))";
+
+async function migrateBesideOthers(db: Db): Promise<void> {
+  if (isPostgres(db)) {
+    const connection = (await db.client.acquireConnection()) as { query(sql: string): Promise<unknown> };
+    try {
+      await connection.query(MIGRATION_LOCK);
+      await migrate(db);
+    } finally {
+      await connection.query(MIGRATION_UNLOCK).catch(() => undefined);
+      await db.client.releaseConnection(connection);
+    }
+    return;
+  }
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await migrate(db);
+      return;
+    } catch (error) {
+      if (attempt >= 20 || !MIGRATION_RACE.test(String((error as Error)?.message))) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 200));
+    }
+  }
 }

@@ -18,6 +18,11 @@ export const toolCatalogue: readonly ToolDefinition[] = [
           "minLength": 1,
           "maxLength": 64,
           "description": "The post id, as returned by a create or list tool. Ids starting `live_` are live posts and are read only."
+        },
+        "version": {
+          "type": "string",
+          "pattern": "^[0-9a-f]{12}$",
+          "description": "The post's reviewVersion as you read it: if the post changed since, it is not decided (changed_since_read), so you never decide on text you did not see."
         }
       }
     },
@@ -244,6 +249,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -327,6 +342,24 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
             },
+            "reviewVersion": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
+            },
+            "risk": {
+              "description": "On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it\nfail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a\nstatus: the post is still `scheduled` and goes out at its time unless someone acts.\n",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/PostRisk"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
             "attempts": {
               "type": [
                 "array",
@@ -336,6 +369,30 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "items": {
                 "$ref": "#/$defs/PublishAttempt"
               }
+            }
+          }
+        },
+        "PostRisk": {
+          "type": "object",
+          "required": [
+            "reason",
+            "advice",
+            "checkedAt"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "reason": {
+              "type": "string",
+              "description": "What would make the post fail, in people's words."
+            },
+            "advice": {
+              "type": "string",
+              "description": "What to do about it before the post's time."
+            },
+            "checkedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the rehearsal that found it ran."
             }
           }
         },
@@ -385,6 +442,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -649,6 +756,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -732,6 +849,24 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
             },
+            "reviewVersion": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
+            },
+            "risk": {
+              "description": "On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it\nfail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a\nstatus: the post is still `scheduled` and goes out at its time unless someone acts.\n",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/PostRisk"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
             "attempts": {
               "type": [
                 "array",
@@ -741,6 +876,30 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "items": {
                 "$ref": "#/$defs/PublishAttempt"
               }
+            }
+          }
+        },
+        "PostRisk": {
+          "type": "object",
+          "required": [
+            "reason",
+            "advice",
+            "checkedAt"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "reason": {
+              "type": "string",
+              "description": "What would make the post fail, in people's words."
+            },
+            "advice": {
+              "type": "string",
+              "description": "What to do about it before the post's time."
+            },
+            "checkedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the rehearsal that found it ran."
             }
           }
         },
@@ -790,6 +949,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -1049,6 +1258,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -1132,6 +1351,24 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
             },
+            "reviewVersion": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
+            },
+            "risk": {
+              "description": "On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it\nfail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a\nstatus: the post is still `scheduled` and goes out at its time unless someone acts.\n",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/PostRisk"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
             "attempts": {
               "type": [
                 "array",
@@ -1141,6 +1378,30 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "items": {
                 "$ref": "#/$defs/PublishAttempt"
               }
+            }
+          }
+        },
+        "PostRisk": {
+          "type": "object",
+          "required": [
+            "reason",
+            "advice",
+            "checkedAt"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "reason": {
+              "type": "string",
+              "description": "What would make the post fail, in people's words."
+            },
+            "advice": {
+              "type": "string",
+              "description": "What to do about it before the post's time."
+            },
+            "checkedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the rehearsal that found it ran."
             }
           }
         },
@@ -1192,6 +1453,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "description": "What the network said, or why the outcome is unknown."
             }
           }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
+            }
+          }
         }
       }
     },
@@ -1228,6 +1539,11 @@ export const toolCatalogue: readonly ToolDefinition[] = [
           "minLength": 1,
           "maxLength": 1000,
           "description": "Why, for the author."
+        },
+        "version": {
+          "type": "string",
+          "pattern": "^[0-9a-f]{12}$",
+          "description": "The post's reviewVersion as you read it: if the post changed since, it is not decided (changed_since_read), so you never decide on text you did not see."
         }
       }
     },
@@ -1454,6 +1770,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -1537,6 +1863,24 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
             },
+            "reviewVersion": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
+            },
+            "risk": {
+              "description": "On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it\nfail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a\nstatus: the post is still `scheduled` and goes out at its time unless someone acts.\n",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/PostRisk"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
             "attempts": {
               "type": [
                 "array",
@@ -1546,6 +1890,30 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "items": {
                 "$ref": "#/$defs/PublishAttempt"
               }
+            }
+          }
+        },
+        "PostRisk": {
+          "type": "object",
+          "required": [
+            "reason",
+            "advice",
+            "checkedAt"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "reason": {
+              "type": "string",
+              "description": "What would make the post fail, in people's words."
+            },
+            "advice": {
+              "type": "string",
+              "description": "What to do about it before the post's time."
+            },
+            "checkedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the rehearsal that found it ran."
             }
           }
         },
@@ -1595,6 +1963,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -2353,6 +2771,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -2436,6 +2864,24 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
             },
+            "reviewVersion": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
+            },
+            "risk": {
+              "description": "On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it\nfail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a\nstatus: the post is still `scheduled` and goes out at its time unless someone acts.\n",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/PostRisk"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
             "attempts": {
               "type": [
                 "array",
@@ -2445,6 +2891,30 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "items": {
                 "$ref": "#/$defs/PublishAttempt"
               }
+            }
+          }
+        },
+        "PostRisk": {
+          "type": "object",
+          "required": [
+            "reason",
+            "advice",
+            "checkedAt"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "reason": {
+              "type": "string",
+              "description": "What would make the post fail, in people's words."
+            },
+            "advice": {
+              "type": "string",
+              "description": "What to do about it before the post's time."
+            },
+            "checkedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the rehearsal that found it ran."
             }
           }
         },
@@ -2494,6 +2964,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -2686,6 +3206,14 @@ export const toolCatalogue: readonly ToolDefinition[] = [
           "$ref": "#/$defs/FirstComment",
           "description": "A comment made after publishing (a reply on X): text, delayMinutes, optional mediaUrl (LinkedIn and Facebook only)."
         },
+        "thread": {
+          "type": "array",
+          "maxItems": 25,
+          "items": {
+            "$ref": "#/$defs/ThreadPartInput"
+          },
+          "description": "The parts after the post itself, in order, each {text, imageUrls, videoUrls}: published as a reply chain on X, Bluesky, Threads and Mastodon (other networks refuse a thread). Not combinable with firstComment."
+        },
         "mediaIds": {
           "type": "array",
           "maxItems": 20,
@@ -2722,6 +3250,40 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "type": "string",
               "format": "uri",
               "description": "An image to attach; used on LinkedIn and Facebook only."
+            }
+          }
+        },
+        "ThreadPartInput": {
+          "type": "object",
+          "description": "A part of a thread after the post itself, published as a reply to the part before it (X, Bluesky, Threads, Mastodon and the sandbox take threads). Each part is held to its network's limits on its own.",
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string",
+              "maxLength": 10000,
+              "default": ""
+            },
+            "imageUrls": {
+              "type": "array",
+              "maxItems": 20,
+              "items": {
+                "type": "string",
+                "format": "uri",
+                "pattern": "^https?://",
+                "maxLength": 2048,
+                "description": "A public, direct http(s) link to the file."
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "maxItems": 10,
+              "items": {
+                "type": "string",
+                "format": "uri",
+                "pattern": "^https?://",
+                "maxLength": 2048,
+                "description": "A public, direct http(s) link to the file."
+              }
             }
           }
         }
@@ -2954,6 +3516,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -3037,6 +3609,24 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
             },
+            "reviewVersion": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
+            },
+            "risk": {
+              "description": "On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it\nfail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a\nstatus: the post is still `scheduled` and goes out at its time unless someone acts.\n",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/PostRisk"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
             "attempts": {
               "type": [
                 "array",
@@ -3046,6 +3636,30 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "items": {
                 "$ref": "#/$defs/PublishAttempt"
               }
+            }
+          }
+        },
+        "PostRisk": {
+          "type": "object",
+          "required": [
+            "reason",
+            "advice",
+            "checkedAt"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "reason": {
+              "type": "string",
+              "description": "What would make the post fail, in people's words."
+            },
+            "advice": {
+              "type": "string",
+              "description": "What to do about it before the post's time."
+            },
+            "checkedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the rehearsal that found it ran."
             }
           }
         },
@@ -3095,6 +3709,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -3461,6 +4125,14 @@ export const toolCatalogue: readonly ToolDefinition[] = [
           "$ref": "#/$defs/FirstComment",
           "description": "A comment made after publishing (a reply on X): text, delayMinutes, optional mediaUrl (LinkedIn and Facebook only)."
         },
+        "thread": {
+          "type": "array",
+          "maxItems": 25,
+          "items": {
+            "$ref": "#/$defs/ThreadPartInput"
+          },
+          "description": "The parts after the post itself, in order, each {text, imageUrls, videoUrls}: published as a reply chain on X, Bluesky, Threads and Mastodon (other networks refuse a thread). Not combinable with firstComment."
+        },
         "mediaIds": {
           "type": "array",
           "maxItems": 20,
@@ -3497,6 +4169,40 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "type": "string",
               "format": "uri",
               "description": "An image to attach; used on LinkedIn and Facebook only."
+            }
+          }
+        },
+        "ThreadPartInput": {
+          "type": "object",
+          "description": "A part of a thread after the post itself, published as a reply to the part before it (X, Bluesky, Threads, Mastodon and the sandbox take threads). Each part is held to its network's limits on its own.",
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string",
+              "maxLength": 10000,
+              "default": ""
+            },
+            "imageUrls": {
+              "type": "array",
+              "maxItems": 20,
+              "items": {
+                "type": "string",
+                "format": "uri",
+                "pattern": "^https?://",
+                "maxLength": 2048,
+                "description": "A public, direct http(s) link to the file."
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "maxItems": 10,
+              "items": {
+                "type": "string",
+                "format": "uri",
+                "pattern": "^https?://",
+                "maxLength": 2048,
+                "description": "A public, direct http(s) link to the file."
+              }
             }
           }
         }
@@ -3729,6 +4435,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -3812,6 +4528,24 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
             },
+            "reviewVersion": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
+            },
+            "risk": {
+              "description": "On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it\nfail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a\nstatus: the post is still `scheduled` and goes out at its time unless someone acts.\n",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/PostRisk"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
             "attempts": {
               "type": [
                 "array",
@@ -3821,6 +4555,30 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "items": {
                 "$ref": "#/$defs/PublishAttempt"
               }
+            }
+          }
+        },
+        "PostRisk": {
+          "type": "object",
+          "required": [
+            "reason",
+            "advice",
+            "checkedAt"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "reason": {
+              "type": "string",
+              "description": "What would make the post fail, in people's words."
+            },
+            "advice": {
+              "type": "string",
+              "description": "What to do about it before the post's time."
+            },
+            "checkedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the rehearsal that found it ran."
             }
           }
         },
@@ -3870,6 +4628,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -5107,6 +5915,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -5190,6 +6008,24 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
             },
+            "reviewVersion": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
+            },
+            "risk": {
+              "description": "On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it\nfail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a\nstatus: the post is still `scheduled` and goes out at its time unless someone acts.\n",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/PostRisk"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
             "attempts": {
               "type": [
                 "array",
@@ -5247,6 +6083,30 @@ export const toolCatalogue: readonly ToolDefinition[] = [
             }
           }
         },
+        "PostRisk": {
+          "type": "object",
+          "required": [
+            "reason",
+            "advice",
+            "checkedAt"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "reason": {
+              "type": "string",
+              "description": "What would make the post fail, in people's words."
+            },
+            "advice": {
+              "type": "string",
+              "description": "What to do about it before the post's time."
+            },
+            "checkedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the rehearsal that found it ran."
+            }
+          }
+        },
         "PublishAttempt": {
           "type": "object",
           "required": [
@@ -5293,6 +6153,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -5577,6 +6487,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -5660,6 +6580,24 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
             },
+            "reviewVersion": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
+            },
+            "risk": {
+              "description": "On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it\nfail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a\nstatus: the post is still `scheduled` and goes out at its time unless someone acts.\n",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/PostRisk"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
             "attempts": {
               "type": [
                 "array",
@@ -5717,6 +6655,30 @@ export const toolCatalogue: readonly ToolDefinition[] = [
             }
           }
         },
+        "PostRisk": {
+          "type": "object",
+          "required": [
+            "reason",
+            "advice",
+            "checkedAt"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "reason": {
+              "type": "string",
+              "description": "What would make the post fail, in people's words."
+            },
+            "advice": {
+              "type": "string",
+              "description": "What to do about it before the post's time."
+            },
+            "checkedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the rehearsal that found it ran."
+            }
+          }
+        },
         "PublishAttempt": {
           "type": "object",
           "required": [
@@ -5763,6 +6725,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -6045,6 +7057,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -6128,6 +7150,24 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
             },
+            "reviewVersion": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
+            },
+            "risk": {
+              "description": "On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it\nfail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a\nstatus: the post is still `scheduled` and goes out at its time unless someone acts.\n",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/PostRisk"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
             "attempts": {
               "type": [
                 "array",
@@ -6185,6 +7225,30 @@ export const toolCatalogue: readonly ToolDefinition[] = [
             }
           }
         },
+        "PostRisk": {
+          "type": "object",
+          "required": [
+            "reason",
+            "advice",
+            "checkedAt"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "reason": {
+              "type": "string",
+              "description": "What would make the post fail, in people's words."
+            },
+            "advice": {
+              "type": "string",
+              "description": "What to do about it before the post's time."
+            },
+            "checkedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the rehearsal that found it ran."
+            }
+          }
+        },
         "PublishAttempt": {
           "type": "object",
           "required": [
@@ -6231,6 +7295,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -6513,6 +7627,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -6596,6 +7720,24 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
             },
+            "reviewVersion": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
+            },
+            "risk": {
+              "description": "On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it\nfail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a\nstatus: the post is still `scheduled` and goes out at its time unless someone acts.\n",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/PostRisk"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
             "attempts": {
               "type": [
                 "array",
@@ -6653,6 +7795,30 @@ export const toolCatalogue: readonly ToolDefinition[] = [
             }
           }
         },
+        "PostRisk": {
+          "type": "object",
+          "required": [
+            "reason",
+            "advice",
+            "checkedAt"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "reason": {
+              "type": "string",
+              "description": "What would make the post fail, in people's words."
+            },
+            "advice": {
+              "type": "string",
+              "description": "What to do about it before the post's time."
+            },
+            "checkedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the rehearsal that found it ran."
+            }
+          }
+        },
         "PublishAttempt": {
           "type": "object",
           "required": [
@@ -6699,6 +7865,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -7305,6 +8521,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -7388,6 +8614,24 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
             },
+            "reviewVersion": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
+            },
+            "risk": {
+              "description": "On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it\nfail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a\nstatus: the post is still `scheduled` and goes out at its time unless someone acts.\n",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/PostRisk"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
             "attempts": {
               "type": [
                 "array",
@@ -7397,6 +8641,30 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "items": {
                 "$ref": "#/$defs/PublishAttempt"
               }
+            }
+          }
+        },
+        "PostRisk": {
+          "type": "object",
+          "required": [
+            "reason",
+            "advice",
+            "checkedAt"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "reason": {
+              "type": "string",
+              "description": "What would make the post fail, in people's words."
+            },
+            "advice": {
+              "type": "string",
+              "description": "What to do about it before the post's time."
+            },
+            "checkedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the rehearsal that found it ran."
             }
           }
         },
@@ -7446,6 +8714,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -7715,6 +9033,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -7798,6 +9126,24 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
             },
+            "reviewVersion": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
+            },
+            "risk": {
+              "description": "On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it\nfail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a\nstatus: the post is still `scheduled` and goes out at its time unless someone acts.\n",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/PostRisk"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
             "attempts": {
               "type": [
                 "array",
@@ -7807,6 +9153,30 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "items": {
                 "$ref": "#/$defs/PublishAttempt"
               }
+            }
+          }
+        },
+        "PostRisk": {
+          "type": "object",
+          "required": [
+            "reason",
+            "advice",
+            "checkedAt"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "reason": {
+              "type": "string",
+              "description": "What would make the post fail, in people's words."
+            },
+            "advice": {
+              "type": "string",
+              "description": "What to do about it before the post's time."
+            },
+            "checkedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the rehearsal that found it ran."
             }
           }
         },
@@ -7856,6 +9226,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -8279,6 +9699,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -8362,6 +9792,24 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
             },
+            "reviewVersion": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
+            },
+            "risk": {
+              "description": "On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it\nfail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a\nstatus: the post is still `scheduled` and goes out at its time unless someone acts.\n",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/PostRisk"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
             "attempts": {
               "type": [
                 "array",
@@ -8371,6 +9819,30 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "items": {
                 "$ref": "#/$defs/PublishAttempt"
               }
+            }
+          }
+        },
+        "PostRisk": {
+          "type": "object",
+          "required": [
+            "reason",
+            "advice",
+            "checkedAt"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "reason": {
+              "type": "string",
+              "description": "What would make the post fail, in people's words."
+            },
+            "advice": {
+              "type": "string",
+              "description": "What to do about it before the post's time."
+            },
+            "checkedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the rehearsal that found it ran."
             }
           }
         },
@@ -8420,6 +9892,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -9422,6 +10944,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -9505,6 +11037,24 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
             },
+            "reviewVersion": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
+            },
+            "risk": {
+              "description": "On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it\nfail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a\nstatus: the post is still `scheduled` and goes out at its time unless someone acts.\n",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/PostRisk"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
             "attempts": {
               "type": [
                 "array",
@@ -9514,6 +11064,30 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "items": {
                 "$ref": "#/$defs/PublishAttempt"
               }
+            }
+          }
+        },
+        "PostRisk": {
+          "type": "object",
+          "required": [
+            "reason",
+            "advice",
+            "checkedAt"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "reason": {
+              "type": "string",
+              "description": "What would make the post fail, in people's words."
+            },
+            "advice": {
+              "type": "string",
+              "description": "What to do about it before the post's time."
+            },
+            "checkedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the rehearsal that found it ran."
             }
           }
         },
@@ -9563,6 +11137,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }
@@ -9794,6 +11418,17 @@ export const toolCatalogue: readonly ToolDefinition[] = [
           ],
           "description": "The new first comment, or null to remove it."
         },
+        "thread": {
+          "type": [
+            "array",
+            "null"
+          ],
+          "maxItems": 25,
+          "items": {
+            "$ref": "#/$defs/ThreadPartInput"
+          },
+          "description": "The thread's parts after the post itself, replacing those it had ({text, imageUrls, videoUrls} each); null or [] makes it a single post."
+        },
         "channelOptions": {
           "$ref": "#/$defs/ChannelOptions"
         }
@@ -9828,6 +11463,40 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "type": "string",
               "format": "uri",
               "description": "An image to attach; used on LinkedIn and Facebook only."
+            }
+          }
+        },
+        "ThreadPartInput": {
+          "type": "object",
+          "description": "A part of a thread after the post itself, published as a reply to the part before it (X, Bluesky, Threads, Mastodon and the sandbox take threads). Each part is held to its network's limits on its own.",
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string",
+              "maxLength": 10000,
+              "default": ""
+            },
+            "imageUrls": {
+              "type": "array",
+              "maxItems": 20,
+              "items": {
+                "type": "string",
+                "format": "uri",
+                "pattern": "^https?://",
+                "maxLength": 2048,
+                "description": "A public, direct http(s) link to the file."
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "maxItems": 10,
+              "items": {
+                "type": "string",
+                "format": "uri",
+                "pattern": "^https?://",
+                "maxLength": 2048,
+                "description": "A public, direct http(s) link to the file."
+              }
             }
           }
         }
@@ -10060,6 +11729,16 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 }
               ]
             },
+            "thread": {
+              "type": [
+                "array",
+                "null"
+              ],
+              "description": "The parts after the post itself, published as replies in order once it is out; null for a single post.",
+              "items": {
+                "$ref": "#/$defs/ThreadPart"
+              }
+            },
             "channelOptions": {
               "oneOf": [
                 {
@@ -10143,6 +11822,24 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               ],
               "description": "Why the post was rejected (approvalStatus REJECTED)."
             },
+            "reviewVersion": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw."
+            },
+            "risk": {
+              "description": "On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it\nfail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a\nstatus: the post is still `scheduled` and goes out at its time unless someone acts.\n",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/PostRisk"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
             "attempts": {
               "type": [
                 "array",
@@ -10152,6 +11849,30 @@ export const toolCatalogue: readonly ToolDefinition[] = [
               "items": {
                 "$ref": "#/$defs/PublishAttempt"
               }
+            }
+          }
+        },
+        "PostRisk": {
+          "type": "object",
+          "required": [
+            "reason",
+            "advice",
+            "checkedAt"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "reason": {
+              "type": "string",
+              "description": "What would make the post fail, in people's words."
+            },
+            "advice": {
+              "type": "string",
+              "description": "What to do about it before the post's time."
+            },
+            "checkedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the rehearsal that found it ran."
             }
           }
         },
@@ -10201,6 +11922,56 @@ export const toolCatalogue: readonly ToolDefinition[] = [
                 "null"
               ],
               "description": "What the network said, or why the outcome is unknown."
+            }
+          }
+        },
+        "ThreadPart": {
+          "type": "object",
+          "description": "A part of the post's thread; its link once the network has it, or why it did not go out.",
+          "required": [
+            "text",
+            "imageUrls",
+            "videoUrls",
+            "permalinkUrl",
+            "publishedAt",
+            "error"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "text": {
+              "type": "string"
+            },
+            "imageUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "videoUrls": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "permalinkUrl": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "publishedAt": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "error": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "Why this part (and so the parts after it) did not go out."
             }
           }
         }

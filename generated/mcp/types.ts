@@ -160,6 +160,8 @@ export interface components {
             imageUrls: string[];
             videoUrls: string[];
             firstComment: components["schemas"]["FirstComment"] | null;
+            /** @description The parts after the post itself, published as replies in order once it is out; null for a single post. */
+            thread?: components["schemas"]["ThreadPart"][] | null;
             channelOptions: components["schemas"]["ChannelOptions"] | null;
             /** @description Why publishing failed. */
             error: string | null;
@@ -183,6 +185,14 @@ export interface components {
             reviewerUserId?: string | null;
             /** @description Why the post was rejected (approvalStatus REJECTED). */
             rejectionReason?: string | null;
+            /** @description On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw. */
+            reviewVersion?: string | null;
+            /**
+             * @description On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it
+             *     fail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a
+             *     status: the post is still `scheduled` and goes out at its time unless someone acts.
+             */
+            risk?: components["schemas"]["PostRisk"] | null;
             /**
              * @description The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).
              *     outcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the
@@ -201,6 +211,17 @@ export interface components {
                 livePostsAvailable?: boolean;
             };
         };
+        PostRisk: {
+            /** @description What would make the post fail, in people's words. */
+            reason: string;
+            /** @description What to do about it before the post's time. */
+            advice: string;
+            /**
+             * Format: date-time
+             * @description When the rehearsal that found it ran.
+             */
+            checkedAt: string;
+        };
         PublishAttempt: {
             number: number;
             /** Format: date-time */
@@ -218,6 +239,24 @@ export interface components {
             /** @description HH:MM, 24-hour wall clock in the channel timezone. */
             time: string;
         };
+        /** @description A part of the post's thread; its link once the network has it, or why it did not go out. */
+        ThreadPart: {
+            text: string;
+            imageUrls: string[];
+            videoUrls: string[];
+            permalinkUrl: string | null;
+            /** Format: date-time */
+            publishedAt: string | null;
+            /** @description Why this part (and so the parts after it) did not go out. */
+            error: string | null;
+        };
+        /** @description A part of a thread after the post itself, published as a reply to the part before it (X, Bluesky, Threads, Mastodon and the sandbox take threads). Each part is held to its network's limits on its own. */
+        ThreadPartInput: {
+            /** @default  */
+            text?: string;
+            imageUrls?: string[];
+            videoUrls?: string[];
+        };
         Workspace: {
             id: string;
             name: string;
@@ -229,6 +268,8 @@ export interface components {
         ApprovalApproveArguments: {
             /** @description The post id, as returned by a create or list tool. Ids starting `live_` are live posts and are read only. */
             postId: string;
+            /** @description The post's reviewVersion as you read it: if the post changed since, it is not decided (changed_since_read), so you never decide on text you did not see. */
+            version?: string;
         };
         ApprovalApproveResult: {
             data: components["schemas"]["Post"];
@@ -257,6 +298,8 @@ export interface components {
             postId: string;
             /** @description Why, for the author. */
             reason: string;
+            /** @description The post's reviewVersion as you read it: if the post changed since, it is not decided (changed_since_read), so you never decide on text you did not see. */
+            version?: string;
         };
         ApprovalRejectResult: {
             data: components["schemas"]["Post"];
@@ -378,6 +421,8 @@ export interface components {
             addToQueue?: boolean;
             /** @description A comment made after publishing (a reply on X): text, delayMinutes, optional mediaUrl (LinkedIn and Facebook only). */
             firstComment?: components["schemas"]["FirstComment"];
+            /** @description The parts after the post itself, in order, each {text, imageUrls, videoUrls}: published as a reply chain on X, Bluesky, Threads and Mastodon (other networks refuse a thread). Not combinable with firstComment. */
+            thread?: components["schemas"]["ThreadPartInput"][];
             /** @description Media library ids (from complete_media_upload, import_media_from_url or generate_image); each is added to the post as its public, direct file URL. */
             mediaIds?: string[];
         };
@@ -494,6 +539,8 @@ export interface components {
             addToQueue?: boolean;
             /** @description A comment made after publishing (a reply on X): text, delayMinutes, optional mediaUrl (LinkedIn and Facebook only). */
             firstComment?: components["schemas"]["FirstComment"];
+            /** @description The parts after the post itself, in order, each {text, imageUrls, videoUrls}: published as a reply chain on X, Bluesky, Threads and Mastodon (other networks refuse a thread). Not combinable with firstComment. */
+            thread?: components["schemas"]["ThreadPartInput"][];
             /** @description Media library ids (from complete_media_upload, import_media_from_url or generate_image); each is added to the post as its public, direct file URL. */
             mediaIds?: string[];
         };
@@ -971,6 +1018,8 @@ export interface components {
             videoUrls?: string[];
             /** @description The new first comment, or null to remove it. */
             firstComment?: components["schemas"]["FirstComment"] | null;
+            /** @description The thread's parts after the post itself, replacing those it had ({text, imageUrls, videoUrls} each); null or [] makes it a single post. */
+            thread?: components["schemas"]["ThreadPartInput"][] | null;
             channelOptions?: components["schemas"]["ChannelOptions"];
         };
         UpdatePostResult: {

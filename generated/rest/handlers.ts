@@ -3,7 +3,7 @@ import type { operations } from './openapi-types.js';
 
 export type OperationId = keyof operations;
 type Op<K extends OperationId> = operations[K];
-type JsonOf<T> = T extends { content: { 'application/json': infer B } } ? B : undefined;
+type JsonOf<T> = T extends { content: { 'application/json': infer B } } ? B : T extends { content: { 'text/csv': infer C } } ? C : undefined;
 type Part<T, K extends string> = T extends { [P in K]?: infer V } ? ([V] extends [never] ? Record<string, never> : NonNullable<V>) : Record<string, never>;
 
 /** What a handler receives: path, query and body as the spec types them, after validation. */
@@ -174,6 +174,14 @@ export interface RestHandlers<Context> {
   suggestHashtags(request: RestRequest<'suggestHashtags'>, context: Context): Promise<RestResponse<'suggestHashtags'>>;
   /** POST /ai/images - Generate an image from a prompt into the media library. */
   generateImage(request: RestRequest<'generateImage'>, context: Context): Promise<RestResponse<'generateImage'>>;
+  /** GET /insights - What the account's published posts did in a period, against the period before. */
+  getInsights(request: RestRequest<'getInsights'>, context: Context): Promise<RestResponse<'getInsights'>>;
+  /** GET /insights/export - The period's published posts and their counters, as CSV. */
+  exportInsights(request: RestRequest<'exportInsights'>, context: Context): Promise<RestResponse<'exportInsights'>>;
+  /** GET /posts/{postId}/insights - A published post's counters over time. */
+  getPostInsights(request: RestRequest<'getPostInsights'>, context: Context): Promise<RestResponse<'getPostInsights'>>;
+  /** GET /channels/{channelId}/best-times - When to post on a channel, from how its own posts did. */
+  getBestTimes(request: RestRequest<'getBestTimes'>, context: Context): Promise<RestResponse<'getBestTimes'>>;
 }
 
 export const restRoutes: readonly RestRoute[] = [
@@ -247,6 +255,10 @@ export const restRoutes: readonly RestRoute[] = [
   { operationId: 'rewriteText', method: 'post', path: '/ai/rewrites', expressPath: '/ai/rewrites', rateLimit: 'write', idempotent: false },
   { operationId: 'suggestHashtags', method: 'post', path: '/ai/hashtags', expressPath: '/ai/hashtags', rateLimit: 'write', idempotent: false },
   { operationId: 'generateImage', method: 'post', path: '/ai/images', expressPath: '/ai/images', rateLimit: 'write', idempotent: false },
+  { operationId: 'getInsights', method: 'get', path: '/insights', expressPath: '/insights', rateLimit: 'read', idempotent: false },
+  { operationId: 'exportInsights', method: 'get', path: '/insights/export', expressPath: '/insights/export', rateLimit: 'read', idempotent: false },
+  { operationId: 'getPostInsights', method: 'get', path: '/posts/{postId}/insights', expressPath: '/posts/:postId/insights', rateLimit: 'read', idempotent: false },
+  { operationId: 'getBestTimes', method: 'get', path: '/channels/{channelId}/best-times', expressPath: '/channels/:channelId/best-times', rateLimit: 'read', idempotent: false },
 ];
 
 /** What Express hands over: path, query and body as they arrived (validated against openapi/ by then). */
@@ -399,5 +411,13 @@ export function dispatchRest<Context>(handlers: RestHandlers<Context>, operation
       return handlers.suggestHashtags(request as RestRequest<'suggestHashtags'>, context);
     case 'generateImage':
       return handlers.generateImage(request as RestRequest<'generateImage'>, context);
+    case 'getInsights':
+      return handlers.getInsights(request as RestRequest<'getInsights'>, context);
+    case 'exportInsights':
+      return handlers.exportInsights(request as RestRequest<'exportInsights'>, context);
+    case 'getPostInsights':
+      return handlers.getPostInsights(request as RestRequest<'getPostInsights'>, context);
+    case 'getBestTimes':
+      return handlers.getBestTimes(request as RestRequest<'getBestTimes'>, context);
   }
 }

@@ -102,7 +102,7 @@ export interface paths {
         put?: never;
         /**
          * Connect a network account as a channel (or update the channel it already is).
-         * @description Credential networks (Bluesky: `identifier`, `appPassword`, optional `service`; the sandbox: `handle`, any name for a practice account) are signed in at once: 201 with the channel. OAuth networks (Mastodon: `instance`) answer 200 with `authorizationUrl`: open it; the network sends the person back to `{BASE_URL}/connect/{network}/callback`, which creates the channel. The link is valid for 15 minutes, once. Connecting the same network account again keeps its channel id. Needs `manage_team`.
+         * @description Credential networks (Bluesky: `identifier`, `appPassword`, optional `service`; WordPress: `site`, `username`, `applicationPassword`; Nostr: `privateKey`, `relays`; the sandbox: `handle`, any name for a practice account) are signed in at once: 201 with the channel. OAuth networks (Mastodon: `instance`) answer 200 with `authorizationUrl`: open it; the network sends the person back to `{BASE_URL}/connect/{network}/callback`, which creates the channel. The link is valid for 15 minutes, once. Connecting the same network account again keeps its channel id. Needs `manage_team`.
          */
         post: operations["connectChannel"];
         delete?: never;
@@ -617,7 +617,7 @@ export interface paths {
         /**
          * The account's events, oldest first, for systems that poll instead of receiving webhooks.
          * @description Keep `paging.nextCursor` and ask again later: the next call answers only what happened since. Each event
-         *     is also delivered to the webhook endpoints that subscribed to its type (see the README's Webhooks).
+         *     is also delivered to the webhook endpoints that subscribed to its type (see docs/webhooks.md).
          */
         get: operations["listEvents"];
         put?: never;
@@ -1180,10 +1180,223 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/insights": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the account's published posts did in a period, against the period before.
+         * @description Published posts (Herald's and live ones) that went out between `from` and `to` (days in `timezone`, both included; the last 28 days when omitted), with their latest counters: totals and the change against the previous period of the same length, by network, by channel (with its audience), by label, by weekday and hour in each channel's zone, the top posts and each channel's audience over the period. Filters narrow it to a workspace, channels or labels.
+         */
+        get: operations["getInsights"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/insights/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The period's published posts and their counters, as CSV.
+         * @description One row per published post of the period GET /insights reports on (the same filters), with its channel, network, publish time, engagement, reach and each counter the networks reported.
+         */
+        get: operations["exportInsights"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/{postId}/insights": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A published post's counters over time.
+         * @description Each sample live sync took of the post's counters, oldest first (one per hour of its first two days and one per day after, once compacted), and its latest counters.
+         */
+        get: operations["getPostInsights"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/channels/{channelId}/best-times": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channelId: components["parameters"]["ChannelId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * When to post on a channel, from how its own posts did.
+         * @description The weekday-and-hour windows (in the channel's zone) where the channel's published posts of the last `weeks` weeks did best, measured as engagement per impression, per follower or per post (whichever the network reports), with each window's sample size and a plain confidence note. A window with fewer posts than `minimumPosts` is never claimed, and a channel with too few posts gets none.
+         */
+        get: operations["getBestTimes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description What a set of published posts added up to, by their latest counters: engagement is the sum of the counters the network reports as people engaging, reach its impressions or views (null where no network of theirs reports one). */
+        InsightTotals: {
+            posts: number;
+            engagement: number;
+            reach: number | null;
+            /** @description Engagement per impression or view */
+            engagementRate: number | null;
+            /** @description Each counter summed */
+            counters: {
+                [key: string]: number;
+            };
+        };
+        /** @description The change against the previous period of the same length, in percent; null where the previous period had none. */
+        InsightChange: {
+            posts: number | null;
+            engagement: number | null;
+            reach: number | null;
+        };
+        InsightPeriod: {
+            /** @description First day */
+            from: string;
+            /** @description Last day */
+            to: string;
+            /** Format: date-time */
+            start: string;
+            /**
+             * Format: date-time
+             * @description The instant the period ends (excluded).
+             */
+            end: string;
+        };
+        InsightPost: {
+            postId: string;
+            channelId: string;
+            channelName: string;
+            network: string;
+            text: string;
+            permalinkUrl: string | null;
+            imageUrl: string | null;
+            /** Format: date-time */
+            publishedAt: string;
+            engagement: number;
+            reach: number | null;
+            counters: {
+                [key: string]: number;
+            };
+            labelIds: string[];
+        };
+        InsightsReport: {
+            period: components["schemas"]["InsightPeriod"];
+            previousPeriod: components["schemas"]["InsightPeriod"];
+            /** @description The zone the period's days are in. */
+            timezone: string;
+            totals: components["schemas"]["InsightTotals"];
+            previousTotals: components["schemas"]["InsightTotals"];
+            change: components["schemas"]["InsightChange"];
+            byNetwork: {
+                network: string;
+                displayName: string;
+                totals: components["schemas"]["InsightTotals"];
+            }[];
+            byChannel: {
+                channelId: string;
+                name: string;
+                network: string;
+                timezone: string;
+                totals: components["schemas"]["InsightTotals"];
+                /** @description Followers when the period began (the last sample before it) */
+                audienceStart: number | null;
+                /** @description Followers at the period's last sample. */
+                audienceEnd: number | null;
+            }[];
+            byLabel: {
+                labelId: string;
+                name: string;
+                color: string;
+                totals: components["schemas"]["InsightTotals"];
+            }[];
+            /** @description Each weekday (0 Monday to 6 Sunday) and hour, in each post's channel's zone, that had posts. */
+            byWeekdayHour: {
+                weekday: number;
+                hour: number;
+                posts: number;
+                engagement: number;
+                reach: number | null;
+            }[];
+            /** @description The period's ten posts with the most engagement. */
+            topPosts: components["schemas"]["InsightPost"][];
+            /** @description Each channel's followers over the period, where its network reports them. */
+            audience: {
+                channelId: string;
+                points: {
+                    /** Format: date-time */
+                    at: string;
+                    followers: number;
+                }[];
+            }[];
+        };
+        BestTimes: {
+            channelId: string;
+            timezone: string;
+            /**
+             * @description What engagement is measured against: per impression or view, per follower at the time, or per post where the network reports neither.
+             * @enum {string}
+             */
+            basis: "impressions" | "followers" | "posts";
+            postsConsidered: number;
+            /** @description Fewer posts in a window than this and nothing is claimed for it. */
+            minimumPosts: number;
+            /** @description The weekday-and-hour windows where the channel's own posts did best, best first; empty below the minimum sample. */
+            windows: {
+                /** @description 0 Monday to 6 Sunday. */
+                weekday: number;
+                /** @description The hour the window starts */
+                hour: number;
+                posts: number;
+                /** @description Mean engagement per the basis of the posts in the window. */
+                score: number;
+                /** @description The window's score divided by the channel's overall score. */
+                lift: number;
+                /** @enum {string} */
+                confidence: "low" | "medium" | "high";
+                note: string;
+            }[];
+            /** @description What the windows rest on */
+            note: string;
+        };
+        /** @description A post's reviewVersion as read; the decision is refused if the post changed since. */
+        ReviewVersion: string;
         /**
          * @description The body of every error response.
          * @example {
@@ -1216,6 +1429,24 @@ export interface components {
              */
             mediaUrl?: string;
         };
+        /** @description A part of a thread after the post itself, published as a reply to the part before it (X, Bluesky, Threads, Mastodon and the sandbox take threads). Each part is held to its network's limits on its own. */
+        ThreadPartInput: {
+            /** @default  */
+            text?: string;
+            imageUrls?: string[];
+            videoUrls?: string[];
+        };
+        /** @description A part of the post's thread; its link once the network has it, or why it did not go out. */
+        ThreadPart: {
+            text: string;
+            imageUrls: string[];
+            videoUrls: string[];
+            permalinkUrl: string | null;
+            /** Format: date-time */
+            publishedAt: string | null;
+            /** @description Why this part (and so the parts after it) did not go out. */
+            error: string | null;
+        };
         /** @description Per-network options (collaborators, video settings, reel settings). Ignored on create; applied on update. */
         ChannelOptions: {
             [key: string]: unknown;
@@ -1238,6 +1469,8 @@ export interface components {
             dateTime?: string;
             /** @description Keep the post in drafts; a draft never publishes by itself. */
             saveAsDraft?: boolean;
+            /** @description The same as `saveAsDraft`, under the name posts are read back with. Given with `saveAsDraft`, the two must agree (400). */
+            isDraft?: boolean;
             /**
              * @description Give the post its channel's next free queue slot (one per channel) instead of a time. Cannot be
              *     combined with `isScheduled`, `dateTime` or `saveAsDraft` (400). The channel needs a schedule.
@@ -1248,6 +1481,8 @@ export interface components {
             /** @description Media library ids (from the MCP media tools or `herald media import`); each is added to imageUrls or videoUrls as its public, direct file URL. */
             mediaIds?: string[];
             firstComment?: components["schemas"]["FirstComment"];
+            /** @description The parts after the post itself, in order: published as a reply chain, each part exactly once, on networks that take threads (a channel on any other is refused with 400). Cannot be combined with firstComment. */
+            thread?: components["schemas"]["ThreadPartInput"][];
             /**
              * @deprecated
              * @description Legacy; becomes `firstComment.text`.
@@ -1267,6 +1502,8 @@ export interface components {
             /** Format: date-time */
             dateTime?: string;
             saveAsDraft?: boolean;
+            /** @description The same as `saveAsDraft`, under the name posts are read back with. Given with `saveAsDraft`, the two must agree (400). */
+            isDraft?: boolean;
             /**
              * @description Give the post its channel's next free queue slot (one per channel) instead of a time. Cannot be
              *     combined with `isScheduled`, `dateTime` or `saveAsDraft` (400). The channel needs a schedule.
@@ -1275,6 +1512,8 @@ export interface components {
             imageUrls?: string[];
             videoUrls?: string[];
             firstComment?: components["schemas"]["FirstComment"] | null;
+            /** @description The thread's parts after the post itself, replacing those it had; null or [] makes it a single post. */
+            thread?: components["schemas"]["ThreadPartInput"][] | null;
             /** @deprecated */
             instaFirstComment?: string;
             channelOptions?: components["schemas"]["ChannelOptions"];
@@ -1312,6 +1551,8 @@ export interface components {
             imageUrls: string[];
             videoUrls: string[];
             firstComment: components["schemas"]["FirstComment"] | null;
+            /** @description The parts after the post itself, published as replies in order once it is out; null for a single post. */
+            thread?: components["schemas"]["ThreadPart"][] | null;
             channelOptions: components["schemas"]["ChannelOptions"] | null;
             /** @description Why publishing failed. */
             error: string | null;
@@ -1335,12 +1576,31 @@ export interface components {
             reviewerUserId?: string | null;
             /** @description Why the post was rejected (approvalStatus REJECTED). */
             rejectionReason?: string | null;
+            /** @description On a post waiting for approval (approvalStatus PENDING), the version of the content a reviewer decides on; null otherwise. Send it with approve or reject: a post changed since it was read is then not decided (409 changed_since_read), so nobody approves text they never saw. */
+            reviewVersion?: string | null;
+            /**
+             * @description On a post yet to go out, what the rehearsal before its time (PREFLIGHT_MINUTES ahead) found would make it
+             *     fail, and what to do; null when the last rehearsal passed or none ran. A separate field rather than a
+             *     status: the post is still `scheduled` and goes out at its time unless someone acts.
+             */
+            risk?: components["schemas"]["PostRisk"] | null;
             /**
              * @description The publishing engine's attempts at this post, oldest first (on reads of posts; null on live posts).
              *     outcome is null while an attempt is in flight; `unknown` means Herald could not tell whether the
              *     network took the post (the post is then `unconfirmed`), `reconciled` that it found it there later.
              */
             attempts?: components["schemas"]["PublishAttempt"][] | null;
+        };
+        PostRisk: {
+            /** @description What would make the post fail, in people's words. */
+            reason: string;
+            /** @description What to do about it before the post's time. */
+            advice: string;
+            /**
+             * Format: date-time
+             * @description When the rehearsal that found it ran.
+             */
+            checkedAt: string;
         };
         PublishAttempt: {
             number: number;
@@ -1525,10 +1785,10 @@ export interface components {
             error?: components["schemas"]["Error"];
         };
         /**
-         * @description See the event catalogue in the README.
+         * @description See the event catalogue in docs/webhooks.md.
          * @enum {string}
          */
-        EventType: "post.created" | "post.scheduled" | "post.published" | "post.failed" | "post.unconfirmed" | "post.deleted" | "post.first_comment.published" | "post.first_comment.failed" | "approval.requested" | "approval.approved" | "approval.rejected" | "approval.assigned" | "channel.connected" | "channel.needs_reconnect" | "channel.disconnected" | "queue.paused" | "queue.resumed" | "live_post.found" | "webhook.disabled" | "webhook.test";
+        EventType: "post.created" | "post.scheduled" | "post.published" | "post.failed" | "post.unconfirmed" | "post.deleted" | "post.at_risk" | "post.risk_cleared" | "post.first_comment.published" | "post.first_comment.failed" | "post.thread.published" | "post.thread.failed" | "approval.requested" | "approval.approved" | "approval.rejected" | "approval.assigned" | "channel.connected" | "channel.needs_reconnect" | "channel.disconnected" | "queue.paused" | "queue.resumed" | "live_post.found" | "webhook.disabled" | "webhook.test" | "insights.weekly";
         /**
          * @description Something that happened, in the same shape as a webhook delivery's body. `data` carries the object as
          *     this API shows it (`post`, `channel`, `endpoint`) and the type's own facts (`reason`, `permalinkUrl`).
@@ -1731,7 +1991,7 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
-        /** @description The network's row of Herald's capabilities table: text (limit, counting: code_points, graphemes or x_weighted), media (kinds with counts, sizes, durations), firstComment (comment, reply or none), channelOptions. */
+        /** @description The network's row of Herald's capabilities table: text (limit, counting: code_points, graphemes, x_weighted, utf8_bytes, utf16_units or emoji_utf8_bytes), media (kinds with counts, sizes, durations), firstComment (comment, reply or none), channelOptions. */
         NetworkCapabilities: {
             name: string;
             displayName: string;
@@ -1739,15 +1999,19 @@ export interface components {
                 /** @description The most characters a post may have */
                 limit: number;
                 /** @enum {string} */
-                counting: "code_points" | "graphemes" | "x_weighted";
+                counting: "code_points" | "graphemes" | "x_weighted" | "utf8_bytes" | "utf16_units" | "emoji_utf8_bytes";
                 /** @description UTF-8 bytes */
                 maxBytes?: number;
+                /** @description Characters the network refuses in the text (YouTube's description: < and >). */
+                forbiddenCharacters?: string;
                 /**
                  * @description Who may set a higher limit for a channel.
                  * @enum {string}
                  */
                 raisedBy?: "instance" | "account";
                 accountLimit?: number;
+                /** @description The lower limit of a post with media, whose text then goes where less fits (Telegram's caption, Slack's section block). */
+                withMediaLimit?: number;
             };
             media: {
                 /** @description The kinds the network takes, each with its count and the sizes and durations it allows. */
@@ -1769,6 +2033,8 @@ export interface components {
             firstCommentRefused?: string;
             /** @description Whether a first comment's mediaUrl is sent. */
             commentMediaUrl: boolean;
+            /** @description Whether the network takes threads: parts published as a reply chain. */
+            threads?: boolean;
             /** @description How the network takes a file sent in parts. */
             chunkedUpload?: {
                 minChunkBytes: number;
@@ -1778,6 +2044,12 @@ export interface components {
             };
             /** @description The network's sliding rate window, where it names no reset when it refuses. */
             rateWindowMs?: number;
+            /** @description The counters live sync reads of a post, by Herald's names: those that are engagement, those that are reach (the first a post has), and whether the channel's audience is read. */
+            counters?: {
+                engagement: string[];
+                reach: string[];
+                audience: boolean;
+            };
             /** @description The network's settings a post gives in `channelOptions` (a YouTube title, a TikTok privacy level, a Pinterest board). */
             channelOptions: components["schemas"]["ChannelOptionRule"][];
         };
@@ -1804,6 +2076,8 @@ export interface components {
             required: boolean;
             /** @description Counted in code points; for a list */
             maxLength?: number;
+            /** @description Characters the network refuses in the option (YouTube's title: < and >). */
+            forbiddenCharacters?: string;
             description: string;
             /** @description For a one-of option: the media a post must carry when the option takes each value. */
             media?: {
@@ -1884,6 +2158,10 @@ export interface components {
                 /** @description The time of day of `at` in the calendar's time zone (HH:MM). */
                 time: string;
                 text: string;
+                /** @description The post's first image, for a thumbnail; null when it has none. */
+                imageUrl: string | null;
+                /** @description How many parts follow the post in its thread; 0 for a single post. */
+                threadParts?: number;
                 /** @enum {string} */
                 status: "draft" | "scheduled" | "publishing" | "published" | "failed" | "unconfirmed" | "live";
                 /** @enum {string|null} */
@@ -1891,6 +2169,8 @@ export interface components {
                 permalinkUrl: string | null;
                 /** @description Whether POST /posts/{postId}/move can move it (a scheduled post). */
                 movable: boolean;
+                /** @description What the rehearsal before its time found wrong with a post yet to go out; null otherwise. */
+                risk?: components["schemas"]["PostRisk"] | null;
             }[];
         };
     };
@@ -1990,6 +2270,14 @@ export interface components {
         Cursor: string;
         /** @description Only posts of these channels. */
         ChannelIds: string[];
+        /** @description The period's first day, YYYY-MM-DD in `timezone`; 27 days before `to` when omitted. */
+        InsightsFrom: string;
+        /** @description The period's last day (included), YYYY-MM-DD in `timezone`; today when omitted. A period is at most 366 days. */
+        InsightsTo: string;
+        /** @description IANA time zone the period's days are in; UTC when omitted. Weekdays and hours are always in each channel's own zone. */
+        InsightsTimezone: string;
+        /** @description Only the channels of this workspace. */
+        InsightsWorkspaceId: string;
         /** @description Only posts carrying at least one of these labels (ids from GET /labels). Live posts carry no labels, so they never match. */
         LabelIds: string[];
     };
@@ -2561,6 +2849,8 @@ export interface operations {
             query?: {
                 /** @description Not accepted here (live posts are already published); sending it gives 400. */
                 livePosts?: boolean;
+                /** @description Only the posts the rehearsal before their time found at risk (see the post's `risk`). */
+                atRisk?: boolean;
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
                 /** @description `paging.nextCursor` of the previous page. Bound to the listing mode it was issued in. */
@@ -3733,7 +4023,18 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "version": "3f2a9c01b7de"
+                 *     }
+                 */
+                "application/json": {
+                    version?: components["schemas"]["ReviewVersion"];
+                };
+            };
+        };
         responses: {
             /** @description The post after the change. */
             200: {
@@ -3806,11 +4107,13 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "reason": "Wrong launch date"
+                 *       "reason": "Wrong launch date",
+                 *       "version": "3f2a9c01b7de"
                  *     }
                  */
                 "application/json": {
                     reason: string;
+                    version?: components["schemas"]["ReviewVersion"];
                 };
             };
         };
@@ -5244,6 +5547,10 @@ export interface operations {
                     decision: "approve" | "reject";
                     /** @description Why the posts are rejected; required with decision reject. */
                     reason?: string;
+                    /** @description The reviewVersion read for each post id; a post changed since is not decided (changed_since_read). */
+                    versions?: {
+                        [key: string]: components["schemas"]["ReviewVersion"];
+                    };
                 };
             };
         };
@@ -5786,6 +6093,381 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["NetworkUnavailable"];
+        };
+    };
+    getInsights: {
+        parameters: {
+            query?: {
+                /** @description The period's first day, YYYY-MM-DD in `timezone`; 27 days before `to` when omitted. */
+                from?: components["parameters"]["InsightsFrom"];
+                /** @description The period's last day (included), YYYY-MM-DD in `timezone`; today when omitted. A period is at most 366 days. */
+                to?: components["parameters"]["InsightsTo"];
+                /** @description IANA time zone the period's days are in; UTC when omitted. Weekdays and hours are always in each channel's own zone. */
+                timezone?: components["parameters"]["InsightsTimezone"];
+                /** @description Only the channels of this workspace. */
+                workspaceId?: components["parameters"]["InsightsWorkspaceId"];
+                /** @description Only posts of these channels. */
+                channelIds?: components["parameters"]["ChannelIds"];
+                /** @description Only posts carrying at least one of these labels (ids from GET /labels). Live posts carry no labels, so they never match. */
+                labelIds?: components["parameters"]["LabelIds"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "period": {
+                     *           "from": "2030-01-01",
+                     *           "to": "2030-01-28",
+                     *           "start": "2030-01-01T00:00:00.000Z",
+                     *           "end": "2030-01-29T00:00:00.000Z"
+                     *         },
+                     *         "previousPeriod": {
+                     *           "from": "2029-12-04",
+                     *           "to": "2029-12-31",
+                     *           "start": "2029-12-04T00:00:00.000Z",
+                     *           "end": "2030-01-01T00:00:00.000Z"
+                     *         },
+                     *         "timezone": "UTC",
+                     *         "totals": {
+                     *           "posts": 12,
+                     *           "engagement": 340,
+                     *           "reach": 9100,
+                     *           "engagementRate": 0.0374,
+                     *           "counters": {
+                     *             "likes": 250,
+                     *             "comments": 40,
+                     *             "shares": 50,
+                     *             "impressions": 9100
+                     *           }
+                     *         },
+                     *         "previousTotals": {
+                     *           "posts": 10,
+                     *           "engagement": 200,
+                     *           "reach": 7000,
+                     *           "engagementRate": 0.0286,
+                     *           "counters": {
+                     *             "likes": 150,
+                     *             "comments": 20,
+                     *             "shares": 30,
+                     *             "impressions": 7000
+                     *           }
+                     *         },
+                     *         "change": {
+                     *           "posts": 20,
+                     *           "engagement": 70,
+                     *           "reach": 30
+                     *         },
+                     *         "byNetwork": [
+                     *           {
+                     *             "network": "mastodon",
+                     *             "displayName": "Mastodon",
+                     *             "totals": {
+                     *               "posts": 12,
+                     *               "engagement": 340,
+                     *               "reach": 9100,
+                     *               "engagementRate": 0.0374,
+                     *               "counters": {
+                     *                 "likes": 250,
+                     *                 "comments": 40,
+                     *                 "shares": 50,
+                     *                 "impressions": 9100
+                     *               }
+                     *             }
+                     *           }
+                     *         ],
+                     *         "byChannel": [
+                     *           {
+                     *             "channelId": "01hx0000000000000000000010",
+                     *             "name": "Acme on Mastodon",
+                     *             "network": "mastodon",
+                     *             "timezone": "Europe/Berlin",
+                     *             "totals": {
+                     *               "posts": 12,
+                     *               "engagement": 340,
+                     *               "reach": 9100,
+                     *               "engagementRate": 0.0374,
+                     *               "counters": {
+                     *                 "likes": 250,
+                     *                 "comments": 40,
+                     *                 "shares": 50,
+                     *                 "impressions": 9100
+                     *               }
+                     *             },
+                     *             "audienceStart": 1200,
+                     *             "audienceEnd": 1275
+                     *           }
+                     *         ],
+                     *         "byLabel": [
+                     *           {
+                     *             "labelId": "01hx0000000000000000000020",
+                     *             "name": "Spring launch",
+                     *             "color": "#2f6fdf",
+                     *             "totals": {
+                     *               "posts": 4,
+                     *               "engagement": 190,
+                     *               "reach": 3000,
+                     *               "engagementRate": 0.0633,
+                     *               "counters": {
+                     *                 "likes": 150,
+                     *                 "comments": 20,
+                     *                 "shares": 20,
+                     *                 "impressions": 3000
+                     *               }
+                     *             }
+                     *           }
+                     *         ],
+                     *         "byWeekdayHour": [
+                     *           {
+                     *             "weekday": 1,
+                     *             "hour": 9,
+                     *             "posts": 3,
+                     *             "engagement": 120,
+                     *             "reach": 2500
+                     *           }
+                     *         ],
+                     *         "topPosts": [
+                     *           {
+                     *             "postId": "01hx0000000000000000000100",
+                     *             "channelId": "01hx0000000000000000000010",
+                     *             "channelName": "Acme on Mastodon",
+                     *             "network": "mastodon",
+                     *             "text": "Launch day!",
+                     *             "permalinkUrl": "https://mastodon.social/@acme/111",
+                     *             "imageUrl": null,
+                     *             "publishedAt": "2030-01-08T08:30:00.000Z",
+                     *             "engagement": 90,
+                     *             "reach": 1400,
+                     *             "counters": {
+                     *               "likes": 70,
+                     *               "comments": 10,
+                     *               "shares": 10,
+                     *               "impressions": 1400
+                     *             },
+                     *             "labelIds": [
+                     *               "01hx0000000000000000000020"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "audience": [
+                     *           {
+                     *             "channelId": "01hx0000000000000000000010",
+                     *             "points": [
+                     *               {
+                     *                 "at": "2030-01-01T06:00:00.000Z",
+                     *                 "followers": 1200
+                     *               },
+                     *               {
+                     *                 "at": "2030-01-28T06:00:00.000Z",
+                     *                 "followers": 1275
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["InsightsReport"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    exportInsights: {
+        parameters: {
+            query?: {
+                /** @description The period's first day, YYYY-MM-DD in `timezone`; 27 days before `to` when omitted. */
+                from?: components["parameters"]["InsightsFrom"];
+                /** @description The period's last day (included), YYYY-MM-DD in `timezone`; today when omitted. A period is at most 366 days. */
+                to?: components["parameters"]["InsightsTo"];
+                /** @description IANA time zone the period's days are in; UTC when omitted. Weekdays and hours are always in each channel's own zone. */
+                timezone?: components["parameters"]["InsightsTimezone"];
+                /** @description Only the channels of this workspace. */
+                workspaceId?: components["parameters"]["InsightsWorkspaceId"];
+                /** @description Only posts of these channels. */
+                channelIds?: components["parameters"]["ChannelIds"];
+                /** @description Only posts carrying at least one of these labels (ids from GET /labels). Live posts carry no labels, so they never match. */
+                labelIds?: components["parameters"]["LabelIds"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The posts, as RFC 4180 CSV with a header row. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example postId,channelId,channel,network,publishedAt,engagement,reach,likes,comments
+                     *     01hx0000000000000000000100,01hx0000000000000000000010,Acme on Mastodon,mastodon,2030-01-08T08:30:00.000Z,80,,70,10
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getPostInsights: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The post's curve. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "postId": "01hx0000000000000000000100",
+                     *         "channelId": "01hx0000000000000000000010",
+                     *         "network": "sandbox",
+                     *         "publishedAt": "2030-01-08T08:30:00.000Z",
+                     *         "engagement": 30,
+                     *         "reach": 400,
+                     *         "counters": {
+                     *           "likes": 20,
+                     *           "comments": 5,
+                     *           "shares": 5,
+                     *           "impressions": 400
+                     *         },
+                     *         "samples": [
+                     *           {
+                     *             "at": "2030-01-08T08:35:00.000Z",
+                     *             "engagement": 0,
+                     *             "reach": 0,
+                     *             "counters": {
+                     *               "likes": 0,
+                     *               "comments": 0,
+                     *               "shares": 0,
+                     *               "impressions": 0
+                     *             }
+                     *           },
+                     *           {
+                     *             "at": "2030-01-08T10:35:00.000Z",
+                     *             "engagement": 30,
+                     *             "reach": 400,
+                     *             "counters": {
+                     *               "likes": 20,
+                     *               "comments": 5,
+                     *               "shares": 5,
+                     *               "impressions": 400
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            postId: string;
+                            channelId: string;
+                            network: string;
+                            /** Format: date-time */
+                            publishedAt: string | null;
+                            engagement: number;
+                            reach: number | null;
+                            counters: {
+                                [key: string]: number;
+                            };
+                            samples: {
+                                /** Format: date-time */
+                                at: string;
+                                engagement: number;
+                                reach: number | null;
+                                counters: {
+                                    [key: string]: number;
+                                };
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getBestTimes: {
+        parameters: {
+            query?: {
+                /** @description How many weeks back to look, 1 to 52; 12 when omitted. */
+                weeks?: number;
+            };
+            header?: never;
+            path: {
+                channelId: components["parameters"]["ChannelId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The windows. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "channelId": "01hx0000000000000000000010",
+                     *         "timezone": "Europe/Berlin",
+                     *         "basis": "impressions",
+                     *         "postsConsidered": 36,
+                     *         "minimumPosts": 3,
+                     *         "windows": [
+                     *           {
+                     *             "weekday": 1,
+                     *             "hour": 9,
+                     *             "posts": 5,
+                     *             "score": 0.052,
+                     *             "lift": 1.6,
+                     *             "confidence": "medium",
+                     *             "note": "From 5 posts: a fair guide, worth trying again."
+                     *           }
+                     *         ],
+                     *         "note": "From 36 posts of the last 12 weeks, measured as engagement per impression."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["BestTimes"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
 }

@@ -50,7 +50,11 @@ const toolFileSchema = {
       required: ['taskSupport'],
       properties: { taskSupport: { enum: ['optional', 'required', 'forbidden'] } },
     },
-    inputSchema: { type: 'object', required: ['type', 'additionalProperties'], properties: { type: { const: 'object' }, additionalProperties: { const: false } } },
+    inputSchema: {
+      type: 'object',
+      required: ['type', 'additionalProperties'],
+      properties: { type: { const: 'object' }, additionalProperties: { const: false } },
+    },
     outputSchema: { type: 'object', required: ['type'], properties: { type: { const: 'object' } } },
   },
 };
@@ -96,7 +100,10 @@ function mapRefs(value: unknown, rewrite: (ref: string) => string): unknown {
   if (Array.isArray(value)) return value.map((v) => mapRefs(v, rewrite));
   if (value && typeof value === 'object') {
     return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' ? rewrite(v) : mapRefs(v, rewrite)]),
+      Object.entries(value).map(([k, v]) => [
+        k,
+        k === '$ref' && typeof v === 'string' ? rewrite(v) : mapRefs(v, rewrite),
+      ]),
     );
   }
   return value;
@@ -107,7 +114,11 @@ function componentsUsed(schema: unknown, components: Record<string, Schema>): st
   const found = new Set<string>();
   const visit = (value: unknown): void => {
     mapRefs(value, (ref) => {
-      const name = ref.startsWith(OPENAPI_REF) ? ref.slice(OPENAPI_REF.length) : ref.startsWith(COMPONENT_REF) ? ref.slice(COMPONENT_REF.length) : undefined;
+      const name = ref.startsWith(OPENAPI_REF)
+        ? ref.slice(OPENAPI_REF.length)
+        : ref.startsWith(COMPONENT_REF)
+          ? ref.slice(COMPONENT_REF.length)
+          : undefined;
       if (name === undefined) throw new Error(`unsupported $ref ${ref}: use ${OPENAPI_REF}<Name>`);
       if (!components[name]) throw new Error(`$ref ${ref}: openapi has no components.schemas.${name}`);
       if (!found.has(name)) {
@@ -134,17 +145,24 @@ const pascal = (name: string) => name.replace(/(^|_)([a-z0-9])/g, (_m, _s, c: st
 
 export function readToolFiles(root: string): ToolFile[] {
   const dir = path.join(root, 'jsonrpc-schemas');
-  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+  const files = fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
   const checkShape = newAjv().compile(toolFileSchema);
   return files.map((file) => {
     const tool = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as ToolFile;
     if (!checkShape(tool)) throw new Error(`jsonrpc-schemas/${file}: ${JSON.stringify(checkShape.errors)}`);
-    if (`${tool.name}.json` !== file) throw new Error(`jsonrpc-schemas/${file}: name ${tool.name} must match the file name`);
+    if (`${tool.name}.json` !== file)
+      throw new Error(`jsonrpc-schemas/${file}: name ${tool.name} must match the file name`);
     return tool;
   });
 }
 
-export async function generateMcp(root: string, openapi: { components: { schemas: Record<string, Schema> } }): Promise<Output[]> {
+export async function generateMcp(
+  root: string,
+  openapi: { components: { schemas: Record<string, Schema> } },
+): Promise<Output[]> {
   const components = openapi.components.schemas;
   const tools = readToolFiles(root);
 
@@ -154,13 +172,20 @@ export async function generateMcp(root: string, openapi: { components: { schemas
   const exports = { arguments: {} as Record<string, string>, result: {} as Record<string, string> };
   // The REST components are compiled once each and shared by the tools that use them.
   const toShared = (ref: string) => 'herald:components:' + ref.replace(OPENAPI_REF, '').replace(COMPONENT_REF, '');
-  for (const name of componentsUsed(tools.map((t) => [t.inputSchema, t.outputSchema]), components)) {
-    for (const compiler of Object.values(compilers)) compiler.addSchema({ ...(mapRefs(components[name], toShared) as Schema), $id: toShared(name) });
+  for (const name of componentsUsed(
+    tools.map((t) => [t.inputSchema, t.outputSchema]),
+    components,
+  )) {
+    for (const compiler of Object.values(compilers))
+      compiler.addSchema({ ...(mapRefs(components[name], toShared) as Schema), $id: toShared(name) });
   }
   const catalogue = tools.map((tool) => {
     const inputSchema = selfContained(tool.inputSchema, components);
     const outputSchema = selfContained(tool.outputSchema, components);
-    for (const [kind, schema] of [['arguments', tool.inputSchema], ['result', tool.outputSchema]] as const) {
+    for (const [kind, schema] of [
+      ['arguments', tool.inputSchema],
+      ['result', tool.outputSchema],
+    ] as const) {
       const id = `herald:${tool.name}:${kind}`;
       try {
         compilers[kind].addSchema({ ...(mapRefs(schema, toShared) as Schema), $id: id });
@@ -182,7 +207,9 @@ export async function generateMcp(root: string, openapi: { components: { schemas
       chargesWriteBudget: tool['x-herald-rate-limit'] === 'write',
     };
   });
-  const standalone = (kind: 'arguments' | 'result') => `${HEADER}// @ts-nocheck: ajv standalone code (see scripts/generate/mcp.ts), typed through validators.ts.
+  const standalone = (
+    kind: 'arguments' | 'result',
+  ) => `${HEADER}// @ts-nocheck: ajv standalone code (see scripts/generate/mcp.ts), typed through validators.ts.
 import { createRequire } from 'node:module';
 import { fullFormats as formats } from 'ajv-formats/dist/formats.js';
 const require = createRequire(import.meta.url);
@@ -192,13 +219,24 @@ ${standaloneCode.default(compilers[kind], exports[kind]).replace(/^"use strict";
   // Types: tool schemas become components of a synthetic OpenAPI document next to the REST components they use.
   const toComponent = (ref: string) => COMPONENT_REF + ref.replace(OPENAPI_REF, '').replace(COMPONENT_REF, '');
   const schemas: Record<string, unknown> = {};
-  for (const name of componentsUsed(tools.map((t) => [t.inputSchema, t.outputSchema]), components)) schemas[name] = components[name];
+  for (const name of componentsUsed(
+    tools.map((t) => [t.inputSchema, t.outputSchema]),
+    components,
+  ))
+    schemas[name] = components[name];
   for (const tool of tools) {
     schemas[`${pascal(tool.name)}Arguments`] = mapRefs(tool.inputSchema, toComponent);
     schemas[`${pascal(tool.name)}Result`] = mapRefs(tool.outputSchema, toComponent);
   }
-  const synthetic = { openapi: '3.1.0', info: { title: 'Herald MCP tools', version: '1' }, paths: {}, components: { schemas } };
-  const schemaTypes = astToString(await openapiTS(synthetic as never, { alphabetize: false, defaultNonNullable: false }));
+  const synthetic = {
+    openapi: '3.1.0',
+    info: { title: 'Herald MCP tools', version: '1' },
+    paths: {},
+    components: { schemas },
+  };
+  const schemaTypes = astToString(
+    await openapiTS(synthetic as never, { alphabetize: false, defaultNonNullable: false }),
+  );
 
   const names = tools.map((t) => t.name);
   const types = `${HEADER}${schemaTypes}

@@ -31,7 +31,9 @@ export async function generateRest(root: string): Promise<Output[]> {
   // validate() dereferences in place, so validate a copy and keep the bundle with its $refs.
   await SwaggerParser.validate(structuredClone(bundled));
 
-  const types = astToString(await openapiTS(structuredClone(bundled), { alphabetize: false, defaultNonNullable: false }));
+  const types = astToString(
+    await openapiTS(structuredClone(bundled), { alphabetize: false, defaultNonNullable: false }),
+  );
 
   const routes: string[] = [];
   const methods: string[] = [];
@@ -52,7 +54,9 @@ export async function generateRest(root: string): Promise<Output[]> {
           `expressPath: '${route.replace(/\{(\w+)\}/g, ':$1')}', rateLimit: '${rateLimit}', ` +
           `idempotent: ${op['x-herald-idempotent'] === true} },`,
       );
-      dispatch.push(`    case '${op.operationId}':\n      return handlers.${op.operationId}(request as RestRequest<'${op.operationId}'>, context);`);
+      dispatch.push(
+        `    case '${op.operationId}':\n      return handlers.${op.operationId}(request as RestRequest<'${op.operationId}'>, context);`,
+      );
       methods.push(
         `  /** ${method.toUpperCase()} ${route}${op.summary ? ` - ${op.summary}` : ''} */\n` +
           `  ${op.operationId}(request: RestRequest<'${op.operationId}'>, context: Context): Promise<RestResponse<'${op.operationId}'>>;`,
@@ -66,7 +70,7 @@ export async function generateRest(root: string): Promise<Output[]> {
 
 export type OperationId = keyof operations;
 type Op<K extends OperationId> = operations[K];
-type JsonOf<T> = T extends { content: { 'application/json': infer B } } ? B : undefined;
+type JsonOf<T> = T extends { content: { 'application/json': infer B } } ? B : T extends { content: { 'text/csv': infer C } } ? C : undefined;
 type Part<T, K extends string> = T extends { [P in K]?: infer V } ? ([V] extends [never] ? Record<string, never> : NonNullable<V>) : Record<string, never>;
 
 /** What a handler receives: path, query and body as the spec types them, after validation. */

@@ -1,216 +1,691 @@
 /**
- * The herald command for administrators. Every command takes --json for machine-readable output.
- *   herald serve [--no-worker]
- *   herald migrate
- *   herald secrets rotate                          (seal stored secrets under a new master key; see README, Security)
- *   herald account create --name N --email E [--password P]
- *   herald user create --account A --email E --name N [--password P]
- *   herald workspace create --account A --name N [--approval]
- *   herald workspace approval --account A --workspace W --required true|false
- *   herald key create --account A --user U [--name N] [--manage-team]
- *   herald key revoke --account A --key K
- *   herald key list --account A
- *   herald channel add --account A --workspace W --handle H [--network sandbox] [--timezone Europe/Berlin] [--name N]
- *   herald channel connect bluesky --identifier H --app-password P [--service URL] [--workspace W] [--account A]
- *   herald channel connect mastodon --instance URL [--workspace W] [--account A]   (prints the URL to open, waits for the callback)
- *   herald channel connect youtube [--workspace W] [--account A]   (the same: Google's consent, then the callback)
- *   herald channel connect tiktok [--workspace W] [--account A]   (the same, through TikTok's consent)
- *   herald channel connect pinterest [--workspace W] [--account A]   (the same, through Pinterest's consent)
- *   herald channel connect linkedin [--page ORGANIZATION_ID] [--workspace W] [--account A]   (the same; the profile and every Page administered)
- *   herald channel connect facebook [--page PAGE_ID] [--workspace W] [--account A]   (the same, through Facebook Login; every Page granted)
- *   herald channel connect instagram [--login instagram|facebook] [--workspace W] [--account A]   (the same; Instagram Login, or Facebook Login for accounts linked to Pages)
- *   herald channel connect x [--workspace W] [--account A]   (the same, through X's consent)
- *   herald channel connect threads [--workspace W] [--account A]   (the same, through Threads' consent)
- *   herald network check --channel C [--account A]   (verifies the token and permissions at the real network; posts nothing)
- *   herald channel slots --account A --channel C --slots "mon 09:00,tue 12:30"   (wall clock in the channel's timezone)
- *   herald media import --account A --workspace W --url U [--name FILE]   (direct image/video links only; SSRF-guarded)
- *   herald worker                                   (the publishing worker alone; `serve --no-worker` is the API alone)
- *   herald sandbox post-external --channel C --text T [--likes N] [--account A]
- *   herald sandbox fail --channel C --mode rate_limited|transient|permanent|auth_expired|timeout_after_post|slow_after_post|none [--times N] [--account A]
+ * The herald command for administrators: `herald --help` lists the commands, `herald <command> --help` says what
+ * one does and what each of its options means (both built from the table below, so they never drift from it).
+ * Every command takes --json for machine-readable output. A command that acts in an account, user or workspace
+ * takes the only one there is when its option is left out, and lists them when there are several
+ * (domain/operator-choices.ts).
  */
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config.js';
+import { loadConfig, type Config } from '../config.js';
+import type { DomainDeps } from '../domain/deps.js';
 import { HeraldError } from '../domain/errors.js';
 import { importMediaFromUrl } from '../domain/media/media-import.js';
+import { chooseAccount, chooseUser, chooseWorkspace } from '../domain/operator-choices.js';
 import * as provisioning from '../domain/provisioning.js';
 import { toChannelView } from '../domain/directory.js';
 import { connectChannel, CONNECT_FLOW_MS } from '../domain/networks/channel-connections.js';
+import { NETWORK_CAPABILITIES } from '../domain/networks/capabilities.js';
 import { checkChannelConnection } from '../domain/networks/connection-check.js';
 import { parseSlotList } from '../domain/queue/slots.js';
 import { MasterKeyError } from '../domain/secret-box.js';
 import { postExternal, setSandboxFailure } from '../publishing/engine.js';
 import { openDomain } from '../server.js';
+import { CliError } from './cli-error.js';
 import { rotateSecrets } from './secrets.js';
 import { serve } from './serve.js';
+import { instanceStatus } from './status.js';
 import { runWorker } from './worker.js';
 
-const options = {
-  json: { type: 'boolean' },
-  'no-worker': { type: 'boolean' },
-  name: { type: 'string' },
-  email: { type: 'string' },
-  password: { type: 'string' },
-  account: { type: 'string' },
-  user: { type: 'string' },
-  workspace: { type: 'string' },
-  approval: { type: 'boolean' },
-  required: { type: 'string' },
-  key: { type: 'string' },
-  'manage-team': { type: 'boolean' },
-  network: { type: 'string' },
-  handle: { type: 'string' },
-  timezone: { type: 'string' },
-  channel: { type: 'string' },
-  slots: { type: 'string' },
-  url: { type: 'string' },
-  text: { type: 'string' },
-  likes: { type: 'string' },
-  mode: { type: 'string' },
-  identifier: { type: 'string' },
-  'app-password': { type: 'string' },
-  service: { type: 'string' },
-  instance: { type: 'string' },
-  page: { type: 'string' },
-  login: { type: 'string' },
-  times: { type: 'string' },
-} as const;
+interface OptionSpec {
+  type: 'string' | 'boolean';
+  value?: string;
+  help: string;
+}
+type Values = Record<string, string | boolean | undefined>;
 
-type Values = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>['values'];
+interface Context {
+  values: Values;
+  config: Config;
+  /** The word after the command (channel connect <network>). */
+  argument: string | undefined;
+  /** The database, migrated, and the domain over it; opened on first use and closed when the command ends. */
+  domain(): Promise<DomainDeps>;
+}
 
-function need(values: Values, name: keyof Values): string {
+interface Command {
+  group: string;
+  summary: string;
+  /** The word the command takes after its name, if any. */
+  argument?: { name: string; help: string };
+  options: Record<string, OptionSpec>;
+  /** A result to print, or 'running' for a command that goes on until it is stopped. */
+  run(context: Context): Promise<Record<string, unknown> | 'running'>;
+}
+
+const ACCOUNT: OptionSpec = {
+  type: 'string',
+  value: 'ID',
+  help: 'The account (default: the only one; when there are several they are listed)',
+};
+const WORKSPACE: OptionSpec = {
+  type: 'string',
+  value: 'ID',
+  help: "The workspace (default: the account's only one; listed when there are several)",
+};
+const USER: OptionSpec = {
+  type: 'string',
+  value: 'ID',
+  help: "The user (default: the account's only one; listed when there are several)",
+};
+const CHANNEL: OptionSpec = {
+  type: 'string',
+  value: 'ID',
+  help: 'The channel (herald account list or GET /v1/rest/channels shows ids)',
+};
+const COMMON: Record<string, OptionSpec> = {
+  json: { type: 'boolean', help: 'Print the result as one line of JSON' },
+  help: { type: 'boolean', help: 'Say what the command does and what its options mean' },
+};
+
+function text(values: Values, name: string): string | undefined {
   const value = values[name];
-  if (typeof value !== 'string' || value === '') throw new UsageError(`--${String(name)} is required`);
+  return typeof value === 'string' ? value : undefined;
+}
+
+function need(values: Values, name: string): string {
+  const value = text(values, name);
+  if (value === undefined || value === '') throw new CliError(`--${name} is required`);
   return value;
 }
 
-function count(values: Values, name: keyof Values, fallback: number): number {
-  const value = values[name];
+function count(values: Values, name: string, fallback: number): number {
+  const value = text(values, name);
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (typeof value !== 'string' || !/^\d+$/.test(value) || !Number.isSafeInteger(n)) throw new UsageError(`--${String(name)} takes a whole number, 0 or more`);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) throw new CliError(`--${name} takes a whole number, 0 or more`);
   return n;
 }
 
-class UsageError extends Error {}
-
-type Command = (values: Values, deps: Awaited<ReturnType<typeof openDomain>>['deps'], argument?: string) => Promise<Record<string, unknown>>;
-
 const commands: Record<string, Command> = {
-  'account create': async (v, deps) =>
-    provisioning.createAccount(deps, { name: need(v, 'name'), ownerEmail: need(v, 'email'), password: v.password }),
-  'user create': async (v, deps) =>
-    provisioning.createUser(deps, { accountId: need(v, 'account'), email: need(v, 'email'), name: need(v, 'name'), password: v.password }),
-  'workspace create': async (v, deps) =>
-    provisioning.createWorkspace(deps, { accountId: need(v, 'account'), name: need(v, 'name'), approvalRequired: v.approval ?? false }),
-  'workspace approval': async (v, deps) => {
-    const required = need(v, 'required');
-    if (required !== 'true' && required !== 'false') throw new UsageError('--required takes true or false');
-    await provisioning.setApprovalRequired(deps, { accountId: need(v, 'account'), workspaceId: need(v, 'workspace'), required: required === 'true' });
-    return { workspaceId: v.workspace, approvalRequired: required === 'true' };
+  serve: {
+    group: 'Running Herald',
+    summary: 'Serve the REST API, MCP and the web app, and publish (unless --no-worker), until stopped',
+    options: {
+      'no-worker': { type: 'boolean', help: 'Serve without the publishing worker (run herald worker beside it)' },
+    },
+    run: async ({ values, config }) => {
+      await serve({ ...config, worker: values['no-worker'] ? false : config.worker });
+      return 'running';
+    },
   },
-  'key create': async (v, deps) =>
-    provisioning.createApiKey(deps, {
-      accountId: need(v, 'account'),
-      userId: need(v, 'user'),
-      name: v.name ?? 'cli',
-      scopes: provisioning.parseScopes(v['manage-team'] ? ['manage_team'] : []),
-    }),
-  'key revoke': async (v, deps) => {
-    await provisioning.revokeApiKey(deps, { accountId: need(v, 'account'), keyId: need(v, 'key') });
-    return { keyId: v.key, revoked: true };
+  worker: {
+    group: 'Running Herald',
+    summary: 'Run the publishing worker alone, without HTTP (until stopped)',
+    options: {},
+    run: async ({ config }) => {
+      await runWorker(config);
+      return 'running';
+    },
   },
-  'key list': async (v, deps) => {
-    const accountId = need(v, 'account');
-    // An empty list for a mistyped id would read as "this account has no keys".
-    if (!(await deps.repos.accounts.getAccount(accountId))) throw new UsageError(`No account ${accountId}`);
-    return {
-      keys: (await deps.repos.apiKeys.list(accountId)).map((k) => ({
-        id: k.id, name: k.name, prefix: k.keyPrefix, scopes: k.scopes, revoked: k.revokedAt !== null,
-        lastUsedAt: k.lastUsedAt === null ? null : new Date(k.lastUsedAt).toISOString(),
+  status: {
+    group: 'Running Herald',
+    summary: 'Say how this instance stands: address, database, worker, channels to reconnect, webhooks off',
+    options: {},
+    run: async ({ config }) => ({ ...(await instanceStatus(config)) }),
+  },
+  migrate: {
+    group: 'Running Herald',
+    summary: "Bring the database's tables up to this version (serve and worker do it too when they start)",
+    options: {},
+    run: async ({ domain }) => {
+      await domain();
+      return { migrated: true };
+    },
+  },
+  'secrets rotate': {
+    group: 'Running Herald',
+    summary: 'Seal every stored secret again under a new master key (docs/security.md)',
+    options: {},
+    run: async ({ config }) => rotateSecrets(config),
+  },
+  'account create': {
+    group: 'Accounts and access',
+    summary: 'Create an account with its owner and a first workspace',
+    options: {
+      name: { type: 'string', value: 'NAME', help: "The account's name (required)" },
+      email: { type: 'string', value: 'EMAIL', help: "The owner's email (required)" },
+      password: {
+        type: 'string',
+        value: 'PASSWORD',
+        help: "The owner's password for the web app, 8 characters or more (default: none, no sign-in)",
+      },
+    },
+    run: async ({ values, domain }) =>
+      provisioning.createAccount(await domain(), {
+        name: need(values, 'name'),
+        ownerEmail: need(values, 'email'),
+        password: text(values, 'password'),
+      }),
+  },
+  'account list': {
+    group: 'Accounts and access',
+    summary: 'List the accounts with their users, workspaces and channels, by name and id',
+    options: {},
+    run: async ({ domain }) => {
+      const deps = await domain();
+      const accounts = await deps.repos.accounts.listAccounts(1_000);
+      return {
+        accounts: await Promise.all(
+          accounts.map(async (account) => ({
+            id: account.id,
+            name: account.name,
+            users: (await deps.repos.accounts.listMembers(account.id)).map(({ user }) => ({
+              id: user.id,
+              email: user.email,
+              name: user.name,
+            })),
+            workspaces: (await deps.repos.accounts.listWorkspaces(account.id)).map((w) => ({ id: w.id, name: w.name })),
+            channels: (await deps.repos.channels.list(account.id)).map((c) => ({
+              id: c.id,
+              network: c.network,
+              handle: c.handle,
+              status: c.status ?? 'active',
+            })),
+          })),
+        ),
+      };
+    },
+  },
+  'user create': {
+    group: 'Accounts and access',
+    summary: 'Add a user to an account (give them a workspace role from the app or REST)',
+    options: {
+      account: ACCOUNT,
+      email: { type: 'string', value: 'EMAIL', help: 'Their email (required)' },
+      name: { type: 'string', value: 'NAME', help: 'Their name (required)' },
+      password: {
+        type: 'string',
+        value: 'PASSWORD',
+        help: 'Their password for the web app, 8 characters or more (default: none)',
+      },
+    },
+    run: async ({ values, domain }) => {
+      const deps = await domain();
+      return provisioning.createUser(deps, {
+        accountId: await chooseAccount(deps, text(values, 'account')),
+        email: need(values, 'email'),
+        name: need(values, 'name'),
+        password: text(values, 'password'),
+      });
+    },
+  },
+  'workspace create': {
+    group: 'Accounts and access',
+    summary: 'Add a workspace to an account',
+    options: {
+      account: ACCOUNT,
+      name: { type: 'string', value: 'NAME', help: "The workspace's name (required)" },
+      approval: { type: 'boolean', help: 'Hold its posts for approval before they publish' },
+    },
+    run: async ({ values, domain }) => {
+      const deps = await domain();
+      return provisioning.createWorkspace(deps, {
+        accountId: await chooseAccount(deps, text(values, 'account')),
+        name: need(values, 'name'),
+        approvalRequired: values.approval === true,
+      });
+    },
+  },
+  'workspace approval': {
+    group: 'Accounts and access',
+    summary: "Turn a workspace's approval requirement on or off, for posts written from then on",
+    options: {
+      account: ACCOUNT,
+      workspace: WORKSPACE,
+      required: { type: 'string', value: 'true|false', help: 'Whether posts need approval (required)' },
+    },
+    run: async ({ values, domain }) => {
+      const required = need(values, 'required');
+      if (required !== 'true' && required !== 'false') throw new CliError('--required takes true or false');
+      const deps = await domain();
+      const accountId = await chooseAccount(deps, text(values, 'account'));
+      const workspaceId = await chooseWorkspace(deps, accountId, text(values, 'workspace'));
+      await provisioning.setApprovalRequired(deps, { accountId, workspaceId, required: required === 'true' });
+      return { workspaceId, approvalRequired: required === 'true' };
+    },
+  },
+  'key create': {
+    group: 'Accounts and access',
+    summary: 'Create an API key acting as a user; the key is shown once, and stored only as a hash',
+    options: {
+      account: ACCOUNT,
+      user: USER,
+      name: { type: 'string', value: 'NAME', help: 'A name to tell the key by (default: cli)' },
+      'manage-team': {
+        type: 'boolean',
+        help: "Let the key manage members, workspaces and webhooks, as far as the user's role allows",
+      },
+    },
+    run: async ({ values, domain }) => {
+      const deps = await domain();
+      const accountId = await chooseAccount(deps, text(values, 'account'));
+      return provisioning.createApiKey(deps, {
+        accountId,
+        userId: await chooseUser(deps, accountId, text(values, 'user')),
+        name: text(values, 'name') ?? 'cli',
+        scopes: provisioning.parseScopes(values['manage-team'] ? ['manage_team'] : []),
+      });
+    },
+  },
+  'key revoke': {
+    group: 'Accounts and access',
+    summary: 'Revoke an API key: it stops working at once',
+    options: {
+      account: ACCOUNT,
+      key: { type: 'string', value: 'ID', help: "The key's id, from herald key list (required)" },
+    },
+    run: async ({ values, domain }) => {
+      const deps = await domain();
+      const keyId = need(values, 'key');
+      await provisioning.revokeApiKey(deps, { accountId: await chooseAccount(deps, text(values, 'account')), keyId });
+      return { keyId, revoked: true };
+    },
+  },
+  'key list': {
+    group: 'Accounts and access',
+    summary: "List an account's API keys (their ids and prefixes, never the keys)",
+    options: { account: ACCOUNT },
+    run: async ({ values, domain }) => {
+      const deps = await domain();
+      const accountId = await chooseAccount(deps, text(values, 'account'));
+      return {
+        keys: (await deps.repos.apiKeys.list(accountId)).map((k) => ({
+          id: k.id,
+          name: k.name,
+          prefix: k.keyPrefix,
+          scopes: k.scopes,
+          revoked: k.revokedAt !== null,
+          lastUsedAt: k.lastUsedAt === null ? null : new Date(k.lastUsedAt).toISOString(),
+        })),
+      };
+    },
+  },
+  'channel add': {
+    group: 'Channels and media',
+    summary: 'Add a channel that needs no sign-in (the sandbox); real networks use channel connect',
+    options: {
+      account: ACCOUNT,
+      workspace: WORKSPACE,
+      handle: { type: 'string', value: 'HANDLE', help: "The channel's handle, e.g. @acme (required)" },
+      network: { type: 'string', value: 'NETWORK', help: 'The network (default: sandbox)' },
+      timezone: {
+        type: 'string',
+        value: 'ZONE',
+        help: "The channel's time zone for its posting schedule, e.g. Europe/Berlin (default: UTC)",
+      },
+      name: { type: 'string', value: 'NAME', help: "The channel's name as people see it (default: the handle)" },
+    },
+    run: async ({ values, domain }) => {
+      const deps = await domain();
+      const accountId = await chooseAccount(deps, text(values, 'account'));
+      return provisioning.addOperatorChannel(deps, {
+        accountId,
+        workspaceId: await chooseWorkspace(deps, accountId, text(values, 'workspace')),
+        network: text(values, 'network') ?? 'sandbox',
+        handle: need(values, 'handle'),
+        name: text(values, 'name'),
+        timezone: text(values, 'timezone'),
+      });
+    },
+  },
+  'channel connect': {
+    group: 'Channels and media',
+    summary: "Connect a network's account as a channel (prints the network's consent address and waits)",
+    argument: { name: 'NETWORK', help: `One of ${Object.keys(NETWORK_CAPABILITIES).join(', ')}` },
+    options: {
+      account: ACCOUNT,
+      workspace: WORKSPACE,
+      identifier: { type: 'string', value: 'HANDLE', help: 'bluesky: the handle or email to sign in with' },
+      'app-password': {
+        type: 'string',
+        value: 'PASSWORD',
+        help: "bluesky: an app password (Settings > App passwords), never the account's password",
+      },
+      service: { type: 'string', value: 'URL', help: 'bluesky: the PDS to sign in at (default: https://bsky.social)' },
+      instance: { type: 'string', value: 'URL', help: 'mastodon: the server, e.g. https://mastodon.social' },
+      page: {
+        type: 'string',
+        value: 'ID',
+        help: 'linkedin, facebook: only this organization or Page (default: all granted)',
+      },
+      login: {
+        type: 'string',
+        value: 'instagram|facebook',
+        help: 'instagram: Instagram Login, or Facebook Login for accounts linked to Pages',
+      },
+      site: { type: 'string', value: 'URL', help: 'wordpress: the site, e.g. https://blog.example.com' },
+      username: { type: 'string', value: 'NAME', help: 'wordpress: the user Herald publishes as' },
+      'application-password': {
+        type: 'string',
+        value: 'PASSWORD',
+        help: "wordpress: an Application Password (Users > Profile), never the user's password",
+      },
+      'private-key': {
+        type: 'string',
+        value: 'NSEC',
+        help: 'nostr: the private key (nsec or hex) notes are signed with',
+      },
+      relays: {
+        type: 'string',
+        value: '"wss://... wss://..."',
+        help: 'nostr: the relays to publish to, separated by spaces',
+      },
+      'bot-token': { type: 'string', value: 'TOKEN', help: "telegram, discord: the bot's token" },
+      chat: { type: 'string', value: '@channel', help: 'telegram: the channel or group, the bot one of its admins' },
+      'channel-id': { type: 'string', value: 'ID', help: 'discord: the channel the bot posts in' },
+    },
+    run: async ({ values, domain, argument: network }) => {
+      if (!network)
+        throw new CliError(
+          'Name the network: herald channel connect <network> ... (herald channel connect --help lists them)',
+        );
+      const deps = await domain();
+      const principal = await provisioning.operatorPrincipal(deps, text(values, 'account'));
+      const fields: Record<string, string> = {};
+      for (const [option, field] of [
+        ['identifier', 'identifier'],
+        ['app-password', 'appPassword'],
+        ['service', 'service'],
+        ['instance', 'instance'],
+        ['page', 'page'],
+        ['login', 'login'],
+        ['site', 'site'],
+        ['username', 'username'],
+        ['application-password', 'applicationPassword'],
+        ['private-key', 'privateKey'],
+        ['relays', 'relays'],
+        ['bot-token', 'botToken'],
+        ['chat', 'chat'],
+        ['channel-id', 'channelId'],
+      ] as const) {
+        const value = text(values, option);
+        if (value !== undefined) fields[field] = value;
+      }
+      const startedAt = deps.now();
+      const answer = await connectChannel(deps, principal, { network, workspaceId: text(values, 'workspace'), fields });
+      if (answer.kind === 'connected') return { channels: answer.channels };
+      process.stderr.write(
+        `Open this address to let Herald publish for you; waiting for ${network} to send you back (15 minutes):\n` +
+          `${answer.authorizationUrl}\n`,
+      );
+      const deadline = startedAt + CONNECT_FLOW_MS;
+      while (deps.now() < deadline) {
+        const connected = (await deps.repos.channels.list(principal.accountId)).filter(
+          (c) => c.network === network && (c.connectedAt ?? 0) >= startedAt,
+        );
+        if (connected.length > 0) return { channels: connected.map(toChannelView) };
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+      }
+      throw new CliError(`No ${network} account was connected within 15 minutes; run the command again.`);
+    },
+  },
+  'channel slots': {
+    group: 'Channels and media',
+    summary: "Set a channel's posting schedule, the times its queue fills",
+    options: {
+      account: ACCOUNT,
+      channel: CHANNEL,
+      slots: {
+        type: 'string',
+        value: 'LIST',
+        help: 'Days and times in the channel\'s zone, e.g. "mon 09:00,tue 12:30"; "" removes every slot (required)',
+      },
+    },
+    run: async ({ values, domain }) => {
+      const deps = await domain();
+      const accountId = await chooseAccount(deps, text(values, 'account'));
+      const channelId = need(values, 'channel');
+      const listed = text(values, 'slots');
+      if (listed === undefined)
+        throw new CliError(
+          '--slots is required, e.g. --slots "mon 09:00,tue 12:30" (an empty string removes every slot)',
+        );
+      const slots = parseSlotList(listed);
+      if (!(await deps.repos.channels.setSlots(accountId, channelId, slots)))
+        throw new CliError(`No channel ${channelId} in account ${accountId}`);
+      return { channelId, slots };
+    },
+  },
+  'network check': {
+    group: 'Channels and media',
+    summary: "Check a channel's token and permissions at the real network (posts nothing)",
+    options: {
+      account: { ...ACCOUNT, help: "The channel's account (default: whichever holds the channel)" },
+      channel: CHANNEL,
+    },
+    run: async ({ values, domain }) => ({
+      ...(await checkChannelConnection(await domain(), {
+        accountId: text(values, 'account'),
+        channelId: need(values, 'channel'),
       })),
-    };
-  },
-  'channel add': async (v, deps) =>
-    provisioning.addChannel(deps, {
-      accountId: need(v, 'account'),
-      workspaceId: need(v, 'workspace'),
-      network: v.network ?? 'sandbox',
-      handle: need(v, 'handle'),
-      name: v.name,
-      timezone: v.timezone,
     }),
-  'channel connect': async (v, deps, network) => {
-    if (!network) throw new UsageError('Name the network: herald channel connect <network> ... (GET /v1/rest/networks lists them)');
-    const principal = await provisioning.operatorPrincipal(deps, v.account);
-    const fields: Record<string, string> = {};
-    for (const [option, field] of [['identifier', 'identifier'], ['app-password', 'appPassword'], ['service', 'service'], ['instance', 'instance'], ['page', 'page'], ['login', 'login']] as const) {
-      if (v[option] !== undefined) fields[field] = v[option]!;
-    }
-    const startedAt = deps.now();
-    const answer = await connectChannel(deps, principal, { network, workspaceId: v.workspace, fields });
-    if (answer.kind === 'connected') return { channels: answer.channels };
-    process.stderr.write(`Open this address to let Herald publish for you; waiting for ${network} to send you back (15 minutes):\n${answer.authorizationUrl}\n`);
-    const deadline = startedAt + CONNECT_FLOW_MS;
-    while (deps.now() < deadline) {
-      const connected = (await deps.repos.channels.list(principal.accountId)).filter((c) => c.network === network && (c.connectedAt ?? 0) >= startedAt);
-      if (connected.length > 0) return { channels: connected.map(toChannelView) };
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-    }
-    throw new UsageError(`No ${network} account was connected within 15 minutes; run the command again.`);
   },
-  'network check': async (v, deps) => ({ ...(await checkChannelConnection(deps, { accountId: v.account, channelId: need(v, 'channel') })) }),
-  'channel slots': async (v, deps) => {
-    const accountId = need(v, 'account');
-    const channelId = need(v, 'channel');
-    if (v.slots === undefined) throw new UsageError('--slots is required, e.g. --slots "mon 09:00,tue 12:30" (an empty string removes every slot)');
-    const slots = parseSlotList(v.slots);
-    if (!(await deps.repos.channels.setSlots(accountId, channelId, slots))) throw new UsageError(`No channel ${channelId} in account ${accountId}`);
-    return { channelId, slots };
+  'media import': {
+    group: 'Channels and media',
+    summary: 'Copy an image or video from a direct link into the media library',
+    options: {
+      account: ACCOUNT,
+      workspace: WORKSPACE,
+      url: { type: 'string', value: 'URL', help: 'A public, direct link to the file (required)' },
+      name: { type: 'string', value: 'FILE', help: "The file's name in the library (default: taken from the link)" },
+    },
+    run: async ({ values, domain }) => {
+      const deps = await domain();
+      const accountId = await chooseAccount(deps, text(values, 'account'));
+      const workspaceId = await chooseWorkspace(deps, accountId, text(values, 'workspace'));
+      // An administrator acts for the account: the principal carries the account and the posting scopes only.
+      const principal = {
+        accountId,
+        userId: 'cli',
+        tokenId: 'cli',
+        tokenKind: 'api_key' as const,
+        scopes: provisioning.parseScopes([]),
+      };
+      return {
+        ...(await importMediaFromUrl(deps, principal, {
+          url: need(values, 'url'),
+          workspaceId,
+          fileName: text(values, 'name'),
+        })),
+      };
+    },
   },
-  'media import': async (v, deps) => {
-    // An administrator acts for the account: the principal carries the account and the posting scopes only.
-    const principal = { accountId: need(v, 'account'), userId: 'cli', tokenId: 'cli', tokenKind: 'api_key' as const, scopes: provisioning.parseScopes([]) };
-    return { ...(await importMediaFromUrl(deps, principal, { url: need(v, 'url'), workspaceId: need(v, 'workspace'), fileName: v.name })) };
+  'sandbox post-external': {
+    group: 'The sandbox network (for trying Herald out)',
+    summary: 'Make a post on a sandbox channel as if written outside Herald',
+    options: {
+      account: { ...ACCOUNT, help: "The channel's account (default: whichever holds the channel)" },
+      channel: CHANNEL,
+      text: { type: 'string', value: 'TEXT', help: "The post's text (required)" },
+      likes: { type: 'string', value: 'N', help: 'How many likes it has (default: 0)' },
+    },
+    run: async ({ values, domain }) =>
+      postExternal(await domain(), {
+        accountId: text(values, 'account'),
+        channelId: need(values, 'channel'),
+        text: need(values, 'text'),
+        likes: count(values, 'likes', 0),
+      }),
   },
-  'sandbox post-external': async (v, deps) =>
-    postExternal(deps, { accountId: v.account, channelId: need(v, 'channel'), text: need(v, 'text'), likes: count(v, 'likes', 0) }),
-  'sandbox fail': async (v, deps) =>
-    setSandboxFailure(deps, { accountId: v.account, channelId: need(v, 'channel'), mode: need(v, 'mode'), times: count(v, 'times', 1) }),
-  migrate: async () => ({ migrated: true }),
+  'sandbox fail': {
+    group: 'The sandbox network (for trying Herald out)',
+    summary: "Make a sandbox channel's next publishes fail in a chosen way",
+    options: {
+      account: { ...ACCOUNT, help: "The channel's account (default: whichever holds the channel)" },
+      channel: CHANNEL,
+      mode: {
+        type: 'string',
+        value: 'MODE',
+        help:
+          'rate_limited, transient, permanent, auth_expired, timeout_after_post, slow_after_post, or none to stop ' +
+          '(required)',
+      },
+      times: { type: 'string', value: 'N', help: 'How many publishes fail (default: 1)' },
+    },
+    run: async ({ values, domain }) =>
+      setSandboxFailure(await domain(), {
+        accountId: text(values, 'account'),
+        channelId: need(values, 'channel'),
+        mode: need(values, 'mode'),
+        times: count(values, 'times', 1),
+      }),
+  },
 };
 
-function print(result: Record<string, unknown>, json: boolean | undefined): void {
-  if (json) process.stdout.write(JSON.stringify(result) + '\n');
-  else for (const [key, value] of Object.entries(result)) process.stdout.write(`${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}\n`);
+function optionLine(name: string, spec: OptionSpec): [string, string] {
+  return [`--${name}${spec.value ? ` ${spec.value}` : ''}`, spec.help];
+}
+
+function columns(rows: [string, string][], width = Math.max(...rows.map(([left]) => left.length)) + 2): string {
+  return rows.map(([left, right]) => `  ${left.padEnd(width)}${right}`).join('\n');
+}
+
+function generalHelp(): string {
+  const groups = new Map<string, [string, string][]>();
+  for (const [name, command] of Object.entries(commands)) {
+    const rows = groups.get(command.group) ?? [];
+    rows.push([command.argument ? `${name} <${command.argument.name}>` : name, command.summary]);
+    groups.set(command.group, rows);
+  }
+  const width = Math.max(...[...groups.values()].flat().map(([left]) => left.length)) + 2;
+  return [
+    'herald: run and administer Herald, a self-hostable social publishing service.',
+    '',
+    'Usage: herald <command> [options]',
+    '       herald <command> --help     what a command does and what each of its options means',
+    '',
+    ...[...groups].flatMap(([group, rows]) => [`${group}:`, columns(rows, width), '']),
+    'Every command takes --json to print its result as JSON. Settings (PORT, DATABASE_URL, DATA_DIR, ...) come',
+    'from the environment: docs/configuration.md.',
+    '',
+  ].join('\n');
+}
+
+function commandHelp(name: string): string {
+  const command = commands[name];
+  const options = { ...command.options, ...COMMON };
+  const usage = [`herald ${name}`, command.argument ? `<${command.argument.name}>` : '', '[options]']
+    .filter(Boolean)
+    .join(' ');
+  return [
+    `herald ${name}: ${command.summary}.`,
+    '',
+    `Usage: ${usage}`,
+    ...(command.argument ? ['', columns([[`<${command.argument.name}>`, command.argument.help]])] : []),
+    '',
+    'Options:',
+    columns(Object.entries(options).map(([option, spec]) => optionLine(option, spec))),
+    '',
+  ].join('\n');
+}
+
+function print(result: Record<string, unknown>, json: boolean): void {
+  process.stdout.write(json ? JSON.stringify(result) + '\n' : readable(result, ''));
+}
+
+/** A result as indented lines for a person: lists item by item, an empty one as "none". */
+function readable(value: Record<string, unknown>, indent: string): string {
+  return Object.entries(value)
+    .map(([key, item]) => {
+      if (Array.isArray(item)) {
+        if (item.length === 0) return `${indent}${key}: none\n`;
+        if (item.every((entry) => typeof entry !== 'object' || entry === null))
+          return `${indent}${key}: ${item.join(', ')}\n`;
+        return (
+          `${indent}${key}:\n` +
+          item.map((entry) => `${indent}  -\n${readable(entry as Record<string, unknown>, `${indent}    `)}`).join('')
+        );
+      }
+      if (typeof item === 'object' && item !== null)
+        return `${indent}${key}:\n${readable(item as Record<string, unknown>, `${indent}  `)}`;
+      return `${indent}${key}: ${String(item)}\n`;
+    })
+    .join('');
+}
+
+/** The command the words name: two words (key create), else one (serve). */
+function commandNamed(words: string[]): string | undefined {
+  const two = words.slice(0, 2).join(' ');
+  if (commands[two]) return two;
+  return commands[words[0] ?? ''] ? words[0] : undefined;
+}
+
+function allOptions(): Record<string, { type: 'string' | 'boolean' }> {
+  const all: Record<string, { type: 'string' | 'boolean' }> = {};
+  for (const command of Object.values(commands))
+    for (const [name, spec] of Object.entries(command.options)) all[name] = { type: spec.type };
+  return all;
 }
 
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-  const config = loadConfig();
-  if (positionals[0] === 'serve') {
-    await serve({ ...config, worker: values['no-worker'] ? false : config.worker });
-    return -1;
+  // A first, lenient reading finds the command's words; its own options are then read strictly.
+  const { positionals: words, values: loose } = parseArgs({
+    args: argv,
+    options: { ...allOptions(), json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    allowPositionals: true,
+    strict: false,
+  });
+  if (words[0] === 'help') words.shift();
+  const wantsHelp = loose.help === true || argv[0] === 'help';
+  if (words.length === 0) {
+    (wantsHelp ? process.stdout : process.stderr).write(generalHelp());
+    return wantsHelp ? 0 : 2;
   }
-  if (positionals[0] === 'worker') {
-    await runWorker(config);
-    return -1;
+  const name = commandNamed(words);
+  if (!name) {
+    throw new CliError(
+      `Unknown command "${words.join(' ')}". The commands: ${Object.keys(commands).join(', ')}. ` +
+        'herald --help says what each does.',
+    );
   }
-  if (positionals.join(' ') === 'secrets rotate') {
-    print(await rotateSecrets(config), values.json);
+  const command = commands[name];
+  if (wantsHelp) {
+    process.stdout.write(commandHelp(name));
     return 0;
   }
-  const name = positionals.slice(0, positionals[0] === 'migrate' ? 1 : 2).join(' ');
-  const command = commands[name];
-  if (!command) {
-    process.stderr.write(`Unknown command "${positionals.join(' ')}". Commands: serve, worker, secrets rotate, ${Object.keys(commands).join(', ')}\n`);
-    return 2;
-  }
-  const { db, deps } = await openDomain(config);
+  const specs = { ...command.options, ...COMMON };
+  let values: Values;
+  let positionals: string[];
   try {
-    print(await command(values, deps, positionals[2]), values.json);
+    ({ values, positionals } = parseArgs({
+      args: argv,
+      options: Object.fromEntries(Object.entries(specs).map(([option, spec]) => [option, { type: spec.type }])),
+      allowPositionals: true,
+      strict: true,
+    }));
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      const known = Object.keys(specs)
+        .map((option) => `--${option}`)
+        .join(', ');
+      throw new CliError(
+        `${(error as Error).message.split('.')[0]} for herald ${name}. Its options: ${known} ` +
+          `(herald ${name} --help says what each does).`,
+      );
+    }
+    throw error;
+  }
+  const extra = positionals.slice(name.split(' ').length + (command.argument ? 1 : 0));
+  if (extra.length > 0)
+    throw new CliError(
+      `herald ${name} does not take "${extra.join(' ')}" (herald ${name} --help shows how it is used).`,
+    );
+  const config = loadConfig();
+  let opened: Awaited<ReturnType<typeof openDomain>> | undefined;
+  const context: Context = {
+    values,
+    config,
+    argument: command.argument ? positionals[name.split(' ').length] : undefined,
+    domain: async () => (opened ??= await openDomain(config)).deps,
+  };
+  try {
+    const result = await command.run(context);
+    if (result === 'running') return -1;
+    print(result, values.json === true);
     return 0;
   } finally {
-    await db.destroy();
+    await opened?.db.destroy();
   }
 }
 
@@ -219,7 +694,14 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (error) => {
-    if (error instanceof HeraldError || error instanceof UsageError || error instanceof MasterKeyError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (error instanceof CliError) {
+      process.stderr.write(`herald: ${error.message}\n`);
+      process.exitCode = error.exitCode;
+    } else if (
+      error instanceof HeraldError ||
+      error instanceof MasterKeyError ||
+      (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+    ) {
       process.stderr.write(`herald: ${(error as Error).message}\n`);
       process.exitCode = 2;
     } else {

@@ -26,11 +26,14 @@ export async function rotateSecrets(config: Config): Promise<{ resealed: number;
   if (!config.secretKey) rotateKeyFile(config);
   const keys = loadMasterKeys(config);
   const previous = [...keys.previous];
-  if (config.secretKey && fs.existsSync(keyFile)) previous.push(parseMasterKey(fs.readFileSync(keyFile, 'utf8'), keyFile));
+  if (config.secretKey && fs.existsSync(keyFile))
+    previous.push(parseMasterKey(fs.readFileSync(keyFile, 'utf8'), keyFile));
   const box = new SecretBox(keys.current, previous);
   const db = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
-    const resealed = (await resealInstanceSecrets(new InstanceSecretsRepository(db), box)) + (await resealStoredSecrets(createRepositories(db), box));
+    const resealed =
+      (await resealInstanceSecrets(new InstanceSecretsRepository(db), box)) +
+      (await resealStoredSecrets(createRepositories(db), box));
     if (!config.secretKey) forgetPreviousKeyFile(config);
     return { resealed, keyId: box.currentKeyId, resumed };
   } finally {

@@ -99,7 +99,10 @@ export async function runSql(db: Knex, sql: string, bindings: readonly unknown[]
   if (connection) return runOn(connection, sql, bindings);
   if (isPostgres(db) || (db as Knex.Transaction).isTransaction) {
     // Knex binds booleans and dates itself but refuses undefined, which is stored as null here as everywhere else.
-    const result = await db.raw(sql, bindings.map((value) => (value === undefined ? null : value)) as Knex.RawBinding[]);
+    const result = await db.raw(
+      sql,
+      bindings.map((value) => (value === undefined ? null : value)) as Knex.RawBinding[],
+    );
     if (isPostgres(db)) return result.rows as SqlRow[];
     return Array.isArray(result) ? (result as SqlRow[]) : [];
   }
@@ -115,7 +118,15 @@ export async function runSql(db: Knex, sql: string, bindings: readonly unknown[]
 function runOn(connection: SqliteConnection, sql: string, bindings: readonly unknown[]): SqlRow[] {
   const statement = connection.prepare(sql);
   // better-sqlite3 binds neither booleans, dates nor undefined: turned as Knex turns them for it.
-  const values = bindings.map((value) => (typeof value === 'boolean' ? Number(value) : value instanceof Date ? value.valueOf() : value === undefined ? null : value));
+  const values = bindings.map((value) =>
+    typeof value === 'boolean'
+      ? Number(value)
+      : value instanceof Date
+        ? value.valueOf()
+        : value === undefined
+          ? null
+          : value,
+  );
   if (statement.reader) return statement.all(...values) as SqlRow[];
   statement.run(...values);
   return [];

@@ -86,7 +86,9 @@ export function unitsOfWork<R>(db: Db, bind: (trx: Knex.Transaction) => R, carri
   }
   const alone = isPostgres(db)
     ? <T>(work: (repos: R) => Promise<T>) =>
-      db.transaction((trx) => runUnit({ outer: db, trx, connection: undefined, open: true }, carried, () => work(bind(trx))))
+        db.transaction((trx) =>
+          runUnit({ outer: db, trx, connection: undefined, open: true }, carried, () => work(bind(trx))),
+        )
     : groupCommit(db, bind, carried);
   return (work) => {
     const unit = current(db);
@@ -128,7 +130,9 @@ function groupCommit<R>(db: Db, bind: (trx: Knex.Transaction) => R, carried: boo
       for (const unit of units) unit.reject(error);
       return;
     }
-    outcomes.forEach((outcome, i) => ('error' in outcome ? units[i].reject(outcome.error) : units[i].resolve(outcome.value)));
+    outcomes.forEach((outcome, i) =>
+      'error' in outcome ? units[i].reject(outcome.error) : units[i].resolve(outcome.value),
+    );
   }
 
   // One group per database, however many times its repositories are made.
@@ -138,13 +142,22 @@ function groupCommit<R>(db: Db, bind: (trx: Knex.Transaction) => R, carried: boo
     groups.set(db, wait);
   }
   const ask = wait;
-  return <T>(work: (repos: R) => Promise<T>) => new Promise<T>((resolve, reject) => ask({
-    work: (trx) => work(bind(trx)), carried, resolve: resolve as (value: unknown) => void, reject,
-  }));
+  return <T>(work: (repos: R) => Promise<T>) =>
+    new Promise<T>((resolve, reject) =>
+      ask({
+        work: (trx) => work(bind(trx)),
+        carried,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+      }),
+    );
 }
 
 async function runInSavepoints(
-  db: Db, trx: Knex.Transaction, connection: SqliteConnection, units: Waiting[],
+  db: Db,
+  trx: Knex.Transaction,
+  connection: SqliteConnection,
+  units: Waiting[],
 ): Promise<Outcome[]> {
   // SQLite takes a write transaction's lock at its first write, even one that matches no row.
   connection.prepare(TAKE_WRITE_LOCK).run();
@@ -175,11 +188,13 @@ export function perPoll<T>(flush: (batch: T[]) => void): (item: T) => void {
   return (item) => {
     waiting.push(item);
     if (waiting.length > 1) return;
-    running.exit(() => setImmediate(() => {
-      const batch = waiting;
-      waiting = [];
-      flush(batch);
-    }));
+    running.exit(() =>
+      setImmediate(() => {
+        const batch = waiting;
+        waiting = [];
+        flush(batch);
+      }),
+    );
   };
 }
 

@@ -30,14 +30,27 @@ export async function listApiKeys(deps: DomainDeps, principal: Principal): Promi
   return keys.filter((key) => managesKeys(principal) || key.userId === principal.userId).map(toApiKeyView);
 }
 
-export async function createMemberApiKey(deps: DomainDeps, principal: Principal, input: { name: string; scopes?: string[] }): Promise<ApiKeyWithSecret> {
+export async function createMemberApiKey(
+  deps: DomainDeps,
+  principal: Principal,
+  input: { name: string; scopes?: string[] },
+): Promise<ApiKeyWithSecret> {
   if (principal.tokenKind === 'oauth') {
-    throw new HeraldError('forbidden', 403, 'An OAuth access token cannot create API keys: a key would outlive the '
-      + 'app\'s authorization. Create keys in the app (Settings, API keys) or with an API key.');
+    throw new HeraldError(
+      'forbidden',
+      403,
+      'An OAuth access token cannot create API keys: a key would outlive the ' +
+        "app's authorization. Create keys in the app (Settings, API keys) or with an API key.",
+    );
   }
   const scopes = parseScopes(input.scopes ?? []);
   if (scopes.includes('manage_team')) requireScope(principal, 'manage_team');
-  const created = await createApiKey(deps, { accountId: principal.accountId, userId: principal.userId, name: input.name.trim() || 'API key', scopes });
+  const created = await createApiKey(deps, {
+    accountId: principal.accountId,
+    userId: principal.userId,
+    name: input.name.trim() || 'API key',
+    scopes,
+  });
   const stored = (await deps.repos.apiKeys.list(principal.accountId)).find((key) => key.id === created.id)!;
   return { ...toApiKeyView(stored), key: created.key };
 }
@@ -58,7 +71,13 @@ function managesKeys(principal: Principal): boolean {
 
 function toApiKeyView(key: ApiKeyRecord): ApiKeyView {
   return {
-    id: key.id, name: key.name, prefix: key.keyPrefix, userId: key.userId, scopes: key.scopes as ApiKeyView['scopes'],
-    createdAt: toWireTime(key.createdAt), lastUsedAt: toWireTime(key.lastUsedAt), revokedAt: toWireTime(key.revokedAt),
+    id: key.id,
+    name: key.name,
+    prefix: key.keyPrefix,
+    userId: key.userId,
+    scopes: key.scopes as ApiKeyView['scopes'],
+    createdAt: toWireTime(key.createdAt),
+    lastUsedAt: toWireTime(key.lastUsedAt),
+    revokedAt: toWireTime(key.revokedAt),
   };
 }

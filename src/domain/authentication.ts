@@ -24,8 +24,15 @@ export const resolveApiKey: TokenResolver = async (deps, token) => {
   if (key.revokedAt !== null) throw new UnauthorizedError('This API key was revoked; create a new one.');
   const now = deps.now();
   // The row just read tells whether the once-a-minute touch is due; skipping the UPDATE saves a statement per request.
-  if (key.lastUsedAt === null || key.lastUsedAt < now - LAST_USED_PRECISION_MS) await deps.repos.apiKeys.touch(key.id, now, LAST_USED_PRECISION_MS);
-  return { accountId: key.accountId, userId: key.userId, tokenId: key.id, tokenKind: 'api_key', scopes: key.scopes.filter(isScope) };
+  if (key.lastUsedAt === null || key.lastUsedAt < now - LAST_USED_PRECISION_MS)
+    await deps.repos.apiKeys.touch(key.id, now, LAST_USED_PRECISION_MS);
+  return {
+    accountId: key.accountId,
+    userId: key.userId,
+    tokenId: key.id,
+    tokenKind: 'api_key',
+    scopes: key.scopes.filter(isScope),
+  };
 };
 
 /**
@@ -43,7 +50,11 @@ export function forgetResolvedTokens(deps: DomainDeps): void {
   resolved.get(deps)?.clear();
 }
 
-export async function authenticate(deps: DomainDeps, resolvers: readonly TokenResolver[], header: string | undefined): Promise<Principal> {
+export async function authenticate(
+  deps: DomainDeps,
+  resolvers: readonly TokenResolver[],
+  header: string | undefined,
+): Promise<Principal> {
   const match = /^Bearer[ ]+([^\s]+)\s*$/i.exec(header ?? '');
   if (!match) {
     throw new UnauthorizedError('Send "Authorization: Bearer <API key or access token>".');
@@ -69,7 +80,9 @@ async function resolveToken(deps: DomainDeps, resolvers: readonly TokenResolver[
     if (!principal) continue;
     const missing = missingRequiredScopes(principal.scopes);
     if (missing.length > 0) {
-      throw new UnauthorizedError(`This token lacks the required scope${missing.length > 1 ? 's' : ''} ${missing.join(' and ')}; every token needs read_profile and manage_post.`);
+      throw new UnauthorizedError(
+        `This token lacks the required scope${missing.length > 1 ? 's' : ''} ${missing.join(' and ')}; every token needs read_profile and manage_post.`,
+      );
     }
     return boundByRoles(deps, principal);
   }

@@ -27,7 +27,14 @@ export async function eachEntry<T, R extends { ok: boolean }>(
       results.push({ ...(await run(item, index)), ok: true } as unknown as R);
     } catch (error) {
       if (!(error instanceof HeraldError)) throw error;
-      results.push(failed(item, index, { status: false, code: error.code, message: error.message, ...(error.details?.length ? { details: error.details } : {}) }));
+      results.push(
+        failed(item, index, {
+          status: false,
+          code: error.code,
+          message: error.message,
+          ...(error.details?.length ? { details: error.details } : {}),
+        }),
+      );
     }
     await progress?.(results.length, items.length, results.filter((r) => !r.ok).length);
   }
@@ -38,7 +45,10 @@ export async function eachEntry<T, R extends { ok: boolean }>(
 /** The result of a bulk action on post ids (bulk delete, bulk label). */
 export type BulkIdResult = components['schemas']['BulkIdResult'];
 
-export function eachPostId(postIds: readonly string[], run: (id: string) => Promise<void>): Promise<BulkOutcome<BulkIdResult>> {
+export function eachPostId(
+  postIds: readonly string[],
+  run: (id: string) => Promise<void>,
+): Promise<BulkOutcome<BulkIdResult>> {
   return eachEntry<string, BulkIdResult>(
     postIds,
     async (id) => {

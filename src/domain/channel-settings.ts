@@ -9,7 +9,12 @@ import { checkTimezone } from './calendars/calendar-entries.js';
 import { getChannel, type ChannelView } from './directory.js';
 import { requireScope, type Principal } from './principal.js';
 
-export async function updateChannel(deps: DomainDeps, principal: Principal, channelId: string, input: { timezone: string }): Promise<ChannelView> {
+export async function updateChannel(
+  deps: DomainDeps,
+  principal: Principal,
+  channelId: string,
+  input: { timezone: string },
+): Promise<ChannelView> {
   requireScope(principal, 'manage_team');
   const timezone = checkTimezone(input.timezone.trim());
   await getChannel(deps, principal, channelId);

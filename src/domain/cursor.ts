@@ -17,7 +17,8 @@ export function encodeCursor(secret: string, mode: string, position: CursorPosit
 
 export function decodeCursor(secret: string, mode: string, cursor: string): CursorPosition {
   const [payload, signature, extra] = cursor.split('.');
-  if (!payload || !signature || extra !== undefined || !validSignature(secret, payload, signature)) throw invalidCursor();
+  if (!payload || !signature || extra !== undefined || !validSignature(secret, payload, signature))
+    throw invalidCursor();
   let decoded: { m?: unknown; k?: unknown; i?: unknown };
   try {
     decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
@@ -42,6 +43,10 @@ function validSignature(secret: string, payload: string, signature: string): boo
 
 function invalidCursor(): ValidationError {
   return new ValidationError('Invalid cursor', [
-    { path: 'query.cursor', message: 'The cursor is unknown or was issued for another listing mode (livePosts); restart paging without a cursor.' },
+    {
+      path: 'query.cursor',
+      message:
+        'The cursor is unknown or was issued for another listing mode (livePosts); restart paging without a cursor.',
+    },
   ]);
 }

@@ -30,7 +30,12 @@ export function toChannelView(channel: ChannelRecord): ChannelView {
 }
 
 export function toWorkspaceView(workspace: WorkspaceRecord): WorkspaceView {
-  return { id: workspace.id, name: workspace.name, approvalRequired: workspace.approvalRequired, createdAt: toWireTime(workspace.createdAt) };
+  return {
+    id: workspace.id,
+    name: workspace.name,
+    approvalRequired: workspace.approvalRequired,
+    createdAt: toWireTime(workspace.createdAt),
+  };
 }
 
 export async function listChannels(deps: DomainDeps, principal: Principal): Promise<ChannelView[]> {

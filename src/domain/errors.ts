@@ -69,7 +69,10 @@ export class InsufficientScopeError extends HeraldError {
 }
 
 export class RateLimitedError extends HeraldError {
-  constructor(readonly retryAfterSeconds: number, budget: string) {
+  constructor(
+    readonly retryAfterSeconds: number,
+    budget: string,
+  ) {
     super(
       'rate_limited',
       429,

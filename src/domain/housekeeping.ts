@@ -1,4 +1,5 @@
 import type { DomainDeps } from './deps.js';
+import { compactSamples } from './insights/compaction.js';
 import { purgeExpiredUploads } from './media/media-library.js';
 
 /**
@@ -11,11 +12,19 @@ const NEVER_AUTHORIZED_CLIENT_TTL_MS = 24 * 3_600_000;
  * Removes bookkeeping whose time has passed: spent rate-limit windows, idempotency keys older than 24 hours,
  * expired OAuth codes and tokens (an expired one is refused either way), OAuth clients never authorized,
  * media uploads never completed, expired sign-in sessions, channel connect flows never finished and MCP tasks past
- * their ttl.
+ * their ttl; and compacts old metric samples (insights/compaction.ts).
  */
-export async function purgeExpired(
-  deps: DomainDeps,
-): Promise<{ rateLimitWindows: number; idempotencyKeys: number; oauthGrants: number; oauthClients: number; mediaUploads: number; sessions: number; connectFlows: number; mcpTasks: number }> {
+export async function purgeExpired(deps: DomainDeps): Promise<{
+  rateLimitWindows: number;
+  idempotencyKeys: number;
+  oauthGrants: number;
+  oauthClients: number;
+  mediaUploads: number;
+  sessions: number;
+  connectFlows: number;
+  mcpTasks: number;
+  metricSamples: number;
+}> {
   const now = deps.now();
   const oauthGrants = await deps.repos.oauth.purgeExpired(now);
   return {
@@ -28,5 +37,6 @@ export async function purgeExpired(
     sessions: await deps.repos.sessions.deleteExpired(now),
     connectFlows: await deps.repos.connectFlows.deleteExpired(now),
     mcpTasks: await deps.repos.mcpTasks.deleteExpired(now),
+    metricSamples: await compactSamples(deps),
   };
 }

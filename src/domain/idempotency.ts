@@ -17,7 +17,10 @@ export interface StoredResponse {
 }
 
 export function requestFingerprint(method: string, path: string, body: unknown): string {
-  return crypto.createHash('sha256').update(`${method} ${path}\n${canonicalJson(body)}`).digest('hex');
+  return crypto
+    .createHash('sha256')
+    .update(`${method} ${path}\n${canonicalJson(body)}`)
+    .digest('hex');
 }
 
 export async function runIdempotent(
@@ -29,15 +32,27 @@ export async function runIdempotent(
 ): Promise<StoredResponse & { replayed: boolean }> {
   const now = deps.now();
   const claimed = await deps.repos.idempotency.claim({
-    accountId, key, requestHash: fingerprint, responseStatus: null, responseBody: null, createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS,
+    accountId,
+    key,
+    requestHash: fingerprint,
+    responseStatus: null,
+    responseBody: null,
+    createdAt: now,
+    expiresAt: now + IDEMPOTENCY_TTL_MS,
   });
   if (!claimed) {
     const previous = await deps.repos.idempotency.get(accountId, key);
     if (previous && previous.requestHash !== fingerprint) {
-      throw new UnprocessableError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request; send a new key for a new request.');
+      throw new UnprocessableError(
+        'idempotency_key_reused',
+        'This Idempotency-Key was already used with a different request; send a new key for a new request.',
+      );
     }
     if (!previous || previous.responseStatus === null) {
-      throw new ConflictError('idempotency_key_in_progress', 'A request with this Idempotency-Key is still being processed; retry in a few seconds.');
+      throw new ConflictError(
+        'idempotency_key_in_progress',
+        'A request with this Idempotency-Key is still being processed; retry in a few seconds.',
+      );
     }
     return { status: previous.responseStatus, body: JSON.parse(previous.responseBody ?? 'null'), replayed: true };
   }
@@ -79,7 +94,9 @@ function canonicalJson(root: unknown): string {
     } else if (value && typeof value === 'object') {
       const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1));
       const parts: Pending[] = [{ text: '{' }];
-      entries.forEach(([key, item], i) => parts.push({ text: `${i > 0 ? ',' : ''}${JSON.stringify(key)}:` }, { value: item }));
+      entries.forEach(([key, item], i) =>
+        parts.push({ text: `${i > 0 ? ',' : ''}${JSON.stringify(key)}:` }, { value: item }),
+      );
       parts.push({ text: '}' });
       for (let i = parts.length - 1; i >= 0; i--) pending.push(parts[i]);
     } else {

@@ -210,7 +210,10 @@ function scope(country: string | undefined): Scope {
 }
 
 function fold(text: string): string {
-  return text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+  return text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase();
 }
 
 export function searchLocations(input: { query: string; country?: string; limit?: number }): LocationView[] {
@@ -220,7 +223,8 @@ export function searchLocations(input: { query: string; country?: string; limit?
   const { places, names, words } = scope(input.country?.toUpperCase());
   const queryWords = query.split(' ');
   const probe = queryWords.reduce((a, b) => (b.length > a.length ? b : a));
-  const matches = (place: Place) => place.key.includes(query) && place.key.split(WORD_BREAK).some((word) => word.startsWith(probe));
+  const matches = (place: Place) =>
+    place.key.includes(query) && place.key.split(WORD_BREAK).some((word) => word.startsWith(probe));
 
   const found: Place[] = [];
   const seen = new Set<number>();
@@ -243,7 +247,9 @@ export function searchLocations(input: { query: string; country?: string; limit?
   // Every match has a word starting with the probe and, as it holds the whole query, a word starting
   // with each query word after the first (one follows a space): the narrowest of those ranges holds
   // them all. Places of the first two tiers are already seen.
-  const anchors = [probe, ...queryWords.slice(1).filter((word) => !word.includes(','))].map((word) => words.startingWith(word));
+  const anchors = [probe, ...queryWords.slice(1).filter((word) => !word.includes(','))].map((word) =>
+    words.startingWith(word),
+  );
   const [from, to] = anchors.reduce((a, b) => (b[1] - b[0] < a[1] - a[0] ? b : a));
   if (!collect(words.largestFirst(from, to), 2 * limit + WALK_SLACK)) {
     // A phrase may be missing from most of its range (a walk costs O(log n) a step, one pass over the
@@ -255,7 +261,12 @@ export function searchLocations(input: { query: string; country?: string; limit?
       seen.add(holder);
       if (matches(places[holder])) rest.push(holder);
     }
-    found.push(...rest.sort((a, b) => a - b).slice(0, limit - found.length).map((holder) => places[holder]));
+    found.push(
+      ...rest
+        .sort((a, b) => a - b)
+        .slice(0, limit - found.length)
+        .map((holder) => places[holder]),
+    );
   }
 
   return found.map(({ city }) => ({

@@ -36,28 +36,51 @@ export async function listMembers(deps: DomainDeps, principal: Principal): Promi
   return members.map(({ user, memberships }) => ({ userId: user.id, email: user.email, name: user.name, memberships }));
 }
 
-export async function addMember(deps: DomainDeps, principal: Principal, input: { email: string; name?: string; role: MemberRole; workspaceId?: string }): Promise<MemberAdded> {
+export async function addMember(
+  deps: DomainDeps,
+  principal: Principal,
+  input: { email: string; name?: string; role: MemberRole; workspaceId?: string },
+): Promise<MemberAdded> {
   requireScope(principal, 'manage_team');
   const workspaceId = await workspaceOf(deps, principal, input.workspaceId);
   await mayGrant(deps, principal, input.role, undefined);
   const existing = await deps.repos.accounts.findUserByEmail(input.email.trim());
   if (existing && existing.accountId !== principal.accountId) {
-    throw new ConflictError('email_taken', `${existing.email} already belongs to another Herald account; use another email.`);
+    throw new ConflictError(
+      'email_taken',
+      `${existing.email} already belongs to another Herald account; use another email.`,
+    );
   }
   let temporaryPassword: string | null = null;
   let userId = existing?.id;
   if (!userId) {
     temporaryPassword = newTemporaryPassword();
-    userId = (await createUser(deps, { accountId: principal.accountId, email: input.email, name: input.name?.trim() || input.email.trim(), password: temporaryPassword })).id;
+    userId = (
+      await createUser(deps, {
+        accountId: principal.accountId,
+        email: input.email,
+        name: input.name?.trim() || input.email.trim(),
+        password: temporaryPassword,
+      })
+    ).id;
   } else if (existing!.passwordHash === null) {
     temporaryPassword = newTemporaryPassword();
-    await deps.repos.accounts.setPasswordHash(principal.accountId, userId, await hashPassword(temporaryPassword, deps.config.passwordHashCost));
+    await deps.repos.accounts.setPasswordHash(
+      principal.accountId,
+      userId,
+      await hashPassword(temporaryPassword, deps.config.passwordHashCost),
+    );
   }
   await addMembership(deps, { accountId: principal.accountId, workspaceId, userId, role: input.role });
   return { ...(await memberView(deps, principal.accountId, userId)), temporaryPassword };
 }
 
-export async function setMemberRole(deps: DomainDeps, principal: Principal, userId: string, input: { role: MemberRole; workspaceId?: string }): Promise<MemberView> {
+export async function setMemberRole(
+  deps: DomainDeps,
+  principal: Principal,
+  userId: string,
+  input: { role: MemberRole; workspaceId?: string },
+): Promise<MemberView> {
   requireScope(principal, 'manage_team');
   const workspaceId = await workspaceOf(deps, principal, input.workspaceId);
   const members = await deps.repos.accounts.listMembers(principal.accountId);
@@ -66,8 +89,11 @@ export async function setMemberRole(deps: DomainDeps, principal: Principal, user
   const current = member.memberships.find((m) => m.workspaceId === workspaceId)?.role;
   await mayGrant(deps, principal, input.role, current);
   if (current === 'owner' && input.role !== 'owner') {
-    const owners = members.filter((m) => m.memberships.some((ms) => ms.workspaceId === workspaceId && ms.role === 'owner'));
-    if (owners.length <= 1) throw new ConflictError('last_owner', 'This is the workspace\'s only owner: make someone else owner first.');
+    const owners = members.filter((m) =>
+      m.memberships.some((ms) => ms.workspaceId === workspaceId && ms.role === 'owner'),
+    );
+    if (owners.length <= 1)
+      throw new ConflictError('last_owner', "This is the workspace's only owner: make someone else owner first.");
   }
   await deps.repos.accounts.addMember(workspaceId, userId, input.role);
   // A demotion holds on this instance from the next request, not after the principal cache's second.
@@ -86,10 +112,11 @@ export async function removeMember(deps: DomainDeps, principal: Principal, userI
   const owns = member.memberships.filter((m) => m.role === 'owner');
   if (owns.length > 0) await mayGrant(deps, principal, 'owner', 'owner');
   for (const { workspaceId } of owns) {
-    const owners = members.filter((m) => m.memberships.some((ms) => ms.workspaceId === workspaceId
-      && ms.role === 'owner'));
+    const owners = members.filter((m) =>
+      m.memberships.some((ms) => ms.workspaceId === workspaceId && ms.role === 'owner'),
+    );
     if (owners.length <= 1) {
-      throw new ConflictError('last_owner', 'This is a workspace\'s only owner: make someone else owner first.');
+      throw new ConflictError('last_owner', "This is a workspace's only owner: make someone else owner first.");
     }
   }
   const now = deps.now();
@@ -111,7 +138,12 @@ function newTemporaryPassword(): string {
 }
 
 /** Making or unmaking an owner takes an owner. */
-async function mayGrant(deps: DomainDeps, principal: Principal, role: MemberRole, current: MemberRole | undefined): Promise<void> {
+async function mayGrant(
+  deps: DomainDeps,
+  principal: Principal,
+  role: MemberRole,
+  current: MemberRole | undefined,
+): Promise<void> {
   if (role !== 'owner' && current !== 'owner') return;
   const roles = await deps.repos.accounts.rolesOf(principal.accountId, principal.userId);
   if (!roles.includes('owner')) throw new HeraldError('forbidden', 403, 'Only an owner can make or unmake an owner.');
@@ -119,7 +151,8 @@ async function mayGrant(deps: DomainDeps, principal: Principal, role: MemberRole
 
 async function workspaceOf(deps: DomainDeps, principal: Principal, workspaceId: string | undefined): Promise<string> {
   if (workspaceId) {
-    if (!(await deps.repos.accounts.getWorkspace(principal.accountId, workspaceId))) throw new NotFoundError(`No workspace ${workspaceId} in this account; GET /workspaces lists them.`);
+    if (!(await deps.repos.accounts.getWorkspace(principal.accountId, workspaceId)))
+      throw new NotFoundError(`No workspace ${workspaceId} in this account; GET /workspaces lists them.`);
     return workspaceId;
   }
   const [first] = await deps.repos.accounts.listWorkspaces(principal.accountId);

@@ -33,7 +33,13 @@ export interface OutboundResponse {
   truncated: boolean;
 }
 
-export type OutboundRefusal = 'invalid_url' | 'blocked_address' | 'too_many_redirects' | 'too_large' | 'timeout' | 'unreachable';
+export type OutboundRefusal =
+  | 'invalid_url'
+  | 'blocked_address'
+  | 'too_many_redirects'
+  | 'too_large'
+  | 'timeout'
+  | 'unreachable';
 
 /** A user-supplied URL Herald will not or could not fetch; the message says which and why. */
 export class OutboundRequestError extends UnprocessableError {

@@ -1,7 +1,12 @@
 import crypto from 'node:crypto';
 import { promisify } from 'node:util';
 
-const scrypt = promisify(crypto.scrypt) as (password: string, salt: Buffer, keylen: number, options: crypto.ScryptOptions) => Promise<Buffer>;
+const scrypt = promisify(crypto.scrypt) as (
+  password: string,
+  salt: Buffer,
+  keylen: number,
+  options: crypto.ScryptOptions,
+) => Promise<Buffer>;
 
 // scrypt is memory-hard (r=8 at the configured N=2^15 needs 32 MiB per hash) and ships with Node.
 const PARAMS = { r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
@@ -18,7 +23,10 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const [scheme, n, r, p, salt, expected] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !expected) return false;
   const key = await scrypt(password.normalize('NFKC'), Buffer.from(salt, 'base64url'), KEY_LENGTH, {
-    N: Number(n), r: Number(r), p: Number(p), maxmem: PARAMS.maxmem,
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: PARAMS.maxmem,
   });
   const want = Buffer.from(expected, 'base64url');
   return want.length === key.length && crypto.timingSafeEqual(want, key);

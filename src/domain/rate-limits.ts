@@ -70,13 +70,20 @@ function accountBudget(limits: RateLimitConfig, principal: Principal): Budget {
 }
 
 /** Counts one request against its budgets; throws RateLimitExceeded (carrying the usage) when one is spent. */
-export async function consumeRateLimit(deps: DomainDeps, principal: Principal, surface: RateLimitedSurface): Promise<RateLimitUsage> {
+export async function consumeRateLimit(
+  deps: DomainDeps,
+  principal: Principal,
+  surface: RateLimitedSurface,
+): Promise<RateLimitUsage> {
   const minute = minuteBudget(deps.config.rateLimits, surface, principal);
   const account = accountBudget(deps.config.rateLimits, principal);
   const now = deps.now();
   const result = await deps.repos.rateLimits.charge(now, [minute, account]);
   const [minuteState, accountState] = result.charged;
-  const usage: RateLimitUsage = { minute: usageOf(minute, minuteState, now), account: usageOf(account, accountState, now) };
+  const usage: RateLimitUsage = {
+    minute: usageOf(minute, minuteState, now),
+    account: usageOf(account, accountState, now),
+  };
   if (result.admitted) return usage;
   throw refusal(now, usage, [minute, minuteState], [account, accountState]);
 }
@@ -92,7 +99,10 @@ export async function consumeWriteBudgetForAi(deps: DomainDeps, principal: Princ
   const result = await deps.repos.rateLimits.charge(now, [write], [account]);
   if (result.admitted) return;
   const [writeState] = result.charged;
-  throw refusal(now, { minute: usageOf(write, writeState, now), account: usageOf(account, result.reported[0], now) }, [write, writeState]);
+  throw refusal(now, { minute: usageOf(write, writeState, now), account: usageOf(account, result.reported[0], now) }, [
+    write,
+    writeState,
+  ]);
 }
 
 /**
@@ -106,7 +116,12 @@ export async function consumeWriteBudgetForAppAi(deps: DomainDeps, principal: Pr
 
 /** Counts one web-app request of a signed-in person against their own minute budget. */
 export async function consumeAppBudget(deps: DomainDeps, user: { accountId: string; userId: string }): Promise<void> {
-  const app = budget('web app budget of this person', `app:${user.accountId}:${user.userId}`, deps.config.appRequestsPerMinute, MINUTE);
+  const app = budget(
+    'web app budget of this person',
+    `app:${user.accountId}:${user.userId}`,
+    deps.config.appRequestsPerMinute,
+    MINUTE,
+  );
   const now = deps.now();
   const result = await deps.repos.rateLimits.charge(now, [app]);
   if (result.admitted) return;
@@ -115,7 +130,11 @@ export async function consumeAppBudget(deps: DomainDeps, user: { accountId: stri
 }
 
 export class RateLimitExceeded extends RateLimitedError {
-  constructor(retryAfterSeconds: number, budget: string, readonly usage: RateLimitUsage) {
+  constructor(
+    retryAfterSeconds: number,
+    budget: string,
+    readonly usage: RateLimitUsage,
+  ) {
     super(retryAfterSeconds, budget);
   }
 }

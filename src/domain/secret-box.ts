@@ -60,7 +60,8 @@ export class SecretBox {
 
   open(name: string, sealed: string): string {
     const [version, kid, nonce, body] = sealed.split('.');
-    if (version !== VERSION || !kid || !nonce || !body) throw new Error(`The stored secret ${name} is not a sealed value.`);
+    if (version !== VERSION || !kid || !nonce || !body)
+      throw new Error(`The stored secret ${name} is not a sealed value.`);
     const key = this.keys.get(kid);
     if (!key) throw new SecretKeyMismatchError(kid);
     const bytes = Buffer.from(body, 'base64url');
@@ -89,7 +90,9 @@ export function parseMasterKey(text: string, source: string): Buffer {
       ? Buffer.from(value.replace(/-/g, '+').replace(/_/g, '/'), 'base64')
       : undefined;
   if (key?.length !== 32) {
-    throw new MasterKeyError(`${source} must be 32 random bytes written as base64 or hex (e.g. the output of: openssl rand -base64 32).`);
+    throw new MasterKeyError(
+      `${source} must be 32 random bytes written as base64 or hex (e.g. the output of: openssl rand -base64 32).`,
+    );
   }
   return key;
 }

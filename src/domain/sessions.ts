@@ -40,8 +40,12 @@ export async function sessionPrincipal(deps: DomainDeps, user: SessionUser): Pro
   const held = await heldPowers(deps, user.accountId, user.userId);
   if (held.roles.length === 0) throw new UnauthorizedError(NO_LONGER_A_MEMBER);
   return {
-    accountId: user.accountId, userId: user.userId, tokenId: 'browser', tokenKind: 'session',
-    scopes: held.scopes, reviews: held.reviews,
+    accountId: user.accountId,
+    userId: user.userId,
+    tokenId: 'browser',
+    tokenKind: 'session',
+    scopes: held.scopes,
+    reviews: held.reviews,
   };
 }
 

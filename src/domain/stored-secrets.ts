@@ -19,10 +19,16 @@ export async function resealStoredSecrets(repos: Repositories, box: SecretBox): 
     return { row, next: box.seal(name, box.open(name, row.sealed)) };
   });
   const others = (await repos.connectFlows.allSealed()).map((row) => {
-    const name = row.table === 'connect_flows' ? flowName(row.key.state_hash) : appName(row.key.network, row.key.origin, row.key.redirect_uri);
+    const name =
+      row.table === 'connect_flows'
+        ? flowName(row.key.state_hash)
+        : appName(row.key.network, row.key.origin, row.key.redirect_uri);
     return { row, next: box.seal(name, box.open(name, row.sealed)) };
   });
-  const webhookSecrets = (await repos.webhooks.allSealedSecrets()).map((row) => ({ row, next: box.seal(secretName(row.id), box.open(secretName(row.id), row.sealed)) }));
+  const webhookSecrets = (await repos.webhooks.allSealedSecrets()).map((row) => ({
+    row,
+    next: box.seal(secretName(row.id), box.open(secretName(row.id), row.sealed)),
+  }));
   await repos.inTransaction(async (trx) => {
     for (const { row, next } of credentials) await trx.channels.resealCredentials(row.id, row.sealed, next);
     for (const { row, next } of others) await trx.connectFlows.reseal(row.table, row.key, row.sealed, next);

@@ -48,7 +48,11 @@ function isTerminal(task: McpTaskRecord): boolean {
 }
 
 /** Records a working task before anyone is told its id, so the first tasks/get finds it. */
-export async function createToolTask(deps: DomainDeps, principal: Principal, input: { tool: string; statusMessage: string; ttlMs?: number }): Promise<McpTaskRecord> {
+export async function createToolTask(
+  deps: DomainDeps,
+  principal: Principal,
+  input: { tool: string; statusMessage: string; ttlMs?: number },
+): Promise<McpTaskRecord> {
   const now = deps.now();
   const ttlMs = Math.min(MAX_TASK_TTL_MS, Math.max(MIN_TASK_TTL_MS, Math.round(input.ttlMs ?? DEFAULT_TASK_TTL_MS)));
   const task: McpTaskRecord = {
@@ -68,9 +72,13 @@ export async function createToolTask(deps: DomainDeps, principal: Principal, inp
 }
 
 export async function getToolTask(deps: DomainDeps, principal: Principal, taskId: unknown): Promise<McpTaskRecord> {
-  if (typeof taskId !== 'string' || taskId === '') throw new ValidationError('params.taskId must be the taskId a tools/call answered with.');
+  if (typeof taskId !== 'string' || taskId === '')
+    throw new ValidationError('params.taskId must be the taskId a tools/call answered with.');
   const task = await deps.repos.mcpTasks.get(ownerOf(principal), taskId, deps.now());
-  if (!task) throw new NotFoundError(`Task ${taskId} not found: it never existed for this credential, or it expired and was removed.`);
+  if (!task)
+    throw new NotFoundError(
+      `Task ${taskId} not found: it never existed for this credential, or it expired and was removed.`,
+    );
   return failIfStalled(deps, task);
 }
 
@@ -85,17 +93,29 @@ async function failIfStalled(deps: DomainDeps, task: McpTaskRecord): Promise<Mcp
   return (await deps.repos.mcpTasks.get(task, task.id, now)) ?? task;
 }
 
-export async function listToolTasks(deps: DomainDeps, principal: Principal, cursor: unknown): Promise<{ tasks: McpTaskRecord[]; nextCursor?: string }> {
+export async function listToolTasks(
+  deps: DomainDeps,
+  principal: Principal,
+  cursor: unknown,
+): Promise<{ tasks: McpTaskRecord[]; nextCursor?: string }> {
   const after = cursor === undefined ? undefined : positionOf(cursor);
   const page = await deps.repos.mcpTasks.list(ownerOf(principal), deps.now(), TASKS_PAGE_SIZE + 1, after);
   const tasks = await Promise.all(page.slice(0, TASKS_PAGE_SIZE).map((task) => failIfStalled(deps, task)));
   const last = tasks[tasks.length - 1];
-  return page.length > TASKS_PAGE_SIZE ? { tasks, nextCursor: Buffer.from(`tasks:${last.createdAt}:${last.id}`).toString('base64url') } : { tasks };
+  return page.length > TASKS_PAGE_SIZE
+    ? { tasks, nextCursor: Buffer.from(`tasks:${last.createdAt}:${last.id}`).toString('base64url') }
+    : { tasks };
 }
 
 function positionOf(cursor: unknown): { createdAt: number; id: string } {
-  const match = typeof cursor === 'string' ? /^tasks:(\d+):([A-Za-z0-9_-]+)$/.exec(Buffer.from(cursor, 'base64url').toString()) : null;
-  if (!match) throw new ValidationError('Invalid cursor: pass the nextCursor of the previous tasks/list answer, or none to start over.');
+  const match =
+    typeof cursor === 'string'
+      ? /^tasks:(\d+):([A-Za-z0-9_-]+)$/.exec(Buffer.from(cursor, 'base64url').toString())
+      : null;
+  if (!match)
+    throw new ValidationError(
+      'Invalid cursor: pass the nextCursor of the previous tasks/list answer, or none to start over.',
+    );
   return { createdAt: Number(match[1]), id: match[2] };
 }
 
@@ -103,11 +123,16 @@ function positionOf(cursor: unknown): { createdAt: number; id: string } {
  * Cancels a working task at once (its work stops at its next checkpoint). A task already final is answered as
  * it is, with cancelled false: the era decides whether that is an error.
  */
-export async function cancelToolTask(deps: DomainDeps, principal: Principal, taskId: unknown): Promise<{ task: McpTaskRecord; cancelled: boolean }> {
+export async function cancelToolTask(
+  deps: DomainDeps,
+  principal: Principal,
+  taskId: unknown,
+): Promise<{ task: McpTaskRecord; cancelled: boolean }> {
   const task = await getToolTask(deps, principal, taskId);
   if (isTerminal(task)) return { task, cancelled: false };
   const now = deps.now();
-  const statusMessage = 'Cancelled by request; the work stops at its next step, and what it finished before stays done.';
+  const statusMessage =
+    'Cancelled by request; the work stops at its next step, and what it finished before stays done.';
   if (!(await deps.repos.mcpTasks.updateWorking(task.id, { status: 'cancelled', statusMessage }, now))) {
     return { task: await getToolTask(deps, principal, task.id), cancelled: false };
   }
@@ -126,7 +151,9 @@ export async function awaitToolTask(deps: DomainDeps, principal: Principal, task
 /** A checkpoint of the work: records its progress, or throws TaskCancelledError when the task is no longer working. */
 export function taskCheckpoint(deps: DomainDeps, taskId: string): (progress: string) => Promise<void> {
   return async (progress) => {
-    if (!(await deps.repos.mcpTasks.updateWorking(taskId, { status: 'working', statusMessage: progress }, deps.now()))) {
+    if (
+      !(await deps.repos.mcpTasks.updateWorking(taskId, { status: 'working', statusMessage: progress }, deps.now()))
+    ) {
       throw new TaskCancelledError(taskId);
     }
   };
@@ -141,8 +168,16 @@ export async function finishToolTask(
   const now = deps.now();
   const finished =
     'result' in outcome
-      ? await deps.repos.mcpTasks.updateWorking(task.id, { status: 'completed', statusMessage: outcome.summary, result: JSON.stringify(outcome.result) }, now)
-      : await deps.repos.mcpTasks.updateWorking(task.id, { status: 'failed', statusMessage: outcome.error.message, error: JSON.stringify(outcome.error) }, now);
+      ? await deps.repos.mcpTasks.updateWorking(
+          task.id,
+          { status: 'completed', statusMessage: outcome.summary, result: JSON.stringify(outcome.result) },
+          now,
+        )
+      : await deps.repos.mcpTasks.updateWorking(
+          task.id,
+          { status: 'failed', statusMessage: outcome.error.message, error: JSON.stringify(outcome.error) },
+          now,
+        );
   if (!finished) {
     await deps.repos.mcpTasks.noteCancelled(
       task.id,
@@ -154,5 +189,9 @@ export async function finishToolTask(
 
 /** The work stopped at a checkpoint because its task was cancelled: the task says how far it got. */
 export async function noteTaskStopped(deps: DomainDeps, taskId: string, lastProgress: string): Promise<void> {
-  await deps.repos.mcpTasks.noteCancelled(taskId, `Cancelled by request; the work stopped after: ${lastProgress}. What it finished before stays done.`, deps.now());
+  await deps.repos.mcpTasks.noteCancelled(
+    taskId,
+    `Cancelled by request; the work stopped after: ${lastProgress}. What it finished before stays done.`,
+    deps.now(),
+  );
 }

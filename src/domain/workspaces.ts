@@ -14,13 +14,22 @@ import { NotFoundError } from './errors.js';
 import { requireScope, type Principal } from './principal.js';
 import { setApprovalRequired } from './provisioning.js';
 
-export async function getWorkspace(deps: DomainDeps, principal: Principal, workspaceId: string): Promise<WorkspaceView> {
+export async function getWorkspace(
+  deps: DomainDeps,
+  principal: Principal,
+  workspaceId: string,
+): Promise<WorkspaceView> {
   const workspace = await deps.repos.accounts.getWorkspace(principal.accountId, workspaceId);
   if (!workspace) throw new NotFoundError(`No workspace ${workspaceId} in this account; GET /workspaces lists them.`);
   return toWorkspaceView(workspace);
 }
 
-export async function setWorkspaceApproval(deps: DomainDeps, principal: Principal, workspaceId: string, approvalRequired: boolean): Promise<WorkspaceView> {
+export async function setWorkspaceApproval(
+  deps: DomainDeps,
+  principal: Principal,
+  workspaceId: string,
+  approvalRequired: boolean,
+): Promise<WorkspaceView> {
   requireScope(principal, 'manage_team');
   await getWorkspace(deps, principal, workspaceId);
   await setApprovalRequired(deps, { accountId: principal.accountId, workspaceId, required: approvalRequired });

@@ -40,3 +40,9 @@ export function writePrivateFile(file: string, content: string): void {
   ensurePrivateFile(file);
   fs.writeFileSync(file, content, { mode: 0o600 });
 }
+
+/** Bytes free in DATA_DIR's file system for Herald's user (statfs: blocks available to unprivileged users). */
+export async function freeBytes(dataDir: string): Promise<number> {
+  const stats = await fs.promises.statfs(dataDir);
+  return stats.bavail * stats.bsize;
+}

@@ -4,7 +4,8 @@
  * Rules enforced:
  * - every error is first classified once (classifyError): Herald's own errors keep their status, code and
  *   message; OAuth errors keep their RFC 6749/7591 code; path-decoding and OpenAPI validator errors become the
- *   4xx that says what to fix; anything else is a 500 that is logged and never echoed;
+ *   4xx that says what to fix; the database's faults (domain/database-health.ts) become 503 with Retry-After when it
+ *   cannot be reached and 507 when its storage is full; anything else is a 500 that is logged and never echoed;
  * - the answer takes the shape of the surface that was called (surfaceOf): REST's error body, the OAuth
  *   `{error, error_description}`, a JSON-RPC error for MCP, a small HTML page for the browser pages,
  *   plain text for the iCalendar feeds (calendar apps show that, not HTML);
@@ -18,6 +19,7 @@ import type { components } from '../../generated/rest/openapi-types.js';
 import { HeraldError, type FieldProblem } from '../domain/errors.js';
 import { OAuthError, OAuthRateLimitedError, UntrustedRedirectError } from '../domain/oauth/errors.js';
 import { RateLimitExceeded } from '../domain/rate-limits.js';
+import { databaseFault, DatabaseUnavailableError } from '../domain/database-health.js';
 import { escapeHtml } from './html.js';
 import { BodiesInFlightError, closeIfBodyUnread } from './request-body.js';
 import { setRateLimitHeaders } from './rate-limit-headers.js';
@@ -37,13 +39,24 @@ export interface Problem {
   cause?: unknown;
   /** A bug or an outage: logged. An unknown error's own message is never used: it gets a generic one. */
   internal?: boolean;
+  /** When the caller may send the request again (Retry-After). */
+  retryAfterSeconds?: number;
 }
 
 const GENERIC_500 = 'Something went wrong on our side; the request may be retried.';
 
-const JSON_RPC_CODES: Record<number, number> = { 400: -32600, 401: -32001, 403: -32004, 404: -32601, 413: -32600, 415: -32600, 429: -32029 };
+const JSON_RPC_CODES: Record<number, number> = {
+  400: -32600,
+  401: -32001,
+  403: -32004,
+  404: -32601,
+  413: -32600,
+  415: -32600,
+  429: -32029,
+};
 
-const PAGE_PATHS = /^\/(oauth2\/mcp\/(authorize|sign-in|decision|sign-out|consent)|calendars?(\/|$)|sandbox\/|connect\/|app(\/|$))/;
+const PAGE_PATHS =
+  /^\/(oauth2\/mcp\/(authorize|sign-in|decision|sign-out|consent)|calendars?(\/|$)|sandbox\/|connect\/|app(\/|$))/;
 const FEED_PATHS = /^\/calendars\/[^/]+\.ics$/;
 const OAUTH_API_PATHS = /^\/oauth2\/mcp\/(register|token|revoke)$/;
 
@@ -70,38 +83,91 @@ function classifyError(error: unknown): Problem {
     return { status: error.status, code: error.code, message: error.message, oauthError };
   }
   if (error instanceof HeraldError) {
-    return { status: error.status, code: error.code, message: error.message, details: error.details, cause: error.cause, internal: error.status >= 500 };
+    return {
+      status: error.status,
+      code: error.code,
+      message: error.message,
+      details: error.details,
+      cause: error.cause,
+      internal: error.status >= 500,
+    };
   }
-  if (error instanceof UntrustedRedirectError) return { status: 400, code: 'invalid_request', message: error.description };
-  if (error instanceof OAuthError) return { status: error.status, code: error.error, oauthError: error.error, message: error.description };
+  if (error instanceof UntrustedRedirectError)
+    return { status: 400, code: 'invalid_request', message: error.description };
+  if (error instanceof OAuthError)
+    return { status: error.status, code: error.error, oauthError: error.error, message: error.description };
   const e = (error ?? {}) as HttpLikeError;
   const status = e.status ?? e.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     if (Array.isArray(e.errors)) return fromValidator(status, e);
     if (error instanceof URIError || /decode/i.test(e.message ?? '')) {
-      return { status: 400, code: 'invalid_request', message: 'The URL has a malformed percent-encoding; encode path and query values as UTF-8.' };
+      return {
+        status: 400,
+        code: 'invalid_request',
+        message: 'The URL has a malformed percent-encoding; encode path and query values as UTF-8.',
+      };
     }
-    return { status, code: 'invalid_request', message: `The request could not be read (HTTP ${status}); check its encoding, headers and body.` };
+    return {
+      status,
+      code: 'invalid_request',
+      message: `The request could not be read (HTTP ${status}); check its encoding, headers and body.`,
+    };
   }
-  if (error instanceof URIError) return { status: 400, code: 'invalid_request', message: 'The URL has a malformed percent-encoding; encode path and query values as UTF-8.' };
+  if (error instanceof URIError)
+    return {
+      status: 400,
+      code: 'invalid_request',
+      message: 'The URL has a malformed percent-encoding; encode path and query values as UTF-8.',
+    };
+  const fault = databaseFault(error);
+  if (fault) {
+    const retryAfterSeconds = fault instanceof DatabaseUnavailableError ? fault.retryAfterSeconds : undefined;
+    const oauthError = retryAfterSeconds ? 'temporarily_unavailable' : 'server_error';
+    // Logged as an outage (the log the app gives the boundary says it once), not as a bug.
+    return {
+      status: fault.status,
+      code: fault.code,
+      message: fault.message,
+      internal: true,
+      cause: error,
+      retryAfterSeconds,
+      oauthError,
+    };
+  }
   return { status: 500, code: 'internal_error', message: GENERIC_500, internal: true, cause: error };
 }
 
 function fromValidator(status: number, error: HttpLikeError): Problem {
   const details: FieldProblem[] = (error.errors ?? []).map((e) => ({
-    path: (e.path ?? '').replace(/^\/?(body|query|params|headers)\/?/, '$1.').replace(/\//g, '.').replace(/\.$/, ''),
+    path: (e.path ?? '')
+      .replace(/^\/?(body|query|params|headers)\/?/, '$1.')
+      .replace(/\//g, '.')
+      .replace(/\.$/, ''),
     message: e.message ?? 'is invalid',
   }));
   switch (status) {
     case 404:
-      return { status, code: 'not_found', message: 'No such route; see the OpenAPI description at /v1/rest/openapi.json.' };
+      return {
+        status,
+        code: 'not_found',
+        message: 'No such route; see the OpenAPI description at /v1/rest/openapi.json.',
+      };
     case 405:
-      return { status, code: 'method_not_allowed', message: 'This method is not allowed on this route; see the OpenAPI description at /v1/rest/openapi.json.' };
+      return {
+        status,
+        code: 'method_not_allowed',
+        message: 'This method is not allowed on this route; see the OpenAPI description at /v1/rest/openapi.json.',
+      };
     case 415:
       return { status, code: 'unsupported_media_type', message: 'Send the body as application/json.' };
     default: {
       const summary = details.map((d) => `${d.path} ${d.message}`).join('; ');
-      return { status: 400, code: 'invalid_request', message: summary ? `Invalid request: ${summary}` : 'Invalid request.', details };
+      return {
+        status: 400,
+        code: 'invalid_request',
+        message: summary ? `Invalid request: ${summary}` : 'Invalid request.',
+        details,
+      };
     }
   }
 }
@@ -117,7 +183,8 @@ const formats: Record<Surface, (req: Request, res: Response, problem: Problem) =
     res.status(problem.status).json(body);
   },
   oauth(req, res, problem) {
-    if (problem.status === 401 && req.headers.authorization !== undefined) res.setHeader('WWW-Authenticate', 'Basic realm="herald-oauth"');
+    if (problem.status === 401 && req.headers.authorization !== undefined)
+      res.setHeader('WWW-Authenticate', 'Basic realm="herald-oauth"');
     res.setHeader('Cache-Control', 'no-store');
     const refused = req.path.endsWith('/register') ? 'invalid_client_metadata' : 'invalid_request';
     const error = problem.oauthError ?? (problem.status >= 500 ? 'server_error' : refused);
@@ -125,8 +192,12 @@ const formats: Record<Surface, (req: Request, res: Response, problem: Problem) =
   },
   mcp(_req, res, problem) {
     // The MCP surface may renumber its own codes by protocol revision (res.locals.jsonRpcErrorCodes).
-    const codes: Record<number, number> = { ...JSON_RPC_CODES, ...(res.locals.jsonRpcErrorCodes as Record<number, number> | undefined) };
-    const code = problem.status >= 500 ? -32603 : problem.code === 'invalid_json' ? -32700 : (codes[problem.status] ?? -32600);
+    const codes: Record<number, number> = {
+      ...JSON_RPC_CODES,
+      ...(res.locals.jsonRpcErrorCodes as Record<number, number> | undefined),
+    };
+    const code =
+      problem.status >= 500 ? -32603 : problem.code === 'invalid_json' ? -32700 : (codes[problem.status] ?? -32600);
     const message = problem.code === 'invalid_json' ? `Parse error: ${problem.message}` : problem.message;
     // Over budget, SPEC's rate-limit body (status false, message) rides beside the JSON-RPC error.
     const budget = problem.status === 429 ? { status: false, message } : {};
@@ -134,14 +205,27 @@ const formats: Record<Surface, (req: Request, res: Response, problem: Problem) =
   },
   feed(_req, res, problem) {
     const text = [problem.message, ...(problem.details ?? []).map((d) => d.message)].join(' ');
-    res.status(problem.status).set({ 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }).send(`${text}\n`);
+    res
+      .status(problem.status)
+      .set({
+        'content-type': 'text/plain; charset=utf-8',
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
+      })
+      .send(`${text}\n`);
   },
   page(_req, res, problem) {
-    const title = problem.status === 404 ? 'Not found' : problem.status >= 500 ? 'Something went wrong' : 'This request could not be handled';
+    const title =
+      problem.status === 404
+        ? 'Not found'
+        : problem.status >= 500
+          ? 'Something went wrong'
+          : 'This request could not be handled';
     const text = [problem.message, ...(problem.details ?? []).map((d) => d.message)].join(' ');
     res.status(problem.status).set({
       'content-type': 'text/html; charset=utf-8',
-      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+      'content-security-policy':
+        "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
       'cache-control': 'no-store',
       'x-content-type-options': 'nosniff',
     });
@@ -166,6 +250,8 @@ export function errorBoundary(log: (message: string, error: unknown) => void): E
       res.setHeader('Retry-After', String(error.retryAfterSeconds));
     } else if (error instanceof OAuthRateLimitedError) {
       res.setHeader('Retry-After', String(error.retryAfterSeconds));
+    } else if (problem.retryAfterSeconds) {
+      res.setHeader('Retry-After', String(problem.retryAfterSeconds));
     }
     formats[surfaceOf(req.path)](req, res, problem);
   };

@@ -16,11 +16,23 @@ export function requireFormSubmission(sender: 'page' | 'client'): RequestHandler
   const again = sender === 'page' ? 'go back to the page and submit it again' : `send the parameters as ${FORM_TYPE}`;
   return (req, _res, next) => {
     if (req.body !== null && typeof req.body === 'object' && req.is(FORM_TYPE)) {
-      const repeated = Object.keys(req.body as object).find((name) => typeof (req.body as Record<string, unknown>)[name] !== 'string');
-      return next(repeated === undefined ? undefined : new ValidationError(`The field ${repeated.slice(0, 100)} is sent more than once; send it once.`));
+      const repeated = Object.keys(req.body as object).find(
+        (name) => typeof (req.body as Record<string, unknown>)[name] !== 'string',
+      );
+      return next(
+        repeated === undefined
+          ? undefined
+          : new ValidationError(`The field ${repeated.slice(0, 100)} is sent more than once; send it once.`),
+      );
     }
     if (req.headers['content-type'] !== undefined && !req.is(FORM_TYPE)) {
-      return next(new HeraldError('unsupported_media_type', 415, `This form is sent as ${FORM_TYPE}, not ${req.headers['content-type']}; ${again}.`));
+      return next(
+        new HeraldError(
+          'unsupported_media_type',
+          415,
+          `This form is sent as ${FORM_TYPE}, not ${req.headers['content-type']}; ${again}.`,
+        ),
+      );
     }
     next(new ValidationError(`The form arrived empty; ${again}.`));
   };

@@ -7,16 +7,25 @@
  *   its arguments are valid; over that budget is an isError result with the seconds to wait;
  * - arguments are checked by the validator compiled from jsonrpc-schemas/ (defaults filled in); bad
  *   arguments and domain errors a model can fix come back as isError results saying what to change;
+ * - the database unreachable or full is a tool failure that says so (domain/database-health.ts);
  * - anything else is a bug: logged, answered with a generic internal error;
  * - the checks come first (prepareToolCall), so a call that runs as a task (src/mcp/tasks.ts) is refused the
  *   same way before any task exists, and a cancelled task's work stops without being taken for a bug.
  */
+import { databaseFault } from '../domain/database-health.js';
 import { JSONRPCErrorException } from 'json-rpc-2.0';
 import type { ToolDefinition, ToolName } from '../../generated/mcp/handlers.js';
 import { argumentValidators, resultValidators, type ValidationProblem } from '../../generated/mcp/validators.js';
 import { HeraldError, InsufficientScopeError } from '../domain/errors.js';
 import { TaskCancelledError } from '../domain/tool-tasks.js';
-import { HERALD_RPC_ERROR_CODES, RpcErrorCode, toolFailure, toolSuccess, type Era, type ToolResult } from './protocol.js';
+import {
+  HERALD_RPC_ERROR_CODES,
+  RpcErrorCode,
+  toolFailure,
+  toolSuccess,
+  type Era,
+  type ToolResult,
+} from './protocol.js';
 import type { AreaTools, ToolContext } from './tools/context.js';
 
 export interface ToolCall {
@@ -49,13 +58,22 @@ export async function callTool(options: CallToolOptions, call: ToolCall, context
 }
 
 /** The checks made before any work: a refusal is thrown (protocol errors) or answered (bad arguments). */
-export function prepareToolCall(options: CallToolOptions, call: ToolCall, context: ToolContext): PreparedCall | ToolResult {
+export function prepareToolCall(
+  options: CallToolOptions,
+  call: ToolCall,
+  context: ToolContext,
+): PreparedCall | ToolResult {
   const tool = typeof call.name === 'string' ? options.tools.get(call.name as ToolName) : undefined;
-  const handler = tool && (options.handlers[tool.name] as ((args: unknown, context: ToolContext) => Promise<object>) | undefined);
+  const handler =
+    tool && (options.handlers[tool.name] as ((args: unknown, context: ToolContext) => Promise<object>) | undefined);
   if (!tool || !handler) {
-    throw new JSONRPCErrorException(`Unknown tool: ${String(call.name)}. Call tools/list for the tools this server offers.`, RpcErrorCode.InvalidParams);
+    throw new JSONRPCErrorException(
+      `Unknown tool: ${String(call.name)}. Call tools/list for the tools this server offers.`,
+      RpcErrorCode.InvalidParams,
+    );
   }
-  if (!context.principal.scopes.includes(tool.scope)) throw insufficientScope(options.era, new InsufficientScopeError(tool.scope));
+  if (!context.principal.scopes.includes(tool.scope))
+    throw insufficientScope(options.era, new InsufficientScopeError(tool.scope));
 
   const args = structuredClone(call.arguments ?? {});
   const validate = argumentValidators[tool.name];
@@ -82,6 +100,9 @@ async function runTool(
       return toolFailure(describe(error));
     }
     options.log(`MCP tool ${tool.name} failed`, error);
+    // The database down or full: the tool's answer says so and when to call again (the log says it once).
+    const fault = databaseFault(error);
+    if (fault) return toolFailure(describe(fault));
     throw new JSONRPCErrorException('Internal error; the call may be retried.', RpcErrorCode.InternalError);
   }
   if (options.validateResults && !resultValidators[tool.name](result)) {
@@ -92,10 +113,14 @@ async function runTool(
 }
 
 function insufficientScope(era: Era, error: InsufficientScopeError): JSONRPCErrorException {
-  return new JSONRPCErrorException(`insufficient_scope: ${error.message}`, HERALD_RPC_ERROR_CODES[era].InsufficientScope, {
-    error: 'insufficient_scope',
-    scope: error.scope,
-  });
+  return new JSONRPCErrorException(
+    `insufficient_scope: ${error.message}`,
+    HERALD_RPC_ERROR_CODES[era].InsufficientScope,
+    {
+      error: 'insufficient_scope',
+      scope: error.scope,
+    },
+  );
 }
 
 function describe(error: HeraldError): string {
@@ -106,7 +131,8 @@ function describe(error: HeraldError): string {
 function invalidArguments(tool: string, problems: ValidationProblem[]): string {
   const lines = problems.map((p) => {
     const where = p.instancePath ? `argument ${p.instancePath.slice(1).replace(/\//g, '.')}` : 'arguments';
-    if (p.keyword === 'additionalProperties') return `${where}: unknown argument "${String(p.params.additionalProperty)}"; remove it`;
+    if (p.keyword === 'additionalProperties')
+      return `${where}: unknown argument "${String(p.params.additionalProperty)}"; remove it`;
     if (p.keyword === 'required') return `${where}: missing required argument "${String(p.params.missingProperty)}"`;
     return `${where}: ${p.message ?? 'is invalid'}`;
   });

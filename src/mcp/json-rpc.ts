@@ -9,8 +9,10 @@
  * - Tasks, each era its own way (src/mcp/tasks.ts): the capability in initialize for 2025-11-25 and the
  *   extension in server/discover; tools/list shows a tool's execution.taskSupport only to 2025-11-25, the one
  *   revision that defines it.
- * - both, for an MCP Apps client only: resources/list and resources/read serve the views, tools/list links them,
- *   and the results of the tools with a view carry what it shows (src/mcp/apps/extension.ts).
+ * - both, for every client: resources/list, resources/templates/list and resources/read serve the account's
+ *   insights (src/mcp/insights-resources.ts);
+ * - both, for an MCP Apps client only: resources/list and resources/read also serve the views, tools/list links
+ *   them, and the results of the tools with a view carry what it shows (src/mcp/apps/extension.ts).
  */
 import { createJSONRPCErrorResponse, JSONRPCErrorException } from 'json-rpc-2.0';
 import type { ToolDefinition, ToolName } from '../../generated/mcp/handlers.js';
@@ -18,13 +20,41 @@ import type { DomainDeps } from '../domain/deps.js';
 import { ValidationError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import type { PostPreview, PreviewablePost } from '../domain/posts/post-preview.js';
-import { APPS_RESOURCES_CAPABILITY, APPS_SERVER_EXTENSION, linkViews, listViews as viewResources, readView as viewContents, withViewData } from './apps/extension.js';
+import {
+  APPS_RESOURCES_CAPABILITY,
+  APPS_SERVER_EXTENSION,
+  linkViews,
+  listViews as viewResources,
+  readView as viewContents,
+  withViewData,
+} from './apps/extension.js';
 import type { CallToolOptions, ToolCall } from './call-tool.js';
+import {
+  INSIGHTS_TEMPLATES,
+  isInsightsUri,
+  listInsightsResources,
+  readInsightsResource,
+} from './insights-resources.js';
 import { completeResult } from './modern-era.js';
-import { negotiateProtocolVersion, RpcErrorCode, SUPPORTED_PROTOCOL_VERSIONS, type Era, type ToolResult } from './protocol.js';
+import {
+  negotiateProtocolVersion,
+  RpcErrorCode,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type Era,
+  type ToolResult,
+} from './protocol.js';
 import { RpcServer } from './rpc-server.js';
 import { toolsListPage } from './served-tools.js';
-import { addLegacyTaskMethods, addModernTaskMethods, LEGACY_TASKS_CAPABILITY, legacyToolsCall, modernToolsCall, TASKS_EXTENSION, TASKS_REVISION, type TaskRuntime } from './tasks.js';
+import {
+  addLegacyTaskMethods,
+  addModernTaskMethods,
+  LEGACY_TASKS_CAPABILITY,
+  legacyToolsCall,
+  modernToolsCall,
+  TASKS_EXTENSION,
+  TASKS_REVISION,
+  type TaskRuntime,
+} from './tasks.js';
 
 export interface RpcContext {
   principal: Principal;
@@ -43,7 +73,7 @@ export interface RpcOptions extends Omit<CallToolOptions, 'tools' | 'era'> {
 
 const SERVER_INFO = { name: 'herald', title: 'Herald', version: '0.1.0' };
 
-const CAPABILITIES = { tools: { listChanged: false } };
+const CAPABILITIES = { tools: { listChanged: false }, resources: {} };
 
 const INSTRUCTIONS =
   'Herald schedules and publishes social posts. Get channel ids with get_channels before posting (never hard-code them). ' +
@@ -53,24 +83,44 @@ const INSTRUCTIONS =
 export type RpcServers = Record<Era, RpcServer<RpcContext>>;
 
 export function mcpRpcServers(options: RpcOptions): RpcServers {
-  const tasks: TaskRuntime = { deps: options.deps, log: options.log, frame: (result) => completeResult(result, SERVER_INFO) };
+  const tasks: TaskRuntime = {
+    deps: options.deps,
+    log: options.log,
+    frame: (result) => completeResult(result, SERVER_INFO),
+  };
   const legacy = rpcServer(options);
   legacy.addMethod('initialize', (params, { apps }) => {
-    const protocolVersion = negotiateProtocolVersion((params as { protocolVersion?: unknown } | undefined)?.protocolVersion);
-    const capabilities = protocolVersion === TASKS_REVISION ? { ...CAPABILITIES, tasks: LEGACY_TASKS_CAPABILITY } : CAPABILITIES;
+    const protocolVersion = negotiateProtocolVersion(
+      (params as { protocolVersion?: unknown } | undefined)?.protocolVersion,
+    );
+    const capabilities =
+      protocolVersion === TASKS_REVISION ? { ...CAPABILITIES, tasks: LEGACY_TASKS_CAPABILITY } : CAPABILITIES;
     return {
       protocolVersion,
-      capabilities: apps ? { ...capabilities, ...APPS_RESOURCES_CAPABILITY, extensions: APPS_SERVER_EXTENSION } : capabilities,
+      capabilities: apps
+        ? { ...capabilities, ...APPS_RESOURCES_CAPABILITY, extensions: APPS_SERVER_EXTENSION }
+        : capabilities,
       serverInfo: SERVER_INFO,
       instructions: INSTRUCTIONS,
     };
   });
   legacy.addMethod('ping', () => ({}));
-  legacy.addMethod('tools/list', (params, { tools, revision, apps }) => listTools(tools, params, revision === TASKS_REVISION, apps));
+  legacy.addMethod('tools/list', (params, { tools, revision, apps }) =>
+    listTools(tools, params, revision === TASKS_REVISION, apps),
+  );
   legacy.addMethod('tools/call', async (params, context) =>
-    withViews(options, context, params, await legacyToolsCall(tasks, { ...options, tools: context.tools, era: 'legacy' }, toolCall(params), context)));
-  legacy.addMethod('resources/list', (_params, { tools, apps }) => listViews(tools, apps));
-  legacy.addMethod('resources/read', (params, { tools, apps }) => readView(tools, params, apps, LEGACY_RESOURCE_NOT_FOUND));
+    withViews(
+      options,
+      context,
+      params,
+      await legacyToolsCall(tasks, { ...options, tools: context.tools, era: 'legacy' }, toolCall(params), context),
+    ),
+  );
+  legacy.addMethod('resources/list', (_params, context) => listResources(options.deps, context));
+  legacy.addMethod('resources/templates/list', () => ({ resourceTemplates: INSIGHTS_TEMPLATES }));
+  legacy.addMethod('resources/read', (params, context) =>
+    readResource(options.deps, context, params, LEGACY_RESOURCE_NOT_FOUND),
+  );
   addLegacyTaskMethods(legacy, tasks);
 
   const modern = rpcServer(options);
@@ -78,18 +128,37 @@ export function mcpRpcServers(options: RpcOptions): RpcServers {
     completeResult(
       {
         supportedVersions: SUPPORTED_PROTOCOL_VERSIONS,
-        capabilities: { ...CAPABILITIES, ...(apps ? APPS_RESOURCES_CAPABILITY : {}), extensions: { [TASKS_EXTENSION]: {}, ...(apps ? APPS_SERVER_EXTENSION : {}) } },
+        capabilities: {
+          ...CAPABILITIES,
+          ...(apps ? APPS_RESOURCES_CAPABILITY : {}),
+          extensions: { [TASKS_EXTENSION]: {}, ...(apps ? APPS_SERVER_EXTENSION : {}) },
+        },
         instructions: INSTRUCTIONS,
       },
       SERVER_INFO,
       true,
     ),
   );
-  modern.addMethod('tools/list', (params, { tools, apps }) => completeResult(listTools(tools, params, false, apps), SERVER_INFO, true));
+  modern.addMethod('tools/list', (params, { tools, apps }) =>
+    completeResult(listTools(tools, params, false, apps), SERVER_INFO, true),
+  );
   modern.addMethod('tools/call', async (params, context) =>
-    withViews(options, context, params, await modernToolsCall(tasks, { ...options, tools: context.tools, era: 'modern' }, toolCall(params), context)));
-  modern.addMethod('resources/list', (_params, { tools, apps }) => completeResult(listViews(tools, apps), SERVER_INFO, true));
-  modern.addMethod('resources/read', (params, { tools, apps }) => completeResult(readView(tools, params, apps, RpcErrorCode.InvalidParams), SERVER_INFO, true));
+    withViews(
+      options,
+      context,
+      params,
+      await modernToolsCall(tasks, { ...options, tools: context.tools, era: 'modern' }, toolCall(params), context),
+    ),
+  );
+  modern.addMethod('resources/list', async (_params, context) =>
+    completeResult(await listResources(options.deps, context), SERVER_INFO, true),
+  );
+  modern.addMethod('resources/templates/list', () =>
+    completeResult({ resourceTemplates: INSIGHTS_TEMPLATES }, SERVER_INFO, true),
+  );
+  modern.addMethod('resources/read', async (params, context) =>
+    completeResult(await readResource(options.deps, context, params, RpcErrorCode.InvalidParams), SERVER_INFO, true),
+  );
   addModernTaskMethods(modern, tasks);
   return { legacy, modern };
 }
@@ -112,30 +181,48 @@ function rpcServer(options: Pick<CallToolOptions, 'log'>): RpcServer<RpcContext>
 const LEGACY_RESOURCE_NOT_FOUND = -32002;
 
 /** For an Apps client, the result of a tool with a view also carries what the view shows (a task handle carries nothing). */
-async function withViews(options: RpcOptions, { principal, apps }: RpcContext, params: unknown, result: object): Promise<object> {
+async function withViews(
+  options: RpcOptions,
+  { principal, apps }: RpcContext,
+  params: unknown,
+  result: object,
+): Promise<object> {
   if (!apps) return result;
-  return withViewData((params as ToolCall).name as ToolName, result as ToolResult, (posts) => options.preview(principal, posts));
+  return withViewData((params as ToolCall).name as ToolName, result as ToolResult, (posts) =>
+    options.preview(principal, posts),
+  );
 }
 
-function listViews(tools: ReadonlyMap<ToolName, ToolDefinition>, apps: boolean) {
-  if (!apps) throw notWithoutApps();
-  return viewResources(tools);
+/** The account's insights, and for an Apps client the views too. */
+async function listResources(deps: DomainDeps, { principal, tools, apps }: RpcContext) {
+  const insights = await listInsightsResources(deps, principal);
+  return { resources: apps ? [...viewResources(tools).resources, ...insights] : insights };
 }
 
-function readView(tools: ReadonlyMap<ToolName, ToolDefinition>, params: unknown, apps: boolean, notFoundCode: number) {
-  if (!apps) throw notWithoutApps();
+async function readResource(
+  deps: DomainDeps,
+  { principal, tools, apps }: RpcContext,
+  params: unknown,
+  notFoundCode: number,
+) {
   const uri = (params as { uri?: unknown } | undefined)?.uri;
-  const contents = viewContents(tools, uri);
-  if (!contents) throw new JSONRPCErrorException(`Resource not found: ${String(uri)}. resources/list names the views this URL serves.`, notFoundCode, { uri });
+  if (isInsightsUri(uri)) return readInsightsResource(deps, principal, uri, notFoundCode);
+  const contents = apps ? viewContents(tools, uri) : undefined;
+  if (!contents)
+    throw new JSONRPCErrorException(
+      `Resource not found: ${String(uri)}. resources/list names the resources this URL serves.`,
+      notFoundCode,
+      { uri },
+    );
   return contents;
 }
 
-/** Herald's only resources are MCP Apps views: to a client that did not declare the extension, the methods do not exist. */
-function notWithoutApps(): JSONRPCErrorException {
-  return new JSONRPCErrorException('Method not found', RpcErrorCode.MethodNotFound);
-}
-
-function listTools(tools: ReadonlyMap<ToolName, ToolDefinition>, params: unknown, withExecution: boolean, apps: boolean) {
+function listTools(
+  tools: ReadonlyMap<ToolName, ToolDefinition>,
+  params: unknown,
+  withExecution: boolean,
+  apps: boolean,
+) {
   try {
     const page = toolsListPage(tools, (params as { cursor?: unknown } | undefined)?.cursor);
     const listed = withExecution ? page.tools : page.tools.map(({ execution: _execution, ...tool }) => tool);

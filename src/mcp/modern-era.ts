@@ -12,7 +12,13 @@
  *   URL, never on who asks).
  * - initialize, ping and logging/setLevel do not exist in this era: like any unknown method, a 404 with -32601.
  */
-import { isModernProtocolVersion, isSupportedProtocolVersion, LEGACY_PROTOCOL_VERSIONS, RpcErrorCode, SUPPORTED_PROTOCOL_VERSIONS } from './protocol.js';
+import {
+  isModernProtocolVersion,
+  isSupportedProtocolVersion,
+  LEGACY_PROTOCOL_VERSIONS,
+  RpcErrorCode,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from './protocol.js';
 
 export const META = {
   protocolVersion: 'io.modelcontextprotocol/protocolVersion',
@@ -46,7 +52,9 @@ function metaOf(message: RpcMessage): Record<string, unknown> | undefined {
   const params = message.params;
   if (params === null || typeof params !== 'object' || Array.isArray(params)) return undefined;
   const meta = (params as { _meta?: unknown })._meta;
-  return meta !== null && typeof meta === 'object' && !Array.isArray(meta) ? (meta as Record<string, unknown>) : undefined;
+  return meta !== null && typeof meta === 'object' && !Array.isArray(meta)
+    ? (meta as Record<string, unknown>)
+    : undefined;
 }
 
 export function bodyProtocolVersion(message: RpcMessage): unknown {
@@ -84,15 +92,23 @@ export function checkModernRequest(header: Headers, message: RpcMessage): void {
   const declared = bodyProtocolVersion(message);
   const headerVersion = header('mcp-protocol-version');
   if (typeof declared !== 'string') {
-    throw mismatch(`the request's params._meta has no "${META.protocolVersion}"; send the revision (e.g. ${headerVersion ?? '2026-07-28'}) there and in MCP-Protocol-Version`);
+    throw mismatch(
+      `the request's params._meta has no "${META.protocolVersion}"; send the revision (e.g. ${headerVersion ?? '2026-07-28'}) there and in MCP-Protocol-Version`,
+    );
   }
-  if (headerVersion === undefined) throw mismatch(`the MCP-Protocol-Version header is missing; send ${declared}, the revision in params._meta`);
-  if (headerVersion !== declared) throw mismatch(`MCP-Protocol-Version ${headerVersion} does not match params._meta "${META.protocolVersion}" ${declared}`);
+  if (headerVersion === undefined)
+    throw mismatch(`the MCP-Protocol-Version header is missing; send ${declared}, the revision in params._meta`);
+  if (headerVersion !== declared)
+    throw mismatch(
+      `MCP-Protocol-Version ${headerVersion} does not match params._meta "${META.protocolVersion}" ${declared}`,
+    );
   if (!isSupportedProtocolVersion(declared)) throw unsupportedVersion(declared);
 
   const method = header('mcp-method');
-  if (method === undefined) throw mismatch(`the Mcp-Method header is missing; send ${String(message.method)}, the request's method`);
-  if (method !== message.method) throw mismatch(`Mcp-Method ${method} does not match the body's method ${String(message.method)}`);
+  if (method === undefined)
+    throw mismatch(`the Mcp-Method header is missing; send ${String(message.method)}, the request's method`);
+  if (method !== message.method)
+    throw mismatch(`Mcp-Method ${method} does not match the body's method ${String(message.method)}`);
   const named = MCP_NAME_SOURCE[String(message.method)];
   if (named) {
     const bodyName = (message.params as Record<string, unknown> | undefined)?.[named.param];
@@ -100,7 +116,8 @@ export function checkModernRequest(header: Headers, message: RpcMessage): void {
     if (name === undefined) throw mismatch(`the Mcp-Name header is missing; send ${named.what}, ${String(bodyName)}`);
     const decoded = decodeHeaderValue(name);
     if (decoded === undefined) throw mismatch('Mcp-Name is not a valid =?base64?...?= value');
-    if (decoded !== bodyName) throw mismatch(`Mcp-Name ${name} does not match the body's params.${named.param} ${String(bodyName)}`);
+    if (decoded !== bodyName)
+      throw mismatch(`Mcp-Name ${name} does not match the body's params.${named.param} ${String(bodyName)}`);
   }
 
   const meta = metaOf(message)!;

@@ -10,7 +10,10 @@ import { serializeResult } from './reply-body.js';
 
 export const MODERN_PROTOCOL_VERSIONS = ['2026-07-28'] as const;
 export const LEGACY_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
-export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS];
+export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [
+  ...MODERN_PROTOCOL_VERSIONS,
+  ...LEGACY_PROTOCOL_VERSIONS,
+];
 
 export type Era = 'legacy' | 'modern';
 
@@ -62,7 +65,10 @@ export interface ToolResult {
 
 /** A successful call: the structured result, and the same JSON as text for clients that read only content. */
 export function toolSuccess(result: object): ToolResult {
-  return { content: [{ type: 'text', text: serializeResult(result) }], structuredContent: result as Record<string, unknown> };
+  return {
+    content: [{ type: 'text', text: serializeResult(result) }],
+    structuredContent: result as Record<string, unknown>,
+  };
 }
 
 /** A refusal the model can act on: the message says what to change. */

@@ -21,7 +21,8 @@ export function serializeResult(result: object): string {
  * copied once more to measure the reply and again to send it.
  */
 export function replyChunks(reply: JSONRPCResponse | JSONRPCResponse[]): string[] {
-  if (Array.isArray(reply)) return ['[', ...reply.flatMap((one, i) => (i === 0 ? replyChunks(one) : [',', ...replyChunks(one)])), ']'];
+  if (Array.isArray(reply))
+    return ['[', ...reply.flatMap((one, i) => (i === 0 ? replyChunks(one) : [',', ...replyChunks(one)])), ']'];
   const result = reply.result as Record<string, unknown> | undefined;
   const structured = result?.structuredContent;
   const text = typeof structured === 'object' && structured !== null ? serialized.get(structured) : undefined;

@@ -46,8 +46,20 @@ import { previewPosts } from '../domain/posts/post-preview.js';
 import { appsDeclared, appsSessionId } from './apps/extension.js';
 import { mcpRpcServers, type RpcServers } from './json-rpc.js';
 import { replyChunks } from './reply-body.js';
-import { checkModernRequest, isModernRequest, ModernRequestError, unsupportedVersion, type RpcMessage } from './modern-era.js';
-import { HERALD_RPC_ERROR_CODES, isModernProtocolVersion, isSupportedProtocolVersion, RpcErrorCode, type Era } from './protocol.js';
+import {
+  checkModernRequest,
+  isModernRequest,
+  ModernRequestError,
+  unsupportedVersion,
+  type RpcMessage,
+} from './modern-era.js';
+import {
+  HERALD_RPC_ERROR_CODES,
+  isModernProtocolVersion,
+  isSupportedProtocolVersion,
+  RpcErrorCode,
+  type Era,
+} from './protocol.js';
 import { MCP_PATHS, servedTools, type McpPath } from './served-tools.js';
 import { toolHandlers } from './tools/index.js';
 
@@ -87,7 +99,12 @@ export function mcpRouter(options: McpRouterOptions): express.Router {
     );
     router.all(mcpPath, (_req, res) => {
       res.setHeader('Allow', 'POST');
-      sendError(res, 405, RpcErrorCode.InvalidRequest, 'This MCP server is stateless: send JSON-RPC messages with POST. GET streams and DELETE sessions are not offered.');
+      sendError(
+        res,
+        405,
+        RpcErrorCode.InvalidRequest,
+        'This MCP server is stateless: send JSON-RPC messages with POST. GET streams and DELETE sessions are not offered.',
+      );
     });
   }
   return router;
@@ -99,7 +116,12 @@ function checkOrigin(config: Config): RequestHandler {
     const origin = req.header('origin');
     if (origin === undefined || origin === own || isLoopbackOrigin(origin)) return next();
     closeIfBodyUnread(req, res);
-    sendError(res, 403, heraldCodes(res).Forbidden, `Origin ${origin} may not call this MCP server; call it from a server-side client or from ${own}.`);
+    sendError(
+      res,
+      403,
+      heraldCodes(res).Forbidden,
+      `Origin ${origin} may not call this MCP server; call it from a server-side client or from ${own}.`,
+    );
   };
 }
 
@@ -152,10 +174,23 @@ function isRequest(m: RpcMessage): boolean {
 }
 
 function rateLimitError(id: unknown, error: RateLimitExceeded): JSONRPCResponse {
-  return { jsonrpc: '2.0', id: id as string | number, error: { code: HERALD_RPC_ERROR_CODES.legacy.RateLimited, message: error.message, data: { retryAfterSeconds: error.retryAfterSeconds } } };
+  return {
+    jsonrpc: '2.0',
+    id: id as string | number,
+    error: {
+      code: HERALD_RPC_ERROR_CODES.legacy.RateLimited,
+      message: error.message,
+      data: { retryAfterSeconds: error.retryAfterSeconds },
+    },
+  };
 }
 
-function dispatch(rpc: RpcServers, tools: ReadonlyMap<ToolName, ToolDefinition>, options: McpRouterOptions, mcpPath: McpPath): RequestHandler {
+function dispatch(
+  rpc: RpcServers,
+  tools: ReadonlyMap<ToolName, ToolDefinition>,
+  options: McpRouterOptions,
+  mcpPath: McpPath,
+): RequestHandler {
   const { deps, config } = options;
   const scopeChallenge = (scope: string) =>
     `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${protectedResourceMetadataUrl(config, mcpPath)}"`;
@@ -164,14 +199,20 @@ function dispatch(rpc: RpcServers, tools: ReadonlyMap<ToolName, ToolDefinition>,
     const batch = Array.isArray(body);
     const messages: unknown[] = batch ? body : [body];
     if (messages.length === 0 || !messages.every((m) => m !== null && typeof m === 'object' && !Array.isArray(m))) {
-      return sendError(res, 400, RpcErrorCode.InvalidRequest, 'Send a JSON-RPC 2.0 message (an object with jsonrpc "2.0" and method) as application/json.');
+      return sendError(
+        res,
+        400,
+        RpcErrorCode.InvalidRequest,
+        'Send a JSON-RPC 2.0 message (an object with jsonrpc "2.0" and method) as application/json.',
+      );
     }
     const principal = res.locals.principal as Principal;
     const headerVersion = req.header('mcp-protocol-version');
     const context = { principal, tools, revision: headerVersion };
     const lone = batch ? undefined : (body as RpcMessage);
     const loneId = lone && isRequest(lone) ? lone.id : null;
-    if (headerVersion !== undefined && !isSupportedProtocolVersion(headerVersion)) return sendRefusal(res, loneId, unsupportedVersion(headerVersion));
+    if (headerVersion !== undefined && !isSupportedProtocolVersion(headerVersion))
+      return sendRefusal(res, loneId, unsupportedVersion(headerVersion));
     const era: Era = lone && isModernRequest(headerVersion, lone) ? 'modern' : 'legacy';
     if (era === 'modern' && isRequest(lone!)) {
       try {
@@ -184,13 +225,28 @@ function dispatch(rpc: RpcServers, tools: ReadonlyMap<ToolName, ToolDefinition>,
     if (batch) {
       const version = headerVersion ?? BATCH_REVISION;
       if (version !== BATCH_REVISION) {
-        return sendError(res, 400, RpcErrorCode.InvalidRequest, `JSON-RPC batches were removed from MCP in revision 2025-06-18 and this request speaks ${version}: send one message per request.`);
+        return sendError(
+          res,
+          400,
+          RpcErrorCode.InvalidRequest,
+          `JSON-RPC batches were removed from MCP in revision 2025-06-18 and this request speaks ${version}: send one message per request.`,
+        );
       }
       if (messages.length > MAX_BATCH_MESSAGES) {
-        return sendError(res, 400, RpcErrorCode.InvalidRequest, `A batch holds at most ${MAX_BATCH_MESSAGES} messages and this one has ${messages.length}: split it, or send one message per request.`);
+        return sendError(
+          res,
+          400,
+          RpcErrorCode.InvalidRequest,
+          `A batch holds at most ${MAX_BATCH_MESSAGES} messages and this one has ${messages.length}: split it, or send one message per request.`,
+        );
       }
       if ((messages as RpcMessage[]).some((m) => m.method === 'initialize')) {
-        return sendError(res, 400, RpcErrorCode.InvalidRequest, 'initialize may not be part of a JSON-RPC batch (MCP 2025-03-26 lifecycle): send it alone, then batch the rest.');
+        return sendError(
+          res,
+          400,
+          RpcErrorCode.InvalidRequest,
+          'initialize may not be part of a JSON-RPC batch (MCP 2025-03-26 lifecycle): send it alone, then batch the rest.',
+        );
       }
     }
     // Every message is charged once, requests and notifications alike, as a lone message is: the budget
@@ -220,7 +276,9 @@ function dispatch(rpc: RpcServers, tools: ReadonlyMap<ToolName, ToolDefinition>,
       res.status(202).end();
       return;
     }
-    const scope = replies.map((r) => ('error' in r ? (r.error?.data as { scope?: string } | undefined)?.scope : undefined)).find(Boolean);
+    const scope = replies
+      .map((r) => ('error' in r ? (r.error?.data as { scope?: string } | undefined)?.scope : undefined))
+      .find(Boolean);
     if (scope) res.setHeader('WWW-Authenticate', scopeChallenge(scope));
     const only = batch ? undefined : replies[0];
     const error = only && 'error' in only ? only.error : undefined;
@@ -249,13 +307,20 @@ function send(req: Request, res: Response, status: number, reply: JSONRPCRespons
 
 /** The parts of a body written one after another, as one response of a known length. */
 function writeChunks(res: Response, chunks: string[]): void {
-  res.setHeader('Content-Length', chunks.reduce((length, chunk) => length + Buffer.byteLength(chunk), 0));
+  res.setHeader(
+    'Content-Length',
+    chunks.reduce((length, chunk) => length + Buffer.byteLength(chunk), 0),
+  );
   for (const chunk of chunks.slice(0, -1)) res.write(chunk);
   res.end(chunks[chunks.length - 1]);
 }
 
 function sendRefusal(res: Response, id: unknown, error: ModernRequestError): void {
-  res.status(error.status).json({ jsonrpc: '2.0', id, error: { code: error.code, message: error.message, ...(error.data ? { data: error.data } : {}) } });
+  res.status(error.status).json({
+    jsonrpc: '2.0',
+    id,
+    error: { code: error.code, message: error.message, ...(error.data ? { data: error.data } : {}) },
+  });
 }
 
 function sendError(res: Response, status: number, code: number, message: string): void {

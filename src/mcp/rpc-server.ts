@@ -6,7 +6,14 @@
  * garbage-collection time on the same page (BENCHMARKS.md). So a method's result waits beside the library, kept
  * by its call, and json-rpc-2.0 carries back a stand-in that `receive` replaces with it.
  */
-import { createJSONRPCErrorResponse, JSONRPCErrorCode, JSONRPCServer, type JSONRPCRequest, type JSONRPCResponse, type SimpleJSONRPCMethod } from 'json-rpc-2.0';
+import {
+  createJSONRPCErrorResponse,
+  JSONRPCErrorCode,
+  JSONRPCServer,
+  type JSONRPCRequest,
+  type JSONRPCResponse,
+  type SimpleJSONRPCMethod,
+} from 'json-rpc-2.0';
 
 const STAND_IN = Object.freeze({});
 
@@ -26,15 +33,27 @@ export class RpcServer<Context extends object> extends JSONRPCServer<Context> {
 
   /** json-rpc-2.0's receive, its replies carrying their methods' own results (null for none, as it answers). */
   override receive(request: JSONRPCRequest, serverParams?: Context): PromiseLike<JSONRPCResponse | null>;
-  override receive(request: JSONRPCRequest | JSONRPCRequest[], serverParams?: Context): PromiseLike<JSONRPCResponse | JSONRPCResponse[] | null>;
-  override receive(request: JSONRPCRequest | JSONRPCRequest[], serverParams?: Context): PromiseLike<JSONRPCResponse | JSONRPCResponse[] | null> {
+  override receive(
+    request: JSONRPCRequest | JSONRPCRequest[],
+    serverParams?: Context,
+  ): PromiseLike<JSONRPCResponse | JSONRPCResponse[] | null>;
+  override receive(
+    request: JSONRPCRequest | JSONRPCRequest[],
+    serverParams?: Context,
+  ): PromiseLike<JSONRPCResponse | JSONRPCResponse[] | null> {
     return Array.isArray(request) ? this.receiveBatch(request, serverParams) : this.receiveOne(request, serverParams);
   }
 
   /** A batch answered as json-rpc-2.0 answers one: empty is invalid, notifications drop out, one reply stands alone. */
-  private async receiveBatch(requests: JSONRPCRequest[], serverParams?: Context): Promise<JSONRPCResponse | JSONRPCResponse[] | null> {
-    if (requests.length === 0) return createJSONRPCErrorResponse(null, JSONRPCErrorCode.InvalidRequest, 'Invalid Request');
-    const replies = (await Promise.all(requests.map((one) => this.receiveOne(one, serverParams)))).filter((reply) => reply !== null);
+  private async receiveBatch(
+    requests: JSONRPCRequest[],
+    serverParams?: Context,
+  ): Promise<JSONRPCResponse | JSONRPCResponse[] | null> {
+    if (requests.length === 0)
+      return createJSONRPCErrorResponse(null, JSONRPCErrorCode.InvalidRequest, 'Invalid Request');
+    const replies = (await Promise.all(requests.map((one) => this.receiveOne(one, serverParams)))).filter(
+      (reply) => reply !== null,
+    );
     return replies.length === 0 ? null : replies.length === 1 ? replies[0] : replies;
   }
 

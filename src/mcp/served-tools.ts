@@ -21,7 +21,9 @@ const TOOLS_PAGE_SIZE = 100;
 
 export function servedTools(handlers: AreaTools, mcpPath: McpPath): ReadonlyMap<ToolName, ToolDefinition> {
   return new Map(
-    toolCatalogue.filter((tool) => handlers[tool.name] !== undefined && !OMITTED[mcpPath].includes(tool.name)).map((tool) => [tool.name, tool]),
+    toolCatalogue
+      .filter((tool) => handlers[tool.name] !== undefined && !OMITTED[mcpPath].includes(tool.name))
+      .map((tool) => [tool.name, tool]),
   );
 }
 
@@ -30,16 +32,27 @@ export interface ToolsPage {
   nextCursor?: string;
 }
 
-export function toolsListPage(tools: ReadonlyMap<ToolName, ToolDefinition>, cursor: unknown, pageSize = TOOLS_PAGE_SIZE): ToolsPage {
+export function toolsListPage(
+  tools: ReadonlyMap<ToolName, ToolDefinition>,
+  cursor: unknown,
+  pageSize = TOOLS_PAGE_SIZE,
+): ToolsPage {
   const start = cursor === undefined ? 0 : offsetOf(cursor);
   const all = [...tools.values()];
-  const page = all.slice(start, start + pageSize).map(({ scope: _scope, chargesWriteBudget: _charges, ...tool }) => tool);
+  const page = all
+    .slice(start, start + pageSize)
+    .map(({ scope: _scope, chargesWriteBudget: _charges, ...tool }) => tool);
   const next = start + pageSize;
-  return next < all.length ? { tools: page, nextCursor: Buffer.from(`tools:${next}`).toString('base64url') } : { tools: page };
+  return next < all.length
+    ? { tools: page, nextCursor: Buffer.from(`tools:${next}`).toString('base64url') }
+    : { tools: page };
 }
 
 function offsetOf(cursor: unknown): number {
   const match = typeof cursor === 'string' ? /^tools:(\d+)$/.exec(Buffer.from(cursor, 'base64url').toString()) : null;
-  if (!match) throw new ValidationError('Invalid cursor: pass the nextCursor of the previous tools/list answer, or none to start over.');
+  if (!match)
+    throw new ValidationError(
+      'Invalid cursor: pass the nextCursor of the previous tools/list answer, or none to start over.',
+    );
   return Number(match[1]);
 }

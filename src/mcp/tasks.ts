@@ -62,26 +62,53 @@ interface CallContext {
 
 type RawParams = ToolCall & { task?: unknown; _meta?: Record<string, unknown> };
 
-export async function legacyToolsCall(runtime: TaskRuntime, options: CallToolOptions, params: RawParams, context: CallContext): Promise<object> {
+export async function legacyToolsCall(
+  runtime: TaskRuntime,
+  options: CallToolOptions,
+  params: RawParams,
+  context: CallContext,
+): Promise<object> {
   const prepared = prepareToolCall(options, params, context);
-  const asked = context.revision === TASKS_REVISION && params.task !== null && typeof params.task === 'object' && !Array.isArray(params.task);
+  const asked =
+    context.revision === TASKS_REVISION &&
+    params.task !== null &&
+    typeof params.task === 'object' &&
+    !Array.isArray(params.task);
   if (!asked) return 'run' in prepared ? prepared.run(context) : prepared;
   const tool = options.tools.get(params.name as never)!;
   if (tool.execution?.taskSupport !== 'optional') {
-    throw new JSONRPCErrorException(`${tool.name} does not run as a task (its execution.taskSupport is not "optional"): call it without params.task.`, RpcErrorCode.MethodNotFound);
+    throw new JSONRPCErrorException(
+      `${tool.name} does not run as a task (its execution.taskSupport is not "optional"): call it without params.task.`,
+      RpcErrorCode.MethodNotFound,
+    );
   }
   const ttl = (params.task as { ttl?: unknown }).ttl;
-  const task = await startTask(runtime, context.principal, tool.name, params.arguments, prepared, typeof ttl === 'number' && Number.isFinite(ttl) ? ttl : undefined);
+  const task = await startTask(
+    runtime,
+    context.principal,
+    tool.name,
+    params.arguments,
+    prepared,
+    typeof ttl === 'number' && Number.isFinite(ttl) ? ttl : undefined,
+  );
   return {
     task: legacyTask(task),
-    _meta: { [IMMEDIATE_RESPONSE]: `${tool.name} is running as task ${task.id}; its answer comes with tasks/result once tasks/get says it ended.` },
+    _meta: {
+      [IMMEDIATE_RESPONSE]: `${tool.name} is running as task ${task.id}; its answer comes with tasks/result once tasks/get says it ended.`,
+    },
   };
 }
 
-export async function modernToolsCall(runtime: TaskRuntime, options: CallToolOptions, params: RawParams, context: CallContext): Promise<object> {
+export async function modernToolsCall(
+  runtime: TaskRuntime,
+  options: CallToolOptions,
+  params: RawParams,
+  context: CallContext,
+): Promise<object> {
   const prepared = prepareToolCall(options, params, context);
   if (!('run' in prepared)) return runtime.frame(prepared);
-  if (!declaresTasks(params) || !(await takesLong(runtime.deps, context.principal, prepared))) return runtime.frame(await prepared.run(context));
+  if (!declaresTasks(params) || !(await takesLong(runtime.deps, context.principal, prepared)))
+    return runtime.frame(await prepared.run(context));
   const task = await startTask(runtime, context.principal, prepared.tool.name, prepared.args, prepared);
   return { ...runtime.frame(modernTask(task)), resultType: 'task' };
 }
@@ -107,9 +134,22 @@ function declaresTasks(params: { _meta?: Record<string, unknown> } | undefined):
 }
 
 /** The task is recorded before its id is answered; the work runs on after the answer, on this instance. */
-async function startTask(runtime: TaskRuntime, principal: Principal, tool: string, args: unknown, prepared: PreparedCall | ToolResult, ttlMs?: number): Promise<ToolTask> {
-  const task = await createToolTask(runtime.deps, principal, { tool, statusMessage: startingMessage(tool, args), ttlMs });
-  runTask(runtime, task, principal, prepared).catch((error) => runtime.log(`MCP task ${task.id} (${tool}) could not record its end`, error));
+async function startTask(
+  runtime: TaskRuntime,
+  principal: Principal,
+  tool: string,
+  args: unknown,
+  prepared: PreparedCall | ToolResult,
+  ttlMs?: number,
+): Promise<ToolTask> {
+  const task = await createToolTask(runtime.deps, principal, {
+    tool,
+    statusMessage: startingMessage(tool, args),
+    ttlMs,
+  });
+  runTask(runtime, task, principal, prepared).catch((error) =>
+    runtime.log(`MCP task ${task.id} (${tool}) could not record its end`, error),
+  );
   return task;
 }
 
@@ -119,7 +159,12 @@ async function startTask(runtime: TaskRuntime, principal: Principal, tool: strin
  */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-async function runTask(runtime: TaskRuntime, task: ToolTask, principal: Principal, prepared: PreparedCall | ToolResult): Promise<void> {
+async function runTask(
+  runtime: TaskRuntime,
+  task: ToolTask,
+  principal: Principal,
+  prepared: PreparedCall | ToolResult,
+): Promise<void> {
   const { deps } = runtime;
   await nextTurn();
   if (!('run' in prepared)) return finishToolTask(deps, task, { result: prepared, summary: summaryOf(prepared) });
@@ -136,7 +181,9 @@ async function runTask(runtime: TaskRuntime, task: ToolTask, principal: Principa
   } catch (error) {
     if (error instanceof TaskCancelledError) return noteTaskStopped(deps, task.id, reached);
     if (!(error instanceof JSONRPCErrorException)) throw error;
-    await finishToolTask(deps, task, { error: { code: error.code, message: error.message, ...(error.data !== undefined ? { data: error.data } : {}) } });
+    await finishToolTask(deps, task, {
+      error: { code: error.code, message: error.message, ...(error.data !== undefined ? { data: error.data } : {}) },
+    });
   }
 }
 
@@ -157,7 +204,12 @@ function startingMessage(tool: string, args: unknown): string {
 }
 
 function summaryOf(result: ToolResult): string {
-  return result.isError ? result.content.map((c) => c.text).join(' ').slice(0, 1000) : 'Done: the result holds the answer.';
+  return result.isError
+    ? result.content
+        .map((c) => c.text)
+        .join(' ')
+        .slice(0, 1000)
+    : 'Done: the result holds the answer.';
 }
 
 function iso(ms: number): string {
@@ -178,7 +230,11 @@ function taskFields(task: ToolTask, status: string): Record<string, unknown> {
 /** 2025-11-25's Task: ttl and pollInterval; a tool result with isError is a failed task. */
 function legacyTask(task: ToolTask): Record<string, unknown> {
   const isError = task.status === 'completed' && (JSON.parse(task.result!) as ToolResult).isError === true;
-  return { ...taskFields(task, isError ? 'failed' : task.status), ttl: task.ttlMs, pollInterval: TASK_POLL_INTERVAL_MS };
+  return {
+    ...taskFields(task, isError ? 'failed' : task.status),
+    ttl: task.ttlMs,
+    pollInterval: TASK_POLL_INTERVAL_MS,
+  };
 }
 
 /** The extension's Task: ttlMs and pollIntervalMs. */
@@ -200,7 +256,8 @@ async function invalidParams<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof HeraldError && error.status < 500) throw new JSONRPCErrorException(`Failed to retrieve task: ${error.message}`, RpcErrorCode.InvalidParams);
+    if (error instanceof HeraldError && error.status < 500)
+      throw new JSONRPCErrorException(`Failed to retrieve task: ${error.message}`, RpcErrorCode.InvalidParams);
     throw error;
   }
 }
@@ -212,7 +269,10 @@ export function addLegacyTaskMethods<C extends CallContext>(server: JSONRPCServe
   const method = (name: string, run: (params: TaskParams, principal: Principal) => Promise<object>) =>
     server.addMethod(name, (params: TaskParams, context) => {
       if (context.revision !== TASKS_REVISION) {
-        throw new JSONRPCErrorException(`${name} belongs to MCP ${TASKS_REVISION} (tasks) and this request speaks ${context.revision ?? '2025-03-26'}.`, RpcErrorCode.MethodNotFound);
+        throw new JSONRPCErrorException(
+          `${name} belongs to MCP ${TASKS_REVISION} (tasks) and this request speaks ${context.revision ?? '2025-03-26'}.`,
+          RpcErrorCode.MethodNotFound,
+        );
       }
       return invalidParams(() => run(params, context.principal));
     });
@@ -223,12 +283,20 @@ export function addLegacyTaskMethods<C extends CallContext>(server: JSONRPCServe
   });
   method('tasks/cancel', async (params, principal) => {
     const { task, cancelled } = await cancelToolTask(deps, principal, params?.taskId);
-    if (!cancelled) throw new JSONRPCErrorException(`Cannot cancel task: already in terminal status '${legacyTask(task).status}'.`, RpcErrorCode.InvalidParams);
+    if (!cancelled)
+      throw new JSONRPCErrorException(
+        `Cannot cancel task: already in terminal status '${legacyTask(task).status}'.`,
+        RpcErrorCode.InvalidParams,
+      );
     return legacyTask(task);
   });
   method('tasks/result', async (params, principal) => {
     const task = await awaitToolTask(deps, principal, params?.taskId);
-    if (task.status === 'cancelled') throw new JSONRPCErrorException(`Task ${task.id} was cancelled and has no result: ${task.statusMessage}`, RpcErrorCode.InvalidParams);
+    if (task.status === 'cancelled')
+      throw new JSONRPCErrorException(
+        `Task ${task.id} was cancelled and has no result: ${task.statusMessage}`,
+        RpcErrorCode.InvalidParams,
+      );
     if (task.status === 'failed') {
       const error = JSON.parse(task.error!) as { code: number; message: string; data?: unknown };
       throw new JSONRPCErrorException(error.message, error.code, error.data);

@@ -103,7 +103,9 @@ function tunnelReason(address: string): string | undefined {
 export function blockedAddressReason(address: string): string | undefined {
   const family = net.isIP(address);
   if (family === 4) {
-    return blockedV4.check(address, 'ipv4') ? `${address} is a loopback, private, link-local or reserved address` : undefined;
+    return blockedV4.check(address, 'ipv4')
+      ? `${address} is a loopback, private, link-local or reserved address`
+      : undefined;
   }
   if (family === 6) {
     const v4 = embeddedIpv4(address);
@@ -112,7 +114,9 @@ export function blockedAddressReason(address: string): string | undefined {
     }
     const tunnel = tunnelReason(address);
     if (tunnel !== undefined) return tunnel;
-    return blockedV6.check(address, 'ipv6') ? `${address} is a loopback, private, link-local or reserved address` : undefined;
+    return blockedV6.check(address, 'ipv6')
+      ? `${address} is a loopback, private, link-local or reserved address`
+      : undefined;
   }
   return `${address} is not an IP address`;
 }

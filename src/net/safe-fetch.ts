@@ -3,7 +3,14 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import type { LookupFunction } from 'node:net';
-import { OutboundRequestError, type DirectMediaKind, type MediaProbe, type OutboundFetcher, type OutboundFetchOptions, type OutboundResponse } from '../domain/outbound.js';
+import {
+  OutboundRequestError,
+  type DirectMediaKind,
+  type MediaProbe,
+  type OutboundFetcher,
+  type OutboundFetchOptions,
+  type OutboundResponse,
+} from '../domain/outbound.js';
 import { ACCEPTED_TYPES } from '../domain/media/accepted-types.js';
 import { blockedAddressReason } from './outbound-address.js';
 
@@ -55,7 +62,10 @@ function redirectTarget(location: string, from: URL): string {
   try {
     return new URL(location, from).toString();
   } catch {
-    throw new OutboundRequestError('invalid_url', `${from.origin}${from.pathname} redirects to "${location}", which is not a valid URL.`);
+    throw new OutboundRequestError(
+      'invalid_url',
+      `${from.origin}${from.pathname} redirects to "${location}", which is not a valid URL.`,
+    );
   }
 }
 
@@ -86,7 +96,10 @@ async function vetHost(url: URL, options: SafeFetchOptions): Promise<VettedAddre
   // The refusal says only that the address is not allowed: naming what a host resolves to would let a caller
   // map Herald's internal network one name at a time.
   if (!allowed && addresses.some(({ address }) => blockedAddressReason(address) !== undefined)) {
-    throw new OutboundRequestError('blocked_address', `${url.origin} is not an address Herald may fetch from; use a URL on the public internet.`);
+    throw new OutboundRequestError(
+      'blocked_address',
+      `${url.origin} is not an address Herald may fetch from; use a URL on the public internet.`,
+    );
   }
   return addresses[0];
 }
@@ -119,7 +132,9 @@ function requestOnce(url: URL, vetted: VettedAddress, options: SafeFetchOptions,
         agent: false,
         signal,
         headers: {
-          'user-agent': 'Herald (+media import)', accept: '*/*', ...options.headers,
+          'user-agent': 'Herald (+media import)',
+          accept: '*/*',
+          ...options.headers,
           ...(options.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(options.body)) }),
         },
       },
@@ -146,7 +161,12 @@ function requestOnce(url: URL, vetted: VettedAddress, options: SafeFetchOptions,
           if (options.stopAfterBytes !== undefined && received >= options.stopAfterBytes) {
             settled = true;
             response.destroy();
-            resolve({ status, headers: response.headers, body: Buffer.concat(chunks).subarray(0, options.stopAfterBytes), truncated: true });
+            resolve({
+              status,
+              headers: response.headers,
+              body: Buffer.concat(chunks).subarray(0, options.stopAfterBytes),
+              truncated: true,
+            });
           } else if (received > options.maxBytes) {
             settled = true;
             response.destroy();
@@ -169,12 +189,26 @@ function requestOnce(url: URL, vetted: VettedAddress, options: SafeFetchOptions,
 }
 
 function tooLarge(url: URL, maxBytes: number): OutboundRequestError {
-  return new OutboundRequestError('too_large', `${url.origin}${url.pathname} is larger than the ${maxBytes} byte limit.`);
+  return new OutboundRequestError(
+    'too_large',
+    `${url.origin}${url.pathname} is larger than the ${maxBytes} byte limit.`,
+  );
 }
 
 /** Checks a user-supplied URL under the rules above (its form and every address it resolves to) without requesting it. */
 export async function vetUrl(rawUrl: string, options: Pick<SafeFetchOptions, 'allowHosts' | 'resolve'>): Promise<void> {
   await vetHost(checkUrl(rawUrl), { ...options, maxBytes: 0, timeoutMs: 0 });
+}
+
+/**
+ * Checks a user-supplied URL under the rules above and answers the lookup that pins a connection to the address
+ * checked, for a client other than this module's (a Nostr relay's WebSocket, wss: checked as https:).
+ */
+export async function pinnedLookupFor(
+  rawUrl: string,
+  options: Pick<SafeFetchOptions, 'allowHosts' | 'resolve'>,
+): Promise<LookupFunction> {
+  return pinnedLookup(await vetHost(checkUrl(rawUrl), { ...options, maxBytes: 0, timeoutMs: 0 }));
 }
 
 /** Requests a user-supplied URL under the rules above (GET unless told). Non-2xx answers are returned, not thrown. */
@@ -192,7 +226,10 @@ export async function safeFetch(rawUrl: string, options: SafeFetchOptions): Prom
       if (signal.aborted) {
         throw new OutboundRequestError('timeout', `${url.origin} did not answer within ${options.timeoutMs} ms.`);
       }
-      throw new OutboundRequestError('unreachable', `${url.origin} could not be fetched (${(error as Error).message}).`);
+      throw new OutboundRequestError(
+        'unreachable',
+        `${url.origin} could not be fetched (${(error as Error).message}).`,
+      );
     }
     const location = answer.headers.location;
     if (answer.status >= 300 && answer.status < 400 && location && (options.method ?? 'GET') === 'GET') {
@@ -202,18 +239,29 @@ export async function safeFetch(rawUrl: string, options: SafeFetchOptions): Prom
       url = checkUrl(redirectTarget(location, url));
       continue;
     }
-    return { url: url.toString(), status: answer.status, headers: answer.headers, body: answer.body, truncated: answer.truncated };
+    return {
+      url: url.toString(),
+      status: answer.status,
+      headers: answer.headers,
+      body: answer.body,
+      truncated: answer.truncated,
+    };
   }
 }
-
 
 /** Leading bytes of the image and video formats networks accept. */
 /** How each accepted format's file begins (the formats themselves are the domain's ACCEPTED_TYPES). */
 const signatures: { mimeType: string; test: (b: Buffer) => boolean }[] = [
   { mimeType: 'image/jpeg', test: (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff },
-  { mimeType: 'image/png', test: (b) => b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) },
+  {
+    mimeType: 'image/png',
+    test: (b) => b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
+  },
   { mimeType: 'image/gif', test: (b) => b.subarray(0, 4).toString('latin1') === 'GIF8' },
-  { mimeType: 'image/webp', test: (b) => b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP' },
+  {
+    mimeType: 'image/webp',
+    test: (b) => b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP',
+  },
   { mimeType: 'video/quicktime', test: (b) => b.subarray(4, 12).toString('latin1') === 'ftypqt  ' },
   { mimeType: 'video/mp4', test: (b) => b.subarray(4, 8).toString('latin1') === 'ftyp' },
   { mimeType: 'video/webm', test: (b) => b.subarray(0, 4).equals(Buffer.from([0x1a, 0x45, 0xdf, 0xa3])) },
@@ -230,15 +278,30 @@ function sniffMedia(bytes: Buffer): { mimeType: string; kind: DirectMediaKind } 
  * by the first bytes and the content type, through safeFetch's rules. Used before publishing a media URL
  * and before importing one.
  */
-export async function probeDirectMedia(url: string, options: Omit<SafeFetchOptions, 'stopAfterBytes'>): Promise<MediaProbe> {
+export async function probeDirectMedia(
+  url: string,
+  options: Omit<SafeFetchOptions, 'stopAfterBytes'>,
+): Promise<MediaProbe> {
   const response = await safeFetch(url, { ...options, stopAfterBytes: 64 });
-  const contentType = String(response.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  const contentType = String(response.headers['content-type'] ?? '')
+    .split(';')[0]
+    .trim()
+    .toLowerCase();
   if (response.status < 200 || response.status >= 300) {
-    return { direct: false, url: response.url, reason: `${response.url} answered HTTP ${response.status}, not a file.` };
+    return {
+      direct: false,
+      url: response.url,
+      reason: `${response.url} answered HTTP ${response.status}, not a file.`,
+    };
   }
   const sniffed = sniffMedia(response.body);
   const head = response.body.toString('utf8').trimStart().toLowerCase();
-  if (contentType === 'text/html' || contentType === 'application/xhtml+xml' || head.startsWith('<!doctype html') || head.startsWith('<html')) {
+  if (
+    contentType === 'text/html' ||
+    contentType === 'application/xhtml+xml' ||
+    head.startsWith('<!doctype html') ||
+    head.startsWith('<html')
+  ) {
     return {
       direct: false,
       url: response.url,

@@ -28,9 +28,11 @@ import { appBrowserSession, type BrowserSession } from '../http/browser-session.
 import { OAUTH_ENDPOINTS } from './endpoints.js';
 import { consentPage, errorPage, sendPage, signInPage } from './pages.js';
 
-const NOT_A_MEMBER = 'You are not a member of any workspace of your Herald account, so you cannot connect '
-  + 'applications. Ask an owner or admin to add you.';
-const CSRF_PROBLEM = 'This form expired or was not sent from this page (the security token did not match). Start again from the application.';
+const NOT_A_MEMBER =
+  'You are not a member of any workspace of your Herald account, so you cannot connect ' +
+  'applications. Ask an owner or admin to add you.';
+const CSRF_PROBLEM =
+  'This form expired or was not sent from this page (the security token did not match). Start again from the application.';
 
 function queryString(req: Request): string {
   const index = req.originalUrl.indexOf('?');
@@ -54,7 +56,12 @@ function oauthSession(deps: DomainDeps): BrowserSession {
   return session;
 }
 
-function redirectToClient(res: Response, deps: DomainDeps, redirectUri: string, params: Record<string, string | undefined>): void {
+function redirectToClient(
+  res: Response,
+  deps: DomainDeps,
+  redirectUri: string,
+  params: Record<string, string | undefined>,
+): void {
   const url = new URL(redirectUri);
   for (const [name, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(name, value);
   url.searchParams.set('iss', issuerOf(deps.config));
@@ -67,8 +74,23 @@ async function signedInUser(deps: DomainDeps, req: Request) {
   return signedIn && deps.repos.accounts.getUser(signedIn.accountId, signedIn.userId);
 }
 
-function showSignIn(res: Response, request: AuthorizationRequest, context: { authorizationRequest: string; csrfToken: string }, status = 200, extra: { email?: string; problem?: string } = {}) {
-  sendPage(res, status, signInPage({ ...context, ...extra, clientName: request.client.clientName, clientHost: metadataDocumentHost(request.client) }));
+function showSignIn(
+  res: Response,
+  request: AuthorizationRequest,
+  context: { authorizationRequest: string; csrfToken: string },
+  status = 200,
+  extra: { email?: string; problem?: string } = {},
+) {
+  sendPage(
+    res,
+    status,
+    signInPage({
+      ...context,
+      ...extra,
+      clientName: request.client.clientName,
+      clientHost: metadataDocumentHost(request.client),
+    }),
+  );
 }
 
 function showAuthorize(deps: DomainDeps): RequestHandler {
@@ -80,17 +102,22 @@ function showAuthorize(deps: DomainDeps): RequestHandler {
     if (!user) return showSignIn(res, request, context);
     const held = await heldPowers(deps, user.accountId, user.id);
     if (held.roles.length === 0) return sendPage(res, 403, errorPage(NOT_A_MEMBER));
-    sendPage(res, 200, consentPage({
-      ...context,
-      clientName: request.client.clientName,
-      clientHost: metadataDocumentHost(request.client),
-      redirectHost: new URL(request.redirectUri).host,
-      redirectIsLocal: isLoopbackRedirectUri(request.redirectUri),
-      userEmail: user.email,
-      fixedScopes: REQUIRED_SCOPES,
-      offerManageTeam: held.scopes.includes('manage_team'),
-      manageTeamChecked: request.requestedScopes.includes('manage_team'),
-    }), [redirectOrigin(request)]);
+    sendPage(
+      res,
+      200,
+      consentPage({
+        ...context,
+        clientName: request.client.clientName,
+        clientHost: metadataDocumentHost(request.client),
+        redirectHost: new URL(request.redirectUri).host,
+        redirectIsLocal: isLoopbackRedirectUri(request.redirectUri),
+        userEmail: user.email,
+        fixedScopes: REQUIRED_SCOPES,
+        offerManageTeam: held.scopes.includes('manage_team'),
+        manageTeamChecked: request.requestedScopes.includes('manage_team'),
+      }),
+      [redirectOrigin(request)],
+    );
   };
 }
 
@@ -101,12 +128,18 @@ function submitSignIn(deps: DomainDeps): RequestHandler {
     const request = await checkAuthorizationRequest(deps, paramsOf(authorizationRequest));
     if (!oauthSession(deps).csrfTokenMatches(req, form.csrf_token)) return sendPage(res, 403, errorPage(CSRF_PROBLEM));
     const email = typeof form.email === 'string' ? form.email : '';
-    const result = await signIn(deps, email, typeof form.password === 'string' ? form.password : '', req.ip ?? 'unknown');
+    const result = await signIn(
+      deps,
+      email,
+      typeof form.password === 'string' ? form.password : '',
+      req.ip ?? 'unknown',
+    );
     if (!('user' in result)) {
       const context = { authorizationRequest, csrfToken: oauthSession(deps).csrfToken(req, res) };
-      const problem = result.refused === 'too_many_attempts'
-        ? `Too many wrong passwords ${result.from === 'email' ? 'for this email' : 'from this network'}. Try again in ${result.retryAfterMinutes} minute${result.retryAfterMinutes === 1 ? '' : 's'}.`
-        : 'That email and password do not match a Herald user.';
+      const problem =
+        result.refused === 'too_many_attempts'
+          ? `Too many wrong passwords ${result.from === 'email' ? 'for this email' : 'from this network'}. Try again in ${result.retryAfterMinutes} minute${result.retryAfterMinutes === 1 ? '' : 's'}.`
+          : 'That email and password do not match a Herald user.';
       return showSignIn(res, request, context, result.refused === 'too_many_attempts' ? 429 : 401, { email, problem });
     }
     const { user } = result;
@@ -125,7 +158,11 @@ function submitDecision(deps: DomainDeps): RequestHandler {
     const user = await signedInUser(deps, req);
     if (!user) return res.redirect(303, `${OAUTH_ENDPOINTS.authorize}?${authorizationRequest}`);
     if (form.decision !== 'approve') {
-      return redirectToClient(res, deps, request.redirectUri, { error: 'access_denied', error_description: 'The user denied access.', state: request.state });
+      return redirectToClient(res, deps, request.redirectUri, {
+        error: 'access_denied',
+        error_description: 'The user denied access.',
+        state: request.state,
+      });
     }
     const held = await heldPowers(deps, user.accountId, user.id);
     if (held.roles.length === 0) return sendPage(res, 403, errorPage(NOT_A_MEMBER));
@@ -156,7 +193,11 @@ function authorizationErrors(deps: DomainDeps): ErrorRequestHandler {
   return (error, _req, res, next) => {
     if (error instanceof UntrustedRedirectError) return sendPage(res, 400, errorPage(error.description));
     if (error instanceof AuthorizationRedirectError) {
-      return redirectToClient(res, deps, error.redirectUri, { error: error.error, error_description: error.description, state: error.state });
+      return redirectToClient(res, deps, error.redirectUri, {
+        error: error.error,
+        error_description: error.description,
+        state: error.state,
+      });
     }
     next(error);
   };

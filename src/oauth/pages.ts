@@ -9,7 +9,6 @@ import type { Response } from 'express';
 import type { Scope } from '../domain/principal.js';
 import { OAUTH_ENDPOINTS } from './endpoints.js';
 
-
 const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   read_profile: 'See your profile, workspaces and channels',
   manage_post: 'Create, schedule, edit and delete posts, and use labels, calendars, media and AI tools',
@@ -56,11 +55,15 @@ interface ClientIdentity {
 
 function clientLabel(client: ClientIdentity): string {
   const name = client.clientName ? escapeHtml(client.clientName) : 'An application that did not give its name';
-  return client.clientHost === undefined ? name : `${name} <span class="from">from <strong class="host">${escapeHtml(client.clientHost)}</strong></span>`;
+  return client.clientHost === undefined
+    ? name
+    : `${name} <span class="from">from <strong class="host">${escapeHtml(client.clientHost)}</strong></span>`;
 }
 
 export function signInPage(context: PageContext & ClientIdentity & { email?: string; problem?: string }): string {
-  return layout('Sign in', `<h1>Sign in to connect <span class="client">${clientLabel(context)}</span></h1>
+  return layout(
+    'Sign in',
+    `<h1>Sign in to connect <span class="client">${clientLabel(context)}</span></h1>
 ${context.problem ? `<p class="problem" role="alert">${escapeHtml(context.problem)}</p>` : ''}
 <form method="post" action="${OAUTH_ENDPOINTS.signIn}">
 ${hiddenFields(context)}
@@ -69,26 +72,33 @@ ${hiddenFields(context)}
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
-</form>`);
+</form>`,
+  );
 }
 
-export function consentPage(context: PageContext & ClientIdentity & {
-  redirectHost: string;
-  /** The redirect goes to this computer, which any local program can listen on: said for metadata document clients. */
-  redirectIsLocal: boolean;
-  userEmail: string;
-  fixedScopes: readonly Scope[];
-  /** Only a person whose role holds manage_team is offered it. */
-  offerManageTeam: boolean;
-  manageTeamChecked: boolean;
-}): string {
+export function consentPage(
+  context: PageContext &
+    ClientIdentity & {
+      redirectHost: string;
+      /** The redirect goes to this computer, which any local program can listen on: said for metadata document clients. */
+      redirectIsLocal: boolean;
+      userEmail: string;
+      fixedScopes: readonly Scope[];
+      /** Only a person whose role holds manage_team is offered it. */
+      offerManageTeam: boolean;
+      manageTeamChecked: boolean;
+    },
+): string {
   const fixed = context.fixedScopes
     .map((scope) => `<li><strong>${scope}</strong><br><span>${escapeHtml(SCOPE_DESCRIPTIONS[scope])}</span></li>`)
     .join('\n');
-  const localWarning = context.clientHost !== undefined && context.redirectIsLocal
-    ? `<p class="problem">This application receives your answer on this computer (${escapeHtml(context.redirectHost)}), where any program could be listening. Allow only if you have just started it from ${escapeHtml(context.clientHost)}'s application on this computer.</p>\n`
-    : '';
-  return layout('Allow access', `<h1><span class="client">${clientLabel(context)}</span> wants to use your Herald account</h1>
+  const localWarning =
+    context.clientHost !== undefined && context.redirectIsLocal
+      ? `<p class="problem">This application receives your answer on this computer (${escapeHtml(context.redirectHost)}), where any program could be listening. Allow only if you have just started it from ${escapeHtml(context.clientHost)}'s application on this computer.</p>\n`
+      : '';
+  return layout(
+    'Allow access',
+    `<h1><span class="client">${clientLabel(context)}</span> wants to use your Herald account</h1>
 <p>Signed in as <strong>${escapeHtml(context.userEmail)}</strong>. After you decide, you will be sent to <strong class="host">${escapeHtml(context.redirectHost)}</strong>.</p>
 ${localWarning}
 <form method="post" action="${OAUTH_ENDPOINTS.decision}">
@@ -97,11 +107,15 @@ ${hiddenFields(context)}
 <ul class="scopes">
 ${fixed}
 </ul>
-${context.offerManageTeam ? `<p class="optional">
+${
+  context.offerManageTeam
+    ? `<p class="optional">
 <input id="manage_team" name="manage_team" type="checkbox" value="yes"${context.manageTeamChecked ? ' checked' : ''}>
 <label for="manage_team"><strong>manage_team</strong> (optional)<br><span>${escapeHtml(SCOPE_DESCRIPTIONS.manage_team)}</span></label>
 </p>
-` : ''}<div class="actions">
+`
+    : ''
+}<div class="actions">
 <button type="submit" name="decision" value="approve">Allow</button>
 <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
 </div>
@@ -109,13 +123,17 @@ ${context.offerManageTeam ? `<p class="optional">
 <form method="post" action="${OAUTH_ENDPOINTS.signOut}" class="switch">
 ${hiddenFields(context)}
 <button type="submit" class="link">Not you? Sign in as someone else</button>
-</form>`);
+</form>`,
+  );
 }
 
 export function errorPage(message: string): string {
-  return layout('Cannot continue', `<h1>This connection cannot continue</h1>
+  return layout(
+    'Cannot continue',
+    `<h1>This connection cannot continue</h1>
 <p class="problem" role="alert">${escapeHtml(message)}</p>
-<p>Close this page and start again from the application you were connecting to Herald.</p>`);
+<p>Close this page and start again from the application you were connecting to Herald.</p>`,
+  );
 }
 
 export const PAGES_STYLESHEET = `*{box-sizing:border-box}
@@ -138,13 +156,16 @@ button.secondary{color:#1d2330;background:#e6e8ee;margin-top:.75rem}
 
 /** Headers every page carries: no framing, no inline code, nothing cached, forms post only to us (and the redirect that follows them). */
 export function sendPage(res: Response, status: number, html: string, formTargets: string[] = []): void {
-  res.setHeader('Content-Security-Policy', [
-    "default-src 'none'",
-    "style-src 'self'",
-    `form-action 'self'${formTargets.map((origin) => ' ' + origin).join('')}`,
-    "frame-ancestors 'none'",
-    "base-uri 'none'",
-  ].join('; '));
+  res.setHeader(
+    'Content-Security-Policy',
+    [
+      "default-src 'none'",
+      "style-src 'self'",
+      `form-action 'self'${formTargets.map((origin) => ' ' + origin).join('')}`,
+      "frame-ancestors 'none'",
+      "base-uri 'none'",
+    ].join('; '),
+  );
   res.setHeader('X-Frame-Options', 'DENY');
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Referrer-Policy', 'no-referrer');

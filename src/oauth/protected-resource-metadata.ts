@@ -1,9 +1,8 @@
 /** RFC 9728 protected resource metadata for each MCP URL, served at /.well-known/oauth-protected-resource{path}. */
 import type { RequestHandler } from 'express';
 import type { Config } from '../config.js';
-import { issuerOf, PROTECTED_RESOURCE_METADATA_PATH } from '../domain/oauth/resources.js';
+import { issuerOf } from '../domain/oauth/resources.js';
 import { OAUTH_SCOPES } from '../domain/oauth/scopes.js';
-
 
 export function protectedResourceMetadata(config: Config, mcpPath: string): RequestHandler {
   const document = {

@@ -12,8 +12,9 @@ import { presentedClientCredentials } from './client-credentials.js';
 export function revocationEndpoint(deps: DomainDeps): RequestHandler {
   return async (req, res) => {
     const client = await authenticateClient(deps, presentedClientCredentials(req));
-    const token = (req.body ?? {}).token;
-    if (typeof token !== 'string' || token === '') throw new OAuthError('invalid_request', 'Send the token to revoke in the "token" form field.');
+    const token = req.body?.token;
+    if (typeof token !== 'string' || token === '')
+      throw new OAuthError('invalid_request', 'Send the token to revoke in the "token" form field.');
     await revokeClientToken(deps, client.id, token);
     res.setHeader('Cache-Control', 'no-store');
     res.status(200).end();

@@ -18,7 +18,8 @@ export function tokenEndpoint(deps: DomainDeps): RequestHandler {
       // RFC 6749 section 2.3.1 form-encodes client_id and secret inside Basic (oauth4webapi does, "_" becomes
       // "%5F"); the library's basic-auth parser does not decode, so it gets them decoded.
       const presented = presentedClientCredentials(req);
-      headers.authorization = 'Basic ' + Buffer.from(`${presented.clientId}:${presented.clientSecret}`).toString('base64');
+      headers.authorization =
+        'Basic ' + Buffer.from(`${presented.clientId}:${presented.clientSecret}`).toString('base64');
     }
     const model = tokenEndpointModel(deps, {
       sentBasicCredentials: req.headers.authorization !== undefined,
@@ -26,7 +27,12 @@ export function tokenEndpoint(deps: DomainDeps): RequestHandler {
       scope: typeof body.scope === 'string' ? body.scope : undefined,
     });
     const server = new OAuth2Server({ model });
-    const request = new OAuth2Server.Request({ headers, method: req.method, query: req.query as Record<string, string>, body });
+    const request = new OAuth2Server.Request({
+      headers,
+      method: req.method,
+      query: req.query as Record<string, string>,
+      body,
+    });
     const response = new OAuth2Server.Response({ headers: {} });
     try {
       await server.token(request, response, {

@@ -12,7 +12,14 @@ import { findUnusedAuthorizationCode, spendAuthorizationCode } from '../domain/o
 import { authenticateClient } from '../domain/oauth/client-authentication.js';
 import { OAuthError } from '../domain/oauth/errors.js';
 import { parseScopeParam, stillHeldScopes } from '../domain/oauth/scopes.js';
-import { findUsableRefreshToken, newAccessToken, newRefreshToken, saveTokens, spendRefreshToken, type TokenIssue } from '../domain/oauth/tokens.js';
+import {
+  findUsableRefreshToken,
+  newAccessToken,
+  newRefreshToken,
+  saveTokens,
+  spendRefreshToken,
+  type TokenIssue,
+} from '../domain/oauth/tokens.js';
 
 /** The library's `user`: who consented, and the token family (authorization) the new tokens join. */
 export interface GrantSubject {
@@ -31,22 +38,36 @@ export interface TokenRequestContext {
 }
 
 function noLongerAMember(): OAuth2Server.OAuthError {
-  return new OAuth2Server.InvalidGrantError('The person who authorized this client is no longer a member of the '
-    + 'account.');
+  return new OAuth2Server.InvalidGrantError(
+    'The person who authorized this client is no longer a member of the ' + 'account.',
+  );
 }
 
 function invalidTarget(): OAuth2Server.OAuthError {
-  return new OAuth2Server.OAuthError('The resource parameter must name the resource this grant was issued for.', { code: 400, name: 'invalid_target' });
+  return new OAuth2Server.OAuthError('The resource parameter must name the resource this grant was issued for.', {
+    code: 400,
+    name: 'invalid_target',
+  });
 }
 
-type TokenEndpointModel = Omit<OAuth2Server.AuthorizationCodeModel, 'saveAuthorizationCode' | 'getAccessToken' | 'verifyScope'> &
+type TokenEndpointModel = Omit<
+  OAuth2Server.AuthorizationCodeModel,
+  'saveAuthorizationCode' | 'getAccessToken' | 'verifyScope'
+> &
   Omit<OAuth2Server.RefreshTokenModel, 'getAccessToken' | 'verifyScope'>;
 
-export function tokenEndpointModel(deps: DomainDeps, context: TokenRequestContext): OAuth2Server.AuthorizationCodeModel & OAuth2Server.RefreshTokenModel {
+export function tokenEndpointModel(
+  deps: DomainDeps,
+  context: TokenRequestContext,
+): OAuth2Server.AuthorizationCodeModel & OAuth2Server.RefreshTokenModel {
   const model: TokenEndpointModel = {
     async getClient(clientId, clientSecret) {
       try {
-        const client = await authenticateClient(deps, { clientId, clientSecret: clientSecret || undefined, via: context.sentBasicCredentials ? 'basic' : 'post' });
+        const client = await authenticateClient(deps, {
+          clientId,
+          clientSecret: clientSecret || undefined,
+          via: context.sentBasicCredentials ? 'basic' : 'post',
+        });
         return { id: client.id, grants: client.grantTypes, redirectUris: client.redirectUris };
       } catch (error) {
         if (error instanceof OAuthError) return false;
@@ -64,8 +85,14 @@ export function tokenEndpointModel(deps: DomainDeps, context: TokenRequestContex
         id: record.userId,
         accountId: record.accountId,
         family: {
-          id: record.familyId, clientId: record.clientId, accountId: record.accountId, userId: record.userId,
-          scope: record.scope, resource: record.resource, createdAt: deps.now(), revokedAt: null,
+          id: record.familyId,
+          clientId: record.clientId,
+          accountId: record.accountId,
+          userId: record.userId,
+          scope: record.scope,
+          resource: record.resource,
+          createdAt: deps.now(),
+          revokedAt: null,
         },
       };
       return {
@@ -96,7 +123,11 @@ export function tokenEndpointModel(deps: DomainDeps, context: TokenRequestContex
       if (beyond.length > 0) {
         throw new OAuth2Server.InvalidScopeError(`This grant does not hold ${beyond.join(' ')} (now).`);
       }
-      const subject: GrantSubject = { id: found.family.userId, accountId: found.family.accountId, family: found.family };
+      const subject: GrantSubject = {
+        id: found.family.userId,
+        accountId: found.family.accountId,
+        family: found.family,
+      };
       return {
         refreshToken,
         refreshTokenExpiresAt: new Date(found.token.expiresAt),

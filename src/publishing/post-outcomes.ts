@@ -8,29 +8,55 @@ import type { AttemptResult, PublishedChanges } from '../db/repositories/publish
 import { recordPostEventById, recordPostEvents } from '../domain/events/events.js';
 import type { WorkerRuntime } from './runtime.js';
 
-export async function markPublished(rt: WorkerRuntime, post: PostRecord, changes: PublishedChanges, attempt: AttemptResult): Promise<boolean> {
+export async function markPublished(
+  rt: WorkerRuntime,
+  post: PostRecord,
+  changes: PublishedChanges,
+  attempt: AttemptResult,
+): Promise<boolean> {
   return rt.ctx.deps.repos.inTransaction(async (repos) => {
     if (!(await repos.publishing.markPublished(post.id, rt.options.workerId, changes, attempt))) return false;
-    await recordPostEventById(repos, attempt.at, 'post.published', post.accountId, post.id, { permalinkUrl: changes.permalinkUrl });
+    await recordPostEventById(repos, attempt.at, 'post.published', post.accountId, post.id, {
+      permalinkUrl: changes.permalinkUrl,
+    });
     return true;
   });
 }
 
 /** An unconfirmed post found on the network after all (it held no claim: reconciliation runs on sync). */
-export async function confirmPublished(rt: WorkerRuntime, post: PostRecord, changes: PublishedChanges, attempt: AttemptResult): Promise<boolean> {
+export async function confirmPublished(
+  rt: WorkerRuntime,
+  post: PostRecord,
+  changes: PublishedChanges,
+  attempt: AttemptResult,
+): Promise<boolean> {
   return rt.ctx.deps.repos.inTransaction(async (repos) => {
     if (!(await repos.publishing.confirmPublished(post.id, changes, attempt))) return false;
-    await recordPostEventById(repos, attempt.at, 'post.published', post.accountId, post.id, { permalinkUrl: changes.permalinkUrl });
+    await recordPostEventById(repos, attempt.at, 'post.published', post.accountId, post.id, {
+      permalinkUrl: changes.permalinkUrl,
+    });
     return true;
   });
 }
 
 export async function finishPost(
-  rt: WorkerRuntime, post: PostRecord, status: 'failed' | 'unconfirmed', reason: string, now: number, attempt?: AttemptResult,
+  rt: WorkerRuntime,
+  post: PostRecord,
+  status: 'failed' | 'unconfirmed',
+  reason: string,
+  now: number,
+  attempt?: AttemptResult,
 ): Promise<boolean> {
   return rt.ctx.deps.repos.inTransaction(async (repos) => {
     if (!(await repos.publishing.finish(post.id, rt.options.workerId, status, reason, now, attempt))) return false;
-    await recordPostEventById(repos, now, status === 'failed' ? 'post.failed' : 'post.unconfirmed', post.accountId, post.id, { reason });
+    await recordPostEventById(
+      repos,
+      now,
+      status === 'failed' ? 'post.failed' : 'post.unconfirmed',
+      post.accountId,
+      post.id,
+      { reason },
+    );
     return true;
   });
 }
@@ -48,13 +74,31 @@ export interface PublishedResult {
  */
 export async function markManyPublished(rt: WorkerRuntime, results: readonly PublishedResult[]): Promise<Set<string>> {
   return rt.ctx.deps.repos.inTransaction(async (repos) => {
-    const held = await repos.publishing.markManyPublished(rt.options.workerId, results.map(({ post, changes, attempt }) => ({ postId: post.id, changes, attempt })));
+    const held = await repos.publishing.markManyPublished(
+      rt.options.workerId,
+      results.map(({ post, changes, attempt }) => ({ postId: post.id, changes, attempt })),
+    );
     const written = results.filter(({ post }) => held.has(post.id));
-    const posts = await repos.posts.withLabels(written.map(({ post, changes }) => ({
-      ...post, status: 'published', networkPostId: changes.networkPostId, permalinkUrl: changes.permalinkUrl,
-      publishedAt: changes.publishedAt, updatedAt: changes.publishedAt, lastError: null,
-    })));
-    await recordPostEvents(repos, posts.map((post, i) => ({ at: written[i].attempt.at, type: 'post.published', post, facts: { permalinkUrl: written[i].changes.permalinkUrl } })));
+    const posts = await repos.posts.withLabels(
+      written.map(({ post, changes }) => ({
+        ...post,
+        status: 'published',
+        networkPostId: changes.networkPostId,
+        permalinkUrl: changes.permalinkUrl,
+        publishedAt: changes.publishedAt,
+        updatedAt: changes.publishedAt,
+        lastError: null,
+      })),
+    );
+    await recordPostEvents(
+      repos,
+      posts.map((post, i) => ({
+        at: written[i].attempt.at,
+        type: 'post.published',
+        post,
+        facts: { permalinkUrl: written[i].changes.permalinkUrl },
+      })),
+    );
     return held;
   });
 }

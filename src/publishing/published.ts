@@ -3,8 +3,8 @@ import type { NetworkConnector, PublishedPost } from '../domain/networks/connect
 
 /**
  * What a post records once the network has it, whether the publish call answered or reconciliation found
- * it: its network id and permalink, when, and when its first comment falls due (only where the network
- * takes first comments).
+ * it: its network id and permalink, when, when its first comment falls due (only where the network
+ * takes first comments), and that its thread's parts follow at once (only where the network takes threads).
  */
 export function publishedChanges(post: PostRecord, network: NetworkConnector, published: PublishedPost, now: number) {
   const comment = post.firstComment && network.capabilities.firstComment !== 'none' ? post.firstComment : undefined;
@@ -15,5 +15,6 @@ export function publishedChanges(post: PostRecord, network: NetworkConnector, pu
     permalinkUrl: published.permalinkUrl,
     publishedAt: now,
     firstCommentDueAt: comment ? now + comment.delayMinutes * 60_000 : undefined,
+    threadDueAt: post.thread?.length && network.capabilities.threads ? now : undefined,
   };
 }

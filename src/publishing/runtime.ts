@@ -11,7 +11,12 @@ import crypto from 'node:crypto';
 import os from 'node:os';
 import type { ChannelRecord } from '../db/repositories/channels.js';
 import type { DomainDeps } from '../domain/deps.js';
-import { NetworkError, type ConnectorChannel, type PostKey, type NetworkConnector } from '../domain/networks/connector.js';
+import {
+  NetworkError,
+  type ConnectorChannel,
+  type PostKey,
+  type NetworkConnector,
+} from '../domain/networks/connector.js';
 import type { Logger } from '../logger.js';
 import type { MediaChecker } from './media-check.js';
 import type { NetworkRegistry } from './networks/registry.js';
@@ -33,6 +38,12 @@ export interface WorkerOptions {
   syncIntervalMs: number;
   /** Recent posts read per channel on each live-post sync. */
   syncDepth: number;
+  /** How long before its slot a post is rehearsed (PREFLIGHT_MINUTES); 0 rehearses nothing. */
+  preflightLeadMs: number;
+  /** How often a post found at risk is rehearsed again until its slot. */
+  preflightRecheckMs: number;
+  /** How often the worker looks for posts to rehearse: the window is minutes wide, so seconds late costs nothing. */
+  preflightPollMs: number;
 }
 
 export interface WorkerContext {
@@ -53,6 +64,9 @@ export const DEFAULT_WORKER_OPTIONS: Omit<WorkerOptions, 'workerId'> = {
   maxBackoffMs: 10 * 60_000,
   syncIntervalMs: 300_000,
   syncDepth: 50,
+  preflightLeadMs: 30 * 60_000,
+  preflightRecheckMs: 5 * 60_000,
+  preflightPollMs: 10_000,
 };
 
 export function newWorkerId(): string {
@@ -62,7 +76,6 @@ export function newWorkerId(): string {
 export function postKeyOf(post: { id: string; createdAt: number | null }): PostKey {
   return { id: post.id, createdAt: post.createdAt ?? 0 };
 }
-
 
 export class WorkerRuntime {
   /** Published posts written in batches (write-behind.ts). */
@@ -99,27 +112,40 @@ export class WorkerRuntime {
   }
 
   /** The channel and its connector, or why there is none. */
-  async connectorFor(channelId: string): Promise<{ channel: ChannelRecord; network: NetworkConnector } | { missing: string }> {
+  async connectorFor(
+    channelId: string,
+  ): Promise<{ channel: ChannelRecord; network: NetworkConnector } | { missing: string }> {
     return this.target(await this.ctx.deps.repos.channels.anyAccount(channelId));
   }
 
   /** connectorFor for a batch's channels, read in one statement. */
-  async connectorsFor(channelIds: readonly string[]): Promise<Map<string, { channel: ChannelRecord; network: NetworkConnector } | { missing: string }>> {
+  async connectorsFor(
+    channelIds: readonly string[],
+  ): Promise<Map<string, { channel: ChannelRecord; network: NetworkConnector } | { missing: string }>> {
     const unique = [...new Set(channelIds)];
     const channels = new Map((await this.ctx.deps.repos.channels.anyAccountMany(unique)).map((c) => [c.id, c]));
     return new Map(unique.map((id) => [id, this.target(channels.get(id))]));
   }
 
-  private target(channel: ChannelRecord | undefined): { channel: ChannelRecord; network: NetworkConnector } | { missing: string } {
+  private target(
+    channel: ChannelRecord | undefined,
+  ): { channel: ChannelRecord; network: NetworkConnector } | { missing: string } {
     const network = channel && this.ctx.networks.get(channel.network);
     if (channel && network) return { channel, network };
-    return { missing: channel ? `Herald has no connector for the network "${channel.network}"` : 'the channel no longer exists' };
+    return {
+      missing: channel
+        ? `Herald has no connector for the network "${channel.network}"`
+        : 'the channel no longer exists',
+    };
   }
 
   classified(error: unknown, what: string): NetworkError {
     if (error instanceof NetworkError) return error;
     this.ctx.logger.error(`${what} failed unexpectedly`, error);
-    return new NetworkError('unknown_outcome', 'an internal error interrupted the call; the operator can find it in the log');
+    return new NetworkError(
+      'unknown_outcome',
+      'an internal error interrupted the call; the operator can find it in the log',
+    );
   }
 
   async refreshed(network: NetworkConnector, ref: ConnectorChannel): Promise<boolean> {

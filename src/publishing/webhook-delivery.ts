@@ -30,27 +30,44 @@ export async function deliverOne(rt: WorkerRuntime, { delivery, endpoint, event 
   const { deps } = rt.ctx;
   const body = JSON.stringify(toEventView(event));
   const secret = deps.secretBox.open(secretName(endpoint.id), endpoint.sealedSecret);
-  const headers = { 'content-type': 'application/json', 'user-agent': 'Herald-Webhooks/1', ...webhookHeaders(secret, event.id, rt.now(), body) };
+  const headers = {
+    'content-type': 'application/json',
+    'user-agent': 'Herald-Webhooks/1',
+    ...webhookHeaders(secret, event.id, rt.now(), body),
+  };
   let status: number | null = null;
   let error: string | null = null;
   const started = performance.now();
   try {
     const response = await deps.fetcher.fetch(endpoint.url, {
-      method: 'POST', body, headers, allowHosts: deps.config.outboundAllowHosts, timeoutMs: ATTEMPT_TIMEOUT_MS,
-      maxRedirects: 0, maxBytes: READ_AT_MOST_BYTES, stopAfterBytes: READ_AT_MOST_BYTES,
+      method: 'POST',
+      body,
+      headers,
+      allowHosts: deps.config.outboundAllowHosts,
+      timeoutMs: ATTEMPT_TIMEOUT_MS,
+      maxRedirects: 0,
+      maxBytes: READ_AT_MOST_BYTES,
+      stopAfterBytes: READ_AT_MOST_BYTES,
     });
     status = response.status;
     if (status < 200 || status >= 300) error = `The receiver answered ${status}.`;
   } catch (failure) {
-    if (!(failure instanceof OutboundRequestError)) rt.ctx.logger.error('a webhook delivery failed unexpectedly', failure);
-    error = failure instanceof OutboundRequestError ? failure.message : 'The request failed inside Herald; the operator can find it in the log.';
+    if (!(failure instanceof OutboundRequestError))
+      rt.ctx.logger.error('a webhook delivery failed unexpectedly', failure);
+    error =
+      failure instanceof OutboundRequestError
+        ? failure.message
+        : 'The request failed inside Herald; the operator can find it in the log.';
   }
   const durationMs = Math.round(performance.now() - started);
   const now = rt.now();
   const verdict = judgeAttempt(status, delivery.attempts + 1, now, delivery.giveUpAt);
   await deps.repos.inTransaction(async (repos) => {
     const held = await repos.webhooks.finishAttempt(delivery.id, rt.options.workerId, {
-      at: now, responseCode: status, durationMs, error,
+      at: now,
+      responseCode: status,
+      durationMs,
+      error,
       status: verdict.kind === 'succeeded' ? 'succeeded' : verdict.kind === 'retry' ? 'pending' : 'failed',
       nextAttemptAt: verdict.kind === 'retry' ? verdict.nextAttemptAt : null,
     });
@@ -62,16 +79,30 @@ export async function deliverOne(rt: WorkerRuntime, { delivery, endpoint, event 
     } else {
       const failingSince = await repos.webhooks.endpointFailed(endpoint.id, now);
       if (now - failingSince >= DISABLE_AFTER_FAILING_MS) {
-        await disable(repos, endpoint, `Every delivery attempt has failed since ${new Date(failingSince).toISOString()}.`, now);
+        await disable(
+          repos,
+          endpoint,
+          `Every delivery attempt has failed since ${new Date(failingSince).toISOString()}.`,
+          now,
+        );
       }
     }
   });
 }
 
-async function disable(repos: Repositories, endpoint: WebhookEndpointRecord, reason: string, now: number): Promise<void> {
+async function disable(
+  repos: Repositories,
+  endpoint: WebhookEndpointRecord,
+  reason: string,
+  now: number,
+): Promise<void> {
   if (!(await repos.webhooks.disableEndpoint(endpoint.id, reason, now))) return;
   const disabled = (await repos.webhooks.endpoint(endpoint.accountId, endpoint.id))!;
   await recordEvent(repos, {
-    type: 'webhook.disabled', at: now, accountId: endpoint.accountId, workspaceId: endpoint.workspaceId, data: { endpoint: toEndpointView(disabled), reason },
+    type: 'webhook.disabled',
+    at: now,
+    accountId: endpoint.accountId,
+    workspaceId: endpoint.workspaceId,
+    data: { endpoint: toEndpointView(disabled), reason },
   });
 }

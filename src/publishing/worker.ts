@@ -6,25 +6,39 @@
  * - a due post is claimed with a lease; every later write is guarded by the claim, so a worker that lost
  *   its lease changes nothing, and a crashed worker's posts are reclaimed once its lease expires;
  * - it ticks back to back while there is work, else every pollMs; it syncs live posts, looks again at
- *   unconfirmed posts and re-queues recycling collections every syncIntervalMs;
+ *   unconfirmed posts and re-queues recycling collections every syncIntervalMs; every preflightPollMs it starts
+ *   rehearsing the posts whose slots come within PREFLIGHT_MINUTES (preflight-step.ts) beside the loop, one round at
+ *   a time, so a slow link or network never holds up a due post;
  * - at most `concurrency` posts are in flight at once, refilled as they finish (a pipeline, not batch by batch);
  * - each claim starts as a batch (channels and interrupted attempts read once, attempts recorded in one
  *   transaction), and published posts are written in batches (write-behind.ts);
- * - stop(): claims nothing more and finishes what is in flight (a tick() stopped midway puts its unstarted posts back).
- * The steps: publish-step.ts (a due post), reconciliation.ts (unknown outcomes), comment-step.ts (first
- * comments), webhook-delivery.ts (events to webhook endpoints), live-sync.ts (posts found on the network);
- * runtime.ts holds what they share.
+ * - stop(): claims nothing more and finishes what is in flight (a tick() stopped midway puts its unstarted posts back);
+ * - a batch that cannot start is logged with the reason and its claims put back; the loop goes on after pollMs, and
+ *   any failure of a round is logged, never ends the loop.
+ * The steps: publish-step.ts (a due post), preflight-step.ts (a rehearsal before a post's slot), reconciliation.ts
+ * (unknown outcomes), comment-step.ts (first comments), thread-step.ts (the parts of a thread), webhook-delivery.ts
+ * (events to webhook endpoints),
+ * live-sync.ts (posts found on the network); runtime.ts holds what they share.
  */
 import { RELEASING_APPROVALS } from '../domain/approvals/approval-holds.js';
 import { recycleDueCollections } from '../domain/recycling/recycling.js';
 import { commentOne } from './comment-step.js';
+import { threadOne } from './thread-step.js';
 import { syncChannel } from './live-sync.js';
 import { reviewCredentialExpiry } from '../domain/networks/credential-expiry.js';
+import { NetworkError } from '../domain/networks/connector.js';
 import { publishBatch } from './publish-step.js';
+import { rehearseDue } from './preflight-step.js';
 import { reconcileUnconfirmed } from './reconciliation.js';
 import { deliverOne, deliveryLeaseMs } from './webhook-delivery.js';
 import type { ClaimedPost } from '../db/repositories/publishing.js';
-import { DEFAULT_WORKER_OPTIONS, newWorkerId, WorkerRuntime, type WorkerContext, type WorkerOptions } from './runtime.js';
+import {
+  DEFAULT_WORKER_OPTIONS,
+  newWorkerId,
+  WorkerRuntime,
+  type WorkerContext,
+  type WorkerOptions,
+} from './runtime.js';
 
 export type { WorkerContext, WorkerOptions };
 
@@ -41,6 +55,9 @@ export class PublishingWorker {
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
   private nextSyncAt = 0;
+  private nextRehearsalAt = 0;
+  /** The round of rehearsals running beside the loop, if one is. */
+  private rehearsing: Promise<void> | undefined;
   /** Posts the pipeline has started and not finished. */
   private readonly running = new Set<Promise<void>>();
   private slotWaiter: (() => void) | undefined;
@@ -80,6 +97,14 @@ export class PublishingWorker {
           }
           const { comments, deliveries } = await this.followUps();
           busy = claimed === 'filled' || comments >= this.options.batchSize || deliveries >= this.options.batchSize;
+          if (this.now() >= this.nextRehearsalAt && !this.rehearsing) {
+            this.nextRehearsalAt = this.now() + this.options.preflightPollMs;
+            this.rehearsing = this.rehearse()
+              .catch((error) => this.ctx.logger.error('rehearsing scheduled posts failed', error))
+              .finally(() => {
+                this.rehearsing = undefined;
+              });
+          }
           if (this.now() >= this.nextSyncAt) {
             this.nextSyncAt = this.now() + this.options.syncIntervalMs;
             await this.sync();
@@ -91,7 +116,7 @@ export class PublishingWorker {
         }
         if (!busy && !this.stopping) await this.sleep(this.options.pollMs);
       }
-      await Promise.all(this.running);
+      await Promise.all([...this.running, this.rehearsing]);
     })();
   }
 
@@ -110,15 +135,23 @@ export class PublishingWorker {
   private async refill(): Promise<'filled' | 'partly' | 'no room'> {
     const wanted = Math.min(this.options.concurrency - this.running.size, this.options.batchSize);
     if (this.running.size > 0 && wanted < this.claimThreshold()) return 'no room';
-    const claimed = await this.repo.claimDue(this.options.workerId, this.now(), this.options.leaseMs, wanted, RELEASING_APPROVALS);
-    for (const started of await this.startBatch(claimed)) {
+    const claimed = await this.repo.claimDue(
+      this.options.workerId,
+      this.now(),
+      this.options.leaseMs,
+      wanted,
+      RELEASING_APPROVALS,
+    );
+    const { runs, failed } = await this.startBatch(claimed);
+    for (const started of runs) {
       const run: Promise<void> = started.finally(() => {
         this.running.delete(run);
         if (this.options.concurrency - this.running.size >= this.claimThreshold()) this.slotWaiter?.();
       });
       this.running.add(run);
     }
-    return claimed.length === wanted ? 'filled' : 'partly';
+    // A batch that failed waits pollMs like an idle worker, so a lasting fault is not retried in a tight loop.
+    return claimed.length === wanted && !failed ? 'filled' : 'partly';
   }
 
   private claimThreshold(): number {
@@ -137,36 +170,67 @@ export class PublishingWorker {
     });
   }
 
-  /** Starts claimed posts as a batch (publish-step.ts); each run settles once its post's outcome is written. */
-  private async startBatch(claimed: readonly ClaimedPost[]): Promise<Promise<void>[]> {
+  /**
+   * Starts claimed posts as a batch (publish-step.ts); each run settles once its post's outcome is written. A
+   * batch that cannot start (the database refused its reads or its attempts) started nothing: it says why and puts
+   * its claims back rather than leave them `publishing` until their leases run out.
+   */
+  private async startBatch(claimed: readonly ClaimedPost[]): Promise<{ runs: Promise<void>[]; failed: boolean }> {
     const failed = (error: unknown) => {
       // The claim stays; its lease expires and the post is reconsidered (reconciled if an attempt started).
       this.ctx.logger.error('publishing a post failed', error);
     };
     try {
-      return (await publishBatch(this.rt, claimed)).map((run) => run.catch(failed));
+      return { runs: (await publishBatch(this.rt, claimed)).map((run) => run.catch(failed)), failed: false };
     } catch (error) {
-      failed(error);
-      return [];
+      this.ctx.logger.error(
+        `starting a batch of ${claimed.length} claimed posts failed; putting them back in the queue`,
+        error,
+      );
+      try {
+        await this.repo.release(
+          this.options.workerId,
+          claimed.map(({ post }) => post.id),
+        );
+      } catch (releaseError) {
+        this.ctx.logger.error(
+          'putting back the claimed posts failed too; they are taken again once their leases expire',
+          releaseError,
+        );
+      }
+      return { runs: [], failed: true };
     }
   }
 
   /** One round, waited for whole (tests and the CLI drive the worker this way): claim due posts and publish them, then follow-ups. */
   async tick(): Promise<TickResult> {
-    const claimed = await this.repo.claimDue(this.options.workerId, this.now(), this.options.leaseMs, this.options.batchSize, RELEASING_APPROVALS);
+    const claimed = await this.repo.claimDue(
+      this.options.workerId,
+      this.now(),
+      this.options.leaseMs,
+      this.options.batchSize,
+      RELEASING_APPROVALS,
+    );
     const unstarted: string[] = [];
     for (let i = 0; i < claimed.length; i += this.options.concurrency) {
       const batch = claimed.slice(i, i + this.options.concurrency);
       if (this.stopping) unstarted.push(...batch.map(({ post }) => post.id));
-      else await Promise.all(await this.startBatch(batch));
+      else await Promise.all((await this.startBatch(batch)).runs);
     }
     await this.repo.release(this.options.workerId, unstarted);
     return { claimed: claimed.length, ...(await this.followUps()) };
   }
 
-  /** Due first comments, then due webhook deliveries. */
+  /** Due first comments, due threads, then due webhook deliveries. */
   private async followUps(): Promise<{ comments: number; deliveries: number }> {
-    const steps = this.stopping ? [] : await this.rt.commentSteps.claimDueComments(this.options.workerId, this.now(), this.options.leaseMs, this.options.batchSize);
+    const steps = this.stopping
+      ? []
+      : await this.rt.commentSteps.claimDueComments(
+          this.options.workerId,
+          this.now(),
+          this.options.leaseMs,
+          this.options.batchSize,
+        );
     await pool(steps, this.options.concurrency, async (step) => {
       try {
         await commentOne(this.rt, step);
@@ -174,7 +238,25 @@ export class PublishingWorker {
         this.ctx.logger.error('making a first comment failed', error);
       }
     });
-    const deliveries = this.stopping ? [] : await this.rt.ctx.deps.repos.webhooks.claimDue(this.options.workerId, this.now(), deliveryLeaseMs(this.options.leaseMs), this.options.batchSize);
+    const { workerId, leaseMs, batchSize } = this.options;
+    const threadSteps = this.rt.ctx.deps.repos.threadSteps;
+    const threads = this.stopping ? [] : await threadSteps.claimDue(workerId, this.now(), leaseMs, batchSize);
+    await pool(threads, this.options.concurrency, async (step) => {
+      try {
+        await threadOne(this.rt, step);
+      } catch (error) {
+        // The claim stays; its lease expires and the chain resumes after its last part written.
+        this.ctx.logger.error('publishing a thread failed', error);
+      }
+    });
+    const deliveries = this.stopping
+      ? []
+      : await this.rt.ctx.deps.repos.webhooks.claimDue(
+          this.options.workerId,
+          this.now(),
+          deliveryLeaseMs(this.options.leaseMs),
+          this.options.batchSize,
+        );
     await pool(deliveries, this.options.concurrency, async (claimedDelivery) => {
       try {
         await deliverOne(this.rt, claimedDelivery);
@@ -184,6 +266,11 @@ export class PublishingWorker {
       }
     });
     return { comments: steps.length, deliveries: deliveries.length };
+  }
+
+  /** Rehearses the posts whose slots are near (preflight-step.ts), a batch at a time, until none is left to take. */
+  async rehearse(): Promise<void> {
+    while (!this.stopping && (await rehearseDue(this.rt, this.options.batchSize)) === this.options.batchSize);
   }
 
   /** Live-post sync over every channel (credentials near an expiry they cannot be renewed past reviewed first), and another look for unconfirmed posts. */
@@ -199,7 +286,17 @@ export class PublishingWorker {
           if (connector) await reviewCredentialExpiry(this.rt.ctx.deps, channel, connector);
           await syncChannel(this.rt, channel);
         } catch (error) {
-          this.ctx.logger.error('live-post sync failed', error);
+          // A network's refusal (no credentials, a revoked token) is the channel's state, said in one line; anything
+          // else is a bug, logged with its stack.
+          if (error instanceof NetworkError) {
+            this.ctx.logger.warn('live-post sync failed', {
+              channelId: channel.id,
+              network: channel.network,
+              reason: error.message,
+            });
+          } else {
+            this.ctx.logger.error('live-post sync failed', error);
+          }
         }
       }
       if (channels.length < 100) return;

@@ -31,7 +31,12 @@ export class PublishedWriter {
   /** Resolves once the post is written as published (or was no longer this worker's to write). */
   write(post: PostRecord, changes: PublishedChanges, attempt: AttemptResult): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.waiting.push({ post, changes, attempt, settle: (error) => (error === undefined ? resolve() : reject(error)) });
+      this.waiting.push({
+        post,
+        changes,
+        attempt,
+        settle: (error) => (error === undefined ? resolve() : reject(error)),
+      });
       this.schedule();
     });
   }

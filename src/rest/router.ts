@@ -85,13 +85,27 @@ export function restRouter(options: RestRouterOptions): express.Router {
   for (const route of restRoutes) {
     router[route.method](route.expressPath, async (req: Request, res: Response) => {
       const principal = principalOf(res);
-      const call = () => dispatchRest(handlers, route.operationId, { params: req.params, query: req.query, body: req.body }, { principal });
+      const call = () =>
+        dispatchRest(
+          handlers,
+          route.operationId,
+          { params: req.params, query: req.query, body: req.body },
+          { principal },
+        );
       const key = route.idempotent ? req.header('Idempotency-Key') : undefined;
       const result = key
-        ? await runIdempotent(deps, principal.accountId, key, requestFingerprint(route.method, route.path, req.body), call)
+        ? await runIdempotent(
+            deps,
+            principal.accountId,
+            key,
+            requestFingerprint(route.method, route.path, req.body),
+            call,
+          )
         : await call();
       if (key && 'replayed' in result && result.replayed) res.setHeader('Idempotent-Replayed', 'true');
-      res.status(result.status).json(result.body);
+      // The one answer that is not JSON is a CSV export, whose spec types its body as a string.
+      if (typeof result.body === 'string') res.status(result.status).type('text/csv; charset=utf-8').send(result.body);
+      else res.status(result.status).json(result.body);
     });
   }
   return router;
@@ -102,11 +116,23 @@ export function restRouter(options: RestRouterOptions): express.Router {
  * every call (reads too), so another site's page can never call as that person. A token in Authorization always
  * wins, so an integration never runs as whoever happens to be signed in in the same browser.
  */
-async function appSessionPrincipal(deps: DomainDeps, cookies: BrowserSession, req: Request, token: string): Promise<Principal> {
+async function appSessionPrincipal(
+  deps: DomainDeps,
+  cookies: BrowserSession,
+  req: Request,
+  token: string,
+): Promise<Principal> {
   const user = await resolveSession(deps, token);
-  if (!user) throw new UnauthorizedError('Your web app session has ended (signed out or expired): sign in again at /app/sign-in, or send "Authorization: Bearer <API key or access token>".');
+  if (!user)
+    throw new UnauthorizedError(
+      'Your web app session has ended (signed out or expired): sign in again at /app/sign-in, or send "Authorization: Bearer <API key or access token>".',
+    );
   if (!cookies.csrfTokenMatches(req, req.header(CSRF_HEADER))) {
-    throw new HeraldError('csrf_token_mismatch', 403, 'A call with the web app\'s session must carry its CSRF token in the X-CSRF-Token header (the app\'s page has it); API integrations send "Authorization: Bearer <API key or access token>" instead.');
+    throw new HeraldError(
+      'csrf_token_mismatch',
+      403,
+      'A call with the web app\'s session must carry its CSRF token in the X-CSRF-Token header (the app\'s page has it); API integrations send "Authorization: Bearer <API key or access token>" instead.',
+    );
   }
   return { ...(await sessionPrincipal(deps, user)), browser: browserBinding(token) };
 }

@@ -22,12 +22,17 @@ export function loadMasterKeys(config: Config, warn: (message: string) => void =
   const file = path.join(config.dataDir, SECRET_KEY_FILE);
   const previous = [
     ...(config.previousSecretKey ? [parseMasterKey(config.previousSecretKey, 'HERALD_PREVIOUS_SECRET_KEY')] : []),
-    ...(fs.existsSync(`${file}.previous`) ? [parseMasterKey(fs.readFileSync(`${file}.previous`, 'utf8'), `${file}.previous`)] : []),
+    ...(fs.existsSync(`${file}.previous`)
+      ? [parseMasterKey(fs.readFileSync(`${file}.previous`, 'utf8'), `${file}.previous`)]
+      : []),
   ];
   if (config.secretKey) return { current: parseMasterKey(config.secretKey, 'HERALD_SECRET_KEY'), previous };
   if (!fs.existsSync(file)) writePrivateFile(file, crypto.randomBytes(32).toString('base64') + '\n');
   // Said on every start: a second instance on the same database with its own DATA_DIR would make its own key.
-  if (config.databaseUrl) warn(`The master key is ${file}. Every instance on this database needs the same key: set HERALD_SECRET_KEY to its contents on all of them.`);
+  if (config.databaseUrl)
+    warn(
+      `The master key is ${file}. Every instance on this database needs the same key: set HERALD_SECRET_KEY to its contents on all of them.`,
+    );
   return { current: parseMasterKey(fs.readFileSync(file, 'utf8'), file), previous };
 }
 
@@ -42,7 +47,9 @@ export function rotateKeyFile(config: Config): void {
   const file = path.join(config.dataDir, SECRET_KEY_FILE);
   if (fs.existsSync(`${file}.previous`)) return;
   if (!fs.existsSync(file)) {
-    throw new MasterKeyError(`There is no ${file} to rotate. Set HERALD_SECRET_KEY to the key this instance uses, or start Herald once to generate one.`);
+    throw new MasterKeyError(
+      `There is no ${file} to rotate. Set HERALD_SECRET_KEY to the key this instance uses, or start Herald once to generate one.`,
+    );
   }
   writePrivateFile(`${file}.previous`, fs.readFileSync(file, 'utf8'));
   writePrivateFile(file, crypto.randomBytes(32).toString('base64') + '\n');

@@ -91,7 +91,10 @@ function unavailableOnFailure(storage: MediaStorage): MediaStorage {
       // S3 service errors carry $metadata (the HTTP answer); anything else never reached the bucket.
       const answered = error instanceof Error && '$metadata' in error;
       const reason = answered ? `the bucket answered ${error.name}` : 'the bucket could not be reached';
-      throw new ServiceUnavailableError(`Herald's media storage is unavailable (${reason}). Try again later; if it persists, the operator should check the S3_* settings.`, { cause: error });
+      throw new ServiceUnavailableError(
+        `Herald's media storage is unavailable (${reason}). Try again later; if it persists, the operator should check the S3_* settings.`,
+        { cause: error },
+      );
     }
   };
   return {

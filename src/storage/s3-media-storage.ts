@@ -24,12 +24,21 @@ export class S3MediaStorage implements MediaStorage {
   }
 
   async put(key: string, bytes: Buffer, contentType: string): Promise<void> {
-    await this.client.send(new PutObjectCommand({ Bucket: this.options.bucket, Key: this.objectKey(key), Body: bytes, ContentType: contentType }));
+    await this.client.send(
+      new PutObjectCommand({
+        Bucket: this.options.bucket,
+        Key: this.objectKey(key),
+        Body: bytes,
+        ContentType: contentType,
+      }),
+    );
   }
 
   async open(key: string): Promise<Readable | undefined> {
     try {
-      const object = await this.client.send(new GetObjectCommand({ Bucket: this.options.bucket, Key: this.objectKey(key) }));
+      const object = await this.client.send(
+        new GetObjectCommand({ Bucket: this.options.bucket, Key: this.objectKey(key) }),
+      );
       return object.Body as Readable | undefined;
     } catch (error) {
       if ((error as { name?: string }).name === 'NoSuchKey') return undefined;

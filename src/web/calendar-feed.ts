@@ -4,7 +4,12 @@ import type { CalendarEntry } from '../domain/calendars/calendar-entries.js';
 /** An iCalendar feed (RFC 5545) of calendar entries, for Google Calendar or Outlook to subscribe to. */
 const FEED_EVENT_MINUTES = 15;
 
-export function renderCalendarFeed(input: { name: string; hostname: string; entries: CalendarEntry[]; pageUrl: string }): string {
+export function renderCalendarFeed(input: {
+  name: string;
+  hostname: string;
+  entries: CalendarEntry[];
+  pageUrl: string;
+}): string {
   const calendar = ical({
     name: input.name,
     prodId: { company: 'Herald', product: 'shareable-calendar', language: 'EN' },

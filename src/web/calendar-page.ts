@@ -2,13 +2,22 @@ import type { CalendarEntry, CalendarLayout } from '../domain/calendars/calendar
 import { MAX_PERIOD_DAYS } from '../domain/calendars/calendar-dates.js';
 import type { CalendarPeriod } from '../domain/calendars/calendar-periods.js';
 import { escapeHtml } from '../http/html.js';
-import { addDays, dateKey, dayNumber, localDateOf, localTimeOf, weekday, type LocalDate } from '../domain/zoned-time.js';
+import {
+  addDays,
+  dateKey,
+  dayNumber,
+  localDateOf,
+  localTimeOf,
+  weekday,
+  type LocalDate,
+} from '../domain/zoned-time.js';
 
 /**
  * The read-only calendar page: month, week and list views, readable on a phone (the month grid becomes a
  * list of days on narrow screens). Static HTML and CSS only: no scripts, so the page's CSP forbids them.
  */
-export const CALENDAR_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src https: http: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+export const CALENDAR_PAGE_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src https: http: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
 
@@ -19,8 +28,13 @@ function days(from: LocalDate, to: LocalDate): LocalDate[] {
 }
 
 function entryHtml(entry: CalendarEntry, timezone: string): string {
-  const text = entry.text ? `<span class="text">${escapeHtml(entry.text.length > 280 ? `${entry.text.slice(0, 277)}…` : entry.text)}</span>` : '';
-  const link = entry.permalink && /^https?:\/\//.test(entry.permalink) ? ` <a href="${escapeHtml(entry.permalink)}" rel="noopener noreferrer">view</a>` : '';
+  const text = entry.text
+    ? `<span class="text">${escapeHtml(entry.text.length > 280 ? `${entry.text.slice(0, 277)}…` : entry.text)}</span>`
+    : '';
+  const link =
+    entry.permalink && /^https?:\/\//.test(entry.permalink)
+      ? ` <a href="${escapeHtml(entry.permalink)}" rel="noopener noreferrer">view</a>`
+      : '';
   return (
     `<li class="entry ${entry.state}"><time>${localTimeOf(entry.at, timezone)}</time> ` +
     `<span class="channel">${escapeHtml(entry.channel)}</span> <span class="state">${entry.state}</span>${link}${text}</li>`
@@ -57,12 +71,20 @@ export function renderCalendarPage(input: CalendarPageInput): string {
   const shown = days(period.first, period.last);
   const body =
     period.layout === 'list'
-      ? `<div class="list">${shown.filter((d) => byDay.has(dateKey(d))).map((d) => dayCell(d, false)).join('') || '<p class="none">No posts in this period.</p>'}</div>`
+      ? `<div class="list">${
+          shown
+            .filter((d) => byDay.has(dateKey(d)))
+            .map((d) => dayCell(d, false))
+            .join('') || '<p class="none">No posts in this period.</p>'
+        }</div>`
       : `<div class="grid ${period.layout}">${WEEKDAYS.map((w) => `<div class="head">${w}</div>`).join('')}${shown
           .map((d) => dayCell(d, anchorMonth !== undefined && d.month !== anchorMonth))
           .join('')}</div>`;
   const tabs = (['month', 'week', 'list'] as const)
-    .map((layout) => `<a class="tab${layout === period.layout ? ' on' : ''}" href="${escapeHtml(input.linkTo(layout, period.anchor))}">${layout}</a>`)
+    .map(
+      (layout) =>
+        `<a class="tab${layout === period.layout ? ' on' : ''}" href="${escapeHtml(input.linkTo(layout, period.anchor))}">${layout}</a>`,
+    )
     .join('');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

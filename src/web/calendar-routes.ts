@@ -19,19 +19,31 @@ const FEED_PAST_MS = 90 * 86_400_000;
 const FEED_FUTURE_MS = 366 * 86_400_000;
 
 function sendPage(res: express.Response, status: number, html: string): void {
-  res.status(status).set({
-    'content-type': 'text/html; charset=utf-8',
-    'content-security-policy': CALENDAR_PAGE_CSP,
-    'cache-control': 'no-store',
-    'referrer-policy': 'no-referrer',
-    'x-content-type-options': 'nosniff',
-  }).send(html);
+  res
+    .status(status)
+    .set({
+      'content-type': 'text/html; charset=utf-8',
+      'content-security-policy': CALENDAR_PAGE_CSP,
+      'cache-control': 'no-store',
+      'referrer-policy': 'no-referrer',
+      'x-content-type-options': 'nosniff',
+    })
+    .send(html);
 }
 
 async function page(
   deps: DomainDeps,
   res: express.Response,
-  input: { accountId: string; title: string; view: CalendarView; query: express.Request['query']; date?: string; uidKey: string; link(query: URLSearchParams): string; feedUrl?: string },
+  input: {
+    accountId: string;
+    title: string;
+    view: CalendarView;
+    query: express.Request['query'];
+    date?: string;
+    uidKey: string;
+    link(query: URLSearchParams): string;
+    feedUrl?: string;
+  },
 ): Promise<void> {
   const asked = parseCalendarQuery(input.query);
   const layout = asked.layout ?? input.view.layout;
@@ -39,7 +51,10 @@ async function page(
     asked.date ??
     (input.date !== undefined
       ? parseCalendarDate(input.date)
-      : localDateOf(input.view.from !== null && input.view.from > deps.now() ? input.view.from : deps.now(), input.view.timezone));
+      : localDateOf(
+          input.view.from !== null && input.view.from > deps.now() ? input.view.from : deps.now(),
+          input.view.timezone,
+        ));
   const period = calendarPeriod(layout, anchor, input.view.timezone);
   const entries = await calendarEntries(deps, input.accountId, input.view, period, input.uidKey);
   sendPage(
@@ -68,13 +83,29 @@ export function calendarRouter(deps: DomainDeps): express.Router {
     const pageUrl = publicCalendarUrl(deps, token);
     if (feed) {
       const now = deps.now();
-      const entries = await calendarEntries(deps, calendar.accountId, calendar.view, { from: now - FEED_PAST_MS, to: now + FEED_FUTURE_MS }, calendar.tokenHash);
-      res.status(200).set({
-        'content-type': 'text/calendar; charset=utf-8',
-        'content-disposition': 'inline; filename="calendar.ics"',
-        'cache-control': 'no-store',
-        'x-content-type-options': 'nosniff',
-      }).send(renderCalendarFeed({ name: calendar.name, hostname: new URL(deps.config.baseUrl).hostname, entries, pageUrl }));
+      const entries = await calendarEntries(
+        deps,
+        calendar.accountId,
+        calendar.view,
+        { from: now - FEED_PAST_MS, to: now + FEED_FUTURE_MS },
+        calendar.tokenHash,
+      );
+      res
+        .status(200)
+        .set({
+          'content-type': 'text/calendar; charset=utf-8',
+          'content-disposition': 'inline; filename="calendar.ics"',
+          'cache-control': 'no-store',
+          'x-content-type-options': 'nosniff',
+        })
+        .send(
+          renderCalendarFeed({
+            name: calendar.name,
+            hostname: new URL(deps.config.baseUrl).hostname,
+            entries,
+            pageUrl,
+          }),
+        );
       return;
     }
     await page(deps, res, {

@@ -12,7 +12,10 @@ import { escapeHtml } from '../http/html.js';
  * checked and spent by the domain, with the app sign-in this browser presents (a flow started in the app ends
  * only in its browser). The page loads nothing and is never cached.
  */
-export function connectCallbackRouter(deps: DomainDeps, log: (message: string, error: unknown) => void): express.Router {
+export function connectCallbackRouter(
+  deps: DomainDeps,
+  log: (message: string, error: unknown) => void,
+): express.Router {
   const router = express.Router();
   const cookies = appBrowserSession(deps.config.baseUrl.startsWith('https:'));
   router.get('/connect/:network/callback', async (req, res) => {
@@ -26,14 +29,37 @@ export function connectCallbackRouter(deps: DomainDeps, log: (message: string, e
     }
     try {
       const signIn = cookies.signInToken(req);
-      const outcome = await finishConnect(deps, String(req.params.network), params, signIn === undefined ? undefined : browserBinding(signIn));
-      const list = outcome.channels.map((c) => `<li><strong>${escapeHtml(c.displayName ?? c.name)}</strong> (${escapeHtml(c.handle)}), channel ${escapeHtml(c.id)}</li>`).join('');
-      res.type('html').send(page('Connected', `<p>Herald can now publish to:</p><ul>${list}</ul>${outcome.warning ? `<p><strong>Note:</strong> ${escapeHtml(outcome.warning)}</p>` : ''}<p>You can close this page.</p>`));
+      const outcome = await finishConnect(
+        deps,
+        String(req.params.network),
+        params,
+        signIn === undefined ? undefined : browserBinding(signIn),
+      );
+      const list = outcome.channels
+        .map(
+          (c) =>
+            `<li><strong>${escapeHtml(c.displayName ?? c.name)}</strong> (${escapeHtml(c.handle)}), channel ${escapeHtml(c.id)}</li>`,
+        )
+        .join('');
+      res
+        .type('html')
+        .send(
+          page(
+            'Connected',
+            `<p>Herald can now publish to:</p><ul>${list}</ul>${outcome.warning ? `<p><strong>Note:</strong> ${escapeHtml(outcome.warning)}</p>` : ''}<p>You can close this page.</p>`,
+          ),
+        );
     } catch (error) {
       const known = error instanceof HeraldError && error.status < 500;
       if (!known) log('finishing a channel connection failed', error);
-      const message = error instanceof HeraldError ? error.message : 'Something went wrong on Herald\'s side; nothing was connected. Try again.';
-      res.status(error instanceof HeraldError ? error.status : 500).type('html').send(page('Not connected', `<p>${escapeHtml(message)}</p>`));
+      const message =
+        error instanceof HeraldError
+          ? error.message
+          : "Something went wrong on Herald's side; nothing was connected. Try again.";
+      res
+        .status(error instanceof HeraldError ? error.status : 500)
+        .type('html')
+        .send(page('Not connected', `<p>${escapeHtml(message)}</p>`));
     }
   });
   return router;

@@ -19,7 +19,11 @@ export function mediaRouter(deps: DomainDeps, onError: (message: string, error: 
       contentType: req.headers['content-type'],
       body: req,
     });
-    res.status(200).json({ status: true, receivedBytes: result.receivedBytes, next: 'Call complete_media_upload with this uploadId.' });
+    res.status(200).json({
+      status: true,
+      receivedBytes: result.receivedBytes,
+      next: 'Call complete_media_upload with this uploadId.',
+    });
   });
 
   router.get('/media/:mediaId/:fileName', async (req, res) => {

@@ -15,13 +15,31 @@ export function sandboxRouter(store: Pick<DomainDeps['repos']['sandbox'], 'get' 
       return;
     }
     const replies = await store.replies(post.channelId, post.id);
-    const media = post.media.map((url) => `<li><a href="${escapeHtml(url)}" rel="noreferrer">${escapeHtml(url)}</a></li>`).join('');
+    const at = (id: string) => `/sandbox/${encodeURIComponent(post.channelId)}/${encodeURIComponent(id)}`;
+    // A reply (a first comment, a part of a thread) links back to its post, and every reply to its own page, so a
+    // thread can be followed part by part.
+    const parent = post.replyToId
+      ? `<p class="meta"><a href="${escapeHtml(at(post.replyToId))}">In reply to</a></p>`
+      : '';
+    const media = post.media
+      .map((url) => `<li><a href="${escapeHtml(url)}" rel="noreferrer">${escapeHtml(url)}</a></li>`)
+      .join('');
     const body = [
       `<p class="meta">Channel ${escapeHtml(post.channelId)} · ${escapeHtml(new Date(post.createdAt).toISOString())}${post.external ? ' · posted outside Herald' : ''}</p>`,
+      parent,
       `<article>${escapeHtml(post.text)}</article>`,
       media ? `<ul>${media}</ul>` : '',
-      post.metrics ? `<p class="meta">${Object.entries(post.metrics).map(([k, v]) => `${escapeHtml(k)}: ${escapeHtml(String(v))}`).join(' · ')}</p>` : '',
-      ...replies.map((r) => `<aside><p class="meta">Reply</p>${escapeHtml(r.text)}${r.media.map((url) => ` <a href="${escapeHtml(url)}" rel="noreferrer">${escapeHtml(url)}</a>`).join('')}</aside>`),
+      post.metrics
+        ? `<p class="meta">${Object.entries(post.metrics)
+            .map(([k, v]) => `${escapeHtml(k)}: ${escapeHtml(String(v))}`)
+            .join(' · ')}</p>`
+        : '',
+      ...replies.map((r) => {
+        const files = r.media
+          .map((url) => ` <a href="${escapeHtml(url)}" rel="noreferrer">${escapeHtml(url)}</a>`)
+          .join('');
+        return `<aside><p class="meta"><a href="${escapeHtml(at(r.id))}">Reply</a></p>${escapeHtml(r.text)}${files}</aside>`;
+      }),
     ].join('\n');
     res.setHeader('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'");
     res.type('html').send(page('Sandbox post', body));

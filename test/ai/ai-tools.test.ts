@@ -23,8 +23,14 @@ function failure(result: Awaited<ReturnType<Client['callTool']>>): string {
   return (result.content as { text: string }[])[0].text;
 }
 
-const LAUNCH = 'We just launched Herald, a self-hosted social publishing tool for small teams. Schedule posts to LinkedIn and Mastodon from one shared calendar.';
-const GENEROUS = { restReadsPerMinute: 100_000, restWritesPerMinute: 100_000, accountPerHour: 1_000_000, mcpPerTokenPerMinute: 100_000 };
+const LAUNCH =
+  'We just launched Herald, a self-hosted social publishing tool for small teams. Schedule posts to LinkedIn and Mastodon from one shared calendar.';
+const GENEROUS = {
+  restReadsPerMinute: 100_000,
+  restWritesPerMinute: 100_000,
+  accountPerHour: 1_000_000,
+  mcpPerTokenPerMinute: 100_000,
+};
 
 describe(`AI helpers, offline provider (${TEST_DB})`, () => {
   let h: TestHerald;
@@ -47,13 +53,21 @@ describe(`AI helpers, offline provider (${TEST_DB})`, () => {
     for (const tag of result.hashtags) assert.match(tag, /^#[\p{L}\p{N}_]+$/u);
     const lower = result.hashtags.map((t: string) => t.toLowerCase());
     assert.ok(lower.includes('#smallteams'), `small teams is a key phrase: ${result.hashtags}`);
-    assert.ok(lower.includes('#calendar') || lower.includes('#sharedcalendar'), `calendar is a key noun: ${result.hashtags}`);
+    assert.ok(
+      lower.includes('#calendar') || lower.includes('#sharedcalendar'),
+      `calendar is a key noun: ${result.hashtags}`,
+    );
     assert.ok(!lower.includes('#we') && !lower.includes('#a'), 'no pronouns or articles');
   });
 
   it('drafts posts from a topic and key points, within the network limit', async () => {
     const prompt = `Herald 1.0 is out\n- self-hosted on one small server\n- an MCP server built in\n- ${'works offline with no external accounts '.repeat(12)}`;
-    const result = ok(await client.callTool({ name: 'generate_post', arguments: { prompt, network: 'x', tone: 'friendly', variants: 3 } }));
+    const result = ok(
+      await client.callTool({
+        name: 'generate_post',
+        arguments: { prompt, network: 'x', tone: 'friendly', variants: 3 },
+      }),
+    );
     assert.equal(result.provider, 'herald-offline');
     assert.equal(result.maxCharacters, 280);
     assert.equal(result.variants.length, 3);
@@ -69,33 +83,50 @@ describe(`AI helpers, offline provider (${TEST_DB})`, () => {
 
   it('rewrites shorter and formal for X', async () => {
     const text = `We're thrilled! ${'We can’t wait to show you the new calendar, it’s great and it works on phones. '.repeat(6)}`;
-    const result = ok(await client.callTool({ name: 'rewrite', arguments: { text, instruction: 'shorter and formal, for X' } }));
+    const result = ok(
+      await client.callTool({ name: 'rewrite', arguments: { text, instruction: 'shorter and formal, for X' } }),
+    );
     assert.equal(result.network, 'x');
     assert.ok(result.characters <= 280 && result.characters < [...text].length);
     assert.doesNotMatch(result.text, /We're|!/);
     assert.match(result.text, /We are thrilled/);
   });
 
-  it('fits a rewrite for X to X\'s weighted count, where CJK characters weigh 2', async () => {
+  it("fits a rewrite for X to X's weighted count, where CJK characters weigh 2", async () => {
     const text = '新しいカレンダーを公開しました。チーム全員で予定を共有できます。'.repeat(12);
-    const result = ok(await client.callTool({ name: 'rewrite', arguments: { text, instruction: 'keep it', network: 'x' } }));
+    const result = ok(
+      await client.callTool({ name: 'rewrite', arguments: { text, instruction: 'keep it', network: 'x' } }),
+    );
     assert.equal(result.maxCharacters, 280);
     assert.ok(countText('x', result.text) <= 280, `${countText('x', result.text)} weighted characters`);
     assert.ok(result.characters > 100, 'still a useful length');
   });
 
   it('refuses a network Herald has no connector for, naming the ones it has', async () => {
-    assert.match(failure(await client.callTool({ name: 'generate_post', arguments: { prompt: 'Launch', network: 'friendster' } })), /Herald has no connector for network "friendster"; it publishes to sandbox, x, bluesky/);
+    assert.match(
+      failure(await client.callTool({ name: 'generate_post', arguments: { prompt: 'Launch', network: 'friendster' } })),
+      /Herald has no connector for network "friendster"; it publishes to sandbox, x, bluesky/,
+    );
   });
 
   it('renders a branded text card PNG into the media library', async () => {
-    const result = ok(await client.callTool({ name: 'generate_image', arguments: { prompt: 'Herald 1.0: publish everywhere from one place', size: 'landscape' } }));
+    const result = ok(
+      await client.callTool({
+        name: 'generate_image',
+        arguments: { prompt: 'Herald 1.0: publish everywhere from one place', size: 'landscape' },
+      }),
+    );
     assert.equal(result.provider, 'herald-offline');
     assert.equal(result.data.contentType, 'image/png');
     assert.deepEqual([result.data.width, result.data.height], [1536, 1024]);
     const file = await fetch(result.data.url);
     assert.equal(file.status, 200);
-    assert.equal(Buffer.from(await file.arrayBuffer()).subarray(1, 4).toString('latin1'), 'PNG');
+    assert.equal(
+      Buffer.from(await file.arrayBuffer())
+        .subarray(1, 4)
+        .toString('latin1'),
+      'PNG',
+    );
   });
 });
 
@@ -107,8 +138,14 @@ describe(`AI helpers count against the REST write budget (${TEST_DB})`, () => {
       const client = await connectSdkClient(h, account.basicKey);
       ok(await client.callTool({ name: 'suggest_hashtags', arguments: { text: LAUNCH } }));
       ok(await client.callTool({ name: 'rewrite', arguments: { text: LAUNCH, instruction: 'shorter' } }));
-      assert.match(failure(await client.callTool({ name: 'generate_post', arguments: { prompt: LAUNCH } })), /REST write budget/);
-      const rest = await h.api('POST', '/v1/rest/posts', { token: account.apiKey, body: { text: 'x', channelIds: account.channelIds, saveAsDraft: true } });
+      assert.match(
+        failure(await client.callTool({ name: 'generate_post', arguments: { prompt: LAUNCH } })),
+        /REST write budget/,
+      );
+      const rest = await h.api('POST', '/v1/rest/posts', {
+        token: account.apiKey,
+        body: { text: 'x', channelIds: account.channelIds, saveAsDraft: true },
+      });
       assert.equal(rest.status, 429, 'the AI calls used up the same budget REST writes use');
       await client.close();
     } finally {
@@ -120,15 +157,23 @@ describe(`AI helpers count against the REST write budget (${TEST_DB})`, () => {
     const h = await startTestHerald({ rateLimits: { ...GENEROUS, accountPerHour: 1000 } });
     try {
       const account = await h.seedAccount();
-      const call = (id: number) => h.api('POST', '/mcp', {
-        token: account.basicKey,
-        headers: { accept: 'application/json, text/event-stream' },
-        body: { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'suggest_hashtags', arguments: { text: LAUNCH } } },
-      });
+      const call = (id: number) =>
+        h.api('POST', '/mcp', {
+          token: account.basicKey,
+          headers: { accept: 'application/json, text/event-stream' },
+          body: {
+            jsonrpc: '2.0',
+            id,
+            method: 'tools/call',
+            params: { name: 'suggest_hashtags', arguments: { text: LAUNCH } },
+          },
+        });
       const first = await call(1);
       const second = await call(2);
       assert.equal(second.body.result.isError, undefined, JSON.stringify(second.body));
-      const spent = Number(first.headers.get('x-account-ratelimit-remaining')) - Number(second.headers.get('x-account-ratelimit-remaining'));
+      const spent =
+        Number(first.headers.get('x-account-ratelimit-remaining')) -
+        Number(second.headers.get('x-account-ratelimit-remaining'));
       assert.equal(spent, 1, 'one MCP AI request spends one request of the account hour');
     } finally {
       await h.close();
@@ -152,19 +197,34 @@ async function startFakeOpenAi(behaviour: { fail?: boolean; slowMs?: number; lon
     calls.push({ path: req.url!, authorization: req.headers.authorization, body });
     if (behaviour.slowMs) await new Promise((resolve) => setTimeout(resolve, behaviour.slowMs));
     if (behaviour.fail) {
-      res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'The server had an error while processing your request.', type: 'server_error' } }));
+      res.writeHead(500, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          error: { message: 'The server had an error while processing your request.', type: 'server_error' },
+        }),
+      );
       return;
     }
     if (req.url === '/v1/chat/completions') {
       const system: string = body.messages[0].content;
-      const content = system.includes('hashtags') ? '#SelfHosted #SocialMedia #OpenSource' : behaviour.longText ? 'Launch day! '.repeat(60) : 'Herald 1.0 is out: self-hosted publishing for small teams.';
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
-        id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: body.model,
-        choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
-        usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
-      }));
+      const content = system.includes('hashtags')
+        ? '#SelfHosted #SocialMedia #OpenSource'
+        : behaviour.longText
+          ? 'Launch day! '.repeat(60)
+          : 'Herald 1.0 is out: self-hosted publishing for small teams.';
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          id: 'chatcmpl-1',
+          object: 'chat.completion',
+          created: 1,
+          model: body.model,
+          choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
+        }),
+      );
     } else if (req.url === '/v1/images/generations') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ created: 1, data: [{ b64_json: TINY_PNG.toString('base64') }] }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ created: 1, data: [{ b64_json: TINY_PNG.toString('base64') }] }));
     } else {
       res.writeHead(404).end();
     }
@@ -173,14 +233,28 @@ async function startFakeOpenAi(behaviour: { fail?: boolean; slowMs?: number; lon
   return {
     calls,
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
 describe(`AI helpers, OpenAI-compatible provider against a local fake (${TEST_DB})`, () => {
-  async function withProvider(behaviour: Parameters<typeof startFakeOpenAi>[0], run: (client: Client, fake: Awaited<ReturnType<typeof startFakeOpenAi>>) => Promise<void>) {
+  async function withProvider(
+    behaviour: Parameters<typeof startFakeOpenAi>[0],
+    run: (client: Client, fake: Awaited<ReturnType<typeof startFakeOpenAi>>) => Promise<void>,
+  ) {
     const fake = await startFakeOpenAi(behaviour);
-    const ai = { ...loadConfig({}).ai, baseUrl: fake.baseUrl, apiKey: 'sk-test', model: 'llama3.1', imageModel: 'dall-e-3', timeoutMs: 1_000 };
+    const ai = {
+      ...loadConfig({}).ai,
+      baseUrl: fake.baseUrl,
+      apiKey: 'sk-test',
+      model: 'llama3.1',
+      imageModel: 'dall-e-3',
+      timeoutMs: 1_000,
+    };
     const h = await startTestHerald({ ai });
     try {
       const account = await h.seedAccount();
@@ -195,24 +269,42 @@ describe(`AI helpers, OpenAI-compatible provider against a local fake (${TEST_DB
 
   it('sends chat completions and image generations in the OpenAI wire format and names the provider', async () => {
     await withProvider({}, async (client, fake) => {
-      const post = ok(await client.callTool({ name: 'generate_post', arguments: { prompt: 'Herald 1.0 launch', network: 'linkedin', tone: 'formal', variants: 2 } }));
+      const post = ok(
+        await client.callTool({
+          name: 'generate_post',
+          arguments: { prompt: 'Herald 1.0 launch', network: 'linkedin', tone: 'formal', variants: 2 },
+        }),
+      );
       assert.equal(post.provider, 'openai-compatible:llama3.1');
       assert.equal(post.variants[0].text, 'Herald 1.0 is out: self-hosted publishing for small teams.');
       const chat = fake.calls[0];
       assert.equal(chat.path, '/v1/chat/completions');
       assert.equal(chat.authorization, 'Bearer sk-test');
       assert.equal(chat.body.model, 'llama3.1');
-      assert.deepEqual(chat.body.messages.map((m: any) => m.role), ['system', 'user']);
+      assert.deepEqual(
+        chat.body.messages.map((m: any) => m.role),
+        ['system', 'user'],
+      );
       assert.match(chat.body.messages[0].content, /linkedin.*3000 characters.*formal tone/);
       assert.equal(fake.calls.length, 2, 'one request per variant');
 
-      const tags = ok(await client.callTool({ name: 'suggest_hashtags', arguments: { text: 'Herald launch', count: 2 } }));
+      const tags = ok(
+        await client.callTool({ name: 'suggest_hashtags', arguments: { text: 'Herald launch', count: 2 } }),
+      );
       assert.deepEqual(tags.hashtags, ['#SelfHosted', '#SocialMedia']);
 
-      const image = ok(await client.callTool({ name: 'generate_image', arguments: { prompt: 'a lighthouse', size: 'portrait' } }));
+      const image = ok(
+        await client.callTool({ name: 'generate_image', arguments: { prompt: 'a lighthouse', size: 'portrait' } }),
+      );
       const call = fake.calls.at(-1)!;
       assert.equal(call.path, '/v1/images/generations');
-      assert.deepEqual(call.body, { model: 'dall-e-3', prompt: 'a lighthouse', n: 1, size: '1024x1536', response_format: 'b64_json' });
+      assert.deepEqual(call.body, {
+        model: 'dall-e-3',
+        prompt: 'a lighthouse',
+        n: 1,
+        size: '1024x1536',
+        response_format: 'b64_json',
+      });
       assert.equal(image.provider, 'openai-compatible:llama3.1');
       assert.equal(image.data.contentType, 'image/png');
     });
@@ -220,17 +312,28 @@ describe(`AI helpers, OpenAI-compatible provider against a local fake (${TEST_DB
 
   it('cuts provider text that overruns the network limit', async () => {
     await withProvider({ longText: true }, async (client) => {
-      const result = ok(await client.callTool({ name: 'rewrite', arguments: { text: 'Launch day', instruction: 'more excited', network: 'x' } }));
+      const result = ok(
+        await client.callTool({
+          name: 'rewrite',
+          arguments: { text: 'Launch day', instruction: 'more excited', network: 'x' },
+        }),
+      );
       assert.ok(result.characters <= 280, `${result.characters} characters`);
     });
   });
 
   it('turns provider errors and timeouts into tool errors saying what happened', async () => {
     await withProvider({ fail: true }, async (client) => {
-      assert.match(failure(await client.callTool({ name: 'generate_post', arguments: { prompt: 'x' } })), /AI provider \(openai-compatible:llama3.1\) failed: The server had an error.*HTTP 500/);
+      assert.match(
+        failure(await client.callTool({ name: 'generate_post', arguments: { prompt: 'x' } })),
+        /AI provider \(openai-compatible:llama3.1\) failed: The server had an error.*HTTP 500/,
+      );
     });
     await withProvider({ slowMs: 3_000 }, async (client) => {
-      assert.match(failure(await client.callTool({ name: 'suggest_hashtags', arguments: { text: 'x' } })), /no answer within 1000 ms/);
+      assert.match(
+        failure(await client.callTool({ name: 'suggest_hashtags', arguments: { text: 'x' } })),
+        /no answer within 1000 ms/,
+      );
     });
   });
 });

@@ -1,148 +1,223 @@
 /**
- * The house's layering (ARCHITECTURE.md), pinned as an allow-list: each folder of src/ names the folders
- * it may import. Static imports, `export ... from` and dynamic `import()` all count. A new folder must be
- * added here before anything may import it.
+ * The house's layering (ARCHITECTURE.md, "Folders and what each may import"), pinned as an allow-list over the real
+ * module graph: TypeScript's own resolution under tsconfig.json and web/tsconfig.json (module-graph.ts), so every
+ * form of import counts: import and export ... from, type-only ones, import() with a string or template literal,
+ * require() and createRequire's require functions. A module named by a computed expression cannot be checked and
+ * fails the test. A new folder must be added to LAYERS before anything may import it.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
-
-/** The composition roots wire everything together and may import any folder. */
-const ROOTS = ['app', 'server', 'cli', 'demo'];
-
-const ALLOWED: Record<string, string[]> = {
-  config: [],
-  logger: [],
-  files: [],
-  domain: ['config', 'db', 'generated'],
-  db: ['files'],
-  http: ['domain', 'generated', 'logger'],
-  rest: ['domain', 'http', 'generated', 'config'],
-  mcp: ['domain', 'http', 'generated', 'config'],
-  oauth: ['domain', 'http', 'generated', 'config'],
-  web: ['domain', 'http', 'generated', 'config'],
-  net: ['domain', 'config'],
-  storage: ['domain', 'config', 'files'],
-  publishing: ['domain', 'db', 'net', 'logger', 'config'],
-};
+import { moduleGraph, type Edge, type ModuleGraph } from './module-graph.js';
 
 /**
- * Adapters implement the domain's ports and may import from src/domain only those ports, the error types
- * they raise and the tables they are configured by. The publishing engine (publishing/*.ts) is a driver
- * like REST and MCP: it applies domain rules, so it is not on this list; its connectors are.
+ * A layer holds files (a folder ending in '/' holds everything under it) and names what they may import: other
+ * layers, whose files they may import, or '*'. A file obeys the most specific layer holding it (a file named
+ * outright, then the longest folder; of two naming it, the one listed first), and may always import within that
+ * layer. `packages`, where given, names every package the layer may import; it then imports no Node built-in.
  */
-const ADAPTERS = ['src/net/', 'src/storage/', 'src/publishing/networks/'];
-const DOMAIN_PORTS = [
-  'errors', 'ids', 'timers', 'outbound', 'secret-box',
-  'media/media-storage', 'media/accepted-types',
-  'networks/connector', 'networks/capabilities',
-].map((name) => path.resolve('src/domain', `${name}.ts`));
+interface Layer {
+  holds: string[];
+  may: string[];
+  packages?: RegExp;
+}
 
-/** Packages that belong to one layer only. */
+/**
+ * Ports of the domain: what adapters (net/, storage/, the connectors) may take from it, with the errors they raise
+ * and the tables they are configured by. They import only each other, so an adapter gets nothing more through them.
+ */
+const DOMAIN_PORTS = [
+  'errors',
+  'ids',
+  'timers',
+  'outbound',
+  'secret-box',
+  'media/media-storage',
+  'media/accepted-types',
+  'networks/connector',
+  'networks/capabilities',
+  'networks/sandbox-store',
+].map((name) => `src/domain/${name}.ts`);
+
+/**
+ * Rules of the domain the web app runs in the browser as they are (pure modules, no I/O), so counting text the
+ * networks' way is never written twice, with the errors they throw. They may import only each other: the browser
+ * runs all they import.
+ */
+const WEB_SHARED_RULES = [
+  'src/domain/networks/capabilities.ts',
+  'src/domain/networks/text-length.ts',
+  'src/domain/networks/post-fit.ts',
+  'src/domain/zoned-time.ts',
+  'src/domain/errors.ts',
+];
+
+const SURFACE = ['domain', 'http', 'generated', 'config'];
+
+const LAYERS: Record<string, Layer> = {
+  roots: { holds: ['src/app.ts', 'src/server.ts', 'src/cli/', 'src/demo.ts'], may: ['*'] },
+  config: { holds: ['src/config.ts'], may: [] },
+  logger: { holds: ['src/logger.ts'], may: [] },
+  files: { holds: ['src/files/'], may: [] },
+  domain: { holds: ['src/domain/'], may: ['db', 'config', 'generated'] },
+  'shared rules': { holds: WEB_SHARED_RULES, may: [], packages: /^$/ },
+  'domain ports': { holds: DOMAIN_PORTS, may: [] },
+  db: { holds: ['src/db/'], may: ['files'] },
+  http: { holds: ['src/http/'], may: ['domain', 'generated', 'logger'] },
+  rest: { holds: ['src/rest/'], may: SURFACE },
+  mcp: { holds: ['src/mcp/'], may: SURFACE },
+  oauth: { holds: ['src/oauth/'], may: SURFACE },
+  web: { holds: ['src/web/'], may: SURFACE },
+  net: { holds: ['src/net/'], may: ['domain ports', 'config'] },
+  storage: { holds: ['src/storage/'], may: ['domain ports', 'config', 'files'] },
+  publishing: { holds: ['src/publishing/'], may: ['domain', 'db', 'net', 'logger', 'config'] },
+  connectors: { holds: ['src/publishing/networks/'], may: ['domain ports', 'net'] },
+  generated: { holds: ['generated/'], may: [] },
+  sdk: { holds: ['sdk/src/'], may: ['generated'], packages: /^openapi-fetch$/ },
+  'web app': { holds: ['web/src/'], may: ['sdk', 'shared rules'], packages: /^(preact|uplot)$/ },
+};
+
+/** Packages that belong to some layers only (for layers without a `packages` list of their own). */
 const PACKAGES: { pattern: RegExp; only: string[] }[] = [
   { pattern: /^(knex|pg|better-sqlite3)$/, only: ['db'] },
-  { pattern: /^(express|express-openapi-validator|json-rpc-2\.0)$/, only: ['http', 'rest', 'mcp', 'oauth', 'web', ...ROOTS] },
+  {
+    pattern: /^(express|express-openapi-validator|json-rpc-2\.0)$/,
+    only: ['http', 'rest', 'mcp', 'oauth', 'web', 'roots'],
+  },
   { pattern: /^@node-oauth\//, only: ['oauth'] },
   { pattern: /^@aws-sdk\//, only: ['storage'] },
 ];
 
-function sourceFiles(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    return entry.isDirectory() ? sourceFiles(full) : full.endsWith('.ts') ? [full] : [];
-  });
+const holds = (layer: Layer, file: string): boolean =>
+  layer.holds.some((held) => (held.endsWith('/') ? file.startsWith(held) : file === held));
+
+/** The layer a file obeys: one naming it outright, else the one with the longest folder holding it. */
+function layerOf(layers: Record<string, Layer>, file: string): string | undefined {
+  const specificity = (name: string) =>
+    Math.max(
+      ...layers[name].holds
+        .filter((held) => holds({ holds: [held], may: [] }, file))
+        .map((held) => (held.endsWith('/') ? held.length : Infinity)),
+    );
+  return Object.keys(layers)
+    .filter((name) => holds(layers[name], file))
+    .sort((a, b) => specificity(b) - specificity(a))[0];
 }
 
-/** Every module a file names: import/export ... from '...', side-effect imports and import('...'). */
-export function specifiers(source: string): string[] {
-  const found = [
-    ...source.matchAll(/^\s*(?:import|export)\s[^'"]*?\bfrom\s*['"]([^'"]+)['"]/gm),
-    ...source.matchAll(/^\s*import\s*['"]([^'"]+)['"]/gm),
-    ...source.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g),
-  ];
-  return found.map((m) => m[1]);
-}
-
-/** The src/ folder a path belongs to (a top-level file counts as its own folder), or 'generated'. */
-function layerOf(file: string): string {
-  const relative = path.relative('src', file);
-  if (relative.startsWith('..')) return path.relative('.', file).startsWith('generated') ? 'generated' : 'outside';
-  const [first, ...rest] = relative.split(path.sep);
-  return rest.length > 0 ? first : first.replace(/\.(ts|js)$/, '');
-}
-
-describe('layering (ARCHITECTURE.md): an allow-list per folder of src/', () => {
-  const files = sourceFiles('src');
-
-  it('knows every folder of src/', () => {
-    const layers = new Set(files.map(layerOf));
-    const unknown = [...layers].filter((layer) => !(layer in ALLOWED) && !ROOTS.includes(layer));
-    assert.deepEqual(unknown, [], 'add the new folder to ALLOWED with what it may import');
-  });
-
-  it('imports only what each folder is allowed', () => {
-    const offenders: string[] = [];
-    for (const file of files) {
-      const from = layerOf(file);
-      if (ROOTS.includes(from)) continue;
-      for (const specifier of specifiers(fs.readFileSync(file, 'utf8'))) {
-        if (!specifier.startsWith('.')) continue;
-        const to = layerOf(path.resolve(path.dirname(file), specifier));
-        if (to !== from && !ALLOWED[from].includes(to)) offenders.push(`${file} imports ${specifier} (${from} -> ${to})`);
+/** Each import of the files that its layer does not allow, as '<file>:<line> imports <module> (<why>)'. */
+function violations(graph: ModuleGraph, files: string[], layers: Record<string, Layer>): string[] {
+  const offenders: string[] = [];
+  const report = (edge: Edge, why: string) =>
+    offenders.push(`${edge.from}:${edge.line} imports ${edge.specifier} (${why})`);
+  for (const file of files) {
+    const from = layerOf(layers, file);
+    if (!from) {
+      offenders.push(`${file} is in no layer: add its folder to LAYERS with what it may import`);
+      continue;
+    }
+    const { may, packages } = layers[from];
+    for (const edge of graph.edgesOf(file)) {
+      const { target } = edge;
+      if (target.kind === 'unresolved') {
+        report(edge, `cannot be checked: ${target.reason}`);
+      } else if (target.kind === 'file') {
+        if (may.includes('*') || holds(layers[from], target.path)) continue;
+        if (!may.some((name) => holds(layers[name], target.path))) {
+          report(edge, `${from} -> ${layerOf(layers, target.path) ?? target.path}`);
+        }
+      } else if (packages) {
+        if (target.kind === 'builtin' || !packages.test(target.name)) {
+          report(edge, `${from} may import no such package`);
+        }
+      } else if (target.kind === 'package') {
+        const rule = PACKAGES.find((p) => p.pattern.test(target.name));
+        if (rule && !rule.only.includes(from)) report(edge, `the package belongs to ${rule.only.join(', ')}`);
       }
     }
-    assert.deepEqual(offenders, []);
+  }
+  return offenders;
+}
+
+describe('layering (ARCHITECTURE.md): an allow-list per layer over the module graph', () => {
+  const server = moduleGraph('tsconfig.json');
+  const app = moduleGraph('web/tsconfig.json');
+
+  it('knows the layer of every file of src/', () => {
+    const lost = server.files.filter((file) => file.startsWith('src/') && !layerOf(LAYERS, file));
+    assert.deepEqual(lost, [], 'add the new folder to LAYERS with what it may import');
   });
 
-  it('lets adapters take from the domain only its ports, errors and tables', () => {
-    const offenders = files.filter((file) => ADAPTERS.some((folder) => file.startsWith(path.normalize(folder)))).flatMap((file) =>
-      specifiers(fs.readFileSync(file, 'utf8'))
-        .filter((specifier) => specifier.startsWith('.'))
-        .map((specifier) => path.resolve(path.dirname(file), specifier).replace(/\.js$/, '.ts'))
-        .filter((target) => layerOf(target) === 'domain' && !DOMAIN_PORTS.includes(target))
-        .map((target) => `${file} imports ${path.relative('.', target)}`),
+  it('lets each layer of src/ import only what it is allowed', () => {
+    assert.deepEqual(
+      violations(
+        server,
+        server.files.filter((file) => file.startsWith('src/')),
+        LAYERS,
+      ),
+      [],
     );
-    assert.deepEqual(offenders, []);
   });
 
-  it('keeps each infrastructure package in its layer', () => {
-    const offenders = files.flatMap((file) =>
-      specifiers(fs.readFileSync(file, 'utf8'))
-        .filter((specifier) => PACKAGES.some((p) => p.pattern.test(specifier) && !p.only.includes(layerOf(file))))
-        .map((specifier) => `${file} imports ${specifier}`),
+  it('lets the web app import its own modules, the SDK, Preact and the shared rules, with all they import', () => {
+    const ownFiles = app.files.filter((file) => file.startsWith('web/src/'));
+    assert.ok(
+      ownFiles.some((file) => file.endsWith('.tsx')),
+      'the web app is read with its .tsx files',
     );
-    assert.deepEqual(offenders, []);
+    // What the bundler takes into the browser, resolved as it resolves it: each module within its own layer's rules.
+    const bundled = app.reachableFrom(ownFiles);
+    assert.ok(
+      WEB_SHARED_RULES.every((rule) => bundled.includes(rule)),
+      'the shared rules are read with the web app',
+    );
+    assert.deepEqual(violations(app, bundled, LAYERS), []);
+    const node = bundled.flatMap((file) => app.edgesOf(file).filter((edge) => edge.target.kind === 'builtin'));
+    const where = node.map((edge) => `${edge.from}:${edge.line} imports ${edge.specifier}`);
+    assert.deepEqual(where, [], 'the browser has no Node');
   });
 
-  it('reads export-from and dynamic import() too', () => {
-    assert.deepEqual(specifiers("export { a } from '../x.js';\nconst m = await import('../y.js');\nimport '../z.js';"), ['../x.js', '../z.js', '../y.js']);
+  it('makes connectors their own layer, apart from the publishing engine', () => {
+    assert.equal(layerOf(LAYERS, 'src/publishing/networks/sandbox.ts'), 'connectors');
+    assert.equal(layerOf(LAYERS, 'src/publishing/worker.ts'), 'publishing');
+    assert.equal(layerOf(LAYERS, 'src/domain/networks/capabilities.ts'), 'shared rules');
   });
 });
 
-/**
- * Rules of the domain the web app runs in the browser as they are (pure modules, no I/O): counting text the
- * networks' way must not be written twice.
- */
-const WEB_SHARED_RULES: string[] = [
-  'src/domain/networks/capabilities.ts', 'src/domain/networks/text-length.ts', 'src/domain/networks/post-fit.ts', 'src/domain/zoned-time.ts',
-];
+describe('the layering check sees every form of import (fixtures in test/architecture/fixtures)', () => {
+  const root = 'test/architecture/fixtures';
+  const layers: Record<string, Layer> = {
+    surface: { holds: [`${root}/surface/`], may: ['rule'] },
+    rule: { holds: [`${root}/rule/`], may: [], packages: /^$/ },
+    store: { holds: [`${root}/store/`], may: [] },
+  };
+  const graph = moduleGraph('tsconfig.json');
+  const found = (file: string) => violations(graph, [`${root}/${file}`], layers);
 
-describe('the web app (web/src) reaches Herald only through the generated SDK', () => {
-  const files = sourceFiles('web/src').concat(fs.readdirSync('web/src', { recursive: true }).map(String).filter((f) => f.endsWith('.tsx')).map((f) => path.join('web/src', f)));
+  it('passes an import the layer allows', () => {
+    assert.deepEqual(found('surface/allowed.ts'), []);
+  });
 
-  it('imports its own modules, the SDK, Preact and the shared pure rules only', () => {
-    const offenders: string[] = [];
-    for (const file of files) {
-      for (const specifier of specifiers(fs.readFileSync(file, 'utf8'))) {
-        if (!specifier.startsWith('.')) {
-          if (!/^preact(\/hooks)?$/.test(specifier)) offenders.push(`${file} imports the package ${specifier}`);
-          continue;
-        }
-        const target = path.relative('.', path.resolve(path.dirname(file), specifier)).replace(/\.js$/, '.ts');
-        const allowed = target.startsWith(path.normalize('web/src/')) || target === path.normalize('generated/sdk/index.ts') || WEB_SHARED_RULES.includes(target);
-        if (!allowed) offenders.push(`${file} imports ${specifier}`);
-      }
-    }
-    assert.deepEqual(offenders, []);
+  const forms: [file: string, line: number, module: string][] = [
+    ['surface/by-require.ts', 5, '../store/store.js'],
+    ['surface/by-create-require.ts', 6, '../store/store.js'],
+    ['surface/by-template-import.ts', 4, '../store/store.js'],
+    ['surface/after-statement.ts', 4, '../store/store.js'],
+    ['surface/type-only.ts', 2, '../store/store.js'],
+    ['surface/re-export.ts', 2, '../store/store.js'],
+  ];
+  for (const [file, line, module] of forms) {
+    it(`sees ${file}`, () => {
+      assert.deepEqual(found(file), [`${root}/${file}:${line} imports ${module} (surface -> store)`]);
+    });
+  }
+
+  it('fails an import() whose module is computed, since it cannot be checked', () => {
+    assert.deepEqual(found('surface/computed-import.ts'), [
+      `${root}/surface/computed-import.ts:5 imports \`../store/\${name}.js\` (cannot be checked: computed module name)`,
+    ]);
+  });
+
+  it('fails a shared rule that reaches for Node', () => {
+    assert.deepEqual(found('rule/reads-files.ts'), [
+      `${root}/rule/reads-files.ts:2 imports node:fs (rule may import no such package)`,
+    ]);
   });
 });

@@ -27,7 +27,12 @@ function failure(result: Awaited<ReturnType<Client['callTool']>>): string {
 
 /** YYYY-MM-DD of an instant in Europe/Berlin (the seeded channels' timezone). */
 function berlinDate(at: number): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Berlin', year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
+  return new Intl.DateTimeFormat('en-CA', {
+    timeZone: 'Europe/Berlin',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(at);
 }
 
 describe(`calendars through the MCP SDK client, in Chromium and as iCalendar (${TEST_DB})`, function () {
@@ -43,7 +48,9 @@ describe(`calendars through the MCP SDK client, in Chromium and as iCalendar (${
   const secrets: string[] = [];
 
   async function post(client: Client, channelId: string, text: string, at: number, draft = false) {
-    const args = draft ? { text, channelIds: [channelId], saveAsDraft: true, dateTime: new Date(at).toISOString() } : { text, channelIds: [channelId], isScheduled: true, dateTime: new Date(at).toISOString() };
+    const args = draft
+      ? { text, channelIds: [channelId], saveAsDraft: true, dateTime: new Date(at).toISOString() }
+      : { text, channelIds: [channelId], isScheduled: true, dateTime: new Date(at).toISOString() };
     const created = ok(await client.callTool({ name: 'create_text_post', arguments: args }));
     secrets.push(created.data[0].id, created.data[0].groupId);
   }
@@ -57,10 +64,22 @@ describe(`calendars through the MCP SDK client, in Chromium and as iCalendar (${
     await post(client, account.channelIds[0], 'Alpha launch post', day);
     await post(client, account.channelIds[1], 'Bravo on the second channel', day + 3_600_000);
     await post(client, account.channelIds[0], 'Charlie draft', day + 2 * 3_600_000, true);
-    const live = await insertLivePost(h.deps, account, day + 3 * 3_600_000, { text: 'Delta posted in the network app' });
+    const live = await insertLivePost(h.deps, account, day + 3 * 3_600_000, {
+      text: 'Delta posted in the network app',
+    });
     secrets.push(live.id, account.accountId, account.userId, account.workspaceId, ...account.channelIds);
     const otherClient = await connectSdkClient(h, other.basicKey);
-    ok(await otherClient.callTool({ name: 'create_text_post', arguments: { text: 'Zulu from another account', channelIds: other.channelIds, isScheduled: true, dateTime: new Date(day).toISOString() } }));
+    ok(
+      await otherClient.callTool({
+        name: 'create_text_post',
+        arguments: {
+          text: 'Zulu from another account',
+          channelIds: other.channelIds,
+          isScheduled: true,
+          dateTime: new Date(day).toISOString(),
+        },
+      }),
+    );
     await otherClient.close();
     browser = await launchChromium();
   });
@@ -70,7 +89,11 @@ describe(`calendars through the MCP SDK client, in Chromium and as iCalendar (${
     await h?.close();
   });
 
-  async function pageText(url: string, screenshot?: string, viewport = { width: 1280, height: 900 }): Promise<{ status: number; text: string; html: string; scripts: number }> {
+  async function pageText(
+    url: string,
+    screenshot?: string,
+    viewport = { width: 1280, height: 900 },
+  ): Promise<{ status: number; text: string; html: string; scripts: number }> {
     const context = await browser.newContext({ javaScriptEnabled: false, viewport });
     const page = await context.newPage();
     const response = await page.goto(url);
@@ -89,7 +112,12 @@ describe(`calendars through the MCP SDK client, in Chromium and as iCalendar (${
   });
 
   it('serves a public link showing only the view’s channels and states, in month and week views, leaking nothing private', async () => {
-    const created = ok(await client.callTool({ name: 'create_public_calendar_link', arguments: { name: 'Launch plan', channelIds: [account.channelIds[0]] } })).data;
+    const created = ok(
+      await client.callTool({
+        name: 'create_public_calendar_link',
+        arguments: { name: 'Launch plan', channelIds: [account.channelIds[0]] },
+      }),
+    ).data;
     assert.match(created.url, new RegExp(`^${h.url}/calendars/hcal_[A-Za-z0-9_-]{40,}$`));
     assert.equal(created.icsUrl, `${created.url}.ics`);
 
@@ -97,11 +125,16 @@ describe(`calendars through the MCP SDK client, in Chromium and as iCalendar (${
     assert.equal(month.status, 200);
     assert.match(month.text, /Launch plan/);
     assert.match(month.text, /Alpha launch post/);
-    for (const hidden of ['Bravo', 'Charlie', 'Delta', 'Zulu']) assert.doesNotMatch(month.text, new RegExp(hidden), `${hidden} is outside the view`);
+    for (const hidden of ['Bravo', 'Charlie', 'Delta', 'Zulu'])
+      assert.doesNotMatch(month.text, new RegExp(hidden), `${hidden} is outside the view`);
     assert.equal(month.scripts, 0);
-    for (const secret of [...secrets, created.id]) assert.ok(!month.html.includes(secret), `the page does not contain ${secret}`);
+    for (const secret of [...secrets, created.id])
+      assert.ok(!month.html.includes(secret), `the page does not contain ${secret}`);
 
-    const week = await pageText(`${created.url}?view=week&date=${date}`, 'calendar-public-week-phone.png', { width: 390, height: 844 });
+    const week = await pageText(`${created.url}?view=week&date=${date}`, 'calendar-public-week-phone.png', {
+      width: 390,
+      height: 844,
+    });
     assert.match(week.text, /Alpha launch post/);
     const response = await fetch(created.url);
     assert.match(response.headers.get('content-security-policy')!, /default-src 'none'/);
@@ -114,7 +147,12 @@ describe(`calendars through the MCP SDK client, in Chromium and as iCalendar (${
   });
 
   it('serves an iCalendar feed a calendar app can subscribe to', async () => {
-    const created = ok(await client.callTool({ name: 'create_public_calendar_link', arguments: { name: 'Feed', channelIds: account.channelIds, includeDrafts: true } })).data;
+    const created = ok(
+      await client.callTool({
+        name: 'create_public_calendar_link',
+        arguments: { name: 'Feed', channelIds: account.channelIds, includeDrafts: true },
+      }),
+    ).data;
     const response = await fetch(created.icsUrl);
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type')!, /^text\/calendar/);
@@ -131,30 +169,65 @@ describe(`calendars through the MCP SDK client, in Chromium and as iCalendar (${
   });
 
   it('updates what the link shows, keeps the link, and 404s it at once when deleted', async () => {
-    const created = ok(await client.callTool({ name: 'create_public_calendar_link', arguments: { name: 'Changing', channelIds: [account.channelIds[0]] } })).data;
+    const created = ok(
+      await client.callTool({
+        name: 'create_public_calendar_link',
+        arguments: { name: 'Changing', channelIds: [account.channelIds[0]] },
+      }),
+    ).data;
     const before = await pageText(`${created.url}?view=list&date=${date}`);
     assert.doesNotMatch(before.text, /Bravo|Charlie/);
 
-    const updated = ok(await client.callTool({ name: 'update_shareable_calendar', arguments: { calendarId: created.id, channelIds: account.channelIds, includeDrafts: true, includeLivePosts: true } })).data;
+    const updated = ok(
+      await client.callTool({
+        name: 'update_shareable_calendar',
+        arguments: {
+          calendarId: created.id,
+          channelIds: account.channelIds,
+          includeDrafts: true,
+          includeLivePosts: true,
+        },
+      }),
+    ).data;
     assert.equal(updated.includeDrafts, true);
     const after = await pageText(`${created.url}?view=list&date=${date}`, 'calendar-public-list-updated.png');
     for (const shown of ['Alpha', 'Bravo', 'Charlie', 'Delta']) assert.match(after.text, new RegExp(shown));
     assert.doesNotMatch(after.text, /Zulu/);
 
-    ok(await client.callTool({ name: 'update_shareable_calendar', arguments: { calendarId: created.id, showText: false } }));
+    ok(
+      await client.callTool({
+        name: 'update_shareable_calendar',
+        arguments: { calendarId: created.id, showText: false },
+      }),
+    );
     const timesOnly = await pageText(`${created.url}?view=list&date=${date}`);
     assert.doesNotMatch(timesOnly.text, /Alpha|Bravo/);
     assert.match(timesOnly.text, /@chan0/);
 
-    const deleted = ok(await client.callTool({ name: 'delete_shareable_calendar', arguments: { calendarId: created.id } }));
+    const deleted = ok(
+      await client.callTool({ name: 'delete_shareable_calendar', arguments: { calendarId: created.id } }),
+    );
     assert.deepEqual(deleted, { id: created.id, deleted: true });
     assert.equal((await fetch(created.url)).status, 404);
     assert.equal((await fetch(created.icsUrl)).status, 404);
-    assert.match(failure(await client.callTool({ name: 'update_shareable_calendar', arguments: { calendarId: created.id, name: 'x' } })), /No shareable calendar/);
+    assert.match(
+      failure(
+        await client.callTool({ name: 'update_shareable_calendar', arguments: { calendarId: created.id, name: 'x' } }),
+      ),
+      /No shareable calendar/,
+    );
   });
 
   it('refuses channels of another account and unknown links', async () => {
-    assert.match(failure(await client.callTool({ name: 'create_public_calendar_link', arguments: { name: 'x', channelIds: [other.channelIds[0]] } })), /No channel/);
+    assert.match(
+      failure(
+        await client.callTool({
+          name: 'create_public_calendar_link',
+          arguments: { name: 'x', channelIds: [other.channelIds[0]] },
+        }),
+      ),
+      /No channel/,
+    );
     assert.equal((await fetch(`${h.url}/calendars/hcal_${'A'.repeat(43)}`)).status, 404);
     assert.equal((await fetch(`${h.url}/calendars/whatever.ics`)).status, 404);
   });
@@ -167,7 +240,12 @@ describe(`calendars through the MCP SDK client, in Chromium and as iCalendar (${
     assert.match(scheduled.text, /Bravo on the second channel/);
     assert.doesNotMatch(scheduled.text, /Delta|Charlie|Zulu/);
 
-    const all = ok(await client.callTool({ name: 'get_in_app_calendar_url', arguments: { view: 'month', date, includeLivePosts: true } }));
+    const all = ok(
+      await client.callTool({
+        name: 'get_in_app_calendar_url',
+        arguments: { view: 'month', date, includeLivePosts: true },
+      }),
+    );
     const allContent = await pageText(all.url, 'calendar-in-app-all-content.png');
     assert.match(allContent.text, /Delta posted in the network app/);
     assert.match(allContent.text, /live/);

@@ -12,7 +12,12 @@ describe('the herald CLI', function () {
   let env: NodeJS.ProcessEnv;
   before(async () => {
     database = await freshDatabase();
-    env = { ...process.env, DATA_DIR: database.dataDir, DATABASE_URL: database.databaseUrl ?? '', HERALD_FROM_SOURCE: '1' };
+    env = {
+      ...process.env,
+      DATA_DIR: database.dataDir,
+      DATABASE_URL: database.databaseUrl ?? '',
+      HERALD_FROM_SOURCE: '1',
+    };
   });
   after(() => database.drop());
 
@@ -22,17 +27,54 @@ describe('the herald CLI', function () {
   };
 
   it('provisions an account, a channel and a key that works, then revokes it', async () => {
-    const account = await herald('account', 'create', '--name', 'Acme', '--email', 'owner@acme.test', '--password', 'long enough password');
+    const account = await herald(
+      'account',
+      'create',
+      '--name',
+      'Acme',
+      '--email',
+      'owner@acme.test',
+      '--password',
+      'long enough password',
+    );
     assert.ok(account.accountId && account.userId && account.workspaceId);
-    const channel = await herald('channel', 'add', '--account', account.accountId, '--workspace', account.workspaceId, '--handle', '@acme', '--timezone', 'Europe/Berlin');
-    const key = await herald('key', 'create', '--account', account.accountId, '--user', account.userId, '--manage-team');
+    const channel = await herald(
+      'channel',
+      'add',
+      '--account',
+      account.accountId,
+      '--workspace',
+      account.workspaceId,
+      '--handle',
+      '@acme',
+      '--timezone',
+      'Europe/Berlin',
+    );
+    const key = await herald(
+      'key',
+      'create',
+      '--account',
+      account.accountId,
+      '--user',
+      account.userId,
+      '--manage-team',
+    );
     assert.match(key.key, /^hk_/);
     assert.deepEqual(key.scopes, ['read_profile', 'manage_post', 'manage_team']);
     const listed = await herald('key', 'list', '--account', account.accountId);
     assert.equal(listed.keys.length, 1);
     assert.equal(listed.keys[0].lastUsedAt, null);
     assert.ok(!JSON.stringify(listed).includes(key.key), 'the key is shown once, never listed');
-    const stored = await herald('workspace', 'approval', '--account', account.accountId, '--workspace', account.workspaceId, '--required', 'true');
+    const stored = await herald(
+      'workspace',
+      'approval',
+      '--account',
+      account.accountId,
+      '--workspace',
+      account.workspaceId,
+      '--required',
+      'true',
+    );
     assert.equal(stored.approvalRequired, true);
     assert.ok(channel.id);
     const revoked = await herald('key', 'revoke', '--account', account.accountId, '--key', key.id);
@@ -40,15 +82,21 @@ describe('the herald CLI', function () {
   });
 
   it('exits 2 with a message on bad input', async () => {
-    await assert.rejects(run('node', ['bin/herald.mjs', 'key', 'create', '--json'], { env }), (error: any) => {
-      assert.equal(error.code, 2);
-      assert.match(error.stderr, /--account is required/);
-      return true;
-    });
-    await assert.rejects(run('node', ['bin/herald.mjs', 'key', 'list', '--account', 'no-such-account', '--json'], { env }), (error: any) => {
-      assert.equal(error.code, 2);
-      assert.match(error.stderr, /No account no-such-account/);
-      return true;
-    });
+    await assert.rejects(
+      run('node', ['bin/herald.mjs', 'account', 'create', '--name', 'Nameless', '--json'], { env }),
+      (error: any) => {
+        assert.equal(error.code, 2);
+        assert.match(error.stderr, /--email is required/);
+        return true;
+      },
+    );
+    await assert.rejects(
+      run('node', ['bin/herald.mjs', 'key', 'list', '--account', 'no-such-account', '--json'], { env }),
+      (error: any) => {
+        assert.equal(error.code, 2);
+        assert.match(error.stderr, /No account no-such-account/);
+        return true;
+      },
+    );
   });
 });

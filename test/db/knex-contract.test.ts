@@ -14,7 +14,7 @@ describe('Knex as Herald uses it on SQLite', () => {
   });
   afterEach(() => t.close());
 
-  it('hands out the pool\'s one connection with client.acquireConnection, which Knex\'s queries wait for until client.releaseConnection', async () => {
+  it("hands out the pool's one connection with client.acquireConnection, which Knex's queries wait for until client.releaseConnection", async () => {
     const db = t.herald.db;
     const connection = (await db.client.acquireConnection()) as SqliteConnection;
     assert.equal(typeof connection.prepare, 'function');
@@ -30,7 +30,7 @@ describe('Knex as Herald uses it on SQLite', () => {
     assert.deepEqual(await query, [{ one: 1 }]);
   });
 
-  it('runs its statements through the connection\'s prepare, so the statement cache serves them', async () => {
+  it("runs its statements through the connection's prepare, so the statement cache serves them", async () => {
     const db = t.herald.db;
     const connection = (await db.client.acquireConnection()) as SqliteConnection;
     const prepare = connection.prepare;

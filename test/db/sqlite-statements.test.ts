@@ -49,7 +49,10 @@ describe('SQLite statements (db/sqlite-statements.ts)', () => {
       conn.prepare('SELECT a, b FROM t');
       assert.equal(conn.prepare('SELECT a FROM t'), first, 'used last but one, so kept');
       conn.prepare('SELECT b FROM t');
-      assert.deepEqual(prepared.filter((sql) => sql.startsWith('SELECT')), ['SELECT a FROM t', 'SELECT b FROM t', 'SELECT a, b FROM t', 'SELECT b FROM t']);
+      assert.deepEqual(
+        prepared.filter((sql) => sql.startsWith('SELECT')),
+        ['SELECT a FROM t', 'SELECT b FROM t', 'SELECT a, b FROM t', 'SELECT b FROM t'],
+      );
     });
 
     it('returns rows as objects named by their columns', () => {
@@ -62,7 +65,9 @@ describe('SQLite statements (db/sqlite-statements.ts)', () => {
       const before = { all: read.all(), get: read.get() };
       assert.deepEqual(before.get, { a: 1, b: 'one' });
       const other = new Database(path.join(dir, 'cache.db'));
-      other.exec('CREATE TABLE t2 (b TEXT, a INTEGER); INSERT INTO t2 (b, a) SELECT b, a FROM t; DROP TABLE t; ALTER TABLE t2 RENAME TO t');
+      other.exec(
+        'CREATE TABLE t2 (b TEXT, a INTEGER); INSERT INTO t2 (b, a) SELECT b, a FROM t; DROP TABLE t; ALTER TABLE t2 RENAME TO t',
+      );
       other.close();
       assert.equal(conn.prepare('SELECT * FROM t'), read, 'the same cached statement');
       assert.deepEqual({ all: read.all(), get: read.get() }, before);
@@ -94,7 +99,9 @@ describe('SQLite statements (db/sqlite-statements.ts)', () => {
         const columns = (other.pragma(`table_info(${table})`) as { name: string; type: string }[]).reverse();
         const names = columns.map((c) => `"${c.name}"`).join(', ');
         other.transaction(() => {
-          other.prepare(`CREATE TABLE "${table}_rebuilt" (${columns.map((c) => `"${c.name}" ${c.type}`).join(', ')})`).run();
+          other
+            .prepare(`CREATE TABLE "${table}_rebuilt" (${columns.map((c) => `"${c.name}" ${c.type}`).join(', ')})`)
+            .run();
           other.prepare(`INSERT INTO "${table}_rebuilt" (${names}) SELECT ${names} FROM "${table}"`).run();
           other.prepare(`DROP TABLE "${table}"`).run();
           other.prepare(`ALTER TABLE "${table}_rebuilt" RENAME TO "${table}"`).run();
@@ -107,8 +114,18 @@ describe('SQLite statements (db/sqlite-statements.ts)', () => {
     it('gives the same values under the same names: webhook endpoints, channels and workspaces', async () => {
       const repos = t.deps.repos;
       await repos.webhooks.insertEndpoint({
-        id: 'wh1', accountId: a.accountId, workspaceId: a.workspaceId, url: 'https://example.com/hook', description: 'mine',
-        eventTypes: ['post.created'], sealedSecret: 'sealed-secret', enabled: true, disabledReason: null, failingSince: null, createdAt: 1, updatedAt: 2,
+        id: 'wh1',
+        accountId: a.accountId,
+        workspaceId: a.workspaceId,
+        url: 'https://example.com/hook',
+        description: 'mine',
+        eventTypes: ['post.created'],
+        sealedSecret: 'sealed-secret',
+        enabled: true,
+        disabledReason: null,
+        failingSince: null,
+        createdAt: 1,
+        updatedAt: 2,
       });
       const channelIds = (await repos.channels.list(a.accountId)).map((c) => c.id);
       const read = async () => ({

@@ -39,10 +39,13 @@ describe('units of work (repositories.inTransaction)', () => {
   it('takes back a nested unit alone when it throws and the unit around it goes on', async () => {
     await repos.inTransaction(async (r) => {
       await label(r, 'outer');
-      await assert.rejects(r.inTransaction(async (inner) => {
-        await label(inner, 'inner');
-        throw new Error('inner failed');
-      }), /inner failed/);
+      await assert.rejects(
+        r.inTransaction(async (inner) => {
+          await label(inner, 'inner');
+          throw new Error('inner failed');
+        }),
+        /inner failed/,
+      );
       await label(r, 'after');
     });
     assert.deepEqual(await labels(), ['after', 'outer']);
@@ -50,11 +53,14 @@ describe('units of work (repositories.inTransaction)', () => {
 
   it('lets the repositories made outside a unit, called inside it, join it at once: kept with it, taken back with it', async () => {
     const started = Date.now();
-    await assert.rejects(repos.inTransaction(async () => {
-      await label(repos, 'taken-back');
-      assert.deepEqual(await labels(), ['taken-back'], 'the unit sees its own write');
-      throw new Error('changed my mind');
-    }), /changed my mind/);
+    await assert.rejects(
+      repos.inTransaction(async () => {
+        await label(repos, 'taken-back');
+        assert.deepEqual(await labels(), ['taken-back'], 'the unit sees its own write');
+        throw new Error('changed my mind');
+      }),
+      /changed my mind/,
+    );
     const [, next] = await Promise.all([
       repos.inTransaction(async (r) => {
         await new Promise((resolve) => setImmediate(resolve));
@@ -80,22 +86,64 @@ describe('units of work (repositories.inTransaction)', () => {
   });
 
   it('writes the rows of insertRows with the same columns in one statement, starting another where the columns change', async () => {
-    const event = (kind: string, ...details: (string | undefined)[]) => ({ account_id: a.accountId, post_id: 'p1', at: 1, kind, ...(details.length ? { details: details[0] } : {}) });
+    const event = (kind: string, ...details: (string | undefined)[]) => ({
+      account_id: a.accountId,
+      post_id: 'p1',
+      at: 1,
+      kind,
+      ...(details.length ? { details: details[0] } : {}),
+    });
     const statements: string[] = [];
     t.herald.db.on('query', (q: { sql: string }) => statements.push(q.sql));
     // In a transaction of Knex's own its statements go through Knex on both databases, where they can be counted.
-    const returned = await t.herald.db.transaction((trx) => insertRows(trx, 'post_events', [event('created', '{"a":1}'), event('updated', '{"b":2}'), event('queued'), event('deleted', '{}'), event('approved', undefined)], 'RETURNING kind, details'));
+    const returned = await t.herald.db.transaction((trx) =>
+      insertRows(
+        trx,
+        'post_events',
+        [
+          event('created', '{"a":1}'),
+          event('updated', '{"b":2}'),
+          event('queued'),
+          event('deleted', '{}'),
+          event('approved', undefined),
+        ],
+        'RETURNING kind, details',
+      ),
+    );
     // A column left undefined in a row that names it is stored as null.
-    assert.deepEqual(returned.map((r) => [r.kind, r.details]), [['created', '{"a":1}'], ['updated', '{"b":2}'], ['queued', null], ['deleted', '{}'], ['approved', null]]);
+    assert.deepEqual(
+      returned.map((r) => [r.kind, r.details]),
+      [
+        ['created', '{"a":1}'],
+        ['updated', '{"b":2}'],
+        ['queued', null],
+        ['deleted', '{}'],
+        ['approved', null],
+      ],
+    );
     assert.equal(statements.filter((sql) => /INSERT INTO "post_events"/.test(sql)).length, 3, statements.join('\n'));
-    assert.deepEqual((await repos.postEvents.list(a.accountId, 'p1')).map((e) => e.kind), ['created', 'updated', 'queued', 'deleted', 'approved']);
+    assert.deepEqual(
+      (await repos.postEvents.list(a.accountId, 'p1')).map((e) => e.kind),
+      ['created', 'updated', 'queued', 'deleted', 'approved'],
+    );
   });
 
   it('binds true and false as each database stores them, inside a unit of work and outside', async () => {
-    const endpoint = (id: string, enabled: boolean) => repos.webhooks.insertEndpoint({
-      id, accountId: a.accountId, workspaceId: a.workspaceId, url: `https://example.com/${id}`, description: null, eventTypes: ['post.created'],
-      sealedSecret: 'sealed', enabled, disabledReason: enabled ? null : 'turned off', failingSince: null, createdAt: 1, updatedAt: 1,
-    });
+    const endpoint = (id: string, enabled: boolean) =>
+      repos.webhooks.insertEndpoint({
+        id,
+        accountId: a.accountId,
+        workspaceId: a.workspaceId,
+        url: `https://example.com/${id}`,
+        description: null,
+        eventTypes: ['post.created'],
+        sealedSecret: 'sealed',
+        enabled,
+        disabledReason: enabled ? null : 'turned off',
+        failingSince: null,
+        createdAt: 1,
+        updatedAt: 1,
+      });
     await endpoint('on', true);
     await endpoint('off', false);
     const ids = (endpoints: { id: string }[]) => endpoints.map((e) => e.id);
@@ -107,11 +155,15 @@ describe('units of work (repositories.inTransaction)', () => {
     it('on SQLite, runs units asked for together in one transaction, in the order asked, each seeing the writes before it', async () => {
       const statements: string[] = [];
       t.herald.db.on('query', (q: { sql: string }) => statements.push(q.sql));
-      const seen = await Promise.all(Array.from({ length: 12 }, () => repos.inTransaction(async (r) => {
-        const before = (await r.labels.list(a.accountId)).length;
-        await label(r, `n${String(before).padStart(2, '0')}`);
-        return before;
-      })));
+      const seen = await Promise.all(
+        Array.from({ length: 12 }, () =>
+          repos.inTransaction(async (r) => {
+            const before = (await r.labels.list(a.accountId)).length;
+            await label(r, `n${String(before).padStart(2, '0')}`);
+            return before;
+          }),
+        ),
+      );
       assert.deepEqual(seen, [...Array(12).keys()]);
       assert.equal((await labels()).length, 12);
       assert.equal(statements.filter((sql) => /^BEGIN/i.test(sql)).length, 1, statements.join('\n'));
@@ -120,7 +172,14 @@ describe('units of work (repositories.inTransaction)', () => {
     it('on SQLite, sends the statements of a unit to its connection directly, in its savepoint', async () => {
       const statements: string[] = [];
       t.herald.db.on('query', (q: { sql: string }) => statements.push(q.sql));
-      const history = (kind: string) => ({ accountId: a.accountId, postId: 'p1', at: 1, actorUserId: null, kind: kind as 'created', details: null });
+      const history = (kind: string) => ({
+        accountId: a.accountId,
+        postId: 'p1',
+        at: 1,
+        actorUserId: null,
+        kind: kind as 'created',
+        details: null,
+      });
       const results = await Promise.allSettled([
         repos.inTransaction((r) => r.postEvents.append([history('created')])),
         repos.inTransaction(async (r) => {
@@ -132,18 +191,39 @@ describe('units of work (repositories.inTransaction)', () => {
           return (await r.postEvents.list(a.accountId, 'p1')).map((e) => e.kind);
         }),
       ]);
-      assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['fulfilled', 'rejected', 'fulfilled'],
+      );
       assert.deepEqual((results[2] as PromiseFulfilledResult<unknown>).value, ['created', 'updated']);
-      assert.deepEqual((await repos.postEvents.list(a.accountId, 'p1')).map((e) => e.kind), ['created', 'updated']);
-      assert.equal(statements.filter((sql) => /select/i.test(sql) && /post_events/.test(sql)).length, 2, 'the reads, through Knex');
-      assert.deepEqual(statements.filter((sql) => /insert/i.test(sql)), [], 'no write of the units went through Knex');
+      assert.deepEqual(
+        (await repos.postEvents.list(a.accountId, 'p1')).map((e) => e.kind),
+        ['created', 'updated'],
+      );
+      assert.equal(
+        statements.filter((sql) => /select/i.test(sql) && /post_events/.test(sql)).length,
+        2,
+        'the reads, through Knex',
+      );
+      assert.deepEqual(
+        statements.filter((sql) => /insert/i.test(sql)),
+        [],
+        'no write of the units went through Knex',
+      );
     });
 
     it('on SQLite, settles no unit when the transaction cannot commit, and keeps none of their writes', async () => {
       const commit = unitsOfWork(t.herald.db, (trx: Knex.Transaction) => trx);
-      const insert = (trx: Knex.Transaction, name: string, workspaceId = a.workspaceId) => trx('labels').insert({
-        id: `lbl-${name}`, account_id: a.accountId, workspace_id: workspaceId, name, name_key: name, color: '#123456', created_at: 1,
-      });
+      const insert = (trx: Knex.Transaction, name: string, workspaceId = a.workspaceId) =>
+        trx('labels').insert({
+          id: `lbl-${name}`,
+          account_id: a.accountId,
+          workspace_id: workspaceId,
+          name,
+          name_key: name,
+          color: '#123456',
+          created_at: 1,
+        });
       // A foreign key checked at COMMIT (deferred for the rest of the transaction) makes the commit itself fail.
       const results = await Promise.allSettled([
         commit(async (trx) => insert(trx, 'a')),
@@ -153,7 +233,10 @@ describe('units of work (repositories.inTransaction)', () => {
         }),
         commit(async (trx) => insert(trx, 'c')),
       ]);
-      assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected', 'rejected']);
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['rejected', 'rejected', 'rejected'],
+      );
       for (const r of results) assert.match(String((r as PromiseRejectedResult).reason), /FOREIGN KEY/);
       assert.deepEqual(await labels(), []);
     });

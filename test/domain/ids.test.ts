@@ -31,6 +31,10 @@ describe('ids', () => {
     // 4,800 or more characters: each expected about 150 times, with a standard deviation near 12; the bounds lie
     // over six of those away, where a fair draw never lands and a stuck or skewed one always does.
     const expected = drawn / 32;
-    for (const [c, n] of counts) assert.ok(n > expected / 2 && n < expected * 1.6, `'${c}' drawn ${n} times of ${drawn} (expected about ${expected.toFixed(0)})`);
+    for (const [c, n] of counts)
+      assert.ok(
+        n > expected / 2 && n < expected * 1.6,
+        `'${c}' drawn ${n} times of ${drawn} (expected about ${expected.toFixed(0)})`,
+      );
   });
 });

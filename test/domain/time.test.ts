@@ -4,9 +4,13 @@ import { toWireTime } from '../../src/domain/time.js';
 
 describe('wire times', () => {
   it('formats like toISOString: edges, both sides of 1970 and of year 10000, every millisecond digit', () => {
-    const edges = [0, 1, -1, 999, 1000, -1000, 86_399_999, 86_400_000, -86_400_000, -86_400_001, 951_782_400_000, 253_402_300_799_999, 253_402_300_800_000, 8.64e15, -8.64e15, -62_167_219_200_001];
+    const edges = [
+      0, 1, -1, 999, 1000, -1000, 86_399_999, 86_400_000, -86_400_000, -86_400_001, 951_782_400_000,
+      253_402_300_799_999, 253_402_300_800_000, 8.64e15, -8.64e15, -62_167_219_200_001,
+    ];
     for (const ms of edges) assert.equal(toWireTime(ms), new Date(ms).toISOString(), String(ms));
-    for (let ms = 1_795_455_610_000; ms < 1_795_455_612_000; ms++) assert.equal(toWireTime(ms), new Date(ms).toISOString());
+    for (let ms = 1_795_455_610_000; ms < 1_795_455_612_000; ms++)
+      assert.equal(toWireTime(ms), new Date(ms).toISOString());
   });
 
   it('formats like toISOString at random over the whole range a Date holds', () => {

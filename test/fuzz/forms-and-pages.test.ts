@@ -25,12 +25,37 @@ const CONNECTS_PER_BROWSER = 4;
 
 /** The browser forms, sign-outs rarer: each ends a browser's session, and what follows it reaches less. */
 const PAGE_FORMS: [path: string, weight: number][] = [
-  ['/oauth2/mcp/authorize/sign-in', 3], ['/oauth2/mcp/authorize/decision', 4], ['/oauth2/mcp/authorize/sign-out', 1], ['/app/sign-in', 2], ['/app/sign-out', 1],
+  ['/oauth2/mcp/authorize/sign-in', 3],
+  ['/oauth2/mcp/authorize/decision', 4],
+  ['/oauth2/mcp/authorize/sign-out', 1],
+  ['/app/sign-in', 2],
+  ['/app/sign-out', 1],
 ];
 const CLIENT_FORMS = ['/oauth2/mcp/token', '/oauth2/mcp/revoke'];
 const NETWORKS = ['x', 'mastodon', 'linkedin', 'sandbox', 'bluesky', 'nope', '%E0%A4%A', '..', 'x%00', 'X'];
-const CONTENT_TYPES = ['application/x-www-form-urlencoded', 'application/x-www-form-urlencoded; charset=utf-8', 'application/json', 'text/plain', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded; charset=utf-16', ''];
-const MALFORMED_BODIES = ['', '=', '&&&', '%', '%E0%A4%A=1', 'a=%zz', 'a[b][c]=1', '__proto__[x]=1', '{"decision":"approve"}', 'null', 'x'.repeat(20_000), 'a=1&'.repeat(2_000)];
+const CONTENT_TYPES = [
+  'application/x-www-form-urlencoded',
+  'application/x-www-form-urlencoded; charset=utf-8',
+  'application/json',
+  'text/plain',
+  'multipart/form-data; boundary=x',
+  'application/x-www-form-urlencoded; charset=utf-16',
+  '',
+];
+const MALFORMED_BODIES = [
+  '',
+  '=',
+  '&&&',
+  '%',
+  '%E0%A4%A=1',
+  'a=%zz',
+  'a[b][c]=1',
+  '__proto__[x]=1',
+  '{"decision":"approve"}',
+  'null',
+  'x'.repeat(20_000),
+  'a=1&'.repeat(2_000),
+];
 
 interface Browser {
   cookie: string;
@@ -67,33 +92,48 @@ function encode(text: string): string {
 function query(fields: Record<string, string | string[] | undefined>): string {
   const pairs: string[] = [];
   for (const [name, value] of Object.entries(fields)) {
-    for (const item of value === undefined ? [] : Array.isArray(value) ? value : [value]) pairs.push(`${encode(name)}=${encode(item)}`);
+    for (const item of value === undefined ? [] : Array.isArray(value) ? value : [value])
+      pairs.push(`${encode(name)}=${encode(item)}`);
   }
   return pairs.join('&');
 }
 
 /** A field's value: mostly one of the real ones given, else a boundary string or any string; now and then repeated. */
 function field(...real: string[]): fc.Arbitrary<string | string[] | undefined> {
-  const drawn = [{ arbitrary: fc.constantFrom(...BOUNDARY_STRINGS), weight: 2 }, { arbitrary: fc.string({ maxLength: 30 }), weight: 1 }];
+  const drawn = [
+    { arbitrary: fc.constantFrom(...BOUNDARY_STRINGS), weight: 2 },
+    { arbitrary: fc.string({ maxLength: 30 }), weight: 1 },
+  ];
   const one = fc.oneof(...(real.length > 0 ? [{ arbitrary: fc.constantFrom(...real), weight: 8 }] : []), ...drawn);
-  return fc.oneof({ arbitrary: one, weight: 12 }, { arbitrary: fc.array(one, { minLength: 2, maxLength: 3 }), weight: 1 }, { arbitrary: fc.constant(undefined), weight: 2 });
+  return fc.oneof(
+    { arbitrary: one, weight: 12 },
+    { arbitrary: fc.array(one, { minLength: 2, maxLength: 3 }), weight: 1 },
+    { arbitrary: fc.constant(undefined), weight: 2 },
+  );
 }
 
 function authorizationQuery(k: Known, h: FuzzTarget['h']): fc.Arbitrary<string> {
   const valid = fc.constant(k.authorizationRequest);
   const drawn = fc
-    .record({
-      response_type: field('code', 'token'),
-      client_id: field(k.clientId, k.secretClientId, 'hc_unknown', ...SAFE_URLS.slice(0, 3)),
-      redirect_uri: field(REDIRECT_URI, 'http://127.0.0.1:53682/other', ...SAFE_URLS),
-      code_challenge: field(pkcePair().challenge, 'short'),
-      code_challenge_method: field('S256', 'plain'),
-      resource: field(`${h.url}/mcp`, `${h.url}/mcp/claude`, 'https://other.example/mcp'),
-      scope: field('read_profile manage_post', 'manage_team', 'openid'),
-      state: field('s1'),
-    }, { requiredKeys: [] })
+    .record(
+      {
+        response_type: field('code', 'token'),
+        client_id: field(k.clientId, k.secretClientId, 'hc_unknown', ...SAFE_URLS.slice(0, 3)),
+        redirect_uri: field(REDIRECT_URI, 'http://127.0.0.1:53682/other', ...SAFE_URLS),
+        code_challenge: field(pkcePair().challenge, 'short'),
+        code_challenge_method: field('S256', 'plain'),
+        resource: field(`${h.url}/mcp`, `${h.url}/mcp/claude`, 'https://other.example/mcp'),
+        scope: field('read_profile manage_post', 'manage_team', 'openid'),
+        state: field('s1'),
+      },
+      { requiredKeys: [] },
+    )
     .map(query);
-  return fc.oneof({ arbitrary: valid, weight: 3 }, { arbitrary: drawn, weight: 4 }, { arbitrary: fc.constantFrom('', '%', 'client_id=%E0%A4%A', 'a[b]=1'), weight: 1 });
+  return fc.oneof(
+    { arbitrary: valid, weight: 3 },
+    { arbitrary: drawn, weight: 4 },
+    { arbitrary: fc.constantFrom('', '%', 'client_id=%E0%A4%A', 'a[b]=1'), weight: 1 },
+  );
 }
 
 /** A browser: mostly a signed-in one (its cookies and CSRF token go together), else none or broken cookies. */
@@ -103,98 +143,216 @@ function browsers(k: Known): fc.Arbitrary<{ cookie?: string; csrf: string }> {
     { arbitrary: fc.constantFrom(...k.browsers), weight: 6 },
     { arbitrary: fc.constant({ csrf }), weight: 3 },
     {
-      arbitrary: fc.constantFrom(`herald_web_csrf=${csrf}`, 'herald_web_sign_in=hs_junk', 'herald_web_sign_in=%E0%A4%A; herald_web_csrf=%', `herald_web_sign_in=hs_${'A'.repeat(43)}`)
+      arbitrary: fc
+        .constantFrom(
+          `herald_web_csrf=${csrf}`,
+          'herald_web_sign_in=hs_junk',
+          'herald_web_sign_in=%E0%A4%A; herald_web_csrf=%',
+          `herald_web_sign_in=hs_${'A'.repeat(43)}`,
+        )
         .map((cookie) => ({ cookie, csrf })),
       weight: 1,
     },
   );
 }
 
-function formBody(fields: fc.Arbitrary<Record<string, string | string[] | undefined>>): fc.Arbitrary<{ contentType?: string; body?: string }> {
+function formBody(
+  fields: fc.Arbitrary<Record<string, string | string[] | undefined>>,
+): fc.Arbitrary<{ contentType?: string; body?: string }> {
   return fc.oneof(
-    { arbitrary: fields.map((f) => ({ contentType: 'application/x-www-form-urlencoded', body: query(f) })), weight: 12 },
-    { arbitrary: fc.record({ contentType: fc.constantFrom(...CONTENT_TYPES), body: fc.constantFrom(...MALFORMED_BODIES) }), weight: 2 },
+    {
+      arbitrary: fields.map((f) => ({ contentType: 'application/x-www-form-urlencoded', body: query(f) })),
+      weight: 12,
+    },
+    {
+      arbitrary: fc.record({
+        contentType: fc.constantFrom(...CONTENT_TYPES),
+        body: fc.constantFrom(...MALFORMED_BODIES),
+      }),
+      weight: 2,
+    },
     { arbitrary: fields.map((f) => ({ contentType: 'application/json', body: JSON.stringify(f) })), weight: 1 },
     { arbitrary: fc.constant({}), weight: 1 },
   );
 }
 
 function calls(k: Known, h: FuzzTarget['h']): fc.Arbitrary<Call> {
-  const authorize = fc.record({ q: authorizationQuery(k, h), browser: browsers(k) }).map(({ q, browser: { cookie } }): Call => ({
-    method: 'GET', path: `/oauth2/mcp/authorize?${q}`, headers: cookie ? { cookie } : {}, surface: 'page',
-  }));
-  const pageFields = (csrf: string) => fc.record({
-    csrf_token: field(csrf),
-    authorization_request: fc.oneof(authorizationQuery(k, h), field()),
-    email: field(k.email, 'nobody@example.test'),
-    password: field(k.password, 'wrong'),
-    decision: field('approve', 'deny'),
-    manage_team: field('yes'),
-    next: field('/app', '/app/calendar', 'https://evil.example/', '//evil.example', '/app/../../x'),
-  }, { requiredKeys: [] });
+  const authorize = fc.record({ q: authorizationQuery(k, h), browser: browsers(k) }).map(
+    ({ q, browser: { cookie } }): Call => ({
+      method: 'GET',
+      path: `/oauth2/mcp/authorize?${q}`,
+      headers: cookie ? { cookie } : {},
+      surface: 'page',
+    }),
+  );
+  const pageFields = (csrf: string) =>
+    fc.record(
+      {
+        csrf_token: field(csrf),
+        authorization_request: fc.oneof(authorizationQuery(k, h), field()),
+        email: field(k.email, 'nobody@example.test'),
+        password: field(k.password, 'wrong'),
+        decision: field('approve', 'deny'),
+        manage_team: field('yes'),
+        next: field('/app', '/app/calendar', 'https://evil.example/', '//evil.example', '/app/../../x'),
+      },
+      { requiredKeys: [] },
+    );
   const pageForm = fc
-    .record({ path: fc.oneof(...PAGE_FORMS.map(([path, weight]) => ({ arbitrary: fc.constant(path), weight }))), browser: browsers(k) })
-    .chain(({ path, browser }) => formBody(pageFields(browser.csrf)).map((body): Call => ({
-      method: 'POST', path, body: body.body, surface: 'page',
-      headers: { ...(browser.cookie ? { cookie: browser.cookie } : {}), ...(body.contentType ? { 'content-type': body.contentType } : {}) },
-    })));
-  const clientFields = fc.record({
-    grant_type: field('authorization_code', 'refresh_token', 'client_credentials', 'password'),
-    code: field('hoc_junk'),
-    code_verifier: field(pkcePair().verifier, 'short'),
-    redirect_uri: field(REDIRECT_URI),
-    client_id: field(k.clientId, k.secretClientId, 'hc_unknown', SAFE_URLS[0]),
-    client_secret: field(k.clientSecret, 'hcs_wrong'),
-    refresh_token: field('hor_junk'),
-    token: field('hoa_junk', 'hor_junk', 'hk_junk'),
-    token_type_hint: field('access_token', 'refresh_token'),
-    resource: field(`${h.url}/mcp`, `${h.url}/mcp/claude`),
-  }, { requiredKeys: [] });
-  const basic = sometimes(fc.constantFrom(
-    `Basic ${Buffer.from(`${k.secretClientId}:${k.clientSecret}`).toString('base64')}`, `Basic ${Buffer.from(`${k.secretClientId}:wrong`).toString('base64')}`,
-    'Basic %%%', 'Basic ', 'Bearer hk_junk', `Basic ${Buffer.from('no-colon').toString('base64')}`, `Basic ${Buffer.from('%E0%A4%A:x').toString('base64')}`,
-  ), 4);
-  const clientForm = fc.record({ path: fc.constantFrom(...CLIENT_FORMS), body: formBody(clientFields), authorization: basic }).map(({ path, body, authorization }): Call => ({
-    method: 'POST', path, body: body.body, surface: 'oauth',
-    headers: { ...(authorization ? { authorization } : {}), ...(body.contentType ? { 'content-type': body.contentType } : {}) },
-  }));
-  /** Mostly the valid value, now and then one of the odd ones. */
-  const mostly = (valid: unknown, ...odd: unknown[]) => fc.oneof({ arbitrary: fc.constant(valid), weight: 12 }, { arbitrary: fc.constantFrom(...odd), weight: 1 });
-  const metadata = fc.record({
-    redirect_uris: fc.oneof(
-      { arbitrary: fc.constant([REDIRECT_URI]), weight: 8 },
-      { arbitrary: fc.array(fc.constantFrom(REDIRECT_URI, 'https://notes.example/cb', ...SAFE_URLS, ...BOUNDARY_STRINGS.slice(0, 12)), { maxLength: 3 }), weight: 2 },
-      { arbitrary: fc.constantFrom<unknown>('x', null, 7, {}), weight: 1 },
+    .record({
+      path: fc.oneof(...PAGE_FORMS.map(([path, weight]) => ({ arbitrary: fc.constant(path), weight }))),
+      browser: browsers(k),
+    })
+    .chain(({ path, browser }) =>
+      formBody(pageFields(browser.csrf)).map(
+        (body): Call => ({
+          method: 'POST',
+          path,
+          body: body.body,
+          surface: 'page',
+          headers: {
+            ...(browser.cookie ? { cookie: browser.cookie } : {}),
+            ...(body.contentType ? { 'content-type': body.contentType } : {}),
+          },
+        }),
+      ),
+    );
+  const clientFields = fc.record(
+    {
+      grant_type: field('authorization_code', 'refresh_token', 'client_credentials', 'password'),
+      code: field('hoc_junk'),
+      code_verifier: field(pkcePair().verifier, 'short'),
+      redirect_uri: field(REDIRECT_URI),
+      client_id: field(k.clientId, k.secretClientId, 'hc_unknown', SAFE_URLS[0]),
+      client_secret: field(k.clientSecret, 'hcs_wrong'),
+      refresh_token: field('hor_junk'),
+      token: field('hoa_junk', 'hor_junk', 'hk_junk'),
+      token_type_hint: field('access_token', 'refresh_token'),
+      resource: field(`${h.url}/mcp`, `${h.url}/mcp/claude`),
+    },
+    { requiredKeys: [] },
+  );
+  const basic = sometimes(
+    fc.constantFrom(
+      `Basic ${Buffer.from(`${k.secretClientId}:${k.clientSecret}`).toString('base64')}`,
+      `Basic ${Buffer.from(`${k.secretClientId}:wrong`).toString('base64')}`,
+      'Basic %%%',
+      'Basic ',
+      'Bearer hk_junk',
+      `Basic ${Buffer.from('no-colon').toString('base64')}`,
+      `Basic ${Buffer.from('%E0%A4%A:x').toString('base64')}`,
     ),
-    client_name: fc.oneof(fc.constant('Fuzz client'), fc.constantFrom(...BOUNDARY_STRINGS), fc.constantFrom<unknown>(7, null, [])),
-    client_uri: mostly('https://notes.example/', ...SAFE_URLS, 7),
-    logo_uri: mostly('https://notes.example/logo.png', ...SAFE_URLS),
-    tos_uri: mostly('http://127.0.0.1:9/terms', ...SAFE_URLS),
-    token_endpoint_auth_method: mostly('none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt', 1),
-    grant_types: mostly(['authorization_code', 'refresh_token'], ['implicit'], [], 'authorization_code'),
-    application_type: mostly('native', 'web', 'browser', null),
-    scope: mostly('read_profile', '', 7),
-  }, { requiredKeys: ['redirect_uris'] });
-  const register = fc.record({
-    body: fc.oneof({ arbitrary: metadata.map((m) => JSON.stringify(m)), weight: 8 }, { arbitrary: fc.constantFrom(...MALFORMED_BODIES, '[]', '{', '"x"'), weight: 2 }),
-    contentType: fc.oneof({ arbitrary: fc.constant('application/json'), weight: 8 }, { arbitrary: fc.constantFrom(...CONTENT_TYPES), weight: 1 }),
-  }).map(({ body, contentType }): Call => ({ method: 'POST', path: '/oauth2/mcp/register', body, surface: 'oauth', headers: contentType ? { 'content-type': contentType } : {} }));
-  const signInPage = fc.record({ next: field('/app/calendar', 'https://evil.example/', '//evil.example', '/app/%0d%0aSet-Cookie:x'), browser: browsers(k) }).map(({ next, browser: { cookie } }): Call => ({
-    method: 'GET', path: `/app/sign-in?${query({ next })}`, headers: cookie ? { cookie } : {}, surface: 'page',
-  }));
-  const drawnCallback = fc.record({
-    state: field(...k.states),
-    code: field('fake-code', 'denied'),
-    error: sometimes(fc.constantFrom('access_denied', '<script>alert(1)</script>', ''), 4),
-    error_description: field('The user said no'),
-  }, { requiredKeys: [] }).map(query);
-  const callback = fc.record({
-    network: fc.oneof({ arbitrary: fc.constant('x'), weight: 6 }, { arbitrary: fc.constantFrom(...NETWORKS), weight: 1 }),
-    params: fc.oneof({ arbitrary: fc.constantFrom(...k.callbacks), weight: 1 }, { arbitrary: drawnCallback, weight: 2 }),
-    browser: browsers(k),
-  }).map(({ network, params, browser: { cookie } }): Call => ({
-    method: 'GET', path: `/connect/${network}/callback?${params}`, headers: cookie ? { cookie } : {}, surface: 'page',
-  }));
+    4,
+  );
+  const clientForm = fc
+    .record({ path: fc.constantFrom(...CLIENT_FORMS), body: formBody(clientFields), authorization: basic })
+    .map(
+      ({ path, body, authorization }): Call => ({
+        method: 'POST',
+        path,
+        body: body.body,
+        surface: 'oauth',
+        headers: {
+          ...(authorization ? { authorization } : {}),
+          ...(body.contentType ? { 'content-type': body.contentType } : {}),
+        },
+      }),
+    );
+  /** Mostly the valid value, now and then one of the odd ones. */
+  const mostly = (valid: unknown, ...odd: unknown[]) =>
+    fc.oneof({ arbitrary: fc.constant(valid), weight: 12 }, { arbitrary: fc.constantFrom(...odd), weight: 1 });
+  const metadata = fc.record(
+    {
+      redirect_uris: fc.oneof(
+        { arbitrary: fc.constant([REDIRECT_URI]), weight: 8 },
+        {
+          arbitrary: fc.array(
+            fc.constantFrom(REDIRECT_URI, 'https://notes.example/cb', ...SAFE_URLS, ...BOUNDARY_STRINGS.slice(0, 12)),
+            { maxLength: 3 },
+          ),
+          weight: 2,
+        },
+        { arbitrary: fc.constantFrom<unknown>('x', null, 7, {}), weight: 1 },
+      ),
+      client_name: fc.oneof(
+        fc.constant('Fuzz client'),
+        fc.constantFrom(...BOUNDARY_STRINGS),
+        fc.constantFrom<unknown>(7, null, []),
+      ),
+      client_uri: mostly('https://notes.example/', ...SAFE_URLS, 7),
+      logo_uri: mostly('https://notes.example/logo.png', ...SAFE_URLS),
+      tos_uri: mostly('http://127.0.0.1:9/terms', ...SAFE_URLS),
+      token_endpoint_auth_method: mostly('none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt', 1),
+      grant_types: mostly(['authorization_code', 'refresh_token'], ['implicit'], [], 'authorization_code'),
+      application_type: mostly('native', 'web', 'browser', null),
+      scope: mostly('read_profile', '', 7),
+    },
+    { requiredKeys: ['redirect_uris'] },
+  );
+  const register = fc
+    .record({
+      body: fc.oneof(
+        { arbitrary: metadata.map((m) => JSON.stringify(m)), weight: 8 },
+        { arbitrary: fc.constantFrom(...MALFORMED_BODIES, '[]', '{', '"x"'), weight: 2 },
+      ),
+      contentType: fc.oneof(
+        { arbitrary: fc.constant('application/json'), weight: 8 },
+        { arbitrary: fc.constantFrom(...CONTENT_TYPES), weight: 1 },
+      ),
+    })
+    .map(
+      ({ body, contentType }): Call => ({
+        method: 'POST',
+        path: '/oauth2/mcp/register',
+        body,
+        surface: 'oauth',
+        headers: contentType ? { 'content-type': contentType } : {},
+      }),
+    );
+  const signInPage = fc
+    .record({
+      next: field('/app/calendar', 'https://evil.example/', '//evil.example', '/app/%0d%0aSet-Cookie:x'),
+      browser: browsers(k),
+    })
+    .map(
+      ({ next, browser: { cookie } }): Call => ({
+        method: 'GET',
+        path: `/app/sign-in?${query({ next })}`,
+        headers: cookie ? { cookie } : {},
+        surface: 'page',
+      }),
+    );
+  const drawnCallback = fc
+    .record(
+      {
+        state: field(...k.states),
+        code: field('fake-code', 'denied'),
+        error: sometimes(fc.constantFrom('access_denied', '<script>alert(1)</script>', ''), 4),
+        error_description: field('The user said no'),
+      },
+      { requiredKeys: [] },
+    )
+    .map(query);
+  const callback = fc
+    .record({
+      network: fc.oneof(
+        { arbitrary: fc.constant('x'), weight: 6 },
+        { arbitrary: fc.constantFrom(...NETWORKS), weight: 1 },
+      ),
+      params: fc.oneof(
+        { arbitrary: fc.constantFrom(...k.callbacks), weight: 1 },
+        { arbitrary: drawnCallback, weight: 2 },
+      ),
+      browser: browsers(k),
+    })
+    .map(
+      ({ network, params, browser: { cookie } }): Call => ({
+        method: 'GET',
+        path: `/connect/${network}/callback?${params}`,
+        headers: cookie ? { cookie } : {},
+        surface: 'page',
+      }),
+    );
   return fc.oneof(authorize, pageForm, clientForm, register, signInPage, callback);
 }
 
@@ -209,6 +367,7 @@ describe(`fuzz: OAuth forms, sign-in pages and connect callbacks (${TEST_DB}, se
     target = await startFuzzTarget({
       networkOriginOverrides: { 'https://x.com': x.url, 'https://api.x.com': x.url },
       networks: { ...loadConfig({}).networks, apps: { x: { clientId: x.clientId, clientSecret: x.clientSecret } } },
+      // The X fake the callbacks reach listens on 127.0.0.1, which the SSRF guard refuses unless listed.
       outboundAllowHosts: ['127.0.0.1'],
       oauthThrottles: { registrationsPerHour: 1_000_000, failedSignInsPerWindow: 1_000_000 },
     });
@@ -229,9 +388,16 @@ describe(`fuzz: OAuth forms, sign-in pages and connect callbacks (${TEST_DB}, se
     const signedIn: Browser[] = [];
     for (let b = 0; b < BROWSERS; b++) {
       const jar = new Map<string, string>();
-      const send = async (path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) => {
+      const send = async (
+        path: string,
+        init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+      ) => {
         const cookie = [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
-        const response = await fetch(h.url + path, { ...init, headers: { ...init.headers, cookie }, redirect: 'manual' });
+        const response = await fetch(h.url + path, {
+          ...init,
+          headers: { ...init.headers, cookie },
+          redirect: 'manual',
+        });
         for (const set of response.headers.getSetCookie()) {
           const [pair] = set.split(';');
           jar.set(pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1));
@@ -240,22 +406,54 @@ describe(`fuzz: OAuth forms, sign-in pages and connect callbacks (${TEST_DB}, se
       };
       const csrfField = /name="csrf_token" value="([^"]+)"/.exec(await (await send('/app/sign-in')).text())![1];
       const answer = await send('/app/sign-in', {
-        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ csrf_token: csrfField, email: account.email, password: account.password }).toString(),
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          csrf_token: csrfField,
+          email: account.email,
+          password: account.password,
+        }).toString(),
       });
       assert.equal(answer.status, 303, 'a fuzz browser signs in');
       // Half the connections start in this browser (bound to it), half with the API key.
       for (let i = 0; i < CONNECTS_PER_BROWSER; i++) {
-        await connect(i % 2 === 0
-          ? await send('/v1/rest/channels/connect', { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': jar.get('herald_web_csrf')! }, body: '{"network":"x"}' })
-          : await fetch(`${h.url}/v1/rest/channels/connect`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${account.apiKey}` }, body: '{"network":"x"}' }));
+        await connect(
+          i % 2 === 0
+            ? await send('/v1/rest/channels/connect', {
+                method: 'POST',
+                headers: { 'content-type': 'application/json', 'x-csrf-token': jar.get('herald_web_csrf')! },
+                body: '{"network":"x"}',
+              })
+            : await fetch(`${h.url}/v1/rest/channels/connect`, {
+                method: 'POST',
+                headers: { 'content-type': 'application/json', authorization: `Bearer ${account.apiKey}` },
+                body: '{"network":"x"}',
+              }),
+        );
       }
-      signedIn.push({ cookie: [...jar].map(([name, value]) => `${name}=${value}`).join('; '), csrf: jar.get('herald_web_csrf')! });
+      signedIn.push({
+        cookie: [...jar].map(([name, value]) => `${name}=${value}`).join('; '),
+        csrf: jar.get('herald_web_csrf')!,
+      });
     }
     known = {
-      clientId: client.client_id, secretClientId: confidential.client_id, clientSecret: confidential.client_secret!,
-      authorizationRequest: query({ response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT_URI, code_challenge: pkcePair().challenge, code_challenge_method: 'S256', resource: `${h.url}/mcp`, state: 's' }),
-      browsers: signedIn, email: account.email, password: account.password, states, callbacks,
+      clientId: client.client_id,
+      secretClientId: confidential.client_id,
+      clientSecret: confidential.client_secret!,
+      authorizationRequest: query({
+        response_type: 'code',
+        client_id: client.client_id,
+        redirect_uri: REDIRECT_URI,
+        code_challenge: pkcePair().challenge,
+        code_challenge_method: 'S256',
+        resource: `${h.url}/mcp`,
+        state: 's',
+      }),
+      browsers: signedIn,
+      email: account.email,
+      password: account.password,
+      states,
+      callbacks,
     };
   });
   after(async () => {
@@ -266,7 +464,12 @@ describe(`fuzz: OAuth forms, sign-in pages and connect callbacks (${TEST_DB}, se
   it(`answers ${RUNS} malformed and boundary form posts, pages and callbacks without a 5xx, a stack or a path, in each surface's shape`, async () => {
     await fc.assert(
       fc.asyncProperty(calls(known, target.h), async (call) => {
-        const answer = await raw(target.h.url, { method: call.method, path: call.path, headers: call.headers, body: call.body });
+        const answer = await raw(target.h.url, {
+          method: call.method,
+          path: call.path,
+          headers: call.headers,
+          body: call.body,
+        });
         const what = `${call.method} ${call.path.slice(0, 300)} ${JSON.stringify(call.headers)} ${call.body?.slice(0, 300) ?? ''} -> ${answer.status} ${answer.body.slice(0, 500)}`;
         assert.ok(answer.status < 500, what);
         assertNoLeak(answer.body, what);
@@ -287,7 +490,9 @@ describe(`fuzz: OAuth forms, sign-in pages and connect callbacks (${TEST_DB}, se
 
   it('still answers the authorization page afterwards', async () => {
     assert.equal((await fetch(`${target.h.url}/healthz`)).status, 200);
-    const page = await fetch(`${target.h.url}/oauth2/mcp/authorize?${known.authorizationRequest}`, { headers: { cookie: known.browsers[0].cookie } });
+    const page = await fetch(`${target.h.url}/oauth2/mcp/authorize?${known.authorizationRequest}`, {
+      headers: { cookie: known.browsers[0].cookie },
+    });
     assert.equal(page.status, 200);
   });
 });

@@ -17,7 +17,9 @@ import { pathSegment, sometimes, valueFor, type ArbitraryContext, type Schema } 
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2_500);
 
-const isRestError = new Ajv({ strict: false }).compile((openapi.components as { schemas: Record<string, object> }).schemas.Error);
+const isRestError = new Ajv({ strict: false }).compile(
+  (openapi.components as { schemas: Record<string, object> }).schemas.Error,
+);
 
 interface RestCall {
   method: string;
@@ -30,17 +32,39 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 
 /** encodeURIComponent, after replacing lone surrogates (which it cannot encode). */
 function encode(value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? '';
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
   return encodeURIComponent(text.replace(LONE_SURROGATE, '\ufffd'));
 }
 
 const MALFORMED_JSON = [
-  '', '{', '{"text":', '{"a":1,}', "{'a':1}", 'null', '[]', '"text"', '1e999', 'NaN', '\ufeff{}', '{"__proto__":{"polluted":true}}',
-  '{"constructor":{"prototype":{"polluted":true}}}', `${'['.repeat(100)}${']'.repeat(100)}`, `${'{"a":'.repeat(65)}1${'}'.repeat(65)}`,
-  '{"text":"\\ud800"}', '{"text":"a\\u0000b"}', '{"channelIds":[' + '"x",'.repeat(2_000) + '"x"]}',
+  '',
+  '{',
+  '{"text":',
+  '{"a":1,}',
+  "{'a':1}",
+  'null',
+  '[]',
+  '"text"',
+  '1e999',
+  'NaN',
+  '\ufeff{}',
+  '{"__proto__":{"polluted":true}}',
+  '{"constructor":{"prototype":{"polluted":true}}}',
+  `${'['.repeat(100)}${']'.repeat(100)}`,
+  `${'{"a":'.repeat(65)}1${'}'.repeat(65)}`,
+  '{"text":"\\ud800"}',
+  '{"text":"a\\u0000b"}',
+  '{"channelIds":[' + '"x",'.repeat(2_000) + '"x"]}',
 ];
 
-const CONTENT_TYPES = ['application/json; charset=utf-8', 'text/plain', 'application/json; charset=utf-16', 'application/x-www-form-urlencoded', 'application/merge-patch+json', 'multipart/form-data; boundary=x'];
+const CONTENT_TYPES = [
+  'application/json; charset=utf-8',
+  'text/plain',
+  'application/json; charset=utf-16',
+  'application/x-www-form-urlencoded',
+  'application/merge-patch+json',
+  'multipart/form-data; boundary=x',
+];
 
 function callArbitrary(operation: RestOperation, context: ArbitraryContext): fc.Arbitrary<RestCall> {
   const placeholders = [...operation.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
@@ -49,31 +73,85 @@ function callArbitrary(operation: RestOperation, context: ArbitraryContext): fc.
     Object.fromEntries(queryParameters.map((p) => [p.name, valueFor((p.schema ?? {}) as Schema, context, 1, p.name)])),
     { requiredKeys: [] },
   );
-  const strayQuery = sometimes(fc.constantFrom('x=1', 'limit=-1', 'limit=1e3', 'cursor=%', '%=%', 'a[b][c][d]=1', 'limit[]=1', 'channelIds[__proto__]=x', 'livePosts=maybe', `labelIds=${'a,'.repeat(100)}`), 10);
-  const json = operation.bodySchema ? valueFor(operation.bodySchema as Schema, context).map((v) => JSON.stringify(v) ?? 'null') : fc.constant('{}');
+  const strayQuery = sometimes(
+    fc.constantFrom(
+      'x=1',
+      'limit=-1',
+      'limit=1e3',
+      'cursor=%',
+      '%=%',
+      'a[b][c][d]=1',
+      'limit[]=1',
+      'channelIds[__proto__]=x',
+      'livePosts=maybe',
+      `labelIds=${'a,'.repeat(100)}`,
+    ),
+    10,
+  );
+  const json = operation.bodySchema
+    ? valueFor(operation.bodySchema as Schema, context).map((v) => JSON.stringify(v) ?? 'null')
+    : fc.constant('{}');
   const body = operation.hasBody
-    ? fc.oneof({ arbitrary: json, weight: 12 }, { arbitrary: fc.constantFrom(...MALFORMED_JSON), weight: 2 }, { arbitrary: fc.string({ maxLength: 40 }), weight: 1 }, { arbitrary: fc.constant(undefined), weight: 1 })
+    ? fc.oneof(
+        { arbitrary: json, weight: 12 },
+        { arbitrary: fc.constantFrom(...MALFORMED_JSON), weight: 2 },
+        { arbitrary: fc.string({ maxLength: 40 }), weight: 1 },
+        { arbitrary: fc.constant(undefined), weight: 1 },
+      )
     : sometimes(fc.constantFrom('{}', '{"x":1}', ...MALFORMED_JSON.slice(0, 4)), 8);
-  const contentType = fc.oneof({ arbitrary: fc.constant('application/json'), weight: 12 }, { arbitrary: fc.constantFrom(...CONTENT_TYPES), weight: 2 }, { arbitrary: fc.constant(undefined), weight: 1 });
-  const idempotencyKey = sometimes(fc.oneof(fc.constantFrom('fuzz-key-1', 'fuzz-key-2', 'x'.repeat(256)), fc.stringMatching(/^[\x21-\x7e]{1,40}$/)), 3);
-  const token = fc.oneof({ arbitrary: fc.constant('full'), weight: 10 }, { arbitrary: fc.constantFrom('basic', 'none', 'junk'), weight: 1 });
+  const contentType = fc.oneof(
+    { arbitrary: fc.constant('application/json'), weight: 12 },
+    { arbitrary: fc.constantFrom(...CONTENT_TYPES), weight: 2 },
+    { arbitrary: fc.constant(undefined), weight: 1 },
+  );
+  const idempotencyKey = sometimes(
+    fc.oneof(fc.constantFrom('fuzz-key-1', 'fuzz-key-2', 'x'.repeat(256)), fc.stringMatching(/^[\x21-\x7e]{1,40}$/)),
+    3,
+  );
+  const token = fc.oneof(
+    { arbitrary: fc.constant('full'), weight: 10 },
+    { arbitrary: fc.constantFrom('basic', 'none', 'junk'), weight: 1 },
+  );
 
   return fc
-    .record({ segments: fc.tuple(...placeholders.map((name) => pathSegment(context, name))), query, strayQuery, body, contentType, idempotencyKey, token })
-    .map(({ segments, query: values, strayQuery: stray, body: text, contentType: type, idempotencyKey: key, token: which }) => {
-      let i = 0;
-      const path = operation.path.replace(/\{[^}]+\}/g, () => segments[i++]);
-      const pairs: string[] = [];
-      for (const [name, value] of Object.entries(values)) {
-        for (const item of Array.isArray(value) ? value : [value]) pairs.push(`${encode(name)}=${encode(item)}`);
-      }
-      if (stray) pairs.push(stray);
-      const headers: Record<string, string> = {};
-      if (type !== undefined && text !== undefined) headers['content-type'] = type;
-      if (key !== undefined) headers['idempotency-key'] = key;
-      headers.authorization = which;
-      return { method: operation.method, path: pairs.length > 0 ? `${path}?${pairs.join('&')}` : path, headers, body: text };
-    });
+    .record({
+      segments: fc.tuple(...placeholders.map((name) => pathSegment(context, name))),
+      query,
+      strayQuery,
+      body,
+      contentType,
+      idempotencyKey,
+      token,
+    })
+    .map(
+      ({
+        segments,
+        query: values,
+        strayQuery: stray,
+        body: text,
+        contentType: type,
+        idempotencyKey: key,
+        token: which,
+      }) => {
+        let i = 0;
+        const path = operation.path.replace(/\{[^}]+\}/g, () => segments[i++]);
+        const pairs: string[] = [];
+        for (const [name, value] of Object.entries(values)) {
+          for (const item of Array.isArray(value) ? value : [value]) pairs.push(`${encode(name)}=${encode(item)}`);
+        }
+        if (stray) pairs.push(stray);
+        const headers: Record<string, string> = {};
+        if (type !== undefined && text !== undefined) headers['content-type'] = type;
+        if (key !== undefined) headers['idempotency-key'] = key;
+        headers.authorization = which;
+        return {
+          method: operation.method,
+          path: pairs.length > 0 ? `${path}?${pairs.join('&')}` : path,
+          headers,
+          body: text,
+        };
+      },
+    );
 }
 
 describe(`fuzz: every REST operation (${TEST_DB}, seed ${FUZZ_SEED})`, function () {
@@ -83,7 +161,12 @@ describe(`fuzz: every REST operation (${TEST_DB}, seed ${FUZZ_SEED})`, function 
 
   before(async () => {
     target = await startFuzzTarget();
-    tokens = { full: `Bearer ${target.account.apiKey}`, basic: `Bearer ${target.account.basicKey}`, none: '', junk: 'Bearer hk_not_a_key' };
+    tokens = {
+      full: `Bearer ${target.account.apiKey}`,
+      basic: `Bearer ${target.account.basicKey}`,
+      none: '',
+      junk: 'Bearer hk_not_a_key',
+    };
   });
   after(() => target?.h.close());
 
@@ -114,5 +197,4 @@ describe(`fuzz: every REST operation (${TEST_DB}, seed ${FUZZ_SEED})`, function 
     const channels = await target.h.api('GET', '/v1/rest/channels', { token: target.account.apiKey });
     assert.equal(channels.status, 200);
   });
-
 });

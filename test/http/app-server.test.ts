@@ -13,7 +13,7 @@ import { answerClientError } from '../../src/http/client-error.js';
 import type { Logger } from '../../src/logger.js';
 import { startTestHerald, TEST_DB, type TestHerald } from '../support/herald.js';
 
-describe('the app server', function () {
+describe('the app server', () => {
   let server: http.Server;
   let url: string;
   let app: express.Express;
@@ -24,12 +24,20 @@ describe('the app server', function () {
     server = created.server;
     app = express();
     app.post('/echo', express.text({ type: () => true }), (req, res) => {
-      res.status(201).type('text').send(`${req.method} ${req.body as string} ${req instanceof http.IncomingMessage} ${res instanceof http.ServerResponse}`);
+      res
+        .status(201)
+        .type('text')
+        .send(
+          `${req.method} ${req.body as string} ${req instanceof http.IncomingMessage} ${res instanceof http.ServerResponse}`,
+        );
     });
     app.get('/keep', (req, res) => res.json({ host: req.hostname, query: req.query }));
     // Before Express sees them: what the server itself made.
     server.prependListener('request', (req, res) => {
-      seen.push({ request: Object.getPrototypeOf(req) === app.request, response: Object.getPrototypeOf(res) === app.response });
+      seen.push({
+        request: Object.getPrototypeOf(req) === app.request,
+        response: Object.getPrototypeOf(res) === app.response,
+      });
     });
     created.serve(app);
     server.listen(0, '127.0.0.1');
@@ -54,7 +62,10 @@ describe('the app server', function () {
       new Promise<{ status: number; text: string; socket: unknown }>((resolve, reject) => {
         const req = http.request(`${url}${path}`, { method: body === undefined ? 'GET' : 'POST', agent }, (res) => {
           let text = '';
-          res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => resolve({ status: res.statusCode!, text, socket: req.socket }));
+          res
+            .setEncoding('utf8')
+            .on('data', (c: string) => (text += c))
+            .on('end', () => resolve({ status: res.statusCode!, text, socket: req.socket }));
         });
         req.on('error', reject);
         req.end(body);
@@ -103,7 +114,10 @@ describe('the app server draining before it stops', function () {
   /** Settles to how long `promise` took, or to undefined when it has not settled within `ms`. */
   const within = async (promise: Promise<unknown>, ms: number) => {
     const started = Date.now();
-    return Promise.race([promise.then(() => Date.now() - started), new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms))]);
+    return Promise.race([
+      promise.then(() => Date.now() - started),
+      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms)),
+    ]);
   };
 
   it('answers a request in flight, and only then is done; a new connection is refused', async () => {
@@ -140,7 +154,9 @@ describe('the app server draining before it stops', function () {
   it('does not wait for a kept-alive connection that is idle', async () => {
     const agent = new http.Agent({ keepAlive: true });
     const status = await new Promise<number>((resolve, reject) => {
-      http.get(`${url}/fast`, { agent }, (res) => res.resume().on('end', () => resolve(res.statusCode!))).on('error', reject);
+      http
+        .get(`${url}/fast`, { agent }, (res) => res.resume().on('end', () => resolve(res.statusCode!)))
+        .on('error', reject);
     });
     assert.equal(status, 200);
     assert.equal(Object.values(agent.freeSockets).flat().length, 1, 'the connection is kept, idle');
@@ -149,8 +165,46 @@ describe('the app server draining before it stops', function () {
     agent.destroy();
   });
 
+  it('under keep-alive load, answers every request sent on a reused connection while draining: none is reset', async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+    const resets: string[] = [];
+    let answered = 0;
+    let stopping = false;
+    const client = async () => {
+      while (!stopping) {
+        const outcome = await new Promise<'again' | 'done'>((resolve) => {
+          const req = http.get(`${url}/fast`, { agent }, (res) => {
+            res.resume().on('end', () => {
+              answered++;
+              // Told to close: this client's connection is done, and a new one would be refused.
+              resolve(res.headers.connection === 'close' ? 'done' : 'again');
+            });
+          });
+          req.on('error', (error: NodeJS.ErrnoException) => {
+            // A new connection refused once the server stopped listening is expected; a reused one cut off is not.
+            if (req.reusedSocket) resets.push(`${error.code}: ${error.message}`);
+            resolve('done');
+          });
+        });
+        if (outcome === 'done') return;
+      }
+    };
+    const clients = Array.from({ length: 16 }, client);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const before = answered;
+    await drain(5_000);
+    stopping = true;
+    await Promise.all(clients);
+    agent.destroy();
+    assert.ok(before > 32, `load before the drain: ${before} requests, most on reused connections`);
+    assert.deepEqual(resets, [], `${resets.length} of ${answered} requests were cut off on a reused connection`);
+  });
+
   it('closes what is left when the grace period is over', async () => {
-    const inFlight = fetch(`${url}/never`).then(() => 'answered', () => 'cut off');
+    const inFlight = fetch(`${url}/never`).then(
+      () => 'answered',
+      () => 'cut off',
+    );
     await new Promise((resolve) => setTimeout(resolve, 50));
     const took = await within(drain(400), 3_000);
     assert.ok(took !== undefined && took >= 390, `stopped waiting after ${took} ms`);
@@ -222,7 +276,8 @@ describe(`Herald listens with the app server (${TEST_DB})`, function () {
 
   it('hands Express requests that already have its prototype', async () => {
     const prototypes: boolean[] = [];
-    const listener = (req: http.IncomingMessage) => prototypes.push(Object.getPrototypeOf(Object.getPrototypeOf(req)) === express.request);
+    const listener = (req: http.IncomingMessage) =>
+      prototypes.push(Object.getPrototypeOf(Object.getPrototypeOf(req)) === express.request);
     h.herald.server.prependListener('request', listener);
     try {
       const res = await fetch(`${h.url}/healthz`);
@@ -240,9 +295,17 @@ describe(`Herald listens with the app server (${TEST_DB})`, function () {
     const a = await other.seedAccount();
     const paths = ['/channels', '/posts?limit=5', '/members', '/webhooks', '/workspaces', '/approvals'];
     let taken = 0;
-    const allTaken = new Promise<void>((resolve) => other.herald.server.prependListener('request', () => ++taken === 24 && resolve()));
+    const allTaken = new Promise<void>((resolve) =>
+      other.herald.server.prependListener('request', () => ++taken === 24 && resolve()),
+    );
     const calls = Array.from({ length: 24 }, (_, i) =>
-      fetch(`${other.url}/v1/rest${paths[i % paths.length]}`, { headers: { authorization: `Bearer ${a.apiKey}` } }).then((res) => res.status, (error: Error) => String(error.cause ?? error)));
+      fetch(`${other.url}/v1/rest${paths[i % paths.length]}`, {
+        headers: { authorization: `Bearer ${a.apiKey}` },
+      }).then(
+        (res) => res.status,
+        (error: Error) => String(error.cause ?? error),
+      ),
+    );
     // A connection still in the system's queue, not yet accepted, is the load balancer's to move elsewhere.
     await allTaken;
     await other.close();

@@ -63,8 +63,19 @@ describe(`malformed input at every surface (${TEST_DB})`, function () {
     for (const { method, path } of withBodies) {
       const concrete = path.replace(/\{[^}]+\}/g, 'p1');
       for (const encoding of encodings) {
-        const answer = await raw(`${h.url}${concrete}`, { method, body: junk, headers: { 'content-type': 'application/json', 'content-encoding': encoding, authorization: `Bearer ${account.apiKey}` } });
-        assert.ok(answer.status >= 400 && answer.status < 500, `${method} ${path} ${encoding}: ${answer.status} ${answer.body}`);
+        const answer = await raw(`${h.url}${concrete}`, {
+          method,
+          body: junk,
+          headers: {
+            'content-type': 'application/json',
+            'content-encoding': encoding,
+            authorization: `Bearer ${account.apiKey}`,
+          },
+        });
+        assert.ok(
+          answer.status >= 400 && answer.status < 500,
+          `${method} ${path} ${encoding}: ${answer.status} ${answer.body}`,
+        );
         const body = JSON.parse(answer.body);
         assert.equal(body.status, false);
         assert.equal(typeof body.message, 'string');
@@ -72,8 +83,15 @@ describe(`malformed input at every surface (${TEST_DB})`, function () {
       }
     }
     const compressed = await raw(`${h.url}/v1/rest/posts`, {
-      method: 'POST', body: zlib.gzipSync(JSON.stringify({ text: 'gzip works', channelIds: [account.channelIds[0]], saveAsDraft: true })),
-      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', authorization: `Bearer ${account.apiKey}` },
+      method: 'POST',
+      body: zlib.gzipSync(
+        JSON.stringify({ text: 'gzip works', channelIds: [account.channelIds[0]], saveAsDraft: true }),
+      ),
+      headers: {
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+        authorization: `Bearer ${account.apiKey}`,
+      },
     });
     assert.ok(compressed.status < 500, compressed.body);
   });
@@ -81,9 +99,15 @@ describe(`malformed input at every surface (${TEST_DB})`, function () {
   it('answers junk Content-Encoding and UTF-16 on the OAuth endpoints with an RFC 6749/7591 body', async () => {
     for (const path of ['/oauth2/mcp/register', '/oauth2/mcp/token']) {
       const type = path.endsWith('register') ? 'application/json' : 'application/x-www-form-urlencoded';
-      for (const headers of [...encodings.map((e) => ({ 'content-type': type, 'content-encoding': e })), { 'content-type': `${type}; charset=utf-16` }]) {
+      for (const headers of [
+        ...encodings.map((e) => ({ 'content-type': type, 'content-encoding': e })),
+        { 'content-type': `${type}; charset=utf-16` },
+      ]) {
         const answer = await raw(`${h.url}${path}`, { method: 'POST', body: junk, headers });
-        assert.ok(answer.status >= 400 && answer.status < 500, `${path} ${JSON.stringify(headers)}: ${answer.status} ${answer.body}`);
+        assert.ok(
+          answer.status >= 400 && answer.status < 500,
+          `${path} ${JSON.stringify(headers)}: ${answer.status} ${answer.body}`,
+        );
         const body = JSON.parse(answer.body);
         assert.equal(typeof body.error, 'string');
         assert.equal(typeof body.error_description, 'string');
@@ -94,7 +118,15 @@ describe(`malformed input at every surface (${TEST_DB})`, function () {
 
   it('answers junk Content-Encoding on /mcp with a JSON-RPC error', async () => {
     for (const encoding of encodings) {
-      const answer = await raw(`${h.url}/mcp`, { method: 'POST', body: junk, headers: { 'content-type': 'application/json', 'content-encoding': encoding, authorization: `Bearer ${account.apiKey}` } });
+      const answer = await raw(`${h.url}/mcp`, {
+        method: 'POST',
+        body: junk,
+        headers: {
+          'content-type': 'application/json',
+          'content-encoding': encoding,
+          authorization: `Bearer ${account.apiKey}`,
+        },
+      });
       assert.ok(answer.status >= 400 && answer.status < 500, `${encoding}: ${answer.status} ${answer.body}`);
       const body = JSON.parse(answer.body);
       assert.equal(body.jsonrpc, '2.0');
@@ -110,7 +142,12 @@ describe(`malformed input at every surface (${TEST_DB})`, function () {
       for (const bad of ['%C0%AE', '%E0%A4%A', '%FF']) {
         const concrete = path.replace(/\{[^}]+\}/g, bad);
         const body = hasBody ? '{}' : undefined;
-        const answer = await raw(h.url, { method, path: concrete, body, headers: { 'content-type': 'application/json', authorization: `Bearer ${account.apiKey}` } });
+        const answer = await raw(h.url, {
+          method,
+          path: concrete,
+          body,
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${account.apiKey}` },
+        });
         assert.equal(answer.status, 400, `${method} ${concrete}: ${answer.status} ${answer.body}`);
         const error = JSON.parse(answer.body);
         assert.equal(error.status, false);
@@ -127,7 +164,11 @@ describe(`malformed input at every surface (${TEST_DB})`, function () {
       ['/media/%C0%AE/a.png', 'rest'],
       ['/calendars/%C0%AE', 'page'],
       ['/sandbox/%E0%A4%A/x', 'page'],
-      ['/oauth2/mcp/authorize?response_type=code', 'page', { cookie: 'herald_web_sign_in=%E0%A4%A; herald_web_csrf=%' }],
+      [
+        '/oauth2/mcp/authorize?response_type=code',
+        'page',
+        { cookie: 'herald_web_sign_in=%E0%A4%A; herald_web_csrf=%' },
+      ],
     ];
     for (const [path, shape, headers] of cases) {
       const answer = await raw(h.url, { path, headers: { authorization: `Bearer ${account.apiKey}`, ...headers } });
@@ -140,19 +181,27 @@ describe(`malformed input at every surface (${TEST_DB})`, function () {
 
   it('refuses JSON nested 5,000 deep: REST with an Idempotency-Key, MCP ids and arguments', async () => {
     const rest = await h.api('POST', '/v1/rest/posts', {
-      token: account.apiKey, headers: { 'idempotency-key': 'deep-1', 'content-type': 'application/json' },
+      token: account.apiKey,
+      headers: { 'idempotency-key': 'deep-1', 'content-type': 'application/json' },
       rawBody: `{"text":"deep","channelIds":["${account.channelIds[0]}"],"channelOptions":${nested(5_000)}}`,
     });
     assert.equal(rest.status, 400);
     assert.match(rest.body.message, /nested deeper than 64/);
 
-    const mcp = (body: string) => h.api('POST', '/mcp', { token: account.apiKey, rawBody: body, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } });
+    const mcp = (body: string) =>
+      h.api('POST', '/mcp', {
+        token: account.apiKey,
+        rawBody: body,
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      });
     const id = await mcp(`{"jsonrpc":"2.0","id":${nested(5_000)},"method":"ping"}`);
     assert.equal(id.status, 400);
     assert.equal(id.body.error.code, -32600);
     assert.match(id.body.error.message, /nested deeper than 64/);
 
-    const args = await mcp(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_text_post","arguments":{"text":"deep","extra":${nested(5_000)}}}}`);
+    const args = await mcp(
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_text_post","arguments":{"text":"deep","extra":${nested(5_000)}}}}`,
+    );
     assert.equal(args.status, 400);
     assert.match(args.body.error.message, /nested deeper than 64/);
   });
@@ -180,7 +229,9 @@ describe(`malformed input at every surface (${TEST_DB})`, function () {
 
   it('answers a media import whose redirect Location is not a URL as a tool error naming it', async () => {
     for (const location of ['http://[oops/', '//%zz', 'http://%E0%A4%A/', 'https://:80/']) {
-      const answer = await callTool(h, account.apiKey, 'import_media_from_url', { url: `${originUrl}/to?${encodeURIComponent(location)}` });
+      const answer = await callTool(h, account.apiKey, 'import_media_from_url', {
+        url: `${originUrl}/to?${encodeURIComponent(location)}`,
+      });
       assert.equal(answer.status, 200, JSON.stringify(answer.body));
       assert.equal(answer.body.result?.isError, true, `${location}: ${JSON.stringify(answer.body)}`);
       assert.match(answer.body.result.content[0].text, /redirect/i, location);
@@ -192,23 +243,83 @@ describe(`malformed input at every surface (${TEST_DB})`, function () {
     const auth = { authorization: `Bearer ${account.apiKey}` };
     const json = { ...auth, 'content-type': 'application/json' };
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
-    const cases: [string, { method?: string; path: string; headers?: Record<string, string>; body?: string }, 'rest' | 'oauth' | 'page' | 'mcp'][] = [
+    const cases: [
+      string,
+      { method?: string; path: string; headers?: Record<string, string>; body?: string },
+      'rest' | 'oauth' | 'page' | 'mcp',
+    ][] = [
       ['query', { path: '/v1/rest/labels?workspaceId=a%00', headers: auth }, 'rest'],
-      ['REST body', { method: 'POST', path: '/v1/rest/labels', headers: json, body: JSON.stringify({ name: 'a\u0000b', color: '#22aa55' }) }, 'rest'],
+      [
+        'REST body',
+        {
+          method: 'POST',
+          path: '/v1/rest/labels',
+          headers: json,
+          body: JSON.stringify({ name: 'a\u0000b', color: '#22aa55' }),
+        },
+        'rest',
+      ],
       ['media file', { path: '/media/%00/x.png' }, 'rest'],
-      ['media upload', { method: 'PUT', path: '/media/uploads/%00?expires=1&sig=x', headers: { 'content-type': 'image/png' }, body: 'x' }, 'rest'],
+      [
+        'media upload',
+        {
+          method: 'PUT',
+          path: '/media/uploads/%00?expires=1&sig=x',
+          headers: { 'content-type': 'image/png' },
+          body: 'x',
+        },
+        'rest',
+      ],
       ['sandbox page', { path: '/sandbox/%00/x' }, 'page'],
-      ['authorize page', { path: '/oauth2/mcp/authorize?response_type=code&client_id=%00&redirect_uri=http%3A%2F%2Flocalhost%2Fcb&code_challenge=x&code_challenge_method=S256' }, 'page'],
-      ['revocation form', { method: 'POST', path: '/oauth2/mcp/revoke', headers: form, body: 'token=a%00&client_id=%00' }, 'oauth'],
-      ['registration', { method: 'POST', path: '/oauth2/mcp/register', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: ['http://localhost/cb'], client_name: 'a\u0000' }) }, 'oauth'],
-      ['tool arguments', { method: 'POST', path: '/mcp', headers: { ...json, accept: 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'label_create', arguments: { name: 'a\u0000', color: '#22aa55' } } }) }, 'mcp'],
+      [
+        'authorize page',
+        {
+          path: '/oauth2/mcp/authorize?response_type=code&client_id=%00&redirect_uri=http%3A%2F%2Flocalhost%2Fcb&code_challenge=x&code_challenge_method=S256',
+        },
+        'page',
+      ],
+      [
+        'revocation form',
+        { method: 'POST', path: '/oauth2/mcp/revoke', headers: form, body: 'token=a%00&client_id=%00' },
+        'oauth',
+      ],
+      [
+        'registration',
+        {
+          method: 'POST',
+          path: '/oauth2/mcp/register',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ redirect_uris: ['http://localhost/cb'], client_name: 'a\u0000' }),
+        },
+        'oauth',
+      ],
+      [
+        'tool arguments',
+        {
+          method: 'POST',
+          path: '/mcp',
+          headers: { ...json, accept: 'application/json' },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: { name: 'label_create', arguments: { name: 'a\u0000', color: '#22aa55' } },
+          }),
+        },
+        'mcp',
+      ],
     ];
     for (const [what, request, shape] of cases) {
       const answer = await raw(h.url, request);
       assert.equal(answer.status, 400, `${what}: ${answer.status} ${answer.body}`);
       assert.match(answer.body, /NUL character \(U\+0000/, what);
       if (shape === 'rest') assert.equal(JSON.parse(answer.body).status, false, what);
-      if (shape === 'oauth') assert.equal(JSON.parse(answer.body).error, what === 'registration' ? 'invalid_client_metadata' : 'invalid_request', what);
+      if (shape === 'oauth')
+        assert.equal(
+          JSON.parse(answer.body).error,
+          what === 'registration' ? 'invalid_client_metadata' : 'invalid_request',
+          what,
+        );
       if (shape === 'mcp') assert.equal(JSON.parse(answer.body).error.code, -32600, what);
       if (shape === 'page') assert.match(answer.headers['content-type'] ?? '', /text\/html/, what);
       assertNoLeak(answer.body, what);
@@ -216,9 +327,16 @@ describe(`malformed input at every surface (${TEST_DB})`, function () {
   });
 
   it('answers requests the HTTP parser refuses (an overlong URL, a broken header) with the REST error body', async () => {
-    const long = await raw(h.url, { path: `/v1/rest/posts/${'z'.repeat(70_000)}`, headers: { authorization: `Bearer ${account.apiKey}` } });
+    const long = await raw(h.url, {
+      path: `/v1/rest/posts/${'z'.repeat(70_000)}`,
+      headers: { authorization: `Bearer ${account.apiKey}` },
+    });
     assert.equal(long.status, 431, long.body);
-    assert.deepEqual(JSON.parse(long.body), { status: false, code: 'request_too_large', message: 'The URL and headers together are larger than 16 KB; shorten them.' });
+    assert.deepEqual(JSON.parse(long.body), {
+      status: false,
+      code: 'request_too_large',
+      message: 'The URL and headers together are larger than 16 KB; shorten them.',
+    });
     const broken = await rawSocket(h.url, 'GET /v1/rest/channels HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n');
     assert.match(broken, /^HTTP\/1\.1 400 /);
     assert.equal(JSON.parse(broken.slice(broken.indexOf('\r\n\r\n') + 4)).code, 'invalid_request');

@@ -27,7 +27,12 @@ export interface AppsClient {
 
 export type ClientKind = 'v1' | 'v2 2026-07-28';
 
-export async function connectClient(kind: ClientKind, h: TestHerald, token: string, apps: boolean): Promise<AppsClient> {
+export async function connectClient(
+  kind: ClientKind,
+  h: TestHerald,
+  token: string,
+  apps: boolean,
+): Promise<AppsClient> {
   const url = new URL(h.url + '/mcp');
   const requestInit = { headers: { Authorization: `Bearer ${token}` } };
   const capabilities = apps ? APPS_CAPABILITIES : {};
@@ -44,7 +49,10 @@ export async function connectClient(kind: ClientKind, h: TestHerald, token: stri
       sessionId: () => transport.sessionId,
     };
   }
-  const client = new ClientV2({ name: 'herald-apps-v2', version: '2.0.0' }, { capabilities, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  const client = new ClientV2(
+    { name: 'herald-apps-v2', version: '2.0.0' },
+    { capabilities, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
   await client.connect(new TransportV2(url, { requestInit }));
   return {
     callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as never,
@@ -59,7 +67,10 @@ export async function connectClient(kind: ClientKind, h: TestHerald, token: stri
 /** The extension's AppBridge and PostMessageTransport, bundled for the browser as the global HostBridge. */
 async function bundleAppBridge(): Promise<string> {
   const bundled = await build({
-    stdin: { contents: 'export { AppBridge, PostMessageTransport } from "@modelcontextprotocol/ext-apps/app-bridge";', resolveDir: process.cwd() },
+    stdin: {
+      contents: 'export { AppBridge, PostMessageTransport } from "@modelcontextprotocol/ext-apps/app-bridge";',
+      resolveDir: process.cwd(),
+    },
     bundle: true,
     format: 'iife',
     globalName: 'HostBridge',
@@ -101,7 +112,14 @@ export interface Host {
    * Loads the view, delivers the tool's input and result (or, for `{ cancelled: reason }`, the call's cancellation),
    * and answers the view's tool calls with `client`.
    */
-  render(page: Page, html: string, toolInput: Record<string, unknown>, toolResult: Record<string, unknown>, client: AppsClient, hostContext?: Record<string, unknown>): Promise<void>;
+  render(
+    page: Page,
+    html: string,
+    toolInput: Record<string, unknown>,
+    toolResult: Record<string, unknown>,
+    client: AppsClient,
+    hostContext?: Record<string, unknown>,
+  ): Promise<void>;
   /** Every URL the pages asked for, apart from the host page itself. */
   requests: string[];
   /** The tool calls views made through the bridge. */
@@ -109,7 +127,7 @@ export interface Host {
   close(): Promise<void>;
 }
 
-export async function startHost(browser: Browser): Promise<Host> {
+export async function startHost(_browser: Browser): Promise<Host> {
   const page = HOST_PAGE(await bundleAppBridge());
   const server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(page));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -128,7 +146,12 @@ export async function startHost(browser: Browser): Promise<Host> {
         return client.callTool(params.name, params.arguments ?? {});
       });
       await tab.goto(hostUrl);
-      await tab.evaluate(([view, input, result, context]) => (window as any).renderView(view, input, result, context), [html, toolInput, toolResult, hostContext] as const);
+      await tab.evaluate(([view, input, result, context]) => (window as any).renderView(view, input, result, context), [
+        html,
+        toolInput,
+        toolResult,
+        hostContext,
+      ] as const);
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

@@ -31,13 +31,26 @@ const VIEW_OF: Record<string, string> = {
   approval_reject: APPROVALS_URI,
 };
 /** Shown in the screenshot: the machine's Chromium has no emoji or CJK fonts, so those stay in LAUNCH_TEXT only. */
-const SHOWN_TEXT = 'Launch day! Herald 1.0 is out: https://example.com/releases/herald-1-0 — write once, schedule everywhere, and see each network\'s count before it goes out.';
-const LAUNCH_TEXT = 'Launch day 🚀 Herald 1.0 is out: https://example.com/releases/herald-1-0 — write once, schedule everywhere, and see each network\'s count before it goes out. 日本語もOK 👨‍👩‍👧';
+const SHOWN_TEXT =
+  "Launch day! Herald 1.0 is out: https://example.com/releases/herald-1-0 — write once, schedule everywhere, and see each network's count before it goes out.";
+const LAUNCH_TEXT =
+  "Launch day 🚀 Herald 1.0 is out: https://example.com/releases/herald-1-0 — write once, schedule everywhere, and see each network's count before it goes out. 日本語もOK 👨‍👩‍👧";
 
 async function addChannels(h: TestHerald, account: SeededAccount, networks: string[]): Promise<string[]> {
   const ids: string[] = [];
   for (const network of networks) {
-    ids.push((await provisioning.addChannel(h.deps, { accountId: account.accountId, workspaceId: account.workspaceId, network, handle: `@herald.${network}`, name: `Herald on ${capabilitiesOf(network).displayName}`, timezone: 'UTC' })).id);
+    ids.push(
+      (
+        await provisioning.addChannel(h.deps, {
+          accountId: account.accountId,
+          workspaceId: account.workspaceId,
+          network,
+          handle: `@herald.${network}`,
+          name: `Herald on ${capabilitiesOf(network).displayName}`,
+          timezone: 'UTC',
+        })
+      ).id,
+    );
   }
   return ids;
 }
@@ -62,33 +75,54 @@ describe(`MCP Apps: which clients get the views (${TEST_DB})`, function () {
         const tools = await client.listTools();
         for (const tool of tools) {
           const uri = VIEW_OF[tool.name];
-          assert.deepEqual(tool._meta, uri ? { ui: { resourceUri: uri }, 'ui/resourceUri': uri } : undefined, tool.name);
+          assert.deepEqual(
+            tool._meta,
+            uri ? { ui: { resourceUri: uri }, 'ui/resourceUri': uri } : undefined,
+            tool.name,
+          );
         }
 
-        const resources = await client.listResources();
-        assert.deepEqual(resources.map((r) => [r.uri, r.name, r.mimeType]), [
-          [PREVIEW_URI, 'post-preview', RESOURCE_MIME_TYPE],
-          [CALENDAR_URI, 'week-calendar', RESOURCE_MIME_TYPE],
-          [APPROVALS_URI, 'approval-queue', RESOURCE_MIME_TYPE],
-        ]);
+        const resources = (await client.listResources()).filter((r) => r.uri.startsWith('ui://'));
+        assert.deepEqual(
+          resources.map((r) => [r.uri, r.name, r.mimeType]),
+          [
+            [PREVIEW_URI, 'post-preview', RESOURCE_MIME_TYPE],
+            [CALENDAR_URI, 'week-calendar', RESOURCE_MIME_TYPE],
+            [APPROVALS_URI, 'approval-queue', RESOURCE_MIME_TYPE],
+          ],
+        );
         for (const uri of [PREVIEW_URI, CALENDAR_URI, APPROVALS_URI]) {
           const read = await client.readResource(uri);
           assert.equal(read.contents.length, 1);
           assert.equal(read.contents[0].uri, uri);
           assert.equal(read.contents[0].mimeType, RESOURCE_MIME_TYPE);
           assert.match(read.contents[0].text, /^<!DOCTYPE html>/);
-          assert.match(read.contents[0].text, /Content-Security-Policy" content="default-src 'none';[^"]*connect-src 'none'/);
+          assert.match(
+            read.contents[0].text,
+            /Content-Security-Policy" content="default-src 'none';[^"]*connect-src 'none'/,
+          );
           assert.doesNotMatch(read.contents[0].text, /<script[^>]+src=|<link[^>]+href=|https?:\/\//, uri);
         }
 
-        const result = await client.callTool('create_text_post', { text: LAUNCH_TEXT, channelIds: channels, isScheduled: true, dateTime: '2031-03-04T09:30:00Z' });
+        const result = await client.callTool('create_text_post', {
+          text: LAUNCH_TEXT,
+          channelIds: channels,
+          isScheduled: true,
+          dateTime: '2031-03-04T09:30:00Z',
+        });
         assert.equal(result.isError, undefined);
         const preview = result._meta['herald/postPreview'];
         assert.deepEqual(
           preview.map((p: any) => [p.network.name, p.length, p.limit, p.fits]),
-          [['bluesky', countText('bluesky', LAUNCH_TEXT), 300, true], ['x', countText('x', LAUNCH_TEXT), 280, true]],
+          [
+            ['bluesky', countText('bluesky', LAUNCH_TEXT), 300, true],
+            ['x', countText('x', LAUNCH_TEXT), 280, true],
+          ],
         );
-        assert.deepEqual(preview.map((p: any) => p.postId), result.structuredContent.data.map((p: any) => p.id));
+        assert.deepEqual(
+          preview.map((p: any) => p.postId),
+          result.structuredContent.data.map((p: any) => p.id),
+        );
         assert.equal(preview[1].channel.handle, '@herald.x');
 
         const updated = await client.callTool('update_post', { postId: preview[0].postId, text: 'Shorter now' });
@@ -104,10 +138,19 @@ describe(`MCP Apps: which clients get the views (${TEST_DB})`, function () {
         assert.equal(client.sessionId(), undefined);
         const tools = await client.listTools();
         assert.ok(tools.every((t) => t._meta === undefined));
-        // The v2 client asks only a server that declares resources; the 1.x client asks and is told there are none.
-        if (kind === 'v1') await assert.rejects(client.listResources(), /Method not found/);
-        else assert.deepEqual(await client.listResources(), []);
-        const result = await client.callTool('create_text_post', { text: 'Plain', channelIds: channels, isScheduled: true, dateTime: '2031-03-04T09:30:00Z' });
+        // Every client reads the account's insights; only an Apps client gets the views too.
+        const resources = await client.listResources();
+        assert.ok(
+          resources.length > 0 && resources.every((r) => r.uri.startsWith('herald://insights')),
+          JSON.stringify(resources),
+        );
+        await assert.rejects(client.readResource(PREVIEW_URI), /Resource not found/);
+        const result = await client.callTool('create_text_post', {
+          text: 'Plain',
+          channelIds: channels,
+          isScheduled: true,
+          dateTime: '2031-03-04T09:30:00Z',
+        });
         assert.equal(result._meta?.['herald/postPreview'], undefined);
         assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent);
       } finally {
@@ -119,54 +162,98 @@ describe(`MCP Apps: which clients get the views (${TEST_DB})`, function () {
   it("counts against a channel's own limit where its connection raised it (Mastodon's default is 500)", async () => {
     const [mastodon] = await addChannels(h, account, ['mastodon']);
     await h.deps.repos.channels.saveConnection(account.accountId, mastodon, {
-      handle: '@herald@social.example', displayName: 'Herald', avatarUrl: null, networkAccountId: '1',
-      sealedCredentials: sealCredentials(h.deps, mastodon, { token: 'token' }), credentialsExpireAt: null, textLimit: 1000, connectedAt: 1,
+      handle: '@herald@social.example',
+      displayName: 'Herald',
+      avatarUrl: null,
+      networkAccountId: '1',
+      sealedCredentials: sealCredentials(h.deps, mastodon, { token: 'token' }),
+      credentialsExpireAt: null,
+      textLimit: 1000,
+      connectedAt: 1,
     });
     const client = await connectClient('v2 2026-07-28', h, account.apiKey, true);
     try {
       const long = 'a'.repeat(700);
-      const created = await client.callTool('create_text_post', { text: long, channelIds: [mastodon], saveAsDraft: true });
+      const created = await client.callTool('create_text_post', {
+        text: long,
+        channelIds: [mastodon],
+        saveAsDraft: true,
+      });
       const [preview] = created._meta['herald/postPreview'];
-      assert.deepEqual([preview.network.name, preview.length, preview.limit, preview.fits, preview.channel.displayName], ['mastodon', 700, 1000, true, 'Herald']);
+      assert.deepEqual(
+        [preview.network.name, preview.length, preview.limit, preview.fits, preview.channel.displayName],
+        ['mastodon', 700, 1000, true, 'Herald'],
+      );
     } finally {
       await client.close();
     }
   });
 
-  it('server/discover declares resources and the extension only to a client that declares it', async () => {
+  it('server/discover declares the extension and its views only to a client that declares it', async () => {
     const discover = async (capabilities: object) => {
       const res = await rpc(h, {
         token: account.apiKey,
         method: 'server/discover',
-        params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': capabilities, 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' } } },
+        params: {
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': capabilities,
+            'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
+          },
+        },
         headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' },
       });
       assert.equal(res.status, 200);
       return res.body.result.capabilities;
     };
-    assert.deepEqual(await discover({}), { tools: { listChanged: false }, extensions: { 'io.modelcontextprotocol/tasks': {} } });
-    assert.deepEqual(await discover({ extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: [RESOURCE_MIME_TYPE] } } }), {
+    assert.deepEqual(await discover({}), {
       tools: { listChanged: false },
       resources: {},
-      extensions: { 'io.modelcontextprotocol/tasks': {}, 'io.modelcontextprotocol/ui': { mimeTypes: [RESOURCE_MIME_TYPE] } },
+      extensions: { 'io.modelcontextprotocol/tasks': {} },
     });
+    assert.deepEqual(
+      await discover({ extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: [RESOURCE_MIME_TYPE] } } }),
+      {
+        tools: { listChanged: false },
+        resources: {},
+        extensions: {
+          'io.modelcontextprotocol/tasks': {},
+          'io.modelcontextprotocol/ui': { mimeTypes: [RESOURCE_MIME_TYPE] },
+        },
+      },
+    );
     // A host that renders some other kind of view has no use for Herald's HTML ones.
-    assert.deepEqual(await discover({ extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/uri-list'] } } }), { tools: { listChanged: false }, extensions: { 'io.modelcontextprotocol/tasks': {} } });
+    assert.deepEqual(
+      await discover({ extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/uri-list'] } } }),
+      { tools: { listChanged: false }, resources: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } },
+    );
 
     const list = await rpc(h, {
       token: account.apiKey,
       method: 'resources/list',
-      params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' } } },
+      params: {
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': {},
+          'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
+        },
+      },
       headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'resources/list' },
     });
-    assert.equal(list.status, 404);
-    assert.equal(list.body.error.code, -32601);
+    assert.equal(list.status, 200, 'the insights are resources for every client');
+    assert.ok(
+      list.body.result.resources.every((r: any) => !r.uri.startsWith('ui://')),
+      'the views only for an Apps client',
+    );
   });
 
   it('resources/read of a view this server does not have is invalid params naming the URI', async () => {
     const client = await connectClient('v2 2026-07-28', h, account.apiKey, true);
     try {
-      await assert.rejects(client.readResource('ui://herald/nope'), (error: any) => error.code === -32602 && /ui:\/\/herald\/nope/.test(error.message));
+      await assert.rejects(
+        client.readResource('ui://herald/nope'),
+        (error: any) => error.code === -32602 && /ui:\/\/herald\/nope/.test(error.message),
+      );
     } finally {
       await client.close();
     }
@@ -191,6 +278,7 @@ describe(`MCP Apps views in Chromium (${TEST_DB})`, function () {
     client = await connectClient('v2 2026-07-28', h, account.apiKey, true);
   });
   after(async () => {
+    await Promise.all(opened.map((c) => c.close()));
     await client?.close();
     await host?.close();
     await browser?.close();
@@ -219,11 +307,14 @@ describe(`MCP Apps views in Chromium (${TEST_DB})`, function () {
         when: n.querySelector('.when')!.textContent,
       })),
     );
-    assert.deepEqual(cards.map((c) => [c.network, c.counter]), [
-      ['bluesky', `${countText('bluesky', SHOWN_TEXT)} / 300`],
-      ['x', `${countText('x', SHOWN_TEXT)} / 280`],
-      ['linkedin', `${countText('linkedin', SHOWN_TEXT)} / 3000`],
-    ]);
+    assert.deepEqual(
+      cards.map((c) => [c.network, c.counter]),
+      [
+        ['bluesky', `${countText('bluesky', SHOWN_TEXT)} / 300`],
+        ['x', `${countText('x', SHOWN_TEXT)} / 280`],
+        ['linkedin', `${countText('linkedin', SHOWN_TEXT)} / 3000`],
+      ],
+    );
     assert.ok(cards.every((c) => c.text === SHOWN_TEXT && c.when === 'Scheduled · 4 Mar 2031, 09:30'));
     assert.equal(await view.locator('.badge.network').first().textContent(), 'Bluesky');
     // The host sized the frame to the view, which told it its height through the bridge.
@@ -249,9 +340,13 @@ describe(`MCP Apps views in Chromium (${TEST_DB})`, function () {
   it('a post that no longer fits (its channel lost a raised limit) shows its counter over the limit and why', async () => {
     const args = { text: 'Fits today', channelIds: [channels[0]], saveAsDraft: true };
     const result = await client.callTool('create_text_post', args);
-    const problem = 'Bluesky allows 300 characters; this text has 320 (counted as a person sees them: an emoji is one). Shorten it.';
+    const problem =
+      'Bluesky allows 300 characters; this text has 320 (counted as a person sees them: an emoji is one). Shorten it.';
     const [preview] = result._meta['herald/postPreview'];
-    const stale = { ...result, _meta: { ...result._meta, 'herald/postPreview': [{ ...preview, length: 320, fits: false, problems: [problem] }] } };
+    const stale = {
+      ...result,
+      _meta: { ...result._meta, 'herald/postPreview': [{ ...preview, length: 320, fits: false, problems: [problem] }] },
+    };
     await host.render(page, await viewHtml(PREVIEW_URI), args, stale, client);
     const card = page.frameLocator('iframe').locator('article.post');
     await card.locator('[data-role=problems]').waitFor();
@@ -288,31 +383,57 @@ describe(`MCP Apps views in Chromium (${TEST_DB})`, function () {
     return { ids, client: own };
   }
   const opened: AppsClient[] = [];
-  after(() => Promise.all(opened.map((c) => c.close())));
 
   it('the week calendar puts each post on its day in the host time zone, and pages through the weeks', async () => {
     const { ids, client: own } = await freshAccount();
     const at = async (channel: string, dateTime: string, text: string) =>
-      (await own.callTool('create_text_post', { text, channelIds: [channel], isScheduled: true, dateTime })).structuredContent.data[0].id as string;
+      (await own.callTool('create_text_post', { text, channelIds: [channel], isScheduled: true, dateTime }))
+        .structuredContent.data[0].id as string;
     const tuesday = await at(ids[0], '2031-03-04T09:30:00Z', 'Launch day: Herald 1.0 is out');
     // 18:00 UTC on Thursday is 03:00 on Friday in Tokyo, where the host is.
     const lateThursday = await at(ids[1], '2031-03-06T18:00:00Z', 'Thread: what changed since 0.9');
     const nextWeek = await at(ids[2], '2031-03-12T08:00:00Z', 'A week on: what people built with Herald');
-    const draft = (await own.callTool('create_text_post', { text: 'Someday: a post about the logo', channelIds: [ids[2]], saveAsDraft: true })).structuredContent.data[0].id;
+    const draft = (
+      await own.callTool('create_text_post', {
+        text: 'Someday: a post about the logo',
+        channelIds: [ids[2]],
+        saveAsDraft: true,
+      })
+    ).structuredContent.data[0].id;
 
     const result = await own.callTool('get_paginated_posts', {});
     await host.render(page, await viewHtml(CALENDAR_URI), {}, result, own, { timeZone: 'Asia/Tokyo' });
     const view = page.frameLocator('iframe');
     await view.locator('.day').nth(6).waitFor();
-    const week = async () => view.locator('.day').evaluateAll((days) => days.map((d) => [d.getAttribute('data-date'), [...d.querySelectorAll('.event')].map((e) => e.getAttribute('data-post-id'))]));
+    const week = async () =>
+      view
+        .locator('.day')
+        .evaluateAll((days) =>
+          days.map((d) => [
+            d.getAttribute('data-date'),
+            [...d.querySelectorAll('.event')].map((e) => e.getAttribute('data-post-id')),
+          ]),
+        );
     assert.equal(await view.locator('#title').textContent(), 'Week of 3 Mar 2031');
     assert.deepEqual(await week(), [
-      ['2031-03-03', []], ['2031-03-04', [tuesday]], ['2031-03-05', []], ['2031-03-06', []], ['2031-03-07', [lateThursday]], ['2031-03-08', []], ['2031-03-09', []],
+      ['2031-03-03', []],
+      ['2031-03-04', [tuesday]],
+      ['2031-03-05', []],
+      ['2031-03-06', []],
+      ['2031-03-07', [lateThursday]],
+      ['2031-03-08', []],
+      ['2031-03-09', []],
     ]);
     assert.equal(await view.locator(`[data-post-id="${lateThursday}"] .time`).textContent(), '03:00');
     assert.equal(await view.locator(`[data-post-id="${lateThursday}"] .network`).textContent(), 'X');
-    assert.equal(await view.locator(`[data-post-id="${lateThursday}"]`).getAttribute('title'), 'Herald on X: Thread: what changed since 0.9');
-    assert.deepEqual(await view.locator('#undated .event').evaluateAll((e) => e.map((n) => n.getAttribute('data-post-id'))), [draft]);
+    assert.equal(
+      await view.locator(`[data-post-id="${lateThursday}"]`).getAttribute('title'),
+      'Herald on X: Thread: what changed since 0.9',
+    );
+    assert.deepEqual(
+      await view.locator('#undated .event').evaluateAll((e) => e.map((n) => n.getAttribute('data-post-id'))),
+      [draft],
+    );
     fs.mkdirSync('docs', { recursive: true });
     await page.locator('iframe').screenshot({ path: 'docs/mcp-app-calendar.png' });
 
@@ -327,7 +448,12 @@ describe(`MCP Apps views in Chromium (${TEST_DB})`, function () {
 
   it('the approval queue approves and rejects through the host, which calls the approval tools', async () => {
     const { ids, client: own } = await freshAccount({ approvalRequired: true });
-    const created = await own.callTool('create_text_post', { text: 'Our spring sale starts Monday: 20% off every plan.', channelIds: [ids[0], ids[2]], isScheduled: true, dateTime: '2031-04-07T08:00:00Z' });
+    const created = await own.callTool('create_text_post', {
+      text: 'Our spring sale starts Monday: 20% off every plan.',
+      channelIds: [ids[0], ids[2]],
+      isScheduled: true,
+      dateTime: '2031-04-07T08:00:00Z',
+    });
     const [first, second] = created.structuredContent.data.map((p: any) => p.id as string);
 
     const result = await own.callTool('approval_list_pending', {});
@@ -356,13 +482,21 @@ describe(`MCP Apps views in Chromium (${TEST_DB})`, function () {
       { name: 'approval_reject', arguments: { postId: second, reason: 'Wait for legal to check the 20%.' } },
     ]);
     const posts = (await own.callTool('get_paginated_posts', {})).structuredContent.data;
-    assert.deepEqual(Object.fromEntries(posts.map((p: any) => [p.id, p.approvalStatus])), { [first]: 'APPROVED', [second]: 'REJECTED' });
+    assert.deepEqual(Object.fromEntries(posts.map((p: any) => [p.id, p.approvalStatus])), {
+      [first]: 'APPROVED',
+      [second]: 'REJECTED',
+    });
     assert.deepEqual((await own.callTool('approval_list_pending', {})).structuredContent.data, []);
   });
 
   it('a refusal from Herald shows on the row, and the buttons stay usable', async () => {
     const { ids, client: own } = await freshAccount({ approvalRequired: true });
-    const created = await own.callTool('create_text_post', { text: 'Held post', channelIds: [ids[0]], isScheduled: true, dateTime: '2031-04-07T08:00:00Z' });
+    const created = await own.callTool('create_text_post', {
+      text: 'Held post',
+      channelIds: [ids[0]],
+      isScheduled: true,
+      dateTime: '2031-04-07T08:00:00Z',
+    });
     const postId = created.structuredContent.data[0].id;
     const result = await own.callTool('approval_list_pending', {});
     await own.callTool('delete_post', { postId });

@@ -17,7 +17,12 @@ function stoppedClock(): () => number {
 }
 
 function toolCall(id: number | undefined, name: string, args: unknown) {
-  return { jsonrpc: '2.0', ...(id === undefined ? {} : { id }), method: 'tools/call', params: { name, arguments: args } };
+  return {
+    jsonrpc: '2.0',
+    ...(id === undefined ? {} : { id }),
+    method: 'tools/call',
+    params: { name, arguments: args },
+  };
 }
 
 describe(`MCP JSON-RPC batches (${TEST_DB})`, function () {
@@ -26,7 +31,14 @@ describe(`MCP JSON-RPC batches (${TEST_DB})`, function () {
   let account: SeededAccount;
 
   before(async () => {
-    h = await startTestHerald({ rateLimits: { restReadsPerMinute: 100_000, restWritesPerMinute: 100_000, accountPerHour: 1_000_000, mcpPerTokenPerMinute: MINUTE_BUDGET } });
+    h = await startTestHerald({
+      rateLimits: {
+        restReadsPerMinute: 100_000,
+        restWritesPerMinute: 100_000,
+        accountPerHour: 1_000_000,
+        mcpPerTokenPerMinute: MINUTE_BUDGET,
+      },
+    });
     account = await h.seedAccount();
     h.deps.now = stoppedClock();
   });
@@ -40,7 +52,10 @@ describe(`MCP JSON-RPC batches (${TEST_DB})`, function () {
       const answer = await rpc(h, { token: key, body: pings(2), headers: { 'mcp-protocol-version': version } });
       assert.equal(answer.status, 400, version);
       assert.equal(answer.body.error.code, -32600);
-      assert.match(answer.body.error.message, /batches were removed from MCP in revision 2025-06-18.*one message per request/);
+      assert.match(
+        answer.body.error.message,
+        /batches were removed from MCP in revision 2025-06-18.*one message per request/,
+      );
     }
   });
 
@@ -49,13 +64,22 @@ describe(`MCP JSON-RPC batches (${TEST_DB})`, function () {
     for (const headers of [{ 'mcp-protocol-version': '2025-03-26' }, {}] as Record<string, string>[]) {
       const answer = await rpc(h, { token: key, body: pings(2), headers });
       assert.equal(answer.status, 200);
-      assert.deepEqual(answer.body, [{ jsonrpc: '2.0', id: 1, result: {} }, { jsonrpc: '2.0', id: 2, result: {} }]);
+      assert.deepEqual(answer.body, [
+        { jsonrpc: '2.0', id: 1, result: {} },
+        { jsonrpc: '2.0', id: 2, result: {} },
+      ]);
     }
   });
 
   it(`refuses a batch of more than ${MAX_BATCH_MESSAGES} messages and runs none of it`, async () => {
     const key = await h.createKey(account, ['read_profile', 'manage_post']);
-    const entries = Array.from({ length: MAX_BATCH_MESSAGES + 1 }, (_, i) => toolCall(i + 1, 'create_text_post', { text: `over the cap ${i}`, channelIds: [account.channelIds[0]], saveAsDraft: true }));
+    const entries = Array.from({ length: MAX_BATCH_MESSAGES + 1 }, (_, i) =>
+      toolCall(i + 1, 'create_text_post', {
+        text: `over the cap ${i}`,
+        channelIds: [account.channelIds[0]],
+        saveAsDraft: true,
+      }),
+    );
     const answer = await rpc(h, { token: key, body: entries });
     assert.equal(answer.status, 400);
     assert.match(answer.body.error.message, new RegExp(`at most ${MAX_BATCH_MESSAGES} messages`));
@@ -65,8 +89,23 @@ describe(`MCP JSON-RPC batches (${TEST_DB})`, function () {
 
   it('refuses a batch holding initialize and runs none of it', async () => {
     const key = await h.createKey(account, ['read_profile', 'manage_post']);
-    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
-    const answer = await rpc(h, { token: key, body: [initialize, toolCall(2, 'create_text_post', { text: 'beside initialize', channelIds: [account.channelIds[0]], saveAsDraft: true })] });
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    };
+    const answer = await rpc(h, {
+      token: key,
+      body: [
+        initialize,
+        toolCall(2, 'create_text_post', {
+          text: 'beside initialize',
+          channelIds: [account.channelIds[0]],
+          saveAsDraft: true,
+        }),
+      ],
+    });
     assert.equal(answer.status, 400);
     assert.equal(answer.body.error.code, -32600);
     assert.match(answer.body.error.message, /initialize may not be part of a JSON-RPC batch.*send it alone/);
@@ -76,7 +115,13 @@ describe(`MCP JSON-RPC batches (${TEST_DB})`, function () {
 
   it('charges every request of a batch: over-budget entries answer their own rate-limit error, the rest run', async () => {
     const key = await h.createKey(account, ['read_profile', 'manage_post']);
-    const entries = Array.from({ length: 15 }, (_, i) => toolCall(i + 1, 'create_text_post', { text: `budgeted ${i}`, channelIds: [account.channelIds[0]], saveAsDraft: true }));
+    const entries = Array.from({ length: 15 }, (_, i) =>
+      toolCall(i + 1, 'create_text_post', {
+        text: `budgeted ${i}`,
+        channelIds: [account.channelIds[0]],
+        saveAsDraft: true,
+      }),
+    );
     const answer = await rpc(h, { token: key, body: entries });
     assert.equal(answer.status, 200);
     assert.equal(answer.body.length, 15);
@@ -87,7 +132,10 @@ describe(`MCP JSON-RPC batches (${TEST_DB})`, function () {
     assert.match(limited[0].error.message, /Wait \d+ seconds/);
     assert.equal(answer.headers.get('ratelimit-remaining'), '0');
     const again = await rpc(h, { token: key, body: pings(3) });
-    assert.ok(again.body.every((r: any) => r.error?.code === -32029), JSON.stringify(again.body));
+    assert.ok(
+      again.body.every((r: any) => r.error?.code === -32029),
+      JSON.stringify(again.body),
+    );
     assert.equal((await rpc(h, { token: key, method: 'ping' })).status, 429);
   });
 
@@ -95,7 +143,13 @@ describe(`MCP JSON-RPC batches (${TEST_DB})`, function () {
     const key = await h.createKey(account, ['read_profile', 'manage_post']);
     let limited = 0;
     for (let b = 0; b < 5; b++) {
-      const entries = Array.from({ length: 20 }, (_, i) => toolCall(b * 20 + i, 'create_text_post', { text: `hundred ${b * 20 + i}`, channelIds: [account.channelIds[0]], saveAsDraft: true }));
+      const entries = Array.from({ length: 20 }, (_, i) =>
+        toolCall(b * 20 + i, 'create_text_post', {
+          text: `hundred ${b * 20 + i}`,
+          channelIds: [account.channelIds[0]],
+          saveAsDraft: true,
+        }),
+      );
       const answer = await rpc(h, { token: key, body: entries });
       assert.equal(answer.status, 200);
       limited += answer.body.filter((r: any) => r.error?.code === -32029).length;
@@ -108,7 +162,10 @@ describe(`MCP JSON-RPC batches (${TEST_DB})`, function () {
   it('charges a batched notification like a lone one: once each, and a batch with nothing to answer is a 429 when over budget', async () => {
     const key = await h.createKey(account, ['read_profile', 'manage_post']);
     const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
-    const mixed = await rpc(h, { token: key, body: [initialized, initialized, initialized, { jsonrpc: '2.0', id: 1, method: 'ping' }] });
+    const mixed = await rpc(h, {
+      token: key,
+      body: [initialized, initialized, initialized, { jsonrpc: '2.0', id: 1, method: 'ping' }],
+    });
     assert.equal(mixed.status, 200);
     assert.equal(mixed.headers.get('ratelimit-remaining'), String(MINUTE_BUDGET - 4));
     const rest = await rpc(h, { token: key, body: Array.from({ length: MINUTE_BUDGET - 4 }, () => initialized) });
@@ -122,11 +179,18 @@ describe(`MCP JSON-RPC batches (${TEST_DB})`, function () {
 
   it('never runs a tools/call notification, alone or in a batch', async () => {
     const key = await h.createKey(account, ['read_profile', 'manage_post']);
-    const created = await callTool(h, account.apiKey, 'create_text_post', { text: 'keep me', channelIds: [account.channelIds[0]], saveAsDraft: true });
+    const created = await callTool(h, account.apiKey, 'create_text_post', {
+      text: 'keep me',
+      channelIds: [account.channelIds[0]],
+      saveAsDraft: true,
+    });
     const postId = created.body.result.structuredContent.data[0].id;
     const alone = await rpc(h, { token: key, body: toolCall(undefined, 'delete_post', { postId }) });
     assert.equal(alone.status, 202);
-    const inBatch = await rpc(h, { token: key, body: [toolCall(undefined, 'delete_post', { postId }), { jsonrpc: '2.0', id: 1, method: 'ping' }] });
+    const inBatch = await rpc(h, {
+      token: key,
+      body: [toolCall(undefined, 'delete_post', { postId }), { jsonrpc: '2.0', id: 1, method: 'ping' }],
+    });
     assert.equal(inBatch.status, 200);
     assert.deepEqual(inBatch.body, [{ jsonrpc: '2.0', id: 1, result: {} }]);
     const still = await h.api('GET', `/v1/rest/posts/${postId}`, { token: account.apiKey });
@@ -136,7 +200,10 @@ describe(`MCP JSON-RPC batches (${TEST_DB})`, function () {
   it('answers a manage_team tool without that scope in a batch with the same 403 challenge as alone', async () => {
     const basic = await h.createKey(account, ['read_profile', 'manage_post']);
     const alone = await callTool(h, basic, 'approval_list_pending', {});
-    const inBatch = await rpc(h, { token: basic, body: [{ jsonrpc: '2.0', id: 1, method: 'ping' }, toolCall(2, 'approval_list_pending', {})] });
+    const inBatch = await rpc(h, {
+      token: basic,
+      body: [{ jsonrpc: '2.0', id: 1, method: 'ping' }, toolCall(2, 'approval_list_pending', {})],
+    });
     for (const answer of [alone, inBatch]) {
       assert.equal(answer.status, 403);
       assert.match(answer.headers.get('www-authenticate') ?? '', /error="insufficient_scope", scope="manage_team"/);
@@ -152,7 +219,14 @@ describe(`MCP JSON-RPC batches against the account's hourly budget (${TEST_DB})`
   let account: SeededAccount;
 
   before(async () => {
-    h = await startTestHerald({ rateLimits: { restReadsPerMinute: 1000, restWritesPerMinute: 1000, accountPerHour: HOURLY_BUDGET, mcpPerTokenPerMinute: 1000 } });
+    h = await startTestHerald({
+      rateLimits: {
+        restReadsPerMinute: 1000,
+        restWritesPerMinute: 1000,
+        accountPerHour: HOURLY_BUDGET,
+        mcpPerTokenPerMinute: 1000,
+      },
+    });
     account = await h.seedAccount();
     h.deps.now = stoppedClock();
   });

@@ -1,6 +1,6 @@
 /**
  * The official MCP conformance suite (@modelcontextprotocol/conformance) against a running Herald, for the
- * server scenarios that apply to Herald; README (MCP, Conformance) lists the others and why they do not.
+ * server scenarios that apply to Herald; docs/mcp.md (Conformance) lists the others and why they do not.
  * The suite's CLI cannot send an Authorization header, so it reaches Herald through a loopback proxy that
  * adds the API key and changes nothing else (Origin and Host pass through for the DNS rebinding scenario).
  */
@@ -29,7 +29,13 @@ async function startBearerProxy(target: string, token: string): Promise<{ url: s
   const upstream = new URL(target);
   const server = http.createServer((req, res) => {
     const forwarded = http.request(
-      { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: { ...req.headers, authorization: `Bearer ${token}` } },
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        path: req.url,
+        method: req.method,
+        headers: { ...req.headers, authorization: `Bearer ${token}` },
+      },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
@@ -45,13 +51,27 @@ async function startBearerProxy(target: string, token: string): Promise<{ url: s
   };
 }
 
-function runScenario(url: string, scenario: string, outputDir: string): Promise<{ exitCode: number; output: string; checks: Check[] }> {
+function runScenario(
+  url: string,
+  scenario: string,
+  outputDir: string,
+): Promise<{ exitCode: number; output: string; checks: Check[] }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, 'server', '--url', url, '--scenario', scenario, '-o', outputDir], { timeout: 60_000 }, (error, stdout, stderr) => {
-      const runs = fs.readdirSync(outputDir).filter((name) => name.startsWith(`server-${scenario}-`));
-      const checks: Check[] = runs.length === 1 ? JSON.parse(fs.readFileSync(path.join(outputDir, runs[0], 'checks.json'), 'utf8')) : [];
-      resolve({ exitCode: typeof error?.code === 'number' ? error.code : error ? 1 : 0, output: stdout + stderr, checks });
-    });
+    execFile(
+      process.execPath,
+      [CLI, 'server', '--url', url, '--scenario', scenario, '-o', outputDir],
+      { timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const runs = fs.readdirSync(outputDir).filter((name) => name.startsWith(`server-${scenario}-`));
+        const checks: Check[] =
+          runs.length === 1 ? JSON.parse(fs.readFileSync(path.join(outputDir, runs[0], 'checks.json'), 'utf8')) : [];
+        resolve({
+          exitCode: typeof error?.code === 'number' ? error.code : error ? 1 : 0,
+          output: stdout + stderr,
+          checks,
+        });
+      },
+    );
   });
 }
 
@@ -79,7 +99,8 @@ describe(`MCP conformance suite, server scenarios (${TEST_DB})`, function () {
         const dir = fs.mkdtempSync(path.join(outputDir, 'run-'));
         const run = await runScenario(proxy.url + mcpPath, scenario, dir);
         assert.ok(run.checks.length > 0, `the scenario ran checks:\n${run.output}`);
-        for (const check of run.checks) assert.equal(check.status, 'SUCCESS', `${check.id}: ${check.errorMessage ?? ''}\n${run.output}`);
+        for (const check of run.checks)
+          assert.equal(check.status, 'SUCCESS', `${check.id}: ${check.errorMessage ?? ''}\n${run.output}`);
         assert.equal(run.exitCode, 0, run.output);
       });
     }
@@ -102,7 +123,12 @@ describe(`MCP conformance suite, server scenarios (${TEST_DB})`, function () {
     const modern = await rpc(h, {
       token: account.apiKey,
       headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
-      body: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } } },
+      body: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/list',
+        params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+      },
     });
     for (const answer of [legacy, modern]) {
       const listed = new Map(answer.body.result.tools.map((t: { name: string }) => [t.name, t]));

@@ -11,7 +11,12 @@ import { toolCatalogue } from '../../generated/mcp/catalogue.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { exerciseEveryTool, ORIGIN_HOST, startImageOrigin, type CallTool } from './all-tools.js';
 
-const HIGH_BUDGETS = { restReadsPerMinute: 1_000_000, restWritesPerMinute: 1_000_000, accountPerHour: 10_000_000, mcpPerTokenPerMinute: 1_000_000 };
+const HIGH_BUDGETS = {
+  restReadsPerMinute: 1_000_000,
+  restWritesPerMinute: 1_000_000,
+  accountPerHour: 10_000_000,
+  mcpPerTokenPerMinute: 1_000_000,
+};
 
 interface Sent {
   method: string;
@@ -22,7 +27,8 @@ interface Sent {
 function recordingFetch(sent: Sent[]): typeof fetch {
   return async (input, init) => {
     const body = typeof init?.body === 'string' ? JSON.parse(init.body) : undefined;
-    if (body && !Array.isArray(body) && body.id !== undefined) sent.push({ method: body.method, headers: Object.fromEntries(new Headers(init?.headers)) });
+    if (body && !Array.isArray(body) && body.id !== undefined)
+      sent.push({ method: body.method, headers: Object.fromEntries(new Headers(init?.headers)) });
     return fetch(input, init);
   };
 }
@@ -68,6 +74,7 @@ describe(`MCP eras: the 1.x and v2 clients through every tool (${TEST_DB})`, fun
   let origin: Awaited<ReturnType<typeof startImageOrigin>>;
   before(async () => {
     origin = await startImageOrigin();
+    // The image origin for imports is on loopback, which the SSRF guard refuses unless it is listed.
     h = await startTestHerald({ rateLimits: HIGH_BUDGETS, outboundAllowHosts: [ORIGIN_HOST] });
   });
   after(async () => {
@@ -86,7 +93,15 @@ describe(`MCP eras: the 1.x and v2 clients through every tool (${TEST_DB})`, fun
         const heldClient = await connect(kind, h, held.apiKey, path, sent);
         try {
           assert.deepEqual(await client.listToolNames(), [...served].sort());
-          const called = await exerciseEveryTool({ h, account, call: client.call, held, callHeld: heldClient.call, originBase: origin.base, served });
+          const called = await exerciseEveryTool({
+            h,
+            account,
+            call: client.call,
+            held,
+            callHeld: heldClient.call,
+            originBase: origin.base,
+            served,
+          });
           assert.deepEqual(called, [...served].sort());
         } finally {
           await Promise.all([client.close(), heldClient.close()]);
@@ -96,7 +111,11 @@ describe(`MCP eras: the 1.x and v2 clients through every tool (${TEST_DB})`, fun
         if (kind === 'v1') {
           assert.equal(client.protocolVersion, '2025-11-25');
           assert.ok(methods.has('initialize') && !methods.has('server/discover'));
-          assert.ok(sent.every((s) => s.headers['mcp-method'] === undefined && s.headers['mcp-protocol-version'] !== '2026-07-28'));
+          assert.ok(
+            sent.every(
+              (s) => s.headers['mcp-method'] === undefined && s.headers['mcp-protocol-version'] !== '2026-07-28',
+            ),
+          );
         } else {
           assert.equal(client.protocolVersion, '2026-07-28');
           assert.ok(!methods.has('initialize'), 'no initialize in the modern era');

@@ -6,7 +6,10 @@ import { replyChunks } from '../../src/mcp/reply-body.js';
 
 const replyBody = (reply: JSONRPCResponse | JSONRPCResponse[]) => replyChunks(reply).join('');
 
-const page = { data: [{ id: 'p1', text: 'Quotes " and \\ and }} and \u2028 and emoji 🎉', labels: [] }], paging: { nextCursor: null, hasMore: false } };
+const page = {
+  data: [{ id: 'p1', text: 'Quotes " and \\ and }} and \u2028 and emoji 🎉', labels: [] }],
+  paging: { nextCursor: null, hasMore: false },
+};
 
 describe('MCP reply body', () => {
   it('is the reply JSON.stringify writes, structured content included once from the text', () => {
@@ -29,7 +32,11 @@ describe('MCP reply body', () => {
     const replies: JSONRPCResponse[] = [
       { jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'Unknown tool' } },
       { jsonrpc: '2.0', id: 2, result: toolFailure('Fix the date') },
-      { jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: '{}' }], structuredContent: { made: 'elsewhere' } } },
+      {
+        jsonrpc: '2.0',
+        id: 3,
+        result: { content: [{ type: 'text', text: '{}' }], structuredContent: { made: 'elsewhere' } },
+      },
       { jsonrpc: '2.0', id: 4, result: toolSuccess({ data: [] }) },
     ];
     for (const reply of replies) assert.equal(replyBody(reply), JSON.stringify(reply));

@@ -33,25 +33,38 @@ function servers(gate: Promise<void> = Promise.resolve()) {
   return { ours, plain };
 }
 
-const request = (id: number | undefined, method: string, params: unknown = {}): JSONRPCRequest => ({ jsonrpc: '2.0', ...(id === undefined ? {} : { id }), method, params }) as JSONRPCRequest;
+const request = (id: number | undefined, method: string, params: unknown = {}): JSONRPCRequest =>
+  ({ jsonrpc: '2.0', ...(id === undefined ? {} : { id }), method, params }) as JSONRPCRequest;
 
 describe('the MCP JSON-RPC server', () => {
   it('answers every call with its own result while many are under way at once, even sharing one context object', async () => {
     let open!: () => void;
     const { ours } = servers(new Promise((resolve) => (open = resolve)));
     const calls = Array.from({ length: 40 }, (_, i) => ({ id: i, caller: `c${i}`, steps: (i * 7) % 13 }));
-    const replies = Promise.all(calls.map((c) => ours.receive(request(c.id, 'echo', { steps: c.steps, n: c.id }), { caller: c.caller })));
+    const replies = Promise.all(
+      calls.map((c) => ours.receive(request(c.id, 'echo', { steps: c.steps, n: c.id }), { caller: c.caller })),
+    );
     open();
     (await replies).forEach((reply, i) => {
-      assert.deepEqual(reply, { jsonrpc: '2.0', id: i, result: { caller: `c${i}`, params: { steps: calls[i].steps, n: i } } });
+      assert.deepEqual(reply, {
+        jsonrpc: '2.0',
+        id: i,
+        result: { caller: `c${i}`, params: { steps: calls[i].steps, n: i } },
+      });
     });
     let openShared!: () => void;
     const shared = servers(new Promise((resolve) => (openShared = resolve))).ours;
     const context = { caller: 'one' };
-    const sharing = Promise.all(calls.map((c) => shared.receive(request(c.id, 'echo', { steps: c.steps, n: c.id }), context)));
+    const sharing = Promise.all(
+      calls.map((c) => shared.receive(request(c.id, 'echo', { steps: c.steps, n: c.id }), context)),
+    );
     openShared();
     (await sharing).forEach((reply, i) => {
-      assert.deepEqual(reply, { jsonrpc: '2.0', id: i, result: { caller: 'one', params: { steps: calls[i].steps, n: i } } });
+      assert.deepEqual(reply, {
+        jsonrpc: '2.0',
+        id: i,
+        result: { caller: 'one', params: { steps: calls[i].steps, n: i } },
+      });
     });
   });
 

@@ -15,15 +15,23 @@ export async function connectSdkClient(h: TestHerald, token: string, mcpPath = '
 let ids = 0;
 
 /** One raw JSON-RPC POST, for protocol rules the SDK client hides. */
-export async function rpc(h: TestHerald, options: {
-  token?: string;
-  method?: string;
-  params?: unknown;
-  body?: unknown;
-  path?: string;
-  headers?: Record<string, string>;
-}) {
-  const body = options.body ?? { jsonrpc: '2.0', id: ++ids, method: options.method, ...(options.params === undefined ? {} : { params: options.params }) };
+export async function rpc(
+  h: TestHerald,
+  options: {
+    token?: string;
+    method?: string;
+    params?: unknown;
+    body?: unknown;
+    path?: string;
+    headers?: Record<string, string>;
+  },
+) {
+  const body = options.body ?? {
+    jsonrpc: '2.0',
+    id: ++ids,
+    method: options.method,
+    ...(options.params === undefined ? {} : { params: options.params }),
+  };
   return h.api('POST', options.path ?? '/mcp', {
     token: options.token,
     body,

@@ -7,7 +7,10 @@ export const TINY_PNG = Buffer.from(
 /** A JPEG whose frame header says its size (height x width), as Herald and the networks read it; no image data. */
 export function jpegOfSize(height: number, width: number): Buffer {
   const hex = (n: number) => n.toString(16).padStart(4, '0');
-  return Buffer.from(`ffd8ffe000104a46494600010100000100010000ffc0000b08${hex(height)}${hex(width)}01011100ffd9`, 'hex');
+  return Buffer.from(
+    `ffd8ffe000104a46494600010100000100010000ffc0000b08${hex(height)}${hex(width)}01011100ffd9`,
+    'hex',
+  );
 }
 
 /** The smallest JPEG: 1 x 1. */
@@ -22,7 +25,10 @@ function box(type: string, payload: Buffer): Buffer {
 
 /** An MP4 with an ftyp box and a movie header saying 2.5 s (timescale 1000, duration 2500); no media data. */
 export const TINY_MP4 = (() => {
-  const ftyp = box('ftyp', Buffer.concat([Buffer.from('isom', 'latin1'), Buffer.from([0, 0, 2, 0]), Buffer.from('isomiso2mp41', 'latin1')]));
+  const ftyp = box(
+    'ftyp',
+    Buffer.concat([Buffer.from('isom', 'latin1'), Buffer.from([0, 0, 2, 0]), Buffer.from('isomiso2mp41', 'latin1')]),
+  );
   const mvhd = Buffer.alloc(100);
   mvhd.writeUInt32BE(1000, 12);
   mvhd.writeUInt32BE(2500, 16);

@@ -23,7 +23,15 @@ describe('herald media import (CLI)', function () {
     origin = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(TINY_PNG));
     await new Promise<void>((resolve) => origin.listen(0, '127.0.0.2', resolve));
     base = `http://127.0.0.2:${(origin.address() as AddressInfo).port}`;
-    env = { ...process.env, DATA_DIR: database.dataDir, DATABASE_URL: database.databaseUrl ?? '', HERALD_FROM_SOURCE: '1', OUTBOUND_ALLOW_HOSTS: '127.0.0.2', BASE_URL: 'https://herald.example' };
+    env = {
+      ...process.env,
+      DATA_DIR: database.dataDir,
+      DATABASE_URL: database.databaseUrl ?? '',
+      HERALD_FROM_SOURCE: '1',
+      // The image origin for imports is on loopback, which the SSRF guard refuses unless it is listed.
+      OUTBOUND_ALLOW_HOSTS: '127.0.0.2',
+      BASE_URL: 'https://herald.example',
+    };
   });
   after(async () => {
     await new Promise((resolve) => origin.close(resolve));
@@ -31,14 +39,49 @@ describe('herald media import (CLI)', function () {
   });
 
   it('imports a direct file into the workspace library, and refuses a private address', async () => {
-    const herald = async (...args: string[]) => JSON.parse((await run('node', ['bin/herald.mjs', ...args, '--json'], { env })).stdout);
-    const account = await herald('account', 'create', '--name', 'Acme', '--email', 'media@acme.test', '--password', 'long enough password');
-    const media = await herald('media', 'import', '--account', account.accountId, '--workspace', account.workspaceId, '--url', `${base}/logo.png`);
+    const herald = async (...args: string[]) =>
+      JSON.parse((await run('node', ['bin/herald.mjs', ...args, '--json'], { env })).stdout);
+    const account = await herald(
+      'account',
+      'create',
+      '--name',
+      'Acme',
+      '--email',
+      'media@acme.test',
+      '--password',
+      'long enough password',
+    );
+    const media = await herald(
+      'media',
+      'import',
+      '--account',
+      account.accountId,
+      '--workspace',
+      account.workspaceId,
+      '--url',
+      `${base}/logo.png`,
+    );
     assert.equal(media.contentType, 'image/png');
     assert.equal(media.url, `https://herald.example/media/${media.id}/logo.png`);
-    assert.ok(fs.readFileSync(path.join(database.dataDir, 'media', account.workspaceId, media.id, 'logo.png')).equals(TINY_PNG));
+    assert.ok(
+      fs.readFileSync(path.join(database.dataDir, 'media', account.workspaceId, media.id, 'logo.png')).equals(TINY_PNG),
+    );
     await assert.rejects(
-      run('node', ['bin/herald.mjs', 'media', 'import', '--account', account.accountId, '--workspace', account.workspaceId, '--url', 'http://10.0.0.1/logo.png'], { env }),
+      run(
+        'node',
+        [
+          'bin/herald.mjs',
+          'media',
+          'import',
+          '--account',
+          account.accountId,
+          '--workspace',
+          account.workspaceId,
+          '--url',
+          'http://10.0.0.1/logo.png',
+        ],
+        { env },
+      ),
       (error: any) => error.code !== 0 && /not an address Herald may fetch from/.test(error.stderr),
     );
   });

@@ -29,11 +29,20 @@ describe(`media of Herald's own library, on the default configuration (${TEST_DB
     a = await t.seedAccount({ channels: 1 });
   }
 
-  async function upload(file: { name: string; type: string; bytes: Buffer } = { name: 'logo.png', type: 'image/png', bytes: TINY_PNG }): Promise<{ id: string; url: string }> {
+  async function upload(
+    file: { name: string; type: string; bytes: Buffer } = { name: 'logo.png', type: 'image/png', bytes: TINY_PNG },
+  ): Promise<{ id: string; url: string }> {
     const token = a.apiKey;
-    const started = await t.api('POST', '/v1/rest/media/uploads', { token, body: { fileName: file.name, contentType: file.type, sizeBytes: file.bytes.length } });
+    const started = await t.api('POST', '/v1/rest/media/uploads', {
+      token,
+      body: { fileName: file.name, contentType: file.type, sizeBytes: file.bytes.length },
+    });
     assert.equal(started.status, 201, JSON.stringify(started.body));
-    const put = await fetch(started.body.data.uploadUrl, { method: started.body.data.method, headers: started.body.data.headers, body: new Uint8Array(file.bytes) });
+    const put = await fetch(started.body.data.uploadUrl, {
+      method: started.body.data.method,
+      headers: started.body.data.headers,
+      body: new Uint8Array(file.bytes),
+    });
     assert.equal(put.status, 200);
     const done = await t.api('POST', `/v1/rest/media/uploads/${started.body.data.uploadId}/complete`, { token });
     assert.equal(done.status, 200, JSON.stringify(done.body));
@@ -56,7 +65,10 @@ describe(`media of Herald's own library, on the default configuration (${TEST_DB
     assert.deepEqual(post.imageUrls, [media.url]);
 
     const other = await t.seedAccount({ channels: 1 });
-    const borrowed = await publishNow({ channelIds: other.channelIds, text: 'Not ours', imageUrls: [media.url] }, other.apiKey);
+    const borrowed = await publishNow(
+      { channelIds: other.channelIds, text: 'Not ours', imageUrls: [media.url] },
+      other.apiKey,
+    );
     assert.equal(borrowed.status, 'failed');
     assert.match(borrowed.error, /is not in this account's media library/);
   });
@@ -72,7 +84,9 @@ describe(`media of Herald's own library, on the default configuration (${TEST_DB
     assert.equal(started.status, 200, JSON.stringify(started.body));
     const consent = await fetch(started.body.authorizationUrl, { redirect: 'manual' });
     assert.equal((await fetch(consent.headers.get('location')!)).status, 200);
-    const channel = ((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data as { id: string; network: string }[]).find((c) => c.network === 'x')!;
+    const channel = (
+      (await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data as { id: string; network: string }[]
+    ).find((c) => c.network === 'x')!;
 
     const media = await upload();
     const post = await publishNow({ channelIds: [channel.id], text: 'Our new logo on X', mediaIds: [media.id] });
@@ -80,15 +94,35 @@ describe(`media of Herald's own library, on the default configuration (${TEST_DB
     const sent = x.posts.find((p) => p.typed === 'Our new logo on X')!;
     assert.equal(sent.mediaKeys.length, 1);
     const file = x.media.get(sent.mediaKeys[0].split('_')[1])!;
-    assert.deepEqual([file.mediaType, file.totalBytes], ['image/png', TINY_PNG.length], 'the file arrived whole, with its type');
+    assert.deepEqual(
+      [file.mediaType, file.totalBytes],
+      ['image/png', TINY_PNG.length],
+      'the file arrived whole, with its type',
+    );
     assert.deepEqual(x.refusals, []);
   });
 
   it('warns when a network that fetches media from Herald is connected on an instance it cannot reach; X is not warned of', async () => {
-    await start({ networks: { ...loadConfig({}).networks, apps: { pinterest: { clientId: 'app', clientSecret: 'secret' }, x: { clientId: 'app', clientSecret: 'secret' } } } });
-    const pinterest = await t.api('POST', '/v1/rest/channels/connect', { token: a.apiKey, body: { network: 'pinterest' } });
+    await start({
+      networks: {
+        ...loadConfig({}).networks,
+        apps: {
+          pinterest: { clientId: 'app', clientSecret: 'secret' },
+          x: { clientId: 'app', clientSecret: 'secret' },
+        },
+      },
+    });
+    const pinterest = await t.api('POST', '/v1/rest/channels/connect', {
+      token: a.apiKey,
+      body: { network: 'pinterest' },
+    });
     assert.equal(pinterest.status, 200, JSON.stringify(pinterest.body));
-    assert.match(pinterest.body.warning, new RegExp(`Pinterest fetches media from Herald's address, and this Herald is at ${t.url.replace(/\./g, '\\.')}, which Pinterest cannot reach`));
+    assert.match(
+      pinterest.body.warning,
+      new RegExp(
+        `Pinterest fetches media from Herald's address, and this Herald is at ${t.url.replace(/\./g, '\\.')}, which Pinterest cannot reach`,
+      ),
+    );
     const xStarted = await t.api('POST', '/v1/rest/channels/connect', { token: a.apiKey, body: { network: 'x' } });
     assert.equal(xStarted.status, 200, JSON.stringify(xStarted.body));
     assert.equal(xStarted.body.warning, undefined);
@@ -96,21 +130,46 @@ describe(`media of Herald's own library, on the default configuration (${TEST_DB
 
   it('refuses when written a library file for Instagram on an instance Instagram cannot reach, naming BASE_URL; public URLs elsewhere pass', async () => {
     await start();
-    const instagram = await provisioning.addChannel(t.deps, { accountId: a.accountId, workspaceId: a.workspaceId, network: 'instagram', handle: 'brand' });
+    const instagram = await provisioning.addChannel(t.deps, {
+      accountId: a.accountId,
+      workspaceId: a.workspaceId,
+      network: 'instagram',
+      handle: 'brand',
+    });
     const media = await upload({ name: 'logo.jpg', type: 'image/jpeg', bytes: TINY_JPEG });
-    const refused = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [instagram.id], text: 'Our new logo', mediaIds: [media.id] } });
+    const refused = await t.api('POST', '/v1/rest/posts', {
+      token: a.apiKey,
+      body: { channelIds: [instagram.id], text: 'Our new logo', mediaIds: [media.id] },
+    });
     assert.equal(refused.status, 400, JSON.stringify(refused.body));
-    assert.match(refused.body.message, new RegExp(`Instagram fetches media from Herald's address, and this Herald is at ${t.url.replace(/\./g, '\\.')}, which Instagram cannot reach; set BASE_URL to a public https address`));
-    const sandboxToo = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[0], instagram.id], text: 'Both', imageUrls: [media.url] } });
+    assert.match(
+      refused.body.message,
+      new RegExp(
+        `Instagram fetches media from Herald's address, and this Herald is at ${t.url.replace(/\./g, '\\.')}, which Instagram cannot reach; set BASE_URL to a public https address`,
+      ),
+    );
+    const sandboxToo = await t.api('POST', '/v1/rest/posts', {
+      token: a.apiKey,
+      body: { channelIds: [a.channelIds[0], instagram.id], text: 'Both', imageUrls: [media.url] },
+    });
     assert.equal(sandboxToo.status, 400, 'nothing is written for the other channel either');
     assert.equal((await t.api('GET', '/v1/rest/posts?limit=10', { token: a.apiKey })).body.data.length, 0);
-    const draft = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [instagram.id], text: 'Later', mediaIds: [media.id], saveAsDraft: true } });
+    const draft = await t.api('POST', '/v1/rest/posts', {
+      token: a.apiKey,
+      body: { channelIds: [instagram.id], text: 'Later', mediaIds: [media.id], saveAsDraft: true },
+    });
     assert.equal(draft.status, 201, 'a draft goes nowhere, so it is kept until BASE_URL may be public');
     await t.api('DELETE', `/v1/rest/posts/${draft.body.data[0].id}`, { token: a.apiKey });
 
-    const elsewhere = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [instagram.id], text: 'Hosted elsewhere', imageUrls: ['https://cdn.example.com/logo.jpg'] } });
+    const elsewhere = await t.api('POST', '/v1/rest/posts', {
+      token: a.apiKey,
+      body: { channelIds: [instagram.id], text: 'Hosted elsewhere', imageUrls: ['https://cdn.example.com/logo.jpg'] },
+    });
     assert.equal(elsewhere.status, 201, JSON.stringify(elsewhere.body));
-    const moved = await t.api('PATCH', `/v1/rest/posts/${elsewhere.body.data[0].id}`, { token: a.apiKey, body: { imageUrls: [media.url] } });
+    const moved = await t.api('PATCH', `/v1/rest/posts/${elsewhere.body.data[0].id}`, {
+      token: a.apiKey,
+      body: { imageUrls: [media.url] },
+    });
     assert.equal(moved.status, 400, JSON.stringify(moved.body));
     assert.match(moved.body.message, /Instagram cannot reach/);
   });

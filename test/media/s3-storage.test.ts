@@ -35,8 +35,12 @@ describe(`media in an S3-compatible bucket (${TEST_DB})`, () => {
   let account: SeededAccount;
   let client: Client;
 
-  const keys = async () => ((await bucket.send(new ListObjectsV2Command({ Bucket: BUCKET }))).Contents ?? []).map((o) => o.Key!).sort();
-  const object = async (key: string) => Buffer.from(await (await bucket.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }))).Body!.transformToByteArray());
+  const keys = async () =>
+    ((await bucket.send(new ListObjectsV2Command({ Bucket: BUCKET }))).Contents ?? []).map((o) => o.Key!).sort();
+  const object = async (key: string) =>
+    Buffer.from(
+      await (await bucket.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }))).Body!.transformToByteArray(),
+    );
 
   before(async () => {
     directory = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-s3-'));
@@ -53,7 +57,9 @@ describe(`media in an S3-compatible bucket (${TEST_DB})`, () => {
     h = await startTestHerald({
       outboundAllowHosts: ['127.0.0.2'],
       media: {
-        maxUploadBytes: 100_000, maxImportBytes: 100_000, importTimeoutMs: 5_000,
+        maxUploadBytes: 100_000,
+        maxImportBytes: 100_000,
+        importTimeoutMs: 5_000,
         s3: { bucket: BUCKET, region: 'us-east-1', endpoint, ...CREDENTIALS, forcePathStyle: true, prefix: 'media/' },
       },
     });
@@ -69,11 +75,21 @@ describe(`media in an S3-compatible bucket (${TEST_DB})`, () => {
   });
 
   it('stores an upload in the bucket and serves the same bytes at the direct link', async () => {
-    const upload = ok(await client.callTool({ name: 'create_media_upload', arguments: { fileName: 'photo.png', contentType: 'image/png', sizeBytes: TINY_PNG.length } }));
-    assert.equal((await fetch(upload.uploadUrl, { method: 'PUT', headers: upload.headers, body: TINY_PNG })).status, 200);
+    const upload = ok(
+      await client.callTool({
+        name: 'create_media_upload',
+        arguments: { fileName: 'photo.png', contentType: 'image/png', sizeBytes: TINY_PNG.length },
+      }),
+    );
+    assert.equal(
+      (await fetch(upload.uploadUrl, { method: 'PUT', headers: upload.headers, body: TINY_PNG })).status,
+      200,
+    );
     assert.deepEqual(await keys(), [`media/uploads/${upload.uploadId}`], 'the pending upload lives in the bucket');
 
-    const media = ok(await client.callTool({ name: 'complete_media_upload', arguments: { uploadId: upload.uploadId } })).data;
+    const media = ok(
+      await client.callTool({ name: 'complete_media_upload', arguments: { uploadId: upload.uploadId } }),
+    ).data;
     const stored = `media/${account.workspaceId}/${media.id}/photo.png`;
     assert.deepEqual(await keys(), [stored], 'completing moves it to its final key and removes the pending one');
     assert.ok((await object(stored)).equals(TINY_PNG));
@@ -85,7 +101,9 @@ describe(`media in an S3-compatible bucket (${TEST_DB})`, () => {
   });
 
   it('imports a URL into the bucket', async () => {
-    const media = ok(await client.callTool({ name: 'import_media_from_url', arguments: { url: `${originBase}/logo.png` } })).data;
+    const media = ok(
+      await client.callTool({ name: 'import_media_from_url', arguments: { url: `${originBase}/logo.png` } }),
+    ).data;
     const stored = `media/${account.workspaceId}/${media.id}/logo.png`;
     assert.ok((await keys()).includes(stored));
     assert.ok((await object(stored)).equals(TINY_PNG));
@@ -93,8 +111,16 @@ describe(`media in an S3-compatible bucket (${TEST_DB})`, () => {
   });
 
   it('removes an upload never completed from the bucket when it expires', async () => {
-    const upload = ok(await client.callTool({ name: 'create_media_upload', arguments: { fileName: 'late.png', contentType: 'image/png', sizeBytes: TINY_PNG.length } }));
-    assert.equal((await fetch(upload.uploadUrl, { method: 'PUT', headers: upload.headers, body: TINY_PNG })).status, 200);
+    const upload = ok(
+      await client.callTool({
+        name: 'create_media_upload',
+        arguments: { fileName: 'late.png', contentType: 'image/png', sizeBytes: TINY_PNG.length },
+      }),
+    );
+    assert.equal(
+      (await fetch(upload.uploadUrl, { method: 'PUT', headers: upload.headers, body: TINY_PNG })).status,
+      200,
+    );
     assert.ok((await keys()).includes(`media/uploads/${upload.uploadId}`));
     await purgeExpired({ ...h.deps, now: () => Date.parse(upload.expiresAt) + 1 });
     assert.ok(!(await keys()).includes(`media/uploads/${upload.uploadId}`));
@@ -102,28 +128,57 @@ describe(`media in an S3-compatible bucket (${TEST_DB})`, () => {
 
   it('answers a clear error, not a crash, when the bucket cannot be reached', async () => {
     const logged: unknown[] = [];
-    const broken = await startTestHerald({
-      outboundAllowHosts: ['127.0.0.2'],
-      media: {
-        maxUploadBytes: 100_000, maxImportBytes: 100_000, importTimeoutMs: 5_000,
-        s3: { bucket: 'missing-bucket', region: 'us-east-1', endpoint, ...CREDENTIALS, forcePathStyle: true, prefix: 'media/' },
+    const broken = await startTestHerald(
+      {
+        // The image origin for imports is on loopback, which the SSRF guard refuses unless it is listed.
+        outboundAllowHosts: ['127.0.0.2'],
+        media: {
+          maxUploadBytes: 100_000,
+          maxImportBytes: 100_000,
+          importTimeoutMs: 5_000,
+          s3: {
+            bucket: 'missing-bucket',
+            region: 'us-east-1',
+            endpoint,
+            ...CREDENTIALS,
+            forcePathStyle: true,
+            prefix: 'media/',
+          },
+        },
       },
-    }, { info: () => undefined, warn: () => undefined, error: (_message, error) => logged.push(error) });
+      { info: () => undefined, warn: () => undefined, error: (_message, error) => logged.push(error) },
+    );
     try {
       const owner = await broken.seedAccount();
       const mcp = await connectSdkClient(broken, owner.basicKey);
       try {
-        const upload = ok(await mcp.callTool({ name: 'create_media_upload', arguments: { fileName: 'a.png', contentType: 'image/png', sizeBytes: TINY_PNG.length } }));
+        const upload = ok(
+          await mcp.callTool({
+            name: 'create_media_upload',
+            arguments: { fileName: 'a.png', contentType: 'image/png', sizeBytes: TINY_PNG.length },
+          }),
+        );
         const put = await fetch(upload.uploadUrl, { method: 'PUT', headers: upload.headers, body: TINY_PNG });
         assert.equal(put.status, 503);
         const body = await put.json();
         assert.equal(body.code, 'service_unavailable');
         assert.match(body.message, /media storage is unavailable \(the bucket answered NoSuchBucket\).*S3_\* settings/);
-        assert.doesNotMatch(JSON.stringify(body), /S3RVER|missing-bucket/, 'no credentials or bucket names in the answer');
-        const imported = await mcp.callTool({ name: 'import_media_from_url', arguments: { url: `${originBase}/logo.png` } });
+        assert.doesNotMatch(
+          JSON.stringify(body),
+          /S3RVER|missing-bucket/,
+          'no credentials or bucket names in the answer',
+        );
+        const imported = await mcp.callTool({
+          name: 'import_media_from_url',
+          arguments: { url: `${originBase}/logo.png` },
+        });
         assert.equal(imported.isError, true);
         assert.match((imported.content as { text: string }[])[0].text, /media storage is unavailable/);
-        assert.deepEqual(logged.map((error) => (error as Error).name), ['NoSuchBucket', 'NoSuchBucket'], 'the operator finds the cause in the log');
+        assert.deepEqual(
+          logged.map((error) => (error as Error).name),
+          ['NoSuchBucket', 'NoSuchBucket'],
+          'the operator finds the cause in the log',
+        );
       } finally {
         await mcp.close();
       }

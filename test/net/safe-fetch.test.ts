@@ -5,7 +5,10 @@ import { blockedAddressReason } from '../../src/net/outbound-address.js';
 import { OutboundRequestError } from '../../src/domain/outbound.js';
 import { probeDirectMedia, safeFetch, type SafeFetchOptions } from '../../src/net/safe-fetch.js';
 
-const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000200d1a1d3c50000000049454e44ae426082', 'hex');
+const png = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000200d1a1d3c50000000049454e44ae426082',
+  'hex',
+);
 
 /** A local origin standing in for the internet; reached through the allow-list. */
 async function startOrigin(): Promise<{ base: string; close(): Promise<void> }> {
@@ -14,7 +17,9 @@ async function startOrigin(): Promise<{ base: string; close(): Promise<void> }> 
     if (url.pathname === '/image.png') {
       res.writeHead(200, { 'content-type': 'image/png' }).end(png);
     } else if (url.pathname === '/page') {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><html><title>Watch</title></html>');
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end('<!doctype html><html><title>Watch</title></html>');
     } else if (url.pathname === '/big') {
       res.writeHead(200, { 'content-type': 'application/octet-stream' });
       res.end(Buffer.alloc(64 * 1024));
@@ -57,7 +62,26 @@ describe('safe-fetch (SSRF guard for user-supplied URLs)', () => {
   after(() => origin.close());
 
   it('classifies addresses: loopback, private, link-local, CGNAT, multicast and mapped forms are blocked', () => {
-    for (const address of ['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '::1', '::', 'fc00::1', 'fd12::1', 'fe80::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:a9fe:a9fe', '64:ff9b::a00:1', '2002:7f00:1::']) {
+    for (const address of [
+      '127.0.0.1',
+      '10.0.0.1',
+      '172.16.5.4',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '::1',
+      '::',
+      'fc00::1',
+      'fd12::1',
+      'fe80::1',
+      'ff02::1',
+      '::ffff:127.0.0.1',
+      '::ffff:a9fe:a9fe',
+      '64:ff9b::a00:1',
+      '2002:7f00:1::',
+    ]) {
       assert.ok(blockedAddressReason(address), `${address} should be blocked`);
     }
     for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700::1111', '::ffff:8.8.8.8']) {
@@ -67,16 +91,30 @@ describe('safe-fetch (SSRF guard for user-supplied URLs)', () => {
 
   it('refuses every IPv6 form that embeds or tunnels to a private or loopback IPv4 address', () => {
     const blocked = [
-      '::ffff:0:7f00:1', '::ffff:0:127.0.0.1', '::ffff:0:a00:1', // SIIT (IPv4-translated)
-      '64:ff9b:1::a00:1', '64:ff9b:1::808:808', '64:ff9b:1:ffff::1', // local-use NAT64, whole
-      '64:ff9b::127.0.0.1', '64:ff9b::c0a8:101', // well-known NAT64 with a private address
-      '2002:a00:1::1', '2002:c0a8:101::', // 6to4 carrying 10.0.0.1 and 192.168.1.1
-      '2001:0:4136:e378:8000:63bf:80ff:fffe', '2001::1', // Teredo
-      '::127.0.0.1', '::10.1.2.3', // IPv4-compatible
+      '::ffff:0:7f00:1',
+      '::ffff:0:127.0.0.1',
+      '::ffff:0:a00:1', // SIIT (IPv4-translated)
+      '64:ff9b:1::a00:1',
+      '64:ff9b:1::808:808',
+      '64:ff9b:1:ffff::1', // local-use NAT64, whole
+      '64:ff9b::127.0.0.1',
+      '64:ff9b::c0a8:101', // well-known NAT64 with a private address
+      '2002:a00:1::1',
+      '2002:c0a8:101::', // 6to4 carrying 10.0.0.1 and 192.168.1.1
+      '2001:0:4136:e378:8000:63bf:80ff:fffe',
+      '2001::1', // Teredo
+      '::127.0.0.1',
+      '::10.1.2.3', // IPv4-compatible
     ];
     for (const address of blocked) assert.ok(blockedAddressReason(address), `${address} should be blocked`);
-    assert.match(blockedAddressReason('2001:0:4136:e378:8000:63bf:f5ff:fffe') ?? '', /Teredo tunnel address \(to 10\.0\.0\.1\)/);
-    assert.match(blockedAddressReason('2001:0:4136:e378:8000:63bf:3fff:fdd2') ?? '', /Teredo tunnel address \(to 192\.0\.2\.45\)/);
+    assert.match(
+      blockedAddressReason('2001:0:4136:e378:8000:63bf:f5ff:fffe') ?? '',
+      /Teredo tunnel address \(to 10\.0\.0\.1\)/,
+    );
+    assert.match(
+      blockedAddressReason('2001:0:4136:e378:8000:63bf:3fff:fdd2') ?? '',
+      /Teredo tunnel address \(to 192\.0\.2\.45\)/,
+    );
     assert.match(blockedAddressReason('64:ff9b:1::808:808') ?? '', /local-use NAT64/);
     for (const address of ['64:ff9b::808:808', '2002:808:808::1', '::ffff:0:808:808']) {
       assert.equal(blockedAddressReason(address), undefined, `${address} carries a public address`);
@@ -107,9 +145,23 @@ describe('safe-fetch (SSRF guard for user-supplied URLs)', () => {
       const alone = { ...strict, resolve: async () => [{ address, family: 6 }] };
       const error = await refusal(safeFetch('http://media.example/x.png', alone));
       assert.equal(error.reason, 'blocked_address', form);
-      assert.equal(error.message, 'http://media.example is not an address Herald may fetch from; use a URL on the public internet.', form);
-      const mixed = { ...strict, resolve: async () => [{ address: '93.184.216.34', family: 4 }, { address, family: 6 }] };
-      assert.equal((await refusal(safeFetch('http://media.example/x.png', mixed))).reason, 'blocked_address', `${form} beside a public address`);
+      assert.equal(
+        error.message,
+        'http://media.example is not an address Herald may fetch from; use a URL on the public internet.',
+        form,
+      );
+      const mixed = {
+        ...strict,
+        resolve: async () => [
+          { address: '93.184.216.34', family: 4 },
+          { address, family: 6 },
+        ],
+      };
+      assert.equal(
+        (await refusal(safeFetch('http://media.example/x.png', mixed))).reason,
+        'blocked_address',
+        `${form} beside a public address`,
+      );
     }
   });
 
@@ -122,11 +174,19 @@ describe('safe-fetch (SSRF guard for user-supplied URLs)', () => {
   it('refuses 127.0.0.1 without the allow-list', async () => {
     const error = await refusal(safeFetch(`${origin.base}/image.png`, strict));
     assert.equal(error.reason, 'blocked_address');
-    assert.equal(error.message, `${origin.base} is not an address Herald may fetch from; use a URL on the public internet.`);
+    assert.equal(
+      error.message,
+      `${origin.base} is not an address Herald may fetch from; use a URL on the public internet.`,
+    );
   });
 
   it('refuses private and metadata addresses without connecting', async () => {
-    for (const url of ['http://10.0.0.1/x.png', 'http://169.254.169.254/latest/meta-data/', 'http://[::ffff:169.254.169.254]/', 'http://[::1]/']) {
+    for (const url of [
+      'http://10.0.0.1/x.png',
+      'http://169.254.169.254/latest/meta-data/',
+      'http://[::ffff:169.254.169.254]/',
+      'http://[::1]/',
+    ]) {
       const error = await refusal(safeFetch(url, strict));
       assert.equal(error.reason, 'blocked_address', url);
     }
@@ -136,14 +196,31 @@ describe('safe-fetch (SSRF guard for user-supplied URLs)', () => {
     const port = new URL(origin.base).port;
     const error = await refusal(safeFetch(`http://localhost:${port}/image.png`, allowed));
     assert.equal(error.reason, 'blocked_address');
-    assert.equal(error.message, `http://localhost:${port} is not an address Herald may fetch from; use a URL on the public internet.`);
-    assert.doesNotMatch(error.message, /127\.0\.0\.1|::1|loopback|resolves/, 'says nothing of what the name resolves to');
+    assert.equal(
+      error.message,
+      `http://localhost:${port} is not an address Herald may fetch from; use a URL on the public internet.`,
+    );
+    assert.doesNotMatch(
+      error.message,
+      /127\.0\.0\.1|::1|loopback|resolves/,
+      'says nothing of what the name resolves to',
+    );
   });
 
   it('re-checks every redirect hop: an allowed host redirecting to a private address is refused', async () => {
-    const error = await refusal(safeFetch(`${origin.base}/redirect?to=${encodeURIComponent('http://169.254.169.254/latest/meta-data/')}`, allowed));
+    const error = await refusal(
+      safeFetch(
+        `${origin.base}/redirect?to=${encodeURIComponent('http://169.254.169.254/latest/meta-data/')}`,
+        allowed,
+      ),
+    );
     assert.equal(error.reason, 'blocked_address');
-    const toLocalhost = await refusal(safeFetch(`${origin.base}/redirect?to=${encodeURIComponent(`http://localhost:${new URL(origin.base).port}/image.png`)}`, allowed));
+    const toLocalhost = await refusal(
+      safeFetch(
+        `${origin.base}/redirect?to=${encodeURIComponent(`http://localhost:${new URL(origin.base).port}/image.png`)}`,
+        allowed,
+      ),
+    );
     assert.equal(toLocalhost.reason, 'blocked_address');
   });
 

@@ -20,7 +20,10 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
   let a: SeededAccount;
 
   before(async () => {
-    files = await serveMediaFiles({ '/picture.png': { type: 'image/png', body: TINY_PNG }, '/film.mp4': { type: 'video/mp4', body: TINY_MP4 } });
+    files = await serveMediaFiles({
+      '/picture.png': { type: 'image/png', body: TINY_PNG },
+      '/film.mp4': { type: 'video/mp4', body: TINY_MP4 },
+    });
     imageUrl = `${files.origin}/picture.png`;
     videoUrl = `${files.origin}/film.mp4`;
   });
@@ -33,7 +36,9 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
       networkOriginOverrides: { 'https://www.facebook.com': facebook.url, 'https://graph.facebook.com': facebook.url },
       networks: {
         ...defaults,
-        apps: configured ? { facebook: { clientId: facebook.appId, clientSecret: facebook.appSecret, graphVersion: 'v23.0' } } : {},
+        apps: configured
+          ? { facebook: { clientId: facebook.appId, clientSecret: facebook.appSecret, graphVersion: 'v23.0' } }
+          : {},
       },
       // The test's own media files are served on 127.0.0.1, which the SSRF guard refuses unless listed.
       outboundAllowHosts: ['127.0.0.1'],
@@ -47,7 +52,10 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
   });
 
   /** Starts connecting, plays the person at Facebook's dialog, and follows the redirect to Herald. */
-  async function connectThroughConsent(path = '/v1/rest/channels/connect', body: Record<string, unknown> = { network: 'facebook' }) {
+  async function connectThroughConsent(
+    path = '/v1/rest/channels/connect',
+    body: Record<string, unknown> = { network: 'facebook' },
+  ) {
     const started = await t.api('POST', path, { token: a.apiKey, body });
     assert.equal(started.status, 200, JSON.stringify(started.body));
     const consent = await fetch(started.body.authorizationUrl, { redirect: 'manual' });
@@ -76,23 +84,37 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
   }
 
   describe('connecting', () => {
-    it('connects every Page granted at Facebook Login as its own channel, with a long-lived token\'s Page token sealed', async () => {
+    it("connects every Page granted at Facebook Login as its own channel, with a long-lived token's Page token sealed", async () => {
       await start();
       const first = await connectThroughConsent();
       assert.equal(first.status, 200, first.html);
       assert.match(first.html, /Connected/);
-      assert.equal(first.authorizationUrl.origin, facebook.url, 'the real www.facebook.com, rewritten by NETWORK_ORIGIN_OVERRIDES');
+      assert.equal(
+        first.authorizationUrl.origin,
+        facebook.url,
+        'the real www.facebook.com, rewritten by NETWORK_ORIGIN_OVERRIDES',
+      );
       assert.equal(first.authorizationUrl.pathname, '/v23.0/dialog/oauth');
       assert.equal(first.authorizationUrl.searchParams.get('redirect_uri'), `${t.url}/connect/facebook/callback`);
       assert.deepEqual(first.authorizationUrl.searchParams.get('scope')!.split(',').sort(), [
-        'business_management', 'pages_manage_engagement', 'pages_manage_posts', 'pages_read_engagement', 'pages_show_list', 'publish_video', 'read_insights',
+        'business_management',
+        'pages_manage_engagement',
+        'pages_manage_posts',
+        'pages_read_engagement',
+        'pages_show_list',
+        'publish_video',
+        'read_insights',
       ]);
       assert.deepEqual((await channels()).map((c) => [c.network, c.handle, c.status]).sort(), [
         ['facebook', 'Compilers Weekly', 'active'],
         ['facebook', 'Harbor Bakery', 'active'],
       ]);
       assert.ok(facebook.requests.includes('GET /oauth/access_token'));
-      assert.equal(facebook.requests.filter((r) => r === 'GET /oauth/access_token').length, 2, 'the code, then fb_exchange_token');
+      assert.equal(
+        facebook.requests.filter((r) => r === 'GET /oauth/access_token').length,
+        2,
+        'the code, then fb_exchange_token',
+      );
       const row = await t.herald.db('channels').where({ network_account_id: '501' }).first();
       assert.ok(row.credentials.startsWith('v1.'), 'sealed in the vault');
       assert.ok(!JSON.stringify(await channels()).includes('EAA'), 'no token in the API');
@@ -112,7 +134,10 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
       await start();
       const one = await connectThroughConsent('/v1/rest/channels/connect', { network: 'facebook', page: '502' });
       assert.equal(one.status, 200, one.html);
-      assert.deepEqual((await channels()).map((c) => c.handle), ['Harbor Bakery']);
+      assert.deepEqual(
+        (await channels()).map((c) => c.handle),
+        ['Harbor Bakery'],
+      );
 
       facebook.grantPages = ['502'];
       const notGranted = await connectThroughConsent('/v1/rest/channels/connect', { network: 'facebook', page: '501' });
@@ -134,25 +159,40 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
       await start(false);
       const networks = await t.api('GET', '/v1/rest/networks', { token: a.apiKey });
       assert.equal(networks.body.data.find((n: any) => n.name === 'facebook').configured, false);
-      const refused = await t.api('POST', '/v1/rest/channels/connect', { token: a.apiKey, body: { network: 'facebook' } });
+      const refused = await t.api('POST', '/v1/rest/channels/connect', {
+        token: a.apiKey,
+        body: { network: 'facebook' },
+      });
       assert.equal(refused.status, 400);
       assert.match(refused.body.message, /not configured for Facebook/);
     });
   });
 
   describe('connecting from the CLI', () => {
-    it('herald channel connect facebook --page prints Facebook\'s dialog and connects that Page after the callback', async function () {
+    it("herald channel connect facebook --page prints Facebook's dialog and connects that Page after the callback", async function () {
       this.timeout(180_000);
       await start();
       const env = {
-        ...process.env, DATA_DIR: t.config.dataDir, DATABASE_URL: t.config.databaseUrl ?? '', HERALD_FROM_SOURCE: '1', BASE_URL: t.url, OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
-        FACEBOOK_APP_ID: facebook.appId, FACEBOOK_APP_SECRET: facebook.appSecret, FACEBOOK_GRAPH_VERSION: 'v23.0',
+        ...process.env,
+        DATA_DIR: t.config.dataDir,
+        DATABASE_URL: t.config.databaseUrl ?? '',
+        HERALD_FROM_SOURCE: '1',
+        BASE_URL: t.url,
+        // The network's fake listens on loopback, which the SSRF guard refuses unless it is listed.
+        OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+        FACEBOOK_APP_ID: facebook.appId,
+        FACEBOOK_APP_SECRET: facebook.appSecret,
+        FACEBOOK_GRAPH_VERSION: 'v23.0',
         NETWORK_ORIGIN_OVERRIDES: `https://www.facebook.com=${facebook.url},https://graph.facebook.com=${facebook.url}`,
       };
-      const child = spawn('node', ['bin/herald.mjs', 'channel', 'connect', 'facebook', '--page', '502', '--json'], { env });
+      const child = spawn('node', ['bin/herald.mjs', 'channel', 'connect', 'facebook', '--page', '502', '--json'], {
+        env,
+      });
       let stdout = '';
       let stderr = '';
-      child.stdout.on('data', (chunk) => { stdout += chunk; });
+      child.stdout.on('data', (chunk) => {
+        stdout += chunk;
+      });
       const address = await new Promise<string>((resolve, reject) => {
         child.stderr.on('data', (chunk) => {
           stderr += chunk;
@@ -166,7 +206,10 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
       assert.equal(page.status, 200, await page.text());
       const code = await new Promise((resolve) => child.on('exit', resolve));
       assert.equal(code, 0, stderr);
-      assert.deepEqual(JSON.parse(stdout).channels.map((c: any) => c.handle), ['Harbor Bakery']);
+      assert.deepEqual(
+        JSON.parse(stdout).channels.map((c: any) => c.handle),
+        ['Harbor Bakery'],
+      );
     });
   });
 
@@ -181,29 +224,50 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
       const clock = pinClock(t, new Date().toISOString());
       const text = await schedule(page.id, { text: 'Hello, Facebook (ünïcödé)' });
       const linked = await schedule(page.id, { text: 'Read this' });
-      const options = await t.api('PATCH', `/v1/rest/posts/${linked.id}`, { token: a.apiKey, body: { channelOptions: { link: 'https://example.com/article' } } });
+      const options = await t.api('PATCH', `/v1/rest/posts/${linked.id}`, {
+        token: a.apiKey,
+        body: { channelOptions: { link: 'https://example.com/article' } },
+      });
       assert.equal(options.status, 200, JSON.stringify(options.body));
       const linkWithPhoto = await schedule(page.id, { text: 'A link and a photo', imageUrls: [imageUrl] });
-      await t.api('PATCH', `/v1/rest/posts/${linkWithPhoto.id}`, { token: a.apiKey, body: { channelOptions: { link: 'https://example.com/article' } } });
+      await t.api('PATCH', `/v1/rest/posts/${linkWithPhoto.id}`, {
+        token: a.apiKey,
+        body: { channelOptions: { link: 'https://example.com/article' } },
+      });
       const gallery = await schedule(page.id, {
-        text: 'Two pictures', imageUrls: [imageUrl, `${imageUrl}?2`],
+        text: 'Two pictures',
+        imageUrls: [imageUrl, `${imageUrl}?2`],
         firstComment: { text: 'More in the comments', mediaUrl: `${imageUrl}?c`, delayMinutes: 1 },
       });
       const worker = testWorker(t);
       await worker.tick();
-      for (const id of [text.id, linked.id, gallery.id]) assert.equal((await get(id)).status, 'published', (await get(id)).error);
+      for (const id of [text.id, linked.id, gallery.id])
+        assert.equal((await get(id)).status, 'published', (await get(id)).error);
       const refused = await get(linkWithPhoto.id);
       assert.equal(refused.status, 'failed');
-      assert.match(refused.error, /Facebook attaches a link only to a post without photos or a video: remove channelOptions.link or the media/);
+      assert.match(
+        refused.error,
+        /Facebook attaches a link only to a post without photos or a video: remove channelOptions.link or the media/,
+      );
 
       const made = (message: string) => facebook.posts.find((p) => p.message === message)!;
       assert.equal(made('Hello, Facebook (ünïcödé)').pageId, '501');
       assert.equal(made('Read this').link, 'https://example.com/article');
       assert.equal(made('Two pictures').photos.length, 2);
-      assert.deepEqual(facebook.photos.map((p) => [p.published, p.attachedTo]), [[false, made('Two pictures').id], [false, made('Two pictures').id]], 'nothing uploaded for the refused link');
+      assert.deepEqual(
+        facebook.photos.map((p) => [p.published, p.attachedTo]),
+        [
+          [false, made('Two pictures').id],
+          [false, made('Two pictures').id],
+        ],
+        'nothing uploaded for the refused link',
+      );
       assert.equal(facebook.posts.length, 3, 'the photos made no post of their own');
       const published = await get(gallery.id);
-      assert.equal(published.permalinkUrl, `https://www.facebook.com/501/posts/pfbid0${made('Two pictures').id.split('_')[1]}`);
+      assert.equal(
+        published.permalinkUrl,
+        `https://www.facebook.com/501/posts/pfbid0${made('Two pictures').id.split('_')[1]}`,
+      );
 
       // The comment is made and its answer lost: the next try finds it among the post's comments, never a second.
       facebook.dropAnswerNext(`POST /${made('Two pictures').id}/comments`);
@@ -212,8 +276,15 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
       clock.advance(60 * 60_000);
       await worker.tick();
       assert.equal(facebook.comments.length, 1);
-      const tries = await t.herald.db('publish_attempts').where({ post_id: gallery.id, kind: 'comment' }).orderBy('seq').select('outcome');
-      assert.deepEqual(tries.map((row: { outcome: string }) => row.outcome), ['unknown', 'reconciled']);
+      const tries = await t.herald
+        .db('publish_attempts')
+        .where({ post_id: gallery.id, kind: 'comment' })
+        .orderBy('seq')
+        .select('outcome');
+      assert.deepEqual(
+        tries.map((row: { outcome: string }) => row.outcome),
+        ['unknown', 'reconciled'],
+      );
       const [comment] = facebook.comments;
       assert.equal(comment.objectId, made('Two pictures').id);
       assert.equal(comment.message, 'More in the comments');
@@ -221,7 +292,7 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
       assert.deepEqual(facebook.refusals, [], 'Meta refused nothing Herald sent');
     });
 
-    it('publishes one video by file_url and waits until Meta has processed it; a processing error fails the post with Meta\'s reason', async () => {
+    it("publishes one video by file_url and waits until Meta has processed it; a processing error fails the post with Meta's reason", async () => {
       const page = await channelOf('501');
       facebook.processingPolls = 2;
       const film = await schedule(page.id, { text: 'A film', videoUrls: [videoUrl] });
@@ -233,44 +304,76 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
       assert.equal(video.fileUrl, videoUrl);
       assert.equal(video.bytes, TINY_MP4.length);
       assert.equal(published.permalinkUrl, `https://www.facebook.com/501/videos/${video.id}/`);
-      assert.equal(facebook.requests.filter((r) => r === `GET /${video.id}`).length, 2, 'read while processing, then ready');
+      assert.equal(
+        facebook.requests.filter((r) => r === `GET /${video.id}`).length,
+        2,
+        'read while processing, then ready',
+      );
 
       facebook.failVideoProcessingNext = true;
       const broken = await schedule(page.id, { text: 'A broken film', videoUrls: [videoUrl] });
       await testWorker(t).tick();
       const failed = await get(broken.id);
       assert.equal(failed.status, 'failed');
-      assert.match(failed.error, /Facebook could not process the video \(Video Processing Error: the video codec is not supported\)/);
+      assert.match(
+        failed.error,
+        /Facebook could not process the video \(Video Processing Error: the video codec is not supported\)/,
+      );
     });
 
     it('refuses before the post is due what Facebook would refuse: on REST, MCP and per bulk entry', async () => {
       const page = await channelOf('501');
-      const films = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [page.id], text: 'Two films', videoUrls: [videoUrl, `${videoUrl}?2`] } });
+      const films = await t.api('POST', '/v1/rest/posts', {
+        token: a.apiKey,
+        body: { channelIds: [page.id], text: 'Two films', videoUrls: [videoUrl, `${videoUrl}?2`] },
+      });
       assert.equal(films.status, 400);
       assert.match(films.body.message, /Facebook/);
-      const mixed = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [page.id], text: 'Mixed', imageUrls: [imageUrl], videoUrls: [videoUrl] } });
+      const mixed = await t.api('POST', '/v1/rest/posts', {
+        token: a.apiKey,
+        body: { channelIds: [page.id], text: 'Mixed', imageUrls: [imageUrl], videoUrls: [videoUrl] },
+      });
       assert.equal(mixed.status, 400);
       assert.match(mixed.body.message, /Facebook/);
       // Facebook's 63,206 characters lie beyond Herald's own 10,000, so its media rules are what a post runs into.
       const eleven = Array.from({ length: 11 }, (_, i) => `${imageUrl}?${i}`);
-      const many = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [page.id], text: 'Eleven', imageUrls: eleven } });
+      const many = await t.api('POST', '/v1/rest/posts', {
+        token: a.apiKey,
+        body: { channelIds: [page.id], text: 'Eleven', imageUrls: eleven },
+      });
       assert.equal(many.status, 400);
       assert.match(many.body.message, /Facebook allows 10 image\(s\) per post; this post has 11/);
       const post = await schedule(page.id, { text: 'A link' });
-      const badLink = await t.api('PATCH', `/v1/rest/posts/${post.id}`, { token: a.apiKey, body: { channelOptions: { link: 42 } } });
+      const badLink = await t.api('PATCH', `/v1/rest/posts/${post.id}`, {
+        token: a.apiKey,
+        body: { channelOptions: { link: 42 } },
+      });
       assert.equal(badLink.status, 400);
       assert.match(badLink.body.message, /Facebook: channelOptions\.link/);
 
-      const tool = await callTool(t, a.apiKey, 'create_image_post', { channelIds: [page.id], text: 'Eleven', imageUrls: eleven });
+      const tool = await callTool(t, a.apiKey, 'create_image_post', {
+        channelIds: [page.id],
+        text: 'Eleven',
+        imageUrls: eleven,
+      });
       assert.equal(tool.body.result.isError, true, JSON.stringify(tool.body));
       assert.match(tool.body.result.content[0].text, /Facebook allows 10 image\(s\) per post; this post has 11/);
 
       const bulk = await t.api('POST', '/v1/rest/posts/bulk', {
-        token: a.apiKey, body: { posts: [{ channelIds: [page.id], text: 'fits' }, { channelIds: [page.id], text: 'Eleven', imageUrls: eleven }] },
+        token: a.apiKey,
+        body: {
+          posts: [
+            { channelIds: [page.id], text: 'fits' },
+            { channelIds: [page.id], text: 'Eleven', imageUrls: eleven },
+          ],
+        },
       });
       assert.equal(bulk.status, 200, JSON.stringify(bulk.body));
       assert.deepEqual(bulk.body.summary, { succeeded: 1, failed: 1 });
-      assert.match(bulk.body.results[1].error.message, /^posts\[1\]: .*Facebook allows 10 image\(s\) per post; this post has 11/);
+      assert.match(
+        bulk.body.results[1].error.message,
+        /^posts\[1\]: .*Facebook allows 10 image\(s\) per post; this post has 11/,
+      );
       assert.equal(facebook.posts.length, 0);
     });
   });
@@ -313,23 +416,47 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
       await connectThroughConsent();
     });
 
-    it('a throttled Page waits until X-Business-Use-Case-Usage says access returns; a 5xx before posting retries; #368 and #506 fail with Meta\'s words; a removed app needs a reconnect', async () => {
+    it("a throttled Page waits until X-Business-Use-Case-Usage says access returns; a 5xx before posting retries; #368 and #506 fail with Meta's words; a removed app needs a reconnect", async () => {
       const page = await channelOf('501');
       const clock = pinClock(t, '2026-11-23T15:00:00.000Z');
       const worker = testWorker(t);
-      facebook.failNext('/501/feed', 400, { message: '(#32) Page request limit reached', type: 'OAuthException', code: 32, is_transient: false }, {
-        'x-business-use-case-usage': JSON.stringify({ 501: [{ type: 'pages', call_count: 100, total_cputime: 12, total_time: 30, estimated_time_to_regain_access: 17 }] }),
-      });
+      facebook.failNext(
+        '/501/feed',
+        400,
+        { message: '(#32) Page request limit reached', type: 'OAuthException', code: 32, is_transient: false },
+        {
+          'x-business-use-case-usage': JSON.stringify({
+            501: [
+              {
+                type: 'pages',
+                call_count: 100,
+                total_cputime: 12,
+                total_time: 30,
+                estimated_time_to_regain_access: 17,
+              },
+            ],
+          }),
+        },
+      );
       const limited = await schedule(page.id, { text: 'Rate limited' });
       await worker.tick();
       const waiting = await t.herald.db('posts').where({ id: limited.id }).first();
       assert.equal(waiting.status, 'scheduled');
       const back = Date.parse('2026-11-23T15:17:00.000Z');
       assert.equal(Number(waiting.next_attempt_at), back);
-      assert.equal(Number((await t.herald.db('channels').where({ id: page.id }).first()).rate_limited_until), back, 'the channel waits too');
+      assert.equal(
+        Number((await t.herald.db('channels').where({ id: page.id }).first()).rate_limited_until),
+        back,
+        'the channel waits too',
+      );
 
       clock.advance(17 * 60_000 + 1);
-      facebook.failNext('/501/photos', 500, { message: 'An unknown error has occurred.', type: 'OAuthException', code: 1, is_transient: true });
+      facebook.failNext('/501/photos', 500, {
+        message: 'An unknown error has occurred.',
+        type: 'OAuthException',
+        code: 1,
+        is_transient: true,
+      });
       const photo = await schedule(page.id, { text: 'A photo after a hiccup', imageUrls: [imageUrl] });
       await worker.tick();
       assert.equal((await get(limited.id)).status, 'published');
@@ -339,11 +466,20 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
       assert.equal((await get(photo.id)).status, 'published', (await get(photo.id)).error);
       assert.equal(facebook.posts.length, 2, 'the refused calls made nothing');
 
-      facebook.failNext('/501/feed', 400, { message: 'It looks like you were misusing this feature by going too fast. You\'ve been temporarily blocked from using it.', type: 'OAuthException', code: 368, error_subcode: 1390008 });
+      facebook.failNext('/501/feed', 400, {
+        message:
+          "It looks like you were misusing this feature by going too fast. You've been temporarily blocked from using it.",
+        type: 'OAuthException',
+        code: 368,
+        error_subcode: 1390008,
+      });
       const blocked = await schedule(page.id, { text: 'Blocked' });
       await worker.tick();
       assert.equal((await get(blocked.id)).status, 'failed');
-      assert.match((await get(blocked.id)).error, /Facebook answered: It looks like you were misusing this feature.*\(code 368, subcode 1390008\)/);
+      assert.match(
+        (await get(blocked.id)).error,
+        /Facebook answered: It looks like you were misusing this feature.*\(code 368, subcode 1390008\)/,
+      );
 
       facebook.postExternally('501', 'Said twice');
       const duplicate = await schedule(page.id, { text: 'Said twice' });
@@ -360,14 +496,17 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
       assert.match(channel.statusReason, /has not authorized application.*code 190, subcode 458/);
     });
 
-    it('an answer whose X-App-Usage says the app\'s hour is spent pauses the channel for Meta\'s rolling hour, though the post went out', async () => {
+    it("an answer whose X-App-Usage says the app's hour is spent pauses the channel for Meta's rolling hour, though the post went out", async () => {
       const page = await channelOf('501');
       const clock = pinClock(t, '2026-11-23T15:00:00.000Z');
       facebook.appUsage = { call_count: 100, total_cputime: 40, total_time: 55 };
       const post = await schedule(page.id, { text: 'Last call this hour' });
       await testWorker(t).tick();
       assert.equal((await get(post.id)).status, 'published');
-      assert.equal(Number((await t.herald.db('channels').where({ id: page.id }).first()).rate_limited_until), clock.now() + 3600_000);
+      assert.equal(
+        Number((await t.herald.db('channels').where({ id: page.id }).first()).rate_limited_until),
+        clock.now() + 3600_000,
+      );
     });
 
     it('a permission the person unticked (#200) fails the first comment, saying a reconnect granting it mends it', async () => {
@@ -375,7 +514,10 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
       await connectThroughConsent();
       const page = await channelOf('501');
       const clock = pinClock(t, new Date().toISOString());
-      const post = await schedule(page.id, { text: 'Comment refused', firstComment: { text: 'First!', delayMinutes: 1 } });
+      const post = await schedule(page.id, {
+        text: 'Comment refused',
+        firstComment: { text: 'First!', delayMinutes: 1 },
+      });
       const worker = testWorker(t);
       await worker.tick();
       assert.equal((await get(post.id)).status, 'published');
@@ -384,10 +526,13 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
       assert.equal(facebook.comments.length, 0);
       const [failed] = await t.herald.db('events').where({ type: 'post.first_comment.failed' });
       assert.ok(failed, 'the comment failed');
-      assert.match(JSON.stringify(failed), /requires the pages_manage_engagement permission.*reconnect the channel and grant the permission Herald asks for/);
+      assert.match(
+        JSON.stringify(failed),
+        /requires the pages_manage_engagement permission.*reconnect the channel and grant the permission Herald asks for/,
+      );
     });
 
-    it('a feed post made before its answer was lost is found among the Page\'s posts, never made twice', async () => {
+    it("a feed post made before its answer was lost is found among the Page's posts, never made twice", async () => {
       const page = await channelOf('501');
       const post = await schedule(page.id, { text: 'Answer lost', imageUrls: [imageUrl, `${imageUrl}?2`] });
       facebook.dropAnswerNext('POST /501/feed');
@@ -396,11 +541,19 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
       assert.equal(got.status, 'published', got.error);
       assert.equal(facebook.posts.length, 1);
       assert.equal(got.permalinkUrl, `https://www.facebook.com/501/posts/pfbid0${facebook.posts[0].id.split('_')[1]}`);
-      assert.deepEqual((await t.deps.repos.publishAttempts.attempts(a.accountId, post.id)).map((x) => x.outcome), ['reconciled']);
+      assert.deepEqual(
+        (await t.deps.repos.publishAttempts.attempts(a.accountId, post.id)).map((x) => x.outcome),
+        ['reconciled'],
+      );
 
       // The same words posted on Facebook without the attempt's photos are not the attempt's post.
       const other = await schedule(page.id, { text: 'Same words', imageUrls: [imageUrl] });
-      facebook.failNext('/501/feed', 500, { message: 'An unexpected error has occurred. Please retry your request later.', type: 'OAuthException', code: 2, is_transient: true });
+      facebook.failNext('/501/feed', 500, {
+        message: 'An unexpected error has occurred. Please retry your request later.',
+        type: 'OAuthException',
+        code: 2,
+        is_transient: true,
+      });
       facebook.postExternally('501', 'Same words');
       await testWorker(t).tick();
       assert.equal((await get(other.id)).status, 'unconfirmed');
@@ -410,7 +563,7 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
       await testWorker(t).tick();
       const video = await get(film.id);
       assert.equal(video.status, 'published', video.error);
-      assert.equal(facebook.videos.length, 1, 'found among the Page\'s videos');
+      assert.equal(facebook.videos.length, 1, "found among the Page's videos");
       assert.deepEqual(facebook.refusals, []);
       assert.ok(facebook.requests.includes('GET /501/videos'));
     });
@@ -418,7 +571,12 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
     it('a transient error to the feed post is an unknown outcome: looked up, and without a post found it waits for a person, not a retry', async () => {
       const page = await channelOf('501');
       const post = await schedule(page.id, { text: 'Transient' });
-      facebook.failNext('/501/feed', 500, { message: 'An unexpected error has occurred. Please retry your request later.', type: 'OAuthException', code: 2, is_transient: true });
+      facebook.failNext('/501/feed', 500, {
+        message: 'An unexpected error has occurred. Please retry your request later.',
+        type: 'OAuthException',
+        code: 2,
+        is_transient: true,
+      });
       const worker = testWorker(t);
       await worker.tick();
       const got = await get(post.id);
@@ -426,10 +584,10 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
       assert.match(got.error, /cannot confirm/);
       await worker.tick();
       assert.equal(facebook.posts.length, 0, 'never posted blind');
-      assert.ok(facebook.requests.includes('GET /501/published_posts'), 'the Page\'s posts were looked at');
+      assert.ok(facebook.requests.includes('GET /501/published_posts'), "the Page's posts were looked at");
     });
 
-    it('a worker that died mid-publish is settled from the Page\'s posts by its text and time', async () => {
+    it("a worker that died mid-publish is settled from the Page's posts by its text and time", async () => {
       const page = await channelOf('501');
       const clock = pinClock(t, new Date().toISOString());
       const post = await schedule(page.id, { text: 'Worker died' });
@@ -458,7 +616,7 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
       await connectThroughConsent();
     });
 
-    it('syncs the Page\'s posts written on Facebook with reactions, comments, shares and the views insight, page by page', async () => {
+    it("syncs the Page's posts written on Facebook with reactions, comments, shares and the views insight, page by page", async () => {
       const page = await channelOf('501');
       facebook.postExternally('501', 'Written on Facebook', { reactions: 7, shares: 2, views: 140 });
       facebook.postExternally('501', 'Second');
@@ -468,8 +626,17 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
       const live = await t.api('GET', `/v1/rest/posts?livePosts=true&channelIds=${page.id}`, { token: a.apiKey });
       const found = live.body.data.filter((p: any) => p.isLivePost);
       assert.deepEqual(found.map((p: any) => p.text).sort(), ['Second', 'Third', 'Written on Facebook']);
-      assert.deepEqual(found.find((p: any) => p.text === 'Written on Facebook').metrics, { reactions: 7, comments: 0, shares: 2, post_total_media_view_unique: 140 });
-      assert.equal(facebook.requests.filter((r) => r === 'GET /501/published_posts').length, 2, 'two posts a page, then the older one by its cursor');
+      assert.deepEqual(found.find((p: any) => p.text === 'Written on Facebook').metrics, {
+        reactions: 7,
+        comments: 0,
+        shares: 2,
+        post_total_media_view_unique: 140,
+      });
+      assert.equal(
+        facebook.requests.filter((r) => r === 'GET /501/published_posts').length,
+        2,
+        'two posts a page, then the older one by its cursor',
+      );
       assert.deepEqual(facebook.refusals, [], 'no deprecated insight metric asked for');
     });
 
@@ -486,8 +653,14 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
       await connectThroughConsent();
       const partial = await checkChannelConnection(t.deps, { channelId: page.id });
       assert.equal(partial.ok, false);
-      assert.match(partial.problems.join(' '), /Facebook did not grant read_insights, which Herald needs to read post insights for live sync: reconnect and allow it/);
-      assert.match(partial.problems.join(' '), /Facebook's data access for this connection ends \d{4}-\d{2}-\d{2}: reconnect the channel before then/);
+      assert.match(
+        partial.problems.join(' '),
+        /Facebook did not grant read_insights, which Herald needs to read post insights for live sync: reconnect and allow it/,
+      );
+      assert.match(
+        partial.problems.join(' '),
+        /Facebook's data access for this connection ends \d{4}-\d{2}-\d{2}: reconnect the channel before then/,
+      );
 
       facebook.revokeAll();
       const revoked = await checkChannelConnection(t.deps, { channelId: page.id });

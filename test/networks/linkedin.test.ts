@@ -4,7 +4,7 @@ import { loadConfig } from '../../src/config.js';
 import { checkChannelConnection } from '../../src/domain/networks/connection-check.js';
 import { TINY_PNG } from '../media/fixtures.js';
 import { callTool } from '../mcp/support.js';
-import { startFakeLinkedIn, VIDEO_PART_BYTES, type FakeLinkedIn } from '../support/fake-linkedin.js';
+import { shownText, startFakeLinkedIn, VIDEO_PART_BYTES, type FakeLinkedIn } from '../support/fake-linkedin.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { serveMediaFiles } from '../support/media-files.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
@@ -22,7 +22,10 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
   const ORG = 'urn:li:organization:2414183';
 
   before(async () => {
-    files = await serveMediaFiles({ '/picture.png': { type: 'image/png', body: TINY_PNG }, '/film.mp4': { type: 'video/mp4', body: video } });
+    files = await serveMediaFiles({
+      '/picture.png': { type: 'image/png', body: TINY_PNG },
+      '/film.mp4': { type: 'video/mp4', body: video },
+    });
     imageUrl = `${files.origin}/picture.png`;
     videoUrl = `${files.origin}/film.mp4`;
   });
@@ -36,7 +39,15 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       networks: {
         ...defaults,
         apps: configured
-          ? { linkedin: { clientId: linkedin.clientId, clientSecret: linkedin.clientSecret, apiVersion: '202510', organizations: true, ...app } }
+          ? {
+              linkedin: {
+                clientId: linkedin.clientId,
+                clientSecret: linkedin.clientSecret,
+                apiVersion: '202510',
+                organizations: true,
+                ...app,
+              },
+            }
           : {},
       },
       // The test's own media files are served on 127.0.0.1, which the SSRF guard refuses unless listed.
@@ -51,7 +62,10 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
   });
 
   /** Starts connecting, plays the member at LinkedIn's consent screen, and follows the redirect to Herald. */
-  async function connectThroughConsent(path = '/v1/rest/channels/connect', body: Record<string, unknown> = { network: 'linkedin' }) {
+  async function connectThroughConsent(
+    path = '/v1/rest/channels/connect',
+    body: Record<string, unknown> = { network: 'linkedin' },
+  ) {
     const started = await t.api('POST', path, { token: a.apiKey, body });
     assert.equal(started.status, 200, JSON.stringify(started.body));
     const consent = await fetch(started.body.authorizationUrl, { redirect: 'manual' });
@@ -85,11 +99,21 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       const first = await connectThroughConsent();
       assert.equal(first.status, 200, first.html);
       assert.match(first.html, /Connected/);
-      assert.equal(first.authorizationUrl.origin, linkedin.url, 'the real www.linkedin.com, rewritten by NETWORK_ORIGIN_OVERRIDES');
+      assert.equal(
+        first.authorizationUrl.origin,
+        linkedin.url,
+        'the real www.linkedin.com, rewritten by NETWORK_ORIGIN_OVERRIDES',
+      );
       assert.equal(first.authorizationUrl.pathname, '/oauth/v2/authorization');
       assert.equal(first.authorizationUrl.searchParams.get('redirect_uri'), `${t.url}/connect/linkedin/callback`);
-      assert.deepEqual(first.authorizationUrl.searchParams.get('scope')!.split(' ').sort(),
-        ['openid', 'profile', 'r_organization_social', 'rw_organization_admin', 'w_member_social', 'w_organization_social']);
+      assert.deepEqual(first.authorizationUrl.searchParams.get('scope')!.split(' ').sort(), [
+        'openid',
+        'profile',
+        'r_organization_social',
+        'rw_organization_admin',
+        'w_member_social',
+        'w_organization_social',
+      ]);
       const listed = await channels();
       assert.deepEqual(listed.map((c) => [c.network, c.handle, c.displayName, c.status]).sort(), [
         ['linkedin', 'Ada Lovelace', 'Ada Lovelace', 'active'],
@@ -97,7 +121,10 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       ]);
       const row = await t.herald.db('channels').where({ network_account_id: ORG }).first();
       assert.ok(row.credentials.startsWith('v1.'), 'sealed in the vault');
-      assert.ok(Number(row.credentials_expire_at) > Date.now() + 59 * 24 * 3600_000, 'LinkedIn\'s 60-day expiry is kept');
+      assert.ok(
+        Number(row.credentials_expire_at) > Date.now() + 59 * 24 * 3600_000,
+        "LinkedIn's 60-day expiry is kept",
+      );
 
       // Connecting again updates the same two channels; a reconnect of the Page keeps to the Page.
       await connectThroughConsent();
@@ -113,20 +140,36 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       await start();
       const one = await connectThroughConsent('/v1/rest/channels/connect', { network: 'linkedin', page: '2414183' });
       assert.equal(one.status, 200, one.html);
-      assert.deepEqual((await channels()).map((c) => c.handle), ['analytical-engines']);
+      assert.deepEqual(
+        (await channels()).map((c) => c.handle),
+        ['analytical-engines'],
+      );
       const stranger = await connectThroughConsent('/v1/rest/channels/connect', { network: 'linkedin', page: '999' });
       assert.equal(stranger.status, 400);
       assert.match(stranger.html, /LinkedIn granted no access to 999/);
 
       const env = {
-        ...process.env, DATA_DIR: t.config.dataDir, DATABASE_URL: t.config.databaseUrl ?? '', HERALD_FROM_SOURCE: '1', BASE_URL: t.url, OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
-        LINKEDIN_CLIENT_ID: linkedin.clientId, LINKEDIN_CLIENT_SECRET: linkedin.clientSecret,
+        ...process.env,
+        DATA_DIR: t.config.dataDir,
+        DATABASE_URL: t.config.databaseUrl ?? '',
+        HERALD_FROM_SOURCE: '1',
+        BASE_URL: t.url,
+        // The network's fake listens on loopback, which the SSRF guard refuses unless it is listed.
+        OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+        LINKEDIN_CLIENT_ID: linkedin.clientId,
+        LINKEDIN_CLIENT_SECRET: linkedin.clientSecret,
         NETWORK_ORIGIN_OVERRIDES: `https://www.linkedin.com=${linkedin.url},https://api.linkedin.com=${linkedin.url}`,
       };
-      const child = spawn('node', ['bin/herald.mjs', 'channel', 'connect', 'linkedin', '--page', 'urn:li:person:Xy12AbCd', '--json'], { env });
+      const child = spawn(
+        'node',
+        ['bin/herald.mjs', 'channel', 'connect', 'linkedin', '--page', 'urn:li:person:Xy12AbCd', '--json'],
+        { env },
+      );
       let stdout = '';
       let stderr = '';
-      child.stdout.on('data', (chunk) => { stdout += chunk; });
+      child.stdout.on('data', (chunk) => {
+        stdout += chunk;
+      });
       const address = await new Promise<string>((resolve, reject) => {
         child.stderr.on('data', (chunk) => {
           stderr += chunk;
@@ -140,15 +183,25 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       assert.equal(page.status, 200, await page.text());
       const code = await new Promise((resolve) => child.on('exit', resolve));
       assert.equal(code, 0, stderr);
-      assert.deepEqual(JSON.parse(stdout).channels.map((c: any) => c.handle), ['Ada Lovelace']);
+      assert.deepEqual(
+        JSON.parse(stdout).channels.map((c: any) => c.handle),
+        ['Ada Lovelace'],
+      );
     });
 
-    it('asks only for the member\'s scopes when the operator says the app has no Page product', async () => {
+    it("asks only for the member's scopes when the operator says the app has no Page product", async () => {
       await start({ organizations: false });
       const connected = await connectThroughConsent();
       assert.equal(connected.status, 200, connected.html);
-      assert.deepEqual(connected.authorizationUrl.searchParams.get('scope')!.split(' ').sort(), ['openid', 'profile', 'w_member_social']);
-      assert.deepEqual((await channels()).map((c) => c.handle), ['Ada Lovelace']);
+      assert.deepEqual(connected.authorizationUrl.searchParams.get('scope')!.split(' ').sort(), [
+        'openid',
+        'profile',
+        'w_member_social',
+      ]);
+      assert.deepEqual(
+        (await channels()).map((c) => c.handle),
+        ['Ada Lovelace'],
+      );
     });
 
     it('a denied consent or a scope the app lacks creates nothing and says why; an unconfigured LinkedIn refuses to connect', async () => {
@@ -160,7 +213,10 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       linkedin.productScopes = ['openid', 'profile', 'w_member_social'];
       const unauthorized = await connectThroughConsent();
       assert.equal(unauthorized.status, 400);
-      assert.match(unauthorized.html, /Scope &quot;w_organization_social&quot; is not authorized for your application|Scope "w_organization_social" is not authorized/);
+      assert.match(
+        unauthorized.html,
+        /Scope &quot;w_organization_social&quot; is not authorized for your application|Scope "w_organization_social" is not authorized/,
+      );
       assert.equal((await channels()).length, 0);
       await t.close();
       await linkedin.close();
@@ -168,7 +224,10 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       await start({}, false);
       const networks = await t.api('GET', '/v1/rest/networks', { token: a.apiKey });
       assert.equal(networks.body.data.find((n: any) => n.name === 'linkedin').configured, false);
-      const refused = await t.api('POST', '/v1/rest/channels/connect', { token: a.apiKey, body: { network: 'linkedin' } });
+      const refused = await t.api('POST', '/v1/rest/channels/connect', {
+        token: a.apiKey,
+        body: { network: 'linkedin' },
+      });
       assert.equal(refused.status, 400);
       assert.match(refused.body.message, /not configured for LinkedIn/);
     });
@@ -188,7 +247,8 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       assert.equal(published.status, 'published', published.error);
       const [made] = linkedin.posts;
       assert.equal(made.author, 'urn:li:person:Xy12AbCd');
-      assert.equal(made.commentary, 'Hello, LinkedIn (ünïcödé)');
+      assert.equal(made.commentary, 'Hello, LinkedIn \\(ünïcödé\\)');
+      assert.equal(shownText(made.commentary), 'Hello, LinkedIn (ünïcödé)');
       assert.equal(made.visibility, 'PUBLIC');
       assert.equal(published.permalinkUrl, `https://www.linkedin.com/feed/update/${made.id}/`);
       assert.deepEqual([...linkedin.versionsSeen], ['202510']);
@@ -198,26 +258,40 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       const page = await channelOf(ORG);
       const clock = pinClock(t, new Date().toISOString());
       const gallery = await schedule(page.id, {
-        text: 'Three pictures', imageUrls: [imageUrl, `${imageUrl}?2`, `${imageUrl}?3`],
+        text: 'Three pictures',
+        imageUrls: [imageUrl, `${imageUrl}?2`, `${imageUrl}?3`],
         firstComment: { text: 'More in the comments', mediaUrl: `${imageUrl}?c`, delayMinutes: 1 },
       });
-      const described = await t.api('PATCH', `/v1/rest/posts/${gallery.id}`, { token: a.apiKey, body: { channelOptions: { altText: ['one', 'two', 'three'] } } });
+      const described = await t.api('PATCH', `/v1/rest/posts/${gallery.id}`, {
+        token: a.apiKey,
+        body: { channelOptions: { altText: ['one', 'two', 'three'] } },
+      });
       assert.equal(described.status, 200, JSON.stringify(described.body));
       const single = await schedule(page.id, { text: 'One picture', imageUrls: [imageUrl] });
       const film = await schedule(page.id, { text: 'A film', videoUrls: [videoUrl] });
       const worker = testWorker(t);
       await worker.tick();
-      for (const id of [gallery.id, single.id, film.id]) assert.equal((await get(id)).status, 'published', (await get(id)).error);
+      for (const id of [gallery.id, single.id, film.id])
+        assert.equal((await get(id)).status, 'published', (await get(id)).error);
 
       const made = (text: string) => linkedin.posts.find((p) => p.commentary === text)!;
       assert.equal(made('Three pictures').author, ORG);
-      assert.deepEqual(made('Three pictures').content!.multiImage!.images.map((i) => i.altText), ['one', 'two', 'three']);
+      assert.deepEqual(
+        made('Three pictures').content!.multiImage!.images.map((i) => i.altText),
+        ['one', 'two', 'three'],
+      );
       assert.equal(made('One picture').content!.media!.id.startsWith('urn:li:image:'), true);
       const videoUrn = made('A film').content!.media!.id;
       assert.ok(videoUrn.startsWith('urn:li:video:'));
       assert.equal(linkedin.uploads.get(videoUrn), video.length, 'every byte, in the two parts LinkedIn asked for');
-      assert.equal(linkedin.requests.filter((r) => r.startsWith('PUT /dms-uploads/') && r.includes('/part-')).length, 2);
-      assert.ok(linkedin.requests.filter((r) => r.startsWith('GET /rest/videos/')).length >= 2, 'waited until the video was AVAILABLE');
+      assert.equal(
+        linkedin.requests.filter((r) => r.startsWith('PUT /dms-uploads/') && r.includes('/part-')).length,
+        2,
+      );
+      assert.ok(
+        linkedin.requests.filter((r) => r.startsWith('GET /rest/videos/')).length >= 2,
+        'waited until the video was AVAILABLE',
+      );
 
       // The comment is made and its answer lost: the next try finds it among the post's comments, never a second.
       linkedin.dropAnswerNext(`/rest/socialActions/${encodeURIComponent(made('Three pictures').id)}/comments`);
@@ -226,9 +300,19 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       clock.advance(60 * 60_000);
       await worker.tick();
       assert.equal(linkedin.comments.length, 1);
-      assert.equal((await t.deps.repos.commentSteps.commentStep(gallery.id))?.networkCommentId, linkedin.comments[0].id);
-      const tries = await t.herald.db('publish_attempts').where({ post_id: gallery.id, kind: 'comment' }).orderBy('seq').select('outcome');
-      assert.deepEqual(tries.map((row: { outcome: string }) => row.outcome), ['unknown', 'reconciled']);
+      assert.equal(
+        (await t.deps.repos.commentSteps.commentStep(gallery.id))?.networkCommentId,
+        linkedin.comments[0].id,
+      );
+      const tries = await t.herald
+        .db('publish_attempts')
+        .where({ post_id: gallery.id, kind: 'comment' })
+        .orderBy('seq')
+        .select('outcome');
+      assert.deepEqual(
+        tries.map((row: { outcome: string }) => row.outcome),
+        ['unknown', 'reconciled'],
+      );
       const [comment] = linkedin.comments;
       assert.equal(comment.object, made('Three pictures').id);
       assert.equal(comment.actor, ORG);
@@ -237,7 +321,7 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       assert.deepEqual(linkedin.refusals, [], 'LinkedIn refused nothing Herald sent');
     });
 
-    it('fails a post whose video LinkedIn could not process, with LinkedIn\'s reason', async () => {
+    it("fails a post whose video LinkedIn could not process, with LinkedIn's reason", async () => {
       const page = await channelOf(ORG);
       linkedin.failVideoProcessingNext = true;
       const film = await schedule(page.id, { text: 'A broken film', videoUrls: [videoUrl] });
@@ -250,13 +334,22 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
 
     it('refuses before the post is due what LinkedIn would refuse: on REST, MCP and per bulk entry', async () => {
       const page = await channelOf(ORG);
-      const long = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [page.id], text: 'é'.repeat(3001) } });
+      const long = await t.api('POST', '/v1/rest/posts', {
+        token: a.apiKey,
+        body: { channelIds: [page.id], text: 'é'.repeat(3001) },
+      });
       assert.equal(long.status, 400);
       assert.match(long.body.message, /LinkedIn allows 3000 characters; this text has 3001/);
-      const films = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [page.id], text: 'Two films', videoUrls: [videoUrl, `${videoUrl}?2`] } });
+      const films = await t.api('POST', '/v1/rest/posts', {
+        token: a.apiKey,
+        body: { channelIds: [page.id], text: 'Two films', videoUrls: [videoUrl, `${videoUrl}?2`] },
+      });
       assert.equal(films.status, 400);
       assert.match(films.body.message, /LinkedIn/);
-      const mixed = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [page.id], text: 'Mixed', imageUrls: [imageUrl], videoUrls: [videoUrl] } });
+      const mixed = await t.api('POST', '/v1/rest/posts', {
+        token: a.apiKey,
+        body: { channelIds: [page.id], text: 'Mixed', imageUrls: [imageUrl], videoUrls: [videoUrl] },
+      });
       assert.equal(mixed.status, 400);
       assert.match(mixed.body.message, /LinkedIn/);
 
@@ -265,11 +358,20 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       assert.match(tool.body.result.content[0].text, /LinkedIn allows 3000 characters; this text has 3001/);
 
       const bulk = await t.api('POST', '/v1/rest/posts/bulk', {
-        token: a.apiKey, body: { posts: [{ channelIds: [page.id], text: 'fits' }, { channelIds: [page.id], text: 'x'.repeat(3001) }] },
+        token: a.apiKey,
+        body: {
+          posts: [
+            { channelIds: [page.id], text: 'fits' },
+            { channelIds: [page.id], text: 'x'.repeat(3001) },
+          ],
+        },
       });
       assert.equal(bulk.status, 200, JSON.stringify(bulk.body));
       assert.deepEqual(bulk.body.summary, { succeeded: 1, failed: 1 });
-      assert.match(bulk.body.results[1].error.message, /^posts\[1\]: .*LinkedIn allows 3000 characters; this text has 3001/);
+      assert.match(
+        bulk.body.results[1].error.message,
+        /^posts\[1\]: .*LinkedIn allows 3000 characters; this text has 3001/,
+      );
     });
   });
 
@@ -285,7 +387,11 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       const post = await schedule(page.id, { text: 'After a refresh' });
       await worker.tick();
       assert.equal((await get(post.id)).status, 'scheduled', 'refreshed, then tried again');
-      assert.equal(linkedin.requests.filter((r) => r === 'POST /oauth/v2/accessToken').length, 2, 'the code, then one refresh');
+      assert.equal(
+        linkedin.requests.filter((r) => r === 'POST /oauth/v2/accessToken').length,
+        2,
+        'the code, then one refresh',
+      );
       clock.advance(60 * 60_000);
       await worker.tick();
       assert.equal((await get(post.id)).status, 'published');
@@ -305,7 +411,7 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       assert.ok(events.length >= 1, 'the channel event that says so');
     });
 
-    it('refreshes ahead of LinkedIn\'s expiry, so no call is made with a token about to lapse', async () => {
+    it("refreshes ahead of LinkedIn's expiry, so no call is made with a token about to lapse", async () => {
       await start();
       linkedin.grantRefreshTokens = true;
       linkedin.tokenLifetimeSeconds = 5 * 60;
@@ -315,10 +421,17 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       const post = await schedule(member.id, { text: 'Just in time' });
       await testWorker(t).tick();
       assert.equal((await get(post.id)).status, 'published');
-      assert.equal(linkedin.requests.filter((r) => r === 'POST /oauth/v2/accessToken').length, 2, 'the code, then the refresh ahead');
+      assert.equal(
+        linkedin.requests.filter((r) => r === 'POST /oauth/v2/accessToken').length,
+        2,
+        'the code, then the refresh ahead',
+      );
       assert.deepEqual(linkedin.refusals, []);
       const after = await t.herald.db('channels').where({ id: member.id }).first();
-      assert.ok(Number(after.credentials_expire_at) > Number(row.credentials_expire_at) + 24 * 3600_000, 'the new 60-day expiry is stored');
+      assert.ok(
+        Number(after.credentials_expire_at) > Number(row.credentials_expire_at) + 24 * 3600_000,
+        'the new 60-day expiry is stored',
+      );
     });
 
     it('without a refresh token, an expired token needs a reconnect at once, saying why', async () => {
@@ -341,18 +454,27 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       await connectThroughConsent();
     });
 
-    it('429 waits until LinkedIn\'s daily limits reset at midnight UTC; 5xx before posting retries; 422 fails with LinkedIn\'s words; a revoked token needs a reconnect', async () => {
+    it("429 waits until LinkedIn's daily limits reset at midnight UTC; 5xx before posting retries; 422 fails with LinkedIn's words; a revoked token needs a reconnect", async () => {
       const page = await channelOf(ORG);
       const clock = pinClock(t, '2026-11-23T15:00:00.000Z');
       const worker = testWorker(t);
-      linkedin.failNext('/rest/posts', 429, { status: 429, serviceErrorCode: 101, code: 'TOO_MANY_REQUESTS', message: 'Resource level throttle APPLICATION DAY limit for calls to this resource is reached.' });
+      linkedin.failNext('/rest/posts', 429, {
+        status: 429,
+        serviceErrorCode: 101,
+        code: 'TOO_MANY_REQUESTS',
+        message: 'Resource level throttle APPLICATION DAY limit for calls to this resource is reached.',
+      });
       const limited = await schedule(page.id, { text: 'Rate limited' });
       await worker.tick();
       const waiting = await t.herald.db('posts').where({ id: limited.id }).first();
       assert.equal(waiting.status, 'scheduled');
       const midnight = Date.parse('2026-11-24T00:00:00.000Z');
       assert.equal(Number(waiting.next_attempt_at), midnight);
-      assert.equal(Number((await t.herald.db('channels').where({ id: page.id }).first()).rate_limited_until), midnight, 'the channel waits too');
+      assert.equal(
+        Number((await t.herald.db('channels').where({ id: page.id }).first()).rate_limited_until),
+        midnight,
+        'the channel waits too',
+      );
       clock.advance(9 * 3600_000 + 1);
       linkedin.failNext('/rest/images', 503, { status: 503, message: 'Service Unavailable' });
       linkedin.failNext('/rest/posts', 503, { status: 503, message: 'Service Unavailable' });
@@ -363,12 +485,19 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       assert.equal((await get(limited.id)).status, 'published');
       assert.equal(linkedin.posts.length, 1, 'the refused calls made nothing');
 
-      linkedin.failNext('/rest/posts', 422, { status: 422, code: 'UNPROCESSABLE_ENTITY', message: '/commentary :: Duplicate post is detected' });
+      linkedin.failNext('/rest/posts', 422, {
+        status: 422,
+        code: 'UNPROCESSABLE_ENTITY',
+        message: '/commentary :: Duplicate post is detected',
+      });
       const refused = await schedule(page.id, { text: 'Refused' });
       await worker.tick();
       const failed = await get(refused.id);
       assert.equal(failed.status, 'failed');
-      assert.match(failed.error, /LinkedIn answered HTTP 422 UNPROCESSABLE_ENTITY: \/commentary :: Duplicate post is detected/);
+      assert.match(
+        failed.error,
+        /LinkedIn answered HTTP 422 UNPROCESSABLE_ENTITY: \/commentary :: Duplicate post is detected/,
+      );
 
       linkedin.revokeAll();
       const revoked = await schedule(page.id, { text: 'After revocation' });
@@ -376,7 +505,10 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       assert.match((await get(revoked.id)).error, /reconnect/);
       const channel = await channelOf(ORG);
       assert.equal(channel.status, 'needs_reconnect');
-      assert.match(channel.statusReason, /REVOKED_ACCESS_TOKEN: The token used in the request has been revoked by the user/);
+      assert.match(
+        channel.statusReason,
+        /REVOKED_ACCESS_TOKEN: The token used in the request has been revoked by the user/,
+      );
     });
 
     it('a retired LinkedIn-Version (426) fails the post saying the operator must move LINKEDIN_VERSION forward', async () => {
@@ -386,20 +518,44 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       await testWorker(t).tick();
       const failed = await get(post.id);
       assert.equal(failed.status, 'failed');
-      assert.match(failed.error, /LinkedIn no longer serves API version 202510 \(Requested version 202510 is not active\): the operator must set LINKEDIN_VERSION/);
+      assert.match(
+        failed.error,
+        /LinkedIn no longer serves API version 202510 \(Requested version 202510 is not active\): the operator must set LINKEDIN_VERSION/,
+      );
       assert.equal((await channelOf('urn:li:person:Xy12AbCd')).status, 'active', 'the channel itself is fine');
     });
 
-    it('a Page post made before its answer was lost is found among the Page\'s posts, never made twice', async () => {
+    // learn.microsoft.com, LinkedIn Marketing, community-management/shares/little-text-format: commentary is little
+    // text; every reserved character | { } @ [ ] ( ) < > # \ * _ ~ is escaped with a backslash, even outside an
+    // element, or LinkedIn cuts the post there.
+    it("escapes the little text format's reserved characters in the commentary, keeping the hashtags people write", async () => {
       const page = await channelOf(ORG);
-      const post = await schedule(page.id, { text: 'Answer lost', imageUrls: [imageUrl] });
+      const text = 'Launch notes (v2) #launch: ask @ops [beta] *now* ~50% off_peak~ <today> a|b {x} C:\\temp a#b';
+      const post = await schedule(page.id, { text });
+      await testWorker(t).tick();
+      const got = await get(post.id);
+      assert.equal(got.status, 'published', got.error);
+      const [made] = linkedin.posts;
+      assert.equal(
+        made.commentary,
+        'Launch notes \\(v2\\) #launch: ask \\@ops \\[beta\\] \\*now\\* \\~50% off\\_peak\\~ \\<today\\> a\\|b \\{x\\} C:\\\\temp a\\#b',
+      );
+      assert.equal(shownText(made.commentary), text, 'people see the whole text, hashtag included');
+    });
+
+    it("a Page post made before its answer was lost is found among the Page's posts, never made twice", async () => {
+      const page = await channelOf(ORG);
+      const post = await schedule(page.id, { text: 'Answer lost (again)', imageUrls: [imageUrl] });
       linkedin.dropAnswerNext('/rest/posts');
       await testWorker(t).tick();
       const got = await get(post.id);
       assert.equal(got.status, 'published', got.error);
       assert.equal(linkedin.posts.length, 1);
       assert.equal(got.permalinkUrl, `https://www.linkedin.com/feed/update/${linkedin.posts[0].id}/`);
-      assert.deepEqual((await t.deps.repos.publishAttempts.attempts(a.accountId, post.id)).map((x) => x.outcome), ['reconciled']);
+      assert.deepEqual(
+        (await t.deps.repos.publishAttempts.attempts(a.accountId, post.id)).map((x) => x.outcome),
+        ['reconciled'],
+      );
     });
 
     it('a 502 to the post call is an unknown outcome: looked up, and without a post found it waits for a person, not a retry', async () => {
@@ -413,10 +569,10 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       assert.match(got.error, /cannot confirm/);
       await worker.tick();
       assert.equal(linkedin.posts.length, 0, 'never posted blind');
-      assert.ok(linkedin.requests.includes('GET /rest/posts'), 'the Page\'s posts were looked at');
+      assert.ok(linkedin.requests.includes('GET /rest/posts'), "the Page's posts were looked at");
     });
 
-    it('a member\'s lost answer stays unconfirmed for a person (LinkedIn lists members\' posts only with r_member_social), never posted twice', async () => {
+    it("a member's lost answer stays unconfirmed for a person (LinkedIn lists members' posts only with r_member_social), never posted twice", async () => {
       const member = await channelOf('urn:li:person:Xy12AbCd');
       const post = await schedule(member.id, { text: 'Member answer lost' });
       linkedin.dropAnswerNext('/rest/posts');
@@ -430,7 +586,7 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       assert.deepEqual(linkedin.refusals, [], 'no call LinkedIn would refuse');
     });
 
-    it('a worker that died mid-publish is settled from the Page\'s posts by its text, time and recorded media', async () => {
+    it("a worker that died mid-publish is settled from the Page's posts by its text, time and recorded media", async () => {
       const page = await channelOf(ORG);
       const clock = pinClock(t, new Date().toISOString());
       const post = await schedule(page.id, { text: 'Worker died' });
@@ -471,7 +627,10 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       await worker.sync();
       const warned = await channelOf(ORG);
       assert.equal(warned.status, 'active');
-      assert.match(warned.statusReason, /^LinkedIn's access expires on \d{4}-\d{2}-\d{2}: reconnect the channel before then/);
+      assert.match(
+        warned.statusReason,
+        /^LinkedIn's access expires on \d{4}-\d{2}-\d{2}: reconnect the channel before then/,
+      );
       assert.equal((await t.herald.db('events').where({ type: 'channel.needs_reconnect' })).length, 0);
 
       clock.advance(4 * 24 * 3600_000 + 3600_000);
@@ -479,7 +638,11 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       const due = await channelOf(ORG);
       assert.equal(due.status, 'needs_reconnect');
       assert.match(due.statusReason, /cannot renew it without you: reconnect the channel/);
-      assert.equal((await t.herald.db('events').where({ type: 'channel.needs_reconnect' })).length, 2, 'one event for each of the member\'s channels');
+      assert.equal(
+        (await t.herald.db('events').where({ type: 'channel.needs_reconnect' })).length,
+        2,
+        "one event for each of the member's channels",
+      );
 
       linkedin.grantRefreshTokens = true;
       await connectThroughConsent(`/v1/rest/channels/${due.id}/reconnect`, {});
@@ -491,19 +654,37 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       assert.equal(renewable.statusReason, null);
     });
 
-    it('syncs a Page\'s posts written on LinkedIn with their share statistics; a member without r_member_social has nothing to read', async () => {
+    it("syncs a Page's posts written on LinkedIn with their share statistics; a member without r_member_social has nothing to read", async () => {
       const page = await channelOf(ORG);
-      linkedin.postExternally(ORG, 'Written on LinkedIn', { likeCount: 7, commentCount: 2, shareCount: 1, impressionCount: 120, clickCount: 9 });
-      linkedin.postExternally(ORG, 'Second');
+      linkedin.postExternally(ORG, 'Written on LinkedIn', {
+        likeCount: 7,
+        commentCount: 2,
+        shareCount: 1,
+        impressionCount: 120,
+        clickCount: 9,
+      });
+      linkedin.postExternally(ORG, 'Second \\(with a note\\) for @[Ada](urn:li:person:ada1) {hashtag|\\#|engines}');
       linkedin.postExternally(ORG, 'Third');
       linkedin.postExternally('urn:li:person:Xy12AbCd', 'By the member');
       await testWorker(t, { syncDepth: 2 }).sync();
       const live = await t.api('GET', `/v1/rest/posts?livePosts=true&channelIds=${page.id}`, { token: a.apiKey });
       const found = live.body.data.filter((p: any) => p.isLivePost);
-      assert.deepEqual(found.map((p: any) => p.text).sort(), ['Second', 'Third', 'Written on LinkedIn']);
-      assert.deepEqual(found.find((p: any) => p.text === 'Written on LinkedIn').metrics, { likes: 7, comments: 2, shares: 1, impressions: 120, clicks: 9 });
+      assert.deepEqual(found.map((p: any) => p.text).sort(), [
+        'Second (with a note) for Ada #engines',
+        'Third',
+        'Written on LinkedIn',
+      ]);
+      assert.deepEqual(found.find((p: any) => p.text === 'Written on LinkedIn').metrics, {
+        likes: 7,
+        comments: 2,
+        shares: 1,
+        impressions: 120,
+        clicks: 9,
+      });
       const member = await channelOf('urn:li:person:Xy12AbCd');
-      const memberLive = await t.api('GET', `/v1/rest/posts?livePosts=true&channelIds=${member.id}`, { token: a.apiKey });
+      const memberLive = await t.api('GET', `/v1/rest/posts?livePosts=true&channelIds=${member.id}`, {
+        token: a.apiKey,
+      });
       assert.equal(memberLive.body.data.filter((p: any) => p.isLivePost).length, 0);
       assert.equal((await channelOf('urn:li:person:Xy12AbCd')).status, 'active');
     });
@@ -517,11 +698,21 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       assert.ok(good.grantedScopes!.includes('w_organization_social'));
 
       linkedin.tokenLifetimeSeconds = 3 * 24 * 3600;
-      linkedin.productScopes = ['openid', 'profile', 'w_member_social', 'w_organization_social', 'rw_organization_admin', 'r_organization_social'];
+      linkedin.productScopes = [
+        'openid',
+        'profile',
+        'w_member_social',
+        'w_organization_social',
+        'rw_organization_admin',
+        'r_organization_social',
+      ];
       await connectThroughConsent();
       const soon = await checkChannelConnection(t.deps, { channelId: page.id });
       assert.equal(soon.ok, false);
-      assert.match(soon.problems.join(' '), /expires on \d{4}-\d{2}-\d{2} and LinkedIn grants this app no refresh token: reconnect the channel before then/);
+      assert.match(
+        soon.problems.join(' '),
+        /expires on \d{4}-\d{2}-\d{2} and LinkedIn grants this app no refresh token: reconnect the channel before then/,
+      );
 
       linkedin.oldestActiveVersion = '202601';
       const retired = await checkChannelConnection(t.deps, { channelId: page.id });

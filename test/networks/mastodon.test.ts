@@ -37,14 +37,22 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
   });
 
   /** Starts connecting, plays the person at Mastodon's consent screen, and follows the redirect to Herald. */
-  async function connectThroughConsent(path = '/v1/rest/channels/connect', body: Record<string, unknown> = { network: 'mastodon', instance: mastodon.url }) {
+  async function connectThroughConsent(
+    path = '/v1/rest/channels/connect',
+    body: Record<string, unknown> = { network: 'mastodon', instance: mastodon.url },
+  ) {
     const started = await t.api('POST', path, { token: a.apiKey, body });
     assert.equal(started.status, 200, JSON.stringify(started.body));
     const consent = await fetch(started.body.authorizationUrl, { redirect: 'manual' });
     assert.equal(consent.status, 302, await consent.text());
     const callback = consent.headers.get('location')!;
     const page = await fetch(callback);
-    return { authorizationUrl: new URL(started.body.authorizationUrl), callback, status: page.status, html: await page.text() };
+    return {
+      authorizationUrl: new URL(started.body.authorizationUrl),
+      callback,
+      status: page.status,
+      html: await page.text(),
+    };
   }
 
   async function theChannel() {
@@ -85,16 +93,30 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
     assert.equal((await theChannel()).id, channel.id, 'the same Mastodon account keeps its channel');
     const row = await t.herald.db('channels').where({ id: channel.id }).first();
     assert.ok(row.credentials.startsWith('v1.'));
-    assert.equal(row.text_limit, 1000, 'the instance\'s own limit');
+    assert.equal(row.text_limit, 1000, "the instance's own limit");
   });
 
   it('connects from the CLI: prints the consent address and waits for the callback', async function () {
     this.timeout(180_000);
-    const env = { ...process.env, DATA_DIR: t.config.dataDir, DATABASE_URL: t.config.databaseUrl ?? '', HERALD_FROM_SOURCE: '1', BASE_URL: t.url, OUTBOUND_ALLOW_HOSTS: '127.0.0.1' };
-    const child = spawn('node', ['bin/herald.mjs', 'channel', 'connect', 'mastodon', '--instance', mastodon.url, '--json'], { env });
+    const env = {
+      ...process.env,
+      DATA_DIR: t.config.dataDir,
+      DATABASE_URL: t.config.databaseUrl ?? '',
+      HERALD_FROM_SOURCE: '1',
+      BASE_URL: t.url,
+      // The network's fake listens on loopback, which the SSRF guard refuses unless it is listed.
+      OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+    };
+    const child = spawn(
+      'node',
+      ['bin/herald.mjs', 'channel', 'connect', 'mastodon', '--instance', mastodon.url, '--json'],
+      { env },
+    );
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk) => { stdout += chunk; });
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
     const address = await new Promise<string>((resolve, reject) => {
       child.stderr.on('data', (chunk) => {
         stderr += chunk;
@@ -117,7 +139,10 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
     assert.equal(denied.status, 400);
     assert.match(denied.html, /did not grant access/);
     assert.equal((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data.length, 0);
-    const metadata = await t.api('POST', '/v1/rest/channels/connect', { token: a.apiKey, body: { network: 'mastodon', instance: 'http://169.254.169.254' } });
+    const metadata = await t.api('POST', '/v1/rest/channels/connect', {
+      token: a.apiKey,
+      body: { network: 'mastodon', instance: 'http://169.254.169.254' },
+    });
     assert.equal(metadata.status, 400, 'an instance on a private address is refused by the SSRF guard');
     assert.match(metadata.body.message, /169\.254\.169\.254/);
     const forged = await fetch(`${t.url}/connect/mastodon/callback?state=forged&code=abc`);
@@ -125,20 +150,34 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
     assert.match(await forged.text(), /expired or was already used/);
   });
 
-  it('takes posts up to the instance\'s limit, and publishes images with descriptions, a content warning and a reply as first comment', async () => {
+  it("takes posts up to the instance's limit, and publishes images with descriptions, a content warning and a reply as first comment", async () => {
     await connectThroughConsent();
     const channel = await theChannel();
-    const long = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [channel.id], text: 'x'.repeat(1001) } });
+    const long = await t.api('POST', '/v1/rest/posts', {
+      token: a.apiKey,
+      body: { channelIds: [channel.id], text: 'x'.repeat(1001) },
+    });
     assert.equal(long.status, 400);
     assert.match(long.body.message, /allows 1000 characters/);
 
     const clock = pinClock(t, new Date().toISOString());
     const post = await schedule(channel.id, {
-      text: 'Two pictures\n\nand a warning', imageUrls: [imageUrl, `${imageUrl}?b`], isScheduled: true, dateTime: new Date(clock.now() + 60_000).toISOString(),
+      text: 'Two pictures\n\nand a warning',
+      imageUrls: [imageUrl, `${imageUrl}?b`],
+      isScheduled: true,
+      dateTime: new Date(clock.now() + 60_000).toISOString(),
       firstComment: { text: 'Thread continues', delayMinutes: 1 },
     });
     const patched = await t.api('PATCH', `/v1/rest/posts/${post.id}`, {
-      token: a.apiKey, body: { channelOptions: { altText: ['first picture', 'second picture'], spoilerText: 'cw: dots', visibility: 'unlisted', language: 'en' } },
+      token: a.apiKey,
+      body: {
+        channelOptions: {
+          altText: ['first picture', 'second picture'],
+          spoilerText: 'cw: dots',
+          visibility: 'unlisted',
+          language: 'en',
+        },
+      },
     });
     assert.equal(patched.status, 200, JSON.stringify(patched.body));
     clock.advance(60_000);
@@ -149,12 +188,18 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
     const [status] = mastodon.statuses;
     assert.equal(published.permalinkUrl, status.url);
     assert.equal(status.content, '<p>Two pictures</p><p>and a warning</p>');
-    assert.deepEqual(status.media_attachments.map((m) => m.description), ['first picture', 'second picture']);
+    assert.deepEqual(
+      status.media_attachments.map((m) => m.description),
+      ['first picture', 'second picture'],
+    );
     assert.equal(status.spoiler_text, 'cw: dots');
     assert.equal(status.visibility, 'unlisted');
     assert.equal(status.language, 'en');
     assert.equal(status.idempotencyKey, `herald-${post.id}`);
-    assert.ok(mastodon.requests.filter((r) => r.startsWith('GET /api/v1/media/')).length >= 2, 'waited while the instance processed the media');
+    assert.ok(
+      mastodon.requests.filter((r) => r.startsWith('GET /api/v1/media/')).length >= 2,
+      'waited while the instance processed the media',
+    );
 
     // The reply is made and its answer lost: the next try, after the instance forgot the key, finds it in the thread.
     mastodon.dropAnswerNext('/api/v1/statuses');
@@ -168,11 +213,60 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
     assert.equal(mastodon.statuses[1].content, '<p>Thread continues</p>');
     assert.ok(mastodon.requests.includes(`GET /api/v1/statuses/${status.id}/context`), 'looked up in the thread');
     assert.equal((await t.deps.repos.commentSteps.commentStep(post.id))?.networkCommentId, mastodon.statuses[1].id);
-    const tries = await t.herald.db('publish_attempts').where({ post_id: post.id, kind: 'comment' }).orderBy('seq').select('outcome');
-    assert.deepEqual(tries.map((row: { outcome: string }) => row.outcome), ['unknown', 'reconciled'], 'found by the lookup, not re-sent');
+    const tries = await t.herald
+      .db('publish_attempts')
+      .where({ post_id: post.id, kind: 'comment' })
+      .orderBy('seq')
+      .select('outcome');
+    assert.deepEqual(
+      tries.map((row: { outcome: string }) => row.outcome),
+      ['unknown', 'reconciled'],
+      'found by the lookup, not re-sent',
+    );
   });
 
-  it('a lost answer is settled from the account\'s statuses, and a retry under the same key is answered with the first status', async () => {
+  it("publishes a thread as replies, each to the part before it, with the thread's visibility and its own key; a lost answer is settled, never doubled", async () => {
+    await connectThroughConsent();
+    const channel = await theChannel();
+    const clock = pinClock(t, new Date().toISOString());
+    const post = await schedule(channel.id, {
+      text: 'A thread, 1/3',
+      thread: [{ text: 'Part 2/3', imageUrls: [imageUrl] }, { text: 'Part 3/3' }],
+      saveAsDraft: true,
+    });
+    const patched = await t.api('PATCH', `/v1/rest/posts/${post.id}`, {
+      token: a.apiKey,
+      body: { channelOptions: { visibility: 'unlisted' }, saveAsDraft: false },
+    });
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    const steps = t.deps.repos.threadSteps;
+    const claimDue = steps.claimDue.bind(steps);
+    steps.claimDue = async (...args) => {
+      const claimed = await claimDue(...args);
+      if (claimed.length > 0 && mastodon.statuses.length === 1) mastodon.dropAnswerNext('/api/v1/statuses');
+      return claimed;
+    };
+    const worker = testWorker(t);
+    await worker.tick();
+    assert.equal(mastodon.statuses.length, 2, 'part 2 made, its answer lost');
+    clock.advance(60 * 60_000);
+    await worker.tick();
+    const [head, second, third] = mastodon.statuses;
+    assert.equal(mastodon.statuses.length, 3);
+    assert.deepEqual([head.in_reply_to_id, second.in_reply_to_id, third.in_reply_to_id], [null, head.id, second.id]);
+    assert.deepEqual(
+      mastodon.statuses.map((s) => s.visibility),
+      ['unlisted', 'unlisted', 'unlisted'],
+    );
+    assert.equal(second.media_attachments.length, 1);
+    const got = await get(post.id);
+    assert.deepEqual(
+      got.thread.map((p: { permalinkUrl: string }) => p.permalinkUrl),
+      [second.url, third.url],
+    );
+  });
+
+  it("a lost answer is settled from the account's statuses, and a retry under the same key is answered with the first status", async () => {
     await connectThroughConsent();
     const channel = await theChannel();
     const post = await schedule(channel.id, { text: 'Answer lost' });
@@ -183,13 +277,23 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
     assert.equal(got.status, 'published', got.error);
     assert.equal(mastodon.statuses.length, 1);
     assert.equal(got.permalinkUrl, mastodon.statuses[0].url);
-    assert.deepEqual((await t.deps.repos.publishAttempts.attempts(a.accountId, post.id)).map((x) => x.outcome), ['reconciled']);
+    assert.deepEqual(
+      (await t.deps.repos.publishAttempts.attempts(a.accountId, post.id)).map((x) => x.outcome),
+      ['reconciled'],
+    );
 
     // Mastodon keeps the Idempotency-Key an hour: a second call under the post's key answers the first status.
     const channelRow = await t.herald.db('channels').where({ id: channel.id }).first();
-    const { accessToken } = JSON.parse(t.deps.secretBox.open(`channel-credentials:${channel.id}`, channelRow.credentials));
+    const { accessToken } = JSON.parse(
+      t.deps.secretBox.open(`channel-credentials:${channel.id}`, channelRow.credentials),
+    );
     const replay = await fetch(`${mastodon.url}/api/v1/statuses`, {
-      method: 'POST', headers: { authorization: `Bearer ${accessToken}`, 'idempotency-key': `herald-${post.id}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${accessToken}`,
+        'idempotency-key': `herald-${post.id}`,
+        'content-type': 'application/json',
+      },
       body: JSON.stringify({ status: 'Answer lost' }),
     });
     assert.equal((await replay.json()).id, mastodon.statuses[0].id);
@@ -217,14 +321,19 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
     assert.equal(got.permalinkUrl, mastodon.statuses[0].url);
   });
 
-  it('classifies failures: 429 waits for X-RateLimit-Reset, 503 retries, 422 fails with Mastodon\'s words, 401 needs a reconnect', async () => {
+  it("classifies failures: 429 waits for X-RateLimit-Reset, 503 retries, 422 fails with Mastodon's words, 401 needs a reconnect", async () => {
     await connectThroughConsent();
     const channel = await theChannel();
     const clock = pinClock(t, new Date().toISOString());
     const worker = testWorker(t);
 
     const reset = new Date(clock.now() + 5 * 60_000).toISOString();
-    mastodon.failNext('/api/v1/statuses', 429, { error: 'Too many requests' }, { 'x-ratelimit-reset': reset, 'x-ratelimit-remaining': '0' });
+    mastodon.failNext(
+      '/api/v1/statuses',
+      429,
+      { error: 'Too many requests' },
+      { 'x-ratelimit-reset': reset, 'x-ratelimit-remaining': '0' },
+    );
     const limited = await schedule(channel.id, { text: 'Rate limited' });
     await worker.tick();
     const waiting = await t.herald.db('posts').where({ id: limited.id }).first();
@@ -233,7 +342,11 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
     clock.advance(5 * 60_000 + 1);
     mastodon.failNext('/api/v1/statuses', 503, { error: 'Service Unavailable' });
     await worker.tick();
-    assert.equal((await t.herald.db('posts').where({ id: limited.id }).first()).status, 'scheduled', '503: tried again later');
+    assert.equal(
+      (await t.herald.db('posts').where({ id: limited.id }).first()).status,
+      'scheduled',
+      '503: tried again later',
+    );
     clock.advance(60 * 60_000);
     await worker.tick();
     assert.equal((await get(limited.id)).status, 'published');
@@ -259,7 +372,52 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
     assert.equal((await theChannel()).status, 'active');
   });
 
-  it('checks media against the instance\'s own limits before uploading anything', async () => {
+  // docs.joinmastodon.org, api/rate-limits: the per-account limit (300 calls in 5 minutes) covers all endpoints.
+  it('after a 429, neither live sync nor a first comment calls the account before the reset; after it, both go on', async () => {
+    await connectThroughConsent();
+    const channel = await theChannel();
+    const clock = pinClock(t, new Date().toISOString());
+    const worker = testWorker(t);
+    const first = await schedule(channel.id, {
+      text: 'Out before the limit',
+      firstComment: { text: 'The reply', delayMinutes: 1 },
+    });
+    await worker.tick();
+    assert.equal((await get(first.id)).status, 'published');
+
+    const resetAt = new Date(Date.now() + 10 * 60_000);
+    mastodon.setBudget(0, resetAt);
+    const limited = await schedule(channel.id, { text: 'Drew the 429' });
+    await worker.tick();
+    assert.equal(
+      Number((await t.herald.db('channels').where({ id: channel.id }).first()).rate_limited_until),
+      resetAt.getTime(),
+    );
+    const calls = mastodon.requests.length;
+    clock.advance(2 * 60_000);
+    await worker.tick();
+    await worker.sync();
+    assert.deepEqual(mastodon.requests.slice(calls), [], 'no call on the account before its reset');
+    const waiting = await t.deps.repos.commentSteps.commentStep(first.id);
+    assert.deepEqual(
+      [waiting?.status, waiting?.dueAt, waiting?.attempts],
+      ['pending', resetAt.getTime(), 0],
+      'the comment waits without a try',
+    );
+
+    mastodon.setBudget(300, new Date(Date.now() + 5 * 60_000));
+    clock.advance(9 * 60_000);
+    await worker.tick();
+    await worker.sync();
+    assert.equal((await get(limited.id)).status, 'published');
+    assert.equal(mastodon.statuses.filter((s) => s.in_reply_to_id).length, 1, 'the first comment, made once');
+    assert.ok(
+      mastodon.requests.slice(calls).some((r) => /^GET \/api\/v1\/accounts\/[^/]+\/statuses$/.test(r)),
+      'synced after the reset',
+    );
+  });
+
+  it("checks media against the instance's own limits before uploading anything", async () => {
     mastodon.maxMediaAttachments = 1;
     mastodon.imageSizeLimit = 10;
     await connectThroughConsent();
@@ -280,7 +438,10 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
     const first = await schedule(channel.id, { text: 'Last call in the budget' });
     await testWorker(t).tick();
     assert.equal((await get(first.id)).status, 'published');
-    assert.equal(Number((await t.herald.db('channels').where({ id: channel.id }).first()).rate_limited_until), resetAt.getTime());
+    assert.equal(
+      Number((await t.herald.db('channels').where({ id: channel.id }).first()).rate_limited_until),
+      resetAt.getTime(),
+    );
     const calls = mastodon.requests.length;
     const second = await schedule(channel.id, { text: 'Waits for the reset' });
     await testWorker(t).tick();
@@ -302,7 +463,24 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
     const live = await t.api('GET', `/v1/rest/posts?livePosts=true&channelIds=${channel.id}`, { token: a.apiKey });
     const found = live.body.data.filter((p: any) => p.isLivePost);
     assert.deepEqual(found.map((p: any) => p.text).sort(), ['Second', 'Third', 'Written on <Mastodon> & elsewhere']);
-    assert.deepEqual(found.find((p: any) => p.text.startsWith('Written')).metrics, { likes: 7, reblogs: 2, replies: 1 });
+    assert.deepEqual(found.find((p: any) => p.text.startsWith('Written')).metrics, {
+      likes: 7,
+      reblogs: 2,
+      replies: 1,
+    });
+    const written = found.find((p: any) => p.text.startsWith('Written'));
+    assert.deepEqual(
+      (await t.deps.repos.insights.postSamples(a.accountId, written.id)).map((s) => s.counters),
+      [{ likes: 7, reblogs: 2, replies: 1 }],
+    );
+    mastodon.account.followers_count = 57;
+    await testWorker(t, { syncDepth: 2 }).sync();
+    const audience = await t.deps.repos.insights.audienceSamples(a.accountId, [channel.id], 0, Number.MAX_SAFE_INTEGER);
+    assert.deepEqual(
+      audience.map((s) => s.followers),
+      [42, 57],
+      'followers_count of the account, at each sync',
+    );
 
     assert.equal(mastodon.tokens(), 1);
     const res = await t.api('DELETE', `/v1/rest/channels/${channel.id}`, { token: a.apiKey });
@@ -316,10 +494,27 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
     this.timeout(120_000);
     await connectThroughConsent();
     const channel = await theChannel();
-    const env = { ...process.env, DATA_DIR: t.config.dataDir, DATABASE_URL: t.config.databaseUrl ?? '', HERALD_FROM_SOURCE: '1', OUTBOUND_ALLOW_HOSTS: '127.0.0.1' };
-    const check = async () => JSON.parse((await run('node', ['bin/herald.mjs', 'network', 'check', '--channel', channel.id, '--json'], { env })).stdout);
+    const env = {
+      ...process.env,
+      DATA_DIR: t.config.dataDir,
+      DATABASE_URL: t.config.databaseUrl ?? '',
+      HERALD_FROM_SOURCE: '1',
+      // The network's fake listens on loopback, which the SSRF guard refuses unless it is listed.
+      OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+    };
+    const check = async () =>
+      JSON.parse(
+        (await run('node', ['bin/herald.mjs', 'network', 'check', '--channel', channel.id, '--json'], { env })).stdout,
+      );
 
-    assert.deepEqual(await check(), { channelId: channel.id, network: 'mastodon', ok: true, account: channel.handle, grantedScopes: null, problems: [] });
+    assert.deepEqual(await check(), {
+      channelId: channel.id,
+      network: 'mastodon',
+      ok: true,
+      account: channel.handle,
+      grantedScopes: null,
+      problems: [],
+    });
     assert.equal(mastodon.statuses.length, 0, 'a check posts nothing');
 
     mastodon.revokeAll();
@@ -328,9 +523,12 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
     assert.match(refused.problems[0], /^Mastodon: .*The access token is invalid.*Reconnect the channel\.$/);
 
     await t.api('DELETE', `/v1/rest/channels/${channel.id}`, { token: a.apiKey });
-    await assert.rejects(run('node', ['bin/herald.mjs', 'network', 'check', '--channel', channel.id], { env }), (error: { stderr: string }) => {
-      assert.match(error.stderr, /is disconnected: connect it again before checking it/);
-      return true;
-    });
+    await assert.rejects(
+      run('node', ['bin/herald.mjs', 'network', 'check', '--channel', channel.id], { env }),
+      (error: { stderr: string }) => {
+        assert.match(error.stderr, /is disconnected: connect it again before checking it/);
+        return true;
+      },
+    );
   });
 });

@@ -15,27 +15,45 @@ describe('connecting a sandbox channel', () => {
     const networks = (await t.api('GET', '/v1/rest/networks', { token: a.apiKey })).body.data;
     const sandbox = networks.find((n: { name: string }) => n.name === 'sandbox');
     assert.equal(sandbox.configured, true);
-    assert.deepEqual(sandbox.connection.fields.map((f: { name: string }) => f.name), ['handle']);
+    assert.deepEqual(
+      sandbox.connection.fields.map((f: { name: string }) => f.name),
+      ['handle'],
+    );
 
-    const first = await t.api('POST', '/v1/rest/channels/connect', { token: a.apiKey, body: { network: 'sandbox', handle: 'our-brand' } });
+    const first = await t.api('POST', '/v1/rest/channels/connect', {
+      token: a.apiKey,
+      body: { network: 'sandbox', handle: 'our-brand' },
+    });
     assert.equal(first.status, 201, JSON.stringify(first.body));
     const channel = first.body.data[0];
     assert.equal(channel.network, 'sandbox');
     assert.equal(channel.status, 'active');
-    const again = await t.api('POST', '/v1/rest/channels/connect', { token: a.apiKey, body: { network: 'sandbox', handle: '@Our-Brand' } });
+    const again = await t.api('POST', '/v1/rest/channels/connect', {
+      token: a.apiKey,
+      body: { network: 'sandbox', handle: '@Our-Brand' },
+    });
     assert.equal(again.body.data[0].id, channel.id, 'the same sandbox account is the same channel');
 
-    const refused = await t.api('POST', '/v1/rest/channels/connect', { token: a.apiKey, body: { network: 'sandbox', handle: 'no spaces/please' } });
+    const refused = await t.api('POST', '/v1/rest/channels/connect', {
+      token: a.apiKey,
+      body: { network: 'sandbox', handle: 'no spaces/please' },
+    });
     assert.equal(refused.status, 400);
     assert.match(refused.body.message, /letters, digits, dots, dashes or underscores/);
 
-    const post = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [channel.id], text: 'From a connected sandbox' } });
+    const post = await t.api('POST', '/v1/rest/posts', {
+      token: a.apiKey,
+      body: { channelIds: [channel.id], text: 'From a connected sandbox' },
+    });
     assert.equal(post.status, 201, JSON.stringify(post.body));
   });
 
   it('reconnects a sandbox channel with nothing typed again, seeded ones too', async () => {
     const seeded = await t.seedAccount({ channels: 1 });
-    const again = await t.api('POST', `/v1/rest/channels/${seeded.channelIds[0]}/reconnect`, { token: seeded.apiKey, body: {} });
+    const again = await t.api('POST', `/v1/rest/channels/${seeded.channelIds[0]}/reconnect`, {
+      token: seeded.apiKey,
+      body: {},
+    });
     assert.equal(again.status, 201, JSON.stringify(again.body));
     assert.equal(again.body.data[0].id, seeded.channelIds[0]);
     assert.equal(again.body.data[0].status, 'active');
@@ -45,12 +63,16 @@ describe('connecting a sandbox channel', () => {
     const seeded = await t.seedAccount({ channels: 1 });
     const networks = t.deps.networks;
     // Refused at once, before the channel's credentials are read: left pending meanwhile, the refusal would be unhandled.
-    const refusing = Object.assign(Object.create(networks.get('sandbox')!), { fieldsFor: () => Promise.reject(new Error('the network is away')) });
+    const refusing = Object.assign(Object.create(networks.get('sandbox')!), {
+      fieldsFor: () => Promise.reject(new Error('the network is away')),
+    });
     t.deps.networks = { get: (name) => (name === 'sandbox' ? refusing : networks.get(name)) };
     const unhandled: unknown[] = [];
     const listener = (reason: unknown) => unhandled.push(reason);
     process.on('unhandledRejection', listener);
-    const again = await t.api('POST', `/v1/rest/channels/${seeded.channelIds[0]}/reconnect`, { token: seeded.apiKey, body: {} }).finally(() => process.off('unhandledRejection', listener));
+    const again = await t
+      .api('POST', `/v1/rest/channels/${seeded.channelIds[0]}/reconnect`, { token: seeded.apiKey, body: {} })
+      .finally(() => process.off('unhandledRejection', listener));
     assert.deepEqual(unhandled, []);
     assert.equal(again.status, 400, JSON.stringify(again.body));
     assert.match(again.body.message, /handle is required/);

@@ -24,7 +24,14 @@ describe('Threads, against a fake that speaks its documented API', function () {
   let a: SeededAccount;
 
   before(async () => {
-    files = await serveMediaFiles({ '/picture.jpg': { type: 'image/jpeg', body: TINY_JPEG }, '/film.mp4': { type: 'video/mp4', body: TINY_MP4 }, '/preview/picture.jpg': { type: 'text/html', body: '<!DOCTYPE html><html><body>Preview of picture.jpg</body></html>' } });
+    files = await serveMediaFiles({
+      '/picture.jpg': { type: 'image/jpeg', body: TINY_JPEG },
+      '/film.mp4': { type: 'video/mp4', body: TINY_MP4 },
+      '/preview/picture.jpg': {
+        type: 'text/html',
+        body: '<!DOCTYPE html><html><body>Preview of picture.jpg</body></html>',
+      },
+    });
     imageUrl = `${files.origin}/picture.jpg`;
     videoUrl = `${files.origin}/film.mp4`;
     previewUrl = `${files.origin}/preview/picture.jpg`;
@@ -36,7 +43,12 @@ describe('Threads, against a fake that speaks its documented API', function () {
     const defaults = loadConfig({}).networks;
     t = await startTestHerald({
       networkOriginOverrides: { 'https://threads.net': threads.url, 'https://graph.threads.net': threads.url },
-      networks: { ...defaults, apps: configured ? { threads: { clientId: threads.appId, clientSecret: threads.appSecret, graphVersion: 'v1.0' } } : {} },
+      networks: {
+        ...defaults,
+        apps: configured
+          ? { threads: { clientId: threads.appId, clientSecret: threads.appSecret, graphVersion: 'v1.0' } }
+          : {},
+      },
       // The test's own media files are served on 127.0.0.1, which the SSRF guard refuses unless listed.
       outboundAllowHosts: ['127.0.0.1'],
     });
@@ -49,7 +61,10 @@ describe('Threads, against a fake that speaks its documented API', function () {
   });
 
   /** Starts connecting, plays the person at Threads' consent screen, and follows the redirect to Herald. */
-  async function connectThroughConsent(path = '/v1/rest/channels/connect', body: Record<string, unknown> = { network: 'threads' }) {
+  async function connectThroughConsent(
+    path = '/v1/rest/channels/connect',
+    body: Record<string, unknown> = { network: 'threads' },
+  ) {
     const started = await t.api('POST', path, { token: a.apiKey, body });
     assert.equal(started.status, 200, JSON.stringify(started.body));
     const consent = await fetch(started.body.authorizationUrl, { redirect: 'manual' });
@@ -68,40 +83,67 @@ describe('Threads, against a fake that speaks its documented API', function () {
   }
 
   async function schedule(body: Record<string, unknown>) {
-    const res = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [(await channel()).id], ...body } });
+    const res = await t.api('POST', '/v1/rest/posts', {
+      token: a.apiKey,
+      body: { channelIds: [(await channel()).id], ...body },
+    });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     return res.body.data[0];
   }
 
   /** What the person's token can do at the fake directly: a dead worker's calls. */
   async function asTheDeadWorker(path: string, form: Record<string, string>) {
-    const row = await t.herald.db('channels').where({ id: (await channel()).id }).first();
+    const row = await t.herald
+      .db('channels')
+      .where({ id: (await channel()).id })
+      .first();
     const { accessToken } = JSON.parse(t.deps.secretBox.open(`channel-credentials:${row.id}`, row.credentials));
     const answer = await fetch(`${threads.url}/v1.0/${path}`, {
-      method: 'POST', headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form),
+      method: 'POST',
+      headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form),
     });
     return answer.json() as Promise<any>;
   }
 
   describe('connecting', () => {
-    it('connects a profile through Threads\' consent with a 60-day token, sealed; connecting again updates the same channel', async () => {
+    it("connects a profile through Threads' consent with a 60-day token, sealed; connecting again updates the same channel", async () => {
       await start();
       const connected = await connectThroughConsent();
       assert.equal(connected.status, 200, connected.html);
       assert.match(connected.html, /Connected/);
-      assert.equal(connected.authorizationUrl.origin, threads.url, 'threads.net, rewritten by NETWORK_ORIGIN_OVERRIDES');
+      assert.equal(
+        connected.authorizationUrl.origin,
+        threads.url,
+        'threads.net, rewritten by NETWORK_ORIGIN_OVERRIDES',
+      );
       assert.equal(connected.authorizationUrl.pathname, '/oauth/authorize');
       assert.equal(connected.authorizationUrl.searchParams.get('redirect_uri'), `${t.url}/connect/threads/callback`);
-      assert.deepEqual(connected.authorizationUrl.searchParams.get('scope')!.split(','), ['threads_basic', 'threads_content_publish', 'threads_manage_insights']);
+      assert.deepEqual(connected.authorizationUrl.searchParams.get('scope')!.split(','), [
+        'threads_basic',
+        'threads_content_publish',
+        'threads_manage_insights',
+      ]);
       const made = await channel();
-      assert.deepEqual([made.handle, made.displayName, made.status], ['analytical.engines', 'Analytical Engines', 'active']);
+      assert.deepEqual(
+        [made.handle, made.displayName, made.status],
+        ['analytical.engines', 'Analytical Engines', 'active'],
+      );
       const row = await t.herald.db('channels').where({ id: made.id }).first();
       assert.equal(row.network_account_id, threads.account.userId);
       assert.ok(row.credentials.startsWith('v1.'), 'sealed in the vault');
       const { accessToken } = JSON.parse(t.deps.secretBox.open(`channel-credentials:${row.id}`, row.credentials));
       assert.ok(!row.credentials.includes(accessToken), 'no token in the clear');
-      assert.ok(Number(row.credentials_expire_at) > Date.now() + 59 * DAY_MS, 'the long-lived token, not the one-hour one');
-      assert.deepEqual(threads.requests.slice(1, 5), ['POST /oauth/access_token', 'GET /access_token', 'GET /v1.0/debug_token', 'GET /v1.0/me']);
+      assert.ok(
+        Number(row.credentials_expire_at) > Date.now() + 59 * DAY_MS,
+        'the long-lived token, not the one-hour one',
+      );
+      assert.deepEqual(threads.requests.slice(1, 5), [
+        'POST /oauth/access_token',
+        'GET /access_token',
+        'GET /v1.0/debug_token',
+        'GET /v1.0/me',
+      ]);
 
       const again = await connectThroughConsent(`/v1/rest/channels/${made.id}/reconnect`, {});
       assert.equal(again.status, 200, again.html);
@@ -126,23 +168,35 @@ describe('Threads, against a fake that speaks its documented API', function () {
       await start(false);
       const networks = await t.api('GET', '/v1/rest/networks', { token: a.apiKey });
       assert.equal(networks.body.data.find((n: any) => n.name === 'threads').configured, false);
-      const refused = await t.api('POST', '/v1/rest/channels/connect', { token: a.apiKey, body: { network: 'threads' } });
+      const refused = await t.api('POST', '/v1/rest/channels/connect', {
+        token: a.apiKey,
+        body: { network: 'threads' },
+      });
       assert.equal(refused.status, 400);
       assert.match(refused.body.message, /not configured for Threads/);
     });
 
-    it('connects from the CLI through Threads\' consent', async function () {
+    it("connects from the CLI through Threads' consent", async function () {
       this.timeout(180_000);
       await start();
       const env = {
-        ...process.env, DATA_DIR: t.config.dataDir, DATABASE_URL: t.config.databaseUrl ?? '', HERALD_FROM_SOURCE: '1', BASE_URL: t.url, OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
-        THREADS_APP_ID: threads.appId, THREADS_APP_SECRET: threads.appSecret,
+        ...process.env,
+        DATA_DIR: t.config.dataDir,
+        DATABASE_URL: t.config.databaseUrl ?? '',
+        HERALD_FROM_SOURCE: '1',
+        BASE_URL: t.url,
+        // The network's fake listens on loopback, which the SSRF guard refuses unless it is listed.
+        OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+        THREADS_APP_ID: threads.appId,
+        THREADS_APP_SECRET: threads.appSecret,
         NETWORK_ORIGIN_OVERRIDES: `https://threads.net=${threads.url},https://graph.threads.net=${threads.url}`,
       };
       const child = spawn('node', ['bin/herald.mjs', 'channel', 'connect', 'threads', '--json'], { env });
       let stdout = '';
       let stderr = '';
-      child.stdout.on('data', (chunk) => { stdout += chunk; });
+      child.stdout.on('data', (chunk) => {
+        stdout += chunk;
+      });
       const address = await new Promise<string>((resolve, reject) => {
         child.stderr.on('data', (chunk) => {
           stderr += chunk;
@@ -156,7 +210,10 @@ describe('Threads, against a fake that speaks its documented API', function () {
       assert.equal(page.status, 200, await page.text());
       const code = await new Promise((resolve) => child.on('exit', resolve));
       assert.equal(code, 0, stderr);
-      assert.deepEqual(JSON.parse(stdout).channels.map((c: any) => c.handle), ['analytical.engines']);
+      assert.deepEqual(
+        JSON.parse(stdout).channels.map((c: any) => c.handle),
+        ['analytical.engines'],
+      );
     });
   });
 
@@ -167,7 +224,10 @@ describe('Threads, against a fake that speaks its documented API', function () {
     });
 
     it('publishes text through a TEXT container after reading the publishing limit, recording the container first', async () => {
-      const post = await schedule({ text: 'Hello, Threads (ünïcödé) #engines', firstComment: { text: 'SPEC names no first comments on Threads', delayMinutes: 0 } });
+      const post = await schedule({
+        text: 'Hello, Threads (ünïcödé) #engines',
+        firstComment: { text: 'SPEC names no first comments on Threads', delayMinutes: 0 },
+      });
       await testWorker(t).tick();
       await testWorker(t).tick();
       const published = await get(post.id);
@@ -177,61 +237,156 @@ describe('Threads, against a fake that speaks its documented API', function () {
       assert.equal(published.permalinkUrl, `https://www.threads.net/@analytical.engines/post/${made.id}`);
       const order = threads.requests.filter((r) => r.startsWith('POST') || r.includes('threads_publishing_limit'));
       assert.deepEqual(order.slice(-3), [
-        `GET /v1.0/${threads.account.userId}/threads_publishing_limit`, `POST /v1.0/${threads.account.userId}/threads`, `POST /v1.0/${threads.account.userId}/threads_publish`,
+        `GET /v1.0/${threads.account.userId}/threads_publishing_limit`,
+        `POST /v1.0/${threads.account.userId}/threads`,
+        `POST /v1.0/${threads.account.userId}/threads_publish`,
       ]);
       const [attempt] = await t.deps.repos.publishAttempts.attempts(a.accountId, post.id);
-      assert.equal(await t.deps.repos.publishAttempts.handleOf(attempt.idempotencyKey), made.container, 'the container was recorded as the attempt\'s handle');
-      assert.equal(await t.deps.repos.commentSteps.commentStep(post.id), undefined, 'the first comment is ignored on Threads, as the capabilities row says');
+      assert.equal(
+        await t.deps.repos.publishAttempts.handleOf(attempt.idempotencyKey),
+        made.container,
+        "the container was recorded as the attempt's handle",
+      );
+      assert.equal(
+        await t.deps.repos.commentSteps.commentStep(post.id),
+        undefined,
+        'the first comment is ignored on Threads, as the capabilities row says',
+      );
       assert.equal(threads.containers.size, 1, 'no reply container');
       assert.deepEqual(threads.refusals, [], 'Threads refused nothing Herald sent');
       assert.deepEqual([...threads.versionsSeen], ['v1.0']);
     });
 
+    it('publishes a thread as replies (reply_to_id), each to the part before it; a part whose answer was lost is found among the replies, never made twice', async () => {
+      const clock = pinClock(t, new Date().toISOString());
+      const post = await schedule({
+        text: 'A thread, 1/3',
+        thread: [{ text: 'Part 2/3', imageUrls: [imageUrl] }, { text: 'Part 3/3' }],
+      });
+      const steps = t.deps.repos.threadSteps;
+      const claimDue = steps.claimDue.bind(steps);
+      steps.claimDue = async (...args) => {
+        const claimed = await claimDue(...args);
+        if (claimed.length > 0 && threads.posts.length === 1) threads.dropAnswerNext('/threads_publish');
+        return claimed;
+      };
+      const worker = testWorker(t);
+      await worker.tick();
+      assert.equal(threads.posts.length, 2, 'part 2 made, its answer lost');
+      clock.advance(60 * 60_000);
+      await worker.tick();
+      const [head, second, third] = threads.posts;
+      assert.equal(threads.posts.length, 3);
+      assert.deepEqual([head.repliedTo, second.repliedTo, third.repliedTo], [null, head.id, second.id]);
+      assert.deepEqual([second.mediaType, third.mediaType], ['IMAGE', 'TEXT_POST']);
+      const got = await get(post.id);
+      assert.deepEqual(
+        got.thread.map((p: { permalinkUrl: string }) => p.permalinkUrl),
+        [second, third].map((p) => `https://www.threads.net/@analytical.engines/post/${p.id}`),
+      );
+      assert.ok(
+        threads.requests.includes(`GET /v1.0/${threads.account.userId}/replies`),
+        'looked up among the replies',
+      );
+      assert.deepEqual(threads.refusals, []);
+    });
+
     it('publishes an image, a video once its container is FINISHED, and a carousel of items, each as Threads takes it', async () => {
       const image = await schedule({ text: 'A picture', imageUrls: [imageUrl] });
       const video = await schedule({ text: 'A film', videoUrls: [videoUrl] });
-      const carousel = await schedule({ text: 'Three things', imageUrls: [imageUrl, `${imageUrl}?2`], videoUrls: [`${videoUrl}?3`] });
+      const carousel = await schedule({
+        text: 'Three things',
+        imageUrls: [imageUrl, `${imageUrl}?2`],
+        videoUrls: [`${videoUrl}?3`],
+      });
       await testWorker(t).tick();
-      for (const id of [image.id, video.id, carousel.id]) assert.equal((await get(id)).status, 'published', (await get(id)).error);
+      for (const id of [image.id, video.id, carousel.id])
+        assert.equal((await get(id)).status, 'published', (await get(id)).error);
 
-      const containerOf = (text: string) => threads.containers.get(threads.posts.find((p) => p.text === text)!.container!)!;
-      assert.deepEqual([containerOf('A picture').mediaType, containerOf('A picture').url, containerOf('A picture').downloadedType], ['IMAGE', imageUrl, 'image/jpeg']);
+      const containerOf = (text: string) =>
+        threads.containers.get(threads.posts.find((p) => p.text === text)!.container!)!;
+      assert.deepEqual(
+        [containerOf('A picture').mediaType, containerOf('A picture').url, containerOf('A picture').downloadedType],
+        ['IMAGE', imageUrl, 'image/jpeg'],
+      );
       assert.deepEqual([containerOf('A film').mediaType, containerOf('A film').downloadedType], ['VIDEO', 'video/mp4']);
       const album = containerOf('Three things');
       assert.equal(album.mediaType, 'CAROUSEL');
-      assert.deepEqual(album.children.map((id) => [threads.containers.get(id)!.mediaType, threads.containers.get(id)!.isCarouselItem]), [['IMAGE', true], ['IMAGE', true], ['VIDEO', true]]);
+      assert.deepEqual(
+        album.children.map((id) => [threads.containers.get(id)!.mediaType, threads.containers.get(id)!.isCarouselItem]),
+        [
+          ['IMAGE', true],
+          ['IMAGE', true],
+          ['VIDEO', true],
+        ],
+      );
       assert.deepEqual(threads.posts.map((p) => p.mediaType).sort(), ['CAROUSEL_ALBUM', 'IMAGE', 'VIDEO']);
       assert.deepEqual(threads.refusals, []);
     });
 
-    it('refuses when written media uploaded to Herald, which Threads cannot fetch from this loopback instance; a preview page instead of a file fails with Meta\'s words', async () => {
-      const created = await callTool(t, a.apiKey, 'create_media_upload', { fileName: 'photo.jpg', contentType: 'image/jpeg', sizeBytes: TINY_JPEG.length });
+    it("refuses when written media uploaded to Herald, which Threads cannot fetch from this loopback instance; a preview page instead of a file fails with Meta's words", async () => {
+      const created = await callTool(t, a.apiKey, 'create_media_upload', {
+        fileName: 'photo.jpg',
+        contentType: 'image/jpeg',
+        sizeBytes: TINY_JPEG.length,
+      });
       assert.notEqual(created.body.result.isError, true, JSON.stringify(created.body));
       const upload = created.body.result.structuredContent;
-      const put = await fetch(upload.uploadUrl, { method: 'PUT', headers: upload.headers, body: new Uint8Array(TINY_JPEG) });
+      const put = await fetch(upload.uploadUrl, {
+        method: 'PUT',
+        headers: upload.headers,
+        body: new Uint8Array(TINY_JPEG),
+      });
       assert.equal(put.status, 200);
       const done = await callTool(t, a.apiKey, 'complete_media_upload', { uploadId: upload.uploadId });
       const media = done.body.result.structuredContent.data;
       assert.match(media.url, new RegExp(`^${t.url}/media/`));
-      const hosted = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [(await channel()).id], text: 'From Herald', imageUrls: [media.url] } });
+      const hosted = await t.api('POST', '/v1/rest/posts', {
+        token: a.apiKey,
+        body: { channelIds: [(await channel()).id], text: 'From Herald', imageUrls: [media.url] },
+      });
       assert.equal(hosted.status, 400, JSON.stringify(hosted.body));
-      assert.match(hosted.body.message, /Threads fetches media from Herald's address, .* which Threads cannot reach; set BASE_URL to a public https address/);
+      assert.match(
+        hosted.body.message,
+        /Threads fetches media from Herald's address, .* which Threads cannot reach; set BASE_URL to a public https address/,
+      );
+      const inPart = await t.api('POST', '/v1/rest/posts', {
+        token: a.apiKey,
+        body: {
+          channelIds: [(await channel()).id],
+          text: 'From Herald',
+          thread: [{ text: 'A picture', imageUrls: [media.url] }],
+        },
+      });
+      assert.equal(inPart.status, 400, JSON.stringify(inPart.body));
+      assert.equal(inPart.body.details[0].path, 'thread[0].imageUrls[0]', "a part's own file, named where it is");
       const preview = await schedule({ text: 'A preview page', imageUrls: [previewUrl] });
       await testWorker(t).tick();
       const failed = await get(preview.id);
       assert.equal(failed.status, 'failed');
-      assert.match(failed.error, /Threads answered: Only photo or video can be accepted as media type\. The media could not be fetched from this uri: .*\(code 100, subcode 2207052\)/);
+      assert.match(
+        failed.error,
+        /Threads answered: Only photo or video can be accepted as media type\. The media could not be fetched from this uri: .*\(code 100, subcode 2207052\)/,
+      );
       assert.equal(threads.posts.length, 0);
     });
 
     it('refuses before the post is due what Threads would refuse: on REST, MCP and per bulk entry', async () => {
       const id = (await channel()).id;
-      const long = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [id], text: 'é'.repeat(501) } });
+      const long = await t.api('POST', '/v1/rest/posts', {
+        token: a.apiKey,
+        body: { channelIds: [id], text: 'é'.repeat(501) },
+      });
       assert.equal(long.status, 400);
       assert.match(long.body.message, /Threads allows 500 characters; this text has 501/);
       const many = await t.api('POST', '/v1/rest/posts', {
         token: a.apiKey,
-        body: { channelIds: [id], text: 'Too many', imageUrls: Array.from({ length: 11 }, (_, i) => `${imageUrl}?${i}`), videoUrls: Array.from({ length: 10 }, (_, i) => `${videoUrl}?${i}`) },
+        body: {
+          channelIds: [id],
+          text: 'Too many',
+          imageUrls: Array.from({ length: 11 }, (_, i) => `${imageUrl}?${i}`),
+          videoUrls: Array.from({ length: 10 }, (_, i) => `${videoUrl}?${i}`),
+        },
       });
       assert.equal(many.status, 400);
       assert.match(many.body.message, /Threads/);
@@ -242,11 +397,20 @@ describe('Threads, against a fake that speaks its documented API', function () {
       assert.match(tool.body.result.content[0].text, /Threads allows 500 characters; this text has 501/);
 
       const bulk = await t.api('POST', '/v1/rest/posts/bulk', {
-        token: a.apiKey, body: { posts: [{ channelIds: [id], text: 'fits' }, { channelIds: [id], text: 'x'.repeat(501) }] },
+        token: a.apiKey,
+        body: {
+          posts: [
+            { channelIds: [id], text: 'fits' },
+            { channelIds: [id], text: 'x'.repeat(501) },
+          ],
+        },
       });
       assert.equal(bulk.status, 200, JSON.stringify(bulk.body));
       assert.deepEqual(bulk.body.summary, { succeeded: 1, failed: 1 });
-      assert.match(bulk.body.results[1].error.message, /^posts\[1\]: .*Threads allows 500 characters; this text has 501/);
+      assert.match(
+        bulk.body.results[1].error.message,
+        /^posts\[1\]: .*Threads allows 500 characters; this text has 501/,
+      );
     });
   });
 
@@ -263,7 +427,11 @@ describe('Threads, against a fake that speaks its documented API', function () {
       const post = await schedule({ text: 'Young token' });
       await testWorker(t).tick();
       assert.equal((await get(post.id)).status, 'published');
-      assert.equal(threads.requests.filter((r) => r === 'GET /refresh_access_token').length, 0, 'a young token is left alone');
+      assert.equal(
+        threads.requests.filter((r) => r === 'GET /refresh_access_token').length,
+        0,
+        'a young token is left alone',
+      );
 
       clock.advance(2 * DAY_MS);
       threads.advance(2 * DAY_MS);
@@ -272,7 +440,10 @@ describe('Threads, against a fake that speaks its documented API', function () {
       assert.equal((await get(later.id)).status, 'published', (await get(later.id)).error);
       assert.equal(threads.requests.filter((r) => r === 'GET /refresh_access_token').length, 1);
       const after = await t.herald.db('channels').where({ id }).first();
-      assert.ok(Number(after.credentials_expire_at) > Number(before.credentials_expire_at) + DAY_MS, 'the new 60-day expiry is stored');
+      assert.ok(
+        Number(after.credentials_expire_at) > Number(before.credentials_expire_at) + DAY_MS,
+        'the new 60-day expiry is stored',
+      );
       assert.deepEqual(threads.refusals, []);
     });
 
@@ -309,7 +480,11 @@ describe('Threads, against a fake that speaks its documented API', function () {
       assert.equal(waiting.status, 'scheduled');
       const back = clock.now() + 25 * 60_000;
       assert.equal(Number(waiting.next_attempt_at), back);
-      assert.equal(Number((await t.herald.db('channels').where({ id }).first()).rate_limited_until), back, 'the channel waits too');
+      assert.equal(
+        Number((await t.herald.db('channels').where({ id }).first()).rate_limited_until),
+        back,
+        'the channel waits too',
+      );
 
       clock.advance(26 * 60_000);
       threads.quotaTotal = 0;
@@ -323,7 +498,14 @@ describe('Threads, against a fake that speaks its documented API', function () {
       threads.quotaTotal = 250;
       clock.advance(3600_000 + 1);
       threads.failNext('/threads_publish', 400, {
-        error: { message: 'The requested resource does not exist', type: 'OAuthException', code: 24, error_subcode: 4279009, is_transient: false, error_user_title: 'Media Not Found' },
+        error: {
+          message: 'The requested resource does not exist',
+          type: 'OAuthException',
+          code: 24,
+          error_subcode: 4279009,
+          is_transient: false,
+          error_user_title: 'Media Not Found',
+        },
       });
       await worker.tick();
       assert.equal((await get(throttled.id)).status, 'scheduled', 'Media Not Found is tried again');
@@ -334,7 +516,27 @@ describe('Threads, against a fake that speaks its documented API', function () {
       assert.equal(threads.posts.length, 1);
     });
 
-    it('a video Threads could not process fails with its error_message; a permanent refusal fails with Meta\'s words; a revoked token needs a reconnect', async () => {
+    it('a spent publishing limit marks a post at risk before its slot, and a limit back clears it (a rehearsal)', async () => {
+      const clock = pinClock(t, new Date().toISOString());
+      threads.quotaTotal = 0;
+      const post = await schedule({
+        text: 'In twenty minutes',
+        isScheduled: true,
+        dateTime: new Date(clock.now() + 20 * 60_000).toISOString(),
+      });
+      const worker = testWorker(t);
+      await worker.rehearse();
+      const { risk } = await get(post.id);
+      assert.equal(risk.reason, 'The Threads profile has published its 0 posts through the API in the last 24 hours.');
+      assert.match(risk.advice, /once the network allows it again/);
+      assert.equal(threads.containers.size, 0, 'the rehearsal made no container');
+      threads.quotaTotal = 250;
+      clock.advance(5 * 60_000);
+      await worker.rehearse();
+      assert.equal((await get(post.id)).risk, null);
+    });
+
+    it("a video Threads could not process fails with its error_message; a permanent refusal fails with Meta's words; a revoked token needs a reconnect", async () => {
       threads.failProcessingNext = true;
       const film = await schedule({ text: 'Broken film', videoUrls: [videoUrl] });
       await testWorker(t).tick();
@@ -342,11 +544,21 @@ describe('Threads, against a fake that speaks its documented API', function () {
       assert.equal(failed.status, 'failed');
       assert.match(failed.error, /Threads could not process the media \(FAILED_PROCESSING_VIDEO\)/);
 
-      threads.failNext('/threads', 400, { error: { message: 'The user is temporarily blocked from posting', type: 'OAuthException', code: 368, error_subcode: 1390008 } });
+      threads.failNext('/threads', 400, {
+        error: {
+          message: 'The user is temporarily blocked from posting',
+          type: 'OAuthException',
+          code: 368,
+          error_subcode: 1390008,
+        },
+      });
       const blocked = await schedule({ text: 'Blocked' });
       await testWorker(t).tick();
       assert.equal((await get(blocked.id)).status, 'failed');
-      assert.match((await get(blocked.id)).error, /Threads answered: The user is temporarily blocked from posting \(code 368, subcode 1390008\)/);
+      assert.match(
+        (await get(blocked.id)).error,
+        /Threads answered: The user is temporarily blocked from posting \(code 368, subcode 1390008\)/,
+      );
       assert.equal(threads.posts.length, 0);
 
       threads.revokeAll();
@@ -358,7 +570,7 @@ describe('Threads, against a fake that speaks its documented API', function () {
       assert.match(now.statusReason, /The user has not authorized application/);
     });
 
-    it('a threads_publish whose answer was lost is settled by the container (PUBLISHED) and the profile\'s threads, never posted twice; a lost container is retried', async () => {
+    it("a threads_publish whose answer was lost is settled by the container (PUBLISHED) and the profile's threads, never posted twice; a lost container is retried", async () => {
       const post = await schedule({ text: 'Answer lost' });
       threads.dropAnswerNext('/threads_publish');
       await testWorker(t).tick();
@@ -366,7 +578,10 @@ describe('Threads, against a fake that speaks its documented API', function () {
       assert.equal(got.status, 'published', got.error);
       assert.equal(threads.posts.length, 1);
       assert.equal(got.permalinkUrl, `https://www.threads.net/@analytical.engines/post/${threads.posts[0].id}`);
-      assert.deepEqual((await t.deps.repos.publishAttempts.attempts(a.accountId, post.id)).map((x) => x.outcome), ['reconciled']);
+      assert.deepEqual(
+        (await t.deps.repos.publishAttempts.attempts(a.accountId, post.id)).map((x) => x.outcome),
+        ['reconciled'],
+      );
       assert.equal(threads.requests.filter((r) => r.endsWith('/threads_publish')).length, 1);
 
       // A container whose answer was lost cannot have made a post: the attempt is retried, with a new container.
@@ -378,8 +593,15 @@ describe('Threads, against a fake that speaks its documented API', function () {
       clock.advance(3600_000);
       await testWorker(t).tick();
       assert.equal((await get(retried.id)).status, 'published', (await get(retried.id)).error);
-      assert.deepEqual(threads.posts.map((p) => p.text), ['Answer lost', 'Container answer lost']);
-      assert.equal([...threads.containers.values()].filter((c) => c.text === 'Container answer lost').length, 2, 'the first container is left unpublished');
+      assert.deepEqual(
+        threads.posts.map((p) => p.text),
+        ['Answer lost', 'Container answer lost'],
+      );
+      assert.equal(
+        [...threads.containers.values()].filter((c) => c.text === 'Container answer lost').length,
+        2,
+        'the first container is left unpublished',
+      );
     });
 
     it('a worker that died mid-publish: a published container is found, an unpublished one stays unconfirmed, and nothing is posted twice', async () => {
@@ -389,11 +611,20 @@ describe('Threads, against a fake that speaks its documented API', function () {
       const claimed = await dieMidAttempt(t, clock);
       assert.deepEqual([...claimed].sort(), [made.id, unmade.id].sort());
       // What the dead worker had done at Threads: two FINISHED containers, recorded, and one of them published.
-      for (const [post, publish] of [[made, true], [unmade, false]] as const) {
-        const container = await asTheDeadWorker(`${threads.account.userId}/threads`, { media_type: 'TEXT', text: post.text });
+      for (const [post, publish] of [
+        [made, true],
+        [unmade, false],
+      ] as const) {
+        const container = await asTheDeadWorker(`${threads.account.userId}/threads`, {
+          media_type: 'TEXT',
+          text: post.text,
+        });
         assert.ok(container.id, JSON.stringify(container));
         await t.deps.repos.publishAttempts.setHandle(`${post.id}:1`, container.id);
-        if (publish) assert.ok((await asTheDeadWorker(`${threads.account.userId}/threads_publish`, { creation_id: container.id })).id);
+        if (publish)
+          assert.ok(
+            (await asTheDeadWorker(`${threads.account.userId}/threads_publish`, { creation_id: container.id })).id,
+          );
       }
       clock.advance(2_000);
       await testWorker(t).tick();
@@ -411,10 +642,17 @@ describe('Threads, against a fake that speaks its documented API', function () {
     await connectThroughConsent();
     threads.postExternally('No insights', { views: 5 });
     const check = await checkChannelConnection(t.deps, { channelId: (await channel()).id });
-    assert.deepEqual(check.problems, ['Threads did not grant threads_manage_insights: posts publish, but live sync brings no metrics; reconnect and allow it to have them.']);
+    assert.deepEqual(check.problems, [
+      'Threads did not grant threads_manage_insights: posts publish, but live sync brings no metrics; reconnect and allow it to have them.',
+    ]);
     await testWorker(t).sync();
-    const live = await t.api('GET', `/v1/rest/posts?livePosts=true&channelIds=${(await channel()).id}`, { token: a.apiKey });
-    assert.deepEqual(live.body.data.filter((p: any) => p.isLivePost).map((p: any) => [p.text, p.metrics]), [['No insights', {}]]);
+    const live = await t.api('GET', `/v1/rest/posts?livePosts=true&channelIds=${(await channel()).id}`, {
+      token: a.apiKey,
+    });
+    assert.deepEqual(
+      live.body.data.filter((p: any) => p.isLivePost).map((p: any) => [p.text, p.metrics]),
+      [['No insights', {}]],
+    );
     assert.equal(threads.requests.filter((r) => r.endsWith('/insights')).length, 0, 'no call Threads would refuse');
   });
 
@@ -424,9 +662,16 @@ describe('Threads, against a fake that speaks its documented API', function () {
       await connectThroughConsent();
     });
 
-    it('syncs the profile\'s recent threads with their insights, page by page, leaving out reposts of others\' threads', async () => {
+    it("syncs the profile's recent threads with their insights, page by page, leaving out reposts of others' threads", async () => {
       const id = (await channel()).id;
-      threads.postExternally('Posted in the app', { views: 300, likes: 7, replies: 2, reposts: 1, quotes: 0, shares: 4 });
+      threads.postExternally('Posted in the app', {
+        views: 300,
+        likes: 7,
+        replies: 2,
+        reposts: 1,
+        quotes: 0,
+        shares: 4,
+      });
       threads.postExternally('Second');
       threads.postExternally('', {}, 'REPOST_FACADE');
       threads.postExternally('Third');
@@ -434,8 +679,18 @@ describe('Threads, against a fake that speaks its documented API', function () {
       const live = await t.api('GET', `/v1/rest/posts?livePosts=true&channelIds=${id}`, { token: a.apiKey });
       const found = live.body.data.filter((p: any) => p.isLivePost);
       assert.deepEqual(found.map((p: any) => p.text).sort(), ['Posted in the app', 'Second', 'Third']);
-      assert.deepEqual(found.find((p: any) => p.text === 'Posted in the app').metrics, { views: 300, likes: 7, replies: 2, reposts: 1, quotes: 0, shares: 4 });
-      assert.ok(threads.requests.filter((r) => r === `GET /v1.0/${threads.account.userId}/threads`).length >= 2, 'more than one page');
+      assert.deepEqual(found.find((p: any) => p.text === 'Posted in the app').metrics, {
+        views: 300,
+        likes: 7,
+        replies: 2,
+        reposts: 1,
+        quotes: 0,
+        shares: 4,
+      });
+      assert.ok(
+        threads.requests.filter((r) => r === `GET /v1.0/${threads.account.userId}/threads`).length >= 2,
+        'more than one page',
+      );
       assert.deepEqual(threads.refusals, []);
     });
 

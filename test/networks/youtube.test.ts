@@ -11,7 +11,7 @@ import { startTestHerald, type SeededAccount, type TestHerald } from '../support
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
 
 /** YouTube through Google's documented OAuth and Data API wire format (test/support/fake-youtube.ts). */
-describe('YouTube, against a fake that speaks Google\'s documented API', function () {
+describe("YouTube, against a fake that speaks Google's documented API", function () {
   this.timeout(30_000);
   const film = crypto.randomBytes(2 * UPLOAD_QUANTUM + 90_000);
   let youtube: FakeYouTube;
@@ -30,11 +30,22 @@ describe('YouTube, against a fake that speaks Google\'s documented API', functio
   async function startHerald(google: Record<string, number> = {}) {
     const defaults = loadConfig({});
     return startTestHerald({
-      networkOriginOverrides: { 'https://accounts.google.com': youtube.url, 'https://oauth2.googleapis.com': youtube.url, 'https://www.googleapis.com': youtube.url },
+      networkOriginOverrides: {
+        'https://accounts.google.com': youtube.url,
+        'https://oauth2.googleapis.com': youtube.url,
+        'https://www.googleapis.com': youtube.url,
+      },
       networks: {
         ...defaults.networks,
         apps: {
-          google: { clientId: youtube.client.id, clientSecret: youtube.client.secret, youtubeDailyQuota: 10_000, youtubeDailyUploads: 100, youtubeChunkBytes: UPLOAD_QUANTUM, ...google },
+          google: {
+            clientId: youtube.client.id,
+            clientSecret: youtube.client.secret,
+            youtubeDailyQuota: 10_000,
+            youtubeDailyUploads: 100,
+            youtubeChunkBytes: UPLOAD_QUANTUM,
+            ...google,
+          },
         },
       },
       // The test's own media files are served on 127.0.0.1, which the SSRF guard refuses unless listed.
@@ -54,13 +65,18 @@ describe('YouTube, against a fake that speaks Google\'s documented API', functio
   });
 
   /** Starts connecting, plays the person at Google's consent screen, and follows the redirect to Herald. */
-  async function connectThroughConsent(path = '/v1/rest/channels/connect', body: Record<string, unknown> = { network: 'youtube' }) {
+  async function connectThroughConsent(
+    path = '/v1/rest/channels/connect',
+    body: Record<string, unknown> = { network: 'youtube' },
+  ) {
     const started = await t.api('POST', path, { token: a.apiKey, body });
     assert.equal(started.status, 200, JSON.stringify(started.body));
     const authorizationUrl = new URL(started.body.authorizationUrl);
     assert.equal(authorizationUrl.origin + authorizationUrl.pathname, 'https://accounts.google.com/o/oauth2/v2/auth');
     // The person's browser goes to Google; here the fake plays Google's consent screen.
-    const consent = await fetch(`${youtube.url}${authorizationUrl.pathname}${authorizationUrl.search}`, { redirect: 'manual' });
+    const consent = await fetch(`${youtube.url}${authorizationUrl.pathname}${authorizationUrl.search}`, {
+      redirect: 'manual',
+    });
     assert.equal(consent.status, 302, await consent.text());
     const page = await fetch(consent.headers.get('location')!);
     return { authorizationUrl, status: page.status, html: await page.text() };
@@ -77,10 +93,20 @@ describe('YouTube, against a fake that speaks Google\'s documented API', functio
   }
 
   /** Creates a post of the film, then sets its channelOptions (an update checks them; a create ignores them). */
-  async function schedule(channelId: string, options: Record<string, unknown> = {}, body: Record<string, unknown> = {}) {
-    const res = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [channelId], text: 'A film about dots', videoUrls: [videoUrl], ...body } });
+  async function schedule(
+    channelId: string,
+    options: Record<string, unknown> = {},
+    body: Record<string, unknown> = {},
+  ) {
+    const res = await t.api('POST', '/v1/rest/posts', {
+      token: a.apiKey,
+      body: { channelIds: [channelId], text: 'A film about dots', videoUrls: [videoUrl], ...body },
+    });
     assert.equal(res.status, 201, JSON.stringify(res.body));
-    const patched = await t.api('PATCH', `/v1/rest/posts/${res.body.data[0].id}`, { token: a.apiKey, body: { channelOptions: { title: 'Dots', ...options } } });
+    const patched = await t.api('PATCH', `/v1/rest/posts/${res.body.data[0].id}`, {
+      token: a.apiKey,
+      body: { channelOptions: { title: 'Dots', ...options } },
+    });
     assert.equal(patched.status, 200, JSON.stringify(patched.body));
     return res.body.data[0];
   }
@@ -95,10 +121,19 @@ describe('YouTube, against a fake that speaks Google\'s documented API', functio
     assert.equal(first.status, 200, first.html);
     assert.match(first.html, /@alicefilms/);
     const asked = first.authorizationUrl.searchParams;
-    assert.deepEqual([asked.get('access_type'), asked.get('prompt'), asked.get('code_challenge_method')], ['offline', 'consent', 'S256']);
-    assert.deepEqual(asked.get('scope')!.split(' ').sort(), ['https://www.googleapis.com/auth/youtube.force-ssl', 'https://www.googleapis.com/auth/youtube.upload']);
+    assert.deepEqual(
+      [asked.get('access_type'), asked.get('prompt'), asked.get('code_challenge_method')],
+      ['offline', 'consent', 'S256'],
+    );
+    assert.deepEqual(asked.get('scope')!.split(' ').sort(), [
+      'https://www.googleapis.com/auth/youtube.force-ssl',
+      'https://www.googleapis.com/auth/youtube.upload',
+    ]);
     const channel = await theChannel();
-    assert.deepEqual([channel.network, channel.handle, channel.displayName, channel.status], ['youtube', '@alicefilms', 'Alice Films', 'active']);
+    assert.deepEqual(
+      [channel.network, channel.handle, channel.displayName, channel.status],
+      ['youtube', '@alicefilms', 'Alice Films', 'active'],
+    );
     const row = await t.herald.db('channels').where({ id: channel.id }).first();
     assert.ok(row.credentials.startsWith('v1.'));
     assert.ok(!row.credentials.includes(await accessToken(channel.id)));
@@ -114,24 +149,42 @@ describe('YouTube, against a fake that speaks Google\'s documented API', functio
     assert.match(unticked.html, /no permission to upload videos/);
 
     // A reconnect where Google sends no refresh token is refused: the stored one is never replaced by none.
-    const before = JSON.parse(t.deps.secretBox.open(`channel-credentials:${channel.id}`, (await t.herald.db('channels').where({ id: channel.id }).first()).credentials));
+    const before = JSON.parse(
+      t.deps.secretBox.open(
+        `channel-credentials:${channel.id}`,
+        (await t.herald.db('channels').where({ id: channel.id }).first()).credentials,
+      ),
+    );
     youtube.withholdRefreshTokenNext = true;
     const withheld = await connectThroughConsent(`/v1/rest/channels/${channel.id}/reconnect`, {});
     assert.equal(withheld.status, 400);
     assert.match(withheld.html, /sent no refresh token/);
-    const after = JSON.parse(t.deps.secretBox.open(`channel-credentials:${channel.id}`, (await t.herald.db('channels').where({ id: channel.id }).first()).credentials));
+    const after = JSON.parse(
+      t.deps.secretBox.open(
+        `channel-credentials:${channel.id}`,
+        (await t.herald.db('channels').where({ id: channel.id }).first()).credentials,
+      ),
+    );
     assert.equal(after.refreshToken, before.refreshToken);
     assert.equal((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data.length, 1);
   });
 
-  it('is listed as not configured, and refuses to connect, without the operator\'s Google app', async () => {
+  it("is listed as not configured, and refuses to connect, without the operator's Google app", async () => {
     const bare = await startTestHerald();
     try {
       const b = await bare.seedAccount({ channels: 0 });
-      const listed = (await bare.api('GET', '/v1/rest/networks', { token: b.apiKey })).body.data.find((n: any) => n.name === 'youtube');
+      const listed = (await bare.api('GET', '/v1/rest/networks', { token: b.apiKey })).body.data.find(
+        (n: any) => n.name === 'youtube',
+      );
       assert.equal(listed.configured, false);
-      assert.equal(listed.notConfigured, "This Herald instance is not configured for YouTube: its operator must set GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET (see the README, Connecting networks).");
-      const refused = await bare.api('POST', '/v1/rest/channels/connect', { token: b.apiKey, body: { network: 'youtube' } });
+      assert.equal(
+        listed.notConfigured,
+        'This Herald instance is not configured for YouTube: its operator must set GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET (see docs/networks.md, Connecting networks).',
+      );
+      const refused = await bare.api('POST', '/v1/rest/channels/connect', {
+        token: b.apiKey,
+        body: { network: 'youtube' },
+      });
       assert.equal(refused.status, 400);
       assert.equal(refused.body.message, listed.notConfigured, 'the refusal says what to set');
     } finally {
@@ -142,9 +195,13 @@ describe('YouTube, against a fake that speaks Google\'s documented API', functio
   it('refuses before the post is due what YouTube would refuse: no title, a long title, an unknown privacy, no video (REST, MCP and bulk)', async () => {
     await connectThroughConsent();
     const channel = await theChannel();
-    const created = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [channel.id], text: 'A film', videoUrls: [videoUrl], saveAsDraft: true } });
+    const created = await t.api('POST', '/v1/rest/posts', {
+      token: a.apiKey,
+      body: { channelIds: [channel.id], text: 'A film', videoUrls: [videoUrl], saveAsDraft: true },
+    });
     assert.equal(created.status, 201, JSON.stringify(created.body));
-    const update = (channelOptions: Record<string, unknown>) => t.api('PATCH', `/v1/rest/posts/${created.body.data[0].id}`, { token: a.apiKey, body: { channelOptions } });
+    const update = (channelOptions: Record<string, unknown>) =>
+      t.api('PATCH', `/v1/rest/posts/${created.body.data[0].id}`, { token: a.apiKey, body: { channelOptions } });
     const untitled = await update({ privacyStatus: 'unlisted' });
     assert.equal(untitled.status, 400);
     assert.match(untitled.body.message, /YouTube needs channelOptions.title/);
@@ -155,7 +212,10 @@ describe('YouTube, against a fake that speaks Google\'s documented API', functio
     const privacy = await update({ title: 'Dots', privacyStatus: 'friends' });
     assert.equal(privacy.status, 400);
     assert.match(privacy.body.message, /privacyStatus/);
-    const noVideo = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [channel.id], text: 'A film' } });
+    const noVideo = await t.api('POST', '/v1/rest/posts', {
+      token: a.apiKey,
+      body: { channelIds: [channel.id], text: 'A film' },
+    });
     assert.equal(noVideo.status, 400);
     assert.match(noVideo.body.message, /YouTube/);
 
@@ -165,10 +225,12 @@ describe('YouTube, against a fake that speaks Google\'s documented API', functio
 
     const bulk = await t.api('POST', '/v1/rest/posts/bulk', {
       token: a.apiKey,
-      body: { posts: [
-        { channelIds: [channel.id], text: 'fits', videoUrls: [videoUrl], saveAsDraft: true },
-        { channelIds: [channel.id], text: 'no video', saveAsDraft: true },
-      ] },
+      body: {
+        posts: [
+          { channelIds: [channel.id], text: 'fits', videoUrls: [videoUrl], saveAsDraft: true },
+          { channelIds: [channel.id], text: 'no video', saveAsDraft: true },
+        ],
+      },
     });
     assert.equal(bulk.status, 200, JSON.stringify(bulk.body));
     assert.deepEqual(bulk.body.summary, { succeeded: 1, failed: 1 });
@@ -180,9 +242,15 @@ describe('YouTube, against a fake that speaks Google\'s documented API', functio
     const channel = await theChannel();
     const clock = pinClock(t, new Date().toISOString());
     const publishAt = new Date(Date.now() + 86_400_000).toISOString();
-    const post = await schedule(channel.id, { tags: ['dots', 'art'], categoryId: '1', madeForKids: false, publishAt }, {
-      isScheduled: true, dateTime: new Date(clock.now() + 60_000).toISOString(), firstComment: { text: 'Made with love', delayMinutes: 1 },
-    });
+    const post = await schedule(
+      channel.id,
+      { tags: ['dots', 'art'], categoryId: '1', madeForKids: false, publishAt },
+      {
+        isScheduled: true,
+        dateTime: new Date(clock.now() + 60_000).toISOString(),
+        firstComment: { text: 'Made with love', delayMinutes: 1 },
+      },
+    );
     clock.advance(60_000);
     const worker = testWorker(t);
     await worker.tick();
@@ -191,11 +259,22 @@ describe('YouTube, against a fake that speaks Google\'s documented API', functio
     assert.equal(youtube.videos.length, 1);
     const [video] = youtube.videos;
     assert.equal(published.permalinkUrl, `https://www.youtube.com/watch?v=${video.id}`);
-    assert.deepEqual([video.snippet.title, video.snippet.description, video.snippet.tags, video.snippet.categoryId], ['Dots', 'A film about dots', ['dots', 'art'], '1']);
-    assert.deepEqual([video.status.privacyStatus, video.status.publishAt, video.status.selfDeclaredMadeForKids], ['private', publishAt, false]);
-    assert.deepEqual(youtube.chunks.map((c) => c.range), [
-      `bytes 0-${UPLOAD_QUANTUM - 1}/${film.length}`, `bytes ${UPLOAD_QUANTUM}-${2 * UPLOAD_QUANTUM - 1}/${film.length}`, `bytes ${2 * UPLOAD_QUANTUM}-${film.length - 1}/${film.length}`,
-    ]);
+    assert.deepEqual(
+      [video.snippet.title, video.snippet.description, video.snippet.tags, video.snippet.categoryId],
+      ['Dots', 'A film about dots', ['dots', 'art'], '1'],
+    );
+    assert.deepEqual(
+      [video.status.privacyStatus, video.status.publishAt, video.status.selfDeclaredMadeForKids],
+      ['private', publishAt, false],
+    );
+    assert.deepEqual(
+      youtube.chunks.map((c) => c.range),
+      [
+        `bytes 0-${UPLOAD_QUANTUM - 1}/${film.length}`,
+        `bytes ${UPLOAD_QUANTUM}-${2 * UPLOAD_QUANTUM - 1}/${film.length}`,
+        `bytes ${2 * UPLOAD_QUANTUM}-${film.length - 1}/${film.length}`,
+      ],
+    );
 
     // The comment thread is made and its answer lost: the next try finds it (commentThreads.list), never a second.
     youtube.dropNextCommentAnswer();
@@ -204,7 +283,10 @@ describe('YouTube, against a fake that speaks Google\'s documented API', functio
     assert.equal((await t.deps.repos.commentSteps.commentStep(post.id))?.status, 'pending', 'the outcome is unknown');
     clock.advance(60 * 60_000);
     await worker.tick();
-    assert.deepEqual(youtube.comments.map((c) => [c.videoId, c.text]), [[video.id, 'Made with love']]);
+    assert.deepEqual(
+      youtube.comments.map((c) => [c.videoId, c.text]),
+      [[video.id, 'Made with love']],
+    );
     const step = await t.deps.repos.commentSteps.commentStep(post.id);
     assert.deepEqual([step?.status, step?.networkCommentId], ['done', youtube.comments[0].id]);
     assert.ok(youtube.requests.includes('GET /youtube/v3/commentThreads'), 'looked up');
@@ -212,7 +294,12 @@ describe('YouTube, against a fake that speaks Google\'s documented API', functio
     youtube.addViews(video.id, 120, 9);
     await worker.sync();
     // SPEC keeps metrics off service-made posts in the API; they are stored for the app and the calendar.
-    assert.deepEqual((await t.deps.repos.posts.get(a.accountId, post.id))?.metrics, { views: 120, likes: 9, comments: 1, favorites: 0 });
+    assert.deepEqual((await t.deps.repos.posts.get(a.accountId, post.id))?.metrics, {
+      views: 120,
+      likes: 9,
+      comments: 1,
+      favorites: 0,
+    });
   });
 
   it('resumes after a connection broken mid-chunk from the range Google received, and starts one new session when the session is gone', async () => {
@@ -224,8 +311,15 @@ describe('YouTube, against a fake that speaks Google\'s documented API', functio
     assert.equal((await get(resumed.id)).status, 'published');
     assert.equal(youtube.videos.length, 1);
     assert.equal(youtube.videos[0].bytes, film.length);
-    assert.ok(youtube.requests.filter((r) => r === 'PUT /upload/youtube/v3/videos').length >= 4, 'asked the session after the break');
-    assert.equal(youtube.chunks[0].range, `bytes 100000-${100_000 + UPLOAD_QUANTUM - 1}/${film.length}`, 'went on from the 100000 bytes that arrived');
+    assert.ok(
+      youtube.requests.filter((r) => r === 'PUT /upload/youtube/v3/videos').length >= 4,
+      'asked the session after the break',
+    );
+    assert.equal(
+      youtube.chunks[0].range,
+      `bytes 100000-${100_000 + UPLOAD_QUANTUM - 1}/${film.length}`,
+      'went on from the 100000 bytes that arrived',
+    );
     assert.equal(youtube.uploadsStarted(), 1);
 
     // The session expires before the video arrives: no video came from it, so one new session is started.
@@ -247,24 +341,41 @@ describe('YouTube, against a fake that speaks Google\'s documented API', functio
     const token = await accessToken(channel.id);
     const opened = await fetch(`${youtube.url}/upload/youtube/v3/videos?uploadType=resumable&part=snippet,status`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-upload-content-length': String(film.length), 'x-upload-content-type': 'video/mp4' },
-      body: JSON.stringify({ snippet: { title: 'Dots', description: 'A film about dots' }, status: { privacyStatus: 'public' } }),
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        'x-upload-content-length': String(film.length),
+        'x-upload-content-type': 'video/mp4',
+      },
+      body: JSON.stringify({
+        snippet: { title: 'Dots', description: 'A film about dots' },
+        status: { privacyStatus: 'public' },
+      }),
     });
     const session = opened.headers.get('location')!;
     const firstChunk = await fetch(session.replace('https://www.googleapis.com', youtube.url), {
-      method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-range': `bytes 0-${UPLOAD_QUANTUM - 1}/${film.length}` }, body: film.subarray(0, UPLOAD_QUANTUM),
+      method: 'PUT',
+      headers: { authorization: `Bearer ${token}`, 'content-range': `bytes 0-${UPLOAD_QUANTUM - 1}/${film.length}` },
+      body: film.subarray(0, UPLOAD_QUANTUM),
     });
     assert.equal(firstChunk.status, 308);
     const [postId] = await dieMidAttempt(t, clock);
     assert.equal(postId, partial.id);
-    await t.deps.repos.publishAttempts.setHandle(`${postId}:1`, JSON.stringify({ session, videoUrl, bytes: film.length, contentType: 'video/mp4' }));
+    await t.deps.repos.publishAttempts.setHandle(
+      `${postId}:1`,
+      JSON.stringify({ session, videoUrl, bytes: film.length, contentType: 'video/mp4' }),
+    );
     clock.advance(2_000);
     await testWorker(t).tick();
     const got = await get(partial.id);
     assert.equal(got.status, 'published', got.error);
     assert.equal(youtube.videos.length, 1);
     assert.equal(youtube.uploadsStarted(), 1, 'no second upload');
-    assert.equal(youtube.chunks[1].range, `bytes ${UPLOAD_QUANTUM}-${2 * UPLOAD_QUANTUM - 1}/${film.length}`, 'went on after the chunk that had arrived');
+    assert.equal(
+      youtube.chunks[1].range,
+      `bytes ${UPLOAD_QUANTUM}-${2 * UPLOAD_QUANTUM - 1}/${film.length}`,
+      'went on after the chunk that had arrived',
+    );
 
     // The last chunk arrives, the video is made, and the answer is lost: the session answers with the video.
     youtube.dropAnswerAfterLastChunk();
@@ -277,29 +388,53 @@ describe('YouTube, against a fake that speaks Google\'s documented API', functio
     assert.equal(youtube.uploadsStarted(), 2);
   });
 
-  it('maps YouTube\'s failures: quotaExceeded waits for midnight Pacific, rateLimitExceeded retries, a bad title fails, processing failures fail', async () => {
+  it("maps YouTube's failures: quotaExceeded waits for midnight Pacific, rateLimitExceeded retries, a bad title fails, processing failures fail", async () => {
     await connectThroughConsent();
     const channel = await theChannel();
     const clock = pinClock(t, new Date().toISOString());
     const worker = testWorker(t);
 
-    youtube.failNext('/upload/youtube/v3/videos', 403, 'rateLimitExceeded', 'The request cannot be completed because you have exceeded your quota.', { 'retry-after': '120' }, 'youtube.quota');
+    youtube.failNext(
+      '/upload/youtube/v3/videos',
+      403,
+      'rateLimitExceeded',
+      'The request cannot be completed because you have exceeded your quota.',
+      { 'retry-after': '120' },
+      'youtube.quota',
+    );
     const limited = await schedule(channel.id);
     await worker.tick();
     const retried = await t.herald.db('posts').where({ id: limited.id }).first();
     assert.equal(retried.status, 'scheduled');
     assert.equal(Number(retried.next_attempt_at), clock.now() + 120_000, 'Retry-After 120 s');
 
-    youtube.failNext('/upload/youtube/v3/videos', 400, 'uploadLimitExceeded', 'The user has exceeded the number of videos they may upload.', {}, 'youtube.video');
+    youtube.failNext(
+      '/upload/youtube/v3/videos',
+      400,
+      'uploadLimitExceeded',
+      'The user has exceeded the number of videos they may upload.',
+      {},
+      'youtube.video',
+    );
     clock.advance(121_000);
     await t.herald.db('channels').where({ id: channel.id }).update({ rate_limited_until: null });
     await worker.tick();
     assert.equal((await get(limited.id)).status, 'scheduled');
-    assert.equal(Number((await t.herald.db('posts').where({ id: limited.id }).first()).next_attempt_at), pacificDay(clock.now()).reset);
+    assert.equal(
+      Number((await t.herald.db('posts').where({ id: limited.id }).first()).next_attempt_at),
+      pacificDay(clock.now()).reset,
+    );
 
-    youtube.failNext('/upload/youtube/v3/videos', 400, 'invalidTitle', 'The request metadata specifies an invalid video title.', {}, 'youtube.video');
+    youtube.failNext(
+      '/upload/youtube/v3/videos',
+      400,
+      'invalidTitle',
+      'The request metadata specifies an invalid video title.',
+      {},
+      'youtube.video',
+    );
     await t.herald.db('channels').where({ id: channel.id }).update({ rate_limited_until: null });
-    const refused = await schedule(channel.id, { title: 'Bad <title>' });
+    const refused = await schedule(channel.id, { title: 'A title YouTube refuses' });
     await worker.tick();
     assert.match((await get(refused.id)).error, /invalidTitle: The request metadata specifies an invalid video title/);
 
@@ -310,21 +445,29 @@ describe('YouTube, against a fake that speaks Google\'s documented API', functio
     assert.equal(failed.status, 'failed');
     assert.match(failed.error, /could not process the uploaded video \(codec\)/);
 
-    youtube.failNext('/upload/youtube/v3/videos', 403, 'quotaExceeded', 'The request cannot be completed because you have exceeded your <a href="/youtube/v3/getting-started#quota">quota</a>.');
+    youtube.failNext(
+      '/upload/youtube/v3/videos',
+      403,
+      'quotaExceeded',
+      'The request cannot be completed because you have exceeded your <a href="/youtube/v3/getting-started#quota">quota</a>.',
+    );
     const quota = await schedule(channel.id);
     await worker.tick();
     const waiting = await t.herald.db('posts').where({ id: quota.id }).first();
     const midnight = pacificDay(clock.now()).reset;
     assert.equal(waiting.status, 'scheduled');
     assert.equal(Number(waiting.next_attempt_at), midnight);
-    assert.equal(Number((await t.herald.db('channels').where({ id: channel.id }).first()).rate_limited_until), midnight);
+    assert.equal(
+      Number((await t.herald.db('channels').where({ id: channel.id }).first()).rate_limited_until),
+      midnight,
+    );
     assert.match(waiting.last_error ?? (await get(quota.id)).error ?? '', /midnight Pacific/);
     clock.advance(midnight - clock.now() + 1);
     await worker.tick();
     assert.equal((await get(quota.id)).status, 'published');
   });
 
-  it('refuses an upload early when the project\'s daily uploads are spent, without calling YouTube', async () => {
+  it("refuses an upload early when the project's daily uploads are spent, without calling YouTube", async () => {
     await t.close();
     t = await startHerald({ youtubeDailyUploads: 1 });
     youtube.client.redirectUri = `${t.url}/connect/youtube/callback`;
@@ -341,10 +484,40 @@ describe('YouTube, against a fake that speaks Google\'s documented API', functio
     assert.equal(waiting.status, 'scheduled');
     assert.match(waiting.error, /spent its 1 daily video uploads \(YOUTUBE_DAILY_UPLOADS\).*midnight Pacific time/);
     assert.equal(youtube.uploadsStarted(), 1, 'the second upload was never started');
-    assert.equal(Number((await t.herald.db('posts').where({ id: waiting.id }).first()).next_attempt_at), pacificDay(clock.now()).reset);
+    assert.equal(
+      Number((await t.herald.db('posts').where({ id: waiting.id }).first()).next_attempt_at),
+      pacificDay(clock.now()).reset,
+    );
   });
 
-  it('refreshes an expired access token and goes on; a refused refresh needs a reconnect with Google\'s reasons', async () => {
+  it("tells a post before its slot that the project's daily uploads are spent, until the quota resets (a rehearsal)", async () => {
+    await t.close();
+    t = await startHerald({ youtubeDailyUploads: 1 });
+    youtube.client.redirectUri = `${t.url}/connect/youtube/callback`;
+    a = await t.seedAccount({ channels: 0 });
+    await connectThroughConsent();
+    const channel = await theChannel();
+    const clock = pinClock(t, new Date().toISOString());
+    await schedule(channel.id);
+    await testWorker(t).tick();
+    const reset = pacificDay(clock.now()).reset;
+    const minutes = Math.max(1, Math.min(20, Math.floor((reset - clock.now()) / 60_000) - 1));
+    const next = await schedule(
+      channel.id,
+      { title: 'Next' },
+      { isScheduled: true, dateTime: new Date(clock.now() + minutes * 60_000).toISOString() },
+    );
+    await testWorker(t).rehearse();
+    const { risk } = await get(next.id);
+    assert.match(risk.reason, /spent its 1 daily video uploads \(YOUTUBE_DAILY_UPLOADS\)/);
+    assert.equal(
+      risk.advice,
+      `Leave the post to go out at ${new Date(reset).toISOString()}, later than planned, or move it to a later time.`,
+    );
+    assert.equal(youtube.uploadsStarted(), 1, 'the rehearsal started no upload');
+  });
+
+  it("refreshes an expired access token and goes on; a refused refresh needs a reconnect with Google's reasons", async () => {
     await connectThroughConsent();
     const channel = await theChannel();
     const worker = testWorker(t);

@@ -11,10 +11,18 @@ describe('OAuth authorization endpoint', () => {
   let account: SeededAccount;
   let clientId: string;
   const { challenge } = pkcePair();
-  const params = (overrides: Record<string, string | undefined> = {}) => authorizeUrl(h, {
-    response_type: 'code', client_id: clientId, redirect_uri: REDIRECT_URI, code_challenge: challenge,
-    code_challenge_method: 'S256', state: 'st-123', resource: h.url + '/mcp', scope: 'read_profile manage_post manage_team', ...overrides,
-  });
+  const params = (overrides: Record<string, string | undefined> = {}) =>
+    authorizeUrl(h, {
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT_URI,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 'st-123',
+      resource: h.url + '/mcp',
+      scope: 'read_profile manage_post manage_team',
+      ...overrides,
+    });
 
   before(async () => {
     h = await startTestHerald();
@@ -46,7 +54,10 @@ describe('OAuth authorization endpoint', () => {
     const answer = await user.signIn(page, account.email, 'not the password');
     assert.equal(answer.status, 401);
     assert.match(answer.html, /do not match/);
-    assert.equal(answer.headers.getSetCookie().some((c) => c.startsWith('herald_web_sign_in=')), false);
+    assert.equal(
+      answer.headers.getSetCookie().some((c) => c.startsWith('herald_web_sign_in=')),
+      false,
+    );
   });
 
   it('stops checking passwords for an email after ten wrong ones, even the right one', async () => {
@@ -63,7 +74,10 @@ describe('OAuth authorization endpoint', () => {
   it('refuses a form whose CSRF token does not match the cookie', async () => {
     const user = new FormUser(h.url);
     const page = await user.request(params());
-    const forged = page.html.replace(/name="csrf_token" value="[^"]*"/, 'name="csrf_token" value="forged-token-forged-token-forged-token-abc"');
+    const forged = page.html.replace(
+      /name="csrf_token" value="[^"]*"/,
+      'name="csrf_token" value="forged-token-forged-token-forged-token-abc"',
+    );
     const answer = await user.signIn({ ...page, html: forged }, account.email, account.password);
     assert.equal(answer.status, 403);
     assert.equal(answer.location, null);
@@ -81,7 +95,10 @@ describe('OAuth authorization endpoint', () => {
     assert.match(consent.html, /read_profile/);
     assert.match(consent.html, /manage_post/);
     assert.match(consent.html, /name="manage_team" type="checkbox" value="yes" checked/);
-    assert.match(consent.headers.get('content-security-policy') ?? '', /form-action 'self' http:\/\/127\.0\.0\.1:53682/);
+    assert.match(
+      consent.headers.get('content-security-policy') ?? '',
+      /form-action 'self' http:\/\/127\.0\.0\.1:53682/,
+    );
     const decided = await user.decide(consent, 'approve');
     assert.equal(decided.status, 303);
     const redirect = new URL(decided.location!);
@@ -98,7 +115,10 @@ describe('OAuth authorization endpoint', () => {
     const consent = await user.request(signedIn.location!);
     assert.match(consent.html, new RegExp(account.email.replace(/[.]/g, '\\.')));
     const signedOut = await user.request('/oauth2/mcp/authorize/sign-out', {
-      form: { csrf_token: /name="csrf_token" value="([^"]*)"/.exec(consent.html)![1], authorization_request: new URL(signedIn.location!, h.url).search.slice(1) },
+      form: {
+        csrf_token: /name="csrf_token" value="([^"]*)"/.exec(consent.html)![1],
+        authorization_request: new URL(signedIn.location!, h.url).search.slice(1),
+      },
     });
     assert.equal(signedOut.status, 303);
     const signInAgain = await user.request(signedOut.location!);
@@ -110,7 +130,11 @@ describe('OAuth authorization endpoint', () => {
 
   it('leaves manage_team unticked when the client did not ask for it', async () => {
     const user = new FormUser(h.url);
-    const signedIn = await user.signIn(await user.request(params({ scope: 'read_profile manage_post' })), account.email, account.password);
+    const signedIn = await user.signIn(
+      await user.request(params({ scope: 'read_profile manage_post' })),
+      account.email,
+      account.password,
+    );
     const consent = await user.request(signedIn.location!);
     assert.match(consent.html, /name="manage_team" type="checkbox" value="yes">/);
   });

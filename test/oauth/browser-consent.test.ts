@@ -36,7 +36,9 @@ describe('the authorization pages in a headless Chromium', function () {
     redirectUri = `http://127.0.0.1:${(callbackServer.address() as AddressInfo).port}/callback`;
     h = await startTestHerald();
     account = await h.seedAccount();
-    const registered = await h.api('POST', '/oauth2/mcp/register', { body: { redirect_uris: [redirectUri], client_name: 'Claude' } });
+    const registered = await h.api('POST', '/oauth2/mcp/register', {
+      body: { redirect_uris: [redirectUri], client_name: 'Claude' },
+    });
     clientId = registered.body.client_id;
     browser = await launchChromium();
   });
@@ -50,10 +52,18 @@ describe('the authorization pages in a headless Chromium', function () {
     // A phone-sized viewport with JavaScript disabled: the pages must work and read there.
     const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 390, height: 844 } });
     const page = await context.newPage();
-    await page.goto(authorizeUrl(h, {
-      response_type: 'code', client_id: clientId, redirect_uri: redirectUri, code_challenge: pkcePair().challenge,
-      code_challenge_method: 'S256', state, scope: 'read_profile manage_post', resource: h.url + '/mcp',
-    }));
+    await page.goto(
+      authorizeUrl(h, {
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: redirectUri,
+        code_challenge: pkcePair().challenge,
+        code_challenge_method: 'S256',
+        state,
+        scope: 'read_profile manage_post',
+        resource: h.url + '/mcp',
+      }),
+    );
     await page.screenshot({ path: path.join(ARTIFACTS, `oauth-sign-in-${state}.png`) });
     await page.fill('input[name=email]', account.email);
     await page.fill('input[name=password]', account.password);

@@ -21,8 +21,13 @@ describe(`OAuth browser sessions (${TEST_DB})`, function () {
     account = await h.seedAccount();
     const client = await registerClient(h);
     authorize = authorizeUrl(h, {
-      response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT_URI, code_challenge: pkcePair().challenge,
-      code_challenge_method: 'S256', state: 's', resource: h.url + '/mcp',
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: REDIRECT_URI,
+      code_challenge: pkcePair().challenge,
+      code_challenge_method: 'S256',
+      state: 's',
+      resource: h.url + '/mcp',
     });
   });
   after(() => h?.close());
@@ -39,7 +44,10 @@ describe(`OAuth browser sessions (${TEST_DB})`, function () {
     assert.match((await thief.request(authorize)).html, /name="decision"/, 'the copied cookie works while signed in');
 
     const signedOut = await user.request('/oauth2/mcp/authorize/sign-out', {
-      form: { csrf_token: csrfOf(consent.html), authorization_request: new URL(signedIn.location!, h.url).search.slice(1) },
+      form: {
+        csrf_token: csrfOf(consent.html),
+        authorization_request: new URL(signedIn.location!, h.url).search.slice(1),
+      },
     });
     assert.equal(signedOut.status, 303);
     const replayed = await thief.request(authorize);
@@ -65,13 +73,19 @@ describe(`OAuth browser sessions (${TEST_DB})`, function () {
     const after = csrfOf(consent.html);
     assert.notEqual(after, before);
     const withOld = await user.request('/oauth2/mcp/authorize/decision', {
-      form: { csrf_token: before, authorization_request: new URL(signedIn.location!, h.url).search.slice(1), decision: 'approve' },
+      form: {
+        csrf_token: before,
+        authorization_request: new URL(signedIn.location!, h.url).search.slice(1),
+        decision: 'approve',
+      },
     });
     assert.equal(withOld.status, 403);
   });
 
   it('refuses redirect URIs carrying userinfo at registration', async () => {
-    const answer = await h.api('POST', '/oauth2/mcp/register', { body: { redirect_uris: ['https://user:pw@client.example/cb'] } });
+    const answer = await h.api('POST', '/oauth2/mcp/register', {
+      body: { redirect_uris: ['https://user:pw@client.example/cb'] },
+    });
     assert.equal(answer.status, 400);
     assert.equal(answer.body.error, 'invalid_redirect_uri');
     assert.match(answer.body.error_description, /user name or password/);

@@ -29,15 +29,28 @@ describe('OAuth: budgets per client address', () => {
       const retryAfter = Number(refused.headers.get('retry-after'));
       assert.ok(retryAfter >= 1 && retryAfter <= 3600, `Retry-After ${retryAfter}`);
       assert.equal(refused.headers.get('cache-control'), 'no-store');
-      assert.equal(await h.herald.db('oauth_clients').count({ n: '*' }).first().then((r) => Number(r!.n)), 2, 'nothing was stored');
+      assert.equal(
+        await h.herald
+          .db('oauth_clients')
+          .count({ n: '*' })
+          .first()
+          .then((r) => Number(r!.n)),
+        2,
+        'nothing was stored',
+      );
     });
 
     it('stops checking passwords from an address after its budget of wrong ones across emails, even the right one', async () => {
       const clientId = (await h.herald.db('oauth_clients').first('id'))!.id as string;
       const { challenge } = pkcePair();
       const params = authorizeUrl(h, {
-        response_type: 'code', client_id: clientId, redirect_uri: REDIRECT_URI, code_challenge: challenge,
-        code_challenge_method: 'S256', state: 's', resource: h.url + '/mcp',
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: REDIRECT_URI,
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        state: 's',
+        resource: h.url + '/mcp',
       });
       const user = new FormUser(h.url);
       const page = await user.request(params);
@@ -53,7 +66,10 @@ describe('OAuth: budgets per client address', () => {
   describe('behind a trusted proxy (TRUST_PROXY)', () => {
     let h: TestHerald;
     before(async () => {
-      h = await startTestHerald({ trustProxy: 'loopback', oauthThrottles: { registrationsPerHour: 1, failedSignInsPerWindow: 3 } });
+      h = await startTestHerald({
+        trustProxy: 'loopback',
+        oauthThrottles: { registrationsPerHour: 1, failedSignInsPerWindow: 3 },
+      });
     });
     after(() => h.close());
 
@@ -79,20 +95,34 @@ describe('OAuth: budgets per client address', () => {
       const abandoned = await registerClient(h, { client_name: 'Abandoned' });
       const used = await registerClient(h, { client_name: 'Used' });
       const { verifier, challenge } = pkcePair();
-      const redirect = await new FormUser(h.url).authorize(authorizeUrl(h, {
-        response_type: 'code', client_id: used.client_id, redirect_uri: REDIRECT_URI, code_challenge: challenge,
-        code_challenge_method: 'S256', resource: h.url + '/mcp',
-      }), account);
+      const redirect = await new FormUser(h.url).authorize(
+        authorizeUrl(h, {
+          response_type: 'code',
+          client_id: used.client_id,
+          redirect_uri: REDIRECT_URI,
+          code_challenge: challenge,
+          code_challenge_method: 'S256',
+          resource: h.url + '/mcp',
+        }),
+        account,
+      );
       const exchanged = await tokenRequest(h, {
-        grant_type: 'authorization_code', code: redirect.searchParams.get('code')!, code_verifier: verifier,
-        redirect_uri: REDIRECT_URI, client_id: used.client_id, resource: h.url + '/mcp',
+        grant_type: 'authorization_code',
+        code: redirect.searchParams.get('code')!,
+        code_verifier: verifier,
+        redirect_uri: REDIRECT_URI,
+        client_id: used.client_id,
+        resource: h.url + '/mcp',
       });
       assert.equal(exchanged.status, 200);
 
       assert.equal((await purgeExpired(h.deps)).oauthClients, 0, 'a fresh registration has a day to be used');
       const fresh = await registerClient(h, { client_name: 'Fresh' });
       const nextDay = { ...h.deps, now: () => Date.now() + 25 * 3_600_000 };
-      await h.herald.db('oauth_clients').where({ id: fresh.client_id }).update({ created_at: Date.now() + 2 * 3_600_000 });
+      await h.herald
+        .db('oauth_clients')
+        .where({ id: fresh.client_id })
+        .update({ created_at: Date.now() + 2 * 3_600_000 });
       assert.equal((await purgeExpired(nextDay)).oauthClients, 1);
       const left = (await h.herald.db('oauth_clients').select('id')).map((row) => row.id).sort();
       assert.deepEqual(left, [used.client_id, fresh.client_id].sort());

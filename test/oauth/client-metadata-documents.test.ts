@@ -7,8 +7,22 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client, StreamableHTTPClientTransport, UnauthorizedError, type OAuthClientInformationMixed, type OAuthClientMetadata, type OAuthClientProvider, type OAuthDiscoveryState, type OAuthTokens } from '@modelcontextprotocol/client';
-import { CACHE_CEILING_MS, CACHE_DEFAULT_MS, CACHE_FLOOR_MS, freshnessLifetimeMs } from '../../src/domain/oauth/client-metadata-documents.js';
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+  type OAuthClientInformationMixed,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+  type OAuthTokens,
+} from '@modelcontextprotocol/client';
+import {
+  CACHE_CEILING_MS,
+  CACHE_DEFAULT_MS,
+  CACHE_FLOOR_MS,
+  freshnessLifetimeMs,
+} from '../../src/domain/oauth/client-metadata-documents.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { authorizeUrl, FormUser, pkcePair, REDIRECT_URI } from './support.js';
 
@@ -52,7 +66,17 @@ class DocumentHost {
   /** Serves a valid document at `path` (overridden by `fields`) and returns its client_id. */
   serve(path: string, fields: Record<string, unknown> = {}, served: Omit<Served, 'body'> = {}): string {
     const clientId = this.origin + path;
-    this.documents.set(path, { ...served, body: { client_id: clientId, client_name: 'Notes Desk', redirect_uris: [REDIRECT_URI], application_type: 'native', token_endpoint_auth_method: 'none', ...fields } });
+    this.documents.set(path, {
+      ...served,
+      body: {
+        client_id: clientId,
+        client_name: 'Notes Desk',
+        redirect_uris: [REDIRECT_URI],
+        application_type: 'native',
+        token_endpoint_auth_method: 'none',
+        ...fields,
+      },
+    });
     return clientId;
   }
 
@@ -78,7 +102,11 @@ class MetadataUrlProvider implements OAuthClientProvider {
     return REDIRECT_URI;
   }
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'Notes Desk', redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' } as OAuthClientMetadata;
+    return {
+      client_name: 'Notes Desk',
+      redirect_uris: [REDIRECT_URI],
+      token_endpoint_auth_method: 'none',
+    } as OAuthClientMetadata;
   }
   clientInformation() {
     return this.client;
@@ -110,7 +138,14 @@ class MetadataUrlProvider implements OAuthClientProvider {
 }
 
 function authorization(h: TestHerald, clientId: string, redirectUri = REDIRECT_URI): string {
-  return authorizeUrl(h, { client_id: clientId, redirect_uri: redirectUri, response_type: 'code', code_challenge: pkcePair().challenge, code_challenge_method: 'S256', state: 's1' });
+  return authorizeUrl(h, {
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    response_type: 'code',
+    code_challenge: pkcePair().challenge,
+    code_challenge_method: 'S256',
+    state: 's1',
+  });
 }
 
 describe(`Client ID Metadata Documents (${TEST_DB})`, () => {
@@ -121,7 +156,11 @@ describe(`Client ID Metadata Documents (${TEST_DB})`, () => {
 
   before(async () => {
     await site.start();
-    h = await startTestHerald({ outboundAllowHosts: ['127.0.0.1'], clientMetadataDocuments: { timeoutMs: 500, plainHttpHosts: ['127.0.0.1'] } });
+    // The client's metadata documents are served from loopback, which the SSRF guard refuses unless it is listed.
+    h = await startTestHerald({
+      outboundAllowHosts: ['127.0.0.1'],
+      clientMetadataDocuments: { timeoutMs: 500, plainHttpHosts: ['127.0.0.1'] },
+    });
     account = await h.seedAccount();
   });
   after(async () => {
@@ -143,13 +182,23 @@ describe(`Client ID Metadata Documents (${TEST_DB})`, () => {
     const provider = new MetadataUrlProvider(clientId, new FormUser(h.url), account);
     const connect = () => {
       const transport = new StreamableHTTPClientTransport(new URL(h.url + '/mcp'), { authProvider: provider });
-      const client = new Client({ name: 'notes-desk', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+      const client = new Client(
+        { name: 'notes-desk', version: '1.0.0' },
+        { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+      );
       return { client, transport };
     };
     const first = connect();
     await assert.rejects(first.client.connect(first.transport), UnauthorizedError);
     assert.equal(provider.client?.client_id, clientId, 'the client used its URL instead of registering');
-    assert.equal(await h.herald.db('oauth_clients').where({ id: clientId }).first().then((row) => row?.client_name), 'Notes Desk');
+    assert.equal(
+      await h.herald
+        .db('oauth_clients')
+        .where({ id: clientId })
+        .first()
+        .then((row) => row?.client_name),
+      'Notes Desk',
+    );
     const callback = provider.callback!;
     assert.ok(callback.searchParams.get('code'));
     await first.transport.finishAuth(callback.searchParams);
@@ -172,30 +221,109 @@ describe(`Client ID Metadata Documents (${TEST_DB})`, () => {
     assert.equal(signIn.status, 200);
     assert.match(signIn.html, /Notes Desk Pro <span class="from">from <strong class="host">127\.0\.0\.1:\d+<\/strong>/);
     const consent = await user.request((await user.signIn(signIn, account.email, account.password)).location!);
-    assert.match(consent.html, /<h1><span class="client">Notes Desk Pro <span class="from">from <strong class="host">127\.0\.0\.1:\d+<\/strong><\/span><\/span> wants to use your Herald account/);
+    assert.match(
+      consent.html,
+      /<h1><span class="client">Notes Desk Pro <span class="from">from <strong class="host">127\.0\.0\.1:\d+<\/strong><\/span><\/span> wants to use your Herald account/,
+    );
     assert.match(consent.html, /receives your answer on this computer \(127\.0\.0\.1:53682\)/);
   });
 
   describe('refuses, on a page and without redirecting, a document Herald must not trust', () => {
     const refusals: [string, (path: string) => string, RegExp][] = [
-      ['a client_id that is not its URL', (path) => site.serve(path, { client_id: site.origin + '/someone-else.json' }), /its client_id is ".*\/someone-else\.json", but it must equal the document's URL exactly/],
-      ['a shared-secret auth method', (path) => site.serve(path, { token_endpoint_auth_method: 'client_secret_basic' }), /token_endpoint_auth_method is client_secret_basic, a shared secret/],
-      ['a client_secret in the document', (path) => site.serve(path, { client_secret: 'shh' }), /contains client_secret/],
-      ['private_key_jwt, which Herald cannot verify', (path) => site.serve(path, { token_endpoint_auth_method: 'private_key_jwt' }), /must be "none".*does not accept "private_key_jwt"/],
-      ['a document without client_name', (path) => site.serve(path, { client_name: undefined }), /it has no client_name/],
-      ['a document without redirect_uris', (path) => site.serve(path, { redirect_uris: [] }), /redirect_uris must be an array with at least one redirect URI/],
-      ['an application_type its redirect URIs contradict', (path) => site.serve(path, { application_type: 'web' }), /A web application redirects to https on its own host/],
-      ['a logo that is not https', (path) => site.serve(path, { logo_uri: 'javascript:alert(1)' }), /logo_uri must be an https URL/],
-      ['a document over 5 KB', (path) => site.serve(path, { client_uri: 'https://example.com/' + 'x'.repeat(6000) }), /larger than 5120 bytes/],
-      ['a document slower than the timeout', (path) => site.serve(path, {}, { delayMs: 1500 }), /did not answer within 500 ms/],
-      ['a page that is not JSON', (path) => { site.documents.set(path, { body: '<html>hi</html>', headers: { 'content-type': 'text/html' } }); return site.origin + path; }, /served as "text\/html"; serve it as application\/json/],
-      ['a body that does not parse', (path) => { site.documents.set(path, { body: '{"client_id":' }); return site.origin + path; }, /it is not valid JSON/],
-      ['an error status', (path) => { site.documents.set(path, { status: 500, body: {} }); return site.origin + path; }, /answered HTTP 500/],
-      ['a redirect elsewhere', (path) => { site.documents.set(path, { status: 302, headers: { location: '/elsewhere.json' }, body: '' }); return site.origin + path; }, /redirects elsewhere/],
+      [
+        'a client_id that is not its URL',
+        (path) => site.serve(path, { client_id: site.origin + '/someone-else.json' }),
+        /its client_id is ".*\/someone-else\.json", but it must equal the document's URL exactly/,
+      ],
+      [
+        'a shared-secret auth method',
+        (path) => site.serve(path, { token_endpoint_auth_method: 'client_secret_basic' }),
+        /token_endpoint_auth_method is client_secret_basic, a shared secret/,
+      ],
+      [
+        'a client_secret in the document',
+        (path) => site.serve(path, { client_secret: 'shh' }),
+        /contains client_secret/,
+      ],
+      [
+        'private_key_jwt, which Herald cannot verify',
+        (path) => site.serve(path, { token_endpoint_auth_method: 'private_key_jwt' }),
+        /must be "none".*does not accept "private_key_jwt"/,
+      ],
+      [
+        'a document without client_name',
+        (path) => site.serve(path, { client_name: undefined }),
+        /it has no client_name/,
+      ],
+      [
+        'a document without redirect_uris',
+        (path) => site.serve(path, { redirect_uris: [] }),
+        /redirect_uris must be an array with at least one redirect URI/,
+      ],
+      [
+        'an application_type its redirect URIs contradict',
+        (path) => site.serve(path, { application_type: 'web' }),
+        /A web application redirects to https on its own host/,
+      ],
+      [
+        'a logo that is not https',
+        (path) => site.serve(path, { logo_uri: 'javascript:alert(1)' }),
+        /logo_uri must be an https URL/,
+      ],
+      [
+        'a document over 5 KB',
+        (path) => site.serve(path, { client_uri: 'https://example.com/' + 'x'.repeat(6000) }),
+        /larger than 5120 bytes/,
+      ],
+      [
+        'a document slower than the timeout',
+        (path) => site.serve(path, {}, { delayMs: 1500 }),
+        /did not answer within 500 ms/,
+      ],
+      [
+        'a page that is not JSON',
+        (path) => {
+          site.documents.set(path, { body: '<html>hi</html>', headers: { 'content-type': 'text/html' } });
+          return site.origin + path;
+        },
+        /served as "text\/html"; serve it as application\/json/,
+      ],
+      [
+        'a body that does not parse',
+        (path) => {
+          site.documents.set(path, { body: '{"client_id":' });
+          return site.origin + path;
+        },
+        /it is not valid JSON/,
+      ],
+      [
+        'an error status',
+        (path) => {
+          site.documents.set(path, { status: 500, body: {} });
+          return site.origin + path;
+        },
+        /answered HTTP 500/,
+      ],
+      [
+        'a redirect elsewhere',
+        (path) => {
+          site.documents.set(path, { status: 302, headers: { location: '/elsewhere.json' }, body: '' });
+          return site.origin + path;
+        },
+        /redirects elsewhere/,
+      ],
       ['an http client_id', (path) => site.origin.replace('https:', 'http:') + path, /a client_id URL must use https/],
       ['a client_id without a path', () => site.origin, /must have a path/],
-      ['a client_id longer than the 1024 characters Herald stores', (path) => site.origin + path + '?' + 'q'.repeat(1100), /longer than 1024 characters/],
-      ['a client_id with a dot segment', (path) => site.origin + '/a/../' + path.slice(1), /must not contain "\." or "\.\." path segments/],
+      [
+        'a client_id longer than the 1024 characters Herald stores',
+        (path) => site.origin + path + '?' + 'q'.repeat(1100),
+        /longer than 1024 characters/,
+      ],
+      [
+        'a client_id with a dot segment',
+        (path) => site.origin + '/a/../' + path.slice(1),
+        /must not contain "\." or "\.\." path segments/,
+      ],
     ];
     refusals.forEach(([what, setUp, message], i) => {
       it(what, async () => {
@@ -204,7 +332,11 @@ describe(`Client ID Metadata Documents (${TEST_DB})`, () => {
         assert.equal(page.status, 400, page.html);
         assert.equal(page.location, null);
         assert.match(page.html.replace(/&quot;/g, '"').replace(/&#39;/g, "'"), message);
-        assert.equal(await h.herald.db('oauth_clients').where({ id: clientId }).first(), undefined, 'nothing invalid is cached');
+        assert.equal(
+          await h.herald.db('oauth_clients').where({ id: clientId }).first(),
+          undefined,
+          'nothing invalid is cached',
+        );
       });
     });
 
@@ -217,7 +349,9 @@ describe(`Client ID Metadata Documents (${TEST_DB})`, () => {
     });
 
     it('a document on a private address when OUTBOUND_ALLOW_HOSTS does not list it', async () => {
-      const guarded = await startTestHerald({ clientMetadataDocuments: { timeoutMs: 500, plainHttpHosts: ['127.0.0.1'] } });
+      const guarded = await startTestHerald({
+        clientMetadataDocuments: { timeoutMs: 500, plainHttpHosts: ['127.0.0.1'] },
+      });
       try {
         const clientId = site.serve('/refused/private.json');
         const page = await new FormUser(guarded.url).request(authorization(guarded, clientId));
@@ -241,7 +375,13 @@ describe(`Client ID Metadata Documents (${TEST_DB})`, () => {
     const response = await fetch(h.url + '/oauth2/mcp/token', {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code: 'hac_nothing', redirect_uri: REDIRECT_URI, code_verifier: pkcePair().verifier, client_id: site.origin + '/missing.json' }).toString(),
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: 'hac_nothing',
+        redirect_uri: REDIRECT_URI,
+        code_verifier: pkcePair().verifier,
+        client_id: site.origin + '/missing.json',
+      }).toString(),
     });
     assert.equal(response.status, 400, 'no Authorization header was sent, so no 401 challenge (RFC 6749 section 5.2)');
     assert.equal(((await response.json()) as { error: string }).error, 'invalid_client');
@@ -273,16 +413,25 @@ describe(`Client ID Metadata Documents (${TEST_DB})`, () => {
       assert.equal(await fetchesAfter(noStore, noStoreId, CACHE_FLOOR_MS + 10_000), 2);
 
       const expiring = '/cache/expires.json';
-      const expiringId = site.serve(expiring, {}, { headers: { expires: new Date(realNow() + 2 * 3_600_000).toUTCString() } });
+      const expiringId = site.serve(
+        expiring,
+        {},
+        { headers: { expires: new Date(realNow() + 2 * 3_600_000).toUTCString() } },
+      );
       assert.equal(await fetchesAfter(expiring, expiringId, 0), 1);
       assert.equal(await fetchesAfter(expiring, expiringId, 3_500_000), 1, 'an hour in, within Expires');
       assert.equal(await fetchesAfter(expiring, expiringId, 2 * 3_600_000 + 10_000), 2);
     });
 
     it('computes lifetimes from the headers, held between the floor and the ceiling', () => {
-      const lifetime = (headers: Record<string, string>) => freshnessLifetimeMs({ url: '', status: 200, headers, body: Buffer.alloc(0), truncated: false }, 0);
+      const lifetime = (headers: Record<string, string>) =>
+        freshnessLifetimeMs({ url: '', status: 200, headers, body: Buffer.alloc(0), truncated: false }, 0);
       assert.equal(lifetime({ 'cache-control': 'max-age=3600' }), 3_600_000);
-      assert.equal(lifetime({ 'cache-control': 'max-age=3600, s-maxage=7200' }), 7_200_000, 's-maxage wins for a shared cache');
+      assert.equal(
+        lifetime({ 'cache-control': 'max-age=3600, s-maxage=7200' }),
+        7_200_000,
+        's-maxage wins for a shared cache',
+      );
       assert.equal(lifetime({ 'cache-control': 'max-age=3600', age: '600' }), 3_000_000);
       assert.equal(lifetime({ 'cache-control': 'max-age=10' }), CACHE_FLOOR_MS);
       assert.equal(lifetime({ 'cache-control': 'max-age=31536000' }), CACHE_CEILING_MS);

@@ -5,7 +5,13 @@
 import assert from 'node:assert/strict';
 import { startTestHerald, type TestHerald } from '../support/herald.js';
 
-const FORM_PAGES = ['/oauth2/mcp/authorize/sign-in', '/oauth2/mcp/authorize/decision', '/oauth2/mcp/authorize/sign-out', '/app/sign-in', '/app/sign-out'];
+const FORM_PAGES = [
+  '/oauth2/mcp/authorize/sign-in',
+  '/oauth2/mcp/authorize/decision',
+  '/oauth2/mcp/authorize/sign-out',
+  '/app/sign-in',
+  '/app/sign-out',
+];
 const CLIENT_FORM_PATHS = ['/oauth2/mcp/token', '/oauth2/mcp/revoke'];
 const OAUTH_JSON = [...CLIENT_FORM_PATHS, '/oauth2/mcp/register'];
 
@@ -14,11 +20,26 @@ const BODIES: { name: string; headers: Record<string, string>; body?: string; st
   { name: 'no body', headers: {}, status: 400, message: /The form arrived empty/ },
   { name: 'an empty form', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' },
   {
-    name: 'a JSON body', headers: { 'content-type': 'application/json' }, body: '{"csrf_token":"x","authorization_request":"client_id=x"}',
-    status: 415, message: /sent as application\/x-www-form-urlencoded, not application\/json/,
+    name: 'a JSON body',
+    headers: { 'content-type': 'application/json' },
+    body: '{"csrf_token":"x","authorization_request":"client_id=x"}',
+    status: 415,
+    message: /sent as application\/x-www-form-urlencoded, not application\/json/,
   },
-  { name: 'JSON that is not an object', headers: { 'content-type': 'application/json' }, body: '"decision"', status: 415, message: /not application\/json/ },
-  { name: 'a text/plain body', headers: { 'content-type': 'text/plain' }, body: 'decision=approve', status: 415, message: /not text\/plain/ },
+  {
+    name: 'JSON that is not an object',
+    headers: { 'content-type': 'application/json' },
+    body: '"decision"',
+    status: 415,
+    message: /not application\/json/,
+  },
+  {
+    name: 'a text/plain body',
+    headers: { 'content-type': 'text/plain' },
+    body: 'decision=approve',
+    status: 415,
+    message: /not text\/plain/,
+  },
 ];
 
 describe('OAuth and app form endpoints given a body that is not a form', () => {
@@ -51,9 +72,14 @@ describe('OAuth and app form endpoints given a body that is not a form', () => {
   }
 
   it('refuses a field sent twice with a 400 naming it (a repeated client_id was a 500 at the token endpoint)', async () => {
-    const twice = 'grant_type=authorization_code&code=hoc_x&client_id=hc_one&client_id=hc_two&redirect_uri=x&code_verifier=y';
+    const twice =
+      'grant_type=authorization_code&code=hoc_x&client_id=hc_one&client_id=hc_two&redirect_uri=x&code_verifier=y';
     for (const path of [...FORM_PAGES, ...CLIENT_FORM_PATHS]) {
-      const response = await fetch(h.url + path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: twice });
+      const response = await fetch(h.url + path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: twice,
+      });
       const text = await response.text();
       assert.equal(response.status, 400, `${path}: ${text.slice(0, 300)}`);
       assert.match(text, /The field client_id is sent more than once; send it once\./, path);

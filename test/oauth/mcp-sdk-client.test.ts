@@ -6,10 +6,19 @@
  * refreshes it.
  */
 import assert from 'node:assert/strict';
-import { auth, extractWWWAuthenticateParams, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import {
+  auth,
+  extractWWWAuthenticateParams,
+  UnauthorizedError,
+  type OAuthClientProvider,
+} from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { connectSdkClient } from '../mcp/support.js';
 import { FormUser, REDIRECT_URI } from './support.js';
@@ -32,7 +41,13 @@ class FormSubmittingProvider implements OAuthClientProvider {
     return REDIRECT_URI;
   }
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'MCP SDK test client', redirect_uris: [REDIRECT_URI], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    return {
+      client_name: 'MCP SDK test client',
+      redirect_uris: [REDIRECT_URI],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
   }
   clientInformation() {
     return this.client;
@@ -86,7 +101,10 @@ describe('the MCP SDK client OAuth flow', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     assert.equal(response.status, 401);
-    assert.equal(extractWWWAuthenticateParams(response).resourceMetadataUrl?.href, h.url + '/.well-known/oauth-protected-resource/mcp');
+    assert.equal(
+      extractWWWAuthenticateParams(response).resourceMetadataUrl?.href,
+      h.url + '/.well-known/oauth-protected-resource/mcp',
+    );
   });
 
   it('connects through the 401, registration, PKCE, sign-in and consent, then lists and calls tools, and refreshes', async () => {
@@ -110,8 +128,14 @@ describe('the MCP SDK client OAuth flow', () => {
     assert.ok(tools.some((t) => t.name === 'get_channels'));
     const channels = await client.callTool({ name: 'get_channels', arguments: {} });
     assert.notEqual(channels.isError, true, JSON.stringify(channels.content));
-    assert.deepEqual(((channels.structuredContent as { data: { id: string }[] }).data).map((c) => c.id).sort(), [...account.channelIds].sort());
-    const created = await client.callTool({ name: 'create_text_post', arguments: { text: 'via OAuth', channelIds: [account.channelIds[0]], saveAsDraft: true } });
+    assert.deepEqual(
+      (channels.structuredContent as { data: { id: string }[] }).data.map((c) => c.id).sort(),
+      [...account.channelIds].sort(),
+    );
+    const created = await client.callTool({
+      name: 'create_text_post',
+      arguments: { text: 'via OAuth', channelIds: [account.channelIds[0]], saveAsDraft: true },
+    });
     assert.notEqual(created.isError, true, JSON.stringify(created.content));
     const team = await client.callTool({ name: 'approval_list_pending', arguments: {} });
     assert.notEqual(team.isError, true, JSON.stringify(team.content));

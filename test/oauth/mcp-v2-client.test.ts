@@ -5,7 +5,17 @@
  * elsewhere is refused by the client before the code is redeemed.
  */
 import assert from 'node:assert/strict';
-import { Client, IssuerMismatchError, StreamableHTTPClientTransport, UnauthorizedError, type OAuthClientInformationMixed, type OAuthClientMetadata, type OAuthClientProvider, type OAuthDiscoveryState, type OAuthTokens } from '@modelcontextprotocol/client';
+import {
+  Client,
+  IssuerMismatchError,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+  type OAuthClientInformationMixed,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+  type OAuthTokens,
+} from '@modelcontextprotocol/client';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { FormUser, REDIRECT_URI } from './support.js';
 
@@ -25,7 +35,14 @@ class FormSubmittingProvider implements OAuthClientProvider {
     return REDIRECT_URI;
   }
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'MCP v2 test client', redirect_uris: [REDIRECT_URI], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', application_type: 'native' } as OAuthClientMetadata;
+    return {
+      client_name: 'MCP v2 test client',
+      redirect_uris: [REDIRECT_URI],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      application_type: 'native',
+    } as OAuthClientMetadata;
   }
   clientInformation() {
     return this.client;
@@ -68,7 +85,10 @@ describe(`the v2 MCP client's OAuth flow on 2026-07-28 (${TEST_DB})`, () => {
 
   const connect = (provider: OAuthClientProvider) => {
     const transport = new StreamableHTTPClientTransport(new URL(h.url + '/mcp'), { authProvider: provider });
-    const client = new Client({ name: 'herald-oauth-v2', version: '2.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const client = new Client(
+      { name: 'herald-oauth-v2', version: '2.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
     return { client, transport };
   };
 
@@ -76,7 +96,10 @@ describe(`the v2 MCP client's OAuth flow on 2026-07-28 (${TEST_DB})`, () => {
     const provider = new FormSubmittingProvider(new FormUser(h.url), account);
     const first = connect(provider);
     await assert.rejects(first.client.connect(first.transport), UnauthorizedError);
-    const registered = await h.herald.db('oauth_clients').where({ id: String(provider.client?.client_id) }).first();
+    const registered = await h.herald
+      .db('oauth_clients')
+      .where({ id: String(provider.client?.client_id) })
+      .first();
     const metadata = typeof registered.metadata === 'string' ? JSON.parse(registered.metadata) : registered.metadata;
     assert.equal(metadata.application_type, 'native');
     const callback = provider.callback!;

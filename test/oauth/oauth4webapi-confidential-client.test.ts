@@ -21,7 +21,10 @@ describe('oauth4webapi as a confidential client', () => {
 
   async function discover(): Promise<oauth.AuthorizationServer> {
     const issuer = new URL(h.url);
-    return oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
+    return oauth.processDiscoveryResponse(
+      issuer,
+      await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }),
+    );
   }
 
   for (const [method, authOf] of [
@@ -32,7 +35,11 @@ describe('oauth4webapi as a confidential client', () => {
       const as = await discover();
       assert.equal(as.issuer, h.url);
       const registered = await oauth.processDynamicClientRegistrationResponse(
-        await oauth.dynamicClientRegistrationRequest(as, { redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: method, client_name: `Automation (${method})` }, insecure),
+        await oauth.dynamicClientRegistrationRequest(
+          as,
+          { redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: method, client_name: `Automation (${method})` },
+          insecure,
+        ),
       );
       const client: oauth.Client = { client_id: registered.client_id, token_endpoint_auth_method: method };
       const clientAuth = authOf(registered.client_secret as string);
@@ -41,29 +48,55 @@ describe('oauth4webapi as a confidential client', () => {
       const state = oauth.generateRandomState();
       const url = new URL(as.authorization_endpoint!);
       url.search = new URLSearchParams({
-        client_id: client.client_id, redirect_uri: REDIRECT_URI, response_type: 'code', scope: 'read_profile manage_post',
-        code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state, resource: h.url + '/mcp',
+        client_id: client.client_id,
+        redirect_uri: REDIRECT_URI,
+        response_type: 'code',
+        scope: 'read_profile manage_post',
+        code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+        state,
+        resource: h.url + '/mcp',
       }).toString();
       const callback = await new FormUser(h.url).authorize(url.href, account);
       // validateAuthResponse checks state and, as the metadata advertises it, that iss is this issuer.
       const params = oauth.validateAuthResponse(as, client, callback, state);
 
-      const tokenResponse = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, REDIRECT_URI, verifier, {
-        ...insecure, additionalParameters: { resource: h.url + '/mcp' },
-      });
+      const tokenResponse = await oauth.authorizationCodeGrantRequest(
+        as,
+        client,
+        clientAuth,
+        params,
+        REDIRECT_URI,
+        verifier,
+        {
+          ...insecure,
+          additionalParameters: { resource: h.url + '/mcp' },
+        },
+      );
       const tokens = await oauth.processAuthorizationCodeResponse(as, client, tokenResponse);
       assert.equal(tokens.token_type, 'bearer');
       assert.equal((await h.api('GET', '/v1/rest/profile', { token: tokens.access_token })).status, 200);
 
-      const refreshed = await oauth.processRefreshTokenResponse(as, client,
-        await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, insecure));
+      const refreshed = await oauth.processRefreshTokenResponse(
+        as,
+        client,
+        await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, insecure),
+      );
       assert.notEqual(refreshed.refresh_token, tokens.refresh_token);
       assert.equal((await h.api('GET', '/v1/rest/profile', { token: refreshed.access_token })).status, 200);
 
-      await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, clientAuth, refreshed.refresh_token!, insecure));
+      await oauth.processRevocationResponse(
+        await oauth.revocationRequest(as, client, clientAuth, refreshed.refresh_token!, insecure),
+      );
       assert.equal((await h.api('GET', '/v1/rest/profile', { token: refreshed.access_token })).status, 401);
 
-      const wrongSecret = await oauth.refreshTokenGrantRequest(as, client, authOf('hcs_wrong-secret'), refreshed.refresh_token!, insecure);
+      const wrongSecret = await oauth.refreshTokenGrantRequest(
+        as,
+        client,
+        authOf('hcs_wrong-secret'),
+        refreshed.refresh_token!,
+        insecure,
+      );
       // A failed Basic authentication is a 401 with a Basic challenge, which oauth4webapi reports as a challenge.
       await assert.rejects(oauth.processRefreshTokenResponse(as, client, wrongSecret), (error: unknown) => {
         if (method === 'client_secret_basic') {
@@ -82,7 +115,11 @@ describe('oauth4webapi as a confidential client', () => {
   it('refuses a confidential client that sends no secret, the wrong secret, or its secret by the other method', async () => {
     const as = await discover();
     const registered = await oauth.processDynamicClientRegistrationResponse(
-      await oauth.dynamicClientRegistrationRequest(as, { redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'client_secret_basic' }, insecure),
+      await oauth.dynamicClientRegistrationRequest(
+        as,
+        { redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'client_secret_basic' },
+        insecure,
+      ),
     );
     const client: oauth.Client = { client_id: registered.client_id };
     const attempts: [string, oauth.ClientAuth, number][] = [

@@ -21,24 +21,50 @@ describe('OAuth token endpoint and access tokens', () => {
   after(() => h.close());
 
   /** Runs the browser part for a public client and returns the code and the verifier that goes with it. */
-  async function obtainCode(options: { manageTeam?: boolean; resource?: string; client?: string; scope?: string } = {}) {
+  async function obtainCode(
+    options: { manageTeam?: boolean; resource?: string; client?: string; scope?: string } = {},
+  ) {
     const { verifier, challenge } = pkcePair();
-    const redirect = await new FormUser(h.url).authorize(authorizeUrl(h, {
-      response_type: 'code', client_id: options.client ?? clientId, redirect_uri: REDIRECT_URI, code_challenge: challenge,
-      code_challenge_method: 'S256', resource: options.resource ?? h.url + '/mcp', scope: options.scope,
-    }), account, 'approve', { manageTeam: options.manageTeam });
+    const redirect = await new FormUser(h.url).authorize(
+      authorizeUrl(h, {
+        response_type: 'code',
+        client_id: options.client ?? clientId,
+        redirect_uri: REDIRECT_URI,
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        resource: options.resource ?? h.url + '/mcp',
+        scope: options.scope,
+      }),
+      account,
+      'approve',
+      { manageTeam: options.manageTeam },
+    );
     return { code: redirect.searchParams.get('code')!, verifier };
   }
 
   function exchange(code: string, verifier: string, extra: Record<string, string> = {}) {
-    return tokenRequest(h, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT_URI, client_id: clientId, resource: h.url + '/mcp', ...extra });
+    return tokenRequest(h, {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      redirect_uri: REDIRECT_URI,
+      client_id: clientId,
+      resource: h.url + '/mcp',
+      ...extra,
+    });
   }
 
   async function tokens(options: { manageTeam?: boolean } = {}) {
     const { code, verifier } = await obtainCode(options);
     const answer = await exchange(code, verifier);
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
-    return answer.body as { access_token: string; refresh_token: string; scope: string; expires_in: number; token_type: string };
+    return answer.body as {
+      access_token: string;
+      refresh_token: string;
+      scope: string;
+      expires_in: number;
+      token_type: string;
+    };
   }
 
   it('exchanges a code for opaque, expiring Bearer tokens with the granted scopes, never cached, stored only hashed', async () => {
@@ -80,7 +106,12 @@ describe('OAuth token endpoint and access tokens', () => {
 
   it('refuses an exchange without a verifier', async () => {
     const { code } = await obtainCode();
-    const answer = await tokenRequest(h, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, client_id: clientId });
+    const answer = await tokenRequest(h, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT_URI,
+      client_id: clientId,
+    });
     assert.equal(answer.status, 400);
   });
 
@@ -93,12 +124,24 @@ describe('OAuth token endpoint and access tokens', () => {
     assert.equal(second.status, 400);
     assert.equal(second.body.error, 'invalid_grant');
     assert.equal((await h.api('GET', '/v1/rest/profile', { token: first.body.access_token })).status, 401);
-    assert.equal((await tokenRequest(h, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token, client_id: clientId })).status, 400);
+    assert.equal(
+      (
+        await tokenRequest(h, {
+          grant_type: 'refresh_token',
+          refresh_token: first.body.refresh_token,
+          client_id: clientId,
+        })
+      ).status,
+      400,
+    );
   });
 
   it('refuses an expired code', async () => {
     const { code, verifier } = await obtainCode();
-    await h.herald.db('oauth_authorization_codes').whereNull('used_at').update({ expires_at: Date.now() - 1000 });
+    await h.herald
+      .db('oauth_authorization_codes')
+      .whereNull('used_at')
+      .update({ expires_at: Date.now() - 1000 });
     const answer = await exchange(code, verifier);
     assert.equal(answer.status, 400);
     assert.equal(answer.body.error, 'invalid_grant');
@@ -129,25 +172,41 @@ describe('OAuth token endpoint and access tokens', () => {
 
   it('rotates the refresh token on every use; replaying an old one revokes the whole family', async () => {
     const first = await tokens();
-    const second = await tokenRequest(h, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: clientId });
+    const second = await tokenRequest(h, {
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token,
+      client_id: clientId,
+    });
     assert.equal(second.status, 200);
     assert.equal(second.headers.get('cache-control'), 'no-store');
     assert.notEqual(second.body.refresh_token, first.refresh_token);
     assert.equal(second.body.scope, 'read_profile manage_post');
     assert.equal((await h.api('GET', '/v1/rest/profile', { token: second.body.access_token })).status, 200);
 
-    const replay = await tokenRequest(h, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: clientId });
+    const replay = await tokenRequest(h, {
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token,
+      client_id: clientId,
+    });
     assert.equal(replay.status, 400);
     assert.equal(replay.body.error, 'invalid_grant');
     assert.equal((await h.api('GET', '/v1/rest/profile', { token: second.body.access_token })).status, 401);
     assert.equal((await h.api('GET', '/v1/rest/profile', { token: first.access_token })).status, 401);
-    const afterReplay = await tokenRequest(h, { grant_type: 'refresh_token', refresh_token: second.body.refresh_token, client_id: clientId });
+    const afterReplay = await tokenRequest(h, {
+      grant_type: 'refresh_token',
+      refresh_token: second.body.refresh_token,
+      client_id: clientId,
+    });
     assert.equal(afterReplay.status, 400);
   });
 
   it('keeps one token id (the family) across refreshes, so the per-token MCP limit follows the authorization', async () => {
     const first = await tokens();
-    const second = await tokenRequest(h, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: clientId });
+    const second = await tokenRequest(h, {
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token,
+      client_id: clientId,
+    });
     const { resolveOAuthAccessToken } = await import('../../src/domain/oauth/access-token-resolver.js');
     const a = await resolveOAuthAccessToken(h.deps, first.access_token);
     const b = await resolveOAuthAccessToken(h.deps, second.body.access_token);
@@ -158,7 +217,10 @@ describe('OAuth token endpoint and access tokens', () => {
 
   it('refuses an expired access token with 401', async () => {
     const { access_token } = await tokens();
-    await h.herald.db('oauth_tokens').where({ kind: 'access' }).update({ expires_at: Date.now() - 1000 });
+    await h.herald
+      .db('oauth_tokens')
+      .where({ kind: 'access' })
+      .update({ expires_at: Date.now() - 1000 });
     const answer = await h.api('GET', '/v1/rest/profile', { token: access_token });
     assert.equal(answer.status, 401);
     assert.match(answer.body.message, /expired/);
@@ -174,14 +236,20 @@ describe('OAuth token endpoint and access tokens', () => {
 
   it('answers 403 insufficient_scope when a token without manage_team calls a manage_team route, and allows it with manage_team', async () => {
     const basic = await tokens();
-    const denied = await h.api('POST', '/v1/rest/posts/bulk-delete', { token: basic.access_token, body: { postIds: ['01hx0000000000000000000100'], dryRun: true } });
+    const denied = await h.api('POST', '/v1/rest/posts/bulk-delete', {
+      token: basic.access_token,
+      body: { postIds: ['01hx0000000000000000000100'], dryRun: true },
+    });
     assert.equal(denied.status, 403);
     assert.equal(denied.body.code, 'insufficient_scope');
     assert.match(denied.body.message, /manage_team/);
 
     const team = await tokens({ manageTeam: true });
     assert.equal(team.scope, 'read_profile manage_post manage_team');
-    const allowed = await h.api('POST', '/v1/rest/posts/bulk-delete', { token: team.access_token, body: { postIds: ['01hx0000000000000000000100'], dryRun: true } });
+    const allowed = await h.api('POST', '/v1/rest/posts/bulk-delete', {
+      token: team.access_token,
+      body: { postIds: ['01hx0000000000000000000100'], dryRun: true },
+    });
     assert.equal(allowed.status, 200);
   });
 
@@ -205,14 +273,24 @@ describe('OAuth token endpoint and access tokens', () => {
   it('on /mcp: revoked, expired and foreign-resource tokens are 401 invalid_token', async () => {
     const revoked = await tokens();
     await fetch(h.url + '/oauth2/mcp/revoke', {
-      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ token: revoked.refresh_token, client_id: clientId }),
     });
     const expired = await tokens();
-    await h.herald.db('oauth_tokens').where({ token_hash: hashSecret(expired.access_token) }).update({ expires_at: Date.now() - 1 });
+    await h.herald
+      .db('oauth_tokens')
+      .where({ token_hash: hashSecret(expired.access_token) })
+      .update({ expires_at: Date.now() - 1 });
     const foreign = await tokens();
-    const row = await h.herald.db('oauth_tokens').where({ token_hash: hashSecret(foreign.access_token) }).first();
-    await h.herald.db('oauth_token_families').where({ id: row.family_id }).update({ resource: 'https://other.example/mcp' });
+    const row = await h.herald
+      .db('oauth_tokens')
+      .where({ token_hash: hashSecret(foreign.access_token) })
+      .first();
+    await h.herald
+      .db('oauth_token_families')
+      .where({ id: row.family_id })
+      .update({ resource: 'https://other.example/mcp' });
     for (const token of [revoked.access_token, expired.access_token, foreign.access_token]) {
       const answer = await rpc(h, { token, method: 'tools/list' });
       assert.equal(answer.status, 401);
@@ -229,11 +307,17 @@ describe('OAuth token endpoint and access tokens', () => {
     const listed = await rpc(h, { token: claude.body.access_token, method: 'tools/list', path: '/mcp/claude' });
     assert.equal(listed.status, 200);
     assert.ok(listed.body.result.tools.length > 0);
-    assert.equal(listed.body.result.tools.some((tool: { name: string }) => tool.name === 'generate_image'), false);
-    for (const [token, path] of [[claude.body.access_token, '/mcp'], [main.access_token, '/mcp/claude']]) {
+    assert.equal(
+      listed.body.result.tools.some((tool: { name: string }) => tool.name === 'generate_image'),
+      false,
+    );
+    for (const [token, path] of [
+      [claude.body.access_token, '/mcp'],
+      [main.access_token, '/mcp/claude'],
+    ]) {
       const refused = await rpc(h, { token, method: 'tools/list', path });
       assert.equal(refused.status, 401, path);
-      assert.match(refused.headers.get('www-authenticate') ?? '', new RegExp(`error="invalid_token"`));
+      assert.match(refused.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
       assert.match(refused.headers.get('www-authenticate') ?? '', new RegExp(`oauth-protected-resource${path}"`));
       assert.match(JSON.stringify(refused.body), /accepted there only/);
     }
@@ -261,8 +345,14 @@ describe('OAuth token endpoint and access tokens', () => {
     const muchLater = { ...h.deps, now: () => Date.now() + 2 * 3_600_000 };
     const purged = await purgeExpired(muchLater);
     assert.ok(purged.oauthGrants >= 2, `purged ${purged.oauthGrants}`);
-    assert.equal(await h.herald.db('oauth_authorization_codes').where('expires_at', '<', muchLater.now()).first(), undefined);
-    assert.equal(await h.herald.db('oauth_tokens').where({ kind: 'access' }).where('expires_at', '<', muchLater.now()).first(), undefined);
+    assert.equal(
+      await h.herald.db('oauth_authorization_codes').where('expires_at', '<', muchLater.now()).first(),
+      undefined,
+    );
+    assert.equal(
+      await h.herald.db('oauth_tokens').where({ kind: 'access' }).where('expires_at', '<', muchLater.now()).first(),
+      undefined,
+    );
     assert.ok(await h.herald.db('oauth_tokens').where({ kind: 'refresh' }).first());
     assert.equal((await h.api('GET', '/v1/rest/profile', { token: access_token })).status, 401);
   });
@@ -271,23 +361,31 @@ describe('OAuth token endpoint and access tokens', () => {
     it('revokes an access token: it stops working at once', async () => {
       const { access_token, refresh_token } = await tokens();
       const revoke = await fetch(h.url + '/oauth2/mcp/revoke', {
-        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ token: access_token, token_type_hint: 'access_token', client_id: clientId }),
       });
       assert.equal(revoke.status, 200);
       assert.equal((await h.api('GET', '/v1/rest/profile', { token: access_token })).status, 401);
-      assert.equal((await tokenRequest(h, { grant_type: 'refresh_token', refresh_token, client_id: clientId })).status, 200);
+      assert.equal(
+        (await tokenRequest(h, { grant_type: 'refresh_token', refresh_token, client_id: clientId })).status,
+        200,
+      );
     });
 
     it('revokes a refresh token together with its access tokens', async () => {
       const { access_token, refresh_token } = await tokens();
       const revoke = await fetch(h.url + '/oauth2/mcp/revoke', {
-        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ token: refresh_token, client_id: clientId }),
       });
       assert.equal(revoke.status, 200);
       assert.equal((await h.api('GET', '/v1/rest/profile', { token: access_token })).status, 401);
-      assert.equal((await tokenRequest(h, { grant_type: 'refresh_token', refresh_token, client_id: clientId })).status, 400);
+      assert.equal(
+        (await tokenRequest(h, { grant_type: 'refresh_token', refresh_token, client_id: clientId })).status,
+        400,
+      );
     });
 
     it('ignores tokens of other clients and unknown tokens with the same 200', async () => {
@@ -295,7 +393,8 @@ describe('OAuth token endpoint and access tokens', () => {
       const other = await registerClient(h);
       for (const token of [access_token, 'hoa_unknown']) {
         const revoke = await fetch(h.url + '/oauth2/mcp/revoke', {
-          method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
           body: new URLSearchParams({ token, client_id: other.client_id }),
         });
         assert.equal(revoke.status, 200);

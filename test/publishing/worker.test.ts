@@ -1,10 +1,23 @@
 import assert from 'node:assert/strict';
 import { NETWORK_CAPABILITIES } from '../../src/domain/networks/capabilities.js';
-import { NetworkError, type AttemptLookup, type CommentRequest, type PublishRequest } from '../../src/domain/networks/connector.js';
+import {
+  NetworkError,
+  type AttemptLookup,
+  type CommentRequest,
+  type PublishRequest,
+} from '../../src/domain/networks/connector.js';
 import { NetworkRegistry } from '../../src/publishing/networks/registry.js';
 import { SandboxNetwork } from '../../src/publishing/networks/sandbox.js';
 import { futureIso, startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
-import { countPostsByStatus, countPublishAttempts, dieMidAttempt, eventually, pinClock, testWorker } from './support.js';
+import {
+  cannotTellNetworks,
+  countPostsByStatus,
+  countPublishAttempts,
+  dieMidAttempt,
+  eventually,
+  pinClock,
+  testWorker,
+} from './support.js';
 
 describe('publishing worker', () => {
   let t: TestHerald;
@@ -16,7 +29,10 @@ describe('publishing worker', () => {
   afterEach(() => t.close());
 
   const create = async (body: Record<string, unknown>) => {
-    const res = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[0]], ...body } });
+    const res = await t.api('POST', '/v1/rest/posts', {
+      token: a.apiKey,
+      body: { channelIds: [a.channelIds[0]], ...body },
+    });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     return res.body.data[0];
   };
@@ -39,7 +55,10 @@ describe('publishing worker', () => {
     assert.match(html, /Hello &lt;world&gt; &amp; friends/);
     assert.doesNotMatch(html, /<world>/);
     const attempts = await t.deps.repos.publishAttempts.attempts(a.accountId, post.id);
-    assert.deepEqual(attempts.map((x) => [x.number, x.outcome]), [[1, 'published']]);
+    assert.deepEqual(
+      attempts.map((x) => [x.number, x.outcome]),
+      [[1, 'published']],
+    );
   });
 
   it('does not publish a scheduled post early, and publishes it when due', async () => {
@@ -77,7 +96,10 @@ describe('publishing worker', () => {
     assert.equal(got.status, 'published');
     assert.equal(got.error, null);
     const attempts = await t.deps.repos.publishAttempts.attempts(a.accountId, post.id);
-    assert.deepEqual(attempts.map((x) => x.outcome), ['retryable', 'retryable', 'published']);
+    assert.deepEqual(
+      attempts.map((x) => x.outcome),
+      ['retryable', 'retryable', 'published'],
+    );
     assert.equal(new Set(attempts.map((x) => x.idempotencyKey)).size, 3);
   });
 
@@ -132,26 +154,42 @@ describe('publishing worker', () => {
     assert.match(got.error, /connection to .* has expired; reconnect it, then reschedule the post.*HTTP 401/);
     await worker.tick();
     const attempts = await t.deps.repos.publishAttempts.attempts(a.accountId, post.id);
-    assert.deepEqual(attempts.map((x) => [x.number, x.outcome]), [[1, 'permanent']], 'one attempt, never retried');
+    assert.deepEqual(
+      attempts.map((x) => [x.number, x.outcome]),
+      [[1, 'permanent']],
+      'one attempt, never retried',
+    );
     assert.deepEqual(await t.deps.repos.sandbox.recent(a.channelIds[0], 10), [], 'nothing reached the network');
   });
 
-  it('waits until the time the network\'s reset header named before retrying', async () => {
+  it("waits until the time the network's reset header named before retrying", async () => {
     const clock = pinClock(t, new Date().toISOString());
     let calls = 0;
     class LimitedSandbox extends SandboxNetwork {
       override async publish(request: Parameters<SandboxNetwork['publish']>[0]) {
-        if (++calls === 1) throw new NetworkError('retry_later', 'HTTP 429, x-rate-limit-reset in 30 minutes', clock.now() + 30 * 60_000);
+        if (++calls === 1)
+          throw new NetworkError(
+            'retry_later',
+            'HTTP 429, x-rate-limit-reset in 30 minutes',
+            clock.now() + 30 * 60_000,
+          );
         return super.publish(request);
       }
     }
-    const networks = new NetworkRegistry().register('sandbox', new LimitedSandbox(t.deps.repos.sandbox, t.url, NETWORK_CAPABILITIES.sandbox, () => clock.now()));
+    const networks = new NetworkRegistry().register(
+      'sandbox',
+      new LimitedSandbox(t.deps.repos.sandbox, t.url, NETWORK_CAPABILITIES.sandbox, () => clock.now()),
+    );
     const post = await create({ text: 'Rate limited for a while' });
     const worker = testWorker(t, {}, networks);
     await worker.tick();
     clock.advance(29 * 60_000);
     await worker.tick();
-    assert.equal((await get(post.id)).status, 'scheduled', 'not before retryAt, though the back-off alone would have passed');
+    assert.equal(
+      (await get(post.id)).status,
+      'scheduled',
+      'not before retryAt, though the back-off alone would have passed',
+    );
     clock.advance(2 * 60_000);
     await worker.tick();
     assert.equal((await get(post.id)).status, 'published');
@@ -176,7 +214,14 @@ describe('publishing worker', () => {
     }
     const store = t.deps.repos.sandbox;
     const post = await create({ text: 'Needs a fresh token' });
-    const refreshing = testWorker(t, {}, new NetworkRegistry().register('sandbox', new RefreshingSandbox(store, t.url, NETWORK_CAPABILITIES.sandbox, () => clock.now())));
+    const refreshing = testWorker(
+      t,
+      {},
+      new NetworkRegistry().register(
+        'sandbox',
+        new RefreshingSandbox(store, t.url, NETWORK_CAPABILITIES.sandbox, () => clock.now()),
+      ),
+    );
     await refreshing.tick();
     assert.deepEqual(refreshed, [a.channelIds[0]]);
     assert.equal((await get(post.id)).status, 'scheduled');
@@ -186,10 +231,20 @@ describe('publishing worker', () => {
 
     expired = true;
     const stuck = await create({ text: 'No way to refresh' });
-    await testWorker(t, {}, new NetworkRegistry().register('sandbox', new ExpiringSandbox(store, t.url, NETWORK_CAPABILITIES.sandbox, () => clock.now()))).tick();
+    await testWorker(
+      t,
+      {},
+      new NetworkRegistry().register(
+        'sandbox',
+        new ExpiringSandbox(store, t.url, NETWORK_CAPABILITIES.sandbox, () => clock.now()),
+      ),
+    ).tick();
     const got = await get(stuck.id);
     assert.equal(got.status, 'failed');
-    assert.match(got.error, /connection to Sandbox has expired; reconnect it, then reschedule the post. \(HTTP 401, token expired\)/);
+    assert.match(
+      got.error,
+      /connection to Sandbox has expired; reconnect it, then reschedule the post. \(HTTP 401, token expired\)/,
+    );
   });
 
   it('reconciles a timeout after the post was made: published once, attempt marked reconciled', async () => {
@@ -199,16 +254,23 @@ describe('publishing worker', () => {
     const got = await get(post.id);
     assert.equal(got.status, 'published');
     const attempts = await t.deps.repos.publishAttempts.attempts(a.accountId, post.id);
-    assert.deepEqual(attempts.map((x) => x.outcome), ['reconciled']);
+    assert.deepEqual(
+      attempts.map((x) => x.outcome),
+      ['reconciled'],
+    );
     assert.equal(await t.deps.repos.sandbox.countOnChannel(a.channelIds[0]), 1);
   });
 
   /** A sandbox whose publish call waits, after it has started, until the test lets it answer. */
   function stalledSandbox() {
     let entered!: () => void;
-    const inNetwork = new Promise<void>((resolve) => { entered = resolve; });
+    const inNetwork = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
     let answer!: () => void;
-    const answered = new Promise<void>((resolve) => { answer = resolve; });
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
     class StalledSandbox extends SandboxNetwork {
       override async publish(request: Parameters<SandboxNetwork['publish']>[0]) {
         entered();
@@ -216,7 +278,11 @@ describe('publishing worker', () => {
         return super.publish(request);
       }
     }
-    return { networks: new NetworkRegistry().register('sandbox', new StalledSandbox(t.deps.repos.sandbox, t.url)), inNetwork, answer };
+    return {
+      networks: new NetworkRegistry().register('sandbox', new StalledSandbox(t.deps.repos.sandbox, t.url)),
+      inNetwork,
+      answer,
+    };
   }
 
   it('renews its lease while a slow network call is in flight, so another worker does not take the post', async () => {
@@ -244,7 +310,10 @@ describe('publishing worker', () => {
     const got = await get(post.id);
     assert.equal(got.status, 'published', got.error);
     const attempts = await t.deps.repos.publishAttempts.attempts(a.accountId, post.id);
-    assert.deepEqual(attempts.map((x) => [x.number, x.outcome]), [[1, 'published']]);
+    assert.deepEqual(
+      attempts.map((x) => [x.number, x.outcome]),
+      [[1, 'published']],
+    );
     assert.equal((await t.deps.repos.sandbox.recent(a.channelIds[0], 10)).length, 1);
   });
 
@@ -263,7 +332,11 @@ describe('publishing worker', () => {
     assert.equal((await t.herald.db('posts').where({ id: post.id }).first()).claimed_by, 'other-worker');
     answer();
     await inFlight;
-    assert.equal((await t.herald.db('posts').where({ id: post.id }).first()).claimed_by, 'other-worker', 'the old worker wrote nothing');
+    assert.equal(
+      (await t.herald.db('posts').where({ id: post.id }).first()).claimed_by,
+      'other-worker',
+      'the old worker wrote nothing',
+    );
   });
 
   it('settles an interrupted attempt before refusing a channel that needs reconnecting: the post that went out is published', async () => {
@@ -272,23 +345,60 @@ describe('publishing worker', () => {
     await dieMidAttempt(t, clock);
     // The network took the post before the worker died; since then the channel's credentials were refused.
     await t.deps.repos.sandbox.insertOnce({
-      id: 'net-1', accountId: a.accountId, channelId: a.channelIds[0], text: post.text, media: [], idempotencyKey: `${post.id}:1`,
-      external: false, metrics: null, replyToId: null, createdAt: clock.now(),
+      id: 'net-1',
+      accountId: a.accountId,
+      channelId: a.channelIds[0],
+      text: post.text,
+      media: [],
+      idempotencyKey: `${post.id}:1`,
+      external: false,
+      metrics: null,
+      replyToId: null,
+      createdAt: clock.now(),
     });
     await t.deps.repos.channels.setStatus(a.channelIds[0], 'needs_reconnect', 'the token was revoked');
     clock.advance(2_000);
     await testWorker(t).tick();
     const got = await get(post.id);
     assert.equal(got.status, 'published', got.error);
-    assert.deepEqual((await t.deps.repos.publishAttempts.attempts(a.accountId, post.id)).map((x) => x.outcome), ['reconciled']);
+    assert.deepEqual(
+      (await t.deps.repos.publishAttempts.attempts(a.accountId, post.id)).map((x) => x.outcome),
+      ['reconciled'],
+    );
   });
 
-  it('marks a post whose interrupted attempt the network never saw unconfirmed, and never retries it', async () => {
+  it('tries again a post whose interrupted attempt the network is certain it never saw, and publishes it once', async () => {
     const clock = pinClock(t, new Date().toISOString());
-    const post = await create({ text: 'Lost' });
+    const post = await create({ text: 'Never sent' });
     // A worker claimed the post and recorded its attempt, then died before the network call.
     assert.deepEqual(await dieMidAttempt(t, clock), [post.id]);
+    clock.advance(2_000);
     const worker = testWorker(t);
+    await worker.tick();
+    let got = await get(post.id);
+    assert.equal(got.status, 'scheduled', got.error);
+    assert.match(got.error, /Attempt 1 never reached the network .*trying again now/);
+    await worker.tick();
+    got = await get(post.id);
+    assert.equal(got.status, 'published', got.error);
+    assert.equal(await t.deps.repos.sandbox.countOnChannel(a.channelIds[0]), 1, 'published exactly once');
+    const attempts = await t.deps.repos.publishAttempts.attempts(a.accountId, post.id);
+    assert.deepEqual(
+      attempts.map((x) => [x.number, x.outcome]),
+      [
+        [1, 'retryable'],
+        [2, 'published'],
+      ],
+    );
+    assert.match(attempts[0].detail!, /the network has no post from it, so it was not made/);
+  });
+
+  it('marks a post unconfirmed when the network cannot tell whether its interrupted attempt went out, and never retries it', async () => {
+    const networks = cannotTellNetworks(t);
+    const clock = pinClock(t, new Date().toISOString());
+    const post = await create({ text: 'Lost' });
+    assert.deepEqual(await dieMidAttempt(t, clock), [post.id]);
+    const worker = testWorker(t, {}, networks);
     await worker.tick();
     assert.equal((await get(post.id)).status, 'publishing', 'the lease has not expired yet');
     clock.advance(2_000);
@@ -303,8 +413,16 @@ describe('publishing worker', () => {
 
     // It turns up on the network later (the call had gone through after all): the next sync reconciles it.
     await t.deps.repos.sandbox.insertOnce({
-      id: 'late-arrival', accountId: a.accountId, channelId: a.channelIds[0], text: 'Lost', media: [], idempotencyKey: `${post.id}:1`,
-      external: false, metrics: null, replyToId: null, createdAt: clock.now(),
+      id: 'late-arrival',
+      accountId: a.accountId,
+      channelId: a.channelIds[0],
+      text: 'Lost',
+      media: [],
+      idempotencyKey: `${post.id}:1`,
+      external: false,
+      metrics: null,
+      replyToId: null,
+      createdAt: clock.now(),
     });
     await worker.sync();
     got = await get(post.id);
@@ -317,14 +435,36 @@ describe('publishing worker', () => {
     const clock = pinClock(t, new Date().toISOString());
     const post = await create({ text: 'In flight' });
     await t.deps.repos.publishing.claimDue('slow-worker', clock.now(), 60_000, 10, ['APPROVED']);
-    await t.deps.repos.publishing.startAttempts('slow-worker', [{
-      postId: post.id, accountId: a.accountId, kind: 'publish', number: 1, idempotencyKey: `${post.id}:1`, workerId: 'slow-worker',
-      startedAt: clock.now(), finishedAt: null, outcome: null, detail: null,
-    }], clock.now() + 60_000);
+    await t.deps.repos.publishing.startAttempts(
+      'slow-worker',
+      [
+        {
+          postId: post.id,
+          accountId: a.accountId,
+          kind: 'publish',
+          number: 1,
+          idempotencyKey: `${post.id}:1`,
+          workerId: 'slow-worker',
+          startedAt: clock.now(),
+          finishedAt: null,
+          outcome: null,
+          detail: null,
+        },
+      ],
+      clock.now() + 60_000,
+    );
     // The network has the post; the slow worker has not recorded the answer yet.
     await t.deps.repos.sandbox.insertOnce({
-      id: 'in-flight', accountId: a.accountId, channelId: a.channelIds[0], text: 'In flight', media: [], idempotencyKey: `${post.id}:1`,
-      external: false, metrics: null, replyToId: null, createdAt: clock.now(),
+      id: 'in-flight',
+      accountId: a.accountId,
+      channelId: a.channelIds[0],
+      text: 'In flight',
+      media: [],
+      idempotencyKey: `${post.id}:1`,
+      external: false,
+      metrics: null,
+      replyToId: null,
+      createdAt: clock.now(),
     });
     await testWorker(t).sync();
     assert.equal(await t.deps.repos.posts.hasLivePosts(a.accountId), false);
@@ -332,7 +472,10 @@ describe('publishing worker', () => {
 
   it('never publishes a post pending approval', async () => {
     const b = await t.seedAccount({ approvalRequired: true, channels: 1 });
-    const res = await t.api('POST', '/v1/rest/posts', { token: b.basicKey, body: { channelIds: b.channelIds, text: 'Needs review' } });
+    const res = await t.api('POST', '/v1/rest/posts', {
+      token: b.basicKey,
+      body: { channelIds: b.channelIds, text: 'Needs review' },
+    });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     assert.equal(res.body.data[0].approvalStatus, 'PENDING');
     await testWorker(t).tick();
@@ -364,7 +507,11 @@ describe('publishing worker', () => {
     const threads = await provisioning(t, a, 'threads');
     const res = await t.api('POST', '/v1/rest/posts', {
       token: a.apiKey,
-      body: { channelIds: [a.channelIds[0], threads], text: 'With a comment', firstComment: { text: 'First!', delayMinutes: 5, mediaUrl: 'https://cdn.example/x.png' } },
+      body: {
+        channelIds: [a.channelIds[0], threads],
+        text: 'With a comment',
+        firstComment: { text: 'First!', delayMinutes: 5, mediaUrl: 'https://cdn.example/x.png' },
+      },
     });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     const [onSandbox, onThreads] = res.body.data;
@@ -381,7 +528,10 @@ describe('publishing worker', () => {
     clock.advance(2 * 60_000);
     await worker.tick();
     const replies = await store.replies(a.channelIds[0], networkId);
-    assert.deepEqual(replies.map((r) => [r.text, r.media]), [['First!', ['https://cdn.example/x.png']]]);
+    assert.deepEqual(
+      replies.map((r) => [r.text, r.media]),
+      [['First!', ['https://cdn.example/x.png']]],
+    );
     assert.equal((await t.deps.repos.commentSteps.commentStep(onSandbox.id))?.status, 'done');
     assert.equal(await t.deps.repos.commentSteps.commentStep(onThreads.id), undefined, 'no comment step on Threads');
     await worker.tick();
@@ -408,13 +558,19 @@ describe('publishing worker', () => {
     const { provisioning } = await import('./provisioning.js');
     const other = await provisioning(t, a, 'bluesky');
     const res = await t.api('POST', '/v1/rest/posts', {
-      token: a.apiKey, body: { channelIds: [a.channelIds[0], other], text: 'With a comment', firstComment: { text: 'First!', delayMinutes: 1 } },
+      token: a.apiKey,
+      body: {
+        channelIds: [a.channelIds[0], other],
+        text: 'With a comment',
+        firstComment: { text: 'First!', delayMinutes: 1 },
+      },
     });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     const [looked, blind] = res.body.data;
     const worker = testWorker(t, {}, networks);
     await worker.tick();
-    const replies = async (postId: string, channelId: string) => store.replies(channelId, (await get(postId)).permalinkUrl.split('/').pop());
+    const replies = async (postId: string, channelId: string) =>
+      store.replies(channelId, (await get(postId)).permalinkUrl.split('/').pop());
     clock.advance(2 * 60_000);
     await worker.tick();
     assert.equal((await replies(looked.id, a.channelIds[0])).length, 1, 'made, answer lost');
@@ -426,8 +582,15 @@ describe('publishing worker', () => {
     const step = await t.deps.repos.commentSteps.commentStep(looked.id);
     assert.equal(step?.status, 'done');
     assert.equal(step?.networkCommentId, (await replies(looked.id, a.channelIds[0]))[0].id);
-    const tries = await t.herald.db('publish_attempts').where({ post_id: looked.id, kind: 'comment' }).orderBy('seq').select('outcome');
-    assert.deepEqual(tries.map((row: { outcome: string }) => row.outcome), ['unknown', 'reconciled']);
+    const tries = await t.herald
+      .db('publish_attempts')
+      .where({ post_id: looked.id, kind: 'comment' })
+      .orderBy('seq')
+      .select('outcome');
+    assert.deepEqual(
+      tries.map((row: { outcome: string }) => row.outcome),
+      ['unknown', 'reconciled'],
+    );
 
     assert.equal((await replies(blind.id, other)).length, 1, 'the network without a lookup made it once');
     const refused = await t.deps.repos.commentSteps.commentStep(blind.id);
@@ -441,7 +604,12 @@ describe('publishing worker', () => {
 
   it('brings posts made outside Herald in as read-only live posts, and refreshes metrics', async () => {
     const { postExternal } = await import('../../src/publishing/engine.js');
-    const external = await postExternal(t.deps, { accountId: a.accountId, channelId: a.channelIds[1], text: 'Posted in the app', likes: 7 });
+    const external = await postExternal(t.deps, {
+      accountId: a.accountId,
+      channelId: a.channelIds[1],
+      text: 'Posted in the app',
+      likes: 7,
+    });
     const own = await create({ text: 'Ours' });
     const worker = testWorker(t);
     await worker.tick();
@@ -455,12 +623,25 @@ describe('publishing worker', () => {
     assert.equal(live[0].text, 'Posted in the app');
     assert.equal(live[0].metrics.likes, 7);
     assert.ok(live[0].permalinkUrl.includes(external.networkPostId));
-    assert.equal((await t.api('PATCH', `/v1/rest/posts/${live[0].id}`, { token: a.apiKey, body: { text: 'x' } })).status, 409);
+    assert.equal(
+      (await t.api('PATCH', `/v1/rest/posts/${live[0].id}`, { token: a.apiKey, body: { text: 'x' } })).status,
+      409,
+    );
     assert.equal((await t.api('DELETE', `/v1/rest/posts/${live[0].id}`, { token: a.apiKey })).status, 409);
 
     const ownPost = await get(own.id);
-    await t.deps.repos.sandbox.setMetrics(a.channelIds[0], ownPost.permalinkUrl.split('/').pop(), { likes: 3, comments: 1, shares: 0, impressions: 40 });
-    await t.deps.repos.sandbox.setMetrics(a.channelIds[1], external.networkPostId, { likes: 9, comments: 0, shares: 0, impressions: 0 });
+    await t.deps.repos.sandbox.setMetrics(a.channelIds[0], ownPost.permalinkUrl.split('/').pop(), {
+      likes: 3,
+      comments: 1,
+      shares: 0,
+      impressions: 40,
+    });
+    await t.deps.repos.sandbox.setMetrics(a.channelIds[1], external.networkPostId, {
+      likes: 9,
+      comments: 0,
+      shares: 0,
+      impressions: 0,
+    });
     await worker.sync();
     const stored = await t.deps.repos.posts.get(a.accountId, own.id);
     assert.equal(stored?.metrics?.impressions, 40);
@@ -469,7 +650,9 @@ describe('publishing worker', () => {
 
   it('runs as a pipeline: a slow network call holds its own slot, not the posts claimed with it', async () => {
     let releaseSlow!: () => void;
-    const slowCall = new Promise<void>((resolve) => { releaseSlow = resolve; });
+    const slowCall = new Promise<void>((resolve) => {
+      releaseSlow = resolve;
+    });
     class OneSlowPost extends SandboxNetwork {
       override async publish(request: PublishRequest) {
         if (request.text === 'Slow') await slowCall;
@@ -484,10 +667,16 @@ describe('publishing worker', () => {
     const worker = testWorker(t, { concurrency: 3, batchSize: 3, pollMs: 20 }, networks);
     worker.start();
     try {
-      await eventually(async () => ((await countPostsByStatus(t, a.accountId, 'published')) === 9 ? true : undefined), 'the nine fast posts to go out');
+      await eventually(
+        async () => ((await countPostsByStatus(t, a.accountId, 'published')) === 9 ? true : undefined),
+        'the nine fast posts to go out',
+      );
       assert.equal((await get(slow.id)).status, 'publishing', 'the slow call is still in flight');
       releaseSlow();
-      await eventually(async () => ((await get(slow.id)).status === 'published' ? true : undefined), 'the slow post to finish');
+      await eventually(
+        async () => ((await get(slow.id)).status === 'published' ? true : undefined),
+        'the slow post to finish',
+      );
     } finally {
       releaseSlow();
       await worker.stop();
@@ -497,7 +686,9 @@ describe('publishing worker', () => {
 
   it('holds posts with media to their own slots, while text posts keep going out beside them', async () => {
     let releaseFirst!: () => void;
-    const firstHeld = new Promise<void>((resolve) => { releaseFirst = resolve; });
+    const firstHeld = new Promise<void>((resolve) => {
+      releaseFirst = resolve;
+    });
     const mediaCalls: string[] = [];
     class HeldMedia extends SandboxNetwork {
       override async publish(request: PublishRequest) {
@@ -509,15 +700,24 @@ describe('publishing worker', () => {
       }
     }
     const networks = new NetworkRegistry().register('sandbox', new HeldMedia(t.deps.repos.sandbox, t.url));
-    const photos = [await create({ text: 'Photo 1', imageUrls: ['https://media.example/1.jpg'] }), await create({ text: 'Photo 2', imageUrls: ['https://media.example/2.jpg'] })];
+    const photos = [
+      await create({ text: 'Photo 1', imageUrls: ['https://media.example/1.jpg'] }),
+      await create({ text: 'Photo 2', imageUrls: ['https://media.example/2.jpg'] }),
+    ];
     for (let i = 0; i < 4; i++) await create({ text: `Text ${i}` });
     const worker = testWorker(t, { concurrency: 10, mediaConcurrency: 1, batchSize: 10, pollMs: 20 }, networks);
     worker.start();
     try {
-      await eventually(async () => ((await countPostsByStatus(t, a.accountId, 'published')) === 4 ? true : undefined), 'the four text posts to go out');
-      assert.deepEqual(mediaCalls, ['Photo 1'], 'the second photo waits for the first one\'s slot');
+      await eventually(
+        async () => ((await countPostsByStatus(t, a.accountId, 'published')) === 4 ? true : undefined),
+        'the four text posts to go out',
+      );
+      assert.deepEqual(mediaCalls, ['Photo 1'], "the second photo waits for the first one's slot");
       releaseFirst();
-      await eventually(async () => ((await get(photos[1].id)).status === 'published' ? true : undefined), 'the second photo to go out after the first');
+      await eventually(
+        async () => ((await get(photos[1].id)).status === 'published' ? true : undefined),
+        'the second photo to go out after the first',
+      );
       assert.deepEqual(mediaCalls, ['Photo 1', 'Photo 2']);
     } finally {
       releaseFirst();
@@ -530,7 +730,56 @@ describe('publishing worker', () => {
     t = await startTestHerald({ worker: true, workerPollMs: 50 });
     a = await t.seedAccount({ channels: 1 });
     const post = await create({ text: 'Loop' });
-    await eventually(async () => ((await get(post.id)).status === 'published' ? true : undefined), 'the post to be published');
+    await eventually(
+      async () => ((await get(post.id)).status === 'published' ? true : undefined),
+      'the post to be published',
+    );
+  });
+
+  it('a batch that cannot start says why, puts its claims back and the loop goes on: every post is published once', async () => {
+    const logged: string[] = [];
+    const logger = {
+      info: () => undefined,
+      warn: (message: string) => logged.push(message),
+      error: (message: string) => logged.push(message),
+    };
+    const repo = t.deps.repos.publishing;
+    const startAttempts = repo.startAttempts.bind(repo);
+    const faults = ['throw', 'lose'];
+    // The database fails the first batch's attempts, then loses the second batch's claims (as after another
+    // process rebuilt the posts table), then behaves.
+    repo.startAttempts = async (...args) => {
+      const fault = faults.shift();
+      if (fault === 'throw') throw new Error('SQLITE_ERROR: no such table: main.posts');
+      if (fault === 'lose') return new Set();
+      return startAttempts(...args);
+    };
+    const posts = [];
+    for (let i = 0; i < 6; i++) posts.push(await create({ text: `Batch ${i}` }));
+    // Leases far longer than the test: only putting the claims back lets these posts go out.
+    const worker = testWorker(t, { pollMs: 50, leaseMs: 10 * 60_000, batchSize: 100 }, undefined, undefined, logger);
+    worker.start();
+    try {
+      for (const post of posts)
+        await eventually(
+          async () => ((await get(post.id)).status === 'published' ? true : undefined),
+          `post ${post.id} to be published`,
+          10_000,
+        );
+    } finally {
+      await worker.stop();
+    }
+    assert.deepEqual(faults, []);
+    assert.ok(
+      logged.includes('starting a batch of 6 claimed posts failed; putting them back in the queue'),
+      JSON.stringify(logged),
+    );
+    assert.ok(
+      logged.includes('claimed posts were no longer held when their attempts were recorded; released them'),
+      JSON.stringify(logged),
+    );
+    assert.equal(await t.deps.repos.sandbox.countOnChannel(a.channelIds[0]), 6, 'each post published once');
+    assert.equal(await countPublishAttempts(t, a.accountId), 6);
   });
 
   it('asks about the handle an attempt recorded before its outcome became unknown (an upload session, a container)', async () => {
@@ -542,7 +791,9 @@ describe('publishing worker', () => {
       }
       override async findPublished(lookup: AttemptLookup) {
         asked.push(lookup.handle);
-        return lookup.handle === `session-for-${lookup.postKey.id}` ? { networkPostId: 'video-1', permalinkUrl: 'https://network.example/video-1', publishedAt: Date.now() } : undefined;
+        return lookup.handle === `session-for-${lookup.postKey.id}`
+          ? { networkPostId: 'video-1', permalinkUrl: 'https://network.example/video-1', publishedAt: Date.now() }
+          : undefined;
       }
     }
     const networks = new NetworkRegistry().register('sandbox', new SessionNetwork(t.deps.repos.sandbox, t.url));
@@ -566,7 +817,11 @@ describe('publishing worker', () => {
     }
     const networks = new NetworkRegistry().register('sandbox', new BrokenSandbox(t.deps.repos.sandbox, t.url));
     const logged: { message: string; error: unknown }[] = [];
-    const logger = { info: () => undefined, warn: () => undefined, error: (message: string, error?: unknown) => logged.push({ message, error }) };
+    const logger = {
+      info: () => undefined,
+      warn: () => undefined,
+      error: (message: string, error?: unknown) => logged.push({ message, error }),
+    };
     const post = await create({ text: 'Broken network' });
     await testWorker(t, {}, networks, undefined, logger).tick();
     const got = await get(post.id);
@@ -577,7 +832,10 @@ describe('publishing worker', () => {
     assert.match(got.error, /check the channel, then reschedule the post if it is missing/);
     assert.deepEqual(
       logged.map((entry) => [entry.message, (entry.error as Error).message]),
-      [['publishing a post failed unexpectedly', leak], ['looking up an attempt failed unexpectedly', leak]],
+      [
+        ['publishing a post failed unexpectedly', leak],
+        ['looking up an attempt failed unexpectedly', leak],
+      ],
       'the operator finds each cause in the log',
     );
   });

@@ -6,7 +6,11 @@ import { startTestHerald, type TestHerald } from '../support/herald.js';
 describe('rest: the access log (LOG_REQUESTS)', () => {
   let t: TestHerald;
   const lines: Array<Record<string, unknown>> = [];
-  const logger: Logger = { info: (message, fields = {}) => lines.push({ message, ...fields }), warn: () => undefined, error: () => undefined };
+  const logger: Logger = {
+    info: (message, fields = {}) => lines.push({ message, ...fields }),
+    warn: () => undefined,
+    error: () => undefined,
+  };
 
   before(async () => {
     t = await startTestHerald({ logRequests: true }, logger);
@@ -15,7 +19,8 @@ describe('rest: the access log (LOG_REQUESTS)', () => {
 
   const requestLines = () => lines.filter((line) => line.message === 'request');
   // 'finish' can fire just after the client has the response: wait for the expected lines, not a fixed time.
-  const settle = (count: number) => eventually(async () => (requestLines().length >= count ? true : undefined), `${count} access-log lines`);
+  const settle = (count: number) =>
+    eventually(async () => (requestLines().length >= count ? true : undefined), `${count} access-log lines`);
 
   it('logs the method, the route pattern, the status and the duration, never the URL or the key', async () => {
     const account = await t.seedAccount();
@@ -25,7 +30,10 @@ describe('rest: the access log (LOG_REQUESTS)', () => {
     await settle(2);
     const logged = requestLines();
     assert.equal(logged.length, 2, JSON.stringify(logged));
-    assert.deepEqual({ ...logged[0], ms: 0 }, { message: 'request', method: 'GET', route: '/v1/rest/posts/:postId', status: 404, ms: 0 });
+    assert.deepEqual(
+      { ...logged[0], ms: 0 },
+      { message: 'request', method: 'GET', route: '/v1/rest/posts/:postId', status: 404, ms: 0 },
+    );
     assert.equal(logged[1].route, '/v1/rest/posts');
     assert.equal(logged[1].status, 400);
     assert.equal(typeof logged[0].ms, 'number');
@@ -37,7 +45,10 @@ describe('rest: the access log (LOG_REQUESTS)', () => {
     lines.length = 0;
     await t.api('GET', '/calendar-link-typo/secret-token-here');
     await settle(1);
-    assert.deepEqual(requestLines().map((line) => [line.route, line.status]), [[null, 404]]);
+    assert.deepEqual(
+      requestLines().map((line) => [line.route, line.status]),
+      [[null, 404]],
+    );
     assert.ok(!JSON.stringify(lines).includes('secret-token-here'));
   });
 });

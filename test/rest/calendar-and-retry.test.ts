@@ -13,7 +13,10 @@ describe('REST GET /calendar, POST /posts/{postId}/move and /retry: the team cal
   afterEach(() => t.close());
 
   const create = async (body: Record<string, unknown>) => {
-    const res = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[0]], ...body } });
+    const res = await t.api('POST', '/v1/rest/posts', {
+      token: a.apiKey,
+      body: { channelIds: [a.channelIds[0]], ...body },
+    });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     return res.body.data[0].id as string;
   };
@@ -28,7 +31,11 @@ describe('REST GET /calendar, POST /posts/{postId}/move and /retry: the team cal
     assert.equal(failed.status, 'failed');
 
     const other = await t.seedAccount();
-    assert.equal((await t.api('POST', `/v1/rest/posts/${id}/retry`, { token: other.apiKey })).status, 404, 'not another account\'s');
+    assert.equal(
+      (await t.api('POST', `/v1/rest/posts/${id}/retry`, { token: other.apiKey })).status,
+      404,
+      "not another account's",
+    );
     const res = await t.api('POST', `/v1/rest/posts/${id}/retry`, { token: a.apiKey });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.data.status, 'scheduled');
@@ -37,23 +44,54 @@ describe('REST GET /calendar, POST /posts/{postId}/move and /retry: the team cal
     await testWorker(t).tick();
     const published = (await t.api('GET', `/v1/rest/posts/${id}`, { token: a.apiKey })).body.data;
     assert.equal(published.status, 'published');
-    assert.deepEqual(published.attempts.map((x: any) => x.outcome), ['permanent', 'published']);
+    assert.deepEqual(
+      published.attempts.map((x: any) => x.outcome),
+      ['permanent', 'published'],
+    );
     const history = (await t.api('GET', `/v1/rest/posts/${id}/history`, { token: a.apiKey })).body.data;
-    assert.deepEqual(history.map((e: any) => e.kind), ['created', 'updated'], 'the retry is in its history');
+    assert.deepEqual(
+      history.map((e: any) => e.kind),
+      ['created', 'updated'],
+      'the retry is in its history',
+    );
 
     const again = await t.api('POST', `/v1/rest/posts/${id}/retry`, { token: a.apiKey });
     assert.equal(again.status, 409);
     assert.match(again.body.message, /is published; only a failed post can be tried again/);
     const live = await insertLivePost(t.deps, a, clock.now() - 60_000);
-    assert.equal((await t.api('POST', `/v1/rest/posts/${live.id}/retry`, { token: a.apiKey })).body.code, 'live_post_read_only');
+    assert.equal(
+      (await t.api('POST', `/v1/rest/posts/${live.id}/retry`, { token: a.apiKey })).body.code,
+      'live_post_read_only',
+    );
   });
 
   it('shows a week, a month and a list in a time zone, every state told apart, live posts only when asked for', async () => {
     const clock = pinClock(t, '2030-01-06T12:00:00Z');
     await t.deps.repos.sandbox.setFailure(a.accountId, a.channelIds[1], 'permanent', 1);
-    const scheduled = await create({ text: 'Tuesday talk', isScheduled: true, dateTime: '2030-01-08T08:30:00.000Z' });
-    const draft = await create({ text: 'Idea', saveAsDraft: true, isScheduled: true, dateTime: '2030-01-09T10:00:00.000Z' });
-    const failing = (await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[1]], text: 'Will fail', isScheduled: true, dateTime: '2030-01-06T12:01:00.000Z' } })).body.data[0].id;
+    const images = ['https://cdn.example/first.jpg', 'https://cdn.example/second.jpg'];
+    const scheduled = await create({
+      text: 'Tuesday talk',
+      isScheduled: true,
+      dateTime: '2030-01-08T08:30:00.000Z',
+      imageUrls: images,
+    });
+    const draft = await create({
+      text: 'Idea',
+      saveAsDraft: true,
+      isScheduled: true,
+      dateTime: '2030-01-09T10:00:00.000Z',
+    });
+    const failing = (
+      await t.api('POST', '/v1/rest/posts', {
+        token: a.apiKey,
+        body: {
+          channelIds: [a.channelIds[1]],
+          text: 'Will fail',
+          isScheduled: true,
+          dateTime: '2030-01-06T12:01:00.000Z',
+        },
+      })
+    ).body.data[0].id;
     clock.advance(2 * 60_000);
     await testWorker(t).tick();
     const live = await insertLivePost(t.deps, a, Date.parse('2030-01-07T23:30:00Z'));
@@ -62,32 +100,79 @@ describe('REST GET /calendar, POST /posts/{postId}/move and /retry: the team cal
     const week = await t.api('GET', '/v1/rest/calendar?date=2030-01-08&timezone=Europe%2FBerlin', { token: a.apiKey });
     assert.equal(week.status, 200, JSON.stringify(week.body));
     const w = week.body.data;
-    assert.deepEqual([w.view, w.timezone, w.date, w.firstDay, w.lastDay, w.previous, w.next], ['week', 'Europe/Berlin', '2030-01-08', '2030-01-07', '2030-01-13', '2030-01-06', '2030-01-14']);
-    assert.deepEqual(w.entries.map((e: any) => [e.postId, e.day, e.time, e.status, e.movable]), [
-      [scheduled, '2030-01-08', '09:30', 'scheduled', true],
-      [draft, '2030-01-09', '11:00', 'draft', false],
-    ], 'Berlin days and times; the failed post of Sunday belongs to the week before');
+    assert.deepEqual(
+      [w.view, w.timezone, w.date, w.firstDay, w.lastDay, w.previous, w.next],
+      ['week', 'Europe/Berlin', '2030-01-08', '2030-01-07', '2030-01-13', '2030-01-06', '2030-01-14'],
+    );
+    assert.deepEqual(
+      w.entries.map((e: any) => [e.postId, e.day, e.time, e.status, e.movable]),
+      [
+        [scheduled, '2030-01-08', '09:30', 'scheduled', true],
+        [draft, '2030-01-09', '11:00', 'draft', false],
+      ],
+      'Berlin days and times; the failed post of Sunday belongs to the week before',
+    );
     assert.equal(w.entries[0].channelId, a.channelIds[0]);
-    const before = (await t.api('GET', `/v1/rest/calendar?date=${w.previous}&timezone=Europe%2FBerlin`, { token: a.apiKey })).body.data;
-    assert.deepEqual(before.entries.map((e: any) => [e.postId, e.day, e.time, e.status]), [[failing, '2030-01-06', '13:01', 'failed']]);
+    assert.deepEqual(
+      w.entries.map((e: any) => e.imageUrl),
+      [images[0], null],
+      'the first image, for a thumbnail',
+    );
+    const before = (
+      await t.api('GET', `/v1/rest/calendar?date=${w.previous}&timezone=Europe%2FBerlin`, { token: a.apiKey })
+    ).body.data;
+    assert.deepEqual(
+      before.entries.map((e: any) => [e.postId, e.day, e.time, e.status]),
+      [[failing, '2030-01-06', '13:01', 'failed']],
+    );
     assert.equal(w.truncated, false);
 
-    const withLive = (await t.api('GET', '/v1/rest/calendar?date=2030-01-08&timezone=Europe%2FBerlin&livePosts=true', { token: a.apiKey })).body.data;
-    assert.deepEqual(withLive.entries.map((e: any) => [e.postId, e.day, e.status]), [[live.id, '2030-01-08', 'live'], [scheduled, '2030-01-08', 'scheduled'], [draft, '2030-01-09', 'draft']], '23:30 UTC is the next day in Berlin');
+    const withLive = (
+      await t.api('GET', '/v1/rest/calendar?date=2030-01-08&timezone=Europe%2FBerlin&livePosts=true', {
+        token: a.apiKey,
+      })
+    ).body.data;
+    assert.deepEqual(
+      withLive.entries.map((e: any) => [e.postId, e.day, e.status]),
+      [
+        [live.id, '2030-01-08', 'live'],
+        [scheduled, '2030-01-08', 'scheduled'],
+        [draft, '2030-01-09', 'draft'],
+      ],
+      '23:30 UTC is the next day in Berlin',
+    );
 
     const month = (await t.api('GET', '/v1/rest/calendar?view=month&date=2030-01-20', { token: a.apiKey })).body.data;
     assert.deepEqual([month.firstDay, month.lastDay], ['2029-12-31', '2030-02-03'], 'whole weeks, Monday first');
-    assert.deepEqual(month.entries.map((e: any) => e.postId), [failing, scheduled, draft, later]);
-    const onlySecond = (await t.api('GET', `/v1/rest/calendar?view=month&date=2030-01-20&channelIds=${a.channelIds[1]}`, { token: a.apiKey })).body.data;
-    assert.deepEqual(onlySecond.entries.map((e: any) => [e.postId, e.status]), [[failing, 'failed']]);
+    assert.deepEqual(
+      month.entries.map((e: any) => e.postId),
+      [failing, scheduled, draft, later],
+    );
+    const onlySecond = (
+      await t.api('GET', `/v1/rest/calendar?view=month&date=2030-01-20&channelIds=${a.channelIds[1]}`, {
+        token: a.apiKey,
+      })
+    ).body.data;
+    assert.deepEqual(
+      onlySecond.entries.map((e: any) => [e.postId, e.status]),
+      [[failing, 'failed']],
+    );
     const list = (await t.api('GET', '/v1/rest/calendar?view=list&date=2030-01-08', { token: a.apiKey })).body.data;
     assert.deepEqual([list.firstDay, list.lastDay], ['2030-01-08', '2030-02-06']);
-    assert.deepEqual(list.entries.map((e: any) => e.postId), [scheduled, draft, later]);
+    assert.deepEqual(
+      list.entries.map((e: any) => e.postId),
+      [scheduled, draft, later],
+    );
   });
 
-  it('refuses an unknown view, a date that is not a day, an unknown time zone and another account\'s channel', async () => {
+  it("refuses an unknown view, a date that is not a day, an unknown time zone and another account's channel", async () => {
     const other = await t.seedAccount({ channels: 1 });
-    for (const [query, field] of [['view=year', 'view'], ['date=2030-02-30', 'date'], ['timezone=Mars/Olympus', 'timezone'], [`channelIds=${other.channelIds[0]}`, 'channelIds']]) {
+    for (const [query, field] of [
+      ['view=year', 'view'],
+      ['date=2030-02-30', 'date'],
+      ['timezone=Mars/Olympus', 'timezone'],
+      [`channelIds=${other.channelIds[0]}`, 'channelIds'],
+    ]) {
       const res = await t.api('GET', `/v1/rest/calendar?${query}`, { token: a.apiKey });
       assert.equal(res.status, 400, `${query}: ${JSON.stringify(res.body)}`);
       assert.ok(JSON.stringify(res.body).includes(field), `${query} names ${field}: ${JSON.stringify(res.body)}`);
@@ -107,13 +192,25 @@ describe('REST GET /calendar, POST /posts/{postId}/move and /retry: the team cal
     const back = await move({ dateTime: day.body.meta.from });
     assert.equal(back.body.data.dateTime, '2030-01-08T08:30:00.000Z');
 
-    for (const [body, field] of [[{}, 'day'], [{ day: '2030-01-10', dateTime: '2030-01-10T08:30:00Z' }, 'dateTime'], [{ day: '2030-01-10', time: '25:00' }, 'time'], [{ day: '10/01/2030' }, 'day'], [{ dateTime: '2029-01-01T00:00:00Z' }, 'dateTime']] as const) {
+    for (const [body, field] of [
+      [{}, 'day'],
+      [{ day: '2030-01-10', dateTime: '2030-01-10T08:30:00Z' }, 'dateTime'],
+      [{ day: '2030-01-10', time: '25:00' }, 'time'],
+      [{ day: '10/01/2030' }, 'day'],
+      [{ dateTime: '2029-01-01T00:00:00Z' }, 'dateTime'],
+    ] as const) {
       const res = await move(body);
       assert.equal(res.status, 400, `${JSON.stringify(body)}: ${JSON.stringify(res.body)}`);
-      assert.ok(JSON.stringify(res.body.details ?? res.body).includes(field), `${JSON.stringify(body)} names ${field}: ${JSON.stringify(res.body)}`);
+      assert.ok(
+        JSON.stringify(res.body.details ?? res.body).includes(field),
+        `${JSON.stringify(body)} names ${field}: ${JSON.stringify(res.body)}`,
+      );
     }
     const draft = await create({ text: 'Not yet', saveAsDraft: true });
-    const refused = await t.api('POST', `/v1/rest/posts/${draft}/move`, { token: a.apiKey, body: { day: '2030-01-10' } });
+    const refused = await t.api('POST', `/v1/rest/posts/${draft}/move`, {
+      token: a.apiKey,
+      body: { day: '2030-01-10' },
+    });
     assert.equal(refused.status, 409);
     assert.match(refused.body.message, /is draft; only a scheduled post can be moved/);
   });

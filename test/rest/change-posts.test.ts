@@ -14,8 +14,14 @@ describe('REST PATCH and DELETE /posts/{postId}', () => {
   after(() => t.close());
 
   const schedule = async (body: Record<string, unknown> = {}) =>
-    (await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[0]], text: 'original', isScheduled: true, dateTime: futureIso(90), ...body } })).body.data[0];
-  const patch = (id: string, body: unknown, token = a.apiKey) => t.api('PATCH', `/v1/rest/posts/${id}`, { token, body });
+    (
+      await t.api('POST', '/v1/rest/posts', {
+        token: a.apiKey,
+        body: { channelIds: [a.channelIds[0]], text: 'original', isScheduled: true, dateTime: futureIso(90), ...body },
+      })
+    ).body.data[0];
+  const patch = (id: string, body: unknown, token = a.apiKey) =>
+    t.api('PATCH', `/v1/rest/posts/${id}`, { token, body });
 
   it('changes text and time and applies channelOptions', async () => {
     const post = await schedule();
@@ -85,7 +91,7 @@ describe('REST PATCH and DELETE /posts/{postId}', () => {
     assert.equal((await t.api('DELETE', `/v1/rest/posts/${post.id}`, { token: a.apiKey })).status, 404);
   });
 
-  it('answers another account\'s post ids as if they did not exist', async () => {
+  it("answers another account's post ids as if they did not exist", async () => {
     const post = await schedule();
     const other = await t.seedAccount();
     assert.equal((await patch(post.id, { text: 'mine now' }, other.apiKey)).status, 404);
@@ -103,16 +109,27 @@ describe('REST POST /posts/bulk and /posts/bulk-delete', () => {
   });
   after(() => t.close());
 
-  const entry = (i: number) => ({ channelIds: [a.channelIds[0]], text: `bulk ${i}`, isScheduled: true, dateTime: futureIso(60 + i) });
+  const entry = (i: number) => ({
+    channelIds: [a.channelIds[0]],
+    text: `bulk ${i}`,
+    isScheduled: true,
+    dateTime: futureIso(60 + i),
+  });
 
   it('accepts 100 entries', async () => {
-    const res = await t.api('POST', '/v1/rest/posts/bulk', { token: a.apiKey, body: { posts: Array.from({ length: 100 }, (_, i) => entry(i)) } });
+    const res = await t.api('POST', '/v1/rest/posts/bulk', {
+      token: a.apiKey,
+      body: { posts: Array.from({ length: 100 }, (_, i) => entry(i)) },
+    });
     assert.equal(res.status, 200);
     assert.deepEqual(res.body.summary, { succeeded: 100, failed: 0 });
   });
 
   it('refuses 101 entries with 400', async () => {
-    const res = await t.api('POST', '/v1/rest/posts/bulk', { token: a.apiKey, body: { posts: Array.from({ length: 101 }, (_, i) => entry(i)) } });
+    const res = await t.api('POST', '/v1/rest/posts/bulk', {
+      token: a.apiKey,
+      body: { posts: Array.from({ length: 101 }, (_, i) => entry(i)) },
+    });
     assert.equal(res.status, 400);
     assert.match(res.body.message, /100/);
   });
@@ -131,7 +148,10 @@ describe('REST POST /posts/bulk and /posts/bulk-delete', () => {
       },
     });
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body.results.map((r: any) => r.ok), [true, false, false, false, true]);
+    assert.deepEqual(
+      res.body.results.map((r: any) => r.ok),
+      [true, false, false, false, true],
+    );
     assert.deepEqual(res.body.summary, { succeeded: 2, failed: 3 });
     assert.match(res.body.results[1].error.message, /posts\[1\].*coverMediaId/);
     assert.match(res.body.results[2].error.message, /posts\[2\].*future/);
@@ -143,10 +163,16 @@ describe('REST POST /posts/bulk and /posts/bulk-delete', () => {
     const live = await insertLivePost(t.deps, a, Date.now() - 1000);
     const post = (await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: entry(9) })).body.data[0];
     const ids = [post.id, live.id, 'missing'];
-    const dry = await t.api('POST', '/v1/rest/posts/bulk-delete', { token: a.apiKey, body: { postIds: ids, dryRun: true } });
+    const dry = await t.api('POST', '/v1/rest/posts/bulk-delete', {
+      token: a.apiKey,
+      body: { postIds: ids, dryRun: true },
+    });
     assert.equal(dry.status, 200);
     assert.equal(dry.body.dryRun, true);
-    assert.deepEqual(dry.body.results.map((r: any) => r.ok), [true, false, false]);
+    assert.deepEqual(
+      dry.body.results.map((r: any) => r.ok),
+      [true, false, false],
+    );
     assert.equal(dry.body.results[1].error.code, 'live_post_read_only');
     assert.equal(dry.body.results[2].error.code, 'not_found');
     assert.equal((await t.api('GET', `/v1/rest/posts/${post.id}`, { token: a.apiKey })).status, 200);

@@ -30,25 +30,129 @@ describe('REST POST /posts', () => {
     assert.equal('metrics' in first, false, 'scheduled posts carry no metrics');
   });
 
-  it('takes a channel\'s own text (textByChannel), checked against that channel\'s network', async () => {
+  it("takes a channel's own text (textByChannel), checked against that channel's network", async () => {
     const { addChannel } = await import('../../src/domain/provisioning.js');
-    const mastodon = await addChannel(t.deps, { accountId: a.accountId, workspaceId: a.workspaceId, network: 'mastodon', handle: '@us@social.example' });
+    const mastodon = await addChannel(t.deps, {
+      accountId: a.accountId,
+      workspaceId: a.workspaceId,
+      network: 'mastodon',
+      handle: '@us@social.example',
+    });
     const long = 'A long announcement. '.repeat(40);
     const tooLong = await create({ channelIds: [a.channelIds[0], mastodon.id], text: long });
     assert.equal(tooLong.status, 400, 'the shared text is too long for Mastodon');
-    const res = await create({ channelIds: [a.channelIds[0], mastodon.id], text: long, textByChannel: { [mastodon.id]: 'Shorter, for Mastodon' } });
+    const res = await create({
+      channelIds: [a.channelIds[0], mastodon.id],
+      text: long,
+      textByChannel: { [mastodon.id]: 'Shorter, for Mastodon' },
+    });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     const [sandboxPost, mastodonPost] = res.body.data;
     assert.equal(sandboxPost.text, long);
     assert.equal(mastodonPost.text, 'Shorter, for Mastodon');
     assert.equal(sandboxPost.groupId, mastodonPost.groupId, 'still one group');
 
-    const overrideTooLong = await create({ channelIds: [mastodon.id], text: 'fine', textByChannel: { [mastodon.id]: long } });
+    const overrideTooLong = await create({
+      channelIds: [mastodon.id],
+      text: 'fine',
+      textByChannel: { [mastodon.id]: long },
+    });
     assert.equal(overrideTooLong.status, 400);
     assert.equal(overrideTooLong.body.details[0].path, `textByChannel.${mastodon.id}`);
-    const stranger = await create({ channelIds: [a.channelIds[0]], text: 'x', textByChannel: { [a.channelIds[1]]: 'y' } });
+    const stranger = await create({
+      channelIds: [a.channelIds[0]],
+      text: 'x',
+      textByChannel: { [a.channelIds[1]]: 'y' },
+    });
     assert.equal(stranger.status, 400);
-    assert.match(stranger.body.message, new RegExp(`textByChannel names channels the post is not for: ${a.channelIds[1]}`));
+    assert.match(
+      stranger.body.message,
+      new RegExp(`textByChannel names channels the post is not for: ${a.channelIds[1]}`),
+    );
+  });
+
+  // developers.facebook.com, Threads, posts (emoji counted as their UTF-8 bytes); developers.google.com/youtube/v3/
+  // docs/videos (snippet.description 5,000 bytes, no < or > in title or description); TikTok Content Posting API,
+  // direct post reference (2,200 "UTF-16 runes").
+  it('refuses at write time what Threads, YouTube and TikTok would refuse at upload, counted their way', async () => {
+    const { addChannel } = await import('../../src/domain/provisioning.js');
+    const on = async (network: string) =>
+      (
+        await addChannel(t.deps, {
+          accountId: a.accountId,
+          workspaceId: a.workspaceId,
+          network,
+          handle: `us-${network}`,
+        })
+      ).id;
+    const [threads, youtube, tiktok] = [await on('threads'), await on('youtube'), await on('tiktok')];
+    const video = 'https://cdn.example/v.mp4';
+
+    const emoji = await create({ channelIds: [threads], text: `${'🎉'.repeat(125)} launch day`, saveAsDraft: true });
+    assert.equal(emoji.status, 400, '136 code points, but 125 emoji are 500 bytes: 511 in all');
+    assert.match(
+      emoji.body.message,
+      new RegExp(`Channel ${threads}: Threads allows 500 characters; this text has 511`),
+    );
+    assert.equal(
+      (await create({ channelIds: [threads], text: `${'🎉'.repeat(124)} ok`, saveAsDraft: true })).status,
+      201,
+      '124 emoji and 3 more are 499',
+    );
+
+    const bytes = await create({
+      channelIds: [youtube],
+      text: 'ü'.repeat(2501),
+      videoUrls: [video],
+      saveAsDraft: true,
+    });
+    assert.equal(bytes.status, 400);
+    assert.match(bytes.body.message, /YouTube allows 5000 bytes; this text has 5002/);
+    const angled = await create({
+      channelIds: [youtube],
+      text: 'Tips for <html> beginners',
+      videoUrls: [video],
+      saveAsDraft: true,
+    });
+    assert.equal(angled.status, 400);
+    assert.deepEqual(
+      angled.body.details.map((d: { path: string }) => d.path),
+      ['text'],
+    );
+    assert.match(angled.body.message, /YouTube does not take < and > in the text/);
+    const made = await create({
+      channelIds: [youtube],
+      text: 'Tips for beginners',
+      videoUrls: [video],
+      saveAsDraft: true,
+    });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const titled = await t.api('PATCH', `/v1/rest/posts/${made.body.data[0].id}`, {
+      token: a.apiKey,
+      body: { channelOptions: { title: 'Part 1 -> 2' } },
+    });
+    assert.equal(titled.status, 400);
+    assert.match(titled.body.message, /YouTube does not take > in channelOptions.title/);
+
+    const caption = await create({
+      channelIds: [tiktok],
+      text: '🎬'.repeat(1101),
+      imageUrls: ['https://cdn.example/p.jpg'],
+      saveAsDraft: true,
+    });
+    assert.equal(caption.status, 400, '1,101 emoji are 2,202 UTF-16 units');
+    assert.match(caption.body.message, /TikTok allows 2200 characters; this text has 2202/);
+    assert.equal(
+      (
+        await create({
+          channelIds: [tiktok],
+          text: '🎬'.repeat(1100),
+          imageUrls: ['https://cdn.example/p.jpg'],
+          saveAsDraft: true,
+        })
+      ).status,
+      201,
+    );
   });
 
   it('schedules with isScheduled true and a future dateTime', async () => {
@@ -60,7 +164,12 @@ describe('REST POST /posts', () => {
   });
 
   it('refuses isScheduled true with a past or missing dateTime, saying so', async () => {
-    const past = await create({ channelIds: [a.channelIds[0]], text: 'x', isScheduled: true, dateTime: '2020-01-01T00:00:00Z' });
+    const past = await create({
+      channelIds: [a.channelIds[0]],
+      text: 'x',
+      isScheduled: true,
+      dateTime: '2020-01-01T00:00:00Z',
+    });
     assert.equal(past.status, 400);
     assert.match(past.body.message, /dateTime must be in the future/);
     const missing = await create({ channelIds: [a.channelIds[0]], text: 'x', isScheduled: true });
@@ -89,13 +198,17 @@ describe('REST POST /posts', () => {
   });
 
   it('takes firstComment as an object and maps legacy instaFirstComment to firstComment.text', async () => {
-    const obj = await create({ channelIds: [a.channelIds[0]], text: 'x', firstComment: { text: 'first!', delayMinutes: 5 } });
+    const obj = await create({
+      channelIds: [a.channelIds[0]],
+      text: 'x',
+      firstComment: { text: 'first!', delayMinutes: 5 },
+    });
     assert.deepEqual(obj.body.data[0].firstComment, { text: 'first!', delayMinutes: 5 });
     const legacy = await create({ channelIds: [a.channelIds[0]], text: 'x', instaFirstComment: 'legacy' });
     assert.deepEqual(legacy.body.data[0].firstComment, { text: 'legacy', delayMinutes: 0 });
   });
 
-  it('names unknown channel ids, including another account\'s', async () => {
+  it("names unknown channel ids, including another account's", async () => {
     const other = await t.seedAccount();
     const res = await create({ channelIds: [other.channelIds[0]], text: 'x' });
     assert.equal(res.status, 400);
@@ -115,11 +228,19 @@ describe('REST POST /posts', () => {
       [JSON.stringify({ channelIds: 'abc', text: 'x' }), 400, /channelIds/],
       [JSON.stringify({ channelIds: [a.channelIds[0]], text: 'x', surprise: true }), 400, /surprise/],
       [JSON.stringify({ text: 'x' }), 400, /channelIds/],
-      [JSON.stringify({ channelIds: [a.channelIds[0]], text: 'x', dateTime: 'tomorrow', isScheduled: true }), 400, /dateTime/],
+      [
+        JSON.stringify({ channelIds: [a.channelIds[0]], text: 'x', dateTime: 'tomorrow', isScheduled: true }),
+        400,
+        /dateTime/,
+      ],
       [JSON.stringify({ channelIds: [a.channelIds[0]], text: 'x'.repeat(2 * 1024 * 1024) }), 413, /larger than/],
     ];
     for (const [rawBody, status, message] of cases) {
-      const res = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, rawBody, headers: { 'content-type': 'application/json' } });
+      const res = await t.api('POST', '/v1/rest/posts', {
+        token: a.apiKey,
+        rawBody,
+        headers: { 'content-type': 'application/json' },
+      });
       assert.equal(res.status, status, rawBody.slice(0, 60));
       assert.equal(res.body.status, false);
       assert.match(res.body.message, message);
@@ -147,7 +268,10 @@ describe('REST authentication', () => {
   it('refuses a key lacking read_profile or manage_post with 401', async () => {
     const key = await t.createKey(a, ['read_profile', 'manage_post']);
     // Keys are always created with both scopes; an older or hand-edited key row may lack one.
-    await t.herald.db('api_keys').where({ key_hash: hashSecret(key) }).update({ scopes: 'read_profile' });
+    await t.herald
+      .db('api_keys')
+      .where({ key_hash: hashSecret(key) })
+      .update({ scopes: 'read_profile' });
     const res = await t.api('GET', '/v1/rest/posts', { token: key });
     assert.equal(res.status, 401);
     assert.match(res.body.message, /manage_post/);
@@ -155,7 +279,11 @@ describe('REST authentication', () => {
 
   it('stores keys hashed and records when each was last used, at most once a minute', async () => {
     const key = await t.createKey(a, ['read_profile', 'manage_post']);
-    const row = () => t.herald.db('api_keys').where({ key_hash: hashSecret(key) }).first();
+    const row = () =>
+      t.herald
+        .db('api_keys')
+        .where({ key_hash: hashSecret(key) })
+        .first();
     assert.equal((await row()).last_used_at, null);
     assert.equal(await t.herald.db('api_keys').where({ key_hash: key }).first(), undefined);
 

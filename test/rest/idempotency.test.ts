@@ -11,10 +11,16 @@ describe('REST Idempotency-Key', () => {
   });
   after(() => t.close());
 
-  const body = () => ({ channelIds: [a.channelIds[0]], text: 'exactly once', isScheduled: true, dateTime: '2031-05-01T10:00:00.000Z' });
+  const body = () => ({
+    channelIds: [a.channelIds[0]],
+    text: 'exactly once',
+    isScheduled: true,
+    dateTime: '2031-05-01T10:00:00.000Z',
+  });
   const post = (key: string, payload: unknown, token = a.apiKey, path = '/v1/rest/posts') =>
     t.api('POST', path, { token, body: payload, headers: { 'Idempotency-Key': key } });
-  const count = async (account = a) => Number((await t.herald.db('posts').where({ account_id: account.accountId }).count({ n: '*' }).first())!.n);
+  const count = async (account = a) =>
+    Number((await t.herald.db('posts').where({ account_id: account.accountId }).count({ n: '*' }).first())!.n);
 
   it('replays the first response for a retry with the same key and body, creating nothing new', async () => {
     const before = await count();
@@ -52,7 +58,10 @@ describe('REST Idempotency-Key', () => {
     const before = await count();
     const results = await Promise.all(Array.from({ length: 8 }, () => post('race-key', body())));
     const statuses = results.map((r) => r.status);
-    assert.ok(statuses.every((s) => s === 201 || s === 409), statuses.join(','));
+    assert.ok(
+      statuses.every((s) => s === 201 || s === 409),
+      statuses.join(','),
+    );
     assert.equal(await count(), before + 1);
   });
 
@@ -77,7 +86,10 @@ describe('REST Idempotency-Key', () => {
 
   it('forgets keys after 24 hours', async () => {
     await post('old-key', body());
-    await t.herald.db('idempotency_keys').where({ key: 'old-key' }).update({ expires_at: Date.now() - 1 });
+    await t.herald
+      .db('idempotency_keys')
+      .where({ key: 'old-key' })
+      .update({ expires_at: Date.now() - 1 });
     const res = await post('old-key', { ...body(), text: 'new day' });
     assert.equal(res.status, 201);
     assert.equal(res.body.data[0].text, 'new day');
@@ -95,8 +107,14 @@ describe('Idempotency fingerprints', () => {
   it('fingerprints a body nested 50,000 deep without overflowing the stack, ignoring key order', () => {
     const fingerprint = requestFingerprint('POST', '/posts', deep(50_000, 'leaf'));
     assert.match(fingerprint, /^[0-9a-f]{64}$/);
-    assert.equal(requestFingerprint('POST', '/posts', { b: [1, { y: 2, x: 3 }], a: null }), requestFingerprint('POST', '/posts', { a: null, b: [1, { x: 3, y: 2 }] }));
-    assert.notEqual(requestFingerprint('POST', '/posts', deep(50_000, 'leaf')), requestFingerprint('POST', '/posts', deep(50_000, 'leaf2')));
+    assert.equal(
+      requestFingerprint('POST', '/posts', { b: [1, { y: 2, x: 3 }], a: null }),
+      requestFingerprint('POST', '/posts', { a: null, b: [1, { x: 3, y: 2 }] }),
+    );
+    assert.notEqual(
+      requestFingerprint('POST', '/posts', deep(50_000, 'leaf')),
+      requestFingerprint('POST', '/posts', deep(50_000, 'leaf2')),
+    );
     assert.notEqual(requestFingerprint('POST', '/posts', [[1], 2]), requestFingerprint('POST', '/posts', [[1, 2]]));
   });
 });

@@ -13,7 +13,13 @@ describe('REST GET /posts', () => {
     for (let i = 0; i < 5; i++) {
       const res = await t.api('POST', '/v1/rest/posts', {
         token: a.apiKey,
-        body: { channelIds: [a.channelIds[0]], text: `post ${i}`, isScheduled: true, dateTime: futureIso(600 - i * 60), ...(i === 1 ? { imageUrls: ['https://cdn.example/a.jpg'] } : {}) },
+        body: {
+          channelIds: [a.channelIds[0]],
+          text: `post ${i}`,
+          isScheduled: true,
+          dateTime: futureIso(600 - i * 60),
+          ...(i === 1 ? { imageUrls: ['https://cdn.example/a.jpg'] } : {}),
+        },
       });
       created.push(res.body.data[0].id);
     }
@@ -25,12 +31,21 @@ describe('REST GET /posts', () => {
   it('lists scheduled posts by creation time, newest first, and pages with a cursor', async () => {
     const first = await list('?limit=2');
     assert.equal(first.status, 200);
-    assert.deepEqual(first.body.data.map((p: any) => p.id), [created[4], created[3]]);
+    assert.deepEqual(
+      first.body.data.map((p: any) => p.id),
+      [created[4], created[3]],
+    );
     assert.equal(first.body.paging.hasMore, true);
     const second = await list(`?limit=2&cursor=${encodeURIComponent(first.body.paging.nextCursor)}`);
-    assert.deepEqual(second.body.data.map((p: any) => p.id), [created[2], created[1]]);
+    assert.deepEqual(
+      second.body.data.map((p: any) => p.id),
+      [created[2], created[1]],
+    );
     const third = await list(`?limit=2&cursor=${encodeURIComponent(second.body.paging.nextCursor)}`);
-    assert.deepEqual(third.body.data.map((p: any) => p.id), [created[0]]);
+    assert.deepEqual(
+      third.body.data.map((p: any) => p.id),
+      [created[0]],
+    );
     assert.deepEqual(third.body.paging, { nextCursor: null, hasMore: false });
   });
 
@@ -41,7 +56,10 @@ describe('REST GET /posts', () => {
 
   it('filters posts with media with hasAssets', async () => {
     const res = await list('?hasAssets=true');
-    assert.deepEqual(res.body.data.map((p: any) => p.id), [created[1]]);
+    assert.deepEqual(
+      res.body.data.map((p: any) => p.id),
+      [created[1]],
+    );
   });
 
   it('filters by channelIds', async () => {
@@ -76,7 +94,10 @@ describe('REST GET /posts', () => {
     it('flags livePostsAvailable on the first page when no livePosts preference was given', async () => {
       const res = await list('?limit=2');
       assert.deepEqual(res.body.meta, { livePostsAvailable: true });
-      assert.ok(res.body.data.every((p: any) => !p.isLivePost), 'live posts are not shown by default');
+      assert.ok(
+        res.body.data.every((p: any) => !p.isLivePost),
+        'live posts are not shown by default',
+      );
     });
 
     it('flags it even when data is empty', async () => {
@@ -107,7 +128,10 @@ describe('REST GET /posts', () => {
       // Scheduled posts are in the future (latest publish time is post 0), live posts in the past.
       assert.deepEqual(ids, [created[0], created[1], created[2], created[3], created[4], live[0].id, live[1].id]);
       const times = res.body.data.map((p: any) => Date.parse(p.dateTime));
-      assert.deepEqual(times, [...times].sort((x, y) => y - x));
+      assert.deepEqual(
+        times,
+        [...times].sort((x, y) => y - x),
+      );
     });
 
     it('shows live posts with every field, null where unset, and metrics', async () => {
@@ -159,7 +183,7 @@ describe('REST GET /posts', () => {
     });
   });
 
-  it('never shows another account\'s posts, and reads of its ids answer 404', async () => {
+  it("never shows another account's posts, and reads of its ids answer 404", async () => {
     const other = await t.seedAccount();
     const res = await list('', other.apiKey);
     assert.deepEqual(res.body.data, []);
@@ -186,11 +210,23 @@ describe('REST GET /posts/scheduled', () => {
   });
 
   it('lists posts not yet published, soonest first, without drafts', async () => {
-    const later = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[0]], text: 'later', isScheduled: true, dateTime: futureIso(120) } });
-    const sooner = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[0]], text: 'sooner', isScheduled: true, dateTime: futureIso(60) } });
-    await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[0]], text: 'draft', saveAsDraft: true } });
+    const later = await t.api('POST', '/v1/rest/posts', {
+      token: a.apiKey,
+      body: { channelIds: [a.channelIds[0]], text: 'later', isScheduled: true, dateTime: futureIso(120) },
+    });
+    const sooner = await t.api('POST', '/v1/rest/posts', {
+      token: a.apiKey,
+      body: { channelIds: [a.channelIds[0]], text: 'sooner', isScheduled: true, dateTime: futureIso(60) },
+    });
+    await t.api('POST', '/v1/rest/posts', {
+      token: a.apiKey,
+      body: { channelIds: [a.channelIds[0]], text: 'draft', saveAsDraft: true },
+    });
     const res = await t.api('GET', '/v1/rest/posts/scheduled', { token: a.apiKey });
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body.data.map((p: any) => p.id), [sooner.body.data[0].id, later.body.data[0].id]);
+    assert.deepEqual(
+      res.body.data.map((p: any) => p.id),
+      [sooner.body.data[0].id, later.body.data[0].id],
+    );
   });
 });

@@ -16,11 +16,16 @@ describe(`REST /networks: the capabilities table (${TEST_DB})`, function () {
     const a = await t.seedAccount({ channels: 0 });
     const networks = await t.api('GET', '/v1/rest/networks', { token: a.basicKey });
     assert.equal(networks.status, 200, JSON.stringify(networks.body));
-    const rows = Object.fromEntries(networks.body.data.map((n: { name: string; capabilities: unknown }) => [n.name, n.capabilities]));
+    const rows = Object.fromEntries(
+      networks.body.data.map((n: { name: string; capabilities: unknown }) => [n.name, n.capabilities]),
+    );
     assert.deepEqual(rows, JSON.parse(JSON.stringify(NETWORK_CAPABILITIES)));
-    const option = (network: string, name: string) => rows[network].channelOptions.find((o: { name: string }) => o.name === name);
+    const option = (network: string, name: string) =>
+      rows[network].channelOptions.find((o: { name: string }) => o.name === name);
     assert.equal(option('youtube', 'title').required, true);
-    assert.deepEqual(option('tiktok', 'privacyLevel').type, { oneOf: ['PUBLIC_TO_EVERYONE', 'MUTUAL_FOLLOW_FRIENDS', 'FOLLOWER_OF_CREATOR', 'SELF_ONLY'] });
+    assert.deepEqual(option('tiktok', 'privacyLevel').type, {
+      oneOf: ['PUBLIC_TO_EVERYONE', 'MUTUAL_FOLLOW_FRIENDS', 'FOLLOWER_OF_CREATOR', 'SELF_ONLY'],
+    });
     assert.equal(option('pinterest', 'boardId').type, 'string');
   });
 });

@@ -4,13 +4,24 @@ import { createLogger } from '../../src/logger.js';
 import { startHerald } from '../../src/server.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 
-const SMALL: RateLimitConfig = { restReadsPerMinute: 4, restWritesPerMinute: 2, accountPerHour: 9, mcpPerTokenPerMinute: 60 };
-const SPEC_DEFAULTS: RateLimitConfig = { restReadsPerMinute: 60, restWritesPerMinute: 15, accountPerHour: 1000, mcpPerTokenPerMinute: 60 };
+const SMALL: RateLimitConfig = {
+  restReadsPerMinute: 4,
+  restWritesPerMinute: 2,
+  accountPerHour: 9,
+  mcpPerTokenPerMinute: 60,
+};
+const SPEC_DEFAULTS: RateLimitConfig = {
+  restReadsPerMinute: 60,
+  restWritesPerMinute: 15,
+  accountPerHour: 1000,
+  mcpPerTokenPerMinute: 60,
+};
 
 /** Most requests admitted in any half-open span of `windowMs`. */
 function busiestWindow(admittedAt: number[], windowMs: number): number {
   let most = 0;
-  for (const [i, start] of admittedAt.entries()) most = Math.max(most, admittedAt.slice(i).filter((at) => at < start + windowMs).length);
+  for (const [i, start] of admittedAt.entries())
+    most = Math.max(most, admittedAt.slice(i).filter((at) => at < start + windowMs).length);
   return most;
 }
 
@@ -32,23 +43,36 @@ describe('REST rate limits', () => {
   afterEach(() => t.close());
 
   const read = (token = a.apiKey) => t.api('GET', '/v1/rest/posts', { token });
-  const write = (token = a.apiKey, path = '/v1/rest/posts') => t.api('POST', path, { token, body: { channelIds: [a.channelIds[0]], text: 'x', saveAsDraft: true } });
-  const headers = (res: { headers: Headers }, ...names: string[]) => Object.fromEntries(names.map((name) => [name, res.headers.get(name)]));
+  const write = (token = a.apiKey, path = '/v1/rest/posts') =>
+    t.api('POST', path, { token, body: { channelIds: [a.channelIds[0]], text: 'x', saveAsDraft: true } });
+  const headers = (res: { headers: Headers }, ...names: string[]) =>
+    Object.fromEntries(names.map((name) => [name, res.headers.get(name)]));
 
   describe('with small budgets', () => {
     beforeEach(() => start(SMALL));
 
     it('reports the minute and account budgets in the headers, resets in seconds until the budget is full', async () => {
       const first = await read();
-      assert.deepEqual(headers(first, 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'), { 'ratelimit-limit': '4', 'ratelimit-remaining': '3', 'ratelimit-reset': '60' });
-      assert.deepEqual(headers(first, 'x-account-ratelimit-limit', 'x-account-ratelimit-remaining', 'x-account-ratelimit-reset'), {
-        'x-account-ratelimit-limit': '9',
-        'x-account-ratelimit-remaining': '8',
-        'x-account-ratelimit-reset': '3600',
+      assert.deepEqual(headers(first, 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'), {
+        'ratelimit-limit': '4',
+        'ratelimit-remaining': '3',
+        'ratelimit-reset': '60',
       });
+      assert.deepEqual(
+        headers(first, 'x-account-ratelimit-limit', 'x-account-ratelimit-remaining', 'x-account-ratelimit-reset'),
+        {
+          'x-account-ratelimit-limit': '9',
+          'x-account-ratelimit-remaining': '8',
+          'x-account-ratelimit-reset': '3600',
+        },
+      );
       at(45);
       const later = await read();
-      assert.deepEqual(headers(later, 'ratelimit-remaining', 'ratelimit-reset', 'x-account-ratelimit-remaining'), { 'ratelimit-remaining': '2', 'ratelimit-reset': '60', 'x-account-ratelimit-remaining': '7' });
+      assert.deepEqual(headers(later, 'ratelimit-remaining', 'ratelimit-reset', 'x-account-ratelimit-remaining'), {
+        'ratelimit-remaining': '2',
+        'ratelimit-reset': '60',
+        'x-account-ratelimit-remaining': '7',
+      });
       at(61);
       assert.equal((await read()).headers.get('ratelimit-remaining'), '2', 'the first read has left the minute');
     });
@@ -61,13 +85,23 @@ describe('REST rate limits', () => {
       at(45);
       const res = await read();
       assert.equal(res.status, 429);
-      assert.deepEqual(headers(res, 'retry-after', 'ratelimit-remaining', 'ratelimit-reset', 'x-account-ratelimit-remaining', 'x-account-ratelimit-reset'), {
-        'retry-after': '15',
-        'ratelimit-remaining': '0',
-        'ratelimit-reset': '45',
-        'x-account-ratelimit-remaining': '5',
-        'x-account-ratelimit-reset': '3585',
-      });
+      assert.deepEqual(
+        headers(
+          res,
+          'retry-after',
+          'ratelimit-remaining',
+          'ratelimit-reset',
+          'x-account-ratelimit-remaining',
+          'x-account-ratelimit-reset',
+        ),
+        {
+          'retry-after': '15',
+          'ratelimit-remaining': '0',
+          'ratelimit-reset': '45',
+          'x-account-ratelimit-remaining': '5',
+          'x-account-ratelimit-reset': '3585',
+        },
+      );
       assert.equal(res.body.status, false);
       assert.ok(res.body.message.includes('15 seconds'), res.body.message);
       now = START + 59_999;
@@ -88,7 +122,15 @@ describe('REST rate limits', () => {
       for (let i = 0; i < 2; i++) await write();
       assert.equal((await write(a.basicKey)).status, 429);
       const other = await t.seedAccount();
-      assert.equal((await t.api('POST', '/v1/rest/posts', { token: other.apiKey, body: { channelIds: [other.channelIds[0]], text: 'x', saveAsDraft: true } })).status, 201);
+      assert.equal(
+        (
+          await t.api('POST', '/v1/rest/posts', {
+            token: other.apiKey,
+            body: { channelIds: [other.channelIds[0]], text: 'x', saveAsDraft: true },
+          })
+        ).status,
+        201,
+      );
     });
 
     it('puts the legacy POST /post on the write limiter', async () => {
@@ -116,7 +158,11 @@ describe('REST rate limits', () => {
       const res = await read();
       assert.equal(res.status, 429);
       assert.match(res.body.message, /account hourly budget/);
-      assert.deepEqual(headers(res, 'retry-after', 'x-account-ratelimit-remaining', 'ratelimit-remaining'), { 'retry-after': '3539', 'x-account-ratelimit-remaining': '0', 'ratelimit-remaining': '1' });
+      assert.deepEqual(headers(res, 'retry-after', 'x-account-ratelimit-remaining', 'ratelimit-remaining'), {
+        'retry-after': '3539',
+        'x-account-ratelimit-remaining': '0',
+        'ratelimit-remaining': '1',
+      });
       at(3600);
       assert.equal((await read()).status, 200, 'an hour after the first request, its slot is free again');
     });
@@ -145,7 +191,11 @@ describe('REST rate limits', () => {
         const burst = await Promise.all(Array.from({ length: 10 }, (_, i) => readAt(i % 2 ? second.url : t.url)));
         assert.equal(burst.filter((r) => r.status === 200).length, 2, JSON.stringify(burst));
         at(60);
-        assert.deepEqual(await readAt(second.url), { status: 200, remaining: '1' }, 'the first two reads have left the minute; the burst has not');
+        assert.deepEqual(
+          await readAt(second.url),
+          { status: 200, remaining: '1' },
+          'the first two reads have left the minute; the burst has not',
+        );
         assert.equal((await readAt(t.url)).status, 200);
         assert.equal((await readAt(second.url)).status, 429);
       } finally {
@@ -182,20 +232,30 @@ describe('REST rate limits', () => {
       assert.equal(await held(), 6, 'three reads, each in the minute and the hour');
       at(61);
       await read();
-      assert.equal(await held(), 5, 'the minute\'s three have gone; the hour keeps four; the minute has the new one');
+      assert.equal(await held(), 5, "the minute's three have gone; the hour keeps four; the minute has the new one");
       const budgets = await t.herald.db('rate_limit_budgets').orderBy('bucket').select('bucket', 'kept');
-      assert.deepEqual(budgets.map((b) => Number(b.kept)), [4, 1], JSON.stringify(budgets));
+      assert.deepEqual(
+        budgets.map((b) => Number(b.kept)),
+        [4, 1],
+        JSON.stringify(budgets),
+      );
     });
 
     it('starts a budget afresh when its limit is changed', async () => {
       for (let i = 0; i < 4; i++) await read();
       assert.equal((await read()).status, 429);
-      const raised = await startHerald({ ...t.config, port: 0, rateLimits: { ...SMALL, restReadsPerMinute: 5 } }, createLogger({ quiet: true }));
+      const raised = await startHerald(
+        { ...t.config, port: 0, rateLimits: { ...SMALL, restReadsPerMinute: 5 } },
+        createLogger({ quiet: true }),
+      );
       raised.deps.now = () => now;
       try {
         const res = await fetch(`${raised.url}/v1/rest/posts`, { headers: { authorization: `Bearer ${a.apiKey}` } });
         await res.arrayBuffer();
-        assert.deepEqual(headers(res, 'ratelimit-limit', 'ratelimit-remaining'), { 'ratelimit-limit': '5', 'ratelimit-remaining': '4' });
+        assert.deepEqual(headers(res, 'ratelimit-limit', 'ratelimit-remaining'), {
+          'ratelimit-limit': '5',
+          'ratelimit-remaining': '4',
+        });
       } finally {
         await raised.close();
       }
@@ -216,7 +276,9 @@ describe('REST rate limits', () => {
     const budget = (bucket: string, limit: number, windowMs = 60_000) => ({ bucket, limit, windowMs });
 
     it('decides each exactly: of 12 charges made together on a budget of 5, five pass, counting 1 to 5', async () => {
-      const charges = Array.from({ length: 12 }, () => t.herald.deps.repos.rateLimits.charge(now, [budget('together', 5)]));
+      const charges = Array.from({ length: 12 }, () =>
+        t.herald.deps.repos.rateLimits.charge(now, [budget('together', 5)]),
+      );
       const results = await Promise.all(charges);
       const passed = results.filter((r) => r.admitted);
       assert.equal(passed.length, 5);
@@ -226,7 +288,8 @@ describe('REST rate limits', () => {
 
     it('takes back only the writes of a charge that fails; the charges made with it stand', async () => {
       const store = t.herald.deps.repos.rateLimits;
-      const held = async (bucket: string) => Number((await t.herald.db('rate_limit_admissions').where({ bucket }).sum({ n: 'n' }).first())?.n ?? 0);
+      const held = async (bucket: string) =>
+        Number((await t.herald.db('rate_limit_admissions').where({ bucket }).sum({ n: 'n' }).first())?.n ?? 0);
       // A window of NaN makes the admission's expiry NULL, which the budget's row refuses (after the admission was written).
       const [first, failed, last] = await Promise.allSettled([
         store.charge(now, [budget('before', 5)]),
@@ -242,7 +305,9 @@ describe('REST rate limits', () => {
 
   describe('with budgets set out of reach', () => {
     // An operator may write a limit as large as they like; the log's length test must not overflow (13 digits an entry).
-    beforeEach(() => start({ restReadsPerMinute: 1e9, restWritesPerMinute: 1e9, accountPerHour: 1e9, mcpPerTokenPerMinute: 1e9 }));
+    beforeEach(() =>
+      start({ restReadsPerMinute: 1e9, restWritesPerMinute: 1e9, accountPerHour: 1e9, mcpPerTokenPerMinute: 1e9 }),
+    );
 
     it('admits requests and reports the budgets, on both databases', async () => {
       for (let i = 0; i < 3; i++) {

@@ -5,7 +5,8 @@ import { memoizeValidatorRouteMatchers } from '../../src/rest/validator-route-ma
 
 type Matcher = { regexp: RegExp; keys: { name: string }[] };
 const fromValidator = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
-const pathToRegexp = () => (fromValidator('path-to-regexp') as { pathToRegexp: (path: unknown, options?: object) => Matcher }).pathToRegexp;
+const pathToRegexp = () =>
+  (fromValidator('path-to-regexp') as { pathToRegexp: (path: unknown, options?: object) => Matcher }).pathToRegexp;
 
 describe('validator route matchers', () => {
   before(() => memoizeValidatorRouteMatchers());
@@ -16,10 +17,16 @@ describe('validator route matchers', () => {
     assert.equal(match('/v1/rest/posts/:id', { sensitive: false, strict: false }), matcher);
     assert.notEqual(match('/v1/rest/posts/:id', { sensitive: true, strict: false }), matcher);
     assert.notEqual(match('/v1/rest/posts/:id', { sensitive: false, strict: true }), matcher);
-    assert.deepEqual(matcher.keys.map((k) => k.name), ['id']);
+    assert.deepEqual(
+      matcher.keys.map((k) => k.name),
+      ['id'],
+    );
     assert.equal(matcher.regexp.exec('/v1/rest/posts/abc')?.[1], 'abc');
     assert.equal(matcher.regexp.exec('/V1/REST/POSTS/abc')?.[1], 'abc', 'not case sensitive');
-    assert.equal(match('/v1/rest/posts/:id', { sensitive: true, strict: false }).regexp.exec('/V1/REST/POSTS/abc'), null);
+    assert.equal(
+      match('/v1/rest/posts/:id', { sensitive: true, strict: false }).regexp.exec('/V1/REST/POSTS/abc'),
+      null,
+    );
   });
 
   it('compiles afresh for any other call shape', () => {

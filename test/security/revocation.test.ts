@@ -25,7 +25,8 @@ describe('revoking a key, with resolved keys cached for a second', function () {
     await t.close();
   });
 
-  const read = async (url: string, key = a.apiKey) => (await fetch(`${url}/v1/rest/profile`, { headers: { authorization: `Bearer ${key}` } })).status;
+  const read = async (url: string, key = a.apiKey) =>
+    (await fetch(`${url}/v1/rest/profile`, { headers: { authorization: `Bearer ${key}` } })).status;
 
   it('stops the key at once on the revoking instance, and within a second on another', async () => {
     assert.equal(await read(t.url), 200);

@@ -98,6 +98,10 @@ const REST_POWERS: Record<string, Power> = {
   rewriteText: 'any',
   suggestHashtags: 'any',
   generateImage: 'any',
+  getInsights: 'any',
+  exportInsights: 'any',
+  getPostInsights: 'any',
+  getBestTimes: 'any',
 };
 
 const MCP_POWERS: Record<string, Power> = {
@@ -155,7 +159,7 @@ const BODIES: Record<string, unknown> = {
 
 const ROLES: MemberRole[] = ['owner', 'admin', 'editor', 'reviewer'];
 type CredentialKind = 'session' | 'key' | 'team_key' | 'oauth' | 'team_oauth';
-const CREDENTIALS: CredentialKind[] = ['session', 'key', 'team_key', 'oauth', 'team_oauth'];
+const _CREDENTIALS: CredentialKind[] = ['session', 'key', 'team_key', 'oauth', 'team_oauth'];
 
 function allowed(power: Power, role: MemberRole, credential: CredentialKind): boolean {
   const manages =

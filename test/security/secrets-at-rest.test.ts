@@ -22,9 +22,15 @@ const run = promisify(execFile);
 const mode = (file: string) => fs.statSync(file).mode & 0o777;
 
 /** Runs the herald CLI from source; resolves with its exit code and output instead of rejecting (a hung one is killed). */
-async function herald(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+async function herald(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run('node', ['bin/herald.mjs', ...args], { env: { ...process.env, HERALD_FROM_SOURCE: '1', ...env }, timeout: 60_000 });
+    const { stdout, stderr } = await run('node', ['bin/herald.mjs', ...args], {
+      env: { ...process.env, HERALD_FROM_SOURCE: '1', ...env },
+      timeout: 60_000,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -50,7 +56,8 @@ describe(`secrets at rest (${TEST_DB})`, function () {
       assert.equal(mode(dir), 0o700);
       assert.equal(mode(path.join(dir, 'secret.key')), 0o600);
       if (TEST_DB === 'sqlite') {
-        for (const file of ['herald.db', 'herald.db-wal', 'herald.db-shm']) assert.equal(mode(path.join(dir, file)), 0o600, file);
+        for (const file of ['herald.db', 'herald.db-wal', 'herald.db-shm'])
+          assert.equal(mode(path.join(dir, file)), 0o600, file);
       }
     } finally {
       await h.close();
@@ -87,8 +94,18 @@ describe(`secrets at rest (${TEST_DB})`, function () {
     const h = await startTestHerald();
     try {
       const account = await h.seedAccount();
-      const principal = { accountId: account.accountId, userId: account.userId, tokenId: 'test', tokenKind: 'api_key' as const, scopes: parseScopes([]) };
-      const upload = await createMediaUpload(h.deps, principal, { fileName: 'photo.png', contentType: 'image/png', sizeBytes: TINY_PNG.length });
+      const principal = {
+        accountId: account.accountId,
+        userId: account.userId,
+        tokenId: 'test',
+        tokenKind: 'api_key' as const,
+        scopes: parseScopes([]),
+      };
+      const upload = await createMediaUpload(h.deps, principal, {
+        fileName: 'photo.png',
+        contentType: 'image/png',
+        sizeBytes: TINY_PNG.length,
+      });
       const put = await fetch(upload.uploadUrl, { method: 'PUT', headers: upload.headers, body: TINY_PNG });
       assert.equal(put.status, 200);
       const entries = filesUnder(path.join(h.config.dataDir, 'media'));
@@ -102,12 +119,17 @@ describe(`secrets at rest (${TEST_DB})`, function () {
 
   it('writes the demo credentials 0600, tightening files an older version left readable', async () => {
     const database = await freshDatabase();
-    for (const name of ['demo-api-key', 'demo-credentials']) fs.writeFileSync(path.join(database.dataDir, name), 'old\n', { mode: 0o644 });
-    const { db, deps } = await openDomain(loadConfig({}, { dataDir: database.dataDir, databaseUrl: database.databaseUrl }));
+    for (const name of ['demo-api-key', 'demo-credentials'])
+      fs.writeFileSync(path.join(database.dataDir, name), 'old\n', { mode: 0o644 });
+    const { db, deps } = await openDomain({
+      ...loadConfig({}, { dataDir: database.dataDir, databaseUrl: database.databaseUrl }),
+      passwordHashCost: 2 ** 10,
+    });
     const { seedDemoIfEmpty } = await import('../../src/demo.js');
     const demo = await seedDemoIfEmpty(deps, database.dataDir);
     assert.ok(demo);
-    for (const name of ['demo-api-key', 'demo-credentials']) assert.equal(mode(path.join(database.dataDir, name)), 0o600, name);
+    for (const name of ['demo-api-key', 'demo-credentials'])
+      assert.equal(mode(path.join(database.dataDir, name)), 0o600, name);
     assert.equal(fs.readFileSync(path.join(database.dataDir, 'demo-api-key'), 'utf8').trim(), demo.apiKey);
     await db.destroy();
     await database.drop();
@@ -124,7 +146,9 @@ describe(`secrets at rest (${TEST_DB})`, function () {
         assert.match(row.value, /^v1\.[\w-]{8}\.[\w-]+\.[\w-]+$/);
         assert.ok(!Object.values(h.deps.secrets).includes(row.value), `${row.name} is stored in plain text`);
       }
-      const opened = Object.fromEntries(rows.map((r: { name: string; value: string }) => [r.name, box.open(r.name, r.value)]));
+      const opened = Object.fromEntries(
+        rows.map((r: { name: string; value: string }) => [r.name, box.open(r.name, r.value)]),
+      );
       assert.equal(opened.cursor, h.deps.secrets.cursorKey);
       assert.equal(opened.signed_links, h.deps.secrets.linkKey);
     } finally {
@@ -138,7 +162,9 @@ describe(`secrets at rest (${TEST_DB})`, function () {
     await migrate(db);
     await db('instance_secrets').insert({ name: 'cursor', value: 'an-old-plain-cursor-key' });
     await db.destroy();
-    const { db: again, deps } = await openDomain(loadConfig({}, { dataDir: database.dataDir, databaseUrl: database.databaseUrl }));
+    const { db: again, deps } = await openDomain(
+      loadConfig({}, { dataDir: database.dataDir, databaseUrl: database.databaseUrl }),
+    );
     assert.equal(deps.secrets.cursorKey, 'an-old-plain-cursor-key');
     const row = await again('instance_secrets').where({ name: 'cursor' }).first();
     assert.match(row.value, /^v1\./);
@@ -154,7 +180,12 @@ describe(`secrets at rest (${TEST_DB})`, function () {
     const oldKid = first.deps.secretBox.currentKeyId;
     await first.db.destroy();
 
-    const env = { ...process.env, DATA_DIR: database.dataDir, DATABASE_URL: database.databaseUrl ?? '', HERALD_FROM_SOURCE: '1' };
+    const env = {
+      ...process.env,
+      DATA_DIR: database.dataDir,
+      DATABASE_URL: database.databaseUrl ?? '',
+      HERALD_FROM_SOURCE: '1',
+    };
     const { stdout } = await run('node', ['bin/herald.mjs', 'secrets', 'rotate', '--json'], { env });
     const rotated = JSON.parse(stdout);
     assert.equal(rotated.resealed, 2);
@@ -166,10 +197,19 @@ describe(`secrets at rest (${TEST_DB})`, function () {
     assert.equal(second.deps.secretBox.currentKeyId, rotated.keyId);
     await second.db.destroy();
 
-    await assert.rejects(openDomain({ ...config, secretKey: crypto.randomBytes(32).toString('base64') }), /sealed under master key .* HERALD_SECRET_KEY/);
+    await assert.rejects(
+      openDomain({ ...config, secretKey: crypto.randomBytes(32).toString('base64') }),
+      /sealed under master key .* HERALD_SECRET_KEY/,
+    );
 
     const configured = crypto.randomBytes(32).toString('base64');
-    const moved = JSON.parse((await run('node', ['bin/herald.mjs', 'secrets', 'rotate', '--json'], { env: { ...env, HERALD_SECRET_KEY: configured } })).stdout);
+    const moved = JSON.parse(
+      (
+        await run('node', ['bin/herald.mjs', 'secrets', 'rotate', '--json'], {
+          env: { ...env, HERALD_SECRET_KEY: configured },
+        })
+      ).stdout,
+    );
     assert.equal(moved.resealed, 2);
     const third = await openDomain({ ...config, secretKey: configured });
     assert.deepEqual(third.deps.secrets, before);
@@ -187,10 +227,17 @@ describe(`secrets at rest (${TEST_DB})`, function () {
       { name: 'webhooks', value: 'a-plain-key-this-version-does-not-read' },
     ]);
     await db.destroy();
-    const { db: again, deps } = await openDomain(loadConfig({}, { dataDir: database.dataDir, databaseUrl: database.databaseUrl }));
+    const { db: again, deps } = await openDomain(
+      loadConfig({}, { dataDir: database.dataDir, databaseUrl: database.databaseUrl }),
+    );
     assert.equal(deps.secrets.linkKey, 'an-old-plain-link-key');
-    const rows: { name: string; value: string }[] = await again('instance_secrets').select('name', 'value').orderBy('name');
-    assert.deepEqual(rows.map((row) => row.name), ['cursor', 'signed_links', 'webhooks']);
+    const rows: { name: string; value: string }[] = await again('instance_secrets')
+      .select('name', 'value')
+      .orderBy('name');
+    assert.deepEqual(
+      rows.map((row) => row.name),
+      ['cursor', 'signed_links', 'webhooks'],
+    );
     for (const row of rows) assert.match(row.value, /^v1\./, row.name);
     assert.equal(deps.secretBox.open('webhooks', rows[2].value), 'a-plain-key-this-version-does-not-read');
     await again.destroy();
@@ -209,9 +256,16 @@ describe(`secrets at rest (${TEST_DB})`, function () {
 
     const failed = await herald(['secrets', 'rotate', '--json'], env);
     assert.equal(failed.code, 2, failed.stderr);
-    assert.match(failed.stderr, /^herald: A stored secret was sealed under master key [\w-]{8}, which this instance does not hold\. Give every instance the same HERALD_SECRET_KEY/);
+    assert.match(
+      failed.stderr,
+      /^herald: A stored secret was sealed under master key [\w-]{8}, which this instance does not hold\. Give every instance the same HERALD_SECRET_KEY/,
+    );
     assert.doesNotMatch(failed.stderr, /\n\s+at /, 'a stack trace was printed');
-    assert.deepEqual(await first.db('instance_secrets').where({ name: 'cursor' }).first(), sealed, 'the rotation changed a secret before it failed');
+    assert.deepEqual(
+      await first.db('instance_secrets').where({ name: 'cursor' }).first(),
+      sealed,
+      'the rotation changed a secret before it failed',
+    );
 
     assert.equal((await herald(['secrets', 'rotate', '--json'], env)).code, 2, 'the foreign secret still stops it');
     await first.db('instance_secrets').where({ name: 'zz_foreign' }).delete();
@@ -232,7 +286,11 @@ describe(`secrets at rest (${TEST_DB})`, function () {
     for (const key of ['too-short', `${'A'.repeat(43)}!`, 'ab'.repeat(31)]) {
       const result = await herald(['migrate'], { ...env, HERALD_SECRET_KEY: key });
       assert.equal(result.code, 2, `${key}: ${result.stderr}`);
-      assert.match(result.stderr, /^herald: HERALD_SECRET_KEY must be 32 random bytes written as base64 or hex \(e\.g\. the output of: openssl rand -base64 32\)\.\n$/, key);
+      assert.match(
+        result.stderr,
+        /^herald: HERALD_SECRET_KEY must be 32 random bytes written as base64 or hex \(e\.g\. the output of: openssl rand -base64 32\)\.\n$/,
+        key,
+      );
     }
     const hex = crypto.randomBytes(32);
     for (const key of [hex.toString('hex'), hex.toString('base64'), hex.toString('base64url')]) {
@@ -241,7 +299,10 @@ describe(`secrets at rest (${TEST_DB})`, function () {
     }
     const other = await herald(['migrate'], { ...env, HERALD_SECRET_KEY: crypto.randomBytes(32).toString('hex') });
     assert.equal(other.code, 2, `a key that opens nothing must stop the command: ${other.stderr}`);
-    assert.match(other.stderr, /^herald: A stored secret was sealed under master key [\w-]{8}, which this instance does not hold\./);
+    assert.match(
+      other.stderr,
+      /^herald: A stored secret was sealed under master key [\w-]{8}, which this instance does not hold\./,
+    );
     await database.drop();
   });
 
@@ -252,7 +313,9 @@ describe(`secrets at rest (${TEST_DB})`, function () {
       const warnings: string[] = [];
       const { db } = await openDomain(config, (message) => warnings.push(message));
       await db.destroy();
-      const shared = warnings.filter((message) => /secret\.key\. Every instance on this database needs the same key: set HERALD_SECRET_KEY/.test(message));
+      const shared = warnings.filter((message) =>
+        /secret\.key\. Every instance on this database needs the same key: set HERALD_SECRET_KEY/.test(message),
+      );
       assert.equal(shared.length, TEST_DB === 'postgres' ? 1 : 0, `start ${start + 1}: ${warnings.join(' | ')}`);
     }
     await database.drop();
@@ -260,7 +323,15 @@ describe(`secrets at rest (${TEST_DB})`, function () {
 
   it('does not print the demo key or password when stdout is not a terminal', async () => {
     const database = await freshDatabase();
-    const env = { ...process.env, DATA_DIR: database.dataDir, DATABASE_URL: database.databaseUrl ?? '', HERALD_FROM_SOURCE: '1', PORT: '0', HOST: '127.0.0.1', WORKER: 'false' };
+    const env = {
+      ...process.env,
+      DATA_DIR: database.dataDir,
+      DATABASE_URL: database.databaseUrl ?? '',
+      HERALD_FROM_SOURCE: '1',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      WORKER: 'false',
+    };
     const child = spawn('node', ['bin/herald.mjs', 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));

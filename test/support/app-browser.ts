@@ -1,7 +1,7 @@
 /**
- * What the web app's browser tests share: the app built (once per run, and only when web/ or the generated SDK
- * changed since the last build), Chromium opened beside it, signing in as a person does, and waiting until a page
- * has its data.
+ * What the web app's browser tests share: the app built (once per run, and only when what it is made of changed since
+ * the last build: web/, the SDK, the generated types, the domain rules it runs), Chromium opened beside it, signing in
+ * as a person does, and waiting until a page has its data.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { buildWeb, WEB_DIST } from '../../scripts/build-web.js';
 import { launchChromium } from './chromium.js';
 
-/** Where the browser tests leave their screenshots (README's come from here). */
+/** Where the browser tests leave their screenshots (those in docs/ come from here). */
 export const ARTIFACTS = path.resolve('test-artifacts');
 
 let built: Promise<unknown> | undefined;
@@ -26,7 +26,9 @@ function newestChange(dir: string): number {
 export function ensureWebBuilt(): Promise<unknown> {
   built ??= (async () => {
     const manifest = path.join(WEB_DIST, 'manifest.json');
-    const sources = Math.max(newestChange(path.resolve('web/src')), newestChange(path.resolve('generated/sdk')), newestChange(path.resolve('generated/rest')));
+    // The bundle also takes the domain rules the browser runs as they are (ARCHITECTURE.md, The web app).
+    const inputs = ['web/src', 'sdk/src', 'generated/rest', 'src/domain'];
+    const sources = Math.max(...inputs.map((dir) => newestChange(path.resolve(dir))));
     if (fs.existsSync(manifest) && fs.statSync(manifest).mtimeMs > sources) return;
     await buildWeb();
   })();

@@ -31,7 +31,9 @@ async function loopbackServer(): Promise<{ server: http.Server; port: number }> 
   return { server, port: (server.address() as AddressInfo).port };
 }
 
-export async function startLocalBluesky(options: { appView?: { url: string; did: string } } = {}): Promise<LocalBluesky> {
+export async function startLocalBluesky(
+  options: { appView?: { url: string; did: string } } = {},
+): Promise<LocalBluesky> {
   const plc = PlcServer.create({ db: PlcDatabase.mock(), port: 0 });
   const plcListener = await loopbackServer();
   plcListener.server.on('request', plc.app);
@@ -60,11 +62,22 @@ export async function startLocalBluesky(options: { appView?: { url: string; did:
   await pds.ctx.sequencer.start();
   pdsListener.server.on('request', pds.app);
 
-  async function xrpc(method: 'GET' | 'POST', nsid: string, body: Record<string, unknown>, accessJwt?: string): Promise<any> {
-    const url = method === 'GET' ? `${pdsUrl}/xrpc/${nsid}?${new URLSearchParams(body as Record<string, string>)}` : `${pdsUrl}/xrpc/${nsid}`;
+  async function xrpc(
+    method: 'GET' | 'POST',
+    nsid: string,
+    body: Record<string, unknown>,
+    accessJwt?: string,
+  ): Promise<any> {
+    const url =
+      method === 'GET'
+        ? `${pdsUrl}/xrpc/${nsid}?${new URLSearchParams(body as Record<string, string>)}`
+        : `${pdsUrl}/xrpc/${nsid}`;
     const response = await fetch(url, {
       method,
-      headers: { ...(method === 'POST' ? { 'content-type': 'application/json' } : {}), ...(accessJwt ? { authorization: `Bearer ${accessJwt}` } : {}) },
+      headers: {
+        ...(method === 'POST' ? { 'content-type': 'application/json' } : {}),
+        ...(accessJwt ? { authorization: `Bearer ${accessJwt}` } : {}),
+      },
       body: method === 'POST' ? JSON.stringify(body) : undefined,
     });
     const json = await response.json().catch(() => undefined);
@@ -78,8 +91,17 @@ export async function startLocalBluesky(options: { appView?: { url: string; did:
     xrpc,
     async createAccount(handle) {
       const password = crypto.randomBytes(12).toString('hex');
-      const created = await xrpc('POST', 'com.atproto.server.createAccount', { handle, password, email: `${handle.split('.')[0]}@example.com` });
-      const { password: appPassword } = await xrpc('POST', 'com.atproto.server.createAppPassword', { name: 'Herald' }, created.accessJwt);
+      const created = await xrpc('POST', 'com.atproto.server.createAccount', {
+        handle,
+        password,
+        email: `${handle.split('.')[0]}@example.com`,
+      });
+      const { password: appPassword } = await xrpc(
+        'POST',
+        'com.atproto.server.createAppPassword',
+        { name: 'Herald' },
+        created.accessJwt,
+      );
       return { did: created.did, handle: created.handle, password, appPassword };
     },
     async session(handle, password) {

@@ -19,11 +19,18 @@ export interface FakeAppView {
 export async function startFakeAppView(): Promise<FakeAppView> {
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://appview.invalid');
-    const send = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    if (url.pathname !== '/xrpc/app.bsky.feed.getAuthorFeed') return send(501, { error: 'MethodNotImplemented', message: 'Method Not Implemented' });
+    const send = (status: number, body: unknown) =>
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    if (url.pathname !== '/xrpc/app.bsky.feed.getAuthorFeed')
+      return send(501, { error: 'MethodNotImplemented', message: 'Method Not Implemented' });
     const actor = url.searchParams.get('actor') ?? '';
     const limit = Math.min(100, Number(url.searchParams.get('limit') ?? 50));
-    const query = new URLSearchParams({ repo: actor, collection: 'app.bsky.feed.post', limit: String(limit), ...(url.searchParams.get('cursor') ? { cursor: url.searchParams.get('cursor')! } : {}) });
+    const query = new URLSearchParams({
+      repo: actor,
+      collection: 'app.bsky.feed.post',
+      limit: String(limit),
+      ...(url.searchParams.get('cursor') ? { cursor: url.searchParams.get('cursor')! } : {}),
+    });
     const listed = await fetch(`${fake.pdsUrl}/xrpc/com.atproto.repo.listRecords?${query}`);
     if (!listed.ok) return send(400, { error: 'InvalidRequest', message: 'Profile not found' });
     const { records, cursor } = await listed.json();
@@ -32,8 +39,16 @@ export async function startFakeAppView(): Promise<FakeAppView> {
       .filter((r: any) => !(noReplies && r.value.reply))
       .map((r: any) => ({
         post: {
-          uri: r.uri, cid: r.cid, author: { did: actor, handle: 'handle.invalid' }, record: r.value, indexedAt: r.value.createdAt,
-          likeCount: 0, repostCount: 0, replyCount: 0, quoteCount: 0, ...fake.counts.get(r.uri),
+          uri: r.uri,
+          cid: r.cid,
+          author: { did: actor, handle: 'handle.invalid' },
+          record: r.value,
+          indexedAt: r.value.createdAt,
+          likeCount: 0,
+          repostCount: 0,
+          replyCount: 0,
+          quoteCount: 0,
+          ...fake.counts.get(r.uri),
         },
       }));
     send(200, { feed, ...(cursor ? { cursor } : {}) });

@@ -24,7 +24,8 @@ export async function startFakeVideoService(pdsUrl: string): Promise<FakeVideoSe
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
       const url = new URL(req.url ?? '/', 'http://video.invalid');
-      const send = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      const send = (status: number, body: unknown) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       if (req.method === 'POST' && url.pathname === '/xrpc/app.bsky.video.uploadVideo') {
         const token = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1];
         let claims: any;
@@ -34,11 +35,18 @@ export async function startFakeVideoService(pdsUrl: string): Promise<FakeVideoSe
           return send(401, { error: 'AuthMissing', message: 'Authentication Required' });
         }
         const did = url.searchParams.get('did');
-        if (claims.iss !== did || claims.lxm !== 'com.atproto.repo.uploadBlob' || !String(claims.aud).startsWith('did:web:')) {
+        if (
+          claims.iss !== did ||
+          claims.lxm !== 'com.atproto.repo.uploadBlob' ||
+          !String(claims.aud).startsWith('did:web:')
+        ) {
           return send(401, { error: 'BadJwt', message: 'jwt does not match the upload' });
         }
         const jobId = crypto.randomBytes(8).toString('hex');
-        const job: { did: string; state: string; blob?: unknown; error?: string } = { did: String(did), state: 'JOB_STATE_CREATED' };
+        const job: { did: string; state: string; blob?: unknown; error?: string } = {
+          did: String(did),
+          state: 'JOB_STATE_CREATED',
+        };
         jobs.set(jobId, job);
         if (fake.failNext) {
           job.state = 'JOB_STATE_FAILED';
@@ -46,7 +54,9 @@ export async function startFakeVideoService(pdsUrl: string): Promise<FakeVideoSe
           fake.failNext = undefined;
         } else {
           const stored = await fetch(`${pdsUrl}/xrpc/com.atproto.repo.uploadBlob`, {
-            method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'video/mp4' }, body: Buffer.concat(chunks),
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'video/mp4' },
+            body: Buffer.concat(chunks),
           });
           const answer = await stored.json();
           if (!stored.ok) return send(stored.status, answer);
@@ -59,7 +69,13 @@ export async function startFakeVideoService(pdsUrl: string): Promise<FakeVideoSe
         const jobId = url.searchParams.get('jobId') ?? '';
         const job = jobs.get(jobId);
         if (!job) return send(400, { error: 'InvalidRequest', message: 'job not found' });
-        const answer = { jobId, did: job.did, state: job.state, ...(job.state === 'JOB_STATE_COMPLETED' ? { blob: job.blob, progress: 100 } : {}), ...(job.error ? { error: job.error } : {}) };
+        const answer = {
+          jobId,
+          did: job.did,
+          state: job.state,
+          ...(job.state === 'JOB_STATE_COMPLETED' ? { blob: job.blob, progress: 100 } : {}),
+          ...(job.error ? { error: job.error } : {}),
+        };
         // Encoding takes one look: the next status read finds it complete.
         if (job.state === 'JOB_STATE_ENCODING') job.state = 'JOB_STATE_COMPLETED';
         return send(200, { jobStatus: answer });

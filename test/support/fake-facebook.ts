@@ -77,11 +77,31 @@ interface Token {
 }
 
 const KNOWN_SCOPES = [
-  'public_profile', 'email', 'pages_show_list', 'pages_manage_posts', 'pages_read_engagement', 'pages_manage_engagement',
-  'pages_manage_metadata', 'read_insights', 'business_management', 'publish_video', 'instagram_basic', 'instagram_content_publish',
+  'public_profile',
+  'email',
+  'pages_show_list',
+  'pages_manage_posts',
+  'pages_read_engagement',
+  'pages_manage_engagement',
+  'pages_manage_metadata',
+  'read_insights',
+  'business_management',
+  'publish_video',
+  'instagram_basic',
+  'instagram_content_publish',
 ];
-const DEPRECATED_METRICS = ['post_impressions', 'post_impressions_unique', 'post_impressions_organic_unique', 'post_engaged_users'];
-const VALID_METRICS = ['post_total_media_view_unique', 'post_media_view', 'post_clicks', 'post_reactions_by_type_total'];
+const DEPRECATED_METRICS = [
+  'post_impressions',
+  'post_impressions_unique',
+  'post_impressions_organic_unique',
+  'post_engaged_users',
+];
+const VALID_METRICS = [
+  'post_total_media_view_unique',
+  'post_media_view',
+  'post_clicks',
+  'post_reactions_by_type_total',
+];
 const SHORT_LIVED_S = 2 * 3600;
 const LONG_LIVED_S = 60 * 24 * 3600;
 const PHOTO_MAX_BYTES = 4 * 1024 * 1024;
@@ -127,12 +147,24 @@ export interface FakeFacebook {
   /** The person removed the app: every token is revoked. */
   revokeAll(): void;
   /** A post made on Facebook itself. */
-  postExternally(pageId: string, message: string, stats?: Partial<Pick<FakeFacebookPost, 'reactions' | 'shares' | 'views'>>): FakeFacebookPost;
+  postExternally(
+    pageId: string,
+    message: string,
+    stats?: Partial<Pick<FakeFacebookPost, 'reactions' | 'shares' | 'views'>>,
+  ): FakeFacebookPost;
   close(): Promise<void>;
 }
 
 export function graphError(message: string, code: number, type = 'OAuthException', subcode?: number) {
-  return { error: { message, type, code, ...(subcode !== undefined ? { error_subcode: subcode } : {}), fbtrace_id: crypto.randomBytes(8).toString('base64url') } };
+  return {
+    error: {
+      message,
+      type,
+      code,
+      ...(subcode !== undefined ? { error_subcode: subcode } : {}),
+      fbtrace_id: crypto.randomBytes(8).toString('base64url'),
+    },
+  };
 }
 
 export async function startFakeFacebook(): Promise<FakeFacebook> {
@@ -151,7 +183,10 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
     redirectUris: [],
     versions: ['v22.0', 'v23.0', 'v24.0'],
     user: { id: '10160000000000001', name: 'Grace Hopper' },
-    pages: [{ id: '501', name: 'Compilers Weekly' }, { id: '502', name: 'Harbor Bakery' }],
+    pages: [
+      { id: '501', name: 'Compilers Weekly' },
+      { id: '502', name: 'Harbor Bakery' },
+    ],
     grantPages: null,
     declineScopes: [],
     denyNext: false,
@@ -182,7 +217,17 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
       for (const token of tokens.values()) token.revoked = true;
     },
     postExternally(pageId, message, stats = {}) {
-      const post: FakeFacebookPost = { id: `${pageId}_${next()}`, pageId, message, photos: [], createdTime: Date.now(), reactions: 0, shares: 0, views: 0, ...stats };
+      const post: FakeFacebookPost = {
+        id: `${pageId}_${next()}`,
+        pageId,
+        message,
+        photos: [],
+        createdTime: Date.now(),
+        reactions: 0,
+        shares: 0,
+        views: 0,
+        ...stats,
+      };
       fake.posts.push(post);
       return post;
     },
@@ -192,9 +237,24 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
     },
   };
 
-  function issue(kind: Token['kind'], subject: string, userId: string, scopes: string[], lifetimeS: number | null, longLived: boolean): string {
+  function issue(
+    kind: Token['kind'],
+    subject: string,
+    userId: string,
+    scopes: string[],
+    lifetimeS: number | null,
+    longLived: boolean,
+  ): string {
     const value = `EAA${crypto.randomBytes(24).toString('base64url')}`;
-    tokens.set(value, { kind, subject, userId, scopes, expiresAt: lifetimeS === null ? null : Date.now() + lifetimeS * 1000, revoked: false, longLived });
+    tokens.set(value, {
+      kind,
+      subject,
+      userId,
+      scopes,
+      expiresAt: lifetimeS === null ? null : Date.now() + lifetimeS * 1000,
+      revoked: false,
+      longLived,
+    });
     return value;
   }
 
@@ -207,31 +267,57 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
       const path = versioned ? versioned[2] : url.pathname;
       fake.requests.push(`${req.method} ${path}`);
       const send = (status: number, json?: unknown, headers: Record<string, string> = {}) => {
-        if (status >= 400) fake.refusals.push(`${status} ${req.method} ${path}: ${(json as any)?.error?.message ?? ''}`);
-        res.writeHead(status, {
-          ...(json === undefined ? {} : { 'content-type': 'application/json; charset=UTF-8' }),
-          'x-fb-trace-id': crypto.randomBytes(6).toString('base64url'),
-          'x-app-usage': JSON.stringify(fake.appUsage),
-          ...headers,
-        }).end(json === undefined ? '' : JSON.stringify(json));
+        if (status >= 400)
+          fake.refusals.push(`${status} ${req.method} ${path}: ${(json as any)?.error?.message ?? ''}`);
+        res
+          .writeHead(status, {
+            ...(json === undefined ? {} : { 'content-type': 'application/json; charset=UTF-8' }),
+            'x-fb-trace-id': crypto.randomBytes(6).toString('base64url'),
+            'x-app-usage': JSON.stringify(fake.appUsage),
+            ...headers,
+          })
+          .end(json === undefined ? '' : JSON.stringify(json));
       };
       const script = scripted.findIndex((s) => path.startsWith(s.prefix));
       if (script >= 0) {
         const [s] = scripted.splice(script, 1);
-        res.writeHead(s.status, { 'content-type': 'application/json; charset=UTF-8', ...s.headers }).end(JSON.stringify(s.body));
+        res
+          .writeHead(s.status, { 'content-type': 'application/json; charset=UTF-8', ...s.headers })
+          .end(JSON.stringify(s.body));
         return;
       }
       const dropIndex = drops.indexOf(`${req.method} ${path}`);
       if (dropIndex >= 0) drops.splice(dropIndex, 1);
-      const reply = dropIndex >= 0 ? (() => { req.socket.destroy(); }) as typeof send : send;
-      if (!versioned) return send(400, graphError('Unknown path components: a Graph path starts with its version', 2500));
+      const reply =
+        dropIndex >= 0
+          ? ((() => {
+              req.socket.destroy();
+            }) as typeof send)
+          : send;
+      if (!versioned)
+        return send(400, graphError('Unknown path components: a Graph path starts with its version', 2500));
       fake.versionsSeen.add(versioned[1]);
-      if (!fake.versions.includes(versioned[1])) return send(400, graphError(`(#2635) You are calling a deprecated version of the Graph API (${versioned[1]}). Please update to a current version.`, 2635));
-      route(req, url, path, Buffer.concat(chunks), reply).catch((error) => send(500, graphError(String(error), 1, 'OAuthException')));
+      if (!fake.versions.includes(versioned[1]))
+        return send(
+          400,
+          graphError(
+            `(#2635) You are calling a deprecated version of the Graph API (${versioned[1]}). Please update to a current version.`,
+            2635,
+          ),
+        );
+      route(req, url, path, Buffer.concat(chunks), reply).catch((error) =>
+        send(500, graphError(String(error), 1, 'OAuthException')),
+      );
     });
   });
 
-  async function route(req: http.IncomingMessage, url: URL, path: string, body: Buffer, send: (status: number, json?: unknown, headers?: Record<string, string>) => void) {
+  async function route(
+    req: http.IncomingMessage,
+    url: URL,
+    path: string,
+    body: Buffer,
+    send: (status: number, json?: unknown, headers?: Record<string, string>) => void,
+  ) {
     const q = url.searchParams;
     const params = parseBody(req, body);
 
@@ -239,7 +325,13 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
       if (q.get('client_id') !== fake.appId) return send(400, graphError('Invalid App ID', 101));
       const redirectUri = q.get('redirect_uri') ?? '';
       if (!fake.redirectUris.includes(redirectUri)) {
-        return send(400, graphError('URL blocked: This redirect failed because the redirect URI is not whitelisted in the app\'s Client OAuth Settings.', 191));
+        return send(
+          400,
+          graphError(
+            "URL blocked: This redirect failed because the redirect URI is not whitelisted in the app's Client OAuth Settings.",
+            191,
+          ),
+        );
       }
       const scopes = (q.get('scope') ?? '').split(',').filter(Boolean);
       const invalid = scopes.filter((s) => !KNOWN_SCOPES.includes(s));
@@ -253,7 +345,11 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
         target.searchParams.set('error_description', 'Permissions error.');
       } else {
         const code = `AQ${crypto.randomBytes(20).toString('base64url')}`;
-        codes.set(code, { scopes: scopes.filter((s) => !fake.declineScopes.includes(s)), redirectUri, pages: fake.grantPages ?? fake.pages.map((p) => p.id) });
+        codes.set(code, {
+          scopes: scopes.filter((s) => !fake.declineScopes.includes(s)),
+          redirectUri,
+          pages: fake.grantPages ?? fake.pages.map((p) => p.id),
+        });
         target.searchParams.set('code', code);
       }
       return send(302, undefined, { location: target.toString() });
@@ -266,7 +362,10 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
       if (q.get('grant_type') === 'fb_exchange_token') {
         const short = tokens.get(q.get('fb_exchange_token') ?? '');
         if (!short || short.revoked || (short.expiresAt !== null && short.expiresAt < Date.now())) {
-          return send(400, graphError('Error validating access token: The session is invalid.', 190, 'OAuthException', 460));
+          return send(
+            400,
+            graphError('Error validating access token: The session is invalid.', 190, 'OAuthException', 460),
+          );
         }
         const long = issue('user', short.subject, short.userId, short.scopes, LONG_LIVED_S, true);
         pageGrants.set(long, pageGrants.get(q.get('fb_exchange_token')!) ?? []);
@@ -276,7 +375,15 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
       if (!code) return send(400, graphError('This authorization code has been used.', 100, 'OAuthException', 36009));
       codes.delete(q.get('code')!);
       if (code.redirectUri !== q.get('redirect_uri')) {
-        return send(400, graphError('Error validating verification code. Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request', 100, 'OAuthException', 36008));
+        return send(
+          400,
+          graphError(
+            'Error validating verification code. Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request',
+            100,
+            'OAuthException',
+            36008,
+          ),
+        );
       }
       const token = issue('user', fake.user.id, fake.user.id, code.scopes, SHORT_LIVED_S, false);
       pageGrants.set(token, code.pages);
@@ -284,32 +391,60 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
     }
 
     if (req.method === 'GET' && path === '/debug_token') {
-      if (req.headers.authorization !== `Bearer ${fake.appId}|${fake.appSecret}`) return send(400, graphError('(#100) You must provide an app access token, or a user access token that is an owner or developer of the app', 100));
-      if (!validProof(req, q, `${fake.appId}|${fake.appSecret}`)) return send(400, graphError('Invalid appsecret_proof provided in the API argument', 100, 'GraphMethodException'));
+      if (req.headers.authorization !== `Bearer ${fake.appId}|${fake.appSecret}`)
+        return send(
+          400,
+          graphError(
+            '(#100) You must provide an app access token, or a user access token that is an owner or developer of the app',
+            100,
+          ),
+        );
+      if (!validProof(req, q, `${fake.appId}|${fake.appSecret}`))
+        return send(
+          400,
+          graphError('Invalid appsecret_proof provided in the API argument', 100, 'GraphMethodException'),
+        );
       const token = tokens.get(q.get('input_token') ?? '');
-      const problem = token ? tokenProblem(token) : graphError('Invalid OAuth access token - Cannot parse access token', 190).error;
+      const problem = token
+        ? tokenProblem(token)
+        : graphError('Invalid OAuth access token - Cannot parse access token', 190).error;
       return send(200, {
         data: {
-          app_id: fake.appId, type: token?.kind === 'page' ? 'PAGE' : 'USER', application: 'Herald', is_valid: !problem,
+          app_id: fake.appId,
+          type: token?.kind === 'page' ? 'PAGE' : 'USER',
+          application: 'Herald',
+          is_valid: !problem,
           expires_at: token?.expiresAt ? Math.floor(token.expiresAt / 1000) : 0,
           data_access_expires_at: Math.floor(Date.now() / 1000) + fake.dataAccessSeconds,
           ...(token?.kind === 'page' ? { profile_id: token.subject } : {}),
-          ...(problem ? { error: { code: problem.code, message: problem.message, subcode: problem.error_subcode } } : {}),
-          scopes: token?.scopes ?? [], user_id: token?.userId,
+          ...(problem
+            ? { error: { code: problem.code, message: problem.message, subcode: problem.error_subcode } }
+            : {}),
+          scopes: token?.scopes ?? [],
+          user_id: token?.userId,
         },
       });
     }
 
     // Everything else is the Graph API proper: a bearer token with its appsecret_proof.
     const header = String(req.headers.authorization ?? '');
-    const value = header.startsWith('Bearer ') ? header.slice(7) : q.get('access_token') ?? '';
-    if (!value) return send(400, graphError('An active access token must be used to query information about the current user.', 2500));
+    const value = header.startsWith('Bearer ') ? header.slice(7) : (q.get('access_token') ?? '');
+    if (!value)
+      return send(
+        400,
+        graphError('An active access token must be used to query information about the current user.', 2500),
+      );
     const token = tokens.get(value);
     if (!token) return send(400, graphError('Invalid OAuth access token - Cannot parse access token', 190));
     const problem = tokenProblem(token);
     if (problem) return send(400, { error: problem });
-    if (!q.get('appsecret_proof')) return send(400, graphError('API calls from the server require an appsecret_proof argument', 100, 'GraphMethodException'));
-    if (!validProof(req, q, value)) return send(400, graphError('Invalid appsecret_proof provided in the API argument', 100, 'GraphMethodException'));
+    if (!q.get('appsecret_proof'))
+      return send(
+        400,
+        graphError('API calls from the server require an appsecret_proof argument', 100, 'GraphMethodException'),
+      );
+    if (!validProof(req, q, value))
+      return send(400, graphError('Invalid appsecret_proof provided in the API argument', 100, 'GraphMethodException'));
     const need = (...scopes: string[]) => {
       const missing = scopes.filter((s) => !token.scopes.includes(s));
       if (missing.length === 0) return false;
@@ -318,7 +453,13 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
     };
     const asPage = (pageId: string) => {
       if (token.kind === 'page' && token.subject === pageId) return false;
-      send(403, graphError('(#200) If posting to a page, requires both pages_read_engagement and pages_manage_posts as an admin with sufficient administrative permission', 200));
+      send(
+        403,
+        graphError(
+          '(#200) If posting to a page, requires both pages_read_engagement and pages_manage_posts as an admin with sufficient administrative permission',
+          200,
+        ),
+      );
       return true;
     };
     const fields = (q.get('fields') ?? '').split(',').map((f) => f.split(/[.{]/)[0]);
@@ -329,7 +470,8 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
     }
 
     if (req.method === 'GET' && path === '/me/accounts') {
-      if (token.kind !== 'user') return send(400, graphError('(#100) Tried accessing nonexisting field (accounts) on node type (Page)', 100));
+      if (token.kind !== 'user')
+        return send(400, graphError('(#100) Tried accessing nonexisting field (accounts) on node type (Page)', 100));
       if (need('pages_show_list')) return;
       const granted = pageGrants.get(value) ?? [];
       const all = fake.pages.filter((p) => granted.includes(p.id));
@@ -337,14 +479,29 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
       const start = Number(q.get('after') ? Buffer.from(q.get('after')!, 'base64url').toString() : 0);
       const slice = all.slice(start, start + limit);
       const data = slice.map((p) => ({
-        id: p.id, name: p.name, category: 'Media', tasks: ['ADVERTISE', 'ANALYZE', 'CREATE_CONTENT', 'MESSAGING', 'MODERATE', 'MANAGE'],
-        access_token: issue('page', p.id, token.userId, token.scopes, token.longLived ? null : SHORT_LIVED_S, token.longLived),
+        id: p.id,
+        name: p.name,
+        category: 'Media',
+        tasks: ['ADVERTISE', 'ANALYZE', 'CREATE_CONTENT', 'MESSAGING', 'MODERATE', 'MANAGE'],
+        access_token: issue(
+          'page',
+          p.id,
+          token.userId,
+          token.scopes,
+          token.longLived ? null : SHORT_LIVED_S,
+          token.longLived,
+        ),
         picture: { data: { url: `https://scontent.xx.fbcdn.net/${p.id}.jpg`, is_silhouette: false } },
       }));
       const after = Buffer.from(String(start + slice.length)).toString('base64url');
       return send(200, {
         data,
-        paging: { cursors: { before: Buffer.from(String(start)).toString('base64url'), after }, ...(start + slice.length < all.length ? { next: `https://graph.facebook.com/me/accounts?after=${after}` } : {}) },
+        paging: {
+          cursors: { before: Buffer.from(String(start)).toString('base64url'), after },
+          ...(start + slice.length < all.length
+            ? { next: `https://graph.facebook.com/me/accounts?after=${after}` }
+            : {}),
+        },
       });
     }
 
@@ -355,8 +512,19 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
 
     if (req.method === 'GET' && page && !edge) {
       if (token.kind === 'user' && q.get('fields') === 'access_token') {
-        if (!(pageGrants.get(value) ?? []).includes(id)) return send(403, graphError('(#10) You do not have sufficient permissions to access this Page', 10));
-        return send(200, { access_token: issue('page', id, token.userId, token.scopes, token.longLived ? null : SHORT_LIVED_S, token.longLived), id });
+        if (!(pageGrants.get(value) ?? []).includes(id))
+          return send(403, graphError('(#10) You do not have sufficient permissions to access this Page', 10));
+        return send(200, {
+          access_token: issue(
+            'page',
+            id,
+            token.userId,
+            token.scopes,
+            token.longLived ? null : SHORT_LIVED_S,
+            token.longLived,
+          ),
+          id,
+        });
       }
       return send(200, { id, name: page.name });
     }
@@ -384,13 +552,17 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
     if (req.method === 'POST' && page && edge === 'feed') {
       if (asPage(id) || need('pages_manage_posts', 'pages_read_engagement')) return;
       const message = typeof params.message === 'string' ? params.message : '';
-      const attached = Array.isArray(params.attached_media) ? params.attached_media as { media_fbid?: string }[] : [];
+      const attached = Array.isArray(params.attached_media) ? (params.attached_media as { media_fbid?: string }[]) : [];
       const link = typeof params.link === 'string' ? params.link : undefined;
-      if (!message && !link && attached.length === 0) return send(400, graphError('(#100) Missing message or attachment', 100));
+      if (!message && !link && attached.length === 0)
+        return send(400, graphError('(#100) Missing message or attachment', 100));
       for (const [index, item] of attached.entries()) {
         const photo = fake.photos.find((p) => p.id === String(item?.media_fbid));
         if (!photo || photo.pageId !== id || photo.published || photo.attachedTo) {
-          return send(400, graphError(`(#100) param attached_media[${index}] has invalid media_fbid ${item?.media_fbid}`, 100));
+          return send(
+            400,
+            graphError(`(#100) param attached_media[${index}] has invalid media_fbid ${item?.media_fbid}`, 100),
+          );
         }
       }
       const last = fake.posts.filter((p) => p.pageId === id).at(-1);
@@ -407,12 +579,28 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
     if (req.method === 'POST' && page && edge === 'videos') {
       if (asPage(id) || need('pages_manage_posts', 'pages_read_engagement')) return;
       const source = String(params.file_url ?? '');
-      if (!source) return send(400, graphError('(#100) Either file_url, source or upload_phase must be specified', 100));
+      if (!source)
+        return send(400, graphError('(#100) Either file_url, source or upload_phase must be specified', 100));
       const file = await fetchMedia(source);
-      if (!file || !file.type.startsWith('video/')) return send(400, graphError('There was a problem uploading your video file. Please try again with another file.', 6000, 'OAuthException', 1363030));
+      if (!file?.type.startsWith('video/'))
+        return send(
+          400,
+          graphError(
+            'There was a problem uploading your video file. Please try again with another file.',
+            6000,
+            'OAuthException',
+            1363030,
+          ),
+        );
       const video: FakeFacebookVideo = {
-        id: next(), pageId: id, description: String(params.description ?? ''), fileUrl: source, bytes: file.bytes, createdTime: Date.now(),
-        pollsLeft: fake.processingPolls, failProcessing: fake.failVideoProcessingNext,
+        id: next(),
+        pageId: id,
+        description: String(params.description ?? ''),
+        fileUrl: source,
+        bytes: file.bytes,
+        createdTime: Date.now(),
+        pollsLeft: fake.processingPolls,
+        failProcessing: fake.failVideoProcessingNext,
       };
       fake.failVideoProcessingNext = false;
       fake.videos.push(video);
@@ -428,24 +616,42 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
       const since = q.get('since') ? Number(q.get('since')) * 1000 : 0;
       const limit = Math.min(Number(q.get('limit') ?? 25), 100);
       const start = Number(q.get('after') ? Buffer.from(q.get('after')!, 'base64url').toString() : 0);
-      const all = edge === 'videos'
-        ? fake.videos.filter((v) => v.pageId === id && v.createdTime >= since).reverse().map((v) => videoNode(v, fields))
-        : fake.posts.filter((p) => p.pageId === id && p.createdTime >= since).reverse().map((p) => postNode(p, fields, metrics));
+      const all =
+        edge === 'videos'
+          ? fake.videos
+              .filter((v) => v.pageId === id && v.createdTime >= since)
+              .reverse()
+              .map((v) => videoNode(v, fields))
+          : fake.posts
+              .filter((p) => p.pageId === id && p.createdTime >= since)
+              .reverse()
+              .map((p) => postNode(p, fields, metrics));
       const slice = all.slice(start, start + limit);
       const after = Buffer.from(String(start + slice.length)).toString('base64url');
       return send(200, {
         data: slice,
-        paging: { cursors: { before: Buffer.from(String(start)).toString('base64url'), after }, ...(start + slice.length < all.length ? { next: `https://graph.facebook.com/${id}/${edge}?after=${after}` } : {}) },
+        paging: {
+          cursors: { before: Buffer.from(String(start)).toString('base64url'), after },
+          ...(start + slice.length < all.length
+            ? { next: `https://graph.facebook.com/${id}/${edge}?after=${after}` }
+            : {}),
+        },
       });
     }
 
     const post = fake.posts.find((p) => p.id === id);
     const video = fake.videos.find((v) => v.id === id);
     const object = post ?? video;
-    const missing = () => send(400, graphError(
-      `Unsupported ${req.method === 'GET' ? 'get' : 'post'} request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
-      100, 'GraphMethodException', 33,
-    ));
+    const missing = () =>
+      send(
+        400,
+        graphError(
+          `Unsupported ${req.method === 'GET' ? 'get' : 'post'} request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
+          100,
+          'GraphMethodException',
+          33,
+        ),
+      );
     if (!object || asPage(object.pageId)) return object ? undefined : missing();
 
     if (req.method === 'GET' && !edge) {
@@ -462,7 +668,12 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
       const limit = Math.min(100, Number(q.get('limit') ?? 25));
       const page = fake.pages.find((p) => p.id === object.pageId);
       return send(200, {
-        data: list.slice(0, limit).map((c) => ({ id: c.id, message: c.message, created_time: c.createdTime, from: { id: object.pageId, name: page?.name ?? '' } })),
+        data: list.slice(0, limit).map((c) => ({
+          id: c.id,
+          message: c.message,
+          created_time: c.createdTime,
+          from: { id: object.pageId, name: page?.name ?? '' },
+        })),
         paging: { cursors: { before: 'QVFIUk', after: 'QVFIUl' } },
         summary: { order: q.get('order') ?? 'chronological', total_count: list.length, can_comment: true },
       });
@@ -475,9 +686,16 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
       if (!message && !attachmentUrl) return send(400, graphError('(#100) Missing message or attachment', 100));
       if (attachmentUrl) {
         const file = await fetchMedia(attachmentUrl);
-        if (!file || !file.type.startsWith('image/')) return send(400, graphError('(#100) The attachment_url could not be fetched or is not an image', 100));
+        if (!file?.type.startsWith('image/'))
+          return send(400, graphError('(#100) The attachment_url could not be fetched or is not an image', 100));
       }
-      const comment: FakeFacebookComment = { id: `${id.split('_').pop()}_${next()}`, objectId: id, message, createdTime: graphTime(Date.now()), ...(attachmentUrl ? { attachmentUrl } : {}) };
+      const comment: FakeFacebookComment = {
+        id: `${id.split('_').pop()}_${next()}`,
+        objectId: id,
+        message,
+        createdTime: graphTime(Date.now()),
+        ...(attachmentUrl ? { attachmentUrl } : {}),
+      };
       fake.comments.push(comment);
       return send(200, { id: comment.id });
     }
@@ -494,19 +712,45 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
       full_picture: p.photos.length > 0 ? `https://scontent.xx.fbcdn.net/${p.photos[0]}.jpg` : undefined,
       shares: p.shares > 0 ? { count: p.shares } : undefined,
       reactions: { data: [], summary: { total_count: p.reactions, viewer_reaction: 'NONE' } },
-      comments: { data: [], summary: { order: 'ranked', total_count: fake.comments.filter((c) => c.objectId === p.id).length, can_comment: true } },
-      attachments: p.photos.length === 0
-        ? undefined
-        : {
-            data: [p.photos.length === 1
-              ? { media_type: 'photo', type: 'photo', target: { id: p.photos[0], url: `https://www.facebook.com/photo.php?fbid=${p.photos[0]}` } }
-              : {
-                  media_type: 'album', type: 'album',
-                  subattachments: { data: p.photos.map((id) => ({ media_type: 'photo', type: 'photo', target: { id, url: `https://www.facebook.com/photo.php?fbid=${id}` } })) },
-                }],
-          },
+      comments: {
+        data: [],
+        summary: {
+          order: 'ranked',
+          total_count: fake.comments.filter((c) => c.objectId === p.id).length,
+          can_comment: true,
+        },
+      },
+      attachments:
+        p.photos.length === 0
+          ? undefined
+          : {
+              data: [
+                p.photos.length === 1
+                  ? {
+                      media_type: 'photo',
+                      type: 'photo',
+                      target: { id: p.photos[0], url: `https://www.facebook.com/photo.php?fbid=${p.photos[0]}` },
+                    }
+                  : {
+                      media_type: 'album',
+                      type: 'album',
+                      subattachments: {
+                        data: p.photos.map((id) => ({
+                          media_type: 'photo',
+                          type: 'photo',
+                          target: { id, url: `https://www.facebook.com/photo.php?fbid=${id}` },
+                        })),
+                      },
+                    },
+              ],
+            },
       insights: {
-        data: metrics.map((name) => ({ name, period: 'lifetime', values: [{ value: name === 'post_total_media_view_unique' ? p.views : 0 }], id: `${p.id}/insights/${name}/lifetime` })),
+        data: metrics.map((name) => ({
+          name,
+          period: 'lifetime',
+          values: [{ value: name === 'post_total_media_view_unique' ? p.views : 0 }],
+          id: `${p.id}/insights/${name}/lifetime`,
+        })),
       },
     };
     for (const field of fields) if (all[field] !== undefined) node[field] = all[field];
@@ -524,9 +768,15 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
         video_status: processing ? 'processing' : failed ? 'error' : 'ready',
         uploading_phase: { status: 'complete', bytes_transferred: v.bytes },
         processing_phase: failed
-          ? { status: 'error', errors: [{ code: 1363008, message: 'Video Processing Error: the video codec is not supported' }] }
+          ? {
+              status: 'error',
+              errors: [{ code: 1363008, message: 'Video Processing Error: the video codec is not supported' }],
+            }
           : { status: processing ? 'in_progress' : 'complete' },
-        publishing_phase: { status: processing || failed ? 'not_started' : 'complete', publish_status: processing || failed ? 'not_published' : 'published' },
+        publishing_phase: {
+          status: processing || failed ? 'not_started' : 'complete',
+          publish_status: processing || failed ? 'not_published' : 'published',
+        },
       },
     };
     const node: Record<string, unknown> = { id: v.id };
@@ -535,14 +785,25 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
   }
 
   function tokenProblem(token: Token) {
-    if (token.revoked) return graphError('Error validating access token: The user has not authorized application 1234567890.', 190, 'OAuthException', 458).error;
+    if (token.revoked)
+      return graphError(
+        'Error validating access token: The user has not authorized application 1234567890.',
+        190,
+        'OAuthException',
+        458,
+      ).error;
     if (token.expiresAt !== null && token.expiresAt < Date.now()) {
-      return graphError(`Error validating access token: Session has expired on ${new Date(token.expiresAt).toUTCString()}.`, 190, 'OAuthException', 463).error;
+      return graphError(
+        `Error validating access token: Session has expired on ${new Date(token.expiresAt).toUTCString()}.`,
+        190,
+        'OAuthException',
+        463,
+      ).error;
     }
     return undefined;
   }
 
-  function validProof(req: http.IncomingMessage, q: URLSearchParams, accessToken: string) {
+  function validProof(_req: http.IncomingMessage, q: URLSearchParams, accessToken: string) {
     return q.get('appsecret_proof') === crypto.createHmac('sha256', fake.appSecret).update(accessToken).digest('hex');
   }
 
@@ -569,7 +830,10 @@ async function fetchMedia(url: string): Promise<{ type: string; bytes: number } 
   try {
     const answer = await fetch(url);
     if (!answer.ok) return undefined;
-    return { type: (answer.headers.get('content-type') ?? '').split(';')[0].trim(), bytes: (await answer.arrayBuffer()).byteLength };
+    return {
+      type: (answer.headers.get('content-type') ?? '').split(';')[0].trim(),
+      bytes: (await answer.arrayBuffer()).byteLength,
+    };
   } catch {
     return undefined;
   }

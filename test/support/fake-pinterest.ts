@@ -28,7 +28,18 @@ export const CONSENT_ORIGIN = 'https://www.pinterest.com';
 export const API_ORIGIN = 'https://api.pinterest.com';
 export const UPLOAD_ORIGIN = 'https://pinterest-media-upload.s3-accelerate.amazonaws.com';
 
-const ALL_SCOPES = ['ads:read', 'boards:read', 'boards:write', 'boards:read_secret', 'boards:write_secret', 'pins:read', 'pins:write', 'pins:read_secret', 'pins:write_secret', 'user_accounts:read'];
+const ALL_SCOPES = [
+  'ads:read',
+  'boards:read',
+  'boards:write',
+  'boards:read_secret',
+  'boards:write_secret',
+  'pins:read',
+  'pins:write',
+  'pins:read_secret',
+  'pins:write_secret',
+  'user_accounts:read',
+];
 
 export interface FakeBoard {
   id: string;
@@ -128,7 +139,12 @@ export async function startFakePinterest(options: { redirectUri: string }): Prom
     clientId: '1484362',
     clientSecret: 'b5f7c8d9e0a1f2b3c4d5e6f7a8b9c0d1e2f3a4b5',
     redirectUri: options.redirectUri,
-    user: { id: '549755885175', username: 'alicemakes', business_name: 'Alice Makes', profile_image: `${url}/avatar/alice.jpg` },
+    user: {
+      id: '549755885175',
+      username: 'alicemakes',
+      business_name: 'Alice Makes',
+      profile_image: `${url}/avatar/alice.jpg`,
+    },
     boards: [
       { id: '549755885176', name: 'Recipes', description: 'Things to cook', privacy: 'PUBLIC' },
       { id: '549755885177', name: 'Travel', description: '', privacy: 'SECRET' },
@@ -160,7 +176,12 @@ export async function startFakePinterest(options: { redirectUri: string }): Prom
       for (const r of refresh.values()) r.revoked = true;
     },
     pinExternally(boardId, description, metrics = {}, createdAt = new Date()) {
-      return addPin({ board_id: boardId, description, media_source: { source_type: 'image_url', url: `${url}/external.jpg` } }, 0, createdAt, metrics);
+      return addPin(
+        { board_id: boardId, description, media_source: { source_type: 'image_url', url: `${url}/external.jpg` } },
+        0,
+        createdAt,
+        metrics,
+      );
     },
     scopesOf(accessToken) {
       return tokens.get(accessToken)?.scopes;
@@ -171,7 +192,12 @@ export async function startFakePinterest(options: { redirectUri: string }): Prom
     },
   };
 
-  function addPin(body: Record<string, any>, bytes: number, createdAt = new Date(), metrics: Record<string, number> = {}): FakePin {
+  function addPin(
+    body: Record<string, any>,
+    bytes: number,
+    createdAt = new Date(),
+    metrics: Record<string, number> = {},
+  ): FakePin {
     const pin: FakePin = {
       id: id(),
       created_at: createdAt.toISOString().replace(/\.\d{3}Z$/, '+00:00'),
@@ -199,8 +225,23 @@ export async function startFakePinterest(options: { redirectUri: string }): Prom
       creative_type: video ? 'VIDEO' : 'REGULAR',
       media: video
         ? { media_type: 'video', cover_image_url: `${url}/cover/${pin.id}.jpg`, duration: 12000 }
-        : { media_type: 'image', images: { '150x150': { width: 150, height: 150, url: `${url}/i/150x150/${pin.id}.jpg` }, '600x': { width: 600, height: 600, url: `${url}/i/600x/${pin.id}.jpg` } } },
-      pin_metrics: withMetrics ? { '90d': { pin_click: metrics.pin_click, impression: metrics.impression, clickthrough: metrics.outbound_click }, lifetime_metrics: { ...metrics } } : null,
+        : {
+            media_type: 'image',
+            images: {
+              '150x150': { width: 150, height: 150, url: `${url}/i/150x150/${pin.id}.jpg` },
+              '600x': { width: 600, height: 600, url: `${url}/i/600x/${pin.id}.jpg` },
+            },
+          },
+      pin_metrics: withMetrics
+        ? {
+            '90d': {
+              pin_click: metrics.pin_click,
+              impression: metrics.impression,
+              clickthrough: metrics.outbound_click,
+            },
+            lifetime_metrics: { ...metrics },
+          }
+        : null,
     };
   }
 
@@ -210,8 +251,14 @@ export async function startFakePinterest(options: { redirectUri: string }): Prom
     tokens.set(accessToken, { scopes, expiresAt: Date.now() + fake.expiresIn * 1000, revoked: false });
     refresh.set(refreshToken, { scopes, spent: false, revoked: false });
     return {
-      access_token: accessToken, refresh_token: refreshToken, response_type: responseType, token_type: 'bearer', expires_in: fake.expiresIn,
-      refresh_token_expires_in: fake.refreshExpiresIn, refresh_token_expires_at: Math.floor(Date.now() / 1000) + fake.refreshExpiresIn, scope: scopes.join(','),
+      access_token: accessToken,
+      refresh_token: refreshToken,
+      response_type: responseType,
+      token_type: 'bearer',
+      expires_in: fake.expiresIn,
+      refresh_token_expires_in: fake.refreshExpiresIn,
+      refresh_token_expires_at: Math.floor(Date.now() / 1000) + fake.refreshExpiresIn,
+      scope: scopes.join(','),
     };
   }
 
@@ -260,7 +307,13 @@ export async function startFakePinterest(options: { redirectUri: string }): Prom
         req.socket.destroy();
         return;
       }
-      res.writeHead(status, { 'content-type': 'application/json', 'x-pinterest-rid': crypto.randomBytes(8).toString('hex'), ...extra }).end(payload === undefined ? '' : JSON.stringify(payload));
+      res
+        .writeHead(status, {
+          'content-type': 'application/json',
+          'x-pinterest-rid': crypto.randomBytes(8).toString('hex'),
+          ...extra,
+        })
+        .end(payload === undefined ? '' : JSON.stringify(payload));
     };
     const refuse = (status: number, code: number, message: string) => send(status, { code, message });
 
@@ -272,9 +325,15 @@ export async function startFakePinterest(options: { redirectUri: string }): Prom
 
     if (req.method === 'GET' && path === '/oauth/') {
       const q = Object.fromEntries(target.searchParams);
-      if (q.client_id !== fake.clientId) return void res.writeHead(400, { 'content-type': 'text/html' }).end('<p>Invalid client_id</p>');
-      if (q.redirect_uri !== fake.redirectUri) return void res.writeHead(400, { 'content-type': 'text/html' }).end('<p>redirect_uri does not match the app\'s registered redirect URIs</p>');
-      const asked = String(q.scope ?? '').split(',').filter(Boolean);
+      if (q.client_id !== fake.clientId)
+        return void res.writeHead(400, { 'content-type': 'text/html' }).end('<p>Invalid client_id</p>');
+      if (q.redirect_uri !== fake.redirectUri)
+        return void res
+          .writeHead(400, { 'content-type': 'text/html' })
+          .end("<p>redirect_uri does not match the app's registered redirect URIs</p>");
+      const asked = String(q.scope ?? '')
+        .split(',')
+        .filter(Boolean);
       if (q.response_type !== 'code' || asked.length === 0 || asked.some((s) => !ALL_SCOPES.includes(s))) {
         return void res.writeHead(400, { 'content-type': 'text/html' }).end('<p>scope or response_type is invalid</p>');
       }
@@ -295,13 +354,16 @@ export async function startFakePinterest(options: { redirectUri: string }): Prom
 
     if (req.method === 'POST' && path === '/v5/oauth/token') {
       const basic = /^Basic (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1];
-      if (!basic || Buffer.from(basic, 'base64').toString('utf8') !== `${fake.clientId}:${fake.clientSecret}`) return refuse(401, 2, 'Authentication failed.');
-      if (!String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) return refuse(400, 1, 'Content-Type must be application/x-www-form-urlencoded.');
+      if (!basic || Buffer.from(basic, 'base64').toString('utf8') !== `${fake.clientId}:${fake.clientSecret}`)
+        return refuse(401, 2, 'Authentication failed.');
+      if (!String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded'))
+        return refuse(400, 1, 'Content-Type must be application/x-www-form-urlencoded.');
       const form = Object.fromEntries(new URLSearchParams(body.toString('utf8')));
       if (form.grant_type === 'authorization_code') {
         const grant = codes.get(form.code);
         codes.delete(form.code);
-        if (!grant || grant.redirectUri !== form.redirect_uri) return refuse(400, 1, 'Invalid authorization code or redirect_uri.');
+        if (!grant || grant.redirectUri !== form.redirect_uri)
+          return refuse(400, 1, 'Invalid authorization code or redirect_uri.');
         return send(200, issueTokens(grant.scopes, 'authorization_code'));
       }
       if (form.grant_type === 'refresh_token') {
@@ -313,23 +375,38 @@ export async function startFakePinterest(options: { redirectUri: string }): Prom
       return refuse(400, 1, `grant_type ${form.grant_type ?? '(none)'} is not supported.`);
     }
 
-    if (req.method === 'POST' && path === "/") {
+    if (req.method === 'POST' && path === '/') {
       // The media upload bucket: an S3 POST policy upload.
-      const s3 = (status: number, code: string, message: string) => void res.writeHead(status, { 'content-type': 'application/xml' }).end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${message}</Message></Error>`);
+      const s3 = (status: number, code: string, message: string) =>
+        void res
+          .writeHead(status, { 'content-type': 'application/xml' })
+          .end(
+            `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${message}</Message></Error>`,
+          );
       let form: FormData;
       try {
-        form = await new Response(new Uint8Array(body), { headers: { 'content-type': String(req.headers['content-type'] ?? '') } }).formData();
+        form = await new Response(new Uint8Array(body), {
+          headers: { 'content-type': String(req.headers['content-type'] ?? '') },
+        }).formData();
       } catch {
         return s3(400, 'MalformedPOSTRequest', 'The body of your POST request is not well-formed multipart/form-data.');
       }
       const names = [...form.keys()];
       const media = fake.media.find((m) => m.upload_parameters.key === form.get('key'));
-      if (!media) return s3(403, 'AccessDenied', 'Invalid according to Policy: Policy Condition failed: ["eq", "$key", ...]');
+      if (!media)
+        return s3(403, 'AccessDenied', 'Invalid according to Policy: Policy Condition failed: ["eq", "$key", ...]');
       const missing = Object.entries(media.upload_parameters).find(([name, value]) => form.get(name) !== value);
-      if (missing) return s3(403, 'AccessDenied', `Invalid according to Policy: Policy Condition failed: ["eq", "$${missing[0]}", ...]`);
-      if (names.indexOf('file') !== names.length - 1) return s3(400, 'InvalidArgument', 'POST requires exactly one file upload per request, after the other fields.');
+      if (missing)
+        return s3(
+          403,
+          'AccessDenied',
+          `Invalid according to Policy: Policy Condition failed: ["eq", "$${missing[0]}", ...]`,
+        );
+      if (names.indexOf('file') !== names.length - 1)
+        return s3(400, 'InvalidArgument', 'POST requires exactly one file upload per request, after the other fields.');
       const file = form.get('file');
-      if (!(file instanceof Blob)) return s3(400, 'InvalidArgument', 'POST requires exactly one file upload per request.');
+      if (!(file instanceof Blob))
+        return s3(400, 'InvalidArgument', 'POST requires exactly one file upload per request.');
       if (media.status !== 'registered') return s3(403, 'AccessDenied', 'The upload was already made.');
       media.fields = names;
       media.bytes = Buffer.from(await file.arrayBuffer());
@@ -345,7 +422,8 @@ export async function startFakePinterest(options: { redirectUri: string }): Prom
     // Everything below is the API, behind a bearer token.
     const bearer = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1];
     const token = bearer ? tokens.get(bearer) : undefined;
-    if (!bearer || !token || token.revoked || token.expiresAt <= Date.now()) return refuse(401, 2, 'Authentication failed.');
+    if (!bearer || !token || token.revoked || token.expiresAt <= Date.now())
+      return refuse(401, 2, 'Authentication failed.');
     const category = req.method === 'GET' ? 'org_read' : 'org_write';
     const spent = budget(bearer, category);
     extra = spent.headers;
@@ -357,7 +435,8 @@ export async function startFakePinterest(options: { redirectUri: string }): Prom
     };
     let json: Record<string, any> = {};
     if (req.method === 'POST') {
-      if (!String(req.headers['content-type'] ?? '').startsWith('application/json')) return refuse(415, 1, 'Content-Type must be application/json.');
+      if (!String(req.headers['content-type'] ?? '').startsWith('application/json'))
+        return refuse(415, 1, 'Content-Type must be application/json.');
       try {
         json = body.length > 0 ? JSON.parse(body.toString('utf8')) : {};
       } catch {
@@ -365,31 +444,57 @@ export async function startFakePinterest(options: { redirectUri: string }): Prom
       }
     }
     const pageSize = Number(target.searchParams.get('page_size') ?? 25);
-    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 250) return refuse(400, 1, 'page_size must be between 1 and 250.');
+    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 250)
+      return refuse(400, 1, 'page_size must be between 1 and 250.');
     const paged = <T>(items: T[]) => {
       const from = Number(target.searchParams.get('bookmark') ?? 0) || 0;
       const page = items.slice(from, from + pageSize);
       return { items: page, bookmark: from + pageSize < items.length ? String(from + pageSize) : null };
     };
-    const newestFirst = (pins: FakePin[]) => [...pins].sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at) || Number(BigInt(b.id) - BigInt(a.id)));
+    const newestFirst = (pins: FakePin[]) =>
+      [...pins].sort(
+        (a, b) => Date.parse(b.created_at) - Date.parse(a.created_at) || Number(BigInt(b.id) - BigInt(a.id)),
+      );
     const withMetrics = target.searchParams.get('pin_metrics') === 'true';
 
     if (req.method === 'GET' && path === '/v5/user_account') {
       if (!needScopes('user_accounts:read')) return;
-      return send(200, { ...fake.user, account_type: 'BUSINESS', board_count: fake.boards.length, pin_count: fake.pins.length, follower_count: 10, following_count: 3, monthly_views: 163, website_url: '', about: '' });
+      return send(200, {
+        ...fake.user,
+        account_type: 'BUSINESS',
+        board_count: fake.boards.length,
+        pin_count: fake.pins.length,
+        follower_count: 10,
+        following_count: 3,
+        monthly_views: 163,
+        website_url: '',
+        about: '',
+      });
     }
 
     if (req.method === 'GET' && path === '/v5/boards') {
       if (!needScopes('boards:read')) return;
       const visible = fake.boards.filter((b) => b.privacy !== 'SECRET' || token.scopes.includes('boards:read_secret'));
-      return send(200, paged(visible.map((b) => ({ ...b, owner: { username: fake.user.username }, pin_count: fake.pins.filter((p) => p.board_id === b.id).length }))));
+      return send(
+        200,
+        paged(
+          visible.map((b) => ({
+            ...b,
+            owner: { username: fake.user.username },
+            pin_count: fake.pins.filter((p) => p.board_id === b.id).length,
+          })),
+        ),
+      );
     }
 
     const boardPins = /^\/v5\/boards\/([^/]+)\/pins$/.exec(path);
     if (req.method === 'GET' && boardPins) {
       if (!needScopes('boards:read', 'pins:read')) return;
       if (!fake.boards.some((b) => b.id === boardPins[1])) return refuse(404, 404, 'Board not found.');
-      return send(200, paged(newestFirst(fake.pins.filter((p) => p.board_id === boardPins[1])).map((p) => pinJson(p, withMetrics))));
+      return send(
+        200,
+        paged(newestFirst(fake.pins.filter((p) => p.board_id === boardPins[1])).map((p) => pinJson(p, withMetrics))),
+      );
     }
 
     if (req.method === 'GET' && path === '/v5/pins') {
@@ -400,9 +505,17 @@ export async function startFakePinterest(options: { redirectUri: string }): Prom
     if (req.method === 'POST' && path === '/v5/pins') {
       if (!needScopes('boards:read', 'boards:write', 'pins:read', 'pins:write')) return;
       fake.pinBodies.push(json);
-      const tooLong = ([['title', 100], ['description', 800], ['alt_text', 500], ['link', 2048]] as const).find(([field, max]) => typeof json[field] === 'string' && [...json[field]].length > max);
+      const tooLong = (
+        [
+          ['title', 100],
+          ['description', 800],
+          ['alt_text', 500],
+          ['link', 2048],
+        ] as const
+      ).find(([field, max]) => typeof json[field] === 'string' && [...json[field]].length > max);
       if (tooLong) return refuse(400, 1, `Invalid parameters: ${tooLong[0]} is longer than ${tooLong[1]} characters.`);
-      if (typeof json.board_id !== 'string' || !/^\d+$/.test(json.board_id)) return refuse(400, 1, 'Invalid parameters: board_id must be a string of digits.');
+      if (typeof json.board_id !== 'string' || !/^\d+$/.test(json.board_id))
+        return refuse(400, 1, 'Invalid parameters: board_id must be a string of digits.');
       if (!fake.boards.some((b) => b.id === json.board_id)) return refuse(404, 404, 'Board not found.');
       const source = json.media_source ?? {};
       let bytes = 0;
@@ -413,7 +526,8 @@ export async function startFakePinterest(options: { redirectUri: string }): Prom
       } else if (source.source_type === 'video_id') {
         const media = fake.media.find((m) => m.media_id === source.media_id);
         if (!media) return refuse(404, 404, 'Media not found.');
-        if (media.status !== 'succeeded') return refuse(400, 1, `Media ${media.media_id} is not ready: its status is ${media.status}.`);
+        if (media.status !== 'succeeded')
+          return refuse(400, 1, `Media ${media.media_id} is not ready: its status is ${media.status}.`);
         bytes = media.bytes.length;
       } else {
         return refuse(400, 1, 'Invalid parameters: media_source.source_type is required.');
@@ -434,14 +548,25 @@ export async function startFakePinterest(options: { redirectUri: string }): Prom
           'x-amz-security-token': crypto.randomBytes(24).toString('base64'),
           'x-amz-algorithm': 'AWS4-HMAC-SHA256',
           key: `uploads/11/aa/22/3:video:${fake.user.id}:${mediaId}`,
-          policy: Buffer.from(JSON.stringify({ expiration: new Date(Date.now() + 3_600_000).toISOString() })).toString('base64'),
+          policy: Buffer.from(JSON.stringify({ expiration: new Date(Date.now() + 3_600_000).toISOString() })).toString(
+            'base64',
+          ),
           'x-amz-credential': 'ASIA6QZJ64OPIKV7FRVX/20261123/us-east-1/s3/aws4_request',
           'Content-Type': 'multipart/form-data',
         },
-        fields: [], bytes: Buffer.alloc(0), contentType: '', pollsLeft: 0, fails: false,
+        fields: [],
+        bytes: Buffer.alloc(0),
+        contentType: '',
+        pollsLeft: 0,
+        fails: false,
       };
       fake.media.push(media);
-      return send(201, { media_id: mediaId, media_type: 'video', upload_url: `${UPLOAD_ORIGIN}/`, upload_parameters: media.upload_parameters });
+      return send(201, {
+        media_id: mediaId,
+        media_type: 'video',
+        upload_url: `${UPLOAD_ORIGIN}/`,
+        upload_parameters: media.upload_parameters,
+      });
     }
 
     const mediaRead = /^\/v5\/media\/([^/]+)$/.exec(path);

@@ -22,7 +22,9 @@ import type { AddressInfo } from 'node:net';
  * Refresh tokens rotate: a refresh answers a new one and the spent one stops working.
  *
  * Every answer is TikTok's envelope `{ data, error: { code, message, log_id } }`, with code "ok" on success; an
- * asynchronous failure is status FAILED with a fail_reason while error.code stays "ok".
+ * asynchronous failure is status FAILED with a fail_reason while error.code stays "ok". A photo post's images are
+ * pulled after content/init, and one that is not JPEG or WebP (media transfer guide, image restrictions) ends the
+ * post FAILED with file_format_check_failed, as TikTok's get-post-status reference names it.
  */
 export const CONSENT_ORIGIN = 'https://www.tiktok.com';
 export const API_ORIGIN = 'https://open.tiktokapis.com';
@@ -61,6 +63,8 @@ export interface FakePublish {
   bytes: Buffer[];
   /** Status fetches left before processing ends. */
   pollsLeft: number;
+  /** A photo post's images as TikTok found them when it pulled them: their formats, once every one arrived. */
+  pulledFormats?: string[];
   post_id: string | null;
 }
 
@@ -117,13 +121,21 @@ export interface FakeTikTok {
   /** The person removed the app in TikTok: every token, access and refresh, stops working. */
   revokeAll(): void;
   /** A video the creator posted in the TikTok app. */
-  postExternally(title: string, metrics?: Partial<Pick<FakeVideo, 'like_count' | 'comment_count' | 'share_count' | 'view_count'>>, createdAt?: Date): FakeVideo;
+  postExternally(
+    title: string,
+    metrics?: Partial<Pick<FakeVideo, 'like_count' | 'comment_count' | 'share_count' | 'view_count'>>,
+    createdAt?: Date,
+  ): FakeVideo;
   /** Refresh tokens handed out and spent, for assertions on rotation. */
   refreshTokens(): { live: number; spent: number };
   close(): Promise<void>;
 }
 
-export async function startFakeTikTok(options: { clientKey?: string; clientSecret?: string; redirectUri: string }): Promise<FakeTikTok> {
+export async function startFakeTikTok(options: {
+  clientKey?: string;
+  clientSecret?: string;
+  redirectUri: string;
+}): Promise<FakeTikTok> {
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -156,7 +168,10 @@ export async function startFakeTikTok(options: { clientKey?: string; clientSecre
     clientKey: options.clientKey ?? 'awx1q2w3e4r5t6y7',
     clientSecret: options.clientSecret ?? 'sec-5f4dcc3b5aa765d61d8327deb882cf99',
     redirectUri: options.redirectUri,
-    creator, publishes, videos, requests,
+    creator,
+    publishes,
+    videos,
+    requests,
     verifiedPrefixes: [],
     denyNext: false,
     grantOnly: null,
@@ -195,10 +210,17 @@ export async function startFakeTikTok(options: { clientKey?: string; clientSecre
   function addVideo(title: string, privacy: string, createTime: number, metrics: Partial<FakeVideo> = {}): FakeVideo {
     const id = String(++nextVideoId);
     const video: FakeVideo = {
-      id, title, video_description: title, create_time: createTime,
+      id,
+      title,
+      video_description: title,
+      create_time: createTime,
       share_url: `https://www.tiktok.com/@${creator.username}/video/${id}?utm_campaign=tt4d_open_api&utm_source=${fake.clientKey}`,
-      cover_image_url: `${url}/cover/${id}.jpeg`, duration: 12,
-      like_count: metrics.like_count ?? 0, comment_count: metrics.comment_count ?? 0, share_count: metrics.share_count ?? 0, view_count: metrics.view_count ?? 0,
+      cover_image_url: `${url}/cover/${id}.jpeg`,
+      duration: 12,
+      like_count: metrics.like_count ?? 0,
+      comment_count: metrics.comment_count ?? 0,
+      share_count: metrics.share_count ?? 0,
+      view_count: metrics.view_count ?? 0,
       privacy_level: privacy,
     };
     videos.push(video);
@@ -211,8 +233,13 @@ export async function startFakeTikTok(options: { clientKey?: string; clientSecre
     tokens.set(accessToken, { openId, scopes, expiresAt: Date.now() + fake.expiresIn * 1000, revoked: false });
     refresh.set(refreshToken, { openId, scopes, spent: false, revoked: false });
     return {
-      access_token: accessToken, expires_in: fake.expiresIn, open_id: openId, refresh_expires_in: fake.refreshExpiresIn,
-      refresh_token: refreshToken, scope: scopes.join(','), token_type: 'Bearer',
+      access_token: accessToken,
+      expires_in: fake.expiresIn,
+      open_id: openId,
+      refresh_expires_in: fake.refreshExpiresIn,
+      refresh_token: refreshToken,
+      scope: scopes.join(','),
+      token_type: 'Bearer',
     };
   }
 
@@ -228,10 +255,15 @@ export async function startFakeTikTok(options: { clientKey?: string; clientSecre
   /** What TikTok expects of a FILE_UPLOAD's source_info (media transfer guide, "Chunk restrictions"). */
   function chunkProblem(source: Record<string, any>): string | undefined {
     const { video_size: size, chunk_size: chunk, total_chunk_count: count } = source;
-    if (![size, chunk, count].every((n) => Number.isInteger(n) && n > 0)) return 'video_size, chunk_size and total_chunk_count must be positive integers';
-    if (size < 5 * MB) return chunk === size && count === 1 ? undefined : 'a video under 5 MB must be uploaded whole: chunk_size equal to video_size, total_chunk_count 1';
+    if (![size, chunk, count].every((n) => Number.isInteger(n) && n > 0))
+      return 'video_size, chunk_size and total_chunk_count must be positive integers';
+    if (size < 5 * MB)
+      return chunk === size && count === 1
+        ? undefined
+        : 'a video under 5 MB must be uploaded whole: chunk_size equal to video_size, total_chunk_count 1';
     if (chunk < 5 * MB || chunk > 64 * MB) return 'chunk_size must be between 5 MB and 64 MB';
-    if (count !== Math.floor(size / chunk)) return 'total_chunk_count must be video_size divided by chunk_size, rounded down';
+    if (count !== Math.floor(size / chunk))
+      return 'total_chunk_count must be video_size divided by chunk_size, rounded down';
     if (count < 1 || count > 1000) return 'total_chunk_count must be between 1 and 1000';
     if (size > 64 * MB && count < 2) return 'a video over 64 MB must be uploaded in more than one chunk';
     if (size - (count - 1) * chunk > 128 * MB) return 'the final chunk may hold at most 128 MB';
@@ -252,9 +284,12 @@ export async function startFakeTikTok(options: { clientKey?: string; clientSecre
           req.socket.destroy();
           return;
         }
-        res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8', 'x-tt-logid': logId }).end(payload === undefined ? '' : JSON.stringify(payload));
+        res
+          .writeHead(status, { 'content-type': 'application/json; charset=UTF-8', 'x-tt-logid': logId })
+          .end(payload === undefined ? '' : JSON.stringify(payload));
       };
-      const envelope = (status: number, data: unknown, code = 'ok', message = '') => send(status, { data, error: { code, message, log_id: logId } });
+      const envelope = (status: number, data: unknown, code = 'ok', message = '') =>
+        send(status, { data, error: { code, message, log_id: logId } });
       const refuse = (status: number, code: string, message: string) => envelope(status, {}, code, message);
 
       const script = scripted.get(path);
@@ -265,11 +300,21 @@ export async function startFakeTikTok(options: { clientKey?: string; clientSecre
 
       if (req.method === 'GET' && path === '/v2/auth/authorize/') {
         const q = Object.fromEntries(target.searchParams);
-        if (q.client_key !== fake.clientKey) return void res.writeHead(400, { 'content-type': 'text/html' }).end('<p>client_key: this app does not exist</p>');
-        if (q.redirect_uri !== fake.redirectUri) return void res.writeHead(400, { 'content-type': 'text/html' }).end('<p>redirect_uri: not registered for this app</p>');
-        const asked = String(q.scope ?? '').split(',').filter(Boolean);
+        if (q.client_key !== fake.clientKey)
+          return void res
+            .writeHead(400, { 'content-type': 'text/html' })
+            .end('<p>client_key: this app does not exist</p>');
+        if (q.redirect_uri !== fake.redirectUri)
+          return void res
+            .writeHead(400, { 'content-type': 'text/html' })
+            .end('<p>redirect_uri: not registered for this app</p>');
+        const asked = String(q.scope ?? '')
+          .split(',')
+          .filter(Boolean);
         if (q.response_type !== 'code' || asked.length === 0 || asked.some((s) => !ALL_SCOPES.includes(s))) {
-          return void res.writeHead(400, { 'content-type': 'text/html' }).end('<p>scope or response_type is invalid</p>');
+          return void res
+            .writeHead(400, { 'content-type': 'text/html' })
+            .end('<p>scope or response_type is invalid</p>');
         }
         const back = new URL(q.redirect_uri);
         if (q.state) back.searchParams.set('state', q.state);
@@ -289,52 +334,98 @@ export async function startFakeTikTok(options: { clientKey?: string; clientSecre
 
       if (req.method === 'POST' && path === '/v2/oauth/token/') {
         if (!String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) {
-          return send(400, { error: 'invalid_request', error_description: 'Content-Type must be application/x-www-form-urlencoded.', log_id: logId });
+          return send(400, {
+            error: 'invalid_request',
+            error_description: 'Content-Type must be application/x-www-form-urlencoded.',
+            log_id: logId,
+          });
         }
         const form = Object.fromEntries(new URLSearchParams(body.toString('utf8')));
         if (form.client_key !== fake.clientKey || form.client_secret !== fake.clientSecret) {
-          return send(401, { error: 'invalid_client', error_description: 'Client key or secret is incorrect.', log_id: logId });
+          return send(401, {
+            error: 'invalid_client',
+            error_description: 'Client key or secret is incorrect.',
+            log_id: logId,
+          });
         }
         if (form.grant_type === 'authorization_code') {
           const grant = codes.get(form.code);
           codes.delete(form.code);
-          if (!grant || grant.redirectUri !== form.redirect_uri) return send(400, { error: 'invalid_grant', error_description: 'Authorization code is expired.', log_id: logId });
+          if (!grant || grant.redirectUri !== form.redirect_uri)
+            return send(400, {
+              error: 'invalid_grant',
+              error_description: 'Authorization code is expired.',
+              log_id: logId,
+            });
           return send(200, issueTokens(creator.open_id, grant.scopes));
         }
         if (form.grant_type === 'refresh_token') {
           const old = refresh.get(form.refresh_token);
-          if (!old || old.spent || old.revoked) return send(400, { error: 'invalid_grant', error_description: 'Refresh token is invalid or expired.', log_id: logId });
+          if (!old || old.spent || old.revoked)
+            return send(400, {
+              error: 'invalid_grant',
+              error_description: 'Refresh token is invalid or expired.',
+              log_id: logId,
+            });
           old.spent = true;
           return send(200, issueTokens(old.openId, old.scopes));
         }
-        return send(400, { error: 'unsupported_grant_type', error_description: 'The grant type is not supported.', log_id: logId });
+        return send(400, {
+          error: 'unsupported_grant_type',
+          error_description: 'The grant type is not supported.',
+          log_id: logId,
+        });
       }
 
       if (req.method === 'POST' && path === '/v2/oauth/revoke/') {
         const form = Object.fromEntries(new URLSearchParams(body.toString('utf8')));
         if (form.client_key !== fake.clientKey || form.client_secret !== fake.clientSecret) {
-          return send(401, { error: 'invalid_client', error_description: 'Client key or secret is incorrect.', log_id: logId });
+          return send(401, {
+            error: 'invalid_client',
+            error_description: 'Client key or secret is incorrect.',
+            log_id: logId,
+          });
         }
         if (tokens.has(form.token)) fake.revokeAll();
         return send(200, undefined);
       }
 
       if (req.method === 'PUT' && path === '/upload/') {
-        const publish = publishes.find((p) => p.publish_id === target.searchParams.get('upload_id') && target.searchParams.get('upload_token') === uploadToken(p));
+        const publish = publishes.find(
+          (p) =>
+            p.publish_id === target.searchParams.get('upload_id') &&
+            target.searchParams.get('upload_token') === uploadToken(p),
+        );
         if (!publish) return refuse(404, 'invalid_params', 'upload_url is unknown or expired');
-        if (publish.status !== 'PROCESSING_UPLOAD' || publish.ranges.length >= publish.source_info.total_chunk_count) return refuse(400, 'invalid_file_upload', 'the upload is already complete');
+        if (publish.status !== 'PROCESSING_UPLOAD' || publish.ranges.length >= publish.source_info.total_chunk_count)
+          return refuse(400, 'invalid_file_upload', 'the upload is already complete');
         const type = String(req.headers['content-type'] ?? '');
-        if (!['video/mp4', 'video/quicktime', 'video/webm'].includes(type)) return refuse(400, 'invalid_file_upload', `Content-Type ${type || '(none)'} is not video/mp4, video/quicktime or video/webm`);
+        if (!['video/mp4', 'video/quicktime', 'video/webm'].includes(type))
+          return refuse(
+            400,
+            'invalid_file_upload',
+            `Content-Type ${type || '(none)'} is not video/mp4, video/quicktime or video/webm`,
+          );
         const range = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(String(req.headers['content-range'] ?? ''));
-        if (!range) return refuse(400, 'invalid_file_upload', 'Content-Range must be bytes {FIRST_BYTE}-{LAST_BYTE}/{TOTAL_BYTE_LENGTH}');
+        if (!range)
+          return refuse(
+            400,
+            'invalid_file_upload',
+            'Content-Range must be bytes {FIRST_BYTE}-{LAST_BYTE}/{TOTAL_BYTE_LENGTH}',
+          );
         const [first, last, total] = range.slice(1).map(Number);
         const { video_size: size, chunk_size: chunk, total_chunk_count: count } = publish.source_info;
         const index = publish.ranges.length;
         const expectedLast = index === count - 1 ? size - 1 : first + chunk - 1;
         if (total !== size || first !== publish.uploaded_bytes || last !== expectedLast) {
-          return refuse(416, 'invalid_file_upload', `chunk ${index + 1} of ${count} must be bytes ${publish.uploaded_bytes}-${expectedLast}/${size}`);
+          return refuse(
+            416,
+            'invalid_file_upload',
+            `chunk ${index + 1} of ${count} must be bytes ${publish.uploaded_bytes}-${expectedLast}/${size}`,
+          );
         }
-        if (Number(req.headers['content-length']) !== body.length || body.length !== last - first + 1) return refuse(400, 'invalid_file_upload', 'Content-Length does not match the chunk');
+        if (Number(req.headers['content-length']) !== body.length || body.length !== last - first + 1)
+          return refuse(400, 'invalid_file_upload', 'Content-Length does not match the chunk');
         publish.ranges.push(String(req.headers['content-range']));
         publish.bytes.push(body);
         publish.uploaded_bytes += body.length;
@@ -351,12 +442,21 @@ export async function startFakeTikTok(options: { clientKey?: string; clientSecre
       }
       const needScope = (...scopes: string[]) => {
         if (scopes.some((s) => token.scopes.includes(s))) return true;
-        refuse(401, 'scope_not_authorized', `The user did not authorize the scope required for completing this request (${scopes.join(' or ')}).`);
+        refuse(
+          401,
+          'scope_not_authorized',
+          `The user did not authorize the scope required for completing this request (${scopes.join(' or ')}).`,
+        );
         return false;
       };
       let json: Record<string, any> = {};
       if (req.method === 'POST') {
-        if (String(req.headers['content-type'] ?? '').replace(/\s/g, '').toLowerCase() !== 'application/json;charset=utf-8' && path.startsWith('/v2/post/')) {
+        if (
+          String(req.headers['content-type'] ?? '')
+            .replace(/\s/g, '')
+            .toLowerCase() !== 'application/json;charset=utf-8' &&
+          path.startsWith('/v2/post/')
+        ) {
           return refuse(400, 'invalid_params', 'Content-Type must be application/json; charset=UTF-8');
         }
         try {
@@ -367,75 +467,145 @@ export async function startFakeTikTok(options: { clientKey?: string; clientSecre
       }
 
       if (req.method === 'GET' && path === '/v2/user/info/') {
-        const fields = String(target.searchParams.get('fields') ?? '').split(',').filter(Boolean);
+        const fields = String(target.searchParams.get('fields') ?? '')
+          .split(',')
+          .filter(Boolean);
         if (fields.length === 0) return refuse(400, 'invalid_params', 'fields is required');
         if (!needScope('user.info.basic')) return;
-        if (fields.some((f) => ['username', 'bio_description', 'profile_deep_link', 'is_verified'].includes(f)) && !needScope('user.info.profile')) return;
-        const all: Record<string, unknown> = { open_id: creator.open_id, union_id: creator.union_id, avatar_url: creator.avatar_url, display_name: creator.display_name, username: creator.username };
+        if (
+          fields.some((f) => ['username', 'bio_description', 'profile_deep_link', 'is_verified'].includes(f)) &&
+          !needScope('user.info.profile')
+        )
+          return;
+        const all: Record<string, unknown> = {
+          open_id: creator.open_id,
+          union_id: creator.union_id,
+          avatar_url: creator.avatar_url,
+          display_name: creator.display_name,
+          username: creator.username,
+        };
         return envelope(200, { user: Object.fromEntries(fields.filter((f) => f in all).map((f) => [f, all[f]])) });
       }
 
       if (req.method === 'POST' && path === '/v2/post/publish/creator_info/query/') {
         if (!needScope('video.publish')) return;
         const { open_id: _o, union_id: _u, username, display_name, avatar_url, ...rest } = creator;
-        return envelope(200, { creator_avatar_url: avatar_url, creator_username: username, creator_nickname: display_name, ...rest });
+        return envelope(200, {
+          creator_avatar_url: avatar_url,
+          creator_username: username,
+          creator_nickname: display_name,
+          ...rest,
+        });
       }
 
-      if (req.method === 'POST' && (path === '/v2/post/publish/video/init/' || path === '/v2/post/publish/inbox/video/init/' || path === '/v2/post/publish/content/init/')) {
+      if (
+        req.method === 'POST' &&
+        (path === '/v2/post/publish/video/init/' ||
+          path === '/v2/post/publish/inbox/video/init/' ||
+          path === '/v2/post/publish/content/init/')
+      ) {
         const photo = path === '/v2/post/publish/content/init/';
         const inbox = path === '/v2/post/publish/inbox/video/init/' || (photo && json.post_mode === 'MEDIA_UPLOAD');
         if (!needScope(inbox ? 'video.upload' : 'video.publish')) return;
-        if (overLimit(`${bearer}:${path}`, 6)) return refuse(429, 'rate_limit_exceeded', 'The API rate limit was exceeded. Please try again later.');
+        if (overLimit(`${bearer}:${path}`, 6))
+          return refuse(429, 'rate_limit_exceeded', 'The API rate limit was exceeded. Please try again later.');
         const source = json.source_info ?? {};
         const info = json.post_info ?? {};
         if (photo) {
-          if (json.media_type !== 'PHOTO' || !['DIRECT_POST', 'MEDIA_UPLOAD'].includes(json.post_mode)) return refuse(400, 'invalid_params', 'media_type must be PHOTO and post_mode DIRECT_POST or MEDIA_UPLOAD');
-          if (source.source !== 'PULL_FROM_URL') return refuse(400, 'invalid_params', 'photos take source PULL_FROM_URL only');
+          if (json.media_type !== 'PHOTO' || !['DIRECT_POST', 'MEDIA_UPLOAD'].includes(json.post_mode))
+            return refuse(400, 'invalid_params', 'media_type must be PHOTO and post_mode DIRECT_POST or MEDIA_UPLOAD');
+          if (source.source !== 'PULL_FROM_URL')
+            return refuse(400, 'invalid_params', 'photos take source PULL_FROM_URL only');
           const images: unknown[] = Array.isArray(source.photo_images) ? source.photo_images : [];
-          if (images.length < 1 || images.length > 35) return refuse(400, 'invalid_params', 'photo_images must hold 1 to 35 URLs');
-          if (!Number.isInteger(source.photo_cover_index) || source.photo_cover_index < 0 || source.photo_cover_index >= images.length) return refuse(400, 'invalid_params', 'photo_cover_index must index photo_images');
-          if (images.some((u) => typeof u !== 'string' || !fake.verifiedPrefixes.some((prefix) => u.startsWith(prefix)))) {
-            return refuse(403, 'url_ownership_unverified', 'The domain or URL prefix of the photo URLs is not verified for this app.');
+          if (images.length < 1 || images.length > 35)
+            return refuse(400, 'invalid_params', 'photo_images must hold 1 to 35 URLs');
+          if (
+            !Number.isInteger(source.photo_cover_index) ||
+            source.photo_cover_index < 0 ||
+            source.photo_cover_index >= images.length
+          )
+            return refuse(400, 'invalid_params', 'photo_cover_index must index photo_images');
+          if (
+            images.some((u) => typeof u !== 'string' || !fake.verifiedPrefixes.some((prefix) => u.startsWith(prefix)))
+          ) {
+            return refuse(
+              403,
+              'url_ownership_unverified',
+              'The domain or URL prefix of the photo URLs is not verified for this app.',
+            );
           }
-          if (typeof info.title === 'string' && [...info.title].length > 90) return refuse(400, 'invalid_params', 'title is longer than 90 characters');
-          if (typeof info.description === 'string' && [...info.description].length > 4000) return refuse(400, 'invalid_params', 'description is longer than 4000 characters');
+          if (typeof info.title === 'string' && [...info.title].length > 90)
+            return refuse(400, 'invalid_params', 'title is longer than 90 characters');
+          if (typeof info.description === 'string' && [...info.description].length > 4000)
+            return refuse(400, 'invalid_params', 'description is longer than 4000 characters');
         } else if (source.source === 'FILE_UPLOAD') {
           const problem = chunkProblem(source);
           if (problem) return refuse(400, 'invalid_params', problem);
         } else {
-          return refuse(400, 'invalid_params', 'source must be FILE_UPLOAD or PULL_FROM_URL (Herald\'s fake takes FILE_UPLOAD for videos)');
+          return refuse(
+            400,
+            'invalid_params',
+            "source must be FILE_UPLOAD or PULL_FROM_URL (Herald's fake takes FILE_UPLOAD for videos)",
+          );
         }
         const direct = !inbox;
         if (direct) {
           if (!creator.privacy_level_options.includes(info.privacy_level)) {
-            return refuse(403, 'privacy_level_option_mismatch', `privacy_level ${info.privacy_level ?? '(none)'} is not among the creator's privacy_level_options.`);
+            return refuse(
+              403,
+              'privacy_level_option_mismatch',
+              `privacy_level ${info.privacy_level ?? '(none)'} is not among the creator's privacy_level_options.`,
+            );
           }
-          if (!photo && typeof info.title === 'string' && [...info.title].length > 2200) return refuse(400, 'invalid_params', 'title is longer than 2200 characters');
-          if (creator.comment_disabled && info.disable_comment === false) return refuse(400, 'invalid_params', 'comments are off for this creator: disable_comment must be true');
+          // Direct post reference, post_info.title: "The video caption ... max 2200 UTF-16 runes".
+          if (!photo && typeof info.title === 'string' && info.title.length > 2200)
+            return refuse(400, 'invalid_params', 'title is longer than 2200 characters');
+          if (creator.comment_disabled && info.disable_comment === false)
+            return refuse(400, 'invalid_params', 'comments are off for this creator: disable_comment must be true');
         }
         const publish: FakePublish = {
           publish_id: `${photo ? 'p_pub_url' : 'v_pub_file'}~v2-1.${crypto.randomBytes(9).toString('hex')}`,
           kind: photo ? 'photo' : inbox ? 'inbox_video' : 'video',
           post_mode: direct ? 'DIRECT_POST' : 'MEDIA_UPLOAD',
-          post_info: info, source_info: source,
+          post_info: info,
+          source_info: source,
           status: photo ? 'PROCESSING_DOWNLOAD' : 'PROCESSING_UPLOAD',
-          uploaded_bytes: 0, downloaded_bytes: 0, ranges: [], bytes: [], pollsLeft: fake.processingPolls, post_id: null,
+          uploaded_bytes: 0,
+          downloaded_bytes: 0,
+          ranges: [],
+          bytes: [],
+          pollsLeft: fake.processingPolls,
+          post_id: null,
         };
         publishes.push(publish);
         if (photo) {
-          if (publish.pollsLeft <= 0) settle(publish);
+          void pullPhotos(publish).then(() => {
+            if (publish.pollsLeft <= 0) settle(publish);
+          });
           return envelope(200, { publish_id: publish.publish_id });
         }
-        return envelope(200, { publish_id: publish.publish_id, upload_url: `${UPLOAD_ORIGIN}/upload/?upload_id=${encodeURIComponent(publish.publish_id)}&upload_token=${uploadToken(publish)}` });
+        return envelope(200, {
+          publish_id: publish.publish_id,
+          upload_url: `${UPLOAD_ORIGIN}/upload/?upload_id=${encodeURIComponent(publish.publish_id)}&upload_token=${uploadToken(publish)}`,
+        });
       }
 
       if (req.method === 'POST' && path === '/v2/post/publish/status/fetch/') {
         if (!needScope('video.publish', 'video.upload')) return;
-        if (overLimit(`${bearer}:status`, 30)) return refuse(429, 'rate_limit_exceeded', 'The API rate limit was exceeded. Please try again later.');
+        if (overLimit(`${bearer}:status`, 30))
+          return refuse(429, 'rate_limit_exceeded', 'The API rate limit was exceeded. Please try again later.');
         const publish = publishes.find((p) => p.publish_id === json.publish_id);
         if (!publish) return refuse(400, 'invalid_params', 'publish_id does not exist');
-        const arrived = publish.kind === 'photo' || publish.ranges.length === publish.source_info.total_chunk_count;
-        if ((publish.status === 'PROCESSING_DOWNLOAD' || publish.status === 'PROCESSING_UPLOAD') && arrived && publish.pollsLeft-- <= 0) settle(publish);
+        const arrived =
+          publish.kind === 'photo'
+            ? publish.pulledFormats !== undefined
+            : publish.ranges.length === publish.source_info.total_chunk_count;
+        if (
+          (publish.status === 'PROCESSING_DOWNLOAD' || publish.status === 'PROCESSING_UPLOAD') &&
+          arrived &&
+          publish.pollsLeft-- <= 0
+        )
+          settle(publish);
         // The post id is an int64 written as a bare JSON number, as TikTok writes it: past 2^53, a plain JSON.parse
         // rounds it to another id.
         const data = JSON.stringify({
@@ -446,19 +616,25 @@ export async function startFakeTikTok(options: { clientKey?: string; clientSecre
           downloaded_bytes: publish.downloaded_bytes,
         }).replace('"@IDS@"', `[${publish.post_id ?? ''}]`);
         if (dropped.delete(path)) return void req.socket.destroy();
-        return void res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8', 'x-tt-logid': logId })
+        return void res
+          .writeHead(200, { 'content-type': 'application/json; charset=UTF-8', 'x-tt-logid': logId })
           .end(`{"data":${data},"error":{"code":"ok","message":"","log_id":"${logId}"}}`);
       }
 
       if (req.method === 'POST' && path === '/v2/video/list/') {
         if (!needScope('video.list')) return;
-        const fields = String(target.searchParams.get('fields') ?? '').split(',').filter(Boolean);
+        const fields = String(target.searchParams.get('fields') ?? '')
+          .split(',')
+          .filter(Boolean);
         if (fields.length === 0) return refuse(400, 'invalid_params', 'fields is required');
         const max = json.max_count ?? 10;
-        if (!Number.isInteger(max) || max < 1 || max > 20) return refuse(400, 'invalid_params', 'max_count must be between 1 and 20');
+        if (!Number.isInteger(max) || max < 1 || max > 20)
+          return refuse(400, 'invalid_params', 'max_count must be between 1 and 20');
         // The cursor is a UTC Unix time in milliseconds: videos created before it.
         const cursor = json.cursor ?? Number.MAX_SAFE_INTEGER;
-        const listed = videos.filter((v) => v.privacy_level !== 'SELF_ONLY' && v.create_time * 1000 < cursor).sort((a, b) => b.create_time - a.create_time || (BigInt(b.id) > BigInt(a.id) ? 1 : -1));
+        const listed = videos
+          .filter((v) => v.privacy_level !== 'SELF_ONLY' && v.create_time * 1000 < cursor)
+          .sort((a, b) => b.create_time - a.create_time || (BigInt(b.id) > BigInt(a.id) ? 1 : -1));
         const page = listed.slice(0, max);
         return envelope(200, {
           videos: page.map((v) => Object.fromEntries(fields.filter((f) => f in v).map((f) => [f, (v as any)[f]]))),
@@ -480,7 +656,35 @@ export async function startFakeTikTok(options: { clientKey?: string; clientSecre
     if (publish.pollsLeft <= 0) settle(publish);
   }
 
+  /**
+   * Pulls a photo post's images as TikTok does after content/init, reading each one's format from its first bytes
+   * (media transfer guide, image restrictions: JPEG and WebP only); an image that cannot be fetched counts as none.
+   */
+  async function pullPhotos(publish: FakePublish): Promise<void> {
+    const formats: string[] = [];
+    for (const image of publish.source_info.photo_images as string[]) {
+      const bytes = await fetch(image).then(
+        async (r) => (r.ok ? Buffer.from(await r.arrayBuffer()) : Buffer.alloc(0)),
+        () => Buffer.alloc(0),
+      );
+      if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) formats.push('jpeg');
+      else if (
+        bytes.subarray(0, 4).toString('latin1') === 'RIFF' &&
+        bytes.subarray(8, 12).toString('latin1') === 'WEBP'
+      )
+        formats.push('webp');
+      else if (bytes.subarray(1, 4).toString('latin1') === 'PNG') formats.push('png');
+      else formats.push('unknown');
+    }
+    publish.pulledFormats = formats;
+  }
+
   function settle(publish: FakePublish): void {
+    if (publish.pulledFormats?.some((format) => format !== 'jpeg' && format !== 'webp')) {
+      publish.status = 'FAILED';
+      publish.fail_reason = 'file_format_check_failed';
+      return;
+    }
     const reason = failures.shift();
     if (reason) {
       publish.status = 'FAILED';
@@ -491,9 +695,14 @@ export async function startFakeTikTok(options: { clientKey?: string; clientSecre
       publish.status = 'SEND_TO_USER_INBOX';
       return;
     }
-    if (publish.kind === 'photo') publish.downloaded_bytes = (publish.source_info.photo_images as unknown[]).length * 1024;
+    if (publish.kind === 'photo')
+      publish.downloaded_bytes = (publish.source_info.photo_images as unknown[]).length * 1024;
     const privacy = String(publish.post_info.privacy_level);
-    const title = String(publish.kind === 'photo' ? publish.post_info.description ?? publish.post_info.title ?? '' : publish.post_info.title ?? '');
+    const title = String(
+      publish.kind === 'photo'
+        ? (publish.post_info.description ?? publish.post_info.title ?? '')
+        : (publish.post_info.title ?? ''),
+    );
     const video = addVideo(title, privacy, Math.floor(Date.now() / 1000));
     publish.status = 'PUBLISH_COMPLETE';
     // Private posts are made but get no public id (get-video-status: publicaly_available_post_id).

@@ -31,7 +31,14 @@ export interface FakeXPost {
   mediaKeys: string[];
   inReplyTo: string | null;
   createdAt: number;
-  metrics: { retweet_count: number; reply_count: number; like_count: number; quote_count: number; bookmark_count: number; impression_count: number };
+  metrics: {
+    retweet_count: number;
+    reply_count: number;
+    like_count: number;
+    quote_count: number;
+    bookmark_count: number;
+    impression_count: number;
+  };
 }
 
 export interface FakeXMedia {
@@ -56,9 +63,21 @@ interface Token {
 }
 
 const SEGMENT_MAX = 5 * 1024 * 1024;
-const CATEGORY_MAX: Record<string, number> = { tweet_image: 5 * 1024 * 1024, tweet_gif: 15 * 1024 * 1024, tweet_video: 512 * 1024 * 1024 };
+const CATEGORY_MAX: Record<string, number> = {
+  tweet_image: 5 * 1024 * 1024,
+  tweet_gif: 15 * 1024 * 1024,
+  tweet_video: 512 * 1024 * 1024,
+};
 const KEY_PREFIX: Record<string, string> = { tweet_image: '3', tweet_gif: '16', tweet_video: '7' };
-const KNOWN_SCOPES = ['tweet.read', 'tweet.write', 'users.read', 'media.write', 'offline.access', 'follows.read', 'like.write'];
+const KNOWN_SCOPES = [
+  'tweet.read',
+  'tweet.write',
+  'users.read',
+  'media.write',
+  'offline.access',
+  'follows.read',
+  'like.write',
+];
 const DUPLICATE = 'You are not allowed to create a Tweet with duplicate content.';
 
 export interface FakeX {
@@ -111,7 +130,8 @@ function weighted(text: string): number {
     length += 23;
     return '';
   });
-  const light = (c: number) => c <= 0x10ff || (c >= 0x2000 && c <= 0x200d) || (c >= 0x2010 && c <= 0x201f) || (c >= 0x2032 && c <= 0x2037);
+  const light = (c: number) =>
+    c <= 0x10ff || (c >= 0x2000 && c <= 0x200d) || (c >= 0x2010 && c <= 0x201f) || (c >= 0x2032 && c <= 0x2037);
   for (const { segment } of new Intl.Segmenter('en', { granularity: 'grapheme' }).segment(rest)) {
     // Every emoji counts 2, whatever its sequence (skin tones, ZWJ families).
     if (/\p{Extended_Pictographic}/u.test(segment) && !light(segment.codePointAt(0)!)) length += 2;
@@ -135,7 +155,13 @@ export async function startFakeX(): Promise<FakeX> {
     clientId: 'x-client',
     clientSecret: 'x-secret',
     redirectUris: [],
-    user: { id: '2244994945', username: 'herald_dev', name: 'Herald Dev', subscription_type: 'None', verified_type: 'none' },
+    user: {
+      id: '2244994945',
+      username: 'herald_dev',
+      name: 'Herald Dev',
+      subscription_type: 'None',
+      verified_type: 'none',
+    },
     posts: [],
     media: new Map(),
     requests: [],
@@ -163,14 +189,31 @@ export async function startFakeX(): Promise<FakeX> {
     },
     postExternally(text, metrics = {}, createdAt = Date.now()) {
       const post: FakeXPost = {
-        id: next(), authorId: fake.user.id, text: shorten(text), typed: shorten(text), mediaKeys: [], inReplyTo: null, createdAt,
-        metrics: { retweet_count: 0, reply_count: 0, like_count: 0, quote_count: 0, bookmark_count: 0, impression_count: 0, ...metrics },
+        id: next(),
+        authorId: fake.user.id,
+        text: shorten(text),
+        typed: shorten(text),
+        mediaKeys: [],
+        inReplyTo: null,
+        createdAt,
+        metrics: {
+          retweet_count: 0,
+          reply_count: 0,
+          like_count: 0,
+          quote_count: 0,
+          bookmark_count: 0,
+          impression_count: 0,
+          ...metrics,
+        },
       };
       fake.posts.push(post);
       return post;
     },
     issuedTokens: () => [...accessTokens.keys(), ...refreshTokens.keys()],
-    liveTokens: () => [...accessTokens.values(), ...refreshTokens.values()].filter((token) => !token.revoked && token.expiresAt > Date.now()).length,
+    liveTokens: () =>
+      [...accessTokens.values(), ...refreshTokens.values()].filter(
+        (token) => !token.revoked && token.expiresAt > Date.now(),
+      ).length,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -178,14 +221,22 @@ export async function startFakeX(): Promise<FakeX> {
   };
 
   function shorten(text: string): string {
-    return text.replace(/https?:\/\/\S+/g, (link) => `https://t.co/${crypto.createHash('sha1').update(link).digest('base64url').slice(0, 10)}`);
+    return text.replace(
+      /https?:\/\/\S+/g,
+      (link) => `https://t.co/${crypto.createHash('sha1').update(link).digest('base64url').slice(0, 10)}`,
+    );
   }
 
   function issue(userId: string, scopes: string[]) {
     const access = crypto.randomBytes(30).toString('base64url');
     const token: Token = { userId, scopes, expiresAt: Date.now() + fake.tokenLifetimeSeconds * 1000, revoked: false };
     accessTokens.set(access, token);
-    const answer: Record<string, unknown> = { token_type: 'bearer', expires_in: fake.tokenLifetimeSeconds, access_token: access, scope: scopes.join(' ') };
+    const answer: Record<string, unknown> = {
+      token_type: 'bearer',
+      expires_in: fake.tokenLifetimeSeconds,
+      access_token: access,
+      scope: scopes.join(' '),
+    };
     if (scopes.includes('offline.access')) {
       const refresh = crypto.randomBytes(30).toString('base64url');
       refreshTokens.set(refresh, { ...token, expiresAt: Number.MAX_SAFE_INTEGER });
@@ -205,26 +256,42 @@ export async function startFakeX(): Promise<FakeX> {
       const window = windows.get(`${req.method} ${path.replace(/\/\d{3,}/g, '/:id')}`);
       if (window && window.remaining === 0 && window.reset > Date.now() / 1000) {
         fake.refusals.push(`429 ${req.method} ${path} Too Many Requests`);
-        res.writeHead(429, { 'content-type': 'application/problem+json', 'x-rate-limit-remaining': '0', 'x-rate-limit-reset': String(window.reset) })
+        res
+          .writeHead(429, {
+            'content-type': 'application/problem+json',
+            'x-rate-limit-remaining': '0',
+            'x-rate-limit-reset': String(window.reset),
+          })
           .end(JSON.stringify(problem(429, 'Too Many Requests', 'Too Many Requests')));
         return;
       }
       const script = scripted.findIndex((s) => path.startsWith(s.prefix));
       if (script >= 0) {
         const [s] = scripted.splice(script, 1);
-        res.writeHead(s.status, { 'content-type': 'application/problem+json', ...s.headers }).end(JSON.stringify(s.body));
+        res
+          .writeHead(s.status, { 'content-type': 'application/problem+json', ...s.headers })
+          .end(JSON.stringify(s.body));
         return;
       }
       const dropIndex = drops.indexOf(path);
       if (dropIndex >= 0) drops.splice(dropIndex, 1);
       const send = (status: number, json?: unknown, headers: Record<string, string> = {}) => {
-        if (status >= 400) fake.refusals.push(`${status} ${req.method} ${path} ${(json as any)?.detail ?? (json as any)?.error_description ?? ''}`);
+        if (status >= 400)
+          fake.refusals.push(
+            `${status} ${req.method} ${path} ${(json as any)?.detail ?? (json as any)?.error_description ?? ''}`,
+          );
         if (dropIndex >= 0) {
           req.socket.destroy();
           return;
         }
         const type = status >= 400 && !(json as any)?.error ? 'application/problem+json' : 'application/json';
-        res.writeHead(status, { ...(json === undefined ? {} : { 'content-type': type }), ...limits(req.method ?? 'GET', path), ...headers }).end(json === undefined ? '' : JSON.stringify(json));
+        res
+          .writeHead(status, {
+            ...(json === undefined ? {} : { 'content-type': type }),
+            ...limits(req.method ?? 'GET', path),
+            ...headers,
+          })
+          .end(json === undefined ? '' : JSON.stringify(json));
       };
       route(req, url, body, send).catch((error) => send(500, problem(500, 'Internal Server Error', String(error))));
     });
@@ -240,7 +307,11 @@ export async function startFakeX(): Promise<FakeX> {
     if (!window || window.reset <= now) window = { remaining: limit, reset: now + 900 };
     window.remaining = Math.max(0, window.remaining - 1);
     windows.set(endpoint, window);
-    return { 'x-rate-limit-limit': String(limit), 'x-rate-limit-remaining': String(window.remaining), 'x-rate-limit-reset': String(window.reset) };
+    return {
+      'x-rate-limit-limit': String(limit),
+      'x-rate-limit-remaining': String(window.remaining),
+      'x-rate-limit-reset': String(window.reset),
+    };
   }
 
   type Send = (status: number, json?: unknown, headers?: Record<string, string>) => void;
@@ -250,7 +321,8 @@ export async function startFakeX(): Promise<FakeX> {
     if (req.method === 'GET' && path === '/i/oauth2/authorize') return authorize(url, send);
     if (req.method === 'POST' && path === '/2/oauth2/token') return token(req, body, send);
     if (req.method === 'POST' && path === '/2/oauth2/revoke') {
-      if (!clientAuthenticated(req)) return send(401, { error: 'unauthorized_client', error_description: 'Missing valid authorization header' });
+      if (!clientAuthenticated(req))
+        return send(401, { error: 'unauthorized_client', error_description: 'Missing valid authorization header' });
       const t = new URLSearchParams(body.toString()).get('token') ?? '';
       const found = accessTokens.get(t) ?? refreshTokens.get(t);
       if (found) found.revoked = true;
@@ -263,7 +335,14 @@ export async function startFakeX(): Promise<FakeX> {
     const needs = (...scopes: string[]) => {
       const missing = scopes.filter((s) => !t.scopes.includes(s));
       if (missing.length === 0) return true;
-      send(403, problem(403, 'Forbidden', `You are not permitted to perform this action. Missing scopes: ${missing.join(', ')}`));
+      send(
+        403,
+        problem(
+          403,
+          'Forbidden',
+          `You are not permitted to perform this action. Missing scopes: ${missing.join(', ')}`,
+        ),
+      );
       return false;
     };
     const json = () => {
@@ -274,14 +353,21 @@ export async function startFakeX(): Promise<FakeX> {
         return undefined;
       }
     };
-    const invalid = (message: string) => send(400, { errors: [{ message }], title: 'Invalid Request', detail: 'One or more parameters to your request was invalid.', type: 'https://api.twitter.com/2/problems/invalid-request' });
+    const invalid = (message: string) =>
+      send(400, {
+        errors: [{ message }],
+        title: 'Invalid Request',
+        detail: 'One or more parameters to your request was invalid.',
+        type: 'https://api.twitter.com/2/problems/invalid-request',
+      });
 
     if (req.method === 'GET' && path === '/2/users/me') {
       if (!needs('users.read', 'tweet.read')) return;
       const fields = (url.searchParams.get('user.fields') ?? '').split(',');
       const u = fake.user;
       const data: Record<string, unknown> = { id: u.id, name: u.name, username: u.username };
-      if (fields.includes('profile_image_url')) data.profile_image_url = `https://pbs.twimg.com/profile_images/${u.id}/normal.jpg`;
+      if (fields.includes('profile_image_url'))
+        data.profile_image_url = `https://pbs.twimg.com/profile_images/${u.id}/normal.jpg`;
       if (fields.includes('subscription_type')) data.subscription_type = u.subscription_type;
       if (fields.includes('verified_type')) data.verified_type = u.verified_type;
       return send(200, { data });
@@ -293,14 +379,25 @@ export async function startFakeX(): Promise<FakeX> {
       if (!b) return invalid('The request body must be JSON');
       const max = CATEGORY_MAX[b.media_category];
       if (!max) return invalid(`media_category must be one of ${Object.keys(CATEGORY_MAX).join(', ')}`);
-      if (!Number.isInteger(b.total_bytes) || b.total_bytes <= 0) return invalid('total_bytes must be a positive integer');
+      if (!Number.isInteger(b.total_bytes) || b.total_bytes <= 0)
+        return invalid('total_bytes must be a positive integer');
       if (b.total_bytes > max) return invalid(`File size exceeds ${max} bytes for ${b.media_category}`);
-      if (typeof b.media_type !== 'string' || !/^(image|video)\//.test(b.media_type)) return invalid('media_type must be a MIME type');
+      if (typeof b.media_type !== 'string' || !/^(image|video)\//.test(b.media_type))
+        return invalid('media_type must be a MIME type');
       const id = next();
       const key = `${KEY_PREFIX[b.media_category]}_${id}`;
       fake.media.set(id, {
-        id, key, ownerId: t.userId, category: b.media_category, mediaType: b.media_type, totalBytes: b.total_bytes, segments: new Map(),
-        state: 'uploading', pollsLeft: fake.processingPolls, failProcessing: false, altText: null,
+        id,
+        key,
+        ownerId: t.userId,
+        category: b.media_category,
+        mediaType: b.media_type,
+        totalBytes: b.total_bytes,
+        segments: new Map(),
+        state: 'uploading',
+        pollsLeft: fake.processingPolls,
+        failProcessing: false,
+        altText: null,
       });
       return send(200, { data: { id, media_key: key, expires_after_secs: 86400 } });
     }
@@ -309,14 +406,19 @@ export async function startFakeX(): Promise<FakeX> {
     if (req.method === 'POST' && step) {
       if (!needs('media.write')) return;
       const m = fake.media.get(step[1]);
-      if (!m || m.ownerId !== t.userId) return send(404, problem(404, 'Not Found Error', `Could not find media with id: [${step[1]}].`));
+      if (!m || m.ownerId !== t.userId)
+        return send(404, problem(404, 'Not Found Error', `Could not find media with id: [${step[1]}].`));
       if (step[2] === 'append') {
         if (m.state !== 'uploading') return invalid('The media was already finalized');
-        if (!String(req.headers['content-type'] ?? '').startsWith('multipart/form-data')) return invalid('APPEND takes multipart/form-data');
-        const form = await new Response(new Uint8Array(body), { headers: { 'content-type': String(req.headers['content-type']) } }).formData();
+        if (!String(req.headers['content-type'] ?? '').startsWith('multipart/form-data'))
+          return invalid('APPEND takes multipart/form-data');
+        const form = await new Response(new Uint8Array(body), {
+          headers: { 'content-type': String(req.headers['content-type']) },
+        }).formData();
         const index = Number(form.get('segment_index'));
         const media = form.get('media');
-        if (!Number.isInteger(index) || index < 0 || index > 999) return invalid('segment_index must be an integer between 0 and 999');
+        if (!Number.isInteger(index) || index < 0 || index > 999)
+          return invalid('segment_index must be an integer between 0 and 999');
         if (!(media instanceof Blob)) return invalid('The media field is required');
         if (media.size > SEGMENT_MAX) return invalid(`Segment size must be <= ${SEGMENT_MAX} bytes`);
         m.segments.set(index, media.size);
@@ -326,7 +428,9 @@ export async function startFakeX(): Promise<FakeX> {
       const received = [...m.segments.values()].reduce((a, b) => a + b, 0);
       const indexes = [...m.segments.keys()].sort((a, b) => a - b);
       if (received !== m.totalBytes || indexes.some((n, i) => n !== i)) {
-        return invalid(`Segments do not add up to provided total file size (received ${received} of ${m.totalBytes} bytes)`);
+        return invalid(
+          `Segments do not add up to provided total file size (received ${received} of ${m.totalBytes} bytes)`,
+        );
       }
       if (m.category === 'tweet_image') {
         m.state = 'succeeded';
@@ -335,7 +439,15 @@ export async function startFakeX(): Promise<FakeX> {
       m.state = 'pending';
       m.failProcessing = fake.failProcessingNext;
       fake.failProcessingNext = false;
-      return send(200, { data: { id: m.id, media_key: m.key, size: m.totalBytes, expires_after_secs: 86400, processing_info: { state: 'pending', check_after_secs: fake.checkAfterSecs } } });
+      return send(200, {
+        data: {
+          id: m.id,
+          media_key: m.key,
+          size: m.totalBytes,
+          expires_after_secs: 86400,
+          processing_info: { state: 'pending', check_after_secs: fake.checkAfterSecs },
+        },
+      });
     }
 
     if (req.method === 'GET' && path === '/2/media/upload') {
@@ -348,7 +460,8 @@ export async function startFakeX(): Promise<FakeX> {
         else m.state = m.failProcessing ? 'failed' : 'succeeded';
       }
       const info: Record<string, unknown> = { state: m.state };
-      if (m.state === 'in_progress') Object.assign(info, { check_after_secs: fake.checkAfterSecs, progress_percent: 50 });
+      if (m.state === 'in_progress')
+        Object.assign(info, { check_after_secs: fake.checkAfterSecs, progress_percent: 50 });
       if (m.state === 'failed') info.error = { code: 1, name: 'InvalidMedia', message: 'Unsupported video format' };
       return send(200, { data: { id: m.id, media_key: m.key, processing_info: info } });
     }
@@ -357,9 +470,11 @@ export async function startFakeX(): Promise<FakeX> {
       if (!needs('media.write')) return;
       const b = json();
       const m = fake.media.get(String(b?.id ?? ''));
-      if (!m || m.ownerId !== t.userId) return send(404, problem(404, 'Not Found Error', `Could not find media with id: [${b?.id}].`));
+      if (!m || m.ownerId !== t.userId)
+        return send(404, problem(404, 'Not Found Error', `Could not find media with id: [${b?.id}].`));
       const text = b?.metadata?.alt_text?.text;
-      if (typeof text !== 'string' || [...text].length > 1000) return invalid('alt_text.text must be a string of at most 1000 characters');
+      if (typeof text !== 'string' || [...text].length > 1000)
+        return invalid('alt_text.text must be a string of at most 1000 characters');
       m.altText = text;
       return send(200, { data: { id: m.id, associated_metadata: { alt_text: { text } } } });
     }
@@ -372,29 +487,61 @@ export async function startFakeX(): Promise<FakeX> {
       const ids: string[] = b.media?.media_ids ?? [];
       if (!text && ids.length === 0) return invalid('Post text or media is required');
       const limit = ['Premium', 'PremiumPlus'].includes(fake.user.subscription_type) ? 25_000 : 280;
-      if (weighted(text) > limit) return send(400, problem(400, 'Invalid Request', `Your Tweet text is too long. For more information on how X counts characters, see https://docs.x.com/fundamentals/counting-characters`));
+      if (weighted(text) > limit)
+        return send(
+          400,
+          problem(
+            400,
+            'Invalid Request',
+            `Your Tweet text is too long. For more information on how X counts characters, see https://docs.x.com/fundamentals/counting-characters`,
+          ),
+        );
       const media: FakeXMedia[] = [];
       for (const id of ids) {
         const m = fake.media.get(String(id));
-        if (!m || m.ownerId !== t.userId) return send(400, problem(400, 'Invalid Request', `Your media IDs are invalid.`));
-        if (m.state !== 'succeeded') return send(400, problem(400, 'Invalid Request', `Your media ID ${id} is not ready: processing ${m.state}.`));
+        if (!m || m.ownerId !== t.userId)
+          return send(400, problem(400, 'Invalid Request', `Your media IDs are invalid.`));
+        if (m.state !== 'succeeded')
+          return send(400, problem(400, 'Invalid Request', `Your media ID ${id} is not ready: processing ${m.state}.`));
         media.push(m);
       }
       const categories = new Set(media.map((m) => m.category));
       if (ids.length > 4 || categories.size > 1 || (ids.length > 1 && !categories.has('tweet_image'))) {
-        return send(400, problem(400, 'Invalid Request', 'Your media IDs are invalid: up to 4 images, or 1 GIF or video.'));
+        return send(
+          400,
+          problem(400, 'Invalid Request', 'Your media IDs are invalid: up to 4 images, or 1 GIF or video.'),
+        );
       }
       const replyTo = b.reply?.in_reply_to_tweet_id;
       if (replyTo !== undefined && !fake.posts.some((p) => p.id === replyTo)) {
-        return send(403, problem(403, 'Forbidden', 'You attempted to reply to a Tweet that is deleted or not visible to you.'));
+        return send(
+          403,
+          problem(403, 'Forbidden', 'You attempted to reply to a Tweet that is deleted or not visible to you.'),
+        );
       }
       const typed = shorten(text);
-      if (fake.posts.some((p) => p.authorId === t.userId && p.typed === typed && p.createdAt > Date.now() - 24 * 3600_000)) return send(403, problem(403, 'Forbidden', DUPLICATE));
+      if (
+        fake.posts.some((p) => p.authorId === t.userId && p.typed === typed && p.createdAt > Date.now() - 24 * 3600_000)
+      )
+        return send(403, problem(403, 'Forbidden', DUPLICATE));
       const id = next();
       const mediaLink = media.length > 0 ? `https://t.co/m${id.slice(-8)}` : '';
       const post: FakeXPost = {
-        id, authorId: t.userId, text: [typed, mediaLink].filter(Boolean).join(' '), typed, mediaKeys: media.map((m) => m.key), inReplyTo: replyTo ?? null, createdAt: Date.now(),
-        metrics: { retweet_count: 0, reply_count: 0, like_count: 0, quote_count: 0, bookmark_count: 0, impression_count: 0 },
+        id,
+        authorId: t.userId,
+        text: [typed, mediaLink].filter(Boolean).join(' '),
+        typed,
+        mediaKeys: media.map((m) => m.key),
+        inReplyTo: replyTo ?? null,
+        createdAt: Date.now(),
+        metrics: {
+          retweet_count: 0,
+          reply_count: 0,
+          like_count: 0,
+          quote_count: 0,
+          bookmark_count: 0,
+          impression_count: 0,
+        },
       };
       fake.posts.push(post);
       return send(201, { data: { id: post.id, text: post.text, edit_history_tweet_ids: [post.id] } });
@@ -405,21 +552,35 @@ export async function startFakeX(): Promise<FakeX> {
       if (!needs('tweet.read', 'users.read')) return;
       const q = url.searchParams;
       const max = Number(q.get('max_results') ?? 10);
-      if (!Number.isInteger(max) || max < 5 || max > 100) return invalid(`The \`max_results\` query parameter value [${q.get('max_results')}] is not between 5 and 100`);
+      if (!Number.isInteger(max) || max < 5 || max > 100)
+        return invalid(`The \`max_results\` query parameter value [${q.get('max_results')}] is not between 5 and 100`);
       const since = q.get('start_time') ? Date.parse(q.get('start_time')!) : 0;
       if (Number.isNaN(since)) return invalid('start_time must be an RFC 3339 date-time');
       const exclude = (q.get('exclude') ?? '').split(',').filter(Boolean);
-      if (exclude.some((e) => e !== 'replies' && e !== 'retweets')) return invalid(`exclude takes replies and retweets, not ${exclude.join(',')}`);
-      const all = fake.posts.filter((p) => p.authorId === timeline[1] && p.createdAt >= since && !(exclude.includes('replies') && p.inReplyTo)).sort((a, b) => b.createdAt - a.createdAt || (BigInt(b.id) > BigInt(a.id) ? 1 : -1));
-      const start = q.get('pagination_token') ? Number(Buffer.from(q.get('pagination_token')!, 'base64url').toString()) : 0;
+      if (exclude.some((e) => e !== 'replies' && e !== 'retweets'))
+        return invalid(`exclude takes replies and retweets, not ${exclude.join(',')}`);
+      const all = fake.posts
+        .filter(
+          (p) => p.authorId === timeline[1] && p.createdAt >= since && !(exclude.includes('replies') && p.inReplyTo),
+        )
+        .sort((a, b) => b.createdAt - a.createdAt || (BigInt(b.id) > BigInt(a.id) ? 1 : -1));
+      const start = q.get('pagination_token')
+        ? Number(Buffer.from(q.get('pagination_token')!, 'base64url').toString())
+        : 0;
       const page = all.slice(start, start + max);
       const fields = (q.get('tweet.fields') ?? '').split(',');
       const data = page.map((p) => ({
-        id: p.id, text: p.text, edit_history_tweet_ids: [p.id],
+        id: p.id,
+        text: p.text,
+        edit_history_tweet_ids: [p.id],
         ...(fields.includes('created_at') ? { created_at: new Date(p.createdAt).toISOString() } : {}),
         ...(fields.includes('public_metrics') ? { public_metrics: p.metrics } : {}),
-        ...(fields.includes('attachments') && p.mediaKeys.length > 0 ? { attachments: { media_keys: p.mediaKeys } } : {}),
-        ...(fields.includes('referenced_tweets') && p.inReplyTo ? { referenced_tweets: [{ type: 'replied_to', id: p.inReplyTo }] } : {}),
+        ...(fields.includes('attachments') && p.mediaKeys.length > 0
+          ? { attachments: { media_keys: p.mediaKeys } }
+          : {}),
+        ...(fields.includes('referenced_tweets') && p.inReplyTo
+          ? { referenced_tweets: [{ type: 'replied_to', id: p.inReplyTo }] }
+          : {}),
       }));
       const meta: Record<string, unknown> = { result_count: data.length };
       if (data.length > 0) Object.assign(meta, { newest_id: data[0].id, oldest_id: data[data.length - 1].id });
@@ -432,11 +593,21 @@ export async function startFakeX(): Promise<FakeX> {
 
   function authorize(url: URL, send: Send) {
     const q = url.searchParams;
-    if (q.get('client_id') !== fake.clientId) return send(400, { error: 'invalid_request', error_description: 'Invalid client_id' });
+    if (q.get('client_id') !== fake.clientId)
+      return send(400, { error: 'invalid_request', error_description: 'Invalid client_id' });
     const redirectUri = q.get('redirect_uri') ?? '';
-    if (!fake.redirectUris.includes(redirectUri)) return send(400, { error: 'invalid_request', error_description: 'Invalid redirect_uri: it must match a callback URL registered for the app' });
-    if (q.get('response_type') !== 'code') return send(400, { error: 'invalid_request', error_description: 'response_type must be code' });
-    if (!q.get('code_challenge') || q.get('code_challenge_method') !== 'S256') return send(400, { error: 'invalid_request', error_description: 'code_challenge with code_challenge_method S256 is required' });
+    if (!fake.redirectUris.includes(redirectUri))
+      return send(400, {
+        error: 'invalid_request',
+        error_description: 'Invalid redirect_uri: it must match a callback URL registered for the app',
+      });
+    if (q.get('response_type') !== 'code')
+      return send(400, { error: 'invalid_request', error_description: 'response_type must be code' });
+    if (!q.get('code_challenge') || q.get('code_challenge_method') !== 'S256')
+      return send(400, {
+        error: 'invalid_request',
+        error_description: 'code_challenge with code_challenge_method S256 is required',
+      });
     if (!q.get('state')) return send(400, { error: 'invalid_request', error_description: 'state is required' });
     const scopes = (q.get('scope') ?? '').split(' ').filter(Boolean);
     const target = new URL(redirectUri);
@@ -455,12 +626,16 @@ export async function startFakeX(): Promise<FakeX> {
   }
 
   function clientAuthenticated(req: http.IncomingMessage): boolean {
-    return req.headers.authorization === `Basic ${Buffer.from(`${fake.clientId}:${fake.clientSecret}`).toString('base64')}`;
+    return (
+      req.headers.authorization === `Basic ${Buffer.from(`${fake.clientId}:${fake.clientSecret}`).toString('base64')}`
+    );
   }
 
   function token(req: http.IncomingMessage, body: Buffer, send: Send) {
-    if (!String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) return send(400, { error: 'invalid_request', error_description: 'A form body is required' });
-    if (!clientAuthenticated(req)) return send(401, { error: 'unauthorized_client', error_description: 'Missing valid authorization header' });
+    if (!String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded'))
+      return send(400, { error: 'invalid_request', error_description: 'A form body is required' });
+    if (!clientAuthenticated(req))
+      return send(401, { error: 'unauthorized_client', error_description: 'Missing valid authorization header' });
     const f = new URLSearchParams(body.toString('utf8'));
     if (f.get('grant_type') === 'authorization_code') {
       const code = codes.get(f.get('code') ?? '');
@@ -468,14 +643,18 @@ export async function startFakeX(): Promise<FakeX> {
       const verifier = f.get('code_verifier') ?? '';
       const challenge = crypto.createHash('sha256').update(verifier).digest('base64url');
       if (!code || code.redirectUri !== f.get('redirect_uri') || code.challenge !== challenge) {
-        return send(400, { error: 'invalid_request', error_description: 'Value passed for the authorization code was invalid.' });
+        return send(400, {
+          error: 'invalid_request',
+          error_description: 'Value passed for the authorization code was invalid.',
+        });
       }
       return send(200, issue(fake.user.id, code.scopes));
     }
     if (f.get('grant_type') === 'refresh_token') {
       const presented = f.get('refresh_token') ?? '';
       const old = refreshTokens.get(presented);
-      if (!old || old.revoked) return send(400, { error: 'invalid_request', error_description: 'Value passed for the token was invalid.' });
+      if (!old || old.revoked)
+        return send(400, { error: 'invalid_request', error_description: 'Value passed for the token was invalid.' });
       // Refresh tokens rotate: the one presented stops working.
       refreshTokens.delete(presented);
       return send(200, issue(old.userId, old.scopes));

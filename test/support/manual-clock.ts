@@ -48,8 +48,17 @@ export class ManualClock implements Timers {
   }
 
   private schedule(ms: number, every: number | undefined, fire: () => void): Timer {
-    const entry: Pending = { due: this.current + Math.max(1, ms), every: every === undefined ? undefined : Math.max(1, every), fire, cancelled: false };
+    const entry: Pending = {
+      due: this.current + Math.max(1, ms),
+      every: every === undefined ? undefined : Math.max(1, every),
+      fire,
+      cancelled: false,
+    };
     this.pending.push(entry);
-    return { cancel: () => { entry.cancelled = true; } };
+    return {
+      cancel: () => {
+        entry.cancelled = true;
+      },
+    };
   }
 }

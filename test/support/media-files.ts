@@ -5,7 +5,9 @@ import type { AddressInfo } from 'node:net';
  * A loopback server for the media a test's posts name (the networks' fakes download it as the real networks would):
  * each path answers its file with its type and length, whatever the query; any other path is a 404.
  */
-export async function serveMediaFiles(files: Record<string, { type: string; body: Buffer | string }>): Promise<{ origin: string; close(): void }> {
+export async function serveMediaFiles(
+  files: Record<string, { type: string; body: Buffer | string }>,
+): Promise<{ origin: string; close(): void }> {
   const server = http.createServer((req, res) => {
     const file = files[new URL(req.url ?? '/', 'http://files').pathname];
     if (!file) return void res.writeHead(404).end();

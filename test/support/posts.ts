@@ -8,7 +8,12 @@ import type { SeededAccount } from './herald.js';
  * A post found on the network by live-post sync, built by the same rule the sync uses; these REST tests
  * only need rows of that shape, not the engine.
  */
-export async function insertLivePost(deps: DomainDeps, account: SeededAccount, publishedAt: number, overrides: Partial<PostRecord> = {}): Promise<PostRecord> {
+export async function insertLivePost(
+  deps: DomainDeps,
+  account: SeededAccount,
+  publishedAt: number,
+  overrides: Partial<PostRecord> = {},
+): Promise<PostRecord> {
   const found = {
     networkPostId: `net-${newId()}`,
     permalinkUrl: 'https://network.example/p/1',

@@ -23,7 +23,9 @@ export interface RestOperation {
   hasBody: boolean;
 }
 
-export const openapi = openapiDocument as unknown as Record<string, unknown> & { paths: Record<string, Record<string, unknown>> };
+export const openapi = openapiDocument as unknown as Record<string, unknown> & {
+  paths: Record<string, Record<string, unknown>>;
+};
 
 function deref<T>(value: T): T {
   const ref = (value as { $ref?: string }).$ref;
@@ -38,10 +40,14 @@ export function restOperations(): RestOperation[] {
   for (const [path, item] of Object.entries(openapi.paths)) {
     const shared = ((item.parameters ?? []) as OpenApiParameter[]).map(deref);
     for (const method of ['get', 'post', 'put', 'patch', 'delete'] as const) {
-      const operation = item[method] as { operationId: string; parameters?: OpenApiParameter[]; requestBody?: unknown } | undefined;
+      const operation = item[method] as
+        | { operationId: string; parameters?: OpenApiParameter[]; requestBody?: unknown }
+        | undefined;
       if (!operation) continue;
       const own = (operation.parameters ?? []).map(deref);
-      const body = operation.requestBody ? deref(operation.requestBody as { content?: Record<string, { schema?: Record<string, unknown> }> }) : undefined;
+      const body = operation.requestBody
+        ? deref(operation.requestBody as { content?: Record<string, { schema?: Record<string, unknown> }> })
+        : undefined;
       operations.push({
         operationId: operation.operationId,
         method: method.toUpperCase() as RestOperation['method'],

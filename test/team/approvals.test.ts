@@ -15,9 +15,15 @@ describe('team: approvals over REST', () => {
   });
   after(() => t.close());
 
-  const api = (method: string, path: string, body?: unknown, token = a.apiKey) => t.api(method, `/v1/rest${path}`, { token, body });
+  const api = (method: string, path: string, body?: unknown, token = a.apiKey) =>
+    t.api(method, `/v1/rest${path}`, { token, body });
   const held = async (at: string) => {
-    const res = await api('POST', '/posts', { channelIds: [a.channelIds[0]], text: `at ${at}`, isScheduled: true, dateTime: at }, a.basicKey);
+    const res = await api(
+      'POST',
+      '/posts',
+      { channelIds: [a.channelIds[0]], text: `at ${at}`, isScheduled: true, dateTime: at },
+      a.basicKey,
+    );
     assert.equal(res.body.data[0].approvalStatus, 'PENDING');
     return res.body.data[0];
   };
@@ -50,7 +56,10 @@ describe('team: approvals over REST', () => {
     assert.equal(again.status, 409);
     assert.equal(again.body.code, 'not_pending');
     const history = await api('GET', `/posts/${overdue.id}/history`);
-    assert.deepEqual(history.body.data.map((e: any) => e.kind), ['created', 'approved']);
+    assert.deepEqual(
+      history.body.data.map((e: any) => e.kind),
+      ['created', 'approved'],
+    );
     assert.equal(history.body.data[1].details.publishesNow, true);
   });
 
@@ -69,22 +78,40 @@ describe('team: approvals over REST', () => {
 
   it('assign names a reviewer who must be a workspace member', async () => {
     const p = await held('2030-01-04T10:00:00Z');
-    const reviewer = await provisioning.createUser(t.deps, { accountId: a.accountId, email: `rev-${Date.now()}@example.test`, name: 'Rev' });
+    const reviewer = await provisioning.createUser(t.deps, {
+      accountId: a.accountId,
+      email: `rev-${Date.now()}@example.test`,
+      name: 'Rev',
+    });
     const notMember = await api('POST', `/posts/${p.id}/assign`, { reviewerUserId: reviewer.id });
     assert.equal(notMember.status, 400);
     assert.match(notMember.body.message, /not a member of the post's workspace/);
-    await provisioning.addMember(t.deps, { accountId: a.accountId, workspaceId: a.workspaceId, userId: reviewer.id, role: 'reviewer' });
+    await provisioning.addMember(t.deps, {
+      accountId: a.accountId,
+      workspaceId: a.workspaceId,
+      userId: reviewer.id,
+      role: 'reviewer',
+    });
     assert.equal((await api('POST', `/posts/${p.id}/assign`, { reviewerUserId: reviewer.id }, a.basicKey)).status, 403);
     const assigned = await api('POST', `/posts/${p.id}/assign`, { reviewerUserId: reviewer.id });
     assert.equal(assigned.status, 200);
     assert.equal(assigned.body.data.reviewerUserId, reviewer.id);
     const history = await api('GET', `/posts/${p.id}/history`);
-    assert.deepEqual(history.body.data.at(-1), { at: '2030-01-01T11:00:00.000Z', actorUserId: a.userId, kind: 'assigned', details: { reviewerUserId: reviewer.id } });
+    assert.deepEqual(history.body.data.at(-1), {
+      at: '2030-01-01T11:00:00.000Z',
+      actorUserId: a.userId,
+      kind: 'assigned',
+      details: { reviewerUserId: reviewer.id },
+    });
   });
 
   it('refuses approval actions on live posts', async () => {
     const live = await insertLivePost(t.deps, a, clock.now() - HOUR);
-    for (const [path, body] of [['approve', undefined], ['reject', { reason: 'x' }], ['assign', { reviewerUserId: a.userId }]] as const) {
+    for (const [path, body] of [
+      ['approve', undefined],
+      ['reject', { reason: 'x' }],
+      ['assign', { reviewerUserId: a.userId }],
+    ] as const) {
       const res = await api('POST', `/posts/${live.id}/${path}`, body);
       assert.equal(res.status, 409, path);
       assert.equal(res.body.code, 'live_post_read_only');
@@ -101,6 +128,10 @@ describe('team: approvals over REST', () => {
     assert.equal(done.body.summary.succeeded, 1);
     assert.equal((await api('GET', `/posts/${p.id}`)).status, 404);
     const history = await api('GET', `/posts/${p.id}/history`);
-    assert.deepEqual(history.body.data.map((e: any) => e.kind), ['created', 'deleted'], 'a deleted post keeps its history');
+    assert.deepEqual(
+      history.body.data.map((e: any) => e.kind),
+      ['created', 'deleted'],
+      'a deleted post keeps its history',
+    );
   });
 });

@@ -12,14 +12,18 @@ describe('team: the queue with the publishing engine', () => {
   });
   after(() => t.close());
 
-  const api = (method: string, path: string, body?: unknown) => t.api(method, `/v1/rest${path}`, { token: a.apiKey, body });
+  const api = (method: string, path: string, body?: unknown) =>
+    t.api(method, `/v1/rest${path}`, { token: a.apiKey, body });
 
   it('publishes nothing while paused, then one slot at a time after resuming', async () => {
     const clock = pinClock(t, '2027-01-04T06:00:00Z'); // Monday
     const channelId = a.channelIds[0];
-    await api('PUT', `/channels/${channelId}/schedule`, { slots: ['mon', 'tue', 'wed', 'thu', 'fri'].map((day) => ({ day, time: '09:00' })) });
+    await api('PUT', `/channels/${channelId}/schedule`, {
+      slots: ['mon', 'tue', 'wed', 'thu', 'fri'].map((day) => ({ day, time: '09:00' })),
+    });
     const ids: string[] = [];
-    for (const text of ['first', 'second']) ids.push((await api('POST', '/posts', { channelIds: [channelId], text, addToQueue: true })).body.data[0].id);
+    for (const text of ['first', 'second'])
+      ids.push((await api('POST', '/posts', { channelIds: [channelId], text, addToQueue: true })).body.data[0].id);
     await api('POST', `/channels/${channelId}/queue/pause`);
     const worker = testWorker(t);
     clock.set('2027-01-05T12:00:00Z'); // both slots (Mon, Tue 08:00Z) passed while paused

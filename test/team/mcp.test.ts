@@ -9,10 +9,22 @@ import { insertLivePost } from '../support/posts.js';
 import { DAY, HOUR, markPublished, pinClock } from './support.js';
 
 const TEAM_TOOLS = [
-  'queue_pause', 'queue_resume', 'queue_clear', 'queue_reorder',
-  'label_list', 'label_create', 'label_apply', 'label_remove', 'bulk_label',
-  'list_collections', 'recycle_post',
-  'approval_list_pending', 'approval_approve', 'approval_reject', 'approval_assign', 'bulk_delete',
+  'queue_pause',
+  'queue_resume',
+  'queue_clear',
+  'queue_reorder',
+  'label_list',
+  'label_create',
+  'label_apply',
+  'label_remove',
+  'bulk_label',
+  'list_collections',
+  'recycle_post',
+  'approval_list_pending',
+  'approval_approve',
+  'approval_reject',
+  'approval_assign',
+  'bulk_delete',
 ];
 // Read from each tool's x-herald-scope, so the tests follow the schemas rather than restating them.
 const MANAGE_TEAM = toolCatalogue.filter((tool) => tool.scope === 'manage_team').map((tool) => tool.name);
@@ -30,7 +42,15 @@ describe('team: the 16 tools through the official MCP SDK client', () => {
     t = await startTestHerald();
     a = await t.seedAccount();
     held = await t.seedAccount({ approvalRequired: true });
-    newYork = (await provisioning.addChannel(t.deps, { accountId: a.accountId, workspaceId: a.workspaceId, network: 'sandbox', handle: '@ny', timezone: 'America/New_York' })).id;
+    newYork = (
+      await provisioning.addChannel(t.deps, {
+        accountId: a.accountId,
+        workspaceId: a.workspaceId,
+        network: 'sandbox',
+        handle: '@ny',
+        timezone: 'America/New_York',
+      })
+    ).id;
     team = await connectSdkClient(t, a.apiKey);
     basic = await connectSdkClient(t, a.basicKey);
     heldTeam = await connectSdkClient(t, held.apiKey);
@@ -56,7 +76,8 @@ describe('team: the 16 tools through the official MCP SDK client', () => {
       token: account.apiKey,
       body: { slots: slots.split(',').map((s) => ({ day: s.trim().split(' ')[0], time: s.trim().split(' ')[1] })) },
     });
-  const queue = async (channelId: string, text: string) => (await ok('create_text_post', { channelIds: [channelId], text, addToQueue: true })).data[0];
+  const queue = async (channelId: string, text: string) =>
+    (await ok('create_text_post', { channelIds: [channelId], text, addToQueue: true })).data[0];
 
   it('lists the 16 team tools once they work', async () => {
     const names = (await team.listTools()).tools.map((tool) => tool.name);
@@ -68,16 +89,31 @@ describe('team: the 16 tools through the official MCP SDK client', () => {
     await setSlots(a, berlin, 'sat 09:00,sun 02:30,mon 09:00');
     clock.set('2027-03-26T12:00:00Z');
     const spring = [await queue(berlin, 's1'), await queue(berlin, 's2'), await queue(berlin, 's3')];
-    assert.deepEqual(spring.map((p) => p.dateTime), ['2027-03-27T08:00:00.000Z', '2027-03-28T01:30:00.000Z', '2027-03-29T07:00:00.000Z']);
-    const refusedBoth = await refused('create_text_post', { channelIds: [berlin], text: 'x', addToQueue: true, dateTime: '2027-04-01T00:00:00Z', isScheduled: true });
+    assert.deepEqual(
+      spring.map((p) => p.dateTime),
+      ['2027-03-27T08:00:00.000Z', '2027-03-28T01:30:00.000Z', '2027-03-29T07:00:00.000Z'],
+    );
+    const refusedBoth = await refused('create_text_post', {
+      channelIds: [berlin],
+      text: 'x',
+      addToQueue: true,
+      dateTime: '2027-04-01T00:00:00Z',
+      isScheduled: true,
+    });
     assert.match(refusedBoth, /addToQueue cannot be combined/);
     const cleared = await ok('queue_clear', { channelId: berlin, dryRun: false });
-    assert.deepEqual(cleared.postIds, spring.map((p) => p.id));
+    assert.deepEqual(
+      cleared.postIds,
+      spring.map((p) => p.id),
+    );
 
     await setSlots(a, newYork, 'sat 09:00,sun 01:30,mon 09:00');
     clock.set('2027-11-05T12:00:00Z');
     const autumn = [await queue(newYork, 'a1'), await queue(newYork, 'a2'), await queue(newYork, 'a3')];
-    assert.deepEqual(autumn.map((p) => p.dateTime), ['2027-11-06T13:00:00.000Z', '2027-11-07T05:30:00.000Z', '2027-11-08T14:00:00.000Z']);
+    assert.deepEqual(
+      autumn.map((p) => p.dateTime),
+      ['2027-11-06T13:00:00.000Z', '2027-11-07T05:30:00.000Z', '2027-11-08T14:00:00.000Z'],
+    );
     await ok('queue_clear', { channelId: newYork, dryRun: false });
   });
 
@@ -87,8 +123,14 @@ describe('team: the 16 tools through the official MCP SDK client', () => {
     clock.set('2027-01-04T06:00:00Z');
     const [p1, p2, p3] = [await queue(berlin, 'p1'), await queue(berlin, 'p2'), await queue(berlin, 'p3')];
     const reordered = await ok('queue_reorder', { channelId: berlin, postId: p3.id, position: 1 }, basic);
-    assert.deepEqual(reordered.data.queued.map((q: any) => q.postId), [p3.id, p1.id, p2.id]);
-    assert.deepEqual(reordered.data.queued.map((q: any) => q.dateTime), ['2027-01-04T08:00:00.000Z', '2027-01-05T08:00:00.000Z', '2027-01-06T08:00:00.000Z']);
+    assert.deepEqual(
+      reordered.data.queued.map((q: any) => q.postId),
+      [p3.id, p1.id, p2.id],
+    );
+    assert.deepEqual(
+      reordered.data.queued.map((q: any) => q.dateTime),
+      ['2027-01-04T08:00:00.000Z', '2027-01-05T08:00:00.000Z', '2027-01-06T08:00:00.000Z'],
+    );
 
     const paused = await ok('queue_pause', { channelId: berlin }, basic);
     assert.equal(paused.data.queuePaused, true);
@@ -106,8 +148,16 @@ describe('team: the 16 tools through the official MCP SDK client', () => {
 
     const report = await ok('queue_clear', { channelId: berlin }, basic);
     assert.deepEqual(report, { dryRun: true, postIds: [p2.id, p3.id, p1.id] });
-    assert.equal((await ok('queue_resume', { channelId: berlin })).data.queued.length, 3, 'the dry run removed nothing');
-    assert.deepEqual((await ok('queue_clear', { channelId: berlin, dryRun: false }, basic)).postIds, [p2.id, p3.id, p1.id]);
+    assert.equal(
+      (await ok('queue_resume', { channelId: berlin })).data.queued.length,
+      3,
+      'the dry run removed nothing',
+    );
+    assert.deepEqual((await ok('queue_clear', { channelId: berlin, dryRun: false }, basic)).postIds, [
+      p2.id,
+      p3.id,
+      p1.id,
+    ]);
     assert.equal((await ok('queue_pause', { channelId: berlin })).data.queued.length, 0);
     await ok('queue_resume', { channelId: berlin });
   });
@@ -116,29 +166,77 @@ describe('team: the 16 tools through the official MCP SDK client', () => {
     clock.set('2027-02-01T00:00:00Z');
     const label = (await ok('label_create', { name: 'Launch', color: '#1DA1F2' }, basic)).data;
     assert.equal(label.color, '#1da1f2');
-    assert.match(await refused('label_create', { name: 'launch', color: '#000000' }), /already has a label named "launch"/);
-    assert.deepEqual((await ok('label_list', {}, basic)).data.map((l: any) => l.name), ['Launch']);
-    const post = (await ok('create_text_post', { channelIds: [a.channelIds[1]], text: 'labelled', isScheduled: true, dateTime: '2027-03-01T00:00:00Z' })).data[0];
+    assert.match(
+      await refused('label_create', { name: 'launch', color: '#000000' }),
+      /already has a label named "launch"/,
+    );
+    assert.deepEqual(
+      (await ok('label_list', {}, basic)).data.map((l: any) => l.name),
+      ['Launch'],
+    );
+    const post = (
+      await ok('create_text_post', {
+        channelIds: [a.channelIds[1]],
+        text: 'labelled',
+        isScheduled: true,
+        dateTime: '2027-03-01T00:00:00Z',
+      })
+    ).data[0];
     const applied = (await ok('label_apply', { postId: post.id, labelIds: [label.id] }, basic)).data;
     assert.deepEqual(applied.labels, [{ id: label.id, name: 'Launch', color: '#1da1f2' }]);
     const removed = (await ok('label_remove', { postId: post.id, labelIds: [label.id] }, basic)).data;
     assert.deepEqual(removed.labels, []);
 
-    await assert.rejects(basic.callTool({ name: 'bulk_label', arguments: { postIds: [post.id], labelIds: [label.id] } }), /insufficient_scope|403/);
+    await assert.rejects(
+      basic.callTool({ name: 'bulk_label', arguments: { postIds: [post.id], labelIds: [label.id] } }),
+      /insufficient_scope|403/,
+    );
     const live = await insertLivePost(t.deps, a, clock.now() - DAY);
     const bulk = await ok('bulk_label', { postIds: [post.id, live.id], labelIds: [label.id] });
-    assert.deepEqual(bulk.results.map((r: any) => [r.id, r.ok, r.error?.code]), [[post.id, true, undefined], [live.id, false, 'live_post_read_only']]);
-    assert.deepEqual((await t.api('GET', `/v1/rest/posts?labelIds=${label.id}`, { token: a.apiKey })).body.data.map((p: any) => p.id), [post.id]);
-    assert.deepEqual((await t.api('GET', `/v1/rest/posts/scheduled?labelIds=${label.id}`, { token: a.apiKey })).body.data.map((p: any) => p.id), [post.id]);
+    assert.deepEqual(
+      bulk.results.map((r: any) => [r.id, r.ok, r.error?.code]),
+      [
+        [post.id, true, undefined],
+        [live.id, false, 'live_post_read_only'],
+      ],
+    );
+    assert.deepEqual(
+      (await t.api('GET', `/v1/rest/posts?labelIds=${label.id}`, { token: a.apiKey })).body.data.map((p: any) => p.id),
+      [post.id],
+    );
+    assert.deepEqual(
+      (await t.api('GET', `/v1/rest/posts/scheduled?labelIds=${label.id}`, { token: a.apiKey })).body.data.map(
+        (p: any) => p.id,
+      ),
+      [post.id],
+    );
     // The listing tools filter by label the same way; live posts carry no labels, so no livePosts advice comes with a filter.
     const byLabel = await ok('get_paginated_posts', { labelIds: [label.id] }, basic);
-    assert.deepEqual(byLabel.data.map((p: any) => p.id), [post.id]);
+    assert.deepEqual(
+      byLabel.data.map((p: any) => p.id),
+      [post.id],
+    );
     assert.equal(byLabel.meta, undefined);
     assert.equal((await ok('get_paginated_posts', {}, basic)).meta?.livePostsAvailable, true);
-    assert.deepEqual((await ok('get_scheduled_posts', { labelIds: [label.id] }, basic)).data.map((p: any) => p.id), [post.id]);
-    assert.deepEqual((await ok('get_posts_for_channels', { channelIds: [a.channelIds[1]], labelIds: [label.id] }, basic)).data.map((p: any) => p.id), [post.id]);
-    assert.deepEqual((await ok('get_posts_for_channels', { channelIds: [a.channelIds[0]], labelIds: [label.id] }, basic)).data, []);
-    assert.deepEqual((await ok('get_posts_with_assets', { labelIds: [label.id] }, basic)).data, [], 'the labelled post has no media');
+    assert.deepEqual(
+      (await ok('get_scheduled_posts', { labelIds: [label.id] }, basic)).data.map((p: any) => p.id),
+      [post.id],
+    );
+    assert.deepEqual(
+      (await ok('get_posts_for_channels', { channelIds: [a.channelIds[1]], labelIds: [label.id] }, basic)).data.map(
+        (p: any) => p.id,
+      ),
+      [post.id],
+    );
+    assert.deepEqual(
+      (await ok('get_posts_for_channels', { channelIds: [a.channelIds[0]], labelIds: [label.id] }, basic)).data,
+      [],
+    );
+    assert.deepEqual(
+      (await ok('get_posts_with_assets', { labelIds: [label.id] }, basic)).data,
+      [],
+      'the labelled post has no media',
+    );
     assert.match(await refused('label_apply', { postId: live.id, labelIds: [label.id] }), /live post .* read only/);
   });
 
@@ -147,13 +245,20 @@ describe('team: the 16 tools through the official MCP SDK client', () => {
     clock.set('2027-05-03T06:00:00Z'); // Monday
     const source = (await ok('create_text_post', { channelIds: [berlin], text: 'Evergreen' })).data[0];
     await markPublished(t, source.id, clock.now());
-    const recycled = await ok('recycle_post', { postId: source.id, collection: { name: 'Evergreen', intervalDays: 14, endsAt: '2027-06-01T00:00:00Z' } }, basic);
+    const recycled = await ok(
+      'recycle_post',
+      { postId: source.id, collection: { name: 'Evergreen', intervalDays: 14, endsAt: '2027-06-01T00:00:00Z' } },
+      basic,
+    );
     assert.equal(recycled.data.sourceType, 'recycle');
     assert.equal(recycled.data.recycledFromPostId, source.id);
     assert.equal(recycled.data.dateTime, '2027-05-03T07:00:00.000Z');
     assert.equal(recycled.collection.nextRunAt, '2027-05-17T06:00:00.000Z');
     const listed = (await ok('list_collections', {}, basic)).data;
-    assert.deepEqual(listed.map((c: any) => [c.name, c.postIds]), [['Evergreen', [source.id]]]);
+    assert.deepEqual(
+      listed.map((c: any) => [c.name, c.postIds]),
+      [['Evergreen', [source.id]]],
+    );
     clock.advance(14 * DAY);
     assert.equal(await recycleDueCollections(t.deps), 1);
     clock.advance(14 * DAY); // 31 May: the second run is still before endsAt
@@ -167,7 +272,14 @@ describe('team: the 16 tools through the official MCP SDK client', () => {
 
   it('approves (a passed time publishes now), rejects and assigns held posts; lists pending', async () => {
     clock.set('2027-06-01T09:00:00Z');
-    const create = async (dateTime: string) => (await ok('create_text_post', { channelIds: [held.channelIds[0]], text: dateTime, isScheduled: true, dateTime }, heldTeam)).data[0];
+    const create = async (dateTime: string) =>
+      (
+        await ok(
+          'create_text_post',
+          { channelIds: [held.channelIds[0]], text: dateTime, isScheduled: true, dateTime },
+          heldTeam,
+        )
+      ).data[0];
     const overdue = await create('2027-06-01T10:00:00Z');
     const future = await create('2027-06-03T10:00:00Z');
     const doomed = await create('2027-06-04T10:00:00Z');
@@ -182,28 +294,45 @@ describe('team: the 16 tools through the official MCP SDK client', () => {
     const kept = (await ok('approval_approve', { postId: future.id }, heldTeam)).data;
     assert.equal(kept.dateTime, '2027-06-03T10:00:00.000Z');
     const rejected = (await ok('approval_reject', { postId: doomed.id, reason: 'Off brand' }, heldTeam)).data;
-    assert.deepEqual([rejected.approvalStatus, rejected.rejectionReason, rejected.isPosted], ['REJECTED', 'Off brand', false]);
+    assert.deepEqual(
+      [rejected.approvalStatus, rejected.rejectionReason, rejected.isPosted],
+      ['REJECTED', 'Off brand', false],
+    );
     assert.match(await refused('approval_approve', { postId: doomed.id }, heldTeam), /not waiting for approval/);
     const assigned = (await ok('approval_assign', { postId: doomed.id, reviewerUserId: held.userId }, heldTeam)).data;
     assert.equal(assigned.reviewerUserId, held.userId);
-    assert.match(await refused('approval_assign', { postId: doomed.id, reviewerUserId: a.userId }, heldTeam), /not a member/);
+    assert.match(
+      await refused('approval_assign', { postId: doomed.id, reviewerUserId: a.userId }, heldTeam),
+      /not a member/,
+    );
     const history = await t.api('GET', `/v1/rest/posts/${doomed.id}/history`, { token: held.apiKey });
-    assert.deepEqual(history.body.data.map((e: any) => e.kind), ['created', 'rejected', 'assigned']);
+    assert.deepEqual(
+      history.body.data.map((e: any) => e.kind),
+      ['created', 'rejected', 'assigned'],
+    );
   });
 
   it('bulk_delete reports until dryRun false', async () => {
-    const post = (await ok('create_text_post', { channelIds: [a.channelIds[1]], text: 'bye', saveAsDraft: true })).data[0];
+    const post = (await ok('create_text_post', { channelIds: [a.channelIds[1]], text: 'bye', saveAsDraft: true }))
+      .data[0];
     const live = await insertLivePost(t.deps, a, clock.now() - DAY);
     const report = await ok('bulk_delete', { postIds: [post.id, live.id] });
     assert.equal(report.dryRun, true);
-    assert.deepEqual(report.results.map((r: any) => [r.id, r.ok, r.error?.code]), [[post.id, true, undefined], [live.id, false, 'live_post_read_only']]);
+    assert.deepEqual(
+      report.results.map((r: any) => [r.id, r.ok, r.error?.code]),
+      [
+        [post.id, true, undefined],
+        [live.id, false, 'live_post_read_only'],
+      ],
+    );
     assert.equal((await t.api('GET', `/v1/rest/posts/${post.id}`, { token: a.apiKey })).status, 200);
     assert.equal((await ok('bulk_delete', { postIds: [post.id], dryRun: false })).summary.succeeded, 1);
     assert.equal((await t.api('GET', `/v1/rest/posts/${post.id}`, { token: a.apiKey })).status, 404);
   });
 
   it('refuses the six manage_team tools without that scope, naming it, and only those', async () => {
-    const post = (await ok('create_text_post', { channelIds: [a.channelIds[1]], text: 'scoped', saveAsDraft: true })).data[0];
+    const post = (await ok('create_text_post', { channelIds: [a.channelIds[1]], text: 'scoped', saveAsDraft: true }))
+      .data[0];
     const args: Record<string, Record<string, unknown>> = {
       approval_list_pending: {},
       approval_approve: { postId: post.id },
@@ -214,7 +343,11 @@ describe('team: the 16 tools through the official MCP SDK client', () => {
     };
     assert.deepEqual(Object.keys(args).sort(), [...MANAGE_TEAM].sort(), 'SPEC names these six manage_team tools');
     for (const name of MANAGE_TEAM) {
-      await assert.rejects(basic.callTool({ name, arguments: args[name] }), (error: Error) => /insufficient_scope/.test(error.message) && /manage_team/.test(error.message), name);
+      await assert.rejects(
+        basic.callTool({ name, arguments: args[name] }),
+        (error: Error) => /insufficient_scope/.test(error.message) && /manage_team/.test(error.message),
+        name,
+      );
     }
     assert.ok(Array.isArray((await ok('label_list', {}, basic)).data), 'other team tools work without manage_team');
     assert.ok(Array.isArray((await ok('list_collections', {}, basic)).data));

@@ -30,17 +30,35 @@ describe('queue slots: wall clock in an IANA zone', () => {
     const after = Date.parse('2027-10-29T00:00:00Z');
     const all = freeSlots('Europe/Berlin', slots, after, new Set(), 3).map((t) => new Date(t).toISOString());
     assert.deepEqual(all, ['2027-10-30T07:00:00.000Z', '2027-10-31T00:30:00.000Z', '2027-11-06T08:00:00.000Z']);
-    const free = freeSlots('Europe/Berlin', slots, after, new Set([Date.parse('2027-10-31T00:30:00Z')]), 2).map((t) => new Date(t).toISOString());
+    const free = freeSlots('Europe/Berlin', slots, after, new Set([Date.parse('2027-10-31T00:30:00Z')]), 2).map((t) =>
+      new Date(t).toISOString(),
+    );
     assert.deepEqual(free, ['2027-10-30T07:00:00.000Z', '2027-11-06T08:00:00.000Z']);
     assert.deepEqual(freeSlots('Europe/Berlin', [], after, new Set(), 1), []);
   });
 
   it('validates and orders slots from Monday', () => {
-    assert.deepEqual(parseSlots([{ day: 'SUN', time: '08:00' }, { day: 'mon', time: '23:59' }, { day: 'mon', time: '00:00' }]), [
-      { day: 'mon', time: '00:00' }, { day: 'mon', time: '23:59' }, { day: 'sun', time: '08:00' },
-    ]);
+    assert.deepEqual(
+      parseSlots([
+        { day: 'SUN', time: '08:00' },
+        { day: 'mon', time: '23:59' },
+        { day: 'mon', time: '00:00' },
+      ]),
+      [
+        { day: 'mon', time: '00:00' },
+        { day: 'mon', time: '23:59' },
+        { day: 'sun', time: '08:00' },
+      ],
+    );
     assert.throws(() => parseSlots([{ day: 'mon', time: '9:00' }]), /HH:MM/);
-    assert.throws(() => parseSlots([{ day: 'mon', time: '09:00' }, { day: 'Mon', time: '09:00' }]), /twice/);
+    assert.throws(
+      () =>
+        parseSlots([
+          { day: 'mon', time: '09:00' },
+          { day: 'Mon', time: '09:00' },
+        ]),
+      /twice/,
+    );
     assert.throws(() => parseSlotList('funday 09:00'), /day must be one of/);
   });
 });

@@ -16,6 +16,7 @@ describe(`webhook delivery (${TEST_DB})`, function () {
   let receiver: Receiver;
 
   beforeEach(async () => {
+    // The webhook receiver listens on loopback (RECEIVER_HOST), which the SSRF guard refuses unless it is listed.
     t = await startTestHerald({ outboundAllowHosts: [RECEIVER_HOST] });
     receiver = await startReceiver();
   });
@@ -25,7 +26,10 @@ describe(`webhook delivery (${TEST_DB})`, function () {
   });
 
   async function subscribe(account: SeededAccount, eventTypes: string[], target: Receiver = receiver) {
-    const created = await t.api('POST', '/v1/rest/webhooks', { token: account.apiKey, body: { url: target.url, eventTypes } });
+    const created = await t.api('POST', '/v1/rest/webhooks', {
+      token: account.apiKey,
+      body: { url: target.url, eventTypes },
+    });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     assert.match(created.body.data.secret, /^whsec_[A-Za-z0-9+/]+=*$/);
     target.secret = created.body.data.secret;
@@ -41,7 +45,10 @@ describe(`webhook delivery (${TEST_DB})`, function () {
   it('delivers what a published post went through, signed, with the event id as webhook-id, once each', async () => {
     const a = await t.seedAccount();
     await subscribe(a, ['post.created', 'post.published']);
-    const created = await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[0]], text: 'Hello, receivers' } });
+    const created = await t.api('POST', '/v1/rest/posts', {
+      token: a.apiKey,
+      body: { channelIds: [a.channelIds[0]], text: 'Hello, receivers' },
+    });
     assert.equal(created.status, 201);
     const postId = created.body.data[0].id;
     const worker = testWorker(t);
@@ -64,7 +71,10 @@ describe(`webhook delivery (${TEST_DB})`, function () {
 
     const events = await t.api('GET', `/v1/rest/events?postId=${postId}&types=post.published`, { token: a.basicKey });
     assert.equal(events.status, 200);
-    assert.deepEqual(events.body.data.map((e: any) => e.id), [published.id]);
+    assert.deepEqual(
+      events.body.data.map((e: any) => e.id),
+      [published.id],
+    );
     assert.equal(events.body.data[0].timestamp, published.timestamp);
   });
 
@@ -122,7 +132,10 @@ describe(`webhook delivery (${TEST_DB})`, function () {
     assert.equal(delivery.responseCode, 200);
     assert.equal(delivery.nextAttemptAt, null);
     assert.equal(receiver.received.length, 3);
-    assert.ok(receiver.received.every((r) => r.verified && r.id === receiver.received[0].id), 'every retry carries the same webhook-id');
+    assert.ok(
+      receiver.received.every((r) => r.verified && r.id === receiver.received[0].id),
+      'every retry carries the same webhook-id',
+    );
   });
 
   it('gives up after about a day, and redelivers failed deliveries on request', async () => {
@@ -144,17 +157,27 @@ describe(`webhook delivery (${TEST_DB})`, function () {
     const spent = clock.now() - start;
     assert.ok(spent > 0.5 * DAY && spent <= DAY, `gave up after ${spent / 3_600_000} hours`);
     assert.ok(delivery.attempts >= 8, `${delivery.attempts} attempts`);
-    assert.equal((await t.api('GET', `/v1/rest/webhooks/${endpoint.id}`, { token: a.apiKey })).body.data.enabled, true, 'a day of failures does not disable it');
+    assert.equal(
+      (await t.api('GET', `/v1/rest/webhooks/${endpoint.id}`, { token: a.apiKey })).body.data.enabled,
+      true,
+      'a day of failures does not disable it',
+    );
 
     receiver.script = [];
-    const again = await t.api('POST', `/v1/rest/webhooks/${endpoint.id}/redeliver`, { token: a.apiKey, body: { since: new Date(start - 1000).toISOString() } });
+    const again = await t.api('POST', `/v1/rest/webhooks/${endpoint.id}/redeliver`, {
+      token: a.apiKey,
+      body: { since: new Date(start - 1000).toISOString() },
+    });
     assert.equal(again.status, 202);
     assert.deepEqual(again.body.data, { queued: 1 });
     await worker.tick();
     [delivery] = await deliveries(a, endpoint.id);
     assert.equal(delivery.status, 'succeeded');
     assert.equal(receiver.received.at(-1)!.id, receiver.received[0].id, 'redelivered under the same webhook-id');
-    const notFailed = await t.api('POST', `/v1/rest/webhooks/${endpoint.id}/redeliver`, { token: a.apiKey, body: { deliveryId: delivery.id } });
+    const notFailed = await t.api('POST', `/v1/rest/webhooks/${endpoint.id}/redeliver`, {
+      token: a.apiKey,
+      body: { deliveryId: delivery.id },
+    });
     assert.equal(notFailed.status, 409);
     assert.equal(notFailed.body.code, 'delivery_not_failed');
   });
@@ -181,7 +204,10 @@ describe(`webhook delivery (${TEST_DB})`, function () {
       assert.equal(watcher.received[0].verified, true);
       const refused = await t.api('POST', `/v1/rest/webhooks/${gone.id}/test`, { token: a.apiKey });
       assert.equal(refused.status, 409);
-      const enabled = await t.api('PATCH', `/v1/rest/webhooks/${gone.id}`, { token: a.apiKey, body: { enabled: true } });
+      const enabled = await t.api('PATCH', `/v1/rest/webhooks/${gone.id}`, {
+        token: a.apiKey,
+        body: { enabled: true },
+      });
       assert.equal(enabled.body.data.enabled, true);
       assert.equal(enabled.body.data.disabledReason, null);
     } finally {
@@ -202,7 +228,11 @@ describe(`webhook delivery (${TEST_DB})`, function () {
     clock.advance(3 * DAY - 60_000);
     await t.api('POST', `/v1/rest/webhooks/${endpoint.id}/test`, { token: a.apiKey });
     await worker.tick();
-    assert.equal((await t.api('GET', `/v1/rest/webhooks/${endpoint.id}`, { token: a.apiKey })).body.data.enabled, true, 'not yet three days');
+    assert.equal(
+      (await t.api('GET', `/v1/rest/webhooks/${endpoint.id}`, { token: a.apiKey })).body.data.enabled,
+      true,
+      'not yet three days',
+    );
     clock.advance(120_000);
     await t.api('POST', `/v1/rest/webhooks/${endpoint.id}/test`, { token: a.apiKey });
     await worker.tick();
@@ -243,9 +273,18 @@ describe(`webhook delivery (${TEST_DB})`, function () {
     await worker.tick();
     assert.equal(receiver.received.length, 1);
     assert.equal((await deliveries(a, endpoint.id))[0].status, 'succeeded');
-    assert.equal(await t.deps.repos.webhooks.finishAttempt(dead[0].delivery.id, 'dead-worker', {
-      at: clock.now(), responseCode: 500, durationMs: 1, error: 'late', status: 'pending', nextAttemptAt: clock.now(),
-    }), false, 'the dead worker, coming back, can change nothing');
+    assert.equal(
+      await t.deps.repos.webhooks.finishAttempt(dead[0].delivery.id, 'dead-worker', {
+        at: clock.now(),
+        responseCode: 500,
+        durationMs: 1,
+        error: 'late',
+        status: 'pending',
+        nextAttemptAt: clock.now(),
+      }),
+      false,
+      'the dead worker, coming back, can change nothing',
+    );
     assert.equal((await deliveries(a, endpoint.id))[0].status, 'succeeded');
   });
 

@@ -37,7 +37,12 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
   const inFlight = new Map<string, number>();
   const hanging = new Set<http.ServerResponse>();
   const receiver: Receiver = {
-    url: '', received: [], secret: undefined, script: [], delayMs: 0, maxConcurrentPerId: 0,
+    url: '',
+    received: [],
+    secret: undefined,
+    script: [],
+    delayMs: 0,
+    maxConcurrentPerId: 0,
     close: async () => {
       for (const response of hanging) response.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -48,7 +53,11 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', async () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      const headers = { 'webhook-id': String(req.headers['webhook-id']), 'webhook-timestamp': String(req.headers['webhook-timestamp']), 'webhook-signature': String(req.headers['webhook-signature']) };
+      const headers = {
+        'webhook-id': String(req.headers['webhook-id']),
+        'webhook-timestamp': String(req.headers['webhook-timestamp']),
+        'webhook-signature': String(req.headers['webhook-signature']),
+      };
       let verified = false;
       if (receiver.secret) {
         try {
@@ -62,7 +71,14 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
       const concurrent = (inFlight.get(id) ?? 0) + 1;
       inFlight.set(id, concurrent);
       receiver.maxConcurrentPerId = Math.max(receiver.maxConcurrentPerId, concurrent);
-      receiver.received.push({ id, timestamp: headers['webhook-timestamp'], signature: headers['webhook-signature'], body, event: JSON.parse(body), verified });
+      receiver.received.push({
+        id,
+        timestamp: headers['webhook-timestamp'],
+        signature: headers['webhook-signature'],
+        body,
+        event: JSON.parse(body),
+        verified,
+      });
       const answer = receiver.script.shift() ?? 200;
       if (answer === 'hang') {
         hanging.add(res);

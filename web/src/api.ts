@@ -1,18 +1,24 @@
 /**
- * The app's only way to Herald: the generated SDK over the REST API, signed in by the session cookie, with the
+ * The app's only way to Herald: the SDK (sdk/) over the REST API, signed in by the session cookie, with the
  * page's CSRF token in every call. `call` turns an answer into its data or an ApiError carrying the server's
  * words and the fields they concern; a session that ended sends the person to sign in.
  */
-import { createHeraldClient, type HeraldClient, type HeraldError } from '../../generated/sdk/index.js';
+import { createHeraldClient, type HeraldClient, type HeraldError } from '../../sdk/src/index.js';
 
 export const csrfToken = document.querySelector<HTMLMetaElement>('meta[name="herald-csrf-token"]')?.content ?? '';
 
-export const api: HeraldClient = createHeraldClient({ baseUrl: location.origin, csrfToken });
+// A person waits for a click's answer: a short Retry-After is waited out, a longer one shown in their words.
+export const api: HeraldClient = createHeraldClient({ baseUrl: location.origin, csrfToken, maxRetryDelaySeconds: 2 });
 
 export type FieldProblem = NonNullable<HeraldError['details']>[number];
 
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string, readonly details: FieldProblem[] = []) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: FieldProblem[] = [],
+  ) {
     super(message);
   }
 
@@ -47,7 +53,12 @@ export async function call<T>(request: Promise<Answer<T>>): Promise<T> {
   }
   if (error !== undefined || !response.ok) {
     const body = (error ?? {}) as Partial<HeraldError>;
-    throw new ApiError(response.status, body.code ?? 'error', body.message ?? `Herald answered ${response.status}.`, body.details ?? []);
+    throw new ApiError(
+      response.status,
+      body.code ?? 'error',
+      body.message ?? `Herald answered ${response.status}.`,
+      body.details ?? [],
+    );
   }
   return data as T;
 }

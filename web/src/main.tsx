@@ -15,7 +15,14 @@ function App() {
   const [unknown, setUnknown] = useState<ApiError | undefined>(undefined);
   useEffect(() => {
     call(api.GET('/profile'))
-      .then((p) => setMe({ email: p.user.email, userId: p.user.id, manages: p.scopes.includes('manage_team'), reviews: p.canReview }))
+      .then((p) =>
+        setMe({
+          email: p.user.email,
+          userId: p.user.id,
+          manages: p.scopes.includes('manage_team'),
+          reviews: p.canReview,
+        }),
+      )
       .catch((caught) => setUnknown(toApiError(caught)));
   }, []);
   const found = match(url.pathname);

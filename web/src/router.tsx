@@ -14,11 +14,19 @@ export interface Match {
 export function match(pathname: string): Match | undefined {
   for (const route of routes) {
     const names: string[] = [];
-    const pattern = new RegExp(`^${route.path.replace(/:([A-Za-z]+)/g, (_, name: string) => (names.push(name), '([^/]+)'))}/?$`);
+    const pattern = new RegExp(
+      `^${route.path.replace(/:([A-Za-z]+)/g, (_, name: string) => {
+        names.push(name);
+        return '([^/]+)';
+      })}/?$`,
+    );
     const found = pattern.exec(pathname);
     if (!found) continue;
     try {
-      return { component: route.component, params: Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(found[i + 1])])) };
+      return {
+        component: route.component,
+        params: Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(found[i + 1])])),
+      };
     } catch {
       return undefined;
     }
@@ -28,12 +36,27 @@ export function match(pathname: string): Match | undefined {
 
 const listeners = new Set<() => void>();
 
+/** Asked before the app leaves the page for another of its own (a form with unsaved work); false stays put. */
+let mayLeave: (() => boolean) | undefined;
+
+/** While the calling page is shown, `ask` decides whether the app may leave it. */
+export function useLeaveGuard(ask: () => boolean): void {
+  useEffect(() => {
+    mayLeave = ask;
+    return () => {
+      if (mayLeave === ask) mayLeave = undefined;
+    };
+  }, [ask]);
+}
+
 export function navigate(href: string, options: { replace?: boolean } = {}): void {
   const url = new URL(href, location.href);
   if (url.origin !== location.origin || !match(url.pathname)) {
     location.assign(url.href);
     return;
   }
+  // A replaced address is the same page changing its view; anything else leaves it (a full load asks by itself).
+  if (!options.replace && mayLeave && !mayLeave()) return;
   if (options.replace) history.replaceState(null, '', url.href);
   else history.pushState(null, '', url.href);
   for (const listener of listeners) listener();
@@ -56,14 +79,28 @@ export function useLocation(): URL {
   return url;
 }
 
-export function Link(props: { href: string; children: ComponentChildren } & Omit<JSX.HTMLAttributes<HTMLAnchorElement>, 'href'>) {
+export function Link(
+  props: { href: string; children: ComponentChildren } & Omit<JSX.HTMLAttributes<HTMLAnchorElement>, 'href'>,
+) {
   const { href, children, ...rest } = props;
   const onClick = (event: MouseEvent) => {
-    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    if (
+      event.defaultPrevented ||
+      event.button !== 0 ||
+      event.metaKey ||
+      event.ctrlKey ||
+      event.shiftKey ||
+      event.altKey
+    )
+      return;
     const url = new URL(href, location.href);
     if (url.origin !== location.origin || !match(url.pathname)) return;
     event.preventDefault();
     navigate(href);
   };
-  return <a href={href} onClick={onClick} {...rest}>{children}</a>;
+  return (
+    <a href={href} onClick={onClick} {...rest}>
+      {children}
+    </a>
+  );
 }

@@ -126,8 +126,16 @@ export async function up(db: Knex): Promise<void> {
 
 export async function down(db: Knex): Promise<void> {
   for (const table of [
-    'instance_secrets', 'rate_limit_windows', 'idempotency_keys', 'posts', 'api_keys',
-    'channels', 'memberships', 'workspaces', 'users', 'accounts',
+    'instance_secrets',
+    'rate_limit_windows',
+    'idempotency_keys',
+    'posts',
+    'api_keys',
+    'channels',
+    'memberships',
+    'workspaces',
+    'users',
+    'accounts',
   ]) {
     await db.schema.dropTableIfExists(table);
   }

@@ -52,8 +52,19 @@ export async function down(db: Knex): Promise<void> {
   await db.schema.alterTable('channels', (t) => {
     t.dropIndex(['account_id', 'network', 'network_account_id']);
     for (const column of [
-      'status', 'status_reason', 'display_name', 'avatar_url', 'connected_at', 'network_account_id', 'credentials_version',
-      'credentials_expire_at', 'refresh_claimed_by', 'refresh_claimed_until', 'rate_limited_until', 'text_limit',
-    ]) t.dropColumn(column);
+      'status',
+      'status_reason',
+      'display_name',
+      'avatar_url',
+      'connected_at',
+      'network_account_id',
+      'credentials_version',
+      'credentials_expire_at',
+      'refresh_claimed_by',
+      'refresh_claimed_until',
+      'rate_limited_until',
+      'text_limit',
+    ])
+      t.dropColumn(column);
   });
 }

@@ -23,7 +23,8 @@ function isPostgres(db: Knex): boolean {
 
 export async function up(db: Knex): Promise<void> {
   if (isPostgres(db)) {
-    for (const [table, column] of CLIENT_ID_COLUMNS) await db.raw('ALTER TABLE ?? ALTER COLUMN ?? TYPE varchar(1024)', [table, column]);
+    for (const [table, column] of CLIENT_ID_COLUMNS)
+      await db.raw('ALTER TABLE ?? ALTER COLUMN ?? TYPE varchar(1024)', [table, column]);
   }
   await db.schema.alterTable('oauth_clients', (t) => {
     t.bigInteger('document_expires_at').nullable();
@@ -37,6 +38,7 @@ export async function down(db: Knex): Promise<void> {
     t.dropColumn('document_expires_at');
   });
   if (isPostgres(db)) {
-    for (const [table, column] of CLIENT_ID_COLUMNS) await db.raw('ALTER TABLE ?? ALTER COLUMN ?? TYPE varchar(64)', [table, column]);
+    for (const [table, column] of CLIENT_ID_COLUMNS)
+      await db.raw('ALTER TABLE ?? ALTER COLUMN ?? TYPE varchar(64)', [table, column]);
   }
 }

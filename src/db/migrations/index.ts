@@ -14,7 +14,10 @@ import * as attemptHandles from './017_attempt_handles.js';
 import * as dueOrder from './020_due_order.js';
 import * as rateLimitAdmissions from './021_rate_limit_admissions.js';
 import * as oneDueIndex from './022_one_due_index.js';
-import * as budgetsInTypescript from './023_budgets_in_typescript.js';
+import * as postRisk from './023_post_risk.js';
+import * as threads from './024_threads.js';
+import * as insightsSamples from './025_insights_samples.js';
+import * as budgetsInTypescript from './026_budgets_in_typescript.js';
 
 type Migration = { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> };
 
@@ -35,7 +38,10 @@ const migrations: Record<string, Migration> = {
   '020_due_order': dueOrder,
   '021_rate_limit_admissions': rateLimitAdmissions,
   '022_one_due_index': oneDueIndex,
-  '023_budgets_in_typescript': budgetsInTypescript,
+  '023_post_risk': postRisk,
+  '024_threads': threads,
+  '025_insights_samples': insightsSamples,
+  '026_budgets_in_typescript': budgetsInTypescript,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -52,12 +52,17 @@ export class ApiKeysRepository {
 
   /** Revokes every active key of the user; how many. */
   async revokeAllOf(accountId: string, userId: string, now: number): Promise<number> {
-    return this.db('api_keys').where({ account_id: accountId, user_id: userId }).whereNull('revoked_at')
+    return this.db('api_keys')
+      .where({ account_id: accountId, user_id: userId })
+      .whereNull('revoked_at')
       .update({ revoked_at: now });
   }
 
   async revoke(accountId: string, id: string, now: number): Promise<boolean> {
-    const n = await this.db('api_keys').where({ account_id: accountId, id }).whereNull('revoked_at').update({ revoked_at: now });
+    const n = await this.db('api_keys')
+      .where({ account_id: accountId, id })
+      .whereNull('revoked_at')
+      .update({ revoked_at: now });
     return n > 0;
   }
 }

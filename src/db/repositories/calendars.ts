@@ -65,10 +65,19 @@ export class CalendarsRepository {
     return row && toCalendar(row);
   }
 
-  async update(accountId: string, id: string, changes: { name: string; view: CalendarViewRecord; expiresAt: number | null; updatedAt: number }): Promise<boolean> {
+  async update(
+    accountId: string,
+    id: string,
+    changes: { name: string; view: CalendarViewRecord; expiresAt: number | null; updatedAt: number },
+  ): Promise<boolean> {
     const n = await this.db('shareable_calendars')
       .where({ account_id: accountId, id })
-      .update({ name: changes.name, view: JSON.stringify(changes.view), expires_at: changes.expiresAt, updated_at: changes.updatedAt });
+      .update({
+        name: changes.name,
+        view: JSON.stringify(changes.view),
+        expires_at: changes.expiresAt,
+        updated_at: changes.updatedAt,
+      });
     return n > 0;
   }
 
@@ -88,9 +97,20 @@ export class CalendarsRepository {
       });
     if (query.channelIds.length) q.whereIn('channel_id', query.channelIds);
     if (query.labelIds.length) {
-      q.whereIn('id', this.db('post_labels').select('post_id').where('account_id', query.accountId).whereIn('label_id', query.labelIds));
+      q.whereIn(
+        'id',
+        this.db('post_labels')
+          .select('post_id')
+          .where('account_id', query.accountId)
+          .whereIn('label_id', query.labelIds),
+      );
     }
-    const rows = await q.orderBy([{ column: 'timeline_at', order: 'asc' }, { column: 'id', order: 'asc' }]).limit(query.limit);
+    const rows = await q
+      .orderBy([
+        { column: 'timeline_at', order: 'asc' },
+        { column: 'id', order: 'asc' },
+      ])
+      .limit(query.limit);
     return rows.map(toPost);
   }
 }

@@ -75,8 +75,15 @@ export class ChannelsRepository {
   }
 
   /** The account's channel for this network account, if one was connected before (disconnected ones too). */
-  async findByNetworkAccount(accountId: string, network: string, networkAccountId: string): Promise<ChannelRecord | undefined> {
-    const row = await this.db('channels').where({ account_id: accountId, network, network_account_id: networkAccountId }).orderBy('id').first();
+  async findByNetworkAccount(
+    accountId: string,
+    network: string,
+    networkAccountId: string,
+  ): Promise<ChannelRecord | undefined> {
+    const row = await this.db('channels')
+      .where({ account_id: accountId, network, network_account_id: networkAccountId })
+      .orderBy('id')
+      .first();
     return row && toChannel(row);
   }
 
@@ -103,8 +110,16 @@ export class ChannelsRepository {
   }
 
   async credentials(id: string): Promise<StoredCredentials | undefined> {
-    const row = await this.db('channels').where({ id }).first('credentials', 'credentials_version', 'credentials_expire_at');
-    return row && { sealed: row.credentials ?? null, version: Number(row.credentials_version), expiresAt: row.credentials_expire_at === null ? null : Number(row.credentials_expire_at) };
+    const row = await this.db('channels')
+      .where({ id })
+      .first('credentials', 'credentials_version', 'credentials_expire_at');
+    return (
+      row && {
+        sealed: row.credentials ?? null,
+        version: Number(row.credentials_version),
+        expiresAt: row.credentials_expire_at === null ? null : Number(row.credentials_expire_at),
+      }
+    );
   }
 
   /**
@@ -120,15 +135,29 @@ export class ChannelsRepository {
   }
 
   /** Stores refreshed credentials if this claimant still holds the claim on this version. */
-  async storeRefreshed(id: string, version: number, claimant: string, sealed: string, expiresAt: number | null): Promise<boolean> {
+  async storeRefreshed(
+    id: string,
+    version: number,
+    claimant: string,
+    sealed: string,
+    expiresAt: number | null,
+  ): Promise<boolean> {
     const stored = await this.db('channels')
       .where({ id, credentials_version: version, refresh_claimed_by: claimant })
-      .update({ credentials: sealed, credentials_version: version + 1, credentials_expire_at: expiresAt, refresh_claimed_by: null, refresh_claimed_until: null });
+      .update({
+        credentials: sealed,
+        credentials_version: version + 1,
+        credentials_expire_at: expiresAt,
+        refresh_claimed_by: null,
+        refresh_claimed_until: null,
+      });
     return stored > 0;
   }
 
   async releaseRefresh(id: string, claimant: string): Promise<void> {
-    await this.db('channels').where({ id, refresh_claimed_by: claimant }).update({ refresh_claimed_by: null, refresh_claimed_until: null });
+    await this.db('channels')
+      .where({ id, refresh_claimed_by: claimant })
+      .update({ refresh_claimed_by: null, refresh_claimed_until: null });
   }
 
   /** Sets the status; false when the channel already had it (so its event is recorded once). */
@@ -138,15 +167,27 @@ export class ChannelsRepository {
 
   /** Sets the reason an active channel shows (a warning); false when it already showed it or is not active. */
   async warn(id: string, reason: string): Promise<boolean> {
-    return (await this.db('channels').where({ id, status: 'active' }).andWhere((q) => q.whereNull('status_reason').orWhereNot({ status_reason: reason })).update({ status_reason: reason })) > 0;
+    return (
+      (await this.db('channels')
+        .where({ id, status: 'active' })
+        .andWhere((q) => q.whereNull('status_reason').orWhereNot({ status_reason: reason }))
+        .update({ status_reason: reason })) > 0
+    );
   }
 
   /** Erases the credentials and marks the channel disconnected; it keeps its id, posts and history. */
   async disconnect(accountId: string, id: string, reason: string): Promise<void> {
-    await this.db('channels').where({ account_id: accountId, id }).update({
-      status: 'disconnected', status_reason: reason, credentials: null, credentials_version: this.db.raw('credentials_version + 1'),
-      credentials_expire_at: null, refresh_claimed_by: null, refresh_claimed_until: null,
-    });
+    await this.db('channels')
+      .where({ account_id: accountId, id })
+      .update({
+        status: 'disconnected',
+        status_reason: reason,
+        credentials: null,
+        credentials_version: this.db.raw('credentials_version + 1'),
+        credentials_expire_at: null,
+        refresh_claimed_by: null,
+        refresh_claimed_until: null,
+      });
   }
 
   async setRateLimitedUntil(id: string, until: number | null): Promise<void> {
@@ -155,7 +196,10 @@ export class ChannelsRepository {
 
   /** Every sealed credential, for re-sealing under a new master key. */
   async allSealedCredentials(): Promise<{ id: string; sealed: string }[]> {
-    return (await this.db('channels').whereNotNull('credentials').select('id', 'credentials')).map((r) => ({ id: r.id, sealed: r.credentials }));
+    return (await this.db('channels').whereNotNull('credentials').select('id', 'credentials')).map((r) => ({
+      id: r.id,
+      sealed: r.credentials,
+    }));
   }
 
   async resealCredentials(id: string, from: string, to: string): Promise<void> {
@@ -169,12 +213,20 @@ export class ChannelsRepository {
 
   async findMany(accountId: string, ids: readonly string[]): Promise<ChannelRecord[]> {
     if (ids.length === 0) return [];
-    const rows = await runSql(this.db, `SELECT * FROM channels WHERE account_id = ? AND id IN (${ids.map(() => '?').join(', ')})`, [accountId, ...ids]);
+    const rows = await runSql(
+      this.db,
+      `SELECT * FROM channels WHERE account_id = ? AND id IN (${ids.map(() => '?').join(', ')})`,
+      [accountId, ...ids],
+    );
     return rows.map(toChannel);
   }
 
   async setSlots(accountId: string, id: string, slots: SlotRecord[]): Promise<boolean> {
-    return (await this.db('channels').where({ account_id: accountId, id }).update({ queue_slots: JSON.stringify(slots) })) > 0;
+    return (
+      (await this.db('channels')
+        .where({ account_id: accountId, id })
+        .update({ queue_slots: JSON.stringify(slots) })) > 0
+    );
   }
 
   async setTimezone(accountId: string, id: string, timezone: string): Promise<boolean> {
@@ -229,6 +281,7 @@ function toChannel(row: any): ChannelRecord {
     connectedAt: row.connected_at === null || row.connected_at === undefined ? null : Number(row.connected_at),
     networkAccountId: row.network_account_id ?? null,
     textLimit: row.text_limit ?? null,
-    rateLimitedUntil: row.rate_limited_until === null || row.rate_limited_until === undefined ? null : Number(row.rate_limited_until),
+    rateLimitedUntil:
+      row.rate_limited_until === null || row.rate_limited_until === undefined ? null : Number(row.rate_limited_until),
   };
 }

@@ -20,7 +20,12 @@ export class CommentStepsRepository {
   constructor(private readonly db: Db) {}
 
   /** Claims due first-comment steps (pending, due, lease free or expired). */
-  async claimDueComments(workerId: string, now: number, leaseMs: number, limit: number): Promise<FirstCommentStepRecord[]> {
+  async claimDueComments(
+    workerId: string,
+    now: number,
+    leaseMs: number,
+    limit: number,
+  ): Promise<FirstCommentStepRecord[]> {
     const pg = isPostgres(this.db);
     const due = `
       SELECT s.post_id FROM first_comment_steps s
@@ -41,25 +46,47 @@ export class CommentStepsRepository {
 
   /** Extends a first-comment step's claim still held by this worker; false when the claim was lost. */
   async renewCommentLease(postId: string, workerId: string, leaseExpiresAt: number): Promise<boolean> {
-    const n = await this.db('first_comment_steps').where({ post_id: postId, claimed_by: workerId }).update({ lease_expires_at: leaseExpiresAt });
+    const n = await this.db('first_comment_steps')
+      .where({ post_id: postId, claimed_by: workerId })
+      .update({ lease_expires_at: leaseExpiresAt });
     return n > 0;
   }
 
-  async finishComment(postId: string, workerId: string, changes: { status: 'pending' | 'done' | 'failed'; dueAt?: number; networkCommentId?: string; lastError?: string | null }): Promise<void> {
-    await this.db('first_comment_steps').where({ post_id: postId, claimed_by: workerId }).update({
-      status: changes.status,
-      ...(changes.dueAt !== undefined ? { due_at: changes.dueAt } : {}),
-      ...(changes.networkCommentId !== undefined ? { network_comment_id: changes.networkCommentId } : {}),
-      ...(changes.lastError !== undefined ? { last_error: changes.lastError } : {}),
-      claimed_by: null,
-      lease_expires_at: null,
-    });
+  /** `returnTry` gives back the try the claim counted (the step waited without calling the network). */
+  async finishComment(
+    postId: string,
+    workerId: string,
+    changes: {
+      status: 'pending' | 'done' | 'failed';
+      dueAt?: number;
+      networkCommentId?: string;
+      lastError?: string | null;
+      returnTry?: boolean;
+    },
+  ): Promise<void> {
+    await this.db('first_comment_steps')
+      .where({ post_id: postId, claimed_by: workerId })
+      .update({
+        status: changes.status,
+        ...(changes.returnTry ? { attempts: this.db.raw('attempts - 1') } : {}),
+        ...(changes.dueAt !== undefined ? { due_at: changes.dueAt } : {}),
+        ...(changes.networkCommentId !== undefined ? { network_comment_id: changes.networkCommentId } : {}),
+        ...(changes.lastError !== undefined ? { last_error: changes.lastError } : {}),
+        claimed_by: null,
+        lease_expires_at: null,
+      });
   }
 }
 
 function toStep(row: any): FirstCommentStepRecord {
   return {
-    postId: row.post_id, accountId: row.account_id, channelId: row.channel_id, status: row.status, dueAt: Number(row.due_at),
-    attempts: row.attempts, networkCommentId: row.network_comment_id, lastError: row.last_error,
+    postId: row.post_id,
+    accountId: row.account_id,
+    channelId: row.channel_id,
+    status: row.status,
+    dueAt: Number(row.due_at),
+    attempts: row.attempts,
+    networkCommentId: row.network_comment_id,
+    lastError: row.last_error,
   };
 }

@@ -21,8 +21,15 @@ export class ConnectFlowsRepository {
 
   async create(record: ConnectFlowRecord): Promise<void> {
     await this.db('connect_flows').insert({
-      state_hash: record.stateHash, account_id: record.accountId, user_id: record.userId, workspace_id: record.workspaceId,
-      network: record.network, channel_id: record.channelId, sealed: record.sealed, created_at: record.createdAt, expires_at: record.expiresAt,
+      state_hash: record.stateHash,
+      account_id: record.accountId,
+      user_id: record.userId,
+      workspace_id: record.workspaceId,
+      network: record.network,
+      channel_id: record.channelId,
+      sealed: record.sealed,
+      created_at: record.createdAt,
+      expires_at: record.expiresAt,
     });
   }
 
@@ -31,8 +38,15 @@ export class ConnectFlowsRepository {
     const row = await this.db('connect_flows').where({ state_hash: stateHash }).first();
     if (!row || (await this.db('connect_flows').where({ state_hash: stateHash }).delete()) === 0) return undefined;
     return {
-      stateHash: row.state_hash, accountId: row.account_id, userId: row.user_id, workspaceId: row.workspace_id, network: row.network,
-      channelId: row.channel_id ?? null, sealed: row.sealed ?? null, createdAt: Number(row.created_at), expiresAt: Number(row.expires_at),
+      stateHash: row.state_hash,
+      accountId: row.account_id,
+      userId: row.user_id,
+      workspaceId: row.workspace_id,
+      network: row.network,
+      channelId: row.channel_id ?? null,
+      sealed: row.sealed ?? null,
+      createdAt: Number(row.created_at),
+      expiresAt: Number(row.expires_at),
     };
   }
 
@@ -47,20 +61,36 @@ export class ConnectFlowsRepository {
 
   /** Keeps the first registration when two connects raced to register the same app. */
   async saveApp(network: string, origin: string, redirectUri: string, sealed: string, now: number): Promise<void> {
-    await this.db('network_apps').insert({ network, origin, redirect_uri: redirectUri, sealed, created_at: now }).onConflict(['network', 'origin', 'redirect_uri']).ignore();
+    await this.db('network_apps')
+      .insert({ network, origin, redirect_uri: redirectUri, sealed, created_at: now })
+      .onConflict(['network', 'origin', 'redirect_uri'])
+      .ignore();
   }
 
-  async allSealed(): Promise<{ table: 'connect_flows' | 'network_apps'; key: Record<string, string>; sealed: string }[]> {
+  async allSealed(): Promise<
+    { table: 'connect_flows' | 'network_apps'; key: Record<string, string>; sealed: string }[]
+  > {
     const flows = (await this.db('connect_flows').whereNotNull('sealed').select('state_hash', 'sealed')).map((r) => ({
-      table: 'connect_flows' as const, key: { state_hash: r.state_hash }, sealed: r.sealed,
+      table: 'connect_flows' as const,
+      key: { state_hash: r.state_hash },
+      sealed: r.sealed,
     }));
     const apps = (await this.db('network_apps').select('network', 'origin', 'redirect_uri', 'sealed')).map((r) => ({
-      table: 'network_apps' as const, key: { network: r.network, origin: r.origin, redirect_uri: r.redirect_uri }, sealed: r.sealed,
+      table: 'network_apps' as const,
+      key: { network: r.network, origin: r.origin, redirect_uri: r.redirect_uri },
+      sealed: r.sealed,
     }));
     return [...flows, ...apps];
   }
 
-  async reseal(table: 'connect_flows' | 'network_apps', key: Record<string, string>, from: string, to: string): Promise<void> {
-    await this.db(table).where({ ...key, sealed: from }).update({ sealed: to });
+  async reseal(
+    table: 'connect_flows' | 'network_apps',
+    key: Record<string, string>,
+    from: string,
+    to: string,
+  ): Promise<void> {
+    await this.db(table)
+      .where({ ...key, sealed: from })
+      .update({ sealed: to });
   }
 }

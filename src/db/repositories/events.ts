@@ -31,31 +31,72 @@ export class EventsRepository {
    * Stores the event and one pending delivery per endpoint in `endpointIds`; call it inside the change's
    * transaction so the event exists exactly when the change does.
    */
-  async insert(event: EventRecord, deliveries: { endpointIds: readonly string[]; newId(): string; giveUpAt: number }): Promise<void> {
+  async insert(
+    event: EventRecord,
+    deliveries: { endpointIds: readonly string[]; newId(): string; giveUpAt: number },
+  ): Promise<void> {
     await this.db('events').insert({
-      id: event.id, account_id: event.accountId, workspace_id: event.workspaceId, type: event.type, at: event.at,
-      post_id: event.postId, channel_id: event.channelId, data: JSON.stringify(event.data),
+      id: event.id,
+      account_id: event.accountId,
+      workspace_id: event.workspaceId,
+      type: event.type,
+      at: event.at,
+      post_id: event.postId,
+      channel_id: event.channelId,
+      data: JSON.stringify(event.data),
     });
     if (deliveries.endpointIds.length === 0) return;
-    await this.db('webhook_deliveries').insert(deliveries.endpointIds.map((endpointId) => ({
-      id: deliveries.newId(), account_id: event.accountId, endpoint_id: endpointId, event_id: event.id, status: 'pending', attempts: 0,
-      next_attempt_at: event.at, give_up_at: deliveries.giveUpAt, created_at: event.at,
-    })));
+    await this.db('webhook_deliveries').insert(
+      deliveries.endpointIds.map((endpointId) => ({
+        id: deliveries.newId(),
+        account_id: event.accountId,
+        endpoint_id: endpointId,
+        event_id: event.id,
+        status: 'pending',
+        attempts: 0,
+        next_attempt_at: event.at,
+        give_up_at: deliveries.giveUpAt,
+        created_at: event.at,
+      })),
+    );
   }
 
   /** insert for many events in two statements (events, then every delivery); same contract. */
-  async insertMany(events: readonly { event: EventRecord; endpointIds: readonly string[]; giveUpAt: number }[], newId: () => string): Promise<void> {
+  async insertMany(
+    events: readonly { event: EventRecord; endpointIds: readonly string[]; giveUpAt: number }[],
+    newId: () => string,
+  ): Promise<void> {
     for (let i = 0; i < events.length; i += 500) {
       const chunk = events.slice(i, i + 500);
-      await insertRows(this.db, 'events', chunk.map(({ event }) => ({
-        id: event.id, account_id: event.accountId, workspace_id: event.workspaceId, type: event.type, at: event.at,
-        post_id: event.postId, channel_id: event.channelId, data: JSON.stringify(event.data),
-      })));
-      const deliveries = chunk.flatMap(({ event, endpointIds, giveUpAt }) => endpointIds.map((endpointId) => ({
-        id: newId(), account_id: event.accountId, endpoint_id: endpointId, event_id: event.id, status: 'pending', attempts: 0,
-        next_attempt_at: event.at, give_up_at: giveUpAt, created_at: event.at,
-      })));
-      for (let j = 0; j < deliveries.length; j += 500) await insertRows(this.db, 'webhook_deliveries', deliveries.slice(j, j + 500));
+      await insertRows(
+        this.db,
+        'events',
+        chunk.map(({ event }) => ({
+          id: event.id,
+          account_id: event.accountId,
+          workspace_id: event.workspaceId,
+          type: event.type,
+          at: event.at,
+          post_id: event.postId,
+          channel_id: event.channelId,
+          data: JSON.stringify(event.data),
+        })),
+      );
+      const deliveries = chunk.flatMap(({ event, endpointIds, giveUpAt }) =>
+        endpointIds.map((endpointId) => ({
+          id: newId(),
+          account_id: event.accountId,
+          endpoint_id: endpointId,
+          event_id: event.id,
+          status: 'pending',
+          attempts: 0,
+          next_attempt_at: event.at,
+          give_up_at: giveUpAt,
+          created_at: event.at,
+        })),
+      );
+      for (let j = 0; j < deliveries.length; j += 500)
+        await insertRows(this.db, 'webhook_deliveries', deliveries.slice(j, j + 500));
     }
   }
 
@@ -77,7 +118,14 @@ export class EventsRepository {
 
 export function toEvent(row: any): EventRecord & { seq: number } {
   return {
-    seq: Number(row.seq), id: row.id, accountId: row.account_id, workspaceId: row.workspace_id, type: row.type, at: Number(row.at),
-    postId: row.post_id, channelId: row.channel_id, data: json(row.data, {}),
+    seq: Number(row.seq),
+    id: row.id,
+    accountId: row.account_id,
+    workspaceId: row.workspace_id,
+    type: row.type,
+    at: Number(row.at),
+    postId: row.post_id,
+    channelId: row.channel_id,
+    data: json(row.data, {}),
   };
 }

@@ -50,7 +50,9 @@ export class IdempotencyRepository {
   }
 
   async complete(accountId: string, key: string, status: number, body: string): Promise<void> {
-    await this.db('idempotency_keys').where({ account_id: accountId, key }).update({ response_status: status, response_body: body });
+    await this.db('idempotency_keys')
+      .where({ account_id: accountId, key })
+      .update({ response_status: status, response_body: body });
   }
 
   async release(accountId: string, key: string): Promise<void> {

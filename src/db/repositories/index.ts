@@ -8,6 +8,7 @@ import { ChannelsRepository } from './channels.js';
 import { CollectionsRepository } from './collections.js';
 import { ConnectFlowsRepository } from './connect-flows.js';
 import { IdempotencyRepository } from './idempotency.js';
+import { InsightsRepository } from './insights.js';
 import { InstanceSecretsRepository } from './instance-secrets.js';
 import { LabelsRepository } from './labels.js';
 import { McpTasksRepository } from './mcp-tasks.js';
@@ -16,6 +17,7 @@ import { OAuthRepository } from './oauth.js';
 import { PostEventsRepository } from './post-events.js';
 import { PostsRepository } from './posts.js';
 import { CommentStepsRepository } from './comment-steps.js';
+import { ThreadStepsRepository } from './thread-steps.js';
 import { LivePostsRepository } from './live-posts.js';
 import { PublishAttemptsRepository } from './publish-attempts.js';
 import { PublishingRepository } from './publishing.js';
@@ -32,6 +34,7 @@ export interface Repositories {
   channels: ChannelsRepository;
   connectFlows: ConnectFlowsRepository;
   idempotency: IdempotencyRepository;
+  insights: InsightsRepository;
   instanceSecrets: InstanceSecretsRepository;
   oauth: OAuthRepository;
   posts: PostsRepository;
@@ -46,6 +49,7 @@ export interface Repositories {
   publishing: PublishingRepository;
   publishAttempts: PublishAttemptsRepository;
   commentSteps: CommentStepsRepository;
+  threadSteps: ThreadStepsRepository;
   livePosts: LivePostsRepository;
   sandbox: SandboxRepository;
   sessions: SessionsRepository;
@@ -70,10 +74,14 @@ export function createRepositories(over: Db): Repositories {
     channels: new ChannelsRepository(db),
     connectFlows: new ConnectFlowsRepository(db),
     idempotency: new IdempotencyRepository(db),
+    insights: new InsightsRepository(db),
     instanceSecrets: new InstanceSecretsRepository(db),
     oauth: new OAuthRepository(db),
     posts,
-    rateLimits: new RateLimitsRepository(db, unitsOfWork(over, (trx) => trx, false)),
+    rateLimits: new RateLimitsRepository(
+      db,
+      unitsOfWork(over, (trx) => trx, false),
+    ),
     labels: new LabelsRepository(db),
     collections: new CollectionsRepository(db),
     postEvents: new PostEventsRepository(db),
@@ -84,6 +92,7 @@ export function createRepositories(over: Db): Repositories {
     publishing: new PublishingRepository(db),
     publishAttempts: new PublishAttemptsRepository(db),
     commentSteps: new CommentStepsRepository(db),
+    threadSteps: new ThreadStepsRepository(db),
     livePosts: new LivePostsRepository(db),
     sandbox: new SandboxRepository(db),
     sessions: new SessionsRepository(db),

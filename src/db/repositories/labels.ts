@@ -45,7 +45,9 @@ export class LabelsRepository {
   /** Adds the labels a post does not carry yet; returns the ids newly added. */
   async apply(accountId: string, postId: string, labelIds: readonly string[], at: number): Promise<string[]> {
     const db = this.db;
-    const existing = new Set((await db('post_labels').where({ post_id: postId }).select('label_id')).map((r) => r.label_id as string));
+    const existing = new Set(
+      (await db('post_labels').where({ post_id: postId }).select('label_id')).map((r) => r.label_id as string),
+    );
     const added = labelIds.filter((id) => !existing.has(id));
     if (added.length > 0) {
       await db('post_labels')
@@ -58,13 +60,25 @@ export class LabelsRepository {
 
   async remove(accountId: string, postId: string, labelIds: readonly string[]): Promise<string[]> {
     const db = this.db;
-    const present = (await db('post_labels').where({ account_id: accountId, post_id: postId }).whereIn('label_id', labelIds).select('label_id'))
-      .map((r) => r.label_id as string);
-    if (present.length > 0) await db('post_labels').where({ account_id: accountId, post_id: postId }).whereIn('label_id', present).delete();
+    const present = (
+      await db('post_labels')
+        .where({ account_id: accountId, post_id: postId })
+        .whereIn('label_id', labelIds)
+        .select('label_id')
+    ).map((r) => r.label_id as string);
+    if (present.length > 0)
+      await db('post_labels').where({ account_id: accountId, post_id: postId }).whereIn('label_id', present).delete();
     return present;
   }
 }
 
 function toLabel(row: any): LabelRecord {
-  return { id: row.id, accountId: row.account_id, workspaceId: row.workspace_id, name: row.name, color: row.color, createdAt: Number(row.created_at) };
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    workspaceId: row.workspace_id,
+    name: row.name,
+    color: row.color,
+    createdAt: Number(row.created_at),
+  };
 }

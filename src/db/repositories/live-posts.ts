@@ -16,11 +16,17 @@ export class LivePostsRepository {
   /** Stores posts found on the network; a post another worker stored first is left as it is. Returns the ids stored. */
   async insertLivePosts(records: PostRecord[]): Promise<string[]> {
     if (records.length === 0) return [];
-    const rows = await this.db('posts').insert(records.map(toRow)).onConflict(['channel_id', 'network_post_id']).ignore().returning('id');
+    const rows = await this.db('posts')
+      .insert(records.map(toRow))
+      .onConflict(['channel_id', 'network_post_id'])
+      .ignore()
+      .returning('id');
     return rows.map((row: { id: string }) => row.id);
   }
 
   async setMetrics(postId: string, metrics: Record<string, number>, now: number): Promise<void> {
-    await this.db('posts').where({ id: postId }).update({ metrics: jsonText(metrics), updated_at: now });
+    await this.db('posts')
+      .where({ id: postId })
+      .update({ metrics: jsonText(metrics), updated_at: now });
   }
 }

@@ -27,7 +27,9 @@ export interface McpTaskRecord extends McpTaskOwner {
 const STATUS_MESSAGE_MAX = 1000;
 
 function clip(message: string | null): string | null {
-  return message === null || message.length <= STATUS_MESSAGE_MAX ? message : `${message.slice(0, STATUS_MESSAGE_MAX - 1)}…`;
+  return message === null || message.length <= STATUS_MESSAGE_MAX
+    ? message
+    : `${message.slice(0, STATUS_MESSAGE_MAX - 1)}…`;
 }
 
 /** MCP tasks, always read through their owner and never past their expiry. */
@@ -61,27 +63,53 @@ export class McpTasksRepository {
   }
 
   /** The owner's live tasks, newest first, after the (createdAt, id) position of the previous page. */
-  async list(owner: McpTaskOwner, now: number, limit: number, after?: { createdAt: number; id: string }): Promise<McpTaskRecord[]> {
+  async list(
+    owner: McpTaskOwner,
+    now: number,
+    limit: number,
+    after?: { createdAt: number; id: string },
+  ): Promise<McpTaskRecord[]> {
     const query = this.owned(owner, now);
     if (after) {
-      query.andWhere((q) => q.where('created_at', '<', after.createdAt).orWhere((same) => same.where('created_at', after.createdAt).andWhere('id', '<', after.id)));
+      query.andWhere((q) =>
+        q
+          .where('created_at', '<', after.createdAt)
+          .orWhere((same) => same.where('created_at', after.createdAt).andWhere('id', '<', after.id)),
+      );
     }
-    const rows = await query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit);
+    const rows = await query
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(limit);
     return rows.map(toRecord);
   }
 
   /** Moves a working task on; false when it is no longer working (cancelled, expired or gone), and nothing changes. */
-  async updateWorking(id: string, changes: { status: McpTaskStatus; statusMessage: string | null; result?: string; error?: string }, now: number): Promise<boolean> {
+  async updateWorking(
+    id: string,
+    changes: { status: McpTaskStatus; statusMessage: string | null; result?: string; error?: string },
+    now: number,
+  ): Promise<boolean> {
     const updated = await this.db('mcp_tasks')
       .where({ id, status: 'working' })
       .andWhere('expires_at', '>', now)
-      .update({ status: changes.status, status_message: clip(changes.statusMessage), result: changes.result ?? null, error: changes.error ?? null, updated_at: now });
+      .update({
+        status: changes.status,
+        status_message: clip(changes.statusMessage),
+        result: changes.result ?? null,
+        error: changes.error ?? null,
+        updated_at: now,
+      });
     return updated > 0;
   }
 
   /** Rewrites the message of a cancelled task (how far the work got before it stopped). */
   async noteCancelled(id: string, statusMessage: string, now: number): Promise<void> {
-    await this.db('mcp_tasks').where({ id, status: 'cancelled' }).update({ status_message: clip(statusMessage), updated_at: now });
+    await this.db('mcp_tasks')
+      .where({ id, status: 'cancelled' })
+      .update({ status_message: clip(statusMessage), updated_at: now });
   }
 
   async deleteExpired(now: number): Promise<number> {

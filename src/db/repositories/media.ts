@@ -67,7 +67,10 @@ export class MediaRepository {
   }
 
   /** The account's library, newest first (ids are time-sortable), after `beforeId` when paging. */
-  async list(accountId: string, options: { workspaceId?: string; beforeId?: string; limit: number }): Promise<MediaRecord[]> {
+  async list(
+    accountId: string,
+    options: { workspaceId?: string; beforeId?: string; limit: number },
+  ): Promise<MediaRecord[]> {
     const query = this.db('media').where({ account_id: accountId });
     if (options.workspaceId) query.andWhere({ workspace_id: options.workspaceId });
     if (options.beforeId) query.andWhere('id', '<', options.beforeId);
@@ -112,7 +115,12 @@ export class MediaRepository {
 
   /** Links the upload to its media record once; false when another completion won. */
   async markCompleted(accountId: string, id: string, mediaId: string): Promise<boolean> {
-    return (await this.db('media_uploads').where({ account_id: accountId, id }).whereNull('media_id').update({ media_id: mediaId })) > 0;
+    return (
+      (await this.db('media_uploads')
+        .where({ account_id: accountId, id })
+        .whereNull('media_id')
+        .update({ media_id: mediaId })) > 0
+    );
   }
 
   async deleteExpiredUploads(now: number): Promise<string[]> {

@@ -61,7 +61,10 @@ export interface OAuthTokenRecord {
 }
 
 /** A token together with the family (authorization) it belongs to. */
-export interface OAuthTokenWithFamily { token: OAuthTokenRecord; family: TokenFamilyRecord }
+export interface OAuthTokenWithFamily {
+  token: OAuthTokenRecord;
+  family: TokenFamilyRecord;
+}
 
 /**
  * OAuth clients, authorization codes and token families. Clients are registered anonymously
@@ -111,7 +114,10 @@ export class OAuthRepository {
 
   /** Marks the code used; false when another request used it first (the single-use guarantee). */
   async useAuthorizationCode(codeHash: string, now: number): Promise<boolean> {
-    const n = await this.db('oauth_authorization_codes').where({ code_hash: codeHash }).whereNull('used_at').update({ used_at: now });
+    const n = await this.db('oauth_authorization_codes')
+      .where({ code_hash: codeHash })
+      .whereNull('used_at')
+      .update({ used_at: now });
     return n > 0;
   }
 
@@ -164,24 +170,47 @@ export class OAuthRepository {
       .join('oauth_token_families as f', 'f.id', 't.family_id')
       .where('t.token_hash', tokenHash)
       .select(
-        't.id', 't.family_id', 't.kind', 't.token_hash', 't.scope', 't.created_at', 't.expires_at', 't.used_at', 't.revoked_at',
-        'f.client_id as f_client_id', 'f.account_id as f_account_id', 'f.user_id as f_user_id', 'f.scope as f_scope',
-        'f.resource as f_resource', 'f.created_at as f_created_at', 'f.revoked_at as f_revoked_at',
+        't.id',
+        't.family_id',
+        't.kind',
+        't.token_hash',
+        't.scope',
+        't.created_at',
+        't.expires_at',
+        't.used_at',
+        't.revoked_at',
+        'f.client_id as f_client_id',
+        'f.account_id as f_account_id',
+        'f.user_id as f_user_id',
+        'f.scope as f_scope',
+        'f.resource as f_resource',
+        'f.created_at as f_created_at',
+        'f.revoked_at as f_revoked_at',
       )
       .first();
     if (!row) return undefined;
     return {
       token: toToken(row),
       family: toFamily({
-        id: row.family_id, client_id: row.f_client_id, account_id: row.f_account_id, user_id: row.f_user_id, scope: row.f_scope,
-        resource: row.f_resource, created_at: row.f_created_at, revoked_at: row.f_revoked_at,
+        id: row.family_id,
+        client_id: row.f_client_id,
+        account_id: row.f_account_id,
+        user_id: row.f_user_id,
+        scope: row.f_scope,
+        resource: row.f_resource,
+        created_at: row.f_created_at,
+        revoked_at: row.f_revoked_at,
       }),
     };
   }
 
   /** Marks a refresh token exchanged; false when it was already exchanged or revoked (replay). */
   async useRefreshToken(id: string, now: number): Promise<boolean> {
-    const n = await this.db('oauth_tokens').where({ id, kind: 'refresh' }).whereNull('used_at').whereNull('revoked_at').update({ used_at: now });
+    const n = await this.db('oauth_tokens')
+      .where({ id, kind: 'refresh' })
+      .whereNull('used_at')
+      .whereNull('revoked_at')
+      .update({ used_at: now });
     return n > 0;
   }
 
@@ -190,21 +219,40 @@ export class OAuthRepository {
   }
 
   /** The user's standing authorizations (families not revoked), each with its client and when it last got a token. */
-  async authorizationsOf(accountId: string, userId: string): Promise<{ family: TokenFamilyRecord; client: OAuthClientRecord; lastTokenAt: number | null }[]> {
-    const families = await this.db('oauth_token_families').where({ account_id: accountId, user_id: userId }).whereNull('revoked_at').orderBy('created_at');
+  async authorizationsOf(
+    accountId: string,
+    userId: string,
+  ): Promise<{ family: TokenFamilyRecord; client: OAuthClientRecord; lastTokenAt: number | null }[]> {
+    const families = await this.db('oauth_token_families')
+      .where({ account_id: accountId, user_id: userId })
+      .whereNull('revoked_at')
+      .orderBy('created_at');
     if (families.length === 0) return [];
     const ids = families.map((f: { id: string }) => f.id);
-    const clients = await this.db('oauth_clients').whereIn('id', [...new Set(families.map((f: { client_id: string }) => f.client_id))]);
-    const latest: { family_id: string; at: number | string | null }[] = await this.db('oauth_tokens').whereIn('family_id', ids).groupBy('family_id').select('family_id').max({ at: 'created_at' });
+    const clients = await this.db('oauth_clients').whereIn('id', [
+      ...new Set(families.map((f: { client_id: string }) => f.client_id)),
+    ]);
+    const latest: { family_id: string; at: number | string | null }[] = await this.db('oauth_tokens')
+      .whereIn('family_id', ids)
+      .groupBy('family_id')
+      .select('family_id')
+      .max({ at: 'created_at' });
     const lastByFamily = new Map(latest.map((row) => [row.family_id, row.at === null ? null : Number(row.at)]));
     const clientById = new Map(clients.map((row: { id: string }) => [row.id, toClient(row)]));
-    return families.map((row: any) => ({ family: toFamily(row), client: clientById.get(row.client_id)!, lastTokenAt: lastByFamily.get(row.id) ?? null }));
+    return families.map((row: any) => ({
+      family: toFamily(row),
+      client: clientById.get(row.client_id)!,
+      lastTokenAt: lastByFamily.get(row.id) ?? null,
+    }));
   }
 
   /** Revokes every authorization the user gave this client, with their tokens; how many there were. */
   async revokeClientForUser(accountId: string, userId: string, clientId: string, now: number): Promise<number> {
     return this.db.transaction(async (trx) => {
-      const families = await trx('oauth_token_families').where({ account_id: accountId, user_id: userId, client_id: clientId }).whereNull('revoked_at').pluck('id');
+      const families = await trx('oauth_token_families')
+        .where({ account_id: accountId, user_id: userId, client_id: clientId })
+        .whereNull('revoked_at')
+        .pluck('id');
       if (families.length === 0) return 0;
       await trx('oauth_token_families').whereIn('id', families).update({ revoked_at: now });
       await trx('oauth_tokens').whereIn('family_id', families).whereNull('revoked_at').update({ revoked_at: now });
@@ -227,8 +275,16 @@ export class OAuthRepository {
   async deleteNeverAuthorizedClients(registeredBefore: number): Promise<number> {
     return this.db('oauth_clients')
       .where('created_at', '<', registeredBefore)
-      .whereNotExists(this.db('oauth_token_families').select(this.db.raw('1')).whereRaw('oauth_token_families.client_id = oauth_clients.id'))
-      .whereNotExists(this.db('oauth_authorization_codes').select(this.db.raw('1')).whereRaw('oauth_authorization_codes.client_id = oauth_clients.id'))
+      .whereNotExists(
+        this.db('oauth_token_families')
+          .select(this.db.raw('1'))
+          .whereRaw('oauth_token_families.client_id = oauth_clients.id'),
+      )
+      .whereNotExists(
+        this.db('oauth_authorization_codes')
+          .select(this.db.raw('1'))
+          .whereRaw('oauth_authorization_codes.client_id = oauth_clients.id'),
+      )
       .delete();
   }
 
@@ -241,7 +297,9 @@ export class OAuthRepository {
 }
 
 function words(value: unknown): string[] {
-  return String(value ?? '').split(' ').filter(Boolean);
+  return String(value ?? '')
+    .split(' ')
+    .filter(Boolean);
 }
 
 function clientRow(record: OAuthClientRecord) {

@@ -1,7 +1,6 @@
 import type { Db } from '../connection.js';
 import { insertRows, json, jsonText } from './rows.js';
 
-
 export type PostEventKind =
   | 'created'
   | 'updated'

@@ -13,6 +13,25 @@ export interface FirstCommentRecord {
   mediaUrl?: string;
 }
 
+/** What a post's last rehearsal found wrong (domain/posts/preflight.ts). */
+export interface PostRiskRecord {
+  reason: string;
+  advice: string;
+  checkedAt: number;
+}
+
+/** A part of a thread after the post itself; the network's id, link and time once that part is published. */
+export interface ThreadPartRecord {
+  text: string;
+  imageUrls: string[];
+  videoUrls: string[];
+  networkPostId?: string;
+  permalinkUrl?: string | null;
+  publishedAt?: number;
+  /** Why this part, and so the ones after it, did not go out. */
+  error?: string;
+}
+
 export interface PostRecord {
   id: string;
   accountId: string;
@@ -33,6 +52,8 @@ export interface PostRecord {
   imageUrls: string[];
   videoUrls: string[];
   firstComment: FirstCommentRecord | null;
+  /** The parts after the first, published as a reply chain (024_threads); absent or null for a single post. */
+  thread?: ThreadPartRecord[] | null;
   channelOptions: Record<string, unknown> | null;
   networkPostId: string | null;
   permalinkUrl: string | null;
@@ -46,6 +67,8 @@ export interface PostRecord {
   recycledFromPostId?: string | null;
   reviewerUserId?: string | null;
   rejectionReason?: string | null;
+  /** Set by the worker's rehearsal before the post's slot (023_post_risk); null when none found a risk. */
+  risk?: PostRiskRecord | null;
   /** Read-only: filled on reads from post_labels. */
   labels?: PostLabelRecord[];
 }
@@ -71,6 +94,8 @@ export interface PostListQuery {
   /** Restricts Herald's own posts to these states; live posts are not affected. */
   ownStatuses?: readonly PostStatus[];
   excludeDrafts?: boolean;
+  /** Only posts a rehearsal found at risk. */
+  atRisk?: boolean;
   channelIds?: readonly string[];
   hasAssets?: boolean;
   /** Posts carrying any of these labels. */
@@ -94,7 +119,10 @@ export class PostsRepository {
   }
 
   async listGroup(accountId: string, groupId: string): Promise<PostRecord[]> {
-    const rows = await this.db('posts').select(RECORD_COLUMNS).where({ account_id: accountId, group_id: groupId }).orderBy('id');
+    const rows = await this.db('posts')
+      .select(RECORD_COLUMNS)
+      .where({ account_id: accountId, group_id: groupId })
+      .orderBy('id');
     return this.withLabels(rows.map(toPost));
   }
 
@@ -109,10 +137,17 @@ export class PostsRepository {
       });
     }
     if (query.excludeDrafts) q.andWhere('is_draft', false);
+    if (query.atRisk) q.whereNotNull('risk');
     if (query.channelIds?.length) q.whereIn('channel_id', query.channelIds);
     if (query.hasAssets) q.andWhere((w) => w.whereNot('image_urls', '[]').orWhereNot('video_urls', '[]'));
     if (query.labelIds?.length) {
-      q.whereIn('id', this.db('post_labels').select('post_id').where('account_id', query.accountId).whereIn('label_id', query.labelIds));
+      q.whereIn(
+        'id',
+        this.db('post_labels')
+          .select('post_id')
+          .where('account_id', query.accountId)
+          .whereIn('label_id', query.labelIds),
+      );
     }
     const after = query.after;
     switch (query.order) {
@@ -123,18 +158,28 @@ export class PostsRepository {
       case 'timeline_desc':
         if (after) {
           q.andWhere((w) =>
-            w.where('timeline_at', '<', after.key!).orWhere((e) => e.where('timeline_at', after.key!).andWhere('id', '<', after.id)),
+            w
+              .where('timeline_at', '<', after.key!)
+              .orWhere((e) => e.where('timeline_at', after.key!).andWhere('id', '<', after.id)),
           );
         }
-        q.orderBy([{ column: 'timeline_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+        q.orderBy([
+          { column: 'timeline_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ]);
         break;
       case 'due_asc':
         if (after) {
           q.andWhere((w) =>
-            w.where('timeline_at', '>', after.key!).orWhere((e) => e.where('timeline_at', after.key!).andWhere('id', '>', after.id)),
+            w
+              .where('timeline_at', '>', after.key!)
+              .orWhere((e) => e.where('timeline_at', after.key!).andWhere('id', '>', after.id)),
           );
         }
-        q.orderBy([{ column: 'timeline_at', order: 'asc' }, { column: 'id', order: 'asc' }]);
+        q.orderBy([
+          { column: 'timeline_at', order: 'asc' },
+          { column: 'id', order: 'asc' },
+        ]);
         break;
     }
     const rows = await q.limit(query.limit);
@@ -149,10 +194,19 @@ export class PostsRepository {
   private listedColumns(): (string | Knex.Raw)[] {
     const labels = 'FROM post_labels pl JOIN labels l ON l.id = pl.label_id WHERE pl.post_id = posts.id';
     if (isPostgres(this.db)) {
-      return [...RECORD_COLUMNS, this.db.raw(`COALESCE((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color) ORDER BY l.name_key) ${labels}), '[]'::json) AS labels`)];
+      return [
+        ...RECORD_COLUMNS,
+        this.db.raw(
+          `COALESCE((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color) ORDER BY l.name_key) ${labels}), '[]'::json) AS labels`,
+        ),
+      ];
     }
     const columns = RECORD_COLUMNS.map((column) => `"${column}"`).join(', ');
-    return [this.db.raw(`json_array(${columns}, (SELECT json_group_array(json_object('id', l.id, 'name', l.name, 'color', l.color) ORDER BY l.name_key) ${labels})) AS packed`)];
+    return [
+      this.db.raw(
+        `json_array(${columns}, (SELECT json_group_array(json_object('id', l.id, 'name', l.name, 'color', l.color) ORDER BY l.name_key) ${labels})) AS packed`,
+      ),
+    ];
   }
 
   async hasLivePosts(accountId: string, channelIds?: readonly string[]): Promise<boolean> {
@@ -161,18 +215,30 @@ export class PostsRepository {
     return (await q.first('id')) !== undefined;
   }
 
-  /** Applies a change to an unpublished, non-live post; false when it no longer is one. */
+  /**
+   * Applies a change to an unpublished, non-live post; false when it no longer is one. A changed post is rehearsed
+   * again (its time or content may have mended, or made, a risk).
+   */
   async updateUnpublished(accountId: string, id: string, changes: Partial<PostRecord>): Promise<boolean> {
     const n = await this.db('posts')
       .where({ account_id: accountId, id, is_live: false })
       .whereIn('status', ['draft', 'scheduled', 'failed'])
-      .update(toRow(changes));
+      .update({ ...toRow(changes), rehearsed_at: null });
     return n > 0;
+  }
+
+  /** Writes a post's thread as it now stands (a published post's parts, with why they did not go out). */
+  async setThread(accountId: string, id: string, thread: readonly ThreadPartRecord[]): Promise<void> {
+    await this.db('posts')
+      .where({ account_id: accountId, id })
+      .update({ thread: jsonText(thread) });
   }
 
   /** Turns a channel's posts that were waiting to go out (scheduled or failed) into drafts; answers their ids. */
   async draftWaitingOnChannel(accountId: string, channelId: string, now: number): Promise<string[]> {
-    const waiting = this.db('posts').where({ account_id: accountId, channel_id: channelId, is_live: false }).whereIn('status', ['scheduled', 'failed']);
+    const waiting = this.db('posts')
+      .where({ account_id: accountId, channel_id: channelId, is_live: false })
+      .whereIn('status', ['scheduled', 'failed']);
     const ids = (await waiting.clone().orderBy('id').select('id')).map((row) => row.id as string);
     if (ids.length > 0) await this.db('posts').whereIn('id', ids).update({ status: 'draft', updated_at: now });
     return ids;
@@ -192,7 +258,10 @@ export class PostsRepository {
     if (posts.length === 0) return posts;
     const rows = await this.db('post_labels')
       .join('labels', 'labels.id', 'post_labels.label_id')
-      .whereIn('post_labels.post_id', posts.map((p) => p.id))
+      .whereIn(
+        'post_labels.post_id',
+        posts.map((p) => p.id),
+      )
       .orderBy('labels.name_key')
       .select('post_labels.post_id', 'labels.id', 'labels.name', 'labels.color');
     const byPost = new Map<string, PostLabelRecord[]>();
@@ -204,7 +273,6 @@ export class PostsRepository {
     for (const post of posts) post.labels = byPost.get(post.id) ?? [];
     return posts;
   }
-
 }
 
 // labels live in post_labels, not in a column.
@@ -227,6 +295,7 @@ const COLUMNS: Record<Exclude<keyof PostRecord, 'labels'>, string> = {
   imageUrls: 'image_urls',
   videoUrls: 'video_urls',
   firstComment: 'first_comment',
+  thread: 'thread',
   channelOptions: 'channel_options',
   networkPostId: 'network_post_id',
   permalinkUrl: 'permalink_url',
@@ -239,6 +308,7 @@ const COLUMNS: Record<Exclude<keyof PostRecord, 'labels'>, string> = {
   recycledFromPostId: 'recycled_from_post_id',
   reviewerUserId: 'reviewer_user_id',
   rejectionReason: 'rejection_reason',
+  risk: 'risk',
 };
 
 /**
@@ -257,7 +327,15 @@ function toListedPost(row: { packed?: string; labels?: unknown }): PostRecord {
   return post;
 }
 
-const JSON_FIELDS = new Set<keyof PostRecord>(['imageUrls', 'videoUrls', 'firstComment', 'channelOptions', 'metrics']);
+const JSON_FIELDS = new Set<keyof PostRecord>([
+  'imageUrls',
+  'videoUrls',
+  'firstComment',
+  'thread',
+  'channelOptions',
+  'metrics',
+  'risk',
+]);
 
 export function toRow(record: Partial<PostRecord>): Record<string, unknown> {
   const row: Record<string, unknown> = {};
@@ -288,6 +366,7 @@ export function toPost(row: any): PostRecord {
     imageUrls: json(row.image_urls, []),
     videoUrls: json(row.video_urls, []),
     firstComment: json(row.first_comment, null),
+    thread: json(row.thread, null),
     channelOptions: json(row.channel_options, null),
     networkPostId: row.network_post_id,
     permalinkUrl: row.permalink_url,
@@ -300,5 +379,6 @@ export function toPost(row: any): PostRecord {
     recycledFromPostId: row.recycled_from_post_id ?? null,
     reviewerUserId: row.reviewer_user_id ?? null,
     rejectionReason: row.rejection_reason ?? null,
+    risk: json(row.risk, null),
   };
 }

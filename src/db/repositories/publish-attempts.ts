@@ -1,6 +1,6 @@
 import type { Db } from '../connection.js';
 
-export type AttemptKind = 'publish' | 'comment';
+export type AttemptKind = 'publish' | 'comment' | 'part';
 export type AttemptOutcome = 'published' | 'retryable' | 'permanent' | 'unknown' | 'reconciled';
 
 export interface PublishAttemptRecord {
@@ -22,7 +22,11 @@ export class PublishAttemptsRepository {
 
   /** The attempt a worker started and never finished: its outcome is unknown. */
   async unfinishedAttempt(postId: string, kind: AttemptKind): Promise<PublishAttemptRecord | undefined> {
-    const row = await this.db('publish_attempts').where({ post_id: postId, kind }).whereNull('finished_at').orderBy('seq', 'desc').first();
+    const row = await this.db('publish_attempts')
+      .where({ post_id: postId, kind })
+      .whereNull('finished_at')
+      .orderBy('seq', 'desc')
+      .first();
     return row && toAttempt(row);
   }
 
@@ -30,7 +34,11 @@ export class PublishAttemptsRepository {
   async unfinishedAttempts(postIds: readonly string[], kind: AttemptKind): Promise<Map<string, PublishAttemptRecord>> {
     const byPost = new Map<string, PublishAttemptRecord>();
     if (postIds.length === 0) return byPost;
-    const rows = await this.db('publish_attempts').where({ kind }).whereIn('post_id', postIds).whereNull('finished_at').orderBy('seq');
+    const rows = await this.db('publish_attempts')
+      .where({ kind })
+      .whereIn('post_id', postIds)
+      .whereNull('finished_at')
+      .orderBy('seq');
     for (const row of rows) byPost.set(row.post_id, toAttempt(row));
     return byPost;
   }
@@ -39,7 +47,10 @@ export class PublishAttemptsRepository {
   async attemptsByPost(accountId: string, postIds: readonly string[]): Promise<Map<string, PublishAttemptRecord[]>> {
     const byPost = new Map<string, PublishAttemptRecord[]>();
     if (postIds.length === 0) return byPost;
-    const rows = await this.db('publish_attempts').where({ account_id: accountId, kind: 'publish' }).whereIn('post_id', postIds).orderBy('seq');
+    const rows = await this.db('publish_attempts')
+      .where({ account_id: accountId, kind: 'publish' })
+      .whereIn('post_id', postIds)
+      .orderBy('seq');
     for (const row of rows) {
       const attempt = toAttempt(row);
       byPost.set(attempt.postId, [...(byPost.get(attempt.postId) ?? []), attempt]);
@@ -49,13 +60,18 @@ export class PublishAttemptsRepository {
 
   /** A post's publish attempts, oldest first (first-comment attempts are the comment step's own). */
   async attempts(accountId: string, postId: string): Promise<PublishAttemptRecord[]> {
-    const rows = await this.db('publish_attempts').where({ account_id: accountId, post_id: postId, kind: 'publish' }).orderBy('seq');
+    const rows = await this.db('publish_attempts')
+      .where({ account_id: accountId, post_id: postId, kind: 'publish' })
+      .orderBy('seq');
     return rows.map(toAttempt);
   }
 
   /** The newest attempt whose outcome was left unknown (reconciling an unconfirmed post later). */
   async lastUnknownAttempt(postId: string): Promise<PublishAttemptRecord | undefined> {
-    const row = await this.db('publish_attempts').where({ post_id: postId, kind: 'publish', outcome: 'unknown' }).orderBy('seq', 'desc').first();
+    const row = await this.db('publish_attempts')
+      .where({ post_id: postId, kind: 'publish', outcome: 'unknown' })
+      .orderBy('seq', 'desc')
+      .first();
     return row && toAttempt(row);
   }
 
@@ -69,8 +85,15 @@ export class PublishAttemptsRepository {
     return row?.network_handle ?? null;
   }
 
-  async finishAttempt(idempotencyKey: string, outcome: AttemptOutcome, detail: string | null, at: number): Promise<void> {
-    await this.db('publish_attempts').where({ idempotency_key: idempotencyKey }).update({ outcome, detail, finished_at: at });
+  async finishAttempt(
+    idempotencyKey: string,
+    outcome: AttemptOutcome,
+    detail: string | null,
+    at: number,
+  ): Promise<void> {
+    await this.db('publish_attempts')
+      .where({ idempotency_key: idempotencyKey })
+      .update({ outcome, detail, finished_at: at });
   }
 
   /** Which of these idempotency keys belong to Herald's own attempts. */
@@ -82,10 +105,24 @@ export class PublishAttemptsRepository {
 
   /** A post's newest first-comment try, if any. */
   async lastCommentAttempt(postId: string): Promise<PublishAttemptRecord | undefined> {
-    const row = await this.db('publish_attempts').where({ post_id: postId, kind: 'comment' }).orderBy('seq', 'desc').first();
+    const row = await this.db('publish_attempts')
+      .where({ post_id: postId, kind: 'comment' })
+      .orderBy('seq', 'desc')
+      .first();
     return row && toAttempt(row);
   }
 
+  /** The newest try at one part of a thread (its key is the part's, followed by the try's number). */
+  async lastPartAttempt(postId: string, partKey: string): Promise<PublishAttemptRecord | undefined> {
+    const row = await this.db('publish_attempts')
+      .where({ post_id: postId, kind: 'part' })
+      .where('idempotency_key', 'like', `${partKey}:%`)
+      .orderBy('seq', 'desc')
+      .first();
+    return row && toAttempt(row);
+  }
+
+  /** A first-comment or thread-part try, recorded before its network call. */
   async recordCommentAttempt(attempt: PublishAttemptRecord): Promise<void> {
     await this.db('publish_attempts').insert(attemptRow(attempt));
   }
@@ -93,15 +130,30 @@ export class PublishAttemptsRepository {
 
 export function attemptRow(a: PublishAttemptRecord): Record<string, unknown> {
   return {
-    post_id: a.postId, account_id: a.accountId, kind: a.kind, number: a.number, idempotency_key: a.idempotencyKey,
-    worker_id: a.workerId, started_at: a.startedAt, finished_at: a.finishedAt, outcome: a.outcome, detail: a.detail,
+    post_id: a.postId,
+    account_id: a.accountId,
+    kind: a.kind,
+    number: a.number,
+    idempotency_key: a.idempotencyKey,
+    worker_id: a.workerId,
+    started_at: a.startedAt,
+    finished_at: a.finishedAt,
+    outcome: a.outcome,
+    detail: a.detail,
   };
 }
 
 function toAttempt(row: any): PublishAttemptRecord {
   return {
-    postId: row.post_id, accountId: row.account_id, kind: row.kind, number: row.number, idempotencyKey: row.idempotency_key,
-    workerId: row.worker_id, startedAt: Number(row.started_at), finishedAt: row.finished_at === null ? null : Number(row.finished_at),
-    outcome: row.outcome, detail: row.detail,
+    postId: row.post_id,
+    accountId: row.account_id,
+    kind: row.kind,
+    number: row.number,
+    idempotencyKey: row.idempotency_key,
+    workerId: row.worker_id,
+    startedAt: Number(row.started_at),
+    finishedAt: row.finished_at === null ? null : Number(row.finished_at),
+    outcome: row.outcome,
+    detail: row.detail,
   };
 }

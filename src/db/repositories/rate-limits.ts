@@ -26,7 +26,10 @@ export class RateLimitsRepository {
 
   /** Takes back `amount` hits (one by default) counted in the window (an attempt that turned out not to count). */
   async unhit(bucket: string, windowStart: number, amount = 1): Promise<void> {
-    await this.db('rate_limit_windows').where({ bucket, window_start: windowStart }).where('hits', '>=', amount).decrement('hits', amount);
+    await this.db('rate_limit_windows')
+      .where({ bucket, window_start: windowStart })
+      .where('hits', '>=', amount)
+      .decrement('hits', amount);
   }
 
   async hits(bucket: string, windowStart: number): Promise<number> {
@@ -44,13 +47,22 @@ export class RateLimitsRepository {
    */
   async charge(now: number, charged: LogBudget[], reported: LogBudget[] = []): Promise<ChargeResult> {
     // One lock order for every charge, so two charges sharing budgets never wait on each other in a cycle.
-    const budgets = [...charged.map((budget) => ({ budget, charge: true })), ...reported.map((budget) => ({ budget, charge: false }))];
-    const order = budgets.map((_, i) => i).sort((a, b) => (budgets[a].budget.bucket < budgets[b].budget.bucket ? -1 : 1));
+    const budgets = [
+      ...charged.map((budget) => ({ budget, charge: true })),
+      ...reported.map((budget) => ({ budget, charge: false })),
+    ];
+    const order = budgets
+      .map((_, i) => i)
+      .sort((a, b) => (budgets[a].budget.bucket < budgets[b].budget.bucket ? -1 : 1));
     const sorted = order.map((i) => budgets[i]);
     const states = await this.unit((trx) => decide(trx, now, sorted));
     const byInput: BudgetState[] = [];
     order.forEach((input, i) => (byInput[input] = states.states[i]));
-    return { admitted: states.admitted, charged: byInput.slice(0, charged.length), reported: byInput.slice(charged.length) };
+    return {
+      admitted: states.admitted,
+      charged: byInput.slice(0, charged.length),
+      reported: byInput.slice(charged.length),
+    };
   }
 
   /** Drops spent fixed windows, and budgets whose every admission has left the window, with their admissions. */
@@ -101,11 +113,11 @@ interface Decided {
 async function decide(trx: Knex.Transaction, now: number, budgets: Charging[]): Promise<Decided> {
   const held: { count: number; spent: number; expiresAt: number }[] = [];
   for (const { budget } of budgets) {
-    const [row] = await runSql(trx, ENSURE_BUDGET, [budget.bucket, now]) as { kept: number; expires_at: number }[];
+    const [row] = (await runSql(trx, ENSURE_BUDGET, [budget.bucket, now])) as { kept: number; expires_at: number }[];
     // Every admission held lies at or before expires_at less a window; only then can one lie ahead of now.
     const latestHeld = row.expires_at - budget.windowMs;
     const dropped = [
-      ...await runSql(trx, DROP_LEFT, [budget.bucket, now - budget.windowMs]),
+      ...(await runSql(trx, DROP_LEFT, [budget.bucket, now - budget.windowMs])),
       ...(latestHeld > now + budget.windowMs
         ? await runSql(trx, DROP_AHEAD, [budget.bucket, now + budget.windowMs])
         : []),
@@ -130,7 +142,7 @@ async function decide(trx: Knex.Transaction, now: number, budgets: Charging[]): 
     } else if (spent > 0) {
       await runSql(trx, KEEP, [count, budget.bucket]);
     }
-    const [span] = await runSql(trx, SPAN, [budget.bucket]) as { oldest: number | null; latest: number | null }[];
+    const [span] = (await runSql(trx, SPAN, [budget.bucket])) as { oldest: number | null; latest: number | null }[];
     states.push({ count, oldest: span.oldest ?? undefined, latest: span.latest ?? undefined });
   }
   return { admitted, states };
@@ -148,7 +160,8 @@ const ENSURE_BUDGET = `INSERT INTO rate_limit_budgets (bucket, kept, expires_at)
 // Two ranges, not one OR: each is a seek on the (bucket, at) key, where the OR would read every admission held.
 const DROP_LEFT = 'DELETE FROM rate_limit_admissions WHERE bucket = ? AND at <= ? RETURNING n';
 const DROP_AHEAD = 'DELETE FROM rate_limit_admissions WHERE bucket = ? AND at > ? RETURNING n';
-const ADMIT = 'INSERT INTO rate_limit_admissions (bucket, at, n) VALUES (?, ?, 1) ON CONFLICT (bucket, at) DO UPDATE SET n = rate_limit_admissions.n + 1';
+const ADMIT =
+  'INSERT INTO rate_limit_admissions (bucket, at, n) VALUES (?, ?, 1) ON CONFLICT (bucket, at) DO UPDATE SET n = rate_limit_admissions.n + 1';
 const KEEP_ADMITTED = 'UPDATE rate_limit_budgets SET kept = ?, expires_at = ? WHERE bucket = ?';
 const KEEP = 'UPDATE rate_limit_budgets SET kept = ? WHERE bucket = ?';
 const SPAN = 'SELECT min(at) AS oldest, max(at) AS latest FROM rate_limit_admissions WHERE bucket = ?';

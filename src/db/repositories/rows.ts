@@ -21,7 +21,9 @@ export function json<T>(value: unknown, fallback: T): T {
  * under: a table's order may change under a running process (sqlite-statements.ts checks).
  */
 export function rowBuilder(names: readonly string[]): (values: readonly unknown[]) => Record<string, unknown> {
-  return new Function('v', `return {${names.map((name, i) => `${JSON.stringify(name)}: v[${i}]`).join(', ')}};`) as (values: readonly unknown[]) => Record<string, unknown>;
+  return new Function('v', `return {${names.map((name, i) => `${JSON.stringify(name)}: v[${i}]`).join(', ')}};`) as (
+    values: readonly unknown[],
+  ) => Record<string, unknown>;
 }
 
 export function jsonText(value: unknown): string | null {
@@ -34,19 +36,26 @@ export function jsonText(value: unknown): string | null {
  * same columns go in one statement; a row that leaves out other columns (for their defaults) starts another.
  * `tail` follows the VALUES (ON CONFLICT, RETURNING); the rows returned are those of every statement.
  */
-export async function insertRows(db: Knex, table: string, rows: readonly Record<string, unknown>[], tail = ''): Promise<SqlRow[]> {
+export async function insertRows(
+  db: Knex,
+  table: string,
+  rows: readonly Record<string, unknown>[],
+  tail = '',
+): Promise<SqlRow[]> {
   const returned: SqlRow[] = [];
-  for (let start = 0; start < rows.length;) {
+  for (let start = 0; start < rows.length; ) {
     const columns = Object.keys(rows[start]);
     let end = start + 1;
     while (end < rows.length && sameColumns(rows[end], columns)) end++;
     const row = `(${columns.map(() => '?').join(', ')})`;
     const same = rows.slice(start, end);
-    returned.push(...(await runSql(
-      db,
-      `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES ${same.map(() => row).join(', ')}${tail ? ` ${tail}` : ''}`,
-      same.flatMap((r) => columns.map((c) => r[c])),
-    )));
+    returned.push(
+      ...(await runSql(
+        db,
+        `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES ${same.map(() => row).join(', ')}${tail ? ` ${tail}` : ''}`,
+        same.flatMap((r) => columns.map((c) => r[c])),
+      )),
+    );
     start = end;
   }
   return returned;

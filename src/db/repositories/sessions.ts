@@ -11,11 +11,20 @@ export class SessionsRepository {
   constructor(private readonly db: Db) {}
 
   async create(tokenHash: string, session: SessionRecord, now: number): Promise<void> {
-    await this.db('browser_sessions').insert({ token_hash: tokenHash, account_id: session.accountId, user_id: session.userId, created_at: now, expires_at: session.expiresAt });
+    await this.db('browser_sessions').insert({
+      token_hash: tokenHash,
+      account_id: session.accountId,
+      user_id: session.userId,
+      created_at: now,
+      expires_at: session.expiresAt,
+    });
   }
 
   async find(tokenHash: string, now: number): Promise<SessionRecord | undefined> {
-    const row = await this.db('browser_sessions').where({ token_hash: tokenHash }).andWhere('expires_at', '>', now).first();
+    const row = await this.db('browser_sessions')
+      .where({ token_hash: tokenHash })
+      .andWhere('expires_at', '>', now)
+      .first();
     return row && { accountId: row.account_id, userId: row.user_id, expiresAt: Number(row.expires_at) };
   }
 

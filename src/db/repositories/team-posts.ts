@@ -20,8 +20,18 @@ export class TeamPostsRepository {
   /** Queued posts of a channel still waiting to go out, in queue order (time, then id). */
   async listQueued(accountId: string, channelId: string): Promise<PostRecord[]> {
     const rows = await this.db('posts')
-      .where({ account_id: accountId, channel_id: channelId, in_queue: true, is_live: false, is_draft: false, status: 'scheduled' })
-      .orderBy([{ column: 'date_time', order: 'asc' }, { column: 'id', order: 'asc' }]);
+      .where({
+        account_id: accountId,
+        channel_id: channelId,
+        in_queue: true,
+        is_live: false,
+        is_draft: false,
+        status: 'scheduled',
+      })
+      .orderBy([
+        { column: 'date_time', order: 'asc' },
+        { column: 'id', order: 'asc' },
+      ]);
     return this.posts.withLabels(rows.map(toPost));
   }
 
@@ -38,8 +48,16 @@ export class TeamPostsRepository {
   /** Held posts, soonest first; with `reviewerUserId`, only those assigned to that reviewer. */
   async listPendingApproval(accountId: string, limit: number, reviewerUserId?: string): Promise<PostRecord[]> {
     const rows = await this.db('posts')
-      .where({ account_id: accountId, is_live: false, approval_status: 'PENDING', ...(reviewerUserId === undefined ? {} : { reviewer_user_id: reviewerUserId }) })
-      .orderBy([{ column: 'timeline_at', order: 'asc' }, { column: 'id', order: 'asc' }])
+      .where({
+        account_id: accountId,
+        is_live: false,
+        approval_status: 'PENDING',
+        ...(reviewerUserId === undefined ? {} : { reviewer_user_id: reviewerUserId }),
+      })
+      .orderBy([
+        { column: 'timeline_at', order: 'asc' },
+        { column: 'id', order: 'asc' },
+      ])
       .limit(limit);
     return this.posts.withLabels(rows.map(toPost));
   }
@@ -50,14 +68,22 @@ export class TeamPostsRepository {
    */
   async approve(accountId: string, id: string, readAt: number | null, at: number, publishAt?: number) {
     const moved = publishAt === undefined ? {} : { date_time: publishAt, timeline_at: publishAt, in_queue: false };
-    return this.updateIf(accountId, id, { approvalStatus: 'PENDING', updatedAt: readAt },
-      { approval_status: 'APPROVED', rejection_reason: null, updated_at: at, ...moved });
+    return this.updateIf(
+      accountId,
+      id,
+      { approvalStatus: 'PENDING', updatedAt: readAt },
+      { approval_status: 'APPROVED', rejection_reason: null, updated_at: at, ...moved },
+    );
   }
 
   /** Keeps a held post, as last read, unpublished with the reviewer's reason. False when not PENDING or changed. */
   async reject(accountId: string, id: string, readAt: number | null, reason: string, at: number): Promise<boolean> {
-    return this.updateIf(accountId, id, { approvalStatus: 'PENDING', updatedAt: readAt },
-      { approval_status: 'REJECTED', rejection_reason: reason, updated_at: at });
+    return this.updateIf(
+      accountId,
+      id,
+      { approvalStatus: 'PENDING', updatedAt: readAt },
+      { approval_status: 'REJECTED', rejection_reason: reason, updated_at: at },
+    );
   }
 
   async assignReviewer(accountId: string, id: string, reviewerUserId: string, at: number): Promise<boolean> {
@@ -66,7 +92,12 @@ export class TeamPostsRepository {
 
   /** Moves a scheduled post to a queue slot; `from`, when given, must still be its time (compare-and-set). */
   async moveToSlot(accountId: string, id: string, slot: number, at: number, from?: number): Promise<boolean> {
-    return this.updateIf(accountId, id, { status: 'scheduled', dateTime: from }, { date_time: slot, timeline_at: slot, updated_at: at });
+    return this.updateIf(
+      accountId,
+      id,
+      { status: 'scheduled', dateTime: from },
+      { date_time: slot, timeline_at: slot, updated_at: at, rehearsed_at: null },
+    );
   }
 
   /** Parks a queued post at a placeholder time while a reorder frees the slots (the slots' unique index). */
@@ -98,6 +129,9 @@ export class TeamPostsRepository {
   }
 
   async isMember(workspaceId: string, userId: string): Promise<boolean> {
-    return (await this.db('memberships').where({ workspace_id: workspaceId, user_id: userId }).first('user_id')) !== undefined;
+    return (
+      (await this.db('memberships').where({ workspace_id: workspaceId, user_id: userId }).first('user_id')) !==
+      undefined
+    );
   }
 }

@@ -78,10 +78,19 @@ export class WebhooksRepository {
 
   /** The enabled endpoints of a workspace: the candidates for an event's fan-out. */
   async enabledEndpoints(workspaceId: string): Promise<WebhookEndpointRecord[]> {
-    return (await runSql(this.db, 'SELECT * FROM webhook_endpoints WHERE workspace_id = ? AND enabled = ?', [workspaceId, true])).map(toEndpoint);
+    return (
+      await runSql(this.db, 'SELECT * FROM webhook_endpoints WHERE workspace_id = ? AND enabled = ?', [
+        workspaceId,
+        true,
+      ])
+    ).map(toEndpoint);
   }
 
-  async updateEndpoint(accountId: string, id: string, changes: Partial<Omit<WebhookEndpointRecord, 'id' | 'accountId' | 'workspaceId' | 'createdAt'>>): Promise<boolean> {
+  async updateEndpoint(
+    accountId: string,
+    id: string,
+    changes: Partial<Omit<WebhookEndpointRecord, 'id' | 'accountId' | 'workspaceId' | 'createdAt'>>,
+  ): Promise<boolean> {
     const row = endpointRow(changes);
     return (await this.db('webhook_endpoints').where({ account_id: accountId, id }).update(row)) > 0;
   }
@@ -112,16 +121,41 @@ export class WebhooksRepository {
     );
     const ids: string[] = (pg ? result.rows : result).map((row: { id: string }) => row.id);
     if (ids.length === 0) return [];
-    const deliveries = await this.db('webhook_deliveries as d').join('events as v', 'v.id', 'd.event_id')
-      .whereIn('d.id', ids).select('d.*', 'v.type as event_type').orderBy('d.next_attempt_at');
-    const endpoints = new Map((await this.db('webhook_endpoints').whereIn('id', deliveries.map((d) => d.endpoint_id))).map((row) => [row.id, toEndpoint(row)]));
-    const events = new Map((await this.db('events').whereIn('id', deliveries.map((d) => d.event_id))).map((row) => [row.id, toEvent(row)]));
-    return deliveries.map((row) => ({ delivery: toDelivery(row), endpoint: endpoints.get(row.endpoint_id)!, event: events.get(row.event_id)! }));
+    const deliveries = await this.db('webhook_deliveries as d')
+      .join('events as v', 'v.id', 'd.event_id')
+      .whereIn('d.id', ids)
+      .select('d.*', 'v.type as event_type')
+      .orderBy('d.next_attempt_at');
+    const endpoints = new Map(
+      (
+        await this.db('webhook_endpoints').whereIn(
+          'id',
+          deliveries.map((d) => d.endpoint_id),
+        )
+      ).map((row) => [row.id, toEndpoint(row)]),
+    );
+    const events = new Map(
+      (
+        await this.db('events').whereIn(
+          'id',
+          deliveries.map((d) => d.event_id),
+        )
+      ).map((row) => [row.id, toEvent(row)]),
+    );
+    return deliveries.map((row) => ({
+      delivery: toDelivery(row),
+      endpoint: endpoints.get(row.endpoint_id)!,
+      event: events.get(row.event_id)!,
+    }));
   }
 
   /** Extends a claim still held by this worker; false when the claim was lost. */
   async renewLease(deliveryId: string, workerId: string, leaseExpiresAt: number): Promise<boolean> {
-    return (await this.db('webhook_deliveries').where({ id: deliveryId, claimed_by: workerId, status: 'pending' }).update({ lease_expires_at: leaseExpiresAt })) > 0;
+    return (
+      (await this.db('webhook_deliveries')
+        .where({ id: deliveryId, claimed_by: workerId, status: 'pending' })
+        .update({ lease_expires_at: leaseExpiresAt })) > 0
+    );
   }
 
   /**
@@ -129,42 +163,70 @@ export class WebhooksRepository {
    * ran out and another worker took the delivery), in which case nothing is written.
    */
   async finishAttempt(deliveryId: string, workerId: string, result: DeliveryAttemptResult): Promise<boolean> {
-    const n = await this.db('webhook_deliveries').where({ id: deliveryId, claimed_by: workerId, status: 'pending' }).update({
-      status: result.status, attempts: this.db.raw('attempts + 1'), next_attempt_at: result.nextAttemptAt, last_attempt_at: result.at,
-      response_code: result.responseCode, duration_ms: result.durationMs, last_error: result.error, claimed_by: null, lease_expires_at: null,
-    });
+    const n = await this.db('webhook_deliveries')
+      .where({ id: deliveryId, claimed_by: workerId, status: 'pending' })
+      .update({
+        status: result.status,
+        attempts: this.db.raw('attempts + 1'),
+        next_attempt_at: result.nextAttemptAt,
+        last_attempt_at: result.at,
+        response_code: result.responseCode,
+        duration_ms: result.durationMs,
+        last_error: result.error,
+        claimed_by: null,
+        lease_expires_at: null,
+      });
     return n > 0;
   }
 
   /** The endpoint answered: its run of failures, if any, is over. */
   async endpointAnswered(endpointId: string): Promise<void> {
-    await this.db('webhook_endpoints').where({ id: endpointId }).whereNotNull('failing_since').update({ failing_since: null });
+    await this.db('webhook_endpoints')
+      .where({ id: endpointId })
+      .whereNotNull('failing_since')
+      .update({ failing_since: null });
   }
 
   /** The endpoint failed at `now`; returns when its current run of failures began. */
   async endpointFailed(endpointId: string, now: number): Promise<number> {
-    await this.db('webhook_endpoints').where({ id: endpointId }).whereNull('failing_since').update({ failing_since: now });
+    await this.db('webhook_endpoints')
+      .where({ id: endpointId })
+      .whereNull('failing_since')
+      .update({ failing_since: now });
     const row = await this.db('webhook_endpoints').where({ id: endpointId }).first('failing_since');
     return row ? Number(row.failing_since) : now;
   }
 
   /** Disables an enabled endpoint; false when it was already disabled (or is gone). */
   async disableEndpoint(endpointId: string, reason: string, now: number): Promise<boolean> {
-    return (await this.db('webhook_endpoints').where({ id: endpointId, enabled: true }).update({ enabled: false, disabled_reason: reason, updated_at: now })) > 0;
+    return (
+      (await this.db('webhook_endpoints')
+        .where({ id: endpointId, enabled: true })
+        .update({ enabled: false, disabled_reason: reason, updated_at: now })) > 0
+    );
   }
 
-  async deliveries(accountId: string, endpointId: string, query: { status?: DeliveryStatus; beforeId?: string; limit: number }): Promise<WebhookDeliveryRecord[]> {
-    const q = this.db('webhook_deliveries as d').join('events as v', 'v.id', 'd.event_id')
-      .where({ 'd.account_id': accountId, 'd.endpoint_id': endpointId }).select('d.*', 'v.type as event_type')
-      .orderBy('d.id', 'desc').limit(query.limit);
+  async deliveries(
+    accountId: string,
+    endpointId: string,
+    query: { status?: DeliveryStatus; beforeId?: string; limit: number },
+  ): Promise<WebhookDeliveryRecord[]> {
+    const q = this.db('webhook_deliveries as d')
+      .join('events as v', 'v.id', 'd.event_id')
+      .where({ 'd.account_id': accountId, 'd.endpoint_id': endpointId })
+      .select('d.*', 'v.type as event_type')
+      .orderBy('d.id', 'desc')
+      .limit(query.limit);
     if (query.status) q.where('d.status', query.status);
     if (query.beforeId) q.where('d.id', '<', query.beforeId);
     return (await q).map(toDelivery);
   }
 
   async delivery(accountId: string, endpointId: string, id: string): Promise<WebhookDeliveryRecord | undefined> {
-    const row = await this.db('webhook_deliveries as d').join('events as v', 'v.id', 'd.event_id')
-      .where({ 'd.account_id': accountId, 'd.endpoint_id': endpointId, 'd.id': id }).first('d.*', 'v.type as event_type');
+    const row = await this.db('webhook_deliveries as d')
+      .join('events as v', 'v.id', 'd.event_id')
+      .where({ 'd.account_id': accountId, 'd.endpoint_id': endpointId, 'd.id': id })
+      .first('d.*', 'v.type as event_type');
     return row && toDelivery(row);
   }
 
@@ -172,18 +234,44 @@ export class WebhooksRepository {
    * Puts failed deliveries of an endpoint back in the queue, due now with a fresh give-up time: one by id,
    * or every one created at or after `since`. Returns how many.
    */
-  async redeliver(accountId: string, endpointId: string, which: { id: string } | { since: number }, now: number, giveUpAt: number): Promise<number> {
+  async redeliver(
+    accountId: string,
+    endpointId: string,
+    which: { id: string } | { since: number },
+    now: number,
+    giveUpAt: number,
+  ): Promise<number> {
     const q = this.db('webhook_deliveries').where({ account_id: accountId, endpoint_id: endpointId, status: 'failed' });
     if ('id' in which) q.where({ id: which.id });
     else q.where('created_at', '>=', which.since);
-    return q.update({ status: 'pending', next_attempt_at: now, give_up_at: giveUpAt, claimed_by: null, lease_expires_at: null });
+    return q.update({
+      status: 'pending',
+      next_attempt_at: now,
+      give_up_at: giveUpAt,
+      claimed_by: null,
+      lease_expires_at: null,
+    });
   }
 
   /** A delivery of one event to one endpoint, outside the fan-out (the test event). */
-  async insertDelivery(record: { id: string; accountId: string; endpointId: string; eventId: string; at: number; giveUpAt: number }): Promise<void> {
+  async insertDelivery(record: {
+    id: string;
+    accountId: string;
+    endpointId: string;
+    eventId: string;
+    at: number;
+    giveUpAt: number;
+  }): Promise<void> {
     await this.db('webhook_deliveries').insert({
-      id: record.id, account_id: record.accountId, endpoint_id: record.endpointId, event_id: record.eventId, status: 'pending', attempts: 0,
-      next_attempt_at: record.at, give_up_at: record.giveUpAt, created_at: record.at,
+      id: record.id,
+      account_id: record.accountId,
+      endpoint_id: record.endpointId,
+      event_id: record.eventId,
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: record.at,
+      give_up_at: record.giveUpAt,
+      created_at: record.at,
     });
   }
 }
@@ -191,25 +279,54 @@ export class WebhooksRepository {
 function toDelivery(row: any): WebhookDeliveryRecord {
   const num = (value: unknown) => (value === null || value === undefined ? null : Number(value));
   return {
-    id: row.id, accountId: row.account_id, endpointId: row.endpoint_id, eventId: row.event_id, eventType: row.event_type, status: row.status,
-    attempts: Number(row.attempts), nextAttemptAt: num(row.next_attempt_at), giveUpAt: Number(row.give_up_at), lastAttemptAt: num(row.last_attempt_at),
-    responseCode: num(row.response_code), durationMs: num(row.duration_ms), lastError: row.last_error, createdAt: Number(row.created_at),
+    id: row.id,
+    accountId: row.account_id,
+    endpointId: row.endpoint_id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    status: row.status,
+    attempts: Number(row.attempts),
+    nextAttemptAt: num(row.next_attempt_at),
+    giveUpAt: Number(row.give_up_at),
+    lastAttemptAt: num(row.last_attempt_at),
+    responseCode: num(row.response_code),
+    durationMs: num(row.duration_ms),
+    lastError: row.last_error,
+    createdAt: Number(row.created_at),
   };
 }
 
 function endpointRow(record: Partial<WebhookEndpointRecord>): Record<string, unknown> {
   const row: Record<string, unknown> = {
-    id: record.id, account_id: record.accountId, workspace_id: record.workspaceId, url: record.url, description: record.description,
-    event_types: record.eventTypes && JSON.stringify(record.eventTypes), secret: record.sealedSecret, enabled: record.enabled,
-    disabled_reason: record.disabledReason, failing_since: record.failingSince, created_at: record.createdAt, updated_at: record.updatedAt,
+    id: record.id,
+    account_id: record.accountId,
+    workspace_id: record.workspaceId,
+    url: record.url,
+    description: record.description,
+    event_types: record.eventTypes && JSON.stringify(record.eventTypes),
+    secret: record.sealedSecret,
+    enabled: record.enabled,
+    disabled_reason: record.disabledReason,
+    failing_since: record.failingSince,
+    created_at: record.createdAt,
+    updated_at: record.updatedAt,
   };
   return Object.fromEntries(Object.entries(row).filter(([, value]) => value !== undefined));
 }
 
 function toEndpoint(row: any): WebhookEndpointRecord {
   return {
-    id: row.id, accountId: row.account_id, workspaceId: row.workspace_id, url: row.url, description: row.description,
-    eventTypes: json(row.event_types, []), sealedSecret: row.secret, enabled: bool(row.enabled), disabledReason: row.disabled_reason,
-    failingSince: row.failing_since === null ? null : Number(row.failing_since), createdAt: Number(row.created_at), updatedAt: Number(row.updated_at),
+    id: row.id,
+    accountId: row.account_id,
+    workspaceId: row.workspace_id,
+    url: row.url,
+    description: row.description,
+    eventTypes: json(row.event_types, []),
+    sealedSecret: row.secret,
+    enabled: bool(row.enabled),
+    disabledReason: row.disabled_reason,
+    failingSince: row.failing_since === null ? null : Number(row.failing_since),
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
   };
 }

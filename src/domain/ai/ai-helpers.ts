@@ -31,14 +31,22 @@ export async function generatePost(
   deps: DomainDeps,
   principal: Principal,
   input: { prompt: string; network?: string; tone?: string; variants?: number },
-): Promise<{ variants: { text: string; characters: number }[]; network: string; maxCharacters: number; provider: string }> {
+): Promise<{
+  variants: { text: string; characters: number }[];
+  network: string;
+  maxCharacters: number;
+  provider: string;
+}> {
   await consumeWriteBudgetForAppAi(deps, principal);
   const network = input.network ?? DEFAULT_NETWORK;
   const capabilities = capabilitiesOf(network);
   const maxChars = capabilities.text.limit;
   const variants = [];
   for (let variant = 0; variant < (input.variants ?? 1); variant++) {
-    const text = fitToNetwork(capabilities, await deps.ai.generatePost({ prompt: input.prompt, network, tone: input.tone, maxChars, variant }));
+    const text = fitToNetwork(
+      capabilities,
+      await deps.ai.generatePost({ prompt: input.prompt, network, tone: input.tone, maxChars, variant }),
+    );
     variants.push({ text, characters: [...text].length });
   }
   return { variants, network, maxCharacters: maxChars, provider: deps.ai.name };
@@ -69,7 +77,10 @@ export async function rewrite(
   const network = input.network ?? networkNamedIn(input.instruction) ?? DEFAULT_NETWORK;
   const capabilities = capabilitiesOf(network);
   const maxChars = capabilities.text.limit;
-  const text = fitToNetwork(capabilities, await deps.ai.rewrite({ text: input.text, instruction: input.instruction, network, maxChars }));
+  const text = fitToNetwork(
+    capabilities,
+    await deps.ai.rewrite({ text: input.text, instruction: input.instruction, network, maxChars }),
+  );
   return { text, characters: [...text].length, network, maxCharacters: maxChars, provider: deps.ai.name };
 }
 
@@ -81,7 +92,10 @@ function fitToNetwork(capabilities: NetworkCapabilities, text: string): string {
   return fitText(text, capabilities.text.limit, (t) => countBy(capabilities.text.counting, t));
 }
 
-const NETWORK_IN_INSTRUCTION = new RegExp(`\\bfor (${NETWORK_NAMES_AND_ALIASES.filter((n) => n !== 'sandbox').join('|')})\\b`, 'i');
+const NETWORK_IN_INSTRUCTION = new RegExp(
+  `\\bfor (${NETWORK_NAMES_AND_ALIASES.filter((n) => n !== 'sandbox').join('|')})\\b`,
+  'i',
+);
 
 /** "shorter, for X" names the network in the instruction. */
 function networkNamedIn(instruction: string): string | undefined {
@@ -100,11 +114,19 @@ export async function generateImage(
   const control = CONTROL_CHARACTER.exec(input.prompt);
   if (control) {
     const codePoint = `U+${control[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
-    throw new ValidationError(`prompt contains the control character ${codePoint}; describe the image in plain text.`, [{ path: 'prompt', message: 'Remove control characters.' }]);
+    throw new ValidationError(`prompt contains the control character ${codePoint}; describe the image in plain text.`, [
+      { path: 'prompt', message: 'Remove control characters.' },
+    ]);
   }
   const workspaceId = await resolveWorkspace(deps, principal, input.workspaceId);
   const bytes = await deps.ai.generateImage({ prompt: input.prompt, ...IMAGE_SIZES[input.size ?? 'square'] });
   const fileName = input.prompt.slice(0, 40) || 'generated';
-  const data = await storeMedia(deps, principal, { workspaceId, bytes, fileName, source: 'generated', sourceUrl: null });
+  const data = await storeMedia(deps, principal, {
+    workspaceId,
+    bytes,
+    fileName,
+    source: 'generated',
+    sourceUrl: null,
+  });
   return { data, provider: deps.ai.name };
 }

@@ -10,7 +10,13 @@ import { UnprocessableError } from '../errors.js';
  */
 export interface AiProvider {
   readonly name: string;
-  generatePost(input: { prompt: string; network: string; tone?: string; maxChars: number; variant: number }): Promise<string>;
+  generatePost(input: {
+    prompt: string;
+    network: string;
+    tone?: string;
+    maxChars: number;
+    variant: number;
+  }): Promise<string>;
   suggestHashtags(input: { text: string; network: string; count: number }): Promise<string[]>;
   rewrite(input: { text: string; instruction: string; network: string; maxChars: number }): Promise<string>;
   generateImage(input: { prompt: string; width: number; height: number }): Promise<Buffer>;

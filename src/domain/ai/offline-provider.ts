@@ -69,7 +69,10 @@ async function applyTone(text: string, tone: string | undefined): Promise<string
     case 'professional': {
       const doc = nlp(text);
       doc.contractions().expand();
-      return doc.text().replace(/!+/g, '.').replace(/\s*[\u{1F300}-\u{1FAFF}\u{2600}-\u{27BF}]/gu, '');
+      return doc
+        .text()
+        .replace(/!+/g, '.')
+        .replace(/\s*[\u{1F300}-\u{1FAFF}\u{2600}-\u{27BF}]/gu, '');
     }
     case 'friendly':
     case 'casual':
@@ -84,7 +87,10 @@ async function applyTone(text: string, tone: string | undefined): Promise<string
 }
 
 async function keyPoints(prompt: string): Promise<{ topic: string; points: string[] }> {
-  const lines = prompt.split(/\n+/).map((line) => line.replace(/^\s*([-*•]|\d+[.)])\s*/, '').trim()).filter(Boolean);
+  const lines = prompt
+    .split(/\n+/)
+    .map((line) => line.replace(/^\s*([-*•]|\d+[.)])\s*/, '').trim())
+    .filter(Boolean);
   if (lines.length > 1) return { topic: lines[0], points: lines.slice(1) };
   const nlp = await nlpLibrary();
   const sentences = nlp(prompt).sentences().out('array') as string[];
@@ -98,7 +104,10 @@ function sentence(text: string): string {
 }
 
 function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!,
+  );
 }
 
 function wrap(text: string, perLine: number, maxLines: number): string[] {
@@ -128,7 +137,9 @@ export class OfflineProvider implements AiProvider {
     const present = [...input.text.matchAll(/#([\p{L}\p{N}_]+)/gu)].map((m) => `#${m[1]}`);
     const tags = [...present, ...(await keywords(input.text)).map((k) => toHashtag(k.phrase))];
     const seen = new Set<string>();
-    return tags.filter((tag) => tag.length > 2 && !seen.has(tag.toLowerCase()) && seen.add(tag.toLowerCase())).slice(0, input.count);
+    return tags
+      .filter((tag) => tag.length > 2 && !seen.has(tag.toLowerCase()) && seen.add(tag.toLowerCase()))
+      .slice(0, input.count);
   }
 
   async generatePost(input: { prompt: string; tone?: string; maxChars: number; variant: number }): Promise<string> {
@@ -168,7 +179,10 @@ export class OfflineProvider implements AiProvider {
     const lines = wrap(input.prompt, perLine, Math.floor((height * 0.6) / (fontSize * 1.3)));
     const top = height / 2 - ((lines.length - 1) * fontSize * 1.3) / 2;
     const text = lines
-      .map((line, i) => `<text x="${width / 2}" y="${top + i * fontSize * 1.3}" text-anchor="middle" dominant-baseline="middle">${escapeXml(line)}</text>`)
+      .map(
+        (line, i) =>
+          `<text x="${width / 2}" y="${top + i * fontSize * 1.3}" text-anchor="middle" dominant-baseline="middle">${escapeXml(line)}</text>`,
+      )
       .join('');
     const svg =
       `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">` +

@@ -28,7 +28,9 @@ export class OpenAiCompatibleProvider implements AiProvider {
       const name = (error as Error).name;
       throw new AiProviderError(
         this.name,
-        name === 'TimeoutError' ? `no answer within ${this.config.timeoutMs} ms; try again, or raise AI_TIMEOUT_MS.` : 'it could not be reached; check AI_BASE_URL.',
+        name === 'TimeoutError'
+          ? `no answer within ${this.config.timeoutMs} ms; try again, or raise AI_TIMEOUT_MS.`
+          : 'it could not be reached; check AI_BASE_URL.',
       );
     }
     const text = await response.text();
@@ -39,7 +41,8 @@ export class OpenAiCompatibleProvider implements AiProvider {
       parsed = undefined;
     }
     if (!response.ok) {
-      const detail = typeof parsed?.error?.message === 'string' ? parsed.error.message.slice(0, 300) : `HTTP ${response.status}`;
+      const detail =
+        typeof parsed?.error?.message === 'string' ? parsed.error.message.slice(0, 300) : `HTTP ${response.status}`;
       throw new AiProviderError(this.name, `${detail} (HTTP ${response.status}).`);
     }
     if (parsed === undefined) throw new AiProviderError(this.name, 'the answer was not JSON.');
@@ -56,15 +59,27 @@ export class OpenAiCompatibleProvider implements AiProvider {
       temperature: 0.7,
     });
     const content = answer?.choices?.[0]?.message?.content;
-    if (typeof content !== 'string' || content.trim() === '') throw new AiProviderError(this.name, 'the answer had no text.');
-    return content.trim().replace(/^```[a-z]*\n?|\n?```$/g, '').trim();
+    if (typeof content !== 'string' || content.trim() === '')
+      throw new AiProviderError(this.name, 'the answer had no text.');
+    return content
+      .trim()
+      .replace(/^```[a-z]*\n?|\n?```$/g, '')
+      .trim();
   }
 
-  async generatePost(input: { prompt: string; network: string; tone?: string; maxChars: number; variant: number }): Promise<string> {
+  async generatePost(input: {
+    prompt: string;
+    network: string;
+    tone?: string;
+    maxChars: number;
+    variant: number;
+  }): Promise<string> {
     return this.chat(
       `You write social media posts for ${input.network}. Answer with the post text only, at most ${input.maxChars} characters` +
         `${input.tone ? `, in a ${input.tone} tone` : ''}. No preamble, no quotes.` +
-        (input.variant > 0 ? ` This is alternative number ${input.variant + 1}: make it different from the obvious version.` : ''),
+        (input.variant > 0
+          ? ` This is alternative number ${input.variant + 1}: make it different from the obvious version.`
+          : ''),
       input.prompt,
     );
   }
@@ -96,7 +111,8 @@ export class OpenAiCompatibleProvider implements AiProvider {
       ...(wantsFormat ? { response_format: 'b64_json' } : {}),
     });
     const b64 = answer?.data?.[0]?.b64_json;
-    if (typeof b64 !== 'string' || b64 === '') throw new AiProviderError(this.name, 'the answer had no image (expected data[0].b64_json).');
+    if (typeof b64 !== 'string' || b64 === '')
+      throw new AiProviderError(this.name, 'the answer had no image (expected data[0].b64_json).');
     return Buffer.from(b64, 'base64');
   }
 }

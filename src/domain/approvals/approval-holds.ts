@@ -4,8 +4,9 @@
  * - a post written to wait for publishing in a workspace that requires approval is held as PENDING, unless it
  *   carries a decision on exactly the content it will publish;
  * - what a reviewer decides on is the post's content: its text (per channel, each post has its own), media, first
- *   comment, channel options (alt text among them) and the channels of its group. `contentVersion` names that
- *   content, and history records it with every write and every approval, so it says which version who approved;
+ *   comment, channel options (alt text among them), the parts of its thread and the channels of its group.
+ *   `contentVersion` names that content, and history records it with every write and every approval, so it says
+ *   which version who approved;
  * - a change of content voids a decision (APPROVED or REJECTED) in such a workspace: the post is PENDING again
  *   (an edited rejected post is resubmitted), or, while a draft, waits until it leaves the drafts;
  * - a change of publishing time alone keeps the decision: the reviewed content is what goes out;
@@ -27,12 +28,24 @@ import type { ApprovalStatus, PostRecord } from '../../db/repositories/posts.js'
 
 /** What a reviewer decides on. */
 type ReviewedContent = Pick<
-  PostRecord, 'channelId' | 'text' | 'imageUrls' | 'videoUrls' | 'firstComment' | 'channelOptions'
+  PostRecord,
+  'channelId' | 'text' | 'imageUrls' | 'videoUrls' | 'firstComment' | 'channelOptions' | 'thread'
 >;
 
 /** A short fingerprint of a post's reviewed content: equal exactly when the same thing would be published. */
 export function contentVersion(post: ReviewedContent): string {
-  const content = [post.channelId, post.text, post.imageUrls, post.videoUrls, post.firstComment, post.channelOptions];
+  const content: unknown[] = [
+    post.channelId,
+    post.text,
+    post.imageUrls,
+    post.videoUrls,
+    post.firstComment,
+    post.channelOptions,
+  ];
+  // Only a post with parts names them, so the versions of posts written before threads existed stay as they were.
+  if (post.thread?.length) {
+    content.push(post.thread.map(({ text, imageUrls, videoUrls }) => ({ text, imageUrls, videoUrls })));
+  }
   return crypto.createHash('sha256').update(JSON.stringify(content, sortedKeys)).digest('hex').slice(0, 12);
 }
 
@@ -65,9 +78,8 @@ export function reviewOfChangedPost(change: {
   const { before, after, approvalRequired } = change;
   if (!approvalRequired) return { approvalStatus: before.approvalStatus };
   const contentChanged = change.channelsChanged || contentVersion(before) !== contentVersion(after);
-  const decided = before.approvalStatus === 'APPROVED' || before.approvalStatus === 'REJECTED'
-    ? before.approvalStatus
-    : undefined;
+  const decided =
+    before.approvalStatus === 'APPROVED' || before.approvalStatus === 'REJECTED' ? before.approvalStatus : undefined;
   if (decided && !contentChanged) return { approvalStatus: decided };
   const voided = decided ? { voided: decided } : {};
   if (after.isDraft) return { approvalStatus: before.approvalStatus === 'PENDING' ? 'PENDING' : null, ...voided };

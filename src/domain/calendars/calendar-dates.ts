@@ -20,21 +20,25 @@ export const MAX_PERIOD_DAYS = 42;
 const RANGE = `between ${CALENDAR_YEARS.first}-01-01 and ${CALENDAR_YEARS.last}-12-31`;
 
 function got(value: unknown): string {
-  return `Got ${JSON.stringify(typeof value === 'string' ? value.slice(0, 40) : value ?? null)}.`;
+  return `Got ${JSON.stringify(typeof value === 'string' ? value.slice(0, 40) : (value ?? null))}.`;
 }
 
 export function parseCalendarDate(value: unknown, field = 'date'): LocalDate {
   const match = typeof value === 'string' ? /^(\d{4})-(\d{2})-(\d{2})$/.exec(value) : null;
   const date = match ? { year: Number(match[1]), month: Number(match[2]), day: Number(match[3]) } : undefined;
   if (!date || !isRealDay(date)) {
-    throw new ValidationError(`${field} must be a real calendar date written YYYY-MM-DD, ${RANGE}.`, [{ path: field, message: got(value) }]);
+    throw new ValidationError(`${field} must be a real calendar date written YYYY-MM-DD, ${RANGE}.`, [
+      { path: field, message: got(value) },
+    ]);
   }
   return date;
 }
 
 export function parseCalendarLayout(value: unknown, field = 'view'): CalendarLayout {
   if (CALENDAR_LAYOUTS.includes(value as CalendarLayout)) return value as CalendarLayout;
-  throw new ValidationError(`${field} must be one of ${CALENDAR_LAYOUTS.join(', ')}.`, [{ path: field, message: got(value) }]);
+  throw new ValidationError(`${field} must be one of ${CALENDAR_LAYOUTS.join(', ')}.`, [
+    { path: field, message: got(value) },
+  ]);
 }
 
 /** The view and date a calendar page or feed was asked for; absent ones stay undefined. */
@@ -48,15 +52,25 @@ export function parseCalendarQuery(query: Record<string, unknown>): { layout?: C
 /** The instant itself, once its day in `timezone` is known to be within CALENDAR_YEARS. */
 export function checkCalendarInstant(instant: number, timezone: string, field: string): number {
   // Checked in UTC first, with a day's slack for any offset, so Intl never sees a year outside 1999-2101.
-  const roughly = instant >= Date.UTC(CALENDAR_YEARS.first - 1, 11, 31) && instant < Date.UTC(CALENDAR_YEARS.last + 1, 0, 2);
+  const roughly =
+    instant >= Date.UTC(CALENDAR_YEARS.first - 1, 11, 31) && instant < Date.UTC(CALENDAR_YEARS.last + 1, 0, 2);
   if (!roughly || !isRealDay(localDateOf(instant, timezone))) {
-    throw new ValidationError(`${field} must fall ${RANGE} (in the calendar's timezone, ${timezone}).`, [{ path: field, message: `Got ${new Date(instant).toISOString()}.` }]);
+    throw new ValidationError(`${field} must fall ${RANGE} (in the calendar's timezone, ${timezone}).`, [
+      { path: field, message: `Got ${new Date(instant).toISOString()}.` },
+    ]);
   }
   return instant;
 }
 
 /** Whether `date` is a day the calendar shows: real, and within CALENDAR_YEARS. */
 export function isRealDay(date: LocalDate): boolean {
-  if (date.year < CALENDAR_YEARS.first || date.year > CALENDAR_YEARS.last || date.month < 1 || date.month > 12 || date.day < 1) return false;
+  if (
+    date.year < CALENDAR_YEARS.first ||
+    date.year > CALENDAR_YEARS.last ||
+    date.month < 1 ||
+    date.month > 12 ||
+    date.day < 1
+  )
+    return false;
   return date.day <= new Date(Date.UTC(date.year, date.month, 0)).getUTCDate();
 }

@@ -33,14 +33,18 @@ export interface CalendarEntry {
 }
 
 function statusesFor(view: Pick<CalendarViewRecord, 'includeDrafts'>): PostStatus[] {
-  return view.includeDrafts ? ['scheduled', 'publishing', 'published', 'draft'] : ['scheduled', 'publishing', 'published'];
+  return view.includeDrafts
+    ? ['scheduled', 'publishing', 'published', 'draft']
+    : ['scheduled', 'publishing', 'published'];
 }
 
 export function checkTimezone(timezone: string, field = 'timezone'): string {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: timezone });
   } catch {
-    throw new ValidationError(`Unknown timezone ${timezone}`, [{ path: field, message: 'Use an IANA name such as Europe/Berlin or UTC.' }]);
+    throw new ValidationError(`Unknown timezone ${timezone}`, [
+      { path: field, message: 'Use an IANA name such as Europe/Berlin or UTC.' },
+    ]);
   }
   return timezone;
 }
@@ -68,7 +72,13 @@ export async function calendarEntries(
   const channels = new Map((await deps.repos.channels.list(accountId)).map((c) => [c.id, c]));
   return posts.map((post) => {
     const channel = channels.get(post.channelId);
-    const state: CalendarEntry['state'] = post.isLive ? 'live' : post.status === 'draft' ? 'draft' : post.status === 'published' ? 'published' : 'scheduled';
+    const state: CalendarEntry['state'] = post.isLive
+      ? 'live'
+      : post.status === 'draft'
+        ? 'draft'
+        : post.status === 'published'
+          ? 'published'
+          : 'scheduled';
     return {
       uid: crypto.createHmac('sha256', uidKey).update(post.id).digest('hex').slice(0, 32),
       at: post.timelineAt,

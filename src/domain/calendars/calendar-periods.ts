@@ -10,7 +10,20 @@ import type { CalendarLayout } from './calendar-entries.js';
 import { addDays, dateKey, dayNumber, startOfDay, weekday, type LocalDate } from '../zoned-time.js';
 
 const FIRST_DAY: LocalDate = { year: CALENDAR_YEARS.first, month: 1, day: 1 };
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 
 export interface CalendarPeriod {
   layout: CalendarLayout;
@@ -35,7 +48,10 @@ export function calendarPeriod(layout: CalendarLayout, anchor: LocalDate, timezo
   let title: string;
   if (layout === 'month') {
     const monthStart = { ...anchor, day: 1 };
-    const monthEnd = addDays({ year: anchor.month === 12 ? anchor.year + 1 : anchor.year, month: (anchor.month % 12) + 1, day: 1 }, -1);
+    const monthEnd = addDays(
+      { year: anchor.month === 12 ? anchor.year + 1 : anchor.year, month: (anchor.month % 12) + 1, day: 1 },
+      -1,
+    );
     first = addDays(monthStart, -weekday(monthStart));
     last = addDays(monthEnd, 6 - weekday(monthEnd));
     previous = addDays(monthStart, -1);
@@ -57,5 +73,15 @@ export function calendarPeriod(layout: CalendarLayout, anchor: LocalDate, timezo
     title = `${dateKey(first)} to ${dateKey(last)}`;
   }
   const inRange = (date: LocalDate) => (isRealDay(date) ? date : null);
-  return { layout, anchor, first, last, from: startOfDay(first, timezone), to: startOfDay(addDays(last, 1), timezone), previous: inRange(previous), next: inRange(next), title };
+  return {
+    layout,
+    anchor,
+    first,
+    last,
+    from: startOfDay(first, timezone),
+    to: startOfDay(addDays(last, 1), timezone),
+    previous: inRange(previous),
+    next: inRange(next),
+    title,
+  };
 }

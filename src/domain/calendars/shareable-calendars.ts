@@ -75,22 +75,36 @@ export function calendarViewOptions() {
   };
 }
 
-async function checkedView(deps: DomainDeps, principal: Principal, input: CalendarViewInput, base?: CalendarViewRecord): Promise<{ view: CalendarViewRecord; workspaceId: string }> {
+async function checkedView(
+  deps: DomainDeps,
+  principal: Principal,
+  input: CalendarViewInput,
+  base?: CalendarViewRecord,
+): Promise<{ view: CalendarViewRecord; workspaceId: string }> {
   const channelIds = input.channelIds ?? base?.channelIds ?? [];
   const channels = await deps.repos.channels.findMany(principal.accountId, channelIds);
   const missing = channelIds.filter((id) => !channels.some((c) => c.id === id));
   if (missing.length > 0 || channels.length === 0) {
-    throw new ValidationError('Unknown channels', [{ path: 'channelIds', message: `No channel ${missing.join(', ') || '(none given)'} in this account; list them with get_channels.` }]);
+    throw new ValidationError('Unknown channels', [
+      {
+        path: 'channelIds',
+        message: `No channel ${missing.join(', ') || '(none given)'} in this account; list them with get_channels.`,
+      },
+    ]);
   }
   const labelIds = input.labelIds ?? base?.labelIds ?? [];
   const labels = await deps.repos.labels.findMany(principal.accountId, labelIds);
   const missingLabels = labelIds.filter((id) => !labels.some((l) => l.id === id));
   if (missingLabels.length > 0) {
-    throw new ValidationError('Unknown labels', [{ path: 'labelIds', message: `No label ${missingLabels.join(', ')} in this account; list them with label_list.` }]);
+    throw new ValidationError('Unknown labels', [
+      { path: 'labelIds', message: `No label ${missingLabels.join(', ')} in this account; list them with label_list.` },
+    ]);
   }
-  const from = input.from === undefined ? (base?.from ?? null) : input.from === null ? null : parseWireTime(input.from, 'from');
+  const from =
+    input.from === undefined ? (base?.from ?? null) : input.from === null ? null : parseWireTime(input.from, 'from');
   const to = input.to === undefined ? (base?.to ?? null) : input.to === null ? null : parseWireTime(input.to, 'to');
-  if (from !== null && to !== null && from >= to) throw new ValidationError('from must be before to', [{ path: 'to', message: 'Give an end after the start.' }]);
+  if (from !== null && to !== null && from >= to)
+    throw new ValidationError('from must be before to', [{ path: 'to', message: 'Give an end after the start.' }]);
   const timezone = checkTimezone(input.timezone ?? base?.timezone ?? channels[0].timezone);
   if (from !== null) checkCalendarInstant(from, timezone, 'from');
   if (to !== null) checkCalendarInstant(to, timezone, 'to');
@@ -114,7 +128,10 @@ function expiryFrom(deps: DomainDeps, value: string | null | undefined, fallback
   if (value === undefined) return fallback;
   if (value === null) return null;
   const at = parseWireTime(value, 'expiresAt');
-  if (at <= deps.now()) throw new ValidationError('expiresAt must be in the future', [{ path: 'expiresAt', message: 'Give a future time, or omit it for no expiry.' }]);
+  if (at <= deps.now())
+    throw new ValidationError('expiresAt must be in the future', [
+      { path: 'expiresAt', message: 'Give a future time, or omit it for no expiry.' },
+    ]);
   return at;
 }
 
@@ -122,7 +139,11 @@ export async function listShareableCalendars(deps: DomainDeps, principal: Princi
   return (await deps.repos.calendars.list(principal.accountId)).map((record) => toView(deps, record));
 }
 
-export async function createShareableCalendar(deps: DomainDeps, principal: Principal, input: CalendarViewInput & { name: string }): Promise<ShareableCalendarView> {
+export async function createShareableCalendar(
+  deps: DomainDeps,
+  principal: Principal,
+  input: CalendarViewInput & { name: string },
+): Promise<ShareableCalendarView> {
   const { view, workspaceId } = await checkedView(deps, principal, input);
   const token = newSecret(PUBLIC_TOKEN_PREFIX);
   const now = deps.now();
@@ -141,21 +162,41 @@ export async function createShareableCalendar(deps: DomainDeps, principal: Princ
   return toView(deps, record, token);
 }
 
-async function requireCalendar(deps: DomainDeps, principal: Principal, calendarId: string): Promise<ShareableCalendarRecord> {
+async function requireCalendar(
+  deps: DomainDeps,
+  principal: Principal,
+  calendarId: string,
+): Promise<ShareableCalendarRecord> {
   const record = await deps.repos.calendars.get(principal.accountId, calendarId);
-  if (!record) throw new NotFoundError(`No shareable calendar ${calendarId} in this account; list them with get_shareable_calendars.`);
+  if (!record)
+    throw new NotFoundError(
+      `No shareable calendar ${calendarId} in this account; list them with get_shareable_calendars.`,
+    );
   return record;
 }
 
-export async function updateShareableCalendar(deps: DomainDeps, principal: Principal, input: CalendarViewInput & { calendarId: string }): Promise<ShareableCalendarView> {
+export async function updateShareableCalendar(
+  deps: DomainDeps,
+  principal: Principal,
+  input: CalendarViewInput & { calendarId: string },
+): Promise<ShareableCalendarView> {
   const record = await requireCalendar(deps, principal, input.calendarId);
   const { view } = await checkedView(deps, principal, input, record.view);
-  const changes = { name: input.name?.trim() ?? record.name, view, expiresAt: expiryFrom(deps, input.expiresAt, record.expiresAt), updatedAt: deps.now() };
+  const changes = {
+    name: input.name?.trim() ?? record.name,
+    view,
+    expiresAt: expiryFrom(deps, input.expiresAt, record.expiresAt),
+    updatedAt: deps.now(),
+  };
   await deps.repos.calendars.update(principal.accountId, record.id, changes);
   return toView(deps, { ...record, ...changes });
 }
 
-export async function deleteShareableCalendar(deps: DomainDeps, principal: Principal, input: { calendarId: string }): Promise<{ id: string; deleted: true }> {
+export async function deleteShareableCalendar(
+  deps: DomainDeps,
+  principal: Principal,
+  input: { calendarId: string },
+): Promise<{ id: string; deleted: true }> {
   const record = await requireCalendar(deps, principal, input.calendarId);
   await deps.repos.calendars.delete(principal.accountId, record.id);
   return { id: record.id, deleted: true };
@@ -163,8 +204,13 @@ export async function deleteShareableCalendar(deps: DomainDeps, principal: Princ
 
 /** The calendar behind a public link; NotFoundError for unknown, deleted or expired links alike. */
 export async function openPublicCalendar(deps: DomainDeps, token: string): Promise<ShareableCalendarRecord> {
-  const record = token.startsWith(PUBLIC_TOKEN_PREFIX) ? await deps.repos.calendars.findByTokenHash(hashSecret(token)) : undefined;
-  if (!record || (record.expiresAt !== null && record.expiresAt <= deps.now())) throw new NotFoundError('This calendar link does not exist, was deleted, or has expired. Ask its owner for a new one.');
+  const record = token.startsWith(PUBLIC_TOKEN_PREFIX)
+    ? await deps.repos.calendars.findByTokenHash(hashSecret(token))
+    : undefined;
+  if (!record || (record.expiresAt !== null && record.expiresAt <= deps.now()))
+    throw new NotFoundError(
+      'This calendar link does not exist, was deleted, or has expired. Ask its owner for a new one.',
+    );
   return record;
 }
 
@@ -183,7 +229,15 @@ function sign(deps: DomainDeps, payload: string): string {
 export async function inAppCalendarUrl(
   deps: DomainDeps,
   principal: Principal,
-  input: { view?: CalendarLayout; date?: string; channelIds?: string[]; labelIds?: string[]; includeDrafts?: boolean; includeLivePosts?: boolean; timezone?: string },
+  input: {
+    view?: CalendarLayout;
+    date?: string;
+    channelIds?: string[];
+    labelIds?: string[];
+    includeDrafts?: boolean;
+    includeLivePosts?: boolean;
+    timezone?: string;
+  },
 ): Promise<{ url: string; expiresAt: string }> {
   const channelIds = input.channelIds ?? (await deps.repos.channels.list(principal.accountId)).map((c) => c.id);
   const { view } = await checkedView(deps, principal, { ...input, channelIds });
@@ -191,14 +245,22 @@ export async function inAppCalendarUrl(
   const expiresAt = deps.now() + IN_APP_LINK_TTL_MS;
   const claims: InAppClaims = { a: principal.accountId, u: principal.userId, v: view, d: input.date, e: expiresAt };
   const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
-  return { url: `${deps.config.baseUrl}/calendar?t=${payload}.${sign(deps, payload)}`, expiresAt: toWireTime(expiresAt) };
+  return {
+    url: `${deps.config.baseUrl}/calendar?t=${payload}.${sign(deps, payload)}`,
+    expiresAt: toWireTime(expiresAt),
+  };
 }
 
 /** The view an in-app calendar link opens, or NotFoundError when the link is not valid (any more). */
-export function openInAppCalendar(deps: DomainDeps, link: string): { accountId: string; view: CalendarViewRecord; date?: string } {
+export function openInAppCalendar(
+  deps: DomainDeps,
+  link: string,
+): { accountId: string; view: CalendarViewRecord; date?: string } {
   const [payload, signature] = link.split('.');
-  if (!payload || !signature || !safeEqual(sign(deps, payload), signature)) throw new NotFoundError('This calendar link is not valid.');
+  if (!payload || !signature || !safeEqual(sign(deps, payload), signature))
+    throw new NotFoundError('This calendar link is not valid.');
   const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as InAppClaims;
-  if (claims.e <= deps.now()) throw new NotFoundError('This calendar link has expired; ask for a new one with get_in_app_calendar_url.');
+  if (claims.e <= deps.now())
+    throw new NotFoundError('This calendar link has expired; ask for a new one with get_in_app_calendar_url.');
   return { accountId: claims.a, view: claims.v, date: claims.d };
 }

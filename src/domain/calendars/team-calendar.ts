@@ -16,6 +16,7 @@ import type { components, operations } from '../../../generated/rest/openapi-typ
 import type { DomainDeps } from '../deps.js';
 import type { PostStatus } from '../../db/repositories/posts.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { riskView } from '../posts/post-view.js';
 import type { Principal } from '../principal.js';
 import { updatePost } from '../posts/update-post.js';
 import { isTimeOfDay } from '../queue/slots.js';
@@ -34,19 +35,38 @@ const STATUSES: PostStatus[] = ['draft', 'scheduled', 'publishing', 'published',
 
 export type TeamCalendarQuery = NonNullable<operations['getCalendar']['parameters']['query']>;
 
-export async function teamCalendar(deps: DomainDeps, principal: Principal, input: TeamCalendarQuery): Promise<TeamCalendar> {
+export async function teamCalendar(
+  deps: DomainDeps,
+  principal: Principal,
+  input: TeamCalendarQuery,
+): Promise<TeamCalendar> {
   const timezone = checkTimezone(input.timezone || 'UTC');
   const layout = input.view === undefined ? 'week' : parseCalendarLayout(input.view);
-  const period = calendarPeriod(layout, input.date ? parseCalendarDate(input.date) : localDateOf(deps.now(), timezone), timezone);
+  const period = calendarPeriod(
+    layout,
+    input.date ? parseCalendarDate(input.date) : localDateOf(deps.now(), timezone),
+    timezone,
+  );
   const channelIds = [...new Set(input.channelIds ?? [])];
   const channels = new Map((await deps.repos.channels.list(principal.accountId)).map((c) => [c.id, c]));
   const unknown = channelIds.filter((id) => !channels.has(id));
   if (unknown.length > 0) {
-    throw new ValidationError('Unknown channels', [{ path: 'channelIds', message: `No channel ${unknown.join(', ')} in this account; list them with GET /channels.` }]);
+    throw new ValidationError('Unknown channels', [
+      {
+        path: 'channelIds',
+        message: `No channel ${unknown.join(', ')} in this account; list them with GET /channels.`,
+      },
+    ]);
   }
   const posts = await deps.repos.calendars.posts({
-    accountId: principal.accountId, channelIds, labelIds: [], from: period.from, to: period.to,
-    statuses: STATUSES, includeLive: input.livePosts ?? false, limit: MAX_ENTRIES + 1,
+    accountId: principal.accountId,
+    channelIds,
+    labelIds: [],
+    from: period.from,
+    to: period.to,
+    statuses: STATUSES,
+    includeLive: input.livePosts ?? false,
+    limit: MAX_ENTRIES + 1,
   });
   const entries = posts.slice(0, MAX_ENTRIES).map((post): TeamCalendarEntry => {
     const channel = channels.get(post.channelId);
@@ -59,16 +79,26 @@ export async function teamCalendar(deps: DomainDeps, principal: Principal, input
       day: dateKey(localDateOf(post.timelineAt, timezone)),
       time: localTimeOf(post.timelineAt, timezone),
       text: post.text,
+      imageUrl: post.imageUrls[0] ?? null,
+      threadParts: post.thread?.length ?? 0,
       status: post.isLive ? 'live' : post.status,
       approvalStatus: post.approvalStatus,
       permalinkUrl: post.permalinkUrl,
       movable: !post.isLive && post.status === 'scheduled',
+      risk: post.isLive ? null : riskView(post),
     };
   });
   const day = (date: LocalDate | null) => (date ? dateKey(date) : null);
   return {
-    view: layout, timezone, date: dateKey(period.anchor), firstDay: dateKey(period.first), lastDay: dateKey(period.last),
-    previous: day(period.previous), next: day(period.next), entries, truncated: posts.length > MAX_ENTRIES,
+    view: layout,
+    timezone,
+    date: dateKey(period.anchor),
+    firstDay: dateKey(period.first),
+    lastDay: dateKey(period.last),
+    previous: day(period.previous),
+    next: day(period.next),
+    entries,
+    truncated: posts.length > MAX_ENTRIES,
   };
 }
 
@@ -82,23 +112,32 @@ export async function moveScheduledPost(
   const post = await deps.repos.posts.get(principal.accountId, postId);
   if (!post) throw new NotFoundError(`No post ${postId} in this account.`);
   if (post.isLive || post.status !== 'scheduled' || post.dateTime === null) {
-    throw new ConflictError('post_not_movable', `Post ${postId} is ${post.isLive ? 'a live post' : post.status}; only a scheduled post can be moved.`);
+    throw new ConflictError(
+      'post_not_movable',
+      `Post ${postId} is ${post.isLive ? 'a live post' : post.status}; only a scheduled post can be moved.`,
+    );
   }
   let at: number;
   if ('at' in to) at = to.at;
   else {
     const timezone = checkTimezone(to.timezone);
     const day: LocalDate = parseCalendarDate(to.day, 'day');
-    const [hour, minute] = (to.time === undefined ? localTimeOf(post.dateTime, timezone) : parseTimeOfDay(to.time)).split(':').map(Number);
+    const [hour, minute] = (to.time === undefined ? localTimeOf(post.dateTime, timezone) : parseTimeOfDay(to.time))
+      .split(':')
+      .map(Number);
     at = wallClockToUtc(timezone, Date.UTC(day.year, day.month - 1, day.day, hour, minute));
   }
-  const [moved] = (await updatePost(deps, principal, postId, { isScheduled: true, dateTime: new Date(at).toISOString() })).filter((p) => p.id === postId);
+  const [moved] = (
+    await updatePost(deps, principal, postId, { isScheduled: true, dateTime: new Date(at).toISOString() })
+  ).filter((p) => p.id === postId);
   return { post: moved, from: post.dateTime };
 }
 
 function parseTimeOfDay(value: string): string {
   if (!isTimeOfDay(value)) {
-    throw new ValidationError('time must be a time of day written HH:MM (24-hour).', [{ path: 'time', message: `Got ${JSON.stringify(value.slice(0, 20))}.` }]);
+    throw new ValidationError('time must be a time of day written HH:MM (24-hour).', [
+      { path: 'time', message: `Got ${JSON.stringify(value.slice(0, 20))}.` },
+    ]);
   }
   return value;
 }
@@ -111,11 +150,20 @@ export async function movePostTo(
   input: { day?: string; time?: string; timezone?: string; dateTime?: string },
 ): Promise<{ post: PostView; from: number }> {
   if ((input.day === undefined) === (input.dateTime === undefined)) {
-    throw new ValidationError('Send either day (with timezone, and time if it should change) or dateTime.', [{ path: input.day === undefined ? 'day' : 'dateTime', message: 'Give exactly one of day and dateTime.' }]);
+    throw new ValidationError('Send either day (with timezone, and time if it should change) or dateTime.', [
+      { path: input.day === undefined ? 'day' : 'dateTime', message: 'Give exactly one of day and dateTime.' },
+    ]);
   }
   if (input.dateTime !== undefined) {
-    if (input.time !== undefined) throw new ValidationError('time goes with day, not with dateTime.', [{ path: 'time', message: 'Leave time out, or send day instead of dateTime.' }]);
+    if (input.time !== undefined)
+      throw new ValidationError('time goes with day, not with dateTime.', [
+        { path: 'time', message: 'Leave time out, or send day instead of dateTime.' },
+      ]);
     return moveScheduledPost(deps, principal, postId, { at: parseWireTime(input.dateTime, 'dateTime') });
   }
-  return moveScheduledPost(deps, principal, postId, { day: input.day!, time: input.time, timezone: input.timezone || 'UTC' });
+  return moveScheduledPost(deps, principal, postId, {
+    day: input.day!,
+    time: input.time,
+    timezone: input.timezone || 'UTC',
+  });
 }

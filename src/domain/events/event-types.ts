@@ -10,8 +10,12 @@ export const EVENT_TYPES = [
   'post.failed',
   'post.unconfirmed',
   'post.deleted',
+  'post.at_risk',
+  'post.risk_cleared',
   'post.first_comment.published',
   'post.first_comment.failed',
+  'post.thread.published',
+  'post.thread.failed',
   'approval.requested',
   'approval.approved',
   'approval.rejected',
@@ -24,6 +28,7 @@ export const EVENT_TYPES = [
   'live_post.found',
   'webhook.disabled',
   'webhook.test',
+  'insights.weekly',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -41,16 +41,42 @@ export async function recordEvent(repos: Repositories, event: NewEvent): Promise
   const id = `evt_${newId()}`;
   const endpoints = event.type === TEST_EVENT ? [] : await repos.webhooks.enabledEndpoints(event.workspaceId);
   await repos.events.insert(
-    { id, accountId: event.accountId, workspaceId: event.workspaceId, type: event.type, at: event.at, postId: event.postId ?? null, channelId: event.channelId ?? null, data: event.data },
-    { endpointIds: endpoints.filter((e) => e.accountId === event.accountId && e.eventTypes.includes(event.type)).map((e) => e.id), newId, giveUpAt: event.at + DELIVERY_WINDOW_MS },
+    {
+      id,
+      accountId: event.accountId,
+      workspaceId: event.workspaceId,
+      type: event.type,
+      at: event.at,
+      postId: event.postId ?? null,
+      channelId: event.channelId ?? null,
+      data: event.data,
+    },
+    {
+      endpointIds: endpoints
+        .filter((e) => e.accountId === event.accountId && e.eventTypes.includes(event.type))
+        .map((e) => e.id),
+      newId,
+      giveUpAt: event.at + DELIVERY_WINDOW_MS,
+    },
   );
   return id;
 }
 
 /** A post's event, carrying the post as the REST API shows it (read in the same transaction, after the change). */
-export async function recordPostEvent(repos: Repositories, at: number, type: EventType, post: PostRecord, facts: Record<string, unknown> = {}): Promise<void> {
+export async function recordPostEvent(
+  repos: Repositories,
+  at: number,
+  type: EventType,
+  post: PostRecord,
+  facts: Record<string, unknown> = {},
+): Promise<void> {
   await recordEvent(repos, {
-    type, at, accountId: post.accountId, workspaceId: post.workspaceId, postId: post.id, channelId: post.channelId,
+    type,
+    at,
+    accountId: post.accountId,
+    workspaceId: post.workspaceId,
+    postId: post.id,
+    channelId: post.channelId,
     data: { post: toPostView(post), ...facts },
   });
 }
@@ -59,28 +85,44 @@ export async function recordPostEvent(repos: Repositories, at: number, type: Eve
  * New posts' events: post.created; post.scheduled when it is due to go out (not a draft); approval.requested
  * when its workspace holds it for approval. Written together (recordPostEvents), in the order of the posts.
  */
-export async function recordNewPostEvents(repos: Repositories, posts: readonly { at: number; post: PostRecord }[]): Promise<void> {
-  await recordPostEvents(repos, posts.flatMap(({ at, post }) => [
-    { at, type: 'post.created' as const, post, facts: {} },
-    ...(post.status === 'scheduled' ? [{ at, type: 'post.scheduled' as const, post, facts: {} }] : []),
-    ...(post.approvalStatus === 'PENDING' ? [{ at, type: 'approval.requested' as const, post, facts: {} }] : []),
-  ]));
+export async function recordNewPostEvents(
+  repos: Repositories,
+  posts: readonly { at: number; post: PostRecord }[],
+): Promise<void> {
+  await recordPostEvents(
+    repos,
+    posts.flatMap(({ at, post }) => [
+      { at, type: 'post.created' as const, post, facts: {} },
+      ...(post.status === 'scheduled' ? [{ at, type: 'post.scheduled' as const, post, facts: {} }] : []),
+      ...(post.approvalStatus === 'PENDING' ? [{ at, type: 'approval.requested' as const, post, facts: {} }] : []),
+    ]),
+  );
 }
 
 /**
  * An edited post's events: post.scheduled when it became scheduled or its time moved; approval.requested when
  * the edit put it on hold (a draft leaving draft in a workspace that requires approval).
  */
-export async function recordEditedPostEvents(repos: Repositories, at: number, before: PostRecord, after: PostRecord): Promise<void> {
-  if (after.status === 'scheduled' && (before.status !== 'scheduled' || before.dateTime !== after.dateTime)) await recordPostEvent(repos, at, 'post.scheduled', after);
-  if (after.approvalStatus === 'PENDING' && before.approvalStatus !== 'PENDING') await recordPostEvent(repos, at, 'approval.requested', after);
+export async function recordEditedPostEvents(
+  repos: Repositories,
+  at: number,
+  before: PostRecord,
+  after: PostRecord,
+): Promise<void> {
+  if (after.status === 'scheduled' && (before.status !== 'scheduled' || before.dateTime !== after.dateTime))
+    await recordPostEvent(repos, at, 'post.scheduled', after);
+  if (after.approvalStatus === 'PENDING' && before.approvalStatus !== 'PENDING')
+    await recordPostEvent(repos, at, 'approval.requested', after);
 }
 
 /**
  * recordPostEvent for many posts changed in one transaction (the publishing worker's batches): each workspace's
  * endpoints are read once, and the events and their deliveries are written in a statement each.
  */
-export async function recordPostEvents(repos: Repositories, events: readonly { at: number; type: EventType; post: PostRecord; facts: Record<string, unknown> }[]): Promise<void> {
+export async function recordPostEvents(
+  repos: Repositories,
+  events: readonly { at: number; type: EventType; post: PostRecord; facts: Record<string, unknown> }[],
+): Promise<void> {
   const endpointsOf = new Map<string, Promise<WebhookEndpointRecord[]>>();
   // A post with several events (created, then scheduled) is shown once.
   const views = new Map<PostRecord, ReturnType<typeof toPostView>>();
@@ -91,8 +133,19 @@ export async function recordPostEvents(repos: Repositories, events: readonly { a
     let endpoints = endpointsOf.get(post.workspaceId);
     if (!endpoints) endpointsOf.set(post.workspaceId, (endpoints = repos.webhooks.enabledEndpoints(post.workspaceId)));
     rows.push({
-      event: { id: `evt_${newId()}`, accountId: post.accountId, workspaceId: post.workspaceId, type, at, postId: post.id, channelId: post.channelId, data: { post: view, ...facts } },
-      endpointIds: (await endpoints).filter((e) => e.accountId === post.accountId && e.eventTypes.includes(type)).map((e) => e.id),
+      event: {
+        id: `evt_${newId()}`,
+        accountId: post.accountId,
+        workspaceId: post.workspaceId,
+        type,
+        at,
+        postId: post.id,
+        channelId: post.channelId,
+        data: { post: view, ...facts },
+      },
+      endpointIds: (await endpoints)
+        .filter((e) => e.accountId === post.accountId && e.eventTypes.includes(type))
+        .map((e) => e.id),
       giveUpAt: at + DELIVERY_WINDOW_MS,
     });
   }
@@ -100,7 +153,14 @@ export async function recordPostEvents(repos: Repositories, events: readonly { a
 }
 
 /** Reads the post as it now is and records its event; nothing when the post is gone. */
-export async function recordPostEventById(repos: Repositories, at: number, type: EventType, accountId: string, postId: string, facts: Record<string, unknown> = {}): Promise<void> {
+export async function recordPostEventById(
+  repos: Repositories,
+  at: number,
+  type: EventType,
+  accountId: string,
+  postId: string,
+  facts: Record<string, unknown> = {},
+): Promise<void> {
   const post = await repos.posts.get(accountId, postId);
   if (post) await recordPostEvent(repos, at, type, post, facts);
 }
@@ -110,9 +170,19 @@ export async function recordPostEventById(repos: Repositories, at: number, type:
  * connected or reconnected, `channel.disconnected` when it is removed, and `channel.needs_reconnect` where a
  * channel is marked as needing a new connection, each inside the transaction that makes the change.
  */
-export async function recordChannelEvent(repos: Repositories, at: number, type: EventType, channel: ChannelRecord, facts: Record<string, unknown> = {}): Promise<void> {
+export async function recordChannelEvent(
+  repos: Repositories,
+  at: number,
+  type: EventType,
+  channel: ChannelRecord,
+  facts: Record<string, unknown> = {},
+): Promise<void> {
   await recordEvent(repos, {
-    type, at, accountId: channel.accountId, workspaceId: channel.workspaceId, channelId: channel.id,
+    type,
+    at,
+    accountId: channel.accountId,
+    workspaceId: channel.workspaceId,
+    channelId: channel.id,
     data: {
       channel: toChannelView(channel),
       ...facts,
@@ -121,7 +191,14 @@ export async function recordChannelEvent(repos: Repositories, at: number, type: 
 }
 
 export function toEventView(event: EventRecord): EventView {
-  return { id: event.id, type: event.type as EventType, timestamp: toWireTime(event.at), accountId: event.accountId, workspaceId: event.workspaceId, data: event.data };
+  return {
+    id: event.id,
+    type: event.type as EventType,
+    timestamp: toWireTime(event.at),
+    accountId: event.accountId,
+    workspaceId: event.workspaceId,
+    data: event.data,
+  };
 }
 
 const DEFAULT_PAGE_SIZE = 50;
@@ -147,7 +224,9 @@ export async function listEvents(deps: DomainDeps, principal: Principal, input: 
     data: page.map(toEventView),
     paging: {
       // Always a cursor once something was read: the end of today's events is where a poller resumes.
-      nextCursor: last ? encodeCursor(deps.secrets.cursorKey, CURSOR_MODE, { key: last.seq, id: last.id }) : input.cursor ?? null,
+      nextCursor: last
+        ? encodeCursor(deps.secrets.cursorKey, CURSOR_MODE, { key: last.seq, id: last.id })
+        : (input.cursor ?? null),
       hasMore: rows.length > limit,
     },
   };

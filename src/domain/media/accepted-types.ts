@@ -1,4 +1,4 @@
-import type { MediaKind } from '../../db/repositories/media.js';
+import type { DirectMediaKind } from '../outbound.js';
 
 /**
  * The media formats Herald takes, in one place for every path that judges a file: uploads and imports
@@ -6,7 +6,7 @@ import type { MediaKind } from '../../db/repositories/media.js';
  * from its first bytes). These are the formats the networks accept: JPEG, PNG, GIF and WebP images;
  * MP4, QuickTime and WebM videos.
  */
-export const ACCEPTED_TYPES: Readonly<Record<string, { kind: MediaKind; extension: string }>> = {
+export const ACCEPTED_TYPES: Readonly<Record<string, { kind: DirectMediaKind; extension: string }>> = {
   'image/jpeg': { kind: 'image', extension: 'jpg' },
   'image/png': { kind: 'image', extension: 'png' },
   'image/gif': { kind: 'image', extension: 'gif' },

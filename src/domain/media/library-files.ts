@@ -40,12 +40,18 @@ export function libraryRefOf(baseUrl: string, url: string): LibraryRef | undefin
 type LibraryDeps = Pick<DomainDeps, 'config' | 'repos' | 'mediaStorage'>;
 
 /** The account's record behind a library URL: undefined for other URLs, `missing` when it names none of its files. */
-async function recordOf(deps: LibraryDeps, accountId: string, url: string): Promise<MediaRecord | { missing: string } | undefined> {
+async function recordOf(
+  deps: LibraryDeps,
+  accountId: string,
+  url: string,
+): Promise<MediaRecord | { missing: string } | undefined> {
   const ref = libraryRefOf(deps.config.baseUrl, url);
   if (!ref) return undefined;
   const [record] = await deps.repos.media.findMany(accountId, [ref.id]);
   if (!record || record.filename !== ref.filename) {
-    return { missing: `Media ${url} is not in this account's media library; upload the file again or name it by its media id.` };
+    return {
+      missing: `Media ${url} is not in this account's media library; upload the file again or name it by its media id.`,
+    };
   }
   return record;
 }

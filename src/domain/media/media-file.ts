@@ -43,11 +43,20 @@ export async function inspectMedia(bytes: Buffer): Promise<InspectedMedia> {
     try {
       size = imageSize(bytes);
     } catch {
-      throw new UnprocessableError('unsupported_media_type', `The ${mimeType} file is damaged: its dimensions cannot be read.`);
+      throw new UnprocessableError(
+        'unsupported_media_type',
+        `The ${mimeType} file is damaged: its dimensions cannot be read.`,
+      );
     }
     return { mimeType, ...accepted, width: size.width ?? null, height: size.height ?? null, durationMs: null };
   }
-  return { mimeType, ...accepted, width: null, height: null, durationMs: mimeType === 'video/webm' ? null : movieDurationMs(bytes) };
+  return {
+    mimeType,
+    ...accepted,
+    width: null,
+    height: null,
+    durationMs: mimeType === 'video/webm' ? null : movieDurationMs(bytes),
+  };
 }
 
 /** Duration from the 'mvhd' box of an MP4/QuickTime file, found by walking the top-level and 'moov' boxes. */

@@ -32,7 +32,13 @@ export async function importMediaFromUrl(
     throw new UnprocessableError('url_fetch_failed', `${probe.url} answered HTTP ${response.status}.`);
   }
   const fileName = input.fileName ?? (fileNameOf(probe.url) || 'media');
-  return storeMedia(deps, principal, { workspaceId, bytes: response.body, fileName, source: 'import', sourceUrl: input.url });
+  return storeMedia(deps, principal, {
+    workspaceId,
+    bytes: response.body,
+    fileName,
+    source: 'import',
+    sourceUrl: input.url,
+  });
 }
 
 /** The URL's last path segment, decoded where its percent-encoding is valid and left as sent where not. */

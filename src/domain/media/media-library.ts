@@ -38,7 +38,11 @@ function mediaPublicUrl(deps: DomainDeps, record: Pick<MediaRecord, 'id' | 'file
  * The files behind a post's media URLs that are this account's library media ({BASE_URL}/media/{id}/...), with what
  * Herald read of each when it came in; other URLs are not in the map.
  */
-export async function knownMediaOf(deps: DomainDeps, accountId: string, urls: readonly string[]): Promise<Map<string, KnownMedia>> {
+export async function knownMediaOf(
+  deps: DomainDeps,
+  accountId: string,
+  urls: readonly string[],
+): Promise<Map<string, KnownMedia>> {
   const ids = new Map<string, string>();
   for (const url of urls) {
     const ref = libraryRefOf(deps.config.baseUrl, url);
@@ -46,10 +50,19 @@ export async function knownMediaOf(deps: DomainDeps, accountId: string, urls: re
   }
   const known = new Map<string, KnownMedia>();
   if (ids.size === 0) return known;
-  const records = new Map((await deps.repos.media.findMany(accountId, [...new Set(ids.values())])).map((r) => [r.id, r]));
+  const records = new Map(
+    (await deps.repos.media.findMany(accountId, [...new Set(ids.values())])).map((r) => [r.id, r]),
+  );
   for (const [url, id] of ids) {
     const record = records.get(id);
-    if (record) known.set(url, { mimeType: record.mimeType, sizeBytes: record.sizeBytes, width: record.width, height: record.height, durationMs: record.durationMs });
+    if (record)
+      known.set(url, {
+        mimeType: record.mimeType,
+        sizeBytes: record.sizeBytes,
+        width: record.width,
+        height: record.height,
+        durationMs: record.durationMs,
+      });
   }
   return known;
 }
@@ -85,30 +98,49 @@ export async function listMedia(
   const mode = `${CURSOR_MODE}:${input.workspaceId ?? ''}`;
   const before = input.cursor ? decodeCursor(deps.secrets.cursorKey, mode, input.cursor) : undefined;
   if (input.workspaceId) await resolveWorkspace(deps, principal, input.workspaceId);
-  const rows = await deps.repos.media.list(principal.accountId, { workspaceId: input.workspaceId, beforeId: before?.id, limit: limit + 1 });
+  const rows = await deps.repos.media.list(principal.accountId, {
+    workspaceId: input.workspaceId,
+    beforeId: before?.id,
+    limit: limit + 1,
+  });
   const page = rows.slice(0, limit);
   const hasMore = rows.length > limit;
   return {
     data: page.map((record) => toMediaView(deps, record)),
-    paging: { nextCursor: hasMore ? encodeCursor(deps.secrets.cursorKey, mode, { key: null, id: page[page.length - 1].id }) : null, hasMore },
+    paging: {
+      nextCursor: hasMore
+        ? encodeCursor(deps.secrets.cursorKey, mode, { key: null, id: page[page.length - 1].id })
+        : null,
+      hasMore,
+    },
   };
 }
 
 /** A file name safe in a URL path and on disk: letters, digits, dot, dash, underscore. */
 function cleanFileName(raw: string, extension: string): string {
-  const base = path.basename(raw).replace(/\.[^.]*$/, '').normalize('NFKD').replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '').slice(0, 100);
+  const base = path
+    .basename(raw)
+    .replace(/\.[^.]*$/, '')
+    .normalize('NFKD')
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^[-.]+|[-.]+$/g, '')
+    .slice(0, 100);
   return `${base || 'media'}.${extension}`;
 }
 
 export async function resolveWorkspace(deps: DomainDeps, principal: Principal, workspaceId?: string): Promise<string> {
   const workspaces = await deps.repos.accounts.listWorkspaces(principal.accountId);
   const workspace = workspaceId ? workspaces.find((w) => w.id === workspaceId) : workspaces[0];
-  if (!workspace) throw new NotFoundError(`No workspace ${workspaceId ?? ''} in this account; list them with get_workspaces.`);
+  if (!workspace)
+    throw new NotFoundError(`No workspace ${workspaceId ?? ''} in this account; list them with get_workspaces.`);
   return workspace.id;
 }
 
 function uploadSignature(deps: DomainDeps, uploadId: string, expiresAt: number): string {
-  return crypto.createHmac('sha256', deps.secrets.linkKey).update(`media-upload:${uploadId}:${expiresAt}`).digest('base64url');
+  return crypto
+    .createHmac('sha256', deps.secrets.linkKey)
+    .update(`media-upload:${uploadId}:${expiresAt}`)
+    .digest('base64url');
 }
 
 function uploadKey(uploadId: string): string {
@@ -125,11 +157,15 @@ export interface CreateUploadInput {
 export async function createMediaUpload(deps: DomainDeps, principal: Principal, input: CreateUploadInput) {
   const contentType = input.contentType.toLowerCase();
   if (!ACCEPTED_TYPES[contentType]) {
-    throw new ValidationError(`contentType ${input.contentType} is not accepted`, [{ path: 'contentType', message: `Use one of ${acceptedTypeList()}.` }]);
+    throw new ValidationError(`contentType ${input.contentType} is not accepted`, [
+      { path: 'contentType', message: `Use one of ${acceptedTypeList()}.` },
+    ]);
   }
   const max = deps.config.media.maxUploadBytes;
   if (input.sizeBytes > max) {
-    throw new ValidationError(`The file is larger than the ${max} byte upload limit`, [{ path: 'sizeBytes', message: `At most ${max} bytes.` }]);
+    throw new ValidationError(`The file is larger than the ${max} byte upload limit`, [
+      { path: 'sizeBytes', message: `At most ${max} bytes.` },
+    ]);
   }
   const workspaceId = await resolveWorkspace(deps, principal, input.workspaceId);
   const now = deps.now();
@@ -168,23 +204,40 @@ export class UploadRefusedError extends HeraldError {
 /** Receives the bytes PUT to a signed upload URL, up to the declared size. No principal: the signature is the capability. */
 export async function receiveUpload(
   deps: DomainDeps,
-  input: { uploadId: string; expires: string; sig: string; contentType: string | undefined; body: AsyncIterable<Buffer> },
+  input: {
+    uploadId: string;
+    expires: string;
+    sig: string;
+    contentType: string | undefined;
+    body: AsyncIterable<Buffer>;
+  },
 ): Promise<{ receivedBytes: number }> {
   const upload = await deps.repos.media.getUploadById(input.uploadId);
-  if (!upload || String(upload.expiresAt) !== input.expires || !safeEqual(uploadSignature(deps, upload.id, upload.expiresAt), input.sig)) {
+  if (
+    !upload ||
+    String(upload.expiresAt) !== input.expires ||
+    !safeEqual(uploadSignature(deps, upload.id, upload.expiresAt), input.sig)
+  ) {
     throw new UploadRefusedError(403, 'This upload URL is not valid. Ask create_media_upload for a new one.');
   }
-  if (upload.expiresAt <= deps.now()) throw new UploadRefusedError(410, 'This upload URL has expired. Ask create_media_upload for a new one.');
+  if (upload.expiresAt <= deps.now())
+    throw new UploadRefusedError(410, 'This upload URL has expired. Ask create_media_upload for a new one.');
   if (upload.mediaId) throw new UploadRefusedError(409, 'This upload is already complete.');
   if ((input.contentType ?? '').split(';')[0].trim().toLowerCase() !== upload.declaredMimeType) {
-    throw new UploadRefusedError(415, `Send the bytes with Content-Type: ${upload.declaredMimeType}, as declared to create_media_upload.`);
+    throw new UploadRefusedError(
+      415,
+      `Send the bytes with Content-Type: ${upload.declaredMimeType}, as declared to create_media_upload.`,
+    );
   }
   const chunks: Buffer[] = [];
   let received = 0;
   for await (const chunk of input.body) {
     received += chunk.length;
     if (received > upload.maxBytes) {
-      throw new UploadRefusedError(413, `More than the ${upload.maxBytes} bytes declared to create_media_upload were sent.`);
+      throw new UploadRefusedError(
+        413,
+        `More than the ${upload.maxBytes} bytes declared to create_media_upload were sent.`,
+      );
     }
     chunks.push(chunk);
   }
@@ -199,21 +252,38 @@ const LONG_UPLOAD_BYTES = 50 * 1024 * 1024;
 /** Whether completing this upload takes long: a large video whose bytes have all arrived. */
 export async function completionTakesLong(deps: DomainDeps, principal: Principal, uploadId: string): Promise<boolean> {
   const upload = await deps.repos.media.getUpload(principal.accountId, uploadId);
-  return upload !== undefined && upload.mediaId === null && upload.declaredMimeType.startsWith('video/') && (upload.receivedBytes ?? 0) >= LONG_UPLOAD_BYTES;
+  return (
+    upload !== undefined &&
+    upload.mediaId === null &&
+    upload.declaredMimeType.startsWith('video/') &&
+    (upload.receivedBytes ?? 0) >= LONG_UPLOAD_BYTES
+  );
 }
 
-export async function completeMediaUpload(deps: DomainDeps, principal: Principal, input: { uploadId: string }): Promise<MediaView> {
+export async function completeMediaUpload(
+  deps: DomainDeps,
+  principal: Principal,
+  input: { uploadId: string },
+): Promise<MediaView> {
   const upload = await deps.repos.media.getUpload(principal.accountId, input.uploadId);
-  if (!upload) throw new NotFoundError(`No upload ${input.uploadId} in this account; start one with create_media_upload.`);
+  if (!upload)
+    throw new NotFoundError(`No upload ${input.uploadId} in this account; start one with create_media_upload.`);
   if (upload.mediaId) {
     const done = await deps.repos.media.get(principal.accountId, upload.mediaId);
     if (done) return toMediaView(deps, done);
   }
   if (upload.receivedBytes === null) {
-    throw new UnprocessableError('upload_incomplete', 'No bytes have arrived for this upload yet: PUT the file to the uploadUrl first, then call complete_media_upload.');
+    throw new UnprocessableError(
+      'upload_incomplete',
+      'No bytes have arrived for this upload yet: PUT the file to the uploadUrl first, then call complete_media_upload.',
+    );
   }
   const bytes = await deps.mediaStorage.read(uploadKey(upload.id));
-  if (!bytes) throw new UnprocessableError('upload_incomplete', 'The uploaded bytes are gone (the upload expired); start again with create_media_upload.');
+  if (!bytes)
+    throw new UnprocessableError(
+      'upload_incomplete',
+      'The uploaded bytes are gone (the upload expired); start again with create_media_upload.',
+    );
   const media = await storeMedia(deps, principal, {
     workspaceId: upload.workspaceId,
     bytes,
@@ -243,7 +313,14 @@ export async function purgeExpiredUploads(deps: DomainDeps): Promise<number> {
 export async function storeMedia(
   deps: DomainDeps,
   principal: Principal,
-  input: { workspaceId: string; bytes: Buffer; fileName: string; source: MediaSource; sourceUrl: string | null; mediaId?: string },
+  input: {
+    workspaceId: string;
+    bytes: Buffer;
+    fileName: string;
+    source: MediaSource;
+    sourceUrl: string | null;
+    mediaId?: string;
+  },
 ): Promise<MediaView> {
   const inspected = await inspectMedia(input.bytes);
   const id = input.mediaId ?? newId();
@@ -278,15 +355,23 @@ export async function openPublicMedia(deps: DomainDeps, id: string, filename: st
 }
 
 /** Turns media ids into the public URLs posts carry, split by kind. */
-export async function resolveMediaIds(deps: DomainDeps, principal: Principal, mediaIds: readonly string[], field = 'mediaIds') {
+export async function resolveMediaIds(
+  deps: DomainDeps,
+  principal: Principal,
+  mediaIds: readonly string[],
+  field = 'mediaIds',
+) {
   const found = await deps.repos.media.findMany(principal.accountId, mediaIds);
   const byId = new Map(found.map((m) => [m.id, m]));
   const missing = mediaIds.filter((id) => !byId.has(id));
   if (missing.length > 0) {
-    throw new ValidationError(`Unknown media ${missing.join(', ')}`, missing.map((id) => ({
-      path: field,
-      message: `No media ${id} in this account; add files with create_media_upload or import_media_from_url.`,
-    })));
+    throw new ValidationError(
+      `Unknown media ${missing.join(', ')}`,
+      missing.map((id) => ({
+        path: field,
+        message: `No media ${id} in this account; add files with create_media_upload or import_media_from_url.`,
+      })),
+    );
   }
   const ordered = mediaIds.map((id) => byId.get(id)!);
   return {

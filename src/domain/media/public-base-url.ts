@@ -37,9 +37,16 @@ export function isPublicBaseUrl(baseUrl: string): boolean {
 function isPublicIPv4(address: string): boolean {
   const [a, b] = address.split('.').map(Number);
   return !(
-    a === 0 || a === 10 || a === 127 || a >= 224
-    || (a === 100 && b >= 64 && b <= 127) || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31)
-    || (a === 192 && b === 168) || (a === 192 && b === 0) || (a === 198 && (b === 18 || b === 19))
+    a === 0 ||
+    a === 10 ||
+    a === 127 ||
+    a >= 224 ||
+    (a === 100 && b >= 64 && b <= 127) ||
+    (a === 169 && b === 254) ||
+    (a === 172 && b >= 16 && b <= 31) ||
+    (a === 192 && b === 168) ||
+    (a === 192 && b === 0) ||
+    (a === 198 && (b === 18 || b === 19))
   );
 }
 
@@ -52,21 +59,27 @@ function isPublicIPv6(address: string): boolean {
 }
 
 function unreachableWords(baseUrl: string, displayName: string): string {
-  return `${displayName} fetches media from Herald's address, and this Herald is at ${baseUrl}, which ${displayName} cannot reach; `
-    + 'set BASE_URL to a public https address, or give the file as a public URL elsewhere.';
+  return (
+    `${displayName} fetches media from Herald's address, and this Herald is at ${baseUrl}, which ${displayName} cannot reach; ` +
+    'set BASE_URL to a public https address, or give the file as a public URL elsewhere.'
+  );
 }
 
 /** What a connection to this network should know on this instance, or null when nothing. */
 export function connectWarning(baseUrl: string, capabilities: NetworkCapabilities): string | null {
   if (!capabilities.media.pulledFromUrl?.length || isPublicBaseUrl(baseUrl)) return null;
-  return `${capabilities.displayName} fetches media from Herald's address, and this Herald is at ${baseUrl}, which `
-    + `${capabilities.displayName} cannot reach: posts with files from Herald's media library will be refused until `
-    + 'BASE_URL is a public https address. Media at public URLs elsewhere still work.';
+  return (
+    `${capabilities.displayName} fetches media from Herald's address, and this Herald is at ${baseUrl}, which ` +
+    `${capabilities.displayName} cannot reach: posts with files from Herald's media library will be refused until ` +
+    'BASE_URL is a public https address. Media at public URLs elsewhere still work.'
+  );
 }
 
 /** Why this post's library files cannot go to this network from this instance, or undefined when they can. */
 export function unreachableLibraryMedia(
-  baseUrl: string, capabilities: NetworkCapabilities, post: { imageUrls: readonly string[]; videoUrls: readonly string[] },
+  baseUrl: string,
+  capabilities: NetworkCapabilities,
+  post: { imageUrls: readonly string[]; videoUrls: readonly string[] },
 ): { path: string; message: string } | undefined {
   const pulled = capabilities.media.pulledFromUrl ?? [];
   if (pulled.length === 0 || isPublicBaseUrl(baseUrl)) return undefined;
@@ -78,15 +91,28 @@ export function unreachableLibraryMedia(
   return own && { path: own.path, message: unreachableWords(baseUrl, capabilities.displayName) };
 }
 
+/** A post's files, or a part's of its thread. */
+type MediaUrls = { imageUrls: readonly string[]; videoUrls: readonly string[] };
+
 /** Refuses a write whose library files go to a network that cannot fetch them from this instance. */
 export function requireReachableLibraryMedia(
-  baseUrl: string, channels: readonly { id: string; network: string }[], post: { imageUrls: readonly string[]; videoUrls: readonly string[] },
+  baseUrl: string,
+  channels: readonly { id: string; network: string }[],
+  post: MediaUrls & { thread?: readonly MediaUrls[] | null },
 ): void {
   const problems: FieldProblem[] = [];
+  // A thread's parts go to the same network, each with its own files.
+  const parts = [
+    { prefix: '', files: post },
+    ...(post.thread ?? []).map((part, i) => ({ prefix: `thread[${i}].`, files: part })),
+  ];
   for (const channel of channels) {
     const capabilities = findCapabilities(channel.network);
-    const problem = capabilities && unreachableLibraryMedia(baseUrl, capabilities, post);
-    if (problem) problems.push({ path: problem.path, message: `Channel ${channel.id}: ${problem.message}` });
+    for (const { prefix, files } of parts) {
+      const problem = capabilities && unreachableLibraryMedia(baseUrl, capabilities, files);
+      if (!problem) continue;
+      problems.push({ path: `${prefix}${problem.path}`, message: `Channel ${channel.id}: ${problem.message}` });
+    }
   }
   if (problems.length > 0) throw new ValidationError(problems[0].message, problems);
 }

@@ -7,12 +7,19 @@ import { ValidationError } from '../errors.js';
  * - every network Herald can hold a channel for is a row; a network that is not a row has no connector, and a
  *   channel or post naming it is refused with "Herald has no connector for network ..." (see capabilitiesOf);
  * - `twitter` is another name for `x`; names are matched case-insensitively;
- * - text is counted the network's way (code points, graphemes, or X's weighting: see text-length.ts);
+ * - text is counted the network's way (code points, graphemes, X's weighting, UTF-8 bytes, UTF-16 code units, or
+ *   emoji as their UTF-8 bytes: see text-length.ts);
  * - a connection may report a higher text limit than the row's default (a Mastodon instance's
  *   `max_characters`, an X account allowed longer posts): `text.raisedBy` says who may raise it;
- * - first comments apply where SPEC lists them (Instagram, LinkedIn, Facebook Pages, YouTube; X as a reply), with a
+ * - where the text of a post with media goes where less fits, such a post is held to that lower limit
+ *   (`text.withMediaLimit`: Telegram's caption, 1,024; Slack's section block, 3,000);
+ * - first comments apply where SPEC lists them (Instagram, LinkedIn, Facebook Pages, YouTube; X as a reply) and where
+ *   the network has its own way (replies on Bluesky, Mastodon, Nostr, Telegram, Discord and Slack, comments on
+ *   WordPress), with a
  *   media URL on LinkedIn and Facebook only; elsewhere they are ignored, except where a network SPEC lists has no
  *   way to make one (TikTok, Pinterest): there a first comment is refused when the post is written (`firstCommentRefused`);
+ * - threads (a post's parts as a reply chain) only where the network replies to one's own posts: the sandbox, X,
+ *   Bluesky, Mastodon and Threads; each part is held to the same limits as a post;
  * - sizes, durations, aspect ratios and pixel counts cannot be known from any URL at create time: they are checked
  *   then for files of Herald's own media library, whose facts Herald read when they came in (post-fit.ts), and by the
  *   connectors and media checks that see the file when the post goes out.
@@ -22,7 +29,13 @@ import { ValidationError } from '../errors.js';
  */
 
 /** How a network counts the characters of a post. */
-export type TextCounting = 'code_points' | 'graphemes' | 'x_weighted';
+export type TextCounting =
+  | 'code_points'
+  | 'graphemes'
+  | 'x_weighted'
+  | 'utf8_bytes'
+  | 'utf16_units'
+  | 'emoji_utf8_bytes';
 
 export type MediaKind = 'image' | 'gif' | 'video';
 
@@ -43,6 +56,8 @@ export interface ChannelOptionRule {
   required: boolean;
   /** Counted in code points; for a string[] option, of each item. */
   maxLength?: number;
+  /** Characters the network refuses in the option (YouTube's title: < and >). */
+  forbiddenCharacters?: string;
   /** Says what the option is for, in words a person posting can act on. */
   description: string;
   /** For a oneOf option: the media a post must carry when the option takes a value (an Instagram reel is one video). */
@@ -58,10 +73,14 @@ export interface NetworkCapabilities {
     counting: TextCounting;
     /** UTF-8 bytes, where the network caps those as well. */
     maxBytes?: number;
+    /** Characters the network refuses in the text (YouTube's description: < and >). */
+    forbiddenCharacters?: string;
     /** Who may set a higher limit than `limit` for a channel. */
     raisedBy?: 'instance' | 'account';
     /** The limit an account the network allows longer posts has (X Premium), where the network names one. */
     accountLimit?: number;
+    /** The lower limit of a post with media, whose text then goes where less fits (a Telegram caption). */
+    withMediaLimit?: number;
   };
   media: {
     /** Kinds the network takes; a GIF counts as an image where the network has no rule of its own for GIFs. */
@@ -87,6 +106,8 @@ export interface NetworkCapabilities {
   firstCommentRefused?: string;
   /** Whether a first comment's mediaUrl is sent. */
   commentMediaUrl: boolean;
+  /** Whether the network takes threads: a post's parts published as a chain of replies (absent: it does not). */
+  threads?: boolean;
   /** Titles and other per-network settings, given in a post's channelOptions. Options not listed pass through. */
   channelOptions: readonly ChannelOptionRule[];
   /** How the network takes a file sent in parts, where it sets rules for the parts (TikTok's FILE_UPLOAD). */
@@ -100,6 +121,12 @@ export interface NetworkCapabilities {
   };
   /** For a network that names no reset when it refuses for rate (TikTok): how long its sliding window is. */
   rateWindowMs?: number;
+  /**
+   * The counters live sync reads of a post, by Herald's names for them, as the network documents them: those that
+   * are people engaging, those that are reach (impressions or views: the first a post has is its reach), and
+   * whether the channel's audience (followers or subscribers) is read. Insights read nothing else.
+   */
+  counters?: { engagement: readonly string[]; reach: readonly string[]; audience: boolean };
 }
 
 const MB = 1024 * 1024;
@@ -111,10 +138,17 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // publishing path can be exercised with no external account.
     name: 'sandbox',
     displayName: 'Sandbox',
+    counters: { engagement: ['likes', 'comments', 'shares'], reach: ['impressions'], audience: true },
     text: { limit: 5000, counting: 'code_points' },
-    media: { kinds: { image: { maxCount: 10 }, video: { maxCount: 1 } }, maxItems: 11, mixKinds: true, required: false },
+    media: {
+      kinds: { image: { maxCount: 10 }, video: { maxCount: 1 } },
+      maxItems: 11,
+      mixKinds: true,
+      required: false,
+    },
     firstComment: 'reply',
     commentMediaUrl: true,
+    threads: true,
     channelOptions: [],
   },
   {
@@ -124,6 +158,11 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // sends 1 MB ones, as X's guide does, so a broken connection costs little.
     name: 'x',
     displayName: 'X',
+    counters: {
+      engagement: ['likes', 'reposts', 'replies', 'quotes', 'bookmarks'],
+      reach: ['impressions'],
+      audience: false,
+    },
     text: { limit: 280, counting: 'x_weighted', raisedBy: 'account', accountLimit: 25_000 },
     media: {
       kinds: {
@@ -137,8 +176,16 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     },
     firstComment: 'reply',
     commentMediaUrl: false,
+    threads: true,
     channelOptions: [
-      { name: 'altText', type: 'string[]', required: false, maxLength: 1000, description: 'the images\' descriptions for people who cannot see them, in the order of the images (X takes 1,000 characters each)' },
+      {
+        name: 'altText',
+        type: 'string[]',
+        required: false,
+        maxLength: 1000,
+        description:
+          "the images' descriptions for people who cannot see them, in the order of the images (X takes 1,000 characters each)",
+      },
     ],
     chunkedUpload: { minChunkBytes: 1, maxChunkBytes: 1 * MB, maxLastChunkBytes: 1 * MB, maxChunks: 1000 },
   },
@@ -147,13 +194,30 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // (was 1 MB) or 1 video <= 100 MB (the embed lexicon's cap; the video service takes it). A first comment is a reply.
     name: 'bluesky',
     displayName: 'Bluesky',
+    counters: { engagement: ['likes', 'reposts', 'replies', 'quotes'], reach: [], audience: false },
     text: { limit: 300, counting: 'graphemes', maxBytes: 3000 },
-    media: { kinds: { image: { maxCount: 4, maxBytes: 2 * MB }, video: { maxCount: 1, maxBytes: 100_000_000 } }, maxItems: 4, mixKinds: false, required: false },
+    media: {
+      kinds: { image: { maxCount: 4, maxBytes: 2 * MB }, video: { maxCount: 1, maxBytes: 100_000_000 } },
+      maxItems: 4,
+      mixKinds: false,
+      required: false,
+    },
     firstComment: 'reply',
     commentMediaUrl: false,
+    threads: true,
     channelOptions: [
-      { name: 'altText', type: 'string[]', required: false, description: 'the images\' descriptions for people who cannot see them, in the order of the images' },
-      { name: 'langs', type: 'string[]', required: false, description: 'the languages of the post (BCP 47, e.g. en, de)' },
+      {
+        name: 'altText',
+        type: 'string[]',
+        required: false,
+        description: "the images' descriptions for people who cannot see them, in the order of the images",
+      },
+      {
+        name: 'langs',
+        type: 'string[]',
+        required: false,
+        description: 'the languages of the post (BCP 47, e.g. en, de)',
+      },
     ],
   },
   {
@@ -162,16 +226,40 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // 23; Herald counts its code points, which is stricter for long links only. A first comment is a reply.
     name: 'mastodon',
     displayName: 'Mastodon',
+    counters: { engagement: ['likes', 'reblogs', 'replies'], reach: [], audience: true },
     text: { limit: 500, counting: 'code_points', raisedBy: 'instance' },
     media: { kinds: { image: { maxCount: 4 }, video: { maxCount: 1 } }, maxItems: 4, mixKinds: false, required: false },
     firstComment: 'reply',
     commentMediaUrl: false,
+    threads: true,
     channelOptions: [
-      { name: 'visibility', type: { oneOf: ['public', 'unlisted', 'private', 'direct'] }, required: false, description: 'who sees the post (public when left out)' },
-      { name: 'spoilerText', type: 'string', required: false, maxLength: 500, description: 'a content warning shown before the post' },
+      {
+        name: 'visibility',
+        type: { oneOf: ['public', 'unlisted', 'private', 'direct'] },
+        required: false,
+        description: 'who sees the post (public when left out)',
+      },
+      {
+        name: 'spoilerText',
+        type: 'string',
+        required: false,
+        maxLength: 500,
+        description: 'a content warning shown before the post',
+      },
       { name: 'sensitive', type: 'boolean', required: false, description: 'hides the media behind a warning' },
-      { name: 'language', type: 'string', required: false, maxLength: 16, description: 'the language of the post (ISO 639, e.g. en)' },
-      { name: 'altText', type: 'string[]', required: false, description: 'the media descriptions, in the order of the media' },
+      {
+        name: 'language',
+        type: 'string',
+        required: false,
+        maxLength: 16,
+        description: 'the language of the post (ISO 639, e.g. en)',
+      },
+      {
+        name: 'altText',
+        type: 'string[]',
+        required: false,
+        description: 'the media descriptions, in the order of the media',
+      },
     ],
   },
   {
@@ -179,9 +267,13 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // 2 to 20 as a multi-image post; video MP4 3 s-30 min, <= 500 MB (unsure), alone. A first comment may carry an image.
     name: 'linkedin',
     displayName: 'LinkedIn',
+    counters: { engagement: ['likes', 'comments', 'shares', 'clicks'], reach: ['impressions'], audience: false },
     text: { limit: 3000, counting: 'code_points' },
     media: {
-      kinds: { image: { maxCount: 20, maxPixels: 36_152_320 }, video: { maxCount: 1, maxBytes: 500 * MB, minSeconds: 3, maxSeconds: 30 * 60, formats: ['mp4'] } },
+      kinds: {
+        image: { maxCount: 20, maxPixels: 36_152_320 },
+        video: { maxCount: 1, maxBytes: 500 * MB, minSeconds: 3, maxSeconds: 30 * 60, formats: ['mp4'] },
+      },
       maxItems: 20,
       mixKinds: false,
       required: false,
@@ -189,7 +281,12 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     firstComment: 'comment',
     commentMediaUrl: true,
     channelOptions: [
-      { name: 'altText', type: 'string[]', required: false, description: 'the images\' descriptions for people who cannot see them, in the order of the images' },
+      {
+        name: 'altText',
+        type: 'string[]',
+        required: false,
+        description: "the images' descriptions for people who cannot see them, in the order of the images",
+      },
     ],
   },
   {
@@ -199,9 +296,17 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // shared with a text post only.
     name: 'facebook',
     displayName: 'Facebook',
+    counters: {
+      engagement: ['reactions', 'comments', 'shares'],
+      reach: ['post_total_media_view_unique'],
+      audience: false,
+    },
     text: { limit: 63206, counting: 'code_points' },
     media: {
-      kinds: { image: { maxCount: 10, maxBytes: 4 * MB, formats: ['jpeg', 'png'] }, video: { maxCount: 1, maxBytes: 1 * GB, maxSeconds: 20 * 60 } },
+      kinds: {
+        image: { maxCount: 10, maxBytes: 4 * MB, formats: ['jpeg', 'png'] },
+        video: { maxCount: 1, maxBytes: 1 * GB, maxSeconds: 20 * 60 },
+      },
       maxItems: 10,
       mixKinds: false,
       required: false,
@@ -210,7 +315,13 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     firstComment: 'comment',
     commentMediaUrl: true,
     channelOptions: [
-      { name: 'link', type: 'string', required: false, description: 'a URL shared with the post, shown as its preview card (text posts only, not with photos or a video)' },
+      {
+        name: 'link',
+        type: 'string',
+        required: false,
+        description:
+          'a URL shared with the post, shown as its preview card (text posts only, not with photos or a video)',
+      },
     ],
   },
   {
@@ -218,6 +329,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // (images and videos together); Reels <= 15 min. Every post carries media.
     name: 'instagram',
     displayName: 'Instagram',
+    counters: { engagement: ['likes', 'comments', 'saved', 'shares'], reach: ['views', 'reach'], audience: false },
     text: { limit: 2200, counting: 'code_points' },
     media: {
       kinds: {
@@ -236,59 +348,113 @@ const NETWORKS: readonly NetworkCapabilities[] = [
         name: 'kind',
         type: { oneOf: ['feed', 'reels', 'story'] },
         required: false,
-        description: 'feed (default: an image, a video shared as a reel, or a carousel of 2 to 10), reels (one video) or story (one image or video; the text is not shown)',
+        description:
+          'feed (default: an image, a video shared as a reel, or a carousel of 2 to 10), reels (one video) or story (one image or video; the text is not shown)',
         media: {
           reels: { kinds: ['video'], maxItems: 1, words: 'exactly one video' },
           story: { kinds: ['image', 'video'], maxItems: 1, words: 'one image or one video' },
         },
       },
-      { name: 'shareToFeed', type: 'boolean', required: false, description: 'whether a reel also appears in the account\'s feed (Instagram\'s default: yes)' },
+      {
+        name: 'shareToFeed',
+        type: 'boolean',
+        required: false,
+        description: "whether a reel also appears in the account's feed (Instagram's default: yes)",
+      },
     ],
   },
   {
-    // Google resumable upload guide, videos.insert reference: one video per post; the post text is the description
-    // (5,000), the title (100) is snippet.title; publishAt schedules a private video to go public.
+    // Google resumable upload guide, videos.insert reference, youtube/v3/docs/videos (snippet.title,
+    // snippet.description): one video per post; the post text is the description, at most 5,000 bytes (UTF-8, not
+    // characters); the title (100 characters) is snippet.title; neither may contain < or >. publishAt schedules a
+    // private video to go public.
     name: 'youtube',
     displayName: 'YouTube',
-    text: { limit: 5000, counting: 'code_points' },
+    counters: { engagement: ['likes', 'comments', 'favorites'], reach: ['views'], audience: false },
+    text: { limit: 5000, counting: 'utf8_bytes', forbiddenCharacters: '<>' },
     media: { kinds: { video: { maxCount: 1 } }, maxItems: 1, mixKinds: false, required: true },
     firstComment: 'comment',
     commentMediaUrl: false,
     channelOptions: [
-      { name: 'title', type: 'string', required: true, maxLength: 100, description: 'the video title' },
-      { name: 'privacyStatus', type: { oneOf: ['public', 'unlisted', 'private'] }, required: false, description: 'who may watch the video' },
+      {
+        name: 'title',
+        type: 'string',
+        required: true,
+        maxLength: 100,
+        forbiddenCharacters: '<>',
+        description: 'the video title',
+      },
+      {
+        name: 'privacyStatus',
+        type: { oneOf: ['public', 'unlisted', 'private'] },
+        required: false,
+        description: 'who may watch the video',
+      },
       { name: 'tags', type: 'string[]', required: false, description: 'the video tags' },
       { name: 'categoryId', type: 'string', required: false, description: "YouTube's category id" },
-      { name: 'madeForKids', type: 'boolean', required: false, description: 'whether the video is made for children (status.selfDeclaredMadeForKids)' },
-      { name: 'publishAt', type: 'string', required: false, description: 'an ISO 8601 time at which YouTube makes the video public; it is uploaded private until then' },
+      {
+        name: 'madeForKids',
+        type: 'boolean',
+        required: false,
+        description: 'whether the video is made for children (status.selfDeclaredMadeForKids)',
+      },
+      {
+        name: 'publishAt',
+        type: 'string',
+        required: false,
+        description: 'an ISO 8601 time at which YouTube makes the video public; it is uploaded private until then',
+      },
     ],
   },
   {
     // TikTok direct-post, content-upload, media-transfer, creator-info and rate-limit guides: caption (a video's
-    // title) 2,200 (unsure), a photo post's title 90 and description 4,000; one video <= 4 GB sent in chunks of
+    // title) 2,200 "UTF-16 runes" (direct post reference: UTF-16 code units, so most emoji are 2), a photo post's
+    // title 90 and description 4,000; one video <= 4 GB sent in chunks of
     // 5-64 MB (the last up to 128 MB, 1-1,000 chunks, a file under 5 MB whole), or up to 35 photos pulled from a
-    // verified URL prefix; a one-minute sliding window per endpoint, 429 without a reset.
+    // verified URL prefix, JPEG or WebP only (media transfer guide, image restrictions: Herald refuses a PNG rather
+    // than converting it); a one-minute sliding window per endpoint, 429 without a reset.
     // SPEC lists TikTok among the first-comment networks, but TikTok has no comment API (NETWORKS.md found none;
     // the Content Posting API makes posts only): a first comment is refused, since ignoring it would drop it silently.
     name: 'tiktok',
     displayName: 'TikTok',
-    text: { limit: 2200, counting: 'code_points' },
-    media: { kinds: { image: { maxCount: 35 }, video: { maxCount: 1, maxBytes: 4 * GB } }, maxItems: 35, mixKinds: false, required: true, pulledFromUrl: ['image'] },
+    counters: { engagement: ['likes', 'comments', 'shares'], reach: ['views'], audience: false },
+    text: { limit: 2200, counting: 'utf16_units' },
+    media: {
+      kinds: { image: { maxCount: 35, formats: ['jpeg', 'webp'] }, video: { maxCount: 1, maxBytes: 4 * GB } },
+      maxItems: 35,
+      mixKinds: false,
+      required: true,
+      pulledFromUrl: ['image'],
+    },
     firstComment: 'none',
-    firstCommentRefused: 'has no comment API, so Herald cannot make a first comment there; remove firstComment, or post the comment in the TikTok app.',
+    firstCommentRefused:
+      'has no comment API, so Herald cannot make a first comment there; remove firstComment, or post the comment in the TikTok app.',
     commentMediaUrl: false,
     channelOptions: [
-      { name: 'title', type: 'string', required: false, maxLength: 90, description: 'the title of a photo post (the text is its description)' },
+      {
+        name: 'title',
+        type: 'string',
+        required: false,
+        maxLength: 90,
+        description: 'the title of a photo post (the text is its description)',
+      },
       {
         name: 'privacyLevel',
         type: { oneOf: ['PUBLIC_TO_EVERYONE', 'MUTUAL_FOLLOW_FRIENDS', 'FOLLOWER_OF_CREATOR', 'SELF_ONLY'] },
         required: true,
-        description: 'who may see the post, one of those the creator\'s account offers (unaudited apps may post SELF_ONLY only)',
+        description:
+          "who may see the post, one of those the creator's account offers (unaudited apps may post SELF_ONLY only)",
       },
       { name: 'disableDuet', type: 'boolean', required: false, description: 'turn duets off' },
       { name: 'disableComment', type: 'boolean', required: false, description: 'turn comments off' },
       { name: 'disableStitch', type: 'boolean', required: false, description: 'turn stitches off' },
-      { name: 'draft', type: 'boolean', required: false, description: 'send the post to the creator\'s TikTok inbox as a draft to finish in the app, instead of posting it' },
+      {
+        name: 'draft',
+        type: 'boolean',
+        required: false,
+        description:
+          "send the post to the creator's TikTok inbox as a draft to finish in the app, instead of posting it",
+      },
     ],
     chunkedUpload: { minChunkBytes: 5 * MB, maxChunkBytes: 64 * MB, maxLastChunkBytes: 128 * MB, maxChunks: 1000 },
     rateWindowMs: 60_000,
@@ -296,11 +462,12 @@ const NETWORKS: readonly NetworkCapabilities[] = [
   {
     // [PZ/threads], Meta threads/posts (media specifications): 500 characters; TEXT, IMAGE, VIDEO or a CAROUSEL of
     // 2 to 20 mixing both; JPEG or PNG images <= 8 MB, aspect ratio up to 10:1; MOV or MP4 videos <= 1 GB and
-    // 5 minutes. Replies exist, but SPEC names no first comments on Threads. The posts page also says emoji count as
-    // their UTF-8 bytes (unsure: it links a grapheme splitter); code points are counted until a refusal says otherwise.
+    // 5 minutes. Replies exist, but SPEC names no first comments on Threads. The posts page (Limitations; `text` in
+    // reference/publishing) counts emoji as their UTF-8 bytes, so 125 thumbs-up fill a post.
     name: 'threads',
     displayName: 'Threads',
-    text: { limit: 500, counting: 'code_points' },
+    counters: { engagement: ['likes', 'replies', 'reposts', 'quotes', 'shares'], reach: ['views'], audience: false },
+    text: { limit: 500, counting: 'emoji_utf8_bytes' },
     media: {
       kinds: {
         image: { maxCount: 20, maxBytes: 8 * MB, aspectRatio: { min: 1 / 10, max: 10 }, formats: ['jpeg', 'png'] },
@@ -313,6 +480,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     },
     firstComment: 'none',
     commentMediaUrl: false,
+    threads: true,
     channelOptions: [],
   },
   {
@@ -325,22 +493,173 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // refused, since ignoring it would drop it silently.
     name: 'pinterest',
     displayName: 'Pinterest',
+    counters: {
+      engagement: ['saves', 'pinClicks', 'outboundClicks', 'reactions', 'comments'],
+      reach: ['impressions', 'views'],
+      audience: false,
+    },
     text: { limit: 800, counting: 'code_points' },
     media: {
-      kinds: { image: { maxCount: 1, maxBytes: 20 * MB }, video: { maxCount: 1, maxBytes: 2 * GB, minSeconds: 4, maxSeconds: 900 } },
+      kinds: {
+        image: { maxCount: 1, maxBytes: 20 * MB },
+        video: { maxCount: 1, maxBytes: 2 * GB, minSeconds: 4, maxSeconds: 900 },
+      },
       maxItems: 1,
       mixKinds: false,
       required: true,
       pulledFromUrl: ['image'],
     },
     firstComment: 'none',
-    firstCommentRefused: 'has no comment API, so Herald cannot make a first comment on a Pin; remove firstComment, or comment in the Pinterest app.',
+    firstCommentRefused:
+      'has no comment API, so Herald cannot make a first comment on a Pin; remove firstComment, or comment in the Pinterest app.',
     commentMediaUrl: false,
     channelOptions: [
-      { name: 'boardId', type: 'string', required: true, description: 'the id of the board the Pin goes on (herald network check lists the account\'s boards)' },
+      {
+        name: 'boardId',
+        type: 'string',
+        required: true,
+        description: "the id of the board the Pin goes on (herald network check lists the account's boards)",
+      },
       { name: 'title', type: 'string', required: false, maxLength: 100, description: 'the Pin title' },
       { name: 'link', type: 'string', required: false, maxLength: 2048, description: 'the link the Pin opens' },
-      { name: 'altText', type: 'string', required: false, maxLength: 500, description: 'the image\'s description for people who cannot see it' },
+      {
+        name: 'altText',
+        type: 'string',
+        required: false,
+        maxLength: 500,
+        description: "the image's description for people who cannot see it",
+      },
+    ],
+  },
+  {
+    // [WP] REST handbook, NETWORKS.md "Seven more networks": a self-hosted WordPress site, reached with an Application
+    // Password. Core sets no length on a post; Herald keeps 100,000 characters so a runaway text is still refused
+    // before it goes. One image, the post's featured image (uploaded to /wp/v2/media; its size is the site's PHP
+    // upload_max_filesize, unknown here). The first line of the text is the title unless `title` is given. A first
+    // comment is a WordPress comment.
+    name: 'wordpress',
+    displayName: 'WordPress',
+    text: { limit: 100_000, counting: 'code_points' },
+    media: {
+      kinds: { image: { maxCount: 1, formats: ['jpeg', 'png', 'gif', 'webp'] } },
+      maxItems: 1,
+      mixKinds: false,
+      required: false,
+    },
+    firstComment: 'comment',
+    commentMediaUrl: false,
+    channelOptions: [
+      {
+        name: 'title',
+        type: 'string',
+        required: false,
+        maxLength: 200,
+        description: 'the post title (the first line of the text when left out)',
+      },
+      {
+        name: 'category',
+        type: 'string',
+        required: false,
+        maxLength: 200,
+        description: 'the name or slug of a category the site already has',
+      },
+      {
+        name: 'publishAt',
+        type: 'string',
+        required: false,
+        description: 'an ISO 8601 time at which WordPress itself publishes the post (sent as scheduled, status future)',
+      },
+      {
+        name: 'altText',
+        type: 'string[]',
+        required: false,
+        description: "the featured image's description for people who cannot see it",
+      },
+    ],
+  },
+  {
+    // [N 01, 10, 92], NETWORKS.md "Seven more networks": a kind-1 note signed with the person's key and sent to
+    // their relays. NIP-01 sets no length; relays set their own (NIP-11 max_content_length; strfry's default event
+    // is 64 KiB): Herald keeps 60,000 characters (unsure). Media are URLs in the text with NIP-92 imeta tags, fetched
+    // by readers' clients from the URL. A first comment is a NIP-10 reply.
+    name: 'nostr',
+    displayName: 'Nostr',
+    text: { limit: 60_000, counting: 'code_points' },
+    media: {
+      kinds: { image: { maxCount: 10 }, video: { maxCount: 1 } },
+      maxItems: 10,
+      mixKinds: true,
+      required: false,
+      pulledFromUrl: ['image', 'video'],
+    },
+    firstComment: 'reply',
+    commentMediaUrl: false,
+    channelOptions: [
+      {
+        name: 'altText',
+        type: 'string[]',
+        required: false,
+        description: 'the media descriptions, in the order of the media (NIP-92 alt)',
+      },
+    ],
+  },
+  {
+    // [TG] core.telegram.org/bots/api (sendMessage, sendPhoto, sendVideo, sendMediaGroup) and the Bot FAQ: text 4,096
+    // and a caption 1,024 (counted in UTF-16 code units, as Telegram's entity offsets are; unsure); photos uploaded up
+    // to 10 MB, other files 50 MB; an album of 2 to 10 photos and videos. A first comment is a reply.
+    name: 'telegram',
+    displayName: 'Telegram',
+    text: { limit: 4096, counting: 'utf16_units', withMediaLimit: 1024 },
+    media: {
+      kinds: { image: { maxCount: 10, maxBytes: 10 * MB }, video: { maxCount: 10, maxBytes: 50 * MB } },
+      maxItems: 10,
+      mixKinds: true,
+      required: false,
+    },
+    firstComment: 'reply',
+    commentMediaUrl: false,
+    channelOptions: [
+      { name: 'silent', type: 'boolean', required: false, description: 'sends the message without a sound' },
+    ],
+  },
+  {
+    // [DD] resources/message (Create Message: content 2,000 characters, up to 10 files, nonce with enforce_nonce),
+    // reference (uploading files: 10 MiB a file by default): a bot's message in a server's text channel; text is
+    // counted in code points (unsure how Discord counts). Images and videos go up together as attachments. A first
+    // comment is a reply.
+    name: 'discord',
+    displayName: 'Discord',
+    text: { limit: 2000, counting: 'code_points' },
+    media: {
+      kinds: { image: { maxCount: 10, maxBytes: 10 * MB }, video: { maxCount: 10, maxBytes: 10 * MB } },
+      maxItems: 10,
+      mixKinds: true,
+      required: false,
+    },
+    firstComment: 'reply',
+    commentMediaUrl: false,
+    channelOptions: [],
+  },
+  {
+    // [SL] chat.postMessage (text cut at 40,000; a section block's text 3,000; up to 50 blocks; metadata),
+    // files.getUploadURLExternal and files.completeUploadExternal, the image block's slack_file: a message in the
+    // channel picked at install. Images are uploaded as Slack files and shown as image blocks below the text, which
+    // is then a section block (3,000); 10 images is Herald's own cap (unsure what Slack allows). Slack shows no
+    // uploaded video inside a message, so videos are refused. A first comment is a reply in the post's thread.
+    name: 'slack',
+    displayName: 'Slack',
+    text: { limit: 40_000, counting: 'code_points', withMediaLimit: 3000 },
+    media: { kinds: { image: { maxCount: 10 } }, maxItems: 10, mixKinds: false, required: false },
+    firstComment: 'reply',
+    commentMediaUrl: false,
+    channelOptions: [
+      {
+        name: 'altText',
+        type: 'string[]',
+        required: false,
+        maxLength: 2000,
+        description: "the images' descriptions for people who cannot see them, in the order of the images",
+      },
     ],
   },
 ];
@@ -348,7 +667,9 @@ const NETWORKS: readonly NetworkCapabilities[] = [
 const ALIASES: Readonly<Record<string, string>> = { twitter: 'x' };
 
 /** Every network Herald knows, by name. */
-export const NETWORK_CAPABILITIES: Readonly<Record<string, NetworkCapabilities>> = Object.fromEntries(NETWORKS.map((n) => [n.name, n]));
+export const NETWORK_CAPABILITIES: Readonly<Record<string, NetworkCapabilities>> = Object.fromEntries(
+  NETWORKS.map((n) => [n.name, n]),
+);
 
 const NETWORK_NAMES: readonly string[] = NETWORKS.map((n) => n.name);
 
@@ -368,6 +689,9 @@ export function unknownNetworkMessage(network: string): string {
 /** The network's capabilities; a network Herald has no connector for is refused, naming the ones it has. */
 export function capabilitiesOf(network: string, path = 'network'): NetworkCapabilities {
   const found = findCapabilities(network);
-  if (!found) throw new ValidationError(unknownNetworkMessage(network), [{ path, message: `Use one of: ${NETWORK_NAMES.join(', ')}.` }]);
+  if (!found)
+    throw new ValidationError(unknownNetworkMessage(network), [
+      { path, message: `Use one of: ${NETWORK_NAMES.join(', ')}.` },
+    ]);
   return found;
 }

@@ -33,7 +33,13 @@ import { recordChannelEvent } from '../events/events.js';
 import { requireScope, type Principal } from '../principal.js';
 import { connectWarning } from '../media/public-base-url.js';
 import { capabilitiesOf, NETWORK_CAPABILITIES } from './capabilities.js';
-import { NetworkError, type AppRegistrations, type ConnectedAccount, type ConnectorChannel, type NetworkConnector } from './connector.js';
+import {
+  NetworkError,
+  type AppRegistrations,
+  type ConnectedAccount,
+  type ConnectorChannel,
+  type NetworkConnector,
+} from './connector.js';
 import { appName, channelVault, flowName, sealCredentials } from './credential-vault.js';
 
 export const CONNECT_FLOW_MS = 15 * 60_000;
@@ -53,8 +59,14 @@ export function listNetworks(deps: DomainDeps): NetworkView[] {
       name: capabilities.name,
       displayName: capabilities.displayName,
       configured,
-      notConfigured: configured ? null : connector?.connection ? notConfiguredReason(capabilities.name, capabilities.displayName) : `Herald has no connector for ${capabilities.displayName} channels yet.`,
-      connection: connector?.connection ? { kind: connector.connection.kind, fields: connector.connection.fields.map((f) => ({ ...f })) } : null,
+      notConfigured: configured
+        ? null
+        : connector?.connection
+          ? notConfiguredReason(capabilities.name, capabilities.displayName)
+          : `Herald has no connector for ${capabilities.displayName} channels yet.`,
+      connection: connector?.connection
+        ? { kind: connector.connection.kind, fields: connector.connection.fields.map((f) => ({ ...f })) }
+        : null,
       // A copy: callers may not change the table, and the wire type does not say its arrays are read only.
       capabilities: structuredClone(capabilities) as NetworkView['capabilities'],
     };
@@ -62,7 +74,10 @@ export function listNetworks(deps: DomainDeps): NetworkView[] {
 }
 
 /** `warning`: what the person should know about the channel on this instance (public-base-url.ts). */
-export type ConnectAnswer = ({ kind: 'connected'; channels: ChannelView[] } | { kind: 'authorize'; authorizationUrl: string }) & { warning?: string };
+export type ConnectAnswer = (
+  | { kind: 'connected'; channels: ChannelView[] }
+  | { kind: 'authorize'; authorizationUrl: string }
+) & { warning?: string };
 
 export async function connectChannel(
   deps: DomainDeps,
@@ -79,27 +94,52 @@ export async function connectChannel(
   const fields = requiredFields(connector, input.fields);
   if (connector.connection?.kind === 'credentials') {
     const account = await atNetwork(connector, () => connector.signIn!(fields));
-    return { kind: 'connected', channels: [await saveAccount(deps, { accountId: principal.accountId, workspaceId, network }, account, channel)], warning };
+    return {
+      kind: 'connected',
+      channels: [await saveAccount(deps, { accountId: principal.accountId, workspaceId, network }, account, channel)],
+      warning,
+    };
   }
   const state = crypto.randomBytes(32).toString('base64url');
   const codeVerifier = crypto.randomBytes(32).toString('base64url');
   const codeChallenge = crypto.createHash('sha256').update(codeVerifier).digest('base64url');
   const start = await atNetwork(connector, () =>
-    connector.startAuthorization!({ fields, redirectUri: callbackUrl(deps, network), state, codeChallenge, apps: appRegistrations(deps, network) }),
+    connector.startAuthorization!({
+      fields,
+      redirectUri: callbackUrl(deps, network),
+      state,
+      codeChallenge,
+      apps: appRegistrations(deps, network),
+    }),
   );
   const stateHash = hashState(state);
   const now = deps.now();
   await deps.repos.connectFlows.create({
-    stateHash, accountId: principal.accountId, userId: principal.userId, workspaceId, network, channelId: channel?.id ?? null,
-    sealed: deps.secretBox.seal(flowName(stateHash), JSON.stringify({ codeVerifier, keep: start.keep, browser: principal.browser })),
-    createdAt: now, expiresAt: now + CONNECT_FLOW_MS,
+    stateHash,
+    accountId: principal.accountId,
+    userId: principal.userId,
+    workspaceId,
+    network,
+    channelId: channel?.id ?? null,
+    sealed: deps.secretBox.seal(
+      flowName(stateHash),
+      JSON.stringify({ codeVerifier, keep: start.keep, browser: principal.browser }),
+    ),
+    createdAt: now,
+    expiresAt: now + CONNECT_FLOW_MS,
   });
   return { kind: 'authorize', authorizationUrl: start.authorizationUrl, warning };
 }
 
-export async function reconnectChannel(deps: DomainDeps, principal: Principal, channelId: string, fields: Record<string, unknown>): Promise<ConnectAnswer> {
+export async function reconnectChannel(
+  deps: DomainDeps,
+  principal: Principal,
+  channelId: string,
+  fields: Record<string, unknown>,
+): Promise<ConnectAnswer> {
   const channel = await deps.repos.channels.get(principal.accountId, channelId);
-  if (!channel) throw new NotFoundError(`No channel ${channelId} in this account; list channel ids with GET /channels.`);
+  if (!channel)
+    throw new NotFoundError(`No channel ${channelId} in this account; list channel ids with GET /channels.`);
   const connector = deps.networks.get(channel.network);
   let known: Record<string, string> = {};
   if (connector?.fieldsFor) {
@@ -133,26 +173,46 @@ export async function finishConnect(
   const stateHash = hashState(params.state);
   const flow = await deps.repos.connectFlows.take(stateHash);
   if (!flow || flow.expiresAt < deps.now() || flow.network !== network) {
-    throw new ValidationError('This connection link has expired or was already used; start connecting again from Herald.');
+    throw new ValidationError(
+      'This connection link has expired or was already used; start connecting again from Herald.',
+    );
   }
-  const sealed = JSON.parse(deps.secretBox.open(flowName(stateHash), flow.sealed ?? '')) as { codeVerifier: string; keep: Record<string, string>; browser?: string };
+  const sealed = JSON.parse(deps.secretBox.open(flowName(stateHash), flow.sealed ?? '')) as {
+    codeVerifier: string;
+    keep: Record<string, string>;
+    browser?: string;
+  };
   if (sealed.browser !== undefined && sealed.browser !== browser) {
-    throw new HeraldError('connect_other_browser', 403, 'This connection was started in another browser, or you signed out of Herald since; nothing was connected. Open Herald in the browser where you chose Connect, sign in, and start again.');
+    throw new HeraldError(
+      'connect_other_browser',
+      403,
+      'This connection was started in another browser, or you signed out of Herald since; nothing was connected. Open Herald in the browser where you chose Connect, sign in, and start again.',
+    );
   }
   const displayName = capabilitiesOf(network).displayName;
   if (params.error) {
-    throw new ValidationError(`${displayName} did not grant access (${params.error_description || params.error}); nothing was connected.`);
+    throw new ValidationError(
+      `${displayName} did not grant access (${params.error_description || params.error}); nothing was connected.`,
+    );
   }
   if (!params.code) throw new ValidationError(`${displayName} sent no authorization code back; nothing was connected.`);
   const { codeVerifier, keep } = sealed;
   const connector = connectable(deps, network);
   const accounts = await atNetwork(connector, () =>
-    connector.finishAuthorization!({ code: params.code!, redirectUri: callbackUrl(deps, network), codeVerifier, keep, apps: appRegistrations(deps, network) }),
+    connector.finishAuthorization!({
+      code: params.code!,
+      redirectUri: callbackUrl(deps, network),
+      codeVerifier,
+      keep,
+      apps: appRegistrations(deps, network),
+    }),
   );
   const existing = flow.channelId ? await deps.repos.channels.get(flow.accountId, flow.channelId) : undefined;
   const channels = [];
   for (const account of accounts) {
-    channels.push(await saveAccount(deps, { accountId: flow.accountId, workspaceId: flow.workspaceId, network }, account, existing));
+    channels.push(
+      await saveAccount(deps, { accountId: flow.accountId, workspaceId: flow.workspaceId, network }, account, existing),
+    );
   }
   return { network, channels, warning: connectWarning(deps.config.baseUrl, capabilitiesOf(network)) };
 }
@@ -160,10 +220,15 @@ export async function finishConnect(
 /** What a disconnect reports (DELETE /channels/{channelId}): the revocation, and the waiting posts kept as drafts. */
 export type Disconnected = operations['disconnectChannel']['responses']['200']['content']['application/json']['data'];
 
-export async function disconnectChannel(deps: DomainDeps, principal: Principal, channelId: string): Promise<Disconnected> {
+export async function disconnectChannel(
+  deps: DomainDeps,
+  principal: Principal,
+  channelId: string,
+): Promise<Disconnected> {
   requireScope(principal, 'manage_team');
   const channel = await deps.repos.channels.get(principal.accountId, channelId);
-  if (!channel) throw new NotFoundError(`No channel ${channelId} in this account; list channel ids with GET /channels.`);
+  if (!channel)
+    throw new NotFoundError(`No channel ${channelId} in this account; list channel ids with GET /channels.`);
   const connector = deps.networks.get(channel.network);
   let revokedAtNetwork = false;
   let revokeError: string | null = null;
@@ -180,7 +245,10 @@ export async function disconnectChannel(deps: DomainDeps, principal: Principal, 
     await repos.channels.disconnect(principal.accountId, channel.id, 'disconnected by a person');
     const drafted = await repos.posts.draftWaitingOnChannel(principal.accountId, channel.id, deps.now());
     const after = await repos.channels.get(principal.accountId, channel.id);
-    await recordChannelEvent(repos, deps.now(), 'channel.disconnected', after!, { draftedPostIds: drafted, revokedAtNetwork });
+    await recordChannelEvent(repos, deps.now(), 'channel.disconnected', after!, {
+      draftedPostIds: drafted,
+      revokedAtNetwork,
+    });
     return drafted;
   });
   const after = await deps.repos.channels.get(principal.accountId, channel.id);
@@ -202,21 +270,37 @@ async function saveAccount(
   }
   const now = deps.now();
   const id = await deps.repos.inTransaction(async (repos) => {
-    let channel = reconnecting ?? (await repos.channels.findByNetworkAccount(where.accountId, where.network, account.networkAccountId));
+    let channel =
+      reconnecting ??
+      (await repos.channels.findByNetworkAccount(where.accountId, where.network, account.networkAccountId));
     if (!channel) {
       channel = {
-        id: newId(), accountId: where.accountId, workspaceId: where.workspaceId, network: where.network, handle: account.handle,
-        name: account.displayName || account.handle, timezone: 'UTC', queuePaused: false, createdAt: now,
+        id: newId(),
+        accountId: where.accountId,
+        workspaceId: where.workspaceId,
+        network: where.network,
+        handle: account.handle,
+        name: account.displayName || account.handle,
+        timezone: 'UTC',
+        queuePaused: false,
+        createdAt: now,
       };
       await repos.channels.create(channel);
     }
     await repos.channels.saveConnection(where.accountId, channel.id, {
-      handle: account.handle, displayName: account.displayName, avatarUrl: account.avatarUrl, networkAccountId: account.networkAccountId,
-      sealedCredentials: sealCredentials(deps, channel.id, account.credentials), credentialsExpireAt: account.expiresAt,
-      textLimit: account.textLimit, connectedAt: now,
+      handle: account.handle,
+      displayName: account.displayName,
+      avatarUrl: account.avatarUrl,
+      networkAccountId: account.networkAccountId,
+      sealedCredentials: sealCredentials(deps, channel.id, account.credentials),
+      credentialsExpireAt: account.expiresAt,
+      textLimit: account.textLimit,
+      connectedAt: now,
     });
     const saved = await repos.channels.get(where.accountId, channel.id);
-    await recordChannelEvent(repos, now, 'channel.connected', saved!, { reconnected: Boolean(reconnecting) || saved!.createdAt !== now });
+    await recordChannelEvent(repos, now, 'channel.connected', saved!, {
+      reconnected: Boolean(reconnecting) || saved!.createdAt !== now,
+    });
     return channel.id;
   });
   const saved = await deps.repos.channels.get(where.accountId, id);
@@ -226,7 +310,11 @@ async function saveAccount(
 /** A channel as a connector sees it: who it is, its vault, and where a spent rate budget is recorded. */
 export function connectorChannel(deps: DomainDeps, channel: ChannelRecord): ConnectorChannel {
   return {
-    accountId: channel.accountId, id: channel.id, network: channel.network, handle: channel.handle, vault: channelVault(deps, channel.id),
+    accountId: channel.accountId,
+    id: channel.id,
+    network: channel.network,
+    handle: channel.handle,
+    vault: channelVault(deps, channel.id),
     pauseUntil: (at) => deps.repos.channels.setRateLimitedUntil(channel.id, at),
   };
 }
@@ -234,7 +322,10 @@ export function connectorChannel(deps: DomainDeps, channel: ChannelRecord): Conn
 function connectable(deps: DomainDeps, network: string): NetworkConnector {
   const connector = deps.networks.get(network);
   const displayName = capabilitiesOf(network).displayName;
-  if (!connector?.connection) throw new ValidationError(`Herald cannot connect ${displayName} channels; GET /networks lists the networks it can connect.`);
+  if (!connector?.connection)
+    throw new ValidationError(
+      `Herald cannot connect ${displayName} channels; GET /networks lists the networks it can connect.`,
+    );
   if (connector.configured && !connector.configured()) {
     throw new ValidationError(notConfiguredReason(network, displayName));
   }
@@ -247,7 +338,8 @@ function requiredFields(connector: NetworkConnector, given: Record<string, unkno
   for (const field of connector.connection!.fields) {
     const value = given[field.name];
     if (value === undefined || value === null || value === '') {
-      if (field.required) problems.push({ path: field.name, message: `${field.name} is required: ${field.description}` });
+      if (field.required)
+        problems.push({ path: field.name, message: `${field.name} is required: ${field.description}` });
       continue;
     }
     if (typeof value !== 'string' || value.length > 2000) {
@@ -279,7 +371,10 @@ async function atNetwork<T>(connector: NetworkConnector, call: () => Promise<T>)
   } catch (error) {
     if (!(error instanceof NetworkError)) throw error;
     if (error.kind === 'permanent' || error.kind === 'reconnect_needed') throw new ValidationError(error.message);
-    throw new ServiceUnavailableError(`${connector.capabilities.displayName} could not be reached (${error.message}); try again in a moment.`, { cause: error });
+    throw new ServiceUnavailableError(
+      `${connector.capabilities.displayName} could not be reached (${error.message}); try again in a moment.`,
+      { cause: error },
+    );
   }
 }
 
@@ -288,10 +383,18 @@ function appRegistrations(deps: DomainDeps, network: string): AppRegistrations {
   return {
     async get(origin, redirectUri) {
       const sealed = await deps.repos.connectFlows.app(network, origin, redirectUri);
-      return sealed ? (JSON.parse(deps.secretBox.open(name(origin, redirectUri), sealed)) as Record<string, string>) : undefined;
+      return sealed
+        ? (JSON.parse(deps.secretBox.open(name(origin, redirectUri), sealed)) as Record<string, string>)
+        : undefined;
     },
     async save(origin, redirectUri, app) {
-      await deps.repos.connectFlows.saveApp(network, origin, redirectUri, deps.secretBox.seal(name(origin, redirectUri), JSON.stringify(app)), deps.now());
+      await deps.repos.connectFlows.saveApp(
+        network,
+        origin,
+        redirectUri,
+        deps.secretBox.seal(name(origin, redirectUri), JSON.stringify(app)),
+        deps.now(),
+      );
     },
   };
 }
@@ -299,7 +402,7 @@ function appRegistrations(deps: DomainDeps, network: string): AppRegistrations {
 function notConfiguredReason(network: string, displayName: string): string {
   const variables = NETWORK_APP_VARIABLES[network];
   const what = variables ? variables.join(' and ') : 'the app credentials';
-  return `This Herald instance is not configured for ${displayName}: its operator must set ${what} (see the README, Connecting networks).`;
+  return `This Herald instance is not configured for ${displayName}: its operator must set ${what} (see docs/networks.md, Connecting networks).`;
 }
 
 export function callbackUrl(deps: DomainDeps, network: string): string {
@@ -309,5 +412,3 @@ export function callbackUrl(deps: DomainDeps, network: string): string {
 function hashState(state: string): string {
   return crypto.createHash('sha256').update(state).digest('hex');
 }
-
-

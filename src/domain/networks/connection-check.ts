@@ -20,18 +20,33 @@ export interface ChannelCheck extends ConnectionCheck {
   ok: boolean;
 }
 
-export async function checkChannelConnection(deps: DomainDeps, input: { accountId?: string; channelId: string }): Promise<ChannelCheck> {
+export async function checkChannelConnection(
+  deps: DomainDeps,
+  input: { accountId?: string; channelId: string },
+): Promise<ChannelCheck> {
   const channel = await deps.repos.channels.anyAccount(input.channelId);
   if (!channel || (input.accountId !== undefined && channel.accountId !== input.accountId)) {
     throw new NotFoundError(`No channel ${input.channelId}${input.accountId ? ` in account ${input.accountId}` : ''}`);
   }
   const displayName = capabilitiesOf(channel.network).displayName;
-  if (channel.status === 'disconnected') throw new ValidationError(`Channel ${channel.id} is disconnected: connect it again before checking it.`);
+  if (channel.status === 'disconnected')
+    throw new ValidationError(`Channel ${channel.id} is disconnected: connect it again before checking it.`);
   const connector = deps.networks.get(channel.network);
   if (!connector) throw new ValidationError(`This Herald has no connector for ${displayName}.`);
-  const answer = (check: ConnectionCheck): ChannelCheck => ({ channelId: channel.id, network: channel.network, ok: check.problems.length === 0, ...check });
+  const answer = (check: ConnectionCheck): ChannelCheck => ({
+    channelId: channel.id,
+    network: channel.network,
+    ok: check.problems.length === 0,
+    ...check,
+  });
   if (channel.status === 'needs_reconnect') {
-    return answer({ account: channel.handle, grantedScopes: null, problems: [`${displayName} refused the stored credentials (${channel.statusReason ?? 'no reason given'}): reconnect the channel.`] });
+    return answer({
+      account: channel.handle,
+      grantedScopes: null,
+      problems: [
+        `${displayName} refused the stored credentials (${channel.statusReason ?? 'no reason given'}): reconnect the channel.`,
+      ],
+    });
   }
   const target = connectorChannel(deps, channel);
   try {
@@ -40,7 +55,16 @@ export async function checkChannelConnection(deps: DomainDeps, input: { accountI
     return answer({ account: channel.handle, grantedScopes: null, problems: [] });
   } catch (error) {
     if (!(error instanceof NetworkError)) throw error;
-    const advice = error.kind === 'reconnect_needed' ? ' Reconnect the channel.' : error.kind === 'retry_later' ? ' Try again later.' : '';
-    return answer({ account: channel.handle, grantedScopes: null, problems: [`${displayName}: ${error.message}.${advice}`] });
+    const advice =
+      error.kind === 'reconnect_needed'
+        ? ' Reconnect the channel.'
+        : error.kind === 'retry_later'
+          ? ' Try again later.'
+          : '';
+    return answer({
+      account: channel.handle,
+      grantedScopes: null,
+      problems: [`${displayName}: ${error.message}.${advice}`],
+    });
   }
 }

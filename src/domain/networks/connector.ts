@@ -9,9 +9,14 @@ import type { NetworkCapabilities } from './capabilities.js';
  *   (Mastodon's Idempotency-Key, Bluesky's rkey), so a repeated key never makes a second post;
  * - answer findPublished for an attempt whose outcome is unknown: by the key where the network keeps it, else by
  *   matching the text on the account's posts made after the attempt started; undefined means not found, never a guess;
+ *   NOT_MADE only where the network can tell for certain that the attempt made no post and none can still appear
+ *   (then the attempt is settled as not made and the post tried again);
  * - answer findComment for a first comment whose try ended with an unknown outcome, the same way (a network
  *   without it never gets a second try at a comment whose first may have been made);
- * - page through the account's recent posts with their metrics (live-post sync), newest first;
+ * - where the network takes threads (capabilities.threads): publish a part as a reply when the request names
+ *   `replyTo`, and find it the same way by its key (the part's own, the same for every try at it);
+ * - page through the account's recent posts with their metrics (live-post sync), newest first, by the counter names
+ *   of its capabilities row (`counters`), and answer `audience` where that row says the network reports one;
  * - throw only NetworkError, classified once (see NetworkFailureKind), with the network's own message;
  * - keep credentials only in the channel's vault (ChannelVault): read them from it for each call, refresh them
  *   through it (so two workers never both spend a rotating refresh token), never log or return them;
@@ -39,7 +44,10 @@ export interface RenewedCredentials {
  */
 export interface ChannelVault {
   read(): Promise<OpenedCredentials>;
-  refresh(seenVersion: number, renew: (current: Record<string, unknown>) => Promise<RenewedCredentials>): Promise<OpenedCredentials>;
+  refresh(
+    seenVersion: number,
+    renew: (current: Record<string, unknown>) => Promise<RenewedCredentials>,
+  ): Promise<OpenedCredentials>;
 }
 
 /** The channel a call is for, in the domain's terms. */
@@ -105,8 +113,16 @@ export interface PostKey {
   createdAt: number;
 }
 
+/** What a part of a thread replies to: the thread's first post, and the part just before it (network ids). */
+export interface ThreadReply {
+  rootNetworkPostId: string;
+  parentNetworkPostId: string;
+}
+
 export interface PublishRequest {
   channel: ConnectorChannel;
+  /** A part of a thread: published as a reply to the part before it (only where capabilities.threads). */
+  replyTo?: ThreadReply;
   postKey: PostKey;
   text: string;
   imageUrls: readonly string[];
@@ -122,6 +138,13 @@ export interface PublishRequest {
    */
   recordHandle(handle: string): Promise<void>;
 }
+
+/**
+ * findPublished's answer when the network is certain the attempt made no post and none can still appear (a
+ * lookup the network answers from every key it was ever sent, with no call of that attempt left in flight).
+ * Undefined is "cannot tell": the post is then left unconfirmed for a person, never tried again blind.
+ */
+export const NOT_MADE = 'not_made';
 
 export interface PublishedPost {
   networkPostId: string;
@@ -160,6 +183,8 @@ export interface AttemptLookup {
   attemptedAt: number;
   /** What the attempt recorded through recordHandle, if it got that far. */
   handle: string | null;
+  /** For a part of a thread: what it replied to. */
+  replyTo?: ThreadReply;
 }
 
 export interface NetworkPost extends PublishedPost {
@@ -185,7 +210,12 @@ export interface RecentPostsPage {
  * - permanent: the network refused the post for good; the message is the network's;
  * - unknown_outcome: the request may have gone through (timeout after sending): reconcile, never blindly retry.
  */
-export type NetworkFailureKind = 'retry_later' | 'refresh_and_retry' | 'reconnect_needed' | 'permanent' | 'unknown_outcome';
+export type NetworkFailureKind =
+  | 'retry_later'
+  | 'refresh_and_retry'
+  | 'reconnect_needed'
+  | 'permanent'
+  | 'unknown_outcome';
 
 export class NetworkError extends Error {
   constructor(
@@ -203,11 +233,13 @@ export interface NetworkConnector {
   readonly capabilities: NetworkCapabilities;
   publish(request: PublishRequest): Promise<PublishedPost>;
   comment(request: CommentRequest): Promise<{ networkCommentId: string }>;
-  /** The post this attempt made, if the network has it. */
-  findPublished(lookup: AttemptLookup): Promise<PublishedPost | undefined>;
+  /** The post this attempt made, if the network has it; NOT_MADE when it can tell that the attempt made none. */
+  findPublished(lookup: AttemptLookup): Promise<PublishedPost | typeof NOT_MADE | undefined>;
   /** The first comment an uncertain try made, if the network has it; undefined means it was not made. */
   findComment?(lookup: CommentLookup): Promise<{ networkCommentId: string } | undefined>;
   recentPosts(channel: ConnectorChannel, page: { cursor: string | null; limit: number }): Promise<RecentPostsPage>;
+  /** The account's audience now (followers or subscribers), on networks whose capabilities say they report one. */
+  audience?(channel: ConnectorChannel): Promise<number>;
   /** How a person connects an account; absent for channels an operator adds (the sandbox). */
   readonly connection?: ConnectionMethod;
   /** Whether this instance has what the network needs (an OAuth network's app credentials). */
@@ -215,9 +247,21 @@ export interface NetworkConnector {
   /** Credential networks: signs in with the person's fields. Wrong credentials are a permanent NetworkError. */
   signIn?(fields: Record<string, string>): Promise<ConnectedAccount>;
   /** OAuth networks: where to send the person, for this state and PKCE challenge. */
-  startAuthorization?(input: { fields: Record<string, string>; redirectUri: string; state: string; codeChallenge: string; apps: AppRegistrations }): Promise<AuthorizationStart>;
+  startAuthorization?(input: {
+    fields: Record<string, string>;
+    redirectUri: string;
+    state: string;
+    codeChallenge: string;
+    apps: AppRegistrations;
+  }): Promise<AuthorizationStart>;
   /** OAuth networks: exchanges the code the network sent back for the accounts it grants. */
-  finishAuthorization?(input: { code: string; redirectUri: string; codeVerifier: string; keep: Record<string, string>; apps: AppRegistrations }): Promise<ConnectedAccount[]>;
+  finishAuthorization?(input: {
+    code: string;
+    redirectUri: string;
+    codeVerifier: string;
+    keep: Record<string, string>;
+    apps: AppRegistrations;
+  }): Promise<ConnectedAccount[]>;
   /** What a reconnect may take from the channel's current connection (the instance, the identifier), so a person gives only what changed. */
   fieldsFor?(channel: ConnectorChannel): Promise<Record<string, string>>;
   /** Gets a fresh access token through the channel's vault; throws reconnect_needed when it cannot. */
@@ -236,6 +280,18 @@ export interface NetworkConnector {
    * checked by reading one page of recent posts.
    */
   check?(channel: ConnectorChannel): Promise<ConnectionCheck>;
+  /**
+   * What the network tells of the channel's remaining publishing quota, asked before a post's slot without posting
+   * (domain/posts/preflight.ts): Instagram's content_publishing_limit, Threads' threads_publishing_limit, the
+   * YouTube project's units Herald counts. Networks that tell nothing leave it out. Throws only NetworkError.
+   */
+  readiness?(channel: ConnectorChannel): Promise<Readiness>;
+}
+
+/** A channel's standing before a post, as the network tells it. */
+export interface Readiness {
+  /** Set when no post can be made now: the network's words, and when it said the quota comes back (epoch ms). */
+  quotaSpent?: { message: string; until: number | null };
 }
 
 /** What a rehearsal found: `problems` empty means the channel can publish. */

@@ -20,7 +20,11 @@ import { markNeedsReconnect } from './credential-vault.js';
 export const EXPIRY_WARNING_MS = 7 * 24 * 3600_000;
 export const EXPIRY_MARGIN_MS = 24 * 3600_000;
 
-export async function reviewCredentialExpiry(deps: DomainDeps, channel: ChannelRecord, connector: NetworkConnector): Promise<void> {
+export async function reviewCredentialExpiry(
+  deps: DomainDeps,
+  channel: ChannelRecord,
+  connector: NetworkConnector,
+): Promise<void> {
   if ((channel.status ?? 'active') !== 'active' || !connector.renewable) return;
   const stored = await deps.repos.channels.credentials(channel.id);
   if (!stored?.sealed || stored.expiresAt === null) return;
@@ -29,8 +33,16 @@ export async function reviewCredentialExpiry(deps: DomainDeps, channel: ChannelR
   const displayName = capabilitiesOf(channel.network).displayName;
   const date = new Date(stored.expiresAt).toISOString().slice(0, 10);
   if (left <= EXPIRY_MARGIN_MS) {
-    await markNeedsReconnect(deps.repos, channel.id, `${displayName}'s access expires on ${date} and ${displayName} cannot renew it without you: reconnect the channel`, deps.now());
+    await markNeedsReconnect(
+      deps.repos,
+      channel.id,
+      `${displayName}'s access expires on ${date} and ${displayName} cannot renew it without you: reconnect the channel`,
+      deps.now(),
+    );
     return;
   }
-  await deps.repos.channels.warn(channel.id, `${displayName}'s access expires on ${date}: reconnect the channel before then, or its posts will fail.`);
+  await deps.repos.channels.warn(
+    channel.id,
+    `${displayName}'s access expires on ${date}: reconnect the channel before then, or its posts will fail.`,
+  );
 }

@@ -40,7 +40,12 @@ export function sealCredentials(deps: DomainDeps, channelId: string, credentials
 }
 
 /** Marks a channel needs_reconnect with the network's reason, and records channel.needs_reconnect once, with the change. */
-export async function markNeedsReconnect(repos: Repositories, channelId: string, reason: string, now: number): Promise<void> {
+export async function markNeedsReconnect(
+  repos: Repositories,
+  channelId: string,
+  reason: string,
+  now: number,
+): Promise<void> {
   await repos.inTransaction(async (trx) => {
     if (!(await trx.channels.setStatus(channelId, 'needs_reconnect', reason))) return;
     const channel = await trx.channels.anyAccount(channelId);
@@ -53,15 +58,25 @@ export function channelVault(deps: DomainDeps, channelId: string): ChannelVault 
 
   async function read(): Promise<OpenedCredentials> {
     const stored = await channels.credentials(channelId);
-    if (!stored?.sealed) throw new NetworkError('reconnect_needed', 'the channel holds no credentials (it was disconnected); connect it again');
+    if (!stored?.sealed)
+      throw new NetworkError(
+        'reconnect_needed',
+        'the channel holds no credentials (it was disconnected); connect it again',
+      );
     return {
-      credentials: JSON.parse(deps.secretBox.open(credentialsName(channelId), stored.sealed)) as Record<string, unknown>,
+      credentials: JSON.parse(deps.secretBox.open(credentialsName(channelId), stored.sealed)) as Record<
+        string,
+        unknown
+      >,
       version: stored.version,
       expiresAt: stored.expiresAt,
     };
   }
 
-  async function refresh(seenVersion: number, renew: (current: Record<string, unknown>) => Promise<RenewedCredentials>): Promise<OpenedCredentials> {
+  async function refresh(
+    seenVersion: number,
+    renew: (current: Record<string, unknown>) => Promise<RenewedCredentials>,
+  ): Promise<OpenedCredentials> {
     const claimant = crypto.randomBytes(8).toString('hex');
     // Counted in polls, not read from the clock: a test that pins the clock must not make a waiter spin forever.
     for (let polls = 0; ; polls++) {
@@ -74,14 +89,24 @@ export function channelVault(deps: DomainDeps, channelId: string): ChannelVault 
           renewed = await renew(current.credentials);
         } catch (error) {
           await channels.releaseRefresh(channelId, claimant);
-          if (error instanceof NetworkError && error.kind === 'reconnect_needed') await markNeedsReconnect(deps.repos, channelId, error.message, deps.now());
+          if (error instanceof NetworkError && error.kind === 'reconnect_needed')
+            await markNeedsReconnect(deps.repos, channelId, error.message, deps.now());
           throw error;
         }
-        const stored = await channels.storeRefreshed(channelId, seenVersion, claimant, sealCredentials(deps, channelId, renewed.credentials), renewed.expiresAt);
+        const stored = await channels.storeRefreshed(
+          channelId,
+          seenVersion,
+          claimant,
+          sealCredentials(deps, channelId, renewed.credentials),
+          renewed.expiresAt,
+        );
         // Not stored: the claim lapsed and another caller refreshed meanwhile; its version is the one to use.
-        return stored ? { credentials: renewed.credentials, version: seenVersion + 1, expiresAt: renewed.expiresAt } : read();
+        return stored
+          ? { credentials: renewed.credentials, version: seenVersion + 1, expiresAt: renewed.expiresAt }
+          : read();
       }
-      if (polls * REFRESH_POLL_MS > REFRESH_CLAIM_MS) throw new NetworkError('retry_later', 'another worker is refreshing this channel\'s connection');
+      if (polls * REFRESH_POLL_MS > REFRESH_CLAIM_MS)
+        throw new NetworkError('retry_later', "another worker is refreshing this channel's connection");
       await delay(REFRESH_POLL_MS);
     }
   }

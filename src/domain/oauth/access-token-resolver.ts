@@ -18,7 +18,7 @@ import { ACCESS_TOKEN_PREFIX } from './tokens.js';
 export const resolveOAuthAccessToken: TokenResolver = async (deps, token) => {
   if (!token.startsWith(ACCESS_TOKEN_PREFIX)) return undefined;
   const found = await deps.repos.oauth.findToken(hashSecret(token));
-  if (!found || found.token.kind !== 'access') return undefined;
+  if (found?.token.kind !== 'access') return undefined;
   const { token: record, family } = found;
   if (record.revokedAt !== null || family.revokedAt !== null) {
     throw new UnauthorizedError('This access token was revoked; authorize the application again.');
@@ -27,8 +27,16 @@ export const resolveOAuthAccessToken: TokenResolver = async (deps, token) => {
     throw new UnauthorizedError('This access token has expired; use the refresh token to get a new one.');
   }
   if (!isOurResource(deps.config, family.resource)) {
-    throw new UnauthorizedError(`This access token was issued for ${family.resource}, not for this server; request a token with resource=${deps.config.baseUrl}/mcp.`);
+    throw new UnauthorizedError(
+      `This access token was issued for ${family.resource}, not for this server; request a token with resource=${deps.config.baseUrl}/mcp.`,
+    );
   }
-  return { accountId: family.accountId, userId: family.userId, tokenId: family.id, tokenKind: 'oauth', scopes: record.scope.filter(isScope),
-    resource: family.resource };
+  return {
+    accountId: family.accountId,
+    userId: family.userId,
+    tokenId: family.id,
+    tokenKind: 'oauth',
+    scopes: record.scope.filter(isScope),
+    resource: family.resource,
+  };
 };

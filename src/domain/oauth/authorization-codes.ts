@@ -43,7 +43,10 @@ export async function issueAuthorizationCode(
 }
 
 /** The code as issued, or undefined when unknown or already used (and then its tokens are revoked). */
-export async function findUnusedAuthorizationCode(deps: DomainDeps, code: string): Promise<AuthorizationCodeRecord | undefined> {
+export async function findUnusedAuthorizationCode(
+  deps: DomainDeps,
+  code: string,
+): Promise<AuthorizationCodeRecord | undefined> {
   const record = await deps.repos.oauth.findAuthorizationCode(hashSecret(code));
   if (!record) return undefined;
   if (record.usedAt !== null) {

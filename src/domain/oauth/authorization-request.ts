@@ -39,32 +39,55 @@ function single(params: AuthorizationParams, name: string): string | undefined {
   return value;
 }
 
-export async function checkAuthorizationRequest(deps: DomainDeps, params: AuthorizationParams): Promise<AuthorizationRequest> {
+export async function checkAuthorizationRequest(
+  deps: DomainDeps,
+  params: AuthorizationParams,
+): Promise<AuthorizationRequest> {
   const clientId = single(params, 'client_id');
-  if (!clientId) throw new UntrustedRedirectError('The request names no client (client_id is missing). Start again from the application you are connecting.');
+  if (!clientId)
+    throw new UntrustedRedirectError(
+      'The request names no client (client_id is missing). Start again from the application you are connecting.',
+    );
   const client = await findClient(deps, clientId, { fresh: true });
-  if (!client) throw new UntrustedRedirectError('This application is not registered with Herald (unknown client_id). Start again from the application you are connecting.');
+  if (!client)
+    throw new UntrustedRedirectError(
+      'This application is not registered with Herald (unknown client_id). Start again from the application you are connecting.',
+    );
   const requested = single(params, 'redirect_uri');
   const redirectUri = requested ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
-  if (!redirectUri) throw new UntrustedRedirectError('The request has no redirect_uri and this application registered several; it must say which one to use.');
+  if (!redirectUri)
+    throw new UntrustedRedirectError(
+      'The request has no redirect_uri and this application registered several; it must say which one to use.',
+    );
   if (!isRegisteredRedirectUri(client.redirectUris, redirectUri)) {
-    throw new UntrustedRedirectError('The redirect address in this request is not one this application registered, so Herald will not send you there.');
+    throw new UntrustedRedirectError(
+      'The redirect address in this request is not one this application registered, so Herald will not send you there.',
+    );
   }
 
   const state = single(params, 'state');
-  const fail = (error: string, description: string) => new AuthorizationRedirectError(error, description, redirectUri, state);
+  const fail = (error: string, description: string) =>
+    new AuthorizationRedirectError(error, description, redirectUri, state);
 
-  if (single(params, 'response_type') !== 'code') throw fail('unsupported_response_type', 'Only response_type=code is supported.');
+  if (single(params, 'response_type') !== 'code')
+    throw fail('unsupported_response_type', 'Only response_type=code is supported.');
   const codeChallenge = single(params, 'code_challenge');
   const method = single(params, 'code_challenge_method');
-  if (!codeChallenge) throw fail('invalid_request', 'PKCE is required: send code_challenge with code_challenge_method=S256.');
-  if (method !== 'S256') throw fail('invalid_request', 'Only code_challenge_method=S256 is supported; "plain" and an absent method are refused.');
-  if (!S256_CHALLENGE.test(codeChallenge)) throw fail('invalid_request', 'code_challenge must be the base64url SHA-256 of the verifier (43 characters).');
+  if (!codeChallenge)
+    throw fail('invalid_request', 'PKCE is required: send code_challenge with code_challenge_method=S256.');
+  if (method !== 'S256')
+    throw fail(
+      'invalid_request',
+      'Only code_challenge_method=S256 is supported; "plain" and an absent method are refused.',
+    );
+  if (!S256_CHALLENGE.test(codeChallenge))
+    throw fail('invalid_request', 'code_challenge must be the base64url SHA-256 of the verifier (43 characters).');
   const resource = single(params, 'resource') ?? defaultResource(deps.config);
   if (!isOurResource(deps.config, resource)) {
     throw fail('invalid_target', `resource must be this server's MCP URL (${defaultResource(deps.config)}).`);
   }
-  if (!client.grantTypes.includes('authorization_code')) throw fail('unauthorized_client', 'This client did not register the authorization_code grant.');
+  if (!client.grantTypes.includes('authorization_code'))
+    throw fail('unauthorized_client', 'This client did not register the authorization_code grant.');
 
   return {
     client,

@@ -36,11 +36,17 @@ function signInWindow(now: number): number {
  * the budget answer the minutes until the window ends (and stay counted); the others can be taken back
  * when they turn out not to be wrong guesses (a successful sign-in, or one refused for its email).
  */
-export async function countAddressSignInAttempt(deps: DomainDeps, clientAddress: string): Promise<{ lockedMinutes: number; takeBack(): Promise<void> }> {
+export async function countAddressSignInAttempt(
+  deps: DomainDeps,
+  clientAddress: string,
+): Promise<{ lockedMinutes: number; takeBack(): Promise<void> }> {
   const now = deps.now();
   const windowStart = signInWindow(now);
   const bucket = `oauth_sign_in_failures_ip:${clientAddress}`;
   const attempts = await deps.repos.rateLimits.hit(bucket, windowStart, windowStart + FAILED_SIGN_IN_WINDOW_MS);
-  const lockedMinutes = attempts > deps.config.oauthThrottles.failedSignInsPerWindow ? Math.ceil((windowStart + FAILED_SIGN_IN_WINDOW_MS - now) / 60_000) : 0;
+  const lockedMinutes =
+    attempts > deps.config.oauthThrottles.failedSignInsPerWindow
+      ? Math.ceil((windowStart + FAILED_SIGN_IN_WINDOW_MS - now) / 60_000)
+      : 0;
   return { lockedMinutes, takeBack: () => deps.repos.rateLimits.unhit(bucket, windowStart) };
 }

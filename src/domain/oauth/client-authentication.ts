@@ -20,7 +20,11 @@ export interface PresentedClientCredentials {
 }
 
 function invalidClient(): OAuthError {
-  return new OAuthError('invalid_client', 'Client authentication failed: check the client_id, the client secret and how it is sent.', 401);
+  return new OAuthError(
+    'invalid_client',
+    'Client authentication failed: check the client_id, the client secret and how it is sent.',
+    401,
+  );
 }
 
 async function storedClient(deps: DomainDeps, clientId: string): Promise<OAuthClientRecord | undefined> {
@@ -32,7 +36,10 @@ async function storedClient(deps: DomainDeps, clientId: string): Promise<OAuthCl
   }
 }
 
-export async function authenticateClient(deps: DomainDeps, presented: PresentedClientCredentials): Promise<OAuthClientRecord> {
+export async function authenticateClient(
+  deps: DomainDeps,
+  presented: PresentedClientCredentials,
+): Promise<OAuthClientRecord> {
   if (!presented.clientId) throw invalidClient();
   const client = await storedClient(deps, presented.clientId);
   if (!client) throw invalidClient();
@@ -41,7 +48,8 @@ export async function authenticateClient(deps: DomainDeps, presented: PresentedC
     return client;
   }
   const expectedVia = client.tokenEndpointAuthMethod === 'client_secret_basic' ? 'basic' : 'post';
-  if (presented.via !== expectedVia || presented.clientSecret === undefined || client.secretHash === null) throw invalidClient();
+  if (presented.via !== expectedVia || presented.clientSecret === undefined || client.secretHash === null)
+    throw invalidClient();
   if (!safeEqual(hashSecret(presented.clientSecret), client.secretHash)) throw invalidClient();
   return client;
 }

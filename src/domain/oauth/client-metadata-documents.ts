@@ -41,7 +41,9 @@ const SHARED_SECRET_METHODS = ['client_secret_basic', 'client_secret_post', 'cli
 /** A client_id URL Herald cannot use; shown to the person at the authorization endpoint, invalid_client elsewhere. */
 export class ClientMetadataDocumentError extends UntrustedRedirectError {
   constructor(clientId: string, problem: string) {
-    super(`Herald cannot use the client metadata document at ${clientId}: ${problem} The application's developer must fix this; then start again from the application.`);
+    super(
+      `Herald cannot use the client metadata document at ${clientId}: ${problem} The application's developer must fix this; then start again from the application.`,
+    );
     this.name = 'ClientMetadataDocumentError';
   }
 }
@@ -66,9 +68,11 @@ function clientIdProblem(clientId: string): string | undefined {
   }
   if (url.protocol !== 'https:') return 'a client_id URL must use https.';
   if (clientId.includes('#')) return 'a client_id URL must not contain a fragment (#...).';
-  if (url.username !== '' || url.password !== '' || /^https:\/\/[^/?]*@/i.test(clientId)) return 'a client_id URL must not contain a user name or password.';
+  if (url.username !== '' || url.password !== '' || /^https:\/\/[^/?]*@/i.test(clientId))
+    return 'a client_id URL must not contain a user name or password.';
   const path = /^https:\/\/[^/?]*(\/[^?]*)?/i.exec(clientId)?.[1] ?? '';
-  if (path === '' || path === '/') return 'a client_id URL must have a path, such as https://example.com/oauth/client.json.';
+  if (path === '' || path === '/')
+    return 'a client_id URL must have a path, such as https://example.com/oauth/client.json.';
   if (path.split('/').some((segment) => ['.', '..', '%2e', '%2e%2e', '.%2e', '%2e.'].includes(segment.toLowerCase()))) {
     return 'a client_id URL must not contain "." or ".." path segments.';
   }
@@ -78,7 +82,10 @@ function clientIdProblem(clientId: string): string | undefined {
 /** The URL actually requested: https as given, or plain http for hosts the operator listed for tests and development. */
 function fetchUrl(deps: DomainDeps, clientId: string): string {
   const url = new URL(clientId);
-  if (!deps.config.clientMetadataDocuments.plainHttpHosts.includes(url.hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1'))) return clientId;
+  if (
+    !deps.config.clientMetadataDocuments.plainHttpHosts.includes(url.hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1'))
+  )
+    return clientId;
   url.protocol = 'http:';
   return url.href;
 }
@@ -129,13 +136,16 @@ function documentProblem(clientId: string, document: Record<string, unknown>): s
   if (document.client_id !== clientId) {
     return `its client_id is ${JSON.stringify(document.client_id ?? null)}, but it must equal the document's URL exactly.`;
   }
-  if (typeof document.client_name !== 'string' || document.client_name.trim() === '') return 'it has no client_name; give the application a name people will recognise.';
-  if ('client_secret' in document || 'client_secret_expires_at' in document) return 'it contains client_secret, but a metadata document cannot hold a shared secret; remove it.';
+  if (typeof document.client_name !== 'string' || document.client_name.trim() === '')
+    return 'it has no client_name; give the application a name people will recognise.';
+  if ('client_secret' in document || 'client_secret_expires_at' in document)
+    return 'it contains client_secret, but a metadata document cannot hold a shared secret; remove it.';
   const method = document.token_endpoint_auth_method ?? 'none';
   if (typeof method === 'string' && SHARED_SECRET_METHODS.includes(method)) {
     return `token_endpoint_auth_method is ${method}, a shared secret a metadata document cannot establish; use "none".`;
   }
-  if (method !== 'none') return `token_endpoint_auth_method must be "none" (a public client protected by PKCE); Herald does not accept ${JSON.stringify(method)}.`;
+  if (method !== 'none')
+    return `token_endpoint_auth_method must be "none" (a public client protected by PKCE); Herald does not accept ${JSON.stringify(method)}.`;
   return optionalHttpsUrl(document, 'logo_uri') ?? optionalHttpsUrl(document, 'client_uri');
 }
 
@@ -150,20 +160,33 @@ async function fetchDocument(deps: DomainDeps, clientId: string): Promise<Outbou
     });
   } catch (error) {
     if (!(error instanceof OutboundRequestError)) throw error;
-    if (error.reason === 'too_many_redirects') throw new ClientMetadataDocumentError(clientId, 'it redirects elsewhere; serve the document at its client_id URL itself.');
-    if (error.reason === 'too_large') throw new ClientMetadataDocumentError(clientId, `it is larger than ${MAX_DOCUMENT_BYTES} bytes.`);
+    if (error.reason === 'too_many_redirects')
+      throw new ClientMetadataDocumentError(
+        clientId,
+        'it redirects elsewhere; serve the document at its client_id URL itself.',
+      );
+    if (error.reason === 'too_large')
+      throw new ClientMetadataDocumentError(clientId, `it is larger than ${MAX_DOCUMENT_BYTES} bytes.`);
     throw new ClientMetadataDocumentError(clientId, error.message);
   }
 }
 
-async function loadClient(deps: DomainDeps, clientId: string, firstSeen: number | undefined): Promise<OAuthClientRecord> {
+async function loadClient(
+  deps: DomainDeps,
+  clientId: string,
+  firstSeen: number | undefined,
+): Promise<OAuthClientRecord> {
   const problem = clientIdProblem(clientId);
   if (problem) throw new ClientMetadataDocumentError(clientId, problem);
   const response = await fetchDocument(deps, clientId);
-  if (response.status !== 200) throw new ClientMetadataDocumentError(clientId, `it answered HTTP ${response.status} instead of the document.`);
+  if (response.status !== 200)
+    throw new ClientMetadataDocumentError(clientId, `it answered HTTP ${response.status} instead of the document.`);
   const contentType = (header(response, 'content-type') ?? '').split(';')[0].trim().toLowerCase();
   if (!/^application\/([a-z0-9.+-]+\+)?json$/.test(contentType)) {
-    throw new ClientMetadataDocumentError(clientId, `it is served as ${JSON.stringify(contentType || 'no content type')}; serve it as application/json.`);
+    throw new ClientMetadataDocumentError(
+      clientId,
+      `it is served as ${JSON.stringify(contentType || 'no content type')}; serve it as application/json.`,
+    );
   }
   let document: unknown;
   try {
@@ -171,7 +194,8 @@ async function loadClient(deps: DomainDeps, clientId: string, firstSeen: number 
   } catch {
     throw new ClientMetadataDocumentError(clientId, 'it is not valid JSON.');
   }
-  if (typeof document !== 'object' || document === null || Array.isArray(document)) throw new ClientMetadataDocumentError(clientId, 'it is not a JSON object.');
+  if (typeof document !== 'object' || document === null || Array.isArray(document))
+    throw new ClientMetadataDocumentError(clientId, 'it is not a JSON object.');
   const fields = document as Record<string, unknown>;
   const invalid = documentProblem(clientId, fields);
   if (invalid) throw new ClientMetadataDocumentError(clientId, invalid);
@@ -204,7 +228,11 @@ async function loadClient(deps: DomainDeps, clientId: string, firstSeen: number 
  * The client a client_id names: a registered client, or a metadata document client from the cache or its URL.
  * `fresh` (the authorization endpoint) refetches a document past its lifetime; otherwise the stored one serves.
  */
-export async function findClient(deps: DomainDeps, clientId: string, options: { fresh: boolean }): Promise<OAuthClientRecord | undefined> {
+export async function findClient(
+  deps: DomainDeps,
+  clientId: string,
+  options: { fresh: boolean },
+): Promise<OAuthClientRecord | undefined> {
   const stored = await deps.repos.oauth.getClient(clientId);
   if (!isMetadataDocumentClientId(clientId)) return stored;
   if (stored && (!options.fresh || (stored.documentExpiresAt ?? 0) > deps.now())) return stored;

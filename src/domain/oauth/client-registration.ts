@@ -22,12 +22,23 @@ import { isLoopbackRedirectUri, redirectUriProblem, webAddressProblem } from './
 
 const CLIENT_ID_PREFIX = 'hc_';
 const CLIENT_SECRET_PREFIX = 'hcs_';
-export const TOKEN_ENDPOINT_AUTH_METHODS: readonly TokenEndpointAuthMethod[] = ['client_secret_basic', 'client_secret_post', 'none'];
+export const TOKEN_ENDPOINT_AUTH_METHODS: readonly TokenEndpointAuthMethod[] = [
+  'client_secret_basic',
+  'client_secret_post',
+  'none',
+];
 export const GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
 export const RESPONSE_TYPES = ['code'] as const;
 
 /** Registered metadata Herald keeps and returns as given; anything else is dropped (RFC 7591 section 2). */
-const OPTIONAL_STRING_FIELDS = ['client_uri', 'logo_uri', 'tos_uri', 'policy_uri', 'software_id', 'software_version'] as const;
+const OPTIONAL_STRING_FIELDS = [
+  'client_uri',
+  'logo_uri',
+  'tos_uri',
+  'policy_uri',
+  'software_id',
+  'software_version',
+] as const;
 const WEB_ADDRESS_FIELDS: readonly string[] = ['client_uri', 'logo_uri', 'tos_uri', 'policy_uri'];
 const MAX_CLIENT_NAME = 200;
 const MAX_REDIRECT_URIS = 20;
@@ -50,14 +61,20 @@ function invalidMetadata(description: string): OAuthError {
   return new OAuthError('invalid_client_metadata', description);
 }
 
-function stringList(body: Record<string, unknown>, field: string, allowed: readonly string[], fallback: string[]): string[] {
+function stringList(
+  body: Record<string, unknown>,
+  field: string,
+  allowed: readonly string[],
+  fallback: string[],
+): string[] {
   const value = body[field];
   if (value === undefined) return fallback;
   if (!Array.isArray(value) || value.length === 0 || !value.every((v) => typeof v === 'string')) {
     throw invalidMetadata(`${field} must be a non-empty array of strings.`);
   }
   const unknown = value.filter((v) => !allowed.includes(v));
-  if (unknown.length > 0) throw invalidMetadata(`${field} may only contain ${allowed.join(', ')}; remove ${unknown.join(', ')}.`);
+  if (unknown.length > 0)
+    throw invalidMetadata(`${field} may only contain ${allowed.join(', ')}; remove ${unknown.join(', ')}.`);
   return [...new Set(value as string[])];
 }
 
@@ -66,7 +83,8 @@ function redirectUris(body: Record<string, unknown>): string[] {
   if (!Array.isArray(value) || value.length === 0) {
     throw new OAuthError('invalid_redirect_uri', 'redirect_uris must be an array with at least one redirect URI.');
   }
-  if (value.length > MAX_REDIRECT_URIS) throw new OAuthError('invalid_redirect_uri', `Register at most ${MAX_REDIRECT_URIS} redirect URIs.`);
+  if (value.length > MAX_REDIRECT_URIS)
+    throw new OAuthError('invalid_redirect_uri', `Register at most ${MAX_REDIRECT_URIS} redirect URIs.`);
   value.forEach((uri, i) => {
     const problem = redirectUriProblem(uri);
     if (problem) throw new OAuthError('invalid_redirect_uri', `redirect_uris[${i}] ${problem}.`);
@@ -77,7 +95,8 @@ function redirectUris(body: Record<string, unknown>): string[] {
 function optionalString(body: Record<string, unknown>, field: string, max = 2000): string | undefined {
   const value = body[field];
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string' || value.length > max) throw invalidMetadata(`${field} must be a string of at most ${max} characters.`);
+  if (typeof value !== 'string' || value.length > max)
+    throw invalidMetadata(`${field} must be a string of at most ${max} characters.`);
   return value;
 }
 
@@ -89,13 +108,21 @@ function applicationType(body: Record<string, unknown>, uris: string[]): Applica
   const allLoopback = uris.every(isLoopbackRedirectUri);
   if (value === undefined) return allLoopback ? 'native' : 'web';
   if (!APPLICATION_TYPES.includes(value as ApplicationType)) {
-    throw invalidMetadata(`application_type must be "web" (a browser application on a remote host) or "native" (a desktop, mobile or command-line application, or one served on localhost).`);
+    throw invalidMetadata(
+      `application_type must be "web" (a browser application on a remote host) or "native" (a desktop, mobile or command-line application, or one served on localhost).`,
+    );
   }
   if (value === 'native' && !allLoopback) {
-    throw new OAuthError('invalid_redirect_uri', 'A native application redirects to http on a loopback host (127.0.0.1, [::1] or localhost); register those redirect URIs, or application_type "web" for https ones.');
+    throw new OAuthError(
+      'invalid_redirect_uri',
+      'A native application redirects to http on a loopback host (127.0.0.1, [::1] or localhost); register those redirect URIs, or application_type "web" for https ones.',
+    );
   }
   if (value === 'web' && uris.some(isLoopbackRedirectUri)) {
-    throw new OAuthError('invalid_redirect_uri', 'A web application redirects to https on its own host, never to a loopback address; register application_type "native" for a local application.');
+    throw new OAuthError(
+      'invalid_redirect_uri',
+      'A web application redirects to https on its own host, never to a loopback address; register application_type "native" for a local application.',
+    );
   }
   return value as ApplicationType;
 }

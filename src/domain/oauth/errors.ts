@@ -15,7 +15,10 @@ export class OAuthError extends Error {
 
 /** A budget of an anonymous endpoint is spent: 429 with Retry-After. */
 export class OAuthRateLimitedError extends OAuthError {
-  constructor(description: string, readonly retryAfterSeconds: number) {
+  constructor(
+    description: string,
+    readonly retryAfterSeconds: number,
+  ) {
     super('too_many_requests', description, 429);
   }
 }

@@ -26,7 +26,8 @@ export function webAddressProblem(value: string): string | undefined {
   } catch {
     return 'is not an absolute URL';
   }
-  if (url.username !== '' || url.password !== '' || /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(value)) return 'must not contain a user name or password (user:pw@)';
+  if (url.username !== '' || url.password !== '' || /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(value))
+    return 'must not contain a user name or password (user:pw@)';
   if (url.protocol === 'https:') return undefined;
   if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return undefined;
   return 'must use https, or http on a loopback address (127.0.0.1, [::1] or localhost)';

@@ -25,7 +25,9 @@ export function grantedScopes(manageTeam: boolean, held: readonly Scope[]): Scop
 
 /** The granted scopes the person's roles still hold; undefined when they are no longer a member. */
 export async function stillHeldScopes(
-  deps: DomainDeps, holder: { accountId: string; userId: string }, scopes: readonly string[],
+  deps: DomainDeps,
+  holder: { accountId: string; userId: string },
+  scopes: readonly string[],
 ): Promise<string[] | undefined> {
   const held = await heldPowers(deps, holder.accountId, holder.userId);
   if (held.roles.length === 0) return undefined;

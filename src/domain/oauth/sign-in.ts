@@ -24,16 +24,28 @@ export type SignInResult =
 
 const decoyHashes = new Map<number, Promise<string>>();
 
-export async function signIn(deps: DomainDeps, email: string, password: string, clientAddress: string): Promise<SignInResult> {
+export async function signIn(
+  deps: DomainDeps,
+  email: string,
+  password: string,
+  clientAddress: string,
+): Promise<SignInResult> {
   const address = await countAddressSignInAttempt(deps, clientAddress);
-  if (address.lockedMinutes > 0) return { refused: 'too_many_attempts', from: 'address', retryAfterMinutes: address.lockedMinutes };
+  if (address.lockedMinutes > 0)
+    return { refused: 'too_many_attempts', from: 'address', retryAfterMinutes: address.lockedMinutes };
   const normalized = email.trim().toLowerCase();
   const now = deps.now();
   const windowStart = now - (now % FAILED_SIGN_IN_WINDOW_MS);
   const bucket = `oauth_sign_in_failures:${normalized}`;
-  if ((await deps.repos.rateLimits.hit(bucket, windowStart, windowStart + FAILED_SIGN_IN_WINDOW_MS)) > MAX_FAILED_SIGN_INS) {
+  if (
+    (await deps.repos.rateLimits.hit(bucket, windowStart, windowStart + FAILED_SIGN_IN_WINDOW_MS)) > MAX_FAILED_SIGN_INS
+  ) {
     await address.takeBack();
-    return { refused: 'too_many_attempts', from: 'email', retryAfterMinutes: Math.ceil((windowStart + FAILED_SIGN_IN_WINDOW_MS - now) / 60_000) };
+    return {
+      refused: 'too_many_attempts',
+      from: 'email',
+      retryAfterMinutes: Math.ceil((windowStart + FAILED_SIGN_IN_WINDOW_MS - now) / 60_000),
+    };
   }
   const user = normalized === '' ? undefined : await deps.repos.accounts.findUserByEmail(normalized);
   let ok = false;

@@ -39,13 +39,27 @@ export async function saveTokens(deps: DomainDeps, issue: TokenIssue): Promise<v
   const now = deps.now();
   await deps.repos.oauth.ensureFamily(issue.family);
   await deps.repos.oauth.createToken({
-    id: newId(), familyId: issue.family.id, kind: 'access', tokenHash: hashSecret(issue.accessToken), scope: issue.scope,
-    createdAt: now, expiresAt: issue.accessTokenExpiresAt, usedAt: null, revokedAt: null,
+    id: newId(),
+    familyId: issue.family.id,
+    kind: 'access',
+    tokenHash: hashSecret(issue.accessToken),
+    scope: issue.scope,
+    createdAt: now,
+    expiresAt: issue.accessTokenExpiresAt,
+    usedAt: null,
+    revokedAt: null,
   });
   if (issue.refreshToken !== undefined && issue.refreshTokenExpiresAt !== undefined) {
     await deps.repos.oauth.createToken({
-      id: newId(), familyId: issue.family.id, kind: 'refresh', tokenHash: hashSecret(issue.refreshToken), scope: issue.scope,
-      createdAt: now, expiresAt: issue.refreshTokenExpiresAt, usedAt: null, revokedAt: null,
+      id: newId(),
+      familyId: issue.family.id,
+      kind: 'refresh',
+      tokenHash: hashSecret(issue.refreshToken),
+      scope: issue.scope,
+      createdAt: now,
+      expiresAt: issue.refreshTokenExpiresAt,
+      usedAt: null,
+      revokedAt: null,
     });
   }
 }
@@ -54,9 +68,12 @@ export async function saveTokens(deps: DomainDeps, issue: TokenIssue): Promise<v
  * A refresh token that may be exchanged, or undefined. A used one is replay: its family is revoked.
  * Expiry is left to the caller, which reports it.
  */
-export async function findUsableRefreshToken(deps: DomainDeps, refreshToken: string): Promise<OAuthTokenWithFamily | undefined> {
+export async function findUsableRefreshToken(
+  deps: DomainDeps,
+  refreshToken: string,
+): Promise<OAuthTokenWithFamily | undefined> {
   const found = await deps.repos.oauth.findToken(hashSecret(refreshToken));
-  if (!found || found.token.kind !== 'refresh') return undefined;
+  if (found?.token.kind !== 'refresh') return undefined;
   if (found.token.usedAt !== null) {
     await deps.repos.oauth.revokeFamily(found.family.id, deps.now());
     forgetResolvedTokens(deps);

@@ -23,6 +23,9 @@ import {
   resolveFirstComment,
   resolveSchedule,
 } from './post-rules.js';
+import { rejectThreadWithFirstComment, resolveThread } from './thread-parts.js';
+
+import { withDraftName } from './draft-name.js';
 
 export type PostInput = components['schemas']['PostInput'];
 
@@ -31,55 +34,106 @@ export type PostInput = components['schemas']['PostInput'];
  * post is held as PENDING (approvals/approval-holds.ts) and the call still succeeds. `channelOptions` is ignored
  * here (SPEC).
  */
-export async function createPosts(deps: DomainDeps, principal: Principal, input: PostInput, source: SourceType): Promise<PostView[]> {
+export async function createPosts(
+  deps: DomainDeps,
+  principal: Principal,
+  input: PostInput,
+  surface: SourceType,
+): Promise<PostView[]> {
+  const source = sourceOf(principal, surface);
   // Queued posts may lose their slot to a concurrent request; preparing again picks the next free one.
   return withSlotRetry(async () => {
     const records = await preparePosts(deps, principal, input, source);
     await deps.repos.inTransaction(async (repos) => {
       await repos.posts.insertMany(records);
-      await recordPostEvents({ ...deps, repos }, principal.accountId, principal, records.map((r) => ({
-        postId: r.id,
-        kind: r.inQueue ? 'queued' : 'created',
-        details: {
-          source, status: r.status, dateTime: toWireTime(r.dateTime),
-          approvalStatus: r.approvalStatus, version: contentVersion(r),
-        },
-      })));
-      await recordNewPostEvents(repos, records.map((post) => ({ at: post.createdAt ?? deps.now(), post })));
+      await recordPostEvents(
+        { ...deps, repos },
+        principal.accountId,
+        principal,
+        records.map((r) => ({
+          postId: r.id,
+          kind: r.inQueue ? 'queued' : 'created',
+          details: {
+            source,
+            status: r.status,
+            dateTime: toWireTime(r.dateTime),
+            approvalStatus: r.approvalStatus,
+            version: contentVersion(r),
+          },
+        })),
+      );
+      await recordNewPostEvents(
+        repos,
+        records.map((post) => ({ at: post.createdAt ?? deps.now(), post })),
+      );
     });
     return records.map(toPostView);
   });
 }
 
+/**
+ * Where a post was written: a person signed in to the web app (a session) writes through REST like an integration,
+ * yet their posts are the app's, so their history can say so.
+ */
+function sourceOf(principal: Principal, surface: SourceType): SourceType {
+  return principal.tokenKind === 'session' ? 'app' : surface;
+}
+
 /** create_image_post: the same as createPosts, for a post that must carry media. */
-export async function createMediaPosts(deps: DomainDeps, principal: Principal, input: PostInput, source: SourceType): Promise<PostView[]> {
+export async function createMediaPosts(
+  deps: DomainDeps,
+  principal: Principal,
+  input: PostInput,
+  source: SourceType,
+): Promise<PostView[]> {
   if (!input.imageUrls?.length && !input.videoUrls?.length && !input.mediaIds?.length) {
-    throw new ValidationError('An image or video post needs imageUrls, videoUrls or mediaIds; for text only use create_text_post.', [
-      { path: 'imageUrls', message: 'Give at least one public, direct image or video file link, or a media library id.' },
-    ]);
+    throw new ValidationError(
+      'An image or video post needs imageUrls, videoUrls or mediaIds; for text only use create_text_post.',
+      [
+        {
+          path: 'imageUrls',
+          message: 'Give at least one public, direct image or video file link, or a media library id.',
+        },
+      ],
+    );
   }
   return createPosts(deps, principal, input, source);
 }
 
-async function preparePosts(deps: DomainDeps, principal: Principal, input: PostInput, source: SourceType): Promise<PostRecord[]> {
+async function preparePosts(
+  deps: DomainDeps,
+  principal: Principal,
+  given: PostInput,
+  source: SourceType,
+): Promise<PostRecord[]> {
+  const input: PostInput = withDraftName(given);
   rejectCoverMediaId(input);
   const now = deps.now();
   const text = input.text ?? '';
-  const media = input.mediaIds?.length ? await resolveMediaIds(deps, principal, input.mediaIds) : { imageUrls: [], videoUrls: [] };
+  const media = input.mediaIds?.length
+    ? await resolveMediaIds(deps, principal, input.mediaIds)
+    : { imageUrls: [], videoUrls: [] };
   const imageUrls = [...(input.imageUrls ?? []), ...media.imageUrls];
   const videoUrls = [...(input.videoUrls ?? []), ...media.videoUrls];
   requireContent(text, imageUrls, videoUrls);
   rejectQueueConflicts(input);
-  const schedule = input.addToQueue ? { status: 'scheduled' as const, isDraft: false, isScheduled: true, dateTime: null } : resolveSchedule(input, now);
+  const schedule = input.addToQueue
+    ? { status: 'scheduled' as const, isDraft: false, isScheduled: true, dateTime: null }
+    : resolveSchedule(input, now);
   const firstComment = resolveFirstComment(input) ?? null;
-  const channels = requireChannels(input.channelIds, await deps.repos.channels.findMany(principal.accountId, input.channelIds));
-  requireTextByChannel(input.textByChannel, input.channelIds);
-  const knownMedia = await knownMediaOf(deps, principal.accountId, [...imageUrls, ...videoUrls]);
-  requireNetworkLimits(channels, { text, imageUrls, videoUrls, firstComment, knownMedia }, { textByChannel: input.textByChannel });
-  if (!schedule.isDraft) requireReachableLibraryMedia(deps.config.baseUrl, channels, { imageUrls, videoUrls });
-  const workspaces = new Map(
-    (await deps.repos.accounts.listWorkspaces(principal.accountId)).map((w) => [w.id, w]),
+  const thread = resolveThread(input) ?? null;
+  rejectThreadWithFirstComment({ thread, firstComment }, 'thread');
+  const channels = requireChannels(
+    input.channelIds,
+    await deps.repos.channels.findMany(principal.accountId, input.channelIds),
   );
+  requireTextByChannel(input.textByChannel, input.channelIds);
+  const threadMedia = thread?.flatMap((part) => [...part.imageUrls, ...part.videoUrls]) ?? [];
+  const knownMedia = await knownMediaOf(deps, principal.accountId, [...imageUrls, ...videoUrls, ...threadMedia]);
+  const fitted = { text, imageUrls, videoUrls, firstComment, thread, knownMedia };
+  requireNetworkLimits(channels, fitted, { textByChannel: input.textByChannel });
+  if (!schedule.isDraft) requireReachableLibraryMedia(deps.config.baseUrl, channels, { imageUrls, videoUrls, thread });
+  const workspaces = new Map((await deps.repos.accounts.listWorkspaces(principal.accountId)).map((w) => [w.id, w]));
   const queueSlots = input.addToQueue ? await nextQueueSlots(deps, channels, now) : undefined;
   const groupId = newId();
   return channels.map((channel): PostRecord => {
@@ -98,13 +152,15 @@ async function preparePosts(deps: DomainDeps, principal: Principal, input: PostI
       isDraft: schedule.isDraft,
       status: schedule.status,
       approvalStatus: reviewOfNewPost({
-        isDraft: schedule.isDraft, approvalRequired: Boolean(workspaces.get(channel.workspaceId)?.approvalRequired),
+        isDraft: schedule.isDraft,
+        approvalRequired: Boolean(workspaces.get(channel.workspaceId)?.approvalRequired),
       }),
       type: postType(imageUrls, videoUrls),
       sourceType: source,
       imageUrls,
       videoUrls,
       firstComment,
+      thread,
       channelOptions: null,
       inQueue: slot !== undefined,
       ...freshPost(now),

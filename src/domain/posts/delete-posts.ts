@@ -9,7 +9,11 @@ import { recordPostEvents } from './post-history.js';
 import { notFound } from './post-rules.js';
 
 /** Removes a post from Herald; a published post stays on the network. Live posts are read only. */
-export async function deletePost(deps: DomainDeps, principal: Principal, id: string): Promise<{ id: string; deleted: true }> {
+export async function deletePost(
+  deps: DomainDeps,
+  principal: Principal,
+  id: string,
+): Promise<{ id: string; deleted: true }> {
   const post = await checkDeletable(deps, principal, id);
   await deps.repos.inTransaction(async (repos) => {
     if (!(await repos.posts.delete(principal.accountId, id))) throw notFound(id);

@@ -6,5 +6,8 @@ import { toPostReadView, type PostView } from './post-view.js';
 export async function getPost(deps: DomainDeps, principal: Principal, id: string): Promise<PostView> {
   const post = await deps.repos.posts.get(principal.accountId, id);
   if (!post) throw notFound(id);
-  return toPostReadView(post, post.isLive ? [] : await deps.repos.publishAttempts.attempts(principal.accountId, post.id));
+  return toPostReadView(
+    post,
+    post.isLive ? [] : await deps.repos.publishAttempts.attempts(principal.accountId, post.id),
+  );
 }

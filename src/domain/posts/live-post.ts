@@ -10,7 +10,11 @@ import type { PostRecord } from '../../db/repositories/posts.js';
 import { newLivePostId } from '../ids.js';
 import type { NetworkPost } from '../networks/connector.js';
 
-export function livePostRecord(channel: Pick<ChannelRecord, 'id' | 'accountId' | 'workspaceId'>, found: NetworkPost, seenAt: number): PostRecord {
+export function livePostRecord(
+  channel: Pick<ChannelRecord, 'id' | 'accountId' | 'workspaceId'>,
+  found: NetworkPost,
+  seenAt: number,
+): PostRecord {
   return {
     id: newLivePostId(),
     accountId: channel.accountId,

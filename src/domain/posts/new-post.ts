@@ -6,7 +6,20 @@
 import type { PostRecord } from '../../db/repositories/posts.js';
 import { newId } from '../ids.js';
 
-type Fresh = Pick<PostRecord, 'id' | 'isLive' | 'networkPostId' | 'permalinkUrl' | 'metrics' | 'lastError' | 'publishedAt' | 'createdAt' | 'updatedAt' | 'reviewerUserId' | 'rejectionReason'>;
+type Fresh = Pick<
+  PostRecord,
+  | 'id'
+  | 'isLive'
+  | 'networkPostId'
+  | 'permalinkUrl'
+  | 'metrics'
+  | 'lastError'
+  | 'publishedAt'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'reviewerUserId'
+  | 'rejectionReason'
+>;
 
 export function freshPost(now: number): Fresh {
   return {

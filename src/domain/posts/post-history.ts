@@ -27,7 +27,14 @@ export async function recordPostEvents(
 ): Promise<void> {
   const at = deps.now();
   await deps.repos.postEvents.append(
-    changes.map((c) => ({ accountId, postId: c.postId, at, actorUserId: actor?.userId ?? null, kind: c.kind, details: c.details ?? null })),
+    changes.map((c) => ({
+      accountId,
+      postId: c.postId,
+      at,
+      actorUserId: actor?.userId ?? null,
+      kind: c.kind,
+      details: c.details ?? null,
+    })),
   );
 }
 

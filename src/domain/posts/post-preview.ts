@@ -33,27 +33,55 @@ export interface PreviewablePost {
   channelOptions?: Record<string, unknown> | null;
 }
 
-export async function previewPosts(deps: DomainDeps, principal: Principal, posts: readonly PreviewablePost[]): Promise<PostPreview[]> {
+export async function previewPosts(
+  deps: DomainDeps,
+  principal: Principal,
+  posts: readonly PreviewablePost[],
+): Promise<PostPreview[]> {
   const ids = [...new Set(posts.map((p) => p.channelId))];
   const channels = new Map((await deps.repos.channels.findMany(principal.accountId, ids)).map((c) => [c.id, c]));
   return posts.flatMap((post): PostPreview[] => {
     const channel = channels.get(post.channelId);
     if (!channel) return [];
     const capabilities = findCapabilities(channel.network);
-    const shown = { id: channel.id, name: channel.name, handle: channel.handle, displayName: channel.displayName ?? null, avatarUrl: channel.avatarUrl ?? null };
+    const shown = {
+      id: channel.id,
+      name: channel.name,
+      handle: channel.handle,
+      displayName: channel.displayName ?? null,
+      avatarUrl: channel.avatarUrl ?? null,
+    };
     if (!capabilities) {
-      return [{ postId: post.id, channel: shown, network: { name: channel.network, displayName: channel.network, countingNote: '' }, length: [...post.text].length, limit: null, fits: true, problems: [] }];
+      return [
+        {
+          postId: post.id,
+          channel: shown,
+          network: { name: channel.network, displayName: channel.network, countingNote: '' },
+          length: [...post.text].length,
+          limit: null,
+          fits: true,
+          problems: [],
+        },
+      ];
     }
     const limit = textLimitOf(capabilities, channel.textLimit);
-    const problems = validatePost(capabilities, post, { textLimit: channel.textLimit ?? undefined }).map((p) => p.message);
-    return [{
-      postId: post.id,
-      channel: shown,
-      network: { name: capabilities.name, displayName: capabilities.displayName, countingNote: countingNote(capabilities.text.counting).trim() },
-      length: countBy(capabilities.text.counting, post.text),
-      limit,
-      fits: problems.length === 0,
-      problems,
-    }];
+    const problems = validatePost(capabilities, post, { textLimit: channel.textLimit ?? undefined }).map(
+      (p) => p.message,
+    );
+    return [
+      {
+        postId: post.id,
+        channel: shown,
+        network: {
+          name: capabilities.name,
+          displayName: capabilities.displayName,
+          countingNote: countingNote(capabilities.text.counting).trim(),
+        },
+        length: countBy(capabilities.text.counting, post.text),
+        limit,
+        fits: problems.length === 0,
+        problems,
+      },
+    ];
   });
 }

@@ -16,9 +16,10 @@ import { parseWireTime } from '../time.js';
 
 export function rejectCoverMediaId(input: { coverMediaId?: unknown }, path = 'coverMediaId'): void {
   if (input.coverMediaId !== undefined) {
-    throw new ValidationError('coverMediaId is not supported by this API; remove it (video covers are chosen in the app).', [
-      { path, message: 'Remove this field.' },
-    ]);
+    throw new ValidationError(
+      'coverMediaId is not supported by this API; remove it (video covers are chosen in the app).',
+      [{ path, message: 'Remove this field.' }],
+    );
   }
 }
 
@@ -49,14 +50,20 @@ export function resolveSchedule(input: ScheduleInput, now: number): Schedule {
     }
     if (dateTime <= now) {
       throw new ValidationError('dateTime must be in the future when isScheduled is true', [
-        { path: 'dateTime', message: `${input.dateTime} has already passed; omit isScheduled and dateTime to publish now` },
+        {
+          path: 'dateTime',
+          message: `${input.dateTime} has already passed; omit isScheduled and dateTime to publish now`,
+        },
       ]);
     }
     return { status: 'scheduled', isDraft: false, isScheduled: true, dateTime };
   }
   if (dateTime !== null) {
     throw new ValidationError('dateTime is only used with isScheduled: true', [
-      { path: 'dateTime', message: 'Send isScheduled: true to schedule at this time, or leave dateTime out to publish now' },
+      {
+        path: 'dateTime',
+        message: 'Send isScheduled: true to schedule at this time, or leave dateTime out to publish now',
+      },
     ]);
   }
   return { status: 'scheduled', isDraft: false, isScheduled: false, dateTime: now };
@@ -87,15 +94,26 @@ export function postType(imageUrls: readonly string[], videoUrls: readonly strin
 
 export function requireContent(text: string, imageUrls: readonly string[], videoUrls: readonly string[]): void {
   if (text.trim() === '' && imageUrls.length === 0 && videoUrls.length === 0) {
-    throw new ValidationError('A post needs text, imageUrls or videoUrls', [{ path: 'text', message: 'Give the post text.' }]);
+    throw new ValidationError('A post needs text, imageUrls or videoUrls', [
+      { path: 'text', message: 'Give the post text.' },
+    ]);
   }
 }
 
 /** A text per channel may name only channels the post is for. */
-export function requireTextByChannel(textByChannel: Readonly<Record<string, string>> | undefined, channelIds: readonly string[]): void {
+export function requireTextByChannel(
+  textByChannel: Readonly<Record<string, string>> | undefined,
+  channelIds: readonly string[],
+): void {
   const strangers = Object.keys(textByChannel ?? {}).filter((id) => !channelIds.includes(id));
   if (strangers.length > 0) {
-    throw new ValidationError(`textByChannel names channels the post is not for: ${strangers.join(', ')}`, strangers.map((id) => ({ path: `textByChannel.${id}`, message: 'Add the channel to channelIds, or remove its text.' })));
+    throw new ValidationError(
+      `textByChannel names channels the post is not for: ${strangers.join(', ')}`,
+      strangers.map((id) => ({
+        path: `textByChannel.${id}`,
+        message: 'Add the channel to channelIds, or remove its text.',
+      })),
+    );
   }
 }
 
@@ -104,7 +122,10 @@ export function requireChannels(wanted: readonly string[], found: readonly Chann
   const byId = new Map(found.map((c) => [c.id, c]));
   const missing = wanted.filter((id) => !byId.has(id));
   if (missing.length > 0) {
-    const details: FieldProblem[] = missing.map((id) => ({ path: 'channelIds', message: `No channel ${id} in this account` }));
+    const details: FieldProblem[] = missing.map((id) => ({
+      path: 'channelIds',
+      message: `No channel ${id} in this account`,
+    }));
     throw new ValidationError(
       `Unknown channel id${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}. List channel ids with GET /v1/rest/channels or the get_channels tool.`,
       details,
@@ -130,16 +151,23 @@ export function requireNetworkLimits(
   for (const channel of channels) {
     const capabilities = findCapabilities(channel.network);
     if (!capabilities) {
-      details.push({ path: 'channelIds', message: `Channel ${channel.id}: ${unknownNetworkMessage(channel.network)} Remove the channel from channelIds.` });
+      details.push({
+        path: 'channelIds',
+        message: `Channel ${channel.id}: ${unknownNetworkMessage(channel.network)} Remove the channel from channelIds.`,
+      });
       continue;
     }
     // A channel's own text is checked in place of the shared one, and its problems point at that text.
     const own = options.textByChannel?.[channel.id];
     const fitted = own === undefined ? post : { ...post, text: own };
-    for (const issue of validatePost(capabilities, fitted, { requireOptions: options.requireOptions, textLimit: channel.textLimit ?? undefined })) {
+    for (const issue of validatePost(capabilities, fitted, {
+      requireOptions: options.requireOptions,
+      textLimit: channel.textLimit ?? undefined,
+    })) {
       const path = own !== undefined && issue.path === 'text' ? `textByChannel.${channel.id}` : issue.path;
       details.push({ path, message: `Channel ${channel.id}: ${issue.message}` });
     }
   }
-  if (details.length > 0) throw new ValidationError(`The post does not fit its network: ${details[0].message}`, details);
+  if (details.length > 0)
+    throw new ValidationError(`The post does not fit its network: ${details[0].message}`, details);
 }

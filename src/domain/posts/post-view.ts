@@ -1,7 +1,9 @@
 import type { components } from '../../../generated/rest/openapi-types.js';
 import type { PostRecord } from '../../db/repositories/posts.js';
 import type { PublishAttemptRecord } from '../../db/repositories/publish-attempts.js';
+import { contentVersion } from '../approvals/approval-holds.js';
 import { toWireTime } from '../time.js';
+import { threadView } from './thread-parts.js';
 
 export type PostView = components['schemas']['Post'];
 
@@ -39,6 +41,7 @@ function viewOf(post: PostRecord, attempts: readonly PublishAttemptRecord[] | un
       imageUrls: post.imageUrls,
       videoUrls: [],
       firstComment: null,
+      thread: null,
       channelOptions: null,
       error: null,
       createdAt: toWireTime(post.createdAt),
@@ -50,6 +53,8 @@ function viewOf(post: PostRecord, attempts: readonly PublishAttemptRecord[] | un
       recycledFromPostId: null,
       reviewerUserId: null,
       rejectionReason: null,
+      reviewVersion: null,
+      risk: null,
       attempts: null,
     };
   }
@@ -71,6 +76,7 @@ function viewOf(post: PostRecord, attempts: readonly PublishAttemptRecord[] | un
     imageUrls: post.imageUrls,
     videoUrls: post.videoUrls,
     firstComment: post.firstComment,
+    thread: threadView(post.thread),
     channelOptions: post.channelOptions,
     error: post.lastError,
     createdAt: toWireTime(post.createdAt),
@@ -81,9 +87,18 @@ function viewOf(post: PostRecord, attempts: readonly PublishAttemptRecord[] | un
     recycledFromPostId: post.recycledFromPostId ?? null,
     reviewerUserId: post.reviewerUserId ?? null,
     rejectionReason: post.rejectionReason ?? null,
+    // Hashed only where a reviewer can decide: list pages of other posts pay nothing for it.
+    reviewVersion: post.approvalStatus === 'PENDING' ? contentVersion(post) : null,
+    risk: riskView(post),
   };
   if (attempts) view.attempts = attempts.map(toAttemptView);
   return view;
+}
+
+/** A rehearsal's finding (posts/preflight.ts) matters only while the post has yet to go out. */
+export function riskView(post: PostRecord): PostView['risk'] {
+  if (!post.risk || (post.status !== 'scheduled' && post.status !== 'publishing')) return null;
+  return { reason: post.risk.reason, advice: post.risk.advice, checkedAt: toWireTime(post.risk.checkedAt)! };
 }
 
 function toAttemptView(attempt: PublishAttemptRecord): NonNullable<PostView['attempts']>[number] {

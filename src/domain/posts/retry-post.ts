@@ -15,7 +15,10 @@ import { writablePost } from './writable-post.js';
 export async function retryFailedPost(deps: DomainDeps, principal: Principal, postId: string): Promise<PostView> {
   const post = await writablePost(deps, principal, postId);
   if (post.status !== 'failed') {
-    throw new ConflictError('post_not_failed', `Post ${postId} is ${post.status}; only a failed post can be tried again.`);
+    throw new ConflictError(
+      'post_not_failed',
+      `Post ${postId} is ${post.status}; only a failed post can be tried again.`,
+    );
   }
   const [retried] = (await updatePost(deps, principal, postId, { isScheduled: false })).filter((p) => p.id === postId);
   return retried;

@@ -22,23 +22,44 @@ import { parseWireTime, toWireTime } from '../time.js';
 import { nextQueueSlots, placingInQueue, rejectQueueConflicts } from '../queue/queue.js';
 import { recordEditedPostEvents, recordNewPostEvents } from '../events/events.js';
 import { recordPostEvents, type PostChange } from './post-history.js';
-import { notFound, postType, rejectCoverMediaId, requireChannels, requireContent, requireNetworkLimits, resolveFirstComment } from './post-rules.js';
+import {
+  notFound,
+  postType,
+  rejectCoverMediaId,
+  requireChannels,
+  requireContent,
+  requireNetworkLimits,
+  resolveFirstComment,
+} from './post-rules.js';
 import { toPostView, type PostView } from './post-view.js';
+import { rejectThreadWithFirstComment, resolveThread } from './thread-parts.js';
+
+import { withDraftName } from './draft-name.js';
 
 export type PostUpdate = components['schemas']['PostUpdate'];
 
 const EDITABLE = new Set(['draft', 'scheduled', 'failed']);
 
-export async function updatePost(deps: DomainDeps, principal: Principal, id: string, input: PostUpdate): Promise<PostView[]> {
+export async function updatePost(
+  deps: DomainDeps,
+  principal: Principal,
+  id: string,
+  given: PostUpdate,
+): Promise<PostView[]> {
+  const input: PostUpdate = withDraftName(given);
   const post = await writablePost(deps, principal, id);
   rejectCoverMediaId(input);
   if (input.channelId !== undefined) {
-    throw new ValidationError('channelId is not accepted on update; send channelIds (an array) with the channels the post should be on.', [
-      { path: 'channelId', message: 'Use channelIds instead.' },
-    ]);
+    throw new ValidationError(
+      'channelId is not accepted on update; send channelIds (an array) with the channels the post should be on.',
+      [{ path: 'channelId', message: 'Use channelIds instead.' }],
+    );
   }
   if (!EDITABLE.has(post.status)) {
-    throw new ConflictError('post_not_editable', `Post ${id} is ${post.status} and can no longer be changed; create a new post instead.`);
+    throw new ConflictError(
+      'post_not_editable',
+      `Post ${id} is ${post.status} and can no longer be changed; create a new post instead.`,
+    );
   }
 
   const now = deps.now();
@@ -62,45 +83,67 @@ export async function updatePost(deps: DomainDeps, principal: Principal, id: str
   const changes: Partial<PostRecord> = { ...timing, approvalStatus: review.approvalStatus, ...resubmitted };
   const targets = await deps.repos.channels.findMany(principal.accountId, input.channelIds ?? [post.channelId]);
   const updated = { ...post, ...changes };
-  const knownMedia = await knownMediaOf(deps, principal.accountId, [...updated.imageUrls, ...updated.videoUrls]);
+  rejectThreadWithFirstComment(updated, input.thread !== undefined ? 'thread' : 'firstComment');
+  const threadMedia = updated.thread?.flatMap((part) => [...part.imageUrls, ...part.videoUrls]) ?? [];
+  const urls = [...updated.imageUrls, ...updated.videoUrls, ...threadMedia];
+  const knownMedia = await knownMediaOf(deps, principal.accountId, urls);
   requireNetworkLimits(targets, { ...updated, knownMedia }, { requireOptions: input.channelOptions !== undefined });
   if (!updated.isDraft) requireReachableLibraryMedia(deps.config.baseUrl, targets, updated);
-  await placingInQueue(() => deps.repos.inTransaction(async (repos) => {
-    const saved = await repos.posts.updateUnpublished(principal.accountId, id, { ...changes, groupId });
-    if (!saved) throw new ConflictError('post_not_editable', `Post ${id} started publishing and can no longer be changed.`);
-    for (const removed of plan?.remove ?? []) await repos.posts.delete(principal.accountId, removed);
-    await repos.posts.insertMany(plan?.add ?? []);
-    const history = historyOfUpdate(input, post, updated, review, plan?.add ?? []);
-    await recordPostEvents({ ...deps, repos }, principal.accountId, principal, history);
-    const edited = await repos.posts.get(principal.accountId, id);
-    if (edited) await recordEditedPostEvents(repos, now, post, edited);
-    await recordNewPostEvents(repos, (plan?.add ?? []).map((post) => ({ at: now, post })));
-  }));
+  await placingInQueue(() =>
+    deps.repos.inTransaction(async (repos) => {
+      const saved = await repos.posts.updateUnpublished(principal.accountId, id, { ...changes, groupId });
+      if (!saved)
+        throw new ConflictError('post_not_editable', `Post ${id} started publishing and can no longer be changed.`);
+      for (const removed of plan?.remove ?? []) await repos.posts.delete(principal.accountId, removed);
+      await repos.posts.insertMany(plan?.add ?? []);
+      const history = historyOfUpdate(input, post, updated, review, plan?.add ?? []);
+      await recordPostEvents({ ...deps, repos }, principal.accountId, principal, history);
+      const edited = await repos.posts.get(principal.accountId, id);
+      if (edited) await recordEditedPostEvents(repos, now, post, edited);
+      await recordNewPostEvents(
+        repos,
+        (plan?.add ?? []).map((post) => ({ at: now, post })),
+      );
+    }),
+  );
   const group = await deps.repos.posts.listGroup(principal.accountId, groupId);
   return group.map(toPostView);
 }
 
 /** The update's entries in the post's history: what changed, the content version now, a voided decision, the copies. */
 function historyOfUpdate(
-  input: PostUpdate, before: PostRecord, after: PostRecord, review: ReviewAfterChange, copies: PostRecord[],
+  input: PostUpdate,
+  before: PostRecord,
+  after: PostRecord,
+  review: ReviewAfterChange,
+  copies: PostRecord[],
 ): PostChange[] {
   const version = contentVersion(after);
   const fields = Object.keys(input).filter((k) => (input as Record<string, unknown>)[k] !== undefined);
   return [
     { postId: after.id, kind: 'updated', details: { fields, dateTime: toWireTime(after.dateTime), version } },
-    ...(review.voided ? [{
-      postId: after.id,
-      kind: 'decision_voided' as const,
-      details: {
-        decision: review.voided, decidedVersion: contentVersion(before), version, approvalStatus: review.approvalStatus,
-      },
-    }] : []),
+    ...(review.voided
+      ? [
+          {
+            postId: after.id,
+            kind: 'decision_voided' as const,
+            details: {
+              decision: review.voided,
+              decidedVersion: contentVersion(before),
+              version,
+              approvalStatus: review.approvalStatus,
+            },
+          },
+        ]
+      : []),
     ...copies.map((copy) => ({
       postId: copy.id,
       kind: 'created' as const,
       details: {
-        copiedFrom: after.id, channelId: copy.channelId,
-        approvalStatus: copy.approvalStatus, version: contentVersion(copy),
+        copiedFrom: after.id,
+        channelId: copy.channelId,
+        approvalStatus: copy.approvalStatus,
+        version: contentVersion(copy),
       },
     })),
   ];
@@ -112,6 +155,7 @@ function applyChanges(post: PostRecord, input: PostUpdate, now: number): Partial
   const videoUrls = input.videoUrls ?? post.videoUrls;
   requireContent(text, imageUrls, videoUrls);
   const firstComment = resolveFirstComment(input);
+  const thread = resolveThread(input);
   const changes: Partial<PostRecord> = {
     text,
     imageUrls,
@@ -119,6 +163,7 @@ function applyChanges(post: PostRecord, input: PostUpdate, now: number): Partial
     type: postType(imageUrls, videoUrls),
     updatedAt: now,
     ...(firstComment !== undefined ? { firstComment } : {}),
+    ...(thread !== undefined ? { thread } : {}),
     ...(input.channelOptions !== undefined ? { channelOptions: input.channelOptions } : {}),
   };
   const timing = input.saveAsDraft !== undefined || input.isScheduled !== undefined || input.dateTime !== undefined;
@@ -128,7 +173,15 @@ function applyChanges(post: PostRecord, input: PostUpdate, now: number): Partial
   const requested = input.dateTime === undefined ? undefined : parseWireTime(input.dateTime, 'dateTime');
   if (isDraft) {
     const dateTime = requested ?? post.dateTime;
-    return { ...changes, isDraft, status: 'draft', isScheduled: input.isScheduled ?? post.isScheduled, dateTime, timelineAt: dateTime ?? post.createdAt ?? now, lastError: null };
+    return {
+      ...changes,
+      isDraft,
+      status: 'draft',
+      isScheduled: input.isScheduled ?? post.isScheduled,
+      dateTime,
+      timelineAt: dateTime ?? post.createdAt ?? now,
+      lastError: null,
+    };
   }
   const isScheduled = input.isScheduled ?? (requested !== undefined ? true : post.isScheduled);
   if (isScheduled) {
@@ -138,29 +191,59 @@ function applyChanges(post: PostRecord, input: PostUpdate, now: number): Partial
         { path: 'dateTime', message: 'Give a future ISO 8601 UTC time, or send isScheduled: false to publish now' },
       ]);
     }
-    return { ...changes, isDraft: false, status: 'scheduled', isScheduled, dateTime, timelineAt: dateTime, lastError: null };
+    return {
+      ...changes,
+      isDraft: false,
+      status: 'scheduled',
+      isScheduled,
+      dateTime,
+      timelineAt: dateTime,
+      lastError: null,
+    };
   }
   if (requested !== undefined) {
     throw new ValidationError('dateTime is only used with isScheduled: true', [
       { path: 'dateTime', message: 'Send isScheduled: true with it, or leave dateTime out to publish now' },
     ]);
   }
-  return { ...changes, isDraft: false, status: 'scheduled', isScheduled: false, dateTime: now, timelineAt: now, lastError: null };
+  return {
+    ...changes,
+    isDraft: false,
+    status: 'scheduled',
+    isScheduled: false,
+    dateTime: now,
+    timelineAt: now,
+    lastError: null,
+  };
 }
 
 /** A post given a time of its own leaves the queue. */
 function leavingQueue(input: PostUpdate): Partial<PostRecord> {
-  return input.isScheduled !== undefined || input.dateTime !== undefined || input.saveAsDraft !== undefined ? { inQueue: false } : {};
+  return input.isScheduled !== undefined || input.dateTime !== undefined || input.saveAsDraft !== undefined
+    ? { inQueue: false }
+    : {};
 }
 
 /** `addToQueue` on update: the post takes its channel's next free slot. */
-async function queueChanges(deps: DomainDeps, principal: Principal, post: PostRecord, input: PostUpdate, now: number): Promise<Partial<PostRecord>> {
+async function queueChanges(
+  deps: DomainDeps,
+  principal: Principal,
+  post: PostRecord,
+  input: PostUpdate,
+  now: number,
+): Promise<Partial<PostRecord>> {
   const channel = await deps.repos.channels.get(principal.accountId, post.channelId);
   const slot = channel ? (await nextQueueSlots(deps, [channel], now)).get(channel.id) : undefined;
   if (slot === undefined) throw notFound(post.id);
   return {
     ...applyChanges(post, { ...input, addToQueue: undefined }, now),
-    isDraft: false, status: 'scheduled', isScheduled: true, inQueue: true, dateTime: slot, timelineAt: slot, lastError: null,
+    isDraft: false,
+    status: 'scheduled',
+    isScheduled: true,
+    inQueue: true,
+    dateTime: slot,
+    timelineAt: slot,
+    lastError: null,
   };
 }
 
@@ -172,7 +255,10 @@ async function planRetarget(deps: DomainDeps, principal: Principal, post: PostRe
   for (const sibling of group) {
     if (channelIds.includes(sibling.channelId)) continue;
     if (!EDITABLE.has(sibling.status)) {
-      throw new ConflictError('post_not_editable', `The post on channel ${sibling.channelId} is ${sibling.status}; it cannot be removed from the group.`);
+      throw new ConflictError(
+        'post_not_editable',
+        `The post on channel ${sibling.channelId} is ${sibling.status}; it cannot be removed from the group.`,
+      );
     }
     remove.push(sibling.id);
   }
@@ -183,14 +269,22 @@ async function planRetarget(deps: DomainDeps, principal: Principal, post: PostRe
     .filter((c) => !onChannel.has(c.id))
     // A copy keeps the time but is not in the new channel's queue: that time is not one of its slots. It is a new
     // post to its workspace's reviewers, whatever was decided on the post it was copied from.
-    .map((channel): PostRecord => ({
-      ...post, id: newId(), channelId: channel.id, workspaceId: channel.workspaceId,
-      createdAt: now, updatedAt: now, inQueue: false,
-      approvalStatus: reviewOfNewPost({
-        isDraft: post.status === 'draft',
-        approvalRequired: Boolean(workspaces.get(channel.workspaceId)?.approvalRequired),
+    .map(
+      (channel): PostRecord => ({
+        ...post,
+        id: newId(),
+        channelId: channel.id,
+        workspaceId: channel.workspaceId,
+        createdAt: now,
+        updatedAt: now,
+        inQueue: false,
+        approvalStatus: reviewOfNewPost({
+          isDraft: post.status === 'draft',
+          approvalRequired: Boolean(workspaces.get(channel.workspaceId)?.approvalRequired),
+        }),
+        reviewerUserId: null,
+        rejectionReason: null,
       }),
-      reviewerUserId: null, rejectionReason: null,
-    }));
+    );
   return { remove, add };
 }

@@ -30,27 +30,41 @@ export function parseSlots(slots: readonly { day: string; time: string }[], path
   for (const [i, slot] of slots.entries()) {
     const day = slot.day.toLowerCase();
     if (!(WEEKDAYS as readonly string[]).includes(day)) {
-      throw new ValidationError(`${path}[${i}].day must be one of mon, tue, wed, thu, fri, sat, sun`, [{ path: `${path}[${i}].day`, message: `Got "${slot.day}"` }]);
+      throw new ValidationError(`${path}[${i}].day must be one of mon, tue, wed, thu, fri, sat, sun`, [
+        { path: `${path}[${i}].day`, message: `Got "${slot.day}"` },
+      ]);
     }
     if (!isTimeOfDay(slot.time)) {
-      throw new ValidationError(`${path}[${i}].time must be a 24-hour HH:MM wall-clock time, e.g. 09:00`, [{ path: `${path}[${i}].time`, message: `Got "${slot.time}"` }]);
+      throw new ValidationError(`${path}[${i}].time must be a 24-hour HH:MM wall-clock time, e.g. 09:00`, [
+        { path: `${path}[${i}].time`, message: `Got "${slot.time}"` },
+      ]);
     }
     const key = `${day} ${slot.time}`;
-    if (seen.has(key)) throw new ValidationError(`${path} lists ${key} twice`, [{ path: `${path}[${i}]`, message: 'Remove the duplicate.' }]);
+    if (seen.has(key))
+      throw new ValidationError(`${path} lists ${key} twice`, [
+        { path: `${path}[${i}]`, message: 'Remove the duplicate.' },
+      ]);
     seen.add(key);
     result.push({ day: day as Weekday, time: slot.time });
   }
-  const order = (s: SlotRecord) => ((WEEKDAYS.indexOf(s.day) + 6) % 7) * 1440 + Number(s.time.slice(0, 2)) * 60 + Number(s.time.slice(3));
+  const order = (s: SlotRecord) =>
+    ((WEEKDAYS.indexOf(s.day) + 6) % 7) * 1440 + Number(s.time.slice(0, 2)) * 60 + Number(s.time.slice(3));
   return result.sort((a, b) => order(a) - order(b));
 }
 
 /** Parses the CLI form "mon 09:00,tue 12:30". */
 export function parseSlotList(text: string): SlotRecord[] {
-  const items = text.split(',').map((s) => s.trim()).filter(Boolean);
-  return parseSlots(items.map((item) => {
-    const [day = '', time = ''] = item.split(/\s+/);
-    return { day, time };
-  }), '--slots');
+  const items = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return parseSlots(
+    items.map((item) => {
+      const [day = '', time = ''] = item.split(/\s+/);
+      return { day, time };
+    }),
+    '--slots',
+  );
 }
 
 /** Slot instants strictly after `after`, in time order, for up to SEARCH_DAYS days. */
@@ -64,7 +78,9 @@ export function* slotInstants(timeZone: string, slots: readonly SlotRecord[], af
     const weekday = WEEKDAYS[new Date(dayStart).getUTCDay()];
     const instants = slots
       .filter((s) => s.day === weekday)
-      .map((s) => wallClockToUtc(timeZone, dayStart + (Number(s.time.slice(0, 2)) * 60 + Number(s.time.slice(3))) * MINUTE_MS))
+      .map((s) =>
+        wallClockToUtc(timeZone, dayStart + (Number(s.time.slice(0, 2)) * 60 + Number(s.time.slice(3))) * MINUTE_MS),
+      )
       .sort((a, b) => a - b);
     for (const instant of instants) {
       if (instant <= after || instant <= last) continue;
@@ -75,7 +91,13 @@ export function* slotInstants(timeZone: string, slots: readonly SlotRecord[], af
 }
 
 /** The first `count` slot instants after `after` that are not in `taken`. */
-export function freeSlots(timeZone: string, slots: readonly SlotRecord[], after: number, taken: ReadonlySet<number>, count: number): number[] {
+export function freeSlots(
+  timeZone: string,
+  slots: readonly SlotRecord[],
+  after: number,
+  taken: ReadonlySet<number>,
+  count: number,
+): number[] {
   const found: number[] = [];
   if (count <= 0) return found;
   for (const instant of slotInstants(timeZone, slots, after)) {

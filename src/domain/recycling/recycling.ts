@@ -25,6 +25,7 @@ import { toPostView, type PostView } from '../posts/post-view.js';
 import { writablePost } from '../posts/writable-post.js';
 import { nextQueueSlots, withSlotRetry } from '../queue/queue.js';
 import { parseWireTime, toWireTime } from '../time.js';
+import { unpublishedThread } from '../posts/thread-parts.js';
 
 export type CollectionView = components['schemas']['Collection'];
 const DAY_MS = 86_400_000;
@@ -37,8 +38,13 @@ export interface RecycleInput {
 
 function toCollectionView(c: CollectionRecord): CollectionView {
   return {
-    id: c.id, name: c.name, intervalDays: c.intervalDays, endsAt: toWireTime(c.endsAt), nextRunAt: toWireTime(c.nextRunAt),
-    postIds: c.postIds, createdAt: toWireTime(c.createdAt),
+    id: c.id,
+    name: c.name,
+    intervalDays: c.intervalDays,
+    endsAt: toWireTime(c.endsAt),
+    nextRunAt: toWireTime(c.nextRunAt),
+    postIds: c.postIds,
+    createdAt: toWireTime(c.createdAt),
   };
 }
 
@@ -46,51 +52,95 @@ export async function listCollections(deps: DomainDeps, principal: Principal): P
   return (await deps.repos.collections.list(principal.accountId)).map(toCollectionView);
 }
 
-export async function recyclePost(deps: DomainDeps, principal: Principal, postId: string, input: RecycleInput = {}): Promise<{ data: PostView; collection?: CollectionView }> {
+export async function recyclePost(
+  deps: DomainDeps,
+  principal: Principal,
+  postId: string,
+  input: RecycleInput = {},
+): Promise<{ data: PostView; collection?: CollectionView }> {
   const source = await writablePost(deps, principal, postId);
   if (source.status !== 'published') {
-    throw new ConflictError('post_not_published', `Post ${postId} is ${source.status}, not published; only published posts can be recycled.`);
+    throw new ConflictError(
+      'post_not_published',
+      `Post ${postId} is ${source.status}, not published; only published posts can be recycled.`,
+    );
   }
   if (input.collectionId && input.collection) {
-    throw new ValidationError('Send collectionId or collection, not both', [{ path: 'collection', message: 'Remove one of them.' }]);
+    throw new ValidationError('Send collectionId or collection, not both', [
+      { path: 'collection', message: 'Remove one of them.' },
+    ]);
   }
   const now = deps.now();
   const at = input.dateTime === undefined ? undefined : parseWireTime(input.dateTime, 'dateTime');
-  if (at !== undefined && at <= now) throw new ValidationError('dateTime must be in the future', [{ path: 'dateTime', message: 'Give a future ISO 8601 time, or omit it to use the queue.' }]);
+  if (at !== undefined && at <= now)
+    throw new ValidationError('dateTime must be in the future', [
+      { path: 'dateTime', message: 'Give a future ISO 8601 time, or omit it to use the queue.' },
+    ]);
   const collection = await resolveCollection(deps, principal, input, now);
   const copy = await enqueueCopy(deps, principal.accountId, principal, source, now, at);
   if (collection) {
     await deps.repos.collections.addPost(collection.id, source.id, now);
-    return { data: copy, collection: toCollectionView((await deps.repos.collections.get(principal.accountId, collection.id))!) };
+    return {
+      data: copy,
+      collection: toCollectionView((await deps.repos.collections.get(principal.accountId, collection.id))!),
+    };
   }
   return { data: copy };
 }
 
-async function resolveCollection(deps: DomainDeps, principal: Principal, input: RecycleInput, now: number): Promise<CollectionRecord | undefined> {
+async function resolveCollection(
+  deps: DomainDeps,
+  principal: Principal,
+  input: RecycleInput,
+  now: number,
+): Promise<CollectionRecord | undefined> {
   if (input.collectionId) {
     const found = await deps.repos.collections.get(principal.accountId, input.collectionId);
-    if (!found) throw new NotFoundError(`No collection ${input.collectionId} in this account; list them with list_collections or GET /v1/rest/collections.`);
+    if (!found)
+      throw new NotFoundError(
+        `No collection ${input.collectionId} in this account; list them with list_collections or GET /v1/rest/collections.`,
+      );
     return found;
   }
   if (!input.collection) return undefined;
   const { name, intervalDays } = input.collection;
   if (intervalDays !== undefined && (!Number.isInteger(intervalDays) || intervalDays < 1)) {
-    throw new ValidationError('collection.intervalDays must be a whole number of days, at least 1', [{ path: 'collection.intervalDays', message: `Got ${intervalDays}` }]);
+    throw new ValidationError('collection.intervalDays must be a whole number of days, at least 1', [
+      { path: 'collection.intervalDays', message: `Got ${intervalDays}` },
+    ]);
   }
-  const endsAt = input.collection.endsAt === undefined ? null : parseWireTime(input.collection.endsAt, 'collection.endsAt');
-  if (endsAt !== null && endsAt <= now) throw new ValidationError('collection.endsAt must be in the future', [{ path: 'collection.endsAt', message: 'Give a future time, or omit it.' }]);
+  const endsAt =
+    input.collection.endsAt === undefined ? null : parseWireTime(input.collection.endsAt, 'collection.endsAt');
+  if (endsAt !== null && endsAt <= now)
+    throw new ValidationError('collection.endsAt must be in the future', [
+      { path: 'collection.endsAt', message: 'Give a future time, or omit it.' },
+    ]);
   const record: CollectionRecord = {
-    id: newId(), accountId: principal.accountId, name: name.trim(), intervalDays: intervalDays ?? null, endsAt,
-    nextRunAt: intervalDays ? now + intervalDays * DAY_MS : null, createdAt: now, postIds: [],
+    id: newId(),
+    accountId: principal.accountId,
+    name: name.trim(),
+    intervalDays: intervalDays ?? null,
+    endsAt,
+    nextRunAt: intervalDays ? now + intervalDays * DAY_MS : null,
+    createdAt: now,
+    postIds: [],
   };
   await deps.repos.collections.create(record);
   return record;
 }
 
 /** Inserts a copy of a published post, in the queue or at `at`; actor null when Herald does it. */
-async function enqueueCopy(deps: DomainDeps, accountId: string, actor: Principal | null, source: PostRecord, now: number, at?: number): Promise<PostView> {
+async function enqueueCopy(
+  deps: DomainDeps,
+  accountId: string,
+  actor: Principal | null,
+  source: PostRecord,
+  now: number,
+  at?: number,
+): Promise<PostView> {
   const channel = await deps.repos.channels.get(accountId, source.channelId);
-  if (!channel) throw new NotFoundError(`The channel of post ${source.id} is no longer connected; the post cannot be recycled.`);
+  if (!channel)
+    throw new NotFoundError(`The channel of post ${source.id} is no longer connected; the post cannot be recycled.`);
   return withSlotRetry(async () => {
     const dateTime = at ?? (await nextQueueSlots(deps, [channel], now)).get(channel.id)!;
     const workspace = await deps.repos.accounts.getWorkspace(accountId, source.workspaceId);
@@ -108,6 +158,7 @@ async function enqueueCopy(deps: DomainDeps, accountId: string, actor: Principal
       inQueue: at === undefined,
       recycledFromPostId: source.id,
       labels: source.labels,
+      thread: unpublishedThread(source.thread),
     };
     // The copy keeps the original's labels: an evergreen label follows every round of a post.
     const labelIds = (source.labels ?? []).map((label) => label.id);
@@ -116,10 +167,18 @@ async function enqueueCopy(deps: DomainDeps, accountId: string, actor: Principal
       await repos.labels.apply(accountId, copy.id, labelIds, now);
       await recordNewPostEvents(repos, [{ at: now, post: copy }]);
       await recordPostEvents({ ...deps, repos }, accountId, actor, [
-        { postId: copy.id, kind: 'recycled', details: {
-          from: source.id, dateTime: toWireTime(dateTime), inQueue: copy.inQueue, labelIds,
-          approvalStatus: copy.approvalStatus, version: contentVersion(copy),
-        } },
+        {
+          postId: copy.id,
+          kind: 'recycled',
+          details: {
+            from: source.id,
+            dateTime: toWireTime(dateTime),
+            inQueue: copy.inQueue,
+            labelIds,
+            approvalStatus: copy.approvalStatus,
+            version: contentVersion(copy),
+          },
+        },
         { postId: source.id, kind: 'recycled', details: { copy: copy.id } },
       ]);
     });

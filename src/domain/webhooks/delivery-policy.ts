@@ -27,7 +27,12 @@ export type AttemptVerdict =
   | { kind: 'failed' };
 
 /** What one attempt's answer (an HTTP status, or none) means for its delivery. */
-export function judgeAttempt(status: number | null, attemptsMade: number, now: number, giveUpAt: number): AttemptVerdict {
+export function judgeAttempt(
+  status: number | null,
+  attemptsMade: number,
+  now: number,
+  giveUpAt: number,
+): AttemptVerdict {
   if (status !== null && status >= 200 && status < 300) return { kind: 'succeeded' };
   if (status === 410) return { kind: 'gone' };
   const nextAttemptAt = now + retryDelayMs(attemptsMade);

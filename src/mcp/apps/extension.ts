@@ -40,7 +40,9 @@ const TOOL_VIEWS: Partial<Record<ToolName, View['uri']>> = {
 };
 
 function declaresApps(capabilities: unknown): boolean {
-  const settings = (capabilities as { extensions?: Record<string, { mimeTypes?: unknown }> } | undefined)?.extensions?.[APPS_EXTENSION];
+  const settings = (capabilities as { extensions?: Record<string, { mimeTypes?: unknown }> } | undefined)?.extensions?.[
+    APPS_EXTENSION
+  ];
   return Array.isArray(settings?.mimeTypes) && settings.mimeTypes.includes(APP_MIME_TYPE);
 }
 
@@ -57,7 +59,11 @@ function isAppsSession(sessionId: string | undefined): boolean {
  * Whether this message comes from an Apps client: a modern request by its own _meta, a legacy initialize by its
  * capabilities, any other legacy message by the session id its initialize was answered with.
  */
-export function appsDeclared(era: Era, message: { method?: unknown; params?: unknown }, sessionId: string | undefined): boolean {
+export function appsDeclared(
+  era: Era,
+  message: { method?: unknown; params?: unknown },
+  sessionId: string | undefined,
+): boolean {
   const params = message.params as { capabilities?: unknown; _meta?: Record<string, unknown> } | undefined;
   if (era === 'modern') return declaresApps(params?._meta?.[META.clientCapabilities]);
   return message.method === 'initialize' ? declaresApps(params?.capabilities) : isAppsSession(sessionId);
@@ -82,7 +88,13 @@ function servedViews(tools: ReadonlyMap<ToolName, ToolDefinition>): View[] {
 
 export function listViews(tools: ReadonlyMap<ToolName, ToolDefinition>) {
   return {
-    resources: servedViews(tools).map(({ uri, name, title, description }) => ({ uri, name, title, description, mimeType: APP_MIME_TYPE })),
+    resources: servedViews(tools).map(({ uri, name, title, description }) => ({
+      uri,
+      name,
+      title,
+      description,
+      mimeType: APP_MIME_TYPE,
+    })),
   };
 }
 
@@ -91,7 +103,9 @@ export function readView(tools: ReadonlyMap<ToolName, ToolDefinition>, uri: unkn
   const view = servedViews(tools).find((v) => v.uri === uri);
   if (!view) return undefined;
   // No csp: the views reach nothing outside themselves, so the host applies the extension's restrictive default.
-  return { contents: [{ uri: view.uri, mimeType: APP_MIME_TYPE, text: view.html, _meta: { ui: { prefersBorder: true } } }] };
+  return {
+    contents: [{ uri: view.uri, mimeType: APP_MIME_TYPE, text: view.html, _meta: { ui: { prefersBorder: true } } }],
+  };
 }
 
 type Preview = (posts: readonly PreviewablePost[]) => Promise<PostPreview[]>;
@@ -101,5 +115,8 @@ export async function withViewData(name: ToolName, result: ToolResult, preview: 
   if (result.isError || !TOOL_VIEWS[name] || !result.structuredContent) return result;
   const data = (result.structuredContent as { data?: PreviewablePost | PreviewablePost[] }).data;
   if (data === undefined) return result;
-  return { ...result, _meta: { ...result._meta, [PREVIEW_META_KEY]: await preview(Array.isArray(data) ? data : [data]) } };
+  return {
+    ...result,
+    _meta: { ...result._meta, [PREVIEW_META_KEY]: await preview(Array.isArray(data) ? data : [data]) },
+  };
 }

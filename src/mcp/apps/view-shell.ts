@@ -9,7 +9,8 @@
  * - A view shows the host's theme and style variables when given, else its own light defaults.
  * - A cancelled call (ui/notifications/tool-cancelled) replaces the view's content (its [data-root]) with the reason.
  */
-const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; connect-src 'none'; frame-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'";
+const CSP =
+  "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; connect-src 'none'; frame-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'";
 
 /** The MCP Apps revision the views speak. */
 export const APPS_PROTOCOL_VERSION = '2026-01-26';

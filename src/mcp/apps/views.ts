@@ -16,7 +16,8 @@ export const VIEWS: readonly View[] = [
     uri: 'ui://herald/post-preview',
     name: 'post-preview',
     title: 'Post preview',
-    description: 'Each post as it will look on its channel, its length against the network limit, and when it goes out.',
+    description:
+      'Each post as it will look on its channel, its length against the network limit, and when it goes out.',
     html: postPreviewHtml,
   },
   {

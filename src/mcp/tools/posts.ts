@@ -2,7 +2,12 @@ import type { DomainDeps } from '../../domain/deps.js';
 import { bulkCreatePosts } from '../../domain/posts/bulk-create-posts.js';
 import { createMediaPosts, createPosts } from '../../domain/posts/create-posts.js';
 import { deletePost } from '../../domain/posts/delete-posts.js';
-import { listPosts, listPostsForChannels, listPostsWithAssets, listScheduledPosts } from '../../domain/posts/list-posts.js';
+import {
+  listPosts,
+  listPostsForChannels,
+  listPostsWithAssets,
+  listScheduledPosts,
+} from '../../domain/posts/list-posts.js';
 import { updatePost } from '../../domain/posts/update-post.js';
 import type { AreaTools } from './context.js';
 
@@ -11,9 +16,12 @@ export function postTools(deps: DomainDeps): AreaTools {
   return {
     create_text_post: async (args, { principal }) => ({ data: await createPosts(deps, principal, args, 'mcp') }),
     create_image_post: async (args, { principal }) => ({ data: await createMediaPosts(deps, principal, args, 'mcp') }),
-    update_post: async ({ postId, ...changes }, { principal }) => ({ data: await updatePost(deps, principal, postId, changes) }),
+    update_post: async ({ postId, ...changes }, { principal }) => ({
+      data: await updatePost(deps, principal, postId, changes),
+    }),
     delete_post: async ({ postId }, { principal }) => deletePost(deps, principal, postId),
-    bulk_schedule: async ({ posts }, { principal, progress }) => bulkCreatePosts(deps, principal, posts, 'mcp', progress),
+    bulk_schedule: async ({ posts }, { principal, progress }) =>
+      bulkCreatePosts(deps, principal, posts, 'mcp', progress),
     get_paginated_posts: async (query, { principal }) => listPosts(deps, principal, query),
     get_posts_for_channels: async (query, { principal }) => listPostsForChannels(deps, principal, query),
     get_posts_with_assets: async (query, { principal }) => listPostsWithAssets(deps, principal, query),

@@ -7,6 +7,8 @@ export function queueTools(deps: DomainDeps): AreaTools {
     queue_pause: async ({ channelId }, { principal }) => ({ data: await pauseQueue(deps, principal, channelId) }),
     queue_resume: async ({ channelId }, { principal }) => ({ data: await resumeQueue(deps, principal, channelId) }),
     queue_clear: async ({ channelId, dryRun }, { principal }) => clearQueue(deps, principal, channelId, dryRun ?? true),
-    queue_reorder: async ({ channelId, postId, position }, { principal }) => ({ data: await reorderQueue(deps, principal, channelId, postId, position) }),
+    queue_reorder: async ({ channelId, postId, position }, { principal }) => ({
+      data: await reorderQueue(deps, principal, channelId, postId, position),
+    }),
   };
 }

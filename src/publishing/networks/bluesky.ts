@@ -4,11 +4,28 @@ import { imageSize } from 'image-size';
 import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
 import {
   NetworkError,
-  type AttemptLookup, type CommentLookup, type CommentRequest, type ConnectedAccount, type ConnectionMethod, type ConnectorChannel, type NetworkConnector,
-  type NetworkPost, type OpenedCredentials, type PublishRequest, type PublishedPost, type RecentPostsPage,
+  type AttemptLookup,
+  type CommentLookup,
+  type CommentRequest,
+  type ConnectedAccount,
+  type ConnectionMethod,
+  type ConnectorChannel,
+  type NetworkConnector,
+  type NetworkPost,
+  type OpenedCredentials,
+  type PublishRequest,
+  type PublishedPost,
+  type RecentPostsPage,
 } from '../../domain/networks/connector.js';
 import { tidFrom, tidTimeMs } from './at-tid.js';
-import { downloadMedia, observeBudget, retryAtFrom, type NetworkAnswer, type NetworkHttp, type NetworkHttpOptions } from './network-http.js';
+import {
+  downloadMedia,
+  observeBudget,
+  retryAtFrom,
+  type NetworkAnswer,
+  type NetworkHttp,
+  type NetworkHttpOptions,
+} from './network-http.js';
 
 /**
  * Bluesky (AT Protocol), signed in with an app password ([AT lexicons], NETWORKS.md).
@@ -28,7 +45,8 @@ import { downloadMedia, observeBudget, retryAtFrom, type NetworkAnswer, type Net
  *   the SSRF guard; a page that cannot be read leaves the post without a card, never fails it);
  *   a video goes to Bluesky's video service with a service-auth token the PDS issues for uploadBlob, and the
  *   post waits until the service's job is complete (its blob lands in the account's repository);
- * - a first comment is a reply whose root and parent are the post;
+ * - a first comment is a reply whose root and parent are the post; a part of a thread is a reply whose root is the
+ *   thread's first post and whose parent is the part before it, its rkey made from the part's key like a post's;
  * - failures: 429 retries at the `ratelimit-reset` the PDS sent; 5xx and timeouts of reads retry later (a
  *   Bluesky 502 never disconnects a channel); authentication failures need a reconnect; the rest is
  *   permanent with Bluesky's message;
@@ -64,9 +82,24 @@ export class BlueskyNetwork implements NetworkConnector {
   readonly connection: ConnectionMethod = {
     kind: 'credentials',
     fields: [
-      { name: 'identifier', required: true, secret: false, description: 'The handle (alice.bsky.social) or DID of the account' },
-      { name: 'appPassword', required: true, secret: true, description: 'An app password made in Bluesky under Settings, Privacy and security, App passwords' },
-      { name: 'service', required: false, secret: false, description: "The account's PDS (https://...); found from the handle when left out" },
+      {
+        name: 'identifier',
+        required: true,
+        secret: false,
+        description: 'The handle (alice.bsky.social) or DID of the account',
+      },
+      {
+        name: 'appPassword',
+        required: true,
+        secret: true,
+        description: 'An app password made in Bluesky under Settings, Privacy and security, App passwords',
+      },
+      {
+        name: 'service',
+        required: false,
+        secret: false,
+        description: "The account's PDS (https://...); found from the handle when left out",
+      },
     ],
   };
 
@@ -109,7 +142,10 @@ export class BlueskyNetwork implements NetworkConnector {
     const { credentials } = await channel.vault.read();
     const session = credentials as unknown as BlueskyCredentials;
     // Ends the session at the PDS; the app password itself can only be revoked by the person, in Bluesky.
-    await this.http.request(`${session.service}/xrpc/com.atproto.server.deleteSession`, { method: 'POST', headers: { authorization: `Bearer ${session.refreshJwt}` } });
+    await this.http.request(`${session.service}/xrpc/com.atproto.server.deleteSession`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${session.refreshJwt}` },
+    });
   }
 
   async publish(request: PublishRequest): Promise<PublishedPost> {
@@ -123,7 +159,8 @@ export class BlueskyNetwork implements NetworkConnector {
     };
     const altTexts = stringList(request.channelOptions?.altText);
     if (request.imageUrls.length > 0) record.embed = await this.images(request.channel, request.imageUrls, altTexts);
-    else if (request.videoUrls.length > 0) record.embed = await this.video(request.channel, request.videoUrls[0], altTexts[0]);
+    else if (request.videoUrls.length > 0)
+      record.embed = await this.video(request.channel, request.videoUrls[0], altTexts[0]);
     else {
       const link = firstLink(record.facets);
       const card = link ? await this.linkCard(request.channel, link) : undefined;
@@ -131,8 +168,20 @@ export class BlueskyNetwork implements NetworkConnector {
     }
     const langs = stringList(request.channelOptions?.langs);
     if (langs.length > 0) record.langs = langs;
+    if (request.replyTo) {
+      const root = await this.strongRef(request.channel, request.replyTo.rootNetworkPostId);
+      const parent =
+        request.replyTo.parentNetworkPostId === request.replyTo.rootNetworkPostId
+          ? root
+          : await this.strongRef(request.channel, request.replyTo.parentNetworkPostId);
+      record.reply = { root, parent };
+    }
     await this.putOnce(request.channel, rkey, record);
-    return { networkPostId: atUri(session.did, rkey), permalinkUrl: permalink(session.handle, rkey), publishedAt: this.now() };
+    return {
+      networkPostId: atUri(session.did, rkey),
+      permalinkUrl: permalink(session.handle, rkey),
+      publishedAt: this.now(),
+    };
   }
 
   async comment(request: CommentRequest): Promise<{ networkCommentId: string }> {
@@ -156,7 +205,10 @@ export class BlueskyNetwork implements NetworkConnector {
     const parentKey = lookup.networkPostId.split('/').pop() ?? '';
     const rkey = tidFrom(lookup.attemptKey, (tidTimeMs(parentKey) ?? 0) + 1);
     const answer = await this.authed(lookup.channel, (s) =>
-      this.http.request(`${s.service}/xrpc/com.atproto.repo.getRecord?${query({ repo: s.did, collection: POST, rkey })}`, { headers: bearer(s) }),
+      this.http.request(
+        `${s.service}/xrpc/com.atproto.repo.getRecord?${query({ repo: s.did, collection: POST, rkey })}`,
+        { headers: bearer(s) },
+      ),
     );
     if (answer.status === 400 && answer.json?.error === 'RecordNotFound') return undefined;
     if (answer.status !== 200) throw classify(answer, this.now());
@@ -167,15 +219,25 @@ export class BlueskyNetwork implements NetworkConnector {
     const rkey = tidFrom(lookup.postKey.id, lookup.postKey.createdAt);
     const session = await this.session(lookup.channel);
     const answer = await this.authed(lookup.channel, (s) =>
-      this.http.request(`${s.service}/xrpc/com.atproto.repo.getRecord?${query({ repo: s.did, collection: POST, rkey })}`, { headers: bearer(s) }),
+      this.http.request(
+        `${s.service}/xrpc/com.atproto.repo.getRecord?${query({ repo: s.did, collection: POST, rkey })}`,
+        { headers: bearer(s) },
+      ),
     );
     if (answer.status === 400 && answer.json?.error === 'RecordNotFound') return undefined;
     if (answer.status !== 200) throw classify(answer, this.now());
     const createdAt = Date.parse(answer.json?.value?.createdAt);
-    return { networkPostId: atUri(session.did, rkey), permalinkUrl: permalink(session.handle, rkey), publishedAt: Number.isNaN(createdAt) ? this.now() : createdAt };
+    return {
+      networkPostId: atUri(session.did, rkey),
+      permalinkUrl: permalink(session.handle, rkey),
+      publishedAt: Number.isNaN(createdAt) ? this.now() : createdAt,
+    };
   }
 
-  async recentPosts(channel: ConnectorChannel, page: { cursor: string | null; limit: number }): Promise<RecentPostsPage> {
+  async recentPosts(
+    channel: ConnectorChannel,
+    page: { cursor: string | null; limit: number },
+  ): Promise<RecentPostsPage> {
     const session = await this.session(channel);
     const limit = Math.min(100, Math.max(1, page.limit));
     if (!page.cursor?.startsWith('r:')) {
@@ -186,8 +248,13 @@ export class BlueskyNetwork implements NetworkConnector {
         ),
       );
       if (feed.status === 200) {
-        const posts = (feed.json?.feed ?? []).map((item: any) => item.post).filter((post: any) => post?.author?.did === session.did);
-        return { posts: posts.map((post: any) => this.feedPost(session, post)), nextCursor: feed.json?.cursor ? `f:${feed.json.cursor}` : null };
+        const posts = (feed.json?.feed ?? [])
+          .map((item: any) => item.post)
+          .filter((post: any) => post?.author?.did === session.did);
+        return {
+          posts: posts.map((post: any) => this.feedPost(session, post)),
+          nextCursor: feed.json?.cursor ? `f:${feed.json.cursor}` : null,
+        };
       }
       if (feed.status === 429) throw classify(feed, this.now());
     }
@@ -198,17 +265,27 @@ export class BlueskyNetwork implements NetworkConnector {
       ),
     );
     if (records.status !== 200) throw classify(records, this.now());
-    const posts = (records.json?.records ?? []).filter((r: any) => !r.value?.reply).map((r: any) => this.recordPost(session, r.uri, r.value, {}));
+    const posts = (records.json?.records ?? [])
+      .filter((r: any) => !r.value?.reply)
+      .map((r: any) => this.recordPost(session, r.uri, r.value, {}));
     return { posts, nextCursor: records.json?.cursor ? `r:${records.json.cursor}` : null };
   }
 
   private feedPost(session: BlueskyCredentials, post: any): NetworkPost {
     return this.recordPost(session, post.uri, post.record ?? {}, {
-      likes: post.likeCount ?? 0, reposts: post.repostCount ?? 0, replies: post.replyCount ?? 0, quotes: post.quoteCount ?? 0,
+      likes: post.likeCount ?? 0,
+      reposts: post.repostCount ?? 0,
+      replies: post.replyCount ?? 0,
+      quotes: post.quoteCount ?? 0,
     });
   }
 
-  private recordPost(session: BlueskyCredentials, uri: string, record: any, metrics: Record<string, number>): NetworkPost {
+  private recordPost(
+    session: BlueskyCredentials,
+    uri: string,
+    record: any,
+    metrics: Record<string, number>,
+  ): NetworkPost {
     const rkey = String(uri).split('/').pop() ?? '';
     const createdAt = Date.parse(record.createdAt);
     return {
@@ -226,7 +303,9 @@ export class BlueskyNetwork implements NetworkConnector {
   private async putOnce(channel: ConnectorChannel, rkey: string, record: Record<string, unknown>): Promise<void> {
     const answer = await this.authed(channel, (s) =>
       this.http.request(`${s.service}/xrpc/com.atproto.repo.putRecord`, {
-        method: 'POST', headers: bearer(s), json: { repo: s.did, collection: POST, rkey, record, swapRecord: null },
+        method: 'POST',
+        headers: bearer(s),
+        json: { repo: s.did, collection: POST, rkey, record, swapRecord: null },
       }),
     );
     if (answer.status === 200) return;
@@ -237,13 +316,19 @@ export class BlueskyNetwork implements NetworkConnector {
   private async strongRef(channel: ConnectorChannel, uri: string): Promise<StrongRef> {
     const [, , repo, collection, rkey] = uri.split('/');
     const answer = await this.authed(channel, (s) =>
-      this.http.request(`${s.service}/xrpc/com.atproto.repo.getRecord?${query({ repo, collection, rkey })}`, { headers: bearer(s) }),
+      this.http.request(`${s.service}/xrpc/com.atproto.repo.getRecord?${query({ repo, collection, rkey })}`, {
+        headers: bearer(s),
+      }),
     );
     if (answer.status !== 200) throw classify(answer, this.now());
     return { uri: answer.json.uri, cid: answer.json.cid };
   }
 
-  private async images(channel: ConnectorChannel, urls: readonly string[], altTexts: string[]): Promise<Record<string, unknown>> {
+  private async images(
+    channel: ConnectorChannel,
+    urls: readonly string[],
+    altTexts: string[],
+  ): Promise<Record<string, unknown>> {
     const maxBytes = this.capabilities.media.kinds.image?.maxBytes ?? 2 * 1024 * 1024;
     const images = [];
     for (const [index, url] of urls.entries()) {
@@ -257,7 +342,9 @@ export class BlueskyNetwork implements NetworkConnector {
       }
       const answer = await this.authed(channel, (s) =>
         this.http.request(`${s.service}/xrpc/com.atproto.repo.uploadBlob`, {
-          method: 'POST', headers: { ...bearer(s), 'content-type': file.contentType }, body: file.bytes,
+          method: 'POST',
+          headers: { ...bearer(s), 'content-type': file.contentType },
+          body: file.bytes,
         }),
       );
       if (answer.status !== 200) throw classify(answer, this.now());
@@ -274,18 +361,26 @@ export class BlueskyNetwork implements NetworkConnector {
       return undefined;
     }
     const meta = (name: string) =>
-      new RegExp(`<meta[^>]+(?:property|name)=["']${name}["'][^>]*content=["']([^"']*)["']`, 'i').exec(page)?.[1]
-      ?? new RegExp(`<meta[^>]+content=["']([^"']*)["'][^>]*(?:property|name)=["']${name}["']`, 'i').exec(page)?.[1];
+      new RegExp(`<meta[^>]+(?:property|name)=["']${name}["'][^>]*content=["']([^"']*)["']`, 'i').exec(page)?.[1] ??
+      new RegExp(`<meta[^>]+content=["']([^"']*)["'][^>]*(?:property|name)=["']${name}["']`, 'i').exec(page)?.[1];
     const title = decodeEntities(meta('og:title') ?? /<title[^>]*>([^<]*)<\/title>/i.exec(page)?.[1] ?? '').trim();
     const description = decodeEntities(meta('og:description') ?? meta('description') ?? '').trim();
     if (!title && !description) return undefined;
-    const external: Record<string, unknown> = { uri, title: title.slice(0, 300), description: description.slice(0, 1000) };
+    const external: Record<string, unknown> = {
+      uri,
+      title: title.slice(0, 300),
+      description: description.slice(0, 1000),
+    };
     const image = meta('og:image');
     if (image) {
       try {
         const file = await downloadMedia(this.media, channel.accountId, new URL(image, uri).toString(), 1_000_000);
         const answer = await this.authed(channel, (s) =>
-          this.http.request(`${s.service}/xrpc/com.atproto.repo.uploadBlob`, { method: 'POST', headers: { ...bearer(s), 'content-type': file.contentType }, body: file.bytes }),
+          this.http.request(`${s.service}/xrpc/com.atproto.repo.uploadBlob`, {
+            method: 'POST',
+            headers: { ...bearer(s), 'content-type': file.contentType },
+            body: file.bytes,
+          }),
         );
         if (answer.status === 200) external.thumb = answer.json.blob;
       } catch {
@@ -295,29 +390,52 @@ export class BlueskyNetwork implements NetworkConnector {
     return { $type: 'app.bsky.embed.external', external };
   }
 
-  private async video(channel: ConnectorChannel, url: string, alt: string | undefined): Promise<Record<string, unknown>> {
-    const file = await downloadMedia(this.media, channel.accountId, url, this.capabilities.media.kinds.video?.maxBytes ?? 100 * 1024 * 1024);
+  private async video(
+    channel: ConnectorChannel,
+    url: string,
+    alt: string | undefined,
+  ): Promise<Record<string, unknown>> {
+    const file = await downloadMedia(
+      this.media,
+      channel.accountId,
+      url,
+      this.capabilities.media.kinds.video?.maxBytes ?? 100 * 1024 * 1024,
+    );
     const session = await this.session(channel);
     const audience = `did:web:${new URL(session.service).hostname}`;
     const exp = String(Math.floor(this.now() / 1000) + 30 * 60);
     const auth = await this.authed(channel, (s) =>
-      this.http.request(`${s.service}/xrpc/com.atproto.server.getServiceAuth?${query({ aud: audience, lxm: 'com.atproto.repo.uploadBlob', exp })}`, { headers: bearer(s) }),
+      this.http.request(
+        `${s.service}/xrpc/com.atproto.server.getServiceAuth?${query({ aud: audience, lxm: 'com.atproto.repo.uploadBlob', exp })}`,
+        { headers: bearer(s) },
+      ),
     );
     if (auth.status !== 200 || typeof auth.json?.token !== 'string') throw classify(auth, this.now());
     const name = `${crypto.randomBytes(8).toString('hex')}.mp4`;
-    const upload = await this.http.request(`${VIDEO_SERVICE}/xrpc/app.bsky.video.uploadVideo?${query({ did: session.did, name })}`, {
-      method: 'POST', headers: { authorization: `Bearer ${auth.json.token}`, 'content-type': file.contentType }, body: file.bytes,
-    });
+    const upload = await this.http.request(
+      `${VIDEO_SERVICE}/xrpc/app.bsky.video.uploadVideo?${query({ did: session.did, name })}`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${auth.json.token}`, 'content-type': file.contentType },
+        body: file.bytes,
+      },
+    );
     // 409 already_exists: the service has this video already, under the job it names.
     if (upload.status !== 200 && upload.status !== 409) throw classify(upload, this.now());
     const jobId = upload.json?.jobStatus?.jobId ?? upload.json?.jobId;
-    if (typeof jobId !== 'string') throw new NetworkError('retry_later', "Bluesky's video service answered without a job");
+    if (typeof jobId !== 'string')
+      throw new NetworkError('retry_later', "Bluesky's video service answered without a job");
     for (let poll = 0; poll < VIDEO_WAIT_POLLS; poll++) {
       const job = await this.http.request(`${VIDEO_SERVICE}/xrpc/app.bsky.video.getJobStatus?${query({ jobId })}`);
       if (job.status !== 200) throw classify(job, this.now());
       const status = job.json?.jobStatus ?? {};
-      if (status.state === 'JOB_STATE_COMPLETED' && status.blob) return { $type: 'app.bsky.embed.video', video: status.blob, ...(alt ? { alt } : {}) };
-      if (status.state === 'JOB_STATE_FAILED') throw new NetworkError('permanent', `Bluesky's video service could not process the video: ${status.error ?? status.message ?? 'no reason given'}`);
+      if (status.state === 'JOB_STATE_COMPLETED' && status.blob)
+        return { $type: 'app.bsky.embed.video', video: status.blob, ...(alt ? { alt } : {}) };
+      if (status.state === 'JOB_STATE_FAILED')
+        throw new NetworkError(
+          'permanent',
+          `Bluesky's video service could not process the video: ${status.error ?? status.message ?? 'no reason given'}`,
+        );
       await delay(VIDEO_POLL_MS);
     }
     throw new NetworkError('retry_later', "Bluesky's video service was still processing the video");
@@ -331,7 +449,9 @@ export class BlueskyNetwork implements NetworkConnector {
     rich.detectFacetsWithoutResolution();
     const facets = [];
     for (const facet of rich.facets ?? []) {
-      const mention = facet.features.find((f) => f.$type === 'app.bsky.richtext.facet#mention') as { did: string } | undefined;
+      const mention = facet.features.find((f) => f.$type === 'app.bsky.richtext.facet#mention') as
+        | { did: string }
+        | undefined;
       if (mention) {
         const did = await this.resolveHandle(session.service, mention.did);
         if (!did) continue;
@@ -358,10 +478,14 @@ export class BlueskyNetwork implements NetworkConnector {
       }
       const documentUrl = did.startsWith('did:plc:')
         ? `${PLC_DIRECTORY}/${did}`
-        : did.startsWith('did:web:') ? `https://${decodeURIComponent(did.slice('did:web:'.length))}/.well-known/did.json` : undefined;
+        : did.startsWith('did:web:')
+          ? `https://${decodeURIComponent(did.slice('did:web:'.length))}/.well-known/did.json`
+          : undefined;
       if (!documentUrl) return ENTRYWAY;
       const document = await this.http.request(documentUrl);
-      const pds = (document.json?.service ?? []).find((s: any) => String(s?.id).endsWith('#atproto_pds'))?.serviceEndpoint;
+      const pds = (document.json?.service ?? []).find((s: any) =>
+        String(s?.id).endsWith('#atproto_pds'),
+      )?.serviceEndpoint;
       return typeof pds === 'string' ? serviceOrigin(pds) : ENTRYWAY;
     } catch (error) {
       if (error instanceof NetworkError && error.kind === 'permanent') throw error;
@@ -369,19 +493,36 @@ export class BlueskyNetwork implements NetworkConnector {
     }
   }
 
-  private async createSession(service: string, identifier: string, password: string, refused: 'permanent' | 'reconnect_needed'): Promise<BlueskyCredentials> {
-    const answer = await this.http.request(`${service}/xrpc/com.atproto.server.createSession`, { method: 'POST', json: { identifier, password } });
+  private async createSession(
+    service: string,
+    identifier: string,
+    password: string,
+    refused: 'permanent' | 'reconnect_needed',
+  ): Promise<BlueskyCredentials> {
+    const answer = await this.http.request(`${service}/xrpc/com.atproto.server.createSession`, {
+      method: 'POST',
+      json: { identifier, password },
+    });
     if (answer.status === 200 && answer.json?.accessJwt) {
       const { did, handle, accessJwt, refreshJwt } = answer.json;
       return { service, did, handle, identifier, appPassword: password, accessJwt, refreshJwt };
     }
-    if (answer.status === 401 || answer.json?.error === 'AuthenticationRequired' || answer.json?.error === 'AccountTakedown') {
-      throw new NetworkError(refused, `Bluesky refused the identifier or app password (${answer.json?.message ?? answer.json?.error ?? answer.status})`);
+    if (
+      answer.status === 401 ||
+      answer.json?.error === 'AuthenticationRequired' ||
+      answer.json?.error === 'AccountTakedown'
+    ) {
+      throw new NetworkError(
+        refused,
+        `Bluesky refused the identifier or app password (${answer.json?.message ?? answer.json?.error ?? answer.status})`,
+      );
     }
     throw classify(answer, this.now());
   }
 
-  private async profile(session: BlueskyCredentials): Promise<{ displayName: string | null; avatarUrl: string | null }> {
+  private async profile(
+    session: BlueskyCredentials,
+  ): Promise<{ displayName: string | null; avatarUrl: string | null }> {
     const answer = await this.http.request(
       `${session.service}/xrpc/com.atproto.repo.getRecord?${query({ repo: session.did, collection: 'app.bsky.actor.profile', rkey: 'self' })}`,
     );
@@ -390,7 +531,10 @@ export class BlueskyNetwork implements NetworkConnector {
     const avatar = value.avatar?.ref?.$link;
     return {
       displayName: typeof value.displayName === 'string' ? value.displayName : null,
-      avatarUrl: typeof avatar === 'string' ? `${session.service}/xrpc/com.atproto.sync.getBlob?${query({ did: session.did, cid: avatar })}` : null,
+      avatarUrl:
+        typeof avatar === 'string'
+          ? `${session.service}/xrpc/com.atproto.sync.getBlob?${query({ did: session.did, cid: avatar })}`
+          : null,
     };
   }
 
@@ -400,15 +544,20 @@ export class BlueskyNetwork implements NetworkConnector {
 
   private async fresh(channel: ConnectorChannel): Promise<OpenedCredentials> {
     const opened = await channel.vault.read();
-    if (opened.expiresAt !== null && opened.expiresAt < this.now() + REFRESH_AHEAD_MS) return this.refreshed(channel, opened.version);
+    if (opened.expiresAt !== null && opened.expiresAt < this.now() + REFRESH_AHEAD_MS)
+      return this.refreshed(channel, opened.version);
     return opened;
   }
 
   /** Makes a call with the session; on ExpiredToken refreshes it and makes the call once more; a spent budget pauses the channel. */
-  private async authed(channel: ConnectorChannel, call: (session: BlueskyCredentials) => Promise<NetworkAnswer>): Promise<NetworkAnswer> {
+  private async authed(
+    channel: ConnectorChannel,
+    call: (session: BlueskyCredentials) => Promise<NetworkAnswer>,
+  ): Promise<NetworkAnswer> {
     const opened = await this.fresh(channel);
     let answer = await call(opened.credentials as unknown as BlueskyCredentials);
-    if (expiredToken(answer)) answer = await call((await this.refreshed(channel, opened.version)).credentials as unknown as BlueskyCredentials);
+    if (expiredToken(answer))
+      answer = await call((await this.refreshed(channel, opened.version)).credentials as unknown as BlueskyCredentials);
     await observeBudget(channel, answer, this.now());
     return answer;
   }
@@ -417,15 +566,26 @@ export class BlueskyNetwork implements NetworkConnector {
     return channel.vault.refresh(version, async (current) => {
       const session = current as unknown as BlueskyCredentials;
       const answer = await this.http.request(`${session.service}/xrpc/com.atproto.server.refreshSession`, {
-        method: 'POST', headers: { authorization: `Bearer ${session.refreshJwt}` },
+        method: 'POST',
+        headers: { authorization: `Bearer ${session.refreshJwt}` },
       });
       if (answer.status === 200 && answer.json?.accessJwt) {
-        const renewed = { ...session, accessJwt: answer.json.accessJwt, refreshJwt: answer.json.refreshJwt, handle: answer.json.handle ?? session.handle };
+        const renewed = {
+          ...session,
+          accessJwt: answer.json.accessJwt,
+          refreshJwt: answer.json.refreshJwt,
+          handle: answer.json.handle ?? session.handle,
+        };
         return { credentials: { ...renewed }, expiresAt: jwtExpiry(renewed.accessJwt) };
       }
       if (answer.status === 429 || answer.status >= 500) throw classify(answer, this.now());
       // The refresh JWT is spent or revoked: one sign-in with the app password, which only the person can revoke.
-      const signedIn = await this.createSession(session.service, session.identifier || session.did, session.appPassword, 'reconnect_needed');
+      const signedIn = await this.createSession(
+        session.service,
+        session.identifier || session.did,
+        session.appPassword,
+        'reconnect_needed',
+      );
       return { credentials: { ...signedIn }, expiresAt: jwtExpiry(signedIn.accessJwt) };
     });
   }
@@ -434,9 +594,15 @@ export class BlueskyNetwork implements NetworkConnector {
 function classify(answer: NetworkAnswer, now: number): NetworkError {
   const code = answer.json?.error;
   const words = `Bluesky answered HTTP ${answer.status}${code ? ` ${code}` : ''}${answer.json?.message ? `: ${answer.json.message}` : ''}`;
-  if (answer.status === 429 || code === 'RateLimitExceeded') return new NetworkError('retry_later', words, retryAtFrom(answer, now));
+  if (answer.status === 429 || code === 'RateLimitExceeded')
+    return new NetworkError('retry_later', words, retryAtFrom(answer, now));
   if (answer.status >= 500) return new NetworkError('retry_later', words, retryAtFrom(answer, now));
-  if (answer.status === 401 || code === 'AuthenticationRequired' || code === 'InvalidToken' || code === 'AccountTakedown') {
+  if (
+    answer.status === 401 ||
+    code === 'AuthenticationRequired' ||
+    code === 'InvalidToken' ||
+    code === 'AccountTakedown'
+  ) {
     return new NetworkError('reconnect_needed', words);
   }
   return new NetworkError('permanent', words);
@@ -461,7 +627,10 @@ function serviceOrigin(raw: string): string {
   try {
     url = new URL(raw.includes('://') ? raw : `https://${raw}`);
   } catch {
-    throw new NetworkError('permanent', `"${raw}" is not a Bluesky service URL; give its https origin, e.g. https://bsky.social`);
+    throw new NetworkError(
+      'permanent',
+      `"${raw}" is not a Bluesky service URL; give its https origin, e.g. https://bsky.social`,
+    );
   }
   return url.origin;
 }
@@ -491,7 +660,10 @@ function firstLink(facets: unknown): string | undefined {
 }
 
 function decodeEntities(text: string): string {
-  return text.replace(/&(amp|lt|gt|quot|#39|apos);/g, (_m, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", apos: "'" })[name] ?? '');
+  return text.replace(
+    /&(amp|lt|gt|quot|#39|apos);/g,
+    (_m, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", apos: "'" })[name] ?? '',
+  );
 }
 
 function stringList(value: unknown): string[] {

@@ -2,8 +2,19 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
 import {
   NetworkError,
-  type AttemptLookup, type AuthorizationStart, type CommentLookup, type CommentRequest, type ConnectedAccount, type ConnectionCheck, type ConnectionMethod,
-  type ConnectorChannel, type NetworkConnector, type NetworkPost, type PublishRequest, type PublishedPost, type RecentPostsPage,
+  type AttemptLookup,
+  type AuthorizationStart,
+  type CommentLookup,
+  type CommentRequest,
+  type ConnectedAccount,
+  type ConnectionCheck,
+  type ConnectionMethod,
+  type ConnectorChannel,
+  type NetworkConnector,
+  type NetworkPost,
+  type PublishRequest,
+  type PublishedPost,
+  type RecentPostsPage,
 } from '../../domain/networks/connector.js';
 import { facebookDialog, facebookUserToken, graphBase, grantedPages, type MetaApp } from './facebook-login.js';
 import { graphFailure, graphRequest, observeGraphBudget, type GraphCall, type GraphToken } from './meta-graph.js';
@@ -32,14 +43,20 @@ import type { NetworkHttp, NetworkRequest } from './network-http.js';
  * - the Graph version is configuration (FACEBOOK_GRAPH_VERSION), never a literal here.
  */
 export const FACEBOOK_SCOPES = [
-  'pages_show_list', 'pages_manage_posts', 'pages_read_engagement', 'pages_manage_engagement', 'read_insights', 'business_management', 'publish_video',
+  'pages_show_list',
+  'pages_manage_posts',
+  'pages_read_engagement',
+  'pages_manage_engagement',
+  'read_insights',
+  'business_management',
+  'publish_video',
 ] as const;
 
 /** Why Herald asks for each scope, for the check's sentences. */
 const SCOPE_PURPOSE: Record<(typeof FACEBOOK_SCOPES)[number], string> = {
   pages_show_list: 'list the Pages you manage',
   pages_manage_posts: 'publish on the Page',
-  pages_read_engagement: 'read the Page\'s posts',
+  pages_read_engagement: "read the Page's posts",
   pages_manage_engagement: 'write first comments',
   read_insights: 'read post insights for live sync',
   business_management: 'reach Pages owned through a business portfolio',
@@ -71,7 +88,14 @@ export class FacebookNetwork implements NetworkConnector {
   readonly capabilities = NETWORK_CAPABILITIES.facebook;
   readonly connection: ConnectionMethod = {
     kind: 'oauth',
-    fields: [{ name: 'page', required: false, secret: false, description: 'the id of one Page to connect; every Page you grant is connected when left out' }],
+    fields: [
+      {
+        name: 'page',
+        required: false,
+        secret: false,
+        description: 'the id of one Page to connect; every Page you grant is connected when left out',
+      },
+    ],
   };
 
   constructor(
@@ -89,30 +113,53 @@ export class FacebookNetwork implements NetworkConnector {
   }
 
   private meta(): MetaApp {
-    if (!this.app) throw new NetworkError('permanent', 'This Herald instance has no Facebook app: set FACEBOOK_APP_ID and FACEBOOK_APP_SECRET');
+    if (!this.app)
+      throw new NetworkError(
+        'permanent',
+        'This Herald instance has no Facebook app: set FACEBOOK_APP_ID and FACEBOOK_APP_SECRET',
+      );
     return this.app;
   }
 
-  async startAuthorization(input: { fields: Record<string, string>; redirectUri: string; state: string }): Promise<AuthorizationStart> {
+  async startAuthorization(input: {
+    fields: Record<string, string>;
+    redirectUri: string;
+    state: string;
+  }): Promise<AuthorizationStart> {
     const page = input.fields.page?.trim();
-    return { authorizationUrl: facebookDialog(this.http, this.meta(), input.redirectUri, input.state, FACEBOOK_SCOPES), keep: page ? { page } : {} };
+    return {
+      authorizationUrl: facebookDialog(this.http, this.meta(), input.redirectUri, input.state, FACEBOOK_SCOPES),
+      keep: page ? { page } : {},
+    };
   }
 
-  async finishAuthorization(input: { code: string; redirectUri: string; keep: Record<string, string> }): Promise<ConnectedAccount[]> {
+  async finishAuthorization(input: {
+    code: string;
+    redirectUri: string;
+    keep: Record<string, string>;
+  }): Promise<ConnectedAccount[]> {
     const user = await facebookUserToken(this.http, this.meta(), input.code, input.redirectUri, this.now());
     const pages = await grantedPages(this.http, this.meta(), user.token, this.now());
     const chosen = input.keep.page ? pages.filter((page) => page.id === input.keep.page) : pages;
     if (chosen.length === 0) {
-      throw new NetworkError('permanent', input.keep.page
-        ? `Facebook did not grant Herald the Page ${input.keep.page}: choose it on Facebook's screen when connecting`
-        : 'Facebook granted Herald no Page: choose at least one Page on Facebook\'s screen when connecting');
+      throw new NetworkError(
+        'permanent',
+        input.keep.page
+          ? `Facebook did not grant Herald the Page ${input.keep.page}: choose it on Facebook's screen when connecting`
+          : "Facebook granted Herald no Page: choose at least one Page on Facebook's screen when connecting",
+      );
     }
     return chosen.map((page) => ({
       networkAccountId: page.id,
       handle: page.name,
       displayName: page.name,
       avatarUrl: page.pictureUrl,
-      credentials: { pageId: page.id, pageToken: page.accessToken, userId: user.userId, userToken: user.token.accessToken } satisfies FacebookCredentials,
+      credentials: {
+        pageId: page.id,
+        pageToken: page.accessToken,
+        userId: user.userId,
+        userToken: user.token.accessToken,
+      } satisfies FacebookCredentials,
       expiresAt: null,
       textLimit: null,
     }));
@@ -126,11 +173,18 @@ export class FacebookNetwork implements NetworkConnector {
     const { version } = await channel.vault.read();
     await channel.vault.refresh(version, async (current) => {
       const c = current as unknown as FacebookCredentials;
-      const answer = await graphRequest(this.http, `${this.graph}/${encodeURIComponent(c.pageId)}?fields=access_token`, this.token(c.userToken));
+      const answer = await graphRequest(
+        this.http,
+        `${this.graph}/${encodeURIComponent(c.pageId)}?fields=access_token`,
+        this.token(c.userToken),
+      );
       if (answer.status !== 200 || typeof answer.json?.access_token !== 'string') {
         const failure = graphFailure(answer, this.now(), { network: 'Facebook' });
         if (failure.kind === 'retry_later') throw failure;
-        throw new NetworkError('reconnect_needed', `${failure.message}; Facebook gives no refresh token, so a person must connect the Page again`);
+        throw new NetworkError(
+          'reconnect_needed',
+          `${failure.message}; Facebook gives no refresh token, so a person must connect the Page again`,
+        );
       }
       return { credentials: { ...c, pageToken: answer.json.access_token }, expiresAt: null };
     });
@@ -141,47 +195,88 @@ export class FacebookNetwork implements NetworkConnector {
     const page = encodeURIComponent(c.pageId);
     const link = request.channelOptions?.link;
     if (typeof link === 'string' && (request.imageUrls.length > 0 || request.videoUrls.length > 0)) {
-      throw new NetworkError('permanent', 'Facebook attaches a link only to a post without photos or a video: remove channelOptions.link or the media');
+      throw new NetworkError(
+        'permanent',
+        'Facebook attaches a link only to a post without photos or a video: remove channelOptions.link or the media',
+      );
     }
     if (request.videoUrls.length > 0) {
       await request.recordHandle(JSON.stringify({ kind: 'video', photos: [] } satisfies FacebookHandle));
-      const video = await this.call(request.channel, c, `${this.graph}/${page}/videos`, { makesPost: true }, {
-        method: 'POST', json: { file_url: request.videoUrls[0], description: request.text },
-      });
+      const video = await this.call(
+        request.channel,
+        c,
+        `${this.graph}/${page}/videos`,
+        { makesPost: true },
+        {
+          method: 'POST',
+          json: { file_url: request.videoUrls[0], description: request.text },
+        },
+      );
       return this.processedVideo(request.channel, c, String(video.id));
     }
     const photos: string[] = [];
     for (const url of request.imageUrls) {
-      const photo = await this.call(request.channel, c, `${this.graph}/${page}/photos`, {}, { method: 'POST', json: { url, published: false } });
+      const photo = await this.call(
+        request.channel,
+        c,
+        `${this.graph}/${page}/photos`,
+        {},
+        { method: 'POST', json: { url, published: false } },
+      );
       photos.push(String(photo.id));
     }
     await request.recordHandle(JSON.stringify({ kind: 'feed', photos } satisfies FacebookHandle));
-    const post = await this.call(request.channel, c, `${this.graph}/${page}/feed`, { makesPost: true }, {
-      method: 'POST',
-      json: {
-        message: request.text,
-        ...(photos.length > 0 ? { attached_media: photos.map((id) => ({ media_fbid: id })) } : {}),
-        ...(typeof link === 'string' ? { link } : {}),
+    const post = await this.call(
+      request.channel,
+      c,
+      `${this.graph}/${page}/feed`,
+      { makesPost: true },
+      {
+        method: 'POST',
+        json: {
+          message: request.text,
+          ...(photos.length > 0 ? { attached_media: photos.map((id) => ({ media_fbid: id })) } : {}),
+          ...(typeof link === 'string' ? { link } : {}),
+        },
       },
-    });
+    );
     return this.published(request.channel, c, String(post.id));
   }
 
   async comment(request: CommentRequest): Promise<{ networkCommentId: string }> {
     const c = await this.credentials(request.channel);
-    const made = await this.call(request.channel, c, `${this.graph}/${encodeURIComponent(request.networkPostId)}/comments`, { makesPost: true }, {
-      method: 'POST', json: { message: request.text, ...(request.mediaUrl ? { attachment_url: request.mediaUrl } : {}) },
-    });
+    const made = await this.call(
+      request.channel,
+      c,
+      `${this.graph}/${encodeURIComponent(request.networkPostId)}/comments`,
+      { makesPost: true },
+      {
+        method: 'POST',
+        json: { message: request.text, ...(request.mediaUrl ? { attachment_url: request.mediaUrl } : {}) },
+      },
+    );
     return { networkCommentId: String(made.id) };
   }
 
   /** The Page's own comment on the post with the text, among the newest (the Page token sees `from`). */
   async findComment(lookup: CommentLookup): Promise<{ networkCommentId: string } | undefined> {
     const c = await this.credentials(lookup.channel);
-    const query = new URLSearchParams({ fields: 'id,message,from,created_time', filter: 'stream', order: 'reverse_chronological', limit: '100' });
-    const found = await this.call(lookup.channel, c, `${this.graph}/${encodeURIComponent(lookup.networkPostId)}/comments?${query}`, {});
-    const match = ((found.data ?? []) as any[]).find((comment) =>
-      String(comment.from?.id ?? '') === c.pageId && String(comment.message ?? '').trim() === lookup.text.trim());
+    const query = new URLSearchParams({
+      fields: 'id,message,from,created_time',
+      filter: 'stream',
+      order: 'reverse_chronological',
+      limit: '100',
+    });
+    const found = await this.call(
+      lookup.channel,
+      c,
+      `${this.graph}/${encodeURIComponent(lookup.networkPostId)}/comments?${query}`,
+      {},
+    );
+    const match = ((found.data ?? []) as any[]).find(
+      (comment) =>
+        String(comment.from?.id ?? '') === c.pageId && String(comment.message ?? '').trim() === lookup.text.trim(),
+    );
     return match ? { networkCommentId: String(match.id) } : undefined;
   }
 
@@ -193,27 +288,51 @@ export class FacebookNetwork implements NetworkConnector {
     if (handle.kind === 'video') {
       const query = new URLSearchParams({ fields: 'id,description,created_time,permalink_url', since, limit: '25' });
       const found = await this.call(lookup.channel, c, `${this.graph}/${page}/videos?${query}`, {});
-      const match = ((found.data ?? []) as any[]).find((video) => String(video.description ?? '').trim() === lookup.text.trim());
+      const match = ((found.data ?? []) as any[]).find(
+        (video) => String(video.description ?? '').trim() === lookup.text.trim(),
+      );
       return match ? this.publishedFrom(match) : undefined;
     }
-    const query = new URLSearchParams({ fields: 'id,message,created_time,permalink_url,attachments{media_type,target,subattachments}', since, limit: '25' });
+    const query = new URLSearchParams({
+      fields: 'id,message,created_time,permalink_url,attachments{media_type,target,subattachments}',
+      since,
+      limit: '25',
+    });
     const found = await this.call(lookup.channel, c, `${this.graph}/${page}/published_posts?${query}`, {});
-    const match = ((found.data ?? []) as any[]).find((post) =>
-      String(post.message ?? '').trim() === lookup.text.trim() && (handle.photos.length === 0 || samePhotos(photosOf(post), handle.photos)));
+    const match = ((found.data ?? []) as any[]).find(
+      (post) =>
+        String(post.message ?? '').trim() === lookup.text.trim() &&
+        (handle.photos.length === 0 || samePhotos(photosOf(post), handle.photos)),
+    );
     return match ? this.publishedFrom(match) : undefined;
   }
 
-  async recentPosts(channel: ConnectorChannel, page: { cursor: string | null; limit: number }): Promise<RecentPostsPage> {
+  async recentPosts(
+    channel: ConnectorChannel,
+    page: { cursor: string | null; limit: number },
+  ): Promise<RecentPostsPage> {
     const c = await this.credentials(channel);
     const query = new URLSearchParams({
       fields: [
-        'id', 'message', 'created_time', 'permalink_url', 'full_picture', 'shares',
-        'reactions.summary(total_count).limit(0)', 'comments.summary(total_count).limit(0)', `insights.metric(${INSIGHT_METRICS.join(',')})`,
+        'id',
+        'message',
+        'created_time',
+        'permalink_url',
+        'full_picture',
+        'shares',
+        'reactions.summary(total_count).limit(0)',
+        'comments.summary(total_count).limit(0)',
+        `insights.metric(${INSIGHT_METRICS.join(',')})`,
       ].join(','),
       limit: String(Math.min(100, Math.max(1, page.limit))),
       ...(page.cursor ? { after: page.cursor } : {}),
     });
-    const answer = await this.call(channel, c, `${this.graph}/${encodeURIComponent(c.pageId)}/published_posts?${query}`, {});
+    const answer = await this.call(
+      channel,
+      c,
+      `${this.graph}/${encodeURIComponent(c.pageId)}/published_posts?${query}`,
+      {},
+    );
     const posts: NetworkPost[] = ((answer.data ?? []) as any[]).map((post) => ({
       ...this.publishedFrom(post),
       attemptKey: null,
@@ -233,27 +352,41 @@ export class FacebookNetwork implements NetworkConnector {
   async check(channel: ConnectorChannel): Promise<ConnectionCheck> {
     const c = await this.credentials(channel);
     const app = this.meta();
-    const debug = await graphRequest(this.http, `${this.graph}/debug_token?${new URLSearchParams({ input_token: c.pageToken })}`,
-      { accessToken: `${app.clientId}|${app.clientSecret}`, appSecret: app.clientSecret });
+    const debug = await graphRequest(
+      this.http,
+      `${this.graph}/debug_token?${new URLSearchParams({ input_token: c.pageToken })}`,
+      { accessToken: `${app.clientId}|${app.clientSecret}`, appSecret: app.clientSecret },
+    );
     if (debug.status !== 200) throw graphFailure(debug, this.now(), { network: 'Facebook' });
     const data = debug.json?.data ?? {};
     if (data.is_valid !== true) {
       return {
-        account: channel.handle, grantedScopes: null,
-        problems: [`Facebook says the Page token is no longer valid (${data.error?.message ?? 'no reason given'}): reconnect the channel.`],
+        account: channel.handle,
+        grantedScopes: null,
+        problems: [
+          `Facebook says the Page token is no longer valid (${data.error?.message ?? 'no reason given'}): reconnect the channel.`,
+        ],
       };
     }
     const granted: string[] = Array.isArray(data.scopes) ? data.scopes.map(String) : [];
     const problems: string[] = [];
     const me = await graphRequest(this.http, `${this.graph}/me?fields=id,name`, this.token(c.pageToken));
     if (me.status !== 200) problems.push(`${graphFailure(me, this.now(), { network: 'Facebook' }).message}.`);
-    else if (String(me.json.id) !== c.pageId) problems.push(`The token belongs to ${me.json.name} (${me.json.id}), not to the channel's Page ${c.pageId}: reconnect the channel.`);
+    else if (String(me.json.id) !== c.pageId)
+      problems.push(
+        `The token belongs to ${me.json.name} (${me.json.id}), not to the channel's Page ${c.pageId}: reconnect the channel.`,
+      );
     for (const scope of FACEBOOK_SCOPES) {
-      if (!granted.includes(scope)) problems.push(`Facebook did not grant ${scope}, which Herald needs to ${SCOPE_PURPOSE[scope]}: reconnect and allow it.`);
+      if (!granted.includes(scope))
+        problems.push(
+          `Facebook did not grant ${scope}, which Herald needs to ${SCOPE_PURPOSE[scope]}: reconnect and allow it.`,
+        );
     }
     const dataAccessEnds = Number(data.data_access_expires_at) * 1000;
     if (dataAccessEnds > 0 && dataAccessEnds - this.now() < DATA_ACCESS_WARNING_MS) {
-      problems.push(`Facebook's data access for this connection ends ${new Date(dataAccessEnds).toISOString().slice(0, 10)}: reconnect the channel before then.`);
+      problems.push(
+        `Facebook's data access for this connection ends ${new Date(dataAccessEnds).toISOString().slice(0, 10)}: reconnect the channel before then.`,
+      );
     }
     return { account: me.status === 200 ? String(me.json.name) : channel.handle, grantedScopes: granted, problems };
   }
@@ -266,7 +399,12 @@ export class FacebookNetwork implements NetworkConnector {
     let video: any = { id };
     for (let poll = 0; poll < VIDEO_POLLS; poll++) {
       try {
-        video = await this.call(channel, c, `${this.graph}/${encodeURIComponent(id)}?fields=id,status,permalink_url,created_time`, { statusRead: true });
+        video = await this.call(
+          channel,
+          c,
+          `${this.graph}/${encodeURIComponent(id)}?fields=id,status,permalink_url,created_time`,
+          { statusRead: true },
+        );
       } catch (error) {
         if (!(error instanceof NetworkError)) throw error;
         break;
@@ -274,18 +412,28 @@ export class FacebookNetwork implements NetworkConnector {
       const status = video.status?.video_status;
       if (status === 'error') {
         const reasons = ((video.status?.processing_phase?.errors ?? []) as any[]).map((e) => e.message).filter(Boolean);
-        throw new NetworkError('permanent', `Facebook could not process the video (${reasons.join('; ') || 'video_status error'})`);
+        throw new NetworkError(
+          'permanent',
+          `Facebook could not process the video (${reasons.join('; ') || 'video_status error'})`,
+        );
       }
       if (status === 'ready') break;
       await delay(VIDEO_POLL_MS);
     }
-    return { ...this.publishedFrom(video), permalinkUrl: absolute(video.permalink_url) ?? `https://www.facebook.com/${c.pageId}/videos/${id}` };
+    return {
+      ...this.publishedFrom(video),
+      permalinkUrl: absolute(video.permalink_url) ?? `https://www.facebook.com/${c.pageId}/videos/${id}`,
+    };
   }
 
   /** The post's permalink; a failed read after the post was made keeps the post published. */
   private async published(channel: ConnectorChannel, c: FacebookCredentials, id: string): Promise<PublishedPost> {
     try {
-      return this.publishedFrom(await this.call(channel, c, `${this.graph}/${encodeURIComponent(id)}?fields=id,permalink_url,created_time`, { statusRead: true }));
+      return this.publishedFrom(
+        await this.call(channel, c, `${this.graph}/${encodeURIComponent(id)}?fields=id,permalink_url,created_time`, {
+          statusRead: true,
+        }),
+      );
     } catch (error) {
       if (!(error instanceof NetworkError)) throw error;
       return { networkPostId: id, permalinkUrl: `https://www.facebook.com/${id}`, publishedAt: this.now() };
@@ -309,17 +457,25 @@ export class FacebookNetwork implements NetworkConnector {
     return (await channel.vault.read()).credentials as unknown as FacebookCredentials;
   }
 
-  private async call(channel: ConnectorChannel, c: FacebookCredentials, url: string, call: Omit<GraphCall, 'network'>, request: NetworkRequest = {}): Promise<any> {
+  private async call(
+    channel: ConnectorChannel,
+    c: FacebookCredentials,
+    url: string,
+    call: Omit<GraphCall, 'network'>,
+    request: NetworkRequest = {},
+  ): Promise<any> {
     let answer;
     try {
       answer = await graphRequest(this.http, url, this.token(c.pageToken), request);
     } catch (error) {
       // Only the call that makes the post can leave its outcome unknown; an unpublished photo that timed out is no post.
-      if (error instanceof NetworkError && error.kind === 'unknown_outcome' && !call.makesPost) throw new NetworkError('retry_later', error.message);
+      if (error instanceof NetworkError && error.kind === 'unknown_outcome' && !call.makesPost)
+        throw new NetworkError('retry_later', error.message);
       throw error;
     }
     await observeGraphBudget(channel, answer, this.now());
-    if (answer.status !== 200) throw graphFailure(answer, this.now(), { network: 'Facebook', refreshable: true, ...call });
+    if (answer.status !== 200)
+      throw graphFailure(answer, this.now(), { network: 'Facebook', refreshable: true, ...call });
     return answer.json;
   }
 }

@@ -28,30 +28,58 @@ export function kindOf(request: Pick<PublishRequest, 'channelOptions'>): Instagr
 }
 
 /** Creates the post's container (and its items' first), waits until it can be published, and returns its id. */
-export async function buildContainer(graph: InstagramGraph, channel: ConnectorChannel, c: InstagramCredentials, request: PublishRequest, maxItems: number): Promise<string> {
+export async function buildContainer(
+  graph: InstagramGraph,
+  channel: ConnectorChannel,
+  c: InstagramCredentials,
+  request: PublishRequest,
+  maxItems: number,
+): Promise<string> {
   const kind = kindOf(request);
-  const items = [...request.imageUrls.map((url) => ({ url, video: false })), ...request.videoUrls.map((url) => ({ url, video: true }))];
+  const items = [
+    ...request.imageUrls.map((url) => ({ url, video: false })),
+    ...request.videoUrls.map((url) => ({ url, video: true })),
+  ];
   const create = async (fields: Record<string, string>) => {
     const made = await graph.expect(channel, c, `${c.igUserId}/media`, { method: 'POST', form: fields });
-    if (typeof made?.id !== 'string') throw new NetworkError('retry_later', 'Instagram answered a container without its id');
+    if (typeof made?.id !== 'string')
+      throw new NetworkError('retry_later', 'Instagram answered a container without its id');
     return made.id as string;
   };
-  const media = (item: { url: string; video: boolean }): Record<string, string> => (item.video ? { video_url: item.url } : { image_url: item.url });
+  const media = (item: { url: string; video: boolean }): Record<string, string> =>
+    item.video ? { video_url: item.url } : { image_url: item.url };
 
   let container: string;
   if (kind === 'story') {
-    if (items.length !== 1) throw new NetworkError('permanent', `An Instagram story is one image or one video; this post has ${items.length}`);
+    if (items.length !== 1)
+      throw new NetworkError(
+        'permanent',
+        `An Instagram story is one image or one video; this post has ${items.length}`,
+      );
     container = await create({ media_type: 'STORIES', ...media(items[0]) });
   } else if (kind === 'reels' || (items.length === 1 && items[0].video)) {
-    if (items.length !== 1 || !items[0].video) throw new NetworkError('permanent', 'An Instagram reel is exactly one video (videoUrls) and no images');
+    if (items.length !== 1 || !items[0].video)
+      throw new NetworkError('permanent', 'An Instagram reel is exactly one video (videoUrls) and no images');
     const shareToFeed = request.channelOptions?.shareToFeed;
-    container = await create({ media_type: 'REELS', ...media(items[0]), caption: request.text, ...(typeof shareToFeed === 'boolean' ? { share_to_feed: String(shareToFeed) } : {}) });
+    container = await create({
+      media_type: 'REELS',
+      ...media(items[0]),
+      caption: request.text,
+      ...(typeof shareToFeed === 'boolean' ? { share_to_feed: String(shareToFeed) } : {}),
+    });
   } else if (items.length === 1) {
     container = await create({ ...media(items[0]), caption: request.text });
   } else {
-    if (items.length > maxItems) throw new NetworkError('permanent', `An Instagram carousel takes at most ${maxItems} images and videos; this post has ${items.length}`);
+    if (items.length > maxItems)
+      throw new NetworkError(
+        'permanent',
+        `An Instagram carousel takes at most ${maxItems} images and videos; this post has ${items.length}`,
+      );
     const children: string[] = [];
-    for (const item of items) children.push(await create({ ...(item.video ? { media_type: 'VIDEO' } : {}), ...media(item), is_carousel_item: 'true' }));
+    for (const item of items)
+      children.push(
+        await create({ ...(item.video ? { media_type: 'VIDEO' } : {}), ...media(item), is_carousel_item: 'true' }),
+      );
     for (const child of children) await finished(graph, channel, c, child);
     container = await create({ media_type: 'CAROUSEL', children: children.join(','), caption: request.text });
   }
@@ -60,17 +88,29 @@ export async function buildContainer(graph: InstagramGraph, channel: ConnectorCh
 }
 
 /** A container's status_code (IN_PROGRESS, FINISHED, ERROR, EXPIRED, PUBLISHED) and Meta's words for an error. */
-export async function containerStatus(graph: InstagramGraph, channel: ConnectorChannel, c: InstagramCredentials, id: string): Promise<{ code: string; status: string }> {
+export async function containerStatus(
+  graph: InstagramGraph,
+  channel: ConnectorChannel,
+  c: InstagramCredentials,
+  id: string,
+): Promise<{ code: string; status: string }> {
   const answer = await graph.expect(channel, c, `${id}?fields=status_code,status`, {}, { statusRead: true });
   return { code: String(answer.status_code ?? ''), status: String(answer.status ?? '') };
 }
 
-async function finished(graph: InstagramGraph, channel: ConnectorChannel, c: InstagramCredentials, id: string): Promise<void> {
+async function finished(
+  graph: InstagramGraph,
+  channel: ConnectorChannel,
+  c: InstagramCredentials,
+  id: string,
+): Promise<void> {
   for (let poll = 0; poll < POLLS; poll++) {
     const { code, status } = await containerStatus(graph, channel, c, id);
     if (code === 'FINISHED') return;
-    if (code === 'ERROR') throw new NetworkError('permanent', `Instagram could not process the media (${status || 'ERROR'})`);
-    if (code === 'EXPIRED') throw new NetworkError('retry_later', 'Instagram\'s media container expired before it was published');
+    if (code === 'ERROR')
+      throw new NetworkError('permanent', `Instagram could not process the media (${status || 'ERROR'})`);
+    if (code === 'EXPIRED')
+      throw new NetworkError('retry_later', "Instagram's media container expired before it was published");
     await delay(POLL_MS);
   }
   throw new NetworkError('retry_later', `Instagram was still processing the media after ${(POLL_MS * POLLS) / 1000} s`);

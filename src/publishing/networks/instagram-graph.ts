@@ -13,7 +13,10 @@ import type { NetworkAnswer, NetworkHttp, NetworkRequest } from './network-http.
  * - any answer other than 200, or a 200 carrying Meta's `error` object, is thrown classified by meta-graph.ts; an
  *   answer whose usage headers say the budget is spent pauses the channel first.
  */
-export const GRAPH_HOSTS = { instagram: 'https://graph.instagram.com', facebook: 'https://graph.facebook.com' } as const;
+export const GRAPH_HOSTS = {
+  instagram: 'https://graph.instagram.com',
+  facebook: 'https://graph.facebook.com',
+} as const;
 export type InstagramLogin = keyof typeof GRAPH_HOSTS;
 
 export interface InstagramCredentials {
@@ -41,14 +44,30 @@ export class InstagramGraph {
   }
 
   /** One call with the channel's token; the answer is returned whatever its status. */
-  async call(channel: ConnectorChannel | null, c: InstagramCredentials, path: string, request: NetworkRequest = {}): Promise<NetworkAnswer> {
-    const answer = await graphRequest(this.http, this.url(c.login, path), { accessToken: c.accessToken, appSecret: this.appSecret(c.login) }, request);
+  async call(
+    channel: ConnectorChannel | null,
+    c: InstagramCredentials,
+    path: string,
+    request: NetworkRequest = {},
+  ): Promise<NetworkAnswer> {
+    const answer = await graphRequest(
+      this.http,
+      this.url(c.login, path),
+      { accessToken: c.accessToken, appSecret: this.appSecret(c.login) },
+      request,
+    );
     if (channel) await observeGraphBudget(channel, answer, this.now());
     return answer;
   }
 
   /** Like call, but a refusal is thrown, classified. */
-  async expect(channel: ConnectorChannel | null, c: InstagramCredentials, path: string, request: NetworkRequest = {}, call: Partial<GraphCall> = {}): Promise<any> {
+  async expect(
+    channel: ConnectorChannel | null,
+    c: InstagramCredentials,
+    path: string,
+    request: NetworkRequest = {},
+    call: Partial<GraphCall> = {},
+  ): Promise<any> {
     const answer = await this.call(channel, c, path, request);
     if (answer.status !== 200 || answer.json?.error || answer.json === undefined) throw this.failure(answer, c, call);
     return answer.json;
@@ -56,7 +75,10 @@ export class InstagramGraph {
 
   failure(answer: NetworkAnswer, c: InstagramCredentials | null, call: Partial<GraphCall> = {}): NetworkError {
     if (answer.status === 200 && answer.json === undefined) {
-      return new NetworkError(call.makesPost ? 'unknown_outcome' : 'retry_later', 'Instagram answered without a JSON body');
+      return new NetworkError(
+        call.makesPost ? 'unknown_outcome' : 'retry_later',
+        'Instagram answered without a JSON body',
+      );
     }
     return graphFailure(answer, this.now(), { network: 'Instagram', refreshable: c?.login === 'instagram', ...call });
   }

@@ -55,12 +55,23 @@ export class LinkedInApi {
   async call(c: LinkedInCredentials, path: string, request: NetworkRequest = {}): Promise<NetworkAnswer> {
     return this.http.request(path.startsWith('https://') ? path : `${API}${path}`, {
       ...request,
-      headers: { authorization: `Bearer ${c.accessToken}`, 'linkedin-version': this.version, 'x-restli-protocol-version': '2.0.0', ...request.headers },
+      headers: {
+        authorization: `Bearer ${c.accessToken}`,
+        'linkedin-version': this.version,
+        'x-restli-protocol-version': '2.0.0',
+        ...request.headers,
+      },
     });
   }
 
   /** Like call, but anything other than the expected status is thrown, classified. */
-  async expect(c: LinkedInCredentials, path: string, request: NetworkRequest, ok: number[], creating = false): Promise<NetworkAnswer> {
+  async expect(
+    c: LinkedInCredentials,
+    path: string,
+    request: NetworkRequest,
+    ok: number[],
+    creating = false,
+  ): Promise<NetworkAnswer> {
     const answer = await this.call(c, path, request);
     if (!ok.includes(answer.status)) throw this.classify(answer, c, creating);
     return answer;
@@ -76,16 +87,21 @@ export class LinkedInApi {
         `LinkedIn no longer serves API version ${this.version} (${said}): the operator must set LINKEDIN_VERSION to a current version (YYYYMM) and restart Herald`,
       );
     }
-    if (answer.status === 429) return new NetworkError('retry_later', words, retryAtFrom(answer, this.now()) ?? nextUtcMidnight(this.now()));
+    if (answer.status === 429)
+      return new NetworkError('retry_later', words, retryAtFrom(answer, this.now()) ?? nextUtcMidnight(this.now()));
     if (answer.status === 401) {
       if (code === 'EXPIRED_ACCESS_TOKEN') {
         return c?.refreshToken
           ? new NetworkError('refresh_and_retry', words)
-          : new NetworkError('reconnect_needed', `${words}; LinkedIn grants this app no refresh token, so the member must connect the channel again`);
+          : new NetworkError(
+              'reconnect_needed',
+              `${words}; LinkedIn grants this app no refresh token, so the member must connect the channel again`,
+            );
       }
       return new NetworkError('reconnect_needed', words);
     }
-    if (answer.status >= 500) return new NetworkError(creating && answer.status !== 503 ? 'unknown_outcome' : 'retry_later', words);
+    if (answer.status >= 500)
+      return new NetworkError(creating && answer.status !== 503 ? 'unknown_outcome' : 'retry_later', words);
     return new NetworkError('permanent', words);
   }
 }

@@ -23,34 +23,71 @@ export class LinkedInMedia {
 
   async uploadImage(c: LinkedInCredentials, accountId: string, url: string): Promise<string> {
     const file = await downloadMedia(this.media, accountId, url, this.media.maxBytes);
-    const init = await this.api.expect(c, '/rest/images?action=initializeUpload', { method: 'POST', json: { initializeUploadRequest: { owner: c.author } } }, [200]);
+    const init = await this.api.expect(
+      c,
+      '/rest/images?action=initializeUpload',
+      { method: 'POST', json: { initializeUploadRequest: { owner: c.author } } },
+      [200],
+    );
     const { uploadUrl, image } = init.json?.value ?? {};
-    if (typeof uploadUrl !== 'string' || typeof image !== 'string') throw new NetworkError('retry_later', 'LinkedIn answered an image upload without an upload URL');
-    await this.api.expect(c, uploadUrl, { method: 'PUT', headers: { 'content-type': file.contentType }, body: file.bytes }, [200, 201]);
+    if (typeof uploadUrl !== 'string' || typeof image !== 'string')
+      throw new NetworkError('retry_later', 'LinkedIn answered an image upload without an upload URL');
+    await this.api.expect(
+      c,
+      uploadUrl,
+      { method: 'PUT', headers: { 'content-type': file.contentType }, body: file.bytes },
+      [200, 201],
+    );
     await this.available(c, 'images', image);
     return image;
   }
 
   async uploadVideo(c: LinkedInCredentials, accountId: string, url: string, maxBytes: number): Promise<string> {
     const file = await downloadMedia(this.media, accountId, url, maxBytes);
-    const init = await this.api.expect(c, '/rest/videos?action=initializeUpload', {
-      method: 'POST',
-      json: { initializeUploadRequest: { owner: c.author, fileSizeBytes: file.bytes.length, uploadCaptions: false, uploadThumbnail: false } },
-    }, [200]);
+    const init = await this.api.expect(
+      c,
+      '/rest/videos?action=initializeUpload',
+      {
+        method: 'POST',
+        json: {
+          initializeUploadRequest: {
+            owner: c.author,
+            fileSizeBytes: file.bytes.length,
+            uploadCaptions: false,
+            uploadThumbnail: false,
+          },
+        },
+      },
+      [200],
+    );
     const { video, uploadInstructions, uploadToken } = init.json?.value ?? {};
-    if (typeof video !== 'string' || !Array.isArray(uploadInstructions)) throw new NetworkError('retry_later', 'LinkedIn answered a video upload without instructions');
+    if (typeof video !== 'string' || !Array.isArray(uploadInstructions))
+      throw new NetworkError('retry_later', 'LinkedIn answered a video upload without instructions');
     const etags: string[] = [];
     for (const part of uploadInstructions as { uploadUrl: string; firstByte: number; lastByte: number }[]) {
-      const answer = await this.api.expect(c, part.uploadUrl, {
-        method: 'PUT', headers: { 'content-type': 'application/octet-stream' }, body: file.bytes.subarray(part.firstByte, part.lastByte + 1),
-      }, [200, 201]);
+      const answer = await this.api.expect(
+        c,
+        part.uploadUrl,
+        {
+          method: 'PUT',
+          headers: { 'content-type': 'application/octet-stream' },
+          body: file.bytes.subarray(part.firstByte, part.lastByte + 1),
+        },
+        [200, 201],
+      );
       const etag = answer.header('etag');
       if (!etag) throw new NetworkError('retry_later', 'LinkedIn took a video part without an ETag');
       etags.push(etag);
     }
-    await this.api.expect(c, '/rest/videos?action=finalizeUpload', {
-      method: 'POST', json: { finalizeUploadRequest: { video, uploadToken: uploadToken ?? '', uploadedPartIds: etags } },
-    }, [200]);
+    await this.api.expect(
+      c,
+      '/rest/videos?action=finalizeUpload',
+      {
+        method: 'POST',
+        json: { finalizeUploadRequest: { video, uploadToken: uploadToken ?? '', uploadedPartIds: etags } },
+      },
+      [200],
+    );
     await this.available(c, 'videos', video);
     return video;
   }
@@ -61,7 +98,10 @@ export class LinkedInMedia {
       const status = answer.json?.status;
       if (status === 'AVAILABLE') return;
       if (status === 'PROCESSING_FAILED') {
-        throw new NetworkError('permanent', `LinkedIn could not process the ${resource === 'images' ? 'image' : 'video'} (${answer.json?.processingFailureReason ?? 'PROCESSING_FAILED'})`);
+        throw new NetworkError(
+          'permanent',
+          `LinkedIn could not process the ${resource === 'images' ? 'image' : 'video'} (${answer.json?.processingFailureReason ?? 'PROCESSING_FAILED'})`,
+        );
       }
       await delay(POLL_MS);
     }

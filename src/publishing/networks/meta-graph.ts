@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { NetworkError, type ConnectorChannel } from '../../domain/networks/connector.js';
 import type { NetworkAnswer, NetworkHttp, NetworkRequest } from './network-http.js';
+import type { OAuth2Network, TokenRefusal } from './oauth2-client.js';
 
 /**
  * What Facebook Pages and Instagram share: Meta's Graph API (developers.facebook.com/docs/graph-api: using the
@@ -25,7 +26,10 @@ import type { NetworkAnswer, NetworkHttp, NetworkRequest } from './network-http.
  *   - codes 1 and 2, `is_transient`, a 5xx, and code 33 on a read of a status are transient: a read retries later;
  *     the one call that can make the post answers an unknown outcome instead, settled by looking the post up, so
  *     a post that went live is never marked failed (postiz-app #1562, #1568);
- *   - any other refusal is permanent, with Meta's own message.
+ *   - any other refusal is permanent, with Meta's own message;
+ * - the token endpoints (code exchange, long-lived exchange, refresh) are refused in the same terms, or in the
+ *   OAuth endpoints' {error_type, code, error_message}: a token Meta no longer takes (190, 401) or a permission
+ *   withdrawn is a grant only a reconnect renews; throttling and transient codes retry later.
  */
 const RATE_LIMIT_CODES = new Set([4, 17, 32, 613]);
 const TOKEN_EXPIRED_SUBCODE = 463;
@@ -58,10 +62,18 @@ export function appSecretProof(token: GraphToken): string {
 }
 
 /** Calls the Graph API with a token: bearer header and appsecret_proof; any status is returned, not thrown. */
-export async function graphRequest(http: NetworkHttp, url: string, token: GraphToken, request: NetworkRequest = {}): Promise<NetworkAnswer> {
+export async function graphRequest(
+  http: NetworkHttp,
+  url: string,
+  token: GraphToken,
+  request: NetworkRequest = {},
+): Promise<NetworkAnswer> {
   const target = new URL(url);
   target.searchParams.set('appsecret_proof', appSecretProof(token));
-  return http.request(target.toString(), { ...request, headers: { ...request.headers, authorization: `Bearer ${token.accessToken}` } });
+  return http.request(target.toString(), {
+    ...request,
+    headers: { ...request.headers, authorization: `Bearer ${token.accessToken}` },
+  });
 }
 
 /** When Meta's usage headers say access returns (epoch ms), if they say the budget is spent. */
@@ -77,7 +89,8 @@ export function usageRetryAt(answer: NetworkAnswer, now: number): number | undef
   if (minutes > 0) return now + minutes * 60_000;
   for (const name of ['x-app-usage', 'x-ad-account-usage']) {
     const usage = parseHeader(answer.header(name));
-    if (usage && typeof usage === 'object' && Object.values(usage).some((value) => Number(value) >= 100)) return now + APP_USAGE_WINDOW_MS;
+    if (usage && typeof usage === 'object' && Object.values(usage).some((value) => Number(value) >= 100))
+      return now + APP_USAGE_WINDOW_MS;
   }
   return undefined;
 }
@@ -103,21 +116,47 @@ export function graphFailure(answer: NetworkAnswer, now: number, call: GraphCall
   const code = Number(error.code);
   const subcode = Number(error.error_subcode);
   const said = typeof error.message === 'string' ? error.message : `HTTP ${answer.status}`;
-  const userWords = typeof error.error_user_msg === 'string' && error.error_user_msg !== said ? ` ${error.error_user_msg}` : '';
+  const userWords =
+    typeof error.error_user_msg === 'string' && error.error_user_msg !== said ? ` ${error.error_user_msg}` : '';
   const words = `${call.network} answered: ${said}${userWords} (code ${Number.isFinite(code) ? code : 'none'}${Number.isFinite(subcode) ? `, subcode ${subcode}` : ''})`;
-  const transient = call.makesPost ? new NetworkError('unknown_outcome', words) : new NetworkError('retry_later', words, usageRetryAt(answer, now));
+  const transient = call.makesPost
+    ? new NetworkError('unknown_outcome', words)
+    : new NetworkError('retry_later', words, usageRetryAt(answer, now));
 
-  if (RATE_LIMIT_CODES.has(code) || (code >= 80001 && code <= 80014)) return new NetworkError('retry_later', words, usageRetryAt(answer, now));
+  if (RATE_LIMIT_CODES.has(code) || (code >= 80001 && code <= 80014))
+    return new NetworkError('retry_later', words, usageRetryAt(answer, now));
   if (code === 190) {
     if (subcode === TOKEN_EXPIRED_SUBCODE && call.refreshable) return new NetworkError('refresh_and_retry', words);
     return new NetworkError('reconnect_needed', words);
   }
   if (PERMISSION_CODES.has(code) || (code >= 200 && code <= 299)) {
-    return new NetworkError('reconnect_needed', `${words}; reconnect the channel and grant the permission Herald asks for`);
+    return new NetworkError(
+      'reconnect_needed',
+      `${words}; reconnect the channel and grant the permission Herald asks for`,
+    );
   }
-  if (RETRY_LATER_CODES.has(code) || RETRY_LATER_CODES.has(subcode)) return new NetworkError('retry_later', words, usageRetryAt(answer, now));
+  if (RETRY_LATER_CODES.has(code) || RETRY_LATER_CODES.has(subcode))
+    return new NetworkError('retry_later', words, usageRetryAt(answer, now));
   if (TRANSIENT_CODES.has(code) || error.is_transient === true || answer.status >= 500) return transient;
   if (code === 33 && call.statusRead) return transient;
   if (answer.status === 401) return new NetworkError('reconnect_needed', words);
   return new NetworkError('permanent', words);
+}
+
+/** How Meta's token endpoints refuse, for the shared OAuth 2 client. */
+export function graphTokenRefusal(network: string): NonNullable<OAuth2Network['refusal']> {
+  return (answer: NetworkAnswer, now: number): TokenRefusal => {
+    const json = answer.json;
+    const graphed =
+      !json?.error && typeof json?.error_message === 'string'
+        ? { ...answer, json: { error: { message: json.error_message, type: json.error_type, code: json.code } } }
+        : answer;
+    const failure = graphFailure(graphed, now, { network });
+    return {
+      error: failure.kind === 'reconnect_needed' ? 'invalid_grant' : undefined,
+      said: failure.message,
+      transient: failure.kind === 'retry_later' || failure.kind === 'unknown_outcome',
+      retryAt: failure.retryAt,
+    };
+  };
 }

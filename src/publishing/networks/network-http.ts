@@ -17,6 +17,8 @@
 import { NetworkError, type ConnectorChannel } from '../../domain/networks/connector.js';
 import type { LibraryFile, LibraryFiles } from '../../domain/media/media-storage.js';
 import { OutboundRequestError, type OutboundFetcher } from '../../domain/outbound.js';
+import WebSocket from 'ws';
+import { pinnedLookupFor } from '../../net/safe-fetch.js';
 
 export interface NetworkHttpOptions {
   fetcher: OutboundFetcher;
@@ -54,7 +56,9 @@ export class NetworkHttp {
   private readonly overrideHosts: string[];
 
   constructor(private readonly options: NetworkHttpOptions) {
-    this.overrideHosts = Object.values(options.overrides).map((origin) => new URL(origin).hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase());
+    this.overrideHosts = Object.values(options.overrides).map((origin) =>
+      new URL(origin).hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase(),
+    );
   }
 
   /** The URL actually called for a real one. */
@@ -80,7 +84,9 @@ export class NetworkHttp {
     let answer;
     try {
       answer = await this.options.fetcher.fetch(target, {
-        method, headers, body,
+        method,
+        headers,
+        body,
         allowHosts: [...this.options.allowHosts, ...this.overrideHosts],
         maxBytes: this.options.maxBytes,
         timeoutMs: this.options.timeoutMs,
@@ -106,26 +112,76 @@ export class NetworkHttp {
       },
     };
   }
+
+  /**
+   * Opens a WebSocket (a Nostr relay) under the same rules as a request: the operator's override applied, the host
+   * checked by the SSRF guard (wss: as https:) and the connection pinned to the address checked, frames capped at
+   * maxBytes. A relay that cannot be reached or refuses the address is a NetworkError, permanent for a blocked one.
+   */
+  async socket(url: string): Promise<WebSocket> {
+    const asHttp = url.replace(/^ws(s?):/i, 'http$1:');
+    const target = this.rewrite(asHttp);
+    const host = new URL(url).host;
+    let lookup;
+    try {
+      lookup = await pinnedLookupFor(target, { allowHosts: [...this.options.allowHosts, ...this.overrideHosts] });
+    } catch (error) {
+      throw failure(error, host, 'GET');
+    }
+    const socket = new WebSocket(target.replace(/^http(s?):/i, 'ws$1:'), {
+      lookup,
+      handshakeTimeout: this.options.timeoutMs,
+      maxPayload: this.options.maxBytes,
+      headers: { 'user-agent': 'Herald' },
+    });
+    await new Promise<void>((resolve, reject) => {
+      socket.once('open', () => resolve());
+      socket.once('error', () => reject(new NetworkError('retry_later', `${host} could not be reached`)));
+    });
+    return socket;
+  }
 }
 
 /**
  * A post's media file, for upload: a file of Herald's own library is read from storage for the channel's account,
  * any other URL is fetched under the user-URL rules.
  */
-export async function downloadMedia(options: NetworkHttpOptions, accountId: string, url: string, maxBytes: number): Promise<LibraryFile> {
+export async function downloadMedia(
+  options: NetworkHttpOptions,
+  accountId: string,
+  url: string,
+  maxBytes: number,
+): Promise<LibraryFile> {
   const own = await ownFile(options, accountId, url);
   if (own) {
-    if (own.bytes.length > maxBytes) throw new NetworkError('permanent', `the media file ${url} has more than the ${maxBytes} bytes this network takes`);
+    if (own.bytes.length > maxBytes)
+      throw new NetworkError(
+        'permanent',
+        `the media file ${url} has more than the ${maxBytes} bytes this network takes`,
+      );
     return own;
   }
   try {
-    const answer = await options.fetcher.fetch(url, { allowHosts: options.allowHosts, maxBytes, timeoutMs: options.timeoutMs });
-    if (answer.status < 200 || answer.status >= 300) throw new NetworkError('retry_later', `the media file ${url} answered HTTP ${answer.status}`);
+    const answer = await options.fetcher.fetch(url, {
+      allowHosts: options.allowHosts,
+      maxBytes,
+      timeoutMs: options.timeoutMs,
+    });
+    if (answer.status < 200 || answer.status >= 300)
+      throw new NetworkError('retry_later', `the media file ${url} answered HTTP ${answer.status}`);
     const type = answer.headers['content-type'];
-    return { bytes: answer.body, contentType: String(Array.isArray(type) ? type[0] : type ?? 'application/octet-stream').split(';')[0].trim() };
+    return {
+      bytes: answer.body,
+      contentType: String(Array.isArray(type) ? type[0] : (type ?? 'application/octet-stream'))
+        .split(';')[0]
+        .trim(),
+    };
   } catch (error) {
     if (error instanceof NetworkError) throw error;
-    if (error instanceof OutboundRequestError && (error.reason === 'too_large' || error.reason === 'blocked_address' || error.reason === 'invalid_url')) {
+    if (
+      error instanceof OutboundRequestError &&
+      (error.reason === 'too_large' || error.reason === 'blocked_address' || error.reason === 'invalid_url')
+    ) {
       throw new NetworkError('permanent', error.message);
     }
     throw new NetworkError('retry_later', `the media file ${url} could not be fetched`);
@@ -146,10 +202,14 @@ async function ownFile(options: NetworkHttpOptions, accountId: string, url: stri
 
 function failure(error: unknown, host: string, method: string): NetworkError {
   if (error instanceof OutboundRequestError) {
-    if (error.reason === 'blocked_address' || error.reason === 'invalid_url') return new NetworkError('permanent', error.message);
-    if (error.reason === 'too_large') return new NetworkError('permanent', `${host} answered with more than Herald reads`);
+    if (error.reason === 'blocked_address' || error.reason === 'invalid_url')
+      return new NetworkError('permanent', error.message);
+    if (error.reason === 'too_large')
+      return new NetworkError('permanent', `${host} answered with more than Herald reads`);
     const words = error.reason === 'timeout' ? 'did not answer in time' : 'could not be reached';
-    return method === 'GET' ? new NetworkError('retry_later', `${host} ${words}`) : new NetworkError('unknown_outcome', `${host} ${words}`);
+    return method === 'GET'
+      ? new NetworkError('retry_later', `${host} ${words}`)
+      : new NetworkError('unknown_outcome', `${host} ${words}`);
   }
   return new NetworkError(method === 'GET' ? 'retry_later' : 'unknown_outcome', `${host} could not be reached`);
 }

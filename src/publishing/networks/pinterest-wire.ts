@@ -1,5 +1,6 @@
 import { NetworkError, type NetworkPost } from '../../domain/networks/connector.js';
 import { retryAtFrom, type NetworkAnswer } from './network-http.js';
+import type { TokenRefusal } from './oauth2-client.js';
 
 /**
  * Pinterest's wire rules that are not one call (API v5 description, pinterest/api-description v5/openapi.yaml;
@@ -10,6 +11,8 @@ import { retryAtFrom, type NetworkAnswer } from './network-http.js';
  *   permanent, in Pinterest's words;
  * - a video goes to the upload_url of a registered media upload as a multipart/form-data POST: every field of
  *   upload_parameters first, then the file as `file` (S3's POST policy rejects a form with the file before them);
+ * - the token endpoint refuses in the same form: 401 is the app's HTTP Basic refused, 400 a code or refresh token
+ *   it no longer takes;
  * - a Pin's lifetime metrics (pin_metrics=true) are Herald's metrics for it.
  */
 export function classify(answer: NetworkAnswer, now: number): NetworkError {
@@ -22,21 +25,45 @@ export function classify(answer: NetworkAnswer, now: number): NetworkError {
   return new NetworkError('permanent', words);
 }
 
+/** A refusal of the token endpoint in OAuth terms. */
+export function tokenRefusal(answer: NetworkAnswer): TokenRefusal {
+  const code = answer.json?.code;
+  const message = typeof answer.json?.message === 'string' ? answer.json.message : `HTTP ${answer.status}`;
+  const error = answer.status === 401 ? 'invalid_client' : answer.status === 400 ? 'invalid_grant' : undefined;
+  return { error, said: `${message}${code !== undefined ? ` (code ${code})` : ''}` };
+}
+
 /** A multipart/form-data body: the fields in order, then the file. */
-export function multipart(fields: Record<string, string>, file: { bytes: Buffer; contentType: string; name: string }): { body: Buffer; contentType: string } {
+export function multipart(
+  fields: Record<string, string>,
+  file: { bytes: Buffer; contentType: string; name: string },
+): { body: Buffer; contentType: string } {
   const boundary = `----herald${Math.random().toString(16).slice(2)}${Date.now().toString(16)}`;
   const parts: Buffer[] = [];
   for (const [name, value] of Object.entries(fields)) {
-    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`, 'utf8'));
+    parts.push(
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`, 'utf8'),
+    );
   }
-  parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: ${file.contentType}\r\n\r\n`, 'utf8'));
+  parts.push(
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: ${file.contentType}\r\n\r\n`,
+      'utf8',
+    ),
+  );
   parts.push(file.bytes, Buffer.from(`\r\n--${boundary}--\r\n`, 'utf8'));
   return { body: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
 const METRICS: Readonly<Record<string, string>> = {
-  impression: 'impressions', save: 'saves', pin_click: 'pinClicks', outbound_click: 'outboundClicks', clickthrough: 'outboundClicks',
-  reaction: 'reactions', comment: 'comments', video_mrc_view: 'views',
+  impression: 'impressions',
+  save: 'saves',
+  pin_click: 'pinClicks',
+  outbound_click: 'outboundClicks',
+  clickthrough: 'outboundClicks',
+  reaction: 'reactions',
+  comment: 'comments',
+  video_mrc_view: 'views',
 };
 
 /** A Pin as Herald lists it among the account's posts. */
@@ -47,7 +74,10 @@ export function pinPost(pin: any): NetworkPost {
     const name = METRICS[key.toLowerCase()];
     if (name && Number.isFinite(Number(value))) metrics[name] = Number(value);
   }
-  const images = pin.media?.images && typeof pin.media.images === 'object' ? Object.values(pin.media.images as Record<string, any>) : [];
+  const images =
+    pin.media?.images && typeof pin.media.images === 'object'
+      ? Object.values(pin.media.images as Record<string, any>)
+      : [];
   const image = images.map((size) => size?.url).find((url) => typeof url === 'string');
   return {
     networkPostId: String(pin.id),

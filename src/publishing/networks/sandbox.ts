@@ -1,10 +1,20 @@
-import type { SandboxFailureMode, SandboxPostRecord, SandboxRepository } from '../../db/repositories/sandbox.js';
 import { newId } from '../../domain/ids.js';
 import { NETWORK_CAPABILITIES, type NetworkCapabilities } from '../../domain/networks/capabilities.js';
 import {
   NetworkError,
-  type AttemptLookup, type CommentLookup, type CommentRequest, type ConnectedAccount, type ConnectionMethod, type ConnectorChannel, type NetworkConnector, type PublishRequest, type PublishedPost, type RecentPostsPage,
+  NOT_MADE,
+  type AttemptLookup,
+  type CommentLookup,
+  type CommentRequest,
+  type ConnectedAccount,
+  type ConnectionMethod,
+  type ConnectorChannel,
+  type NetworkConnector,
+  type PublishRequest,
+  type PublishedPost,
+  type RecentPostsPage,
 } from '../../domain/networks/connector.js';
+import type { SandboxFailureMode, SandboxPost, SandboxStore } from '../../domain/networks/sandbox-store.js';
 
 /**
  * The built-in network, the embedded default: everything runs with no external account.
@@ -12,8 +22,11 @@ import {
  * Rules enforced:
  * - what it publishes is kept in sandbox_posts, one row per post, and served by Herald at
  *   `{BASE_URL}/sandbox/{channelId}/{postId}`;
- * - a repeated attempt key returns the post already made, never a second one; findPublished finds it by that key;
- * - first comments are replies to the post;
+ * - a repeated attempt key returns the post already made, never a second one; findPublished finds it by that key,
+ *   and answers NOT_MADE when there is none: the sandbox's posts are rows of Herald's own database, so a call
+ *   that made none (its worker killed before or during it) cannot make one later;
+ * - first comments are replies to the post, and so is each part of a thread (to the part before it), made once
+ *   under its part's key like a post;
  * - told per channel (`herald sandbox fail`), the next N publish calls fail the way real networks do:
  *   rate_limited (retry after a delay), transient (5xx), permanent (rejected), auth_expired (the channel's
  *   access token expired: HTTP 401), timeout_after_post (the
@@ -23,6 +36,10 @@ import {
  *   the channel's posts newest first with an opaque cursor;
  * - connecting takes only a handle: the channel is a sandbox account of that name (connecting the same handle again
  *   is the same channel), so the connect flow can be tried with no network account;
+ * - a post's counters grow with its age, the same for the same post at the same age (seeded by its id): nothing in
+ *   its first hour, then likes, comments, shares and impressions each a rate of the post times the square root of
+ *   its whole hours since, added to what it was stored with; a channel's audience grows the same way with the time
+ *   (seeded by the channel's id), so insights can be tried and tested with no network account;
  * - SANDBOX_LATENCY_MS makes every publish and comment wait like a real network (with jitter), so the
  *   engine's behaviour under slow networks can be rehearsed and measured.
  */
@@ -34,11 +51,18 @@ const POSTS_ANYWAY: readonly SandboxFailureMode[] = ['timeout_after_post', 'slow
 export class SandboxNetwork implements NetworkConnector {
   readonly connection: ConnectionMethod = {
     kind: 'credentials',
-    fields: [{ name: 'handle', required: true, secret: false, description: 'Any name for this practice account, e.g. our-brand; its posts appear at {BASE_URL}/sandbox/...' }],
+    fields: [
+      {
+        name: 'handle',
+        required: true,
+        secret: false,
+        description: 'Any name for this practice account, e.g. our-brand; its posts appear at {BASE_URL}/sandbox/...',
+      },
+    ],
   };
 
   constructor(
-    private readonly store: SandboxRepository,
+    private readonly store: SandboxStore,
     private readonly baseUrl: string,
     readonly capabilities: NetworkCapabilities = NETWORK_CAPABILITIES.sandbox,
     private readonly now: () => number = Date.now,
@@ -47,18 +71,31 @@ export class SandboxNetwork implements NetworkConnector {
   ) {}
 
   /** Publish calls made in the same turn of the event loop are stored in one transaction, as one network takes many requests at once. */
-  private readonly calls = new Gathered<SandboxPostRecord, { failure?: SandboxFailureMode; stored?: SandboxPostRecord }>(
+  private readonly calls = new Gathered<SandboxPost, { failure?: SandboxFailureMode; stored?: SandboxPost }>(
     (records) => this.store.publishMany(records, POSTS_ANYWAY),
   );
 
   private async latency(): Promise<void> {
-    if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs * (1 + Math.random() / 2)));
+    if (this.latencyMs > 0)
+      await new Promise((resolve) => setTimeout(resolve, this.latencyMs * (1 + Math.random() / 2)));
   }
 
   async signIn(fields: Record<string, string>): Promise<ConnectedAccount> {
     const handle = fields.handle.trim().replace(/^@/, '');
-    if (!/^[A-Za-z0-9._-]{1,64}$/.test(handle)) throw new NetworkError('permanent', 'A sandbox handle is 1 to 64 letters, digits, dots, dashes or underscores, e.g. our-brand.');
-    return { networkAccountId: `sandbox:${handle.toLowerCase()}`, handle, displayName: handle, avatarUrl: null, credentials: {}, expiresAt: null, textLimit: null };
+    if (!/^[A-Za-z0-9._-]{1,64}$/.test(handle))
+      throw new NetworkError(
+        'permanent',
+        'A sandbox handle is 1 to 64 letters, digits, dots, dashes or underscores, e.g. our-brand.',
+      );
+    return {
+      networkAccountId: `sandbox:${handle.toLowerCase()}`,
+      handle,
+      displayName: handle,
+      avatarUrl: null,
+      credentials: {},
+      expiresAt: null,
+      textLimit: null,
+    };
   }
 
   /** A reconnect needs nothing typed again: the handle is the channel's. */
@@ -77,7 +114,7 @@ export class SandboxNetwork implements NetworkConnector {
       idempotencyKey: request.attemptKey,
       external: false,
       metrics: { likes: 0, comments: 0, shares: 0, impressions: 0 },
-      replyToId: null,
+      replyToId: request.replyTo?.parentNetworkPostId ?? null,
       createdAt: this.now(),
     });
     // Every failure but a slow answer throws: before the post (nothing stored) or after it (timeout_after_post).
@@ -89,7 +126,11 @@ export class SandboxNetwork implements NetworkConnector {
   async comment(request: CommentRequest): Promise<{ networkCommentId: string }> {
     await this.latency();
     const parent = await this.store.get(request.channel.id, request.networkPostId);
-    if (!parent) throw new NetworkError('permanent', `The sandbox has no post ${request.networkPostId} on this channel to comment on.`);
+    if (!parent)
+      throw new NetworkError(
+        'permanent',
+        `The sandbox has no post ${request.networkPostId} on this channel to comment on.`,
+      );
     const stored = await this.store.insertOnce({
       id: newId(),
       accountId: request.channel.accountId,
@@ -110,13 +151,20 @@ export class SandboxNetwork implements NetworkConnector {
     return stored && { networkCommentId: stored.id };
   }
 
-  async findPublished(lookup: AttemptLookup): Promise<PublishedPost | undefined> {
+  async findPublished(lookup: AttemptLookup): Promise<PublishedPost | typeof NOT_MADE | undefined> {
     const stored = await this.store.findByKey(lookup.channel.id, lookup.attemptKey);
-    return stored && this.published(lookup.channel, stored.id, stored.createdAt);
+    return stored ? this.published(lookup.channel, stored.id, stored.createdAt) : NOT_MADE;
   }
 
-  async recentPosts(channel: ConnectorChannel, page: { cursor: string | null; limit: number }): Promise<RecentPostsPage> {
-    const posts = await this.store.recent(channel.id, page.limit, page.cursor === null ? undefined : fromCursor(page.cursor));
+  async recentPosts(
+    channel: ConnectorChannel,
+    page: { cursor: string | null; limit: number },
+  ): Promise<RecentPostsPage> {
+    const posts = await this.store.recent(
+      channel.id,
+      page.limit,
+      page.cursor === null ? undefined : fromCursor(page.cursor),
+    );
     const last = posts.at(-1);
     return {
       posts: posts.map((p) => ({
@@ -124,10 +172,14 @@ export class SandboxNetwork implements NetworkConnector {
         attemptKey: p.idempotencyKey,
         text: p.text,
         imageUrls: p.media,
-        metrics: p.metrics ?? {},
+        metrics: grownCounters(p.id, p.metrics ?? {}, this.now() - p.createdAt),
       })),
       nextCursor: last && posts.length === page.limit ? `${last.createdAt}.${last.id}` : null,
     };
+  }
+
+  async audience(channel: ConnectorChannel): Promise<number> {
+    return sandboxAudience(channel.id, this.now());
   }
 
   private published(channel: ConnectorChannel, id: string, createdAt: number): PublishedPost {
@@ -175,6 +227,34 @@ class Gathered<In, Out> {
 
 const MAX_BATCH = 1_000;
 
+const HOUR_MS = 3_600_000;
+const COUNTER_RATES = { likes: 12, comments: 3, shares: 2, impressions: 400 } as const;
+// Audience is counted from here, so a channel's followers grow with the clock alone.
+const AUDIENCE_EPOCH = Date.UTC(2026, 0, 1);
+
+/** A number in [0.5, 1.5) from a text, the same every time: the sandbox's counters differ by post, never by run. */
+function seeded(text: string, salt: string): number {
+  let hash = 2166136261;
+  for (const char of `${salt}:${text}`) hash = Math.imul(hash ^ char.charCodeAt(0), 16777619);
+  return 0.5 + (hash >>> 0) / 2 ** 32;
+}
+
+/** A sandbox post's counters at this age: what it was stored with plus its growth (none in its first hour). */
+export function grownCounters(postId: string, stored: Record<string, number>, ageMs: number): Record<string, number> {
+  const hours = Math.max(0, Math.floor(ageMs / HOUR_MS));
+  const counters: Record<string, number> = { ...stored };
+  for (const [name, rate] of Object.entries(COUNTER_RATES)) {
+    counters[name] = (stored[name] ?? 0) + Math.floor(rate * seeded(postId, name) * Math.sqrt(hours));
+  }
+  return counters;
+}
+
+/** A sandbox channel's followers at a time: a base of its own and a few more each hour. */
+export function sandboxAudience(channelId: string, now: number): number {
+  const hours = Math.max(0, Math.floor((now - AUDIENCE_EPOCH) / HOUR_MS));
+  return Math.floor(100 * seeded(channelId, 'audience')) + Math.floor((hours * seeded(channelId, 'growth')) / 4);
+}
+
 function sandboxPermalink(baseUrl: string, channelId: string, postId: string): string {
   return `${baseUrl}/sandbox/${encodeURIComponent(channelId)}/${encodeURIComponent(postId)}`;
 }
@@ -187,7 +267,11 @@ function fromCursor(cursor: string): { createdAt: number; id: string } {
 function failureError(mode: Exclude<SandboxFailureMode, 'slow_after_post'>, now: number): NetworkError {
   switch (mode) {
     case 'rate_limited':
-      return new NetworkError('retry_later', 'Sandbox: rate limited (HTTP 429), retry later.', now + SANDBOX_RETRY_AFTER_MS);
+      return new NetworkError(
+        'retry_later',
+        'Sandbox: rate limited (HTTP 429), retry later.',
+        now + SANDBOX_RETRY_AFTER_MS,
+      );
     case 'transient':
       return new NetworkError('retry_later', 'Sandbox: service unavailable (HTTP 503).');
     case 'permanent':

@@ -43,21 +43,36 @@ export class ThreadsGraph {
   ) {}
 
   /** One call with a token; the answer is returned whatever its status. */
-  async call(channel: ConnectorChannel | null, accessToken: string, path: string, request: NetworkRequest = {}): Promise<NetworkAnswer> {
+  async call(
+    channel: ConnectorChannel | null,
+    accessToken: string,
+    path: string,
+    request: NetworkRequest = {},
+  ): Promise<NetworkAnswer> {
     const url = `${THREADS_GRAPH}/${this.version()}/${path.replace(/^\//, '')}`;
-    const answer = await this.http.request(url, { ...request, headers: { ...request.headers, authorization: `Bearer ${accessToken}` } });
+    const answer = await this.http.request(url, {
+      ...request,
+      headers: { ...request.headers, authorization: `Bearer ${accessToken}` },
+    });
     if (channel) await observeGraphBudget(channel, answer, this.now());
     return answer;
   }
 
   /** Like call, but a refusal is thrown, classified. */
-  async expect(channel: ConnectorChannel | null, accessToken: string, path: string, request: NetworkRequest = {}, call: Partial<GraphCall> = {}): Promise<any> {
+  async expect(
+    channel: ConnectorChannel | null,
+    accessToken: string,
+    path: string,
+    request: NetworkRequest = {},
+    call: Partial<GraphCall> = {},
+  ): Promise<any> {
     let answer: NetworkAnswer;
     try {
       answer = await this.call(channel, accessToken, path, request);
     } catch (error) {
       // Only threads_publish makes a post: an answer lost anywhere else (a container made) leaves nothing to look up.
-      if (error instanceof NetworkError && error.kind === 'unknown_outcome' && !call.makesPost) throw new NetworkError('retry_later', error.message);
+      if (error instanceof NetworkError && error.kind === 'unknown_outcome' && !call.makesPost)
+        throw new NetworkError('retry_later', error.message);
       throw error;
     }
     if (answer.status !== 200 || answer.json?.error || answer.json === undefined) throw this.failure(answer, call);
@@ -66,46 +81,81 @@ export class ThreadsGraph {
 
   failure(answer: NetworkAnswer, call: Partial<GraphCall> = {}): NetworkError {
     if (answer.status === 200 && answer.json === undefined) {
-      return new NetworkError(call.makesPost ? 'unknown_outcome' : 'retry_later', 'Threads answered without a JSON body');
+      return new NetworkError(
+        call.makesPost ? 'unknown_outcome' : 'retry_later',
+        'Threads answered without a JSON body',
+      );
     }
     // The OAuth endpoints answer {error_type, code, error_message} rather than Graph's error object.
     if (!answer.json?.error && typeof answer.json?.error_message === 'string') {
-      const json = { error: { message: answer.json.error_message, type: answer.json.error_type, code: answer.json.code } };
+      const json = {
+        error: { message: answer.json.error_message, type: answer.json.error_type, code: answer.json.code },
+      };
       return graphFailure({ ...answer, json }, this.now(), { network: 'Threads', refreshable: true, ...call });
     }
     return graphFailure(answer, this.now(), { network: 'Threads', refreshable: true, ...call });
   }
 
   /** Creates the post's container (its items' first), waits until it can be published, and returns its id. */
-  async buildContainer(channel: ConnectorChannel, c: ThreadsCredentials, request: PublishRequest, maxItems: number): Promise<string> {
-    const items = [...request.imageUrls.map((url) => ({ url, video: false })), ...request.videoUrls.map((url) => ({ url, video: true }))];
+  async buildContainer(
+    channel: ConnectorChannel,
+    c: ThreadsCredentials,
+    request: PublishRequest,
+    maxItems: number,
+  ): Promise<string> {
+    const items = [
+      ...request.imageUrls.map((url) => ({ url, video: false })),
+      ...request.videoUrls.map((url) => ({ url, video: true })),
+    ];
+    // A part of a thread replies to the part before it; a carousel's items are only its parts, so they do not.
+    const reply: Record<string, string> = request.replyTo ? { reply_to_id: request.replyTo.parentNetworkPostId } : {};
     const create = async (fields: Record<string, string>) => {
       const made = await this.expect(channel, c.accessToken, `${c.userId}/threads`, { method: 'POST', form: fields });
-      if (typeof made?.id !== 'string') throw new NetworkError('retry_later', 'Threads answered a container without its id');
+      if (typeof made?.id !== 'string')
+        throw new NetworkError('retry_later', 'Threads answered a container without its id');
       return made.id as string;
     };
     const media = (item: { url: string; video: boolean }): Record<string, string> =>
-      (item.video ? { media_type: 'VIDEO', video_url: item.url } : { media_type: 'IMAGE', image_url: item.url });
+      item.video ? { media_type: 'VIDEO', video_url: item.url } : { media_type: 'IMAGE', image_url: item.url };
 
     let container: string;
     if (items.length === 0) {
-      container = await create({ media_type: 'TEXT', text: request.text });
+      container = await create({ media_type: 'TEXT', text: request.text, ...reply });
     } else if (items.length === 1) {
-      container = await create({ ...media(items[0]), ...(request.text ? { text: request.text } : {}) });
+      container = await create({ ...media(items[0]), ...(request.text ? { text: request.text } : {}), ...reply });
     } else {
-      if (items.length > maxItems) throw new NetworkError('permanent', `A Threads carousel takes at most ${maxItems} images and videos; this post has ${items.length}`);
+      if (items.length > maxItems)
+        throw new NetworkError(
+          'permanent',
+          `A Threads carousel takes at most ${maxItems} images and videos; this post has ${items.length}`,
+        );
       const children: string[] = [];
       for (const item of items) children.push(await create({ ...media(item), is_carousel_item: 'true' }));
       for (const child of children) await this.finished(channel, c, child);
-      container = await create({ media_type: 'CAROUSEL', children: children.join(','), ...(request.text ? { text: request.text } : {}) });
+      container = await create({
+        media_type: 'CAROUSEL',
+        children: children.join(','),
+        ...(request.text ? { text: request.text } : {}),
+        ...reply,
+      });
     }
     await this.finished(channel, c, container);
     return container;
   }
 
   /** A container's status (IN_PROGRESS, FINISHED, ERROR, EXPIRED, PUBLISHED) and Threads' error_message. */
-  async containerStatus(channel: ConnectorChannel, c: ThreadsCredentials, id: string): Promise<{ status: string; error: string }> {
-    const answer = await this.expect(channel, c.accessToken, `${id}?fields=status,error_message`, {}, { statusRead: true });
+  async containerStatus(
+    channel: ConnectorChannel,
+    c: ThreadsCredentials,
+    id: string,
+  ): Promise<{ status: string; error: string }> {
+    const answer = await this.expect(
+      channel,
+      c.accessToken,
+      `${id}?fields=status,error_message`,
+      {},
+      { statusRead: true },
+    );
     return { status: String(answer.status ?? ''), error: String(answer.error_message ?? '') };
   }
 
@@ -113,8 +163,10 @@ export class ThreadsGraph {
     for (let poll = 0; poll < POLLS; poll++) {
       const { status, error } = await this.containerStatus(channel, c, id);
       if (status === 'FINISHED') return;
-      if (status === 'ERROR') throw new NetworkError('permanent', `Threads could not process the media (${error || 'ERROR'})`);
-      if (status === 'EXPIRED') throw new NetworkError('retry_later', 'Threads\' media container expired before it was published');
+      if (status === 'ERROR')
+        throw new NetworkError('permanent', `Threads could not process the media (${error || 'ERROR'})`);
+      if (status === 'EXPIRED')
+        throw new NetworkError('retry_later', "Threads' media container expired before it was published");
       await delay(POLL_MS);
     }
     throw new NetworkError('retry_later', `Threads was still processing the media after ${(POLL_MS * POLLS) / 1000} s`);

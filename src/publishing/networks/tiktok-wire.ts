@@ -23,7 +23,12 @@ export interface TikTokEnvelope {
 export function envelope(answer: NetworkAnswer): TikTokEnvelope {
   const error = answer.json?.error ?? {};
   const code = typeof error.code === 'string' ? error.code : `HTTP ${answer.status}`;
-  return { ok: answer.status === 200 && code === 'ok', data: answer.json?.data ?? {}, code, message: typeof error.message === 'string' ? error.message : '' };
+  return {
+    ok: answer.status === 200 && code === 'ok',
+    data: answer.json?.data ?? {},
+    code,
+    message: typeof error.message === 'string' ? error.message : '',
+  };
 }
 
 export function classify(answer: NetworkAnswer, now: number, capabilities: NetworkCapabilities): NetworkError {
@@ -35,7 +40,10 @@ export function classify(answer: NetworkAnswer, now: number, capabilities: Netwo
   }
   if (code === 'access_token_invalid') return new NetworkError('refresh_and_retry', words);
   if (code === 'scope_not_authorized' || code === 'scope_permission_missed') {
-    return new NetworkError('reconnect_needed', `${words}. Reconnect the channel and allow every permission Herald asks for`);
+    return new NetworkError(
+      'reconnect_needed',
+      `${words}. Reconnect the channel and allow every permission Herald asks for`,
+    );
   }
   if (answer.status >= 500) return new NetworkError('retry_later', words);
   return new NetworkError('permanent', words);
@@ -55,7 +63,10 @@ export function publishStatus(answer: NetworkAnswer): PublishStatus {
   return {
     status: String(data.status ?? ''),
     failReason: typeof data.fail_reason === 'string' && data.fail_reason ? data.fail_reason : null,
-    postIds: raw.split(',').map((id) => id.trim().replace(/^"|"$/g, '')).filter((id) => /^\d+$/.test(id)),
+    postIds: raw
+      .split(',')
+      .map((id) => id.trim().replace(/^"|"$/g, ''))
+      .filter((id) => /^\d+$/.test(id)),
   };
 }
 
@@ -64,19 +75,29 @@ export function publishStatus(answer: NetworkAnswer): PublishStatus {
  * whole; otherwise chunks of the smallest size that keeps the count within the maximum, total_chunk_count being
  * size / chunk_size rounded down, so the last chunk takes the trailing bytes (less than two chunks, within its cap).
  */
-export function chunkPlan(size: number, rules: NonNullable<NetworkCapabilities['chunkedUpload']>): { chunkSize: number; count: number } {
+export function chunkPlan(
+  size: number,
+  rules: NonNullable<NetworkCapabilities['chunkedUpload']>,
+): { chunkSize: number; count: number } {
   if (size < rules.minChunkBytes) return { chunkSize: size, count: 1 };
   const chunkSize = Math.min(rules.maxChunkBytes, Math.max(rules.minChunkBytes, Math.ceil(size / rules.maxChunks)));
   const count = Math.max(1, Math.floor(size / chunkSize));
   const last = size - (count - 1) * chunkSize;
   if (count > rules.maxChunks || last > rules.maxLastChunkBytes || (count === 1 && size > rules.maxChunkBytes)) {
-    throw new NetworkError('permanent', `TikTok takes a file in at most ${rules.maxChunks} chunks of ${rules.maxChunkBytes / 2 ** 20} MB; this video has ${size} bytes`);
+    throw new NetworkError(
+      'permanent',
+      `TikTok takes a file in at most ${rules.maxChunks} chunks of ${rules.maxChunkBytes / 2 ** 20} MB; this video has ${size} bytes`,
+    );
   }
   return { chunkSize, count };
 }
 
 /** The bytes of chunk `index` of a plan: every chunk is chunkSize, the last runs to the end. */
-export function chunkRange(size: number, plan: { chunkSize: number; count: number }, index: number): { first: number; last: number } {
+export function chunkRange(
+  size: number,
+  plan: { chunkSize: number; count: number },
+  index: number,
+): { first: number; last: number } {
   const first = index * plan.chunkSize;
   return { first, last: index === plan.count - 1 ? size - 1 : first + plan.chunkSize - 1 };
 }

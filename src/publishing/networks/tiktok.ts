@@ -2,11 +2,37 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
 import {
   NetworkError,
-  type AttemptLookup, type AuthorizationStart, type CommentRequest, type ConnectedAccount, type ConnectionCheck, type ConnectionMethod,
-  type ConnectorChannel, type NetworkConnector, type NetworkPost, type OpenedCredentials, type PublishRequest, type PublishedPost, type RecentPostsPage,
+  type AttemptLookup,
+  type AuthorizationStart,
+  type CommentRequest,
+  type ConnectedAccount,
+  type ConnectionCheck,
+  type ConnectionMethod,
+  type ConnectorChannel,
+  type NetworkConnector,
+  type NetworkPost,
+  type OpenedCredentials,
+  type PublishRequest,
+  type PublishedPost,
+  type RecentPostsPage,
 } from '../../domain/networks/connector.js';
-import { downloadMedia, type NetworkAnswer, type NetworkHttp, type NetworkHttpOptions, type NetworkRequest } from './network-http.js';
-import { chunkPlan, chunkRange, classify, envelope, publishStatus, videoSeconds, type PublishStatus } from './tiktok-wire.js';
+import {
+  downloadMedia,
+  type NetworkAnswer,
+  type NetworkHttp,
+  type NetworkHttpOptions,
+  type NetworkRequest,
+} from './network-http.js';
+import { OAuth2Client, type TokenGrant } from './oauth2-client.js';
+import {
+  chunkPlan,
+  chunkRange,
+  classify,
+  envelope,
+  publishStatus,
+  videoSeconds,
+  type PublishStatus,
+} from './tiktok-wire.js';
 
 /**
  * TikTok, through the Content Posting API (developers.tiktok.com: login-kit-web, oauth-user-access-token-management,
@@ -41,10 +67,14 @@ const REFRESH_AHEAD_MS = 5 * 60_000;
 /** A refresh token this close to its end is reported by herald network check. */
 const REFRESH_WARNING_MS = 7 * 24 * 60 * 60_000;
 /** Waits between status fetches (status/fetch allows 30 a minute); after the last, the outcome is settled by a lookup. */
-const STATUS_WAITS_MS = [1_000, 2_000, 3_000, 5_000, 5_000, 10_000, 10_000, 10_000, 10_000, 10_000, 10_000, 10_000, 10_000, 10_000, 10_000, 10_000, 10_000, 10_000];
+const STATUS_WAITS_MS = [
+  1_000, 2_000, 3_000, 5_000, 5_000, 10_000, 10_000, 10_000, 10_000, 10_000, 10_000, 10_000, 10_000, 10_000, 10_000,
+  10_000, 10_000, 10_000,
+];
 /** Status fetches a lookup of an unknown outcome makes before leaving the post unconfirmed for the next sync. */
 const LOOKUP_POLLS = 3;
-const VIDEO_FIELDS = 'id,title,video_description,create_time,share_url,cover_image_url,like_count,comment_count,share_count,view_count';
+const VIDEO_FIELDS =
+  'id,title,video_description,create_time,share_url,cover_image_url,like_count,comment_count,share_count,view_count';
 
 interface TikTokCredentials {
   accessToken: string;
@@ -79,36 +109,59 @@ export class TikTokNetwork implements NetworkConnector {
     private readonly media: NetworkHttpOptions,
     private readonly now: () => number,
     private readonly app: TikTokApp | undefined,
-  ) {}
+  ) {
+    this.oauth = new OAuth2Client(
+      http,
+      {
+        name: 'TikTok',
+        tokenUrl: `${API}/v2/oauth/token/`,
+        clientAuth: 'body',
+        clientIdField: 'client_key',
+        appSettings: 'TIKTOK_CLIENT_KEY and TIKTOK_CLIENT_SECRET',
+      },
+      () => this.requireApp(),
+      now,
+    );
+  }
+
+  private readonly oauth: OAuth2Client;
 
   configured(): boolean {
     return this.app !== undefined;
   }
 
   async startAuthorization(input: { redirectUri: string; state: string }): Promise<AuthorizationStart> {
-    const query = new URLSearchParams({ client_key: this.requireApp().clientId, scope: SCOPES.join(','), response_type: 'code', redirect_uri: input.redirectUri, state: input.state });
+    const query = new URLSearchParams({
+      client_key: this.requireApp().clientId,
+      scope: SCOPES.join(','),
+      response_type: 'code',
+      redirect_uri: input.redirectUri,
+      state: input.state,
+    });
     return { authorizationUrl: `${CONSENT}?${query}`, keep: {} };
   }
 
   async finishAuthorization(input: { code: string; redirectUri: string }): Promise<ConnectedAccount[]> {
-    const app = this.requireApp();
-    const token = await this.http.request(`${API}/v2/oauth/token/`, {
-      method: 'POST', form: { client_key: app.clientId, client_secret: app.clientSecret, code: input.code, grant_type: 'authorization_code', redirect_uri: input.redirectUri },
-    });
-    const granted = this.tokenAnswer(token, 'grant a token');
+    const token = await this.oauth.exchangeCode({ code: input.code, redirectUri: input.redirectUri });
+    const granted = this.tokenAnswer(token);
     const user = await this.call(granted.accessToken, 'GET', '/v2/user/info/?fields=open_id,avatar_url,display_name');
     const { open_id: openId, display_name: displayName, avatar_url: avatarUrl } = user.user ?? {};
     let username = String(displayName ?? openId);
-    if (granted.scopes.includes('video.publish')) username = (await this.call(granted.accessToken, 'POST', '/v2/post/publish/creator_info/query/', {})).creator_username ?? username;
-    return [{
-      networkAccountId: String(openId),
-      handle: `@${username}`,
-      displayName: typeof displayName === 'string' ? displayName : null,
-      avatarUrl: typeof avatarUrl === 'string' ? avatarUrl : null,
-      credentials: { ...granted.credentials, openId: String(openId), username } satisfies TikTokCredentials,
-      expiresAt: granted.expiresAt,
-      textLimit: null,
-    }];
+    if (granted.scopes.includes('video.publish'))
+      username =
+        (await this.call(granted.accessToken, 'POST', '/v2/post/publish/creator_info/query/', {})).creator_username ??
+        username;
+    return [
+      {
+        networkAccountId: String(openId),
+        handle: `@${username}`,
+        displayName: typeof displayName === 'string' ? displayName : null,
+        avatarUrl: typeof avatarUrl === 'string' ? avatarUrl : null,
+        credentials: { ...granted.credentials, openId: String(openId), username } satisfies TikTokCredentials,
+        expiresAt: granted.expiresAt,
+        textLimit: null,
+      },
+    ];
   }
 
   async refresh(channel: ConnectorChannel): Promise<void> {
@@ -118,8 +171,15 @@ export class TikTokNetwork implements NetworkConnector {
   async revoke(channel: ConnectorChannel): Promise<void> {
     const app = this.requireApp();
     const c = await this.credentials(channel);
-    const answer = await this.http.request(`${API}/v2/oauth/revoke/`, { method: 'POST', form: { client_key: app.clientId, client_secret: app.clientSecret, token: c.accessToken } });
-    if (answer.status !== 200) throw new NetworkError('permanent', `TikTok did not revoke the token (HTTP ${answer.status} ${answer.json?.error ?? ''})`.trim());
+    const answer = await this.http.request(`${API}/v2/oauth/revoke/`, {
+      method: 'POST',
+      form: { client_key: app.clientId, client_secret: app.clientSecret, token: c.accessToken },
+    });
+    if (answer.status !== 200)
+      throw new NetworkError(
+        'permanent',
+        `TikTok did not revoke the token (HTTP ${answer.status} ${answer.json?.error ?? ''})`.trim(),
+      );
   }
 
   async publish(request: PublishRequest): Promise<PublishedPost> {
@@ -130,14 +190,23 @@ export class TikTokNetwork implements NetworkConnector {
       ...text,
       privacy_level: options.privacyLevel,
       disable_comment: options.disableComment === true || Boolean(creator?.comment_disabled),
-      ...(request.videoUrls.length > 0 ? { disable_duet: options.disableDuet === true || Boolean(creator?.duet_disabled), disable_stitch: options.disableStitch === true || Boolean(creator?.stitch_disabled) } : {}),
+      ...(request.videoUrls.length > 0
+        ? {
+            disable_duet: options.disableDuet === true || Boolean(creator?.duet_disabled),
+            disable_stitch: options.disableStitch === true || Boolean(creator?.stitch_disabled),
+          }
+        : {}),
     });
     if (request.videoUrls.length > 0) {
       const publishId = await this.uploadVideo(request, creator, draft ? undefined : postInfo({ title: request.text }));
       return this.settled(request.channel, publishId, 'video', await this.waitForStatus(request.channel, publishId));
     }
     const init = await this.api(request.channel, 'POST', '/v2/post/publish/content/init/', {
-      post_info: { ...postInfo({ description: request.text }), ...(typeof options.title === 'string' ? { title: options.title } : {}), auto_add_music: true },
+      post_info: {
+        ...postInfo({ description: request.text }),
+        ...(typeof options.title === 'string' ? { title: options.title } : {}),
+        auto_add_music: true,
+      },
       source_info: { source: 'PULL_FROM_URL', photo_cover_index: 0, photo_images: request.imageUrls },
       post_mode: draft ? 'MEDIA_UPLOAD' : 'DIRECT_POST',
       media_type: 'PHOTO',
@@ -158,7 +227,8 @@ export class TikTokNetwork implements NetworkConnector {
         status = await this.waitForStatus(lookup.channel, lookup.handle, STATUS_WAITS_MS.slice(0, LOOKUP_POLLS));
       } catch (error) {
         // Still processing, or FAILED: not (yet) a post; a later sync asks again.
-        if (error instanceof NetworkError && (error.kind === 'unknown_outcome' || error.kind === 'permanent')) return undefined;
+        if (error instanceof NetworkError && (error.kind === 'unknown_outcome' || error.kind === 'permanent'))
+          return undefined;
         throw error;
       }
       return this.settled(lookup.channel, lookup.handle, lookup.handle.startsWith('p_') ? 'photo' : 'video', status);
@@ -168,9 +238,18 @@ export class TikTokNetwork implements NetworkConnector {
     return posts.find((post) => post.publishedAt >= lookup.attemptedAt - 60_000 && post.text.trim() === text);
   }
 
-  async recentPosts(channel: ConnectorChannel, page: { cursor: string | null; limit: number }): Promise<RecentPostsPage> {
+  async recentPosts(
+    channel: ConnectorChannel,
+    page: { cursor: string | null; limit: number },
+  ): Promise<RecentPostsPage> {
     const maxCount = Math.min(20, Math.max(1, page.limit));
-    const data = await this.api(channel, 'POST', `/v2/video/list/?fields=${VIDEO_FIELDS}`, { max_count: maxCount, ...(page.cursor ? { cursor: Number(page.cursor) } : {}) }, true);
+    const data = await this.api(
+      channel,
+      'POST',
+      `/v2/video/list/?fields=${VIDEO_FIELDS}`,
+      { max_count: maxCount, ...(page.cursor ? { cursor: Number(page.cursor) } : {}) },
+      true,
+    );
     const videos: any[] = Array.isArray(data.videos) ? data.videos : [];
     const posts: NetworkPost[] = videos.map((v) => ({
       networkPostId: String(v.id),
@@ -179,7 +258,12 @@ export class TikTokNetwork implements NetworkConnector {
       attemptKey: null,
       text: String(v.video_description || v.title || ''),
       imageUrls: typeof v.cover_image_url === 'string' ? [v.cover_image_url] : [],
-      metrics: { likes: Number(v.like_count ?? 0), comments: Number(v.comment_count ?? 0), shares: Number(v.share_count ?? 0), views: Number(v.view_count ?? 0) },
+      metrics: {
+        likes: Number(v.like_count ?? 0),
+        comments: Number(v.comment_count ?? 0),
+        shares: Number(v.share_count ?? 0),
+        views: Number(v.view_count ?? 0),
+      },
     }));
     return { posts, nextCursor: data.has_more === true && data.cursor !== undefined ? String(data.cursor) : null };
   }
@@ -189,14 +273,25 @@ export class TikTokNetwork implements NetworkConnector {
     const c = opened.credentials as unknown as TikTokCredentials;
     const problems: string[] = [];
     const user = await this.api(channel, 'GET', '/v2/user/info/?fields=open_id,display_name', undefined, true);
-    if (user.user?.open_id !== c.openId) problems.push(`The token belongs to TikTok account ${user.user?.open_id}, not the channel's ${c.openId}: reconnect the channel with the right account.`);
+    if (user.user?.open_id !== c.openId)
+      problems.push(
+        `The token belongs to TikTok account ${user.user?.open_id}, not the channel's ${c.openId}: reconnect the channel with the right account.`,
+      );
     const missing = SCOPES.filter((scope) => !c.scopes.includes(scope));
-    if (missing.length > 0) problems.push(`The account did not grant ${missing.join(', ')}: reconnect the channel and allow every permission (and check the app has these scopes approved at TikTok).`);
+    if (missing.length > 0)
+      problems.push(
+        `The account did not grant ${missing.join(', ')}: reconnect the channel and allow every permission (and check the app has these scopes approved at TikTok).`,
+      );
     if (c.scopes.includes('video.publish')) {
       try {
         const creator = await this.api(channel, 'POST', '/v2/post/publish/creator_info/query/', {}, true);
-        if (Array.isArray(creator.privacy_level_options) && creator.privacy_level_options.every((level: string) => level === 'SELF_ONLY')) {
-          problems.push('TikTok offers this account SELF_ONLY only: until TikTok audits the app, every post is private.');
+        if (
+          Array.isArray(creator.privacy_level_options) &&
+          creator.privacy_level_options.every((level: string) => level === 'SELF_ONLY')
+        ) {
+          problems.push(
+            'TikTok offers this account SELF_ONLY only: until TikTok audits the app, every post is private.',
+          );
         }
       } catch (error) {
         if (!(error instanceof NetworkError)) throw error;
@@ -204,7 +299,9 @@ export class TikTokNetwork implements NetworkConnector {
       }
     }
     if (c.refreshExpiresAt !== undefined && c.refreshExpiresAt - this.now() < REFRESH_WARNING_MS) {
-      problems.push(`The connection ends ${new Date(c.refreshExpiresAt).toISOString()} (TikTok's refresh token expires): reconnect the channel before then.`);
+      problems.push(
+        `The connection ends ${new Date(c.refreshExpiresAt).toISOString()} (TikTok's refresh token expires): reconnect the channel before then.`,
+      );
     }
     return { account: `@${c.username}`, grantedScopes: c.scopes, problems };
   }
@@ -214,24 +311,45 @@ export class TikTokNetwork implements NetworkConnector {
     const creator = (await this.api(channel, 'POST', '/v2/post/publish/creator_info/query/', {}, true)) as Creator;
     const offered = Array.isArray(creator.privacy_level_options) ? creator.privacy_level_options : [];
     if (!offered.includes(privacyLevel)) {
-      throw new NetworkError('permanent', `TikTok does not offer privacy level ${privacyLevel || '(none)'} to @${creator.creator_username} now; it offers ${offered.join(', ')}: set channelOptions.privacyLevel to one of them`);
+      throw new NetworkError(
+        'permanent',
+        `TikTok does not offer privacy level ${privacyLevel || '(none)'} to @${creator.creator_username} now; it offers ${offered.join(', ')}: set channelOptions.privacyLevel to one of them`,
+      );
     }
     return creator;
   }
 
   /** Sends the video in chunks; answers the publish_id, recorded before the last chunk, which makes the post. */
-  private async uploadVideo(request: PublishRequest, creator: Creator | undefined, postInfo: Record<string, unknown> | undefined): Promise<string> {
+  private async uploadVideo(
+    request: PublishRequest,
+    creator: Creator | undefined,
+    postInfo: Record<string, unknown> | undefined,
+  ): Promise<string> {
     const maxBytes = Math.min(this.media.maxBytes, this.capabilities.media.kinds.video?.maxBytes ?? Infinity);
     const file = await downloadMedia(this.media, request.channel.accountId, request.videoUrls[0], maxBytes);
     const seconds = videoSeconds(file.bytes);
     if (creator && seconds !== undefined && seconds > creator.max_video_post_duration_sec) {
-      throw new NetworkError('permanent', `TikTok lets @${creator.creator_username} post videos of up to ${creator.max_video_post_duration_sec} s; this one runs ${Math.round(seconds)} s`);
+      throw new NetworkError(
+        'permanent',
+        `TikTok lets @${creator.creator_username} post videos of up to ${creator.max_video_post_duration_sec} s; this one runs ${Math.round(seconds)} s`,
+      );
     }
     const size = file.bytes.length;
     const plan = chunkPlan(size, this.capabilities.chunkedUpload!);
-    const source = { source: 'FILE_UPLOAD', video_size: size, chunk_size: plan.chunkSize, total_chunk_count: plan.count };
+    const source = {
+      source: 'FILE_UPLOAD',
+      video_size: size,
+      chunk_size: plan.chunkSize,
+      total_chunk_count: plan.count,
+    };
     // An init whose answer is lost made nothing: TikTok posts no video before it has every byte.
-    const init = await this.api(request.channel, 'POST', postInfo ? '/v2/post/publish/video/init/' : '/v2/post/publish/inbox/video/init/', { ...(postInfo ? { post_info: postInfo } : {}), source_info: source }, true);
+    const init = await this.api(
+      request.channel,
+      'POST',
+      postInfo ? '/v2/post/publish/video/init/' : '/v2/post/publish/inbox/video/init/',
+      { ...(postInfo ? { post_info: postInfo } : {}), source_info: source },
+      true,
+    );
     const publishId = String(init.publish_id);
     await request.recordHandle(publishId);
     for (let index = 0; index < plan.count; index++) {
@@ -240,10 +358,16 @@ export class TikTokNetwork implements NetworkConnector {
       let answer: NetworkAnswer;
       try {
         answer = await this.http.request(String(init.upload_url), {
-          method: 'PUT', headers: { 'content-type': file.contentType, 'content-range': `bytes ${first}-${last}/${size}` }, body: file.bytes.subarray(first, last + 1),
+          method: 'PUT',
+          headers: { 'content-type': file.contentType, 'content-range': `bytes ${first}-${last}/${size}` },
+          body: file.bytes.subarray(first, last + 1),
         });
       } catch (error) {
-        if (error instanceof NetworkError && error.kind === 'unknown_outcome' && !final) throw new NetworkError('retry_later', `${error.message} (chunk ${index + 1} of ${plan.count}; TikTok posts nothing incomplete)`);
+        if (error instanceof NetworkError && error.kind === 'unknown_outcome' && !final)
+          throw new NetworkError(
+            'retry_later',
+            `${error.message} (chunk ${index + 1} of ${plan.count}; TikTok posts nothing incomplete)`,
+          );
         throw error;
       }
       if (answer.status < 200 || answer.status >= 300) {
@@ -254,17 +378,35 @@ export class TikTokNetwork implements NetworkConnector {
     return publishId;
   }
 
-  private async waitForStatus(channel: ConnectorChannel, publishId: string, waits = STATUS_WAITS_MS): Promise<PublishStatus> {
+  private async waitForStatus(
+    channel: ConnectorChannel,
+    publishId: string,
+    waits = STATUS_WAITS_MS,
+  ): Promise<PublishStatus> {
     for (const wait of waits) {
-      const status = publishStatus(await this.authorized(channel, 'POST', '/v2/post/publish/status/fetch/', { publish_id: publishId }, true));
+      const status = publishStatus(
+        await this.authorized(channel, 'POST', '/v2/post/publish/status/fetch/', { publish_id: publishId }, true),
+      );
       if (status.status === 'PUBLISH_COMPLETE' || status.status === 'SEND_TO_USER_INBOX') return status;
-      if (status.status === 'FAILED') throw new NetworkError('permanent', `TikTok could not publish the post: ${status.failReason ?? 'no reason given'} (status FAILED)`);
+      if (status.status === 'FAILED')
+        throw new NetworkError(
+          'permanent',
+          `TikTok could not publish the post: ${status.failReason ?? 'no reason given'} (status FAILED)`,
+        );
       await delay(wait);
     }
-    throw new NetworkError('unknown_outcome', `TikTok was still processing publish ${publishId} after ${waits.reduce((a, b) => a + b, 0) / 1000} s`);
+    throw new NetworkError(
+      'unknown_outcome',
+      `TikTok was still processing publish ${publishId} after ${waits.reduce((a, b) => a + b, 0) / 1000} s`,
+    );
   }
 
-  private async settled(channel: ConnectorChannel, publishId: string, kind: 'video' | 'photo', status: PublishStatus): Promise<PublishedPost> {
+  private async settled(
+    channel: ConnectorChannel,
+    publishId: string,
+    kind: 'video' | 'photo',
+    status: PublishStatus,
+  ): Promise<PublishedPost> {
     const { username } = await this.credentials(channel);
     const profile = `https://www.tiktok.com/@${encodeURIComponent(username)}`;
     const [postId] = status.postIds;
@@ -274,7 +416,13 @@ export class TikTokNetwork implements NetworkConnector {
   }
 
   /** A call with the channel's token; answers `data` of an "ok" envelope, else the classified failure. */
-  private async api(channel: ConnectorChannel, method: 'GET' | 'POST', path: string, json?: unknown, read = false): Promise<any> {
+  private async api(
+    channel: ConnectorChannel,
+    method: 'GET' | 'POST',
+    path: string,
+    json?: unknown,
+    read = false,
+  ): Promise<any> {
     const answer = await this.authorized(channel, method, path, json, read);
     return envelope(answer).data;
   }
@@ -283,19 +431,32 @@ export class TikTokNetwork implements NetworkConnector {
    * Makes a call with a fresh token; an access_token_invalid answer refreshes once and makes the call again (a 401
    * did nothing). `read` calls change nothing at TikTok, so a lost answer is retried rather than reconciled.
    */
-  private async authorized(channel: ConnectorChannel, method: 'GET' | 'POST', path: string, json: unknown, read: boolean): Promise<NetworkAnswer> {
+  private async authorized(
+    channel: ConnectorChannel,
+    method: 'GET' | 'POST',
+    path: string,
+    json: unknown,
+    read: boolean,
+  ): Promise<NetworkAnswer> {
     let opened = await this.fresh(channel);
     let answer = await this.send(opened, method, path, json, read);
     if (envelope(answer).code === 'access_token_invalid') {
       opened = await this.refreshed(channel, opened.version);
       answer = await this.send(opened, method, path, json, read);
-      if (envelope(answer).code === 'access_token_invalid') throw new NetworkError('reconnect_needed', classify(answer, this.now(), this.capabilities).message);
+      if (envelope(answer).code === 'access_token_invalid')
+        throw new NetworkError('reconnect_needed', classify(answer, this.now(), this.capabilities).message);
     }
     if (!envelope(answer).ok) throw classify(answer, this.now(), this.capabilities);
     return answer;
   }
 
-  private async send(opened: OpenedCredentials, method: 'GET' | 'POST', path: string, json: unknown, read: boolean): Promise<NetworkAnswer> {
+  private async send(
+    opened: OpenedCredentials,
+    method: 'GET' | 'POST',
+    path: string,
+    json: unknown,
+    read: boolean,
+  ): Promise<NetworkAnswer> {
     const c = opened.credentials as unknown as TikTokCredentials;
     const request: NetworkRequest = { method, headers: { authorization: `Bearer ${c.accessToken}` } };
     if (json !== undefined) {
@@ -305,54 +466,55 @@ export class TikTokNetwork implements NetworkConnector {
     try {
       return await this.http.request(`${API}${path}`, request);
     } catch (error) {
-      if (read && error instanceof NetworkError && error.kind === 'unknown_outcome') throw new NetworkError('retry_later', error.message);
+      if (read && error instanceof NetworkError && error.kind === 'unknown_outcome')
+        throw new NetworkError('retry_later', error.message);
       throw error;
     }
   }
 
   /** The same call as `authorized` for a token Herald holds outside a channel (while connecting). */
   private async call(accessToken: string, method: 'GET' | 'POST', path: string, json?: unknown): Promise<any> {
-    const answer = await this.send({ credentials: { accessToken }, version: 0, expiresAt: null }, method, path, json, true);
+    const answer = await this.send(
+      { credentials: { accessToken }, version: 0, expiresAt: null },
+      method,
+      path,
+      json,
+      true,
+    );
     if (!envelope(answer).ok) throw classify(answer, this.now(), this.capabilities);
     return envelope(answer).data;
   }
 
   private async fresh(channel: ConnectorChannel): Promise<OpenedCredentials> {
     const opened = await channel.vault.read();
-    if (opened.expiresAt !== null && opened.expiresAt < this.now() + REFRESH_AHEAD_MS) return this.refreshed(channel, opened.version);
+    if (opened.expiresAt !== null && opened.expiresAt < this.now() + REFRESH_AHEAD_MS)
+      return this.refreshed(channel, opened.version);
     return opened;
   }
 
   private refreshed(channel: ConnectorChannel, version: number): Promise<OpenedCredentials> {
     return channel.vault.refresh(version, async (current) => {
       const c = current as unknown as TikTokCredentials;
-      const app = this.requireApp();
-      const answer = await this.http.request(`${API}/v2/oauth/token/`, {
-        method: 'POST', form: { client_key: app.clientId, client_secret: app.clientSecret, grant_type: 'refresh_token', refresh_token: c.refreshToken },
-      });
-      const renewed = this.tokenAnswer(answer, 'refresh the token');
-      return { credentials: { ...c, ...renewed.credentials } satisfies TikTokCredentials, expiresAt: renewed.expiresAt };
+      const renewed = this.tokenAnswer(await this.oauth.refresh(c.refreshToken));
+      return {
+        credentials: { ...c, ...renewed.credentials } satisfies TikTokCredentials,
+        expiresAt: renewed.expiresAt,
+      };
     });
   }
 
-  /** The token endpoint's answer: the new pair with their lifetimes, or why TikTok refused. */
-  private tokenAnswer(answer: NetworkAnswer, what: string) {
-    const body = answer.json ?? {};
-    if (answer.status === 200 && typeof body.access_token === 'string' && typeof body.refresh_token === 'string') {
-      const now = this.now();
-      const scopes = String(body.scope ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-      const lifetime = (seconds: unknown) => (Number.isFinite(Number(seconds)) && Number(seconds) > 0 ? now + Number(seconds) * 1000 : undefined);
-      const refreshExpiresAt = lifetime(body.refresh_expires_in);
-      return {
-        accessToken: body.access_token as string,
-        scopes,
-        expiresAt: lifetime(body.expires_in) ?? null,
-        credentials: { accessToken: body.access_token as string, refreshToken: body.refresh_token as string, scopes, ...(refreshExpiresAt ? { refreshExpiresAt } : {}) },
-      };
+  /** The pair with their lifetimes as the channel keeps them; TikTok always rotates, so none is refused. */
+  private tokenAnswer(token: TokenGrant) {
+    if (token.refreshToken === null) {
+      throw new NetworkError('permanent', 'TikTok answered a token without a refresh token');
     }
-    const words = `TikTok did not ${what} (HTTP ${answer.status}${body.error ? ` ${body.error}` : ''}${body.error_description ? `: ${body.error_description}` : ''})`;
-    if (answer.status === 429 || answer.status >= 500) throw new NetworkError('retry_later', words);
-    throw new NetworkError(body.error === 'invalid_grant' ? 'reconnect_needed' : 'permanent', words);
+    const { accessToken, refreshToken, refreshExpiresAt, scopes } = token;
+    return {
+      accessToken,
+      scopes,
+      expiresAt: token.expiresAt,
+      credentials: { accessToken, refreshToken, scopes, ...(refreshExpiresAt ? { refreshExpiresAt } : {}) },
+    };
   }
 
   private async credentials(channel: ConnectorChannel): Promise<TikTokCredentials> {
@@ -360,7 +522,11 @@ export class TikTokNetwork implements NetworkConnector {
   }
 
   private requireApp(): TikTokApp {
-    if (!this.app) throw new NetworkError('permanent', 'This Herald has no TikTok app: its operator must set TIKTOK_CLIENT_KEY and TIKTOK_CLIENT_SECRET');
+    if (!this.app)
+      throw new NetworkError(
+        'permanent',
+        'This Herald has no TikTok app: its operator must set TIKTOK_CLIENT_KEY and TIKTOK_CLIENT_SECRET',
+      );
     return this.app;
   }
 }

@@ -41,11 +41,20 @@ export class XApi {
   ) {}
 
   async call(c: XCredentials, path: string, request: NetworkRequest = {}): Promise<NetworkAnswer> {
-    return this.http.request(`${API}${path}`, { ...request, headers: { authorization: `Bearer ${c.accessToken}`, ...request.headers } });
+    return this.http.request(`${API}${path}`, {
+      ...request,
+      headers: { authorization: `Bearer ${c.accessToken}`, ...request.headers },
+    });
   }
 
   /** Like call, but anything other than the expected status is thrown, classified. */
-  async expect(c: XCredentials, path: string, request: NetworkRequest, ok: number[], creating = false): Promise<NetworkAnswer> {
+  async expect(
+    c: XCredentials,
+    path: string,
+    request: NetworkRequest,
+    ok: number[],
+    creating = false,
+  ): Promise<NetworkAnswer> {
     const answer = await this.call(c, path, request);
     if (!ok.includes(answer.status)) throw this.classify(answer, c, creating);
     return answer;
@@ -59,11 +68,19 @@ export class XApi {
 
   classify(answer: NetworkAnswer, c: { refreshToken: string | null } | null, creating = false): NetworkError {
     const words = `X answered HTTP ${answer.status}: ${said(answer)}`;
-    if (answer.status === 429) return new NetworkError('retry_later', words, this.spentUntil(answer) ?? this.resetOf(answer, 'x-rate-limit') ?? this.now() + WINDOW_MS);
+    if (answer.status === 429)
+      return new NetworkError(
+        'retry_later',
+        words,
+        this.spentUntil(answer) ?? this.resetOf(answer, 'x-rate-limit') ?? this.now() + WINDOW_MS,
+      );
     if (answer.status === 401) {
       return c?.refreshToken
         ? new NetworkError('refresh_and_retry', words)
-        : new NetworkError('reconnect_needed', `${words}; X granted no refresh token (offline.access), so the channel must be connected again`);
+        : new NetworkError(
+            'reconnect_needed',
+            `${words}; X granted no refresh token (offline.access), so the channel must be connected again`,
+          );
     }
     if (answer.status >= 500) return new NetworkError(creating ? 'unknown_outcome' : 'retry_later', words);
     return new NetworkError('permanent', words);
@@ -86,7 +103,9 @@ export class XApi {
 /** X's own words from a problem JSON or an OAuth error. */
 export function said(answer: NetworkAnswer): string {
   const j = answer.json ?? {};
-  const details = Array.isArray(j.errors) ? j.errors.map((e: { message?: string; detail?: string }) => e.message ?? e.detail).filter(Boolean) : [];
+  const details = Array.isArray(j.errors)
+    ? j.errors.map((e: { message?: string; detail?: string }) => e.message ?? e.detail).filter(Boolean)
+    : [];
   const main = j.detail ?? j.error_description ?? j.title ?? j.error;
   return [main, ...details].filter(Boolean).join('; ') || `HTTP ${answer.status}`;
 }

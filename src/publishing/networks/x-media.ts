@@ -29,39 +29,80 @@ export class XMedia {
     const kinds = this.capabilities.media.kinds;
     const largest = Math.max(...Object.values(kinds).map((k) => k.maxBytes ?? 0));
     const file = await downloadMedia(this.media, accountId, url, largest);
-    const category: XMediaCategory = file.contentType === 'image/gif' ? 'tweet_gif' : file.contentType.startsWith('video/') ? 'tweet_video' : 'tweet_image';
+    const category: XMediaCategory =
+      file.contentType === 'image/gif'
+        ? 'tweet_gif'
+        : file.contentType.startsWith('video/')
+          ? 'tweet_video'
+          : 'tweet_image';
     const rule = kinds[category === 'tweet_gif' ? 'gif' : category === 'tweet_video' ? 'video' : 'image'];
     if (rule?.maxBytes !== undefined && file.bytes.length > rule.maxBytes) {
-      throw new NetworkError('permanent', `X takes ${category.slice(6)} files up to ${rule.maxBytes} bytes; ${url} has ${file.bytes.length}`);
+      throw new NetworkError(
+        'permanent',
+        `X takes ${category.slice(6)} files up to ${rule.maxBytes} bytes; ${url} has ${file.bytes.length}`,
+      );
     }
-    const init = await this.api.expect(c, '/2/media/upload/initialize', {
-      method: 'POST', json: { media_type: file.contentType, total_bytes: file.bytes.length, media_category: category },
-    }, [200, 201, 202]);
+    const init = await this.api.expect(
+      c,
+      '/2/media/upload/initialize',
+      {
+        method: 'POST',
+        json: { media_type: file.contentType, total_bytes: file.bytes.length, media_category: category },
+      },
+      [200, 201, 202],
+    );
     const id = String(init.json?.data?.id ?? '');
     if (!id) throw new NetworkError('retry_later', 'X answered a media upload without its id');
     const segment = this.capabilities.chunkedUpload!.maxChunkBytes;
     for (let index = 0, from = 0; from < file.bytes.length; index++, from += segment) {
-      const { body, contentType } = multipart({ segment_index: String(index) }, file.bytes.subarray(from, from + segment), file.contentType);
-      await this.api.expect(c, `/2/media/upload/${id}/append`, { method: 'POST', headers: { 'content-type': contentType }, body }, [200, 204]);
+      const { body, contentType } = multipart(
+        { segment_index: String(index) },
+        file.bytes.subarray(from, from + segment),
+        file.contentType,
+      );
+      await this.api.expect(
+        c,
+        `/2/media/upload/${id}/append`,
+        { method: 'POST', headers: { 'content-type': contentType }, body },
+        [200, 204],
+      );
     }
     const finalized = await this.api.expect(c, `/2/media/upload/${id}/finalize`, { method: 'POST' }, [200, 201]);
     await this.processed(c, id, finalized.json?.data?.processing_info);
     if (altText && category !== 'tweet_video') {
-      await this.api.expect(c, '/2/media/metadata', { method: 'POST', json: { id, metadata: { alt_text: { text: altText } } } }, [200]);
+      await this.api.expect(
+        c,
+        '/2/media/metadata',
+        { method: 'POST', json: { id, metadata: { alt_text: { text: altText } } } },
+        [200],
+      );
     }
     return id;
   }
 
-  private async processed(c: XCredentials, id: string, first: { state?: string; check_after_secs?: number } | undefined): Promise<void> {
+  private async processed(
+    c: XCredentials,
+    id: string,
+    first: { state?: string; check_after_secs?: number } | undefined,
+  ): Promise<void> {
     let info = first;
     for (let poll = 0; info && info.state !== 'succeeded'; poll++) {
       if (info.state === 'failed') {
         const error = (info as { error?: { name?: string; message?: string } }).error;
-        throw new NetworkError('permanent', `X could not process the media (${[error?.name, error?.message].filter(Boolean).join(': ') || 'failed'})`);
+        throw new NetworkError(
+          'permanent',
+          `X could not process the media (${[error?.name, error?.message].filter(Boolean).join(': ') || 'failed'})`,
+        );
       }
-      if (poll >= MAX_POLLS) throw new NetworkError('retry_later', `X was still processing media ${id} after ${MAX_POLLS} checks`);
+      if (poll >= MAX_POLLS)
+        throw new NetworkError('retry_later', `X was still processing media ${id} after ${MAX_POLLS} checks`);
       await delay(Math.max(0, Number(info.check_after_secs ?? 1)) * 1000);
-      const status = await this.api.expect(c, `/2/media/upload?command=STATUS&media_id=${encodeURIComponent(id)}`, {}, [200]);
+      const status = await this.api.expect(
+        c,
+        `/2/media/upload?command=STATUS&media_id=${encodeURIComponent(id)}`,
+        {},
+        [200],
+      );
       info = status.json?.data?.processing_info;
     }
   }
@@ -73,6 +114,12 @@ function multipart(fields: Record<string, string>, bytes: Buffer, type: string):
   for (const [name, value] of Object.entries(fields)) {
     parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
   }
-  parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="media"; filename="media"\r\nContent-Type: ${type}\r\n\r\n`), bytes, Buffer.from(`\r\n--${boundary}--\r\n`));
+  parts.push(
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="media"; filename="media"\r\nContent-Type: ${type}\r\n\r\n`,
+    ),
+    bytes,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  );
   return { body: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
 }

@@ -1,12 +1,25 @@
 import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
 import {
   NetworkError,
-  type AttemptLookup, type AuthorizationStart, type CommentLookup, type CommentRequest, type ConnectedAccount, type ConnectionCheck, type ConnectionMethod,
-  type ConnectorChannel, type NetworkConnector, type NetworkPost, type PublishRequest, type PublishedPost, type RecentPostsPage, type RenewedCredentials,
+  type AttemptLookup,
+  type AuthorizationStart,
+  type CommentLookup,
+  type CommentRequest,
+  type ConnectedAccount,
+  type ConnectionCheck,
+  type ConnectionMethod,
+  type ConnectorChannel,
+  type NetworkConnector,
+  type NetworkPost,
+  type PublishRequest,
+  type PublishedPost,
+  type RecentPostsPage,
+  type RenewedCredentials,
 } from '../../domain/networks/connector.js';
 import { API, WWW, XApi, isDuplicate, permalink, said, type XCredentials } from './x-api.js';
 import { XMedia } from './x-media.js';
 import type { NetworkAnswer, NetworkHttp, NetworkHttpOptions } from './network-http.js';
+import { OAuth2Client } from './oauth2-client.js';
 
 /**
  * X (API v2; docs.x.com: fundamentals/authentication/oauth-2-0/user-access-token, x-api/posts/creation-of-a-post,
@@ -18,7 +31,9 @@ import type { NetworkAnswer, NetworkHttp, NetworkHttpOptions } from './network-h
  *   refreshed ahead of expiry or on a 401, storing the new refresh token every time (X rotates them);
  * - at connect the account's subscription is read: a Premium account may post up to the capabilities table's
  *   `accountLimit`, kept as the channel's text limit; every other account has the table's 280 weighted characters;
- * - a post is POST /2/tweets with its uploaded media (x-media.ts); a first comment is a reply to it;
+ * - a post is POST /2/tweets with its uploaded media (x-media.ts); a first comment is a reply to it, and so is each
+ *   part of a thread (`reply.in_reply_to_tweet_id`, the part before it), found again by its text, time and the post it
+ *   replies to;
  * - X keeps no idempotency key: the media ids are recorded with the attempt before the post call, and an unknown
  *   outcome is settled from the user's timeline by text (links compared as links: X rewrites them to t.co), time
  *   and media;
@@ -50,6 +65,7 @@ export class XNetwork implements NetworkConnector {
 
   private readonly api: XApi;
   private readonly uploads: XMedia;
+  private readonly oauth: OAuth2Client;
 
   constructor(
     private readonly http: NetworkHttp,
@@ -59,43 +75,78 @@ export class XNetwork implements NetworkConnector {
   ) {
     this.api = new XApi(http, now);
     this.uploads = new XMedia(this.api, media, this.capabilities);
+    // X answers invalid_request to a refresh token it no longer takes (revoked, or already spent by rotation).
+    this.oauth = new OAuth2Client(
+      http,
+      {
+        name: 'X',
+        tokenUrl: `${API}/2/oauth2/token`,
+        clientAuth: 'basic',
+        clientIdInBody: true,
+        appSettings: 'X_CLIENT_ID and X_CLIENT_SECRET',
+        reconnectErrors: ['invalid_request'],
+      },
+      () => this.requireApp(),
+      now,
+    );
   }
 
   configured(): boolean {
     return this.app !== undefined;
   }
 
-  async startAuthorization(input: { redirectUri: string; state: string; codeChallenge: string }): Promise<AuthorizationStart> {
+  async startAuthorization(input: {
+    redirectUri: string;
+    state: string;
+    codeChallenge: string;
+  }): Promise<AuthorizationStart> {
     const app = this.requireApp();
     const query = new URLSearchParams({
-      response_type: 'code', client_id: app.clientId, redirect_uri: input.redirectUri, scope: SCOPES.join(' '), state: input.state,
-      code_challenge: input.codeChallenge, code_challenge_method: 'S256',
+      response_type: 'code',
+      client_id: app.clientId,
+      redirect_uri: input.redirectUri,
+      scope: SCOPES.join(' '),
+      state: input.state,
+      code_challenge: input.codeChallenge,
+      code_challenge_method: 'S256',
     });
     // The consent screen follows NETWORK_ORIGIN_OVERRIDES like every call, so a test's fake plays X for the browser too.
     return { authorizationUrl: this.http.rewrite(`${WWW}/i/oauth2/authorize?${query}`), keep: {} };
   }
 
-  async finishAuthorization(input: { code: string; redirectUri: string; codeVerifier: string }): Promise<ConnectedAccount[]> {
-    const token = await this.token({ grant_type: 'authorization_code', code: input.code, redirect_uri: input.redirectUri, code_verifier: input.codeVerifier });
-    if (token.status !== 200 || typeof token.json?.access_token !== 'string') {
-      if (token.status >= 500 || token.status === 429) throw this.api.classify(token, null);
-      throw new NetworkError('permanent', `X did not grant a token (${said(token)})`);
-    }
-    const scopes = String(token.json.scope ?? '').split(' ').filter(Boolean);
+  async finishAuthorization(input: {
+    code: string;
+    redirectUri: string;
+    codeVerifier: string;
+  }): Promise<ConnectedAccount[]> {
+    const token = await this.oauth.exchangeCode(input);
+    const scopes = token.scopes;
     const missing = PUBLISH_SCOPES.filter((s) => !scopes.includes(s));
-    if (missing.length > 0) throw new NetworkError('permanent', `X did not grant ${missing.join(', ')}, which Herald needs to publish: check the app's permissions at developer.x.com, then connect again`);
-    const probe: XCredentials = { accessToken: token.json.access_token, refreshToken: token.json.refresh_token ?? null, userId: '', username: '', scopes };
+    if (missing.length > 0)
+      throw new NetworkError(
+        'permanent',
+        `X did not grant ${missing.join(', ')}, which Herald needs to publish: check the app's permissions at developer.x.com, then connect again`,
+      );
+    const probe: XCredentials = {
+      accessToken: token.accessToken,
+      refreshToken: token.refreshToken,
+      userId: '',
+      username: '',
+      scopes,
+    };
     const me = (await this.api.expect(probe, `/2/users/me?user.fields=${USER_FIELDS}`, {}, [200])).json?.data ?? {};
     const longPosts = LONG_POST_SUBSCRIPTIONS.includes(String(me.subscription_type));
-    return [{
-      networkAccountId: String(me.id),
-      handle: String(me.username),
-      displayName: me.name ?? null,
-      avatarUrl: typeof me.profile_image_url === 'string' ? me.profile_image_url : null,
-      credentials: { ...probe, userId: String(me.id), username: String(me.username) },
-      expiresAt: this.expiry(token.json.expires_in),
-      textLimit: longPosts ? this.capabilities.text.accountLimit ?? null : null,
-    }];
+    return [
+      {
+        networkAccountId: String(me.id),
+        handle: String(me.username),
+        displayName: me.name ?? null,
+        avatarUrl: typeof me.profile_image_url === 'string' ? me.profile_image_url : null,
+        credentials: { ...probe, userId: String(me.id), username: String(me.username) },
+        expiresAt: token.expiresAt,
+        textLimit: longPosts ? (this.capabilities.text.accountLimit ?? null) : null,
+      },
+    ];
   }
 
   async renewable(channel: ConnectorChannel): Promise<boolean> {
@@ -108,34 +159,56 @@ export class XNetwork implements NetworkConnector {
 
   async revoke(channel: ConnectorChannel): Promise<void> {
     const c = (await this.credentials(channel)).credentials;
-    for (const [token, hint] of [[c.refreshToken, 'refresh_token'], [c.accessToken, 'access_token']] as const) {
+    for (const [token, hint] of [
+      [c.refreshToken, 'refresh_token'],
+      [c.accessToken, 'access_token'],
+    ] as const) {
       if (!token) continue;
-      const answer = await this.http.request(`${API}/2/oauth2/revoke`, { method: 'POST', headers: this.basic(), form: { token, token_type_hint: hint, client_id: this.requireApp().clientId } });
-      if (answer.status !== 200) throw new NetworkError('permanent', `X did not revoke the ${hint.replace('_', ' ')} (${said(answer)})`);
+      const answer = await this.http.request(`${API}/2/oauth2/revoke`, {
+        method: 'POST',
+        headers: this.basic(),
+        form: { token, token_type_hint: hint, client_id: this.requireApp().clientId },
+      });
+      if (answer.status !== 200)
+        throw new NetworkError('permanent', `X did not revoke the ${hint.replace('_', ' ')} (${said(answer)})`);
     }
   }
 
   async publish(request: PublishRequest): Promise<PublishedPost> {
     const c = await this.fresh(request.channel);
-    const altTexts = Array.isArray(request.channelOptions?.altText) ? (request.channelOptions.altText as unknown[]) : [];
+    const altTexts = Array.isArray(request.channelOptions?.altText)
+      ? (request.channelOptions.altText as unknown[])
+      : [];
     const media: string[] = [];
     try {
-      if (request.videoUrls.length > 0) media.push(await this.uploads.upload(c, request.channel.accountId, request.videoUrls[0], undefined));
+      if (request.videoUrls.length > 0)
+        media.push(await this.uploads.upload(c, request.channel.accountId, request.videoUrls[0], undefined));
       for (const [index, url] of request.imageUrls.entries()) {
         const alt = altTexts[index];
-        media.push(await this.uploads.upload(c, request.channel.accountId, url, typeof alt === 'string' && alt.trim() ? alt : undefined));
+        media.push(
+          await this.uploads.upload(
+            c,
+            request.channel.accountId,
+            url,
+            typeof alt === 'string' && alt.trim() ? alt : undefined,
+          ),
+        );
       }
     } catch (error) {
       // A lost answer to a media call made no post: the attempt can simply be made again.
-      if (error instanceof NetworkError && error.kind === 'unknown_outcome') throw new NetworkError('retry_later', error.message);
+      if (error instanceof NetworkError && error.kind === 'unknown_outcome')
+        throw new NetworkError('retry_later', error.message);
       throw error;
     }
     await request.recordHandle(JSON.stringify({ media }));
-    const answer = await this.api.call(c, '/2/tweets', { method: 'POST', json: { text: request.text, ...(media.length > 0 ? { media: { media_ids: media } } : {}) } });
+    const reply = request.replyTo ? { reply: { in_reply_to_tweet_id: request.replyTo.parentNetworkPostId } } : {};
+    const json = { text: request.text, ...(media.length > 0 ? { media: { media_ids: media } } : {}), ...reply };
+    const answer = await this.api.call(c, '/2/tweets', { method: 'POST', json });
     await this.api.observeBudget(request.channel, answer);
     if (answer.status === 201) return this.made(c, answer);
     if (isDuplicate(answer)) {
-      const earlier = await this.matching(c, request.text, request.postKey.createdAt, null);
+      const parent = request.replyTo?.parentNetworkPostId;
+      const earlier = await this.matching(c, request.text, request.postKey.createdAt, null, parent);
       if (earlier) return earlier;
     }
     throw this.api.classify(answer, c, true);
@@ -143,7 +216,10 @@ export class XNetwork implements NetworkConnector {
 
   async comment(request: CommentRequest): Promise<{ networkCommentId: string }> {
     const c = await this.fresh(request.channel);
-    const answer = await this.api.call(c, '/2/tweets', { method: 'POST', json: { text: request.text, reply: { in_reply_to_tweet_id: request.networkPostId } } });
+    const answer = await this.api.call(c, '/2/tweets', {
+      method: 'POST',
+      json: { text: request.text, reply: { in_reply_to_tweet_id: request.networkPostId } },
+    });
     await this.api.observeBudget(request.channel, answer);
     if (answer.status === 201) return { networkCommentId: String(answer.json?.data?.id) };
     if (isDuplicate(answer)) {
@@ -157,8 +233,13 @@ export class XNetwork implements NetworkConnector {
   private async earlierReply(c: XCredentials, postId: string, text: string): Promise<string | undefined> {
     const query = new URLSearchParams({ max_results: '100', 'tweet.fields': 'referenced_tweets' });
     const answer = await this.api.expect(c, `/2/users/${encodeURIComponent(c.userId)}/tweets?${query}`, {}, [200]);
-    const found = ((answer.json?.data ?? []) as any[]).find((t) => comparable(String(t.text ?? '')) === comparable(text)
-      && ((t.referenced_tweets ?? []) as { type: string; id: string }[]).some((r) => r.type === 'replied_to' && r.id === postId));
+    const found = ((answer.json?.data ?? []) as any[]).find(
+      (t) =>
+        comparable(String(t.text ?? '')) === comparable(text) &&
+        ((t.referenced_tweets ?? []) as { type: string; id: string }[]).some(
+          (r) => r.type === 'replied_to' && r.id === postId,
+        ),
+    );
     return found ? String(found.id) : undefined;
   }
 
@@ -170,23 +251,38 @@ export class XNetwork implements NetworkConnector {
   async findPublished(lookup: AttemptLookup): Promise<PublishedPost | undefined> {
     const c = await this.fresh(lookup.channel);
     const media = lookup.handle ? (JSON.parse(lookup.handle) as { media: string[] }).media : null;
-    return this.matching(c, lookup.text, lookup.attemptedAt, media);
+    return this.matching(c, lookup.text, lookup.attemptedAt, media, lookup.replyTo?.parentNetworkPostId);
   }
 
-  async recentPosts(channel: ConnectorChannel, page: { cursor: string | null; limit: number }): Promise<RecentPostsPage> {
+  async recentPosts(
+    channel: ConnectorChannel,
+    page: { cursor: string | null; limit: number },
+  ): Promise<RecentPostsPage> {
     const c = await this.fresh(channel);
     // Replies (first comments among them) and reposts are not the account's posts.
-    const query = new URLSearchParams({ max_results: String(Math.min(100, Math.max(5, page.limit))), 'tweet.fields': 'created_at,public_metrics,attachments', exclude: 'replies,retweets' });
+    const query = new URLSearchParams({
+      max_results: String(Math.min(100, Math.max(5, page.limit))),
+      'tweet.fields': 'created_at,public_metrics,attachments',
+      exclude: 'replies,retweets',
+    });
     if (page.cursor) query.set('pagination_token', page.cursor);
     const answer = await this.api.expect(c, `/2/users/${encodeURIComponent(c.userId)}/tweets?${query}`, {}, [200]);
     const posts: NetworkPost[] = ((answer.json?.data ?? []) as any[]).map((t) => {
       const m = t.public_metrics ?? {};
       return {
-        networkPostId: String(t.id), permalinkUrl: permalink(c.username, String(t.id)), publishedAt: Date.parse(t.created_at), attemptKey: null,
-        text: String(t.text ?? ''), imageUrls: [],
+        networkPostId: String(t.id),
+        permalinkUrl: permalink(c.username, String(t.id)),
+        publishedAt: Date.parse(t.created_at),
+        attemptKey: null,
+        text: String(t.text ?? ''),
+        imageUrls: [],
         metrics: {
-          likes: m.like_count ?? 0, reposts: m.retweet_count ?? 0, replies: m.reply_count ?? 0, quotes: m.quote_count ?? 0,
-          bookmarks: m.bookmark_count ?? 0, impressions: m.impression_count ?? 0,
+          likes: m.like_count ?? 0,
+          reposts: m.retweet_count ?? 0,
+          replies: m.reply_count ?? 0,
+          quotes: m.quote_count ?? 0,
+          bookmarks: m.bookmark_count ?? 0,
+          impressions: m.impression_count ?? 0,
         },
       };
     });
@@ -198,58 +294,76 @@ export class XNetwork implements NetworkConnector {
     const problems: string[] = [];
     const missing = SCOPES.filter((s) => !c.scopes.includes(s));
     if (missing.length > 0) {
-      problems.push(`X did not grant ${missing.join(', ')}${missing.includes('offline.access') ? ' (without offline.access the token lapses after 2 hours and cannot be refreshed)' : ''}: reconnect the channel and authorize every permission.`);
+      problems.push(
+        `X did not grant ${missing.join(', ')}${missing.includes('offline.access') ? ' (without offline.access the token lapses after 2 hours and cannot be refreshed)' : ''}: reconnect the channel and authorize every permission.`,
+      );
     }
     const me = await this.api.call(c, `/2/users/me?user.fields=${USER_FIELDS}`);
     if (me.status !== 200) {
       const error = this.api.classify(me, c);
-      problems.push(`X refused the token (${error.message})${error.kind === 'retry_later' ? ': try again later' : ': reconnect the channel'}.`);
+      problems.push(
+        `X refused the token (${error.message})${error.kind === 'retry_later' ? ': try again later' : ': reconnect the channel'}.`,
+      );
       return { account: `@${c.username}`, grantedScopes: c.scopes, problems };
     }
     const data = me.json?.data ?? {};
-    if (String(data.id) !== c.userId) problems.push(`The token belongs to @${data.username}, not to @${c.username}: reconnect the channel.`);
+    if (String(data.id) !== c.userId)
+      problems.push(`The token belongs to @${data.username}, not to @${c.username}: reconnect the channel.`);
     return { account: `@${data.username}`, grantedScopes: c.scopes, problems };
   }
 
-  /** A post of this account with this text (and media, where recorded), made no earlier than `since`. */
-  private async matching(c: XCredentials, text: string, since: number, media: string[] | null): Promise<PublishedPost | undefined> {
+  /**
+   * A post of this account with this text (and media, where recorded), made no earlier than `since`; for a part of a
+   * thread, one replying to the part before it.
+   */
+  private async matching(
+    c: XCredentials,
+    text: string,
+    since: number,
+    media: string[] | null,
+    repliesTo?: string,
+  ): Promise<PublishedPost | undefined> {
     const query = new URLSearchParams({
-      max_results: '100', 'tweet.fields': 'created_at,attachments', start_time: new Date(since - CLOCK_SKEW_MS).toISOString(),
+      max_results: '100',
+      'tweet.fields': 'created_at,attachments,referenced_tweets',
+      start_time: new Date(since - CLOCK_SKEW_MS).toISOString(),
     });
     const answer = await this.api.expect(c, `/2/users/${encodeURIComponent(c.userId)}/tweets?${query}`, {}, [200]);
     // X shows a post with media with the media's t.co link after the text.
     const wanted = [comparable(text), `${comparable(text)} <link>`.trim()];
     const found = ((answer.json?.data ?? []) as any[]).find((t) => {
       if (!wanted.includes(comparable(String(t.text ?? '')))) return false;
+      const references = (t.referenced_tweets ?? []) as { type: string; id: string }[];
+      const replied = references.find((r) => r.type === 'replied_to')?.id;
+      if (repliesTo !== undefined && replied !== repliesTo) return false;
       if (!media) return true;
       const keys = ((t.attachments?.media_keys ?? []) as string[]).map((key) => key.split('_').pop());
       return keys.length === media.length && keys.every((id, index) => id === media[index]);
     });
-    return found ? { networkPostId: String(found.id), permalinkUrl: permalink(c.username, String(found.id)), publishedAt: Date.parse(found.created_at) } : undefined;
+    return found
+      ? {
+          networkPostId: String(found.id),
+          permalinkUrl: permalink(c.username, String(found.id)),
+          publishedAt: Date.parse(found.created_at),
+        }
+      : undefined;
   }
 
   private made(c: XCredentials, answer: NetworkAnswer): PublishedPost {
     const id = answer.json?.data?.id;
-    if (!id) throw new NetworkError('unknown_outcome', 'X answered 201 without the post\'s id');
+    if (!id) throw new NetworkError('unknown_outcome', "X answered 201 without the post's id");
     return { networkPostId: String(id), permalinkUrl: permalink(c.username, String(id)), publishedAt: this.now() };
   }
 
   private requireApp(): XApp {
-    if (!this.app) throw new NetworkError('permanent', 'This Herald instance has no X app: set X_CLIENT_ID and X_CLIENT_SECRET');
+    if (!this.app)
+      throw new NetworkError('permanent', 'This Herald instance has no X app: set X_CLIENT_ID and X_CLIENT_SECRET');
     return this.app;
   }
 
   private basic(): Record<string, string> {
     const app = this.requireApp();
     return { authorization: `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}` };
-  }
-
-  private token(form: Record<string, string>): Promise<NetworkAnswer> {
-    return this.http.request(`${API}/2/oauth2/token`, { method: 'POST', headers: this.basic(), form: { ...form, client_id: this.requireApp().clientId } });
-  }
-
-  private expiry(expiresIn: unknown): number | null {
-    return Number.isFinite(Number(expiresIn)) && Number(expiresIn) > 0 ? this.now() + Number(expiresIn) * 1000 : null;
   }
 
   private async credentials(channel: ConnectorChannel) {
@@ -260,7 +374,11 @@ export class XNetwork implements NetworkConnector {
   /** The channel's credentials, refreshed first when they are about to lapse and X granted a refresh token. */
   private async fresh(channel: ConnectorChannel): Promise<XCredentials> {
     const opened = await this.credentials(channel);
-    if (opened.credentials.refreshToken && opened.expiresAt !== null && opened.expiresAt < this.now() + REFRESH_AHEAD_MS) {
+    if (
+      opened.credentials.refreshToken &&
+      opened.expiresAt !== null &&
+      opened.expiresAt < this.now() + REFRESH_AHEAD_MS
+    ) {
       return this.renewed(channel, opened.version);
     }
     return opened.credentials;
@@ -269,19 +387,19 @@ export class XNetwork implements NetworkConnector {
   private async renewed(channel: ConnectorChannel, version: number): Promise<XCredentials> {
     const after = await channel.vault.refresh(version, async (current): Promise<RenewedCredentials> => {
       const c = current as unknown as XCredentials;
-      if (!c.refreshToken) throw new NetworkError('reconnect_needed', 'X\'s access token expired and X granted no refresh token (offline.access): connect the channel again');
-      const answer = await this.token({ grant_type: 'refresh_token', refresh_token: c.refreshToken });
-      if (answer.status !== 200 || typeof answer.json?.access_token !== 'string') {
-        if (answer.status >= 500 || answer.status === 429) throw this.api.classify(answer, c);
-        throw new NetworkError('reconnect_needed', `X refused to refresh the access token (${said(answer)}): the app may have been revoked`);
-      }
+      if (!c.refreshToken)
+        throw new NetworkError(
+          'reconnect_needed',
+          "X's access token expired and X granted no refresh token (offline.access): connect the channel again",
+        );
+      const answer = await this.oauth.refresh(c.refreshToken);
       const renewed: XCredentials = {
         ...c,
-        accessToken: answer.json.access_token,
-        refreshToken: typeof answer.json.refresh_token === 'string' ? answer.json.refresh_token : c.refreshToken,
-        scopes: answer.json.scope ? String(answer.json.scope).split(' ').filter(Boolean) : c.scopes,
+        accessToken: answer.accessToken,
+        refreshToken: answer.refreshToken ?? c.refreshToken,
+        scopes: answer.scopes.length > 0 ? answer.scopes : c.scopes,
       };
-      return { credentials: { ...renewed }, expiresAt: this.expiry(answer.json.expires_in) };
+      return { credentials: { ...renewed }, expiresAt: answer.expiresAt };
     });
     return after.credentials as unknown as XCredentials;
   }
@@ -289,5 +407,8 @@ export class XNetwork implements NetworkConnector {
 
 /** Text as X shows it back: NFC, trimmed, every link alike (X rewrites links to t.co). */
 function comparable(text: string): string {
-  return text.normalize('NFC').replace(/\b(?:https?:\/\/|www\.)\S+/g, '<link>').trim();
+  return text
+    .normalize('NFC')
+    .replace(/\b(?:https?:\/\/|www\.)\S+/g, '<link>')
+    .trim();
 }

@@ -58,7 +58,23 @@ export class YouTubeQuota {
     const limit = this.limitOf(bucket);
     const { start, reset } = pacificDay(this.now());
     await this.counter.add(bucketName(project, bucket), start, reset + HOUR_MS, limit);
-    return spent(bucket, limit, reset, ' (YouTube answered quotaExceeded: the project\'s quota in the Google Cloud console may be lower than Herald\'s setting)');
+    return spent(
+      bucket,
+      limit,
+      reset,
+      " (YouTube answered quotaExceeded: the project's quota in the Google Cloud console may be lower than Herald's setting)",
+    );
+  }
+
+  /** What the bucket can still pay today, read without charging it. */
+  async left(project: string, bucket: QuotaBucket): Promise<number> {
+    const { start, reset } = pacificDay(this.now());
+    return this.limitOf(bucket) - (await this.counter.add(bucketName(project, bucket), start, reset + HOUR_MS, 0));
+  }
+
+  /** The words a spent bucket is refused with, for a rehearsal before a post (domain/posts/preflight.ts). */
+  spentMessage(bucket: QuotaBucket): string {
+    return spent(bucket, this.limitOf(bucket), this.resetAt()).message;
   }
 
   /** When the current Pacific day's quota resets. */
@@ -77,9 +93,10 @@ function bucketName(project: string, bucket: QuotaBucket): string {
 }
 
 function spent(bucket: QuotaBucket, limit: number, reset: number, cause = ''): NetworkError {
-  const what = bucket === 'units'
-    ? `its ${limit} daily YouTube Data API units (YOUTUBE_DAILY_QUOTA)`
-    : `its ${limit} daily video uploads (YOUTUBE_DAILY_UPLOADS)`;
+  const what =
+    bucket === 'units'
+      ? `its ${limit} daily YouTube Data API units (YOUTUBE_DAILY_QUOTA)`
+      : `its ${limit} daily video uploads (YOUTUBE_DAILY_UPLOADS)`;
   return new NetworkError(
     'retry_later',
     `The Google project has spent ${what}${cause}; Herald tries again when the quota resets at midnight Pacific time, ${new Date(reset).toISOString()}`,
@@ -88,13 +105,23 @@ function spent(bucket: QuotaBucket, limit: number, reset: number, cause = ''): N
 }
 
 const PACIFIC = new Intl.DateTimeFormat('en-US', {
-  timeZone: 'America/Los_Angeles', hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
+  timeZone: 'America/Los_Angeles',
+  hourCycle: 'h23',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
 });
 
 /** Los Angeles wall-clock time at `at`, read as if it were UTC, minus `at`: the zone's offset then. */
 function pacificOffset(at: number): number {
   const parts = Object.fromEntries(PACIFIC.formatToParts(at).map((p) => [p.type, Number(p.value)]));
-  return Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second) - Math.floor(at / 1000) * 1000;
+  return (
+    Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second) -
+    Math.floor(at / 1000) * 1000
+  );
 }
 
 /** Midnight Pacific time at or before `at`. */

@@ -43,7 +43,10 @@ export class ResumableUpload {
   ) {
     const url = new URL(session);
     if (url.origin !== UPLOAD_ORIGIN || !url.pathname.startsWith('/upload/youtube/v3/videos')) {
-      throw new NetworkError('permanent', 'YouTube answered with an upload session that is not at Google\'s upload address');
+      throw new NetworkError(
+        'permanent',
+        "YouTube answered with an upload session that is not at Google's upload address",
+      );
     }
   }
 
@@ -58,7 +61,11 @@ export class ResumableUpload {
       try {
         answer = await this.http.request(this.session, {
           method: 'PUT',
-          headers: { ...(await this.authorization()), 'content-type': file.contentType, 'content-range': `bytes ${next}-${end - 1}/${total}` },
+          headers: {
+            ...(await this.authorization()),
+            'content-type': file.contentType,
+            'content-range': `bytes ${next}-${end - 1}/${total}`,
+          },
           body: file.bytes.subarray(next, end),
         });
       } catch (error) {
@@ -73,7 +80,10 @@ export class ResumableUpload {
       if (answer && (answer.status === 404 || answer.status === 410)) throw new SessionGone();
       if (answer && answer.status < 500) throw await this.failure(answer);
       if (++resumes > MAX_RESUMES) {
-        throw new NetworkError('unknown_outcome', `the YouTube upload broke off ${MAX_RESUMES} times in a row; the session is kept to resume from`);
+        throw new NetworkError(
+          'unknown_outcome',
+          `the YouTube upload broke off ${MAX_RESUMES} times in a row; the session is kept to resume from`,
+        );
       }
       const state = await this.ask();
       if ('video' in state) return state.video;
@@ -84,7 +94,9 @@ export class ResumableUpload {
   /** Asks the session how much arrived. */
   async ask(): Promise<SessionState> {
     const answer = await this.http.request(this.session, {
-      method: 'PUT', headers: { ...(await this.authorization()), 'content-range': `bytes */${this.total}` }, body: Buffer.alloc(0),
+      method: 'PUT',
+      headers: { ...(await this.authorization()), 'content-range': `bytes */${this.total}` },
+      body: Buffer.alloc(0),
     });
     if (answer.status === 200 || answer.status === 201) return { video: answer.json };
     if (answer.status === 308) return { next: receivedUpTo(answer) };

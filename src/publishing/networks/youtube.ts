@@ -1,10 +1,31 @@
 import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
 import {
   NetworkError,
-  type AttemptLookup, type AuthorizationStart, type CommentLookup, type CommentRequest, type ConnectedAccount, type ConnectionCheck, type ConnectionMethod,
-  type ConnectorChannel, type NetworkConnector, type NetworkPost, type OpenedCredentials, type PublishRequest, type PublishedPost, type RecentPostsPage,
+  type AttemptLookup,
+  type AuthorizationStart,
+  type CommentLookup,
+  type CommentRequest,
+  type ConnectedAccount,
+  type ConnectionCheck,
+  type ConnectionMethod,
+  type ConnectorChannel,
+  type NetworkConnector,
+  type NetworkPost,
+  type OpenedCredentials,
+  type PublishRequest,
+  type PublishedPost,
+  type Readiness,
+  type RecentPostsPage,
 } from '../../domain/networks/connector.js';
-import { downloadMedia, retryAtFrom, type NetworkAnswer, type NetworkHttp, type NetworkHttpOptions, type NetworkRequest } from './network-http.js';
+import {
+  downloadMedia,
+  retryAtFrom,
+  type NetworkAnswer,
+  type NetworkHttp,
+  type NetworkHttpOptions,
+  type NetworkRequest,
+} from './network-http.js';
+import { OAuth2Client } from './oauth2-client.js';
 import { YOUTUBE_CALL_COSTS, type QuotaBucket, type YouTubeQuota } from './youtube-quota.js';
 import { ResumableUpload, SessionGone, UPLOAD_ORIGIN, type UploadFile } from './youtube-upload.js';
 
@@ -25,7 +46,8 @@ import { ResumableUpload, SessionGone, UPLOAD_ORIGIN, type UploadFile } from './
  *   video (YouTube makes it public then);
  * - every call is charged to the project's daily quota first (youtube-quota.ts); quotaExceeded waits until
  *   midnight Pacific time, rateLimitExceeded and 5xx retry later, uploadLimitExceeded (the channel's own daily
- *   cap) waits for the next day; a missing permission needs a reconnect;
+ *   cap) waits for the next day; a missing permission needs a reconnect; before a post's slot its readiness is
+ *   what the day's counts leave (an upload and its units), read without charging them;
  * - the first comment is a comment thread (youtube.force-ssl); live sync reads the uploads playlist and
  *   videos.list statistics.
  */
@@ -75,59 +97,113 @@ export class YouTubeNetwork implements NetworkConnector {
     private readonly now: () => number,
     private readonly app: () => GoogleApp | undefined,
     private readonly quota: YouTubeQuota,
-  ) {}
+  ) {
+    this.oauth = new OAuth2Client(
+      http,
+      {
+        name: 'Google',
+        tokenUrl: TOKEN_URL,
+        clientAuth: 'body',
+        appSettings: 'GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET',
+        reconnectHint:
+          "the person removed Herald's access, the token went unused for six months, " +
+          'or the Google app is in "Testing", where refresh tokens expire after seven days: ' +
+          'publish the app on the OAuth consent screen',
+      },
+      () => this.google(),
+      now,
+    );
+  }
+
+  private readonly oauth: OAuth2Client;
+
+  async readiness(): Promise<Readiness> {
+    const project = this.google().clientId;
+    const needs = [
+      ['uploads', YOUTUBE_CALL_COSTS.videosInsert],
+      ['units', YOUTUBE_CALL_COSTS.list],
+    ] as const;
+    for (const [bucket, needed] of needs) {
+      if ((await this.quota.left(project, bucket)) < needed) {
+        return { quotaSpent: { message: this.quota.spentMessage(bucket), until: this.quota.resetAt() } };
+      }
+    }
+    return {};
+  }
 
   configured(): boolean {
     return this.app() !== undefined;
   }
 
-  async startAuthorization(input: { redirectUri: string; state: string; codeChallenge: string }): Promise<AuthorizationStart> {
+  async startAuthorization(input: {
+    redirectUri: string;
+    state: string;
+    codeChallenge: string;
+  }): Promise<AuthorizationStart> {
     const query = new URLSearchParams({
-      client_id: this.google().clientId, redirect_uri: input.redirectUri, response_type: 'code', scope: SCOPES.join(' '),
-      access_type: 'offline', prompt: 'consent', include_granted_scopes: 'true', state: input.state,
-      code_challenge: input.codeChallenge, code_challenge_method: 'S256',
+      client_id: this.google().clientId,
+      redirect_uri: input.redirectUri,
+      response_type: 'code',
+      scope: SCOPES.join(' '),
+      access_type: 'offline',
+      prompt: 'consent',
+      include_granted_scopes: 'true',
+      state: input.state,
+      code_challenge: input.codeChallenge,
+      code_challenge_method: 'S256',
     });
     return { authorizationUrl: `${AUTHORIZE_URL}?${query}`, keep: {} };
   }
 
-  async finishAuthorization(input: { code: string; redirectUri: string; codeVerifier: string }): Promise<ConnectedAccount[]> {
+  async finishAuthorization(input: {
+    code: string;
+    redirectUri: string;
+    codeVerifier: string;
+  }): Promise<ConnectedAccount[]> {
     const app = this.google();
-    const token = await this.http.request(TOKEN_URL, {
-      method: 'POST',
-      form: {
-        grant_type: 'authorization_code', code: input.code, client_id: app.clientId, client_secret: app.clientSecret,
-        redirect_uri: input.redirectUri, code_verifier: input.codeVerifier,
-      },
-    });
-    if (token.status !== 200 || typeof token.json?.access_token !== 'string') {
-      if (token.status >= 500) throw new NetworkError('retry_later', `Google's token endpoint answered HTTP ${token.status}`);
-      throw new NetworkError('permanent', `Google did not grant a token (${token.json?.error_description ?? token.json?.error ?? `HTTP ${token.status}`})`);
-    }
-    const granted = String(token.json.scope ?? '').split(' ');
+    const token = await this.oauth.exchangeCode(input);
+    const granted = token.scopes;
     if (!granted.includes(UPLOAD_SCOPE)) {
-      throw new NetworkError('permanent', 'Google granted Herald no permission to upload videos: connect again and leave "Manage your YouTube videos" ticked');
+      throw new NetworkError(
+        'permanent',
+        'Google granted Herald no permission to upload videos: connect again and leave "Manage your YouTube videos" ticked',
+      );
     }
-    if (typeof token.json.refresh_token !== 'string') {
-      throw new NetworkError('permanent', 'Google sent no refresh token, so Herald could not keep the channel connected: remove Herald at myaccount.google.com/permissions, then connect again');
+    if (token.refreshToken === null) {
+      throw new NetworkError(
+        'permanent',
+        'Google sent no refresh token, so Herald could not keep the channel connected: remove Herald at myaccount.google.com/permissions, then connect again',
+      );
     }
-    const accessToken: string = token.json.access_token;
+    const accessToken = token.accessToken;
     await this.quota.spend(app.clientId, 'units', YOUTUBE_CALL_COSTS.list);
-    const mine = await this.http.request(`${API}/channels?part=snippet,contentDetails&mine=true`, { headers: { authorization: `Bearer ${accessToken}` } });
+    const mine = await this.http.request(`${API}/channels?part=snippet,contentDetails&mine=true`, {
+      headers: { authorization: `Bearer ${accessToken}` },
+    });
     if (mine.status !== 200) throw await this.failure(mine);
     const channel = mine.json?.items?.[0];
-    if (!channel) throw new NetworkError('permanent', 'This Google account has no YouTube channel: create one at youtube.com, then connect again');
-    return [{
-      networkAccountId: String(channel.id),
-      handle: String(channel.snippet?.customUrl || channel.snippet?.title || channel.id),
-      displayName: channel.snippet?.title ?? null,
-      avatarUrl: channel.snippet?.thumbnails?.default?.url ?? null,
-      credentials: {
-        accessToken, refreshToken: token.json.refresh_token, scope: granted.join(' '), channelId: String(channel.id),
-        uploadsPlaylist: String(channel.contentDetails?.relatedPlaylists?.uploads ?? ''),
+    if (!channel)
+      throw new NetworkError(
+        'permanent',
+        'This Google account has no YouTube channel: create one at youtube.com, then connect again',
+      );
+    return [
+      {
+        networkAccountId: String(channel.id),
+        handle: String(channel.snippet?.customUrl || channel.snippet?.title || channel.id),
+        displayName: channel.snippet?.title ?? null,
+        avatarUrl: channel.snippet?.thumbnails?.default?.url ?? null,
+        credentials: {
+          accessToken,
+          refreshToken: token.refreshToken,
+          scope: granted.join(' '),
+          channelId: String(channel.id),
+          uploadsPlaylist: String(channel.contentDetails?.relatedPlaylists?.uploads ?? ''),
+        },
+        expiresAt: token.expiresAt,
+        textLimit: null,
       },
-      expiresAt: this.expiry(token.json.expires_in),
-      textLimit: null,
-    }];
+    ];
   }
 
   async refresh(channel: ConnectorChannel): Promise<void> {
@@ -139,7 +215,10 @@ export class YouTubeNetwork implements NetworkConnector {
     const answer = await this.http.request(REVOKE_URL, { method: 'POST', form: { token: c.refreshToken } });
     // invalid_token: Google no longer knows the token, which is what revoking asks for.
     if (answer.status === 200 || answer.json?.error === 'invalid_token') return;
-    throw new NetworkError(answer.status >= 500 ? 'retry_later' : 'permanent', `Google did not revoke the token (${answer.json?.error_description ?? `HTTP ${answer.status}`})`);
+    throw new NetworkError(
+      answer.status >= 500 ? 'retry_later' : 'permanent',
+      `Google did not revoke the token (${answer.json?.error_description ?? `HTTP ${answer.status}`})`,
+    );
   }
 
   async publish(request: PublishRequest): Promise<PublishedPost> {
@@ -153,9 +232,19 @@ export class YouTubeNetwork implements NetworkConnector {
     const file = await downloadMedia(this.media, request.channel.accountId, videoUrl, this.media.maxBytes);
     for (let session = 1; ; session++) {
       const uri = await this.startSession(request.channel, resource, file);
-      await request.recordHandle(JSON.stringify({ session: uri, videoUrl, bytes: file.bytes.length, contentType: file.contentType } satisfies UploadHandle));
+      await request.recordHandle(
+        JSON.stringify({
+          session: uri,
+          videoUrl,
+          bytes: file.bytes.length,
+          contentType: file.contentType,
+        } satisfies UploadHandle),
+      );
       try {
-        return await this.settled(request.channel, await this.uploader(request.channel, uri, file.bytes.length).send(file, 0));
+        return await this.settled(
+          request.channel,
+          await this.uploader(request.channel, uri, file.bytes.length).send(file, 0),
+        );
       } catch (error) {
         if (!(error instanceof SessionGone)) throw error;
         if (session === 2) throw new NetworkError('retry_later', `${error.message}, twice in a row`);
@@ -166,21 +255,41 @@ export class YouTubeNetwork implements NetworkConnector {
 
   async comment(request: CommentRequest): Promise<{ networkCommentId: string }> {
     const c = await this.credentials(request.channel);
-    const answer = await this.call(request.channel, 'units', YOUTUBE_CALL_COSTS.commentThreadsInsert, `${API}/commentThreads?part=snippet`, {
-      method: 'POST',
-      json: { snippet: { channelId: c.credentials.channelId, videoId: request.networkPostId, topLevelComment: { snippet: { textOriginal: request.text } } } },
-    });
+    const answer = await this.call(
+      request.channel,
+      'units',
+      YOUTUBE_CALL_COSTS.commentThreadsInsert,
+      `${API}/commentThreads?part=snippet`,
+      {
+        method: 'POST',
+        json: {
+          snippet: {
+            channelId: c.credentials.channelId,
+            videoId: request.networkPostId,
+            topLevelComment: { snippet: { textOriginal: request.text } },
+          },
+        },
+      },
+    );
     return { networkCommentId: String(answer.json.id) };
   }
 
   /** The channel's own newest top-level comment on the video with the text (commentThreads.list costs one unit). */
   async findComment(lookup: CommentLookup): Promise<{ networkCommentId: string } | undefined> {
     const c = await this.credentials(lookup.channel);
-    const query = new URLSearchParams({ part: 'snippet', videoId: lookup.networkPostId, maxResults: '100', order: 'time', textFormat: 'plainText' });
+    const query = new URLSearchParams({
+      part: 'snippet',
+      videoId: lookup.networkPostId,
+      maxResults: '100',
+      order: 'time',
+      textFormat: 'plainText',
+    });
     const answer = await this.call(lookup.channel, 'units', YOUTUBE_CALL_COSTS.list, `${API}/commentThreads?${query}`);
     const match = ((answer.json?.items ?? []) as any[]).find((thread) => {
       const top = thread?.snippet?.topLevelComment?.snippet;
-      return top?.authorChannelId?.value === c.credentials.channelId && (top.textOriginal ?? top.textDisplay) === lookup.text;
+      return (
+        top?.authorChannelId?.value === c.credentials.channelId && (top.textOriginal ?? top.textDisplay) === lookup.text
+      );
     });
     return match ? { networkCommentId: String(match.id) } : undefined;
   }
@@ -195,101 +304,140 @@ export class YouTubeNetwork implements NetworkConnector {
         // Part of the video arrived and no video exists yet: the rest goes in the same session, so there is one video.
         const file = await downloadMedia(this.media, lookup.channel.accountId, handle.videoUrl, this.media.maxBytes);
         if (file.bytes.length !== handle.bytes) {
-          throw new NetworkError('permanent', `the video at ${handle.videoUrl} changed size during the upload (${handle.bytes} bytes then, ${file.bytes.length} now)`);
+          throw new NetworkError(
+            'permanent',
+            `the video at ${handle.videoUrl} changed size during the upload (${handle.bytes} bytes then, ${file.bytes.length} now)`,
+          );
         }
-        return await this.settled(lookup.channel, await upload.send({ bytes: file.bytes, contentType: handle.contentType }, state.next));
+        return await this.settled(
+          lookup.channel,
+          await upload.send({ bytes: file.bytes, contentType: handle.contentType }, state.next),
+        );
       } catch (error) {
         if (!(error instanceof SessionGone)) throw error;
       }
     }
     const recent = await this.recentPosts(lookup.channel, { cursor: null, limit: 25 });
-    return recent.posts.find((post) => post.publishedAt >= lookup.attemptedAt - CLOCK_SKEW_MS && post.text === lookup.text.trim());
+    return recent.posts.find(
+      (post) => post.publishedAt >= lookup.attemptedAt - CLOCK_SKEW_MS && post.text === lookup.text.trim(),
+    );
   }
 
-  async recentPosts(channel: ConnectorChannel, page: { cursor: string | null; limit: number }): Promise<RecentPostsPage> {
+  async recentPosts(
+    channel: ConnectorChannel,
+    page: { cursor: string | null; limit: number },
+  ): Promise<RecentPostsPage> {
     const c = await this.credentials(channel);
     const query = new URLSearchParams({
-      part: 'contentDetails', playlistId: c.credentials.uploadsPlaylist, maxResults: String(Math.min(50, Math.max(1, page.limit))),
+      part: 'contentDetails',
+      playlistId: c.credentials.uploadsPlaylist,
+      maxResults: String(Math.min(50, Math.max(1, page.limit))),
       ...(page.cursor ? { pageToken: page.cursor } : {}),
     });
     const listed = await this.call(channel, 'units', YOUTUBE_CALL_COSTS.list, `${API}/playlistItems?${query}`);
     const ids: string[] = (listed.json.items ?? []).map((item: any) => String(item.contentDetails?.videoId));
     const nextCursor = typeof listed.json.nextPageToken === 'string' ? listed.json.nextPageToken : null;
     if (ids.length === 0) return { posts: [], nextCursor };
-    const videos = await this.call(channel, 'units', YOUTUBE_CALL_COSTS.list, `${API}/videos?part=snippet,statistics&id=${ids.map(encodeURIComponent).join(',')}`);
+    const videos = await this.call(
+      channel,
+      'units',
+      YOUTUBE_CALL_COSTS.list,
+      `${API}/videos?part=snippet,statistics&id=${ids.map(encodeURIComponent).join(',')}`,
+    );
     const byId = new Map<string, any>((videos.json.items ?? []).map((video: any) => [String(video.id), video]));
     const posts: NetworkPost[] = ids.flatMap((id) => {
       const video = byId.get(id);
       if (!video) return [];
       const statistics = video.statistics ?? {};
       const count = (value: unknown) => (Number.isFinite(Number(value)) ? Number(value) : 0);
-      return [{
-        ...this.publishedOf(video),
-        attemptKey: null,
-        text: String(video.snippet?.description ?? ''),
-        imageUrls: [],
-        metrics: { views: count(statistics.viewCount), likes: count(statistics.likeCount), comments: count(statistics.commentCount), favorites: count(statistics.favoriteCount) },
-      }];
+      return [
+        {
+          ...this.publishedOf(video),
+          attemptKey: null,
+          text: String(video.snippet?.description ?? ''),
+          imageUrls: [],
+          metrics: {
+            views: count(statistics.viewCount),
+            likes: count(statistics.likeCount),
+            comments: count(statistics.commentCount),
+            favorites: count(statistics.favoriteCount),
+          },
+        },
+      ];
     });
     return { posts, nextCursor };
   }
 
   async check(channel: ConnectorChannel): Promise<ConnectionCheck> {
     const c = await this.credentials(channel);
-    const info = await this.http.request(`${TOKENINFO_URL}?${new URLSearchParams({ access_token: c.credentials.accessToken })}`);
-    if (info.status !== 200) throw new NetworkError('reconnect_needed', `Google does not accept the channel's access token (${info.json?.error_description ?? `HTTP ${info.status}`})`);
-    const grantedScopes = String(info.json?.scope ?? '').split(' ').filter((s) => s !== '');
+    const info = await this.http.request(
+      `${TOKENINFO_URL}?${new URLSearchParams({ access_token: c.credentials.accessToken })}`,
+    );
+    if (info.status !== 200)
+      throw new NetworkError(
+        'reconnect_needed',
+        `Google does not accept the channel's access token (${info.json?.error_description ?? `HTTP ${info.status}`})`,
+      );
+    const grantedScopes = String(info.json?.scope ?? '')
+      .split(' ')
+      .filter((s) => s !== '');
     const mine = await this.call(channel, 'units', YOUTUBE_CALL_COSTS.list, `${API}/channels?part=snippet&mine=true`);
     const found = mine.json.items?.[0];
     const problems: string[] = [];
-    if (!grantedScopes.includes(UPLOAD_SCOPE)) problems.push('Herald may not upload videos (youtube.upload was not granted): reconnect the channel and allow it.');
-    if (!grantedScopes.includes(COMMENT_SCOPE)) problems.push('Herald may not post first comments (youtube.force-ssl was not granted): reconnect the channel and allow it.');
+    if (!grantedScopes.includes(UPLOAD_SCOPE))
+      problems.push(
+        'Herald may not upload videos (youtube.upload was not granted): reconnect the channel and allow it.',
+      );
+    if (!grantedScopes.includes(COMMENT_SCOPE))
+      problems.push(
+        'Herald may not post first comments (youtube.force-ssl was not granted): reconnect the channel and allow it.',
+      );
     if (!found) problems.push('The Google account has no YouTube channel any more.');
-    else if (String(found.id) !== c.credentials.channelId) problems.push(`The token belongs to YouTube channel ${found.id}, not this channel's ${c.credentials.channelId}: reconnect with the right account.`);
-    return { account: found ? String(found.snippet?.customUrl || found.snippet?.title || found.id) : channel.handle, grantedScopes, problems };
+    else if (String(found.id) !== c.credentials.channelId)
+      problems.push(
+        `The token belongs to YouTube channel ${found.id}, not this channel's ${c.credentials.channelId}: reconnect with the right account.`,
+      );
+    return {
+      account: found ? String(found.snippet?.customUrl || found.snippet?.title || found.id) : channel.handle,
+      grantedScopes,
+      problems,
+    };
   }
 
   private google(): GoogleApp {
     const app = this.app();
-    if (!app) throw new NetworkError('permanent', 'This Herald has no Google app configured (GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET)');
+    if (!app)
+      throw new NetworkError(
+        'permanent',
+        'This Herald has no Google app configured (GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET)',
+      );
     return app;
   }
 
-  private expiry(expiresIn: unknown): number | null {
-    const seconds = Number(expiresIn);
-    return Number.isFinite(seconds) && seconds > 0 ? this.now() + seconds * 1000 : null;
-  }
-
   /** The channel's credentials, refreshed first when the access token is about to expire. */
-  private async credentials(channel: ConnectorChannel): Promise<OpenedCredentials & { credentials: YouTubeCredentials }> {
+  private async credentials(
+    channel: ConnectorChannel,
+  ): Promise<OpenedCredentials & { credentials: YouTubeCredentials }> {
     const opened = await channel.vault.read();
-    const fresh = opened.expiresAt !== null && opened.expiresAt < this.now() + REFRESH_AHEAD_MS ? await this.refreshed(channel, opened.version) : opened;
+    const fresh =
+      opened.expiresAt !== null && opened.expiresAt < this.now() + REFRESH_AHEAD_MS
+        ? await this.refreshed(channel, opened.version)
+        : opened;
     return fresh as OpenedCredentials & { credentials: YouTubeCredentials };
   }
 
   private refreshed(channel: ConnectorChannel, version: number): Promise<OpenedCredentials> {
     return channel.vault.refresh(version, async (current) => {
-      const app = this.google();
       const c = current as unknown as YouTubeCredentials;
-      const answer = await this.http.request(TOKEN_URL, {
-        method: 'POST', form: { grant_type: 'refresh_token', refresh_token: c.refreshToken, client_id: app.clientId, client_secret: app.clientSecret },
-      });
-      if (answer.status === 200 && typeof answer.json?.access_token === 'string') {
-        // Google sends a new refresh token only now and then; the stored one stays until it does.
-        const renewed: YouTubeCredentials = {
-          ...c, accessToken: answer.json.access_token, refreshToken: typeof answer.json.refresh_token === 'string' ? answer.json.refresh_token : c.refreshToken,
-          scope: typeof answer.json.scope === 'string' ? answer.json.scope : c.scope,
-        };
-        return { credentials: { ...renewed }, expiresAt: this.expiry(answer.json.expires_in) };
-      }
-      const said = answer.json?.error_description ?? answer.json?.error ?? `HTTP ${answer.status}`;
-      if (answer.json?.error === 'invalid_grant') {
-        throw new NetworkError('reconnect_needed',
-          `Google refused the refresh token (${said}): the person removed Herald's access, the token went unused for six months, ` +
-          'or the Google app is in "Testing", where refresh tokens expire after seven days (publish the app on the OAuth consent screen)');
-      }
-      if (answer.status >= 500 || answer.status === 429) throw new NetworkError('retry_later', `Google's token endpoint answered HTTP ${answer.status}`);
-      throw new NetworkError('permanent', `Google refused to refresh the channel's token (${said}); check GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET`);
+      const answer = await this.oauth.refresh(c.refreshToken);
+      // Google sends a new refresh token only now and then; the stored one stays until it does.
+      const renewed: YouTubeCredentials = {
+        ...c,
+        accessToken: answer.accessToken,
+        refreshToken: answer.refreshToken ?? c.refreshToken,
+        scope: answer.scopes.length > 0 ? answer.scopes.join(' ') : c.scope,
+      };
+      return { credentials: { ...renewed }, expiresAt: answer.expiresAt };
     });
   }
 
@@ -298,31 +446,53 @@ export class YouTubeNetwork implements NetworkConnector {
   }
 
   /** One Data API call: charged to the quota first; a 401 refreshes the token once and calls again. */
-  private async call(channel: ConnectorChannel, bucket: QuotaBucket, cost: number, url: string, request: NetworkRequest = {}): Promise<NetworkAnswer> {
+  private async call(
+    channel: ConnectorChannel,
+    bucket: QuotaBucket,
+    cost: number,
+    url: string,
+    request: NetworkRequest = {},
+  ): Promise<NetworkAnswer> {
     const project = this.google().clientId;
     let opened = await this.credentials(channel);
     for (let tries = 1; ; tries++) {
       await this.quota.spend(project, bucket, cost);
-      const answer = await this.http.request(url, { ...request, headers: { ...request.headers, authorization: `Bearer ${opened.credentials.accessToken}` } });
+      const answer = await this.http.request(url, {
+        ...request,
+        headers: { ...request.headers, authorization: `Bearer ${opened.credentials.accessToken}` },
+      });
       if (answer.status >= 200 && answer.status < 300) return answer;
       if (answer.status !== 401 || tries === 2) throw await this.failure(answer);
       opened = (await this.refreshed(channel, opened.version)) as typeof opened;
     }
   }
 
-  private async startSession(channel: ConnectorChannel, resource: Record<string, unknown>, file: UploadFile): Promise<string> {
-    const answer = await this.withToken(channel, (authorization) => this.http.request(`${UPLOAD_ORIGIN}/upload/youtube/v3/videos?uploadType=resumable&part=snippet,status`, {
-      method: 'POST',
-      headers: { ...authorization, 'x-upload-content-length': String(file.bytes.length), 'x-upload-content-type': file.contentType },
-      json: resource,
-    }));
+  private async startSession(
+    channel: ConnectorChannel,
+    resource: Record<string, unknown>,
+    file: UploadFile,
+  ): Promise<string> {
+    const answer = await this.withToken(channel, (authorization) =>
+      this.http.request(`${UPLOAD_ORIGIN}/upload/youtube/v3/videos?uploadType=resumable&part=snippet,status`, {
+        method: 'POST',
+        headers: {
+          ...authorization,
+          'x-upload-content-length': String(file.bytes.length),
+          'x-upload-content-type': file.contentType,
+        },
+        json: resource,
+      }),
+    );
     const location = answer.header('location');
     if (answer.status !== 200 || !location) throw await this.failure(answer);
     return location;
   }
 
   /** A call outside the quota's units (the upload's own bucket is charged once per video): a 401 refreshes once. */
-  private async withToken(channel: ConnectorChannel, call: (authorization: Record<string, string>) => Promise<NetworkAnswer>): Promise<NetworkAnswer> {
+  private async withToken(
+    channel: ConnectorChannel,
+    call: (authorization: Record<string, string>) => Promise<NetworkAnswer>,
+  ): Promise<NetworkAnswer> {
     const opened = await this.credentials(channel);
     const answer = await call({ authorization: `Bearer ${opened.credentials.accessToken}` });
     if (answer.status !== 401) return answer;
@@ -331,47 +501,81 @@ export class YouTubeNetwork implements NetworkConnector {
   }
 
   private uploader(channel: ConnectorChannel, session: string, total: number): ResumableUpload {
-    return new ResumableUpload(this.http, session, total, this.google().youtubeChunkBytes, () => this.authorization(channel), (answer) => this.failure(answer));
+    return new ResumableUpload(
+      this.http,
+      session,
+      total,
+      this.google().youtubeChunkBytes,
+      () => this.authorization(channel),
+      (answer) => this.failure(answer),
+    );
   }
 
   /** The uploaded video as a published post; a video YouTube already refused or could not process fails the post. */
   private async settled(channel: ConnectorChannel, video: any): Promise<PublishedPost> {
     let status = video?.status;
     try {
-      const read = await this.call(channel, 'units', YOUTUBE_CALL_COSTS.list, `${API}/videos?part=status,processingDetails&id=${encodeURIComponent(String(video.id))}`);
+      const read = await this.call(
+        channel,
+        'units',
+        YOUTUBE_CALL_COSTS.list,
+        `${API}/videos?part=status,processingDetails&id=${encodeURIComponent(String(video.id))}`,
+      );
       status = read.json.items?.[0]?.status ?? status;
     } catch (error) {
       // The video exists whatever this read says; a failed read must not make the upload look undone.
       if (!(error instanceof NetworkError)) throw error;
     }
     if (status?.uploadStatus === 'failed') {
-      throw new NetworkError('permanent', `YouTube could not process the uploaded video (${status.failureReason ?? 'no reason given'}); video ${video.id} is left failed on the channel`);
+      throw new NetworkError(
+        'permanent',
+        `YouTube could not process the uploaded video (${status.failureReason ?? 'no reason given'}); video ${video.id} is left failed on the channel`,
+      );
     }
     if (status?.uploadStatus === 'rejected') {
-      throw new NetworkError('permanent', `YouTube rejected the uploaded video (${status.rejectionReason ?? 'no reason given'})`);
+      throw new NetworkError(
+        'permanent',
+        `YouTube rejected the uploaded video (${status.rejectionReason ?? 'no reason given'})`,
+      );
     }
     return this.publishedOf(video);
   }
 
   private publishedOf(video: any): PublishedPost {
     const at = Date.parse(video?.snippet?.publishedAt ?? '');
-    return { networkPostId: String(video.id), permalinkUrl: `https://www.youtube.com/watch?v=${encodeURIComponent(String(video.id))}`, publishedAt: Number.isNaN(at) ? this.now() : at };
+    return {
+      networkPostId: String(video.id),
+      permalinkUrl: `https://www.youtube.com/watch?v=${encodeURIComponent(String(video.id))}`,
+      publishedAt: Number.isNaN(at) ? this.now() : at,
+    };
   }
 
   /** A YouTube error answer as a NetworkError, by the reason Google gives in error.errors[0].reason. */
   private async failure(answer: NetworkAnswer): Promise<NetworkError> {
     const error = answer.json?.error;
-    const reason: string = typeof error === 'object' ? String(error?.errors?.[0]?.reason ?? error?.status ?? '') : String(error ?? '');
-    const message = String((typeof error === 'object' ? error?.message : answer.json?.error_description) ?? `HTTP ${answer.status}`).replace(/<[^>]*>/g, '');
+    const reason: string =
+      typeof error === 'object' ? String(error?.errors?.[0]?.reason ?? error?.status ?? '') : String(error ?? '');
+    const message = String(
+      (typeof error === 'object' ? error?.message : answer.json?.error_description) ?? `HTTP ${answer.status}`,
+    ).replace(/<[^>]*>/g, '');
     const words = `YouTube answered HTTP ${answer.status}${reason ? ` ${reason}` : ''}: ${message}`;
     if (reason === 'quotaExceeded') return this.quota.exhaust(this.google().clientId, 'units');
-    if (reason === 'uploadLimitExceeded') return new NetworkError('retry_later', `${words} (the channel's own daily upload limit)`, this.quota.resetAt());
-    if (reason === 'rateLimitExceeded' || reason === 'userRateLimitExceeded' || answer.status === 429 || answer.status >= 500) {
+    if (reason === 'uploadLimitExceeded')
+      return new NetworkError('retry_later', `${words} (the channel's own daily upload limit)`, this.quota.resetAt());
+    if (
+      reason === 'rateLimitExceeded' ||
+      reason === 'userRateLimitExceeded' ||
+      answer.status === 429 ||
+      answer.status >= 500
+    ) {
       return new NetworkError('retry_later', words, retryAtFrom(answer, this.now()));
     }
     if (answer.status === 401) return new NetworkError('reconnect_needed', words);
     if (reason === 'insufficientPermissions' || reason === 'ACCESS_TOKEN_SCOPE_INSUFFICIENT') {
-      return new NetworkError('reconnect_needed', `${words}; reconnect the channel and allow every permission Herald asks for`);
+      return new NetworkError(
+        'reconnect_needed',
+        `${words}; reconnect the channel and allow every permission Herald asks for`,
+      );
     }
     return new NetworkError('permanent', words);
   }
@@ -384,9 +588,13 @@ function videoResource(text: string, options: Record<string, unknown>): Record<s
     throw new NetworkError('permanent', `channelOptions.publishAt "${publishAt}" is not an ISO 8601 time`);
   }
   if (publishAt !== undefined && options.privacyStatus !== undefined && options.privacyStatus !== 'private') {
-    throw new NetworkError('permanent', 'YouTube publishes at publishAt only a video uploaded as private: leave privacyStatus out or set it to "private"');
+    throw new NetworkError(
+      'permanent',
+      'YouTube publishes at publishAt only a video uploaded as private: leave privacyStatus out or set it to "private"',
+    );
   }
-  const privacyStatus = publishAt !== undefined ? 'private' : typeof options.privacyStatus === 'string' ? options.privacyStatus : 'public';
+  const privacyStatus =
+    publishAt !== undefined ? 'private' : typeof options.privacyStatus === 'string' ? options.privacyStatus : 'public';
   return {
     snippet: {
       title: String(options.title ?? ''),
@@ -406,7 +614,9 @@ function parseHandle(raw: string | null): UploadHandle | undefined {
   if (!raw) return undefined;
   try {
     const handle = JSON.parse(raw) as UploadHandle;
-    return typeof handle.session === 'string' && typeof handle.videoUrl === 'string' && Number.isInteger(handle.bytes) ? handle : undefined;
+    return typeof handle.session === 'string' && typeof handle.videoUrl === 'string' && Number.isInteger(handle.bytes)
+      ? handle
+      : undefined;
   } catch {
     return undefined;
   }

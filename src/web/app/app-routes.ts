@@ -31,7 +31,10 @@ export function appRouter(deps: DomainDeps, bodies: BodyReader): express.Router 
   }
 
   function send(res: Response, page: string, status = 200): void {
-    res.setHeader('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+    res.setHeader(
+      'content-security-policy',
+      "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    );
     res.setHeader('cache-control', 'no-store');
     res.status(status).type('html').send(page);
   }
@@ -54,12 +57,22 @@ export function appRouter(deps: DomainDeps, bodies: BodyReader): express.Router 
     if (!checked(req, res)) return;
     const email = typeof req.body.email === 'string' ? req.body.email : '';
     const next = returnAddress(req.body.next);
-    const result = await signIn(deps, email, typeof req.body.password === 'string' ? req.body.password : '', req.ip ?? 'unknown');
+    const result = await signIn(
+      deps,
+      email,
+      typeof req.body.password === 'string' ? req.body.password : '',
+      req.ip ?? 'unknown',
+    );
     if ('refused' in result) {
-      const problem = result.refused === 'wrong_credentials'
-        ? 'The email or password is not right.'
-        : `Too many attempts; try again in ${result.retryAfterMinutes} minutes.`;
-      return send(res, signInPage(context(req, res), { email, problem, next }), result.refused === 'wrong_credentials' ? 401 : 429);
+      const problem =
+        result.refused === 'wrong_credentials'
+          ? 'The email or password is not right.'
+          : `Too many attempts; try again in ${result.retryAfterMinutes} minutes.`;
+      return send(
+        res,
+        signInPage(context(req, res), { email, problem, next }),
+        result.refused === 'wrong_credentials' ? 401 : 429,
+      );
     }
     const session = await startSession(deps, { accountId: result.user.accountId, userId: result.user.id });
     cookies.setSignIn(res, session.token);
@@ -87,6 +100,9 @@ function returnAddress(value: unknown): string {
   } catch {
     return APP;
   }
-  const ours = url.origin === 'http://herald.invalid' && (url.pathname === APP || url.pathname.startsWith(`${APP}/`)) && !url.pathname.startsWith(`${APP}/sign-`);
+  const ours =
+    url.origin === 'http://herald.invalid' &&
+    (url.pathname === APP || url.pathname.startsWith(`${APP}/`)) &&
+    !url.pathname.startsWith(`${APP}/sign-`);
   return ours ? url.pathname + url.search : APP;
 }

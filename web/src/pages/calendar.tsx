@@ -4,12 +4,18 @@
  * opens its page. A scheduled post moves by dragging it to another day of the month or list (keeping its time of
  * day) or to another day and hour of the week (keeping its minutes), or with its Move button from the keyboard (a
  * day and a time); each move offers Undo. The all-content view adds live posts.
- * On a phone-width screen the calendar is always the list.
+ * A post the rehearsal before its time found at risk carries a marker saying so, its reason on hover.
+ * Today is marked (aria-current="date"); an entry shows its channel's avatar and its post's first image. Clicking
+ * the empty part of a day (month) or an hour (week) opens the composer scheduled for then.
+ * On a phone (600 px and narrower) there is no room for a month: the week shows instead, its entries reduced to
+ * their state and time, as in the month.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { components } from '../../../generated/sdk/index.js';
-import { api, ApiError, call, toApiError } from '../api.js';
+import type { components } from '../../../sdk/src/index.js';
+import { dateKey, localDateOf } from '../../../src/domain/zoned-time.js';
+import { api, type ApiError, call, toApiError } from '../api.js';
 import { Link, navigate } from '../router.js';
+import { composeAtHref } from '../ui/compose-at.js';
 import { Empty, FieldProblems, Loading, Page, Problem } from '../ui/page.js';
 import { browserTimeZone, formatTime } from '../ui/time.js';
 import { useApi } from '../ui/use-api.js';
@@ -27,9 +33,17 @@ const VIEWS: { view: View; label: string }[] = [
 const WEEKDAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
 /** A shape for each state, so states differ by more than colour; the word is always shown too. */
 const ICONS: Record<Entry['status'], string> = {
-  draft: '✎', scheduled: '◷', publishing: '↻', published: '✓', failed: '✕', unconfirmed: '?', live: '●',
+  draft: '✎',
+  scheduled: '◷',
+  publishing: '↻',
+  published: '✓',
+  failed: '✕',
+  unconfirmed: '?',
+  live: '●',
 };
-const NARROW = '(max-width: 40rem)';
+const NARROW = '(max-width: 600px)';
+/** The time a post made from a day of the month starts at; the composer lets the person change it. */
+const DAY_TIME = '09:00';
 
 function useNarrow(): boolean {
   const [narrow, setNarrow] = useState(() => matchMedia(NARROW).matches);
@@ -45,12 +59,36 @@ function useNarrow(): boolean {
 /** The days from `first` to `last` (YYYY-MM-DD, inclusive), counted on the calendar alone. */
 function daysBetween(first: string, last: string): string[] {
   const days: string[] = [];
-  for (let at = Date.parse(`${first}T00:00:00Z`); at <= Date.parse(`${last}T00:00:00Z`); at += 86_400_000) days.push(new Date(at).toISOString().slice(0, 10));
+  for (let at = Date.parse(`${first}T00:00:00Z`); at <= Date.parse(`${last}T00:00:00Z`); at += 86_400_000)
+    days.push(new Date(at).toISOString().slice(0, 10));
   return days;
 }
 
 function dayLabel(day: string, style: 'long' | 'short' = 'long'): string {
-  return new Intl.DateTimeFormat(undefined, { weekday: style, day: 'numeric', month: style === 'long' ? 'long' : 'short', timeZone: 'UTC' }).format(new Date(`${day}T00:00:00Z`));
+  return new Intl.DateTimeFormat(undefined, {
+    weekday: style,
+    day: 'numeric',
+    month: style === 'long' ? 'long' : 'short',
+    timeZone: 'UTC',
+  }).format(new Date(`${day}T00:00:00Z`));
+}
+
+/** A day as a week column's head on a phone: "Tue" over "8". */
+function dayHead(day: string) {
+  const at = new Date(`${day}T00:00:00Z`);
+  const weekday = new Intl.DateTimeFormat(undefined, { weekday: 'short', timeZone: 'UTC' }).format(at);
+  return (
+    <>
+      {weekday}
+      <br />
+      {Number(day.slice(8))}
+    </>
+  );
+}
+
+/** A class attribute of the names that apply, or none. */
+function classes(...names: (string | false)[]): string | undefined {
+  return names.filter(Boolean).join(' ') || undefined;
 }
 
 interface Moved {
@@ -63,14 +101,24 @@ interface Moved {
 function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
   const narrow = useNarrow();
   const asked = (props.query.get('view') ?? 'week') as View;
-  const view: View = narrow ? 'list' : VIEWS.some((v) => v.view === asked) ? asked : 'week';
+  const known: View = VIEWS.some((v) => v.view === asked) ? asked : 'week';
+  const view: View = narrow && known === 'month' ? 'week' : known;
   const date = props.query.get('date') ?? undefined;
   const timezone = props.query.get('tz') ?? browserTimeZone;
   const chosen = props.query.getAll('channel');
 
   const channels = useApi(async () => (await call(api.GET('/channels'))).data, []);
   const calendar = useApi(
-    async () => (await call(api.GET('/calendar', { params: { query: { view, date, timezone, channelIds: chosen.length ? chosen : undefined, livePosts: props.live } } }))).data,
+    async () =>
+      (
+        await call(
+          api.GET('/calendar', {
+            params: {
+              query: { view, date, timezone, channelIds: chosen.length ? chosen : undefined, livePosts: props.live },
+            },
+          }),
+        )
+      ).data,
     [view, date, timezone, chosen.join(','), props.live],
     { keepPrevious: true },
   );
@@ -102,15 +150,24 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
     setFailure(undefined);
     setSaid(undefined);
     try {
-      const answer = await call(api.POST('/posts/{postId}/move', { params: { path: { postId: entry.postId } }, body: 'day' in body ? { ...body, timezone } : body }));
+      const answer = await call(
+        api.POST('/posts/{postId}/move', {
+          params: { path: { postId: entry.postId } },
+          body: 'day' in body ? { ...body, timezone } : body,
+        }),
+      );
       await calendar.reload();
-      if ('day' in body) setMoved({ postId: entry.postId, text: entry.text, from: answer.meta.from, to: answer.data.dateTime ?? '' });
+      if ('day' in body)
+        setMoved({ postId: entry.postId, text: entry.text, from: answer.meta.from, to: answer.data.dateTime ?? '' });
       else {
         const undoHadFocus = document.activeElement === undoButton.current;
         setMoved(undefined);
         setSaid(`Moved back to ${formatTime(answer.data.dateTime, timezone)}.`);
         // Undo goes away with the move it undid: the focus follows the post rather than falling to the page.
-        if (undoHadFocus) requestAnimationFrame(() => document.querySelector<HTMLElement>(`[data-post-id="${CSS.escape(entry.postId)}"]`)?.focus());
+        if (undoHadFocus)
+          requestAnimationFrame(() =>
+            document.querySelector<HTMLElement>(`[data-post-id="${CSS.escape(entry.postId)}"]`)?.focus(),
+          );
       }
       return true;
     } catch (caught) {
@@ -120,12 +177,16 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
   }
 
   const data = calendar.data;
+  const today = dateKey(localDateOf(Date.now(), data?.timezone ?? timezone));
+  const avatars = new Map((channels.data ?? []).map((c) => [c.id, c.avatarUrl]));
+  const compact = data?.view === 'month' || (narrow && data?.view === 'week');
   const byDay = new Map<string, Entry[]>();
   for (const entry of data?.entries ?? []) byDay.set(entry.day, [...(byDay.get(entry.day) ?? []), entry]);
   const title = props.live ? 'Calendar: all content' : 'Calendar';
 
+  const avatarOf = (entry: Entry) => avatars.get(entry.channelId) ?? undefined;
   const entryItem = (entry: Entry) => (
-    <li key={entry.postId} class={`entry ${entry.status}`}>
+    <li key={entry.postId} class={`entry ${entry.status}${entry.risk ? ' risky' : ''}`}>
       <Link
         href={`/app/posts/${encodeURIComponent(entry.postId)}`}
         data-post-id={entry.postId}
@@ -135,15 +196,40 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
           event.dataTransfer?.setData('text/plain', entry.postId);
           if (event.dataTransfer) event.dataTransfer.effectAllowed = 'move';
         }}
-        onDragEnd={() => { dragging.current = undefined; setOver(undefined); }}
+        onDragEnd={() => {
+          dragging.current = undefined;
+          setOver(undefined);
+        }}
       >
+        {avatarOf(entry) && <img class="avatar" src={avatarOf(entry)} alt="" loading="lazy" />}
         <time dateTime={entry.at}>{entry.time}</time>{' '}
-        <span class="state"><span class="icon" aria-hidden="true">{ICONS[entry.status]}</span> {entry.status}</span>{' '}
+        <span class="state">
+          <span class="icon" aria-hidden="true">
+            {ICONS[entry.status]}
+          </span>{' '}
+          <span class="word">{entry.status}</span>
+        </span>{' '}
+        {entry.risk && (
+          <span class="at-risk" title={entry.risk.reason}>
+            <span aria-hidden="true">⚠</span> at risk
+          </span>
+        )}{' '}
         <span class="channel">{entry.channelName}</span>{' '}
         <span class="text">{entry.text.length > 80 ? `${entry.text.slice(0, 79)}…` : entry.text || '(no text)'}</span>
+        {(entry.threadParts ?? 0) > 0 && (
+          <small class="thread-parts"> (a thread: {(entry.threadParts ?? 0) + 1} parts)</small>
+        )}
+        {entry.imageUrl && <img class="thumb" src={entry.imageUrl} alt="" loading="lazy" />}
       </Link>
       {entry.movable && (
-        <button type="button" class="move" aria-label={`Move the ${entry.time} post “${entry.text.slice(0, 40)}”`} onClick={() => setMoving(entry)}>Move</button>
+        <button
+          type="button"
+          class="move"
+          aria-label={`Move the ${entry.time} post “${entry.text.slice(0, 40)}”`}
+          onClick={() => setMoving(entry)}
+        >
+          Move
+        </button>
       )}
     </li>
   );
@@ -155,6 +241,12 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
     return {
       'data-day': day,
       'data-hour': hour,
+      // The empty part of a day or hour opens the composer for then; its posts and buttons keep their own clicks.
+      onClick: (event: MouseEvent) => {
+        if (!data || (event.target as Element).closest('a, button, li.entry, .move-form')) return;
+        const time = hour === undefined ? DAY_TIME : `${String(hour).padStart(2, '0')}:00`;
+        navigate(composeAtHref(day, time, data.timezone));
+      },
       onDragOver: (event: DragEvent) => {
         if (!dragging.current || same(dragging.current)) return;
         event.preventDefault();
@@ -167,7 +259,10 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
         setOver(undefined);
         if (!entry || same(entry)) return;
         event.preventDefault();
-        void move(entry, hour === undefined ? { day } : { day, time: `${String(hour).padStart(2, '0')}:${entry.time.slice(3)}` });
+        void move(
+          entry,
+          hour === undefined ? { day } : { day, time: `${String(hour).padStart(2, '0')}:${entry.time.slice(3)}` },
+        );
       },
     };
   };
@@ -176,49 +271,109 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
   const hours = (data?.entries ?? []).map((e) => Number(e.time.slice(0, 2)));
   const firstHour = Math.min(7, ...hours);
   const lastHour = Math.max(21, ...hours);
-  const inHour = (day: string, hour: number) => (byDay.get(day) ?? []).filter((e) => Number(e.time.slice(0, 2)) === hour);
+  const inHour = (day: string, hour: number) =>
+    (byDay.get(day) ?? []).filter((e) => Number(e.time.slice(0, 2)) === hour);
 
   return (
-    <Page title={title} actions={<Link href={href({ live: !props.live })}>{props.live ? 'Team calendar (without live posts)' : 'All content, with live posts'}</Link>}>
+    <Page
+      title={title}
+      actions={
+        <Link href={href({ live: !props.live })}>
+          {props.live ? 'Team calendar (without live posts)' : 'All content, with live posts'}
+        </Link>
+      }
+    >
       <div class="calendar-controls">
         <nav aria-label="Calendar view" class="views">
-          {VIEWS.map((v) => (
-            <Link key={v.view} class="button" href={href({ view: v.view })} aria-current={view === v.view ? 'page' : undefined}>{v.label}</Link>
+          {VIEWS.filter((v) => !narrow || v.view !== 'month').map((v) => (
+            <Link
+              key={v.view}
+              class="button"
+              href={href({ view: v.view })}
+              aria-current={view === v.view ? 'page' : undefined}
+            >
+              {v.label}
+            </Link>
           ))}
         </nav>
         <nav aria-label="Period" class="periods">
-          {data?.previous ? <Link class="button" href={href({ date: data.previous })}>Previous</Link> : <span class="button" aria-disabled="true">Previous</span>}
-          <Link class="button" href={href({ date: null })}>Today</Link>
-          {data?.next ? <Link class="button" href={href({ date: data.next })}>Next</Link> : <span class="button" aria-disabled="true">Next</span>}
+          {data?.previous ? (
+            <Link class="button" href={href({ date: data.previous })}>
+              Previous
+            </Link>
+          ) : (
+            <span class="button" aria-disabled="true">
+              Previous
+            </span>
+          )}
+          <Link class="button" href={href({ date: null })}>
+            Today
+          </Link>
+          {data?.next ? (
+            <Link class="button" href={href({ date: data.next })}>
+              Next
+            </Link>
+          ) : (
+            <span class="button" aria-disabled="true">
+              Next
+            </span>
+          )}
         </nav>
       </div>
-      {narrow && asked !== 'list' && <p class="muted">On a narrow screen the calendar shows the list.</p>}
+      {narrow && asked === 'month' && <p class="muted">On a phone the calendar shows a week at a time.</p>}
       <details class="channel-filter" open={chosen.length > 0}>
         <summary>Channels: {chosen.length ? `${chosen.length} chosen` : 'all'}</summary>
         <fieldset>
           <legend>Show the posts of</legend>
           {(channels.data ?? []).map((c) => (
             <label class="inline" key={c.id}>
-              <input type="checkbox" checked={chosen.includes(c.id)}
-                onChange={(event) => navigate(href({ channels: event.currentTarget.checked ? [...chosen, c.id] : chosen.filter((id) => id !== c.id) }), { replace: true })} />
-              {' '}{c.displayName ?? c.name} ({c.network})
+              <input
+                type="checkbox"
+                checked={chosen.includes(c.id)}
+                onChange={(event) =>
+                  navigate(
+                    href({
+                      channels: event.currentTarget.checked ? [...chosen, c.id] : chosen.filter((id) => id !== c.id),
+                    }),
+                    { replace: true },
+                  )
+                }
+              />{' '}
+              {c.displayName ?? c.name} ({c.network})
             </label>
           ))}
           {chosen.length > 0 && <Link href={href({ channels: [] })}>All channels</Link>}
-          {channels.data?.length === 0 && <p>No channels yet: <Link href="/app/channels">connect one</Link>.</p>}
+          {channels.data?.length === 0 && (
+            <p>
+              No channels yet: <Link href="/app/channels">connect one</Link>.
+            </p>
+          )}
         </fieldset>
       </details>
       <ul class="legend" aria-label="States">
-        {(Object.keys(ICONS) as Entry['status'][]).filter((s) => props.live || s !== 'live').map((s) => (
-          <li key={s} class={`entry ${s}`}><span class="icon" aria-hidden="true">{ICONS[s]}</span> {s}</li>
-        ))}
+        {(Object.keys(ICONS) as Entry['status'][])
+          .filter((s) => props.live || s !== 'live')
+          .map((s) => (
+            <li key={s} class={`entry ${s}`}>
+              <span class="icon" aria-hidden="true">
+                {ICONS[s]}
+              </span>{' '}
+              {s}
+            </li>
+          ))}
       </ul>
 
       <div aria-live="polite" class="outcome">
         {moved && (
           <div id="undo" class="undo">
             Moved “{moved.text.slice(0, 60)}” to {formatTime(moved.to, timezone)}.{' '}
-            <button type="button" ref={undoButton} onClick={() => move({ postId: moved.postId, text: moved.text } as Entry, { dateTime: moved.from })}>Undo</button>
+            <button
+              type="button"
+              ref={undoButton}
+              onClick={() => move({ postId: moved.postId, text: moved.text } as Entry, { dateTime: moved.from })}
+            >
+              Undo
+            </button>
           </div>
         )}
         {said && <p>{said}</p>}
@@ -227,13 +382,20 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
       <Problem error={calendar.error} />
 
       {moving && (
-        <MoveForm entry={moving} timezone={timezone} failure={failure}
-          onCancel={() => { setMoving(undefined); setFailure(undefined); }}
+        <MoveForm
+          entry={moving}
+          timezone={timezone}
+          failure={failure}
+          onCancel={() => {
+            setMoving(undefined);
+            setFailure(undefined);
+          }}
           onMove={async (day, time) => {
             focusUndo.current = true;
             if (await move(moving, { day, time })) setMoving(undefined);
             else focusUndo.current = false;
-          }} />
+          }}
+        />
       )}
 
       {!data && !calendar.error && <Loading label="Loading the calendar" rows={view === 'month' ? 10 : 6} />}
@@ -241,66 +403,133 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
         <div aria-busy={calendar.loading}>
           <h2 class="period">
             {data.view === 'month'
-              ? new Intl.DateTimeFormat(undefined, { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${data.date}T00:00:00Z`))
+              ? new Intl.DateTimeFormat(undefined, { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(
+                  new Date(`${data.date}T00:00:00Z`),
+                )
               : `${dayLabel(data.firstDay, 'short')} to ${dayLabel(data.lastDay, 'short')}`}
             <span class="muted"> · times in {data.timezone}</span>
           </h2>
-          {data.truncated && <p class="problem">This period holds more than 2,000 posts; only the first 2,000 are shown. Choose fewer channels.</p>}
+          {data.truncated && (
+            <p class="problem">
+              This period holds more than 2,000 posts; only the first 2,000 are shown. Choose fewer channels.
+            </p>
+          )}
           {data.entries.length === 0 && (
-            <Empty><p>Nothing in this period. <Link href="/app/compose">Compose a post</Link>, go to another period, or choose other channels.</p></Empty>
+            <Empty>
+              <p>
+                Nothing in this period. <Link href="/app/compose">Compose a post</Link>, go to another period, or choose
+                other channels.
+              </p>
+            </Empty>
           )}
           {data.view === 'list' ? (
             data.entries.length > 0 && (
               <ol id="list" class="calendar-list">
-                {days.filter((day) => byDay.has(day)).map((day) => (
-                  <li key={day} {...dropTarget(day)} class={over === day ? 'drop-target' : undefined}>
-                    <h3>{dayLabel(day)}</h3>
-                    <ul class="entries">{byDay.get(day)!.map(entryItem)}</ul>
-                  </li>
-                ))}
+                {days
+                  .filter((day) => byDay.has(day))
+                  .map((day) => (
+                    <li
+                      key={day}
+                      {...dropTarget(day)}
+                      aria-current={day === today ? 'date' : undefined}
+                      class={classes(day === today && 'today', over === day && 'drop-target')}
+                    >
+                      <h3>
+                        {dayLabel(day)}
+                        {day === today ? ' (today)' : ''}
+                      </h3>
+                      <ul class="entries">{byDay.get(day)!.map(entryItem)}</ul>
+                    </li>
+                  ))}
               </ol>
             )
-          ) : (
-            data.view === 'week' ? (
-              <table id="week" class="calendar-grid week">
-                <caption class="visually-hidden">Posts by day and hour; drag a scheduled post to another day or hour, or use its Move button.</caption>
-                <thead>
-                  <tr>
-                    <th scope="col"><span class="visually-hidden">Hour</span></th>
-                    {days.map((day) => <th scope="col" key={day}><span class="visually-hidden">{dayLabel(day)}</span><span aria-hidden="true">{dayLabel(day, 'short')}</span></th>)}
+          ) : data.view === 'week' ? (
+            <table id="week" class={`calendar-grid week${compact ? ' compact' : ''}`}>
+              <caption class="visually-hidden">
+                Posts by day and hour; drag a scheduled post to another day or hour, or use its Move button.
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">
+                    <span class="visually-hidden">Hour</span>
+                  </th>
+                  {days.map((day) => (
+                    <th
+                      scope="col"
+                      key={day}
+                      aria-current={day === today ? 'date' : undefined}
+                      class={classes(day === today && 'today')}
+                    >
+                      <span class="visually-hidden">
+                        {dayLabel(day)}
+                        {day === today ? ', today' : ''}
+                      </span>
+                      <span aria-hidden="true">{narrow ? dayHead(day) : dayLabel(day, 'short')}</span>
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {Array.from({ length: lastHour - firstHour + 1 }, (_, i) => firstHour + i).map((hour) => (
+                  <tr key={hour}>
+                    <th scope="row" class="hour">
+                      {String(hour).padStart(2, '0')}:00
+                    </th>
+                    {days.map((day) => (
+                      <td
+                        key={day}
+                        {...dropTarget(day, hour)}
+                        class={classes(day === today && 'today', over === `${day}T${hour}` && 'drop-target')}
+                      >
+                        {inHour(day, hour).length > 0 && <ul class="entries">{inHour(day, hour).map(entryItem)}</ul>}
+                      </td>
+                    ))}
                   </tr>
-                </thead>
-                <tbody>
-                  {Array.from({ length: lastHour - firstHour + 1 }, (_, i) => firstHour + i).map((hour) => (
-                    <tr key={hour}>
-                      <th scope="row" class="hour">{String(hour).padStart(2, '0')}:00</th>
-                      {days.map((day) => (
-                        <td key={day} {...dropTarget(day, hour)} class={over === `${day}T${hour}` ? 'drop-target' : undefined}>
-                          {inHour(day, hour).length > 0 && <ul class="entries">{inHour(day, hour).map(entryItem)}</ul>}
-                        </td>
-                      ))}
-                    </tr>
+                ))}
+              </tbody>
+            </table>
+          ) : (
+            <table id="month" class="calendar-grid month compact">
+              <caption class="visually-hidden">
+                Posts by day; drag a scheduled post to another day (it keeps its time), or use its Move button.
+              </caption>
+              <thead>
+                <tr>
+                  {WEEKDAYS.map((w) => (
+                    <th scope="col" key={w}>
+                      <abbr title={w}>{w.slice(0, 3)}</abbr>
+                    </th>
                   ))}
-                </tbody>
-              </table>
-            ) : (
-              <table id="month" class="calendar-grid month">
-                <caption class="visually-hidden">Posts by day; drag a scheduled post to another day (it keeps its time), or use its Move button.</caption>
-                <thead><tr>{WEEKDAYS.map((w) => <th scope="col" key={w}><abbr title={w}>{w.slice(0, 3)}</abbr></th>)}</tr></thead>
-                <tbody>
-                  {Array.from({ length: Math.ceil(days.length / 7) }, (_, week) => (
-                    <tr key={week}>
-                      {days.slice(week * 7, week * 7 + 7).map((day) => (
-                        <td key={day} {...dropTarget(day)} class={[day.slice(0, 7) !== data.date.slice(0, 7) ? 'outside' : '', over === day ? 'drop-target' : ''].join(' ').trim() || undefined}>
-                          <div class="day-number"><span class="visually-hidden">{dayLabel(day)}</span><span aria-hidden="true">{Number(day.slice(8))}</span></div>
-                          {byDay.has(day) && <ul class="entries">{byDay.get(day)!.map(entryItem)}</ul>}
-                        </td>
-                      ))}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )
+                </tr>
+              </thead>
+              <tbody>
+                {Array.from({ length: Math.ceil(days.length / 7) }, (_, week) => (
+                  <tr key={week}>
+                    {days.slice(week * 7, week * 7 + 7).map((day) => (
+                      <td
+                        key={day}
+                        {...dropTarget(day)}
+                        aria-current={day === today ? 'date' : undefined}
+                        class={classes(
+                          day.slice(0, 7) !== data.date.slice(0, 7) && 'outside',
+                          day === today && 'today',
+                          over === day && 'drop-target',
+                        )}
+                      >
+                        <div class="day-number">
+                          <span class="visually-hidden">
+                            {dayLabel(day)}
+                            {day === today ? ', today' : ''}
+                          </span>
+                          <span aria-hidden="true">{Number(day.slice(8))}</span>
+                        </div>
+                        {byDay.has(day) && <ul class="entries">{byDay.get(day)!.map(entryItem)}</ul>}
+                      </td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
           )}
         </div>
       )}
@@ -309,7 +538,13 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
 }
 
 /** Moving a post without a mouse: a day and a time in the calendar's time zone. */
-function MoveForm(props: { entry: Entry; timezone: string; failure?: ApiError; onCancel: () => void; onMove: (day: string, time: string) => Promise<void> }) {
+function MoveForm(props: {
+  entry: Entry;
+  timezone: string;
+  failure?: ApiError;
+  onCancel: () => void;
+  onMove: (day: string, time: string) => Promise<void>;
+}) {
   const [day, setDay] = useState(props.entry.day);
   const [time, setTime] = useState(props.entry.time);
   const [busy, setBusy] = useState(false);
@@ -317,22 +552,49 @@ function MoveForm(props: { entry: Entry; timezone: string; failure?: ApiError; o
   useEffect(() => first.current?.focus(), [props.entry.postId]);
   const described = (field: string) => (props.failure?.problemsAt(field).length ? `move-${field}-problems` : undefined);
   return (
-    <form id="move-form" class="move-form" aria-labelledby="move-title" onSubmit={async (event) => {
-      event.preventDefault();
-      setBusy(true);
-      await props.onMove(day, time);
-      setBusy(false);
-    }}>
+    <form
+      id="move-form"
+      class="move-form"
+      aria-labelledby="move-title"
+      onSubmit={async (event) => {
+        event.preventDefault();
+        setBusy(true);
+        await props.onMove(day, time);
+        setBusy(false);
+      }}
+    >
       <h2 id="move-title">Move “{props.entry.text.slice(0, 60)}”</h2>
       <Problem error={props.failure} />
       <label for="move-day">Day</label>
-      <input id="move-day" ref={first} type="date" required value={day} onInput={(e) => setDay(e.currentTarget.value)} aria-describedby={described('day')} />
+      <input
+        id="move-day"
+        ref={first}
+        type="date"
+        required
+        value={day}
+        onInput={(e) => setDay(e.currentTarget.value)}
+        aria-describedby={described('day')}
+      />
       <FieldProblems error={props.failure} field="day" id="move-day-problems" />
       <label for="move-time">Time ({props.timezone})</label>
-      <input id="move-time" type="time" required value={time} onInput={(e) => setTime(e.currentTarget.value)} aria-describedby={described('time') ?? described('dateTime')} />
+      <input
+        id="move-time"
+        type="time"
+        required
+        value={time}
+        onInput={(e) => setTime(e.currentTarget.value)}
+        aria-describedby={described('time') ?? described('dateTime')}
+      />
       <FieldProblems error={props.failure} field="time" id="move-time-problems" />
       <FieldProblems error={props.failure} field="dateTime" id="move-dateTime-problems" />
-      <p><button type="submit" class="primary" disabled={busy}>Move</button> <button type="button" onClick={props.onCancel}>Cancel</button></p>
+      <p>
+        <button type="submit" class="primary" disabled={busy}>
+          Move
+        </button>{' '}
+        <button type="button" onClick={props.onCancel}>
+          Cancel
+        </button>
+      </p>
     </form>
   );
 }

@@ -6,11 +6,13 @@
  * cannot connect says what its operator must set. Channels that need reconnecting are named first, loudly.
  */
 import { useState } from 'preact/hooks';
-import type { components } from '../../../generated/sdk/index.js';
+import type { components } from '../../../sdk/src/index.js';
 import { api, call, type ApiError, toApiError } from '../api.js';
 import { Link } from '../router.js';
 import { ConfirmButton } from '../ui/confirm-button.js';
 import { Empty, FieldProblems, Loading, Page, Problem, StatusBadge } from '../ui/page.js';
+import { fieldLabel } from '../ui/problems.js';
+import { browserTimeZone } from '../ui/time.js';
 import { useApi } from '../ui/use-api.js';
 import './team-pages.css';
 
@@ -46,41 +48,81 @@ export function ChannelsPage() {
   const report = { said: setSaid, reload };
   return (
     <Page title="Channels">
-      <div role="status" aria-live="polite" class="said">{said && <p>{said}</p>}</div>
+      <div role="status" aria-live="polite" class="said">
+        {said && <p>{said}</p>}
+      </div>
       <Problem error={error} />
       {broken.length > 0 && (
         <section class="alarm" role="alert" aria-labelledby="alarm-title">
-          <h2 id="alarm-title">{broken.length === 1 ? 'A channel needs reconnecting' : `${broken.length} channels need reconnecting`}</h2>
-          <p>Their posts fail until they are reconnected{broken.some((c) => byName.get(c.network)?.connection) ? ': reconnect each in its row below' : ''}.</p>
-          <ul>{broken.map((c) => (
-            <li key={c.id}><strong>{nameOf(c)}</strong> ({c.network}): {c.statusReason ?? 'the network refused its credentials'}
-              {!byName.get(c.network)?.connection && ' (this network cannot be reconnected from the app: ask the person who runs this Herald).'}</li>
-          ))}</ul>
+          <h2 id="alarm-title">
+            {broken.length === 1 ? 'A channel needs reconnecting' : `${broken.length} channels need reconnecting`}
+          </h2>
+          <p>
+            Their posts fail until they are reconnected
+            {broken.some((c) => byName.get(c.network)?.connection) ? ': reconnect each in its row below' : ''}.
+          </p>
+          <ul>
+            {broken.map((c) => (
+              <li key={c.id}>
+                <strong>{nameOf(c)}</strong> ({byName.get(c.network)?.displayName ?? c.network}):{' '}
+                {c.statusReason ?? 'the network refused its credentials'}
+                {!byName.get(c.network)?.connection &&
+                  ' (this network cannot be reconnected from the app: ask the person who runs this Herald).'}
+              </li>
+            ))}
+          </ul>
         </section>
       )}
       {!data && !error && <Loading label="Loading the channels" rows={4} />}
-      {data && data.channels.length === 0 && <Empty><p>No channels yet: connect one below, then write posts for it on <Link href="/app/compose">Compose</Link>.</p></Empty>}
+      {data && data.channels.length === 0 && (
+        <Empty>
+          <p>
+            No channels yet: connect one below, then write posts for it on <Link href="/app/compose">Compose</Link>.
+          </p>
+        </Empty>
+      )}
       {data && data.channels.length > 0 && (
         <table class="channels stack">
           <caption class="visually-hidden">The account's channels</caption>
-          <thead><tr><th scope="col">Status</th><th scope="col">Channel</th><th scope="col">Time zone</th><th scope="col">Actions</th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">Status</th>
+              <th scope="col">Channel</th>
+              <th scope="col">Time zone</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
           <tbody>
-            {data.channels.map((c) => <ChannelRow key={c.id} channel={c} network={byName.get(c.network)} {...report} />)}
+            {data.channels.map((c) => (
+              <ChannelRow key={c.id} channel={c} network={byName.get(c.network)} {...report} />
+            ))}
           </tbody>
         </table>
       )}
-      <datalist id="time-zones">{ZONES.map((z) => <option key={z} value={z} />)}</datalist>
+      <datalist id="time-zones">
+        {ZONES.map((z) => (
+          <option key={z} value={z} />
+        ))}
+      </datalist>
       <h2>Connect a channel</h2>
       {!data && !error && <Loading label="Loading the networks" rows={3} />}
       <div class="networks">
-        {connectable.filter((n) => n.configured).map((n) => <ConnectNetwork key={n.name} network={n} {...report} />)}
+        {connectable
+          .filter((n) => n.configured)
+          .map((n) => (
+            <ConnectNetwork key={n.name} network={n} known={data?.channels ?? []} {...report} />
+          ))}
       </div>
       {connectable.some((n) => !n.configured) && (
         <>
           <h2>Networks not set up on this Herald</h2>
           <p class="muted">These networks need their app registered by the person who runs this Herald first.</p>
           <div class="networks">
-            {connectable.filter((n) => !n.configured).map((n) => <ConnectNetwork key={n.name} network={n} {...report} />)}
+            {connectable
+              .filter((n) => !n.configured)
+              .map((n) => (
+                <ConnectNetwork key={n.name} network={n} known={data?.channels ?? []} {...report} />
+              ))}
           </div>
         </>
       )}
@@ -119,14 +161,26 @@ function ChannelRow(props: { channel: Channel; network?: Network } & Report) {
   const reconnect = (event: Event) => {
     event.preventDefault();
     const fields = Object.fromEntries(new FormData(event.currentTarget as HTMLFormElement)) as Record<string, string>;
-    void run(async () => (followConnect(await call(api.POST('/channels/{channelId}/reconnect', { params: { path }, body: fields }))) ? `${nameOf(c)} is connected again.` : undefined));
+    void run(async () =>
+      followConnect(await call(api.POST('/channels/{channelId}/reconnect', { params: { path }, body: fields })))
+        ? `${nameOf(c)} is connected again.`
+        : undefined,
+    );
   };
-  const disconnect = () => run(async () => {
-    const done = (await call(api.DELETE('/channels/{channelId}', { params: { path } }))).data;
-    const drafts = done.draftedPostIds.length > 0 ? ` Its ${done.draftedPostIds.length} scheduled or failed post(s) are drafts now.` : '';
-    const revoked = done.revokedAtNetwork ? ' Herald\'s access was revoked at the network.' : done.revokeError ? ` The network could not be told (${done.revokeError}): remove Herald there yourself.` : '';
-    return `${nameOf(c)} is disconnected.${drafts}${revoked}`;
-  });
+  const disconnect = () =>
+    run(async () => {
+      const done = (await call(api.DELETE('/channels/{channelId}', { params: { path } }))).data;
+      const drafts =
+        done.draftedPostIds.length > 0
+          ? ` Its ${done.draftedPostIds.length} scheduled or failed post(s) are drafts now.`
+          : '';
+      const revoked = done.revokedAtNetwork
+        ? " Herald's access was revoked at the network."
+        : done.revokeError
+          ? ` The network could not be told (${done.revokeError}): remove Herald there yourself.`
+          : '';
+      return `${nameOf(c)} is disconnected.${drafts}${revoked}`;
+    });
   const saveZone = (event: Event) => {
     event.preventDefault();
     const timezone = String(new FormData(event.currentTarget as HTMLFormElement).get('timezone') ?? '');
@@ -139,30 +193,62 @@ function ChannelRow(props: { channel: Channel; network?: Network } & Report) {
   const zoneId = `zone-${c.id}`;
   return (
     <tr class={c.status === 'needs_reconnect' ? 'needs-reconnect' : undefined} data-channel-id={c.id}>
-      <td><StatusBadge status={c.status ?? 'active'} />{c.statusReason && <p class="reason">{c.statusReason}</p>}</td>
-      <td><strong>{nameOf(c)}</strong><br /><span class="muted">{network?.displayName ?? c.network} · {c.handle}</span></td>
+      <td>
+        <StatusBadge status={c.status ?? 'active'} />
+        {c.statusReason && <p class="reason">{c.statusReason}</p>}
+      </td>
+      <td>
+        <strong>{nameOf(c)}</strong>
+        <br />
+        <span class="muted">
+          {network?.displayName ?? c.network} · {c.handle}
+        </span>
+      </td>
       <td>
         <form class="zone" onSubmit={saveZone}>
-          <label for={zoneId} class="visually-hidden">Time zone of {nameOf(c)}</label>
-          <input id={zoneId} name="timezone" list="time-zones" defaultValue={c.timezone} required size={16} autocomplete="off"
-            aria-describedby={refused?.problemsAt('timezone').length ? `${zoneId}-problems` : undefined} />{' '}
-          <button type="submit" disabled={busy} aria-label={`Save the time zone of ${nameOf(c)}`}>Save</button>
+          <label for={zoneId} class="visually-hidden">
+            Time zone of {nameOf(c)}
+          </label>
+          <input
+            id={zoneId}
+            name="timezone"
+            list="time-zones"
+            defaultValue={c.timezone}
+            required
+            size={16}
+            autocomplete="off"
+            aria-describedby={refused?.problemsAt('timezone').length ? `${zoneId}-problems` : undefined}
+          />{' '}
+          <button type="submit" disabled={busy} aria-label={`Save the time zone of ${nameOf(c)}`}>
+            Save
+          </button>
           <FieldProblems error={refused} field="timezone" id={`${zoneId}-problems`} />
         </form>
       </td>
       <td class="actions">
-        <Link href={`/app/channels/${encodeURIComponent(c.id)}/queue`} aria-label={`Queue of ${nameOf(c)}`}>Queue</Link>
+        <Link href={`/app/channels/${encodeURIComponent(c.id)}/queue`} aria-label={`Queue of ${nameOf(c)}`}>
+          Queue
+        </Link>
         {c.status !== 'active' && connection && (
           <form class="reconnect" onSubmit={reconnect}>
-            {connection.fields.filter((f) => f.secret).map((f) => <FieldInput key={f.name} field={f} prefix={`re-${c.id}`} error={refused} />)}
+            {connection.fields
+              .filter((f) => f.secret)
+              .map((f) => (
+                <FieldInput key={f.name} field={f} prefix={`re-${c.id}`} error={refused} />
+              ))}
             <button type="submit" class={c.status === 'needs_reconnect' ? 'primary' : undefined} disabled={busy}>
               {connection.kind === 'oauth' ? `Reconnect at ${network!.displayName}` : 'Reconnect'}
             </button>
           </form>
         )}
         {c.status !== 'disconnected' && connection && (
-          <ConfirmButton label="Disconnect" ariaLabel={`Disconnect ${nameOf(c)}`} confirmLabel="Yes, disconnect" onConfirm={disconnect}
-            question={`Disconnect ${nameOf(c)}? Herald's access is revoked and its scheduled posts become drafts.`} />
+          <ConfirmButton
+            label="Disconnect"
+            ariaLabel={`Disconnect ${nameOf(c)}`}
+            confirmLabel="Yes, disconnect"
+            onConfirm={disconnect}
+            question={`Disconnect ${nameOf(c)}? Herald's access is revoked and its scheduled posts become drafts.`}
+          />
         )}
         {refused && refused.problemsAt('timezone').length === 0 && <Problem error={refused} />}
       </td>
@@ -176,15 +262,39 @@ function FieldInput(props: { field: Field; prefix: string; error?: ApiError }) {
   const problems = props.error?.problemsAt(field.name) ?? [];
   return (
     <>
-      <label for={id}>{field.name}{field.required ? '' : ' (optional)'}: <span class="muted">{field.description}</span></label>
-      <input id={id} name={field.name} type={field.secret ? 'password' : 'text'} autocomplete="off" required={field.required}
-        aria-describedby={problems.length ? `${id}-problems` : undefined} />
+      <label for={id}>
+        {fieldLabel(field.name)}
+        {field.required ? '' : ' (optional)'} <span class="muted">{field.description}</span>
+      </label>
+      <input
+        id={id}
+        name={field.name}
+        type={field.secret ? 'password' : 'text'}
+        autocomplete="off"
+        required={field.required}
+        aria-describedby={problems.length ? `${id}-problems` : undefined}
+      />
       <FieldProblems error={props.error} field={field.name} id={`${id}-problems`} />
     </>
   );
 }
 
-function ConnectNetwork(props: { network: Network } & Report) {
+/**
+ * A channel new to the account takes the zone of the browser that connected it, so its queue and calendar keep
+ * the person's hours from the start; one connected again keeps the zone it had.
+ */
+async function inBrowserZone(connected: Channel[], known: Channel[]): Promise<Channel[]> {
+  return Promise.all(
+    connected.map(async (c) => {
+      if (known.some((k) => k.id === c.id) || c.timezone === browserTimeZone) return c;
+      const path = { channelId: c.id };
+      const body = { timezone: browserTimeZone };
+      return (await call(api.PATCH('/channels/{channelId}', { params: { path }, body }))).data;
+    }),
+  );
+}
+
+function ConnectNetwork(props: { network: Network; known: Channel[] } & Report) {
   const { network: n } = props;
   const [busy, setBusy] = useState(false);
   const [refused, setRefused] = useState<ApiError | undefined>(undefined);
@@ -195,11 +305,15 @@ function ConnectNetwork(props: { network: Network } & Report) {
     setBusy(true);
     setRefused(undefined);
     try {
-      const channels = followConnect(await call(api.POST('/channels/connect', { body: { ...fields, network: n.name } })));
-      if (channels) {
+      const body = { ...fields, network: n.name };
+      const connected = followConnect(await call(api.POST('/channels/connect', { body })));
+      if (connected) {
+        const channels = await inBrowserZone(connected, props.known);
         form.reset();
         await props.reload();
-        props.said(`Connected ${channels.map(nameOf).join(', ')}.`);
+        const zones = [...new Set(channels.map((c) => c.timezone))].join(', ');
+        const their = channels.length === 1 ? 'Its' : 'Their';
+        props.said(`Connected ${channels.map(nameOf).join(', ')}. ${their} times are in ${zones}.`);
       }
     } catch (caught) {
       setRefused(toApiError(caught));
@@ -213,9 +327,15 @@ function ConnectNetwork(props: { network: Network } & Report) {
       <h3 id={`network-${n.name}`}>{n.displayName}</h3>
       {n.configured ? (
         <form onSubmit={connect}>
-          {n.connection!.fields.map((f) => <FieldInput key={f.name} field={f} prefix={`connect-${n.name}`} error={refused} />)}
-          {refused && refused.details.every((d) => !fieldNames.has(d.path.replace(/^body\./, ''))) && <Problem error={refused} />}
-          <p><button type="submit" class="primary" disabled={busy}>{n.connection!.kind === 'oauth' ? `Connect at ${n.displayName}` : 'Connect'}</button></p>
+          {n.connection!.fields.map((f) => (
+            <FieldInput key={f.name} field={f} prefix={`connect-${n.name}`} error={refused} />
+          ))}
+          {refused?.details.every((d) => !fieldNames.has(d.path.replace(/^body\./, ''))) && <Problem error={refused} />}
+          <p>
+            <button type="submit" class="primary" disabled={busy}>
+              {n.connection!.kind === 'oauth' ? `Connect at ${n.displayName}` : 'Connect'}
+            </button>
+          </p>
         </form>
       ) : (
         <p class="not-configured">{n.notConfigured ?? 'This instance cannot connect it yet.'}</p>

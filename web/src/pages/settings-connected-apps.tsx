@@ -4,7 +4,7 @@
  * only their own consents, whatever their role (the server's rule).
  */
 import { useState } from 'preact/hooks';
-import { api, call, ApiError, toApiError } from '../api.js';
+import { api, call, type ApiError, toApiError } from '../api.js';
 import { Link } from '../router.js';
 import { ConfirmButton } from '../ui/confirm-button.js';
 import { Empty, Loading, Page, Problem } from '../ui/page.js';
@@ -29,27 +29,63 @@ export function ConnectedAppsPage() {
   return (
     <Page title="Connected apps">
       <SettingsNav />
-      <p>Apps you let act for you through OAuth, such as MCP clients (Claude, ChatGPT, IDEs). They act with the scopes you approved, until you revoke them.</p>
-      <p role="status" class="saved">{notice}</p>
+      <p>
+        Apps you let act for you through OAuth, such as MCP clients (Claude, ChatGPT, IDEs). They act with the scopes
+        you approved, until you revoke them.
+      </p>
+      <p role="status" class="saved">
+        {notice}
+      </p>
       <Problem error={error ?? refusal} />
       {!data && !error && <Loading label="Loading your connected apps" rows={2} />}
       {data && data.length === 0 && (
-        <Empty><p>No app acts for you through OAuth. MCP clients (Claude, ChatGPT, IDEs) appear here once you approve them; for scripts, create an <Link href="/app/settings/api-keys">API key</Link> instead.</p></Empty>
+        <Empty>
+          <p>
+            No app acts for you through OAuth. MCP clients (Claude, ChatGPT, IDEs) appear here once you approve them;
+            for scripts, create an <Link href="/app/settings/api-keys">API key</Link> instead.
+          </p>
+        </Empty>
       )}
       {data && data.length > 0 && (
         <table id="connected-apps" class="stack">
           <caption class="visually-hidden">Apps you authorized</caption>
-          <thead><tr><th scope="col">App</th><th scope="col">Scopes</th><th scope="col">Authorized</th><th scope="col">Last token</th><th scope="col"><span class="visually-hidden">Revoke</span></th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">App</th>
+              <th scope="col">Scopes</th>
+              <th scope="col">Authorized</th>
+              <th scope="col">Last token</th>
+              <th scope="col">
+                <span class="visually-hidden">Revoke</span>
+              </th>
+            </tr>
+          </thead>
           <tbody>
             {data.map((app) => {
               const name = app.clientName ?? 'Unnamed client';
               return (
                 <tr key={app.clientId}>
-                  <td data-label="App">{name}{app.clientUri && <> <small class="muted">{app.clientUri}</small></>}</td>
+                  <td data-label="App">
+                    {name}
+                    {app.clientUri && (
+                      <>
+                        {' '}
+                        <small class="muted">{app.clientUri}</small>
+                      </>
+                    )}
+                  </td>
                   <td data-label="Scopes">{app.scopes.join(', ')}</td>
                   <td data-label="Authorized">{formatTime(app.authorizedAt)}</td>
                   <td data-label="Last token">{app.lastTokenAt ? formatTime(app.lastTokenAt) : 'never'}</td>
-                  <td><ConfirmButton label="Revoke access" ariaLabel={`Revoke access of ${name}`} question={`Revoke ${name}'s access? Its tokens stop working now.`} confirmLabel="Yes, revoke access" onConfirm={() => revoke(app.clientId, name)} /></td>
+                  <td>
+                    <ConfirmButton
+                      label="Revoke access"
+                      ariaLabel={`Revoke access of ${name}`}
+                      question={`Revoke ${name}'s access? Its tokens stop working now.`}
+                      confirmLabel="Yes, revoke access"
+                      onConfirm={() => revoke(app.clientId, name)}
+                    />
+                  </td>
                 </tr>
               );
             })}

@@ -5,8 +5,8 @@
  * person, after confirming: everything the person is signed in with stops working at once.
  */
 import { useState } from 'preact/hooks';
-import { api, call, ApiError, toApiError } from '../api.js';
-import type { components } from '../../../generated/sdk/index.js';
+import { api, call, type ApiError, toApiError } from '../api.js';
+import type { components } from '../../../sdk/src/index.js';
 import { ConfirmButton } from '../ui/confirm-button.js';
 import { OneTimeSecret } from '../ui/one-time-secret.js';
 import { FieldProblems, Loading, Page, Problem } from '../ui/page.js';
@@ -17,7 +17,8 @@ type Member = components['schemas']['Member'];
 type Role = components['schemas']['MemberRole'];
 
 const ROLES: readonly Role[] = ['owner', 'admin', 'editor', 'reviewer'];
-const ROLES_EXPLAINED = 'Owners and admins manage the team (approvals, channels, webhooks, members), and only an owner makes another owner; editors write and schedule posts; reviewers approve or reject held posts.';
+const ROLES_EXPLAINED =
+  'Owners and admins manage the team (approvals, channels, webhooks, members), and only an owner makes another owner; editors write and schedule posts; reviewers approve or reject held posts.';
 
 async function load() {
   const [members, workspaces] = await Promise.all([call(api.GET('/members')), call(api.GET('/workspaces'))]);
@@ -41,7 +42,12 @@ function RoleChanger(props: { member: Member; workspaceId: string; onChanged: (m
     setBusy(true);
     setRefusal(undefined);
     try {
-      await call(api.PATCH('/members/{userId}', { params: { path: { userId: props.member.userId } }, body: { role, workspaceId: props.workspaceId } }));
+      await call(
+        api.PATCH('/members/{userId}', {
+          params: { path: { userId: props.member.userId } },
+          body: { role, workspaceId: props.workspaceId },
+        }),
+      );
       props.onChanged(`${props.member.name} is now ${role}.`);
     } catch (caught) {
       setRole(current ?? '');
@@ -53,12 +59,27 @@ function RoleChanger(props: { member: Member; workspaceId: string; onChanged: (m
   return (
     <form class="role-form" onSubmit={submit}>
       <span class="row-actions">
-        <select aria-label={`Role of ${props.member.name}`} value={role} onChange={(e) => setRole(e.currentTarget.value as Role)}
-          aria-invalid={refusal !== undefined} aria-describedby={refusal ? problemId : undefined}>
-          {!current && <option value="" disabled>not a member</option>}
-          {ROLES.map((r) => <option key={r} value={r}>{r}</option>)}
+        <select
+          aria-label={`Role of ${props.member.name}`}
+          value={role}
+          onChange={(e) => setRole(e.currentTarget.value as Role)}
+          aria-invalid={refusal !== undefined}
+          aria-describedby={refusal ? problemId : undefined}
+        >
+          {!current && (
+            <option value="" disabled>
+              not a member
+            </option>
+          )}
+          {ROLES.map((r) => (
+            <option key={r} value={r}>
+              {r}
+            </option>
+          ))}
         </select>
-        <button type="submit" disabled={busy || role === '' || role === current}>{current ? 'Change' : 'Add to workspace'}</button>
+        <button type="submit" disabled={busy || role === '' || role === current}>
+          {current ? 'Change' : 'Add to workspace'}
+        </button>
       </span>
       <Problem error={refusal} id={problemId} />
     </form>
@@ -79,16 +100,25 @@ function RemoveMember(props: { member: Member; onRemoved: (message: string) => v
   };
   return (
     <>
-      <ConfirmButton label="Remove" ariaLabel={`Remove ${props.member.name}`} confirmLabel="Yes, remove"
+      <ConfirmButton
+        label="Remove"
+        ariaLabel={`Remove ${props.member.name}`}
+        confirmLabel="Yes, remove"
         onConfirm={remove}
-        question={`Remove ${props.member.name} from the account? They are signed out everywhere and their keys and `
-          + 'connected apps stop working; their posts stay.'} />
+        question={
+          `Remove ${props.member.name} from the account? They are signed out everywhere and their keys and ` +
+          'connected apps stop working; their posts stay.'
+        }
+      />
       <Problem error={refusal} />
     </>
   );
 }
 
-function AddMember(props: { workspaceId: string; onAdded: (message: string, password: { email: string; value: string } | undefined) => void }) {
+function AddMember(props: {
+  workspaceId: string;
+  onAdded: (message: string, password: { email: string; value: string } | undefined) => void;
+}) {
   const [email, setEmail] = useState('');
   const [name, setName] = useState('');
   const [role, setRole] = useState<Role>('editor');
@@ -99,9 +129,15 @@ function AddMember(props: { workspaceId: string; onAdded: (message: string, pass
     setBusy(true);
     setError(undefined);
     try {
-      const { data } = await call(api.POST('/members', { body: { email, role, workspaceId: props.workspaceId, ...(name.trim() ? { name: name.trim() } : {}) } }));
+      const { data } = await call(
+        api.POST('/members', {
+          body: { email, role, workspaceId: props.workspaceId, ...(name.trim() ? { name: name.trim() } : {}) },
+        }),
+      );
       props.onAdded(
-        data.temporaryPassword ? `${data.email} was added as ${role}.` : `${data.email} already had an account here: now ${role} in this workspace.`,
+        data.temporaryPassword
+          ? `${data.email} was added as ${role}.`
+          : `${data.email} already had an account here: now ${role} in this workspace.`,
         data.temporaryPassword ? { email: data.email, value: data.temporaryPassword } : undefined,
       );
       setEmail('');
@@ -117,17 +153,41 @@ function AddMember(props: { workspaceId: string; onAdded: (message: string, pass
     <form class="settings-form" id="add-member" onSubmit={submit} aria-labelledby="add-member-heading">
       <h2 id="add-member-heading">Add a person</h2>
       <label for="member-email">Email</label>
-      <input id="member-email" type="email" required maxLength={320} value={email} onInput={(e) => setEmail(e.currentTarget.value)}
-        aria-invalid={emailProblems.length > 0} aria-describedby={emailProblems.length > 0 ? 'member-email-problems' : undefined} />
+      <input
+        id="member-email"
+        type="email"
+        required
+        maxLength={320}
+        value={email}
+        onInput={(e) => setEmail(e.currentTarget.value)}
+        aria-invalid={emailProblems.length > 0}
+        aria-describedby={emailProblems.length > 0 ? 'member-email-problems' : undefined}
+      />
       <FieldProblems error={error} field="email" id="member-email-problems" />
-      <label for="member-name">Name <span class="muted">(optional)</span></label>
-      <input id="member-name" type="text" maxLength={200} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+      <label for="member-name">
+        Name <span class="muted">(optional)</span>
+      </label>
+      <input
+        id="member-name"
+        type="text"
+        maxLength={200}
+        value={name}
+        onInput={(e) => setName(e.currentTarget.value)}
+      />
       <label for="member-role">Role</label>
       <select id="member-role" value={role} onChange={(e) => setRole(e.currentTarget.value as Role)}>
-        {ROLES.map((r) => <option key={r} value={r}>{r}</option>)}
+        {ROLES.map((r) => (
+          <option key={r} value={r}>
+            {r}
+          </option>
+        ))}
       </select>
       {error && emailProblems.length === 0 && <Problem error={error} />}
-      <p><button type="submit" class="primary" disabled={busy}>Add</button></p>
+      <p>
+        <button type="submit" class="primary" disabled={busy}>
+          Add
+        </button>
+      </p>
     </form>
   );
 }
@@ -138,7 +198,7 @@ export function MembersPage() {
   const [chosen, setChosen] = useState('');
   const [notice, setNotice] = useState('');
   const [password, setPassword] = useState<{ email: string; value: string }>();
-  const workspaceId = data?.workspaces.some((w) => w.id === chosen) ? chosen : data?.workspaces[0]?.id ?? '';
+  const workspaceId = data?.workspaces.some((w) => w.id === chosen) ? chosen : (data?.workspaces[0]?.id ?? '');
   const changed = (message: string) => {
     setNotice(message);
     void reload();
@@ -147,7 +207,9 @@ export function MembersPage() {
     <Page title="Members">
       <SettingsNav />
       <Problem error={error} />
-      <p role="status" class="saved">{notice}</p>
+      <p role="status" class="saved">
+        {notice}
+      </p>
       {password && (
         <OneTimeSecret id="temporary-password" value={password.value}>
           {password.email} signs in with this temporary password, shown this once: pass it to them.
@@ -161,7 +223,11 @@ export function MembersPage() {
             <>
               <label for="members-workspace">Workspace</label>
               <select id="members-workspace" value={workspaceId} onChange={(e) => setChosen(e.currentTarget.value)}>
-                {data.workspaces.map((w) => <option key={w.id} value={w.id}>{w.name}</option>)}
+                {data.workspaces.map((w) => (
+                  <option key={w.id} value={w.id}>
+                    {w.name}
+                  </option>
+                ))}
               </select>
             </>
           )}
@@ -170,7 +236,9 @@ export function MembersPage() {
             <caption class="visually-hidden">The people of this account and their roles</caption>
             <thead>
               <tr>
-                <th scope="col">Name</th><th scope="col">Email</th><th scope="col">Role</th>
+                <th scope="col">Name</th>
+                <th scope="col">Email</th>
+                <th scope="col">Role</th>
                 {manages && <th scope="col">Remove</th>}
               </tr>
             </thead>
@@ -180,20 +248,34 @@ export function MembersPage() {
                   <td data-label="Name">{m.name}</td>
                   <td data-label="Email">{m.email}</td>
                   <td data-label="Role">
-                    {manages
-                      ? <RoleChanger key={`${m.userId}:${workspaceId}:${roleIn(m, workspaceId)}`} member={m} workspaceId={workspaceId} onChanged={changed} />
-                      : roleIn(m, workspaceId) ?? 'not a member'}
+                    {manages ? (
+                      <RoleChanger
+                        key={`${m.userId}:${workspaceId}:${roleIn(m, workspaceId)}`}
+                        member={m}
+                        workspaceId={workspaceId}
+                        onChanged={changed}
+                      />
+                    ) : (
+                      (roleIn(m, workspaceId) ?? 'not a member')
+                    )}
                   </td>
-                  {manages && <td data-label="Remove"><RemoveMember member={m} onRemoved={changed} /></td>}
+                  {manages && (
+                    <td data-label="Remove">
+                      <RemoveMember member={m} onRemoved={changed} />
+                    </td>
+                  )}
                 </tr>
               ))}
             </tbody>
           </table>
           {manages && (
-            <AddMember workspaceId={workspaceId} onAdded={(message, secret) => {
-              setPassword(secret);
-              changed(message);
-            }} />
+            <AddMember
+              workspaceId={workspaceId}
+              onAdded={(message, secret) => {
+                setPassword(secret);
+                changed(message);
+              }}
+            />
           )}
         </>
       )}

@@ -4,8 +4,8 @@
  * reason shown, as in the banner on every page). Managers only: an endpoint sends the workspace's activity elsewhere.
  */
 import { useState } from 'preact/hooks';
-import { api, call, ApiError, toApiError } from '../api.js';
-import type { components } from '../../../generated/sdk/index.js';
+import { api, call, type ApiError, toApiError } from '../api.js';
+import type { components } from '../../../sdk/src/index.js';
 import { ConfirmButton } from '../ui/confirm-button.js';
 import { OneTimeSecret } from '../ui/one-time-secret.js';
 import { Empty, FieldProblems, Loading, Page, Problem } from '../ui/page.js';
@@ -16,12 +16,33 @@ import { ManagersOnly, SettingsNav, useManages } from './settings-nav.js';
 type EventType = components['schemas']['EventType'];
 type Endpoint = components['schemas']['WebhookEndpoint'];
 
-/** Every event type, in the order the README's catalogue lists them; the type check keeps it whole. */
+/** Every event type, in the order docs/webhooks.md's catalogue lists them; the type check keeps it whole. */
 const EVENT_TYPES = [
-  'post.created', 'post.scheduled', 'post.published', 'post.failed', 'post.unconfirmed', 'post.deleted',
-  'post.first_comment.published', 'post.first_comment.failed', 'approval.requested', 'approval.approved',
-  'approval.rejected', 'approval.assigned', 'channel.connected', 'channel.needs_reconnect', 'channel.disconnected',
-  'queue.paused', 'queue.resumed', 'live_post.found', 'webhook.disabled', 'webhook.test',
+  'post.created',
+  'post.scheduled',
+  'post.published',
+  'post.failed',
+  'post.unconfirmed',
+  'post.at_risk',
+  'post.risk_cleared',
+  'post.deleted',
+  'post.first_comment.published',
+  'post.first_comment.failed',
+  'post.thread.published',
+  'post.thread.failed',
+  'approval.requested',
+  'approval.approved',
+  'approval.rejected',
+  'approval.assigned',
+  'channel.connected',
+  'channel.needs_reconnect',
+  'channel.disconnected',
+  'queue.paused',
+  'queue.resumed',
+  'live_post.found',
+  'webhook.disabled',
+  'webhook.test',
+  'insights.weekly',
 ] as const satisfies readonly EventType[];
 type Missing = Exclude<EventType, (typeof EVENT_TYPES)[number]>;
 const everyEventTypeListed: [Missing] extends [never] ? true : Missing = true;
@@ -32,20 +53,29 @@ async function load() {
   return { endpoints: webhooks.data, workspaces: workspaces.data };
 }
 
-function AddEndpoint(props: { workspaces: components['schemas']['Workspace'][]; onAdded: (url: string, secret: string) => void }) {
+function AddEndpoint(props: {
+  workspaces: components['schemas']['Workspace'][];
+  onAdded: (url: string, secret: string) => void;
+}) {
   const [url, setUrl] = useState('');
   const [description, setDescription] = useState('');
   const [types, setTypes] = useState<EventType[]>([]);
   const [workspaceId, setWorkspaceId] = useState(props.workspaces[0]?.id ?? '');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError>();
-  const toggle = (type: EventType, on: boolean) => setTypes((now) => (on ? [...now, type] : now.filter((t) => t !== type)));
+  const toggle = (type: EventType, on: boolean) =>
+    setTypes((now) => (on ? [...now, type] : now.filter((t) => t !== type)));
   const submit = async (event: Event) => {
     event.preventDefault();
     setBusy(true);
     setError(undefined);
     try {
-      const body = { url, eventTypes: EVENT_TYPES.filter((t) => types.includes(t)), workspaceId, ...(description.trim() ? { description: description.trim() } : {}) };
+      const body = {
+        url,
+        eventTypes: EVENT_TYPES.filter((t) => types.includes(t)),
+        workspaceId,
+        ...(description.trim() ? { description: description.trim() } : {}),
+      };
       const { data } = await call(api.POST('/webhooks', { body }));
       props.onAdded(data.url, data.secret);
       setUrl('');
@@ -63,16 +93,37 @@ function AddEndpoint(props: { workspaces: components['schemas']['Workspace'][]; 
     <form class="settings-form" id="add-webhook" onSubmit={submit} aria-labelledby="add-webhook-heading">
       <h2 id="add-webhook-heading">Add an endpoint</h2>
       <label for="url">URL</label>
-      <input id="url" type="url" required maxLength={2000} value={url} onInput={(e) => setUrl(e.currentTarget.value)} placeholder="https://hooks.example.com/herald"
-        aria-invalid={urlProblems.length > 0} aria-describedby={urlProblems.length > 0 ? 'url-problems' : undefined} />
+      <input
+        id="url"
+        type="url"
+        required
+        maxLength={2000}
+        value={url}
+        onInput={(e) => setUrl(e.currentTarget.value)}
+        placeholder="https://hooks.example.com/herald"
+        aria-invalid={urlProblems.length > 0}
+        aria-describedby={urlProblems.length > 0 ? 'url-problems' : undefined}
+      />
       <FieldProblems error={error} field="url" id="url-problems" />
-      <label for="webhook-description">Description <span class="muted">(optional)</span></label>
-      <input id="webhook-description" type="text" maxLength={500} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+      <label for="webhook-description">
+        Description <span class="muted">(optional)</span>
+      </label>
+      <input
+        id="webhook-description"
+        type="text"
+        maxLength={500}
+        value={description}
+        onInput={(e) => setDescription(e.currentTarget.value)}
+      />
       {props.workspaces.length > 1 && (
         <>
           <label for="webhook-workspace">Workspace</label>
           <select id="webhook-workspace" value={workspaceId} onChange={(e) => setWorkspaceId(e.currentTarget.value)}>
-            {props.workspaces.map((w) => <option key={w.id} value={w.id}>{w.name}</option>)}
+            {props.workspaces.map((w) => (
+              <option key={w.id} value={w.id}>
+                {w.name}
+              </option>
+            ))}
           </select>
         </>
       )}
@@ -81,54 +132,125 @@ function AddEndpoint(props: { workspaces: components['schemas']['Workspace'][]; 
         <div class="checks">
           {EVENT_TYPES.map((type) => (
             <label key={type}>
-              <input type="checkbox" name="eventTypes" value={type} checked={types.includes(type)} onChange={(e) => toggle(type, e.currentTarget.checked)} /> {type}
+              <input
+                type="checkbox"
+                name="eventTypes"
+                value={type}
+                checked={types.includes(type)}
+                onChange={(e) => toggle(type, e.currentTarget.checked)}
+              />{' '}
+              {type}
             </label>
           ))}
         </div>
       </fieldset>
       <FieldProblems error={error} field="eventTypes" id="event-types-problems" />
       {error && urlProblems.length === 0 && typeProblems.length === 0 && <Problem error={error} />}
-      <p><button type="submit" class="primary" disabled={busy}>Add endpoint</button></p>
+      <p>
+        <button type="submit" class="primary" disabled={busy}>
+          Add endpoint
+        </button>
+      </p>
     </form>
   );
 }
 
-function EndpointRow(props: { endpoint: Endpoint; workspace: string | undefined; act: (run: () => Promise<string>) => Promise<void>; onSecret: (url: string, secret: string) => void }) {
+function EndpointRow(props: {
+  endpoint: Endpoint;
+  workspace: string | undefined;
+  act: (run: () => Promise<string>) => Promise<void>;
+  onSecret: (url: string, secret: string) => void;
+}) {
   const e = props.endpoint;
   const path = { params: { path: { webhookId: e.id } } };
   return (
     <tr>
-      <td data-label="URL">{e.url}{e.description && <><br /><small class="muted">{e.description}</small></>}{props.workspace && <><br /><small class="muted">{props.workspace}</small></>}</td>
+      <td data-label="URL">
+        {e.url}
+        {e.description && (
+          <>
+            <br />
+            <small class="muted">{e.description}</small>
+          </>
+        )}
+        {props.workspace && (
+          <>
+            <br />
+            <small class="muted">{props.workspace}</small>
+          </>
+        )}
+      </td>
       <td data-label="Events">{e.eventTypes.join(', ')}</td>
       <td data-label="State">
-        {e.enabled
-          ? <span class="status published">enabled</span>
-          : <><span class="status failed">disabled</span> <span class="problem">{e.disabledReason ?? 'paused'}</span></>}
-        {e.enabled && e.failingSince && <><br /><small class="problem">failing since {formatTime(e.failingSince)}</small></>}
+        {e.enabled ? (
+          <span class="status published">enabled</span>
+        ) : (
+          <>
+            <span class="status failed">disabled</span> <span class="problem">{e.disabledReason ?? 'paused'}</span>
+          </>
+        )}
+        {e.enabled && e.failingSince && (
+          <>
+            <br />
+            <small class="problem">failing since {formatTime(e.failingSince)}</small>
+          </>
+        )}
       </td>
       <td>
         <div class="row-actions">
           {!e.enabled && (
-            <button type="button" aria-label={`Enable again: ${e.url}`} onClick={() => props.act(async () => {
-              await call(api.PATCH('/webhooks/{webhookId}', { ...path, body: { enabled: true } }));
-              return `${e.url} is enabled again: its pending deliveries resume.`;
-            })}>Enable again</button>
+            <button
+              type="button"
+              aria-label={`Enable again: ${e.url}`}
+              onClick={() =>
+                props.act(async () => {
+                  await call(api.PATCH('/webhooks/{webhookId}', { ...path, body: { enabled: true } }));
+                  return `${e.url} is enabled again: its pending deliveries resume.`;
+                })
+              }
+            >
+              Enable again
+            </button>
           )}
           {e.enabled && (
-            <button type="button" aria-label={`Send test to ${e.url}`} onClick={() => props.act(async () => {
-              await call(api.POST('/webhooks/{webhookId}/test', path));
-              return `A webhook.test event is on its way to ${e.url}; it arrives within seconds, signed with the endpoint's secret.`;
-            })}>Send test</button>
+            <button
+              type="button"
+              aria-label={`Send test to ${e.url}`}
+              onClick={() =>
+                props.act(async () => {
+                  await call(api.POST('/webhooks/{webhookId}/test', path));
+                  return `A webhook.test event is on its way to ${e.url}; it arrives within seconds, signed with the endpoint's secret.`;
+                })
+              }
+            >
+              Send test
+            </button>
           )}
-          <button type="button" aria-label={`Rotate secret of ${e.url}`} onClick={() => props.act(async () => {
-            const { data } = await call(api.POST('/webhooks/{webhookId}/rotate-secret', path));
-            props.onSecret(data.url, data.secret);
-            return '';
-          })}>Rotate secret</button>
-          <ConfirmButton label="Delete" ariaLabel={`Delete ${e.url}`} question={`Delete ${e.url}? It receives nothing more.`} confirmLabel="Yes, delete" onConfirm={() => props.act(async () => {
-            await call(api.DELETE('/webhooks/{webhookId}', path));
-            return `${e.url} is deleted.`;
-          })} />
+          <button
+            type="button"
+            aria-label={`Rotate secret of ${e.url}`}
+            onClick={() =>
+              props.act(async () => {
+                const { data } = await call(api.POST('/webhooks/{webhookId}/rotate-secret', path));
+                props.onSecret(data.url, data.secret);
+                return '';
+              })
+            }
+          >
+            Rotate secret
+          </button>
+          <ConfirmButton
+            label="Delete"
+            ariaLabel={`Delete ${e.url}`}
+            question={`Delete ${e.url}? It receives nothing more.`}
+            confirmLabel="Yes, delete"
+            onConfirm={() =>
+              props.act(async () => {
+                await call(api.DELETE('/webhooks/{webhookId}', path));
+                return `${e.url} is deleted.`;
+              })
+            }
+          />
         </div>
       </td>
     </tr>
@@ -159,37 +281,72 @@ export function WebhooksPage() {
   return (
     <Page title="Webhooks">
       <SettingsNav />
-      <p>Herald sends the events you choose to your endpoints as signed JSON (Standard Webhooks), retrying each event for a day; an endpoint that fails for three days, or answers 410 Gone, is disabled until you enable it again.</p>
+      <p>
+        Herald sends the events you choose to your endpoints as signed JSON (Standard Webhooks), retrying each event for
+        a day; an endpoint that fails for three days, or answers 410 Gone, is disabled until you enable it again.
+      </p>
       {manages === undefined && <Loading label="Loading the webhook endpoints" rows={3} />}
-      {manages === false && <ManagersOnly>Webhooks send the team's activity to other services, so only a manager adds or changes them.</ManagersOnly>}
+      {manages === false && (
+        <ManagersOnly>
+          Webhooks send the team's activity to other services, so only a manager adds or changes them.
+        </ManagersOnly>
+      )}
       {manages && (
         <>
           {secret && (
             <OneTimeSecret id="secret" value={secret.value}>
-              The signing secret of {secret.url}, shown this once: store it with the receiver, which checks each delivery's signature with it.
+              The signing secret of {secret.url}, shown this once: store it with the receiver, which checks each
+              delivery's signature with it.
             </OneTimeSecret>
           )}
-          <p role="status" class="saved">{notice}</p>
+          <p role="status" class="saved">
+            {notice}
+          </p>
           <Problem error={error ?? refusal} />
           {!data && !error && <Loading label="Loading the webhook endpoints" rows={3} />}
-          {data && data.endpoints.length === 0 && <Empty><p>No endpoints yet: add one below to receive events such as post.published or post.failed.</p></Empty>}
+          {data && data.endpoints.length === 0 && (
+            <Empty>
+              <p>No endpoints yet: add one below to receive events such as post.published or post.failed.</p>
+            </Empty>
+          )}
           {data && data.endpoints.length > 0 && (
             <table id="webhooks" class="stack">
               <caption class="visually-hidden">Webhook endpoints</caption>
-              <thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+              <thead>
+                <tr>
+                  <th scope="col">URL</th>
+                  <th scope="col">Events</th>
+                  <th scope="col">State</th>
+                  <th scope="col">
+                    <span class="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
               <tbody>
                 {data.endpoints.map((e) => (
-                  <EndpointRow key={e.id} endpoint={e} act={act} onSecret={showSecret}
-                    workspace={data.workspaces.length > 1 ? data.workspaces.find((w) => w.id === e.workspaceId)?.name : undefined} />
+                  <EndpointRow
+                    key={e.id}
+                    endpoint={e}
+                    act={act}
+                    onSecret={showSecret}
+                    workspace={
+                      data.workspaces.length > 1 ? data.workspaces.find((w) => w.id === e.workspaceId)?.name : undefined
+                    }
+                  />
                 ))}
               </tbody>
             </table>
           )}
-          {data && <AddEndpoint workspaces={data.workspaces} onAdded={(url, value) => {
-            setNotice('');
-            showSecret(url, value);
-            void reload();
-          }} />}
+          {data && (
+            <AddEndpoint
+              workspaces={data.workspaces}
+              onAdded={(url, value) => {
+                setNotice('');
+                showSecret(url, value);
+                void reload();
+              }}
+            />
+          )}
         </>
       )}
     </Page>

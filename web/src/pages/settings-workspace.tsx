@@ -3,8 +3,8 @@
  * owners and admins change it (PATCH /workspaces/{id}), which applies to posts written from then on.
  */
 import { useState } from 'preact/hooks';
-import { api, call, ApiError, toApiError } from '../api.js';
-import type { components } from '../../../generated/sdk/index.js';
+import { api, call, type ApiError, toApiError } from '../api.js';
+import type { components } from '../../../sdk/src/index.js';
 import { Loading, Page, Problem } from '../ui/page.js';
 import { useApi } from '../ui/use-api.js';
 import { ManagersOnly, SettingsNav, useManages } from './settings-nav.js';
@@ -13,7 +13,7 @@ type Workspace = components['schemas']['Workspace'];
 
 function describe(required: boolean): string {
   return required
-    ? 'New posts wait for a reviewer\'s approval before they are published.'
+    ? "New posts wait for a reviewer's approval before they are published."
     : 'New posts are published at their time without approval.';
 }
 
@@ -30,7 +30,12 @@ function ApprovalForm(props: { workspace: Workspace; onSaved: () => void }) {
     setSaved('');
     setError(undefined);
     try {
-      const { data } = await call(api.PATCH('/workspaces/{workspaceId}', { params: { path: { workspaceId: workspace.id } }, body: { approvalRequired: required } }));
+      const { data } = await call(
+        api.PATCH('/workspaces/{workspaceId}', {
+          params: { path: { workspaceId: workspace.id } },
+          body: { approvalRequired: required },
+        }),
+      );
       props.onSaved();
       setSaved(`Saved. ${describe(data.approvalRequired)} Posts already written keep their state.`);
     } catch (caught) {
@@ -42,11 +47,21 @@ function ApprovalForm(props: { workspace: Workspace; onSaved: () => void }) {
   return (
     <form onSubmit={submit}>
       <label class="inline">
-        <input type="checkbox" id={id} name="approvalRequired" checked={required} onChange={(e) => setRequired(e.currentTarget.checked)} />{' '}
+        <input
+          type="checkbox"
+          id={id}
+          name="approvalRequired"
+          checked={required}
+          onChange={(e) => setRequired(e.currentTarget.checked)}
+        />{' '}
         Hold new posts until a reviewer approves them
       </label>{' '}
-      <button type="submit" class="primary" disabled={saving || required === workspace.approvalRequired}>Save</button>
-      <p role="status" class="saved">{saved}</p>
+      <button type="submit" class="primary" disabled={saving || required === workspace.approvalRequired}>
+        Save
+      </button>
+      <p role="status" class="saved">
+        {saved}
+      </p>
       <Problem error={error} />
     </form>
   );
@@ -68,7 +83,8 @@ export function WorkspaceSettingsPage() {
             <section class="workspace" key={w.id} aria-labelledby={`workspace-${w.id}`}>
               <h3 id={`workspace-${w.id}`}>{w.name}</h3>
               <p class="approval-state">
-                <strong>{w.approvalRequired ? 'Approval required.' : 'No approval needed.'}</strong> {describe(w.approvalRequired)}
+                <strong>{w.approvalRequired ? 'Approval required.' : 'No approval needed.'}</strong>{' '}
+                {describe(w.approvalRequired)}
               </p>
               {manages && <ApprovalForm workspace={w} onSaved={() => void reload()} />}
             </section>

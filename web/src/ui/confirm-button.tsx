@@ -4,7 +4,13 @@
  */
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 
-export function ConfirmButton(props: { label: string; ariaLabel: string; question: string; confirmLabel: string; onConfirm: () => Promise<void> }) {
+export function ConfirmButton(props: {
+  label: string;
+  ariaLabel: string;
+  question: string;
+  confirmLabel: string;
+  onConfirm: () => Promise<void>;
+}) {
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
   const confirm = useRef<HTMLButtonElement>(null);
@@ -16,7 +22,11 @@ export function ConfirmButton(props: { label: string; ariaLabel: string; questio
     wasAsking.current = asking;
   }, [asking]);
   if (!asking) {
-    return <button type="button" ref={first} aria-label={props.ariaLabel} onClick={() => setAsking(true)}>{props.label}</button>;
+    return (
+      <button type="button" ref={first} aria-label={props.ariaLabel} onClick={() => setAsking(true)}>
+        {props.label}
+      </button>
+    );
   }
   const go = async () => {
     setBusy(true);
@@ -28,10 +38,19 @@ export function ConfirmButton(props: { label: string; ariaLabel: string; questio
     }
   };
   return (
-    <span class="confirm" role="group" aria-label={props.question} onKeyDown={(e) => e.key === 'Escape' && setAsking(false)}>
+    <span
+      class="confirm"
+      role="group"
+      aria-label={props.question}
+      onKeyDown={(e) => e.key === 'Escape' && setAsking(false)}
+    >
       <span>{props.question}</span>{' '}
-      <button type="button" class="danger" ref={confirm} disabled={busy} onClick={go}>{props.confirmLabel}</button>{' '}
-      <button type="button" disabled={busy} onClick={() => setAsking(false)}>Cancel</button>
+      <button type="button" class="danger" ref={confirm} disabled={busy} onClick={go}>
+        {props.confirmLabel}
+      </button>{' '}
+      <button type="button" disabled={busy} onClick={() => setAsking(false)}>
+        Cancel
+      </button>
     </span>
   );
 }

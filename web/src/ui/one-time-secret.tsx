@@ -3,21 +3,22 @@
  * the value, and a Copy button that says when it copied. Nothing keeps it: leaving the page forgets it.
  */
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { CopyFailed, useCopy } from './copy-text.js';
 
 export function OneTimeSecret(props: { id: string; value: string; children: ComponentChildren }) {
-  const [copied, setCopied] = useState<'no' | 'yes' | 'failed'>('no');
-  const copy = () => {
-    navigator.clipboard.writeText(props.value).then(() => setCopied('yes'), () => setCopied('failed'));
-  };
+  const [copied, copy] = useCopy(props.value);
   return (
     <div class="one-time-secret" role="status">
       <p>{props.children}</p>
       <p class="secret-line">
-        <code class="secret" id={props.id}>{props.value}</code>{' '}
-        <button type="button" id={`copy-${props.id}`} onClick={copy} aria-describedby={props.id}>{copied === 'yes' ? 'Copied' : 'Copy'}</button>
+        <code class="secret" id={props.id}>
+          {props.value}
+        </code>{' '}
+        <button type="button" id={`copy-${props.id}`} onClick={copy} aria-describedby={props.id}>
+          {copied === 'yes' ? 'Copied' : 'Copy'}
+        </button>
       </p>
-      {copied === 'failed' && <p class="problem">The browser did not let Herald copy: select the text and copy it yourself.</p>}
+      <CopyFailed copied={copied} />
     </div>
   );
 }

@@ -5,6 +5,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import type { ApiError } from '../api.js';
+import { inPeoplesWords, problemInPeoplesWords } from './problems.js';
 
 export function Page(props: { title: string; actions?: ComponentChildren; children: ComponentChildren }) {
   const heading = useRef<HTMLHeadingElement>(null);
@@ -15,7 +16,9 @@ export function Page(props: { title: string; actions?: ComponentChildren; childr
   return (
     <>
       <div class="page-head">
-        <h1 ref={heading} tabIndex={-1}>{props.title}</h1>
+        <h1 ref={heading} tabIndex={-1}>
+          {props.title}
+        </h1>
         {props.actions}
       </div>
       {props.children}
@@ -28,7 +31,9 @@ export function Loading(props: { label: string; rows?: number }) {
   return (
     <div class="loading" role="status" aria-live="polite">
       <span class="visually-hidden">{props.label}</span>
-      {Array.from({ length: props.rows ?? 3 }, (_, i) => <div key={i} class="skeleton" aria-hidden="true" />)}
+      {Array.from({ length: props.rows ?? 3 }, (_, i) => (
+        <div key={i} class="skeleton" aria-hidden="true" />
+      ))}
     </div>
   );
 }
@@ -37,18 +42,32 @@ export function Empty(props: { children: ComponentChildren }) {
   return <div class="empty">{props.children}</div>;
 }
 
-/** A refusal or failure in Herald's words (they say what to change). */
+/** A refusal or failure in words that say what to change. */
 export function Problem(props: { error?: ApiError | string; id?: string }) {
   if (!props.error) return null;
-  const message = typeof props.error === 'string' ? props.error : props.error.message;
-  return <p class="problem" role="alert" id={props.id}>{message}</p>;
+  const { error } = props;
+  const message = typeof error === 'string' ? error : problemInPeoplesWords(error);
+  return (
+    <p class="problem" role="alert" id={props.id}>
+      {message}
+    </p>
+  );
 }
 
-/** The server's words about one field, placed beside it and tied to it for screen readers. */
+/** The server's problems with one field, in people's words, placed beside it and tied to it for screen readers. */
 export function FieldProblems(props: { error?: ApiError; field: string; id: string }) {
-  const messages = props.error?.problemsAt(props.field) ?? [];
+  const { error, field } = props;
+  const messages = [...new Set((error?.problemsAt(field) ?? []).map((m) => inPeoplesWords(error!.code, field, m)))];
   // Always there, empty when all is well, so a field may name it in aria-describedby before anything is refused.
-  return <div id={props.id} class="field-problems">{messages.map((m) => <p class="problem" role="alert" key={m}>{m}</p>)}</div>;
+  return (
+    <div id={props.id} class="field-problems">
+      {messages.map((m) => (
+        <p class="problem" role="alert" key={m}>
+          {m}
+        </p>
+      ))}
+    </div>
+  );
 }
 
 /** A post's or channel's state as a word with its colour, never colour alone. */

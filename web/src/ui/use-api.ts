@@ -21,7 +21,11 @@ interface Outcome<T> {
   error?: ApiError;
 }
 
-export function useApi<T>(load: () => Promise<T>, keys: readonly unknown[], options: { keepPrevious?: boolean } = {}): Loaded<T> {
+export function useApi<T>(
+  load: () => Promise<T>,
+  keys: readonly unknown[],
+  options: { keepPrevious?: boolean } = {},
+): Loaded<T> {
   const [outcome, setOutcome] = useState<Outcome<T> | undefined>(undefined);
   const [loading, setLoading] = useState(true);
   const generation = useRef(0);
@@ -32,7 +36,12 @@ export function useApi<T>(load: () => Promise<T>, keys: readonly unknown[], opti
       const value = await load();
       if (mine === generation.current) setOutcome({ keys, data: value });
     } catch (caught) {
-      if (mine === generation.current) setOutcome((previous) => ({ keys, data: previous && sameKeys(previous.keys, keys) ? previous.data : undefined, error: toApiError(caught) }));
+      if (mine === generation.current)
+        setOutcome((previous) => ({
+          keys,
+          data: previous && sameKeys(previous.keys, keys) ? previous.data : undefined,
+          error: toApiError(caught),
+        }));
     } finally {
       if (mine === generation.current) setLoading(false);
     }

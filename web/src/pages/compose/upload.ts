@@ -2,19 +2,30 @@
  * One file into the media library through the signed upload (the same flow as REST's and the MCP media tools):
  * start it, PUT the bytes to the signed URL with XMLHttpRequest (fetch cannot report upload progress), complete it.
  */
-import type { components } from '../../../../generated/sdk/index.js';
+import type { components } from '../../../../sdk/src/index.js';
 import { api, ApiError, call } from '../../api.js';
 
 export type Media = components['schemas']['Media'];
 
 export async function uploadFile(file: File, progress: (loaded: number, total: number) => void): Promise<Media> {
-  const started = await call(api.POST('/media/uploads', { body: { fileName: file.name || 'file', contentType: file.type, sizeBytes: file.size } }));
+  const started = await call(
+    api.POST('/media/uploads', {
+      body: { fileName: file.name || 'file', contentType: file.type, sizeBytes: file.size },
+    }),
+  );
   await put(started.data.uploadUrl, started.data.headers, file, progress);
-  const done = await call(api.POST('/media/uploads/{uploadId}/complete', { params: { path: { uploadId: started.data.uploadId } } }));
+  const done = await call(
+    api.POST('/media/uploads/{uploadId}/complete', { params: { path: { uploadId: started.data.uploadId } } }),
+  );
   return done.data;
 }
 
-function put(url: string, headers: Record<string, string>, file: File, progress: (loaded: number, total: number) => void): Promise<void> {
+function put(
+  url: string,
+  headers: Record<string, string>,
+  file: File,
+  progress: (loaded: number, total: number) => void,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open('PUT', url);

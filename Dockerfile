@@ -1,0 +1,36 @@
+# Herald's image: `docker build -t herald .`; the API is `docker run herald` (serve), the publishing worker the same
+# image with `worker`. compose.yaml runs both on Postgres. NODE_IMAGE is any Debian image with Node 20 or later in
+# it (the official one by default; the container test builds one from Debian's archive, docs/deploy.md).
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
+# better-sqlite3 is compiled where no prebuilt binary can be fetched, against the headers of the image's own Node.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+WORKDIR /herald
+COPY package.json package-lock.json ./
+RUN npm_config_nodedir="$(dirname "$(dirname "$(command -v node)")")" npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY generated generated
+COPY sdk/src sdk/src
+COPY scripts scripts
+COPY web web
+COPY src src
+RUN node_modules/.bin/tsx scripts/build-web.ts && node_modules/.bin/tsc -p tsconfig.build.json \
+  && npm prune --omit=dev --no-audit --no-fund
+
+FROM ${NODE_IMAGE}
+ENV NODE_ENV=production DATA_DIR=/data PORT=8080 WEB_APP_DIR=/herald/dist/web
+RUN groupadd --system herald && useradd --system --gid herald --home-dir /herald --shell /usr/sbin/nologin herald \
+  && mkdir -p /data && chown herald:herald /data && chmod 0700 /data
+WORKDIR /herald
+COPY --from=build /herald/package.json ./
+COPY --from=build /herald/node_modules node_modules
+COPY --from=build /herald/dist dist
+USER herald
+VOLUME /data
+EXPOSE 8080
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + process.env.PORT + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# The old space capped as `make run` does (docs/operations.md, Memory).
+ENTRYPOINT ["node", "--max-old-space-size=1024", "dist/src/cli/main.js"]
+CMD ["serve"]

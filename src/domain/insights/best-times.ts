@@ -1,0 +1,165 @@
+/**
+ * When to post: the weekday-and-hour windows where a channel's own posts did best.
+ *
+ * Rules kept here:
+ * - a post is scored by its engagement per impression or view where the network reports reach, else per follower
+ *   the channel had when it went out, else per post; the basis is the one most of the channel's posts allow, and
+ *   posts it cannot score are left out;
+ * - a window is a weekday and an hour in the channel's zone; its score is the mean of its posts' scores and its lift
+ *   that score over the channel's typical post's (the median: two lucky posts do not make every other window
+ *   look poor);
+ * - nothing is claimed from too little: a channel with fewer than MIN_POSTS scored posts gets no windows, and a
+ *   window with fewer than MIN_WINDOW_POSTS posts is never offered; only windows that beat the typical post are,
+ *   the best first, at most MAX_WINDOWS;
+ * - each window says how many posts it rests on and how far to trust it, in plain words.
+ */
+import type { components } from '../../../generated/rest/openapi-types.js';
+import type { DomainDeps } from '../deps.js';
+import { NotFoundError } from '../errors.js';
+import type { Principal } from '../principal.js';
+import { localDateOf, localTimeOf, weekday } from '../zoned-time.js';
+import { engagementOf, reachOf } from './counters.js';
+
+export type BestTimes = components['schemas']['BestTimes'];
+type Window = BestTimes['windows'][number];
+
+export const MIN_POSTS = 10;
+export const MIN_WINDOW_POSTS = 3;
+const MAX_WINDOWS = 5;
+const DEFAULT_WEEKS = 12;
+const WEEK_MS = 7 * 86_400_000;
+
+/** A published post as the rule sees it. */
+export interface ScoredPostInput {
+  publishedAt: number;
+  engagement: number;
+  reach: number | null;
+  /** The channel's followers when it went out, where known. */
+  followers: number | null;
+}
+
+const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
+
+function confidenceOf(posts: number): { confidence: Window['confidence']; note: string } {
+  if (posts >= 10) return { confidence: 'high', note: `From ${posts} posts: a steady pattern.` };
+  if (posts >= 5) return { confidence: 'medium', note: `From ${posts} posts: a fair guide, worth trying again.` };
+  return { confidence: 'low', note: `From only ${posts} posts: a hint, not a rule.` };
+}
+
+export function bestWindows(
+  posts: readonly ScoredPostInput[],
+  timezone: string,
+  weeks = DEFAULT_WEEKS,
+): Omit<BestTimes, 'channelId'> {
+  const withReach = posts.filter((p) => p.reach !== null && p.reach > 0);
+  const withFollowers = posts.filter((p) => p.followers !== null && p.followers > 0);
+  const basis: BestTimes['basis'] =
+    withReach.length * 2 >= posts.length && withReach.length > 0
+      ? 'impressions'
+      : withFollowers.length * 2 >= posts.length && withFollowers.length > 0
+        ? 'followers'
+        : 'posts';
+  const scored =
+    basis === 'impressions'
+      ? withReach.map((p) => ({ at: p.publishedAt, score: p.engagement / p.reach! }))
+      : basis === 'followers'
+        ? withFollowers.map((p) => ({ at: p.publishedAt, score: p.engagement / p.followers! }))
+        : posts.map((p) => ({ at: p.publishedAt, score: p.engagement }));
+  const measure = {
+    impressions: 'engagement per impression or view',
+    followers: 'engagement per follower',
+    posts: 'engagement per post',
+  }[basis];
+  const base = { timezone, basis, postsConsidered: scored.length, minimumPosts: MIN_WINDOW_POSTS };
+  if (scored.length < MIN_POSTS) {
+    return {
+      ...base,
+      windows: [],
+      note:
+        (scored.length === 0
+          ? `No published posts to learn from in the last ${weeks} weeks yet; `
+          : `Only ${scored.length} published post${scored.length === 1 ? '' : 's'} to learn from ` +
+            `in the last ${weeks} weeks; `) + `Herald suggests times once there are at least ${MIN_POSTS}.`,
+    };
+  }
+  const sorted = scored.map((p) => p.score).sort((x, y) => x - y);
+  const middle = Math.floor(sorted.length / 2);
+  const typical = sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+  const cells = new Map<string, { weekday: number; hour: number; scores: number[] }>();
+  for (const post of scored) {
+    const day = weekday(localDateOf(post.at, timezone));
+    const hour = Number(localTimeOf(post.at, timezone).slice(0, 2));
+    const cell = cells.get(`${day}:${hour}`) ?? { weekday: day, hour, scores: [] };
+    cell.scores.push(post.score);
+    cells.set(`${day}:${hour}`, cell);
+  }
+  const windows = [...cells.values()]
+    .filter((c) => c.scores.length >= MIN_WINDOW_POSTS)
+    .map((c) => {
+      const score = c.scores.reduce((a, b) => a + b, 0) / c.scores.length;
+      return {
+        weekday: c.weekday,
+        hour: c.hour,
+        posts: c.scores.length,
+        score: round(score),
+        lift: typical > 0 ? round(score / typical) : 0,
+        ...confidenceOf(c.scores.length),
+      };
+    })
+    .filter((w) => w.lift > 1)
+    .sort((a, b) => b.score - a.score || b.posts - a.posts || a.weekday - b.weekday || a.hour - b.hour)
+    .slice(0, MAX_WINDOWS);
+  const found =
+    windows.length === 0
+      ? ` No weekday and hour with ${MIN_WINDOW_POSTS} or more posts did better than the channel's typical post yet.`
+      : ` Best: ${DAYS[windows[0].weekday]}s at ${String(windows[0].hour).padStart(2, '0')}:00 (${timezone}).`;
+  return {
+    ...base,
+    windows,
+    note: `From ${scored.length} posts of the last ${weeks} weeks, measured as ${measure}.${found}`,
+  };
+}
+
+function round(value: number): number {
+  return Math.round(value * 10_000) / 10_000;
+}
+
+export async function bestTimes(
+  deps: DomainDeps,
+  principal: Principal,
+  channelId: string,
+  input: { weeks?: number },
+): Promise<BestTimes> {
+  const channel = await deps.repos.channels.get(principal.accountId, channelId);
+  if (!channel) throw new NotFoundError(`No channel ${channelId} in this account; list them with GET /channels.`);
+  return { channelId: channel.id, ...(await channelBestWindows(deps, channel, input.weeks ?? DEFAULT_WEEKS)) };
+}
+
+export async function channelBestWindows(
+  deps: DomainDeps,
+  channel: { id: string; accountId: string; timezone: string },
+  weeks = DEFAULT_WEEKS,
+): Promise<Omit<BestTimes, 'channelId'>> {
+  const end = deps.now();
+  const start = end - weeks * WEEK_MS;
+  const posts = await deps.repos.insights.publishedPosts(channel.accountId, [channel.id], start, end, null);
+  const audience = [
+    ...(await deps.repos.insights.audienceBefore(channel.accountId, [channel.id], start)),
+    ...(await deps.repos.insights.audienceSamples(channel.accountId, [channel.id], start, end)),
+  ];
+  const followersAt = (at: number): number | null => {
+    let found: number | null = audience[0]?.followers ?? null;
+    for (const sample of audience) if (sample.sampledAt <= at) found = sample.followers;
+    return found;
+  };
+  return bestWindows(
+    posts.map((p) => ({
+      publishedAt: p.publishedAt,
+      engagement: engagementOf(p.network, p.metrics),
+      reach: reachOf(p.network, p.metrics),
+      followers: followersAt(p.publishedAt),
+    })),
+    channel.timezone,
+    weeks,
+  );
+}

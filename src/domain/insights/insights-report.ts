@@ -1,0 +1,329 @@
+/**
+ * Insights: what the account's published posts did (GET /insights, its CSV export, a post's curve, the MCP
+ * resources and the weekly digest all read them here, so they never disagree).
+ *
+ * Rules kept here:
+ * - everything is the caller's account's: channels, labels and workspaces asked for must be its own (an unknown
+ *   one is a 400 naming it, never an empty answer that looks like no results), and every member may read them;
+ * - a period's posts are the published ones (Herald's and live ones) that went out in it, counted by their
+ *   latest counters (what compaction never changes); engagement and reach as counters.ts says;
+ * - the change is measured against the previous period of the same length, in percent, none where that had none;
+ * - weekdays and hours are in each post's channel's zone, where its audience saw it;
+ * - a channel's audience at the start of a period is its last sample before it (or its first in it), at the end
+ *   its last in it; networks that report no audience have none, never a zero.
+ */
+import type { components, operations } from '../../../generated/rest/openapi-types.js';
+import type { ChannelRecord } from '../../db/repositories/channels.js';
+import type { InsightPostRecord } from '../../db/repositories/insights.js';
+import type { LabelRecord } from '../../db/repositories/labels.js';
+import type { DomainDeps } from '../deps.js';
+import { NotFoundError, ValidationError } from '../errors.js';
+import { findCapabilities } from '../networks/capabilities.js';
+import type { Principal } from '../principal.js';
+import { localDateOf, localTimeOf, weekday } from '../zoned-time.js';
+import { engagementOf, reachOf } from './counters.js';
+import { parsePeriod, periodView, previousPeriod, type Period } from './insights-period.js';
+
+export type InsightsReport = components['schemas']['InsightsReport'];
+export type InsightTotals = components['schemas']['InsightTotals'];
+export type InsightPost = components['schemas']['InsightPost'];
+export type InsightsQuery = NonNullable<operations['getInsights']['parameters']['query']>;
+export type PostInsights = operations['getPostInsights']['responses'][200]['content']['application/json']['data'];
+
+const TOP_POSTS = 10;
+
+/** The channels and labels a question is about, each checked to be the account's. */
+export interface InsightsScope {
+  accountId: string;
+  channels: ChannelRecord[];
+  labels: LabelRecord[];
+  /** Only posts with one of these labels; null for all. */
+  labelIds: string[] | null;
+}
+
+export async function insightsScope(
+  deps: DomainDeps,
+  principal: Principal,
+  input: { workspaceId?: string; channelIds?: string[]; labelIds?: string[] },
+): Promise<InsightsScope> {
+  const accountId = principal.accountId;
+  let channels = await deps.repos.channels.list(accountId);
+  if (input.workspaceId !== undefined) {
+    const workspaces = await deps.repos.accounts.listWorkspaces(accountId);
+    if (!workspaces.some((w) => w.id === input.workspaceId)) {
+      throw new ValidationError('Unknown workspace', [
+        {
+          path: 'workspaceId',
+          message: `No workspace ${input.workspaceId} in this account; list them with GET /workspaces.`,
+        },
+      ]);
+    }
+    channels = channels.filter((c) => c.workspaceId === input.workspaceId);
+  }
+  const channelIds = [...new Set(input.channelIds ?? [])];
+  if (channelIds.length > 0) {
+    const unknown = channelIds.filter((id) => !channels.some((c) => c.id === id));
+    if (unknown.length > 0) {
+      throw new ValidationError('Unknown channels', [
+        {
+          path: 'channelIds',
+          message:
+            `No channel ${unknown.join(', ')} ${input.workspaceId ? 'in this workspace' : 'in this account'}; ` +
+            'list them with GET /channels.',
+        },
+      ]);
+    }
+    channels = channels.filter((c) => channelIds.includes(c.id));
+  }
+  const labels = (await deps.repos.labels.list(accountId, input.workspaceId)).sort((a, b) =>
+    a.name.localeCompare(b.name),
+  );
+  const labelIds = input.labelIds && input.labelIds.length > 0 ? [...new Set(input.labelIds)] : null;
+  if (labelIds) {
+    const unknown = labelIds.filter((id) => !labels.some((l) => l.id === id));
+    if (unknown.length > 0) {
+      throw new ValidationError('Unknown labels', [
+        { path: 'labelIds', message: `No label ${unknown.join(', ')} here; list them with GET /labels.` },
+      ]);
+    }
+  }
+  return { accountId, channels, labels, labelIds };
+}
+
+function postsIn(deps: DomainDeps, scope: InsightsScope, period: Period): Promise<InsightPostRecord[]> {
+  return deps.repos.insights.publishedPosts(
+    scope.accountId,
+    scope.channels.map((c) => c.id),
+    period.start,
+    period.end,
+    scope.labelIds,
+  );
+}
+
+export function totalsOf(posts: readonly InsightPostRecord[]): InsightTotals {
+  let engagement = 0;
+  let reach: number | null = null;
+  let engagedWithReach = 0;
+  const counters: Record<string, number> = {};
+  for (const post of posts) {
+    const engaged = engagementOf(post.network, post.metrics);
+    const seen = reachOf(post.network, post.metrics);
+    engagement += engaged;
+    if (seen !== null) {
+      reach = (reach ?? 0) + seen;
+      if (seen > 0) engagedWithReach += engaged;
+    }
+    for (const [name, value] of Object.entries(post.metrics)) counters[name] = (counters[name] ?? 0) + value;
+  }
+  const engagementRate = reach ? Math.round((engagedWithReach / reach) * 10_000) / 10_000 : null;
+  return { posts: posts.length, engagement, reach, engagementRate, counters };
+}
+
+function percentChange(now: number | null, before: number | null): number | null {
+  if (now === null || before === null || before === 0) return null;
+  return Math.round(((now - before) / before) * 1000) / 10;
+}
+
+function grouped<T, K>(items: readonly T[], keys: (item: T) => K[]): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const item of items) {
+    for (const key of keys(item)) {
+      const group = groups.get(key);
+      if (group) group.push(item);
+      else groups.set(key, [item]);
+    }
+  }
+  return groups;
+}
+
+export function insightPost(post: InsightPostRecord, channel: ChannelRecord | undefined): InsightPost {
+  return {
+    postId: post.id,
+    channelId: post.channelId,
+    channelName: channel?.displayName ?? channel?.name ?? post.channelId,
+    network: post.network,
+    text: post.text,
+    permalinkUrl: post.permalinkUrl,
+    imageUrl: post.imageUrl,
+    publishedAt: new Date(post.publishedAt).toISOString(),
+    engagement: engagementOf(post.network, post.metrics),
+    reach: reachOf(post.network, post.metrics),
+    counters: post.metrics,
+    labelIds: post.labelIds,
+  };
+}
+
+/** The posts with the most engagement, the newest first among equals. */
+export function topPosts(
+  posts: readonly InsightPostRecord[],
+  channels: readonly ChannelRecord[],
+  count = TOP_POSTS,
+): InsightPost[] {
+  const byId = new Map(channels.map((c) => [c.id, c]));
+  return posts
+    .map((p) => insightPost(p, byId.get(p.channelId)))
+    .sort(
+      (a, b) =>
+        b.engagement - a.engagement || b.publishedAt.localeCompare(a.publishedAt) || a.postId.localeCompare(b.postId),
+    )
+    .slice(0, count);
+}
+
+export async function insightsReport(
+  deps: DomainDeps,
+  principal: Principal,
+  input: InsightsQuery,
+): Promise<InsightsReport> {
+  const scope = await insightsScope(deps, principal, input);
+  const period = parsePeriod(input, deps.now());
+  return reportFor(deps, scope, period);
+}
+
+export async function reportFor(deps: DomainDeps, scope: InsightsScope, period: Period): Promise<InsightsReport> {
+  const before = previousPeriod(period);
+  const posts = await postsIn(deps, scope, period);
+  const previousPosts = await postsIn(deps, scope, before);
+  const totals = totalsOf(posts);
+  const previousTotals = totalsOf(previousPosts);
+  const channelIds = scope.channels.map((c) => c.id);
+  const audience = await deps.repos.insights.audienceSamples(scope.accountId, channelIds, period.start, period.end);
+  const audienceBefore = new Map(
+    (await deps.repos.insights.audienceBefore(scope.accountId, channelIds, period.start)).map((s) => [
+      s.channelId,
+      s.followers,
+    ]),
+  );
+  const audienceOf = grouped(audience, (s) => [s.channelId]);
+  const byNetwork = grouped(posts, (p) => [p.network]);
+  const byChannel = grouped(posts, (p) => [p.channelId]);
+  const byLabel = grouped(posts, (p) => p.labelIds);
+  const zones = new Map(scope.channels.map((c) => [c.id, c.timezone]));
+  const cells = new Map<
+    string,
+    { weekday: number; hour: number; posts: number; engagement: number; reach: number | null }
+  >();
+  for (const post of posts) {
+    const zone = zones.get(post.channelId) ?? 'UTC';
+    const day = weekday(localDateOf(post.publishedAt, zone));
+    const hour = Number(localTimeOf(post.publishedAt, zone).slice(0, 2));
+    const cell = cells.get(`${day}:${hour}`) ?? { weekday: day, hour, posts: 0, engagement: 0, reach: null };
+    const seen = reachOf(post.network, post.metrics);
+    cell.posts += 1;
+    cell.engagement += engagementOf(post.network, post.metrics);
+    if (seen !== null) cell.reach = (cell.reach ?? 0) + seen;
+    cells.set(`${day}:${hour}`, cell);
+  }
+  return {
+    period: periodView(period),
+    previousPeriod: periodView(before),
+    timezone: period.timezone,
+    totals,
+    previousTotals,
+    change: {
+      posts: percentChange(totals.posts, previousTotals.posts),
+      engagement: percentChange(totals.engagement, previousTotals.engagement),
+      reach: percentChange(totals.reach, previousTotals.reach),
+    },
+    byNetwork: [...byNetwork]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([network, list]) => ({
+        network,
+        displayName: findCapabilities(network)?.displayName ?? network,
+        totals: totalsOf(list),
+      })),
+    byChannel: scope.channels.map((channel) => {
+      const samples = audienceOf.get(channel.id) ?? [];
+      return {
+        channelId: channel.id,
+        name: channel.displayName ?? channel.name,
+        network: channel.network,
+        timezone: channel.timezone,
+        totals: totalsOf(byChannel.get(channel.id) ?? []),
+        audienceStart: audienceBefore.get(channel.id) ?? samples[0]?.followers ?? null,
+        audienceEnd: samples.at(-1)?.followers ?? null,
+      };
+    }),
+    byLabel: scope.labels
+      .filter((l) => !scope.labelIds || scope.labelIds.includes(l.id))
+      .map((label) => ({
+        labelId: label.id,
+        name: label.name,
+        color: label.color,
+        totals: totalsOf(byLabel.get(label.id) ?? []),
+      })),
+    byWeekdayHour: [...cells.values()].sort((a, b) => a.weekday - b.weekday || a.hour - b.hour),
+    topPosts: topPosts(posts, scope.channels),
+    audience: [...audienceOf].map(([channelId, samples]) => ({
+      channelId,
+      points: samples.map((s) => ({ at: new Date(s.sampledAt).toISOString(), followers: s.followers })),
+    })),
+  };
+}
+
+/** The period's posts as CSV (RFC 4180): one row each, a column for every counter any of them has. */
+export async function insightsCsv(deps: DomainDeps, principal: Principal, input: InsightsQuery): Promise<string> {
+  const scope = await insightsScope(deps, principal, input);
+  const period = parsePeriod(input, deps.now());
+  const posts = topPosts(await postsIn(deps, scope, period), scope.channels, Number.MAX_SAFE_INTEGER).sort(
+    (a, b) => a.publishedAt.localeCompare(b.publishedAt) || a.postId.localeCompare(b.postId),
+  );
+  const labelNames = new Map(scope.labels.map((l) => [l.id, l.name]));
+  const counterNames = [...new Set(posts.flatMap((p) => Object.keys(p.counters)))].sort();
+  const header = [
+    'postId',
+    'channelId',
+    'channel',
+    'network',
+    'publishedAt',
+    'permalinkUrl',
+    'labels',
+    'text',
+    'engagement',
+    'reach',
+    ...counterNames,
+  ];
+  const rows = posts.map((p) => [
+    p.postId,
+    p.channelId,
+    p.channelName,
+    p.network,
+    p.publishedAt,
+    p.permalinkUrl ?? '',
+    p.labelIds.map((id) => labelNames.get(id) ?? id).join('; '),
+    p.text,
+    String(p.engagement),
+    p.reach === null ? '' : String(p.reach),
+    ...counterNames.map((n) => (p.counters[n] === undefined ? '' : String(p.counters[n]))),
+  ]);
+  return [header, ...rows].map((row) => row.map(csvField).join(',')).join('\r\n') + '\r\n';
+}
+
+/** A field quoted where it must be, and never read as a formula by a spreadsheet (a leading =, +, - or @). */
+function csvField(value: string): string {
+  const safe = /^[=+\-@\t\r]/.test(value) && !/^-?\d/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+export async function postInsights(deps: DomainDeps, principal: Principal, postId: string): Promise<PostInsights> {
+  const post = await deps.repos.posts.get(principal.accountId, postId);
+  const channel = post && (await deps.repos.channels.get(principal.accountId, post.channelId));
+  if (!post || !channel) throw new NotFoundError(`No post ${postId} in this account.`);
+  const network = channel.network;
+  const samples = await deps.repos.insights.postSamples(principal.accountId, post.id);
+  const counters = post.metrics ?? {};
+  return {
+    postId: post.id,
+    channelId: post.channelId,
+    network,
+    publishedAt: post.publishedAt === null ? null : new Date(post.publishedAt).toISOString(),
+    engagement: engagementOf(network, counters),
+    reach: reachOf(network, counters),
+    counters,
+    samples: samples.map((s) => ({
+      at: new Date(s.sampledAt).toISOString(),
+      engagement: engagementOf(network, s.counters),
+      reach: reachOf(network, s.counters),
+      counters: s.counters,
+    })),
+  };
+}

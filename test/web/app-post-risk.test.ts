@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import type { Browser, Page } from 'playwright-core';
+import { appReady, openAppBrowser, signInToApp } from '../support/app-browser.js';
+import { testWorker } from '../publishing/support.js';
+import { futureIso, startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { serveMediaFiles } from '../support/media-files.js';
+
+/** A post the rehearsal before its time found at risk, as the app shows it, in a real headless Chromium. */
+describe('the web app: a post at risk', function () {
+  this.timeout(90_000);
+  let t: TestHerald;
+  let a: SeededAccount;
+  let browser: Browser;
+  let page: Page;
+  let site: Awaited<ReturnType<typeof serveMediaFiles>>;
+
+  before(async () => {
+    browser = await openAppBrowser();
+    // A site where every page is gone (404).
+    site = await serveMediaFiles({});
+  });
+  after(async () => {
+    site?.close();
+    await browser?.close();
+  });
+  beforeEach(async () => {
+    // The linked site is on loopback: the guard must let it through for the rehearsal to find its page gone.
+    t = await startTestHerald({ outboundAllowHosts: ['127.0.0.1'] });
+    a = await t.seedAccount({ channels: 1 });
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+  });
+  afterEach(async () => {
+    await page.context().close();
+    await t.close();
+  });
+
+  it("shows the warning with what to do on the post's page, a banner on every page, and a marker on the calendar", async () => {
+    const link = `${site.origin}/launch-notes`;
+    const res = await t.api('POST', '/v1/rest/posts', {
+      token: a.apiKey,
+      body: {
+        channelIds: [a.channelIds[0]],
+        text: `Launch notes: ${link}`,
+        isScheduled: true,
+        dateTime: futureIso(20),
+      },
+    });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    const postId = res.body.data[0].id;
+    await testWorker(t).rehearse();
+
+    await signInToApp(page, t.url, a.email, a.password);
+    await page.goto(`${t.url}/app/posts/${postId}`);
+    await appReady(page);
+    const warning = page.locator('#post-risk');
+    assert.match((await warning.textContent()) ?? '', /This post may not go out/);
+    assert.match((await warning.textContent()) ?? '', new RegExp(`The link ${link} is gone \\(HTTP 404\\)\\.`));
+    assert.match((await warning.textContent()) ?? '', /What to do: Fix or remove the link before the post goes out\./);
+
+    const banner = page.locator('p.banner', { hasText: 'may not go out' });
+    assert.match((await banner.textContent()) ?? '', /^A scheduled post may not go out: The link/);
+    await page.getByRole('link', { name: 'Calendar', exact: true }).click();
+    await page.waitForSelector('#week');
+    const entry = page.locator(`li.entry:has([data-post-id="${postId}"])`);
+    assert.match((await entry.textContent()) ?? '', /at risk/);
+    assert.match((await entry.locator('.at-risk').getAttribute('title')) ?? '', /is gone \(HTTP 404\)/);
+
+    await banner.getByRole('link', { name: 'See what to do' }).click();
+    await page.waitForURL(`${t.url}/app/posts/${postId}`);
+  });
+});
