@@ -115,7 +115,7 @@ export async function runSql(db: Knex, sql: string, bindings: readonly unknown[]
   }
 }
 
-function runOn(connection: SqliteConnection, sql: string, bindings: readonly unknown[]): SqlRow[] {
+export function runOn(connection: SqliteConnection, sql: string, bindings: readonly unknown[]): SqlRow[] {
   const statement = connection.prepare(sql);
   // better-sqlite3 binds neither booleans, dates nor undefined: turned as Knex turns them for it.
   const values = bindings.map((value) =>

@@ -70,13 +70,10 @@ export function joiningUnits(db: Db): Db {
   return view;
 }
 
-/**
- * `inTransaction` for repositories made over `db` (a database or a unit's transaction), made by `bind`. A unit not
- * `carried` is not joined by repositories over the database (its work uses only what it is given).
- */
-export function unitsOfWork<R>(db: Db, bind: (trx: Knex.Transaction) => R, carried = true): UnitsOfWork<R> {
+/** `inTransaction` for repositories made over `db` (a database or a unit's transaction), made by `bind`. */
+export function unitsOfWork<R>(db: Db, bind: (trx: Knex.Transaction) => R): UnitsOfWork<R> {
   const nested = <T>(unit: RunningUnit, work: (repos: R) => Promise<T>) =>
-    unit.trx.transaction((trx) => runUnit({ ...unit, trx, open: true }, carried, () => work(bind(trx))));
+    unit.trx.transaction((trx) => runUnit({ ...unit, trx, open: true }, () => work(bind(trx))));
   if ((db as Knex.Transaction).isTransaction) {
     // Repositories over a transaction of Knex's own that no unit runs in nest as Knex does, in a savepoint.
     return (work) => {
@@ -86,25 +83,16 @@ export function unitsOfWork<R>(db: Db, bind: (trx: Knex.Transaction) => R, carri
   }
   const alone = isPostgres(db)
     ? <T>(work: (repos: R) => Promise<T>) =>
-        db.transaction((trx) =>
-          runUnit({ outer: db, trx, connection: undefined, open: true }, carried, () => work(bind(trx))),
-        )
-    : groupCommit(db, bind, carried);
+        db.transaction((trx) => runUnit({ outer: db, trx, connection: undefined, open: true }, () => work(bind(trx))))
+    : groupCommit(db, bind);
   return (work) => {
     const unit = current(db);
     return unit ? nested(unit, work) : alone(work);
   };
 }
 
-async function runUnit<T>(unit: RunningUnit, carried: boolean, work: () => Promise<T>): Promise<T> {
+async function runUnit<T>(unit: RunningUnit, work: () => Promise<T>): Promise<T> {
   units.set(unit.trx, unit);
-  if (!carried) {
-    try {
-      return await work();
-    } finally {
-      unit.open = false;
-    }
-  }
   carrying++;
   try {
     return await running.run(unit, work);
@@ -116,7 +104,7 @@ async function runUnit<T>(unit: RunningUnit, carried: boolean, work: () => Promi
 
 const groups = new WeakMap<Db, (unit: Waiting) => void>();
 
-function groupCommit<R>(db: Db, bind: (trx: Knex.Transaction) => R, carried: boolean): UnitsOfWork<R> {
+function groupCommit<R>(db: Db, bind: (trx: Knex.Transaction) => R): UnitsOfWork<R> {
   async function commitGroup(units: Waiting[]): Promise<void> {
     let outcomes: Outcome[];
     try {
@@ -146,7 +134,6 @@ function groupCommit<R>(db: Db, bind: (trx: Knex.Transaction) => R, carried: boo
     new Promise<T>((resolve, reject) =>
       ask({
         work: (trx) => work(bind(trx)),
-        carried,
         resolve: resolve as (value: unknown) => void,
         reject,
       }),
@@ -166,7 +153,7 @@ async function runInSavepoints(
     connection.prepare('SAVEPOINT herald_unit').run();
     try {
       const unitRun = { outer: db, trx, connection, open: true };
-      outcomes.push({ value: await runUnit(unitRun, unit.carried, () => unit.work(trx)) });
+      outcomes.push({ value: await runUnit(unitRun, () => unit.work(trx)) });
     } catch (error) {
       // Throws, failing the whole group, when SQLite has already ended the transaction itself (a full disk).
       connection.prepare('ROLLBACK TO herald_unit').run();
@@ -202,7 +189,6 @@ type UnitsOfWork<R> = <T>(work: (repos: R) => Promise<T>) => Promise<T>;
 
 interface Waiting {
   work(trx: Knex.Transaction): Promise<unknown>;
-  carried: boolean;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }

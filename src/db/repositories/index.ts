@@ -78,10 +78,7 @@ export function createRepositories(over: Db): Repositories {
     instanceSecrets: new InstanceSecretsRepository(db),
     oauth: new OAuthRepository(db),
     posts,
-    rateLimits: new RateLimitsRepository(
-      db,
-      unitsOfWork(over, (trx) => trx, false),
-    ),
+    rateLimits: new RateLimitsRepository(db),
     labels: new LabelsRepository(db),
     collections: new CollectionsRepository(db),
     postEvents: new PostEventsRepository(db),

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
-import type { Db } from '../connection.js';
-import { runSql } from '../sqlite-statements.js';
+import { isPostgres, type Db, type SqliteConnection } from '../connection.js';
+import { runOn, runSql, type SqlRow } from '../sqlite-statements.js';
+import { perPoll, unitConnection } from '../units-of-work.js';
 
 /**
  * Budgets in the database, so every instance shares them: request budgets as their admissions still in the
@@ -8,11 +9,10 @@ import { runSql } from '../sqlite-statements.js';
  * (wrong passwords, registrations).
  */
 export class RateLimitsRepository {
-  /** `unit` runs a charge as a unit of work (`db/units-of-work.ts`). */
-  constructor(
-    private readonly db: Db,
-    private readonly unit: <T>(work: (trx: Knex.Transaction) => Promise<T>) => Promise<T>,
-  ) {}
+  /** SQLite's charges wait for the event loop's poll to end, then are decided together (`decideWaiting`). */
+  private readonly wait = perPoll<WaitingCharge>((charges) => void this.decideWaiting(charges));
+
+  constructor(private readonly db: Db) {}
 
   /** Counts `amount` hits (one by default) in the window and returns the hits so far, atomically. */
   async hit(bucket: string, windowStart: number, expiresAt: number, amount = 1): Promise<number> {
@@ -40,10 +40,9 @@ export class RateLimitsRepository {
   /**
    * Charges the `charged` budgets together: the request is admitted only when every one of them has room, and then
    * spends a slot of each; a refused request spends nothing anywhere. `reported` budgets are read, not charged or
-   * required. Each decision is one unit of work, the same statements on both databases: its first statement on
-   * each budget locks the budget's row until the unit commits (Postgres; SQLite's units hold the database's write
-   * lock), so no budget ever admits more than its limit whatever runs beside it, on this instance or another. On
-   * SQLite the charges of one event-loop poll commit together with the other units of work asked for in it.
+   * required. One algorithm decides on both databases (`decide`), in a transaction whose first statement on each
+   * budget locks the budget's row until it commits (Postgres; SQLite's transaction holds the database's write lock),
+   * so no budget ever admits more than its limit whatever runs beside it, on this instance or another.
    */
   async charge(now: number, charged: LogBudget[], reported: LogBudget[] = []): Promise<ChargeResult> {
     // One lock order for every charge, so two charges sharing budgets never wait on each other in a cycle.
@@ -55,7 +54,7 @@ export class RateLimitsRepository {
       .map((_, i) => i)
       .sort((a, b) => (budgets[a].budget.bucket < budgets[b].budget.bucket ? -1 : 1));
     const sorted = order.map((i) => budgets[i]);
-    const states = await this.unit((trx) => decide(trx, now, sorted));
+    const states = await this.decideNow(now, sorted);
     const byInput: BudgetState[] = [];
     order.forEach((input, i) => (byInput[input] = states.states[i]));
     return {
@@ -63,6 +62,57 @@ export class RateLimitsRepository {
       charged: byInput.slice(0, charged.length),
       reported: byInput.slice(charged.length),
     };
+  }
+
+  private decideNow(now: number, budgets: Charging[]): Promise<Decided> {
+    const connection = isPostgres(this.db) ? undefined : unitConnection(this.db);
+    // Inside a unit of work on SQLite its connection holds the only transaction: the charge is a savepoint of it.
+    if (connection) return Promise.resolve(inSavepoint(connection, now, budgets));
+    if (isPostgres(this.db) || (this.db as Knex.Transaction).isTransaction) {
+      return this.db.transaction(async (trx) => {
+        const steps = decide(now, budgets);
+        let step = steps.next();
+        while (!step.done) step = steps.next(await runSql(trx, step.value.sql, step.value.bindings));
+        return step.value;
+      });
+    }
+    return new Promise((resolve, reject) => this.wait({ now, budgets, resolve, reject }));
+  }
+
+  /**
+   * SQLite outside a unit: the charges made while the event loop polled, decided on the pool's connection in one
+   * immediate transaction, one after another in the order they came, each in a savepoint of its own: what each
+   * would decide in a transaction of its own, for one BEGIN, one COMMIT and one write of the budgets' pages
+   * (BENCHMARKS.md). A charge settles only once the transaction commits; a charge that fails takes back only its
+   * own savepoint.
+   */
+  private async decideWaiting(charges: WaitingCharge[]): Promise<void> {
+    let outcomes: ({ decided: Decided } | { error: unknown })[];
+    try {
+      // Knex's pool hands the connection out (test/db/knex-contract.test.ts pins these two calls).
+      const connection = (await this.db.client.acquireConnection()) as TransactingConnection;
+      try {
+        outcomes = connection
+          .transaction(() =>
+            charges.map(({ now, budgets }) => {
+              try {
+                return { decided: inSavepoint(connection, now, budgets) };
+              } catch (error) {
+                return { error };
+              }
+            }),
+          )
+          .immediate();
+      } finally {
+        await this.db.client.releaseConnection(connection);
+      }
+    } catch (error) {
+      for (const charge of charges) charge.reject(error);
+      return;
+    }
+    outcomes.forEach((outcome, i) =>
+      'error' in outcome ? charges[i].reject(outcome.error) : charges[i].resolve(outcome.decided),
+    );
   }
 
   /** Drops spent fixed windows, and budgets whose every admission has left the window, with their admissions. */
@@ -109,21 +159,54 @@ interface Decided {
   states: BudgetState[];
 }
 
-/** One charge, inside the unit of work that holds its budgets' rows. */
-async function decide(trx: Knex.Transaction, now: number, budgets: Charging[]): Promise<Decided> {
+interface WaitingCharge {
+  now: number;
+  budgets: Charging[];
+  resolve(decided: Decided): void;
+  reject(error: unknown): void;
+}
+
+/** better-sqlite3's transaction functions: a call inside an open transaction is a savepoint. */
+interface TransactingConnection extends SqliteConnection {
+  transaction<T>(work: () => T): { (): T; immediate(): T };
+}
+
+/** One charge on SQLite's connection itself, synchronously, in a savepoint of the transaction open on it. */
+function inSavepoint(connection: SqliteConnection, now: number, budgets: Charging[]): Decided {
+  return (connection as TransactingConnection).transaction(() => {
+    const steps = decide(now, budgets);
+    let step = steps.next();
+    while (!step.done) step = steps.next(runOn(connection, step.value.sql, step.value.bindings));
+    return step.value;
+  })();
+}
+
+interface Statement {
+  sql: string;
+  bindings: unknown[];
+}
+
+/**
+ * The charge, written once for both databases: it yields each statement and is handed back its rows, so SQLite runs
+ * it synchronously on its connection and Postgres awaits each statement in its transaction.
+ */
+function* decide(now: number, budgets: Charging[]): Generator<Statement, Decided, SqlRow[]> {
   const held: { count: number; spent: number; expiresAt: number }[] = [];
   for (const { budget } of budgets) {
-    const [row] = (await runSql(trx, ENSURE_BUDGET, [budget.bucket, now])) as { kept: number; expires_at: number }[];
+    const [row] = (yield { sql: ENSURE_BUDGET, bindings: [budget.bucket, now] }) as {
+      kept: number;
+      expires_at: number;
+    }[];
     // Every admission held lies at or before expires_at less a window; only then can one lie ahead of now.
-    const latestHeld = row.expires_at - budget.windowMs;
+    const latestHeld = Number(row.expires_at) - budget.windowMs;
     const dropped = [
-      ...(await runSql(trx, DROP_LEFT, [budget.bucket, now - budget.windowMs])),
+      ...(yield { sql: DROP_LEFT, bindings: [budget.bucket, now - budget.windowMs] }),
       ...(latestHeld > now + budget.windowMs
-        ? await runSql(trx, DROP_AHEAD, [budget.bucket, now + budget.windowMs])
+        ? yield { sql: DROP_AHEAD, bindings: [budget.bucket, now + budget.windowMs] }
         : []),
     ] as { n: number }[];
-    const spent = dropped.reduce((sum, n) => sum + n.n, 0);
-    held.push({ count: row.kept - spent, spent, expiresAt: row.expires_at });
+    const spent = dropped.reduce((sum, n) => sum + Number(n.n), 0);
+    held.push({ count: Number(row.kept) - spent, spent, expiresAt: Number(row.expires_at) });
   }
   const admitted = budgets.every(({ budget, charge }, i) => !charge || held[i].count < budget.limit);
   const states: BudgetState[] = [];
@@ -131,19 +214,26 @@ async function decide(trx: Knex.Transaction, now: number, budgets: Charging[]): 
     const { spent, expiresAt } = held[i];
     let count = held[i].count;
     if (admitted && charge) {
-      await runSql(trx, ADMIT, [budget.bucket, now]);
+      yield { sql: ADMIT, bindings: [budget.bucket, now] };
       count++;
-      await runSql(trx, KEEP_ADMITTED, [count, Math.max(expiresAt, now + budget.windowMs), budget.bucket]);
+      yield { sql: KEEP_ADMITTED, bindings: [count, Math.max(expiresAt, now + budget.windowMs), budget.bucket] };
       // The admission just made is the latest unless an earlier one lies ahead of now (clocks of other instances).
       if (expiresAt - budget.windowMs <= now) {
         states.push({ count, oldest: undefined, latest: now });
         continue;
       }
     } else if (spent > 0) {
-      await runSql(trx, KEEP, [count, budget.bucket]);
+      yield { sql: KEEP, bindings: [count, budget.bucket] };
     }
-    const [span] = (await runSql(trx, SPAN, [budget.bucket])) as { oldest: number | null; latest: number | null }[];
-    states.push({ count, oldest: span.oldest ?? undefined, latest: span.latest ?? undefined });
+    const [span] = (yield { sql: SPAN, bindings: [budget.bucket] }) as {
+      oldest: number | string | null;
+      latest: number | string | null;
+    }[];
+    states.push({
+      count,
+      oldest: span.oldest === null ? undefined : Number(span.oldest),
+      latest: span.latest === null ? undefined : Number(span.latest),
+    });
   }
   return { admitted, states };
 }
