@@ -213,13 +213,22 @@ describe('REST rate limits', () => {
       }
       const charging = statements.filter((sql) => /rate_limit|herald_charge_budgets/.test(sql));
       if (TEST_DB === 'postgres') {
-        assert.ok(charging.every((sql) => /^(INSERT INTO|DELETE FROM|UPDATE|SELECT min\(at\)) rate_limit_/.test(sql)), charging.join('\n---\n'));
+        assert.ok(
+          charging.every((sql) => /^(INSERT INTO|DELETE FROM|UPDATE|SELECT min\(at\)) rate_limit_/.test(sql)),
+          charging.join('\n---\n'),
+        );
         const first = statements.indexOf(charging[0]);
         const last = statements.lastIndexOf(charging[charging.length - 1]);
         assert.match(statements[first - 1], /^BEGIN/i, statements.join('\n---\n'));
         assert.match(statements[last + 1], /^COMMIT/i, statements.join('\n---\n'));
-        assert.deepEqual(statements.slice(first, last + 1).filter((sql) => !charging.includes(sql)), [], 'nothing else in the transaction');
-        const functions = await t.herald.db.raw("SELECT count(*) AS n FROM pg_proc WHERE proname = 'herald_charge_budgets'");
+        assert.deepEqual(
+          statements.slice(first, last + 1).filter((sql) => !charging.includes(sql)),
+          [],
+          'nothing else in the transaction',
+        );
+        const functions = await t.herald.db.raw(
+          "SELECT count(*) AS n FROM pg_proc WHERE proname = 'herald_charge_budgets'",
+        );
         assert.equal(Number(functions.rows[0].n), 0, 'no copy of the algorithm in the database');
       } else {
         assert.deepEqual(charging, []);
