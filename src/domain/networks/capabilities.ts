@@ -692,8 +692,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
         name: 'callToAction',
         type: { oneOf: ['BOOK', 'ORDER', 'SHOP', 'LEARN_MORE', 'SIGN_UP', 'CALL'] },
         required: false,
-        description:
-          "the post's button: CALL dials the profile's phone number, the others open callToActionUrl",
+        description: "the post's button: CALL dials the profile's phone number, the others open callToActionUrl",
       },
       {
         name: 'callToActionUrl',
