@@ -221,6 +221,10 @@ export class GoogleBusinessNetwork implements NetworkConnector {
       json: body,
     });
     const post = answer.json ?? {};
+    if (typeof post.name !== 'string') {
+      // A 200 that names no post: made or not, only the location's posts can tell.
+      throw new NetworkError('unknown_outcome', 'Google answered the local post without naming it');
+    }
     if (post.state === 'REJECTED') {
       throw new NetworkError(
         'permanent',
