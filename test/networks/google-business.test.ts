@@ -428,6 +428,14 @@ describe(`Google Business Profile, against a fake of Google's OAuth and Business
       ['reconciled'],
     );
 
+    // An answer that names no post is no proof either way: looked up too.
+    google.emptyNextCreateAnswer();
+    const unnamed = await schedule(channel.id, { text: 'Answered without a name' });
+    await worker.tick();
+    const found = await get(unnamed.id);
+    assert.equal(found.status, 'published', found.error);
+    assert.equal(found.permalinkUrl, springfield().find((p) => p.summary === 'Answered without a name')!.searchUrl);
+
     const missing = await schedule(channel.id, { text: 'Died before sending' });
     await dieMidAttempt(t, clock);
     clock.advance(2_000);

@@ -78,6 +78,8 @@ export interface FakeGoogleBusiness {
   ): void;
   /** The next local post is made, then the connection breaks before the answer. */
   dropNextCreateAnswer(): void;
+  /** The next local post is made and answered with an empty object (as a proxy cutting the body might). */
+  emptyNextCreateAnswer(): void;
   /** A post made on the profile outside Herald; it counts against the profile's edits of this minute. */
   postExternally(location: string, summary: string, minutesAgo?: number): FakeLocalPost;
   /** A minute passes at Google: every per-minute window starts empty. */
@@ -106,6 +108,7 @@ export async function startFakeGoogleBusiness(): Promise<FakeGoogleBusiness> {
   >();
   const minuteCalls = new Map<string, number[]>();
   let dropCreate = false;
+  let emptyCreate = false;
   let refreshes = 0;
   let postSeq = 1000;
 
@@ -143,6 +146,9 @@ export async function startFakeGoogleBusiness(): Promise<FakeGoogleBusiness> {
     },
     dropNextCreateAnswer() {
       dropCreate = true;
+    },
+    emptyNextCreateAnswer() {
+      emptyCreate = true;
     },
     postExternally(location, summary, minutesAgo = 0) {
       overLimit(`edits ${location}`, Number.POSITIVE_INFINITY);
@@ -472,6 +478,10 @@ export async function startFakeGoogleBusiness(): Promise<FakeGoogleBusiness> {
       dropCreate = false;
       res.socket?.destroy();
       return;
+    }
+    if (emptyCreate) {
+      emptyCreate = false;
+      return send(200, {});
     }
     return send(200, made);
   }
