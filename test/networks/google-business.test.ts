@@ -120,6 +120,11 @@ describe(`Google Business Profile, against a fake of Google's OAuth and Business
     const unticked = await connectThroughConsent();
     assert.equal(unticked.status, 400);
     assert.match(unticked.html, /no permission to manage the Business Profile/);
+    google.quotaPerMinute = 0;
+    const unapproved = await connectThroughConsent();
+    assert.equal(unapproved.status, 400);
+    assert.match(unapproved.html, /no Business Profile API quota yet/);
+    google.quotaPerMinute = 300;
     assert.equal((await channels()).length, 0);
 
     const all = await connectThroughConsent();
