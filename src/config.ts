@@ -302,6 +302,7 @@ export const NETWORK_APP_VARIABLES: Readonly<Record<string, readonly string[]>> 
   facebook: ['FACEBOOK_APP_ID', 'FACEBOOK_APP_SECRET'],
   instagram: ['INSTAGRAM_APP_ID', 'INSTAGRAM_APP_SECRET'],
   youtube: ['GOOGLE_CLIENT_ID', 'GOOGLE_CLIENT_SECRET'],
+  google_business: ['GOOGLE_CLIENT_ID', 'GOOGLE_CLIENT_SECRET'],
   tiktok: ['TIKTOK_CLIENT_KEY', 'TIKTOK_CLIENT_SECRET'],
   threads: ['THREADS_APP_ID', 'THREADS_APP_SECRET'],
   pinterest: ['PINTEREST_APP_ID', 'PINTEREST_APP_SECRET'],

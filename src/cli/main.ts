@@ -373,6 +373,11 @@ const commands: Record<string, Command> = {
       'bot-token': { type: 'string', value: 'TOKEN', help: "telegram, discord: the bot's token" },
       chat: { type: 'string', value: '@channel', help: 'telegram: the channel or group, the bot one of its admins' },
       'channel-id': { type: 'string', value: 'ID', help: 'discord: the channel the bot posts in' },
+      location: {
+        type: 'string',
+        value: 'ID',
+        help: 'google_business: only this location (locations/ID; default: every location managed)',
+      },
     },
     run: async ({ values, domain, argument: network }) => {
       if (!network)
@@ -397,6 +402,7 @@ const commands: Record<string, Command> = {
         ['bot-token', 'botToken'],
         ['chat', 'chat'],
         ['channel-id', 'channelId'],
+        ['location', 'location'],
       ] as const) {
         const value = text(values, option);
         if (value !== undefined) fields[field] = value;

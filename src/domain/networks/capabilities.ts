@@ -17,7 +17,8 @@ import { ValidationError } from '../errors.js';
  *   the network has its own way (replies on Bluesky, Mastodon, Nostr, Telegram, Discord and Slack, comments on
  *   WordPress), with a
  *   media URL on LinkedIn and Facebook only; elsewhere they are ignored, except where a network SPEC lists has no
- *   way to make one (TikTok, Pinterest): there a first comment is refused when the post is written (`firstCommentRefused`);
+ *   way to make one (TikTok, Pinterest), and on Google Business Profile, whose local posts take no comments: there a
+ *   first comment is refused when the post is written (`firstCommentRefused`);
  * - threads (a post's parts as a reply chain) only where the network replies to one's own posts: the sandbox, X,
  *   Bluesky, Mastodon and Threads; each part is held to the same limits as a post;
  * - sizes, durations, aspect ratios and pixel counts cannot be known from any URL at create time: they are checked
@@ -101,7 +102,8 @@ export interface NetworkCapabilities {
   firstComment: 'comment' | 'reply' | 'none';
   /**
    * Why a first comment is refused rather than ignored, for a network SPEC promises first comments on but that has
-   * no way to make one: a person asking for one must learn it will not happen.
+   * no way to make one, or one whose posts take no comments at all (Google Business Profile): a person asking for one
+   * must learn it will not happen.
    */
   firstCommentRefused?: string;
   /** Whether a first comment's mediaUrl is sent. */
@@ -659,6 +661,52 @@ const NETWORKS: readonly NetworkCapabilities[] = [
         required: false,
         maxLength: 2000,
         description: "the images' descriptions for people who cannot see them, in the order of the images",
+      },
+    ],
+  },
+  {
+    // [GBP] v4 accounts.locations.localPosts (LocalPost: summary, topicType, callToAction {actionType, url}, media
+    // [{mediaFormat PHOTO, sourceUrl}]: "sourceUrl is the only supported data field"), NETWORKS.md "Seven more
+    // networks": a STANDARD local post on one location. The summary's 1,500 is Google's refusal ("Must be at most
+    // 1500 characters", unsure how it counts); one photo, which Google fetches from its URL itself (JPG or PNG,
+    // 10 KB to 5 MB by Google's help for profile photos, unsure for posts); no video in posts. Google has no comments
+    // on local posts: a first comment is refused when the post is written. Google reports no counter per post
+    // (localPosts.reportInsights was retired in 2023; the Performance API counts per location only).
+    name: 'google_business',
+    displayName: 'Google Business Profile',
+    counters: { engagement: [], reach: [], audience: false },
+    text: { limit: 1500, counting: 'code_points' },
+    media: {
+      kinds: { image: { maxCount: 1, maxBytes: 5 * MB, formats: ['jpeg', 'png'] } },
+      maxItems: 1,
+      mixKinds: false,
+      required: false,
+      pulledFromUrl: ['image'],
+    },
+    firstComment: 'none',
+    firstCommentRefused:
+      'has no comments on local posts, so Herald cannot make a first comment there; remove firstComment for this channel.',
+    commentMediaUrl: false,
+    channelOptions: [
+      {
+        name: 'callToAction',
+        type: { oneOf: ['BOOK', 'ORDER', 'SHOP', 'LEARN_MORE', 'SIGN_UP', 'CALL'] },
+        required: false,
+        description: "the post's button: CALL dials the profile's phone number, the others open callToActionUrl",
+      },
+      {
+        name: 'callToActionUrl',
+        type: 'string',
+        required: false,
+        maxLength: 2048,
+        description: 'the https address the button opens (every button but CALL needs one)',
+      },
+      {
+        name: 'languageCode',
+        type: 'string',
+        required: false,
+        maxLength: 16,
+        description: 'the language of the post (BCP 47, e.g. en or de-CH)',
       },
     ],
   },

@@ -13,6 +13,7 @@ describe("validatePost: a post against its network's capabilities", () => {
       'bluesky',
       'discord',
       'facebook',
+      'google_business',
       'instagram',
       'linkedin',
       'mastodon',
@@ -243,6 +244,34 @@ describe("validatePost: a post against its network's capabilities", () => {
         ],
       ],
       'SPEC lists TikTok, but it cannot make one: refused, not dropped',
+    );
+  });
+
+  it('holds a Google Business Profile post to 1,500 characters and one photo, and refuses a video or a first comment', () => {
+    assert.deepEqual(check('google_business', { text: 'a'.repeat(1500), imageUrls: img(1) }), []);
+    assert.deepEqual(
+      check('google_business', {
+        text: 'a'.repeat(1501),
+        imageUrls: img(2),
+        firstComment: { text: 'Call us' },
+        channelOptions: { callToAction: 'VISIT' },
+      }).map((p) => [p.rule, p.path]),
+      [
+        ['text_length', 'text'],
+        ['media_count', 'imageUrls'],
+        ['media_count', 'imageUrls'],
+        ['first_comment_unsupported', 'firstComment'],
+        ['channel_option', 'channelOptions.callToAction'],
+      ],
+    );
+    assert.deepEqual(
+      check('google_business', { videoUrls: ['https://cdn.example/v.mp4'] }).map((p) => p.message),
+      ['Google Business Profile does not take videos; remove them from videoUrls.'],
+    );
+    const [comment] = check('google_business', { firstComment: { text: 'Call us' } });
+    assert.equal(
+      comment.message,
+      'Google Business Profile has no comments on local posts, so Herald cannot make a first comment there; remove firstComment for this channel.',
     );
   });
 
