@@ -2035,6 +2035,14 @@ export interface components {
             commentMediaUrl: boolean;
             /** @description Whether the network takes threads: parts published as a reply chain. */
             threads?: boolean;
+            /** @description Where posts have a title besides their text (Reddit): channelOptions.title, else the text's first line, within limit; bodyless says what leaves a post no text beyond its title (media, or the named channel option). */
+            title?: {
+                limit: number;
+                bodyless: {
+                    media: boolean;
+                    option?: string;
+                };
+            };
             /** @description How the network takes a file sent in parts. */
             chunkedUpload?: {
                 minChunkBytes: number;

@@ -373,6 +373,7 @@ const commands: Record<string, Command> = {
       'bot-token': { type: 'string', value: 'TOKEN', help: "telegram, discord: the bot's token" },
       chat: { type: 'string', value: '@channel', help: 'telegram: the channel or group, the bot one of its admins' },
       'channel-id': { type: 'string', value: 'ID', help: 'discord: the channel the bot posts in' },
+      subreddit: { type: 'string', value: 'r/NAME', help: 'reddit: the subreddit the channel posts to' },
     },
     run: async ({ values, domain, argument: network }) => {
       if (!network)
@@ -397,6 +398,7 @@ const commands: Record<string, Command> = {
         ['bot-token', 'botToken'],
         ['chat', 'chat'],
         ['channel-id', 'channelId'],
+        ['subreddit', 'subreddit'],
       ] as const) {
         const value = text(values, option);
         if (value !== undefined) fields[field] = value;
