@@ -47,7 +47,7 @@ import { OAuth2Client, oauthRefusal, type TokenGrant, type TokenRefusal } from '
  *   refusal in Reddit's code (SUBREDDIT_NOEXIST, NO_SELFS, NO_LINKS, SUBMIT_VALIDATION_FLAIR_REQUIRED, ...),
  *   permanent, except RATELIMIT ("try again in N minutes"), which waits that long;
  * - X-Ratelimit-Remaining below one request pauses the channel until X-Ratelimit-Reset (seconds to the window's end);
- * - live sync reads the account's submissions to the channel's subreddit with their score, upvote ratio and comments;
+ * - live sync reads the account's submissions to the channel's subreddit with their score, upvote ratio (as a percentage) and comments;
  * - disconnecting revokes the refresh token at Reddit.
  */
 const WWW = 'https://www.reddit.com';
@@ -301,7 +301,7 @@ export class RedditNetwork implements NetworkConnector {
         imageUrls: t.post_hint === 'image' && typeof t.url === 'string' ? [t.url] : [],
         metrics: {
           score: Number(t.score) || 0,
-          upvoteRatio: Number(t.upvote_ratio) || 0,
+          upvotePercent: Math.round((Number(t.upvote_ratio) || 0) * 100),
           comments: Number(t.num_comments) || 0,
         },
       }));
