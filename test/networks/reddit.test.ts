@@ -88,7 +88,7 @@ describe(`Reddit, against a fake of its OAuth and Data API (${TEST_DB})`, functi
 
   const made = (title: string) => reddit.submissions.filter((s) => s.title === title);
 
-  it("connects a subreddit through Reddit's consent with a permanent grant; reconnects it; revokes the token on disconnect", async () => {
+  it("connects a subreddit through Reddit's consent, granted for good; reconnects; revokes on disconnect", async () => {
     const listed = (await t.api('GET', '/v1/rest/networks', { token: a.basicKey })).body.data.find(
       (n: any) => n.name === 'reddit',
     );
@@ -275,7 +275,7 @@ describe(`Reddit, against a fake of its OAuth and Data API (${TEST_DB})`, functi
     ]);
   });
 
-  it('publishes a titled self post, a link post, an image post and a gallery, and a first comment as a Reddit comment', async () => {
+  it('publishes a titled self post, a link, an image and a gallery, and a first comment as a comment', async () => {
     const channel = await connected();
     const clock = pinClock(t, new Date().toISOString());
     const worker = testWorker(t);
@@ -319,7 +319,10 @@ describe(`Reddit, against a fake of its OAuth and Data API (${TEST_DB})`, functi
     assert.equal(made('One picture')[0].post_hint, 'image');
     assert.equal((await get(image.id)).permalinkUrl, `https://www.reddit.com${made('One picture')[0].permalink}`);
     assert.equal(made('Two pictures')[0].gallery!.length, 2);
-    assert.equal((await get(gallery.id)).permalinkUrl, `https://www.reddit.com/r/selfhosted/comments/${made('Two pictures')[0].id}/`);
+    assert.equal(
+      (await get(gallery.id)).permalinkUrl,
+      `https://www.reddit.com/r/selfhosted/comments/${made('Two pictures')[0].id}/`,
+    );
 
     clock.advance(2 * 60_000);
     await worker.tick();
@@ -329,151 +332,159 @@ describe(`Reddit, against a fake of its OAuth and Data API (${TEST_DB})`, functi
     assert.equal((await t.deps.repos.commentSteps.commentStep(self.id))?.networkCommentId, comment.id);
   });
 
-  it("classifies Reddit's failures: RATELIMIT and 429 wait, X-Ratelimit-Remaining 0 pauses, json.errors and 403 are permanent, a 5xx is looked up, 401 refreshes", async () => {
-    const channel = await connected();
-    const clock = pinClock(t, new Date().toISOString());
-    const worker = testWorker(t);
-    const until = async () =>
-      Number((await t.herald.db('channels').where({ id: channel.id }).first()).rate_limited_until);
-    const status = async (id: string) => (await t.herald.db('posts').where({ id }).first()).status;
+  it(
+    "classifies Reddit's failures: RATELIMIT and 429 wait, X-Ratelimit-Remaining 0 pauses, json.errors and 403 " +
+      'are permanent, a 5xx is looked up, 401 refreshes',
+    async () => {
+      const channel = await connected();
+      const clock = pinClock(t, new Date().toISOString());
+      const worker = testWorker(t);
+      const until = async () =>
+        Number((await t.herald.db('channels').where({ id: channel.id }).first()).rate_limited_until);
+      const status = async (id: string) => (await t.herald.db('posts').where({ id }).first()).status;
 
-    reddit.failNext('/api/submit', {
-      errors: [
-        [
-          'RATELIMIT',
-          "Looks like you've been doing that a lot. Take a break for 9 minutes before trying again.",
-          'ratelimit',
+      reddit.failNext('/api/submit', {
+        errors: [
+          [
+            'RATELIMIT',
+            "Looks like you've been doing that a lot. Take a break for 9 minutes before trying again.",
+            'ratelimit',
+          ],
         ],
-      ],
-    });
-    const busy = await schedule(channel.id, { text: 'Account throttled' });
-    await worker.tick();
-    assert.equal(await status(busy.id), 'scheduled');
-    assert.equal(await until(), clock.now() + 9 * 60_000, 'the account waits the minutes Reddit named');
-    clock.advance(9 * 60_000 + 1000);
+      });
+      const busy = await schedule(channel.id, { text: 'Account throttled' });
+      await worker.tick();
+      assert.equal(await status(busy.id), 'scheduled');
+      assert.equal(await until(), clock.now() + 9 * 60_000, 'the account waits the minutes Reddit named');
+      clock.advance(9 * 60_000 + 1000);
 
-    reddit.failNext('/api/submit', { status: 429, body: { message: 'Too Many Requests', error: 429 } });
-    await worker.tick();
-    assert.equal(await status(busy.id), 'scheduled');
-    assert.equal(
-      await until(),
-      clock.now() + reddit.resetSeconds * 1000,
-      'X-Ratelimit-Reset: seconds to the window end',
-    );
-    clock.advance(reddit.resetSeconds * 1000 + 1000);
+      reddit.failNext('/api/submit', { status: 429, body: { message: 'Too Many Requests', error: 429 } });
+      await worker.tick();
+      assert.equal(await status(busy.id), 'scheduled');
+      assert.equal(
+        await until(),
+        clock.now() + reddit.resetSeconds * 1000,
+        'X-Ratelimit-Reset: seconds to the window end',
+      );
+      clock.advance(reddit.resetSeconds * 1000 + 1000);
 
-    // The window's last request: Herald pauses the channel before Reddit has to refuse.
-    reddit.used = reddit.budget - 1;
-    await worker.tick();
-    assert.equal((await get(busy.id)).status, 'published', (await get(busy.id)).error);
-    assert.equal(await until(), clock.now() + reddit.resetSeconds * 1000);
-    const waiting = await schedule(channel.id, { text: 'Waits for the window' });
-    const calls = reddit.requests.length;
-    await worker.tick();
-    assert.equal(reddit.requests.length, calls, 'no call while the budget is spent');
-    clock.advance(reddit.resetSeconds * 1000 + 1000);
-    reddit.used = 0;
-    await worker.tick();
-    assert.equal((await get(waiting.id)).status, 'published');
+      // The window's last request: Herald pauses the channel before Reddit has to refuse.
+      reddit.used = reddit.budget - 1;
+      await worker.tick();
+      assert.equal((await get(busy.id)).status, 'published', (await get(busy.id)).error);
+      assert.equal(await until(), clock.now() + reddit.resetSeconds * 1000);
+      const waiting = await schedule(channel.id, { text: 'Waits for the window' });
+      const calls = reddit.requests.length;
+      await worker.tick();
+      assert.equal(reddit.requests.length, calls, 'no call while the budget is spent');
+      clock.advance(reddit.resetSeconds * 1000 + 1000);
+      reddit.used = 0;
+      await worker.tick();
+      assert.equal((await get(waiting.id)).status, 'published');
 
-    reddit.failNext('/api/submit', {
-      errors: [['SUBMIT_VALIDATION_FLAIR_REQUIRED', 'Your post must contain post flair.', 'flair']],
-    });
-    const flair = await schedule(channel.id, { text: 'Without flair' });
-    await worker.tick();
-    assert.equal((await get(flair.id)).status, 'failed');
-    assert.match((await get(flair.id)).error, /SUBMIT_VALIDATION_FLAIR_REQUIRED: Your post must contain post flair/);
+      reddit.failNext('/api/submit', {
+        errors: [['SUBMIT_VALIDATION_FLAIR_REQUIRED', 'Your post must contain post flair.', 'flair']],
+      });
+      const flair = await schedule(channel.id, { text: 'Without flair' });
+      await worker.tick();
+      assert.equal((await get(flair.id)).status, 'failed');
+      assert.match((await get(flair.id)).error, /SUBMIT_VALIDATION_FLAIR_REQUIRED: Your post must contain post flair/);
 
-    reddit.failNext('/api/submit', { status: 403, body: { message: 'Forbidden', error: 403 } });
-    const banned = await schedule(channel.id, { text: 'Banned here' });
-    await worker.tick();
-    assert.equal((await get(banned.id)).status, 'failed');
-    assert.match((await get(banned.id)).error, /Reddit answered HTTP 403 \(Forbidden\)/);
-    assert.equal((await channels())[0].status, 'active');
+      reddit.failNext('/api/submit', { status: 403, body: { message: 'Forbidden', error: 403 } });
+      const banned = await schedule(channel.id, { text: 'Banned here' });
+      await worker.tick();
+      assert.equal((await get(banned.id)).status, 'failed');
+      assert.match((await get(banned.id)).error, /Reddit answered HTTP 403 \(Forbidden\)/);
+      assert.equal((await channels())[0].status, 'active');
 
-    // A 503 to a submission may come after Reddit made it: looked up, and not found, left for a person.
-    reddit.failNext('/api/submit', { status: 503, body: { message: 'Service Unavailable', error: 503 } });
-    const unavailable = await schedule(channel.id, { text: 'Reddit unavailable' });
-    await worker.tick();
-    assert.equal((await get(unavailable.id)).status, 'unconfirmed');
-    assert.ok(reddit.requests.includes('GET /user/acme_team/submitted'), "looked up among the account's posts");
-    assert.equal(made('Reddit unavailable').length, 0, 'never sent again blind');
+      // A 503 to a submission may come after Reddit made it: looked up, and not found, left for a person.
+      reddit.failNext('/api/submit', { status: 503, body: { message: 'Service Unavailable', error: 503 } });
+      const unavailable = await schedule(channel.id, { text: 'Reddit unavailable' });
+      await worker.tick();
+      assert.equal((await get(unavailable.id)).status, 'unconfirmed');
+      assert.ok(reddit.requests.includes('GET /user/acme_team/submitted'), "looked up among the account's posts");
+      assert.equal(made('Reddit unavailable').length, 0, 'never sent again blind');
 
-    reddit.expireTokens();
-    const expired = await schedule(channel.id, { text: 'After the hour' });
-    await worker.tick();
-    clock.advance(60 * 60_000);
-    await worker.tick();
-    assert.equal((await get(expired.id)).status, 'published', (await get(expired.id)).error);
+      reddit.expireTokens();
+      const expired = await schedule(channel.id, { text: 'After the hour' });
+      await worker.tick();
+      clock.advance(60 * 60_000);
+      await worker.tick();
+      assert.equal((await get(expired.id)).status, 'published', (await get(expired.id)).error);
 
-    reddit.expireTokens();
-    reddit.refuseRefresh();
-    const refused = await schedule(channel.id, { text: 'Refresh refused' });
-    await worker.tick();
-    assert.equal((await get(refused.id)).status, 'failed');
-    const [after] = await channels();
-    assert.equal(after.status, 'needs_reconnect');
-    assert.match(after.statusReason, /invalid_grant/);
-  });
+      reddit.expireTokens();
+      reddit.refuseRefresh();
+      const refused = await schedule(channel.id, { text: 'Refresh refused' });
+      await worker.tick();
+      assert.equal((await get(refused.id)).status, 'failed');
+      const [after] = await channels();
+      assert.equal(after.status, 'needs_reconnect');
+      assert.match(after.statusReason, /invalid_grant/);
+    },
+  );
 
-  it("settles a lost answer by the account's submissions, a lost comment by its comments; an attempt that sent nothing is sent; an image still processing is found by sync", async () => {
-    const channel = await connected();
-    const clock = pinClock(t, new Date().toISOString());
-    reddit.now = () => clock.now();
-    const worker = testWorker(t);
-    reddit.dropAnswerNext('/api/submit');
-    const post = await schedule(channel.id, {
-      text: 'Answer lost',
-      firstComment: { text: 'The comment', delayMinutes: 1 },
-    });
-    await worker.tick();
-    const got = await get(post.id);
-    assert.equal(got.status, 'published', got.error);
-    assert.equal(made('Answer lost').length, 1);
-    assert.equal(got.permalinkUrl, `https://www.reddit.com${made('Answer lost')[0].permalink}`);
-    assert.deepEqual(
-      (await t.deps.repos.publishAttempts.attempts(a.accountId, post.id)).map((x) => x.outcome),
-      ['reconciled'],
-    );
+  it(
+    "settles a lost answer by the account's submissions, a lost comment by its comments; an attempt that sent " +
+      'nothing is sent; an image still processing is found by sync',
+    async () => {
+      const channel = await connected();
+      const clock = pinClock(t, new Date().toISOString());
+      reddit.now = () => clock.now();
+      const worker = testWorker(t);
+      reddit.dropAnswerNext('/api/submit');
+      const post = await schedule(channel.id, {
+        text: 'Answer lost',
+        firstComment: { text: 'The comment', delayMinutes: 1 },
+      });
+      await worker.tick();
+      const got = await get(post.id);
+      assert.equal(got.status, 'published', got.error);
+      assert.equal(made('Answer lost').length, 1);
+      assert.equal(got.permalinkUrl, `https://www.reddit.com${made('Answer lost')[0].permalink}`);
+      assert.deepEqual(
+        (await t.deps.repos.publishAttempts.attempts(a.accountId, post.id)).map((x) => x.outcome),
+        ['reconciled'],
+      );
 
-    reddit.dropAnswerNext('/api/comment');
-    clock.advance(2 * 60_000);
-    await worker.tick();
-    clock.advance(60 * 60_000);
-    await worker.tick();
-    assert.equal(reddit.comments.filter((c) => c.body === 'The comment').length, 1);
-    const tries = await t.herald
-      .db('publish_attempts')
-      .where({ post_id: post.id, kind: 'comment' })
-      .orderBy('seq')
-      .select('outcome');
-    assert.deepEqual(
-      tries.map((row: { outcome: string }) => row.outcome),
-      ['unknown', 'reconciled'],
-    );
+      reddit.dropAnswerNext('/api/comment');
+      clock.advance(2 * 60_000);
+      await worker.tick();
+      clock.advance(60 * 60_000);
+      await worker.tick();
+      assert.equal(reddit.comments.filter((c) => c.body === 'The comment').length, 1);
+      const tries = await t.herald
+        .db('publish_attempts')
+        .where({ post_id: post.id, kind: 'comment' })
+        .orderBy('seq')
+        .select('outcome');
+      assert.deepEqual(
+        tries.map((row: { outcome: string }) => row.outcome),
+        ['unknown', 'reconciled'],
+      );
 
-    // A worker that died before recording what it would submit sent nothing: the post goes out, once.
-    const died = await schedule(channel.id, { text: 'Died before sending' });
-    await dieMidAttempt(t, clock);
-    clock.advance(2_000);
-    await worker.tick();
-    await worker.tick();
-    assert.equal((await get(died.id)).status, 'published', (await get(died.id)).error);
-    assert.equal(made('Died before sending').length, 1);
+      // A worker that died before recording what it would submit sent nothing: the post goes out, once.
+      const died = await schedule(channel.id, { text: 'Died before sending' });
+      await dieMidAttempt(t, clock);
+      clock.advance(2_000);
+      await worker.tick();
+      await worker.tick();
+      assert.equal((await get(died.id)).status, 'published', (await get(died.id)).error);
+      assert.equal(made('Died before sending').length, 1);
 
-    reddit.holdImages = true;
-    const image = await schedule(channel.id, { text: 'Still processing', imageUrls: [`${files.origin}/photo.png`] });
-    await worker.tick();
-    assert.equal((await get(image.id)).status, 'unconfirmed');
-    reddit.finishProcessing();
-    await worker.sync();
-    const found = await get(image.id);
-    assert.equal(found.status, 'published', found.error);
-    assert.equal(found.permalinkUrl, `https://www.reddit.com${made('Still processing')[0].permalink}`);
-    assert.equal(made('Still processing').length, 1);
-  });
+      reddit.holdImages = true;
+      const image = await schedule(channel.id, { text: 'Still processing', imageUrls: [`${files.origin}/photo.png`] });
+      await worker.tick();
+      assert.equal((await get(image.id)).status, 'unconfirmed');
+      reddit.finishProcessing();
+      await worker.sync();
+      const found = await get(image.id);
+      assert.equal(found.status, 'published', found.error);
+      assert.equal(found.permalinkUrl, `https://www.reddit.com${made('Still processing')[0].permalink}`);
+      assert.equal(made('Still processing').length, 1);
+    },
+  );
 
-  it("syncs the account's submissions to the subreddit with score, upvote ratio and comments; herald network check reads the grant", async () => {
+  it("syncs the account's submissions with score, upvote ratio and comments; check reads the grant", async () => {
     const channel = await connected();
     reddit.submitExternally('selfhosted', 'Posted on reddit.com', { score: 42, upvote_ratio: 0.93, num_comments: 7 });
     reddit.submitExternally('LinksOnly', 'Elsewhere', { score: 3 });

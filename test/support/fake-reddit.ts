@@ -336,7 +336,8 @@ export async function startFakeReddit(options: { redirectUri: string }): Promise
     xml(
       201,
       `<PostResponse><Location>https:${MEDIA_ACTION}/${encodeURIComponent(key)}</Location>` +
-        `<Bucket>reddit-uploaded-media</Bucket><Key>${key}</Key><ETag>"${crypto.createHash('md5').update(file).digest('hex')}"</ETag></PostResponse>`,
+        `<Bucket>reddit-uploaded-media</Bucket><Key>${key}</Key>` +
+        `<ETag>"${crypto.createHash('md5').update(file).digest('hex')}"</ETag></PostResponse>`,
     );
   }
 

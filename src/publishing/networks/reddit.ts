@@ -47,7 +47,8 @@ import { OAuth2Client, oauthRefusal, type TokenGrant, type TokenRefusal } from '
  *   refusal in Reddit's code (SUBREDDIT_NOEXIST, NO_SELFS, NO_LINKS, SUBMIT_VALIDATION_FLAIR_REQUIRED, ...),
  *   permanent, except RATELIMIT ("try again in N minutes"), which waits that long;
  * - X-Ratelimit-Remaining below one request pauses the channel until X-Ratelimit-Reset (seconds to the window's end);
- * - live sync reads the account's submissions to the channel's subreddit with their score, upvote ratio (as a percentage) and comments;
+ * - live sync reads the account's submissions to the channel's subreddit with their score, upvote ratio (as a
+ *   percentage) and comments;
  * - disconnecting revokes the refresh token at Reddit.
  */
 const WWW = 'https://www.reddit.com';
