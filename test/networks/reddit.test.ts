@@ -4,7 +4,14 @@ import { loadConfig } from '../../src/config.js';
 import { checkChannelConnection } from '../../src/domain/networks/connection-check.js';
 import { TINY_PNG } from '../media/fixtures.js';
 import { callTool } from '../mcp/support.js';
-import { API_ORIGIN, MEDIA_ORIGIN, WWW_ORIGIN, startFakeReddit, type FakeReddit } from '../support/fake-reddit.js';
+import {
+  API_ORIGIN,
+  MEDIA_ORIGIN,
+  SOCKET_ORIGIN,
+  WWW_ORIGIN,
+  startFakeReddit,
+  type FakeReddit,
+} from '../support/fake-reddit.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { serveMediaFiles } from '../support/media-files.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
@@ -29,7 +36,12 @@ describe(`Reddit, against a fake of its OAuth and Data API (${TEST_DB})`, functi
     reddit = await startFakeReddit({ redirectUri: 'set once Herald listens' });
     const defaults = loadConfig({}).networks;
     t = await startTestHerald({
-      networkOriginOverrides: { [WWW_ORIGIN]: reddit.url, [API_ORIGIN]: reddit.url, [MEDIA_ORIGIN]: reddit.url },
+      networkOriginOverrides: {
+        [WWW_ORIGIN]: reddit.url,
+        [API_ORIGIN]: reddit.url,
+        [MEDIA_ORIGIN]: reddit.url,
+        [SOCKET_ORIGIN]: reddit.url,
+      },
       networks: {
         ...defaults,
         apps: apps ? { reddit: { clientId: reddit.clientId, clientSecret: reddit.clientSecret } } : {},
@@ -318,6 +330,8 @@ describe(`Reddit, against a fake of its OAuth and Data API (${TEST_DB})`, functi
     assert.equal(made('Our launch')[0].url, 'https://example.com/launch');
     assert.equal(made('One picture')[0].post_hint, 'image');
     assert.equal((await get(image.id)).permalinkUrl, `https://www.reddit.com${made('One picture')[0].permalink}`);
+    assert.ok(reddit.requests.includes(`SOCKET /rte_images/${made('One picture')[0].id}`), "told on Reddit's socket");
+    assert.ok(!reddit.requests.includes('GET /user/acme_team/submitted'), 'so not looked for');
     assert.equal(made('Two pictures')[0].gallery!.length, 2);
     assert.equal(
       (await get(gallery.id)).permalinkUrl,
@@ -389,6 +403,12 @@ describe(`Reddit, against a fake of its OAuth and Data API (${TEST_DB})`, functi
       await worker.tick();
       assert.equal((await get(flair.id)).status, 'failed');
       assert.match((await get(flair.id)).error, /SUBMIT_VALIDATION_FLAIR_REQUIRED: Your post must contain post flair/);
+
+      reddit.failImageNext = true;
+      const broken = await schedule(channel.id, { text: 'A broken picture', imageUrls: [`${files.origin}/photo.png`] });
+      await worker.tick();
+      assert.equal((await get(broken.id)).status, 'failed');
+      assert.match((await get(broken.id)).error, /Reddit could not process the image/);
 
       reddit.failNext('/api/submit', { status: 403, body: { message: 'Forbidden', error: 403 } });
       const banned = await schedule(channel.id, { text: 'Banned here' });

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { WebSocketServer } from 'ws';
 
 /**
  * Reddit as its documents describe it (Reddit's OAuth2 wiki, the API reference for /api/submit, /api/comment,
@@ -13,6 +14,8 @@ import type { AddressInfo } from 'node:net';
  *   X-Ratelimit-Used, X-Ratelimit-Remaining (a float) and X-Ratelimit-Reset (seconds to the window's end), and 429
  *   once the window's budget is spent; writes answer Reddit's envelope `{json: {errors: [[CODE, message, field]],
  *   data}}` with HTTP 200, reads a Thing (`{kind, data}`) or a Listing (`{kind: "Listing", data: {after, children}}`);
+ * - the image post's socket (PRAW's submit_image): `{type: "success", payload: {redirect}}` once the image is
+ *   processed, `{type: "failed"}` when it cannot be; a socket for an image still processing closes without a word;
  * - the media store (reddit-uploaded-media.s3-accelerate.amazonaws.com): a form upload with the lease's fields,
  *   201 with S3's XML PostResponse, or 400 EntityTooLarge with ProposedSize and MaxSizeAllowed.
  * It checks what Reddit checks: the subreddit (SUBREDDIT_NOEXIST), its submission type (NO_SELFS, NO_LINKS), a
@@ -22,6 +25,8 @@ import type { AddressInfo } from 'node:net';
 export const WWW_ORIGIN = 'https://www.reddit.com';
 export const API_ORIGIN = 'https://oauth.reddit.com';
 export const MEDIA_ORIGIN = 'https://reddit-uploaded-media.s3-accelerate.amazonaws.com';
+/** The socket an image post's processing is told on (a wss: address; overridden as its https: origin). */
+export const SOCKET_ORIGIN = 'https://ws-0.wss.redditmedia.com';
 
 export interface FakeSubmission {
   id: string;
@@ -82,6 +87,8 @@ export interface FakeReddit {
   resetSeconds: number;
   /** Image posts stay in processing until finishProcessing(): the submission appears only then. */
   holdImages: boolean;
+  /** The next image post fails processing: its socket says `failed` and no submission is made. */
+  failImageNext: boolean;
   requests: string[];
   /** The User-Agent of every call to Reddit's API and token endpoints (not the person's browser). */
   userAgents: string[];
@@ -115,6 +122,7 @@ export async function startFakeReddit(options: { redirectUri: string }): Promise
   const scripted = new Map<string, { errors?: unknown[][]; status?: number; body?: unknown }>();
   const dropped = new Set<string>();
   const processing: FakeSubmission[] = [];
+  const failedImages = new Set<string>();
   let refreshRefused = false;
   let clock = 0;
   const newId = () => crypto.randomBytes(4).toString('hex').slice(0, 7);
@@ -139,6 +147,7 @@ export async function startFakeReddit(options: { redirectUri: string }): Promise
     used: 0,
     resetSeconds: 540,
     holdImages: false,
+    failImageNext: false,
     requests: [],
     userAgents: [],
     now: () => Date.now(),
@@ -165,7 +174,11 @@ export async function startFakeReddit(options: { redirectUri: string }): Promise
       fake.submissions.push(made);
       return made;
     },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) => {
+        sockets.close();
+        server.close(() => resolve());
+      }),
   };
 
   function submission(sr: string, title: string, what: { selftext: string; isSelf: boolean; url?: string }) {
@@ -252,6 +265,24 @@ export async function startFakeReddit(options: { redirectUri: string }): Promise
       }
       const answer = api(req.method ?? 'GET', path, target, body, req.headers['content-type'] ?? '', token.scopes);
       send(answer.status, answer.body, rate);
+    });
+  });
+
+  const sockets = new WebSocketServer({ noServer: true });
+  server.on('upgrade', (req, socket, head) => {
+    const id = /^\/rte_images\/([a-z0-9]+)/.exec(new URL(req.url ?? '/', url).pathname)?.[1] ?? '';
+    fake.requests.push(`SOCKET /rte_images/${id}`);
+    sockets.handleUpgrade(req, socket, head, (ws) => {
+      // Reddit tells once the image is processed, a moment after the socket opens.
+      setTimeout(() => {
+        const done = fake.submissions.find((s) => s.id === id);
+        if (failedImages.delete(id)) ws.send(JSON.stringify({ type: 'failed', payload: {} }));
+        else if (done)
+          ws.send(
+            JSON.stringify({ type: 'success', payload: { redirect: `https://www.reddit.com${done.permalink}` } }),
+          );
+        ws.close();
+      }, 50);
     });
   });
 
@@ -472,7 +503,10 @@ export async function startFakeReddit(options: { redirectUri: string }): Promise
           flags,
           { post_hint: 'image' },
         );
-        (fake.holdImages ? processing : fake.submissions).push(made);
+        if (fake.failImageNext) {
+          fake.failImageNext = false;
+          failedImages.add(made.id);
+        } else (fake.holdImages ? processing : fake.submissions).push(made);
         return envelope([], {
           user_submitted_page: `https://www.reddit.com/user/${fake.user.name}/submitted/`,
           websocket_url: `wss://ws-0.wss.redditmedia.com/rte_images/${made.id}?m=x`,

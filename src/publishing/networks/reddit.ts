@@ -40,8 +40,8 @@ import { OAuth2Client, oauthRefusal, type TokenGrant, type TokenRefusal } from '
  *   submitting; an answer that was lost (or a 5xx to a submission, which may come after Reddit made it) is settled
  *   by finding that submission among the account's own (subreddit, title and link, made since the attempt started),
  *   and one not found is left unconfirmed, never sent again blind; an attempt that recorded nothing sent nothing;
- *   an image post, whose answer names no submission (Reddit makes it once the image is processed), is found the
- *   same way; a first comment whose answer was lost is found among the account's comments on the submission;
+ *   an image post, whose answer names no submission (Reddit makes it once the image is processed), is awaited on
+ *   the socket Reddit names, else found the same way; a first comment whose answer was lost is found among the account's comments on the submission;
  * - failures: a 401 refreshes the token (a refresh refused with invalid_grant needs a reconnect); 403 and 404 are
  *   Reddit's refusal, permanent; 429 and 5xx to a read wait for X-Ratelimit-Reset; HTTP 200 with json.errors is a
  *   refusal in Reddit's code (SUBREDDIT_NOEXIST, NO_SELFS, NO_LINKS, SUBMIT_VALIDATION_FLAIR_REQUIRED, ...),
@@ -57,6 +57,8 @@ const SCOPES = ['identity', 'submit', 'read', 'history'];
 const REFRESH_AHEAD_MS = 5 * 60_000;
 /** How far before the attempt a submission found on Reddit may be dated (the two clocks differ). */
 const CLOCK_SLACK_MS = 60_000;
+/** How long an image post's processing is awaited on Reddit's socket before the submission is looked for instead. */
+const PROCESSING_WAIT_MS = 15_000;
 const SUBREDDIT = /^[A-Za-z0-9][A-Za-z0-9_]{1,22}$/;
 
 interface RedditCredentials {
@@ -245,7 +247,10 @@ export class RedditNetwork implements NetworkConnector {
     await this.remember(request, handle);
     const made = await this.submit(request.channel, '/api/submit', { form });
     if (made.id || made.url) return this.made(made, c);
-    // An image post's answer names no submission: Reddit makes it once the image is processed.
+    // An image post's answer names no submission: Reddit makes it once the image is processed, and says so on the
+    // socket it names; a socket that says nothing leaves the submission to be found among the account's own.
+    const redirect = typeof made.websocket_url === 'string' ? await this.processed(made.websocket_url) : undefined;
+    if (redirect) return this.made({ url: redirect }, c);
     const found = await this.lookFor(request.channel, handle, started);
     if (found) return found;
     throw new NetworkError(
@@ -335,6 +340,41 @@ export class RedditNetwork implements NetworkConnector {
     if (about?.submission_type === 'self')
       problems.push(`r/${c.subreddit} takes text posts only: links and images will be refused.`);
     return { account: `u/${me.name} in r/${c.subreddit}`, grantedScopes: c.scopes, problems };
+  }
+
+  /**
+   * Waits on the socket Reddit named for an image post's processing (PRAW's submit_image): `success` carries the
+   * submission's URL in payload.redirect, `failed` means Reddit made no post of it. Anything else (no answer in time,
+   * a socket that closes or cannot be opened) is undefined: the submission is then looked for instead.
+   */
+  private async processed(websocketUrl: string): Promise<string | undefined> {
+    let socket;
+    try {
+      socket = await this.http.socket(websocketUrl);
+    } catch {
+      return undefined;
+    }
+    const update = await new Promise<any>((resolve) => {
+      const timer = setTimeout(() => resolve(undefined), PROCESSING_WAIT_MS);
+      const done = (value: any) => {
+        clearTimeout(timer);
+        resolve(value);
+      };
+      socket.once('message', (data) => {
+        try {
+          done(JSON.parse(data.toString()));
+        } catch {
+          done(undefined);
+        }
+      });
+      socket.once('close', () => done(undefined));
+      socket.once('error', () => done(undefined));
+    });
+    socket.close();
+    if (update?.type === 'failed')
+      throw new NetworkError('permanent', 'Reddit could not process the image, so it made no post of it');
+    const redirect = update?.type === 'success' ? update.payload?.redirect : undefined;
+    return typeof redirect === 'string' && redirect.includes('/comments/') ? redirect : undefined;
   }
 
   /** Records what this attempt is about to submit, before submitting: the lookup's key if its answer is lost. */
