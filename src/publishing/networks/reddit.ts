@@ -41,7 +41,8 @@ import { OAuth2Client, oauthRefusal, type TokenGrant, type TokenRefusal } from '
  *   by finding that submission among the account's own (subreddit, title and link, made since the attempt started),
  *   and one not found is left unconfirmed, never sent again blind; an attempt that recorded nothing sent nothing;
  *   an image post, whose answer names no submission (Reddit makes it once the image is processed), is awaited on
- *   the socket Reddit names, else found the same way; a first comment whose answer was lost is found among the account's comments on the submission;
+ *   the socket Reddit names, else found the same way; a first comment whose answer was lost is found among the
+ *   account's comments on the submission;
  * - failures: a 401 refreshes the token (a refresh refused with invalid_grant needs a reconnect); 403 and 404 are
  *   Reddit's refusal, permanent; 429 and 5xx to a read wait for X-Ratelimit-Reset; HTTP 200 with json.errors is a
  *   refusal in Reddit's code (SUBREDDIT_NOEXIST, NO_SELFS, NO_LINKS, SUBMIT_VALIDATION_FLAIR_REQUIRED, ...),
