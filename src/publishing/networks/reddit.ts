@@ -60,7 +60,8 @@ const REFRESH_AHEAD_MS = 5 * 60_000;
 const CLOCK_SLACK_MS = 60_000;
 /** How long an image post's processing is awaited on Reddit's socket before the submission is looked for instead. */
 const PROCESSING_WAIT_MS = 15_000;
-const SUBREDDIT = /^[A-Za-z0-9][A-Za-z0-9_]{1,22}$/;
+/** A subreddit's name (3 to 21 letters, digits and _), or u_ and a username for the account's own profile. */
+const SUBREDDIT = /^(?:u_[A-Za-z0-9_-]{3,20}|[A-Za-z0-9][A-Za-z0-9_]{2,20})$/;
 
 interface RedditCredentials {
   accessToken: string;
