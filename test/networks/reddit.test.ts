@@ -32,9 +32,14 @@ describe(`Reddit, against a fake of its OAuth and Data API (${TEST_DB})`, functi
   });
   after(() => files?.close());
 
-  async function start(apps = true): Promise<void> {
+  async function start(apps = true, env: Record<string, string> = {}): Promise<void> {
     reddit = await startFakeReddit({ redirectUri: 'set once Herald listens' });
     const defaults = loadConfig({}).networks;
+    const app = loadConfig({
+      REDDIT_CLIENT_ID: reddit.clientId,
+      REDDIT_CLIENT_SECRET: reddit.clientSecret,
+      ...env,
+    }).networks.apps.reddit;
     t = await startTestHerald({
       networkOriginOverrides: {
         [WWW_ORIGIN]: reddit.url,
@@ -44,7 +49,7 @@ describe(`Reddit, against a fake of its OAuth and Data API (${TEST_DB})`, functi
       },
       networks: {
         ...defaults,
-        apps: apps ? { reddit: { clientId: reddit.clientId, clientSecret: reddit.clientSecret } } : {},
+        apps: apps ? { reddit: app } : {},
       },
       // The network's fake listens on loopback, which the SSRF guard refuses unless it is listed.
       outboundAllowHosts: ['127.0.0.1'],
@@ -173,6 +178,15 @@ describe(`Reddit, against a fake of its OAuth and Data API (${TEST_DB})`, functi
       body: { network: 'reddit', subreddit: 'selfhosted' },
     });
     assert.equal(refused.status, 400);
+  });
+
+  it("names the operator's REDDIT_USER_AGENT to Reddit when it is set", async () => {
+    await t.close();
+    await reddit.close();
+    await start(true, { REDDIT_USER_AGENT: 'server:acme-herald:2.1 (by /u/acme_ops)' });
+    assert.equal((await connectThroughConsent()).status, 200);
+    assert.ok(reddit.userAgents.length > 0);
+    assert.deepEqual([...new Set(reddit.userAgents)], ['server:acme-herald:2.1 (by /u/acme_ops)']);
   });
 
   it("connects from the CLI: prints Reddit's consent address and waits for the callback", async function () {
