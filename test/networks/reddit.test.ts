@@ -180,6 +180,17 @@ describe(`Reddit, against a fake of its OAuth and Data API (${TEST_DB})`, functi
     assert.equal(refused.status, 400);
   });
 
+  it("says which settings to check when Reddit's token endpoint refuses the operator's app (HTTP 401)", async () => {
+    const secret = reddit.clientSecret;
+    reddit.clientSecret = 'changed at reddit.com/prefs/apps';
+    const refused = await connectThroughConsent();
+    assert.equal(refused.status, 400);
+    assert.match(refused.html, /does not accept this Herald(&#39;|')s app/);
+    assert.match(refused.html, /REDDIT_CLIENT_ID and REDDIT_CLIENT_SECRET/);
+    assert.ok(!refused.html.includes(secret));
+    assert.equal((await channels()).length, 0);
+  });
+
   it("names the operator's REDDIT_USER_AGENT to Reddit when it is set", async () => {
     await t.close();
     await reddit.close();
