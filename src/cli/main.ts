@@ -378,6 +378,7 @@ const commands: Record<string, Command> = {
         value: 'ID',
         help: 'google_business: only this location (locations/ID; default: every location managed)',
       },
+      subreddit: { type: 'string', value: 'r/NAME', help: 'reddit: the subreddit the channel posts to' },
     },
     run: async ({ values, domain, argument: network }) => {
       if (!network)
@@ -403,6 +404,7 @@ const commands: Record<string, Command> = {
         ['chat', 'chat'],
         ['channel-id', 'channelId'],
         ['location', 'location'],
+        ['subreddit', 'subreddit'],
       ] as const) {
         const value = text(values, option);
         if (value !== undefined) fields[field] = value;

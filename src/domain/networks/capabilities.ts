@@ -15,12 +15,14 @@ import { ValidationError } from '../errors.js';
  *   (`text.withMediaLimit`: Telegram's caption, 1,024; Slack's section block, 3,000);
  * - first comments apply where SPEC lists them (Instagram, LinkedIn, Facebook Pages, YouTube; X as a reply) and where
  *   the network has its own way (replies on Bluesky, Mastodon, Nostr, Telegram, Discord and Slack, comments on
- *   WordPress), with a
+ *   WordPress and Reddit), with a
  *   media URL on LinkedIn and Facebook only; elsewhere they are ignored, except where a network SPEC lists has no
  *   way to make one (TikTok, Pinterest), and on Google Business Profile, whose local posts take no comments: there a
  *   first comment is refused when the post is written (`firstCommentRefused`);
  * - threads (a post's parts as a reply chain) only where the network replies to one's own posts: the sandbox, X,
  *   Bluesky, Mastodon and Threads; each part is held to the same limits as a post;
+ * - a titled network's post (Reddit) has a title within its limit, and no text beyond it where media or a link
+ *   leave no room for a body (`title`, checked in post-fit.ts);
  * - sizes, durations, aspect ratios and pixel counts cannot be known from any URL at create time: they are checked
  *   then for files of Herald's own media library, whose facts Herald read when they came in (post-fit.ts), and by the
  *   connectors and media checks that see the file when the post goes out.
@@ -108,6 +110,12 @@ export interface NetworkCapabilities {
   firstCommentRefused?: string;
   /** Whether a first comment's mediaUrl is sent. */
   commentMediaUrl: boolean;
+  /**
+   * A network whose posts have a title besides their text (Reddit): `channelOptions.title`, else the text's first
+   * line (see titleAndBody), at most `limit` code points; `bodyless` names what leaves no room for a body: media, or
+   * a channel option (Reddit's link), with which the post carries no text beyond its title.
+   */
+  title?: { limit: number; bodyless: { media: boolean; option?: string } };
   /** Whether the network takes threads: a post's parts published as a chain of replies (absent: it does not). */
   threads?: boolean;
   /** Titles and other per-network settings, given in a post's channelOptions. Options not listed pass through. */
@@ -710,9 +718,64 @@ const NETWORKS: readonly NetworkCapabilities[] = [
       },
     ],
   },
+  {
+    // [RW] Reddit Data API wiki, [PRAW] models/reddit/subreddit.py (submit, submit_image, submit_gallery, media
+    // asset upload), NETWORKS.md "Seven more networks": a submission to the subreddit the channel was connected to,
+    // with a title (300) and either a body (self text, 40,000, unsure), a link, one image (kind=image) or a gallery
+    // of 2 to 20 images (20 MB each, unsure); a link or an image post has no body. Reddit takes no video from Herald
+    // (its video posts need a poster frame and a socket for the result). A first comment is a Reddit comment.
+    name: 'reddit',
+    displayName: 'Reddit',
+    counters: { engagement: ['score', 'comments'], reach: [], audience: false },
+    text: { limit: 40_000, counting: 'code_points' },
+    title: { limit: 300, bodyless: { media: true, option: 'link' } },
+    media: {
+      kinds: { image: { maxCount: 20, maxBytes: 20 * MB, formats: ['jpeg', 'png', 'gif'] } },
+      maxItems: 20,
+      mixKinds: false,
+      required: false,
+    },
+    firstComment: 'comment',
+    commentMediaUrl: false,
+    channelOptions: [
+      {
+        name: 'title',
+        type: 'string',
+        required: false,
+        maxLength: 300,
+        description: "the post's title (the first line of the text when left out, the rest then its body)",
+      },
+      {
+        name: 'link',
+        type: 'string',
+        required: false,
+        maxLength: 2048,
+        description: 'a URL to share as a link post (which has a title and no body or images)',
+      },
+      {
+        name: 'flairId',
+        type: 'string',
+        required: false,
+        maxLength: 64,
+        description: "the id of one of the subreddit's post flairs, where it asks for one",
+      },
+      { name: 'nsfw', type: 'boolean', required: false, description: 'marks the post NSFW' },
+      { name: 'spoiler', type: 'boolean', required: false, description: 'marks the post a spoiler' },
+    ],
+  },
 ];
 
 const ALIASES: Readonly<Record<string, string>> = { twitter: 'x' };
+
+/**
+ * A titled network's title and body (see NetworkCapabilities.title): the title option where given, the whole text
+ * then the body; else the text's first line, the lines after it the body.
+ */
+export function titleAndBody(text: string, titleOption: unknown): { title: string; body: string } {
+  if (typeof titleOption === 'string' && titleOption.trim()) return { title: titleOption.trim(), body: text.trim() };
+  const [first = '', ...rest] = text.trim().split('\n');
+  return { title: first.trim(), body: rest.join('\n').trim() };
+}
 
 /** Every network Herald knows, by name. */
 export const NETWORK_CAPABILITIES: Readonly<Record<string, NetworkCapabilities>> = Object.fromEntries(

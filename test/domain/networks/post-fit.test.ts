@@ -19,6 +19,7 @@ describe("validatePost: a post against its network's capabilities", () => {
       'mastodon',
       'nostr',
       'pinterest',
+      'reddit',
       'sandbox',
       'slack',
       'telegram',
@@ -344,6 +345,42 @@ describe("validatePost: a post against its network's capabilities", () => {
     assert.deepEqual(
       check('instagram', { imageUrls: img(1), videoUrls: video, channelOptions: { kind: 'story' } }).map((p) => p.path),
       ['channelOptions.kind'],
+    );
+  });
+
+  it("holds a Reddit post to a title of 300 (the title option, else the text's first line) and no body beside images or a link", () => {
+    assert.deepEqual(check('reddit', { text: `${'t'.repeat(300)}\nA long body` }), []);
+    const [long] = check('reddit', { text: `${'t'.repeat(301)}\nA body` });
+    assert.deepEqual([long.rule, long.path], ['title', 'text']);
+    assert.match(long.message, /first line as the title, at most 300 characters; this one has 301/);
+    assert.deepEqual(check('reddit', { text: `${'t'.repeat(301)}`, channelOptions: { title: 'Short' } }), []);
+    assert.deepEqual(
+      check('reddit', { text: '', channelOptions: { title: 't'.repeat(301) } }).map((p) => p.path),
+      ['channelOptions.title'],
+    );
+    assert.deepEqual(
+      check('reddit', { text: '  ' }).map((p) => p.rule),
+      ['title'],
+    );
+    assert.deepEqual(check('reddit', { text: 'Only a title', imageUrls: img(20) }), []);
+    assert.deepEqual(
+      check('reddit', { text: 'A title\nA body', imageUrls: img(1) }).map((p) => p.rule),
+      ['title'],
+    );
+    assert.deepEqual(
+      check('reddit', { text: 'Body', imageUrls: img(1), channelOptions: { title: 'A title' } }).map((p) => p.rule),
+      ['title'],
+    );
+    assert.deepEqual(check('reddit', { text: 'A title', channelOptions: { link: 'https://example.com/a' } }), []);
+    assert.deepEqual(
+      check('reddit', { text: 'A title', imageUrls: img(1), channelOptions: { link: 'https://example.com/a' } }).map(
+        (p) => p.path,
+      ),
+      ['channelOptions.link'],
+    );
+    assert.deepEqual(
+      check('reddit', { text: 'A title', channelOptions: { link: 'ftp://x' } }).map((p) => p.rule),
+      ['channel_option'],
     );
   });
 });
