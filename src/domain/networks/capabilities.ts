@@ -161,7 +161,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     counters: {
       engagement: ['likes', 'reposts', 'replies', 'quotes', 'bookmarks'],
       reach: ['impressions'],
-      audience: false,
+      audience: true,
     },
     text: { limit: 280, counting: 'x_weighted', raisedBy: 'account', accountLimit: 25_000 },
     media: {
@@ -194,7 +194,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // (was 1 MB) or 1 video <= 100 MB (the embed lexicon's cap; the video service takes it). A first comment is a reply.
     name: 'bluesky',
     displayName: 'Bluesky',
-    counters: { engagement: ['likes', 'reposts', 'replies', 'quotes'], reach: [], audience: false },
+    counters: { engagement: ['likes', 'reposts', 'replies', 'quotes'], reach: [], audience: true },
     text: { limit: 300, counting: 'graphemes', maxBytes: 3000 },
     media: {
       kinds: { image: { maxCount: 4, maxBytes: 2 * MB }, video: { maxCount: 1, maxBytes: 100_000_000 } },
@@ -299,7 +299,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     counters: {
       engagement: ['reactions', 'comments', 'shares'],
       reach: ['post_total_media_view_unique'],
-      audience: false,
+      audience: true,
     },
     text: { limit: 63206, counting: 'code_points' },
     media: {
