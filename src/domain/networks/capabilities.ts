@@ -329,7 +329,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // (images and videos together); Reels <= 15 min. Every post carries media.
     name: 'instagram',
     displayName: 'Instagram',
-    counters: { engagement: ['likes', 'comments', 'saved', 'shares'], reach: ['views', 'reach'], audience: false },
+    counters: { engagement: ['likes', 'comments', 'saved', 'shares'], reach: ['views', 'reach'], audience: true },
     text: { limit: 2200, counting: 'code_points' },
     media: {
       kinds: {
@@ -466,7 +466,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // reference/publishing) counts emoji as their UTF-8 bytes, so 125 thumbs-up fill a post.
     name: 'threads',
     displayName: 'Threads',
-    counters: { engagement: ['likes', 'replies', 'reposts', 'quotes', 'shares'], reach: ['views'], audience: false },
+    counters: { engagement: ['likes', 'replies', 'reposts', 'quotes', 'shares'], reach: ['views'], audience: true },
     text: { limit: 500, counting: 'emoji_utf8_bytes' },
     media: {
       kinds: {
