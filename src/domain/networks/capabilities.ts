@@ -370,7 +370,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // private video to go public.
     name: 'youtube',
     displayName: 'YouTube',
-    counters: { engagement: ['likes', 'comments', 'favorites'], reach: ['views'], audience: false },
+    counters: { engagement: ['likes', 'comments', 'favorites'], reach: ['views'], audience: true },
     text: { limit: 5000, counting: 'utf8_bytes', forbiddenCharacters: '<>' },
     media: { kinds: { video: { maxCount: 1 } }, maxItems: 1, mixKinds: false, required: true },
     firstComment: 'comment',
@@ -417,7 +417,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // the Content Posting API makes posts only): a first comment is refused, since ignoring it would drop it silently.
     name: 'tiktok',
     displayName: 'TikTok',
-    counters: { engagement: ['likes', 'comments', 'shares'], reach: ['views'], audience: false },
+    counters: { engagement: ['likes', 'comments', 'shares'], reach: ['views'], audience: true },
     text: { limit: 2200, counting: 'utf16_units' },
     media: {
       kinds: { image: { maxCount: 35, formats: ['jpeg', 'webp'] }, video: { maxCount: 1, maxBytes: 4 * GB } },
@@ -496,7 +496,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     counters: {
       engagement: ['saves', 'pinClicks', 'outboundClicks', 'reactions', 'comments'],
       reach: ['impressions', 'views'],
-      audience: false,
+      audience: true,
     },
     text: { limit: 800, counting: 'code_points' },
     media: {

@@ -352,7 +352,8 @@ export class FacebookNetwork implements NetworkConnector {
 
   async audience(channel: ConnectorChannel): Promise<number> {
     const c = await this.credentials(channel);
-    const page = await this.call(channel, c, `${this.graph}/${encodeURIComponent(c.pageId)}?fields=followers_count`, {});
+    const url = `${this.graph}/${encodeURIComponent(c.pageId)}?fields=followers_count`;
+    const page = await this.call(channel, c, url, {});
     return Number(page.followers_count);
   }
 

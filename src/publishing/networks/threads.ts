@@ -247,7 +247,8 @@ export class ThreadsNetwork implements NetworkConnector {
   async audience(channel: ConnectorChannel): Promise<number | null> {
     const c = await this.fresh(channel);
     if (!c.scopes.includes(INSIGHTS_SCOPE)) return null;
-    const answer = await this.graph.expect(channel, c.accessToken, `${c.userId}/threads_insights?metric=followers_count`);
+    const path = `${c.userId}/threads_insights?metric=followers_count`;
+    const answer = await this.graph.expect(channel, c.accessToken, path);
     const metric = ((answer.data ?? []) as any[]).find((m) => m.name === 'followers_count');
     return metric ? Number(metric.total_value?.value) : null;
   }
