@@ -267,7 +267,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // 2 to 20 as a multi-image post; video MP4 3 s-30 min, <= 500 MB (unsure), alone. A first comment may carry an image.
     name: 'linkedin',
     displayName: 'LinkedIn',
-    counters: { engagement: ['likes', 'comments', 'shares', 'clicks'], reach: ['impressions'], audience: false },
+    counters: { engagement: ['likes', 'comments', 'shares', 'clicks'], reach: ['impressions'], audience: true },
     text: { limit: 3000, counting: 'code_points' },
     media: {
       kinds: {
@@ -609,6 +609,8 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // to 10 MB, other files 50 MB; an album of 2 to 10 photos and videos. A first comment is a reply.
     name: 'telegram',
     displayName: 'Telegram',
+    // A bot reads no messages or views; a chat's members are getChatMemberCount, the channel's audience.
+    counters: { engagement: [], reach: [], audience: true },
     text: { limit: 4096, counting: 'utf16_units', withMediaLimit: 1024 },
     media: {
       kinds: { image: { maxCount: 10, maxBytes: 10 * MB }, video: { maxCount: 10, maxBytes: 50 * MB } },
@@ -629,6 +631,8 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // comment is a reply.
     name: 'discord',
     displayName: 'Discord',
+    // Reactions, no views; the server's approximate_member_count (GET /guilds/{id}?with_counts=true) is the audience.
+    counters: { engagement: ['reactions'], reach: [], audience: true },
     text: { limit: 2000, counting: 'code_points' },
     media: {
       kinds: { image: { maxCount: 10, maxBytes: 10 * MB }, video: { maxCount: 10, maxBytes: 10 * MB } },
