@@ -23,6 +23,7 @@ import type { PostPreview, PreviewablePost } from '../domain/posts/post-preview.
 import {
   APPS_RESOURCES_CAPABILITY,
   APPS_SERVER_EXTENSION,
+  insightsViewMeta,
   linkViews,
   listViews as viewResources,
   readView as viewContents,
@@ -117,7 +118,7 @@ export function mcpRpcServers(options: RpcOptions): RpcServers {
     ),
   );
   legacy.addMethod('resources/list', (_params, context) => listResources(options.deps, context));
-  legacy.addMethod('resources/templates/list', () => ({ resourceTemplates: INSIGHTS_TEMPLATES }));
+  legacy.addMethod('resources/templates/list', (_params, context) => ({ resourceTemplates: templates(context) }));
   legacy.addMethod('resources/read', (params, context) =>
     readResource(options.deps, context, params, LEGACY_RESOURCE_NOT_FOUND),
   );
@@ -153,8 +154,8 @@ export function mcpRpcServers(options: RpcOptions): RpcServers {
   modern.addMethod('resources/list', async (_params, context) =>
     completeResult(await listResources(options.deps, context), SERVER_INFO, true),
   );
-  modern.addMethod('resources/templates/list', () =>
-    completeResult({ resourceTemplates: INSIGHTS_TEMPLATES }, SERVER_INFO, true),
+  modern.addMethod('resources/templates/list', (_params, context) =>
+    completeResult({ resourceTemplates: templates(context) }, SERVER_INFO, true),
   );
   modern.addMethod('resources/read', async (params, context) =>
     completeResult(await readResource(options.deps, context, params, RpcErrorCode.InvalidParams), SERVER_INFO, true),
@@ -193,10 +194,19 @@ async function withViews(
   );
 }
 
-/** The account's insights, and for an Apps client the views too. */
+/** The account's insights, and for an Apps client the views too, the insights naming the view that shows them. */
 async function listResources(deps: DomainDeps, { principal, tools, apps }: RpcContext) {
   const insights = await listInsightsResources(deps, principal);
-  return { resources: apps ? [...viewResources(tools).resources, ...insights] : insights };
+  if (!apps) return { resources: insights };
+  const _meta = insightsViewMeta(tools);
+  return {
+    resources: [...viewResources(tools).resources, ...(_meta ? insights.map((r) => ({ ...r, _meta })) : insights)],
+  };
+}
+
+function templates({ tools, apps }: RpcContext) {
+  const _meta = apps ? insightsViewMeta(tools) : undefined;
+  return _meta ? INSIGHTS_TEMPLATES.map((t) => ({ ...t, _meta })) : INSIGHTS_TEMPLATES;
 }
 
 async function readResource(

@@ -98,14 +98,14 @@ async function sampleAudience(
   ref: ConnectorChannel,
 ): Promise<void> {
   if (!network.audience || !network.capabilities.counters?.audience) return;
-  let followers: number;
+  let followers: number | null;
   try {
     followers = await network.audience(ref);
   } catch (error) {
     await pauseOnRateRefusal(rt, channel.id, error);
     throw error;
   }
-  if (!Number.isFinite(followers) || followers < 0) return;
+  if (followers === null || !Number.isFinite(followers) || followers < 0) return;
   await rt.ctx.deps.repos.insights.insertAudienceSample({
     channelId: channel.id,
     accountId: channel.accountId,

@@ -88,14 +88,16 @@ window.renderView = async (html, toolInput, toolResult, hostContext) => {
   iframe.setAttribute('sandbox', 'allow-scripts');
   iframe.title = 'Herald view';
   document.getElementById('conversation').append(iframe);
-  const bridge = new AppBridge(null, { name: 'herald-test-host', version: '1.0.0' }, { serverTools: {} },
+  const bridge = new AppBridge(null, { name: 'herald-test-host', version: '1.0.0' }, { serverTools: {}, serverResources: {} },
     { hostContext: { theme: 'light', displayMode: 'inline', locale: 'en-GB', timeZone: 'UTC', containerDimensions: { width: 620, maxHeight: 2000 }, ...hostContext } });
   bridge.oncalltool = (params) => window.heraldCallTool(params);
+  bridge.onreadresource = (params) => window.heraldReadResource(params);
   bridge.onsizechange = ({ height }) => { if (height) iframe.style.height = height + 'px'; };
   const initialized = new Promise((resolve) => { bridge.oninitialized = resolve; });
   await bridge.connect(new PostMessageTransport(iframe.contentWindow, iframe.contentWindow));
   iframe.srcdoc = html;
   await initialized;
+  if (toolResult === null) return;
   await bridge.sendToolInput({ arguments: toolInput });
   if (toolResult.cancelled) await bridge.sendToolCancelled({ reason: toolResult.cancelled });
   else await bridge.sendToolResult(toolResult);
@@ -109,14 +111,14 @@ const HOST_PAGE = (bridge: string) => `<!DOCTYPE html><html><head><meta charset=
 
 export interface Host {
   /**
-   * Loads the view, delivers the tool's input and result (or, for `{ cancelled: reason }`, the call's cancellation),
-   * and answers the view's tool calls with `client`.
+   * Loads the view, delivers the tool's input and result (or, for `{ cancelled: reason }`, the call's cancellation;
+   * nothing for null: a view shown on its own), and answers the view's tool calls and resource reads with `client`.
    */
   render(
     page: Page,
     html: string,
     toolInput: Record<string, unknown>,
-    toolResult: Record<string, unknown>,
+    toolResult: Record<string, unknown> | null,
     client: AppsClient,
     hostContext?: Record<string, unknown>,
   ): Promise<void>;
@@ -124,6 +126,8 @@ export interface Host {
   requests: string[];
   /** The tool calls views made through the bridge. */
   calls: { name: string; arguments?: Record<string, unknown> }[];
+  /** The resources views read through the bridge, by URI. */
+  reads: string[];
   close(): Promise<void>;
 }
 
@@ -134,9 +138,11 @@ export async function startHost(_browser: Browser): Promise<Host> {
   const hostUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   const requests: string[] = [];
   const calls: Host['calls'] = [];
+  const reads: string[] = [];
   return {
     requests,
     calls,
+    reads,
     async render(tab, html, toolInput, toolResult, client, hostContext = {}) {
       tab.on('request', (request) => {
         if (request.url() !== hostUrl) requests.push(request.url());
@@ -144,6 +150,10 @@ export async function startHost(_browser: Browser): Promise<Host> {
       await tab.exposeFunction('heraldCallTool', (params: Host['calls'][number]) => {
         calls.push(params);
         return client.callTool(params.name, params.arguments ?? {});
+      });
+      await tab.exposeFunction('heraldReadResource', (params: { uri: string }) => {
+        reads.push(params.uri);
+        return client.readResource(params.uri);
       });
       await tab.goto(hostUrl);
       await tab.evaluate(([view, input, result, context]) => (window as any).renderView(view, input, result, context), [

@@ -18,6 +18,7 @@ import { rpc } from './support.js';
 const PREVIEW_URI = 'ui://herald/post-preview';
 const CALENDAR_URI = 'ui://herald/week-calendar';
 const APPROVALS_URI = 'ui://herald/approval-queue';
+const INSIGHTS_URI = 'ui://herald/insights';
 const VIEW_OF: Record<string, string> = {
   create_text_post: PREVIEW_URI,
   create_image_post: PREVIEW_URI,
@@ -29,6 +30,7 @@ const VIEW_OF: Record<string, string> = {
   approval_list_pending: APPROVALS_URI,
   approval_approve: APPROVALS_URI,
   approval_reject: APPROVALS_URI,
+  get_channel: INSIGHTS_URI,
 };
 /** Shown in the screenshot: the machine's Chromium has no emoji or CJK fonts, so those stay in LAUNCH_TEXT only. */
 const SHOWN_TEXT =
@@ -89,9 +91,10 @@ describe(`MCP Apps: which clients get the views (${TEST_DB})`, function () {
             [PREVIEW_URI, 'post-preview', RESOURCE_MIME_TYPE],
             [CALENDAR_URI, 'week-calendar', RESOURCE_MIME_TYPE],
             [APPROVALS_URI, 'approval-queue', RESOURCE_MIME_TYPE],
+            [INSIGHTS_URI, 'insights', RESOURCE_MIME_TYPE],
           ],
         );
-        for (const uri of [PREVIEW_URI, CALENDAR_URI, APPROVALS_URI]) {
+        for (const uri of [PREVIEW_URI, CALENDAR_URI, APPROVALS_URI, INSIGHTS_URI]) {
           const read = await client.readResource(uri);
           assert.equal(read.contents.length, 1);
           assert.equal(read.contents[0].uri, uri);

@@ -12,6 +12,7 @@ import { startTestHerald, type SeededAccount, type TestHerald } from '../support
 import { TINY_MP4, TINY_PNG } from '../media/fixtures.js';
 import { startFakeVideoService, type FakeVideoService } from '../support/fake-bluesky-video.js';
 import { startFakeAppView, type FakeAppView } from '../support/fake-bluesky-appview.js';
+import { assertAudienceInInsights } from '../insights/network-audience.js';
 import { directMedia, pinClock, testWorker } from '../publishing/support.js';
 
 /**
@@ -614,6 +615,12 @@ describe('Bluesky, against a real PDS', function () {
       [['disconnected', [waiting.id]]],
     );
   });
+
+  it("reads the profile's followersCount at each sync as the channel's audience in REST insights", async () => {
+    const who = await person();
+    const channel = await connect(who);
+    await assertAudienceInInsights(t, a.apiKey, channel.id, (n) => appView.followers.set(who.did, n));
+  });
 });
 
 describe('Bluesky on a self-hosted PDS without an AppView', function () {
@@ -660,6 +667,12 @@ describe('Bluesky on a self-hosted PDS without an AppView', function () {
     assert.deepEqual(
       live.map((p: any) => [p.text, p.metrics]),
       [['Self-hosted', {}]],
+    );
+    const insights = (await t.api('GET', '/v1/rest/insights', { token: a.apiKey })).body.data;
+    assert.deepEqual(
+      insights.byChannel.map((c: any) => [c.audienceStart, c.audienceEnd]),
+      [[null, null]],
+      'no AppView, no profile: no audience, never a zero',
     );
   });
 });

@@ -4,6 +4,7 @@ import { callTool } from '../mcp/support.js';
 import { checkChannelConnection } from '../../src/domain/networks/connection-check.js';
 import { TINY_PNG } from '../media/fixtures.js';
 import { API_ORIGIN, startFakeDiscord, type FakeDiscord } from '../support/fake-discord.js';
+import { assertAudienceInInsights } from '../insights/network-audience.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { serveMediaFiles } from '../support/media-files.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
@@ -354,6 +355,13 @@ describe(`Discord, against a fake of its HTTP API (${TEST_DB})`, function () {
     await worker.tick();
     assert.equal((await get(missing.id)).status, 'unconfirmed', 'not found: never retried blind');
     assert.equal(discord.messages.filter((m) => m.content === 'Died before sending').length, 0);
+  });
+
+  it("reads the server's approximate_member_count at each sync as the channel's audience in REST insights", async () => {
+    const channel = await connected();
+    await assertAudienceInInsights(t, a.apiKey, channel.id, (n) => {
+      discord.memberCount = n;
+    });
   });
 
   it("syncs the bot's messages with their reactions, not replies or people's; herald network check lists the permissions", async () => {

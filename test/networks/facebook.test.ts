@@ -5,6 +5,7 @@ import { checkChannelConnection } from '../../src/domain/networks/connection-che
 import { TINY_MP4, TINY_PNG } from '../media/fixtures.js';
 import { callTool } from '../mcp/support.js';
 import { startFakeFacebook, type FakeFacebook } from '../support/fake-facebook.js';
+import { assertAudienceInInsights } from '../insights/network-audience.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { serveMediaFiles } from '../support/media-files.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
@@ -638,6 +639,12 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
         'two posts a page, then the older one by its cursor',
       );
       assert.deepEqual(facebook.refusals, [], 'no deprecated insight metric asked for');
+    });
+
+    it("reads the Page's followers_count at each sync as the channel's audience in REST insights", async () => {
+      await assertAudienceInInsights(t, a.apiKey, (await channelOf('501')).id, (n) => {
+        facebook.pages[0].followers_count = n;
+      });
     });
 
     it('herald network check: the Page token, the Page, the granted permissions, and what is missing or ending', async () => {

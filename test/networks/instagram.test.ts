@@ -5,6 +5,7 @@ import { checkChannelConnection } from '../../src/domain/networks/connection-che
 import { TINY_JPEG, TINY_MP4 } from '../media/fixtures.js';
 import { callTool } from '../mcp/support.js';
 import { startFakeInstagram, type FakeInstagram } from '../support/fake-instagram.js';
+import { assertAudienceInInsights } from '../insights/network-audience.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { serveMediaFiles } from '../support/media-files.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
@@ -307,6 +308,27 @@ describe('Instagram, against a fake that speaks its documented API', function ()
       JSON.parse(stdout).channels.map((c: any) => c.handle),
       ['analytical.engines'],
     );
+  });
+
+  describe('audience', () => {
+    const setFollowers = (n: number) => {
+      instagram.account.followers_count = n;
+    };
+    it("reads the account's followers_count at each sync as the channel's audience in REST insights", async () => {
+      await start();
+      await connectThroughConsent();
+      await assertAudienceInInsights(t, a.apiKey, (await channel()).id, setFollowers);
+    });
+
+    it('reads it the same way through Facebook Login, with the Page token', async () => {
+      await start(true, true);
+      const connected = await connectThroughConsent('/v1/rest/channels/connect', {
+        network: 'instagram',
+        login: 'facebook',
+      });
+      assert.equal(connected.status, 200, connected.html);
+      await assertAudienceInInsights(t, a.apiKey, (await channel()).id, setFollowers);
+    });
   });
 
   describe('publishing', () => {

@@ -5,6 +5,7 @@ import { checkChannelConnection } from '../../src/domain/networks/connection-che
 import { TINY_PNG } from '../media/fixtures.js';
 import { callTool } from '../mcp/support.js';
 import { shownText, startFakeLinkedIn, VIDEO_PART_BYTES, type FakeLinkedIn } from '../support/fake-linkedin.js';
+import { assertAudienceInInsights } from '../insights/network-audience.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { serveMediaFiles } from '../support/media-files.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
@@ -652,6 +653,22 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       const renewable = await channelOf(ORG);
       assert.equal(renewable.status, 'active', 'a refresh token renews it: nothing to ask');
       assert.equal(renewable.statusReason, null);
+    });
+
+    it("reads a Page's follower count (networkSizes) at each sync as its audience in REST insights; a member has none", async () => {
+      await assertAudienceInInsights(t, a.apiKey, (await channelOf(ORG)).id, (n) => {
+        linkedin.organizations[0].followers = n;
+      });
+      const insights = (await t.api('GET', '/v1/rest/insights', { token: a.apiKey })).body.data;
+      assert.deepEqual(
+        insights.byChannel.map((c: any) => [c.name, c.audienceEnd]).sort(),
+        [
+          ['Ada Lovelace', null],
+          ['Analytical Engines Ltd', 1529],
+        ],
+        "LinkedIn tells a member's followers to no app it has not made a partner: none, never a zero",
+      );
+      assert.deepEqual(linkedin.refusals, []);
     });
 
     it("syncs a Page's posts written on LinkedIn with their share statistics; a member without r_member_social has nothing to read", async () => {

@@ -11,6 +11,7 @@ import {
   startFakePinterest,
   type FakePinterest,
 } from '../support/fake-pinterest.js';
+import { assertAudienceInInsights } from '../insights/network-audience.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { serveMediaFiles } from '../support/media-files.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
@@ -161,6 +162,13 @@ describe('Pinterest, against a fake that speaks its documented API', function ()
     assert.equal(denied.status, 400);
     assert.match(denied.html, /The user declined access/);
     assert.equal((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data.length, 1);
+  });
+
+  it("reads the account's follower_count at each sync as the channel's audience in REST insights", async () => {
+    const channel = await connected();
+    await assertAudienceInInsights(t, a.apiKey, channel.id, (n) => {
+      pinterest.user.follower_count = n;
+    });
   });
 
   it("connects from the CLI: prints Pinterest's consent address and waits for the callback", async function () {

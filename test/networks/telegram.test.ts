@@ -4,6 +4,7 @@ import { checkChannelConnection } from '../../src/domain/networks/connection-che
 import { TINY_PNG } from '../media/fixtures.js';
 import { callTool } from '../mcp/support.js';
 import { API_ORIGIN, startFakeTelegram, type FakeTelegram } from '../support/fake-telegram.js';
+import { assertAudienceInInsights } from '../insights/network-audience.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { serveMediaFiles } from '../support/media-files.js';
 import { appReady, openAppBrowser, signInToApp } from '../support/app-browser.js';
@@ -381,6 +382,13 @@ describe(`Telegram, against a fake of the Bot API (${TEST_DB})`, function () {
     const step = await t.deps.repos.commentSteps.commentStep(commented.id);
     assert.equal(step?.status, 'failed');
     assert.match(step?.lastError ?? '', /was not tried again, so it is never made twice/);
+  });
+
+  it("reads the chat's getChatMemberCount at each sync as the channel's audience in REST insights", async () => {
+    const channel = await connected();
+    await assertAudienceInInsights(t, a.apiKey, channel.id, (n) => {
+      telegram.chat.memberCount = n;
+    });
   });
 
   it('live sync finds nothing a bot cannot read; herald network check names the bot, the chat and its right to post', async () => {

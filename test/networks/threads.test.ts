@@ -5,6 +5,7 @@ import { checkChannelConnection } from '../../src/domain/networks/connection-che
 import { TINY_JPEG, TINY_MP4 } from '../media/fixtures.js';
 import { callTool } from '../mcp/support.js';
 import { startFakeThreads, type FakeThreads } from '../support/fake-threads.js';
+import { assertAudienceInInsights } from '../insights/network-audience.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { serveMediaFiles } from '../support/media-files.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
@@ -654,6 +655,13 @@ describe('Threads, against a fake that speaks its documented API', function () {
       [['No insights', {}]],
     );
     assert.equal(threads.requests.filter((r) => r.endsWith('/insights')).length, 0, 'no call Threads would refuse');
+    assert.equal(threads.requests.filter((r) => r.endsWith('/threads_insights')).length, 0, 'nor for the audience');
+    const insights = (await t.api('GET', '/v1/rest/insights', { token: a.apiKey })).body.data;
+    assert.deepEqual(
+      insights.byChannel.map((c: any) => c.audienceEnd),
+      [null],
+      'no audience, never a zero',
+    );
   });
 
   describe('sync and check', () => {
@@ -691,6 +699,13 @@ describe('Threads, against a fake that speaks its documented API', function () {
         threads.requests.filter((r) => r === `GET /v1.0/${threads.account.userId}/threads`).length >= 2,
         'more than one page',
       );
+      assert.deepEqual(threads.refusals, []);
+    });
+
+    it("reads the profile's followers_count (user insights) at each sync as the channel's audience in REST insights", async () => {
+      await assertAudienceInInsights(t, a.apiKey, (await channel()).id, (n) => {
+        threads.account.followers = n;
+      });
       assert.deepEqual(threads.refusals, []);
     });
 

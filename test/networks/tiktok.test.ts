@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config.js';
 import { TINY_JPEG, TINY_PNG } from '../media/fixtures.js';
 import { callTool } from '../mcp/support.js';
 import { API_ORIGIN, CONSENT_ORIGIN, UPLOAD_ORIGIN, startFakeTikTok, type FakeTikTok } from '../support/fake-tiktok.js';
+import { assertAudienceInInsights } from '../insights/network-audience.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { serveMediaFiles } from '../support/media-files.js';
 import { dieMidAttempt, heraldMediaChecker, pinClock, testWorker } from '../publishing/support.js';
@@ -136,7 +137,7 @@ describe('TikTok, against a fake that speaks its documented API', function () {
       'https://www.tiktok.com/v2/auth/authorize/',
     );
     assert.equal(asked.get('client_key'), tiktok.clientKey);
-    assert.equal(asked.get('scope'), 'user.info.basic,video.publish,video.upload,video.list');
+    assert.equal(asked.get('scope'), 'user.info.basic,video.publish,video.upload,video.list,user.info.stats');
     assert.equal(asked.get('redirect_uri'), `${t.url}/connect/tiktok/callback`);
     const channel = await theChannel();
     assert.equal(channel.network, 'tiktok');
@@ -159,6 +160,22 @@ describe('TikTok, against a fake that speaks its documented API', function () {
     assert.equal(denied.status, 400);
     assert.match(denied.html, /did not grant access \(The user denied the request\)/);
     assert.equal((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data.length, 1);
+  });
+
+  it("reads the user's follower_count (user.info.stats) at each sync as the channel's audience in REST insights", async () => {
+    const channel = await connected();
+    await assertAudienceInInsights(t, a.apiKey, channel.id, (n) => {
+      tiktok.creator.follower_count = n;
+    });
+  });
+
+  it('reads no audience where user.info.stats was withheld, and makes no call TikTok would refuse for it', async () => {
+    tiktok.grantOnly = ['user.info.basic', 'video.publish', 'video.upload', 'video.list'];
+    const without = await connected();
+    await testWorker(t).sync();
+    const insights = (await t.api('GET', `/v1/rest/insights?channelIds=${without.id}`, { token: a.apiKey })).body.data;
+    assert.equal(insights.byChannel[0].audienceEnd, null, 'no audience, never a zero');
+    assert.equal((await theChannel()).status, 'active', 'no call refused as a missing permission');
   });
 
   it("connects from the CLI: prints TikTok's consent address and waits for the callback", async function () {

@@ -7,6 +7,7 @@ import { callTool } from '../mcp/support.js';
 import { startFakeX, type FakeX } from '../support/fake-x.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { serveMediaFiles } from '../support/media-files.js';
+import { assertAudienceInInsights } from '../insights/network-audience.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
 
 const MB = 1024 * 1024;
@@ -384,6 +385,16 @@ describe('X, against a fake that speaks its documented API', function () {
       assert.deepEqual(x.refusals, [], "Herald's count and X's agree");
     });
   });
+  describe('insights', () => {
+    it("reads the user's public_metrics.followers_count at each sync as the channel's audience in REST insights", async () => {
+      await start();
+      await connectThroughConsent();
+      await assertAudienceInInsights(t, a.apiKey, (await channel()).id, (n) => {
+        x.user.public_metrics.followers_count = n;
+      });
+    });
+  });
+
   describe('tokens', () => {
     beforeEach(async () => {
       await start();

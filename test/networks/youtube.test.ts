@@ -7,6 +7,7 @@ import { checkChannelConnection } from '../../src/domain/networks/connection-che
 import { pacificDay } from '../../src/publishing/networks/youtube-quota.js';
 import { callTool } from '../mcp/support.js';
 import { startFakeYouTube, UPLOAD_QUANTUM, type FakeYouTube } from '../support/fake-youtube.js';
+import { assertAudienceInInsights } from '../insights/network-audience.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
 
@@ -299,6 +300,13 @@ describe("YouTube, against a fake that speaks Google's documented API", function
       likes: 9,
       comments: 1,
       favorites: 0,
+    });
+  });
+
+  it("reads the channel's statistics.subscriberCount at each sync as its audience in REST insights", async () => {
+    await connectThroughConsent();
+    await assertAudienceInInsights(t, a.apiKey, (await theChannel()).id, (n) => {
+      youtube.channel.subscribers = n;
     });
   });
 

@@ -2,10 +2,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
- * Bluesky's AppView for one call, app.bsky.feed.getAuthorFeed, as its lexicon describes it: the PDS proxies
- * the call here (the real bsky.social does the same to api.bsky.app). The feed is read from the PDS's own
- * repository (com.atproto.repo.listRecords), newest first, with the like, repost, reply and quote counts a
- * test sets, the way the AppView counts them from the network.
+ * Bluesky's AppView for two calls, app.bsky.feed.getAuthorFeed and app.bsky.actor.getProfile, as their lexicons
+ * describe them: the PDS proxies the calls here (the real bsky.social does the same to api.bsky.app). The feed is
+ * read from the PDS's own repository (com.atproto.repo.listRecords), newest first, with the like, repost, reply and
+ * quote counts a test sets, the way the AppView counts them from the network; a profile (profileViewDetailed) has
+ * the followersCount a test sets for the actor.
  */
 export interface FakeAppView {
   url: string;
@@ -13,6 +14,8 @@ export interface FakeAppView {
   /** The PDS to read records from, set once it runs (it must know this AppView's URL before it starts). */
   pdsUrl: string;
   counts: Map<string, { likeCount?: number; repostCount?: number; replyCount?: number; quoteCount?: number }>;
+  /** Followers by actor DID; an actor not set has none. */
+  followers: Map<string, number>;
   close(): Promise<void>;
 }
 
@@ -21,6 +24,17 @@ export async function startFakeAppView(): Promise<FakeAppView> {
     const url = new URL(req.url ?? '/', 'http://appview.invalid');
     const send = (status: number, body: unknown) =>
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    if (url.pathname === '/xrpc/app.bsky.actor.getProfile') {
+      const did = url.searchParams.get('actor') ?? '';
+      if (!did.startsWith('did:')) return send(400, { error: 'InvalidRequest', message: 'Profile not found' });
+      return send(200, {
+        did,
+        handle: 'handle.invalid',
+        followersCount: fake.followers.get(did) ?? 0,
+        followsCount: 0,
+        postsCount: 0,
+      });
+    }
     if (url.pathname !== '/xrpc/app.bsky.feed.getAuthorFeed')
       return send(501, { error: 'MethodNotImplemented', message: 'Method Not Implemented' });
     const actor = url.searchParams.get('actor') ?? '';
@@ -59,6 +73,7 @@ export async function startFakeAppView(): Promise<FakeAppView> {
     did: 'did:web:appview.test',
     pdsUrl: '',
     counts: new Map(),
+    followers: new Map(),
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

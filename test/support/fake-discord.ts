@@ -31,6 +31,8 @@ export interface FakeDiscord {
   url: string;
   bot: { token: string; id: string; username: string };
   guild: { id: string; name: string; icon: string | null; owner_id: string };
+  /** The server's approximate_member_count, answered by GET /guilds/{id} with with_counts=true (resources/guild). */
+  memberCount: number;
   channel: {
     id: string;
     type: number;
@@ -85,6 +87,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     url,
     bot,
     guild: { id: guildId, name: 'Acme Community', icon: null, owner_id: '1100000000000000099' },
+    memberCount: 3,
     channel: {
       id: '1100000000000000010',
       type: 0,
@@ -187,7 +190,13 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       const messagesPath = `/channels/${fake.channel.id}/messages`;
       if (req.method === 'GET' && path === '/users/@me')
         return send(200, { id: bot.id, username: bot.username, bot: true, discriminator: '0' });
-      if (req.method === 'GET' && path === `/guilds/${guildId}`) return send(200, fake.guild);
+      if (req.method === 'GET' && path === `/guilds/${guildId}`) {
+        const counts = target.searchParams.get('with_counts') === 'true';
+        return send(200, {
+          ...fake.guild,
+          ...(counts ? { approximate_member_count: fake.memberCount, approximate_presence_count: 1 } : {}),
+        });
+      }
       if (req.method === 'GET' && path === `/guilds/${guildId}/roles`) return send(200, fake.roles);
       if (req.method === 'GET' && path === `/guilds/${guildId}/members/${bot.id}`) {
         return send(200, {

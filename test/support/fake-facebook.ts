@@ -114,7 +114,8 @@ export interface FakeFacebook {
   /** Versions Meta still serves; an older one in a path is refused here (Meta would upgrade it silently). */
   versions: string[];
   user: { id: string; name: string };
-  pages: { id: string; name: string }[];
+  /** The Pages; followers_count is the Page field of that name (graph-api/reference/page), 0 unless set. */
+  pages: { id: string; name: string; followers_count?: number }[];
   /** The Pages the person ticks at the dialog (ids); every Page when null. */
   grantPages: string[] | null;
   /** Permissions the person unticks at the dialog. */
@@ -526,7 +527,13 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
           id,
         });
       }
-      return send(200, { id, name: page.name });
+      // A Page's followers_count (graph-api/reference/page) is read with pages_read_engagement.
+      if (fields.includes('followers_count') && need('pages_read_engagement')) return;
+      return send(200, {
+        id,
+        name: page.name,
+        ...(fields.includes('followers_count') ? { followers_count: page.followers_count ?? 0 } : {}),
+      });
     }
 
     if (req.method === 'POST' && page && edge === 'photos') {

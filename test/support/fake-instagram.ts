@@ -74,7 +74,8 @@ export interface FakeInstagram {
   appId: string;
   appSecret: string;
   redirectUris: string[];
-  account: { appScopedId: string; userId: string; username: string; name: string };
+  /** The professional account; followers_count is the IG User field of that name (instagram-api/reference/ig-user). */
+  account: { appScopedId: string; userId: string; username: string; name: string; followers_count: number };
   /** Facebook Login's app, and the Pages the person manages: the first is linked to `account`. */
   facebook: {
     appId: string;
@@ -159,6 +160,7 @@ export async function startFakeInstagram(): Promise<FakeInstagram> {
       userId: '17841400000000001',
       username: 'analytical.engines',
       name: 'Analytical Engines',
+      followers_count: 0,
     },
     facebook: {
       appId: '442224939723604',
@@ -844,7 +846,13 @@ export async function startFakeInstagram(): Promise<FakeInstagram> {
     }
 
     if (req.method === 'GET' && parts.length === 1 && parts[0] === token!.user) {
-      return ok({ id: fake.account.userId, username: fake.account.username, name: fake.account.name });
+      const asked = (q.get('fields') ?? '').split(',');
+      return ok({
+        id: fake.account.userId,
+        username: fake.account.username,
+        name: fake.account.name,
+        ...(asked.includes('followers_count') ? { followers_count: fake.account.followers_count } : {}),
+      });
     }
     if (req.method === 'GET' && parts.length === 1) {
       const container = fake.containers.get(parts[0]);

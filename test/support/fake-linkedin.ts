@@ -104,7 +104,8 @@ export interface FakeLinkedIn {
   /** Versions older than this answer 426 NONEXISTENT_VERSION. */
   oldestActiveVersion: string;
   member: { sub: string; name: string; picture: string };
-  organizations: { id: string; localizedName: string; vanityName: string; role: string }[];
+  /** The Pages the member administers; followers is what networkSizes answers as their firstDegreeSize. */
+  organizations: { id: string; localizedName: string; vanityName: string; role: string; followers?: number }[];
   posts: FakeLinkedInPost[];
   comments: FakeLinkedInComment[];
   /** Every request, as "METHOD /path" (query left out). */
@@ -798,6 +799,22 @@ export async function startFakeLinkedIn(
           totalShareStatistics: { ...p.stats, uniqueImpressionsCount: p.stats.impressionCount, engagement: 0 },
         }));
       return send(200, { paging: { start: 0, count: 10, links: [] }, elements });
+    }
+
+    // An organization's follower count (community-management organizations/follower-statistics): the network size
+    // of the organization URN, URL-encoded in the path, for the edge COMPANY_FOLLOWED_BY_MEMBER.
+    const size = /^\/rest\/networkSizes\/([^/]+)$/.exec(path);
+    if (req.method === 'GET' && size) {
+      if (/^\/rest\/networkSizes\/urn:/.test(rawUrl))
+        return send(400, restliError(400, 'BAD_REQUEST', 'The URN in the path must be URL-encoded'));
+      const entity = decodeURIComponent(size[1]);
+      if (url.searchParams.get('edgeType') !== 'COMPANY_FOLLOWED_BY_MEMBER')
+        return send(400, restliError(400, 'BAD_REQUEST', 'edgeType must be COMPANY_FOLLOWED_BY_MEMBER'));
+      if (need('rw_organization_admin', 'networkSizes.GET.20251001')) return;
+      const organization = fake.organizations.find((o) => `urn:li:organization:${o.id}` === entity);
+      if (!organization || !administered(entity))
+        return send(403, restliError(403, 'ACCESS_DENIED', `Member is not an administrator of ${entity}`, 100));
+      return send(200, { firstDegreeSize: organization.followers ?? 0 });
     }
 
     send(404, restliError(404, 'NOT_FOUND', `No resource at ${req.method} ${path}`));

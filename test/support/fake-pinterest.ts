@@ -85,7 +85,8 @@ export interface FakePinterest {
   clientId: string;
   clientSecret: string;
   redirectUri: string;
-  user: { id: string; username: string; business_name: string; profile_image: string };
+  /** The account (user_account/get); follower_count is answered as the account's followers. */
+  user: { id: string; username: string; business_name: string; profile_image: string; follower_count: number };
   boards: FakeBoard[];
   pins: FakePin[];
   media: FakeMedia[];
@@ -144,6 +145,7 @@ export async function startFakePinterest(options: { redirectUri: string }): Prom
       username: 'alicemakes',
       business_name: 'Alice Makes',
       profile_image: `${url}/avatar/alice.jpg`,
+      follower_count: 10,
     },
     boards: [
       { id: '549755885176', name: 'Recipes', description: 'Things to cook', privacy: 'PUBLIC' },
@@ -464,7 +466,6 @@ export async function startFakePinterest(options: { redirectUri: string }): Prom
         account_type: 'BUSINESS',
         board_count: fake.boards.length,
         pin_count: fake.pins.length,
-        follower_count: 10,
         following_count: 3,
         monthly_views: 163,
         website_url: '',

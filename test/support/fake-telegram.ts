@@ -33,6 +33,8 @@ export interface FakeChat {
   username?: string;
   /** What each bot (by its user id) is in the chat: a ChatMember's status and rights. */
   members: Map<number, { status: string; can_post_messages?: boolean }>;
+  /** What getChatMemberCount answers: everyone in the chat, subscribers of a channel included. */
+  memberCount: number;
 }
 
 export interface FakeTelegram {
@@ -72,6 +74,7 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     title: 'Acme News',
     username: 'acmenews',
     members: new Map([[bot.id, { status: 'administrator', can_post_messages: true }]]),
+    memberCount: 2,
   };
   const messages: FakeMessage[] = [];
   const requests: string[] = [];
@@ -165,6 +168,7 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     }
     if (member.status === 'left' || member.status === 'kicked')
       return { error: [403, 'Forbidden: bot is not a member of the channel chat'] };
+    if (method === 'getChatMemberCount') return { result: chat.memberCount };
     if (
       chat.type === 'channel' &&
       !(member.status === 'creator' || (member.status === 'administrator' && member.can_post_messages))

@@ -72,7 +72,8 @@ export interface FakeThreads {
   appId: string;
   appSecret: string;
   redirectUris: string[];
-  account: { userId: string; username: string; name: string };
+  /** The profile; followers is what user insights (threads_insights) answer as followers_count. */
+  account: { userId: string; username: string; name: string; followers: number };
   /** The scopes the person grants (by default every one asked for). */
   grantOnly: string[] | null;
   denyNext: boolean;
@@ -116,6 +117,8 @@ const KNOWN_SCOPES = [
   'threads_manage_insights',
 ];
 const INSIGHT_METRICS = ['views', 'likes', 'replies', 'reposts', 'quotes', 'shares'];
+/** The user insights metrics (reference/insights: GET /{threads-user-id}/threads_insights). */
+const USER_INSIGHT_METRICS = ['views', 'likes', 'replies', 'reposts', 'quotes', 'clicks', 'followers_count'];
 const TEXT_LIMIT = 500;
 const GRAPHEMES = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
@@ -156,7 +159,12 @@ export async function startFakeThreads(): Promise<FakeThreads> {
     appId: '990602627938098',
     appSecret: 'threads-app-secret',
     redirectUris: [],
-    account: { userId: '17841405793187218', username: 'analytical.engines', name: 'Analytical Engines' },
+    account: {
+      userId: '17841405793187218',
+      username: 'analytical.engines',
+      name: 'Analytical Engines',
+      followers: 0,
+    },
     grantOnly: null,
     denyNext: false,
     containers: new Map(),
@@ -651,6 +659,27 @@ export async function startFakeThreads(): Promise<FakeThreads> {
               }
             : {}),
         },
+      });
+    }
+
+    if (parts[1] === 'threads_insights' && req.method === 'GET') {
+      // User insights: a total metric (followers_count) answers total_value, not values by day.
+      if (!ownUser(parts[0]) || !needs('threads_manage_insights')) return;
+      const metrics = (q.get('metric') ?? '').split(',').filter(Boolean);
+      if (metrics.length === 0 || metrics.some((m) => !USER_INSIGHT_METRICS.includes(m)))
+        return send(
+          400,
+          graphError(`(#100) metric must be one of the following values: ${USER_INSIGHT_METRICS.join(', ')}`, 100),
+        );
+      return ok({
+        data: metrics.map((name) => ({
+          name,
+          period: 'day',
+          title: name,
+          description: name,
+          total_value: { value: name === 'followers_count' ? fake.account.followers : 0 },
+          id: `${fake.account.userId}/insights/${name}/day`,
+        })),
       });
     }
 

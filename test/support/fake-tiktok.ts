@@ -31,7 +31,14 @@ export const API_ORIGIN = 'https://open.tiktokapis.com';
 export const UPLOAD_ORIGIN = 'https://open-upload.tiktokapis.com';
 
 const MB = 1024 * 1024;
-const ALL_SCOPES = ['user.info.basic', 'user.info.profile', 'video.publish', 'video.upload', 'video.list'];
+const ALL_SCOPES = [
+  'user.info.basic',
+  'user.info.profile',
+  'user.info.stats',
+  'video.publish',
+  'video.upload',
+  'video.list',
+];
 
 export interface FakeCreator {
   open_id: string;
@@ -44,6 +51,8 @@ export interface FakeCreator {
   duet_disabled: boolean;
   stitch_disabled: boolean;
   max_video_post_duration_sec: number;
+  /** The user's follower_count (get-user-info), a field of the user.info.stats scope. */
+  follower_count: number;
 }
 
 export interface FakePublish {
@@ -150,6 +159,7 @@ export async function startFakeTikTok(options: {
     duet_disabled: false,
     stitch_disabled: true,
     max_video_post_duration_sec: 600,
+    follower_count: 0,
   };
   const codes = new Map<string, { redirectUri: string; scopes: string[] }>();
   const tokens = new Map<string, Token>();
@@ -477,7 +487,10 @@ export async function startFakeTikTok(options: {
           !needScope('user.info.profile')
         )
           return;
+        const stats = ['follower_count', 'following_count', 'likes_count', 'video_count'];
+        if (fields.some((f) => stats.includes(f)) && !needScope('user.info.stats')) return;
         const all: Record<string, unknown> = {
+          follower_count: creator.follower_count,
           open_id: creator.open_id,
           union_id: creator.union_id,
           avatar_url: creator.avatar_url,
@@ -489,7 +502,7 @@ export async function startFakeTikTok(options: {
 
       if (req.method === 'POST' && path === '/v2/post/publish/creator_info/query/') {
         if (!needScope('video.publish')) return;
-        const { open_id: _o, union_id: _u, username, display_name, avatar_url, ...rest } = creator;
+        const { open_id: _o, union_id: _u, follower_count: _f, username, display_name, avatar_url, ...rest } = creator;
         return envelope(200, {
           creator_avatar_url: avatar_url,
           creator_username: username,

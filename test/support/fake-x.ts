@@ -85,7 +85,15 @@ export interface FakeX {
   clientId: string;
   clientSecret: string;
   redirectUris: string[];
-  user: { id: string; username: string; name: string; subscription_type: string; verified_type: string };
+  user: {
+    id: string;
+    username: string;
+    name: string;
+    subscription_type: string;
+    verified_type: string;
+    /** The user's public_metrics (x-api/users: the User object), followers_count among them. */
+    public_metrics: { followers_count: number; following_count: number; tweet_count: number; listed_count: number };
+  };
   posts: FakeXPost[];
   media: Map<string, FakeXMedia>;
   /** Every request, as "METHOD /path" (query left out). */
@@ -161,6 +169,7 @@ export async function startFakeX(): Promise<FakeX> {
       name: 'Herald Dev',
       subscription_type: 'None',
       verified_type: 'none',
+      public_metrics: { followers_count: 1200, following_count: 80, tweet_count: 400, listed_count: 3 },
     },
     posts: [],
     media: new Map(),
@@ -370,6 +379,7 @@ export async function startFakeX(): Promise<FakeX> {
         data.profile_image_url = `https://pbs.twimg.com/profile_images/${u.id}/normal.jpg`;
       if (fields.includes('subscription_type')) data.subscription_type = u.subscription_type;
       if (fields.includes('verified_type')) data.verified_type = u.verified_type;
+      if (fields.includes('public_metrics')) data.public_metrics = u.public_metrics;
       return send(200, { data });
     }
 

@@ -63,7 +63,8 @@ interface Scripted {
 export interface FakeYouTube {
   url: string;
   client: { id: string; secret: string; redirectUri: string };
-  channel: { id: string; title: string; customUrl: string; uploads: string };
+  /** The person's channel; subscribers is what channels.list answers as statistics.subscriberCount. */
+  channel: { id: string; title: string; customUrl: string; uploads: string; subscribers: number };
   videos: FakeVideo[];
   comments: { id: string; videoId: string; text: string; publishedAt: string }[];
   /** "METHOD path" of every request, in order. */
@@ -137,6 +138,7 @@ export async function startFakeYouTube(): Promise<FakeYouTube> {
       title: 'Alice Films',
       customUrl: '@alicefilms',
       uploads: 'UUx7alice000000000000000',
+      subscribers: 0,
     },
     videos: [],
     comments: [],
@@ -439,6 +441,17 @@ export async function startFakeYouTube(): Promise<FakeYouTube> {
                 : {}),
               ...(parts.includes('contentDetails')
                 ? { contentDetails: { relatedPlaylists: { likes: '', uploads: fake.channel.uploads } } }
+                : {}),
+              // The channel resource's statistics: counts as strings (unsigned long), as YouTube sends them.
+              ...(parts.includes('statistics')
+                ? {
+                    statistics: {
+                      viewCount: '0',
+                      subscriberCount: String(fake.channel.subscribers),
+                      hiddenSubscriberCount: false,
+                      videoCount: String(fake.videos.length),
+                    },
+                  }
                 : {}),
             },
           ],

@@ -171,7 +171,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     counters: {
       engagement: ['likes', 'reposts', 'replies', 'quotes', 'bookmarks'],
       reach: ['impressions'],
-      audience: false,
+      audience: true,
     },
     text: { limit: 280, counting: 'x_weighted', raisedBy: 'account', accountLimit: 25_000 },
     media: {
@@ -204,7 +204,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // (was 1 MB) or 1 video <= 100 MB (the embed lexicon's cap; the video service takes it). A first comment is a reply.
     name: 'bluesky',
     displayName: 'Bluesky',
-    counters: { engagement: ['likes', 'reposts', 'replies', 'quotes'], reach: [], audience: false },
+    counters: { engagement: ['likes', 'reposts', 'replies', 'quotes'], reach: [], audience: true },
     text: { limit: 300, counting: 'graphemes', maxBytes: 3000 },
     media: {
       kinds: { image: { maxCount: 4, maxBytes: 2 * MB }, video: { maxCount: 1, maxBytes: 100_000_000 } },
@@ -277,7 +277,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // 2 to 20 as a multi-image post; video MP4 3 s-30 min, <= 500 MB (unsure), alone. A first comment may carry an image.
     name: 'linkedin',
     displayName: 'LinkedIn',
-    counters: { engagement: ['likes', 'comments', 'shares', 'clicks'], reach: ['impressions'], audience: false },
+    counters: { engagement: ['likes', 'comments', 'shares', 'clicks'], reach: ['impressions'], audience: true },
     text: { limit: 3000, counting: 'code_points' },
     media: {
       kinds: {
@@ -309,7 +309,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     counters: {
       engagement: ['reactions', 'comments', 'shares'],
       reach: ['post_total_media_view_unique'],
-      audience: false,
+      audience: true,
     },
     text: { limit: 63206, counting: 'code_points' },
     media: {
@@ -339,7 +339,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // (images and videos together); Reels <= 15 min. Every post carries media.
     name: 'instagram',
     displayName: 'Instagram',
-    counters: { engagement: ['likes', 'comments', 'saved', 'shares'], reach: ['views', 'reach'], audience: false },
+    counters: { engagement: ['likes', 'comments', 'saved', 'shares'], reach: ['views', 'reach'], audience: true },
     text: { limit: 2200, counting: 'code_points' },
     media: {
       kinds: {
@@ -380,7 +380,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // private video to go public.
     name: 'youtube',
     displayName: 'YouTube',
-    counters: { engagement: ['likes', 'comments', 'favorites'], reach: ['views'], audience: false },
+    counters: { engagement: ['likes', 'comments', 'favorites'], reach: ['views'], audience: true },
     text: { limit: 5000, counting: 'utf8_bytes', forbiddenCharacters: '<>' },
     media: { kinds: { video: { maxCount: 1 } }, maxItems: 1, mixKinds: false, required: true },
     firstComment: 'comment',
@@ -427,7 +427,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // the Content Posting API makes posts only): a first comment is refused, since ignoring it would drop it silently.
     name: 'tiktok',
     displayName: 'TikTok',
-    counters: { engagement: ['likes', 'comments', 'shares'], reach: ['views'], audience: false },
+    counters: { engagement: ['likes', 'comments', 'shares'], reach: ['views'], audience: true },
     text: { limit: 2200, counting: 'utf16_units' },
     media: {
       kinds: { image: { maxCount: 35, formats: ['jpeg', 'webp'] }, video: { maxCount: 1, maxBytes: 4 * GB } },
@@ -476,7 +476,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // reference/publishing) counts emoji as their UTF-8 bytes, so 125 thumbs-up fill a post.
     name: 'threads',
     displayName: 'Threads',
-    counters: { engagement: ['likes', 'replies', 'reposts', 'quotes', 'shares'], reach: ['views'], audience: false },
+    counters: { engagement: ['likes', 'replies', 'reposts', 'quotes', 'shares'], reach: ['views'], audience: true },
     text: { limit: 500, counting: 'emoji_utf8_bytes' },
     media: {
       kinds: {
@@ -506,7 +506,7 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     counters: {
       engagement: ['saves', 'pinClicks', 'outboundClicks', 'reactions', 'comments'],
       reach: ['impressions', 'views'],
-      audience: false,
+      audience: true,
     },
     text: { limit: 800, counting: 'code_points' },
     media: {
@@ -619,6 +619,8 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // to 10 MB, other files 50 MB; an album of 2 to 10 photos and videos. A first comment is a reply.
     name: 'telegram',
     displayName: 'Telegram',
+    // A bot reads no messages or views; a chat's members are getChatMemberCount, the channel's audience.
+    counters: { engagement: [], reach: [], audience: true },
     text: { limit: 4096, counting: 'utf16_units', withMediaLimit: 1024 },
     media: {
       kinds: { image: { maxCount: 10, maxBytes: 10 * MB }, video: { maxCount: 10, maxBytes: 50 * MB } },
@@ -639,6 +641,8 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     // comment is a reply.
     name: 'discord',
     displayName: 'Discord',
+    // Reactions, no views; the server's approximate_member_count (GET /guilds/{id}?with_counts=true) is the audience.
+    counters: { engagement: ['reactions'], reach: [], audience: true },
     text: { limit: 2000, counting: 'code_points' },
     media: {
       kinds: { image: { maxCount: 10, maxBytes: 10 * MB }, video: { maxCount: 10, maxBytes: 10 * MB } },

@@ -238,8 +238,11 @@ export interface NetworkConnector {
   /** The first comment an uncertain try made, if the network has it; undefined means it was not made. */
   findComment?(lookup: CommentLookup): Promise<{ networkCommentId: string } | undefined>;
   recentPosts(channel: ConnectorChannel, page: { cursor: string | null; limit: number }): Promise<RecentPostsPage>;
-  /** The account's audience now (followers or subscribers), on networks whose capabilities say they report one. */
-  audience?(channel: ConnectorChannel): Promise<number>;
+  /**
+   * The account's audience now (followers or subscribers), on networks whose capabilities say they report one;
+   * null where this channel has none to read (a kind of account the network counts no followers for).
+   */
+  audience?(channel: ConnectorChannel): Promise<number | null>;
   /** How a person connects an account; absent for channels an operator adds (the sandbox). */
   readonly connection?: ConnectionMethod;
   /** Whether this instance has what the network needs (an OAuth network's app credentials). */

@@ -9,6 +9,8 @@
  *   tools that have a view (_meta.ui.resourceUri, and the flat "ui/resourceUri" older hosts read), resources/list and
  *   resources/read serve the views, and those tools' results carry what the view shows beside the unchanged
  *   structuredContent (_meta "herald/postPreview": each post counted against its channel's limit).
+ * - The insights view reads its own figures through the host (resources/read of the herald://insights resources):
+ *   get_channel links it, its results carry nothing more, and the insights resources name it in their _meta.
  * - Any other client gets everything exactly as before: no links, no extra _meta, and resources/* are unknown methods.
  */
 import { randomUUID } from 'node:crypto';
@@ -37,7 +39,9 @@ const TOOL_VIEWS: Partial<Record<ToolName, View['uri']>> = {
   approval_list_pending: 'ui://herald/approval-queue',
   approval_approve: 'ui://herald/approval-queue',
   approval_reject: 'ui://herald/approval-queue',
+  get_channel: 'ui://herald/insights',
 };
+const INSIGHTS_VIEW: View['uri'] = 'ui://herald/insights';
 
 function declaresApps(capabilities: unknown): boolean {
   const settings = (capabilities as { extensions?: Record<string, { mimeTypes?: unknown }> } | undefined)?.extensions?.[
@@ -108,11 +112,19 @@ export function readView(tools: ReadonlyMap<ToolName, ToolDefinition>, uri: unkn
   };
 }
 
+/** The _meta naming the insights view, for the herald://insights resources, where this URL serves the view. */
+export function insightsViewMeta(tools: ReadonlyMap<ToolName, ToolDefinition>) {
+  return servedViews(tools).some((v) => v.uri === INSIGHTS_VIEW)
+    ? { ui: { resourceUri: INSIGHTS_VIEW }, [FLAT_RESOURCE_URI_KEY]: INSIGHTS_VIEW }
+    : undefined;
+}
+
 type Preview = (posts: readonly PreviewablePost[]) => Promise<PostPreview[]>;
 
 /** A successful result of a tool with a view, with what the view shows of its posts in _meta. */
 export async function withViewData(name: ToolName, result: ToolResult, preview: Preview): Promise<ToolResult> {
-  if (result.isError || !TOOL_VIEWS[name] || !result.structuredContent) return result;
+  const view = TOOL_VIEWS[name];
+  if (result.isError || !view || view === INSIGHTS_VIEW || !result.structuredContent) return result;
   const data = (result.structuredContent as { data?: PreviewablePost | PreviewablePost[] }).data;
   if (data === undefined) return result;
   return {

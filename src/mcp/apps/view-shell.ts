@@ -43,7 +43,10 @@ button:disabled { opacity: .5; cursor: default; }
 .problems { margin: 8px 0 0; padding-left: 18px; font-size: 12px; }
 `;
 
-/** The View side of the bridge: `herald.on(method, fn)`, `herald.callTool(name, args)`, `el(...)` to build DOM. */
+/**
+ * The View side of the bridge: `herald.on(method, fn)`, `herald.callTool(name, args)`, `herald.readResource(uri)`
+ * (through the host, where its hostCapabilities name serverResources), `el(...)` to build DOM.
+ */
 const BRIDGE_SCRIPT = `
 const herald = (() => {
   let nextId = 1;
@@ -91,13 +94,20 @@ const herald = (() => {
     const box = document.documentElement.getBoundingClientRect();
     send({ method: 'ui/notifications/size-changed', params: { width: Math.ceil(box.width), height: Math.ceil(box.height) } });
   }).observe(document.documentElement);
+  const hostCapabilities = {};
   return {
     context,
+    hostCapabilities,
     on(method, fn) { handlers[method] = fn; },
     callTool(name, args) { return request('tools/call', { name, arguments: args }); },
+    readResource(uri) { return request('resources/read', { uri }); },
     start(appInfo) {
       return request('ui/initialize', { appInfo, appCapabilities: { availableDisplayModes: ['inline'] }, protocolVersion: '${APPS_PROTOCOL_VERSION}' })
-        .then((result) => { applyContext(result && result.hostContext); send({ method: 'ui/notifications/initialized', params: {} }); });
+        .then((result) => {
+          applyContext(result && result.hostContext);
+          Object.assign(hostCapabilities, (result && result.hostCapabilities) || {});
+          send({ method: 'ui/notifications/initialized', params: {} });
+        });
     },
   };
 })();

@@ -1,4 +1,5 @@
 import { approvalQueueHtml } from './approval-queue-view.js';
+import { insightsHtml } from './insights-view.js';
 import { postPreviewHtml } from './post-preview-view.js';
 import { weekCalendarHtml } from './week-calendar-view.js';
 
@@ -33,5 +34,14 @@ export const VIEWS: readonly View[] = [
     title: 'Approval queue',
     description: 'Posts waiting for approval as they will look, with Approve and Reject buttons.',
     html: approvalQueueHtml,
+  },
+  {
+    uri: 'ui://herald/insights',
+    name: 'insights',
+    title: 'Insights',
+    description:
+      "What the posts did in a period against the one before, by channel with its followers, the top posts, and " +
+      'when to post on each channel.',
+    html: insightsHtml,
   },
 ];

@@ -51,7 +51,9 @@ import {
  *   Bluesky 502 never disconnects a channel); authentication failures need a reconnect; the rest is
  *   permanent with Bluesky's message;
  * - live sync reads the author feed with like, repost, reply and quote counts; a PDS without an AppView (a
- *   self-hosted one) answers no feed, and then the repository's own records are listed without metrics.
+ *   self-hosted one) answers no feed, and then the repository's own records are listed without metrics;
+ * - the channel's audience is the followersCount of the account's profile (app.bsky.actor.getProfile, proxied to
+ *   the AppView by the PDS like the feed); without an AppView there is none, never a zero.
  */
 const ENTRYWAY = 'https://bsky.social';
 const VIDEO_SERVICE = 'https://video.bsky.app';
@@ -269,6 +271,16 @@ export class BlueskyNetwork implements NetworkConnector {
       .filter((r: any) => !r.value?.reply)
       .map((r: any) => this.recordPost(session, r.uri, r.value, {}));
     return { posts, nextCursor: records.json?.cursor ? `r:${records.json.cursor}` : null };
+  }
+
+  async audience(channel: ConnectorChannel): Promise<number | null> {
+    const profile = await this.authed(channel, (s) =>
+      this.http.request(`${s.service}/xrpc/app.bsky.actor.getProfile?${query({ actor: s.did })}`, {
+        headers: bearer(s),
+      }),
+    );
+    if (profile.status === 429) throw classify(profile, this.now());
+    return profile.status === 200 ? Number(profile.json?.followersCount) : null;
   }
 
   private feedPost(session: BlueskyCredentials, post: any): NetworkPost {

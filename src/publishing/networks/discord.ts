@@ -48,6 +48,7 @@ import {
  *   401 (a reset token), 403 50001/50013 (access or a permission taken away) and 404 10003 (the channel deleted)
  *   need a reconnect; 400 50035, 40005 and the other refusals are permanent, in Discord's words;
  * - live sync reads the bot's messages in the channel (not its replies) with their reactions; Discord counts no views;
+ *   the channel's audience is its server's approximate_member_count (GET /guilds/{id}?with_counts=true);
  * - a bot token cannot be revoked through the API: disconnecting revokes nothing (the developer portal resets it).
  */
 const API = 'https://discord.com/api/v10';
@@ -233,6 +234,13 @@ export class DiscordNetwork implements NetworkConnector {
         metrics: { reactions: (m.reactions ?? []).reduce((sum: number, r: any) => sum + (Number(r.count) || 0), 0) },
       }));
     return { posts, nextCursor: messages.length === limit ? String(messages[messages.length - 1].id) : null };
+  }
+
+  async audience(channel: ConnectorChannel): Promise<number | null> {
+    const c = await this.credentials(channel);
+    // Only a bot may read its server; a channel posting otherwise (a webhook) has no audience to read.
+    if (!c.botToken || !c.guildId) return null;
+    return Number((await this.get(c.botToken, `/guilds/${c.guildId}?with_counts=true`)).approximate_member_count);
   }
 
   async check(channel: ConnectorChannel): Promise<ConnectionCheck> {

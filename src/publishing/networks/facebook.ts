@@ -36,6 +36,7 @@ import type { NetworkHttp, NetworkRequest } from './network-http.js';
  *   posts (or videos) made since the attempt, by their text and the photos recorded; an unpublished photo that timed out makes no post, so
  *   it is only retried later;
  * - a permalink read after the post was made never fails the post: the post is live, its link is Meta's default;
+ * - the channel's audience is the Page's followers_count (graph-api/reference/page), read at each live sync;
  * - an expired Page token is refreshed from the stored user token (GET /{page}?fields=access_token); when that is
  *   refused too, a person must log in again (Meta gives no refresh token);
  * - disconnecting revokes nothing at Meta: the only revocation (DELETE /me/permissions) would cut every Page
@@ -347,6 +348,13 @@ export class FacebookNetwork implements NetworkConnector {
     }));
     const after = answer.paging?.next ? answer.paging.cursors?.after : undefined;
     return { posts, nextCursor: typeof after === 'string' && after ? after : null };
+  }
+
+  async audience(channel: ConnectorChannel): Promise<number> {
+    const c = await this.credentials(channel);
+    const url = `${this.graph}/${encodeURIComponent(c.pageId)}?fields=followers_count`;
+    const page = await this.call(channel, c, url, {});
+    return Number(page.followers_count);
   }
 
   async check(channel: ConnectorChannel): Promise<ConnectionCheck> {

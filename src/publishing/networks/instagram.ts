@@ -52,7 +52,8 @@ import type { NetworkHttp } from './network-http.js';
  *   the media, the account's first story since then); any other status, or no handle (media_publish was never
  *   called), means not published;
  * - a first comment is POST /{media}/comments; live sync reads /{ig}/media with like and comment counts, and
- *   the media's insights where the person granted them.
+ *   the media's insights where the person granted them, and the account's followers_count (the IG User's field,
+ *   on either login) as the channel's audience.
  */
 const INSTAGRAM_SCOPES = [
   'instagram_business_basic',
@@ -415,6 +416,11 @@ export class InstagramNetwork implements NetworkConnector {
     }
     const after = answer.paging?.cursors?.after;
     return { posts, nextCursor: answer.paging?.next && typeof after === 'string' ? after : null };
+  }
+
+  async audience(channel: ConnectorChannel): Promise<number> {
+    const c = await this.fresh(channel);
+    return Number((await this.graph.expect(channel, c, `${c.igUserId}?fields=followers_count`)).followers_count);
   }
 
   async check(channel: ConnectorChannel): Promise<ConnectionCheck> {

@@ -43,7 +43,9 @@ import { OAuth2Client } from './oauth2-client.js';
  *   attempt stays unconfirmed for a person to settle, and Herald never posts it again on its own;
  * - a first comment is POST /rest/socialActions/{post}/comments as the author, with one image where given;
  * - live sync reads the author's posts (organizations; members only with r_member_social) and, for
- *   organizations, their organizationalEntityShareStatistics;
+ *   organizations, their organizationalEntityShareStatistics and the Page's follower count (networkSizes of the
+ *   organization, edge COMPANY_FOLLOWED_BY_MEMBER: its firstDegreeSize) as the channel's audience; LinkedIn tells
+ *   a member's followers to no app it has not made a partner, so a member's profile has no audience;
  * - Herald does not revoke the token on disconnect: the member's profile and Pages channels share it.
  */
 const MEMBER_SCOPES = ['openid', 'profile', 'w_member_social'];
@@ -418,6 +420,13 @@ export class LinkedInNetwork implements NetworkConnector {
 
   private canList(c: LinkedInCredentials): boolean {
     return isOrganization(c.author) ? c.scopes.includes('r_organization_social') : c.scopes.includes('r_member_social');
+  }
+
+  async audience(channel: ConnectorChannel): Promise<number | null> {
+    const c = await this.fresh(channel);
+    if (!isOrganization(c.author) || !c.scopes.includes('rw_organization_admin')) return null;
+    const path = `/rest/networkSizes/${encodeURIComponent(c.author)}?edgeType=COMPANY_FOLLOWED_BY_MEMBER`;
+    return Number((await this.api.expect(c, path, {}, [200])).json?.firstDegreeSize);
   }
 
   private async statistics(c: LinkedInCredentials, urns: string[]): Promise<Map<string, Record<string, number>>> {

@@ -46,7 +46,9 @@ import { classify, multipart, pinPost, pinUrl, tokenRefusal } from './pinterest-
  *   lost there is retried;
  * - answers whose `x-ratelimit-remaining` is 0 pause the channel until `x-ratelimit-reset`;
  * - Pinterest has no comment API: first comments are refused when a post is written (capabilities.firstCommentRefused);
- * - Pinterest revokes only system users' tokens (oauth/token/revoke), so disconnecting revokes nothing there.
+ * - Pinterest revokes only system users' tokens (oauth/token/revoke), so disconnecting revokes nothing there;
+ * - live sync reads the account's Pins with their metrics, and the account's follower_count (user_account/get) as
+ *   the channel's audience.
  */
 const SCOPES = ['boards:read', 'boards:write', 'pins:read', 'pins:write', 'user_accounts:read'];
 const API = 'https://api.pinterest.com';
@@ -221,6 +223,10 @@ export class PinterestNetwork implements NetworkConnector {
       posts: pins.map(pinPost),
       nextCursor: typeof data.bookmark === 'string' && data.bookmark ? data.bookmark : null,
     };
+  }
+
+  async audience(channel: ConnectorChannel): Promise<number> {
+    return Number((await this.api(channel, 'GET', '/v5/user_account', undefined, true)).follower_count);
   }
 
   /**

@@ -33,8 +33,8 @@ import { downloadMedia, type NetworkAnswer, type NetworkHttp, type NetworkHttpOp
  *   is unknown;
  * - Telegram keeps no idempotency key and a bot cannot read a chat's history: an attempt whose answer was lost
  *   cannot be looked up, so it is left unconfirmed for a person, and a lost first comment gets no second try;
- * - a bot cannot read messages or their view counts either: live sync finds nothing; disconnecting revokes nothing
- *   (only @BotFather revokes a token).
+ * - a bot cannot read messages or their view counts either: live sync finds nothing but the chat's member count
+ *   (getChatMemberCount), the channel's audience; disconnecting revokes nothing (only @BotFather revokes a token).
  */
 const API = 'https://api.telegram.org';
 
@@ -169,6 +169,11 @@ export class TelegramNetwork implements NetworkConnector {
   /** The Bot API lists no messages and counts no views for a bot. */
   async recentPosts(): Promise<RecentPostsPage> {
     return { posts: [], nextCursor: null };
+  }
+
+  async audience(channel: ConnectorChannel): Promise<number> {
+    const c = await this.credentials(channel);
+    return Number(await this.call(c.botToken, 'getChatMemberCount', { chat_id: c.chatId }));
   }
 
   async check(channel: ConnectorChannel): Promise<ConnectionCheck> {

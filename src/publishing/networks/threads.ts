@@ -41,7 +41,9 @@ import { THREADS_GRAPH, ThreadsGraph, threadsTime, type ThreadsCredentials } fro
  * - SPEC names no first comments on Threads (the capabilities row says none), so no reply is made for one; a part of
  *   a thread is a container replying to the part before it (`reply_to_id`), settled like a post by its container,
  *   then found among the profile's replies (/{user}/replies) as a reply to that part;
- * - live sync reads /{user}/threads, with each post's insights where the person granted threads_manage_insights.
+ * - live sync reads /{user}/threads, with each post's insights where the person granted threads_manage_insights,
+ *   and then the profile's followers_count (user insights, /{user}/threads_insights) as the channel's audience:
+ *   without that permission there is none.
  */
 const SCOPES = ['threads_basic', 'threads_content_publish', 'threads_manage_insights'];
 const NEEDED = ['threads_basic', 'threads_content_publish'];
@@ -240,6 +242,15 @@ export class ThreadsNetwork implements NetworkConnector {
     }
     const after = answer.paging?.cursors?.after;
     return { posts, nextCursor: answer.paging?.next && typeof after === 'string' ? after : null };
+  }
+
+  async audience(channel: ConnectorChannel): Promise<number | null> {
+    const c = await this.fresh(channel);
+    if (!c.scopes.includes(INSIGHTS_SCOPE)) return null;
+    const path = `${c.userId}/threads_insights?metric=followers_count`;
+    const answer = await this.graph.expect(channel, c.accessToken, path);
+    const metric = ((answer.data ?? []) as any[]).find((m) => m.name === 'followers_count');
+    return metric ? Number(metric.total_value?.value) : null;
   }
 
   async check(channel: ConnectorChannel): Promise<ConnectionCheck> {

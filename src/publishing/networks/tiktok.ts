@@ -57,9 +57,13 @@ import {
  *   PUBLISH_COMPLETE, SEND_TO_USER_INBOX for a draft, or FAILED, which arrives with error.code "ok" and a
  *   fail_reason and is permanent; an attempt whose answer was lost before any byte could make a post (a video's
  *   init, a chunk before the last) is retried, since TikTok posts nothing it has not received whole;
- * - TikTok has no comment API: first comments are refused when a post is written (capabilities.firstCommentRefused).
+ * - TikTok has no comment API: first comments are refused when a post is written (capabilities.firstCommentRefused);
+ * - the channel's audience is the user's follower_count (tiktok-api-v2-get-user-info), a field of the
+ *   user.info.stats scope: asked at connect beside the publishing ones, read only where the person granted it (a
+ *   call without it would be refused as a missing permission), and no audience otherwise.
  */
 const SCOPES = ['user.info.basic', 'video.publish', 'video.upload', 'video.list'];
+const STATS_SCOPE = 'user.info.stats';
 const API = 'https://open.tiktokapis.com';
 const CONSENT = 'https://www.tiktok.com/v2/auth/authorize/';
 /** Refresh this long before the access token's end, so no call is made with a token about to lapse. */
@@ -133,7 +137,7 @@ export class TikTokNetwork implements NetworkConnector {
   async startAuthorization(input: { redirectUri: string; state: string }): Promise<AuthorizationStart> {
     const query = new URLSearchParams({
       client_key: this.requireApp().clientId,
-      scope: SCOPES.join(','),
+      scope: [...SCOPES, STATS_SCOPE].join(','),
       response_type: 'code',
       redirect_uri: input.redirectUri,
       state: input.state,
@@ -266,6 +270,12 @@ export class TikTokNetwork implements NetworkConnector {
       },
     }));
     return { posts, nextCursor: data.has_more === true && data.cursor !== undefined ? String(data.cursor) : null };
+  }
+
+  async audience(channel: ConnectorChannel): Promise<number | null> {
+    if (!(await this.credentials(channel)).scopes.includes(STATS_SCOPE)) return null;
+    const data = await this.api(channel, 'GET', '/v2/user/info/?fields=open_id,follower_count', undefined, true);
+    return Number(data.user?.follower_count);
   }
 
   async check(channel: ConnectorChannel): Promise<ConnectionCheck> {

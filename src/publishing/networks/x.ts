@@ -41,7 +41,8 @@ import { OAuth2Client } from './oauth2-client.js';
  *   since this Herald post was written (an earlier attempt whose answer was lost), the attempt is settled as
  *   published with that post, never tried again; otherwise it is refused with X's words. A first comment X calls a
  *   duplicate is settled the same way: the account's reply with that text to that post is the earlier try's;
- * - live sync reads the user's timeline with public metrics, without replies (first comments) and reposts;
+ * - live sync reads the user's timeline with public metrics, without replies (first comments) and reposts, and the
+ *   user's public_metrics.followers_count (x-api/users/lookup, GET /2/users/me) as the channel's audience;
  * - a lost answer to a media call is retried later: no post can have been made before the post call.
  */
 const SCOPES = ['tweet.read', 'tweet.write', 'users.read', 'media.write', 'offline.access'];
@@ -287,6 +288,12 @@ export class XNetwork implements NetworkConnector {
       };
     });
     return { posts, nextCursor: answer.json?.meta?.next_token ?? null };
+  }
+
+  async audience(channel: ConnectorChannel): Promise<number> {
+    const c = await this.fresh(channel);
+    const me = await this.api.expect(c, '/2/users/me?user.fields=public_metrics', {}, [200]);
+    return Number(me.json?.data?.public_metrics?.followers_count);
   }
 
   async check(channel: ConnectorChannel): Promise<ConnectionCheck> {

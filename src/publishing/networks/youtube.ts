@@ -49,7 +49,7 @@ import { ResumableUpload, SessionGone, UPLOAD_ORIGIN, type UploadFile } from './
  *   cap) waits for the next day; a missing permission needs a reconnect; before a post's slot its readiness is
  *   what the day's counts leave (an upload and its units), read without charging them;
  * - the first comment is a comment thread (youtube.force-ssl); live sync reads the uploads playlist and
- *   videos.list statistics.
+ *   videos.list statistics, and the channel's statistics.subscriberCount (channels.list, one unit) as its audience.
  */
 const AUTHORIZE_URL = 'https://accounts.google.com/o/oauth2/v2/auth';
 const TOKEN_URL = 'https://oauth2.googleapis.com/token';
@@ -366,6 +366,14 @@ export class YouTubeNetwork implements NetworkConnector {
       ];
     });
     return { posts, nextCursor };
+  }
+
+  async audience(channel: ConnectorChannel): Promise<number | null> {
+    const url = `${API}/channels?part=statistics&mine=true`;
+    const mine = await this.call(channel, 'units', YOUTUBE_CALL_COSTS.list, url);
+    // YouTube sends its counts as strings (unsigned long).
+    const count = mine.json.items?.[0]?.statistics?.subscriberCount;
+    return count === undefined ? null : Number(count);
   }
 
   async check(channel: ConnectorChannel): Promise<ConnectionCheck> {

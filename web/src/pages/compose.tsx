@@ -42,6 +42,7 @@ import {
 import { MediaField, type ChosenMedia } from './compose/media-field.js';
 import type { Media } from './compose/upload.js';
 import { Counter, PreviewCard, type Channel, type NetworkRow } from './compose/preview.js';
+import { GoodTimes } from './compose/good-times.js';
 import { ZonePicker } from './compose/zone-picker.js';
 import './compose/compose.css';
 
@@ -994,6 +995,14 @@ function Composer(
                 )}
               </div>
             )}
+            <GoodTimes
+              channels={chosen}
+              timeZone={timeZone}
+              onPick={(local) => {
+                setWhen('schedule');
+                setDateTime(local);
+              }}
+            />
             <label class="choice">
               <input
                 type="radio"
