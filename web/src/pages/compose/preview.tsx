@@ -119,9 +119,6 @@ export function PreviewCard(props: PreviewInput) {
         <strong>{channel.displayName ?? channel.name}</strong>{' '}
         <small>
           {channel.handle} on {row.displayName}
-        </small>{' '}
-        <small class="preview-count">
-          <Counter row={row} text={text} />
         </small>
       </header>
       <p class="preview-text">
@@ -131,6 +128,9 @@ export function PreviewCard(props: PreviewInput) {
             {cut}
           </mark>
         )}
+      </p>
+      <p class="preview-count">
+        <Counter row={row} text={text} />
       </p>
       {shown.length > 0 && (
         <div class="preview-media">
