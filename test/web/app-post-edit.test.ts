@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import path from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import * as provisioning from '../../src/domain/provisioning.js';
 import { TINY_PNG } from '../media/fixtures.js';
-import { appReady, openAppBrowser, signInToApp } from '../support/app-browser.js';
+import { ARTIFACTS, appReady, openAppBrowser, signInToApp } from '../support/app-browser.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 
 /**
@@ -63,6 +65,29 @@ describe(`the web app: editing a post's channels, its previews, and leaving unsa
     await appReady(page);
   }
 
+  /** The page as it is passes axe at desktop and phone sizes, fits the phone's width, and is kept as a screenshot. */
+  async function clean(name: string) {
+    for (const [size, viewport] of [
+      ['desktop', { width: 1280, height: 800 }],
+      ['phone', { width: 390, height: 844 }],
+    ] as const) {
+      await page.setViewportSize(viewport);
+      const found = (await new AxeBuilder({ page }).analyze()).violations;
+      const serious = found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+      assert.deepEqual(
+        serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+        [],
+        `${name}, ${size}`,
+      );
+      const overflow = await page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      );
+      assert.equal(overflow, 0, `${name} fits a ${size}'s width`);
+      await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${size}.png`), fullPage: true });
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+  }
+
   /** Types as a person does (a click, then keys), so the page counts as used and the browser asks on leaving. */
   async function type(selector: string, text: string) {
     await page.click(selector);
@@ -72,6 +97,9 @@ describe(`the web app: editing a post's channels, its previews, and leaving unsa
   it('moves a scheduled post to another channel and adds one, held to that network’s limit first', async () => {
     const long = 'A launch note that says a lot more than Bluesky takes in one post. '.repeat(5);
     const [original] = await create({ text: long, isScheduled: true, dateTime: '2030-01-07T09:00:00.000Z' });
+    const label = (await t.api('POST', '/v1/rest/labels', { ...auth(), body: { name: 'Launch', color: '#22aa55' } }))
+      .body.data;
+    await t.api('POST', `/v1/rest/posts/${original.id}/labels`, { ...auth(), body: { labelIds: [label.id] } });
     await edit(original.id);
     assert.equal(await box(a.channelIds[0]).isChecked(), true, 'its channel ticked');
     assert.equal(await box(a.channelIds[1]).isChecked(), false);
@@ -101,6 +129,8 @@ describe(`the web app: editing a post's channels, its previews, and leaving unsa
       assert.equal(p.text, 'Launch day, on two other channels');
       assert.equal(p.status, 'scheduled');
       assert.equal(p.dateTime, '2030-01-07T09:00:00.000Z', 'at its time');
+      const labelled = (await post(p.id)).body.data.labels.map((l: { id: string }) => l.id);
+      assert.deepEqual(labelled, [label.id], 'with its label');
       const item = page.locator(`#saved li[data-post-id="${p.id}"] a`);
       assert.equal(await item.getAttribute('href'), `/app/posts/${p.id}`);
     }
@@ -121,6 +151,7 @@ describe(`the web app: editing a post's channels, its previews, and leaving unsa
       (await page.locator('label.choice', { has: box(a.channelIds[1]) }).textContent()) ?? '',
       /already has its own post, made with this one/,
     );
+    await clean('app-post-edit-channels');
     await page.fill('#text', 'Moved to Bluesky');
     await box(a.channelIds[0]).uncheck();
     await box(bluesky).check();
@@ -169,6 +200,7 @@ describe(`the web app: editing a post's channels, its previews, and leaving unsa
     assert.equal(await onBluesky.locator('.preview-comment').textContent(), '↳ Details below');
     const link = page.getByRole('link', { name: 'Open the post on us.test', exact: true });
     assert.equal(await link.getAttribute('href'), `/app/posts/${other.id}`);
+    await clean('app-post-previews');
 
     const [threaded] = await create({ text: 'Part one', thread: [{ text: 'Part two' }], saveAsDraft: true });
     await open(`/app/posts/${threaded.id}`);
