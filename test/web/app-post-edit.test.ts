@@ -136,6 +136,34 @@ describe(`the web app: editing a post's channels, its previews, and leaving unsa
     }
   });
 
+  it("keeps a queued post's place and gives the channel it adds that channel's next free slot", async () => {
+    const slots = [[{ day: 'mon', time: '09:00' }], [{ day: 'thu', time: '14:30' }]];
+    for (const [i, channelId] of a.channelIds.entries()) {
+      const set = await t.api('PUT', `/v1/rest/channels/${channelId}/schedule`, {
+        ...auth(),
+        body: { slots: slots[i] },
+      });
+      assert.equal(set.status, 200, JSON.stringify(set.body));
+    }
+    const [queued] = await create({ text: 'In line', addToQueue: true });
+    await edit(queued.id);
+    assert.equal(await page.isChecked('input[name=when][value=queue]'), true);
+    await box(a.channelIds[1]).check();
+    assert.match(
+      (await page.locator('label.choice', { has: page.locator('input[value=queue]') }).textContent()) ?? '',
+      /Keep its place in the queue; a channel added gives it its next free slot/,
+    );
+    await submit().click();
+    await page.waitForSelector('#saved');
+    const posts = await allPosts();
+    const kept = posts.find((p) => p.id === queued.id)!;
+    const added = posts.find((p) => p.channelId === a.channelIds[1])!;
+    assert.equal(kept.dateTime, queued.dateTime, 'the queued post keeps its slot');
+    const copy = (await post(added.id)).body.data;
+    assert.equal(copy.inQueue, true, "the copy is in its channel's queue");
+    assert.equal(new Date(copy.dateTime).getUTCDay(), 4, "at its channel's Thursday slot");
+  });
+
   it('leaves the posts made with it as they are: their channels stay ticked and their text their own', async () => {
     const made = await create({
       channelIds: [a.channelIds[0], a.channelIds[1]],

@@ -485,10 +485,12 @@ function Composer(
   async function saveEdit(post: Post, timing: Timing) {
     const path = { params: { path: { postId: post.id } } };
     const options = editedOptions(post.channelOptions ?? {});
-    // A draft leaves drafts only when told; a post already in the queue keeps its place rather than take the next.
+    const stays = chosenIds.includes(post.channelId);
+    // A draft leaves drafts only when told; a post already in the queue keeps its place rather than take the next,
+    // and one leaving its channel takes a slot on the channels it goes to (below), not on the one it leaves.
     const then =
       when === 'queue'
-        ? wasQueued
+        ? wasQueued || !stays
           ? {}
           : timing
         : when === 'draft'
@@ -513,7 +515,6 @@ function Composer(
         },
       }),
     );
-    const stays = chosenIds.includes(post.channelId);
     if (stays) {
       const added = labelIds.filter((id) => !initial.labelIds.includes(id));
       if (added.length > 0) await call(api.POST('/posts/{postId}/labels', { ...path, body: { labelIds: added } }));
@@ -523,11 +524,17 @@ function Composer(
     }
     const kept = new Set((props.others ?? []).map((p) => p.id));
     const mine = group.data.filter((p) => p.id === post.id || (!kept.has(p.id) && chosenIds.includes(p.channelId)));
-    // The copies are new posts: they take the labels as chosen, since labels belong to a post, not to its group.
-    if (labelIds.length > 0) {
-      for (const copy of mine.filter((p) => p.id !== post.id)) {
-        await call(api.POST('/posts/{postId}/labels', { params: { path: { postId: copy.id } }, body: { labelIds } }));
-      }
+    // The copies are new posts: they take the labels as chosen, since labels belong to a post, not to its group, and
+    // a place in their own channel's queue, since a copy keeps the time it was copied with.
+    for (const [i, copy] of mine.entries()) {
+      if (copy.id === post.id) continue;
+      const at = { params: { path: { postId: copy.id } } };
+      if (when === 'queue')
+        mine[i] =
+          (await call(api.PATCH('/posts/{postId}', { ...at, body: { addToQueue: true } }))).data.find(
+            (p) => p.id === copy.id,
+          ) ?? copy;
+      if (labelIds.length > 0) await call(api.POST('/posts/{postId}/labels', { ...at, body: { labelIds } }));
     }
     unsavedNow.current = false;
     if (mine.length === 1) navigate(`/app/posts/${encodeURIComponent(mine[0].id)}`);
@@ -993,7 +1000,9 @@ function Composer(
                 checked={when === 'queue'}
                 onChange={() => setWhen('queue')}
               />
-              {wasQueued ? ' Keep its place in the queue' : " Add to each channel's queue (its next free slot)"}
+              {wasQueued
+                ? ` Keep its place in the queue${chosenIds.some((id) => id !== edit?.channelId) ? '; a channel added gives it its next free slot' : ''}`
+                : " Add to each channel's queue (its next free slot)"}
             </label>
             <label class="choice">
               <input
