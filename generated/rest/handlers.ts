@@ -106,6 +106,8 @@ export interface RestHandlers<Context> {
   assignReviewer(request: RestRequest<'assignReviewer'>, context: Context): Promise<RestResponse<'assignReviewer'>>;
   /** GET /posts/{postId}/history - Every change to a post, oldest first. */
   getPostHistory(request: RestRequest<'getPostHistory'>, context: Context): Promise<RestResponse<'getPostHistory'>>;
+  /** GET /posts/{postId}/group - The posts made together with this one, one per channel, this one first. */
+  getPostGroup(request: RestRequest<'getPostGroup'>, context: Context): Promise<RestResponse<'getPostGroup'>>;
   /** GET /events - The account's events, oldest first, for systems that poll instead of receiving webhooks. */
   listEvents(request: RestRequest<'listEvents'>, context: Context): Promise<RestResponse<'listEvents'>>;
   /** GET /webhooks - The account's webhook endpoints. Needs the manage_team scope. */
@@ -221,6 +223,7 @@ export const restRoutes: readonly RestRoute[] = [
   { operationId: 'rejectPost', method: 'post', path: '/posts/{postId}/reject', expressPath: '/posts/:postId/reject', rateLimit: 'write', idempotent: false },
   { operationId: 'assignReviewer', method: 'post', path: '/posts/{postId}/assign', expressPath: '/posts/:postId/assign', rateLimit: 'write', idempotent: false },
   { operationId: 'getPostHistory', method: 'get', path: '/posts/{postId}/history', expressPath: '/posts/:postId/history', rateLimit: 'read', idempotent: false },
+  { operationId: 'getPostGroup', method: 'get', path: '/posts/{postId}/group', expressPath: '/posts/:postId/group', rateLimit: 'read', idempotent: false },
   { operationId: 'listEvents', method: 'get', path: '/events', expressPath: '/events', rateLimit: 'read', idempotent: false },
   { operationId: 'listWebhooks', method: 'get', path: '/webhooks', expressPath: '/webhooks', rateLimit: 'read', idempotent: false },
   { operationId: 'createWebhook', method: 'post', path: '/webhooks', expressPath: '/webhooks', rateLimit: 'write', idempotent: false },
@@ -343,6 +346,8 @@ export function dispatchRest<Context>(handlers: RestHandlers<Context>, operation
       return handlers.assignReviewer(request as RestRequest<'assignReviewer'>, context);
     case 'getPostHistory':
       return handlers.getPostHistory(request as RestRequest<'getPostHistory'>, context);
+    case 'getPostGroup':
+      return handlers.getPostGroup(request as RestRequest<'getPostGroup'>, context);
     case 'listEvents':
       return handlers.listEvents(request as RestRequest<'listEvents'>, context);
     case 'listWebhooks':

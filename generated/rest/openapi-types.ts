@@ -607,6 +607,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/posts/{postId}/group": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The posts made together with this one, one per channel, this one first.
+         * @description Posts created for several channels at once share a `groupId`, and PATCH `channelIds` names the channels of the whole group: this is the group to start from. A post made alone, or a live post, is a group of one.
+         */
+        get: operations["getPostGroup"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -4304,6 +4326,61 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["PostEvent"][];
                     };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getPostGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                postId: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The posts of the group. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "01hx0000000000000000000100",
+                     *           "groupId": "01hx0000000000000000000099",
+                     *           "channelId": "01hx0000000000000000000010",
+                     *           "text": "Launch day!",
+                     *           "dateTime": "2030-01-01T09:00:00.000Z",
+                     *           "isScheduled": true,
+                     *           "isDraft": false,
+                     *           "isPosted": false,
+                     *           "isLivePost": false,
+                     *           "status": "scheduled",
+                     *           "approvalStatus": null,
+                     *           "type": "text",
+                     *           "sourceType": "api",
+                     *           "permalinkUrl": null,
+                     *           "imageUrls": [],
+                     *           "videoUrls": [],
+                     *           "firstComment": null,
+                     *           "channelOptions": null,
+                     *           "error": null,
+                     *           "createdAt": "2026-11-01T09:00:00.000Z",
+                     *           "updatedAt": "2026-11-01T09:00:00.000Z",
+                     *           "publishedAt": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PostList"];
                 };
             };
             401: components["responses"]["Unauthorized"];

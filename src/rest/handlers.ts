@@ -5,7 +5,7 @@ import type { Principal } from '../domain/principal.js';
 import { bulkCreatePosts } from '../domain/posts/bulk-create-posts.js';
 import { createPosts } from '../domain/posts/create-posts.js';
 import { bulkDeletePosts, deletePost } from '../domain/posts/delete-posts.js';
-import { getPost } from '../domain/posts/get-post.js';
+import { getPost, getPostGroup } from '../domain/posts/get-post.js';
 import { listPosts, listScheduledPosts } from '../domain/posts/list-posts.js';
 import { updatePost } from '../domain/posts/update-post.js';
 import { settleUnconfirmed } from '../domain/posts/unconfirmed-posts.js';
@@ -123,6 +123,10 @@ export function restHandlers(deps: DomainDeps): RestHandlers<RestContext> {
     deletePost: async (req, { principal }) => ({
       status: 200,
       body: { data: await deletePost(deps, principal, req.params.postId) },
+    }),
+    getPostGroup: async (req, { principal }) => ({
+      status: 200,
+      body: { data: await getPostGroup(deps, principal, req.params.postId) },
     }),
     getPostHistory: async (req, { principal }) => ({
       status: 200,

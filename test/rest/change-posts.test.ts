@@ -43,6 +43,63 @@ describe('REST PATCH and DELETE /posts/{postId}', () => {
     assert.equal((await t.api('GET', `/v1/rest/posts/${post.id}`, { token: a.apiKey })).status, 404);
   });
 
+  it("reads a post's group, the post first, and keeps it to the caller's account", async () => {
+    const [first, second] = (
+      await t.api('POST', '/v1/rest/posts', {
+        token: a.apiKey,
+        body: {
+          channelIds: [a.channelIds[0], a.channelIds[1]],
+          text: 'together',
+          isScheduled: true,
+          dateTime: futureIso(90),
+        },
+      })
+    ).body.data;
+    const group = await t.api('GET', `/v1/rest/posts/${second.id}/group`, { token: a.apiKey });
+    assert.equal(group.status, 200);
+    assert.deepEqual(
+      group.body.data.map((p: any) => p.id),
+      [second.id, first.id],
+    );
+    const alone = await schedule();
+    const own = await t.api('GET', `/v1/rest/posts/${alone.id}/group`, { token: a.apiKey });
+    assert.deepEqual(
+      own.body.data.map((p: any) => p.id),
+      [alone.id],
+    );
+    const other = await t.seedAccount();
+    const foreign = await t.api('GET', `/v1/rest/posts/${first.id}/group`, { token: other.apiKey });
+    assert.equal(foreign.status, 404);
+  });
+
+  it('judges an edit by the channels that get it, not by the posts of its group that keep their own text', async () => {
+    const { addChannel } = await import('../../src/domain/provisioning.js');
+    const bluesky = await addChannel(t.deps, {
+      accountId: a.accountId,
+      workspaceId: a.workspaceId,
+      network: 'bluesky',
+      handle: 'us.bsky.social',
+    });
+    const made = (
+      await t.api('POST', '/v1/rest/posts', {
+        token: a.apiKey,
+        body: { channelIds: [a.channelIds[0], bluesky.id], text: 'short', isScheduled: true, dateTime: futureIso(90) },
+      })
+    ).body.data;
+    const onSandbox = made.find((p: any) => p.channelId === a.channelIds[0]);
+    const long = 'A longer text than Bluesky takes. '.repeat(12);
+    const res = await patch(onSandbox.id, { text: long, channelIds: [a.channelIds[0], bluesky.id, a.channelIds[1]] });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const byChannel = new Map(res.body.data.map((p: any) => [p.channelId, p.text]));
+    assert.equal(byChannel.get(bluesky.id), 'short', 'the Bluesky post keeps its own text');
+    assert.equal(byChannel.get(a.channelIds[1]), long, 'the channel added gets the edited text');
+
+    const single = await schedule();
+    const refused = await patch(single.id, { text: long, channelIds: [a.channelIds[0], bluesky.id] });
+    assert.equal(refused.status, 400, 'a channel added is held to its network');
+    assert.equal((await t.api('GET', `/v1/rest/posts/${single.id}`, { token: a.apiKey })).body.data.text, 'original');
+  });
+
   it('rejects a singular channelId, naming channelIds', async () => {
     const post = await schedule();
     const res = await patch(post.id, { channelId: a.channelIds[1] });

@@ -65,6 +65,7 @@ const REST_POWERS: Record<string, Power> = {
   assignReviewer: 'review',
   decideApprovals: 'review',
   getPostHistory: 'any',
+  getPostGroup: 'any',
   listEvents: 'any',
   listWebhooks: 'team',
   createWebhook: 'team',

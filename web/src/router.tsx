@@ -49,6 +49,37 @@ export function useLeaveGuard(ask: () => boolean): void {
   }, [ask]);
 }
 
+/**
+ * Each entry of the app's history carries its place (`at`), so a Back or Forward the leave guard refuses can be
+ * undone by stepping as far the other way: the browser has already moved when it says so (popstate).
+ */
+interface Place {
+  at: number;
+}
+
+const placeOf = (state: unknown): number => (typeof (state as Place | null)?.at === 'number' ? (state as Place).at : 0);
+
+let here = placeOf(history.state);
+/** Set while the app steps back to where a refused Back or Forward left from; that step is not a navigation. */
+let undoing = false;
+if (typeof (history.state as Place | null)?.at !== 'number') history.replaceState({ at: here }, '');
+
+addEventListener('popstate', (event) => {
+  const to = placeOf(event.state);
+  if (undoing) {
+    undoing = false;
+    here = to;
+    return;
+  }
+  if (to !== here && mayLeave && !mayLeave()) {
+    undoing = true;
+    history.go(here - to);
+    return;
+  }
+  here = to;
+  for (const listener of listeners) listener();
+});
+
 export function navigate(href: string, options: { replace?: boolean } = {}): void {
   const url = new URL(href, location.href);
   if (url.origin !== location.origin || !match(url.pathname)) {
@@ -57,23 +88,21 @@ export function navigate(href: string, options: { replace?: boolean } = {}): voi
   }
   // A replaced address is the same page changing its view; anything else leaves it (a full load asks by itself).
   if (!options.replace && mayLeave && !mayLeave()) return;
-  if (options.replace) history.replaceState(null, '', url.href);
-  else history.pushState(null, '', url.href);
+  if (options.replace) history.replaceState({ at: here }, '', url.href);
+  else history.pushState({ at: ++here }, '', url.href);
   for (const listener of listeners) listener();
   // A replaced address is the same page changing its view (a filter): it stays where the person was.
   if (!options.replace) window.scrollTo(0, 0);
 }
 
-/** The current address, re-rendering on navigation and on the browser's back and forward. */
+/** The current address, re-rendering on navigation and on the browser's back and forward the guard lets through. */
 export function useLocation(): URL {
   const [url, setUrl] = useState(() => new URL(location.href));
   useEffect(() => {
     const update = () => setUrl(new URL(location.href));
     listeners.add(update);
-    window.addEventListener('popstate', update);
     return () => {
       listeners.delete(update);
-      window.removeEventListener('popstate', update);
     };
   }, []);
   return url;

@@ -3,6 +3,8 @@
  * - Live posts are read only: refused with an explanation, never a not-found.
  * - `channelIds` (array) retargets the post's group; a singular `channelId` is refused; `coverMediaId` is refused.
  * - `channelOptions` is applied here (unlike create).
+ * - The network limits and media checks are those of the channels that get the edited content: the post's own
+ *   (unless it leaves) and each channel added; the group's other posts keep their own content and are not judged by it.
  * - Only posts not yet published can change.
  * - Whether the post (and each copy for an added channel) is held for approval, or its decision voided, is
  *   approvals/approval-holds.ts's rule; a voided decision is said in the post's history.
@@ -81,7 +83,9 @@ export async function updatePost(
   // A resubmitted post no longer shows why it was rejected; its history keeps the reason.
   const resubmitted = review.voided === 'REJECTED' ? { rejectionReason: null } : {};
   const changes: Partial<PostRecord> = { ...timing, approvalStatus: review.approvalStatus, ...resubmitted };
-  const targets = await deps.repos.channels.findMany(principal.accountId, input.channelIds ?? [post.channelId]);
+  const stays = input.channelIds === undefined || input.channelIds.includes(post.channelId);
+  const receiving = [...(stays ? [post.channelId] : []), ...(plan?.add ?? []).map((copy) => copy.channelId)];
+  const targets = await deps.repos.channels.findMany(principal.accountId, receiving);
   const updated = { ...post, ...changes };
   rejectThreadWithFirstComment(updated, input.thread !== undefined ? 'thread' : 'firstComment');
   const threadMedia = updated.thread?.flatMap((part) => [...part.imageUrls, ...part.videoUrls]) ?? [];

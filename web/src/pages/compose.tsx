@@ -7,9 +7,10 @@
  * button, which names what it does ("Publish now", "Schedule"...), is pressed; it waits while a text is too long.
  * After saving, the composer names every post made, one per channel, with what happens to it and when.
  *
- * The same form edits one post (`/app/posts/:postId/edit`, saved with PATCH /posts/{postId}: that post's channel
- * stays, since the others of its group are posts of their own) and starts a copy of one (`/app/compose?from=`,
- * prefilled, nothing saved until the person saves).
+ * The same form edits one post (`/app/posts/:postId/edit`, saved with PATCH /posts/{postId}) and starts a copy of
+ * one (`/app/compose?from=`, prefilled, nothing saved until the person saves). An edit can move the post to another
+ * channel and add channels, each getting the edited post as a post of its own: PATCH `channelIds` names the whole
+ * group's channels (GET /posts/{postId}/group), so the other posts of its group, which keep their own text, stay.
  *
  * Saving is what REST offers an integration: POST /posts (which ignores channelOptions, SPEC), then PATCH each post
  * with the options (applied on update) and POST its labels. If the options are refused the posts just made are
@@ -40,7 +41,7 @@ import {
   type When,
 } from './compose/draft-store.js';
 import { MediaField, type ChosenMedia } from './compose/media-field.js';
-import type { Media } from './compose/upload.js';
+import { mediaOf } from './compose/post-files.js';
 import { Counter, PreviewCard, type Channel, type NetworkRow } from './compose/preview.js';
 import { GoodTimes } from './compose/good-times.js';
 import { ZonePicker } from './compose/zone-picker.js';
@@ -93,39 +94,6 @@ async function loadBasics(): Promise<Basics> {
     rows: new Map(networks.data.map((n) => [n.name, n.capabilities])),
     labels: labels.data,
   };
-}
-
-/** The post's files as the media field shows them: from the library where they are in it, with their alt text. */
-async function mediaOf(post: Post): Promise<ChosenMedia[]> {
-  const urls = [
-    ...post.imageUrls.map((url) => ({ url, kind: 'image' as const })),
-    ...post.videoUrls.map((url) => ({ url, kind: 'video' as const })),
-  ];
-  if (urls.length === 0) return [];
-  const library = await call(api.GET('/media', { params: { query: { limit: 100 } } }));
-  const byUrl = new Map(library.data.map((m) => [m.url, m]));
-  const alt = post.channelOptions?.altText;
-  const altTexts = Array.isArray(alt) ? alt.map(String) : [];
-  return urls.map(({ url, kind }): ChosenMedia => {
-    const altText = kind === 'image' ? (altTexts[post.imageUrls.indexOf(url)] ?? '') : '';
-    const known = byUrl.get(url);
-    if (known) return { media: known, altText };
-    const fileName = decodeURIComponent(new URL(url).pathname.split('/').pop() || url);
-    const media: Media = {
-      id: url,
-      url,
-      kind,
-      fileName,
-      contentType: '',
-      sizeBytes: 0,
-      width: null,
-      height: null,
-      durationSeconds: null,
-      workspaceId: '',
-      createdAt: '',
-    };
-    return { media, altText, external: true };
-  });
 }
 
 /** A post's fields in the form: its channel, text, files, comment, labels and options; `when` as given. */
@@ -232,12 +200,15 @@ export function ComposePage(props: { query: URLSearchParams }) {
 export function EditPostPage(props: { params: Record<string, string> }) {
   const postId = props.params.postId;
   const { data, error } = useApi(async () => {
-    const [basics, post] = await Promise.all([
+    const path = { params: { path: { postId } } };
+    const [basics, post, group] = await Promise.all([
       loadBasics(),
-      call(api.GET('/posts/{postId}', { params: { path: { postId } } })),
+      call(api.GET('/posts/{postId}', path)),
+      call(api.GET('/posts/{postId}/group', path)),
     ]);
     const start = whenOf(post.data);
-    return { basics, post: post.data, draft: await draftOf(post.data, basics, start.when, start.dateTime) };
+    const others = group.data.filter((p) => p.id !== postId);
+    return { basics, post: post.data, others, draft: await draftOf(post.data, basics, start.when, start.dateTime) };
   }, [postId]);
   const href = `/app/posts/${encodeURIComponent(postId)}`;
   const editable = data && !data.post.isLivePost && EDITABLE.has(data.post.status ?? '');
@@ -253,7 +224,7 @@ export function EditPostPage(props: { params: Record<string, string> }) {
           </p>
         </Empty>
       )}
-      {data && editable && <Composer {...data.basics} initial={data.draft} edit={data.post} />}
+      {data && editable && <Composer {...data.basics} initial={data.draft} edit={data.post} others={data.others} />}
     </Page>
   );
 }
@@ -315,6 +286,8 @@ function Composer(
   props: Basics & {
     initial: Draft;
     edit?: Post;
+    /** The other posts of the edited post's group: their channels stay in it, each post with its own content. */
+    others?: Post[];
     onAnother?: () => void;
     keepFor?: string;
     blank?: Draft;
@@ -505,14 +478,20 @@ function Composer(
     }
   }
 
-  /** The post changed in place (PATCH), its labels added and taken off, then its page, showing the change. */
+  /**
+   * The post changed in place (PATCH), its labels added and taken off, then its page, showing the change. With its
+   * channels changed, the group's channels are sent (the other posts' stay); the posts now on the chosen channels
+   * are named, or the one shown when a move left one.
+   */
   async function saveEdit(post: Post, timing: Timing) {
     const path = { params: { path: { postId: post.id } } };
     const options = editedOptions(post.channelOptions ?? {});
-    // A draft leaves drafts only when told; a post already in the queue keeps its place rather than take the next.
+    const stays = chosenIds.includes(post.channelId);
+    // A draft leaves drafts only when told; a post already in the queue keeps its place rather than take the next,
+    // and one leaving its channel takes a slot on the channels it goes to (below), not on the one it leaves.
     const then =
       when === 'queue'
-        ? wasQueued
+        ? wasQueued || !stays
           ? {}
           : timing
         : when === 'draft'
@@ -520,7 +499,9 @@ function Composer(
           : { saveAsDraft: false, isScheduled: when === 'schedule', ...timing };
     const delay = initial.firstCommentDelay ? { delayMinutes: initial.firstCommentDelay } : {};
     const comment = firstComment.trim() === '' ? null : { text: firstComment, ...delay };
-    await call(
+    const moved = chosenIds.length !== 1 || chosenIds[0] !== post.channelId;
+    const groupChannels = [...new Set([...(props.others ?? []).map((p) => p.channelId), ...chosenIds])];
+    const group = await call(
       api.PATCH('/posts/{postId}', {
         ...path,
         body: {
@@ -530,17 +511,35 @@ function Composer(
           firstComment: comment,
           thread: thread.length > 0 ? threadBody() : null,
           ...(options ? { channelOptions: options } : {}),
+          ...(moved ? { channelIds: groupChannels } : {}),
           ...then,
         },
       }),
     );
-    const added = labelIds.filter((id) => !initial.labelIds.includes(id));
-    if (added.length > 0) await call(api.POST('/posts/{postId}/labels', { ...path, body: { labelIds: added } }));
-    for (const labelId of initial.labelIds.filter((id) => !labelIds.includes(id))) {
-      await call(api.DELETE('/posts/{postId}/labels/{labelId}', { params: { path: { postId: post.id, labelId } } }));
+    if (stays) {
+      const added = labelIds.filter((id) => !initial.labelIds.includes(id));
+      if (added.length > 0) await call(api.POST('/posts/{postId}/labels', { ...path, body: { labelIds: added } }));
+      for (const labelId of initial.labelIds.filter((id) => !labelIds.includes(id))) {
+        await call(api.DELETE('/posts/{postId}/labels/{labelId}', { params: { path: { postId: post.id, labelId } } }));
+      }
+    }
+    const kept = new Set((props.others ?? []).map((p) => p.id));
+    const mine = group.data.filter((p) => p.id === post.id || (!kept.has(p.id) && chosenIds.includes(p.channelId)));
+    // The copies are new posts: they take the labels as chosen, since labels belong to a post, not to its group, and
+    // a place in their own channel's queue, since a copy keeps the time it was copied with.
+    for (const [i, copy] of mine.entries()) {
+      if (copy.id === post.id) continue;
+      const at = { params: { path: { postId: copy.id } } };
+      if (when === 'queue')
+        mine[i] =
+          (await call(api.PATCH('/posts/{postId}', { ...at, body: { addToQueue: true } }))).data.find(
+            (p) => p.id === copy.id,
+          ) ?? copy;
+      if (labelIds.length > 0) await call(api.POST('/posts/{postId}/labels', { ...at, body: { labelIds } }));
     }
     unsavedNow.current = false;
-    navigate(`/app/posts/${encodeURIComponent(post.id)}`);
+    if (mine.length === 1) navigate(`/app/posts/${encodeURIComponent(mine[0].id)}`);
+    else setSaved({ posts: mine });
   }
 
   async function saveNew(timing: Timing) {
@@ -681,10 +680,8 @@ function Composer(
       <Saved posts={saved.posts} channels={channels} withoutLabels={saved.withoutLabels} onAnother={props.onAnother} />
     );
   }
-  const editedChannel = edit && channels.find((c) => c.id === edit.channelId);
-  const editedOn = editedChannel
-    ? `${editedChannel.displayName ?? editedChannel.name} (${rows.get(editedChannel.network)?.displayName ?? editedChannel.network})`
-    : edit?.channelId;
+  // In an edit, a channel that has its own post of the group stays, with that post: it is not this one to tick.
+  const ownPostOn = new Map((props.others ?? []).map((p) => [p.channelId, p]));
   return (
     <form class="composer" onSubmit={save} noValidate>
       {elsewhere.map((message) => (
@@ -694,24 +691,24 @@ function Composer(
       ))}
       <div class="compose-grid">
         <div class="compose-main">
-          {edit ? (
-            <p id="edit-channel">
-              On {editedOn}.{' '}
-              <span class="muted">
-                To post it on other channels too,{' '}
-                <Link href={`/app/compose?from=${encodeURIComponent(edit.id)}`}>duplicate it</Link>.
-              </span>
-            </p>
-          ) : (
-            <fieldset aria-describedby="channel-problems">
-              <legend>Channels</legend>
-              {channels.map((c) => (
+          <fieldset aria-describedby="channel-problems">
+            <legend>Channels</legend>
+            {edit && (
+              <p class="muted" id="edit-channels-hint">
+                Untick its channel and tick another to move it there; tick more to post it there too, each as a post of
+                its own.
+              </p>
+            )}
+            {channels.map((c) => {
+              const sibling = ownPostOn.get(c.id);
+              return (
                 <label key={c.id} class="choice">
                   <input
                     type="checkbox"
                     name="channelIds"
                     value={c.id}
-                    checked={chosenIds.includes(c.id)}
+                    checked={sibling !== undefined || chosenIds.includes(c.id)}
+                    disabled={sibling !== undefined}
                     onChange={(event) => {
                       const on = event.currentTarget.checked;
                       setChosenIds((ids) => (on ? [...ids, c.id] : ids.filter((id) => id !== c.id)));
@@ -722,11 +719,12 @@ function Composer(
                     ({rows.get(c.network)?.displayName ?? c.network} {c.handle})
                   </small>
                   {c.status === 'needs_reconnect' && <strong class="problem"> needs reconnecting</strong>}
+                  {sibling && <small class="muted"> already has its own post, made with this one</small>}
                 </label>
-              ))}
-              <FieldProblems error={refusal} field={'channelIds'} id="channel-problems" />
-            </fieldset>
-          )}
+              );
+            })}
+            <FieldProblems error={refusal} field={'channelIds'} id="channel-problems" />
+          </fieldset>
 
           <label for="text">Text</label>
           <textarea
@@ -1011,7 +1009,9 @@ function Composer(
                 checked={when === 'queue'}
                 onChange={() => setWhen('queue')}
               />
-              {wasQueued ? ' Keep its place in the queue' : " Add to each channel's queue (its next free slot)"}
+              {wasQueued
+                ? ` Keep its place in the queue${chosenIds.some((id) => id !== edit?.channelId) ? '; a channel added gives it its next free slot' : ''}`
+                : " Add to each channel's queue (its next free slot)"}
             </label>
             <label class="choice">
               <input

@@ -1,5 +1,7 @@
 /**
- * One post: its status, text, images (with their alt text) and videos, the error in words with what to do next,
+ * One post: its status, text, images (with their alt text) and videos, a preview on its channel beside those of the
+ * posts made with it on theirs (the composer's own preview cards: each network's count and cut, media, thread and
+ * first comment), the error in words with what to do next,
  * a warning with what to do when the rehearsal before its time found it at risk, its address on the network,
  * metrics and their curve over time, every publishing attempt and the history of who changed what. What a person
  * can do depends on its state:
@@ -19,6 +21,9 @@ import { EDITABLE } from '../ui/post-state.js';
 import { browserTimeZone, formatTime, toInstant, toWallClock } from '../ui/time.js';
 import { useApi } from '../ui/use-api.js';
 import { findCapabilities } from '../../../src/domain/networks/capabilities.js';
+import { PreviewCard, type NetworkRow } from './compose/preview.js';
+import { libraryOf, mediaOf } from './compose/post-files.js';
+import type { ChosenMedia } from './compose/media-field.js';
 import { PostCurve } from './post-curve.js';
 import { PostHistory } from './post-history.js';
 import './post-and-calendar.css';
@@ -27,6 +32,7 @@ import './post-media.css';
 type Post = components['schemas']['Post'];
 type Channel = components['schemas']['Channel'];
 type PostEvent = components['schemas']['PostEvent'];
+type Preview = { post: Post; channel: Channel; row: NetworkRow; media: ChosenMedia[] };
 
 async function load(postId: string) {
   const path = { postId };
@@ -35,19 +41,31 @@ async function load(postId: string) {
     call(api.GET('/channels')),
   ]);
   const isLive = post.data.isLivePost;
-  const [history, members, labels] = await Promise.all([
+  const [history, members, labels, group, networks] = await Promise.all([
     isLive
       ? Promise.resolve({ data: [] as PostEvent[] })
       : call(api.GET('/posts/{postId}/history', { params: { path } })),
     call(api.GET('/members')),
     call(api.GET('/labels')),
+    isLive ? Promise.resolve({ data: [] as Post[] }) : call(api.GET('/posts/{postId}/group', { params: { path } })),
+    call(api.GET('/networks')),
   ]);
+  const rows = new Map(networks.data.map((n) => [n.name, n.capabilities]));
+  const withFiles = group.data.some((p) => p.imageUrls.length + p.videoUrls.length > 0);
+  const library = withFiles ? await libraryOf() : new Map();
+  const previews: Preview[] = [];
+  for (const p of group.data) {
+    const channel = channels.data.find((c) => c.id === p.channelId);
+    const row = channel && rows.get(channel.network);
+    if (channel && row) previews.push({ post: p, channel, row, media: await mediaOf(p, library) });
+  }
   return {
     post: post.data,
     channel: channels.data.find((c) => c.id === post.data.channelId),
     history: history.data,
     members: members.data,
     labels: labels.data,
+    previews,
   };
 }
 
@@ -151,6 +169,39 @@ function PostMedia(props: { post: Post }) {
           </li>
         ))}
       </ul>
+    </section>
+  );
+}
+
+/** The post on its channel, then each post made with it on its own, as each network will show it. */
+function Previews(props: { previews: Preview[] }) {
+  const [first, ...others] = props.previews;
+  return (
+    <section aria-labelledby="previews-title" id="post-previews">
+      <h2 id="previews-title">{others.length > 0 ? 'Preview per channel' : 'Preview'}</h2>
+      {others.length > 0 && (
+        <p class="muted">This post on its channel, then the posts made with it, each with its own text, on theirs.</p>
+      )}
+      {props.previews.map(({ post, channel, row, media }) => (
+        <div key={post.id} class="post-preview" data-post-id={post.id}>
+          <PreviewCard
+            channel={channel}
+            row={row}
+            text={post.text}
+            media={media}
+            firstComment={post.firstComment?.text ?? ''}
+            thread={post.thread ?? []}
+            channelOptions={post.channelOptions ?? undefined}
+          />
+          {post.id !== first.post.id && (
+            <p class="muted">
+              <Link href={`/app/posts/${encodeURIComponent(post.id)}`}>
+                Open the post on {channel.displayName ?? channel.name}
+              </Link>
+            </p>
+          )}
+        </div>
+      ))}
     </section>
   );
 }
@@ -297,6 +348,7 @@ export function PostPage(props: { params: Record<string, string> }) {
             </p>
           )}
           {post.rejectionReason && <p>Rejected because: {post.rejectionReason}</p>}
+          {data.previews.length > 0 && <Previews previews={data.previews} />}
           {post.risk && (
             <section aria-labelledby="at-risk-title" class="risk-box" id="post-risk" role="alert">
               <h2 id="at-risk-title">This post may not go out</h2>

@@ -1,9 +1,9 @@
 /**
- * What the composer shows of each chosen channel before anything is saved: the counter (the network's counting,
- * red past its limit) and a preview card (the text with the part past the limit marked, the media the network
- * takes, the first comment where it makes one, a thread's parts as the chain of replies they become, and every
- * problem the write would refuse). Counting and checks are
- * Herald's own modules (src/domain/networks: text-length.ts, post-fit.ts), bundled, so the page never disagrees
+ * What the composer shows of each chosen channel before anything is saved, and the post page of each post: the
+ * counter (the network's counting, red past its limit) and a preview card (its count, the text with the part past
+ * the limit marked, the media the network takes, the first comment where it makes one, a thread's parts as the
+ * chain of replies they become, and every problem the write would refuse). Counting and checks are Herald's own
+ * modules (src/domain/networks: text-length.ts, post-fit.ts), bundled, so the page never disagrees
  * with the server; limits and names come from GET /networks.
  */
 import type { components } from '../../../../sdk/src/index.js';
@@ -11,6 +11,7 @@ import { findCapabilities } from '../../../../src/domain/networks/capabilities.j
 import { validatePost, type KnownMedia } from '../../../../src/domain/networks/post-fit.js';
 import { countBy } from '../../../../src/domain/networks/text-length.js';
 import type { ChosenMedia } from './media-field.js';
+import './preview.css';
 
 export type Channel = components['schemas']['Channel'];
 export type NetworkRow = components['schemas']['NetworkCapabilities'];
@@ -127,6 +128,9 @@ export function PreviewCard(props: PreviewInput) {
             {cut}
           </mark>
         )}
+      </p>
+      <p class="preview-count">
+        <Counter row={row} text={text} />
       </p>
       {shown.length > 0 && (
         <div class="preview-media">
