@@ -45,7 +45,10 @@ describe(`MCP App: the insights view (${TEST_DB})`, function () {
         for (const resource of insights) assert.deepEqual(resource._meta, LINK, resource.uri);
         const read = await client.readResource(INSIGHTS_URI);
         assert.equal(read.contents[0].mimeType, RESOURCE_MIME_TYPE);
-        assert.match(read.contents[0].text, /Content-Security-Policy" content="default-src 'none';[^"]*connect-src 'none'/);
+        assert.match(
+          read.contents[0].text,
+          /Content-Security-Policy" content="default-src 'none';[^"]*connect-src 'none'/,
+        );
         assert.doesNotMatch(read.contents[0].text, /<script[^>]+src=|<link[^>]+href=|https?:\/\//);
 
         const channel = await client.callTool('get_channel', { channelId: a.channelIds[0] });
@@ -143,7 +146,10 @@ describe(`MCP App: the insights view (${TEST_DB})`, function () {
       await view().locator('#scope').filter({ hasText: '2025-12-31 to 2026-03-30' }).waitFor();
       const longer = await rest('/insights?from=2025-12-31&to=2026-03-30&timezone=UTC');
       assert.equal(await view().locator('[data-total=posts] .value').textContent(), format(longer.totals.posts));
-      assert.equal(await view().locator('[data-total=engagement] .value').textContent(), format(longer.totals.engagement));
+      assert.equal(
+        await view().locator('[data-total=engagement] .value').textContent(),
+        format(longer.totals.engagement),
+      );
       assert.ok(host.reads.every((uri) => uri.startsWith('herald://insights')));
       assert.deepEqual(host.requests, [], 'the view reaches nothing but the host');
     });

@@ -67,8 +67,7 @@ describe(`the web app: good times this week in the composer (${TEST_DB})`, funct
   afterEach(() => page.context().close());
 
   it("offers the channel's best window at its next start, and a click schedules the post then", async () => {
-    const rest = (await t.api('GET', `/v1/rest/channels/${a.channelIds[0]}/best-times`, { token: a.apiKey })).body
-      .data;
+    const rest = (await t.api('GET', `/v1/rest/channels/${a.channelIds[0]}/best-times`, { token: a.apiKey })).body.data;
     assert.deepEqual(
       rest.windows.map((w: any) => [w.weekday, w.hour, w.posts]),
       [[0, 8, 6]],
@@ -100,8 +99,7 @@ describe(`the web app: good times this week in the composer (${TEST_DB})`, funct
     await page.check(`input[name=channelIds][value="${a.channelIds[1]}"]`);
     const note = page.locator(`[data-no-good-times="${a.channelIds[1]}"]`);
     await note.waitFor();
-    const rest = (await t.api('GET', `/v1/rest/channels/${a.channelIds[1]}/best-times`, { token: a.apiKey })).body
-      .data;
+    const rest = (await t.api('GET', `/v1/rest/channels/${a.channelIds[1]}/best-times`, { token: a.apiKey })).body.data;
     assert.deepEqual(rest.windows, []);
     assert.ok(((await note.textContent()) ?? '').endsWith(rest.note));
     assert.equal(await page.locator('.good-times button').count(), 0);

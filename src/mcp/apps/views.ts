@@ -40,7 +40,7 @@ export const VIEWS: readonly View[] = [
     name: 'insights',
     title: 'Insights',
     description:
-      "What the posts did in a period against the one before, by channel with its followers, the top posts, and " +
+      'What the posts did in a period against the one before, by channel with its followers, the top posts, and ' +
       'when to post on each channel.',
     html: insightsHtml,
   },

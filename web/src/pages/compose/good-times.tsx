@@ -72,11 +72,7 @@ export function GoodTimes(props: { channels: Channel[]; timeZone: string; onPick
         <ul>
           {offered.map(({ best, window, start }) => (
             <li key={`${best.channelId}:${window.weekday}:${window.hour}`}>
-              <button
-                type="button"
-                data-good-time={start}
-                onClick={() => props.onPick(toWallClock(start, zone))}
-              >
+              <button type="button" data-good-time={start} onClick={() => props.onPick(toWallClock(start, zone))}>
                 {formatTime(start, zone)}
               </button>{' '}
               <span class="muted">
