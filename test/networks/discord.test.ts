@@ -6,6 +6,7 @@ import { TINY_PNG } from '../media/fixtures.js';
 import { API_ORIGIN, startFakeDiscord, type FakeDiscord } from '../support/fake-discord.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { serveMediaFiles } from '../support/media-files.js';
+import { openConnectForm } from '../support/connect-form.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
 
 const SEND_MESSAGES = String(1n << 11n);
@@ -163,6 +164,30 @@ describe(`Discord, against a fake of its HTTP API (${TEST_DB})`, function () {
     const code = await new Promise((resolve) => child.on('exit', resolve));
     assert.equal(code, 0, stderr);
     assert.equal(JSON.parse(stdout).channels[0].handle, '#announcements');
+  });
+
+  it("connects from the app's channels page, its labels in people's words, saying why Discord refuses", async function () {
+    this.timeout(120_000);
+    const app = await openConnectForm(t.url, a, 'discord');
+    try {
+      const labels = await app.labels();
+      assert.match(labels[0], /^Bot token /);
+      assert.match(labels[1], /^Channel The channel's id/);
+      assert.equal(await app.page.getAttribute('#connect-discord-botToken', 'type'), 'password', 'the token is hidden');
+      await app.send({ botToken: 'wrong', channelId: discord.channel.id });
+      assert.match(await app.refusal(), /check the bot token, and that the bot was invited/);
+      discord.channel.permission_overwrites = [{ id: discord.roles[1].id, type: 0, allow: '0', deny: SEND_MESSAGES }];
+      await app.send({ botToken: discord.bot.token });
+      await app.page.waitForSelector('section[data-network="discord"] [role=alert] >> text=lacks Send Messages');
+      discord.channel.permission_overwrites = [];
+      await app.send({ botToken: discord.bot.token });
+      assert.match(await app.connected(), /Connected #announcements \(Acme Community\)/);
+      const [channel] = (await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data;
+      assert.equal(channel.handle, '#announcements');
+      assert.equal(await app.page.inputValue('#connect-discord-botToken'), '', 'the form forgets the token');
+    } finally {
+      await app.close();
+    }
   });
 
   it('refuses at write time text past 2,000 characters and more than 10 files', async () => {

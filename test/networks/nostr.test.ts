@@ -6,6 +6,7 @@ import WebSocket from 'ws';
 import { nsecEncode, npubEncode } from 'nostr-tools/nip19';
 import { loadConfig } from '../../src/config.js';
 import { callTool } from '../mcp/support.js';
+import { openConnectForm } from '../support/connect-form.js';
 import { startNostrRelay, type LocalRelay } from '../support/nostr-relay.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { pinClock, testWorker } from '../publishing/support.js';
@@ -121,6 +122,26 @@ describe('Nostr, against real relays', function () {
       (await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data.map((c: any) => c.id),
       [channel.id],
     );
+  });
+
+  it("connects from the app's channels page, its labels in people's words, saying what to fix", async function () {
+    this.timeout(120_000);
+    const app = await openConnectForm(t.url, a, 'nostr');
+    try {
+      const labels = await app.labels();
+      assert.match(labels[0], /^Private key /);
+      assert.match(labels[1], /^Relays /);
+      const secretKey = generateSecretKey();
+      await app.send({ privateKey: npubEncode(getPublicKey(secretKey)), relays: `${first.url} ${second.url}` });
+      assert.match(await app.refusal(), /that is the public key \(npub\); Herald needs the private key/);
+      await app.send({ privateKey: nsecEncode(secretKey) });
+      assert.match(await app.connected(), /Connected /);
+      const [channel] = (await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data;
+      assert.equal(channel.handle, npubEncode(getPublicKey(secretKey)));
+      assert.equal(await app.page.inputValue('#connect-nostr-privateKey'), '', 'the key is forgotten');
+    } finally {
+      await app.close();
+    }
   });
 
   it('refuses a public key, a relay that is not a WebSocket URL and one on a private address, saying what to fix', async () => {

@@ -11,6 +11,7 @@ import { connectorChannel } from '../../src/domain/networks/channel-connections.
 import { createNetworks } from '../../src/publishing/engine.js';
 import { TINY_PNG } from '../media/fixtures.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { openConnectForm } from '../support/connect-form.js';
 import { startWordPress, type LocalWordPress } from '../support/wordpress.js';
 import { pinClock, testWorker } from '../publishing/support.js';
 
@@ -135,6 +136,31 @@ describe('WordPress, against a real site', function () {
     );
     assert.deepEqual(check.problems, []);
     assert.ok(check.grantedScopes?.includes('publish_posts'));
+  });
+
+  it("connects from the app's channels page, its labels in people's words, saying what to fix", async function () {
+    this.timeout(120_000);
+    const app = await openConnectForm(t.url, a, 'wordpress');
+    try {
+      assert.deepEqual(
+        (await app.labels()).map((l) => l.split(' ').slice(0, 2).join(' ')),
+        ['Site address', 'Username The', 'Application password'],
+      );
+      await app.send({ site: wp.url, username: wp.username, applicationPassword: '   ' });
+      assert.match(
+        await app.refusal(),
+        /^Fill in the application password: An Application Password made for Herald under Users, Profile/,
+      );
+      await app.send({ applicationPassword: 'abcd efgh ijkl mnop qrst uvwx' });
+      await app.page.waitForSelector('section[data-network="wordpress"] [role=alert] >> text=refused the username');
+      await app.send({ applicationPassword: wp.applicationPassword });
+      assert.match(await app.connected(), /Connected /);
+      const [channel] = (await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data;
+      assert.equal(channel.handle, `admin@${new URL(wp.url).host}`);
+      assert.equal(await app.page.inputValue('#connect-wordpress-applicationPassword'), '', 'the password is forgotten');
+    } finally {
+      await app.close();
+    }
   });
 
   it('publishes the first line as title, the rest as the body, a featured image and a category; then a comment', async () => {
