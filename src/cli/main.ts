@@ -365,6 +365,11 @@ const commands: Record<string, Command> = {
         value: 'NSEC',
         help: 'nostr: the private key (nsec or hex) notes are signed with',
       },
+      bunker: {
+        type: 'string',
+        value: 'bunker://...',
+        help: 'nostr: a NIP-46 remote signer that signs instead of a private key',
+      },
       relays: {
         type: 'string',
         value: '"wss://... wss://..."',
@@ -393,6 +398,7 @@ const commands: Record<string, Command> = {
         ['username', 'username'],
         ['application-password', 'applicationPassword'],
         ['private-key', 'privateKey'],
+        ['bunker', 'bunker'],
         ['relays', 'relays'],
         ['bot-token', 'botToken'],
         ['chat', 'chat'],

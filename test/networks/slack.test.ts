@@ -132,7 +132,10 @@ describe(`Slack, against a fake of its OAuth and Web API (${TEST_DB})`, function
     try {
       // The browser goes to slack.com itself: its requests there are answered by the fake, redirects and all.
       await app.page.route(`${API_ORIGIN}/**`, async (route) => {
-        const response = await route.fetch({ url: route.request().url().replace(API_ORIGIN, slack.url), maxRedirects: 0 });
+        const response = await route.fetch({
+          url: route.request().url().replace(API_ORIGIN, slack.url),
+          maxRedirects: 0,
+        });
         await route.fulfill({ response });
       });
       assert.deepEqual(await app.labels(), [], 'Slack asks nothing here: the person picks the channel at Slack');

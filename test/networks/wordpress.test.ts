@@ -157,7 +157,11 @@ describe('WordPress, against a real site', function () {
       assert.match(await app.connected(), /Connected /);
       const [channel] = (await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data;
       assert.equal(channel.handle, `admin@${new URL(wp.url).host}`);
-      assert.equal(await app.page.inputValue('#connect-wordpress-applicationPassword'), '', 'the password is forgotten');
+      assert.equal(
+        await app.page.inputValue('#connect-wordpress-applicationPassword'),
+        '',
+        'the password is forgotten',
+      );
     } finally {
       await app.close();
     }
