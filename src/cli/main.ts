@@ -378,6 +378,11 @@ const commands: Record<string, Command> = {
       'bot-token': { type: 'string', value: 'TOKEN', help: "telegram, discord: the bot's token" },
       chat: { type: 'string', value: '@channel', help: 'telegram: the channel or group, the bot one of its admins' },
       'channel-id': { type: 'string', value: 'ID', help: 'discord: the channel the bot posts in' },
+      'webhook-url': {
+        type: 'string',
+        value: 'URL',
+        help: "discord: the channel's incoming webhook, instead of a bot",
+      },
     },
     run: async ({ values, domain, argument: network }) => {
       if (!network)
@@ -403,6 +408,7 @@ const commands: Record<string, Command> = {
         ['bot-token', 'botToken'],
         ['chat', 'chat'],
         ['channel-id', 'channelId'],
+        ['webhook-url', 'webhookUrl'],
       ] as const) {
         const value = text(values, option);
         if (value !== undefined) fields[field] = value;
