@@ -271,6 +271,25 @@ describe('WordPress, against a real site', function () {
     assert.match(site.content.rendered, /<video controls src="[^"]+\.mp4"/, 'kept for an Author, shown as a video');
   });
 
+  it('a tag made by someone else between the search and the make is the one WordPress names in term_exists', async () => {
+    const channel = await connected();
+    const name = `Raced${Date.now()}`;
+    let made: number | undefined;
+    const racing = interceptingFetcher(async (url, options, real) => {
+      const answer = await real();
+      if (options.method !== 'POST' && url.includes('/wp/v2/tags') && url.includes(name) && made === undefined)
+        made = (await wp.rest('/wp/v2/tags', { body: { name } })).json.id;
+      return answer;
+    });
+    const post = await schedule(channel.id, { text: 'Tagged in a race' }, { tags: [name] });
+    await testWorker(t, {}, createNetworks({ ...t.deps, fetcher: racing })).tick();
+    const published = await get(post.id);
+    assert.equal(published.status, 'published', published.error);
+    assert.ok(made, 'the tag was made during the search');
+    const site = await sitePost((await t.herald.db('posts').where({ id: post.id }).first()).network_post_id);
+    assert.deepEqual(site.tags, [made]);
+  });
+
   it('a publishAt in the future is sent as a future post that WordPress publishes itself; an unknown category fails', async () => {
     const channel = await connected();
     const at = new Date(Date.now() + 3 * 24 * 3_600_000);
