@@ -207,6 +207,29 @@ describe('Nostr, against real relays', function () {
       }
     });
 
+    it('connects from the CLI with --bunker', async function () {
+      this.timeout(120_000);
+      const bunker = await startBunker(signerRelay.url);
+      try {
+        const env = {
+          ...process.env,
+          DATA_DIR: t.config.dataDir,
+          DATABASE_URL: t.config.databaseUrl ?? '',
+          HERALD_FROM_SOURCE: '1',
+          // The relays listen on loopback, which the SSRF guard refuses unless it is listed.
+          OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+        };
+        const args = ['channel', 'connect', 'nostr', '--bunker', bunker.address, '--relays', first.url, '--json'];
+        const { stdout } = await promisify(execFile)('node', ['bin/herald.mjs', ...args], { env });
+        const [channel] = JSON.parse(stdout).channels;
+        assert.equal(channel.handle, npubEncode(bunker.userPubkey));
+        assert.ok(!stdout.includes(new URL(bunker.address).searchParams.get('secret')!), 'the secret is not printed');
+        assert.deepEqual(bunker.asked, ['connect', 'get_public_key']);
+      } finally {
+        await bunker.close();
+      }
+    });
+
     it('a lost answer is settled by the same signed event sent again, never a second signature; a signer that refuses needs a reconnect', async () => {
       const bunker = await startBunker(signerRelay.url);
       try {
