@@ -104,6 +104,8 @@ export interface NetworkAppsConfig {
   /** THREADS_GRAPH_VERSION: the Threads Graph API version (v1.0) in every graph.threads.net call. */
   threads?: OAuthApp & { graphVersion: string };
   slack?: OAuthApp;
+  /** REDDIT_USER_AGENT: the User-Agent Reddit asks every client to send, naming the app and its operator. */
+  reddit?: OAuthApp & { userAgent?: string };
 }
 
 export interface MediaConfig {
@@ -302,10 +304,12 @@ export const NETWORK_APP_VARIABLES: Readonly<Record<string, readonly string[]>> 
   facebook: ['FACEBOOK_APP_ID', 'FACEBOOK_APP_SECRET'],
   instagram: ['INSTAGRAM_APP_ID', 'INSTAGRAM_APP_SECRET'],
   youtube: ['GOOGLE_CLIENT_ID', 'GOOGLE_CLIENT_SECRET'],
+  google_business: ['GOOGLE_CLIENT_ID', 'GOOGLE_CLIENT_SECRET'],
   tiktok: ['TIKTOK_CLIENT_KEY', 'TIKTOK_CLIENT_SECRET'],
   threads: ['THREADS_APP_ID', 'THREADS_APP_SECRET'],
   pinterest: ['PINTEREST_APP_ID', 'PINTEREST_APP_SECRET'],
   slack: ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET'],
+  reddit: ['REDDIT_CLIENT_ID', 'REDDIT_CLIENT_SECRET'],
 };
 
 /** Each network's app, when both halves of its credentials are set (one half alone is an operator's mistake). */
@@ -326,6 +330,7 @@ function networkAppsFrom(env: Env): NetworkAppsConfig {
   const pinterest = app('PINTEREST_APP_ID', 'PINTEREST_APP_SECRET');
   const threads = app('THREADS_APP_ID', 'THREADS_APP_SECRET');
   const slack = app('SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET');
+  const reddit = app('REDDIT_CLIENT_ID', 'REDDIT_CLIENT_SECRET');
   return {
     x,
     linkedin: linkedin && {
@@ -345,6 +350,7 @@ function networkAppsFrom(env: Env): NetworkAppsConfig {
     pinterest,
     threads: threads && { ...threads, graphVersion: env.THREADS_GRAPH_VERSION?.trim() || 'v1.0' },
     slack,
+    reddit: reddit && { ...reddit, userAgent: env.REDDIT_USER_AGENT?.trim() || undefined },
   };
 }
 

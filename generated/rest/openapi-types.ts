@@ -102,7 +102,7 @@ export interface paths {
         put?: never;
         /**
          * Connect a network account as a channel (or update the channel it already is).
-         * @description Credential networks (Bluesky: `identifier`, `appPassword`, optional `service`; WordPress: `site`, `username`, `applicationPassword`; Nostr: `privateKey`, or `bunker` (a NIP-46 remote signer's bunker:// address), and `relays`; Discord: `botToken` and `channelId`, or `webhookUrl`; the sandbox: `handle`, any name for a practice account) are signed in at once: 201 with the channel. OAuth networks (Mastodon: `instance`) answer 200 with `authorizationUrl`: open it; the network sends the person back to `{BASE_URL}/connect/{network}/callback`, which creates the channel. The link is valid for 15 minutes, once. Connecting the same network account again keeps its channel id. Needs `manage_team`.
+         * @description Credential networks (Bluesky: `identifier`, `appPassword`, optional `service`; WordPress: `site`, `username`, `applicationPassword`; Nostr: `privateKey`, or `bunker` (a NIP-46 remote signer's bunker:// address), and `relays`; Discord: `botToken` and `channelId`, or `webhookUrl`; the sandbox: `handle`, any name for a practice account) are signed in at once: 201 with the channel. OAuth networks (Mastodon: `instance`; Google Business Profile: optional `location`, one location's id, every location managed when left out; Reddit: `subreddit`) answer 200 with `authorizationUrl`: open it; the network sends the person back to `{BASE_URL}/connect/{network}/callback`, which creates the channel. The link is valid for 15 minutes, once. Connecting the same network account again keeps its channel id. Needs `manage_team`.
          */
         post: operations["connectChannel"];
         delete?: never;
@@ -2035,6 +2035,14 @@ export interface components {
             commentMediaUrl: boolean;
             /** @description Whether the network takes threads: parts published as a reply chain. */
             threads?: boolean;
+            /** @description Where posts have a title besides their text (Reddit): channelOptions.title, else the text's first line, within limit; bodyless says what leaves a post no text beyond its title (media, or the named channel option). */
+            title?: {
+                limit: number;
+                bodyless: {
+                    media: boolean;
+                    option?: string;
+                };
+            };
             /** @description How the network takes a file sent in parts. */
             chunkedUpload?: {
                 minChunkBytes: number;

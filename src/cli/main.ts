@@ -383,6 +383,12 @@ const commands: Record<string, Command> = {
         value: 'URL',
         help: "discord: the channel's incoming webhook, instead of a bot",
       },
+      location: {
+        type: 'string',
+        value: 'ID',
+        help: 'google_business: only this location (locations/ID; default: every location managed)',
+      },
+      subreddit: { type: 'string', value: 'r/NAME', help: 'reddit: the subreddit the channel posts to' },
     },
     run: async ({ values, domain, argument: network }) => {
       if (!network)
@@ -409,6 +415,8 @@ const commands: Record<string, Command> = {
         ['chat', 'chat'],
         ['channel-id', 'channelId'],
         ['webhook-url', 'webhookUrl'],
+        ['location', 'location'],
+        ['subreddit', 'subreddit'],
       ] as const) {
         const value = text(values, option);
         if (value !== undefined) fields[field] = value;

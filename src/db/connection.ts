@@ -3,7 +3,7 @@ import knex, { type Knex } from 'knex';
 import pg from 'pg';
 import { ensurePrivateFile, prepareDataDir, tightenPrivateFile } from '../files/data-dir.js';
 import { migrationSource } from './migrations/index.js';
-import { cachePreparedStatements } from './statement-cache.js';
+import { cachePreparedStatements } from './sqlite-statements.js';
 
 export type Db = Knex;
 
@@ -11,7 +11,6 @@ export type Db = Knex;
 export interface SqliteConnection {
   readonly inTransaction: boolean;
   prepare(sql: string): SqliteStatement;
-  transaction<A extends unknown[], T>(work: (...args: A) => T): ((...args: A) => T) & { immediate(...args: A): T };
 }
 
 export interface SqliteStatement {
@@ -40,7 +39,7 @@ export function openDatabase(options: { databaseUrl?: string; dataDir: string; p
   prepareDataDir(options.dataDir);
   const filename = path.join(options.dataDir, 'herald.db');
   ensurePrivateFile(filename);
-  const db = knex({
+  return knex({
     client: 'better-sqlite3',
     connection: { filename },
     useNullAsDefault: true,
@@ -48,7 +47,7 @@ export function openDatabase(options: { databaseUrl?: string; dataDir: string; p
       min: 1,
       max: 1,
       afterCreate(
-        conn: { pragma(sql: string): unknown; prepare(sql: string): unknown },
+        conn: SqliteConnection & { pragma(sql: string): unknown },
         done: (err: Error | null, conn: unknown) => void,
       ) {
         // WAL lets readers in other processes work while one writes; busy_timeout makes writers queue.
@@ -60,10 +59,9 @@ export function openDatabase(options: { databaseUrl?: string; dataDir: string; p
         cachePreparedStatements(conn);
         done(null, conn);
       },
+      validate: endLeftTransaction,
     },
   });
-  rollBackLeftTransactions(db);
-  return db;
 }
 
 export async function migrate(db: Db): Promise<void> {
@@ -72,20 +70,16 @@ export async function migrate(db: Db): Promise<void> {
 
 /**
  * Knex does not roll back a transaction whose COMMIT failed, and SQLite may keep such a transaction open (a full
- * disk, an I/O error): on the one connection, every later write would then join a transaction nobody commits. A
- * connection handed back to the pool with a transaction still open has it rolled back first.
+ * disk, an I/O error): on the one connection, every later write would then join a transaction nobody commits. The
+ * pool checks a connection before handing it out (Knex's `pool.validate`): one still in a transaction has it rolled
+ * back first, and one that cannot end it is not trusted again (the pool replaces it).
  */
-function rollBackLeftTransactions(db: Db): void {
-  const release = db.client.releaseConnection.bind(db.client);
-  db.client.releaseConnection = (connection: SqliteConnection & { __knex__disposed?: unknown }) => {
-    if (connection.inTransaction) {
-      try {
-        connection.prepare('ROLLBACK').run();
-      } catch (error) {
-        // A connection that cannot end its transaction is not trusted again: Knex's pool replaces a disposed one.
-        connection.__knex__disposed = error;
-      }
-    }
-    return release(connection);
-  };
+function endLeftTransaction(connection: SqliteConnection): boolean {
+  if (!connection.inTransaction) return true;
+  try {
+    connection.prepare('ROLLBACK').run();
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -19,6 +19,8 @@ import { XNetwork } from './networks/x.js';
 import { PinterestNetwork } from './networks/pinterest.js';
 import { DiscordNetwork } from './networks/discord.js';
 import { SlackNetwork } from './networks/slack.js';
+import { GoogleBusinessNetwork } from './networks/google-business.js';
+import { RedditNetwork } from './networks/reddit.js';
 import { TelegramNetwork } from './networks/telegram.js';
 import { ThreadsNetwork } from './networks/threads.js';
 import { WordPressNetwork } from './networks/wordpress.js';
@@ -78,7 +80,9 @@ export function createNetworks(deps: Omit<DomainDeps, 'networks'>): NetworkRegis
     .register('nostr', new NostrNetwork(http, outbound, now))
     .register('telegram', new TelegramNetwork(http, outbound, now))
     .register('discord', new DiscordNetwork(http, outbound, now))
-    .register('slack', new SlackNetwork(http, outbound, now, deps.config.networks.apps.slack));
+    .register('slack', new SlackNetwork(http, outbound, now, deps.config.networks.apps.slack))
+    .register('google_business', new GoogleBusinessNetwork(http, now, () => deps.config.networks.apps.google))
+    .register('reddit', new RedditNetwork(http, outbound, now, deps.config.networks.apps.reddit));
 }
 
 export function createWorker(

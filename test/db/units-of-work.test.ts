@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
-import { groupCommit } from '../../src/db/group-commit.js';
+import { unitsOfWork } from '../../src/db/units-of-work.js';
 import { insertRows } from '../../src/db/repositories/rows.js';
 import type { Repositories } from '../../src/db/repositories/index.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
@@ -49,6 +49,40 @@ describe('units of work (repositories.inTransaction)', () => {
       await label(r, 'after');
     });
     assert.deepEqual(await labels(), ['after', 'outer']);
+  });
+
+  it('lets the repositories made outside a unit, called inside it, join it at once: kept with it, taken back with it', async () => {
+    const started = Date.now();
+    await assert.rejects(
+      repos.inTransaction(async () => {
+        await label(repos, 'taken-back');
+        assert.deepEqual(await labels(), ['taken-back'], 'the unit sees its own write');
+        throw new Error('changed my mind');
+      }),
+      /changed my mind/,
+    );
+    const [, next] = await Promise.all([
+      repos.inTransaction(async (r) => {
+        await new Promise((resolve) => setImmediate(resolve));
+        await label(repos, 'outer');
+        await repos.inTransaction((inner) => label(inner, 'nested'));
+        return r.labels.list(a.accountId);
+      }),
+      // A unit asked for in the next poll, outside the first: it waits for the first, not for a timeout.
+      new Promise((resolve) => setImmediate(resolve)).then(() => repos.inTransaction((r) => label(r, 'next'))),
+    ]);
+    assert.equal(next, true);
+    assert.ok(Date.now() - started < 5000, `took ${Date.now() - started} ms`);
+    assert.deepEqual(await labels(), ['nested', 'next', 'outer']);
+  });
+
+  it('sends work a unit left running after it settled to the database itself', async () => {
+    let later: Promise<unknown> | undefined;
+    await repos.inTransaction(async () => {
+      later = new Promise((resolve) => setTimeout(resolve, 20)).then(() => label(repos, 'after'));
+    });
+    await later;
+    assert.deepEqual(await labels(), ['after']);
   });
 
   it('writes the rows of insertRows with the same columns in one statement, starting another where the columns change', async () => {
@@ -179,7 +213,7 @@ describe('units of work (repositories.inTransaction)', () => {
     });
 
     it('on SQLite, settles no unit when the transaction cannot commit, and keeps none of their writes', async () => {
-      const commit = groupCommit(t.herald.db, (trx: Knex.Transaction) => trx);
+      const commit = unitsOfWork(t.herald.db, (trx: Knex.Transaction) => trx);
       const insert = (trx: Knex.Transaction, name: string, workspaceId = a.workspaceId) =>
         trx('labels').insert({
           id: `lbl-${name}`,

@@ -14,7 +14,7 @@ import { provisioning } from './provisioning.js';
 import { heraldMediaChecker, testWorker } from './support.js';
 
 describe('publishing: network rules', () => {
-  it('makes first comments on the networks SPEC lists (X as a reply; TikTok and Pinterest, which have no comment API, refuse them) as replies on Bluesky, Mastodon and Nostr, and as comments on WordPress, with a media URL only on LinkedIn and Facebook', () => {
+  it('makes first comments on the networks SPEC lists (X as a reply; TikTok and Pinterest, which have no comment API, and Google Business Profile, whose local posts take none, refuse them) as replies on Bluesky, Mastodon and Nostr, and as comments on WordPress and Reddit, with a media URL only on LinkedIn and Facebook', () => {
     const withComments = Object.values(NETWORK_CAPABILITIES)
       .filter((c) => c.firstComment !== 'none' && c.name !== 'sandbox')
       .map((c) => c.name)
@@ -27,6 +27,7 @@ describe('publishing: network rules', () => {
       'linkedin',
       'mastodon',
       'nostr',
+      'reddit',
       'slack',
       'telegram',
       'wordpress',
@@ -37,7 +38,7 @@ describe('publishing: network rules', () => {
       Object.values(NETWORK_CAPABILITIES)
         .filter((c) => c.firstCommentRefused)
         .map((c) => c.name),
-      ['tiktok', 'pinterest'],
+      ['tiktok', 'pinterest', 'google_business'],
     );
     assert.equal(NETWORK_CAPABILITIES.bluesky.firstComment, 'reply');
     assert.equal(NETWORK_CAPABILITIES.mastodon.firstComment, 'reply');
@@ -47,6 +48,7 @@ describe('publishing: network rules', () => {
     assert.equal(NETWORK_CAPABILITIES.telegram.firstComment, 'reply');
     assert.equal(NETWORK_CAPABILITIES.discord.firstComment, 'reply');
     assert.equal(NETWORK_CAPABILITIES.slack.firstComment, 'reply');
+    assert.equal(NETWORK_CAPABILITIES.reddit.firstComment, 'comment');
     const withMedia = Object.values(NETWORK_CAPABILITIES)
       .filter((c) => c.commentMediaUrl && c.name !== 'sandbox')
       .map((c) => c.name)

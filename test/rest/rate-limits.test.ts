@@ -202,18 +202,37 @@ describe('REST rate limits', () => {
         await second.close();
       }
     });
-    it('charges the minute and the hour in one call to Postgres (SQLite: none through Knex, in process on the connection)', async () => {
+    it('charges the minute and the hour in one transaction, by the same statements on both databases (SQLite: none through Knex)', async () => {
       const statements: string[] = [];
-      const count = (query: { sql: string }) => {
-        if (/rate_limit|herald_charge_budgets/.test(query.sql)) statements.push(query.sql);
-      };
+      const count = (query: { sql: string }) => statements.push(query.sql);
       t.herald.db.on('query', count);
       try {
         assert.equal((await read()).status, 200);
       } finally {
         t.herald.db.off('query', count);
       }
-      assert.equal(statements.length, TEST_DB === 'postgres' ? 1 : 0, statements.join('\n---\n'));
+      const charging = statements.filter((sql) => /rate_limit|herald_charge_budgets/.test(sql));
+      if (TEST_DB === 'postgres') {
+        assert.ok(
+          charging.every((sql) => /^(INSERT INTO|DELETE FROM|UPDATE|SELECT min\(at\)) rate_limit_/.test(sql)),
+          charging.join('\n---\n'),
+        );
+        const first = statements.indexOf(charging[0]);
+        const last = statements.lastIndexOf(charging[charging.length - 1]);
+        assert.match(statements[first - 1], /^BEGIN/i, statements.join('\n---\n'));
+        assert.match(statements[last + 1], /^COMMIT/i, statements.join('\n---\n'));
+        assert.deepEqual(
+          statements.slice(first, last + 1).filter((sql) => !charging.includes(sql)),
+          [],
+          'nothing else in the transaction',
+        );
+        const functions = await t.herald.db.raw(
+          "SELECT count(*) AS n FROM pg_proc WHERE proname = 'herald_charge_budgets'",
+        );
+        assert.equal(Number(functions.rows[0].n), 0, 'no copy of the algorithm in the database');
+      } else {
+        assert.deepEqual(charging, []);
+      }
     });
 
     it('keeps only the admissions still in their window, so a budget costs the same however long it has run', async () => {

@@ -35,12 +35,10 @@ export async function down(db: Knex): Promise<void> {
 }
 
 /**
- * Postgres charges budgets in one round trip: the rows stay locked from the first to the last statement, so a
- * function keeps that time to microseconds where a transaction from Node would hold the account's lock across
- * a dozen round trips. What it does is src/db/repositories/rate-limits.ts's chargeInProcess, statement for
- * statement (that file says why); callers pass the budgets sorted by bucket, so two charges lock in one order.
+ * Postgres charged budgets in one round trip until migration 023 dropped this function for the one algorithm in
+ * src/db/repositories/rate-limits.ts; callers pass the budgets sorted by bucket, so two charges lock in one order.
  */
-const CHARGE_BUDGETS = `
+export const CHARGE_BUDGETS = `
 CREATE OR REPLACE FUNCTION herald_charge_budgets(
   p_buckets text[], p_limits bigint[], p_windows bigint[], p_charged boolean[], p_now bigint
 ) RETURNS TABLE (budget_count bigint, budget_oldest bigint, budget_latest bigint, budget_admitted boolean)

@@ -1,5 +1,5 @@
 import { isPostgres, type Db } from '../connection.js';
-import { runSql } from '../direct-sql.js';
+import { runSql } from '../sqlite-statements.js';
 import { bool } from './rows.js';
 
 export interface AccountRecord {

@@ -1,5 +1,5 @@
 import type { Db } from '../connection.js';
-import { runSql } from '../direct-sql.js';
+import { runSql } from '../sqlite-statements.js';
 import { bool, json } from './rows.js';
 
 export type Weekday = 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun';

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { isPostgres, type Db } from '../connection.js';
-import { groupCommit } from '../group-commit.js';
+import type { Db } from '../connection.js';
+import { joiningUnits, unitsOfWork } from '../units-of-work.js';
 import { AccountsRepository } from './accounts.js';
 import { ApiKeysRepository } from './api-keys.js';
 import { CalendarsRepository } from './calendars.js';
@@ -57,13 +57,16 @@ export interface Repositories {
   webhooks: WebhooksRepository;
   /**
    * The unit of work: runs `work` with repositories bound to one transaction, committed when it resolves
-   * and rolled back when it throws. The domain never sees the transaction itself. On SQLite, units asked for
-   * together are committed together, each in a savepoint (`db/group-commit.ts`).
+   * and rolled back when it throws. The domain never sees the transaction itself. These repositories, called while
+   * a unit runs, join it. On SQLite, units asked for together are committed together, each in a savepoint
+   * (`db/units-of-work.ts`).
    */
   inTransaction<T>(work: (repos: Repositories) => Promise<T>): Promise<T>;
 }
 
-export function createRepositories(db: Db): Repositories {
+export function createRepositories(over: Db): Repositories {
+  // Repositories over the database itself see, inside a unit of work, the unit's transaction.
+  const db = (over as Knex.Transaction).isTransaction ? over : joiningUnits(over);
   const posts = new PostsRepository(db);
   return {
     accounts: new AccountsRepository(db),
@@ -92,20 +95,6 @@ export function createRepositories(db: Db): Repositories {
     sessions: new SessionsRepository(db),
     events: new EventsRepository(db),
     webhooks: new WebhooksRepository(db),
-    inTransaction: unitsOfWork(db),
+    inTransaction: unitsOfWork(over, createRepositories),
   };
-}
-
-const groups = new WeakMap<Db, Repositories['inTransaction']>();
-
-/** One group committer per SQLite database, however many times its repositories are made; a nested unit is a savepoint. */
-function unitsOfWork(db: Db): Repositories['inTransaction'] {
-  if (isPostgres(db) || (db as Knex.Transaction).isTransaction)
-    return (work) => db.transaction((trx) => work(createRepositories(trx)));
-  let group = groups.get(db);
-  if (!group) {
-    group = groupCommit(db, createRepositories);
-    groups.set(db, group);
-  }
-  return group;
 }

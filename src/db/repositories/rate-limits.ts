@@ -1,5 +1,7 @@
+import type { Knex } from 'knex';
 import { isPostgres, type Db, type SqliteConnection } from '../connection.js';
-import { perPoll } from '../poll-batches.js';
+import { runOn, runSql, type SqlRow } from '../sqlite-statements.js';
+import { perPoll, unitConnection } from '../units-of-work.js';
 
 /**
  * Budgets in the database, so every instance shares them: request budgets as their admissions still in the
@@ -7,7 +9,7 @@ import { perPoll } from '../poll-batches.js';
  * (wrong passwords, registrations).
  */
 export class RateLimitsRepository {
-  /** Charges on SQLite wait for the event loop's poll to end (chargeInProcess). */
+  /** SQLite's charges wait for the event loop's poll to end, then are decided together (`decideWaiting`). */
   private readonly wait = perPoll<WaitingCharge>((charges) => void this.decideWaiting(charges));
 
   constructor(private readonly db: Db) {}
@@ -38,8 +40,9 @@ export class RateLimitsRepository {
   /**
    * Charges the `charged` budgets together: the request is admitted only when every one of them has room, and then
    * spends a slot of each; a refused request spends nothing anywhere. `reported` budgets are read, not charged or
-   * required. Each decision is made under the rows' locks (Postgres) or in one immediate transaction (SQLite), so
-   * no budget ever admits more than its limit whatever runs beside it, on this instance or another.
+   * required. One algorithm decides on both databases (`decide`), in a transaction whose first statement on each
+   * budget locks the budget's row until it commits (Postgres; SQLite's transaction holds the database's write lock),
+   * so no budget ever admits more than its limit whatever runs beside it, on this instance or another.
    */
   async charge(now: number, charged: LogBudget[], reported: LogBudget[] = []): Promise<ChargeResult> {
     // One lock order for every charge, so two charges sharing budgets never wait on each other in a cycle.
@@ -51,9 +54,7 @@ export class RateLimitsRepository {
       .map((_, i) => i)
       .sort((a, b) => (budgets[a].budget.bucket < budgets[b].budget.bucket ? -1 : 1));
     const sorted = order.map((i) => budgets[i]);
-    const states = isPostgres(this.db)
-      ? await this.chargeOnPostgres(now, sorted)
-      : await this.chargeInProcess(now, sorted);
+    const states = await this.decideNow(now, sorted);
     const byInput: BudgetState[] = [];
     order.forEach((input, i) => (byInput[input] = states.states[i]));
     return {
@@ -63,60 +64,55 @@ export class RateLimitsRepository {
     };
   }
 
-  private async chargeOnPostgres(now: number, budgets: Charging[]): Promise<Decided> {
-    const result = await this.db.raw(
-      'SELECT * FROM herald_charge_budgets(CAST(? AS TEXT[]), CAST(? AS BIGINT[]), CAST(? AS BIGINT[]), CAST(? AS BOOLEAN[]), CAST(? AS BIGINT))',
-      [
-        budgets.map((b) => b.budget.bucket),
-        budgets.map((b) => b.budget.limit),
-        budgets.map((b) => b.budget.windowMs),
-        budgets.map((b) => b.charge),
-        now,
-      ],
-    );
-    const rows = result.rows as {
-      budget_count: number;
-      budget_oldest: number | null;
-      budget_latest: number | null;
-      budget_admitted: boolean;
-    }[];
-    return {
-      admitted: rows.every((row) => row.budget_admitted),
-      states: rows.map((row) => ({
-        count: Number(row.budget_count),
-        oldest: row.budget_oldest ?? undefined,
-        latest: row.budget_latest ?? undefined,
-      })),
-    };
-  }
-
-  /**
-   * SQLite: the same steps as Postgres's herald_charge_budgets (migration 021), run on the connection itself as
-   * prepared statements: a dozen statements cost less in process than Knex's promise for one. The connection is
-   * taken from Knex's pool, so no transaction of Knex's is open on it.
-   *
-   * Charges made while the event loop polls wait for the poll to end and are then decided in one immediate
-   * transaction, one after another in the order they came, each in a savepoint of its own: exactly what they would
-   * decide one transaction each, but one BEGIN, one COMMIT and one write of the budgets' pages for them all. Those
-   * were a third of what a charge cost, and the charge a tenth of a REST read (BENCHMARKS.md). A charge that fails
-   * takes only its own savepoint back.
-   */
-  private chargeInProcess(now: number, budgets: Charging[]): Promise<Decided> {
+  private decideNow(now: number, budgets: Charging[]): Promise<Decided> {
+    const connection = isPostgres(this.db) ? undefined : unitConnection(this.db);
+    // Inside a unit of work on SQLite its connection holds the only transaction: the charge is a savepoint of it.
+    if (connection) return Promise.resolve(inSavepoint(connection, now, budgets));
+    if (isPostgres(this.db) || (this.db as Knex.Transaction).isTransaction) {
+      return this.db.transaction(async (trx) => {
+        const steps = decide(now, budgets);
+        let step = steps.next();
+        while (!step.done) step = steps.next(await runSql(trx, step.value.sql, step.value.bindings));
+        return step.value;
+      });
+    }
     return new Promise((resolve, reject) => this.wait({ now, budgets, resolve, reject }));
   }
 
+  /**
+   * SQLite outside a unit: the charges made while the event loop polled, decided on the pool's connection in one
+   * immediate transaction, one after another in the order they came, each in a savepoint of its own: what each
+   * would decide in a transaction of its own, for one BEGIN, one COMMIT and one write of the budgets' pages
+   * (BENCHMARKS.md). A charge settles only once the transaction commits; a charge that fails takes back only its
+   * own savepoint.
+   */
   private async decideWaiting(charges: WaitingCharge[]): Promise<void> {
+    let outcomes: ({ decided: Decided } | { error: unknown })[];
     try {
-      const connection = (await this.db.client.acquireConnection()) as SqliteConnection;
+      // Knex's pool hands the connection out (test/db/knex-contract.test.ts pins these two calls).
+      const connection = (await this.db.client.acquireConnection()) as TransactingConnection;
       try {
-        decideTogether(connection, charges);
+        outcomes = connection
+          .transaction(() =>
+            charges.map(({ now, budgets }) => {
+              try {
+                return { decided: inSavepoint(connection, now, budgets) };
+              } catch (error) {
+                return { error };
+              }
+            }),
+          )
+          .immediate();
       } finally {
         await this.db.client.releaseConnection(connection);
       }
     } catch (error) {
-      // Nothing was settled unless the commit went through (a later refusal of a settled charge changes nothing).
       for (const charge of charges) charge.reject(error);
+      return;
     }
+    outcomes.forEach((outcome, i) =>
+      'error' in outcome ? charges[i].reject(outcome.error) : charges[i].resolve(outcome.decided),
+    );
   }
 
   /** Drops spent fixed windows, and budgets whose every admission has left the window, with their admissions. */
@@ -170,69 +166,84 @@ interface WaitingCharge {
   reject(error: unknown): void;
 }
 
-/**
- * The waiting charges in one immediate transaction, each in a savepoint (a nested transaction of better-sqlite3's),
- * settled once it commits; a failed commit leaves them to the caller to refuse.
- */
-function decideTogether(connection: SqliteConnection, charges: WaitingCharge[]): void {
-  const decide = connection.transaction(decideOnSqlite);
-  const outcomes = connection
-    .transaction(() =>
-      charges.map(({ now, budgets }) => {
-        try {
-          return { decided: decide(connection, now, budgets) };
-        } catch (error) {
-          return { error };
-        }
-      }),
-    )
-    .immediate();
-  outcomes.forEach((outcome, i) =>
-    'error' in outcome ? charges[i].reject(outcome.error) : charges[i].resolve(outcome.decided),
-  );
+/** better-sqlite3's transaction functions: a call inside an open transaction is a savepoint. */
+interface TransactingConnection extends SqliteConnection {
+  transaction<T>(work: () => T): { (): T; immediate(): T };
 }
 
-/** One charge on SQLite, inside the caller's transaction (chargeInProcess). */
-function decideOnSqlite(connection: SqliteConnection, now: number, budgets: Charging[]): Decided {
-  const held = budgets.map(({ budget }) => {
-    const row = connection.prepare(ENSURE_BUDGET).get(budget.bucket, now) as { kept: number; expires_at: number };
+/** One charge on SQLite's connection itself, synchronously, in a savepoint of the transaction open on it. */
+function inSavepoint(connection: SqliteConnection, now: number, budgets: Charging[]): Decided {
+  return (connection as TransactingConnection).transaction(() => {
+    const steps = decide(now, budgets);
+    let step = steps.next();
+    while (!step.done) step = steps.next(runOn(connection, step.value.sql, step.value.bindings));
+    return step.value;
+  })();
+}
+
+interface Statement {
+  sql: string;
+  bindings: unknown[];
+}
+
+/**
+ * The charge, written once for both databases: it yields each statement and is handed back its rows, so SQLite runs
+ * it synchronously on its connection and Postgres awaits each statement in its transaction.
+ */
+function* decide(now: number, budgets: Charging[]): Generator<Statement, Decided, SqlRow[]> {
+  const held: { count: number; spent: number; expiresAt: number }[] = [];
+  for (const { budget } of budgets) {
+    const [row] = (yield { sql: ENSURE_BUDGET, bindings: [budget.bucket, now] }) as {
+      kept: number;
+      expires_at: number;
+    }[];
     // Every admission held lies at or before expires_at less a window; only then can one lie ahead of now.
-    const latestHeld = row.expires_at - budget.windowMs;
-    const spent = [
-      ...(connection.prepare(DROP_LEFT).all(budget.bucket, now - budget.windowMs) as { n: number }[]),
+    const latestHeld = Number(row.expires_at) - budget.windowMs;
+    const dropped = [
+      ...(yield { sql: DROP_LEFT, bindings: [budget.bucket, now - budget.windowMs] }),
       ...(latestHeld > now + budget.windowMs
-        ? (connection.prepare(DROP_AHEAD).all(budget.bucket, now + budget.windowMs) as { n: number }[])
+        ? yield { sql: DROP_AHEAD, bindings: [budget.bucket, now + budget.windowMs] }
         : []),
-    ].reduce((sum, n) => sum + n.n, 0);
-    return { count: row.kept - spent, spent, latestHeld };
-  });
+    ] as { n: number }[];
+    const spent = dropped.reduce((sum, n) => sum + Number(n.n), 0);
+    held.push({ count: Number(row.kept) - spent, spent, expiresAt: Number(row.expires_at) });
+  }
   const admitted = budgets.every(({ budget, charge }, i) => !charge || held[i].count < budget.limit);
-  return {
-    admitted,
-    states: budgets.map(({ budget, charge }, i) => {
-      const { spent, latestHeld } = held[i];
-      let count = held[i].count;
-      if (admitted && charge) {
-        connection.prepare(ADMIT).run(budget.bucket, now);
-        count++;
-        connection.prepare(KEEP_ADMITTED).run(count, now + budget.windowMs, budget.bucket);
-        // The admission just made is the latest unless an earlier one lies ahead of now (clocks of other instances).
-        if (latestHeld <= now) return { count, oldest: undefined, latest: now };
-      } else if (spent > 0) {
-        connection.prepare(KEEP).run(count, budget.bucket);
+  const states: BudgetState[] = [];
+  for (const [i, { budget, charge }] of budgets.entries()) {
+    const { spent, expiresAt } = held[i];
+    let count = held[i].count;
+    if (admitted && charge) {
+      yield { sql: ADMIT, bindings: [budget.bucket, now] };
+      count++;
+      yield { sql: KEEP_ADMITTED, bindings: [count, Math.max(expiresAt, now + budget.windowMs), budget.bucket] };
+      // The admission just made is the latest unless an earlier one lies ahead of now (clocks of other instances).
+      if (expiresAt - budget.windowMs <= now) {
+        states.push({ count, oldest: undefined, latest: now });
+        continue;
       }
-      const oldest = connection.prepare(OLDEST).get(budget.bucket) as { at: number | null };
-      const latest = connection.prepare(LATEST).get(budget.bucket) as { at: number | null };
-      return { count, oldest: oldest.at ?? undefined, latest: latest.at ?? undefined };
-    }),
-  };
+    } else if (spent > 0) {
+      yield { sql: KEEP, bindings: [count, budget.bucket] };
+    }
+    const [span] = (yield { sql: SPAN, bindings: [budget.bucket] }) as {
+      oldest: number | string | null;
+      latest: number | string | null;
+    }[];
+    states.push({
+      count,
+      oldest: span.oldest === null ? undefined : Number(span.oldest),
+      latest: span.latest === null ? undefined : Number(span.latest),
+    });
+  }
+  return { admitted, states };
 }
 
 /*
  * A budget's admissions are the rows still in its window: each charge first drops those that have left it, and
  * those more than a window ahead, which only a clock that went back leaves (each row is dropped once, so this is
  * constant work a request on average), and keeps the budget's count of what remains. The admission test is then
- * one comparison, and a budget set high costs what a small one does.
+ * one comparison, and a budget set high costs what a small one does. The first statement on a budget's row (an
+ * upsert that changes nothing) is what locks it on Postgres.
  */
 const ENSURE_BUDGET = `INSERT INTO rate_limit_budgets (bucket, kept, expires_at) VALUES (?, 0, ?)
   ON CONFLICT (bucket) DO UPDATE SET kept = rate_limit_budgets.kept RETURNING kept, expires_at`;
@@ -241,7 +252,6 @@ const DROP_LEFT = 'DELETE FROM rate_limit_admissions WHERE bucket = ? AND at <= 
 const DROP_AHEAD = 'DELETE FROM rate_limit_admissions WHERE bucket = ? AND at > ? RETURNING n';
 const ADMIT =
   'INSERT INTO rate_limit_admissions (bucket, at, n) VALUES (?, ?, 1) ON CONFLICT (bucket, at) DO UPDATE SET n = rate_limit_admissions.n + 1';
-const KEEP_ADMITTED = 'UPDATE rate_limit_budgets SET kept = ?, expires_at = max(expires_at, ?) WHERE bucket = ?';
+const KEEP_ADMITTED = 'UPDATE rate_limit_budgets SET kept = ?, expires_at = ? WHERE bucket = ?';
 const KEEP = 'UPDATE rate_limit_budgets SET kept = ? WHERE bucket = ?';
-const OLDEST = 'SELECT min(at) AS at FROM rate_limit_admissions WHERE bucket = ?';
-const LATEST = 'SELECT max(at) AS at FROM rate_limit_admissions WHERE bucket = ?';
+const SPAN = 'SELECT min(at) AS oldest, max(at) AS latest FROM rate_limit_admissions WHERE bucket = ?';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { runSql, type SqlRow } from '../direct-sql.js';
+import { runSql, type SqlRow } from '../sqlite-statements.js';
 
 /** SQLite hands back 0/1 and JSON as text; these turn rows into plain typed values on both databases. */
 export function bool(value: unknown): boolean {
@@ -17,7 +17,8 @@ export function json<T>(value: unknown, fallback: T): T {
 /**
  * Makes a row object from its values in column order, with a function compiled once for those columns: faster than
  * setting the properties one by one. A later column of the same name wins, as in a driver's row objects. The names are
- * written as JSON string literals, so nothing else is evaluated.
+ * written as JSON string literals, so nothing else is evaluated. The columns must be those the values were read
+ * under: a table's order may change under a running process (sqlite-statements.ts checks).
  */
 export function rowBuilder(names: readonly string[]): (values: readonly unknown[]) => Record<string, unknown> {
   return new Function('v', `return {${names.map((name, i) => `${JSON.stringify(name)}: v[${i}]`).join(', ')}};`) as (

@@ -1,6 +1,6 @@
 import type { Db } from '../connection.js';
 import { isPostgres } from '../connection.js';
-import { runSql } from '../direct-sql.js';
+import { runSql } from '../sqlite-statements.js';
 import { toEvent, type EventRecord } from './events.js';
 import { bool, json } from './rows.js';
 

@@ -15,11 +15,14 @@ import { ValidationError } from '../errors.js';
  *   (`text.withMediaLimit`: Telegram's caption, 1,024; Slack's section block, 3,000);
  * - first comments apply where SPEC lists them (Instagram, LinkedIn, Facebook Pages, YouTube; X as a reply) and where
  *   the network has its own way (replies on Bluesky, Mastodon, Nostr, Telegram, Discord and Slack, comments on
- *   WordPress), with a
+ *   WordPress and Reddit), with a
  *   media URL on LinkedIn and Facebook only; elsewhere they are ignored, except where a network SPEC lists has no
- *   way to make one (TikTok, Pinterest): there a first comment is refused when the post is written (`firstCommentRefused`);
+ *   way to make one (TikTok, Pinterest), and on Google Business Profile, whose local posts take no comments: there a
+ *   first comment is refused when the post is written (`firstCommentRefused`);
  * - threads (a post's parts as a reply chain) only where the network replies to one's own posts: the sandbox, X,
  *   Bluesky, Mastodon and Threads; each part is held to the same limits as a post;
+ * - a titled network's post (Reddit) has a title within its limit, and no text beyond it where media or a link
+ *   leave no room for a body (`title`, checked in post-fit.ts);
  * - sizes, durations, aspect ratios and pixel counts cannot be known from any URL at create time: they are checked
  *   then for files of Herald's own media library, whose facts Herald read when they came in (post-fit.ts), and by the
  *   connectors and media checks that see the file when the post goes out.
@@ -101,11 +104,18 @@ export interface NetworkCapabilities {
   firstComment: 'comment' | 'reply' | 'none';
   /**
    * Why a first comment is refused rather than ignored, for a network SPEC promises first comments on but that has
-   * no way to make one: a person asking for one must learn it will not happen.
+   * no way to make one, or one whose posts take no comments at all (Google Business Profile): a person asking for one
+   * must learn it will not happen.
    */
   firstCommentRefused?: string;
   /** Whether a first comment's mediaUrl is sent. */
   commentMediaUrl: boolean;
+  /**
+   * A network whose posts have a title besides their text (Reddit): `channelOptions.title`, else the text's first
+   * line (see titleAndBody), at most `limit` code points; `bodyless` names what leaves no room for a body: media, or
+   * a channel option (Reddit's link), with which the post carries no text beyond its title.
+   */
+  title?: { limit: number; bodyless: { media: boolean; option?: string } };
   /** Whether the network takes threads: a post's parts published as a chain of replies (absent: it does not). */
   threads?: boolean;
   /** Titles and other per-network settings, given in a post's channelOptions. Options not listed pass through. */
@@ -673,9 +683,110 @@ const NETWORKS: readonly NetworkCapabilities[] = [
       },
     ],
   },
+  {
+    // [GBP] v4 accounts.locations.localPosts (LocalPost: summary, topicType, callToAction {actionType, url}, media
+    // [{mediaFormat PHOTO, sourceUrl}]: "sourceUrl is the only supported data field"), NETWORKS.md "Seven more
+    // networks": a STANDARD local post on one location. The summary's 1,500 is Google's refusal ("Must be at most
+    // 1500 characters", unsure how it counts); one photo, which Google fetches from its URL itself (JPG or PNG,
+    // 10 KB to 5 MB by Google's help for profile photos, unsure for posts); no video in posts. Google has no comments
+    // on local posts: a first comment is refused when the post is written. Google reports no counter per post
+    // (localPosts.reportInsights was retired in 2023; the Performance API counts per location only).
+    name: 'google_business',
+    displayName: 'Google Business Profile',
+    counters: { engagement: [], reach: [], audience: false },
+    text: { limit: 1500, counting: 'code_points' },
+    media: {
+      kinds: { image: { maxCount: 1, maxBytes: 5 * MB, formats: ['jpeg', 'png'] } },
+      maxItems: 1,
+      mixKinds: false,
+      required: false,
+      pulledFromUrl: ['image'],
+    },
+    firstComment: 'none',
+    firstCommentRefused:
+      'has no comments on local posts, so Herald cannot make a first comment there; remove firstComment for this channel.',
+    commentMediaUrl: false,
+    channelOptions: [
+      {
+        name: 'callToAction',
+        type: { oneOf: ['BOOK', 'ORDER', 'SHOP', 'LEARN_MORE', 'SIGN_UP', 'CALL'] },
+        required: false,
+        description: "the post's button: CALL dials the profile's phone number, the others open callToActionUrl",
+      },
+      {
+        name: 'callToActionUrl',
+        type: 'string',
+        required: false,
+        maxLength: 2048,
+        description: 'the https address the button opens (every button but CALL needs one)',
+      },
+      {
+        name: 'languageCode',
+        type: 'string',
+        required: false,
+        maxLength: 16,
+        description: 'the language of the post (BCP 47, e.g. en or de-CH)',
+      },
+    ],
+  },
+  {
+    // [RW] Reddit Data API wiki, [PRAW] models/reddit/subreddit.py (submit, submit_image, submit_gallery, media
+    // asset upload), NETWORKS.md "Seven more networks": a submission to the subreddit the channel was connected to,
+    // with a title (300) and either a body (self text, 40,000, unsure), a link, one image (kind=image) or a gallery
+    // of 2 to 20 images (20 MB each, unsure); a link or an image post has no body. Reddit takes no video from Herald
+    // (its video posts need a poster frame and a socket for the result). A first comment is a Reddit comment.
+    name: 'reddit',
+    displayName: 'Reddit',
+    counters: { engagement: ['score', 'comments'], reach: [], audience: false },
+    text: { limit: 40_000, counting: 'code_points' },
+    title: { limit: 300, bodyless: { media: true, option: 'link' } },
+    media: {
+      kinds: { image: { maxCount: 20, maxBytes: 20 * MB, formats: ['jpeg', 'png', 'gif'] } },
+      maxItems: 20,
+      mixKinds: false,
+      required: false,
+    },
+    firstComment: 'comment',
+    commentMediaUrl: false,
+    channelOptions: [
+      {
+        name: 'title',
+        type: 'string',
+        required: false,
+        maxLength: 300,
+        description: "the post's title (the first line of the text when left out, the rest then its body)",
+      },
+      {
+        name: 'link',
+        type: 'string',
+        required: false,
+        maxLength: 2048,
+        description: 'a URL to share as a link post (which has a title and no body or images)',
+      },
+      {
+        name: 'flairId',
+        type: 'string',
+        required: false,
+        maxLength: 64,
+        description: "the id of one of the subreddit's post flairs, where it asks for one",
+      },
+      { name: 'nsfw', type: 'boolean', required: false, description: 'marks the post NSFW' },
+      { name: 'spoiler', type: 'boolean', required: false, description: 'marks the post a spoiler' },
+    ],
+  },
 ];
 
 const ALIASES: Readonly<Record<string, string>> = { twitter: 'x' };
+
+/**
+ * A titled network's title and body (see NetworkCapabilities.title): the title option where given, the whole text
+ * then the body; else the text's first line, the lines after it the body.
+ */
+export function titleAndBody(text: string, titleOption: unknown): { title: string; body: string } {
+  if (typeof titleOption === 'string' && titleOption.trim()) return { title: titleOption.trim(), body: text.trim() };
+  const [first = '', ...rest] = text.trim().split('\n');
+  return { title: first.trim(), body: rest.join('\n').trim() };
+}
 
 /** Every network Herald knows, by name. */
 export const NETWORK_CAPABILITIES: Readonly<Record<string, NetworkCapabilities>> = Object.fromEntries(

@@ -1,4 +1,4 @@
-import type { ChannelOptionRule, MediaKind, NetworkCapabilities } from './capabilities.js';
+import { titleAndBody, type ChannelOptionRule, type MediaKind, type NetworkCapabilities } from './capabilities.js';
 import { countBy, countingNote, countingUnit } from './text-length.js';
 
 /**
@@ -22,6 +22,8 @@ import { countBy, countingNote, countingUnit } from './text-length.js';
  * - a thread's parts only where the network takes threads (else refused, saying which networks do), each part
  *   held on its own to the same text and media rules as a post (its problems at `thread[i].text`, ...); a part needs
  *   text or media;
+ * - on a titled network (Reddit) a title, from channelOptions.title or the text's first line, within its limit, and
+ *   no text beyond the title where media or a link option leave the post no body;
  * - channelOptions the network defines have the right type and length, and the media some of their values ask for
  *   (an Instagram reel: one video); required ones are checked only when `requireOptions` is set (on update, and
  *   before publishing), because create ignores channelOptions (SPEC).
@@ -39,7 +41,8 @@ export type FitRule =
   | 'first_comment_unsupported'
   | 'thread_unsupported'
   | 'thread_part_empty'
-  | 'channel_option';
+  | 'channel_option'
+  | 'title';
 
 export interface FitProblem {
   network: string;
@@ -109,6 +112,7 @@ export function validatePost(
   const unit = countingUnit(capabilities.text.counting);
   checkText(capabilities, post.text, limit, '', problem, post.imageUrls.length + post.videoUrls.length > 0);
   checkMedia(capabilities, post, problem);
+  if (capabilities.title) checkTitle(capabilities, capabilities.title, post, problem);
 
   const thread = post.thread ?? [];
   if (thread.length > 0 && !capabilities.threads) {
@@ -201,6 +205,55 @@ export function validatePost(
     }
   }
   return problems;
+}
+
+/** A titled network's title and, where media or a link leave no body, the text beyond it. */
+function checkTitle(
+  capabilities: NetworkCapabilities,
+  rule: NonNullable<NetworkCapabilities['title']>,
+  post: PostForFit,
+  problem: (rule: FitRule, path: string, message: string) => void,
+): void {
+  const name = capabilities.displayName;
+  const fromOption = typeof post.channelOptions?.title === 'string' && post.channelOptions.title.trim() !== '';
+  const { title, body } = titleAndBody(post.text, post.channelOptions?.title);
+  const path = fromOption ? 'channelOptions.title' : 'text';
+  if (title === '') {
+    problem('title', path, `${name} needs a title: write it as the text's first line, or give channelOptions.title.`);
+  } else if (!fromOption && [...title].length > rule.limit) {
+    problem(
+      'title',
+      path,
+      `${name} takes the text's first line as the title, at most ${rule.limit} characters; this one has ` +
+        `${[...title].length}. Shorten it, or give channelOptions.title.`,
+    );
+  }
+  const media = post.imageUrls.length + post.videoUrls.length > 0;
+  const option = rule.bodyless.option;
+  const linked = option !== undefined && typeof post.channelOptions?.[option] === 'string';
+  if (linked && !/^https?:\/\/[^\s/]+\.[^\s]*$/i.test(String(post.channelOptions?.[option!]))) {
+    problem(
+      'channel_option',
+      `channelOptions.${option}`,
+      `${name}: channelOptions.${option} must be a web address (https://...).`,
+    );
+  }
+  if (linked && media) {
+    problem(
+      'title',
+      `channelOptions.${option}`,
+      `${name}: a link post carries no images; remove the images or the link.`,
+    );
+  }
+  if (body !== '' && ((rule.bodyless.media && media) || linked)) {
+    const what = linked ? `a post with channelOptions.${option}` : 'a post with images';
+    problem(
+      'title',
+      'text',
+      `${name} shows no text beyond the title on ${what}: keep the text to its title line ` +
+        `(or give it as channelOptions.title and leave the text empty), or post the text on its own.`,
+    );
+  }
 }
 
 /** The text of a post or of one of its parts against the network's length, characters and bytes. */

@@ -58,6 +58,8 @@ export interface OAuth2Network {
   reconnectHint?: string;
   /** The network's error form read as a refusal, where it is not RFC 6749's `error` and `error_description`. */
   refusal?(answer: NetworkAnswer, now: number): TokenRefusal;
+  /** Headers every token request carries (Reddit's descriptive User-Agent). */
+  headers?: Record<string, string>;
   /** The token in the answer, where the network wraps it (Instagram's data[0]). */
   unwrap?(json: any): any;
 }
@@ -144,7 +146,7 @@ export class OAuth2Client {
     const network = this.network;
     const credentials = options.credentials ?? 'both';
     const fields: Record<string, string> = { ...params };
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...network.headers };
     if (credentials !== 'none') {
       const app = this.app();
       if (credentials === 'both' && network.clientAuth === 'basic') {

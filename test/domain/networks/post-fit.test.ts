@@ -13,11 +13,13 @@ describe("validatePost: a post against its network's capabilities", () => {
       'bluesky',
       'discord',
       'facebook',
+      'google_business',
       'instagram',
       'linkedin',
       'mastodon',
       'nostr',
       'pinterest',
+      'reddit',
       'sandbox',
       'slack',
       'telegram',
@@ -246,6 +248,34 @@ describe("validatePost: a post against its network's capabilities", () => {
     );
   });
 
+  it('holds a Google Business Profile post to 1,500 characters and one photo, and refuses a video or a first comment', () => {
+    assert.deepEqual(check('google_business', { text: 'a'.repeat(1500), imageUrls: img(1) }), []);
+    assert.deepEqual(
+      check('google_business', {
+        text: 'a'.repeat(1501),
+        imageUrls: img(2),
+        firstComment: { text: 'Call us' },
+        channelOptions: { callToAction: 'VISIT' },
+      }).map((p) => [p.rule, p.path]),
+      [
+        ['text_length', 'text'],
+        ['media_count', 'imageUrls'],
+        ['media_count', 'imageUrls'],
+        ['first_comment_unsupported', 'firstComment'],
+        ['channel_option', 'channelOptions.callToAction'],
+      ],
+    );
+    assert.deepEqual(
+      check('google_business', { videoUrls: ['https://cdn.example/v.mp4'] }).map((p) => p.message),
+      ['Google Business Profile does not take videos; remove them from videoUrls.'],
+    );
+    const [comment] = check('google_business', { firstComment: { text: 'Call us' } });
+    assert.equal(
+      comment.message,
+      'Google Business Profile has no comments on local posts, so Herald cannot make a first comment there; remove firstComment for this channel.',
+    );
+  });
+
   it('checks channelOptions the network defines; required ones only when asked', () => {
     assert.deepEqual(
       check('youtube', { videoUrls: ['https://cdn.example/v.mp4'] }),
@@ -315,6 +345,42 @@ describe("validatePost: a post against its network's capabilities", () => {
     assert.deepEqual(
       check('instagram', { imageUrls: img(1), videoUrls: video, channelOptions: { kind: 'story' } }).map((p) => p.path),
       ['channelOptions.kind'],
+    );
+  });
+
+  it("holds a Reddit post to a title of 300 (the title option, else the text's first line) and no body beside images or a link", () => {
+    assert.deepEqual(check('reddit', { text: `${'t'.repeat(300)}\nA long body` }), []);
+    const [long] = check('reddit', { text: `${'t'.repeat(301)}\nA body` });
+    assert.deepEqual([long.rule, long.path], ['title', 'text']);
+    assert.match(long.message, /first line as the title, at most 300 characters; this one has 301/);
+    assert.deepEqual(check('reddit', { text: `${'t'.repeat(301)}`, channelOptions: { title: 'Short' } }), []);
+    assert.deepEqual(
+      check('reddit', { text: '', channelOptions: { title: 't'.repeat(301) } }).map((p) => p.path),
+      ['channelOptions.title'],
+    );
+    assert.deepEqual(
+      check('reddit', { text: '  ' }).map((p) => p.rule),
+      ['title'],
+    );
+    assert.deepEqual(check('reddit', { text: 'Only a title', imageUrls: img(20) }), []);
+    assert.deepEqual(
+      check('reddit', { text: 'A title\nA body', imageUrls: img(1) }).map((p) => p.rule),
+      ['title'],
+    );
+    assert.deepEqual(
+      check('reddit', { text: 'Body', imageUrls: img(1), channelOptions: { title: 'A title' } }).map((p) => p.rule),
+      ['title'],
+    );
+    assert.deepEqual(check('reddit', { text: 'A title', channelOptions: { link: 'https://example.com/a' } }), []);
+    assert.deepEqual(
+      check('reddit', { text: 'A title', imageUrls: img(1), channelOptions: { link: 'https://example.com/a' } }).map(
+        (p) => p.path,
+      ),
+      ['channelOptions.link'],
+    );
+    assert.deepEqual(
+      check('reddit', { text: 'A title', channelOptions: { link: 'ftp://x' } }).map((p) => p.rule),
+      ['channel_option'],
     );
   });
 });

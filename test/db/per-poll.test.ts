@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { perPoll } from '../../src/db/poll-batches.js';
+import { perPoll } from '../../src/db/units-of-work.js';
 
 describe('per-poll batches', () => {
   it('hands over what was asked for during one poll as one batch, in order, and what comes later as the next', async () => {
