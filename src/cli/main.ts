@@ -365,6 +365,11 @@ const commands: Record<string, Command> = {
         value: 'NSEC',
         help: 'nostr: the private key (nsec or hex) notes are signed with',
       },
+      bunker: {
+        type: 'string',
+        value: 'bunker://...',
+        help: 'nostr: a NIP-46 remote signer that signs instead of a private key',
+      },
       relays: {
         type: 'string',
         value: '"wss://... wss://..."',
@@ -373,6 +378,11 @@ const commands: Record<string, Command> = {
       'bot-token': { type: 'string', value: 'TOKEN', help: "telegram, discord: the bot's token" },
       chat: { type: 'string', value: '@channel', help: 'telegram: the channel or group, the bot one of its admins' },
       'channel-id': { type: 'string', value: 'ID', help: 'discord: the channel the bot posts in' },
+      'webhook-url': {
+        type: 'string',
+        value: 'URL',
+        help: "discord: the channel's incoming webhook, instead of a bot",
+      },
       location: {
         type: 'string',
         value: 'ID',
@@ -399,10 +409,12 @@ const commands: Record<string, Command> = {
         ['username', 'username'],
         ['application-password', 'applicationPassword'],
         ['private-key', 'privateKey'],
+        ['bunker', 'bunker'],
         ['relays', 'relays'],
         ['bot-token', 'botToken'],
         ['chat', 'chat'],
         ['channel-id', 'channelId'],
+        ['webhook-url', 'webhookUrl'],
         ['location', 'location'],
         ['subreddit', 'subreddit'],
       ] as const) {

@@ -2,11 +2,13 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { callTool } from '../mcp/support.js';
 import { checkChannelConnection } from '../../src/domain/networks/connection-check.js';
+import { connectorChannel } from '../../src/domain/networks/channel-connections.js';
 import { TINY_PNG } from '../media/fixtures.js';
 import { API_ORIGIN, startFakeDiscord, type FakeDiscord } from '../support/fake-discord.js';
 import { assertAudienceInInsights } from '../insights/network-audience.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { serveMediaFiles } from '../support/media-files.js';
+import { openConnectForm } from '../support/connect-form.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
 
 const SEND_MESSAGES = String(1n << 11n);
@@ -67,15 +69,16 @@ describe(`Discord, against a fake of its HTTP API (${TEST_DB})`, function () {
     return res.body.data[0];
   }
 
-  it('is listed by GET /networks, connected with a bot token and a channel id', async () => {
+  it('is listed by GET /networks, connected with a bot token and a channel id, or a webhook', async () => {
     const res = await t.api('GET', '/v1/rest/networks', { token: a.basicKey });
     const row = res.body.data.find((n: any) => n.name === 'discord');
     assert.equal(row.configured, true);
     assert.deepEqual(
-      row.connection.fields.map((f: any) => [f.name, f.secret]),
+      row.connection.fields.map((f: any) => [f.name, f.required, f.secret]),
       [
-        ['botToken', true],
-        ['channelId', false],
+        ['botToken', false, true],
+        ['channelId', false, false],
+        ['webhookUrl', false, true],
       ],
     );
     assert.equal(row.capabilities.text.limit, 2000);
@@ -164,6 +167,31 @@ describe(`Discord, against a fake of its HTTP API (${TEST_DB})`, function () {
     const code = await new Promise((resolve) => child.on('exit', resolve));
     assert.equal(code, 0, stderr);
     assert.equal(JSON.parse(stdout).channels[0].handle, '#announcements');
+  });
+
+  it("connects from the app's channels page, its labels in people's words, saying why Discord refuses", async function () {
+    this.timeout(120_000);
+    const app = await openConnectForm(t.url, a, 'discord');
+    try {
+      const labels = await app.labels();
+      assert.match(labels[0], /^Bot token /);
+      assert.match(labels[1], /^Channel \(optional\) The channel's id/);
+      assert.match(labels[2], /^Webhook address \(optional\) Or, instead of a bot, the channel's webhook address/);
+      assert.equal(await app.page.getAttribute('#connect-discord-botToken', 'type'), 'password', 'the token is hidden');
+      await app.send({ botToken: 'wrong', channelId: discord.channel.id });
+      assert.match(await app.refusal(), /check the bot token, and that the bot was invited/);
+      discord.channel.permission_overwrites = [{ id: discord.roles[1].id, type: 0, allow: '0', deny: SEND_MESSAGES }];
+      await app.send({ botToken: discord.bot.token });
+      await app.page.waitForSelector('section[data-network="discord"] [role=alert] >> text=lacks Send Messages');
+      discord.channel.permission_overwrites = [];
+      await app.send({ botToken: discord.bot.token });
+      assert.match(await app.connected(), /Connected #announcements \(Acme Community\)/);
+      const [channel] = (await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data;
+      assert.equal(channel.handle, '#announcements');
+      assert.equal(await app.page.inputValue('#connect-discord-botToken'), '', 'the form forgets the token');
+    } finally {
+      await app.close();
+    }
   });
 
   it('refuses at write time text past 2,000 characters and more than 10 files', async () => {
@@ -361,6 +389,107 @@ describe(`Discord, against a fake of its HTTP API (${TEST_DB})`, function () {
     const channel = await connected();
     await assertAudienceInInsights(t, a.apiKey, channel.id, (n) => {
       discord.memberCount = n;
+    });
+  });
+
+  describe('connected with an incoming webhook instead of a bot', () => {
+    const hookPath = () => `/webhooks/${discord.webhook.id}/${discord.webhook.token}`;
+    async function hooked() {
+      const res = await connect({ webhookUrl: discord.webhookUrl });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      return res.body.data[0];
+    }
+
+    it('checks the webhook at connect, and refuses an address that is not one or a webhook deleted', async () => {
+      const nothing = await connect({});
+      assert.equal(nothing.status, 400);
+      assert.match(nothing.body.message, /give the bot's token and the channel's id, or the channel's webhook address/);
+      const elsewhere = await connect({ webhookUrl: 'https://example.com/api/webhooks/1/abc' });
+      assert.match(elsewhere.body.message, /not a Discord webhook address: copy it from the channel/);
+      const wrongToken = await connect({ webhookUrl: discord.webhookUrl.replace(/[^/]+$/, 'nope') });
+      assert.match(wrongToken.body.message, /code 50027\): Invalid Webhook Token: check the webhook address/);
+
+      const channel = await hooked();
+      assert.equal(channel.handle, 'webhook Acme News');
+      assert.equal(channel.displayName, 'Acme News (webhook)');
+      const row = await t.herald.db('channels').where({ id: channel.id }).first();
+      assert.ok(row.credentials.startsWith('v1.') && !row.credentials.includes(discord.webhook.token), 'sealed');
+      assert.deepEqual(discord.requests.slice(-1), [`GET ${hookPath()}`], 'no bot was asked');
+      const fromOldHost = await connect({
+        webhookUrl: discord.webhookUrl.replace('discord.com/api', 'discordapp.com/api/v10'),
+      });
+      assert.equal(
+        fromOldHost.body.data[0].id,
+        channel.id,
+        'the same webhook, copied from the old host, is the same channel',
+      );
+
+      discord.deleteWebhook();
+      const post = await schedule(channel.id, { text: 'After the webhook was deleted' });
+      await testWorker(t).tick();
+      assert.match((await get(post.id)).error, /code 10015\): Unknown Webhook/);
+      assert.equal(await channelStatus(), 'needs_reconnect');
+      // Reconnected with a bot instead: the channel id is the webhook's own channel.
+      const again = await t.api('POST', `/v1/rest/channels/${channel.id}/reconnect`, {
+        token: a.apiKey,
+        body: { botToken: discord.bot.token },
+      });
+      assert.equal(again.status, 201, JSON.stringify(again.body));
+      assert.equal(again.body.data[0].id, channel.id);
+      assert.equal(again.body.data[0].handle, '#announcements');
+    });
+
+    it('executes the webhook with wait=true and its files; the first comment is the next message; check reads the webhook', async () => {
+      const channel = await hooked();
+      const post = await schedule(channel.id, {
+        text: 'From a webhook',
+        imageUrls: [`${files.origin}/photo.png`],
+        firstComment: { text: 'And then this', delayMinutes: 0 },
+      });
+      const worker = testWorker(t);
+      await worker.tick();
+      await worker.tick();
+      const got = await get(post.id);
+      assert.equal(got.status, 'published', got.error);
+      const [message, comment] = discord.messages;
+      assert.equal(message.webhook_id, discord.webhook.id);
+      assert.equal(message.content, 'From a webhook');
+      assert.equal(message.attachments[0].filename, 'photo.png');
+      assert.equal(message.nonce, undefined, 'a webhook takes no nonce');
+      assert.equal(
+        got.permalinkUrl,
+        `https://discord.com/channels/${discord.guild.id}/${discord.channel.id}/${message.id}`,
+      );
+      assert.equal(comment.content, 'And then this');
+      assert.equal(comment.message_reference, undefined, 'a webhook cannot reply');
+      assert.deepEqual(
+        discord.requests.filter((r) => r.startsWith('POST')),
+        [`POST ${hookPath()}`, `POST ${hookPath()}`],
+      );
+      const synced = await t.deps.networks.get('discord')!.recentPosts!(
+        connectorChannel(t.deps, (await t.deps.repos.channels.get(a.accountId, channel.id))!),
+        { cursor: null, limit: 10 },
+      );
+      assert.deepEqual(synced.posts, [], 'a webhook reads no messages');
+      const check = await t.deps.networks.get('discord')!.check!(
+        connectorChannel(t.deps, (await t.deps.repos.channels.get(a.accountId, channel.id))!),
+      );
+      assert.deepEqual([check.account, check.problems], [`the webhook Acme News of channel ${discord.channel.id}`, []]);
+    });
+
+    it('leaves a post whose answer was lost unconfirmed, never executing the webhook again', async () => {
+      const channel = await hooked();
+      discord.dropAnswerNext(hookPath());
+      const post = await schedule(channel.id, { text: 'Answer lost on a webhook' });
+      const clock = pinClock(t, new Date().toISOString());
+      const worker = testWorker(t);
+      await worker.tick();
+      clock.advance(60 * 60_000);
+      await worker.tick();
+      const got = await get(post.id);
+      assert.equal(got.status, 'unconfirmed', got.error);
+      assert.equal(discord.messages.filter((m) => m.content === 'Answer lost on a webhook').length, 1);
+      assert.equal(discord.requests.filter((r) => r.startsWith('POST')).length, 1);
     });
   });
 

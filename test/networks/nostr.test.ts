@@ -6,6 +6,8 @@ import WebSocket from 'ws';
 import { nsecEncode, npubEncode } from 'nostr-tools/nip19';
 import { loadConfig } from '../../src/config.js';
 import { callTool } from '../mcp/support.js';
+import { openConnectForm } from '../support/connect-form.js';
+import { startBunker } from '../support/nostr-bunker.js';
 import { startNostrRelay, type LocalRelay } from '../support/nostr-relay.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { pinClock, testWorker } from '../publishing/support.js';
@@ -71,7 +73,8 @@ describe('Nostr, against real relays', function () {
     assert.deepEqual(
       nostr.connection.fields.map((f: any) => [f.name, f.required, f.secret]),
       [
-        ['privateKey', true, true],
+        ['privateKey', false, true],
+        ['bunker', false, true],
         ['relays', true, false],
       ],
     );
@@ -121,6 +124,139 @@ describe('Nostr, against real relays', function () {
       (await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data.map((c: any) => c.id),
       [channel.id],
     );
+  });
+
+  it("connects from the app's channels page, its labels in people's words, saying what to fix", async function () {
+    this.timeout(120_000);
+    const app = await openConnectForm(t.url, a, 'nostr');
+    try {
+      const labels = await app.labels();
+      assert.match(labels[0], /^Private key \(optional\) /);
+      assert.match(labels[1], /^Remote signer \(optional\) A remote signer's bunker:\/\/\.\.\. address/);
+      assert.match(labels[2], /^Relays /);
+      await app.send({ relays: first.url });
+      assert.match(await app.refusal(), /give the account's private key \(nsec1\.\.\.\), or a remote signer's/);
+      const secretKey = generateSecretKey();
+      await app.send({ privateKey: npubEncode(getPublicKey(secretKey)), relays: `${first.url} ${second.url}` });
+      assert.match(await app.refusal(), /that is the public key \(npub\); Herald needs the private key/);
+      await app.send({ privateKey: nsecEncode(secretKey) });
+      assert.match(await app.connected(), /Connected /);
+      const [channel] = (await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data;
+      assert.equal(channel.handle, npubEncode(getPublicKey(secretKey)));
+      assert.equal(await app.page.inputValue('#connect-nostr-privateKey'), '', 'the key is forgotten');
+    } finally {
+      await app.close();
+    }
+  });
+
+  describe('with a NIP-46 remote signer (a bunker on its own real relay)', () => {
+    let signerRelay: LocalRelay;
+    before(async () => {
+      signerRelay = await startNostrRelay();
+    });
+    after(() => signerRelay?.close());
+
+    async function connectBunker(bunker: string) {
+      return t.api('POST', '/v1/rest/channels/connect', {
+        token: a.apiKey,
+        body: { network: 'nostr', bunker, relays: `${first.url} ${second.url}` },
+      });
+    }
+
+    it('connects with a bunker:// address, and the notes and replies it signs are published; Herald never holds the key', async () => {
+      const bunker = await startBunker(signerRelay.url);
+      try {
+        const wrong = await connectBunker(bunker.address.replace(/secret=\w+/, 'secret=guessed'));
+        assert.equal(wrong.status, 400, JSON.stringify(wrong.body));
+        assert.match(wrong.body.message, /the remote signer refused the connection \(invalid secret\)/);
+        const notBunker = await connectBunker('https://nsec.app/');
+        assert.equal(notBunker.status, 400);
+        assert.match(notBunker.body.message, /not a remote signer's address: copy the bunker:\/\/\.\.\. address/);
+        const neither = await t.api('POST', '/v1/rest/channels/connect', {
+          token: a.apiKey,
+          body: { network: 'nostr', relays: first.url },
+        });
+        assert.equal(neither.status, 400);
+        assert.match(neither.body.message, /give the account's private key \(nsec1\.\.\.\), or a remote signer's/);
+
+        const res = await connectBunker(bunker.address);
+        assert.equal(res.status, 201, JSON.stringify(res.body));
+        const channel = res.body.data[0];
+        assert.equal(channel.handle, npubEncode(bunker.userPubkey));
+        const row = await t.herald.db('channels').where({ id: channel.id }).first();
+        assert.ok(row.credentials.startsWith('v1.'));
+        assert.ok(!row.credentials.includes(Buffer.from(bunker.userSecretKey).toString('hex')));
+        assert.deepEqual(bunker.asked, ['connect', 'connect', 'get_public_key']);
+
+        const post = await publishNow(channel.id, {
+          text: 'Signed far away',
+          firstComment: { text: 'And its reply', delayMinutes: 0 },
+        });
+        assert.equal(post.status, 'published', post.error);
+        await testWorker(t).tick();
+        const note = first.events.find((e) => e.content === 'Signed far away');
+        assert.ok(note && verifyEvent(note as never), 'a valid signature');
+        assert.equal(note.pubkey, bunker.userPubkey, "signed with the account's key, which only the bunker has");
+        assert.equal(bunker.signed[0].id, note.id);
+        const reply = first.events.find((e) => e.content === 'And its reply')!;
+        assert.equal(reply.pubkey, bunker.userPubkey);
+        assert.deepEqual(reply.tags[0].slice(0, 2), ['e', note.id]);
+        assert.equal(bunker.signed.length, 2, 'one signature per event');
+      } finally {
+        await bunker.close();
+      }
+    });
+
+    it('connects from the CLI with --bunker', async function () {
+      this.timeout(120_000);
+      const bunker = await startBunker(signerRelay.url);
+      try {
+        const env = {
+          ...process.env,
+          DATA_DIR: t.config.dataDir,
+          DATABASE_URL: t.config.databaseUrl ?? '',
+          HERALD_FROM_SOURCE: '1',
+          // The relays listen on loopback, which the SSRF guard refuses unless it is listed.
+          OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+        };
+        const args = ['channel', 'connect', 'nostr', '--bunker', bunker.address, '--relays', first.url, '--json'];
+        const { stdout } = await promisify(execFile)('node', ['bin/herald.mjs', ...args], { env });
+        const [channel] = JSON.parse(stdout).channels;
+        assert.equal(channel.handle, npubEncode(bunker.userPubkey));
+        assert.ok(!stdout.includes(new URL(bunker.address).searchParams.get('secret')!), 'the secret is not printed');
+        assert.deepEqual(bunker.asked, ['connect', 'get_public_key']);
+      } finally {
+        await bunker.close();
+      }
+    });
+
+    it('a lost answer is settled by the same signed event sent again, never a second signature; a signer that refuses needs a reconnect', async () => {
+      const bunker = await startBunker(signerRelay.url);
+      try {
+        const channel = (await connectBunker(bunker.address)).body.data[0];
+        second.refuseWith('blocked: not here');
+        first.silenceNext();
+        const before = first.received.length;
+        const post = await publishNow(channel.id, { text: 'Signed once, sent twice' });
+        assert.equal(post.status, 'published', post.error);
+        const sent = first.received.slice(before);
+        assert.equal(sent.length, 2, 'sent, then sent again to settle the unknown outcome');
+        assert.equal(sent[0].id, sent[1].id, 'the very same event');
+        assert.equal(bunker.signed.length, 1, 'the signer was asked once');
+        assert.equal(first.events.filter((e) => e.content === 'Signed once, sent twice').length, 1);
+
+        second.refuseWith(null);
+        bunker.refuseWith('permission withdrawn');
+        const refused = await publishNow(channel.id, { text: 'Not allowed any more' });
+        assert.equal(refused.status, 'failed');
+        assert.match(refused.error, /the remote signer refused a signature \(permission withdrawn\)/);
+        const [listed] = (await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data;
+        assert.equal(listed.status, 'needs_reconnect');
+        assert.ok(!first.events.some((e) => e.content === 'Not allowed any more'));
+      } finally {
+        await bunker.close();
+      }
+    });
   });
 
   it('refuses a public key, a relay that is not a WebSocket URL and one on a private address, saying what to fix', async () => {

@@ -7,6 +7,8 @@ import { callTool } from '../mcp/support.js';
 import { API_ORIGIN, FILES_ORIGIN, startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { serveMediaFiles } from '../support/media-files.js';
+import { appReady } from '../support/app-browser.js';
+import { openConnectForm } from '../support/connect-form.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
 
 /** Slack's OAuth v2 and Web API through their documented wire format (test/support/fake-slack.ts). */
@@ -122,6 +124,39 @@ describe(`Slack, against a fake of its OAuth and Web API (${TEST_DB})`, function
     assert.equal(gone.status, 200, JSON.stringify(gone.body));
     assert.equal(gone.body.data.revokedAtNetwork, true);
     assert.equal(slack.revoked.length, 1);
+  });
+
+  it("connects from the app's channels page through Slack's consent, saying so when the person cancels there", async function () {
+    this.timeout(120_000);
+    const app = await openConnectForm(t.url, a, 'slack');
+    try {
+      // The browser goes to slack.com itself: its requests there are answered by the fake, redirects and all.
+      await app.page.route(`${API_ORIGIN}/**`, async (route) => {
+        const response = await route.fetch({
+          url: route.request().url().replace(API_ORIGIN, slack.url),
+          maxRedirects: 0,
+        });
+        await route.fulfill({ response });
+      });
+      assert.deepEqual(await app.labels(), [], 'Slack asks nothing here: the person picks the channel at Slack');
+      slack.denyNext = true;
+      await app.page.click('section[data-network="slack"] button:has-text("Connect at Slack")');
+      await app.page.waitForURL(/\/connect\/slack\/callback/);
+      assert.match((await app.page.textContent('body')) ?? '', /Slack did not grant access .*nothing was connected/s);
+      assert.deepEqual(await channels(), []);
+
+      await app.page.goto(`${t.url}/app/channels`);
+      await appReady(app.page);
+      await app.page.click('section[data-network="slack"] button:has-text("Connect at Slack")');
+      await app.page.waitForURL(/\/connect\/slack\/callback/);
+      const [channel] = await channels();
+      assert.equal(channel.handle, '#launches');
+      await app.page.goto(`${t.url}/app/channels`);
+      await appReady(app.page);
+      assert.match((await app.page.textContent(`tr[data-channel-id="${channel.id}"]`)) ?? '', /active[\s\S]*#launches/);
+    } finally {
+      await app.close();
+    }
   });
 
   it("is listed as not configured, and refuses to connect, without the operator's app", async () => {

@@ -9,8 +9,9 @@ import {
 } from '../../src/domain/outbound.js';
 import { connectorChannel } from '../../src/domain/networks/channel-connections.js';
 import { createNetworks } from '../../src/publishing/engine.js';
-import { TINY_PNG } from '../media/fixtures.js';
+import { TINY_MP4, TINY_PNG } from '../media/fixtures.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { openConnectForm } from '../support/connect-form.js';
 import { startWordPress, type LocalWordPress } from '../support/wordpress.js';
 import { pinClock, testWorker } from '../publishing/support.js';
 
@@ -20,14 +21,20 @@ describe('WordPress, against a real site', function () {
   let wp: LocalWordPress;
   let images: http.Server;
   let imageUrl: string;
+  let videoUrl: string;
   let t: TestHerald;
   let a: SeededAccount;
 
   before(async () => {
     wp = await startWordPress();
-    images = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(TINY_PNG));
+    images = http.createServer((req, res) =>
+      req.url?.startsWith('/clip.mp4')
+        ? res.writeHead(200, { 'content-type': 'video/mp4' }).end(TINY_MP4)
+        : res.writeHead(200, { 'content-type': 'image/png' }).end(TINY_PNG),
+    );
     await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve));
     imageUrl = `http://127.0.0.1:${(images.address() as AddressInfo).port}/picture.png`;
+    videoUrl = `http://127.0.0.1:${(images.address() as AddressInfo).port}/clip.mp4`;
   });
   after(async () => {
     images?.close();
@@ -137,6 +144,35 @@ describe('WordPress, against a real site', function () {
     assert.ok(check.grantedScopes?.includes('publish_posts'));
   });
 
+  it("connects from the app's channels page, its labels in people's words, saying what to fix", async function () {
+    this.timeout(120_000);
+    const app = await openConnectForm(t.url, a, 'wordpress');
+    try {
+      assert.deepEqual(
+        (await app.labels()).map((l) => l.split(' ').slice(0, 2).join(' ')),
+        ['Site address', 'Username The', 'Application password'],
+      );
+      await app.send({ site: wp.url, username: wp.username, applicationPassword: '   ' });
+      assert.match(
+        await app.refusal(),
+        /^Fill in the application password: An Application Password made for Herald under Users, Profile/,
+      );
+      await app.send({ applicationPassword: 'abcd efgh ijkl mnop qrst uvwx' });
+      await app.page.waitForSelector('section[data-network="wordpress"] [role=alert] >> text=refused the username');
+      await app.send({ applicationPassword: wp.applicationPassword });
+      assert.match(await app.connected(), /Connected /);
+      const [channel] = (await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data;
+      assert.equal(channel.handle, `admin@${new URL(wp.url).host}`);
+      assert.equal(
+        await app.page.inputValue('#connect-wordpress-applicationPassword'),
+        '',
+        'the password is forgotten',
+      );
+    } finally {
+      await app.close();
+    }
+  });
+
   it('publishes the first line as title, the rest as the body, a featured image and a category; then a comment', async () => {
     const channel = await connected();
     const clock = pinClock(t, new Date().toISOString());
@@ -183,6 +219,75 @@ describe('WordPress, against a real site', function () {
       });
     const synced = page.posts.find((p) => p.networkPostId === String(site.id));
     assert.deepEqual(synced?.metrics, { comments: 1 });
+  });
+
+  it('tags a post by name, making the tags the site lacks, and puts a video in the body as a video block, as an Author', async () => {
+    const stamp = Date.now();
+    const user = await wp.rest('/wp/v2/users', {
+      body: {
+        username: `author${stamp}`,
+        email: `author${stamp}@example.com`,
+        password: 'Author-pw-123456',
+        roles: ['author'],
+      },
+    });
+    assert.equal(user.status, 201, JSON.stringify(user.json));
+    const password = await wp.rest(`/wp/v2/users/${user.json.id}/application-passwords`, { body: { name: 'herald' } });
+    const res = await connect({ username: user.json.username, applicationPassword: password.json.password });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    const channel = res.body.data[0];
+    const known = await wp.rest('/wp/v2/tags', { body: { name: `Launch ${stamp}` } });
+    assert.equal(known.status, 201, JSON.stringify(known.json));
+
+    const tooMany = await t.api('POST', '/v1/rest/posts', {
+      token: a.apiKey,
+      body: { channelIds: [channel.id], text: 'Two videos', videoUrls: [videoUrl, `${videoUrl}?again`] },
+    });
+    assert.equal(tooMany.status, 400, 'one video a post');
+
+    const post = await schedule(
+      channel.id,
+      { text: 'Launch day\n\nWatch it.', imageUrls: [imageUrl], videoUrls: [videoUrl] },
+      { tags: [`launch ${stamp}`.toUpperCase(), `Brand new ${stamp}`, `Brand new ${stamp}`] },
+    );
+    await testWorker(t).tick();
+    const published = await get(post.id);
+    assert.equal(published.status, 'published', published.error);
+    const site = await sitePost((await t.herald.db('posts').where({ id: post.id }).first()).network_post_id);
+    const made = (await wp.rest('/wp/v2/tags', { query: { search: `Brand new ${stamp}` } })).json;
+    assert.equal(made.length, 1, 'the missing tag was made once');
+    assert.deepEqual([...site.tags].sort(), [known.json.id, made[0].id].sort(), 'the known tag found by its name');
+    const featured = (await wp.rest(`/wp/v2/media/${site.featured_media}`, { query: { context: 'edit' } })).json;
+    assert.equal(featured.mime_type, 'image/png', 'the image is the featured image');
+    const block =
+      /<!-- wp:video \{"id":(\d+)\} -->\n<figure class="wp-block-video"><video controls src="([^"]+)"><\/video><\/figure>\n<!-- \/wp:video -->$/.exec(
+        site.content.raw,
+      );
+    assert.ok(block, site.content.raw);
+    assert.match(site.content.raw, /^<p>Watch it\.<\/p>\n/);
+    const video = (await wp.rest(`/wp/v2/media/${block[1]}`, { query: { context: 'edit' } })).json;
+    assert.equal(video.mime_type, 'video/mp4');
+    assert.equal(block[2], video.source_url);
+    assert.match(site.content.rendered, /<video controls src="[^"]+\.mp4"/, 'kept for an Author, shown as a video');
+  });
+
+  it('a tag made by someone else between the search and the make is the one WordPress names in term_exists', async () => {
+    const channel = await connected();
+    const name = `Raced${Date.now()}`;
+    let made: number | undefined;
+    const racing = interceptingFetcher(async (url, options, real) => {
+      const answer = await real();
+      if (options.method !== 'POST' && url.includes('/wp/v2/tags') && url.includes(name) && made === undefined)
+        made = (await wp.rest('/wp/v2/tags', { body: { name } })).json.id;
+      return answer;
+    });
+    const post = await schedule(channel.id, { text: 'Tagged in a race' }, { tags: [name] });
+    await testWorker(t, {}, createNetworks({ ...t.deps, fetcher: racing })).tick();
+    const published = await get(post.id);
+    assert.equal(published.status, 'published', published.error);
+    assert.ok(made, 'the tag was made during the search');
+    const site = await sitePost((await t.herald.db('posts').where({ id: post.id }).first()).network_post_id);
+    assert.deepEqual(site.tags, [made]);
   });
 
   it('a publishAt in the future is sent as a future post that WordPress publishes itself; an unknown category fails', async () => {

@@ -11,6 +11,12 @@ import type { AddressInfo } from 'node:net';
  * 40005; a nonce sent again with enforce_nonce within a few minutes answers the first message. Each answer of the
  * message route carries X-RateLimit-Limit, -Remaining, -Reset, -Reset-After and -Bucket; past the bucket it is 429
  * with `retry_after` (seconds, a float), `global`, Retry-After and X-RateLimit-Scope.
+ *
+ * The channel's incoming webhook (resources/webhook) needs no Authorization: its id and token are in the path.
+ * Get Webhook with Token answers the webhook (type 1) without its user; an unknown id is 404 code 10015 and a wrong
+ * token 401 code 50027. Execute Webhook takes the same bodies as a message but no nonce (unknown fields are
+ * ignored), needs no channel permission, answers 204 with no body, or the message (with `webhook_id`) when
+ * `?wait=true`; Get Webhook Message returns one of its messages by id. Its answers share the message bucket.
  */
 export const API_ORIGIN = 'https://discord.com';
 
@@ -25,6 +31,7 @@ export interface FakeDiscordMessage {
   message_reference?: { message_id: string; channel_id: string; guild_id: string };
   reactions?: { count: number; emoji: { name: string } }[];
   nonce?: string;
+  webhook_id?: string;
 }
 
 export interface FakeDiscord {
@@ -45,6 +52,11 @@ export interface FakeDiscord {
   memberRoles: string[];
   messages: FakeDiscordMessage[];
   requests: string[];
+  /** The channel's incoming webhook, and its URL as Discord shows it under "Copy Webhook URL". */
+  webhook: { id: string; token: string; name: string; type: number; channel_id: string; guild_id: string };
+  webhookUrl: string;
+  /** The webhook deleted in the channel's settings: its id answers 404 code 10015. */
+  deleteWebhook(): void;
   /** What is left of the message route's bucket, and when it refills (in seconds from now). */
   bucket: { limit: number; remaining: number; resetAfter: number };
   failNext(path: string, status: number, body: unknown, headers?: Record<string, string>): void;
@@ -83,6 +95,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
   const scripted = new Map<string, { status: number; body: unknown; headers: Record<string, string> }>();
   const dropped = new Set<string>();
   const nonces = new Map<string, string>();
+  let webhookDeleted = false;
   const fake: FakeDiscord = {
     url,
     bot,
@@ -102,6 +115,18 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     memberRoles: ['1100000000000000020'],
     messages: [],
     requests: [],
+    webhook: {
+      id: '1100000000000000030',
+      token: 'wHk-Tok3n_fakeDiscordWebhookTokenForHerald',
+      name: 'Acme News',
+      type: 1,
+      channel_id: '1100000000000000010',
+      guild_id: guildId,
+    },
+    webhookUrl: `${API_ORIGIN}/api/webhooks/1100000000000000030/wHk-Tok3n_fakeDiscordWebhookTokenForHerald`,
+    deleteWebhook() {
+      webhookDeleted = true;
+    },
     bucket: { limit: 5, remaining: 5, resetAfter: 5 },
     failNext(path, status, body, headers = {}) {
       scripted.set(path, { status, body, headers });
@@ -181,12 +206,14 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       };
       const error = (status: number, code: number, message: string, extra: Record<string, unknown> = {}) =>
         send(status, { message, code, ...extra });
-      if (req.headers.authorization !== `Bot ${bot.token}`) return error(401, 0, '401: Unauthorized');
       const script = scripted.get(path);
       if (script) {
         scripted.delete(path);
         return send(script.status, script.body, script.headers);
       }
+      const hook = /^\/webhooks\/(\d+)\/([^/]+)(?:\/messages\/(\d+))?$/.exec(path);
+      if (hook) return webhookRoute(hook[1], hook[2], hook[3]);
+      if (req.headers.authorization !== `Bot ${bot.token}`) return error(401, 0, '401: Unauthorized');
       const messagesPath = `/channels/${fake.channel.id}/messages`;
       if (req.method === 'GET' && path === '/users/@me')
         return send(200, { id: bot.id, username: bot.username, bot: true, discriminator: '0' });
@@ -225,6 +252,52 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       }
       if (req.method === 'POST' && path === messagesPath) return createMessage(req, Buffer.concat(chunks), granted);
       return error(404, 0, '404: Not Found');
+
+      function webhookRoute(id: string, token: string, messageId: string | undefined) {
+        const hook = fake.webhook;
+        if (id !== hook.id || webhookDeleted) return error(404, 10015, 'Unknown Webhook');
+        if (token !== hook.token) return error(401, 50027, 'Invalid Webhook Token');
+        if (req.method === 'GET' && messageId === undefined) {
+          return send(200, { ...hook, avatar: null, application_id: null });
+        }
+        if (req.method === 'GET') {
+          const found = fake.messages.find((m) => m.id === messageId && m.webhook_id === hook.id);
+          if (!found) return error(404, 10008, 'Unknown Message');
+          const { nonce: _nonce, ...shown } = found;
+          return send(200, shown, bucketHeaders());
+        }
+        if (req.method !== 'POST' || messageId !== undefined) return error(405, 0, '405: Method Not Allowed');
+        if (fake.bucket.remaining <= 0) {
+          return send(
+            429,
+            { message: 'You are being rate limited.', retry_after: fake.bucket.resetAfter, global: false },
+            { ...bucketHeaders(), 'retry-after': String(Math.ceil(fake.bucket.resetAfter)) },
+          );
+        }
+        const { payload, files } = parseMessageBody(req.headers['content-type'] ?? '', Buffer.concat(chunks));
+        if (!payload) return error(400, 50109, 'The request body contains invalid JSON.');
+        if (files.some((f) => f.bytes.length > FILE_LIMIT)) return error(413, 40005, 'Request entity too large');
+        const content = String(payload.content ?? '');
+        if (content.length > TEXT_LIMIT) return error(400, 50035, 'Invalid Form Body');
+        if (content === '' && files.length === 0) return error(400, 50006, 'Cannot send an empty message');
+        fake.bucket.remaining--;
+        const attachments = files.map((f) => {
+          const fileId = snowflake();
+          return {
+            id: fileId,
+            filename: f.filename,
+            size: f.bytes.length,
+            url: `https://cdn.discordapp.com/attachments/${fake.channel.id}/${fileId}/${f.filename}`,
+            content_type: f.type ?? 'application/octet-stream',
+          };
+        });
+        const message = newMessage({ id: hook.id, username: hook.name, bot: true }, content, attachments);
+        message.webhook_id = hook.id;
+        fake.messages.push(message);
+        if (dropped.delete(path)) return req.socket.destroy();
+        if (target.searchParams.get('wait') !== 'true') return res.writeHead(204, bucketHeaders()).end();
+        return send(200, message, bucketHeaders());
+      }
 
       function bucketHeaders(): Record<string, string> {
         const resetAt = Date.now() / 1000 + fake.bucket.resetAfter;

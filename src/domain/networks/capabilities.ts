@@ -544,16 +544,20 @@ const NETWORKS: readonly NetworkCapabilities[] = [
   {
     // [WP] REST handbook, NETWORKS.md "Seven more networks": a self-hosted WordPress site, reached with an Application
     // Password. Core sets no length on a post; Herald keeps 100,000 characters so a runaway text is still refused
-    // before it goes. One image, the post's featured image (uploaded to /wp/v2/media; its size is the site's PHP
-    // upload_max_filesize, unknown here). The first line of the text is the title unless `title` is given. A first
-    // comment is a WordPress comment.
+    // before it goes. One image, the post's featured image, and one video, a video block after the text (both
+    // uploaded to /wp/v2/media; their size is the site's PHP upload_max_filesize, unknown here; a featured image
+    // must be an image). The first line of the text is the title unless `title` is given. A first comment is a
+    // WordPress comment.
     name: 'wordpress',
     displayName: 'WordPress',
     text: { limit: 100_000, counting: 'code_points' },
     media: {
-      kinds: { image: { maxCount: 1, formats: ['jpeg', 'png', 'gif', 'webp'] } },
-      maxItems: 1,
-      mixKinds: false,
+      kinds: {
+        image: { maxCount: 1, formats: ['jpeg', 'png', 'gif', 'webp'] },
+        video: { maxCount: 1, formats: ['mp4', 'mov', 'webm'] },
+      },
+      maxItems: 2,
+      mixKinds: true,
       required: false,
     },
     firstComment: 'comment',
@@ -572,6 +576,13 @@ const NETWORKS: readonly NetworkCapabilities[] = [
         required: false,
         maxLength: 200,
         description: 'the name or slug of a category the site already has',
+      },
+      {
+        name: 'tags',
+        type: 'string[]',
+        required: false,
+        maxLength: 200,
+        description: "the post's tags by name; one the site does not have yet is made",
       },
       {
         name: 'publishAt',

@@ -337,7 +337,7 @@ function requiredFields(connector: NetworkConnector, given: Record<string, unkno
   const problems = [];
   for (const field of connector.connection!.fields) {
     const value = given[field.name];
-    if (value === undefined || value === null || value === '') {
+    if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) {
       if (field.required)
         problems.push({ path: field.name, message: `${field.name} is required: ${field.description}` });
       continue;

@@ -34,9 +34,13 @@ import {
  *   channel's id; Herald checks the token (GET /users/@me), the channel (a text or announcement channel the bot
  *   sees) and the bot's permissions there, computed as Discord's permissions topic says (the @everyone role, the
  *   member's roles, then the channel's overwrites): View Channel, Send Messages, Attach Files, Read Message
- *   History; the channel is the Herald channel, so a new token for it reconnects it. Webhooks (the other way
- *   NETWORKS.md lists) are not used: they take no nonce, so a lost answer could not be kept from making a second
- *   message;
+ *   History; the channel is the Herald channel, so a new token for it reconnects it;
+ * - or an incoming webhook of the channel (resources/webhook): its URL (a secret, sealed like a token), checked with
+ *   Get Webhook with Token; a webhook URL given wins over a bot token. A post is Execute Webhook with wait=true, so
+ *   Discord answers with the message it saved. A webhook takes no nonce, and its token reads no channel messages
+ *   (Get Webhook Message needs the id the lost answer carried): a lost answer is left unconfirmed for a person,
+ *   never sent again; a first comment is the next message (a webhook cannot reply), and one whose answer was lost
+ *   gets no second try; live sync reads nothing; 404 10015 (the webhook deleted) and 401 need a reconnect;
  * - a post is one message: content (2,000 characters) and up to 10 files uploaded as attachments (multipart
  *   payload_json + files[n]); a first comment is a reply (message_reference) to the post;
  * - never twice: every message is sent with a nonce derived from the post (or the comment's attempt key) and
@@ -45,8 +49,8 @@ import {
  *   not found is left unconfirmed;
  * - an answer whose X-RateLimit-Remaining is 0 pauses the channel until X-RateLimit-Reset; a 429 waits for its
  *   body's retry_after (Retry-After otherwise); a 5xx retries a read later and leaves a message's outcome unknown;
- *   401 (a reset token), 403 50001/50013 (access or a permission taken away) and 404 10003 (the channel deleted)
- *   need a reconnect; 400 50035, 40005 and the other refusals are permanent, in Discord's words;
+ *   401 (a reset token), 403 50001/50013 (access or a permission taken away), 404 10003 (the channel deleted) and
+ *   404 10015 (the webhook deleted) need a reconnect; 400 50035, 40005 and the other refusals are permanent, in Discord's words;
  * - live sync reads the bot's messages in the channel (not its replies) with their reactions; Discord counts no views;
  *   the channel's audience is its server's approximate_member_count (GET /guilds/{id}?with_counts=true);
  * - a bot token cannot be revoked through the API: disconnecting revokes nothing (the developer portal resets it).
@@ -70,12 +74,24 @@ const CLOCK_SLACK_MS = 60_000;
 /** Discord's nonce is at most 25 characters. */
 const NONCE_LENGTH = 25;
 
-interface DiscordCredentials {
+interface BotCredentials {
   botToken: string;
   botId: string;
   channelId: string;
   guildId: string;
 }
+
+interface WebhookCredentials {
+  /** The webhook's execute URL under Discord's API (id and token), whatever host the person copied it from. */
+  webhookUrl: string;
+  webhookId: string;
+  channelId: string;
+  guildId: string;
+}
+
+type DiscordCredentials = BotCredentials | WebhookCredentials;
+
+const isWebhook = (c: DiscordCredentials): c is WebhookCredentials => 'webhookUrl' in c;
 
 export class DiscordNetwork implements NetworkConnector {
   readonly capabilities = NETWORK_CAPABILITIES.discord;
@@ -84,16 +100,24 @@ export class DiscordNetwork implements NetworkConnector {
     fields: [
       {
         name: 'botToken',
-        required: true,
+        required: false,
         secret: true,
         description:
           "The bot's token (Developer Portal, your application, Bot, Reset Token); invite the bot to the server first",
       },
       {
         name: 'channelId',
-        required: true,
+        required: false,
         secret: false,
         description: "The channel's id (with Developer Mode on: right-click the channel, Copy Channel ID)",
+      },
+      {
+        name: 'webhookUrl',
+        required: false,
+        secret: true,
+        description:
+          "Or, instead of a bot, the channel's webhook address (channel settings, Integrations, Webhooks, " +
+          'Copy Webhook URL): simpler, but a post whose answer is lost is left for you to check',
       },
     ],
   };
@@ -109,8 +133,14 @@ export class DiscordNetwork implements NetworkConnector {
   }
 
   async signIn(fields: Record<string, string>): Promise<ConnectedAccount> {
-    const botToken = fields.botToken.trim();
-    const channelId = fields.channelId.trim();
+    if (fields.webhookUrl) return this.signInWebhook(fields.webhookUrl);
+    const botToken = (fields.botToken ?? '').trim();
+    const channelId = (fields.channelId ?? '').trim();
+    if (!botToken || !channelId)
+      throw new NetworkError(
+        'permanent',
+        "give the bot's token and the channel's id, or the channel's webhook address instead of a bot",
+      );
     if (!/^\d{1,20}$/.test(channelId))
       throw new NetworkError(
         'permanent',
@@ -145,6 +175,35 @@ export class DiscordNetwork implements NetworkConnector {
     };
   }
 
+  /** A webhook's own channel is the Herald channel, so the same channel connected with a bot is that channel too. */
+  private async signInWebhook(raw: string): Promise<ConnectedAccount> {
+    const webhookUrl = webhookAddress(raw);
+    const answer = await this.http.request(webhookUrl);
+    if (answer.status !== 200) {
+      const error = classify(answer, this.now());
+      if (error.kind !== 'reconnect_needed') throw error;
+      throw new NetworkError('permanent', `${error.message}: check the webhook address, copied again from the channel`);
+    }
+    const hook = answer.json;
+    if (Number(hook?.type) !== 1 || !hook.channel_id || !hook.guild_id) {
+      throw new NetworkError('permanent', "Discord: that is not a server channel's incoming webhook; make one there");
+    }
+    return {
+      networkAccountId: String(hook.channel_id),
+      handle: `webhook ${hook.name}`,
+      displayName: `${hook.name} (webhook)`,
+      avatarUrl: hook.avatar ? `https://cdn.discordapp.com/avatars/${hook.id}/${hook.avatar}.png` : null,
+      credentials: {
+        webhookUrl,
+        webhookId: String(hook.id),
+        channelId: String(hook.channel_id),
+        guildId: String(hook.guild_id),
+      },
+      expiresAt: null,
+      textLimit: null,
+    };
+  }
+
   async fieldsFor(channel: ConnectorChannel): Promise<Record<string, string>> {
     return { channelId: (await this.credentials(channel)).channelId };
   }
@@ -169,14 +228,11 @@ export class DiscordNetwork implements NetworkConnector {
 
   async comment(request: CommentRequest): Promise<{ networkCommentId: string }> {
     const c = await this.credentials(request.channel);
+    const reply = { message_reference: { message_id: request.networkPostId, fail_if_not_exists: true } };
     const message = await this.send(
       request.channel,
       c,
-      {
-        content: request.text,
-        nonce: nonceFor(request.attemptKey),
-        message_reference: { message_id: request.networkPostId, fail_if_not_exists: true },
-      },
+      { content: request.text, nonce: nonceFor(request.attemptKey), ...(isWebhook(c) ? {} : reply) },
       [],
     );
     return { networkCommentId: String(message.id) };
@@ -184,6 +240,7 @@ export class DiscordNetwork implements NetworkConnector {
 
   async findPublished(lookup: AttemptLookup): Promise<PublishedPost | undefined> {
     const c = await this.credentials(lookup.channel);
+    if (isWebhook(c)) return undefined;
     const messages = await this.messages(lookup.channel, c, new URLSearchParams({ limit: '50' }));
     const match = messages.find(
       (m) =>
@@ -197,6 +254,13 @@ export class DiscordNetwork implements NetworkConnector {
 
   async findComment(lookup: CommentLookup): Promise<{ networkCommentId: string } | undefined> {
     const c = await this.credentials(lookup.channel);
+    if (isWebhook(c)) {
+      throw new NetworkError(
+        'permanent',
+        'An earlier try at the first comment may have reached Discord, and a webhook cannot read the channel; it ' +
+          'was not tried again, so it is never made twice: check the channel.',
+      );
+    }
     const messages = await this.messages(
       lookup.channel,
       c,
@@ -216,6 +280,7 @@ export class DiscordNetwork implements NetworkConnector {
     page: { cursor: string | null; limit: number },
   ): Promise<RecentPostsPage> {
     const c = await this.credentials(channel);
+    if (isWebhook(c)) return { posts: [], nextCursor: null };
     const limit = Math.min(100, Math.max(1, page.limit));
     const messages = await this.messages(
       channel,
@@ -239,12 +304,21 @@ export class DiscordNetwork implements NetworkConnector {
   async audience(channel: ConnectorChannel): Promise<number | null> {
     const c = await this.credentials(channel);
     // Only a bot may read its server; a channel posting otherwise (a webhook) has no audience to read.
-    if (!c.botToken || !c.guildId) return null;
+    if (isWebhook(c) || !c.guildId) return null;
     return Number((await this.get(c.botToken, `/guilds/${c.guildId}?with_counts=true`)).approximate_member_count);
   }
 
   async check(channel: ConnectorChannel): Promise<ConnectionCheck> {
     const c = await this.credentials(channel);
+    if (isWebhook(c)) {
+      const answer = await this.http.request(c.webhookUrl);
+      if (answer.status !== 200) throw classify(answer, this.now());
+      return {
+        account: `the webhook ${answer.json.name} of channel ${c.channelId}`,
+        grantedScopes: null,
+        problems: [],
+      };
+    }
     const found = await this.place(c.botToken, c.channelId);
     const missing = missingPermissions(found.permissions);
     const granted = NEEDED.filter(([bit]) => (found.permissions & bit) === bit).map(([, name]) => name);
@@ -296,7 +370,7 @@ export class DiscordNetwork implements NetworkConnector {
     return answer.json;
   }
 
-  private async messages(channel: ConnectorChannel, c: DiscordCredentials, query: URLSearchParams): Promise<any[]> {
+  private async messages(channel: ConnectorChannel, c: BotCredentials, query: URLSearchParams): Promise<any[]> {
     const answer = await this.http.request(`${API}/channels/${c.channelId}/messages?${query}`, {
       headers: { authorization: `Bot ${c.botToken}` },
     });
@@ -305,20 +379,23 @@ export class DiscordNetwork implements NetworkConnector {
     return Array.isArray(answer.json) ? answer.json : [];
   }
 
-  /** Creates a message under its nonce, with enforce_nonce: a repeat within Discord's window answers the first. */
+  /**
+   * Creates a message under its nonce, with enforce_nonce: a repeat within Discord's window answers the first. A
+   * webhook takes no nonce: it executes with wait=true, so the answer is the message Discord saved.
+   */
   private async send(
     channel: ConnectorChannel,
     c: DiscordCredentials,
-    payload: Record<string, unknown>,
+    { nonce, ...payload }: Record<string, unknown>,
     files: { url: string; bytes: Buffer; contentType: string }[],
   ): Promise<any> {
     const body = {
       ...payload,
-      enforce_nonce: true,
+      ...(isWebhook(c) ? {} : { nonce, enforce_nonce: true }),
       ...(files.length > 0 ? { attachments: files.map((f, id) => ({ id, filename: fileName(f.url, id) })) } : {}),
     };
-    const headers = { authorization: `Bot ${c.botToken}` };
-    const url = `${API}/channels/${c.channelId}/messages`;
+    const headers: Record<string, string> = isWebhook(c) ? {} : { authorization: `Bot ${c.botToken}` };
+    const url = isWebhook(c) ? `${c.webhookUrl}?wait=true` : `${API}/channels/${c.channelId}/messages`;
     let answer: NetworkAnswer;
     if (files.length === 0) {
       answer = await this.http.request(url, { method: 'POST', headers, json: body });
@@ -350,6 +427,28 @@ export class DiscordNetwork implements NetworkConnector {
     if (answer.status !== 200) throw classify(answer, this.now(), 'write');
     return answer.json;
   }
+}
+
+/**
+ * The webhook's execute URL under Discord's API, from the address a person copied (discord.com, discordapp.com,
+ * the ptb. and canary. clients, with or without an API version): only its id and token are taken from it.
+ */
+function webhookAddress(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    url = new URL('about:blank');
+  }
+  const host = /^(?:(?:ptb|canary)\.)?discord(?:app)?\.com$/.test(url.hostname);
+  const path = /^\/api(?:\/v\d+)?\/webhooks\/(\d{1,20})\/([A-Za-z0-9_-]{1,100})\/?$/.exec(url.pathname);
+  if (url.protocol !== 'https:' || !host || !path) {
+    throw new NetworkError(
+      'permanent',
+      'that is not a Discord webhook address: copy it from the channel (https://discord.com/api/webhooks/...)',
+    );
+  }
+  return `${API}/webhooks/${path[1]}/${path[2]}`;
 }
 
 /** A nonce Discord takes (at most 25 characters) that is the same for every try of one post or comment. */
@@ -419,7 +518,7 @@ function classify(answer: NetworkAnswer, now: number, call: 'read' | 'write' = '
   if (
     answer.status === 401 ||
     (answer.status === 403 && (code === 50001 || code === 50013)) ||
-    (answer.status === 404 && code === 10003)
+    (answer.status === 404 && (code === 10003 || code === 10015))
   ) {
     return new NetworkError('reconnect_needed', words);
   }

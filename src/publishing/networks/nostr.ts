@@ -1,4 +1,4 @@
-import { finalizeEvent, getPublicKey, verifyEvent } from 'nostr-tools/pure';
+import { finalizeEvent, generateSecretKey, getPublicKey, verifyEvent } from 'nostr-tools/pure';
 import { decode, neventEncode, npubEncode } from 'nostr-tools/nip19';
 import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
 import {
@@ -19,6 +19,7 @@ import {
 } from '../../domain/networks/connector.js';
 import type { NetworkHttp, NetworkHttpOptions } from './network-http.js';
 import { queryRelays, sendToRelays, type NostrEvent, type RelayOutcome } from './nostr-relays.js';
+import { bunkerAddress, openRemoteSigner, type BunkerAddress } from './nostr-signer.js';
 
 /**
  * Nostr: kind-1 notes signed with the person's key and sent to the person's relays ([N 01, 10, 19, 92],
@@ -26,7 +27,8 @@ import { queryRelays, sendToRelays, type NostrEvent, type RelayOutcome } from '.
  *
  * Rules kept here:
  * - Herald holds the private key (nsec or hex), sealed in the channel's vault like every secret; it signs here and
- *   is never sent anywhere. NIP-46 remote signers are not supported;
+ *   is never sent anywhere. Or a NIP-46 remote signer (a bunker:// address, which wins when both are given) signs
+ *   instead, and Herald holds only its own client key for talking to it (nostr-signer.ts);
  * - a note is published when at least one relay accepts it (OK true, or `duplicate:`): relays are independent
  *   copies, and one that refuses does not undo the others. Each relay's answer is kept with the attempt (its
  *   handle). No relay accepting is a failure classed by the most hopeful relay: one that may have stored it makes
@@ -34,7 +36,7 @@ import { queryRelays, sendToRelays, type NostrEvent, type RelayOutcome } from '.
  *   names each relay's reason;
  * - never twice: the signed event is recorded with the attempt before it is sent; an unknown outcome is settled by
  *   sending that same event again (same id: a relay that has it answers `duplicate:` or OK true, never a second
- *   note), and an attempt that recorded no event sent none;
+ *   note), never by asking a signer again, and an attempt that recorded no event sent none;
  * - media are URLs at the end of the text with NIP-92 imeta tags (the alt text where given), fetched by readers'
  *   clients; a first comment is a NIP-10 reply: ["e", root, relay, "root", author] and ["p", author];
  * - a comment whose outcome is unknown is found by asking the relays for the account's replies to the note with
@@ -45,7 +47,10 @@ const PERMALINK_BASE = 'https://njump.me/';
 const MAX_RELAYS = 10;
 
 interface NostrCredentials {
-  secretKey: string;
+  /** The account's key, hex; absent when a remote signer signs. */
+  secretKey?: string;
+  /** The remote signer, with the client key Herald talks to it with (hex). */
+  bunker?: BunkerAddress & { clientSecretKey: string };
   pubkey: string;
   relays: string[];
 }
@@ -57,10 +62,18 @@ export class NostrNetwork implements NetworkConnector {
     fields: [
       {
         name: 'privateKey',
-        required: true,
+        required: false,
         secret: true,
         description:
-          'The private key of the account (nsec1... or 64 hex characters); Herald signs with it and never sends it',
+          'The private key of the account (nsec1... or 64 hex characters); Herald signs with it and never sends it. ' +
+          'Or leave it empty and give a remote signer below',
+      },
+      {
+        name: 'bunker',
+        required: false,
+        secret: true,
+        description:
+          "A remote signer's bunker://... address (nsec.app, Amber): it signs each note, and Herald never holds the key",
       },
       {
         name: 'relays',
@@ -82,11 +95,18 @@ export class NostrNetwork implements NetworkConnector {
   }
 
   async signIn(fields: Record<string, string>): Promise<ConnectedAccount> {
-    const secretKey = secretKeyFrom(fields.privateKey);
+    if (!fields.privateKey && !fields.bunker) {
+      throw new NetworkError(
+        'permanent',
+        "give the account's private key (nsec1...), or a remote signer's bunker://... address to sign instead",
+      );
+    }
     const relays = relayList(fields.relays);
-    const pubkey = getPublicKey(secretKey);
     // Every relay is checked now (the SSRF guard, the handshake), so a wrong address is refused while the person is here.
     for (const relay of relays) (await this.http.socket(relay)).terminate();
+    const { pubkey, signing } = fields.bunker
+      ? await this.connectSigner(bunkerAddress(fields.bunker))
+      : this.keyOf(fields.privateKey);
     const { events } = await queryRelays(
       this.http,
       relays,
@@ -99,7 +119,7 @@ export class NostrNetwork implements NetworkConnector {
       handle: npubEncode(pubkey),
       displayName: profile.name,
       avatarUrl: profile.picture,
-      credentials: { secretKey: Buffer.from(secretKey).toString('hex'), pubkey, relays },
+      credentials: { ...signing, pubkey, relays },
       expiresAt: null,
       textLimit: null,
     };
@@ -107,7 +127,29 @@ export class NostrNetwork implements NetworkConnector {
 
   async fieldsFor(channel: ConnectorChannel): Promise<Record<string, string>> {
     const credentials = await this.credentials(channel);
-    return { privateKey: credentials.secretKey, relays: credentials.relays.join(' ') };
+    const relays = credentials.relays.join(' ');
+    return credentials.secretKey ? { privateKey: credentials.secretKey, relays } : { relays };
+  }
+
+  private keyOf(privateKey: string) {
+    const secretKey = secretKeyFrom(privateKey);
+    return { pubkey: getPublicKey(secretKey), signing: { secretKey: Buffer.from(secretKey).toString('hex') } };
+  }
+
+  /** Herald's client key is made now and kept: the signer, once it took the connect (and its secret), knows it. */
+  private async connectSigner(bunker: BunkerAddress) {
+    const clientSecretKey = generateSecretKey();
+    const signer = await openRemoteSigner(this.http, bunker, clientSecretKey, {
+      waitMs: this.options.timeoutMs,
+      connect: true,
+    });
+    try {
+      const pubkey = await signer.publicKey();
+      const kept = { ...bunker, secret: null, clientSecretKey: Buffer.from(clientSecretKey).toString('hex') };
+      return { pubkey, signing: { bunker: kept } };
+    } finally {
+      await signer.close();
+    }
   }
 
   async publish(request: PublishRequest): Promise<PublishedPost> {
@@ -120,7 +162,7 @@ export class NostrNetwork implements NetworkConnector {
       `url ${url}`,
       ...(altTexts[index] ? [`alt ${altTexts[index]}`] : []),
     ]);
-    const event = this.sign(credentials, content, tags);
+    const event = await this.sign(credentials, content, tags);
     await request.recordHandle(JSON.stringify({ event }));
     const outcomes = await sendToRelays(this.http, credentials.relays, event, this.options.timeoutMs);
     await request.recordHandle(JSON.stringify({ event, relays: report(outcomes) }));
@@ -141,7 +183,7 @@ export class NostrNetwork implements NetworkConnector {
 
   async comment(request: CommentRequest): Promise<{ networkCommentId: string }> {
     const credentials = await this.credentials(request.channel);
-    const event = this.sign(credentials, request.text, [
+    const event = await this.sign(credentials, request.text, [
       ['e', request.networkPostId, credentials.relays[0], 'root', credentials.pubkey],
       ['p', credentials.pubkey],
     ]);
@@ -208,6 +250,23 @@ export class NostrNetwork implements NetworkConnector {
       this.options.timeoutMs,
     );
     const found = problems.map((problem) => `The relay ${problem}; posts go to the others.`);
+    if (credentials.bunker) {
+      const { clientSecretKey, ...bunker } = credentials.bunker;
+      try {
+        const signer = await openRemoteSigner(this.http, bunker, Buffer.from(clientSecretKey, 'hex'), {
+          waitMs: this.options.timeoutMs,
+          connect: false,
+        });
+        try {
+          if ((await signer.publicKey()) !== credentials.pubkey)
+            found.push('The remote signer now signs for another account: reconnect with its new bunker:// address.');
+        } finally {
+          await signer.close();
+        }
+      } catch (error) {
+        found.push(`The remote signer: ${error instanceof Error ? error.message : String(error)}.`);
+      }
+    }
     if (reached === 0)
       found.push("None of the channel's relays could be reached: nothing can be published until one answers.");
     return { account: npubEncode(credentials.pubkey), grantedScopes: null, problems: found };
@@ -235,11 +294,22 @@ export class NostrNetwork implements NetworkConnector {
     return counts;
   }
 
-  private sign(credentials: NostrCredentials, content: string, tags: string[][]): NostrEvent {
-    return finalizeEvent(
-      { kind: 1, created_at: Math.floor(this.now() / 1000), tags, content },
-      Buffer.from(credentials.secretKey, 'hex'),
-    );
+  private async sign(credentials: NostrCredentials, content: string, tags: string[][]): Promise<NostrEvent> {
+    const template = { kind: 1, created_at: Math.floor(this.now() / 1000), tags, content };
+    if (credentials.secretKey) return finalizeEvent(template, Buffer.from(credentials.secretKey, 'hex'));
+    const { clientSecretKey, ...bunker } = credentials.bunker!;
+    const signer = await openRemoteSigner(this.http, bunker, Buffer.from(clientSecretKey, 'hex'), {
+      waitMs: this.options.timeoutMs,
+      connect: false,
+    });
+    try {
+      const event = await signer.sign(template);
+      if (event.pubkey !== credentials.pubkey)
+        throw new NetworkError('reconnect_needed', 'the remote signer now signs for another account');
+      return event;
+    } finally {
+      await signer.close();
+    }
   }
 
   private published(credentials: NostrCredentials, event: NostrEvent): PublishedPost {

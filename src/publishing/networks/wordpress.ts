@@ -33,8 +33,11 @@ import {
  *   /wp/v2/users/me, and the site's address goes through the SSRF guard like every URL a person names; the
  *   password is sent over https only (http only to a host the operator allowed, a site on a private network);
  * - the title is the `title` option, else the first line of the text (the rest is the body); the text is sent as
- *   HTML paragraphs with its characters escaped, never as markup; one image becomes the featured image, uploaded
- *   to /wp/v2/media; `category` names a category the site already has (by slug or name);
+ *   HTML paragraphs with its characters escaped, never as markup; one image becomes the featured image and one
+ *   video a video block (core/video) after the text, each uploaded to /wp/v2/media (WordPress takes only an image
+ *   as featured media); `category` names a category the site already has (by slug or name); `tags` are names,
+ *   each the site's tag of that name or slug, made when the site has none (a tag made meanwhile by another
+ *   request is the one WordPress names in its `term_exists` answer);
  * - `publishAt` in the future sends the post as `future` with its date: WordPress publishes it then itself;
  * - never twice: every post carries a slug made from its Herald key, and each attempt first asks the site for a
  *   post with that slug (any status): one found is the post, whatever happened to the answer that made it;
@@ -171,13 +174,16 @@ export class WordPressNetwork implements NetworkConnector {
     }
     if (typeof options.category === 'string' && options.category.trim())
       post.categories = [await this.categoryId(credentials, options.category.trim())];
+    const tags = [...new Set(stringList(options.tags).map((tag) => tag.trim()))].filter(Boolean);
+    if (tags.length > 0) post.tags = await Promise.all(tags.map((tag) => this.tagId(credentials, tag)));
     if (request.imageUrls.length > 0)
-      post.featured_media = await this.upload(
-        request.channel,
-        credentials,
-        request.imageUrls[0],
-        stringList(options.altText)[0],
-      );
+      post.featured_media = (
+        await this.upload(request.channel, credentials, request.imageUrls[0], stringList(options.altText)[0])
+      ).id;
+    if (request.videoUrls.length > 0) {
+      const video = await this.upload(request.channel, credentials, request.videoUrls[0], undefined);
+      post.content = `${post.content}\n${videoBlock(video)}`;
+    }
     const answer = await this.http.request(route(credentials.apiRoot, '/wp/v2/posts'), {
       method: 'POST',
       headers: basic(credentials),
@@ -328,12 +334,34 @@ export class WordPressNetwork implements NetworkConnector {
     return found.id;
   }
 
+  private async tagId(credentials: WordPressCredentials, wanted: string): Promise<number> {
+    const answer = await this.http.request(
+      route(credentials.apiRoot, '/wp/v2/tags', { search: wanted, per_page: String(PER_PAGE_MAX) }),
+      { headers: basic(credentials) },
+    );
+    if (answer.status !== 200 || !Array.isArray(answer.json)) throw classify(answer, this.now());
+    const lower = wanted.toLowerCase();
+    const found = answer.json.find(
+      (t: any) => String(t.slug).toLowerCase() === lower || decodeEntities(String(t.name)).toLowerCase() === lower,
+    );
+    if (found) return found.id;
+    const made = await this.http.request(route(credentials.apiRoot, '/wp/v2/tags'), {
+      method: 'POST',
+      headers: basic(credentials),
+      json: { name: wanted },
+    });
+    if (made.status === 201 && typeof made.json?.id === 'number') return made.json.id;
+    const existing = made.json?.data?.term_id;
+    if (made.json?.code === 'term_exists' && typeof existing === 'number') return existing;
+    throw classify(made, this.now());
+  }
+
   private async upload(
     channel: ConnectorChannel,
     credentials: WordPressCredentials,
     url: string,
     alt: string | undefined,
-  ): Promise<number> {
+  ): Promise<{ id: number; sourceUrl: string }> {
     const file = await downloadMedia(this.media, channel.accountId, url, this.media.maxBytes);
     const name = fileName(url, file.contentType);
     const answer = await this.http.request(route(credentials.apiRoot, '/wp/v2/media'), {
@@ -354,7 +382,7 @@ export class WordPressNetwork implements NetworkConnector {
       });
       if (described.status !== 200) throw classify(described, this.now());
     }
-    return answer.json.id;
+    return { id: answer.json.id, sourceUrl: String(answer.json.source_url ?? '') };
   }
 
   private async commentCount(credentials: WordPressCredentials, postId: number): Promise<number> {
@@ -454,12 +482,30 @@ function paragraphs(text: string): string {
     .join('\n');
 }
 
+/** The block the editor itself writes for a video of the media library, so the post edits as any other. */
+function videoBlock(video: { id: number; sourceUrl: string }): string {
+  const src = video.sourceUrl.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+  return (
+    `<!-- wp:video {"id":${video.id}} -->\n` +
+    `<figure class="wp-block-video"><video controls src="${src}"></video></figure>\n` +
+    '<!-- /wp:video -->'
+  );
+}
+
+const EXTENSIONS: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+  'video/mp4': 'mp4',
+  'video/quicktime': 'mov',
+  'video/webm': 'webm',
+};
+
 function fileName(url: string, contentType: string): string {
   const last = decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '').replace(/[^A-Za-z0-9._-]/g, '');
   if (/\.[a-z0-9]{2,4}$/i.test(last)) return last;
-  const extension =
-    { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp' }[contentType] ?? 'bin';
-  return `${last || 'image'}.${extension}`;
+  return `${last || 'media'}.${EXTENSIONS[contentType] ?? 'bin'}`;
 }
 
 function decodeEntities(text: string): string {

@@ -31,6 +31,9 @@ const FIELD_WORDS: Record<string, string> = {
   site: 'site address',
   applicationPassword: 'application password',
   privateKey: 'private key',
+  chat: 'channel or group',
+  webhookUrl: 'webhook address',
+  bunker: 'remote signer',
   altText: 'image descriptions',
   publishAt: 'publish time',
   slots: 'posting times',
@@ -119,6 +122,8 @@ const RULES: Rule[] = [
     said: /^No channel [0-9a-z]{26}/,
     words: 'A chosen channel is no longer in this account: choose another on the Channels page.',
   },
+  // A connect form's field left out: the network's own description of it says what to give.
+  { field: '*', said: /^\w+ is required: (.+)$/s, words: (said, field) => `Fill in the ${field}: ${said[1]}.` },
   // The request validator's phrases, for any field, naming it as people do.
   { field: '*', said: /must have required property/, words: (_, field) => `Fill in the ${field}.` },
   { field: '*', said: /must NOT have fewer than 1 items/, words: (_, field) => `Choose at least one of the ${field}.` },
