@@ -400,6 +400,18 @@ describe(`Discord, against a fake of its HTTP API (${TEST_DB})`, function () {
       return res.body.data[0];
     }
 
+    it('reads no audience for a webhook, which may not read its server: none in insights, never a zero', async () => {
+      const channel = await hooked();
+      discord.memberCount = 1500;
+      await testWorker(t).sync();
+      const res = await t.api('GET', `/v1/rest/insights?channelIds=${channel.id}`, { token: a.apiKey });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      const row = res.body.data.byChannel.find((c: any) => c.channelId === channel.id);
+      assert.ok(row, JSON.stringify(res.body.data));
+      assert.equal(row.audienceEnd ?? null, null, JSON.stringify(row));
+      assert.ok(!discord.requests.some((r) => r.includes('with_counts')), 'the server was not asked');
+    });
+
     it('checks the webhook at connect, and refuses an address that is not one or a webhook deleted', async () => {
       const nothing = await connect({});
       assert.equal(nothing.status, 400);
