@@ -26,7 +26,8 @@ const MAIN_PAGES = [
  * test-artifacts/screenshots/ (those in docs/ come from there); on a phone, the main pages fit its width.
  */
 describe('the web app: accessibility of every page (axe-core)', function () {
-  this.timeout(120_000);
+  // Some 24 pages at each size, each walked by axe: long on a loaded machine.
+  this.timeout(300_000);
   let t: TestHerald;
   let a: SeededAccount;
   let postId: string;
