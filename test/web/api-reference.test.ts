@@ -5,7 +5,7 @@ import type { TestHerald } from '../support/herald.js';
 /** The API reference at /docs: Redoc over Herald's own OpenAPI description, loaded from Herald alone. */
 describe('the API reference at /docs', function () {
   // axe walks Redoc's whole page, every operation of the API: long on a loaded machine.
-  this.timeout(180_000);
+  this.timeout(300_000);
   let t: TestHerald;
   const app = appSuite({ fresh: 'once', page: false }, (rig) => {
     t = rig.t;
