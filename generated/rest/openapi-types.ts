@@ -2567,6 +2567,8 @@ export interface operations {
                     network: string;
                     /** @description The channel's workspace; the account's first when left out. */
                     workspaceId?: string;
+                    /** @description A new channel's time zone (IANA, e.g. Europe/Berlin), kept through an OAuth network's consent; UTC when left out. A channel connected again keeps its own. */
+                    timezone?: string;
                 } & {
                     [key: string]: string;
                 };

@@ -78,8 +78,8 @@ export function restHandlers(deps: DomainDeps): RestHandlers<RestContext> {
     listChannels: async (_req, { principal }) => ({ status: 200, body: { data: await listChannels(deps, principal) } }),
     listNetworks: async () => ({ status: 200, body: { data: listNetworks(deps) } }),
     connectChannel: async (req, { principal }) => {
-      const { network, workspaceId, ...fields } = req.body;
-      return connected(await connectChannel(deps, principal, { network, workspaceId, fields }));
+      const { network, workspaceId, timezone, ...fields } = req.body;
+      return connected(await connectChannel(deps, principal, { network, workspaceId, timezone, fields }));
     },
     reconnectChannel: async (req, { principal }) =>
       connected(await reconnectChannel(deps, principal, req.params.channelId, req.body ?? {})),

@@ -96,6 +96,31 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
     assert.equal(row.text_limit, 1000, "the instance's own limit");
   });
 
+  it('gives a new channel the time zone sent with the connect, through consent; refuses a zone that is not one', async () => {
+    const refused = await t.api('POST', '/v1/rest/channels/connect', {
+      token: a.apiKey,
+      body: { network: 'mastodon', instance: mastodon.url, timezone: 'Mars/Olympus' },
+    });
+    assert.equal(refused.status, 400, JSON.stringify(refused.body));
+    assert.deepEqual(
+      refused.body.details.map((d: { path: string }) => d.path),
+      ['timezone'],
+    );
+    assert.equal(mastodon.apps.length, 0, 'refused before the instance was asked anything');
+
+    const first = await connectThroughConsent(undefined, {
+      network: 'mastodon',
+      instance: mastodon.url,
+      timezone: 'Asia/Tokyo',
+    });
+    assert.equal(first.status, 200, first.html);
+    const channel = await theChannel();
+    assert.equal(channel.timezone, 'Asia/Tokyo', 'set when the callback made the channel');
+
+    await connectThroughConsent(undefined, { network: 'mastodon', instance: mastodon.url, timezone: 'Europe/Paris' });
+    assert.equal((await theChannel()).timezone, 'Asia/Tokyo', 'a channel connected again keeps its own zone');
+  });
+
   it('connects from the CLI: prints the consent address and waits for the callback', async function () {
     this.timeout(180_000);
     const env = {

@@ -48,6 +48,21 @@ describe('connecting a sandbox channel', () => {
     assert.equal(post.status, 201, JSON.stringify(post.body));
   });
 
+  it('gives a new channel the time zone sent with the connect, UTC without one, and refuses one that is not a zone', async () => {
+    const connect = (body: Record<string, unknown>) =>
+      t.api('POST', '/v1/rest/channels/connect', { token: a.apiKey, body: { network: 'sandbox', ...body } });
+    const refused = await connect({ handle: 'our-brand', timezone: 'Europe/Nowhere' });
+    assert.equal(refused.status, 400, JSON.stringify(refused.body));
+    assert.equal(refused.body.details[0].path, 'timezone');
+    assert.deepEqual((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data, [], 'nothing made');
+
+    const zoned = await connect({ handle: 'our-brand', timezone: 'America/New_York' });
+    assert.equal(zoned.status, 201, JSON.stringify(zoned.body));
+    assert.equal(zoned.body.data[0].timezone, 'America/New_York');
+    const plain = await connect({ handle: 'other-brand' });
+    assert.equal(plain.body.data[0].timezone, 'UTC');
+  });
+
   it('reconnects a sandbox channel with nothing typed again, seeded ones too', async () => {
     const seeded = await t.seedAccount({ channels: 1 });
     const again = await t.api('POST', `/v1/rest/channels/${seeded.channelIds[0]}/reconnect`, {

@@ -1,16 +1,25 @@
 /**
- * What the web app's browser tests share: the app built (once per run, and only when what it is made of changed since
- * the last build: web/, the SDK, the generated types, the domain rules it runs), Chromium opened beside it, signing in
- * as a person does, and waiting until a page has its data.
+ * What the web app's browser tests share, so each file says only what it tests: the app built (once per run, and
+ * only when what it is made of changed since the last build: web/, the SDK, the generated types, the domain rules it
+ * runs); Chromium; a Herald with an account, fresh for each test or one for the suite (`appSuite`); signing in as a
+ * person does; waiting until a page has its data; screenshots where the docs take them from; axe's verdict.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { buildWeb, WEB_DIST } from '../../scripts/build-web.js';
+import type { Config } from '../../src/config.js';
 import { launchChromium } from './chromium.js';
+import { startTestHerald, type SeededAccount, type TestHerald } from './herald.js';
 
 /** Where the browser tests leave their screenshots (those in docs/ come from here). */
 export const ARTIFACTS = path.resolve('test-artifacts');
+/** Every page at every size, from the accessibility suite, and the other states the tests show. */
+export const SCREENSHOTS = path.join(ARTIFACTS, 'screenshots');
+
+/** The sizes every page is checked and shown at (issue 31: a laptop and a phone). */
+export const SIZES = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
 
 let built: Promise<unknown> | undefined;
 
@@ -35,9 +44,9 @@ export function ensureWebBuilt(): Promise<unknown> {
   return built;
 }
 
-/** A suite's Chromium, opened while the app is built, with the screenshots' folder ready. */
+/** A suite's Chromium, opened while the app is built, with the screenshots' folders ready. */
 export async function openAppBrowser(): Promise<Browser> {
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
   const [browser] = await Promise.all([launchChromium(), ensureWebBuilt()]);
   return browser;
 }
@@ -57,4 +66,133 @@ export async function appReady(page: Page): Promise<void> {
   await page.waitForSelector('h1');
   await page.waitForLoadState('networkidle');
   await page.waitForFunction(() => document.querySelectorAll('main .loading').length === 0);
+}
+
+/** Saves what the page shows under test-artifacts/ (`name` may name a folder in it, e.g. screenshots/x.png). */
+export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<string> {
+  const file = path.join(ARTIFACTS, name);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  await page.screenshot({ path: file, fullPage: options.fullPage });
+  return file;
+}
+
+/**
+ * What axe-core finds on the page as it is now, one line each (rule, impact, what to fix, where): the serious and
+ * critical ones (the issue's bar), or every one with `every`.
+ */
+export async function axeViolations(page: Page, options: { every?: boolean } = {}): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations
+    .filter((v) => options.every || v.impact === 'serious' || v.impact === 'critical')
+    .map(
+      (v) =>
+        `${v.id} (${v.impact}) ${v.help}: ${v.nodes
+          .slice(0, 3)
+          .map((n) => n.target.join(' '))
+          .join(', ')}`,
+    );
+}
+
+type SeedOptions = Parameters<TestHerald['seedAccount']>[0];
+
+export interface AppSuiteOptions {
+  /** A fresh Herald, account and page for each test (the default), or one of each for the whole suite. */
+  fresh?: 'each' | 'once';
+  /** Settings of the Herald (startTestHerald's overrides). */
+  herald?: Partial<Config>;
+  /** The account seeded in it. */
+  seed?: SeedOptions;
+  /** The page's context (viewport, time zone), or false when the tests make their own pages with `newPage`. */
+  page?: BrowserContextOptions | false;
+  /** The page signed in as the account's owner before the tests. */
+  signedIn?: boolean;
+}
+
+/** What a suite's tests work with, handed to them whenever it is new. */
+export interface AppRig {
+  browser: Browser;
+  t: TestHerald;
+  a: SeededAccount;
+  /** Undefined with `page: false` until a test makes one. */
+  page: Page;
+}
+
+export interface AppSuite extends AppRig {
+  /** Opens an address of this Herald on the page (or `on`) and waits until it has its data. */
+  open(address: string, on?: Page): Promise<void>;
+  /** Signs the page (or `on`) in as the account's owner, or as someone else. */
+  signIn(on?: Page, who?: { email: string; password: string }): Promise<void>;
+  /** Another page in a context of its own, closed after the test (after the suite when made outside one). */
+  newPage(context?: BrowserContextOptions): Promise<Page>;
+  /** Stops this Herald and starts one with other settings and a new account, closed as the first would be. */
+  restartHerald(herald: Partial<Config>, seed?: SeedOptions): Promise<void>;
+}
+
+/**
+ * Registers a browser suite's hooks in the describe block it is called in: Chromium for the suite; a Herald, its
+ * account and a page, per test or once; everything closed after. `use` hears of each new rig, so a suite keeps
+ * its own short names (`t`, `a`, `page`).
+ */
+export function appSuite(options: AppSuiteOptions = {}, use: (rig: AppRig) => void = () => {}): AppSuite {
+  const perTest = (options.fresh ?? 'each') === 'each';
+  const pages = { test: [] as Page[], suite: [] as Page[] };
+  let inTest = false;
+  const suite = {} as AppSuite;
+  const tell = () => use({ browser: suite.browser, t: suite.t, a: suite.a, page: suite.page });
+
+  async function startRig() {
+    suite.t = await startTestHerald(options.herald);
+    suite.a = await suite.t.seedAccount(options.seed);
+    if (options.page !== false) {
+      suite.page = await suite.newPage(options.page);
+      if (options.signedIn) await suite.signIn();
+    }
+    tell();
+  }
+  async function closeRig(kind: 'test' | 'suite') {
+    for (const page of pages[kind].splice(0)) await page.context().close();
+    await suite.t?.close();
+  }
+
+  Object.assign(suite, {
+    async open(address: string, on = suite.page) {
+      await on.goto(`${suite.t.url}${address}`);
+      await appReady(on);
+    },
+    signIn(on = suite.page, who = suite.a) {
+      return signInToApp(on, suite.t.url, who.email, who.password);
+    },
+    async newPage(context: BrowserContextOptions = {}) {
+      const page = await (await suite.browser.newContext(context)).newPage();
+      pages[inTest ? 'test' : 'suite'].push(page);
+      return page;
+    },
+    async restartHerald(herald: Partial<Config>, seed = options.seed) {
+      await suite.t.close();
+      suite.t = await startTestHerald(herald);
+      suite.a = await suite.t.seedAccount(seed);
+      tell();
+    },
+  });
+
+  before(async () => {
+    suite.browser = await openAppBrowser();
+    tell();
+    if (!perTest) await startRig();
+  });
+  after(async () => {
+    if (!perTest) await closeRig('suite');
+    for (const page of pages.suite.splice(0)) await page.context().close();
+    await suite.browser?.close();
+  });
+  beforeEach(async () => {
+    inTest = true;
+    if (perTest) await startRig();
+  });
+  afterEach(async () => {
+    inTest = false;
+    if (perTest) await closeRig('test');
+    else for (const page of pages.test.splice(0)) await page.context().close();
+  });
+  return suite;
 }

@@ -1,24 +1,14 @@
 import assert from 'node:assert/strict';
-import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser } from 'playwright-core';
-import { openAppBrowser, signInToApp } from '../support/app-browser.js';
-import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { appSuite, axeViolations } from '../support/app-browser.js';
+import type { TestHerald } from '../support/herald.js';
 
 /** The API reference at /docs: Redoc over Herald's own OpenAPI description, loaded from Herald alone. */
 describe('the API reference at /docs', function () {
   // axe walks Redoc's whole page, every operation of the API: long on a loaded machine.
-  this.timeout(180_000);
+  this.timeout(300_000);
   let t: TestHerald;
-  let a: SeededAccount;
-  let browser: Browser;
-  before(async () => {
-    browser = await openAppBrowser();
-    t = await startTestHerald();
-    a = await t.seedAccount();
-  });
-  after(async () => {
-    await browser?.close();
-    await t?.close();
+  const app = appSuite({ fresh: 'once', page: false }, (rig) => {
+    t = rig.t;
   });
 
   it('shows every route of the API, to anyone, from Herald alone, under its own CSP, and axe finds nothing', async () => {
@@ -29,7 +19,7 @@ describe('the API reference at /docs', function () {
     assert.match(csp, /script-src 'self'(;|$)/, 'no inline or outside script');
     assert.match(csp, /connect-src 'self'(;|$)/);
 
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    const page = await app.newPage({ viewport: { width: 1280, height: 800 } });
     const loaded: string[] = [];
     page.on('requestfinished', (request) => loaded.push(request.url()));
     const errors: string[] = [];
@@ -45,22 +35,12 @@ describe('the API reference at /docs', function () {
     assert.deepEqual(elsewhere, [], 'nothing is loaded from outside Herald');
     assert.ok(loaded.includes(`${t.url}/v1/rest/openapi.json`), 'the description is read from Herald');
 
-    const results = await new AxeBuilder({ page }).analyze();
-    assert.deepEqual(
-      results.violations.map(
-        (v) =>
-          `${v.id}: ${v.nodes
-            .slice(0, 3)
-            .map((n) => n.html)
-            .join(' | ')}`,
-      ),
-      [],
-    );
+    assert.deepEqual(await axeViolations(page, { every: true }), []);
   });
 
   it('is linked from the API keys page of the app', async () => {
-    const page = await (await browser.newContext()).newPage();
-    await signInToApp(page, t.url, a.email, a.password);
+    const page = await app.newPage();
+    await app.signIn(page);
     await page.goto(`${t.url}/app/settings/api-keys`);
     await page.getByRole('link', { name: 'API reference' }).click();
     await page.waitForURL(`${t.url}/docs`);

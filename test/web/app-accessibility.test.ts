@@ -1,13 +1,8 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright-core';
-import { ARTIFACTS, appReady, openAppBrowser } from '../support/app-browser.js';
-import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
-
-const SCREENSHOTS = path.join(ARTIFACTS, 'screenshots');
-const SIZES = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
+import type { Page } from 'playwright-core';
+import { authorizeUrl, pkcePair, REDIRECT_URI, registerClient } from '../oauth/support.js';
+import { appReady, appSuite, axeViolations, screenshot, SIZES } from '../support/app-browser.js';
+import type { SeededAccount, TestHerald } from '../support/herald.js';
 /** The pages a person works in every day: on a phone none may scroll sideways. */
 const MAIN_PAGES = [
   'posts',
@@ -23,6 +18,7 @@ const MAIN_PAGES = [
   'settings',
   'connected-apps',
   'insights',
+  'calendar-list',
 ];
 
 /**
@@ -30,17 +26,17 @@ const MAIN_PAGES = [
  * test-artifacts/screenshots/ (those in docs/ come from there); on a phone, the main pages fit its width.
  */
 describe('the web app: accessibility of every page (axe-core)', function () {
-  this.timeout(120_000);
+  // Some 24 pages at each size, each walked by axe: long on a loaded machine.
+  this.timeout(300_000);
   let t: TestHerald;
   let a: SeededAccount;
-  let browser: Browser;
   let postId: string;
+  let consent: string;
 
+  const app = appSuite({ fresh: 'once', seed: { channels: 2, approvalRequired: true }, page: false }, (rig) => {
+    ({ t, a } = rig);
+  });
   before(async () => {
-    browser = await openAppBrowser();
-    fs.mkdirSync(SCREENSHOTS, { recursive: true });
-    t = await startTestHerald();
-    a = await t.seedAccount({ channels: 2, approvalRequired: true });
     // A channel's avatar and a post's image (Herald's own icon, which the page may load) for the calendar's thumbnails.
     const icon = `${t.url}/app/favicon.svg`;
     await t.herald.db('channels').where({ id: a.channelIds[0] }).update({ avatar_url: icon });
@@ -77,19 +73,21 @@ describe('the web app: accessibility of every page (axe-core)', function () {
       );
     }
     await t.deps.repos.channels.setStatus(a.channelIds[1], 'needs_reconnect', 'The access token is invalid');
-  });
-  after(async () => {
-    await browser?.close();
-    await t?.close();
+    // An MCP client asking for access: the consent page a signed-in person answers.
+    const { client_id: clientId } = await registerClient(t, { client_name: 'Claude' });
+    consent = authorizeUrl(t, {
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT_URI,
+      code_challenge: pkcePair().challenge,
+      code_challenge_method: 'S256',
+      state: 'page-check',
+    }).slice(t.url.length);
   });
 
   async function signedIn(size: keyof typeof SIZES): Promise<Page> {
-    const page = await (await browser.newContext({ viewport: SIZES[size] })).newPage();
-    await page.goto(`${t.url}/app/sign-in`);
-    await page.fill('#email', a.email);
-    await page.fill('#password', a.password);
-    await page.click('button[type=submit]');
-    await page.waitForURL(`${t.url}/app`);
+    const page = await app.newPage({ viewport: SIZES[size] });
+    await app.signIn(page);
     return page;
   }
 
@@ -99,6 +97,8 @@ describe('the web app: accessibility of every page (axe-core)', function () {
     calendar: '/app/calendar',
     'calendar-month': '/app/calendar?view=month',
     'calendar-all': '/app/calendar/all',
+    'calendar-list': '/app/calendar?view=list',
+    'compose-at': '/app/compose?at=2030-01-08T09:00',
     post: `/app/posts/${postId}`,
     'post-edit': `/app/posts/${postId}/edit`,
     'post-duplicate': `/app/compose?from=${postId}`,
@@ -112,12 +112,15 @@ describe('the web app: accessibility of every page (axe-core)', function () {
     labels: '/app/settings/labels',
     settings: '/app/settings',
     'connected-apps': '/app/settings/connected-apps',
+    'not-found': '/app/no-such-page',
+    'oauth-consent': consent,
+    'connect-refused': '/connect/mastodon/callback?state=long-gone&code=abc',
   });
 
   for (const size of Object.keys(SIZES) as (keyof typeof SIZES)[]) {
     it(`has no serious or critical violations on any page, ${size}`, async () => {
       const found: string[] = [];
-      const anonymous = await (await browser.newContext({ viewport: SIZES[size] })).newPage();
+      const anonymous = await app.newPage({ viewport: SIZES[size] });
       await anonymous.goto(`${t.url}/app/sign-in`);
       const pagesToCheck: [string, Page, string][] = [['sign-in', anonymous, '/app/sign-in']];
       const page = await signedIn(size);
@@ -125,15 +128,7 @@ describe('the web app: accessibility of every page (axe-core)', function () {
       for (const [name, tab, url] of pagesToCheck) {
         await tab.goto(t.url + url);
         await appReady(tab).catch((error) => assert.fail(`${name} (${url}) never became ready: ${error}`));
-        const results = await new AxeBuilder({ page: tab }).analyze();
-        for (const violation of results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')) {
-          found.push(
-            `${name}: ${violation.id} (${violation.impact}) ${violation.help}: ${violation.nodes
-              .map((n) => n.target.join(' '))
-              .slice(0, 3)
-              .join(', ')}`,
-          );
-        }
+        for (const violation of await axeViolations(tab)) found.push(`${name}: ${violation}`);
         if (size === 'phone' && MAIN_PAGES.includes(name)) {
           const overflow = await tab.evaluate(() => {
             const root = document.documentElement;
@@ -141,10 +136,8 @@ describe('the web app: accessibility of every page (axe-core)', function () {
           });
           if (overflow > 0) found.push(`${name}: ${overflow}px wider than the phone, so it scrolls sideways`);
         }
-        await tab.screenshot({ path: path.join(SCREENSHOTS, `${name}-${size}.png`), fullPage: true });
+        await screenshot(tab, `screenshots/${name}-${size}.png`, { fullPage: true });
       }
-      await anonymous.context().close();
-      await page.context().close();
       assert.deepEqual(found, []);
     });
   }

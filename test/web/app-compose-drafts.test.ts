@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import type { Browser, Dialog, Page } from 'playwright-core';
+import type { Dialog, Page } from 'playwright-core';
 import * as provisioning from '../../src/domain/provisioning.js';
 import { TINY_PNG } from '../media/fixtures.js';
-import { appReady, openAppBrowser, signInToApp } from '../support/app-browser.js';
-import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { appReady, appSuite } from '../support/app-browser.js';
+import { TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 
 /**
  * The composer keeps what a person wrote: through a reload, a visit to another page and a session that ended, and
@@ -15,26 +15,13 @@ describe(`the web app: the composer's drafts, versions and zones (${TEST_DB})`, 
   this.timeout(60_000);
   let t: TestHerald;
   let a: SeededAccount;
-  let browser: Browser;
   let page: Page;
-
-  before(async () => {
-    browser = await openAppBrowser();
-  });
-  after(async () => browser?.close());
-  beforeEach(async () => {
-    t = await startTestHerald();
-    a = await t.seedAccount({ channels: 2 });
-  });
-  afterEach(async () => {
-    await page?.context().close();
-    await t.close();
-  });
+  const app = appSuite({ seed: { channels: 2 }, page: false }, (rig) => ({ t, a } = rig));
 
   /** A browser whose zone is `timezoneId`, signed in. */
   async function signedIn(timezoneId = 'Europe/Berlin') {
-    page = await (await browser.newContext({ timezoneId, viewport: { width: 1280, height: 900 } })).newPage();
-    await signInToApp(page, t.url, a.email, a.password);
+    page = await app.newPage({ timezoneId, viewport: { width: 1280, height: 900 } });
+    await app.signIn(page);
   }
 
   async function openComposer(timezoneId?: string) {
@@ -243,7 +230,7 @@ describe(`the web app: the composer's drafts, versions and zones (${TEST_DB})`, 
     await page.fill('#text', "In Berlin's morning");
     await page.check('input[name=when][value=schedule]');
     assert.equal(await page.inputValue('#timezone'), 'Asia/Tokyo', "the browser's zone to start with");
-    assert.equal(await page.textContent('#timezone-words'), 'Tokyo (Japan Standard Time)');
+    assert.equal(await page.textContent('#timezone-words'), 'Tokyo time (UTC+09:00)');
     await page.fill('#timezone', '');
     const zones = () =>
       page.locator('#timezone-matches button').evaluateAll((b) => b.map((x) => x.getAttribute('data-zone')));
@@ -254,7 +241,8 @@ describe(`the web app: the composer's drafts, versions and zones (${TEST_DB})`, 
     assert.ok((await zones()).includes('Europe/Berlin'), 'found by its name in words too');
     await page.fill('#timezone', 'berl');
     const berlin = (await page.textContent('#timezone-matches button')) ?? '';
-    assert.match(berlin, /^Berlin \(Central European (Standard )?Time\)/);
+    assert.match(berlin, /^Berlin time \(UTC\+0[12]:00\) Central European (Standard |Summer )?Time/);
+    assert.ok(!berlin.includes('Europe/Berlin'), 'named in words, not by its IANA name');
     await page.click('#timezone-matches button[data-zone="Europe/Berlin"]');
     assert.equal(await page.inputValue('#timezone'), 'Europe/Berlin');
     assert.equal(await page.locator('#timezone-matches').count(), 0, 'picked: the list goes');
@@ -280,7 +268,7 @@ describe(`the web app: the composer's drafts, versions and zones (${TEST_DB})`, 
       )!;
     const made = await find();
     assert.equal(made.timezone, 'America/New_York');
-    assert.match((await page.textContent('.said')) ?? '', /Its times are in America\/New_York\./);
+    assert.match((await page.textContent('.said')) ?? '', /Its times are in New York time \(UTC-0[45]:00\)\./);
 
     const tokyo = { token: a.apiKey, body: { timezone: 'Asia/Tokyo' } };
     const moved = await t.api('PATCH', `/v1/rest/channels/${made.id}`, tokyo);
@@ -289,7 +277,7 @@ describe(`the web app: the composer's drafts, versions and zones (${TEST_DB})`, 
     await appReady(page);
     await page.fill('#connect-sandbox-handle', 'our-brand');
     await page.click('section[data-network="sandbox"] button[type=submit]');
-    await page.waitForSelector('text=Its times are in Asia/Tokyo.');
+    await page.waitForSelector('text=Its times are in Tokyo time (UTC+09:00).');
     assert.equal((await find()).timezone, 'Asia/Tokyo', 'the same channel keeps the zone it was given');
   });
 

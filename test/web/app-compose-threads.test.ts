@@ -1,31 +1,18 @@
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import * as provisioning from '../../src/domain/provisioning.js';
 import { testWorker } from '../publishing/support.js';
-import { appReady, openAppBrowser, signInToApp } from '../support/app-browser.js';
-import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { appReady, appSuite, signInToApp } from '../support/app-browser.js';
+import { TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 
 /** The composer's thread (issue 33) in a real headless Chromium, against a real Herald and database. */
 describe(`the web app: a thread in the composer (${TEST_DB})`, function () {
   this.timeout(60_000);
   let t: TestHerald;
   let a: SeededAccount;
-  let browser: Browser;
   let page: Page;
 
-  before(async () => {
-    browser = await openAppBrowser();
-  });
-  after(async () => browser?.close());
-  beforeEach(async () => {
-    t = await startTestHerald();
-    a = await t.seedAccount({ channels: 1 });
-    page = await (await browser.newContext()).newPage();
-  });
-  afterEach(async () => {
-    await page.context().close();
-    await t.close();
-  });
+  appSuite({ seed: { channels: 1 } }, (rig) => ({ t, a, page } = rig));
 
   it('adds parts, each with its own box and counter, previews the chain, says which network takes none, and the post page links each part once out', async () => {
     const { id: linkedin } = await provisioning.addChannel(t.deps, {

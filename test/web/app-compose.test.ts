@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import * as provisioning from '../../src/domain/provisioning.js';
 import { TINY_PNG } from '../media/fixtures.js';
 import { pinClock } from '../publishing/support.js';
-import { ARTIFACTS, appReady, openAppBrowser, signInToApp } from '../support/app-browser.js';
+import { appReady, appSuite, axeViolations, screenshot, signInToApp } from '../support/app-browser.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 
 const SIZES = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } } as const;
@@ -15,22 +13,9 @@ describe(`the web app: compose (${TEST_DB})`, function () {
   this.timeout(60_000);
   let t: TestHerald;
   let a: SeededAccount;
-  let browser: Browser;
   let page: Page;
 
-  before(async () => {
-    browser = await openAppBrowser();
-  });
-  after(async () => browser?.close());
-  beforeEach(async () => {
-    t = await startTestHerald();
-    a = await t.seedAccount({ channels: 2 });
-    page = await (await browser.newContext()).newPage();
-  });
-  afterEach(async () => {
-    await page.context().close();
-    await t.close();
-  });
+  appSuite({ seed: { channels: 2 } }, (rig) => ({ t, a, page } = rig));
 
   async function openComposer() {
     await signInToApp(page, t.url, a.email, a.password);
@@ -169,7 +154,11 @@ describe(`the web app: compose (${TEST_DB})`, function () {
     assert.match((await page.textContent('#timezone-problems .problem')) ?? '', /not a time zone/);
 
     await page.fill('#timezone', 'America/New_York');
-    assert.match((await page.textContent('.in-zones')) ?? '', /\(Europe\/Berlin\)/, 'the time where the channel posts');
+    assert.match(
+      (await page.textContent('.in-zones')) ?? '',
+      /\(Berlin time \(UTC\+01:00\)\)/,
+      'the time where the channel posts, its zone in words',
+    );
     assert.match((await page.textContent('.in-zones')) ?? '', /3:30/, '09:30 in New York is 15:30 in Berlin');
     await page.click('form.composer button[type=submit]');
     const id = await savedPostId();
@@ -218,7 +207,7 @@ describe(`the web app: compose (${TEST_DB})`, function () {
       /@team@social\.example on Mastodon\s*Our new logo.*↳ Made by the design team/s,
     );
     assert.equal(await onMastodon.locator('.preview-media img').getAttribute('alt'), 'A tiny square logo');
-    await page.screenshot({ path: path.join(ARTIFACTS, 'app-compose-media.png'), fullPage: true });
+    await screenshot(page, 'app-compose-media.png', { fullPage: true });
     await page.fill('#text', 'x'.repeat(505));
     assert.equal(await onMastodon.locator('mark.cut').textContent(), 'xxxxx', "the part past Mastodon's 500 is marked");
     assert.match(
@@ -473,7 +462,7 @@ describe(`the web app: compose (${TEST_DB})`, function () {
       'solid',
       'the hidden file input shows its focus on its label',
     );
-    await page.screenshot({ path: path.join(ARTIFACTS, 'compose-keyboard-file-focus.png') });
+    await screenshot(page, 'compose-keyboard-file-focus.png');
     await page.keyboard.press('Space');
     const chooser = await chooserOpened;
     await chooser.setFiles({ name: 'keys.png', mimeType: 'image/png', buffer: TINY_PNG });
@@ -523,16 +512,8 @@ describe(`the web app: compose (${TEST_DB})`, function () {
       await page.waitForSelector('#save-blocked:not(:empty)');
       const found: string[] = [];
       const check = async (name: string) => {
-        const results = await new AxeBuilder({ page }).analyze();
-        for (const violation of results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')) {
-          found.push(
-            `${name}: ${violation.id} (${violation.impact}) ${violation.help}: ${violation.nodes
-              .map((n) => n.target.join(' '))
-              .slice(0, 3)
-              .join(', ')}`,
-          );
-        }
-        await page.screenshot({ path: path.join(ARTIFACTS, `compose-${name}-${size}.png`), fullPage: true });
+        for (const violation of await axeViolations(page)) found.push(`${name}: ${violation}`);
+        await screenshot(page, `compose-${name}-${size}.png`, { fullPage: true });
       };
       await check('filled');
       await page.click('#open-library');

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { ARTIFACTS, appReady, openAppBrowser, signInToApp } from '../support/app-browser.js';
+import { appReady, appSuite, screenshot, signInToApp } from '../support/app-browser.js';
 import { TINY_PNG } from '../media/fixtures.js';
 import { pinClock, testWorker } from '../publishing/support.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
@@ -15,22 +14,9 @@ describe('the web app, end to end, as a team uses it', function () {
   this.timeout(120_000);
   let t: TestHerald;
   let a: SeededAccount;
-  let browser: Browser;
   let page: Page;
 
-  before(async () => {
-    browser = await openAppBrowser();
-  });
-  after(async () => browser?.close());
-  beforeEach(async () => {
-    t = await startTestHerald();
-    a = await t.seedAccount({ channels: 2 });
-    page = await (await browser.newContext()).newPage();
-  });
-  afterEach(async () => {
-    await page.context().close();
-    await t.close();
-  });
+  appSuite({ seed: { channels: 2 } }, (rig) => ({ t, a, page } = rig));
 
   async function signIn(password = a.password) {
     await page.goto(`${t.url}/`);
@@ -59,7 +45,7 @@ describe('the web app, end to end, as a team uses it', function () {
     assert.match(page.url(), /\/app\/posts\//);
     await appReady(page);
     assert.match((await page.textContent('main')) ?? '', /scheduled/);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'app-post.png') });
+    await screenshot(page, 'app-post.png');
 
     await testWorker(t).tick();
     await page.reload();
@@ -132,7 +118,7 @@ describe('the web app, end to end, as a team uses it', function () {
     await page.check('input[name=when][value=schedule]');
     await page.fill('#dateTime', '2030-01-08T09:30');
     await page.fill('#timezone', 'UTC');
-    await page.screenshot({ path: path.join(ARTIFACTS, 'journey-compose.png'), fullPage: true });
+    await screenshot(page, 'journey-compose.png', { fullPage: true });
     await page.click('form.composer button[type=submit]');
     await page.click('#saved li a');
     await page.waitForURL(/\/app\/posts\/[^/]+$/);
@@ -158,7 +144,7 @@ describe('the web app, end to end, as a team uses it', function () {
       '2030-01-10T09:30:00.000Z',
       'another day, the same time',
     );
-    await page.screenshot({ path: path.join(ARTIFACTS, 'journey-calendar.png'), fullPage: true });
+    await screenshot(page, 'journey-calendar.png', { fullPage: true });
 
     await page.click('button:has-text("Sign out")');
     await page.waitForURL(/\/app\/sign-in$/);
@@ -196,7 +182,7 @@ describe('the web app, end to end, as a team uses it', function () {
     const onNetwork = await (await fetch(permalink!)).text();
     assert.match(onNetwork, /Spring launch: our new logo/);
     assert.match(onNetwork, /Designed by our own team/, 'the first comment is under it');
-    await page.screenshot({ path: path.join(ARTIFACTS, 'journey-published.png'), fullPage: true });
+    await screenshot(page, 'journey-published.png', { fullPage: true });
 
     await page.goto(`${t.url}/app/settings/api-keys`);
     await appReady(page);

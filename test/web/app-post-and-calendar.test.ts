@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { ARTIFACTS, appReady, openAppBrowser, signInToApp } from '../support/app-browser.js';
+import type { Page } from 'playwright-core';
+import { appReady, appSuite, screenshot, signInToApp } from '../support/app-browser.js';
 import { cannotTellNetworks, dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
-import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import type { SeededAccount, TestHerald } from '../support/herald.js';
 import { insertLivePost } from '../support/posts.js';
 
 /** The post page and the calendar of the web app, in a real headless Chromium against a real Herald. */
@@ -11,30 +10,17 @@ describe("the web app: a post's page and the calendar", function () {
   this.timeout(90_000);
   let t: TestHerald;
   let a: SeededAccount;
-  let browser: Browser;
   let page: Page;
 
-  before(async () => {
-    browser = await openAppBrowser();
-  });
-  after(async () => browser?.close());
-  beforeEach(async () => {
-    t = await startTestHerald();
-    a = await t.seedAccount({ channels: 2 });
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-  });
-  afterEach(async () => {
-    await page.context().close();
-    await t.close();
-  });
+  const app = appSuite(
+    { seed: { channels: 2 }, page: { viewport: { width: 1280, height: 900 } } },
+    (rig) => ({ t, a, page } = rig),
+  );
 
   const post = async (id: string) => (await t.api('GET', `/v1/rest/posts/${id}`, { token: a.apiKey })).body.data;
   const status = async () => (await page.textContent('#post-status')) ?? '';
 
-  async function open(url: string): Promise<void> {
-    await page.goto(`${t.url}${url}`);
-    await appReady(page);
-  }
+  const open = (url: string) => app.open(url);
 
   /** Clicks a button and waits for the page to say it was done (each action says so in its own words). */
   async function press(name: string): Promise<void> {
@@ -366,9 +352,9 @@ describe("the web app: a post's page and the calendar", function () {
         (await page.textContent('#list')) ?? '',
         /Planned[\s\S]*An idea[\s\S]*live[\s\S]*Made on the network/,
       );
-      await page.screenshot({ path: path.join(ARTIFACTS, 'calendar-all-content-list-desktop.png'), fullPage: true });
+      await screenshot(page, 'calendar-all-content-list-desktop.png', { fullPage: true });
 
-      const phone = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
+      const phone = await app.newPage({ viewport: { width: 390, height: 844 } });
       try {
         await signInToApp(phone, t.url, a.email, a.password);
         await phone.goto(`${t.url}/app/calendar?view=month&date=2030-01-08&tz=UTC`);

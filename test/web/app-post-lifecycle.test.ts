@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { TINY_PNG } from '../media/fixtures.js';
 import { testWorker } from '../publishing/support.js';
-import { ARTIFACTS, appReady, openAppBrowser, signInToApp } from '../support/app-browser.js';
-import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { appReady, appSuite, axeViolations, screenshot } from '../support/app-browser.js';
+import { TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 
 /**
  * A post's life in the web app, in a real headless Chromium against a real Herald: edited, rescheduled, deleted
@@ -16,23 +14,12 @@ describe(`the web app: a post's life (${TEST_DB})`, function () {
   this.timeout(90_000);
   let t: TestHerald;
   let a: SeededAccount;
-  let browser: Browser;
   let page: Page;
 
-  before(async () => {
-    browser = await openAppBrowser();
-  });
-  after(async () => browser?.close());
-  beforeEach(async () => {
-    t = await startTestHerald();
-    a = await t.seedAccount({ channels: 2 });
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    await signInToApp(page, t.url, a.email, a.password);
-  });
-  afterEach(async () => {
-    await page.context().close();
-    await t.close();
-  });
+  const app = appSuite(
+    { seed: { channels: 2 }, page: { viewport: { width: 1280, height: 900 } }, signedIn: true },
+    (rig) => ({ t, a, page } = rig),
+  );
 
   const post = async (id: string) => await t.api('GET', `/v1/rest/posts/${id}`, { token: a.apiKey });
   const auth = () => ({ token: a.apiKey });
@@ -46,10 +33,7 @@ describe(`the web app: a post's life (${TEST_DB})`, function () {
     return res.body.data[0].id;
   }
 
-  async function open(url: string): Promise<void> {
-    await page.goto(`${t.url}${url}`);
-    await appReady(page);
-  }
+  const open = (url: string) => app.open(url);
 
   const submit = () => page.locator('form.composer button[type=submit]');
 
@@ -100,7 +84,7 @@ describe(`the web app: a post's life (${TEST_DB})`, function () {
       const inBrowserZone = await page.evaluate(() => new Date('2030-03-01T08:00').toISOString());
       assert.equal(moved, inBrowserZone, "in the browser's zone");
       assert.equal(await page.getAttribute('.post-summary time', 'datetime'), moved);
-      await page.screenshot({ path: path.join(ARTIFACTS, 'app-post-lifecycle.png'), fullPage: true });
+      await screenshot(page, 'app-post-lifecycle.png', { fullPage: true });
     },
   );
 
@@ -250,14 +234,8 @@ describe(`the web app: a post's life (${TEST_DB})`, function () {
       assert.equal(await item.locator('a').getAttribute('href'), `/app/posts/${p.id}`);
       assert.match((await item.textContent()) ?? '', /: scheduled: it goes out on .*2030.*\(/);
     }
-    await page.screenshot({ path: path.join(ARTIFACTS, 'app-compose-saved.png') });
-    const found = (await new AxeBuilder({ page }).analyze()).violations;
-    const violations = found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    assert.deepEqual(
-      violations.map((v) => v.id),
-      [],
-      'the list passes axe',
-    );
+    await screenshot(page, 'app-compose-saved.png');
+    assert.deepEqual(await axeViolations(page), [], 'the list passes axe');
     await page.click(`#saved li[data-post-id="${saved[0].id}"] a`);
     await page.waitForURL(`${t.url}/app/posts/${saved[0].id}`);
     await appReady(page);

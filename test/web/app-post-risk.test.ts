@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
-import { appReady, openAppBrowser, signInToApp } from '../support/app-browser.js';
+import type { Page } from 'playwright-core';
+import { appReady, appSuite, signInToApp } from '../support/app-browser.js';
 import { testWorker } from '../publishing/support.js';
-import { futureIso, startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { futureIso, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { serveMediaFiles } from '../support/media-files.js';
 
 /** A post the rehearsal before its time found at risk, as the app shows it, in a real headless Chromium. */
@@ -10,29 +10,23 @@ describe('the web app: a post at risk', function () {
   this.timeout(90_000);
   let t: TestHerald;
   let a: SeededAccount;
-  let browser: Browser;
   let page: Page;
   let site: Awaited<ReturnType<typeof serveMediaFiles>>;
 
+  // The linked site is on loopback: the guard must let it through for the rehearsal to find its page gone.
+  appSuite(
+    {
+      herald: { outboundAllowHosts: ['127.0.0.1'] },
+      seed: { channels: 1 },
+      page: { viewport: { width: 1280, height: 900 } },
+    },
+    (rig) => ({ t, a, page } = rig),
+  );
   before(async () => {
-    browser = await openAppBrowser();
     // A site where every page is gone (404).
     site = await serveMediaFiles({});
   });
-  after(async () => {
-    site?.close();
-    await browser?.close();
-  });
-  beforeEach(async () => {
-    // The linked site is on loopback: the guard must let it through for the rehearsal to find its page gone.
-    t = await startTestHerald({ outboundAllowHosts: ['127.0.0.1'] });
-    a = await t.seedAccount({ channels: 1 });
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-  });
-  afterEach(async () => {
-    await page.context().close();
-    await t.close();
-  });
+  after(() => site?.close());
 
   it("shows the warning with what to do on the post's page, a banner on every page, and a marker on the calendar", async () => {
     const link = `${site.origin}/launch-notes`;

@@ -1,29 +1,16 @@
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
-import { appReady, openAppBrowser, signInToApp } from '../support/app-browser.js';
-import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import type { Page } from 'playwright-core';
+import { appReady, appSuite, signInToApp } from '../support/app-browser.js';
+import type { SeededAccount, TestHerald } from '../support/herald.js';
 
 /** The posts list in a real Chromium on a real Herald: several posts labelled, moved and deleted at once. */
 describe('the web app: posts selected together', function () {
   this.timeout(60_000);
   let t: TestHerald;
   let a: SeededAccount;
-  let browser: Browser;
   let page: Page;
 
-  before(async () => {
-    browser = await openAppBrowser();
-  });
-  after(async () => browser?.close());
-  beforeEach(async () => {
-    t = await startTestHerald();
-    a = await t.seedAccount({ channels: 1 });
-    page = await (await browser.newContext({ timezoneId: 'Europe/Berlin' })).newPage();
-  });
-  afterEach(async () => {
-    await page.context().close();
-    await t.close();
-  });
+  appSuite({ seed: { channels: 1 }, page: { timezoneId: 'Europe/Berlin' } }, (rig) => ({ t, a, page } = rig));
 
   const rest = (method: string, path: string, body?: unknown) =>
     t.api(method, `/v1/rest${path}`, { token: a.apiKey, body });

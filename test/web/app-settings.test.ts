@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { promisify } from 'node:util';
-import type { Browser, Page } from 'playwright-core';
-import { ARTIFACTS, appReady, openAppBrowser, signInToApp } from '../support/app-browser.js';
+import type { Page } from 'playwright-core';
+import { appReady, appSuite, screenshot, signInToApp } from '../support/app-browser.js';
 import * as provisioning from '../../src/domain/provisioning.js';
-import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import type { SeededAccount, TestHerald } from '../support/herald.js';
 import { authorizeUrl, FormUser, pkcePair, REDIRECT_URI, registerClient, tokenRequest } from '../oauth/support.js';
 
 const run = promisify(execFile);
@@ -15,23 +14,13 @@ describe('the web app: Settings (workspace, members, API keys, connected apps, w
   this.timeout(60_000);
   let t: TestHerald;
   let a: SeededAccount;
-  let browser: Browser;
   let page: Page;
 
-  before(async () => {
-    browser = await openAppBrowser();
-  });
-  after(async () => browser?.close());
-  beforeEach(async () => {
-    // The webhook endpoints this test makes are on loopback, which the SSRF guard refuses unless it is listed.
-    t = await startTestHerald({ outboundAllowHosts: ['127.0.0.1'] });
-    a = await t.seedAccount({ channels: 1 });
-    page = await (await browser.newContext()).newPage();
-  });
-  afterEach(async () => {
-    await page.context().close();
-    await t.close();
-  });
+  // The webhook endpoints this test makes are on loopback, which the SSRF guard refuses unless it is listed.
+  const app = appSuite(
+    { herald: { outboundAllowHosts: ['127.0.0.1'] }, seed: { channels: 1 } },
+    (rig) => ({ t, a, page } = rig),
+  );
 
   /** Opens a Settings page from the navigation, as a person does: Settings, then the section's link. */
   async function openSettings(section: 'Workspace' | 'Members' | 'API keys' | 'Connected apps' | 'Webhooks') {
@@ -48,7 +37,7 @@ describe('the web app: Settings (workspace, members, API keys, connected apps, w
   async function memberPage(email: string, role: 'editor' | 'reviewer'): Promise<Page> {
     const added = await t.api('POST', '/v1/rest/members', { token: a.apiKey, body: { email, name: email, role } });
     assert.equal(added.status, 201, JSON.stringify(added.body));
-    const tab = await (await browser.newContext()).newPage();
+    const tab = await app.newPage();
     await signInToApp(tab, t.url, email, added.body.data.temporaryPassword);
     return tab;
   }
@@ -163,7 +152,7 @@ describe('the web app: Settings (workspace, members, API keys, connected apps, w
     await appReady(page);
     assert.match((await page.textContent('#webhooks')) ?? '', /disabled\s*the receiver answered 410 Gone/);
     assert.equal(await page.locator('button[aria-label^="Send test"]').count(), 0, 'a disabled endpoint takes no test');
-    await page.screenshot({ path: path.join(ARTIFACTS, 'app-webhooks-disabled.png'), fullPage: true });
+    await screenshot(page, 'app-webhooks-disabled.png', { fullPage: true });
     await page.click('button[aria-label="Enable again: http://127.0.0.1:9/hook"]');
     await page.waitForSelector('text=is enabled again');
     assert.equal((await t.api('GET', `/v1/rest/webhooks/${endpoint.id}`, { token: a.apiKey })).body.data.enabled, true);
@@ -207,7 +196,7 @@ describe('the web app: Settings (workspace, members, API keys, connected apps, w
       new RegExp(`curl from the terminal\\s*hk_\\S*…\\s*read_profile, manage_post, manage_team\\s*${owner}`),
       'a manager sees who created each key',
     );
-    await page.screenshot({ path: path.join(ARTIFACTS, 'app-api-keys.png'), fullPage: true });
+    await screenshot(page, 'app-api-keys.png', { fullPage: true });
 
     const curl = (token: string) =>
       run('curl', [
@@ -273,7 +262,7 @@ describe('the web app: Settings (workspace, members, API keys, connected apps, w
     await page.reload();
     await appReady(page);
     assert.match((await page.textContent('#connected-apps')) ?? '', /Claude <desktop>.*read_profile, manage_post/s);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'app-connected-apps.png'), fullPage: true });
+    await screenshot(page, 'app-connected-apps.png', { fullPage: true });
     await page.click('button[aria-label="Revoke access of Claude <desktop>"]');
     await page.click('text=Yes, revoke access');
     await page.waitForSelector('text=No app acts for you through OAuth');
@@ -355,7 +344,7 @@ describe('the web app: Settings (workspace, members, API keys, connected apps, w
       'each workspace keeps its own role',
     );
 
-    const signedInAsRita = await (await browser.newContext()).newPage();
+    const signedInAsRita = await app.newPage();
     await signInToApp(signedInAsRita, t.url, 'rita@example.test', password);
     assert.match(
       (await signedInAsRita.textContent('header')) ?? '',

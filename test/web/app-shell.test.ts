@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { ARTIFACTS, appReady, openAppBrowser, signInToApp } from '../support/app-browser.js';
-import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import type { Page } from 'playwright-core';
+import { appReady, appSuite, axeViolations, screenshot } from '../support/app-browser.js';
+import type { SeededAccount, TestHerald } from '../support/herald.js';
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
@@ -24,31 +22,16 @@ describe('the web app: calendar, phone navigation, API keys and icon', function 
   this.timeout(90_000);
   let t: TestHerald;
   let a: SeededAccount;
-  let browser: Browser;
   let page: Page;
-
-  before(async () => {
-    browser = await openAppBrowser();
-    fs.mkdirSync(path.join(ARTIFACTS, 'screenshots'), { recursive: true });
-    t = await startTestHerald();
-    a = await t.seedAccount({ channels: 2 });
-  });
-  after(async () => {
-    await browser?.close();
-    await t?.close();
-  });
-  afterEach(async () => page?.context().close());
+  const app = appSuite({ fresh: 'once', seed: { channels: 2 }, page: false }, (rig) => ({ t, a } = rig));
 
   async function signedIn(viewport: { width: number; height: number }): Promise<Page> {
-    page = await (await browser.newContext({ viewport })).newPage();
-    await signInToApp(page, t.url, a.email, a.password);
+    page = await app.newPage({ viewport });
+    await app.signIn(page);
     return page;
   }
 
-  async function open(url: string): Promise<void> {
-    await page.goto(`${t.url}${url}`);
-    await appReady(page);
-  }
+  const open = (address: string) => app.open(address, page);
 
   it('marks today, shows avatars and first images, and opens the composer from an empty day or hour', async () => {
     const zone = 'Europe/Berlin';
@@ -139,6 +122,80 @@ describe('the web app: calendar, phone navigation, API keys and icon', function 
     await page.waitForURL(`${t.url}/app/posts/${postId}`);
   });
 
+  it("reaches the calendar's days and hours from the keyboard, each named, and opens the composer for one", async () => {
+    const zone = 'Europe/Berlin';
+    const today = todayIn(zone);
+    await signedIn(DESKTOP);
+    const focused = () =>
+      page.evaluate(() => ({
+        slot: document.activeElement?.getAttribute('data-slot') ?? null,
+        name: document.activeElement?.textContent ?? '',
+      }));
+    /** Presses Tab until a New post button has the focus: the grid can be reached without a mouse. */
+    async function tabToGrid() {
+      for (let i = 0; i < 80; i++) {
+        await page.keyboard.press('Tab');
+        if ((await focused()).slot) return focused();
+      }
+      assert.fail('no day or hour of the calendar takes the focus from the keyboard');
+    }
+    const longDay = (day: string) =>
+      page.evaluate(
+        (d) =>
+          new Intl.DateTimeFormat(undefined, {
+            weekday: 'long',
+            day: 'numeric',
+            month: 'long',
+            timeZone: 'UTC',
+          }).format(new Date(`${d}T00:00:00Z`)),
+        day,
+      );
+    const shifted = (day: string, by: number) =>
+      new Date(Date.parse(`${day}T00:00:00Z`) + by * 86_400_000).toISOString().slice(0, 10);
+
+    await open(`/app/calendar?view=month&tz=${zone}`);
+    assert.equal(await page.locator('#month button.new-here[tabindex="0"]').count(), 1, 'one stop in the Tab order');
+    const first = await tabToGrid();
+    assert.equal(first.slot, today, "today's first");
+    await page.getByRole('button', { name: `New post on ${await longDay(today)}`, exact: true }).waitFor();
+    // Across and down the month: a day, then a week.
+    const back = today.endsWith('-01') ? 1 : -1;
+    await page.keyboard.press(back === 1 ? 'ArrowRight' : 'ArrowLeft');
+    assert.equal((await focused()).slot, shifted(today, back));
+    // Down a week, or up one where the month's grid ends.
+    const down = (await page.locator(`button[data-slot="${shifted(today, back + 7)}"]`).count()) === 1;
+    await page.keyboard.press(down ? 'ArrowDown' : 'ArrowUp');
+    const chosen = shifted(today, back + (down ? 7 : -7));
+    assert.equal((await focused()).slot, chosen);
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/app\/compose\?/);
+    await appReady(page);
+    assert.equal(await page.inputValue('#dateTime'), `${chosen}T09:00`);
+    assert.equal(await page.inputValue('#timezone'), zone);
+
+    await open(`/app/calendar?view=week&tz=${zone}`);
+    assert.equal((await tabToGrid()).slot, `${today}T9`, "today's working morning first");
+    await page.getByRole('button', { name: `New post on ${await longDay(today)} at 09:00`, exact: true }).waitFor();
+    await page.keyboard.press('ArrowDown');
+    assert.equal((await focused()).slot, `${today}T10`);
+    assert.equal(
+      await page.locator('button.new-here:focus').evaluate((b) => getComputedStyle(b).opacity),
+      '1',
+      'seen where the focus is',
+    );
+    await screenshot(page, 'screenshots/calendar-week-keyboard-desktop.png');
+    await page.keyboard.press('Space');
+    await page.waitForURL(/\/app\/compose\?/);
+    await appReady(page);
+    assert.equal(await page.inputValue('#dateTime'), `${today}T10:00`);
+
+    for (const view of ['month', 'week']) {
+      await open(`/app/calendar?view=${view}&tz=${zone}`);
+      await tabToGrid();
+      assert.deepEqual(await axeViolations(page), [], `axe on the ${view}`);
+    }
+  });
+
   it("on a phone: a slim bar whose menu opens and closes (Escape, a page), and the calendar's week fits", async () => {
     await signedIn(PHONE);
     const bar = await page.locator('header.top').boundingBox();
@@ -156,7 +213,7 @@ describe('the web app: calendar, phone navigation, API keys and icon', function 
       assert.equal(await page.getByRole('link', { name, exact: true }).isVisible(), true, `${name} in the menu`);
     }
     assert.equal(await page.getByRole('button', { name: 'Sign out' }).isVisible(), true);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'screenshots', 'menu-open-phone.png') });
+    await screenshot(page, 'screenshots/menu-open-phone.png');
     await page.keyboard.press('Escape');
     assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
     assert.equal(await page.getByRole('link', { name: 'Calendar', exact: true }).isVisible(), false);
@@ -254,7 +311,7 @@ describe('the web app: calendar, phone navigation, API keys and icon', function 
       assert.match(res.headers.get('content-type') ?? '', /^image\/svg\+xml/);
       assert.match(await res.text(), /^<svg [^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
     }
-    const anonymous = await (await browser.newContext()).newPage();
+    const anonymous = await app.newPage();
     await anonymous.goto(`${t.url}/app/sign-in`);
     assert.equal(await anonymous.getAttribute('head link[rel="icon"]', 'href'), '/app/favicon.svg');
     await anonymous.context().close();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
-import { appReady, openAppBrowser, signInToApp } from '../support/app-browser.js';
+import type { Page } from 'playwright-core';
+import { appReady, appSuite, signInToApp } from '../support/app-browser.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { authorizeUrl, pkcePair, REDIRECT_URI, registerClient } from '../oauth/support.js';
 
@@ -9,22 +9,9 @@ describe('the web app: serving the single-page app and its REST calls', function
   this.timeout(60_000);
   let t: TestHerald;
   let a: SeededAccount;
-  let browser: Browser;
   let page: Page;
 
-  before(async () => {
-    browser = await openAppBrowser();
-  });
-  after(async () => browser?.close());
-  beforeEach(async () => {
-    t = await startTestHerald();
-    a = await t.seedAccount({ channels: 2 });
-    page = await (await browser.newContext()).newPage();
-  });
-  afterEach(async () => {
-    await page.context().close();
-    await t.close();
-  });
+  appSuite({ seed: { channels: 2 } }, (rig) => ({ t, a, page } = rig));
 
   /** A call from the app's page, as its SDK makes them: same origin, the session cookie, the CSRF header if given. */
   function fromPage(path: string, init: { method?: string; csrf?: 'page' | 'none' | 'wrong'; bearer?: string } = {}) {

@@ -1,41 +1,28 @@
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
-import { appReady, openAppBrowser, signInToApp } from '../support/app-browser.js';
+import type { Page } from 'playwright-core';
+import { appReady, appSuite, signInToApp } from '../support/app-browser.js';
 import { startLocalBluesky } from '../support/bluesky-pds.js';
 import { startFakeAppView } from '../support/fake-bluesky-appview.js';
 import { startFakeMastodon } from '../support/fake-mastodon.js';
 import { testWorker } from '../publishing/support.js';
-import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import type { SeededAccount, TestHerald } from '../support/herald.js';
 
 /** The team's pages of the web app (approvals, a channel's queue, the channels) in a real Chromium on a real Herald. */
 describe('the web app: approvals, queues and channels', function () {
   this.timeout(60_000);
   let t: TestHerald;
   let a: SeededAccount;
-  let browser: Browser;
   let page: Page;
 
-  before(async () => {
-    browser = await openAppBrowser();
-  });
-  after(async () => browser?.close());
-  beforeEach(async () => {
-    // The Mastodon instance the channels tests name is a fake on 127.0.0.1, which the SSRF guard refuses unless listed.
-    t = await startTestHerald({ outboundAllowHosts: ['127.0.0.1'] });
-    a = await t.seedAccount({ channels: 2 });
-    page = await (await browser.newContext()).newPage();
-  });
-  afterEach(async () => {
-    await page.context().close();
-    await t.close();
-  });
+  // The Mastodon instance the channels tests name is a fake on 127.0.0.1, which the SSRF guard refuses unless listed.
+  const app = appSuite(
+    { herald: { outboundAllowHosts: ['127.0.0.1'] }, seed: { channels: 2 } },
+    (rig) => ({ t, a, page } = rig),
+  );
 
   const rest = (method: string, path: string, body?: unknown) =>
     t.api(method, `/v1/rest${path}`, { token: a.apiKey, body });
-  async function open(path: string) {
-    await page.goto(`${t.url}${path}`);
-    await appReady(page);
-  }
+  const open = (path: string) => app.open(path);
   const schedule = async (channelId = a.channelIds[0]) =>
     (await rest('GET', `/channels/${channelId}/schedule`)).body.data;
 
@@ -343,7 +330,7 @@ describe('the web app: approvals, queues and channels', function () {
         await open('/app');
         assert.match(
           (await page.textContent('.banner')) ?? '',
-          /The mastodon channel .* needs reconnecting \(.*The access token is invalid.*\)/,
+          /The Mastodon channel .* needs reconnecting \(.*The access token is invalid.*\)/,
           'shown on every page',
         );
         await open('/app/channels');
@@ -379,18 +366,42 @@ describe('the web app: approvals, queues and channels', function () {
       }
     });
 
+    it("gives a channel connected through the network's consent the browser's time zone, said in words", async () => {
+      const mastodon = await startFakeMastodon();
+      const tokyo = await app.newPage({ timezoneId: 'Asia/Tokyo' });
+      try {
+        await app.signIn(tokyo);
+        await app.open('/app/channels', tokyo);
+        await tokyo.fill('#connect-mastodon-instance', mastodon.url);
+        await tokyo.click('section[data-network="mastodon"] button');
+        await tokyo.waitForURL(/\/connect\/mastodon\/callback/);
+        const [channel] = (await rest('GET', '/channels')).body.data.filter(
+          (c: { network: string }) => c.network === 'mastodon',
+        );
+        assert.equal(channel.timezone, 'Asia/Tokyo', 'made in the zone of the browser that started connecting');
+        await app.open('/app/channels', tokyo);
+        const words = await tokyo.textContent(`#zone-${channel.id}-words`);
+        assert.equal(words, 'Tokyo time (UTC+09:00)');
+        await app.open(`/app/channels/${channel.id}/queue`, tokyo);
+        const main = (await tokyo.textContent('main')) ?? '';
+        assert.match(main, /Time zone Tokyo time \(UTC\+09:00\)/);
+        assert.ok(!main.includes('Asia/Tokyo'), 'the queue names its zone in words');
+      } finally {
+        await mastodon.close();
+      }
+    });
+
     it('connects a Bluesky account from its credentials form, saying why when Bluesky refuses the app password', async () => {
       const appView = await startFakeAppView();
       const bsky = await startLocalBluesky({ appView });
       appView.pdsUrl = bsky.pdsUrl;
       try {
-        await t.close();
         // The PDS a person names is on this machine, which the SSRF guard refuses unless listed.
-        t = await startTestHerald({
+        const herald = {
           outboundAllowHosts: ['localhost', '127.0.0.1'],
           networkOriginOverrides: { 'https://bsky.social': bsky.pdsUrl, 'https://plc.directory': bsky.plcUrl },
-        });
-        a = await t.seedAccount({ channels: 0 });
+        };
+        await app.restartHerald(herald, { channels: 0 });
         const who = await bsky.createAccount(`team${Date.now().toString(36)}.test`);
         await signInToApp(page, t.url, a.email, a.password);
         await open('/app/channels');
@@ -465,18 +476,18 @@ describe('the web app: approvals, queues and channels', function () {
       await page.waitForSelector(`${field}-problems`);
       assert.match(
         (await page.textContent(`${field}-problems`)) ?? '',
-        /^Choose a time zone from the list, by its place/,
+        /^Choose a time zone from the list: type its city/,
       );
       await page.fill(field, 'America/New_York');
       await page.click(`tr[data-channel-id="${a.channelIds[1]}"] button:has-text("Save")`);
-      await page.waitForSelector('text=now uses America/New_York');
+      await page.waitForSelector('text=now uses New York time');
       const channels = (await rest('GET', '/channels')).body.data;
       assert.deepEqual(
         channels.map((c: { timezone: string }) => c.timezone),
         ['Europe/Berlin', 'America/New_York'],
       );
       await open(`/app/channels/${a.channelIds[1]}/queue`);
-      assert.match((await page.textContent('main')) ?? '', /Time zone America\/New_York/);
+      assert.match((await page.textContent('main')) ?? '', /Time zone New York time \(UTC-0[45]:00\)/);
     });
   });
 });

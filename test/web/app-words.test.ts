@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { fieldLabel, inPeoplesWords, problemInPeoplesWords } from '../../web/src/ui/problems.js';
 import type { ApiError } from '../../web/src/api.js';
-import { appReady, openAppBrowser, signInToApp } from '../support/app-browser.js';
-import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { appReady, appSuite } from '../support/app-browser.js';
+import { TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 
 /** What a person reads must not be the API's: its field names, request flags, validator phrases, ISO times or ids. */
 const ISO_TIME = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
@@ -21,8 +21,16 @@ const API_WORDS = [
   'appPassword',
 ];
 
+/** A time zone by its IANA name ("Europe/Berlin"), which people do not say. */
+const IANA_ZONE = /\b(Africa|America|Antarctica|Asia|Atlantic|Australia|Europe|Indian|Pacific|Etc)\/[A-Z]/;
+/** A network by Herald's name for it ("bluesky", "linkedin") rather than as it spells itself. */
+const NETWORK_IDS =
+  /(^|[\s(])(sandbox|bluesky|mastodon|linkedin|facebook|instagram|youtube|tiktok|pinterest|wordpress|nostr|telegram|discord|slack)\b/;
+
 function assertPeoplesWords(text: string, where: string): void {
   assert.doesNotMatch(text, ISO_TIME, `no ISO timestamp on ${where}`);
+  assert.doesNotMatch(text, IANA_ZONE, `no IANA time zone name on ${where}`);
+  assert.doesNotMatch(text, NETWORK_IDS, `networks as they spell themselves on ${where}`);
   assert.doesNotMatch(text, HERALD_ID, `no id on ${where}`);
   for (const word of API_WORDS) assert.ok(!text.includes(word), `"${word}" is not shown on ${where}:\n${text}`);
 }
@@ -35,18 +43,23 @@ describe(`the web app: people's words everywhere (${TEST_DB})`, function () {
   this.timeout(120_000);
   let t: TestHerald;
   let a: SeededAccount;
-  let browser: Browser;
   let page: Page;
   let approvedId: string;
   let heldId: string;
   let ownerName: string;
 
+  const app = appSuite(
+    {
+      fresh: 'once',
+      seed: { approvalRequired: true, channels: 2 },
+      page: { viewport: { width: 1280, height: 900 } },
+      signedIn: true,
+    },
+    (rig) => ({ t, a, page } = rig),
+  );
   const rest = (method: string, path: string, body?: unknown) =>
     t.api(method, `/v1/rest${path}`, { token: a.apiKey, body });
-  async function open(path: string): Promise<void> {
-    await page.goto(`${t.url}${path}`);
-    await appReady(page);
-  }
+  const open = (path: string) => app.open(path);
   /** A post written in the app: the signed-in page's own session and CSRF token, as the composer sends it. */
   async function writeInApp(text: string): Promise<string> {
     const answer = await page.evaluate(
@@ -66,12 +79,7 @@ describe(`the web app: people's words everywhere (${TEST_DB})`, function () {
   }
 
   before(async () => {
-    browser = await openAppBrowser();
-    t = await startTestHerald();
-    a = await t.seedAccount({ approvalRequired: true, channels: 2 });
     ownerName = (await t.deps.repos.accounts.getUser(a.accountId, a.userId))!.name;
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    await signInToApp(page, t.url, a.email, a.password);
 
     approvedId = await writeInApp('Written and approved in the app');
     const held = {
@@ -89,12 +97,6 @@ describe(`the web app: people's words everywhere (${TEST_DB})`, function () {
     const queued = { channelIds: [a.channelIds[0]], text: 'In the queue', addToQueue: true };
     assert.equal((await rest('POST', '/posts', queued)).status, 201);
   });
-  after(async () => {
-    await page?.context().close();
-    await t?.close();
-    await browser?.close();
-  });
-
   it(
     "records a post written in the app as the app's, and tells its history as sentences: created in the app, " +
       'approved',
@@ -192,9 +194,24 @@ describe(`the web app: people's words everywhere (${TEST_DB})`, function () {
     await page.fill(zone, 'Mars/Olympus');
     await page.click(`tr[data-channel-id="${a.channelIds[0]}"] form.zone button[type=submit]`);
     await page.waitForSelector(`${zone}-problems .problem`);
-    const words = /^Choose a time zone from the list, by its place: Europe\/Berlin/;
+    const words = /^Choose a time zone from the list: type its city, such as Berlin/;
     assert.match((await page.textContent(`${zone}-problems`)) ?? '', words);
     assertPeoplesWords(await page.innerText('body'), 'the refused time zone');
+  });
+
+  it('names networks as they spell themselves in the banner, the calendar and the approvals', async () => {
+    await t.deps.repos.channels.setStatus(a.channelIds[0], 'needs_reconnect', 'The access token is invalid');
+    try {
+      await open('/app/calendar');
+      assert.match((await page.textContent('.banner')) ?? '', /^The Sandbox channel /);
+      assert.match((await page.textContent('.channel-filter')) ?? '', /\(Sandbox\)/);
+      assertPeoplesWords(await page.innerText('body'), 'the calendar with a banner');
+      await open('/app/approvals');
+      assert.match((await page.textContent('main')) ?? '', /\(Sandbox\)/);
+      assertPeoplesWords(await page.innerText('body'), 'the approvals with a banner');
+    } finally {
+      await t.deps.repos.channels.setStatus(a.channelIds[0], 'active', null);
+    }
   });
 
   it("reads the server's own refusals in people's words: the validator's, a network's limit, by code and field", async () => {

@@ -11,6 +11,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, call, csrfToken } from './api.js';
 import { Link } from './router.js';
 import { useMe } from './session.js';
+import { networkName } from './ui/network-name.js';
 import { useApi } from './ui/use-api.js';
 
 const NAV: { href: string; label: string; managers?: boolean; reviewers?: boolean }[] = [
@@ -37,7 +38,7 @@ async function banners(manages: boolean): Promise<Banner[]> {
   const found: Banner[] = channels.data
     .filter((c) => c.status === 'needs_reconnect')
     .map((c) => ({
-      text: `The ${c.network} channel ${c.displayName ?? c.name} needs reconnecting (${c.statusReason ?? 'the network refused its credentials'}): its posts fail until it is reconnected on the Channels page.`,
+      text: `The ${networkName(c.network)} channel ${c.displayName ?? c.name} needs reconnecting (${c.statusReason ?? 'the network refused its credentials'}): its posts fail until it is reconnected on the Channels page.`,
     }));
   const risky = atRisk.data.filter((p) => p.risk);
   if (risky.length > 0) {

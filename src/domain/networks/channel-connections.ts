@@ -13,6 +13,9 @@
  *   has no browser to bind: whoever holds the key opens the link;
  * - connecting a network account again updates its channel (new credentials, same id): one channel per
  *   network account and account; a reconnect must reach the channel's own network account;
+ * - a channel new to the account takes the time zone given with the connect (the app gives the browser's), an IANA
+ *   zone checked before anything is asked of the network, carried through an OAuth flow sealed with its state;
+ *   UTC when none is given; a channel connected again keeps the zone it has;
  * - credentials go to the channel's vault (credential-vault.ts) and nowhere else;
  * - disconnecting revokes at the network where it can (a failure there is reported, not hidden), erases the
  *   credentials, and turns the channel's scheduled and failed posts into drafts, listed in the answer;
@@ -27,6 +30,7 @@ import type { components, operations } from '../../../generated/rest/openapi-typ
 import type { ChannelRecord } from '../../db/repositories/channels.js';
 import type { DomainDeps } from '../deps.js';
 import { toChannelView, type ChannelView } from '../directory.js';
+import { checkTimezone } from '../calendars/calendar-entries.js';
 import { HeraldError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { recordChannelEvent } from '../events/events.js';
@@ -82,10 +86,11 @@ export type ConnectAnswer = (
 export async function connectChannel(
   deps: DomainDeps,
   principal: Principal,
-  input: { network: string; workspaceId?: string; fields: Record<string, unknown> },
+  input: { network: string; workspaceId?: string; timezone?: string; fields: Record<string, unknown> },
   channel?: ChannelRecord,
 ): Promise<ConnectAnswer> {
   requireScope(principal, 'manage_team');
+  const timezone = input.timezone === undefined ? undefined : checkTimezone(input.timezone.trim());
   const capabilities = capabilitiesOf(input.network);
   const network = capabilities.name;
   const warning = connectWarning(deps.config.baseUrl, capabilities) ?? undefined;
@@ -96,7 +101,9 @@ export async function connectChannel(
     const account = await atNetwork(connector, () => connector.signIn!(fields));
     return {
       kind: 'connected',
-      channels: [await saveAccount(deps, { accountId: principal.accountId, workspaceId, network }, account, channel)],
+      channels: [
+        await saveAccount(deps, { accountId: principal.accountId, workspaceId, network, timezone }, account, channel),
+      ],
       warning,
     };
   }
@@ -123,7 +130,7 @@ export async function connectChannel(
     channelId: channel?.id ?? null,
     sealed: deps.secretBox.seal(
       flowName(stateHash),
-      JSON.stringify({ codeVerifier, keep: start.keep, browser: principal.browser }),
+      JSON.stringify({ codeVerifier, keep: start.keep, browser: principal.browser, timezone }),
     ),
     createdAt: now,
     expiresAt: now + CONNECT_FLOW_MS,
@@ -181,6 +188,7 @@ export async function finishConnect(
     codeVerifier: string;
     keep: Record<string, string>;
     browser?: string;
+    timezone?: string;
   };
   if (sealed.browser !== undefined && sealed.browser !== browser) {
     throw new HeraldError(
@@ -196,7 +204,7 @@ export async function finishConnect(
     );
   }
   if (!params.code) throw new ValidationError(`${displayName} sent no authorization code back; nothing was connected.`);
-  const { codeVerifier, keep } = sealed;
+  const { codeVerifier, keep, timezone } = sealed;
   const connector = connectable(deps, network);
   const accounts = await atNetwork(connector, () =>
     connector.finishAuthorization!({
@@ -211,7 +219,12 @@ export async function finishConnect(
   const channels = [];
   for (const account of accounts) {
     channels.push(
-      await saveAccount(deps, { accountId: flow.accountId, workspaceId: flow.workspaceId, network }, account, existing),
+      await saveAccount(
+        deps,
+        { accountId: flow.accountId, workspaceId: flow.workspaceId, network, timezone },
+        account,
+        existing,
+      ),
     );
   }
   return { network, channels, warning: connectWarning(deps.config.baseUrl, capabilitiesOf(network)) };
@@ -258,7 +271,7 @@ export async function disconnectChannel(
 /** Writes a connected network account onto its channel: the one being reconnected, the one it had, or a new one. */
 async function saveAccount(
   deps: DomainDeps,
-  where: { accountId: string; workspaceId: string; network: string },
+  where: { accountId: string; workspaceId: string; network: string; timezone?: string },
   account: ConnectedAccount,
   reconnecting: ChannelRecord | undefined,
 ): Promise<ChannelView> {
@@ -281,7 +294,7 @@ async function saveAccount(
         network: where.network,
         handle: account.handle,
         name: account.displayName || account.handle,
-        timezone: 'UTC',
+        timezone: where.timezone ?? 'UTC',
         queuePaused: false,
         createdAt: now,
       };

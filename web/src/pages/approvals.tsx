@@ -8,6 +8,7 @@ import { api, call, type ApiError, toApiError } from '../api.js';
 import { Link, navigate } from '../router.js';
 import { useMe } from '../session.js';
 import { Empty, FieldProblems, Loading, Page, Problem } from '../ui/page.js';
+import { networkName } from '../ui/network-name.js';
 import { inPeoplesWords } from '../ui/problems.js';
 import { formatTime } from '../ui/time.js';
 import { useApi } from '../ui/use-api.js';
@@ -30,7 +31,7 @@ async function load(assignedTo: AssignedTo) {
   ]);
   return {
     posts: held.data,
-    channels: new Map(channels.data.map((c) => [c.id, `${c.displayName ?? c.name} (${c.network})`])),
+    channels: new Map(channels.data.map((c) => [c.id, `${c.displayName ?? c.name} (${networkName(c.network)})`])),
     people: new Map(members.data.map((m) => [m.userId, m.name || m.email])),
   };
 }

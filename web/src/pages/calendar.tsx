@@ -6,7 +6,9 @@
  * day and a time); each move offers Undo. The all-content view adds live posts.
  * A post the rehearsal before its time found at risk carries a marker saying so, its reason on hover.
  * Today is marked (aria-current="date"); an entry shows its channel's avatar and its post's first image. Clicking
- * the empty part of a day (month) or an hour (week) opens the composer scheduled for then.
+ * the empty part of a day (month) or an hour (week) opens the composer scheduled for then; from the keyboard, each
+ * day or hour has a New post button, named for its day and hour, one of them in the Tab order (today's, or the
+ * last one used) and the arrow keys moving between them, as in a grid.
  * On a phone (600 px and narrower) there is no room for a month: the week shows instead, its entries reduced to
  * their state and time, as in the month.
  */
@@ -17,7 +19,8 @@ import { api, type ApiError, call, toApiError } from '../api.js';
 import { Link, navigate } from '../router.js';
 import { composeAtHref } from '../ui/compose-at.js';
 import { Empty, FieldProblems, Loading, Page, Problem } from '../ui/page.js';
-import { browserTimeZone, formatTime } from '../ui/time.js';
+import { networkName } from '../ui/network-name.js';
+import { browserTimeZone, formatTime, zoneInWords } from '../ui/time.js';
 import { useApi } from '../ui/use-api.js';
 import './post-and-calendar.css';
 
@@ -42,6 +45,8 @@ const ICONS: Record<Entry['status'], string> = {
   live: '●',
 };
 const NARROW = '(max-width: 600px)';
+/** The hour a week's New post buttons start at in the Tab order, on today or the week's first day. */
+const WORKDAY_HOUR = 9;
 /** The time a post made from a day of the month starts at; the composer lets the person change it. */
 const DAY_TIME = '09:00';
 
@@ -128,6 +133,8 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
   const [moving, setMoving] = useState<Entry>();
   const dragging = useRef<Entry>();
   const [over, setOver] = useState<string>();
+  // The day or hour whose New post button is in the Tab order: the last one the focus was on.
+  const [cursor, setCursor] = useState<string>();
   const undoButton = useRef<HTMLButtonElement>(null);
   // After a move from the keyboard form (which then goes away), the focus goes to Undo rather than being lost.
   const focusUndo = useRef(false);
@@ -274,6 +281,56 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
   const inHour = (day: string, hour: number) =>
     (byDay.get(day) ?? []).filter((e) => Number(e.time.slice(0, 2)) === hour);
 
+  const slotKey = (day: string, hour?: number) => (hour === undefined ? day : `${day}T${hour}`);
+  const inGrid = (day: string, hour?: number) =>
+    days.includes(day) && (hour === undefined || (hour >= firstHour && hour <= lastHour));
+  const startDay = days.includes(today) ? today : days[0];
+  const startHour = Math.min(Math.max(WORKDAY_HOUR, firstHour), lastHour);
+  const gridHour = data?.view === 'week' ? startHour : undefined;
+  const cursorAt = cursor && /^(\d{4}-\d{2}-\d{2})(?:T(\d+))?$/.exec(cursor);
+  const tabStop =
+    cursorAt && inGrid(cursorAt[1], cursorAt[2] === undefined ? undefined : Number(cursorAt[2]))
+      ? cursor
+      : slotKey(startDay, gridHour);
+  /** The arrow keys move the focus between the New post buttons: a day across, a week (or an hour) up and down. */
+  const arrowKeys = (event: KeyboardEvent, day: string, hour?: number) => {
+    const step: Record<string, [number, number]> = {
+      ArrowLeft: [-1, 0],
+      ArrowRight: [1, 0],
+      ArrowUp: hour === undefined ? [-7, 0] : [0, -1],
+      ArrowDown: hour === undefined ? [7, 0] : [0, 1],
+    };
+    const [dayStep, hourStep] = step[event.key] ?? [0, 0];
+    if (dayStep === 0 && hourStep === 0) return;
+    event.preventDefault();
+    const nextDay = days[days.indexOf(day) + dayStep];
+    const nextHour = hour === undefined ? undefined : hour + hourStep;
+    if (!nextDay || !inGrid(nextDay, nextHour)) return;
+    document.querySelector<HTMLElement>(`button[data-slot="${slotKey(nextDay, nextHour)}"]`)?.focus();
+  };
+  /** A day's (or an hour's) own way to the composer from the keyboard; a click elsewhere in it does the same. */
+  const newPostButton = (day: string, hour?: number) => {
+    const key = slotKey(day, hour);
+    const time = hour === undefined ? DAY_TIME : `${String(hour).padStart(2, '0')}:00`;
+    return (
+      <button
+        type="button"
+        class="new-here"
+        data-slot={key}
+        tabIndex={key === tabStop ? 0 : -1}
+        onFocus={() => setCursor(key)}
+        onKeyDown={(event) => arrowKeys(event, day, hour)}
+        onClick={() => data && navigate(composeAtHref(day, time, data.timezone))}
+      >
+        <span aria-hidden="true">+</span>
+        <span class="visually-hidden">
+          New post on {dayLabel(day)}
+          {hour === undefined ? '' : ` at ${time}`}
+        </span>
+      </button>
+    );
+  };
+
   return (
     <Page
       title={title}
@@ -339,7 +396,7 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
                   )
                 }
               />{' '}
-              {c.displayName ?? c.name} ({c.network})
+              {c.displayName ?? c.name} ({networkName(c.network)})
             </label>
           ))}
           {chosen.length > 0 && <Link href={href({ channels: [] })}>All channels</Link>}
@@ -407,7 +464,7 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
                   new Date(`${data.date}T00:00:00Z`),
                 )
               : `${dayLabel(data.firstDay, 'short')} to ${dayLabel(data.lastDay, 'short')}`}
-            <span class="muted"> · times in {data.timezone}</span>
+            <span class="muted"> · times in {zoneInWords(data.timezone)}</span>
           </h2>
           {data.truncated && (
             <p class="problem">
@@ -446,7 +503,8 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
           ) : data.view === 'week' ? (
             <table id="week" class={`calendar-grid week${compact ? ' compact' : ''}`}>
               <caption class="visually-hidden">
-                Posts by day and hour; drag a scheduled post to another day or hour, or use its Move button.
+                Posts by day and hour; drag a scheduled post to another day or hour, or use its Move button. Each hour
+                has a New post button; the arrow keys move between them.
               </caption>
               <thead>
                 <tr>
@@ -481,6 +539,7 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
                         {...dropTarget(day, hour)}
                         class={classes(day === today && 'today', over === `${day}T${hour}` && 'drop-target')}
                       >
+                        {newPostButton(day, hour)}
                         {inHour(day, hour).length > 0 && <ul class="entries">{inHour(day, hour).map(entryItem)}</ul>}
                       </td>
                     ))}
@@ -491,7 +550,8 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
           ) : (
             <table id="month" class="calendar-grid month compact">
               <caption class="visually-hidden">
-                Posts by day; drag a scheduled post to another day (it keeps its time), or use its Move button.
+                Posts by day; drag a scheduled post to another day (it keeps its time), or use its Move button. Each day
+                has a New post button; the arrow keys move between them.
               </caption>
               <thead>
                 <tr>
@@ -522,6 +582,7 @@ function CalendarPage(props: { query: URLSearchParams; live: boolean }) {
                             {day === today ? ', today' : ''}
                           </span>
                           <span aria-hidden="true">{Number(day.slice(8))}</span>
+                          {newPostButton(day)}
                         </div>
                         {byDay.has(day) && <ul class="entries">{byDay.get(day)!.map(entryItem)}</ul>}
                       </td>
@@ -576,7 +637,7 @@ function MoveForm(props: {
         aria-describedby={described('day')}
       />
       <FieldProblems error={props.failure} field="day" id="move-day-problems" />
-      <label for="move-time">Time ({props.timezone})</label>
+      <label for="move-time">Time ({zoneInWords(props.timezone)})</label>
       <input
         id="move-time"
         type="time"

@@ -12,7 +12,8 @@ import { Link } from '../router.js';
 import { ConfirmButton } from '../ui/confirm-button.js';
 import { Empty, FieldProblems, Loading, Page, Problem, StatusBadge } from '../ui/page.js';
 import { fieldLabel } from '../ui/problems.js';
-import { browserTimeZone } from '../ui/time.js';
+import { networkName } from '../ui/network-name.js';
+import { browserTimeZone, zoneInWords } from '../ui/time.js';
 import { useApi } from '../ui/use-api.js';
 import './team-pages.css';
 
@@ -21,6 +22,9 @@ type Network = components['schemas']['Network'];
 type Field = NonNullable<Network['connection']>['fields'][number];
 
 const ZONES: readonly string[] = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
+let zoneOptions: { id: string; words: string }[] | undefined;
+/** The zones offered in the time zone fields, each with its name in words; named once, on first use. */
+const offeredZones = () => (zoneOptions ??= ZONES.map((id) => ({ id, words: zoneInWords(id) })));
 
 async function load() {
   const [channels, networks] = await Promise.all([call(api.GET('/channels')), call(api.GET('/networks'))]);
@@ -64,7 +68,7 @@ export function ChannelsPage() {
           <ul>
             {broken.map((c) => (
               <li key={c.id}>
-                <strong>{nameOf(c)}</strong> ({byName.get(c.network)?.displayName ?? c.network}):{' '}
+                <strong>{nameOf(c)}</strong> ({networkName(c.network)}):{' '}
                 {c.statusReason ?? 'the network refused its credentials'}
                 {!byName.get(c.network)?.connection &&
                   ' (this network cannot be reconnected from the app: ask the person who runs this Herald).'}
@@ -100,8 +104,8 @@ export function ChannelsPage() {
         </table>
       )}
       <datalist id="time-zones">
-        {ZONES.map((z) => (
-          <option key={z} value={z} />
+        {offeredZones().map((z) => (
+          <option key={z.id} value={z.id} label={z.words} />
         ))}
       </datalist>
       <h2>Connect a channel</h2>
@@ -110,7 +114,7 @@ export function ChannelsPage() {
         {connectable
           .filter((n) => n.configured)
           .map((n) => (
-            <ConnectNetwork key={n.name} network={n} known={data?.channels ?? []} {...report} />
+            <ConnectNetwork key={n.name} network={n} {...report} />
           ))}
       </div>
       {connectable.some((n) => !n.configured) && (
@@ -121,7 +125,7 @@ export function ChannelsPage() {
             {connectable
               .filter((n) => !n.configured)
               .map((n) => (
-                <ConnectNetwork key={n.name} network={n} known={data?.channels ?? []} {...report} />
+                <ConnectNetwork key={n.name} network={n} {...report} />
               ))}
           </div>
         </>
@@ -186,7 +190,7 @@ function ChannelRow(props: { channel: Channel; network?: Network } & Report) {
     const timezone = String(new FormData(event.currentTarget as HTMLFormElement).get('timezone') ?? '');
     void run(async () => {
       await call(api.PATCH('/channels/{channelId}', { params: { path }, body: { timezone } }));
-      return `${nameOf(c)} now uses ${timezone}.`;
+      return `${nameOf(c)} now uses ${zoneInWords(timezone)}.`;
     });
   };
 
@@ -201,7 +205,7 @@ function ChannelRow(props: { channel: Channel; network?: Network } & Report) {
         <strong>{nameOf(c)}</strong>
         <br />
         <span class="muted">
-          {network?.displayName ?? c.network} · {c.handle}
+          {networkName(c.network)} · {c.handle}
         </span>
       </td>
       <td>
@@ -217,12 +221,15 @@ function ChannelRow(props: { channel: Channel; network?: Network } & Report) {
             required
             size={16}
             autocomplete="off"
-            aria-describedby={refused?.problemsAt('timezone').length ? `${zoneId}-problems` : undefined}
+            aria-describedby={`${zoneId}-words${refused?.problemsAt('timezone').length ? ` ${zoneId}-problems` : ''}`}
           />{' '}
           <button type="submit" disabled={busy} aria-label={`Save the time zone of ${nameOf(c)}`}>
             Save
           </button>
           <FieldProblems error={refused} field="timezone" id={`${zoneId}-problems`} />
+          <span id={`${zoneId}-words`} class="muted zone-words">
+            {zoneInWords(c.timezone)}
+          </span>
         </form>
       </td>
       <td class="actions">
@@ -279,22 +286,7 @@ function FieldInput(props: { field: Field; prefix: string; error?: ApiError }) {
   );
 }
 
-/**
- * A channel new to the account takes the zone of the browser that connected it, so its queue and calendar keep
- * the person's hours from the start; one connected again keeps the zone it had.
- */
-async function inBrowserZone(connected: Channel[], known: Channel[]): Promise<Channel[]> {
-  return Promise.all(
-    connected.map(async (c) => {
-      if (known.some((k) => k.id === c.id) || c.timezone === browserTimeZone) return c;
-      const path = { channelId: c.id };
-      const body = { timezone: browserTimeZone };
-      return (await call(api.PATCH('/channels/{channelId}', { params: { path }, body }))).data;
-    }),
-  );
-}
-
-function ConnectNetwork(props: { network: Network; known: Channel[] } & Report) {
+function ConnectNetwork(props: { network: Network } & Report) {
   const { network: n } = props;
   const [busy, setBusy] = useState(false);
   const [refused, setRefused] = useState<ApiError | undefined>(undefined);
@@ -305,13 +297,14 @@ function ConnectNetwork(props: { network: Network; known: Channel[] } & Report) 
     setBusy(true);
     setRefused(undefined);
     try {
-      const body = { ...fields, network: n.name };
-      const connected = followConnect(await call(api.POST('/channels/connect', { body })));
-      if (connected) {
-        const channels = await inBrowserZone(connected, props.known);
+      // A channel new to the account takes this browser's zone, also when it is made after the network's consent,
+      // so its queue and calendar keep the person's hours from the start; one connected again keeps its own.
+      const body = { ...fields, network: n.name, timezone: browserTimeZone };
+      const channels = followConnect(await call(api.POST('/channels/connect', { body })));
+      if (channels) {
         form.reset();
         await props.reload();
-        const zones = [...new Set(channels.map((c) => c.timezone))].join(', ');
+        const zones = [...new Set(channels.map((c) => zoneInWords(c.timezone)))].join(', ');
         const their = channels.length === 1 ? 'Its' : 'Their';
         props.said(`Connected ${channels.map(nameOf).join(', ')}. ${their} times are in ${zones}.`);
       }

@@ -28,7 +28,7 @@ import { composeAt } from '../ui/compose-at.js';
 import { ConfirmButton } from '../ui/confirm-button.js';
 import { EDITABLE } from '../ui/post-state.js';
 import { inPeoplesWords } from '../ui/problems.js';
-import { browserTimeZone, formatTime, toInstant, toWallClock } from '../ui/time.js';
+import { browserTimeZone, formatTime, toInstant, toWallClock, zoneInWords } from '../ui/time.js';
 import { useApi } from '../ui/use-api.js';
 import {
   BLANK,
@@ -231,7 +231,9 @@ export function EditPostPage(props: { params: Record<string, string> }) {
 
 /** What happens to a saved post and when, as a person says it. */
 function whatHappens(post: Post): string {
-  const at = post.dateTime ? `${formatTime(post.dateTime)} (${browserTimeZone})` : '';
+  const at = post.dateTime
+    ? `${formatTime(post.dateTime)} (${zoneInWords(browserTimeZone, Date.parse(post.dateTime))})`
+    : '';
   if (post.status === 'draft') return 'saved as a draft: it does not go out until it is given a time.';
   if (post.approvalStatus === 'PENDING') {
     return `waits for a reviewer to approve it, then goes out${post.isScheduled && at ? ` on ${at}` : ''}.`;
@@ -986,7 +988,8 @@ function Composer(
                   <ul class="in-zones" aria-label="The same time where each channel posts">
                     {chosen.map((c) => (
                       <li key={c.id}>
-                        {c.displayName ?? c.name}: {formatTime(instant.iso, c.timezone)} ({c.timezone})
+                        {c.displayName ?? c.name}: {formatTime(instant.iso, c.timezone)} (
+                        {zoneInWords(c.timezone, Date.parse(instant.iso))})
                       </li>
                     ))}
                   </ul>

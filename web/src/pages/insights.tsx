@@ -12,6 +12,7 @@ import { api, call, toApiError, type ApiError } from '../api.js';
 import { Link, navigate, useLocation } from '../router.js';
 import { Chart } from '../ui/chart.js';
 import { Empty, Loading, Page, Problem } from '../ui/page.js';
+import { zoneInWords } from '../ui/time.js';
 import { useApi } from '../ui/use-api.js';
 import './insights.css';
 
@@ -475,7 +476,7 @@ function BestTimesSection(props: { channels: { id: string; name: string }[] }) {
                       {WEEKDAYS[w.weekday]}s, {String(w.hour).padStart(2, '0')}:00–
                       {String((w.hour + 1) % 24).padStart(2, '0')}:00
                     </strong>{' '}
-                    ({best.timezone}): {w.lift}× the typical post. {w.note}
+                    ({zoneInWords(best.timezone)}): {w.lift}× the typical post. {w.note}
                   </li>
                 ))}
               </ul>

@@ -4,7 +4,7 @@
  * A change and the decision it undid are one sentence; a published post ends with Herald publishing it.
  */
 import type { components } from '../../../sdk/src/index.js';
-import { findCapabilities } from '../../../src/domain/networks/capabilities.js';
+import { networkName } from '../ui/network-name.js';
 import { fieldWords } from '../ui/problems.js';
 import { formatTime } from '../ui/time.js';
 
@@ -117,7 +117,7 @@ export function PostHistory(props: { post: Post; history: PostEvent[]; names: Hi
     const words = sentence(event, history[i + 1], latestVersion, names);
     return [{ at: event.at, words: words.charAt(0).toUpperCase() + words.slice(1) }];
   });
-  const network = props.network ? (findCapabilities(props.network)?.displayName ?? props.network) : undefined;
+  const network = props.network ? networkName(props.network) : undefined;
   if (post.status === 'published' && post.publishedAt) {
     shown.push({ at: post.publishedAt, words: `Herald published it${network ? ` on ${network}` : ''}` });
   }

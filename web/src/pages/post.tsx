@@ -18,7 +18,8 @@ import { useMe } from '../session.js';
 import { ConfirmButton } from '../ui/confirm-button.js';
 import { FieldProblems, Loading, Page, Problem, StatusBadge } from '../ui/page.js';
 import { EDITABLE } from '../ui/post-state.js';
-import { browserTimeZone, formatTime, toInstant, toWallClock } from '../ui/time.js';
+import { networkName } from '../ui/network-name.js';
+import { browserTimeZone, formatTime, toInstant, toWallClock, zoneInWords } from '../ui/time.js';
 import { useApi } from '../ui/use-api.js';
 import { findCapabilities } from '../../../src/domain/networks/capabilities.js';
 import { PreviewCard, type NetworkRow } from './compose/preview.js';
@@ -135,8 +136,6 @@ function useLiveStatus(post: Post | undefined, reload: () => Promise<void>) {
 
 /** Fields the page shows a refusal beside; a refusal about only these is not repeated above. */
 const SHOWN_BESIDE = ['permalinkUrl', 'reason', 'reviewerUserId', 'dateTime'];
-
-const networkName = (network: string) => findCapabilities(network)?.displayName ?? network;
 
 const APPROVAL_WORDS: Record<string, string> = {
   PENDING: 'waiting for approval',
@@ -265,7 +264,7 @@ export function PostPage(props: { params: Record<string, string> }) {
         await call(api.PATCH('/posts/{postId}', { ...path, body: { isScheduled: true, dateTime: instant.iso } }));
         setNewTime(undefined);
       },
-      `Rescheduled for ${formatTime(instant.iso)} (${browserTimeZone}).`,
+      `Rescheduled for ${formatTime(instant.iso)} (${zoneInWords(browserTimeZone, Date.parse(instant.iso))}).`,
     );
   }
 
@@ -432,7 +431,7 @@ export function PostPage(props: { params: Record<string, string> }) {
             </p>
             {reschedulable && (
               <form id="reschedule" onSubmit={reschedule} noValidate>
-                <label for="newTime">A new date and time, in your time zone ({browserTimeZone})</label>
+                <label for="newTime">A new date and time, in your time zone ({zoneInWords(browserTimeZone)})</label>
                 <input
                   id="newTime"
                   type="datetime-local"

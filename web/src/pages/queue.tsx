@@ -9,7 +9,7 @@ import type { components } from '../../../sdk/src/index.js';
 import { api, call, type ApiError, toApiError } from '../api.js';
 import { Link } from '../router.js';
 import { Empty, FieldProblems, Loading, Page, Problem } from '../ui/page.js';
-import { formatTime } from '../ui/time.js';
+import { formatTime, zoneInWords } from '../ui/time.js';
 import { useApi } from '../ui/use-api.js';
 import { SuggestedSlots } from './suggested-slots.js';
 import './team-pages.css';
@@ -130,8 +130,8 @@ function Queue(props: { channelId: string; schedule: Schedule; reload: () => Pro
       {problem && problem.problemsAt('slots').length === 0 && <Problem error={problem} />}
       <section class="panel">
         <p>
-          Time zone <strong>{schedule.timezone}</strong> (change it on the <Link href="/app/channels">Channels</Link>{' '}
-          page).{' '}
+          Time zone <strong>{zoneInWords(schedule.timezone)}</strong> (change it on the{' '}
+          <Link href="/app/channels">Channels</Link> page).{' '}
           {schedule.queuePaused ? (
             <>
               <strong id="paused">Paused</strong>: nothing of this channel is published until you resume.
@@ -314,7 +314,9 @@ function SlotsEditor(props: {
       }}
     >
       <h2 id="slots-title">Weekly slots</h2>
-      <p class="muted">Each slot is a day and a time in {props.timezone}; a queued post takes the next free one.</p>
+      <p class="muted">
+        Each slot is a day and a time in {zoneInWords(props.timezone)}; a queued post takes the next free one.
+      </p>
       {rows.length === 0 && <p>No slots yet: add one, then save.</p>}
       <ul id="slots" class="slots" aria-labelledby="slots-title">
         {rows.map((slot, i) => (

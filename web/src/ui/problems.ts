@@ -107,7 +107,7 @@ const RULES: Rule[] = [
     code: 'invalid_request',
     field: 'timezone',
     said: /IANA|Unknown time ?zone|required property/,
-    words: 'Choose a time zone from the list, by its place: Europe/Berlin for Berlin, America/New_York for New York.',
+    words: 'Choose a time zone from the list: type its city, such as Berlin or New York, and pick it.',
   },
   {
     code: 'invalid_request',

@@ -4,30 +4,17 @@
  * "berlin" or "central european"), the browser's own first, each a button that picks it.
  */
 import { useRef } from 'preact/hooks';
-import { browserTimeZone } from '../../ui/time.js';
+import { browserTimeZone, zoneInWords, zoneLongName } from '../../ui/time.js';
 
 export interface Zone {
   id: string;
-  /** "Berlin (Central European Standard Time)". */
+  /** "Berlin time (UTC+01:00)". */
   words: string;
+  /** What it is found by besides its name and words: "Central European Standard Time". */
+  longName: string;
 }
 
 const SHOWN = 8;
-
-function zoneName(id: string): string {
-  try {
-    const parts = new Intl.DateTimeFormat(undefined, { timeZone: id, timeZoneName: 'long' }).formatToParts(new Date());
-    return parts.find((p) => p.type === 'timeZoneName')?.value ?? id;
-  } catch {
-    return id;
-  }
-}
-
-function inWords(id: string): string {
-  const place = id.split('/').pop()!.replace(/_/g, ' ');
-  const name = zoneName(id);
-  return place === name ? name : `${place} (${name})`;
-}
 
 let zones: Zone[] | undefined;
 
@@ -36,7 +23,7 @@ export function allZones(): Zone[] {
   if (!zones) {
     const known = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
     const ids = [...new Set([browserTimeZone, ...known, 'UTC'])];
-    zones = ids.map((id) => ({ id, words: inWords(id) }));
+    zones = ids.map((id) => ({ id, words: zoneInWords(id), longName: zoneLongName(id) }));
   }
   return zones;
 }
@@ -50,7 +37,7 @@ const squash = (text: string) =>
 /** The zones whose name or words hold what was typed, in the order of allZones. */
 export function matchingZones(typed: string): Zone[] {
   const wanted = squash(typed);
-  return allZones().filter((z) => squash(`${z.id} ${z.words}`).includes(wanted));
+  return allZones().filter((z) => squash(`${z.id} ${z.words} ${z.longName}`).includes(wanted));
 }
 
 export function ZonePicker(props: { value: string; onChange: (zone: string) => void; describedBy: string }) {
@@ -83,7 +70,7 @@ export function ZonePicker(props: { value: string; onChange: (zone: string) => v
           {matches.slice(0, SHOWN).map((z) => (
             <li key={z.id}>
               <button type="button" data-zone={z.id} onClick={() => pick(z.id)}>
-                {z.words} <small class="muted">{z.id}</small>
+                {z.words} <small class="muted">{z.longName}</small>
               </button>
             </li>
           ))}
