@@ -101,7 +101,7 @@ describe(`the web app: connecting Reddit and Google Business Profile (${TEST_DB}
     }
   });
 
-  it("connects one Business Profile location named in the form, or leaves it out, through Google's consent", async () => {
+  it("connects one Business Profile location named, or every one, through Google's consent", async () => {
     const google: FakeGoogleBusiness = await startFakeGoogleBusiness();
     try {
       const defaults = loadConfig({}).networks;
