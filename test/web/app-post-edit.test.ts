@@ -134,6 +134,37 @@ describe(`the web app: editing a post's channels, its previews, and leaving unsa
       const item = page.locator(`#saved li[data-post-id="${p.id}"] a`);
       assert.equal(await item.getAttribute('href'), `/app/posts/${p.id}`);
     }
+
+    const first = await page.locator('#saved li').first().getAttribute('data-post-id');
+    const back = page.getByRole('link', { name: 'Back to the post' });
+    assert.equal(await back.getAttribute('href'), `/app/posts/${first}`, 'to a post that is there, not the moved one');
+    await back.click();
+    await page.waitForURL(`${t.url}/app/posts/${first}`);
+    await appReady(page);
+    assert.equal(await page.textContent('blockquote.post-text'), 'Launch day, on two other channels');
+  });
+
+  it('says plainly that the channel of a post was disconnected, and moves it to one ticked instead', async () => {
+    const [draft] = await create({ text: 'Left behind', saveAsDraft: true });
+    assert.equal((await t.api('DELETE', `/v1/rest/channels/${a.channelIds[0]}`, auth())).status, 200);
+    await edit(draft.id);
+    assert.match(
+      (await page.textContent('#channel-gone')) ?? '',
+      new RegExp(
+        'Its channel, .+, was disconnected: tick another channel to move the post there, ' +
+          'or reconnect it on the Channels page first\\.',
+      ),
+    );
+    assert.equal(await box(a.channelIds[0]).count(), 0, 'no box for a disconnected channel');
+    assert.equal(await page.locator('input[name=channelIds]:checked').count(), 0);
+
+    await box(a.channelIds[1]).check();
+    await submit().click();
+    await page.waitForURL(/\/app\/posts\/[^/]+$/);
+    await appReady(page);
+    const moved = page.url().split('/').pop()!;
+    const now = (await post(moved)).body.data;
+    assert.deepEqual([now.channelId, now.text, now.status], [a.channelIds[1], 'Left behind', 'draft']);
   });
 
   it("keeps a queued post's place and gives the channel it adds that channel's next free slot", async () => {

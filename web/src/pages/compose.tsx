@@ -11,6 +11,8 @@
  * one (`/app/compose?from=`, prefilled, nothing saved until the person saves). An edit can move the post to another
  * channel and add channels, each getting the edited post as a post of its own: PATCH `channelIds` names the whole
  * group's channels (GET /posts/{postId}/group), so the other posts of its group, which keep their own text, stay.
+ * A post whose channel was disconnected says so, and moves by ticking another; after a move, Back goes to the post
+ * the move made, since the one edited is gone.
  *
  * Saving is what REST offers an integration: POST /posts (which ignores channelOptions, SPEC), then PATCH each post
  * with the options (applied on update) and POST its labels. If the options are refused the posts just made are
@@ -81,6 +83,8 @@ interface Basics {
   channels: Channel[];
   rows: Map<string, NetworkRow>;
   labels: Label[];
+  /** The account's disconnected channels: no post goes to them, but a post left on one names it. */
+  disconnected: Channel[];
 }
 
 async function loadBasics(): Promise<Basics> {
@@ -91,6 +95,7 @@ async function loadBasics(): Promise<Basics> {
   ]);
   return {
     channels: channels.data.filter((c) => c.status !== 'disconnected'),
+    disconnected: channels.data.filter((c) => c.status === 'disconnected'),
     rows: new Map(networks.data.map((n) => [n.name, n.capabilities])),
     labels: labels.data,
   };
@@ -210,7 +215,12 @@ export function EditPostPage(props: { params: Record<string, string> }) {
     const others = group.data.filter((p) => p.id !== postId);
     return { basics, post: post.data, others, draft: await draftOf(post.data, basics, start.when, start.dateTime) };
   }, [postId]);
-  const href = `/app/posts/${encodeURIComponent(postId)}`;
+  // Once saved, the post is the one the edit left: a move deletes this one, so Back goes to its new post.
+  const [moved, setMoved] = useState<{ from: string; to: string } | undefined>(undefined);
+  const afterSave = (posts: Post[]) => {
+    if (posts.length > 0 && !posts.some((p) => p.id === postId)) setMoved({ from: postId, to: posts[0].id });
+  };
+  const href = `/app/posts/${encodeURIComponent(moved?.from === postId ? moved.to : postId)}`;
   const editable = data && !data.post.isLivePost && EDITABLE.has(data.post.status ?? '');
   return (
     <Page title="Edit the post" actions={<Link href={href}>Back to the post</Link>}>
@@ -224,7 +234,9 @@ export function EditPostPage(props: { params: Record<string, string> }) {
           </p>
         </Empty>
       )}
-      {data && editable && <Composer {...data.basics} initial={data.draft} edit={data.post} others={data.others} />}
+      {data && editable && (
+        <Composer {...data.basics} initial={data.draft} edit={data.post} others={data.others} onEdited={afterSave} />
+      )}
     </Page>
   );
 }
@@ -290,6 +302,8 @@ function Composer(
     edit?: Post;
     /** The other posts of the edited post's group: their channels stay in it, each post with its own content. */
     others?: Post[];
+    /** An edit was saved: these are the posts it left on the chosen channels. */
+    onEdited?: (posts: Post[]) => void;
     onAnother?: () => void;
     keepFor?: string;
     blank?: Draft;
@@ -540,6 +554,7 @@ function Composer(
       if (labelIds.length > 0) await call(api.POST('/posts/{postId}/labels', { ...at, body: { labelIds } }));
     }
     unsavedNow.current = false;
+    props.onEdited?.(mine);
     if (mine.length === 1) navigate(`/app/posts/${encodeURIComponent(mine[0].id)}`);
     else setSaved({ posts: mine });
   }
@@ -683,6 +698,7 @@ function Composer(
     );
   }
   // In an edit, a channel that has its own post of the group stays, with that post: it is not this one to tick.
+  const gone = edit && props.disconnected.find((c) => c.id === edit.channelId);
   const ownPostOn = new Map((props.others ?? []).map((p) => [p.channelId, p]));
   return (
     <form class="composer" onSubmit={save} noValidate>
@@ -699,6 +715,13 @@ function Composer(
               <p class="muted" id="edit-channels-hint">
                 Untick its channel and tick another to move it there; tick more to post it there too, each as a post of
                 its own.
+              </p>
+            )}
+            {gone && (
+              <p class="note-box" id="channel-gone">
+                Its channel, {gone.displayName ?? gone.name} ({rows.get(gone.network)?.displayName ?? gone.network}),
+                was disconnected: tick another channel to move the post there, or reconnect it on the{' '}
+                <Link href="/app/channels">Channels page</Link> first.
               </p>
             )}
             {channels.map((c) => {

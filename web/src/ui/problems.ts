@@ -40,6 +40,7 @@ const FIELD_WORDS: Record<string, string> = {
   delayMinutes: 'delay',
   addToQueue: 'queue',
   langs: 'languages',
+  location: 'business location',
 };
 
 /** The field a server path points at: `body.posts[0].channelIds` is channelIds, `textByChannel.<id>` its text. */

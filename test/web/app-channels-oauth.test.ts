@@ -1,0 +1,163 @@
+import assert from 'node:assert/strict';
+import type { Browser, Page } from 'playwright-core';
+import { loadConfig } from '../../src/config.js';
+import { appReady, openAppBrowser, signInToApp } from '../support/app-browser.js';
+import {
+  googleBusinessOverrides,
+  ORIGINS,
+  startFakeGoogleBusiness,
+  type FakeGoogleBusiness,
+} from '../support/fake-google-business.js';
+import { API_ORIGIN, startFakeReddit, WWW_ORIGIN, type FakeReddit } from '../support/fake-reddit.js';
+import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
+
+/**
+ * Reddit and Google Business Profile connected from the Channels page in a real Chromium: the person fills the
+ * network's field, goes to the network's consent page (the fake's, standing in for the network's own address),
+ * comes back to /connect/<network>/callback, and finds the channel listed.
+ */
+describe(`the web app: connecting Reddit and Google Business Profile (${TEST_DB})`, function () {
+  this.timeout(60_000);
+  let browser: Browser;
+  let page: Page;
+  let t: TestHerald;
+  let a: SeededAccount;
+
+  before(async () => {
+    browser = await openAppBrowser();
+  });
+  after(async () => browser?.close());
+  beforeEach(async () => {
+    page = await (await browser.newContext()).newPage();
+  });
+  afterEach(async () => {
+    await page.context().close();
+    await t?.close();
+  });
+
+  /** The browser's visits to the network's real consent address go to its fake, as a redirect would. */
+  async function consentAt(realOrigin: string, fakeUrl: string) {
+    await page.route(`${realOrigin}/**`, (route) => {
+      const asked = new URL(route.request().url());
+      return route.fulfill({ status: 302, headers: { location: `${fakeUrl}${asked.pathname}${asked.search}` } });
+    });
+  }
+
+  async function channelsPage() {
+    await signInToApp(page, t.url, a.email, a.password);
+    await page.click('nav >> text=Channels');
+    await appReady(page);
+  }
+
+  const channels = async () => (await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data;
+
+  it("connects a subreddit named in the form through Reddit's consent, and lists it after the round trip", async () => {
+    const reddit: FakeReddit = await startFakeReddit({ redirectUri: 'set once Herald listens' });
+    try {
+      const defaults = loadConfig({}).networks;
+      const app = loadConfig({ REDDIT_CLIENT_ID: reddit.clientId, REDDIT_CLIENT_SECRET: reddit.clientSecret })
+        .networks.apps.reddit;
+      t = await startTestHerald({
+        networkOriginOverrides: { [WWW_ORIGIN]: reddit.url, [API_ORIGIN]: reddit.url },
+        networks: { ...defaults, apps: { reddit: app } },
+        // The fake listens on loopback, which the SSRF guard refuses unless it is listed.
+        outboundAllowHosts: ['127.0.0.1'],
+      });
+      reddit.redirectUri = `${t.url}/connect/reddit/callback`;
+      a = await t.seedAccount({ channels: 0 });
+      await consentAt(WWW_ORIGIN, reddit.url);
+
+      await channelsPage();
+      const field = page.getByLabel('Subreddit', { exact: false });
+      assert.equal(await field.getAttribute('id'), 'connect-reddit-subreddit', 'the field is named by its label');
+      assert.equal(await field.getAttribute('required'), '', 'a subreddit must be named');
+      assert.match(
+        (await page.textContent('label[for="connect-reddit-subreddit"]')) ?? '',
+        /^Subreddit The subreddit the channel posts to, e\.g\. r\/selfhosted/,
+      );
+
+      await field.fill('not a subreddit!');
+      await page.click('section[data-network="reddit"] button:has-text("Connect at Reddit")');
+      await page.waitForSelector('section[data-network="reddit"] [role=alert]');
+      assert.match(
+        (await page.textContent('section[data-network="reddit"] [role=alert]')) ?? '',
+        /"not a subreddit!" is not a subreddit name: give it as r\/name/,
+      );
+      assert.deepEqual(await channels(), [], 'nothing connected');
+
+      await field.fill('r/selfhosted');
+      await page.click('section[data-network="reddit"] button:has-text("Connect at Reddit")');
+      await page.waitForURL(/\/connect\/reddit\/callback/);
+      await page.goto(`${t.url}/app/channels`);
+      await appReady(page);
+      const [channel] = await channels();
+      assert.equal(channel.handle, 'r/selfhosted');
+      assert.match(
+        (await page.textContent(`tr[data-channel-id="${channel.id}"]`)) ?? '',
+        /active[\s\S]*r\/selfhosted as u\/acme_team[\s\S]*Reddit · r\/selfhosted/,
+      );
+    } finally {
+      await reddit.close();
+    }
+  });
+
+  it("connects one Business Profile location named, or every one, through Google's consent", async () => {
+    const google: FakeGoogleBusiness = await startFakeGoogleBusiness();
+    try {
+      const defaults = loadConfig({}).networks;
+      t = await startTestHerald({
+        networkOriginOverrides: googleBusinessOverrides(google),
+        networks: {
+          ...defaults,
+          apps: {
+            google: {
+              clientId: google.client.id,
+              clientSecret: google.client.secret,
+              youtubeDailyQuota: 10_000,
+              youtubeDailyUploads: 100,
+              youtubeChunkBytes: 256 * 1024,
+            },
+          },
+        },
+        outboundAllowHosts: ['127.0.0.1'],
+      });
+      google.client.redirectUri = `${t.url}/connect/google_business/callback`;
+      a = await t.seedAccount({ channels: 0 });
+      await consentAt(ORIGINS.accounts, google.urls.accounts);
+
+      await channelsPage();
+      const section = 'section[data-network="google_business"]';
+      const field = page.locator('#connect-google_business-location');
+      assert.equal(await field.getAttribute('required'), null, 'the location may be left out');
+      assert.match(
+        (await page.textContent('label[for="connect-google_business-location"]')) ?? '',
+        /^Business location \(optional\) .*every location you manage is connected when left out/,
+      );
+
+      await field.fill('501');
+      await page.click(`${section} button:has-text("Connect at Google Business Profile")`);
+      await page.waitForURL(/\/connect\/google_business\/callback/);
+      await page.goto(`${t.url}/app/channels`);
+      await appReady(page);
+      const [springfield] = await channels();
+      assert.equal(springfield.displayName, 'Corner Bakery, Springfield');
+      assert.match(
+        (await page.textContent(`tr[data-channel-id="${springfield.id}"]`)) ?? '',
+        /active[\s\S]*Corner Bakery, Springfield[\s\S]*Google Business Profile · Corner Bakery/,
+      );
+
+      await page.click(`${section} button:has-text("Connect at Google Business Profile")`);
+      await page.waitForURL(/\/connect\/google_business\/callback/);
+      await page.goto(`${t.url}/app/channels`);
+      await appReady(page);
+      const all = await channels();
+      assert.deepEqual(all.map((c: { displayName: string }) => c.displayName).sort(), [
+        'Corner Bakery Station, Shelbyville',
+        'Corner Bakery, Springfield',
+      ]);
+      assert.equal(await page.locator('table.channels tbody tr').count(), 2, 'every location listed');
+    } finally {
+      await google.close();
+    }
+  });
+});
