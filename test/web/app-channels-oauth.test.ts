@@ -55,8 +55,8 @@ describe(`the web app: connecting Reddit and Google Business Profile (${TEST_DB}
     const reddit: FakeReddit = await startFakeReddit({ redirectUri: 'set once Herald listens' });
     try {
       const defaults = loadConfig({}).networks;
-      const app = loadConfig({ REDDIT_CLIENT_ID: reddit.clientId, REDDIT_CLIENT_SECRET: reddit.clientSecret })
-        .networks.apps.reddit;
+      const app = loadConfig({ REDDIT_CLIENT_ID: reddit.clientId, REDDIT_CLIENT_SECRET: reddit.clientSecret }).networks
+        .apps.reddit;
       t = await startTestHerald({
         networkOriginOverrides: { [WWW_ORIGIN]: reddit.url, [API_ORIGIN]: reddit.url },
         networks: { ...defaults, apps: { reddit: app } },

@@ -21,7 +21,6 @@ import { EDITABLE } from '../ui/post-state.js';
 import { networkName } from '../ui/network-name.js';
 import { browserTimeZone, formatTime, toInstant, toWallClock, zoneInWords } from '../ui/time.js';
 import { useApi } from '../ui/use-api.js';
-import { findCapabilities } from '../../../src/domain/networks/capabilities.js';
 import { PreviewCard, type NetworkRow } from './compose/preview.js';
 import { libraryOf, mediaOf } from './compose/post-files.js';
 import type { ChosenMedia } from './compose/media-field.js';
