@@ -4,27 +4,41 @@
 ARG NODE_IMAGE=node:20-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
-# better-sqlite3 is compiled where no prebuilt binary can be fetched, against the headers of the image's own Node.
-RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /herald
 COPY package.json package-lock.json ./
-RUN npm_config_nodedir="$(dirname "$(dirname "$(command -v node)")")" npm ci --no-audit --no-fund
+# No install scripts: nothing the build runs loads a native module, so every dependency is only unpacked.
+RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY generated generated
 COPY sdk/src sdk/src
 COPY scripts scripts
 COPY web web
 COPY src src
-RUN node_modules/.bin/tsx scripts/build-web.ts && node_modules/.bin/tsc -p tsconfig.build.json \
-  && npm prune --omit=dev --no-audit --no-fund
+RUN node_modules/.bin/tsx scripts/build-web.ts && node_modules/.bin/tsc -p tsconfig.build.json
+
+# What runs: production dependencies, installed apart from the build (quicker than pruning it, and kept when only
+# sources change). better-sqlite3's binary is the prebuilt one for the image's Node where one can be fetched (from
+# GitHub, or the mirror BETTER_SQLITE3_BINARY_HOST names, with the same layout); only otherwise is a compiler
+# installed and it compiled against that Node's headers. Either way it must open a database here.
+FROM ${NODE_IMAGE} AS dependencies
+ARG BETTER_SQLITE3_BINARY_HOST=
+WORKDIR /herald
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+  && if ! (cd node_modules/better-sqlite3 \
+    && npm_config_better_sqlite3_binary_host="$BETTER_SQLITE3_BINARY_HOST" ../.bin/prebuild-install); then \
+    apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/* \
+    && npm_config_nodedir="$(dirname "$(dirname "$(command -v node)")")" npm rebuild better-sqlite3; \
+  fi \
+  && node -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get()"
 
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production DATA_DIR=/data PORT=8080 WEB_APP_DIR=/herald/dist/web
 RUN groupadd --system herald && useradd --system --gid herald --home-dir /herald --shell /usr/sbin/nologin herald \
   && mkdir -p /data && chown herald:herald /data && chmod 0700 /data
 WORKDIR /herald
-COPY --from=build /herald/package.json ./
-COPY --from=build /herald/node_modules node_modules
+COPY --from=dependencies /herald/package.json ./
+COPY --from=dependencies /herald/node_modules node_modules
 COPY --from=build /herald/dist dist
 USER herald
 VOLUME /data

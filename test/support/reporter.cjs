@@ -17,7 +17,8 @@ class HeraldReporter extends Mocha.reporters.Spec {
     runner.on(EVENT_TEST_END, record);
     runner.on(EVENT_HOOK_END, record);
     runner.once(EVENT_RUN_END, () => {
-      const dir = path.resolve('test-artifacts');
+      // HERALD_TEST_ARTIFACTS: a run beside make test keeps its files apart until make test has cleared its own.
+      const dir = path.resolve(process.env.HERALD_TEST_ARTIFACTS || 'test-artifacts');
       fs.mkdirSync(dir, { recursive: true });
       const run = `${process.env.HERALD_TEST_DB || 'sqlite'}-${process.pid}`;
       const { passes, failures, pending } = runner.stats;
