@@ -3,9 +3,11 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser } from 'playwright-core';
 import { openAppBrowser, signInToApp } from '../support/app-browser.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { describeOnce } from '../support/databases.js';
 
 /** The API reference at /docs: Redoc over Herald's own OpenAPI description, loaded from Herald alone. */
-describe('the API reference at /docs', function () {
+// Redoc's page over the OpenAPI file: the same whatever the database.
+describeOnce('the API reference at /docs', function () {
   // axe walks Redoc's whole page, every operation of the API: long on a loaded machine.
   this.timeout(180_000);
   let t: TestHerald;

@@ -5,6 +5,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { ARTIFACTS, appReady, openAppBrowser } from '../support/app-browser.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { describeOnce } from '../support/databases.js';
 
 const SCREENSHOTS = path.join(ARTIFACTS, 'screenshots');
 const SIZES = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
@@ -29,7 +30,8 @@ const MAIN_PAGES = [
  * Every page of the app checked by axe-core at desktop and phone sizes, with a screenshot of each in
  * test-artifacts/screenshots/ (those in docs/ come from there); on a phone, the main pages fit its width.
  */
-describe('the web app: accessibility of every page (axe-core)', function () {
+// Layout, axe and screenshots: the same whatever the database.
+describeOnce('the web app: accessibility of every page (axe-core)', function () {
   this.timeout(120_000);
   let t: TestHerald;
   let a: SeededAccount;

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { ARTIFACTS, appReady, openAppBrowser, signInToApp } from '../support/app-browser.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { describeOnce } from '../support/databases.js';
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
@@ -20,7 +21,8 @@ function todayIn(timeZone: string): string {
  * thumbnails and its empty days that open the composer; the phone's navigation; the addresses and MCP client
  * configurations on the API keys page; the icon in the browser's tab.
  */
-describe('the web app: calendar, phone navigation, API keys and icon', function () {
+// How the calendar, the phone bar, the API keys page and the icon look: the same whatever the database.
+describeOnce('the web app: calendar, phone navigation, API keys and icon', function () {
   this.timeout(90_000);
   let t: TestHerald;
   let a: SeededAccount;
