@@ -185,6 +185,7 @@ function rateLimitError(id: unknown, error: RateLimitExceeded): JSONRPCResponse 
   };
 }
 
+/** Steps 4 to 7 of the list above, each a function of its own below. */
 function dispatch(
   rpc: RpcServers,
   tools: ReadonlyMap<ToolName, ToolDefinition>,
@@ -197,8 +198,8 @@ function dispatch(
   return async (req, res) => {
     const body: unknown = req.body;
     const batch = Array.isArray(body);
-    const messages: unknown[] = batch ? body : [body];
-    if (messages.length === 0 || !messages.every((m) => m !== null && typeof m === 'object' && !Array.isArray(m))) {
+    const messages = messagesOf(body);
+    if (!messages) {
       return sendError(
         res,
         400,
@@ -208,86 +209,134 @@ function dispatch(
     }
     const principal = res.locals.principal as Principal;
     const headerVersion = req.header('mcp-protocol-version');
+    const era = requestEra(req, res, headerVersion, batch ? undefined : messages[0]);
+    if (era === undefined) return;
+    const batchRefused = batch ? batchRefusal(headerVersion, messages) : undefined;
+    if (batchRefused) return sendError(res, 400, RpcErrorCode.InvalidRequest, batchRefused);
     const context = { principal, tools, revision: headerVersion };
-    const lone = batch ? undefined : (body as RpcMessage);
-    const loneId = lone && isRequest(lone) ? lone.id : null;
-    if (headerVersion !== undefined && !isSupportedProtocolVersion(headerVersion))
-      return sendRefusal(res, loneId, unsupportedVersion(headerVersion));
-    const era: Era = lone && isModernRequest(headerVersion, lone) ? 'modern' : 'legacy';
-    if (era === 'modern' && isRequest(lone!)) {
-      try {
-        checkModernRequest((name) => req.header(name), lone!);
-      } catch (error) {
-        if (error instanceof ModernRequestError) return sendRefusal(res, loneId, error);
-        throw error;
-      }
-    }
-    if (batch) {
-      const version = headerVersion ?? BATCH_REVISION;
-      if (version !== BATCH_REVISION) {
-        return sendError(
-          res,
-          400,
-          RpcErrorCode.InvalidRequest,
-          `JSON-RPC batches were removed from MCP in revision 2025-06-18 and this request speaks ${version}: send one message per request.`,
-        );
-      }
-      if (messages.length > MAX_BATCH_MESSAGES) {
-        return sendError(
-          res,
-          400,
-          RpcErrorCode.InvalidRequest,
-          `A batch holds at most ${MAX_BATCH_MESSAGES} messages and this one has ${messages.length}: split it, or send one message per request.`,
-        );
-      }
-      if ((messages as RpcMessage[]).some((m) => m.method === 'initialize')) {
-        return sendError(
-          res,
-          400,
-          RpcErrorCode.InvalidRequest,
-          'initialize may not be part of a JSON-RPC batch (MCP 2025-03-26 lifecycle): send it alone, then batch the rest.',
-        );
-      }
-    }
-    // Every message is charged once, requests and notifications alike, as a lone message is: the budget
-    // counts what a client sends, so twenty notifications cost the same batched or one by one.
-    const replies: JSONRPCResponse[] = [];
-    let refused: RateLimitExceeded | undefined;
-    for (const [position, message] of (messages as RpcMessage[]).entries()) {
-      if (position > 0) await new Promise((resolve) => setImmediate(resolve));
-      try {
-        setRateLimitHeaders(res, await consumeRateLimit(deps, principal, 'mcp'));
-      } catch (error) {
-        if (!(error instanceof RateLimitExceeded)) throw error;
-        setRateLimitHeaders(res, error.usage);
-        refused = error;
-        if (batch && isRequest(message)) replies.push(rateLimitError(message.id, error));
-        continue;
-      }
-      if (!isRequest(message)) continue;
-      const apps = appsDeclared(era, message, req.header('mcp-session-id'));
-      if (apps && era === 'legacy' && message.method === 'initialize') res.setHeader('Mcp-Session-Id', appsSessionId());
-      const reply = await rpc[era].receive(message as never, { ...context, apps });
-      if (reply) replies.push(reply);
-    }
+    const { replies, refused } = await runMessages(deps, rpc, req, res, { era, batch, messages, context });
     // A lone message, or a batch with nothing to answer, refused as a whole: a 429 from the error boundary.
     if (refused && replies.length === 0) throw refused;
     if (replies.length === 0) {
       res.status(202).end();
       return;
     }
-    const scope = replies
-      .map((r) => ('error' in r ? (r.error?.data as { scope?: string } | undefined)?.scope : undefined))
-      .find(Boolean);
-    if (scope) res.setHeader('WWW-Authenticate', scopeChallenge(scope));
-    const only = batch ? undefined : replies[0];
-    const error = only && 'error' in only ? only.error : undefined;
-    const malformed = error?.code === RpcErrorCode.InvalidRequest || error?.code === RpcErrorCode.ParseError;
-    // A modern server answers an unknown method with 404, which a modern client tells apart from a missing endpoint by its body.
-    const unknownMethod = era === 'modern' && error?.code === RpcErrorCode.MethodNotFound;
-    const status = scope ? 403 : malformed ? 400 : unknownMethod ? 404 : 200;
-    send(req, res, status, batch ? replies : replies[0]);
+    answer(req, res, { era, batch, replies, scopeChallenge });
   };
+}
+
+/** The body's messages, or undefined when it is not one JSON-RPC object or a non-empty array of them. */
+function messagesOf(body: unknown): RpcMessage[] | undefined {
+  const messages: unknown[] = Array.isArray(body) ? body : [body];
+  if (messages.length === 0 || !messages.every((m) => m !== null && typeof m === 'object' && !Array.isArray(m)))
+    return undefined;
+  return messages as RpcMessage[];
+}
+
+/**
+ * Step 4: the request's era, or undefined once its refusal is sent (a revision Herald does not speak, a modern
+ * request whose headers disagree with its body), carrying a lone request's id.
+ */
+function requestEra(req: Request, res: Response, headerVersion: string | undefined, lone: RpcMessage | undefined) {
+  const loneId = lone && isRequest(lone) ? lone.id : null;
+  if (headerVersion !== undefined && !isSupportedProtocolVersion(headerVersion)) {
+    sendRefusal(res, loneId, unsupportedVersion(headerVersion));
+    return undefined;
+  }
+  const era: Era = lone && isModernRequest(headerVersion, lone) ? 'modern' : 'legacy';
+  if (era === 'modern' && isRequest(lone!)) {
+    try {
+      checkModernRequest((name) => req.header(name), lone!);
+    } catch (error) {
+      if (!(error instanceof ModernRequestError)) throw error;
+      sendRefusal(res, loneId, error);
+      return undefined;
+    }
+  }
+  return era;
+}
+
+/** Step 5: why a batch is refused whole, if it is. */
+function batchRefusal(headerVersion: string | undefined, messages: RpcMessage[]): string | undefined {
+  const version = headerVersion ?? BATCH_REVISION;
+  if (version !== BATCH_REVISION)
+    return (
+      'JSON-RPC batches were removed from MCP in revision 2025-06-18 and this request speaks ' +
+      `${version}: send one message per request.`
+    );
+  if (messages.length > MAX_BATCH_MESSAGES)
+    return (
+      `A batch holds at most ${MAX_BATCH_MESSAGES} messages and this one has ${messages.length}: ` +
+      'split it, or send one message per request.'
+    );
+  if (messages.some((m) => m.method === 'initialize'))
+    return (
+      'initialize may not be part of a JSON-RPC batch (MCP 2025-03-26 lifecycle): ' +
+      'send it alone, then batch the rest.'
+    );
+  return undefined;
+}
+
+/**
+ * Steps 6 and 7: each message charged to the budgets, then each request run, one after another, yielding to the
+ * event loop between them; answers the replies and the last budget refusal.
+ */
+async function runMessages(
+  deps: DomainDeps,
+  rpc: RpcServers,
+  req: Request,
+  res: Response,
+  call: {
+    era: Era;
+    batch: boolean;
+    messages: RpcMessage[];
+    context: { principal: Principal; tools: ReadonlyMap<ToolName, ToolDefinition>; revision: string | undefined };
+  },
+): Promise<{ replies: JSONRPCResponse[]; refused: RateLimitExceeded | undefined }> {
+  const { era, batch, context } = call;
+  // Every message is charged once, requests and notifications alike, as a lone message is: the budget
+  // counts what a client sends, so twenty notifications cost the same batched or one by one.
+  const replies: JSONRPCResponse[] = [];
+  let refused: RateLimitExceeded | undefined;
+  for (const [position, message] of call.messages.entries()) {
+    if (position > 0) await new Promise((resolve) => setImmediate(resolve));
+    try {
+      setRateLimitHeaders(res, await consumeRateLimit(deps, context.principal, 'mcp'));
+    } catch (error) {
+      if (!(error instanceof RateLimitExceeded)) throw error;
+      setRateLimitHeaders(res, error.usage);
+      refused = error;
+      if (batch && isRequest(message)) replies.push(rateLimitError(message.id, error));
+      continue;
+    }
+    if (!isRequest(message)) continue;
+    const apps = appsDeclared(era, message, req.header('mcp-session-id'));
+    if (apps && era === 'legacy' && message.method === 'initialize') res.setHeader('Mcp-Session-Id', appsSessionId());
+    const reply = await rpc[era].receive(message as never, { ...context, apps });
+    if (reply) replies.push(reply);
+  }
+  return { replies, refused };
+}
+
+/** Step 7's answer: its status from the replies (a missing scope, a malformed request, an unknown method). */
+function answer(
+  req: Request,
+  res: Response,
+  reply: { era: Era; batch: boolean; replies: JSONRPCResponse[]; scopeChallenge: (scope: string) => string },
+): void {
+  const { era, batch, replies } = reply;
+  const scope = replies
+    .map((r) => ('error' in r ? (r.error?.data as { scope?: string } | undefined)?.scope : undefined))
+    .find(Boolean);
+  if (scope) res.setHeader('WWW-Authenticate', reply.scopeChallenge(scope));
+  const only = batch ? undefined : replies[0];
+  const error = only && 'error' in only ? only.error : undefined;
+  const malformed = error?.code === RpcErrorCode.InvalidRequest || error?.code === RpcErrorCode.ParseError;
+  // A modern server answers an unknown method with 404, which a modern client tells apart from a missing endpoint
+  // by its body.
+  const unknownMethod = era === 'modern' && error?.code === RpcErrorCode.MethodNotFound;
+  const status = scope ? 403 : malformed ? 400 : unknownMethod ? 404 : 200;
+  send(req, res, status, batch ? replies : replies[0]);
 }
 
 /** JSON, or one SSE event for a client whose Accept allows only text/event-stream. */

@@ -3,7 +3,8 @@
  * the media check, the log), the clock, and the helpers every step applies the same way:
  * - a failure a connector did not classify is an unknown outcome (it may have struck after the network
  *   acted), stored with a message fit for the post's page; the exception itself goes to the log only;
- * - a token refresh goes through the connector's hook, and a connector without one cannot refresh;
+ * - a token refresh goes through the connector's hook, and a connector without one cannot refresh; a network
+ *   refusing it is logged as a warning with its words, anything else as an error with its stack;
  * - while a network call is in flight its lease is renewed every third of leaseMs, so a slow network is
  *   not mistaken for a dead worker; a renewal that finds the claim lost stops renewing.
  */
@@ -154,7 +155,14 @@ export class WorkerRuntime {
       await network.refresh(ref);
       return true;
     } catch (error) {
-      this.ctx.logger.error('refreshing a channel connection failed', error);
+      // A network's refusal is its answer, not a fault of ours: one line with its words, which carry no token.
+      if (error instanceof NetworkError)
+        this.ctx.logger.warn('a network refused to renew a channel connection', {
+          channelId: ref.id,
+          network: ref.network,
+          reason: error.message,
+        });
+      else this.ctx.logger.error('refreshing a channel connection failed', error);
       return false;
     }
   }

@@ -71,16 +71,7 @@ export function restRouter(options: RestRouterOptions): express.Router {
 
   router.use(options.bodies.json({ limit: deps.config.maxBodyBytes }));
 
-  router.use(
-    ...(OpenApiValidator.middleware({
-      apiSpec: structuredClone(openapiDocument) as never,
-      validateRequests: { allowUnknownQueryParameters: false, coerceTypes: true },
-      validateResponses: options.validateResponses ? { removeAdditional: false } : false,
-      validateSecurity: false,
-      validateFormats: true,
-      ignoreUndocumented: false,
-    }) as RequestHandler[]),
-  );
+  router.use(...openApiValidator(options.validateResponses));
 
   for (const route of restRoutes) {
     router[route.method](route.expressPath, async (req: Request, res: Response) => {
@@ -109,6 +100,29 @@ export function restRouter(options: RestRouterOptions): express.Router {
     });
   }
   return router;
+}
+
+const validators = new Map<boolean, RequestHandler[]>();
+
+/**
+ * The validator depends on nothing but openapi/ and whether responses are checked too, so it is made once per
+ * process: compiling its schemas took 0.3-1 s of CPU, paid again by every app a process starts (the test suite
+ * starts hundreds).
+ */
+function openApiValidator(validateResponses: boolean): RequestHandler[] {
+  let made = validators.get(validateResponses);
+  if (!made) {
+    made = OpenApiValidator.middleware({
+      apiSpec: structuredClone(openapiDocument) as never,
+      validateRequests: { allowUnknownQueryParameters: false, coerceTypes: true },
+      validateResponses: validateResponses ? { removeAdditional: false } : false,
+      validateSecurity: false,
+      validateFormats: true,
+      ignoreUndocumented: false,
+    }) as RequestHandler[];
+    validators.set(validateResponses, made);
+  }
+  return made;
 }
 
 /**

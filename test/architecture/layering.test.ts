@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { moduleGraph, type Edge, type ModuleGraph } from './module-graph.js';
+import { describeOnce } from '../support/databases.js';
 
 /**
  * A layer holds files (a folder ending in '/' holds everything under it) and names what they may import: other
@@ -136,7 +137,8 @@ function violations(graph: ModuleGraph, files: string[], layers: Record<string, 
   return offenders;
 }
 
-describe('layering (ARCHITECTURE.md): an allow-list per layer over the module graph', () => {
+// The module graph of the source: no database involved.
+describeOnce('layering (ARCHITECTURE.md): an allow-list per layer over the module graph', () => {
   const server = moduleGraph('tsconfig.json');
   const app = moduleGraph('web/tsconfig.json');
 
@@ -181,7 +183,8 @@ describe('layering (ARCHITECTURE.md): an allow-list per layer over the module gr
   });
 });
 
-describe('the layering check sees every form of import (fixtures in test/architecture/fixtures)', () => {
+// Fixtures of the layering check: no database involved.
+describeOnce('the layering check sees every form of import (fixtures in test/architecture/fixtures)', () => {
   const root = 'test/architecture/fixtures';
   const layers: Record<string, Layer> = {
     surface: { holds: [`${root}/surface/`], may: ['rule'] },

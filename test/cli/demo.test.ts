@@ -9,7 +9,8 @@ import { createRepositories } from '../../src/db/repositories/index.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { startHerald } from '../../src/server.js';
-import { freshDatabase, startTestHerald, TEST_DB, type TestHerald } from '../support/herald.js';
+import { itOn } from '../support/databases.js';
+import { freshDatabase, startTestHerald, type TestHerald } from '../support/herald.js';
 
 describe('the demo account make run creates', () => {
   let t: TestHerald;
@@ -81,8 +82,8 @@ describe('the demo account when several instances start together on an empty dat
 
   // SQLite waits for its write lock synchronously, so instances in one process would wait on each other's event
   // loop, not on the database: on SQLite the processes below race instead, and this one is not registered.
-  const onPostgres = (title: string, test: Mocha.AsyncFunc) => TEST_DB === 'postgres' && it(title, test);
-  onPostgres(
+  itOn(
+    'postgres',
     'is created exactly once, and every instance starts (instances racing in one process, Postgres)',
     async function () {
       this.timeout(120_000);

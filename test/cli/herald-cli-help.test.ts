@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
-import { futureIso, freshDatabase, startTestHerald, TEST_DB, type TestHerald } from '../support/herald.js';
+import { describeOnce, itOn } from '../support/databases.js';
+import { futureIso, freshDatabase, startTestHerald, type TestHerald } from '../support/herald.js';
 
 const run = promisify(execFile);
 
@@ -24,7 +25,8 @@ async function herald(env: NodeJS.ProcessEnv, ...args: string[]): Promise<Ran> {
   }
 }
 
-describe('the herald CLI tells how it is used', function () {
+// Help text and usage errors: the same whatever the database.
+describeOnce('the herald CLI tells how it is used', function () {
   // Each command is a fresh Node process compiling TypeScript through tsx: slow on a loaded machine.
   this.timeout(180_000);
 
@@ -231,8 +233,7 @@ describe('herald status', function () {
   });
 
   // A database file that is not there yet is SQLite's case; on the Postgres run this one is not registered.
-  const onSqlite = (title: string, test: Mocha.AsyncFunc) => TEST_DB === 'sqlite' && it(title, test);
-  onSqlite('says when nothing answers at the address and the database file is not there yet', async () => {
+  itOn('sqlite', 'says when nothing answers at the address and the database file is not there yet', async () => {
     const empty = await freshDatabase();
     try {
       const ran = await herald(
@@ -256,7 +257,8 @@ describe('herald status', function () {
   });
 });
 
-describe('herald serve on a port already taken', function () {
+// A port already taken is told before the database is opened: the same whatever the database.
+describeOnce('herald serve on a port already taken', function () {
   this.timeout(180_000);
   let t: TestHerald;
   before(async () => {

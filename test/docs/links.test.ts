@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { describeOnce } from '../support/databases.js';
 
 const ROOT = process.cwd();
 const README_LIMIT_BYTES = 25_000;
@@ -48,7 +49,8 @@ function isRelative(target: string): boolean {
   return !/^[a-z][a-z0-9+.-]*:/i.test(target) && !target.startsWith('//') && !target.includes('{');
 }
 
-describe('README and docs/', () => {
+// Files of the checkout: no database involved.
+describeOnce('README and docs/', () => {
   it('keeps README.md under 25,000 bytes', () => {
     const size = fs.statSync(path.join(ROOT, 'README.md')).size;
     assert.ok(size < README_LIMIT_BYTES, `README.md is ${size} bytes: move reference material into docs/`);

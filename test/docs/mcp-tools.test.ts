@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { MCP_REFERENCE_FILE, mcpToolsReference } from '../../scripts/generate/mcp-reference.js';
+import { describeOnce } from '../support/databases.js';
 
-describe('docs/mcp-tools.md, the MCP tools reference', () => {
+// Files of the checkout: no database involved.
+describeOnce('docs/mcp-tools.md, the MCP tools reference', () => {
   it('is what make generate writes from jsonrpc-schemas/, one section per tool', () => {
     const written = fs.readFileSync(MCP_REFERENCE_FILE, 'utf8');
     assert.equal(written, mcpToolsReference(process.cwd()), 'run make generate and commit docs/mcp-tools.md');

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { describeOnce } from '../support/databases.js';
 
 const run = promisify(execFile);
 
@@ -21,7 +22,8 @@ function shellBlock(page: string, marker: string): string {
   return block;
 }
 
-describe('the shell examples of the documentation', function () {
+// The docs' examples as written: their requests are tested on both databases in test/rest.
+describeOnce('the shell examples of the documentation', function () {
   this.timeout(60_000);
   let t: TestHerald;
   let a: SeededAccount;

@@ -5,11 +5,13 @@ import type { Browser, Page } from 'playwright-core';
 import { ARTIFACTS, appReady, openAppBrowser, signInToApp } from '../support/app-browser.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { madeUpHistory, type History } from './fixture.js';
+import { describeOnce } from '../support/databases.js';
 
 const PERIOD = 'from=2026-03-01&to=2026-03-28';
 
 /** The Insights page in Chromium: the numbers REST answers for the same period, axe clean, usable on a phone. */
-describe('the web app: Insights (Chromium)', function () {
+// The page in the browser; the reports it shows are tested on both databases in insights-rest.test.ts.
+describeOnce('the web app: Insights (Chromium)', function () {
   this.timeout(180_000);
   let t: TestHerald;
   let a: SeededAccount;

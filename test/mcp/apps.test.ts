@@ -14,6 +14,7 @@ import { launchChromium } from '../support/chromium.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { connectClient, startHost, type AppsClient, type ClientKind, type Host } from './apps-support.js';
 import { rpc } from './support.js';
+import { describeOnce } from '../support/databases.js';
 
 const PREVIEW_URI = 'ui://herald/post-preview';
 const CALENDAR_URI = 'ui://herald/week-calendar';
@@ -263,7 +264,8 @@ describe(`MCP Apps: which clients get the views (${TEST_DB})`, function () {
   });
 });
 
-describe(`MCP Apps views in Chromium (${TEST_DB})`, function () {
+// The views in the browser; the data they are given is tested on both databases above.
+describeOnce(`MCP Apps views in Chromium (${TEST_DB})`, function () {
   this.timeout(60_000);
   let h: TestHerald;
   let account: SeededAccount;

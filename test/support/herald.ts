@@ -16,9 +16,10 @@ import * as provisioning from '../../src/domain/provisioning.js';
 import type { Scope } from '../../src/domain/principal.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { startHerald, type Herald } from '../../src/server.js';
+import { TEST_DB } from './databases.js';
 import { dropLater } from './dropping.js';
 
-export const TEST_DB = process.env.HERALD_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
+export { TEST_DB };
 
 export interface SeededAccount {
   accountId: string;

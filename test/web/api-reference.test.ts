@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { appSuite, axeViolations } from '../support/app-browser.js';
 import type { TestHerald } from '../support/herald.js';
+import { describeOnce } from '../support/databases.js';
 
 /** The API reference at /docs: Redoc over Herald's own OpenAPI description, loaded from Herald alone. */
-describe('the API reference at /docs', function () {
+// Redoc's page over the OpenAPI file: the same whatever the database.
+describeOnce('the API reference at /docs', function () {
   // axe walks Redoc's whole page, every operation of the API: long on a loaded machine.
   this.timeout(300_000);
   let t: TestHerald;

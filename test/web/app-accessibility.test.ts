@@ -3,6 +3,8 @@ import type { Page } from 'playwright-core';
 import { authorizeUrl, pkcePair, REDIRECT_URI, registerClient } from '../oauth/support.js';
 import { appReady, appSuite, axeViolations, screenshot, SIZES } from '../support/app-browser.js';
 import type { SeededAccount, TestHerald } from '../support/herald.js';
+import { describeOnce } from '../support/databases.js';
+
 /** The pages a person works in every day: on a phone none may scroll sideways. */
 const MAIN_PAGES = [
   'posts',
@@ -25,7 +27,8 @@ const MAIN_PAGES = [
  * Every page of the app checked by axe-core at desktop and phone sizes, with a screenshot of each in
  * test-artifacts/screenshots/ (those in docs/ come from there); on a phone, the main pages fit its width.
  */
-describe('the web app: accessibility of every page (axe-core)', function () {
+// Layout, axe and screenshots: the same whatever the database.
+describeOnce('the web app: accessibility of every page (axe-core)', function () {
   // Some 24 pages at each size, each walked by axe: long on a loaded machine.
   this.timeout(300_000);
   let t: TestHerald;

@@ -4,6 +4,7 @@ import * as provisioning from '../../src/domain/provisioning.js';
 import { TINY_PNG } from '../media/fixtures.js';
 import { appReady, appSuite } from '../support/app-browser.js';
 import { TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { describeOnce } from '../support/databases.js';
 
 /**
  * The composer keeps what a person wrote: through a reload, a visit to another page and a session that ended, and
@@ -11,7 +12,8 @@ import { TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.
  * the chosen networks and the browser are; a channel connected from the app takes the browser's zone; the post
  * page shows the media saved.
  */
-describe(`the web app: the composer's drafts, versions and zones (${TEST_DB})`, function () {
+// The app in the browser; the REST calls it makes are tested on both databases (test/rest and beside it).
+describeOnce(`the web app: the composer's drafts, versions and zones (${TEST_DB})`, function () {
   this.timeout(60_000);
   let t: TestHerald;
   let a: SeededAccount;

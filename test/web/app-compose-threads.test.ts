@@ -4,9 +4,11 @@ import * as provisioning from '../../src/domain/provisioning.js';
 import { testWorker } from '../publishing/support.js';
 import { appReady, appSuite, signInToApp } from '../support/app-browser.js';
 import { TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { describeOnce } from '../support/databases.js';
 
 /** The composer's thread (issue 33) in a real headless Chromium, against a real Herald and database. */
-describe(`the web app: a thread in the composer (${TEST_DB})`, function () {
+// The app in the browser; the REST calls it makes are tested on both databases (test/rest and beside it).
+describeOnce(`the web app: a thread in the composer (${TEST_DB})`, function () {
   this.timeout(60_000);
   let t: TestHerald;
   let a: SeededAccount;

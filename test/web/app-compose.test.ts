@@ -5,11 +5,14 @@ import { TINY_PNG } from '../media/fixtures.js';
 import { pinClock } from '../publishing/support.js';
 import { appReady, appSuite, axeViolations, screenshot, signInToApp } from '../support/app-browser.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { describeOnce } from '../support/databases.js';
 
 const SIZES = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } } as const;
 
 /** The composer of the single-page app in a real headless Chromium, against a real Herald and database. */
-describe(`the web app: compose (${TEST_DB})`, function () {
+// The composer in the browser; the posts it saves are tested on both databases in test/rest, and the AI helpers'
+// charge to the account's write budget in test/rest/app-budgets.test.ts.
+describeOnce(`the web app: compose (${TEST_DB})`, function () {
   this.timeout(60_000);
   let t: TestHerald;
   let a: SeededAccount;

@@ -4,9 +4,11 @@ import { appReady, appSuite, screenshot, signInToApp } from '../support/app-brow
 import { cannotTellNetworks, dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
 import type { SeededAccount, TestHerald } from '../support/herald.js';
 import { insertLivePost } from '../support/posts.js';
+import { describeOnce } from '../support/databases.js';
 
 /** The post page and the calendar of the web app, in a real headless Chromium against a real Herald. */
-describe("the web app: a post's page and the calendar", function () {
+// The app in the browser; the REST calls it makes are tested on both databases (test/rest and beside it).
+describeOnce("the web app: a post's page and the calendar", function () {
   this.timeout(90_000);
   let t: TestHerald;
   let a: SeededAccount;

@@ -4,13 +4,15 @@ import { TINY_PNG } from '../media/fixtures.js';
 import { testWorker } from '../publishing/support.js';
 import { appReady, appSuite, axeViolations, screenshot } from '../support/app-browser.js';
 import { TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { describeOnce } from '../support/databases.js';
 
 /**
  * A post's life in the web app, in a real headless Chromium against a real Herald: edited, rescheduled, deleted
  * and duplicated from its page; the composer's button naming what it does; every post a save made listed; the
  * post page following the post out without a reload.
  */
-describe(`the web app: a post's life (${TEST_DB})`, function () {
+// The app in the browser; the REST calls it makes are tested on both databases (test/rest and beside it).
+describeOnce(`the web app: a post's life (${TEST_DB})`, function () {
   this.timeout(90_000);
   let t: TestHerald;
   let a: SeededAccount;

@@ -4,9 +4,11 @@ import { appReady, appSuite, signInToApp } from '../support/app-browser.js';
 import { testWorker } from '../publishing/support.js';
 import { futureIso, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { serveMediaFiles } from '../support/media-files.js';
+import { describeOnce } from '../support/databases.js';
 
 /** A post the rehearsal before its time found at risk, as the app shows it, in a real headless Chromium. */
-describe('the web app: a post at risk', function () {
+// The app in the browser; the REST calls it makes are tested on both databases (test/rest and beside it).
+describeOnce('the web app: a post at risk', function () {
   this.timeout(90_000);
   let t: TestHerald;
   let a: SeededAccount;

@@ -2,9 +2,11 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { appReady, appSuite, signInToApp } from '../support/app-browser.js';
 import type { SeededAccount, TestHerald } from '../support/herald.js';
+import { describeOnce } from '../support/databases.js';
 
 /** The posts list in a real Chromium on a real Herald: several posts labelled, moved and deleted at once. */
-describe('the web app: posts selected together', function () {
+// The app in the browser; the REST calls it makes are tested on both databases (test/rest and beside it).
+describeOnce('the web app: posts selected together', function () {
   this.timeout(60_000);
   let t: TestHerald;
   let a: SeededAccount;

@@ -6,11 +6,13 @@ import { appReady, appSuite, screenshot, signInToApp } from '../support/app-brow
 import * as provisioning from '../../src/domain/provisioning.js';
 import type { SeededAccount, TestHerald } from '../support/herald.js';
 import { authorizeUrl, FormUser, pkcePair, REDIRECT_URI, registerClient, tokenRequest } from '../oauth/support.js';
+import { describeOnce } from '../support/databases.js';
 
 const run = promisify(execFile);
 
 /** The app's Settings pages in a real headless Chromium, against a real Herald on loopback. */
-describe('the web app: Settings (workspace, members, API keys, connected apps, webhooks)', function () {
+// The app in the browser; the REST calls it makes are tested on both databases (test/rest and beside it).
+describeOnce('the web app: Settings (workspace, members, API keys, connected apps, webhooks)', function () {
   this.timeout(60_000);
   let t: TestHerald;
   let a: SeededAccount;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { appReady, appSuite, axeViolations, screenshot } from '../support/app-browser.js';
 import type { SeededAccount, TestHerald } from '../support/herald.js';
+import { describeOnce } from '../support/databases.js';
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
@@ -18,7 +19,8 @@ function todayIn(timeZone: string): string {
  * thumbnails and its empty days that open the composer; the phone's navigation; the addresses and MCP client
  * configurations on the API keys page; the icon in the browser's tab.
  */
-describe('the web app: calendar, phone navigation, API keys and icon', function () {
+// How the calendar, the phone bar, the API keys page and the icon look: the same whatever the database.
+describeOnce('the web app: calendar, phone navigation, API keys and icon', function () {
   this.timeout(90_000);
   let t: TestHerald;
   let a: SeededAccount;

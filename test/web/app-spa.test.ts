@@ -3,9 +3,12 @@ import type { Page } from 'playwright-core';
 import { appReady, appSuite, signInToApp } from '../support/app-browser.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { authorizeUrl, pkcePair, REDIRECT_URI, registerClient } from '../oauth/support.js';
+import { describeOnce } from '../support/databases.js';
 
 /** The single-page app's frame: how it is served, how its calls to REST are signed in, and its own budget. */
-describe('the web app: serving the single-page app and its REST calls', function () {
+// The app's page in the browser; sessions are tested on both databases in test/oauth and test/security, and the
+// person's own budget in test/rest/app-budgets.test.ts.
+describeOnce('the web app: serving the single-page app and its REST calls', function () {
   this.timeout(60_000);
   let t: TestHerald;
   let a: SeededAccount;

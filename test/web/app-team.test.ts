@@ -6,9 +6,11 @@ import { startFakeAppView } from '../support/fake-bluesky-appview.js';
 import { startFakeMastodon } from '../support/fake-mastodon.js';
 import { testWorker } from '../publishing/support.js';
 import type { SeededAccount, TestHerald } from '../support/herald.js';
+import { describeOnce } from '../support/databases.js';
 
 /** The team's pages of the web app (approvals, a channel's queue, the channels) in a real Chromium on a real Herald. */
-describe('the web app: approvals, queues and channels', function () {
+// The app in the browser; the REST calls it makes are tested on both databases (test/rest and beside it).
+describeOnce('the web app: approvals, queues and channels', function () {
   this.timeout(60_000);
   let t: TestHerald;
   let a: SeededAccount;

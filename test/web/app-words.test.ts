@@ -4,6 +4,7 @@ import { fieldLabel, inPeoplesWords, problemInPeoplesWords } from '../../web/src
 import type { ApiError } from '../../web/src/api.js';
 import { appReady, appSuite } from '../support/app-browser.js';
 import { TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { describeOnce } from '../support/databases.js';
 
 /** What a person reads must not be the API's: its field names, request flags, validator phrases, ISO times or ids. */
 const ISO_TIME = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
@@ -39,7 +40,8 @@ function assertPeoplesWords(text: string, where: string): void {
  * The app in people's words, in a real Chromium on a real Herald: every page walked with data on it; a post's
  * history told as sentences; the server's refusals said as people say them, beside the field they concern.
  */
-describe(`the web app: people's words everywhere (${TEST_DB})`, function () {
+// The app's words in the browser: the same whatever the database.
+describeOnce(`the web app: people's words everywhere (${TEST_DB})`, function () {
   this.timeout(120_000);
   let t: TestHerald;
   let a: SeededAccount;
