@@ -17,6 +17,7 @@ import * as oneDueIndex from './022_one_due_index.js';
 import * as postRisk from './023_post_risk.js';
 import * as threads from './024_threads.js';
 import * as insightsSamples from './025_insights_samples.js';
+import * as insightsspeedRollups from './026_insightsspeed_rollups.js';
 
 type Migration = { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> };
 
@@ -40,6 +41,7 @@ const migrations: Record<string, Migration> = {
   '023_post_risk': postRisk,
   '024_threads': threads,
   '025_insights_samples': insightsSamples,
+  '026_insightsspeed_rollups': insightsspeedRollups,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

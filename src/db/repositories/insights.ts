@@ -1,4 +1,4 @@
-import type { Db } from '../connection.js';
+import { isPostgres, type Db } from '../connection.js';
 import { insertRows, json } from './rows.js';
 
 /** One post's counters as a sync saw them. */
@@ -31,6 +31,33 @@ export interface InsightPostRecord {
   publishedAt: number;
   metrics: Record<string, number>;
   labelIds: string[];
+}
+
+/** A channel's published posts of one UTC hour (`hour`: epoch ms / 3,600,000), summed (migration 026). */
+export interface InsightHourRecord {
+  channelId: string;
+  hour: number;
+  posts: number;
+  engagement: number;
+  reach: number | null;
+  engagedWithReach: number;
+  topEngagement: number;
+  counters: Record<string, number>;
+}
+
+/** An hour of a channel whose posts changed since it was last counted. */
+export interface DirtyHourRecord {
+  id: number;
+  channelId: string;
+  hour: number;
+}
+
+/** A published post's figures as the rollup counts them. */
+export interface CountedPostRecord {
+  channelId: string;
+  network: string;
+  publishedAt: number;
+  metrics: Record<string, number>;
 }
 
 const HOUR_MS = 3_600_000;
@@ -149,14 +176,46 @@ export class InsightsRepository {
     labelIds: readonly string[] | null,
   ): Promise<InsightPostRecord[]> {
     if (channelIds.length === 0) return [];
-    const query = this.db('posts')
+    const query = this.publishedQuery(accountId)
+      .whereIn('posts.channel_id', channelIds)
+      .where('posts.published_at', '>=', from)
+      .where('posts.published_at', '<', to);
+    if (labelIds) query.whereIn('posts.id', this.db('post_labels').whereIn('label_id', labelIds).select('post_id'));
+    return this.insightPosts(query);
+  }
+
+  /** The published posts of these channels' hours, oldest first (the hours that may hold a period's top posts). */
+  async publishedInHours(
+    accountId: string,
+    hours: readonly { channelId: string; hour: number }[],
+  ): Promise<InsightPostRecord[]> {
+    const found: InsightPostRecord[] = [];
+    for (let i = 0; i < hours.length; i += CHUNK) {
+      const query = this.publishedQuery(accountId).where((any) => {
+        for (const { channelId, hour } of hours.slice(i, i + CHUNK)) {
+          any.orWhere((one) =>
+            one
+              .where('posts.channel_id', channelId)
+              .where('posts.published_at', '>=', hour * HOUR_MS)
+              .where('posts.published_at', '<', (hour + 1) * HOUR_MS),
+          );
+        }
+      });
+      found.push(...(await this.insightPosts(query)));
+    }
+    return found.sort((a, b) => a.publishedAt - b.publishedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  private publishedQuery(accountId: string) {
+    return this.db('posts')
       .join('channels', 'channels.id', 'posts.channel_id')
       .where('posts.account_id', accountId)
-      .whereIn('posts.channel_id', channelIds)
       .where((q) => q.where('posts.status', 'published').orWhere('posts.is_live', true))
-      .whereNotNull('posts.published_at')
-      .where('posts.published_at', '>=', from)
-      .where('posts.published_at', '<', to)
+      .whereNotNull('posts.published_at');
+  }
+
+  private async insightPosts(query: ReturnType<InsightsRepository['publishedQuery']>): Promise<InsightPostRecord[]> {
+    const rows = await query
       .select(
         'posts.id',
         'posts.channel_id',
@@ -170,8 +229,6 @@ export class InsightsRepository {
       )
       .orderBy('posts.published_at')
       .orderBy('posts.id');
-    if (labelIds) query.whereIn('posts.id', this.db('post_labels').whereIn('label_id', labelIds).select('post_id'));
-    const rows = await query;
     const labels = new Map<string, string[]>();
     const ids = rows.map((r: any) => r.id as string);
     for (let i = 0; i < ids.length; i += CHUNK) {
@@ -193,6 +250,110 @@ export class InsightsRepository {
       metrics: json<Record<string, number>>(r.metrics, {}) ?? {},
       labelIds: (labels.get(r.id) ?? []).sort(),
     }));
+  }
+
+  /** The rollup's hours of these channels in [fromHour, toHour), by channel and hour. */
+  async hours(
+    accountId: string,
+    channelIds: readonly string[],
+    fromHour: number,
+    toHour: number,
+  ): Promise<InsightHourRecord[]> {
+    if (channelIds.length === 0) return [];
+    const rows = await this.db('insight_hours')
+      .where({ account_id: accountId })
+      .whereIn('channel_id', channelIds)
+      .where('hour', '>=', fromHour)
+      .where('hour', '<', toHour)
+      .orderBy(['channel_id', 'hour']);
+    return rows.map((r: any) => ({
+      channelId: r.channel_id,
+      hour: Number(r.hour),
+      posts: Number(r.posts),
+      engagement: Number(r.engagement),
+      reach: r.reach === null ? null : Number(r.reach),
+      engagedWithReach: Number(r.engaged_with_reach),
+      topEngagement: Number(r.top_engagement),
+      counters: json<Record<string, number>>(r.counters, {}),
+    }));
+  }
+
+  async hasDirtyHours(): Promise<boolean> {
+    return (await this.db('insight_dirty').select('id').first()) !== undefined;
+  }
+
+  /**
+   * The oldest hours noted as changed, up to `limit`, claimed by the caller's transaction: on Postgres a refresher
+   * waits for the one before it, so an hour is never written back from posts read before a later count committed.
+   */
+  async claimDirtyHours(limit: number): Promise<DirtyHourRecord[]> {
+    if (isPostgres(this.db)) await this.db.raw("SELECT pg_advisory_xact_lock(hashtext('herald_insight_hours'))");
+    const rows = await this.db('insight_dirty').select('id', 'channel_id', 'hour').orderBy('id').limit(limit);
+    return rows.map((r: any) => ({ id: Number(r.id), channelId: r.channel_id, hour: Number(r.hour) }));
+  }
+
+  /** The published posts of a channel in hours [fromHour, toHour), with its account and network. */
+  async countedPosts(
+    channelId: string,
+    fromHour: number,
+    toHour: number,
+  ): Promise<{ accountId: string; posts: CountedPostRecord[] } | undefined> {
+    const channel = await this.db('channels').where({ id: channelId }).select('account_id', 'network').first();
+    if (!channel) return undefined;
+    const rows = await this.db('posts')
+      .where({ channel_id: channelId })
+      .where((q) => q.where('status', 'published').orWhere('is_live', true))
+      .where('published_at', '>=', fromHour * HOUR_MS)
+      .where('published_at', '<', toHour * HOUR_MS)
+      .select('published_at', 'metrics');
+    return {
+      accountId: channel.account_id,
+      posts: rows.map((r: any) => ({
+        channelId,
+        network: channel.network,
+        publishedAt: Number(r.published_at),
+        metrics: json<Record<string, number>>(r.metrics, {}) ?? {},
+      })),
+    };
+  }
+
+  /** Replaces the rollup of a channel's hours [fromHour, toHour) with `hours` (those that have posts). */
+  async writeHours(
+    accountId: string,
+    channelId: string,
+    fromHour: number,
+    toHour: number,
+    hours: readonly InsightHourRecord[],
+  ): Promise<void> {
+    await this.db('insight_hours')
+      .where({ channel_id: channelId })
+      .where('hour', '>=', fromHour)
+      .where('hour', '<', toHour)
+      .del();
+    for (let i = 0; i < hours.length; i += CHUNK) {
+      await insertRows(
+        this.db,
+        'insight_hours',
+        hours.slice(i, i + CHUNK).map((h) => ({
+          channel_id: h.channelId,
+          hour: h.hour,
+          account_id: accountId,
+          posts: h.posts,
+          engagement: h.engagement,
+          reach: h.reach,
+          engaged_with_reach: h.engagedWithReach,
+          top_engagement: h.topEngagement,
+          counters: JSON.stringify(h.counters),
+        })),
+      );
+    }
+  }
+
+  async clearDirtyHours(ids: readonly number[]): Promise<void> {
+    for (let i = 0; i < ids.length; i += CHUNK)
+      await this.db('insight_dirty')
+        .whereIn('id', ids.slice(i, i + CHUNK))
+        .del();
   }
 
   /**

@@ -14,7 +14,7 @@
  */
 import type { components, operations } from '../../../generated/rest/openapi-types.js';
 import type { ChannelRecord } from '../../db/repositories/channels.js';
-import type { InsightPostRecord } from '../../db/repositories/insights.js';
+import type { InsightHourRecord, InsightPostRecord } from '../../db/repositories/insights.js';
 import type { LabelRecord } from '../../db/repositories/labels.js';
 import type { DomainDeps } from '../deps.js';
 import { NotFoundError, ValidationError } from '../errors.js';
@@ -23,6 +23,7 @@ import type { Principal } from '../principal.js';
 import { localDateOf, localTimeOf, weekday } from '../zoned-time.js';
 import { engagementOf, reachOf } from './counters.js';
 import { parsePeriod, periodView, previousPeriod, type Period } from './insights-period.js';
+import { HOUR_MS, refreshRollups, topPostHours, zonedHours } from './rollups.js';
 
 export type InsightsReport = components['schemas']['InsightsReport'];
 export type InsightTotals = components['schemas']['InsightTotals'];
@@ -179,29 +180,20 @@ export async function insightsReport(
   return reportFor(deps, scope, period);
 }
 
-export async function reportFor(deps: DomainDeps, scope: InsightsScope, period: Period): Promise<InsightsReport> {
-  const before = previousPeriod(period);
+/** What a period adds up to, grouped every way the report shows it. */
+interface PeriodFigures {
+  totals: InsightTotals;
+  byNetwork: Map<string, InsightTotals>;
+  byChannel: Map<string, InsightTotals>;
+  cells: InsightsReport['byWeekdayHour'];
+  topPosts: InsightPost[];
+}
+
+/** A period's figures from its posts, one by one. */
+async function figuresFromPosts(deps: DomainDeps, scope: InsightsScope, period: Period): Promise<PeriodFigures> {
   const posts = await postsIn(deps, scope, period);
-  const previousPosts = await postsIn(deps, scope, before);
-  const totals = totalsOf(posts);
-  const previousTotals = totalsOf(previousPosts);
-  const channelIds = scope.channels.map((c) => c.id);
-  const audience = await deps.repos.insights.audienceSamples(scope.accountId, channelIds, period.start, period.end);
-  const audienceBefore = new Map(
-    (await deps.repos.insights.audienceBefore(scope.accountId, channelIds, period.start)).map((s) => [
-      s.channelId,
-      s.followers,
-    ]),
-  );
-  const audienceOf = grouped(audience, (s) => [s.channelId]);
-  const byNetwork = grouped(posts, (p) => [p.network]);
-  const byChannel = grouped(posts, (p) => [p.channelId]);
-  const byLabel = grouped(posts, (p) => p.labelIds);
   const zones = new Map(scope.channels.map((c) => [c.id, c.timezone]));
-  const cells = new Map<
-    string,
-    { weekday: number; hour: number; posts: number; engagement: number; reach: number | null }
-  >();
+  const cells = new Map<string, InsightsReport['byWeekdayHour'][number]>();
   for (const post of posts) {
     const zone = zones.get(post.channelId) ?? 'UTC';
     const day = weekday(localDateOf(post.publishedAt, zone));
@@ -213,6 +205,112 @@ export async function reportFor(deps: DomainDeps, scope: InsightsScope, period: 
     if (seen !== null) cell.reach = (cell.reach ?? 0) + seen;
     cells.set(`${day}:${hour}`, cell);
   }
+  const totalsBy = (key: (p: InsightPostRecord) => string) =>
+    new Map([...grouped(posts, (p) => [key(p)])].map(([k, list]) => [k, totalsOf(list)]));
+  return {
+    totals: totalsOf(posts),
+    byNetwork: totalsBy((p) => p.network),
+    byChannel: totalsBy((p) => p.channelId),
+    cells: [...cells.values()],
+    topPosts: topPosts(posts, scope.channels),
+  };
+}
+
+/**
+ * A period's figures from the hourly rollup (rollups.ts), the same a count of its posts gives; undefined where
+ * the rollup cannot tell them exactly (a label filter, an edge or a zone off the whole hour).
+ */
+async function figuresFromHours(
+  deps: DomainDeps,
+  scope: InsightsScope,
+  period: Period,
+): Promise<PeriodFigures | undefined> {
+  if (scope.labelIds || period.start % HOUR_MS !== 0 || period.end % HOUR_MS !== 0) return undefined;
+  const channelIds = scope.channels.map((c) => c.id);
+  const hours = await deps.repos.insights.hours(
+    scope.accountId,
+    channelIds,
+    period.start / HOUR_MS,
+    period.end / HOUR_MS,
+  );
+  const channels = new Map(scope.channels.map((c) => [c.id, c]));
+  const zoned = new Map<string, ReturnType<typeof zonedHours>>();
+  const cells = new Map<string, InsightsReport['byWeekdayHour'][number]>();
+  for (const sum of hours) {
+    const zone = channels.get(sum.channelId)?.timezone ?? 'UTC';
+    let local = zoned.get(zone);
+    if (!local) zoned.set(zone, (local = zonedHours(zone)));
+    const at = local(sum.hour);
+    if (!at) return undefined;
+    const key = `${at.weekday}:${at.hour}`;
+    const cell = cells.get(key) ?? { weekday: at.weekday, hour: at.hour, posts: 0, engagement: 0, reach: null };
+    cell.posts += sum.posts;
+    cell.engagement += sum.engagement;
+    if (sum.reach !== null) cell.reach = (cell.reach ?? 0) + sum.reach;
+    cells.set(key, cell);
+  }
+  const totalsBy = (key: (h: InsightHourRecord) => string) =>
+    new Map([...grouped(hours, (h) => [key(h)])].map(([k, list]) => [k, hourTotals(list)]));
+  const candidates = await deps.repos.insights.publishedInHours(scope.accountId, topPostHours(hours, TOP_POSTS));
+  return {
+    totals: hourTotals(hours),
+    byNetwork: totalsBy((h) => channels.get(h.channelId)?.network ?? ''),
+    byChannel: totalsBy((h) => h.channelId),
+    cells: [...cells.values()],
+    topPosts: topPosts(candidates, scope.channels),
+  };
+}
+
+/** totalsOf for hours of the rollup: the same sums, taken over posts already summed by the hour. */
+function hourTotals(hours: readonly InsightHourRecord[]): InsightTotals {
+  let posts = 0;
+  let engagement = 0;
+  let reach: number | null = null;
+  let engagedWithReach = 0;
+  const counters: Record<string, number> = {};
+  for (const sum of hours) {
+    posts += sum.posts;
+    engagement += sum.engagement;
+    if (sum.reach !== null) reach = (reach ?? 0) + sum.reach;
+    engagedWithReach += sum.engagedWithReach;
+    for (const [name, value] of Object.entries(sum.counters)) counters[name] = (counters[name] ?? 0) + value;
+  }
+  const engagementRate = reach ? Math.round((engagedWithReach / reach) * 10_000) / 10_000 : null;
+  return { posts, engagement, reach, engagementRate, counters };
+}
+
+async function periodFigures(deps: DomainDeps, scope: InsightsScope, period: Period): Promise<PeriodFigures> {
+  return (await figuresFromHours(deps, scope, period)) ?? figuresFromPosts(deps, scope, period);
+}
+
+export async function reportFor(deps: DomainDeps, scope: InsightsScope, period: Period): Promise<InsightsReport> {
+  const before = previousPeriod(period);
+  await refreshRollups(deps);
+  const figures = await periodFigures(deps, scope, period);
+  const totals = figures.totals;
+  const previousTotals = (await periodFigures(deps, scope, before)).totals;
+  const channelIds = scope.channels.map((c) => c.id);
+  const audience = await deps.repos.insights.audienceSamples(scope.accountId, channelIds, period.start, period.end);
+  const audienceBefore = new Map(
+    (await deps.repos.insights.audienceBefore(scope.accountId, channelIds, period.start)).map((s) => [
+      s.channelId,
+      s.followers,
+    ]),
+  );
+  const audienceOf = grouped(audience, (s) => [s.channelId]);
+  const shownLabels = scope.labels.filter((l) => !scope.labelIds || scope.labelIds.includes(l.id));
+  // Only labelled posts count towards a label: they alone are read for the per-label figures.
+  const labelled =
+    shownLabels.length === 0
+      ? []
+      : await deps.repos.insights.publishedPosts(
+          scope.accountId,
+          channelIds,
+          period.start,
+          period.end,
+          shownLabels.map((l) => l.id),
+        );
+  const byLabel = grouped(labelled, (p) => p.labelIds);
   return {
     period: periodView(period),
     previousPeriod: periodView(before),
@@ -224,12 +322,12 @@ export async function reportFor(deps: DomainDeps, scope: InsightsScope, period: 
       engagement: percentChange(totals.engagement, previousTotals.engagement),
       reach: percentChange(totals.reach, previousTotals.reach),
     },
-    byNetwork: [...byNetwork]
+    byNetwork: [...figures.byNetwork]
       .sort(([a], [b]) => a.localeCompare(b))
-      .map(([network, list]) => ({
+      .map(([network, networkTotals]) => ({
         network,
         displayName: findCapabilities(network)?.displayName ?? network,
-        totals: totalsOf(list),
+        totals: networkTotals,
       })),
     byChannel: scope.channels.map((channel) => {
       const samples = audienceOf.get(channel.id) ?? [];
@@ -238,21 +336,19 @@ export async function reportFor(deps: DomainDeps, scope: InsightsScope, period: 
         name: channel.displayName ?? channel.name,
         network: channel.network,
         timezone: channel.timezone,
-        totals: totalsOf(byChannel.get(channel.id) ?? []),
+        totals: figures.byChannel.get(channel.id) ?? totalsOf([]),
         audienceStart: audienceBefore.get(channel.id) ?? samples[0]?.followers ?? null,
         audienceEnd: samples.at(-1)?.followers ?? null,
       };
     }),
-    byLabel: scope.labels
-      .filter((l) => !scope.labelIds || scope.labelIds.includes(l.id))
-      .map((label) => ({
-        labelId: label.id,
-        name: label.name,
-        color: label.color,
-        totals: totalsOf(byLabel.get(label.id) ?? []),
-      })),
-    byWeekdayHour: [...cells.values()].sort((a, b) => a.weekday - b.weekday || a.hour - b.hour),
-    topPosts: topPosts(posts, scope.channels),
+    byLabel: shownLabels.map((label) => ({
+      labelId: label.id,
+      name: label.name,
+      color: label.color,
+      totals: totalsOf(byLabel.get(label.id) ?? []),
+    })),
+    byWeekdayHour: figures.cells.sort((a, b) => a.weekday - b.weekday || a.hour - b.hour),
+    topPosts: figures.topPosts,
     audience: [...audienceOf].map(([channelId, samples]) => ({
       channelId,
       points: samples.map((s) => ({ at: new Date(s.sampledAt).toISOString(), followers: s.followers })),
