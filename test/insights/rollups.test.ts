@@ -32,9 +32,24 @@ describe('insights rollup per channel and hour', () => {
     assert.ok(recount.length > 0);
     assert.equal(await t.deps.repos.insights.hasDirtyHours(), false, 'every noted hour was counted');
     assert.deepEqual(await t.deps.repos.insights.hours(a.accountId, a.channelIds, 0, 2 ** 40), recount);
+    const labelled = posts.filter((p) => p.labelIds.includes(history.labelId));
+    const labelRecount = [...a.channelIds]
+      .sort()
+      .flatMap((id) =>
+        sumByHour(
+          id,
+          labelled.filter((p) => p.channelId === id),
+        ),
+      )
+      .map((h) => ({ labelId: history.labelId, ...h }));
+    assert.ok(labelRecount.length > 0);
+    assert.deepEqual(
+      await t.deps.repos.insights.labelHours(a.accountId, [history.labelId], a.channelIds, 0, 2 ** 40),
+      labelRecount,
+    );
   }
 
-  it('equals a recount of the posts after syncs, compaction and a removed post', async () => {
+  it('equals a recount of the posts after syncs, compaction, a new label and a removed post', async () => {
     assert.equal((await get('/insights?from=2026-03-01&to=2026-03-28')).status, 200);
     await assertRollupIsARecount();
 
@@ -45,6 +60,16 @@ describe('insights rollup per channel and hour', () => {
     await assertRollupIsARecount();
 
     assert.ok((await purgeExpired(t.deps)).metricSamples > 0, 'compaction removed samples');
+    await assertRollupIsARecount();
+
+    const unlabelled = history.posts.find((p) => !p.labelled)!;
+    const labelling = await t.api('POST', `/v1/rest/posts/${unlabelled.id}/labels`, {
+      token: a.apiKey,
+      body: { labelIds: [history.labelId] },
+    });
+    assert.equal(labelling.status, 200, JSON.stringify(labelling.body));
+    assert.equal(await t.deps.repos.insights.hasDirtyHours(), true, 'labelling a post noted its hour');
+    assert.equal((await get('/insights?from=2026-03-01&to=2026-03-28')).status, 200);
     await assertRollupIsARecount();
 
     assert.equal(await t.deps.repos.posts.delete(a.accountId, history.posts[4].id), true);
@@ -75,6 +100,10 @@ describe('insights rollup per channel and hour', () => {
         [totalsOf(posts)],
       );
       assert.deepEqual(report.topPosts, topPosts(posts, channels));
+      assert.deepEqual(
+        report.byLabel.map((l: { totals: unknown }) => l.totals),
+        [totalsOf(posts.filter((p) => p.labelIds.includes(history.labelId)))],
+      );
       assert.equal(
         report.byWeekdayHour.reduce((n: number, c: { posts: number }) => n + c.posts, 0),
         posts.length,

@@ -45,6 +45,11 @@ export interface InsightHourRecord {
   counters: Record<string, number>;
 }
 
+/** The same for a channel's posts of one hour that carry a label. */
+export interface InsightLabelHourRecord extends InsightHourRecord {
+  labelId: string;
+}
+
 /** An hour of a channel whose posts changed since it was last counted. */
 export interface DirtyHourRecord {
   id: number;
@@ -58,6 +63,7 @@ export interface CountedPostRecord {
   network: string;
   publishedAt: number;
   metrics: Record<string, number>;
+  labelIds: string[];
 }
 
 const HOUR_MS = 3_600_000;
@@ -184,26 +190,24 @@ export class InsightsRepository {
     return this.insightPosts(query);
   }
 
-  /** The published posts of these channels' hours, oldest first (the hours that may hold a period's top posts). */
+  /** The published posts of these channels' hours (the hours that may hold a period's top posts). */
   async publishedInHours(
     accountId: string,
     hours: readonly { channelId: string; hour: number }[],
   ): Promise<InsightPostRecord[]> {
-    const found: InsightPostRecord[] = [];
-    for (let i = 0; i < hours.length; i += CHUNK) {
-      const query = this.publishedQuery(accountId).where((any) => {
-        for (const { channelId, hour } of hours.slice(i, i + CHUNK)) {
-          any.orWhere((one) =>
-            one
-              .where('posts.channel_id', channelId)
-              .where('posts.published_at', '>=', hour * HOUR_MS)
-              .where('posts.published_at', '<', (hour + 1) * HOUR_MS),
-          );
-        }
-      });
-      found.push(...(await this.insightPosts(query)));
-    }
-    return found.sort((a, b) => a.publishedAt - b.publishedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    if (hours.length === 0) return [];
+    // One range a term, each answered from the (channel_id, published_at) index.
+    const query = this.publishedQuery(accountId).where((any) => {
+      for (const { channelId, hour } of hours) {
+        any.orWhere((one) =>
+          one
+            .where('posts.channel_id', channelId)
+            .where('posts.published_at', '>=', hour * HOUR_MS)
+            .where('posts.published_at', '<', (hour + 1) * HOUR_MS),
+        );
+      }
+    });
+    return this.insightPosts(query);
   }
 
   private publishedQuery(accountId: string) {
@@ -266,16 +270,26 @@ export class InsightsRepository {
       .where('hour', '>=', fromHour)
       .where('hour', '<', toHour)
       .orderBy(['channel_id', 'hour']);
-    return rows.map((r: any) => ({
-      channelId: r.channel_id,
-      hour: Number(r.hour),
-      posts: Number(r.posts),
-      engagement: Number(r.engagement),
-      reach: r.reach === null ? null : Number(r.reach),
-      engagedWithReach: Number(r.engaged_with_reach),
-      topEngagement: Number(r.top_engagement),
-      counters: json<Record<string, number>>(r.counters, {}),
-    }));
+    return rows.map(toHourRecord);
+  }
+
+  /** The label rollup's hours of these labels and channels in [fromHour, toHour). */
+  async labelHours(
+    accountId: string,
+    labelIds: readonly string[],
+    channelIds: readonly string[],
+    fromHour: number,
+    toHour: number,
+  ): Promise<InsightLabelHourRecord[]> {
+    if (labelIds.length === 0 || channelIds.length === 0) return [];
+    const rows = await this.db('insight_label_hours')
+      .where({ account_id: accountId })
+      .whereIn('label_id', labelIds)
+      .whereIn('channel_id', channelIds)
+      .where('hour', '>=', fromHour)
+      .where('hour', '<', toHour)
+      .orderBy(['label_id', 'channel_id', 'hour']);
+    return rows.map((r: any) => ({ labelId: r.label_id, ...toHourRecord(r) }));
   }
 
   async hasDirtyHours(): Promise<boolean> {
@@ -305,7 +319,16 @@ export class InsightsRepository {
       .where((q) => q.where('status', 'published').orWhere('is_live', true))
       .where('published_at', '>=', fromHour * HOUR_MS)
       .where('published_at', '<', toHour * HOUR_MS)
-      .select('published_at', 'metrics');
+      .select('id', 'published_at', 'metrics');
+    const labels = new Map<string, string[]>();
+    for (const link of await this.db('post_labels')
+      .join('posts', 'posts.id', 'post_labels.post_id')
+      .where('posts.channel_id', channelId)
+      .where('posts.published_at', '>=', fromHour * HOUR_MS)
+      .where('posts.published_at', '<', toHour * HOUR_MS)
+      .select('post_labels.post_id', 'post_labels.label_id')) {
+      labels.set(link.post_id, [...(labels.get(link.post_id) ?? []), link.label_id]);
+    }
     return {
       accountId: channel.account_id,
       posts: rows.map((r: any) => ({
@@ -313,28 +336,45 @@ export class InsightsRepository {
         network: channel.network,
         publishedAt: Number(r.published_at),
         metrics: json<Record<string, number>>(r.metrics, {}) ?? {},
+        labelIds: labels.get(r.id) ?? [],
       })),
     };
   }
 
-  /** Replaces the rollup of a channel's hours [fromHour, toHour) with `hours` (those that have posts). */
+  /**
+   * Replaces the rollup of a channel's hours [fromHour, toHour) with `hours` and `labelHours` (those that have
+   * posts).
+   */
   async writeHours(
     accountId: string,
     channelId: string,
     fromHour: number,
     toHour: number,
     hours: readonly InsightHourRecord[],
+    labelHours: readonly InsightLabelHourRecord[],
   ): Promise<void> {
-    await this.db('insight_hours')
-      .where({ channel_id: channelId })
-      .where('hour', '>=', fromHour)
-      .where('hour', '<', toHour)
-      .del();
+    for (const table of ['insight_hours', 'insight_label_hours']) {
+      await this.db(table)
+        .where({ channel_id: channelId })
+        .where('hour', '>=', fromHour)
+        .where('hour', '<', toHour)
+        .del();
+    }
+    await this.insertHours('insight_hours', accountId, hours);
+    await this.insertHours('insight_label_hours', accountId, labelHours);
+  }
+
+  private async insertHours(
+    table: string,
+    accountId: string,
+    hours: readonly (InsightHourRecord & { labelId?: string })[],
+  ): Promise<void> {
     for (let i = 0; i < hours.length; i += CHUNK) {
       await insertRows(
         this.db,
-        'insight_hours',
+        table,
         hours.slice(i, i + CHUNK).map((h) => ({
+          ...(h.labelId === undefined ? {} : { label_id: h.labelId }),
           channel_id: h.channelId,
           hour: h.hour,
           account_id: accountId,
@@ -391,6 +431,19 @@ export class InsightsRepository {
       })
       .del();
   }
+}
+
+function toHourRecord(r: any): InsightHourRecord {
+  return {
+    channelId: r.channel_id,
+    hour: Number(r.hour),
+    posts: Number(r.posts),
+    engagement: Number(r.engagement),
+    reach: r.reach === null ? null : Number(r.reach),
+    engagedWithReach: Number(r.engaged_with_reach),
+    topEngagement: Number(r.top_engagement),
+    counters: json<Record<string, number>>(r.counters, {}),
+  };
 }
 
 function toPostSample(r: any): PostSampleRecord {

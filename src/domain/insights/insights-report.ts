@@ -20,10 +20,9 @@ import type { DomainDeps } from '../deps.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { findCapabilities } from '../networks/capabilities.js';
 import type { Principal } from '../principal.js';
-import { localDateOf, localTimeOf, weekday } from '../zoned-time.js';
 import { engagementOf, reachOf } from './counters.js';
 import { parsePeriod, periodView, previousPeriod, type Period } from './insights-period.js';
-import { HOUR_MS, refreshRollups, topPostHours, zonedHours } from './rollups.js';
+import { HOUR_MS, refreshRollups, zonedClock, zonedHours } from './rollups.js';
 
 export type InsightsReport = components['schemas']['InsightsReport'];
 export type InsightTotals = components['schemas']['InsightTotals'];
@@ -185,6 +184,7 @@ interface PeriodFigures {
   totals: InsightTotals;
   byNetwork: Map<string, InsightTotals>;
   byChannel: Map<string, InsightTotals>;
+  byLabel: Map<string, InsightTotals>;
   cells: InsightsReport['byWeekdayHour'];
   topPosts: InsightPost[];
 }
@@ -194,10 +194,12 @@ async function figuresFromPosts(deps: DomainDeps, scope: InsightsScope, period: 
   const posts = await postsIn(deps, scope, period);
   const zones = new Map(scope.channels.map((c) => [c.id, c.timezone]));
   const cells = new Map<string, InsightsReport['byWeekdayHour'][number]>();
+  const clocks = new Map<string, ReturnType<typeof zonedClock>>();
   for (const post of posts) {
     const zone = zones.get(post.channelId) ?? 'UTC';
-    const day = weekday(localDateOf(post.publishedAt, zone));
-    const hour = Number(localTimeOf(post.publishedAt, zone).slice(0, 2));
+    let clock = clocks.get(zone);
+    if (!clock) clocks.set(zone, (clock = zonedClock(zone)));
+    const { weekday: day, hour } = clock(post.publishedAt);
     const cell = cells.get(`${day}:${hour}`) ?? { weekday: day, hour, posts: 0, engagement: 0, reach: null };
     const seen = reachOf(post.network, post.metrics);
     cell.posts += 1;
@@ -205,12 +207,13 @@ async function figuresFromPosts(deps: DomainDeps, scope: InsightsScope, period: 
     if (seen !== null) cell.reach = (cell.reach ?? 0) + seen;
     cells.set(`${day}:${hour}`, cell);
   }
-  const totalsBy = (key: (p: InsightPostRecord) => string) =>
-    new Map([...grouped(posts, (p) => [key(p)])].map(([k, list]) => [k, totalsOf(list)]));
+  const totalsBy = (keys: (p: InsightPostRecord) => string[]) =>
+    new Map([...grouped(posts, keys)].map(([k, list]) => [k, totalsOf(list)]));
   return {
     totals: totalsOf(posts),
-    byNetwork: totalsBy((p) => p.network),
-    byChannel: totalsBy((p) => p.channelId),
+    byNetwork: totalsBy((p) => [p.network]),
+    byChannel: totalsBy((p) => [p.channelId]),
+    byLabel: totalsBy((p) => p.labelIds),
     cells: [...cells.values()],
     topPosts: topPosts(posts, scope.channels),
   };
@@ -251,14 +254,48 @@ async function figuresFromHours(
   }
   const totalsBy = (key: (h: InsightHourRecord) => string) =>
     new Map([...grouped(hours, (h) => [key(h)])].map(([k, list]) => [k, hourTotals(list)]));
-  const candidates = await deps.repos.insights.publishedInHours(scope.accountId, topPostHours(hours, TOP_POSTS));
+  const labelHours = await deps.repos.insights.labelHours(
+    scope.accountId,
+    scope.labels.map((l) => l.id),
+    channelIds,
+    period.start / HOUR_MS,
+    period.end / HOUR_MS,
+  );
   return {
     totals: hourTotals(hours),
     byNetwork: totalsBy((h) => channels.get(h.channelId)?.network ?? ''),
     byChannel: totalsBy((h) => h.channelId),
+    byLabel: new Map([...grouped(labelHours, (h) => [h.labelId])].map(([k, list]) => [k, hourTotals(list)])),
     cells: [...cells.values()],
-    topPosts: topPosts(candidates, scope.channels),
+    topPosts: await topPostsOfHours(deps, scope, hours),
   };
+}
+
+/**
+ * The period's top posts, reading only hours that can hold them: best hour first (the newest among equals), until
+ * the last of the top found beats any post the next hour could hold.
+ */
+async function topPostsOfHours(
+  deps: DomainDeps,
+  scope: InsightsScope,
+  hours: readonly InsightHourRecord[],
+): Promise<InsightPost[]> {
+  const order = [...hours].sort((a, b) => b.topEngagement - a.topEngagement || b.hour - a.hour);
+  const found: InsightPostRecord[] = [];
+  let top: InsightPost[] = [];
+  for (let i = 0; i < order.length; i += TOP_POSTS) {
+    const next = order[i];
+    const last = top.length === TOP_POSTS ? top[TOP_POSTS - 1] : undefined;
+    if (
+      last &&
+      (last.engagement > next.topEngagement ||
+        (last.engagement === next.topEngagement && Date.parse(last.publishedAt) >= (next.hour + 1) * HOUR_MS))
+    )
+      break;
+    found.push(...(await deps.repos.insights.publishedInHours(scope.accountId, order.slice(i, i + TOP_POSTS))));
+    top = topPosts(found, scope.channels);
+  }
+  return top;
 }
 
 /** totalsOf for hours of the rollup: the same sums, taken over posts already summed by the hour. */
@@ -299,18 +336,6 @@ export async function reportFor(deps: DomainDeps, scope: InsightsScope, period: 
   );
   const audienceOf = grouped(audience, (s) => [s.channelId]);
   const shownLabels = scope.labels.filter((l) => !scope.labelIds || scope.labelIds.includes(l.id));
-  // Only labelled posts count towards a label: they alone are read for the per-label figures.
-  const labelled =
-    shownLabels.length === 0
-      ? []
-      : await deps.repos.insights.publishedPosts(
-          scope.accountId,
-          channelIds,
-          period.start,
-          period.end,
-          shownLabels.map((l) => l.id),
-        );
-  const byLabel = grouped(labelled, (p) => p.labelIds);
   return {
     period: periodView(period),
     previousPeriod: periodView(before),
@@ -345,7 +370,7 @@ export async function reportFor(deps: DomainDeps, scope: InsightsScope, period: 
       labelId: label.id,
       name: label.name,
       color: label.color,
-      totals: totalsOf(byLabel.get(label.id) ?? []),
+      totals: figures.byLabel.get(label.id) ?? totalsOf([]),
     })),
     byWeekdayHour: figures.cells.sort((a, b) => a.weekday - b.weekday || a.hour - b.hour),
     topPosts: figures.topPosts,

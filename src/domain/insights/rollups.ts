@@ -1,5 +1,6 @@
 /**
- * The rollup insights read a period from: each channel's published posts summed per UTC hour of publication.
+ * The rollup insights read a period from: each channel's published posts summed per UTC hour of publication,
+ * and the same for each label.
  *
  * Rules kept here:
  * - an hour's figures are its published posts' (Herald's and live ones) by their latest counters, summed as
@@ -8,14 +9,16 @@
  *   their posts before any read uses the rollup, and by housekeeping, one refresher at a time;
  * - a period is read from the rollup only where that is exact: its edges on whole UTC hours, and every zone its
  *   weekdays and hours are told in a whole number of hours from UTC at each hour read; otherwise from its posts;
- * - a period's top posts are looked for only in the hours whose best post could be among them.
+ * - a period's top posts are looked for only in the hours whose best post could be among them: hours are opened
+ *   best first, the newest first among equals, until none left could hold a post that beats the last one found.
  */
-import type { InsightHourRecord } from '../../db/repositories/insights.js';
+import type { CountedPostRecord, InsightHourRecord } from '../../db/repositories/insights.js';
 import type { DomainDeps } from '../deps.js';
 import { weekday, zoneOffset } from '../zoned-time.js';
 import { engagementOf, reachOf } from './counters.js';
 
 export const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
 /** Noted hours recounted per transaction, so a refresh after a large sync never holds the database long. */
 const REFRESH_BATCH = 2_000;
 
@@ -34,7 +37,17 @@ export async function refreshRollups(deps: DomainDeps): Promise<number> {
           const found = await repos.insights.countedPosts(channelId, from, to);
           if (!found) continue;
           const summed = sumByHour(channelId, found.posts);
-          await repos.insights.writeHours(found.accountId, channelId, from, to, summed);
+          const byLabel = new Map<string, CountedPostRecord[]>();
+          for (const post of found.posts)
+            for (const id of post.labelIds) {
+              const list = byLabel.get(id);
+              if (list) list.push(post);
+              else byLabel.set(id, [post]);
+            }
+          const labelHours = [...byLabel].flatMap(([labelId, posts]) =>
+            sumByHour(channelId, posts).map((h) => ({ labelId, ...h })),
+          );
+          await repos.insights.writeHours(found.accountId, channelId, from, to, summed, labelHours);
           counted += summed.length;
         }
       }
@@ -91,37 +104,41 @@ export function sumByHour(
   return [...hours.values()].sort((a, b) => a.hour - b.hour);
 }
 
+/** A zone's offset through each UTC day (null where it changes that day), kept across reads. */
+const dayOffsets = new Map<string, Map<number, number | null>>();
+const MAX_DAYS_KEPT = 20_000;
+
 /**
- * The weekday (0 Monday) and hour in `timezone` of each UTC hour asked, or undefined where the zone is not a
- * whole number of hours from UTC (the hour's posts could then fall in two of its hours). Offsets are looked up
- * once a day, and every hour of a day whose offset changes.
+ * The weekday (0 Monday) and hour in `timezone` of instants, as localDateOf and localTimeOf tell them, with the
+ * zone's offset looked up once a UTC day and kept (every instant of a day whose offset changes is looked up).
  */
-export function zonedHours(timezone: string): (hour: number) => { weekday: number; hour: number } | undefined {
-  const days = new Map<number, number | null>();
-  return (hour) => {
-    const instant = hour * HOUR_MS;
-    const day = Math.floor(hour / 24);
-    let offset = days.get(day);
+export function zonedClock(timezone: string): (instant: number) => { weekday: number; hour: number; offset: number } {
+  let days = dayOffsets.get(timezone);
+  if (!days || days.size > MAX_DAYS_KEPT) dayOffsets.set(timezone, (days = new Map()));
+  const known = days;
+  return (instant) => {
+    const day = Math.floor(instant / DAY_MS);
+    let offset = known.get(day);
     if (offset === undefined) {
-      const first = zoneOffset(timezone, day * 24 * HOUR_MS);
-      offset = first === zoneOffset(timezone, (day + 1) * 24 * HOUR_MS - 1) ? first : null;
-      days.set(day, offset);
+      const first = zoneOffset(timezone, day * DAY_MS);
+      offset = first === zoneOffset(timezone, (day + 1) * DAY_MS - 1) ? first : null;
+      known.set(day, offset);
     }
     const at = offset ?? zoneOffset(timezone, instant);
-    if (at % HOUR_MS !== 0) return undefined;
     const local = new Date(instant + at);
     const date = { year: local.getUTCFullYear(), month: local.getUTCMonth() + 1, day: local.getUTCDate() };
-    return { weekday: weekday(date), hour: local.getUTCHours() };
+    return { weekday: weekday(date), hour: local.getUTCHours(), offset: at };
   };
 }
 
 /**
- * The hours that hold the `count` posts with most engagement: every hour whose best post is at least the
- * count-th best hour's (a post outside them has less than `count` posts inside them have).
+ * The weekday and hour in `timezone` of each UTC hour asked, or undefined where the zone is not a whole number of
+ * hours from UTC (the hour's posts could then fall in two of its hours).
  */
-export function topPostHours(hours: readonly InsightHourRecord[], count: number): InsightHourRecord[] {
-  const best = [...hours].sort((a, b) => b.topEngagement - a.topEngagement);
-  if (best.length <= count) return best;
-  const floor = best[count - 1].topEngagement;
-  return best.filter((h) => h.topEngagement >= floor);
+export function zonedHours(timezone: string): (hour: number) => { weekday: number; hour: number } | undefined {
+  const clock = zonedClock(timezone);
+  return (hour) => {
+    const local = clock(hour * HOUR_MS);
+    return local.offset % HOUR_MS === 0 ? local : undefined;
+  };
 }
