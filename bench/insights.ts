@@ -4,7 +4,8 @@
  * recursive series, the same statements on both databases), as years of live syncs would leave them, then the
  * rollup counted once. Each read is asked ROUNDS times one after another, its p50 and p99 going to BENCHMARKS.md,
  * with a sync's writes for 10,000 posts' counters and the process's peak RSS. SQLite, and Postgres when
- * BENCH_DATABASE_URL names a server (a fresh database on it). Run alone: `tsx bench/insights.ts [posts]`.
+ * BENCH_DATABASE_URL names a server (a fresh database on it); BENCH_INSIGHTS_ONLY=SQLite or Postgres for one of them.
+ * Run alone: `tsx bench/insights.ts [posts]`.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -188,7 +189,9 @@ async function measure(database: Database, posts: number): Promise<Result> {
 }
 
 export async function runInsightsBench(posts = Number(process.env.BENCH_INSIGHTS_POSTS ?? 1_000_000)): Promise<void> {
-  const databases: Database[] = process.env.BENCH_DATABASE_URL ? ['SQLite', 'Postgres'] : ['SQLite'];
+  const databases = (process.env.BENCH_DATABASE_URL ? ['SQLite', 'Postgres'] : ['SQLite']).filter(
+    (d) => !process.env.BENCH_INSIGHTS_ONLY || d === process.env.BENCH_INSIGHTS_ONLY,
+  ) as Database[];
   const results: Result[] = [];
   for (const database of databases) results.push(await measure(database, posts));
   const cell = (n: number) => n.toFixed(0);
