@@ -110,4 +110,41 @@ describe('insights rollup per channel and hour', () => {
       );
     }
   });
+
+  it("finds a period's top posts among many from the hours, ties going to the newest", async () => {
+    const channels = await t.deps.repos.channels.list(a.accountId);
+    const start = Date.parse('2026-03-05T00:00:00Z');
+    // 60 posts, two or three to an hour, whose engagement repeats: many hours tie for the best post.
+    const rows = Array.from({ length: 60 }, (_, i) => {
+      const channel = channels[i % 2];
+      const at = start + Math.floor(i / 2.5) * 3_600_000 + i * 60_000;
+      return {
+        id: `many_${String(i).padStart(3, '0')}`,
+        account_id: a.accountId,
+        workspace_id: channel.workspaceId,
+        channel_id: channel.id,
+        text: `One of many ${i}`,
+        status: 'published',
+        date_time: at,
+        timeline_at: at,
+        published_at: at,
+        network_post_id: `many_${i}`,
+        metrics: JSON.stringify({ likes: 1000 + ((i * 7) % 5), comments: i % 2, shares: 0, impressions: 100 + i }),
+        created_at: at,
+        updated_at: at,
+      };
+    });
+    await t.herald.db('posts').insert(rows);
+    const res = await get('/insights?from=2026-03-01&to=2026-03-28');
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const posts = (await allPosts()).filter(
+      (p) => p.publishedAt >= Date.parse('2026-03-01T00:00:00Z') && p.publishedAt < Date.parse('2026-03-29T00:00:00Z'),
+    );
+    const expected = topPosts(posts, channels);
+    assert.equal(expected.length, 10);
+    assert.ok(expected.filter((p) => p.engagement === expected[0].engagement).length > 2, 'the best posts tie');
+    assert.deepEqual(res.body.data.topPosts, expected);
+    assert.deepEqual(res.body.data.totals, totalsOf(posts));
+    await assertRollupIsARecount();
+  });
 });
