@@ -195,19 +195,17 @@ export class InsightsRepository {
     accountId: string,
     hours: readonly { channelId: string; hour: number }[],
   ): Promise<InsightPostRecord[]> {
-    if (hours.length === 0) return [];
-    // One range a term, each answered from the (channel_id, published_at) index.
-    const query = this.publishedQuery(accountId).where((any) => {
-      for (const { channelId, hour } of hours) {
-        any.orWhere((one) =>
-          one
-            .where('posts.channel_id', channelId)
-            .where('posts.published_at', '>=', hour * HOUR_MS)
-            .where('posts.published_at', '<', (hour + 1) * HOUR_MS),
-        );
-      }
-    });
-    return this.insightPosts(query);
+    // One query an hour: a single range is always answered from the (channel_id, published_at) index, where
+    // SQLite, without statistics, would rather scan the account's posts than merge many ranges.
+    const found: InsightPostRecord[] = [];
+    for (const { channelId, hour } of hours) {
+      const query = this.publishedQuery(accountId)
+        .where('posts.channel_id', channelId)
+        .where('posts.published_at', '>=', hour * HOUR_MS)
+        .where('posts.published_at', '<', (hour + 1) * HOUR_MS);
+      found.push(...(await this.insightPosts(query)));
+    }
+    return found;
   }
 
   private publishedQuery(accountId: string) {
