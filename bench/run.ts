@@ -5,6 +5,7 @@ import { runRestPostsBench } from './rest-posts.js';
 import { runMemoryBench } from './memory.js';
 import { runScaleOutBench } from './scale-out.js';
 import { runSteadyBench } from './steady.js';
+import { runInsightsBench } from './insights.js';
 
 await runRestPostsBench();
 await runRestProfile();
@@ -12,3 +13,4 @@ await runPublishingBench();
 await runSteadyBench();
 await runMemoryBench();
 await runScaleOutBench();
+await runInsightsBench();

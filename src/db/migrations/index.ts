@@ -18,6 +18,7 @@ import * as postRisk from './023_post_risk.js';
 import * as threads from './024_threads.js';
 import * as insightsSamples from './025_insights_samples.js';
 import * as budgetsInTypescript from './026_budgets_in_typescript.js';
+import * as insightsspeedRollups from './027_insight_rollups.js';
 
 type Migration = { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> };
 
@@ -42,6 +43,7 @@ const migrations: Record<string, Migration> = {
   '024_threads': threads,
   '025_insights_samples': insightsSamples,
   '026_budgets_in_typescript': budgetsInTypescript,
+  '027_insight_rollups': insightsspeedRollups,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,4 +1,4 @@
-import type { Db } from '../connection.js';
+import { isPostgres, type Db } from '../connection.js';
 import { insertRows, json } from './rows.js';
 
 /** One post's counters as a sync saw them. */
@@ -28,6 +28,39 @@ export interface InsightPostRecord {
   text: string;
   permalinkUrl: string | null;
   imageUrl: string | null;
+  publishedAt: number;
+  metrics: Record<string, number>;
+  labelIds: string[];
+}
+
+/** A channel's published posts of one UTC hour (`hour`: epoch ms / 3,600,000), summed (migration 026). */
+export interface InsightHourRecord {
+  channelId: string;
+  hour: number;
+  posts: number;
+  engagement: number;
+  reach: number | null;
+  engagedWithReach: number;
+  topEngagement: number;
+  counters: Record<string, number>;
+}
+
+/** The same for a channel's posts of one hour that carry a label. */
+export interface InsightLabelHourRecord extends InsightHourRecord {
+  labelId: string;
+}
+
+/** An hour of a channel whose posts changed since it was last counted. */
+export interface DirtyHourRecord {
+  id: number;
+  channelId: string;
+  hour: number;
+}
+
+/** A published post's figures as the rollup counts them. */
+export interface CountedPostRecord {
+  channelId: string;
+  network: string;
   publishedAt: number;
   metrics: Record<string, number>;
   labelIds: string[];
@@ -149,14 +182,42 @@ export class InsightsRepository {
     labelIds: readonly string[] | null,
   ): Promise<InsightPostRecord[]> {
     if (channelIds.length === 0) return [];
-    const query = this.db('posts')
+    const query = this.publishedQuery(accountId)
+      .whereIn('posts.channel_id', channelIds)
+      .where('posts.published_at', '>=', from)
+      .where('posts.published_at', '<', to);
+    if (labelIds) query.whereIn('posts.id', this.db('post_labels').whereIn('label_id', labelIds).select('post_id'));
+    return this.insightPosts(query);
+  }
+
+  /** The published posts of these channels' hours (the hours that may hold a period's top posts). */
+  async publishedInHours(
+    accountId: string,
+    hours: readonly { channelId: string; hour: number }[],
+  ): Promise<InsightPostRecord[]> {
+    // One query an hour: a single range is always answered from the (channel_id, published_at) index, where
+    // SQLite, without statistics, would rather scan the account's posts than merge many ranges.
+    const found: InsightPostRecord[] = [];
+    for (const { channelId, hour } of hours) {
+      const query = this.publishedQuery(accountId)
+        .where('posts.channel_id', channelId)
+        .where('posts.published_at', '>=', hour * HOUR_MS)
+        .where('posts.published_at', '<', (hour + 1) * HOUR_MS);
+      found.push(...(await this.insightPosts(query)));
+    }
+    return found;
+  }
+
+  private publishedQuery(accountId: string) {
+    return this.db('posts')
       .join('channels', 'channels.id', 'posts.channel_id')
       .where('posts.account_id', accountId)
-      .whereIn('posts.channel_id', channelIds)
       .where((q) => q.where('posts.status', 'published').orWhere('posts.is_live', true))
-      .whereNotNull('posts.published_at')
-      .where('posts.published_at', '>=', from)
-      .where('posts.published_at', '<', to)
+      .whereNotNull('posts.published_at');
+  }
+
+  private async insightPosts(query: ReturnType<InsightsRepository['publishedQuery']>): Promise<InsightPostRecord[]> {
+    const rows = await query
       .select(
         'posts.id',
         'posts.channel_id',
@@ -170,8 +231,6 @@ export class InsightsRepository {
       )
       .orderBy('posts.published_at')
       .orderBy('posts.id');
-    if (labelIds) query.whereIn('posts.id', this.db('post_labels').whereIn('label_id', labelIds).select('post_id'));
-    const rows = await query;
     const labels = new Map<string, string[]>();
     const ids = rows.map((r: any) => r.id as string);
     for (let i = 0; i < ids.length; i += CHUNK) {
@@ -193,6 +252,146 @@ export class InsightsRepository {
       metrics: json<Record<string, number>>(r.metrics, {}) ?? {},
       labelIds: (labels.get(r.id) ?? []).sort(),
     }));
+  }
+
+  /** The rollup's hours of these channels in [fromHour, toHour), by channel and hour. */
+  async hours(
+    accountId: string,
+    channelIds: readonly string[],
+    fromHour: number,
+    toHour: number,
+  ): Promise<InsightHourRecord[]> {
+    if (channelIds.length === 0) return [];
+    const rows = await this.db('insight_hours')
+      .where({ account_id: accountId })
+      .whereIn('channel_id', channelIds)
+      .where('hour', '>=', fromHour)
+      .where('hour', '<', toHour)
+      .orderBy(['channel_id', 'hour']);
+    return rows.map(toHourRecord);
+  }
+
+  /** The label rollup's hours of these labels and channels in [fromHour, toHour). */
+  async labelHours(
+    accountId: string,
+    labelIds: readonly string[],
+    channelIds: readonly string[],
+    fromHour: number,
+    toHour: number,
+  ): Promise<InsightLabelHourRecord[]> {
+    if (labelIds.length === 0 || channelIds.length === 0) return [];
+    const rows = await this.db('insight_label_hours')
+      .where({ account_id: accountId })
+      .whereIn('label_id', labelIds)
+      .whereIn('channel_id', channelIds)
+      .where('hour', '>=', fromHour)
+      .where('hour', '<', toHour)
+      .orderBy(['label_id', 'channel_id', 'hour']);
+    return rows.map((r: any) => ({ labelId: r.label_id, ...toHourRecord(r) }));
+  }
+
+  async hasDirtyHours(): Promise<boolean> {
+    return (await this.db('insight_dirty').select('id').first()) !== undefined;
+  }
+
+  /**
+   * The oldest hours noted as changed, up to `limit`, claimed by the caller's transaction: on Postgres a refresher
+   * waits for the one before it, so an hour is never written back from posts read before a later count committed.
+   */
+  async claimDirtyHours(limit: number): Promise<DirtyHourRecord[]> {
+    if (isPostgres(this.db)) await this.db.raw("SELECT pg_advisory_xact_lock(hashtext('herald_insight_hours'))");
+    const rows = await this.db('insight_dirty').select('id', 'channel_id', 'hour').orderBy('id').limit(limit);
+    return rows.map((r: any) => ({ id: Number(r.id), channelId: r.channel_id, hour: Number(r.hour) }));
+  }
+
+  /** The published posts of a channel in hours [fromHour, toHour), with its account and network. */
+  async countedPosts(
+    channelId: string,
+    fromHour: number,
+    toHour: number,
+  ): Promise<{ accountId: string; posts: CountedPostRecord[] } | undefined> {
+    const channel = await this.db('channels').where({ id: channelId }).select('account_id', 'network').first();
+    if (!channel) return undefined;
+    const rows = await this.db('posts')
+      .where({ channel_id: channelId })
+      .where((q) => q.where('status', 'published').orWhere('is_live', true))
+      .where('published_at', '>=', fromHour * HOUR_MS)
+      .where('published_at', '<', toHour * HOUR_MS)
+      .select('id', 'published_at', 'metrics');
+    const labels = new Map<string, string[]>();
+    for (const link of await this.db('post_labels')
+      .join('posts', 'posts.id', 'post_labels.post_id')
+      .where('posts.channel_id', channelId)
+      .where('posts.published_at', '>=', fromHour * HOUR_MS)
+      .where('posts.published_at', '<', toHour * HOUR_MS)
+      .select('post_labels.post_id', 'post_labels.label_id')) {
+      labels.set(link.post_id, [...(labels.get(link.post_id) ?? []), link.label_id]);
+    }
+    return {
+      accountId: channel.account_id,
+      posts: rows.map((r: any) => ({
+        channelId,
+        network: channel.network,
+        publishedAt: Number(r.published_at),
+        metrics: json<Record<string, number>>(r.metrics, {}) ?? {},
+        labelIds: labels.get(r.id) ?? [],
+      })),
+    };
+  }
+
+  /**
+   * Replaces the rollup of a channel's hours [fromHour, toHour) with `hours` and `labelHours` (those that have
+   * posts).
+   */
+  async writeHours(
+    accountId: string,
+    channelId: string,
+    fromHour: number,
+    toHour: number,
+    hours: readonly InsightHourRecord[],
+    labelHours: readonly InsightLabelHourRecord[],
+  ): Promise<void> {
+    for (const table of ['insight_hours', 'insight_label_hours']) {
+      await this.db(table)
+        .where({ channel_id: channelId })
+        .where('hour', '>=', fromHour)
+        .where('hour', '<', toHour)
+        .del();
+    }
+    await this.insertHours('insight_hours', accountId, hours);
+    await this.insertHours('insight_label_hours', accountId, labelHours);
+  }
+
+  private async insertHours(
+    table: string,
+    accountId: string,
+    hours: readonly (InsightHourRecord & { labelId?: string })[],
+  ): Promise<void> {
+    for (let i = 0; i < hours.length; i += CHUNK) {
+      await insertRows(
+        this.db,
+        table,
+        hours.slice(i, i + CHUNK).map((h) => ({
+          ...(h.labelId === undefined ? {} : { label_id: h.labelId }),
+          channel_id: h.channelId,
+          hour: h.hour,
+          account_id: accountId,
+          posts: h.posts,
+          engagement: h.engagement,
+          reach: h.reach,
+          engaged_with_reach: h.engagedWithReach,
+          top_engagement: h.topEngagement,
+          counters: JSON.stringify(h.counters),
+        })),
+      );
+    }
+  }
+
+  async clearDirtyHours(ids: readonly number[]): Promise<void> {
+    for (let i = 0; i < ids.length; i += CHUNK)
+      await this.db('insight_dirty')
+        .whereIn('id', ids.slice(i, i + CHUNK))
+        .del();
   }
 
   /**
@@ -230,6 +429,19 @@ export class InsightsRepository {
       })
       .del();
   }
+}
+
+function toHourRecord(r: any): InsightHourRecord {
+  return {
+    channelId: r.channel_id,
+    hour: Number(r.hour),
+    posts: Number(r.posts),
+    engagement: Number(r.engagement),
+    reach: r.reach === null ? null : Number(r.reach),
+    engagedWithReach: Number(r.engaged_with_reach),
+    topEngagement: Number(r.top_engagement),
+    counters: json<Record<string, number>>(r.counters, {}),
+  };
 }
 
 function toPostSample(r: any): PostSampleRecord {

@@ -17,8 +17,8 @@ import type { components } from '../../../generated/rest/openapi-types.js';
 import type { DomainDeps } from '../deps.js';
 import { NotFoundError } from '../errors.js';
 import type { Principal } from '../principal.js';
-import { localDateOf, localTimeOf, weekday } from '../zoned-time.js';
 import { engagementOf, reachOf } from './counters.js';
+import { zonedClock } from './rollups.js';
 
 export type BestTimes = components['schemas']['BestTimes'];
 type Window = BestTimes['windows'][number];
@@ -86,9 +86,9 @@ export function bestWindows(
   const middle = Math.floor(sorted.length / 2);
   const typical = sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
   const cells = new Map<string, { weekday: number; hour: number; scores: number[] }>();
+  const clock = zonedClock(timezone);
   for (const post of scored) {
-    const day = weekday(localDateOf(post.at, timezone));
-    const hour = Number(localTimeOf(post.at, timezone).slice(0, 2));
+    const { weekday: day, hour } = clock(post.at);
     const cell = cells.get(`${day}:${hour}`) ?? { weekday: day, hour, scores: [] };
     cell.scores.push(post.score);
     cells.set(`${day}:${hour}`, cell);

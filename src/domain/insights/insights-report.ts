@@ -14,15 +14,15 @@
  */
 import type { components, operations } from '../../../generated/rest/openapi-types.js';
 import type { ChannelRecord } from '../../db/repositories/channels.js';
-import type { InsightPostRecord } from '../../db/repositories/insights.js';
+import type { InsightHourRecord, InsightPostRecord } from '../../db/repositories/insights.js';
 import type { LabelRecord } from '../../db/repositories/labels.js';
 import type { DomainDeps } from '../deps.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { findCapabilities } from '../networks/capabilities.js';
 import type { Principal } from '../principal.js';
-import { localDateOf, localTimeOf, weekday } from '../zoned-time.js';
 import { engagementOf, reachOf } from './counters.js';
 import { parsePeriod, periodView, previousPeriod, type Period } from './insights-period.js';
+import { HOUR_MS, refreshRollups, zonedClock, zonedHours } from './rollups.js';
 
 export type InsightsReport = components['schemas']['InsightsReport'];
 export type InsightTotals = components['schemas']['InsightTotals'];
@@ -179,12 +179,153 @@ export async function insightsReport(
   return reportFor(deps, scope, period);
 }
 
+/** What a period adds up to, grouped every way the report shows it. */
+interface PeriodFigures {
+  totals: InsightTotals;
+  byNetwork: Map<string, InsightTotals>;
+  byChannel: Map<string, InsightTotals>;
+  byLabel: Map<string, InsightTotals>;
+  cells: InsightsReport['byWeekdayHour'];
+  topPosts: InsightPost[];
+}
+
+/** A period's figures from its posts, one by one. */
+async function figuresFromPosts(deps: DomainDeps, scope: InsightsScope, period: Period): Promise<PeriodFigures> {
+  const posts = await postsIn(deps, scope, period);
+  const zones = new Map(scope.channels.map((c) => [c.id, c.timezone]));
+  const cells = new Map<string, InsightsReport['byWeekdayHour'][number]>();
+  const clocks = new Map<string, ReturnType<typeof zonedClock>>();
+  for (const post of posts) {
+    const zone = zones.get(post.channelId) ?? 'UTC';
+    let clock = clocks.get(zone);
+    if (!clock) clocks.set(zone, (clock = zonedClock(zone)));
+    const { weekday: day, hour } = clock(post.publishedAt);
+    const cell = cells.get(`${day}:${hour}`) ?? { weekday: day, hour, posts: 0, engagement: 0, reach: null };
+    const seen = reachOf(post.network, post.metrics);
+    cell.posts += 1;
+    cell.engagement += engagementOf(post.network, post.metrics);
+    if (seen !== null) cell.reach = (cell.reach ?? 0) + seen;
+    cells.set(`${day}:${hour}`, cell);
+  }
+  const totalsBy = (keys: (p: InsightPostRecord) => string[]) =>
+    new Map([...grouped(posts, keys)].map(([k, list]) => [k, totalsOf(list)]));
+  return {
+    totals: totalsOf(posts),
+    byNetwork: totalsBy((p) => [p.network]),
+    byChannel: totalsBy((p) => [p.channelId]),
+    byLabel: totalsBy((p) => p.labelIds),
+    cells: [...cells.values()],
+    topPosts: topPosts(posts, scope.channels),
+  };
+}
+
+/**
+ * A period's figures from the hourly rollup (rollups.ts), the same a count of its posts gives; undefined where
+ * the rollup cannot tell them exactly (a label filter, an edge or a zone off the whole hour).
+ */
+async function figuresFromHours(
+  deps: DomainDeps,
+  scope: InsightsScope,
+  period: Period,
+): Promise<PeriodFigures | undefined> {
+  if (scope.labelIds || period.start % HOUR_MS !== 0 || period.end % HOUR_MS !== 0) return undefined;
+  const channelIds = scope.channels.map((c) => c.id);
+  const hours = await deps.repos.insights.hours(
+    scope.accountId,
+    channelIds,
+    period.start / HOUR_MS,
+    period.end / HOUR_MS,
+  );
+  const channels = new Map(scope.channels.map((c) => [c.id, c]));
+  const zoned = new Map<string, ReturnType<typeof zonedHours>>();
+  const cells = new Map<string, InsightsReport['byWeekdayHour'][number]>();
+  for (const sum of hours) {
+    const zone = channels.get(sum.channelId)?.timezone ?? 'UTC';
+    let local = zoned.get(zone);
+    if (!local) zoned.set(zone, (local = zonedHours(zone)));
+    const at = local(sum.hour);
+    if (!at) return undefined;
+    const key = `${at.weekday}:${at.hour}`;
+    const cell = cells.get(key) ?? { weekday: at.weekday, hour: at.hour, posts: 0, engagement: 0, reach: null };
+    cell.posts += sum.posts;
+    cell.engagement += sum.engagement;
+    if (sum.reach !== null) cell.reach = (cell.reach ?? 0) + sum.reach;
+    cells.set(key, cell);
+  }
+  const totalsBy = (key: (h: InsightHourRecord) => string) =>
+    new Map([...grouped(hours, (h) => [key(h)])].map(([k, list]) => [k, hourTotals(list)]));
+  const labelHours = await deps.repos.insights.labelHours(
+    scope.accountId,
+    scope.labels.map((l) => l.id),
+    channelIds,
+    period.start / HOUR_MS,
+    period.end / HOUR_MS,
+  );
+  return {
+    totals: hourTotals(hours),
+    byNetwork: totalsBy((h) => channels.get(h.channelId)?.network ?? ''),
+    byChannel: totalsBy((h) => h.channelId),
+    byLabel: new Map([...grouped(labelHours, (h) => [h.labelId])].map(([k, list]) => [k, hourTotals(list)])),
+    cells: [...cells.values()],
+    topPosts: await topPostsOfHours(deps, scope, hours),
+  };
+}
+
+/**
+ * The period's top posts, reading only hours that can hold them: best hour first (the newest among equals), until
+ * the last of the top found beats any post the next hour could hold.
+ */
+async function topPostsOfHours(
+  deps: DomainDeps,
+  scope: InsightsScope,
+  hours: readonly InsightHourRecord[],
+): Promise<InsightPost[]> {
+  const order = [...hours].sort((a, b) => b.topEngagement - a.topEngagement || b.hour - a.hour);
+  const found: InsightPostRecord[] = [];
+  let top: InsightPost[] = [];
+  for (let i = 0; i < order.length; i += TOP_POSTS) {
+    const next = order[i];
+    const last = top.length === TOP_POSTS ? top[TOP_POSTS - 1] : undefined;
+    if (
+      last &&
+      (last.engagement > next.topEngagement ||
+        (last.engagement === next.topEngagement && Date.parse(last.publishedAt) >= (next.hour + 1) * HOUR_MS))
+    )
+      break;
+    found.push(...(await deps.repos.insights.publishedInHours(scope.accountId, order.slice(i, i + TOP_POSTS))));
+    top = topPosts(found, scope.channels);
+  }
+  return top;
+}
+
+/** totalsOf for hours of the rollup: the same sums, taken over posts already summed by the hour. */
+function hourTotals(hours: readonly InsightHourRecord[]): InsightTotals {
+  let posts = 0;
+  let engagement = 0;
+  let reach: number | null = null;
+  let engagedWithReach = 0;
+  const counters: Record<string, number> = {};
+  for (const sum of hours) {
+    posts += sum.posts;
+    engagement += sum.engagement;
+    if (sum.reach !== null) reach = (reach ?? 0) + sum.reach;
+    engagedWithReach += sum.engagedWithReach;
+    for (const [name, value] of Object.entries(sum.counters)) counters[name] = (counters[name] ?? 0) + value;
+  }
+  const engagementRate = reach ? Math.round((engagedWithReach / reach) * 10_000) / 10_000 : null;
+  return { posts, engagement, reach, engagementRate, counters };
+}
+
+async function periodFigures(deps: DomainDeps, scope: InsightsScope, period: Period): Promise<PeriodFigures> {
+  return (await figuresFromHours(deps, scope, period)) ?? figuresFromPosts(deps, scope, period);
+}
+
 export async function reportFor(deps: DomainDeps, scope: InsightsScope, period: Period): Promise<InsightsReport> {
   const before = previousPeriod(period);
-  const posts = await postsIn(deps, scope, period);
-  const previousPosts = await postsIn(deps, scope, before);
-  const totals = totalsOf(posts);
-  const previousTotals = totalsOf(previousPosts);
+  await refreshRollups(deps);
+  const figures = await periodFigures(deps, scope, period);
+  const totals = figures.totals;
+  const previousTotals = (await periodFigures(deps, scope, before)).totals;
   const channelIds = scope.channels.map((c) => c.id);
   const audience = await deps.repos.insights.audienceSamples(scope.accountId, channelIds, period.start, period.end);
   const audienceBefore = new Map(
@@ -194,25 +335,7 @@ export async function reportFor(deps: DomainDeps, scope: InsightsScope, period: 
     ]),
   );
   const audienceOf = grouped(audience, (s) => [s.channelId]);
-  const byNetwork = grouped(posts, (p) => [p.network]);
-  const byChannel = grouped(posts, (p) => [p.channelId]);
-  const byLabel = grouped(posts, (p) => p.labelIds);
-  const zones = new Map(scope.channels.map((c) => [c.id, c.timezone]));
-  const cells = new Map<
-    string,
-    { weekday: number; hour: number; posts: number; engagement: number; reach: number | null }
-  >();
-  for (const post of posts) {
-    const zone = zones.get(post.channelId) ?? 'UTC';
-    const day = weekday(localDateOf(post.publishedAt, zone));
-    const hour = Number(localTimeOf(post.publishedAt, zone).slice(0, 2));
-    const cell = cells.get(`${day}:${hour}`) ?? { weekday: day, hour, posts: 0, engagement: 0, reach: null };
-    const seen = reachOf(post.network, post.metrics);
-    cell.posts += 1;
-    cell.engagement += engagementOf(post.network, post.metrics);
-    if (seen !== null) cell.reach = (cell.reach ?? 0) + seen;
-    cells.set(`${day}:${hour}`, cell);
-  }
+  const shownLabels = scope.labels.filter((l) => !scope.labelIds || scope.labelIds.includes(l.id));
   return {
     period: periodView(period),
     previousPeriod: periodView(before),
@@ -224,12 +347,12 @@ export async function reportFor(deps: DomainDeps, scope: InsightsScope, period: 
       engagement: percentChange(totals.engagement, previousTotals.engagement),
       reach: percentChange(totals.reach, previousTotals.reach),
     },
-    byNetwork: [...byNetwork]
+    byNetwork: [...figures.byNetwork]
       .sort(([a], [b]) => a.localeCompare(b))
-      .map(([network, list]) => ({
+      .map(([network, networkTotals]) => ({
         network,
         displayName: findCapabilities(network)?.displayName ?? network,
-        totals: totalsOf(list),
+        totals: networkTotals,
       })),
     byChannel: scope.channels.map((channel) => {
       const samples = audienceOf.get(channel.id) ?? [];
@@ -238,21 +361,19 @@ export async function reportFor(deps: DomainDeps, scope: InsightsScope, period: 
         name: channel.displayName ?? channel.name,
         network: channel.network,
         timezone: channel.timezone,
-        totals: totalsOf(byChannel.get(channel.id) ?? []),
+        totals: figures.byChannel.get(channel.id) ?? totalsOf([]),
         audienceStart: audienceBefore.get(channel.id) ?? samples[0]?.followers ?? null,
         audienceEnd: samples.at(-1)?.followers ?? null,
       };
     }),
-    byLabel: scope.labels
-      .filter((l) => !scope.labelIds || scope.labelIds.includes(l.id))
-      .map((label) => ({
-        labelId: label.id,
-        name: label.name,
-        color: label.color,
-        totals: totalsOf(byLabel.get(label.id) ?? []),
-      })),
-    byWeekdayHour: [...cells.values()].sort((a, b) => a.weekday - b.weekday || a.hour - b.hour),
-    topPosts: topPosts(posts, scope.channels),
+    byLabel: shownLabels.map((label) => ({
+      labelId: label.id,
+      name: label.name,
+      color: label.color,
+      totals: figures.byLabel.get(label.id) ?? totalsOf([]),
+    })),
+    byWeekdayHour: figures.cells.sort((a, b) => a.weekday - b.weekday || a.hour - b.hour),
+    topPosts: figures.topPosts,
     audience: [...audienceOf].map(([channelId, samples]) => ({
       channelId,
       points: samples.map((s) => ({ at: new Date(s.sampledAt).toISOString(), followers: s.followers })),

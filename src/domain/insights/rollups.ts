@@ -1,0 +1,144 @@
+/**
+ * The rollup insights read a period from: each channel's published posts summed per UTC hour of publication,
+ * and the same for each label.
+ *
+ * Rules kept here:
+ * - an hour's figures are its published posts' (Herald's and live ones) by their latest counters, summed as
+ *   counters.ts says: the numbers a recount of the posts gives, never an estimate;
+ * - every change to a published post notes its hour (a trigger, migration 026); noted hours are recounted from
+ *   their posts before any read uses the rollup, and by housekeeping, one refresher at a time;
+ * - a period is read from the rollup only where that is exact: its edges on whole UTC hours, and every zone its
+ *   weekdays and hours are told in a whole number of hours from UTC at each hour read; otherwise from its posts;
+ * - a period's top posts are looked for only in the hours whose best post could be among them: hours are opened
+ *   best first, the newest first among equals, until none left could hold a post that beats the last one found.
+ */
+import type { CountedPostRecord, InsightHourRecord } from '../../db/repositories/insights.js';
+import type { DomainDeps } from '../deps.js';
+import { weekday, zoneOffset } from '../zoned-time.js';
+import { engagementOf, reachOf } from './counters.js';
+
+export const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+/** Noted hours recounted per transaction, so a refresh after a large sync never holds the database long. */
+const REFRESH_BATCH = 2_000;
+
+/** Recounts every hour noted as changed; the number recounted. */
+export async function refreshRollups(deps: DomainDeps): Promise<number> {
+  if (!(await deps.repos.insights.hasDirtyHours())) return 0;
+  let counted = 0;
+  for (;;) {
+    const done = await deps.repos.inTransaction(async (repos) => {
+      const marks = await repos.insights.claimDirtyHours(REFRESH_BATCH);
+      const byChannel = new Map<string, Set<number>>();
+      for (const mark of marks)
+        byChannel.set(mark.channelId, (byChannel.get(mark.channelId) ?? new Set()).add(mark.hour));
+      for (const [channelId, hours] of byChannel) {
+        for (const [from, to] of runsOf([...hours])) {
+          const found = await repos.insights.countedPosts(channelId, from, to);
+          if (!found) continue;
+          const summed = sumByHour(channelId, found.posts);
+          const byLabel = new Map<string, CountedPostRecord[]>();
+          for (const post of found.posts)
+            for (const id of post.labelIds) {
+              const list = byLabel.get(id);
+              if (list) list.push(post);
+              else byLabel.set(id, [post]);
+            }
+          const labelHours = [...byLabel].flatMap(([labelId, posts]) =>
+            sumByHour(channelId, posts).map((h) => ({ labelId, ...h })),
+          );
+          await repos.insights.writeHours(found.accountId, channelId, from, to, summed, labelHours);
+          counted += summed.length;
+        }
+      }
+      await repos.insights.clearDirtyHours(marks.map((m) => m.id));
+      return marks.length < REFRESH_BATCH;
+    });
+    if (done) return counted;
+  }
+}
+
+/** Sorted hours as runs [from, to) of consecutive hours. */
+function runsOf(hours: number[]): [number, number][] {
+  const runs: [number, number][] = [];
+  for (const hour of hours.sort((a, b) => a - b)) {
+    const last = runs.at(-1);
+    if (last && last[1] === hour) last[1] = hour + 1;
+    else runs.push([hour, hour + 1]);
+  }
+  return runs;
+}
+
+export function sumByHour(
+  channelId: string,
+  posts: readonly { network: string; publishedAt: number; metrics: Record<string, number> }[],
+): InsightHourRecord[] {
+  const hours = new Map<number, InsightHourRecord>();
+  for (const post of posts) {
+    const hour = Math.floor(post.publishedAt / HOUR_MS);
+    let sum = hours.get(hour);
+    if (!sum) {
+      sum = {
+        channelId,
+        hour,
+        posts: 0,
+        engagement: 0,
+        reach: null,
+        engagedWithReach: 0,
+        topEngagement: 0,
+        counters: {},
+      };
+      hours.set(hour, sum);
+    }
+    const engaged = engagementOf(post.network, post.metrics);
+    const seen = reachOf(post.network, post.metrics);
+    sum.posts += 1;
+    sum.engagement += engaged;
+    sum.topEngagement = Math.max(sum.topEngagement, engaged);
+    if (seen !== null) {
+      sum.reach = (sum.reach ?? 0) + seen;
+      if (seen > 0) sum.engagedWithReach += engaged;
+    }
+    for (const [name, value] of Object.entries(post.metrics)) sum.counters[name] = (sum.counters[name] ?? 0) + value;
+  }
+  return [...hours.values()].sort((a, b) => a.hour - b.hour);
+}
+
+/** A zone's offset through each UTC day (null where it changes that day), kept across reads. */
+const dayOffsets = new Map<string, Map<number, number | null>>();
+const MAX_DAYS_KEPT = 20_000;
+
+/**
+ * The weekday (0 Monday) and hour in `timezone` of instants, as localDateOf and localTimeOf tell them, with the
+ * zone's offset looked up once a UTC day and kept (every instant of a day whose offset changes is looked up).
+ */
+export function zonedClock(timezone: string): (instant: number) => { weekday: number; hour: number; offset: number } {
+  let days = dayOffsets.get(timezone);
+  if (!days || days.size > MAX_DAYS_KEPT) dayOffsets.set(timezone, (days = new Map()));
+  const known = days;
+  return (instant) => {
+    const day = Math.floor(instant / DAY_MS);
+    let offset = known.get(day);
+    if (offset === undefined) {
+      const first = zoneOffset(timezone, day * DAY_MS);
+      offset = first === zoneOffset(timezone, (day + 1) * DAY_MS - 1) ? first : null;
+      known.set(day, offset);
+    }
+    const at = offset ?? zoneOffset(timezone, instant);
+    const local = new Date(instant + at);
+    const date = { year: local.getUTCFullYear(), month: local.getUTCMonth() + 1, day: local.getUTCDate() };
+    return { weekday: weekday(date), hour: local.getUTCHours(), offset: at };
+  };
+}
+
+/**
+ * The weekday and hour in `timezone` of each UTC hour asked, or undefined where the zone is not a whole number of
+ * hours from UTC (the hour's posts could then fall in two of its hours).
+ */
+export function zonedHours(timezone: string): (hour: number) => { weekday: number; hour: number } | undefined {
+  const clock = zonedClock(timezone);
+  return (hour) => {
+    const local = clock(hour * HOUR_MS);
+    return local.offset % HOUR_MS === 0 ? local : undefined;
+  };
+}
