@@ -36,17 +36,14 @@ export function connectCallbackRouter(
         signIn === undefined ? undefined : browserBinding(signIn),
       );
       const list = outcome.channels
-        .map(
-          (c) =>
-            `<li><strong>${escapeHtml(c.displayName ?? c.name)}</strong> (${escapeHtml(c.handle)}), channel ${escapeHtml(c.id)}</li>`,
-        )
+        .map((c) => `<li><strong>${escapeHtml(c.displayName ?? c.name)}</strong> (${escapeHtml(c.handle)})</li>`)
         .join('');
       res
         .type('html')
         .send(
           page(
             'Connected',
-            `<p>Herald can now publish to:</p><ul>${list}</ul>${outcome.warning ? `<p><strong>Note:</strong> ${escapeHtml(outcome.warning)}</p>` : ''}<p>You can close this page.</p>`,
+            `<p>Herald can now publish to:</p><ul>${list}</ul>${outcome.warning ? `<p><strong>Note:</strong> ${escapeHtml(outcome.warning)}</p>` : ''}`,
           ),
         );
     } catch (error) {
@@ -65,10 +62,16 @@ export function connectCallbackRouter(
   return router;
 }
 
+/**
+ * The page a person lands on from the network's consent, often on a phone: readable at any width, a main landmark
+ * for screen readers, and the way back to the app's channels (started there, or from an API client in a new tab).
+ */
 function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} · Herald</title>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)} · Herald</title>
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}</style>
-</head><body><h1>${escapeHtml(title)}</h1>
+</head><body><main><h1>${escapeHtml(title)}</h1>
 ${body}
-</body></html>`;
+<p><a href="/app/channels">Go to your channels in Herald</a>, or close this page.</p>
+</main></body></html>`;
 }

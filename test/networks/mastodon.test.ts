@@ -76,9 +76,13 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
     assert.equal(first.status, 200, first.html);
     assert.match(first.html, /Connected/);
     assert.match(first.html, /@alice@127\.0\.0\.1/);
+    // A page a person reads, often on a phone: no ids, a landmark, and the way back to the app.
+    assert.match(first.html, /<meta name="viewport" content="width=device-width/);
+    assert.match(first.html, /<main>[\s\S]*<a href="\/app\/channels">Go to your channels in Herald<\/a>/);
     assert.equal(first.authorizationUrl.searchParams.get('code_challenge_method'), 'S256');
     assert.equal(first.authorizationUrl.searchParams.get('redirect_uri'), `${t.url}/connect/mastodon/callback`);
     const channel = await theChannel();
+    assert.ok(!first.html.includes(channel.id), 'the page names the channel, not its id');
     assert.equal(channel.network, 'mastodon');
     assert.equal(channel.handle, `@alice@${mastodon.host}`);
     assert.equal(channel.displayName, 'Alice');
