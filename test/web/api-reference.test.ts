@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { appSuite, axeViolations } from '../support/app-browser.js';
+import { appSuite, axeViolations, screenshot, SIZES } from '../support/app-browser.js';
 import type { TestHerald } from '../support/herald.js';
 import { describeOnce } from '../support/databases.js';
 
@@ -38,6 +38,21 @@ describeOnce('the API reference at /docs', function () {
     assert.ok(loaded.includes(`${t.url}/v1/rest/openapi.json`), 'the description is read from Herald');
 
     assert.deepEqual(await axeViolations(page, { every: true }), []);
+  });
+
+  it('reads on a phone: the page fits 390 px, screenshots at both sizes, and axe finds nothing serious', async () => {
+    for (const [size, viewport] of Object.entries(SIZES)) {
+      const page = await app.newPage({ viewport });
+      await page.goto(`${t.url}/docs`);
+      await page.getByRole('heading', { name: 'Herald REST API' }).waitFor();
+      await page.waitForLoadState('networkidle');
+      await screenshot(page, `screenshots/api-reference-${size}.png`);
+      if (size === 'phone') {
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        assert.ok(overflow <= 0, `the page is ${overflow} px wider than the phone`);
+        assert.deepEqual(await axeViolations(page), []);
+      }
+    }
   });
 
   it('is linked from the API keys page of the app', async () => {
