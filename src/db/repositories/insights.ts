@@ -33,7 +33,7 @@ export interface InsightPostRecord {
   labelIds: string[];
 }
 
-/** A channel's published posts of one UTC hour (`hour`: epoch ms / 3,600,000), summed (migration 026). */
+/** A channel's published posts of one UTC hour (`hour`: epoch ms / 3,600,000), summed (migration 027). */
 export interface InsightHourRecord {
   channelId: string;
   hour: number;

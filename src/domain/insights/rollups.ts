@@ -5,7 +5,7 @@
  * Rules kept here:
  * - an hour's figures are its published posts' (Herald's and live ones) by their latest counters, summed as
  *   counters.ts says: the numbers a recount of the posts gives, never an estimate;
- * - every change to a published post notes its hour (a trigger, migration 026); noted hours are recounted from
+ * - every change to a published post notes its hour (a trigger, migration 027); noted hours are recounted from
  *   their posts before any read uses the rollup, and by housekeeping, one refresher at a time;
  * - a period is read from the rollup only where that is exact: its edges on whole UTC hours, and every zone its
  *   weekdays and hours are told in a whole number of hours from UTC at each hour read; otherwise from its posts;
