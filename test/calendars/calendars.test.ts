@@ -3,17 +3,12 @@
  * Chromium (screenshots in test-artifacts/), the iCalendar feed through node-ical, and the in-app calendar.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import ical from 'node-ical';
-import type { Browser } from 'playwright-core';
-import { launchChromium } from '../support/chromium.js';
-import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { appSuite, screenshot } from '../support/app-browser.js';
+import { TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { insertLivePost } from '../support/posts.js';
 import { connectSdkClient } from '../mcp/support.js';
-
-const ARTIFACTS = path.resolve('test-artifacts');
 
 function ok(result: Awaited<ReturnType<Client['callTool']>>): any {
   assert.notEqual(result.isError, true, JSON.stringify(result.content));
@@ -41,7 +36,8 @@ describe(`calendars through the MCP SDK client, in Chromium and as iCalendar (${
   let account: SeededAccount;
   let other: SeededAccount;
   let client: Client;
-  let browser: Browser;
+  // The public calendar is the server's own page, read with JavaScript off: no app to build.
+  const app = appSuite({ fresh: 'once', page: false, webApp: false }, (rig) => ({ t: h, a: account } = rig));
   // Ten o'clock UTC, forty days out: every post below falls on the same Berlin day, month and week.
   const day = Math.floor(Date.now() / 86_400_000 + 40) * 86_400_000 + 10 * 3_600_000;
   const date = berlinDate(day);
@@ -56,9 +52,6 @@ describe(`calendars through the MCP SDK client, in Chromium and as iCalendar (${
   }
 
   before(async () => {
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-    h = await startTestHerald();
-    account = await h.seedAccount();
     other = await h.seedAccount();
     client = await connectSdkClient(h, account.basicKey);
     await post(client, account.channelIds[0], 'Alpha launch post', day);
@@ -81,27 +74,22 @@ describe(`calendars through the MCP SDK client, in Chromium and as iCalendar (${
       }),
     );
     await otherClient.close();
-    browser = await launchChromium();
   });
   after(async () => {
-    await browser?.close();
     await client?.close();
-    await h?.close();
   });
 
   async function pageText(
     url: string,
-    screenshot?: string,
+    shot?: string,
     viewport = { width: 1280, height: 900 },
   ): Promise<{ status: number; text: string; html: string; scripts: number }> {
-    const context = await browser.newContext({ javaScriptEnabled: false, viewport });
-    const page = await context.newPage();
+    const page = await app.newPage({ javaScriptEnabled: false, viewport });
     const response = await page.goto(url);
     const text = await page.locator('body').innerText();
     const html = await page.content();
     const scripts = await page.locator('script').count();
-    if (screenshot) await page.screenshot({ path: path.join(ARTIFACTS, screenshot), fullPage: true });
-    await context.close();
+    if (shot) await screenshot(page, shot, { fullPage: true });
     return { status: response!.status(), text, html, scripts };
   }
 

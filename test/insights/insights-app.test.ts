@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright-core';
-import { ARTIFACTS, appReady, openAppBrowser, signInToApp } from '../support/app-browser.js';
-import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import type { Page } from 'playwright-core';
+import { appReady, appSuite, axeViolations, screenshot } from '../support/app-browser.js';
+import type { SeededAccount, TestHerald } from '../support/herald.js';
 import { madeUpHistory, type History } from './fixture.js';
 import { describeOnce } from '../support/databases.js';
 
@@ -16,28 +14,20 @@ describeOnce('the web app: Insights (Chromium)', function () {
   let t: TestHerald;
   let a: SeededAccount;
   let history: History;
-  let browser: Browser;
+  const app = appSuite({ fresh: 'once', seed: { channels: 2 }, page: false }, (rig) => ({ t, a } = rig));
 
   before(async () => {
-    browser = await openAppBrowser();
-    t = await startTestHerald();
-    a = await t.seedAccount({ channels: 2 });
     history = await madeUpHistory(t, a);
-  });
-  after(async () => {
-    await browser?.close();
-    await t?.close();
   });
 
   async function insightsPage(viewport: { width: number; height: number }, query = PERIOD): Promise<Page> {
-    const page = await (await browser.newContext({ viewport, timezoneId: 'UTC', locale: 'en-US' })).newPage();
-    await signInToApp(page, t.url, a.email, a.password);
+    const page = await app.newPage({ viewport, timezoneId: 'UTC', locale: 'en-US' });
+    await app.signIn(page);
     if (viewport.width > 600) {
       await page.click('nav >> text=Insights');
       await page.waitForURL(`${t.url}/app/insights`);
     }
-    await page.goto(`${t.url}/app/insights?${query}`);
-    await appReady(page);
+    await app.open(`/app/insights?${query}`, page);
     return page;
   }
 
@@ -79,19 +69,12 @@ describeOnce('the web app: Insights (Chromium)', function () {
     );
     assert.equal(await page.locator('.best').count(), 2);
     assert.match((await page.textContent('.best')) ?? '', /Only \d+ published posts?/);
-    const violations = (await new AxeBuilder({ page }).analyze()).violations.filter(
-      (v) => v.impact === 'serious' || v.impact === 'critical',
-    );
-    assert.deepEqual(
-      violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-      [],
-    );
-    await page.screenshot({ path: path.join(ARTIFACTS, 'screenshots', 'insights-desktop.png'), fullPage: true });
+    assert.deepEqual(await axeViolations(page), []);
+    await screenshot(page, 'screenshots/insights-desktop.png', { fullPage: true });
 
     await page.click('text=Last 7 days');
     await appReady(page);
     assert.match(page.url(), /from=\d{4}-\d{2}-\d{2}$/);
-    await page.context().close();
   });
 
   it('narrows to a label, and fits a phone without scrolling sideways, axe clean', async () => {
@@ -103,26 +86,16 @@ describeOnce('the web app: Insights (Chromium)', function () {
       () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
     );
     assert.equal(overflow, 0, 'no sideways scrolling on a phone');
-    const violations = (await new AxeBuilder({ page }).analyze()).violations.filter(
-      (v) => v.impact === 'serious' || v.impact === 'critical',
-    );
-    assert.deepEqual(
-      violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-      [],
-    );
-    await page.screenshot({ path: path.join(ARTIFACTS, 'screenshots', 'insights-phone.png'), fullPage: true });
-    await page.context().close();
+    assert.deepEqual(await axeViolations(page), []);
+    await screenshot(page, 'screenshots/insights-phone.png', { fullPage: true });
   });
 
   it("shows a published post's own curve, with its readings as a table", async () => {
     const postId = history.posts[3].id;
     const curve = (await t.api('GET', `/v1/rest/posts/${postId}/insights`, { token: a.apiKey })).body.data;
-    const page = await (
-      await browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'UTC' })
-    ).newPage();
-    await signInToApp(page, t.url, a.email, a.password);
-    await page.goto(`${t.url}/app/posts/${postId}`);
-    await appReady(page);
+    const page = await app.newPage({ viewport: { width: 1280, height: 900 }, timezoneId: 'UTC' });
+    await app.signIn(page);
+    await app.open(`/app/posts/${postId}`, page);
     await page.waitForSelector('#curve-title');
     assert.equal(await page.locator('section[aria-labelledby=curve-title] canvas').count(), 1);
     const rows = await page.$$eval('section[aria-labelledby=curve-title] details tbody tr', (trs) =>
@@ -137,33 +110,16 @@ describeOnce('the web app: Insights (Chromium)', function () {
       rows,
       curve.samples.map((s: any) => `${s.engagement} ${s.reach}`),
     );
-    const violations = (await new AxeBuilder({ page }).analyze()).violations.filter(
-      (v) => v.impact === 'serious' || v.impact === 'critical',
-    );
-    assert.deepEqual(
-      violations.map((v) => v.id),
-      [],
-    );
-    await page.context().close();
+    assert.deepEqual(await axeViolations(page), []);
   });
 
   it('offers suggested slots in the queue editor, saying why there are none yet', async () => {
     const best = (await t.api('GET', `/v1/rest/channels/${a.channelIds[0]}/best-times`, { token: a.apiKey })).body.data;
-    const page = await (
-      await browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'UTC' })
-    ).newPage();
-    await signInToApp(page, t.url, a.email, a.password);
-    await page.goto(`${t.url}/app/channels/${a.channelIds[0]}/queue`);
-    await appReady(page);
+    const page = await app.newPage({ viewport: { width: 1280, height: 900 }, timezoneId: 'UTC' });
+    await app.signIn(page);
+    await app.open(`/app/channels/${a.channelIds[0]}/queue`, page);
     await page.waitForSelector('#suggested-title');
     assert.equal(await page.textContent('.suggested p'), best.note);
-    const violations = (await new AxeBuilder({ page }).analyze()).violations.filter(
-      (v) => v.impact === 'serious' || v.impact === 'critical',
-    );
-    assert.deepEqual(
-      violations.map((v) => v.id),
-      [],
-    );
-    await page.context().close();
+    assert.deepEqual(await axeViolations(page), []);
   });
 });

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../support/chromium.js';
-import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
+import type { Page } from 'playwright-core';
+import { appSuite } from '../support/app-browser.js';
+import { TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { connectClient, startHost, type AppsClient, type ClientKind, type Host } from '../mcp/apps-support.js';
 import { madeUpHistory } from './fixture.js';
 
@@ -17,12 +17,11 @@ describe(`MCP App: the insights view (${TEST_DB})`, function () {
   this.timeout(180_000);
   let t: TestHerald;
   let a: SeededAccount;
+  // The view is shown by a host page of the test's own, not the web app: no app to build.
+  const app = appSuite({ fresh: 'once', seed: { channels: 2 }, page: false, webApp: false }, (rig) => ({ t, a } = rig));
   before(async () => {
-    t = await startTestHerald();
-    a = await t.seedAccount({ channels: 2 });
     await madeUpHistory(t, a);
   });
-  after(() => t?.close());
 
   const rest = async (path: string) => {
     const res = await t.api('GET', `/v1/rest${path}`, { token: a.apiKey });
@@ -75,26 +74,22 @@ describe(`MCP App: the insights view (${TEST_DB})`, function () {
   }
 
   describe('in Chromium', () => {
-    let browser: Browser;
     let host: Host;
     let client: AppsClient;
     let page: Page;
     before(async () => {
-      browser = await launchChromium();
-      host = await startHost(browser);
+      host = await startHost(app.browser);
       client = await connectClient('v2 2026-07-28', t, a.apiKey, true);
     });
     after(async () => {
       await client?.close();
       await host?.close();
-      await browser?.close();
     });
     beforeEach(async () => {
       host.requests.length = 0;
       host.reads.length = 0;
-      page = await (await browser.newContext()).newPage();
+      page = await app.newPage();
     });
-    afterEach(() => page.context().close());
 
     const format = (n: number) => new Intl.NumberFormat('en-GB').format(n);
     const view = () => page.frameLocator('iframe');

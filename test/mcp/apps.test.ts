@@ -5,12 +5,12 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { capabilitiesOf } from '../../src/domain/networks/capabilities.js';
 import { sealCredentials } from '../../src/domain/networks/credential-vault.js';
 import { countText } from '../../src/domain/networks/text-length.js';
 import * as provisioning from '../../src/domain/provisioning.js';
-import { launchChromium } from '../support/chromium.js';
+import { appSuite } from '../support/app-browser.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { connectClient, startHost, type AppsClient, type ClientKind, type Host } from './apps-support.js';
 import { rpc } from './support.js';
@@ -270,30 +270,28 @@ describeOnce(`MCP Apps views in Chromium (${TEST_DB})`, function () {
   let h: TestHerald;
   let account: SeededAccount;
   let channels: string[];
-  let browser: Browser;
   let host: Host;
   let client: AppsClient;
   let page: Page;
+  // The views are shown by a host page of the test's own, not the web app: no app to build.
+  const app = appSuite(
+    { fresh: 'once', seed: { channels: 0 }, page: false, webApp: false },
+    (rig) => ({ t: h, a: account } = rig),
+  );
   before(async () => {
-    h = await startTestHerald();
-    account = await h.seedAccount({ channels: 0 });
     channels = await addChannels(h, account, ['bluesky', 'x', 'linkedin']);
-    browser = await launchChromium();
-    host = await startHost(browser);
+    host = await startHost(app.browser);
     client = await connectClient('v2 2026-07-28', h, account.apiKey, true);
   });
   after(async () => {
     await Promise.all(opened.map((c) => c.close()));
     await client?.close();
     await host?.close();
-    await browser?.close();
-    await h?.close();
   });
   beforeEach(async () => {
     host.requests.length = 0;
-    page = await (await browser.newContext({ deviceScaleFactor: 2 })).newPage();
+    page = await app.newPage({ deviceScaleFactor: 2 });
   });
-  afterEach(() => page.context().close());
 
   const viewHtml = async (uri: string) => (await client.readResource(uri)).contents[0].text as string;
 

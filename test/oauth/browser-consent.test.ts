@@ -4,29 +4,23 @@
  * redirect URI, served by a tiny local HTTP server. Screenshots go to test-artifacts/.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import type { Browser } from 'playwright-core';
-import { launchChromium } from '../support/chromium.js';
-import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { appSuite, screenshot } from '../support/app-browser.js';
+import type { SeededAccount, TestHerald } from '../support/herald.js';
 import { authorizeUrl, pkcePair } from './support.js';
-
-const ARTIFACTS = path.resolve('test-artifacts');
 
 describe('the authorization pages in a headless Chromium', function () {
   this.timeout(60_000);
   let h: TestHerald;
   let account: SeededAccount;
-  let browser: Browser;
   let callbackServer: http.Server;
   let redirectUri: string;
   let clientId: string;
   const callbacks: URL[] = [];
+  const app = appSuite({ fresh: 'once', page: false, webApp: false }, (rig) => ({ t: h, a: account } = rig));
 
   before(async () => {
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
     callbackServer = http.createServer((req, res) => {
       callbacks.push(new URL(req.url!, redirectUri));
       res.setHeader('content-type', 'text/html');
@@ -34,24 +28,18 @@ describe('the authorization pages in a headless Chromium', function () {
     });
     await new Promise<void>((resolve) => callbackServer.listen(0, '127.0.0.1', resolve));
     redirectUri = `http://127.0.0.1:${(callbackServer.address() as AddressInfo).port}/callback`;
-    h = await startTestHerald();
-    account = await h.seedAccount();
     const registered = await h.api('POST', '/oauth2/mcp/register', {
       body: { redirect_uris: [redirectUri], client_name: 'Claude' },
     });
     clientId = registered.body.client_id;
-    browser = await launchChromium();
   });
   after(async () => {
-    await browser?.close();
-    await h?.close();
     await new Promise((resolve) => callbackServer.close(resolve));
   });
 
   async function openAuthorization(state: string) {
     // A phone-sized viewport with JavaScript disabled: the pages must work and read there.
-    const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 390, height: 844 } });
-    const page = await context.newPage();
+    const page = await app.newPage({ javaScriptEnabled: false, viewport: { width: 390, height: 844 } });
     await page.goto(
       authorizeUrl(h, {
         response_type: 'code',
@@ -64,15 +52,15 @@ describe('the authorization pages in a headless Chromium', function () {
         resource: h.url + '/mcp',
       }),
     );
-    await page.screenshot({ path: path.join(ARTIFACTS, `oauth-sign-in-${state}.png`) });
+    await screenshot(page, `oauth-sign-in-${state}.png`);
     await page.fill('input[name=email]', account.email);
     await page.fill('input[name=password]', account.password);
     await Promise.all([page.waitForURL('**/oauth2/mcp/authorize?**'), page.click('button[type=submit]')]);
-    return { context, page };
+    return page;
   }
 
   it('signs in, shows the consent page for the client and scopes, and lands on the redirect with a code', async () => {
-    const { context, page } = await openAuthorization('approve-state');
+    const page = await openAuthorization('approve-state');
     const heading = await page.textContent('h1');
     assert.match(heading ?? '', /Claude wants to use your Herald account/);
     const text = (await page.textContent('main')) ?? '';
@@ -81,7 +69,7 @@ describe('the authorization pages in a headless Chromium', function () {
     assert.match(text, /manage_team \(optional\)/);
     assert.match(text, new RegExp(new URL(redirectUri).host.replace(/\./g, '\\.')));
     assert.equal(await page.isChecked('input[name=manage_team]'), false);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'oauth-consent.png'), fullPage: true });
+    await screenshot(page, 'oauth-consent.png', { fullPage: true });
 
     await page.check('input[name=manage_team]');
     await Promise.all([page.waitForURL(`${redirectUri}?**`), page.click('button[value=approve]')]);
@@ -90,20 +78,18 @@ describe('the authorization pages in a headless Chromium', function () {
     assert.equal(landed.searchParams.get('state'), 'approve-state');
     assert.equal(landed.searchParams.get('iss'), h.url);
     assert.ok(callbacks.some((url) => url.searchParams.get('code') === landed.searchParams.get('code')));
-    await page.screenshot({ path: path.join(ARTIFACTS, 'oauth-approved-callback.png') });
+    await screenshot(page, 'oauth-approved-callback.png');
     const code = await h.herald.db('oauth_authorization_codes').orderBy('created_at', 'desc').first();
     assert.equal(code.scope, 'read_profile manage_post manage_team');
-    await context.close();
   });
 
   it('denies and lands on the redirect with access_denied', async () => {
-    const { context, page } = await openAuthorization('deny-state');
+    const page = await openAuthorization('deny-state');
     await Promise.all([page.waitForURL(`${redirectUri}?**`), page.click('button[value=deny]')]);
     const landed = new URL(page.url());
     assert.equal(landed.searchParams.get('error'), 'access_denied');
     assert.equal(landed.searchParams.get('state'), 'deny-state');
     assert.equal(landed.searchParams.get('code'), null);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'oauth-denied-callback.png') });
-    await context.close();
+    await screenshot(page, 'oauth-denied-callback.png');
   });
 });

@@ -106,6 +106,8 @@ export interface AppSuiteOptions {
   page?: BrowserContextOptions | false;
   /** The page signed in as the account's owner before the tests. */
   signedIn?: boolean;
+  /** False when the suite's pages are the server's own (sign-in, consent), so the app need not be built for it. */
+  webApp?: boolean;
 }
 
 /** What a suite's tests work with, handed to them whenever it is new. */
@@ -176,7 +178,7 @@ export function appSuite(options: AppSuiteOptions = {}, use: (rig: AppRig) => vo
   });
 
   before(async () => {
-    suite.browser = await openAppBrowser();
+    suite.browser = options.webApp === false ? await launchChromium() : await openAppBrowser();
     tell();
     if (!perTest) await startRig();
   });

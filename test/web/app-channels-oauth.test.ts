@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { loadConfig } from '../../src/config.js';
-import { appReady, openAppBrowser, signInToApp } from '../support/app-browser.js';
+import { appReady, appSuite } from '../support/app-browser.js';
 import {
   googleBusinessOverrides,
   ORIGINS,
@@ -9,7 +9,7 @@ import {
   type FakeGoogleBusiness,
 } from '../support/fake-google-business.js';
 import { API_ORIGIN, startFakeReddit, WWW_ORIGIN, type FakeReddit } from '../support/fake-reddit.js';
-import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 
 /**
  * Reddit and Google Business Profile connected from the Channels page in a real Chromium: the person fills the
@@ -18,22 +18,11 @@ import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '.
  */
 describe(`the web app: connecting Reddit and Google Business Profile (${TEST_DB})`, function () {
   this.timeout(60_000);
-  let browser: Browser;
   let page: Page;
   let t: TestHerald;
   let a: SeededAccount;
-
-  before(async () => {
-    browser = await openAppBrowser();
-  });
-  after(async () => browser?.close());
-  beforeEach(async () => {
-    page = await (await browser.newContext()).newPage();
-  });
-  afterEach(async () => {
-    await page.context().close();
-    await t?.close();
-  });
+  // Each test restarts the Herald with its network's app and the fake's origins, known once the fake listens.
+  const app = appSuite({ seed: { channels: 0 } }, (rig) => ({ t, a, page } = rig));
 
   /** The browser's visits to the network's real consent address go to its fake, as a redirect would. */
   async function consentAt(realOrigin: string, fakeUrl: string) {
@@ -44,7 +33,7 @@ describe(`the web app: connecting Reddit and Google Business Profile (${TEST_DB}
   }
 
   async function channelsPage() {
-    await signInToApp(page, t.url, a.email, a.password);
+    await app.signIn();
     await page.click('nav >> text=Channels');
     await appReady(page);
   }
@@ -55,16 +44,15 @@ describe(`the web app: connecting Reddit and Google Business Profile (${TEST_DB}
     const reddit: FakeReddit = await startFakeReddit({ redirectUri: 'set once Herald listens' });
     try {
       const defaults = loadConfig({}).networks;
-      const app = loadConfig({ REDDIT_CLIENT_ID: reddit.clientId, REDDIT_CLIENT_SECRET: reddit.clientSecret }).networks
-        .apps.reddit;
-      t = await startTestHerald({
+      const redditApp = loadConfig({ REDDIT_CLIENT_ID: reddit.clientId, REDDIT_CLIENT_SECRET: reddit.clientSecret })
+        .networks.apps.reddit;
+      await app.restartHerald({
         networkOriginOverrides: { [WWW_ORIGIN]: reddit.url, [API_ORIGIN]: reddit.url },
-        networks: { ...defaults, apps: { reddit: app } },
+        networks: { ...defaults, apps: { reddit: redditApp } },
         // The fake listens on loopback, which the SSRF guard refuses unless it is listed.
         outboundAllowHosts: ['127.0.0.1'],
       });
       reddit.redirectUri = `${t.url}/connect/reddit/callback`;
-      a = await t.seedAccount({ channels: 0 });
       await consentAt(WWW_ORIGIN, reddit.url);
 
       await channelsPage();
@@ -88,8 +76,7 @@ describe(`the web app: connecting Reddit and Google Business Profile (${TEST_DB}
       await field.fill('r/selfhosted');
       await page.click('section[data-network="reddit"] button:has-text("Connect at Reddit")');
       await page.waitForURL(/\/connect\/reddit\/callback/);
-      await page.goto(`${t.url}/app/channels`);
-      await appReady(page);
+      await app.open('/app/channels');
       const [channel] = await channels();
       assert.equal(channel.handle, 'r/selfhosted');
       assert.match(
@@ -105,7 +92,7 @@ describe(`the web app: connecting Reddit and Google Business Profile (${TEST_DB}
     const google: FakeGoogleBusiness = await startFakeGoogleBusiness();
     try {
       const defaults = loadConfig({}).networks;
-      t = await startTestHerald({
+      await app.restartHerald({
         networkOriginOverrides: googleBusinessOverrides(google),
         networks: {
           ...defaults,
@@ -122,7 +109,6 @@ describe(`the web app: connecting Reddit and Google Business Profile (${TEST_DB}
         outboundAllowHosts: ['127.0.0.1'],
       });
       google.client.redirectUri = `${t.url}/connect/google_business/callback`;
-      a = await t.seedAccount({ channels: 0 });
       await consentAt(ORIGINS.accounts, google.urls.accounts);
 
       await channelsPage();
@@ -137,8 +123,7 @@ describe(`the web app: connecting Reddit and Google Business Profile (${TEST_DB}
       await field.fill('501');
       await page.click(`${section} button:has-text("Connect at Google Business Profile")`);
       await page.waitForURL(/\/connect\/google_business\/callback/);
-      await page.goto(`${t.url}/app/channels`);
-      await appReady(page);
+      await app.open('/app/channels');
       const [springfield] = await channels();
       assert.equal(springfield.displayName, 'Corner Bakery, Springfield');
       assert.match(
@@ -148,8 +133,7 @@ describe(`the web app: connecting Reddit and Google Business Profile (${TEST_DB}
 
       await page.click(`${section} button:has-text("Connect at Google Business Profile")`);
       await page.waitForURL(/\/connect\/google_business\/callback/);
-      await page.goto(`${t.url}/app/channels`);
-      await appReady(page);
+      await app.open('/app/channels');
       const all = await channels();
       assert.deepEqual(all.map((c: { displayName: string }) => c.displayName).sort(), [
         'Corner Bakery Station, Shelbyville',

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { pinClock, testWorker } from '../publishing/support.js';
-import { appReady, openAppBrowser, signInToApp } from '../support/app-browser.js';
-import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { appSuite } from '../support/app-browser.js';
+import { TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -23,13 +23,10 @@ describe(`the web app: good times this week in the composer (${TEST_DB})`, funct
   this.timeout(120_000);
   let t: TestHerald;
   let a: SeededAccount;
-  let browser: Browser;
   let page: Page;
+  const app = appSuite({ fresh: 'once', seed: { channels: 2 }, page: false }, (rig) => ({ t, a } = rig));
 
   before(async () => {
-    browser = await openAppBrowser();
-    t = await startTestHerald();
-    a = await t.seedAccount({ channels: 2 });
     // Six weeks of the first channel's posts: Mondays at 08:xx did five times as well per impression as
     // Wednesdays at 17:xx. The second channel has published nothing.
     const clock = pinClock(t, '2026-01-05T06:00:00Z');
@@ -52,19 +49,12 @@ describe(`the web app: good times this week in the composer (${TEST_DB})`, funct
     }
     clock.advance(Date.parse(NOW) - clock.now());
   });
-  after(async () => {
-    await browser?.close();
-    await t?.close();
-  });
   beforeEach(async () => {
-    const context = await browser.newContext({ timezoneId: 'UTC', locale: 'en-GB' });
-    await context.clock.setFixedTime(new Date(NOW));
-    page = await context.newPage();
-    await signInToApp(page, t.url, a.email, a.password);
-    await page.goto(`${t.url}/app/compose`);
-    await appReady(page);
+    page = await app.newPage({ timezoneId: 'UTC', locale: 'en-GB' });
+    await page.context().clock.setFixedTime(new Date(NOW));
+    await app.signIn(page);
+    await app.open('/app/compose', page);
   });
-  afterEach(() => page.context().close());
 
   it("offers the channel's best window at its next start, and a click schedules the post then", async () => {
     const rest = (await t.api('GET', `/v1/rest/channels/${a.channelIds[0]}/best-times`, { token: a.apiKey })).body.data;

@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import * as provisioning from '../../src/domain/provisioning.js';
 import { TINY_PNG } from '../media/fixtures.js';
-import { ARTIFACTS, appReady, openAppBrowser, signInToApp } from '../support/app-browser.js';
-import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { appReady, appSuite, axeViolations, screenshot, SIZES } from '../support/app-browser.js';
+import { TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 
 /**
  * Editing a post in the web app, in a real headless Chromium against a real Herald: moving it to another channel and
@@ -18,25 +16,18 @@ describe(`the web app: editing a post's channels, its previews, and leaving unsa
   let t: TestHerald;
   let a: SeededAccount;
   let bluesky: string;
-  let browser: Browser;
   let page: Page;
+  const app = appSuite(
+    { seed: { channels: 2 }, page: { viewport: { width: 1280, height: 900 } } },
+    (rig) => ({ t, a, page } = rig),
+  );
 
-  before(async () => {
-    browser = await openAppBrowser();
-  });
-  after(async () => browser?.close());
+  // Signed in once the Bluesky channel is there, as the page would be for a person who had connected it.
   beforeEach(async () => {
-    t = await startTestHerald();
-    a = await t.seedAccount({ channels: 2 });
     const { accountId, workspaceId } = a;
     bluesky = (await provisioning.addChannel(t.deps, { accountId, workspaceId, network: 'bluesky', handle: 'us.test' }))
       .id;
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    await signInToApp(page, t.url, a.email, a.password);
-  });
-  afterEach(async () => {
-    await page.context().close();
-    await t.close();
+    await app.signIn();
   });
 
   const auth = () => ({ token: a.apiKey });
@@ -52,14 +43,9 @@ describe(`the web app: editing a post's channels, its previews, and leaving unsa
     return res.body.data;
   }
 
-  async function open(url: string): Promise<void> {
-    await page.goto(`${t.url}${url}`);
-    await appReady(page);
-  }
-
   /** The edit page reached as a person reaches it: from the post's page, so Back goes there. */
   async function edit(id: string): Promise<void> {
-    await open(`/app/posts/${id}`);
+    await app.open(`/app/posts/${id}`);
     await page.getByRole('link', { name: 'Edit', exact: true }).click();
     await page.waitForURL(`${t.url}/app/posts/${id}/edit`);
     await appReady(page);
@@ -67,23 +53,14 @@ describe(`the web app: editing a post's channels, its previews, and leaving unsa
 
   /** The page as it is passes axe at desktop and phone sizes, fits the phone's width, and is kept as a screenshot. */
   async function clean(name: string) {
-    for (const [size, viewport] of [
-      ['desktop', { width: 1280, height: 800 }],
-      ['phone', { width: 390, height: 844 }],
-    ] as const) {
+    for (const [size, viewport] of Object.entries(SIZES)) {
       await page.setViewportSize(viewport);
-      const found = (await new AxeBuilder({ page }).analyze()).violations;
-      const serious = found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-      assert.deepEqual(
-        serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-        [],
-        `${name}, ${size}`,
-      );
+      assert.deepEqual(await axeViolations(page), [], `${name}, ${size}`);
       const overflow = await page.evaluate(
         () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
       );
       assert.equal(overflow, 0, `${name} fits a ${size}'s width`);
-      await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${size}.png`), fullPage: true });
+      await screenshot(page, `${name}-${size}.png`, { fullPage: true });
     }
     await page.setViewportSize({ width: 1280, height: 900 });
   }
@@ -246,7 +223,7 @@ describe(`the web app: editing a post's channels, its previews, and leaving unsa
     });
     const mine = made.find((p) => p.channelId === a.channelIds[0])!;
     const other = made.find((p) => p.channelId === bluesky)!;
-    await open(`/app/posts/${mine.id}`);
+    await app.open(`/app/posts/${mine.id}`);
     const cards = page.locator('#post-previews .preview');
     assert.equal(await cards.count(), 2, 'one per channel');
     assert.equal(await cards.nth(0).getAttribute('data-channel-id'), a.channelIds[0], 'this post first');
@@ -262,7 +239,7 @@ describe(`the web app: editing a post's channels, its previews, and leaving unsa
     await clean('app-post-previews');
 
     const [threaded] = await create({ text: 'Part one', thread: [{ text: 'Part two' }], saveAsDraft: true });
-    await open(`/app/posts/${threaded.id}`);
+    await app.open(`/app/posts/${threaded.id}`);
     assert.equal(await page.textContent('#previews-title'), 'Preview', 'a post made alone has one');
     const parts = page.locator('#post-previews .preview-thread .preview-part');
     assert.equal(await parts.count(), 1);
