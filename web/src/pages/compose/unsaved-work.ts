@@ -5,8 +5,9 @@
 import { useCallback, useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import { useLeaveGuard } from '../../router.js';
 import { differs, keepDraft, type Draft } from './draft-store.js';
+import type { SavedPosts } from './saved.js';
 
-export function useUnsavedWork(args: { keepFor?: string; draft: Draft; blank: Draft; saved: unknown }): {
+export function useUnsavedWork(args: { keepFor?: string; draft: Draft; blank: Draft; saved?: SavedPosts }): {
   unsaved: boolean;
   /** Lets the composer be left without asking: a save is about to leave it. */
   leaveFreely: () => void;
