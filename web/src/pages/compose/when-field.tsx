@@ -8,7 +8,7 @@ import type { ApiError } from '../../api.js';
 import { FieldProblems } from '../../ui/page.js';
 import { formatTime, toInstant, zoneInWords } from '../../ui/time.js';
 import type { DraftSetters } from './draft-fields.js';
-import type { Draft } from './draft-store.js';
+import type { Draft, When } from './draft-store.js';
 import { GoodTimes } from './good-times.js';
 import type { Channel } from './preview.js';
 import { ZonePicker } from './zone-picker.js';
@@ -29,23 +29,23 @@ export function WhenField(props: {
   const added = draft.chosenIds.some((id) => id !== edit?.channelId)
     ? '; a channel added gives it its next free slot'
     : '';
+  // The four choices are one radio group, each the same input but for its value.
+  const radio = (value: When) => ({
+    type: 'radio',
+    name: 'when',
+    value,
+    checked: when === value,
+    onChange: () => setWhen(value),
+  });
   const instant = when === 'schedule' ? toInstant(dateTime, timeZone.trim() || 'UTC') : undefined;
   return (
     <fieldset aria-describedby="when-problems">
       <legend>When</legend>
       <label class="choice">
-        <input type="radio" name="when" value="now" checked={when === 'now'} onChange={() => setWhen('now')} /> Publish
-        now
+        <input {...radio('now')} /> Publish now
       </label>
       <label class="choice">
-        <input
-          type="radio"
-          name="when"
-          value="schedule"
-          checked={when === 'schedule'}
-          onChange={() => setWhen('schedule')}
-        />{' '}
-        Schedule at a time
+        <input {...radio('schedule')} /> Schedule at a time
       </label>
       {when === 'schedule' && (
         <div class="schedule">
@@ -82,12 +82,11 @@ export function WhenField(props: {
         }}
       />
       <label class="choice">
-        <input type="radio" name="when" value="queue" checked={when === 'queue'} onChange={() => setWhen('queue')} />
+        <input {...radio('queue')} />
         {wasQueued ? ` Keep its place in the queue${added}` : " Add to each channel's queue (its next free slot)"}
       </label>
       <label class="choice">
-        <input type="radio" name="when" value="draft" checked={when === 'draft'} onChange={() => setWhen('draft')} />{' '}
-        Save as draft
+        <input {...radio('draft')} /> Save as draft
       </label>
       <FieldProblems error={refusal} field={'addToQueue'} id="when-problems" />
     </fieldset>
