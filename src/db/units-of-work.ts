@@ -110,7 +110,17 @@ function groupCommit<R>(db: Db, bind: (trx: Knex.Transaction) => R): UnitsOfWork
     try {
       const connection = (await db.client.acquireConnection()) as SqliteConnection;
       try {
-        outcomes = await db.transaction((trx) => runInSavepoints(db, trx, connection, units), { connection });
+        for (let waited = 0; ; ) {
+          try {
+            outcomes = await db.transaction((trx) => runInSavepoints(db, trx, connection, units), { connection });
+            break;
+          } catch (error) {
+            if (!(error instanceof WriteLockBusy) || waited >= LOCK_WAIT_MS) throw error;
+            const pause = 5 + Math.floor(Math.random() * 45);
+            await new Promise((resolve) => setTimeout(resolve, pause));
+            waited += pause;
+          }
+        }
       } finally {
         await db.client.releaseConnection(connection);
       }
@@ -147,7 +157,12 @@ async function runInSavepoints(
   units: Waiting[],
 ): Promise<Outcome[]> {
   // SQLite takes a write transaction's lock at its first write, even one that matches no row.
-  connection.prepare(TAKE_WRITE_LOCK).run();
+  try {
+    connection.prepare(TAKE_WRITE_LOCK).run();
+  } catch (error) {
+    if (String((error as { code?: unknown }).code).startsWith('SQLITE_BUSY')) throw new WriteLockBusy();
+    throw error;
+  }
   const outcomes: Outcome[] = [];
   for (const unit of units) {
     connection.prepare('SAVEPOINT herald_unit').run();
@@ -165,6 +180,19 @@ async function runInSavepoints(
 }
 
 const TAKE_WRITE_LOCK = 'DELETE FROM rate_limit_windows WHERE 0';
+
+/**
+ * Another process held the write lock, and SQLite refused to wait for it: under Knex's plain BEGIN the first write
+ * reads a snapshot before asking for the lock, and a snapshot another writer has since moved past cannot be made a
+ * write (SQLITE_BUSY without calling the busy handler). Nothing of the group has run yet, so it is begun again,
+ * after a short random pause, for as long as busy_timeout would have waited.
+ */
+class WriteLockBusy extends Error {
+  constructor() {
+    super('another process holds the database write lock');
+  }
+}
+const LOCK_WAIT_MS = 5_000;
 
 /**
  * Collects what is asked for while the event loop polls and hands it over once the poll ends, in the order it was

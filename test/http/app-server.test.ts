@@ -87,6 +87,8 @@ describe('the app server draining before it stops', function () {
   let drain: (graceMs: number) => Promise<void>;
   let url: string;
   let release: () => void;
+  /** Resolves once a request to /never has reached the app: a loaded machine may take longer than any fixed wait. */
+  let neverArrived: Promise<void>;
 
   beforeEach(async () => {
     const created = createAppServer();
@@ -98,7 +100,9 @@ describe('the app server draining before it stops', function () {
       await held;
       res.json({ answered: true });
     });
-    app.get('/never', () => undefined);
+    let arrived: () => void;
+    neverArrived = new Promise<void>((resolve) => (arrived = resolve));
+    app.get('/never', () => arrived());
     app.get('/fast', (_req, res) => res.json({ fast: true }));
     created.serve(app);
     server.listen(0, '127.0.0.1');
@@ -190,7 +194,9 @@ describe('the app server draining before it stops', function () {
       }
     };
     const clients = Array.from({ length: 16 }, client);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Load first (at most 10 s on a loaded machine), so the drain meets connections in use and reused.
+    for (const started = Date.now(); answered <= 32 && Date.now() - started < 10_000; )
+      await new Promise((resolve) => setTimeout(resolve, 20));
     const before = answered;
     await drain(5_000);
     stopping = true;
@@ -205,7 +211,7 @@ describe('the app server draining before it stops', function () {
       () => 'answered',
       () => 'cut off',
     );
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await neverArrived;
     const took = await within(drain(400), 3_000);
     assert.ok(took !== undefined && took >= 390, `stopped waiting after ${took} ms`);
     assert.equal(await inFlight, 'cut off');
