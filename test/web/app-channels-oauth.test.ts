@@ -106,6 +106,7 @@ describe(`the web app: connecting Reddit and Google Business Profile (${TEST_DB}
             },
           },
         },
+        // The fake Google listens on loopback, which the SSRF guard refuses unless it is listed.
         outboundAllowHosts: ['127.0.0.1'],
       });
       google.client.redirectUri = `${t.url}/connect/google_business/callback`;

@@ -16,6 +16,7 @@ import {
   type RecentPostsPage,
 } from '../../domain/networks/connector.js';
 import { retryAtFrom, type NetworkAnswer, type NetworkHttp, type NetworkRequest } from './network-http.js';
+import { GOOGLE_AUTHORIZE_URL, GOOGLE_OAUTH, GOOGLE_TOKENINFO_URL } from './google-oauth.js';
 import { OAuth2Client, type OAuth2App } from './oauth2-client.js';
 
 /**
@@ -49,9 +50,6 @@ import { OAuth2Client, type OAuth2App } from './oauth2-client.js';
  * - disconnecting revokes nothing at Google: the grant is shared by every location of the consent (and by the
  *   person's YouTube channels on the same Google app), and revoking it would cut them all.
  */
-const AUTHORIZE_URL = 'https://accounts.google.com/o/oauth2/v2/auth';
-const TOKEN_URL = 'https://oauth2.googleapis.com/token';
-const TOKENINFO_URL = 'https://oauth2.googleapis.com/tokeninfo';
 const ACCOUNTS_API = 'https://mybusinessaccountmanagement.googleapis.com/v1';
 const INFORMATION_API = 'https://mybusinessbusinessinformation.googleapis.com/v1';
 const POSTS_API = 'https://mybusiness.googleapis.com/v4';
@@ -106,21 +104,7 @@ export class GoogleBusinessNetwork implements NetworkConnector {
     private readonly now: () => number,
     private readonly app: () => OAuth2App | undefined,
   ) {
-    this.oauth = new OAuth2Client(
-      http,
-      {
-        name: 'Google',
-        tokenUrl: TOKEN_URL,
-        clientAuth: 'body',
-        appSettings: 'GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET',
-        reconnectHint:
-          "the person removed Herald's access, the token went unused for six months, " +
-          'or the Google app is in "Testing", where refresh tokens expire after seven days: ' +
-          'publish the app on the OAuth consent screen',
-      },
-      () => this.google(),
-      now,
-    );
+    this.oauth = new OAuth2Client(http, GOOGLE_OAUTH, () => this.google(), now);
   }
 
   configured(): boolean {
@@ -145,7 +129,7 @@ export class GoogleBusinessNetwork implements NetworkConnector {
       code_challenge_method: 'S256',
     });
     const location = input.fields.location ? locationName(input.fields.location) : undefined;
-    return { authorizationUrl: `${AUTHORIZE_URL}?${query}`, keep: location ? { location } : {} };
+    return { authorizationUrl: `${GOOGLE_AUTHORIZE_URL}?${query}`, keep: location ? { location } : {} };
   }
 
   async finishAuthorization(input: {
@@ -276,7 +260,7 @@ export class GoogleBusinessNetwork implements NetworkConnector {
   async check(channel: ConnectorChannel): Promise<ConnectionCheck> {
     const c = await this.credentials(channel);
     const info = await this.http.request(
-      `${TOKENINFO_URL}?${new URLSearchParams({ access_token: c.credentials.accessToken })}`,
+      `${GOOGLE_TOKENINFO_URL}?${new URLSearchParams({ access_token: c.credentials.accessToken })}`,
     );
     if (info.status !== 200) {
       throw new NetworkError(

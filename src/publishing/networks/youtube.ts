@@ -25,6 +25,7 @@ import {
   type NetworkHttpOptions,
   type NetworkRequest,
 } from './network-http.js';
+import { GOOGLE_AUTHORIZE_URL, GOOGLE_OAUTH, GOOGLE_TOKENINFO_URL } from './google-oauth.js';
 import { OAuth2Client } from './oauth2-client.js';
 import { YOUTUBE_CALL_COSTS, type QuotaBucket, type YouTubeQuota } from './youtube-quota.js';
 import { ResumableUpload, SessionGone, UPLOAD_ORIGIN, type UploadFile } from './youtube-upload.js';
@@ -51,10 +52,7 @@ import { ResumableUpload, SessionGone, UPLOAD_ORIGIN, type UploadFile } from './
  * - the first comment is a comment thread (youtube.force-ssl); live sync reads the uploads playlist and
  *   videos.list statistics, and the channel's statistics.subscriberCount (channels.list, one unit) as its audience.
  */
-const AUTHORIZE_URL = 'https://accounts.google.com/o/oauth2/v2/auth';
-const TOKEN_URL = 'https://oauth2.googleapis.com/token';
 const REVOKE_URL = 'https://oauth2.googleapis.com/revoke';
-const TOKENINFO_URL = 'https://oauth2.googleapis.com/tokeninfo';
 const API = 'https://www.googleapis.com/youtube/v3';
 const UPLOAD_SCOPE = 'https://www.googleapis.com/auth/youtube.upload';
 const COMMENT_SCOPE = 'https://www.googleapis.com/auth/youtube.force-ssl';
@@ -98,21 +96,7 @@ export class YouTubeNetwork implements NetworkConnector {
     private readonly app: () => GoogleApp | undefined,
     private readonly quota: YouTubeQuota,
   ) {
-    this.oauth = new OAuth2Client(
-      http,
-      {
-        name: 'Google',
-        tokenUrl: TOKEN_URL,
-        clientAuth: 'body',
-        appSettings: 'GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET',
-        reconnectHint:
-          "the person removed Herald's access, the token went unused for six months, " +
-          'or the Google app is in "Testing", where refresh tokens expire after seven days: ' +
-          'publish the app on the OAuth consent screen',
-      },
-      () => this.google(),
-      now,
-    );
+    this.oauth = new OAuth2Client(http, GOOGLE_OAUTH, () => this.google(), now);
   }
 
   private readonly oauth: OAuth2Client;
@@ -152,7 +136,7 @@ export class YouTubeNetwork implements NetworkConnector {
       code_challenge: input.codeChallenge,
       code_challenge_method: 'S256',
     });
-    return { authorizationUrl: `${AUTHORIZE_URL}?${query}`, keep: {} };
+    return { authorizationUrl: `${GOOGLE_AUTHORIZE_URL}?${query}`, keep: {} };
   }
 
   async finishAuthorization(input: {
@@ -379,7 +363,7 @@ export class YouTubeNetwork implements NetworkConnector {
   async check(channel: ConnectorChannel): Promise<ConnectionCheck> {
     const c = await this.credentials(channel);
     const info = await this.http.request(
-      `${TOKENINFO_URL}?${new URLSearchParams({ access_token: c.credentials.accessToken })}`,
+      `${GOOGLE_TOKENINFO_URL}?${new URLSearchParams({ access_token: c.credentials.accessToken })}`,
     );
     if (info.status !== 200)
       throw new NetworkError(
