@@ -51,8 +51,9 @@ describe(`Reddit, against a fake of its OAuth and Data API (${TEST_DB})`, functi
         ...defaults,
         apps: apps ? { reddit: app } : {},
       },
-      // The network's fake listens on loopback, which the SSRF guard refuses unless it is listed.
-      outboundAllowHosts: ['127.0.0.1'],
+      // The network's fake listens on loopback, which the SSRF guard refuses unless it is listed; without the
+      // operator's app nothing reaches it, and the guard keeps a new user's defaults.
+      ...(apps ? { outboundAllowHosts: ['127.0.0.1'] } : {}),
     });
     reddit.redirectUri = `${t.url}/connect/reddit/callback`;
     a = await t.seedAccount({ channels: 0 });
