@@ -159,7 +159,7 @@ describeOnce(`the web app: compose (${TEST_DB})`, function () {
     await page.fill('#timezone', 'America/New_York');
     assert.match(
       (await page.textContent('.in-zones')) ?? '',
-      /\(Berlin time \(UTC\+01:00\)\)/,
+      /, Berlin time \(UTC\+01:00\)/,
       'the time where the channel posts, its zone in words',
     );
     assert.match((await page.textContent('.in-zones')) ?? '', /3:30/, '09:30 in New York is 15:30 in Berlin');

@@ -475,8 +475,8 @@ function BestTimesSection(props: { channels: { id: string; name: string }[] }) {
                     <strong>
                       {WEEKDAYS[w.weekday]}s, {String(w.hour).padStart(2, '0')}:00–
                       {String((w.hour + 1) % 24).padStart(2, '0')}:00
-                    </strong>{' '}
-                    ({zoneInWords(best.timezone)}): {w.lift}× the typical post. {w.note}
+                    </strong>
+                    , {zoneInWords(best.timezone)}: {w.lift}× the typical post. {w.note}
                   </li>
                 ))}
               </ul>

@@ -263,7 +263,7 @@ export function PostPage(props: { params: Record<string, string> }) {
         await call(api.PATCH('/posts/{postId}', { ...path, body: { isScheduled: true, dateTime: instant.iso } }));
         setNewTime(undefined);
       },
-      `Rescheduled for ${formatTime(instant.iso)} (${zoneInWords(browserTimeZone, Date.parse(instant.iso))}).`,
+      `Rescheduled for ${formatTime(instant.iso)}, ${zoneInWords(browserTimeZone, Date.parse(instant.iso))}.`,
     );
   }
 
@@ -430,7 +430,7 @@ export function PostPage(props: { params: Record<string, string> }) {
             </p>
             {reschedulable && (
               <form id="reschedule" onSubmit={reschedule} noValidate>
-                <label for="newTime">A new date and time, in your time zone ({zoneInWords(browserTimeZone)})</label>
+                <label for="newTime">A new date and time, in your time zone: {zoneInWords(browserTimeZone)}</label>
                 <input
                   id="newTime"
                   type="datetime-local"

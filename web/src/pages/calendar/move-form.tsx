@@ -64,7 +64,7 @@ export function MoveForm(props: {
         aria-describedby={described('day')}
       />
       <FieldProblems error={props.failure} field="day" id="move-day-problems" />
-      <label for="move-time">Time ({zoneInWords(props.timezone)})</label>
+      <label for="move-time">Time, in {zoneInWords(props.timezone)}</label>
       <input
         id="move-time"
         type="time"

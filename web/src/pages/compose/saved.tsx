@@ -16,7 +16,7 @@ export interface SavedPosts {
 /** What happens to a saved post and when, as a person says it. */
 function whatHappens(post: Post): string {
   const at = post.dateTime
-    ? `${formatTime(post.dateTime)} (${zoneInWords(browserTimeZone, Date.parse(post.dateTime))})`
+    ? `${formatTime(post.dateTime)}, ${zoneInWords(browserTimeZone, Date.parse(post.dateTime))}`
     : '';
   if (post.status === 'draft') return 'saved as a draft: it does not go out until it is given a time.';
   if (post.approvalStatus === 'PENDING') {

@@ -65,8 +65,8 @@ export function WhenField(props: {
             <ul class="in-zones" aria-label="The same time where each channel posts">
               {chosen.map((c) => (
                 <li key={c.id}>
-                  {c.displayName ?? c.name}: {formatTime(instant.iso, c.timezone)} (
-                  {zoneInWords(c.timezone, Date.parse(instant.iso))})
+                  {c.displayName ?? c.name}: {formatTime(instant.iso, c.timezone)},{' '}
+                  {zoneInWords(c.timezone, Date.parse(instant.iso))}
                 </li>
               ))}
             </ul>
