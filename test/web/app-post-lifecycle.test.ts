@@ -73,7 +73,10 @@ describeOnce(`the web app: a post's life (${TEST_DB})`, function () {
       assert.equal(edited.status, 'scheduled');
 
       const zone = await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone);
-      assert.ok((await page.textContent('label[for=newTime]'))?.includes(`your time zone: ${zone}`), 'the time zone is named');
+      assert.ok(
+        (await page.textContent('label[for=newTime]'))?.includes(`your time zone: ${zone}`),
+        'the time zone is named',
+      );
       await page.fill('#newTime', '2020-03-01T08:00');
       await page.getByRole('button', { name: 'Reschedule', exact: true }).click();
       await page.waitForSelector('#newTime-problems .problem');
