@@ -123,6 +123,11 @@ describe(`Reddit, against a fake of its OAuth and Data API (${TEST_DB})`, functi
     });
     assert.equal(unnamed.status, 400, JSON.stringify(unnamed.body));
     assert.match(unnamed.body.message, /is not a subreddit name/);
+    assert.deepEqual(
+      unnamed.body.details,
+      [{ path: 'subreddit', message: unnamed.body.message }],
+      'said of the field, as every field problem is',
+    );
 
     reddit.denyNext = true;
     const denied = await connectThroughConsent();

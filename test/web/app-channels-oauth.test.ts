@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { loadConfig } from '../../src/config.js';
-import { appReady, appSuite } from '../support/app-browser.js';
+import { appReady, appSuite, axeViolations, screenshot } from '../support/app-browser.js';
 import {
   googleBusinessOverrides,
   ORIGINS,
@@ -14,7 +14,9 @@ import { TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.
 /**
  * Reddit and Google Business Profile connected from the Channels page in a real Chromium: the person fills the
  * network's field, goes to the network's consent page (the fake's, standing in for the network's own address),
- * comes back to /connect/<network>/callback, and finds the channel listed.
+ * comes back to /connect/<network>/callback, and finds the channel listed. A refused subreddit is said beside its
+ * field; Herald's warning about Google fetching media from an address it cannot reach comes before Google's page,
+ * where the person may stop.
  */
 describe(`the web app: connecting Reddit and Google Business Profile (${TEST_DB})`, function () {
   this.timeout(60_000);
@@ -66,11 +68,20 @@ describe(`the web app: connecting Reddit and Google Business Profile (${TEST_DB}
 
       await field.fill('not a subreddit!');
       await page.click('section[data-network="reddit"] button:has-text("Connect at Reddit")');
-      await page.waitForSelector('section[data-network="reddit"] [role=alert]');
+      await page.waitForSelector('#connect-reddit-subreddit-problems .problem');
       assert.match(
-        (await page.textContent('section[data-network="reddit"] [role=alert]')) ?? '',
+        (await page.textContent('#connect-reddit-subreddit-problems')) ?? '',
         /"not a subreddit!" is not a subreddit name: give it as r\/name/,
+        "Reddit's refusal beside the field it concerns",
       );
+      assert.equal(await field.getAttribute('aria-invalid'), 'true');
+      assert.equal(await field.getAttribute('aria-describedby'), 'connect-reddit-subreddit-problems');
+      assert.equal(
+        await page.locator('section[data-network="reddit"] [role=alert]').count(),
+        1,
+        'said once, beside the field, not again in the form',
+      );
+      assert.deepEqual(await axeViolations(page), []);
       assert.deepEqual(await channels(), [], 'nothing connected');
 
       await field.fill('r/selfhosted');
@@ -122,7 +133,31 @@ describe(`the web app: connecting Reddit and Google Business Profile (${TEST_DB}
       );
 
       await field.fill('501');
-      await page.click(`${section} button:has-text("Connect at Google Business Profile")`);
+      const connect = `${section} button:has-text("Connect at Google Business Profile")`;
+      await page.click(connect);
+      // Herald's address here is loopback, which Google cannot fetch media from: said before Google is asked.
+      const warning = page.getByRole('group', { name: 'Before you go to Google Business Profile' });
+      await warning.waitFor();
+      assert.match(
+        (await warning.textContent()) ?? '',
+        /Google Business Profile fetches media from Herald's address, and this Herald is at http:\/\/127\.0\.0\.1:/,
+      );
+      assert.equal(page.url(), `${t.url}/app/channels`, 'still on the channels page');
+      assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Go on to Google Business Profile');
+      assert.deepEqual(await axeViolations(page), []);
+      await screenshot(page, 'screenshots/channels-google-warning.png', { fullPage: true });
+
+      await page.getByRole('button', { name: 'Stop here' }).click();
+      assert.equal(await warning.count(), 0, 'stopped: the warning is gone');
+      assert.equal(
+        await page.evaluate(() => document.activeElement?.textContent),
+        'Connect at Google Business Profile',
+      );
+      assert.equal(page.url(), `${t.url}/app/channels`, 'and Google was not asked');
+      assert.equal(await field.inputValue(), '501', 'the location as typed');
+
+      await page.click(connect);
+      await page.getByRole('button', { name: 'Go on to Google Business Profile' }).click();
       await page.waitForURL(/\/connect\/google_business\/callback/);
       await app.open('/app/channels');
       const [springfield] = await channels();
@@ -132,7 +167,8 @@ describe(`the web app: connecting Reddit and Google Business Profile (${TEST_DB}
         /active[\s\S]*Corner Bakery, Springfield[\s\S]*Google Business Profile · Corner Bakery/,
       );
 
-      await page.click(`${section} button:has-text("Connect at Google Business Profile")`);
+      await page.click(connect);
+      await page.getByRole('button', { name: 'Go on to Google Business Profile' }).click();
       await page.waitForURL(/\/connect\/google_business\/callback/);
       await app.open('/app/channels');
       const all = await channels();

@@ -36,15 +36,19 @@ export function match(pathname: string): Match | undefined {
 
 const listeners = new Set<() => void>();
 
-/** Asked before the app leaves the page for another of its own (a form with unsaved work); false stays put. */
-let mayLeave: (() => boolean) | undefined;
+/**
+ * Asked before the app leaves the page for another of its own (a form with unsaved work); one false stays put. A
+ * page's forms may share one question: it is asked once, however many of them registered it.
+ */
+const guards: (() => boolean)[] = [];
+const mayLeave = () => [...new Set(guards)].every((ask) => ask());
 
-/** While the calling page is shown, `ask` decides whether the app may leave it. */
+/** While the calling component is shown, `ask` decides, with any others shown, whether the app may leave it. */
 export function useLeaveGuard(ask: () => boolean): void {
   useEffect(() => {
-    mayLeave = ask;
+    guards.push(ask);
     return () => {
-      if (mayLeave === ask) mayLeave = undefined;
+      guards.splice(guards.indexOf(ask), 1);
     };
   }, [ask]);
 }
@@ -71,7 +75,7 @@ addEventListener('popstate', (event) => {
     here = to;
     return;
   }
-  if (to !== here && mayLeave && !mayLeave()) {
+  if (to !== here && !mayLeave()) {
     undoing = true;
     history.go(here - to);
     return;
@@ -87,7 +91,7 @@ export function navigate(href: string, options: { replace?: boolean } = {}): voi
     return;
   }
   // A replaced address is the same page changing its view; anything else leaves it (a full load asks by itself).
-  if (!options.replace && mayLeave && !mayLeave()) return;
+  if (!options.replace && !mayLeave()) return;
   if (options.replace) history.replaceState({ at: here }, '', url.href);
   else history.pushState({ at: ++here }, '', url.href);
   for (const listener of listeners) listener();

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { ValidationError } from '../../domain/errors.js';
 import { NETWORK_CAPABILITIES, titleAndBody } from '../../domain/networks/capabilities.js';
 import {
   NOT_MADE,
@@ -592,11 +593,11 @@ function subredditOf(value: string | undefined): string {
     .replace(/^\/?r\//i, '')
     .replace(/^\/?u\//i, 'u_')
     .replace(/\/$/, '');
-  if (!SUBREDDIT.test(name))
-    throw new NetworkError(
-      'permanent',
-      `"${given}" is not a subreddit name: give it as r/name (letters, digits and _, 3 to 21 characters)`,
-    );
+  if (!SUBREDDIT.test(name)) {
+    const message = `"${given}" is not a subreddit name: give it as r/name (letters, digits and _, 3 to 21 characters)`;
+    // Said of the field, so a form shows it beside the subreddit it refuses.
+    throw new ValidationError(message, [{ path: 'subreddit', message }]);
+  }
   return name;
 }
 

@@ -5,7 +5,7 @@
  * page (a navigation of the page, which the CSP's form-action does not govern), and a network this instance
  * cannot connect says what its operator must set. Channels that need reconnecting are named first, loudly.
  */
-import { useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { components } from '../../../sdk/src/index.js';
 import { api, call, type ApiError, toApiError } from '../api.js';
 import { Link } from '../router.js';
@@ -14,6 +14,7 @@ import { Empty, FieldProblems, Loading, Page, Problem, StatusBadge } from '../ui
 import { fieldLabel } from '../ui/problems.js';
 import { networkName } from '../ui/network-name.js';
 import { browserTimeZone, zoneInWords } from '../ui/time.js';
+import { useUnsavedChanges } from '../ui/unsaved-changes.js';
 import { useApi } from '../ui/use-api.js';
 import './team-pages.css';
 
@@ -33,13 +34,68 @@ async function load() {
 
 const nameOf = (c: Channel) => c.displayName ?? c.name;
 
-/** After a connect or reconnect: the channel is there, or the person goes to the network to consent. */
-function followConnect(answer: { authorizationUrl: string } | { data: Channel[] }): Channel[] | undefined {
-  if ('authorizationUrl' in answer) {
+/** A network's consent page Herald warns about first (its media fetched from an address the network cannot reach). */
+interface Consent {
+  authorizationUrl: string;
+  warning: string;
+}
+
+/**
+ * After a connect or reconnect: the channel is there, or the person goes to the network to consent: at once, or
+ * once they have read Herald's warning and chosen to go on (`warn`). `leaving` lets the form be left without asking.
+ */
+function followConnect(
+  answer: { authorizationUrl: string; warning?: string } | { data: Channel[] },
+  warn: (consent: Consent) => void,
+  leaving: () => void,
+): Channel[] | undefined {
+  if (!('authorizationUrl' in answer)) return answer.data;
+  if (answer.warning) warn({ authorizationUrl: answer.authorizationUrl, warning: answer.warning });
+  else {
+    leaving();
     location.assign(answer.authorizationUrl);
-    return undefined;
   }
-  return answer.data;
+  return undefined;
+}
+
+/** Herald's warning before the network's consent page, in place: go on to the network, or stop here. */
+function BeforeConsent(props: { id: string; network: string; consent?: Consent; stop: () => void; go: () => void }) {
+  const place = useRef<HTMLDivElement>(null);
+  const going = useRef<HTMLButtonElement>(null);
+  const stopped = useRef(false);
+  const shown = props.consent !== undefined;
+  // As ConfirmButton does: the question takes the focus, and Stop gives it back to the form's button.
+  useLayoutEffect(() => {
+    if (shown) going.current?.focus();
+    else if (stopped.current) place.current?.closest('form')?.querySelector<HTMLElement>('[type=submit]')?.focus();
+    stopped.current = false;
+  }, [shown]);
+  const stop = () => {
+    stopped.current = true;
+    props.stop();
+  };
+  if (!props.consent) return <div ref={place} />;
+  return (
+    <div
+      ref={place}
+      class="before-consent"
+      role="group"
+      aria-labelledby={`${props.id}-title`}
+      aria-describedby={`${props.id}-warning`}
+      onKeyDown={(event) => event.key === 'Escape' && stop()}
+    >
+      <p id={`${props.id}-title`}>
+        <strong>Before you go to {props.network}</strong>
+      </p>
+      <p id={`${props.id}-warning`}>{props.consent.warning}</p>
+      <button type="button" class="primary" ref={going} onClick={props.go}>
+        Go on to {props.network}
+      </button>{' '}
+      <button type="button" onClick={stop}>
+        Stop here
+      </button>
+    </div>
+  );
 }
 
 export function ChannelsPage() {
@@ -143,6 +199,9 @@ function ChannelRow(props: { channel: Channel; network?: Network } & Report) {
   const { channel: c, network } = props;
   const [busy, setBusy] = useState(false);
   const [refused, setRefused] = useState<ApiError | undefined>(undefined);
+  const [consent, setConsent] = useState<Consent>();
+  const zoneChanges = useUnsavedChanges();
+  const reconnectChanges = useUnsavedChanges();
   const connection = network?.connection;
   const path = { channelId: c.id };
 
@@ -165,11 +224,13 @@ function ChannelRow(props: { channel: Channel; network?: Network } & Report) {
   const reconnect = (event: Event) => {
     event.preventDefault();
     const fields = Object.fromEntries(new FormData(event.currentTarget as HTMLFormElement)) as Record<string, string>;
-    void run(async () =>
-      followConnect(await call(api.POST('/channels/{channelId}/reconnect', { params: { path }, body: fields })))
-        ? `${nameOf(c)} is connected again.`
-        : undefined,
-    );
+    setConsent(undefined);
+    void run(async () => {
+      const answer = await call(api.POST('/channels/{channelId}/reconnect', { params: { path }, body: fields }));
+      if (!followConnect(answer, setConsent, reconnectChanges.saved)) return undefined;
+      reconnectChanges.saved();
+      return `${nameOf(c)} is connected again.`;
+    });
   };
   const disconnect = () =>
     run(async () => {
@@ -190,6 +251,7 @@ function ChannelRow(props: { channel: Channel; network?: Network } & Report) {
     const timezone = String(new FormData(event.currentTarget as HTMLFormElement).get('timezone') ?? '');
     void run(async () => {
       await call(api.PATCH('/channels/{channelId}', { params: { path }, body: { timezone } }));
+      zoneChanges.saved();
       return `${nameOf(c)} now uses ${zoneInWords(timezone)}.`;
     });
   };
@@ -209,7 +271,7 @@ function ChannelRow(props: { channel: Channel; network?: Network } & Report) {
         </span>
       </td>
       <td>
-        <form class="zone" onSubmit={saveZone}>
+        <form class="zone" ref={zoneChanges.form} onSubmit={saveZone}>
           <label for={zoneId} class="visually-hidden">
             Time zone of {nameOf(c)}
           </label>
@@ -237,15 +299,29 @@ function ChannelRow(props: { channel: Channel; network?: Network } & Report) {
           Queue
         </Link>
         {c.status !== 'active' && connection && (
-          <form class="reconnect" onSubmit={reconnect}>
+          <form class="reconnect" ref={reconnectChanges.form} onSubmit={reconnect}>
             {connection.fields
               .filter((f) => f.secret)
               .map((f) => (
                 <FieldInput key={f.name} field={f} prefix={`re-${c.id}`} error={refused} />
               ))}
-            <button type="submit" class={c.status === 'needs_reconnect' ? 'primary' : undefined} disabled={busy}>
+            <button
+              type="submit"
+              class={c.status === 'needs_reconnect' ? 'primary' : undefined}
+              disabled={busy || consent !== undefined}
+            >
               {connection.kind === 'oauth' ? `Reconnect at ${network!.displayName}` : 'Reconnect'}
             </button>
+            <BeforeConsent
+              id={`consent-${c.id}`}
+              network={network!.displayName}
+              consent={consent}
+              stop={() => setConsent(undefined)}
+              go={() => {
+                reconnectChanges.saved();
+                location.assign(consent!.authorizationUrl);
+              }}
+            />
           </form>
         )}
         {c.status !== 'disconnected' && connection && (
@@ -279,6 +355,7 @@ function FieldInput(props: { field: Field; prefix: string; error?: ApiError }) {
         type={field.secret ? 'password' : 'text'}
         autocomplete="off"
         required={field.required}
+        aria-invalid={problems.length > 0}
         aria-describedby={problems.length ? `${id}-problems` : undefined}
       />
       <FieldProblems error={props.error} field={field.name} id={`${id}-problems`} />
@@ -290,23 +367,29 @@ function ConnectNetwork(props: { network: Network } & Report) {
   const { network: n } = props;
   const [busy, setBusy] = useState(false);
   const [refused, setRefused] = useState<ApiError | undefined>(undefined);
+  const [consent, setConsent] = useState<Consent>();
+  const changes = useUnsavedChanges();
   const connect = async (event: Event) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
     const fields = Object.fromEntries(new FormData(form)) as Record<string, string>;
     setBusy(true);
     setRefused(undefined);
+    setConsent(undefined);
     try {
       // A channel new to the account takes this browser's zone, also when it is made after the network's consent,
       // so its queue and calendar keep the person's hours from the start; one connected again keeps its own.
       const body = { ...fields, network: n.name, timezone: browserTimeZone };
-      const channels = followConnect(await call(api.POST('/channels/connect', { body })));
+      const answer = await call(api.POST('/channels/connect', { body }));
+      const channels = followConnect(answer, setConsent, changes.saved);
       if (channels) {
         form.reset();
+        changes.saved();
         await props.reload();
         const zones = [...new Set(channels.map((c) => zoneInWords(c.timezone)))].join(', ');
         const their = channels.length === 1 ? 'Its' : 'Their';
-        props.said(`Connected ${channels.map(nameOf).join(', ')}. ${their} times are in ${zones}.`);
+        const warning = 'warning' in answer && answer.warning ? ` ${answer.warning}` : '';
+        props.said(`Connected ${channels.map(nameOf).join(', ')}. ${their} times are in ${zones}.${warning}`);
       }
     } catch (caught) {
       setRefused(toApiError(caught));
@@ -319,16 +402,26 @@ function ConnectNetwork(props: { network: Network } & Report) {
     <section class="connect" data-network={n.name} aria-labelledby={`network-${n.name}`}>
       <h3 id={`network-${n.name}`}>{n.displayName}</h3>
       {n.configured ? (
-        <form onSubmit={connect}>
+        <form onSubmit={connect} ref={changes.form}>
           {n.connection!.fields.map((f) => (
             <FieldInput key={f.name} field={f} prefix={`connect-${n.name}`} error={refused} />
           ))}
           {refused?.details.every((d) => !fieldNames.has(d.path.replace(/^body\./, ''))) && <Problem error={refused} />}
           <p>
-            <button type="submit" class="primary" disabled={busy}>
+            <button type="submit" class="primary" disabled={busy || consent !== undefined}>
               {n.connection!.kind === 'oauth' ? `Connect at ${n.displayName}` : 'Connect'}
             </button>
           </p>
+          <BeforeConsent
+            id={`consent-${n.name}`}
+            network={n.displayName}
+            consent={consent}
+            stop={() => setConsent(undefined)}
+            go={() => {
+              changes.saved();
+              location.assign(consent!.authorizationUrl);
+            }}
+          />
         </form>
       ) : (
         <p class="not-configured">{n.notConfigured ?? 'This instance cannot connect it yet.'}</p>

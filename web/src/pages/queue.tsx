@@ -10,6 +10,7 @@ import { api, call, type ApiError, toApiError } from '../api.js';
 import { Link } from '../router.js';
 import { Empty, FieldProblems, Loading, Page, Problem } from '../ui/page.js';
 import { formatTime, zoneInWords } from '../ui/time.js';
+import { useUnsavedChanges } from '../ui/unsaved-changes.js';
 import { useApi } from '../ui/use-api.js';
 import { SuggestedSlots } from './suggested-slots.js';
 import './team-pages.css';
@@ -304,13 +305,15 @@ function SlotsEditor(props: {
   save: (slots: Slot[]) => Promise<boolean>;
 }) {
   const [rows, setRows] = useState<Slot[]>(props.slots);
+  const changes = useUnsavedChanges();
   const set = (i: number, change: Partial<Slot>) => setRows(rows.map((r, j) => (j === i ? { ...r, ...change } : r)));
   return (
     <form
       class="panel"
-      onSubmit={(event) => {
+      ref={changes.form}
+      onSubmit={async (event) => {
         event.preventDefault();
-        void props.save(rows);
+        if (await props.save(rows)) changes.saved();
       }}
     >
       <h2 id="slots-title">Weekly slots</h2>

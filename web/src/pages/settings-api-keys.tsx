@@ -10,6 +10,7 @@ import { ConfirmButton } from '../ui/confirm-button.js';
 import { OneTimeSecret } from '../ui/one-time-secret.js';
 import { Empty, FieldProblems, Loading, Page, Problem } from '../ui/page.js';
 import { formatTime } from '../ui/time.js';
+import { useUnsavedChanges } from '../ui/unsaved-changes.js';
 import { useApi } from '../ui/use-api.js';
 import { ConnectClients } from './settings-connect-clients.js';
 import { SettingsNav, useManages } from './settings-nav.js';
@@ -19,6 +20,7 @@ function CreateKey(props: { manages: boolean; onCreated: (name: string, key: str
   const [manageTeam, setManageTeam] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError>();
+  const changes = useUnsavedChanges();
   const submit = async (event: Event) => {
     event.preventDefault();
     setBusy(true);
@@ -32,6 +34,7 @@ function CreateKey(props: { manages: boolean; onCreated: (name: string, key: str
       props.onCreated(data.name, data.key);
       setName('');
       setManageTeam(false);
+      changes.saved();
     } catch (caught) {
       setError(toApiError(caught));
     } finally {
@@ -40,7 +43,13 @@ function CreateKey(props: { manages: boolean; onCreated: (name: string, key: str
   };
   const nameProblems = error?.problemsAt('name') ?? [];
   return (
-    <form class="settings-form" id="create-key" onSubmit={submit} aria-labelledby="create-key-heading">
+    <form
+      class="settings-form"
+      id="create-key"
+      ref={changes.form}
+      onSubmit={submit}
+      aria-labelledby="create-key-heading"
+    >
       <h2 id="create-key-heading">Create a key</h2>
       <label for="key-name">What it is for</label>
       <input

@@ -7,6 +7,7 @@ import { useState } from 'preact/hooks';
 import type { components } from '../../../sdk/src/index.js';
 import { api, call, type ApiError, toApiError } from '../api.js';
 import { Empty, FieldProblems, Loading, Page, Problem } from '../ui/page.js';
+import { useUnsavedChanges } from '../ui/unsaved-changes.js';
 import { useApi } from '../ui/use-api.js';
 import { SettingsNav } from './settings-nav.js';
 
@@ -23,6 +24,7 @@ function AddLabel(props: { workspaces: Workspace[]; onAdded: (name: string) => P
   const [workspaceId, setWorkspaceId] = useState(props.workspaces[0]?.id ?? '');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError>();
+  const changes = useUnsavedChanges();
   const submit = async (event: Event) => {
     event.preventDefault();
     setBusy(true);
@@ -31,6 +33,7 @@ function AddLabel(props: { workspaces: Workspace[]; onAdded: (name: string) => P
       const body = { name: name.trim(), color, ...(props.workspaces.length > 1 ? { workspaceId } : {}) };
       const { data } = await call(api.POST('/labels', { body }));
       setName('');
+      changes.saved();
       await props.onAdded(data.name);
     } catch (caught) {
       setError(toApiError(caught));
@@ -40,7 +43,14 @@ function AddLabel(props: { workspaces: Workspace[]; onAdded: (name: string) => P
   };
   const beside = ['name', 'color'].some((f) => (error?.problemsAt(f).length ?? 0) > 0);
   return (
-    <form class="settings-form" id="add-label" onSubmit={submit} aria-labelledby="add-label-heading" noValidate>
+    <form
+      class="settings-form"
+      id="add-label"
+      ref={changes.form}
+      onSubmit={submit}
+      aria-labelledby="add-label-heading"
+      noValidate
+    >
       <h2 id="add-label-heading">Make a label</h2>
       <label for="label-name">Name</label>
       <input

@@ -10,6 +10,7 @@ import type { components } from '../../../sdk/src/index.js';
 import { ConfirmButton } from '../ui/confirm-button.js';
 import { OneTimeSecret } from '../ui/one-time-secret.js';
 import { FieldProblems, Loading, Page, Problem } from '../ui/page.js';
+import { useUnsavedChanges } from '../ui/unsaved-changes.js';
 import { useApi } from '../ui/use-api.js';
 import { ManagersOnly, SettingsNav, useManages } from './settings-nav.js';
 
@@ -35,6 +36,7 @@ function RoleChanger(props: { member: Member; workspaceId: string; onChanged: (m
   const [role, setRole] = useState<Role | ''>(current ?? '');
   const [busy, setBusy] = useState(false);
   const [refusal, setRefusal] = useState<ApiError>();
+  const changes = useUnsavedChanges();
   const problemId = `role-problem-${props.member.userId}`;
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -48,6 +50,7 @@ function RoleChanger(props: { member: Member; workspaceId: string; onChanged: (m
           body: { role, workspaceId: props.workspaceId },
         }),
       );
+      changes.saved();
       props.onChanged(`${props.member.name} is now ${role}.`);
     } catch (caught) {
       setRole(current ?? '');
@@ -57,7 +60,7 @@ function RoleChanger(props: { member: Member; workspaceId: string; onChanged: (m
     }
   };
   return (
-    <form class="role-form" onSubmit={submit}>
+    <form class="role-form" ref={changes.form} onSubmit={submit}>
       <span class="row-actions">
         <select
           aria-label={`Role of ${props.member.name}`}
@@ -124,6 +127,7 @@ function AddMember(props: {
   const [role, setRole] = useState<Role>('editor');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError>();
+  const changes = useUnsavedChanges();
   const submit = async (event: Event) => {
     event.preventDefault();
     setBusy(true);
@@ -142,6 +146,7 @@ function AddMember(props: {
       );
       setEmail('');
       setName('');
+      changes.saved();
     } catch (caught) {
       setError(toApiError(caught));
     } finally {
@@ -150,7 +155,13 @@ function AddMember(props: {
   };
   const emailProblems = error?.problemsAt('email') ?? [];
   return (
-    <form class="settings-form" id="add-member" onSubmit={submit} aria-labelledby="add-member-heading">
+    <form
+      class="settings-form"
+      id="add-member"
+      ref={changes.form}
+      onSubmit={submit}
+      aria-labelledby="add-member-heading"
+    >
       <h2 id="add-member-heading">Add a person</h2>
       <label for="member-email">Email</label>
       <input

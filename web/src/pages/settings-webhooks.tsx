@@ -10,6 +10,7 @@ import { ConfirmButton } from '../ui/confirm-button.js';
 import { OneTimeSecret } from '../ui/one-time-secret.js';
 import { Empty, FieldProblems, Loading, Page, Problem } from '../ui/page.js';
 import { formatTime } from '../ui/time.js';
+import { useUnsavedChanges } from '../ui/unsaved-changes.js';
 import { useApi } from '../ui/use-api.js';
 import { ManagersOnly, SettingsNav, useManages } from './settings-nav.js';
 
@@ -63,6 +64,7 @@ function AddEndpoint(props: {
   const [workspaceId, setWorkspaceId] = useState(props.workspaces[0]?.id ?? '');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError>();
+  const changes = useUnsavedChanges();
   const toggle = (type: EventType, on: boolean) =>
     setTypes((now) => (on ? [...now, type] : now.filter((t) => t !== type)));
   const submit = async (event: Event) => {
@@ -81,6 +83,7 @@ function AddEndpoint(props: {
       setUrl('');
       setDescription('');
       setTypes([]);
+      changes.saved();
     } catch (caught) {
       setError(toApiError(caught));
     } finally {
@@ -90,7 +93,13 @@ function AddEndpoint(props: {
   const urlProblems = error?.problemsAt('url') ?? [];
   const typeProblems = error?.problemsAt('eventTypes') ?? [];
   return (
-    <form class="settings-form" id="add-webhook" onSubmit={submit} aria-labelledby="add-webhook-heading">
+    <form
+      class="settings-form"
+      id="add-webhook"
+      ref={changes.form}
+      onSubmit={submit}
+      aria-labelledby="add-webhook-heading"
+    >
       <h2 id="add-webhook-heading">Add an endpoint</h2>
       <label for="url">URL</label>
       <input

@@ -6,6 +6,7 @@ import { useState } from 'preact/hooks';
 import { api, call, type ApiError, toApiError } from '../api.js';
 import type { components } from '../../../sdk/src/index.js';
 import { Loading, Page, Problem } from '../ui/page.js';
+import { useUnsavedChanges } from '../ui/unsaved-changes.js';
 import { useApi } from '../ui/use-api.js';
 import { ManagersOnly, SettingsNav, useManages } from './settings-nav.js';
 
@@ -23,6 +24,7 @@ function ApprovalForm(props: { workspace: Workspace; onSaved: () => void }) {
   const [saving, setSaving] = useState(false);
   const [saved, setSaved] = useState('');
   const [error, setError] = useState<ApiError>();
+  const changes = useUnsavedChanges();
   const id = `approval-${workspace.id}`;
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -36,6 +38,7 @@ function ApprovalForm(props: { workspace: Workspace; onSaved: () => void }) {
           body: { approvalRequired: required },
         }),
       );
+      changes.saved();
       props.onSaved();
       setSaved(`Saved. ${describe(data.approvalRequired)} Posts already written keep their state.`);
     } catch (caught) {
@@ -45,7 +48,7 @@ function ApprovalForm(props: { workspace: Workspace; onSaved: () => void }) {
     }
   };
   return (
-    <form onSubmit={submit}>
+    <form onSubmit={submit} ref={changes.form}>
       <label class="inline">
         <input
           type="checkbox"
