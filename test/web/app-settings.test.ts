@@ -107,7 +107,8 @@ describeOnce('the web app: Settings (workspace, members, API keys, connected app
     await openSettings('Webhooks');
     await page.waitForSelector('text=No endpoints yet');
     await page.fill('#url', 'ftp://127.0.0.1/hook');
-    await page.check('input[value="post.published"]');
+    await page.check('label:has-text("A post is published") input');
+    assert.equal(await page.isChecked('input[value="post.published"]'), true, 'each event is named in words');
     await page.click('#add-webhook button[type=submit]');
     assert.match(
       (await page.textContent('#url-problems .problem')) ?? '',
@@ -122,7 +123,7 @@ describeOnce('the web app: Settings (workspace, members, API keys, connected app
     assert.match(secret, /^whsec_/);
     assert.match(
       (await page.textContent('#webhooks')) ?? '',
-      /http:\/\/127\.0\.0\.1:9\/hook\s*post\.published\s*enabled/,
+      /http:\/\/127\.0\.0\.1:9\/hook\s*A post is published\s*enabled/,
     );
     const [endpoint] = (await t.api('GET', '/v1/rest/webhooks', { token: a.apiKey })).body.data;
     assert.deepEqual(endpoint.eventTypes, ['post.published']);
