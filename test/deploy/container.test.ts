@@ -2,15 +2,22 @@
  * The deployment files: the Dockerfile, compose.yaml and the systemd pair in docs/deploy.md say what a deployment
  * needs (read here, always); compose.yaml is resolved by Compose and the units verified by `systemd-analyze verify`
  * where those tools are (CI installs them, so there they must be); and with HERALD_CONTAINER_TEST=1 the image is
- * built, started, and answers /healthz as a user other than root, with its worker as the same image.
+ * built, started, and answers /healthz as a user other than root, with its worker as the same image; then
+ * compose.yaml is started for real (`docker-compose up`, then `down -v` whatever happened): the API alone on
+ * Postgres makes the demo account, whose key creates a post due now on its sandbox channel; the API publishes
+ * nothing (--no-worker), and once the worker's container starts it publishes the post, once.
  *
  * CI runs the image's build beside the suites at low priority (.ci/run), since it takes minutes: a base image made
  * from Debian's archive (HERALD_NODE_IMAGE names one instead), dependencies unpacked, dist/ built, and better-sqlite3
  * taken prebuilt from this machine, where the same locked source was compiled for the same Node, served as the
- * mirror prebuild-install reads (no GitHub here), so the image compiles nothing.
+ * mirror prebuild-install reads (no GitHub here), so the image compiles nothing. compose.yaml's official postgres
+ * image cannot be pulled here: beside Herald's, on the same base, the test builds Debian's PostgreSQL started as the
+ * official image starts (test/support/postgres-image), and names both images to Compose (HERALD_POSTGRES_IMAGE,
+ * HERALD_IMAGE).
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
@@ -136,7 +143,9 @@ describe('deploying Herald', () => {
     assert.deepEqual([...services.keys()], ['postgres', 'api', 'worker']);
     const api = services.get('api')!;
     const worker = services.get('worker')!;
-    assert.match(services.get('postgres')!, /image: postgres:/);
+    // The official images by default; another named where no registry is reachable (the container test's own).
+    assert.match(services.get('postgres')!, /image: \$\{HERALD_POSTGRES_IMAGE:-postgres:\d+\}$/m);
+    assert.match(api, /^ {4}image: \$\{HERALD_IMAGE:-herald\}$/m);
     assert.match(services.get('postgres')!, /healthcheck:/);
     assert.match(api, /^ {4}build: \.$/m);
     assert.equal(/^ {4}image: (\S+)$/m.exec(api)?.[1], /^ {4}image: (\S+)$/m.exec(worker)?.[1], 'one image');
@@ -187,6 +196,8 @@ describe('deploying Herald', () => {
         assert.match(service, /- data:\/data/, name);
       }
       assert.match(services.get('postgres')!, /POSTGRES_PASSWORD: pw-from-env/);
+      assert.match(services.get('postgres')!, /image: postgres:17$/m, 'the official image unless another is named');
+      assert.match(services.get('worker')!, /image: herald$/m);
     },
   );
 
@@ -224,12 +235,53 @@ describe('deploying Herald', () => {
     this.timeout(40 * 60_000);
     const tag = `herald-test:${process.pid}`;
     const baseTag = `herald-test-node:${process.pid}`;
+    const postgresTag = `herald-test-postgres:${process.pid}`;
+    const project = `herald-test-${process.pid}`;
     const containers: string[] = [];
     let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;
+    let composed: { env: NodeJS.ProcessEnv; dir: string } | undefined;
     const docker = async (...args: string[]) =>
       (await run('docker', args, { maxBuffer: 64 * 1024 * 1024 })).stdout.trim();
+    const logsOf = async (container: string) => {
+      const { stdout, stderr } = await run('docker', ['logs', container], { maxBuffer: 64 * 1024 * 1024 });
+      return stdout + stderr;
+    };
+    // Compose as CI installs it (docker-compose), else the engine's plugin, on compose.yaml as written, with the
+    // test's images named and the healthchecks asked every second (the API's first check would otherwise wait 30 s).
+    const compose = async (...args: string[]) => {
+      if (!composed) throw new Error('compose.yaml is not started');
+      const files = ['-p', project, '-f', 'compose.yaml', '-f', path.join(composed.dir, 'quick-health.yaml')];
+      const options = { env: composed.env, maxBuffer: 64 * 1024 * 1024 };
+      const answer = await run('docker-compose', [...files, ...args], options).catch((e: NodeJS.ErrnoException) => {
+        if (e.code === 'ENOENT') return run('docker', ['compose', ...files, ...args], options);
+        throw e;
+      });
+      return answer.stdout.trim();
+    };
+    // A service's container, found by the labels Compose gives it: the engine answers at once, Compose in seconds.
+    const containerOf = (service: string) =>
+      docker(
+        'ps',
+        '-q',
+        '--filter',
+        `label=com.docker.compose.project=${project}`,
+        '--filter',
+        `label=com.docker.compose.service=${service}`,
+      );
+    const until = async <T>(what: string, seconds: number, look: () => Promise<T | undefined>): Promise<T> => {
+      for (let i = 0; i < seconds; i += 1) {
+        const found = await look();
+        if (found !== undefined) return found;
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+      throw new Error(`${what}: not within ${seconds} s`);
+    };
+    const healthy = (container: string) => async () =>
+      (await docker('inspect', '--format', '{{.State.Health.Status}}', container)) === 'healthy' ? true : undefined;
 
-    before(async () => {
+    // Herald's image and a Postgres (test/support/postgres-image: Debian's, started as the official image starts,
+    // for compose.yaml) are built side by side on one base image.
+    before('an engine, and the images', async () => {
       const version = await docker('info', '--format', '{{.ServerVersion}}').catch(
         (e: NodeJS.ErrnoException & { stderr?: string }) => {
           throw new Error(
@@ -240,49 +292,65 @@ describe('deploying Herald', () => {
         },
       );
       assert.ok(version, 'docker info names the engine version');
+      const started = Date.now();
+      const seconds = () => `${Math.round((Date.now() - started) / 1000)} s`;
+      const base =
+        process.env.HERALD_NODE_IMAGE ?? (await run('scripts/debian-node-image.sh', [baseTag])).stdout.trim();
+      console.log(`      base image ${base}: ${seconds()}`);
+      // BuildKit builds the stages side by side and snapshots layers rather than archiving them, minutes sooner;
+      // a client that has it only through the buildx plugin, not installed, builds with the classic builder.
+      const build = async (args: string[]) => {
+        const builder = (buildKit: boolean) =>
+          run('docker', ['build', '--network', 'host', ...args], {
+            env: { ...process.env, DOCKER_BUILDKIT: buildKit ? '1' : '0', BUILDKIT_PROGRESS: 'plain' },
+            maxBuffer: 256 * 1024 * 1024,
+          });
+        return builder(true).catch((e: { stderr?: string }) => {
+          if (/buildx/.test(e.stderr ?? '')) return builder(false);
+          throw e;
+        });
+      };
+      const herald = async () => {
+        // Only an image made here runs this machine's Node, for which its binary was built.
+        const prebuilt = process.env.HERALD_NODE_IMAGE ? undefined : await servePrebuiltSqlite();
+        try {
+          const mirror = prebuilt ? ['--build-arg', `BETTER_SQLITE3_BINARY_HOST=${prebuilt.url}`] : [];
+          const built = await build([...mirror, '--build-arg', `NODE_IMAGE=${base}`, '-t', tag, '.']);
+          if (prebuilt) {
+            assert.doesNotMatch(
+              built.stdout + built.stderr,
+              /Setting up g\+\+/,
+              'the binary was taken, nothing compiled',
+            );
+          }
+        } finally {
+          await prebuilt?.close();
+        }
+        console.log(`      image built: ${seconds()}`);
+      };
+      const postgres = async () => {
+        await build(['--build-arg', `BASE_IMAGE=${base}`, '-t', postgresTag, 'test/support/postgres-image']);
+        console.log(`      Postgres image built: ${seconds()}`);
+      };
+      await Promise.all([herald(), postgres()]);
     });
+
     after(async () => {
+      if (composed) {
+        const started = Date.now();
+        await compose('down', '-v', '--remove-orphans').catch((e: { stderr?: string }) => console.log(e.stderr));
+        console.log(`      compose down: ${Math.round((Date.now() - started) / 1000)} s`);
+        fs.rmSync(composed.dir, { recursive: true });
+      }
       for (const id of containers) await docker('rm', '-f', '-v', id).catch(() => undefined);
       await docker('rmi', tag).catch(() => undefined);
+      await docker('rmi', postgresTag).catch(() => undefined);
       await docker('rmi', baseTag).catch(() => undefined);
       await docker('volume', 'rm', `herald-test-data-${process.pid}`).catch(() => undefined);
       await database?.drop();
     });
 
     it('serves /healthz as a user other than root, reports healthy, and runs the worker from the same image', async () => {
-      const started = Date.now();
-      const seconds = () => `${Math.round((Date.now() - started) / 1000)} s`;
-      const base =
-        process.env.HERALD_NODE_IMAGE ?? (await run('scripts/debian-node-image.sh', [baseTag])).stdout.trim();
-      console.log(`      base image ${base}: ${seconds()}`);
-      // Only an image made here runs this machine's Node, for which its binary was built.
-      const prebuilt = process.env.HERALD_NODE_IMAGE ? undefined : await servePrebuiltSqlite();
-      try {
-        const mirror = prebuilt
-          ? ['--network', 'host', '--build-arg', `BETTER_SQLITE3_BINARY_HOST=${prebuilt.url}`]
-          : [];
-        // BuildKit builds the stages side by side and snapshots layers rather than archiving them, minutes sooner;
-        // a client that has it only through the buildx plugin, not installed, builds with the classic builder.
-        const build = (buildKit: boolean) =>
-          run('docker', ['build', ...mirror, '--build-arg', `NODE_IMAGE=${base}`, '-t', tag, '.'], {
-            env: { ...process.env, DOCKER_BUILDKIT: buildKit ? '1' : '0', BUILDKIT_PROGRESS: 'plain' },
-            maxBuffer: 256 * 1024 * 1024,
-          });
-        const built = await build(true).catch((e: { stderr?: string }) => {
-          if (/buildx/.test(e.stderr ?? '')) return build(false);
-          throw e;
-        });
-        if (prebuilt) {
-          assert.doesNotMatch(
-            built.stdout + built.stderr,
-            /Setting up g\+\+/,
-            'the binary was taken, nothing compiled',
-          );
-        }
-      } finally {
-        await prebuilt?.close();
-      }
-      console.log(`      image built: ${seconds()}`);
       database = await freshDatabase();
       const port = await freePort();
       const settings = [
@@ -296,12 +364,7 @@ describe('deploying Herald', () => {
       ];
       const api = await docker('run', '-d', ...settings, '--health-interval=1s', tag);
       containers.push(api);
-      let health = '';
-      for (let i = 0; i < 60 && health !== 'healthy'; i += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-        health = await docker('inspect', '--format', '{{.State.Health.Status}}', api);
-      }
-      assert.equal(health, 'healthy', 'its HEALTHCHECK passed');
+      await until('its HEALTHCHECK passed', 60, healthy(api));
       const answer = await fetch(`http://127.0.0.1:${port}/healthz`);
       assert.equal(answer.status, 200);
       assert.equal((await answer.json()).status, true);
@@ -311,15 +374,95 @@ describe('deploying Herald', () => {
       if (TEST_DB === 'sqlite') assert.match(files, /herald\.db/);
       const worker = await docker('run', '-d', ...settings, tag, 'worker');
       containers.push(worker);
-      let logs = '';
-      for (let i = 0; i < 30 && !/publishing worker running/.test(logs); i += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-        const { stdout, stderr } = await run('docker', ['logs', worker]);
-        logs = stdout + stderr;
-      }
-      assert.match(logs, /publishing worker running/);
+      const logs = await until('the worker runs', 30, async () => {
+        const logs = await logsOf(worker);
+        return /publishing worker running/.test(logs) ? logs : undefined;
+      });
       assert.equal(await docker('inspect', '--format', '{{.State.Status}}', worker), 'running');
       assert.match(logs, new RegExp(`"database":"${TEST_DB}"`));
+    });
+
+    it('compose.yaml starts: the demo key posts through the API, and the worker, apart, publishes once', async () => {
+      const started = Date.now();
+      const port = await freePort();
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-compose-'));
+      const quick = (service: string) => `  ${service}:\n    healthcheck:\n      interval: 1s\n`;
+      fs.writeFileSync(path.join(dir, 'quick-health.yaml'), `services:\n${quick('postgres')}${quick('api')}`);
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        HERALD_IMAGE: tag,
+        HERALD_POSTGRES_IMAGE: postgresTag,
+        HERALD_PORT: String(port),
+        BASE_URL: `http://127.0.0.1:${port}`,
+        POSTGRES_PASSWORD: crypto.randomBytes(12).toString('hex'),
+      };
+      // Unset, as in compose.yaml's first start: the API makes the key into the volume the worker shares.
+      delete env.HERALD_SECRET_KEY;
+      composed = { env, dir };
+      try {
+        await compose('up', '-d', '--no-build', 'api');
+        const api = await containerOf('api');
+        await until('the API is healthy', 90, healthy(api));
+        console.log(`      compose: the API healthy on Postgres in ${Math.round((Date.now() - started) / 1000)} s`);
+        const apiLogs = await logsOf(api);
+        assert.match(apiLogs, /Herald created a demo account on this empty database/);
+        assert.match(apiLogs, /"message":"herald listening".*"database":"postgres"/);
+        const key = await docker('exec', api, 'cat', '/data/demo-api-key');
+        const rest = async (route: string, init: RequestInit = {}) => {
+          const answer = await fetch(`http://127.0.0.1:${port}/v1/rest${route}`, {
+            ...init,
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          });
+          assert.ok(answer.ok, `${init.method ?? 'GET'} ${route}: ${answer.status} ${await answer.clone().text()}`);
+          return (await answer.json()).data;
+        };
+        const channels: { id: string; network: string }[] = await rest('/channels');
+        const sandbox = channels.find((channel) => channel.network === 'sandbox');
+        assert.ok(sandbox, 'the demo account has a sandbox channel');
+        const text = `Hello from compose.yaml (${project})`;
+        const [created] = await rest('/posts', {
+          method: 'POST',
+          body: JSON.stringify({ channelIds: [sandbox.id], text }),
+        });
+        assert.match(created.id, /^[0-9a-z]+$/);
+        const read = () => rest(`/posts/${created.id}`);
+
+        // Due now, yet the API was started without its worker (--no-worker): six of a worker's polls later it waits.
+        await new Promise((resolve) => setTimeout(resolve, 3000));
+        const waiting = await read();
+        assert.deepEqual([waiting.status, waiting.attempts], ['scheduled', []], 'the API published nothing');
+
+        await compose('up', '-d', '--no-build', 'worker');
+        const worker = await containerOf('worker');
+        assert.ok(worker && worker !== api, 'the worker runs in a container of its own');
+        const imageOf = (container: string) => docker('inspect', '--format', '{{.Image}}', container);
+        assert.equal(await imageOf(worker), await imageOf(api), 'one image with two commands');
+        const published = await until('the post is published', 60, async () => {
+          const post = await read();
+          return post.status === 'published' ? post : undefined;
+        });
+        assert.deepEqual(
+          published.attempts.map((a: { number: number; outcome: string }) => [a.number, a.outcome]),
+          [[1, 'published']],
+        );
+        const page = await fetch(published.permalinkUrl);
+        assert.equal(page.status, 200);
+        assert.ok((await page.text()).includes(text), 'the sandbox shows the post');
+        // The worker container's own attempt (its id names its host), and on the network once, a few polls later too.
+        const postgres = await containerOf('postgres');
+        const sql = (query: string) =>
+          docker('exec', postgres, 'psql', '-U', 'herald', '-d', 'herald', '-At', '-c', query);
+        const hostname = await docker('inspect', '--format', '{{.Config.Hostname}}', worker);
+        const attemptedBy = await sql(`SELECT worker_id FROM publish_attempts WHERE post_id = '${created.id}'`);
+        assert.equal(attemptedBy.split(':')[0], hostname, 'published by the worker container');
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+        assert.equal(await sql(`SELECT count(*) FROM sandbox_posts WHERE text = '${text}'`), '1', 'published once');
+        assert.match(await logsOf(worker), /"message":"publishing worker running".*"database":"postgres"/);
+        console.log(`      compose: the post published in ${Math.round((Date.now() - started) / 1000)} s`);
+      } catch (e) {
+        console.log(await compose('logs', '--no-color', '--tail', '40').catch(() => 'no logs from Compose'));
+        throw e;
+      }
     });
   });
 });
