@@ -24,7 +24,8 @@ function failure(result: Awaited<ReturnType<Client['callTool']>>): string {
 }
 
 const LAUNCH =
-  'We just launched Herald, a self-hosted social publishing tool for small teams. Schedule posts to LinkedIn and Mastodon from one shared calendar.';
+  'We just launched Herald, a self-hosted social publishing tool for small teams. ' +
+  'Schedule posts to LinkedIn and Mastodon from one shared calendar.';
 const GENEROUS = {
   restReadsPerMinute: 100_000,
   restWritesPerMinute: 100_000,
@@ -61,7 +62,9 @@ describe(`AI helpers, offline provider (${TEST_DB})`, () => {
   });
 
   it('drafts posts from a topic and key points, within the network limit', async () => {
-    const prompt = `Herald 1.0 is out\n- self-hosted on one small server\n- an MCP server built in\n- ${'works offline with no external accounts '.repeat(12)}`;
+    const prompt =
+      `Herald 1.0 is out\n- self-hosted on one small server\n- an MCP server ` +
+      `built in\n- ${'works offline with no external accounts '.repeat(12)}`;
     const result = ok(
       await client.callTool({
         name: 'generate_post',
@@ -82,7 +85,9 @@ describe(`AI helpers, offline provider (${TEST_DB})`, () => {
   });
 
   it('rewrites shorter and formal for X', async () => {
-    const text = `We're thrilled! ${'We can’t wait to show you the new calendar, it’s great and it works on phones. '.repeat(6)}`;
+    const text =
+      "We're " +
+      `thrilled! ${'We can’t wait to show you the new calendar, it’s great and it works on phones. '.repeat(6)}`;
     const result = ok(
       await client.callTool({ name: 'rewrite', arguments: { text, instruction: 'shorter and formal, for X' } }),
     );

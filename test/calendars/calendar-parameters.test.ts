@@ -90,7 +90,10 @@ describe(`calendar parameters (${TEST_DB})`, function () {
 
   describe('fuzzed query parameters', () => {
     const encoded = (text: fc.Arbitrary<string>) => text.map(encodeURIComponent);
-    /** Dates of the right shape or nearly: overflowing months and days, years at the edges of the range, of four digits and of Date. */
+    /**
+     * Dates of the right shape or nearly: overflowing months and days,
+     * years at the edges of the range, of four digits and of Date.
+     */
     const dateLike = fc
       .tuple(
         fc.oneof(
@@ -152,7 +155,9 @@ describe(`calendar parameters (${TEST_DB})`, function () {
       },
       { arbitrary: encoded(fc.string({ minLength: 500, maxLength: 3000 })), weight: 1 },
     );
-    /** Mostly one view, one date and nothing else, so that a bad date meets the layout code rather than an earlier 400. */
+    /**
+     * Mostly one view, one date and nothing else, so that a bad date meets the layout code rather than an earlier 400.
+     */
     const view = fc.oneof(
       { arbitrary: fc.constantFrom('month', 'week', 'list'), weight: 3 },
       { arbitrary: value, weight: 1 },

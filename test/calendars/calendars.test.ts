@@ -99,40 +99,44 @@ describe(`calendars through the MCP SDK client, in Chromium and as iCalendar (${
     assert.ok(options.filters.includes('channelIds') && options.filters.includes('includeLivePosts'));
   });
 
-  it('serves a public link showing only the view’s channels and states, in month and week views, leaking nothing private', async () => {
-    const created = ok(
-      await client.callTool({
-        name: 'create_public_calendar_link',
-        arguments: { name: 'Launch plan', channelIds: [account.channelIds[0]] },
-      }),
-    ).data;
-    assert.match(created.url, new RegExp(`^${h.url}/calendars/hcal_[A-Za-z0-9_-]{40,}$`));
-    assert.equal(created.icsUrl, `${created.url}.ics`);
+  it(
+    'serves a public link showing only the view’s channels and states, ' +
+      'in month and week views, leaking nothing private',
+    async () => {
+      const created = ok(
+        await client.callTool({
+          name: 'create_public_calendar_link',
+          arguments: { name: 'Launch plan', channelIds: [account.channelIds[0]] },
+        }),
+      ).data;
+      assert.match(created.url, new RegExp(`^${h.url}/calendars/hcal_[A-Za-z0-9_-]{40,}$`));
+      assert.equal(created.icsUrl, `${created.url}.ics`);
 
-    const month = await pageText(`${created.url}?view=month&date=${date}`, 'calendar-public-month.png');
-    assert.equal(month.status, 200);
-    assert.match(month.text, /Launch plan/);
-    assert.match(month.text, /Alpha launch post/);
-    for (const hidden of ['Bravo', 'Charlie', 'Delta', 'Zulu'])
-      assert.doesNotMatch(month.text, new RegExp(hidden), `${hidden} is outside the view`);
-    assert.equal(month.scripts, 0);
-    for (const secret of [...secrets, created.id])
-      assert.ok(!month.html.includes(secret), `the page does not contain ${secret}`);
+      const month = await pageText(`${created.url}?view=month&date=${date}`, 'calendar-public-month.png');
+      assert.equal(month.status, 200);
+      assert.match(month.text, /Launch plan/);
+      assert.match(month.text, /Alpha launch post/);
+      for (const hidden of ['Bravo', 'Charlie', 'Delta', 'Zulu'])
+        assert.doesNotMatch(month.text, new RegExp(hidden), `${hidden} is outside the view`);
+      assert.equal(month.scripts, 0);
+      for (const secret of [...secrets, created.id])
+        assert.ok(!month.html.includes(secret), `the page does not contain ${secret}`);
 
-    const week = await pageText(`${created.url}?view=week&date=${date}`, 'calendar-public-week-phone.png', {
-      width: 390,
-      height: 844,
-    });
-    assert.match(week.text, /Alpha launch post/);
-    const response = await fetch(created.url);
-    assert.match(response.headers.get('content-security-policy')!, /default-src 'none'/);
-    assert.doesNotMatch(response.headers.get('content-security-policy')!, /script-src/);
+      const week = await pageText(`${created.url}?view=week&date=${date}`, 'calendar-public-week-phone.png', {
+        width: 390,
+        height: 844,
+      });
+      assert.match(week.text, /Alpha launch post/);
+      const response = await fetch(created.url);
+      assert.match(response.headers.get('content-security-policy')!, /default-src 'none'/);
+      assert.doesNotMatch(response.headers.get('content-security-policy')!, /script-src/);
 
-    const listed = ok(await client.callTool({ name: 'get_shareable_calendars', arguments: {} })).data;
-    assert.equal(listed.length, 1);
-    assert.equal(listed[0].url, null, 'the link is stored hashed and shown only once');
-    assert.ok(!JSON.stringify(listed).includes(created.url.split('/').pop()));
-  });
+      const listed = ok(await client.callTool({ name: 'get_shareable_calendars', arguments: {} })).data;
+      assert.equal(listed.length, 1);
+      assert.equal(listed[0].url, null, 'the link is stored hashed and shown only once');
+      assert.ok(!JSON.stringify(listed).includes(created.url.split('/').pop()));
+    },
+  );
 
   it('serves an iCalendar feed a calendar app can subscribe to', async () => {
     const created = ok(

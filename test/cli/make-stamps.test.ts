@@ -25,7 +25,9 @@ describe('make build redoes only the steps whose files changed', () => {
   });
   after(() => fs.rmSync(stamps, { recursive: true, force: true }));
 
-  /** The commands make would run for `build` if `changed` had just changed (the installed packages taken as they are). */
+  /**
+   * The commands make would run for `build` if `changed` had just changed (the installed packages taken as they are).
+   */
   async function steps(...changed: string[]): Promise<string[]> {
     const args = [
       '-n',

@@ -14,21 +14,25 @@ describe('Knex as Herald uses it on SQLite', () => {
   });
   afterEach(() => t.close());
 
-  it("hands out the pool's one connection with client.acquireConnection, which Knex's queries wait for until client.releaseConnection", async () => {
-    const db = t.herald.db;
-    const connection = (await db.client.acquireConnection()) as SqliteConnection;
-    assert.equal(typeof connection.prepare, 'function');
-    assert.equal(connection.inTransaction, false);
-    let settled = false;
-    const query = db.raw('SELECT 1 AS one').then((rows: unknown) => {
-      settled = true;
-      return rows;
-    });
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.equal(settled, false, 'the query waits for the connection held');
-    await db.client.releaseConnection(connection);
-    assert.deepEqual(await query, [{ one: 1 }]);
-  });
+  it(
+    "hands out the pool's one connection with client.acquireConnection, " +
+      "which Knex's queries wait for until client.releaseConnection",
+    async () => {
+      const db = t.herald.db;
+      const connection = (await db.client.acquireConnection()) as SqliteConnection;
+      assert.equal(typeof connection.prepare, 'function');
+      assert.equal(connection.inTransaction, false);
+      let settled = false;
+      const query = db.raw('SELECT 1 AS one').then((rows: unknown) => {
+        settled = true;
+        return rows;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(settled, false, 'the query waits for the connection held');
+      await db.client.releaseConnection(connection);
+      assert.deepEqual(await query, [{ one: 1 }]);
+    },
+  );
 
   it("runs its statements through the connection's prepare, so the statement cache serves them", async () => {
     const db = t.herald.db;

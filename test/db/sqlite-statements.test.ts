@@ -41,38 +41,46 @@ describe('SQLite statements (db/sqlite-statements.ts)', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     });
 
-    it('prepares a text once and hands the same statement back, dropping the least recently used past its limit', () => {
-      const first = conn.prepare('SELECT a FROM t');
-      assert.equal(conn.prepare('SELECT a FROM t'), first);
-      conn.prepare('SELECT b FROM t');
-      conn.prepare('SELECT a FROM t');
-      conn.prepare('SELECT a, b FROM t');
-      assert.equal(conn.prepare('SELECT a FROM t'), first, 'used last but one, so kept');
-      conn.prepare('SELECT b FROM t');
-      assert.deepEqual(
-        prepared.filter((sql) => sql.startsWith('SELECT')),
-        ['SELECT a FROM t', 'SELECT b FROM t', 'SELECT a, b FROM t', 'SELECT b FROM t'],
-      );
-    });
+    it(
+      'prepares a text once and hands the same statement back, ' + 'dropping the least recently used past its limit',
+      () => {
+        const first = conn.prepare('SELECT a FROM t');
+        assert.equal(conn.prepare('SELECT a FROM t'), first);
+        conn.prepare('SELECT b FROM t');
+        conn.prepare('SELECT a FROM t');
+        conn.prepare('SELECT a, b FROM t');
+        assert.equal(conn.prepare('SELECT a FROM t'), first, 'used last but one, so kept');
+        conn.prepare('SELECT b FROM t');
+        assert.deepEqual(
+          prepared.filter((sql) => sql.startsWith('SELECT')),
+          ['SELECT a FROM t', 'SELECT b FROM t', 'SELECT a, b FROM t', 'SELECT b FROM t'],
+        );
+      },
+    );
 
     it('returns rows as objects named by their columns', () => {
       assert.deepEqual(conn.prepare('SELECT * FROM t').all(), [{ a: 1, b: 'one' }]);
       assert.deepEqual(conn.prepare('SELECT b, a FROM t WHERE a = ?').get(1), { b: 'one', a: 1 });
     });
 
-    it('reads the same values under the same names after another connection rebuilds the table with its columns reordered', () => {
-      const read = conn.prepare('SELECT * FROM t');
-      const before = { all: read.all(), get: read.get() };
-      assert.deepEqual(before.get, { a: 1, b: 'one' });
-      const other = new Database(path.join(dir, 'cache.db'));
-      other.exec(
-        'CREATE TABLE t2 (b TEXT, a INTEGER); INSERT INTO t2 (b, a) SELECT b, a FROM t; DROP TABLE t; ALTER TABLE t2 RENAME TO t',
-      );
-      other.close();
-      assert.equal(conn.prepare('SELECT * FROM t'), read, 'the same cached statement');
-      assert.deepEqual({ all: read.all(), get: read.get() }, before);
-      assert.deepEqual(conn.prepare('SELECT * FROM t WHERE a = ?').get(1), { a: 1, b: 'one' });
-    });
+    it(
+      'reads the same values under the same names after another ' +
+        'connection rebuilds the table with its columns reordered',
+      () => {
+        const read = conn.prepare('SELECT * FROM t');
+        const before = { all: read.all(), get: read.get() };
+        assert.deepEqual(before.get, { a: 1, b: 'one' });
+        const other = new Database(path.join(dir, 'cache.db'));
+        other.exec(
+          'CREATE TABLE t2 (b TEXT, a INTEGER); INSERT INTO t2 (b, a) ' +
+            'SELECT b, a FROM t; DROP TABLE t; ALTER TABLE t2 RENAME TO t',
+        );
+        other.close();
+        assert.equal(conn.prepare('SELECT * FROM t'), read, 'the same cached statement');
+        assert.deepEqual({ all: read.all(), get: read.get() }, before);
+        assert.deepEqual(conn.prepare('SELECT * FROM t WHERE a = ?').get(1), { a: 1, b: 'one' });
+      },
+    );
 
     it('forgets its statements when this connection changes the schema', () => {
       const before = conn.prepare('SELECT * FROM t');

@@ -6,12 +6,15 @@ const ID = /^[0-9a-hjkmnp-tv-z]{26}$/;
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
 describe('ids', () => {
-  it('are 26 characters of Crockford base32, unique and strictly increasing, within a millisecond and across them', () => {
-    const ids = Array.from({ length: 20_000 }, () => newId());
-    for (const id of ids) assert.match(id, ID);
-    assert.equal(new Set(ids).size, ids.length);
-    for (let i = 1; i < ids.length; i++) assert.ok(ids[i - 1] < ids[i], `${ids[i - 1]} then ${ids[i]}`);
-  });
+  it(
+    'are 26 characters of Crockford base32, ' + 'unique and strictly increasing, within a millisecond and across them',
+    () => {
+      const ids = Array.from({ length: 20_000 }, () => newId());
+      for (const id of ids) assert.match(id, ID);
+      assert.equal(new Set(ids).size, ids.length);
+      for (let i = 1; i < ids.length; i++) assert.ok(ids[i - 1] < ids[i], `${ids[i - 1]} then ${ids[i]}`);
+    },
+  );
 
   it('draw every character of the random part about equally often, past several refills of the pool', async () => {
     // The first id of each millisecond draws 16 fresh characters (later ones in that millisecond count up from it).

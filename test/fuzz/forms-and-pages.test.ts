@@ -461,32 +461,38 @@ describe(`fuzz: OAuth forms, sign-in pages and connect callbacks (${TEST_DB}, se
     await x?.close();
   });
 
-  it(`answers ${RUNS} malformed and boundary form posts, pages and callbacks without a 5xx, a stack or a path, in each surface's shape`, async () => {
-    await fc.assert(
-      fc.asyncProperty(calls(known, target.h), async (call) => {
-        const answer = await raw(target.h.url, {
-          method: call.method,
-          path: call.path,
-          headers: call.headers,
-          body: call.body,
-        });
-        const what = `${call.method} ${call.path.slice(0, 300)} ${JSON.stringify(call.headers)} ${call.body?.slice(0, 300) ?? ''} -> ${answer.status} ${answer.body.slice(0, 500)}`;
-        assert.ok(answer.status < 500, what);
-        assertNoLeak(answer.body, what);
-        // 431: the server refuses oversized URLs and headers before any surface sees them (http/app-server.ts).
-        if (answer.status < 400 || answer.status === 431) return;
-        if (call.surface === 'page') {
-          assert.match(String(answer.headers['content-type']), /^text\/html/, what);
-          return;
-        }
-        let body: { error?: unknown; error_description?: unknown } = {};
-        assert.doesNotThrow(() => (body = JSON.parse(answer.body)), what);
-        assert.equal(typeof body.error, 'string', what);
-        assert.equal(typeof body.error_description, 'string', what);
-      }),
-      fuzzRuns(RUNS),
-    );
-  });
+  it(
+    `answers ${RUNS} malformed and boundary form posts, ` +
+      "pages and callbacks without a 5xx, a stack or a path, in each surface's shape",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(calls(known, target.h), async (call) => {
+          const answer = await raw(target.h.url, {
+            method: call.method,
+            path: call.path,
+            headers: call.headers,
+            body: call.body,
+          });
+          const what =
+            `${call.method} ${call.path.slice(0, 300)} ${JSON.stringify(call.headers)} ` +
+            `${call.body?.slice(0, 300) ?? ''} -> ${answer.status} ${answer.body.slice(0, 500)}`;
+          assert.ok(answer.status < 500, what);
+          assertNoLeak(answer.body, what);
+          // 431: the server refuses oversized URLs and headers before any surface sees them (http/app-server.ts).
+          if (answer.status < 400 || answer.status === 431) return;
+          if (call.surface === 'page') {
+            assert.match(String(answer.headers['content-type']), /^text\/html/, what);
+            return;
+          }
+          let body: { error?: unknown; error_description?: unknown } = {};
+          assert.doesNotThrow(() => (body = JSON.parse(answer.body)), what);
+          assert.equal(typeof body.error, 'string', what);
+          assert.equal(typeof body.error_description, 'string', what);
+        }),
+        fuzzRuns(RUNS),
+      );
+    },
+  );
 
   it('still answers the authorization page afterwards', async () => {
     assert.equal((await fetch(`${target.h.url}/healthz`)).status, 200);

@@ -176,7 +176,9 @@ describe(`fuzz: every MCP tool and the JSON-RPC envelope (${TEST_DB}, seed ${FUZ
         };
         if (call.protocolVersion) headers['mcp-protocol-version'] = call.protocolVersion;
         const answer = await raw(target.h.url, { method: 'POST', path: call.path, headers, body: call.body });
-        const what = `${call.path} ${call.token} ${call.protocolVersion ?? ''} ${call.body.slice(0, 400)} -> ${answer.status} ${answer.body.slice(0, 500)}`;
+        const what =
+          `${call.path} ${call.token} ${call.protocolVersion ?? ''} ${call.body.slice(0, 400)} ` +
+          `-> ${answer.status} ${answer.body.slice(0, 500)}`;
         assert.ok(answer.status < 500, what);
         assertNoLeak(answer.body, what);
         if (answer.status === 202) {

@@ -170,27 +170,32 @@ describe(`fuzz: every REST operation (${TEST_DB}, seed ${FUZZ_SEED})`, function 
   });
   after(() => target?.h.close());
 
-  it(`answers ${RUNS} malformed and boundary requests without a 5xx, a stack or a path, errors in the REST shape`, async () => {
-    const operations = restOperations();
-    const context: ArbitraryContext = { root: openapi, ids: target.ids };
-    const calls = fc.oneof(...operations.map((operation) => callArbitrary(operation, context)));
-    await fc.assert(
-      fc.asyncProperty(calls, async (call) => {
-        const headers = { ...call.headers, authorization: tokens[call.headers.authorization] };
-        if (headers.authorization === '') delete (headers as Record<string, string>).authorization;
-        const answer = await raw(target.h.url, { method: call.method, path: call.path, headers, body: call.body });
-        const what = `${call.method} ${call.path} ${JSON.stringify(call.headers)} ${call.body?.slice(0, 300) ?? ''} -> ${answer.status} ${answer.body.slice(0, 500)}`;
-        assert.ok(answer.status < 500, what);
-        assertNoLeak(answer.body, what);
-        if (answer.status >= 400) {
-          let body: unknown;
-          assert.doesNotThrow(() => (body = JSON.parse(answer.body)), what);
-          assert.ok(isRestError(body), `${what}: not the REST error body (${JSON.stringify(isRestError.errors)})`);
-        }
-      }),
-      fuzzRuns(RUNS),
-    );
-  });
+  it(
+    `answers ${RUNS} malformed and boundary requests without a 5xx, ` + 'a stack or a path, errors in the REST shape',
+    async () => {
+      const operations = restOperations();
+      const context: ArbitraryContext = { root: openapi, ids: target.ids };
+      const calls = fc.oneof(...operations.map((operation) => callArbitrary(operation, context)));
+      await fc.assert(
+        fc.asyncProperty(calls, async (call) => {
+          const headers = { ...call.headers, authorization: tokens[call.headers.authorization] };
+          if (headers.authorization === '') delete (headers as Record<string, string>).authorization;
+          const answer = await raw(target.h.url, { method: call.method, path: call.path, headers, body: call.body });
+          const what =
+            `${call.method} ${call.path} ${JSON.stringify(call.headers)} ${call.body?.slice(0, 300) ?? ''} ` +
+            `-> ${answer.status} ${answer.body.slice(0, 500)}`;
+          assert.ok(answer.status < 500, what);
+          assertNoLeak(answer.body, what);
+          if (answer.status >= 400) {
+            let body: unknown;
+            assert.doesNotThrow(() => (body = JSON.parse(answer.body)), what);
+            assert.ok(isRestError(body), `${what}: not the REST error body (${JSON.stringify(isRestError.errors)})`);
+          }
+        }),
+        fuzzRuns(RUNS),
+      );
+    },
+  );
 
   it('still answers /healthz and a plain request afterwards', async () => {
     assert.equal((await fetch(`${target.h.url}/healthz`)).status, 200);

@@ -28,7 +28,8 @@ describe('the app server', () => {
         .status(201)
         .type('text')
         .send(
-          `${req.method} ${req.body as string} ${req instanceof http.IncomingMessage} ${res instanceof http.ServerResponse}`,
+          `${req.method} ${req.body as string} ${req instanceof http.IncomingMessage} ` +
+            `${res instanceof http.ServerResponse}`,
         );
     });
     app.get('/keep', (req, res) => res.json({ host: req.hostname, query: req.query }));
@@ -169,42 +170,45 @@ describe('the app server draining before it stops', function () {
     agent.destroy();
   });
 
-  it('under keep-alive load, answers every request sent on a reused connection while draining: none is reset', async () => {
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
-    const resets: string[] = [];
-    let answered = 0;
-    let stopping = false;
-    const client = async () => {
-      while (!stopping) {
-        const outcome = await new Promise<'again' | 'done'>((resolve) => {
-          const req = http.get(`${url}/fast`, { agent }, (res) => {
-            res.resume().on('end', () => {
-              answered++;
-              // Told to close: this client's connection is done, and a new one would be refused.
-              resolve(res.headers.connection === 'close' ? 'done' : 'again');
+  it(
+    'under keep-alive load, answers every request sent ' + 'on a reused connection while draining: none is reset',
+    async () => {
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+      const resets: string[] = [];
+      let answered = 0;
+      let stopping = false;
+      const client = async () => {
+        while (!stopping) {
+          const outcome = await new Promise<'again' | 'done'>((resolve) => {
+            const req = http.get(`${url}/fast`, { agent }, (res) => {
+              res.resume().on('end', () => {
+                answered++;
+                // Told to close: this client's connection is done, and a new one would be refused.
+                resolve(res.headers.connection === 'close' ? 'done' : 'again');
+              });
+            });
+            req.on('error', (error: NodeJS.ErrnoException) => {
+              // A new connection refused once the server stopped listening is expected; a reused one cut off is not.
+              if (req.reusedSocket) resets.push(`${error.code}: ${error.message}`);
+              resolve('done');
             });
           });
-          req.on('error', (error: NodeJS.ErrnoException) => {
-            // A new connection refused once the server stopped listening is expected; a reused one cut off is not.
-            if (req.reusedSocket) resets.push(`${error.code}: ${error.message}`);
-            resolve('done');
-          });
-        });
-        if (outcome === 'done') return;
-      }
-    };
-    const clients = Array.from({ length: 16 }, client);
-    // Load first (at most 10 s on a loaded machine), so the drain meets connections in use and reused.
-    for (const started = Date.now(); answered <= 32 && Date.now() - started < 10_000; )
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    const before = answered;
-    await drain(5_000);
-    stopping = true;
-    await Promise.all(clients);
-    agent.destroy();
-    assert.ok(before > 32, `load before the drain: ${before} requests, most on reused connections`);
-    assert.deepEqual(resets, [], `${resets.length} of ${answered} requests were cut off on a reused connection`);
-  });
+          if (outcome === 'done') return;
+        }
+      };
+      const clients = Array.from({ length: 16 }, client);
+      // Load first (at most 10 s on a loaded machine), so the drain meets connections in use and reused.
+      for (const started = Date.now(); answered <= 32 && Date.now() - started < 10_000; )
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      const before = answered;
+      await drain(5_000);
+      stopping = true;
+      await Promise.all(clients);
+      agent.destroy();
+      assert.ok(before > 32, `load before the drain: ${before} requests, most on reused connections`);
+      assert.deepEqual(resets, [], `${resets.length} of ${answered} requests were cut off on a reused connection`);
+    },
+  );
 
   it('closes what is left when the grace period is over', async () => {
     const inFlight = fetch(`${url}/never`).then(

@@ -200,25 +200,30 @@ describe(`malformed input at every surface (${TEST_DB})`, function () {
     assert.match(id.body.error.message, /nested deeper than 64/);
 
     const args = await mcp(
-      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_text_post","arguments":{"text":"deep","extra":${nested(5_000)}}}}`,
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call",' +
+        `"params":{"name":"create_text_post","arguments":{"text":"deep","extra":${nested(5_000)}}}}`,
     );
     assert.equal(args.status, 400);
     assert.match(args.body.error.message, /nested deeper than 64/);
   });
 
-  it('refuses NUL characters anywhere with a 400 that says so, and other control characters in image prompts as a tool error', async () => {
-    const nul = await callTool(h, account.apiKey, 'generate_image', { prompt: 'a red\u0000balloon' });
-    assert.equal(nul.status, 400, JSON.stringify(nul.body));
-    assert.match(nul.body.error.message, /NUL character/);
-    const rest = await h.api('GET', '/v1/rest/posts/abc%00def', { token: account.apiKey });
-    assert.equal(rest.status, 400);
-    assert.match(rest.body.message, /NUL character/);
-    const answer = await callTool(h, account.apiKey, 'generate_image', { prompt: 'a red\u0007balloon' });
-    assert.equal(answer.status, 200, JSON.stringify(answer.body));
-    assert.equal(answer.body.result.isError, true, JSON.stringify(answer.body));
-    assert.match(answer.body.result.content[0].text, /control character U\+0007/);
-    assertNoLeak(JSON.stringify(answer.body), 'generate_image');
-  });
+  it(
+    'refuses NUL characters anywhere with a 400 that says so, ' +
+      'and other control characters in image prompts as a tool error',
+    async () => {
+      const nul = await callTool(h, account.apiKey, 'generate_image', { prompt: 'a red\u0000balloon' });
+      assert.equal(nul.status, 400, JSON.stringify(nul.body));
+      assert.match(nul.body.error.message, /NUL character/);
+      const rest = await h.api('GET', '/v1/rest/posts/abc%00def', { token: account.apiKey });
+      assert.equal(rest.status, 400);
+      assert.match(rest.body.message, /NUL character/);
+      const answer = await callTool(h, account.apiKey, 'generate_image', { prompt: 'a red\u0007balloon' });
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      assert.equal(answer.body.result.isError, true, JSON.stringify(answer.body));
+      assert.match(answer.body.result.content[0].text, /control character U\+0007/);
+      assertNoLeak(JSON.stringify(answer.body), 'generate_image');
+    },
+  );
 
   it('answers a media import whose redirect has a malformed Location as a tool error', async () => {
     const answer = await callTool(h, account.apiKey, 'import_media_from_url', { url: `${originUrl}/start.png` });
@@ -274,7 +279,9 @@ describe(`malformed input at every surface (${TEST_DB})`, function () {
       [
         'authorize page',
         {
-          path: '/oauth2/mcp/authorize?response_type=code&client_id=%00&redirect_uri=http%3A%2F%2Flocalhost%2Fcb&code_challenge=x&code_challenge_method=S256',
+          path:
+            '/oauth2/mcp/authorize?response_type=code&client_id=%00&redirect_uri=http%3A%2F%2Flocalhost%2Fcb' +
+            '&code_challenge=x&code_challenge_method=S256',
         },
         'page',
       ],
@@ -326,21 +333,24 @@ describe(`malformed input at every surface (${TEST_DB})`, function () {
     }
   });
 
-  it('answers requests the HTTP parser refuses (an overlong URL, a broken header) with the REST error body', async () => {
-    const long = await raw(h.url, {
-      path: `/v1/rest/posts/${'z'.repeat(70_000)}`,
-      headers: { authorization: `Bearer ${account.apiKey}` },
-    });
-    assert.equal(long.status, 431, long.body);
-    assert.deepEqual(JSON.parse(long.body), {
-      status: false,
-      code: 'request_too_large',
-      message: 'The URL and headers together are larger than 16 KB; shorten them.',
-    });
-    const broken = await rawSocket(h.url, 'GET /v1/rest/channels HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n');
-    assert.match(broken, /^HTTP\/1\.1 400 /);
-    assert.equal(JSON.parse(broken.slice(broken.indexOf('\r\n\r\n') + 4)).code, 'invalid_request');
-  });
+  it(
+    'answers requests the HTTP parser refuses (an overlong URL, a broken header) ' + 'with the REST error body',
+    async () => {
+      const long = await raw(h.url, {
+        path: `/v1/rest/posts/${'z'.repeat(70_000)}`,
+        headers: { authorization: `Bearer ${account.apiKey}` },
+      });
+      assert.equal(long.status, 431, long.body);
+      assert.deepEqual(JSON.parse(long.body), {
+        status: false,
+        code: 'request_too_large',
+        message: 'The URL and headers together are larger than 16 KB; shorten them.',
+      });
+      const broken = await rawSocket(h.url, 'GET /v1/rest/channels HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n');
+      assert.match(broken, /^HTTP\/1\.1 400 /);
+      assert.equal(JSON.parse(broken.slice(broken.indexOf('\r\n\r\n') + 4)).code, 'invalid_request');
+    },
+  );
 
   it('still answers /healthz', async () => {
     assert.equal((await fetch(`${h.url}/healthz`)).status, 200);

@@ -88,8 +88,17 @@ window.renderView = async (html, toolInput, toolResult, hostContext) => {
   iframe.setAttribute('sandbox', 'allow-scripts');
   iframe.title = 'Herald view';
   document.getElementById('conversation').append(iframe);
-  const bridge = new AppBridge(null, { name: 'herald-test-host', version: '1.0.0' }, { serverTools: {}, serverResources: {} },
-    { hostContext: { theme: 'light', displayMode: 'inline', locale: 'en-GB', timeZone: 'UTC', containerDimensions: { width: 620, maxHeight: 2000 }, ...hostContext } });
+  const bridge = new AppBridge(
+    null,
+    { name: 'herald-test-host', version: '1.0.0' },
+    { serverTools: {}, serverResources: {} },
+    {
+      hostContext: {
+        theme: 'light', displayMode: 'inline', locale: 'en-GB', timeZone: 'UTC',
+        containerDimensions: { width: 620, maxHeight: 2000 }, ...hostContext,
+      },
+    },
+  );
   bridge.oncalltool = (params) => window.heraldCallTool(params);
   bridge.onreadresource = (params) => window.heraldReadResource(params);
   bridge.onsizechange = ({ height }) => { if (height) iframe.style.height = height + 'px'; };
@@ -106,7 +115,8 @@ window.renderView = async (html, toolInput, toolResult, hostContext) => {
 
 const HOST_PAGE = (bridge: string) => `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Test host</title>
 <style>body { margin: 0; padding: 16px; background: #eceef2; font-family: system-ui, sans-serif; }
-#conversation { width: 620px; } iframe { width: 620px; border: 1px solid #d5d7de; border-radius: 12px; background: #fff; display: block; }</style>
+#conversation { width: 620px; }
+iframe { width: 620px; border: 1px solid #d5d7de; border-radius: 12px; background: #fff; display: block; }</style>
 </head><body><div id="conversation"></div><script>${bridge}</script><script>${HOST_SCRIPT}</script></body></html>`;
 
 export interface Host {

@@ -35,9 +35,11 @@ const VIEW_OF: Record<string, string> = {
 };
 /** Shown in the screenshot: the machine's Chromium has no emoji or CJK fonts, so those stay in LAUNCH_TEXT only. */
 const SHOWN_TEXT =
-  "Launch day! Herald 1.0 is out: https://example.com/releases/herald-1-0 — write once, schedule everywhere, and see each network's count before it goes out.";
+  'Launch day! Herald 1.0 is out: https://example.com/releases/herald-1-0 — ' +
+  "write once, schedule everywhere, and see each network's count before it goes out.";
 const LAUNCH_TEXT =
-  "Launch day 🚀 Herald 1.0 is out: https://example.com/releases/herald-1-0 — write once, schedule everywhere, and see each network's count before it goes out. 日本語もOK 👨‍👩‍👧";
+  'Launch day 🚀 Herald 1.0 is out: https://example.com/releases/herald-1-0 — ' +
+  "write once, schedule everywhere, and see each network's count before it goes out. 日本語もOK 👨‍👩‍👧";
 
 async function addChannels(h: TestHerald, account: SeededAccount, networks: string[]): Promise<string[]> {
   const ids: string[] = [];
@@ -71,70 +73,74 @@ describe(`MCP Apps: which clients get the views (${TEST_DB})`, function () {
   after(() => h.close());
 
   for (const kind of ['v1', 'v2 2026-07-28'] as ClientKind[]) {
-    it(`${kind} with Apps: tools link their view, the view is a resource, and results carry each post's count against its limit`, async () => {
-      const client = await connectClient(kind, h, account.apiKey, true);
-      try {
-        if (kind === 'v1') assert.match(client.sessionId() ?? '', /^ui-/);
-        const tools = await client.listTools();
-        for (const tool of tools) {
-          const uri = VIEW_OF[tool.name];
+    it(
+      `${kind} with Apps: tools link their view, the view is a resource, ` +
+        "and results carry each post's count against its limit",
+      async () => {
+        const client = await connectClient(kind, h, account.apiKey, true);
+        try {
+          if (kind === 'v1') assert.match(client.sessionId() ?? '', /^ui-/);
+          const tools = await client.listTools();
+          for (const tool of tools) {
+            const uri = VIEW_OF[tool.name];
+            assert.deepEqual(
+              tool._meta,
+              uri ? { ui: { resourceUri: uri }, 'ui/resourceUri': uri } : undefined,
+              tool.name,
+            );
+          }
+
+          const resources = (await client.listResources()).filter((r) => r.uri.startsWith('ui://'));
           assert.deepEqual(
-            tool._meta,
-            uri ? { ui: { resourceUri: uri }, 'ui/resourceUri': uri } : undefined,
-            tool.name,
+            resources.map((r) => [r.uri, r.name, r.mimeType]),
+            [
+              [PREVIEW_URI, 'post-preview', RESOURCE_MIME_TYPE],
+              [CALENDAR_URI, 'week-calendar', RESOURCE_MIME_TYPE],
+              [APPROVALS_URI, 'approval-queue', RESOURCE_MIME_TYPE],
+              [INSIGHTS_URI, 'insights', RESOURCE_MIME_TYPE],
+            ],
           );
-        }
+          for (const uri of [PREVIEW_URI, CALENDAR_URI, APPROVALS_URI, INSIGHTS_URI]) {
+            const read = await client.readResource(uri);
+            assert.equal(read.contents.length, 1);
+            assert.equal(read.contents[0].uri, uri);
+            assert.equal(read.contents[0].mimeType, RESOURCE_MIME_TYPE);
+            assert.match(read.contents[0].text, /^<!DOCTYPE html>/);
+            assert.match(
+              read.contents[0].text,
+              /Content-Security-Policy" content="default-src 'none';[^"]*connect-src 'none'/,
+            );
+            assert.doesNotMatch(read.contents[0].text, /<script[^>]+src=|<link[^>]+href=|https?:\/\//, uri);
+          }
 
-        const resources = (await client.listResources()).filter((r) => r.uri.startsWith('ui://'));
-        assert.deepEqual(
-          resources.map((r) => [r.uri, r.name, r.mimeType]),
-          [
-            [PREVIEW_URI, 'post-preview', RESOURCE_MIME_TYPE],
-            [CALENDAR_URI, 'week-calendar', RESOURCE_MIME_TYPE],
-            [APPROVALS_URI, 'approval-queue', RESOURCE_MIME_TYPE],
-            [INSIGHTS_URI, 'insights', RESOURCE_MIME_TYPE],
-          ],
-        );
-        for (const uri of [PREVIEW_URI, CALENDAR_URI, APPROVALS_URI, INSIGHTS_URI]) {
-          const read = await client.readResource(uri);
-          assert.equal(read.contents.length, 1);
-          assert.equal(read.contents[0].uri, uri);
-          assert.equal(read.contents[0].mimeType, RESOURCE_MIME_TYPE);
-          assert.match(read.contents[0].text, /^<!DOCTYPE html>/);
-          assert.match(
-            read.contents[0].text,
-            /Content-Security-Policy" content="default-src 'none';[^"]*connect-src 'none'/,
+          const result = await client.callTool('create_text_post', {
+            text: LAUNCH_TEXT,
+            channelIds: channels,
+            isScheduled: true,
+            dateTime: '2031-03-04T09:30:00Z',
+          });
+          assert.equal(result.isError, undefined);
+          const preview = result._meta['herald/postPreview'];
+          assert.deepEqual(
+            preview.map((p: any) => [p.network.name, p.length, p.limit, p.fits]),
+            [
+              ['bluesky', countText('bluesky', LAUNCH_TEXT), 300, true],
+              ['x', countText('x', LAUNCH_TEXT), 280, true],
+            ],
           );
-          assert.doesNotMatch(read.contents[0].text, /<script[^>]+src=|<link[^>]+href=|https?:\/\//, uri);
+          assert.deepEqual(
+            preview.map((p: any) => p.postId),
+            result.structuredContent.data.map((p: any) => p.id),
+          );
+          assert.equal(preview[1].channel.handle, '@herald.x');
+
+          const updated = await client.callTool('update_post', { postId: preview[0].postId, text: 'Shorter now' });
+          assert.deepEqual(updated._meta['herald/postPreview'][0], { ...preview[0], length: 11 });
+        } finally {
+          await client.close();
         }
-
-        const result = await client.callTool('create_text_post', {
-          text: LAUNCH_TEXT,
-          channelIds: channels,
-          isScheduled: true,
-          dateTime: '2031-03-04T09:30:00Z',
-        });
-        assert.equal(result.isError, undefined);
-        const preview = result._meta['herald/postPreview'];
-        assert.deepEqual(
-          preview.map((p: any) => [p.network.name, p.length, p.limit, p.fits]),
-          [
-            ['bluesky', countText('bluesky', LAUNCH_TEXT), 300, true],
-            ['x', countText('x', LAUNCH_TEXT), 280, true],
-          ],
-        );
-        assert.deepEqual(
-          preview.map((p: any) => p.postId),
-          result.structuredContent.data.map((p: any) => p.id),
-        );
-        assert.equal(preview[1].channel.handle, '@herald.x');
-
-        const updated = await client.callTool('update_post', { postId: preview[0].postId, text: 'Shorter now' });
-        assert.deepEqual(updated._meta['herald/postPreview'][0], { ...preview[0], length: 11 });
-      } finally {
-        await client.close();
-      }
-    });
+      },
+    );
 
     it(`${kind} without Apps: no links, no resources, and results exactly as before`, async () => {
       const client = await connectClient(kind, h, account.apiKey, false);
@@ -295,38 +301,41 @@ describeOnce(`MCP Apps views in Chromium (${TEST_DB})`, function () {
 
   const viewHtml = async (uri: string) => (await client.readResource(uri)).contents[0].text as string;
 
-  it('the post preview shows each post as its network will, with its count against the limit, and reaches nothing', async () => {
-    const args = { text: SHOWN_TEXT, channelIds: channels, isScheduled: true, dateTime: '2031-03-04T09:30:00Z' };
-    const result = await client.callTool('create_text_post', args);
-    await host.render(page, await viewHtml(PREVIEW_URI), args, result, client);
+  it(
+    'the post preview shows each post as its network will, ' + 'with its count against the limit, and reaches nothing',
+    async () => {
+      const args = { text: SHOWN_TEXT, channelIds: channels, isScheduled: true, dateTime: '2031-03-04T09:30:00Z' };
+      const result = await client.callTool('create_text_post', args);
+      await host.render(page, await viewHtml(PREVIEW_URI), args, result, client);
 
-    const view = page.frameLocator('iframe');
-    await view.locator('article.post').nth(2).waitFor();
-    const cards = await view.locator('article.post').evaluateAll((nodes) =>
-      nodes.map((n) => ({
-        network: n.getAttribute('data-network'),
-        counter: n.querySelector('[data-role=counter]')!.textContent,
-        text: n.querySelector('.text')!.textContent,
-        when: n.querySelector('.when')!.textContent,
-      })),
-    );
-    assert.deepEqual(
-      cards.map((c) => [c.network, c.counter]),
-      [
-        ['bluesky', `${countText('bluesky', SHOWN_TEXT)} / 300`],
-        ['x', `${countText('x', SHOWN_TEXT)} / 280`],
-        ['linkedin', `${countText('linkedin', SHOWN_TEXT)} / 3000`],
-      ],
-    );
-    assert.ok(cards.every((c) => c.text === SHOWN_TEXT && c.when === 'Scheduled · 4 Mar 2031, 09:30'));
-    assert.equal(await view.locator('.badge.network').first().textContent(), 'Bluesky');
-    // The host sized the frame to the view, which told it its height through the bridge.
-    assert.ok((await page.locator('iframe').boundingBox())!.height > 300);
-    assert.deepEqual(host.requests, []);
+      const view = page.frameLocator('iframe');
+      await view.locator('article.post').nth(2).waitFor();
+      const cards = await view.locator('article.post').evaluateAll((nodes) =>
+        nodes.map((n) => ({
+          network: n.getAttribute('data-network'),
+          counter: n.querySelector('[data-role=counter]')!.textContent,
+          text: n.querySelector('.text')!.textContent,
+          when: n.querySelector('.when')!.textContent,
+        })),
+      );
+      assert.deepEqual(
+        cards.map((c) => [c.network, c.counter]),
+        [
+          ['bluesky', `${countText('bluesky', SHOWN_TEXT)} / 300`],
+          ['x', `${countText('x', SHOWN_TEXT)} / 280`],
+          ['linkedin', `${countText('linkedin', SHOWN_TEXT)} / 3000`],
+        ],
+      );
+      assert.ok(cards.every((c) => c.text === SHOWN_TEXT && c.when === 'Scheduled · 4 Mar 2031, 09:30'));
+      assert.equal(await view.locator('.badge.network').first().textContent(), 'Bluesky');
+      // The host sized the frame to the view, which told it its height through the bridge.
+      assert.ok((await page.locator('iframe').boundingBox())!.height > 300);
+      assert.deepEqual(host.requests, []);
 
-    fs.mkdirSync('docs', { recursive: true });
-    await page.locator('iframe').screenshot({ path: 'docs/mcp-app-preview.png' });
-  });
+      fs.mkdirSync('docs', { recursive: true });
+      await page.locator('iframe').screenshot({ path: 'docs/mcp-app-preview.png' });
+    },
+  );
 
   it('post text is shown as text, never as markup', async () => {
     const text = '<img src=x onerror="document.title=\'owned\'"><b>bold?</b>';
@@ -340,24 +349,31 @@ describeOnce(`MCP Apps views in Chromium (${TEST_DB})`, function () {
     assert.equal(await view.locator('.when').textContent(), 'Draft');
   });
 
-  it('a post that no longer fits (its channel lost a raised limit) shows its counter over the limit and why', async () => {
-    const args = { text: 'Fits today', channelIds: [channels[0]], saveAsDraft: true };
-    const result = await client.callTool('create_text_post', args);
-    const problem =
-      'Bluesky allows 300 characters; this text has 320 (counted as a person sees them: an emoji is one). Shorten it.';
-    const [preview] = result._meta['herald/postPreview'];
-    const stale = {
-      ...result,
-      _meta: { ...result._meta, 'herald/postPreview': [{ ...preview, length: 320, fits: false, problems: [problem] }] },
-    };
-    await host.render(page, await viewHtml(PREVIEW_URI), args, stale, client);
-    const card = page.frameLocator('iframe').locator('article.post');
-    await card.locator('[data-role=problems]').waitFor();
-    assert.equal(await card.locator('[data-role=counter]').textContent(), '320 / 300');
-    assert.equal(await card.locator('[data-role=counter]').getAttribute('class'), 'counter danger');
-    assert.equal(await card.locator('.meter').getAttribute('class'), 'meter over');
-    assert.deepEqual(await card.locator('[data-role=problems] li').allTextContents(), [problem]);
-  });
+  it(
+    'a post that no longer fits (its channel lost a raised limit) ' + 'shows its counter over the limit and why',
+    async () => {
+      const args = { text: 'Fits today', channelIds: [channels[0]], saveAsDraft: true };
+      const result = await client.callTool('create_text_post', args);
+      const problem =
+        'Bluesky allows 300 characters; ' +
+        'this text has 320 (counted as a person sees them: an emoji is one). Shorten it.';
+      const [preview] = result._meta['herald/postPreview'];
+      const stale = {
+        ...result,
+        _meta: {
+          ...result._meta,
+          'herald/postPreview': [{ ...preview, length: 320, fits: false, problems: [problem] }],
+        },
+      };
+      await host.render(page, await viewHtml(PREVIEW_URI), args, stale, client);
+      const card = page.frameLocator('iframe').locator('article.post');
+      await card.locator('[data-role=problems]').waitFor();
+      assert.equal(await card.locator('[data-role=counter]').textContent(), '320 / 300');
+      assert.equal(await card.locator('[data-role=counter]').getAttribute('class'), 'counter danger');
+      assert.equal(await card.locator('.meter').getAttribute('class'), 'meter over');
+      assert.deepEqual(await card.locator('[data-role=problems] li').allTextContents(), [problem]);
+    },
+  );
 
   for (const uri of [PREVIEW_URI, CALENDAR_URI, APPROVALS_URI]) {
     it(`${uri} says so when the host cancels the call`, async () => {
@@ -377,7 +393,9 @@ describeOnce(`MCP Apps views in Chromium (${TEST_DB})`, function () {
     await error.waitFor();
     assert.match((await error.textContent())!, /Bluesky allows 300 characters; this text has 400/);
   });
-  /** A fresh account (its posts are the test's own) with a Bluesky, an X and a LinkedIn channel, and its Apps client. */
+  /**
+   * A fresh account (its posts are the test's own) with a Bluesky, an X and a LinkedIn channel, and its Apps client.
+   */
   async function freshAccount(options: { approvalRequired?: boolean } = {}) {
     const owner = await h.seedAccount({ channels: 0, ...options });
     const ids = await addChannels(h, owner, ['bluesky', 'x', 'linkedin']);

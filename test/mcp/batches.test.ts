@@ -113,31 +113,34 @@ describe(`MCP JSON-RPC batches (${TEST_DB})`, function () {
     assert.equal(listed.body.data.filter((p: { text: string }) => p.text === 'beside initialize').length, 0);
   });
 
-  it('charges every request of a batch: over-budget entries answer their own rate-limit error, the rest run', async () => {
-    const key = await h.createKey(account, ['read_profile', 'manage_post']);
-    const entries = Array.from({ length: 15 }, (_, i) =>
-      toolCall(i + 1, 'create_text_post', {
-        text: `budgeted ${i}`,
-        channelIds: [account.channelIds[0]],
-        saveAsDraft: true,
-      }),
-    );
-    const answer = await rpc(h, { token: key, body: entries });
-    assert.equal(answer.status, 200);
-    assert.equal(answer.body.length, 15);
-    const ran = answer.body.filter((r: any) => r.result && !r.result.isError);
-    const limited = answer.body.filter((r: any) => r.error?.code === -32029);
-    assert.equal(ran.length, MINUTE_BUDGET);
-    assert.equal(limited.length, 15 - MINUTE_BUDGET);
-    assert.match(limited[0].error.message, /Wait \d+ seconds/);
-    assert.equal(answer.headers.get('ratelimit-remaining'), '0');
-    const again = await rpc(h, { token: key, body: pings(3) });
-    assert.ok(
-      again.body.every((r: any) => r.error?.code === -32029),
-      JSON.stringify(again.body),
-    );
-    assert.equal((await rpc(h, { token: key, method: 'ping' })).status, 429);
-  });
+  it(
+    'charges every request of a batch: ' + 'over-budget entries answer their own rate-limit error, the rest run',
+    async () => {
+      const key = await h.createKey(account, ['read_profile', 'manage_post']);
+      const entries = Array.from({ length: 15 }, (_, i) =>
+        toolCall(i + 1, 'create_text_post', {
+          text: `budgeted ${i}`,
+          channelIds: [account.channelIds[0]],
+          saveAsDraft: true,
+        }),
+      );
+      const answer = await rpc(h, { token: key, body: entries });
+      assert.equal(answer.status, 200);
+      assert.equal(answer.body.length, 15);
+      const ran = answer.body.filter((r: any) => r.result && !r.result.isError);
+      const limited = answer.body.filter((r: any) => r.error?.code === -32029);
+      assert.equal(ran.length, MINUTE_BUDGET);
+      assert.equal(limited.length, 15 - MINUTE_BUDGET);
+      assert.match(limited[0].error.message, /Wait \d+ seconds/);
+      assert.equal(answer.headers.get('ratelimit-remaining'), '0');
+      const again = await rpc(h, { token: key, body: pings(3) });
+      assert.ok(
+        again.body.every((r: any) => r.error?.code === -32029),
+        JSON.stringify(again.body),
+      );
+      assert.equal((await rpc(h, { token: key, method: 'ping' })).status, 429);
+    },
+  );
 
   it('lets no more than the minute budget of 100 create_text_post through, sent as five batches of 20', async () => {
     const key = await h.createKey(account, ['read_profile', 'manage_post']);
@@ -159,23 +162,27 @@ describe(`MCP JSON-RPC batches (${TEST_DB})`, function () {
     assert.equal(listed.body.data.filter((p: { text: string }) => p.text.startsWith('hundred ')).length, MINUTE_BUDGET);
   });
 
-  it('charges a batched notification like a lone one: once each, and a batch with nothing to answer is a 429 when over budget', async () => {
-    const key = await h.createKey(account, ['read_profile', 'manage_post']);
-    const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
-    const mixed = await rpc(h, {
-      token: key,
-      body: [initialized, initialized, initialized, { jsonrpc: '2.0', id: 1, method: 'ping' }],
-    });
-    assert.equal(mixed.status, 200);
-    assert.equal(mixed.headers.get('ratelimit-remaining'), String(MINUTE_BUDGET - 4));
-    const rest = await rpc(h, { token: key, body: Array.from({ length: MINUTE_BUDGET - 4 }, () => initialized) });
-    assert.equal(rest.status, 202);
-    assert.equal(rest.headers.get('ratelimit-remaining'), '0');
-    const refused = await rpc(h, { token: key, body: [initialized, initialized] });
-    assert.equal(refused.status, 429);
-    assert.ok(Number(refused.headers.get('retry-after')) >= 1);
-    assert.match(refused.body.message, /Wait \d+ seconds/);
-  });
+  it(
+    'charges a batched notification like a lone one: ' +
+      'once each, and a batch with nothing to answer is a 429 when over budget',
+    async () => {
+      const key = await h.createKey(account, ['read_profile', 'manage_post']);
+      const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
+      const mixed = await rpc(h, {
+        token: key,
+        body: [initialized, initialized, initialized, { jsonrpc: '2.0', id: 1, method: 'ping' }],
+      });
+      assert.equal(mixed.status, 200);
+      assert.equal(mixed.headers.get('ratelimit-remaining'), String(MINUTE_BUDGET - 4));
+      const rest = await rpc(h, { token: key, body: Array.from({ length: MINUTE_BUDGET - 4 }, () => initialized) });
+      assert.equal(rest.status, 202);
+      assert.equal(rest.headers.get('ratelimit-remaining'), '0');
+      const refused = await rpc(h, { token: key, body: [initialized, initialized] });
+      assert.equal(refused.status, 429);
+      assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+      assert.match(refused.body.message, /Wait \d+ seconds/);
+    },
+  );
 
   it('never runs a tools/call notification, alone or in a batch', async () => {
     const key = await h.createKey(account, ['read_profile', 'manage_post']);
@@ -232,15 +239,18 @@ describe(`MCP JSON-RPC batches against the account's hourly budget (${TEST_DB})`
   });
   after(() => h?.close());
 
-  it('charges each request of a batch to the account hour as well, with the headers as they stand after it', async () => {
-    const body = Array.from({ length: HOURLY_BUDGET + 3 }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'ping' }));
-    const answer = await rpc(h, { token: account.apiKey, body });
-    assert.equal(answer.status, 200);
-    assert.equal(answer.body.filter((r: any) => 'result' in r).length, HOURLY_BUDGET);
-    const refused = answer.body.filter((r: any) => r.error?.code === -32029);
-    assert.equal(refused.length, 3);
-    assert.match(refused[0].error.message, /account hourly budget/);
-    assert.ok(refused[0].error.data.retryAfterSeconds >= 1);
-    assert.equal(answer.headers.get('x-account-ratelimit-remaining'), '0');
-  });
+  it(
+    'charges each request of a batch to the account hour as well, ' + 'with the headers as they stand after it',
+    async () => {
+      const body = Array.from({ length: HOURLY_BUDGET + 3 }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'ping' }));
+      const answer = await rpc(h, { token: account.apiKey, body });
+      assert.equal(answer.status, 200);
+      assert.equal(answer.body.filter((r: any) => 'result' in r).length, HOURLY_BUDGET);
+      const refused = answer.body.filter((r: any) => r.error?.code === -32029);
+      assert.equal(refused.length, 3);
+      assert.match(refused[0].error.message, /account hourly budget/);
+      assert.ok(refused[0].error.data.retryAfterSeconds >= 1);
+      assert.equal(answer.headers.get('x-account-ratelimit-remaining'), '0');
+    },
+  );
 });

@@ -60,28 +60,32 @@ describe(`MCP location_search ranking (${TEST_DB})`, function () {
     assert.deepEqual(tiers, [...tiers].sort());
   });
 
-  it('keeps the order for short, busy prefixes and sparse phrases: the tier never goes back, and within a tier size never grows', async () => {
-    const fold = (text: string) =>
-      text
-        .normalize('NFKD')
-        .replace(/[\u0300-\u036f]/g, '')
-        .toLowerCase();
-    // The phrases are missing from most places of their words' ranges, so the search ranks those in one pass.
-    const expected = { sa: 50, ma: 50, san: 50, st: 50, francisco: 50, 'a de': 50, 'sa sa': 3 };
-    for (const [query, count] of Object.entries(expected)) {
-      const found = await places({ query, limit: 50 });
-      assert.equal(found.length, count, query);
-      const ranked = found.map((p) => ({
-        tier: fold(p.name) === query ? 0 : fold(p.name).startsWith(query) ? 1 : 2,
-        population: p.population,
-      }));
-      for (let i = 1; i < ranked.length; i++) {
-        const [before, after] = [ranked[i - 1], ranked[i]];
-        assert.ok(
-          before.tier < after.tier || (before.tier === after.tier && before.population >= after.population),
-          `${query}: ${JSON.stringify(found.slice(i - 1, i + 1))}`,
-        );
+  it(
+    'keeps the order for short, busy prefixes and sparse phrases: ' +
+      'the tier never goes back, and within a tier size never grows',
+    async () => {
+      const fold = (text: string) =>
+        text
+          .normalize('NFKD')
+          .replace(/[\u0300-\u036f]/g, '')
+          .toLowerCase();
+      // The phrases are missing from most places of their words' ranges, so the search ranks those in one pass.
+      const expected = { sa: 50, ma: 50, san: 50, st: 50, francisco: 50, 'a de': 50, 'sa sa': 3 };
+      for (const [query, count] of Object.entries(expected)) {
+        const found = await places({ query, limit: 50 });
+        assert.equal(found.length, count, query);
+        const ranked = found.map((p) => ({
+          tier: fold(p.name) === query ? 0 : fold(p.name).startsWith(query) ? 1 : 2,
+          population: p.population,
+        }));
+        for (let i = 1; i < ranked.length; i++) {
+          const [before, after] = [ranked[i - 1], ranked[i]];
+          assert.ok(
+            before.tier < after.tier || (before.tier === after.tier && before.population >= after.population),
+            `${query}: ${JSON.stringify(found.slice(i - 1, i + 1))}`,
+          );
+        }
       }
-    }
-  });
+    },
+  );
 });

@@ -69,72 +69,84 @@ describe(`MCP 2026-07-28 over HTTP (${TEST_DB})`, () => {
     return { id, res };
   };
 
-  it('server/discover names every revision served, the capabilities with extensions, the server, and how long to cache it', async () => {
-    for (const path of ['/mcp', '/mcp/claude']) {
-      const { id, res } = await send({ method: 'server/discover', path });
-      assert.equal(res.status, 200);
-      assert.equal(res.body.id, id);
-      const result = res.body.result;
-      assert.deepEqual(result.supportedVersions, ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26']);
-      assert.deepEqual(result.capabilities, {
-        tools: { listChanged: false },
-        resources: {},
-        extensions: { 'io.modelcontextprotocol/tasks': {} },
+  it(
+    'server/discover names every revision served, ' +
+      'the capabilities with extensions, the server, and how long to cache it',
+    async () => {
+      for (const path of ['/mcp', '/mcp/claude']) {
+        const { id, res } = await send({ method: 'server/discover', path });
+        assert.equal(res.status, 200);
+        assert.equal(res.body.id, id);
+        const result = res.body.result;
+        assert.deepEqual(result.supportedVersions, ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26']);
+        assert.deepEqual(result.capabilities, {
+          tools: { listChanged: false },
+          resources: {},
+          extensions: { 'io.modelcontextprotocol/tasks': {} },
+        });
+        assert.equal(result.resultType, 'complete');
+        assert.deepEqual(result._meta, { 'io.modelcontextprotocol/serverInfo': SERVER_INFO });
+        assert.match(result.instructions, /get_channels/);
+        assert.equal(result.ttlMs, 3_600_000);
+        assert.equal(result.cacheScope, 'public');
+      }
+    },
+  );
+
+  it(
+    'tools/list is complete, cacheable and in name order; ' + 'tools/call results are complete and name the server',
+    async () => {
+      const list = (await send({ method: 'tools/list' })).res.body.result;
+      assert.equal(list.resultType, 'complete');
+      assert.equal(list.ttlMs, 3_600_000);
+      assert.equal(list.cacheScope, 'public');
+      assert.deepEqual(list._meta, { 'io.modelcontextprotocol/serverInfo': SERVER_INFO });
+      const names = list.tools.map((t: { name: string }) => t.name);
+      assert.equal(names.length, 44);
+      assert.deepEqual(names, [...names].sort());
+      const claude = (await send({ method: 'tools/list', path: '/mcp/claude' })).res.body.result.tools.map(
+        (t: { name: string }) => t.name,
+      );
+      assert.deepEqual(
+        claude,
+        names.filter((n: string) => n !== 'generate_image'),
+      );
+
+      const called = await send({ method: 'tools/call', params: { name: 'get_channels', arguments: {} } });
+      assert.equal(called.res.status, 200);
+      assert.equal(called.res.body.result.resultType, 'complete');
+      assert.deepEqual(called.res.body.result._meta, { 'io.modelcontextprotocol/serverInfo': SERVER_INFO });
+      assert.equal(called.res.body.result.structuredContent.data.length, account.channelIds.length);
+      assert.equal(called.res.body.result.ttlMs, undefined, 'a tool result is not a cacheable list');
+      const refused = await send({ method: 'tools/call', params: { name: 'get_channel', arguments: {} } });
+      assert.equal(refused.res.body.result.isError, true);
+      assert.equal(refused.res.body.result.resultType, 'complete');
+    },
+  );
+
+  it(
+    'an unsupported revision is a 400 UnsupportedProtocolVersion (-32022) ' +
+      'with the supported ones and the request id',
+    async () => {
+      const { id, res } = await send({
+        method: 'tools/list',
+        headers: { 'mcp-protocol-version': '2099-01-01' },
+        meta: { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' },
       });
-      assert.equal(result.resultType, 'complete');
-      assert.deepEqual(result._meta, { 'io.modelcontextprotocol/serverInfo': SERVER_INFO });
-      assert.match(result.instructions, /get_channels/);
-      assert.equal(result.ttlMs, 3_600_000);
-      assert.equal(result.cacheScope, 'public');
-    }
-  });
-
-  it('tools/list is complete, cacheable and in name order; tools/call results are complete and name the server', async () => {
-    const list = (await send({ method: 'tools/list' })).res.body.result;
-    assert.equal(list.resultType, 'complete');
-    assert.equal(list.ttlMs, 3_600_000);
-    assert.equal(list.cacheScope, 'public');
-    assert.deepEqual(list._meta, { 'io.modelcontextprotocol/serverInfo': SERVER_INFO });
-    const names = list.tools.map((t: { name: string }) => t.name);
-    assert.equal(names.length, 44);
-    assert.deepEqual(names, [...names].sort());
-    const claude = (await send({ method: 'tools/list', path: '/mcp/claude' })).res.body.result.tools.map(
-      (t: { name: string }) => t.name,
-    );
-    assert.deepEqual(
-      claude,
-      names.filter((n: string) => n !== 'generate_image'),
-    );
-
-    const called = await send({ method: 'tools/call', params: { name: 'get_channels', arguments: {} } });
-    assert.equal(called.res.status, 200);
-    assert.equal(called.res.body.result.resultType, 'complete');
-    assert.deepEqual(called.res.body.result._meta, { 'io.modelcontextprotocol/serverInfo': SERVER_INFO });
-    assert.equal(called.res.body.result.structuredContent.data.length, account.channelIds.length);
-    assert.equal(called.res.body.result.ttlMs, undefined, 'a tool result is not a cacheable list');
-    const refused = await send({ method: 'tools/call', params: { name: 'get_channel', arguments: {} } });
-    assert.equal(refused.res.body.result.isError, true);
-    assert.equal(refused.res.body.result.resultType, 'complete');
-  });
-
-  it('an unsupported revision is a 400 UnsupportedProtocolVersion (-32022) with the supported ones and the request id', async () => {
-    const { id, res } = await send({
-      method: 'tools/list',
-      headers: { 'mcp-protocol-version': '2099-01-01' },
-      meta: { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' },
-    });
-    assert.equal(res.status, 400);
-    assert.deepEqual(res.body, {
-      jsonrpc: '2.0',
-      id,
-      error: {
-        code: -32022,
-        message:
-          'Unsupported protocol version 2099-01-01; this server speaks 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26.',
-        data: { supported: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'], requested: '2099-01-01' },
-      },
-    });
-  });
+      assert.equal(res.status, 400);
+      assert.deepEqual(res.body, {
+        jsonrpc: '2.0',
+        id,
+        error: {
+          code: -32022,
+          message:
+            'Unsupported protocol version 2099-01-01; ' +
+            'this server speaks 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26.',
+          data: { supported: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'], requested: '2099-01-01' },
+        },
+      });
+    },
+  );
 
   describe('request headers must match the body (HeaderMismatch, -32020)', () => {
     const cases: [string, Parameters<typeof modern>[1], RegExp][] = [

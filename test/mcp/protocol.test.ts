@@ -1,4 +1,6 @@
-/** MCP over Streamable HTTP (revisions 2025-03-26, 2025-06-18, 2025-11-25), raw HTTP: the rules the SDK client hides. */
+/**
+ * MCP over Streamable HTTP (revisions 2025-03-26, 2025-06-18, 2025-11-25), raw HTTP: the rules the SDK client hides.
+ */
 import { toolCatalogue } from '../../generated/mcp/catalogue.js';
 import assert from 'node:assert/strict';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
@@ -286,30 +288,35 @@ describe(`MCP scopes: manage_team tools (${TEST_DB})`, () => {
   });
   after(() => h.close());
 
-  it('without manage_team: HTTP 403, an insufficient_scope challenge and a JSON-RPC error naming the scope, for each team tool', async () => {
-    const args: Record<string, unknown> = {
-      bulk_delete: { postIds: ['a'] },
-      bulk_label: { postIds: ['a'], labelIds: ['b'] },
-      approval_list_pending: {},
-      approval_approve: { postId: 'a' },
-      approval_reject: { postId: 'a', reason: 'no' },
-      approval_assign: { postId: 'a', reviewerUserId: 'u' },
-    };
-    // The team tools are the ones whose schema says x-herald-scope: manage_team.
-    const teamTools = toolCatalogue.filter((tool) => tool.scope === 'manage_team').map((tool) => tool.name);
-    assert.deepEqual(Object.keys(args).sort(), [...teamTools].sort());
-    for (const name of teamTools) {
-      const res = await callTool(h, account.basicKey, name, args[name]);
-      assert.equal(res.status, 403, name);
-      assert.equal(
-        res.headers.get('www-authenticate'),
-        `Bearer error="insufficient_scope", scope="manage_team", resource_metadata="${h.url}/.well-known/oauth-protected-resource/mcp"`,
-      );
-      assert.equal(res.body.error.code, -32003);
-      assert.match(res.body.error.message, /insufficient_scope.*manage_team/);
-      assert.deepEqual(res.body.error.data, { error: 'insufficient_scope', scope: 'manage_team' });
-    }
-  });
+  it(
+    'without manage_team: ' +
+      'HTTP 403, an insufficient_scope challenge and a JSON-RPC error naming the scope, for each team tool',
+    async () => {
+      const args: Record<string, unknown> = {
+        bulk_delete: { postIds: ['a'] },
+        bulk_label: { postIds: ['a'], labelIds: ['b'] },
+        approval_list_pending: {},
+        approval_approve: { postId: 'a' },
+        approval_reject: { postId: 'a', reason: 'no' },
+        approval_assign: { postId: 'a', reviewerUserId: 'u' },
+      };
+      // The team tools are the ones whose schema says x-herald-scope: manage_team.
+      const teamTools = toolCatalogue.filter((tool) => tool.scope === 'manage_team').map((tool) => tool.name);
+      assert.deepEqual(Object.keys(args).sort(), [...teamTools].sort());
+      for (const name of teamTools) {
+        const res = await callTool(h, account.basicKey, name, args[name]);
+        assert.equal(res.status, 403, name);
+        assert.equal(
+          res.headers.get('www-authenticate'),
+          'Bearer error="insufficient_scope", scope="manage_team", ' +
+            `resource_metadata="${h.url}/.well-known/oauth-protected-resource/mcp"`,
+        );
+        assert.equal(res.body.error.code, -32003);
+        assert.match(res.body.error.message, /insufficient_scope.*manage_team/);
+        assert.deepEqual(res.body.error.data, { error: 'insufficient_scope', scope: 'manage_team' });
+      }
+    },
+  );
 
   it('with manage_team the tool runs (dryRun by default), and other tools never need it', async () => {
     const res = await callTool(h, account.apiKey, 'bulk_delete', { postIds: ['a'] });
@@ -339,20 +346,24 @@ describe(`MCP rate limits (${TEST_DB})`, () => {
   });
   after(() => h.close());
 
-  it('counts each request against the token minute budget and the account hour, with REST headers; 429 with Retry-After', async () => {
-    const first = await rpc(h, { token: account.apiKey, method: 'ping' });
-    assert.equal(first.headers.get('ratelimit-limit'), '2');
-    assert.equal(first.headers.get('ratelimit-remaining'), '1');
-    assert.equal(first.headers.get('x-account-ratelimit-limit'), '1000');
-    assert.equal(first.headers.get('x-account-ratelimit-remaining'), '999');
-    assert.equal((await rpc(h, { token: account.apiKey, method: 'ping' })).status, 200);
-    const refused = await rpc(h, { token: account.apiKey, method: 'ping' });
-    assert.equal(refused.status, 429);
-    assert.ok(Number(refused.headers.get('retry-after')) >= 1);
-    assert.equal(refused.body.status, false);
-    assert.match(refused.body.message, /Wait \d+ seconds/);
-    assert.equal(refused.headers.get('ratelimit-remaining'), '0');
-    // The budget is per token: another key of the same account still has its own minute.
-    assert.equal((await rpc(h, { token: account.basicKey, method: 'ping' })).status, 200);
-  });
+  it(
+    'counts each request against the token minute budget and the account hour, ' +
+      'with REST headers; 429 with Retry-After',
+    async () => {
+      const first = await rpc(h, { token: account.apiKey, method: 'ping' });
+      assert.equal(first.headers.get('ratelimit-limit'), '2');
+      assert.equal(first.headers.get('ratelimit-remaining'), '1');
+      assert.equal(first.headers.get('x-account-ratelimit-limit'), '1000');
+      assert.equal(first.headers.get('x-account-ratelimit-remaining'), '999');
+      assert.equal((await rpc(h, { token: account.apiKey, method: 'ping' })).status, 200);
+      const refused = await rpc(h, { token: account.apiKey, method: 'ping' });
+      assert.equal(refused.status, 429);
+      assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+      assert.equal(refused.body.status, false);
+      assert.match(refused.body.message, /Wait \d+ seconds/);
+      assert.equal(refused.headers.get('ratelimit-remaining'), '0');
+      // The budget is per token: another key of the same account still has its own minute.
+      assert.equal((await rpc(h, { token: account.basicKey, method: 'ping' })).status, 200);
+    },
+  );
 });

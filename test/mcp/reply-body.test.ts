@@ -1,4 +1,6 @@
-/** The reply writes a tool's remembered JSON text as its structuredContent: the same reply JSON.stringify would write. */
+/**
+ * The reply writes a tool's remembered JSON text as its structuredContent: the same reply JSON.stringify would write.
+ */
 import assert from 'node:assert/strict';
 import type { JSONRPCResponse } from 'json-rpc-2.0';
 import { toolFailure, toolSuccess } from '../../src/mcp/protocol.js';

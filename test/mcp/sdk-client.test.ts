@@ -136,33 +136,37 @@ describe(`MCP tools through the official SDK client (${TEST_DB})`, () => {
     );
   });
 
-  it('update_post, instagram_first_comment and delete_post change Herald posts and refuse live ones with an explanation', async () => {
-    const [post] = structured(
-      await call('create_text_post', {
-        text: 'v1',
-        channelIds: [account.channelIds[0]],
-        isScheduled: true,
-        dateTime: futureIso(300),
-      }),
-    ).data;
-    const updated = structured(await call('update_post', { postId: post.id, text: 'v2' }));
-    assert.equal(updated.data[0].text, 'v2');
-    const commented = structured(
-      await call('instagram_first_comment', { postId: post.id, text: 'first!', delayMinutes: 5 }),
-    );
-    assert.deepEqual(commented.data[0].firstComment, { text: 'first!', delayMinutes: 5 });
-    assert.deepEqual(structured(await call('delete_post', { postId: post.id })), { id: post.id, deleted: true });
-    assert.match(refusal(await call('update_post', { postId: post.id, text: 'v3' })), /not|No/);
+  it(
+    'update_post, instagram_first_comment and delete_post ' +
+      'change Herald posts and refuse live ones with an explanation',
+    async () => {
+      const [post] = structured(
+        await call('create_text_post', {
+          text: 'v1',
+          channelIds: [account.channelIds[0]],
+          isScheduled: true,
+          dateTime: futureIso(300),
+        }),
+      ).data;
+      const updated = structured(await call('update_post', { postId: post.id, text: 'v2' }));
+      assert.equal(updated.data[0].text, 'v2');
+      const commented = structured(
+        await call('instagram_first_comment', { postId: post.id, text: 'first!', delayMinutes: 5 }),
+      );
+      assert.deepEqual(commented.data[0].firstComment, { text: 'first!', delayMinutes: 5 });
+      assert.deepEqual(structured(await call('delete_post', { postId: post.id })), { id: post.id, deleted: true });
+      assert.match(refusal(await call('update_post', { postId: post.id, text: 'v3' })), /not|No/);
 
-    const live = await insertLivePost(h.deps, account, Date.now() - 60_000);
-    for (const [tool, args] of [
-      ['update_post', { postId: live.id, text: 'x' }],
-      ['delete_post', { postId: live.id }],
-      ['instagram_first_comment', { postId: live.id, text: 'x' }],
-    ] as const) {
-      assert.match(refusal(await call(tool, args)), /live post .* read only/, tool);
-    }
-  });
+      const live = await insertLivePost(h.deps, account, Date.now() - 60_000);
+      for (const [tool, args] of [
+        ['update_post', { postId: live.id, text: 'x' }],
+        ['delete_post', { postId: live.id }],
+        ['instagram_first_comment', { postId: live.id, text: 'x' }],
+      ] as const) {
+        assert.match(refusal(await call(tool, args)), /live post .* read only/, tool);
+      }
+    },
+  );
 
   it('bulk_schedule answers per entry and does not stop at a failed one', async () => {
     const result = structured(
@@ -183,75 +187,78 @@ describe(`MCP tools through the official SDK client (${TEST_DB})`, () => {
     assert.equal(result.results[0].data[0].sourceType, 'mcp');
   });
 
-  it('lists posts: paginated with live posts advice, for channels ("what went out"), with assets, scheduled', async () => {
-    const fresh = await h.seedAccount({ channels: 1 });
-    const c = await connectSdkClient(h, fresh.apiKey);
-    try {
-      const list = (name: string, args: Record<string, unknown>) => c.callTool({ name, arguments: args });
-      const channelIds = fresh.channelIds;
-      await insertLivePost(h.deps, fresh, Date.now() - 3_600_000);
-      // A Herald post the engine already published (the engine does not run in these tests).
-      const published = await insertLivePost(h.deps, fresh, Date.now() - 1_800_000, {
-        id: newId(),
-        isLive: false,
-        networkPostId: null,
-        metrics: null,
-        sourceType: 'api',
-        type: 'text',
-        text: 'went out',
-      });
-      const upcoming = structured(
-        await list('create_text_post', { text: 'upcoming', channelIds, isScheduled: true, dateTime: futureIso(90) }),
-      ).data[0];
-      structured(
-        await list('create_image_post', {
-          imageUrls: ['https://cdn.example.com/b.jpg'],
-          channelIds,
-          saveAsDraft: true,
-        }),
-      );
+  it(
+    'lists posts: paginated with live posts advice, ' + 'for channels ("what went out"), with assets, scheduled',
+    async () => {
+      const fresh = await h.seedAccount({ channels: 1 });
+      const c = await connectSdkClient(h, fresh.apiKey);
+      try {
+        const list = (name: string, args: Record<string, unknown>) => c.callTool({ name, arguments: args });
+        const channelIds = fresh.channelIds;
+        await insertLivePost(h.deps, fresh, Date.now() - 3_600_000);
+        // A Herald post the engine already published (the engine does not run in these tests).
+        const published = await insertLivePost(h.deps, fresh, Date.now() - 1_800_000, {
+          id: newId(),
+          isLive: false,
+          networkPostId: null,
+          metrics: null,
+          sourceType: 'api',
+          type: 'text',
+          text: 'went out',
+        });
+        const upcoming = structured(
+          await list('create_text_post', { text: 'upcoming', channelIds, isScheduled: true, dateTime: futureIso(90) }),
+        ).data[0];
+        structured(
+          await list('create_image_post', {
+            imageUrls: ['https://cdn.example.com/b.jpg'],
+            channelIds,
+            saveAsDraft: true,
+          }),
+        );
 
-      const page1 = structured(await list('get_paginated_posts', { limit: 2 }));
-      assert.equal(page1.data.length, 2);
-      assert.equal(page1.paging.hasMore, true);
-      assert.deepEqual(page1.meta, { livePostsAvailable: true });
-      const page2 = structured(await list('get_paginated_posts', { limit: 2, cursor: page1.paging.nextCursor }));
-      assert.equal(page2.data.length, 1);
-      assert.match(
-        refusal(await list('get_paginated_posts', { limit: 2, livePosts: true, cursor: page1.paging.nextCursor })),
-        /Invalid cursor/,
-      );
+        const page1 = structured(await list('get_paginated_posts', { limit: 2 }));
+        assert.equal(page1.data.length, 2);
+        assert.equal(page1.paging.hasMore, true);
+        assert.deepEqual(page1.meta, { livePostsAvailable: true });
+        const page2 = structured(await list('get_paginated_posts', { limit: 2, cursor: page1.paging.nextCursor }));
+        assert.equal(page2.data.length, 1);
+        assert.match(
+          refusal(await list('get_paginated_posts', { limit: 2, livePosts: true, cursor: page1.paging.nextCursor })),
+          /Invalid cursor/,
+        );
 
-      const all = structured(await list('get_posts_for_channels', { channelIds }));
-      assert.equal(all.data.length, 3);
-      assert.ok(all.data.every((p: any) => !p.isLivePost));
-      const wentOut = structured(await list('get_posts_for_channels', { channelIds, livePosts: true }));
-      assert.equal(wentOut.data.length, 2);
-      assert.ok(wentOut.data.every((p: any) => p.isPosted));
-      assert.deepEqual(
-        wentOut.data.map((p: any) => p.isLivePost),
-        [false, true],
-        'latest publish first',
-      );
-      assert.equal(wentOut.data[0].id, published.id);
-      assert.ok(!wentOut.data.some((p: any) => p.id === upcoming.id), 'no upcoming queue in what went out');
+        const all = structured(await list('get_posts_for_channels', { channelIds }));
+        assert.equal(all.data.length, 3);
+        assert.ok(all.data.every((p: any) => !p.isLivePost));
+        const wentOut = structured(await list('get_posts_for_channels', { channelIds, livePosts: true }));
+        assert.equal(wentOut.data.length, 2);
+        assert.ok(wentOut.data.every((p: any) => p.isPosted));
+        assert.deepEqual(
+          wentOut.data.map((p: any) => p.isLivePost),
+          [false, true],
+          'latest publish first',
+        );
+        assert.equal(wentOut.data[0].id, published.id);
+        assert.ok(!wentOut.data.some((p: any) => p.id === upcoming.id), 'no upcoming queue in what went out');
 
-      const assets = structured(await list('get_posts_with_assets', { channelIds }));
-      assert.deepEqual(
-        assets.data.map((p: any) => p.type),
-        ['image'],
-      );
-      const scheduled = structured(await list('get_scheduled_posts', { channelIds }));
-      assert.deepEqual(
-        scheduled.data.map((p: any) => p.id),
-        [upcoming.id],
-      );
-      assert.match(refusal(await list('get_scheduled_posts', { livePosts: true })), /livePosts/);
-      assert.match(refusal(await list('get_posts_with_assets', { livePosts: false })), /livePosts/);
-    } finally {
-      await c.close();
-    }
-  });
+        const assets = structured(await list('get_posts_with_assets', { channelIds }));
+        assert.deepEqual(
+          assets.data.map((p: any) => p.type),
+          ['image'],
+        );
+        const scheduled = structured(await list('get_scheduled_posts', { channelIds }));
+        assert.deepEqual(
+          scheduled.data.map((p: any) => p.id),
+          [upcoming.id],
+        );
+        assert.match(refusal(await list('get_scheduled_posts', { livePosts: true })), /livePosts/);
+        assert.match(refusal(await list('get_posts_with_assets', { livePosts: false })), /livePosts/);
+      } finally {
+        await c.close();
+      }
+    },
+  );
 
   it('reads channels, one channel, filtered channels, workspaces and places', async () => {
     const channels = structured(await call('get_channels', {}));

@@ -286,20 +286,24 @@ describe(`media tools through the MCP SDK client (${TEST_DB})`, () => {
     );
   });
 
-  it('refuses server-side request forgery: loopback, private, metadata, a name resolving to loopback, and a redirect to a private address', async () => {
-    const port = new URL(origin.base).port;
-    const attempts = [
-      `http://127.0.0.1:${port}/photo.png`,
-      'http://10.0.0.1/photo.png',
-      'http://169.254.169.254/latest/meta-data/',
-      `http://localhost:${port}/photo.png`,
-      'http://[::ffff:127.0.0.1]/photo.png',
-      `${origin.base}/go?to=${encodeURIComponent('http://169.254.169.254/latest/meta-data/')}`,
-      `${origin.base}/go?to=${encodeURIComponent('http://10.1.2.3/photo.png')}`,
-    ];
-    for (const url of attempts) {
-      const message = failure(await client.callTool({ name: 'import_media_from_url', arguments: { url } }));
-      assert.match(message, /is not an address Herald may fetch from; use a URL on the public internet\./, url);
-    }
-  });
+  it(
+    'refuses server-side request forgery: loopback, private, metadata, ' +
+      'a name resolving to loopback, and a redirect to a private address',
+    async () => {
+      const port = new URL(origin.base).port;
+      const attempts = [
+        `http://127.0.0.1:${port}/photo.png`,
+        'http://10.0.0.1/photo.png',
+        'http://169.254.169.254/latest/meta-data/',
+        `http://localhost:${port}/photo.png`,
+        'http://[::ffff:127.0.0.1]/photo.png',
+        `${origin.base}/go?to=${encodeURIComponent('http://169.254.169.254/latest/meta-data/')}`,
+        `${origin.base}/go?to=${encodeURIComponent('http://10.1.2.3/photo.png')}`,
+      ];
+      for (const url of attempts) {
+        const message = failure(await client.callTool({ name: 'import_media_from_url', arguments: { url } }));
+        assert.match(message, /is not an address Herald may fetch from; use a URL on the public internet\./, url);
+      }
+    },
+  );
 });

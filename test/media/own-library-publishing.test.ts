@@ -102,75 +102,85 @@ describe(`media of Herald's own library, on the default configuration (${TEST_DB
     assert.deepEqual(x.refusals, []);
   });
 
-  it('warns when a network that fetches media from Herald is connected on an instance it cannot reach; X is not warned of', async () => {
-    await start({
-      networks: {
-        ...loadConfig({}).networks,
-        apps: {
-          pinterest: { clientId: 'app', clientSecret: 'secret' },
-          x: { clientId: 'app', clientSecret: 'secret' },
+  it(
+    'warns when a network that fetches media from Herald is connected on an instance it cannot reach; ' +
+      'X is not warned of',
+    async () => {
+      await start({
+        networks: {
+          ...loadConfig({}).networks,
+          apps: {
+            pinterest: { clientId: 'app', clientSecret: 'secret' },
+            x: { clientId: 'app', clientSecret: 'secret' },
+          },
         },
-      },
-    });
-    const pinterest = await t.api('POST', '/v1/rest/channels/connect', {
-      token: a.apiKey,
-      body: { network: 'pinterest' },
-    });
-    assert.equal(pinterest.status, 200, JSON.stringify(pinterest.body));
-    assert.match(
-      pinterest.body.warning,
-      new RegExp(
-        `Pinterest fetches media from Herald's address, and this Herald is at ${t.url.replace(/\./g, '\\.')}, which Pinterest cannot reach`,
-      ),
-    );
-    const xStarted = await t.api('POST', '/v1/rest/channels/connect', { token: a.apiKey, body: { network: 'x' } });
-    assert.equal(xStarted.status, 200, JSON.stringify(xStarted.body));
-    assert.equal(xStarted.body.warning, undefined);
-  });
+      });
+      const pinterest = await t.api('POST', '/v1/rest/channels/connect', {
+        token: a.apiKey,
+        body: { network: 'pinterest' },
+      });
+      assert.equal(pinterest.status, 200, JSON.stringify(pinterest.body));
+      assert.match(
+        pinterest.body.warning,
+        new RegExp(
+          "Pinterest fetches media from Herald's address, " +
+            `and this Herald is at ${t.url.replace(/\./g, '\\.')}, which Pinterest cannot reach`,
+        ),
+      );
+      const xStarted = await t.api('POST', '/v1/rest/channels/connect', { token: a.apiKey, body: { network: 'x' } });
+      assert.equal(xStarted.status, 200, JSON.stringify(xStarted.body));
+      assert.equal(xStarted.body.warning, undefined);
+    },
+  );
 
-  it('refuses when written a library file for Instagram on an instance Instagram cannot reach, naming BASE_URL; public URLs elsewhere pass', async () => {
-    await start();
-    const instagram = await provisioning.addChannel(t.deps, {
-      accountId: a.accountId,
-      workspaceId: a.workspaceId,
-      network: 'instagram',
-      handle: 'brand',
-    });
-    const media = await upload({ name: 'logo.jpg', type: 'image/jpeg', bytes: TINY_JPEG });
-    const refused = await t.api('POST', '/v1/rest/posts', {
-      token: a.apiKey,
-      body: { channelIds: [instagram.id], text: 'Our new logo', mediaIds: [media.id] },
-    });
-    assert.equal(refused.status, 400, JSON.stringify(refused.body));
-    assert.match(
-      refused.body.message,
-      new RegExp(
-        `Instagram fetches media from Herald's address, and this Herald is at ${t.url.replace(/\./g, '\\.')}, which Instagram cannot reach; set BASE_URL to a public https address`,
-      ),
-    );
-    const sandboxToo = await t.api('POST', '/v1/rest/posts', {
-      token: a.apiKey,
-      body: { channelIds: [a.channelIds[0], instagram.id], text: 'Both', imageUrls: [media.url] },
-    });
-    assert.equal(sandboxToo.status, 400, 'nothing is written for the other channel either');
-    assert.equal((await t.api('GET', '/v1/rest/posts?limit=10', { token: a.apiKey })).body.data.length, 0);
-    const draft = await t.api('POST', '/v1/rest/posts', {
-      token: a.apiKey,
-      body: { channelIds: [instagram.id], text: 'Later', mediaIds: [media.id], saveAsDraft: true },
-    });
-    assert.equal(draft.status, 201, 'a draft goes nowhere, so it is kept until BASE_URL may be public');
-    await t.api('DELETE', `/v1/rest/posts/${draft.body.data[0].id}`, { token: a.apiKey });
+  it(
+    'refuses when written a library file for Instagram on an instance Instagram cannot reach, ' +
+      'naming BASE_URL; public URLs elsewhere pass',
+    async () => {
+      await start();
+      const instagram = await provisioning.addChannel(t.deps, {
+        accountId: a.accountId,
+        workspaceId: a.workspaceId,
+        network: 'instagram',
+        handle: 'brand',
+      });
+      const media = await upload({ name: 'logo.jpg', type: 'image/jpeg', bytes: TINY_JPEG });
+      const refused = await t.api('POST', '/v1/rest/posts', {
+        token: a.apiKey,
+        body: { channelIds: [instagram.id], text: 'Our new logo', mediaIds: [media.id] },
+      });
+      assert.equal(refused.status, 400, JSON.stringify(refused.body));
+      assert.match(
+        refused.body.message,
+        new RegExp(
+          `Instagram fetches media from Herald's address, and this Herald is at ${t.url.replace(/\./g, '\\.')}, ` +
+            'which Instagram cannot reach; set BASE_URL to a public https address',
+        ),
+      );
+      const sandboxToo = await t.api('POST', '/v1/rest/posts', {
+        token: a.apiKey,
+        body: { channelIds: [a.channelIds[0], instagram.id], text: 'Both', imageUrls: [media.url] },
+      });
+      assert.equal(sandboxToo.status, 400, 'nothing is written for the other channel either');
+      assert.equal((await t.api('GET', '/v1/rest/posts?limit=10', { token: a.apiKey })).body.data.length, 0);
+      const draft = await t.api('POST', '/v1/rest/posts', {
+        token: a.apiKey,
+        body: { channelIds: [instagram.id], text: 'Later', mediaIds: [media.id], saveAsDraft: true },
+      });
+      assert.equal(draft.status, 201, 'a draft goes nowhere, so it is kept until BASE_URL may be public');
+      await t.api('DELETE', `/v1/rest/posts/${draft.body.data[0].id}`, { token: a.apiKey });
 
-    const elsewhere = await t.api('POST', '/v1/rest/posts', {
-      token: a.apiKey,
-      body: { channelIds: [instagram.id], text: 'Hosted elsewhere', imageUrls: ['https://cdn.example.com/logo.jpg'] },
-    });
-    assert.equal(elsewhere.status, 201, JSON.stringify(elsewhere.body));
-    const moved = await t.api('PATCH', `/v1/rest/posts/${elsewhere.body.data[0].id}`, {
-      token: a.apiKey,
-      body: { imageUrls: [media.url] },
-    });
-    assert.equal(moved.status, 400, JSON.stringify(moved.body));
-    assert.match(moved.body.message, /Instagram cannot reach/);
-  });
+      const elsewhere = await t.api('POST', '/v1/rest/posts', {
+        token: a.apiKey,
+        body: { channelIds: [instagram.id], text: 'Hosted elsewhere', imageUrls: ['https://cdn.example.com/logo.jpg'] },
+      });
+      assert.equal(elsewhere.status, 201, JSON.stringify(elsewhere.body));
+      const moved = await t.api('PATCH', `/v1/rest/posts/${elsewhere.body.data[0].id}`, {
+        token: a.apiKey,
+        body: { imageUrls: [media.url] },
+      });
+      assert.equal(moved.status, 400, JSON.stringify(moved.body));
+      assert.match(moved.body.message, /Instagram cannot reach/);
+    },
+  );
 });

@@ -6,7 +6,8 @@ import { OutboundRequestError } from '../../src/domain/outbound.js';
 import { probeDirectMedia, safeFetch, type SafeFetchOptions } from '../../src/net/safe-fetch.js';
 
 const png = Buffer.from(
-  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000200d1a1d3c50000000049454e44ae426082',
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489' +
+    '0000000d4944415478da63f8cfc0f01f0005000200d1a1d3c50000000049454e44ae426082',
   'hex',
 );
 
@@ -140,30 +141,33 @@ describe('safe-fetch (SSRF guard for user-supplied URLs)', () => {
     }
   });
 
-  it('refuses a host name whose DNS answers hold an embedding IPv6 form, alone or beside a public address', async () => {
-    for (const [form, address] of embeddingForms) {
-      const alone = { ...strict, resolve: async () => [{ address, family: 6 }] };
-      const error = await refusal(safeFetch('http://media.example/x.png', alone));
-      assert.equal(error.reason, 'blocked_address', form);
-      assert.equal(
-        error.message,
-        'http://media.example is not an address Herald may fetch from; use a URL on the public internet.',
-        form,
-      );
-      const mixed = {
-        ...strict,
-        resolve: async () => [
-          { address: '93.184.216.34', family: 4 },
-          { address, family: 6 },
-        ],
-      };
-      assert.equal(
-        (await refusal(safeFetch('http://media.example/x.png', mixed))).reason,
-        'blocked_address',
-        `${form} beside a public address`,
-      );
-    }
-  });
+  it(
+    'refuses a host name whose DNS answers hold an embedding IPv6 form, ' + 'alone or beside a public address',
+    async () => {
+      for (const [form, address] of embeddingForms) {
+        const alone = { ...strict, resolve: async () => [{ address, family: 6 }] };
+        const error = await refusal(safeFetch('http://media.example/x.png', alone));
+        assert.equal(error.reason, 'blocked_address', form);
+        assert.equal(
+          error.message,
+          'http://media.example is not an address Herald may fetch from; use a URL on the public internet.',
+          form,
+        );
+        const mixed = {
+          ...strict,
+          resolve: async () => [
+            { address: '93.184.216.34', family: 4 },
+            { address, family: 6 },
+          ],
+        };
+        assert.equal(
+          (await refusal(safeFetch('http://media.example/x.png', mixed))).reason,
+          'blocked_address',
+          `${form} beside a public address`,
+        );
+      }
+    },
+  );
 
   it('fetches an allow-listed host', async () => {
     const response = await safeFetch(`${origin.base}/image.png`, allowed);

@@ -44,7 +44,8 @@ describe('Bluesky, against a real PDS', function () {
           .writeHead(200, { 'content-type': 'text/html' })
           .end(
             '<html><head><title>Fallback</title><meta property="og:title" content="Launch &amp; more">' +
-              '<meta property="og:description" content="What we shipped"><meta property="og:image" content="/picture.png"></head><body></body></html>',
+              '<meta property="og:description" content="What we shipped"><meta ' +
+              'property="og:image" content="/picture.png"></head><body></body></html>',
           );
       } else res.writeHead(200, { 'content-type': 'image/png' }).end(TINY_PNG);
     });
@@ -59,7 +60,8 @@ describe('Bluesky, against a real PDS', function () {
   });
   beforeEach(async () => {
     t = await startTestHerald({
-      // The test's image server and the PDS a person names are on this machine, which the SSRF guard refuses unless listed.
+      // The test's image server and the PDS a person names are on
+      // this machine, which the SSRF guard refuses unless listed.
       outboundAllowHosts: ['localhost', '127.0.0.1'],
       networkOriginOverrides: {
         'https://bsky.social': bsky.pdsUrl,
@@ -244,125 +246,135 @@ describe('Bluesky, against a real PDS', function () {
     assert.equal(basic.status, 403, 'connecting needs manage_team');
   });
 
-  it('publishes a post with two images, alt text and rich text, then its first comment as a reply, exactly once', async () => {
-    const who = await person();
-    const friend = await person();
-    const channel = await connect(who);
-    const clock = pinClock(t, new Date().toISOString());
-    const text = `Hello @${friend.handle} see https://example.com/page #herald`;
-    const post = await schedule(channel.id, {
-      text,
-      imageUrls: [imageUrl, `${imageUrl}?second`],
-      firstComment: { text: 'More in the thread', delayMinutes: 1 },
-      isScheduled: true,
-      dateTime: new Date(clock.now() + 60_000).toISOString(),
-    });
-    // channelOptions apply on update (SPEC): the alt texts and languages are set as a person would, after writing.
-    const updated = await t.api('PATCH', `/v1/rest/posts/${post.id}`, {
-      token: a.apiKey,
-      body: { channelOptions: { altText: ['a red dot', 'another dot'], langs: ['en'] } },
-    });
-    assert.equal(updated.status, 200, JSON.stringify(updated.body));
-    clock.advance(60_000);
-    const worker = testWorker(t);
-    await worker.tick();
-    const published = await get(post.id);
-    assert.equal(published.status, 'published', published.error);
-    const rkey = published.permalinkUrl.split('/').pop();
-    assert.equal(published.permalinkUrl, `https://bsky.app/profile/${who.handle}/post/${rkey}`);
+  it(
+    'publishes a post with two images, alt text and rich text, ' + 'then its first comment as a reply, exactly once',
+    async () => {
+      const who = await person();
+      const friend = await person();
+      const channel = await connect(who);
+      const clock = pinClock(t, new Date().toISOString());
+      const text = `Hello @${friend.handle} see https://example.com/page #herald`;
+      const post = await schedule(channel.id, {
+        text,
+        imageUrls: [imageUrl, `${imageUrl}?second`],
+        firstComment: { text: 'More in the thread', delayMinutes: 1 },
+        isScheduled: true,
+        dateTime: new Date(clock.now() + 60_000).toISOString(),
+      });
+      // channelOptions apply on update (SPEC): the alt texts and languages are set as a person would, after writing.
+      const updated = await t.api('PATCH', `/v1/rest/posts/${post.id}`, {
+        token: a.apiKey,
+        body: { channelOptions: { altText: ['a red dot', 'another dot'], langs: ['en'] } },
+      });
+      assert.equal(updated.status, 200, JSON.stringify(updated.body));
+      clock.advance(60_000);
+      const worker = testWorker(t);
+      await worker.tick();
+      const published = await get(post.id);
+      assert.equal(published.status, 'published', published.error);
+      const rkey = published.permalinkUrl.split('/').pop();
+      assert.equal(published.permalinkUrl, `https://bsky.app/profile/${who.handle}/post/${rkey}`);
 
-    let stored = await records(who.did, who.password, who.handle);
-    assert.equal(stored.length, 1);
-    const record = stored[0].value;
-    assert.equal(record.text, text);
-    assert.deepEqual(record.langs, ['en']);
-    assert.equal(record.embed.$type, 'app.bsky.embed.images');
-    assert.deepEqual(
-      record.embed.images.map((i: any) => [i.alt, i.aspectRatio]),
-      [
-        ['a red dot', { width: 1, height: 1 }],
-        ['another dot', { width: 1, height: 1 }],
-      ],
-    );
-    const features = record.facets.map((f: any) => f.features[0]);
-    assert.deepEqual(
-      features.map((f: any) => f.$type.split('#')[1]),
-      ['mention', 'link', 'tag'],
-    );
-    assert.equal(features[0].did, friend.did, 'the mention resolved to a DID');
-    const mention = record.facets[0].index;
-    assert.equal(Buffer.from(text).subarray(mention.byteStart, mention.byteEnd).toString(), `@${friend.handle}`);
+      let stored = await records(who.did, who.password, who.handle);
+      assert.equal(stored.length, 1);
+      const record = stored[0].value;
+      assert.equal(record.text, text);
+      assert.deepEqual(record.langs, ['en']);
+      assert.equal(record.embed.$type, 'app.bsky.embed.images');
+      assert.deepEqual(
+        record.embed.images.map((i: any) => [i.alt, i.aspectRatio]),
+        [
+          ['a red dot', { width: 1, height: 1 }],
+          ['another dot', { width: 1, height: 1 }],
+        ],
+      );
+      const features = record.facets.map((f: any) => f.features[0]);
+      assert.deepEqual(
+        features.map((f: any) => f.$type.split('#')[1]),
+        ['mention', 'link', 'tag'],
+      );
+      assert.equal(features[0].did, friend.did, 'the mention resolved to a DID');
+      const mention = record.facets[0].index;
+      assert.equal(Buffer.from(text).subarray(mention.byteStart, mention.byteEnd).toString(), `@${friend.handle}`);
 
-    clock.advance(2 * 60_000);
-    await worker.tick();
-    stored = await records(who.did, who.password, who.handle);
-    assert.equal(stored.length, 2);
-    const reply = stored.find((r: any) => r.value.reply).value;
-    assert.equal(reply.text, 'More in the thread');
-    assert.equal(reply.reply.root.uri, stored.find((r: any) => !r.value.reply).uri);
-    assert.equal(reply.reply.parent.uri, reply.reply.root.uri);
-    await worker.tick();
-    assert.equal((await records(who.did, who.password, who.handle)).length, 2, 'nothing made twice');
-  });
+      clock.advance(2 * 60_000);
+      await worker.tick();
+      stored = await records(who.did, who.password, who.handle);
+      assert.equal(stored.length, 2);
+      const reply = stored.find((r: any) => r.value.reply).value;
+      assert.equal(reply.text, 'More in the thread');
+      assert.equal(reply.reply.root.uri, stored.find((r: any) => !r.value.reply).uri);
+      assert.equal(reply.reply.parent.uri, reply.reply.root.uri);
+      await worker.tick();
+      assert.equal((await records(who.did, who.password, who.handle)).length, 2, 'nothing made twice');
+    },
+  );
 
-  it("publishes a thread as replies on the PDS: each part's parent the part before it, its root the first post, once", async () => {
-    const who = await person();
-    const channel = await connect(who);
-    const post = await schedule(channel.id, {
-      text: 'A thread, 1/3',
-      thread: [{ text: 'Part 2/3', imageUrls: [imageUrl] }, { text: 'Part 3/3' }],
-    });
-    const worker = testWorker(t);
-    await worker.tick();
-    const got = await get(post.id);
-    assert.equal(got.status, 'published', got.error);
-    const stored = await records(who.did, who.password, who.handle);
-    assert.equal(stored.length, 3);
-    const byText = (text: string) => stored.find((r: any) => r.value.text === text);
-    const [head, second, third] = ['A thread, 1/3', 'Part 2/3', 'Part 3/3'].map(byText);
-    assert.equal(head.value.reply, undefined);
-    assert.deepEqual(second.value.reply, {
-      root: { uri: head.uri, cid: head.cid },
-      parent: { uri: head.uri, cid: head.cid },
-    });
-    assert.deepEqual(third.value.reply, {
-      root: { uri: head.uri, cid: head.cid },
-      parent: { uri: second.uri, cid: second.cid },
-    });
-    assert.equal(second.value.embed.$type, 'app.bsky.embed.images');
-    assert.deepEqual(
-      got.thread.map((p: { permalinkUrl: string }) => p.permalinkUrl),
-      [second, third].map((r: any) => `https://bsky.app/profile/${who.handle}/post/${r.uri.split('/').pop()}`),
-    );
-    await worker.tick();
-    assert.equal((await records(who.did, who.password, who.handle)).length, 3, 'nothing made twice');
-  });
+  it(
+    'publishes a thread as replies on the PDS: ' +
+      "each part's parent the part before it, its root the first post, once",
+    async () => {
+      const who = await person();
+      const channel = await connect(who);
+      const post = await schedule(channel.id, {
+        text: 'A thread, 1/3',
+        thread: [{ text: 'Part 2/3', imageUrls: [imageUrl] }, { text: 'Part 3/3' }],
+      });
+      const worker = testWorker(t);
+      await worker.tick();
+      const got = await get(post.id);
+      assert.equal(got.status, 'published', got.error);
+      const stored = await records(who.did, who.password, who.handle);
+      assert.equal(stored.length, 3);
+      const byText = (text: string) => stored.find((r: any) => r.value.text === text);
+      const [head, second, third] = ['A thread, 1/3', 'Part 2/3', 'Part 3/3'].map(byText);
+      assert.equal(head.value.reply, undefined);
+      assert.deepEqual(second.value.reply, {
+        root: { uri: head.uri, cid: head.cid },
+        parent: { uri: head.uri, cid: head.cid },
+      });
+      assert.deepEqual(third.value.reply, {
+        root: { uri: head.uri, cid: head.cid },
+        parent: { uri: second.uri, cid: second.cid },
+      });
+      assert.equal(second.value.embed.$type, 'app.bsky.embed.images');
+      assert.deepEqual(
+        got.thread.map((p: { permalinkUrl: string }) => p.permalinkUrl),
+        [second, third].map((r: any) => `https://bsky.app/profile/${who.handle}/post/${r.uri.split('/').pop()}`),
+      );
+      await worker.tick();
+      assert.equal((await records(who.did, who.password, who.handle)).length, 3, 'nothing made twice');
+    },
+  );
 
-  it('publishes a video through the video service, and fails with its reason when the service cannot process one', async () => {
-    const who = await person();
-    const channel = await connect(who);
-    const post = await schedule(channel.id, {
-      text: 'A clip',
-      videoUrls: [imageUrl.replace('picture.png', 'clip.mp4')],
-    });
-    await testWorker(t).tick();
-    const got = await get(post.id);
-    assert.equal(got.status, 'published', got.error);
-    const [record] = await records(who.did, who.password, who.handle);
-    assert.equal(record.value.embed.$type, 'app.bsky.embed.video');
-    assert.equal(record.value.embed.video.mimeType, 'video/mp4');
-    assert.equal(record.value.embed.video.size, TINY_MP4.length);
+  it(
+    'publishes a video through the video service, ' + 'and fails with its reason when the service cannot process one',
+    async () => {
+      const who = await person();
+      const channel = await connect(who);
+      const post = await schedule(channel.id, {
+        text: 'A clip',
+        videoUrls: [imageUrl.replace('picture.png', 'clip.mp4')],
+      });
+      await testWorker(t).tick();
+      const got = await get(post.id);
+      assert.equal(got.status, 'published', got.error);
+      const [record] = await records(who.did, who.password, who.handle);
+      assert.equal(record.value.embed.$type, 'app.bsky.embed.video');
+      assert.equal(record.value.embed.video.mimeType, 'video/mp4');
+      assert.equal(record.value.embed.video.size, TINY_MP4.length);
 
-    video.failNext = 'Video is too long';
-    const refused = await schedule(channel.id, {
-      text: 'Too long',
-      videoUrls: [imageUrl.replace('picture.png', 'long.mp4')],
-    });
-    await testWorker(t).tick();
-    const failed = await get(refused.id);
-    assert.equal(failed.status, 'failed');
-    assert.match(failed.error, /could not process the video: Video is too long/);
-  });
+      video.failNext = 'Video is too long';
+      const refused = await schedule(channel.id, {
+        text: 'Too long',
+        videoUrls: [imageUrl.replace('picture.png', 'long.mp4')],
+      });
+      await testWorker(t).tick();
+      const failed = await get(refused.id);
+      assert.equal(failed.status, 'failed');
+      assert.match(failed.error, /could not process the video: Video is too long/);
+    },
+  );
 
   it("gives a post with a link and no media a link card with the page's title, description and picture", async () => {
     const who = await person();
@@ -458,57 +470,65 @@ describe('Bluesky, against a real PDS', function () {
     assert.equal(Number(after.credentials_version), Number(before.credentials_version) + 1);
   });
 
-  it('classifies failures: ExpiredToken refreshes and retries, 429 waits for ratelimit-reset, InvalidRequest is permanent', async () => {
-    const who = await person();
-    const channel = await connect(who);
-    const clock = pinClock(t, new Date().toISOString());
-    const script: Array<(real: () => Promise<OutboundResponse>) => Promise<OutboundResponse>> = [];
-    const scripted = interceptingFetcher((url, _options, real) =>
-      url.endsWith('putRecord') && script.length > 0 ? script.shift()!(real) : real(),
-    );
-    const worker = testWorker(t, {}, createNetworks({ ...t.deps, fetcher: scripted }));
-    const answer =
-      (status: number, body: unknown, headers: Record<string, string> = {}) =>
-      async (): Promise<OutboundResponse> => ({
-        url: '',
-        status,
-        headers: { 'content-type': 'application/json', ...headers },
-        body: Buffer.from(JSON.stringify(body)),
-        truncated: false,
-      });
+  it(
+    'classifies failures: ExpiredToken refreshes and retries, ' +
+      '429 waits for ratelimit-reset, InvalidRequest is permanent',
+    async () => {
+      const who = await person();
+      const channel = await connect(who);
+      const clock = pinClock(t, new Date().toISOString());
+      const script: Array<(real: () => Promise<OutboundResponse>) => Promise<OutboundResponse>> = [];
+      const scripted = interceptingFetcher((url, _options, real) =>
+        url.endsWith('putRecord') && script.length > 0 ? script.shift()!(real) : real(),
+      );
+      const worker = testWorker(t, {}, createNetworks({ ...t.deps, fetcher: scripted }));
+      const answer =
+        (status: number, body: unknown, headers: Record<string, string> = {}) =>
+        async (): Promise<OutboundResponse> => ({
+          url: '',
+          status,
+          headers: { 'content-type': 'application/json', ...headers },
+          body: Buffer.from(JSON.stringify(body)),
+          truncated: false,
+        });
 
-    script.push(answer(400, { error: 'ExpiredToken', message: 'Token has expired' }));
-    const expired = await schedule(channel.id, { text: 'After a refresh' });
-    await worker.tick();
-    assert.equal((await get(expired.id)).status, 'published', 'refreshed and made once more');
-    assert.equal(scripted.calls.filter((c) => c.endsWith('refreshSession')).length, 1);
+      script.push(answer(400, { error: 'ExpiredToken', message: 'Token has expired' }));
+      const expired = await schedule(channel.id, { text: 'After a refresh' });
+      await worker.tick();
+      assert.equal((await get(expired.id)).status, 'published', 'refreshed and made once more');
+      assert.equal(scripted.calls.filter((c) => c.endsWith('refreshSession')).length, 1);
 
-    const reset = Math.floor(clock.now() / 1000) + 120;
-    script.push(
-      answer(429, { error: 'RateLimitExceeded', message: 'Rate Limit Exceeded' }, { 'ratelimit-reset': String(reset) }),
-    );
-    const limited = await schedule(channel.id, { text: 'Rate limited' });
-    await worker.tick();
-    const waiting = await t.herald.db('posts').where({ id: limited.id }).first();
-    assert.equal(waiting.status, 'scheduled');
-    assert.equal(Number(waiting.next_attempt_at), reset * 1000, 'comes back when Bluesky said');
-    assert.equal(
-      Number((await t.herald.db('channels').where({ id: channel.id }).first()).rate_limited_until),
-      reset * 1000,
-    );
-    clock.advance(121_000);
-    await worker.tick();
-    assert.equal((await get(limited.id)).status, 'published');
+      const reset = Math.floor(clock.now() / 1000) + 120;
+      script.push(
+        answer(
+          429,
+          { error: 'RateLimitExceeded', message: 'Rate Limit Exceeded' },
+          { 'ratelimit-reset': String(reset) },
+        ),
+      );
+      const limited = await schedule(channel.id, { text: 'Rate limited' });
+      await worker.tick();
+      const waiting = await t.herald.db('posts').where({ id: limited.id }).first();
+      assert.equal(waiting.status, 'scheduled');
+      assert.equal(Number(waiting.next_attempt_at), reset * 1000, 'comes back when Bluesky said');
+      assert.equal(
+        Number((await t.herald.db('channels').where({ id: channel.id }).first()).rate_limited_until),
+        reset * 1000,
+      );
+      clock.advance(121_000);
+      await worker.tick();
+      assert.equal((await get(limited.id)).status, 'published');
 
-    script.push(
-      answer(400, { error: 'InvalidRequest', message: 'Record/text must not be longer than 3000 graphemes' }),
-    );
-    const refused = await schedule(channel.id, { text: 'Refused' });
-    await worker.tick();
-    const failed = await get(refused.id);
-    assert.equal(failed.status, 'failed');
-    assert.match(failed.error, /InvalidRequest: Record\/text must not be longer/);
-  });
+      script.push(
+        answer(400, { error: 'InvalidRequest', message: 'Record/text must not be longer than 3000 graphemes' }),
+      );
+      const refused = await schedule(channel.id, { text: 'Refused' });
+      await worker.tick();
+      const failed = await get(refused.id);
+      assert.equal(failed.status, 'failed');
+      assert.match(failed.error, /InvalidRequest: Record\/text must not be longer/);
+    },
+  );
 
   it('a revoked app password: the channel needs reconnecting, and its next posts fail at once saying so', async () => {
     const who = await person();
@@ -633,7 +653,8 @@ describe('Bluesky on a self-hosted PDS without an AppView', function () {
   });
   after(async () => bsky?.close());
   beforeEach(async () => {
-    // The test's image server and the PDS a person names are on this machine, which the SSRF guard refuses unless listed.
+    // The test's image server and the PDS a person names are on
+    // this machine, which the SSRF guard refuses unless listed.
     t = await startTestHerald({
       outboundAllowHosts: ['localhost', '127.0.0.1'],
       networkOriginOverrides: { 'https://bsky.social': bsky.pdsUrl, 'https://plc.directory': bsky.plcUrl },

@@ -85,133 +85,150 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
   }
 
   describe('connecting', () => {
-    it("connects every Page granted at Facebook Login as its own channel, with a long-lived token's Page token sealed", async () => {
-      await start();
-      const first = await connectThroughConsent();
-      assert.equal(first.status, 200, first.html);
-      assert.match(first.html, /Connected/);
-      assert.equal(
-        first.authorizationUrl.origin,
-        facebook.url,
-        'the real www.facebook.com, rewritten by NETWORK_ORIGIN_OVERRIDES',
-      );
-      assert.equal(first.authorizationUrl.pathname, '/v23.0/dialog/oauth');
-      assert.equal(first.authorizationUrl.searchParams.get('redirect_uri'), `${t.url}/connect/facebook/callback`);
-      assert.deepEqual(first.authorizationUrl.searchParams.get('scope')!.split(',').sort(), [
-        'business_management',
-        'pages_manage_engagement',
-        'pages_manage_posts',
-        'pages_read_engagement',
-        'pages_show_list',
-        'publish_video',
-        'read_insights',
-      ]);
-      assert.deepEqual((await channels()).map((c) => [c.network, c.handle, c.status]).sort(), [
-        ['facebook', 'Compilers Weekly', 'active'],
-        ['facebook', 'Harbor Bakery', 'active'],
-      ]);
-      assert.ok(facebook.requests.includes('GET /oauth/access_token'));
-      assert.equal(
-        facebook.requests.filter((r) => r === 'GET /oauth/access_token').length,
-        2,
-        'the code, then fb_exchange_token',
-      );
-      const row = await t.herald.db('channels').where({ network_account_id: '501' }).first();
-      assert.ok(row.credentials.startsWith('v1.'), 'sealed in the vault');
-      assert.ok(!JSON.stringify(await channels()).includes('EAA'), 'no token in the API');
-      assert.deepEqual([...facebook.versionsSeen], ['v23.0']);
+    it(
+      'connects every Page granted at Facebook Login as its own channel, ' +
+        "with a long-lived token's Page token sealed",
+      async () => {
+        await start();
+        const first = await connectThroughConsent();
+        assert.equal(first.status, 200, first.html);
+        assert.match(first.html, /Connected/);
+        assert.equal(
+          first.authorizationUrl.origin,
+          facebook.url,
+          'the real www.facebook.com, rewritten by NETWORK_ORIGIN_OVERRIDES',
+        );
+        assert.equal(first.authorizationUrl.pathname, '/v23.0/dialog/oauth');
+        assert.equal(first.authorizationUrl.searchParams.get('redirect_uri'), `${t.url}/connect/facebook/callback`);
+        assert.deepEqual(first.authorizationUrl.searchParams.get('scope')!.split(',').sort(), [
+          'business_management',
+          'pages_manage_engagement',
+          'pages_manage_posts',
+          'pages_read_engagement',
+          'pages_show_list',
+          'publish_video',
+          'read_insights',
+        ]);
+        assert.deepEqual((await channels()).map((c) => [c.network, c.handle, c.status]).sort(), [
+          ['facebook', 'Compilers Weekly', 'active'],
+          ['facebook', 'Harbor Bakery', 'active'],
+        ]);
+        assert.ok(facebook.requests.includes('GET /oauth/access_token'));
+        assert.equal(
+          facebook.requests.filter((r) => r === 'GET /oauth/access_token').length,
+          2,
+          'the code, then fb_exchange_token',
+        );
+        const row = await t.herald.db('channels').where({ network_account_id: '501' }).first();
+        assert.ok(row.credentials.startsWith('v1.'), 'sealed in the vault');
+        assert.ok(!JSON.stringify(await channels()).includes('EAA'), 'no token in the API');
+        assert.deepEqual([...facebook.versionsSeen], ['v23.0']);
 
-      // Connecting again updates the same channels; a reconnect keeps to the channel's own Page.
-      await connectThroughConsent();
-      assert.equal((await channels()).length, 2);
-      const bakery = await channelOf('502');
-      const again = await connectThroughConsent(`/v1/rest/channels/${bakery.id}/reconnect`, {});
-      assert.equal(again.status, 200, again.html);
-      assert.equal((await channels()).length, 2);
-      assert.deepEqual(facebook.refusals, []);
-    });
+        // Connecting again updates the same channels; a reconnect keeps to the channel's own Page.
+        await connectThroughConsent();
+        assert.equal((await channels()).length, 2);
+        const bakery = await channelOf('502');
+        const again = await connectThroughConsent(`/v1/rest/channels/${bakery.id}/reconnect`, {});
+        assert.equal(again.status, 200, again.html);
+        assert.equal((await channels()).length, 2);
+        assert.deepEqual(facebook.refusals, []);
+      },
+    );
 
-    it('connects one Page when asked; a Page not granted, a denied dialog or an unconfigured app creates nothing and says why', async () => {
-      await start();
-      const one = await connectThroughConsent('/v1/rest/channels/connect', { network: 'facebook', page: '502' });
-      assert.equal(one.status, 200, one.html);
-      assert.deepEqual(
-        (await channels()).map((c) => c.handle),
-        ['Harbor Bakery'],
-      );
+    it(
+      'connects one Page when asked; a Page not granted, ' +
+        'a denied dialog or an unconfigured app creates nothing and says why',
+      async () => {
+        await start();
+        const one = await connectThroughConsent('/v1/rest/channels/connect', { network: 'facebook', page: '502' });
+        assert.equal(one.status, 200, one.html);
+        assert.deepEqual(
+          (await channels()).map((c) => c.handle),
+          ['Harbor Bakery'],
+        );
 
-      facebook.grantPages = ['502'];
-      const notGranted = await connectThroughConsent('/v1/rest/channels/connect', { network: 'facebook', page: '501' });
-      assert.equal(notGranted.status, 400);
-      assert.match(notGranted.html, /Facebook did not grant Herald the Page 501/);
-      facebook.grantPages = [];
-      const none = await connectThroughConsent();
-      assert.equal(none.status, 400);
-      assert.match(none.html, /Facebook granted Herald no Page/);
+        facebook.grantPages = ['502'];
+        const notGranted = await connectThroughConsent('/v1/rest/channels/connect', {
+          network: 'facebook',
+          page: '501',
+        });
+        assert.equal(notGranted.status, 400);
+        assert.match(notGranted.html, /Facebook did not grant Herald the Page 501/);
+        facebook.grantPages = [];
+        const none = await connectThroughConsent();
+        assert.equal(none.status, 400);
+        assert.match(none.html, /Facebook granted Herald no Page/);
 
-      facebook.denyNext = true;
-      const denied = await connectThroughConsent();
-      assert.equal(denied.status, 400);
-      assert.match(denied.html, /access_denied|Permissions error/);
-      assert.equal((await channels()).length, 1);
-      await t.close();
-      await facebook.close();
+        facebook.denyNext = true;
+        const denied = await connectThroughConsent();
+        assert.equal(denied.status, 400);
+        assert.match(denied.html, /access_denied|Permissions error/);
+        assert.equal((await channels()).length, 1);
+        await t.close();
+        await facebook.close();
 
-      await start(false);
-      const networks = await t.api('GET', '/v1/rest/networks', { token: a.apiKey });
-      assert.equal(networks.body.data.find((n: any) => n.name === 'facebook').configured, false);
-      const refused = await t.api('POST', '/v1/rest/channels/connect', {
-        token: a.apiKey,
-        body: { network: 'facebook' },
-      });
-      assert.equal(refused.status, 400);
-      assert.match(refused.body.message, /not configured for Facebook/);
-    });
+        await start(false);
+        const networks = await t.api('GET', '/v1/rest/networks', { token: a.apiKey });
+        assert.equal(networks.body.data.find((n: any) => n.name === 'facebook').configured, false);
+        const refused = await t.api('POST', '/v1/rest/channels/connect', {
+          token: a.apiKey,
+          body: { network: 'facebook' },
+        });
+        assert.equal(refused.status, 400);
+        assert.match(refused.body.message, /not configured for Facebook/);
+      },
+    );
   });
 
   describe('connecting from the CLI', () => {
-    it("herald channel connect facebook --page prints Facebook's dialog and connects that Page after the callback", async function () {
-      this.timeout(180_000);
-      await start();
-      const env = {
-        ...process.env,
-        DATA_DIR: t.config.dataDir,
-        DATABASE_URL: t.config.databaseUrl ?? '',
-        HERALD_FROM_SOURCE: '1',
-        BASE_URL: t.url,
-        // The network's fake listens on loopback, which the SSRF guard refuses unless it is listed.
-        OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
-        FACEBOOK_APP_ID: facebook.appId,
-        FACEBOOK_APP_SECRET: facebook.appSecret,
-        FACEBOOK_GRAPH_VERSION: 'v23.0',
-        NETWORK_ORIGIN_OVERRIDES: `https://www.facebook.com=${facebook.url},https://graph.facebook.com=${facebook.url}`,
-      };
-      const child = spawn('node', ['bin/herald.mjs', 'channel', 'connect', 'facebook', '--page', '502', '--json'], {
-        env,
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk) => {
-        stdout += chunk;
-      });
-      const address = await new Promise<string>((resolve, reject) => {
-        child.stderr.on('data', (chunk) => {
-          stderr += chunk;
-          const found = /(http:\/\/\S+\/dialog\/oauth\S+)/.exec(stderr);
-          if (found) resolve(found[1]);
+    it(
+      "herald channel connect facebook --page prints Facebook's " + 'dialog and connects that Page after the callback',
+      async function () {
+        this.timeout(180_000);
+        await start();
+        const env = {
+          ...process.env,
+          DATA_DIR: t.config.dataDir,
+          DATABASE_URL: t.config.databaseUrl ?? '',
+          HERALD_FROM_SOURCE: '1',
+          BASE_URL: t.url,
+          // The network's fake listens on loopback, which the SSRF guard refuses unless it is listed.
+          OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+          FACEBOOK_APP_ID: facebook.appId,
+          FACEBOOK_APP_SECRET: facebook.appSecret,
+          FACEBOOK_GRAPH_VERSION: 'v23.0',
+          NETWORK_ORIGIN_OVERRIDES: [
+            `https://www.facebook.com=${facebook.url}`,
+            `https://graph.facebook.com=${facebook.url}`,
+          ].join(','),
+        };
+        const child = spawn('node', ['bin/herald.mjs', 'channel', 'connect', 'facebook', '--page', '502', '--json'], {
+          env,
         });
-        child.on('exit', () => reject(new Error(`the CLI ended without an address: ${stderr}`)));
-      });
-      const consent = await fetch(address, { redirect: 'manual' });
-      const page = await fetch(consent.headers.get('location')!);
-      assert.equal(page.status, 200, await page.text());
-      const code = await new Promise((resolve) => child.on('exit', resolve));
-      assert.equal(code, 0, stderr);
-      assert.deepEqual(
-        JSON.parse(stdout).channels.map((c: any) => c.handle),
-        ['Harbor Bakery'],
-      );
-    });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (chunk) => {
+          stdout += chunk;
+        });
+        const address = await new Promise<string>((resolve, reject) => {
+          child.stderr.on('data', (chunk) => {
+            stderr += chunk;
+            const found = /(http:\/\/\S+\/dialog\/oauth\S+)/.exec(stderr);
+            if (found) resolve(found[1]);
+          });
+          child.on('exit', () => reject(new Error(`the CLI ended without an address: ${stderr}`)));
+        });
+        const consent = await fetch(address, { redirect: 'manual' });
+        const page = await fetch(consent.headers.get('location')!);
+        assert.equal(page.status, 200, await page.text());
+        const code = await new Promise((resolve) => child.on('exit', resolve));
+        assert.equal(code, 0, stderr);
+        assert.deepEqual(
+          JSON.parse(stdout).channels.map((c: any) => c.handle),
+          ['Harbor Bakery'],
+        );
+      },
+    );
   });
 
   describe('publishing', () => {
@@ -220,107 +237,115 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
       await connectThroughConsent();
     });
 
-    it('publishes text, a link, photos as one feed post of unpublished photos, and a first comment with an attachment', async () => {
-      const page = await channelOf('501');
-      const clock = pinClock(t, new Date().toISOString());
-      const text = await schedule(page.id, { text: 'Hello, Facebook (ünïcödé)' });
-      const linked = await schedule(page.id, { text: 'Read this' });
-      const options = await t.api('PATCH', `/v1/rest/posts/${linked.id}`, {
-        token: a.apiKey,
-        body: { channelOptions: { link: 'https://example.com/article' } },
-      });
-      assert.equal(options.status, 200, JSON.stringify(options.body));
-      const linkWithPhoto = await schedule(page.id, { text: 'A link and a photo', imageUrls: [imageUrl] });
-      await t.api('PATCH', `/v1/rest/posts/${linkWithPhoto.id}`, {
-        token: a.apiKey,
-        body: { channelOptions: { link: 'https://example.com/article' } },
-      });
-      const gallery = await schedule(page.id, {
-        text: 'Two pictures',
-        imageUrls: [imageUrl, `${imageUrl}?2`],
-        firstComment: { text: 'More in the comments', mediaUrl: `${imageUrl}?c`, delayMinutes: 1 },
-      });
-      const worker = testWorker(t);
-      await worker.tick();
-      for (const id of [text.id, linked.id, gallery.id])
-        assert.equal((await get(id)).status, 'published', (await get(id)).error);
-      const refused = await get(linkWithPhoto.id);
-      assert.equal(refused.status, 'failed');
-      assert.match(
-        refused.error,
-        /Facebook attaches a link only to a post without photos or a video: remove channelOptions.link or the media/,
-      );
+    it(
+      'publishes text, a link, photos as one feed post of unpublished photos, ' +
+        'and a first comment with an attachment',
+      async () => {
+        const page = await channelOf('501');
+        const clock = pinClock(t, new Date().toISOString());
+        const text = await schedule(page.id, { text: 'Hello, Facebook (ünïcödé)' });
+        const linked = await schedule(page.id, { text: 'Read this' });
+        const options = await t.api('PATCH', `/v1/rest/posts/${linked.id}`, {
+          token: a.apiKey,
+          body: { channelOptions: { link: 'https://example.com/article' } },
+        });
+        assert.equal(options.status, 200, JSON.stringify(options.body));
+        const linkWithPhoto = await schedule(page.id, { text: 'A link and a photo', imageUrls: [imageUrl] });
+        await t.api('PATCH', `/v1/rest/posts/${linkWithPhoto.id}`, {
+          token: a.apiKey,
+          body: { channelOptions: { link: 'https://example.com/article' } },
+        });
+        const gallery = await schedule(page.id, {
+          text: 'Two pictures',
+          imageUrls: [imageUrl, `${imageUrl}?2`],
+          firstComment: { text: 'More in the comments', mediaUrl: `${imageUrl}?c`, delayMinutes: 1 },
+        });
+        const worker = testWorker(t);
+        await worker.tick();
+        for (const id of [text.id, linked.id, gallery.id])
+          assert.equal((await get(id)).status, 'published', (await get(id)).error);
+        const refused = await get(linkWithPhoto.id);
+        assert.equal(refused.status, 'failed');
+        assert.match(
+          refused.error,
+          /Facebook attaches a link only to a post without photos or a video: remove channelOptions.link or the media/,
+        );
 
-      const made = (message: string) => facebook.posts.find((p) => p.message === message)!;
-      assert.equal(made('Hello, Facebook (ünïcödé)').pageId, '501');
-      assert.equal(made('Read this').link, 'https://example.com/article');
-      assert.equal(made('Two pictures').photos.length, 2);
-      assert.deepEqual(
-        facebook.photos.map((p) => [p.published, p.attachedTo]),
-        [
-          [false, made('Two pictures').id],
-          [false, made('Two pictures').id],
-        ],
-        'nothing uploaded for the refused link',
-      );
-      assert.equal(facebook.posts.length, 3, 'the photos made no post of their own');
-      const published = await get(gallery.id);
-      assert.equal(
-        published.permalinkUrl,
-        `https://www.facebook.com/501/posts/pfbid0${made('Two pictures').id.split('_')[1]}`,
-      );
+        const made = (message: string) => facebook.posts.find((p) => p.message === message)!;
+        assert.equal(made('Hello, Facebook (ünïcödé)').pageId, '501');
+        assert.equal(made('Read this').link, 'https://example.com/article');
+        assert.equal(made('Two pictures').photos.length, 2);
+        assert.deepEqual(
+          facebook.photos.map((p) => [p.published, p.attachedTo]),
+          [
+            [false, made('Two pictures').id],
+            [false, made('Two pictures').id],
+          ],
+          'nothing uploaded for the refused link',
+        );
+        assert.equal(facebook.posts.length, 3, 'the photos made no post of their own');
+        const published = await get(gallery.id);
+        assert.equal(
+          published.permalinkUrl,
+          `https://www.facebook.com/501/posts/pfbid0${made('Two pictures').id.split('_')[1]}`,
+        );
 
-      // The comment is made and its answer lost: the next try finds it among the post's comments, never a second.
-      facebook.dropAnswerNext(`POST /${made('Two pictures').id}/comments`);
-      clock.advance(2 * 60_000);
-      await worker.tick();
-      clock.advance(60 * 60_000);
-      await worker.tick();
-      assert.equal(facebook.comments.length, 1);
-      const tries = await t.herald
-        .db('publish_attempts')
-        .where({ post_id: gallery.id, kind: 'comment' })
-        .orderBy('seq')
-        .select('outcome');
-      assert.deepEqual(
-        tries.map((row: { outcome: string }) => row.outcome),
-        ['unknown', 'reconciled'],
-      );
-      const [comment] = facebook.comments;
-      assert.equal(comment.objectId, made('Two pictures').id);
-      assert.equal(comment.message, 'More in the comments');
-      assert.equal(comment.attachmentUrl, `${imageUrl}?c`);
-      assert.deepEqual(facebook.refusals, [], 'Meta refused nothing Herald sent');
-    });
+        // The comment is made and its answer lost: the next try finds it among the post's comments, never a second.
+        facebook.dropAnswerNext(`POST /${made('Two pictures').id}/comments`);
+        clock.advance(2 * 60_000);
+        await worker.tick();
+        clock.advance(60 * 60_000);
+        await worker.tick();
+        assert.equal(facebook.comments.length, 1);
+        const tries = await t.herald
+          .db('publish_attempts')
+          .where({ post_id: gallery.id, kind: 'comment' })
+          .orderBy('seq')
+          .select('outcome');
+        assert.deepEqual(
+          tries.map((row: { outcome: string }) => row.outcome),
+          ['unknown', 'reconciled'],
+        );
+        const [comment] = facebook.comments;
+        assert.equal(comment.objectId, made('Two pictures').id);
+        assert.equal(comment.message, 'More in the comments');
+        assert.equal(comment.attachmentUrl, `${imageUrl}?c`);
+        assert.deepEqual(facebook.refusals, [], 'Meta refused nothing Herald sent');
+      },
+    );
 
-    it("publishes one video by file_url and waits until Meta has processed it; a processing error fails the post with Meta's reason", async () => {
-      const page = await channelOf('501');
-      facebook.processingPolls = 2;
-      const film = await schedule(page.id, { text: 'A film', videoUrls: [videoUrl] });
-      await testWorker(t).tick();
-      const published = await get(film.id);
-      assert.equal(published.status, 'published', published.error);
-      const [video] = facebook.videos;
-      assert.equal(video.description, 'A film');
-      assert.equal(video.fileUrl, videoUrl);
-      assert.equal(video.bytes, TINY_MP4.length);
-      assert.equal(published.permalinkUrl, `https://www.facebook.com/501/videos/${video.id}/`);
-      assert.equal(
-        facebook.requests.filter((r) => r === `GET /${video.id}`).length,
-        2,
-        'read while processing, then ready',
-      );
+    it(
+      'publishes one video by file_url and waits until Meta has processed it; ' +
+        "a processing error fails the post with Meta's reason",
+      async () => {
+        const page = await channelOf('501');
+        facebook.processingPolls = 2;
+        const film = await schedule(page.id, { text: 'A film', videoUrls: [videoUrl] });
+        await testWorker(t).tick();
+        const published = await get(film.id);
+        assert.equal(published.status, 'published', published.error);
+        const [video] = facebook.videos;
+        assert.equal(video.description, 'A film');
+        assert.equal(video.fileUrl, videoUrl);
+        assert.equal(video.bytes, TINY_MP4.length);
+        assert.equal(published.permalinkUrl, `https://www.facebook.com/501/videos/${video.id}/`);
+        assert.equal(
+          facebook.requests.filter((r) => r === `GET /${video.id}`).length,
+          2,
+          'read while processing, then ready',
+        );
 
-      facebook.failVideoProcessingNext = true;
-      const broken = await schedule(page.id, { text: 'A broken film', videoUrls: [videoUrl] });
-      await testWorker(t).tick();
-      const failed = await get(broken.id);
-      assert.equal(failed.status, 'failed');
-      assert.match(
-        failed.error,
-        /Facebook could not process the video \(Video Processing Error: the video codec is not supported\)/,
-      );
-    });
+        facebook.failVideoProcessingNext = true;
+        const broken = await schedule(page.id, { text: 'A broken film', videoUrls: [videoUrl] });
+        await testWorker(t).tick();
+        const failed = await get(broken.id);
+        assert.equal(failed.status, 'failed');
+        assert.match(
+          failed.error,
+          /Facebook could not process the video \(Video Processing Error: the video codec is not supported\)/,
+        );
+      },
+    );
 
     it('refuses before the post is due what Facebook would refuse: on REST, MCP and per bulk entry', async () => {
       const page = await channelOf('501');
@@ -380,35 +405,39 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
   });
 
   describe('tokens', () => {
-    it('an expired Page token is renewed from the user token; when Facebook refuses that too, the channel needs a reconnect', async () => {
-      await start();
-      await connectThroughConsent();
-      const page = await channelOf('501');
-      const clock = pinClock(t, new Date().toISOString());
-      const worker = testWorker(t);
-      facebook.expirePageTokens();
-      const post = await schedule(page.id, { text: 'After a refresh' });
-      await worker.tick();
-      assert.equal((await get(post.id)).status, 'scheduled', 'refreshed, then tried again');
-      assert.ok(facebook.requests.includes('GET /501'), 'the Page token asked again with the user token');
-      clock.advance(60 * 60_000);
-      await worker.tick();
-      assert.equal((await get(post.id)).status, 'published', (await get(post.id)).error);
+    it(
+      'an expired Page token is renewed from the user token; ' +
+        'when Facebook refuses that too, the channel needs a reconnect',
+      async () => {
+        await start();
+        await connectThroughConsent();
+        const page = await channelOf('501');
+        const clock = pinClock(t, new Date().toISOString());
+        const worker = testWorker(t);
+        facebook.expirePageTokens();
+        const post = await schedule(page.id, { text: 'After a refresh' });
+        await worker.tick();
+        assert.equal((await get(post.id)).status, 'scheduled', 'refreshed, then tried again');
+        assert.ok(facebook.requests.includes('GET /501'), 'the Page token asked again with the user token');
+        clock.advance(60 * 60_000);
+        await worker.tick();
+        assert.equal((await get(post.id)).status, 'published', (await get(post.id)).error);
 
-      facebook.expirePageTokens();
-      facebook.expireUserTokens();
-      const refused = await schedule(page.id, { text: 'Refresh refused' });
-      await worker.tick();
-      clock.advance(60 * 60_000);
-      await worker.tick();
-      const failed = await get(refused.id);
-      assert.equal(failed.status, 'failed');
-      assert.match(failed.error, /reconnect/);
-      const channel = await channelOf('501');
-      assert.equal(channel.status, 'needs_reconnect');
-      assert.match(channel.statusReason, /Session has expired/);
-      assert.ok((await t.herald.db('events').where({ type: 'channel.needs_reconnect' })).length >= 1);
-    });
+        facebook.expirePageTokens();
+        facebook.expireUserTokens();
+        const refused = await schedule(page.id, { text: 'Refresh refused' });
+        await worker.tick();
+        clock.advance(60 * 60_000);
+        await worker.tick();
+        const failed = await get(refused.id);
+        assert.equal(failed.status, 'failed');
+        assert.match(failed.error, /reconnect/);
+        const channel = await channelOf('501');
+        assert.equal(channel.status, 'needs_reconnect');
+        assert.match(channel.statusReason, /Session has expired/);
+        assert.ok((await t.herald.db('events').where({ type: 'channel.needs_reconnect' })).length >= 1);
+      },
+    );
   });
 
   describe('failures and exactly once', () => {
@@ -417,121 +446,136 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
       await connectThroughConsent();
     });
 
-    it("a throttled Page waits until X-Business-Use-Case-Usage says access returns; a 5xx before posting retries; #368 and #506 fail with Meta's words; a removed app needs a reconnect", async () => {
-      const page = await channelOf('501');
-      const clock = pinClock(t, '2026-11-23T15:00:00.000Z');
-      const worker = testWorker(t);
-      facebook.failNext(
-        '/501/feed',
-        400,
-        { message: '(#32) Page request limit reached', type: 'OAuthException', code: 32, is_transient: false },
-        {
-          'x-business-use-case-usage': JSON.stringify({
-            501: [
-              {
-                type: 'pages',
-                call_count: 100,
-                total_cputime: 12,
-                total_time: 30,
-                estimated_time_to_regain_access: 17,
-              },
-            ],
-          }),
-        },
-      );
-      const limited = await schedule(page.id, { text: 'Rate limited' });
-      await worker.tick();
-      const waiting = await t.herald.db('posts').where({ id: limited.id }).first();
-      assert.equal(waiting.status, 'scheduled');
-      const back = Date.parse('2026-11-23T15:17:00.000Z');
-      assert.equal(Number(waiting.next_attempt_at), back);
-      assert.equal(
-        Number((await t.herald.db('channels').where({ id: page.id }).first()).rate_limited_until),
-        back,
-        'the channel waits too',
-      );
+    it(
+      'a throttled Page waits until X-Business-Use-Case-Usage says access returns; ' +
+        "a 5xx before posting retries; #368 and #506 fail with Meta's words; a removed app needs a reconnect",
+      async () => {
+        const page = await channelOf('501');
+        const clock = pinClock(t, '2026-11-23T15:00:00.000Z');
+        const worker = testWorker(t);
+        facebook.failNext(
+          '/501/feed',
+          400,
+          { message: '(#32) Page request limit reached', type: 'OAuthException', code: 32, is_transient: false },
+          {
+            'x-business-use-case-usage': JSON.stringify({
+              501: [
+                {
+                  type: 'pages',
+                  call_count: 100,
+                  total_cputime: 12,
+                  total_time: 30,
+                  estimated_time_to_regain_access: 17,
+                },
+              ],
+            }),
+          },
+        );
+        const limited = await schedule(page.id, { text: 'Rate limited' });
+        await worker.tick();
+        const waiting = await t.herald.db('posts').where({ id: limited.id }).first();
+        assert.equal(waiting.status, 'scheduled');
+        const back = Date.parse('2026-11-23T15:17:00.000Z');
+        assert.equal(Number(waiting.next_attempt_at), back);
+        assert.equal(
+          Number((await t.herald.db('channels').where({ id: page.id }).first()).rate_limited_until),
+          back,
+          'the channel waits too',
+        );
 
-      clock.advance(17 * 60_000 + 1);
-      facebook.failNext('/501/photos', 500, {
-        message: 'An unknown error has occurred.',
-        type: 'OAuthException',
-        code: 1,
-        is_transient: true,
-      });
-      const photo = await schedule(page.id, { text: 'A photo after a hiccup', imageUrls: [imageUrl] });
-      await worker.tick();
-      assert.equal((await get(limited.id)).status, 'published');
-      assert.equal((await get(photo.id)).status, 'scheduled', 'the unpublished photo failed: tried again later');
-      clock.advance(3600_000);
-      await worker.tick();
-      assert.equal((await get(photo.id)).status, 'published', (await get(photo.id)).error);
-      assert.equal(facebook.posts.length, 2, 'the refused calls made nothing');
+        clock.advance(17 * 60_000 + 1);
+        facebook.failNext('/501/photos', 500, {
+          message: 'An unknown error has occurred.',
+          type: 'OAuthException',
+          code: 1,
+          is_transient: true,
+        });
+        const photo = await schedule(page.id, { text: 'A photo after a hiccup', imageUrls: [imageUrl] });
+        await worker.tick();
+        assert.equal((await get(limited.id)).status, 'published');
+        assert.equal((await get(photo.id)).status, 'scheduled', 'the unpublished photo failed: tried again later');
+        clock.advance(3600_000);
+        await worker.tick();
+        assert.equal((await get(photo.id)).status, 'published', (await get(photo.id)).error);
+        assert.equal(facebook.posts.length, 2, 'the refused calls made nothing');
 
-      facebook.failNext('/501/feed', 400, {
-        message:
-          "It looks like you were misusing this feature by going too fast. You've been temporarily blocked from using it.",
-        type: 'OAuthException',
-        code: 368,
-        error_subcode: 1390008,
-      });
-      const blocked = await schedule(page.id, { text: 'Blocked' });
-      await worker.tick();
-      assert.equal((await get(blocked.id)).status, 'failed');
-      assert.match(
-        (await get(blocked.id)).error,
-        /Facebook answered: It looks like you were misusing this feature.*\(code 368, subcode 1390008\)/,
-      );
+        facebook.failNext('/501/feed', 400, {
+          message:
+            'It looks like you were misusing this feature by going too fast. ' +
+            "You've been temporarily blocked from using it.",
+          type: 'OAuthException',
+          code: 368,
+          error_subcode: 1390008,
+        });
+        const blocked = await schedule(page.id, { text: 'Blocked' });
+        await worker.tick();
+        assert.equal((await get(blocked.id)).status, 'failed');
+        assert.match(
+          (await get(blocked.id)).error,
+          /Facebook answered: It looks like you were misusing this feature.*\(code 368, subcode 1390008\)/,
+        );
 
-      facebook.postExternally('501', 'Said twice');
-      const duplicate = await schedule(page.id, { text: 'Said twice' });
-      await worker.tick();
-      assert.equal((await get(duplicate.id)).status, 'failed');
-      assert.match((await get(duplicate.id)).error, /Duplicate status message \(code 506\)/);
+        facebook.postExternally('501', 'Said twice');
+        const duplicate = await schedule(page.id, { text: 'Said twice' });
+        await worker.tick();
+        assert.equal((await get(duplicate.id)).status, 'failed');
+        assert.match((await get(duplicate.id)).error, /Duplicate status message \(code 506\)/);
 
-      facebook.revokeAll();
-      const revoked = await schedule(page.id, { text: 'After removal' });
-      await worker.tick();
-      assert.match((await get(revoked.id)).error, /reconnect/);
-      const channel = await channelOf('501');
-      assert.equal(channel.status, 'needs_reconnect');
-      assert.match(channel.statusReason, /has not authorized application.*code 190, subcode 458/);
-    });
+        facebook.revokeAll();
+        const revoked = await schedule(page.id, { text: 'After removal' });
+        await worker.tick();
+        assert.match((await get(revoked.id)).error, /reconnect/);
+        const channel = await channelOf('501');
+        assert.equal(channel.status, 'needs_reconnect');
+        assert.match(channel.statusReason, /has not authorized application.*code 190, subcode 458/);
+      },
+    );
 
-    it("an answer whose X-App-Usage says the app's hour is spent pauses the channel for Meta's rolling hour, though the post went out", async () => {
-      const page = await channelOf('501');
-      const clock = pinClock(t, '2026-11-23T15:00:00.000Z');
-      facebook.appUsage = { call_count: 100, total_cputime: 40, total_time: 55 };
-      const post = await schedule(page.id, { text: 'Last call this hour' });
-      await testWorker(t).tick();
-      assert.equal((await get(post.id)).status, 'published');
-      assert.equal(
-        Number((await t.herald.db('channels').where({ id: page.id }).first()).rate_limited_until),
-        clock.now() + 3600_000,
-      );
-    });
+    it(
+      "an answer whose X-App-Usage says the app's hour is spent pauses " +
+        "the channel for Meta's rolling hour, though the post went out",
+      async () => {
+        const page = await channelOf('501');
+        const clock = pinClock(t, '2026-11-23T15:00:00.000Z');
+        facebook.appUsage = { call_count: 100, total_cputime: 40, total_time: 55 };
+        const post = await schedule(page.id, { text: 'Last call this hour' });
+        await testWorker(t).tick();
+        assert.equal((await get(post.id)).status, 'published');
+        assert.equal(
+          Number((await t.herald.db('channels').where({ id: page.id }).first()).rate_limited_until),
+          clock.now() + 3600_000,
+        );
+      },
+    );
 
-    it('a permission the person unticked (#200) fails the first comment, saying a reconnect granting it mends it', async () => {
-      facebook.declineScopes = ['pages_manage_engagement'];
-      await connectThroughConsent();
-      const page = await channelOf('501');
-      const clock = pinClock(t, new Date().toISOString());
-      const post = await schedule(page.id, {
-        text: 'Comment refused',
-        firstComment: { text: 'First!', delayMinutes: 1 },
-      });
-      const worker = testWorker(t);
-      await worker.tick();
-      assert.equal((await get(post.id)).status, 'published');
-      clock.advance(2 * 60_000);
-      await worker.tick();
-      assert.equal(facebook.comments.length, 0);
-      const [failed] = await t.herald.db('events').where({ type: 'post.first_comment.failed' });
-      assert.ok(failed, 'the comment failed');
-      assert.match(
-        JSON.stringify(failed),
-        /requires the pages_manage_engagement permission.*reconnect the channel and grant the permission Herald asks for/,
-      );
-    });
+    it(
+      'a permission the person unticked (#200) ' + 'fails the first comment, saying a reconnect granting it mends it',
+      async () => {
+        facebook.declineScopes = ['pages_manage_engagement'];
+        await connectThroughConsent();
+        const page = await channelOf('501');
+        const clock = pinClock(t, new Date().toISOString());
+        const post = await schedule(page.id, {
+          text: 'Comment refused',
+          firstComment: { text: 'First!', delayMinutes: 1 },
+        });
+        const worker = testWorker(t);
+        await worker.tick();
+        assert.equal((await get(post.id)).status, 'published');
+        clock.advance(2 * 60_000);
+        await worker.tick();
+        assert.equal(facebook.comments.length, 0);
+        const [failed] = await t.herald.db('events').where({ type: 'post.first_comment.failed' });
+        assert.ok(failed, 'the comment failed');
+        assert.match(
+          JSON.stringify(failed),
+          new RegExp(
+            /requires the pages_manage_engagement permission.*/.source +
+              /reconnect the channel and grant the permission Herald asks for/.source,
+          ),
+        );
+      },
+    );
 
     it("a feed post made before its answer was lost is found among the Page's posts, never made twice", async () => {
       const page = await channelOf('501');
@@ -569,24 +613,28 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
       assert.ok(facebook.requests.includes('GET /501/videos'));
     });
 
-    it('a transient error to the feed post is an unknown outcome: looked up, and without a post found it waits for a person, not a retry', async () => {
-      const page = await channelOf('501');
-      const post = await schedule(page.id, { text: 'Transient' });
-      facebook.failNext('/501/feed', 500, {
-        message: 'An unexpected error has occurred. Please retry your request later.',
-        type: 'OAuthException',
-        code: 2,
-        is_transient: true,
-      });
-      const worker = testWorker(t);
-      await worker.tick();
-      const got = await get(post.id);
-      assert.equal(got.status, 'unconfirmed');
-      assert.match(got.error, /cannot confirm/);
-      await worker.tick();
-      assert.equal(facebook.posts.length, 0, 'never posted blind');
-      assert.ok(facebook.requests.includes('GET /501/published_posts'), "the Page's posts were looked at");
-    });
+    it(
+      'a transient error to the feed post is an unknown outcome: ' +
+        'looked up, and without a post found it waits for a person, not a retry',
+      async () => {
+        const page = await channelOf('501');
+        const post = await schedule(page.id, { text: 'Transient' });
+        facebook.failNext('/501/feed', 500, {
+          message: 'An unexpected error has occurred. Please retry your request later.',
+          type: 'OAuthException',
+          code: 2,
+          is_transient: true,
+        });
+        const worker = testWorker(t);
+        await worker.tick();
+        const got = await get(post.id);
+        assert.equal(got.status, 'unconfirmed');
+        assert.match(got.error, /cannot confirm/);
+        await worker.tick();
+        assert.equal(facebook.posts.length, 0, 'never posted blind');
+        assert.ok(facebook.requests.includes('GET /501/published_posts'), "the Page's posts were looked at");
+      },
+    );
 
     it("a worker that died mid-publish is settled from the Page's posts by its text and time", async () => {
       const page = await channelOf('501');
@@ -617,29 +665,33 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
       await connectThroughConsent();
     });
 
-    it("syncs the Page's posts written on Facebook with reactions, comments, shares and the views insight, page by page", async () => {
-      const page = await channelOf('501');
-      facebook.postExternally('501', 'Written on Facebook', { reactions: 7, shares: 2, views: 140 });
-      facebook.postExternally('501', 'Second');
-      facebook.postExternally('501', 'Third');
-      facebook.postExternally('502', 'On the other Page');
-      await testWorker(t, { syncDepth: 2 }).sync();
-      const live = await t.api('GET', `/v1/rest/posts?livePosts=true&channelIds=${page.id}`, { token: a.apiKey });
-      const found = live.body.data.filter((p: any) => p.isLivePost);
-      assert.deepEqual(found.map((p: any) => p.text).sort(), ['Second', 'Third', 'Written on Facebook']);
-      assert.deepEqual(found.find((p: any) => p.text === 'Written on Facebook').metrics, {
-        reactions: 7,
-        comments: 0,
-        shares: 2,
-        post_total_media_view_unique: 140,
-      });
-      assert.equal(
-        facebook.requests.filter((r) => r === 'GET /501/published_posts').length,
-        2,
-        'two posts a page, then the older one by its cursor',
-      );
-      assert.deepEqual(facebook.refusals, [], 'no deprecated insight metric asked for');
-    });
+    it(
+      "syncs the Page's posts written on Facebook with reactions, " +
+        'comments, shares and the views insight, page by page',
+      async () => {
+        const page = await channelOf('501');
+        facebook.postExternally('501', 'Written on Facebook', { reactions: 7, shares: 2, views: 140 });
+        facebook.postExternally('501', 'Second');
+        facebook.postExternally('501', 'Third');
+        facebook.postExternally('502', 'On the other Page');
+        await testWorker(t, { syncDepth: 2 }).sync();
+        const live = await t.api('GET', `/v1/rest/posts?livePosts=true&channelIds=${page.id}`, { token: a.apiKey });
+        const found = live.body.data.filter((p: any) => p.isLivePost);
+        assert.deepEqual(found.map((p: any) => p.text).sort(), ['Second', 'Third', 'Written on Facebook']);
+        assert.deepEqual(found.find((p: any) => p.text === 'Written on Facebook').metrics, {
+          reactions: 7,
+          comments: 0,
+          shares: 2,
+          post_total_media_view_unique: 140,
+        });
+        assert.equal(
+          facebook.requests.filter((r) => r === 'GET /501/published_posts').length,
+          2,
+          'two posts a page, then the older one by its cursor',
+        );
+        assert.deepEqual(facebook.refusals, [], 'no deprecated insight metric asked for');
+      },
+    );
 
     it("reads the Page's followers_count at each sync as the channel's audience in REST insights", async () => {
       await assertAudienceInInsights(t, a.apiKey, (await channelOf('501')).id, (n) => {
@@ -647,33 +699,39 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
       });
     });
 
-    it('herald network check: the Page token, the Page, the granted permissions, and what is missing or ending', async () => {
-      const page = await channelOf('501');
-      const good = await checkChannelConnection(t.deps, { channelId: page.id });
-      assert.deepEqual(good.problems, []);
-      assert.equal(good.ok, true);
-      assert.equal(good.account, 'Compilers Weekly');
-      assert.ok(good.grantedScopes!.includes('pages_manage_posts'));
+    it(
+      'herald network check: the Page token, the Page, ' + 'the granted permissions, and what is missing or ending',
+      async () => {
+        const page = await channelOf('501');
+        const good = await checkChannelConnection(t.deps, { channelId: page.id });
+        assert.deepEqual(good.problems, []);
+        assert.equal(good.ok, true);
+        assert.equal(good.account, 'Compilers Weekly');
+        assert.ok(good.grantedScopes!.includes('pages_manage_posts'));
 
-      facebook.declineScopes = ['read_insights'];
-      facebook.dataAccessSeconds = 3 * 24 * 3600;
-      await connectThroughConsent();
-      const partial = await checkChannelConnection(t.deps, { channelId: page.id });
-      assert.equal(partial.ok, false);
-      assert.match(
-        partial.problems.join(' '),
-        /Facebook did not grant read_insights, which Herald needs to read post insights for live sync: reconnect and allow it/,
-      );
-      assert.match(
-        partial.problems.join(' '),
-        /Facebook's data access for this connection ends \d{4}-\d{2}-\d{2}: reconnect the channel before then/,
-      );
+        facebook.declineScopes = ['read_insights'];
+        facebook.dataAccessSeconds = 3 * 24 * 3600;
+        await connectThroughConsent();
+        const partial = await checkChannelConnection(t.deps, { channelId: page.id });
+        assert.equal(partial.ok, false);
+        assert.match(
+          partial.problems.join(' '),
+          new RegExp(
+            /Facebook did not grant read_insights, which Herald needs to read post insights for live sync: /.source +
+              /reconnect and allow it/.source,
+          ),
+        );
+        assert.match(
+          partial.problems.join(' '),
+          /Facebook's data access for this connection ends \d{4}-\d{2}-\d{2}: reconnect the channel before then/,
+        );
 
-      facebook.revokeAll();
-      const revoked = await checkChannelConnection(t.deps, { channelId: page.id });
-      assert.equal(revoked.ok, false);
-      assert.match(revoked.problems.join(' '), /no longer valid .*not authorized application.*reconnect the channel/);
-      assert.ok(!JSON.stringify(revoked).includes('EAA'), 'no token in the answer');
-    });
+        facebook.revokeAll();
+        const revoked = await checkChannelConnection(t.deps, { channelId: page.id });
+        assert.equal(revoked.ok, false);
+        assert.match(revoked.problems.join(' '), /no longer valid .*not authorized application.*reconnect the channel/);
+        assert.ok(!JSON.stringify(revoked).includes('EAA'), 'no token in the answer');
+      },
+    );
   });
 });

@@ -129,141 +129,158 @@ describe('Instagram, against a fake that speaks its documented API', function ()
   }
 
   describe('connecting', () => {
-    it('connects a professional account through Instagram Login with a 60-day token, sealed; connecting again updates the same channel', async () => {
-      await start();
-      const connected = await connectThroughConsent();
-      assert.equal(connected.status, 200, connected.html);
-      assert.match(connected.html, /Connected/);
-      assert.equal(
-        connected.authorizationUrl.origin,
-        instagram.url,
-        'www.instagram.com, rewritten by NETWORK_ORIGIN_OVERRIDES',
-      );
-      assert.equal(connected.authorizationUrl.pathname, '/oauth/authorize');
-      assert.equal(connected.authorizationUrl.searchParams.get('redirect_uri'), `${t.url}/connect/instagram/callback`);
-      assert.deepEqual(connected.authorizationUrl.searchParams.get('scope')!.split(','), [
-        'instagram_business_basic',
-        'instagram_business_content_publish',
-        'instagram_business_manage_comments',
-        'instagram_business_manage_insights',
-      ]);
-      const made = await channel();
-      assert.deepEqual(
-        [made.handle, made.displayName, made.status],
-        ['analytical.engines', 'Analytical Engines', 'active'],
-      );
-      const row = await t.herald.db('channels').where({ id: made.id }).first();
-      assert.equal(
-        row.network_account_id,
-        instagram.account.userId,
-        "the professional account's id, not the app-scoped one",
-      );
-      assert.ok(row.credentials.startsWith('v1.'), 'sealed in the vault');
-      assert.ok(!row.credentials.includes('IGAA'));
-      assert.ok(
-        Number(row.credentials_expire_at) > Date.now() + 59 * DAY_MS,
-        'the long-lived token, not the one-hour one',
-      );
+    it(
+      'connects a professional account through Instagram Login with a 60-day token, sealed; ' +
+        'connecting again updates the same channel',
+      async () => {
+        await start();
+        const connected = await connectThroughConsent();
+        assert.equal(connected.status, 200, connected.html);
+        assert.match(connected.html, /Connected/);
+        assert.equal(
+          connected.authorizationUrl.origin,
+          instagram.url,
+          'www.instagram.com, rewritten by NETWORK_ORIGIN_OVERRIDES',
+        );
+        assert.equal(connected.authorizationUrl.pathname, '/oauth/authorize');
+        assert.equal(
+          connected.authorizationUrl.searchParams.get('redirect_uri'),
+          `${t.url}/connect/instagram/callback`,
+        );
+        assert.deepEqual(connected.authorizationUrl.searchParams.get('scope')!.split(','), [
+          'instagram_business_basic',
+          'instagram_business_content_publish',
+          'instagram_business_manage_comments',
+          'instagram_business_manage_insights',
+        ]);
+        const made = await channel();
+        assert.deepEqual(
+          [made.handle, made.displayName, made.status],
+          ['analytical.engines', 'Analytical Engines', 'active'],
+        );
+        const row = await t.herald.db('channels').where({ id: made.id }).first();
+        assert.equal(
+          row.network_account_id,
+          instagram.account.userId,
+          "the professional account's id, not the app-scoped one",
+        );
+        assert.ok(row.credentials.startsWith('v1.'), 'sealed in the vault');
+        assert.ok(!row.credentials.includes('IGAA'));
+        assert.ok(
+          Number(row.credentials_expire_at) > Date.now() + 59 * DAY_MS,
+          'the long-lived token, not the one-hour one',
+        );
 
-      const again = await connectThroughConsent(`/v1/rest/channels/${made.id}/reconnect`, {});
-      assert.equal(again.status, 200, again.html);
-      assert.equal(((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data as any[]).length, 1);
-      assert.deepEqual(instagram.refusals, []);
-    });
+        const again = await connectThroughConsent(`/v1/rest/channels/${made.id}/reconnect`, {});
+        assert.equal(again.status, 200, again.html);
+        assert.equal(((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data as any[]).length, 1);
+        assert.deepEqual(instagram.refusals, []);
+      },
+    );
 
-    it('a denied consent or a withheld publishing permission connects nothing and says why; an unconfigured Instagram refuses to connect', async () => {
-      await start();
-      instagram.denyNext = true;
-      const denied = await connectThroughConsent();
-      assert.equal(denied.status, 400);
-      assert.match(denied.html, /Instagram did not grant access \(The user denied your request.\)/);
-      instagram.grantOnly = ['instagram_business_basic'];
-      const partial = await connectThroughConsent();
-      assert.equal(partial.status, 400);
-      assert.match(
-        partial.html,
-        /Instagram did not grant instagram_business_content_publish, which Herald needs to publish/,
-      );
-      assert.equal(await channel(), undefined);
-      await t.close();
-      await instagram.close();
+    it(
+      'a denied consent or a withheld publishing permission connects nothing and says why; ' +
+        'an unconfigured Instagram refuses to connect',
+      async () => {
+        await start();
+        instagram.denyNext = true;
+        const denied = await connectThroughConsent();
+        assert.equal(denied.status, 400);
+        assert.match(denied.html, /Instagram did not grant access \(The user denied your request.\)/);
+        instagram.grantOnly = ['instagram_business_basic'];
+        const partial = await connectThroughConsent();
+        assert.equal(partial.status, 400);
+        assert.match(
+          partial.html,
+          /Instagram did not grant instagram_business_content_publish, which Herald needs to publish/,
+        );
+        assert.equal(await channel(), undefined);
+        await t.close();
+        await instagram.close();
 
-      await start(false);
-      const networks = await t.api('GET', '/v1/rest/networks', { token: a.apiKey });
-      assert.equal(networks.body.data.find((n: any) => n.name === 'instagram').configured, false);
-      const refused = await t.api('POST', '/v1/rest/channels/connect', {
-        token: a.apiKey,
-        body: { network: 'instagram' },
-      });
-      assert.equal(refused.status, 400);
-      assert.match(refused.body.message, /not configured for Instagram/);
-    });
+        await start(false);
+        const networks = await t.api('GET', '/v1/rest/networks', { token: a.apiKey });
+        assert.equal(networks.body.data.find((n: any) => n.name === 'instagram').configured, false);
+        const refused = await t.api('POST', '/v1/rest/channels/connect', {
+          token: a.apiKey,
+          body: { network: 'instagram' },
+        });
+        assert.equal(refused.status, 400);
+        assert.match(refused.body.message, /not configured for Instagram/);
+      },
+    );
   });
 
   describe('through Facebook Login', () => {
-    it("connects the Instagram account linked to a Page with the Page's token, publishes and comments through graph.facebook.com, and checks", async () => {
-      await start(true, true);
-      instagram.denyNext = true;
-      const denied = await connectThroughConsent('/v1/rest/channels/connect', {
-        network: 'instagram',
-        login: 'facebook',
-      });
-      assert.equal(denied.status, 400);
-      assert.match(denied.html, /Instagram did not grant access \(Permissions error\)/);
+    it(
+      "connects the Instagram account linked to a Page with the Page's token, " +
+        'publishes and comments through graph.facebook.com, and checks',
+      async () => {
+        await start(true, true);
+        instagram.denyNext = true;
+        const denied = await connectThroughConsent('/v1/rest/channels/connect', {
+          network: 'instagram',
+          login: 'facebook',
+        });
+        assert.equal(denied.status, 400);
+        assert.match(denied.html, /Instagram did not grant access \(Permissions error\)/);
 
-      const connected = await connectThroughConsent('/v1/rest/channels/connect', {
-        network: 'instagram',
-        login: 'facebook',
-      });
-      assert.equal(connected.status, 200, connected.html);
-      assert.equal(connected.authorizationUrl.pathname, '/v23.0/dialog/oauth');
-      assert.equal(connected.authorizationUrl.searchParams.get('client_id'), instagram.facebook.appId);
-      assert.ok(connected.authorizationUrl.searchParams.get('scope')!.split(',').includes('instagram_content_publish'));
-      const listed = (await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data as any[];
-      assert.deepEqual(
-        listed.map((c) => c.handle),
-        ['analytical.engines'],
-        'the Page without an Instagram account is not a channel',
-      );
-      const row = await t.herald.db('channels').where({ id: listed[0].id }).first();
-      assert.equal(row.credentials_expire_at, null, 'a Page token from a long-lived user token does not expire');
+        const connected = await connectThroughConsent('/v1/rest/channels/connect', {
+          network: 'instagram',
+          login: 'facebook',
+        });
+        assert.equal(connected.status, 200, connected.html);
+        assert.equal(connected.authorizationUrl.pathname, '/v23.0/dialog/oauth');
+        assert.equal(connected.authorizationUrl.searchParams.get('client_id'), instagram.facebook.appId);
+        assert.ok(
+          connected.authorizationUrl.searchParams.get('scope')!.split(',').includes('instagram_content_publish'),
+        );
+        const listed = (await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data as any[];
+        assert.deepEqual(
+          listed.map((c) => c.handle),
+          ['analytical.engines'],
+          'the Page without an Instagram account is not a channel',
+        );
+        const row = await t.herald.db('channels').where({ id: listed[0].id }).first();
+        assert.equal(row.credentials_expire_at, null, 'a Page token from a long-lived user token does not expire');
 
-      const clock = pinClock(t, new Date().toISOString());
-      const post = await schedule({
-        text: 'Through the Page',
-        imageUrls: [imageUrl],
-        firstComment: { text: 'First', delayMinutes: 1 },
-      });
-      const worker = testWorker(t);
-      await worker.tick();
-      assert.equal((await get(post.id)).status, 'published', (await get(post.id)).error);
-      clock.advance(2 * 60_000);
-      await worker.tick();
-      assert.deepEqual(
-        instagram.comments.map((c) => c.message),
-        ['First'],
-      );
-      const published = instagram.requests.filter((r) => r.endsWith('/media_publish') || r.endsWith('/comments'));
-      assert.deepEqual(published, [
-        `facebook: POST /v23.0/${instagram.account.userId}/media_publish`,
-        `facebook: POST /v23.0/${instagram.media[0].id}/comments`,
-      ]);
-      const check = await checkChannelConnection(t.deps, { channelId: listed[0].id });
-      assert.deepEqual(check.problems, []);
-      assert.ok(check.grantedScopes!.includes('instagram_content_publish'));
-      assert.deepEqual(instagram.refusals, []);
+        const clock = pinClock(t, new Date().toISOString());
+        const post = await schedule({
+          text: 'Through the Page',
+          imageUrls: [imageUrl],
+          firstComment: { text: 'First', delayMinutes: 1 },
+        });
+        const worker = testWorker(t);
+        await worker.tick();
+        assert.equal((await get(post.id)).status, 'published', (await get(post.id)).error);
+        clock.advance(2 * 60_000);
+        await worker.tick();
+        assert.deepEqual(
+          instagram.comments.map((c) => c.message),
+          ['First'],
+        );
+        const published = instagram.requests.filter((r) => r.endsWith('/media_publish') || r.endsWith('/comments'));
+        assert.deepEqual(published, [
+          `facebook: POST /v23.0/${instagram.account.userId}/media_publish`,
+          `facebook: POST /v23.0/${instagram.media[0].id}/comments`,
+        ]);
+        const check = await checkChannelConnection(t.deps, { channelId: listed[0].id });
+        assert.deepEqual(check.problems, []);
+        assert.ok(check.grantedScopes!.includes('instagram_content_publish'));
+        assert.deepEqual(instagram.refusals, []);
 
-      // A reconnect keeps to Facebook Login.
-      const again = await connectThroughConsent(`/v1/rest/channels/${listed[0].id}/reconnect`, {});
-      assert.equal(again.authorizationUrl.pathname, '/v23.0/dialog/oauth');
-      assert.equal(again.status, 200, again.html);
+        // A reconnect keeps to Facebook Login.
+        const again = await connectThroughConsent(`/v1/rest/channels/${listed[0].id}/reconnect`, {});
+        assert.equal(again.authorizationUrl.pathname, '/v23.0/dialog/oauth');
+        assert.equal(again.status, 200, again.html);
 
-      instagram.revokeAll();
-      const revoked = await schedule({ text: 'Revoked', imageUrls: [imageUrl] });
-      await worker.tick();
-      assert.match((await get(revoked.id)).error, /reconnect/);
-      assert.equal((await channel()).status, 'needs_reconnect');
-    });
+        instagram.revokeAll();
+        const revoked = await schedule({ text: 'Revoked', imageUrls: [imageUrl] });
+        await worker.tick();
+        assert.match((await get(revoked.id)).error, /reconnect/);
+        assert.equal((await channel()).status, 'needs_reconnect');
+      },
+    );
   });
 
   it('connects from the CLI with --login facebook', async function () {
@@ -279,7 +296,10 @@ describe('Instagram, against a fake that speaks its documented API', function ()
       OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
       FACEBOOK_APP_ID: instagram.facebook.appId,
       FACEBOOK_APP_SECRET: instagram.facebook.appSecret,
-      NETWORK_ORIGIN_OVERRIDES: `https://www.facebook.com=${instagram.facebookUrl},https://graph.facebook.com=${instagram.facebookUrl}`,
+      NETWORK_ORIGIN_OVERRIDES: [
+        `https://www.facebook.com=${instagram.facebookUrl}`,
+        `https://graph.facebook.com=${instagram.facebookUrl}`,
+      ].join(','),
     };
     const child = spawn(
       'node',
@@ -337,58 +357,62 @@ describe('Instagram, against a fake that speaks its documented API', function ()
       await connectThroughConsent();
     });
 
-    it('publishes an image through a FINISHED container after reading the quota, then the first comment on the media', async () => {
-      const clock = pinClock(t, new Date().toISOString());
-      const post = await schedule({
-        text: 'Hello, Instagram (ünïcödé) #engines',
-        imageUrls: [imageUrl],
-        firstComment: { text: 'More in the comments', delayMinutes: 1 },
-      });
-      const worker = testWorker(t);
-      await worker.tick();
-      const published = await get(post.id);
-      assert.equal(published.status, 'published', published.error);
-      const [media] = instagram.media;
-      assert.equal(media.caption, 'Hello, Instagram (ünïcödé) #engines');
-      assert.equal(published.permalinkUrl, `https://www.instagram.com/p/${media.id}/`);
-      const container = instagram.containers.get(media.container!)!;
-      assert.equal(container.url, imageUrl, "Meta fetched the post's own URL");
-      assert.equal(container.downloadedType, 'image/jpeg');
-      const order = instagram.requests.filter((r) => r.startsWith('POST') || r.includes('content_publishing_limit'));
-      assert.deepEqual(order.slice(-3), [
-        `GET /v23.0/${instagram.account.userId}/content_publishing_limit`,
-        `POST /v23.0/${instagram.account.userId}/media`,
-        `POST /v23.0/${instagram.account.userId}/media_publish`,
-      ]);
-      const [attempt] = await t.deps.repos.publishAttempts.attempts(a.accountId, post.id);
-      assert.deepEqual(
-        JSON.parse((await t.deps.repos.publishAttempts.handleOf(attempt.idempotencyKey))!),
-        { container: container.id, kind: 'feed' },
-        "the container was recorded as the attempt's handle",
-      );
+    it(
+      'publishes an image through a FINISHED container after reading the quota, ' +
+        'then the first comment on the media',
+      async () => {
+        const clock = pinClock(t, new Date().toISOString());
+        const post = await schedule({
+          text: 'Hello, Instagram (ünïcödé) #engines',
+          imageUrls: [imageUrl],
+          firstComment: { text: 'More in the comments', delayMinutes: 1 },
+        });
+        const worker = testWorker(t);
+        await worker.tick();
+        const published = await get(post.id);
+        assert.equal(published.status, 'published', published.error);
+        const [media] = instagram.media;
+        assert.equal(media.caption, 'Hello, Instagram (ünïcödé) #engines');
+        assert.equal(published.permalinkUrl, `https://www.instagram.com/p/${media.id}/`);
+        const container = instagram.containers.get(media.container!)!;
+        assert.equal(container.url, imageUrl, "Meta fetched the post's own URL");
+        assert.equal(container.downloadedType, 'image/jpeg');
+        const order = instagram.requests.filter((r) => r.startsWith('POST') || r.includes('content_publishing_limit'));
+        assert.deepEqual(order.slice(-3), [
+          `GET /v23.0/${instagram.account.userId}/content_publishing_limit`,
+          `POST /v23.0/${instagram.account.userId}/media`,
+          `POST /v23.0/${instagram.account.userId}/media_publish`,
+        ]);
+        const [attempt] = await t.deps.repos.publishAttempts.attempts(a.accountId, post.id);
+        assert.deepEqual(
+          JSON.parse((await t.deps.repos.publishAttempts.handleOf(attempt.idempotencyKey))!),
+          { container: container.id, kind: 'feed' },
+          "the container was recorded as the attempt's handle",
+        );
 
-      // The comment is made and its answer lost: the next try finds it among the media's comments, never a second.
-      instagram.dropAnswerNext(`${media.id}/comments`);
-      clock.advance(2 * 60_000);
-      await worker.tick();
-      clock.advance(60 * 60_000);
-      await worker.tick();
-      assert.deepEqual(
-        instagram.comments.map((c) => [c.media, c.message]),
-        [[media.id, 'More in the comments']],
-      );
-      const tries = await t.herald
-        .db('publish_attempts')
-        .where({ post_id: post.id, kind: 'comment' })
-        .orderBy('seq')
-        .select('outcome');
-      assert.deepEqual(
-        tries.map((row: { outcome: string }) => row.outcome),
-        ['unknown', 'reconciled'],
-      );
-      assert.deepEqual(instagram.refusals, [], 'Instagram refused nothing Herald sent');
-      assert.deepEqual([...instagram.versionsSeen], ['v23.0']);
-    });
+        // The comment is made and its answer lost: the next try finds it among the media's comments, never a second.
+        instagram.dropAnswerNext(`${media.id}/comments`);
+        clock.advance(2 * 60_000);
+        await worker.tick();
+        clock.advance(60 * 60_000);
+        await worker.tick();
+        assert.deepEqual(
+          instagram.comments.map((c) => [c.media, c.message]),
+          [[media.id, 'More in the comments']],
+        );
+        const tries = await t.herald
+          .db('publish_attempts')
+          .where({ post_id: post.id, kind: 'comment' })
+          .orderBy('seq')
+          .select('outcome');
+        assert.deepEqual(
+          tries.map((row: { outcome: string }) => row.outcome),
+          ['unknown', 'reconciled'],
+        );
+        assert.deepEqual(instagram.refusals, [], 'Instagram refused nothing Herald sent');
+        assert.deepEqual([...instagram.versionsSeen], ['v23.0']);
+      },
+    );
 
     it('publishes a carousel of images and a video, a reel and a story, each as Instagram takes it', async () => {
       const carousel = await schedule({
@@ -429,43 +453,53 @@ describe('Instagram, against a fake that speaks its documented API', function ()
       assert.deepEqual(instagram.refusals, []);
     });
 
-    it("refuses when written media uploaded to Herald, which Meta cannot fetch from this loopback instance; a preview page instead of a file fails with Meta's words", async () => {
-      const created = await callTool(t, a.apiKey, 'create_media_upload', {
-        fileName: 'photo.jpg',
-        contentType: 'image/jpeg',
-        sizeBytes: TINY_JPEG.length,
-      });
-      assert.notEqual(created.body.result.isError, true, JSON.stringify(created.body));
-      const upload = created.body.result.structuredContent;
-      const put = await fetch(upload.uploadUrl, {
-        method: 'PUT',
-        headers: upload.headers,
-        body: new Uint8Array(TINY_JPEG),
-      });
-      assert.equal(put.status, 200);
-      const done = await callTool(t, a.apiKey, 'complete_media_upload', { uploadId: upload.uploadId });
-      assert.notEqual(done.body.result.isError, true, JSON.stringify(done.body));
-      const media = done.body.result.structuredContent.data;
-      assert.match(media.url, new RegExp(`^${t.url}/media/`));
-      const hosted = await t.api('POST', '/v1/rest/posts', {
-        token: a.apiKey,
-        body: { channelIds: [(await channel()).id], text: 'From Herald', imageUrls: [media.url] },
-      });
-      assert.equal(hosted.status, 400, JSON.stringify(hosted.body));
-      assert.match(
-        hosted.body.message,
-        /Instagram fetches media from Herald's address, .* which Instagram cannot reach; set BASE_URL to a public https address/,
-      );
-      const preview = await schedule({ text: 'A preview page', imageUrls: [previewUrl] });
-      await testWorker(t).tick();
-      const failed = await get(preview.id);
-      assert.equal(failed.status, 'failed');
-      assert.match(
-        failed.error,
-        /Instagram answered: Only photo or video can be accepted as media type\. The media could not be fetched from this uri: .*\(code 9004, subcode 2207052\)/,
-      );
-      assert.equal(instagram.media.length, 0);
-    });
+    it(
+      'refuses when written media uploaded to Herald, which Meta cannot fetch from this loopback instance; ' +
+        "a preview page instead of a file fails with Meta's words",
+      async () => {
+        const created = await callTool(t, a.apiKey, 'create_media_upload', {
+          fileName: 'photo.jpg',
+          contentType: 'image/jpeg',
+          sizeBytes: TINY_JPEG.length,
+        });
+        assert.notEqual(created.body.result.isError, true, JSON.stringify(created.body));
+        const upload = created.body.result.structuredContent;
+        const put = await fetch(upload.uploadUrl, {
+          method: 'PUT',
+          headers: upload.headers,
+          body: new Uint8Array(TINY_JPEG),
+        });
+        assert.equal(put.status, 200);
+        const done = await callTool(t, a.apiKey, 'complete_media_upload', { uploadId: upload.uploadId });
+        assert.notEqual(done.body.result.isError, true, JSON.stringify(done.body));
+        const media = done.body.result.structuredContent.data;
+        assert.match(media.url, new RegExp(`^${t.url}/media/`));
+        const hosted = await t.api('POST', '/v1/rest/posts', {
+          token: a.apiKey,
+          body: { channelIds: [(await channel()).id], text: 'From Herald', imageUrls: [media.url] },
+        });
+        assert.equal(hosted.status, 400, JSON.stringify(hosted.body));
+        assert.match(
+          hosted.body.message,
+          new RegExp(
+            /Instagram fetches media from Herald's address, .* which Instagram cannot reach; /.source +
+              /set BASE_URL to a public https address/.source,
+          ),
+        );
+        const preview = await schedule({ text: 'A preview page', imageUrls: [previewUrl] });
+        await testWorker(t).tick();
+        const failed = await get(preview.id);
+        assert.equal(failed.status, 'failed');
+        assert.match(
+          failed.error,
+          new RegExp(
+            /Instagram answered: Only photo or video can be accepted as media type\. /.source +
+              /The media could not be fetched from this uri: .*\(code 9004, subcode 2207052\)/.source,
+          ),
+        );
+        assert.equal(instagram.media.length, 0);
+      },
+    );
 
     it('refuses before the post is due what Instagram would refuse: on REST, MCP and per bulk entry', async () => {
       const id = (await channel()).id;
@@ -505,7 +539,10 @@ describe('Instagram, against a fake that speaks its documented API', function ()
       assert.equal(reel.status, 400);
       assert.match(
         reel.body.message,
-        /Instagram: a post with channelOptions.kind "reels" carries exactly one video; this one has 1 image\(s\) and 0 video\(s\)/,
+        new RegExp(
+          /Instagram: a post with channelOptions.kind "reels" carries exactly one video; /.source +
+            /this one has 1 image\(s\) and 0 video\(s\)/.source,
+        ),
       );
       const story = await schedule({ text: 'Story', imageUrls: [imageUrl, `${imageUrl}?2`] });
       const stories = await t.api('PATCH', `/v1/rest/posts/${story.id}`, {
@@ -599,49 +636,53 @@ describe('Instagram, against a fake that speaks its documented API', function ()
       await connectThroughConsent();
     });
 
-    it('throttling waits as X-Business-Use-Case-Usage says; a spent daily quota waits an hour before any container; a media download timeout retries', async () => {
-      const clock = pinClock(t, '2026-11-23T15:00:00.000Z');
-      const worker = testWorker(t);
-      const id = (await channel()).id;
-      instagram.throttleNext(25);
-      const throttled = await schedule({ text: 'Throttled', imageUrls: [imageUrl] });
-      await worker.tick();
-      const waiting = await t.herald.db('posts').where({ id: throttled.id }).first();
-      assert.equal(waiting.status, 'scheduled');
-      const back = clock.now() + 25 * 60_000;
-      assert.equal(Number(waiting.next_attempt_at), back);
-      assert.equal(
-        Number((await t.herald.db('channels').where({ id }).first()).rate_limited_until),
-        back,
-        'the channel waits too',
-      );
+    it(
+      'throttling waits as X-Business-Use-Case-Usage says; ' +
+        'a spent daily quota waits an hour before any container; a media download timeout retries',
+      async () => {
+        const clock = pinClock(t, '2026-11-23T15:00:00.000Z');
+        const worker = testWorker(t);
+        const id = (await channel()).id;
+        instagram.throttleNext(25);
+        const throttled = await schedule({ text: 'Throttled', imageUrls: [imageUrl] });
+        await worker.tick();
+        const waiting = await t.herald.db('posts').where({ id: throttled.id }).first();
+        assert.equal(waiting.status, 'scheduled');
+        const back = clock.now() + 25 * 60_000;
+        assert.equal(Number(waiting.next_attempt_at), back);
+        assert.equal(
+          Number((await t.herald.db('channels').where({ id }).first()).rate_limited_until),
+          back,
+          'the channel waits too',
+        );
 
-      clock.advance(26 * 60_000);
-      instagram.quotaTotal = 0;
-      await worker.tick();
-      const capped = await t.herald.db('posts').where({ id: throttled.id }).first();
-      assert.equal(capped.status, 'scheduled');
-      assert.equal(Number(capped.next_attempt_at), clock.now() + 3600_000);
-      assert.equal(instagram.containers.size, 0, 'no container spent on a post Meta would not publish');
+        clock.advance(26 * 60_000);
+        instagram.quotaTotal = 0;
+        await worker.tick();
+        const capped = await t.herald.db('posts').where({ id: throttled.id }).first();
+        assert.equal(capped.status, 'scheduled');
+        assert.equal(Number(capped.next_attempt_at), clock.now() + 3600_000);
+        assert.equal(instagram.containers.size, 0, 'no container spent on a post Meta would not publish');
 
-      instagram.quotaTotal = 100;
-      clock.advance(3600_000 + 1);
-      instagram.failNext(`/${instagram.account.userId}/media`, 400, {
-        error: {
-          message: 'It takes too long to download the media.',
-          type: 'OAuthException',
-          code: -2,
-          error_subcode: 2207003,
-          is_transient: false,
-        },
-      });
-      await worker.tick();
-      assert.equal((await get(throttled.id)).status, 'scheduled', 'a download timeout is tried again');
-      clock.advance(3600_000);
-      await worker.tick();
-      assert.equal((await get(throttled.id)).status, 'published', (await get(throttled.id)).error);
-      assert.equal(instagram.media.length, 1);
-    });
+        instagram.quotaTotal = 100;
+        clock.advance(3600_000 + 1);
+        instagram.failNext(`/${instagram.account.userId}/media`, 400, {
+          error: {
+            message: 'It takes too long to download the media.',
+            type: 'OAuthException',
+            code: -2,
+            error_subcode: 2207003,
+            is_transient: false,
+          },
+        });
+        await worker.tick();
+        assert.equal((await get(throttled.id)).status, 'scheduled', 'a download timeout is tried again');
+        clock.advance(3600_000);
+        await worker.tick();
+        assert.equal((await get(throttled.id)).status, 'published', (await get(throttled.id)).error);
+        assert.equal(instagram.media.length, 1);
+      },
+    );
 
     it('a video Instagram could not process fails with its status; a revoked token needs a reconnect', async () => {
       instagram.failProcessingNext = true;
@@ -664,66 +705,74 @@ describe('Instagram, against a fake that speaks its documented API', function ()
       assert.match(now.statusReason, /The user has not authorized application/);
     });
 
-    it("a media_publish whose answer was lost is settled by the container (PUBLISHED) and the account's media, a story by its stories; never posted twice", async () => {
-      const post = await schedule({ text: 'Answer lost', imageUrls: [imageUrl] });
-      instagram.dropAnswerNext('/media_publish');
-      await testWorker(t).tick();
-      const got = await get(post.id);
-      assert.equal(got.status, 'published', got.error);
-      assert.equal(instagram.media.length, 1);
-      assert.equal(got.permalinkUrl, `https://www.instagram.com/p/${instagram.media[0].id}/`);
-      assert.deepEqual(
-        (await t.deps.repos.publishAttempts.attempts(a.accountId, post.id)).map((x) => x.outcome),
-        ['reconciled'],
-      );
-      assert.equal(instagram.requests.filter((r) => r.endsWith('/media_publish')).length, 1);
-
-      // A story has no caption and is not among the feed's media: it is found among the account's stories.
-      const story = await schedule({ text: 'A story', imageUrls: [imageUrl] }, { kind: 'story' });
-      instagram.dropAnswerNext('/media_publish');
-      await testWorker(t).tick();
-      const storyGot = await get(story.id);
-      assert.equal(storyGot.status, 'published', storyGot.error);
-      assert.equal(
-        storyGot.permalinkUrl,
-        `https://www.instagram.com/stories/analytical.engines/${instagram.media[1].id}/`,
-      );
-      assert.equal(instagram.media.length, 2);
-    });
-
-    it('a worker that died mid-publish: a published container is found, an unpublished one stays unconfirmed, and nothing is posted twice', async () => {
-      const clock = pinClock(t, new Date().toISOString());
-      const made = await schedule({ text: 'Worker died after publishing', imageUrls: [imageUrl] });
-      const unmade = await schedule({ text: 'Worker died before publishing', imageUrls: [imageUrl] });
-      const claimed = await dieMidAttempt(t, clock);
-      assert.deepEqual([...claimed].sort(), [made.id, unmade.id].sort());
-      // What the dead worker had done at Instagram: two FINISHED containers, recorded, and one of them published.
-      for (const [post, publish] of [
-        [made, true],
-        [unmade, false],
-      ] as const) {
-        const container = await asTheDeadWorker(`${instagram.account.userId}/media`, {
-          image_url: imageUrl,
-          caption: post.text,
-        });
-        assert.ok(container.id, JSON.stringify(container));
-        await t.deps.repos.publishAttempts.setHandle(
-          `${post.id}:1`,
-          JSON.stringify({ container: container.id, kind: 'feed' }),
+    it(
+      'a media_publish whose answer was lost is settled by the container (PUBLISHED) ' +
+        "and the account's media, a story by its stories; never posted twice",
+      async () => {
+        const post = await schedule({ text: 'Answer lost', imageUrls: [imageUrl] });
+        instagram.dropAnswerNext('/media_publish');
+        await testWorker(t).tick();
+        const got = await get(post.id);
+        assert.equal(got.status, 'published', got.error);
+        assert.equal(instagram.media.length, 1);
+        assert.equal(got.permalinkUrl, `https://www.instagram.com/p/${instagram.media[0].id}/`);
+        assert.deepEqual(
+          (await t.deps.repos.publishAttempts.attempts(a.accountId, post.id)).map((x) => x.outcome),
+          ['reconciled'],
         );
-        if (publish)
-          assert.ok(
-            (await asTheDeadWorker(`${instagram.account.userId}/media_publish`, { creation_id: container.id })).id,
+        assert.equal(instagram.requests.filter((r) => r.endsWith('/media_publish')).length, 1);
+
+        // A story has no caption and is not among the feed's media: it is found among the account's stories.
+        const story = await schedule({ text: 'A story', imageUrls: [imageUrl] }, { kind: 'story' });
+        instagram.dropAnswerNext('/media_publish');
+        await testWorker(t).tick();
+        const storyGot = await get(story.id);
+        assert.equal(storyGot.status, 'published', storyGot.error);
+        assert.equal(
+          storyGot.permalinkUrl,
+          `https://www.instagram.com/stories/analytical.engines/${instagram.media[1].id}/`,
+        );
+        assert.equal(instagram.media.length, 2);
+      },
+    );
+
+    it(
+      'a worker that died mid-publish: a published container is found, ' +
+        'an unpublished one stays unconfirmed, and nothing is posted twice',
+      async () => {
+        const clock = pinClock(t, new Date().toISOString());
+        const made = await schedule({ text: 'Worker died after publishing', imageUrls: [imageUrl] });
+        const unmade = await schedule({ text: 'Worker died before publishing', imageUrls: [imageUrl] });
+        const claimed = await dieMidAttempt(t, clock);
+        assert.deepEqual([...claimed].sort(), [made.id, unmade.id].sort());
+        // What the dead worker had done at Instagram: two FINISHED containers, recorded, and one of them published.
+        for (const [post, publish] of [
+          [made, true],
+          [unmade, false],
+        ] as const) {
+          const container = await asTheDeadWorker(`${instagram.account.userId}/media`, {
+            image_url: imageUrl,
+            caption: post.text,
+          });
+          assert.ok(container.id, JSON.stringify(container));
+          await t.deps.repos.publishAttempts.setHandle(
+            `${post.id}:1`,
+            JSON.stringify({ container: container.id, kind: 'feed' }),
           );
-      }
-      clock.advance(2_000);
-      await testWorker(t).tick();
-      const found = await get(made.id);
-      assert.equal(found.status, 'published', found.error);
-      assert.equal(found.permalinkUrl, `https://www.instagram.com/p/${instagram.media[0].id}/`);
-      assert.equal((await get(unmade.id)).status, 'unconfirmed', 'not published: a person decides, no blind retry');
-      assert.equal(instagram.media.length, 1);
-    });
+          if (publish)
+            assert.ok(
+              (await asTheDeadWorker(`${instagram.account.userId}/media_publish`, { creation_id: container.id })).id,
+            );
+        }
+        clock.advance(2_000);
+        await testWorker(t).tick();
+        const found = await get(made.id);
+        assert.equal(found.status, 'published', found.error);
+        assert.equal(found.permalinkUrl, `https://www.instagram.com/p/${instagram.media[0].id}/`);
+        assert.equal((await get(unmade.id)).status, 'unconfirmed', 'not published: a person decides, no blind retry');
+        assert.equal(instagram.media.length, 1);
+      },
+    );
   });
 
   describe('sync and check', () => {
@@ -760,20 +809,24 @@ describe('Instagram, against a fake that speaks its documented API', function ()
       assert.deepEqual(instagram.refusals, []);
     });
 
-    it('herald network check: the account, the granted permissions and the quota; a revoked token is a problem, with no token in the answer', async () => {
-      const id = (await channel()).id;
-      const good = await checkChannelConnection(t.deps, { channelId: id });
-      assert.deepEqual(good.problems, []);
-      assert.equal(good.ok, true);
-      assert.equal(good.account, 'analytical.engines');
-      assert.ok(good.grantedScopes!.includes('instagram_business_content_publish'));
-      assert.equal(instagram.media.length, 0, 'nothing posted');
+    it(
+      'herald network check: the account, the granted permissions and the quota; ' +
+        'a revoked token is a problem, with no token in the answer',
+      async () => {
+        const id = (await channel()).id;
+        const good = await checkChannelConnection(t.deps, { channelId: id });
+        assert.deepEqual(good.problems, []);
+        assert.equal(good.ok, true);
+        assert.equal(good.account, 'analytical.engines');
+        assert.ok(good.grantedScopes!.includes('instagram_business_content_publish'));
+        assert.equal(instagram.media.length, 0, 'nothing posted');
 
-      instagram.revokeAll();
-      const revoked = await checkChannelConnection(t.deps, { channelId: id });
-      assert.equal(revoked.ok, false);
-      assert.match(revoked.problems.join(' '), /The user has not authorized application.*reconnect the channel/);
-      assert.ok(!JSON.stringify(revoked).includes('IGAA'), 'no token in the answer');
-    });
+        instagram.revokeAll();
+        const revoked = await checkChannelConnection(t.deps, { channelId: id });
+        assert.equal(revoked.ok, false);
+        assert.match(revoked.problems.join(' '), /The user has not authorized application.*reconnect the channel/);
+        assert.ok(!JSON.stringify(revoked).includes('IGAA'), 'no token in the answer');
+      },
+    );
   });
 });

@@ -163,49 +163,53 @@ describe('Nostr, against real relays', function () {
       });
     }
 
-    it('connects with a bunker:// address, and the notes and replies it signs are published; Herald never holds the key', async () => {
-      const bunker = await startBunker(signerRelay.url);
-      try {
-        const wrong = await connectBunker(bunker.address.replace(/secret=\w+/, 'secret=guessed'));
-        assert.equal(wrong.status, 400, JSON.stringify(wrong.body));
-        assert.match(wrong.body.message, /the remote signer refused the connection \(invalid secret\)/);
-        const notBunker = await connectBunker('https://nsec.app/');
-        assert.equal(notBunker.status, 400);
-        assert.match(notBunker.body.message, /not a remote signer's address: copy the bunker:\/\/\.\.\. address/);
-        const neither = await t.api('POST', '/v1/rest/channels/connect', {
-          token: a.apiKey,
-          body: { network: 'nostr', relays: first.url },
-        });
-        assert.equal(neither.status, 400);
-        assert.match(neither.body.message, /give the account's private key \(nsec1\.\.\.\), or a remote signer's/);
+    it(
+      'connects with a bunker:// address, and the notes and replies it signs are published; ' +
+        'Herald never holds the key',
+      async () => {
+        const bunker = await startBunker(signerRelay.url);
+        try {
+          const wrong = await connectBunker(bunker.address.replace(/secret=\w+/, 'secret=guessed'));
+          assert.equal(wrong.status, 400, JSON.stringify(wrong.body));
+          assert.match(wrong.body.message, /the remote signer refused the connection \(invalid secret\)/);
+          const notBunker = await connectBunker('https://nsec.app/');
+          assert.equal(notBunker.status, 400);
+          assert.match(notBunker.body.message, /not a remote signer's address: copy the bunker:\/\/\.\.\. address/);
+          const neither = await t.api('POST', '/v1/rest/channels/connect', {
+            token: a.apiKey,
+            body: { network: 'nostr', relays: first.url },
+          });
+          assert.equal(neither.status, 400);
+          assert.match(neither.body.message, /give the account's private key \(nsec1\.\.\.\), or a remote signer's/);
 
-        const res = await connectBunker(bunker.address);
-        assert.equal(res.status, 201, JSON.stringify(res.body));
-        const channel = res.body.data[0];
-        assert.equal(channel.handle, npubEncode(bunker.userPubkey));
-        const row = await t.herald.db('channels').where({ id: channel.id }).first();
-        assert.ok(row.credentials.startsWith('v1.'));
-        assert.ok(!row.credentials.includes(Buffer.from(bunker.userSecretKey).toString('hex')));
-        assert.deepEqual(bunker.asked, ['connect', 'connect', 'get_public_key']);
+          const res = await connectBunker(bunker.address);
+          assert.equal(res.status, 201, JSON.stringify(res.body));
+          const channel = res.body.data[0];
+          assert.equal(channel.handle, npubEncode(bunker.userPubkey));
+          const row = await t.herald.db('channels').where({ id: channel.id }).first();
+          assert.ok(row.credentials.startsWith('v1.'));
+          assert.ok(!row.credentials.includes(Buffer.from(bunker.userSecretKey).toString('hex')));
+          assert.deepEqual(bunker.asked, ['connect', 'connect', 'get_public_key']);
 
-        const post = await publishNow(channel.id, {
-          text: 'Signed far away',
-          firstComment: { text: 'And its reply', delayMinutes: 0 },
-        });
-        assert.equal(post.status, 'published', post.error);
-        await testWorker(t).tick();
-        const note = first.events.find((e) => e.content === 'Signed far away');
-        assert.ok(note && verifyEvent(note as never), 'a valid signature');
-        assert.equal(note.pubkey, bunker.userPubkey, "signed with the account's key, which only the bunker has");
-        assert.equal(bunker.signed[0].id, note.id);
-        const reply = first.events.find((e) => e.content === 'And its reply')!;
-        assert.equal(reply.pubkey, bunker.userPubkey);
-        assert.deepEqual(reply.tags[0].slice(0, 2), ['e', note.id]);
-        assert.equal(bunker.signed.length, 2, 'one signature per event');
-      } finally {
-        await bunker.close();
-      }
-    });
+          const post = await publishNow(channel.id, {
+            text: 'Signed far away',
+            firstComment: { text: 'And its reply', delayMinutes: 0 },
+          });
+          assert.equal(post.status, 'published', post.error);
+          await testWorker(t).tick();
+          const note = first.events.find((e) => e.content === 'Signed far away');
+          assert.ok(note && verifyEvent(note as never), 'a valid signature');
+          assert.equal(note.pubkey, bunker.userPubkey, "signed with the account's key, which only the bunker has");
+          assert.equal(bunker.signed[0].id, note.id);
+          const reply = first.events.find((e) => e.content === 'And its reply')!;
+          assert.equal(reply.pubkey, bunker.userPubkey);
+          assert.deepEqual(reply.tags[0].slice(0, 2), ['e', note.id]);
+          assert.equal(bunker.signed.length, 2, 'one signature per event');
+        } finally {
+          await bunker.close();
+        }
+      },
+    );
 
     it('connects from the CLI with --bunker', async function () {
       this.timeout(120_000);
@@ -230,80 +234,91 @@ describe('Nostr, against real relays', function () {
       }
     });
 
-    it('a lost answer is settled by the same signed event sent again, never a second signature; a signer that refuses needs a reconnect', async () => {
-      const bunker = await startBunker(signerRelay.url);
-      try {
-        const channel = (await connectBunker(bunker.address)).body.data[0];
-        second.refuseWith('blocked: not here');
-        first.silenceNext();
-        const before = first.received.length;
-        const post = await publishNow(channel.id, { text: 'Signed once, sent twice' });
-        assert.equal(post.status, 'published', post.error);
-        const sent = first.received.slice(before);
-        assert.equal(sent.length, 2, 'sent, then sent again to settle the unknown outcome');
-        assert.equal(sent[0].id, sent[1].id, 'the very same event');
-        assert.equal(bunker.signed.length, 1, 'the signer was asked once');
-        assert.equal(first.events.filter((e) => e.content === 'Signed once, sent twice').length, 1);
+    it(
+      'a lost answer is settled by the same signed event sent again, ' +
+        'never a second signature; a signer that refuses needs a reconnect',
+      async () => {
+        const bunker = await startBunker(signerRelay.url);
+        try {
+          const channel = (await connectBunker(bunker.address)).body.data[0];
+          second.refuseWith('blocked: not here');
+          first.silenceNext();
+          const before = first.received.length;
+          const post = await publishNow(channel.id, { text: 'Signed once, sent twice' });
+          assert.equal(post.status, 'published', post.error);
+          const sent = first.received.slice(before);
+          assert.equal(sent.length, 2, 'sent, then sent again to settle the unknown outcome');
+          assert.equal(sent[0].id, sent[1].id, 'the very same event');
+          assert.equal(bunker.signed.length, 1, 'the signer was asked once');
+          assert.equal(first.events.filter((e) => e.content === 'Signed once, sent twice').length, 1);
 
-        second.refuseWith(null);
-        bunker.refuseWith('permission withdrawn');
-        const refused = await publishNow(channel.id, { text: 'Not allowed any more' });
-        assert.equal(refused.status, 'failed');
-        assert.match(refused.error, /the remote signer refused a signature \(permission withdrawn\)/);
-        const [listed] = (await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data;
-        assert.equal(listed.status, 'needs_reconnect');
-        assert.ok(!first.events.some((e) => e.content === 'Not allowed any more'));
-      } finally {
-        await bunker.close();
-      }
-    });
-  });
-
-  it('refuses a public key, a relay that is not a WebSocket URL and one on a private address, saying what to fix', async () => {
-    const cases: [Record<string, string>, RegExp][] = [
-      [{ privateKey: npubEncode(getPublicKey(generateSecretKey())), relays: first.url }, /public key \(npub\)/],
-      [{ privateKey: nsecEncode(generateSecretKey()), relays: 'https://relay.example' }, /relays are wss:\/\/ URLs/],
-      [
-        { privateKey: nsecEncode(generateSecretKey()), relays: 'wss://169.254.169.254' },
-        /169\.254\.169\.254.*not an address Herald may fetch from/,
-      ],
-    ];
-    for (const [fields, message] of cases) {
-      const res = await t.api('POST', '/v1/rest/channels/connect', {
-        token: a.apiKey,
-        body: { network: 'nostr', ...fields },
-      });
-      assert.equal(res.status, 400, JSON.stringify(res.body));
-      assert.match(res.body.message, message);
-    }
-    assert.equal((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data.length, 0);
-  });
-
-  it("publishes a signed kind-1 note with its image to two relays, one refusing: published, each relay's answer kept", async () => {
-    const { channel, pubkey } = await connect();
-    second.refuseWith('blocked: this relay takes no notes from you');
-    const before = first.events.length;
-    const post = await publishNow(
-      channel.id,
-      { text: 'Hello, Nostr', imageUrls: ['https://cdn.example/picture.png'] },
-      { altText: ['a picture'] },
+          second.refuseWith(null);
+          bunker.refuseWith('permission withdrawn');
+          const refused = await publishNow(channel.id, { text: 'Not allowed any more' });
+          assert.equal(refused.status, 'failed');
+          assert.match(refused.error, /the remote signer refused a signature \(permission withdrawn\)/);
+          const [listed] = (await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data;
+          assert.equal(listed.status, 'needs_reconnect');
+          assert.ok(!first.events.some((e) => e.content === 'Not allowed any more'));
+        } finally {
+          await bunker.close();
+        }
+      },
     );
-    assert.equal(post.status, 'published', post.error);
-    const note = first.events[before];
-    assert.equal(first.events.length, before + 1);
-    assert.ok(verifyEvent(note as never), 'signed by the key');
-    assert.equal(note.pubkey, pubkey);
-    assert.equal(note.kind, 1);
-    assert.equal(note.content, 'Hello, Nostr\n\nhttps://cdn.example/picture.png');
-    assert.deepEqual(note.tags, [['imeta', 'url https://cdn.example/picture.png', 'alt a picture']]);
-    assert.ok(!second.events.some((e) => e.id === note.id), 'the refusing relay stored nothing');
-    assert.match(post.permalinkUrl, /^https:\/\/njump\.me\/nevent1/);
-    const attempt = await t.herald.db('publish_attempts').where({ post_id: post.id, kind: 'publish' }).first();
-    const handle = JSON.parse(attempt.network_handle);
-    assert.equal(handle.event.id, note.id);
-    assert.match(handle.relays[first.url], /^accepted/);
-    assert.equal(handle.relays[second.url], 'permanent: blocked: this relay takes no notes from you');
   });
+
+  it(
+    'refuses a public key, a relay that is not a WebSocket ' + 'URL and one on a private address, saying what to fix',
+    async () => {
+      const cases: [Record<string, string>, RegExp][] = [
+        [{ privateKey: npubEncode(getPublicKey(generateSecretKey())), relays: first.url }, /public key \(npub\)/],
+        [{ privateKey: nsecEncode(generateSecretKey()), relays: 'https://relay.example' }, /relays are wss:\/\/ URLs/],
+        [
+          { privateKey: nsecEncode(generateSecretKey()), relays: 'wss://169.254.169.254' },
+          /169\.254\.169\.254.*not an address Herald may fetch from/,
+        ],
+      ];
+      for (const [fields, message] of cases) {
+        const res = await t.api('POST', '/v1/rest/channels/connect', {
+          token: a.apiKey,
+          body: { network: 'nostr', ...fields },
+        });
+        assert.equal(res.status, 400, JSON.stringify(res.body));
+        assert.match(res.body.message, message);
+      }
+      assert.equal((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data.length, 0);
+    },
+  );
+
+  it(
+    'publishes a signed kind-1 note with its image to two relays, ' +
+      "one refusing: published, each relay's answer kept",
+    async () => {
+      const { channel, pubkey } = await connect();
+      second.refuseWith('blocked: this relay takes no notes from you');
+      const before = first.events.length;
+      const post = await publishNow(
+        channel.id,
+        { text: 'Hello, Nostr', imageUrls: ['https://cdn.example/picture.png'] },
+        { altText: ['a picture'] },
+      );
+      assert.equal(post.status, 'published', post.error);
+      const note = first.events[before];
+      assert.equal(first.events.length, before + 1);
+      assert.ok(verifyEvent(note as never), 'signed by the key');
+      assert.equal(note.pubkey, pubkey);
+      assert.equal(note.kind, 1);
+      assert.equal(note.content, 'Hello, Nostr\n\nhttps://cdn.example/picture.png');
+      assert.deepEqual(note.tags, [['imeta', 'url https://cdn.example/picture.png', 'alt a picture']]);
+      assert.ok(!second.events.some((e) => e.id === note.id), 'the refusing relay stored nothing');
+      assert.match(post.permalinkUrl, /^https:\/\/njump\.me\/nevent1/);
+      const attempt = await t.herald.db('publish_attempts').where({ post_id: post.id, kind: 'publish' }).first();
+      const handle = JSON.parse(attempt.network_handle);
+      assert.equal(handle.event.id, note.id);
+      assert.match(handle.relays[first.url], /^accepted/);
+      assert.equal(handle.relays[second.url], 'permanent: blocked: this relay takes no notes from you');
+    },
+  );
 
   it('publishes what an MCP client writes', async () => {
     const { channel } = await connect();

@@ -168,7 +168,10 @@ describe("the connectors' OAuth 2 client", () => {
     await refused(
       client({ reconnectHint: 'the person removed the app' }).refresh('the-refresh-token'),
       'reconnect_needed',
-      /^Example refused to refresh the access token \(Token has been expired or revoked\.\); reconnect the channel \(the/,
+      new RegExp(
+        /^Example refused to refresh the access token \(Token has been expired or revoked\.\); /.source +
+          /reconnect the channel \(the/.source,
+      ),
     );
     await refused(
       client().exchangeCode({ code: 'old', redirectUri: 'https://herald.test/cb' }),

@@ -84,80 +84,93 @@ describe(`Slack, against a fake of its OAuth and Web API (${TEST_DB})`, function
 
   const launches = () => slack.messages.get('C0LAUNCH') ?? [];
 
-  it("connects through Slack's consent, where the person picks the channel; reconnects the same channel; revokes the token on disconnect", async () => {
-    const listed = (await t.api('GET', '/v1/rest/networks', { token: a.basicKey })).body.data.find(
-      (n: any) => n.name === 'slack',
-    );
-    assert.deepEqual([listed.configured, listed.connection.kind], [true, 'oauth']);
+  it(
+    "connects through Slack's consent, where the person picks the channel; " +
+      'reconnects the same channel; revokes the token on disconnect',
+    async () => {
+      const listed = (await t.api('GET', '/v1/rest/networks', { token: a.basicKey })).body.data.find(
+        (n: any) => n.name === 'slack',
+      );
+      assert.deepEqual([listed.configured, listed.connection.kind], [true, 'oauth']);
 
-    slack.denyNext = true;
-    const denied = await connectThroughConsent();
-    assert.equal(denied.status, 400);
-    assert.match(denied.html, /did not grant access/);
-    assert.equal((await channels()).length, 0);
-
-    const done = await connectThroughConsent();
-    assert.equal(done.status, 200, done.html);
-    assert.equal(done.authorizationUrl.origin + done.authorizationUrl.pathname, 'https://slack.com/oauth/v2/authorize');
-    assert.deepEqual(done.authorizationUrl.searchParams.get('scope')!.split(','), [
-      'chat:write',
-      'files:write',
-      'channels:history',
-      'groups:history',
-      'incoming-webhook',
-    ]);
-    const [channel] = await channels();
-    assert.equal(channel.network, 'slack');
-    assert.equal(channel.handle, '#launches');
-    assert.equal(channel.displayName, '#launches (Acme)');
-    const row = await t.herald.db('channels').where({ id: channel.id }).first();
-    assert.ok(row.credentials.startsWith('v1.') && !row.credentials.includes('xoxb-'));
-
-    slack.installChannel = 'C0RANDOM';
-    const other = await connectThroughConsent(`/v1/rest/channels/${channel.id}/reconnect`, {});
-    assert.equal(other.status, 400, "a reconnect must pick the channel's own Slack channel");
-    slack.installChannel = 'C0LAUNCH';
-    assert.equal((await connectThroughConsent(`/v1/rest/channels/${channel.id}/reconnect`, {})).status, 200);
-    assert.equal((await channels()).length, 1);
-
-    const gone = await t.api('DELETE', `/v1/rest/channels/${channel.id}`, { token: a.apiKey });
-    assert.equal(gone.status, 200, JSON.stringify(gone.body));
-    assert.equal(gone.body.data.revokedAtNetwork, true);
-    assert.equal(slack.revoked.length, 1);
-  });
-
-  it("connects from the app's channels page through Slack's consent, saying so when the person cancels there", async function () {
-    this.timeout(120_000);
-    const app = await openConnectForm(t.url, a, 'slack');
-    try {
-      // The browser goes to slack.com itself: its requests there are answered by the fake, redirects and all.
-      await app.page.route(`${API_ORIGIN}/**`, async (route) => {
-        const response = await route.fetch({
-          url: route.request().url().replace(API_ORIGIN, slack.url),
-          maxRedirects: 0,
-        });
-        await route.fulfill({ response });
-      });
-      assert.deepEqual(await app.labels(), [], 'Slack asks nothing here: the person picks the channel at Slack');
       slack.denyNext = true;
-      await app.page.click('section[data-network="slack"] button:has-text("Connect at Slack")');
-      await app.page.waitForURL(/\/connect\/slack\/callback/);
-      assert.match((await app.page.textContent('body')) ?? '', /Slack did not grant access .*nothing was connected/s);
-      assert.deepEqual(await channels(), []);
+      const denied = await connectThroughConsent();
+      assert.equal(denied.status, 400);
+      assert.match(denied.html, /did not grant access/);
+      assert.equal((await channels()).length, 0);
 
-      await app.page.goto(`${t.url}/app/channels`);
-      await appReady(app.page);
-      await app.page.click('section[data-network="slack"] button:has-text("Connect at Slack")');
-      await app.page.waitForURL(/\/connect\/slack\/callback/);
+      const done = await connectThroughConsent();
+      assert.equal(done.status, 200, done.html);
+      assert.equal(
+        done.authorizationUrl.origin + done.authorizationUrl.pathname,
+        'https://slack.com/oauth/v2/authorize',
+      );
+      assert.deepEqual(done.authorizationUrl.searchParams.get('scope')!.split(','), [
+        'chat:write',
+        'files:write',
+        'channels:history',
+        'groups:history',
+        'incoming-webhook',
+      ]);
       const [channel] = await channels();
+      assert.equal(channel.network, 'slack');
       assert.equal(channel.handle, '#launches');
-      await app.page.goto(`${t.url}/app/channels`);
-      await appReady(app.page);
-      assert.match((await app.page.textContent(`tr[data-channel-id="${channel.id}"]`)) ?? '', /active[\s\S]*#launches/);
-    } finally {
-      await app.close();
-    }
-  });
+      assert.equal(channel.displayName, '#launches (Acme)');
+      const row = await t.herald.db('channels').where({ id: channel.id }).first();
+      assert.ok(row.credentials.startsWith('v1.') && !row.credentials.includes('xoxb-'));
+
+      slack.installChannel = 'C0RANDOM';
+      const other = await connectThroughConsent(`/v1/rest/channels/${channel.id}/reconnect`, {});
+      assert.equal(other.status, 400, "a reconnect must pick the channel's own Slack channel");
+      slack.installChannel = 'C0LAUNCH';
+      assert.equal((await connectThroughConsent(`/v1/rest/channels/${channel.id}/reconnect`, {})).status, 200);
+      assert.equal((await channels()).length, 1);
+
+      const gone = await t.api('DELETE', `/v1/rest/channels/${channel.id}`, { token: a.apiKey });
+      assert.equal(gone.status, 200, JSON.stringify(gone.body));
+      assert.equal(gone.body.data.revokedAtNetwork, true);
+      assert.equal(slack.revoked.length, 1);
+    },
+  );
+
+  it(
+    "connects from the app's channels page through Slack's consent, " + 'saying so when the person cancels there',
+    async function () {
+      this.timeout(120_000);
+      const app = await openConnectForm(t.url, a, 'slack');
+      try {
+        // The browser goes to slack.com itself: its requests there are answered by the fake, redirects and all.
+        await app.page.route(`${API_ORIGIN}/**`, async (route) => {
+          const response = await route.fetch({
+            url: route.request().url().replace(API_ORIGIN, slack.url),
+            maxRedirects: 0,
+          });
+          await route.fulfill({ response });
+        });
+        assert.deepEqual(await app.labels(), [], 'Slack asks nothing here: the person picks the channel at Slack');
+        slack.denyNext = true;
+        await app.page.click('section[data-network="slack"] button:has-text("Connect at Slack")');
+        await app.page.waitForURL(/\/connect\/slack\/callback/);
+        assert.match((await app.page.textContent('body')) ?? '', /Slack did not grant access .*nothing was connected/s);
+        assert.deepEqual(await channels(), []);
+
+        await app.page.goto(`${t.url}/app/channels`);
+        await appReady(app.page);
+        await app.page.click('section[data-network="slack"] button:has-text("Connect at Slack")');
+        await app.page.waitForURL(/\/connect\/slack\/callback/);
+        const [channel] = await channels();
+        assert.equal(channel.handle, '#launches');
+        await app.page.goto(`${t.url}/app/channels`);
+        await appReady(app.page);
+        assert.match(
+          (await app.page.textContent(`tr[data-channel-id="${channel.id}"]`)) ?? '',
+          /active[\s\S]*#launches/,
+        );
+      } finally {
+        await app.close();
+      }
+    },
+  );
 
   it("is listed as not configured, and refuses to connect, without the operator's app", async () => {
     await t.close();
@@ -254,111 +267,119 @@ describe(`Slack, against a fake of its OAuth and Web API (${TEST_DB})`, function
     );
   });
 
-  it("publishes escaped text with Herald's key in the metadata, images as uploaded files in image blocks, and a first comment in the thread", async () => {
-    const channel = await connected();
-    const clock = pinClock(t, new Date().toISOString());
-    const worker = testWorker(t);
-    const text = await schedule(channel.id, { text: 'Fish & chips <today>' });
-    const pictures = await schedule(channel.id, {
-      text: 'Two pictures',
-      imageUrls: [`${files.origin}/photo.png`, `${files.origin}/photo.png?b`],
-      isScheduled: true,
-      dateTime: new Date(clock.now() + 60_000).toISOString(),
-      firstComment: { text: 'Thread continues', delayMinutes: 1 },
-    });
-    const patched = await t.api('PATCH', `/v1/rest/posts/${pictures.id}`, {
-      token: a.apiKey,
-      body: { channelOptions: { altText: ['a red kite'] } },
-    });
-    assert.equal(patched.status, 200, JSON.stringify(patched.body));
-    await worker.tick();
-    const sent = await get(text.id);
-    assert.equal(sent.status, 'published', sent.error);
-    const [first] = launches();
-    assert.equal(first.text, 'Fish &amp; chips &lt;today&gt;');
-    assert.deepEqual(first.metadata, { event_type: 'herald_post', event_payload: { key: text.id } });
-    assert.equal(sent.permalinkUrl, `https://acme.slack.com/archives/C0LAUNCH/p${first.ts.replace('.', '')}`);
+  it(
+    "publishes escaped text with Herald's key in the metadata, " +
+      'images as uploaded files in image blocks, and a first comment in the thread',
+    async () => {
+      const channel = await connected();
+      const clock = pinClock(t, new Date().toISOString());
+      const worker = testWorker(t);
+      const text = await schedule(channel.id, { text: 'Fish & chips <today>' });
+      const pictures = await schedule(channel.id, {
+        text: 'Two pictures',
+        imageUrls: [`${files.origin}/photo.png`, `${files.origin}/photo.png?b`],
+        isScheduled: true,
+        dateTime: new Date(clock.now() + 60_000).toISOString(),
+        firstComment: { text: 'Thread continues', delayMinutes: 1 },
+      });
+      const patched = await t.api('PATCH', `/v1/rest/posts/${pictures.id}`, {
+        token: a.apiKey,
+        body: { channelOptions: { altText: ['a red kite'] } },
+      });
+      assert.equal(patched.status, 200, JSON.stringify(patched.body));
+      await worker.tick();
+      const sent = await get(text.id);
+      assert.equal(sent.status, 'published', sent.error);
+      const [first] = launches();
+      assert.equal(first.text, 'Fish &amp; chips &lt;today&gt;');
+      assert.deepEqual(first.metadata, { event_type: 'herald_post', event_payload: { key: text.id } });
+      assert.equal(sent.permalinkUrl, `https://acme.slack.com/archives/C0LAUNCH/p${first.ts.replace('.', '')}`);
 
-    clock.advance(60_000);
-    await worker.tick();
-    const got = await get(pictures.id);
-    assert.equal(got.status, 'published', got.error);
-    const message = launches()[1];
-    assert.deepEqual(
-      message.blocks!.map((b: any) => b.type),
-      ['section', 'image', 'image'],
-    );
-    assert.deepEqual(
-      message.blocks!.slice(1).map((b: any) => b.alt_text),
-      ['a red kite', 'image 2'],
-    );
-    const fileIds = message.blocks!.slice(1).map((b: any) => b.slack_file.id);
-    assert.deepEqual(
-      fileIds.map((id: string) => slack.files.get(id)!.bytes!.length),
-      [TINY_PNG.length, TINY_PNG.length],
-    );
+      clock.advance(60_000);
+      await worker.tick();
+      const got = await get(pictures.id);
+      assert.equal(got.status, 'published', got.error);
+      const message = launches()[1];
+      assert.deepEqual(
+        message.blocks!.map((b: any) => b.type),
+        ['section', 'image', 'image'],
+      );
+      assert.deepEqual(
+        message.blocks!.slice(1).map((b: any) => b.alt_text),
+        ['a red kite', 'image 2'],
+      );
+      const fileIds = message.blocks!.slice(1).map((b: any) => b.slack_file.id);
+      assert.deepEqual(
+        fileIds.map((id: string) => slack.files.get(id)!.bytes!.length),
+        [TINY_PNG.length, TINY_PNG.length],
+      );
 
-    clock.advance(2 * 60_000);
-    await worker.tick();
-    const reply = launches()[2];
-    assert.equal(reply.text, 'Thread continues');
-    assert.equal(reply.thread_ts, message.ts);
-    assert.equal((await t.deps.repos.commentSteps.commentStep(pictures.id))?.networkCommentId, reply.ts);
-  });
+      clock.advance(2 * 60_000);
+      await worker.tick();
+      const reply = launches()[2];
+      assert.equal(reply.text, 'Thread continues');
+      assert.equal(reply.thread_ts, message.ts);
+      assert.equal((await t.deps.repos.commentSteps.commentStep(pictures.id))?.networkCommentId, reply.ts);
+    },
+  );
 
-  it("classifies Slack's failures: 429 waits for Retry-After, a 5xx to a message is looked up, channel errors are permanent, token_revoked reconnects", async () => {
-    const channel = await connected();
-    const clock = pinClock(t, new Date().toISOString());
-    const worker = testWorker(t);
+  it(
+    "classifies Slack's failures: 429 waits for Retry-After, " +
+      'a 5xx to a message is looked up, channel errors are permanent, token_revoked reconnects',
+    async () => {
+      const channel = await connected();
+      const clock = pinClock(t, new Date().toISOString());
+      const worker = testWorker(t);
 
-    slack.failNext('chat.postMessage', { ok: false, error: 'ratelimited' }, 429, { 'retry-after': '30' });
-    const limited = await schedule(channel.id, { text: 'Rate limited' });
-    await worker.tick();
-    assert.equal((await t.herald.db('posts').where({ id: limited.id }).first()).status, 'scheduled');
-    const until = Number((await t.herald.db('channels').where({ id: channel.id }).first()).rate_limited_until);
-    assert.equal(until, clock.now() + 30_000, 'the channel waits the Retry-After Slack named');
-    clock.advance(31_000);
-    await worker.tick();
-    assert.equal((await get(limited.id)).status, 'published', (await get(limited.id)).error);
+      slack.failNext('chat.postMessage', { ok: false, error: 'ratelimited' }, 429, { 'retry-after': '30' });
+      const limited = await schedule(channel.id, { text: 'Rate limited' });
+      await worker.tick();
+      assert.equal((await t.herald.db('posts').where({ id: limited.id }).first()).status, 'scheduled');
+      const until = Number((await t.herald.db('channels').where({ id: channel.id }).first()).rate_limited_until);
+      assert.equal(until, clock.now() + 30_000, 'the channel waits the Retry-After Slack named');
+      clock.advance(31_000);
+      await worker.tick();
+      assert.equal((await get(limited.id)).status, 'published', (await get(limited.id)).error);
 
-    // A 503 to a message may come after Slack made it: looked up by its key, and not found, left for a person.
-    slack.failNext('chat.postMessage', { ok: false, error: 'service_unavailable' }, 503);
-    const unavailable = await schedule(channel.id, { text: 'Slack unavailable' });
-    await worker.tick();
-    assert.equal((await get(unavailable.id)).status, 'unconfirmed');
-    assert.ok(slack.requests.includes('conversations.history'), 'looked up by its key');
-    // Slack's transient errors are the same; a lookup that fails too says so.
-    const second = await schedule(channel.id, { text: 'Lookup failed too' });
-    slack.failNext('chat.postMessage', { ok: false, error: 'internal_error' });
-    slack.failNext('conversations.history', { ok: false, error: 'internal_error' });
-    await worker.tick();
-    const unsure = await get(second.id);
-    assert.equal(unsure.status, 'unconfirmed');
-    assert.match(unsure.error, /Asking the network failed too: Slack answered internal_error/);
-    assert.equal(
-      launches().filter((m) => m.text.startsWith('Slack unavailable') || m.text.startsWith('Lookup')).length,
-      0,
-    );
+      // A 503 to a message may come after Slack made it: looked up by its key, and not found, left for a person.
+      slack.failNext('chat.postMessage', { ok: false, error: 'service_unavailable' }, 503);
+      const unavailable = await schedule(channel.id, { text: 'Slack unavailable' });
+      await worker.tick();
+      assert.equal((await get(unavailable.id)).status, 'unconfirmed');
+      assert.ok(slack.requests.includes('conversations.history'), 'looked up by its key');
+      // Slack's transient errors are the same; a lookup that fails too says so.
+      const second = await schedule(channel.id, { text: 'Lookup failed too' });
+      slack.failNext('chat.postMessage', { ok: false, error: 'internal_error' });
+      slack.failNext('conversations.history', { ok: false, error: 'internal_error' });
+      await worker.tick();
+      const unsure = await get(second.id);
+      assert.equal(unsure.status, 'unconfirmed');
+      assert.match(unsure.error, /Asking the network failed too: Slack answered internal_error/);
+      assert.equal(
+        launches().filter((m) => m.text.startsWith('Slack unavailable') || m.text.startsWith('Lookup')).length,
+        0,
+      );
 
-    slack.channels[0].archived = true;
-    const archived = await schedule(channel.id, { text: 'Into an archived channel' });
-    await worker.tick();
-    assert.equal((await get(archived.id)).status, 'failed');
-    assert.match((await get(archived.id)).error, /Slack answered is_archived/);
-    slack.channels[0].archived = false;
-    slack.failNext('chat.postMessage', { ok: false, error: 'msg_too_long' });
-    const long = await schedule(channel.id, { text: 'Too long for Slack' });
-    await worker.tick();
-    assert.match((await get(long.id)).error, /msg_too_long/);
-    assert.equal((await channels())[0].status, 'active');
+      slack.channels[0].archived = true;
+      const archived = await schedule(channel.id, { text: 'Into an archived channel' });
+      await worker.tick();
+      assert.equal((await get(archived.id)).status, 'failed');
+      assert.match((await get(archived.id)).error, /Slack answered is_archived/);
+      slack.channels[0].archived = false;
+      slack.failNext('chat.postMessage', { ok: false, error: 'msg_too_long' });
+      const long = await schedule(channel.id, { text: 'Too long for Slack' });
+      await worker.tick();
+      assert.match((await get(long.id)).error, /msg_too_long/);
+      assert.equal((await channels())[0].status, 'active');
 
-    slack.failNext('chat.postMessage', { ok: false, error: 'token_revoked' });
-    const revoked = await schedule(channel.id, { text: 'The app was removed' });
-    await worker.tick();
-    assert.equal((await get(revoked.id)).status, 'failed');
-    assert.equal((await channels())[0].status, 'needs_reconnect');
-    assert.equal(launches().length, 1, 'only the post that went through was made');
-  });
+      slack.failNext('chat.postMessage', { ok: false, error: 'token_revoked' });
+      const revoked = await schedule(channel.id, { text: 'The app was removed' });
+      await worker.tick();
+      assert.equal((await get(revoked.id)).status, 'failed');
+      assert.equal((await channels())[0].status, 'needs_reconnect');
+      assert.equal(launches().length, 1, 'only the post that went through was made');
+    },
+  );
 
   it('with token rotation, refreshes an expired token and publishes; a refused refresh needs a reconnect', async () => {
     slack.rotation = true;
@@ -388,84 +409,91 @@ describe(`Slack, against a fake of its OAuth and Web API (${TEST_DB})`, function
     assert.match(after.statusReason, /invalid_refresh_token/);
   });
 
-  it("settles a lost answer by Herald's key in the channel's metadata, and a lost reply in the thread; one never sent is left unconfirmed", async () => {
-    const channel = await connected();
-    const clock = pinClock(t, new Date().toISOString());
-    const worker = testWorker(t);
-    slack.postExternally('C0LAUNCH', 'Answer lost', 'bot');
-    slack.dropAnswerNext('chat.postMessage');
-    const post = await schedule(channel.id, {
-      text: 'Answer lost',
-      firstComment: { text: 'The reply', delayMinutes: 1 },
-    });
-    await worker.tick();
-    const got = await get(post.id);
-    assert.equal(got.status, 'published', got.error);
-    const mine = launches().filter((m) => m.metadata?.event_payload.key === post.id);
-    assert.equal(mine.length, 1);
-    assert.equal(
-      got.permalinkUrl,
-      `https://acme.slack.com/archives/C0LAUNCH/p${mine[0].ts.replace('.', '')}`,
-      'the message with the key, not the one with the same words',
-    );
-    assert.deepEqual(
-      (await t.deps.repos.publishAttempts.attempts(a.accountId, post.id)).map((x) => x.outcome),
-      ['reconciled'],
-    );
+  it(
+    "settles a lost answer by Herald's key in the channel's metadata, " +
+      'and a lost reply in the thread; one never sent is left unconfirmed',
+    async () => {
+      const channel = await connected();
+      const clock = pinClock(t, new Date().toISOString());
+      const worker = testWorker(t);
+      slack.postExternally('C0LAUNCH', 'Answer lost', 'bot');
+      slack.dropAnswerNext('chat.postMessage');
+      const post = await schedule(channel.id, {
+        text: 'Answer lost',
+        firstComment: { text: 'The reply', delayMinutes: 1 },
+      });
+      await worker.tick();
+      const got = await get(post.id);
+      assert.equal(got.status, 'published', got.error);
+      const mine = launches().filter((m) => m.metadata?.event_payload.key === post.id);
+      assert.equal(mine.length, 1);
+      assert.equal(
+        got.permalinkUrl,
+        `https://acme.slack.com/archives/C0LAUNCH/p${mine[0].ts.replace('.', '')}`,
+        'the message with the key, not the one with the same words',
+      );
+      assert.deepEqual(
+        (await t.deps.repos.publishAttempts.attempts(a.accountId, post.id)).map((x) => x.outcome),
+        ['reconciled'],
+      );
 
-    slack.dropAnswerNext('chat.postMessage');
-    clock.advance(2 * 60_000);
-    await worker.tick();
-    clock.advance(60 * 60_000);
-    await worker.tick();
-    assert.equal(launches().filter((m) => m.text === 'The reply').length, 1);
-    const tries = await t.herald
-      .db('publish_attempts')
-      .where({ post_id: post.id, kind: 'comment' })
-      .orderBy('seq')
-      .select('outcome');
-    assert.deepEqual(
-      tries.map((row: { outcome: string }) => row.outcome),
-      ['unknown', 'reconciled'],
-    );
+      slack.dropAnswerNext('chat.postMessage');
+      clock.advance(2 * 60_000);
+      await worker.tick();
+      clock.advance(60 * 60_000);
+      await worker.tick();
+      assert.equal(launches().filter((m) => m.text === 'The reply').length, 1);
+      const tries = await t.herald
+        .db('publish_attempts')
+        .where({ post_id: post.id, kind: 'comment' })
+        .orderBy('seq')
+        .select('outcome');
+      assert.deepEqual(
+        tries.map((row: { outcome: string }) => row.outcome),
+        ['unknown', 'reconciled'],
+      );
 
-    const missing = await schedule(channel.id, { text: 'Died before sending' });
-    await dieMidAttempt(t, clock);
-    clock.advance(2_000);
-    await worker.tick();
-    assert.equal((await get(missing.id)).status, 'unconfirmed', 'not found: never retried blind');
-    assert.equal(launches().filter((m) => m.text === 'Died before sending').length, 0);
-  });
+      const missing = await schedule(channel.id, { text: 'Died before sending' });
+      await dieMidAttempt(t, clock);
+      clock.advance(2_000);
+      await worker.tick();
+      assert.equal((await get(missing.id)).status, 'unconfirmed', 'not found: never retried blind');
+      assert.equal(launches().filter((m) => m.text === 'Died before sending').length, 0);
+    },
+  );
 
-  it("syncs the bot's messages with reply and reaction counts; herald network check reads the granted scopes", async () => {
-    const channel = await connected();
-    slack.postExternally('C0LAUNCH', 'From the bot &amp; co', 'bot', { replies: 2, reactions: 5 });
-    slack.postExternally('C0LAUNCH', 'From a person', 'person', { reactions: 1 });
-    await testWorker(t).sync();
-    const live = await t.api('GET', `/v1/rest/posts?livePosts=true&channelIds=${channel.id}`, { token: a.apiKey });
-    const found = live.body.data.filter((p: any) => p.isLivePost);
-    assert.deepEqual(
-      found.map((p: any) => [p.text, p.metrics]),
-      [['From the bot & co', { replies: 2, reactions: 5 }]],
-    );
+  it(
+    "syncs the bot's messages with reply and reaction counts; " + 'herald network check reads the granted scopes',
+    async () => {
+      const channel = await connected();
+      slack.postExternally('C0LAUNCH', 'From the bot &amp; co', 'bot', { replies: 2, reactions: 5 });
+      slack.postExternally('C0LAUNCH', 'From a person', 'person', { reactions: 1 });
+      await testWorker(t).sync();
+      const live = await t.api('GET', `/v1/rest/posts?livePosts=true&channelIds=${channel.id}`, { token: a.apiKey });
+      const found = live.body.data.filter((p: any) => p.isLivePost);
+      assert.deepEqual(
+        found.map((p: any) => [p.text, p.metrics]),
+        [['From the bot & co', { replies: 2, reactions: 5 }]],
+      );
 
-    const ok = await checkChannelConnection(t.deps, { channelId: channel.id });
-    assert.equal(ok.ok, true, JSON.stringify(ok));
-    assert.equal(ok.account, 'herald in Acme');
-    assert.deepEqual(ok.grantedScopes, [
-      'chat:write',
-      'files:write',
-      'channels:history',
-      'groups:history',
-      'incoming-webhook',
-    ]);
-    assert.ok(!JSON.stringify(ok).includes('xoxb-'));
+      const ok = await checkChannelConnection(t.deps, { channelId: channel.id });
+      assert.equal(ok.ok, true, JSON.stringify(ok));
+      assert.equal(ok.account, 'herald in Acme');
+      assert.deepEqual(ok.grantedScopes, [
+        'chat:write',
+        'files:write',
+        'channels:history',
+        'groups:history',
+        'incoming-webhook',
+      ]);
+      assert.ok(!JSON.stringify(ok).includes('xoxb-'));
 
-    slack.grantOnly = ['chat:write', 'incoming-webhook'];
-    await connectThroughConsent(`/v1/rest/channels/${channel.id}/reconnect`, {});
-    const partial = await checkChannelConnection(t.deps, { channelId: channel.id });
-    assert.equal(partial.ok, false);
-    assert.match(partial.problems[0], /not granted files:write, channels:history, groups:history/);
-    assert.match(partial.problems[1], /refused to read the channel \(missing_scope\)/);
-  });
+      slack.grantOnly = ['chat:write', 'incoming-webhook'];
+      await connectThroughConsent(`/v1/rest/channels/${channel.id}/reconnect`, {});
+      const partial = await checkChannelConnection(t.deps, { channelId: channel.id });
+      assert.equal(partial.ok, false);
+      assert.match(partial.problems[0], /not granted files:write, channels:history, groups:history/);
+      assert.match(partial.problems[1], /refused to read the channel \(missing_scope\)/);
+    },
+  );
 });

@@ -80,56 +80,61 @@ describe(`Telegram, against a fake of the Bot API (${TEST_DB})`, function () {
     assert.equal(row.capabilities.text.withMediaLimit, 1024);
   });
 
-  it("connects a bot that is the channel's administrator, checked with getMe, getChat and getChatMember; refuses one that is not", async () => {
-    const wrong = await connect({ botToken: '123:nope', chat: '@acmenews' });
-    assert.equal(wrong.status, 400, JSON.stringify(wrong.body));
-    assert.match(wrong.body.message, /Telegram answered 401: Unauthorized: check the bot token/);
-    const nowhere = await connect({ botToken: telegram.bot.token, chat: '@elsewhere' });
-    assert.equal(nowhere.status, 400);
-    assert.match(nowhere.body.message, /chat not found/);
-    telegram.chat.members.set(telegram.bot.id, { status: 'administrator', can_post_messages: false });
-    const mute = await connect();
-    assert.equal(mute.status, 400);
-    assert.match(mute.body.message, /@herald_test_bot may not post in the channel/);
-    telegram.chat.members.set(telegram.bot.id, { status: 'member' });
-    assert.match((await connect()).body.message, /is not an administrator of the channel/);
-    assert.equal((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data.length, 0);
+  it(
+    "connects a bot that is the channel's administrator, " +
+      'checked with getMe, getChat and getChatMember; refuses one that is not',
+    async () => {
+      const wrong = await connect({ botToken: '123:nope', chat: '@acmenews' });
+      assert.equal(wrong.status, 400, JSON.stringify(wrong.body));
+      assert.match(wrong.body.message, /Telegram answered 401: Unauthorized: check the bot token/);
+      const nowhere = await connect({ botToken: telegram.bot.token, chat: '@elsewhere' });
+      assert.equal(nowhere.status, 400);
+      assert.match(nowhere.body.message, /chat not found/);
+      telegram.chat.members.set(telegram.bot.id, { status: 'administrator', can_post_messages: false });
+      const mute = await connect();
+      assert.equal(mute.status, 400);
+      assert.match(mute.body.message, /@herald_test_bot may not post in the channel/);
+      telegram.chat.members.set(telegram.bot.id, { status: 'member' });
+      assert.match((await connect()).body.message, /is not an administrator of the channel/);
+      assert.equal((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data.length, 0);
 
-    telegram.chat.members.set(telegram.bot.id, { status: 'administrator', can_post_messages: true });
-    const channel = await connected();
-    assert.equal(channel.network, 'telegram');
-    assert.equal(channel.handle, '@acmenews');
-    assert.equal(channel.displayName, 'Acme News');
-    const row = await t.herald.db('channels').where({ id: channel.id }).first();
-    assert.ok(
-      row.credentials.startsWith('v1.') && !row.credentials.includes(telegram.bot.token),
-      'the token is sealed',
-    );
-    assert.deepEqual(telegram.requests.slice(-3), ['GET /getMe', 'GET /getChat', 'GET /getChatMember']);
+      telegram.chat.members.set(telegram.bot.id, { status: 'administrator', can_post_messages: true });
+      const channel = await connected();
+      assert.equal(channel.network, 'telegram');
+      assert.equal(channel.handle, '@acmenews');
+      assert.equal(channel.displayName, 'Acme News');
+      const row = await t.herald.db('channels').where({ id: channel.id }).first();
+      assert.ok(
+        row.credentials.startsWith('v1.') && !row.credentials.includes(telegram.bot.token),
+        'the token is sealed',
+      );
+      assert.deepEqual(telegram.requests.slice(-3), ['GET /getMe', 'GET /getChat', 'GET /getChatMember']);
 
-    // The token revoked in @BotFather: a post needs a reconnect, which takes only the new token and keeps the channel.
-    const oldToken = telegram.bot.token;
-    const newToken = telegram.revokeToken();
-    const post = await schedule(channel.id, { text: 'After the token changed' });
-    await testWorker(t).tick();
-    assert.equal((await get(post.id)).status, 'failed');
-    const broken = (await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data[0];
-    assert.equal(broken.status, 'needs_reconnect');
-    assert.match(broken.statusReason, /Unauthorized/);
-    assert.notEqual(newToken, oldToken);
-    const again = await t.api('POST', `/v1/rest/channels/${channel.id}/reconnect`, {
-      token: a.apiKey,
-      body: { botToken: newToken },
-    });
-    assert.equal(again.status, 201, JSON.stringify(again.body));
-    assert.equal(again.body.data[0].id, channel.id);
-    assert.equal(again.body.data[0].status, 'active');
+      // The token revoked in @BotFather: a post needs a reconnect,
+      // which takes only the new token and keeps the channel.
+      const oldToken = telegram.bot.token;
+      const newToken = telegram.revokeToken();
+      const post = await schedule(channel.id, { text: 'After the token changed' });
+      await testWorker(t).tick();
+      assert.equal((await get(post.id)).status, 'failed');
+      const broken = (await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data[0];
+      assert.equal(broken.status, 'needs_reconnect');
+      assert.match(broken.statusReason, /Unauthorized/);
+      assert.notEqual(newToken, oldToken);
+      const again = await t.api('POST', `/v1/rest/channels/${channel.id}/reconnect`, {
+        token: a.apiKey,
+        body: { botToken: newToken },
+      });
+      assert.equal(again.status, 201, JSON.stringify(again.body));
+      assert.equal(again.body.data[0].id, channel.id);
+      assert.equal(again.body.data[0].status, 'active');
 
-    const gone = await t.api('DELETE', `/v1/rest/channels/${channel.id}`, { token: a.apiKey });
-    assert.equal(gone.status, 200, JSON.stringify(gone.body));
-    assert.equal(gone.body.data.channel.status, 'disconnected');
-    assert.equal(gone.body.data.revokedAtNetwork, false, 'only @BotFather revokes a bot token');
-  });
+      const gone = await t.api('DELETE', `/v1/rest/channels/${channel.id}`, { token: a.apiKey });
+      assert.equal(gone.status, 200, JSON.stringify(gone.body));
+      assert.equal(gone.body.data.channel.status, 'disconnected');
+      assert.equal(gone.body.data.revokedAtNetwork, false, 'only @BotFather revokes a bot token');
+    },
+  );
 
   it('connects from the CLI with --bot-token and --chat', async function () {
     this.timeout(120_000);
@@ -172,69 +177,80 @@ describe(`Telegram, against a fake of the Bot API (${TEST_DB})`, function () {
     );
   });
 
-  it("connects from the app's channels page, its form built from GET /networks, saying why Telegram refuses", async function () {
-    this.timeout(120_000);
-    const browser = await openAppBrowser();
-    try {
-      const page = await (await browser.newContext()).newPage();
-      await signInToApp(page, t.url, a.email, a.password);
-      await page.goto(`${t.url}/app/channels`);
-      await appReady(page);
-      const form = 'section[data-network="telegram"]';
-      assert.equal(await page.getAttribute('#connect-telegram-botToken', 'type'), 'password', 'the token is not shown');
-      await page.fill('#connect-telegram-botToken', '123:wrong');
-      await page.fill('#connect-telegram-chat', '@acmenews');
-      await page.click(`${form} button:has-text("Connect")`);
-      await page.waitForSelector(`${form} [role=alert]`);
-      assert.match((await page.textContent(`${form} [role=alert]`)) ?? '', /check the bot token/);
-      await page.fill('#connect-telegram-botToken', telegram.bot.token);
-      await page.click(`${form} button:has-text("Connect")`);
-      await page.waitForSelector('text=Connected');
-      const [channel] = (await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data;
-      assert.equal(channel.handle, '@acmenews');
-      assert.equal(
-        await page.inputValue('#connect-telegram-botToken'),
-        '',
-        'the form forgets the token once connected',
-      );
-    } finally {
-      await browser.close();
-    }
-  });
+  it(
+    "connects from the app's channels page, " + 'its form built from GET /networks, saying why Telegram refuses',
+    async function () {
+      this.timeout(120_000);
+      const browser = await openAppBrowser();
+      try {
+        const page = await (await browser.newContext()).newPage();
+        await signInToApp(page, t.url, a.email, a.password);
+        await page.goto(`${t.url}/app/channels`);
+        await appReady(page);
+        const form = 'section[data-network="telegram"]';
+        assert.equal(
+          await page.getAttribute('#connect-telegram-botToken', 'type'),
+          'password',
+          'the token is not shown',
+        );
+        await page.fill('#connect-telegram-botToken', '123:wrong');
+        await page.fill('#connect-telegram-chat', '@acmenews');
+        await page.click(`${form} button:has-text("Connect")`);
+        await page.waitForSelector(`${form} [role=alert]`);
+        assert.match((await page.textContent(`${form} [role=alert]`)) ?? '', /check the bot token/);
+        await page.fill('#connect-telegram-botToken', telegram.bot.token);
+        await page.click(`${form} button:has-text("Connect")`);
+        await page.waitForSelector('text=Connected');
+        const [channel] = (await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data;
+        assert.equal(channel.handle, '@acmenews');
+        assert.equal(
+          await page.inputValue('#connect-telegram-botToken'),
+          '',
+          'the form forgets the token once connected',
+        );
+      } finally {
+        await browser.close();
+      }
+    },
+  );
 
-  it('refuses at write time a caption past 1,024 with media and a text past 4,096, counted in UTF-16 units, on REST and MCP', async () => {
-    const channel = await connected();
-    const caption = await t.api('POST', '/v1/rest/posts', {
-      token: a.apiKey,
-      body: {
+  it(
+    'refuses at write time a caption past 1,024 with media and a text past 4,096, ' +
+      'counted in UTF-16 units, on REST and MCP',
+    async () => {
+      const channel = await connected();
+      const caption = await t.api('POST', '/v1/rest/posts', {
+        token: a.apiKey,
+        body: {
+          channelIds: [channel.id],
+          text: 'x'.repeat(1025),
+          imageUrls: [`${files.origin}/photo.png`],
+          saveAsDraft: true,
+        },
+      });
+      assert.equal(caption.status, 400, JSON.stringify(caption.body));
+      assert.match(caption.body.message, /Telegram allows 1024 .* in a post with media; this text has 1025/);
+      const alone = await t.api('POST', '/v1/rest/posts', {
+        token: a.apiKey,
+        body: { channelIds: [channel.id], text: 'x'.repeat(1025), saveAsDraft: true },
+      });
+      assert.equal(alone.status, 201, 'without media the message takes 4,096');
+      const long = await t.api('POST', '/v1/rest/posts', {
+        token: a.apiKey,
+        body: { channelIds: [channel.id], text: '😀'.repeat(2049), saveAsDraft: true },
+      });
+      assert.equal(long.status, 400);
+      assert.match(long.body.message, /Telegram allows 4096 .*; this text has 4098/);
+      const tool = await callTool(t, a.apiKey, 'create_image_post', {
         channelIds: [channel.id],
-        text: 'x'.repeat(1025),
+        text: 'y'.repeat(1100),
         imageUrls: [`${files.origin}/photo.png`],
         saveAsDraft: true,
-      },
-    });
-    assert.equal(caption.status, 400, JSON.stringify(caption.body));
-    assert.match(caption.body.message, /Telegram allows 1024 .* in a post with media; this text has 1025/);
-    const alone = await t.api('POST', '/v1/rest/posts', {
-      token: a.apiKey,
-      body: { channelIds: [channel.id], text: 'x'.repeat(1025), saveAsDraft: true },
-    });
-    assert.equal(alone.status, 201, 'without media the message takes 4,096');
-    const long = await t.api('POST', '/v1/rest/posts', {
-      token: a.apiKey,
-      body: { channelIds: [channel.id], text: '😀'.repeat(2049), saveAsDraft: true },
-    });
-    assert.equal(long.status, 400);
-    assert.match(long.body.message, /Telegram allows 4096 .*; this text has 4098/);
-    const tool = await callTool(t, a.apiKey, 'create_image_post', {
-      channelIds: [channel.id],
-      text: 'y'.repeat(1100),
-      imageUrls: [`${files.origin}/photo.png`],
-      saveAsDraft: true,
-    });
-    assert.equal(tool.body.result.isError, true, JSON.stringify(tool.body));
-    assert.match(tool.body.result.content[0].text, /in a post with media/);
-  });
+      });
+      assert.equal(tool.body.result.isError, true, JSON.stringify(tool.body));
+      assert.match(tool.body.result.content[0].text, /in a post with media/);
+    },
+  );
 
   it('publishes posts written through MCP and in bulk, through the worker', async () => {
     const channel = await connected();
@@ -255,134 +271,148 @@ describe(`Telegram, against a fake of the Bot API (${TEST_DB})`, function () {
     assert.deepEqual(telegram.messages.map((m) => m.text).sort(), ['Bulk one', 'Bulk two', 'From a model']);
   });
 
-  it('publishes text, a photo with its caption, an album of a photo and a video, and a first comment as a reply', async () => {
-    const channel = await connected();
-    const clock = pinClock(t, new Date().toISOString());
-    const worker = testWorker(t);
-    const text = await schedule(channel.id, { text: 'Plain <b>words</b> & *stars*' }, { silent: true });
-    const photo = await schedule(channel.id, { text: 'A picture', imageUrls: [`${files.origin}/photo.png`] });
-    const album = await schedule(channel.id, {
-      text: 'Two things',
-      imageUrls: [`${files.origin}/photo.png`],
-      videoUrls: [`${files.origin}/clip.mp4`],
-      isScheduled: true,
-      dateTime: new Date(clock.now() + 60_000).toISOString(),
-      firstComment: { text: 'More below', delayMinutes: 1 },
-    });
-    await worker.tick();
-    const sent = await get(text.id);
-    assert.equal(sent.status, 'published', sent.error);
-    const [first, picture] = telegram.messages;
-    assert.equal(first.text, 'Plain <b>words</b> & *stars*', 'sent as written, nothing parsed');
-    assert.equal(first.disable_notification, true);
-    assert.equal(sent.permalinkUrl, `https://t.me/acmenews/${first.message_id}`);
-    assert.equal((await get(photo.id)).status, 'published');
-    assert.equal(picture.caption, 'A picture');
-    assert.equal(picture.bytes, TINY_PNG.length);
+  it(
+    'publishes text, a photo with its caption, ' + 'an album of a photo and a video, and a first comment as a reply',
+    async () => {
+      const channel = await connected();
+      const clock = pinClock(t, new Date().toISOString());
+      const worker = testWorker(t);
+      const text = await schedule(channel.id, { text: 'Plain <b>words</b> & *stars*' }, { silent: true });
+      const photo = await schedule(channel.id, { text: 'A picture', imageUrls: [`${files.origin}/photo.png`] });
+      const album = await schedule(channel.id, {
+        text: 'Two things',
+        imageUrls: [`${files.origin}/photo.png`],
+        videoUrls: [`${files.origin}/clip.mp4`],
+        isScheduled: true,
+        dateTime: new Date(clock.now() + 60_000).toISOString(),
+        firstComment: { text: 'More below', delayMinutes: 1 },
+      });
+      await worker.tick();
+      const sent = await get(text.id);
+      assert.equal(sent.status, 'published', sent.error);
+      const [first, picture] = telegram.messages;
+      assert.equal(first.text, 'Plain <b>words</b> & *stars*', 'sent as written, nothing parsed');
+      assert.equal(first.disable_notification, true);
+      assert.equal(sent.permalinkUrl, `https://t.me/acmenews/${first.message_id}`);
+      assert.equal((await get(photo.id)).status, 'published');
+      assert.equal(picture.caption, 'A picture');
+      assert.equal(picture.bytes, TINY_PNG.length);
 
-    clock.advance(60_000);
-    await worker.tick();
-    const albumPost = await get(album.id);
-    assert.equal(albumPost.status, 'published', albumPost.error);
-    const group = telegram.messages.filter((m) => m.media_group_id);
-    assert.equal(group.length, 2);
-    assert.equal(group[0].caption, 'Two things');
-    assert.equal(group[1].video?.file_size, video.length);
-    assert.equal(albumPost.permalinkUrl, `https://t.me/acmenews/${group[0].message_id}`);
+      clock.advance(60_000);
+      await worker.tick();
+      const albumPost = await get(album.id);
+      assert.equal(albumPost.status, 'published', albumPost.error);
+      const group = telegram.messages.filter((m) => m.media_group_id);
+      assert.equal(group.length, 2);
+      assert.equal(group[0].caption, 'Two things');
+      assert.equal(group[1].video?.file_size, video.length);
+      assert.equal(albumPost.permalinkUrl, `https://t.me/acmenews/${group[0].message_id}`);
 
-    clock.advance(2 * 60_000);
-    await worker.tick();
-    const reply = telegram.messages.at(-1)!;
-    assert.equal(reply.text, 'More below');
-    assert.equal(reply.reply_to_message?.message_id, group[0].message_id);
-    assert.equal((await t.deps.repos.commentSteps.commentStep(album.id))?.networkCommentId, String(reply.message_id));
-  });
+      clock.advance(2 * 60_000);
+      await worker.tick();
+      const reply = telegram.messages.at(-1)!;
+      assert.equal(reply.text, 'More below');
+      assert.equal(reply.reply_to_message?.message_id, group[0].message_id);
+      assert.equal((await t.deps.repos.commentSteps.commentStep(album.id))?.networkCommentId, String(reply.message_id));
+    },
+  );
 
-  it("classifies Telegram's failures: 429 waits for retry_after, a 5xx to a send is unknown, 400 is permanent, 403 reconnects", async () => {
-    const channel = await connected();
-    const clock = pinClock(t, new Date().toISOString());
-    const worker = testWorker(t);
+  it(
+    "classifies Telegram's failures: 429 waits for retry_after, " +
+      'a 5xx to a send is unknown, 400 is permanent, 403 reconnects',
+    async () => {
+      const channel = await connected();
+      const clock = pinClock(t, new Date().toISOString());
+      const worker = testWorker(t);
 
-    telegram.flood(30);
-    const limited = await schedule(channel.id, { text: 'Flood control' });
-    await worker.tick();
-    assert.equal((await t.herald.db('posts').where({ id: limited.id }).first()).status, 'scheduled');
-    const until = Number((await t.herald.db('channels').where({ id: channel.id }).first()).rate_limited_until);
-    assert.ok(
-      until >= clock.now() + 29_000 && until <= clock.now() + 31_000,
-      'the channel waits the retry_after Telegram named',
-    );
-    telegram.flood(0);
-    clock.advance(31_000);
-    await worker.tick();
-    assert.equal((await get(limited.id)).status, 'published', (await get(limited.id)).error);
+      telegram.flood(30);
+      const limited = await schedule(channel.id, { text: 'Flood control' });
+      await worker.tick();
+      assert.equal((await t.herald.db('posts').where({ id: limited.id }).first()).status, 'scheduled');
+      const until = Number((await t.herald.db('channels').where({ id: channel.id }).first()).rate_limited_until);
+      assert.ok(
+        until >= clock.now() + 29_000 && until <= clock.now() + 31_000,
+        'the channel waits the retry_after Telegram named',
+      );
+      telegram.flood(0);
+      clock.advance(31_000);
+      await worker.tick();
+      assert.equal((await get(limited.id)).status, 'published', (await get(limited.id)).error);
 
-    // A 502 to a send may come after the message was made: with no key to look it up by, a person decides.
-    telegram.failNext('sendMessage', 502, 'Bad Gateway');
-    const gateway = await schedule(channel.id, { text: 'Behind a bad gateway' });
-    await worker.tick();
-    assert.equal((await get(gateway.id)).status, 'unconfirmed');
-    // A 5xx to a read is retried: connecting then says to try again.
-    telegram.failNext('getMe', 500, 'Internal Server Error');
-    const later = await connect();
-    assert.equal(later.status, 503, JSON.stringify(later.body));
-    assert.match(later.body.message, /Telegram could not be reached .*try again/);
+      // A 502 to a send may come after the message was made: with no key to look it up by, a person decides.
+      telegram.failNext('sendMessage', 502, 'Bad Gateway');
+      const gateway = await schedule(channel.id, { text: 'Behind a bad gateway' });
+      await worker.tick();
+      assert.equal((await get(gateway.id)).status, 'unconfirmed');
+      // A 5xx to a read is retried: connecting then says to try again.
+      telegram.failNext('getMe', 500, 'Internal Server Error');
+      const later = await connect();
+      assert.equal(later.status, 503, JSON.stringify(later.body));
+      assert.match(later.body.message, /Telegram could not be reached .*try again/);
 
-    telegram.failNext('sendMessage', 400, "Bad Request: can't parse entities: Unsupported start tag");
-    const refused = await schedule(channel.id, { text: 'Refused for good' });
-    await worker.tick();
-    const failed = await get(refused.id);
-    assert.equal(failed.status, 'failed');
-    assert.match(failed.error, /Telegram answered 400: Bad Request: can't parse entities/);
-    assert.equal((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data[0].status, 'active');
+      telegram.failNext('sendMessage', 400, "Bad Request: can't parse entities: Unsupported start tag");
+      const refused = await schedule(channel.id, { text: 'Refused for good' });
+      await worker.tick();
+      const failed = await get(refused.id);
+      assert.equal(failed.status, 'failed');
+      assert.match(failed.error, /Telegram answered 400: Bad Request: can't parse entities/);
+      assert.equal((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data[0].status, 'active');
 
-    telegram.chat.members.set(telegram.bot.id, { status: 'kicked' });
-    const kicked = await schedule(channel.id, { text: 'The bot was removed' });
-    await worker.tick();
-    assert.match((await get(kicked.id)).error, /403: Forbidden: bot is not a member of the channel chat/);
-    assert.equal((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data[0].status, 'needs_reconnect');
-    assert.equal(telegram.messages.length, 1, 'only the post that went through was made');
-  });
+      telegram.chat.members.set(telegram.bot.id, { status: 'kicked' });
+      const kicked = await schedule(channel.id, { text: 'The bot was removed' });
+      await worker.tick();
+      assert.match((await get(kicked.id)).error, /403: Forbidden: bot is not a member of the channel chat/);
+      assert.equal(
+        (await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data[0].status,
+        'needs_reconnect',
+      );
+      assert.equal(telegram.messages.length, 1, 'only the post that went through was made');
+    },
+  );
 
-  it('leaves a post whose answer was lost unconfirmed for a person, never sending it again; a lost reply gets no second try', async () => {
-    const channel = await connected();
-    const clock = pinClock(t, new Date().toISOString());
-    const worker = testWorker(t);
-    telegram.dropAnswerNext('sendMessage');
-    const post = await schedule(channel.id, { text: 'Answer lost' });
-    await worker.tick();
-    clock.advance(60 * 60_000);
-    await worker.tick();
-    assert.equal((await get(post.id)).status, 'unconfirmed');
-    assert.equal(telegram.messages.length, 1, 'made once, and never sent blind again');
+  it(
+    'leaves a post whose answer was lost unconfirmed for a person, ' +
+      'never sending it again; a lost reply gets no second try',
+    async () => {
+      const channel = await connected();
+      const clock = pinClock(t, new Date().toISOString());
+      const worker = testWorker(t);
+      telegram.dropAnswerNext('sendMessage');
+      const post = await schedule(channel.id, { text: 'Answer lost' });
+      await worker.tick();
+      clock.advance(60 * 60_000);
+      await worker.tick();
+      assert.equal((await get(post.id)).status, 'unconfirmed');
+      assert.equal(telegram.messages.length, 1, 'made once, and never sent blind again');
 
-    const died = await schedule(channel.id, { text: 'Worker died' });
-    await dieMidAttempt(t, clock);
-    clock.advance(2_000);
-    await worker.tick();
-    assert.equal((await get(died.id)).status, 'unconfirmed');
-    assert.equal(telegram.messages.length, 1);
+      const died = await schedule(channel.id, { text: 'Worker died' });
+      await dieMidAttempt(t, clock);
+      clock.advance(2_000);
+      await worker.tick();
+      assert.equal((await get(died.id)).status, 'unconfirmed');
+      assert.equal(telegram.messages.length, 1);
 
-    const commented = await schedule(channel.id, {
-      text: 'With a reply',
-      firstComment: { text: 'The reply', delayMinutes: 1 },
-    });
-    await worker.tick();
-    assert.equal((await get(commented.id)).status, 'published');
-    telegram.dropAnswerNext('sendMessage');
-    clock.advance(2 * 60_000);
-    await worker.tick();
-    clock.advance(60 * 60_000);
-    await worker.tick();
-    assert.equal(
-      telegram.messages.filter((m) => m.text === 'The reply').length,
-      1,
-      'one reply: an unknown outcome is not tried again',
-    );
-    const step = await t.deps.repos.commentSteps.commentStep(commented.id);
-    assert.equal(step?.status, 'failed');
-    assert.match(step?.lastError ?? '', /was not tried again, so it is never made twice/);
-  });
+      const commented = await schedule(channel.id, {
+        text: 'With a reply',
+        firstComment: { text: 'The reply', delayMinutes: 1 },
+      });
+      await worker.tick();
+      assert.equal((await get(commented.id)).status, 'published');
+      telegram.dropAnswerNext('sendMessage');
+      clock.advance(2 * 60_000);
+      await worker.tick();
+      clock.advance(60 * 60_000);
+      await worker.tick();
+      assert.equal(
+        telegram.messages.filter((m) => m.text === 'The reply').length,
+        1,
+        'one reply: an unknown outcome is not tried again',
+      );
+      const step = await t.deps.repos.commentSteps.commentStep(commented.id);
+      assert.equal(step?.status, 'failed');
+      assert.match(step?.lastError ?? '', /was not tried again, so it is never made twice/);
+    },
+  );
 
   it("reads the chat's getChatMemberCount at each sync as the channel's audience in REST insights", async () => {
     const channel = await connected();
@@ -391,20 +421,24 @@ describe(`Telegram, against a fake of the Bot API (${TEST_DB})`, function () {
     });
   });
 
-  it('live sync finds nothing a bot cannot read; herald network check names the bot, the chat and its right to post', async () => {
-    const channel = await connected();
-    await testWorker(t).sync();
-    const live = await t.api('GET', `/v1/rest/posts?livePosts=true&channelIds=${channel.id}`, { token: a.apiKey });
-    assert.equal(live.body.data.filter((p: any) => p.isLivePost).length, 0);
-    const ok = await checkChannelConnection(t.deps, { channelId: channel.id });
-    assert.deepEqual(
-      { ok: ok.ok, account: ok.account, scopes: ok.grantedScopes },
-      { ok: true, account: '@herald_test_bot in Acme News', scopes: ['can_post_messages'] },
-    );
-    assert.ok(!JSON.stringify(ok).includes(telegram.bot.token));
-    telegram.chat.members.set(telegram.bot.id, { status: 'administrator', can_post_messages: false });
-    const demoted = await checkChannelConnection(t.deps, { channelId: channel.id });
-    assert.equal(demoted.ok, false);
-    assert.match(demoted.problems[0], /may not post in the channel/);
-  });
+  it(
+    'live sync finds nothing a bot cannot read; ' +
+      'herald network check names the bot, the chat and its right to post',
+    async () => {
+      const channel = await connected();
+      await testWorker(t).sync();
+      const live = await t.api('GET', `/v1/rest/posts?livePosts=true&channelIds=${channel.id}`, { token: a.apiKey });
+      assert.equal(live.body.data.filter((p: any) => p.isLivePost).length, 0);
+      const ok = await checkChannelConnection(t.deps, { channelId: channel.id });
+      assert.deepEqual(
+        { ok: ok.ok, account: ok.account, scopes: ok.grantedScopes },
+        { ok: true, account: '@herald_test_bot in Acme News', scopes: ['can_post_messages'] },
+      );
+      assert.ok(!JSON.stringify(ok).includes(telegram.bot.token));
+      telegram.chat.members.set(telegram.bot.id, { status: 'administrator', can_post_messages: false });
+      const demoted = await checkChannelConnection(t.deps, { channelId: channel.id });
+      assert.equal(demoted.ok, false);
+      assert.match(demoted.problems[0], /may not post in the channel/);
+    },
+  );
 });

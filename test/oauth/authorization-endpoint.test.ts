@@ -83,30 +83,34 @@ describe('OAuth authorization endpoint', () => {
     assert.equal(answer.location, null);
   });
 
-  it('signs in, shows the consent page with the client, its redirect host and the scopes, and redirects with code, state and iss', async () => {
-    const user = new FormUser(h.url);
-    const signInPage = await user.request(params());
-    const signedIn = await user.signIn(signInPage, account.email, account.password);
-    assert.equal(signedIn.status, 303);
-    const consent = await user.request(signedIn.location!);
-    assert.equal(consent.status, 200);
-    assert.match(consent.html, /Claude &lt;script&gt;/);
-    assert.match(consent.html, /127\.0\.0\.1:53682/);
-    assert.match(consent.html, /read_profile/);
-    assert.match(consent.html, /manage_post/);
-    assert.match(consent.html, /name="manage_team" type="checkbox" value="yes" checked/);
-    assert.match(
-      consent.headers.get('content-security-policy') ?? '',
-      /form-action 'self' http:\/\/127\.0\.0\.1:53682/,
-    );
-    const decided = await user.decide(consent, 'approve');
-    assert.equal(decided.status, 303);
-    const redirect = new URL(decided.location!);
-    assert.equal(redirect.origin + redirect.pathname, REDIRECT_URI);
-    assert.match(redirect.searchParams.get('code')!, /^hac_/);
-    assert.equal(redirect.searchParams.get('state'), 'st-123');
-    assert.equal(redirect.searchParams.get('iss'), h.url);
-  });
+  it(
+    'signs in, shows the consent page with the client, ' +
+      'its redirect host and the scopes, and redirects with code, state and iss',
+    async () => {
+      const user = new FormUser(h.url);
+      const signInPage = await user.request(params());
+      const signedIn = await user.signIn(signInPage, account.email, account.password);
+      assert.equal(signedIn.status, 303);
+      const consent = await user.request(signedIn.location!);
+      assert.equal(consent.status, 200);
+      assert.match(consent.html, /Claude &lt;script&gt;/);
+      assert.match(consent.html, /127\.0\.0\.1:53682/);
+      assert.match(consent.html, /read_profile/);
+      assert.match(consent.html, /manage_post/);
+      assert.match(consent.html, /name="manage_team" type="checkbox" value="yes" checked/);
+      assert.match(
+        consent.headers.get('content-security-policy') ?? '',
+        /form-action 'self' http:\/\/127\.0\.0\.1:53682/,
+      );
+      const decided = await user.decide(consent, 'approve');
+      assert.equal(decided.status, 303);
+      const redirect = new URL(decided.location!);
+      assert.equal(redirect.origin + redirect.pathname, REDIRECT_URI);
+      assert.match(redirect.searchParams.get('code')!, /^hac_/);
+      assert.equal(redirect.searchParams.get('state'), 'st-123');
+      assert.equal(redirect.searchParams.get('iss'), h.url);
+    },
+  );
 
   it('lets the user sign out from the consent page and sign in as someone else', async () => {
     const other = await h.seedAccount();

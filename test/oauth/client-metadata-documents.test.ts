@@ -177,56 +177,75 @@ describe(`Client ID Metadata Documents (${TEST_DB})`, () => {
     assert.equal(body.client_id_metadata_document_supported, true);
   });
 
-  it('lets the v2 client connect with its metadata URL as client_id, through consent and the token endpoint, fetching the document once', async () => {
-    const clientId = site.serve('/v2/client.json', {}, { headers: { 'cache-control': 'max-age=600' } });
-    const provider = new MetadataUrlProvider(clientId, new FormUser(h.url), account);
-    const connect = () => {
-      const transport = new StreamableHTTPClientTransport(new URL(h.url + '/mcp'), { authProvider: provider });
-      const client = new Client(
-        { name: 'notes-desk', version: '1.0.0' },
-        { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  it(
+    'lets the v2 client connect with its metadata URL as client_id, ' +
+      'through consent and the token endpoint, fetching the document once',
+    async () => {
+      const clientId = site.serve('/v2/client.json', {}, { headers: { 'cache-control': 'max-age=600' } });
+      const provider = new MetadataUrlProvider(clientId, new FormUser(h.url), account);
+      const connect = () => {
+        const transport = new StreamableHTTPClientTransport(new URL(h.url + '/mcp'), { authProvider: provider });
+        const client = new Client(
+          { name: 'notes-desk', version: '1.0.0' },
+          { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+        );
+        return { client, transport };
+      };
+      const first = connect();
+      await assert.rejects(first.client.connect(first.transport), UnauthorizedError);
+      assert.equal(provider.client?.client_id, clientId, 'the client used its URL instead of registering');
+      assert.equal(
+        await h.herald
+          .db('oauth_clients')
+          .where({ id: clientId })
+          .first()
+          .then((row) => row?.client_name),
+        'Notes Desk',
       );
-      return { client, transport };
-    };
-    const first = connect();
-    await assert.rejects(first.client.connect(first.transport), UnauthorizedError);
-    assert.equal(provider.client?.client_id, clientId, 'the client used its URL instead of registering');
-    assert.equal(
-      await h.herald
-        .db('oauth_clients')
-        .where({ id: clientId })
-        .first()
-        .then((row) => row?.client_name),
-      'Notes Desk',
-    );
-    const callback = provider.callback!;
-    assert.ok(callback.searchParams.get('code'));
-    await first.transport.finishAuth(callback.searchParams);
-    assert.match(provider.saved!.access_token, /^hoa_/);
-    const family = await h.herald.db('oauth_token_families').where({ client_id: clientId }).first();
-    assert.ok(family, 'the token family belongs to the URL client_id');
+      const callback = provider.callback!;
+      assert.ok(callback.searchParams.get('code'));
+      await first.transport.finishAuth(callback.searchParams);
+      assert.match(provider.saved!.access_token, /^hoa_/);
+      const family = await h.herald.db('oauth_token_families').where({ client_id: clientId }).first();
+      assert.ok(family, 'the token family belongs to the URL client_id');
 
-    const { client, transport } = connect();
-    await client.connect(transport);
-    const channels = await client.callTool({ name: 'get_channels', arguments: {} });
-    assert.notEqual(channels.isError, true, JSON.stringify(channels.content));
-    await client.close();
-    assert.equal(site.count('/v2/client.json'), 1, 'three authorization steps and the token exchange shared one fetch');
-  });
+      const { client, transport } = connect();
+      await client.connect(transport);
+      const channels = await client.callTool({ name: 'get_channels', arguments: {} });
+      assert.notEqual(channels.isError, true, JSON.stringify(channels.content));
+      await client.close();
+      assert.equal(
+        site.count('/v2/client.json'),
+        1,
+        'three authorization steps and the token exchange shared one fetch',
+      );
+    },
+  );
 
-  it('shows the client name with the host of its client_id on the sign-in and consent pages, and warns about a local redirect', async () => {
-    const clientId = site.serve('/consent/client.json', { client_name: 'Notes Desk Pro' });
-    const user = new FormUser(h.url);
-    const signIn = await user.request(authorization(h, clientId));
-    assert.equal(signIn.status, 200);
-    assert.match(signIn.html, /Notes Desk Pro <span class="from">from <strong class="host">127\.0\.0\.1:\d+<\/strong>/);
-    const consent = await user.request((await user.signIn(signIn, account.email, account.password)).location!);
-    assert.match(
-      consent.html,
-      /<h1><span class="client">Notes Desk Pro <span class="from">from <strong class="host">127\.0\.0\.1:\d+<\/strong><\/span><\/span> wants to use your Herald account/,
-    );
-    assert.match(consent.html, /receives your answer on this computer \(127\.0\.0\.1:53682\)/);
-  });
+  it(
+    'shows the client name with the host of its client_id on the sign-in and consent pages, ' +
+      'and warns about a local redirect',
+    async () => {
+      const clientId = site.serve('/consent/client.json', { client_name: 'Notes Desk Pro' });
+      const user = new FormUser(h.url);
+      const signIn = await user.request(authorization(h, clientId));
+      assert.equal(signIn.status, 200);
+      assert.match(
+        signIn.html,
+        /Notes Desk Pro <span class="from">from <strong class="host">127\.0\.0\.1:\d+<\/strong>/,
+      );
+      const consent = await user.request((await user.signIn(signIn, account.email, account.password)).location!);
+      assert.match(
+        consent.html,
+        new RegExp(
+          /<h1><span class="client">Notes Desk Pro <span class="from">/.source +
+            /from <strong class="host">127\.0\.0\.1:\d+<\/strong><\/span><\/span> /.source +
+            /wants to use your Herald account/.source,
+        ),
+      );
+      assert.match(consent.html, /receives your answer on this computer \(127\.0\.0\.1:53682\)/);
+    },
+  );
 
   describe('refuses, on a page and without redirecting, a document Herald must not trust', () => {
     const refusals: [string, (path: string) => string, RegExp][] = [

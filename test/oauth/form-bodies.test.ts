@@ -71,18 +71,21 @@ describe('OAuth and app form endpoints given a body that is not a form', () => {
     });
   }
 
-  it('refuses a field sent twice with a 400 naming it (a repeated client_id was a 500 at the token endpoint)', async () => {
-    const twice =
-      'grant_type=authorization_code&code=hoc_x&client_id=hc_one&client_id=hc_two&redirect_uri=x&code_verifier=y';
-    for (const path of [...FORM_PAGES, ...CLIENT_FORM_PATHS]) {
-      const response = await fetch(h.url + path, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: twice,
-      });
-      const text = await response.text();
-      assert.equal(response.status, 400, `${path}: ${text.slice(0, 300)}`);
-      assert.match(text, /The field client_id is sent more than once; send it once\./, path);
-    }
-  });
+  it(
+    'refuses a field sent twice with a 400 naming it ' + '(a repeated client_id was a 500 at the token endpoint)',
+    async () => {
+      const twice =
+        'grant_type=authorization_code&code=hoc_x&client_id=hc_one&client_id=hc_two&redirect_uri=x&code_verifier=y';
+      for (const path of [...FORM_PAGES, ...CLIENT_FORM_PATHS]) {
+        const response = await fetch(h.url + path, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: twice,
+        });
+        const text = await response.text();
+        assert.equal(response.status, 400, `${path}: ${text.slice(0, 300)}`);
+        assert.match(text, /The field client_id is sent more than once; send it once\./, path);
+      }
+    },
+  );
 });

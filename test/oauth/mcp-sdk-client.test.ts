@@ -107,50 +107,53 @@ describe('the MCP SDK client OAuth flow', () => {
     );
   });
 
-  it('connects through the 401, registration, PKCE, sign-in and consent, then lists and calls tools, and refreshes', async () => {
-    const provider = new FormSubmittingProvider(new FormUser(h.url), account, true);
-    const first = sdkClient(provider);
-    // The transport hits the 401, runs auth() from its resource_metadata and "redirects" the user.
-    await assert.rejects(first.client.connect(first.transport), UnauthorizedError);
-    assert.match(String(provider.client?.client_id), /^hc_/);
-    const callback = provider.callback!;
-    assert.equal(callback.searchParams.get('state'), 'sdk-state-1');
-    assert.equal(callback.searchParams.get('iss'), h.url);
-    await first.transport.finishAuth(callback.searchParams.get('code')!);
-    const tokens = provider.saved!;
-    assert.match(tokens.access_token, /^hoa_/);
-    assert.equal(tokens.scope, 'read_profile manage_post manage_team');
+  it(
+    'connects through the 401, registration, PKCE, ' + 'sign-in and consent, then lists and calls tools, and refreshes',
+    async () => {
+      const provider = new FormSubmittingProvider(new FormUser(h.url), account, true);
+      const first = sdkClient(provider);
+      // The transport hits the 401, runs auth() from its resource_metadata and "redirects" the user.
+      await assert.rejects(first.client.connect(first.transport), UnauthorizedError);
+      assert.match(String(provider.client?.client_id), /^hc_/);
+      const callback = provider.callback!;
+      assert.equal(callback.searchParams.get('state'), 'sdk-state-1');
+      assert.equal(callback.searchParams.get('iss'), h.url);
+      await first.transport.finishAuth(callback.searchParams.get('code')!);
+      const tokens = provider.saved!;
+      assert.match(tokens.access_token, /^hoa_/);
+      assert.equal(tokens.scope, 'read_profile manage_post manage_team');
 
-    const { client, transport } = sdkClient(provider);
-    await client.connect(transport);
-    const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name).sort(), await toolNamesWithApiKey('/mcp'));
-    assert.ok(tools.some((t) => t.name === 'get_channels'));
-    const channels = await client.callTool({ name: 'get_channels', arguments: {} });
-    assert.notEqual(channels.isError, true, JSON.stringify(channels.content));
-    assert.deepEqual(
-      (channels.structuredContent as { data: { id: string }[] }).data.map((c) => c.id).sort(),
-      [...account.channelIds].sort(),
-    );
-    const created = await client.callTool({
-      name: 'create_text_post',
-      arguments: { text: 'via OAuth', channelIds: [account.channelIds[0]], saveAsDraft: true },
-    });
-    assert.notEqual(created.isError, true, JSON.stringify(created.content));
-    const team = await client.callTool({ name: 'approval_list_pending', arguments: {} });
-    assert.notEqual(team.isError, true, JSON.stringify(team.content));
-    await client.close();
+      const { client, transport } = sdkClient(provider);
+      await client.connect(transport);
+      const { tools } = await client.listTools();
+      assert.deepEqual(tools.map((t) => t.name).sort(), await toolNamesWithApiKey('/mcp'));
+      assert.ok(tools.some((t) => t.name === 'get_channels'));
+      const channels = await client.callTool({ name: 'get_channels', arguments: {} });
+      assert.notEqual(channels.isError, true, JSON.stringify(channels.content));
+      assert.deepEqual(
+        (channels.structuredContent as { data: { id: string }[] }).data.map((c) => c.id).sort(),
+        [...account.channelIds].sort(),
+      );
+      const created = await client.callTool({
+        name: 'create_text_post',
+        arguments: { text: 'via OAuth', channelIds: [account.channelIds[0]], saveAsDraft: true },
+      });
+      assert.notEqual(created.isError, true, JSON.stringify(created.content));
+      const team = await client.callTool({ name: 'approval_list_pending', arguments: {} });
+      assert.notEqual(team.isError, true, JSON.stringify(team.content));
+      await client.close();
 
-    // With a refresh token stored, auth() refreshes instead of sending the user through the pages again.
-    assert.equal(await auth(provider, { serverUrl: h.url + '/mcp' }), 'AUTHORIZED');
-    const refreshed = provider.saved!;
-    assert.notEqual(refreshed.access_token, tokens.access_token);
-    assert.notEqual(refreshed.refresh_token, tokens.refresh_token);
-    const again = sdkClient(provider);
-    await again.client.connect(again.transport);
-    assert.ok((await again.client.listTools()).tools.some((t) => t.name === 'create_text_post'));
-    await again.client.close();
-  });
+      // With a refresh token stored, auth() refreshes instead of sending the user through the pages again.
+      assert.equal(await auth(provider, { serverUrl: h.url + '/mcp' }), 'AUTHORIZED');
+      const refreshed = provider.saved!;
+      assert.notEqual(refreshed.access_token, tokens.access_token);
+      assert.notEqual(refreshed.refresh_token, tokens.refresh_token);
+      const again = sdkClient(provider);
+      await again.client.connect(again.transport);
+      assert.ok((await again.client.listTools()).tools.some((t) => t.name === 'create_text_post'));
+      await again.client.close();
+    },
+  );
 
   it('connects to /mcp/claude with a token bound to that resource', async () => {
     const provider = new FormSubmittingProvider(new FormUser(h.url), account, false);

@@ -181,18 +181,21 @@ describe('OAuth metadata (RFC 9728, RFC 8414) and dynamic registration (RFC 7591
     }
   });
 
-  it('takes application_type (MCP 2026-07-28) and, when an older client omits it, reads it from the redirect URIs', async () => {
-    const register = async (body: Record<string, unknown>) =>
-      (await h.api('POST', '/oauth2/mcp/register', { body })).body.application_type;
-    assert.equal(await register({ redirect_uris: ['http://127.0.0.1:9/cb'], application_type: 'native' }), 'native');
-    assert.equal(await register({ redirect_uris: ['https://app.example/cb'], application_type: 'web' }), 'web');
-    assert.equal(await register({ redirect_uris: ['http://localhost:8/cb', 'http://[::1]:8/cb'] }), 'native');
-    assert.equal(await register({ redirect_uris: ['https://app.example/cb', 'http://localhost:8/cb'] }), 'web');
-    const refused = await h.api('POST', '/oauth2/mcp/register', {
-      body: { redirect_uris: ['https://app.example/cb'], application_type: 'native' },
-    });
-    assert.match(refused.body.error_description, /native application redirects to http on a loopback host/);
-  });
+  it(
+    'takes application_type (MCP 2026-07-28) and, ' + 'when an older client omits it, reads it from the redirect URIs',
+    async () => {
+      const register = async (body: Record<string, unknown>) =>
+        (await h.api('POST', '/oauth2/mcp/register', { body })).body.application_type;
+      assert.equal(await register({ redirect_uris: ['http://127.0.0.1:9/cb'], application_type: 'native' }), 'native');
+      assert.equal(await register({ redirect_uris: ['https://app.example/cb'], application_type: 'web' }), 'web');
+      assert.equal(await register({ redirect_uris: ['http://localhost:8/cb', 'http://[::1]:8/cb'] }), 'native');
+      assert.equal(await register({ redirect_uris: ['https://app.example/cb', 'http://localhost:8/cb'] }), 'web');
+      const refused = await h.api('POST', '/oauth2/mcp/register', {
+        body: { redirect_uris: ['https://app.example/cb'], application_type: 'native' },
+      });
+      assert.match(refused.body.error_description, /native application redirects to http on a loopback host/);
+    },
+  );
 
   it('sends no CORS headers from register and token, even to a cross-origin preflight', async () => {
     for (const path of ['/oauth2/mcp/register', '/oauth2/mcp/token']) {

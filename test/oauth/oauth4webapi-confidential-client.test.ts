@@ -112,26 +112,33 @@ describe('oauth4webapi as a confidential client', () => {
     });
   }
 
-  it('refuses a confidential client that sends no secret, the wrong secret, or its secret by the other method', async () => {
-    const as = await discover();
-    const registered = await oauth.processDynamicClientRegistrationResponse(
-      await oauth.dynamicClientRegistrationRequest(
-        as,
-        { redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'client_secret_basic' },
-        insecure,
-      ),
-    );
-    const client: oauth.Client = { client_id: registered.client_id };
-    const attempts: [string, oauth.ClientAuth, number][] = [
-      ['no secret', oauth.None(), 400],
-      ['a wrong secret by Basic', oauth.ClientSecretBasic('hcs_not-the-secret'), 401],
-      ['the right secret by the unregistered method', oauth.ClientSecretPost(registered.client_secret as string), 400],
-    ];
-    for (const [name, clientAuth, status] of attempts) {
-      const response = await oauth.refreshTokenGrantRequest(as, client, clientAuth, 'hor_anything', insecure);
-      assert.equal(response.status, status, name);
-      assert.equal(((await response.json()) as { error: string }).error, 'invalid_client', name);
-      if (status === 401) assert.match(response.headers.get('www-authenticate') ?? '', /^Basic/);
-    }
-  });
+  it(
+    'refuses a confidential client that sends no secret, ' + 'the wrong secret, or its secret by the other method',
+    async () => {
+      const as = await discover();
+      const registered = await oauth.processDynamicClientRegistrationResponse(
+        await oauth.dynamicClientRegistrationRequest(
+          as,
+          { redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'client_secret_basic' },
+          insecure,
+        ),
+      );
+      const client: oauth.Client = { client_id: registered.client_id };
+      const attempts: [string, oauth.ClientAuth, number][] = [
+        ['no secret', oauth.None(), 400],
+        ['a wrong secret by Basic', oauth.ClientSecretBasic('hcs_not-the-secret'), 401],
+        [
+          'the right secret by the unregistered method',
+          oauth.ClientSecretPost(registered.client_secret as string),
+          400,
+        ],
+      ];
+      for (const [name, clientAuth, status] of attempts) {
+        const response = await oauth.refreshTokenGrantRequest(as, client, clientAuth, 'hor_anything', insecure);
+        assert.equal(response.status, status, name);
+        assert.equal(((await response.json()) as { error: string }).error, 'invalid_client', name);
+        if (status === 401) assert.match(response.headers.get('www-authenticate') ?? '', /^Basic/);
+      }
+    },
+  );
 });

@@ -67,21 +67,25 @@ describe('OAuth token endpoint and access tokens', () => {
     };
   }
 
-  it('exchanges a code for opaque, expiring Bearer tokens with the granted scopes, never cached, stored only hashed', async () => {
-    const { code, verifier } = await obtainCode();
-    const answer = await exchange(code, verifier);
-    assert.equal(answer.status, 200);
-    assert.equal(answer.headers.get('cache-control'), 'no-store');
-    assert.equal(answer.body.token_type, 'Bearer');
-    assert.match(answer.body.access_token, /^hoa_[A-Za-z0-9_-]{43}$/);
-    assert.match(answer.body.refresh_token, /^hor_[A-Za-z0-9_-]{43}$/);
-    assert.equal(answer.body.scope, 'read_profile manage_post');
-    assert.ok(answer.body.expires_in > 3000 && answer.body.expires_in <= 3600);
-    const stored = JSON.stringify(await h.herald.db('oauth_tokens').select());
-    assert.equal(stored.includes(answer.body.access_token), false);
-    assert.equal(stored.includes(answer.body.refresh_token), false);
-    assert.equal(JSON.stringify(await h.herald.db('oauth_authorization_codes').select()).includes(code), false);
-  });
+  it(
+    'exchanges a code for opaque, expiring Bearer tokens with the granted scopes, ' +
+      'never cached, stored only hashed',
+    async () => {
+      const { code, verifier } = await obtainCode();
+      const answer = await exchange(code, verifier);
+      assert.equal(answer.status, 200);
+      assert.equal(answer.headers.get('cache-control'), 'no-store');
+      assert.equal(answer.body.token_type, 'Bearer');
+      assert.match(answer.body.access_token, /^hoa_[A-Za-z0-9_-]{43}$/);
+      assert.match(answer.body.refresh_token, /^hor_[A-Za-z0-9_-]{43}$/);
+      assert.equal(answer.body.scope, 'read_profile manage_post');
+      assert.ok(answer.body.expires_in > 3000 && answer.body.expires_in <= 3600);
+      const stored = JSON.stringify(await h.herald.db('oauth_tokens').select());
+      assert.equal(stored.includes(answer.body.access_token), false);
+      assert.equal(stored.includes(answer.body.refresh_token), false);
+      assert.equal(JSON.stringify(await h.herald.db('oauth_authorization_codes').select()).includes(code), false);
+    },
+  );
 
   it('lets an access token call REST exactly like an API key', async () => {
     const { access_token } = await tokens();
@@ -200,20 +204,23 @@ describe('OAuth token endpoint and access tokens', () => {
     assert.equal(afterReplay.status, 400);
   });
 
-  it('keeps one token id (the family) across refreshes, so the per-token MCP limit follows the authorization', async () => {
-    const first = await tokens();
-    const second = await tokenRequest(h, {
-      grant_type: 'refresh_token',
-      refresh_token: first.refresh_token,
-      client_id: clientId,
-    });
-    const { resolveOAuthAccessToken } = await import('../../src/domain/oauth/access-token-resolver.js');
-    const a = await resolveOAuthAccessToken(h.deps, first.access_token);
-    const b = await resolveOAuthAccessToken(h.deps, second.body.access_token);
-    assert.equal(a?.tokenKind, 'oauth');
-    assert.equal(a?.tokenId, b?.tokenId);
-    assert.equal(a?.accountId, account.accountId);
-  });
+  it(
+    'keeps one token id (the family) across refreshes, ' + 'so the per-token MCP limit follows the authorization',
+    async () => {
+      const first = await tokens();
+      const second = await tokenRequest(h, {
+        grant_type: 'refresh_token',
+        refresh_token: first.refresh_token,
+        client_id: clientId,
+      });
+      const { resolveOAuthAccessToken } = await import('../../src/domain/oauth/access-token-resolver.js');
+      const a = await resolveOAuthAccessToken(h.deps, first.access_token);
+      const b = await resolveOAuthAccessToken(h.deps, second.body.access_token);
+      assert.equal(a?.tokenKind, 'oauth');
+      assert.equal(a?.tokenId, b?.tokenId);
+      assert.equal(a?.accountId, account.accountId);
+    },
+  );
 
   it('refuses an expired access token with 401', async () => {
     const { access_token } = await tokens();
@@ -234,41 +241,49 @@ describe('OAuth token endpoint and access tokens', () => {
     assert.match(answer.body.message, /issued for https:\/\/other\.example\/mcp/);
   });
 
-  it('answers 403 insufficient_scope when a token without manage_team calls a manage_team route, and allows it with manage_team', async () => {
-    const basic = await tokens();
-    const denied = await h.api('POST', '/v1/rest/posts/bulk-delete', {
-      token: basic.access_token,
-      body: { postIds: ['01hx0000000000000000000100'], dryRun: true },
-    });
-    assert.equal(denied.status, 403);
-    assert.equal(denied.body.code, 'insufficient_scope');
-    assert.match(denied.body.message, /manage_team/);
+  it(
+    'answers 403 insufficient_scope when a token without manage_team calls a manage_team route, ' +
+      'and allows it with manage_team',
+    async () => {
+      const basic = await tokens();
+      const denied = await h.api('POST', '/v1/rest/posts/bulk-delete', {
+        token: basic.access_token,
+        body: { postIds: ['01hx0000000000000000000100'], dryRun: true },
+      });
+      assert.equal(denied.status, 403);
+      assert.equal(denied.body.code, 'insufficient_scope');
+      assert.match(denied.body.message, /manage_team/);
 
-    const team = await tokens({ manageTeam: true });
-    assert.equal(team.scope, 'read_profile manage_post manage_team');
-    const allowed = await h.api('POST', '/v1/rest/posts/bulk-delete', {
-      token: team.access_token,
-      body: { postIds: ['01hx0000000000000000000100'], dryRun: true },
-    });
-    assert.equal(allowed.status, 200);
-  });
+      const team = await tokens({ manageTeam: true });
+      assert.equal(team.scope, 'read_profile manage_post manage_team');
+      const allowed = await h.api('POST', '/v1/rest/posts/bulk-delete', {
+        token: team.access_token,
+        body: { postIds: ['01hx0000000000000000000100'], dryRun: true },
+      });
+      assert.equal(allowed.status, 200);
+    },
+  );
 
-  it('on /mcp: a token without manage_team gets 403 insufficient_scope from a manage_team tool, and other tools work', async () => {
-    const basic = await tokens();
-    const denied = await callTool(h, basic.access_token, 'bulk_delete', { postIds: ['01hx0000000000000000000100'] });
-    assert.equal(denied.status, 403);
-    assert.match(denied.headers.get('www-authenticate') ?? '', /error="insufficient_scope"/);
-    assert.match(denied.headers.get('www-authenticate') ?? '', /scope="manage_team"/);
-    assert.match(JSON.stringify(denied.body), /manage_team/);
-    const channels = await callTool(h, basic.access_token, 'get_channels', {});
-    assert.equal(channels.status, 200);
-    assert.notEqual(channels.body.result.isError, true);
+  it(
+    'on /mcp: ' +
+      'a token without manage_team gets 403 insufficient_scope from a manage_team tool, and other tools work',
+    async () => {
+      const basic = await tokens();
+      const denied = await callTool(h, basic.access_token, 'bulk_delete', { postIds: ['01hx0000000000000000000100'] });
+      assert.equal(denied.status, 403);
+      assert.match(denied.headers.get('www-authenticate') ?? '', /error="insufficient_scope"/);
+      assert.match(denied.headers.get('www-authenticate') ?? '', /scope="manage_team"/);
+      assert.match(JSON.stringify(denied.body), /manage_team/);
+      const channels = await callTool(h, basic.access_token, 'get_channels', {});
+      assert.equal(channels.status, 200);
+      assert.notEqual(channels.body.result.isError, true);
 
-    const team = await tokens({ manageTeam: true });
-    const allowed = await callTool(h, team.access_token, 'bulk_delete', { postIds: ['01hx0000000000000000000100'] });
-    assert.equal(allowed.status, 200);
-    assert.equal(allowed.body.error, undefined);
-  });
+      const team = await tokens({ manageTeam: true });
+      const allowed = await callTool(h, team.access_token, 'bulk_delete', { postIds: ['01hx0000000000000000000100'] });
+      assert.equal(allowed.status, 200);
+      assert.equal(allowed.body.error, undefined);
+    },
+  );
 
   it('on /mcp: revoked, expired and foreign-resource tokens are 401 invalid_token', async () => {
     const revoked = await tokens();

@@ -14,48 +14,54 @@ import { provisioning } from './provisioning.js';
 import { heraldMediaChecker, testWorker } from './support.js';
 
 describe('publishing: network rules', () => {
-  it('makes first comments on the networks SPEC lists (X as a reply; TikTok and Pinterest, which have no comment API, and Google Business Profile, whose local posts take none, refuse them) as replies on Bluesky, Mastodon and Nostr, and as comments on WordPress and Reddit, with a media URL only on LinkedIn and Facebook', () => {
-    const withComments = Object.values(NETWORK_CAPABILITIES)
-      .filter((c) => c.firstComment !== 'none' && c.name !== 'sandbox')
-      .map((c) => c.name)
-      .sort();
-    assert.deepEqual(withComments, [
-      'bluesky',
-      'discord',
-      'facebook',
-      'instagram',
-      'linkedin',
-      'mastodon',
-      'nostr',
-      'reddit',
-      'slack',
-      'telegram',
-      'wordpress',
-      'x',
-      'youtube',
-    ]);
-    assert.deepEqual(
-      Object.values(NETWORK_CAPABILITIES)
-        .filter((c) => c.firstCommentRefused)
-        .map((c) => c.name),
-      ['tiktok', 'pinterest', 'google_business'],
-    );
-    assert.equal(NETWORK_CAPABILITIES.bluesky.firstComment, 'reply');
-    assert.equal(NETWORK_CAPABILITIES.mastodon.firstComment, 'reply');
-    assert.equal(NETWORK_CAPABILITIES.x.firstComment, 'reply');
-    assert.equal(NETWORK_CAPABILITIES.nostr.firstComment, 'reply');
-    assert.equal(NETWORK_CAPABILITIES.wordpress.firstComment, 'comment');
-    assert.equal(NETWORK_CAPABILITIES.telegram.firstComment, 'reply');
-    assert.equal(NETWORK_CAPABILITIES.discord.firstComment, 'reply');
-    assert.equal(NETWORK_CAPABILITIES.slack.firstComment, 'reply');
-    assert.equal(NETWORK_CAPABILITIES.reddit.firstComment, 'comment');
-    const withMedia = Object.values(NETWORK_CAPABILITIES)
-      .filter((c) => c.commentMediaUrl && c.name !== 'sandbox')
-      .map((c) => c.name)
-      .sort();
-    assert.deepEqual(withMedia, ['facebook', 'linkedin']);
-    for (const name of ['threads', 'pinterest']) assert.equal(NETWORK_CAPABILITIES[name].firstComment, 'none', name);
-  });
+  it(
+    'makes first comments on the networks SPEC lists (X as a reply; TikTok and Pinterest, ' +
+      'which have no comment API, and Google Business Profile, whose local posts take none, refuse them) ' +
+      'as replies on Bluesky, Mastodon and Nostr, and as comments on WordPress and Reddit, ' +
+      'with a media URL only on LinkedIn and Facebook',
+    () => {
+      const withComments = Object.values(NETWORK_CAPABILITIES)
+        .filter((c) => c.firstComment !== 'none' && c.name !== 'sandbox')
+        .map((c) => c.name)
+        .sort();
+      assert.deepEqual(withComments, [
+        'bluesky',
+        'discord',
+        'facebook',
+        'instagram',
+        'linkedin',
+        'mastodon',
+        'nostr',
+        'reddit',
+        'slack',
+        'telegram',
+        'wordpress',
+        'x',
+        'youtube',
+      ]);
+      assert.deepEqual(
+        Object.values(NETWORK_CAPABILITIES)
+          .filter((c) => c.firstCommentRefused)
+          .map((c) => c.name),
+        ['tiktok', 'pinterest', 'google_business'],
+      );
+      assert.equal(NETWORK_CAPABILITIES.bluesky.firstComment, 'reply');
+      assert.equal(NETWORK_CAPABILITIES.mastodon.firstComment, 'reply');
+      assert.equal(NETWORK_CAPABILITIES.x.firstComment, 'reply');
+      assert.equal(NETWORK_CAPABILITIES.nostr.firstComment, 'reply');
+      assert.equal(NETWORK_CAPABILITIES.wordpress.firstComment, 'comment');
+      assert.equal(NETWORK_CAPABILITIES.telegram.firstComment, 'reply');
+      assert.equal(NETWORK_CAPABILITIES.discord.firstComment, 'reply');
+      assert.equal(NETWORK_CAPABILITIES.slack.firstComment, 'reply');
+      assert.equal(NETWORK_CAPABILITIES.reddit.firstComment, 'comment');
+      const withMedia = Object.values(NETWORK_CAPABILITIES)
+        .filter((c) => c.commentMediaUrl && c.name !== 'sandbox')
+        .map((c) => c.name)
+        .sort();
+      assert.deepEqual(withMedia, ['facebook', 'linkedin']);
+      for (const name of ['threads', 'pinterest']) assert.equal(NETWORK_CAPABILITIES[name].firstComment, 'none', name);
+    },
+  );
 
   describe('over REST', () => {
     let t: TestHerald;
@@ -228,99 +234,103 @@ describe('publishing: network rules', () => {
       assert.equal(titled.status, 200, JSON.stringify(titled.body));
     });
 
-    it("checks files from Herald's media library against the network before the post is due: format, aspect ratio, duration (REST, MCP, bulk, update)", async () => {
-      const upload = async (
-        fileName: string,
-        contentType: string,
-        bytes: Buffer,
-      ): Promise<{ id: string; url: string }> => {
-        const created = await callTool(t, a.apiKey, 'create_media_upload', {
-          fileName,
-          contentType,
-          sizeBytes: bytes.length,
+    it(
+      "checks files from Herald's media library against the network before the post is due: " +
+        'format, aspect ratio, duration (REST, MCP, bulk, update)',
+      async () => {
+        const upload = async (
+          fileName: string,
+          contentType: string,
+          bytes: Buffer,
+        ): Promise<{ id: string; url: string }> => {
+          const created = await callTool(t, a.apiKey, 'create_media_upload', {
+            fileName,
+            contentType,
+            sizeBytes: bytes.length,
+          });
+          const target = created.body.result.structuredContent;
+          assert.equal(
+            (await fetch(target.uploadUrl, { method: 'PUT', headers: target.headers, body: new Uint8Array(bytes) }))
+              .status,
+            200,
+          );
+          const done = await callTool(t, a.apiKey, 'complete_media_upload', { uploadId: target.uploadId });
+          assert.notEqual(done.body.result.isError, true, JSON.stringify(done.body));
+          return done.body.result.structuredContent.data;
+        };
+        const instagram = await provisioning(t, a, 'instagram');
+        const linkedin = await provisioning(t, a, 'linkedin');
+        const png = await upload('square.png', 'image/png', TINY_PNG);
+        const tall = await upload('tall.jpg', 'image/jpeg', jpegOfSize(300, 100));
+        const square = await upload('square.jpg', 'image/jpeg', jpegOfSize(100, 100));
+        const clip = await upload('clip.mp4', 'video/mp4', TINY_MP4);
+
+        const asPng = await t.api('POST', '/v1/rest/posts', {
+          token: a.apiKey,
+          body: { channelIds: [instagram], text: 'A picture', imageUrls: [png.url], saveAsDraft: true },
         });
-        const target = created.body.result.structuredContent;
-        assert.equal(
-          (await fetch(target.uploadUrl, { method: 'PUT', headers: target.headers, body: new Uint8Array(bytes) }))
-            .status,
-          200,
+        assert.equal(asPng.status, 400, JSON.stringify(asPng.body));
+        assert.match(
+          asPng.body.message,
+          new RegExp(`Channel ${instagram}: Instagram takes images as JPEG; imageUrls\\[0\\] is PNG`),
         );
-        const done = await callTool(t, a.apiKey, 'complete_media_upload', { uploadId: target.uploadId });
-        assert.notEqual(done.body.result.isError, true, JSON.stringify(done.body));
-        return done.body.result.structuredContent.data;
-      };
-      const instagram = await provisioning(t, a, 'instagram');
-      const linkedin = await provisioning(t, a, 'linkedin');
-      const png = await upload('square.png', 'image/png', TINY_PNG);
-      const tall = await upload('tall.jpg', 'image/jpeg', jpegOfSize(300, 100));
-      const square = await upload('square.jpg', 'image/jpeg', jpegOfSize(100, 100));
-      const clip = await upload('clip.mp4', 'video/mp4', TINY_MP4);
+        assert.equal(asPng.body.details[0].path, 'imageUrls[0]');
+        const byId = await t.api('POST', '/v1/rest/posts', {
+          token: a.apiKey,
+          body: { channelIds: [instagram], text: 'Tall', mediaIds: [tall.id], saveAsDraft: true },
+        });
+        assert.equal(byId.status, 400, JSON.stringify(byId.body));
+        assert.match(
+          byId.body.message,
+          /Instagram takes images from 0.8 to 1.91 \(width to height\); imageUrls\[0\] is 100 x 300\. Crop it\./,
+        );
+        const fits = await t.api('POST', '/v1/rest/posts', {
+          token: a.apiKey,
+          body: { channelIds: [instagram], text: 'Square', imageUrls: [square.url], saveAsDraft: true },
+        });
+        assert.equal(fits.status, 201, JSON.stringify(fits.body));
+        const swapped = await t.api('PATCH', `/v1/rest/posts/${fits.body.data[0].id}`, {
+          token: a.apiKey,
+          body: { imageUrls: [tall.url] },
+        });
+        assert.equal(swapped.status, 400, JSON.stringify(swapped.body));
+        assert.match(swapped.body.message, /100 x 300/);
 
-      const asPng = await t.api('POST', '/v1/rest/posts', {
-        token: a.apiKey,
-        body: { channelIds: [instagram], text: 'A picture', imageUrls: [png.url], saveAsDraft: true },
-      });
-      assert.equal(asPng.status, 400, JSON.stringify(asPng.body));
-      assert.match(
-        asPng.body.message,
-        new RegExp(`Channel ${instagram}: Instagram takes images as JPEG; imageUrls\\[0\\] is PNG`),
-      );
-      assert.equal(asPng.body.details[0].path, 'imageUrls[0]');
-      const byId = await t.api('POST', '/v1/rest/posts', {
-        token: a.apiKey,
-        body: { channelIds: [instagram], text: 'Tall', mediaIds: [tall.id], saveAsDraft: true },
-      });
-      assert.equal(byId.status, 400, JSON.stringify(byId.body));
-      assert.match(
-        byId.body.message,
-        /Instagram takes images from 0.8 to 1.91 \(width to height\); imageUrls\[0\] is 100 x 300\. Crop it\./,
-      );
-      const fits = await t.api('POST', '/v1/rest/posts', {
-        token: a.apiKey,
-        body: { channelIds: [instagram], text: 'Square', imageUrls: [square.url], saveAsDraft: true },
-      });
-      assert.equal(fits.status, 201, JSON.stringify(fits.body));
-      const swapped = await t.api('PATCH', `/v1/rest/posts/${fits.body.data[0].id}`, {
-        token: a.apiKey,
-        body: { imageUrls: [tall.url] },
-      });
-      assert.equal(swapped.status, 400, JSON.stringify(swapped.body));
-      assert.match(swapped.body.message, /100 x 300/);
-
-      const short = await callTool(t, a.apiKey, 'create_image_post', {
-        channelIds: [linkedin],
-        text: 'A clip',
-        mediaIds: [clip.id],
-        saveAsDraft: true,
-      });
-      assert.equal(short.body.result.isError, true, JSON.stringify(short.body));
-      assert.match(
-        short.body.result.content[0].text,
-        /LinkedIn takes videos of at least 3 s; videoUrls\[0\] lasts 2\.5 s/,
-      );
-      const bulk = await t.api('POST', '/v1/rest/posts/bulk', {
-        token: a.apiKey,
-        body: {
-          posts: [
-            { channelIds: [instagram], text: 'ok', imageUrls: [square.url], saveAsDraft: true },
-            { channelIds: [linkedin], text: 'short', videoUrls: [clip.url], saveAsDraft: true },
-          ],
-        },
-      });
-      assert.deepEqual(bulk.body.summary, { succeeded: 1, failed: 1 });
-      assert.equal(bulk.body.results[1].error.details[0].path, 'posts[1].videoUrls[0]');
-      // A file Herald does not hold is seen only when the post goes out.
-      const elsewhere = await t.api('POST', '/v1/rest/posts', {
-        token: a.apiKey,
-        body: {
-          channelIds: [instagram],
-          text: 'Elsewhere',
-          imageUrls: ['https://cdn.example/any.png'],
+        const short = await callTool(t, a.apiKey, 'create_image_post', {
+          channelIds: [linkedin],
+          text: 'A clip',
+          mediaIds: [clip.id],
           saveAsDraft: true,
-        },
-      });
-      assert.equal(elsewhere.status, 201, JSON.stringify(elsewhere.body));
-    });
+        });
+        assert.equal(short.body.result.isError, true, JSON.stringify(short.body));
+        assert.match(
+          short.body.result.content[0].text,
+          /LinkedIn takes videos of at least 3 s; videoUrls\[0\] lasts 2\.5 s/,
+        );
+        const bulk = await t.api('POST', '/v1/rest/posts/bulk', {
+          token: a.apiKey,
+          body: {
+            posts: [
+              { channelIds: [instagram], text: 'ok', imageUrls: [square.url], saveAsDraft: true },
+              { channelIds: [linkedin], text: 'short', videoUrls: [clip.url], saveAsDraft: true },
+            ],
+          },
+        });
+        assert.deepEqual(bulk.body.summary, { succeeded: 1, failed: 1 });
+        assert.equal(bulk.body.results[1].error.details[0].path, 'posts[1].videoUrls[0]');
+        // A file Herald does not hold is seen only when the post goes out.
+        const elsewhere = await t.api('POST', '/v1/rest/posts', {
+          token: a.apiKey,
+          body: {
+            channelIds: [instagram],
+            text: 'Elsewhere',
+            imageUrls: ['https://cdn.example/any.png'],
+            saveAsDraft: true,
+          },
+        });
+        assert.equal(elsewhere.status, 201, JSON.stringify(elsewhere.body));
+      },
+    );
 
     it('shows the attempts on a read of the post', async () => {
       const created = await t.api('POST', '/v1/rest/posts', {

@@ -82,129 +82,155 @@ describe(`preflight: rehearsing posts before their slots (${TEST_DB})`, function
     return (res.body.data as any[]).filter((e) => e.type === type);
   }
 
-  it('a media file gone (404) marks the post at risk with what to do, tells a webhook, and a file put back clears it', async () => {
-    await start();
-    receiver = await startReceiver();
-    const hook = await t.api('POST', '/v1/rest/webhooks', {
-      token: a.apiKey,
-      body: { url: receiver.url, eventTypes: ['post.at_risk', 'post.risk_cleared'] },
-    });
-    assert.equal(hook.status, 201, JSON.stringify(hook.body));
-    const imageUrl = `${files.origin}/picture.png`;
-    const id = await schedule({ text: 'With a picture', imageUrls: [imageUrl] });
-    const w = worker();
+  it(
+    'a media file gone (404) marks the post at risk with what to do, ' +
+      'tells a webhook, and a file put back clears it',
+    async () => {
+      await start();
+      receiver = await startReceiver();
+      const hook = await t.api('POST', '/v1/rest/webhooks', {
+        token: a.apiKey,
+        body: { url: receiver.url, eventTypes: ['post.at_risk', 'post.risk_cleared'] },
+      });
+      assert.equal(hook.status, 201, JSON.stringify(hook.body));
+      const imageUrl = `${files.origin}/picture.png`;
+      const id = await schedule({ text: 'With a picture', imageUrls: [imageUrl] });
+      const w = worker();
 
-    await w.rehearse();
-    assert.equal((await read(id)).risk, null, 'the file is there: no risk');
-    delete media['/picture.png'];
-    await w.rehearse();
-    assert.equal((await read(id)).risk, null, 'rehearsed once per window: nothing new taken');
+      await w.rehearse();
+      assert.equal((await read(id)).risk, null, 'the file is there: no risk');
+      delete media['/picture.png'];
+      await w.rehearse();
+      assert.equal((await read(id)).risk, null, 'rehearsed once per window: nothing new taken');
 
-    // An edit (here, of the text) has the post rehearsed again.
-    assert.equal(
-      (await t.api('PATCH', `/v1/rest/posts/${id}`, { token: a.apiKey, body: { text: 'With a picture, edited' } }))
-        .status,
-      200,
-    );
-    await w.rehearse();
-    const atRisk = await read(id);
-    assert.equal(atRisk.status, 'scheduled', 'the post keeps its status; the risk is a field beside it');
-    assert.match(atRisk.risk.reason, /404/);
-    assert.match(atRisk.risk.advice, /Replace the file/);
-    assert.equal(atRisk.risk.checkedAt, new Date(clock.now()).toISOString());
+      // An edit (here, of the text) has the post rehearsed again.
+      assert.equal(
+        (await t.api('PATCH', `/v1/rest/posts/${id}`, { token: a.apiKey, body: { text: 'With a picture, edited' } }))
+          .status,
+        200,
+      );
+      await w.rehearse();
+      const atRisk = await read(id);
+      assert.equal(atRisk.status, 'scheduled', 'the post keeps its status; the risk is a field beside it');
+      assert.match(atRisk.risk.reason, /404/);
+      assert.match(atRisk.risk.advice, /Replace the file/);
+      assert.equal(atRisk.risk.checkedAt, new Date(clock.now()).toISOString());
 
-    await w.tick();
-    assert.deepEqual(
-      receiver.received.map((r) => r.event.type),
-      ['post.at_risk'],
-    );
-    const delivered = receiver.received[0].event;
-    assert.equal(delivered.data.post.id, id);
-    assert.equal(delivered.data.reason, atRisk.risk.reason);
-    assert.equal(delivered.data.advice, atRisk.risk.advice);
-    assert.equal(delivered.data.post.risk.reason, atRisk.risk.reason);
+      await w.tick();
+      assert.deepEqual(
+        receiver.received.map((r) => r.event.type),
+        ['post.at_risk'],
+      );
+      const delivered = receiver.received[0].event;
+      assert.equal(delivered.data.post.id, id);
+      assert.equal(delivered.data.reason, atRisk.risk.reason);
+      assert.equal(delivered.data.advice, atRisk.risk.advice);
+      assert.equal(delivered.data.post.risk.reason, atRisk.risk.reason);
 
-    // Still broken at the next look: no second event.
-    clock.advance(5 * MINUTE);
-    await w.rehearse();
-    assert.equal((await events('post.at_risk')).length, 1);
+      // Still broken at the next look: no second event.
+      clock.advance(5 * MINUTE);
+      await w.rehearse();
+      assert.equal((await events('post.at_risk')).length, 1);
 
-    media['/picture.png'] = { type: 'image/png', body: TINY_PNG };
-    clock.advance(5 * MINUTE);
-    await w.rehearse();
-    assert.equal((await read(id)).risk, null, 'the file is back: the risk is cleared before the slot');
-    await w.tick();
-    assert.deepEqual(
-      receiver.received.map((r) => r.event.type),
-      ['post.at_risk', 'post.risk_cleared'],
-    );
-  });
+      media['/picture.png'] = { type: 'image/png', body: TINY_PNG };
+      clock.advance(5 * MINUTE);
+      await w.rehearse();
+      assert.equal((await read(id)).risk, null, 'the file is back: the risk is cleared before the slot');
+      await w.tick();
+      assert.deepEqual(
+        receiver.received.map((r) => r.event.type),
+        ['post.at_risk', 'post.risk_cleared'],
+      );
+    },
+  );
 
-  it('a dead link in the text marks the post at risk; a post outside the window and one with live links are not rehearsed or pass', async () => {
-    await start();
-    const dead = await schedule({ text: `Read more: ${files.origin}/gone.` });
-    const alive = await schedule({ text: `Read more: ${files.origin}/launch` });
-    const later = await schedule({ text: `Read more: ${files.origin}/gone-too` }, 120);
-    await worker().rehearse();
-    const risk = (await read(dead)).risk;
-    assert.equal(risk.reason, `The link ${files.origin}/gone is gone (HTTP 404).`);
-    assert.match(risk.advice, /Fix or remove the link/);
-    assert.equal((await read(alive)).risk, null);
-    assert.equal((await read(later)).risk, null, 'two hours ahead: not yet rehearsed');
-    const [event] = await events('post.at_risk');
-    assert.equal(event.data.post.id, dead);
+  it(
+    'a dead link in the text marks the post at risk; ' +
+      'a post outside the window and one with live links are not rehearsed or pass',
+    async () => {
+      await start();
+      const dead = await schedule({ text: `Read more: ${files.origin}/gone.` });
+      const alive = await schedule({ text: `Read more: ${files.origin}/launch` });
+      const later = await schedule({ text: `Read more: ${files.origin}/gone-too` }, 120);
+      await worker().rehearse();
+      const risk = (await read(dead)).risk;
+      assert.equal(risk.reason, `The link ${files.origin}/gone is gone (HTTP 404).`);
+      assert.match(risk.advice, /Fix or remove the link/);
+      assert.equal((await read(alive)).risk, null);
+      assert.equal((await read(later)).risk, null, 'two hours ahead: not yet rehearsed');
+      const [event] = await events('post.at_risk');
+      assert.equal(event.data.post.id, dead);
 
-    const listed = await t.api('GET', '/v1/rest/posts/scheduled?atRisk=true', { token: a.apiKey });
-    assert.deepEqual(
-      (listed.body.data as any[]).map((p) => p.id),
-      [dead],
-    );
+      const listed = await t.api('GET', '/v1/rest/posts/scheduled?atRisk=true', { token: a.apiKey });
+      assert.deepEqual(
+        (listed.body.data as any[]).map((p) => p.id),
+        [dead],
+      );
 
-    const tool = await callTool(t, a.apiKey, 'get_scheduled_posts', {});
-    assert.equal(tool.body.result.isError, undefined, JSON.stringify(tool.body));
-    const fromMcp = (tool.body.result.structuredContent.data as any[]).find((p) => p.id === dead);
-    assert.deepEqual(fromMcp.risk, risk, 'MCP tools that return posts carry the risk too');
+      const tool = await callTool(t, a.apiKey, 'get_scheduled_posts', {});
+      assert.equal(tool.body.result.isError, undefined, JSON.stringify(tool.body));
+      const fromMcp = (tool.body.result.structuredContent.data as any[]).find((p) => p.id === dead);
+      assert.deepEqual(fromMcp.risk, risk, 'MCP tools that return posts carry the risk too');
 
-    // At its time the post goes out all the same (the link is the person's to judge): the attempt settles the risk.
-    clock.advance(21 * MINUTE);
-    await worker().tick();
-    assert.equal((await read(dead)).status, 'published');
-    const row = await t.herald.db('posts').where({ id: dead }).first('risk');
-    assert.equal(row.risk, null, 'an end state drops the risk');
-    assert.deepEqual((await t.api('GET', '/v1/rest/posts/scheduled?atRisk=true', { token: a.apiKey })).body.data, []);
-  });
+      // At its time the post goes out all the same (the link is the person's to judge): the attempt settles the risk.
+      clock.advance(21 * MINUTE);
+      await worker().tick();
+      assert.equal((await read(dead)).status, 'published');
+      const row = await t.herald.db('posts').where({ id: dead }).first('risk');
+      assert.equal(row.risk, null, 'an end state drops the risk');
+      assert.deepEqual((await t.api('GET', '/v1/rest/posts/scheduled?atRisk=true', { token: a.apiKey })).body.data, []);
+    },
+  );
 
-  it('on the defaults a new user has: a channel needing reconnecting is a risk; a link the guard may not fetch is not judged', async () => {
-    await start({ outboundAllowHosts: [] });
-    assert.deepEqual(t.config.outboundAllowHosts, [], 'no host is let past the SSRF guard');
-    const unjudged = await schedule({ text: `Read more: ${files.origin}/gone` });
-    await worker().rehearse();
-    assert.equal((await read(unjudged)).risk, null, "a loopback link is not Herald's to judge, so no risk is claimed");
+  it(
+    'on the defaults a new user has: a channel needing reconnecting is a risk; ' +
+      'a link the guard may not fetch is not judged',
+    async () => {
+      await start({ outboundAllowHosts: [] });
+      assert.deepEqual(t.config.outboundAllowHosts, [], 'no host is let past the SSRF guard');
+      const unjudged = await schedule({ text: `Read more: ${files.origin}/gone` });
+      await worker().rehearse();
+      assert.equal(
+        (await read(unjudged)).risk,
+        null,
+        "a loopback link is not Herald's to judge, so no risk is claimed",
+      );
 
-    const id = await schedule({ text: 'Before the channel is reconnected?' });
-    await t.herald.db('channels').where({ id: a.channelIds[0] }).update({ status: 'needs_reconnect' });
-    await worker().rehearse();
-    const { risk } = await read(id);
-    assert.match(risk.reason, /needs reconnecting/);
-    assert.match(risk.advice, /^Reconnect the channel on the Channels page before /);
-    assert.equal((await events('post.at_risk')).length, 1);
-  });
+      const id = await schedule({ text: 'Before the channel is reconnected?' });
+      await t.herald.db('channels').where({ id: a.channelIds[0] }).update({ status: 'needs_reconnect' });
+      await worker().rehearse();
+      const { risk } = await read(id);
+      assert.match(risk.reason, /needs reconnecting/);
+      assert.match(risk.advice, /^Reconnect the channel on the Channels page before /);
+      assert.equal((await events('post.at_risk')).length, 1);
+    },
+  );
 
-  it('a post at risk is rehearsed once more when claimed: a link mended in the last minutes clears it as it goes out', async () => {
-    await start();
-    const id = await schedule({ text: `Tickets: ${files.origin}/tickets` });
-    const w = worker();
-    await w.rehearse();
-    assert.match((await read(id)).risk.reason, /is gone \(HTTP 404\)/);
-    media['/tickets'] = { type: 'text/html', body: '<!DOCTYPE html><title>Tickets</title>' };
-    clock.advance(21 * MINUTE);
-    await w.tick();
-    assert.equal((await read(id)).status, 'published');
-    const types = ((await t.api('GET', '/v1/rest/events', { token: a.apiKey })).body.data as any[])
-      .filter((e) => e.data.post?.id === id)
-      .map((e) => e.type);
-    assert.deepEqual(types, ['post.created', 'post.scheduled', 'post.at_risk', 'post.risk_cleared', 'post.published']);
-  });
+  it(
+    'a post at risk is rehearsed once more when claimed: ' +
+      'a link mended in the last minutes clears it as it goes out',
+    async () => {
+      await start();
+      const id = await schedule({ text: `Tickets: ${files.origin}/tickets` });
+      const w = worker();
+      await w.rehearse();
+      assert.match((await read(id)).risk.reason, /is gone \(HTTP 404\)/);
+      media['/tickets'] = { type: 'text/html', body: '<!DOCTYPE html><title>Tickets</title>' };
+      clock.advance(21 * MINUTE);
+      await w.tick();
+      assert.equal((await read(id)).status, 'published');
+      const types = ((await t.api('GET', '/v1/rest/events', { token: a.apiKey })).body.data as any[])
+        .filter((e) => e.data.post?.id === id)
+        .map((e) => e.type);
+      assert.deepEqual(types, [
+        'post.created',
+        'post.scheduled',
+        'post.at_risk',
+        'post.risk_cleared',
+        'post.published',
+      ]);
+    },
+  );
 
   it('a running worker rehearses beside its loop, and still publishes what is due meanwhile', async () => {
     // The post's link is on loopback, which the SSRF guard refuses unless it is listed.
@@ -310,7 +336,8 @@ describe(`preflight: rehearsing posts before their slots (${TEST_DB})`, function
       const { risk } = await read(next);
       assert.equal(
         risk.reason,
-        `X has asked Herald to wait until ${new Date(reset * 1000).toISOString()} before posting on this channel again: its posting limit is spent.`,
+        `X has asked Herald to wait until ${new Date(reset * 1000).toISOString()} ` +
+          'before posting on this channel again: its posting limit is spent.',
       );
       assert.match(risk.advice, /later than planned, or move it to after then/);
     });

@@ -107,49 +107,53 @@ describe('publishing: worker processes', function () {
     assert.deepEqual(await exited(second), { code: 0, signal: null }, 'SIGTERM stops the worker cleanly');
   });
 
-  it('a worker killed before the network took its posts: another one tries them again, each published exactly once, none unconfirmed', async () => {
-    const ids: string[] = [];
-    for (const n of [1, 2, 3, 4]) {
-      const created = await t.api('POST', '/v1/rest/posts', {
-        token: a.apiKey,
-        body: { channelIds: [a.channelIds[n % 2]], text: `Never sent ${n}` },
-      });
-      assert.equal(created.status, 201, JSON.stringify(created.body));
-      ids.push(created.body.data[0].id);
-    }
-    // A slow network: the attempts are recorded, then the calls wait a minute before the sandbox makes the post.
-    const first = startWorker({ SANDBOX_LATENCY_MS: '60000' });
-    await eventually(
-      async () => ((await countPublishAttempts(t, a.accountId)) === 4 ? true : undefined),
-      'four attempts to be recorded',
-      60_000,
-    );
-    first.kill('SIGKILL');
-    await exited(first);
-    assert.equal(await sandboxCount(), 0, 'the network never saw them');
-
-    const second = startWorker();
-    for (const id of ids)
+  it(
+    'a worker killed before the network took its posts: ' +
+      'another one tries them again, each published exactly once, none unconfirmed',
+    async () => {
+      const ids: string[] = [];
+      for (const n of [1, 2, 3, 4]) {
+        const created = await t.api('POST', '/v1/rest/posts', {
+          token: a.apiKey,
+          body: { channelIds: [a.channelIds[n % 2]], text: `Never sent ${n}` },
+        });
+        assert.equal(created.status, 201, JSON.stringify(created.body));
+        ids.push(created.body.data[0].id);
+      }
+      // A slow network: the attempts are recorded, then the calls wait a minute before the sandbox makes the post.
+      const first = startWorker({ SANDBOX_LATENCY_MS: '60000' });
       await eventually(
-        async () => ((await status(id)) === 'published' ? true : undefined),
-        `post ${id} to be published`,
+        async () => ((await countPublishAttempts(t, a.accountId)) === 4 ? true : undefined),
+        'four attempts to be recorded',
         60_000,
       );
-    assert.equal(await sandboxCount(), 4, 'each post reached the network once');
-    for (const id of ids) {
-      const attempts = await t.deps.repos.publishAttempts.attempts(a.accountId, id);
-      assert.deepEqual(
-        attempts.map((x) => [x.number, x.outcome]),
-        [
-          [1, 'retryable'],
-          [2, 'published'],
-        ],
-        id,
-      );
-    }
-    second.kill('SIGTERM');
-    assert.deepEqual(await exited(second), { code: 0, signal: null });
-  });
+      first.kill('SIGKILL');
+      await exited(first);
+      assert.equal(await sandboxCount(), 0, 'the network never saw them');
+
+      const second = startWorker();
+      for (const id of ids)
+        await eventually(
+          async () => ((await status(id)) === 'published' ? true : undefined),
+          `post ${id} to be published`,
+          60_000,
+        );
+      assert.equal(await sandboxCount(), 4, 'each post reached the network once');
+      for (const id of ids) {
+        const attempts = await t.deps.repos.publishAttempts.attempts(a.accountId, id);
+        assert.deepEqual(
+          attempts.map((x) => [x.number, x.outcome]),
+          [
+            [1, 'retryable'],
+            [2, 'published'],
+          ],
+          id,
+        );
+      }
+      second.kill('SIGTERM');
+      assert.deepEqual(await exited(second), { code: 0, signal: null });
+    },
+  );
 
   it('two workers racing over 1,000 due posts publish each exactly once, and stop cleanly on SIGTERM', async () => {
     const now = Date.now();
@@ -181,7 +185,8 @@ describe('publishing: worker processes', function () {
       createdAt: now,
       updatedAt: now,
     }));
-    // Both running before the posts are due, so they race for them (one alone drains 1,000 posts in well under a second).
+    // Both running before the posts are due, so they race for
+    // them (one alone drains 1,000 posts in well under a second).
     const workers = [startWorker(), startWorker()];
     for (const worker of workers) await started(worker);
     for (let i = 0; i < records.length; i += 100) await t.deps.repos.posts.insertMany(records.slice(i, i + 100));

@@ -196,56 +196,59 @@ describe('publishing worker', () => {
     assert.equal(calls, 2);
   });
 
-  it('refreshes an expired token through the connector and retries; without a refresh it asks for a reconnect', async () => {
-    const clock = pinClock(t, new Date().toISOString());
-    const refreshed: string[] = [];
-    let expired = true;
-    class ExpiringSandbox extends SandboxNetwork {
-      override async publish(request: Parameters<SandboxNetwork['publish']>[0]) {
-        if (expired) throw new NetworkError('refresh_and_retry', 'HTTP 401, token expired');
-        return super.publish(request);
+  it(
+    'refreshes an expired token through the connector and retries; ' + 'without a refresh it asks for a reconnect',
+    async () => {
+      const clock = pinClock(t, new Date().toISOString());
+      const refreshed: string[] = [];
+      let expired = true;
+      class ExpiringSandbox extends SandboxNetwork {
+        override async publish(request: Parameters<SandboxNetwork['publish']>[0]) {
+          if (expired) throw new NetworkError('refresh_and_retry', 'HTTP 401, token expired');
+          return super.publish(request);
+        }
       }
-    }
-    class RefreshingSandbox extends ExpiringSandbox {
-      async refresh(channel: { id: string }) {
-        refreshed.push(channel.id);
-        expired = false;
+      class RefreshingSandbox extends ExpiringSandbox {
+        async refresh(channel: { id: string }) {
+          refreshed.push(channel.id);
+          expired = false;
+        }
       }
-    }
-    const store = t.deps.repos.sandbox;
-    const post = await create({ text: 'Needs a fresh token' });
-    const refreshing = testWorker(
-      t,
-      {},
-      new NetworkRegistry().register(
-        'sandbox',
-        new RefreshingSandbox(store, t.url, NETWORK_CAPABILITIES.sandbox, () => clock.now()),
-      ),
-    );
-    await refreshing.tick();
-    assert.deepEqual(refreshed, [a.channelIds[0]]);
-    assert.equal((await get(post.id)).status, 'scheduled');
-    clock.advance(60_000);
-    await refreshing.tick();
-    assert.equal((await get(post.id)).status, 'published');
+      const store = t.deps.repos.sandbox;
+      const post = await create({ text: 'Needs a fresh token' });
+      const refreshing = testWorker(
+        t,
+        {},
+        new NetworkRegistry().register(
+          'sandbox',
+          new RefreshingSandbox(store, t.url, NETWORK_CAPABILITIES.sandbox, () => clock.now()),
+        ),
+      );
+      await refreshing.tick();
+      assert.deepEqual(refreshed, [a.channelIds[0]]);
+      assert.equal((await get(post.id)).status, 'scheduled');
+      clock.advance(60_000);
+      await refreshing.tick();
+      assert.equal((await get(post.id)).status, 'published');
 
-    expired = true;
-    const stuck = await create({ text: 'No way to refresh' });
-    await testWorker(
-      t,
-      {},
-      new NetworkRegistry().register(
-        'sandbox',
-        new ExpiringSandbox(store, t.url, NETWORK_CAPABILITIES.sandbox, () => clock.now()),
-      ),
-    ).tick();
-    const got = await get(stuck.id);
-    assert.equal(got.status, 'failed');
-    assert.match(
-      got.error,
-      /connection to Sandbox has expired; reconnect it, then reschedule the post. \(HTTP 401, token expired\)/,
-    );
-  });
+      expired = true;
+      const stuck = await create({ text: 'No way to refresh' });
+      await testWorker(
+        t,
+        {},
+        new NetworkRegistry().register(
+          'sandbox',
+          new ExpiringSandbox(store, t.url, NETWORK_CAPABILITIES.sandbox, () => clock.now()),
+        ),
+      ).tick();
+      const got = await get(stuck.id);
+      assert.equal(got.status, 'failed');
+      assert.match(
+        got.error,
+        /connection to Sandbox has expired; reconnect it, then reschedule the post. \(HTTP 401, token expired\)/,
+      );
+    },
+  );
 
   it('reconciles a timeout after the post was made: published once, attempt marked reconciled', async () => {
     await fail('timeout_after_post', 1);
@@ -339,97 +342,108 @@ describe('publishing worker', () => {
     );
   });
 
-  it('settles an interrupted attempt before refusing a channel that needs reconnecting: the post that went out is published', async () => {
-    const clock = pinClock(t, new Date().toISOString());
-    const post = await create({ text: 'Went out, then the channel broke' });
-    await dieMidAttempt(t, clock);
-    // The network took the post before the worker died; since then the channel's credentials were refused.
-    await t.deps.repos.sandbox.insertOnce({
-      id: 'net-1',
-      accountId: a.accountId,
-      channelId: a.channelIds[0],
-      text: post.text,
-      media: [],
-      idempotencyKey: `${post.id}:1`,
-      external: false,
-      metrics: null,
-      replyToId: null,
-      createdAt: clock.now(),
-    });
-    await t.deps.repos.channels.setStatus(a.channelIds[0], 'needs_reconnect', 'the token was revoked');
-    clock.advance(2_000);
-    await testWorker(t).tick();
-    const got = await get(post.id);
-    assert.equal(got.status, 'published', got.error);
-    assert.deepEqual(
-      (await t.deps.repos.publishAttempts.attempts(a.accountId, post.id)).map((x) => x.outcome),
-      ['reconciled'],
-    );
-  });
+  it(
+    'settles an interrupted attempt before refusing a channel that needs reconnecting: ' +
+      'the post that went out is published',
+    async () => {
+      const clock = pinClock(t, new Date().toISOString());
+      const post = await create({ text: 'Went out, then the channel broke' });
+      await dieMidAttempt(t, clock);
+      // The network took the post before the worker died; since then the channel's credentials were refused.
+      await t.deps.repos.sandbox.insertOnce({
+        id: 'net-1',
+        accountId: a.accountId,
+        channelId: a.channelIds[0],
+        text: post.text,
+        media: [],
+        idempotencyKey: `${post.id}:1`,
+        external: false,
+        metrics: null,
+        replyToId: null,
+        createdAt: clock.now(),
+      });
+      await t.deps.repos.channels.setStatus(a.channelIds[0], 'needs_reconnect', 'the token was revoked');
+      clock.advance(2_000);
+      await testWorker(t).tick();
+      const got = await get(post.id);
+      assert.equal(got.status, 'published', got.error);
+      assert.deepEqual(
+        (await t.deps.repos.publishAttempts.attempts(a.accountId, post.id)).map((x) => x.outcome),
+        ['reconciled'],
+      );
+    },
+  );
 
-  it('tries again a post whose interrupted attempt the network is certain it never saw, and publishes it once', async () => {
-    const clock = pinClock(t, new Date().toISOString());
-    const post = await create({ text: 'Never sent' });
-    // A worker claimed the post and recorded its attempt, then died before the network call.
-    assert.deepEqual(await dieMidAttempt(t, clock), [post.id]);
-    clock.advance(2_000);
-    const worker = testWorker(t);
-    await worker.tick();
-    let got = await get(post.id);
-    assert.equal(got.status, 'scheduled', got.error);
-    assert.match(got.error, /Attempt 1 never reached the network .*trying again now/);
-    await worker.tick();
-    got = await get(post.id);
-    assert.equal(got.status, 'published', got.error);
-    assert.equal(await t.deps.repos.sandbox.countOnChannel(a.channelIds[0]), 1, 'published exactly once');
-    const attempts = await t.deps.repos.publishAttempts.attempts(a.accountId, post.id);
-    assert.deepEqual(
-      attempts.map((x) => [x.number, x.outcome]),
-      [
-        [1, 'retryable'],
-        [2, 'published'],
-      ],
-    );
-    assert.match(attempts[0].detail!, /the network has no post from it, so it was not made/);
-  });
+  it(
+    'tries again a post whose interrupted attempt the ' + 'network is certain it never saw, and publishes it once',
+    async () => {
+      const clock = pinClock(t, new Date().toISOString());
+      const post = await create({ text: 'Never sent' });
+      // A worker claimed the post and recorded its attempt, then died before the network call.
+      assert.deepEqual(await dieMidAttempt(t, clock), [post.id]);
+      clock.advance(2_000);
+      const worker = testWorker(t);
+      await worker.tick();
+      let got = await get(post.id);
+      assert.equal(got.status, 'scheduled', got.error);
+      assert.match(got.error, /Attempt 1 never reached the network .*trying again now/);
+      await worker.tick();
+      got = await get(post.id);
+      assert.equal(got.status, 'published', got.error);
+      assert.equal(await t.deps.repos.sandbox.countOnChannel(a.channelIds[0]), 1, 'published exactly once');
+      const attempts = await t.deps.repos.publishAttempts.attempts(a.accountId, post.id);
+      assert.deepEqual(
+        attempts.map((x) => [x.number, x.outcome]),
+        [
+          [1, 'retryable'],
+          [2, 'published'],
+        ],
+      );
+      assert.match(attempts[0].detail!, /the network has no post from it, so it was not made/);
+    },
+  );
 
-  it('marks a post unconfirmed when the network cannot tell whether its interrupted attempt went out, and never retries it', async () => {
-    const networks = cannotTellNetworks(t);
-    const clock = pinClock(t, new Date().toISOString());
-    const post = await create({ text: 'Lost' });
-    assert.deepEqual(await dieMidAttempt(t, clock), [post.id]);
-    const worker = testWorker(t, {}, networks);
-    await worker.tick();
-    assert.equal((await get(post.id)).status, 'publishing', 'the lease has not expired yet');
-    clock.advance(2_000);
-    await worker.tick();
-    let got = await get(post.id);
-    assert.equal(got.status, 'unconfirmed');
-    assert.match(got.error, /cannot confirm whether this post went out/);
-    clock.advance(60 * 60_000);
-    await worker.tick();
-    assert.equal((await get(post.id)).status, 'unconfirmed');
-    assert.equal(await t.deps.repos.sandbox.countOnChannel(a.channelIds[0]), 0);
+  it(
+    'marks a post unconfirmed when the network cannot tell ' +
+      'whether its interrupted attempt went out, and never retries it',
+    async () => {
+      const networks = cannotTellNetworks(t);
+      const clock = pinClock(t, new Date().toISOString());
+      const post = await create({ text: 'Lost' });
+      assert.deepEqual(await dieMidAttempt(t, clock), [post.id]);
+      const worker = testWorker(t, {}, networks);
+      await worker.tick();
+      assert.equal((await get(post.id)).status, 'publishing', 'the lease has not expired yet');
+      clock.advance(2_000);
+      await worker.tick();
+      let got = await get(post.id);
+      assert.equal(got.status, 'unconfirmed');
+      assert.match(got.error, /cannot confirm whether this post went out/);
+      clock.advance(60 * 60_000);
+      await worker.tick();
+      assert.equal((await get(post.id)).status, 'unconfirmed');
+      assert.equal(await t.deps.repos.sandbox.countOnChannel(a.channelIds[0]), 0);
 
-    // It turns up on the network later (the call had gone through after all): the next sync reconciles it.
-    await t.deps.repos.sandbox.insertOnce({
-      id: 'late-arrival',
-      accountId: a.accountId,
-      channelId: a.channelIds[0],
-      text: 'Lost',
-      media: [],
-      idempotencyKey: `${post.id}:1`,
-      external: false,
-      metrics: null,
-      replyToId: null,
-      createdAt: clock.now(),
-    });
-    await worker.sync();
-    got = await get(post.id);
-    assert.equal(got.status, 'published');
-    assert.ok(got.permalinkUrl.endsWith('/late-arrival'));
-    assert.equal(await t.deps.repos.posts.hasLivePosts(a.accountId), false, 'never taken for a live post');
-  });
+      // It turns up on the network later (the call had gone through after all): the next sync reconciles it.
+      await t.deps.repos.sandbox.insertOnce({
+        id: 'late-arrival',
+        accountId: a.accountId,
+        channelId: a.channelIds[0],
+        text: 'Lost',
+        media: [],
+        idempotencyKey: `${post.id}:1`,
+        external: false,
+        metrics: null,
+        replyToId: null,
+        createdAt: clock.now(),
+      });
+      await worker.sync();
+      got = await get(post.id);
+      assert.equal(got.status, 'published');
+      assert.ok(got.permalinkUrl.endsWith('/late-arrival'));
+      assert.equal(await t.deps.repos.posts.hasLivePosts(a.accountId), false, 'never taken for a live post');
+    },
+  );
 
   it('does not take a post in flight for a live post when a sync runs mid-publish', async () => {
     const clock = pinClock(t, new Date().toISOString());
@@ -539,68 +553,72 @@ describe('publishing worker', () => {
     assert.equal(await store.countOnChannel(a.channelIds[0]), 1, 'the post itself was never re-published');
   });
 
-  it('settles a first comment whose answer was lost by looking it up, never making it twice; a network that cannot look comments up gets no second try', async () => {
-    const clock = pinClock(t, new Date().toISOString());
-    const store = t.deps.repos.sandbox;
-    /** Makes the comment, then loses the answer once, as a timeout after the network received the request. */
-    class LostAnswer extends SandboxNetwork {
-      lost = 0;
-      override async comment(request: CommentRequest) {
-        const made = await super.comment(request);
-        if (this.lost++ === 0) throw new NetworkError('unknown_outcome', 'the answer never came back');
-        return made;
+  it(
+    'settles a first comment whose answer was lost by looking it up, never making it twice; ' +
+      'a network that cannot look comments up gets no second try',
+    async () => {
+      const clock = pinClock(t, new Date().toISOString());
+      const store = t.deps.repos.sandbox;
+      /** Makes the comment, then loses the answer once, as a timeout after the network received the request. */
+      class LostAnswer extends SandboxNetwork {
+        lost = 0;
+        override async comment(request: CommentRequest) {
+          const made = await super.comment(request);
+          if (this.lost++ === 0) throw new NetworkError('unknown_outcome', 'the answer never came back');
+          return made;
+        }
       }
-    }
-    const canLook = new LostAnswer(store, t.url, NETWORK_CAPABILITIES.sandbox, () => clock.now());
-    const cannotLook = new LostAnswer(store, t.url, NETWORK_CAPABILITIES.bluesky, () => clock.now());
-    Object.defineProperty(cannotLook, 'findComment', { value: undefined });
-    const networks = new NetworkRegistry().register('sandbox', canLook).register('bluesky', cannotLook);
-    const { provisioning } = await import('./provisioning.js');
-    const other = await provisioning(t, a, 'bluesky');
-    const res = await t.api('POST', '/v1/rest/posts', {
-      token: a.apiKey,
-      body: {
-        channelIds: [a.channelIds[0], other],
-        text: 'With a comment',
-        firstComment: { text: 'First!', delayMinutes: 1 },
-      },
-    });
-    assert.equal(res.status, 201, JSON.stringify(res.body));
-    const [looked, blind] = res.body.data;
-    const worker = testWorker(t, {}, networks);
-    await worker.tick();
-    const replies = async (postId: string, channelId: string) =>
-      store.replies(channelId, (await get(postId)).permalinkUrl.split('/').pop());
-    clock.advance(2 * 60_000);
-    await worker.tick();
-    assert.equal((await replies(looked.id, a.channelIds[0])).length, 1, 'made, answer lost');
-    assert.equal((await t.deps.repos.commentSteps.commentStep(looked.id))?.status, 'pending');
+      const canLook = new LostAnswer(store, t.url, NETWORK_CAPABILITIES.sandbox, () => clock.now());
+      const cannotLook = new LostAnswer(store, t.url, NETWORK_CAPABILITIES.bluesky, () => clock.now());
+      Object.defineProperty(cannotLook, 'findComment', { value: undefined });
+      const networks = new NetworkRegistry().register('sandbox', canLook).register('bluesky', cannotLook);
+      const { provisioning } = await import('./provisioning.js');
+      const other = await provisioning(t, a, 'bluesky');
+      const res = await t.api('POST', '/v1/rest/posts', {
+        token: a.apiKey,
+        body: {
+          channelIds: [a.channelIds[0], other],
+          text: 'With a comment',
+          firstComment: { text: 'First!', delayMinutes: 1 },
+        },
+      });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      const [looked, blind] = res.body.data;
+      const worker = testWorker(t, {}, networks);
+      await worker.tick();
+      const replies = async (postId: string, channelId: string) =>
+        store.replies(channelId, (await get(postId)).permalinkUrl.split('/').pop());
+      clock.advance(2 * 60_000);
+      await worker.tick();
+      assert.equal((await replies(looked.id, a.channelIds[0])).length, 1, 'made, answer lost');
+      assert.equal((await t.deps.repos.commentSteps.commentStep(looked.id))?.status, 'pending');
 
-    clock.advance(60 * 60_000);
-    await worker.tick();
-    assert.equal((await replies(looked.id, a.channelIds[0])).length, 1, 'found, not made again');
-    const step = await t.deps.repos.commentSteps.commentStep(looked.id);
-    assert.equal(step?.status, 'done');
-    assert.equal(step?.networkCommentId, (await replies(looked.id, a.channelIds[0]))[0].id);
-    const tries = await t.herald
-      .db('publish_attempts')
-      .where({ post_id: looked.id, kind: 'comment' })
-      .orderBy('seq')
-      .select('outcome');
-    assert.deepEqual(
-      tries.map((row: { outcome: string }) => row.outcome),
-      ['unknown', 'reconciled'],
-    );
+      clock.advance(60 * 60_000);
+      await worker.tick();
+      assert.equal((await replies(looked.id, a.channelIds[0])).length, 1, 'found, not made again');
+      const step = await t.deps.repos.commentSteps.commentStep(looked.id);
+      assert.equal(step?.status, 'done');
+      assert.equal(step?.networkCommentId, (await replies(looked.id, a.channelIds[0]))[0].id);
+      const tries = await t.herald
+        .db('publish_attempts')
+        .where({ post_id: looked.id, kind: 'comment' })
+        .orderBy('seq')
+        .select('outcome');
+      assert.deepEqual(
+        tries.map((row: { outcome: string }) => row.outcome),
+        ['unknown', 'reconciled'],
+      );
 
-    assert.equal((await replies(blind.id, other)).length, 1, 'the network without a lookup made it once');
-    const refused = await t.deps.repos.commentSteps.commentStep(blind.id);
-    assert.equal(refused?.status, 'failed');
-    assert.match(refused?.lastError ?? '', /may have reached the network.*never made twice/);
-    clock.advance(60 * 60_000);
-    await worker.tick();
-    assert.equal((await replies(blind.id, other)).length, 1);
-    assert.deepEqual([canLook.lost, cannotLook.lost], [1, 1], 'each network was asked to comment once');
-  });
+      assert.equal((await replies(blind.id, other)).length, 1, 'the network without a lookup made it once');
+      const refused = await t.deps.repos.commentSteps.commentStep(blind.id);
+      assert.equal(refused?.status, 'failed');
+      assert.match(refused?.lastError ?? '', /may have reached the network.*never made twice/);
+      clock.advance(60 * 60_000);
+      await worker.tick();
+      assert.equal((await replies(blind.id, other)).length, 1);
+      assert.deepEqual([canLook.lost, cannotLook.lost], [1, 1], 'each network was asked to comment once');
+    },
+  );
 
   it('brings posts made outside Herald in as read-only live posts, and refreshes metrics', async () => {
     const { postExternal } = await import('../../src/publishing/engine.js');
@@ -736,74 +754,80 @@ describe('publishing worker', () => {
     );
   });
 
-  it('a batch that cannot start says why, puts its claims back and the loop goes on: every post is published once', async () => {
-    const logged: string[] = [];
-    const logger = {
-      info: () => undefined,
-      warn: (message: string) => logged.push(message),
-      error: (message: string) => logged.push(message),
-    };
-    const repo = t.deps.repos.publishing;
-    const startAttempts = repo.startAttempts.bind(repo);
-    const faults = ['throw', 'lose'];
-    // The database fails the first batch's attempts, then loses the second batch's claims (as after another
-    // process rebuilt the posts table), then behaves.
-    repo.startAttempts = async (...args) => {
-      const fault = faults.shift();
-      if (fault === 'throw') throw new Error('SQLITE_ERROR: no such table: main.posts');
-      if (fault === 'lose') return new Set();
-      return startAttempts(...args);
-    };
-    const posts = [];
-    for (let i = 0; i < 6; i++) posts.push(await create({ text: `Batch ${i}` }));
-    // Leases far longer than the test: only putting the claims back lets these posts go out.
-    const worker = testWorker(t, { pollMs: 50, leaseMs: 10 * 60_000, batchSize: 100 }, undefined, undefined, logger);
-    worker.start();
-    try {
-      for (const post of posts)
-        await eventually(
-          async () => ((await get(post.id)).status === 'published' ? true : undefined),
-          `post ${post.id} to be published`,
-          10_000,
-        );
-    } finally {
-      await worker.stop();
-    }
-    assert.deepEqual(faults, []);
-    assert.ok(
-      logged.includes('starting a batch of 6 claimed posts failed; putting them back in the queue'),
-      JSON.stringify(logged),
-    );
-    assert.ok(
-      logged.includes('claimed posts were no longer held when their attempts were recorded; released them'),
-      JSON.stringify(logged),
-    );
-    assert.equal(await t.deps.repos.sandbox.countOnChannel(a.channelIds[0]), 6, 'each post published once');
-    assert.equal(await countPublishAttempts(t, a.accountId), 6);
-  });
+  it(
+    'a batch that cannot start says why, puts its claims back and the loop goes on: ' + 'every post is published once',
+    async () => {
+      const logged: string[] = [];
+      const logger = {
+        info: () => undefined,
+        warn: (message: string) => logged.push(message),
+        error: (message: string) => logged.push(message),
+      };
+      const repo = t.deps.repos.publishing;
+      const startAttempts = repo.startAttempts.bind(repo);
+      const faults = ['throw', 'lose'];
+      // The database fails the first batch's attempts, then loses the second batch's claims (as after another
+      // process rebuilt the posts table), then behaves.
+      repo.startAttempts = async (...args) => {
+        const fault = faults.shift();
+        if (fault === 'throw') throw new Error('SQLITE_ERROR: no such table: main.posts');
+        if (fault === 'lose') return new Set();
+        return startAttempts(...args);
+      };
+      const posts = [];
+      for (let i = 0; i < 6; i++) posts.push(await create({ text: `Batch ${i}` }));
+      // Leases far longer than the test: only putting the claims back lets these posts go out.
+      const worker = testWorker(t, { pollMs: 50, leaseMs: 10 * 60_000, batchSize: 100 }, undefined, undefined, logger);
+      worker.start();
+      try {
+        for (const post of posts)
+          await eventually(
+            async () => ((await get(post.id)).status === 'published' ? true : undefined),
+            `post ${post.id} to be published`,
+            10_000,
+          );
+      } finally {
+        await worker.stop();
+      }
+      assert.deepEqual(faults, []);
+      assert.ok(
+        logged.includes('starting a batch of 6 claimed posts failed; putting them back in the queue'),
+        JSON.stringify(logged),
+      );
+      assert.ok(
+        logged.includes('claimed posts were no longer held when their attempts were recorded; released them'),
+        JSON.stringify(logged),
+      );
+      assert.equal(await t.deps.repos.sandbox.countOnChannel(a.channelIds[0]), 6, 'each post published once');
+      assert.equal(await countPublishAttempts(t, a.accountId), 6);
+    },
+  );
 
-  it('asks about the handle an attempt recorded before its outcome became unknown (an upload session, a container)', async () => {
-    const asked: (string | null)[] = [];
-    class SessionNetwork extends SandboxNetwork {
-      override async publish(request: PublishRequest): Promise<never> {
-        await request.recordHandle(`session-for-${request.postKey.id}`);
-        throw new NetworkError('unknown_outcome', 'the connection broke after the last byte was sent');
+  it(
+    'asks about the handle an attempt recorded before its ' + 'outcome became unknown (an upload session, a container)',
+    async () => {
+      const asked: (string | null)[] = [];
+      class SessionNetwork extends SandboxNetwork {
+        override async publish(request: PublishRequest): Promise<never> {
+          await request.recordHandle(`session-for-${request.postKey.id}`);
+          throw new NetworkError('unknown_outcome', 'the connection broke after the last byte was sent');
+        }
+        override async findPublished(lookup: AttemptLookup) {
+          asked.push(lookup.handle);
+          return lookup.handle === `session-for-${lookup.postKey.id}`
+            ? { networkPostId: 'video-1', permalinkUrl: 'https://network.example/video-1', publishedAt: Date.now() }
+            : undefined;
+        }
       }
-      override async findPublished(lookup: AttemptLookup) {
-        asked.push(lookup.handle);
-        return lookup.handle === `session-for-${lookup.postKey.id}`
-          ? { networkPostId: 'video-1', permalinkUrl: 'https://network.example/video-1', publishedAt: Date.now() }
-          : undefined;
-      }
-    }
-    const networks = new NetworkRegistry().register('sandbox', new SessionNetwork(t.deps.repos.sandbox, t.url));
-    const post = await create({ text: 'A long upload' });
-    await testWorker(t, {}, networks).tick();
-    assert.deepEqual(asked, [`session-for-${post.id}`]);
-    const got = await get(post.id);
-    assert.equal(got.status, 'published');
-    assert.equal(got.permalinkUrl, 'https://network.example/video-1');
-  });
+      const networks = new NetworkRegistry().register('sandbox', new SessionNetwork(t.deps.repos.sandbox, t.url));
+      const post = await create({ text: 'A long upload' });
+      await testWorker(t, {}, networks).tick();
+      assert.deepEqual(asked, [`session-for-${post.id}`]);
+      const got = await get(post.id);
+      assert.equal(got.status, 'published');
+      assert.equal(got.permalinkUrl, 'https://network.example/video-1');
+    },
+  );
 
   it('stores a safe message, not the exception, when a network call fails unexpectedly', async () => {
     const leak = 'connect ECONNREFUSED 10.0.0.5:443 at /opt/herald/internal-token-abc';

@@ -3,7 +3,8 @@ import { countText } from '../../src/domain/networks/text-length.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 
 const LAUNCH =
-  'We just launched Herald, a self-hosted social publishing tool for small teams. Schedule posts to LinkedIn and Mastodon from one shared calendar.';
+  'We just launched Herald, a self-hosted social publishing tool for small teams. ' +
+  'Schedule posts to LinkedIn and Mastodon from one shared calendar.';
 
 /** The AI helpers over REST: the same domain functions as the MCP AI tools, each answer naming its provider. */
 describe(`REST /ai: drafts, rewrites, hashtags and images (${TEST_DB})`, function () {

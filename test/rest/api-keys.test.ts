@@ -36,47 +36,51 @@ describe('REST /api-keys: members manage their keys', function () {
   });
   afterEach(() => t.close());
 
-  it('creates a key shown once, stored only as its hash, that works at once and stops within a second of revocation', async () => {
-    const created = await t.api('POST', '/v1/rest/api-keys', {
-      token: a.apiKey,
-      body: { name: 'Zapier', scopes: ['manage_team'] },
-    });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    const { key, id, ...shown } = created.body.data;
-    assert.match(key, /^hk_/);
-    assert.deepEqual(
-      { ...shown, createdAt: typeof shown.createdAt },
-      {
-        name: 'Zapier',
-        prefix: key.slice(0, 10),
-        userId: a.userId,
-        scopes: ['read_profile', 'manage_post', 'manage_team'],
-        createdAt: 'string',
-        lastUsedAt: null,
-        revokedAt: null,
-      },
-    );
-    const stored = await t.herald.db('api_keys').where({ id }).first();
-    assert.equal(stored.key_hash, hashSecret(key));
-    assert.ok(!JSON.stringify(stored).includes(key), 'the key itself is not stored');
+  it(
+    'creates a key shown once, stored only as its hash, ' +
+      'that works at once and stops within a second of revocation',
+    async () => {
+      const created = await t.api('POST', '/v1/rest/api-keys', {
+        token: a.apiKey,
+        body: { name: 'Zapier', scopes: ['manage_team'] },
+      });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const { key, id, ...shown } = created.body.data;
+      assert.match(key, /^hk_/);
+      assert.deepEqual(
+        { ...shown, createdAt: typeof shown.createdAt },
+        {
+          name: 'Zapier',
+          prefix: key.slice(0, 10),
+          userId: a.userId,
+          scopes: ['read_profile', 'manage_post', 'manage_team'],
+          createdAt: 'string',
+          lastUsedAt: null,
+          revokedAt: null,
+        },
+      );
+      const stored = await t.herald.db('api_keys').where({ id }).first();
+      assert.equal(stored.key_hash, hashSecret(key));
+      assert.ok(!JSON.stringify(stored).includes(key), 'the key itself is not stored');
 
-    assert.equal((await t.api('GET', '/v1/rest/channels', { token: key })).status, 200);
-    const listed = (await t.api('GET', '/v1/rest/api-keys', { token: a.apiKey })).body.data.find(
-      (k: { id: string }) => k.id === id,
-    );
-    assert.ok(listed.lastUsedAt, 'its use is recorded');
-    assert.equal(listed.key, undefined, 'a list never shows the key');
+      assert.equal((await t.api('GET', '/v1/rest/channels', { token: key })).status, 200);
+      const listed = (await t.api('GET', '/v1/rest/api-keys', { token: a.apiKey })).body.data.find(
+        (k: { id: string }) => k.id === id,
+      );
+      assert.ok(listed.lastUsedAt, 'its use is recorded');
+      assert.equal(listed.key, undefined, 'a list never shows the key');
 
-    const revoked = await t.api('DELETE', `/v1/rest/api-keys/${id}`, { token: a.apiKey });
-    assert.equal(revoked.status, 200, JSON.stringify(revoked.body));
-    assert.ok(revoked.body.data.revokedAt);
-    assert.equal((await t.api('GET', '/v1/rest/channels', { token: key })).status, 401);
-    assert.equal(
-      (await t.api('DELETE', `/v1/rest/api-keys/${id}`, { token: a.apiKey })).status,
-      404,
-      'revoking twice: not found',
-    );
-  });
+      const revoked = await t.api('DELETE', `/v1/rest/api-keys/${id}`, { token: a.apiKey });
+      assert.equal(revoked.status, 200, JSON.stringify(revoked.body));
+      assert.ok(revoked.body.data.revokedAt);
+      assert.equal((await t.api('GET', '/v1/rest/channels', { token: key })).status, 401);
+      assert.equal(
+        (await t.api('DELETE', `/v1/rest/api-keys/${id}`, { token: a.apiKey })).status,
+        404,
+        'revoking twice: not found',
+      );
+    },
+  );
 
   it('a member without manage_team sees and revokes only their own keys, and cannot grant manage_team', async () => {
     const refused = await t.api('POST', '/v1/rest/api-keys', {

@@ -46,28 +46,31 @@ describe(`REST: the web app's budgets (${TEST_DB})`, function () {
     assert.ok(Number(refused.headers.get('retry-after')) > 0, 'it says how long to wait');
   });
 
-  it("charges the app's AI helpers to the account's write budget, as API integrations are, and not its saves", async () => {
-    t = await startTestHerald({
-      rateLimits: {
-        restReadsPerMinute: 100_000,
-        restWritesPerMinute: 1,
-        accountPerHour: 1_000_000,
-        mcpPerTokenPerMinute: 100_000,
-      },
-    });
-    const a = await t.seedAccount({ channels: 1 });
-    const app = await appSession(t, a);
-    const text = 'We shipped the new calendar today';
-    assert.equal((await app.call('POST', '/v1/rest/ai/hashtags', { text })).status, 200);
-    assert.equal(
-      (await t.api('POST', '/v1/rest/ai/hashtags', { token: a.apiKey, body: { text } })).status,
-      429,
-      "the app's AI call spent the account's write budget",
-    );
-    const again = await app.call('POST', '/v1/rest/ai/hashtags', { text });
-    assert.equal(again.status, 429);
-    assert.match(again.body.message, /write budget/);
-    const saved = await app.call('POST', '/v1/rest/posts', { channelIds: [a.channelIds[0]], text, isDraft: true });
-    assert.equal(saved.status, 201, "saving is the person's own budget, not an AI request");
-  });
+  it(
+    "charges the app's AI helpers to the account's write budget, " + 'as API integrations are, and not its saves',
+    async () => {
+      t = await startTestHerald({
+        rateLimits: {
+          restReadsPerMinute: 100_000,
+          restWritesPerMinute: 1,
+          accountPerHour: 1_000_000,
+          mcpPerTokenPerMinute: 100_000,
+        },
+      });
+      const a = await t.seedAccount({ channels: 1 });
+      const app = await appSession(t, a);
+      const text = 'We shipped the new calendar today';
+      assert.equal((await app.call('POST', '/v1/rest/ai/hashtags', { text })).status, 200);
+      assert.equal(
+        (await t.api('POST', '/v1/rest/ai/hashtags', { token: a.apiKey, body: { text } })).status,
+        429,
+        "the app's AI call spent the account's write budget",
+      );
+      const again = await app.call('POST', '/v1/rest/ai/hashtags', { text });
+      assert.equal(again.status, 429);
+      assert.match(again.body.message, /write budget/);
+      const saved = await app.call('POST', '/v1/rest/posts', { channelIds: [a.channelIds[0]], text, isDraft: true });
+      assert.equal(saved.status, 201, "saving is the person's own budget, not an AI request");
+    },
+  );
 });

@@ -77,32 +77,35 @@ describe('REST /approvals: the inbox by reviewer, and deciding many posts at onc
     assert.deepEqual(await inbox(), []);
   });
 
-  it('rejects several posts with one reason, and refuses a rejection without one before touching any post', async () => {
-    const [one, two] = [await held('One'), await held('Two')];
-    const noReason = await api('POST', '/approvals/decisions', {
-      postIds: [one, two],
-      decision: 'reject',
-      reason: '  ',
-    });
-    assert.equal(noReason.status, 400);
-    assert.deepEqual(noReason.body.details, [{ path: 'reason', message: 'Give a reason.' }]);
-    assert.deepEqual((await inbox()).sort(), ['One', 'Two'], 'nothing was decided');
+  it(
+    'rejects several posts with one reason, ' + 'and refuses a rejection without one before touching any post',
+    async () => {
+      const [one, two] = [await held('One'), await held('Two')];
+      const noReason = await api('POST', '/approvals/decisions', {
+        postIds: [one, two],
+        decision: 'reject',
+        reason: '  ',
+      });
+      assert.equal(noReason.status, 400);
+      assert.deepEqual(noReason.body.details, [{ path: 'reason', message: 'Give a reason.' }]);
+      assert.deepEqual((await inbox()).sort(), ['One', 'Two'], 'nothing was decided');
 
-    const res = await api('POST', '/approvals/decisions', {
-      postIds: [one, two],
-      decision: 'reject',
-      reason: 'Wrong launch date',
-    });
-    assert.deepEqual(res.body.summary, { succeeded: 2, failed: 0 });
-    const post = (await api('GET', `/posts/${two}`)).body.data;
-    assert.equal(post.approvalStatus, 'REJECTED');
-    assert.equal(post.rejectionReason, 'Wrong launch date');
-    const history = (await api('GET', `/posts/${one}/history`)).body.data;
-    assert.deepEqual(
-      history.map((e: { kind: string }) => e.kind),
-      ['created', 'rejected'],
-    );
-  });
+      const res = await api('POST', '/approvals/decisions', {
+        postIds: [one, two],
+        decision: 'reject',
+        reason: 'Wrong launch date',
+      });
+      assert.deepEqual(res.body.summary, { succeeded: 2, failed: 0 });
+      const post = (await api('GET', `/posts/${two}`)).body.data;
+      assert.equal(post.approvalStatus, 'REJECTED');
+      assert.equal(post.rejectionReason, 'Wrong launch date');
+      const history = (await api('GET', `/posts/${one}/history`)).body.data;
+      assert.deepEqual(
+        history.map((e: { kind: string }) => e.kind),
+        ['created', 'rejected'],
+      );
+    },
+  );
 
   it("needs manage_team, and keeps to the caller's account", async () => {
     const one = await held('One');
@@ -125,53 +128,59 @@ describe('REST /approvals: the inbox by reviewer, and deciding many posts at onc
     assert.equal(tooMany.status, 400);
   });
 
-  it('decides only on the version the reviewer read: a post changed since is refused on REST, in bulk and over MCP', async () => {
-    const id = await held('What the reviewer reads');
-    const read = (await api('GET', `/posts/${id}`)).body.data.reviewVersion;
-    assert.match(read, /^[0-9a-f]{12}$/);
-    assert.deepEqual(
-      (await api('GET', '/approvals')).body.data.map((p: { reviewVersion: string }) => p.reviewVersion),
-      [read],
-    );
-    const edited = await api('PATCH', `/posts/${id}`, { text: 'What the author wrote afterwards' }, a.basicKey);
-    assert.equal(edited.status, 200, JSON.stringify(edited.body));
-    const now = edited.body.data[0]?.reviewVersion ?? (await api('GET', `/posts/${id}`)).body.data.reviewVersion;
-    assert.notEqual(now, read, 'new text, new version');
-
-    const stale = await api('POST', `/posts/${id}/approve`, { version: read });
-    assert.equal(stale.status, 409);
-    assert.equal(stale.body.code, 'changed_since_read');
-    assert.match(stale.body.message, /changed after you read it/);
-    assert.equal(
-      (await api('POST', `/posts/${id}/reject`, { reason: 'No', version: read })).body.code,
-      'changed_since_read',
-    );
-    const bulk = await api('POST', '/approvals/decisions', {
-      postIds: [id],
-      decision: 'approve',
-      versions: { [id]: read },
-    });
-    assert.equal(bulk.body.results[0].error.code, 'changed_since_read');
-    const client = await connectSdkClient(t, a.apiKey);
-    try {
-      const refused = await client.callTool({ name: 'approval_approve', arguments: { postId: id, version: read } });
-      assert.equal(refused.isError, true);
-      assert.match((refused.content as { text: string }[])[0].text, /changed after you read it/);
-      assert.equal(
-        (await api('GET', `/posts/${id}`)).body.data.approvalStatus,
-        'PENDING',
-        'nothing was decided unseen',
+  it(
+    'decides only on the version the reviewer read: ' + 'a post changed since is refused on REST, in bulk and over MCP',
+    async () => {
+      const id = await held('What the reviewer reads');
+      const read = (await api('GET', `/posts/${id}`)).body.data.reviewVersion;
+      assert.match(read, /^[0-9a-f]{12}$/);
+      assert.deepEqual(
+        (await api('GET', '/approvals')).body.data.map((p: { reviewVersion: string }) => p.reviewVersion),
+        [read],
       );
-      const decided = await client.callTool({ name: 'approval_approve', arguments: { postId: id, version: now } });
-      assert.ok(!decided.isError, JSON.stringify(decided.content));
-    } finally {
-      await client.close();
-    }
-    const approved = (await api('GET', `/posts/${id}`)).body.data;
-    assert.deepEqual([approved.approvalStatus, approved.reviewVersion], ['APPROVED', null]);
-    const history = (await api('GET', `/posts/${id}/history`)).body.data;
-    const approval = history.find((e: { kind: string }) => e.kind === 'approved');
-    assert.equal(approval.details.version, now, 'the history names the version approved');
-    assert.equal((await api('POST', `/posts/${await held('Bad')}/approve`, { version: 'not-a-version' })).status, 400);
-  });
+      const edited = await api('PATCH', `/posts/${id}`, { text: 'What the author wrote afterwards' }, a.basicKey);
+      assert.equal(edited.status, 200, JSON.stringify(edited.body));
+      const now = edited.body.data[0]?.reviewVersion ?? (await api('GET', `/posts/${id}`)).body.data.reviewVersion;
+      assert.notEqual(now, read, 'new text, new version');
+
+      const stale = await api('POST', `/posts/${id}/approve`, { version: read });
+      assert.equal(stale.status, 409);
+      assert.equal(stale.body.code, 'changed_since_read');
+      assert.match(stale.body.message, /changed after you read it/);
+      assert.equal(
+        (await api('POST', `/posts/${id}/reject`, { reason: 'No', version: read })).body.code,
+        'changed_since_read',
+      );
+      const bulk = await api('POST', '/approvals/decisions', {
+        postIds: [id],
+        decision: 'approve',
+        versions: { [id]: read },
+      });
+      assert.equal(bulk.body.results[0].error.code, 'changed_since_read');
+      const client = await connectSdkClient(t, a.apiKey);
+      try {
+        const refused = await client.callTool({ name: 'approval_approve', arguments: { postId: id, version: read } });
+        assert.equal(refused.isError, true);
+        assert.match((refused.content as { text: string }[])[0].text, /changed after you read it/);
+        assert.equal(
+          (await api('GET', `/posts/${id}`)).body.data.approvalStatus,
+          'PENDING',
+          'nothing was decided unseen',
+        );
+        const decided = await client.callTool({ name: 'approval_approve', arguments: { postId: id, version: now } });
+        assert.ok(!decided.isError, JSON.stringify(decided.content));
+      } finally {
+        await client.close();
+      }
+      const approved = (await api('GET', `/posts/${id}`)).body.data;
+      assert.deepEqual([approved.approvalStatus, approved.reviewVersion], ['APPROVED', null]);
+      const history = (await api('GET', `/posts/${id}/history`)).body.data;
+      const approval = history.find((e: { kind: string }) => e.kind === 'approved');
+      assert.equal(approval.details.version, now, 'the history names the version approved');
+      assert.equal(
+        (await api('POST', `/posts/${await held('Bad')}/approve`, { version: 'not-a-version' })).status,
+        400,
+      );
+    },
+  );
 });

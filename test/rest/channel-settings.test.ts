@@ -47,18 +47,21 @@ describe("REST PATCH /channels/{channelId}: a channel's time zone", function () 
     );
   });
 
-  it("refuses an unknown zone next to the field, another account's channel, and a key without manage_team", async () => {
-    const [channelId] = a.channelIds;
-    const bad = await api('PATCH', `/channels/${channelId}`, { timezone: 'Mars/Olympus' });
-    assert.equal(bad.status, 400);
-    assert.deepEqual(bad.body.details, [
-      { path: 'timezone', message: 'Use an IANA name such as Europe/Berlin or UTC.' },
-    ]);
-    const stranger = await t.seedAccount({ channels: 0 });
-    assert.equal((await api('PATCH', `/channels/${channelId}`, { timezone: 'UTC' }, stranger.apiKey)).status, 404);
-    const denied = await api('PATCH', `/channels/${channelId}`, { timezone: 'UTC' }, a.basicKey);
-    assert.equal(denied.status, 403);
-    assert.equal(denied.body.code, 'insufficient_scope');
-    assert.equal((await api('PATCH', `/channels/${channelId}`, {})).status, 400, 'the zone is required');
-  });
+  it(
+    'refuses an unknown zone next to the field, ' + "another account's channel, and a key without manage_team",
+    async () => {
+      const [channelId] = a.channelIds;
+      const bad = await api('PATCH', `/channels/${channelId}`, { timezone: 'Mars/Olympus' });
+      assert.equal(bad.status, 400);
+      assert.deepEqual(bad.body.details, [
+        { path: 'timezone', message: 'Use an IANA name such as Europe/Berlin or UTC.' },
+      ]);
+      const stranger = await t.seedAccount({ channels: 0 });
+      assert.equal((await api('PATCH', `/channels/${channelId}`, { timezone: 'UTC' }, stranger.apiKey)).status, 404);
+      const denied = await api('PATCH', `/channels/${channelId}`, { timezone: 'UTC' }, a.basicKey);
+      assert.equal(denied.status, 403);
+      assert.equal(denied.body.code, 'insufficient_scope');
+      assert.equal((await api('PATCH', `/channels/${channelId}`, {})).status, 400, 'the zone is required');
+    },
+  );
 });

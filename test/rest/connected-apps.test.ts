@@ -46,66 +46,72 @@ describe('REST /connected-apps: the OAuth clients a person authorized', function
     };
   }
 
-  it('lists each authorized client once with its scopes, and revoking it ends every token it holds at once', async () => {
-    const first = await authorize('Claude');
-    const again = await authorize('Claude', first.clientId);
-    const other = await authorize('Another assistant');
+  it(
+    'lists each authorized client once with its scopes, ' + 'and revoking it ends every token it holds at once',
+    async () => {
+      const first = await authorize('Claude');
+      const again = await authorize('Claude', first.clientId);
+      const other = await authorize('Another assistant');
 
-    const listed = await t.api('GET', '/v1/rest/connected-apps', { token: a.apiKey });
-    assert.equal(listed.status, 200, JSON.stringify(listed.body));
-    assert.deepEqual(
-      listed.body.data.map((app: { clientName: string }) => app.clientName),
-      ['Claude', 'Another assistant'],
-    );
-    const claude = listed.body.data[0];
-    assert.deepEqual(
-      { ...claude, authorizedAt: typeof claude.authorizedAt, lastTokenAt: typeof claude.lastTokenAt },
-      {
-        clientId: first.clientId,
-        clientName: 'Claude',
-        clientUri: 'https://client.example',
-        scopes: ['read_profile', 'manage_post'],
-        authorizedAt: 'string',
-        lastTokenAt: 'string',
-      },
-    );
+      const listed = await t.api('GET', '/v1/rest/connected-apps', { token: a.apiKey });
+      assert.equal(listed.status, 200, JSON.stringify(listed.body));
+      assert.deepEqual(
+        listed.body.data.map((app: { clientName: string }) => app.clientName),
+        ['Claude', 'Another assistant'],
+      );
+      const claude = listed.body.data[0];
+      assert.deepEqual(
+        { ...claude, authorizedAt: typeof claude.authorizedAt, lastTokenAt: typeof claude.lastTokenAt },
+        {
+          clientId: first.clientId,
+          clientName: 'Claude',
+          clientUri: 'https://client.example',
+          scopes: ['read_profile', 'manage_post'],
+          authorizedAt: 'string',
+          lastTokenAt: 'string',
+        },
+      );
 
-    assert.equal((await t.api('GET', '/v1/rest/channels', { token: again.accessToken })).status, 200);
-    const revoked = await t.api('DELETE', `/v1/rest/connected-apps/${encodeURIComponent(first.clientId)}`, {
-      token: a.apiKey,
-    });
-    assert.equal(revoked.status, 200, JSON.stringify(revoked.body));
-    assert.deepEqual(revoked.body.data, { clientId: first.clientId, revokedAuthorizations: 2 });
-    for (const token of [first.accessToken, again.accessToken])
-      assert.equal((await t.api('GET', '/v1/rest/channels', { token })).status, 401);
-    const refreshed = await tokenRequest(t, {
-      grant_type: 'refresh_token',
-      refresh_token: again.refreshToken,
-      client_id: first.clientId,
-    });
-    assert.equal(refreshed.status, 400, 'its refresh token is revoked too');
-    assert.equal(
-      (await t.api('GET', '/v1/rest/channels', { token: other.accessToken })).status,
-      200,
-      'the other client keeps working',
-    );
-    assert.deepEqual(
-      (await t.api('GET', '/v1/rest/connected-apps', { token: a.apiKey })).body.data.map(
-        (app: { clientName: string }) => app.clientName,
-      ),
-      ['Another assistant'],
-    );
-  });
+      assert.equal((await t.api('GET', '/v1/rest/channels', { token: again.accessToken })).status, 200);
+      const revoked = await t.api('DELETE', `/v1/rest/connected-apps/${encodeURIComponent(first.clientId)}`, {
+        token: a.apiKey,
+      });
+      assert.equal(revoked.status, 200, JSON.stringify(revoked.body));
+      assert.deepEqual(revoked.body.data, { clientId: first.clientId, revokedAuthorizations: 2 });
+      for (const token of [first.accessToken, again.accessToken])
+        assert.equal((await t.api('GET', '/v1/rest/channels', { token })).status, 401);
+      const refreshed = await tokenRequest(t, {
+        grant_type: 'refresh_token',
+        refresh_token: again.refreshToken,
+        client_id: first.clientId,
+      });
+      assert.equal(refreshed.status, 400, 'its refresh token is revoked too');
+      assert.equal(
+        (await t.api('GET', '/v1/rest/channels', { token: other.accessToken })).status,
+        200,
+        'the other client keeps working',
+      );
+      assert.deepEqual(
+        (await t.api('GET', '/v1/rest/connected-apps', { token: a.apiKey })).body.data.map(
+          (app: { clientName: string }) => app.clientName,
+        ),
+        ['Another assistant'],
+      );
+    },
+  );
 
-  it('shows a person only their own authorizations: another member or account sees nothing and cannot revoke them', async () => {
-    const app = await authorize('Claude');
-    const other = await t.seedAccount({ channels: 0 });
-    assert.deepEqual((await t.api('GET', '/v1/rest/connected-apps', { token: other.apiKey })).body.data, []);
-    const refused = await t.api('DELETE', `/v1/rest/connected-apps/${encodeURIComponent(app.clientId)}`, {
-      token: other.apiKey,
-    });
-    assert.equal(refused.status, 404);
-    assert.match(refused.body.message, /GET \/connected-apps/);
-    assert.equal((await t.api('GET', '/v1/rest/channels', { token: app.accessToken })).status, 200);
-  });
+  it(
+    'shows a person only their own authorizations: ' + 'another member or account sees nothing and cannot revoke them',
+    async () => {
+      const app = await authorize('Claude');
+      const other = await t.seedAccount({ channels: 0 });
+      assert.deepEqual((await t.api('GET', '/v1/rest/connected-apps', { token: other.apiKey })).body.data, []);
+      const refused = await t.api('DELETE', `/v1/rest/connected-apps/${encodeURIComponent(app.clientId)}`, {
+        token: other.apiKey,
+      });
+      assert.equal(refused.status, 404);
+      assert.match(refused.body.message, /GET \/connected-apps/);
+      assert.equal((await t.api('GET', '/v1/rest/channels', { token: app.accessToken })).status, 200);
+    },
+  );
 });

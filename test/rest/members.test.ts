@@ -113,50 +113,58 @@ describe('REST /members: people and their roles', function () {
     assert.equal(noScope.body.code, 'insufficient_scope');
   });
 
-  it("refuses bad input with what to fix: an unknown role, a bad email, another account's email or member", async () => {
-    const badRole = await t.api('POST', '/v1/rest/members', {
-      token: a.apiKey,
-      body: { email: 'x@example.test', role: 'boss' },
-    });
-    assert.equal(badRole.status, 400);
-    assert.match(badRole.body.message, /role/);
-    const badEmail = await t.api('POST', '/v1/rest/members', {
-      token: a.apiKey,
-      body: { email: 'not an email', role: 'editor' },
-    });
-    assert.equal(badEmail.status, 400);
-    assert.match(badEmail.body.message, /not an email address/);
-    assert.deepEqual(
-      badEmail.body.details?.map((d: { path: string }) => d.path),
-      ['email'],
-      'the problem names its field, for the form beside it',
-    );
-    const other = await t.seedAccount({ channels: 0 });
-    const taken = await t.api('POST', '/v1/rest/members', {
-      token: a.apiKey,
-      body: { email: other.email, role: 'editor' },
-    });
-    assert.equal(taken.status, 409);
-    assert.equal(taken.body.code, 'email_taken');
-    assert.equal(
-      (await t.api('PATCH', `/v1/rest/members/${other.userId}`, { token: a.apiKey, body: { role: 'editor' } })).status,
-      404,
-    );
-  });
+  it(
+    'refuses bad input with what to fix: ' + "an unknown role, a bad email, another account's email or member",
+    async () => {
+      const badRole = await t.api('POST', '/v1/rest/members', {
+        token: a.apiKey,
+        body: { email: 'x@example.test', role: 'boss' },
+      });
+      assert.equal(badRole.status, 400);
+      assert.match(badRole.body.message, /role/);
+      const badEmail = await t.api('POST', '/v1/rest/members', {
+        token: a.apiKey,
+        body: { email: 'not an email', role: 'editor' },
+      });
+      assert.equal(badEmail.status, 400);
+      assert.match(badEmail.body.message, /not an email address/);
+      assert.deepEqual(
+        badEmail.body.details?.map((d: { path: string }) => d.path),
+        ['email'],
+        'the problem names its field, for the form beside it',
+      );
+      const other = await t.seedAccount({ channels: 0 });
+      const taken = await t.api('POST', '/v1/rest/members', {
+        token: a.apiKey,
+        body: { email: other.email, role: 'editor' },
+      });
+      assert.equal(taken.status, 409);
+      assert.equal(taken.body.code, 'email_taken');
+      assert.equal(
+        (await t.api('PATCH', `/v1/rest/members/${other.userId}`, { token: a.apiKey, body: { role: 'editor' } }))
+          .status,
+        404,
+      );
+    },
+  );
 
-  it('adds one person when the same email is sent several times at once: the others are told it is taken, none fails', async () => {
-    const adds = await Promise.all(
-      Array.from({ length: 6 }, () =>
-        t.api('POST', '/v1/rest/members', { token: a.apiKey, body: { email: 'race@example.test', role: 'editor' } }),
-      ),
-    );
-    const statuses = adds.map((r) => r.status);
-    assert.ok(
-      statuses.every((s) => s === 201 || s === 409),
-      `only 201 or 409, got ${statuses.join(', ')}`,
-    );
-    assert.ok(statuses.includes(201));
-    for (const refused of adds.filter((r) => r.status === 409)) assert.equal(refused.body.code, 'email_taken');
-    assert.equal((await t.herald.db('users').where({ email: 'race@example.test' })).length, 1);
-  });
+  it(
+    'adds one person when the same email is sent several times at once: ' +
+      'the others are told it is taken, none fails',
+    async () => {
+      const adds = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          t.api('POST', '/v1/rest/members', { token: a.apiKey, body: { email: 'race@example.test', role: 'editor' } }),
+        ),
+      );
+      const statuses = adds.map((r) => r.status);
+      assert.ok(
+        statuses.every((s) => s === 201 || s === 409),
+        `only 201 or 409, got ${statuses.join(', ')}`,
+      );
+      assert.ok(statuses.includes(201));
+      for (const refused of adds.filter((r) => r.status === 409)) assert.equal(refused.body.code, 'email_taken');
+      assert.equal((await t.herald.db('users').where({ email: 'race@example.test' })).length, 1);
+    },
+  );
 });

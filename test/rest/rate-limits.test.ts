@@ -51,64 +51,71 @@ describe('REST rate limits', () => {
   describe('with small budgets', () => {
     beforeEach(() => start(SMALL));
 
-    it('reports the minute and account budgets in the headers, resets in seconds until the budget is full', async () => {
-      const first = await read();
-      assert.deepEqual(headers(first, 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'), {
-        'ratelimit-limit': '4',
-        'ratelimit-remaining': '3',
-        'ratelimit-reset': '60',
-      });
-      assert.deepEqual(
-        headers(first, 'x-account-ratelimit-limit', 'x-account-ratelimit-remaining', 'x-account-ratelimit-reset'),
-        {
-          'x-account-ratelimit-limit': '9',
-          'x-account-ratelimit-remaining': '8',
-          'x-account-ratelimit-reset': '3600',
-        },
-      );
-      at(45);
-      const later = await read();
-      assert.deepEqual(headers(later, 'ratelimit-remaining', 'ratelimit-reset', 'x-account-ratelimit-remaining'), {
-        'ratelimit-remaining': '2',
-        'ratelimit-reset': '60',
-        'x-account-ratelimit-remaining': '7',
-      });
-      at(61);
-      assert.equal((await read()).headers.get('ratelimit-remaining'), '2', 'the first read has left the minute');
-    });
+    it(
+      'reports the minute and account budgets in the headers, ' + 'resets in seconds until the budget is full',
+      async () => {
+        const first = await read();
+        assert.deepEqual(headers(first, 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'), {
+          'ratelimit-limit': '4',
+          'ratelimit-remaining': '3',
+          'ratelimit-reset': '60',
+        });
+        assert.deepEqual(
+          headers(first, 'x-account-ratelimit-limit', 'x-account-ratelimit-remaining', 'x-account-ratelimit-reset'),
+          {
+            'x-account-ratelimit-limit': '9',
+            'x-account-ratelimit-remaining': '8',
+            'x-account-ratelimit-reset': '3600',
+          },
+        );
+        at(45);
+        const later = await read();
+        assert.deepEqual(headers(later, 'ratelimit-remaining', 'ratelimit-reset', 'x-account-ratelimit-remaining'), {
+          'ratelimit-remaining': '2',
+          'ratelimit-reset': '60',
+          'x-account-ratelimit-remaining': '7',
+        });
+        at(61);
+        assert.equal((await read()).headers.get('ratelimit-remaining'), '2', 'the first read has left the minute');
+      },
+    );
 
-    it('answers 429 with Retry-After, the seconds until a request passes again, and {status:false, message} giving them', async () => {
-      for (const second of [0, 10, 20, 30]) {
-        at(second);
-        assert.equal((await read()).status, 200);
-      }
-      at(45);
-      const res = await read();
-      assert.equal(res.status, 429);
-      assert.deepEqual(
-        headers(
-          res,
-          'retry-after',
-          'ratelimit-remaining',
-          'ratelimit-reset',
-          'x-account-ratelimit-remaining',
-          'x-account-ratelimit-reset',
-        ),
-        {
-          'retry-after': '15',
-          'ratelimit-remaining': '0',
-          'ratelimit-reset': '45',
-          'x-account-ratelimit-remaining': '5',
-          'x-account-ratelimit-reset': '3585',
-        },
-      );
-      assert.equal(res.body.status, false);
-      assert.ok(res.body.message.includes('15 seconds'), res.body.message);
-      now = START + 59_999;
-      assert.equal((await read()).status, 429, 'not a millisecond early');
-      at(60);
-      assert.equal((await read()).status, 200, 'on time');
-    });
+    it(
+      'answers 429 with Retry-After, the seconds until a request passes again, ' +
+        'and {status:false, message} giving them',
+      async () => {
+        for (const second of [0, 10, 20, 30]) {
+          at(second);
+          assert.equal((await read()).status, 200);
+        }
+        at(45);
+        const res = await read();
+        assert.equal(res.status, 429);
+        assert.deepEqual(
+          headers(
+            res,
+            'retry-after',
+            'ratelimit-remaining',
+            'ratelimit-reset',
+            'x-account-ratelimit-remaining',
+            'x-account-ratelimit-reset',
+          ),
+          {
+            'retry-after': '15',
+            'ratelimit-remaining': '0',
+            'ratelimit-reset': '45',
+            'x-account-ratelimit-remaining': '5',
+            'x-account-ratelimit-reset': '3585',
+          },
+        );
+        assert.equal(res.body.status, false);
+        assert.ok(res.body.message.includes('15 seconds'), res.body.message);
+        now = START + 59_999;
+        assert.equal((await read()).status, 429, 'not a millisecond early');
+        at(60);
+        assert.equal((await read()).status, 200, 'on time');
+      },
+    );
 
     it('keeps read and write minute budgets separate', async () => {
       for (let i = 0; i < 2; i++) assert.equal((await write()).status, 201);
@@ -150,22 +157,25 @@ describe('REST rate limits', () => {
       assert.equal((await read()).headers.get('ratelimit-remaining'), '3');
     });
 
-    it('spends the hourly account budget across reads and writes; the hour refusing spends nothing of the minute', async () => {
-      for (let i = 0; i < 4; i++) await read();
-      for (let i = 0; i < 2; i++) await write();
-      at(61);
-      for (let i = 0; i < 3; i++) assert.equal((await read()).status, 200);
-      const res = await read();
-      assert.equal(res.status, 429);
-      assert.match(res.body.message, /account hourly budget/);
-      assert.deepEqual(headers(res, 'retry-after', 'x-account-ratelimit-remaining', 'ratelimit-remaining'), {
-        'retry-after': '3539',
-        'x-account-ratelimit-remaining': '0',
-        'ratelimit-remaining': '1',
-      });
-      at(3600);
-      assert.equal((await read()).status, 200, 'an hour after the first request, its slot is free again');
-    });
+    it(
+      'spends the hourly account budget across reads and writes; ' + 'the hour refusing spends nothing of the minute',
+      async () => {
+        for (let i = 0; i < 4; i++) await read();
+        for (let i = 0; i < 2; i++) await write();
+        at(61);
+        for (let i = 0; i < 3; i++) assert.equal((await read()).status, 200);
+        const res = await read();
+        assert.equal(res.status, 429);
+        assert.match(res.body.message, /account hourly budget/);
+        assert.deepEqual(headers(res, 'retry-after', 'x-account-ratelimit-remaining', 'ratelimit-remaining'), {
+          'retry-after': '3539',
+          'x-account-ratelimit-remaining': '0',
+          'ratelimit-remaining': '1',
+        });
+        at(3600);
+        assert.equal((await read()).status, 200, 'an hour after the first request, its slot is free again');
+      },
+    );
 
     it('does not charge the hour for requests the minute budget refuses', async () => {
       for (let i = 0; i < 4; i++) await read();
@@ -202,53 +212,60 @@ describe('REST rate limits', () => {
         await second.close();
       }
     });
-    it('charges the minute and the hour in one transaction, by the same statements on both databases (SQLite: none through Knex)', async () => {
-      const statements: string[] = [];
-      const count = (query: { sql: string }) => statements.push(query.sql);
-      t.herald.db.on('query', count);
-      try {
-        assert.equal((await read()).status, 200);
-      } finally {
-        t.herald.db.off('query', count);
-      }
-      const charging = statements.filter((sql) => /rate_limit|herald_charge_budgets/.test(sql));
-      if (TEST_DB === 'postgres') {
-        assert.ok(
-          charging.every((sql) => /^(INSERT INTO|DELETE FROM|UPDATE|SELECT min\(at\)) rate_limit_/.test(sql)),
-          charging.join('\n---\n'),
-        );
-        const first = statements.indexOf(charging[0]);
-        const last = statements.lastIndexOf(charging[charging.length - 1]);
-        assert.match(statements[first - 1], /^BEGIN/i, statements.join('\n---\n'));
-        assert.match(statements[last + 1], /^COMMIT/i, statements.join('\n---\n'));
-        assert.deepEqual(
-          statements.slice(first, last + 1).filter((sql) => !charging.includes(sql)),
-          [],
-          'nothing else in the transaction',
-        );
-        const functions = await t.herald.db.raw(
-          "SELECT count(*) AS n FROM pg_proc WHERE proname = 'herald_charge_budgets'",
-        );
-        assert.equal(Number(functions.rows[0].n), 0, 'no copy of the algorithm in the database');
-      } else {
-        assert.deepEqual(charging, []);
-      }
-    });
+    it(
+      'charges the minute and the hour in one transaction, ' +
+        'by the same statements on both databases (SQLite: none through Knex)',
+      async () => {
+        const statements: string[] = [];
+        const count = (query: { sql: string }) => statements.push(query.sql);
+        t.herald.db.on('query', count);
+        try {
+          assert.equal((await read()).status, 200);
+        } finally {
+          t.herald.db.off('query', count);
+        }
+        const charging = statements.filter((sql) => /rate_limit|herald_charge_budgets/.test(sql));
+        if (TEST_DB === 'postgres') {
+          assert.ok(
+            charging.every((sql) => /^(INSERT INTO|DELETE FROM|UPDATE|SELECT min\(at\)) rate_limit_/.test(sql)),
+            charging.join('\n---\n'),
+          );
+          const first = statements.indexOf(charging[0]);
+          const last = statements.lastIndexOf(charging[charging.length - 1]);
+          assert.match(statements[first - 1], /^BEGIN/i, statements.join('\n---\n'));
+          assert.match(statements[last + 1], /^COMMIT/i, statements.join('\n---\n'));
+          assert.deepEqual(
+            statements.slice(first, last + 1).filter((sql) => !charging.includes(sql)),
+            [],
+            'nothing else in the transaction',
+          );
+          const functions = await t.herald.db.raw(
+            "SELECT count(*) AS n FROM pg_proc WHERE proname = 'herald_charge_budgets'",
+          );
+          assert.equal(Number(functions.rows[0].n), 0, 'no copy of the algorithm in the database');
+        } else {
+          assert.deepEqual(charging, []);
+        }
+      },
+    );
 
-    it('keeps only the admissions still in their window, so a budget costs the same however long it has run', async () => {
-      const held = async () => Number((await t.herald.db('rate_limit_admissions').sum({ n: 'n' }).first())!.n);
-      for (let i = 0; i < 3; i++) await read();
-      assert.equal(await held(), 6, 'three reads, each in the minute and the hour');
-      at(61);
-      await read();
-      assert.equal(await held(), 5, "the minute's three have gone; the hour keeps four; the minute has the new one");
-      const budgets = await t.herald.db('rate_limit_budgets').orderBy('bucket').select('bucket', 'kept');
-      assert.deepEqual(
-        budgets.map((b) => Number(b.kept)),
-        [4, 1],
-        JSON.stringify(budgets),
-      );
-    });
+    it(
+      'keeps only the admissions still in their window, ' + 'so a budget costs the same however long it has run',
+      async () => {
+        const held = async () => Number((await t.herald.db('rate_limit_admissions').sum({ n: 'n' }).first())!.n);
+        for (let i = 0; i < 3; i++) await read();
+        assert.equal(await held(), 6, 'three reads, each in the minute and the hour');
+        at(61);
+        await read();
+        assert.equal(await held(), 5, "the minute's three have gone; the hour keeps four; the minute has the new one");
+        const budgets = await t.herald.db('rate_limit_budgets').orderBy('bucket').select('bucket', 'kept');
+        assert.deepEqual(
+          budgets.map((b) => Number(b.kept)),
+          [4, 1],
+          JSON.stringify(budgets),
+        );
+      },
+    );
 
     it('starts a budget afresh when its limit is changed', async () => {
       for (let i = 0; i < 4; i++) await read();
@@ -299,7 +316,8 @@ describe('REST rate limits', () => {
       const store = t.herald.deps.repos.rateLimits;
       const held = async (bucket: string) =>
         Number((await t.herald.db('rate_limit_admissions').where({ bucket }).sum({ n: 'n' }).first())?.n ?? 0);
-      // A window of NaN makes the admission's expiry NULL, which the budget's row refuses (after the admission was written).
+      // A window of NaN makes the admission's expiry NULL, which
+      // the budget's row refuses (after the admission was written).
       const [first, failed, last] = await Promise.allSettled([
         store.charge(now, [budget('before', 5)]),
         store.charge(now, [budget('broken', 5, Number.NaN)]),
@@ -313,7 +331,8 @@ describe('REST rate limits', () => {
   });
 
   describe('with budgets set out of reach', () => {
-    // An operator may write a limit as large as they like; the log's length test must not overflow (13 digits an entry).
+    // An operator may write a limit as large as they like; the
+    // log's length test must not overflow (13 digits an entry).
     beforeEach(() =>
       start({ restReadsPerMinute: 1e9, restWritesPerMinute: 1e9, accountPerHour: 1e9, mcpPerTokenPerMinute: 1e9 }),
     );
@@ -330,20 +349,24 @@ describe('REST rate limits', () => {
   describe('at the SPEC defaults', () => {
     beforeEach(() => start(SPEC_DEFAULTS));
 
-    it('holds across a minute boundary: 120 requests in 1.2 s, then one every half second, never pass more than 60 in any 60 s', async () => {
-      const admittedAt: number[] = [];
-      const send = async () => {
-        if ((await read()).status === 200) admittedAt.push(now);
-      };
-      now = Date.UTC(2030, 0, 1, 12, 0, 59, 500);
-      const attack = now;
-      for (let i = 0; i < 120; i++, now += 10) await send(); // across 12:01:00
-      assert.equal(admittedAt.length, 60, 'the whole budget is usable at once, and no more');
-      for (now = attack + 1_500; now < attack + 120_000; now += 500) await send();
-      assert.equal(busiestWindow(admittedAt, 60_000), 60);
-      assert.ok(admittedAt.includes(attack + 60_000), 'the budget is back a minute after the burst');
-      assert.equal(admittedAt.length, 120, 'two minutes of attack, two budgets');
-    });
+    it(
+      'holds across a minute boundary: 120 requests in 1.2 s, ' +
+        'then one every half second, never pass more than 60 in any 60 s',
+      async () => {
+        const admittedAt: number[] = [];
+        const send = async () => {
+          if ((await read()).status === 200) admittedAt.push(now);
+        };
+        now = Date.UTC(2030, 0, 1, 12, 0, 59, 500);
+        const attack = now;
+        for (let i = 0; i < 120; i++, now += 10) await send(); // across 12:01:00
+        assert.equal(admittedAt.length, 60, 'the whole budget is usable at once, and no more');
+        for (now = attack + 1_500; now < attack + 120_000; now += 500) await send();
+        assert.equal(busiestWindow(admittedAt, 60_000), 60);
+        assert.ok(admittedAt.includes(attack + 60_000), 'the budget is back a minute after the burst');
+        assert.equal(admittedAt.length, 120, 'two minutes of attack, two budgets');
+      },
+    );
 
     it('keeps admitting steady use at exactly the limit, one read a second', async () => {
       for (let second = 0; second < 180; second++) {

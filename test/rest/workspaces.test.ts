@@ -26,47 +26,50 @@ describe('REST /workspaces/{workspaceId}: reading a workspace and its approval r
     return created.body.data[0] as { id: string; approvalStatus: string | null };
   }
 
-  it('requires approval for posts written from then on, keeps held posts held when it is lifted, and reads it back', async () => {
-    const before = await post('Written before the rule');
-    assert.equal(before.approvalStatus, null);
+  it(
+    'requires approval for posts written from then on, ' + 'keeps held posts held when it is lifted, and reads it back',
+    async () => {
+      const before = await post('Written before the rule');
+      assert.equal(before.approvalStatus, null);
 
-    const required = await t.api('PATCH', `/v1/rest/workspaces/${a.workspaceId}`, {
-      token: a.apiKey,
-      body: { approvalRequired: true },
-    });
-    assert.equal(required.status, 200, JSON.stringify(required.body));
-    assert.deepEqual(
-      { id: required.body.data.id, approvalRequired: required.body.data.approvalRequired },
-      { id: a.workspaceId, approvalRequired: true },
-    );
-    const read = await t.api('GET', `/v1/rest/workspaces/${a.workspaceId}`, { token: a.basicKey });
-    assert.equal(read.status, 200);
-    assert.deepEqual(read.body.data, required.body.data, 'anyone in the account reads it');
-    assert.equal(
-      (await t.api('GET', `/v1/rest/posts/${before.id}`, { token: a.apiKey })).body.data.approvalStatus,
-      null,
-      'not held after the fact',
-    );
-    const held = await post('Written under the rule');
-    assert.equal(held.approvalStatus, 'PENDING');
+      const required = await t.api('PATCH', `/v1/rest/workspaces/${a.workspaceId}`, {
+        token: a.apiKey,
+        body: { approvalRequired: true },
+      });
+      assert.equal(required.status, 200, JSON.stringify(required.body));
+      assert.deepEqual(
+        { id: required.body.data.id, approvalRequired: required.body.data.approvalRequired },
+        { id: a.workspaceId, approvalRequired: true },
+      );
+      const read = await t.api('GET', `/v1/rest/workspaces/${a.workspaceId}`, { token: a.basicKey });
+      assert.equal(read.status, 200);
+      assert.deepEqual(read.body.data, required.body.data, 'anyone in the account reads it');
+      assert.equal(
+        (await t.api('GET', `/v1/rest/posts/${before.id}`, { token: a.apiKey })).body.data.approvalStatus,
+        null,
+        'not held after the fact',
+      );
+      const held = await post('Written under the rule');
+      assert.equal(held.approvalStatus, 'PENDING');
 
-    const lifted = await t.api('PATCH', `/v1/rest/workspaces/${a.workspaceId}`, {
-      token: a.apiKey,
-      body: { approvalRequired: false },
-    });
-    assert.equal(lifted.body.data.approvalRequired, false);
-    assert.equal(
-      (await t.api('GET', `/v1/rest/posts/${held.id}`, { token: a.apiKey })).body.data.approvalStatus,
-      'PENDING',
-      'a held post stays held',
-    );
-    assert.equal((await post('Written after the rule')).approvalStatus, null);
-    const listed = (await t.api('GET', '/v1/rest/workspaces', { token: a.basicKey })).body.data;
-    assert.deepEqual(
-      listed.map((w: { approvalRequired: boolean }) => w.approvalRequired),
-      [false],
-    );
-  });
+      const lifted = await t.api('PATCH', `/v1/rest/workspaces/${a.workspaceId}`, {
+        token: a.apiKey,
+        body: { approvalRequired: false },
+      });
+      assert.equal(lifted.body.data.approvalRequired, false);
+      assert.equal(
+        (await t.api('GET', `/v1/rest/posts/${held.id}`, { token: a.apiKey })).body.data.approvalStatus,
+        'PENDING',
+        'a held post stays held',
+      );
+      assert.equal((await post('Written after the rule')).approvalStatus, null);
+      const listed = (await t.api('GET', '/v1/rest/workspaces', { token: a.basicKey })).body.data;
+      assert.deepEqual(
+        listed.map((w: { approvalRequired: boolean }) => w.approvalRequired),
+        [false],
+      );
+    },
+  );
 
   it("needs manage_team to change it, refuses bad input, and does not reveal another account's workspace", async () => {
     const denied = await t.api('PATCH', `/v1/rest/workspaces/${a.workspaceId}`, {

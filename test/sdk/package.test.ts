@@ -31,7 +31,8 @@ try {
 const mcp = createHeraldMcpClient({ url: url + '/mcp', token });
 const tools = await mcp.listTools();
 const { data: channels } = await mcp.callTool('get_channels', {});
-console.log(JSON.stringify({ texts: texts.sort(), missing, hasTool: tools.includes('get_channels'), channels: channels.length }));
+const result = { texts: texts.sort(), missing, hasTool: tools.includes('get_channels'), channels: channels.length };
+console.log(JSON.stringify(result));
 `;
 
 const TYPED = `

@@ -121,57 +121,68 @@ describe('the SDK', () => {
     assert.equal(without[0].key, null);
   });
 
-  it("tries a write again after the wait a 503's Retry-After names, with the same key, so it makes one post", async () => {
-    const seen: { method: string; path: string; key: string | null }[] = [];
-    // The first try reaches Herald and makes the post, but its answer is lost and a 503 comes back instead.
-    const herald = createHeraldClient({
-      baseUrl: t.url,
-      token: a.apiKey,
-      fetch: recordingFetch(seen, async (request, n) => {
-        if (n !== 1) return undefined;
-        await fetch(request);
-        return new Response(JSON.stringify({ status: false, code: 'service_unavailable', message: 'busy' }), {
-          status: 503,
-          headers: { 'Retry-After': '1' },
-        });
-      }),
-    });
-    const started = Date.now();
-    const created = await unwrap(herald.POST('/posts', { body: { channelIds: [a.channelIds[0]], text: 'once only' } }));
-    assert.ok(Date.now() - started >= 1000, 'it waited the second Retry-After named');
-    assert.equal(seen.length, 2);
-    assert.equal(seen[0].key, seen[1].key);
-    const posts = await unwrap(herald.GET('/posts', { params: { query: { limit: 100 } } }));
-    assert.deepEqual(
-      posts.data.filter((p) => p.text === 'once only').map((p) => p.id),
-      created.data.map((p) => p.id),
-    );
-    assert.equal(created.data.length, 1);
-  });
+  it(
+    "tries a write again after the wait a 503's Retry-After names, " + 'with the same key, so it makes one post',
+    async () => {
+      const seen: { method: string; path: string; key: string | null }[] = [];
+      // The first try reaches Herald and makes the post, but its answer is lost and a 503 comes back instead.
+      const herald = createHeraldClient({
+        baseUrl: t.url,
+        token: a.apiKey,
+        fetch: recordingFetch(seen, async (request, n) => {
+          if (n !== 1) return undefined;
+          await fetch(request);
+          return new Response(JSON.stringify({ status: false, code: 'service_unavailable', message: 'busy' }), {
+            status: 503,
+            headers: { 'Retry-After': '1' },
+          });
+        }),
+      });
+      const started = Date.now();
+      const created = await unwrap(
+        herald.POST('/posts', { body: { channelIds: [a.channelIds[0]], text: 'once only' } }),
+      );
+      assert.ok(Date.now() - started >= 1000, 'it waited the second Retry-After named');
+      assert.equal(seen.length, 2);
+      assert.equal(seen[0].key, seen[1].key);
+      const posts = await unwrap(herald.GET('/posts', { params: { query: { limit: 100 } } }));
+      assert.deepEqual(
+        posts.data.filter((p) => p.text === 'once only').map((p) => p.id),
+        created.data.map((p) => p.id),
+      );
+      assert.equal(created.data.length, 1);
+    },
+  );
 
-  it('answers a 429 whose Retry-After is beyond its patience at once, as a HeraldRateLimitError with the wait', async () => {
-    await t.close();
-    t = await startTestHerald({
-      rateLimits: { restReadsPerMinute: 1, restWritesPerMinute: 1, accountPerHour: 1000, mcpPerTokenPerMinute: 60 },
-    });
-    a = await t.seedAccount();
-    const seen: { method: string; path: string; key: string | null }[] = [];
-    const herald = createHeraldClient({
-      baseUrl: t.url,
-      token: a.apiKey,
-      maxRetryDelaySeconds: 5,
-      fetch: recordingFetch(seen),
-    });
-    await unwrap(herald.GET('/channels'));
-    const started = Date.now();
-    await assert.rejects(
-      unwrap(herald.GET('/channels')),
-      (e: unknown) =>
-        e instanceof HeraldRateLimitError && e.status === 429 && e.code === 'rate_limited' && e.retryAfterSeconds! > 5,
-    );
-    assert.ok(Date.now() - started < 1000);
-    assert.equal(seen.length, 2, "no retry for a minute's wait");
-  });
+  it(
+    'answers a 429 whose Retry-After is beyond its patience at once, ' + 'as a HeraldRateLimitError with the wait',
+    async () => {
+      await t.close();
+      t = await startTestHerald({
+        rateLimits: { restReadsPerMinute: 1, restWritesPerMinute: 1, accountPerHour: 1000, mcpPerTokenPerMinute: 60 },
+      });
+      a = await t.seedAccount();
+      const seen: { method: string; path: string; key: string | null }[] = [];
+      const herald = createHeraldClient({
+        baseUrl: t.url,
+        token: a.apiKey,
+        maxRetryDelaySeconds: 5,
+        fetch: recordingFetch(seen),
+      });
+      await unwrap(herald.GET('/channels'));
+      const started = Date.now();
+      await assert.rejects(
+        unwrap(herald.GET('/channels')),
+        (e: unknown) =>
+          e instanceof HeraldRateLimitError &&
+          e.status === 429 &&
+          e.code === 'rate_limited' &&
+          e.retryAfterSeconds! > 5,
+      );
+      assert.ok(Date.now() - started < 1000);
+      assert.equal(seen.length, 2, "no retry for a minute's wait");
+    },
+  );
 
   it('is typed by the spec', () => {
     const herald = createHeraldClient({ baseUrl: t.url, token: a.apiKey });

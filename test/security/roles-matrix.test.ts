@@ -285,36 +285,43 @@ describe('the roles matrix: every operation and tool, for each role and credenti
       const response = await caller.rest(operation.method, path, body);
       assert.ok(
         response.status !== 429 && response.status < 500,
-        `${operation.operationId} as ${caller.role} ${caller.credential}: ${response.status} ${JSON.stringify(response.body)}`,
+        `${operation.operationId} ` +
+          `as ${caller.role} ${caller.credential}: ${response.status} ${JSON.stringify(response.body)}`,
       );
       const refused = response.status === 401 || response.status === 403;
       const expected = allowed(REST_POWERS[operation.operationId] ?? 'any', caller.role, caller.credential);
       if (refused === expected)
         wrong.push(
-          `${operation.operationId} as ${caller.role} with ${caller.credential}: ${response.status} ${JSON.stringify(response.body).slice(0, 160)}`,
+          `${operation.operationId} as ${caller.role} ` +
+            `with ${caller.credential}: ${response.status} ${JSON.stringify(response.body).slice(0, 160)}`,
         );
     });
     assert.equal(wrong.length, 0, `not as the table says:\n${wrong.sort().join('\n')}`);
   });
 
-  it('lets through or refuses each MCP tool as the table says (bearer credentials only: the app has no MCP session)', async () => {
-    const wrong: string[] = [];
-    const calls = Object.keys(MCP_POWERS).flatMap((tool) =>
-      callers.filter((c) => c.bearer).map((caller) => ({ tool, caller })),
-    );
-    await inBatches(calls, 8, async ({ tool, caller }) => {
-      const response = await callTool(t, caller.bearer!, tool, {});
-      assert.ok(
-        response.status !== 429 && response.status < 500,
-        `${tool} as ${caller.role} ${caller.credential}: ${response.status}`,
+  it(
+    'lets through or refuses each MCP tool as the table says ' +
+      '(bearer credentials only: the app has no MCP session)',
+    async () => {
+      const wrong: string[] = [];
+      const calls = Object.keys(MCP_POWERS).flatMap((tool) =>
+        callers.filter((c) => c.bearer).map((caller) => ({ tool, caller })),
       );
-      const refused = response.status === 401 || response.status === 403;
-      if (refused === allowed(MCP_POWERS[tool], caller.role, caller.credential)) {
-        wrong.push(
-          `${tool} as ${caller.role} with ${caller.credential}: ${response.status} ${JSON.stringify(response.body).slice(0, 160)}`,
+      await inBatches(calls, 8, async ({ tool, caller }) => {
+        const response = await callTool(t, caller.bearer!, tool, {});
+        assert.ok(
+          response.status !== 429 && response.status < 500,
+          `${tool} as ${caller.role} ${caller.credential}: ${response.status}`,
         );
-      }
-    });
-    assert.equal(wrong.length, 0, `not as the table says:\n${wrong.sort().join('\n')}`);
-  });
+        const refused = response.status === 401 || response.status === 403;
+        if (refused === allowed(MCP_POWERS[tool], caller.role, caller.credential)) {
+          wrong.push(
+            `${tool} as ${caller.role} ` +
+              `with ${caller.credential}: ${response.status} ${JSON.stringify(response.body).slice(0, 160)}`,
+          );
+        }
+      });
+      assert.equal(wrong.length, 0, `not as the table says:\n${wrong.sort().join('\n')}`);
+    },
+  );
 });

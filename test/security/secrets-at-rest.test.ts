@@ -21,7 +21,9 @@ import { freshDatabase, startTestHerald, TEST_DB } from '../support/herald.js';
 const run = promisify(execFile);
 const mode = (file: string) => fs.statSync(file).mode & 0o777;
 
-/** Runs the herald CLI from source; resolves with its exit code and output instead of rejecting (a hung one is killed). */
+/**
+ * Runs the herald CLI from source; resolves with its exit code and output instead of rejecting (a hung one is killed).
+ */
 async function herald(
   args: string[],
   env: Record<string, string>,
@@ -172,50 +174,53 @@ describe(`secrets at rest (${TEST_DB})`, function () {
     await database.drop();
   });
 
-  it('rotates the master key with herald secrets rotate, and refuses to start with a key that does not match', async () => {
-    const database = await freshDatabase();
-    const config = loadConfig({}, { dataDir: database.dataDir, databaseUrl: database.databaseUrl });
-    const first = await openDomain(config);
-    const before = { ...first.deps.secrets };
-    const oldKid = first.deps.secretBox.currentKeyId;
-    await first.db.destroy();
+  it(
+    'rotates the master key with herald secrets rotate, ' + 'and refuses to start with a key that does not match',
+    async () => {
+      const database = await freshDatabase();
+      const config = loadConfig({}, { dataDir: database.dataDir, databaseUrl: database.databaseUrl });
+      const first = await openDomain(config);
+      const before = { ...first.deps.secrets };
+      const oldKid = first.deps.secretBox.currentKeyId;
+      await first.db.destroy();
 
-    const env = {
-      ...process.env,
-      DATA_DIR: database.dataDir,
-      DATABASE_URL: database.databaseUrl ?? '',
-      HERALD_FROM_SOURCE: '1',
-    };
-    const { stdout } = await run('node', ['bin/herald.mjs', 'secrets', 'rotate', '--json'], { env });
-    const rotated = JSON.parse(stdout);
-    assert.equal(rotated.resealed, 2);
-    assert.notEqual(rotated.keyId, oldKid);
-    assert.equal(fs.existsSync(path.join(database.dataDir, 'secret.key.previous')), false);
+      const env = {
+        ...process.env,
+        DATA_DIR: database.dataDir,
+        DATABASE_URL: database.databaseUrl ?? '',
+        HERALD_FROM_SOURCE: '1',
+      };
+      const { stdout } = await run('node', ['bin/herald.mjs', 'secrets', 'rotate', '--json'], { env });
+      const rotated = JSON.parse(stdout);
+      assert.equal(rotated.resealed, 2);
+      assert.notEqual(rotated.keyId, oldKid);
+      assert.equal(fs.existsSync(path.join(database.dataDir, 'secret.key.previous')), false);
 
-    const second = await openDomain(config);
-    assert.deepEqual(second.deps.secrets, before);
-    assert.equal(second.deps.secretBox.currentKeyId, rotated.keyId);
-    await second.db.destroy();
+      const second = await openDomain(config);
+      assert.deepEqual(second.deps.secrets, before);
+      assert.equal(second.deps.secretBox.currentKeyId, rotated.keyId);
+      await second.db.destroy();
 
-    await assert.rejects(
-      openDomain({ ...config, secretKey: crypto.randomBytes(32).toString('base64') }),
-      /sealed under master key .* HERALD_SECRET_KEY/,
-    );
+      await assert.rejects(
+        openDomain({ ...config, secretKey: crypto.randomBytes(32).toString('base64') }),
+        /sealed under master key .* HERALD_SECRET_KEY/,
+      );
 
-    const configured = crypto.randomBytes(32).toString('base64');
-    const moved = JSON.parse(
-      (
-        await run('node', ['bin/herald.mjs', 'secrets', 'rotate', '--json'], {
-          env: { ...env, HERALD_SECRET_KEY: configured },
-        })
-      ).stdout,
-    );
-    assert.equal(moved.resealed, 2);
-    const third = await openDomain({ ...config, secretKey: configured });
-    assert.deepEqual(third.deps.secrets, before);
-    await third.db.destroy();
-    await database.drop();
-  });
+      const configured = crypto.randomBytes(32).toString('base64');
+      const moved = JSON.parse(
+        (
+          await run('node', ['bin/herald.mjs', 'secrets', 'rotate', '--json'], {
+            env: { ...env, HERALD_SECRET_KEY: configured },
+          })
+        ).stdout,
+      );
+      assert.equal(moved.resealed, 2);
+      const third = await openDomain({ ...config, secretKey: configured });
+      assert.deepEqual(third.deps.secrets, before);
+      await third.db.destroy();
+      await database.drop();
+    },
+  );
 
   it('seals every plain secret on start whatever its name, and deletes the retired sign-in cookie key', async () => {
     const database = await freshDatabase();
@@ -258,7 +263,10 @@ describe(`secrets at rest (${TEST_DB})`, function () {
     assert.equal(failed.code, 2, failed.stderr);
     assert.match(
       failed.stderr,
-      /^herald: A stored secret was sealed under master key [\w-]{8}, which this instance does not hold\. Give every instance the same HERALD_SECRET_KEY/,
+      new RegExp(
+        /^herald: A stored secret was sealed under master key [\w-]{8}, which this instance does not hold\. /.source +
+          /Give every instance the same HERALD_SECRET_KEY/.source,
+      ),
     );
     assert.doesNotMatch(failed.stderr, /\n\s+at /, 'a stack trace was printed');
     assert.deepEqual(
@@ -280,31 +288,38 @@ describe(`secrets at rest (${TEST_DB})`, function () {
     await database.drop();
   });
 
-  it('refuses a HERALD_SECRET_KEY that is not 32 bytes of base64 or hex, or that opens nothing, and exits saying how to fix it', async () => {
-    const database = await freshDatabase();
-    const env = { DATA_DIR: database.dataDir, DATABASE_URL: database.databaseUrl ?? '' };
-    for (const key of ['too-short', `${'A'.repeat(43)}!`, 'ab'.repeat(31)]) {
-      const result = await herald(['migrate'], { ...env, HERALD_SECRET_KEY: key });
-      assert.equal(result.code, 2, `${key}: ${result.stderr}`);
+  it(
+    'refuses a HERALD_SECRET_KEY that is not 32 bytes of base64 or hex, ' +
+      'or that opens nothing, and exits saying how to fix it',
+    async () => {
+      const database = await freshDatabase();
+      const env = { DATA_DIR: database.dataDir, DATABASE_URL: database.databaseUrl ?? '' };
+      for (const key of ['too-short', `${'A'.repeat(43)}!`, 'ab'.repeat(31)]) {
+        const result = await herald(['migrate'], { ...env, HERALD_SECRET_KEY: key });
+        assert.equal(result.code, 2, `${key}: ${result.stderr}`);
+        assert.match(
+          result.stderr,
+          new RegExp(
+            /^herald: HERALD_SECRET_KEY must be 32 random bytes written as base64 or hex /.source +
+              /\(e\.g\. the output of: openssl rand -base64 32\)\.\n$/.source,
+          ),
+          key,
+        );
+      }
+      const hex = crypto.randomBytes(32);
+      for (const key of [hex.toString('hex'), hex.toString('base64'), hex.toString('base64url')]) {
+        const result = await herald(['migrate', '--json'], { ...env, HERALD_SECRET_KEY: key });
+        assert.equal(result.code, 0, `${key}: ${result.stderr}`);
+      }
+      const other = await herald(['migrate'], { ...env, HERALD_SECRET_KEY: crypto.randomBytes(32).toString('hex') });
+      assert.equal(other.code, 2, `a key that opens nothing must stop the command: ${other.stderr}`);
       assert.match(
-        result.stderr,
-        /^herald: HERALD_SECRET_KEY must be 32 random bytes written as base64 or hex \(e\.g\. the output of: openssl rand -base64 32\)\.\n$/,
-        key,
+        other.stderr,
+        /^herald: A stored secret was sealed under master key [\w-]{8}, which this instance does not hold\./,
       );
-    }
-    const hex = crypto.randomBytes(32);
-    for (const key of [hex.toString('hex'), hex.toString('base64'), hex.toString('base64url')]) {
-      const result = await herald(['migrate', '--json'], { ...env, HERALD_SECRET_KEY: key });
-      assert.equal(result.code, 0, `${key}: ${result.stderr}`);
-    }
-    const other = await herald(['migrate'], { ...env, HERALD_SECRET_KEY: crypto.randomBytes(32).toString('hex') });
-    assert.equal(other.code, 2, `a key that opens nothing must stop the command: ${other.stderr}`);
-    assert.match(
-      other.stderr,
-      /^herald: A stored secret was sealed under master key [\w-]{8}, which this instance does not hold\./,
-    );
-    await database.drop();
-  });
+      await database.drop();
+    },
+  );
 
   it('warns on every start that instances sharing a database must share the generated key', async () => {
     const database = await freshDatabase();

@@ -302,7 +302,8 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
         return send(
           400,
           graphError(
-            `(#2635) You are calling a deprecated version of the Graph API (${versioned[1]}). Please update to a current version.`,
+            `(#2635) You are calling a deprecated version of the Graph API (${versioned[1]}). ` +
+              'Please update to a current version.',
             2635,
           ),
         );
@@ -329,7 +330,8 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
         return send(
           400,
           graphError(
-            "URL blocked: This redirect failed because the redirect URI is not whitelisted in the app's Client OAuth Settings.",
+            'URL blocked: This redirect failed because the redirect ' +
+              "URI is not whitelisted in the app's Client OAuth Settings.",
             191,
           ),
         );
@@ -379,7 +381,8 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
         return send(
           400,
           graphError(
-            'Error validating verification code. Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request',
+            'Error validating verification code. ' +
+              'Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request',
             100,
             'OAuthException',
             36008,
@@ -396,7 +399,8 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
         return send(
           400,
           graphError(
-            '(#100) You must provide an app access token, or a user access token that is an owner or developer of the app',
+            '(#100) You must provide an app access token, ' +
+              'or a user access token that is an owner or developer of the app',
             100,
           ),
         );
@@ -457,7 +461,8 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
       send(
         403,
         graphError(
-          '(#200) If posting to a page, requires both pages_read_engagement and pages_manage_posts as an admin with sufficient administrative permission',
+          '(#200) If posting to a page, requires both pages_read_engagement and ' +
+            'pages_manage_posts as an admin with sufficient administrative permission',
           200,
         ),
       );
@@ -653,7 +658,8 @@ export async function startFakeFacebook(): Promise<FakeFacebook> {
       send(
         400,
         graphError(
-          `Unsupported ${req.method === 'GET' ? 'get' : 'post'} request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
+          `Unsupported ${req.method === 'GET' ? 'get' : 'post'} request. Object with ID '${id}' does not exist, ` +
+            'cannot be loaded due to missing permissions, or does not support this operation.',
           100,
           'GraphMethodException',
           33,

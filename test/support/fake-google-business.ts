@@ -63,7 +63,9 @@ export interface FakeGoogleBusiness {
   denyNext: boolean;
   /** The scopes the person leaves ticked at the next consent; all asked for when null. */
   grantOnly: string[] | null;
-  /** The project's requests a minute per API; 0 is a project Google has not approved Business Profile API access for. */
+  /**
+   * The project's requests a minute per API; 0 is a project Google has not approved Business Profile API access for.
+   */
   quotaPerMinute: number;
   /** The next post made gets this state (REJECTED for a policy violation); LIVE otherwise. */
   nextPostState: string | null;
@@ -226,7 +228,8 @@ export async function startFakeGoogleBusiness(): Promise<FakeGoogleBusiness> {
     return googleError(
       429,
       'RESOURCE_EXHAUSTED',
-      `Quota exceeded for quota metric '${metric}' and limit '${metric} per minute' of service '${service}' for consumer 'project_number:123456'.`,
+      `Quota exceeded for quota metric '${metric}' and limit '${metric} per ` +
+        `minute' of service '${service}' for consumer 'project_number:123456'.`,
       [
         {
           '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
@@ -355,7 +358,8 @@ export async function startFakeGoogleBusiness(): Promise<FakeGoogleBusiness> {
         googleError(
           401,
           'UNAUTHENTICATED',
-          'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
+          'Request had invalid authentication credentials. Expected OAuth 2 access token, ' +
+            'login cookie or other valid authentication credential.',
         ),
       );
     }

@@ -20,8 +20,9 @@ import type { AddressInfo } from 'node:net';
  * the permission each edge needs (code 10); the account in the path being the token's; captions within 2,200
  * characters; each media URL, which it downloads itself, answering with Meta's 9004/2207052 when the file is not
  * a JPEG image or an MP4/MOV video; carousels of 2 to 10 FINISHED items of the same account; media_publish only of a
- * FINISHED container (9007/2207027 before), once; stories kept apart from the feed's media (GET /{ig}/stories); the account's 24-hour publishing quota (9/2207042); refresh only
- * of an unexpired long-lived token at least 24 hours old. Every Graph answer carries X-Business-Use-Case-Usage.
+ * FINISHED container (9007/2207027 before), once; stories kept apart from the feed's media (GET /{ig}/stories); the
+ * account's 24-hour publishing quota (9/2207042); refresh only of an unexpired long-lived token at least 24 hours old.
+ * Every Graph answer carries X-Business-Use-Case-Usage.
  *
  * The test plays the person at the consent screen: GET /oauth/authorize answers as if they allowed it (a 302 to
  * the redirect URL with a code), or denied it when `denyNext` is set.
@@ -58,7 +59,9 @@ interface Token {
   /** Instagram Login's short- and long-lived tokens; Facebook Login's user and Page tokens. */
   kind: 'short' | 'long' | 'user' | 'page';
   app: 'instagram' | 'facebook';
-  /** Whose token: the Instagram account (an Instagram token, a Page token for its linked account) or the Facebook user. */
+  /**
+   * Whose token: the Instagram account (an Instagram token, a Page token for its linked account) or the Facebook user.
+   */
   user: string;
   scopes: string[];
   issuedAt: number;
@@ -69,7 +72,10 @@ interface Token {
 export interface FakeInstagram {
   /** Plays www.instagram.com, api.instagram.com and graph.instagram.com. */
   url: string;
-  /** Plays www.facebook.com and graph.facebook.com: only Facebook Login's tokens work there, and only Instagram Login's on `url`. */
+  /**
+   * Plays www.facebook.com and graph.facebook.com: only Facebook
+   * Login's tokens work there, and only Instagram Login's on `url`.
+   */
   facebookUrl: string;
   appId: string;
   appSecret: string;
@@ -105,7 +111,10 @@ export interface FakeInstagram {
   now(): number;
   /** The next request whose path contains this gets this answer instead. */
   failNext(pathPart: string, status: number, body: unknown, headers?: Record<string, string>): void;
-  /** The next Graph call is throttled (code 80002) with access back in this many minutes, as X-Business-Use-Case-Usage says. */
+  /**
+   * The next Graph call is throttled (code 80002) with access
+   * back in this many minutes, as X-Business-Use-Case-Usage says.
+   */
   throttleNext(minutes: number): void;
   /** The next request whose path contains this is carried out, then the connection drops before the answer. */
   dropAnswerNext(pathPart: string): void;
@@ -253,7 +262,8 @@ export async function startFakeInstagram(): Promise<FakeInstagram> {
       );
     if (token.expiresAt < fake.now()) {
       return graphError(
-        `Error validating access token: Session has expired on ${new Date(token.expiresAt).toUTCString()}. The current time is ${new Date(fake.now()).toUTCString()}.`,
+        `Error validating access token: Session has expired on ${new Date(token.expiresAt).toUTCString()}. ` +
+          `The current time is ${new Date(fake.now()).toUTCString()}.`,
         190,
         { error_subcode: 463 },
       );
@@ -341,7 +351,8 @@ export async function startFakeInstagram(): Promise<FakeInstagram> {
         return send(
           400,
           graphError(
-            "URL blocked: This redirect failed because the redirect URI is not whitelisted in the app's Client OAuth Settings.",
+            'URL blocked: This redirect failed because the redirect ' +
+              "URI is not whitelisted in the app's Client OAuth Settings.",
             191,
           ),
         );
@@ -383,7 +394,8 @@ export async function startFakeInstagram(): Promise<FakeInstagram> {
         return send(
           400,
           graphError(
-            'Error validating verification code. Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request',
+            'Error validating verification code. ' +
+              'Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request',
             100,
             { error_subcode: 36008 },
           ),
@@ -446,7 +458,8 @@ export async function startFakeInstagram(): Promise<FakeInstagram> {
           error_type: 'OAuthException',
           code: 400,
           error_message:
-            'Error validating verification code. Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request',
+            'Error validating verification code. ' +
+            'Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request',
         });
       return send(200, {
         data: [
@@ -750,7 +763,9 @@ export async function startFakeInstagram(): Promise<FakeInstagram> {
           cursors: { before: cursor(start), after: cursor(start + page.length) },
           ...(more
             ? {
-                next: `https://graph.instagram.com/${versioned[1]}/${parts[0]}/media?after=${cursor(start + page.length)}`,
+                next:
+                  `https://graph.instagram.com/${versioned[1]}/${parts[0]}/media` +
+                  `?after=${cursor(start + page.length)}`,
               }
             : {}),
         },
@@ -886,7 +901,8 @@ export async function startFakeInstagram(): Promise<FakeInstagram> {
       return send(
         400,
         graphError(
-          `Unsupported get request. Object with ID '${parts[0]}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
+          `Unsupported get request. Object with ID '${parts[0]}' does not exist, ` +
+            'cannot be loaded due to missing permissions, or does not support this operation.',
           100,
           { error_subcode: 33, type: 'GraphMethodException' },
         ),

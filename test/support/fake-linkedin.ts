@@ -24,8 +24,16 @@ import type { AddressInfo } from 'node:net';
  * "Allow" (a 302 to the redirect URL with a code), or "Cancel" when `denyNext` is set.
  */
 /** One little element at a time: an escaped character, a mention, a hashtag template or element, or plain text. */
-const LITTLE_ELEMENT =
-  /\\[|{}@[\]()<>#\\*_~]|@\[[^\]]*\]\(urn:li:(?:person|organization):[^)]+\)|\{hashtag\|\\?[#＃]\|[^}|]+\}|#[\p{L}\p{N}]+|[^|{}@[\]()<>#\\*_~]/suy;
+const LITTLE_ELEMENT = new RegExp(
+  [
+    /\\[|{}@[\]()<>#\\*_~]/.source,
+    /@\[[^\]]*\]\(urn:li:(?:person|organization):[^)]+\)/.source,
+    /\{hashtag\|\\?[#＃]\|[^}|]+\}/.source,
+    /#[\p{L}\p{N}]+/u.source,
+    /[^|{}@[\]()<>#\\*_~]/.source,
+  ].join('|'),
+  'suy',
+);
 
 /** Where the little text holds a reserved character outside any element, or undefined when it holds none. */
 function unescapedReserved(little: string): number | undefined {
@@ -356,7 +364,8 @@ export async function startFakeLinkedIn(
           return send(400, {
             error: 'invalid_request',
             error_description:
-              'Unable to retrieve access token: appid/redirect uri/code verifier does not match authorization code. Or authorization code expired.',
+              'Unable to retrieve access token: ' +
+              'appid/redirect uri/code verifier does not match authorization code. Or authorization code expired.',
           });
         }
         return send(200, issueTokens(code.scopes));
@@ -719,7 +728,8 @@ export async function startFakeLinkedIn(
 
     const commentMatch = /^\/rest\/socialActions\/([^/]+)\/comments$/.exec(path);
     if (req.method === 'GET' && commentMatch) {
-      // Comments API, "Retrieve comments on shares": r_organization_social for a Page's posts, r_member_social for a member's.
+      // Comments API, "Retrieve comments on shares": r_organization_social
+      // for a Page's posts, r_member_social for a member's.
       const target = decodeURIComponent(commentMatch[1]);
       const post = fake.posts.find((p) => p.id === target);
       if (!post) return send(404, restliError(404, 'NOT_FOUND', `${target} not found`));

@@ -337,13 +337,15 @@ export async function startFakeMastodon(options: { maxCharacters?: number } = {}
         const invalid = {
           error: 'invalid_grant',
           error_description:
-            'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.',
+            'The provided authorization grant is invalid, expired, revoked, does not match the ' +
+            'redirection URI used in the authorization request, or was issued to another client.',
         };
         if (!app)
           return send(401, {
             error: 'invalid_client',
             error_description:
-              'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.',
+              'Client authentication failed due to unknown client, ' +
+              'no client authentication included, or unsupported authentication method.',
           });
         if (
           params.grant_type !== 'authorization_code' ||

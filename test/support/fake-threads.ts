@@ -15,13 +15,13 @@ import type { AddressInfo } from 'node:net';
  * is valid, a long-lived token refreshed only when unexpired and at least 24 hours old; a versioned path; the
  * token (bearer header or access_token), answering code 190 for a bad, revoked (subcode 458) or expired (subcode
  * 463) one; the permission each edge needs (code 10); the user in the path being the token's; text within 500
- * characters, each emoji counted as its UTF-8 bytes (threads/posts, Limitations); each media URL, which it downloads itself (JPEG or PNG images; MP4 or MOV videos, else the container
- * ends in ERROR with FAILED_DOWNLOADING_VIDEO); carousels of 2 to 20 FINISHED items of the same user; threads_publish
- * only of a FINISHED container (code 24, "Media Not Found", before), once; the profile's 250 posts a rolling 24 h.
- * A container may reply to a post (`reply_to_id`, NETWORKS.md; a post that does not exist is refused, code 100);
- * a published reply is listed at /{user}/replies with `replied_to` and `root_post`, not among /{user}/threads
- * (retrieve-and-manage-replies; which permission the replies edge needs is unsure, so it asks for none beyond the token).
- * Every Graph answer carries X-Business-Use-Case-Usage.
+ * characters, each emoji counted as its UTF-8 bytes (threads/posts, Limitations); each media URL, which it downloads
+ * itself (JPEG or PNG images; MP4 or MOV videos, else the container ends in ERROR with FAILED_DOWNLOADING_VIDEO);
+ * carousels of 2 to 20 FINISHED items of the same user; threads_publish only of a FINISHED container (code 24, "Media
+ * Not Found", before), once; the profile's 250 posts a rolling 24 h. A container may reply to a post (`reply_to_id`,
+ * NETWORKS.md; a post that does not exist is refused, code 100); a published reply is listed at /{user}/replies with
+ * `replied_to` and `root_post`, not among /{user}/threads (retrieve-and-manage-replies; which permission the replies
+ * edge needs is unsure, so it asks for none beyond the token). Every Graph answer carries X-Business-Use-Case-Usage.
  *
  * The test plays the person at the consent screen: GET /oauth/authorize answers as if they allowed it (a 302 to
  * the redirect URL with a code), or denied it when `denyNext` is set.
@@ -94,7 +94,9 @@ export interface FakeThreads {
   now(): number;
   /** The next request whose path ends with this gets this answer instead. */
   failNext(pathPart: string, status: number, body: unknown, headers?: Record<string, string>): void;
-  /** The next Graph call is throttled (code 4) with access back in this many minutes, as X-Business-Use-Case-Usage says. */
+  /**
+   * The next Graph call is throttled (code 4) with access back in this many minutes, as X-Business-Use-Case-Usage says.
+   */
   throttleNext(minutes: number): void;
   /** The next request whose path ends with this is carried out, then the connection drops before the answer. */
   dropAnswerNext(pathPart: string): void;
@@ -122,7 +124,10 @@ const USER_INSIGHT_METRICS = ['views', 'likes', 'replies', 'reposts', 'quotes', 
 const TEXT_LIMIT = 500;
 const GRAPHEMES = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
-/** threads/posts, Limitations: "Text posts are limited to 500 characters. Emojis are counted as the number of UTF-8 bytes." */
+/**
+ * threads/posts, Limitations: "Text posts are limited to 500
+ * characters. Emojis are counted as the number of UTF-8 bytes."
+ */
 function threadsLength(text: string): number {
   let length = 0;
   for (const { segment } of GRAPHEMES.segment(text)) {
@@ -237,7 +242,8 @@ export async function startFakeThreads(): Promise<FakeThreads> {
       });
     if (token.expiresAt < fake.now()) {
       return graphError(
-        `Error validating access token: Session has expired on ${new Date(token.expiresAt).toUTCString()}. The current time is ${new Date(fake.now()).toUTCString()}.`,
+        `Error validating access token: Session has expired on ${new Date(token.expiresAt).toUTCString()}. ` +
+          `The current time is ${new Date(fake.now()).toUTCString()}.`,
         190,
         { error_subcode: 463 },
       );
@@ -350,7 +356,8 @@ export async function startFakeThreads(): Promise<FakeThreads> {
         return send(
           400,
           oauthError(
-            'Error validating verification code. Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request',
+            'Error validating verification code. ' +
+              'Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request',
           ),
         );
       return send(200, { access_token: issue('short', code.scopes), user_id: Number(fake.account.userId) });
@@ -558,7 +565,8 @@ export async function startFakeThreads(): Promise<FakeThreads> {
           return send(
             400,
             graphError(
-              `(#100) The parameter ${mediaType === 'IMAGE' ? 'image_url' : 'video_url'} is required for media_type ${mediaType}`,
+              `(#100) The parameter ${mediaType === 'IMAGE' ? 'image_url' : 'video_url'} ` +
+                `is required for media_type ${mediaType}`,
               100,
             ),
           );
@@ -655,7 +663,9 @@ export async function startFakeThreads(): Promise<FakeThreads> {
           cursors: { before: cursor(start), after: cursor(start + page.length) },
           ...(more
             ? {
-                next: `https://graph.threads.net/${versioned[1]}/${parts[0]}/${parts[1]}?after=${cursor(start + page.length)}`,
+                next:
+                  `https://graph.threads.net/${versioned[1]}/${parts[0]}/${parts[1]}` +
+                  `?after=${cursor(start + page.length)}`,
               }
             : {}),
         },
@@ -735,7 +745,8 @@ export async function startFakeThreads(): Promise<FakeThreads> {
       return send(
         400,
         graphError(
-          `Unsupported get request. Object with ID '${parts[0]}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
+          `Unsupported get request. Object with ID '${parts[0]}' does not exist, ` +
+            'cannot be loaded due to missing permissions, or does not support this operation.',
           100,
           { error_subcode: 33, type: 'GraphMethodException' },
         ),

@@ -224,7 +224,9 @@ export async function startFakeTikTok(options: {
       title,
       video_description: title,
       create_time: createTime,
-      share_url: `https://www.tiktok.com/@${creator.username}/video/${id}?utm_campaign=tt4d_open_api&utm_source=${fake.clientKey}`,
+      share_url:
+        `https://www.tiktok.com/@${creator.username}/video/${id}` +
+        `?utm_campaign=tt4d_open_api&utm_source=${fake.clientKey}`,
       cover_image_url: `${url}/cover/${id}.jpeg`,
       duration: 12,
       like_count: metrics.like_count ?? 0,
@@ -599,7 +601,9 @@ export async function startFakeTikTok(options: {
         }
         return envelope(200, {
           publish_id: publish.publish_id,
-          upload_url: `${UPLOAD_ORIGIN}/upload/?upload_id=${encodeURIComponent(publish.publish_id)}&upload_token=${uploadToken(publish)}`,
+          upload_url:
+            `${UPLOAD_ORIGIN}/upload/?upload_id=${encodeURIComponent(publish.publish_id)}` +
+            `&upload_token=${uploadToken(publish)}`,
         });
       }
 

@@ -503,7 +503,8 @@ export async function startFakeX(): Promise<FakeX> {
           problem(
             400,
             'Invalid Request',
-            `Your Tweet text is too long. For more information on how X counts characters, see https://docs.x.com/fundamentals/counting-characters`,
+            'Your Tweet text is too long. For more information on how X counts characters, ' +
+              'see https://docs.x.com/fundamentals/counting-characters',
           ),
         );
       const media: FakeXMedia[] = [];

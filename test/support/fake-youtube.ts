@@ -295,7 +295,8 @@ export async function startFakeYouTube(): Promise<FakeYouTube> {
             error: {
               code: 401,
               message:
-                'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
+                'Request had invalid authentication credentials. Expected OAuth 2 access token, ' +
+                'login cookie or other valid authentication credential.',
               errors: [
                 {
                   message: 'Invalid Credentials',
@@ -540,7 +541,9 @@ export async function startFakeYouTube(): Promise<FakeYouTube> {
         uploadsStarted++;
         // Google names its own upload address; the test points that origin back at this fake.
         return send(200, undefined, {
-          location: `https://www.googleapis.com/upload/youtube/v3/videos?uploadType=resumable&part=snippet,status&upload_id=${id}`,
+          location:
+            'https://www.googleapis.com/upload/youtube/v3/videos' +
+            `?uploadType=resumable&part=snippet,status&upload_id=${id}`,
         });
       }
       if (req.method === 'PUT' && path === '/upload/youtube/v3/videos') {

@@ -37,7 +37,8 @@ async function requirePackages(): Promise<void> {
     await run('php', ['-r', 'exit(extension_loaded("mysqli") ? 0 : 1);']);
   } catch {
     throw new Error(
-      "The WordPress tests need Debian's packages: apt-get install wordpress mariadb-server php-cli php-mysql (as .ci/run does)",
+      "The WordPress tests need Debian's packages: " +
+        'apt-get install wordpress mariadb-server php-cli php-mysql (as .ci/run does)',
     );
   }
 }
@@ -129,7 +130,8 @@ export async function startWordPress(): Promise<LocalWordPress> {
     await fs.writeFile(
       configFile,
       `<?php
-define('DB_NAME', 'wordpress'); define('DB_USER', 'root'); define('DB_PASSWORD', ''); define('DB_HOST', 'localhost:${socket}');
+define('DB_NAME', 'wordpress'); define('DB_USER', 'root'); define('DB_PASSWORD', '');
+define('DB_HOST', 'localhost:${socket}');
 define('WP_HOME', '${url}'); define('WP_SITEURL', '${url}');
 define('WP_CONTENT_DIR', '${dir}/content');
 define('WP_ENVIRONMENT_TYPE', 'local');

@@ -210,7 +210,8 @@ describe('team: the 16 tools through the official MCP SDK client', () => {
       ),
       [post.id],
     );
-    // The listing tools filter by label the same way; live posts carry no labels, so no livePosts advice comes with a filter.
+    // The listing tools filter by label the same way; live posts
+    // carry no labels, so no livePosts advice comes with a filter.
     const byLabel = await ok('get_paginated_posts', { labelIds: [label.id] }, basic);
     assert.deepEqual(
       byLabel.data.map((p: any) => p.id),

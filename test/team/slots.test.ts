@@ -16,13 +16,15 @@ describe('queue slots: wall clock in an IANA zone', () => {
   it('moves a time inside the spring-forward gap forward by the gap', () => {
     assert.equal(utc('Europe/Berlin', '2027-03-28T02:30:00'), '2027-03-28T01:30:00.000Z'); // 03:30 CEST
     assert.equal(utc('America/New_York', '2027-03-14T02:00:00'), '2027-03-14T07:00:00.000Z'); // 03:00 EDT
-    assert.equal(utc('Australia/Lord_Howe', '2027-10-03T02:15:00'), '2027-10-02T15:45:00.000Z'); // a 30-minute jump: 02:45 +11
+    // a 30-minute jump: 02:45 +11
+    assert.equal(utc('Australia/Lord_Howe', '2027-10-03T02:15:00'), '2027-10-02T15:45:00.000Z');
   });
 
   it('uses the first occurrence of a time repeated at fall-back', () => {
     assert.equal(utc('Europe/Berlin', '2027-10-31T02:30:00'), '2027-10-31T00:30:00.000Z'); // CEST, not 01:30Z CET
     assert.equal(utc('America/New_York', '2027-11-07T01:30:00'), '2027-11-07T05:30:00.000Z'); // EDT, not 06:30Z EST
-    assert.equal(utc('Australia/Sydney', '2027-04-04T02:30:00'), '2027-04-03T15:30:00.000Z'); // southern hemisphere: AEDT first
+    // southern hemisphere: AEDT first
+    assert.equal(utc('Australia/Sydney', '2027-04-04T02:30:00'), '2027-04-03T15:30:00.000Z');
   });
 
   it('lists free slots in time order, skipping taken ones, once per wall-clock slot', () => {

@@ -136,30 +136,33 @@ describeOnce(`the web app: the composer's drafts, versions and zones (${TEST_DB}
     assert.equal(askedAgain, false, 'nothing unsaved: no question');
   });
 
-  it('keeps the draft when the session ended in another tab, and brings it back once the person signs in again', async () => {
-    await openComposer();
-    await page.check(`input[name=channelIds][value="${a.channelIds[1]}"]`);
-    await type('#text', 'Written before the session ended');
-    const other = await page.context().newPage();
-    await other.goto(`${t.url}/app`);
-    await appReady(other);
-    await other.click('button:has-text("Sign out")');
-    await other.waitForURL(/\/app\/sign-in/);
-    await other.close();
+  it(
+    'keeps the draft when the session ended in another tab, ' + 'and brings it back once the person signs in again',
+    async () => {
+      await openComposer();
+      await page.check(`input[name=channelIds][value="${a.channelIds[1]}"]`);
+      await type('#text', 'Written before the session ended');
+      const other = await page.context().newPage();
+      await other.goto(`${t.url}/app`);
+      await appReady(other);
+      await other.click('button:has-text("Sign out")');
+      await other.waitForURL(/\/app\/sign-in/);
+      await other.close();
 
-    await page.reload();
-    await page.waitForURL(/\/app\/sign-in/);
-    assert.deepEqual(await keptDrafts(), [`herald.compose-draft.${a.userId}`], "kept under the person's own id");
-    const kept = await page.evaluate((key) => localStorage.getItem(key) ?? '', `herald.compose-draft.${a.userId}`);
-    assert.doesNotMatch(kept, /csrf|token|password/i, 'nothing secret in it');
-    await page.fill('#email', a.email);
-    await page.fill('#password', a.password);
-    await page.click('button[type=submit]');
-    await page.waitForURL(`${t.url}/app/compose`);
-    await appReady(page);
-    assert.equal(await page.inputValue('#text'), 'Written before the session ended');
-    assert.equal(await page.isChecked(`input[name=channelIds][value="${a.channelIds[1]}"]`), true);
-  });
+      await page.reload();
+      await page.waitForURL(/\/app\/sign-in/);
+      assert.deepEqual(await keptDrafts(), [`herald.compose-draft.${a.userId}`], "kept under the person's own id");
+      const kept = await page.evaluate((key) => localStorage.getItem(key) ?? '', `herald.compose-draft.${a.userId}`);
+      assert.doesNotMatch(kept, /csrf|token|password/i, 'nothing secret in it');
+      await page.fill('#email', a.email);
+      await page.fill('#password', a.password);
+      await page.click('button[type=submit]');
+      await page.waitForURL(`${t.url}/app/compose`);
+      await appReady(page);
+      assert.equal(await page.inputValue('#text'), 'Written before the session ended');
+      assert.equal(await page.isChecked(`input[name=channelIds][value="${a.channelIds[1]}"]`), true);
+    },
+  );
 
   it("fits one network's own version and leaves the text of the others as it was", async () => {
     const blueskyId = await channel('bluesky', 'team.bsky.social');
@@ -255,33 +258,36 @@ describeOnce(`the web app: the composer's drafts, versions and zones (${TEST_DB}
     assert.equal(post.dateTime, '2031-01-02T08:00:00.000Z', '09:00 read in Berlin, not in Tokyo');
   });
 
-  it("gives a channel connected from the app the browser's time zone, and one connected again keeps its own", async () => {
-    await signedIn('America/New_York');
-    await page.click('nav >> text=Channels');
-    await page.waitForURL(`${t.url}/app/channels`);
-    await appReady(page);
-    await page.fill('#connect-sandbox-handle', 'our-brand');
-    await page.click('section[data-network="sandbox"] button[type=submit]');
-    await page.waitForSelector('text=Connected our-brand.');
-    type Listed = { id: string; handle: string; timezone: string };
-    const find = async () =>
-      ((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data as Listed[]).find(
-        (c) => c.handle === 'our-brand',
-      )!;
-    const made = await find();
-    assert.equal(made.timezone, 'America/New_York');
-    assert.match((await page.textContent('.said')) ?? '', /Its times are in New York time \(UTC-0[45]:00\)\./);
+  it(
+    "gives a channel connected from the app the browser's time zone, " + 'and one connected again keeps its own',
+    async () => {
+      await signedIn('America/New_York');
+      await page.click('nav >> text=Channels');
+      await page.waitForURL(`${t.url}/app/channels`);
+      await appReady(page);
+      await page.fill('#connect-sandbox-handle', 'our-brand');
+      await page.click('section[data-network="sandbox"] button[type=submit]');
+      await page.waitForSelector('text=Connected our-brand.');
+      type Listed = { id: string; handle: string; timezone: string };
+      const find = async () =>
+        ((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data as Listed[]).find(
+          (c) => c.handle === 'our-brand',
+        )!;
+      const made = await find();
+      assert.equal(made.timezone, 'America/New_York');
+      assert.match((await page.textContent('.said')) ?? '', /Its times are in New York time \(UTC-0[45]:00\)\./);
 
-    const tokyo = { token: a.apiKey, body: { timezone: 'Asia/Tokyo' } };
-    const moved = await t.api('PATCH', `/v1/rest/channels/${made.id}`, tokyo);
-    assert.equal(moved.status, 200, JSON.stringify(moved.body));
-    await page.reload();
-    await appReady(page);
-    await page.fill('#connect-sandbox-handle', 'our-brand');
-    await page.click('section[data-network="sandbox"] button[type=submit]');
-    await page.waitForSelector('text=Its times are in Tokyo time (UTC+09:00).');
-    assert.equal((await find()).timezone, 'Asia/Tokyo', 'the same channel keeps the zone it was given');
-  });
+      const tokyo = { token: a.apiKey, body: { timezone: 'Asia/Tokyo' } };
+      const moved = await t.api('PATCH', `/v1/rest/channels/${made.id}`, tokyo);
+      assert.equal(moved.status, 200, JSON.stringify(moved.body));
+      await page.reload();
+      await appReady(page);
+      await page.fill('#connect-sandbox-handle', 'our-brand');
+      await page.click('section[data-network="sandbox"] button[type=submit]');
+      await page.waitForSelector('text=Its times are in Tokyo time (UTC+09:00).');
+      assert.equal((await find()).timezone, 'Asia/Tokyo', 'the same channel keeps the zone it was given');
+    },
+  );
 
   it("shows the saved post's image with its alt text on the post's page", async () => {
     const mastodonId = await channel('mastodon', '@team@social.example');

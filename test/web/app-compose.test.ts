@@ -131,115 +131,135 @@ describeOnce(`the web app: compose (${TEST_DB})`, function () {
     );
   });
 
-  it("shows refusals next to their field, keeping what was written, and schedules in the person's time zone, shown in each channel's", async () => {
-    pinClock(t, '2030-01-06T12:00:00Z');
-    await openComposer();
-    await page.fill('#text', 'No channel chosen');
-    await page.click('form.composer button[type=submit]');
-    assert.match((await page.textContent('#channel-problems .problem')) ?? '', /Choose at least one channel/);
-    assert.equal(await page.inputValue('#text'), 'No channel chosen', 'what was written is kept');
+  it(
+    'shows refusals next to their field, keeping what was written, ' +
+      "and schedules in the person's time zone, shown in each channel's",
+    async () => {
+      pinClock(t, '2030-01-06T12:00:00Z');
+      await openComposer();
+      await page.fill('#text', 'No channel chosen');
+      await page.click('form.composer button[type=submit]');
+      assert.match((await page.textContent('#channel-problems .problem')) ?? '', /Choose at least one channel/);
+      assert.equal(await page.inputValue('#text'), 'No channel chosen', 'what was written is kept');
 
-    await page.check(`input[name=channelIds][value="${a.channelIds[0]}"]`);
-    await page.check('input[name=when][value=schedule]');
-    await page.fill('#dateTime', '2030-01-05T09:30');
-    await page.fill('#timezone', 'Europe/Berlin');
-    await page.click('form.composer button[type=submit]');
-    assert.match(
-      (await page.textContent('#dateTime-problems .problem')) ?? '',
-      /has already passed/,
-      "the server's refusal, beside the date",
-    );
-    assert.equal(await page.locator('#channel-problems .problem').count(), 0, 'the earlier problem is gone');
+      await page.check(`input[name=channelIds][value="${a.channelIds[0]}"]`);
+      await page.check('input[name=when][value=schedule]');
+      await page.fill('#dateTime', '2030-01-05T09:30');
+      await page.fill('#timezone', 'Europe/Berlin');
+      await page.click('form.composer button[type=submit]');
+      assert.match(
+        (await page.textContent('#dateTime-problems .problem')) ?? '',
+        /has already passed/,
+        "the server's refusal, beside the date",
+      );
+      assert.equal(await page.locator('#channel-problems .problem').count(), 0, 'the earlier problem is gone');
 
-    await page.fill('#timezone', 'Mars/Olympus');
-    await page.fill('#dateTime', '2030-01-07T09:30');
-    await page.click('form.composer button[type=submit]');
-    assert.match((await page.textContent('#timezone-problems .problem')) ?? '', /not a time zone/);
+      await page.fill('#timezone', 'Mars/Olympus');
+      await page.fill('#dateTime', '2030-01-07T09:30');
+      await page.click('form.composer button[type=submit]');
+      assert.match((await page.textContent('#timezone-problems .problem')) ?? '', /not a time zone/);
 
-    await page.fill('#timezone', 'America/New_York');
-    assert.match(
-      (await page.textContent('.in-zones')) ?? '',
-      /, Berlin time \(UTC\+01:00\)/,
-      'the time where the channel posts, its zone in words',
-    );
-    assert.match((await page.textContent('.in-zones')) ?? '', /3:30/, '09:30 in New York is 15:30 in Berlin');
-    await page.click('form.composer button[type=submit]');
-    const id = await savedPostId();
-    const post = (await t.api('GET', `/v1/rest/posts/${id}`, { token: a.apiKey })).body.data;
-    assert.equal(post.dateTime, '2030-01-07T14:30:00.000Z', '09:30 in New York is 14:30 UTC');
-  });
+      await page.fill('#timezone', 'America/New_York');
+      assert.match(
+        (await page.textContent('.in-zones')) ?? '',
+        /, Berlin time \(UTC\+01:00\)/,
+        'the time where the channel posts, its zone in words',
+      );
+      assert.match((await page.textContent('.in-zones')) ?? '', /3:30/, '09:30 in New York is 15:30 in Berlin');
+      await page.click('form.composer button[type=submit]');
+      const id = await savedPostId();
+      const post = (await t.api('GET', `/v1/rest/posts/${id}`, { token: a.apiKey })).body.data;
+      assert.equal(post.dateTime, '2030-01-07T14:30:00.000Z', '09:30 in New York is 14:30 UTC');
+    },
+  );
 
-  it('uploads a dropped image with a progress bar, with alt text and a first comment, previewed per channel; a refused file says why', async () => {
-    const { id: mastodonId } = await mastodon();
-    await openComposer();
-    await page.check(`input[name=channelIds][value="${a.channelIds[0]}"]`);
-    await page.check(`input[name=channelIds][value="${mastodonId}"]`);
-    await page.fill('#text', 'Our new logo');
+  it(
+    'uploads a dropped image with a progress bar, with alt text and a first comment, ' +
+      'previewed per channel; a refused file says why',
+    async () => {
+      const { id: mastodonId } = await mastodon();
+      await openComposer();
+      await page.check(`input[name=channelIds][value="${a.channelIds[0]}"]`);
+      await page.check(`input[name=channelIds][value="${mastodonId}"]`);
+      await page.fill('#text', 'Our new logo');
 
-    await dropFile('notes.txt', 'text/plain', Buffer.from('not an image'));
-    assert.match(
-      (await page.textContent('.uploads li.problem')) ?? '',
-      /notes\.txt: contentType text\/plain is not accepted/,
-    );
+      await dropFile('notes.txt', 'text/plain', Buffer.from('not an image'));
+      assert.match(
+        (await page.textContent('.uploads li.problem')) ?? '',
+        /notes\.txt: contentType text\/plain is not accepted/,
+      );
 
-    // The completion is held back a moment, so the bar is seen full while Herald checks the file.
-    await page.route('**/v1/rest/media/uploads/*/complete', async (route) => {
-      await new Promise((resolve) => setTimeout(resolve, 400));
-      await route.continue();
-    });
-    await dropFile('logo.png', 'image/png', TINY_PNG);
-    const bar = page.locator('progress[aria-label="Uploading logo.png"]');
-    await bar.waitFor();
-    await page.waitForFunction(() => {
-      const progress = document.querySelector<HTMLProgressElement>('progress[aria-label="Uploading logo.png"]');
-      return progress !== null && progress.value === progress.max;
-    });
-    assert.equal(Number(await bar.getAttribute('max')), TINY_PNG.length, "the bar counts the file's bytes");
-    await page.waitForSelector('#media-list li[data-media-id] img.thumb');
-    assert.equal(await bar.count(), 0, 'the bar goes once the file is in');
-    const mediaId = await page.getAttribute('#media-list li[data-media-id]', 'data-media-id');
-    await page.fill(`#alt-${mediaId}`, 'A tiny square logo');
-    await page.fill('#firstComment', 'Made by the design team');
-    await page.check('input[name=when][value=draft]');
+      // The completion is held back a moment, so the bar is seen full while Herald checks the file.
+      await page.route('**/v1/rest/media/uploads/*/complete', async (route) => {
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        await route.continue();
+      });
+      await dropFile('logo.png', 'image/png', TINY_PNG);
+      const bar = page.locator('progress[aria-label="Uploading logo.png"]');
+      await bar.waitFor();
+      await page.waitForFunction(() => {
+        const progress = document.querySelector<HTMLProgressElement>('progress[aria-label="Uploading logo.png"]');
+        return progress !== null && progress.value === progress.max;
+      });
+      assert.equal(Number(await bar.getAttribute('max')), TINY_PNG.length, "the bar counts the file's bytes");
+      await page.waitForSelector('#media-list li[data-media-id] img.thumb');
+      assert.equal(await bar.count(), 0, 'the bar goes once the file is in');
+      const mediaId = await page.getAttribute('#media-list li[data-media-id]', 'data-media-id');
+      await page.fill(`#alt-${mediaId}`, 'A tiny square logo');
+      await page.fill('#firstComment', 'Made by the design team');
+      await page.check('input[name=when][value=draft]');
 
-    const cards = page.locator('#previews article.preview');
-    assert.equal(await cards.count(), 2, 'a preview per chosen channel');
-    const onMastodon = page.locator(`#previews article[data-channel-id="${mastodonId}"]`);
-    assert.match(
-      (await onMastodon.textContent()) ?? '',
-      /@team@social\.example on Mastodon\s*Our new logo.*↳ Made by the design team/s,
-    );
-    assert.equal(await onMastodon.locator('.preview-media img').getAttribute('alt'), 'A tiny square logo');
-    await screenshot(page, 'app-compose-media.png', { fullPage: true });
-    await page.fill('#text', 'x'.repeat(505));
-    assert.equal(await onMastodon.locator('mark.cut').textContent(), 'xxxxx', "the part past Mastodon's 500 is marked");
-    assert.match(
-      (await onMastodon.locator('.preview-problems').textContent()) ?? '',
-      /Mastodon allows 500 characters; this text has 505/,
-      "the write's own words",
-    );
-    assert.equal(
-      await page.locator(`#previews article[data-channel-id="${a.channelIds[0]}"] mark.cut`).count(),
-      0,
-      'the sandbox takes it all',
-    );
-    await page.fill('#text', 'Our new logo');
-    await page.click('form.composer button[type=submit]');
-    await savedPostId();
+      const cards = page.locator('#previews article.preview');
+      assert.equal(await cards.count(), 2, 'a preview per chosen channel');
+      const onMastodon = page.locator(`#previews article[data-channel-id="${mastodonId}"]`);
+      assert.match(
+        (await onMastodon.textContent()) ?? '',
+        /@team@social\.example on Mastodon\s*Our new logo.*↳ Made by the design team/s,
+      );
+      assert.equal(await onMastodon.locator('.preview-media img').getAttribute('alt'), 'A tiny square logo');
+      await screenshot(page, 'app-compose-media.png', { fullPage: true });
+      await page.fill('#text', 'x'.repeat(505));
+      assert.equal(
+        await onMastodon.locator('mark.cut').textContent(),
+        'xxxxx',
+        "the part past Mastodon's 500 is marked",
+      );
+      assert.match(
+        (await onMastodon.locator('.preview-problems').textContent()) ?? '',
+        /Mastodon allows 500 characters; this text has 505/,
+        "the write's own words",
+      );
+      assert.equal(
+        await page.locator(`#previews article[data-channel-id="${a.channelIds[0]}"] mark.cut`).count(),
+        0,
+        'the sandbox takes it all',
+      );
+      await page.fill('#text', 'Our new logo');
+      await page.click('form.composer button[type=submit]');
+      await savedPostId();
 
-    const posts = await postsWithText('Our new logo');
-    assert.equal(posts.length, 2, 'one post per channel');
-    for (const post of posts) {
-      assert.equal(post.status, 'draft');
-      assert.equal(post.imageUrls.length, 1);
-      assert.match(post.imageUrls[0], new RegExp(`^${t.url}/media/${mediaId}/`), "served from Herald's own media URL");
-      assert.equal(post.firstComment.text, 'Made by the design team');
-      assert.deepEqual(post.channelOptions.altText, ['A tiny square logo'], 'every post of the group gets the options');
-    }
-    const served = await fetch(posts[0].imageUrls[0]);
-    assert.equal(served.headers.get('content-type'), 'image/png');
-    assert.deepEqual(Buffer.from(await served.arrayBuffer()), TINY_PNG);
-  });
+      const posts = await postsWithText('Our new logo');
+      assert.equal(posts.length, 2, 'one post per channel');
+      for (const post of posts) {
+        assert.equal(post.status, 'draft');
+        assert.equal(post.imageUrls.length, 1);
+        assert.match(
+          post.imageUrls[0],
+          new RegExp(`^${t.url}/media/${mediaId}/`),
+          "served from Herald's own media URL",
+        );
+        assert.equal(post.firstComment.text, 'Made by the design team');
+        assert.deepEqual(
+          post.channelOptions.altText,
+          ['A tiny square logo'],
+          'every post of the group gets the options',
+        );
+      }
+      const served = await fetch(posts[0].imageUrls[0]);
+      assert.equal(served.headers.get('content-type'), 'image/png');
+      assert.deepEqual(Buffer.from(await served.arrayBuffer()), TINY_PNG);
+    },
+  );
 
   it('picks files from the media library in a dialog, newest first, and says what to do when it is empty', async () => {
     await openComposer();
@@ -326,42 +346,46 @@ describeOnce(`the web app: compose (${TEST_DB})`, function () {
     assert.deepEqual(post.channelOptions, { visibility: 'unlisted', spoilerText: 'calendar talk' });
   });
 
-  it("charges the AI helpers to the account's write budget, as API integrations are, and says so beside the text once it is spent", async () => {
-    await t.close();
-    t = await startTestHerald({
-      rateLimits: {
-        restReadsPerMinute: 100_000,
-        restWritesPerMinute: 1,
-        accountPerHour: 1_000_000,
-        mcpPerTokenPerMinute: 100_000,
-      },
-    });
-    a = await t.seedAccount({ channels: 2 });
-    await openComposer();
-    await page.fill('#text', 'We shipped the new calendar today');
-    await page.click('button[value=hashtags]');
-    await page.waitForSelector('#assisted:has-text("Hashtags suggested by")');
-    assert.equal(
-      (await t.api('POST', '/v1/rest/ai/hashtags', { token: a.apiKey, body: { text: 'x' } })).status,
-      429,
-      "the app's AI call spent the account's write budget",
-    );
-    await page.click('button[value=hashtags]');
-    assert.match(
-      (await page.textContent('#text-problems .problem')) ?? '',
-      /changes for this minute are used up \(integrations and the AI helpers share them\)/,
-    );
-    await page.check(`input[name=channelIds][value="${a.channelIds[0]}"]`);
-    await page.check('input[name=when][value=draft]');
-    await page.click('form.composer button[type=submit]');
-    const id = await savedPostId();
-    const post = (await t.api('GET', `/v1/rest/posts/${id}`, { token: a.apiKey })).body.data;
-    assert.match(
-      post.text,
-      /^We shipped the new calendar today\n\n#/,
-      "saving is the person's own budget, not an AI request",
-    );
-  });
+  it(
+    "charges the AI helpers to the account's write budget, " +
+      'as API integrations are, and says so beside the text once it is spent',
+    async () => {
+      await t.close();
+      t = await startTestHerald({
+        rateLimits: {
+          restReadsPerMinute: 100_000,
+          restWritesPerMinute: 1,
+          accountPerHour: 1_000_000,
+          mcpPerTokenPerMinute: 100_000,
+        },
+      });
+      a = await t.seedAccount({ channels: 2 });
+      await openComposer();
+      await page.fill('#text', 'We shipped the new calendar today');
+      await page.click('button[value=hashtags]');
+      await page.waitForSelector('#assisted:has-text("Hashtags suggested by")');
+      assert.equal(
+        (await t.api('POST', '/v1/rest/ai/hashtags', { token: a.apiKey, body: { text: 'x' } })).status,
+        429,
+        "the app's AI call spent the account's write budget",
+      );
+      await page.click('button[value=hashtags]');
+      assert.match(
+        (await page.textContent('#text-problems .problem')) ?? '',
+        /changes for this minute are used up \(integrations and the AI helpers share them\)/,
+      );
+      await page.check(`input[name=channelIds][value="${a.channelIds[0]}"]`);
+      await page.check('input[name=when][value=draft]');
+      await page.click('form.composer button[type=submit]');
+      const id = await savedPostId();
+      const post = (await t.api('GET', `/v1/rest/posts/${id}`, { token: a.apiKey })).body.data;
+      assert.match(
+        post.text,
+        /^We shipped the new calendar today\n\n#/,
+        "saving is the person's own budget, not an AI request",
+      );
+    },
+  );
 
   it('drafts the text and makes an image from a prompt, labels the posts, and adds them to the queue', async () => {
     const label = await t.api('POST', '/v1/rest/labels', {
@@ -500,29 +524,32 @@ describeOnce(`the web app: compose (${TEST_DB})`, function () {
     }
   });
   for (const size of Object.keys(SIZES) as (keyof typeof SIZES)[]) {
-    it(`has no serious or critical axe violations with every part in use, and its library dialog open, ${size}`, async () => {
-      await page.setViewportSize(SIZES[size]);
-      const { id: mastodonId } = await mastodon();
-      await openComposer();
-      await page.check(`input[name=channelIds][value="${a.channelIds[0]}"]`);
-      await page.check(`input[name=channelIds][value="${mastodonId}"]`);
-      await page.fill('#text', 'Spring is here. '.repeat(35));
-      await page.setInputFiles('#media-file', { name: 'logo.png', mimeType: 'image/png', buffer: TINY_PNG });
-      await page.waitForSelector('#media-list li[data-media-id]');
-      await page.fill('#firstComment', 'More in the thread');
-      await page.check('input[name=when][value=schedule]');
-      await page.fill('#dateTime', '2031-03-01T09:00');
-      await page.waitForSelector('#save-blocked:not(:empty)');
-      const found: string[] = [];
-      const check = async (name: string) => {
-        for (const violation of await axeViolations(page)) found.push(`${name}: ${violation}`);
-        await screenshot(page, `compose-${name}-${size}.png`, { fullPage: true });
-      };
-      await check('filled');
-      await page.click('#open-library');
-      await page.waitForSelector('dialog.library input[name=library]');
-      await check('library');
-      assert.deepEqual(found, []);
-    });
+    it(
+      'has no serious or critical axe violations with every part in use, ' + `and its library dialog open, ${size}`,
+      async () => {
+        await page.setViewportSize(SIZES[size]);
+        const { id: mastodonId } = await mastodon();
+        await openComposer();
+        await page.check(`input[name=channelIds][value="${a.channelIds[0]}"]`);
+        await page.check(`input[name=channelIds][value="${mastodonId}"]`);
+        await page.fill('#text', 'Spring is here. '.repeat(35));
+        await page.setInputFiles('#media-file', { name: 'logo.png', mimeType: 'image/png', buffer: TINY_PNG });
+        await page.waitForSelector('#media-list li[data-media-id]');
+        await page.fill('#firstComment', 'More in the thread');
+        await page.check('input[name=when][value=schedule]');
+        await page.fill('#dateTime', '2031-03-01T09:00');
+        await page.waitForSelector('#save-blocked:not(:empty)');
+        const found: string[] = [];
+        const check = async (name: string) => {
+          for (const violation of await axeViolations(page)) found.push(`${name}: ${violation}`);
+          await screenshot(page, `compose-${name}-${size}.png`, { fullPage: true });
+        };
+        await check('filled');
+        await page.click('#open-library');
+        await page.waitForSelector('dialog.library input[name=library]');
+        await check('library');
+        assert.deepEqual(found, []);
+      },
+    );
   }
 });

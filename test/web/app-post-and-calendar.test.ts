@@ -34,100 +34,106 @@ describeOnce("the web app: a post's page and the calendar", function () {
     }, before);
   }
 
-  it("shows a failing post's error and what to do, retries it from its page, and opens it from the calendar", async () => {
-    await t.deps.repos.sandbox.setFailure(a.accountId, a.channelIds[0], 'permanent', 1);
-    const res = await t.api('POST', '/v1/rest/posts', {
-      token: a.apiKey,
-      body: { channelIds: [a.channelIds[0]], text: 'Second time lucky' },
-    });
-    const postId = res.body.data[0].id;
-    await testWorker(t).tick();
-    const failed = await post(postId);
-    assert.equal(failed.status, 'failed');
-    await signInToApp(page, t.url, a.email, a.password);
-    await open(`/app/posts/${postId}`);
-    assert.match(await status(), /failed/);
-    assert.equal(await page.textContent('#post-error'), failed.error, "the error in Herald's words");
-    assert.match((await page.textContent('#next-step')) ?? '', /try again now/i, 'and what to do about it');
-    assert.deepEqual(await page.locator('#attempts tbody td:nth-child(2)').allTextContents(), ['permanent']);
-    await press('Try again now');
-    assert.match(await status(), /scheduled/);
-    await testWorker(t).tick();
-    await page.reload();
-    await appReady(page);
-    assert.match(await status(), /published/);
-    assert.deepEqual(await page.locator('#attempts tbody td:nth-child(2)').allTextContents(), [
-      'permanent',
-      'published',
-    ]);
-    const permalink = (await post(postId)).permalinkUrl;
-    assert.equal(
-      await page.getAttribute(`main a[href="${permalink}"]`, 'href'),
-      permalink,
-      'its address on the network',
-    );
-
-    await page.getByRole('link', { name: 'Calendar', exact: true }).click();
-    await page.waitForSelector('#week');
-    assert.match(
-      (await page.textContent('#week')) ?? '',
-      /published[\s\S]*Second time lucky/,
-      'this week, with its state',
-    );
-    await page.getByRole('link', { name: 'Month', exact: true }).click();
-    await page.waitForSelector('#month');
-    assert.match((await page.textContent('#month')) ?? '', /Second time lucky/);
-    await page.click(`[data-post-id="${postId}"]`);
-    await page.waitForURL(`${t.url}/app/posts/${postId}`);
-    await page.waitForSelector('#post-status');
-    assert.match(await status(), /published/);
-  });
-
-  it('approves a held post from its page, with who did what in its history; rejects another with its reason', async () => {
-    a = await t.seedAccount({ approvalRequired: true, channels: 1 });
-    const ids: string[] = [];
-    for (const text of ['Needs a yes', 'Needs a no']) {
-      ids.push(
-        (await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[0]], text } })).body
-          .data[0].id,
+  it(
+    "shows a failing post's error and what to do, " + 'retries it from its page, and opens it from the calendar',
+    async () => {
+      await t.deps.repos.sandbox.setFailure(a.accountId, a.channelIds[0], 'permanent', 1);
+      const res = await t.api('POST', '/v1/rest/posts', {
+        token: a.apiKey,
+        body: { channelIds: [a.channelIds[0]], text: 'Second time lucky' },
+      });
+      const postId = res.body.data[0].id;
+      await testWorker(t).tick();
+      const failed = await post(postId);
+      assert.equal(failed.status, 'failed');
+      await signInToApp(page, t.url, a.email, a.password);
+      await open(`/app/posts/${postId}`);
+      assert.match(await status(), /failed/);
+      assert.equal(await page.textContent('#post-error'), failed.error, "the error in Herald's words");
+      assert.match((await page.textContent('#next-step')) ?? '', /try again now/i, 'and what to do about it');
+      assert.deepEqual(await page.locator('#attempts tbody td:nth-child(2)').allTextContents(), ['permanent']);
+      await press('Try again now');
+      assert.match(await status(), /scheduled/);
+      await testWorker(t).tick();
+      await page.reload();
+      await appReady(page);
+      assert.match(await status(), /published/);
+      assert.deepEqual(await page.locator('#attempts tbody td:nth-child(2)').allTextContents(), [
+        'permanent',
+        'published',
+      ]);
+      const permalink = (await post(postId)).permalinkUrl;
+      assert.equal(
+        await page.getAttribute(`main a[href="${permalink}"]`, 'href'),
+        permalink,
+        'its address on the network',
       );
-    }
-    await signInToApp(page, t.url, a.email, a.password);
-    await open(`/app/posts/${ids[0]}`);
-    assert.match((await page.textContent('.post-summary')) ?? '', /, waiting for approval on /);
-    await press('Approve');
-    assert.match((await page.textContent('.post-summary')) ?? '', /, approved on /);
-    assert.equal((await post(ids[0])).approvalStatus, 'APPROVED');
-    const owner = await t.deps.repos.accounts.getUser(a.accountId, a.userId);
-    const what = await page.locator('#history li .what').allTextContents();
-    assert.equal(what.length, 2, what.join(' | '));
-    assert.match(
-      what[0],
-      new RegExp(`^${owner!.name} created this through an integration, for .+, to wait for approval\\.$`),
-    );
-    assert.equal(
-      what[1],
-      `${owner!.name} approved this version, and as its time had passed it went out straight away.`,
-      'who did what, by name, with what the step changed',
-    );
 
-    await open(`/app/posts/${ids[1]}`);
-    await page.fill('#reason', 'Off brand');
-    await press('Reject');
-    assert.match((await page.textContent('main')) ?? '', /, rejected on [\s\S]*Rejected because: Off brand/);
-    assert.equal((await post(ids[1])).rejectionReason, 'Off brand');
+      await page.getByRole('link', { name: 'Calendar', exact: true }).click();
+      await page.waitForSelector('#week');
+      assert.match(
+        (await page.textContent('#week')) ?? '',
+        /published[\s\S]*Second time lucky/,
+        'this week, with its state',
+      );
+      await page.getByRole('link', { name: 'Month', exact: true }).click();
+      await page.waitForSelector('#month');
+      assert.match((await page.textContent('#month')) ?? '', /Second time lucky/);
+      await page.click(`[data-post-id="${postId}"]`);
+      await page.waitForURL(`${t.url}/app/posts/${postId}`);
+      await page.waitForSelector('#post-status');
+      assert.match(await status(), /published/);
+    },
+  );
 
-    // The app's calls carry the page's CSRF token: the session cookie alone does not reject a post.
-    const cookies = await page.context().cookies();
-    const forged = await fetch(`${t.url}/v1/rest/posts/${ids[0]}/reject`, {
-      method: 'POST',
-      headers: { cookie: cookies.map((c) => `${c.name}=${c.value}`).join('; '), 'content-type': 'application/json' },
-      body: JSON.stringify({ reason: 'forged' }),
-    });
-    assert.equal(forged.status, 403);
-    assert.equal((await forged.json()).code, 'csrf_token_mismatch');
-    assert.equal((await post(ids[0])).approvalStatus, 'APPROVED');
-  });
+  it(
+    'approves a held post from its page, with who did what in its history; ' + 'rejects another with its reason',
+    async () => {
+      a = await t.seedAccount({ approvalRequired: true, channels: 1 });
+      const ids: string[] = [];
+      for (const text of ['Needs a yes', 'Needs a no']) {
+        ids.push(
+          (await t.api('POST', '/v1/rest/posts', { token: a.apiKey, body: { channelIds: [a.channelIds[0]], text } }))
+            .body.data[0].id,
+        );
+      }
+      await signInToApp(page, t.url, a.email, a.password);
+      await open(`/app/posts/${ids[0]}`);
+      assert.match((await page.textContent('.post-summary')) ?? '', /, waiting for approval on /);
+      await press('Approve');
+      assert.match((await page.textContent('.post-summary')) ?? '', /, approved on /);
+      assert.equal((await post(ids[0])).approvalStatus, 'APPROVED');
+      const owner = await t.deps.repos.accounts.getUser(a.accountId, a.userId);
+      const what = await page.locator('#history li .what').allTextContents();
+      assert.equal(what.length, 2, what.join(' | '));
+      assert.match(
+        what[0],
+        new RegExp(`^${owner!.name} created this through an integration, for .+, to wait for approval\\.$`),
+      );
+      assert.equal(
+        what[1],
+        `${owner!.name} approved this version, and as its time had passed it went out straight away.`,
+        'who did what, by name, with what the step changed',
+      );
+
+      await open(`/app/posts/${ids[1]}`);
+      await page.fill('#reason', 'Off brand');
+      await press('Reject');
+      assert.match((await page.textContent('main')) ?? '', /, rejected on [\s\S]*Rejected because: Off brand/);
+      assert.equal((await post(ids[1])).rejectionReason, 'Off brand');
+
+      // The app's calls carry the page's CSRF token: the session cookie alone does not reject a post.
+      const cookies = await page.context().cookies();
+      const forged = await fetch(`${t.url}/v1/rest/posts/${ids[0]}/reject`, {
+        method: 'POST',
+        headers: { cookie: cookies.map((c) => `${c.name}=${c.value}`).join('; '), 'content-type': 'application/json' },
+        body: JSON.stringify({ reason: 'forged' }),
+      });
+      assert.equal(forged.status, 403);
+      assert.equal((await forged.json()).code, 'csrf_token_mismatch');
+      assert.equal((await post(ids[0])).approvalStatus, 'APPROVED');
+    },
+  );
 
   it('settles unconfirmed posts by hand: published with its address, or not published', async () => {
     const clock = pinClock(t, new Date().toISOString());
@@ -180,54 +186,58 @@ describeOnce("the web app: a post's page and the calendar", function () {
     );
   });
 
-  it('moves a scheduled post to another day by dragging it in the month, keeping its time, and undoes it; to another hour in the week', async () => {
-    pinClock(t, '2030-01-06T12:00:00Z');
-    const res = await t.api('POST', '/v1/rest/posts', {
-      token: a.apiKey,
-      body: {
-        channelIds: [a.channelIds[0]],
-        text: 'Tuesday talk',
-        isScheduled: true,
-        dateTime: '2030-01-08T08:30:00.000Z',
-      },
-    });
-    const postId = res.body.data[0].id;
-    await signInToApp(page, t.url, a.email, a.password);
-    await open('/app/calendar?view=month&date=2030-01-08&tz=Europe/Berlin');
-    assert.match(
-      (await page.textContent('td[data-day="2030-01-08"]')) ?? '',
-      /09:30[\s\S]*scheduled[\s\S]*Tuesday talk/,
-      'shown at 09:30 Berlin time',
-    );
-    await page.dragAndDrop(`[data-post-id="${postId}"]`, 'td[data-day="2030-01-10"]');
-    await page.waitForSelector('#undo');
-    assert.match((await page.textContent('td[data-day="2030-01-10"]')) ?? '', /09:30[\s\S]*Tuesday talk/);
-    assert.doesNotMatch((await page.textContent('td[data-day="2030-01-08"]')) ?? '', /Tuesday talk/);
-    assert.equal((await post(postId)).dateTime, '2030-01-10T08:30:00.000Z', 'Thursday, same time of day');
-    await page.click('#undo button');
-    await page.waitForSelector('#undo', { state: 'detached' });
-    assert.equal((await post(postId)).dateTime, '2030-01-08T08:30:00.000Z');
-    assert.match((await page.textContent('td[data-day="2030-01-08"]')) ?? '', /Tuesday talk/);
+  it(
+    'moves a scheduled post to another day by dragging it in the month, ' +
+      'keeping its time, and undoes it; to another hour in the week',
+    async () => {
+      pinClock(t, '2030-01-06T12:00:00Z');
+      const res = await t.api('POST', '/v1/rest/posts', {
+        token: a.apiKey,
+        body: {
+          channelIds: [a.channelIds[0]],
+          text: 'Tuesday talk',
+          isScheduled: true,
+          dateTime: '2030-01-08T08:30:00.000Z',
+        },
+      });
+      const postId = res.body.data[0].id;
+      await signInToApp(page, t.url, a.email, a.password);
+      await open('/app/calendar?view=month&date=2030-01-08&tz=Europe/Berlin');
+      assert.match(
+        (await page.textContent('td[data-day="2030-01-08"]')) ?? '',
+        /09:30[\s\S]*scheduled[\s\S]*Tuesday talk/,
+        'shown at 09:30 Berlin time',
+      );
+      await page.dragAndDrop(`[data-post-id="${postId}"]`, 'td[data-day="2030-01-10"]');
+      await page.waitForSelector('#undo');
+      assert.match((await page.textContent('td[data-day="2030-01-10"]')) ?? '', /09:30[\s\S]*Tuesday talk/);
+      assert.doesNotMatch((await page.textContent('td[data-day="2030-01-08"]')) ?? '', /Tuesday talk/);
+      assert.equal((await post(postId)).dateTime, '2030-01-10T08:30:00.000Z', 'Thursday, same time of day');
+      await page.click('#undo button');
+      await page.waitForSelector('#undo', { state: 'detached' });
+      assert.equal((await post(postId)).dateTime, '2030-01-08T08:30:00.000Z');
+      assert.match((await page.textContent('td[data-day="2030-01-08"]')) ?? '', /Tuesday talk/);
 
-    await page.getByRole('link', { name: 'Week', exact: true }).click();
-    await page.waitForSelector('#week');
-    assert.match(
-      (await page.textContent('td[data-day="2030-01-08"][data-hour="9"]')) ?? '',
-      /09:30[\s\S]*Tuesday talk/,
-      'in the 09:00 row',
-    );
-    await page.dragAndDrop(`[data-post-id="${postId}"]`, 'td[data-day="2030-01-11"][data-hour="14"]');
-    await page.waitForSelector('#undo');
-    assert.equal(
-      (await post(postId)).dateTime,
-      '2030-01-11T13:30:00.000Z',
-      'Friday 14:30 in Berlin: the hour dropped on, its minutes kept',
-    );
-    assert.match(
-      (await page.textContent('td[data-day="2030-01-11"][data-hour="14"]')) ?? '',
-      /14:30[\s\S]*Tuesday talk/,
-    );
-  });
+      await page.getByRole('link', { name: 'Week', exact: true }).click();
+      await page.waitForSelector('#week');
+      assert.match(
+        (await page.textContent('td[data-day="2030-01-08"][data-hour="9"]')) ?? '',
+        /09:30[\s\S]*Tuesday talk/,
+        'in the 09:00 row',
+      );
+      await page.dragAndDrop(`[data-post-id="${postId}"]`, 'td[data-day="2030-01-11"][data-hour="14"]');
+      await page.waitForSelector('#undo');
+      assert.equal(
+        (await post(postId)).dateTime,
+        '2030-01-11T13:30:00.000Z',
+        'Friday 14:30 in Berlin: the hour dropped on, its minutes kept',
+      );
+      assert.match(
+        (await page.textContent('td[data-day="2030-01-11"][data-hour="14"]')) ?? '',
+        /14:30[\s\S]*Tuesday talk/,
+      );
+    },
+  );
 
   it('moves a post to another day and time from the keyboard alone, and says why a time is refused', async () => {
     pinClock(t, '2030-01-06T12:00:00Z');

@@ -202,82 +202,88 @@ describe(`the web app: editing a post's channels, its previews, and leaving unsa
     assert.equal((await post(mine.id)).status, 404);
   });
 
-  it('previews the post on its channel and those made with it on theirs, counted and shown as each network does', async () => {
-    const started = (
-      await t.api('POST', '/v1/rest/media/uploads', {
-        ...auth(),
-        body: { fileName: 'logo.png', contentType: 'image/png', sizeBytes: TINY_PNG.length },
-      })
-    ).body.data;
-    await fetch(started.uploadUrl, { method: 'PUT', headers: started.headers, body: TINY_PNG });
-    const media = (await t.api('POST', `/v1/rest/media/uploads/${started.uploadId}/complete`, auth())).body.data;
-    // A family emoji is five code points (the sandbox counts those) but one character to Bluesky.
-    const text = 'Launch 👩‍👩‍👧 day';
-    const made = await create({
-      channelIds: [a.channelIds[0], bluesky],
-      text,
-      mediaIds: [media.id],
-      firstComment: { text: 'Details below' },
-      isScheduled: true,
-      dateTime: '2030-01-07T09:00:00.000Z',
-    });
-    const mine = made.find((p) => p.channelId === a.channelIds[0])!;
-    const other = made.find((p) => p.channelId === bluesky)!;
-    await app.open(`/app/posts/${mine.id}`);
-    const cards = page.locator('#post-previews .preview');
-    assert.equal(await cards.count(), 2, 'one per channel');
-    assert.equal(await cards.nth(0).getAttribute('data-channel-id'), a.channelIds[0], 'this post first');
-    const sandbox = page.locator(`#post-previews .preview[data-channel-id="${a.channelIds[0]}"]`);
-    const onBluesky = page.locator(`#post-previews .preview[data-channel-id="${bluesky}"]`);
-    assert.equal(await sandbox.locator('.counter').textContent(), 'Sandbox: 16 / 5000');
-    assert.equal(await onBluesky.locator('.counter').textContent(), 'Bluesky: 12 / 300');
-    assert.equal(await onBluesky.locator('.preview-text').textContent(), text);
-    assert.equal(await onBluesky.locator('.preview-media img').getAttribute('src'), media.url, 'its picture');
-    assert.equal(await onBluesky.locator('.preview-comment').textContent(), '↳ Details below');
-    const link = page.getByRole('link', { name: 'Open the post on us.test', exact: true });
-    assert.equal(await link.getAttribute('href'), `/app/posts/${other.id}`);
-    await clean('app-post-previews');
+  it(
+    'previews the post on its channel and those made with it on theirs, ' + 'counted and shown as each network does',
+    async () => {
+      const started = (
+        await t.api('POST', '/v1/rest/media/uploads', {
+          ...auth(),
+          body: { fileName: 'logo.png', contentType: 'image/png', sizeBytes: TINY_PNG.length },
+        })
+      ).body.data;
+      await fetch(started.uploadUrl, { method: 'PUT', headers: started.headers, body: TINY_PNG });
+      const media = (await t.api('POST', `/v1/rest/media/uploads/${started.uploadId}/complete`, auth())).body.data;
+      // A family emoji is five code points (the sandbox counts those) but one character to Bluesky.
+      const text = 'Launch 👩‍👩‍👧 day';
+      const made = await create({
+        channelIds: [a.channelIds[0], bluesky],
+        text,
+        mediaIds: [media.id],
+        firstComment: { text: 'Details below' },
+        isScheduled: true,
+        dateTime: '2030-01-07T09:00:00.000Z',
+      });
+      const mine = made.find((p) => p.channelId === a.channelIds[0])!;
+      const other = made.find((p) => p.channelId === bluesky)!;
+      await app.open(`/app/posts/${mine.id}`);
+      const cards = page.locator('#post-previews .preview');
+      assert.equal(await cards.count(), 2, 'one per channel');
+      assert.equal(await cards.nth(0).getAttribute('data-channel-id'), a.channelIds[0], 'this post first');
+      const sandbox = page.locator(`#post-previews .preview[data-channel-id="${a.channelIds[0]}"]`);
+      const onBluesky = page.locator(`#post-previews .preview[data-channel-id="${bluesky}"]`);
+      assert.equal(await sandbox.locator('.counter').textContent(), 'Sandbox: 16 / 5000');
+      assert.equal(await onBluesky.locator('.counter').textContent(), 'Bluesky: 12 / 300');
+      assert.equal(await onBluesky.locator('.preview-text').textContent(), text);
+      assert.equal(await onBluesky.locator('.preview-media img').getAttribute('src'), media.url, 'its picture');
+      assert.equal(await onBluesky.locator('.preview-comment').textContent(), '↳ Details below');
+      const link = page.getByRole('link', { name: 'Open the post on us.test', exact: true });
+      assert.equal(await link.getAttribute('href'), `/app/posts/${other.id}`);
+      await clean('app-post-previews');
 
-    const [threaded] = await create({ text: 'Part one', thread: [{ text: 'Part two' }], saveAsDraft: true });
-    await app.open(`/app/posts/${threaded.id}`);
-    assert.equal(await page.textContent('#previews-title'), 'Preview', 'a post made alone has one');
-    const parts = page.locator('#post-previews .preview-thread .preview-part');
-    assert.equal(await parts.count(), 1);
-    assert.equal((await parts.textContent())?.trim(), '↳ Part two');
-  });
+      const [threaded] = await create({ text: 'Part one', thread: [{ text: 'Part two' }], saveAsDraft: true });
+      await app.open(`/app/posts/${threaded.id}`);
+      assert.equal(await page.textContent('#previews-title'), 'Preview', 'a post made alone has one');
+      const parts = page.locator('#post-previews .preview-thread .preview-part');
+      assert.equal(await parts.count(), 1);
+      assert.equal((await parts.textContent())?.trim(), '↳ Part two');
+    },
+  );
 
-  it('asks before the Back button leaves the edit page with unsaved text, stays when told to, and on a reload', async () => {
-    const [original] = await create({ text: 'As it was', saveAsDraft: true });
-    await edit(original.id);
-    await type('#text', ', and more');
+  it(
+    'asks before the Back button leaves the edit page with unsaved text, ' + 'stays when told to, and on a reload',
+    async () => {
+      const [original] = await create({ text: 'As it was', saveAsDraft: true });
+      await edit(original.id);
+      await type('#text', ', and more');
 
-    const refused = page.waitForEvent('dialog', { timeout: 5_000 });
-    await page.evaluate(() => history.back());
-    const asked = await refused;
-    assert.equal(asked.type(), 'confirm');
-    assert.equal(asked.message(), 'Leave without saving? Your changes are lost.');
-    await asked.dismiss();
-    await page.waitForFunction(() => location.pathname.endsWith('/edit'));
-    await page.waitForLoadState('networkidle');
-    assert.equal(page.url(), `${t.url}/app/posts/${original.id}/edit`, 'dismissed: still editing');
-    assert.equal(await page.inputValue('#text'), 'As it was, and more', 'with the text as typed');
+      const refused = page.waitForEvent('dialog', { timeout: 5_000 });
+      await page.evaluate(() => history.back());
+      const asked = await refused;
+      assert.equal(asked.type(), 'confirm');
+      assert.equal(asked.message(), 'Leave without saving? Your changes are lost.');
+      await asked.dismiss();
+      await page.waitForFunction(() => location.pathname.endsWith('/edit'));
+      await page.waitForLoadState('networkidle');
+      assert.equal(page.url(), `${t.url}/app/posts/${original.id}/edit`, 'dismissed: still editing');
+      assert.equal(await page.inputValue('#text'), 'As it was, and more', 'with the text as typed');
 
-    let onReload: string | undefined;
-    page.once('dialog', (dialog) => {
-      onReload = dialog.type();
-      void dialog.dismiss();
-    });
-    await page.reload({ timeout: 3_000 }).catch(() => undefined);
-    assert.equal(onReload, 'beforeunload', "a reload asks the browser's way");
-    assert.equal(await page.inputValue('#text'), 'As it was, and more', 'stayed');
+      let onReload: string | undefined;
+      page.once('dialog', (dialog) => {
+        onReload = dialog.type();
+        void dialog.dismiss();
+      });
+      await page.reload({ timeout: 3_000 }).catch(() => undefined);
+      assert.equal(onReload, 'beforeunload', "a reload asks the browser's way");
+      assert.equal(await page.inputValue('#text'), 'As it was, and more', 'stayed');
 
-    const accepted = page.waitForEvent('dialog', { timeout: 5_000 });
-    await page.evaluate(() => history.back());
-    await (await accepted).accept();
-    await page.waitForURL(`${t.url}/app/posts/${original.id}`);
-    await appReady(page);
-    assert.equal(await page.textContent('blockquote.post-text'), 'As it was', 'left without saving');
-  });
+      const accepted = page.waitForEvent('dialog', { timeout: 5_000 });
+      await page.evaluate(() => history.back());
+      await (await accepted).accept();
+      await page.waitForURL(`${t.url}/app/posts/${original.id}`);
+      await appReady(page);
+      assert.equal(await page.textContent('blockquote.post-text'), 'As it was', 'left without saving');
+    },
+  );
 
   it('asks before the Back button leaves the composer with unsaved text, and goes when told to', async () => {
     await page.click('nav >> text=Compose');

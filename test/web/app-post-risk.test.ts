@@ -30,38 +30,44 @@ describeOnce('the web app: a post at risk', function () {
   });
   after(() => site?.close());
 
-  it("shows the warning with what to do on the post's page, a banner on every page, and a marker on the calendar", async () => {
-    const link = `${site.origin}/launch-notes`;
-    const res = await t.api('POST', '/v1/rest/posts', {
-      token: a.apiKey,
-      body: {
-        channelIds: [a.channelIds[0]],
-        text: `Launch notes: ${link}`,
-        isScheduled: true,
-        dateTime: futureIso(20),
-      },
-    });
-    assert.equal(res.status, 201, JSON.stringify(res.body));
-    const postId = res.body.data[0].id;
-    await testWorker(t).rehearse();
+  it(
+    "shows the warning with what to do on the post's page, " + 'a banner on every page, and a marker on the calendar',
+    async () => {
+      const link = `${site.origin}/launch-notes`;
+      const res = await t.api('POST', '/v1/rest/posts', {
+        token: a.apiKey,
+        body: {
+          channelIds: [a.channelIds[0]],
+          text: `Launch notes: ${link}`,
+          isScheduled: true,
+          dateTime: futureIso(20),
+        },
+      });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      const postId = res.body.data[0].id;
+      await testWorker(t).rehearse();
 
-    await signInToApp(page, t.url, a.email, a.password);
-    await page.goto(`${t.url}/app/posts/${postId}`);
-    await appReady(page);
-    const warning = page.locator('#post-risk');
-    assert.match((await warning.textContent()) ?? '', /This post may not go out/);
-    assert.match((await warning.textContent()) ?? '', new RegExp(`The link ${link} is gone \\(HTTP 404\\)\\.`));
-    assert.match((await warning.textContent()) ?? '', /What to do: Fix or remove the link before the post goes out\./);
+      await signInToApp(page, t.url, a.email, a.password);
+      await page.goto(`${t.url}/app/posts/${postId}`);
+      await appReady(page);
+      const warning = page.locator('#post-risk');
+      assert.match((await warning.textContent()) ?? '', /This post may not go out/);
+      assert.match((await warning.textContent()) ?? '', new RegExp(`The link ${link} is gone \\(HTTP 404\\)\\.`));
+      assert.match(
+        (await warning.textContent()) ?? '',
+        /What to do: Fix or remove the link before the post goes out\./,
+      );
 
-    const banner = page.locator('p.banner', { hasText: 'may not go out' });
-    assert.match((await banner.textContent()) ?? '', /^A scheduled post may not go out: The link/);
-    await page.getByRole('link', { name: 'Calendar', exact: true }).click();
-    await page.waitForSelector('#week');
-    const entry = page.locator(`li.entry:has([data-post-id="${postId}"])`);
-    assert.match((await entry.textContent()) ?? '', /at risk/);
-    assert.match((await entry.locator('.at-risk').getAttribute('title')) ?? '', /is gone \(HTTP 404\)/);
+      const banner = page.locator('p.banner', { hasText: 'may not go out' });
+      assert.match((await banner.textContent()) ?? '', /^A scheduled post may not go out: The link/);
+      await page.getByRole('link', { name: 'Calendar', exact: true }).click();
+      await page.waitForSelector('#week');
+      const entry = page.locator(`li.entry:has([data-post-id="${postId}"])`);
+      assert.match((await entry.textContent()) ?? '', /at risk/);
+      assert.match((await entry.locator('.at-risk').getAttribute('title')) ?? '', /is gone \(HTTP 404\)/);
 
-    await banner.getByRole('link', { name: 'See what to do' }).click();
-    await page.waitForURL(`${t.url}/app/posts/${postId}`);
-  });
+      await banner.getByRole('link', { name: 'See what to do' }).click();
+      await page.waitForURL(`${t.url}/app/posts/${postId}`);
+    },
+  );
 });

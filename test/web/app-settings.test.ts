@@ -44,195 +44,218 @@ describeOnce('the web app: Settings (workspace, members, API keys, connected app
     return tab;
   }
 
-  it("requires approval for a workspace's new posts from Settings; a member without manage_team reads it and is told who can change it", async () => {
-    await signInToApp(page, t.url, a.email, a.password);
-    await openSettings('Workspace');
-    assert.match((await page.textContent('.approval-state')) ?? '', /No approval needed/);
-    assert.ok(await page.isDisabled('.workspace button[type=submit]'), 'nothing to save yet');
-    await page.check(`#approval-${a.workspaceId}`);
-    await page.click('.workspace button[type=submit]');
-    await page.waitForSelector("text=Saved. New posts wait for a reviewer's approval");
-    assert.match((await page.textContent('.approval-state')) ?? '', /Approval required/);
-    assert.equal(
-      (await t.api('GET', `/v1/rest/workspaces/${a.workspaceId}`, { token: a.apiKey })).body.data.approvalRequired,
-      true,
-    );
-    const held = await t.api('POST', '/v1/rest/posts', {
-      token: a.apiKey,
-      body: {
-        channelIds: a.channelIds,
-        text: 'Needs a yes',
-        isScheduled: true,
-        dateTime: new Date(Date.now() + 86_400_000).toISOString(),
-      },
-    });
-    assert.equal(held.body.data[0].approvalStatus, 'PENDING', 'the next post is held');
+  it(
+    "requires approval for a workspace's new posts from Settings; " +
+      'a member without manage_team reads it and is told who can change it',
+    async () => {
+      await signInToApp(page, t.url, a.email, a.password);
+      await openSettings('Workspace');
+      assert.match((await page.textContent('.approval-state')) ?? '', /No approval needed/);
+      assert.ok(await page.isDisabled('.workspace button[type=submit]'), 'nothing to save yet');
+      await page.check(`#approval-${a.workspaceId}`);
+      await page.click('.workspace button[type=submit]');
+      await page.waitForSelector("text=Saved. New posts wait for a reviewer's approval");
+      assert.match((await page.textContent('.approval-state')) ?? '', /Approval required/);
+      assert.equal(
+        (await t.api('GET', `/v1/rest/workspaces/${a.workspaceId}`, { token: a.apiKey })).body.data.approvalRequired,
+        true,
+      );
+      const held = await t.api('POST', '/v1/rest/posts', {
+        token: a.apiKey,
+        body: {
+          channelIds: a.channelIds,
+          text: 'Needs a yes',
+          isScheduled: true,
+          dateTime: new Date(Date.now() + 86_400_000).toISOString(),
+        },
+      });
+      assert.equal(held.body.data[0].approvalStatus, 'PENDING', 'the next post is held');
 
-    const editor = await memberPage('eddie@example.test', 'editor');
-    await editor.goto(`${t.url}/app/settings`);
-    await appReady(editor);
-    assert.match((await editor.textContent('.approval-state')) ?? '', /Approval required/);
-    assert.equal(
-      await editor.locator(`#approval-${a.workspaceId}`).count(),
-      0,
-      'no control for a member without manage_team',
-    );
-    assert.match(
-      (await editor.textContent('#managers-only')) ?? '',
-      /Only a manager changes whether posts need approval\. Owners and admins of a workspace can/,
-    );
-    for (const [url, words] of [
-      ['/app/settings/webhooks', /only a manager adds or changes them/],
-      ['/app/settings/members', /Only a manager adds people and changes roles/],
-    ] as const) {
-      await editor.goto(t.url + url);
+      const editor = await memberPage('eddie@example.test', 'editor');
+      await editor.goto(`${t.url}/app/settings`);
       await appReady(editor);
-      assert.match((await editor.textContent('#managers-only')) ?? '', words, url);
-    }
-    assert.equal(await editor.locator('select[aria-label^="Role of"]').count(), 0);
-    assert.match((await editor.textContent('#members')) ?? '', /eddie@example\.test\s*editor/);
-    await editor.click('nav[aria-label=Settings] >> text=API keys');
-    await appReady(editor);
-    assert.match((await editor.textContent('main')) ?? '', /No keys yet/, "only their own keys, not the owner's");
-    assert.equal(
-      await editor.locator('input[name="manageTeam"]').count(),
-      0,
-      'no key grants more than its creator holds',
-    );
-    await editor.context().close();
-  });
+      assert.match((await editor.textContent('.approval-state')) ?? '', /Approval required/);
+      assert.equal(
+        await editor.locator(`#approval-${a.workspaceId}`).count(),
+        0,
+        'no control for a member without manage_team',
+      );
+      assert.match(
+        (await editor.textContent('#managers-only')) ?? '',
+        /Only a manager changes whether posts need approval\. Owners and admins of a workspace can/,
+      );
+      for (const [url, words] of [
+        ['/app/settings/webhooks', /only a manager adds or changes them/],
+        ['/app/settings/members', /Only a manager adds people and changes roles/],
+      ] as const) {
+        await editor.goto(t.url + url);
+        await appReady(editor);
+        assert.match((await editor.textContent('#managers-only')) ?? '', words, url);
+      }
+      assert.equal(await editor.locator('select[aria-label^="Role of"]').count(), 0);
+      assert.match((await editor.textContent('#members')) ?? '', /eddie@example\.test\s*editor/);
+      await editor.click('nav[aria-label=Settings] >> text=API keys');
+      await appReady(editor);
+      assert.match((await editor.textContent('main')) ?? '', /No keys yet/, "only their own keys, not the owner's");
+      assert.equal(
+        await editor.locator('input[name="manageTeam"]').count(),
+        0,
+        'no key grants more than its creator holds',
+      );
+      await editor.context().close();
+    },
+  );
 
-  it('adds a webhook endpoint with its secret shown once, sends it a test, rotates, shows it disabled with why (and on every page), enables it again and deletes it', async () => {
-    await signInToApp(page, t.url, a.email, a.password);
-    await openSettings('Webhooks');
-    await page.waitForSelector('text=No endpoints yet');
-    await page.fill('#url', 'ftp://127.0.0.1/hook');
-    await page.check('label:has-text("A post is published") input');
-    assert.equal(await page.isChecked('input[value="post.published"]'), true, 'each event is named in words');
-    await page.click('#add-webhook button[type=submit]');
-    assert.match(
-      (await page.textContent('#url-problems .problem')) ?? '',
-      /Use an https:\/\/ URL/,
-      "the server's refusal beside the field",
-    );
-    assert.equal(await page.getAttribute('#url', 'aria-invalid'), 'true');
+  it(
+    'adds a webhook endpoint with its secret shown once, sends it a test, rotates, ' +
+      'shows it disabled with why (and on every page), enables it again and deletes it',
+    async () => {
+      await signInToApp(page, t.url, a.email, a.password);
+      await openSettings('Webhooks');
+      await page.waitForSelector('text=No endpoints yet');
+      await page.fill('#url', 'ftp://127.0.0.1/hook');
+      await page.check('label:has-text("A post is published") input');
+      assert.equal(await page.isChecked('input[value="post.published"]'), true, 'each event is named in words');
+      await page.click('#add-webhook button[type=submit]');
+      assert.match(
+        (await page.textContent('#url-problems .problem')) ?? '',
+        /Use an https:\/\/ URL/,
+        "the server's refusal beside the field",
+      );
+      assert.equal(await page.getAttribute('#url', 'aria-invalid'), 'true');
 
-    await page.fill('#url', 'http://127.0.0.1:9/hook');
-    await page.click('#add-webhook button[type=submit]');
-    const secret = (await page.textContent('#secret')) ?? '';
-    assert.match(secret, /^whsec_/);
-    assert.match(
-      (await page.textContent('#webhooks')) ?? '',
-      /http:\/\/127\.0\.0\.1:9\/hook\s*A post is published\s*enabled/,
-    );
-    const [endpoint] = (await t.api('GET', '/v1/rest/webhooks', { token: a.apiKey })).body.data;
-    assert.deepEqual(endpoint.eventTypes, ['post.published']);
+      await page.fill('#url', 'http://127.0.0.1:9/hook');
+      await page.click('#add-webhook button[type=submit]');
+      const secret = (await page.textContent('#secret')) ?? '';
+      assert.match(secret, /^whsec_/);
+      assert.match(
+        (await page.textContent('#webhooks')) ?? '',
+        /http:\/\/127\.0\.0\.1:9\/hook\s*A post is published\s*enabled/,
+      );
+      const [endpoint] = (await t.api('GET', '/v1/rest/webhooks', { token: a.apiKey })).body.data;
+      assert.deepEqual(endpoint.eventTypes, ['post.published']);
 
-    await page.click('button[aria-label="Send test to http://127.0.0.1:9/hook"]');
-    await page.waitForSelector('text=A webhook.test event is on its way');
-    assert.equal(await page.locator('#secret').count(), 0, 'shown once: gone after the next action');
-    const deliveries = (await t.api('GET', `/v1/rest/webhooks/${endpoint.id}/deliveries`, { token: a.apiKey })).body
-      .data;
-    assert.equal(deliveries.length, 1, 'the test is queued for this endpoint');
+      await page.click('button[aria-label="Send test to http://127.0.0.1:9/hook"]');
+      await page.waitForSelector('text=A webhook.test event is on its way');
+      assert.equal(await page.locator('#secret').count(), 0, 'shown once: gone after the next action');
+      const deliveries = (await t.api('GET', `/v1/rest/webhooks/${endpoint.id}/deliveries`, { token: a.apiKey })).body
+        .data;
+      assert.equal(deliveries.length, 1, 'the test is queued for this endpoint');
 
-    await page.click('button[aria-label="Rotate secret of http://127.0.0.1:9/hook"]');
-    await page.waitForSelector('#secret');
-    const rotated = (await page.textContent('#secret')) ?? '';
-    assert.match(rotated, /^whsec_/);
-    assert.notEqual(rotated, secret);
-    await page.reload();
-    await appReady(page);
-    assert.equal(await page.locator('#secret').count(), 0, 'shown once');
+      await page.click('button[aria-label="Rotate secret of http://127.0.0.1:9/hook"]');
+      await page.waitForSelector('#secret');
+      const rotated = (await page.textContent('#secret')) ?? '';
+      assert.match(rotated, /^whsec_/);
+      assert.notEqual(rotated, secret);
+      await page.reload();
+      await appReady(page);
+      assert.equal(await page.locator('#secret').count(), 0, 'shown once');
 
-    await t.deps.repos.webhooks.disableEndpoint(endpoint.id, 'the receiver answered 410 Gone', Date.now());
-    await page.click('nav[aria-label=Main] >> text=Posts');
-    await appReady(page);
-    assert.match(
-      (await page.textContent('.banner')) ?? '',
-      /disabled the webhook endpoint http:\/\/127\.0\.0\.1:9\/hook: the receiver answered 410 Gone/,
-    );
-    await page.goto(`${t.url}/app/settings/webhooks`);
-    await appReady(page);
-    assert.match((await page.textContent('#webhooks')) ?? '', /disabled\s*the receiver answered 410 Gone/);
-    assert.equal(await page.locator('button[aria-label^="Send test"]').count(), 0, 'a disabled endpoint takes no test');
-    await screenshot(page, 'app-webhooks-disabled.png', { fullPage: true });
-    await page.click('button[aria-label="Enable again: http://127.0.0.1:9/hook"]');
-    await page.waitForSelector('text=is enabled again');
-    assert.equal((await t.api('GET', `/v1/rest/webhooks/${endpoint.id}`, { token: a.apiKey })).body.data.enabled, true);
+      await t.deps.repos.webhooks.disableEndpoint(endpoint.id, 'the receiver answered 410 Gone', Date.now());
+      await page.click('nav[aria-label=Main] >> text=Posts');
+      await appReady(page);
+      assert.match(
+        (await page.textContent('.banner')) ?? '',
+        /disabled the webhook endpoint http:\/\/127\.0\.0\.1:9\/hook: the receiver answered 410 Gone/,
+      );
+      await page.goto(`${t.url}/app/settings/webhooks`);
+      await appReady(page);
+      assert.match((await page.textContent('#webhooks')) ?? '', /disabled\s*the receiver answered 410 Gone/);
+      assert.equal(
+        await page.locator('button[aria-label^="Send test"]').count(),
+        0,
+        'a disabled endpoint takes no test',
+      );
+      await screenshot(page, 'app-webhooks-disabled.png', { fullPage: true });
+      await page.click('button[aria-label="Enable again: http://127.0.0.1:9/hook"]');
+      await page.waitForSelector('text=is enabled again');
+      assert.equal(
+        (await t.api('GET', `/v1/rest/webhooks/${endpoint.id}`, { token: a.apiKey })).body.data.enabled,
+        true,
+      );
 
-    await page.click('button[aria-label="Delete http://127.0.0.1:9/hook"]');
-    await page.waitForFunction(() => document.activeElement?.textContent === 'Yes, delete', undefined, {
-      timeout: 2_000,
-    });
-    await page.keyboard.press('Escape');
-    assert.equal((await t.api('GET', '/v1/rest/webhooks', { token: a.apiKey })).body.data.length, 1, 'Escape keeps it');
-    await page.click('button[aria-label="Delete http://127.0.0.1:9/hook"]');
-    await page.click('text=Yes, delete');
-    await page.waitForSelector('text=No endpoints yet');
-    assert.deepEqual((await t.api('GET', '/v1/rest/webhooks', { token: a.apiKey })).body.data, []);
-  });
+      await page.click('button[aria-label="Delete http://127.0.0.1:9/hook"]');
+      await page.waitForFunction(() => document.activeElement?.textContent === 'Yes, delete', undefined, {
+        timeout: 2_000,
+      });
+      await page.keyboard.press('Escape');
+      assert.equal(
+        (await t.api('GET', '/v1/rest/webhooks', { token: a.apiKey })).body.data.length,
+        1,
+        'Escape keeps it',
+      );
+      await page.click('button[aria-label="Delete http://127.0.0.1:9/hook"]');
+      await page.click('text=Yes, delete');
+      await page.waitForSelector('text=No endpoints yet');
+      assert.deepEqual((await t.api('GET', '/v1/rest/webhooks', { token: a.apiKey })).body.data, []);
+    },
+  );
 
-  it('creates an API key shown once with a copy button, which works with curl until it is revoked in the app (from the keyboard)', async () => {
-    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
-    await signInToApp(page, t.url, a.email, a.password);
-    await openSettings('API keys');
-    await page.fill('#key-name', '   ');
-    await page.click('#create-key button[type=submit]');
-    assert.equal(
-      await page.textContent('#key-name-problems .problem'),
-      'Fill in the name.',
-      "the server's refusal beside the field, in words",
-    );
+  it(
+    'creates an API key shown once with a copy button, ' +
+      'which works with curl until it is revoked in the app (from the keyboard)',
+    async () => {
+      await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
+      await signInToApp(page, t.url, a.email, a.password);
+      await openSettings('API keys');
+      await page.fill('#key-name', '   ');
+      await page.click('#create-key button[type=submit]');
+      assert.equal(
+        await page.textContent('#key-name-problems .problem'),
+        'Fill in the name.',
+        "the server's refusal beside the field, in words",
+      );
 
-    await page.fill('#key-name', 'curl from the terminal');
-    await page.check('input[name="manageTeam"]');
-    await page.click('#create-key button[type=submit]');
-    await page.waitForSelector('#new-key');
-    const key = (await page.textContent('#new-key')) ?? '';
-    assert.match(key, /^hk_/);
-    await page.click('#copy-new-key');
-    await page.waitForSelector('#copy-new-key:text("Copied")');
-    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), key);
-    const owner = (await t.deps.repos.accounts.getUser(a.accountId, a.userId))!.name;
-    assert.match(
-      (await page.textContent('#api-keys')) ?? '',
-      new RegExp(`curl from the terminal\\s*hk_\\S*…\\s*read_profile, manage_post, manage_team\\s*${owner}`),
-      'a manager sees who created each key',
-    );
-    await screenshot(page, 'app-api-keys.png', { fullPage: true });
+      await page.fill('#key-name', 'curl from the terminal');
+      await page.check('input[name="manageTeam"]');
+      await page.click('#create-key button[type=submit]');
+      await page.waitForSelector('#new-key');
+      const key = (await page.textContent('#new-key')) ?? '';
+      assert.match(key, /^hk_/);
+      await page.click('#copy-new-key');
+      await page.waitForSelector('#copy-new-key:text("Copied")');
+      assert.equal(await page.evaluate(() => navigator.clipboard.readText()), key);
+      const owner = (await t.deps.repos.accounts.getUser(a.accountId, a.userId))!.name;
+      assert.match(
+        (await page.textContent('#api-keys')) ?? '',
+        new RegExp(`curl from the terminal\\s*hk_\\S*…\\s*read_profile, manage_post, manage_team\\s*${owner}`),
+        'a manager sees who created each key',
+      );
+      await screenshot(page, 'app-api-keys.png', { fullPage: true });
 
-    const curl = (token: string) =>
-      run('curl', [
-        '-s',
-        '-o',
-        '/dev/null',
-        '-w',
-        '%{http_code}',
-        '-H',
-        `Authorization: Bearer ${token}`,
-        `${t.url}/v1/rest/approvals`,
-      ]);
-    assert.equal((await curl(key)).stdout, '200', 'the key works, with the manage_team scope it was given');
+      const curl = (token: string) =>
+        run('curl', [
+          '-s',
+          '-o',
+          '/dev/null',
+          '-w',
+          '%{http_code}',
+          '-H',
+          `Authorization: Bearer ${token}`,
+          `${t.url}/v1/rest/approvals`,
+        ]);
+      assert.equal((await curl(key)).stdout, '200', 'the key works, with the manage_team scope it was given');
 
-    await page.goto(`${t.url}/app/settings/api-keys`);
-    await appReady(page);
-    assert.equal(await page.locator('#new-key').count(), 0, 'shown once');
-    const row = page.locator('#api-keys tr', { hasText: 'curl from the terminal' });
-    assert.notEqual(
-      await row.locator('td[data-label="Last used"]').textContent(),
-      'never',
-      'the call shows as its last use',
-    );
-    await page.focus('button[aria-label="Revoke curl from the terminal"]');
-    await page.keyboard.press('Enter');
-    await page.waitForFunction(() => document.activeElement?.textContent === 'Yes, revoke', undefined, {
-      timeout: 2_000,
-    });
-    await page.keyboard.press('Enter');
-    await page.waitForSelector('#api-keys >> text=revoked');
-    assert.match((await page.textContent('main [role=status].saved')) ?? '', /“curl from the terminal” is revoked/);
-    assert.equal((await curl(key)).stdout, '401', 'revoked: refused at once');
-  });
+      await page.goto(`${t.url}/app/settings/api-keys`);
+      await appReady(page);
+      assert.equal(await page.locator('#new-key').count(), 0, 'shown once');
+      const row = page.locator('#api-keys tr', { hasText: 'curl from the terminal' });
+      assert.notEqual(
+        await row.locator('td[data-label="Last used"]').textContent(),
+        'never',
+        'the call shows as its last use',
+      );
+      await page.focus('button[aria-label="Revoke curl from the terminal"]');
+      await page.keyboard.press('Enter');
+      await page.waitForFunction(() => document.activeElement?.textContent === 'Yes, revoke', undefined, {
+        timeout: 2_000,
+      });
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('#api-keys >> text=revoked');
+      assert.match((await page.textContent('main [role=status].saved')) ?? '', /“curl from the terminal” is revoked/);
+      assert.equal((await curl(key)).stdout, '401', 'revoked: refused at once');
+    },
+  );
 
   it('lists the OAuth apps a person authorized and revokes one, ending its tokens', async () => {
     await signInToApp(page, t.url, a.email, a.password);
@@ -273,107 +296,114 @@ describeOnce('the web app: Settings (workspace, members, API keys, connected app
     assert.equal((await t.api('GET', '/v1/rest/channels', { token: tokens.body.access_token })).status, 401);
   });
 
-  it("adds a person with a temporary password shown once and changes their role; the last owner stays, in the server's words", async () => {
-    await signInToApp(page, t.url, a.email, a.password);
-    await openSettings('Members');
-    await page.fill('#member-email', 'rita@example.test');
-    await page.fill('#member-name', 'Rita Reviewer');
-    await page.selectOption('#member-role', 'reviewer');
-    await page.click('#add-member button[type=submit]');
-    await page.waitForSelector('#temporary-password');
-    const password = (await page.textContent('#temporary-password')) ?? '';
-    assert.ok(password.length >= 16);
-    await page.waitForSelector('#members >> text=Rita Reviewer');
-    assert.match((await page.textContent('#members')) ?? '', /Rita Reviewer\s*rita@example\.test/);
-    assert.equal(await page.inputValue('select[aria-label="Role of Rita Reviewer"]'), 'reviewer');
+  it(
+    'adds a person with a temporary password shown once and changes their role; ' +
+      "the last owner stays, in the server's words",
+    async () => {
+      await signInToApp(page, t.url, a.email, a.password);
+      await openSettings('Members');
+      await page.fill('#member-email', 'rita@example.test');
+      await page.fill('#member-name', 'Rita Reviewer');
+      await page.selectOption('#member-role', 'reviewer');
+      await page.click('#add-member button[type=submit]');
+      await page.waitForSelector('#temporary-password');
+      const password = (await page.textContent('#temporary-password')) ?? '';
+      assert.ok(password.length >= 16);
+      await page.waitForSelector('#members >> text=Rita Reviewer');
+      assert.match((await page.textContent('#members')) ?? '', /Rita Reviewer\s*rita@example\.test/);
+      assert.equal(await page.inputValue('select[aria-label="Role of Rita Reviewer"]'), 'reviewer');
 
-    await page.selectOption('select[aria-label="Role of Rita Reviewer"]', 'editor');
-    await page.click('form:has(select[aria-label="Role of Rita Reviewer"]) button');
-    await page.waitForSelector('text=Rita Reviewer is now editor.');
-    const rita = (await t.api('GET', '/v1/rest/members', { token: a.apiKey })).body.data.find(
-      (m: { email: string }) => m.email === 'rita@example.test',
-    );
-    assert.deepEqual(
-      rita.memberships.map((m: { role: string }) => m.role),
-      ['editor'],
-    );
-    await page.reload();
-    await appReady(page);
-    assert.equal(await page.inputValue('select[aria-label="Role of Rita Reviewer"]'), 'editor');
-    assert.equal(await page.locator('#temporary-password').count(), 0, 'shown once');
+      await page.selectOption('select[aria-label="Role of Rita Reviewer"]', 'editor');
+      await page.click('form:has(select[aria-label="Role of Rita Reviewer"]) button');
+      await page.waitForSelector('text=Rita Reviewer is now editor.');
+      const rita = (await t.api('GET', '/v1/rest/members', { token: a.apiKey })).body.data.find(
+        (m: { email: string }) => m.email === 'rita@example.test',
+      );
+      assert.deepEqual(
+        rita.memberships.map((m: { role: string }) => m.role),
+        ['editor'],
+      );
+      await page.reload();
+      await appReady(page);
+      assert.equal(await page.inputValue('select[aria-label="Role of Rita Reviewer"]'), 'editor');
+      assert.equal(await page.locator('#temporary-password').count(), 0, 'shown once');
 
-    const owner = (await t.deps.repos.accounts.getUser(a.accountId, a.userId))!.name;
-    await page.selectOption(`select[aria-label="Role of ${owner}"]`, 'admin');
-    await page.click(`form:has(select[aria-label="Role of ${owner}"]) button`);
-    assert.match(
-      (await page.textContent(`form:has(select[aria-label="Role of ${owner}"]) [role=alert]`)) ?? '',
-      /only owner: make someone else owner first/,
-      'beside the role it concerns',
-    );
-    assert.equal(
-      await page.inputValue(`select[aria-label="Role of ${owner}"]`),
-      'owner',
-      'the refused change is not shown as made',
-    );
+      const owner = (await t.deps.repos.accounts.getUser(a.accountId, a.userId))!.name;
+      await page.selectOption(`select[aria-label="Role of ${owner}"]`, 'admin');
+      await page.click(`form:has(select[aria-label="Role of ${owner}"]) button`);
+      assert.match(
+        (await page.textContent(`form:has(select[aria-label="Role of ${owner}"]) [role=alert]`)) ?? '',
+        /only owner: make someone else owner first/,
+        'beside the role it concerns',
+      );
+      assert.equal(
+        await page.inputValue(`select[aria-label="Role of ${owner}"]`),
+        'owner',
+        'the refused change is not shown as made',
+      );
 
-    const second = await provisioning.createWorkspace(t.deps, { accountId: a.accountId, name: 'Second brand' });
-    await provisioning.addMember(t.deps, {
-      accountId: a.accountId,
-      workspaceId: second.id,
-      userId: a.userId,
-      role: 'owner',
-    });
-    await page.reload();
-    await appReady(page);
-    await page.selectOption('#members-workspace', { label: 'Second brand' });
-    assert.equal(
-      await page.inputValue('select[aria-label="Role of Rita Reviewer"]'),
-      '',
-      'not a member of the second workspace',
-    );
-    assert.ok(
-      await page.isDisabled('form:has(select[aria-label="Role of Rita Reviewer"]) button'),
-      'nothing to do until a role is chosen',
-    );
-    await page.selectOption('select[aria-label="Role of Rita Reviewer"]', 'reviewer');
-    await page.click('form:has(select[aria-label="Role of Rita Reviewer"]) button:text("Add to workspace")');
-    await page.waitForSelector('text=Rita Reviewer is now reviewer.');
-    const memberships = (await t.api('GET', '/v1/rest/members', { token: a.apiKey })).body.data.find(
-      (m: { email: string }) => m.email === 'rita@example.test',
-    ).memberships;
-    assert.deepEqual(
-      Object.fromEntries(memberships.map((m: { workspaceId: string; role: string }) => [m.workspaceId, m.role])),
-      { [a.workspaceId]: 'editor', [second.id]: 'reviewer' },
-      'each workspace keeps its own role',
-    );
+      const second = await provisioning.createWorkspace(t.deps, { accountId: a.accountId, name: 'Second brand' });
+      await provisioning.addMember(t.deps, {
+        accountId: a.accountId,
+        workspaceId: second.id,
+        userId: a.userId,
+        role: 'owner',
+      });
+      await page.reload();
+      await appReady(page);
+      await page.selectOption('#members-workspace', { label: 'Second brand' });
+      assert.equal(
+        await page.inputValue('select[aria-label="Role of Rita Reviewer"]'),
+        '',
+        'not a member of the second workspace',
+      );
+      assert.ok(
+        await page.isDisabled('form:has(select[aria-label="Role of Rita Reviewer"]) button'),
+        'nothing to do until a role is chosen',
+      );
+      await page.selectOption('select[aria-label="Role of Rita Reviewer"]', 'reviewer');
+      await page.click('form:has(select[aria-label="Role of Rita Reviewer"]) button:text("Add to workspace")');
+      await page.waitForSelector('text=Rita Reviewer is now reviewer.');
+      const memberships = (await t.api('GET', '/v1/rest/members', { token: a.apiKey })).body.data.find(
+        (m: { email: string }) => m.email === 'rita@example.test',
+      ).memberships;
+      assert.deepEqual(
+        Object.fromEntries(memberships.map((m: { workspaceId: string; role: string }) => [m.workspaceId, m.role])),
+        { [a.workspaceId]: 'editor', [second.id]: 'reviewer' },
+        'each workspace keeps its own role',
+      );
 
-    const signedInAsRita = await app.newPage();
-    await signInToApp(signedInAsRita, t.url, 'rita@example.test', password);
-    assert.match(
-      (await signedInAsRita.textContent('header')) ?? '',
-      /rita@example\.test/,
-      'the temporary password signs her in',
-    );
-    await signedInAsRita.context().close();
-  });
-  it("removes a person after confirming: signed out at once; removing yourself is refused in the server's words", async () => {
-    const eddie = await memberPage('eddie@example.test', 'editor');
-    await signInToApp(page, t.url, a.email, a.password);
-    await openSettings('Members');
-    await page.click('button[aria-label="Remove eddie@example.test"]');
-    const listed = await t.api('GET', '/v1/rest/members', { token: a.apiKey });
-    assert.equal(listed.body.data.length, 2, 'the first press only asks');
-    await page.click('text=Yes, remove');
-    await page.waitForSelector('text=eddie@example.test was removed');
-    assert.equal(await page.locator('#members >> text=eddie@example.test').count(), 0, 'no longer listed');
-    await eddie.reload();
-    assert.match(eddie.url(), /\/app\/sign-in/, 'their open app is signed out');
-    await eddie.context().close();
+      const signedInAsRita = await app.newPage();
+      await signInToApp(signedInAsRita, t.url, 'rita@example.test', password);
+      assert.match(
+        (await signedInAsRita.textContent('header')) ?? '',
+        /rita@example\.test/,
+        'the temporary password signs her in',
+      );
+      await signedInAsRita.context().close();
+    },
+  );
+  it(
+    'removes a person after confirming: signed out at once; ' + "removing yourself is refused in the server's words",
+    async () => {
+      const eddie = await memberPage('eddie@example.test', 'editor');
+      await signInToApp(page, t.url, a.email, a.password);
+      await openSettings('Members');
+      await page.click('button[aria-label="Remove eddie@example.test"]');
+      const listed = await t.api('GET', '/v1/rest/members', { token: a.apiKey });
+      assert.equal(listed.body.data.length, 2, 'the first press only asks');
+      await page.click('text=Yes, remove');
+      await page.waitForSelector('text=eddie@example.test was removed');
+      assert.equal(await page.locator('#members >> text=eddie@example.test').count(), 0, 'no longer listed');
+      await eddie.reload();
+      assert.match(eddie.url(), /\/app\/sign-in/, 'their open app is signed out');
+      await eddie.context().close();
 
-    const owner = (await t.deps.repos.accounts.getUser(a.accountId, a.userId))!.name;
-    await page.click(`button[aria-label="Remove ${owner}"]`);
-    await page.click('text=Yes, remove');
-    const refusal = await page.textContent(`td:has(button[aria-label="Remove ${owner}"]) [role=alert]`);
-    assert.match(refusal ?? '', /cannot remove yourself/);
-  });
+      const owner = (await t.deps.repos.accounts.getUser(a.accountId, a.userId))!.name;
+      await page.click(`button[aria-label="Remove ${owner}"]`);
+      await page.click('text=Yes, remove');
+      const refusal = await page.textContent(`td:has(button[aria-label="Remove ${owner}"]) [role=alert]`);
+      assert.match(refusal ?? '', /cannot remove yourself/);
+    },
+  );
 });

@@ -124,79 +124,82 @@ describeOnce('the web app: calendar, phone navigation, API keys and icon', funct
     await page.waitForURL(`${t.url}/app/posts/${postId}`);
   });
 
-  it("reaches the calendar's days and hours from the keyboard, each named, and opens the composer for one", async () => {
-    const zone = 'Europe/Berlin';
-    const today = todayIn(zone);
-    await signedIn(DESKTOP);
-    const focused = () =>
-      page.evaluate(() => ({
-        slot: document.activeElement?.getAttribute('data-slot') ?? null,
-        name: document.activeElement?.textContent ?? '',
-      }));
-    /** Presses Tab until a New post button has the focus: the grid can be reached without a mouse. */
-    async function tabToGrid() {
-      for (let i = 0; i < 80; i++) {
-        await page.keyboard.press('Tab');
-        if ((await focused()).slot) return focused();
+  it(
+    "reaches the calendar's days and hours from the keyboard, " + 'each named, and opens the composer for one',
+    async () => {
+      const zone = 'Europe/Berlin';
+      const today = todayIn(zone);
+      await signedIn(DESKTOP);
+      const focused = () =>
+        page.evaluate(() => ({
+          slot: document.activeElement?.getAttribute('data-slot') ?? null,
+          name: document.activeElement?.textContent ?? '',
+        }));
+      /** Presses Tab until a New post button has the focus: the grid can be reached without a mouse. */
+      async function tabToGrid() {
+        for (let i = 0; i < 80; i++) {
+          await page.keyboard.press('Tab');
+          if ((await focused()).slot) return focused();
+        }
+        assert.fail('no day or hour of the calendar takes the focus from the keyboard');
       }
-      assert.fail('no day or hour of the calendar takes the focus from the keyboard');
-    }
-    const longDay = (day: string) =>
-      page.evaluate(
-        (d) =>
-          new Intl.DateTimeFormat(undefined, {
-            weekday: 'long',
-            day: 'numeric',
-            month: 'long',
-            timeZone: 'UTC',
-          }).format(new Date(`${d}T00:00:00Z`)),
-        day,
+      const longDay = (day: string) =>
+        page.evaluate(
+          (d) =>
+            new Intl.DateTimeFormat(undefined, {
+              weekday: 'long',
+              day: 'numeric',
+              month: 'long',
+              timeZone: 'UTC',
+            }).format(new Date(`${d}T00:00:00Z`)),
+          day,
+        );
+      const shifted = (day: string, by: number) =>
+        new Date(Date.parse(`${day}T00:00:00Z`) + by * 86_400_000).toISOString().slice(0, 10);
+
+      await open(`/app/calendar?view=month&tz=${zone}`);
+      assert.equal(await page.locator('#month button.new-here[tabindex="0"]').count(), 1, 'one stop in the Tab order');
+      const first = await tabToGrid();
+      assert.equal(first.slot, today, "today's first");
+      await page.getByRole('button', { name: `New post on ${await longDay(today)}`, exact: true }).waitFor();
+      // Across and down the month: a day, then a week.
+      const back = today.endsWith('-01') ? 1 : -1;
+      await page.keyboard.press(back === 1 ? 'ArrowRight' : 'ArrowLeft');
+      assert.equal((await focused()).slot, shifted(today, back));
+      // Down a week, or up one where the month's grid ends.
+      const down = (await page.locator(`button[data-slot="${shifted(today, back + 7)}"]`).count()) === 1;
+      await page.keyboard.press(down ? 'ArrowDown' : 'ArrowUp');
+      const chosen = shifted(today, back + (down ? 7 : -7));
+      assert.equal((await focused()).slot, chosen);
+      await page.keyboard.press('Enter');
+      await page.waitForURL(/\/app\/compose\?/);
+      await appReady(page);
+      assert.equal(await page.inputValue('#dateTime'), `${chosen}T09:00`);
+      assert.equal(await page.inputValue('#timezone'), zone);
+
+      await open(`/app/calendar?view=week&tz=${zone}`);
+      assert.equal((await tabToGrid()).slot, `${today}T9`, "today's working morning first");
+      await page.getByRole('button', { name: `New post on ${await longDay(today)} at 09:00`, exact: true }).waitFor();
+      await page.keyboard.press('ArrowDown');
+      assert.equal((await focused()).slot, `${today}T10`);
+      assert.equal(
+        await page.locator('button.new-here:focus').evaluate((b) => getComputedStyle(b).opacity),
+        '1',
+        'seen where the focus is',
       );
-    const shifted = (day: string, by: number) =>
-      new Date(Date.parse(`${day}T00:00:00Z`) + by * 86_400_000).toISOString().slice(0, 10);
+      await screenshot(page, 'screenshots/calendar-week-keyboard-desktop.png');
+      await page.keyboard.press('Space');
+      await page.waitForURL(/\/app\/compose\?/);
+      await appReady(page);
+      assert.equal(await page.inputValue('#dateTime'), `${today}T10:00`);
 
-    await open(`/app/calendar?view=month&tz=${zone}`);
-    assert.equal(await page.locator('#month button.new-here[tabindex="0"]').count(), 1, 'one stop in the Tab order');
-    const first = await tabToGrid();
-    assert.equal(first.slot, today, "today's first");
-    await page.getByRole('button', { name: `New post on ${await longDay(today)}`, exact: true }).waitFor();
-    // Across and down the month: a day, then a week.
-    const back = today.endsWith('-01') ? 1 : -1;
-    await page.keyboard.press(back === 1 ? 'ArrowRight' : 'ArrowLeft');
-    assert.equal((await focused()).slot, shifted(today, back));
-    // Down a week, or up one where the month's grid ends.
-    const down = (await page.locator(`button[data-slot="${shifted(today, back + 7)}"]`).count()) === 1;
-    await page.keyboard.press(down ? 'ArrowDown' : 'ArrowUp');
-    const chosen = shifted(today, back + (down ? 7 : -7));
-    assert.equal((await focused()).slot, chosen);
-    await page.keyboard.press('Enter');
-    await page.waitForURL(/\/app\/compose\?/);
-    await appReady(page);
-    assert.equal(await page.inputValue('#dateTime'), `${chosen}T09:00`);
-    assert.equal(await page.inputValue('#timezone'), zone);
-
-    await open(`/app/calendar?view=week&tz=${zone}`);
-    assert.equal((await tabToGrid()).slot, `${today}T9`, "today's working morning first");
-    await page.getByRole('button', { name: `New post on ${await longDay(today)} at 09:00`, exact: true }).waitFor();
-    await page.keyboard.press('ArrowDown');
-    assert.equal((await focused()).slot, `${today}T10`);
-    assert.equal(
-      await page.locator('button.new-here:focus').evaluate((b) => getComputedStyle(b).opacity),
-      '1',
-      'seen where the focus is',
-    );
-    await screenshot(page, 'screenshots/calendar-week-keyboard-desktop.png');
-    await page.keyboard.press('Space');
-    await page.waitForURL(/\/app\/compose\?/);
-    await appReady(page);
-    assert.equal(await page.inputValue('#dateTime'), `${today}T10:00`);
-
-    for (const view of ['month', 'week']) {
-      await open(`/app/calendar?view=${view}&tz=${zone}`);
-      await tabToGrid();
-      assert.deepEqual(await axeViolations(page), [], `axe on the ${view}`);
-    }
-  });
+      for (const view of ['month', 'week']) {
+        await open(`/app/calendar?view=${view}&tz=${zone}`);
+        await tabToGrid();
+        assert.deepEqual(await axeViolations(page), [], `axe on the ${view}`);
+      }
+    },
+  );
 
   it("on a phone: a slim bar whose menu opens and closes (Escape, a page), and the calendar's week fits", async () => {
     await signedIn(PHONE);

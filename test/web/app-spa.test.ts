@@ -32,40 +32,44 @@ describeOnce('the web app: serving the single-page app and its REST calls', func
     );
   }
 
-  it('sends a visitor without a session to sign in, and serves a signed-in person the app under a strict CSP with hashed, long-cached assets', async () => {
-    const anonymous = await fetch(`${t.url}/app/calendar`, { redirect: 'manual' });
-    assert.equal(anonymous.status, 303);
-    assert.equal(anonymous.headers.get('location'), '/app/sign-in?next=%2Fapp%2Fcalendar');
+  it(
+    'sends a visitor without a session to sign in, ' +
+      'and serves a signed-in person the app under a strict CSP with hashed, long-cached assets',
+    async () => {
+      const anonymous = await fetch(`${t.url}/app/calendar`, { redirect: 'manual' });
+      assert.equal(anonymous.status, 303);
+      assert.equal(anonymous.headers.get('location'), '/app/sign-in?next=%2Fapp%2Fcalendar');
 
-    const root = await page.goto(`${t.url}/`);
-    assert.match(page.url(), /\/app\/sign-in$/, 'the root opens the app, which asks to sign in first');
-    assert.equal(root!.status(), 200);
-    await signInToApp(page, t.url, a.email, a.password);
-    const served = await page.goto(`${t.url}/app`);
-    const headers = served!.headers();
-    assert.equal(headers['cache-control'], 'no-store');
-    assert.match(headers['content-security-policy'], /script-src 'self';/);
-    assert.doesNotMatch(headers['content-security-policy'], /unsafe-inline|unsafe-eval/);
-    const html = await served!.text();
-    assert.doesNotMatch(html, /<script>|<script [^>]*>[^<]/, 'no inline script: the CSP would refuse it');
-    const script = /src="(\/app\/assets\/main-[A-Z0-9]+\.js)"/.exec(html)?.[1];
-    const style = /href="(\/app\/assets\/main-[A-Z0-9]+\.css)"/.exec(html)?.[1];
-    assert.ok(script && style, html);
-    for (const asset of [script, style]) {
-      const answer = await fetch(t.url + asset);
-      assert.equal(answer.status, 200);
-      assert.equal(answer.headers.get('cache-control'), 'public, max-age=31536000, immutable');
-    }
-    assert.equal(
-      (await fetch(`${t.url}/app/assets/manifest.json`, { redirect: 'manual' })).status,
-      404,
-      "only the build's own files are served",
-    );
-    assert.equal((await fetch(`${t.url}/app/assets/..%2Fmanifest.json`, { redirect: 'manual' })).status, 404);
-    await appReady(page);
-    assert.match((await page.textContent('main')) ?? '', /No posts yet\. Write one/);
-    assert.equal(await page.title(), 'Posts · Herald');
-  });
+      const root = await page.goto(`${t.url}/`);
+      assert.match(page.url(), /\/app\/sign-in$/, 'the root opens the app, which asks to sign in first');
+      assert.equal(root!.status(), 200);
+      await signInToApp(page, t.url, a.email, a.password);
+      const served = await page.goto(`${t.url}/app`);
+      const headers = served!.headers();
+      assert.equal(headers['cache-control'], 'no-store');
+      assert.match(headers['content-security-policy'], /script-src 'self';/);
+      assert.doesNotMatch(headers['content-security-policy'], /unsafe-inline|unsafe-eval/);
+      const html = await served!.text();
+      assert.doesNotMatch(html, /<script>|<script [^>]*>[^<]/, 'no inline script: the CSP would refuse it');
+      const script = /src="(\/app\/assets\/main-[A-Z0-9]+\.js)"/.exec(html)?.[1];
+      const style = /href="(\/app\/assets\/main-[A-Z0-9]+\.css)"/.exec(html)?.[1];
+      assert.ok(script && style, html);
+      for (const asset of [script, style]) {
+        const answer = await fetch(t.url + asset);
+        assert.equal(answer.status, 200);
+        assert.equal(answer.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+      }
+      assert.equal(
+        (await fetch(`${t.url}/app/assets/manifest.json`, { redirect: 'manual' })).status,
+        404,
+        "only the build's own files are served",
+      );
+      assert.equal((await fetch(`${t.url}/app/assets/..%2Fmanifest.json`, { redirect: 'manual' })).status, 404);
+      await appReady(page);
+      assert.match((await page.textContent('main')) ?? '', /No posts yet\. Write one/);
+      assert.equal(await page.title(), 'Posts · Herald');
+    },
+  );
 
   it('lists the posts with their state and opens one; an address the app does not know says so', async () => {
     const created = await t.api('POST', '/v1/rest/posts', {
@@ -129,52 +133,59 @@ describeOnce('the web app: serving the single-page app and its REST calls', func
     assert.equal((await fromPage('/v1/rest/channels')).status, 200);
   });
 
-  it("spends its own per-person budget, not the account's API budgets, and says how long to wait beyond it", async () => {
-    await t.close();
-    t = await startTestHerald({
-      appRequestsPerMinute: 12,
-      rateLimits: { restReadsPerMinute: 2, restWritesPerMinute: 2, accountPerHour: 1000, mcpPerTokenPerMinute: 60 },
-    });
-    a = await t.seedAccount({ channels: 1 });
-    await signInToApp(page, t.url, a.email, a.password);
-    for (let i = 0; i < 3; i += 1)
-      assert.equal((await fromPage('/v1/rest/channels')).status, 200, "past the account's 2 REST reads a minute");
-    assert.equal(
-      (await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).status,
-      200,
-      "the account's REST reads are untouched by the app",
-    );
-    assert.equal((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).status, 200);
-    let refused = await fromPage('/v1/rest/channels');
-    for (let i = 0; i < 12 && refused.status === 200; i += 1) refused = await fromPage('/v1/rest/channels');
-    assert.equal(refused.status, 429);
-    assert.match(refused.body.message, /web app budget of this person/);
-  });
+  it(
+    "spends its own per-person budget, not the account's API budgets, " + 'and says how long to wait beyond it',
+    async () => {
+      await t.close();
+      t = await startTestHerald({
+        appRequestsPerMinute: 12,
+        rateLimits: { restReadsPerMinute: 2, restWritesPerMinute: 2, accountPerHour: 1000, mcpPerTokenPerMinute: 60 },
+      });
+      a = await t.seedAccount({ channels: 1 });
+      await signInToApp(page, t.url, a.email, a.password);
+      for (let i = 0; i < 3; i += 1)
+        assert.equal((await fromPage('/v1/rest/channels')).status, 200, "past the account's 2 REST reads a minute");
+      assert.equal(
+        (await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).status,
+        200,
+        "the account's REST reads are untouched by the app",
+      );
+      assert.equal((await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).status, 200);
+      let refused = await fromPage('/v1/rest/channels');
+      for (let i = 0; i < 12 && refused.status === 200; i += 1) refused = await fromPage('/v1/rest/channels');
+      assert.equal(refused.status, 429);
+      assert.match(refused.body.message, /web app budget of this person/);
+    },
+  );
 
-  it("shares one sign-in with the OAuth consent pages: signed in to the app, an MCP client's authorization goes straight to consent", async () => {
-    const client = await registerClient(t, { client_name: 'Claude Desktop' });
-    const url = authorizeUrl(t, {
-      response_type: 'code',
-      client_id: client.client_id,
-      redirect_uri: REDIRECT_URI,
-      code_challenge: pkcePair().challenge,
-      code_challenge_method: 'S256',
-      state: 'st-1',
-      resource: `${t.url}/mcp`,
-      scope: 'read_profile manage_post',
-    });
-    await page.goto(url);
-    assert.equal(await page.locator('#password').count(), 1, 'signed out: the authorization asks to sign in first');
-    await signInToApp(page, t.url, a.email, a.password);
-    await page.goto(url);
-    assert.equal(await page.locator('#password').count(), 0, 'no second sign-in');
-    assert.match((await page.textContent('body')) ?? '', /Claude Desktop/);
-    assert.equal(
-      (await page.locator('button:has-text("Approve"), button:has-text("Allow")').count()) > 0,
-      true,
-      'the consent page, with its decision',
-    );
-  });
+  it(
+    'shares one sign-in with the OAuth consent pages: ' +
+      "signed in to the app, an MCP client's authorization goes straight to consent",
+    async () => {
+      const client = await registerClient(t, { client_name: 'Claude Desktop' });
+      const url = authorizeUrl(t, {
+        response_type: 'code',
+        client_id: client.client_id,
+        redirect_uri: REDIRECT_URI,
+        code_challenge: pkcePair().challenge,
+        code_challenge_method: 'S256',
+        state: 'st-1',
+        resource: `${t.url}/mcp`,
+        scope: 'read_profile manage_post',
+      });
+      await page.goto(url);
+      assert.equal(await page.locator('#password').count(), 1, 'signed out: the authorization asks to sign in first');
+      await signInToApp(page, t.url, a.email, a.password);
+      await page.goto(url);
+      assert.equal(await page.locator('#password').count(), 0, 'no second sign-in');
+      assert.match((await page.textContent('body')) ?? '', /Claude Desktop/);
+      assert.equal(
+        (await page.locator('button:has-text("Approve"), button:has-text("Allow")').count()) > 0,
+        true,
+        'the consent page, with its decision',
+      );
+    },
+  );
 
   it("goes back to the app's address asked for once signed in, and never to another site", async () => {
     await page.goto(`${t.url}/app/calendar?view=week&date=2030-01-08`);

@@ -25,8 +25,10 @@ const API_WORDS = [
 /** A time zone by its IANA name ("Europe/Berlin"), which people do not say. */
 const IANA_ZONE = /\b(Africa|America|Antarctica|Asia|Atlantic|Australia|Europe|Indian|Pacific|Etc)\/[A-Z]/;
 /** A network by Herald's name for it ("bluesky", "linkedin") rather than as it spells itself. */
-const NETWORK_IDS =
-  /(^|[\s(])(sandbox|bluesky|mastodon|linkedin|facebook|instagram|youtube|tiktok|pinterest|wordpress|nostr|telegram|discord|slack)\b/;
+const NETWORK_IDS = new RegExp(
+  String.raw`(^|[\s(])(sandbox|bluesky|mastodon|linkedin|facebook|instagram|youtube|tiktok|` +
+    String.raw`pinterest|wordpress|nostr|telegram|discord|slack)\b`,
+);
 
 function assertPeoplesWords(text: string, where: string): void {
   assert.doesNotMatch(text, ISO_TIME, `no ISO timestamp on ${where}`);
@@ -216,29 +218,32 @@ describeOnce(`the web app: people's words everywhere (${TEST_DB})`, function () 
     }
   });
 
-  it("reads the server's own refusals in people's words: the validator's, a network's limit, by code and field", async () => {
-    type Refusal = { body: { code: string; message: string; details?: { path: string; message: string }[] } };
-    const asRead = (res: Refusal) =>
-      ({ code: res.body.code, message: res.body.message, details: res.body.details ?? [] }) as unknown as ApiError;
-    const none = await rest('POST', '/posts', { channelIds: [], text: 'Nowhere' });
-    assert.match(JSON.stringify(none.body), /must NOT have fewer than 1 items/, 'what the server says');
-    assert.equal(problemInPeoplesWords(asRead(none)), 'Choose at least one channel.');
+  it(
+    "reads the server's own refusals in people's words: " + "the validator's, a network's limit, by code and field",
+    async () => {
+      type Refusal = { body: { code: string; message: string; details?: { path: string; message: string }[] } };
+      const asRead = (res: Refusal) =>
+        ({ code: res.body.code, message: res.body.message, details: res.body.details ?? [] }) as unknown as ApiError;
+      const none = await rest('POST', '/posts', { channelIds: [], text: 'Nowhere' });
+      assert.match(JSON.stringify(none.body), /must NOT have fewer than 1 items/, 'what the server says');
+      assert.equal(problemInPeoplesWords(asRead(none)), 'Choose at least one channel.');
 
-    const long = await rest('POST', '/posts', { channelIds: [a.channelIds[0]], text: 'x'.repeat(5012) });
-    assert.equal(long.status, 400);
-    const limit = 'Sandbox allows 5000 characters; this text has 5012. Shorten it.';
-    assert.equal(problemInPeoplesWords(asRead(long)), limit);
-    assert.equal(inPeoplesWords('invalid_request', 'text', long.body.details[0].message), limit, 'beside the text');
+      const long = await rest('POST', '/posts', { channelIds: [a.channelIds[0]], text: 'x'.repeat(5012) });
+      assert.equal(long.status, 400);
+      const limit = 'Sandbox allows 5000 characters; this text has 5012. Shorten it.';
+      assert.equal(problemInPeoplesWords(asRead(long)), limit);
+      assert.equal(inPeoplesWords('invalid_request', 'text', long.body.details[0].message), limit, 'beside the text');
 
-    const missing = await rest('POST', '/labels', { name: 'No colour' });
-    assert.equal(problemInPeoplesWords(asRead(missing)), 'Fill in the colour.');
-    const busy =
-      'Rate limit exceeded for the account hourly budget. Wait 12 seconds before retrying, and lengthen ' +
-      'the delay if it happens again.';
-    assert.equal(
-      inPeoplesWords('rate_limited', undefined, busy),
-      "That was a lot at once: the account's requests for this hour are used up. Wait 12 seconds, then try again.",
-    );
-    assert.equal(fieldLabel('appPassword'), 'App password');
-  });
+      const missing = await rest('POST', '/labels', { name: 'No colour' });
+      assert.equal(problemInPeoplesWords(asRead(missing)), 'Fill in the colour.');
+      const busy =
+        'Rate limit exceeded for the account hourly budget. Wait 12 seconds before retrying, and lengthen ' +
+        'the delay if it happens again.';
+      assert.equal(
+        inPeoplesWords('rate_limited', undefined, busy),
+        "That was a lot at once: the account's requests for this hour are used up. Wait 12 seconds, then try again.",
+      );
+      assert.equal(fieldLabel('appPassword'), 'App password');
+    },
+  );
 });

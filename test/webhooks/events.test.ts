@@ -40,32 +40,35 @@ describe(`events (${TEST_DB})`, function () {
 
   const types = (events: any[]) => events.map((e) => e.type);
 
-  it('a scheduled post created over REST: post.created then post.scheduled, carrying the post as REST shows it', async () => {
-    const created = await t.api('POST', '/v1/rest/posts', {
-      token: a.apiKey,
-      body: { channelIds: [a.channelIds[0]], text: 'Later', isScheduled: true, dateTime: futureIso(60) },
-    });
-    const post = created.body.data[0];
-    const events = await eventsOf(post.id);
-    assert.deepEqual(types(events), ['post.created', 'post.scheduled']);
-    for (const event of events) {
-      assert.match(event.id, /^evt_/);
-      assert.equal(event.accountId, a.accountId);
-      assert.equal(event.workspaceId, a.workspaceId);
-      assert.ok(!Number.isNaN(Date.parse(event.timestamp)));
-      assert.deepEqual({ ...event.data.post, labels: post.labels }, post);
-    }
-    const moved = await t.api('PATCH', `/v1/rest/posts/${post.id}`, {
-      token: a.apiKey,
-      body: { dateTime: futureIso(120), isScheduled: true },
-    });
-    assert.equal(moved.status, 200, JSON.stringify(moved.body));
-    assert.deepEqual(types(await eventsOf(post.id)), ['post.created', 'post.scheduled', 'post.scheduled']);
-    assert.equal((await t.api('DELETE', `/v1/rest/posts/${post.id}`, { token: a.apiKey })).status, 200);
-    const deleted = (await eventsOf(post.id)).at(-1);
-    assert.equal(deleted.type, 'post.deleted');
-    assert.equal(deleted.data.post.id, post.id);
-  });
+  it(
+    'a scheduled post created over REST: ' + 'post.created then post.scheduled, carrying the post as REST shows it',
+    async () => {
+      const created = await t.api('POST', '/v1/rest/posts', {
+        token: a.apiKey,
+        body: { channelIds: [a.channelIds[0]], text: 'Later', isScheduled: true, dateTime: futureIso(60) },
+      });
+      const post = created.body.data[0];
+      const events = await eventsOf(post.id);
+      assert.deepEqual(types(events), ['post.created', 'post.scheduled']);
+      for (const event of events) {
+        assert.match(event.id, /^evt_/);
+        assert.equal(event.accountId, a.accountId);
+        assert.equal(event.workspaceId, a.workspaceId);
+        assert.ok(!Number.isNaN(Date.parse(event.timestamp)));
+        assert.deepEqual({ ...event.data.post, labels: post.labels }, post);
+      }
+      const moved = await t.api('PATCH', `/v1/rest/posts/${post.id}`, {
+        token: a.apiKey,
+        body: { dateTime: futureIso(120), isScheduled: true },
+      });
+      assert.equal(moved.status, 200, JSON.stringify(moved.body));
+      assert.deepEqual(types(await eventsOf(post.id)), ['post.created', 'post.scheduled', 'post.scheduled']);
+      assert.equal((await t.api('DELETE', `/v1/rest/posts/${post.id}`, { token: a.apiKey })).status, 200);
+      const deleted = (await eventsOf(post.id)).at(-1);
+      assert.equal(deleted.type, 'post.deleted');
+      assert.equal(deleted.data.post.id, post.id);
+    },
+  );
 
   it('a draft is created but not scheduled; an MCP-created post has the same events as a REST one', async () => {
     const draft = await t.api('POST', '/v1/rest/posts', {
@@ -181,37 +184,44 @@ describe(`events (${TEST_DB})`, function () {
     assert.equal(found.body.data[0].data.post.text, 'Made outside Herald');
   });
 
-  it('the worker: unconfirmed when an interrupted attempt cannot be found, and a first comment that fails', async () => {
-    const b = await t.seedAccount();
-    const clock = pinClock(t, new Date().toISOString());
-    const lost = await t.api('POST', '/v1/rest/posts', {
-      token: b.apiKey,
-      body: { channelIds: [b.channelIds[0]], text: 'Lost' },
-    });
-    const postId = lost.body.data[0].id;
-    // A worker claimed the post, recorded its attempt, and died before the network call, on a network whose
-    // lookup cannot tell whether it went out.
-    await dieMidAttempt(t, clock);
-    clock.advance(2_000);
-    const worker = testWorker(t, {}, cannotTellNetworks(t));
-    await worker.tick();
-    const unconfirmed = await eventsOf(postId, b.apiKey);
-    assert.equal(unconfirmed.at(-1).type, 'post.unconfirmed');
-    assert.match(unconfirmed.at(-1).data.reason, /cannot confirm whether this post went out/);
+  it(
+    'the worker: unconfirmed when an interrupted attempt cannot be found, ' + 'and a first comment that fails',
+    async () => {
+      const b = await t.seedAccount();
+      const clock = pinClock(t, new Date().toISOString());
+      const lost = await t.api('POST', '/v1/rest/posts', {
+        token: b.apiKey,
+        body: { channelIds: [b.channelIds[0]], text: 'Lost' },
+      });
+      const postId = lost.body.data[0].id;
+      // A worker claimed the post, recorded its attempt, and died before the network call, on a network whose
+      // lookup cannot tell whether it went out.
+      await dieMidAttempt(t, clock);
+      clock.advance(2_000);
+      const worker = testWorker(t, {}, cannotTellNetworks(t));
+      await worker.tick();
+      const unconfirmed = await eventsOf(postId, b.apiKey);
+      assert.equal(unconfirmed.at(-1).type, 'post.unconfirmed');
+      assert.match(unconfirmed.at(-1).data.reason, /cannot confirm whether this post went out/);
 
-    const commented = await t.api('POST', '/v1/rest/posts', {
-      token: b.apiKey,
-      body: { channelIds: [b.channelIds[1]], text: 'With a comment', firstComment: { text: 'Later', delayMinutes: 1 } },
-    });
-    await worker.tick();
-    // The post vanished from the network before its comment was due: the comment cannot be made.
-    await t.herald.db('sandbox_posts').where({ channel_id: b.channelIds[1] }).delete();
-    clock.advance(2 * 60_000);
-    await worker.tick();
-    const events = await eventsOf(commented.body.data[0].id, b.apiKey);
-    assert.equal(events.at(-1).type, 'post.first_comment.failed');
-    assert.match(JSON.stringify(events.at(-1).data), /no post/);
-  });
+      const commented = await t.api('POST', '/v1/rest/posts', {
+        token: b.apiKey,
+        body: {
+          channelIds: [b.channelIds[1]],
+          text: 'With a comment',
+          firstComment: { text: 'Later', delayMinutes: 1 },
+        },
+      });
+      await worker.tick();
+      // The post vanished from the network before its comment was due: the comment cannot be made.
+      await t.herald.db('sandbox_posts').where({ channel_id: b.channelIds[1] }).delete();
+      clock.advance(2 * 60_000);
+      await worker.tick();
+      const events = await eventsOf(commented.body.data[0].id, b.apiKey);
+      assert.equal(events.at(-1).type, 'post.first_comment.failed');
+      assert.match(JSON.stringify(events.at(-1).data), /no post/);
+    },
+  );
 
   it('pages oldest first with a cursor a poller keeps, and filters by time', async () => {
     const c = await t.seedAccount();
@@ -258,7 +268,8 @@ describe(`events (${TEST_DB})`, function () {
       );
       const window = await t.api(
         'GET',
-        `/v1/rest/events?since=${encodeURIComponent('2031-03-01T10:01:00Z')}&until=${encodeURIComponent('2031-03-01T10:03:00Z')}`,
+        `/v1/rest/events?since=${encodeURIComponent('2031-03-01T10:01:00Z')}` +
+          `&until=${encodeURIComponent('2031-03-01T10:03:00Z')}`,
         { token: c.apiKey },
       );
       assert.equal(window.status, 200, JSON.stringify(window.body));
@@ -276,64 +287,67 @@ describe(`events (${TEST_DB})`, function () {
     }
   });
 
-  it('webhook endpoints: manage_team only, URLs checked, unknown ids not found, deleted with their deliveries', async () => {
-    const body = { url: `http://${RECEIVER_HOST}:9/hook`, eventTypes: ['post.published'] };
-    const forbidden = await t.api('POST', '/v1/rest/webhooks', { token: a.basicKey, body });
-    assert.equal(forbidden.status, 403);
-    assert.equal(forbidden.body.code, 'insufficient_scope');
-    const notUrl = await t.api('POST', '/v1/rest/webhooks', {
-      token: a.apiKey,
-      body: { ...body, url: 'hooks.example.com' },
-    });
-    assert.equal(notUrl.status, 400);
-    assert.match(notUrl.body.message, /absolute URL/);
-    const ftp = await t.api('POST', '/v1/rest/webhooks', {
-      token: a.apiKey,
-      body: { ...body, url: 'ftp://example.com/x' },
-    });
-    assert.equal(ftp.status, 400);
-    const privateAddress = await t.api('POST', '/v1/rest/webhooks', {
-      token: a.apiKey,
-      body: { ...body, url: 'http://169.254.169.254/latest' },
-    });
-    assert.equal(privateAddress.status, 422);
-    assert.equal(privateAddress.body.code, 'url_not_allowed');
-    const internalName = await t.api('POST', '/v1/rest/webhooks', {
-      token: a.apiKey,
-      body: { ...body, url: 'http://localhost:9/' },
-    });
-    assert.equal(internalName.status, 422);
-    assert.equal(
-      internalName.body.message,
-      'http://localhost:9 is not an address Herald may fetch from; use a URL on the public internet.',
-    );
-    const noTypes = await t.api('POST', '/v1/rest/webhooks', { token: a.apiKey, body: { ...body, eventTypes: [] } });
-    assert.equal(noTypes.status, 400);
-    const unknownType = await t.api('POST', '/v1/rest/webhooks', {
-      token: a.apiKey,
-      body: { ...body, eventTypes: ['post.exploded'] },
-    });
-    assert.equal(unknownType.status, 400);
+  it(
+    'webhook endpoints: manage_team only, URLs checked, ' + 'unknown ids not found, deleted with their deliveries',
+    async () => {
+      const body = { url: `http://${RECEIVER_HOST}:9/hook`, eventTypes: ['post.published'] };
+      const forbidden = await t.api('POST', '/v1/rest/webhooks', { token: a.basicKey, body });
+      assert.equal(forbidden.status, 403);
+      assert.equal(forbidden.body.code, 'insufficient_scope');
+      const notUrl = await t.api('POST', '/v1/rest/webhooks', {
+        token: a.apiKey,
+        body: { ...body, url: 'hooks.example.com' },
+      });
+      assert.equal(notUrl.status, 400);
+      assert.match(notUrl.body.message, /absolute URL/);
+      const ftp = await t.api('POST', '/v1/rest/webhooks', {
+        token: a.apiKey,
+        body: { ...body, url: 'ftp://example.com/x' },
+      });
+      assert.equal(ftp.status, 400);
+      const privateAddress = await t.api('POST', '/v1/rest/webhooks', {
+        token: a.apiKey,
+        body: { ...body, url: 'http://169.254.169.254/latest' },
+      });
+      assert.equal(privateAddress.status, 422);
+      assert.equal(privateAddress.body.code, 'url_not_allowed');
+      const internalName = await t.api('POST', '/v1/rest/webhooks', {
+        token: a.apiKey,
+        body: { ...body, url: 'http://localhost:9/' },
+      });
+      assert.equal(internalName.status, 422);
+      assert.equal(
+        internalName.body.message,
+        'http://localhost:9 is not an address Herald may fetch from; use a URL on the public internet.',
+      );
+      const noTypes = await t.api('POST', '/v1/rest/webhooks', { token: a.apiKey, body: { ...body, eventTypes: [] } });
+      assert.equal(noTypes.status, 400);
+      const unknownType = await t.api('POST', '/v1/rest/webhooks', {
+        token: a.apiKey,
+        body: { ...body, eventTypes: ['post.exploded'] },
+      });
+      assert.equal(unknownType.status, 400);
 
-    const created = await t.api('POST', '/v1/rest/webhooks', { token: a.apiKey, body });
-    assert.equal(created.status, 201);
-    const id = created.body.data.id;
-    const other = await t.seedAccount();
-    assert.equal((await t.api('GET', `/v1/rest/webhooks/${id}`, { token: other.apiKey })).status, 404);
-    const updated = await t.api('PATCH', `/v1/rest/webhooks/${id}`, {
-      token: a.apiKey,
-      body: { eventTypes: ['post.failed', 'post.published'], description: 'CRM' },
-    });
-    assert.deepEqual(updated.body.data.eventTypes, ['post.failed', 'post.published']);
-    assert.equal(updated.body.data.description, 'CRM');
-    await t.api('POST', `/v1/rest/webhooks/${id}/test`, { token: a.apiKey });
-    assert.equal((await t.api('GET', `/v1/rest/webhooks/${id}/deliveries`, { token: a.apiKey })).body.data.length, 1);
-    assert.equal((await t.api('DELETE', `/v1/rest/webhooks/${id}`, { token: a.apiKey })).status, 200);
-    assert.equal((await t.api('GET', `/v1/rest/webhooks/${id}/deliveries`, { token: a.apiKey })).status, 404);
-    const [row] = await t.herald
-      .db('webhook_deliveries')
-      .where({ endpoint_id: id })
-      .count<{ n: number | string }[]>({ n: '*' });
-    assert.equal(Number(row.n), 0);
-  });
+      const created = await t.api('POST', '/v1/rest/webhooks', { token: a.apiKey, body });
+      assert.equal(created.status, 201);
+      const id = created.body.data.id;
+      const other = await t.seedAccount();
+      assert.equal((await t.api('GET', `/v1/rest/webhooks/${id}`, { token: other.apiKey })).status, 404);
+      const updated = await t.api('PATCH', `/v1/rest/webhooks/${id}`, {
+        token: a.apiKey,
+        body: { eventTypes: ['post.failed', 'post.published'], description: 'CRM' },
+      });
+      assert.deepEqual(updated.body.data.eventTypes, ['post.failed', 'post.published']);
+      assert.equal(updated.body.data.description, 'CRM');
+      await t.api('POST', `/v1/rest/webhooks/${id}/test`, { token: a.apiKey });
+      assert.equal((await t.api('GET', `/v1/rest/webhooks/${id}/deliveries`, { token: a.apiKey })).body.data.length, 1);
+      assert.equal((await t.api('DELETE', `/v1/rest/webhooks/${id}`, { token: a.apiKey })).status, 200);
+      assert.equal((await t.api('GET', `/v1/rest/webhooks/${id}/deliveries`, { token: a.apiKey })).status, 404);
+      const [row] = await t.herald
+        .db('webhook_deliveries')
+        .where({ endpoint_id: id })
+        .count<{ n: number | string }[]>({ n: '*' });
+      assert.equal(Number(row.n), 0);
+    },
+  );
 });

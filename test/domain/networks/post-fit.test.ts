@@ -55,7 +55,8 @@ describe("validatePost: a post against its network's capabilities", () => {
         rule: 'text_length',
         path: 'text',
         message:
-          'X allows 280 characters; this text has 282 (X counts each link as 23, and each emoji and CJK character as 2). Shorten it.',
+          'X allows 280 characters; ' +
+          'this text has 282 (X counts each link as 23, and each emoji and CJK character as 2). Shorten it.',
       },
     ]);
     assert.deepEqual(
@@ -67,7 +68,8 @@ describe("validatePost: a post against its network's capabilities", () => {
       [
         [
           'text_length',
-          'Bluesky allows 300 characters; this text has 301 (counted as a person sees them: an emoji is one). Shorten it.',
+          'Bluesky allows 300 characters; ' +
+            'this text has 301 (counted as a person sees them: an emoji is one). Shorten it.',
         ],
         ['text_bytes', 'Bluesky allows 3000 bytes of text (UTF-8); this text has 7525. Shorten it.'],
       ],
@@ -89,7 +91,8 @@ describe("validatePost: a post against its network's capabilities", () => {
       [
         [
           'text_length',
-          'YouTube allows 5000 bytes; this text has 5002 (UTF-8: an accented letter is 2, an emoji 4 or more). Shorten it.',
+          'YouTube allows 5000 bytes; ' +
+            'this text has 5002 (UTF-8: an accented letter is 2, an emoji 4 or more). Shorten it.',
         ],
       ],
     );
@@ -116,7 +119,8 @@ describe("validatePost: a post against its network's capabilities", () => {
     assert.deepEqual(
       check('threads', { text: `${'👍'.repeat(125)}!` }).map((p) => p.message),
       [
-        'Threads allows 500 characters; this text has 501 (each emoji counts as its bytes of UTF-8: 4 or more). Shorten it.',
+        'Threads allows 500 characters; ' +
+          'this text has 501 (each emoji counts as its bytes of UTF-8: 4 or more). Shorten it.',
       ],
     );
   });
@@ -143,7 +147,8 @@ describe("validatePost: a post against its network's capabilities", () => {
       [
         [
           'text_length',
-          'Telegram allows 1024 characters in a post with media; this text has 1025 (counted in UTF-16 units: most emoji are 2). ' +
+          'Telegram allows 1024 characters in a post with media; ' +
+            'this text has 1025 (counted in UTF-16 units: most emoji are 2). ' +
             'Shorten it, or post the media on their own.',
         ],
       ],
@@ -222,7 +227,8 @@ describe("validatePost: a post against its network's capabilities", () => {
         [
           'first_comment_length',
           'firstComment.text',
-          'X allows 280 characters in a first comment; this one has 282 (X counts each link as 23, and each emoji and CJK character as 2). Shorten it.',
+          'X allows 280 characters in a first comment; ' +
+            'this one has 282 (X counts each link as 23, and each emoji and CJK character as 2). Shorten it.',
         ],
       ],
     );
@@ -241,40 +247,46 @@ describe("validatePost: a post against its network's capabilities", () => {
         [
           'first_comment_unsupported',
           'firstComment',
-          'TikTok has no comment API, so Herald cannot make a first comment there; remove firstComment, or post the comment in the TikTok app.',
+          'TikTok has no comment API, so Herald cannot make a first comment there; ' +
+            'remove firstComment, or post the comment in the TikTok app.',
         ],
       ],
       'SPEC lists TikTok, but it cannot make one: refused, not dropped',
     );
   });
 
-  it('holds a Google Business Profile post to 1,500 characters and one photo, and refuses a video or a first comment', () => {
-    assert.deepEqual(check('google_business', { text: 'a'.repeat(1500), imageUrls: img(1) }), []);
-    assert.deepEqual(
-      check('google_business', {
-        text: 'a'.repeat(1501),
-        imageUrls: img(2),
-        firstComment: { text: 'Call us' },
-        channelOptions: { callToAction: 'VISIT' },
-      }).map((p) => [p.rule, p.path]),
-      [
-        ['text_length', 'text'],
-        ['media_count', 'imageUrls'],
-        ['media_count', 'imageUrls'],
-        ['first_comment_unsupported', 'firstComment'],
-        ['channel_option', 'channelOptions.callToAction'],
-      ],
-    );
-    assert.deepEqual(
-      check('google_business', { videoUrls: ['https://cdn.example/v.mp4'] }).map((p) => p.message),
-      ['Google Business Profile does not take videos; remove them from videoUrls.'],
-    );
-    const [comment] = check('google_business', { firstComment: { text: 'Call us' } });
-    assert.equal(
-      comment.message,
-      'Google Business Profile has no comments on local posts, so Herald cannot make a first comment there; remove firstComment for this channel.',
-    );
-  });
+  it(
+    'holds a Google Business Profile post to 1,500 characters and one photo, ' +
+      'and refuses a video or a first comment',
+    () => {
+      assert.deepEqual(check('google_business', { text: 'a'.repeat(1500), imageUrls: img(1) }), []);
+      assert.deepEqual(
+        check('google_business', {
+          text: 'a'.repeat(1501),
+          imageUrls: img(2),
+          firstComment: { text: 'Call us' },
+          channelOptions: { callToAction: 'VISIT' },
+        }).map((p) => [p.rule, p.path]),
+        [
+          ['text_length', 'text'],
+          ['media_count', 'imageUrls'],
+          ['media_count', 'imageUrls'],
+          ['first_comment_unsupported', 'firstComment'],
+          ['channel_option', 'channelOptions.callToAction'],
+        ],
+      );
+      assert.deepEqual(
+        check('google_business', { videoUrls: ['https://cdn.example/v.mp4'] }).map((p) => p.message),
+        ['Google Business Profile does not take videos; remove them from videoUrls.'],
+      );
+      const [comment] = check('google_business', { firstComment: { text: 'Call us' } });
+      assert.equal(
+        comment.message,
+        'Google Business Profile has no comments on local posts, ' +
+          'so Herald cannot make a first comment there; remove firstComment for this channel.',
+      );
+    },
+  );
 
   it('checks channelOptions the network defines; required ones only when asked', () => {
     assert.deepEqual(
@@ -338,7 +350,8 @@ describe("validatePost: a post against its network's capabilities", () => {
         [
           'channel_option',
           'channelOptions.kind',
-          'Instagram: a post with channelOptions.kind "reels" carries exactly one video; this one has 1 image(s) and 0 video(s).',
+          'Instagram: a post with channelOptions.kind "reels" carries exactly one video; ' +
+            'this one has 1 image(s) and 0 video(s).',
         ],
       ],
     );
@@ -348,39 +361,43 @@ describe("validatePost: a post against its network's capabilities", () => {
     );
   });
 
-  it("holds a Reddit post to a title of 300 (the title option, else the text's first line) and no body beside images or a link", () => {
-    assert.deepEqual(check('reddit', { text: `${'t'.repeat(300)}\nA long body` }), []);
-    const [long] = check('reddit', { text: `${'t'.repeat(301)}\nA body` });
-    assert.deepEqual([long.rule, long.path], ['title', 'text']);
-    assert.match(long.message, /first line as the title, at most 300 characters; this one has 301/);
-    assert.deepEqual(check('reddit', { text: `${'t'.repeat(301)}`, channelOptions: { title: 'Short' } }), []);
-    assert.deepEqual(
-      check('reddit', { text: '', channelOptions: { title: 't'.repeat(301) } }).map((p) => p.path),
-      ['channelOptions.title'],
-    );
-    assert.deepEqual(
-      check('reddit', { text: '  ' }).map((p) => p.rule),
-      ['title'],
-    );
-    assert.deepEqual(check('reddit', { text: 'Only a title', imageUrls: img(20) }), []);
-    assert.deepEqual(
-      check('reddit', { text: 'A title\nA body', imageUrls: img(1) }).map((p) => p.rule),
-      ['title'],
-    );
-    assert.deepEqual(
-      check('reddit', { text: 'Body', imageUrls: img(1), channelOptions: { title: 'A title' } }).map((p) => p.rule),
-      ['title'],
-    );
-    assert.deepEqual(check('reddit', { text: 'A title', channelOptions: { link: 'https://example.com/a' } }), []);
-    assert.deepEqual(
-      check('reddit', { text: 'A title', imageUrls: img(1), channelOptions: { link: 'https://example.com/a' } }).map(
-        (p) => p.path,
-      ),
-      ['channelOptions.link'],
-    );
-    assert.deepEqual(
-      check('reddit', { text: 'A title', channelOptions: { link: 'ftp://x' } }).map((p) => p.rule),
-      ['channel_option'],
-    );
-  });
+  it(
+    "holds a Reddit post to a title of 300 (the title option, else the text's first line) " +
+      'and no body beside images or a link',
+    () => {
+      assert.deepEqual(check('reddit', { text: `${'t'.repeat(300)}\nA long body` }), []);
+      const [long] = check('reddit', { text: `${'t'.repeat(301)}\nA body` });
+      assert.deepEqual([long.rule, long.path], ['title', 'text']);
+      assert.match(long.message, /first line as the title, at most 300 characters; this one has 301/);
+      assert.deepEqual(check('reddit', { text: `${'t'.repeat(301)}`, channelOptions: { title: 'Short' } }), []);
+      assert.deepEqual(
+        check('reddit', { text: '', channelOptions: { title: 't'.repeat(301) } }).map((p) => p.path),
+        ['channelOptions.title'],
+      );
+      assert.deepEqual(
+        check('reddit', { text: '  ' }).map((p) => p.rule),
+        ['title'],
+      );
+      assert.deepEqual(check('reddit', { text: 'Only a title', imageUrls: img(20) }), []);
+      assert.deepEqual(
+        check('reddit', { text: 'A title\nA body', imageUrls: img(1) }).map((p) => p.rule),
+        ['title'],
+      );
+      assert.deepEqual(
+        check('reddit', { text: 'Body', imageUrls: img(1), channelOptions: { title: 'A title' } }).map((p) => p.rule),
+        ['title'],
+      );
+      assert.deepEqual(check('reddit', { text: 'A title', channelOptions: { link: 'https://example.com/a' } }), []);
+      assert.deepEqual(
+        check('reddit', { text: 'A title', imageUrls: img(1), channelOptions: { link: 'https://example.com/a' } }).map(
+          (p) => p.path,
+        ),
+        ['channelOptions.link'],
+      );
+      assert.deepEqual(
+        check('reddit', { text: 'A title', channelOptions: { link: 'ftp://x' } }).map((p) => p.rule),
+        ['channel_option'],
+      );
+    },
+  );
 });

@@ -16,7 +16,10 @@ export function fuzzRuns(numRuns: number): { seed: number; numRuns: number; endO
 export interface FuzzTarget {
   h: TestHerald;
   account: SeededAccount;
-  /** Ids of real things of this account (channels, workspace, posts, a label, a medium) and of another account's post, by kind. */
+  /**
+   * Ids of real things of this account (channels, workspace, posts,
+   * a label, a medium) and of another account's post, by kind.
+   */
   ids: Record<'channel' | 'workspace' | 'post' | 'label' | 'media', string[]>;
 }
 
