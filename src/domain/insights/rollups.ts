@@ -6,7 +6,10 @@
  * - an hour's figures are its published posts' (Herald's and live ones) by their latest counters, summed as
  *   counters.ts says: the numbers a recount of the posts gives, never an estimate;
  * - every change to a published post notes its hour (a trigger, migration 027); noted hours are recounted from
- *   their posts before any read uses the rollup, and by housekeeping, one refresher at a time;
+ *   their posts, one refresher at a time: by the sync that changed them, in its own unit of work (samples.ts); at
+ *   startup, before anything is served (the upgrade that added the rollup noted every hour there was); by
+ *   housekeeping; and before any read uses the rollup, which after a sync or a start finds none left, so a read
+ *   pays only one look at an empty table;
  * - a period is read from the rollup only where that is exact: its edges on whole UTC hours, and every zone its
  *   weekdays and hours are told in a whole number of hours from UTC at each hour read; otherwise from its posts;
  * - a period's top posts are looked for only in the hours whose best post could be among them: hours are opened
