@@ -43,11 +43,13 @@ describe("insights: a sync's writes and the rollup", () => {
       };
     });
     for (let i = 0; i < rows.length; i += 200) await t.herald.db('posts').insert(rows.slice(i, i + 200));
-    await t.herald.db('post_labels').insert(
-      rows
-        .filter((_, i) => i % 10 === 0)
-        .map((r) => ({ post_id: r.id, label_id: labelId, account_id: a.accountId, created_at: r.created_at })),
-    );
+    await t.herald
+      .db('post_labels')
+      .insert(
+        rows
+          .filter((_, i) => i % 10 === 0)
+          .map((r) => ({ post_id: r.id, label_id: labelId, account_id: a.accountId, created_at: r.created_at })),
+      );
     await refreshRollups(t.deps);
   });
   after(() => t.close());
@@ -73,10 +75,13 @@ describe("insights: a sync's writes and the rollup", () => {
       ).map((h) => ({ labelId, ...h })),
     );
     assert.ok(labelRecount.length > 0);
-    assert.deepEqual(await deps.repos.insights.labelHours(a.accountId, [labelId], a.channelIds, 0, 2 ** 40), labelRecount);
+    assert.deepEqual(
+      await deps.repos.insights.labelHours(a.accountId, [labelId], a.channelIds, 0, 2 ** 40),
+      labelRecount,
+    );
   }
 
-  it("keeps the rollup's totals equal to the sum of every post's latest sample after a sync of many posts", async () => {
+  it("keeps the rollup's totals the sum of every post's latest sample after a sync of many posts", async () => {
     const now = START + 400 * 24 * HOUR_MS;
     const counted: CountersRead[] = [];
     const samples: PostSampleRecord[] = [];

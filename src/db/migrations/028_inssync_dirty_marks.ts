@@ -71,8 +71,7 @@ END $$`);
     const note = (row: 'NEW' | 'OLD') =>
       `INSERT INTO insight_dirty (channel_id, hour) SELECT ${row}.channel_id, ${row}.published_at / 3600000 ` +
       `WHERE ${row}.published_at IS NOT NULL;`;
-    await db.raw(
-      `CREATE TRIGGER posts_insight_dirty_update AFTER UPDATE OF ${watched} ON posts BEGIN ${note('OLD')} ${note('NEW')} END`,
-    );
+    await db.raw(`CREATE TRIGGER posts_insight_dirty_update AFTER UPDATE OF ${watched} ON posts
+      BEGIN ${note('OLD')} ${note('NEW')} END`);
   }
 }
