@@ -10,6 +10,7 @@ import { createRepositories } from './db/repositories/index.js';
 import type { DomainDeps } from './domain/deps.js';
 import { purgeExpired } from './domain/housekeeping.js';
 import { writeWeeklyDigests } from './domain/insights/weekly-digest.js';
+import { refreshRollups } from './domain/insights/rollups.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMediaStorage } from './storage/media-storage.js';
 import { freeBytes, prepareDataDir } from './files/data-dir.js';
@@ -68,6 +69,9 @@ export async function openDomain(
     // The connectors read the clock through `deps`, so a clock swapped in later (tests, CLI) is the one they use too.
     const deps = { ...base } as DomainDeps;
     deps.networks = createNetworks(deps);
+    // Part of migrating: the hours of the insights rollup left to count (every hour of the posts there were, after
+    // the upgrade that added it) are counted before anything is served, so no read ever pays for them.
+    await refreshRollups(deps);
     return { db, deps };
   } catch (error) {
     // An open pool would keep a CLI that failed to start (a key that opens nothing) running.

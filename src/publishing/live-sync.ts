@@ -8,7 +8,8 @@
  *   answer (or after that worker died): the publisher or reconciliation claims it, never live-post sync;
  * - anything else becomes a live post by the domain's rule (domain/posts/live-post.ts);
  * - the counters of each post it sees are kept as samples when they changed, and the channel's audience where the
- *   network reports one (domain/insights/samples.ts), the history insights are drawn from;
+ *   network reports one (domain/insights/samples.ts), the history insights are drawn from; a page's counters are
+ *   written together, with the insights rollup's hours they touched, in one unit of work;
  * - a paused channel (its network said its budget is spent) is not read until the pause ends, and a refusal for
  *   rate while reading pauses it (channel-pause.ts).
  */
@@ -18,7 +19,7 @@ import { recordPostEvent } from '../domain/events/events.js';
 import { livePostRecord } from '../domain/posts/live-post.js';
 import { connectorChannel } from '../domain/networks/channel-connections.js';
 import type { ConnectorChannel, NetworkConnector, RecentPostsPage } from '../domain/networks/connector.js';
-import { postSample } from '../domain/insights/samples.js';
+import { keepCounters, postSample, sameCounters, type CountersRead } from '../domain/insights/samples.js';
 import type { PostSampleRecord } from '../db/repositories/insights.js';
 import { pauseOnRateRefusal, pausedUntil } from './channel-pause.js';
 import type { WorkerRuntime } from './runtime.js';
@@ -64,13 +65,14 @@ async function syncPosts(
     const now = rt.now();
     const fresh: PostRecord[] = [];
     const samples: PostSampleRecord[] = [];
+    const counted: CountersRead[] = [];
     for (const found of recent) {
       const post = known.get(found.networkPostId);
       if (post) {
         if (post.isLive || post.status === 'published') {
           const sample = postSample(post, found.metrics, now);
           if (sample) samples.push(sample);
-          await rt.livePosts.setMetrics(post.id, found.metrics, now);
+          if (!sameCounters(post.metrics, found.metrics)) counted.push({ postId: post.id, metrics: found.metrics });
         }
         continue;
       }
@@ -84,7 +86,7 @@ async function syncPosts(
         const sample = postSample(post, post.metrics ?? {}, now, true);
         if (sample) samples.push(sample);
       }
-      await repos.insights.insertPostSamples(samples);
+      await keepCounters(rt.ctx.deps, counted, samples, now);
     });
     if (!nextCursor || known.size > 0 || fresh.length < recent.length) return;
     cursor = nextCursor;

@@ -55,9 +55,9 @@ describe('insights rollup per channel and hour', () => {
 
     history.clock.advance(3 * 86_400_000);
     await testWorker(t).sync();
-    assert.equal(await t.deps.repos.insights.hasDirtyHours(), true, 'the sync noted the hours whose counters grew');
-    assert.equal((await get('/insights?from=2026-03-01&to=2026-03-28')).status, 200);
+    // The sync recounted the hours whose counters grew itself: no read is needed for the rollup to be right.
     await assertRollupIsARecount();
+    assert.equal((await get('/insights?from=2026-03-01&to=2026-03-28')).status, 200);
 
     assert.ok((await purgeExpired(t.deps)).metricSamples > 0, 'compaction removed samples');
     await assertRollupIsARecount();

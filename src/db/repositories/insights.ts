@@ -1,4 +1,5 @@
 import { isPostgres, type Db } from '../connection.js';
+import { runSql } from '../sqlite-statements.js';
 import { insertRows, json } from './rows.js';
 
 /** One post's counters as a sync saw them. */
@@ -69,6 +70,8 @@ export interface CountedPostRecord {
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 const CHUNK = 400;
+/** Hours one statement deletes from the rollup. */
+const HOURS_CHUNK = 1_000;
 
 /** Metric samples of posts and channels, and the queries of insights (domain/insights/). */
 export class InsightsRepository {
@@ -304,61 +307,70 @@ export class InsightsRepository {
     return rows.map((r: any) => ({ id: Number(r.id), channelId: r.channel_id, hour: Number(r.hour) }));
   }
 
-  /** The published posts of a channel in hours [fromHour, toHour), with its account and network. */
+  /**
+   * The published posts of a channel in these hours, with its account and network: one statement for the posts and
+   * one for their labels, whatever the hours (each hour a range of the (channel_id, published_at) index).
+   */
   async countedPosts(
     channelId: string,
-    fromHour: number,
-    toHour: number,
+    hours: readonly number[],
   ): Promise<{ accountId: string; posts: CountedPostRecord[] } | undefined> {
     const channel = await this.db('channels').where({ id: channelId }).select('account_id', 'network').first();
     if (!channel) return undefined;
-    const rows = await this.db('posts')
-      .where({ channel_id: channelId })
-      .where((q) => q.where('status', 'published').orWhere('is_live', true))
-      .where('published_at', '>=', fromHour * HOUR_MS)
-      .where('published_at', '<', toHour * HOUR_MS)
-      .select('id', 'published_at', 'metrics');
+    // Each hour its own range of the index: on Postgres a LATERAL fenced by OFFSET 0 (the planner would otherwise
+    // read the channel's every post once and test it against each hour, where its statistics are behind), on
+    // SQLite a CROSS JOIN (without statistics, it would rather do the same).
+    const inHours = isPostgres(this.db)
+      ? `json_array_elements_text(?::json) AS h(value) CROSS JOIN LATERAL (
+          SELECT id, published_at, metrics, status, is_live FROM posts WHERE channel_id = ?
+          AND published_at >= h.value::bigint * ${HOUR_MS} AND published_at < (h.value::bigint + 1) * ${HOUR_MS}
+          OFFSET 0) p`
+      : `json_each(?) AS h CROSS JOIN posts p ON p.channel_id = ?
+          AND p.published_at >= h.value * ${HOUR_MS} AND p.published_at < (h.value + 1) * ${HOUR_MS}`;
+    const bindings = [JSON.stringify(hours), channelId];
+    const rows = await runSql(
+      this.db,
+      `SELECT p.id, p.published_at, p.metrics FROM ${inHours} WHERE p.status = 'published' OR p.is_live = ?`,
+      [...bindings, true],
+    );
     const labels = new Map<string, string[]>();
-    for (const link of await this.db('post_labels')
-      .join('posts', 'posts.id', 'post_labels.post_id')
-      .where('posts.channel_id', channelId)
-      .where('posts.published_at', '>=', fromHour * HOUR_MS)
-      .where('posts.published_at', '<', toHour * HOUR_MS)
-      .select('post_labels.post_id', 'post_labels.label_id')) {
-      labels.set(link.post_id, [...(labels.get(link.post_id) ?? []), link.label_id]);
+    for (const link of await runSql(
+      this.db,
+      `SELECT l.post_id, l.label_id FROM ${inHours} JOIN post_labels l ON l.post_id = p.id`,
+      bindings,
+    )) {
+      const postId = link.post_id as string;
+      labels.set(postId, [...(labels.get(postId) ?? []), link.label_id as string]);
     }
     return {
       accountId: channel.account_id,
-      posts: rows.map((r: any) => ({
+      posts: rows.map((r) => ({
         channelId,
         network: channel.network,
         publishedAt: Number(r.published_at),
         metrics: json<Record<string, number>>(r.metrics, {}) ?? {},
-        labelIds: labels.get(r.id) ?? [],
+        labelIds: labels.get(r.id as string) ?? [],
       })),
     };
   }
 
-  /**
-   * Replaces the rollup of a channel's hours [fromHour, toHour) with `hours` and `labelHours` (those that have
-   * posts).
-   */
+  /** Replaces the rollup of a channel's `hours` with `counted` and `labelHours` (those that have posts). */
   async writeHours(
     accountId: string,
     channelId: string,
-    fromHour: number,
-    toHour: number,
-    hours: readonly InsightHourRecord[],
+    hours: readonly number[],
+    counted: readonly InsightHourRecord[],
     labelHours: readonly InsightLabelHourRecord[],
   ): Promise<void> {
     for (const table of ['insight_hours', 'insight_label_hours']) {
-      await this.db(table)
-        .where({ channel_id: channelId })
-        .where('hour', '>=', fromHour)
-        .where('hour', '<', toHour)
-        .del();
+      for (let i = 0; i < hours.length; i += HOURS_CHUNK) {
+        await this.db(table)
+          .where({ channel_id: channelId })
+          .whereIn('hour', hours.slice(i, i + HOURS_CHUNK))
+          .del();
+      }
     }
-    await this.insertHours('insight_hours', accountId, hours);
+    await this.insertHours('insight_hours', accountId, counted);
     await this.insertHours('insight_label_hours', accountId, labelHours);
   }
 

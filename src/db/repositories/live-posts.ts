@@ -1,6 +1,10 @@
-import type { Db } from '../connection.js';
+import { isPostgres, type Db } from '../connection.js';
+import { runSql } from '../sqlite-statements.js';
 import { toPost, toRow, type PostRecord } from './posts.js';
 import { jsonText } from './rows.js';
+
+/** Posts whose counters one statement writes: a sync's page of them costs one round trip, not one a post. */
+const METRICS_CHUNK = 500;
 
 /** Posts found on the network by live-post sync, and the metrics sync refreshes (across accounts: the worker serves the instance). */
 export class LivePostsRepository {
@@ -28,5 +32,25 @@ export class LivePostsRepository {
     await this.db('posts')
       .where({ id: postId })
       .update({ metrics: jsonText(metrics), updated_at: now });
+  }
+
+  /**
+   * setMetrics for many posts, a statement per chunk: the posts' ids and counters go as one JSON object (id to
+   * counters) that the database itself spreads into rows, the same statement on both.
+   */
+  async setMetricsMany(
+    updates: readonly { postId: string; metrics: Record<string, number> }[],
+    now: number,
+  ): Promise<void> {
+    const rows = isPostgres(this.db) ? 'json_each_text(?::json)' : 'json_each(?)';
+    for (let i = 0; i < updates.length; i += METRICS_CHUNK) {
+      const byId: Record<string, Record<string, number>> = {};
+      for (const { postId, metrics } of updates.slice(i, i + METRICS_CHUNK)) byId[postId] = metrics;
+      await runSql(
+        this.db,
+        `UPDATE posts SET metrics = counted.value, updated_at = ? FROM ${rows} AS counted WHERE posts.id = counted.key`,
+        [now, JSON.stringify(byId)],
+      );
+    }
   }
 }

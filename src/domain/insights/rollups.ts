@@ -6,7 +6,10 @@
  * - an hour's figures are its published posts' (Herald's and live ones) by their latest counters, summed as
  *   counters.ts says: the numbers a recount of the posts gives, never an estimate;
  * - every change to a published post notes its hour (a trigger, migration 027); noted hours are recounted from
- *   their posts before any read uses the rollup, and by housekeeping, one refresher at a time;
+ *   their posts, one refresher at a time: by the sync that changed them, in its own unit of work (samples.ts); at
+ *   startup, before anything is served (the upgrade that added the rollup noted every hour there was); by
+ *   housekeeping; and before any read uses the rollup, which after a sync or a start finds none left, so a read
+ *   pays only one look at an empty table;
  * - a period is read from the rollup only where that is exact: its edges on whole UTC hours, and every zone its
  *   weekdays and hours are told in a whole number of hours from UTC at each hour read; otherwise from its posts;
  * - a period's top posts are looked for only in the hours whose best post could be among them: hours are opened
@@ -32,41 +35,29 @@ export async function refreshRollups(deps: DomainDeps): Promise<number> {
       const byChannel = new Map<string, Set<number>>();
       for (const mark of marks)
         byChannel.set(mark.channelId, (byChannel.get(mark.channelId) ?? new Set()).add(mark.hour));
-      for (const [channelId, hours] of byChannel) {
-        for (const [from, to] of runsOf([...hours])) {
-          const found = await repos.insights.countedPosts(channelId, from, to);
-          if (!found) continue;
-          const summed = sumByHour(channelId, found.posts);
-          const byLabel = new Map<string, CountedPostRecord[]>();
-          for (const post of found.posts)
-            for (const id of post.labelIds) {
-              const list = byLabel.get(id);
-              if (list) list.push(post);
-              else byLabel.set(id, [post]);
-            }
-          const labelHours = [...byLabel].flatMap(([labelId, posts]) =>
-            sumByHour(channelId, posts).map((h) => ({ labelId, ...h })),
-          );
-          await repos.insights.writeHours(found.accountId, channelId, from, to, summed, labelHours);
-          counted += summed.length;
-        }
+      for (const [channelId, noted] of byChannel) {
+        const hours = [...noted].sort((a, b) => a - b);
+        const found = await repos.insights.countedPosts(channelId, hours);
+        if (!found) continue;
+        const summed = sumByHour(channelId, found.posts);
+        const byLabel = new Map<string, CountedPostRecord[]>();
+        for (const post of found.posts)
+          for (const id of post.labelIds) {
+            const list = byLabel.get(id);
+            if (list) list.push(post);
+            else byLabel.set(id, [post]);
+          }
+        const labelHours = [...byLabel].flatMap(([labelId, posts]) =>
+          sumByHour(channelId, posts).map((h) => ({ labelId, ...h })),
+        );
+        await repos.insights.writeHours(found.accountId, channelId, hours, summed, labelHours);
+        counted += summed.length;
       }
       await repos.insights.clearDirtyHours(marks.map((m) => m.id));
       return marks.length < REFRESH_BATCH;
     });
     if (done) return counted;
   }
-}
-
-/** Sorted hours as runs [from, to) of consecutive hours. */
-function runsOf(hours: number[]): [number, number][] {
-  const runs: [number, number][] = [];
-  for (const hour of hours.sort((a, b) => a - b)) {
-    const last = runs.at(-1);
-    if (last && last[1] === hour) last[1] = hour + 1;
-    else runs.push([hour, hour + 1]);
-  }
-  return runs;
 }
 
 export function sumByHour(

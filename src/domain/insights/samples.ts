@@ -5,10 +5,21 @@
  * - a sample names its post's channel, account and publish time, so a period's or a channel's samples are read and
  *   compacted without the post;
  * - a channel's audience is sampled on each sync where its network reports one (capabilities `counters.audience`);
- * - counters are whole non-negative numbers: anything else a network sent is left out, never stored as a guess.
+ * - counters are whole non-negative numbers: anything else a network sent is left out, never stored as a guess;
+ * - a sync's counters are written in its unit of work a statement per chunk, a post's only when they changed, and
+ *   the rollup's hours they touched are recounted before the unit commits (rollups.ts): a read after a sync finds
+ *   nothing left to recount, and one during it sees the rollup as it was, beside the counters as they were.
  */
 import type { PostSampleRecord } from '../../db/repositories/insights.js';
 import type { PostRecord } from '../../db/repositories/posts.js';
+import type { DomainDeps } from '../deps.js';
+import { refreshRollups } from './rollups.js';
+
+/** A post's counters as a sync read them from its network. */
+export interface CountersRead {
+  postId: string;
+  metrics: Record<string, number>;
+}
 
 export function cleanCounters(counters: Record<string, unknown>): Record<string, number> {
   const clean: Record<string, number> = {};
@@ -42,4 +53,19 @@ export function postSample(
     sampledAt: now,
     counters,
   };
+}
+
+/**
+ * Writes what a sync read: the posts' latest counters and their samples, then recounts the hours of the rollup they
+ * touched. Called in the sync's unit of work, which it joins.
+ */
+export async function keepCounters(
+  deps: DomainDeps,
+  counted: readonly CountersRead[],
+  samples: readonly PostSampleRecord[],
+  now: number,
+): Promise<void> {
+  await deps.repos.livePosts.setMetricsMany(counted, now);
+  await deps.repos.insights.insertPostSamples(samples);
+  await refreshRollups(deps);
 }
