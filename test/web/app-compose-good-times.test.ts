@@ -44,7 +44,7 @@ describe(`the web app: good times this week in the composer (${TEST_DB})`, funct
         assert.equal(res.status, 201, JSON.stringify(res.body));
         await worker.tick();
         const counters = { likes, comments: 0, shares: 0, impressions: 1000 };
-        await t.deps.repos.livePosts.setMetrics(res.body.data[0].id, counters, clock.now());
+        await t.deps.repos.livePosts.setMetrics([{ postId: res.body.data[0].id, metrics: counters }], clock.now());
       }
     }
     clock.advance(Date.parse(NOW) - clock.now());

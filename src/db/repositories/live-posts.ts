@@ -1,7 +1,6 @@
 import { isPostgres, type Db } from '../connection.js';
 import { runSql } from '../sqlite-statements.js';
 import { toPost, toRow, type PostRecord } from './posts.js';
-import { jsonText } from './rows.js';
 
 /** Posts whose counters one statement writes: a sync's page of them costs one round trip, not one a post. */
 const METRICS_CHUNK = 500;
@@ -28,17 +27,11 @@ export class LivePostsRepository {
     return rows.map((row: { id: string }) => row.id);
   }
 
-  async setMetrics(postId: string, metrics: Record<string, number>, now: number): Promise<void> {
-    await this.db('posts')
-      .where({ id: postId })
-      .update({ metrics: jsonText(metrics), updated_at: now });
-  }
-
   /**
-   * setMetrics for many posts, a statement per chunk: the posts' ids and counters go as one JSON object (id to
-   * counters) that the database itself spreads into rows, the same statement on both.
+   * The posts' counters, a statement per chunk: their ids and counters go as one JSON object (id to counters) that the
+   * database itself spreads into rows, the same statement on both.
    */
-  async setMetricsMany(
+  async setMetrics(
     updates: readonly { postId: string; metrics: Record<string, number> }[],
     now: number,
   ): Promise<void> {

@@ -65,7 +65,7 @@ export async function keepCounters(
   samples: readonly PostSampleRecord[],
   now: number,
 ): Promise<void> {
-  await deps.repos.livePosts.setMetricsMany(counted, now);
+  await deps.repos.livePosts.setMetrics(counted, now);
   await deps.repos.insights.insertPostSamples(samples);
   await refreshRollups(deps);
 }
