@@ -2,7 +2,10 @@ import type { Db } from '../connection.js';
 import { toPost, toRow, type PostRecord } from './posts.js';
 import { jsonText } from './rows.js';
 
-/** Posts found on the network by live-post sync, and the metrics sync refreshes (across accounts: the worker serves the instance). */
+/**
+ * Posts found on the network by live-post sync, and the metrics sync refreshes (across accounts: the worker serves the
+ * instance).
+ */
 export class LivePostsRepository {
   constructor(private readonly db: Db) {}
 
