@@ -147,9 +147,9 @@ export async function runMemoryBench(): Promise<void> {
     }),
   ];
   const report = `Machine: ${machine()}. Command: \`make bench\` (bench/memory.ts). SQLite (WAL) in a temp dir. API: one
-Herald server process (\`node ${HERALD_NODE_FLAGS.join(' ')} bench/memory-server.mjs\`, compiled from dist/ as \`make
-run\` runs it) over ${API_POSTS.toLocaleString('en')} posts in one account, ${CONCURRENCY} clients for ${LOAD_MS / 1000}
-s each walking GET /v1/rest/posts?limit=50 page after page from the newest. Worker: one process
+Herald server process (\`node ${HERALD_NODE_FLAGS.join(' ')} bench/memory-server.mjs\`, compiled from dist/ as
+\`make run\` runs it) over ${API_POSTS.toLocaleString('en')} posts in one account, ${CONCURRENCY} clients for
+${LOAD_MS / 1000} s each walking GET /v1/rest/posts?limit=50 page after page from the newest. Worker: one process
 (bench/memory-worker.mjs) publishing every due post to the sandbox, WORKER_CONCURRENCY at its default; idle is its RSS
 before the first claim, the peak the kernel's VmHWM; the heap kept is what V8 found live at its full collections during
 the burst (the most of them) and after one once drained. Target: the API under 200 MB, the worker flat in the number of
