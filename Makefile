@@ -9,7 +9,8 @@ TEST_JOBS ?= 2
 MOCHA := $(NODE_BIN)/mocha --parallel --jobs $(TEST_JOBS)
 
 # The web app (web/) is bundled into dist/web, which Herald serves under /app.
-.PHONY: install lint format generate check-generated web build sdk run test test-sqlite test-postgres typecheck bench clean
+.PHONY: install lint format generate check-generated web build sdk run test test-sqlite test-postgres typecheck bench \
+  clean
 
 install: node_modules/.installed
 
@@ -18,8 +19,10 @@ node_modules/.installed: package.json package-lock.json
 	@touch $@
 
 # Formatting and lint rules live in biome.jsonc: `make lint` checks them (CI runs it), `make format` applies them.
+# Biome wraps code at 120 columns but not strings or comments: check-line-length holds every source line to 120.
 lint: install
 	$(NODE_BIN)/biome ci .
+	node scripts/check-line-length.mjs src web bench scripts
 
 format: install
 	$(NODE_BIN)/biome check --write .
@@ -30,8 +33,11 @@ generate: install
 
 # CI: regenerating must leave generated/ exactly as committed.
 check-generated: generate
-	@git diff --exit-code --stat -- generated docs/mcp-tools.md || (echo "generated/ is out of date: run make generate and commit it" && exit 1)
-	@test -z "$$(git status --porcelain -- generated docs/mcp-tools.md)" || (git status --porcelain -- generated docs/mcp-tools.md; echo "generated/ has untracked files: run make generate and commit it"; exit 1)
+	@git diff --exit-code --stat -- generated docs/mcp-tools.md || \
+	  (echo "generated/ is out of date: run make generate and commit it" && exit 1)
+	@test -z "$$(git status --porcelain -- generated docs/mcp-tools.md)" || \
+	  (git status --porcelain -- generated docs/mcp-tools.md; \
+	  echo "generated/ has untracked files: run make generate and commit it"; exit 1)
 
 # `make run` and `make build` redo a step only when a file it reads changed since it last ran: each step leaves a
 # stamp in dist/.stamps, newer than everything it read.
@@ -61,8 +67,9 @@ $(STAMPS)/tsc: $(STAMPS)/generate $(TSC_INPUTS)
 sdk: generate
 	$(NODE_BIN)/tsx scripts/pack-sdk.ts
 
-# The old space is capped at 1 GiB for its effect on V8's heap sizing (docs/operations.md, Memory): full collections come at
-# about twice the live heap rather than four times it. bench/processes.ts starts the benchmarks' Herald the same way.
+# The old space is capped at 1 GiB for its effect on V8's heap sizing (docs/operations.md, Memory): full collections
+# come at about twice the live heap rather than four times it. bench/processes.ts starts the benchmarks' Herald the same
+# way.
 HERALD_NODE_FLAGS := --max-old-space-size=1024
 
 run: build
@@ -83,7 +90,8 @@ test: typecheck
 	@status=0; postgres=; \
 	if [ -n "$$TEST_DATABASE_URL" ]; then \
 	  HERALD_TEST_DB=postgres $(MOCHA) $(TESTS) >test-artifacts/postgres-run.log 2>&1 & postgres=$$!; \
-	else echo "TEST_DATABASE_URL is not set: the Postgres run is skipped here (.ci/run starts Postgres and runs it)."; fi; \
+	else echo "TEST_DATABASE_URL is not set: the Postgres run is skipped here" \
+	  "(.ci/run starts Postgres and runs it)."; fi; \
 	HERALD_TEST_DB=sqlite $(MOCHA) $(TESTS) || status=1; \
 	if [ -n "$$postgres" ]; then wait $$postgres || status=1; cat test-artifacts/postgres-run.log; fi; \
 	node scripts/test-summary.mjs; exit $$status

@@ -91,7 +91,8 @@ async function charges(name: string, db: Db): Promise<void> {
     await Promise.all(Array.from({ length: 16 }, (_, j) => repos.rateLimits.charge(now++, budgets(j))));
   }
   console.log(
-    `${name} charges: one at a time ${alone} µs each, 16 at once ${microseconds(start, Math.floor(ROUNDS / 16) * 16)} µs each`,
+    `${name} charges: one at a time ${alone} µs each, 16 at ` +
+      `once ${microseconds(start, Math.floor(ROUNDS / 16) * 16)} µs each`,
   );
 }
 

@@ -39,6 +39,7 @@ global.gc();
 const drained = process.memoryUsage().heapUsed / MiB;
 await herald.close();
 process.stdout.write(
-  `PEAK ${hwm.toFixed(1)} IDLE ${idle.toFixed(1)} FULL ${full.length} KEPT ${kept.toFixed(1)} DRAINED ${drained.toFixed(1)}\n`,
+  `PEAK ${hwm.toFixed(1)} IDLE ${idle.toFixed(1)} FULL ${full.length} ` +
+    `KEPT ${kept.toFixed(1)} DRAINED ${drained.toFixed(1)}\n`,
 );
 process.exit(0);

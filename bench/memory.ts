@@ -17,7 +17,7 @@ import { createLogger } from '../src/logger.js';
 import { startHerald } from '../src/server.js';
 import { load } from './load.js';
 import { HERALD_NODE_FLAGS, spawnNode } from './processes.js';
-import { machine, writeSection } from './report.js';
+import { machine, tableRow, writeSection } from './report.js';
 import { seedPosts } from './rest-posts.js';
 
 const API_POSTS = Number(process.env.BENCH_MEMORY_POSTS ?? 1_000_000);
@@ -122,16 +122,42 @@ export async function runMemoryBench(): Promise<void> {
   const api = await apiUnderLoad();
   const workers = [];
   for (const posts of WORKER_RUNS) workers.push(await workerPeak(posts));
-  const report = `Machine: ${machine()}. Command: \`make bench\` (bench/memory.ts). SQLite (WAL) in a temp dir.
-API: one Herald server process (\`node ${HERALD_NODE_FLAGS.join(' ')} bench/memory-server.mjs\`, compiled from dist/ as \`make run\` runs it) over ${API_POSTS.toLocaleString('en')} posts in one account, ${CONCURRENCY} clients for
-${LOAD_MS / 1000} s each walking GET /v1/rest/posts?limit=50 page after page from the newest. Worker: one process (bench/memory-worker.mjs) publishing every due post
-to the sandbox, WORKER_CONCURRENCY at its default; idle is its RSS before the first claim, the peak the kernel's VmHWM; the heap kept is what V8 found
-live at its full collections during the burst (the most of them) and after one once drained. Target: the API under 200 MB, the worker flat in the number of due posts.
+  const rows = [
+    tableRow(
+      'API under read load',
+      API_POSTS.toLocaleString('en'),
+      api.idle.toFixed(0),
+      api.peak.toFixed(0),
+      api.hwm.toFixed(0),
+      `${api.perSecond.toFixed(0)} req/s, ${api.errors} errors`,
+    ),
+    ...workers.map((w) => {
+      const kept =
+        w.full > 0
+          ? `${w.kept.toFixed(0)} MiB at most over ${w.full} full collection${w.full === 1 ? '' : 's'}, `
+          : 'no full collection during the burst, ';
+      return tableRow(
+        'worker',
+        `${w.posts.toLocaleString('en')} due`,
+        w.idle.toFixed(0),
+        '',
+        w.hwm.toFixed(0),
+        `drained in ${w.seconds.toFixed(1)} s; heap kept ${kept}${w.drained.toFixed(0)} MiB once drained`,
+      );
+    }),
+  ];
+  const report = `Machine: ${machine()}. Command: \`make bench\` (bench/memory.ts). SQLite (WAL) in a temp dir. API: one
+Herald server process (\`node ${HERALD_NODE_FLAGS.join(' ')} bench/memory-server.mjs\`, compiled from dist/ as
+\`make run\` runs it) over ${API_POSTS.toLocaleString('en')} posts in one account, ${CONCURRENCY} clients for
+${LOAD_MS / 1000} s each walking GET /v1/rest/posts?limit=50 page after page from the newest. Worker: one process
+(bench/memory-worker.mjs) publishing every due post to the sandbox, WORKER_CONCURRENCY at its default; idle is its RSS
+before the first claim, the peak the kernel's VmHWM; the heap kept is what V8 found live at its full collections during
+the burst (the most of them) and after one once drained. Target: the API under 200 MB, the worker flat in the number of
+due posts.
 
 | process | posts | RSS idle MiB | RSS peak MiB (sampled) | VmHWM MiB | note |
 |---|---|---|---|---|---|
-| API under read load | ${API_POSTS.toLocaleString('en')} | ${api.idle.toFixed(0)} | ${api.peak.toFixed(0)} | ${api.hwm.toFixed(0)} | ${api.perSecond.toFixed(0)} req/s, ${api.errors} errors |
-${workers.map((w) => `| worker | ${w.posts.toLocaleString('en')} due | ${w.idle.toFixed(0)} | | ${w.hwm.toFixed(0)} | drained in ${w.seconds.toFixed(1)} s; heap kept ${w.full > 0 ? `${w.kept.toFixed(0)} MiB at most over ${w.full} full collection${w.full === 1 ? '' : 's'}, ` : 'no full collection during the burst, '}${w.drained.toFixed(0)} MiB once drained |`).join('\n')}
+${rows.join('\n')}
 
 Measured ${new Date().toISOString().slice(0, 10)}.`;
   writeSection('Memory', report);

@@ -3,7 +3,10 @@ import { spawn } from 'node:child_process';
 /** Node's options as `make run` starts Herald (the Makefile's HERALD_NODE_FLAGS). */
 export const HERALD_NODE_FLAGS = ['--max-old-space-size=1024'];
 
-/** A benchmark's server or worker in a `node` process of its own, started as `make run` starts Herald; `line` waits until its output matches. */
+/**
+ * A benchmark's server or worker in a `node` process of its own, started as `make run` starts Herald; `line` waits
+ * until its output matches.
+ */
 export function spawnNode(args: string[], env: NodeJS.ProcessEnv) {
   const process_ = spawn('node', [...HERALD_NODE_FLAGS, ...args], {
     env: { ...process.env, ...env },

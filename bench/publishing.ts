@@ -15,7 +15,7 @@ import { createLogger } from '../src/logger.js';
 import { createWorker } from '../src/publishing/engine.js';
 import type { MediaChecker } from '../src/publishing/media-check.js';
 import { startHerald } from '../src/server.js';
-import { machine, percentile, writeSection } from './report.js';
+import { machine, percentile, tableRow, writeSection } from './report.js';
 
 const POSTS = Number(process.env.BENCH_PUBLISH_POSTS ?? 10_000);
 // Text-only posts: the media check is an HTTP probe per URL, not the engine's cost.
@@ -132,23 +132,48 @@ export async function runPublishingBench(): Promise<void> {
   runs.push(await runOnce('SQLite', 1, 300, 64));
   runs.push(await runOnce('SQLite', 1, 300, 256));
   runs.push(await runOnce('SQLite', 1, 300));
-  const rows = runs.map(
-    (r) =>
-      `| ${r.database} | ${r.workers} | ${r.concurrency} | ${r.latencyMs} | ${r.perSecond.toFixed(0)} | ${r.seconds.toFixed(1)} | ${(r.lateP50ms / 1000).toFixed(1)} / ${(r.lateP99ms / 1000).toFixed(1)} | ${r.published} | ${r.sandboxPosts} |`,
+  const rows = runs.map((r) =>
+    tableRow(
+      r.database,
+      r.workers,
+      r.concurrency,
+      r.latencyMs,
+      r.perSecond.toFixed(0),
+      r.seconds.toFixed(1),
+      `${(r.lateP50ms / 1000).toFixed(1)} / ${(r.lateP99ms / 1000).toFixed(1)}`,
+      r.published,
+      r.sandboxPosts,
+    ),
   );
-  const report = `Machine: ${machine()}. Command: \`make bench\` (bench/publishing.ts; \`npx tsx -e "import('./bench/publishing.ts').then(m => m.runPublishingBench())"\` alone).
-SQLite (WAL) in a temp dir, and Postgres when \`BENCH_DATABASE_URL\` names a server (a fresh database on it); ${POSTS.toLocaleString('en')} text posts due at the same instant over the demo account's two sandbox channels;
-in-process workers (WORKER_CONCURRENCY posts in flight each, default ${loadConfig({}).workerConcurrency.toLocaleString('en')}, refilled as they finish, claimed in batches as large; poll 50 ms); the
-last rows give the sandbox a 300 ms latency per call (SANDBOX_LATENCY_MS, with up to 50% jitter), as a real network, at 64, 256 and the default in flight. Every post goes through the full path:
-claim with a lease, attempts recorded before the calls (a claimed batch in one transaction), sandbox publish (idempotency key, stored; the calls of one
-event-loop turn in one transaction), results written behind (those finished meanwhile in one transaction, with their events).
-Lateness is publishedAt minus the due time, so with everything due at once it is mostly queueing: p99 is roughly the drain time.
+  const header = tableRow(
+    'database',
+    'workers',
+    'in flight per worker',
+    'network latency ms',
+    'posts/s',
+    'drain s',
+    'lateness p50 / p99 s',
+    'published',
+    'sandbox posts (= published: none twice)',
+  );
+  const report = `Machine: ${machine()}. Command: \`make bench\` (bench/publishing.ts;
+\`npx tsx -e "import('./bench/publishing.ts').then(m => m.runPublishingBench())"\` alone). SQLite (WAL) in a temp dir,
+and Postgres when \`BENCH_DATABASE_URL\` names a server (a fresh database on it); ${POSTS.toLocaleString('en')} text
+posts due at the same instant over the demo account's two sandbox channels; in-process workers (WORKER_CONCURRENCY posts
+in flight each, default ${loadConfig({}).workerConcurrency.toLocaleString('en')}, refilled as they finish, claimed in
+batches as large; poll 50 ms); the last rows give the sandbox a 300 ms latency per call (SANDBOX_LATENCY_MS, with up to
+50% jitter), as a real network, at 64, 256 and the default in flight. Every post goes through the full path: claim with
+a lease, attempts recorded before the calls (a claimed batch in one transaction), sandbox publish (idempotency key,
+stored; the calls of one event-loop turn in one transaction), results written behind (those finished meanwhile in one
+transaction, with their events). Lateness is publishedAt minus the due time, so with everything due at once it is mostly
+queueing: p99 is roughly the drain time.
 
-| database | workers | in flight per worker | network latency ms | posts/s | drain s | lateness p50 / p99 s | published | sandbox posts (= published: none twice) |
+${header}
 |---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
-Measured ${new Date().toISOString().slice(0, 10)}; load average at the end ${os.loadavg()[0].toFixed(2)} (another process on the machine shows here).`;
+Measured ${new Date().toISOString().slice(0, 10)}; load average at the end ${os.loadavg()[0].toFixed(2)} (another
+process on the machine shows here).`;
   writeSection('Publishing engine', report);
   console.log(report);
 }

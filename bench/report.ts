@@ -12,9 +12,17 @@ export function writeSection(heading: string, body: string, file = 'BENCHMARKS.m
   fs.writeFileSync(file, next.trimEnd() + '\n');
 }
 
+/** One row of a Markdown table. */
+export function tableRow(...cells: (string | number)[]): string {
+  return `| ${cells.join(' | ')} |`;
+}
+
 export function machine(): string {
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
-  return `${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()} ${os.release()}`;
+  return (
+    `${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ` +
+    `Node ${process.version}, ${os.platform()} ${os.release()}`
+  );
 }
 
 export function percentile(sorted: number[], p: number): number {

@@ -21,7 +21,7 @@ import { createLogger } from '../src/logger.js';
 import { startHerald } from '../src/server.js';
 import { load, type LoadResult } from './load.js';
 import { HERALD_NODE_FLAGS } from './processes.js';
-import { machine, writeSection } from './report.js';
+import { machine, tableRow, writeSection } from './report.js';
 
 const POSTS = 100_000;
 const DURATION_MS = Number(process.env.BENCH_SECONDS ?? 5) * 1000;
@@ -36,7 +36,9 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
  */
 const WARMUP_MS = 10_000;
 
-/** A server in its own process (pinned to CPU 1 when taskset exists), so the load generator never shares its event loop. */
+/**
+ * A server in its own process (pinned to CPU 1 when taskset exists), so the load generator never shares its event loop.
+ */
 async function serverProcess(kind: 'herald' | 'bare', env: NodeJS.ProcessEnv): Promise<Server> {
   // Herald starts with make run's node options; the bare stack as a plain stack runs, with none.
   const args = [...(kind === 'herald' ? HERALD_NODE_FLAGS : []), '--import', 'tsx', 'bench/rest-target.ts', kind];
@@ -160,32 +162,67 @@ export async function runRestPostsBench(): Promise<void> {
       const costs = rounds.map((r) => r.bare.cpuUsPerRequest / r.ours.cpuUsPerRequest);
       const pick = rounds[ratios.indexOf(median(ratios))];
       rows.push(
-        `| ${route.name} | ${pick.ours.perSecond.toFixed(0)} | ${pick.ours.p50ms.toFixed(1)} / ${pick.ours.p99ms.toFixed(1)} | ${pick.bare.perSecond.toFixed(0)} | ${pick.bare.p50ms.toFixed(1)} / ${pick.bare.p99ms.toFixed(1)} | ${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}) | ${pick.ours.cpuUsPerRequest.toFixed(0)} / ${pick.bare.cpuUsPerRequest.toFixed(0)} | ${median(costs).toFixed(2)} (${Math.min(...costs).toFixed(2)}–${Math.max(...costs).toFixed(2)}) | ${rounds.reduce((n, r) => n + r.ours.errors + r.bare.errors, 0)} |`,
+        tableRow(
+          route.name,
+          pick.ours.perSecond.toFixed(0),
+          `${pick.ours.p50ms.toFixed(1)} / ${pick.ours.p99ms.toFixed(1)}`,
+          pick.bare.perSecond.toFixed(0),
+          `${pick.bare.p50ms.toFixed(1)} / ${pick.bare.p99ms.toFixed(1)}`,
+          `${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`,
+          `${pick.ours.cpuUsPerRequest.toFixed(0)} / ${pick.bare.cpuUsPerRequest.toFixed(0)}`,
+          `${median(costs).toFixed(2)} (${Math.min(...costs).toFixed(2)}–${Math.max(...costs).toFixed(2)})`,
+          rounds.reduce((n, r) => n + r.ours.errors + r.bare.errors, 0),
+        ),
       );
     }
     const mcp = await mcpAgainstRest(env, demo.apiKey);
-    const report = `Machine: ${machine()}. Command: \`make bench\` (bench/rest-posts.ts). SQLite (WAL) in a temp dir, ${POSTS.toLocaleString('en')} posts in one account.
-Each server runs in its own process (pinned to CPU 1 with taskset; Herald with make run's \`${HERALD_NODE_FLAGS.join(' ')}\`), the load generator in this one (pinned to CPU 0): ${CONCURRENCY} concurrent clients on loopback,
-one server of each per route, each warmed up for ${WARMUP_MS / 1000} s (Herald's JIT takes about that long to settle on its one core), then ${DURATION_MS / 1000} s measured per round, ${ROUNDS} alternating rounds
-(Herald, then bare); the row shows the median round and the ratio's median (min–max). "Bare" is Express 5 + Knex (configured plainly: no statement cache) on the same database with no authentication, rate
-limiting, OpenAPI validation or domain rules (it still serialises a page of 50 rows / inserts one row). Herald's POST also writes the post's two outbox events.
-Beside throughput, each server's CPU time per answered request (from /proc, all its threads, garbage collection included): the cost
-ratio is bare's CPU per request over Herald's, which the machine's other load disturbs less than it disturbs req/s.
+    const header = tableRow(
+      'route',
+      'Herald req/s',
+      'Herald p50 / p99 ms',
+      'bare req/s',
+      'bare p50 / p99 ms',
+      'ratio (Herald / bare)',
+      'CPU µs per request (Herald / bare)',
+      'cost ratio (bare / Herald)',
+      'errors',
+    );
+    const callRow = (name: string, m: Measured) =>
+      tableRow(
+        name,
+        m.perSecond.toFixed(0),
+        `${m.p50ms.toFixed(1)} / ${m.p99ms.toFixed(1)}`,
+        m.cpuUsPerRequest.toFixed(0),
+      );
+    const spread = (r: { median: number; min: number; max: number }) =>
+      `${r.median.toFixed(2)} (${r.min.toFixed(2)}–${r.max.toFixed(2)})`;
+    const report = `Machine: ${machine()}. Command: \`make bench\` (bench/rest-posts.ts). SQLite (WAL) in a temp dir,
+${POSTS.toLocaleString('en')} posts in one account. Each server runs in its own process (pinned to CPU 1 with taskset;
+Herald with make run's \`${HERALD_NODE_FLAGS.join(' ')}\`), the load generator in this one (pinned to CPU 0):
+${CONCURRENCY} concurrent clients on loopback, one server of each per route, each warmed up for ${WARMUP_MS / 1000} s
+(Herald's JIT takes about that long to settle on its one core), then ${DURATION_MS / 1000} s measured per round,
+${ROUNDS} alternating rounds (Herald, then bare); the row shows the median round and the ratio's median (min–max).
+"Bare" is Express 5 + Knex (configured plainly: no statement cache) on the same database with no authentication, rate
+limiting, OpenAPI validation or domain rules (it still serialises a page of 50 rows / inserts one row). Herald's POST
+also writes the post's two outbox events. Beside throughput, each server's CPU time per answered request (from /proc,
+all its threads, garbage collection included): the cost ratio is bare's CPU per request over Herald's, which the
+machine's other load disturbs less than it disturbs req/s.
 
-| route | Herald req/s | Herald p50 / p99 ms | bare req/s | bare p50 / p99 ms | ratio (Herald / bare) | CPU µs per request (Herald / bare) | cost ratio (bare / Herald) | errors |
+${header}
 |---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
-MCP against REST for the same page (SPEC's get_paginated_posts, limit 50, a stateless \`tools/call\` POST to /mcp with the same key), on one Herald
-server (warmed up for ${WARMUP_MS / 2000} s on each), ${ROUNDS} alternating rounds (target <= 1.2), measured two ways: by throughput (REST req/s over MCP req/s, the inverse of a
-call's cost when the server is the bottleneck) and by the server's CPU time per call (MCP's over REST's).
+MCP against REST for the same page (SPEC's get_paginated_posts, limit 50, a stateless \`tools/call\` POST to /mcp with
+the same key), on one Herald server (warmed up for ${WARMUP_MS / 2000} s on each), ${ROUNDS} alternating rounds (target
+<= 1.2), measured two ways: by throughput (REST req/s over MCP req/s, the inverse of a call's cost when the server is
+the bottleneck) and by the server's CPU time per call (MCP's over REST's).
 
 | call | req/s | p50 / p99 ms | CPU µs per call |
 |---|---|---|---|
-| REST GET /v1/rest/posts?limit=50 | ${mcp.rest.perSecond.toFixed(0)} | ${mcp.rest.p50ms.toFixed(1)} / ${mcp.rest.p99ms.toFixed(1)} | ${mcp.rest.cpuUsPerRequest.toFixed(0)} |
-| MCP tools/call get_paginated_posts | ${mcp.mcp.perSecond.toFixed(0)} | ${mcp.mcp.p50ms.toFixed(1)} / ${mcp.mcp.p99ms.toFixed(1)} | ${mcp.mcp.cpuUsPerRequest.toFixed(0)} |
+${callRow('REST GET /v1/rest/posts?limit=50', mcp.rest)}
+${callRow('MCP tools/call get_paginated_posts', mcp.mcp)}
 
-MCP cost / REST cost: by throughput ${mcp.ratios.median.toFixed(2)} (${mcp.ratios.min.toFixed(2)}–${mcp.ratios.max.toFixed(2)}), by CPU per call ${mcp.costs.median.toFixed(2)} (${mcp.costs.min.toFixed(2)}–${mcp.costs.max.toFixed(2)}); errors ${mcp.errors}.
+MCP cost / REST cost: by throughput ${spread(mcp.ratios)}, by CPU per call ${spread(mcp.costs)}; errors ${mcp.errors}.
 
 Measured ${new Date().toISOString().slice(0, 10)}.`;
     writeSection('REST posts', report);

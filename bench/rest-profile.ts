@@ -100,9 +100,10 @@ export async function runRestProfile(): Promise<void> {
       ([name, micros]) =>
         `| ${name.replace(/\|/g, '\\|')} | ${(micros / 1000).toFixed(0)} | ${((100 * micros) / busy).toFixed(1)} % |`,
     );
-  const report = `Machine: ${machine()}. Command: \`make bench\` (bench/rest-profile.ts). The Herald server alone in a process with \`--cpu-prof\`,
-16 clients for 10 s on GET /v1/rest/posts?limit=50 (${result.perSecond.toFixed(0)} req/s during the profile), budgets set out of reach as in the REST bench.
-The profile is \`bench/profiles/rest-read.cpuprofile\` (open it in Chrome DevTools); the biggest self times, idle excluded:
+  const report = `Machine: ${machine()}. Command: \`make bench\` (bench/rest-profile.ts). The Herald server alone in a
+process with \`--cpu-prof\`, 16 clients for 10 s on GET /v1/rest/posts?limit=50 (${result.perSecond.toFixed(0)} req/s
+during the profile), budgets set out of reach as in the REST bench. The profile is
+\`bench/profiles/rest-read.cpuprofile\` (open it in Chrome DevTools); the biggest self times, idle excluded:
 
 | function | self ms | share of busy time |
 |---|---|---|

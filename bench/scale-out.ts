@@ -16,7 +16,7 @@ import { startHerald } from '../src/server.js';
 import { load } from './load.js';
 import { spawnNode } from './processes.js';
 import { freshPostgres } from './publishing.js';
-import { machine, writeSection } from './report.js';
+import { machine, tableRow, writeSection } from './report.js';
 import { seedPosts } from './rest-posts.js';
 
 const BURST = Number(process.env.BENCH_SCALE_POSTS ?? 10_000);
@@ -112,20 +112,24 @@ export async function runScaleOutBench(): Promise<void> {
   for (const workers of [1, 2, 4]) drains.push(await workersDrain(adminUrl, workers));
   const reads = [];
   for (const instances of [1, 3]) reads.push(await apisRead(adminUrl, instances));
-  const report = `Machine: ${machine()}. Command: \`BENCH_DATABASE_URL=postgres://… make bench\` (bench/scale-out.ts). Postgres (a fresh database per row) on the same machine.
-Workers: separate processes (bench/scale-worker.mjs, compiled Herald, WORKER_CONCURRENCY at its default), ${BURST.toLocaleString('en')} text posts due at once over two sandbox
-channels with no latency, written in one transaction after every worker is up. API: separate server processes (bench/memory-server.mjs) behind a
-round-robin client, ${CONCURRENCY} clients, GET /v1/rest/posts?limit=50 over ${READ_POSTS.toLocaleString('en')} posts, 2 s warm-up then ${READ_MS / 1000} s.
+  const latencies = (r: { p50ms: number; p99ms: number }) => `${r.p50ms.toFixed(1)} / ${r.p99ms.toFixed(1)}`;
+  const report = `Machine: ${machine()}. Command: \`BENCH_DATABASE_URL=postgres://… make bench\` (bench/scale-out.ts).
+Postgres (a fresh database per row) on the same machine. Workers: separate processes (bench/scale-worker.mjs, compiled
+Herald, WORKER_CONCURRENCY at its default), ${BURST.toLocaleString('en')} text posts due at once over two sandbox
+channels with no latency, written in one transaction after every worker is up. API: separate server processes
+(bench/memory-server.mjs) behind a round-robin client, ${CONCURRENCY} clients, GET /v1/rest/posts?limit=50 over
+${READ_POSTS.toLocaleString('en')} posts, 2 s warm-up then ${READ_MS / 1000} s.
 
 | worker processes | posts/s | drain s | sandbox posts (= ${BURST}: none twice) |
 |---|---|---|---|
-${drains.map((d) => `| ${d.workers} | ${d.perSecond.toFixed(0)} | ${d.seconds.toFixed(1)} | ${d.sandboxPosts} |`).join('\n')}
+${drains.map((d) => tableRow(d.workers, d.perSecond.toFixed(0), d.seconds.toFixed(1), d.sandboxPosts)).join('\n')}
 
 | API instances | req/s | p50 / p99 ms | errors |
 |---|---|---|---|
-${reads.map((r) => `| ${r.instances} | ${r.perSecond.toFixed(0)} | ${r.p50ms.toFixed(1)} / ${r.p99ms.toFixed(1)} | ${r.errors} |`).join('\n')}
+${reads.map((r) => tableRow(r.instances, r.perSecond.toFixed(0), latencies(r), r.errors)).join('\n')}
 
-Postgres, the servers or workers and the load generator share the machine's ${os.cpus().length} cores. Measured ${new Date().toISOString().slice(0, 10)}; load average at the end ${os.loadavg()[0].toFixed(2)}.`;
+Postgres, the servers or workers and the load generator share the machine's ${os.cpus().length} cores. Measured
+${new Date().toISOString().slice(0, 10)}; load average at the end ${os.loadavg()[0].toFixed(2)}.`;
   writeSection('Scale-out on Postgres', report);
   console.log(report);
 }

@@ -13,7 +13,7 @@ import { seedDemo } from '../src/domain/provisioning.js';
 import { createLogger } from '../src/logger.js';
 import { createWorker } from '../src/publishing/engine.js';
 import { startHerald } from '../src/server.js';
-import { machine, percentile, writeSection } from './report.js';
+import { machine, percentile, tableRow, writeSection } from './report.js';
 
 const PER_SECOND = Number(process.env.BENCH_STEADY_PER_SECOND ?? 200);
 const SECONDS = Number(process.env.BENCH_STEADY_SECONDS ?? 20);
@@ -93,13 +93,33 @@ export async function runSteadyBench(): Promise<void> {
       .select('published_at', 'date_time');
     const lateness = published.map((p) => Number(p.published_at) - Number(p.date_time)).sort((a, b) => a - b);
     const [made] = await herald.db('sandbox_posts').count<{ n: number | string }[]>({ n: '*' });
-    const report = `Machine: ${machine()}. Command: \`make bench\` (bench/steady.ts). SQLite (WAL) in a temp dir; one in-process worker at the default
-WORKER_CONCURRENCY (${config.workerConcurrency}), poll 50 ms; the sandbox answers in ${LATENCY_MS} ms (up to 50 % more, at random). ${PER_SECOND} posts fall due every second for
-${SECONDS} s, written every ${TICK_MS} ms as they fall due. Lateness is publishedAt minus the due time, which includes the network's own ${LATENCY_MS}-450 ms. Target: p99 under 1 s.
+    const header = tableRow(
+      'due posts/s',
+      'posts',
+      'lateness p50 ms',
+      'lateness p99 ms',
+      'max ms',
+      'published',
+      'sandbox posts (= published: none twice)',
+    );
+    const row = tableRow(
+      PER_SECOND,
+      total,
+      percentile(lateness, 50).toFixed(0),
+      percentile(lateness, 99).toFixed(0),
+      `${lateness.at(-1)?.toFixed(0)}`,
+      published.length,
+      Number(made.n),
+    );
+    const report = `Machine: ${machine()}. Command: \`make bench\` (bench/steady.ts). SQLite (WAL) in a temp dir; one
+in-process worker at the default WORKER_CONCURRENCY (${config.workerConcurrency}), poll 50 ms; the sandbox answers in
+${LATENCY_MS} ms (up to 50 % more, at random). ${PER_SECOND} posts fall due every second for ${SECONDS} s, written every
+${TICK_MS} ms as they fall due. Lateness is publishedAt minus the due time, which includes the network's own
+${LATENCY_MS}-450 ms. Target: p99 under 1 s.
 
-| due posts/s | posts | lateness p50 ms | lateness p99 ms | max ms | published | sandbox posts (= published: none twice) |
+${header}
 |---|---|---|---|---|---|---|
-| ${PER_SECOND} | ${total} | ${percentile(lateness, 50).toFixed(0)} | ${percentile(lateness, 99).toFixed(0)} | ${lateness.at(-1)?.toFixed(0)} | ${published.length} | ${Number(made.n)} |
+${row}
 
 Measured ${new Date().toISOString().slice(0, 10)}; load average at the end ${os.loadavg()[0].toFixed(2)}.`;
     writeSection('Publishing engine, steady load', report);

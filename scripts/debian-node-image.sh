@@ -1,7 +1,8 @@
 #!/bin/sh
 # Makes a base image for the Dockerfile where no image registry is reachable: Debian bookworm from Debian's archive
-# (debootstrap) with this machine's Node and npm laid out as the official node image has them (/usr/local) and the certificates
-# this machine trusts (Node is told of them), then `docker import`ed as TAG. Needs root, debootstrap and a running Docker engine.
+# (debootstrap) with this machine's Node and npm laid out as the official node image has them (/usr/local) and the
+# certificates this machine trusts (Node is told of them), then `docker import`ed as TAG. Needs root, debootstrap and a
+# running Docker engine.
 #   scripts/debian-node-image.sh herald-node:20 && docker build --build-arg NODE_IMAGE=herald-node:20 -t herald .
 set -eu
 tag=${1:?usage: scripts/debian-node-image.sh TAG}

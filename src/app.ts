@@ -39,7 +39,8 @@ export function createApp(options: AppOptions): express.Express {
   const tokenResolvers = options.tokenResolvers ?? [resolveApiKey, resolveOAuthAccessToken];
   const app = express();
   app.disable('x-powered-by');
-  // Production behaviour whatever NODE_ENV says: Express never renders a stack, even if an error slipped past the boundary.
+  // Production behaviour whatever NODE_ENV says: Express never renders a stack, even if an error slipped past the
+  // boundary.
   app.set('env', 'production');
   app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'extended');

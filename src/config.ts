@@ -87,12 +87,16 @@ export interface NetworkAppsConfig {
   x?: OAuthApp;
   /**
    * LINKEDIN_VERSION: the `LinkedIn-Version` (YYYYMM) every call sends; LinkedIn retires versions after a year.
-   * LINKEDIN_ORGANIZATIONS=false: consent asks for the member's scopes only (an app without the Community Management API).
+   * LINKEDIN_ORGANIZATIONS=false: consent asks for the member's scopes only (an app without the Community Management
+   * API).
    */
   linkedin?: OAuthApp & { apiVersion: string; organizations: boolean };
   /** FACEBOOK_GRAPH_VERSION: the Graph API version (v23.0) in every Facebook and Instagram call. */
   facebook?: OAuthApp & { graphVersion: string };
-  /** Instagram Login (business accounts without a Facebook Page), calling graph.instagram.com with FACEBOOK_GRAPH_VERSION. */
+  /**
+   * Instagram Login (business accounts without a Facebook Page), calling graph.instagram.com with
+   * FACEBOOK_GRAPH_VERSION.
+   */
   instagram?: OAuthApp & { graphVersion: string };
   /**
    * YouTube through Google OAuth: the project's daily unit budget (YOUTUBE_DAILY_QUOTA), its daily videos.insert
@@ -188,7 +192,10 @@ function boolFrom(env: Env, name: string, fallback: boolean): boolean {
   throw new Error(`${name} must be true or false, got "${raw}"`);
 }
 
-/** TRUST_PROXY: unset or false trusts no proxy; a number counts hops; anything else is Express's address list ("loopback, 10.0.0.0/8"). */
+/**
+ * TRUST_PROXY: unset or false trusts no proxy; a number counts hops; anything else is Express's address list
+ * ("loopback, 10.0.0.0/8").
+ */
 function trustProxyFrom(raw: string | undefined): boolean | number | string {
   const value = raw?.trim() ?? '';
   if (value === '' || value === 'false') return false;
@@ -277,7 +284,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
 
 /**
  * BODY_BYTES_IN_FLIGHT and BODY_BYTES_IN_FLIGHT_PER_ADDRESS: 64 MiB and 8 MiB fit the 1 GiB heap Herald is run
- * with (docs/operations.md, Memory) many times over, and still let one address send eight bodies of the largest size at once.
+ * with (docs/operations.md, Memory) many times over, and still let one address send eight bodies of the largest size at
+ * once.
  */
 function bodiesInFlightFrom(env: Env): BodiesInFlightConfig {
   const maxBodyBytes = intFrom(env, 'MAX_BODY_BYTES', 1024 * 1024);
@@ -379,7 +387,8 @@ function parseOriginOverrides(raw: string | undefined): Record<string, string> {
       toUrl = new URL(to.trim());
     } catch {
       throw new Error(
-        `NETWORK_ORIGIN_OVERRIDES: "${pair}" is not a pair of origins such as https://bsky.social=http://127.0.0.1:9102`,
+        `NETWORK_ORIGIN_OVERRIDES: "${pair}" is not a pair of origins such as ` +
+          'https://bsky.social=http://127.0.0.1:9102',
       );
     }
     overrides[fromUrl.origin] = toUrl.origin;

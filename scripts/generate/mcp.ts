@@ -282,7 +282,13 @@ export interface ToolDefinition {
 
 /** One method per tool of jsonrpc-schemas/: validated arguments in, the tool's result out; errors are thrown. */
 export interface ToolHandlers<Context> {
-${tools.map((t) => `  /** ${t.title} */\n  ${t.name}(args: ToolArguments['${t.name}'], context: Context): Promise<ToolResults['${t.name}']>;`).join('\n')}
+${tools
+  .map(
+    (t) =>
+      `  /** ${t.title} */\n  ${t.name}(args: ToolArguments['${t.name}'], context: Context): ` +
+      `Promise<ToolResults['${t.name}']>;`,
+  )
+  .join('\n')}
 }
 `;
 

@@ -55,23 +55,28 @@ export async function generateRest(root: string): Promise<Output[]> {
           `idempotent: ${op['x-herald-idempotent'] === true} },`,
       );
       dispatch.push(
-        `    case '${op.operationId}':\n      return handlers.${op.operationId}(request as RestRequest<'${op.operationId}'>, context);`,
+        `    case '${op.operationId}':\n      return handlers.${op.operationId}(request as ` +
+          `RestRequest<'${op.operationId}'>, context);`,
       );
       methods.push(
         `  /** ${method.toUpperCase()} ${route}${op.summary ? ` - ${op.summary}` : ''} */\n` +
-          `  ${op.operationId}(request: RestRequest<'${op.operationId}'>, context: Context): Promise<RestResponse<'${op.operationId}'>>;`,
+          `  ${op.operationId}(request: RestRequest<'${op.operationId}'>, context: Context): ` +
+          `Promise<RestResponse<'${op.operationId}'>>;`,
       );
     }
   }
   // Static segments before parameters, so /posts/scheduled is not taken for /posts/{postId}.
   routes.sort((a, b) => Number(a.includes(':')) - Number(b.includes(':')));
 
-  const handlers = `${HEADER}import type { operations } from './openapi-types.js';
+  const handlers =
+    `${HEADER}import type { operations } from './openapi-types.js';
 
 export type OperationId = keyof operations;
 type Op<K extends OperationId> = operations[K];
-type JsonOf<T> = T extends { content: { 'application/json': infer B } } ? B : T extends { content: { 'text/csv': infer C } } ? C : undefined;
-type Part<T, K extends string> = T extends { [P in K]?: infer V } ? ([V] extends [never] ? Record<string, never> : NonNullable<V>) : Record<string, never>;
+type JsonOf<T> = T extends { content: { 'application/json': infer B } } ? B : ` +
+    `T extends { content: { 'text/csv': infer C } } ? C : undefined;
+type Part<T, K extends string> = T extends { [P in K]?: infer V } ? ` +
+    `([V] extends [never] ? Record<string, never> : NonNullable<V>) : Record<string, never>;
 
 /** What a handler receives: path, query and body as the spec types them, after validation. */
 export interface RestRequest<K extends OperationId> {
@@ -116,7 +121,8 @@ export interface ValidatedRequest {
 }
 
 /** Calls the handler of one operation, typed end to end: the request is the one the spec validated. */
-export function dispatchRest<Context>(handlers: RestHandlers<Context>, operationId: OperationId, request: ValidatedRequest, context: Context): Promise<{ status: number; body: unknown }> {
+export function dispatchRest<Context>(handlers: RestHandlers<Context>, operationId: OperationId, ` +
+    `request: ValidatedRequest, context: Context): Promise<{ status: number; body: unknown }> {
   switch (operationId) {
 ${dispatch.join('\n')}
   }

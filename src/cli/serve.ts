@@ -18,7 +18,8 @@ export async function serve(config: Config): Promise<void> {
     process.stdout.write(
       [
         '',
-        'Herald created a demo account on this empty database. Its API key and sign-in are in files readable only by this user:',
+        'Herald created a demo account on this empty database. Its API key and sign-in are in files readable only by ' +
+          'this user:',
         `  ${config.dataDir}/demo-api-key`,
         `  ${config.dataDir}/demo-credentials`,
         `The web app is at ${herald.config.baseUrl}/app.`,
@@ -35,7 +36,8 @@ export async function serve(config: Config): Promise<void> {
         `  Channels:  ${demo.channelIds.join(', ')}`,
         `  Web app:   ${herald.config.baseUrl}/app  (sign in with the demo user)`,
         '',
-        `  curl -H "Authorization: Bearer $(cat ${config.dataDir}/demo-api-key)" ${herald.config.baseUrl}/v1/rest/channels`,
+        `  curl -H "Authorization: Bearer $(cat ${config.dataDir}/demo-api-key)" ` +
+          `${herald.config.baseUrl}/v1/rest/channels`,
         '',
       ].join('\n') + '\n',
     );

@@ -81,7 +81,8 @@ async function resolveToken(deps: DomainDeps, resolvers: readonly TokenResolver[
     const missing = missingRequiredScopes(principal.scopes);
     if (missing.length > 0) {
       throw new UnauthorizedError(
-        `This token lacks the required scope${missing.length > 1 ? 's' : ''} ${missing.join(' and ')}; every token needs read_profile and manage_post.`,
+        `This token lacks the required scope${missing.length > 1 ? 's' : ''} ${missing.join(' and ')}; ` +
+          'every token needs read_profile and manage_post.',
       );
     }
     return boundByRoles(deps, principal);

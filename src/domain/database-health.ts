@@ -22,7 +22,8 @@ export class DatabaseUnavailableError extends HeraldError {
     super(
       'service_unavailable',
       503,
-      `Herald cannot reach its database right now; nothing was changed. Retry in ${DATABASE_RETRY_AFTER_SECONDS} seconds.`,
+      'Herald cannot reach its database right now; nothing was changed. ' +
+        `Retry in ${DATABASE_RETRY_AFTER_SECONDS} seconds.`,
     );
     this.cause = cause;
   }
@@ -196,5 +197,8 @@ export function quietDuringOutages<L extends OutageLog & { error(message: string
 export function lowSpaceWarning(freeBytes: number, thresholdBytes: number): string | undefined {
   if (freeBytes >= thresholdBytes) return undefined;
   const mb = (bytes: number) => `${Math.floor(bytes / (1024 * 1024))} MB`;
-  return `DATA_DIR has ${mb(freeBytes)} free, under STORAGE_LOW_MB (${mb(thresholdBytes)}): free space before writes fail with 507.`;
+  return (
+    `DATA_DIR has ${mb(freeBytes)} free, under STORAGE_LOW_MB (${mb(thresholdBytes)}): ` +
+    'free space before writes fail with 507.'
+  );
 }

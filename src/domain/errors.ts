@@ -76,12 +76,16 @@ export class RateLimitedError extends HeraldError {
     super(
       'rate_limited',
       429,
-      `Rate limit exceeded for the ${budget}. Wait ${retryAfterSeconds} seconds before retrying, and lengthen the delay if it happens again.`,
+      `Rate limit exceeded for the ${budget}. Wait ${retryAfterSeconds} seconds before retrying, ` +
+        'and lengthen the delay if it happens again.',
     );
   }
 }
 
-/** Something Herald depends on (media storage, a provider) is down or misconfigured: 503, and the operator is told through the log. */
+/**
+ * Something Herald depends on (media storage, a provider) is down or misconfigured: 503, and the operator is told
+ * through the log.
+ */
 export class ServiceUnavailableError extends HeraldError {
   constructor(message: string, options: { cause: unknown }) {
     super('service_unavailable', 503, message);

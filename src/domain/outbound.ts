@@ -1,6 +1,6 @@
 /**
- * The port through which the domain reaches URLs a person supplied (media import, webhook endpoints), owned by the domain and
- * implemented by src/net/safe-fetch.ts. Whatever implements it keeps these promises:
+ * The port through which the domain reaches URLs a person supplied (media import, webhook endpoints), owned by the
+ * domain and implemented by src/net/safe-fetch.ts. Whatever implements it keeps these promises:
  * - no loopback, private, link-local (cloud metadata), CGNAT, multicast or reserved address is reached,
  *   unless the URL's host is in `allowHosts`; the connection goes to the address that was checked;
  * - redirects are followed by hand and each hop is checked again;

@@ -203,7 +203,8 @@ export async function addOperatorChannel(deps: DomainDeps, input: Parameters<typ
   const connection = deps.networks.get(network.name)?.connection;
   if (connection && (connection.kind === 'oauth' || connection.fields.some((field) => field.secret))) {
     throw new ValidationError(
-      `A ${network.displayName} channel needs its account's credentials: connect it with herald channel connect ${network.name} ` +
+      `A ${network.displayName} channel needs its account's credentials: ` +
+        `connect it with herald channel connect ${network.name} ` +
         `(herald channel connect --help says what it asks for), or from the app's Channels page.`,
     );
   }

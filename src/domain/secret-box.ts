@@ -26,7 +26,8 @@ class SecretKeyMismatchError extends MasterKeyError {
   constructor(kid: string) {
     super(
       `A stored secret was sealed under master key ${kid}, which this instance does not hold. ` +
-        'Give every instance the same HERALD_SECRET_KEY (or DATA_DIR/secret.key); while rotating, set HERALD_PREVIOUS_SECRET_KEY to the old key.',
+        'Give every instance the same HERALD_SECRET_KEY (or DATA_DIR/secret.key); while rotating, ' +
+        'set HERALD_PREVIOUS_SECRET_KEY to the old key.',
     );
     this.name = 'SecretKeyMismatchError';
   }

@@ -10,8 +10,8 @@ import { secretName } from './webhooks/webhook-endpoints.js';
 
 /**
  * Seals every channel credential, connect flow, network app registration and webhook signing secret again
- * under the current master key (`herald secrets rotate`). Everything is opened before anything is written, and written in one
- * transaction: a value no held key opens changes nothing.
+ * under the current master key (`herald secrets rotate`). Everything is opened before anything is written, and written
+ * in one transaction: a value no held key opens changes nothing.
  */
 export async function resealStoredSecrets(repos: Repositories, box: SecretBox): Promise<number> {
   const credentials = (await repos.channels.allSealedCredentials()).map((row) => {

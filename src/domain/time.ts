@@ -27,7 +27,8 @@ export function toWireTime(ms: number | null): string | null {
     days.set(midnight, day);
   }
   const seconds = Math.floor(sinceMidnight / 1000);
-  return `${day}${TWO_DIGITS[Math.floor(seconds / 3600)]}:${TWO_DIGITS[Math.floor(seconds / 60) % 60]}:${TWO_DIGITS[seconds % 60]}.${THREE_DIGITS[sinceMidnight % 1000]}Z`;
+  const clock = `${TWO_DIGITS[Math.floor(seconds / 3600)]}:${TWO_DIGITS[Math.floor(seconds / 60) % 60]}`;
+  return `${day}${clock}:${TWO_DIGITS[seconds % 60]}.${THREE_DIGITS[sinceMidnight % 1000]}Z`;
 }
 
 const DAY_MS = 86_400_000;

@@ -85,7 +85,9 @@ export async function getToolTask(deps: DomainDeps, principal: Principal, taskId
 async function failIfStalled(deps: DomainDeps, task: McpTaskRecord): Promise<McpTaskRecord> {
   const now = deps.now();
   if (task.status !== 'working' || now - task.updatedAt <= STALLED_TASK_MS) return task;
-  const message = `The Herald instance running this ${task.tool} stopped before it ended; what it finished stays done. Check, then call the tool again.`;
+  const message =
+    `The Herald instance running this ${task.tool} stopped before it ended; ` +
+    'what it finished stays done. Check, then call the tool again.';
   const error = JSON.stringify({ code: INTERNAL_ERROR, message });
   if (await deps.repos.mcpTasks.updateWorking(task.id, { status: 'failed', statusMessage: message, error }, now)) {
     return { ...task, status: 'failed', statusMessage: message, error, updatedAt: now };
@@ -181,7 +183,8 @@ export async function finishToolTask(
   if (!finished) {
     await deps.repos.mcpTasks.noteCancelled(
       task.id,
-      `Cancelled by request, but ${task.tool} could not be stopped and ran to its end; its answer is dropped, and what it made stays (look it up with the listing tools).`,
+      `Cancelled by request, but ${task.tool} could not be stopped and ran to its end; its answer is dropped, ` +
+        'and what it made stays (look it up with the listing tools).',
       now,
     );
   }

@@ -38,7 +38,10 @@ export interface BrowserSession {
   csrfTokenMatches(req: Request, submitted: unknown): boolean;
 }
 
-/** The cookies of one surface: `herald_<name>_sign_in` and `herald_<name>_csrf`, on `path`; Secure when served over https. */
+/**
+ * The cookies of one surface: `herald_<name>_sign_in` and `herald_<name>_csrf`, on `path`; Secure when served over
+ * https.
+ */
 export function browserSession(name: string, path: string, secure: boolean): BrowserSession {
   const signInCookie = `herald_${name}_sign_in`;
   const csrfCookie = `herald_${name}_csrf`;

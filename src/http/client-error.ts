@@ -21,6 +21,7 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
         : [400, 'invalid_request', 'The request is not valid HTTP/1.1; check its request line and headers.'];
   const body = JSON.stringify({ status: false, code, message });
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; ` +
+      `charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
 }

@@ -230,7 +230,8 @@ const formats: Record<Surface, (req: Request, res: Response, problem: Problem) =
       'x-content-type-options': 'nosniff',
     });
     res.send(
-      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title></head>` +
+      '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, ' +
+        `initial-scale=1"><title>${escapeHtml(title)}</title></head>` +
         `<body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></body></html>`,
     );
   },

@@ -11,7 +11,9 @@ import { HeraldError, ValidationError } from '../domain/errors.js';
 
 const FORM_TYPE = 'application/x-www-form-urlencoded';
 
-/** `page`: a person submitted a page's form and is told to submit it again; `client`: a program is told what to send. */
+/**
+ * `page`: a person submitted a page's form and is told to submit it again; `client`: a program is told what to send.
+ */
 export function requireFormSubmission(sender: 'page' | 'client'): RequestHandler {
   const again = sender === 'page' ? 'go back to the page and submit it again' : `send the parameters as ${FORM_TYPE}`;
   return (req, _res, next) => {

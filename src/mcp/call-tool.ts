@@ -136,5 +136,8 @@ function invalidArguments(tool: string, problems: ValidationProblem[]): string {
     if (p.keyword === 'required') return `${where}: missing required argument "${String(p.params.missingProperty)}"`;
     return `${where}: ${p.message ?? 'is invalid'}`;
   });
-  return `Invalid arguments for ${tool}: ${[...new Set(lines)].join('; ')}. Fix them as the tool's inputSchema describes and call again.`;
+  return (
+    `Invalid arguments for ${tool}: ${[...new Set(lines)].join('; ')}. ` +
+    `Fix them as the tool's inputSchema describes and call again.`
+  );
 }

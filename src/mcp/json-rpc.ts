@@ -77,9 +77,9 @@ const SERVER_INFO = { name: 'herald', title: 'Herald', version: '0.1.0' };
 const CAPABILITIES = { tools: { listChanged: false }, resources: {} };
 
 const INSTRUCTIONS =
-  'Herald schedules and publishes social posts. Get channel ids with get_channels before posting (never hard-code them). ' +
-  'Omitting isScheduled publishes immediately; use bulk_schedule for many posts. Posts whose id starts with live_ were ' +
-  'published outside Herald and are read only.';
+  'Herald schedules and publishes social posts. Get channel ids with get_channels before posting ' +
+  '(never hard-code them). Omitting isScheduled publishes immediately; use bulk_schedule for many posts. ' +
+  'Posts whose id starts with live_ were published outside Herald and are read only.';
 
 export type RpcServers = Record<Era, RpcServer<RpcContext>>;
 
@@ -181,7 +181,10 @@ function rpcServer(options: Pick<CallToolOptions, 'log'>): RpcServer<RpcContext>
 /** Resource not found before 2026-07-28, which made it invalid params. */
 const LEGACY_RESOURCE_NOT_FOUND = -32002;
 
-/** For an Apps client, the result of a tool with a view also carries what the view shows (a task handle carries nothing). */
+/**
+ * For an Apps client, the result of a tool with a view also carries what the view shows (a task handle carries
+ * nothing).
+ */
 async function withViews(
   options: RpcOptions,
   { principal, apps }: RpcContext,

@@ -3,8 +3,8 @@
  * - A request is modern when its MCP-Protocol-Version header or its params._meta
  *   io.modelcontextprotocol/protocolVersion names a revision that is not a legacy one.
  * - MCP-Protocol-Version, Mcp-Method and, for tools/call and the tasks/ methods, Mcp-Name are required and equal
- *   the body's _meta revision, method and params.name (params.taskId) (Mcp-Name decoded from its =?base64?...?= form first); anything else is a
- *   400 HeaderMismatch (-32020) saying which header to fix.
+ *   the body's _meta revision, method and params.name (params.taskId) (Mcp-Name decoded from its =?base64?...?= form
+ *   first); anything else is a 400 HeaderMismatch (-32020) saying which header to fix.
  * - A revision Herald does not speak is a 400 UnsupportedProtocolVersion (-32022) with data.supported.
  * - _meta clientCapabilities and clientInfo, when sent, are objects (invalid params otherwise).
  * - Every result carries resultType "complete" and the server's identity in _meta; server/discover and
@@ -93,7 +93,8 @@ export function checkModernRequest(header: Headers, message: RpcMessage): void {
   const headerVersion = header('mcp-protocol-version');
   if (typeof declared !== 'string') {
     throw mismatch(
-      `the request's params._meta has no "${META.protocolVersion}"; send the revision (e.g. ${headerVersion ?? '2026-07-28'}) there and in MCP-Protocol-Version`,
+      `the request's params._meta has no "${META.protocolVersion}"; send the revision ` +
+        `(e.g. ${headerVersion ?? '2026-07-28'}) there and in MCP-Protocol-Version`,
     );
   }
   if (headerVersion === undefined)

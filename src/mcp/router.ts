@@ -103,7 +103,8 @@ export function mcpRouter(options: McpRouterOptions): express.Router {
         res,
         405,
         RpcErrorCode.InvalidRequest,
-        'This MCP server is stateless: send JSON-RPC messages with POST. GET streams and DELETE sessions are not offered.',
+        'This MCP server is stateless: send JSON-RPC messages with POST. ' +
+          'GET streams and DELETE sessions are not offered.',
       );
     });
   }
@@ -133,7 +134,9 @@ function isLoopbackOrigin(origin: string): boolean {
   }
 }
 
-/** The era the MCP-Protocol-Version header names, known before the body is read; the error boundary's codes follow it. */
+/**
+ * The era the MCP-Protocol-Version header names, known before the body is read; the error boundary's codes follow it.
+ */
 const eraCodes: RequestHandler = (req, res, next) => {
   const version = req.header('mcp-protocol-version');
   const era: Era = version !== undefined && isModernProtocolVersion(version) ? 'modern' : 'legacy';
@@ -194,7 +197,8 @@ function dispatch(
 ): RequestHandler {
   const { deps, config } = options;
   const scopeChallenge = (scope: string) =>
-    `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${protectedResourceMetadataUrl(config, mcpPath)}"`;
+    `Bearer error="insufficient_scope", scope="${scope}", ` +
+    `resource_metadata="${protectedResourceMetadataUrl(config, mcpPath)}"`;
   return async (req, res) => {
     const body: unknown = req.body;
     const batch = Array.isArray(body);

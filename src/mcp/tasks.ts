@@ -94,7 +94,9 @@ export async function legacyToolsCall(
   return {
     task: legacyTask(task),
     _meta: {
-      [IMMEDIATE_RESPONSE]: `${tool.name} is running as task ${task.id}; its answer comes with tasks/result once tasks/get says it ended.`,
+      [IMMEDIATE_RESPONSE]:
+        `${tool.name} is running as task ${task.id}; its answer comes with tasks/result once ` +
+        'tasks/get says it ended.',
     },
   };
 }
@@ -270,7 +272,8 @@ export function addLegacyTaskMethods<C extends CallContext>(server: JSONRPCServe
     server.addMethod(name, (params: TaskParams, context) => {
       if (context.revision !== TASKS_REVISION) {
         throw new JSONRPCErrorException(
-          `${name} belongs to MCP ${TASKS_REVISION} (tasks) and this request speaks ${context.revision ?? '2025-03-26'}.`,
+          `${name} belongs to MCP ${TASKS_REVISION} (tasks) and this request speaks ` +
+            `${context.revision ?? '2025-03-26'}.`,
           RpcErrorCode.MethodNotFound,
         );
       }
@@ -312,7 +315,8 @@ export function addModernTaskMethods<C extends CallContext>(server: JSONRPCServe
     server.addMethod(name, (params: TaskParams, context) => {
       if (!declaresTasks(params)) {
         throw new JSONRPCErrorException(
-          `Missing required client capability: ${name} needs the ${TASKS_EXTENSION} extension declared in params._meta "${META.clientCapabilities}".extensions.`,
+          `Missing required client capability: ${name} needs the ${TASKS_EXTENSION} extension declared in ` +
+            `params._meta "${META.clientCapabilities}".extensions.`,
           RpcErrorCode.MissingRequiredClientCapability,
           { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
         );

@@ -91,7 +91,10 @@ function embeddedIpv4(address: string): string | undefined {
 function tunnelReason(address: string): string | undefined {
   const g = ipv6Groups(address);
   if (g[0] === 0x2001 && g[1] === 0) {
-    return `${address} is a Teredo tunnel address (to ${ipv4FromGroups(g[6] ^ 0xffff, g[7] ^ 0xffff)}), which Herald does not fetch through`;
+    return (
+      `${address} is a Teredo tunnel address (to ${ipv4FromGroups(g[6] ^ 0xffff, g[7] ^ 0xffff)}), ` +
+      'which Herald does not fetch through'
+    );
   }
   if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) {
     return `${address} is a local-use NAT64 address, which can reach private networks behind the translator`;

@@ -195,7 +195,9 @@ function tooLarge(url: URL, maxBytes: number): OutboundRequestError {
   );
 }
 
-/** Checks a user-supplied URL under the rules above (its form and every address it resolves to) without requesting it. */
+/**
+ * Checks a user-supplied URL under the rules above (its form and every address it resolves to) without requesting it.
+ */
 export async function vetUrl(rawUrl: string, options: Pick<SafeFetchOptions, 'allowHosts' | 'resolve'>): Promise<void> {
   await vetHost(checkUrl(rawUrl), { ...options, maxBytes: 0, timeoutMs: 0 });
 }
@@ -314,7 +316,9 @@ export async function probeDirectMedia(
     return {
       direct: false,
       url: response.url,
-      reason: `${response.url} is not a JPEG, PNG, GIF, WebP, MP4, QuickTime or WebM file (content type "${contentType || 'none'}").`,
+      reason:
+        `${response.url} is not a JPEG, PNG, GIF, WebP, MP4, QuickTime or WebM file (content type ` +
+        `"${contentType || 'none'}").`,
     };
   }
   return { direct: true, url: response.url, kind: sniffed.kind, mimeType: sniffed.mimeType };

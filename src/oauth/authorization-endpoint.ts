@@ -32,7 +32,8 @@ const NOT_A_MEMBER =
   'You are not a member of any workspace of your Herald account, so you cannot connect ' +
   'applications. Ask an owner or admin to add you.';
 const CSRF_PROBLEM =
-  'This form expired or was not sent from this page (the security token did not match). Start again from the application.';
+  'This form expired or was not sent from this page (the security token did not match). ' +
+  'Start again from the application.';
 
 function queryString(req: Request): string {
   const index = req.originalUrl.indexOf('?');
@@ -49,7 +50,10 @@ function redirectOrigin(request: AuthorizationRequest): string {
 
 const sessions = new WeakMap<DomainDeps, BrowserSession>();
 
-/** The authorization pages' cookies: the web app's pair, so a person signed in to the app goes straight to consent, and back. */
+/**
+ * The authorization pages' cookies: the web app's pair, so a person signed in to the app goes straight to consent, and
+ * back.
+ */
 function oauthSession(deps: DomainDeps): BrowserSession {
   let session = sessions.get(deps);
   if (!session) sessions.set(deps, (session = appBrowserSession(deps.config.baseUrl.startsWith('https:'))));
@@ -138,7 +142,8 @@ function submitSignIn(deps: DomainDeps): RequestHandler {
       const context = { authorizationRequest, csrfToken: oauthSession(deps).csrfToken(req, res) };
       const problem =
         result.refused === 'too_many_attempts'
-          ? `Too many wrong passwords ${result.from === 'email' ? 'for this email' : 'from this network'}. Try again in ${result.retryAfterMinutes} minute${result.retryAfterMinutes === 1 ? '' : 's'}.`
+          ? `Too many wrong passwords ${result.from === 'email' ? 'for this email' : 'from this network'}. ` +
+            `Try again in ${result.retryAfterMinutes} minute${result.retryAfterMinutes === 1 ? '' : 's'}.`
           : 'That email and password do not match a Herald user.';
       return showSignIn(res, request, context, result.refused === 'too_many_attempts' ? 429 : 401, { email, problem });
     }

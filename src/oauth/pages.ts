@@ -80,7 +80,9 @@ export function consentPage(
   context: PageContext &
     ClientIdentity & {
       redirectHost: string;
-      /** The redirect goes to this computer, which any local program can listen on: said for metadata document clients. */
+      /**
+       * The redirect goes to this computer, which any local program can listen on: said for metadata document clients.
+       */
       redirectIsLocal: boolean;
       userEmail: string;
       fixedScopes: readonly Scope[];
@@ -94,12 +96,15 @@ export function consentPage(
     .join('\n');
   const localWarning =
     context.clientHost !== undefined && context.redirectIsLocal
-      ? `<p class="problem">This application receives your answer on this computer (${escapeHtml(context.redirectHost)}), where any program could be listening. Allow only if you have just started it from ${escapeHtml(context.clientHost)}'s application on this computer.</p>\n`
+      ? '<p class="problem">This application receives your answer on this computer ' +
+        `(${escapeHtml(context.redirectHost)}), where any program could be listening. Allow only if you have just ` +
+        `started it from ${escapeHtml(context.clientHost)}'s application on this computer.</p>\n`
       : '';
   return layout(
     'Allow access',
     `<h1><span class="client">${clientLabel(context)}</span> wants to use your Herald account</h1>
-<p>Signed in as <strong>${escapeHtml(context.userEmail)}</strong>. After you decide, you will be sent to <strong class="host">${escapeHtml(context.redirectHost)}</strong>.</p>
+<p>Signed in as <strong>${escapeHtml(context.userEmail)}</strong>. After you decide, you will be sent to
+<strong class="host">${escapeHtml(context.redirectHost)}</strong>.</p>
 ${localWarning}
 <form method="post" action="${OAUTH_ENDPOINTS.decision}">
 ${hiddenFields(context)}
@@ -111,7 +116,8 @@ ${
   context.offerManageTeam
     ? `<p class="optional">
 <input id="manage_team" name="manage_team" type="checkbox" value="yes"${context.manageTeamChecked ? ' checked' : ''}>
-<label for="manage_team"><strong>manage_team</strong> (optional)<br><span>${escapeHtml(SCOPE_DESCRIPTIONS.manage_team)}</span></label>
+<label for="manage_team"><strong>manage_team</strong> (optional)<br>
+<span>${escapeHtml(SCOPE_DESCRIPTIONS.manage_team)}</span></label>
 </p>
 `
     : ''
@@ -137,13 +143,17 @@ export function errorPage(message: string): string {
 }
 
 export const PAGES_STYLESHEET = `*{box-sizing:border-box}
-body{margin:0;padding:0 .75rem;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2330;background:#f4f5f8}
-main{max-width:28rem;margin:2rem auto;padding:1.5rem;background:#fff;border-radius:12px;box-shadow:0 1px 4px rgba(0,0,0,.08)}
+body{margin:0;padding:0 .75rem;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2330;
+background:#f4f5f8}
+main{max-width:28rem;margin:2rem auto;padding:1.5rem;background:#fff;border-radius:12px;
+box-shadow:0 1px 4px rgba(0,0,0,.08)}
 .brand{font-weight:700;color:#4353ff;margin:0 0 1rem}
 h1{font-size:1.3rem;line-height:1.3;margin:0 0 1rem}
 label{display:block;margin:.75rem 0 .25rem;font-weight:600}
-input[type=email],input[type=password]{width:100%;padding:.7rem;font-size:1rem;border:1px solid #c5c9d3;border-radius:8px}
-button{display:block;width:100%;margin-top:1.25rem;padding:.8rem;font-size:1rem;font-weight:600;color:#fff;background:#4353ff;border:0;border-radius:8px;cursor:pointer}
+input[type=email],input[type=password]{width:100%;padding:.7rem;font-size:1rem;border:1px solid #c5c9d3;
+border-radius:8px}
+button{display:block;width:100%;margin-top:1.25rem;padding:.8rem;font-size:1rem;font-weight:600;color:#fff;
+background:#4353ff;border:0;border-radius:8px;cursor:pointer}
 button.secondary{color:#1d2330;background:#e6e8ee;margin-top:.75rem}
 .problem{padding:.75rem;background:#fdecec;color:#8a1c1c;border-radius:8px}
 .scopes{padding-left:1.2rem}.scopes li{margin:.5rem 0}.scopes span,.optional span{color:#566075;font-size:.9rem}
@@ -151,10 +161,15 @@ button.secondary{color:#1d2330;background:#e6e8ee;margin-top:.75rem}
 .optional input{margin-top:.35rem;width:1.2rem;height:1.2rem}.optional label{margin:0;font-weight:400}
 .host{word-break:break-all}
 .from{font-weight:400;font-size:1rem}
-.switch{margin-top:1rem;text-align:center}button.link{display:inline;width:auto;margin:0;padding:.25rem;color:#4353ff;background:none;font-weight:400;text-decoration:underline}
+.switch{margin-top:1rem;text-align:center}
+button.link{display:inline;width:auto;margin:0;padding:.25rem;color:#4353ff;background:none;font-weight:400;
+text-decoration:underline}
 `;
 
-/** Headers every page carries: no framing, no inline code, nothing cached, forms post only to us (and the redirect that follows them). */
+/**
+ * Headers every page carries: no framing, no inline code, nothing cached, forms post only to us (and the redirect that
+ * follows them).
+ */
 export function sendPage(res: Response, status: number, html: string, formTargets: string[] = []): void {
   res.setHeader(
     'Content-Security-Policy',

@@ -26,7 +26,8 @@ export function oauthRouter(deps: DomainDeps, config: Config, bodies: BodyReader
   const router = express.Router();
   for (const path of MCP_PATHS)
     router.get(PROTECTED_RESOURCE_METADATA_PATH + path, protectedResourceMetadata(config, path));
-  // Clients that find no resource_metadata in a 401 try the path-specific URL, then the root one (RFC 9728 section 3.1, MCP authorization spec): the root describes /mcp.
+  // Clients that find no resource_metadata in a 401 try the path-specific URL, then the root one (RFC 9728 section 3.1,
+  // MCP authorization spec): the root describes /mcp.
   router.get(PROTECTED_RESOURCE_METADATA_PATH, protectedResourceMetadata(config, MCP_PATHS[0]));
   router.get(AUTHORIZATION_SERVER_METADATA_PATH, authorizationServerMetadata(config));
 

@@ -140,7 +140,8 @@ async function settleUncertainTry(
   if (!network.findComment) {
     throw new NetworkError(
       'permanent',
-      'An earlier try at the first comment may have reached the network, which Herald cannot ask about comments; it was not tried again, so it is never made twice: check the post on the network.',
+      'An earlier try at the first comment may have reached the network, which Herald cannot ask about comments; ' +
+        'it was not tried again, so it is never made twice: check the post on the network.',
     );
   }
   return network.findComment({ channel, networkPostId, text, attemptKey: networkKey });

@@ -16,7 +16,10 @@ export type MediaChecker = (url: string, accountId: string) => Promise<MediaChec
 const PROBE_TIMEOUT_MS = 10_000;
 const PROBE_MAX_BYTES = 1024 * 1024;
 
-/** The real check: the library, else through safe-fetch's SSRF rules; a host that cannot be reached now is retried later. */
+/**
+ * The real check: the library, else through safe-fetch's SSRF rules; a host that cannot be reached now is retried
+ * later.
+ */
 export function safeMediaChecker(allowHosts: readonly string[], library: LibraryFiles): MediaChecker {
   return async (url, accountId) => {
     const own = await library.find(accountId, url);

@@ -327,7 +327,9 @@ async function reconnectNeeded(
   error: NetworkError,
 ): Promise<void> {
   const now = rt.now();
-  const message = `The channel's connection to ${network.capabilities.displayName} has expired; reconnect it, then reschedule the post. (${error.message})`;
+  const message =
+    `The channel's connection to ${network.capabilities.displayName} has expired; reconnect it, ` +
+    `then reschedule the post. (${error.message})`;
   await markNeedsReconnect(rt.ctx.deps.repos, post.channelId, error.message, now);
   await finishPost(rt, post, 'failed', message, now, {
     idempotencyKey,

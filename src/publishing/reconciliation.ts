@@ -66,7 +66,8 @@ export async function reconcile(
   }
   const message =
     `Herald cannot confirm whether this post went out: ${cause}, and the network shows no post for it.${lookup} ` +
-    'Herald does not retry it on its own, to avoid a duplicate: check the channel, then reschedule the post if it is missing.';
+    'Herald does not retry it on its own, to avoid a duplicate: check the channel, ' +
+    'then reschedule the post if it is missing.';
   await finishPost(rt, post, 'unconfirmed', message, now, {
     idempotencyKey,
     outcome: 'unknown',

@@ -202,7 +202,10 @@ export class PublishingWorker {
     }
   }
 
-  /** One round, waited for whole (tests and the CLI drive the worker this way): claim due posts and publish them, then follow-ups. */
+  /**
+   * One round, waited for whole (tests and the CLI drive the worker this way): claim due posts and publish them, then
+   * follow-ups.
+   */
   async tick(): Promise<TickResult> {
     const claimed = await this.repo.claimDue(
       this.options.workerId,
@@ -273,7 +276,10 @@ export class PublishingWorker {
     while (!this.stopping && (await rehearseDue(this.rt, this.options.batchSize)) === this.options.batchSize);
   }
 
-  /** Live-post sync over every channel (credentials near an expiry they cannot be renewed past reviewed first), and another look for unconfirmed posts. */
+  /**
+   * Live-post sync over every channel (credentials near an expiry they cannot be renewed past reviewed first), and
+   * another look for unconfirmed posts.
+   */
   async sync(): Promise<void> {
     await reconcileUnconfirmed(this.rt);
     let after = '';

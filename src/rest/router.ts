@@ -139,13 +139,15 @@ async function appSessionPrincipal(
   const user = await resolveSession(deps, token);
   if (!user)
     throw new UnauthorizedError(
-      'Your web app session has ended (signed out or expired): sign in again at /app/sign-in, or send "Authorization: Bearer <API key or access token>".',
+      'Your web app session has ended (signed out or expired): sign in again at /app/sign-in, ' +
+        'or send "Authorization: Bearer <API key or access token>".',
     );
   if (!cookies.csrfTokenMatches(req, req.header(CSRF_HEADER))) {
     throw new HeraldError(
       'csrf_token_mismatch',
       403,
-      'A call with the web app\'s session must carry its CSRF token in the X-CSRF-Token header (the app\'s page has it); API integrations send "Authorization: Bearer <API key or access token>" instead.',
+      "A call with the web app's session must carry its CSRF token in the X-CSRF-Token header (the app's page has " +
+        'it); API integrations send "Authorization: Bearer <API key or access token>" instead.',
     );
   }
   return { ...(await sessionPrincipal(deps, user)), browser: browserBinding(token) };

@@ -31,7 +31,8 @@ export function loadMasterKeys(config: Config, warn: (message: string) => void =
   // Said on every start: a second instance on the same database with its own DATA_DIR would make its own key.
   if (config.databaseUrl)
     warn(
-      `The master key is ${file}. Every instance on this database needs the same key: set HERALD_SECRET_KEY to its contents on all of them.`,
+      `The master key is ${file}. Every instance on this database needs the same key: ` +
+        'set HERALD_SECRET_KEY to its contents on all of them.',
     );
   return { current: parseMasterKey(fs.readFileSync(file, 'utf8'), file), previous };
 }
@@ -48,7 +49,8 @@ export function rotateKeyFile(config: Config): void {
   if (fs.existsSync(`${file}.previous`)) return;
   if (!fs.existsSync(file)) {
     throw new MasterKeyError(
-      `There is no ${file} to rotate. Set HERALD_SECRET_KEY to the key this instance uses, or start Herald once to generate one.`,
+      `There is no ${file} to rotate. Set HERALD_SECRET_KEY to the key this instance uses, ` +
+        'or start Herald once to generate one.',
     );
   }
   writePrivateFile(`${file}.previous`, fs.readFileSync(file, 'utf8'));

@@ -92,7 +92,8 @@ function unavailableOnFailure(storage: MediaStorage): MediaStorage {
       const answered = error instanceof Error && '$metadata' in error;
       const reason = answered ? `the bucket answered ${error.name}` : 'the bucket could not be reached';
       throw new ServiceUnavailableError(
-        `Herald's media storage is unavailable (${reason}). Try again later; if it persists, the operator should check the S3_* settings.`,
+        `Herald's media storage is unavailable (${reason}). Try again later; if it persists, ` +
+          'the operator should check the S3_* settings.',
         { cause: error },
       );
     }

@@ -17,11 +17,12 @@ export function renderCalendarFeed(input: {
   });
   for (const entry of input.entries) {
     const firstLine = entry.text?.split('\n')[0].trim();
+    const excerpt = firstLine && firstLine.length > 80 ? `${firstLine.slice(0, 77)}…` : firstLine;
     calendar.createEvent({
       id: `${entry.uid}@${input.hostname}`,
       start: new Date(entry.at),
       end: new Date(entry.at + FEED_EVENT_MINUTES * 60_000),
-      summary: `${entry.channel} (${entry.state})${firstLine ? `: ${firstLine.length > 80 ? `${firstLine.slice(0, 77)}…` : firstLine}` : ''}`,
+      summary: `${entry.channel} (${entry.state})${excerpt ? `: ${excerpt}` : ''}`,
       description: entry.text ?? undefined,
       url: entry.permalink ?? input.pageUrl,
     });

@@ -17,7 +17,8 @@ import {
  * list of days on narrow screens). Static HTML and CSS only: no scripts, so the page's CSP forbids them.
  */
 export const CALENDAR_PAGE_CSP =
-  "default-src 'none'; style-src 'unsafe-inline'; img-src https: http: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+  "default-src 'none'; style-src 'unsafe-inline'; img-src https: http: data:; base-uri 'none'; form-action 'none'; " +
+  "frame-ancestors 'none'";
 
 const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
 
@@ -37,7 +38,8 @@ function entryHtml(entry: CalendarEntry, timezone: string): string {
       : '';
   return (
     `<li class="entry ${entry.state}"><time>${localTimeOf(entry.at, timezone)}</time> ` +
-    `<span class="channel">${escapeHtml(entry.channel)}</span> <span class="state">${entry.state}</span>${link}${text}</li>`
+    `<span class="channel">${escapeHtml(entry.channel)}</span> ` +
+    `<span class="state">${entry.state}</span>${link}${text}</li>`
   );
 }
 
@@ -83,7 +85,8 @@ export function renderCalendarPage(input: CalendarPageInput): string {
   const tabs = (['month', 'week', 'list'] as const)
     .map(
       (layout) =>
-        `<a class="tab${layout === period.layout ? ' on' : ''}" href="${escapeHtml(input.linkTo(layout, period.anchor))}">${layout}</a>`,
+        `<a class="tab${layout === period.layout ? ' on' : ''}" ` +
+        `href="${escapeHtml(input.linkTo(layout, period.anchor))}">${layout}</a>`,
     )
     .join('');
   return `<!doctype html>
@@ -91,22 +94,32 @@ export function renderCalendarPage(input: CalendarPageInput): string {
 <meta name="robots" content="noindex"><title>${escapeHtml(input.title)} · ${escapeHtml(period.title)}</title>
 <style>
 body{font:15px/1.4 system-ui,sans-serif;margin:0;color:#1d2433;background:#f5f6fa}
-header{padding:12px 16px;background:#1f2a44;color:#fff}header h1{margin:0;font-size:18px}header p{margin:4px 0 0;opacity:.8;font-size:13px}
+header{padding:12px 16px;background:#1f2a44;color:#fff}header h1{margin:0;font-size:18px}
+header p{margin:4px 0 0;opacity:.8;font-size:13px}
 nav{display:flex;flex-wrap:wrap;gap:8px;align-items:center;padding:10px 16px}nav a{color:#1f2a44}
-.tab{padding:4px 10px;border:1px solid #c5cbe0;border-radius:14px;text-decoration:none}.tab.on{background:#1f2a44;color:#fff}
+.tab{padding:4px 10px;border:1px solid #c5cbe0;border-radius:14px;text-decoration:none}
+.tab.on{background:#1f2a44;color:#fff}
 h2{margin:0 16px 8px;font-size:17px}
 .grid{display:grid;grid-template-columns:repeat(7,1fr);gap:4px;padding:0 16px 16px}
 .head{font-weight:600;font-size:12px;text-align:center;color:#5a6480}
-.day{background:#fff;border-radius:6px;padding:6px;min-height:70px;overflow:hidden}.day.outside{background:#eef0f3;color:#4a5260}
+.day{background:#fff;border-radius:6px;padding:6px;min-height:70px;overflow:hidden}
+.day.outside{background:#eef0f3;color:#4a5260}
 .day h3{margin:0 0 4px;font-size:13px}.day .wd{display:none}
-.day ul{list-style:none;margin:0;padding:0}.entry{font-size:12px;border-left:3px solid #3b5bdb;padding:2px 4px;margin:0 0 4px;background:#eef1fb}
+.day ul{list-style:none;margin:0;padding:0}
+.entry{font-size:12px;border-left:3px solid #3b5bdb;padding:2px 4px;margin:0 0 4px;background:#eef1fb}
 .entry.published{border-color:#2b8a3e}.entry.live{border-color:#e8590c}.entry.draft{border-color:#868e96}
-.entry time{font-weight:600}.entry .state{color:#5a6480}.entry .text{display:block;white-space:pre-wrap;word-break:break-word}
+.entry time{font-weight:600}.entry .state{color:#5a6480}
+.entry .text{display:block;white-space:pre-wrap;word-break:break-word}
 .list{padding:0 16px 16px}.list .day{margin-bottom:8px}.list .wd{display:inline}
-@media (max-width:640px){.grid{display:block}.grid .head,.grid .day.empty{display:none}.grid .day{margin-bottom:8px}.day .wd{display:inline}}
+@media (max-width:640px){.grid{display:block}.grid .head,.grid .day.empty{display:none}.grid .day{margin-bottom:8px}
+.day .wd{display:inline}}
 </style></head><body>
 <header><h1>${escapeHtml(input.title)}</h1><p>Times in ${escapeHtml(timezone)}. Read only.</p></header>
-<nav>${period.previous ? `<a href="${escapeHtml(input.linkTo(period.layout, period.previous))}" rel="prev">← Previous</a>` : ''}
+<nav>${
+    period.previous
+      ? `<a href="${escapeHtml(input.linkTo(period.layout, period.previous))}" rel="prev">← Previous</a>`
+      : ''
+  }
 ${period.next ? `<a href="${escapeHtml(input.linkTo(period.layout, period.next))}" rel="next">Next →</a>` : ''} ${tabs}
 ${input.feedUrl ? `<a href="${escapeHtml(input.feedUrl)}">Subscribe (iCalendar)</a>` : ''}</nav>
 <h2>${escapeHtml(period.title)}</h2>

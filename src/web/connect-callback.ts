@@ -43,7 +43,8 @@ export function connectCallbackRouter(
         .send(
           page(
             'Connected',
-            `<p>Herald can now publish to:</p><ul>${list}</ul>${outcome.warning ? `<p><strong>Note:</strong> ${escapeHtml(outcome.warning)}</p>` : ''}`,
+            `<p>Herald can now publish to:</p><ul>${list}</ul>` +
+              (outcome.warning ? `<p><strong>Note:</strong> ${escapeHtml(outcome.warning)}</p>` : ''),
           ),
         );
     } catch (error) {

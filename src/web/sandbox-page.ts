@@ -24,8 +24,10 @@ export function sandboxRouter(store: Pick<DomainDeps['repos']['sandbox'], 'get' 
     const media = post.media
       .map((url) => `<li><a href="${escapeHtml(url)}" rel="noreferrer">${escapeHtml(url)}</a></li>`)
       .join('');
+    const origin = post.external ? ' · posted outside Herald' : '';
     const body = [
-      `<p class="meta">Channel ${escapeHtml(post.channelId)} · ${escapeHtml(new Date(post.createdAt).toISOString())}${post.external ? ' · posted outside Herald' : ''}</p>`,
+      `<p class="meta">Channel ${escapeHtml(post.channelId)} · ${escapeHtml(new Date(post.createdAt).toISOString())}` +
+        `${origin}</p>`,
       parent,
       `<article>${escapeHtml(post.text)}</article>`,
       media ? `<ul>${media}</ul>` : '',
@@ -38,7 +40,8 @@ export function sandboxRouter(store: Pick<DomainDeps['repos']['sandbox'], 'get' 
         const files = r.media
           .map((url) => ` <a href="${escapeHtml(url)}" rel="noreferrer">${escapeHtml(url)}</a>`)
           .join('');
-        return `<aside><p class="meta"><a href="${escapeHtml(at(r.id))}">Reply</a></p>${escapeHtml(r.text)}${files}</aside>`;
+        const reply = `<p class="meta"><a href="${escapeHtml(at(r.id))}">Reply</a></p>`;
+        return `<aside>${reply}${escapeHtml(r.text)}${files}</aside>`;
       }),
     ].join('\n');
     res.setHeader('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'");
@@ -48,8 +51,11 @@ export function sandboxRouter(store: Pick<DomainDeps['repos']['sandbox'], 'get' 
 }
 
 function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} · Herald sandbox</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}article,aside{white-space:pre-wrap}aside{border-left:3px solid #ccc;padding-left:1rem;margin-top:1rem}.meta{color:#666;font-size:.9em}</style>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>${escapeHtml(title)} · Herald sandbox</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}
+article,aside{white-space:pre-wrap}aside{border-left:3px solid #ccc;padding-left:1rem;margin-top:1rem}
+.meta{color:#666;font-size:.9em}</style>
 </head><body><h1>${escapeHtml(title)}</h1>
 ${body}
 </body></html>`;

@@ -38,7 +38,10 @@ async function banners(manages: boolean): Promise<Banner[]> {
   const found: Banner[] = channels.data
     .filter((c) => c.status === 'needs_reconnect')
     .map((c) => ({
-      text: `The ${networkName(c.network)} channel ${c.displayName ?? c.name} needs reconnecting (${c.statusReason ?? 'the network refused its credentials'}): its posts fail until it is reconnected on the Channels page.`,
+      text:
+        `The ${networkName(c.network)} channel ${c.displayName ?? c.name} needs reconnecting ` +
+        `(${c.statusReason ?? 'the network refused its credentials'}): its posts fail until it is reconnected on the ` +
+        'Channels page.',
     }));
   const risky = atRisk.data.filter((p) => p.risk);
   if (risky.length > 0) {
@@ -57,7 +60,9 @@ async function banners(manages: boolean): Promise<Banner[]> {
   for (const endpoint of webhooks?.data ?? []) {
     if (!endpoint.enabled)
       found.push({
-        text: `Herald disabled the webhook endpoint ${endpoint.url}: ${endpoint.disabledReason ?? 'it kept failing'}. Fix the receiver, then enable it again.`,
+        text:
+          `Herald disabled the webhook endpoint ${endpoint.url}: ${endpoint.disabledReason ?? 'it kept failing'}. ` +
+          'Fix the receiver, then enable it again.',
       });
   }
   return found;

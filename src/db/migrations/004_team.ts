@@ -24,7 +24,8 @@ export async function up(db: Knex): Promise<void> {
 
   // One queued post per channel and slot: two requests racing for the same free slot cannot both win.
   await db.raw(
-    `CREATE UNIQUE INDEX ${QUEUE_SLOT_INDEX} ON posts (channel_id, date_time) WHERE in_queue = true AND status = 'scheduled'`,
+    `CREATE UNIQUE INDEX ${QUEUE_SLOT_INDEX} ON posts (channel_id, date_time) ` +
+      `WHERE in_queue = true AND status = 'scheduled'`,
   );
 
   await db.schema.createTable('labels', (t) => {

@@ -2,8 +2,8 @@ import type { Knex } from 'knex';
 
 /**
  * Channels connected to real networks: the connection's state, the network account it is (so connecting the
- * same account again updates it), its credentials (the column 001 reserved) sealed under the master key with a version for
- * compare-and-swap refreshes, and the short-lived records of a connect flow in progress. Mastodon
+ * same account again updates it), its credentials (the column 001 reserved) sealed under the master key with a version
+ * for compare-and-swap refreshes, and the short-lived records of a connect flow in progress. Mastodon
  * registers Herald once per instance; that registration is kept for the next account there.
  */
 export async function up(db: Knex): Promise<void> {

@@ -66,7 +66,8 @@ BEGIN
       INSERT INTO rate_limit_admissions AS a (bucket, at, n) VALUES (p_buckets[i], p_now, 1)
         ON CONFLICT (bucket, at) DO UPDATE SET n = a.n + 1;
       counts[i] := counts[i] + 1;
-      UPDATE rate_limit_budgets SET kept = counts[i], expires_at = greatest(expires_at, p_now + p_windows[i]) WHERE bucket = p_buckets[i];
+      UPDATE rate_limit_budgets SET kept = counts[i], expires_at = greatest(expires_at, p_now + p_windows[i])
+        WHERE bucket = p_buckets[i];
     ELSE
       UPDATE rate_limit_budgets SET kept = counts[i] WHERE bucket = p_buckets[i];
     END IF;

@@ -77,7 +77,8 @@ END $$`);
     await db.raw(`CREATE TRIGGER posts_insight_dirty_insert AFTER INSERT ON posts BEGIN ${note('NEW')} END`);
     await db.raw(`CREATE TRIGGER posts_insight_dirty_delete AFTER DELETE ON posts BEGIN ${note('OLD')} END`);
     await db.raw(
-      `CREATE TRIGGER posts_insight_dirty_update AFTER UPDATE OF ${watched} ON posts BEGIN ${note('OLD')} ${note('NEW')} END`,
+      `CREATE TRIGGER posts_insight_dirty_update AFTER UPDATE OF ${watched} ON posts ` +
+        `BEGIN ${note('OLD')} ${note('NEW')} END`,
     );
     const noteLabel = (row: 'NEW' | 'OLD') =>
       `INSERT INTO insight_dirty (channel_id, hour) SELECT channel_id, published_at / 3600000 FROM posts ` +
@@ -87,7 +88,8 @@ END $$`);
       ['delete', 'OLD'],
     ] as const) {
       await db.raw(
-        `CREATE TRIGGER post_labels_insight_dirty_${name} AFTER ${name.toUpperCase()} ON post_labels BEGIN ${noteLabel(row)} END`,
+        `CREATE TRIGGER post_labels_insight_dirty_${name} AFTER ${name.toUpperCase()} ON post_labels ` +
+          `BEGIN ${noteLabel(row)} END`,
       );
     }
   }

@@ -32,7 +32,8 @@ export class CommentStepsRepository {
       WHERE s.status = 'pending' AND s.due_at <= ? AND (s.lease_expires_at IS NULL OR s.lease_expires_at < ?)
       ORDER BY s.due_at LIMIT ?${pg ? ' FOR UPDATE OF s SKIP LOCKED' : ''}`;
     const result = await this.db.raw(
-      `UPDATE first_comment_steps SET claimed_by = ?, lease_expires_at = ?, attempts = attempts + 1 WHERE post_id IN (${due}) RETURNING *`,
+      'UPDATE first_comment_steps SET claimed_by = ?, lease_expires_at = ?, ' +
+        `attempts = attempts + 1 WHERE post_id IN (${due}) RETURNING *`,
       [workerId, now + leaseMs, now, now, limit],
     );
     const rows: any[] = pg ? result.rows : result;

@@ -5,7 +5,10 @@ import { toPost, toRow, type PostRecord } from './posts.js';
 /** Posts whose counters one statement writes: a sync's page of them costs one round trip, not one a post. */
 const METRICS_CHUNK = 500;
 
-/** Posts found on the network by live-post sync, and the metrics sync refreshes (across accounts: the worker serves the instance). */
+/**
+ * Posts found on the network by live-post sync, and the metrics sync refreshes (across accounts: the worker serves the
+ * instance).
+ */
 export class LivePostsRepository {
   constructor(private readonly db: Db) {}
 

@@ -15,7 +15,10 @@ export interface OAuthClientRecord {
   /** Other registered metadata (client_uri, logo_uri, ...), returned as registered. */
   metadata: Record<string, unknown>;
   createdAt: number;
-  /** A metadata document client (its id is the document's URL): when the cached document goes stale. Null for registered clients. */
+  /**
+   * A metadata document client (its id is the document's URL): when the cached document goes stale. Null for registered
+   * clients.
+   */
   documentExpiresAt: number | null;
 }
 
@@ -77,7 +80,10 @@ export class OAuthRepository {
     await this.db('oauth_clients').insert(clientRow(record));
   }
 
-  /** Stores a metadata document client as last fetched; a concurrent fetch by another instance simply wins or loses the last write. */
+  /**
+   * Stores a metadata document client as last fetched; a concurrent fetch by another instance simply wins or loses the
+   * last write.
+   */
   async saveDocumentClient(record: OAuthClientRecord): Promise<void> {
     const row = clientRow(record);
     const refreshed = Object.keys(row).filter((column) => column !== 'created_at');
@@ -271,7 +277,10 @@ export class OAuthRepository {
     return families.length;
   }
 
-  /** Housekeeping: clients registered before `registeredBefore` that no user ever authorized (no code pending, no token family). */
+  /**
+   * Housekeeping: clients registered before `registeredBefore` that no user ever authorized (no code pending, no token
+   * family).
+   */
   async deleteNeverAuthorizedClients(registeredBefore: number): Promise<number> {
     return this.db('oauth_clients')
       .where('created_at', '<', registeredBefore)

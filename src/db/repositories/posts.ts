@@ -197,14 +197,16 @@ export class PostsRepository {
       return [
         ...RECORD_COLUMNS,
         this.db.raw(
-          `COALESCE((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color) ORDER BY l.name_key) ${labels}), '[]'::json) AS labels`,
+          `COALESCE((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color) ` +
+            `ORDER BY l.name_key) ${labels}), '[]'::json) AS labels`,
         ),
       ];
     }
     const columns = RECORD_COLUMNS.map((column) => `"${column}"`).join(', ');
     return [
       this.db.raw(
-        `json_array(${columns}, (SELECT json_group_array(json_object('id', l.id, 'name', l.name, 'color', l.color) ORDER BY l.name_key) ${labels})) AS packed`,
+        `json_array(${columns}, (SELECT json_group_array(json_object('id', l.id, 'name', l.name, 'color', l.color) ` +
+          `ORDER BY l.name_key) ${labels})) AS packed`,
       ),
     ];
   }

@@ -71,7 +71,8 @@ export class PublishingRepository {
     // index and stop at the limit; one OR over both sorted every due post on every claim (a burst of 10,000
     // posts, 40 claims). Postgres takes no FOR UPDATE across a UNION, and plans the OR well.
     const due = pg
-      ? `SELECT p.id ${from} AND ((${scheduled}) OR (${expired})) ORDER BY p.date_time, p.id LIMIT ? FOR UPDATE OF p SKIP LOCKED`
+      ? `SELECT p.id ${from} AND ((${scheduled}) OR (${expired})) ORDER BY p.date_time, p.id LIMIT ? FOR UPDATE OF p ` +
+        'SKIP LOCKED'
       : `SELECT id FROM (
            SELECT * FROM (SELECT p.id, p.date_time ${from} AND ${scheduled} ORDER BY p.date_time, p.id LIMIT ?)
            UNION ALL SELECT * FROM (SELECT p.id, p.date_time ${from} AND ${expired} ORDER BY p.date_time, p.id LIMIT ?)
@@ -190,7 +191,8 @@ export class PublishingRepository {
           chunk.map((e) => [e.postId, e.changes.networkPostId, e.changes.permalinkUrl, e.changes.publishedAt]),
         );
         const result = await trx.raw(
-          `UPDATE posts SET status = 'published', network_post_id = v.column2, permalink_url = v.column3, published_at = CAST(v.column4 AS BIGINT),
+          `UPDATE posts SET status = 'published', network_post_id = v.column2, permalink_url = v.column3,
+             published_at = CAST(v.column4 AS BIGINT),
              updated_at = CAST(v.column4 AS BIGINT), last_error = NULL, risk = NULL,
              claimed_by = NULL, lease_expires_at = NULL, next_attempt_at = NULL
            FROM ${values.sql} WHERE posts.id = v.column1 AND claimed_by = ? AND status = 'publishing' RETURNING id`,

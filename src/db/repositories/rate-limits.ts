@@ -251,7 +251,8 @@ const ENSURE_BUDGET = `INSERT INTO rate_limit_budgets (bucket, kept, expires_at)
 const DROP_LEFT = 'DELETE FROM rate_limit_admissions WHERE bucket = ? AND at <= ? RETURNING n';
 const DROP_AHEAD = 'DELETE FROM rate_limit_admissions WHERE bucket = ? AND at > ? RETURNING n';
 const ADMIT =
-  'INSERT INTO rate_limit_admissions (bucket, at, n) VALUES (?, ?, 1) ON CONFLICT (bucket, at) DO UPDATE SET n = rate_limit_admissions.n + 1';
+  'INSERT INTO rate_limit_admissions (bucket, at, n) VALUES (?, ?, 1) ON CONFLICT (bucket, at) ' +
+  'DO UPDATE SET n = rate_limit_admissions.n + 1';
 const KEEP_ADMITTED = 'UPDATE rate_limit_budgets SET kept = ?, expires_at = ? WHERE bucket = ?';
 const KEEP = 'UPDATE rate_limit_budgets SET kept = ? WHERE bucket = ?';
 const SPAN = 'SELECT min(at) AS oldest, max(at) AS latest FROM rate_limit_admissions WHERE bucket = ?';

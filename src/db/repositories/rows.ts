@@ -52,7 +52,8 @@ export async function insertRows(
     returned.push(
       ...(await runSql(
         db,
-        `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES ${same.map(() => row).join(', ')}${tail ? ` ${tail}` : ''}`,
+        `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) ` +
+          `VALUES ${same.map(() => row).join(', ')}${tail ? ` ${tail}` : ''}`,
         same.flatMap((r) => columns.map((c) => r[c])),
       )),
     );

@@ -109,7 +109,10 @@ export class SandboxRepository {
     return row && toRecord(row);
   }
 
-  /** The channel's newest top-level posts (not comments), newest first; `before` continues after a post of a previous page. */
+  /**
+   * The channel's newest top-level posts (not comments), newest first; `before` continues after a post of a previous
+   * page.
+   */
   async recent(
     channelId: string,
     limit: number,

@@ -113,7 +113,8 @@ export class WebhooksRepository {
     const pg = isPostgres(this.db);
     const due = `
       SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-      WHERE d.status = 'pending' AND e.enabled = true AND d.next_attempt_at <= ? AND (d.lease_expires_at IS NULL OR d.lease_expires_at < ?)
+      WHERE d.status = 'pending' AND e.enabled = true AND d.next_attempt_at <= ?
+        AND (d.lease_expires_at IS NULL OR d.lease_expires_at < ?)
       ORDER BY d.next_attempt_at, d.id LIMIT ?${pg ? ' FOR UPDATE OF d SKIP LOCKED' : ''}`;
     const result = await this.db.raw(
       `UPDATE webhook_deliveries SET claimed_by = ?, lease_expires_at = ? WHERE id IN (${due}) RETURNING id`,

@@ -181,16 +181,22 @@ export class OfflineProvider implements AiProvider {
     const text = lines
       .map(
         (line, i) =>
-          `<text x="${width / 2}" y="${top + i * fontSize * 1.3}" text-anchor="middle" dominant-baseline="middle">${escapeXml(line)}</text>`,
+          `<text x="${width / 2}" y="${top + i * fontSize * 1.3}" text-anchor="middle" ` +
+          `dominant-baseline="middle">${escapeXml(line)}</text>`,
       )
       .join('');
     const svg =
       `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">` +
-      '<defs><linearGradient id="bg" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="#1f2a44"/><stop offset="1" stop-color="#3b5bdb"/></linearGradient></defs>' +
+      '<defs><linearGradient id="bg" x1="0" y1="0" x2="1" y2="1">' +
+      '<stop offset="0" stop-color="#1f2a44"/><stop offset="1" stop-color="#3b5bdb"/></linearGradient></defs>' +
       `<rect width="${width}" height="${height}" fill="url(#bg)"/>` +
-      `<rect x="${width * 0.05}" y="${height * 0.05}" width="${width * 0.9}" height="${height * 0.9}" rx="${width * 0.03}" fill="none" stroke="#ffffff" stroke-opacity="0.35" stroke-width="${Math.max(2, width / 270)}"/>` +
-      `<g font-family="DejaVu Sans, Liberation Sans, Arial, sans-serif" font-weight="bold" font-size="${fontSize}" fill="#ffffff">${text}</g>` +
-      `<text x="${width / 2}" y="${height * 0.9}" text-anchor="middle" font-family="DejaVu Sans, Arial, sans-serif" font-size="${Math.round(fontSize * 0.45)}" fill="#ffffff" fill-opacity="0.8">Herald</text>` +
+      `<rect x="${width * 0.05}" y="${height * 0.05}" width="${width * 0.9}" height="${height * 0.9}" ` +
+      `rx="${width * 0.03}" fill="none" stroke="#ffffff" stroke-opacity="0.35" ` +
+      `stroke-width="${Math.max(2, width / 270)}"/>` +
+      '<g font-family="DejaVu Sans, Liberation Sans, Arial, sans-serif" font-weight="bold" ' +
+      `font-size="${fontSize}" fill="#ffffff">${text}</g>` +
+      `<text x="${width / 2}" y="${height * 0.9}" text-anchor="middle" font-family="DejaVu Sans, Arial, sans-serif" ` +
+      `font-size="${Math.round(fontSize * 0.45)}" fill="#ffffff" fill-opacity="0.8">Herald</text>` +
       '</svg>';
     const { Resvg } = await import('@resvg/resvg-js');
     return new Resvg(svg, { font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans' } }).render().asPng();

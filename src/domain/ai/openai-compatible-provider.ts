@@ -75,7 +75,8 @@ export class OpenAiCompatibleProvider implements AiProvider {
     variant: number;
   }): Promise<string> {
     return this.chat(
-      `You write social media posts for ${input.network}. Answer with the post text only, at most ${input.maxChars} characters` +
+      `You write social media posts for ${input.network}. Answer with the post text only, ` +
+        `at most ${input.maxChars} characters` +
         `${input.tone ? `, in a ${input.tone} tone` : ''}. No preamble, no quotes.` +
         (input.variant > 0
           ? ` This is alternative number ${input.variant + 1}: make it different from the obvious version.`
@@ -86,7 +87,8 @@ export class OpenAiCompatibleProvider implements AiProvider {
 
   async suggestHashtags(input: { text: string; network: string; count: number }): Promise<string[]> {
     const answer = await this.chat(
-      `Suggest up to ${input.count} relevant hashtags for a ${input.network} post, most relevant first. Answer with the hashtags only, separated by spaces.`,
+      `Suggest up to ${input.count} relevant hashtags for a ${input.network} post, most relevant first. ` +
+        'Answer with the hashtags only, separated by spaces.',
       input.text,
     );
     return [...answer.matchAll(/#?([\p{L}\p{N}_]{2,})/gu)].map((m) => `#${m[1]}`).slice(0, input.count);

@@ -47,7 +47,8 @@ async function heldPost(deps: DomainDeps, principal: Principal, postId: string, 
   if (post.approvalStatus !== 'PENDING') {
     throw new ConflictError(
       'not_pending',
-      `Post ${postId} is not waiting for approval (approvalStatus ${post.approvalStatus ?? 'none'}); only PENDING posts can be ${action}.`,
+      `Post ${postId} is not waiting for approval (approvalStatus ${post.approvalStatus ?? 'none'}); ` +
+        `only PENDING posts can be ${action}.`,
     );
   }
   return post;
@@ -154,7 +155,9 @@ export async function assignReviewer(
   return toPostView((await deps.repos.posts.get(principal.accountId, postId))!);
 }
 
-/** Approves or rejects each post in turn; a post that cannot be decided is reported in its result and the others go on. */
+/**
+ * Approves or rejects each post in turn; a post that cannot be decided is reported in its result and the others go on.
+ */
 export async function decideApprovals(
   deps: DomainDeps,
   principal: Principal,

@@ -142,7 +142,10 @@ function parseTimeOfDay(value: string): string {
   return value;
 }
 
-/** A move as API users ask for it (POST /posts/{postId}/move): a day (and maybe a time) in a time zone, or an exact instant. */
+/**
+ * A move as API users ask for it (POST /posts/{postId}/move): a day (and maybe a time) in a time zone, or an exact
+ * instant.
+ */
 export async function movePostTo(
   deps: DomainDeps,
   principal: Principal,

@@ -70,7 +70,8 @@ export async function createLabel(
   if (!(await deps.repos.labels.create(record))) {
     throw new ConflictError(
       'label_exists',
-      `Workspace ${workspace.name} already has a label named "${name}" (names are unique whatever their case); use it, or pick another name.`,
+      `Workspace ${workspace.name} already has a label named "${name}" (names are unique whatever their case); ` +
+        'use it, or pick another name.',
     );
   }
   return toLabelView(record);
@@ -91,7 +92,8 @@ async function requireLabels(
   const foreign = found.filter((l) => l.workspaceId !== workspaceId);
   if (foreign.length > 0) {
     throw new ValidationError(
-      `Label ${foreign.map((l) => l.name).join(', ')} belongs to another workspace than the post; use a label of the post's workspace.`,
+      `Label ${foreign.map((l) => l.name).join(', ')} belongs to another workspace than the post; ` +
+        `use a label of the post's workspace.`,
       [{ path: 'labelIds', message: 'Label and post must share a workspace.' }],
     );
   }

@@ -35,7 +35,8 @@ export async function inspectMedia(bytes: Buffer): Promise<InspectedMedia> {
   if (!mimeType || !accepted) {
     throw new UnprocessableError(
       'unsupported_media_type',
-      `The file is ${mimeType ? `of type ${mimeType}` : 'not a recognised image or video'}; accepted types are ${acceptedTypeList()}.`,
+      `The file is ${mimeType ? `of type ${mimeType}` : 'not a recognised image or video'}; ` +
+        `accepted types are ${acceptedTypeList()}.`,
     );
   }
   if (accepted.kind === 'image') {

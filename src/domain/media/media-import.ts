@@ -8,8 +8,8 @@ import { resolveWorkspace, storeMedia, type MediaView } from './media-library.js
  * Importing a file from a URL into the media library.
  *
  * Rules enforced:
- * - the URL is fetched through the OutboundFetcher port (deps.fetcher): no loopback, private, link-local or metadata addresses, checked
- *   after DNS resolution and on every redirect (OUTBOUND_ALLOW_HOSTS excepted);
+ * - the URL is fetched through the OutboundFetcher port (deps.fetcher): no loopback, private, link-local or metadata
+ *   addresses, checked after DNS resolution and on every redirect (OUTBOUND_ALLOW_HOSTS excepted);
  * - direct files only: an HTML page (a video site's watch page, a storage preview page) is refused, saying why;
  * - at most MEDIA_MAX_IMPORT_BYTES, within MEDIA_IMPORT_TIMEOUT_MS;
  * - what is stored is judged by its bytes, like an upload.

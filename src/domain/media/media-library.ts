@@ -201,7 +201,10 @@ export class UploadRefusedError extends HeraldError {
   }
 }
 
-/** Receives the bytes PUT to a signed upload URL, up to the declared size. No principal: the signature is the capability. */
+/**
+ * Receives the bytes PUT to a signed upload URL, up to the declared size. No principal: the signature is the
+ * capability.
+ */
 export async function receiveUpload(
   deps: DomainDeps,
   input: {
@@ -275,7 +278,8 @@ export async function completeMediaUpload(
   if (upload.receivedBytes === null) {
     throw new UnprocessableError(
       'upload_incomplete',
-      'No bytes have arrived for this upload yet: PUT the file to the uploadUrl first, then call complete_media_upload.',
+      'No bytes have arrived for this upload yet: PUT the file to the uploadUrl first, ' +
+        'then call complete_media_upload.',
     );
   }
   const bytes = await deps.mediaStorage.read(uploadKey(upload.id));

@@ -60,7 +60,8 @@ function isPublicIPv6(address: string): boolean {
 
 function unreachableWords(baseUrl: string, displayName: string): string {
   return (
-    `${displayName} fetches media from Herald's address, and this Herald is at ${baseUrl}, which ${displayName} cannot reach; ` +
+    `${displayName} fetches media from Herald's address, and this Herald is ` +
+    `at ${baseUrl}, which ${displayName} cannot reach; ` +
     'set BASE_URL to a public https address, or give the file as a public URL elsewhere.'
   );
 }

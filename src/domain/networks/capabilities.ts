@@ -194,14 +194,16 @@ const NETWORKS: readonly NetworkCapabilities[] = [
         required: false,
         maxLength: 1000,
         description:
-          "the images' descriptions for people who cannot see them, in the order of the images (X takes 1,000 characters each)",
+          "the images' descriptions for people who cannot see them, in the order of the images (X takes 1,000 " +
+          'characters each)',
       },
     ],
     chunkedUpload: { minChunkBytes: 1, maxChunkBytes: 1 * MB, maxLastChunkBytes: 1 * MB, maxChunks: 1000 },
   },
   {
     // [AT lexicons], bsky rate-limits and post-richtext docs: 300 graphemes and 3,000 bytes; 4 images <= 2 MB
-    // (was 1 MB) or 1 video <= 100 MB (the embed lexicon's cap; the video service takes it). A first comment is a reply.
+    // (was 1 MB) or 1 video <= 100 MB (the embed lexicon's cap; the video service takes it). A first comment is a
+    // reply.
     name: 'bluesky',
     displayName: 'Bluesky',
     counters: { engagement: ['likes', 'reposts', 'replies', 'quotes'], reach: [], audience: true },
@@ -274,7 +276,8 @@ const NETWORKS: readonly NetworkCapabilities[] = [
   },
   {
     // [PZ/linkedin], LinkedIn's multiimage-post-api: 3,000 characters; images under 36,152,320 pixels, one as media or
-    // 2 to 20 as a multi-image post; video MP4 3 s-30 min, <= 500 MB (unsure), alone. A first comment may carry an image.
+    // 2 to 20 as a multi-image post; video MP4 3 s-30 min, <= 500 MB (unsure), alone. A first comment may carry an
+    // image.
     name: 'linkedin',
     displayName: 'LinkedIn',
     counters: { engagement: ['likes', 'comments', 'shares', 'clicks'], reach: ['impressions'], audience: true },
@@ -359,7 +362,8 @@ const NETWORKS: readonly NetworkCapabilities[] = [
         type: { oneOf: ['feed', 'reels', 'story'] },
         required: false,
         description:
-          'feed (default: an image, a video shared as a reel, or a carousel of 2 to 10), reels (one video) or story (one image or video; the text is not shown)',
+          'feed (default: an image, a video shared as a reel, or a carousel of 2 to 10), reels (one video) ' +
+          'or story (one image or video; the text is not shown)',
         media: {
           reels: { kinds: ['video'], maxItems: 1, words: 'exactly one video' },
           story: { kinds: ['image', 'video'], maxItems: 1, words: 'one image or one video' },
@@ -438,7 +442,8 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     },
     firstComment: 'none',
     firstCommentRefused:
-      'has no comment API, so Herald cannot make a first comment there; remove firstComment, or post the comment in the TikTok app.',
+      'has no comment API, so Herald cannot make a first comment there; remove firstComment, ' +
+      'or post the comment in the TikTok app.',
     commentMediaUrl: false,
     channelOptions: [
       {
@@ -521,7 +526,8 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     },
     firstComment: 'none',
     firstCommentRefused:
-      'has no comment API, so Herald cannot make a first comment on a Pin; remove firstComment, or comment in the Pinterest app.',
+      'has no comment API, so Herald cannot make a first comment on a Pin; remove firstComment, ' +
+      'or comment in the Pinterest app.',
     commentMediaUrl: false,
     channelOptions: [
       {
@@ -708,7 +714,8 @@ const NETWORKS: readonly NetworkCapabilities[] = [
     },
     firstComment: 'none',
     firstCommentRefused:
-      'has no comments on local posts, so Herald cannot make a first comment there; remove firstComment for this channel.',
+      'has no comments on local posts, so Herald cannot make a first comment there; ' +
+      'remove firstComment for this channel.',
     commentMediaUrl: false,
     channelOptions: [
       {

@@ -153,7 +153,8 @@ export async function reconnectChannel(
     const stored = await deps.repos.channels.credentials(channel.id);
     // Asked only now and awaited at once: a refusal left pending while the credentials are read would be unhandled.
     const fromConnection = connector.fieldsFor(connectorChannel(deps, channel));
-    // A channel with no credentials stored (a seeded sandbox channel) gives what its connector knows without them, if anything.
+    // A channel with no credentials stored (a seeded sandbox channel) gives what its connector knows without them, if
+    // anything.
     known = stored?.sealed ? await fromConnection : await fromConnection.catch(() => ({}));
   }
   return connectChannel(deps, principal, { network: channel.network, fields: { ...known, ...fields } }, channel);
@@ -194,7 +195,8 @@ export async function finishConnect(
     throw new HeraldError(
       'connect_other_browser',
       403,
-      'This connection was started in another browser, or you signed out of Herald since; nothing was connected. Open Herald in the browser where you chose Connect, sign in, and start again.',
+      'This connection was started in another browser, or you signed out of Herald since; nothing was connected. ' +
+        'Open Herald in the browser where you chose Connect, sign in, and start again.',
     );
   }
   const displayName = capabilitiesOf(network).displayName;
@@ -277,7 +279,8 @@ async function saveAccount(
 ): Promise<ChannelView> {
   if (reconnecting?.networkAccountId && reconnecting.networkAccountId !== account.networkAccountId) {
     throw new ValidationError(
-      `You signed in as ${account.handle}, but channel ${reconnecting.id} is ${reconnecting.handle}; sign in as ${reconnecting.handle} to reconnect it, ` +
+      `You signed in as ${account.handle}, but channel ${reconnecting.id} is ${reconnecting.handle}; ` +
+        `sign in as ${reconnecting.handle} to reconnect it, ` +
         'or connect the other account as a new channel.',
     );
   }
@@ -415,7 +418,10 @@ function appRegistrations(deps: DomainDeps, network: string): AppRegistrations {
 function notConfiguredReason(network: string, displayName: string): string {
   const variables = NETWORK_APP_VARIABLES[network];
   const what = variables ? variables.join(' and ') : 'the app credentials';
-  return `This Herald instance is not configured for ${displayName}: its operator must set ${what} (see docs/networks.md, Connecting networks).`;
+  return (
+    `This Herald instance is not configured for ${displayName}: its operator must set ${what} (see ` +
+    'docs/networks.md, Connecting networks).'
+  );
 }
 
 export function callbackUrl(deps: DomainDeps, network: string): string {

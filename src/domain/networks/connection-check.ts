@@ -44,7 +44,8 @@ export async function checkChannelConnection(
       account: channel.handle,
       grantedScopes: null,
       problems: [
-        `${displayName} refused the stored credentials (${channel.statusReason ?? 'no reason given'}): reconnect the channel.`,
+        `${displayName} refused the stored credentials (${channel.statusReason ?? 'no reason given'}): ` +
+          'reconnect the channel.',
       ],
     });
   }

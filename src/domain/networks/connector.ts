@@ -204,7 +204,8 @@ export interface RecentPostsPage {
 
 /**
  * How a network call failed, decided once by the connector:
- * - retry_later: rate limited or briefly unavailable; retryAt (epoch ms) from the network's reset header when it sent one;
+ * - retry_later: rate limited or briefly unavailable; retryAt (epoch ms) from the network's reset header when it sent
+ *   one;
  * - refresh_and_retry: the access token expired and the connector can refresh it (refresh hook), then try again;
  * - reconnect_needed: the connection is gone (revoked, refresh failed, no refresh possible): a person must reconnect;
  * - permanent: the network refused the post for good; the message is the network's;
@@ -265,7 +266,10 @@ export interface NetworkConnector {
     keep: Record<string, string>;
     apps: AppRegistrations;
   }): Promise<ConnectedAccount[]>;
-  /** What a reconnect may take from the channel's current connection (the instance, the identifier), so a person gives only what changed. */
+  /**
+   * What a reconnect may take from the channel's current connection (the instance, the identifier), so a person gives
+   * only what changed.
+   */
   fieldsFor?(channel: ConnectorChannel): Promise<Record<string, string>>;
   /** Gets a fresh access token through the channel's vault; throws reconnect_needed when it cannot. */
   refresh?(channel: ConnectorChannel): Promise<void>;

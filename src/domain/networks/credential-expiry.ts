@@ -36,7 +36,8 @@ export async function reviewCredentialExpiry(
     await markNeedsReconnect(
       deps.repos,
       channel.id,
-      `${displayName}'s access expires on ${date} and ${displayName} cannot renew it without you: reconnect the channel`,
+      `${displayName}'s access expires on ${date} and ${displayName} cannot renew it without you: ` +
+        'reconnect the channel',
       deps.now(),
     );
     return;

@@ -39,7 +39,9 @@ export function sealCredentials(deps: DomainDeps, channelId: string, credentials
   return deps.secretBox.seal(credentialsName(channelId), JSON.stringify(credentials));
 }
 
-/** Marks a channel needs_reconnect with the network's reason, and records channel.needs_reconnect once, with the change. */
+/**
+ * Marks a channel needs_reconnect with the network's reason, and records channel.needs_reconnect once, with the change.
+ */
 export async function markNeedsReconnect(
   repos: Repositories,
   channelId: string,

@@ -90,7 +90,10 @@ const KIND_WORDS: Record<MediaKind, [one: string, many: string, field: string]> 
   video: ['video', 'videos', 'videoUrls'],
 };
 
-/** The text limit a channel's posts are held to: the network's, or the higher one its connection reported where the network lets it. */
+/**
+ * The text limit a channel's posts are held to: the network's, or the higher one its connection reported where the
+ * network lets it.
+ */
 export function textLimitOf(capabilities: NetworkCapabilities, channelTextLimit?: number | null): number {
   return capabilities.text.raisedBy && channelTextLimit
     ? Math.max(channelTextLimit, capabilities.text.limit)
@@ -172,7 +175,8 @@ export function validatePost(
       problem(
         'channel_option',
         path,
-        `${name} allows ${rule.maxLength} characters in channelOptions.${rule.name}; this one has ${[...value].length}. Shorten it.`,
+        `${name} allows ${rule.maxLength} characters in channelOptions.${rule.name}; this one ` +
+          `has ${[...value].length}. Shorten it.`,
       );
     } else if (
       rule.maxLength !== undefined &&
@@ -183,7 +187,8 @@ export function validatePost(
       problem(
         'channel_option',
         `${path}[${at}]`,
-        `${name} allows ${rule.maxLength} characters in each of channelOptions.${rule.name}; item ${at} has ${[...String(value[at])].length}. Shorten it.`,
+        `${name} allows ${rule.maxLength} characters in each of ` +
+          `channelOptions.${rule.name}; item ${at} has ${[...String(value[at])].length}. Shorten it.`,
       );
     } else {
       const needs = typeof value === 'string' ? rule.media?.[value] : undefined;
@@ -199,7 +204,8 @@ export function validatePost(
         problem(
           'channel_option',
           path,
-          `${name}: a post with channelOptions.${rule.name} "${value}" carries ${needs.words}; this one has ${images} image(s) and ${videos} video(s).`,
+          `${name}: a post with channelOptions.${rule.name} "${value}" carries ${needs.words}; this one ` +
+            `has ${images} image(s) and ${videos} video(s).`,
         );
       }
     }
@@ -324,7 +330,8 @@ function checkMedia(
     problem(
       'media_required',
       `${prefix}imageUrls`,
-      `${name} posts need media (${kinds.join(' or ')}); add ${kinds.includes('image') ? 'imageUrls or ' : ''}videoUrls.`,
+      `${name} posts need media (${kinds.join(' or ')}); ` +
+        `add ${kinds.includes('image') ? 'imageUrls or ' : ''}videoUrls.`,
     );
   }
   for (const kind of present) {
@@ -343,7 +350,8 @@ function checkMedia(
     problem(
       'media_mix',
       `${prefix}videoUrls`,
-      `${name} takes one kind of media per post, and this post has ${words.join(' and ')}; split them into separate posts.`,
+      `${name} takes one kind of media per post, and this post has ${words.join(' and ')}; split them into separate ` +
+        'posts.',
     );
   } else if (total > media.maxItems) {
     problem(
@@ -412,7 +420,8 @@ function checkFile(
     problem(
       'media_file',
       path,
-      `${name} takes ${one}s of at most ${(rule.maxBytes / MB).toFixed(0)} MB; ${path} is ${(file.sizeBytes / MB).toFixed(1)} MB.`,
+      `${name} takes ${one}s of at ` +
+        `most ${(rule.maxBytes / MB).toFixed(0)} MB; ${path} is ${(file.sizeBytes / MB).toFixed(1)} MB.`,
     );
   }
   if (file.width && file.height) {
@@ -420,7 +429,8 @@ function checkFile(
       problem(
         'media_file',
         path,
-        `${name} takes ${one}s of at most ${rule.maxPixels.toLocaleString('en')} pixels; ${path} is ${file.width} x ${file.height}.`,
+        `${name} takes ${one}s of at ` +
+          `most ${rule.maxPixels.toLocaleString('en')} pixels; ${path} is ${file.width} x ${file.height}.`,
       );
     }
     const ratio = file.width / file.height;
@@ -428,7 +438,8 @@ function checkFile(
       problem(
         'media_file',
         path,
-        `${name} takes ${one}s from ${ratioWords(rule.aspectRatio.min)} to ${ratioWords(rule.aspectRatio.max)} (width to height); ${path} is ${file.width} x ${file.height}. Crop it.`,
+        `${name} takes ${one}s from ${ratioWords(rule.aspectRatio.min)} to ` +
+          `${ratioWords(rule.aspectRatio.max)} (width to height); ${path} is ${file.width} x ${file.height}. Crop it.`,
       );
     }
   }

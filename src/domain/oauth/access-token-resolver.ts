@@ -28,7 +28,8 @@ export const resolveOAuthAccessToken: TokenResolver = async (deps, token) => {
   }
   if (!isOurResource(deps.config, family.resource)) {
     throw new UnauthorizedError(
-      `This access token was issued for ${family.resource}, not for this server; request a token with resource=${deps.config.baseUrl}/mcp.`,
+      `This access token was issued for ${family.resource}, not for this server; ` +
+        `request a token with resource=${deps.config.baseUrl}/mcp.`,
     );
   }
   return {

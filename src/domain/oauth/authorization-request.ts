@@ -51,7 +51,8 @@ export async function checkAuthorizationRequest(
   const client = await findClient(deps, clientId, { fresh: true });
   if (!client)
     throw new UntrustedRedirectError(
-      'This application is not registered with Herald (unknown client_id). Start again from the application you are connecting.',
+      'This application is not registered with Herald (unknown client_id). ' +
+        'Start again from the application you are connecting.',
     );
   const requested = single(params, 'redirect_uri');
   const redirectUri = requested ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);

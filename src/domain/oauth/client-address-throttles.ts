@@ -20,7 +20,8 @@ export async function consumeRegistrationBudget(deps: DomainDeps, clientAddress:
   if (hits > deps.config.oauthThrottles.registrationsPerHour) {
     const retryAfterSeconds = Math.max(1, Math.ceil((windowStart + HOUR_MS - now) / 1000));
     throw new OAuthRateLimitedError(
-      `Too many client registrations from this address (at most ${deps.config.oauthThrottles.registrationsPerHour} an hour). ` +
+      'Too many client registrations from this address (at ' +
+        `most ${deps.config.oauthThrottles.registrationsPerHour} an hour). ` +
         `Reuse the client_id you registered, or retry in ${retryAfterSeconds} seconds.`,
       retryAfterSeconds,
     );

@@ -42,7 +42,8 @@ const SHARED_SECRET_METHODS = ['client_secret_basic', 'client_secret_post', 'cli
 export class ClientMetadataDocumentError extends UntrustedRedirectError {
   constructor(clientId: string, problem: string) {
     super(
-      `Herald cannot use the client metadata document at ${clientId}: ${problem} The application's developer must fix this; then start again from the application.`,
+      `Herald cannot use the client metadata document at ${clientId}: ${problem} The application's developer must ` +
+        'fix this; then start again from the application.',
     );
     this.name = 'ClientMetadataDocumentError';
   }
@@ -79,7 +80,9 @@ function clientIdProblem(clientId: string): string | undefined {
   return undefined;
 }
 
-/** The URL actually requested: https as given, or plain http for hosts the operator listed for tests and development. */
+/**
+ * The URL actually requested: https as given, or plain http for hosts the operator listed for tests and development.
+ */
 function fetchUrl(deps: DomainDeps, clientId: string): string {
   const url = new URL(clientId);
   if (
@@ -134,7 +137,10 @@ function optionalHttpsUrl(document: Record<string, unknown>, field: string): str
 
 function documentProblem(clientId: string, document: Record<string, unknown>): string | undefined {
   if (document.client_id !== clientId) {
-    return `its client_id is ${JSON.stringify(document.client_id ?? null)}, but it must equal the document's URL exactly.`;
+    return (
+      `its client_id is ${JSON.stringify(document.client_id ?? null)}, ` +
+      `but it must equal the document's URL exactly.`
+    );
   }
   if (typeof document.client_name !== 'string' || document.client_name.trim() === '')
     return 'it has no client_name; give the application a name people will recognise.';
@@ -145,7 +151,10 @@ function documentProblem(clientId: string, document: Record<string, unknown>): s
     return `token_endpoint_auth_method is ${method}, a shared secret a metadata document cannot establish; use "none".`;
   }
   if (method !== 'none')
-    return `token_endpoint_auth_method must be "none" (a public client protected by PKCE); Herald does not accept ${JSON.stringify(method)}.`;
+    return (
+      'token_endpoint_auth_method must be "none" (a public client protected by PKCE); ' +
+      `Herald does not accept ${JSON.stringify(method)}.`
+    );
   return optionalHttpsUrl(document, 'logo_uri') ?? optionalHttpsUrl(document, 'client_uri');
 }
 

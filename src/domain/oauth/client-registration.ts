@@ -109,19 +109,22 @@ function applicationType(body: Record<string, unknown>, uris: string[]): Applica
   if (value === undefined) return allLoopback ? 'native' : 'web';
   if (!APPLICATION_TYPES.includes(value as ApplicationType)) {
     throw invalidMetadata(
-      `application_type must be "web" (a browser application on a remote host) or "native" (a desktop, mobile or command-line application, or one served on localhost).`,
+      'application_type must be "web" (a browser application on a remote host) or "native" (a desktop, ' +
+        'mobile or command-line application, or one served on localhost).',
     );
   }
   if (value === 'native' && !allLoopback) {
     throw new OAuthError(
       'invalid_redirect_uri',
-      'A native application redirects to http on a loopback host (127.0.0.1, [::1] or localhost); register those redirect URIs, or application_type "web" for https ones.',
+      'A native application redirects to http on a loopback host (127.0.0.1, [::1] or localhost); ' +
+        'register those redirect URIs, or application_type "web" for https ones.',
     );
   }
   if (value === 'web' && uris.some(isLoopbackRedirectUri)) {
     throw new OAuthError(
       'invalid_redirect_uri',
-      'A web application redirects to https on its own host, never to a loopback address; register application_type "native" for a local application.',
+      'A web application redirects to https on its own host, never to a loopback address; register application_type ' +
+        '"native" for a local application.',
     );
   }
   return value as ApplicationType;

@@ -1,6 +1,7 @@
 /**
  * Listing rules (SPEC, GET /posts):
- * - Default: Herald's own posts, newest created first. `livePosts=true`: live posts merged in, latest publish time first.
+ * - Default: Herald's own posts, newest created first. `livePosts=true`: live posts merged in, latest publish time
+ *   first.
  * - A cursor is bound to the mode it was issued in; `hasAssets` with `livePosts=true` is refused.
  * - `meta.livePostsAvailable` only on the first page, only when no `livePosts` preference was stated,
  *   never with `hasAssets` or a label filter, and only when live posts exist that the page is not showing.
@@ -66,7 +67,8 @@ export async function listScheduledPosts(
 ): Promise<PostPage> {
   if (input.livePosts !== undefined) {
     throw new ValidationError(
-      'livePosts is not accepted when listing scheduled posts: live posts are already published. Use GET /posts?livePosts=true (or get_posts_for_channels) to see what went out.',
+      'livePosts is not accepted when listing scheduled posts: live posts are already published. ' +
+        'Use GET /posts?livePosts=true (or get_posts_for_channels) to see what went out.',
       [{ path: 'livePosts', message: 'Remove this parameter.' }],
     );
   }
@@ -106,7 +108,9 @@ export async function listPostsWithAssets(
   );
 }
 
-/** get_posts_for_channels: Herald's posts, or with livePosts "what went out" (published and live, no upcoming queue). */
+/**
+ * get_posts_for_channels: Herald's posts, or with livePosts "what went out" (published and live, no upcoming queue).
+ */
 export async function listPostsForChannels(
   deps: DomainDeps,
   principal: Principal,

@@ -127,7 +127,8 @@ export function requireChannels(wanted: readonly string[], found: readonly Chann
       message: `No channel ${id} in this account`,
     }));
     throw new ValidationError(
-      `Unknown channel id${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}. List channel ids with GET /v1/rest/channels or the get_channels tool.`,
+      `Unknown channel id${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}. List channel ids with GET ` +
+        '/v1/rest/channels or the get_channels tool.',
       details,
     );
   }

@@ -8,7 +8,8 @@
  * - Resume clears it; queued posts whose slot passed meanwhile move, in queue order, to the next free
  *   slots after now, so they go out one slot at a time rather than all at once. A post scheduled at a
  *   time of its own (not in the queue) keeps it: if it passed during the pause, the post goes out on resume.
- * - Reorder moves one queued post to a position (1 = next, past the end = last); the set of times stays and the posts follow it.
+ * - Reorder moves one queued post to a position (1 = next, past the end = last); the set of times stays and the posts
+ *   follow it.
  * - Clear only reports the posts it would remove unless `dryRun` is false.
  * - A slot holds one queued post (a unique index): a request that loses a race for a slot retries
  *   with the next free one; a reorder or resume that collides answers 409 to be sent again.
@@ -80,7 +81,8 @@ export function rejectQueueConflicts(input: {
   const clashing = (['isScheduled', 'dateTime', 'saveAsDraft'] as const).filter((f) => input[f] !== undefined);
   if (clashing.length > 0) {
     throw new ValidationError(
-      `addToQueue cannot be combined with ${clashing.join(', ')}: the queue chooses the time. Send addToQueue alone, or a time without it.`,
+      `addToQueue cannot be combined with ${clashing.join(', ')}: the queue chooses the time. Send addToQueue alone, ` +
+        'or a time without it.',
       clashing.map((f) => ({ path: f, message: 'Remove this field, or remove addToQueue.' })),
     );
   }
@@ -97,7 +99,8 @@ export async function nextQueueSlots(
     const [slot] = await freeSlotsOf(deps, channel, now, 1);
     if (slot === undefined) {
       throw new ValidationError(
-        `Channel ${channel.id} has no free queue slot: set its weekly slots with PUT /v1/rest/channels/${channel.id}/schedule (or herald channel slots), or give the post a time.`,
+        `Channel ${channel.id} has no free queue slot: set its weekly slots with PUT ` +
+          `/v1/rest/channels/${channel.id}/schedule (or herald channel slots), or give the post a time.`,
         [{ path: 'addToQueue', message: `Channel ${channel.id} has no posting schedule.` }],
       );
     }
@@ -178,7 +181,8 @@ export async function resumeQueue(
         const slot = slots[i];
         if (slot === undefined) {
           throw new ValidationError(
-            `Channel ${channelId} has too few queue slots to take the ${overdue.length} posts that waited while paused; add slots, then resume again.`,
+            `Channel ${channelId} has too few queue slots to take the ${overdue.length} posts that waited while ` +
+              'paused; add slots, then resume again.',
           );
         }
         const moved = await repos.teamPosts.moveToSlot(
@@ -246,7 +250,8 @@ export async function reorderQueue(
   if (from < 0) {
     throw new ConflictError(
       'post_not_queued',
-      `Post ${postId} is not waiting in the queue of channel ${channelId}; only queued posts (created with addToQueue) can be reordered.`,
+      `Post ${postId} is not waiting in the queue of channel ${channelId}; only queued posts (created with ` +
+        'addToQueue) can be reordered.',
     );
   }
   if (!Number.isInteger(position) || position < 1) {
@@ -270,7 +275,8 @@ export async function reorderQueue(
   const changed = () =>
     new ConflictError(
       'queue_changed',
-      `The queue of channel ${channelId} changed while reordering (a post moved or started publishing); read it again and retry.`,
+      `The queue of channel ${channelId} changed while reordering (a post moved or started publishing); ` +
+        'read it again and retry.',
     );
   await placingInQueue(() =>
     deps.repos.inTransaction(async (repos) => {

@@ -98,7 +98,8 @@ async function resolveCollection(
     const found = await deps.repos.collections.get(principal.accountId, input.collectionId);
     if (!found)
       throw new NotFoundError(
-        `No collection ${input.collectionId} in this account; list them with list_collections or GET /v1/rest/collections.`,
+        `No collection ${input.collectionId} in this account; list them with list_collections or GET ` +
+          '/v1/rest/collections.',
       );
     return found;
   }

@@ -164,7 +164,8 @@ export async function sendWebhookTest(deps: DomainDeps, principal: Principal, id
   if (!endpoint.enabled) {
     throw new ConflictError(
       'webhook_disabled',
-      `Webhook endpoint ${id} is disabled (${endpoint.disabledReason ?? 'by request'}); enable it with PATCH {"enabled": true} first.`,
+      `Webhook endpoint ${id} is disabled (${endpoint.disabledReason ?? 'by request'}); ` +
+        'enable it with PATCH {"enabled": true} first.',
     );
   }
   const now = deps.now();

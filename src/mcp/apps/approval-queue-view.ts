@@ -9,8 +9,11 @@ export const approvalQueueHtml = viewPage({
   title: 'Herald approval queue',
   style: `
 .actions { display: flex; gap: 8px; align-items: center; margin-top: 8px; flex-wrap: wrap; }
-.actions input { flex: 1; min-width: 160px; font: inherit; padding: 4px 8px; border-radius: 8px; border: 1px solid var(--color-border-primary); background: var(--color-background-primary); color: var(--color-text-primary); }
-button.approve { background: var(--color-text-success); border-color: var(--color-text-success); color: var(--color-background-primary); }
+.actions input { flex: 1; min-width: 160px; font: inherit; padding: 4px 8px; border-radius: 8px;
+  border: 1px solid var(--color-border-primary); background: var(--color-background-primary);
+  color: var(--color-text-primary); }
+button.approve { background: var(--color-text-success); border-color: var(--color-text-success);
+  color: var(--color-background-primary); }
 .outcome { font-size: 12px; font-weight: 600; }
 `,
   body: `<h1>Approval queue <span id="summary" class="muted"></span></h1>
@@ -38,11 +41,17 @@ function actions(post) {
       outcome.textContent = error.message;
     }
   };
-  const approve = el('button', { class: 'approve', type: 'button', onclick: () => settle('approval_approve', { postId: post.id }, 'Approved') }, 'Approve');
+  const approveNow = () => settle('approval_approve', { postId: post.id }, 'Approved');
+  const approve = el('button', { class: 'approve', type: 'button', onclick: approveNow }, 'Approve');
   const reject = el('button', { class: 'reject', type: 'button', onclick: () => {
-    const reason = el('input', { type: 'text', 'aria-label': 'Why (the author reads this)', placeholder: 'Why? The author reads this.', maxlength: 1000 });
+    const reason = el('input', { type: 'text', 'aria-label': 'Why (the author reads this)',
+      placeholder: 'Why? The author reads this.', maxlength: 1000 });
     const confirm = el('button', { class: 'confirm-reject', type: 'button', onclick: () => {
-      if (!reason.value.trim()) { outcome.className = 'outcome danger'; outcome.textContent = 'Say why, for the author.'; return; }
+      if (!reason.value.trim()) {
+        outcome.className = 'outcome danger';
+        outcome.textContent = 'Say why, for the author.';
+        return;
+      }
       settle('approval_reject', { postId: post.id, reason: reason.value.trim() }, 'Rejected');
     } }, 'Reject');
     box.replaceChildren(reason, confirm, outcome);
@@ -52,8 +61,10 @@ function actions(post) {
   return box;
 }
 function status(post) {
-  if (post.approvalStatus === 'APPROVED') return el('span', { class: 'outcome success', 'data-role': 'outcome' }, 'Approved');
-  if (post.approvalStatus === 'REJECTED') return el('span', { class: 'outcome danger', 'data-role': 'outcome' }, 'Rejected');
+  if (post.approvalStatus === 'APPROVED') return el('span', { class: 'outcome success', 'data-role': 'outcome' },
+    'Approved');
+  if (post.approvalStatus === 'REJECTED') return el('span', { class: 'outcome danger', 'data-role': 'outcome' },
+    'Rejected');
   return null;
 }
 herald.on('ui/notifications/tool-result', (result) => {
@@ -66,7 +77,8 @@ herald.on('ui/notifications/tool-result', (result) => {
   const waiting = posts.filter((p) => p.approvalStatus === 'PENDING').length;
   document.getElementById('summary').textContent = '· ' + waiting + ' waiting';
   root.replaceChildren(...(posts.length
-    ? posts.map((post) => postCard(post, previews.get(post.id), post.approvalStatus === 'PENDING' ? actions(post) : status(post)))
+    ? posts.map((post) => postCard(post, previews.get(post.id),
+      post.approvalStatus === 'PENDING' ? actions(post) : status(post)))
     : [el('p', { class: 'muted' }, 'Nothing is waiting for approval.')]));
 });
 herald.start({ name: 'herald-approval-queue', version: '1.0.0' });

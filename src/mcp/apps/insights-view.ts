@@ -15,7 +15,8 @@ export const insightsHtml = viewPage({
   style: `
 .bar { display: flex; align-items: center; gap: 8px; flex-wrap: wrap; margin-bottom: 8px; }
 .bar h1 { margin: 0; flex: 1; }
-select { font: inherit; padding: 3px 6px; border-radius: 8px; border: 1px solid var(--color-border-primary); background: var(--color-background-primary); color: var(--color-text-primary); }
+select { font: inherit; padding: 3px 6px; border-radius: 8px; border: 1px solid var(--color-border-primary);
+  background: var(--color-background-primary); color: var(--color-text-primary); }
 .tiles { display: grid; grid-template-columns: repeat(auto-fit, minmax(120px, 1fr)); gap: 8px; margin-bottom: 12px; }
 .tile { border: 1px solid var(--color-border-primary); border-radius: var(--border-radius-md); padding: 8px 10px; }
 .tile .value { font-size: 20px; font-weight: 600; font-variant-numeric: tabular-nums; }
@@ -30,7 +31,8 @@ li { margin-bottom: 6px; }
 `,
   body: `<div class="bar"><h1 id="title">Insights</h1>
 <label class="muted" for="period">Period</label>
-<select id="period"><option value="7">Last 7 days</option><option value="28" selected>Last 28 days</option><option value="90">Last 90 days</option></select></div>
+<select id="period"><option value="7">Last 7 days</option><option value="28" selected>Last 28 days</option>
+<option value="90">Last 90 days</option></select></div>
 <p id="scope" class="muted"></p>
 <div id="insights" data-root><p class="muted">Reading Herald's insights…</p></div>`,
   script: `
@@ -62,18 +64,21 @@ function periodQuery() {
 }
 function tile(name, label, value, percent) {
   return el('div', { class: 'tile', 'data-total': name }, el('div', { class: 'muted' }, label),
-    el('div', { class: 'value' }, value), percent === false ? null : el('div', { class: 'muted change' }, change(percent)));
+    el('div', { class: 'value' }, value), percent === false ? null : el('div', { class: 'muted change' },
+      change(percent)));
 }
 function windowsOf(best) {
   if (!best) return el('p', { class: 'muted' }, 'Not known.');
   if (!best.windows.length) return el('p', { class: 'muted', 'data-role': 'best-note' }, best.note);
   return el('ul', {}, best.windows.map((w) => el('li', { 'data-role': 'window' },
-    DAYS[w.weekday] + ' ' + String(w.hour).padStart(2, '0') + ':00–' + String((w.hour + 1) % 24).padStart(2, '0') + ':00 ',
+    DAYS[w.weekday] + ' ' + String(w.hour).padStart(2, '0') + ':00–' + String((w.hour + 1) % 24).padStart(2, '0') +
+      ':00 ',
     el('span', { class: 'muted' }, '(' + best.timezone + ') · ' + w.note))));
 }
 function draw(report, bests) {
   const t = report.totals;
-  document.getElementById('scope').textContent = (channelId && report.byChannel[0] ? report.byChannel[0].name : 'Every channel') +
+  document.getElementById('scope').textContent =
+    (channelId && report.byChannel[0] ? report.byChannel[0].name : 'Every channel') +
     ' · ' + report.period.from + ' to ' + report.period.to + ' (' + report.timezone + ')';
   const audience = (c) => c.audienceEnd === null ? '—' : (c.audienceStart === null || c.audienceStart === c.audienceEnd
     ? number(c.audienceEnd) : number(c.audienceStart) + ' → ' + number(c.audienceEnd));
@@ -82,27 +87,33 @@ function draw(report, bests) {
       tile('posts', 'Posts', number(t.posts), report.change.posts),
       tile('engagement', 'Engagement', number(t.engagement), report.change.engagement),
       tile('reach', 'Reach', number(t.reach), report.change.reach),
-      tile('engagementRate', 'Engagement rate', t.engagementRate === null ? '—' : (t.engagementRate * 100).toFixed(2) + '%', false)),
+      tile('engagementRate', 'Engagement rate',
+        t.engagementRate === null ? '—' : (t.engagementRate * 100).toFixed(2) + '%', false)),
     el('h2', {}, 'By channel'),
     el('div', { class: 'scroll' }, el('table', {},
-      el('thead', {}, el('tr', {}, el('th', {}, 'Channel'), el('th', {}, 'Network'), el('th', { class: 'number' }, 'Posts'),
-        el('th', { class: 'number' }, 'Engagement'), el('th', { class: 'number' }, 'Reach'), el('th', { class: 'number' }, 'Followers'))),
+      el('thead', {}, el('tr', {}, el('th', {}, 'Channel'), el('th', {}, 'Network'),
+        el('th', { class: 'number' }, 'Posts'), el('th', { class: 'number' }, 'Engagement'),
+        el('th', { class: 'number' }, 'Reach'), el('th', { class: 'number' }, 'Followers'))),
       el('tbody', {}, report.byChannel.map((c) => el('tr', { 'data-channel-id': c.channelId },
         el('td', {}, c.name), el('td', {}, c.network), el('td', { class: 'number' }, number(c.totals.posts)),
-        el('td', { class: 'number' }, number(c.totals.engagement)), el('td', { class: 'number' }, number(c.totals.reach)),
+        el('td', { class: 'number' }, number(c.totals.engagement)), el('td', { class: 'number' },
+          number(c.totals.reach)),
         el('td', { class: 'number', 'data-role': 'audience' }, audience(c))))))),
     el('h2', {}, 'Top posts'),
     report.topPosts.length
       ? el('ol', {}, report.topPosts.slice(0, 5).map((p) => el('li', { 'data-post-id': p.postId },
-          el('div', { class: 'excerpt' }, p.text), el('span', { class: 'muted' }, p.channelName + ' · ' + number(p.engagement) + ' engagement' + (p.reach === null ? '' : ' · ' + number(p.reach) + ' reach')))))
+          el('div', { class: 'excerpt' }, p.text), el('span', { class: 'muted' }, p.channelName + ' · ' +
+            number(p.engagement) + ' engagement' + (p.reach === null ? '' : ' · ' + number(p.reach) + ' reach')))))
       : el('p', { class: 'muted' }, 'Nothing was published in this period.'),
     el('h2', {}, 'When to post'),
-    ...report.byChannel.map((c, i) => el('section', { 'data-best-times': c.channelId }, el('strong', {}, c.name), windowsOf(bests[i]))));
+    ...report.byChannel.map((c, i) => el('section', { 'data-best-times': c.channelId }, el('strong', {}, c.name),
+      windowsOf(bests[i]))));
 }
 async function load() {
   const mine = ++loads;
   if (!herald.hostCapabilities.serverResources) {
-    root.replaceChildren(el('p', { class: 'muted', 'data-role': 'error' }, "This host does not let views read Herald's insights; ask for them in the conversation instead."));
+    root.replaceChildren(el('p', { class: 'muted', 'data-role': 'error' },
+      "This host does not let views read Herald's insights; ask for them in the conversation instead."));
     return;
   }
   try {
@@ -120,7 +131,8 @@ async function load() {
 document.getElementById('period').addEventListener('change', load);
 herald.on('ui/notifications/tool-result', (result) => {
   if (result.isError) {
-    root.replaceChildren(el('p', { class: 'danger', 'data-role': 'error' }, (result.content && result.content[0] && result.content[0].text) || 'Herald refused.'));
+    root.replaceChildren(el('p', { class: 'danger', 'data-role': 'error' },
+      (result.content && result.content[0] && result.content[0].text) || 'Herald refused.'));
     return;
   }
   const data = result.structuredContent && result.structuredContent.data;

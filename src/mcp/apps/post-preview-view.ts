@@ -15,7 +15,8 @@ const root = document.getElementById('posts');
 herald.on('ui/notifications/tool-input', () => root.replaceChildren(el('p', { class: 'muted' }, 'Writing the post…')));
 herald.on('ui/notifications/tool-result', (result) => {
   if (result.isError) {
-    root.replaceChildren(el('p', { class: 'danger', 'data-role': 'error' }, (result.content && result.content[0] && result.content[0].text) || 'The post was not written.'));
+    root.replaceChildren(el('p', { class: 'danger', 'data-role': 'error' },
+      (result.content && result.content[0] && result.content[0].text) || 'The post was not written.'));
     return;
   }
   const previews = previewsOf(result);

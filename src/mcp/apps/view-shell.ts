@@ -10,26 +10,36 @@
  * - A cancelled call (ui/notifications/tool-cancelled) replaces the view's content (its [data-root]) with the reason.
  */
 const CSP =
-  "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; connect-src 'none'; frame-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'";
+  "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; connect-src 'none'; " +
+  "frame-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'";
 
 /** The MCP Apps revision the views speak. */
 export const APPS_PROTOCOL_VERSION = '2026-01-26';
 
 const BASE_STYLE = `
-:root { color-scheme: light dark; --color-background-primary: light-dark(#ffffff, #1b1b1f); --color-background-secondary: light-dark(#f4f4f6, #26262b);
-  --color-text-primary: light-dark(#18181b, #f4f4f5); --color-text-secondary: light-dark(#5b5b66, #a1a1aa); --color-border-primary: light-dark(#dedee3, #3a3a42);
-  --color-text-danger: light-dark(#b42318, #f97066); --color-text-success: light-dark(#067647, #47cd89); --color-text-warning: light-dark(#b54708, #fdb022);
+:root { color-scheme: light dark; --color-background-primary: light-dark(#ffffff, #1b1b1f);
+  --color-background-secondary: light-dark(#f4f4f6, #26262b);
+  --color-text-primary: light-dark(#18181b, #f4f4f5); --color-text-secondary: light-dark(#5b5b66, #a1a1aa);
+  --color-border-primary: light-dark(#dedee3, #3a3a42);
+  --color-text-danger: light-dark(#b42318, #f97066); --color-text-success: light-dark(#067647, #47cd89);
+  --color-text-warning: light-dark(#b54708, #fdb022);
   --font-sans: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; --border-radius-md: 10px; }
 * { box-sizing: border-box; }
-body { margin: 0; padding: 12px; font: 14px/1.45 var(--font-sans); color: var(--color-text-primary); background: var(--color-background-primary); }
+body { margin: 0; padding: 12px; font: 14px/1.45 var(--font-sans); color: var(--color-text-primary);
+  background: var(--color-background-primary); }
 h1 { font-size: 15px; margin: 0 0 10px; }
 .muted { color: var(--color-text-secondary); font-size: 12px; }
-.card { border: 1px solid var(--color-border-primary); border-radius: var(--border-radius-md); padding: 10px 12px; margin-bottom: 10px; background: var(--color-background-primary); }
-.badge { display: inline-block; padding: 1px 8px; border-radius: 999px; font-size: 11px; background: var(--color-background-secondary); color: var(--color-text-secondary); }
-.danger { color: var(--color-text-danger); } .success { color: var(--color-text-success); } .warning { color: var(--color-text-warning); }
-button { font: inherit; padding: 4px 12px; border-radius: 8px; border: 1px solid var(--color-border-primary); background: var(--color-background-secondary); color: var(--color-text-primary); cursor: pointer; }
+.card { border: 1px solid var(--color-border-primary); border-radius: var(--border-radius-md); padding: 10px 12px;
+  margin-bottom: 10px; background: var(--color-background-primary); }
+.badge { display: inline-block; padding: 1px 8px; border-radius: 999px; font-size: 11px;
+  background: var(--color-background-secondary); color: var(--color-text-secondary); }
+.danger { color: var(--color-text-danger); } .success { color: var(--color-text-success); }
+.warning { color: var(--color-text-warning); }
+button { font: inherit; padding: 4px 12px; border-radius: 8px; border: 1px solid var(--color-border-primary);
+  background: var(--color-background-secondary); color: var(--color-text-primary); cursor: pointer; }
 button:disabled { opacity: .5; cursor: default; }
-.avatar { width: 32px; height: 32px; border-radius: 50%; display: grid; place-items: center; font-weight: 600; font-size: 13px;
+.avatar { width: 32px; height: 32px; border-radius: 50%; display: grid; place-items: center; font-weight: 600;
+  font-size: 13px;
   background: var(--color-background-secondary); color: var(--color-text-secondary); flex: none; }
 .meter { flex: 1; height: 4px; border-radius: 2px; background: var(--color-background-secondary); overflow: hidden; }
 .meter > span { display: block; height: 100%; background: var(--color-text-success); }
@@ -72,13 +82,15 @@ const herald = (() => {
     }
     if (message.id !== undefined) {
       const known = message.method === 'ui/resource-teardown' || message.method === 'ping';
-      send(known ? { id: message.id, result: {} } : { id: message.id, error: { code: -32601, message: 'Method not found: ' + message.method } });
+      send(known ? { id: message.id, result: {} } : { id: message.id, error: { code: -32601,
+        message: 'Method not found: ' + message.method } });
       return;
     }
     if (message.method === 'ui/notifications/host-context-changed') applyContext(message.params);
     if (message.method === 'ui/notifications/tool-cancelled') {
       const reason = message.params && message.params.reason;
-      document.querySelector('[data-root]').replaceChildren(el('p', { class: 'muted', 'data-role': 'cancelled' }, 'Cancelled' + (reason ? ': ' + reason : '.')));
+      document.querySelector('[data-root]').replaceChildren(el('p', { class: 'muted', 'data-role': 'cancelled' },
+        'Cancelled' + (reason ? ': ' + reason : '.')));
     }
     (handlers[message.method] || (() => {}))(message.params || {});
   });
@@ -88,11 +100,15 @@ const herald = (() => {
     Object.assign(context, update);
     if (update.theme) document.documentElement.style.colorScheme = update.theme;
     const variables = update.styles && update.styles.variables;
-    if (variables) for (const [name, value] of Object.entries(variables)) if (value) document.documentElement.style.setProperty(name, value);
+    if (!variables) return;
+    for (const [name, value] of Object.entries(variables)) {
+      if (value) document.documentElement.style.setProperty(name, value);
+    }
   }
   new ResizeObserver(() => {
     const box = document.documentElement.getBoundingClientRect();
-    send({ method: 'ui/notifications/size-changed', params: { width: Math.ceil(box.width), height: Math.ceil(box.height) } });
+    send({ method: 'ui/notifications/size-changed', params: { width: Math.ceil(box.width),
+      height: Math.ceil(box.height) } });
   }).observe(document.documentElement);
   const hostCapabilities = {};
   return {
@@ -102,7 +118,8 @@ const herald = (() => {
     callTool(name, args) { return request('tools/call', { name, arguments: args }); },
     readResource(uri) { return request('resources/read', { uri }); },
     start(appInfo) {
-      return request('ui/initialize', { appInfo, appCapabilities: { availableDisplayModes: ['inline'] }, protocolVersion: '${APPS_PROTOCOL_VERSION}' })
+      return request('ui/initialize', { appInfo, appCapabilities: { availableDisplayModes: ['inline'] },
+        protocolVersion: '${APPS_PROTOCOL_VERSION}' })
         .then((result) => {
           applyContext(result && result.hostContext);
           Object.assign(hostCapabilities, (result && result.hostCapabilities) || {});
@@ -118,7 +135,10 @@ function el(tag, attributes, ...children) {
     if (name.startsWith('on')) node.addEventListener(name.slice(2), value);
     else node.setAttribute(name, value === true ? '' : String(value));
   }
-  for (const child of children.flat()) if (child !== null && child !== undefined && child !== false) node.append(child instanceof Node ? child : String(child));
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : String(child));
+  }
   return node;
 }
 function previewsOf(result) {
@@ -132,11 +152,14 @@ function initials(name) {
 /** A time in the host's zone and language, or UTC (said so) when the host gives none. */
 function formatTime(iso, options) {
   const zone = herald.context.timeZone || 'UTC';
-  return new Intl.DateTimeFormat(herald.context.locale || 'en-GB', { ...options, timeZone: zone }).format(new Date(iso)) + (herald.context.timeZone ? '' : ' UTC');
+  const format = new Intl.DateTimeFormat(herald.context.locale || 'en-GB', { ...options, timeZone: zone });
+  return format.format(new Date(iso)) + (herald.context.timeZone ? '' : ' UTC');
 }
 function when(post) {
   const format = (iso) => formatTime(iso, { dateStyle: 'medium', timeStyle: 'short' });
-  if (post.approvalStatus === 'PENDING') return 'Waiting for approval' + (post.dateTime ? ' · ' + format(post.dateTime) : '');
+  if (post.approvalStatus === 'PENDING') {
+    return 'Waiting for approval' + (post.dateTime ? ' · ' + format(post.dateTime) : '');
+  }
   if (post.status === 'draft') return 'Draft' + (post.dateTime ? ' · ' + format(post.dateTime) : '');
   if (post.status === 'published') return 'Published' + (post.publishedAt ? ' · ' + format(post.publishedAt) : '');
   if (post.status === 'failed') return 'Failed: ' + (post.error || 'see the post');
@@ -150,11 +173,13 @@ function media(post) {
   return parts.length ? el('p', { class: 'media' }, el('span', { class: 'badge' }, parts.join(' · '))) : null;
 }
 function counter(preview) {
-  if (preview.limit === null) return el('span', { class: 'counter muted', 'data-role': 'counter' }, String(preview.length));
+  if (preview.limit === null) return el('span', { class: 'counter muted', 'data-role': 'counter' },
+    String(preview.length));
   const over = preview.length > preview.limit;
   const meter = el('div', { class: over ? 'meter over' : 'meter' }, el('span'));
   meter.firstChild.style.width = Math.min(100, (preview.length / preview.limit) * 100) + '%';
-  return [meter, el('span', { class: over ? 'counter danger' : 'counter', 'data-role': 'counter', title: preview.network.countingNote || null }, preview.length + ' / ' + preview.limit)];
+  return [meter, el('span', { class: over ? 'counter danger' : 'counter', 'data-role': 'counter',
+    title: preview.network.countingNote || null }, preview.length + ' / ' + preview.limit)];
 }
 /** A post as it will look on its channel; extra goes at the end of the card (the approval buttons). */
 function postCard(post, preview, ...extra) {
@@ -168,7 +193,8 @@ function postCard(post, preview, ...extra) {
     el('p', { class: 'text' }, post.text),
     media(post),
     el('footer', {}, el('span', { class: 'when muted' }, when(post)), preview ? counter(preview) : null),
-    preview && preview.problems.length ? el('ul', { class: 'problems danger', 'data-role': 'problems' }, preview.problems.map((p) => el('li', {}, p))) : null,
+    preview && preview.problems.length ? el('ul', { class: 'problems danger', 'data-role': 'problems' },
+      preview.problems.map((p) => el('li', {}, p))) : null,
     extra);
 }
 function postsOf(result) {

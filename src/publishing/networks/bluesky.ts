@@ -245,7 +245,13 @@ export class BlueskyNetwork implements NetworkConnector {
     if (!page.cursor?.startsWith('r:')) {
       const feed = await this.authed(channel, (s) =>
         this.http.request(
-          `${s.service}/xrpc/app.bsky.feed.getAuthorFeed?${query({ actor: s.did, limit: String(limit), filter: 'posts_no_replies', ...(page.cursor ? { cursor: page.cursor.slice(2) } : {}) })}`,
+          `${s.service}/xrpc/app.bsky.feed.getAuthorFeed?` +
+            query({
+              actor: s.did,
+              limit: String(limit),
+              filter: 'posts_no_replies',
+              ...(page.cursor ? { cursor: page.cursor.slice(2) } : {}),
+            }),
           { headers: bearer(s) },
         ),
       );
@@ -262,7 +268,13 @@ export class BlueskyNetwork implements NetworkConnector {
     }
     const records = await this.authed(channel, (s) =>
       this.http.request(
-        `${s.service}/xrpc/com.atproto.repo.listRecords?${query({ repo: s.did, collection: POST, limit: String(limit), ...(page.cursor?.startsWith('r:') ? { cursor: page.cursor.slice(2) } : {}) })}`,
+        `${s.service}/xrpc/com.atproto.repo.listRecords?` +
+          query({
+            repo: s.did,
+            collection: POST,
+            limit: String(limit),
+            ...(page.cursor?.startsWith('r:') ? { cursor: page.cursor.slice(2) } : {}),
+          }),
         { headers: bearer(s) },
       ),
     );
@@ -418,7 +430,8 @@ export class BlueskyNetwork implements NetworkConnector {
     const exp = String(Math.floor(this.now() / 1000) + 30 * 60);
     const auth = await this.authed(channel, (s) =>
       this.http.request(
-        `${s.service}/xrpc/com.atproto.server.getServiceAuth?${query({ aud: audience, lxm: 'com.atproto.repo.uploadBlob', exp })}`,
+        `${s.service}/xrpc/com.atproto.server.getServiceAuth?` +
+          query({ aud: audience, lxm: 'com.atproto.repo.uploadBlob', exp }),
         { headers: bearer(s) },
       ),
     );
@@ -526,7 +539,8 @@ export class BlueskyNetwork implements NetworkConnector {
     ) {
       throw new NetworkError(
         refused,
-        `Bluesky refused the identifier or app password (${answer.json?.message ?? answer.json?.error ?? answer.status})`,
+        'Bluesky refused the identifier or app password ' +
+          `(${answer.json?.message ?? answer.json?.error ?? answer.status})`,
       );
     }
     throw classify(answer, this.now());
@@ -536,7 +550,8 @@ export class BlueskyNetwork implements NetworkConnector {
     session: BlueskyCredentials,
   ): Promise<{ displayName: string | null; avatarUrl: string | null }> {
     const answer = await this.http.request(
-      `${session.service}/xrpc/com.atproto.repo.getRecord?${query({ repo: session.did, collection: 'app.bsky.actor.profile', rkey: 'self' })}`,
+      `${session.service}/xrpc/com.atproto.repo.getRecord?` +
+        query({ repo: session.did, collection: 'app.bsky.actor.profile', rkey: 'self' }),
     );
     if (answer.status !== 200) return { displayName: null, avatarUrl: null };
     const value = answer.json?.value ?? {};
@@ -561,7 +576,10 @@ export class BlueskyNetwork implements NetworkConnector {
     return opened;
   }
 
-  /** Makes a call with the session; on ExpiredToken refreshes it and makes the call once more; a spent budget pauses the channel. */
+  /**
+   * Makes a call with the session; on ExpiredToken refreshes it and makes the call once more; a spent budget pauses the
+   * channel.
+   */
   private async authed(
     channel: ConnectorChannel,
     call: (session: BlueskyCredentials) => Promise<NetworkAnswer>,
@@ -605,7 +623,9 @@ export class BlueskyNetwork implements NetworkConnector {
 
 function classify(answer: NetworkAnswer, now: number): NetworkError {
   const code = answer.json?.error;
-  const words = `Bluesky answered HTTP ${answer.status}${code ? ` ${code}` : ''}${answer.json?.message ? `: ${answer.json.message}` : ''}`;
+  const words =
+    `Bluesky answered HTTP ${answer.status}${code ? ` ${code}` : ''}` +
+    (answer.json?.message ? `: ${answer.json.message}` : '');
   if (answer.status === 429 || code === 'RateLimitExceeded')
     return new NetworkError('retry_later', words, retryAtFrom(answer, now));
   if (answer.status >= 500) return new NetworkError('retry_later', words, retryAtFrom(answer, now));

@@ -50,7 +50,8 @@ import {
  * - an answer whose X-RateLimit-Remaining is 0 pauses the channel until X-RateLimit-Reset; a 429 waits for its
  *   body's retry_after (Retry-After otherwise); a 5xx retries a read later and leaves a message's outcome unknown;
  *   401 (a reset token), 403 50001/50013 (access or a permission taken away), 404 10003 (the channel deleted) and
- *   404 10015 (the webhook deleted) need a reconnect; 400 50035, 40005 and the other refusals are permanent, in Discord's words;
+ *   404 10015 (the webhook deleted) need a reconnect; 400 50035, 40005 and the other refusals are permanent, in
+ *   Discord's words;
  * - live sync reads the bot's messages in the channel (not its replies) with their reactions; Discord counts no views;
  *   the channel's audience is its server's approximate_member_count (GET /guilds/{id}?with_counts=true);
  * - a bot token cannot be revoked through the API: disconnecting revokes nothing (the developer portal resets it).

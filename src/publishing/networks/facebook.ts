@@ -33,8 +33,8 @@ import type { NetworkHttp, NetworkRequest } from './network-http.js';
  *   fails the post with Meta's reason, a video still processing after the wait is left to go live on its own;
  * - Meta keeps no idempotency key: the attempt records what it is about to make (a feed post, with its photo
  *   ids, or a video) before the one call that makes the post, and an unknown outcome is settled from the Page's
- *   posts (or videos) made since the attempt, by their text and the photos recorded; an unpublished photo that timed out makes no post, so
- *   it is only retried later;
+ *   posts (or videos) made since the attempt, by their text and the photos recorded; an unpublished photo that timed
+ *   out makes no post, so it is only retried later;
  * - a permalink read after the post was made never fails the post: the post is live, its link is Meta's default;
  * - the channel's audience is the Page's followers_count (graph-api/reference/page), read at each live sync;
  * - an expired Page token is refreshed from the stored user token (GET /{page}?fields=access_token); when that is
@@ -372,7 +372,8 @@ export class FacebookNetwork implements NetworkConnector {
         account: channel.handle,
         grantedScopes: null,
         problems: [
-          `Facebook says the Page token is no longer valid (${data.error?.message ?? 'no reason given'}): reconnect the channel.`,
+          `Facebook says the Page token is no longer valid (${data.error?.message ?? 'no reason given'}): ` +
+            'reconnect the channel.',
         ],
       };
     }
@@ -382,7 +383,8 @@ export class FacebookNetwork implements NetworkConnector {
     if (me.status !== 200) problems.push(`${graphFailure(me, this.now(), { network: 'Facebook' }).message}.`);
     else if (String(me.json.id) !== c.pageId)
       problems.push(
-        `The token belongs to ${me.json.name} (${me.json.id}), not to the channel's Page ${c.pageId}: reconnect the channel.`,
+        `The token belongs to ${me.json.name} (${me.json.id}), not to the channel's Page ${c.pageId}: ` +
+          'reconnect the channel.',
       );
     for (const scope of FACEBOOK_SCOPES) {
       if (!granted.includes(scope))
@@ -393,7 +395,8 @@ export class FacebookNetwork implements NetworkConnector {
     const dataAccessEnds = Number(data.data_access_expires_at) * 1000;
     if (dataAccessEnds > 0 && dataAccessEnds - this.now() < DATA_ACCESS_WARNING_MS) {
       problems.push(
-        `Facebook's data access for this connection ends ${new Date(dataAccessEnds).toISOString().slice(0, 10)}: reconnect the channel before then.`,
+        `Facebook's data access for this connection ` +
+          `ends ${new Date(dataAccessEnds).toISOString().slice(0, 10)}: reconnect the channel before then.`,
       );
     }
     return { account: me.status === 200 ? String(me.json.name) : channel.handle, grantedScopes: granted, problems };
@@ -476,7 +479,8 @@ export class FacebookNetwork implements NetworkConnector {
     try {
       answer = await graphRequest(this.http, url, this.token(c.pageToken), request);
     } catch (error) {
-      // Only the call that makes the post can leave its outcome unknown; an unpublished photo that timed out is no post.
+      // Only the call that makes the post can leave its outcome unknown; an unpublished photo that timed out is no
+      // post.
       if (error instanceof NetworkError && error.kind === 'unknown_outcome' && !call.makesPost)
         throw new NetworkError('retry_later', error.message);
       throw error;

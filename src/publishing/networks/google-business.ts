@@ -93,7 +93,8 @@ export class GoogleBusinessNetwork implements NetworkConnector {
         required: false,
         secret: false,
         description:
-          'the id of one Business Profile location to connect (the number in locations/123); every location you manage is connected when left out',
+          'the id of one Business Profile location to connect (the number in locations/123); ' +
+          'every location you manage is connected when left out',
       },
     ],
   };
@@ -142,13 +143,15 @@ export class GoogleBusinessNetwork implements NetworkConnector {
     if (!token.scopes.includes(SCOPE)) {
       throw new NetworkError(
         'permanent',
-        'Google granted Herald no permission to manage the Business Profile: connect again and leave "See, edit, create and delete your Google business listings" ticked',
+        'Google granted Herald no permission to manage the Business Profile: connect again and leave "See, edit, ' +
+          'create and delete your Google business listings" ticked',
       );
     }
     if (token.refreshToken === null) {
       throw new NetworkError(
         'permanent',
-        'Google sent no refresh token, so Herald could not keep the location connected: remove Herald at myaccount.google.com/permissions, then connect again',
+        'Google sent no refresh token, so Herald could not keep the location connected: ' +
+          'remove Herald at myaccount.google.com/permissions, then connect again',
       );
     }
     const wanted = input.keep.location;
@@ -158,14 +161,17 @@ export class GoogleBusinessNetwork implements NetworkConnector {
       throw new NetworkError(
         'permanent',
         wanted
-          ? `This Google account does not manage the Business Profile location ${wanted}: sign in with an account that manages it`
-          : 'This Google account manages no Business Profile location: add one at business.google.com, then connect again',
+          ? `This Google account does not manage the Business Profile location ${wanted}: ` +
+              'sign in with an account that manages it'
+          : 'This Google account manages no Business Profile location: add one at business.google.com, ' +
+              'then connect again',
       );
     }
     if (chosen.length > MAX_LOCATIONS) {
       throw new NetworkError(
         'permanent',
-        `This Google account manages more than ${MAX_LOCATIONS} locations: connect them one at a time, naming each in the location field`,
+        `This Google account manages more than ${MAX_LOCATIONS} locations: connect them one at a time, ` +
+          'naming each in the location field',
       );
     }
     return chosen.map((l) => ({
@@ -212,7 +218,8 @@ export class GoogleBusinessNetwork implements NetworkConnector {
     if (post.state === 'REJECTED') {
       throw new NetworkError(
         'permanent',
-        'Google rejected the post under its content policy for Business Profile posts (a phone number in the text is a common reason)',
+        'Google rejected the post under its content policy for Business Profile posts (a phone number in the text is ' +
+          'a common reason)',
       );
     }
     return this.publishedOf(post, c.credentials);

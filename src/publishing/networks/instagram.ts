@@ -113,7 +113,8 @@ export class InstagramNetwork implements NetworkConnector {
         required: false,
         secret: false,
         description:
-          'instagram (default: Instagram Login, for professional accounts) or facebook (Facebook Login, for accounts linked to a Facebook Page)',
+          'instagram (default: Instagram Login, for professional accounts) or facebook (Facebook Login, for accounts ' +
+          'linked to a Facebook Page)',
       },
     ],
   };
@@ -208,7 +209,8 @@ export class InstagramNetwork implements NetworkConnector {
     if (missing.length > 0)
       throw new NetworkError(
         'permanent',
-        `Instagram did not grant ${missing.join(', ')}, which Herald needs to publish; connect again and allow every permission`,
+        `Instagram did not grant ${missing.join(', ')}, which Herald needs to publish; connect again and allow every ` +
+          'permission',
       );
     const credentials: InstagramCredentials = {
       ...probe,
@@ -246,7 +248,8 @@ export class InstagramNetwork implements NetworkConnector {
     if (missing.length > 0)
       throw new NetworkError(
         'permanent',
-        `Facebook did not grant ${missing.join(', ')}, which Herald needs to publish on Instagram; connect again and allow every permission`,
+        `Facebook did not grant ${missing.join(', ')}, which Herald needs to publish on Instagram; connect again and ` +
+          'allow every permission',
       );
     const pages = await this.graph.expect(
       null,
@@ -278,7 +281,8 @@ export class InstagramNetwork implements NetworkConnector {
     if (accounts.length === 0)
       throw new NetworkError(
         'permanent',
-        'None of the Facebook Pages you granted has an Instagram professional account linked; link one to a Page, or connect with Instagram Login',
+        'None of the Facebook Pages you granted has an Instagram professional account linked; link one to a Page, or ' +
+          'connect with Instagram Login',
       );
     return accounts;
   }
@@ -395,7 +399,8 @@ export class InstagramNetwork implements NetworkConnector {
     const answer = await this.graph.expect(
       channel,
       c,
-      `${c.igUserId}/media?fields=${MEDIA_FIELDS}&limit=${limit}${page.cursor ? `&after=${encodeURIComponent(page.cursor)}` : ''}`,
+      `${c.igUserId}/media?fields=${MEDIA_FIELDS}&limit=${limit}` +
+        (page.cursor ? `&after=${encodeURIComponent(page.cursor)}` : ''),
     );
     const posts: NetworkPost[] = [];
     for (const m of (answer.data ?? []) as any[]) {
@@ -442,7 +447,8 @@ export class InstagramNetwork implements NetworkConnector {
     const missing = NEEDED[c.login].filter((s) => !c.scopes.includes(s));
     if (missing.length > 0)
       problems.push(
-        `Instagram did not grant ${missing.join(', ')}, which Herald needs to publish: reconnect and allow every permission.`,
+        `Instagram did not grant ${missing.join(', ')}, which Herald needs to publish: reconnect and allow every ` +
+          'permission.',
       );
     const quota = await this.graph.call(channel, c, `${c.igUserId}/content_publishing_limit?fields=quota_usage,config`);
     if (quota.status !== 200 || quota.json?.error)
@@ -453,7 +459,8 @@ export class InstagramNetwork implements NetworkConnector {
       this.now() - c.issuedAt < REFRESH_MIN_AGE_MS
     ) {
       problems.push(
-        `The access token expires on ${new Date(opened.expiresAt).toISOString().slice(0, 10)} and is too new for Instagram to refresh: reconnect the channel before then.`,
+        `The access token expires on ${new Date(opened.expiresAt).toISOString().slice(0, 10)} and is too new for ` +
+          'Instagram to refresh: reconnect the channel before then.',
       );
     }
     return { account: String(me.json.username ?? channel.handle), grantedScopes: c.scopes, problems };
@@ -532,8 +539,10 @@ export class InstagramNetwork implements NetworkConnector {
       throw new NetworkError(
         'permanent',
         login === 'instagram'
-          ? 'This Herald instance has no Instagram Login app: set INSTAGRAM_APP_ID and INSTAGRAM_APP_SECRET, or connect with login=facebook'
-          : 'This Herald instance has no Facebook app: set FACEBOOK_APP_ID and FACEBOOK_APP_SECRET, or connect with login=instagram',
+          ? 'This Herald instance has no Instagram Login app: set INSTAGRAM_APP_ID and INSTAGRAM_APP_SECRET, or ' +
+              'connect with login=facebook'
+          : 'This Herald instance has no Facebook app: set FACEBOOK_APP_ID and FACEBOOK_APP_SECRET, or connect with ' +
+              'login=instagram',
       );
     }
     return app;
@@ -544,7 +553,9 @@ export class InstagramNetwork implements NetworkConnector {
     return { ...opened, credentials: opened.credentials as unknown as InstagramCredentials };
   }
 
-  /** The channel's credentials, refreshed first where Instagram would refresh them and they are past half their life. */
+  /**
+   * The channel's credentials, refreshed first where Instagram would refresh them and they are past half their life.
+   */
   private async fresh(channel: ConnectorChannel): Promise<InstagramCredentials> {
     const opened = await this.credentials(channel);
     const c = opened.credentials;

@@ -84,7 +84,8 @@ export class LinkedInApi {
     if (answer.status === 426) {
       return new NetworkError(
         'permanent',
-        `LinkedIn no longer serves API version ${this.version} (${said}): the operator must set LINKEDIN_VERSION to a current version (YYYYMM) and restart Herald`,
+        `LinkedIn no longer serves API version ${this.version} (${said}): the operator must set LINKEDIN_VERSION to ` +
+          'a current version (YYYYMM) and restart Herald',
       );
     }
     if (answer.status === 429)

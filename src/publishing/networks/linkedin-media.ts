@@ -100,7 +100,8 @@ export class LinkedInMedia {
       if (status === 'PROCESSING_FAILED') {
         throw new NetworkError(
           'permanent',
-          `LinkedIn could not process the ${resource === 'images' ? 'image' : 'video'} (${answer.json?.processingFailureReason ?? 'PROCESSING_FAILED'})`,
+          `LinkedIn could not process the ${resource === 'images' ? 'image' : 'video'} ` +
+            `(${answer.json?.processingFailureReason ?? 'PROCESSING_FAILED'})`,
         );
       }
       await delay(POLL_MS);

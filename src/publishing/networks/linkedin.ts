@@ -75,7 +75,8 @@ export class LinkedInNetwork implements NetworkConnector {
         required: false,
         secret: false,
         description:
-          'Only this Page: its organization id (or urn:li:organization:...), or urn:li:person:... for your profile alone; by default your profile and every Page you administer',
+          'Only this Page: its organization id (or urn:li:organization:...), or urn:li:person:... ' +
+          'for your profile alone; by default your profile and every Page you administer',
       },
     ],
   };
@@ -205,8 +206,10 @@ export class LinkedInNetwork implements NetworkConnector {
       throw new NetworkError(
         'permanent',
         wanted
-          ? `LinkedIn granted no access to ${wanted}: sign in as a member who administers it, and allow every permission Herald asks for`
-          : 'LinkedIn granted neither posting on your profile (w_member_social) nor on a Page you administer; nothing to connect',
+          ? `LinkedIn granted no access to ${wanted}: sign in as a member who administers it, ` +
+              'and allow every permission Herald asks for'
+          : 'LinkedIn granted neither posting on your profile (w_member_social) nor on a Page you administer; ' +
+              'nothing to connect',
       );
     }
     return chosen;
@@ -303,7 +306,8 @@ export class LinkedInNetwork implements NetworkConnector {
     if (!this.canList(c)) {
       throw new NetworkError(
         'permanent',
-        "LinkedIn lets Herald read a member's comments only with r_member_social, which this app was not granted, so a comment whose answer was lost cannot be checked and was not tried again: look at the post on LinkedIn.",
+        "LinkedIn lets Herald read a member's comments only with r_member_social, which this app was not granted, " +
+          'so a comment whose answer was lost cannot be checked and was not tried again: look at the post on LinkedIn.',
       );
     }
     const answer = await this.api.expect(
@@ -387,7 +391,8 @@ export class LinkedInNetwork implements NetworkConnector {
     if (introspection.json?.active !== true) {
       problems.push(
         c.refreshToken
-          ? 'LinkedIn says the access token is no longer active; Herald refreshes it at the next publish, or reconnect the channel.'
+          ? 'LinkedIn says the access token is no longer active; Herald refreshes it at the next publish, ' +
+              'or reconnect the channel.'
           : 'LinkedIn says the access token is no longer active (expired or revoked): reconnect the channel.',
       );
       return { account: channel.handle, grantedScopes: null, problems };
@@ -399,12 +404,14 @@ export class LinkedInNetwork implements NetworkConnector {
     const missing = needed.filter((s) => !granted.includes(s));
     if (missing.length > 0)
       problems.push(
-        `LinkedIn did not grant ${missing.join(', ')}, which Herald needs to publish${isOrganization(c.author) ? ' and sync for this Page' : ''}: reconnect and allow every permission.`,
+        `LinkedIn did not grant ${missing.join(', ')}, which Herald needs to ` +
+          `publish${isOrganization(c.author) ? ' and sync for this Page' : ''}: reconnect and allow every permission.`,
       );
     const expiresAt = Number(introspection.json.expires_at) * 1000;
     if (!c.refreshToken && Number.isFinite(expiresAt) && expiresAt - this.now() < WEEK_MS) {
       problems.push(
-        `The access token expires on ${new Date(expiresAt).toISOString().slice(0, 10)} and LinkedIn grants this app no refresh token: reconnect the channel before then.`,
+        `The access token expires on ${new Date(expiresAt).toISOString().slice(0, 10)} and LinkedIn grants this app ` +
+          'no refresh token: reconnect the channel before then.',
       );
     }
     const who = isOrganization(c.author)

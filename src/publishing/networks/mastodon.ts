@@ -382,7 +382,8 @@ export class MastodonNetwork implements NetworkConnector {
     const name = new URL(url).pathname.split('/').pop() || 'media';
     parts.push(
       Buffer.from(
-        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name.replace(/["\r\n]/g, '')}"\r\nContent-Type: ${file.contentType}\r\n\r\n`,
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; ` +
+          `filename="${name.replace(/["\r\n]/g, '')}"\r\nContent-Type: ${file.contentType}\r\n\r\n`,
       ),
     );
     parts.push(file.bytes);

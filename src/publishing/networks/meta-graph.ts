@@ -118,7 +118,9 @@ export function graphFailure(answer: NetworkAnswer, now: number, call: GraphCall
   const said = typeof error.message === 'string' ? error.message : `HTTP ${answer.status}`;
   const userWords =
     typeof error.error_user_msg === 'string' && error.error_user_msg !== said ? ` ${error.error_user_msg}` : '';
-  const words = `${call.network} answered: ${said}${userWords} (code ${Number.isFinite(code) ? code : 'none'}${Number.isFinite(subcode) ? `, subcode ${subcode}` : ''})`;
+  const words =
+    `${call.network} answered: ${said}${userWords} (code ${Number.isFinite(code) ? code : 'none'}` +
+    `${Number.isFinite(subcode) ? `, subcode ${subcode}` : ''})`;
   const transient = call.makesPost
     ? new NetworkError('unknown_outcome', words)
     : new NetworkError('retry_later', words, usageRetryAt(answer, now));

@@ -101,7 +101,9 @@ function verdictOf(words: string): RelayVerdict {
   return PERMANENT_PREFIXES.includes(prefix) ? 'permanent' : 'retry';
 }
 
-/** The events each relay holds for the filter, together and without repeats; a relay that cannot be reached is left out. */
+/**
+ * The events each relay holds for the filter, together and without repeats; a relay that cannot be reached is left out.
+ */
 export async function queryRelays(
   http: NetworkHttp,
   relays: readonly string[],

@@ -73,7 +73,8 @@ export class NostrNetwork implements NetworkConnector {
         required: false,
         secret: true,
         description:
-          "A remote signer's bunker://... address (nsec.app, Amber): it signs each note, and Herald never holds the key",
+          "A remote signer's bunker://... address (nsec.app, Amber): it signs each note, " +
+          'and Herald never holds the key',
       },
       {
         name: 'relays',
@@ -102,7 +103,8 @@ export class NostrNetwork implements NetworkConnector {
       );
     }
     const relays = relayList(fields.relays);
-    // Every relay is checked now (the SSRF guard, the handshake), so a wrong address is refused while the person is here.
+    // Every relay is checked now (the SSRF guard, the handshake), so a wrong address is refused while the person is
+    // here.
     for (const relay of relays) (await this.http.socket(relay)).terminate();
     const { pubkey, signing } = fields.bunker
       ? await this.connectSigner(bunkerAddress(fields.bunker))

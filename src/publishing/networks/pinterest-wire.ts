@@ -18,7 +18,9 @@ import type { TokenRefusal } from './oauth2-client.js';
 export function classify(answer: NetworkAnswer, now: number): NetworkError {
   const code = answer.json?.code;
   const message = typeof answer.json?.message === 'string' ? answer.json.message : '';
-  const words = `Pinterest answered HTTP ${answer.status}${code !== undefined ? ` (code ${code})` : ''}${message ? `: ${message}` : ''}`;
+  const words =
+    'Pinterest answered ' +
+    `HTTP ${answer.status}${code !== undefined ? ` (code ${code})` : ''}${message ? `: ${message}` : ''}`;
   if (answer.status === 429) return new NetworkError('retry_later', words, retryAtFrom(answer, now));
   if (answer.status === 401) return new NetworkError('refresh_and_retry', words);
   if (answer.status >= 500) return new NetworkError('retry_later', words);
@@ -47,7 +49,8 @@ export function multipart(
   }
   parts.push(
     Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: ${file.contentType}\r\n\r\n`,
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; ` +
+        `filename="${file.name}"\r\nContent-Type: ${file.contentType}\r\n\r\n`,
       'utf8',
     ),
   );

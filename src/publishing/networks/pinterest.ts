@@ -196,7 +196,8 @@ export class PinterestNetwork implements NetworkConnector {
       ? `/v5/boards/${encodeURIComponent(handle.boardId)}/pins?page_size=25`
       : '/v5/pins?page_size=25';
     const page = await this.api(lookup.channel, 'GET', path, undefined, true);
-    // A handle says whether the attempt pinned a video (it names the media) or an image: a Pin of the other kind is not it.
+    // A handle says whether the attempt pinned a video (it names the media) or an image: a Pin of the other kind is not
+    // it.
     const pins = (Array.isArray(page.items) ? (page.items as any[]) : []).filter(
       (pin) => !handle || (pin.media?.media_type === 'video') === (handle.mediaId !== undefined),
     );
@@ -240,12 +241,14 @@ export class PinterestNetwork implements NetworkConnector {
     const user = await this.api(channel, 'GET', '/v5/user_account', undefined, true);
     if (String(user.id) !== c.userId)
       problems.push(
-        `The token belongs to Pinterest account ${user.username ?? user.id}, not the channel's ${c.username}: reconnect the channel with the right account.`,
+        `The token belongs to Pinterest account ${user.username ?? user.id}, ` +
+          `not the channel's ${c.username}: reconnect the channel with the right account.`,
       );
     const missing = SCOPES.filter((scope) => !c.scopes.includes(scope));
     if (missing.length > 0)
       problems.push(
-        `The account did not grant ${missing.join(', ')}: reconnect the channel and allow every permission Herald asks for.`,
+        `The account did not grant ${missing.join(', ')}: reconnect the channel and allow every permission Herald ` +
+          'asks for.',
       );
     let boards: any[] = [];
     if (c.scopes.includes('boards:read')) {
@@ -253,7 +256,8 @@ export class PinterestNetwork implements NetworkConnector {
       boards = Array.isArray(listed.items) ? listed.items : [];
       if (boards.length === 0)
         problems.push(
-          'The account has no boards: create one on Pinterest, since every Pin goes on a board (channelOptions.boardId).',
+          'The account has no boards: create one on Pinterest, since every Pin goes on a board ' +
+            '(channelOptions.boardId).',
         );
     }
     if (c.refreshExpiresAt !== undefined && c.refreshExpiresAt < this.now() + REFRESH_WARNING_MS) {
@@ -336,11 +340,13 @@ export class PinterestNetwork implements NetworkConnector {
       const missing = SCOPES.filter(
         (scope) => !(opened.credentials as unknown as PinterestCredentials).scopes.includes(scope),
       );
-      // Pinterest's 403 does not say whether a scope or the resource was refused: a grant short of Herald's scopes is the one a reconnect mends.
+      // Pinterest's 403 does not say whether a scope or the resource was refused: a grant short of Herald's scopes is
+      // the one a reconnect mends.
       if (answer.status === 403 && missing.length > 0) {
         throw new NetworkError(
           'reconnect_needed',
-          `${failed.message}. The account did not grant ${missing.join(', ')}: reconnect the channel and allow every permission`,
+          `${failed.message}. The account did not grant ${missing.join(', ')}: ` +
+            'reconnect the channel and allow every permission',
         );
       }
       throw failed;

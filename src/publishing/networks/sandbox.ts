@@ -70,7 +70,10 @@ export class SandboxNetwork implements NetworkConnector {
     private readonly latencyMs = 0,
   ) {}
 
-  /** Publish calls made in the same turn of the event loop are stored in one transaction, as one network takes many requests at once. */
+  /**
+   * Publish calls made in the same turn of the event loop are stored in one transaction, as one network takes many
+   * requests at once.
+   */
   private readonly calls = new Gathered<SandboxPost, { failure?: SandboxFailureMode; stored?: SandboxPost }>(
     (records) => this.store.publishMany(records, POSTS_ANYWAY),
   );

@@ -116,7 +116,8 @@ export class ThreadsNetwork implements NetworkConnector {
     if (missing.length > 0)
       throw new NetworkError(
         'permanent',
-        `Threads did not grant ${missing.join(', ')}, which Herald needs to publish; connect again and allow every permission`,
+        `Threads did not grant ${missing.join(', ')}, which Herald needs to publish; connect again and allow every ` +
+          'permission',
       );
     const me = await this.graph.expect(null, token, 'me?fields=id,username,name,threads_profile_picture_url');
     const credentials: ThreadsCredentials = {
@@ -223,7 +224,8 @@ export class ThreadsNetwork implements NetworkConnector {
     const answer = await this.graph.expect(
       channel,
       c.accessToken,
-      `${c.userId}/threads?fields=${POST_FIELDS}&limit=${limit}${page.cursor ? `&after=${encodeURIComponent(page.cursor)}` : ''}`,
+      `${c.userId}/threads?fields=${POST_FIELDS}&limit=${limit}` +
+        (page.cursor ? `&after=${encodeURIComponent(page.cursor)}` : ''),
     );
     const posts: NetworkPost[] = [];
     for (const m of (answer.data ?? []) as any[]) {
@@ -273,11 +275,13 @@ export class ThreadsNetwork implements NetworkConnector {
     const missing = NEEDED.filter((s) => !scopes.includes(s));
     if (missing.length > 0)
       problems.push(
-        `Threads did not grant ${missing.join(', ')}, which Herald needs to publish: reconnect and allow every permission.`,
+        `Threads did not grant ${missing.join(', ')}, which Herald needs to publish: reconnect and allow every ` +
+          'permission.',
       );
     if (!scopes.includes(INSIGHTS_SCOPE))
       problems.push(
-        `Threads did not grant ${INSIGHTS_SCOPE}: posts publish, but live sync brings no metrics; reconnect and allow it to have them.`,
+        `Threads did not grant ${INSIGHTS_SCOPE}: posts publish, but live sync brings no metrics; reconnect and ` +
+          'allow it to have them.',
       );
     const quota = await this.graph.call(
       channel,
@@ -290,7 +294,8 @@ export class ThreadsNetwork implements NetworkConnector {
       const usage = quota.json?.data?.[0];
       if (usage && Number(usage.quota_usage) >= Number(usage.config?.quota_total ?? Infinity)) {
         problems.push(
-          `The profile has used all ${usage.config.quota_total} posts Threads allows through the API in 24 hours: posts wait until the oldest of them is a day old.`,
+          `The profile has used all ${usage.config.quota_total} posts Threads allows through the API in 24 hours: ` +
+            'posts wait until the oldest of them is a day old.',
         );
       }
     }
@@ -300,7 +305,8 @@ export class ThreadsNetwork implements NetworkConnector {
       this.now() - c.issuedAt < REFRESH_MIN_AGE_MS
     ) {
       problems.push(
-        `The access token expires on ${new Date(opened.expiresAt).toISOString().slice(0, 10)} and is too new for Threads to refresh: reconnect the channel before then.`,
+        `The access token expires on ${new Date(opened.expiresAt).toISOString().slice(0, 10)} and is too new for ` +
+          'Threads to refresh: reconnect the channel before then.',
       );
     }
     return { account: String(me.json.username ?? channel.handle), grantedScopes: scopes, problems };

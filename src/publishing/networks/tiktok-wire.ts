@@ -86,7 +86,8 @@ export function chunkPlan(
   if (count > rules.maxChunks || last > rules.maxLastChunkBytes || (count === 1 && size > rules.maxChunkBytes)) {
     throw new NetworkError(
       'permanent',
-      `TikTok takes a file in at most ${rules.maxChunks} chunks of ${rules.maxChunkBytes / 2 ** 20} MB; this video has ${size} bytes`,
+      `TikTok takes a file in at most ${rules.maxChunks} chunks of ${rules.maxChunkBytes / 2 ** 20} MB; ` +
+        `this video has ${size} bytes`,
     );
   }
   return { chunkSize, count };

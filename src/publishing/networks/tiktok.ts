@@ -70,7 +70,9 @@ const CONSENT = 'https://www.tiktok.com/v2/auth/authorize/';
 const REFRESH_AHEAD_MS = 5 * 60_000;
 /** A refresh token this close to its end is reported by herald network check. */
 const REFRESH_WARNING_MS = 7 * 24 * 60 * 60_000;
-/** Waits between status fetches (status/fetch allows 30 a minute); after the last, the outcome is settled by a lookup. */
+/**
+ * Waits between status fetches (status/fetch allows 30 a minute); after the last, the outcome is settled by a lookup.
+ */
 const STATUS_WAITS_MS = [
   1_000, 2_000, 3_000, 5_000, 5_000, 10_000, 10_000, 10_000, 10_000, 10_000, 10_000, 10_000, 10_000, 10_000, 10_000,
   10_000, 10_000, 10_000,
@@ -285,12 +287,14 @@ export class TikTokNetwork implements NetworkConnector {
     const user = await this.api(channel, 'GET', '/v2/user/info/?fields=open_id,display_name', undefined, true);
     if (user.user?.open_id !== c.openId)
       problems.push(
-        `The token belongs to TikTok account ${user.user?.open_id}, not the channel's ${c.openId}: reconnect the channel with the right account.`,
+        `The token belongs to TikTok account ${user.user?.open_id}, not the channel's ${c.openId}: ` +
+          'reconnect the channel with the right account.',
       );
     const missing = SCOPES.filter((scope) => !c.scopes.includes(scope));
     if (missing.length > 0)
       problems.push(
-        `The account did not grant ${missing.join(', ')}: reconnect the channel and allow every permission (and check the app has these scopes approved at TikTok).`,
+        `The account did not grant ${missing.join(', ')}: reconnect the channel and allow every permission (and ` +
+          'check the app has these scopes approved at TikTok).',
       );
     if (c.scopes.includes('video.publish')) {
       try {
@@ -310,7 +314,8 @@ export class TikTokNetwork implements NetworkConnector {
     }
     if (c.refreshExpiresAt !== undefined && c.refreshExpiresAt - this.now() < REFRESH_WARNING_MS) {
       problems.push(
-        `The connection ends ${new Date(c.refreshExpiresAt).toISOString()} (TikTok's refresh token expires): reconnect the channel before then.`,
+        `The connection ends ${new Date(c.refreshExpiresAt).toISOString()} (TikTok's refresh token expires): ` +
+          'reconnect the channel before then.',
       );
     }
     return { account: `@${c.username}`, grantedScopes: c.scopes, problems };
@@ -323,7 +328,8 @@ export class TikTokNetwork implements NetworkConnector {
     if (!offered.includes(privacyLevel)) {
       throw new NetworkError(
         'permanent',
-        `TikTok does not offer privacy level ${privacyLevel || '(none)'} to @${creator.creator_username} now; it offers ${offered.join(', ')}: set channelOptions.privacyLevel to one of them`,
+        `TikTok does not offer privacy level ${privacyLevel || '(none)'} to @${creator.creator_username} now; ` +
+          `it offers ${offered.join(', ')}: set channelOptions.privacyLevel to one of them`,
       );
     }
     return creator;
@@ -341,7 +347,8 @@ export class TikTokNetwork implements NetworkConnector {
     if (creator && seconds !== undefined && seconds > creator.max_video_post_duration_sec) {
       throw new NetworkError(
         'permanent',
-        `TikTok lets @${creator.creator_username} post videos of up to ${creator.max_video_post_duration_sec} s; this one runs ${Math.round(seconds)} s`,
+        `TikTok lets @${creator.creator_username} post videos of up to ${creator.max_video_post_duration_sec} s; ` +
+          `this one runs ${Math.round(seconds)} s`,
       );
     }
     const size = file.bytes.length;

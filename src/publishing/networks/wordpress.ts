@@ -280,7 +280,8 @@ export class WordPressNetwork implements NetworkConnector {
       );
     if (!capabilities.upload_files)
       problems.push(
-        `${credentials.username} may not upload files, so posts with an image will fail: give the user the Author role or above.`,
+        `${credentials.username} may not upload files, so posts with an image will fail: give the user the Author ` +
+          'role or above.',
       );
     return {
       account: `${me.json?.slug ?? credentials.username}@${new URL(credentials.site).host}`,
@@ -303,7 +304,8 @@ export class WordPressNetwork implements NetworkConnector {
       if (me.status === 200) {
         throw new NetworkError(
           'permanent',
-          `${credentials.username} may not publish posts on ${credentials.site}: give the user the Author role or above`,
+          `${credentials.username} may not publish posts on ${credentials.site}: give the user the Author role or ` +
+            'above',
         );
       }
       throw new NetworkError(
@@ -329,7 +331,8 @@ export class WordPressNetwork implements NetworkConnector {
     if (!found)
       throw new NetworkError(
         'permanent',
-        `${new URL(credentials.site).host} has no category "${wanted}"; make it in WordPress first, or name one the site has`,
+        `${new URL(credentials.site).host} has no category "${wanted}"; make it in WordPress first, or name one the ` +
+          'site has',
       );
     return found.id;
   }
@@ -418,7 +421,9 @@ export class WordPressNetwork implements NetworkConnector {
 }
 
 function classify(answer: NetworkAnswer, now: number): NetworkError {
-  const words = `WordPress answered HTTP ${answer.status}${answer.json === undefined ? " with a page that is not the REST API's JSON" : `: ${wordsOf(answer)}`}`;
+  const words =
+    `WordPress answered HTTP ${answer.status}` +
+    (answer.json === undefined ? " with a page that is not the REST API's JSON" : `: ${wordsOf(answer)}`);
   if (answer.status === 429 || answer.status >= 500)
     return new NetworkError('retry_later', words, retryAtFrom(answer, now));
   if (answer.status === 401)
@@ -444,9 +449,8 @@ function route(apiRoot: string, path: string, params: Record<string, string> = {
 }
 
 function basic(credentials: Pick<WordPressCredentials, 'username' | 'applicationPassword'>): Record<string, string> {
-  return {
-    authorization: `Basic ${Buffer.from(`${credentials.username}:${credentials.applicationPassword}`).toString('base64')}`,
-  };
+  const pair = `${credentials.username}:${credentials.applicationPassword}`;
+  return { authorization: `Basic ${Buffer.from(pair).toString('base64')}` };
 }
 
 function siteAddress(raw: string): string {

@@ -116,7 +116,8 @@ function multipart(fields: Record<string, string>, bytes: Buffer, type: string):
   }
   parts.push(
     Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="media"; filename="media"\r\nContent-Type: ${type}\r\n\r\n`,
+      `--${boundary}\r\nContent-Disposition: form-data; name="media"; ` +
+        `filename="media"\r\nContent-Type: ${type}\r\n\r\n`,
     ),
     bytes,
     Buffer.from(`\r\n--${boundary}--\r\n`),

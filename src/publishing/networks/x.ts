@@ -111,7 +111,8 @@ export class XNetwork implements NetworkConnector {
       code_challenge: input.codeChallenge,
       code_challenge_method: 'S256',
     });
-    // The consent screen follows NETWORK_ORIGIN_OVERRIDES like every call, so a test's fake plays X for the browser too.
+    // The consent screen follows NETWORK_ORIGIN_OVERRIDES like every call, so a test's fake plays X for the browser
+    // too.
     return { authorizationUrl: this.http.rewrite(`${WWW}/i/oauth2/authorize?${query}`), keep: {} };
   }
 
@@ -126,7 +127,8 @@ export class XNetwork implements NetworkConnector {
     if (missing.length > 0)
       throw new NetworkError(
         'permanent',
-        `X did not grant ${missing.join(', ')}, which Herald needs to publish: check the app's permissions at developer.x.com, then connect again`,
+        `X did not grant ${missing.join(', ')}, which Herald needs to publish: check the app's permissions at ` +
+          'developer.x.com, then connect again',
       );
     const probe: XCredentials = {
       accessToken: token.accessToken,
@@ -302,14 +304,19 @@ export class XNetwork implements NetworkConnector {
     const missing = SCOPES.filter((s) => !c.scopes.includes(s));
     if (missing.length > 0) {
       problems.push(
-        `X did not grant ${missing.join(', ')}${missing.includes('offline.access') ? ' (without offline.access the token lapses after 2 hours and cannot be refreshed)' : ''}: reconnect the channel and authorize every permission.`,
+        `X did not grant ${missing.join(', ')}` +
+          (missing.includes('offline.access')
+            ? ' (without offline.access the token lapses after 2 hours and cannot be refreshed)'
+            : '') +
+          ': reconnect the channel and authorize every permission.',
       );
     }
     const me = await this.api.call(c, `/2/users/me?user.fields=${USER_FIELDS}`);
     if (me.status !== 200) {
       const error = this.api.classify(me, c);
       problems.push(
-        `X refused the token (${error.message})${error.kind === 'retry_later' ? ': try again later' : ': reconnect the channel'}.`,
+        `X refused the token (${error.message})` +
+          `${error.kind === 'retry_later' ? ': try again later' : ': reconnect the channel'}.`,
       );
       return { account: `@${c.username}`, grantedScopes: c.scopes, problems };
     }

@@ -62,7 +62,8 @@ export class YouTubeQuota {
       bucket,
       limit,
       reset,
-      " (YouTube answered quotaExceeded: the project's quota in the Google Cloud console may be lower than Herald's setting)",
+      " (YouTube answered quotaExceeded: the project's quota in the Google Cloud console may be lower than Herald's " +
+        'setting)',
     );
   }
 
@@ -99,7 +100,8 @@ function spent(bucket: QuotaBucket, limit: number, reset: number, cause = ''): N
       : `its ${limit} daily video uploads (YOUTUBE_DAILY_UPLOADS)`;
   return new NetworkError(
     'retry_later',
-    `The Google project has spent ${what}${cause}; Herald tries again when the quota resets at midnight Pacific time, ${new Date(reset).toISOString()}`,
+    `The Google project has spent ${what}${cause}; Herald tries again when the quota resets at midnight Pacific ` +
+      `time, ${new Date(reset).toISOString()}`,
     reset,
   );
 }

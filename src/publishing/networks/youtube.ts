@@ -150,13 +150,15 @@ export class YouTubeNetwork implements NetworkConnector {
     if (!granted.includes(UPLOAD_SCOPE)) {
       throw new NetworkError(
         'permanent',
-        'Google granted Herald no permission to upload videos: connect again and leave "Manage your YouTube videos" ticked',
+        'Google granted Herald no permission to upload videos: connect again and leave "Manage your YouTube videos" ' +
+          'ticked',
       );
     }
     if (token.refreshToken === null) {
       throw new NetworkError(
         'permanent',
-        'Google sent no refresh token, so Herald could not keep the channel connected: remove Herald at myaccount.google.com/permissions, then connect again',
+        'Google sent no refresh token, so Herald could not keep the channel connected: ' +
+          'remove Herald at myaccount.google.com/permissions, then connect again',
       );
     }
     const accessToken = token.accessToken;
@@ -290,7 +292,8 @@ export class YouTubeNetwork implements NetworkConnector {
         if (file.bytes.length !== handle.bytes) {
           throw new NetworkError(
             'permanent',
-            `the video at ${handle.videoUrl} changed size during the upload (${handle.bytes} bytes then, ${file.bytes.length} now)`,
+            `the video at ${handle.videoUrl} changed size during the upload (${handle.bytes} bytes ` +
+              `then, ${file.bytes.length} now)`,
           );
         }
         return await this.settled(
@@ -387,7 +390,8 @@ export class YouTubeNetwork implements NetworkConnector {
     if (!found) problems.push('The Google account has no YouTube channel any more.');
     else if (String(found.id) !== c.credentials.channelId)
       problems.push(
-        `The token belongs to YouTube channel ${found.id}, not this channel's ${c.credentials.channelId}: reconnect with the right account.`,
+        `The token belongs to YouTube channel ${found.id}, not this channel's ${c.credentials.channelId}: ` +
+          'reconnect with the right account.',
       );
     return {
       account: found ? String(found.snippet?.customUrl || found.snippet?.title || found.id) : channel.handle,
@@ -521,7 +525,8 @@ export class YouTubeNetwork implements NetworkConnector {
     if (status?.uploadStatus === 'failed') {
       throw new NetworkError(
         'permanent',
-        `YouTube could not process the uploaded video (${status.failureReason ?? 'no reason given'}); video ${video.id} is left failed on the channel`,
+        `YouTube could not process the uploaded video (${status.failureReason ?? 'no reason given'}); ` +
+          `video ${video.id} is left failed on the channel`,
       );
     }
     if (status?.uploadStatus === 'rejected') {

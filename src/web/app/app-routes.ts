@@ -33,7 +33,8 @@ export function appRouter(deps: DomainDeps, bodies: BodyReader): express.Router 
   function send(res: Response, page: string, status = 200): void {
     res.setHeader(
       'content-security-policy',
-      "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+      "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; " +
+        "base-uri 'none'",
     );
     res.setHeader('cache-control', 'no-store');
     res.status(status).type('html').send(page);

@@ -66,7 +66,8 @@ export function spaRouter(deps: DomainDeps, cookies: BrowserSession, app: string
       manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
     } catch (cause) {
       throw new ServiceUnavailableError(
-        `The web app is not built (no ${path.join(dir, 'manifest.json')}): run make build, or set WEB_APP_DIR to where it was built.`,
+        `The web app is not built (no ${path.join(dir, 'manifest.json')}): run make build, or set WEB_APP_DIR to ` +
+          'where it was built.',
         { cause },
       );
     }
@@ -93,13 +94,14 @@ export function spaRouter(deps: DomainDeps, cookies: BrowserSession, app: string
       });
     res.setHeader('content-security-policy', REFERENCE_CSP);
     res.setHeader('cache-control', 'no-cache');
-    res
-      .type('html')
-      .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+    res.type('html').send(`<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Herald REST API reference</title><link rel="icon" type="image/svg+xml" href="${app}/favicon.svg"></head>
 <body><main id="reference"><p role="status">Loading the API reference…</p></main>
-<noscript><p>The reference needs JavaScript; the description it shows is at <a href="/v1/rest/openapi.json">/v1/rest/openapi.json</a>.</p></noscript>
-<script src="${app}/assets/${escapeHtml(reference.renderer)}"></script><script type="module" src="${app}/assets/${escapeHtml(reference.script)}"></script></body></html>`);
+<noscript><p>The reference needs JavaScript; the description it shows is at
+<a href="/v1/rest/openapi.json">/v1/rest/openapi.json</a>.</p></noscript>
+<script src="${app}/assets/${escapeHtml(reference.renderer)}"></script>
+<script type="module" src="${app}/assets/${escapeHtml(reference.script)}"></script></body></html>`);
   });
 
   router.get([app, `${app}/*rest`], async (req: Request, res: Response) => {
@@ -113,13 +115,15 @@ export function spaRouter(deps: DomainDeps, cookies: BrowserSession, app: string
     const { script, style } = currentBuild();
     res.setHeader('content-security-policy', CSP);
     res.setHeader('cache-control', 'no-store');
-    res
-      .type('html')
-      .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+    res.type('html').send(`<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="herald-csrf-token" content="${escapeHtml(cookies.csrfToken(req, res))}"><title>Herald</title>
 <link rel="icon" type="image/svg+xml" href="${app}/favicon.svg">
-<link rel="stylesheet" href="${app}/assets/${escapeHtml(style)}"><script type="module" src="${app}/assets/${escapeHtml(script)}"></script></head>
-<body><div id="app"><p class="loading" role="status">Loading Herald…</p></div><noscript><p>Herald's app needs JavaScript. The REST API at /v1/rest and MCP at /mcp work without it.</p></noscript></body></html>`);
+<link rel="stylesheet" href="${app}/assets/${escapeHtml(style)}">
+<script type="module" src="${app}/assets/${escapeHtml(script)}"></script></head>
+<body><div id="app"><p class="loading" role="status">Loading Herald…</p></div>
+<noscript><p>Herald's app needs JavaScript. The REST API at /v1/rest and MCP at /mcp work without it.</p></noscript>
+</body></html>`);
   });
   return router;
 }

@@ -138,8 +138,8 @@ export function ApprovalsPage(props: { query: URLSearchParams }) {
             ) : (
               <>
                 {' '}
-                Posts written in a workspace that requires approval arrive here; see the <Link href="/app">posts</Link>{' '}
-                meanwhile.
+                Posts written in a workspace that requires approval arrive here; see the <Link href="/app">posts</Link>
+                {' meanwhile.'}
               </>
             )}
           </p>

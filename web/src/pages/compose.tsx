@@ -198,7 +198,8 @@ export function EditPostPage(props: { params: Record<string, string> }) {
       {data && !editable && (
         <Empty>
           <p>
-            This post is {data.post.isLivePost ? 'live on the network' : data.post.status}: it can no longer be changed.{' '}
+            This post is {data.post.isLivePost ? 'live on the network' : data.post.status}
+            {': it can no longer be changed. '}
             <Link href={`/app/compose?from=${encodeURIComponent(postId)}`}>Duplicate it</Link> to post it again.
           </p>
         </Empty>

@@ -74,9 +74,15 @@ function nextStep(post: Post, channel: Channel | undefined): string | undefined 
   if (channel?.status === 'needs_reconnect')
     return `Reconnect ${channel.displayName ?? channel.name} on the Channels page first: until then its posts fail.`;
   if (post.status === 'failed')
-    return 'Fix what the error names (edit the post if it is the text or media), then try again now, or give it a new time.';
+    return (
+      'Fix what the error names (edit the post if it is the text or media), then try again now, or give it a ' +
+      'new time.'
+    );
   if (post.status === 'unconfirmed')
-    return 'Herald could not tell whether the network took it. Look for it on the network, then tell Herald below; it will not try again by itself, so nothing is posted twice.';
+    return (
+      'Herald could not tell whether the network took it. Look for it on the network, then tell Herald below; ' +
+      'it will not try again by itself, so nothing is posted twice.'
+    );
   if (post.approvalStatus === 'PENDING') return 'It waits for a reviewer to approve it before it can be published.';
   if (post.approvalStatus === 'REJECTED')
     return 'A reviewer rejected it. Edit it and schedule it again to ask once more.';
@@ -341,8 +347,8 @@ export function PostPage(props: { params: Record<string, string> }) {
           {post.firstComment && (
             <p class="first-comment">
               First comment
-              {post.firstComment.delayMinutes ? `, ${post.firstComment.delayMinutes} minutes after publishing` : ''}:{' '}
-              {post.firstComment.text}
+              {post.firstComment.delayMinutes ? `, ${post.firstComment.delayMinutes} minutes after publishing` : ''}:
+              {` ${post.firstComment.text}`}
             </p>
           )}
           {post.rejectionReason && <p>Rejected because: {post.rejectionReason}</p>}

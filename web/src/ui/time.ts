@@ -54,7 +54,8 @@ export function toInstant(local: string, timeZone: string): InstantOrProblem {
   try {
     return { iso: new Date(wallClockToUtc(timeZone, Date.UTC(y, mo - 1, d, h, mi))).toISOString() };
   } catch {
-    const message = `${timeZone} is not a time zone Herald knows: type its city, such as Berlin or New York, and pick it.`;
+    const message =
+      `${timeZone} is not a time zone Herald knows: ` + 'type its city, such as Berlin or New York, and pick it.';
     return { problem: { field: 'timezone', message } };
   }
 }

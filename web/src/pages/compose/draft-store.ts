@@ -2,8 +2,8 @@
  * The composer's unsaved work, kept in this browser's localStorage so a reload, a visit to another page or a
  * session that ended (in this tab or another) loses nothing: one draft per signed-in person (the key names their
  * user id, so someone else signing in on the same browser does not get it), holding only what the form holds
- * (text, channels, media addresses and alt texts, the thread's parts, options, time and zone), never a token. It goes once the posts
- * are saved or the person discards it.
+ * (text, channels, media addresses and alt texts, the thread's parts, options, time and zone), never a token. It goes
+ * once the posts are saved or the person discards it.
  */
 import type { ChosenMedia } from './media-field.js';
 
