@@ -100,7 +100,8 @@ async function servePrebuiltSqlite(): Promise<{ url: string; close: () => Promis
   const require = createRequire(import.meta.url);
   const packageDir = path.dirname(require.resolve('better-sqlite3/package.json'));
   const { version } = JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8'));
-  const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  const target = `node-v${process.versions.modules}-${process.platform}-${process.arch}`;
+  const name = `better-sqlite3-v${version}-${target}.tar.gz`;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-prebuild-'));
   await run('tar', ['-C', packageDir, '-czf', path.join(dir, name), 'build/Release/better_sqlite3.node']);
   const tarball = fs.readFileSync(path.join(dir, name));
@@ -115,7 +116,7 @@ async function servePrebuiltSqlite(): Promise<{ url: string; close: () => Promis
 }
 
 describe('deploying Herald', () => {
-  it('the Dockerfile builds in stages, runs as a user of its own, keeps DATA_DIR in a volume and checks /healthz', () => {
+  it('the Dockerfile builds in stages, runs as its own user, keeps DATA_DIR in a volume and checks /healthz', () => {
     const stages = dockerfileStages(fs.readFileSync('Dockerfile', 'utf8'));
     assert.ok(stages.length >= 3, 'the ARG of the base image, a build stage and the stage that runs');
     const last = stages.at(-1)!;
@@ -350,7 +351,7 @@ describe('deploying Herald', () => {
       await database?.drop();
     });
 
-    it('serves /healthz as a user other than root, reports healthy, and runs the worker from the same image', async () => {
+    it('serves /healthz as a user other than root, is healthy, and runs the worker from the same image', async () => {
       database = await freshDatabase();
       const port = await freePort();
       const settings = [

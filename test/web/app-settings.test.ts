@@ -136,7 +136,7 @@ describeOnce('the web app: Settings (workspace, members, API keys, connected app
       assert.deepEqual(endpoint.eventTypes, ['post.published']);
 
       await page.click('button[aria-label="Send test to http://127.0.0.1:9/hook"]');
-      await page.waitForSelector('text=A webhook.test event is on its way');
+      await page.waitForSelector('text=A test delivery is on its way');
       assert.equal(await page.locator('#secret').count(), 0, 'shown once: gone after the next action');
       const deliveries = (await t.api('GET', `/v1/rest/webhooks/${endpoint.id}/deliveries`, { token: a.apiKey })).body
         .data;

@@ -19,7 +19,8 @@ type Role = components['schemas']['MemberRole'];
 
 const ROLES: readonly Role[] = ['owner', 'admin', 'editor', 'reviewer'];
 const ROLES_EXPLAINED =
-  'Owners and admins manage the team (approvals, channels, webhooks, members), and only an owner makes another owner; editors write and schedule posts; reviewers approve or reject held posts.';
+  'Owners and admins manage the team (approvals, channels, webhooks, members), and only an owner makes another ' +
+  'owner; editors write and schedule posts; reviewers approve or reject held posts.';
 
 async function load() {
   const [members, workspaces] = await Promise.all([call(api.GET('/members')), call(api.GET('/workspaces'))]);

@@ -229,7 +229,10 @@ function EndpointRow(props: {
               onClick={() =>
                 props.act(async () => {
                   await call(api.POST('/webhooks/{webhookId}/test', path));
-                  return `A webhook.test event is on its way to ${e.url}; it arrives within seconds, signed with the endpoint's secret.`;
+                  return (
+                    `A test delivery is on its way to ${e.url}; ` +
+                    "it arrives within seconds, signed with the endpoint's secret."
+                  );
                 })
               }
             >
