@@ -19,6 +19,7 @@ import * as threads from './024_threads.js';
 import * as insightsSamples from './025_insights_samples.js';
 import * as budgetsInTypescript from './026_budgets_in_typescript.js';
 import * as insightsspeedRollups from './027_insight_rollups.js';
+import * as insreadsInsightQuarters from './028_insreads_insight_quarters.js';
 
 type Migration = { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> };
 
@@ -44,6 +45,7 @@ const migrations: Record<string, Migration> = {
   '025_insights_samples': insightsSamples,
   '026_budgets_in_typescript': budgetsInTypescript,
   '027_insight_rollups': insightsspeedRollups,
+  '028_insreads_insight_quarters': insreadsInsightQuarters,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

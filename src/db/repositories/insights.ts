@@ -50,6 +50,26 @@ export interface InsightLabelHourRecord extends InsightHourRecord {
   labelId: string;
 }
 
+/**
+ * A channel's published posts of one quarter of a UTC hour (`quarter`: epoch ms / 900,000), summed for the
+ * weekday-and-hour cells (migration 028).
+ */
+export interface InsightQuarterRecord {
+  channelId: string;
+  quarter: number;
+  posts: number;
+  engagement: number;
+  reach: number | null;
+}
+
+/** What the best-times rule needs of a post: when it went out, its engagement and reach (null: none reported). */
+export type ScoredPost = [publishedAt: number, engagement: number, reach: number | null];
+
+/** A quarter's sums with each of its posts' scoring inputs, by publish time then id. */
+export interface InsightQuarterWrite extends InsightQuarterRecord {
+  scored: ScoredPost[];
+}
+
 /** An hour of a channel whose posts changed since it was last counted. */
 export interface DirtyHourRecord {
   id: number;
@@ -67,6 +87,7 @@ export interface CountedPostRecord {
 }
 
 const HOUR_MS = 3_600_000;
+const QUARTER_MS = 900_000;
 const DAY_MS = 86_400_000;
 const CHUNK = 400;
 
@@ -190,22 +211,50 @@ export class InsightsRepository {
     return this.insightPosts(query);
   }
 
-  /** The published posts of these channels' hours (the hours that may hold a period's top posts). */
-  async publishedInHours(
+  /** The published posts of these channels' ranges [from, to) (the hours that may hold a period's top posts). */
+  async publishedInRanges(
     accountId: string,
-    hours: readonly { channelId: string; hour: number }[],
+    ranges: readonly { channelId: string; from: number; to: number }[],
   ): Promise<InsightPostRecord[]> {
-    // One query an hour: a single range is always answered from the (channel_id, published_at) index, where
+    // One query a range: a single range is always answered from the (channel_id, published_at) index, where
     // SQLite, without statistics, would rather scan the account's posts than merge many ranges.
     const found: InsightPostRecord[] = [];
-    for (const { channelId, hour } of hours) {
+    for (const { channelId, from, to } of ranges) {
       const query = this.publishedQuery(accountId)
         .where('posts.channel_id', channelId)
-        .where('posts.published_at', '>=', hour * HOUR_MS)
-        .where('posts.published_at', '<', (hour + 1) * HOUR_MS);
+        .where('posts.published_at', '>=', from)
+        .where('posts.published_at', '<', to);
       found.push(...(await this.insightPosts(query)));
     }
     return found;
+  }
+
+  /**
+   * A page of the published posts publishedPosts finds, by publish time then id, after the post `after` (keyset
+   * paging: each page costs the same however far into the period it is).
+   */
+  async publishedPage(
+    accountId: string,
+    channelIds: readonly string[],
+    from: number,
+    to: number,
+    labelIds: readonly string[] | null,
+    after: { publishedAt: number; id: string } | null,
+    limit: number,
+  ): Promise<InsightPostRecord[]> {
+    if (channelIds.length === 0) return [];
+    const query = this.publishedQuery(accountId)
+      .whereIn('posts.channel_id', channelIds)
+      .where('posts.published_at', '>=', after ? after.publishedAt : from)
+      .where('posts.published_at', '<', to);
+    if (after)
+      query.where((q) =>
+        q
+          .where('posts.published_at', '>', after.publishedAt)
+          .orWhere((same) => same.where('posts.published_at', after.publishedAt).where('posts.id', '>', after.id)),
+      );
+    if (labelIds) query.whereIn('posts.id', this.db('post_labels').whereIn('label_id', labelIds).select('post_id'));
+    return this.insightPosts(query.limit(limit));
   }
 
   private publishedQuery(accountId: string) {
@@ -290,6 +339,46 @@ export class InsightsRepository {
     return rows.map((r: any) => ({ labelId: r.label_id, ...toHourRecord(r) }));
   }
 
+  /** The quarter rollup's sums of these channels in [fromQuarter, toQuarter), by channel and quarter. */
+  async quarters(
+    accountId: string,
+    channelIds: readonly string[],
+    fromQuarter: number,
+    toQuarter: number,
+  ): Promise<InsightQuarterRecord[]> {
+    if (channelIds.length === 0) return [];
+    const rows = await this.db('insight_quarters')
+      .where({ account_id: accountId })
+      .whereIn('channel_id', channelIds)
+      .where('quarter', '>=', fromQuarter)
+      .where('quarter', '<', toQuarter)
+      .orderBy(['channel_id', 'quarter'])
+      .select('channel_id', 'quarter', 'posts', 'engagement', 'reach');
+    return rows.map((r: any) => ({
+      channelId: r.channel_id,
+      quarter: Number(r.quarter),
+      posts: Number(r.posts),
+      engagement: Number(r.engagement),
+      reach: r.reach === null ? null : Number(r.reach),
+    }));
+  }
+
+  /** The scoring inputs of a channel's posts in quarters [fromQuarter, toQuarter), by publish time then id. */
+  async scoredPosts(
+    accountId: string,
+    channelId: string,
+    fromQuarter: number,
+    toQuarter: number,
+  ): Promise<ScoredPost[]> {
+    const rows = await this.db('insight_quarters')
+      .where({ account_id: accountId, channel_id: channelId })
+      .where('quarter', '>=', fromQuarter)
+      .where('quarter', '<', toQuarter)
+      .orderBy('quarter')
+      .select('scored');
+    return rows.flatMap((r: any) => JSON.parse(r.scored) as ScoredPost[]);
+  }
+
   async hasDirtyHours(): Promise<boolean> {
     return (await this.db('insight_dirty').select('id').first()) !== undefined;
   }
@@ -317,6 +406,7 @@ export class InsightsRepository {
       .where((q) => q.where('status', 'published').orWhere('is_live', true))
       .where('published_at', '>=', fromHour * HOUR_MS)
       .where('published_at', '<', toHour * HOUR_MS)
+      .orderBy(['published_at', 'id'])
       .select('id', 'published_at', 'metrics');
     const labels = new Map<string, string[]>();
     for (const link of await this.db('post_labels')
@@ -340,8 +430,8 @@ export class InsightsRepository {
   }
 
   /**
-   * Replaces the rollup of a channel's hours [fromHour, toHour) with `hours` and `labelHours` (those that have
-   * posts).
+   * Replaces the rollup of a channel's hours [fromHour, toHour) with `hours`, `labelHours` and those hours'
+   * `quarters` (those that have posts).
    */
   async writeHours(
     accountId: string,
@@ -350,7 +440,13 @@ export class InsightsRepository {
     toHour: number,
     hours: readonly InsightHourRecord[],
     labelHours: readonly InsightLabelHourRecord[],
+    quarters: readonly InsightQuarterWrite[],
   ): Promise<void> {
+    await this.db('insight_quarters')
+      .where({ channel_id: channelId })
+      .where('quarter', '>=', (fromHour * HOUR_MS) / QUARTER_MS)
+      .where('quarter', '<', (toHour * HOUR_MS) / QUARTER_MS)
+      .del();
     for (const table of ['insight_hours', 'insight_label_hours']) {
       await this.db(table)
         .where({ channel_id: channelId })
@@ -360,6 +456,21 @@ export class InsightsRepository {
     }
     await this.insertHours('insight_hours', accountId, hours);
     await this.insertHours('insight_label_hours', accountId, labelHours);
+    for (let i = 0; i < quarters.length; i += CHUNK) {
+      await insertRows(
+        this.db,
+        'insight_quarters',
+        quarters.slice(i, i + CHUNK).map((q) => ({
+          channel_id: q.channelId,
+          quarter: q.quarter,
+          account_id: accountId,
+          posts: q.posts,
+          engagement: q.engagement,
+          reach: q.reach,
+          scored: JSON.stringify(q.scored),
+        })),
+      );
+    }
   }
 
   private async insertHours(

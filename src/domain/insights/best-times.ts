@@ -11,14 +11,17 @@
  * - nothing is claimed from too little: a channel with fewer than MIN_POSTS scored posts gets no windows, and a
  *   window with fewer than MIN_WINDOW_POSTS posts is never offered; only windows that beat the typical post are,
  *   the best first, at most MAX_WINDOWS;
- * - each window says how many posts it rests on and how far to trust it, in plain words.
+ * - each window says how many posts it rests on and how far to trust it, in plain words;
+ * - the posts are read from the rollup's quarters (rollups.ts), which keep what a post's score needs, so the
+ *   answer is the one the posts themselves give.
  */
 import type { components } from '../../../generated/rest/openapi-types.js';
+import type { ScoredPost } from '../../db/repositories/insights.js';
 import type { DomainDeps } from '../deps.js';
 import { NotFoundError } from '../errors.js';
 import type { Principal } from '../principal.js';
 import { engagementOf, reachOf } from './counters.js';
-import { zonedClock } from './rollups.js';
+import { QUARTER_MS, refreshRollups, zonedClock } from './rollups.js';
 
 export type BestTimes = components['schemas']['BestTimes'];
 type Window = BestTimes['windows'][number];
@@ -142,24 +145,59 @@ export async function channelBestWindows(
 ): Promise<Omit<BestTimes, 'channelId'>> {
   const end = deps.now();
   const start = end - weeks * WEEK_MS;
-  const posts = await deps.repos.insights.publishedPosts(channel.accountId, [channel.id], start, end, null);
+  await refreshRollups(deps);
+  const posts = await scoredPostsIn(deps, channel, start, end);
   const audience = [
     ...(await deps.repos.insights.audienceBefore(channel.accountId, [channel.id], start)),
     ...(await deps.repos.insights.audienceSamples(channel.accountId, [channel.id], start, end)),
   ];
+  // The last sample at or before the instant (by halves: the samples are oldest first), else the first of all.
   const followersAt = (at: number): number | null => {
-    let found: number | null = audience[0]?.followers ?? null;
-    for (const sample of audience) if (sample.sampledAt <= at) found = sample.followers;
-    return found;
+    let [low, high] = [0, audience.length];
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (audience[middle].sampledAt <= at) low = middle + 1;
+      else high = middle;
+    }
+    return (audience[low - 1] ?? audience[0])?.followers ?? null;
   };
   return bestWindows(
-    posts.map((p) => ({
-      publishedAt: p.publishedAt,
-      engagement: engagementOf(p.network, p.metrics),
-      reach: reachOf(p.network, p.metrics),
-      followers: followersAt(p.publishedAt),
+    posts.map(([publishedAt, engagement, reach]) => ({
+      publishedAt,
+      engagement,
+      reach,
+      followers: followersAt(publishedAt),
     })),
     channel.timezone,
     weeks,
   );
+}
+
+/**
+ * The channel's published posts in [start, end) as the rule scores them, oldest first: the whole quarters from the
+ * rollup, which keeps each post's publish time, engagement and reach, the parts of a quarter at the edges from
+ * the posts.
+ */
+async function scoredPostsIn(
+  deps: DomainDeps,
+  channel: { id: string; accountId: string },
+  start: number,
+  end: number,
+): Promise<ScoredPost[]> {
+  const fromPosts = async (from: number, to: number): Promise<ScoredPost[]> =>
+    from >= to
+      ? []
+      : (await deps.repos.insights.publishedPosts(channel.accountId, [channel.id], from, to, null)).map((p) => [
+          p.publishedAt,
+          engagementOf(p.network, p.metrics),
+          reachOf(p.network, p.metrics),
+        ]);
+  const first = Math.ceil(start / QUARTER_MS);
+  const last = Math.floor(end / QUARTER_MS);
+  if (first >= last) return fromPosts(start, end);
+  return [
+    ...(await fromPosts(start, first * QUARTER_MS)),
+    ...(await deps.repos.insights.scoredPosts(channel.accountId, channel.id, first, last)),
+    ...(await fromPosts(last * QUARTER_MS, end)),
+  ];
 }
