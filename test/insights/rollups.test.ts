@@ -32,6 +32,7 @@ describe('insights rollup per channel and hour', () => {
     assert.ok(recount.length > 0);
     assert.equal(await t.deps.repos.insights.hasDirtyHours(), false, 'every noted hour was counted');
     assert.deepEqual(await t.deps.repos.insights.hours(a.accountId, a.channelIds, 0, 2 ** 40), recount);
+    const labelled = posts.filter((p) => p.labelIds.includes(history.labelId));
     const quarters = [...a.channelIds].sort().flatMap((id) =>
       sumByQuarter(
         id,
@@ -42,12 +43,20 @@ describe('insights rollup per channel and hour', () => {
       await t.deps.repos.insights.quarters(a.accountId, a.channelIds, 0, 2 ** 42),
       quarters.map(({ scored, ...sums }) => sums),
     );
+    assert.deepEqual(
+      await t.deps.repos.insights.labelQuarters(a.accountId, [history.labelId], a.channelIds, 0, 2 ** 42),
+      [...a.channelIds].sort().flatMap((id) =>
+        sumByQuarter(
+          id,
+          labelled.filter((p) => p.channelId === id),
+        ).map(({ scored: _, ...sums }) => ({ labelId: history.labelId, ...sums })),
+      ),
+    );
     for (const id of a.channelIds)
       assert.deepEqual(
         await t.deps.repos.insights.scoredPosts(a.accountId, id, 0, 2 ** 42),
         quarters.filter((q) => q.channelId === id).flatMap((q) => q.scored),
       );
-    const labelled = posts.filter((p) => p.labelIds.includes(history.labelId));
     const labelRecount = [...a.channelIds]
       .sort()
       .flatMap((id) =>

@@ -62,6 +62,11 @@ export interface InsightQuarterRecord {
   reach: number | null;
 }
 
+/** The same for a channel's posts of one quarter that carry a label. */
+export interface InsightLabelQuarterRecord extends InsightQuarterRecord {
+  labelId: string;
+}
+
 /** What the best-times rule needs of a post: when it went out, its engagement and reach (null: none reported). */
 export type ScoredPost = [publishedAt: number, engagement: number, reach: number | null];
 
@@ -211,10 +216,14 @@ export class InsightsRepository {
     return this.insightPosts(query);
   }
 
-  /** The published posts of these channels' ranges [from, to) (the hours that may hold a period's top posts). */
+  /**
+   * The published posts of these channels' ranges [from, to) (the hours that may hold a period's top posts); with
+   * labelIds, only posts carrying one of them.
+   */
   async publishedInRanges(
     accountId: string,
     ranges: readonly { channelId: string; from: number; to: number }[],
+    labelIds: readonly string[] | null,
   ): Promise<InsightPostRecord[]> {
     // One query a range: a single range is always answered from the (channel_id, published_at) index, where
     // SQLite, without statistics, would rather scan the account's posts than merge many ranges.
@@ -224,6 +233,7 @@ export class InsightsRepository {
         .where('posts.channel_id', channelId)
         .where('posts.published_at', '>=', from)
         .where('posts.published_at', '<', to);
+      if (labelIds) query.whereIn('posts.id', this.db('post_labels').whereIn('label_id', labelIds).select('post_id'));
       found.push(...(await this.insightPosts(query)));
     }
     return found;
@@ -363,6 +373,32 @@ export class InsightsRepository {
     }));
   }
 
+  /** The label quarter rollup's sums of these labels and channels in [fromQuarter, toQuarter). */
+  async labelQuarters(
+    accountId: string,
+    labelIds: readonly string[],
+    channelIds: readonly string[],
+    fromQuarter: number,
+    toQuarter: number,
+  ): Promise<InsightLabelQuarterRecord[]> {
+    if (labelIds.length === 0 || channelIds.length === 0) return [];
+    const rows = await this.db('insight_label_quarters')
+      .where({ account_id: accountId })
+      .whereIn('label_id', labelIds)
+      .whereIn('channel_id', channelIds)
+      .where('quarter', '>=', fromQuarter)
+      .where('quarter', '<', toQuarter)
+      .orderBy(['label_id', 'channel_id', 'quarter']);
+    return rows.map((r: any) => ({
+      labelId: r.label_id,
+      channelId: r.channel_id,
+      quarter: Number(r.quarter),
+      posts: Number(r.posts),
+      engagement: Number(r.engagement),
+      reach: r.reach === null ? null : Number(r.reach),
+    }));
+  }
+
   /** The scoring inputs of a channel's posts in quarters [fromQuarter, toQuarter), by publish time then id. */
   async scoredPosts(
     accountId: string,
@@ -431,7 +467,7 @@ export class InsightsRepository {
 
   /**
    * Replaces the rollup of a channel's hours [fromHour, toHour) with `hours`, `labelHours` and those hours'
-   * `quarters` (those that have posts).
+   * `quarters` and `labelQuarters` (those that have posts).
    */
   async writeHours(
     accountId: string,
@@ -441,12 +477,15 @@ export class InsightsRepository {
     hours: readonly InsightHourRecord[],
     labelHours: readonly InsightLabelHourRecord[],
     quarters: readonly InsightQuarterWrite[],
+    labelQuarters: readonly InsightLabelQuarterRecord[],
   ): Promise<void> {
-    await this.db('insight_quarters')
-      .where({ channel_id: channelId })
-      .where('quarter', '>=', (fromHour * HOUR_MS) / QUARTER_MS)
-      .where('quarter', '<', (toHour * HOUR_MS) / QUARTER_MS)
-      .del();
+    for (const table of ['insight_quarters', 'insight_label_quarters']) {
+      await this.db(table)
+        .where({ channel_id: channelId })
+        .where('quarter', '>=', (fromHour * HOUR_MS) / QUARTER_MS)
+        .where('quarter', '<', (toHour * HOUR_MS) / QUARTER_MS)
+        .del();
+    }
     for (const table of ['insight_hours', 'insight_label_hours']) {
       await this.db(table)
         .where({ channel_id: channelId })
@@ -468,6 +507,21 @@ export class InsightsRepository {
           engagement: q.engagement,
           reach: q.reach,
           scored: JSON.stringify(q.scored),
+        })),
+      );
+    }
+    for (let i = 0; i < labelQuarters.length; i += CHUNK) {
+      await insertRows(
+        this.db,
+        'insight_label_quarters',
+        labelQuarters.slice(i, i + CHUNK).map((q) => ({
+          label_id: q.labelId,
+          channel_id: q.channelId,
+          quarter: q.quarter,
+          account_id: accountId,
+          posts: q.posts,
+          engagement: q.engagement,
+          reach: q.reach,
         })),
       );
     }

@@ -222,29 +222,28 @@ async function figuresFromPosts(deps: DomainDeps, scope: InsightsScope, period: 
 /**
  * A period's figures from the rollup (rollups.ts), the same a count of its posts gives: its whole UTC hours from
  * the hours (their weekdays and hours from their quarters where the channel's zone is off the whole hour), the part
- * of an hour at each edge from its posts; undefined where the rollup cannot tell them exactly (a label filter, a
- * quarter not inside one local hour).
+ * of an hour at each edge from its posts; narrowed to one label, from that label's hours and quarters. Undefined
+ * where the rollup cannot tell them exactly: several labels (a post carrying two counts once), a quarter not inside
+ * one local hour. With `totalsOnly` (the period before, whose totals alone are shown) nothing else is counted.
  */
 async function figuresFromRollup(
   deps: DomainDeps,
   scope: InsightsScope,
   period: Period,
+  totalsOnly: boolean,
 ): Promise<PeriodFigures | undefined> {
   const firstHour = Math.ceil(period.start / HOUR_MS);
   const lastHour = Math.floor(period.end / HOUR_MS);
-  if (scope.labelIds || firstHour >= lastHour) return undefined;
+  if ((scope.labelIds && scope.labelIds.length > 1) || firstHour >= lastHour) return undefined;
+  const only = scope.labelIds?.[0];
   const channelIds = scope.channels.map((c) => c.id);
   const channels = new Map(scope.channels.map((c) => [c.id, c]));
   const zoneOf = (channelId: string) => channels.get(channelId)?.timezone ?? 'UTC';
-  const whole = await deps.repos.insights.hours(scope.accountId, channelIds, firstHour, lastHour);
-  const labelIds = scope.labels.map((l) => l.id);
-  const wholeLabelHours = await deps.repos.insights.labelHours(
-    scope.accountId,
-    labelIds,
-    channelIds,
-    firstHour,
-    lastHour,
-  );
+  const labelHoursOf = (labelIds: string[]) =>
+    deps.repos.insights.labelHours(scope.accountId, labelIds, channelIds, firstHour, lastHour);
+  const whole: InsightHourRecord[] = only
+    ? (await labelHoursOf([only])).map(({ labelId: _, ...hour }) => hour)
+    : await deps.repos.insights.hours(scope.accountId, channelIds, firstHour, lastHour);
   const edgePosts = [
     ...(await edgeOf(deps, scope, period.start, firstHour * HOUR_MS)),
     ...(await edgeOf(deps, scope, lastHour * HOUR_MS, period.end)),
@@ -255,6 +254,11 @@ async function figuresFromRollup(
     edgeHours.push(...sumByHour(channelId, posts));
     for (const [labelId, labelled] of grouped(posts, (p) => p.labelIds))
       edgeLabelHours.push(...sumByHour(channelId, labelled).map((h) => ({ labelId, ...h })));
+  }
+  const hours = [...whole, ...edgeHours];
+  if (totalsOnly) {
+    const none = new Map<string, InsightTotals>();
+    return { totals: hourTotals(hours), byNetwork: none, byChannel: none, byLabel: none, cells: [], topPosts: [] };
   }
 
   const cells = new Map<string, InsightsReport['byWeekdayHour'][number]>();
@@ -276,20 +280,18 @@ async function figuresFromRollup(
     if (at) count(at, sum.posts, sum.engagement, sum.reach);
     else offHours.set(sum.channelId, (offHours.get(sum.channelId) ?? new Set()).add(sum.hour));
   }
-  for (const [channelId, hours] of offHours) {
+  const perHour = HOUR_MS / QUARTER_MS;
+  for (const [channelId, hoursOff] of offHours) {
     let first = Number.POSITIVE_INFINITY;
     let last = Number.NEGATIVE_INFINITY;
-    for (const hour of hours) [first, last] = [Math.min(first, hour), Math.max(last, hour)];
-    const perHour = HOUR_MS / QUARTER_MS;
-    const quarters = await deps.repos.insights.quarters(
-      scope.accountId,
-      [channelId],
-      first * perHour,
-      (last + 1) * perHour,
-    );
+    for (const hour of hoursOff) [first, last] = [Math.min(first, hour), Math.max(last, hour)];
+    const [from, to] = [first * perHour, (last + 1) * perHour];
+    const quarters = only
+      ? await deps.repos.insights.labelQuarters(scope.accountId, [only], [channelId], from, to)
+      : await deps.repos.insights.quarters(scope.accountId, [channelId], from, to);
     const local = zonedQuarters(zoneOf(channelId));
     for (const sum of quarters) {
-      if (!hours.has(Math.floor(sum.quarter / perHour))) continue;
+      if (!hoursOff.has(Math.floor(sum.quarter / perHour))) continue;
       const at = local(sum.quarter);
       if (!at) return undefined;
       count(at, sum.posts, sum.engagement, sum.reach);
@@ -303,8 +305,11 @@ async function figuresFromRollup(
     count(clock(post.publishedAt), 1, engagementOf(post.network, post.metrics), reachOf(post.network, post.metrics));
   }
 
-  const hours = [...whole, ...edgeHours];
-  const labelHours = [...wholeLabelHours, ...edgeLabelHours];
+  const shownLabels = only ? [only] : scope.labels.map((l) => l.id);
+  const labelHours = [
+    ...(only ? whole.map((h) => ({ labelId: only, ...h })) : await labelHoursOf(shownLabels)),
+    ...edgeLabelHours.filter((h) => shownLabels.includes(h.labelId)),
+  ];
   const totalsBy = (key: (h: InsightHourRecord) => string) =>
     new Map([...grouped(hours, (h) => [key(h)])].map(([k, list]) => [k, hourTotals(list)]));
   return {
@@ -351,7 +356,7 @@ async function topPostsOfHours(
       from: Math.max(h.hour * HOUR_MS, period.start),
       to: Math.min((h.hour + 1) * HOUR_MS, period.end),
     }));
-    found.push(...(await deps.repos.insights.publishedInRanges(scope.accountId, ranges)));
+    found.push(...(await deps.repos.insights.publishedInRanges(scope.accountId, ranges, scope.labelIds)));
     top = topPosts(found, scope.channels);
   }
   return top;
@@ -375,8 +380,13 @@ function hourTotals(hours: readonly InsightHourRecord[]): InsightTotals {
   return { posts, engagement, reach, engagementRate, counters };
 }
 
-async function periodFigures(deps: DomainDeps, scope: InsightsScope, period: Period): Promise<PeriodFigures> {
-  return (await figuresFromRollup(deps, scope, period)) ?? figuresFromPosts(deps, scope, period);
+async function periodFigures(
+  deps: DomainDeps,
+  scope: InsightsScope,
+  period: Period,
+  totalsOnly = false,
+): Promise<PeriodFigures> {
+  return (await figuresFromRollup(deps, scope, period, totalsOnly)) ?? figuresFromPosts(deps, scope, period);
 }
 
 export async function reportFor(deps: DomainDeps, scope: InsightsScope, period: Period): Promise<InsightsReport> {
@@ -384,7 +394,7 @@ export async function reportFor(deps: DomainDeps, scope: InsightsScope, period: 
   await refreshRollups(deps);
   const figures = await periodFigures(deps, scope, period);
   const totals = figures.totals;
-  const previousTotals = (await periodFigures(deps, scope, before)).totals;
+  const previousTotals = (await periodFigures(deps, scope, before, true)).totals;
   const channelIds = scope.channels.map((c) => c.id);
   const audience = await deps.repos.insights.audienceSamples(scope.accountId, channelIds, period.start, period.end);
   const audienceBefore = new Map(

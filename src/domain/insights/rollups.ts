@@ -11,6 +11,7 @@
  *   edges (a zone off the whole hour) from their posts; weekdays and hours from an hour where its channel's zone is
  *   a whole number of hours from UTC all through it, else from its quarters, each inside one local hour (every
  *   zone in use is a whole number of quarter hours from UTC); where a quarter is not, from the period's posts;
+ * - quarters are kept per label too, without the scoring inputs;
  * - a quarter keeps each post's publish time, engagement and reach, by publish time then id, so when to post is
  *   told from the rollup exactly as from the posts;
  * - a period's top posts are looked for only in the hours whose best post could be among them: hours are opened
@@ -53,7 +54,19 @@ export async function refreshRollups(deps: DomainDeps): Promise<number> {
             sumByHour(channelId, posts).map((h) => ({ labelId, ...h })),
           );
           const quarters = sumByQuarter(channelId, found.posts);
-          await repos.insights.writeHours(found.accountId, channelId, from, to, summed, labelHours, quarters);
+          const labelQuarters = [...byLabel].flatMap(([labelId, posts]) =>
+            sumByQuarter(channelId, posts).map(({ scored: _, ...q }) => ({ labelId, ...q })),
+          );
+          await repos.insights.writeHours(
+            found.accountId,
+            channelId,
+            from,
+            to,
+            summed,
+            labelHours,
+            quarters,
+            labelQuarters,
+          );
           counted += summed.length;
         }
       }
