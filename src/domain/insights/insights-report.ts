@@ -450,8 +450,9 @@ export async function reportFor(deps: DomainDeps, scope: InsightsScope, period: 
   };
 }
 
-/** Posts read per page of the CSV export. */
-const CSV_PAGE = 1_000;
+/** Posts read per page and channel of the CSV export, and the text sent at a time. */
+const CSV_PAGE = 500;
+const CSV_CHUNK = 64 * 1024;
 
 /**
  * The period's posts as CSV (RFC 4180): one row each, by publish time then id, a column for every counter any of
@@ -469,7 +470,6 @@ export async function insightsCsv(
   const counterNames = await counterNamesIn(deps, scope, period);
   const labelNames = new Map(scope.labels.map((l) => [l.id, l.name]));
   const channels = new Map(scope.channels.map((c) => [c.id, c]));
-  const channelIds = scope.channels.map((c) => c.id);
   const header = [
     'postId',
     'channelId',
@@ -486,40 +486,72 @@ export async function insightsCsv(
   const line = (row: string[]) => `${row.map(csvField).join(',')}\r\n`;
   return (async function* () {
     yield line(header);
-    let after: { publishedAt: number; id: string } | null = null;
-    for (;;) {
-      const page = await deps.repos.insights.publishedPage(
-        scope.accountId,
-        channelIds,
-        period.start,
-        period.end,
-        scope.labelIds,
-        after,
-        CSV_PAGE,
-      );
-      let chunk = '';
-      for (const record of page) {
-        const p = insightPost(record, channels.get(record.channelId));
-        chunk += line([
-          p.postId,
-          p.channelId,
-          p.channelName,
-          p.network,
-          p.publishedAt,
-          p.permalinkUrl ?? '',
-          p.labelIds.map((id) => labelNames.get(id) ?? id).join('; '),
-          p.text,
-          String(p.engagement),
-          p.reach === null ? '' : String(p.reach),
-          ...counterNames.map((n) => (p.counters[n] === undefined ? '' : String(p.counters[n]))),
-        ]);
+    let chunk = '';
+    for await (const record of publishedInOrder(deps, scope, period)) {
+      const p = insightPost(record, channels.get(record.channelId));
+      chunk += line([
+        p.postId,
+        p.channelId,
+        p.channelName,
+        p.network,
+        p.publishedAt,
+        p.permalinkUrl ?? '',
+        p.labelIds.map((id) => labelNames.get(id) ?? id).join('; '),
+        p.text,
+        String(p.engagement),
+        p.reach === null ? '' : String(p.reach),
+        ...counterNames.map((n) => (p.counters[n] === undefined ? '' : String(p.counters[n]))),
+      ]);
+      if (chunk.length >= CSV_CHUNK) {
+        yield chunk;
+        chunk = '';
       }
-      if (chunk) yield chunk;
-      const last = page.at(-1);
-      if (!last || page.length < CSV_PAGE) return;
-      after = { publishedAt: last.publishedAt, id: last.id };
     }
+    if (chunk) yield chunk;
   })();
+}
+
+/**
+ * The scope's published posts of a period by publish time then id, read a page at a time per channel and merged:
+ * each channel's page is a range of its (channel, publish time) index in order, where one query over several
+ * channels would sort the whole rest of the period for every page.
+ */
+async function* publishedInOrder(
+  deps: DomainDeps,
+  scope: InsightsScope,
+  period: Period,
+): AsyncGenerator<InsightPostRecord> {
+  const streams = scope.channels.map((c) => ({
+    channelId: c.id,
+    page: [] as InsightPostRecord[],
+    after: null as { publishedAt: number; id: string } | null,
+    done: false,
+  }));
+  for (;;) {
+    let next: (typeof streams)[number] | undefined;
+    for (const stream of streams) {
+      if (stream.page.length === 0 && !stream.done) {
+        stream.page = await deps.repos.insights.publishedPage(
+          scope.accountId,
+          [stream.channelId],
+          period.start,
+          period.end,
+          scope.labelIds,
+          stream.after,
+          CSV_PAGE,
+        );
+        stream.done = stream.page.length < CSV_PAGE;
+        const last = stream.page.at(-1);
+        if (last) stream.after = { publishedAt: last.publishedAt, id: last.id };
+      }
+      const head = stream.page[0];
+      const best = next?.page[0];
+      const sooner = head && best && (head.publishedAt - best.publishedAt || (head.id < best.id ? -1 : 1)) < 0;
+      if (head && (!best || sooner)) next = stream;
+    }
+    if (!next) return;
+    yield next.page.shift()!;
+  }
 }
 
 /**
