@@ -85,18 +85,19 @@ export function bestWindows(
             `in the last ${weeks} weeks; `) + `Herald suggests times once there are at least ${MIN_POSTS}.`,
     };
   }
-  const sorted = scored.map((p) => p.score).sort((x, y) => x - y);
+  // A typed array sorts numbers by value, several times faster than a comparator over a year of posts.
+  const sorted = Float64Array.from(scored, (p) => p.score).sort();
   const middle = Math.floor(sorted.length / 2);
   const typical = sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-  const cells = new Map<string, { weekday: number; hour: number; scores: number[] }>();
+  // One cell per weekday and hour (weekday * 24 + hour).
+  const cells: { weekday: number; hour: number; scores: number[] }[] = [];
   const clock = zonedClock(timezone);
   for (const post of scored) {
     const { weekday: day, hour } = clock(post.at);
-    const cell = cells.get(`${day}:${hour}`) ?? { weekday: day, hour, scores: [] };
+    const cell = (cells[day * 24 + hour] ??= { weekday: day, hour, scores: [] });
     cell.scores.push(post.score);
-    cells.set(`${day}:${hour}`, cell);
   }
-  const windows = [...cells.values()]
+  const windows = cells
     .filter((c) => c.scores.length >= MIN_WINDOW_POSTS)
     .map((c) => {
       const score = c.scores.reduce((a, b) => a + b, 0) / c.scores.length;

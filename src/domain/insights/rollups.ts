@@ -19,7 +19,7 @@
  */
 import type { CountedPostRecord, InsightHourRecord, InsightQuarterWrite } from '../../db/repositories/insights.js';
 import type { DomainDeps } from '../deps.js';
-import { weekday, zoneOffset } from '../zoned-time.js';
+import { zoneOffset } from '../zoned-time.js';
 import { engagementOf, reachOf } from './counters.js';
 
 export const HOUR_MS = 3_600_000;
@@ -164,9 +164,14 @@ export function zonedClock(timezone: string): (instant: number) => { weekday: nu
       known.set(day, offset);
     }
     const at = offset ?? zoneOffset(timezone, instant);
-    const local = new Date(instant + at);
-    const date = { year: local.getUTCFullYear(), month: local.getUTCMonth() + 1, day: local.getUTCDate() };
-    return { weekday: weekday(date), hour: local.getUTCHours(), offset: at };
+    // Told from the local day's number (1 January 1970 was a Thursday), as weekday() would from its date.
+    const local = instant + at;
+    const localDay = Math.floor(local / DAY_MS);
+    return {
+      weekday: (((localDay + 3) % 7) + 7) % 7,
+      hour: Math.floor((local - localDay * DAY_MS) / HOUR_MS),
+      offset: at,
+    };
   };
 }
 
