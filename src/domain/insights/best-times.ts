@@ -54,60 +54,70 @@ export function bestWindows(
   timezone: string,
   weeks = DEFAULT_WEEKS,
 ): Omit<BestTimes, 'channelId'> {
-  const withReach = posts.filter((p) => p.reach !== null && p.reach > 0);
-  const withFollowers = posts.filter((p) => p.followers !== null && p.followers > 0);
+  // Counted in typed arrays, not objects per post: a channel's twelve weeks can be a hundred thousand posts.
+  let withReach = 0;
+  let withFollowers = 0;
+  for (const p of posts) {
+    if (p.reach !== null && p.reach > 0) withReach++;
+    if (p.followers !== null && p.followers > 0) withFollowers++;
+  }
   const basis: BestTimes['basis'] =
-    withReach.length * 2 >= posts.length && withReach.length > 0
+    withReach * 2 >= posts.length && withReach > 0
       ? 'impressions'
-      : withFollowers.length * 2 >= posts.length && withFollowers.length > 0
+      : withFollowers * 2 >= posts.length && withFollowers > 0
         ? 'followers'
         : 'posts';
-  const scored =
-    basis === 'impressions'
-      ? withReach.map((p) => ({ at: p.publishedAt, score: p.engagement / p.reach! }))
-      : basis === 'followers'
-        ? withFollowers.map((p) => ({ at: p.publishedAt, score: p.engagement / p.followers! }))
-        : posts.map((p) => ({ at: p.publishedAt, score: p.engagement }));
+  const considered = basis === 'impressions' ? withReach : basis === 'followers' ? withFollowers : posts.length;
+  const ats = new Float64Array(considered);
+  const scores = new Float64Array(considered);
+  let next = 0;
+  for (const p of posts) {
+    const per = basis === 'impressions' ? p.reach : basis === 'followers' ? p.followers : 1;
+    if (per === null || per <= 0) continue;
+    ats[next] = p.publishedAt;
+    scores[next++] = basis === 'posts' ? p.engagement : p.engagement / per;
+  }
   const measure = {
     impressions: 'engagement per impression or view',
     followers: 'engagement per follower',
     posts: 'engagement per post',
   }[basis];
-  const base = { timezone, basis, postsConsidered: scored.length, minimumPosts: MIN_WINDOW_POSTS };
-  if (scored.length < MIN_POSTS) {
+  const base = { timezone, basis, postsConsidered: considered, minimumPosts: MIN_WINDOW_POSTS };
+  if (considered < MIN_POSTS) {
     return {
       ...base,
       windows: [],
       note:
-        (scored.length === 0
+        (considered === 0
           ? `No published posts to learn from in the last ${weeks} weeks yet; `
-          : `Only ${scored.length} published post${scored.length === 1 ? '' : 's'} to learn from ` +
+          : `Only ${considered} published post${considered === 1 ? '' : 's'} to learn from ` +
             `in the last ${weeks} weeks; `) + `Herald suggests times once there are at least ${MIN_POSTS}.`,
     };
   }
-  // A typed array sorts numbers by value, several times faster than a comparator over a year of posts.
-  const sorted = Float64Array.from(scored, (p) => p.score).sort();
+  // A typed array sorts numbers by value, several times faster than a comparator.
+  const sorted = scores.slice().sort();
   const middle = Math.floor(sorted.length / 2);
   const typical = sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-  // One cell per weekday and hour (weekday * 24 + hour).
-  const cells: { weekday: number; hour: number; scores: number[] }[] = [];
+  // Per weekday and hour (weekday * 24 + hour): its posts and their scores summed in the posts' order.
+  const counts = new Int32Array(7 * 24);
+  const sums = new Float64Array(7 * 24);
   const clock = zonedClock(timezone);
-  for (const post of scored) {
-    const { weekday: day, hour } = clock(post.at);
-    const cell = (cells[day * 24 + hour] ??= { weekday: day, hour, scores: [] });
-    cell.scores.push(post.score);
+  for (let i = 0; i < considered; i++) {
+    const { weekday: day, hour } = clock(ats[i]);
+    counts[day * 24 + hour] += 1;
+    sums[day * 24 + hour] += scores[i];
   }
-  const windows = cells
-    .filter((c) => c.scores.length >= MIN_WINDOW_POSTS)
-    .map((c) => {
-      const score = c.scores.reduce((a, b) => a + b, 0) / c.scores.length;
+  const windows = [...counts.keys()]
+    .filter((cell) => counts[cell] >= MIN_WINDOW_POSTS)
+    .map((cell) => {
+      const score = sums[cell] / counts[cell];
       return {
-        weekday: c.weekday,
-        hour: c.hour,
-        posts: c.scores.length,
+        weekday: Math.floor(cell / 24),
+        hour: cell % 24,
+        posts: counts[cell],
         score: round(score),
         lift: typical > 0 ? round(score / typical) : 0,
-        ...confidenceOf(c.scores.length),
+        ...confidenceOf(counts[cell]),
       };
     })
     .filter((w) => w.lift > 1)
@@ -120,7 +130,7 @@ export function bestWindows(
   return {
     ...base,
     windows,
-    note: `From ${scored.length} posts of the last ${weeks} weeks, measured as ${measure}.${found}`,
+    note: `From ${considered} posts of the last ${weeks} weeks, measured as ${measure}.${found}`,
   };
 }
 
