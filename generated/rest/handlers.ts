@@ -4,6 +4,8 @@ import type { operations } from './openapi-types.js';
 export type OperationId = keyof operations;
 type Op<K extends OperationId> = operations[K];
 type JsonOf<T> = T extends { content: { 'application/json': infer B } } ? B : T extends { content: { 'text/csv': infer C } } ? C : undefined;
+/** A text answer may also be given as it is made, in chunks, so a long one starts at once and is never held whole. */
+type ReplyOf<T> = T extends { content: { 'text/csv': infer C } } ? C | AsyncIterable<C> : JsonOf<T>;
 type Part<T, K extends string> = T extends { [P in K]?: infer V } ? ([V] extends [never] ? Record<string, never> : NonNullable<V>) : Record<string, never>;
 
 /** What a handler receives: path, query and body as the spec types them, after validation. */
@@ -18,7 +20,7 @@ type SuccessStatus<K extends OperationId> = Extract<keyof Responses<K>, 200 | 20
 
 /** What a handler returns: one of the operation's success responses. Errors are thrown. */
 export type RestResponse<K extends OperationId> = {
-  [S in SuccessStatus<K>]: { status: S; body: JsonOf<Responses<K>[S]> };
+  [S in SuccessStatus<K>]: { status: S; body: ReplyOf<Responses<K>[S]> };
 }[SuccessStatus<K>];
 
 export type RateLimitClass = 'read' | 'write' | 'none';

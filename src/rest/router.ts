@@ -94,12 +94,41 @@ export function restRouter(options: RestRouterOptions): express.Router {
           )
         : await call();
       if (key && 'replayed' in result && result.replayed) res.setHeader('Idempotent-Replayed', 'true');
-      // The one answer that is not JSON is a CSV export, whose spec types its body as a string.
+      // The one answer that is not JSON is a CSV export, whose spec types its body as a string, given whole or in
+      // chunks as it is made.
       if (typeof result.body === 'string') res.status(result.status).type('text/csv; charset=utf-8').send(result.body);
+      else if (isChunked(result.body))
+        await sendChunks(res.status(result.status).type('text/csv; charset=utf-8'), result.body);
       else res.status(result.status).json(result.body);
     });
   }
   return router;
+}
+
+function isChunked(body: unknown): body is AsyncIterable<string> {
+  return typeof body === 'object' && body !== null && Symbol.asyncIterator in body;
+}
+
+/**
+ * Writes a text answer chunk by chunk, each only once the client took the one before, so a slow reader holds one
+ * chunk in memory; a client gone stops the making (a failure after the first chunk is met by the error boundary,
+ * which cuts the connection, so a cut file never looks complete).
+ */
+async function sendChunks(res: Response, chunks: AsyncIterable<string>): Promise<void> {
+  for await (const chunk of chunks) {
+    if (res.destroyed) return;
+    if (!res.write(chunk))
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.on('drain', done);
+        res.on('close', done);
+      });
+  }
+  res.end();
 }
 
 const validators = new Map<boolean, RequestHandler[]>();

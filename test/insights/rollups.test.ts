@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { purgeExpired } from '../../src/domain/housekeeping.js';
 import { topPosts, totalsOf } from '../../src/domain/insights/insights-report.js';
-import { sumByHour } from '../../src/domain/insights/rollups.js';
+import { sumByHour, sumByQuarter } from '../../src/domain/insights/rollups.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { testWorker } from '../publishing/support.js';
 import { madeUpHistory, type History } from './fixture.js';
@@ -33,6 +33,30 @@ describe('insights rollup per channel and hour', () => {
     assert.equal(await t.deps.repos.insights.hasDirtyHours(), false, 'every noted hour was counted');
     assert.deepEqual(await t.deps.repos.insights.hours(a.accountId, a.channelIds, 0, 2 ** 40), recount);
     const labelled = posts.filter((p) => p.labelIds.includes(history.labelId));
+    const quarters = [...a.channelIds].sort().flatMap((id) =>
+      sumByQuarter(
+        id,
+        posts.filter((p) => p.channelId === id),
+      ),
+    );
+    assert.deepEqual(
+      await t.deps.repos.insights.quarters(a.accountId, a.channelIds, 0, 2 ** 42),
+      quarters.map(({ scored, ...sums }) => sums),
+    );
+    assert.deepEqual(
+      await t.deps.repos.insights.labelQuarters(a.accountId, [history.labelId], a.channelIds, 0, 2 ** 42),
+      [...a.channelIds].sort().flatMap((id) =>
+        sumByQuarter(
+          id,
+          labelled.filter((p) => p.channelId === id),
+        ).map(({ scored: _, ...sums }) => ({ labelId: history.labelId, ...sums })),
+      ),
+    );
+    for (const id of a.channelIds)
+      assert.deepEqual(
+        await t.deps.repos.insights.scoredPosts(a.accountId, id, 0, 2 ** 42),
+        quarters.filter((q) => q.channelId === id).flatMap((q) => q.scored),
+      );
     const labelRecount = [...a.channelIds]
       .sort()
       .flatMap((id) =>
@@ -82,7 +106,7 @@ describe('insights rollup per channel and hour', () => {
     const channels = await t.deps.repos.channels.list(a.accountId);
     for (const [timezone, start, end] of [
       ['UTC', '2026-03-01T00:00:00Z', '2026-03-29T00:00:00Z'],
-      // Half an hour off UTC: the rollup's hours straddle the period's edges, so its posts are read.
+      // Half an hour off UTC: the part of an hour at each edge is read from its posts, the rest from the rollup.
       ['Asia/Kolkata', '2026-02-28T18:30:00Z', '2026-03-28T18:30:00Z'],
     ]) {
       const res = await get(`/insights?from=2026-03-01&to=2026-03-28&timezone=${encodeURIComponent(timezone)}`);

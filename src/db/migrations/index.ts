@@ -20,6 +20,7 @@ import * as insightsSamples from './025_insights_samples.js';
 import * as budgetsInTypescript from './026_budgets_in_typescript.js';
 import * as insightsspeedRollups from './027_insight_rollups.js';
 import * as insightDirtyMarks from './028_insight_dirty_marks.js';
+import * as insightQuarters from './029_insight_quarters.js';
 
 type Migration = { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> };
 
@@ -46,6 +47,7 @@ const migrations: Record<string, Migration> = {
   '026_budgets_in_typescript': budgetsInTypescript,
   '027_insight_rollups': insightsspeedRollups,
   '028_insight_dirty_marks': insightDirtyMarks,
+  '029_insight_quarters': insightQuarters,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -51,6 +51,31 @@ export interface InsightLabelHourRecord extends InsightHourRecord {
   labelId: string;
 }
 
+/**
+ * A channel's published posts of one quarter of a UTC hour (`quarter`: epoch ms / 900,000), summed for the
+ * weekday-and-hour cells (migration 029).
+ */
+export interface InsightQuarterRecord {
+  channelId: string;
+  quarter: number;
+  posts: number;
+  engagement: number;
+  reach: number | null;
+}
+
+/** The same for a channel's posts of one quarter that carry a label. */
+export interface InsightLabelQuarterRecord extends InsightQuarterRecord {
+  labelId: string;
+}
+
+/** What the best-times rule needs of a post: when it went out, its engagement and reach (null: none reported). */
+export type ScoredPost = [publishedAt: number, engagement: number, reach: number | null];
+
+/** A quarter's sums with each of its posts' scoring inputs, by publish time then id. */
+export interface InsightQuarterWrite extends InsightQuarterRecord {
+  scored: ScoredPost[];
+}
+
 /** An hour of a channel whose posts changed since it was last counted. */
 export interface DirtyHourRecord {
   id: number;
@@ -68,6 +93,7 @@ export interface CountedPostRecord {
 }
 
 const HOUR_MS = 3_600_000;
+const QUARTER_MS = 900_000;
 const DAY_MS = 86_400_000;
 const CHUNK = 400;
 /** Hours one statement deletes from the rollup. */
@@ -193,22 +219,55 @@ export class InsightsRepository {
     return this.insightPosts(query);
   }
 
-  /** The published posts of these channels' hours (the hours that may hold a period's top posts). */
-  async publishedInHours(
+  /**
+   * The published posts of these channels' ranges [from, to) (the hours that may hold a period's top posts); with
+   * labelIds, only posts carrying one of them.
+   */
+  async publishedInRanges(
     accountId: string,
-    hours: readonly { channelId: string; hour: number }[],
+    ranges: readonly { channelId: string; from: number; to: number }[],
+    labelIds: readonly string[] | null,
   ): Promise<InsightPostRecord[]> {
-    // One query an hour: a single range is always answered from the (channel_id, published_at) index, where
+    // One query a range: a single range is always answered from the (channel_id, published_at) index, where
     // SQLite, without statistics, would rather scan the account's posts than merge many ranges.
     const found: InsightPostRecord[] = [];
-    for (const { channelId, hour } of hours) {
+    for (const { channelId, from, to } of ranges) {
       const query = this.publishedQuery(accountId)
         .where('posts.channel_id', channelId)
-        .where('posts.published_at', '>=', hour * HOUR_MS)
-        .where('posts.published_at', '<', (hour + 1) * HOUR_MS);
+        .where('posts.published_at', '>=', from)
+        .where('posts.published_at', '<', to);
+      if (labelIds) query.whereIn('posts.id', this.db('post_labels').whereIn('label_id', labelIds).select('post_id'));
       found.push(...(await this.insightPosts(query)));
     }
     return found;
+  }
+
+  /**
+   * A page of the published posts publishedPosts finds, by publish time then id, after the post `after` (keyset
+   * paging: each page costs the same however far into the period it is).
+   */
+  async publishedPage(
+    accountId: string,
+    channelIds: readonly string[],
+    from: number,
+    to: number,
+    labelIds: readonly string[] | null,
+    after: { publishedAt: number; id: string } | null,
+    limit: number,
+  ): Promise<InsightPostRecord[]> {
+    if (channelIds.length === 0) return [];
+    const query = this.publishedQuery(accountId)
+      .whereIn('posts.channel_id', channelIds)
+      .where('posts.published_at', '>=', after ? after.publishedAt : from)
+      .where('posts.published_at', '<', to);
+    if (after)
+      query.where((q) =>
+        q
+          .where('posts.published_at', '>', after.publishedAt)
+          .orWhere((same) => same.where('posts.published_at', after.publishedAt).where('posts.id', '>', after.id)),
+      );
+    if (labelIds) query.whereIn('posts.id', this.db('post_labels').whereIn('label_id', labelIds).select('post_id'));
+    return this.insightPosts(query.limit(limit));
   }
 
   private publishedQuery(accountId: string) {
@@ -293,6 +352,72 @@ export class InsightsRepository {
     return rows.map((r: any) => ({ labelId: r.label_id, ...toHourRecord(r) }));
   }
 
+  /** The quarter rollup's sums of these channels in [fromQuarter, toQuarter), by channel and quarter. */
+  async quarters(
+    accountId: string,
+    channelIds: readonly string[],
+    fromQuarter: number,
+    toQuarter: number,
+  ): Promise<InsightQuarterRecord[]> {
+    if (channelIds.length === 0) return [];
+    const rows = await this.db('insight_quarters')
+      .where({ account_id: accountId })
+      .whereIn('channel_id', channelIds)
+      .where('quarter', '>=', fromQuarter)
+      .where('quarter', '<', toQuarter)
+      .orderBy(['channel_id', 'quarter'])
+      .select('channel_id', 'quarter', 'posts', 'engagement', 'reach');
+    return rows.map((r: any) => ({
+      channelId: r.channel_id,
+      quarter: Number(r.quarter),
+      posts: Number(r.posts),
+      engagement: Number(r.engagement),
+      reach: r.reach === null ? null : Number(r.reach),
+    }));
+  }
+
+  /** The label quarter rollup's sums of these labels and channels in [fromQuarter, toQuarter). */
+  async labelQuarters(
+    accountId: string,
+    labelIds: readonly string[],
+    channelIds: readonly string[],
+    fromQuarter: number,
+    toQuarter: number,
+  ): Promise<InsightLabelQuarterRecord[]> {
+    if (labelIds.length === 0 || channelIds.length === 0) return [];
+    const rows = await this.db('insight_label_quarters')
+      .where({ account_id: accountId })
+      .whereIn('label_id', labelIds)
+      .whereIn('channel_id', channelIds)
+      .where('quarter', '>=', fromQuarter)
+      .where('quarter', '<', toQuarter)
+      .orderBy(['label_id', 'channel_id', 'quarter']);
+    return rows.map((r: any) => ({
+      labelId: r.label_id,
+      channelId: r.channel_id,
+      quarter: Number(r.quarter),
+      posts: Number(r.posts),
+      engagement: Number(r.engagement),
+      reach: r.reach === null ? null : Number(r.reach),
+    }));
+  }
+
+  /** The scoring inputs of a channel's posts in quarters [fromQuarter, toQuarter), by publish time then id. */
+  async scoredPosts(
+    accountId: string,
+    channelId: string,
+    fromQuarter: number,
+    toQuarter: number,
+  ): Promise<ScoredPost[]> {
+    const rows = await this.db('insight_quarters')
+      .where({ account_id: accountId, channel_id: channelId })
+      .where('quarter', '>=', fromQuarter)
+      .where('quarter', '<', toQuarter)
+      .orderBy('quarter')
+      .select('scored');
+    return rows.flatMap((r: any) => JSON.parse(r.scored) as ScoredPost[]);
+  }
+
   async hasDirtyHours(): Promise<boolean> {
     return (await this.db('insight_dirty').select('id').first()) !== undefined;
   }
@@ -330,7 +455,8 @@ export class InsightsRepository {
     const bindings = [JSON.stringify(hours), channelId];
     const rows = await runSql(
       this.db,
-      `SELECT p.id, p.published_at, p.metrics FROM ${inHours} WHERE p.status = 'published' OR p.is_live = ?`,
+      `SELECT p.id, p.published_at, p.metrics FROM ${inHours} WHERE p.status = 'published' OR p.is_live = ?
+        ORDER BY p.published_at, p.id`,
       [...bindings, true],
     );
     const labels = new Map<string, string[]>();
@@ -354,14 +480,28 @@ export class InsightsRepository {
     };
   }
 
-  /** Replaces the rollup of a channel's `hours` with `counted` and `labelHours` (those that have posts). */
+  /**
+   * Replaces the rollup of a channel's `hours` with `counted`, `labelHours` and those hours' `quarters` and
+   * `labelQuarters` (those that have posts).
+   */
   async writeHours(
     accountId: string,
     channelId: string,
     hours: readonly number[],
     counted: readonly InsightHourRecord[],
     labelHours: readonly InsightLabelHourRecord[],
+    quarters: readonly InsightQuarterWrite[],
+    labelQuarters: readonly InsightLabelQuarterRecord[],
   ): Promise<void> {
+    const quartersOf = hours.flatMap((hour) => [0, 1, 2, 3].map((q) => (hour * HOUR_MS) / QUARTER_MS + q));
+    for (const table of ['insight_quarters', 'insight_label_quarters']) {
+      for (let i = 0; i < quartersOf.length; i += HOURS_CHUNK) {
+        await this.db(table)
+          .where({ channel_id: channelId })
+          .whereIn('quarter', quartersOf.slice(i, i + HOURS_CHUNK))
+          .del();
+      }
+    }
     for (const table of ['insight_hours', 'insight_label_hours']) {
       for (let i = 0; i < hours.length; i += HOURS_CHUNK) {
         await this.db(table)
@@ -372,6 +512,36 @@ export class InsightsRepository {
     }
     await this.insertHours('insight_hours', accountId, counted);
     await this.insertHours('insight_label_hours', accountId, labelHours);
+    for (let i = 0; i < quarters.length; i += CHUNK) {
+      await insertRows(
+        this.db,
+        'insight_quarters',
+        quarters.slice(i, i + CHUNK).map((q) => ({
+          channel_id: q.channelId,
+          quarter: q.quarter,
+          account_id: accountId,
+          posts: q.posts,
+          engagement: q.engagement,
+          reach: q.reach,
+          scored: JSON.stringify(q.scored),
+        })),
+      );
+    }
+    for (let i = 0; i < labelQuarters.length; i += CHUNK) {
+      await insertRows(
+        this.db,
+        'insight_label_quarters',
+        labelQuarters.slice(i, i + CHUNK).map((q) => ({
+          label_id: q.labelId,
+          channel_id: q.channelId,
+          quarter: q.quarter,
+          account_id: accountId,
+          posts: q.posts,
+          engagement: q.engagement,
+          reach: q.reach,
+        })),
+      );
+    }
   }
 
   private async insertHours(

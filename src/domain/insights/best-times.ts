@@ -11,14 +11,17 @@
  * - nothing is claimed from too little: a channel with fewer than MIN_POSTS scored posts gets no windows, and a
  *   window with fewer than MIN_WINDOW_POSTS posts is never offered; only windows that beat the typical post are,
  *   the best first, at most MAX_WINDOWS;
- * - each window says how many posts it rests on and how far to trust it, in plain words.
+ * - each window says how many posts it rests on and how far to trust it, in plain words;
+ * - the posts are read from the rollup's quarters (rollups.ts), which keep what a post's score needs, so the
+ *   answer is the one the posts themselves give.
  */
 import type { components } from '../../../generated/rest/openapi-types.js';
+import type { ScoredPost } from '../../db/repositories/insights.js';
 import type { DomainDeps } from '../deps.js';
 import { NotFoundError } from '../errors.js';
 import type { Principal } from '../principal.js';
 import { engagementOf, reachOf } from './counters.js';
-import { zonedClock } from './rollups.js';
+import { QUARTER_MS, refreshRollups, zonedClock } from './rollups.js';
 
 export type BestTimes = components['schemas']['BestTimes'];
 type Window = BestTimes['windows'][number];
@@ -51,59 +54,70 @@ export function bestWindows(
   timezone: string,
   weeks = DEFAULT_WEEKS,
 ): Omit<BestTimes, 'channelId'> {
-  const withReach = posts.filter((p) => p.reach !== null && p.reach > 0);
-  const withFollowers = posts.filter((p) => p.followers !== null && p.followers > 0);
+  // Counted in typed arrays, not objects per post: a channel's twelve weeks can be a hundred thousand posts.
+  let withReach = 0;
+  let withFollowers = 0;
+  for (const p of posts) {
+    if (p.reach !== null && p.reach > 0) withReach++;
+    if (p.followers !== null && p.followers > 0) withFollowers++;
+  }
   const basis: BestTimes['basis'] =
-    withReach.length * 2 >= posts.length && withReach.length > 0
+    withReach * 2 >= posts.length && withReach > 0
       ? 'impressions'
-      : withFollowers.length * 2 >= posts.length && withFollowers.length > 0
+      : withFollowers * 2 >= posts.length && withFollowers > 0
         ? 'followers'
         : 'posts';
-  const scored =
-    basis === 'impressions'
-      ? withReach.map((p) => ({ at: p.publishedAt, score: p.engagement / p.reach! }))
-      : basis === 'followers'
-        ? withFollowers.map((p) => ({ at: p.publishedAt, score: p.engagement / p.followers! }))
-        : posts.map((p) => ({ at: p.publishedAt, score: p.engagement }));
+  const considered = basis === 'impressions' ? withReach : basis === 'followers' ? withFollowers : posts.length;
+  const ats = new Float64Array(considered);
+  const scores = new Float64Array(considered);
+  let next = 0;
+  for (const p of posts) {
+    const per = basis === 'impressions' ? p.reach : basis === 'followers' ? p.followers : 1;
+    if (per === null || per <= 0) continue;
+    ats[next] = p.publishedAt;
+    scores[next++] = basis === 'posts' ? p.engagement : p.engagement / per;
+  }
   const measure = {
     impressions: 'engagement per impression or view',
     followers: 'engagement per follower',
     posts: 'engagement per post',
   }[basis];
-  const base = { timezone, basis, postsConsidered: scored.length, minimumPosts: MIN_WINDOW_POSTS };
-  if (scored.length < MIN_POSTS) {
+  const base = { timezone, basis, postsConsidered: considered, minimumPosts: MIN_WINDOW_POSTS };
+  if (considered < MIN_POSTS) {
     return {
       ...base,
       windows: [],
       note:
-        (scored.length === 0
+        (considered === 0
           ? `No published posts to learn from in the last ${weeks} weeks yet; `
-          : `Only ${scored.length} published post${scored.length === 1 ? '' : 's'} to learn from ` +
+          : `Only ${considered} published post${considered === 1 ? '' : 's'} to learn from ` +
             `in the last ${weeks} weeks; `) + `Herald suggests times once there are at least ${MIN_POSTS}.`,
     };
   }
-  const sorted = scored.map((p) => p.score).sort((x, y) => x - y);
+  // A typed array sorts numbers by value, several times faster than a comparator.
+  const sorted = scores.slice().sort();
   const middle = Math.floor(sorted.length / 2);
   const typical = sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-  const cells = new Map<string, { weekday: number; hour: number; scores: number[] }>();
+  // Per weekday and hour (weekday * 24 + hour): its posts and their scores summed in the posts' order.
+  const counts = new Int32Array(7 * 24);
+  const sums = new Float64Array(7 * 24);
   const clock = zonedClock(timezone);
-  for (const post of scored) {
-    const { weekday: day, hour } = clock(post.at);
-    const cell = cells.get(`${day}:${hour}`) ?? { weekday: day, hour, scores: [] };
-    cell.scores.push(post.score);
-    cells.set(`${day}:${hour}`, cell);
+  for (let i = 0; i < considered; i++) {
+    const { weekday: day, hour } = clock(ats[i]);
+    counts[day * 24 + hour] += 1;
+    sums[day * 24 + hour] += scores[i];
   }
-  const windows = [...cells.values()]
-    .filter((c) => c.scores.length >= MIN_WINDOW_POSTS)
-    .map((c) => {
-      const score = c.scores.reduce((a, b) => a + b, 0) / c.scores.length;
+  const windows = [...counts.keys()]
+    .filter((cell) => counts[cell] >= MIN_WINDOW_POSTS)
+    .map((cell) => {
+      const score = sums[cell] / counts[cell];
       return {
-        weekday: c.weekday,
-        hour: c.hour,
-        posts: c.scores.length,
+        weekday: Math.floor(cell / 24),
+        hour: cell % 24,
+        posts: counts[cell],
         score: round(score),
         lift: typical > 0 ? round(score / typical) : 0,
-        ...confidenceOf(c.scores.length),
+        ...confidenceOf(counts[cell]),
       };
     })
     .filter((w) => w.lift > 1)
@@ -116,7 +130,7 @@ export function bestWindows(
   return {
     ...base,
     windows,
-    note: `From ${scored.length} posts of the last ${weeks} weeks, measured as ${measure}.${found}`,
+    note: `From ${considered} posts of the last ${weeks} weeks, measured as ${measure}.${found}`,
   };
 }
 
@@ -142,24 +156,59 @@ export async function channelBestWindows(
 ): Promise<Omit<BestTimes, 'channelId'>> {
   const end = deps.now();
   const start = end - weeks * WEEK_MS;
-  const posts = await deps.repos.insights.publishedPosts(channel.accountId, [channel.id], start, end, null);
+  await refreshRollups(deps);
+  const posts = await scoredPostsIn(deps, channel, start, end);
   const audience = [
     ...(await deps.repos.insights.audienceBefore(channel.accountId, [channel.id], start)),
     ...(await deps.repos.insights.audienceSamples(channel.accountId, [channel.id], start, end)),
   ];
+  // The last sample at or before the instant (by halves: the samples are oldest first), else the first of all.
   const followersAt = (at: number): number | null => {
-    let found: number | null = audience[0]?.followers ?? null;
-    for (const sample of audience) if (sample.sampledAt <= at) found = sample.followers;
-    return found;
+    let [low, high] = [0, audience.length];
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (audience[middle].sampledAt <= at) low = middle + 1;
+      else high = middle;
+    }
+    return (audience[low - 1] ?? audience[0])?.followers ?? null;
   };
   return bestWindows(
-    posts.map((p) => ({
-      publishedAt: p.publishedAt,
-      engagement: engagementOf(p.network, p.metrics),
-      reach: reachOf(p.network, p.metrics),
-      followers: followersAt(p.publishedAt),
+    posts.map(([publishedAt, engagement, reach]) => ({
+      publishedAt,
+      engagement,
+      reach,
+      followers: followersAt(publishedAt),
     })),
     channel.timezone,
     weeks,
   );
+}
+
+/**
+ * The channel's published posts in [start, end) as the rule scores them, oldest first: the whole quarters from the
+ * rollup, which keeps each post's publish time, engagement and reach, the parts of a quarter at the edges from
+ * the posts.
+ */
+async function scoredPostsIn(
+  deps: DomainDeps,
+  channel: { id: string; accountId: string },
+  start: number,
+  end: number,
+): Promise<ScoredPost[]> {
+  const fromPosts = async (from: number, to: number): Promise<ScoredPost[]> =>
+    from >= to
+      ? []
+      : (await deps.repos.insights.publishedPosts(channel.accountId, [channel.id], from, to, null)).map((p) => [
+          p.publishedAt,
+          engagementOf(p.network, p.metrics),
+          reachOf(p.network, p.metrics),
+        ]);
+  const first = Math.ceil(start / QUARTER_MS);
+  const last = Math.floor(end / QUARTER_MS);
+  if (first >= last) return fromPosts(start, end);
+  return [
+    ...(await fromPosts(start, first * QUARTER_MS)),
+    ...(await deps.repos.insights.scoredPosts(channel.accountId, channel.id, first, last)),
+    ...(await fromPosts(last * QUARTER_MS, end)),
+  ];
 }

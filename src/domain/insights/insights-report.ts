@@ -14,7 +14,7 @@
  */
 import type { components, operations } from '../../../generated/rest/openapi-types.js';
 import type { ChannelRecord } from '../../db/repositories/channels.js';
-import type { InsightHourRecord, InsightPostRecord } from '../../db/repositories/insights.js';
+import type { InsightHourRecord, InsightLabelHourRecord, InsightPostRecord } from '../../db/repositories/insights.js';
 import type { LabelRecord } from '../../db/repositories/labels.js';
 import type { DomainDeps } from '../deps.js';
 import { NotFoundError, ValidationError } from '../errors.js';
@@ -22,7 +22,7 @@ import { findCapabilities } from '../networks/capabilities.js';
 import type { Principal } from '../principal.js';
 import { engagementOf, reachOf } from './counters.js';
 import { parsePeriod, periodView, previousPeriod, type Period } from './insights-period.js';
-import { HOUR_MS, refreshRollups, zonedClock, zonedHours } from './rollups.js';
+import { HOUR_MS, QUARTER_MS, refreshRollups, sumByHour, zonedClock, zonedHours, zonedQuarters } from './rollups.js';
 
 export type InsightsReport = components['schemas']['InsightsReport'];
 export type InsightTotals = components['schemas']['InsightTotals'];
@@ -220,65 +220,124 @@ async function figuresFromPosts(deps: DomainDeps, scope: InsightsScope, period: 
 }
 
 /**
- * A period's figures from the hourly rollup (rollups.ts), the same a count of its posts gives; undefined where
- * the rollup cannot tell them exactly (a label filter, an edge or a zone off the whole hour).
+ * A period's figures from the rollup (rollups.ts), the same a count of its posts gives: its whole UTC hours from
+ * the hours (their weekdays and hours from their quarters where the channel's zone is off the whole hour), the part
+ * of an hour at each edge from its posts; narrowed to one label, from that label's hours and quarters. Undefined
+ * where the rollup cannot tell them exactly: several labels (a post carrying two counts once), a quarter not inside
+ * one local hour. With `totalsOnly` (the period before, whose totals alone are shown) nothing else is counted.
  */
-async function figuresFromHours(
+async function figuresFromRollup(
   deps: DomainDeps,
   scope: InsightsScope,
   period: Period,
+  totalsOnly: boolean,
 ): Promise<PeriodFigures | undefined> {
-  if (scope.labelIds || period.start % HOUR_MS !== 0 || period.end % HOUR_MS !== 0) return undefined;
+  const firstHour = Math.ceil(period.start / HOUR_MS);
+  const lastHour = Math.floor(period.end / HOUR_MS);
+  if ((scope.labelIds && scope.labelIds.length > 1) || firstHour >= lastHour) return undefined;
+  const only = scope.labelIds?.[0];
   const channelIds = scope.channels.map((c) => c.id);
-  const hours = await deps.repos.insights.hours(
-    scope.accountId,
-    channelIds,
-    period.start / HOUR_MS,
-    period.end / HOUR_MS,
-  );
   const channels = new Map(scope.channels.map((c) => [c.id, c]));
-  const zoned = new Map<string, ReturnType<typeof zonedHours>>();
+  const zoneOf = (channelId: string) => channels.get(channelId)?.timezone ?? 'UTC';
+  const labelHoursOf = (labelIds: string[]) =>
+    deps.repos.insights.labelHours(scope.accountId, labelIds, channelIds, firstHour, lastHour);
+  const whole: InsightHourRecord[] = only
+    ? (await labelHoursOf([only])).map(({ labelId: _, ...hour }) => hour)
+    : await deps.repos.insights.hours(scope.accountId, channelIds, firstHour, lastHour);
+  const edgePosts = [
+    ...(await edgeOf(deps, scope, period.start, firstHour * HOUR_MS)),
+    ...(await edgeOf(deps, scope, lastHour * HOUR_MS, period.end)),
+  ];
+  const edgeHours: InsightHourRecord[] = [];
+  const edgeLabelHours: InsightLabelHourRecord[] = [];
+  for (const [channelId, posts] of grouped(edgePosts, (p) => [p.channelId])) {
+    edgeHours.push(...sumByHour(channelId, posts));
+    for (const [labelId, labelled] of grouped(posts, (p) => p.labelIds))
+      edgeLabelHours.push(...sumByHour(channelId, labelled).map((h) => ({ labelId, ...h })));
+  }
+  const hours = [...whole, ...edgeHours];
+  if (totalsOnly) {
+    const none = new Map<string, InsightTotals>();
+    return { totals: hourTotals(hours), byNetwork: none, byChannel: none, byLabel: none, cells: [], topPosts: [] };
+  }
+
   const cells = new Map<string, InsightsReport['byWeekdayHour'][number]>();
-  for (const sum of hours) {
-    const zone = channels.get(sum.channelId)?.timezone ?? 'UTC';
-    let local = zoned.get(zone);
-    if (!local) zoned.set(zone, (local = zonedHours(zone)));
-    const at = local(sum.hour);
-    if (!at) return undefined;
+  const count = (at: { weekday: number; hour: number }, posts: number, engagement: number, reach: number | null) => {
     const key = `${at.weekday}:${at.hour}`;
     const cell = cells.get(key) ?? { weekday: at.weekday, hour: at.hour, posts: 0, engagement: 0, reach: null };
-    cell.posts += sum.posts;
-    cell.engagement += sum.engagement;
-    if (sum.reach !== null) cell.reach = (cell.reach ?? 0) + sum.reach;
+    cell.posts += posts;
+    cell.engagement += engagement;
+    if (reach !== null) cell.reach = (cell.reach ?? 0) + reach;
     cells.set(key, cell);
+  };
+  const hourClocks = new Map<string, ReturnType<typeof zonedHours>>();
+  const offHours = new Map<string, Set<number>>();
+  for (const sum of whole) {
+    const zone = zoneOf(sum.channelId);
+    let local = hourClocks.get(zone);
+    if (!local) hourClocks.set(zone, (local = zonedHours(zone)));
+    const at = local(sum.hour);
+    if (at) count(at, sum.posts, sum.engagement, sum.reach);
+    else offHours.set(sum.channelId, (offHours.get(sum.channelId) ?? new Set()).add(sum.hour));
   }
+  const perHour = HOUR_MS / QUARTER_MS;
+  for (const [channelId, hoursOff] of offHours) {
+    let first = Number.POSITIVE_INFINITY;
+    let last = Number.NEGATIVE_INFINITY;
+    for (const hour of hoursOff) [first, last] = [Math.min(first, hour), Math.max(last, hour)];
+    const [from, to] = [first * perHour, (last + 1) * perHour];
+    const quarters = only
+      ? await deps.repos.insights.labelQuarters(scope.accountId, [only], [channelId], from, to)
+      : await deps.repos.insights.quarters(scope.accountId, [channelId], from, to);
+    const local = zonedQuarters(zoneOf(channelId));
+    for (const sum of quarters) {
+      if (!hoursOff.has(Math.floor(sum.quarter / perHour))) continue;
+      const at = local(sum.quarter);
+      if (!at) return undefined;
+      count(at, sum.posts, sum.engagement, sum.reach);
+    }
+  }
+  const clocks = new Map<string, ReturnType<typeof zonedClock>>();
+  for (const post of edgePosts) {
+    const zone = zoneOf(post.channelId);
+    let clock = clocks.get(zone);
+    if (!clock) clocks.set(zone, (clock = zonedClock(zone)));
+    count(clock(post.publishedAt), 1, engagementOf(post.network, post.metrics), reachOf(post.network, post.metrics));
+  }
+
+  const shownLabels = only ? [only] : scope.labels.map((l) => l.id);
+  const labelHours = [
+    ...(only ? whole.map((h) => ({ labelId: only, ...h })) : await labelHoursOf(shownLabels)),
+    ...edgeLabelHours.filter((h) => shownLabels.includes(h.labelId)),
+  ];
   const totalsBy = (key: (h: InsightHourRecord) => string) =>
     new Map([...grouped(hours, (h) => [key(h)])].map(([k, list]) => [k, hourTotals(list)]));
-  const labelHours = await deps.repos.insights.labelHours(
-    scope.accountId,
-    scope.labels.map((l) => l.id),
-    channelIds,
-    period.start / HOUR_MS,
-    period.end / HOUR_MS,
-  );
   return {
     totals: hourTotals(hours),
     byNetwork: totalsBy((h) => channels.get(h.channelId)?.network ?? ''),
     byChannel: totalsBy((h) => h.channelId),
     byLabel: new Map([...grouped(labelHours, (h) => [h.labelId])].map(([k, list]) => [k, hourTotals(list)])),
     cells: [...cells.values()],
-    topPosts: await topPostsOfHours(deps, scope, hours),
+    topPosts: await topPostsOfHours(deps, scope, hours, period),
   };
+}
+
+/** The published posts of the scope in [from, to), the part of an hour at a period's edge; none when empty. */
+async function edgeOf(deps: DomainDeps, scope: InsightsScope, from: number, to: number): Promise<InsightPostRecord[]> {
+  if (from >= to) return [];
+  const channelIds = scope.channels.map((c) => c.id);
+  return deps.repos.insights.publishedPosts(scope.accountId, channelIds, from, to, scope.labelIds);
 }
 
 /**
  * The period's top posts, reading only hours that can hold them: best hour first (the newest among equals), until
- * the last of the top found beats any post the next hour could hold.
+ * the last of the top found beats any post the next hour could hold; an hour at an edge only within the period.
  */
 async function topPostsOfHours(
   deps: DomainDeps,
   scope: InsightsScope,
   hours: readonly InsightHourRecord[],
+  period: Period,
 ): Promise<InsightPost[]> {
   const order = [...hours].sort((a, b) => b.topEngagement - a.topEngagement || b.hour - a.hour);
   const found: InsightPostRecord[] = [];
@@ -292,7 +351,12 @@ async function topPostsOfHours(
         (last.engagement === next.topEngagement && Date.parse(last.publishedAt) >= (next.hour + 1) * HOUR_MS))
     )
       break;
-    found.push(...(await deps.repos.insights.publishedInHours(scope.accountId, order.slice(i, i + TOP_POSTS))));
+    const ranges = order.slice(i, i + TOP_POSTS).map((h) => ({
+      channelId: h.channelId,
+      from: Math.max(h.hour * HOUR_MS, period.start),
+      to: Math.min((h.hour + 1) * HOUR_MS, period.end),
+    }));
+    found.push(...(await deps.repos.insights.publishedInRanges(scope.accountId, ranges, scope.labelIds)));
     top = topPosts(found, scope.channels);
   }
   return top;
@@ -316,8 +380,13 @@ function hourTotals(hours: readonly InsightHourRecord[]): InsightTotals {
   return { posts, engagement, reach, engagementRate, counters };
 }
 
-async function periodFigures(deps: DomainDeps, scope: InsightsScope, period: Period): Promise<PeriodFigures> {
-  return (await figuresFromHours(deps, scope, period)) ?? figuresFromPosts(deps, scope, period);
+async function periodFigures(
+  deps: DomainDeps,
+  scope: InsightsScope,
+  period: Period,
+  totalsOnly = false,
+): Promise<PeriodFigures> {
+  return (await figuresFromRollup(deps, scope, period, totalsOnly)) ?? figuresFromPosts(deps, scope, period);
 }
 
 export async function reportFor(deps: DomainDeps, scope: InsightsScope, period: Period): Promise<InsightsReport> {
@@ -325,7 +394,7 @@ export async function reportFor(deps: DomainDeps, scope: InsightsScope, period: 
   await refreshRollups(deps);
   const figures = await periodFigures(deps, scope, period);
   const totals = figures.totals;
-  const previousTotals = (await periodFigures(deps, scope, before)).totals;
+  const previousTotals = (await periodFigures(deps, scope, before, true)).totals;
   const channelIds = scope.channels.map((c) => c.id);
   const audience = await deps.repos.insights.audienceSamples(scope.accountId, channelIds, period.start, period.end);
   const audienceBefore = new Map(
@@ -381,15 +450,26 @@ export async function reportFor(deps: DomainDeps, scope: InsightsScope, period: 
   };
 }
 
-/** The period's posts as CSV (RFC 4180): one row each, a column for every counter any of them has. */
-export async function insightsCsv(deps: DomainDeps, principal: Principal, input: InsightsQuery): Promise<string> {
+/** Posts read per page and channel of the CSV export, and the text sent at a time. */
+const CSV_PAGE = 500;
+const CSV_CHUNK = 64 * 1024;
+
+/**
+ * The period's posts as CSV (RFC 4180): one row each, by publish time then id, a column for every counter any of
+ * them has. Made page by page as it is sent (keyset pages), so its first line leaves at once and memory holds a page
+ * whatever the period; the counters' columns, needed first, come from the rollup's hours and the edges' posts.
+ */
+export async function insightsCsv(
+  deps: DomainDeps,
+  principal: Principal,
+  input: InsightsQuery,
+): Promise<AsyncIterable<string>> {
   const scope = await insightsScope(deps, principal, input);
   const period = parsePeriod(input, deps.now());
-  const posts = topPosts(await postsIn(deps, scope, period), scope.channels, Number.MAX_SAFE_INTEGER).sort(
-    (a, b) => a.publishedAt.localeCompare(b.publishedAt) || a.postId.localeCompare(b.postId),
-  );
+  await refreshRollups(deps);
+  const counterNames = await counterNamesIn(deps, scope, period);
   const labelNames = new Map(scope.labels.map((l) => [l.id, l.name]));
-  const counterNames = [...new Set(posts.flatMap((p) => Object.keys(p.counters)))].sort();
+  const channels = new Map(scope.channels.map((c) => [c.id, c]));
   const header = [
     'postId',
     'channelId',
@@ -403,20 +483,103 @@ export async function insightsCsv(deps: DomainDeps, principal: Principal, input:
     'reach',
     ...counterNames,
   ];
-  const rows = posts.map((p) => [
-    p.postId,
-    p.channelId,
-    p.channelName,
-    p.network,
-    p.publishedAt,
-    p.permalinkUrl ?? '',
-    p.labelIds.map((id) => labelNames.get(id) ?? id).join('; '),
-    p.text,
-    String(p.engagement),
-    p.reach === null ? '' : String(p.reach),
-    ...counterNames.map((n) => (p.counters[n] === undefined ? '' : String(p.counters[n]))),
-  ]);
-  return [header, ...rows].map((row) => row.map(csvField).join(',')).join('\r\n') + '\r\n';
+  const line = (row: string[]) => `${row.map(csvField).join(',')}\r\n`;
+  return (async function* () {
+    yield line(header);
+    let chunk = '';
+    for await (const record of publishedInOrder(deps, scope, period)) {
+      const p = insightPost(record, channels.get(record.channelId));
+      chunk += line([
+        p.postId,
+        p.channelId,
+        p.channelName,
+        p.network,
+        p.publishedAt,
+        p.permalinkUrl ?? '',
+        p.labelIds.map((id) => labelNames.get(id) ?? id).join('; '),
+        p.text,
+        String(p.engagement),
+        p.reach === null ? '' : String(p.reach),
+        ...counterNames.map((n) => (p.counters[n] === undefined ? '' : String(p.counters[n]))),
+      ]);
+      if (chunk.length >= CSV_CHUNK) {
+        yield chunk;
+        chunk = '';
+      }
+    }
+    if (chunk) yield chunk;
+  })();
+}
+
+/**
+ * The scope's published posts of a period by publish time then id, read a page at a time per channel and merged:
+ * each channel's page is a range of its (channel, publish time) index in order, where one query over several
+ * channels would sort the whole rest of the period for every page.
+ */
+async function* publishedInOrder(
+  deps: DomainDeps,
+  scope: InsightsScope,
+  period: Period,
+): AsyncGenerator<InsightPostRecord> {
+  const streams = scope.channels.map((c) => ({
+    channelId: c.id,
+    page: [] as InsightPostRecord[],
+    after: null as { publishedAt: number; id: string } | null,
+    done: false,
+  }));
+  for (;;) {
+    let next: (typeof streams)[number] | undefined;
+    for (const stream of streams) {
+      if (stream.page.length === 0 && !stream.done) {
+        stream.page = await deps.repos.insights.publishedPage(
+          scope.accountId,
+          [stream.channelId],
+          period.start,
+          period.end,
+          scope.labelIds,
+          stream.after,
+          CSV_PAGE,
+        );
+        stream.done = stream.page.length < CSV_PAGE;
+        const last = stream.page.at(-1);
+        if (last) stream.after = { publishedAt: last.publishedAt, id: last.id };
+      }
+      const head = stream.page[0];
+      const best = next?.page[0];
+      const sooner = head && best && (head.publishedAt - best.publishedAt || (head.id < best.id ? -1 : 1)) < 0;
+      if (head && (!best || sooner)) next = stream;
+    }
+    if (!next) return;
+    yield next.page.shift()!;
+  }
+}
+
+/**
+ * The names of every counter the period's posts have, sorted: the union of the rollup's hours (or, for a label
+ * filter, its labels' hours) inside the period and of the edges' posts.
+ */
+async function counterNamesIn(deps: DomainDeps, scope: InsightsScope, period: Period): Promise<string[]> {
+  const firstHour = Math.ceil(period.start / HOUR_MS);
+  const lastHour = Math.floor(period.end / HOUR_MS);
+  const names = new Set<string>();
+  const add = (counters: Record<string, number>) => {
+    for (const name of Object.keys(counters)) names.add(name);
+  };
+  if (firstHour >= lastHour) {
+    for (const post of await edgeOf(deps, scope, period.start, period.end)) add(post.metrics);
+    return [...names].sort();
+  }
+  const channelIds = scope.channels.map((c) => c.id);
+  const hours = scope.labelIds
+    ? await deps.repos.insights.labelHours(scope.accountId, scope.labelIds, channelIds, firstHour, lastHour)
+    : await deps.repos.insights.hours(scope.accountId, channelIds, firstHour, lastHour);
+  for (const hour of hours) add(hour.counters);
+  for (const post of [
+    ...(await edgeOf(deps, scope, period.start, firstHour * HOUR_MS)),
+    ...(await edgeOf(deps, scope, lastHour * HOUR_MS, period.end)),
+  ])
+    add(post.metrics);
+  return [...names].sort();
 }
 
 /** A field quoted where it must be, and never read as a formula by a spreadsheet (a leading =, +, - or @). */

@@ -1,6 +1,6 @@
 /**
  * The rollup insights read a period from: each channel's published posts summed per UTC hour of publication,
- * and the same for each label.
+ * the same for each label, and per quarter of a UTC hour for the weekday-and-hour cells and when to post.
  *
  * Rules kept here:
  * - an hour's figures are its published posts' (Herald's and live ones) by their latest counters, summed as
@@ -10,17 +10,23 @@
  *   startup, before anything is served (the upgrade that added the rollup noted every hour there was); by
  *   housekeeping; and before any read uses the rollup, which after a sync or a start finds none left, so a read
  *   pays only one look at an empty table;
- * - a period is read from the rollup only where that is exact: its edges on whole UTC hours, and every zone its
- *   weekdays and hours are told in a whole number of hours from UTC at each hour read; otherwise from its posts;
+ * - a period is read from the rollup only where that is exact: its whole UTC hours from the hours, the rest of its
+ *   edges (a zone off the whole hour) from their posts; weekdays and hours from an hour where its channel's zone is
+ *   a whole number of hours from UTC all through it, else from its quarters, each inside one local hour (every
+ *   zone in use is a whole number of quarter hours from UTC); where a quarter is not, from the period's posts;
+ * - quarters are kept per label too, without the scoring inputs, and recounted with their hour;
+ * - a quarter keeps each post's publish time, engagement and reach, by publish time then id, so when to post is
+ *   told from the rollup exactly as from the posts;
  * - a period's top posts are looked for only in the hours whose best post could be among them: hours are opened
  *   best first, the newest first among equals, until none left could hold a post that beats the last one found.
  */
-import type { CountedPostRecord, InsightHourRecord } from '../../db/repositories/insights.js';
+import type { CountedPostRecord, InsightHourRecord, InsightQuarterWrite } from '../../db/repositories/insights.js';
 import type { DomainDeps } from '../deps.js';
-import { weekday, zoneOffset } from '../zoned-time.js';
+import { zoneOffset } from '../zoned-time.js';
 import { engagementOf, reachOf } from './counters.js';
 
 export const HOUR_MS = 3_600_000;
+export const QUARTER_MS = 900_000;
 const DAY_MS = 86_400_000;
 /** Noted hours recounted per transaction, so a refresh after a large sync never holds the database long. */
 const REFRESH_BATCH = 2_000;
@@ -50,7 +56,11 @@ export async function refreshRollups(deps: DomainDeps): Promise<number> {
         const labelHours = [...byLabel].flatMap(([labelId, posts]) =>
           sumByHour(channelId, posts).map((h) => ({ labelId, ...h })),
         );
-        await repos.insights.writeHours(found.accountId, channelId, hours, summed, labelHours);
+        const quarters = sumByQuarter(channelId, found.posts);
+        const labelQuarters = [...byLabel].flatMap(([labelId, posts]) =>
+          sumByQuarter(channelId, posts).map(({ scored: _, ...q }) => ({ labelId, ...q })),
+        );
+        await repos.insights.writeHours(found.accountId, channelId, hours, summed, labelHours, quarters, labelQuarters);
         counted += summed.length;
       }
       await repos.insights.clearDirtyHours(marks.map((m) => m.id));
@@ -95,6 +105,26 @@ export function sumByHour(
   return [...hours.values()].sort((a, b) => a.hour - b.hour);
 }
 
+/** Posts, given by publish time then id, summed per quarter of a UTC hour with each one's scoring inputs. */
+export function sumByQuarter(
+  channelId: string,
+  posts: readonly { network: string; publishedAt: number; metrics: Record<string, number> }[],
+): InsightQuarterWrite[] {
+  const quarters = new Map<number, InsightQuarterWrite>();
+  for (const post of posts) {
+    const quarter = Math.floor(post.publishedAt / QUARTER_MS);
+    let sum = quarters.get(quarter);
+    if (!sum) quarters.set(quarter, (sum = { channelId, quarter, posts: 0, engagement: 0, reach: null, scored: [] }));
+    const engaged = engagementOf(post.network, post.metrics);
+    const seen = reachOf(post.network, post.metrics);
+    sum.posts += 1;
+    sum.engagement += engaged;
+    if (seen !== null) sum.reach = (sum.reach ?? 0) + seen;
+    sum.scored.push([post.publishedAt, engaged, seen]);
+  }
+  return [...quarters.values()].sort((a, b) => a.quarter - b.quarter);
+}
+
 /** A zone's offset through each UTC day (null where it changes that day), kept across reads. */
 const dayOffsets = new Map<string, Map<number, number | null>>();
 const MAX_DAYS_KEPT = 20_000;
@@ -116,20 +146,39 @@ export function zonedClock(timezone: string): (instant: number) => { weekday: nu
       known.set(day, offset);
     }
     const at = offset ?? zoneOffset(timezone, instant);
-    const local = new Date(instant + at);
-    const date = { year: local.getUTCFullYear(), month: local.getUTCMonth() + 1, day: local.getUTCDate() };
-    return { weekday: weekday(date), hour: local.getUTCHours(), offset: at };
+    // Told from the local day's number (1 January 1970 was a Thursday), as weekday() would from its date.
+    const local = instant + at;
+    const localDay = Math.floor(local / DAY_MS);
+    return {
+      weekday: (((localDay + 3) % 7) + 7) % 7,
+      hour: Math.floor((local - localDay * DAY_MS) / HOUR_MS),
+      offset: at,
+    };
   };
 }
 
 /**
  * The weekday and hour in `timezone` of each UTC hour asked, or undefined where the zone is not a whole number of
- * hours from UTC (the hour's posts could then fall in two of its hours).
+ * hours from UTC all through it (the hour's posts could then fall in two of its hours).
  */
 export function zonedHours(timezone: string): (hour: number) => { weekday: number; hour: number } | undefined {
   const clock = zonedClock(timezone);
   return (hour) => {
     const local = clock(hour * HOUR_MS);
-    return local.offset % HOUR_MS === 0 ? local : undefined;
+    const last = clock((hour + 1) * HOUR_MS - 1);
+    return local.offset % HOUR_MS === 0 && last.offset === local.offset ? local : undefined;
+  };
+}
+
+/**
+ * The weekday and hour in `timezone` of each quarter of a UTC hour asked, or undefined where the quarter is not
+ * inside one local hour (a zone's offset not a whole number of quarter hours, or changing within the quarter).
+ */
+export function zonedQuarters(timezone: string): (quarter: number) => { weekday: number; hour: number } | undefined {
+  const clock = zonedClock(timezone);
+  return (quarter) => {
+    const local = clock(quarter * QUARTER_MS);
+    const last = clock((quarter + 1) * QUARTER_MS - 1);
+    return local.offset % QUARTER_MS === 0 && last.offset === local.offset ? local : undefined;
   };
 }
