@@ -306,7 +306,8 @@ export async function runInsightsBench(posts = Number(process.env.BENCH_INSIGHTS
   const results: Result[] = [];
   for (const database of databases) results.push(await measure(database, posts));
   const cell = (n: number) => n.toFixed(0);
-  const header = `| read | ${results.map((r) => `${r.database} p50 ms | p99 ms | server CPU ms | asked`).join(' | ')} |`;
+  const columns = (r: Result) => `${r.database} p50 ms | p99 ms | server CPU ms | asked`;
+  const header = `| read | ${results.map(columns).join(' | ')} |`;
   const rule = `|---|${results.map(() => '---|---|---|---|').join('')}`;
   const rows = results[0].reads.map((read, i) => {
     const cells = results.map((r) => {
@@ -318,11 +319,13 @@ export async function runInsightsBench(posts = Number(process.env.BENCH_INSIGHTS
   const facts = results
     .map(
       (r) =>
-        `${r.database}: seeded in ${cell(r.seededS)} s, rollup counted in ${cell(r.rollupS)} s; a sync's writes for ` +
+        `${r.database}: seeded in ${cell(r.seededS)} s, rollup counted in ${cell(r.rollupS)} s; ` +
+        `a sync's writes for ` +
         `${SYNCED.toLocaleString('en')} posts' counters with the recount of their hours ` +
         `${(r.syncMs / 1000).toFixed(1)} s (the sync cadence is 300 s). The API server's RSS: ` +
         `${cell(r.server.idleMiB)} MiB idle, ` +
-        `${cell(r.server.peakMiB)} MiB at most while reading (sampled every 50 ms), VmHWM ${cell(r.server.hwmMiB)} MiB ` +
+        `${cell(r.server.peakMiB)} MiB at most while reading (sampled every 50 ms), ` +
+        `VmHWM ${cell(r.server.hwmMiB)} MiB ` +
         `(target 200 MB). Load average while reading: ${r.loadAverage[0].toFixed(1)} (1 min) at the end, ` +
         `${r.loadAverage[1].toFixed(1)} (15 min).`,
     )
@@ -330,9 +333,9 @@ export async function runInsightsBench(posts = Number(process.env.BENCH_INSIGHTS
   const report = `Machine: ${machine()}. Command: \`make build\`, then
 \`BENCH_DATABASE_URL=postgres://… BENCH_INSIGHTS_POSTS=${posts} tsx bench/insights.ts\` (\`make bench\` runs it too).
 ${posts.toLocaleString('en')} published posts over a year on two sandbox channels (the second in Asia/Kathmandu),
-${SAMPLES} samples each (${(posts * SAMPLES).toLocaleString('en')} samples), one in 50 labelled; each read asked ${ROUNDS}
-times in a row over REST (a slow one as often as fits in ${READ_BUDGET_MS / 1000} s, at least ${MIN_ROUNDS}: "asked") of
-an API server in a process of its own (bench/memory-server.mjs, from dist/, as \`make run\` starts one).
+${SAMPLES} samples each (${(posts * SAMPLES).toLocaleString('en')} samples), one in 50 labelled; each read asked
+${ROUNDS} times in a row over REST (a slow one as often as fits in ${READ_BUDGET_MS / 1000} s, at least ${MIN_ROUNDS}:
+"asked") of an API server in a process of its own (bench/memory-server.mjs, from dist/, as \`make run\` starts one).
 Target: p99 under 200 ms. Server CPU ms is that process's CPU time (user and system) per read, the client's and
 the database server's not in it: on a shared machine it tells the work a read costs where the wall-clock figures
 also tell the wait for a core. The CSV export is timed twice: its first byte, and its whole file.
