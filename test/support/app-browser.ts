@@ -81,7 +81,14 @@ export async function screenshot(page: Page, name: string, options: { fullPage?:
  * critical ones (the issue's bar), or every one with `every`.
  */
 export async function axeViolations(page: Page, options: { every?: boolean } = {}): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).analyze();
+  // The same rules and verdict at half the cost on large pages (Redoc's 20,000 elements took a minute): on a page
+  // without frames, axe.run in the page (legacy mode) instead of a partial run carried as JSON to a blank page and
+  // finished there, and only the violations' elements described (a selector and HTML of every element that passed
+  // cost as much). Legacy mode misses what is inside a frame, so a page with one is run the usual way.
+  const results = await new AxeBuilder({ page })
+    .setLegacyMode(page.frames().length === 1)
+    .options({ resultTypes: ['violations'] })
+    .analyze();
   return results.violations
     .filter((v) => options.every || v.impact === 'serious' || v.impact === 'critical')
     .map(
