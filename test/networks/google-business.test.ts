@@ -13,6 +13,10 @@ import {
 } from '../support/fake-google-business.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
+import { ensureCliBuilt, HERALD_CLI } from '../support/cli.js';
+
+// The commands run the CLI bundled from src/ (test/support/cli.ts), built before the first.
+before(ensureCliBuilt);
 
 /** Google Business Profile through Google's documented OAuth, Business Profile APIs and errors (fake-google-business.ts). */
 describe(`Google Business Profile, against a fake of Google's OAuth and Business Profile APIs (${TEST_DB})`, function () {
@@ -195,7 +199,6 @@ describe(`Google Business Profile, against a fake of Google's OAuth and Business
       ...process.env,
       DATA_DIR: t.config.dataDir,
       DATABASE_URL: t.config.databaseUrl ?? '',
-      HERALD_FROM_SOURCE: '1',
       BASE_URL: t.url,
       GOOGLE_CLIENT_ID: google.client.id,
       GOOGLE_CLIENT_SECRET: google.client.secret,
@@ -205,7 +208,7 @@ describe(`Google Business Profile, against a fake of Google's OAuth and Business
     };
     const child = spawn(
       'node',
-      ['bin/herald.mjs', 'channel', 'connect', 'google_business', '--location', '502', '--json'],
+      [HERALD_CLI, 'channel', 'connect', 'google_business', '--location', '502', '--json'],
       { env },
     );
     let stdout = '';
