@@ -11,6 +11,10 @@ import { createLogger } from '../../src/logger.js';
 import { startHerald } from '../../src/server.js';
 import { itOn } from '../support/databases.js';
 import { freshDatabase, startTestHerald, type TestHerald } from '../support/herald.js';
+import { ensureCliBuilt, HERALD_CLI } from '../support/cli.js';
+
+// The commands run the CLI bundled from src/ (test/support/cli.ts), built before the first.
+before(ensureCliBuilt);
 
 describe('the demo account make run creates', () => {
   let t: TestHerald;
@@ -56,7 +60,7 @@ describe('the demo account when several instances start together on an empty dat
     child: ChildProcess;
     listening: Promise<string>;
   } {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
+    const child = spawn(process.execPath, [HERALD_CLI, 'serve'], {
       env: {
         ...process.env,
         PORT: '0',

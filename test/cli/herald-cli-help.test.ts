@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
+import { ensureCliBuilt } from '../support/cli.js';
 import { describeOnce, itOn } from '../support/databases.js';
 import { futureIso, freshDatabase, startTestHerald, type TestHerald } from '../support/herald.js';
 
@@ -12,12 +13,11 @@ interface Ran {
   stderr: string;
 }
 
-/** Runs the CLI from source and answers how it ended, whatever the exit code. */
+/** Runs the CLI built from source and answers how it ended, whatever the exit code. */
 async function herald(env: NodeJS.ProcessEnv, ...args: string[]): Promise<Ran> {
   try {
-    const { stdout, stderr } = await run('node', ['bin/herald.mjs', ...args], {
-      env: { ...process.env, HERALD_FROM_SOURCE: '1', ...env },
-    });
+    const cli = await ensureCliBuilt();
+    const { stdout, stderr } = await run('node', [cli, ...args], { env: { ...process.env, ...env } });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -27,7 +27,7 @@ async function herald(env: NodeJS.ProcessEnv, ...args: string[]): Promise<Ran> {
 
 // Help text and usage errors: the same whatever the database.
 describeOnce('the herald CLI tells how it is used', function () {
-  // Each command is a fresh Node process compiling TypeScript through tsx: slow on a loaded machine.
+  // Each command is a fresh Node process: slow on a loaded machine.
   this.timeout(180_000);
 
   it('answers --help and <command> --help with exit 0, bare herald with the help and exit 2, and names the known options', async () => {
@@ -267,10 +267,9 @@ describeOnce('herald serve on a port already taken', function () {
   after(() => t.close());
 
   it('says so in one line and exits 1, with no stack trace', async () => {
-    const child = spawn(process.execPath, ['bin/herald.mjs', 'serve'], {
+    const child = spawn(process.execPath, [await ensureCliBuilt(), 'serve'], {
       env: {
         ...process.env,
-        HERALD_FROM_SOURCE: '1',
         PORT: String(t.config.port),
         HOST: '127.0.0.1',
         DATA_DIR: t.config.dataDir,
@@ -294,10 +293,9 @@ describe('herald serve started again on its database', function () {
 
   /** Starts `herald serve` and answers what it printed on stdout once it listens; then stops it. */
   async function serveOnce(database: { dataDir: string; databaseUrl?: string }): Promise<string> {
-    const child = spawn(process.execPath, ['bin/herald.mjs', 'serve'], {
+    const child = spawn(process.execPath, [await ensureCliBuilt(), 'serve'], {
       env: {
         ...process.env,
-        HERALD_FROM_SOURCE: '1',
         PORT: '0',
         HOST: '127.0.0.1',
         BASE_URL: '',

@@ -1,28 +1,26 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { ensureCliBuilt } from '../support/cli.js';
 import { freshDatabase } from '../support/herald.js';
 
 const run = promisify(execFile);
 
 describe('the herald CLI', function () {
-  // Each command is a fresh Node process compiling TypeScript through tsx: slow on a loaded machine, not a speed check.
+  // Each command is a fresh Node process: slow on a loaded machine, not a speed check.
   this.timeout(180_000);
   let database: Awaited<ReturnType<typeof freshDatabase>>;
   let env: NodeJS.ProcessEnv;
+  let cli: string;
   before(async () => {
     database = await freshDatabase();
-    env = {
-      ...process.env,
-      DATA_DIR: database.dataDir,
-      DATABASE_URL: database.databaseUrl ?? '',
-      HERALD_FROM_SOURCE: '1',
-    };
+    env = { ...process.env, DATA_DIR: database.dataDir, DATABASE_URL: database.databaseUrl ?? '' };
+    cli = await ensureCliBuilt();
   });
   after(() => database.drop());
 
   const herald = async (...args: string[]) => {
-    const { stdout } = await run('node', ['bin/herald.mjs', ...args, '--json'], { env });
+    const { stdout } = await run('node', [cli, ...args, '--json'], { env });
     return JSON.parse(stdout);
   };
 
@@ -83,7 +81,7 @@ describe('the herald CLI', function () {
 
   it('exits 2 with a message on bad input', async () => {
     await assert.rejects(
-      run('node', ['bin/herald.mjs', 'account', 'create', '--name', 'Nameless', '--json'], { env }),
+      run('node', [cli, 'account', 'create', '--name', 'Nameless', '--json'], { env }),
       (error: any) => {
         assert.equal(error.code, 2);
         assert.match(error.stderr, /--email is required/);
@@ -91,7 +89,7 @@ describe('the herald CLI', function () {
       },
     );
     await assert.rejects(
-      run('node', ['bin/herald.mjs', 'key', 'list', '--account', 'no-such-account', '--json'], { env }),
+      run('node', [cli, 'key', 'list', '--account', 'no-such-account', '--json'], { env }),
       (error: any) => {
         assert.equal(error.code, 2);
         assert.match(error.stderr, /No account no-such-account/);

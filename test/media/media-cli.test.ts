@@ -7,6 +7,10 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { freshDatabase } from '../support/herald.js';
 import { TINY_PNG } from './fixtures.js';
+import { ensureCliBuilt, HERALD_CLI } from '../support/cli.js';
+
+// The commands run the CLI bundled from src/ (test/support/cli.ts), built before the first.
+before(ensureCliBuilt);
 
 const run = promisify(execFile);
 
@@ -27,7 +31,6 @@ describe('herald media import (CLI)', function () {
       ...process.env,
       DATA_DIR: database.dataDir,
       DATABASE_URL: database.databaseUrl ?? '',
-      HERALD_FROM_SOURCE: '1',
       // The image origin for imports is on loopback, which the SSRF guard refuses unless it is listed.
       OUTBOUND_ALLOW_HOSTS: '127.0.0.2',
       BASE_URL: 'https://herald.example',
@@ -40,7 +43,7 @@ describe('herald media import (CLI)', function () {
 
   it('imports a direct file into the workspace library, and refuses a private address', async () => {
     const herald = async (...args: string[]) =>
-      JSON.parse((await run('node', ['bin/herald.mjs', ...args, '--json'], { env })).stdout);
+      JSON.parse((await run('node', [HERALD_CLI, ...args, '--json'], { env })).stdout);
     const account = await herald(
       'account',
       'create',
@@ -70,7 +73,7 @@ describe('herald media import (CLI)', function () {
       run(
         'node',
         [
-          'bin/herald.mjs',
+          HERALD_CLI,
           'media',
           'import',
           '--account',

@@ -14,6 +14,10 @@ import { startFakeVideoService, type FakeVideoService } from '../support/fake-bl
 import { startFakeAppView, type FakeAppView } from '../support/fake-bluesky-appview.js';
 import { assertAudienceInInsights } from '../insights/network-audience.js';
 import { directMedia, pinClock, testWorker } from '../publishing/support.js';
+import { ensureCliBuilt, HERALD_CLI } from '../support/cli.js';
+
+// The commands run the CLI bundled from src/ (test/support/cli.ts), built before the first.
+before(ensureCliBuilt);
 
 /**
  * Bluesky against a real PDS (@atproto/pds, the server bsky.social runs) and PLC directory on loopback:
@@ -189,7 +193,6 @@ describe('Bluesky, against a real PDS', function () {
       ...process.env,
       DATA_DIR: t.config.dataDir,
       DATABASE_URL: t.config.databaseUrl ?? '',
-      HERALD_FROM_SOURCE: '1',
       // The PDS and the fakes listen on loopback, which the SSRF guard refuses unless it is listed.
       OUTBOUND_ALLOW_HOSTS: 'localhost,127.0.0.1',
       NETWORK_ORIGIN_OVERRIDES: `https://bsky.social=${bsky.pdsUrl},https://plc.directory=${bsky.plcUrl}`,
@@ -197,7 +200,7 @@ describe('Bluesky, against a real PDS', function () {
     const { stdout } = await run(
       'node',
       [
-        'bin/herald.mjs',
+        HERALD_CLI,
         'channel',
         'connect',
         'bluesky',

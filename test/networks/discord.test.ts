@@ -10,6 +10,10 @@ import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '.
 import { serveMediaFiles } from '../support/media-files.js';
 import { openConnectForm } from '../support/connect-form.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
+import { ensureCliBuilt, HERALD_CLI } from '../support/cli.js';
+
+// The commands run the CLI bundled from src/ (test/support/cli.ts), built before the first.
+before(ensureCliBuilt);
 
 const SEND_MESSAGES = String(1n << 11n);
 
@@ -141,14 +145,13 @@ describe(`Discord, against a fake of its HTTP API (${TEST_DB})`, function () {
       ...process.env,
       DATA_DIR: t.config.dataDir,
       DATABASE_URL: t.config.databaseUrl ?? '',
-      HERALD_FROM_SOURCE: '1',
       BASE_URL: t.url,
       NETWORK_ORIGIN_OVERRIDES: `${API_ORIGIN}=${discord.url}`,
     };
     const child = spawn(
       'node',
       [
-        'bin/herald.mjs',
+        HERALD_CLI,
         'channel',
         'connect',
         'discord',

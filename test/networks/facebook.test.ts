@@ -9,6 +9,10 @@ import { assertAudienceInInsights } from '../insights/network-audience.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { serveMediaFiles } from '../support/media-files.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
+import { ensureCliBuilt, HERALD_CLI } from '../support/cli.js';
+
+// The commands run the CLI bundled from src/ (test/support/cli.ts), built before the first.
+before(ensureCliBuilt);
 
 /** Facebook Pages through Meta's documented Graph API (test/support/fake-facebook.ts), through the real Herald. */
 describe('Facebook Pages, against a fake that speaks the Graph API', function () {
@@ -190,7 +194,6 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
           ...process.env,
           DATA_DIR: t.config.dataDir,
           DATABASE_URL: t.config.databaseUrl ?? '',
-          HERALD_FROM_SOURCE: '1',
           BASE_URL: t.url,
           // The network's fake listens on loopback, which the SSRF guard refuses unless it is listed.
           OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
@@ -202,7 +205,7 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
             `https://graph.facebook.com=${facebook.url}`,
           ].join(','),
         };
-        const child = spawn('node', ['bin/herald.mjs', 'channel', 'connect', 'facebook', '--page', '502', '--json'], {
+        const child = spawn('node', [HERALD_CLI, 'channel', 'connect', 'facebook', '--page', '502', '--json'], {
           env,
         });
         let stdout = '';

@@ -13,6 +13,10 @@ import {
 } from '../support/fake-google-business.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
+import { ensureCliBuilt, HERALD_CLI } from '../support/cli.js';
+
+// The commands run the CLI bundled from src/ (test/support/cli.ts), built before the first.
+before(ensureCliBuilt);
 
 /**
  * Google Business Profile through Google's documented OAuth, Business Profile APIs and errors
@@ -212,7 +216,6 @@ describe(
           ...process.env,
           DATA_DIR: t.config.dataDir,
           DATABASE_URL: t.config.databaseUrl ?? '',
-          HERALD_FROM_SOURCE: '1',
           BASE_URL: t.url,
           GOOGLE_CLIENT_ID: google.client.id,
           GOOGLE_CLIENT_SECRET: google.client.secret,
@@ -222,7 +225,7 @@ describe(
         };
         const child = spawn(
           'node',
-          ['bin/herald.mjs', 'channel', 'connect', 'google_business', '--location', '502', '--json'],
+          [HERALD_CLI, 'channel', 'connect', 'google_business', '--location', '502', '--json'],
           { env },
         );
         let stdout = '';

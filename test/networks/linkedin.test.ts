@@ -9,6 +9,10 @@ import { assertAudienceInInsights } from '../insights/network-audience.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { serveMediaFiles } from '../support/media-files.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
+import { ensureCliBuilt, HERALD_CLI } from '../support/cli.js';
+
+// The commands run the CLI bundled from src/ (test/support/cli.ts), built before the first.
+before(ensureCliBuilt);
 
 /** LinkedIn through its documented wire format (test/support/fake-linkedin.ts), through the real Herald. */
 describe('LinkedIn, against a fake that speaks its documented API', function () {
@@ -153,7 +157,6 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
         ...process.env,
         DATA_DIR: t.config.dataDir,
         DATABASE_URL: t.config.databaseUrl ?? '',
-        HERALD_FROM_SOURCE: '1',
         BASE_URL: t.url,
         // The network's fake listens on loopback, which the SSRF guard refuses unless it is listed.
         OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
@@ -163,7 +166,7 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
       };
       const child = spawn(
         'node',
-        ['bin/herald.mjs', 'channel', 'connect', 'linkedin', '--page', 'urn:li:person:Xy12AbCd', '--json'],
+        [HERALD_CLI, 'channel', 'connect', 'linkedin', '--page', 'urn:li:person:Xy12AbCd', '--json'],
         { env },
       );
       let stdout = '';

@@ -7,6 +7,10 @@ import { TINY_PNG } from '../media/fixtures.js';
 import { startFakeMastodon, type FakeMastodon } from '../support/fake-mastodon.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { pinClock, testWorker } from '../publishing/support.js';
+import { ensureCliBuilt, HERALD_CLI } from '../support/cli.js';
+
+// The commands run the CLI bundled from src/ (test/support/cli.ts), built before the first.
+before(ensureCliBuilt);
 
 const run = promisify(execFile);
 
@@ -139,16 +143,13 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
       ...process.env,
       DATA_DIR: t.config.dataDir,
       DATABASE_URL: t.config.databaseUrl ?? '',
-      HERALD_FROM_SOURCE: '1',
       BASE_URL: t.url,
       // The network's fake listens on loopback, which the SSRF guard refuses unless it is listed.
       OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
     };
-    const child = spawn(
-      'node',
-      ['bin/herald.mjs', 'channel', 'connect', 'mastodon', '--instance', mastodon.url, '--json'],
-      { env },
-    );
+    const child = spawn('node', [HERALD_CLI, 'channel', 'connect', 'mastodon', '--instance', mastodon.url, '--json'], {
+      env,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {
@@ -569,14 +570,12 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
         ...process.env,
         DATA_DIR: t.config.dataDir,
         DATABASE_URL: t.config.databaseUrl ?? '',
-        HERALD_FROM_SOURCE: '1',
         // The network's fake listens on loopback, which the SSRF guard refuses unless it is listed.
         OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
       };
       const check = async () =>
         JSON.parse(
-          (await run('node', ['bin/herald.mjs', 'network', 'check', '--channel', channel.id, '--json'], { env }))
-            .stdout,
+          (await run('node', [HERALD_CLI, 'network', 'check', '--channel', channel.id, '--json'], { env })).stdout,
         );
 
       assert.deepEqual(await check(), {
@@ -596,7 +595,7 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
 
       await t.api('DELETE', `/v1/rest/channels/${channel.id}`, { token: a.apiKey });
       await assert.rejects(
-        run('node', ['bin/herald.mjs', 'network', 'check', '--channel', channel.id], { env }),
+        run('node', [HERALD_CLI, 'network', 'check', '--channel', channel.id], { env }),
         (error: { stderr: string }) => {
           assert.match(error.stderr, /is disconnected: connect it again before checking it/);
           return true;

@@ -11,6 +11,10 @@ import { startBunker } from '../support/nostr-bunker.js';
 import { startNostrRelay, type LocalRelay } from '../support/nostr-relay.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { pinClock, testWorker } from '../publishing/support.js';
+import { ensureCliBuilt, HERALD_CLI } from '../support/cli.js';
+
+// The commands run the CLI bundled from src/ (test/support/cli.ts), built before the first.
+before(ensureCliBuilt);
 
 /** Nostr against two real relays (@nostr-relay/core, which checks every id and signature) on loopback. */
 describe('Nostr, against real relays', function () {
@@ -98,14 +102,13 @@ describe('Nostr, against real relays', function () {
       ...process.env,
       DATA_DIR: t.config.dataDir,
       DATABASE_URL: t.config.databaseUrl ?? '',
-      HERALD_FROM_SOURCE: '1',
       // The relays listen on loopback, which the SSRF guard refuses unless it is listed.
       OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
     };
     const { stdout } = await promisify(execFile)(
       'node',
       [
-        'bin/herald.mjs',
+        HERALD_CLI,
         'channel',
         'connect',
         'nostr',
@@ -219,12 +222,11 @@ describe('Nostr, against real relays', function () {
           ...process.env,
           DATA_DIR: t.config.dataDir,
           DATABASE_URL: t.config.databaseUrl ?? '',
-          HERALD_FROM_SOURCE: '1',
           // The relays listen on loopback, which the SSRF guard refuses unless it is listed.
           OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
         };
         const args = ['channel', 'connect', 'nostr', '--bunker', bunker.address, '--relays', first.url, '--json'];
-        const { stdout } = await promisify(execFile)('node', ['bin/herald.mjs', ...args], { env });
+        const { stdout } = await promisify(execFile)('node', [HERALD_CLI, ...args], { env });
         const [channel] = JSON.parse(stdout).channels;
         assert.equal(channel.handle, npubEncode(bunker.userPubkey));
         assert.ok(!stdout.includes(new URL(bunker.address).searchParams.get('secret')!), 'the secret is not printed');

@@ -15,6 +15,10 @@ import { assertAudienceInInsights } from '../insights/network-audience.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { serveMediaFiles } from '../support/media-files.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
+import { ensureCliBuilt, HERALD_CLI } from '../support/cli.js';
+
+// The commands run the CLI bundled from src/ (test/support/cli.ts), built before the first.
+before(ensureCliBuilt);
 
 const RECIPES = '549755885176';
 
@@ -181,7 +185,6 @@ describe('Pinterest, against a fake that speaks its documented API', function ()
       ...process.env,
       DATA_DIR: t.config.dataDir,
       DATABASE_URL: t.config.databaseUrl ?? '',
-      HERALD_FROM_SOURCE: '1',
       BASE_URL: t.url,
       // The network's fake listens on loopback, which the SSRF guard refuses unless it is listed.
       OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
@@ -191,7 +194,7 @@ describe('Pinterest, against a fake that speaks its documented API', function ()
         .map((origin) => `${origin}=${pinterest.url}`)
         .join(','),
     };
-    const child = spawn('node', ['bin/herald.mjs', 'channel', 'connect', 'pinterest', '--json'], { env });
+    const child = spawn('node', [HERALD_CLI, 'channel', 'connect', 'pinterest', '--json'], { env });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {

@@ -15,6 +15,10 @@ import {
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { serveMediaFiles } from '../support/media-files.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
+import { ensureCliBuilt, HERALD_CLI } from '../support/cli.js';
+
+// The commands run the CLI bundled from src/ (test/support/cli.ts), built before the first.
+before(ensureCliBuilt);
 
 /** Reddit's OAuth and Data API through their documented wire format (test/support/fake-reddit.ts). */
 describe(`Reddit, against a fake of its OAuth and Data API (${TEST_DB})`, function () {
@@ -212,7 +216,6 @@ describe(`Reddit, against a fake of its OAuth and Data API (${TEST_DB})`, functi
       ...process.env,
       DATA_DIR: t.config.dataDir,
       DATABASE_URL: t.config.databaseUrl ?? '',
-      HERALD_FROM_SOURCE: '1',
       BASE_URL: t.url,
       REDDIT_CLIENT_ID: reddit.clientId,
       REDDIT_CLIENT_SECRET: reddit.clientSecret,
@@ -221,7 +224,7 @@ describe(`Reddit, against a fake of its OAuth and Data API (${TEST_DB})`, functi
     };
     const child = spawn(
       'node',
-      ['bin/herald.mjs', 'channel', 'connect', 'reddit', '--subreddit', 'r/selfhosted', '--json'],
+      [HERALD_CLI, 'channel', 'connect', 'reddit', '--subreddit', 'r/selfhosted', '--json'],
       {
         env,
       },

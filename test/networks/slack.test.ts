@@ -10,6 +10,10 @@ import { serveMediaFiles } from '../support/media-files.js';
 import { appReady } from '../support/app-browser.js';
 import { openConnectForm } from '../support/connect-form.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
+import { ensureCliBuilt, HERALD_CLI } from '../support/cli.js';
+
+// The commands run the CLI bundled from src/ (test/support/cli.ts), built before the first.
+before(ensureCliBuilt);
 
 /** Slack's OAuth v2 and Web API through their documented wire format (test/support/fake-slack.ts). */
 describe(`Slack, against a fake of its OAuth and Web API (${TEST_DB})`, function () {
@@ -191,13 +195,12 @@ describe(`Slack, against a fake of its OAuth and Web API (${TEST_DB})`, function
       ...process.env,
       DATA_DIR: t.config.dataDir,
       DATABASE_URL: t.config.databaseUrl ?? '',
-      HERALD_FROM_SOURCE: '1',
       BASE_URL: t.url,
       SLACK_CLIENT_ID: slack.clientId,
       SLACK_CLIENT_SECRET: slack.clientSecret,
       NETWORK_ORIGIN_OVERRIDES: `${API_ORIGIN}=${slack.url}`,
     };
-    const child = spawn('node', ['bin/herald.mjs', 'channel', 'connect', 'slack', '--json'], { env });
+    const child = spawn('node', [HERALD_CLI, 'channel', 'connect', 'slack', '--json'], { env });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {

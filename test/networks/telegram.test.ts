@@ -9,6 +9,10 @@ import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '.
 import { serveMediaFiles } from '../support/media-files.js';
 import { appReady, openAppBrowser, signInToApp } from '../support/app-browser.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
+import { ensureCliBuilt, HERALD_CLI } from '../support/cli.js';
+
+// The commands run the CLI bundled from src/ (test/support/cli.ts), built before the first.
+before(ensureCliBuilt);
 
 /** Telegram's Bot API through its documented wire format (test/support/fake-telegram.ts): no bot is reached. */
 describe(`Telegram, against a fake of the Bot API (${TEST_DB})`, function () {
@@ -142,14 +146,13 @@ describe(`Telegram, against a fake of the Bot API (${TEST_DB})`, function () {
       ...process.env,
       DATA_DIR: t.config.dataDir,
       DATABASE_URL: t.config.databaseUrl ?? '',
-      HERALD_FROM_SOURCE: '1',
       BASE_URL: t.url,
       NETWORK_ORIGIN_OVERRIDES: `${API_ORIGIN}=${telegram.url}`,
     };
     const child = spawn(
       'node',
       [
-        'bin/herald.mjs',
+        HERALD_CLI,
         'channel',
         'connect',
         'telegram',

@@ -9,6 +9,10 @@ import { assertAudienceInInsights } from '../insights/network-audience.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { serveMediaFiles } from '../support/media-files.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
+import { ensureCliBuilt, HERALD_CLI } from '../support/cli.js';
+
+// The commands run the CLI bundled from src/ (test/support/cli.ts), built before the first.
+before(ensureCliBuilt);
 
 /** The smallest JPEG whose frame header says its size (1 x 1), as Herald reads it. */
 const DAY_MS = 24 * 3600_000;
@@ -192,7 +196,6 @@ describe('Threads, against a fake that speaks its documented API', function () {
         ...process.env,
         DATA_DIR: t.config.dataDir,
         DATABASE_URL: t.config.databaseUrl ?? '',
-        HERALD_FROM_SOURCE: '1',
         BASE_URL: t.url,
         // The network's fake listens on loopback, which the SSRF guard refuses unless it is listed.
         OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
@@ -200,7 +203,7 @@ describe('Threads, against a fake that speaks its documented API', function () {
         THREADS_APP_SECRET: threads.appSecret,
         NETWORK_ORIGIN_OVERRIDES: `https://threads.net=${threads.url},https://graph.threads.net=${threads.url}`,
       };
-      const child = spawn('node', ['bin/herald.mjs', 'channel', 'connect', 'threads', '--json'], { env });
+      const child = spawn('node', [HERALD_CLI, 'channel', 'connect', 'threads', '--json'], { env });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (chunk) => {

@@ -9,6 +9,10 @@ import { assertAudienceInInsights } from '../insights/network-audience.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { serveMediaFiles } from '../support/media-files.js';
 import { dieMidAttempt, heraldMediaChecker, pinClock, testWorker } from '../publishing/support.js';
+import { ensureCliBuilt, HERALD_CLI } from '../support/cli.js';
+
+// The commands run the CLI bundled from src/ (test/support/cli.ts), built before the first.
+before(ensureCliBuilt);
 
 const MB = 1024 * 1024;
 
@@ -191,7 +195,6 @@ describe('TikTok, against a fake that speaks its documented API', function () {
       ...process.env,
       DATA_DIR: t.config.dataDir,
       DATABASE_URL: t.config.databaseUrl ?? '',
-      HERALD_FROM_SOURCE: '1',
       BASE_URL: t.url,
       // The network's fake listens on loopback, which the SSRF guard refuses unless it is listed.
       OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
@@ -201,7 +204,7 @@ describe('TikTok, against a fake that speaks its documented API', function () {
         .map((origin) => `${origin}=${tiktok.url}`)
         .join(','),
     };
-    const child = spawn('node', ['bin/herald.mjs', 'channel', 'connect', 'tiktok', '--json'], { env });
+    const child = spawn('node', [HERALD_CLI, 'channel', 'connect', 'tiktok', '--json'], { env });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {

@@ -9,6 +9,10 @@ import { startTestHerald, type SeededAccount, type TestHerald } from '../support
 import { serveMediaFiles } from '../support/media-files.js';
 import { assertAudienceInInsights } from '../insights/network-audience.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
+import { ensureCliBuilt, HERALD_CLI } from '../support/cli.js';
+
+// The commands run the CLI bundled from src/ (test/support/cli.ts), built before the first.
+before(ensureCliBuilt);
 
 const MB = 1024 * 1024;
 
@@ -206,7 +210,6 @@ describe('X, against a fake that speaks its documented API', function () {
         ...process.env,
         DATA_DIR: t.config.dataDir,
         DATABASE_URL: t.config.databaseUrl ?? '',
-        HERALD_FROM_SOURCE: '1',
         BASE_URL: t.url,
         // The network's fake listens on loopback, which the SSRF guard refuses unless it is listed.
         OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
@@ -214,7 +217,7 @@ describe('X, against a fake that speaks its documented API', function () {
         X_CLIENT_SECRET: x.clientSecret,
         NETWORK_ORIGIN_OVERRIDES: `https://x.com=${x.url},https://api.x.com=${x.url}`,
       };
-      const child = spawn('node', ['bin/herald.mjs', 'channel', 'connect', 'x', '--json'], { env });
+      const child = spawn('node', [HERALD_CLI, 'channel', 'connect', 'x', '--json'], { env });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (chunk) => {

@@ -4,6 +4,10 @@ import type { PostRecord } from '../../src/db/repositories/posts.js';
 import { newId } from '../../src/domain/ids.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { countPostsByStatus, countPublishAttempts, eventually } from './support.js';
+import { ensureCliBuilt, HERALD_CLI } from '../support/cli.js';
+
+// The commands run the CLI bundled from src/ (test/support/cli.ts), built before the first.
+before(ensureCliBuilt);
 
 /**
  * Real `herald worker` processes over one database: killed mid-publish, racing each other, stopped with
@@ -25,7 +29,7 @@ describe('publishing: worker processes', function () {
   });
 
   function startWorker(env: Record<string, string> = {}): ChildProcess {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'worker'], {
+    const child = spawn(process.execPath, [HERALD_CLI, 'worker'], {
       env: {
         ...process.env,
         DATA_DIR: t.config.dataDir,

@@ -3,6 +3,10 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { eventually, testWorker } from './support.js';
+import { ensureCliBuilt, HERALD_CLI } from '../support/cli.js';
+
+// The commands run the CLI bundled from src/ (test/support/cli.ts), built before the first.
+before(ensureCliBuilt);
 
 const run = promisify(execFile);
 
@@ -46,12 +50,11 @@ describe('publishing: real time and the sandbox CLI', function () {
         ...process.env,
         DATA_DIR: t.config.dataDir,
         DATABASE_URL: t.config.databaseUrl ?? '',
-        HERALD_FROM_SOURCE: '1',
       };
       await t.herald.worker!.stop();
       const fail = await run(
         'node',
-        ['bin/herald.mjs', 'sandbox', 'fail', '--channel', a.channelIds[0], '--mode', 'permanent', '--json'],
+        [HERALD_CLI, 'sandbox', 'fail', '--channel', a.channelIds[0], '--mode', 'permanent', '--json'],
         { env },
       );
       assert.deepEqual(JSON.parse(fail.stdout), { channelId: a.channelIds[0], mode: 'permanent', times: 1 });
@@ -68,7 +71,7 @@ describe('publishing: real time and the sandbox CLI', function () {
       await run(
         'node',
         [
-          'bin/herald.mjs',
+          HERALD_CLI,
           'sandbox',
           'post-external',
           '--channel',
@@ -95,7 +98,7 @@ describe('publishing: real time and the sandbox CLI', function () {
       );
 
       await assert.rejects(
-        run('node', ['bin/herald.mjs', 'sandbox', 'fail', '--channel', a.channelIds[0], '--mode', 'explode'], { env }),
+        run('node', [HERALD_CLI, 'sandbox', 'fail', '--channel', a.channelIds[0], '--mode', 'explode'], { env }),
         (error: { stderr: string }) => {
           assert.match(
             error.stderr,

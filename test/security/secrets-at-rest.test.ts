@@ -17,6 +17,10 @@ import { SecretBox } from '../../src/domain/secret-box.js';
 import { openDomain } from '../../src/server.js';
 import { TINY_PNG } from '../media/fixtures.js';
 import { freshDatabase, startTestHerald, TEST_DB } from '../support/herald.js';
+import { ensureCliBuilt, HERALD_CLI } from '../support/cli.js';
+
+// The commands run the CLI bundled from src/ (test/support/cli.ts), built before the first.
+before(ensureCliBuilt);
 
 const run = promisify(execFile);
 const mode = (file: string) => fs.statSync(file).mode & 0o777;
@@ -29,8 +33,8 @@ async function herald(
   env: Record<string, string>,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run('node', ['bin/herald.mjs', ...args], {
-      env: { ...process.env, HERALD_FROM_SOURCE: '1', ...env },
+    const { stdout, stderr } = await run('node', [HERALD_CLI, ...args], {
+      env: { ...process.env, ...env },
       timeout: 60_000,
     });
     return { code: 0, stdout, stderr };
@@ -188,9 +192,8 @@ describe(`secrets at rest (${TEST_DB})`, function () {
         ...process.env,
         DATA_DIR: database.dataDir,
         DATABASE_URL: database.databaseUrl ?? '',
-        HERALD_FROM_SOURCE: '1',
       };
-      const { stdout } = await run('node', ['bin/herald.mjs', 'secrets', 'rotate', '--json'], { env });
+      const { stdout } = await run('node', [HERALD_CLI, 'secrets', 'rotate', '--json'], { env });
       const rotated = JSON.parse(stdout);
       assert.equal(rotated.resealed, 2);
       assert.notEqual(rotated.keyId, oldKid);
@@ -209,7 +212,7 @@ describe(`secrets at rest (${TEST_DB})`, function () {
       const configured = crypto.randomBytes(32).toString('base64');
       const moved = JSON.parse(
         (
-          await run('node', ['bin/herald.mjs', 'secrets', 'rotate', '--json'], {
+          await run('node', [HERALD_CLI, 'secrets', 'rotate', '--json'], {
             env: { ...env, HERALD_SECRET_KEY: configured },
           })
         ).stdout,
@@ -342,12 +345,11 @@ describe(`secrets at rest (${TEST_DB})`, function () {
       ...process.env,
       DATA_DIR: database.dataDir,
       DATABASE_URL: database.databaseUrl ?? '',
-      HERALD_FROM_SOURCE: '1',
       PORT: '0',
       HOST: '127.0.0.1',
       WORKER: 'false',
     };
-    const child = spawn('node', ['bin/herald.mjs', 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('node', [HERALD_CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
     try {

@@ -5,6 +5,10 @@ import * as provisioning from '../../src/domain/provisioning.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { insertLivePost } from '../support/posts.js';
 import { DAY, HOUR, pinClock } from './support.js';
+import { ensureCliBuilt, HERALD_CLI } from '../support/cli.js';
+
+// The commands run the CLI bundled from src/ (test/support/cli.ts), built before the first.
+before(ensureCliBuilt);
 
 describe('team: posting queue over REST', () => {
   let t: TestHerald;
@@ -260,12 +264,11 @@ describe('team: posting queue over REST', () => {
       ...process.env,
       DATA_DIR: t.config.dataDir,
       DATABASE_URL: t.config.databaseUrl ?? '',
-      HERALD_FROM_SOURCE: '1',
     };
     const { stdout } = await run(
       'node',
       [
-        'bin/herald.mjs',
+        HERALD_CLI,
         'channel',
         'slots',
         '--account',
@@ -291,7 +294,7 @@ describe('team: posting queue over REST', () => {
       run(
         'node',
         [
-          'bin/herald.mjs',
+          HERALD_CLI,
           'channel',
           'slots',
           '--account',

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
 import { appSuite, axeViolations, screenshot, SIZES } from '../support/app-browser.js';
 import type { TestHerald } from '../support/herald.js';
 import { describeOnce } from '../support/databases.js';
@@ -13,6 +14,22 @@ describeOnce('the API reference at /docs', function () {
     t = rig.t;
   });
 
+  /** /docs at each size, loaded once for the tests that read it, with what it loaded and the errors it threw. */
+  const docs = {} as Record<keyof typeof SIZES, { page: Page; loaded: string[]; errors: string[] }>;
+  before(async () => {
+    for (const size of Object.keys(SIZES) as (keyof typeof SIZES)[]) {
+      const page = await app.newPage({ viewport: SIZES[size] });
+      const loaded: string[] = [];
+      page.on('requestfinished', (request) => loaded.push(request.url()));
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(error.message));
+      await page.goto(`${t.url}/docs`);
+      await page.getByRole('heading', { name: 'Herald REST API' }).waitFor();
+      await page.waitForLoadState('networkidle');
+      docs[size] = { page, loaded, errors };
+    }
+  });
+
   it('shows every route of the API, to anyone, from Herald alone, under its own CSP, and axe finds nothing', async () => {
     const served = await fetch(`${t.url}/docs`);
     assert.equal(served.status, 200);
@@ -21,15 +38,8 @@ describeOnce('the API reference at /docs', function () {
     assert.match(csp, /script-src 'self'(;|$)/, 'no inline or outside script');
     assert.match(csp, /connect-src 'self'(;|$)/);
 
-    const page = await app.newPage({ viewport: { width: 1280, height: 800 } });
-    const loaded: string[] = [];
-    page.on('requestfinished', (request) => loaded.push(request.url()));
-    const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(error.message));
-    await page.goto(`${t.url}/docs`);
+    const { page, loaded, errors } = docs.desktop;
     await page.getByRole('heading', { name: 'Create a post on one or more channels.' }).waitFor();
-    await page.getByRole('heading', { name: 'Herald REST API' }).waitFor();
-    await page.waitForLoadState('networkidle');
     assert.deepEqual(errors, []);
     const elsewhere = loaded.filter(
       (url) => !url.startsWith(`${t.url}/`) && !url.startsWith('data:') && !url.startsWith('blob:'),
@@ -41,11 +51,8 @@ describeOnce('the API reference at /docs', function () {
   });
 
   it('reads on a phone: the page fits 390 px, screenshots at both sizes, and axe finds nothing serious', async () => {
-    for (const [size, viewport] of Object.entries(SIZES)) {
-      const page = await app.newPage({ viewport });
-      await page.goto(`${t.url}/docs`);
-      await page.getByRole('heading', { name: 'Herald REST API' }).waitFor();
-      await page.waitForLoadState('networkidle');
+    for (const size of Object.keys(SIZES) as (keyof typeof SIZES)[]) {
+      const { page } = docs[size];
       await screenshot(page, `screenshots/api-reference-${size}.png`);
       if (size === 'phone') {
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);

@@ -189,9 +189,11 @@ describeOnce(`the web app: compose (${TEST_DB})`, function () {
         /notes\.txt: contentType text\/plain is not accepted/,
       );
 
-      // The completion is held back a moment, so the bar is seen full while Herald checks the file.
+      // The completion is held back until the bar has been seen full, as it stays while Herald checks the file.
+      let seenFull!: () => void;
+      const full = new Promise<void>((resolve) => (seenFull = resolve));
       await page.route('**/v1/rest/media/uploads/*/complete', async (route) => {
-        await new Promise((resolve) => setTimeout(resolve, 400));
+        await full;
         await route.continue();
       });
       await dropFile('logo.png', 'image/png', TINY_PNG);
@@ -202,6 +204,7 @@ describeOnce(`the web app: compose (${TEST_DB})`, function () {
         return progress !== null && progress.value === progress.max;
       });
       assert.equal(Number(await bar.getAttribute('max')), TINY_PNG.length, "the bar counts the file's bytes");
+      seenFull();
       await page.waitForSelector('#media-list li[data-media-id] img.thumb');
       assert.equal(await bar.count(), 0, 'the bar goes once the file is in');
       const mediaId = await page.getAttribute('#media-list li[data-media-id]', 'data-media-id');

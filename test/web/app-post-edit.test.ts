@@ -267,13 +267,12 @@ describe(`the web app: editing a post's channels, its previews, and leaving unsa
       assert.equal(page.url(), `${t.url}/app/posts/${original.id}/edit`, 'dismissed: still editing');
       assert.equal(await page.inputValue('#text'), 'As it was, and more', 'with the text as typed');
 
-      let onReload: string | undefined;
-      page.once('dialog', (dialog) => {
-        onReload = dialog.type();
-        void dialog.dismiss();
-      });
-      await page.reload({ timeout: 3_000 }).catch(() => undefined);
-      assert.equal(onReload, 'beforeunload', "a reload asks the browser's way");
+      // A dismissed reload never loads, so its promise only ends at its timeout: the dialog is what is waited for.
+      const onReload = page.waitForEvent('dialog', { timeout: 5_000 });
+      void page.reload({ timeout: 5_000 }).catch(() => undefined);
+      const reloadAsked = await onReload;
+      assert.equal(reloadAsked.type(), 'beforeunload', "a reload asks the browser's way");
+      await reloadAsked.dismiss();
       assert.equal(await page.inputValue('#text'), 'As it was, and more', 'stayed');
 
       const accepted = page.waitForEvent('dialog', { timeout: 5_000 });

@@ -1,0 +1,48 @@
+/**
+ * The herald CLI as the tests run it: src/cli/main.ts bundled once (packages left to node_modules) into
+ * dist/test-cli, and run with plain Node. Through tsx (bin/herald.mjs with HERALD_FROM_SOURCE=1) each command cost
+ * about a second of CPU loading the compiler and its cache before Herald's own code; the bundle starts in a fifth.
+ * It is rebuilt when anything under src/ or generated/ is newer, written beside the old one and renamed into place,
+ * so two test processes building at once never run half a file.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The bundled CLI: `node HERALD_CLI <command> ...` is `herald <command> ...`. */
+export const HERALD_CLI = path.join(ROOT, 'dist', 'test-cli', 'herald.mjs');
+
+function newestChange(dir: string): number {
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestChange(full) : fs.statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+let built: Promise<string> | undefined;
+
+/** Builds the CLI when its sources changed since the last build and answers where it is. */
+export function ensureCliBuilt(): Promise<string> {
+  built ??= (async () => {
+    const sources = Math.max(...['src', 'generated'].map((dir) => newestChange(path.join(ROOT, dir))));
+    if (fs.existsSync(HERALD_CLI) && fs.statSync(HERALD_CLI).mtimeMs > sources) return HERALD_CLI;
+    const building = `${HERALD_CLI}.${process.pid}.tmp`;
+    await esbuild.build({
+      entryPoints: [path.join(ROOT, 'src', 'cli', 'main.ts')],
+      outfile: building,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      logLevel: 'silent',
+    });
+    fs.renameSync(building, HERALD_CLI);
+    return HERALD_CLI;
+  })();
+  return built;
+}
