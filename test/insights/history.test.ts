@@ -19,7 +19,7 @@ describe('insights history: metric samples', () => {
   const samplesOf = async (postId: string) => t.deps.repos.insights.postSamples(a.accountId, postId);
   const count = async (table: string) => Number((await t.herald.db(table).count({ n: '*' }).first())!.n);
 
-  it("stores the sandbox's deterministic, growing counters and audience at each sync, and nothing when they did not change", async () => {
+  it("stores the sandbox's growing counters and audience at each sync, nothing when unchanged", async () => {
     const clock = pinClock(t, '2026-03-02T09:00:00Z');
     const created = await t.api('POST', '/v1/rest/posts', {
       token: a.apiKey,
@@ -72,7 +72,7 @@ describe('insights history: metric samples', () => {
     assert.ok(audience.at(-1)!.followers > audience[0].followers, 'the audience grows');
   });
 
-  it("compacts to one sample per hour of a post's first two days and one per day after, keeping every total exact", async () => {
+  it("compacts to a sample an hour over a post's first two days, one a day after, every total exact", async () => {
     const published = Date.parse('2026-03-02T09:30:00Z');
     const created = await t.api('POST', '/v1/rest/posts', {
       token: a.apiKey,

@@ -30,7 +30,7 @@ describe(`MCP App: the insights view (${TEST_DB})`, function () {
   };
 
   for (const kind of ['v1', 'v2 2026-07-28'] as ClientKind[]) {
-    it(`${kind} with Apps: the view is a resource, get_channel links it, the insights resources name it, 44 tools`, async () => {
+    it(`${kind} with Apps: the view is a resource, get_channel links it, insights name it, 44 tools`, async () => {
       const client = await connectClient(kind, t, a.apiKey, true);
       try {
         const tools = await client.listTools();
@@ -121,7 +121,7 @@ describe(`MCP App: the insights view (${TEST_DB})`, function () {
       bestNotes: best.map((b) => b.note),
     });
 
-    it("shows the account's figures REST answers for the same period, another period, and reaches nothing", async () => {
+    it("shows the account's figures REST answers for the period, another period, and reaches nothing", async () => {
       const html = (await client.readResource(INSIGHTS_URI)).contents[0].text;
       await host.render(page, html, {}, null, client);
       const report = await rest('/insights?timezone=UTC');

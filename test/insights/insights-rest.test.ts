@@ -129,7 +129,8 @@ describe('insights over REST', () => {
     const lines = (await res.text()).trimEnd().split('\r\n');
     assert.equal(
       lines[0],
-      'postId,channelId,channel,network,publishedAt,permalinkUrl,labels,text,engagement,reach,comments,impressions,likes,shares',
+      'postId,channelId,channel,network,publishedAt,permalinkUrl,labels,text,' +
+        'engagement,reach,comments,impressions,likes,shares',
     );
     assert.equal(lines.length, 7);
     const first = lines[1].split(',');

@@ -102,7 +102,7 @@ describe('insights rollup per channel and hour', () => {
     await assertRollupIsARecount();
   });
 
-  it("reports from the rollup what the period's posts add up to, and from the posts where hours do not fit", async () => {
+  it("reports from the rollup what the period's posts add up to, from the posts where hours do not fit", async () => {
     const channels = await t.deps.repos.channels.list(a.accountId);
     for (const [timezone, start, end] of [
       ['UTC', '2026-03-01T00:00:00Z', '2026-03-29T00:00:00Z'],

@@ -304,11 +304,9 @@ describe('Instagram, against a fake that speaks its documented API', function ()
         `https://graph.facebook.com=${instagram.facebookUrl}`,
       ].join(','),
     };
-    const child = spawn(
-      'node',
-      [HERALD_CLI, 'channel', 'connect', 'instagram', '--login', 'facebook', '--json'],
-      { env },
-    );
+    const child = spawn('node', [HERALD_CLI, 'channel', 'connect', 'instagram', '--login', 'facebook', '--json'], {
+      env,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {

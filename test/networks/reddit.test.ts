@@ -222,13 +222,9 @@ describe(`Reddit, against a fake of its OAuth and Data API (${TEST_DB})`, functi
       NETWORK_ORIGIN_OVERRIDES: `${WWW_ORIGIN}=${reddit.url},${API_ORIGIN}=${reddit.url}`,
       OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
     };
-    const child = spawn(
-      'node',
-      [HERALD_CLI, 'channel', 'connect', 'reddit', '--subreddit', 'r/selfhosted', '--json'],
-      {
-        env,
-      },
-    );
+    const child = spawn('node', [HERALD_CLI, 'channel', 'connect', 'reddit', '--subreddit', 'r/selfhosted', '--json'], {
+      env,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {

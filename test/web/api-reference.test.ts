@@ -30,7 +30,7 @@ describeOnce('the API reference at /docs', function () {
     }
   });
 
-  it('shows every route of the API, to anyone, from Herald alone, under its own CSP, and axe finds nothing', async () => {
+  it('shows every route of the API, to anyone, from Herald alone, under its own CSP; axe finds nothing', async () => {
     const served = await fetch(`${t.url}/docs`);
     assert.equal(served.status, 200);
     const csp = served.headers.get('content-security-policy') ?? '';

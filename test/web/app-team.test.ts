@@ -67,7 +67,7 @@ describeOnce('the web app: approvals, queues and channels', function () {
       assert.deepEqual(listed, []);
     });
 
-    it('approves one post from the inbox (publishing it now, as its time passed), and refuses a decision without the CSRF header', async () => {
+    it('approves a post from the inbox (published now, its time passed); refuses one without CSRF', async () => {
       const postId = await hold('Needs a yes');
       await signInToApp(page, t.url, a.email, a.password);
       await open('/app/approvals');
@@ -98,7 +98,7 @@ describeOnce('the web app: approvals, queues and channels', function () {
       assert.equal(history[1].actorUserId, a.userId, 'decided as the signed-in person');
     });
 
-    it("does not approve a post its author changed after the inbox showed it, and says so in people's words", async () => {
+    it('does not approve a post its author changed after the inbox showed it, and says so', async () => {
       const postId = await hold('As first written');
       await signInToApp(page, t.url, a.email, a.password);
       await open('/app/approvals');
@@ -122,7 +122,7 @@ describeOnce('the web app: approvals, queues and channels', function () {
       );
     });
 
-    it('rejects with a reason, saying next to the field when it is missing, and shows the posts assigned to me or to anyone', async () => {
+    it('rejects with a reason (said beside the field when missing); shows posts assigned to me or anyone', async () => {
       const mine = await hold('For me');
       const other = await hold('For anyone');
       assert.equal((await rest('POST', `/posts/${mine}/assign`, { reviewerUserId: a.userId })).status, 200);
@@ -177,7 +177,7 @@ describeOnce('the web app: approvals, queues and channels', function () {
   });
 
   describe("a channel's queue", () => {
-    it('edits the weekly slots (a refused one explained beside it), pauses and resumes, and clears after showing the count', async () => {
+    it('edits weekly slots (a refused one explained beside it), pauses, resumes, clears with a count', async () => {
       await signInToApp(page, t.url, a.email, a.password);
       await open('/app/channels');
       await page.click(`a[href="/app/channels/${a.channelIds[0]}/queue"]`);
@@ -297,7 +297,7 @@ describeOnce('the web app: approvals, queues and channels', function () {
   });
 
   describe('channels', () => {
-    it('connects a Mastodon channel through consent, shows unconfigured networks with what to set, reconnects one that needs it (named loudly), and disconnects after confirming', async () => {
+    it('connects Mastodon by consent, shows what to set, reconnects (named loudly), disconnects', async () => {
       const mastodon = await startFakeMastodon();
       try {
         await signInToApp(page, t.url, a.email, a.password);
@@ -393,7 +393,7 @@ describeOnce('the web app: approvals, queues and channels', function () {
       }
     });
 
-    it('connects a Bluesky account from its credentials form, saying why when Bluesky refuses the app password', async () => {
+    it('connects Bluesky from its credentials form, saying why when Bluesky refuses the app password', async () => {
       const appView = await startFakeAppView();
       const bsky = await startLocalBluesky({ appView });
       appView.pdsUrl = bsky.pdsUrl;
