@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
 import type { Page } from 'playwright-core';
-import { appSuite } from '../support/app-browser.js';
+import path from 'node:path';
+import { appSuite, SCREENSHOTS } from '../support/app-browser.js';
 import { TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { connectClient, startHost, type AppsClient, type ClientKind, type Host } from '../mcp/apps-support.js';
 import { madeUpHistory } from './fixture.js';
@@ -135,7 +136,7 @@ describe(`MCP App: the insights view (${TEST_DB})`, function () {
         'below the minimum sample, the rule says so and claims no window',
       );
       assert.equal(await view().locator('[data-role=window]').count(), 0);
-      await page.locator('iframe').screenshot({ path: 'docs/mcp-app-insights.png' });
+      await page.locator('iframe').screenshot({ path: path.join(SCREENSHOTS, 'mcp-app-insights.png') });
 
       await view().locator('#period').selectOption('90');
       await view().locator('#scope').filter({ hasText: '2025-12-31 to 2026-03-30' }).waitFor();
