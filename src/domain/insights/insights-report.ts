@@ -31,6 +31,8 @@ export type InsightsQuery = NonNullable<operations['getInsights']['parameters'][
 export type PostInsights = operations['getPostInsights']['responses'][200]['content']['application/json']['data'];
 
 const TOP_POSTS = 10;
+/** Quarters of the rollup read per statement for a channel's weekdays and hours: 30 days. */
+const QUARTERS_READ = 30 * 96;
 
 /** The channels and labels a question is about, each checked to be the account's. */
 export interface InsightsScope {
@@ -285,16 +287,19 @@ async function figuresFromRollup(
     let first = Number.POSITIVE_INFINITY;
     let last = Number.NEGATIVE_INFINITY;
     for (const hour of hoursOff) [first, last] = [Math.min(first, hour), Math.max(last, hour)];
-    const [from, to] = [first * perHour, (last + 1) * perHour];
-    const quarters = only
-      ? await deps.repos.insights.labelQuarters(scope.accountId, [only], [channelId], from, to)
-      : await deps.repos.insights.quarters(scope.accountId, [channelId], from, to);
     const local = zonedQuarters(zoneOf(channelId));
-    for (const sum of quarters) {
-      if (!hoursOff.has(Math.floor(sum.quarter / perHour))) continue;
-      const at = local(sum.quarter);
-      if (!at) return undefined;
-      count(at, sum.posts, sum.engagement, sum.reach);
+    // A month of quarters at a time, each counted into its cell and dropped: a year would be 35,040 rows at once.
+    for (let from = first * perHour; from < (last + 1) * perHour; from += QUARTERS_READ) {
+      const to = Math.min(from + QUARTERS_READ, (last + 1) * perHour);
+      const quarters = only
+        ? await deps.repos.insights.labelQuarters(scope.accountId, [only], [channelId], from, to)
+        : await deps.repos.insights.quarters(scope.accountId, [channelId], from, to);
+      for (const sum of quarters) {
+        if (!hoursOff.has(Math.floor(sum.quarter / perHour))) continue;
+        const at = local(sum.quarter);
+        if (!at) return undefined;
+        count(at, sum.posts, sum.engagement, sum.reach);
+      }
     }
   }
   const clocks = new Map<string, ReturnType<typeof zonedClock>>();
