@@ -612,10 +612,13 @@ async function counterNamesIn(deps: DomainDeps, scope: InsightsScope, period: Pe
     return [...names].sort();
   }
   const channelIds = scope.channels.map((c) => c.id);
-  const hours = scope.labelIds
-    ? await deps.repos.insights.labelHours(scope.accountId, scope.labelIds, channelIds, firstHour, lastHour)
-    : await deps.repos.insights.hours(scope.accountId, channelIds, firstHour, lastHour);
-  for (const hour of hours) add(hour.counters);
+  for (let from = firstHour; from < lastHour; from += HOURS_READ) {
+    const to = Math.min(from + HOURS_READ, lastHour);
+    const hours = scope.labelIds
+      ? await deps.repos.insights.labelHours(scope.accountId, scope.labelIds, channelIds, from, to)
+      : await deps.repos.insights.hours(scope.accountId, channelIds, from, to);
+    for (const hour of hours) add(hour.counters);
+  }
   for (const post of [
     ...(await edgeOf(deps, scope, period.start, firstHour * HOUR_MS)),
     ...(await edgeOf(deps, scope, lastHour * HOUR_MS, period.end)),
