@@ -341,13 +341,14 @@ async function figuresFromRollup(
 
   const shownLabels = only ? [only] : scope.labels.map((l) => l.id);
   const byLabel = new Map<string, HourSums>();
+  // Narrowed to one label, every hour and edge post counted is that label's.
   if (only) byLabel.set(only, totals);
-  else
+  else {
     for (let from = firstHour; from < lastHour; from += HOURS_READ)
       for (const sum of await labelHoursOf(shownLabels, from, Math.min(from + HOURS_READ, lastHour)))
         sumsOf(byLabel, sum.labelId).add(sum);
-  if (!only)
     for (const sum of edgeLabelHours) if (shownLabels.includes(sum.labelId)) sumsOf(byLabel, sum.labelId).add(sum);
+  }
   const summed = (sums: Map<string, HourSums>) => new Map([...sums].map(([k, sum]) => [k, sum.totals()]));
   return {
     totals: totals.totals(),
