@@ -191,8 +191,12 @@ async function measure(database: Database, posts: number): Promise<Result> {
     const pid = server.process.pid!;
     const idleMiB = statusMiB(pid, 'VmRSS');
     let peakMiB = idleMiB;
+    // The RSS at most while each read was asked, logged with it: the read that raises the peak is the one to look at.
+    let readPeakMiB = idleMiB;
     const watch = setInterval(() => {
-      peakMiB = Math.max(peakMiB, statusMiB(pid, 'VmRSS'));
+      const rss = statusMiB(pid, 'VmRSS');
+      peakMiB = Math.max(peakMiB, rss);
+      readPeakMiB = Math.max(readPeakMiB, rss);
     }, 50);
     const get = (url: string) =>
       fetch(`${serverUrl}/v1/rest${url}`, { headers: { authorization: `Bearer ${demo.apiKey}` } });
@@ -250,7 +254,8 @@ async function measure(database: Database, posts: number): Promise<Result> {
       });
       if (csv) measured.push(row(`${name}: first byte`, firstBytes), row(`${name}: whole file`, times));
       else measured.push(row(name, times));
-      console.log(database, measured.at(-1));
+      console.log(database, { ...measured.at(-1), rssPeakMiB: Math.round(readPeakMiB) });
+      readPeakMiB = statusMiB(pid, 'VmRSS');
     }
     clearInterval(watch);
     const hwmMiB = statusMiB(pid, 'VmHWM');

@@ -96,6 +96,8 @@ const HOUR_MS = 3_600_000;
 const QUARTER_MS = 900_000;
 const DAY_MS = 86_400_000;
 const CHUNK = 400;
+/** Quarters of the rollup read per page of a channel's scored posts (about 14 posts each at 1,000,000 a year). */
+const SCORED_PAGE_QUARTERS = 500;
 /** Hours one statement deletes from the rollup. */
 const HOURS_CHUNK = 1_000;
 
@@ -402,20 +404,29 @@ export class InsightsRepository {
     }));
   }
 
-  /** The scoring inputs of a channel's posts in quarters [fromQuarter, toQuarter), by publish time then id. */
-  async scoredPosts(
+  /**
+   * The scoring inputs of a channel's posts in quarters [fromQuarter, toQuarter), by publish time then id, in pages
+   * of at most `pageQuarters` quarters (by the quarter, as its key): a reader holds a page, never a channel's weeks.
+   */
+  async *scoredPostPages(
     accountId: string,
     channelId: string,
     fromQuarter: number,
     toQuarter: number,
-  ): Promise<ScoredPost[]> {
-    const rows = await this.db('insight_quarters')
-      .where({ account_id: accountId, channel_id: channelId })
-      .where('quarter', '>=', fromQuarter)
-      .where('quarter', '<', toQuarter)
-      .orderBy('quarter')
-      .select('scored');
-    return rows.flatMap((r: any) => JSON.parse(r.scored) as ScoredPost[]);
+    pageQuarters = SCORED_PAGE_QUARTERS,
+  ): AsyncGenerator<ScoredPost[]> {
+    for (let from = fromQuarter; ; ) {
+      const rows = await this.db('insight_quarters')
+        .where({ account_id: accountId, channel_id: channelId })
+        .where('quarter', '>=', from)
+        .where('quarter', '<', toQuarter)
+        .orderBy('quarter')
+        .limit(pageQuarters)
+        .select('quarter', 'scored');
+      if (rows.length > 0) yield rows.flatMap((r: any) => JSON.parse(r.scored) as ScoredPost[]);
+      if (rows.length < pageQuarters) return;
+      from = Number(rows[rows.length - 1].quarter) + 1;
+    }
   }
 
   async hasDirtyHours(): Promise<boolean> {

@@ -49,33 +49,70 @@ function confidenceOf(posts: number): { confidence: Window['confidence']; note: 
   return { confidence: 'low', note: `From only ${posts} posts: a hint, not a rule.` };
 }
 
+/**
+ * Posts as the rule reads them, a column a field (NaN where a post has no reach, or its followers are unknown):
+ * 32 bytes a post, where an object each would hold a channel's twelve weeks many times over.
+ */
+export class ScoredColumns {
+  size = 0;
+  publishedAt = new Float64Array(1024);
+  engagement = new Float64Array(1024);
+  reach = new Float64Array(1024);
+  followers = new Float64Array(1024);
+
+  static of(posts: Iterable<ScoredPostInput>): ScoredColumns {
+    const columns = new ScoredColumns();
+    for (const p of posts) columns.push(p.publishedAt, p.engagement, p.reach, p.followers);
+    return columns;
+  }
+
+  push(publishedAt: number, engagement: number, reach: number | null, followers: number | null): void {
+    if (this.size === this.publishedAt.length) {
+      const grown = (column: Float64Array) => {
+        const larger = new Float64Array(column.length * 2);
+        larger.set(column);
+        return larger;
+      };
+      [this.publishedAt, this.engagement] = [grown(this.publishedAt), grown(this.engagement)];
+      [this.reach, this.followers] = [grown(this.reach), grown(this.followers)];
+    }
+    this.publishedAt[this.size] = publishedAt;
+    this.engagement[this.size] = engagement;
+    this.reach[this.size] = reach ?? Number.NaN;
+    this.followers[this.size++] = followers ?? Number.NaN;
+  }
+}
+
 export function bestWindows(
-  posts: readonly ScoredPostInput[],
+  posts: Iterable<ScoredPostInput> | ScoredColumns,
   timezone: string,
   weeks = DEFAULT_WEEKS,
 ): Omit<BestTimes, 'channelId'> {
+  const { size, publishedAt, engagement, reach, followers } =
+    posts instanceof ScoredColumns ? posts : ScoredColumns.of(posts);
   // Counted in typed arrays, not objects per post: a channel's twelve weeks can be a hundred thousand posts.
   let withReach = 0;
   let withFollowers = 0;
-  for (const p of posts) {
-    if (p.reach !== null && p.reach > 0) withReach++;
-    if (p.followers !== null && p.followers > 0) withFollowers++;
+  for (let i = 0; i < size; i++) {
+    if (reach[i] > 0) withReach++;
+    if (followers[i] > 0) withFollowers++;
   }
   const basis: BestTimes['basis'] =
-    withReach * 2 >= posts.length && withReach > 0
+    withReach * 2 >= size && withReach > 0
       ? 'impressions'
-      : withFollowers * 2 >= posts.length && withFollowers > 0
+      : withFollowers * 2 >= size && withFollowers > 0
         ? 'followers'
         : 'posts';
-  const considered = basis === 'impressions' ? withReach : basis === 'followers' ? withFollowers : posts.length;
+  const considered = basis === 'impressions' ? withReach : basis === 'followers' ? withFollowers : size;
   const ats = new Float64Array(considered);
   const scores = new Float64Array(considered);
   let next = 0;
-  for (const p of posts) {
-    const per = basis === 'impressions' ? p.reach : basis === 'followers' ? p.followers : 1;
-    if (per === null || per <= 0) continue;
-    ats[next] = p.publishedAt;
-    scores[next++] = basis === 'posts' ? p.engagement : p.engagement / per;
+  for (let i = 0; i < size; i++) {
+    const per = basis === 'impressions' ? reach[i] : basis === 'followers' ? followers[i] : 1;
+    // NaN (none reported or known) is not above 0 either.
+    if (!(per > 0)) continue;
+    ats[next] = publishedAt[i];
+    scores[next++] = basis === 'posts' ? engagement[i] : engagement[i] / per;
   }
   const measure = {
     impressions: 'engagement per impression or view',
@@ -157,7 +194,6 @@ export async function channelBestWindows(
   const end = deps.now();
   const start = end - weeks * WEEK_MS;
   await refreshRollups(deps);
-  const posts = await scoredPostsIn(deps, channel, start, end);
   const audience = [
     ...(await deps.repos.insights.audienceBefore(channel.accountId, [channel.id], start)),
     ...(await deps.repos.insights.audienceSamples(channel.accountId, [channel.id], start, end)),
@@ -172,43 +208,35 @@ export async function channelBestWindows(
     }
     return (audience[low - 1] ?? audience[0])?.followers ?? null;
   };
-  return bestWindows(
-    posts.map(([publishedAt, engagement, reach]) => ({
-      publishedAt,
-      engagement,
-      reach,
-      followers: followersAt(publishedAt),
-    })),
-    channel.timezone,
-    weeks,
+  const posts = new ScoredColumns();
+  await scoredPostsIn(deps, channel, start, end, ([publishedAt, engagement, reach]) =>
+    posts.push(publishedAt, engagement, reach, followersAt(publishedAt)),
   );
+  return bestWindows(posts, channel.timezone, weeks);
 }
 
 /**
- * The channel's published posts in [start, end) as the rule scores them, oldest first: the whole quarters from the
- * rollup, which keeps each post's publish time, engagement and reach, the parts of a quarter at the edges from
- * the posts.
+ * The channel's published posts in [start, end) as the rule scores them, oldest first, each given to `add`: the
+ * whole quarters from the rollup, which keeps each post's publish time, engagement and reach, a page of quarters at
+ * a time, and the parts of a quarter at the edges from the posts.
  */
 async function scoredPostsIn(
   deps: DomainDeps,
   channel: { id: string; accountId: string },
   start: number,
   end: number,
-): Promise<ScoredPost[]> {
-  const fromPosts = async (from: number, to: number): Promise<ScoredPost[]> =>
-    from >= to
-      ? []
-      : (await deps.repos.insights.publishedPosts(channel.accountId, [channel.id], from, to, null)).map((p) => [
-          p.publishedAt,
-          engagementOf(p.network, p.metrics),
-          reachOf(p.network, p.metrics),
-        ]);
+  add: (post: ScoredPost) => void,
+): Promise<void> {
+  const fromPosts = async (from: number, to: number): Promise<void> => {
+    if (from >= to) return;
+    for (const p of await deps.repos.insights.publishedPosts(channel.accountId, [channel.id], from, to, null))
+      add([p.publishedAt, engagementOf(p.network, p.metrics), reachOf(p.network, p.metrics)]);
+  };
   const first = Math.ceil(start / QUARTER_MS);
   const last = Math.floor(end / QUARTER_MS);
   if (first >= last) return fromPosts(start, end);
-  return [
-    ...(await fromPosts(start, first * QUARTER_MS)),
-    ...(await deps.repos.insights.scoredPosts(channel.accountId, channel.id, first, last)),
-    ...(await fromPosts(last * QUARTER_MS, end)),
-  ];
+  await fromPosts(start, first * QUARTER_MS);
+  for await (const page of deps.repos.insights.scoredPostPages(channel.accountId, channel.id, first, last))
+    for (const post of page) add(post);
+  await fromPosts(last * QUARTER_MS, end);
 }

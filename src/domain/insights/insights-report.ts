@@ -31,6 +31,13 @@ export type InsightsQuery = NonNullable<operations['getInsights']['parameters'][
 export type PostInsights = operations['getPostInsights']['responses'][200]['content']['application/json']['data'];
 
 const TOP_POSTS = 10;
+/** Quarters of the rollup read per statement for a channel's weekdays and hours: 30 days. */
+const QUARTERS_READ = 30 * 96;
+/** Hours of the rollup read per statement for a period's figures: 30 days. */
+const HOURS_READ = 30 * 24;
+
+/** An hour of the rollup as the search for a period's top posts needs it. */
+type HourTop = Pick<InsightHourRecord, 'channelId' | 'hour' | 'topEngagement'>;
 
 /** The channels and labels a question is about, each checked to be the account's. */
 export interface InsightsScope {
@@ -239,11 +246,16 @@ async function figuresFromRollup(
   const channelIds = scope.channels.map((c) => c.id);
   const channels = new Map(scope.channels.map((c) => [c.id, c]));
   const zoneOf = (channelId: string) => channels.get(channelId)?.timezone ?? 'UTC';
-  const labelHoursOf = (labelIds: string[]) =>
-    deps.repos.insights.labelHours(scope.accountId, labelIds, channelIds, firstHour, lastHour);
-  const whole: InsightHourRecord[] = only
-    ? (await labelHoursOf([only])).map(({ labelId: _, ...hour }) => hour)
-    : await deps.repos.insights.hours(scope.accountId, channelIds, firstHour, lastHour);
+  const labelHoursOf = (labelIds: string[], from: number, to: number) =>
+    deps.repos.insights.labelHours(scope.accountId, labelIds, channelIds, from, to);
+  // The whole hours a month at a time, each folded into the sums and dropped: a year of hours is 8,760 a channel.
+  const wholeHours = async function* (): AsyncGenerator<InsightHourRecord> {
+    for (let from = firstHour; from < lastHour; from += HOURS_READ) {
+      const to = Math.min(from + HOURS_READ, lastHour);
+      if (only) for (const { labelId: _, ...hour } of await labelHoursOf([only], from, to)) yield hour;
+      else yield* await deps.repos.insights.hours(scope.accountId, channelIds, from, to);
+    }
+  };
   const edgePosts = [
     ...(await edgeOf(deps, scope, period.start, firstHour * HOUR_MS)),
     ...(await edgeOf(deps, scope, lastHour * HOUR_MS, period.end)),
@@ -255,10 +267,12 @@ async function figuresFromRollup(
     for (const [labelId, labelled] of grouped(posts, (p) => p.labelIds))
       edgeLabelHours.push(...sumByHour(channelId, labelled).map((h) => ({ labelId, ...h })));
   }
-  const hours = [...whole, ...edgeHours];
+  const totals = new HourSums();
   if (totalsOnly) {
+    for await (const sum of wholeHours()) totals.add(sum);
+    for (const sum of edgeHours) totals.add(sum);
     const none = new Map<string, InsightTotals>();
-    return { totals: hourTotals(hours), byNetwork: none, byChannel: none, byLabel: none, cells: [], topPosts: [] };
+    return { totals: totals.totals(), byNetwork: none, byChannel: none, byLabel: none, cells: [], topPosts: [] };
   }
 
   const cells = new Map<string, InsightsReport['byWeekdayHour'][number]>();
@@ -270,9 +284,25 @@ async function figuresFromRollup(
     if (reach !== null) cell.reach = (cell.reach ?? 0) + reach;
     cells.set(key, cell);
   };
+  const byNetwork = new Map<string, HourSums>();
+  const byChannel = new Map<string, HourSums>();
+  const sumsOf = (sums: Map<string, HourSums>, key: string) => {
+    let found = sums.get(key);
+    if (!found) sums.set(key, (found = new HourSums()));
+    return found;
+  };
+  // What the top posts' search needs of every hour, without its counters.
+  const tops: HourTop[] = [];
+  const fold = (sum: InsightHourRecord) => {
+    totals.add(sum);
+    sumsOf(byNetwork, channels.get(sum.channelId)?.network ?? '').add(sum);
+    sumsOf(byChannel, sum.channelId).add(sum);
+    tops.push({ channelId: sum.channelId, hour: sum.hour, topEngagement: sum.topEngagement });
+  };
   const hourClocks = new Map<string, ReturnType<typeof zonedHours>>();
   const offHours = new Map<string, Set<number>>();
-  for (const sum of whole) {
+  for await (const sum of wholeHours()) {
+    fold(sum);
     const zone = zoneOf(sum.channelId);
     let local = hourClocks.get(zone);
     if (!local) hourClocks.set(zone, (local = zonedHours(zone)));
@@ -280,21 +310,25 @@ async function figuresFromRollup(
     if (at) count(at, sum.posts, sum.engagement, sum.reach);
     else offHours.set(sum.channelId, (offHours.get(sum.channelId) ?? new Set()).add(sum.hour));
   }
+  for (const sum of edgeHours) fold(sum);
   const perHour = HOUR_MS / QUARTER_MS;
   for (const [channelId, hoursOff] of offHours) {
     let first = Number.POSITIVE_INFINITY;
     let last = Number.NEGATIVE_INFINITY;
     for (const hour of hoursOff) [first, last] = [Math.min(first, hour), Math.max(last, hour)];
-    const [from, to] = [first * perHour, (last + 1) * perHour];
-    const quarters = only
-      ? await deps.repos.insights.labelQuarters(scope.accountId, [only], [channelId], from, to)
-      : await deps.repos.insights.quarters(scope.accountId, [channelId], from, to);
     const local = zonedQuarters(zoneOf(channelId));
-    for (const sum of quarters) {
-      if (!hoursOff.has(Math.floor(sum.quarter / perHour))) continue;
-      const at = local(sum.quarter);
-      if (!at) return undefined;
-      count(at, sum.posts, sum.engagement, sum.reach);
+    // A month of quarters at a time, each counted into its cell and dropped: a year would be 35,040 rows at once.
+    for (let from = first * perHour; from < (last + 1) * perHour; from += QUARTERS_READ) {
+      const to = Math.min(from + QUARTERS_READ, (last + 1) * perHour);
+      const quarters = only
+        ? await deps.repos.insights.labelQuarters(scope.accountId, [only], [channelId], from, to)
+        : await deps.repos.insights.quarters(scope.accountId, [channelId], from, to);
+      for (const sum of quarters) {
+        if (!hoursOff.has(Math.floor(sum.quarter / perHour))) continue;
+        const at = local(sum.quarter);
+        if (!at) return undefined;
+        count(at, sum.posts, sum.engagement, sum.reach);
+      }
     }
   }
   const clocks = new Map<string, ReturnType<typeof zonedClock>>();
@@ -306,19 +340,23 @@ async function figuresFromRollup(
   }
 
   const shownLabels = only ? [only] : scope.labels.map((l) => l.id);
-  const labelHours = [
-    ...(only ? whole.map((h) => ({ labelId: only, ...h })) : await labelHoursOf(shownLabels)),
-    ...edgeLabelHours.filter((h) => shownLabels.includes(h.labelId)),
-  ];
-  const totalsBy = (key: (h: InsightHourRecord) => string) =>
-    new Map([...grouped(hours, (h) => [key(h)])].map(([k, list]) => [k, hourTotals(list)]));
+  const byLabel = new Map<string, HourSums>();
+  // Narrowed to one label, every hour and edge post counted is that label's.
+  if (only) byLabel.set(only, totals);
+  else {
+    for (let from = firstHour; from < lastHour; from += HOURS_READ)
+      for (const sum of await labelHoursOf(shownLabels, from, Math.min(from + HOURS_READ, lastHour)))
+        sumsOf(byLabel, sum.labelId).add(sum);
+    for (const sum of edgeLabelHours) if (shownLabels.includes(sum.labelId)) sumsOf(byLabel, sum.labelId).add(sum);
+  }
+  const summed = (sums: Map<string, HourSums>) => new Map([...sums].map(([k, sum]) => [k, sum.totals()]));
   return {
-    totals: hourTotals(hours),
-    byNetwork: totalsBy((h) => channels.get(h.channelId)?.network ?? ''),
-    byChannel: totalsBy((h) => h.channelId),
-    byLabel: new Map([...grouped(labelHours, (h) => [h.labelId])].map(([k, list]) => [k, hourTotals(list)])),
+    totals: totals.totals(),
+    byNetwork: summed(byNetwork),
+    byChannel: summed(byChannel),
+    byLabel: summed(byLabel),
     cells: [...cells.values()],
-    topPosts: await topPostsOfHours(deps, scope, hours, period),
+    topPosts: await topPostsOfHours(deps, scope, tops, period),
   };
 }
 
@@ -336,7 +374,7 @@ async function edgeOf(deps: DomainDeps, scope: InsightsScope, from: number, to: 
 async function topPostsOfHours(
   deps: DomainDeps,
   scope: InsightsScope,
-  hours: readonly InsightHourRecord[],
+  hours: readonly HourTop[],
   period: Period,
 ): Promise<InsightPost[]> {
   const order = [...hours].sort((a, b) => b.topEngagement - a.topEngagement || b.hour - a.hour);
@@ -362,22 +400,27 @@ async function topPostsOfHours(
   return top;
 }
 
-/** totalsOf for hours of the rollup: the same sums, taken over posts already summed by the hour. */
-function hourTotals(hours: readonly InsightHourRecord[]): InsightTotals {
-  let posts = 0;
-  let engagement = 0;
-  let reach: number | null = null;
-  let engagedWithReach = 0;
-  const counters: Record<string, number> = {};
-  for (const sum of hours) {
-    posts += sum.posts;
-    engagement += sum.engagement;
-    if (sum.reach !== null) reach = (reach ?? 0) + sum.reach;
-    engagedWithReach += sum.engagedWithReach;
-    for (const [name, value] of Object.entries(sum.counters)) counters[name] = (counters[name] ?? 0) + value;
+/** totalsOf for hours of the rollup: the same sums, taken over posts already summed by the hour, one at a time. */
+class HourSums {
+  private posts = 0;
+  private engagement = 0;
+  private reach: number | null = null;
+  private engagedWithReach = 0;
+  private readonly counters: Record<string, number> = {};
+
+  add(sum: InsightHourRecord): void {
+    this.posts += sum.posts;
+    this.engagement += sum.engagement;
+    if (sum.reach !== null) this.reach = (this.reach ?? 0) + sum.reach;
+    this.engagedWithReach += sum.engagedWithReach;
+    for (const [name, value] of Object.entries(sum.counters)) this.counters[name] = (this.counters[name] ?? 0) + value;
   }
-  const engagementRate = reach ? Math.round((engagedWithReach / reach) * 10_000) / 10_000 : null;
-  return { posts, engagement, reach, engagementRate, counters };
+
+  totals(): InsightTotals {
+    const { posts, engagement, reach, engagedWithReach } = this;
+    const engagementRate = reach ? Math.round((engagedWithReach / reach) * 10_000) / 10_000 : null;
+    return { posts, engagement, reach, engagementRate, counters: { ...this.counters } };
+  }
 }
 
 async function periodFigures(
@@ -570,10 +613,13 @@ async function counterNamesIn(deps: DomainDeps, scope: InsightsScope, period: Pe
     return [...names].sort();
   }
   const channelIds = scope.channels.map((c) => c.id);
-  const hours = scope.labelIds
-    ? await deps.repos.insights.labelHours(scope.accountId, scope.labelIds, channelIds, firstHour, lastHour)
-    : await deps.repos.insights.hours(scope.accountId, channelIds, firstHour, lastHour);
-  for (const hour of hours) add(hour.counters);
+  for (let from = firstHour; from < lastHour; from += HOURS_READ) {
+    const to = Math.min(from + HOURS_READ, lastHour);
+    const hours = scope.labelIds
+      ? await deps.repos.insights.labelHours(scope.accountId, scope.labelIds, channelIds, from, to)
+      : await deps.repos.insights.hours(scope.accountId, channelIds, from, to);
+    for (const hour of hours) add(hour.counters);
+  }
   for (const post of [
     ...(await edgeOf(deps, scope, period.start, firstHour * HOUR_MS)),
     ...(await edgeOf(deps, scope, lastHour * HOUR_MS, period.end)),
