@@ -220,6 +220,7 @@ describe(`Reddit, against a fake of its OAuth and Data API (${TEST_DB})`, functi
       REDDIT_CLIENT_ID: reddit.clientId,
       REDDIT_CLIENT_SECRET: reddit.clientSecret,
       NETWORK_ORIGIN_OVERRIDES: `${WWW_ORIGIN}=${reddit.url},${API_ORIGIN}=${reddit.url}`,
+      // The network's fake listens on loopback, which the SSRF guard refuses unless it is listed.
       OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
     };
     const child = spawn('node', [HERALD_CLI, 'channel', 'connect', 'reddit', '--subreddit', 'r/selfhosted', '--json'], {

@@ -17,10 +17,7 @@ describeOnce('the web app: leaving settings with unsaved changes', function () {
   let t: TestHerald;
   let a: SeededAccount;
   let page: Page;
-  const app = appSuite(
-    { herald: { outboundAllowHosts: ['127.0.0.1'] }, seed: { channels: 1 }, signedIn: true },
-    (rig) => ({ t, a, page } = rig),
-  );
+  const app = appSuite({ seed: { channels: 1 }, signedIn: true }, (rig) => ({ t, a, page } = rig));
 
   /** The questions the page asks while `act` runs, each answered as told. */
   async function asked(act: () => Promise<unknown>, answer: 'accept' | 'dismiss' = 'dismiss'): Promise<Dialog[]> {

@@ -369,13 +369,7 @@ export class InsightsRepository {
       .where('quarter', '<', toQuarter)
       .orderBy(['channel_id', 'quarter'])
       .select('channel_id', 'quarter', 'posts', 'engagement', 'reach');
-    return rows.map((r: any) => ({
-      channelId: r.channel_id,
-      quarter: Number(r.quarter),
-      posts: Number(r.posts),
-      engagement: Number(r.engagement),
-      reach: r.reach === null ? null : Number(r.reach),
-    }));
+    return rows.map(toQuarterRecord);
   }
 
   /** The label quarter rollup's sums of these labels and channels in [fromQuarter, toQuarter). */
@@ -394,14 +388,7 @@ export class InsightsRepository {
       .where('quarter', '>=', fromQuarter)
       .where('quarter', '<', toQuarter)
       .orderBy(['label_id', 'channel_id', 'quarter']);
-    return rows.map((r: any) => ({
-      labelId: r.label_id,
-      channelId: r.channel_id,
-      quarter: Number(r.quarter),
-      posts: Number(r.posts),
-      engagement: Number(r.engagement),
-      reach: r.reach === null ? null : Number(r.reach),
-    }));
+    return rows.map((r: any) => ({ labelId: r.label_id, ...toQuarterRecord(r) }));
   }
 
   /**
@@ -634,6 +621,16 @@ function toHourRecord(r: any): InsightHourRecord {
     engagedWithReach: Number(r.engaged_with_reach),
     topEngagement: Number(r.top_engagement),
     counters: json<Record<string, number>>(r.counters, {}),
+  };
+}
+
+function toQuarterRecord(r: any): InsightQuarterRecord {
+  return {
+    channelId: r.channel_id,
+    quarter: Number(r.quarter),
+    posts: Number(r.posts),
+    engagement: Number(r.engagement),
+    reach: r.reach === null ? null : Number(r.reach),
   };
 }
 

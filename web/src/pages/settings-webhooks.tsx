@@ -18,8 +18,8 @@ type EventType = components['schemas']['EventType'];
 type Endpoint = components['schemas']['WebhookEndpoint'];
 
 /**
- * Every event type in people's words, in the order docs/webhooks.md's catalogue lists them; the Record's type keeps it
- * whole. The type's own name stays beside the words, since the receiver's code is written against it.
+ * Every event type in people's words, in the order docs/webhooks.md's catalogue lists them (with each type's name,
+ * which the receiver's code is written against); the Record's type keeps it whole.
  */
 const EVENT_WORDS: Record<EventType, string> = {
   'post.created': 'A post is created',
@@ -149,7 +149,7 @@ function AddEndpoint(props: {
                 checked={types.includes(type)}
                 onChange={(e) => toggle(type, e.currentTarget.checked)}
               />{' '}
-              {EVENT_WORDS[type]} <code class="muted">{type}</code>
+              {EVENT_WORDS[type]}
             </label>
           ))}
         </div>

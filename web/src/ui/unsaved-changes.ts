@@ -11,8 +11,10 @@ import { useLeaveGuard } from '../router.js';
 /** Whether each form shown now has unsaved changes. */
 const forms = new Set<() => boolean>();
 const anyUnsaved = () => [...forms].some((unsaved) => unsaved());
+/** What leaving unsaved changes asks, here and on the edit page. */
+export const LEAVE_QUESTION = 'Leave without saving? Your changes are lost.';
 /** The one question for all of a page's forms (the router asks a shared guard once). */
-const askOnce = () => !anyUnsaved() || confirm('Leave without saving? Your changes are lost.');
+const askOnce = () => !anyUnsaved() || confirm(LEAVE_QUESTION);
 
 addEventListener('beforeunload', (event) => {
   if (!anyUnsaved()) return;

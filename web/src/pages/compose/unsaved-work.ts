@@ -4,6 +4,7 @@
  */
 import { useCallback, useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import { useLeaveGuard } from '../../router.js';
+import { LEAVE_QUESTION } from '../../ui/unsaved-changes.js';
 import { differs, keepDraft, type Draft } from './draft-store.js';
 import type { SavedPosts } from './saved.js';
 
@@ -27,7 +28,7 @@ export function useUnsavedWork(args: { keepFor?: string; draft: Draft; blank: Dr
       confirm(
         keepFor
           ? 'Leave the composer? Nothing is posted yet; what you wrote stays here as a draft for when you come back.'
-          : 'Leave without saving? Your changes are lost.',
+          : LEAVE_QUESTION,
       ),
     [keepFor],
   );
