@@ -56,7 +56,7 @@ export class SandboxNetwork implements NetworkConnector {
         name: 'handle',
         required: true,
         secret: false,
-        description: 'Any name for this practice account, e.g. our-brand; its posts appear at {BASE_URL}/sandbox/...',
+        description: 'Any name for this practice account, e.g. our-brand; its posts appear on a page of this Herald',
       },
     ],
   };
