@@ -12,6 +12,7 @@ import { purgeExpired } from './domain/housekeeping.js';
 import { writeWeeklyDigests } from './domain/insights/weekly-digest.js';
 import { refreshRollups } from './domain/insights/rollups.js';
 import { createLogger, type Logger } from './logger.js';
+import { restValidatorsReady } from './rest/router.js';
 import { createMediaStorage } from './storage/media-storage.js';
 import { freeBytes, prepareDataDir } from './files/data-dir.js';
 import { DatabaseOutages, lowSpaceWarning, quietDuringOutages } from './domain/database-health.js';
@@ -101,6 +102,7 @@ export async function startHerald(requested: Config, logger: Logger = createLogg
   const outages = new DatabaseOutages(logger, (kind) => (kind === 'full' ? writesAgain(db) : db.raw('SELECT 1')));
   const spaceLeft = () => freeBytes(config.dataDir);
   serve(createApp({ config, deps, logger, outages, freeBytes: spaceLeft }));
+  await restValidatorsReady();
   const housekeeping = setInterval(() => {
     purgeExpired(deps).catch((error) => logger.error('housekeeping failed', error));
     writeWeeklyDigests(deps).catch((error) => logger.error('writing the weekly insights digests failed', error));

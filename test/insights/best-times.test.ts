@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { bestWindows, MIN_POSTS, type ScoredPostInput } from '../../src/domain/insights/best-times.js';
+import { bestWindows, MIN_POSTS, ScoredColumns, type ScoredPostInput } from '../../src/domain/insights/best-times.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { pinClock, testWorker } from '../publishing/support.js';
 
@@ -60,6 +60,31 @@ describe('when to post', () => {
     assert.match(few.note, /Only 9 published posts.*at least 10/);
     const none = bestWindows([], 'Europe/Berlin');
     assert.match(none.note, /^No published posts to learn from in the last \d+ weeks yet; .*at least 10/);
+  });
+
+  it('answers the same from columns a larger read filled and scored before, as a server reuses them', () => {
+    const fill = (columns: ScoredColumns, posts: ScoredPostInput[]) => {
+      columns.size = 0;
+      for (const p of posts) columns.push(p.publishedAt, p.engagement, p.reach, p.followers);
+      return columns;
+    };
+    const larger: ScoredPostInput[] = Array.from({ length: 3000 }, (_, i) => ({
+      publishedAt: at(Math.floor(i / 300), i % 7, i % 24),
+      engagement: 1000 + (i % 17),
+      reach: i % 5 === 0 ? null : 1000,
+      followers: 50,
+    }));
+    const smaller: ScoredPostInput[] = Array.from({ length: 40 }, (_, i) => ({
+      publishedAt: at(i % 8, i % 2, 9 + (i % 3)),
+      engagement: 10 + i,
+      reach: 500,
+      followers: null,
+    }));
+    const columns = fill(new ScoredColumns(), larger);
+    assert.deepEqual(bestWindows(columns, 'Europe/Berlin'), bestWindows(larger, 'Europe/Berlin'));
+    const again = bestWindows(fill(columns, smaller), 'Europe/Berlin');
+    assert.equal(again.postsConsidered, 40);
+    assert.deepEqual(again, bestWindows(smaller, 'Europe/Berlin'));
   });
 
   describe('over REST', () => {

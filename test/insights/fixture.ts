@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import type { InsightDayRecord, InsightPostRecord } from '../../src/db/repositories/insights.js';
+import type { DomainDeps } from '../../src/domain/deps.js';
 import type { SeededAccount, TestHerald } from '../support/herald.js';
 import type { ManualClock } from '../support/manual-clock.js';
 import { pinClock, testWorker } from '../publishing/support.js';
@@ -66,4 +68,37 @@ export async function madeUpHistory(t: TestHerald, a: SeededAccount): Promise<Hi
   }
   for (const post of posts) assert.equal((await t.deps.repos.posts.get(a.accountId, post.id))?.status, 'published');
   return { clock, labelId: label.body.data.id, posts };
+}
+
+/**
+ * The day rollup (migration 030) against a count of the posts: each channel's counters, and the label's, summed per
+ * UTC day of publication, every figure exact.
+ */
+export async function assertDaysAreARecount(
+  deps: DomainDeps,
+  accountId: string,
+  channelIds: readonly string[],
+  labelId: string,
+): Promise<void> {
+  const posts = await deps.repos.insights.publishedPosts(accountId, channelIds, 0, 2 ** 52, null);
+  const byDay = (list: InsightPostRecord[], label: string | null) => {
+    const days = new Map<string, InsightDayRecord>();
+    for (const post of list) {
+      const day = Math.floor(post.publishedAt / 86_400_000);
+      const key = `${post.channelId}:${String(day).padStart(8, '0')}`;
+      const sum = days.get(key) ?? { channelId: post.channelId, labelId: label, day, counters: {} };
+      for (const [name, value] of Object.entries(post.metrics)) sum.counters[name] = (sum.counters[name] ?? 0) + value;
+      days.set(key, sum);
+    }
+    return [...days].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, sum]) => sum);
+  };
+  const counted = byDay(posts, null);
+  assert.ok(counted.length > 1, 'posts on more than one day');
+  assert.deepEqual(await deps.repos.insights.days(accountId, channelIds, 0, 2 ** 32, null), counted);
+  const labelled = byDay(
+    posts.filter((p) => p.labelIds.includes(labelId)),
+    labelId,
+  );
+  assert.ok(labelled.length > 0, 'labelled posts');
+  assert.deepEqual(await deps.repos.insights.days(accountId, channelIds, 0, 2 ** 32, [labelId]), labelled);
 }

@@ -5,7 +5,7 @@ import { topPosts, totalsOf } from '../../src/domain/insights/insights-report.js
 import { sumByHour, sumByQuarter } from '../../src/domain/insights/rollups.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { testWorker } from '../publishing/support.js';
-import { madeUpHistory, type History } from './fixture.js';
+import { assertDaysAreARecount, madeUpHistory, type History } from './fixture.js';
 
 describe('insights rollup per channel and hour', () => {
   let t: TestHerald;
@@ -79,6 +79,7 @@ describe('insights rollup per channel and hour', () => {
       await t.deps.repos.insights.labelHours(a.accountId, [history.labelId], a.channelIds, 0, 2 ** 40),
       labelRecount,
     );
+    await assertDaysAreARecount(t.deps, a.accountId, a.channelIds, history.labelId);
   }
 
   it('equals a recount of the posts after syncs, compaction, a new label and a removed post', async () => {
@@ -140,6 +141,39 @@ describe('insights rollup per channel and hour', () => {
         report.byWeekdayHour.reduce((n: number, c: { posts: number }) => n + c.posts, 0),
         posts.length,
       );
+    }
+  });
+
+  it('counts a period whose edges fall inside UTC days from its days, the hours beside them, its edges', async () => {
+    // The post at 19:00 UTC on 12 March falls, by the zone, in the hours before a period's first whole UTC day
+    // (Kolkata), in the hours after its last (Tehran, 3:30 ahead), or in the part of an hour at its end (Kabul).
+    const posted = (await allPosts()).find((p) => new Date(p.publishedAt).toISOString().startsWith('2026-03-12T19'));
+    assert.ok(posted, 'a post at 19:00 UTC on 12 March');
+    for (const [timezone, from, to] of [
+      ['Asia/Kolkata', '2026-03-13', '2026-03-27'],
+      ['Asia/Tehran', '2026-03-02', '2026-03-12'],
+      ['Asia/Kabul', '2026-03-02', '2026-03-12'],
+    ]) {
+      const res = await get(`/insights?from=${from}&to=${to}&timezone=${encodeURIComponent(timezone)}`);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      const report = res.body.data;
+      const [start, end] = [Date.parse(report.period.start), Date.parse(report.period.end)];
+      assert.ok(start <= posted.publishedAt && posted.publishedAt < end, `${timezone}: the post is in the period`);
+      assert.ok(start % 86_400_000 !== 0 && end % 86_400_000 !== 0, `${timezone}: edges inside UTC days`);
+      const posts = (await allPosts()).filter((p) => p.publishedAt >= start && p.publishedAt < end);
+      assert.ok(posts.length > 1);
+      assert.deepEqual(report.totals, totalsOf(posts), timezone);
+      for (const row of report.byChannel)
+        assert.deepEqual(row.totals, totalsOf(posts.filter((p) => p.channelId === row.channelId)), timezone);
+      assert.deepEqual(
+        report.byLabel.map((l: { totals: unknown }) => l.totals),
+        [totalsOf(posts.filter((p) => p.labelIds.includes(history.labelId)))],
+        timezone,
+      );
+      const before = (await allPosts()).filter(
+        (p) => p.publishedAt >= Date.parse(report.previousPeriod.start) && p.publishedAt < start,
+      );
+      assert.deepEqual(report.previousTotals, totalsOf(before), timezone);
     }
   });
 

@@ -7,6 +7,7 @@ import { startHerald } from '../../src/server.js';
 import type { DomainDeps } from '../../src/domain/deps.js';
 import { createLogger } from '../../src/logger.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { assertDaysAreARecount } from './fixture.js';
 
 const HOUR_MS = 3_600_000;
 /** More posts than one statement writes (live-posts.ts), spread over many hours, several to an hour. */
@@ -79,6 +80,7 @@ describe("insights: a sync's writes and the rollup", () => {
       await deps.repos.insights.labelHours(a.accountId, [labelId], a.channelIds, 0, 2 ** 40),
       labelRecount,
     );
+    await assertDaysAreARecount(deps, a.accountId, a.channelIds, labelId);
   }
 
   it("keeps the rollup's totals the sum of every post's latest sample after a sync of many posts", async () => {

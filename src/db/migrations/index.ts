@@ -21,6 +21,7 @@ import * as budgetsInTypescript from './026_budgets_in_typescript.js';
 import * as insightsspeedRollups from './027_insight_rollups.js';
 import * as insightDirtyMarks from './028_insight_dirty_marks.js';
 import * as insightQuarters from './029_insight_quarters.js';
+import * as insfastInsightDays from './030_insfast_insight_days.js';
 
 type Migration = { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> };
 
@@ -48,6 +49,7 @@ const migrations: Record<string, Migration> = {
   '027_insight_rollups': insightsspeedRollups,
   '028_insight_dirty_marks': insightDirtyMarks,
   '029_insight_quarters': insightQuarters,
+  '030_insfast_insight_days': insfastInsightDays,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -76,6 +76,32 @@ export interface InsightQuarterWrite extends InsightQuarterRecord {
   scored: ScoredPost[];
 }
 
+/** Sums of the rollup's hours of a period, per channel (and per label, read from a label's hours). */
+export interface HourSumsRecord {
+  channelId: string;
+  labelId: string | null;
+  posts: number;
+  engagement: number;
+  reach: number | null;
+  engagedWithReach: number;
+}
+
+/** A period's sums per hour of the week (`at`: UTC hour mod 168) or quarter of it (UTC quarter mod 672). */
+export interface WeekCellRecord {
+  at: number;
+  posts: number;
+  engagement: number;
+  reach: number | null;
+}
+
+/** A channel's counters summed per UTC day (`day`: epoch ms / 86,400,000), or one label's (migration 030). */
+export interface InsightDayRecord {
+  channelId: string;
+  labelId: string | null;
+  day: number;
+  counters: Record<string, number>;
+}
+
 /** An hour of a channel whose posts changed since it was last counted. */
 export interface DirtyHourRecord {
   id: number;
@@ -333,6 +359,198 @@ export class InsightsRepository {
       .where('hour', '<', toHour)
       .orderBy(['channel_id', 'hour']);
     return rows.map(toHourRecord);
+  }
+
+  /**
+   * The rollup's hours of these channels in [fromHour, toHour) summed per channel by the database; with labelIds,
+   * their labels' hours summed per label and channel.
+   */
+  async hourSums(
+    accountId: string,
+    channelIds: readonly string[],
+    fromHour: number,
+    toHour: number,
+    labelIds: readonly string[] | null,
+  ): Promise<HourSumsRecord[]> {
+    if (channelIds.length === 0 || labelIds?.length === 0) return [];
+    const query = this.db(labelIds ? 'insight_label_hours' : 'insight_hours')
+      .where({ account_id: accountId })
+      .whereIn('channel_id', channelIds)
+      .where('hour', '>=', fromHour)
+      .where('hour', '<', toHour)
+      .groupBy(labelIds ? ['label_id', 'channel_id'] : ['channel_id'])
+      .select(
+        labelIds ? 'label_id' : this.db.raw('NULL AS label_id'),
+        'channel_id',
+        this.db.raw('SUM(posts) AS posts, SUM(engagement) AS engagement, SUM(reach) AS reach'),
+        this.db.raw('SUM(engaged_with_reach) AS engaged_with_reach'),
+      );
+    if (labelIds) query.whereIn('label_id', labelIds);
+    const rows = await query;
+    return rows.map((r: any) => ({
+      channelId: r.channel_id,
+      labelId: r.label_id ?? null,
+      posts: Number(r.posts),
+      engagement: Number(r.engagement),
+      reach: r.reach === null ? null : Number(r.reach),
+      engagedWithReach: Number(r.engaged_with_reach),
+    }));
+  }
+
+  /**
+   * The rollup's hours (or quarters) of these channels in [from, to) summed by the database per hour of the week
+   * (quarter of the week): a year of them in at most 168 (672) rows; with labelId, that label's.
+   */
+  async weekSums(
+    accountId: string,
+    channelIds: readonly string[],
+    unit: 'hour' | 'quarter',
+    from: number,
+    to: number,
+    labelId: string | null,
+  ): Promise<WeekCellRecord[]> {
+    if (channelIds.length === 0) return [];
+    const table = `insight_${labelId ? 'label_' : ''}${unit}s`;
+    const week = unit === 'hour' ? 168 : 672;
+    const query = this.db(table)
+      .where({ account_id: accountId })
+      .whereIn('channel_id', channelIds)
+      .where(unit, '>=', from)
+      .where(unit, '<', to)
+      .groupByRaw('1')
+      .select(this.db.raw(`${unit} % ${week} AS at, SUM(posts) AS posts, SUM(engagement) AS engagement`))
+      .select(this.db.raw('SUM(reach) AS reach'));
+    if (labelId) query.where('label_id', labelId);
+    const rows = await query;
+    return rows.map((r: any) => ({
+      at: Number(r.at),
+      posts: Number(r.posts),
+      engagement: Number(r.engagement),
+      reach: r.reach === null ? null : Number(r.reach),
+    }));
+  }
+
+  /**
+   * A page of the hours of these channels in [fromHour, toHour) by the most engagement one of their posts has, the
+   * newest first among equals (with labelId, that label's hours): where a period's top posts are looked for.
+   */
+  async topHours(
+    accountId: string,
+    channelIds: readonly string[],
+    fromHour: number,
+    toHour: number,
+    labelId: string | null,
+    offset: number,
+    limit: number,
+  ): Promise<Pick<InsightHourRecord, 'channelId' | 'hour' | 'topEngagement'>[]> {
+    if (channelIds.length === 0) return [];
+    const query = this.db(labelId ? 'insight_label_hours' : 'insight_hours')
+      .where({ account_id: accountId })
+      .whereIn('channel_id', channelIds)
+      .where('hour', '>=', fromHour)
+      .where('hour', '<', toHour)
+      .orderBy([
+        { column: 'top_engagement', order: 'desc' },
+        { column: 'hour', order: 'desc' },
+        { column: 'channel_id', order: 'asc' },
+      ])
+      .offset(offset)
+      .limit(limit)
+      .select('channel_id', 'hour', 'top_engagement');
+    if (labelId) query.where('label_id', labelId);
+    const rows = await query;
+    return rows.map((r: any) => ({
+      channelId: r.channel_id,
+      hour: Number(r.hour),
+      topEngagement: Number(r.top_engagement),
+    }));
+  }
+
+  /** The day rollup's counters of these channels in [fromDay, toDay); with labelIds, of those labels' days. */
+  async days(
+    accountId: string,
+    channelIds: readonly string[],
+    fromDay: number,
+    toDay: number,
+    labelIds: readonly string[] | null,
+  ): Promise<InsightDayRecord[]> {
+    if (channelIds.length === 0 || labelIds?.length === 0 || fromDay >= toDay) return [];
+    const query = this.db(labelIds ? 'insight_label_days' : 'insight_days')
+      .where({ account_id: accountId })
+      .whereIn('channel_id', channelIds)
+      .where('day', '>=', fromDay)
+      .where('day', '<', toDay)
+      .orderBy([...(labelIds ? ['label_id'] : []), 'channel_id', 'day'])
+      .select(labelIds ? 'label_id' : this.db.raw('NULL AS label_id'), 'channel_id', 'day', 'counters');
+    if (labelIds) query.whereIn('label_id', labelIds);
+    const rows = await query;
+    return rows.map((r: any) => ({
+      channelId: r.channel_id,
+      labelId: r.label_id ?? null,
+      day: Number(r.day),
+      counters: json<Record<string, number>>(r.counters, {}),
+    }));
+  }
+
+  /** The counters of a channel's hours, and of its labels' hours, in these UTC days: what its days add up. */
+  async hourCountersOfDays(channelId: string, days: readonly number[]): Promise<InsightDayRecord[]> {
+    // Runs of consecutive days, each a range of the hours' keys.
+    const runs: [number, number][] = [];
+    for (const day of [...days].sort((a, b) => a - b)) {
+      const last = runs.at(-1);
+      if (last && last[1] === day) last[1] = day + 1;
+      else runs.push([day, day + 1]);
+    }
+    const found: InsightDayRecord[] = [];
+    for (const table of ['insight_hours', 'insight_label_hours']) {
+      for (let i = 0; i < runs.length; i += CHUNK) {
+        const rows = await this.db(table)
+          .where({ channel_id: channelId })
+          .where((q) => {
+            for (const [from, to] of runs.slice(i, i + CHUNK))
+              q.orWhere((range) => range.where('hour', '>=', from * 24).where('hour', '<', to * 24));
+          })
+          .select(table === 'insight_hours' ? this.db.raw('NULL AS label_id') : 'label_id', 'hour', 'counters');
+        for (const r of rows)
+          found.push({
+            channelId,
+            labelId: r.label_id ?? null,
+            day: Math.floor(Number(r.hour) / 24),
+            counters: json<Record<string, number>>(r.counters, {}),
+          });
+      }
+    }
+    return found;
+  }
+
+  /** Replaces the day rollup of a channel's `days` with `counted` (its days and its labels' that have posts). */
+  async writeDays(
+    accountId: string,
+    channelId: string,
+    days: readonly number[],
+    counted: readonly InsightDayRecord[],
+  ): Promise<void> {
+    for (const table of ['insight_days', 'insight_label_days'])
+      for (let i = 0; i < days.length; i += HOURS_CHUNK)
+        await this.db(table)
+          .where({ channel_id: channelId })
+          .whereIn('day', days.slice(i, i + HOURS_CHUNK))
+          .del();
+    for (const labelled of [false, true]) {
+      const rows = counted.filter((d) => (d.labelId !== null) === labelled);
+      for (let i = 0; i < rows.length; i += CHUNK)
+        await insertRows(
+          this.db,
+          labelled ? 'insight_label_days' : 'insight_days',
+          rows.slice(i, i + CHUNK).map((d) => ({
+            ...(labelled ? { label_id: d.labelId } : {}),
+            channel_id: d.channelId,
+            day: d.day,
+            account_id: accountId,
+            counters: JSON.stringify(d.counters),
+          })),
+        );
+    }
   }
 
   /** The label rollup's hours of these labels and channels in [fromHour, toHour). */

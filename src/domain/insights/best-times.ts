@@ -51,7 +51,8 @@ function confidenceOf(posts: number): { confidence: Window['confidence']; note: 
 
 /**
  * Posts as the rule reads them, a column a field (NaN where a post has no reach, or its followers are unknown):
- * 32 bytes a post, where an object each would hold a channel's twelve weeks many times over.
+ * 32 bytes a post, where an object each would hold a channel's twelve weeks many times over. bestWindows uses them
+ * as its scratch space too, so a read allocates nothing in proportion to its posts once columns are kept for reuse.
  */
 export class ScoredColumns {
   size = 0;
@@ -59,6 +60,7 @@ export class ScoredColumns {
   engagement = new Float64Array(1024);
   reach = new Float64Array(1024);
   followers = new Float64Array(1024);
+  private sorted = new Float64Array(0);
 
   static of(posts: Iterable<ScoredPostInput>): ScoredColumns {
     const columns = new ScoredColumns();
@@ -81,15 +83,28 @@ export class ScoredColumns {
     this.reach[this.size] = reach ?? Number.NaN;
     this.followers[this.size++] = followers ?? Number.NaN;
   }
+
+  /** The first `count` of `values` sorted, in a column kept with these for the purpose. */
+  sortedCopy(values: Float64Array, count: number): Float64Array {
+    if (this.sorted.length < count) this.sorted = new Float64Array(this.publishedAt.length);
+    const copy = this.sorted.subarray(0, count);
+    copy.set(values.subarray(0, count));
+    // A typed array sorts numbers by value, several times faster than a comparator.
+    return copy.sort();
+  }
 }
+
+/** Columns kept between reads for the next (as many as run at once, up to this many). */
+const KEPT_COLUMNS = 2;
+const keptColumns: ScoredColumns[] = [];
 
 export function bestWindows(
   posts: Iterable<ScoredPostInput> | ScoredColumns,
   timezone: string,
   weeks = DEFAULT_WEEKS,
 ): Omit<BestTimes, 'channelId'> {
-  const { size, publishedAt, engagement, reach, followers } =
-    posts instanceof ScoredColumns ? posts : ScoredColumns.of(posts);
+  const columns = posts instanceof ScoredColumns ? posts : ScoredColumns.of(posts);
+  const { size, publishedAt, engagement, reach, followers } = columns;
   // Counted in typed arrays, not objects per post: a channel's twelve weeks can be a hundred thousand posts.
   let withReach = 0;
   let withFollowers = 0;
@@ -104,8 +119,9 @@ export function bestWindows(
         ? 'followers'
         : 'posts';
   const considered = basis === 'impressions' ? withReach : basis === 'followers' ? withFollowers : size;
-  const ats = new Float64Array(considered);
-  const scores = new Float64Array(considered);
+  // The posts considered and their scores, written over the columns' first `considered` places (never ahead of
+  // what is still to be read): publish times in publishedAt, scores in engagement.
+  const [ats, scores] = [publishedAt, engagement];
   let next = 0;
   for (let i = 0; i < size; i++) {
     const per = basis === 'impressions' ? reach[i] : basis === 'followers' ? followers[i] : 1;
@@ -131,8 +147,7 @@ export function bestWindows(
             `in the last ${weeks} weeks; `) + `Herald suggests times once there are at least ${MIN_POSTS}.`,
     };
   }
-  // A typed array sorts numbers by value, several times faster than a comparator.
-  const sorted = scores.slice().sort();
+  const sorted = columns.sortedCopy(scores, considered);
   const middle = Math.floor(sorted.length / 2);
   const typical = sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
   // Per weekday and hour (weekday * 24 + hour): its posts and their scores summed in the posts' order.
@@ -208,11 +223,18 @@ export async function channelBestWindows(
     }
     return (audience[low - 1] ?? audience[0])?.followers ?? null;
   };
-  const posts = new ScoredColumns();
-  await scoredPostsIn(deps, channel, start, end, ([publishedAt, engagement, reach]) =>
-    posts.push(publishedAt, engagement, reach, followersAt(publishedAt)),
-  );
-  return bestWindows(posts, channel.timezone, weeks);
+  // Columns of an earlier read filled again: fresh ones each read (megabytes for a busy channel) were freed by the
+  // collector only after many reads, and the process's memory grew by tens of MiB meanwhile.
+  const posts = keptColumns.pop() ?? new ScoredColumns();
+  posts.size = 0;
+  try {
+    await scoredPostsIn(deps, channel, start, end, ([publishedAt, engagement, reach]) =>
+      posts.push(publishedAt, engagement, reach, followersAt(publishedAt)),
+    );
+    return bestWindows(posts, channel.timezone, weeks);
+  } finally {
+    if (keptColumns.length < KEPT_COLUMNS) keptColumns.push(posts);
+  }
 }
 
 /**

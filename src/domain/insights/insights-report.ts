@@ -14,7 +14,12 @@
  */
 import type { components, operations } from '../../../generated/rest/openapi-types.js';
 import type { ChannelRecord } from '../../db/repositories/channels.js';
-import type { InsightHourRecord, InsightLabelHourRecord, InsightPostRecord } from '../../db/repositories/insights.js';
+import type {
+  InsightDayRecord,
+  InsightHourRecord,
+  InsightLabelHourRecord,
+  InsightPostRecord,
+} from '../../db/repositories/insights.js';
 import type { LabelRecord } from '../../db/repositories/labels.js';
 import type { DomainDeps } from '../deps.js';
 import { NotFoundError, ValidationError } from '../errors.js';
@@ -22,7 +27,16 @@ import { findCapabilities } from '../networks/capabilities.js';
 import type { Principal } from '../principal.js';
 import { engagementOf, reachOf } from './counters.js';
 import { parsePeriod, periodView, previousPeriod, type Period } from './insights-period.js';
-import { HOUR_MS, QUARTER_MS, refreshRollups, sumByHour, zonedClock, zonedHours, zonedQuarters } from './rollups.js';
+import {
+  HOUR_MS,
+  HOURS_A_DAY,
+  offsetSpans,
+  QUARTER_MS,
+  refreshRollups,
+  sumByHour,
+  weekCellOf,
+  zonedClock,
+} from './rollups.js';
 
 export type InsightsReport = components['schemas']['InsightsReport'];
 export type InsightTotals = components['schemas']['InsightTotals'];
@@ -31,10 +45,8 @@ export type InsightsQuery = NonNullable<operations['getInsights']['parameters'][
 export type PostInsights = operations['getPostInsights']['responses'][200]['content']['application/json']['data'];
 
 const TOP_POSTS = 10;
-/** Quarters of the rollup read per statement for a channel's weekdays and hours: 30 days. */
-const QUARTERS_READ = 30 * 96;
-/** Hours of the rollup read per statement for a period's figures: 30 days. */
-const HOURS_READ = 30 * 24;
+/** Hours the search for a period's top posts asks of the database at a time, best first. */
+const TOP_HOURS_PAGE = 50;
 
 /** An hour of the rollup as the search for a period's top posts needs it. */
 type HourTop = Pick<InsightHourRecord, 'channelId' | 'hour' | 'topEngagement'>;
@@ -227,11 +239,12 @@ async function figuresFromPosts(deps: DomainDeps, scope: InsightsScope, period: 
 }
 
 /**
- * A period's figures from the rollup (rollups.ts), the same a count of its posts gives: its whole UTC hours from
- * the hours (their weekdays and hours from their quarters where the channel's zone is off the whole hour), the part
- * of an hour at each edge from its posts; narrowed to one label, from that label's hours and quarters. Undefined
- * where the rollup cannot tell them exactly: several labels (a post carrying two counts once), a quarter not inside
- * one local hour. With `totalsOnly` (the period before, whose totals alone are shown) nothing else is counted.
+ * A period's figures from the rollup (rollups.ts), the same a count of its posts gives: its whole UTC hours' sums
+ * and weekday-and-hour cells added up by the database from the hours (from the quarters where the channel's zone
+ * is off the whole hour), their counters from the days and the hours beside them, the part of an hour at each edge
+ * from its posts; narrowed to one label, from that label's hours, quarters and days. Undefined where the rollup
+ * cannot tell them exactly: several labels (a post carrying two counts once), a quarter not inside one local hour.
+ * With `totalsOnly` (the period before, whose totals alone are shown) nothing else is counted.
  */
 async function figuresFromRollup(
   deps: DomainDeps,
@@ -242,20 +255,12 @@ async function figuresFromRollup(
   const firstHour = Math.ceil(period.start / HOUR_MS);
   const lastHour = Math.floor(period.end / HOUR_MS);
   if ((scope.labelIds && scope.labelIds.length > 1) || firstHour >= lastHour) return undefined;
-  const only = scope.labelIds?.[0];
+  const only = scope.labelIds?.[0] ?? null;
+  const onlyIds = only === null ? null : [only];
+  const insights = deps.repos.insights;
+  const { accountId } = scope;
   const channelIds = scope.channels.map((c) => c.id);
   const channels = new Map(scope.channels.map((c) => [c.id, c]));
-  const zoneOf = (channelId: string) => channels.get(channelId)?.timezone ?? 'UTC';
-  const labelHoursOf = (labelIds: string[], from: number, to: number) =>
-    deps.repos.insights.labelHours(scope.accountId, labelIds, channelIds, from, to);
-  // The whole hours a month at a time, each folded into the sums and dropped: a year of hours is 8,760 a channel.
-  const wholeHours = async function* (): AsyncGenerator<InsightHourRecord> {
-    for (let from = firstHour; from < lastHour; from += HOURS_READ) {
-      const to = Math.min(from + HOURS_READ, lastHour);
-      if (only) for (const { labelId: _, ...hour } of await labelHoursOf([only], from, to)) yield hour;
-      else yield* await deps.repos.insights.hours(scope.accountId, channelIds, from, to);
-    }
-  };
   const edgePosts = [
     ...(await edgeOf(deps, scope, period.start, firstHour * HOUR_MS)),
     ...(await edgeOf(deps, scope, lastHour * HOUR_MS, period.end)),
@@ -267,10 +272,25 @@ async function figuresFromRollup(
     for (const [labelId, labelled] of grouped(posts, (p) => p.labelIds))
       edgeLabelHours.push(...sumByHour(channelId, labelled).map((h) => ({ labelId, ...h })));
   }
+  const sumsOf = (sums: Map<string, HourSums>, key: string) => {
+    let found = sums.get(key);
+    if (!found) sums.set(key, (found = new HourSums()));
+    return found;
+  };
+  const byChannel = new Map<string, HourSums>();
+  for (const sum of await insights.hourSums(accountId, channelIds, firstHour, lastHour, onlyIds))
+    sumsOf(byChannel, sum.channelId).addSums(sum);
+  for (const day of await countersOf(deps, accountId, channelIds, firstHour, lastHour, onlyIds))
+    sumsOf(byChannel, day.channelId).addCounters(day.counters);
+  for (const sum of edgeHours) sumsOf(byChannel, sum.channelId).add(sum);
   const totals = new HourSums();
+  const byNetwork = new Map<string, HourSums>();
+  for (const [channelId, sums] of byChannel) {
+    totals.merge(sums);
+    sumsOf(byNetwork, channels.get(channelId)?.network ?? '').merge(sums);
+  }
+  const summed = (sums: Map<string, HourSums>) => new Map([...sums].map(([k, sum]) => [k, sum.totals()]));
   if (totalsOnly) {
-    for await (const sum of wholeHours()) totals.add(sum);
-    for (const sum of edgeHours) totals.add(sum);
     const none = new Map<string, InsightTotals>();
     return { totals: totals.totals(), byNetwork: none, byChannel: none, byLabel: none, cells: [], topPosts: [] };
   }
@@ -284,80 +304,88 @@ async function figuresFromRollup(
     if (reach !== null) cell.reach = (cell.reach ?? 0) + reach;
     cells.set(key, cell);
   };
-  const byNetwork = new Map<string, HourSums>();
-  const byChannel = new Map<string, HourSums>();
-  const sumsOf = (sums: Map<string, HourSums>, key: string) => {
-    let found = sums.get(key);
-    if (!found) sums.set(key, (found = new HourSums()));
-    return found;
-  };
-  // What the top posts' search needs of every hour, without its counters.
-  const tops: HourTop[] = [];
-  const fold = (sum: InsightHourRecord) => {
-    totals.add(sum);
-    sumsOf(byNetwork, channels.get(sum.channelId)?.network ?? '').add(sum);
-    sumsOf(byChannel, sum.channelId).add(sum);
-    tops.push({ channelId: sum.channelId, hour: sum.hour, topEngagement: sum.topEngagement });
-  };
-  const hourClocks = new Map<string, ReturnType<typeof zonedHours>>();
-  const offHours = new Map<string, Set<number>>();
-  for await (const sum of wholeHours()) {
-    fold(sum);
-    const zone = zoneOf(sum.channelId);
-    let local = hourClocks.get(zone);
-    if (!local) hourClocks.set(zone, (local = zonedHours(zone)));
-    const at = local(sum.hour);
-    if (at) count(at, sum.posts, sum.engagement, sum.reach);
-    else offHours.set(sum.channelId, (offHours.get(sum.channelId) ?? new Set()).add(sum.hour));
-  }
-  for (const sum of edgeHours) fold(sum);
   const perHour = HOUR_MS / QUARTER_MS;
-  for (const [channelId, hoursOff] of offHours) {
-    let first = Number.POSITIVE_INFINITY;
-    let last = Number.NEGATIVE_INFINITY;
-    for (const hour of hoursOff) [first, last] = [Math.min(first, hour), Math.max(last, hour)];
-    const local = zonedQuarters(zoneOf(channelId));
-    // A month of quarters at a time, each counted into its cell and dropped: a year would be 35,040 rows at once.
-    for (let from = first * perHour; from < (last + 1) * perHour; from += QUARTERS_READ) {
-      const to = Math.min(from + QUARTERS_READ, (last + 1) * perHour);
-      const quarters = only
-        ? await deps.repos.insights.labelQuarters(scope.accountId, [only], [channelId], from, to)
-        : await deps.repos.insights.quarters(scope.accountId, [channelId], from, to);
-      for (const sum of quarters) {
-        if (!hoursOff.has(Math.floor(sum.quarter / perHour))) continue;
-        const at = local(sum.quarter);
-        if (!at) return undefined;
-        count(at, sum.posts, sum.engagement, sum.reach);
+  for (const [zone, inZone] of grouped(scope.channels, (c) => [c.timezone])) {
+    const ids = inZone.map((c) => c.id);
+    for (const span of offsetSpans(zone, HOUR_MS, firstHour, lastHour)) {
+      if (span.offset !== null) {
+        for (const sum of await insights.weekSums(accountId, ids, 'hour', span.from, span.to, only))
+          count(weekCellOf(sum.at, span.offset, HOUR_MS), sum.posts, sum.engagement, sum.reach);
+        continue;
+      }
+      for (const part of offsetSpans(zone, QUARTER_MS, span.from * perHour, span.to * perHour)) {
+        const sums = await insights.weekSums(accountId, ids, 'quarter', part.from, part.to, only);
+        if (part.offset === null) {
+          if (sums.length > 0) return undefined;
+          continue;
+        }
+        for (const sum of sums)
+          count(weekCellOf(sum.at, part.offset, QUARTER_MS), sum.posts, sum.engagement, sum.reach);
       }
     }
   }
   const clocks = new Map<string, ReturnType<typeof zonedClock>>();
   for (const post of edgePosts) {
-    const zone = zoneOf(post.channelId);
+    const zone = channels.get(post.channelId)?.timezone ?? 'UTC';
     let clock = clocks.get(zone);
     if (!clock) clocks.set(zone, (clock = zonedClock(zone)));
     count(clock(post.publishedAt), 1, engagementOf(post.network, post.metrics), reachOf(post.network, post.metrics));
   }
 
-  const shownLabels = only ? [only] : scope.labels.map((l) => l.id);
   const byLabel = new Map<string, HourSums>();
   // Narrowed to one label, every hour and edge post counted is that label's.
   if (only) byLabel.set(only, totals);
   else {
-    for (let from = firstHour; from < lastHour; from += HOURS_READ)
-      for (const sum of await labelHoursOf(shownLabels, from, Math.min(from + HOURS_READ, lastHour)))
-        sumsOf(byLabel, sum.labelId).add(sum);
+    const shownLabels = scope.labels.map((l) => l.id);
+    for (const sum of await insights.hourSums(accountId, channelIds, firstHour, lastHour, shownLabels))
+      sumsOf(byLabel, sum.labelId ?? '').addSums(sum);
+    for (const day of await countersOf(deps, accountId, channelIds, firstHour, lastHour, shownLabels))
+      sumsOf(byLabel, day.labelId ?? '').addCounters(day.counters);
     for (const sum of edgeLabelHours) if (shownLabels.includes(sum.labelId)) sumsOf(byLabel, sum.labelId).add(sum);
   }
-  const summed = (sums: Map<string, HourSums>) => new Map([...sums].map(([k, sum]) => [k, sum.totals()]));
   return {
     totals: totals.totals(),
     byNetwork: summed(byNetwork),
     byChannel: summed(byChannel),
     byLabel: summed(byLabel),
     cells: [...cells.values()],
-    topPosts: await topPostsOfHours(deps, scope, tops, period),
+    topPosts: await topPostsOfHours(deps, scope, period, firstHour, lastHour, only, edgeHours),
   };
+}
+
+/**
+ * The counters of these channels' whole hours [firstHour, lastHour) (with labelIds, of those labels' hours): whole
+ * UTC days from the day rollup, the hours beside them from the hours; one record a day or hour and channel (label).
+ */
+async function countersOf(
+  deps: DomainDeps,
+  accountId: string,
+  channelIds: readonly string[],
+  firstHour: number,
+  lastHour: number,
+  labelIds: readonly string[] | null,
+): Promise<InsightDayRecord[]> {
+  const insights = deps.repos.insights;
+  const hourly = async (from: number, to: number): Promise<InsightDayRecord[]> => {
+    if (from >= to) return [];
+    const hours: (InsightHourRecord & { labelId?: string })[] = labelIds
+      ? await insights.labelHours(accountId, labelIds, channelIds, from, to)
+      : await insights.hours(accountId, channelIds, from, to);
+    return hours.map((h) => ({
+      channelId: h.channelId,
+      labelId: h.labelId ?? null,
+      day: Math.floor(h.hour / HOURS_A_DAY),
+      counters: h.counters,
+    }));
+  };
+  const firstDay = Math.ceil(firstHour / HOURS_A_DAY);
+  const lastDay = Math.floor(lastHour / HOURS_A_DAY);
+  if (firstDay >= lastDay) return hourly(firstHour, lastHour);
+  return [
+    ...(await hourly(firstHour, firstDay * HOURS_A_DAY)),
+    ...(await insights.days(accountId, channelIds, firstDay, lastDay, labelIds)),
+    ...(await hourly(lastDay * HOURS_A_DAY, lastHour)),
+  ];
 }
 
 /** The published posts of the scope in [from, to), the part of an hour at a period's edge; none when empty. */
@@ -367,40 +395,79 @@ async function edgeOf(deps: DomainDeps, scope: InsightsScope, from: number, to: 
   return deps.repos.insights.publishedPosts(scope.accountId, channelIds, from, to, scope.labelIds);
 }
 
+/** Hours by the most engagement one of their posts has, the newest first among equals. */
+function byTop(a: HourTop, b: HourTop): number {
+  return b.topEngagement - a.topEngagement || b.hour - a.hour || a.channelId.localeCompare(b.channelId);
+}
+
 /**
- * The period's top posts, reading only hours that can hold them: best hour first (the newest among equals), until
- * the last of the top found beats any post the next hour could hold; an hour at an edge only within the period.
+ * The period's top posts, reading only hours that can hold them: best hour first (the newest among equals), the
+ * whole hours asked of the database a page at a time and the edges' hours merged in, until the last of the top
+ * found beats any post the next hour could hold; an hour at an edge only within the period.
  */
 async function topPostsOfHours(
   deps: DomainDeps,
   scope: InsightsScope,
-  hours: readonly HourTop[],
   period: Period,
+  firstHour: number,
+  lastHour: number,
+  only: string | null,
+  edgeHours: readonly HourTop[],
 ): Promise<InsightPost[]> {
-  const order = [...hours].sort((a, b) => b.topEngagement - a.topEngagement || b.hour - a.hour);
+  const channelIds = scope.channels.map((c) => c.id);
+  const insights = deps.repos.insights;
+  async function* ordered(): AsyncGenerator<HourTop> {
+    const edges = [...edgeHours].sort(byTop);
+    let e = 0;
+    for (let offset = 0; ; offset += TOP_HOURS_PAGE) {
+      const page = await insights.topHours(
+        scope.accountId,
+        channelIds,
+        firstHour,
+        lastHour,
+        only,
+        offset,
+        TOP_HOURS_PAGE,
+      );
+      for (const hour of page) {
+        while (e < edges.length && byTop(edges[e], hour) <= 0) yield edges[e++];
+        yield hour;
+      }
+      if (page.length < TOP_HOURS_PAGE) break;
+    }
+    yield* edges.slice(e);
+  }
   const found: InsightPostRecord[] = [];
   let top: InsightPost[] = [];
-  for (let i = 0; i < order.length; i += TOP_POSTS) {
-    const next = order[i];
-    const last = top.length === TOP_POSTS ? top[TOP_POSTS - 1] : undefined;
-    if (
-      last &&
-      (last.engagement > next.topEngagement ||
-        (last.engagement === next.topEngagement && Date.parse(last.publishedAt) >= (next.hour + 1) * HOUR_MS))
-    )
-      break;
-    const ranges = order.slice(i, i + TOP_POSTS).map((h) => ({
+  let batch: HourTop[] = [];
+  const read = async () => {
+    const ranges = batch.map((h) => ({
       channelId: h.channelId,
       from: Math.max(h.hour * HOUR_MS, period.start),
       to: Math.min((h.hour + 1) * HOUR_MS, period.end),
     }));
-    found.push(...(await deps.repos.insights.publishedInRanges(scope.accountId, ranges, scope.labelIds)));
+    batch = [];
+    found.push(...(await insights.publishedInRanges(scope.accountId, ranges, scope.labelIds)));
     top = topPosts(found, scope.channels);
+  };
+  for await (const next of ordered()) {
+    if (batch.length === 0) {
+      const last = top.length === TOP_POSTS ? top[TOP_POSTS - 1] : undefined;
+      if (
+        last &&
+        (last.engagement > next.topEngagement ||
+          (last.engagement === next.topEngagement && Date.parse(last.publishedAt) >= (next.hour + 1) * HOUR_MS))
+      )
+        return top;
+    }
+    batch.push(next);
+    if (batch.length === TOP_POSTS) await read();
   }
+  if (batch.length > 0) await read();
   return top;
 }
 
-/** totalsOf for hours of the rollup: the same sums, taken over posts already summed by the hour, one at a time. */
+/** totalsOf for hours of the rollup: the same sums, taken over posts already summed by the hour. */
 class HourSums {
   private posts = 0;
   private engagement = 0;
@@ -409,11 +476,25 @@ class HourSums {
   private readonly counters: Record<string, number> = {};
 
   add(sum: InsightHourRecord): void {
+    this.addSums(sum);
+    this.addCounters(sum.counters);
+  }
+
+  addSums(sum: Pick<InsightHourRecord, 'posts' | 'engagement' | 'reach' | 'engagedWithReach'>): void {
     this.posts += sum.posts;
     this.engagement += sum.engagement;
     if (sum.reach !== null) this.reach = (this.reach ?? 0) + sum.reach;
     this.engagedWithReach += sum.engagedWithReach;
-    for (const [name, value] of Object.entries(sum.counters)) this.counters[name] = (this.counters[name] ?? 0) + value;
+  }
+
+  addCounters(counters: Record<string, number>): void {
+    for (const [name, value] of Object.entries(counters)) this.counters[name] = (this.counters[name] ?? 0) + value;
+  }
+
+  merge(other: HourSums): void {
+    const { posts, engagement, reach, engagedWithReach, counters } = other;
+    this.addSums({ posts, engagement, reach, engagedWithReach });
+    this.addCounters(counters);
   }
 
   totals(): InsightTotals {
@@ -598,8 +679,8 @@ async function* publishedInOrder(
 }
 
 /**
- * The names of every counter the period's posts have, sorted: the union of the rollup's hours (or, for a label
- * filter, its labels' hours) inside the period and of the edges' posts.
+ * The names of every counter the period's posts have, sorted: the union of the rollup's days and hours (or, for a
+ * label filter, its labels') inside the period and of the edges' posts.
  */
 async function counterNamesIn(deps: DomainDeps, scope: InsightsScope, period: Period): Promise<string[]> {
   const firstHour = Math.ceil(period.start / HOUR_MS);
@@ -613,13 +694,8 @@ async function counterNamesIn(deps: DomainDeps, scope: InsightsScope, period: Pe
     return [...names].sort();
   }
   const channelIds = scope.channels.map((c) => c.id);
-  for (let from = firstHour; from < lastHour; from += HOURS_READ) {
-    const to = Math.min(from + HOURS_READ, lastHour);
-    const hours = scope.labelIds
-      ? await deps.repos.insights.labelHours(scope.accountId, scope.labelIds, channelIds, from, to)
-      : await deps.repos.insights.hours(scope.accountId, channelIds, from, to);
-    for (const hour of hours) add(hour.counters);
-  }
+  for (const summed of await countersOf(deps, scope.accountId, channelIds, firstHour, lastHour, scope.labelIds))
+    add(summed.counters);
   for (const post of [
     ...(await edgeOf(deps, scope, period.start, firstHour * HOUR_MS)),
     ...(await edgeOf(deps, scope, lastHour * HOUR_MS, period.end)),

@@ -15,12 +15,19 @@
  *   a whole number of hours from UTC all through it, else from its quarters, each inside one local hour (every
  *   zone in use is a whole number of quarter hours from UTC); where a quarter is not, from the period's posts;
  * - quarters are kept per label too, without the scoring inputs, and recounted with their hour;
+ * - each channel's and label's counters are kept per UTC day too, recounted from the day's hours whenever one of
+ *   them is, so a year's counters are a few hundred rows; the other sums of a period are added up by the database;
  * - a quarter keeps each post's publish time, engagement and reach, by publish time then id, so when to post is
  *   told from the rollup exactly as from the posts;
  * - a period's top posts are looked for only in the hours whose best post could be among them: hours are opened
  *   best first, the newest first among equals, until none left could hold a post that beats the last one found.
  */
-import type { CountedPostRecord, InsightHourRecord, InsightQuarterWrite } from '../../db/repositories/insights.js';
+import type {
+  CountedPostRecord,
+  InsightDayRecord,
+  InsightHourRecord,
+  InsightQuarterWrite,
+} from '../../db/repositories/insights.js';
 import type { DomainDeps } from '../deps.js';
 import { zoneOffset } from '../zoned-time.js';
 import { engagementOf, reachOf } from './counters.js';
@@ -28,6 +35,7 @@ import { engagementOf, reachOf } from './counters.js';
 export const HOUR_MS = 3_600_000;
 export const QUARTER_MS = 900_000;
 const DAY_MS = 86_400_000;
+export const HOURS_A_DAY = 24;
 /** Noted hours recounted per transaction, so a refresh after a large sync never holds the database long. */
 const REFRESH_BATCH = 2_000;
 
@@ -61,6 +69,9 @@ export async function refreshRollups(deps: DomainDeps): Promise<number> {
           sumByQuarter(channelId, posts).map(({ scored: _, ...q }) => ({ labelId, ...q })),
         );
         await repos.insights.writeHours(found.accountId, channelId, hours, summed, labelHours, quarters, labelQuarters);
+        const days = [...new Set(hours.map((hour) => Math.floor(hour / HOURS_A_DAY)))];
+        const dayHours = await repos.insights.hourCountersOfDays(channelId, days);
+        await repos.insights.writeDays(found.accountId, channelId, days, sumByDay(dayHours));
         counted += summed.length;
       }
       await repos.insights.clearDirtyHours(marks.map((m) => m.id));
@@ -105,6 +116,18 @@ export function sumByHour(
   return [...hours.values()].sort((a, b) => a.hour - b.hour);
 }
 
+/** Hours' counters (a channel's, or a label's) summed per UTC day, by channel, label and day. */
+export function sumByDay(hours: readonly InsightDayRecord[]): InsightDayRecord[] {
+  const days = new Map<string, InsightDayRecord>();
+  for (const hour of hours) {
+    const key = `${hour.labelId ?? ''}:${hour.day}`;
+    let sum = days.get(key);
+    if (!sum) days.set(key, (sum = { channelId: hour.channelId, labelId: hour.labelId, day: hour.day, counters: {} }));
+    for (const [name, value] of Object.entries(hour.counters)) sum.counters[name] = (sum.counters[name] ?? 0) + value;
+  }
+  return [...days.values()];
+}
+
 /** Posts, given by publish time then id, summed per quarter of a UTC hour with each one's scoring inputs. */
 export function sumByQuarter(
   channelId: string,
@@ -129,23 +152,30 @@ export function sumByQuarter(
 const dayOffsets = new Map<string, Map<number, number | null>>();
 const MAX_DAYS_KEPT = 20_000;
 
-/**
- * The weekday (0 Monday) and hour in `timezone` of instants, as localDateOf and localTimeOf tell them, with the
- * zone's offset looked up once a UTC day and kept (every instant of a day whose offset changes is looked up).
- */
-export function zonedClock(timezone: string): (instant: number) => { weekday: number; hour: number; offset: number } {
+/** A zone's offset all through a UTC day (`day`: epoch ms / 86,400,000), null where it changes that day. */
+function dayOffsetOf(timezone: string): (day: number) => number | null {
   let days = dayOffsets.get(timezone);
   if (!days || days.size > MAX_DAYS_KEPT) dayOffsets.set(timezone, (days = new Map()));
   const known = days;
-  return (instant) => {
-    const day = Math.floor(instant / DAY_MS);
+  return (day) => {
     let offset = known.get(day);
     if (offset === undefined) {
       const first = zoneOffset(timezone, day * DAY_MS);
       offset = first === zoneOffset(timezone, (day + 1) * DAY_MS - 1) ? first : null;
       known.set(day, offset);
     }
-    const at = offset ?? zoneOffset(timezone, instant);
+    return offset;
+  };
+}
+
+/**
+ * The weekday (0 Monday) and hour in `timezone` of instants, as localDateOf and localTimeOf tell them, with the
+ * zone's offset looked up once a UTC day and kept (every instant of a day whose offset changes is looked up).
+ */
+export function zonedClock(timezone: string): (instant: number) => { weekday: number; hour: number; offset: number } {
+  const dayOffset = dayOffsetOf(timezone);
+  return (instant) => {
+    const at = dayOffset(Math.floor(instant / DAY_MS)) ?? zoneOffset(timezone, instant);
     // Told from the local day's number (1 January 1970 was a Thursday), as weekday() would from its date.
     const local = instant + at;
     const localDay = Math.floor(local / DAY_MS);
@@ -157,28 +187,49 @@ export function zonedClock(timezone: string): (instant: number) => { weekday: nu
   };
 }
 
-/**
- * The weekday and hour in `timezone` of each UTC hour asked, or undefined where the zone is not a whole number of
- * hours from UTC all through it (the hour's posts could then fall in two of its hours).
- */
-export function zonedHours(timezone: string): (hour: number) => { weekday: number; hour: number } | undefined {
-  const clock = zonedClock(timezone);
-  return (hour) => {
-    const local = clock(hour * HOUR_MS);
-    const last = clock((hour + 1) * HOUR_MS - 1);
-    return local.offset % HOUR_MS === 0 && last.offset === local.offset ? local : undefined;
-  };
+/** A span of UTC hours or quarters [from, to) through which a zone keeps one offset, or null: see offsetSpans. */
+export interface OffsetSpan {
+  from: number;
+  to: number;
+  offset: number | null;
 }
 
 /**
- * The weekday and hour in `timezone` of each quarter of a UTC hour asked, or undefined where the quarter is not
- * inside one local hour (a zone's offset not a whole number of quarter hours, or changing within the quarter).
+ * The runs of units (UTC hours or quarters of one, `unitMs` long) in [from, to) through which `timezone` keeps one
+ * offset that is a whole number of units, each with that offset: every unit of a run then lies inside one local
+ * unit, and its place in the local week follows from its place in the UTC week. Null where a unit is not inside one
+ * local unit (an offset not a whole number of them, or changing within it).
  */
-export function zonedQuarters(timezone: string): (quarter: number) => { weekday: number; hour: number } | undefined {
-  const clock = zonedClock(timezone);
-  return (quarter) => {
-    const local = clock(quarter * QUARTER_MS);
-    const last = clock((quarter + 1) * QUARTER_MS - 1);
-    return local.offset % QUARTER_MS === 0 && last.offset === local.offset ? local : undefined;
-  };
+export function offsetSpans(timezone: string, unitMs: number, from: number, to: number): OffsetSpan[] {
+  const dayOffset = dayOffsetOf(timezone);
+  const perDay = DAY_MS / unitMs;
+  const spans: OffsetSpan[] = [];
+  for (let unit = from; unit < to; ) {
+    const day = Math.floor(unit / perDay);
+    const whole = dayOffset(day);
+    let next = Math.min(to, (day + 1) * perDay);
+    let offset: number | null;
+    if (whole !== null) offset = whole % unitMs === 0 ? whole : null;
+    else {
+      next = unit + 1;
+      const first = zoneOffset(timezone, unit * unitMs);
+      offset = first % unitMs === 0 && zoneOffset(timezone, next * unitMs - 1) === first ? first : null;
+    }
+    const last = spans.at(-1);
+    if (last && last.offset === offset) last.to = next;
+    else spans.push({ from: unit, to: next, offset });
+    unit = next;
+  }
+  return spans;
+}
+
+/**
+ * The local weekday (0 Monday) and hour of the units at `at` of the UTC week (unit mod a week's count of them)
+ * through a span of `offset` ms (a whole number of units): 1 January 1970, unit 0, was a Thursday.
+ */
+export function weekCellOf(at: number, offset: number, unitMs: number): { weekday: number; hour: number } {
+  const perWeek = (7 * DAY_MS) / unitMs;
+  const local = (((at + offset / unitMs) % perWeek) + perWeek) % perWeek;
+  const hourOfWeek = Math.floor((local * unitMs) / HOUR_MS);
+  return { weekday: (Math.floor(hourOfWeek / HOURS_A_DAY) + 3) % 7, hour: hourOfWeek % HOURS_A_DAY };
 }
