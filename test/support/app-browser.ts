@@ -72,6 +72,17 @@ export async function signInByForm(
   who: { email: string; password: string },
   address = '/app',
 ): Promise<void> {
+  await signInOverHttp(page, baseUrl, who);
+  await page.goto(`${baseUrl}${address}`);
+  await appReady(page);
+}
+
+/** signInByForm's session alone, for a test that opens its first page itself (nobody signed in on the page yet). */
+export async function signInOverHttp(
+  page: Page,
+  baseUrl: string,
+  who: { email: string; password: string },
+): Promise<void> {
   const form = await (await page.request.get(`${baseUrl}/app/sign-in`)).text();
   const csrf = /name="csrf_token" value="([^"]+)"/.exec(form)?.[1];
   if (!csrf) throw new Error('the sign-in page has no CSRF token');
@@ -80,8 +91,6 @@ export async function signInByForm(
     maxRedirects: 0,
   });
   if (answer.status() !== 303) throw new Error(`signing in answered ${answer.status()}: ${await answer.text()}`);
-  await page.goto(`${baseUrl}${address}`);
-  await appReady(page);
 }
 
 /** The requests a page made by `newPage` has in flight, and when the last one started or ended. */
