@@ -256,6 +256,8 @@ describeOnce(`the web app: a post's life (${TEST_DB})`, function () {
 
   it('shows a post published while its page is open as published, without a reload', async () => {
     const id = await create({ text: 'Out it goes' });
+    // The page looks again every few seconds: its clock is moved on to that look rather than waited for.
+    await page.clock.install();
     await open(`/app/posts/${id}`);
     assert.match((await page.textContent('#post-status')) ?? '', /scheduled/);
     await page.evaluate(() => {
@@ -263,6 +265,7 @@ describeOnce(`the web app: a post's life (${TEST_DB})`, function () {
     });
     await testWorker(t).tick();
     assert.equal((await post(id)).body.data.status, 'published');
+    await page.clock.runFor(4_000);
     const shown = () => /published/.test(document.getElementById('post-status')?.textContent ?? '');
     await page.waitForFunction(shown, undefined, { timeout: 15_000 });
     const stayed = await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed);
