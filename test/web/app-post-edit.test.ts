@@ -267,7 +267,7 @@ describe(`the web app: editing a post's channels, its previews, and leaving unsa
       assert.equal(asked.message(), 'Leave without saving? Your changes are lost.');
       await asked.dismiss();
       await page.waitForFunction(() => location.pathname.endsWith('/edit'));
-      await page.waitForLoadState('networkidle');
+      await appReady(page);
       assert.equal(page.url(), `${t.url}/app/posts/${original.id}/edit`, 'dismissed: still editing');
       assert.equal(await page.inputValue('#text'), 'As it was, and more', 'with the text as typed');
 
