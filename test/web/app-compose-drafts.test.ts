@@ -18,16 +18,26 @@ describeOnce(`the web app: the composer's drafts, versions and zones (${TEST_DB}
   let t: TestHerald;
   let a: SeededAccount;
   let page: Page;
-  // One Herald for the file; each test is a new person with two channels, in a browser of their own (the drafts a
-  // browser keeps are what these tests look at).
-  const app = appSuite({ fresh: 'once', seed: { channels: 2 }, page: false }, (rig) => ({ t, a } = rig));
+  // One Herald for the file; each test is a new person with two channels, on a tab of a Berlin browser with nothing
+  // kept in it yet (the drafts a browser keeps are what these tests look at), or in a browser of another zone.
+  const viewport = { width: 1280, height: 900 };
+  const app = appSuite(
+    { fresh: 'once', seed: { channels: 2 }, page: { timezoneId: 'Europe/Berlin', viewport } },
+    (rig) => ({ t, a } = rig),
+  );
   beforeEach(async () => {
     a = await t.seedAccount({ channels: 2 });
   });
 
   /** A browser whose zone is `timezoneId`, signed in, on `address`. */
   async function signedIn(timezoneId = 'Europe/Berlin', address = '/app') {
-    page = await app.newPage({ timezoneId, viewport: { width: 1280, height: 900 } });
+    if (timezoneId === 'Europe/Berlin') {
+      await app.page.context().clearCookies();
+      page = await app.newTab();
+      const devtools = await page.context().newCDPSession(page);
+      await devtools.send('Storage.clearDataForOrigin', { origin: t.url, storageTypes: 'local_storage' });
+      await devtools.detach();
+    } else page = await app.newPage({ timezoneId, viewport });
     await signInByForm(page, t.url, a, address);
   }
 
