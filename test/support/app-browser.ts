@@ -72,6 +72,17 @@ export async function signInByForm(
   who: { email: string; password: string },
   address = '/app',
 ): Promise<void> {
+  await signInOverHttp(page, baseUrl, who);
+  await page.goto(`${baseUrl}${address}`);
+  await appReady(page);
+}
+
+/** signInByForm's session alone, for a test that opens its first page itself (nobody signed in on the page yet). */
+export async function signInOverHttp(
+  page: Page,
+  baseUrl: string,
+  who: { email: string; password: string },
+): Promise<void> {
   const form = await (await page.request.get(`${baseUrl}/app/sign-in`)).text();
   const csrf = /name="csrf_token" value="([^"]+)"/.exec(form)?.[1];
   if (!csrf) throw new Error('the sign-in page has no CSRF token');
@@ -80,8 +91,6 @@ export async function signInByForm(
     maxRedirects: 0,
   });
   if (answer.status() !== 303) throw new Error(`signing in answered ${answer.status()}: ${await answer.text()}`);
-  await page.goto(`${baseUrl}${address}`);
-  await appReady(page);
 }
 
 /** The requests a page made by `newPage` has in flight, and when the last one started or ended. */
@@ -197,6 +206,11 @@ export interface AppSuite extends AppRig {
   signIn(on?: Page, who?: { email: string; password: string }): Promise<void>;
   /** Another page in a context of its own, closed after the test (after the suite when made outside one). */
   newPage(context?: BrowserContextOptions): Promise<Page>;
+  /**
+   * A new tab beside the suite's page, in its context (its cookies, storage and cache: the app's bundle is fetched
+   * and compiled once a file), closed after the test. With `fresh: 'once'`, a test starts on a page of its own.
+   */
+  newTab(): Promise<Page>;
   /** Stops this Herald and starts one with other settings and a new account, closed as the first would be. */
   restartHerald(herald: Partial<Config>, seed?: SeedOptions): Promise<void>;
 }
@@ -209,6 +223,7 @@ export interface AppSuite extends AppRig {
 export function appSuite(options: AppSuiteOptions = {}, use: (rig: AppRig) => void = () => {}): AppSuite {
   const perTest = (options.fresh ?? 'each') === 'each';
   const pages = { test: [] as Page[], suite: [] as Page[] };
+  const tabs = { test: [] as Page[], suite: [] as Page[] };
   let inTest = false;
   const suite = {} as AppSuite;
   const tell = () => use({ browser: suite.browser, t: suite.t, a: suite.a, page: suite.page });
@@ -223,6 +238,7 @@ export function appSuite(options: AppSuiteOptions = {}, use: (rig: AppRig) => vo
     tell();
   }
   async function closeRig(kind: 'test' | 'suite') {
+    for (const tab of tabs[kind].splice(0)) await tab.close();
     for (const page of pages[kind].splice(0)) await page.context().close();
     await suite.t?.close();
   }
@@ -240,6 +256,13 @@ export function appSuite(options: AppSuiteOptions = {}, use: (rig: AppRig) => vo
       trackRequests(page);
       pages[inTest ? 'test' : 'suite'].push(page);
       return page;
+    },
+    async newTab() {
+      if (!suite.page) throw new Error("newTab opens beside the suite's page: this suite has none (page: false)");
+      const tab = await suite.page.context().newPage();
+      trackRequests(tab);
+      tabs[inTest ? 'test' : 'suite'].push(tab);
+      return tab;
     },
     async restartHerald(herald: Partial<Config>, seed = options.seed) {
       await suite.t.close();
@@ -266,7 +289,10 @@ export function appSuite(options: AppSuiteOptions = {}, use: (rig: AppRig) => vo
   afterEach(async () => {
     inTest = false;
     if (perTest) await closeRig('test');
-    else for (const page of pages.test.splice(0)) await page.context().close();
+    else {
+      for (const tab of tabs.test.splice(0)) await tab.close();
+      for (const page of pages.test.splice(0)) await page.context().close();
+    }
   });
   return suite;
 }

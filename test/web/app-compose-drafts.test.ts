@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { Dialog, Page } from 'playwright-core';
 import * as provisioning from '../../src/domain/provisioning.js';
 import { TINY_PNG } from '../media/fixtures.js';
-import { appReady, appSuite } from '../support/app-browser.js';
+import { appReady, appSuite, signInByForm } from '../support/app-browser.js';
 import { TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { describeOnce } from '../support/databases.js';
 
@@ -18,20 +18,30 @@ describeOnce(`the web app: the composer's drafts, versions and zones (${TEST_DB}
   let t: TestHerald;
   let a: SeededAccount;
   let page: Page;
-  const app = appSuite({ seed: { channels: 2 }, page: false }, (rig) => ({ t, a } = rig));
+  // One Herald for the file; each test is a new person with two channels, on a tab of a Berlin browser with nothing
+  // kept in it yet (the drafts a browser keeps are what these tests look at), or in a browser of another zone.
+  const viewport = { width: 1280, height: 900 };
+  const app = appSuite(
+    { fresh: 'once', seed: { channels: 2 }, page: { timezoneId: 'Europe/Berlin', viewport } },
+    (rig) => ({ t, a } = rig),
+  );
+  beforeEach(async () => {
+    a = await t.seedAccount({ channels: 2 });
+  });
 
-  /** A browser whose zone is `timezoneId`, signed in. */
-  async function signedIn(timezoneId = 'Europe/Berlin') {
-    page = await app.newPage({ timezoneId, viewport: { width: 1280, height: 900 } });
-    await app.signIn(page);
+  /** A browser whose zone is `timezoneId`, signed in, on `address`. */
+  async function signedIn(timezoneId = 'Europe/Berlin', address = '/app') {
+    if (timezoneId === 'Europe/Berlin') {
+      await app.page.context().clearCookies();
+      page = await app.newTab();
+      const devtools = await page.context().newCDPSession(page);
+      await devtools.send('Storage.clearDataForOrigin', { origin: t.url, storageTypes: 'local_storage' });
+      await devtools.detach();
+    } else page = await app.newPage({ timezoneId, viewport });
+    await signInByForm(page, t.url, a, address);
   }
 
-  async function openComposer(timezoneId?: string) {
-    await signedIn(timezoneId);
-    await page.click('nav >> text=Compose');
-    await page.waitForURL(`${t.url}/app/compose`);
-    await appReady(page);
-  }
+  const openComposer = (timezoneId?: string) => signedIn(timezoneId, '/app/compose');
 
   const submit = () => page.click('form.composer button[type=submit]');
   const keptDrafts = () =>
@@ -261,10 +271,7 @@ describeOnce(`the web app: the composer's drafts, versions and zones (${TEST_DB}
   it(
     "gives a channel connected from the app the browser's time zone, " + 'and one connected again keeps its own',
     async () => {
-      await signedIn('America/New_York');
-      await page.click('nav >> text=Channels');
-      await page.waitForURL(`${t.url}/app/channels`);
-      await appReady(page);
+      await signedIn('America/New_York', '/app/channels');
       await page.fill('#connect-sandbox-handle', 'our-brand');
       await page.click('section[data-network="sandbox"] button[type=submit]');
       await page.waitForSelector('text=Connected our-brand.');

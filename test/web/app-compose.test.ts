@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import * as provisioning from '../../src/domain/provisioning.js';
 import { TINY_PNG } from '../media/fixtures.js';
 import { pinClock } from '../publishing/support.js';
-import { appReady, appSuite, axeViolations, screenshot, signInToApp } from '../support/app-browser.js';
+import { appReady, appSuite, axeViolations, screenshot, signInByForm } from '../support/app-browser.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { describeOnce } from '../support/databases.js';
 
@@ -18,17 +18,22 @@ describeOnce(`the web app: compose (${TEST_DB})`, function () {
   let a: SeededAccount;
   let page: Page;
 
-  appSuite({ seed: { channels: 2 } }, (rig) => ({ t, a, page } = rig));
+  // One Herald for the file; each test is a new person with two channels, on a tab of their own.
+  const app = appSuite({ fresh: 'once', seed: { channels: 2 } }, (rig) => ({ t, a, page } = rig));
+  let realClock: Pick<TestHerald['deps'], 'now' | 'timers'>;
+  before(() => {
+    realClock = { now: t.deps.now, timers: t.deps.timers };
+  });
+  beforeEach(async () => {
+    a = await t.seedAccount({ channels: 2 });
+    await app.page.context().clearCookies();
+    page = await app.newTab();
+  });
+  afterEach(() => {
+    Object.assign(t.deps, realClock);
+  });
 
-  async function openComposer() {
-    await signInToApp(page, t.url, a.email, a.password);
-    // On a phone the navigation waits behind the Menu button.
-    const menu = page.getByRole('button', { name: 'Menu' });
-    if (await menu.isVisible()) await menu.click();
-    await page.click('nav >> text=Compose');
-    await page.waitForURL(`${t.url}/app/compose`);
-    await appReady(page);
-  }
+  const openComposer = () => signInByForm(page, t.url, a, '/app/compose');
 
   async function postsWithText(text: string) {
     return (await t.api('GET', '/v1/rest/posts?limit=20', { token: a.apiKey })).body.data.filter(
@@ -74,6 +79,13 @@ describeOnce(`the web app: compose (${TEST_DB})`, function () {
   }
 
   it("counts each chosen network's way, red past the limit, and publishes for two channels", async () => {
+    const { id: mastodonId } = await mastodon();
+    const { id: blueskyId } = await provisioning.addChannel(t.deps, {
+      accountId: a.accountId,
+      workspaceId: a.workspaceId,
+      network: 'bluesky',
+      handle: 'team.bsky.social',
+    });
     await openComposer();
     await page.check(`input[name=channelIds][value="${a.channelIds[0]}"]`);
     await page.fill('#text', 'Hello from the app');
@@ -85,15 +97,6 @@ describeOnce(`the web app: compose (${TEST_DB})`, function () {
       'past the limit turns red',
     );
     assert.match((await page.textContent('.counters .counter[data-network=sandbox]')) ?? '', /1 too many/);
-    const { id: mastodonId } = await mastodon();
-    const { id: blueskyId } = await provisioning.addChannel(t.deps, {
-      accountId: a.accountId,
-      workspaceId: a.workspaceId,
-      network: 'bluesky',
-      handle: 'team.bsky.social',
-    });
-    await page.reload();
-    await appReady(page);
     await page.check(`input[name=channelIds][value="${mastodonId}"]`);
     await page.check(`input[name=channelIds][value="${blueskyId}"]`);
     await page.fill('#text', '👍🏽 family 👨‍👩‍👧');
@@ -353,8 +356,8 @@ describeOnce(`the web app: compose (${TEST_DB})`, function () {
     "charges the AI helpers to the account's write budget, " +
       'as API integrations are, and says so beside the text once it is spent',
     async () => {
-      await t.close();
-      t = await startTestHerald({
+      // A Herald of its own, whose write budget the rest of the file would run out of.
+      const limited = await startTestHerald({
         rateLimits: {
           restReadsPerMinute: 100_000,
           restWritesPerMinute: 1,
@@ -362,31 +365,35 @@ describeOnce(`the web app: compose (${TEST_DB})`, function () {
           mcpPerTokenPerMinute: 100_000,
         },
       });
-      a = await t.seedAccount({ channels: 2 });
-      await openComposer();
-      await page.fill('#text', 'We shipped the new calendar today');
-      await page.click('button[value=hashtags]');
-      await page.waitForSelector('#assisted:has-text("Hashtags suggested by")');
-      assert.equal(
-        (await t.api('POST', '/v1/rest/ai/hashtags', { token: a.apiKey, body: { text: 'x' } })).status,
-        429,
-        "the app's AI call spent the account's write budget",
-      );
-      await page.click('button[value=hashtags]');
-      assert.match(
-        (await page.textContent('#text-problems .problem')) ?? '',
-        /changes for this minute are used up \(integrations and the AI helpers share them\)/,
-      );
-      await page.check(`input[name=channelIds][value="${a.channelIds[0]}"]`);
-      await page.check('input[name=when][value=draft]');
-      await page.click('form.composer button[type=submit]');
-      const id = await savedPostId();
-      const post = (await t.api('GET', `/v1/rest/posts/${id}`, { token: a.apiKey })).body.data;
-      assert.match(
-        post.text,
-        /^We shipped the new calendar today\n\n#/,
-        "saving is the person's own budget, not an AI request",
-      );
+      try {
+        const who = await limited.seedAccount({ channels: 2 });
+        await signInByForm(page, limited.url, who, '/app/compose');
+        await page.fill('#text', 'We shipped the new calendar today');
+        await page.click('button[value=hashtags]');
+        await page.waitForSelector('#assisted:has-text("Hashtags suggested by")');
+        assert.equal(
+          (await limited.api('POST', '/v1/rest/ai/hashtags', { token: who.apiKey, body: { text: 'x' } })).status,
+          429,
+          "the app's AI call spent the account's write budget",
+        );
+        await page.click('button[value=hashtags]');
+        assert.match(
+          (await page.textContent('#text-problems .problem')) ?? '',
+          /changes for this minute are used up \(integrations and the AI helpers share them\)/,
+        );
+        await page.check(`input[name=channelIds][value="${who.channelIds[0]}"]`);
+        await page.check('input[name=when][value=draft]');
+        await page.click('form.composer button[type=submit]');
+        const id = await savedPostId();
+        const post = (await limited.api('GET', `/v1/rest/posts/${id}`, { token: who.apiKey })).body.data;
+        assert.match(
+          post.text,
+          /^We shipped the new calendar today\n\n#/,
+          "saving is the person's own budget, not an AI request",
+        );
+      } finally {
+        await limited.close();
+      }
     },
   );
 
@@ -472,7 +479,7 @@ describeOnce(`the web app: compose (${TEST_DB})`, function () {
       .data;
     // Mastodon takes alt text (the sandbox takes none, so it offers no field for it).
     const { id: mastodonId } = await mastodon();
-    await signInToApp(page, t.url, a.email, a.password);
+    await signInByForm(page, t.url, a);
     await tabTo('nav a[href="/app/compose"]');
     await page.keyboard.press('Enter');
     await page.waitForURL(`${t.url}/app/compose`);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { appReady, appSuite, screenshot, signInToApp } from '../support/app-browser.js';
+import { appReady, appSuite, screenshot, signInByForm } from '../support/app-browser.js';
 import { cannotTellNetworks, dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
 import type { SeededAccount, TestHerald } from '../support/herald.js';
 import { insertLivePost } from '../support/posts.js';
@@ -14,15 +14,31 @@ describeOnce("the web app: a post's page and the calendar", function () {
   let a: SeededAccount;
   let page: Page;
 
+  // One Herald for the file; each test is a new person with two channels, on a tab of their own, and the clock
+  // some tests pin is the real one again after them.
   const app = appSuite(
-    { seed: { channels: 2 }, page: { viewport: { width: 1280, height: 900 } } },
+    { fresh: 'once', seed: { channels: 2 }, page: { viewport: { width: 1280, height: 900 } } },
     (rig) => ({ t, a, page } = rig),
   );
+  let realClock: Pick<TestHerald['deps'], 'now' | 'timers'>;
+  before(() => {
+    realClock = { now: t.deps.now, timers: t.deps.timers };
+  });
+  beforeEach(async () => {
+    a = await t.seedAccount({ channels: 2 });
+    await app.page.context().clearCookies();
+    page = await app.newTab();
+  });
+  afterEach(() => {
+    Object.assign(t.deps, realClock);
+  });
+  /** Signs the test's person in and opens `address` with its data. */
+  const signInTo = (address: string, on = page) => signInByForm(on, t.url, a, address);
 
   const post = async (id: string) => (await t.api('GET', `/v1/rest/posts/${id}`, { token: a.apiKey })).body.data;
   const status = async () => (await page.textContent('#post-status')) ?? '';
 
-  const open = (url: string) => app.open(url);
+  const open = (url: string) => app.open(url, page);
 
   /** Clicks a button and waits for the page to say it was done (each action says so in its own words). */
   async function press(name: string): Promise<void> {
@@ -46,8 +62,7 @@ describeOnce("the web app: a post's page and the calendar", function () {
       await testWorker(t).tick();
       const failed = await post(postId);
       assert.equal(failed.status, 'failed');
-      await signInToApp(page, t.url, a.email, a.password);
-      await open(`/app/posts/${postId}`);
+      await signInTo(`/app/posts/${postId}`);
       assert.match(await status(), /failed/);
       assert.equal(await page.textContent('#post-error'), failed.error, "the error in Herald's words");
       assert.match((await page.textContent('#next-step')) ?? '', /try again now/i, 'and what to do about it');
@@ -97,8 +112,7 @@ describeOnce("the web app: a post's page and the calendar", function () {
             .body.data[0].id,
         );
       }
-      await signInToApp(page, t.url, a.email, a.password);
-      await open(`/app/posts/${ids[0]}`);
+      await signInTo(`/app/posts/${ids[0]}`);
       assert.match((await page.textContent('.post-summary')) ?? '', /, waiting for approval on /);
       await press('Approve');
       assert.match((await page.textContent('.post-summary')) ?? '', /, approved on /);
@@ -149,8 +163,7 @@ describeOnce("the web app: a post's page and the calendar", function () {
     await dieMidAttempt(t, clock);
     clock.advance(2_000);
     await testWorker(t, {}, cannotTellNetworks(t)).tick();
-    await signInToApp(page, t.url, a.email, a.password);
-    await open(`/app/posts/${ids[0]}`);
+    await signInTo(`/app/posts/${ids[0]}`);
     assert.match(await status(), /unconfirmed/);
     assert.match((await page.textContent('#next-step')) ?? '', /Look for it on the network/);
     await page.fill('#permalinkUrl', 'ftp://social.example/@me/123');
@@ -201,8 +214,7 @@ describeOnce("the web app: a post's page and the calendar", function () {
         },
       });
       const postId = res.body.data[0].id;
-      await signInToApp(page, t.url, a.email, a.password);
-      await open('/app/calendar?view=month&date=2030-01-08&tz=Europe/Berlin');
+      await signInTo('/app/calendar?view=month&date=2030-01-08&tz=Europe/Berlin');
       assert.match(
         (await page.textContent('td[data-day="2030-01-08"]')) ?? '',
         /09:30[\s\S]*scheduled[\s\S]*Tuesday talk/,
@@ -251,8 +263,7 @@ describeOnce("the web app: a post's page and the calendar", function () {
       },
     });
     const postId = res.body.data[0].id;
-    await signInToApp(page, t.url, a.email, a.password);
-    await open('/app/calendar?date=2030-01-08&tz=Europe/Berlin');
+    await signInTo('/app/calendar?date=2030-01-08&tz=Europe/Berlin');
     await page.getByRole('link', { name: /Keyboard talk/ }).focus();
     await page.keyboard.press('Tab');
     assert.equal(
@@ -318,8 +329,7 @@ describeOnce("the web app: a post's page and the calendar", function () {
       await testWorker(t).tick();
       const live = await insertLivePost(t.deps, a, Date.parse('2030-01-10T15:00:00Z'), { text: 'Made on the network' });
 
-      await signInToApp(page, t.url, a.email, a.password);
-      await open('/app/calendar?date=2030-01-08&tz=UTC');
+      await signInTo('/app/calendar?date=2030-01-08&tz=UTC');
       const entry = async (id: string) => page.locator('li.entry', { has: page.locator(`[data-post-id="${id}"]`) });
       for (const [id, state] of [
         [scheduled, 'scheduled'],
@@ -368,9 +378,7 @@ describeOnce("the web app: a post's page and the calendar", function () {
 
       const phone = await app.newPage({ viewport: { width: 390, height: 844 } });
       try {
-        await signInToApp(phone, t.url, a.email, a.password);
-        await phone.goto(`${t.url}/app/calendar?view=month&date=2030-01-08&tz=UTC`);
-        await appReady(phone);
+        await signInTo('/app/calendar?view=month&date=2030-01-08&tz=UTC', phone);
         assert.equal(await phone.locator('#month').count(), 0, 'no month grid on a phone');
         assert.match((await phone.textContent('#week')) ?? '', /Planned[\s\S]*An idea/, 'the week instead');
         const overflow = await phone.evaluate(

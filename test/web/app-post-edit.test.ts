@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import * as provisioning from '../../src/domain/provisioning.js';
 import { TINY_PNG } from '../media/fixtures.js';
-import { appReady, appSuite, axeViolations, screenshot, SIZES } from '../support/app-browser.js';
+import { appReady, appSuite, axeViolations, screenshot, signInOverHttp, SIZES } from '../support/app-browser.js';
 import { TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 
 /**
@@ -17,17 +17,21 @@ describe(`the web app: editing a post's channels, its previews, and leaving unsa
   let a: SeededAccount;
   let bluesky: string;
   let page: Page;
+  // One Herald for the file; each test is a new person with two channels, on a tab of their own.
   const app = appSuite(
-    { seed: { channels: 2 }, page: { viewport: { width: 1280, height: 900 } } },
+    { fresh: 'once', seed: { channels: 2 }, page: { viewport: { width: 1280, height: 900 } } },
     (rig) => ({ t, a, page } = rig),
   );
 
   // Signed in once the Bluesky channel is there, as the page would be for a person who had connected it.
   beforeEach(async () => {
+    a = await t.seedAccount({ channels: 2 });
     const { accountId, workspaceId } = a;
     bluesky = (await provisioning.addChannel(t.deps, { accountId, workspaceId, network: 'bluesky', handle: 'us.test' }))
       .id;
-    await app.signIn();
+    await app.page.context().clearCookies();
+    page = await app.newTab();
+    await signInOverHttp(page, t.url, a);
   });
 
   const auth = () => ({ token: a.apiKey });
@@ -45,7 +49,7 @@ describe(`the web app: editing a post's channels, its previews, and leaving unsa
 
   /** The edit page reached as a person reaches it: from the post's page, so Back goes there. */
   async function edit(id: string): Promise<void> {
-    await app.open(`/app/posts/${id}`);
+    await app.open(`/app/posts/${id}`, page);
     await page.getByRole('link', { name: 'Edit', exact: true }).click();
     await page.waitForURL(`${t.url}/app/posts/${id}/edit`);
     await appReady(page);
@@ -225,7 +229,7 @@ describe(`the web app: editing a post's channels, its previews, and leaving unsa
       });
       const mine = made.find((p) => p.channelId === a.channelIds[0])!;
       const other = made.find((p) => p.channelId === bluesky)!;
-      await app.open(`/app/posts/${mine.id}`);
+      await app.open(`/app/posts/${mine.id}`, page);
       const cards = page.locator('#post-previews .preview');
       assert.equal(await cards.count(), 2, 'one per channel');
       assert.equal(await cards.nth(0).getAttribute('data-channel-id'), a.channelIds[0], 'this post first');
@@ -241,7 +245,7 @@ describe(`the web app: editing a post's channels, its previews, and leaving unsa
       await clean('app-post-previews');
 
       const [threaded] = await create({ text: 'Part one', thread: [{ text: 'Part two' }], saveAsDraft: true });
-      await app.open(`/app/posts/${threaded.id}`);
+      await app.open(`/app/posts/${threaded.id}`, page);
       assert.equal(await page.textContent('#previews-title'), 'Preview', 'a post made alone has one');
       const parts = page.locator('#post-previews .preview-thread .preview-part');
       assert.equal(await parts.count(), 1);
@@ -263,7 +267,7 @@ describe(`the web app: editing a post's channels, its previews, and leaving unsa
       assert.equal(asked.message(), 'Leave without saving? Your changes are lost.');
       await asked.dismiss();
       await page.waitForFunction(() => location.pathname.endsWith('/edit'));
-      await page.waitForLoadState('networkidle');
+      await appReady(page);
       assert.equal(page.url(), `${t.url}/app/posts/${original.id}/edit`, 'dismissed: still editing');
       assert.equal(await page.inputValue('#text'), 'As it was, and more', 'with the text as typed');
 
@@ -285,6 +289,7 @@ describe(`the web app: editing a post's channels, its previews, and leaving unsa
   );
 
   it('asks before the Back button leaves the composer with unsaved text, and goes when told to', async () => {
+    await app.open('/app', page);
     await page.click('nav >> text=Compose');
     await page.waitForURL(`${t.url}/app/compose`);
     await appReady(page);

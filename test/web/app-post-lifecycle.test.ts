@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { TINY_PNG } from '../media/fixtures.js';
 import { testWorker } from '../publishing/support.js';
-import { appReady, appSuite, axeViolations, screenshot } from '../support/app-browser.js';
+import { appReady, appSuite, axeViolations, screenshot, signInOverHttp } from '../support/app-browser.js';
 import { TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { describeOnce } from '../support/databases.js';
 
@@ -18,10 +18,17 @@ describeOnce(`the web app: a post's life (${TEST_DB})`, function () {
   let a: SeededAccount;
   let page: Page;
 
+  // One Herald for the file; each test is a new person with two channels, signed in on a tab of their own.
   const app = appSuite(
-    { seed: { channels: 2 }, page: { viewport: { width: 1280, height: 900 } }, signedIn: true },
+    { fresh: 'once', seed: { channels: 2 }, page: { viewport: { width: 1280, height: 900 } } },
     (rig) => ({ t, a, page } = rig),
   );
+  beforeEach(async () => {
+    a = await t.seedAccount({ channels: 2 });
+    await app.page.context().clearCookies();
+    page = await app.newTab();
+    await signInOverHttp(page, t.url, a);
+  });
 
   const post = async (id: string) => await t.api('GET', `/v1/rest/posts/${id}`, { token: a.apiKey });
   const auth = () => ({ token: a.apiKey });
@@ -35,7 +42,7 @@ describeOnce(`the web app: a post's life (${TEST_DB})`, function () {
     return res.body.data[0].id;
   }
 
-  const open = (url: string) => app.open(url);
+  const open = (url: string) => app.open(url, page);
 
   const submit = () => page.locator('form.composer button[type=submit]');
 
@@ -249,6 +256,8 @@ describeOnce(`the web app: a post's life (${TEST_DB})`, function () {
 
   it('shows a post published while its page is open as published, without a reload', async () => {
     const id = await create({ text: 'Out it goes' });
+    // The page looks again every few seconds: its clock is moved on to that look rather than waited for.
+    await page.clock.install();
     await open(`/app/posts/${id}`);
     assert.match((await page.textContent('#post-status')) ?? '', /scheduled/);
     await page.evaluate(() => {
@@ -256,6 +265,7 @@ describeOnce(`the web app: a post's life (${TEST_DB})`, function () {
     });
     await testWorker(t).tick();
     assert.equal((await post(id)).body.data.status, 'published');
+    await page.clock.runFor(4_000);
     const shown = () => /published/.test(document.getElementById('post-status')?.textContent ?? '');
     await page.waitForFunction(shown, undefined, { timeout: 15_000 });
     const stayed = await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed);

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { appReady, appSuite, signInToApp } from '../support/app-browser.js';
+import { appReady, appSuite, signInByForm } from '../support/app-browser.js';
 import { startLocalBluesky } from '../support/bluesky-pds.js';
 import { startFakeAppView } from '../support/fake-bluesky-appview.js';
 import { startFakeMastodon } from '../support/fake-mastodon.js';
 import { testWorker } from '../publishing/support.js';
-import type { SeededAccount, TestHerald } from '../support/herald.js';
+import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { describeOnce } from '../support/databases.js';
 
 /** The team's pages of the web app (approvals, a channel's queue, the channels) in a real Chromium on a real Herald. */
@@ -17,14 +17,22 @@ describeOnce('the web app: approvals, queues and channels', function () {
   let page: Page;
 
   // The Mastodon instance the channels tests name is a fake on 127.0.0.1, which the SSRF guard refuses unless listed.
+  // One Herald for the file; each test is a new person with two channels, on a tab of their own.
   const app = appSuite(
-    { herald: { outboundAllowHosts: ['127.0.0.1'] }, seed: { channels: 2 } },
+    { fresh: 'once', herald: { outboundAllowHosts: ['127.0.0.1'] }, seed: { channels: 2 } },
     (rig) => ({ t, a, page } = rig),
   );
+  beforeEach(async () => {
+    a = await t.seedAccount({ channels: 2 });
+    await app.page.context().clearCookies();
+    page = await app.newTab();
+  });
+  /** Signs the test's person in and opens `path` (the app's first page by default). */
+  const signIn = (path?: string) => signInByForm(page, t.url, a, path);
 
   const rest = (method: string, path: string, body?: unknown) =>
     t.api(method, `/v1/rest${path}`, { token: a.apiKey, body });
-  const open = (path: string) => app.open(path);
+  const open = (path: string) => app.open(path, page);
   const schedule = async (channelId = a.channelIds[0]) =>
     (await rest('GET', `/channels/${channelId}/schedule`)).body.data;
 
@@ -37,7 +45,7 @@ describeOnce('the web app: approvals, queues and channels', function () {
 
     it('approves several held posts at once, reporting each', async () => {
       for (const text of ['One', 'Two']) await hold(text);
-      await signInToApp(page, t.url, a.email, a.password);
+      await signIn();
       await page.click('nav >> text=Approvals');
       await appReady(page);
       for (const box of await page.locator('input[name=postIds]').all()) await box.check();
@@ -69,8 +77,7 @@ describeOnce('the web app: approvals, queues and channels', function () {
 
     it('approves a post from the inbox (published now, its time passed); refuses one without CSRF', async () => {
       const postId = await hold('Needs a yes');
-      await signInToApp(page, t.url, a.email, a.password);
-      await open('/app/approvals');
+      await signIn('/app/approvals');
       assert.match((await page.textContent('main')) ?? '', /Needs a yes/);
       await page.click('text=Needs a yes');
       await page.waitForURL(`${t.url}/app/posts/${postId}`);
@@ -100,8 +107,7 @@ describeOnce('the web app: approvals, queues and channels', function () {
 
     it('does not approve a post its author changed after the inbox showed it, and says so', async () => {
       const postId = await hold('As first written');
-      await signInToApp(page, t.url, a.email, a.password);
-      await open('/app/approvals');
+      await signIn('/app/approvals');
       assert.match((await page.textContent('main')) ?? '', /As first written/);
       assert.equal((await rest('PATCH', `/posts/${postId}`, { text: 'Changed behind the reviewer' })).status, 200);
       await page.click('button[aria-label="Approve “As first written”"]');
@@ -126,8 +132,7 @@ describeOnce('the web app: approvals, queues and channels', function () {
       const mine = await hold('For me');
       const other = await hold('For anyone');
       assert.equal((await rest('POST', `/posts/${mine}/assign`, { reviewerUserId: a.userId })).status, 200);
-      await signInToApp(page, t.url, a.email, a.password);
-      await open('/app/approvals');
+      await signIn('/app/approvals');
       assert.equal(await page.locator('input[name=postIds]').count(), 2);
       // The answer for the new filter is held back, so what the page shows meanwhile can be seen.
       let release!: () => void;
@@ -178,8 +183,7 @@ describeOnce('the web app: approvals, queues and channels', function () {
 
   describe("a channel's queue", () => {
     it('edits weekly slots (a refused one explained beside it), pauses, resumes, clears with a count', async () => {
-      await signInToApp(page, t.url, a.email, a.password);
-      await open('/app/channels');
+      await signIn('/app/channels');
       await page.click(`a[href="/app/channels/${a.channelIds[0]}/queue"]`);
       await appReady(page);
       assert.match((await page.textContent('main h1')) ?? '', /^Queue of /);
@@ -261,8 +265,7 @@ describeOnce('the web app: approvals, queues and channels', function () {
       }
       const order = async () => (await schedule()).queued.map((q: { postId: string }) => q.postId);
       const times = (await schedule()).queued.map((q: { dateTime: string }) => q.dateTime);
-      await signInToApp(page, t.url, a.email, a.password);
-      await open(`/app/channels/${a.channelIds[0]}/queue`);
+      await signIn(`/app/channels/${a.channelIds[0]}/queue`);
       await page.dragAndDrop(`#queued li[data-post-id="${ids[2]}"]`, `#queued li[data-post-id="${ids[0]}"]`);
       await page.waitForSelector(`#queued li:nth-child(1)[data-post-id="${ids[2]}"]`);
       assert.deepEqual(
@@ -300,7 +303,7 @@ describeOnce('the web app: approvals, queues and channels', function () {
     it('connects Mastodon by consent, shows what to set, reconnects (named loudly), disconnects', async () => {
       const mastodon = await startFakeMastodon();
       try {
-        await signInToApp(page, t.url, a.email, a.password);
+        await signIn();
         await page.click('nav >> text=Channels');
         await appReady(page);
         assert.match(
@@ -372,8 +375,7 @@ describeOnce('the web app: approvals, queues and channels', function () {
       const mastodon = await startFakeMastodon();
       const tokyo = await app.newPage({ timezoneId: 'Asia/Tokyo' });
       try {
-        await app.signIn(tokyo);
-        await app.open('/app/channels', tokyo);
+        await signInByForm(tokyo, t.url, a, '/app/channels');
         await tokyo.fill('#connect-mastodon-instance', mastodon.url);
         await tokyo.click('section[data-network="mastodon"] button');
         await tokyo.waitForURL(/\/connect\/mastodon\/callback/);
@@ -403,41 +405,47 @@ describeOnce('the web app: approvals, queues and channels', function () {
           outboundAllowHosts: ['localhost', '127.0.0.1'],
           networkOriginOverrides: { 'https://bsky.social': bsky.pdsUrl, 'https://plc.directory': bsky.plcUrl },
         };
-        await app.restartHerald(herald, { channels: 0 });
-        const who = await bsky.createAccount(`team${Date.now().toString(36)}.test`);
-        await signInToApp(page, t.url, a.email, a.password);
-        await open('/app/channels');
-        assert.match((await page.textContent('main')) ?? '', /No channels yet: connect one below/);
-        await page.fill('#connect-bluesky-identifier', who.handle);
-        await page.fill('#connect-bluesky-appPassword', 'wrong-wrong-wrong-wrong');
-        assert.equal(
-          await page.getAttribute('#connect-bluesky-appPassword', 'type'),
-          'password',
-          'a secret is not shown',
-        );
-        await page.click('section[data-network="bluesky"] button:has-text("Connect")');
-        await page.waitForSelector('section[data-network="bluesky"] [role=alert]');
-        assert.match(
-          (await page.textContent('section[data-network="bluesky"] [role=alert]')) ?? '',
-          /Bluesky refused the identifier or app password/,
-        );
-        assert.deepEqual((await rest('GET', '/channels')).body.data, []);
+        // A Herald of its own, whose network addresses are this PDS's.
+        const local = await startTestHerald(herald);
+        try {
+          const owner = await local.seedAccount({ channels: 0 });
+          const channels = async () => (await local.api('GET', '/v1/rest/channels', { token: owner.apiKey })).body.data;
+          const who = await bsky.createAccount(`team${Date.now().toString(36)}.test`);
+          await signInByForm(page, local.url, owner, '/app/channels');
+          assert.match((await page.textContent('main')) ?? '', /No channels yet: connect one below/);
+          await page.fill('#connect-bluesky-identifier', who.handle);
+          await page.fill('#connect-bluesky-appPassword', 'wrong-wrong-wrong-wrong');
+          assert.equal(
+            await page.getAttribute('#connect-bluesky-appPassword', 'type'),
+            'password',
+            'a secret is not shown',
+          );
+          await page.click('section[data-network="bluesky"] button:has-text("Connect")');
+          await page.waitForSelector('section[data-network="bluesky"] [role=alert]');
+          assert.match(
+            (await page.textContent('section[data-network="bluesky"] [role=alert]')) ?? '',
+            /Bluesky refused the identifier or app password/,
+          );
+          assert.deepEqual(await channels(), []);
 
-        await page.fill('#connect-bluesky-appPassword', who.appPassword);
-        await page.click('section[data-network="bluesky"] button:has-text("Connect")');
-        await page.waitForSelector(`text=Connected`);
-        const [channel] = (await rest('GET', '/channels')).body.data;
-        assert.equal(channel.network, 'bluesky');
-        assert.equal(channel.handle, who.handle);
-        assert.match(
-          (await page.textContent(`tr[data-channel-id="${channel.id}"]`)) ?? '',
-          new RegExp(`active[\\s\\S]*${who.handle.replace(/\./g, '\\.')}`),
-        );
-        assert.equal(
-          await page.inputValue('#connect-bluesky-appPassword'),
-          '',
-          'the form forgets the app password once connected',
-        );
+          await page.fill('#connect-bluesky-appPassword', who.appPassword);
+          await page.click('section[data-network="bluesky"] button:has-text("Connect")');
+          await page.waitForSelector(`text=Connected`);
+          const [channel] = await channels();
+          assert.equal(channel.network, 'bluesky');
+          assert.equal(channel.handle, who.handle);
+          assert.match(
+            (await page.textContent(`tr[data-channel-id="${channel.id}"]`)) ?? '',
+            new RegExp(`active[\\s\\S]*${who.handle.replace(/\./g, '\\.')}`),
+          );
+          assert.equal(
+            await page.inputValue('#connect-bluesky-appPassword'),
+            '',
+            'the form forgets the app password once connected',
+          );
+        } finally {
+          await local.close();
+        }
       } finally {
         await appView.close();
         await bsky.close();
@@ -445,8 +453,7 @@ describeOnce('the web app: approvals, queues and channels', function () {
     });
 
     it('connects a sandbox channel by its handle, saying what a handle may be when it is refused', async () => {
-      await signInToApp(page, t.url, a.email, a.password);
-      await open('/app/channels');
+      await signIn('/app/channels');
       await page.fill('#connect-sandbox-handle', 'no spaces/please');
       await page.click('section[data-network="sandbox"] button:has-text("Connect")');
       await page.waitForSelector('section[data-network="sandbox"] [role=alert]');
@@ -469,8 +476,7 @@ describeOnce('the web app: approvals, queues and channels', function () {
     });
 
     it("sets a channel's time zone, explaining an unknown one beside the field", async () => {
-      await signInToApp(page, t.url, a.email, a.password);
-      await open('/app/channels');
+      await signIn('/app/channels');
       const field = `#zone-${a.channelIds[1]}`;
       assert.equal(await page.inputValue(field), 'Europe/Berlin');
       await page.fill(field, 'Mars/Olympus');
