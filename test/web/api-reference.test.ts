@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { appSuite, axeViolations, screenshot, SIZES } from '../support/app-browser.js';
+import { appSuite, screenshot, signInByForm, SIZES } from '../support/app-browser.js';
+import { axeViolationsByStyle } from '../support/axe-by-style.js';
 import type { TestHerald } from '../support/herald.js';
 import { describeOnce } from '../support/databases.js';
 
 /** The API reference at /docs: Redoc over Herald's own OpenAPI description, loaded from Herald alone. */
 // Redoc's page over the OpenAPI file: the same whatever the database.
 describeOnce('the API reference at /docs', function () {
-  // axe walks Redoc's whole page, every operation of the API: long on a loaded machine.
+  // axe walks Redoc's whole page, every operation of the API (color-contrast once per look): long on a loaded machine.
   this.timeout(300_000);
   let t: TestHerald;
   const app = appSuite({ fresh: 'once', page: false }, (rig) => {
@@ -47,7 +48,7 @@ describeOnce('the API reference at /docs', function () {
     assert.deepEqual(elsewhere, [], 'nothing is loaded from outside Herald');
     assert.ok(loaded.includes(`${t.url}/v1/rest/openapi.json`), 'the description is read from Herald');
 
-    assert.deepEqual(await axeViolations(page, { every: true }), []);
+    assert.deepEqual(await axeViolationsByStyle(page, { every: true }), []);
   });
 
   it('reads on a phone: the page fits 390 px, screenshots at both sizes, and axe finds nothing serious', async () => {
@@ -57,15 +58,14 @@ describeOnce('the API reference at /docs', function () {
       if (size === 'phone') {
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
         assert.ok(overflow <= 0, `the page is ${overflow} px wider than the phone`);
-        assert.deepEqual(await axeViolations(page), []);
+        assert.deepEqual(await axeViolationsByStyle(page), []);
       }
     }
   });
 
   it('is linked from the API keys page of the app', async () => {
     const page = await app.newPage();
-    await app.signIn(page);
-    await page.goto(`${t.url}/app/settings/api-keys`);
+    await signInByForm(page, t.url, app.a, '/app/settings/api-keys');
     await page.getByRole('link', { name: 'API reference' }).click();
     await page.waitForURL(`${t.url}/docs`);
     await page.getByRole('heading', { name: 'Herald REST API' }).waitFor();
