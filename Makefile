@@ -75,25 +75,44 @@ HERALD_NODE_FLAGS := --max-old-space-size=1024
 run: build
 	node $(HERALD_NODE_FLAGS) dist/src/cli/main.js serve
 
-typecheck: generate
-	$(NODE_BIN)/tsc -p tsconfig.json
-	$(NODE_BIN)/tsc -p web/tsconfig.json
+# Each project is checked again only when a file it reads changed since it last passed (directories count, so a file
+# removed does too), and then incrementally: what the checker learnt is kept in dist/.tsc.
+typecheck: $(STAMPS)/typecheck-herald $(STAMPS)/typecheck-web
+
+# The folders are named with a slash: `test` and `bench` are also targets of this file.
+TYPECHECK_INPUTS := $(shell find src/ generated/ sdk/src/ scripts/ test/ bench/ 2>/dev/null) tsconfig.json
+$(STAMPS)/typecheck-herald: $(STAMPS)/generate $(TYPECHECK_INPUTS)
+	$(NODE_BIN)/tsc -p tsconfig.json --incremental --tsBuildInfoFile dist/.tsc/herald.tsbuildinfo
+	@touch $@
+
+WEB_TYPECHECK_INPUTS := $(shell find web/src/ src/domain/ generated/ sdk/src/ 2>/dev/null) web/tsconfig.json
+$(STAMPS)/typecheck-web: $(STAMPS)/generate $(WEB_TYPECHECK_INPUTS)
+	$(NODE_BIN)/tsc -p web/tsconfig.json --incremental --tsBuildInfoFile dist/.tsc/web.tsbuildinfo
+	@touch $@
 
 # SQLite always; Postgres too when TEST_DATABASE_URL names a server (.ci/run starts one), both at once: the files
 # wait on browsers, sockets and timers more than they compute, so the two runs' four processes keep two cores busier
 # than one run after the other. SQLite's output comes as it runs, Postgres's after it; the web app is built first, so
-# neither run builds it under the other.
-test: typecheck
-	@rm -f test-artifacts/results-*.json test-artifacts/durations-*.json test-artifacts/postgres-run.log
+# neither run builds it under the other. The typecheck runs beside them at a lower priority, on the cycles the tests
+# leave idle (mocha runs the TypeScript through tsx, which checks no types): its output is shown only if it fails,
+# and then make test fails too.
+test: $(STAMPS)/generate
+	@rm -f test-artifacts/results-*.json test-artifacts/durations-*.json test-artifacts/postgres-run.log \
+	  test-artifacts/typecheck.log
 	@mkdir -p test-artifacts
-	@$(NODE_BIN)/tsx -e "import('./test/support/app-browser.ts').then((m) => m.ensureWebBuilt())"
-	@status=0; postgres=; \
+	@nice -n 10 $(MAKE) --no-print-directory --keep-going typecheck >test-artifacts/typecheck.log 2>&1 & typecheck=$$!; \
+	$(NODE_BIN)/tsx -e "import('./test/support/app-browser.ts').then((m) => m.ensureWebBuilt())" || exit 1; \
+	status=0; postgres=; \
 	if [ -n "$$TEST_DATABASE_URL" ]; then \
 	  HERALD_TEST_DB=postgres $(MOCHA) $(TESTS) >test-artifacts/postgres-run.log 2>&1 & postgres=$$!; \
 	else echo "TEST_DATABASE_URL is not set: the Postgres run is skipped here" \
 	  "(.ci/run starts Postgres and runs it)."; fi; \
 	HERALD_TEST_DB=sqlite $(MOCHA) $(TESTS) || status=1; \
 	if [ -n "$$postgres" ]; then wait $$postgres || status=1; cat test-artifacts/postgres-run.log; fi; \
+	if ! wait $$typecheck; then \
+	  status=1; echo; echo "The typecheck failed (test-artifacts/typecheck.log):"; cat test-artifacts/typecheck.log; \
+	  echo '{"passed":0,"failed":1}' >test-artifacts/results-typecheck.json; \
+	fi; \
 	node scripts/test-summary.mjs; exit $$status
 
 # BENCH_DATABASE_URL=postgres://… adds Postgres rows to the publishing benchmark (a fresh database on that server).
