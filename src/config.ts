@@ -73,6 +73,11 @@ export interface NetworksConfig {
   timeoutMs: number;
   /** Largest answer read from a network, in bytes. */
   maxResponseBytes: number;
+  /**
+   * Scales the waits between a connector's status polls (video processing, uploads); 1, each network's own
+   * documented interval, in service. Not read from the environment: tests against fakes shorten it.
+   */
+  pollWaitScale: number;
   /** The operator's app at each OAuth network; a network without its app is listed as not configured. */
   apps: NetworkAppsConfig;
 }
@@ -253,6 +258,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     networks: {
       timeoutMs: intFrom(env, 'NETWORK_TIMEOUT_MS', 30_000),
       maxResponseBytes: intFrom(env, 'NETWORK_MAX_RESPONSE_BYTES', 10 * 1024 * 1024),
+      pollWaitScale: 1,
       apps: networkAppsFrom(env),
     },
     media: {

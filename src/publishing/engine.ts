@@ -38,6 +38,7 @@ export function createNetworks(deps: Omit<DomainDeps, 'networks'>): NetworkRegis
     timeoutMs: deps.config.networks.timeoutMs,
     maxBytes: deps.config.networks.maxResponseBytes,
     library: libraryFiles(deps),
+    pollWaitScale: deps.config.networks.pollWaitScale,
   };
   const http = new NetworkHttp(outbound);
   const now = () => deps.now();

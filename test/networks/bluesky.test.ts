@@ -8,6 +8,7 @@ import { OutboundRequestError } from '../../src/domain/outbound.js';
 import { createLogger } from '../../src/logger.js';
 import { createNetworks, createWorker } from '../../src/publishing/engine.js';
 import { startLocalBluesky, type LocalBluesky } from '../support/bluesky-pds.js';
+import { loadConfig } from '../../src/config.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { TINY_MP4, TINY_PNG } from '../media/fixtures.js';
 import { startFakeVideoService, type FakeVideoService } from '../support/fake-bluesky-video.js';
@@ -66,6 +67,8 @@ describe('Bluesky, against a real PDS', function () {
     t = await startTestHerald({
       // The test's image server and the PDS a person names are on
       // this machine, which the SSRF guard refuses unless listed.
+      // The fake video service finishes after a number of status polls, not seconds: no real wait between polls.
+      networks: { ...loadConfig({}).networks, pollWaitScale: 0 },
       outboundAllowHosts: ['localhost', '127.0.0.1'],
       networkOriginOverrides: {
         'https://bsky.social': bsky.pdsUrl,

@@ -36,7 +36,8 @@ describe('Facebook Pages, against a fake that speaks the Graph API', function ()
 
   async function start(configured = true) {
     facebook = await startFakeFacebook();
-    const defaults = loadConfig({}).networks;
+    // The fakes finish processing after a number of status polls, not seconds: no real wait between polls.
+    const defaults = { ...loadConfig({}).networks, pollWaitScale: 0 };
     t = await startTestHerald({
       networkOriginOverrides: { 'https://www.facebook.com': facebook.url, 'https://graph.facebook.com': facebook.url },
       networks: {

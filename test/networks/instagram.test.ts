@@ -45,7 +45,8 @@ describe('Instagram, against a fake that speaks its documented API', function ()
 
   async function start(configured = true, facebook = false) {
     instagram = await startFakeInstagram();
-    const defaults = loadConfig({}).networks;
+    // The fakes finish processing after a number of status polls, not seconds: no real wait between polls.
+    const defaults = { ...loadConfig({}).networks, pollWaitScale: 0 };
     const apps = configured
       ? { instagram: { clientId: instagram.appId, clientSecret: instagram.appSecret, graphVersion: 'v23.0' } }
       : {};

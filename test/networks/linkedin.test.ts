@@ -38,7 +38,8 @@ describe('LinkedIn, against a fake that speaks its documented API', function () 
 
   async function start(app: Partial<{ apiVersion: string; organizations: boolean }> = {}, configured = true) {
     linkedin = await startFakeLinkedIn();
-    const defaults = loadConfig({}).networks;
+    // The fakes finish processing after a number of status polls, not seconds: no real wait between polls.
+    const defaults = { ...loadConfig({}).networks, pollWaitScale: 0 };
     t = await startTestHerald({
       networkOriginOverrides: { 'https://www.linkedin.com': linkedin.url, 'https://api.linkedin.com': linkedin.url },
       networks: {

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { TINY_PNG } from '../media/fixtures.js';
 import { startFakeMastodon, type FakeMastodon } from '../support/fake-mastodon.js';
+import { loadConfig } from '../../src/config.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { pinClock, testWorker } from '../publishing/support.js';
 import { ensureCliBuilt, HERALD_CLI } from '../support/cli.js';
@@ -33,7 +34,11 @@ describe('Mastodon, against a fake that speaks its documented API', function () 
     mastodon = await startFakeMastodon({ maxCharacters: 1000 });
     // The Mastodon instance a person names and the test's images
     // are on 127.0.0.1, which the SSRF guard refuses unless listed.
-    t = await startTestHerald({ outboundAllowHosts: ['127.0.0.1'] });
+    t = await startTestHerald({
+      outboundAllowHosts: ['127.0.0.1'],
+      // The fake finishes processing media after a number of status polls, not seconds: no real wait between polls.
+      networks: { ...loadConfig({}).networks, pollWaitScale: 0 },
+    });
     a = await t.seedAccount({ channels: 0 });
   });
   afterEach(async () => {

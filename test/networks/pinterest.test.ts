@@ -44,7 +44,8 @@ describe('Pinterest, against a fake that speaks its documented API', function ()
 
   async function start(apps = true): Promise<void> {
     pinterest = await startFakePinterest({ redirectUri: 'set once Herald listens' });
-    const defaults = loadConfig({}).networks;
+    // The fakes finish processing after a number of status polls, not seconds: no real wait between polls.
+    const defaults = { ...loadConfig({}).networks, pollWaitScale: 0 };
     t = await startTestHerald({
       networkOriginOverrides: {
         [CONSENT_ORIGIN]: pinterest.url,

@@ -45,7 +45,8 @@ describe('Threads, against a fake that speaks its documented API', function () {
 
   async function start(configured = true) {
     threads = await startFakeThreads();
-    const defaults = loadConfig({}).networks;
+    // The fakes finish processing after a number of status polls, not seconds: no real wait between polls.
+    const defaults = { ...loadConfig({}).networks, pollWaitScale: 0 };
     t = await startTestHerald({
       networkOriginOverrides: { 'https://threads.net': threads.url, 'https://graph.threads.net': threads.url },
       networks: {

@@ -62,7 +62,8 @@ describe('TikTok, against a fake that speaks its documented API', function () {
 
   async function start(apps = true): Promise<void> {
     tiktok = await startFakeTikTok({ redirectUri: 'set once Herald listens' });
-    const defaults = loadConfig({}).networks;
+    // The fakes finish processing after a number of status polls, not seconds: no real wait between polls.
+    const defaults = { ...loadConfig({}).networks, pollWaitScale: 0 };
     t = await startTestHerald({
       networkOriginOverrides: { [CONSENT_ORIGIN]: tiktok.url, [API_ORIGIN]: tiktok.url, [UPLOAD_ORIGIN]: tiktok.url },
       networks: {

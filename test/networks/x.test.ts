@@ -42,7 +42,8 @@ describe('X, against a fake that speaks its documented API', function () {
 
   async function start(configured = true) {
     x = await startFakeX();
-    const defaults = loadConfig({}).networks;
+    // The fakes finish processing after a number of status polls, not seconds: no real wait between polls.
+    const defaults = { ...loadConfig({}).networks, pollWaitScale: 0 };
     t = await startTestHerald({
       networkOriginOverrides: { 'https://x.com': x.url, 'https://api.x.com': x.url },
       networks: { ...defaults, apps: configured ? { x: { clientId: x.clientId, clientSecret: x.clientSecret } } : {} },

@@ -3,7 +3,7 @@
  * what it answers is either the network's refusal, as the form shows it, or the page saying what was connected.
  */
 import type { Page } from 'playwright-core';
-import { appReady, openAppBrowser, signInToApp } from './app-browser.js';
+import { openAppBrowser, signInByForm } from './app-browser.js';
 
 export interface ConnectForm {
   page: Page;
@@ -25,9 +25,8 @@ export async function openConnectForm(
 ): Promise<ConnectForm> {
   const browser = await openAppBrowser();
   const page = await (await browser.newContext()).newPage();
-  await signInToApp(page, baseUrl, person.email, person.password);
-  await page.goto(`${baseUrl}/app/channels`);
-  await appReady(page);
+  // Signing in is not what these tests are about: the sign-in form's request, then the Channels page alone.
+  await signInByForm(page, baseUrl, person, '/app/channels');
   const form = `section[data-network="${network}"]`;
   return {
     page,

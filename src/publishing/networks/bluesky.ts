@@ -1,5 +1,4 @@
 import crypto from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
 import { imageSize } from 'image-size';
 import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
 import {
@@ -461,7 +460,7 @@ export class BlueskyNetwork implements NetworkConnector {
           'permanent',
           `Bluesky's video service could not process the video: ${status.error ?? status.message ?? 'no reason given'}`,
         );
-      await delay(VIDEO_POLL_MS);
+      await this.http.pause(VIDEO_POLL_MS);
     }
     throw new NetworkError('retry_later', "Bluesky's video service was still processing the video");
   }

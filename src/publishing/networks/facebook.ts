@@ -1,4 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
 import {
   NetworkError,
@@ -429,7 +428,7 @@ export class FacebookNetwork implements NetworkConnector {
         );
       }
       if (status === 'ready') break;
-      await delay(VIDEO_POLL_MS);
+      await this.http.pause(VIDEO_POLL_MS);
     }
     return {
       ...this.publishedFrom(video),

@@ -1,4 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { NetworkError, type ConnectorChannel, type PublishRequest } from '../../domain/networks/connector.js';
 import type { InstagramCredentials, InstagramGraph } from './instagram-graph.js';
 
@@ -111,7 +110,7 @@ async function finished(
       throw new NetworkError('permanent', `Instagram could not process the media (${status || 'ERROR'})`);
     if (code === 'EXPIRED')
       throw new NetworkError('retry_later', "Instagram's media container expired before it was published");
-    await delay(POLL_MS);
+    await graph.http.pause(POLL_MS);
   }
   throw new NetworkError('retry_later', `Instagram was still processing the media after ${(POLL_MS * POLLS) / 1000} s`);
 }

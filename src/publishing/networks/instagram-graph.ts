@@ -33,7 +33,7 @@ export interface InstagramCredentials {
 
 export class InstagramGraph {
   constructor(
-    private readonly http: NetworkHttp,
+    readonly http: NetworkHttp,
     private readonly now: () => number,
     private readonly version: () => string,
     private readonly appSecret: (login: InstagramLogin) => string,

@@ -46,7 +46,7 @@ export function nextUtcMidnight(now: number): number {
 
 export class LinkedInApi {
   constructor(
-    private readonly http: NetworkHttp,
+    readonly http: NetworkHttp,
     readonly version: string,
     private readonly now: () => number,
   ) {}

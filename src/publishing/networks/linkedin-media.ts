@@ -1,4 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { NetworkError } from '../../domain/networks/connector.js';
 import type { LinkedInApi, LinkedInCredentials } from './linkedin-api.js';
 import { downloadMedia, type NetworkHttpOptions } from './network-http.js';
@@ -104,7 +103,7 @@ export class LinkedInMedia {
             `(${answer.json?.processingFailureReason ?? 'PROCESSING_FAILED'})`,
         );
       }
-      await delay(POLL_MS);
+      await this.api.http.pause(POLL_MS);
     }
     throw new NetworkError('retry_later', `LinkedIn was still processing ${urn} after ${(POLL_MS * POLLS) / 1000} s`);
   }

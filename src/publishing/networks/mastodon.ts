@@ -1,5 +1,4 @@
 import crypto from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
 import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
 import {
   NetworkError,
@@ -406,7 +405,7 @@ export class MastodonNetwork implements NetworkConnector {
       });
       if (state.status === 200) return id;
       if (state.status !== 206) throw classify(state, this.now());
-      await delay(MEDIA_POLL_MS);
+      await this.http.pause(MEDIA_POLL_MS);
     }
     throw new NetworkError(
       'retry_later',

@@ -17,6 +17,7 @@
 import { NetworkError, type ConnectorChannel } from '../../domain/networks/connector.js';
 import type { LibraryFile, LibraryFiles } from '../../domain/media/media-storage.js';
 import { OutboundRequestError, type OutboundFetcher } from '../../domain/outbound.js';
+import { setTimeout as delay } from 'node:timers/promises';
 import WebSocket from 'ws';
 import { pinnedLookupFor } from '../../net/safe-fetch.js';
 
@@ -30,6 +31,8 @@ export interface NetworkHttpOptions {
   maxBytes: number;
   /** Herald's own media library, read from storage rather than fetched back from Herald's address. */
   library: LibraryFiles;
+  /** Scales the waits between a connector's status polls (networks.pollWaitScale); 1 keeps each network's own. */
+  pollWaitScale?: number;
 }
 
 export interface NetworkRequest {
@@ -66,6 +69,14 @@ export class NetworkHttp {
     const parsed = new URL(url);
     const replacement = this.options.overrides[parsed.origin];
     return replacement ? replacement + url.slice(parsed.origin.length) : url;
+  }
+
+  /**
+   * Waits between two status polls (a video processing, an upload settling): the network's own interval, scaled
+   * by the setting so that tests against fakes, which finish after a number of polls, need not wait real seconds.
+   */
+  pause(ms: number): Promise<void> {
+    return delay(ms * (this.options.pollWaitScale ?? 1));
   }
 
   /** Calls a network; any HTTP status is returned, not thrown. */

@@ -1,4 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
 import {
   NetworkError,
@@ -311,7 +310,7 @@ export class PinterestNetwork implements NetworkConnector {
       if (media.status === 'succeeded') return mediaId;
       if (media.status === 'failed')
         throw new NetworkError('permanent', `Pinterest could not process the video (media ${mediaId}: status failed)`);
-      await delay(wait);
+      await this.http.pause(wait);
     }
     throw new NetworkError(
       'retry_later',

@@ -1,4 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { NetworkError, type ConnectorChannel, type PublishRequest } from '../../domain/networks/connector.js';
 import { graphFailure, observeGraphBudget, type GraphCall } from './meta-graph.js';
 import type { NetworkAnswer, NetworkHttp, NetworkRequest } from './network-http.js';
@@ -167,7 +166,7 @@ export class ThreadsGraph {
         throw new NetworkError('permanent', `Threads could not process the media (${error || 'ERROR'})`);
       if (status === 'EXPIRED')
         throw new NetworkError('retry_later', "Threads' media container expired before it was published");
-      await delay(POLL_MS);
+      await this.http.pause(POLL_MS);
     }
     throw new NetworkError('retry_later', `Threads was still processing the media after ${(POLL_MS * POLLS) / 1000} s`);
   }

@@ -1,4 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { NETWORK_CAPABILITIES } from '../../domain/networks/capabilities.js';
 import {
   NetworkError,
@@ -410,7 +409,7 @@ export class TikTokNetwork implements NetworkConnector {
           'permanent',
           `TikTok could not publish the post: ${status.failReason ?? 'no reason given'} (status FAILED)`,
         );
-      await delay(wait);
+      await this.http.pause(wait);
     }
     throw new NetworkError(
       'unknown_outcome',

@@ -36,7 +36,7 @@ export function permalink(username: string, id: string): string {
 
 export class XApi {
   constructor(
-    private readonly http: NetworkHttp,
+    readonly http: NetworkHttp,
     private readonly now: () => number,
   ) {}
 

@@ -1,5 +1,4 @@
 import crypto from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
 import type { NetworkCapabilities } from '../../domain/networks/capabilities.js';
 import { NetworkError } from '../../domain/networks/connector.js';
 import type { XApi, XCredentials } from './x-api.js';
@@ -96,7 +95,7 @@ export class XMedia {
       }
       if (poll >= MAX_POLLS)
         throw new NetworkError('retry_later', `X was still processing media ${id} after ${MAX_POLLS} checks`);
-      await delay(Math.max(0, Number(info.check_after_secs ?? 1)) * 1000);
+      await this.api.http.pause(Math.max(0, Number(info.check_after_secs ?? 1)) * 1000);
       const status = await this.api.expect(
         c,
         `/2/media/upload?command=STATUS&media_id=${encodeURIComponent(id)}`,
