@@ -131,7 +131,7 @@ async function sendChunks(res: Response, chunks: AsyncIterable<string>): Promise
   res.end();
 }
 
-const validators = new Map<boolean, { handlers: RequestHandler[]; ready: Promise<void> }>();
+const validators = new Map<boolean, { handlers: RequestHandler[]; ready: Promise<void>; compiled: boolean }>();
 
 /**
  * The validator depends on nothing but openapi/ and whether responses are checked too, so it is made once per
@@ -156,7 +156,11 @@ function openApiValidator(validateResponses: boolean): RequestHandler[] {
       if (specRead) void specRead({} as Request, {} as Response, () => resolve());
       else resolve();
     });
-    made = { handlers, ready };
+    const entry = { handlers, ready, compiled: false };
+    void ready.then(() => {
+      entry.compiled = true;
+    });
+    made = entry;
     validators.set(validateResponses, made);
   }
   return made.handlers;
@@ -168,6 +172,11 @@ function openApiValidator(validateResponses: boolean): RequestHandler[] {
  */
 export async function restValidatorsReady(): Promise<void> {
   await Promise.all([...validators.values()].map((made) => made.ready));
+}
+
+/** Whether every validator made so far has read and compiled openapi/ (what a started server promises). */
+export function restValidatorsCompiled(): boolean {
+  return [...validators.values()].every((made) => made.compiled);
 }
 
 /**
