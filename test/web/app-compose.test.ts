@@ -4,7 +4,7 @@ import * as provisioning from '../../src/domain/provisioning.js';
 import { TINY_PNG } from '../media/fixtures.js';
 import { pinClock } from '../publishing/support.js';
 import { appReady, appSuite, axeViolations, screenshot, signInByForm } from '../support/app-browser.js';
-import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { describeOnce } from '../support/databases.js';
 
 const SIZES = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } } as const;
@@ -356,23 +356,16 @@ describeOnce(`the web app: compose (${TEST_DB})`, function () {
     "charges the AI helpers to the account's write budget, " +
       'as API integrations are, and says so beside the text once it is spent',
     async () => {
-      // A Herald of its own, whose write budget the rest of the file would run out of.
-      const limited = await startTestHerald({
-        rateLimits: {
-          restReadsPerMinute: 100_000,
-          restWritesPerMinute: 1,
-          accountPerHour: 1_000_000,
-          mcpPerTokenPerMinute: 100_000,
-        },
-      });
+      // One change a minute for this test: the budget is read from the settings at each request.
+      const generous = t.deps.config.rateLimits;
+      t.deps.config.rateLimits = { ...generous, restWritesPerMinute: 1 };
       try {
-        const who = await limited.seedAccount({ channels: 2 });
-        await signInByForm(page, limited.url, who, '/app/compose');
+        await openComposer();
         await page.fill('#text', 'We shipped the new calendar today');
         await page.click('button[value=hashtags]');
         await page.waitForSelector('#assisted:has-text("Hashtags suggested by")');
         assert.equal(
-          (await limited.api('POST', '/v1/rest/ai/hashtags', { token: who.apiKey, body: { text: 'x' } })).status,
+          (await t.api('POST', '/v1/rest/ai/hashtags', { token: a.apiKey, body: { text: 'x' } })).status,
           429,
           "the app's AI call spent the account's write budget",
         );
@@ -381,18 +374,18 @@ describeOnce(`the web app: compose (${TEST_DB})`, function () {
           (await page.textContent('#text-problems .problem')) ?? '',
           /changes for this minute are used up \(integrations and the AI helpers share them\)/,
         );
-        await page.check(`input[name=channelIds][value="${who.channelIds[0]}"]`);
+        await page.check(`input[name=channelIds][value="${a.channelIds[0]}"]`);
         await page.check('input[name=when][value=draft]');
         await page.click('form.composer button[type=submit]');
         const id = await savedPostId();
-        const post = (await limited.api('GET', `/v1/rest/posts/${id}`, { token: who.apiKey })).body.data;
+        const post = (await t.api('GET', `/v1/rest/posts/${id}`, { token: a.apiKey })).body.data;
         assert.match(
           post.text,
           /^We shipped the new calendar today\n\n#/,
           "saving is the person's own budget, not an AI request",
         );
       } finally {
-        await limited.close();
+        t.deps.config.rateLimits = generous;
       }
     },
   );
