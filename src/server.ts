@@ -1,7 +1,6 @@
 /** The composition root: opens the database, migrates, wires the domain and serves HTTP. */
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApp } from './app.js';
 import { createAppServer } from './http/app-server.js';
 import { answerClientError } from './http/client-error.js';
 import type { Config } from './config.js';
@@ -100,6 +99,8 @@ export async function startHerald(requested: Config, logger: Logger = createLogg
   const { db, deps } = opened;
   const outages = new DatabaseOutages(logger, (kind) => (kind === 'full' ? writesAgain(db) : db.raw('SELECT 1')));
   const spaceLeft = () => freeBytes(config.dataDir);
+  // The HTTP surfaces are imported here, not above: the CLI's commands open the domain without them.
+  const { createApp } = await import('./app.js');
   serve(createApp({ config, deps, logger, outages, freeBytes: spaceLeft }));
   const housekeeping = setInterval(() => {
     purgeExpired(deps).catch((error) => logger.error('housekeeping failed', error));
