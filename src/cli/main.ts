@@ -11,7 +11,7 @@ import type { DomainDeps } from '../domain/deps.js';
 import { HeraldError } from '../domain/errors.js';
 import { NETWORK_CAPABILITIES } from '../domain/networks/capabilities.js';
 import { MasterKeyError } from '../domain/secret-box.js';
-import type { openDomain } from '../server.js';
+import type { openDomain } from '../open-domain.js';
 import { CliError } from './cli-error.js';
 
 // What the commands do is imported when one runs: `herald --help` and a mistyped command start without the server,
@@ -703,7 +703,7 @@ async function main(argv: string[]): Promise<number> {
     values,
     config,
     argument: command.argument ? positionals[name.split(' ').length] : undefined,
-    domain: async () => (opened ??= await (await import('../server.js')).openDomain(config)).deps,
+    domain: async () => (opened ??= await (await import('../open-domain.js')).openDomain(config)).deps,
   };
   try {
     const result = await command.run(context);
