@@ -101,7 +101,7 @@ test: $(STAMPS)/generate
 	  test-artifacts/typecheck.log
 	@mkdir -p test-artifacts
 	@nice -n 10 $(MAKE) --no-print-directory --keep-going typecheck >test-artifacts/typecheck.log 2>&1 & typecheck=$$!; \
-	$(NODE_BIN)/tsx -e "import('./test/support/app-browser.ts').then((m) => m.ensureWebBuilt())" || exit 1; \
+	$(NODE_BIN)/tsx -e "import('./test/support/web-build.ts').then((m) => m.ensureWebBuilt())" || exit 1; \
 	status=0; postgres=; \
 	if [ -n "$$TEST_DATABASE_URL" ]; then \
 	  HERALD_TEST_DB=postgres $(MOCHA) $(TESTS) >test-artifacts/postgres-run.log 2>&1 & postgres=$$!; \

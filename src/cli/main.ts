@@ -9,22 +9,14 @@ import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from '../config.js';
 import type { DomainDeps } from '../domain/deps.js';
 import { HeraldError } from '../domain/errors.js';
-import { importMediaFromUrl } from '../domain/media/media-import.js';
-import { chooseAccount, chooseUser, chooseWorkspace } from '../domain/operator-choices.js';
-import * as provisioning from '../domain/provisioning.js';
-import { toChannelView } from '../domain/directory.js';
-import { connectChannel, CONNECT_FLOW_MS } from '../domain/networks/channel-connections.js';
 import { NETWORK_CAPABILITIES } from '../domain/networks/capabilities.js';
-import { checkChannelConnection } from '../domain/networks/connection-check.js';
-import { parseSlotList } from '../domain/queue/slots.js';
 import { MasterKeyError } from '../domain/secret-box.js';
-import { postExternal, setSandboxFailure } from '../publishing/engine.js';
-import { openDomain } from '../server.js';
+import type { openDomain } from '../open-domain.js';
 import { CliError } from './cli-error.js';
-import { rotateSecrets } from './secrets.js';
-import { serve } from './serve.js';
-import { instanceStatus } from './status.js';
-import { runWorker } from './worker.js';
+
+// What the commands do is imported when one runs: `herald --help` and a mistyped command start without the server,
+// Knex, the database drivers and the connectors.
+const tools = () => import('./command-tools.js');
 
 interface OptionSpec {
   type: 'string' | 'boolean';
@@ -104,6 +96,7 @@ const commands: Record<string, Command> = {
       'no-worker': { type: 'boolean', help: 'Serve without the publishing worker (run herald worker beside it)' },
     },
     run: async ({ values, config }) => {
+      const { serve } = await import('./serve.js');
       await serve({ ...config, worker: values['no-worker'] ? false : config.worker });
       return 'running';
     },
@@ -113,6 +106,7 @@ const commands: Record<string, Command> = {
     summary: 'Run the publishing worker alone, without HTTP (until stopped)',
     options: {},
     run: async ({ config }) => {
+      const { runWorker } = await import('./worker.js');
       await runWorker(config);
       return 'running';
     },
@@ -121,7 +115,7 @@ const commands: Record<string, Command> = {
     group: 'Running Herald',
     summary: 'Say how this instance stands: address, database, worker, channels to reconnect, webhooks off',
     options: {},
-    run: async ({ config }) => ({ ...(await instanceStatus(config)) }),
+    run: async ({ config }) => ({ ...(await (await import('./status.js')).instanceStatus(config)) }),
   },
   migrate: {
     group: 'Running Herald',
@@ -136,7 +130,7 @@ const commands: Record<string, Command> = {
     group: 'Running Herald',
     summary: 'Seal every stored secret again under a new master key (docs/security.md)',
     options: {},
-    run: async ({ config }) => rotateSecrets(config),
+    run: async ({ config }) => (await import('./secrets.js')).rotateSecrets(config),
   },
   'account create': {
     group: 'Accounts and access',
@@ -151,7 +145,7 @@ const commands: Record<string, Command> = {
       },
     },
     run: async ({ values, domain }) =>
-      provisioning.createAccount(await domain(), {
+      (await tools()).provisioning.createAccount(await domain(), {
         name: need(values, 'name'),
         ownerEmail: need(values, 'email'),
         password: text(values, 'password'),
@@ -200,6 +194,7 @@ const commands: Record<string, Command> = {
       },
     },
     run: async ({ values, domain }) => {
+      const { chooseAccount, provisioning } = await tools();
       const deps = await domain();
       return provisioning.createUser(deps, {
         accountId: await chooseAccount(deps, text(values, 'account')),
@@ -218,6 +213,7 @@ const commands: Record<string, Command> = {
       approval: { type: 'boolean', help: 'Hold its posts for approval before they publish' },
     },
     run: async ({ values, domain }) => {
+      const { chooseAccount, provisioning } = await tools();
       const deps = await domain();
       return provisioning.createWorkspace(deps, {
         accountId: await chooseAccount(deps, text(values, 'account')),
@@ -235,6 +231,7 @@ const commands: Record<string, Command> = {
       required: { type: 'string', value: 'true|false', help: 'Whether posts need approval (required)' },
     },
     run: async ({ values, domain }) => {
+      const { chooseAccount, chooseWorkspace, provisioning } = await tools();
       const required = need(values, 'required');
       if (required !== 'true' && required !== 'false') throw new CliError('--required takes true or false');
       const deps = await domain();
@@ -257,6 +254,7 @@ const commands: Record<string, Command> = {
       },
     },
     run: async ({ values, domain }) => {
+      const { chooseAccount, chooseUser, provisioning } = await tools();
       const deps = await domain();
       const accountId = await chooseAccount(deps, text(values, 'account'));
       return provisioning.createApiKey(deps, {
@@ -275,6 +273,7 @@ const commands: Record<string, Command> = {
       key: { type: 'string', value: 'ID', help: "The key's id, from herald key list (required)" },
     },
     run: async ({ values, domain }) => {
+      const { chooseAccount, provisioning } = await tools();
       const deps = await domain();
       const keyId = need(values, 'key');
       await provisioning.revokeApiKey(deps, { accountId: await chooseAccount(deps, text(values, 'account')), keyId });
@@ -286,6 +285,7 @@ const commands: Record<string, Command> = {
     summary: "List an account's API keys (their ids and prefixes, never the keys)",
     options: { account: ACCOUNT },
     run: async ({ values, domain }) => {
+      const { chooseAccount } = await tools();
       const deps = await domain();
       const accountId = await chooseAccount(deps, text(values, 'account'));
       return {
@@ -316,6 +316,7 @@ const commands: Record<string, Command> = {
       name: { type: 'string', value: 'NAME', help: "The channel's name as people see it (default: the handle)" },
     },
     run: async ({ values, domain }) => {
+      const { chooseAccount, chooseWorkspace, provisioning } = await tools();
       const deps = await domain();
       const accountId = await chooseAccount(deps, text(values, 'account'));
       return provisioning.addOperatorChannel(deps, {
@@ -391,6 +392,7 @@ const commands: Record<string, Command> = {
       subreddit: { type: 'string', value: 'r/NAME', help: 'reddit: the subreddit the channel posts to' },
     },
     run: async ({ values, domain, argument: network }) => {
+      const { toChannelView, CONNECT_FLOW_MS, connectChannel, provisioning } = await tools();
       if (!network)
         throw new CliError(
           'Name the network: herald channel connect <network> ... (herald channel connect --help lists them)',
@@ -452,6 +454,7 @@ const commands: Record<string, Command> = {
       },
     },
     run: async ({ values, domain }) => {
+      const { chooseAccount, parseSlotList } = await tools();
       const deps = await domain();
       const accountId = await chooseAccount(deps, text(values, 'account'));
       const channelId = need(values, 'channel');
@@ -474,7 +477,9 @@ const commands: Record<string, Command> = {
       channel: CHANNEL,
     },
     run: async ({ values, domain }) => ({
-      ...(await checkChannelConnection(await domain(), {
+      ...(await (
+        await tools()
+      ).checkChannelConnection(await domain(), {
         accountId: text(values, 'account'),
         channelId: need(values, 'channel'),
       })),
@@ -490,6 +495,7 @@ const commands: Record<string, Command> = {
       name: { type: 'string', value: 'FILE', help: "The file's name in the library (default: taken from the link)" },
     },
     run: async ({ values, domain }) => {
+      const { importMediaFromUrl, chooseAccount, chooseWorkspace, provisioning } = await tools();
       const deps = await domain();
       const accountId = await chooseAccount(deps, text(values, 'account'));
       const workspaceId = await chooseWorkspace(deps, accountId, text(values, 'workspace'));
@@ -520,7 +526,7 @@ const commands: Record<string, Command> = {
       likes: { type: 'string', value: 'N', help: 'How many likes it has (default: 0)' },
     },
     run: async ({ values, domain }) =>
-      postExternal(await domain(), {
+      (await tools()).postExternal(await domain(), {
         accountId: text(values, 'account'),
         channelId: need(values, 'channel'),
         text: need(values, 'text'),
@@ -543,7 +549,7 @@ const commands: Record<string, Command> = {
       times: { type: 'string', value: 'N', help: 'How many publishes fail (default: 1)' },
     },
     run: async ({ values, domain }) =>
-      setSandboxFailure(await domain(), {
+      (await tools()).setSandboxFailure(await domain(), {
         accountId: text(values, 'account'),
         channelId: need(values, 'channel'),
         mode: need(values, 'mode'),
@@ -697,7 +703,7 @@ async function main(argv: string[]): Promise<number> {
     values,
     config,
     argument: command.argument ? positionals[name.split(' ').length] : undefined,
-    domain: async () => (opened ??= await openDomain(config)).deps,
+    domain: async () => (opened ??= await (await import('../open-domain.js')).openDomain(config)).deps,
   };
   try {
     const result = await command.run(context);

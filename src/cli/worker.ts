@@ -2,7 +2,7 @@ import type { Config } from '../config.js';
 import { DatabaseOutages, quietDuringOutages } from '../domain/database-health.js';
 import { createLogger } from '../logger.js';
 import { createWorker } from '../publishing/engine.js';
-import { openDomain, writesAgain } from '../server.js';
+import { openDomain, writesAgain } from '../open-domain.js';
 
 /** `herald worker`: the publishing worker alone (no HTTP), until SIGTERM/SIGINT; then it stops gracefully. */
 export async function runWorker(config: Config): Promise<void> {

@@ -54,7 +54,7 @@ const WEB_SHARED_RULES = [
 const SURFACE = ['domain', 'http', 'generated', 'config'];
 
 const LAYERS: Record<string, Layer> = {
-  roots: { holds: ['src/app.ts', 'src/server.ts', 'src/cli/', 'src/demo.ts'], may: ['*'] },
+  roots: { holds: ['src/app.ts', 'src/server.ts', 'src/open-domain.ts', 'src/cli/', 'src/demo.ts'], may: ['*'] },
   config: { holds: ['src/config.ts'], may: [] },
   logger: { holds: ['src/logger.ts'], may: [] },
   files: { holds: ['src/files/'], may: [] },

@@ -14,7 +14,7 @@ import { migrate, openDatabase } from '../../src/db/connection.js';
 import { createMediaUpload } from '../../src/domain/media/media-library.js';
 import { parseScopes } from '../../src/domain/provisioning.js';
 import { SecretBox } from '../../src/domain/secret-box.js';
-import { openDomain } from '../../src/server.js';
+import { openDomain } from '../../src/open-domain.js';
 import { TINY_PNG } from '../media/fixtures.js';
 import { freshDatabase, startTestHerald, TEST_DB } from '../support/herald.js';
 import { ensureCliBuilt, HERALD_CLI } from '../support/cli.js';

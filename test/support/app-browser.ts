@@ -8,10 +8,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
-import { buildWeb, WEB_DIST } from '../../scripts/build-web.js';
 import type { Config } from '../../src/config.js';
 import { launchChromium } from './chromium.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from './herald.js';
+import { ensureWebBuilt } from './web-build.js';
 
 /** Where the browser tests leave their screenshots (those in docs/ come from here). */
 export const ARTIFACTS = path.resolve('test-artifacts');
@@ -20,29 +20,6 @@ export const SCREENSHOTS = path.join(ARTIFACTS, 'screenshots');
 
 /** The sizes every page is checked and shown at (issue 31: a laptop and a phone). */
 export const SIZES = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
-
-let built: Promise<unknown> | undefined;
-
-function newestChange(dir: string): number {
-  let newest = 0;
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestChange(full) : fs.statSync(full).mtimeMs);
-  }
-  return newest;
-}
-
-export function ensureWebBuilt(): Promise<unknown> {
-  built ??= (async () => {
-    const manifest = path.join(WEB_DIST, 'manifest.json');
-    // The bundle also takes the domain rules the browser runs as they are (ARCHITECTURE.md, The web app).
-    const inputs = ['web/src', 'sdk/src', 'generated/rest', 'src/domain'];
-    const sources = Math.max(...inputs.map((dir) => newestChange(path.resolve(dir))));
-    if (fs.existsSync(manifest) && fs.statSync(manifest).mtimeMs > sources) return;
-    await buildWeb();
-  })();
-  return built;
-}
 
 /** A suite's Chromium, opened while the app is built, with the screenshots' folders ready. */
 export async function openAppBrowser(): Promise<Browser> {

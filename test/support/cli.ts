@@ -25,23 +25,35 @@ function newestChange(dir: string): number {
 
 let built: Promise<string> | undefined;
 
-/** Builds the CLI when its sources changed since the last build and answers where it is. */
+/**
+ * Builds the CLI when its sources changed since the last build and answers where it is. The build is split at the
+ * CLI's own `import()`s, as Node runs the compiled CLI (`herald --help` loads none of the server): each build goes to
+ * a folder of its own, and HERALD_CLI, a one-line module importing it, is renamed into place once it is whole. The
+ * build before stays, for a process started from it that has not yet loaded all its parts.
+ */
 export function ensureCliBuilt(): Promise<string> {
   built ??= (async () => {
     const sources = Math.max(...['src', 'generated'].map((dir) => newestChange(path.join(ROOT, dir))));
     if (fs.existsSync(HERALD_CLI) && fs.statSync(HERALD_CLI).mtimeMs > sources) return HERALD_CLI;
-    const building = `${HERALD_CLI}.${process.pid}.tmp`;
+    const dir = path.dirname(HERALD_CLI);
+    const name = `build-${Date.now()}-${process.pid}`;
     await esbuild.build({
-      entryPoints: [path.join(ROOT, 'src', 'cli', 'main.ts')],
-      outfile: building,
+      entryPoints: { herald: path.join(ROOT, 'src', 'cli', 'main.ts') },
+      outdir: path.join(dir, name),
       bundle: true,
+      splitting: true,
       platform: 'node',
       format: 'esm',
       target: 'node20',
       packages: 'external',
       logLevel: 'silent',
     });
+    const building = `${HERALD_CLI}.${process.pid}.tmp`;
+    fs.writeFileSync(building, `import './${name}/herald.js';\n`);
     fs.renameSync(building, HERALD_CLI);
+    const builds = fs.readdirSync(dir).filter((entry) => entry.startsWith('build-'));
+    for (const old of builds.sort((a, b) => Number(a.split('-')[1]) - Number(b.split('-')[1])).slice(0, -2))
+      fs.rmSync(path.join(dir, old), { recursive: true, force: true });
     return HERALD_CLI;
   })();
   return built;

@@ -3,7 +3,7 @@
  * (`make test`) before the workers start, so two workers' browser tests never build the web app at once, one
  * swapping dist/web under the other's server. The root hooks run in each process.
  */
-import { ensureWebBuilt } from './app-browser.js';
+import { ensureWebBuilt } from './web-build.js';
 import { settleDrops } from './dropping.js';
 
 export async function mochaGlobalSetup(): Promise<void> {

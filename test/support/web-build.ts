@@ -1,0 +1,31 @@
+/**
+ * The web app built once per run, and only when what it is made of changed since the last build: web/, the SDK, the
+ * generated types, the domain rules it runs. Apart from app-browser.ts so that make test and global-setup.ts, which
+ * build it before the tests start, load neither Chromium's driver nor a Herald to do it.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { buildWeb, WEB_DIST } from '../../scripts/build-web.js';
+
+let built: Promise<unknown> | undefined;
+
+function newestChange(dir: string): number {
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestChange(full) : fs.statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+export function ensureWebBuilt(): Promise<unknown> {
+  built ??= (async () => {
+    const manifest = path.join(WEB_DIST, 'manifest.json');
+    // The bundle also takes the domain rules the browser runs as they are (ARCHITECTURE.md, The web app).
+    const inputs = ['web/src', 'sdk/src', 'generated/rest', 'src/domain'];
+    const sources = Math.max(...inputs.map((dir) => newestChange(path.resolve(dir))));
+    if (fs.existsSync(manifest) && fs.statSync(manifest).mtimeMs > sources) return;
+    await buildWeb();
+  })();
+  return built;
+}
