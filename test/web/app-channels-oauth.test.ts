@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { loadConfig } from '../../src/config.js';
-import { appReady, appSuite, axeViolations, screenshot } from '../support/app-browser.js';
+import { appReady, appSuite, screenshot, signInByForm } from '../support/app-browser.js';
+import { axeFindings } from '../support/axe-by-style.js';
 import {
   googleBusinessOverrides,
   ORIGINS,
@@ -35,7 +36,7 @@ describe(`the web app: connecting Reddit and Google Business Profile (${TEST_DB}
   }
 
   async function channelsPage() {
-    await app.signIn();
+    await signInByForm(page, t.url, a);
     await page.click('nav >> text=Channels');
     await appReady(page);
   }
@@ -81,7 +82,7 @@ describe(`the web app: connecting Reddit and Google Business Profile (${TEST_DB}
         1,
         'said once, beside the field, not again in the form',
       );
-      assert.deepEqual(await axeViolations(page), []);
+      assert.deepEqual(await axeFindings(page), []);
       assert.deepEqual(await channels(), [], 'nothing connected');
 
       await field.fill('r/selfhosted');
@@ -144,7 +145,7 @@ describe(`the web app: connecting Reddit and Google Business Profile (${TEST_DB}
       );
       assert.equal(page.url(), `${t.url}/app/channels`, 'still on the channels page');
       assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Go on to Google Business Profile');
-      assert.deepEqual(await axeViolations(page), []);
+      assert.deepEqual(await axeFindings(page), []);
       await screenshot(page, 'screenshots/channels-google-warning.png', { fullPage: true });
 
       await page.getByRole('button', { name: 'Stop here' }).click();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Dialog, Page } from 'playwright-core';
-import { appReady, appSuite } from '../support/app-browser.js';
+import { appReady, appSuite, signInByForm } from '../support/app-browser.js';
 import { describeOnce } from '../support/databases.js';
 import type { SeededAccount, TestHerald } from '../support/herald.js';
 
@@ -17,7 +17,8 @@ describeOnce('the web app: leaving settings with unsaved changes', function () {
   let t: TestHerald;
   let a: SeededAccount;
   let page: Page;
-  const app = appSuite({ seed: { channels: 1 }, signedIn: true }, (rig) => ({ t, a, page } = rig));
+  const app = appSuite({ seed: { channels: 1 } }, (rig) => ({ t, a, page } = rig));
+  beforeEach(() => signInByForm(page, t.url, a));
 
   /** The questions the page asks while `act` runs, each answered as told. */
   async function asked(act: () => Promise<unknown>, answer: 'accept' | 'dismiss' = 'dismiss'): Promise<Dialog[]> {
@@ -29,8 +30,9 @@ describeOnce('the web app: leaving settings with unsaved changes', function () {
     page.on('dialog', hear);
     try {
       await act();
-      // A question comes as the click's own task; a page that asks nothing has moved on by now.
-      await page.waitForLoadState('networkidle');
+      // A question comes as the click's own task, asked before the click returns; a page that asks nothing has
+      // moved on by the time it has its data again.
+      await appReady(page);
     } finally {
       page.off('dialog', hear);
     }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
-import { appReady, appSuite, screenshot, signInToApp } from '../support/app-browser.js';
+import { appReady, appSuite, screenshot, signInByForm } from '../support/app-browser.js';
 import * as provisioning from '../../src/domain/provisioning.js';
 import type { SeededAccount, TestHerald } from '../support/herald.js';
 import { authorizeUrl, FormUser, pkcePair, REDIRECT_URI, registerClient, tokenRequest } from '../oauth/support.js';
@@ -35,12 +35,12 @@ describeOnce('the web app: Settings (workspace, members, API keys, connected app
     assert.equal(await page.getAttribute(`nav[aria-label=Settings] >> text=${section}`, 'aria-current'), 'page');
   }
 
-  /** A new member with this role, signed in in a page of their own. */
-  async function memberPage(email: string, role: 'editor' | 'reviewer'): Promise<Page> {
+  /** A new member with this role, signed in in a page of their own, which shows `address`. */
+  async function memberPage(email: string, role: 'editor' | 'reviewer', address = '/app'): Promise<Page> {
     const added = await t.api('POST', '/v1/rest/members', { token: a.apiKey, body: { email, name: email, role } });
     assert.equal(added.status, 201, JSON.stringify(added.body));
     const tab = await app.newPage();
-    await signInToApp(tab, t.url, email, added.body.data.temporaryPassword);
+    await signInByForm(tab, t.url, { email, password: added.body.data.temporaryPassword }, address);
     return tab;
   }
 
@@ -48,7 +48,7 @@ describeOnce('the web app: Settings (workspace, members, API keys, connected app
     "requires approval for a workspace's new posts from Settings; " +
       'a member without manage_team reads it and is told who can change it',
     async () => {
-      await signInToApp(page, t.url, a.email, a.password);
+      await signInByForm(page, t.url, a);
       await openSettings('Workspace');
       assert.match((await page.textContent('.approval-state')) ?? '', /No approval needed/);
       assert.ok(await page.isDisabled('.workspace button[type=submit]'), 'nothing to save yet');
@@ -71,9 +71,7 @@ describeOnce('the web app: Settings (workspace, members, API keys, connected app
       });
       assert.equal(held.body.data[0].approvalStatus, 'PENDING', 'the next post is held');
 
-      const editor = await memberPage('eddie@example.test', 'editor');
-      await editor.goto(`${t.url}/app/settings`);
-      await appReady(editor);
+      const editor = await memberPage('eddie@example.test', 'editor', '/app/settings');
       assert.match((await editor.textContent('.approval-state')) ?? '', /Approval required/);
       assert.equal(
         await editor.locator(`#approval-${a.workspaceId}`).count(),
@@ -110,7 +108,7 @@ describeOnce('the web app: Settings (workspace, members, API keys, connected app
     'adds a webhook endpoint with its secret shown once, sends it a test, rotates, ' +
       'shows it disabled with why (and on every page), enables it again and deletes it',
     async () => {
-      await signInToApp(page, t.url, a.email, a.password);
+      await signInByForm(page, t.url, a);
       await openSettings('Webhooks');
       await page.waitForSelector('text=No endpoints yet');
       await page.fill('#url', 'ftp://127.0.0.1/hook');
@@ -196,7 +194,7 @@ describeOnce('the web app: Settings (workspace, members, API keys, connected app
       'which works with curl until it is revoked in the app (from the keyboard)',
     async () => {
       await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
-      await signInToApp(page, t.url, a.email, a.password);
+      await signInByForm(page, t.url, a);
       await openSettings('API keys');
       await page.fill('#key-name', '   ');
       await page.click('#create-key button[type=submit]');
@@ -258,7 +256,7 @@ describeOnce('the web app: Settings (workspace, members, API keys, connected app
   );
 
   it('lists the OAuth apps a person authorized and revokes one, ending its tokens', async () => {
-    await signInToApp(page, t.url, a.email, a.password);
+    await signInByForm(page, t.url, a);
     await openSettings('Connected apps');
     await page.waitForSelector('text=No app acts for you through OAuth');
 
@@ -300,7 +298,7 @@ describeOnce('the web app: Settings (workspace, members, API keys, connected app
     'adds a person with a temporary password shown once and changes their role; ' +
       "the last owner stays, in the server's words",
     async () => {
-      await signInToApp(page, t.url, a.email, a.password);
+      await signInByForm(page, t.url, a);
       await openSettings('Members');
       await page.fill('#member-email', 'rita@example.test');
       await page.fill('#member-name', 'Rita Reviewer');
@@ -374,7 +372,7 @@ describeOnce('the web app: Settings (workspace, members, API keys, connected app
       );
 
       const signedInAsRita = await app.newPage();
-      await signInToApp(signedInAsRita, t.url, 'rita@example.test', password);
+      await signInByForm(signedInAsRita, t.url, { email: 'rita@example.test', password });
       assert.match(
         (await signedInAsRita.textContent('header')) ?? '',
         /rita@example\.test/,
@@ -387,7 +385,7 @@ describeOnce('the web app: Settings (workspace, members, API keys, connected app
     'removes a person after confirming: signed out at once; ' + "removing yourself is refused in the server's words",
     async () => {
       const eddie = await memberPage('eddie@example.test', 'editor');
-      await signInToApp(page, t.url, a.email, a.password);
+      await signInByForm(page, t.url, a);
       await openSettings('Members');
       await page.click('button[aria-label="Remove eddie@example.test"]');
       const listed = await t.api('GET', '/v1/rest/members', { token: a.apiKey });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { appReady, appSuite, axeViolations, screenshot } from '../support/app-browser.js';
+import { appReady, appSuite, screenshot, signInByForm } from '../support/app-browser.js';
+import { axeFindings } from '../support/axe-by-style.js';
 import type { SeededAccount, TestHerald } from '../support/herald.js';
 import { describeOnce } from '../support/databases.js';
 
@@ -27,9 +28,10 @@ describeOnce('the web app: calendar, phone navigation, API keys and icon', funct
   let page: Page;
   const app = appSuite({ fresh: 'once', seed: { channels: 2 }, page: false }, (rig) => ({ t, a } = rig));
 
-  async function signedIn(viewport: { width: number; height: number }): Promise<Page> {
+  /** A page of its own signed in by the form, showing `address` (the posts by default). */
+  async function signedIn(viewport: { width: number; height: number }, address = '/app'): Promise<Page> {
     page = await app.newPage({ viewport });
-    await app.signIn(page);
+    await signInByForm(page, t.url, a, address);
     return page;
   }
 
@@ -53,9 +55,7 @@ describeOnce('the web app: calendar, phone navigation, API keys and icon', funct
     });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const postId = created.body.data[0].id;
-    await signedIn(DESKTOP);
-
-    await open(`/app/calendar?view=month&tz=${zone}`);
+    await signedIn(DESKTOP, `/app/calendar?view=month&tz=${zone}`);
     assert.deepEqual(
       await page
         .locator('#month [aria-current="date"]')
@@ -129,7 +129,7 @@ describeOnce('the web app: calendar, phone navigation, API keys and icon', funct
     async () => {
       const zone = 'Europe/Berlin';
       const today = todayIn(zone);
-      await signedIn(DESKTOP);
+      await signedIn(DESKTOP, `/app/calendar?view=month&tz=${zone}`);
       const focused = () =>
         page.evaluate(() => ({
           slot: document.activeElement?.getAttribute('data-slot') ?? null,
@@ -157,7 +157,6 @@ describeOnce('the web app: calendar, phone navigation, API keys and icon', funct
       const shifted = (day: string, by: number) =>
         new Date(Date.parse(`${day}T00:00:00Z`) + by * 86_400_000).toISOString().slice(0, 10);
 
-      await open(`/app/calendar?view=month&tz=${zone}`);
       assert.equal(await page.locator('#month button.new-here[tabindex="0"]').count(), 1, 'one stop in the Tab order');
       const first = await tabToGrid();
       assert.equal(first.slot, today, "today's first");
@@ -196,7 +195,7 @@ describeOnce('the web app: calendar, phone navigation, API keys and icon', funct
       for (const view of ['month', 'week']) {
         await open(`/app/calendar?view=${view}&tz=${zone}`);
         await tabToGrid();
-        assert.deepEqual(await axeViolations(page), [], `axe on the ${view}`);
+        assert.deepEqual(await axeFindings(page), [], `axe on the ${view}`);
       }
     },
   );
@@ -245,9 +244,8 @@ describeOnce('the web app: calendar, phone navigation, API keys and icon', funct
   });
 
   it('shows the REST and MCP addresses with Copy, and four MCP client configurations with the new key', async () => {
-    await signedIn(DESKTOP);
+    await signedIn(DESKTOP, '/app/settings/api-keys');
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
-    await open('/app/settings/api-keys');
     assert.equal(await page.textContent('#rest-url'), `${t.url}/v1/rest`);
     assert.equal(await page.textContent('#mcp-url'), `${t.url}/mcp`);
     await page.click('#copy-mcp-url');

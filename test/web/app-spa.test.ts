@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { appReady, appSuite, signInToApp } from '../support/app-browser.js';
+import { appReady, appSuite, signInByForm, signInToApp } from '../support/app-browser.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { authorizeUrl, pkcePair, REDIRECT_URI, registerClient } from '../oauth/support.js';
 import { describeOnce } from '../support/databases.js';
@@ -82,7 +82,7 @@ describeOnce('the web app: serving the single-page app and its REST calls', func
       },
     });
     assert.equal(created.status, 201, JSON.stringify(created.body));
-    await signInToApp(page, t.url, a.email, a.password);
+    await signInByForm(page, t.url, a);
     assert.equal(await page.locator('table.posts tbody tr').count(), 2, 'one row per channel');
     assert.deepEqual(await page.locator('table.posts .status').allTextContents(), ['scheduled', 'scheduled']);
     await page.goto(`${t.url}/app/no-such-page`);
@@ -91,7 +91,7 @@ describeOnce('the web app: serving the single-page app and its REST calls', func
   });
 
   it("signs the page's REST calls in with the session and its CSRF header, and refuses them without it", async () => {
-    await signInToApp(page, t.url, a.email, a.password);
+    await signInByForm(page, t.url, a);
     const ok = await fromPage('/v1/rest/channels');
     assert.equal(ok.status, 200);
     assert.equal(ok.body.data.length, 2);
@@ -129,7 +129,7 @@ describeOnce('the web app: serving the single-page app and its REST calls', func
         path: '/app',
       })),
     );
-    await signInToApp(page, t.url, a.email, a.password);
+    await signInByForm(page, t.url, a);
     assert.equal((await fromPage('/v1/rest/channels')).status, 200);
   });
 
@@ -142,7 +142,7 @@ describeOnce('the web app: serving the single-page app and its REST calls', func
         rateLimits: { restReadsPerMinute: 2, restWritesPerMinute: 2, accountPerHour: 1000, mcpPerTokenPerMinute: 60 },
       });
       a = await t.seedAccount({ channels: 1 });
-      await signInToApp(page, t.url, a.email, a.password);
+      await signInByForm(page, t.url, a);
       for (let i = 0; i < 3; i += 1)
         assert.equal((await fromPage('/v1/rest/channels')).status, 200, "past the account's 2 REST reads a minute");
       assert.equal(
@@ -175,7 +175,7 @@ describeOnce('the web app: serving the single-page app and its REST calls', func
       });
       await page.goto(url);
       assert.equal(await page.locator('#password').count(), 1, 'signed out: the authorization asks to sign in first');
-      await signInToApp(page, t.url, a.email, a.password);
+      await signInByForm(page, t.url, a);
       await page.goto(url);
       assert.equal(await page.locator('#password').count(), 0, 'no second sign-in');
       assert.match((await page.textContent('body')) ?? '', /Claude Desktop/);
@@ -214,7 +214,8 @@ describeOnce('the web app: serving the single-page app and its REST calls', func
       await page.fill('#email', a.email);
       await page.fill('#password', a.password);
       await page.click('button[type=submit]');
-      await page.waitForURL(`${t.url}/app`);
+      // Where the answer sends the browser is the point, not the app drawn there.
+      await page.waitForURL(`${t.url}/app`, { waitUntil: 'commit' });
       // Off the app before its cookies go, or its calls (now refused) send it to sign in while the next address loads.
       await page.goto('about:blank');
       await page.context().clearCookies();
