@@ -12,6 +12,7 @@ import {
   type FakeGoogleBusiness,
 } from '../support/fake-google-business.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { openRedirect } from '../support/herald-page.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
 import { ensureCliBuilt, HERALD_CLI } from '../support/cli.js';
 
@@ -75,7 +76,7 @@ describe(
         redirect: 'manual',
       });
       assert.equal(consent.status, 302, await consent.text());
-      const page = await fetch(consent.headers.get('location')!);
+      const page = await openRedirect(t, consent.headers.get('location')!);
       return { started: started.body, authorizationUrl, status: page.status, html: await page.text() };
     }
 

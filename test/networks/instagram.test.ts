@@ -7,6 +7,7 @@ import { callTool } from '../mcp/support.js';
 import { startFakeInstagram, type FakeInstagram } from '../support/fake-instagram.js';
 import { assertAudienceInInsights } from '../insights/network-audience.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { openRedirect } from '../support/herald-page.js';
 import { serveMediaFiles } from '../support/media-files.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
 import { ensureCliBuilt, HERALD_CLI } from '../support/cli.js';
@@ -91,7 +92,7 @@ describe('Instagram, against a fake that speaks its documented API', function ()
     assert.equal(started.status, 200, JSON.stringify(started.body));
     const consent = await fetch(started.body.authorizationUrl, { redirect: 'manual' });
     assert.equal(consent.status, 302, await consent.text());
-    const page = await fetch(consent.headers.get('location')!);
+    const page = await openRedirect(t, consent.headers.get('location')!);
     return { authorizationUrl: new URL(started.body.authorizationUrl), status: page.status, html: await page.text() };
   }
 

@@ -13,6 +13,7 @@ import {
   type FakeReddit,
 } from '../support/fake-reddit.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { openRedirect } from '../support/herald-page.js';
 import { serveMediaFiles } from '../support/media-files.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
 import { ensureCliBuilt, HERALD_CLI } from '../support/cli.js';
@@ -78,7 +79,7 @@ describe(`Reddit, against a fake of its OAuth and Data API (${TEST_DB})`, functi
       return { status: started.status, html: JSON.stringify(started.body), body: started.body };
     const consent = await fetch(started.body.authorizationUrl.replace(WWW_ORIGIN, reddit.url), { redirect: 'manual' });
     assert.equal(consent.status, 302, await consent.text());
-    const page = await fetch(consent.headers.get('location')!);
+    const page = await openRedirect(t, consent.headers.get('location')!);
     return { authorizationUrl: new URL(started.body.authorizationUrl), status: page.status, html: await page.text() };
   }
 

@@ -6,6 +6,7 @@ import { TINY_PNG } from '../media/fixtures.js';
 import { callTool } from '../mcp/support.js';
 import { API_ORIGIN, FILES_ORIGIN, startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { openRedirect } from '../support/herald-page.js';
 import { serveMediaFiles } from '../support/media-files.js';
 import { appReady } from '../support/app-browser.js';
 import { openConnectForm } from '../support/connect-form.js';
@@ -61,7 +62,7 @@ describe(`Slack, against a fake of its OAuth and Web API (${TEST_DB})`, function
     assert.equal(started.status, 200, JSON.stringify(started.body));
     const consent = await fetch(started.body.authorizationUrl.replace(API_ORIGIN, slack.url), { redirect: 'manual' });
     assert.equal(consent.status, 302, await consent.text());
-    const page = await fetch(consent.headers.get('location')!);
+    const page = await openRedirect(t, consent.headers.get('location')!);
     return { authorizationUrl: new URL(started.body.authorizationUrl), status: page.status, html: await page.text() };
   }
 

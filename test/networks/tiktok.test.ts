@@ -7,6 +7,7 @@ import { callTool } from '../mcp/support.js';
 import { API_ORIGIN, CONSENT_ORIGIN, UPLOAD_ORIGIN, startFakeTikTok, type FakeTikTok } from '../support/fake-tiktok.js';
 import { assertAudienceInInsights } from '../insights/network-audience.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { openRedirect } from '../support/herald-page.js';
 import { serveMediaFiles } from '../support/media-files.js';
 import { dieMidAttempt, heraldMediaChecker, pinClock, testWorker } from '../publishing/support.js';
 import { ensureCliBuilt, HERALD_CLI } from '../support/cli.js';
@@ -95,7 +96,7 @@ describe('TikTok, against a fake that speaks its documented API', function () {
       redirect: 'manual',
     });
     assert.equal(consent.status, 302, await consent.text());
-    const page = await fetch(consent.headers.get('location')!);
+    const page = await openRedirect(t, consent.headers.get('location')!);
     return { authorizationUrl: new URL(started.body.authorizationUrl), status: page.status, html: await page.text() };
   }
 

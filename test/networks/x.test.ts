@@ -6,6 +6,7 @@ import { TINY_PNG } from '../media/fixtures.js';
 import { callTool } from '../mcp/support.js';
 import { startFakeX, type FakeX } from '../support/fake-x.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { openRedirect } from '../support/herald-page.js';
 import { serveMediaFiles } from '../support/media-files.js';
 import { assertAudienceInInsights } from '../insights/network-audience.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
@@ -67,7 +68,7 @@ describe('X, against a fake that speaks its documented API', function () {
     assert.equal(started.status, 200, JSON.stringify(started.body));
     const consent = await fetch(started.body.authorizationUrl, { redirect: 'manual' });
     assert.equal(consent.status, 302, await consent.text());
-    const page = await fetch(consent.headers.get('location')!);
+    const page = await openRedirect(t, consent.headers.get('location')!);
     return { authorizationUrl: new URL(started.body.authorizationUrl), status: page.status, html: await page.text() };
   }
 

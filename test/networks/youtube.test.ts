@@ -9,6 +9,7 @@ import { callTool } from '../mcp/support.js';
 import { startFakeYouTube, UPLOAD_QUANTUM, type FakeYouTube } from '../support/fake-youtube.js';
 import { assertAudienceInInsights } from '../insights/network-audience.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { openRedirect } from '../support/herald-page.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
 
 /** YouTube through Google's documented OAuth and Data API wire format (test/support/fake-youtube.ts). */
@@ -79,7 +80,7 @@ describe("YouTube, against a fake that speaks Google's documented API", function
       redirect: 'manual',
     });
     assert.equal(consent.status, 302, await consent.text());
-    const page = await fetch(consent.headers.get('location')!);
+    const page = await openRedirect(t, consent.headers.get('location')!);
     return { authorizationUrl, status: page.status, html: await page.text() };
   }
 
