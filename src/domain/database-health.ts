@@ -52,9 +52,10 @@ const SOCKET_UNREACHABLE = new Set([
   'ENETUNREACH',
   'EAI_AGAIN',
 ]);
-// node-postgres says these in words only: a connection that died under a query, or one used after it died.
+// node-postgres says these in words only: a connection that died under a query, or one used after it died. Knex
+// puts the statement before the words ("BEGIN; - Connection terminated unexpectedly").
 const PG_DEAD_CONNECTION =
-  /^(Connection terminated|Client has encountered a connection error|Client was closed and is not queryable)/;
+  /(?:^|\s-\s)(Connection terminated|Client has encountered a connection error|Client was closed and is not queryable)/;
 // Postgres disk_full, SQLite's full database or disk, and a file write with no space left.
 const FULL = new Set(['53100', 'SQLITE_FULL', 'ENOSPC']);
 // SQLite ends a transaction by itself when its database or disk is full (or, more rarely, on an I/O error); the

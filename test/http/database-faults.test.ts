@@ -165,6 +165,11 @@ describe('database faults', function () {
     );
     assert.equal(databaseFault(new TypeError('fetch failed', { cause: refused })), undefined, 'a fetch refused');
     assert.ok(
+      databaseFault(new Error('BEGIN; - Connection terminated unexpectedly')) instanceof DatabaseUnavailableError,
+      'a transaction begun on a connection that died, as Knex words it',
+    );
+    assert.equal(databaseFault(new Error('the text says Connection terminated')), undefined, 'words in a message');
+    assert.ok(
       databaseFault(Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' })) instanceof
         StorageFullError,
     );
