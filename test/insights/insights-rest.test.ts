@@ -3,6 +3,7 @@ import { purgeExpired } from '../../src/domain/housekeeping.js';
 import { writeWeeklyDigests } from '../../src/domain/insights/weekly-digest.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { madeUpHistory, type History } from './fixture.js';
+import { testWorker } from '../publishing/support.js';
 import { RECEIVER_HOST } from '../webhooks/receiver.js';
 
 describe('insights over REST', () => {
@@ -137,6 +138,35 @@ describe('insights over REST', () => {
     assert.equal(first[0], inMarch()[0].id);
     assert.equal(first[6], 'Spring');
     assert.equal(Number(first[8]), engagement(await metricsOf(first[0])));
+  });
+
+  it('exports a file of many chunks whole: every row once, multibyte text and quoted fields intact', async () => {
+    const b = await t.seedAccount({ channels: 1 });
+    // About 5 KB a row, so the file is sent in several 64 KB chunks, a row never cut between two.
+    const texts = Array.from({ length: 30 }, (_, i) => `Row ${i} ${'é'.repeat(2400)} "quoted", with a\nbreak`);
+    for (const text of texts) {
+      const created = await t.api('POST', '/v1/rest/posts', {
+        token: b.apiKey,
+        body: { channelIds: [b.channelIds[0]], text },
+      });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+    }
+    const worker = testWorker(t);
+    while ((await worker.tick()).claimed > 0);
+    const day = new Date(history.clock.now()).toISOString().slice(0, 10);
+    const res = await fetch(`${t.url}/v1/rest/insights/export?from=${day}&to=${day}`, {
+      headers: { authorization: `Bearer ${b.apiKey}` },
+    });
+    assert.equal(res.status, 200);
+    const body = Buffer.from(await res.arrayBuffer());
+    assert.ok(body.length > 2 * 64 * 1024, `${body.length} bytes`);
+    const text = body.toString('utf8');
+    assert.ok(!text.includes('\uFFFD'), 'no character cut between chunks');
+    assert.equal(text.trimEnd().split('\r\n').length, 1 + texts.length);
+    for (const sent of texts) {
+      const field = `"${sent.replace(/"/g, '""')}"`;
+      assert.equal(text.split(field).length, 2, `${sent.slice(0, 6)} once, whole`);
+    }
   });
 
   it("tells a post's counters over time", async () => {
