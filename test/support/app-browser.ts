@@ -6,7 +6,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { AxeBuilder } from '@axe-core/playwright';
+import type { AxeResults, Result, RunOptions } from 'axe-core';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import type { Config } from '../../src/config.js';
 import { launchChromium } from './chromium.js';
@@ -126,21 +128,29 @@ export async function screenshot(page: Page, name: string, options: { fullPage?:
   return file;
 }
 
+const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
 /**
- * What axe-core finds on the page as it is now, one line each (rule, impact, what to fix, where): the serious and
- * critical ones (the issue's bar), or every one with `every`.
+ * axe.run in the page (on `include`, or the whole document), axe put there once for as long as the document lives:
+ * AxeBuilder puts its 500 kB in again for every run, most of a run's time on the app's pages.
  */
-export async function axeViolations(page: Page, options: { every?: boolean } = {}): Promise<string[]> {
-  // The same rules and verdict at half the cost on large pages (Redoc's 20,000 elements took a minute): on a page
-  // without frames, axe.run in the page (legacy mode) instead of a partial run carried as JSON to a blank page and
-  // finished there, and only the violations' elements described (a selector and HTML of every element that passed
-  // cost as much). Legacy mode misses what is inside a frame, so a page with one is run the usual way.
-  const results = await new AxeBuilder({ page })
-    .setLegacyMode(page.frames().length === 1)
-    .options({ resultTypes: ['violations'] })
-    .analyze();
-  return results.violations
-    .filter((v) => options.every || v.impact === 'serious' || v.impact === 'critical')
+export async function runAxe(page: Page, options: RunOptions, include?: string): Promise<Result[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
+  const results = await page.evaluate(
+    ([context, runOptions]) =>
+      (window as unknown as { axe: { run(c: unknown, o: unknown): Promise<AxeResults> } }).axe.run(
+        context ? { include: [context] } : document,
+        runOptions,
+      ),
+    [include, { ...options, resultTypes: ['violations'] }] as const,
+  );
+  return results.violations;
+}
+
+/** axe's violations one line each (rule, impact, what to fix, where): the serious and critical ones, or every one. */
+export function axeLines(violations: Result[], every = false): string[] {
+  return violations
+    .filter((v) => every || v.impact === 'serious' || v.impact === 'critical')
     .map(
       (v) =>
         `${v.id} (${v.impact}) ${v.help}: ${v.nodes
@@ -148,6 +158,17 @@ export async function axeViolations(page: Page, options: { every?: boolean } = {
           .map((n) => n.target.join(' '))
           .join(', ')}`,
     );
+}
+
+/**
+ * What axe-core finds on the page as it is now (axeLines: the serious and critical ones, the issue's bar, or every
+ * one with `every`). Run in the page, where only the violations' elements are described (a selector and HTML of
+ * every element that passed cost as much again); a page with a frame is run the usual way, which reaches into it.
+ */
+export async function axeViolations(page: Page, options: { every?: boolean } = {}): Promise<string[]> {
+  if (page.frames().length === 1) return axeLines(await runAxe(page, {}), options.every);
+  const results = await new AxeBuilder({ page }).options({ resultTypes: ['violations'] }).analyze();
+  return axeLines(results.violations, options.every);
 }
 
 type SeedOptions = Parameters<TestHerald['seedAccount']>[0];

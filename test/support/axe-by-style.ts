@@ -1,17 +1,11 @@
 /**
- * axe's verdict at less cost than AxeBuilder's, the same rules and options: axe put in a page once for as long as
- * the page lives (AxeBuilder puts its 500 kB in again for every run, most of a run's time on the app's pages), and
- * on a page as large as Redoc's (20,000 elements, every operation of the API drawn by the same few components) its
- * costliest rule, color-contrast, run once per way text is drawn rather than once per text: five sixths of a full
- * run went to 5,000 texts in a few dozen styles. Every other rule runs on the whole page.
+ * axe's verdict at less cost on a page as large as Redoc's (20,000 elements, every operation of the API drawn by the
+ * same few components): its costliest rule, color-contrast, run once per way text is drawn rather than once per
+ * text, since five sixths of a full run went to 5,000 texts in a few dozen styles. Every other rule runs on the
+ * whole page.
  */
-import fs from 'node:fs';
-import { createRequire } from 'node:module';
-import type { AxeResults, Result, RunOptions } from 'axe-core';
 import type { Page } from 'playwright-core';
-import { axeViolations } from './app-browser.js';
-
-const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+import { axeLines, runAxe } from './app-browser.js';
 
 const SAMPLE = 'data-axe-contrast-sample';
 
@@ -48,50 +42,15 @@ function markOnePerLook(attribute: string): number {
   return looks.size;
 }
 
-function lines(violations: Result[], every: boolean): string[] {
-  return violations
-    .filter((v) => every || v.impact === 'serious' || v.impact === 'critical')
-    .map(
-      (v) =>
-        `${v.id} (${v.impact}) ${v.help}: ${v.nodes
-          .slice(0, 3)
-          .map((n) => n.target.join(' '))
-          .join(', ')}`,
-    );
-}
-
-/** axe.run in the page (on `include`, or the whole document), axe put there first if this document has none yet. */
-async function run(page: Page, options: RunOptions, include?: string): Promise<Result[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
-  const results = await page.evaluate(
-    ([context, runOptions]) =>
-      (window as unknown as { axe: { run(c: unknown, o: unknown): Promise<AxeResults> } }).axe.run(
-        context ? { include: [context] } : document,
-        runOptions,
-      ),
-    [include, { ...options, resultTypes: ['violations'] }] as const,
-  );
-  return results.violations;
-}
-
-/**
- * What axe finds on the page as it is now, as axeViolations (test/support/app-browser.ts) says it: the serious and
- * critical violations, or every one with `every`. A page with frames is left to axeViolations, which reaches them.
- */
-export async function axeFindings(page: Page, options: { every?: boolean } = {}): Promise<string[]> {
-  if (page.frames().length !== 1) return axeViolations(page, options);
-  return lines(await run(page, {}), options.every ?? false);
-}
-
-/** axeFindings on a large page, color-contrast judged on one text of each look. */
+/** axeViolations on a large page, color-contrast judged on one text of each look. */
 export async function axeViolationsByStyle(page: Page, options: { every?: boolean } = {}): Promise<string[]> {
   if (page.frames().length !== 1) throw new Error('axeViolationsByStyle runs axe in the page: a frame would be missed');
-  const whole = await run(page, { rules: { 'color-contrast': { enabled: false } } });
+  const whole = await runAxe(page, { rules: { 'color-contrast': { enabled: false } } });
   const marked = await page.evaluate(markOnePerLook, SAMPLE);
   if (marked === 0) throw new Error('no visible text on the page for color-contrast to judge');
   try {
-    const contrast = await run(page, { runOnly: { type: 'rule', values: ['color-contrast'] } }, `[${SAMPLE}]`);
-    return lines([...whole, ...contrast], options.every ?? false);
+    const contrast = await runAxe(page, { runOnly: { type: 'rule', values: ['color-contrast'] } }, `[${SAMPLE}]`);
+    return axeLines([...whole, ...contrast], options.every);
   } finally {
     await page.evaluate((attribute) => {
       for (const element of document.querySelectorAll(`[${attribute}]`)) element.removeAttribute(attribute);

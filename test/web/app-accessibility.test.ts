@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { authorizeUrl, pkcePair, REDIRECT_URI, registerClient } from '../oauth/support.js';
-import { appReady, appSuite, screenshot, signInByForm, SIZES } from '../support/app-browser.js';
-import { axeFindings } from '../support/axe-by-style.js';
+import { appReady, appSuite, axeViolations, screenshot, signInByForm, SIZES } from '../support/app-browser.js';
 import type { SeededAccount, TestHerald } from '../support/herald.js';
 import { describeOnce } from '../support/databases.js';
 
@@ -143,7 +142,7 @@ describeOnce('the web app: accessibility of every page (axe-core)', function () 
         // The posts page is where signing in left the page: not loaded twice.
         if (tab.url() !== t.url + url) await tab.goto(t.url + url);
         await appReady(tab).catch((error) => assert.fail(`${name} (${url}) never became ready: ${error}`));
-        for (const violation of await axeFindings(tab)) found.push(`${name}: ${violation}`);
+        for (const violation of await axeViolations(tab)) found.push(`${name}: ${violation}`);
         if (size === 'phone' && MAIN_PAGES.includes(name)) {
           const overflow = await tab.evaluate(() => {
             const root = document.documentElement;

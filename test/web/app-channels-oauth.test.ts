@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { loadConfig } from '../../src/config.js';
-import { appReady, appSuite, screenshot, signInByForm } from '../support/app-browser.js';
-import { axeFindings } from '../support/axe-by-style.js';
+import { appReady, appSuite, axeViolations, screenshot, signInByForm } from '../support/app-browser.js';
 import {
   googleBusinessOverrides,
   ORIGINS,
@@ -82,7 +81,7 @@ describe(`the web app: connecting Reddit and Google Business Profile (${TEST_DB}
         1,
         'said once, beside the field, not again in the form',
       );
-      assert.deepEqual(await axeFindings(page), []);
+      assert.deepEqual(await axeViolations(page), []);
       assert.deepEqual(await channels(), [], 'nothing connected');
 
       await field.fill('r/selfhosted');
@@ -145,7 +144,7 @@ describe(`the web app: connecting Reddit and Google Business Profile (${TEST_DB}
       );
       assert.equal(page.url(), `${t.url}/app/channels`, 'still on the channels page');
       assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Go on to Google Business Profile');
-      assert.deepEqual(await axeFindings(page), []);
+      assert.deepEqual(await axeViolations(page), []);
       await screenshot(page, 'screenshots/channels-google-warning.png', { fullPage: true });
 
       await page.getByRole('button', { name: 'Stop here' }).click();

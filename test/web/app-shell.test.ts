@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { appReady, appSuite, screenshot, signInByForm } from '../support/app-browser.js';
-import { axeFindings } from '../support/axe-by-style.js';
+import { appReady, appSuite, axeViolations, screenshot, signInByForm } from '../support/app-browser.js';
 import type { SeededAccount, TestHerald } from '../support/herald.js';
 import { describeOnce } from '../support/databases.js';
 
@@ -195,7 +194,7 @@ describeOnce('the web app: calendar, phone navigation, API keys and icon', funct
       for (const view of ['month', 'week']) {
         await open(`/app/calendar?view=${view}&tz=${zone}`);
         await tabToGrid();
-        assert.deepEqual(await axeFindings(page), [], `axe on the ${view}`);
+        assert.deepEqual(await axeViolations(page), [], `axe on the ${view}`);
       }
     },
   );
