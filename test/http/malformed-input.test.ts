@@ -46,6 +46,7 @@ describe(`malformed input at every surface (${TEST_DB})`, function () {
     });
     await new Promise<void>((resolve) => origin.listen(0, '127.0.0.2', resolve));
     originUrl = `http://127.0.0.2:${(origin.address() as AddressInfo).port}`;
+    // The redirecting origin is on loopback, which the SSRF guard refuses unless it is listed.
     h = await startTestHerald({ outboundAllowHosts: ['127.0.0.2'] });
     account = await h.seedAccount();
   });

@@ -54,6 +54,7 @@ describe(`media in an S3-compatible bucket (${TEST_DB})`, () => {
     await new Promise<void>((resolve) => origin.listen(0, '127.0.0.2', resolve));
     originBase = `http://127.0.0.2:${(origin.address() as AddressInfo).port}`;
 
+    // The image's origin is on loopback, which the SSRF guard refuses unless it is listed.
     h = await startTestHerald({
       outboundAllowHosts: ['127.0.0.2'],
       media: {

@@ -9,19 +9,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
+import { newestChange } from './newest-change.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** The bundled CLI: `node HERALD_CLI <command> ...` is `herald <command> ...`. */
 export const HERALD_CLI = path.join(ROOT, 'dist', 'test-cli', 'herald.mjs');
-
-function newestChange(dir: string): number {
-  let newest = 0;
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestChange(full) : fs.statSync(full).mtimeMs);
-  }
-  return newest;
-}
 
 let built: Promise<string> | undefined;
 

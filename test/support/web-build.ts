@@ -6,17 +6,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildWeb, WEB_DIST } from '../../scripts/build-web.js';
+import { newestChange } from './newest-change.js';
 
 let built: Promise<unknown> | undefined;
-
-function newestChange(dir: string): number {
-  let newest = 0;
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestChange(full) : fs.statSync(full).mtimeMs);
-  }
-  return newest;
-}
 
 export function ensureWebBuilt(): Promise<unknown> {
   built ??= (async () => {
