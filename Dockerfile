@@ -47,6 +47,6 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", \
     "fetch('http://127.0.0.1:' + process.env.PORT + '/healthz') \
       .then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# The old space capped as `make run` does (docs/operations.md, Memory).
-ENTRYPOINT ["node", "--max-old-space-size=1024", "dist/src/cli/main.js"]
+# V8's heap sized as `make run` sizes it (docs/operations.md, Memory).
+ENTRYPOINT ["node", "--max-old-space-size=1024", "--max-semi-space-size=8", "dist/src/cli/main.js"]
 CMD ["serve"]

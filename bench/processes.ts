@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 
 /** Node's options as `make run` starts Herald (the Makefile's HERALD_NODE_FLAGS). */
-export const HERALD_NODE_FLAGS = ['--max-old-space-size=1024'];
+export const HERALD_NODE_FLAGS = ['--max-old-space-size=1024', '--max-semi-space-size=8'];
 
 /**
  * A benchmark's server or worker in a `node` process of its own, started as `make run` starts Herald; `line` waits

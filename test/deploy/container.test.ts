@@ -139,6 +139,22 @@ describe('deploying Herald', () => {
     assert.deepEqual(JSON.parse(find('CMD').at(-1)!), ['serve']);
   });
 
+  it("every way the project starts Herald gives node make run's heap options", async () => {
+    const flags = /^HERALD_NODE_FLAGS := (.+)$/m.exec(fs.readFileSync('Makefile', 'utf8'))?.[1].split(' ') ?? [];
+    assert.ok(flags.includes('--max-semi-space-size=8'), `make run's options: ${flags}`);
+    const { HERALD_NODE_FLAGS } = await import('../../bench/processes.js');
+    assert.deepEqual(HERALD_NODE_FLAGS, flags, "the benchmarks' Herald");
+    const entrypoint = dockerfileStages(fs.readFileSync('Dockerfile', 'utf8'))
+      .at(-1)!
+      .find((i) => i.keyword === 'ENTRYPOINT')!;
+    assert.deepEqual(JSON.parse(entrypoint.args), ['node', ...flags, 'dist/src/cli/main.js'], 'the image');
+    const commands = ['docs/deploy.md', 'docs/operations.md'].flatMap((doc) =>
+      [...fs.readFileSync(doc, 'utf8').matchAll(/\bnode (.*?) ?dist\/src\/cli\/main\.js/g)].map((m) => [doc, m[1]]),
+    );
+    assert.ok(commands.length >= 5, `${commands.length} commands in the docs`);
+    for (const [doc, options] of commands) assert.equal(options, flags.join(' '), doc);
+  });
+
   it('compose.yaml runs Postgres, the API and the worker, one image with two commands, sharing the data volume', () => {
     const services = composeServices(fs.readFileSync('compose.yaml', 'utf8'));
     assert.deepEqual([...services.keys()], ['postgres', 'api', 'worker']);
