@@ -572,43 +572,6 @@ export class InsightsRepository {
     return rows.map((r: any) => ({ labelId: r.label_id, ...toHourRecord(r) }));
   }
 
-  /** The quarter rollup's sums of these channels in [fromQuarter, toQuarter), by channel and quarter. */
-  async quarters(
-    accountId: string,
-    channelIds: readonly string[],
-    fromQuarter: number,
-    toQuarter: number,
-  ): Promise<InsightQuarterRecord[]> {
-    if (channelIds.length === 0) return [];
-    const rows = await this.db('insight_quarters')
-      .where({ account_id: accountId })
-      .whereIn('channel_id', channelIds)
-      .where('quarter', '>=', fromQuarter)
-      .where('quarter', '<', toQuarter)
-      .orderBy(['channel_id', 'quarter'])
-      .select('channel_id', 'quarter', 'posts', 'engagement', 'reach');
-    return rows.map(toQuarterRecord);
-  }
-
-  /** The label quarter rollup's sums of these labels and channels in [fromQuarter, toQuarter). */
-  async labelQuarters(
-    accountId: string,
-    labelIds: readonly string[],
-    channelIds: readonly string[],
-    fromQuarter: number,
-    toQuarter: number,
-  ): Promise<InsightLabelQuarterRecord[]> {
-    if (labelIds.length === 0 || channelIds.length === 0) return [];
-    const rows = await this.db('insight_label_quarters')
-      .where({ account_id: accountId })
-      .whereIn('label_id', labelIds)
-      .whereIn('channel_id', channelIds)
-      .where('quarter', '>=', fromQuarter)
-      .where('quarter', '<', toQuarter)
-      .orderBy(['label_id', 'channel_id', 'quarter']);
-    return rows.map((r: any) => ({ labelId: r.label_id, ...toQuarterRecord(r) }));
-  }
-
   /**
    * The scoring inputs of a channel's posts in quarters [fromQuarter, toQuarter), by publish time then id, in pages
    * of at most `pageQuarters` quarters (by the quarter, as its key): a reader holds a page, never a channel's weeks.
@@ -839,16 +802,6 @@ function toHourRecord(r: any): InsightHourRecord {
     engagedWithReach: Number(r.engaged_with_reach),
     topEngagement: Number(r.top_engagement),
     counters: json<Record<string, number>>(r.counters, {}),
-  };
-}
-
-function toQuarterRecord(r: any): InsightQuarterRecord {
-  return {
-    channelId: r.channel_id,
-    quarter: Number(r.quarter),
-    posts: Number(r.posts),
-    engagement: Number(r.engagement),
-    reach: r.reach === null ? null : Number(r.reach),
   };
 }
 
