@@ -1,6 +1,6 @@
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
-import pg from 'pg';
 import { ensurePrivateFile, prepareDataDir, tightenPrivateFile } from '../files/data-dir.js';
 import { migrationSource } from './migrations/index.js';
 import { cachePreparedStatements } from './sqlite-statements.js';
@@ -21,8 +21,17 @@ export interface SqliteStatement {
   run(...bindings: unknown[]): unknown;
 }
 
-// Times are stored as epoch milliseconds in BIGINT columns; pg returns those as strings unless told.
-pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
+const requireHere = createRequire(import.meta.url);
+
+/**
+ * node-postgres is loaded only when a database URL is given: a process on SQLite (every CLI command, most test
+ * servers) never pays its ~46 ms of loading. Knex requires the same module when it makes its first client, after this.
+ */
+function preparePg(): void {
+  const pg = requireHere('pg') as typeof import('pg');
+  // Times are stored as epoch milliseconds in BIGINT columns; pg returns those as strings unless told.
+  pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
+}
 
 export function isPostgres(db: Db): boolean {
   return db.client.config.client === 'pg';
@@ -30,6 +39,7 @@ export function isPostgres(db: Db): boolean {
 
 export function openDatabase(options: { databaseUrl?: string; dataDir: string; poolMax?: number }): Db {
   if (options.databaseUrl) {
+    preparePg();
     return knex({
       client: 'pg',
       connection: options.databaseUrl,

@@ -8,12 +8,15 @@
  * - a refusal is an OutboundRequestError whose message says which rule and why.
  */
 import { UnprocessableError } from './errors.js';
+import type { Timers } from './timers.js';
 
 export interface OutboundFetchOptions {
   /** Host names or IP literals that may be reached even when they resolve to non-public addresses. */
   allowHosts: readonly string[];
   maxBytes: number;
   timeoutMs: number;
+  /** The deadline runs on these when given (the worker's, which tests move by hand); Node's timers otherwise. */
+  timers?: Timers;
   maxRedirects?: number;
   /** Stop reading after this many bytes and return what arrived (a probe), instead of failing. */
   stopAfterBytes?: number;

@@ -216,7 +216,28 @@ export async function pinnedLookupFor(
 /** Requests a user-supplied URL under the rules above (GET unless told). Non-2xx answers are returned, not thrown. */
 export async function safeFetch(rawUrl: string, options: SafeFetchOptions): Promise<SafeFetchResponse> {
   const maxRedirects = options.maxRedirects ?? 5;
-  const signal = AbortSignal.timeout(options.timeoutMs);
+  const { signal, cancel } = deadline(options);
+  try {
+    return await fetchHops(rawUrl, options, maxRedirects, signal);
+  } finally {
+    cancel();
+  }
+}
+
+/** The whole exchange's deadline, on the caller's timers when given. */
+function deadline(options: SafeFetchOptions): { signal: AbortSignal; cancel(): void } {
+  if (!options.timers) return { signal: AbortSignal.timeout(options.timeoutMs), cancel: () => {} };
+  const controller = new AbortController();
+  const timer = options.timers.after(options.timeoutMs, () => controller.abort());
+  return { signal: controller.signal, cancel: () => timer.cancel() };
+}
+
+async function fetchHops(
+  rawUrl: string,
+  options: SafeFetchOptions,
+  maxRedirects: number,
+  signal: AbortSignal,
+): Promise<SafeFetchResponse> {
   let url = checkUrl(rawUrl);
   for (let hop = 0; ; hop++) {
     const vetted = await vetHost(url, options);

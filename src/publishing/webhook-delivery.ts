@@ -45,6 +45,7 @@ export async function deliverOne(rt: WorkerRuntime, { delivery, endpoint, event 
       headers,
       allowHosts: deps.config.outboundAllowHosts,
       timeoutMs: ATTEMPT_TIMEOUT_MS,
+      timers: deps.timers,
       maxRedirects: 0,
       maxBytes: READ_AT_MOST_BYTES,
       stopAfterBytes: READ_AT_MOST_BYTES,

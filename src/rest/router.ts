@@ -19,6 +19,7 @@ import type { Principal } from '../domain/principal.js';
 import { consumeAppBudget, consumeRateLimit } from '../domain/rate-limits.js';
 import { restHandlers } from './handlers.js';
 import { setRateLimitHeaders } from '../http/rate-limit-headers.js';
+import { compileResponseValidatorsPerRoute } from './validator-response-cache.js';
 import { memoizeValidatorRouteMatchers } from './validator-route-matchers.js';
 
 export const REST_PREFIX = '/v1/rest';
@@ -39,6 +40,7 @@ export function restRouter(options: RestRouterOptions): express.Router {
   const router = express.Router();
   const handlers = restHandlers(deps);
   memoizeValidatorRouteMatchers();
+  compileResponseValidatorsPerRoute();
 
   router.get('/openapi.json', (_req, res) => {
     res.json(openapiDocument);

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { ensureCliBuilt } from '../support/cli.js';
-import { describeOnce, itOn } from '../support/databases.js';
+import { describeOnce, itOn, TEST_DB } from '../support/databases.js';
 import { futureIso, freshDatabase, startTestHerald, type TestHerald } from '../support/herald.js';
 
 const run = promisify(execFile);
+const PG_PROBE = fileURLToPath(new URL('./pg-probe.cjs', import.meta.url));
 
 interface Ran {
   code: number;
@@ -100,9 +102,14 @@ describe('the herald CLI picks the only account, user and workspace', function (
   };
 
   it('needs no ids when there is one of each, lists them by name if several, adds no bare channel', async () => {
-    const none = await herald(env, 'key', 'list');
+    const none = await herald({ ...env, NODE_OPTIONS: `--require ${PG_PROBE}` }, 'key', 'list');
     assert.equal(none.code, 2);
     assert.match(none.stderr, /no account yet: create one with herald account create/);
+    assert.equal(
+      none.stderr.includes('(node-postgres was loaded)'),
+      TEST_DB === 'postgres',
+      'node-postgres is loaded for a Postgres database only',
+    );
 
     const acme = await json('account', 'create', '--name', 'Acme', '--email', 'owner@acme.test');
     const channel = await json('channel', 'add', '--handle', '@acme');

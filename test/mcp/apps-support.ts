@@ -6,8 +6,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
+import { AjvJsonSchemaValidator as AjvV2 } from '@modelcontextprotocol/client/validators/ajv';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { AjvJsonSchemaValidator as AjvV1 } from '@modelcontextprotocol/sdk/validation/ajv';
 import { EXTENSION_ID, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
 import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
@@ -27,6 +29,22 @@ export interface AppsClient {
 
 export type ClientKind = 'v1' | 'v2 2026-07-28';
 
+type Check = (input: unknown) => unknown;
+
+/**
+ * The SDK's own Ajv validator, made for a tool's output when that output is first checked: a client compiles one for
+ * every tool a listing names (over a second of CPU for Herald's tools), and these tests call a few. Every tool's
+ * schema is compiled by the default validator in sdk-client.test.ts.
+ */
+function compiledWhenUsed<P extends { getValidator(schema: never): Check }>(provider: P): P {
+  return {
+    getValidator(schema: never) {
+      let check: Check | undefined;
+      return (input: unknown) => (check ??= provider.getValidator(schema))(input);
+    },
+  } as P;
+}
+
 export async function connectClient(
   kind: ClientKind,
   h: TestHerald,
@@ -37,7 +55,10 @@ export async function connectClient(
   const requestInit = { headers: { Authorization: `Bearer ${token}` } };
   const capabilities = apps ? APPS_CAPABILITIES : {};
   if (kind === 'v1') {
-    const client = new ClientV1({ name: 'herald-apps-v1', version: '1.0.0' }, { capabilities });
+    const client = new ClientV1(
+      { name: 'herald-apps-v1', version: '1.0.0' },
+      { capabilities, jsonSchemaValidator: compiledWhenUsed(new AjvV1()) },
+    );
     const transport = new TransportV1(url, { requestInit });
     await client.connect(transport);
     return {
@@ -51,7 +72,11 @@ export async function connectClient(
   }
   const client = new ClientV2(
     { name: 'herald-apps-v2', version: '2.0.0' },
-    { capabilities, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    {
+      capabilities,
+      versionNegotiation: { mode: { pin: '2026-07-28' } },
+      jsonSchemaValidator: compiledWhenUsed(new AjvV2()),
+    },
   );
   await client.connect(new TransportV2(url, { requestInit }));
   return {
@@ -113,11 +138,12 @@ window.renderView = async (html, toolInput, toolResult, hostContext) => {
 };
 `;
 
-const HOST_PAGE = (bridge: string) => `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Test host</title>
+const HOST_PAGE = `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Test host</title>
 <style>body { margin: 0; padding: 16px; background: #eceef2; font-family: system-ui, sans-serif; }
 #conversation { width: 620px; }
 iframe { width: 620px; border: 1px solid #d5d7de; border-radius: 12px; background: #fff; display: block; }</style>
-</head><body><div id="conversation"></div><script>${bridge}</script><script>${HOST_SCRIPT}</script></body></html>`;
+</head><body><div id="conversation"></div><script src="bridge.js"></script>
+<script>${HOST_SCRIPT}</script></body></html>`;
 
 export interface Host {
   /**
@@ -132,7 +158,7 @@ export interface Host {
     client: AppsClient,
     hostContext?: Record<string, unknown>,
   ): Promise<void>;
-  /** Every URL the pages asked for, apart from the host page itself. */
+  /** Every URL the pages asked for, apart from the host page and its bridge script. */
   requests: string[];
   /** The tool calls views made through the bridge. */
   calls: { name: string; arguments?: Record<string, unknown> }[];
@@ -142,29 +168,42 @@ export interface Host {
 }
 
 export async function startHost(_browser: Browser): Promise<Host> {
-  const page = HOST_PAGE(await bundleAppBridge());
-  const server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(page));
+  // The bridge (1.2 MB) is a script of its own, which the tab's cache keeps: a render does not load and compile it
+  // again.
+  const bridge = await bundleAppBridge();
+  const server = http.createServer((req, res) => {
+    if (req.url === '/bridge.js') {
+      res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'max-age=3600' }).end(bridge);
+    } else res.writeHead(200, { 'content-type': 'text/html' }).end(HOST_PAGE);
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const hostUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   const requests: string[] = [];
   const calls: Host['calls'] = [];
   const reads: string[] = [];
+  // A tab rendered in before is rendered in again as it is (each render loads the host page afresh): its bridge to
+  // Herald is set up once, and answers with the client of its latest render.
+  const clients = new WeakMap<Page, AppsClient>();
   return {
     requests,
     calls,
     reads,
     async render(tab, html, toolInput, toolResult, client, hostContext = {}) {
-      tab.on('request', (request) => {
-        if (request.url() !== hostUrl) requests.push(request.url());
-      });
-      await tab.exposeFunction('heraldCallTool', (params: Host['calls'][number]) => {
-        calls.push(params);
-        return client.callTool(params.name, params.arguments ?? {});
-      });
-      await tab.exposeFunction('heraldReadResource', (params: { uri: string }) => {
-        reads.push(params.uri);
-        return client.readResource(params.uri);
-      });
+      const reused = clients.has(tab);
+      clients.set(tab, client);
+      if (!reused) {
+        tab.on('request', (request) => {
+          if (request.url() !== hostUrl && request.url() !== `${hostUrl}bridge.js`) requests.push(request.url());
+        });
+        await tab.exposeFunction('heraldCallTool', (params: Host['calls'][number]) => {
+          calls.push(params);
+          return clients.get(tab)!.callTool(params.name, params.arguments ?? {});
+        });
+        await tab.exposeFunction('heraldReadResource', (params: { uri: string }) => {
+          reads.push(params.uri);
+          return clients.get(tab)!.readResource(params.uri);
+        });
+      }
       await tab.goto(hostUrl);
       await tab.evaluate(([view, input, result, context]) => (window as any).renderView(view, input, result, context), [
         html,

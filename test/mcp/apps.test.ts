@@ -288,15 +288,16 @@ describeOnce(`MCP Apps views in Chromium (${TEST_DB})`, function () {
     channels = await addChannels(h, account, ['bluesky', 'x', 'linkedin']);
     host = await startHost(app.browser);
     client = await connectClient('v2 2026-07-28', h, account.apiKey, true);
+    // One tab for the file: each render loads the host page afresh, so a test sees only its own view.
+    page = await app.newPage({ deviceScaleFactor: 2 });
   });
   after(async () => {
     await Promise.all(opened.map((c) => c.close()));
     await client?.close();
     await host?.close();
   });
-  beforeEach(async () => {
+  beforeEach(() => {
     host.requests.length = 0;
-    page = await app.newPage({ deviceScaleFactor: 2 });
   });
 
   const viewHtml = async (uri: string) => (await client.readResource(uri)).contents[0].text as string;

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
 import { fileURLToPath } from 'node:url';
 import { loadConfig, type Config } from '../../src/config.js';
 import { migrate, openDatabase } from '../../src/db/connection.js';
@@ -85,7 +85,9 @@ function databaseUrl(name: string): string {
 }
 
 async function asAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: adminUrl() });
+  // Loaded here, for Postgres alone, as Herald loads it (src/db/connection.ts).
+  const { default: postgres } = await import('pg');
+  const client = new postgres.Client({ connectionString: adminUrl() });
   await client.connect();
   try {
     return await work(client);

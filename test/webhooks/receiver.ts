@@ -30,12 +30,15 @@ export interface Receiver {
   delayMs: number;
   /** The most requests carrying one webhook-id that were in flight at once. */
   maxConcurrentPerId: number;
+  /** Resolves once `count` requests have arrived (their bodies read, before the scripted answer). */
+  arrived(count: number): Promise<void>;
   close(): Promise<void>;
 }
 
 export async function startReceiver(path = '/hook'): Promise<Receiver> {
   const inFlight = new Map<string, number>();
   const hanging = new Set<http.ServerResponse>();
+  const waiters: { count: number; resolve: () => void }[] = [];
   const receiver: Receiver = {
     url: '',
     received: [],
@@ -43,6 +46,11 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
     script: [],
     delayMs: 0,
     maxConcurrentPerId: 0,
+    arrived: (count) =>
+      new Promise<void>((resolve) => {
+        if (receiver.received.length >= count) resolve();
+        else waiters.push({ count, resolve });
+      }),
     close: async () => {
       for (const response of hanging) response.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -79,6 +87,10 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
         event: JSON.parse(body),
         verified,
       });
+      for (const waiter of waiters.filter((w) => receiver.received.length >= w.count)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
       const answer = receiver.script.shift() ?? 200;
       if (answer === 'hang') {
         hanging.add(res);

@@ -226,11 +226,27 @@ function stringArbitrary(schema: Schema, name: string, context: ArbitraryContext
     );
   const maxLength = Math.min(schema.maxLength ?? 80, 80);
   const minLength = Math.min(schema.minLength ?? 0, maxLength);
-  return fc.oneof(
-    fc.string({ minLength, maxLength }),
-    fc.string({ minLength, maxLength, unit: 'grapheme' }),
-    fc.string({ minLength, maxLength, unit: 'binary' }),
-  );
+  return plainStrings(minLength, maxLength);
+}
+
+const plainStringsByLength = new Map<string, fc.Arbitrary<string>>();
+
+/**
+ * Text of these lengths in three units. One per length range, shared by every field that asks: fast-check's
+ * grapheme strings cost ~5 ms each to make, and an arbitrary keeps no state, so a shared one draws the same values.
+ */
+function plainStrings(minLength: number, maxLength: number): fc.Arbitrary<string> {
+  const key = `${minLength}-${maxLength}`;
+  let strings = plainStringsByLength.get(key);
+  if (!strings) {
+    strings = fc.oneof(
+      fc.string({ minLength, maxLength }),
+      fc.string({ minLength, maxLength, unit: 'grapheme' }),
+      fc.string({ minLength, maxLength, unit: 'binary' }),
+    );
+    plainStringsByLength.set(key, strings);
+  }
+  return strings;
 }
 
 function numberArbitrary(schema: Schema, integer: boolean): fc.Arbitrary<number> {
