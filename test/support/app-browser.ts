@@ -205,10 +205,11 @@ export interface AppSuite extends AppRig {
   /** Another page in a context of its own, closed after the test (after the suite when made outside one). */
   newPage(context?: BrowserContextOptions): Promise<Page>;
   /**
-   * A new tab beside the suite's page, in its context (its cookies, storage and cache: the app's bundle is fetched
-   * and compiled once a file), closed after the test. With `fresh: 'once'`, a test starts on a page of its own.
+   * A new tab beside the suite's page (or `beside`, e.g. a page from `newPage` kept for another person), in its
+   * context (its cookies, storage and cache: the app's bundle is fetched and compiled once a file), closed after the
+   * test. With `fresh: 'once'`, a test starts on a page of its own.
    */
-  newTab(): Promise<Page>;
+  newTab(beside?: Page): Promise<Page>;
   /** Stops this Herald and starts one with other settings and a new account, closed as the first would be. */
   restartHerald(herald: Partial<Config>, seed?: SeedOptions): Promise<void>;
 }
@@ -255,9 +256,9 @@ export function appSuite(options: AppSuiteOptions = {}, use: (rig: AppRig) => vo
       pages[inTest ? 'test' : 'suite'].push(page);
       return page;
     },
-    async newTab() {
-      if (!suite.page) throw new Error("newTab opens beside the suite's page: this suite has none (page: false)");
-      const tab = await suite.page.context().newPage();
+    async newTab(beside = suite.page) {
+      if (!beside) throw new Error("newTab opens beside the suite's page: this suite has none (page: false)");
+      const tab = await beside.context().newPage();
       trackRequests(tab);
       tabs[inTest ? 'test' : 'suite'].push(tab);
       return tab;
