@@ -45,9 +45,7 @@ describeOnce('the web app: approvals, queues and channels', function () {
 
     it('approves several held posts at once, reporting each', async () => {
       for (const text of ['One', 'Two']) await hold(text);
-      await signIn();
-      await page.click('nav >> text=Approvals');
-      await appReady(page);
+      await signIn('/app/approvals');
       for (const box of await page.locator('input[name=postIds]').all()) await box.check();
       // The list asked for after the decision is held back: meanwhile the page must not report what it still lists.
       let release!: () => void;
@@ -303,9 +301,7 @@ describeOnce('the web app: approvals, queues and channels', function () {
     it('connects Mastodon by consent, shows what to set, reconnects (named loudly), disconnects', async () => {
       const mastodon = await startFakeMastodon();
       try {
-        await signIn();
-        await page.click('nav >> text=Channels');
-        await appReady(page);
+        await signIn('/app/channels');
         assert.match(
           (await page.textContent('section[data-network="youtube"]')) ?? '',
           /operator must set GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET/,
