@@ -492,7 +492,6 @@ describeOnce(`the web app: compose (${TEST_DB})`, function () {
       'solid',
       'the hidden file input shows its focus on its label',
     );
-    await screenshot(page, 'compose-keyboard-file-focus.png');
     await page.keyboard.press('Space');
     const chooser = await chooserOpened;
     await chooser.setFiles({ name: 'keys.png', mimeType: 'image/png', buffer: TINY_PNG });
@@ -545,7 +544,6 @@ describeOnce(`the web app: compose (${TEST_DB})`, function () {
         const found: string[] = [];
         const check = async (name: string) => {
           for (const violation of await axeViolations(page)) found.push(`${name}: ${violation}`);
-          await screenshot(page, `compose-${name}-${size}.png`, { fullPage: true });
         };
         await check('filled');
         await page.click('#open-library');
