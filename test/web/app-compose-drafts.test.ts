@@ -79,7 +79,7 @@ describeOnce(`the web app: the composer's drafts, versions and zones (${TEST_DB}
     page.once('dialog', (dialog) => void dialog.accept());
     await page.click('nav >> text=Posts');
     await page.waitForURL(`${t.url}/app`);
-    await appReady(page);
+    await page.waitForSelector('h1:text-is("Posts")');
     await page.click('nav >> text=Compose');
     await page.waitForURL(`${t.url}/app/compose`);
     await appReady(page);
@@ -154,7 +154,6 @@ describeOnce(`the web app: the composer's drafts, versions and zones (${TEST_DB}
       await type('#text', 'Written before the session ended');
       const other = await page.context().newPage();
       await other.goto(`${t.url}/app`);
-      await appReady(other);
       await other.click('button:has-text("Sign out")');
       await other.waitForURL(/\/app\/sign-in/);
       await other.close();
