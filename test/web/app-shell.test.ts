@@ -27,7 +27,7 @@ describeOnce('the web app: calendar, phone navigation, API keys and icon', funct
   let page: Page;
   // One Herald, account and browser for the file; each test on a tab of its own (the app's bundle loads once).
   const app = appSuite(
-    { fresh: 'once', seed: { channels: 2 }, page: { viewport: DESKTOP } },
+    { browser: 'shared', fresh: 'once', seed: { channels: 2 }, page: { viewport: DESKTOP } },
     (rig) => ({ t, a } = rig),
   );
 
