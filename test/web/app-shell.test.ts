@@ -319,10 +319,12 @@ describeOnce('the web app: calendar, phone navigation, API keys and icon', funct
       assert.match(res.headers.get('content-type') ?? '', /^image\/svg\+xml/);
       assert.match(await res.text(), /^<svg [^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
     }
-    const anonymous = await app.newPage();
+    // Nobody signed in: a tab of the same browser once its cookies are gone.
+    await page.context().clearCookies();
+    const anonymous = await app.newTab();
     await anonymous.goto(`${t.url}/app/sign-in`);
+    assert.equal(anonymous.url(), `${t.url}/app/sign-in`, 'the sign-in page itself, not the app');
     assert.equal(await anonymous.getAttribute('head link[rel="icon"]', 'href'), '/app/favicon.svg');
-    await anonymous.context().close();
   });
 });
 
