@@ -382,7 +382,8 @@ describeOnce('the web app: approvals, queues and channels', function () {
         await app.open('/app/channels', tokyo);
         const words = await tokyo.textContent(`#zone-${channel.id}-words`);
         assert.equal(words, 'Tokyo time (UTC+09:00)');
-        await app.open(`/app/channels/${channel.id}/queue`, tokyo);
+        await tokyo.click(`a[href="/app/channels/${channel.id}/queue"]`);
+        await appReady(tokyo);
         const main = (await tokyo.textContent('main')) ?? '';
         assert.match(main, /Time zone Tokyo time \(UTC\+09:00\)/);
         assert.ok(!main.includes('Asia/Tokyo'), 'the queue names its zone in words');
@@ -490,7 +491,8 @@ describeOnce('the web app: approvals, queues and channels', function () {
         channels.map((c: { timezone: string }) => c.timezone),
         ['Europe/Berlin', 'America/New_York'],
       );
-      await open(`/app/channels/${a.channelIds[1]}/queue`);
+      await page.click(`a[href="/app/channels/${a.channelIds[1]}/queue"]`);
+      await appReady(page);
       assert.match((await page.textContent('main')) ?? '', /Time zone New York time \(UTC-0[45]:00\)/);
     });
   });
