@@ -77,6 +77,8 @@ describeOnce('the web app: Settings (workspace, members, API keys, connected app
       await page.check(`#approval-${a.workspaceId}`);
       await page.click('.workspace button[type=submit]');
       await page.waitForSelector("text=Saved. New posts wait for a reviewer's approval");
+      // Said saved as the page asks for the workspaces again: the state above shows once they are back.
+      await appReady(page);
       assert.match((await page.textContent('.approval-state')) ?? '', /Approval required/);
       assert.equal(
         (await t.api('GET', `/v1/rest/workspaces/${a.workspaceId}`, { token: a.apiKey })).body.data.approvalRequired,
