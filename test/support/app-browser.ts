@@ -30,6 +30,32 @@ export async function openAppBrowser(): Promise<Browser> {
   return browser;
 }
 
+let processBrowser: Promise<Browser> | undefined;
+
+/**
+ * openAppBrowser's Chromium, one for every suite of this process that asks for it (`appSuite({ browser:
+ * 'shared' })`): mocha's parallel workers run file after file, and a launch costs each file one or two seconds.
+ * Each suite still has contexts of its own, closed after it; the browser ends with the process (Playwright closes
+ * what it launched when the process exits), or is launched again if it went away.
+ */
+export async function sharedAppBrowser(): Promise<Browser> {
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  processBrowser ??= launchChromium().then((browser) => {
+    browser.on('disconnected', () => {
+      processBrowser = undefined;
+    });
+    return browser;
+  });
+  const launching = processBrowser;
+  try {
+    const [browser] = await Promise.all([launching, ensureWebBuilt()]);
+    return browser;
+  } catch (error) {
+    if (processBrowser === launching) processBrowser = undefined;
+    throw error;
+  }
+}
+
 /** Signs in on the sign-in page and waits for the app's first page to have its data. */
 export async function signInToApp(page: Page, baseUrl: string, email: string, password: string): Promise<void> {
   await page.goto(`${baseUrl}/app/sign-in`);
@@ -186,6 +212,8 @@ export interface AppSuiteOptions {
   signedIn?: boolean;
   /** False when the suite's pages are the server's own (sign-in, consent), so the app need not be built for it. */
   webApp?: boolean;
+  /** 'shared': the process's one Chromium (sharedAppBrowser), left open after the suite, instead of one of its own. */
+  browser?: 'own' | 'shared';
 }
 
 /** What a suite's tests work with, handed to them whenever it is new. */
@@ -205,10 +233,11 @@ export interface AppSuite extends AppRig {
   /** Another page in a context of its own, closed after the test (after the suite when made outside one). */
   newPage(context?: BrowserContextOptions): Promise<Page>;
   /**
-   * A new tab beside the suite's page, in its context (its cookies, storage and cache: the app's bundle is fetched
-   * and compiled once a file), closed after the test. With `fresh: 'once'`, a test starts on a page of its own.
+   * A new tab beside the suite's page (or `beside`, e.g. a page from `newPage` kept for another person), in its
+   * context (its cookies, storage and cache: the app's bundle is fetched and compiled once a file), closed after the
+   * test. With `fresh: 'once'`, a test starts on a page of its own.
    */
-  newTab(): Promise<Page>;
+  newTab(beside?: Page): Promise<Page>;
   /** Stops this Herald and starts one with other settings and a new account, closed as the first would be. */
   restartHerald(herald: Partial<Config>, seed?: SeedOptions): Promise<void>;
 }
@@ -255,9 +284,9 @@ export function appSuite(options: AppSuiteOptions = {}, use: (rig: AppRig) => vo
       pages[inTest ? 'test' : 'suite'].push(page);
       return page;
     },
-    async newTab() {
-      if (!suite.page) throw new Error("newTab opens beside the suite's page: this suite has none (page: false)");
-      const tab = await suite.page.context().newPage();
+    async newTab(beside = suite.page) {
+      if (!beside) throw new Error("newTab opens beside the suite's page: this suite has none (page: false)");
+      const tab = await beside.context().newPage();
       trackRequests(tab);
       tabs[inTest ? 'test' : 'suite'].push(tab);
       return tab;
@@ -270,15 +299,17 @@ export function appSuite(options: AppSuiteOptions = {}, use: (rig: AppRig) => vo
     },
   });
 
+  const shared = options.browser === 'shared';
   before(async () => {
-    suite.browser = options.webApp === false ? await launchChromium() : await openAppBrowser();
+    if (shared) suite.browser = await sharedAppBrowser();
+    else suite.browser = options.webApp === false ? await launchChromium() : await openAppBrowser();
     tell();
     if (!perTest) await startRig();
   });
   after(async () => {
     if (!perTest) await closeRig('suite');
     for (const page of pages.suite.splice(0)) await page.context().close();
-    await suite.browser?.close();
+    if (!shared) await suite.browser?.close();
   });
   beforeEach(async () => {
     inTest = true;

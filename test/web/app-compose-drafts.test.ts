@@ -22,7 +22,7 @@ describeOnce(`the web app: the composer's drafts, versions and zones (${TEST_DB}
   // kept in it yet (the drafts a browser keeps are what these tests look at), or in a browser of another zone.
   const viewport = { width: 1280, height: 900 };
   const app = appSuite(
-    { fresh: 'once', seed: { channels: 2 }, page: { timezoneId: 'Europe/Berlin', viewport } },
+    { browser: 'shared', fresh: 'once', seed: { channels: 2 }, page: { timezoneId: 'Europe/Berlin', viewport } },
     (rig) => ({ t, a } = rig),
   );
   beforeEach(async () => {
@@ -79,7 +79,7 @@ describeOnce(`the web app: the composer's drafts, versions and zones (${TEST_DB}
     page.once('dialog', (dialog) => void dialog.accept());
     await page.click('nav >> text=Posts');
     await page.waitForURL(`${t.url}/app`);
-    await appReady(page);
+    await page.waitForSelector('h1:text-is("Posts")');
     await page.click('nav >> text=Compose');
     await page.waitForURL(`${t.url}/app/compose`);
     await appReady(page);
@@ -154,7 +154,6 @@ describeOnce(`the web app: the composer's drafts, versions and zones (${TEST_DB}
       await type('#text', 'Written before the session ended');
       const other = await page.context().newPage();
       await other.goto(`${t.url}/app`);
-      await appReady(other);
       await other.click('button:has-text("Sign out")');
       await other.waitForURL(/\/app\/sign-in/);
       await other.close();

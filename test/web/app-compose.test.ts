@@ -19,7 +19,7 @@ describeOnce(`the web app: compose (${TEST_DB})`, function () {
   let page: Page;
 
   // One Herald for the file; each test is a new person with two channels, on a tab of their own.
-  const app = appSuite({ fresh: 'once', seed: { channels: 2 } }, (rig) => ({ t, a, page } = rig));
+  const app = appSuite({ browser: 'shared', fresh: 'once', seed: { channels: 2 } }, (rig) => ({ t, a, page } = rig));
   let realClock: Pick<TestHerald['deps'], 'now' | 'timers'>;
   before(() => {
     realClock = { now: t.deps.now, timers: t.deps.timers };
@@ -492,7 +492,6 @@ describeOnce(`the web app: compose (${TEST_DB})`, function () {
       'solid',
       'the hidden file input shows its focus on its label',
     );
-    await screenshot(page, 'compose-keyboard-file-focus.png');
     await page.keyboard.press('Space');
     const chooser = await chooserOpened;
     await chooser.setFiles({ name: 'keys.png', mimeType: 'image/png', buffer: TINY_PNG });
@@ -545,7 +544,6 @@ describeOnce(`the web app: compose (${TEST_DB})`, function () {
         const found: string[] = [];
         const check = async (name: string) => {
           for (const violation of await axeViolations(page)) found.push(`${name}: ${violation}`);
-          await screenshot(page, `compose-${name}-${size}.png`, { fullPage: true });
         };
         await check('filled');
         await page.click('#open-library');

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { appReady, appSuite, screenshot, signInToApp } from '../support/app-browser.js';
 import { TINY_PNG } from '../media/fixtures.js';
 import { pinClock, testWorker } from '../publishing/support.js';
-import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import type { SeededAccount, TestHerald } from '../support/herald.js';
 
 const run = promisify(execFile);
 
@@ -16,7 +16,7 @@ describe('the web app, end to end, as a team uses it', function () {
   let a: SeededAccount;
   let page: Page;
 
-  appSuite({ seed: { channels: 2 } }, (rig) => ({ t, a, page } = rig));
+  appSuite({ browser: 'shared', seed: { channels: 2 } }, (rig) => ({ t, a, page } = rig));
 
   async function signIn(password = a.password) {
     await page.goto(`${t.url}/`);
@@ -34,7 +34,8 @@ describe('the web app, end to end, as a team uses it', function () {
     await appReady(page);
     assert.match((await page.textContent('main')) ?? '', /No posts yet/);
 
-    await page.goto(`${t.url}/app/compose`);
+    await page.click('nav >> text=Compose');
+    await page.waitForURL(`${t.url}/app/compose`);
     await appReady(page);
     await page.check(`input[name=channelIds][value="${a.channelIds[0]}"]`);
     await page.check(`input[name=channelIds][value="${a.channelIds[1]}"]`);
@@ -53,7 +54,8 @@ describe('the web app, end to end, as a team uses it', function () {
     assert.match((await page.textContent('.status')) ?? '', /published/);
     const permalink = await page.getAttribute('a[rel=noreferrer]', 'href');
     assert.ok(permalink?.startsWith(`${t.url}/sandbox/`));
-    await page.goto(`${t.url}/app`);
+    await page.click('nav >> text=Posts');
+    await page.waitForURL(`${t.url}/app`);
     await appReady(page);
     assert.equal(await page.locator('table.posts tbody tr').count(), 2, 'one post per channel');
 
@@ -73,8 +75,6 @@ describe('the web app, end to end, as a team uses it', function () {
     'connects the sandbox, composes for two channels with an image and a first comment, schedules, moves it in ' +
       'the calendar, has a reviewer approve it, and sees it published; an API key works with curl until revoked',
     async () => {
-      await t.close();
-      t = await startTestHerald();
       const clock = pinClock(t, '2030-01-06T12:00:00Z');
       a = await t.seedAccount({ channels: 0, approvalRequired: true });
       const reviewer = await t.api('POST', '/v1/rest/members', {

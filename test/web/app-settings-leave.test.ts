@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Dialog, Page } from 'playwright-core';
-import { appReady, appSuite, signInByForm } from '../support/app-browser.js';
+import { appReady, appSuite, signInOverHttp } from '../support/app-browser.js';
 import { describeOnce } from '../support/databases.js';
 import type { SeededAccount, TestHerald } from '../support/herald.js';
 
@@ -17,8 +17,15 @@ describeOnce('the web app: leaving settings with unsaved changes', function () {
   let t: TestHerald;
   let a: SeededAccount;
   let page: Page;
-  const app = appSuite({ seed: { channels: 1 } }, (rig) => ({ t, a, page } = rig));
-  beforeEach(() => signInByForm(page, t.url, a));
+  // One Herald for the file; each test is a new person with a channel, on a tab of their own, signed in (each test
+  // opens its first page itself).
+  const app = appSuite({ browser: 'shared', fresh: 'once', seed: { channels: 1 } }, (rig) => ({ t, a } = rig));
+  beforeEach(async () => {
+    a = await t.seedAccount({ channels: 1 });
+    await app.page.context().clearCookies();
+    page = await app.newTab();
+    await signInOverHttp(page, t.url, a);
+  });
 
   /** The questions the page asks while `act` runs, each answered as told. */
   async function asked(act: () => Promise<unknown>, answer: 'accept' | 'dismiss' = 'dismiss'): Promise<Dialog[]> {
@@ -29,10 +36,8 @@ describeOnce('the web app: leaving settings with unsaved changes', function () {
     };
     page.on('dialog', hear);
     try {
+      // A question comes as the click's own task, asked before the click returns: once `act` is done, it was asked.
       await act();
-      // A question comes as the click's own task, asked before the click returns; a page that asks nothing has
-      // moved on by the time it has its data again.
-      await appReady(page);
     } finally {
       page.off('dialog', hear);
     }
@@ -68,7 +73,7 @@ describeOnce('the web app: leaving settings with unsaved changes', function () {
 
   /** Opens an address as a person types it, leaving what the page had (a reload's question accepted). */
   async function go(address: string): Promise<void> {
-    await asked(() => app.open(address), 'accept');
+    await asked(() => app.open(address, page), 'accept');
   }
 
   async function type(selector: string, text: string) {
@@ -94,7 +99,12 @@ describeOnce('the web app: leaving settings with unsaved changes', function () {
     await page.waitForFunction(() => location.pathname === '/app/settings/webhooks');
     assert.equal(await page.inputValue('#url'), 'https://hooks.example.com/herald', 'still there after Back');
 
-    const reload = await asked(() => page.reload({ timeout: 3_000 }).catch(() => undefined));
+    const reload = await asked(async () => {
+      const question = page.waitForEvent('dialog', { timeout: 5_000 });
+      // Refused, the reload never ends: it is left to fail when the page closes, instead of waiting out a timeout.
+      page.reload().catch(() => undefined);
+      await question;
+    });
     assert.deepEqual(
       reload.map((q) => q.type()),
       ['beforeunload'],

@@ -19,16 +19,39 @@ describeOnce('the web app: Settings (workspace, members, API keys, connected app
   let page: Page;
 
   // The webhook endpoints this test makes are on loopback, which the SSRF guard refuses unless it is listed.
+  // One Herald for the file; each test is a new person with a channel, on a tab of their own; the members they add
+  // sign in on tabs of one other browser (its cookies cleared first), so the app's bundle loads twice a file.
   const app = appSuite(
-    { herald: { outboundAllowHosts: ['127.0.0.1'] }, seed: { channels: 1 } },
-    (rig) => ({ t, a, page } = rig),
+    { browser: 'shared', fresh: 'once', herald: { outboundAllowHosts: ['127.0.0.1'] }, seed: { channels: 1 } },
+    (rig) => ({ t, a } = rig),
   );
+  let others: Page;
+  before(async () => {
+    others = await app.newPage();
+  });
+  beforeEach(async () => {
+    a = await t.seedAccount({ channels: 1 });
+    await app.page.context().clearCookies();
+    page = await app.newTab();
+  });
 
-  /** Opens a Settings page from the navigation, as a person does: Settings, then the section's link. */
+  /** A tab of the other browser, nobody signed in on it. */
+  async function otherTab(): Promise<Page> {
+    await others.context().clearCookies();
+    return app.newTab(others);
+  }
+
+  /**
+   * Signs the test's person in and opens a Settings page from the navigation, as a person does: Settings from the
+   * app's first page (the workspace's settings), or the section's link from the Settings page they signed in on.
+   */
   async function openSettings(section: 'Workspace' | 'Members' | 'API keys' | 'Connected apps' | 'Webhooks') {
-    await page.click('nav[aria-label=Main] >> text=Settings');
-    await appReady(page);
-    if (section !== 'Workspace') {
+    if (section === 'Workspace') {
+      await signInByForm(page, t.url, a);
+      await page.click('nav[aria-label=Main] >> text=Settings');
+      await appReady(page);
+    } else {
+      await signInByForm(page, t.url, a, '/app/settings');
       await page.click(`nav[aria-label=Settings] >> text=${section}`);
       await appReady(page);
     }
@@ -39,7 +62,7 @@ describeOnce('the web app: Settings (workspace, members, API keys, connected app
   async function memberPage(email: string, role: 'editor' | 'reviewer', address = '/app'): Promise<Page> {
     const added = await t.api('POST', '/v1/rest/members', { token: a.apiKey, body: { email, name: email, role } });
     assert.equal(added.status, 201, JSON.stringify(added.body));
-    const tab = await app.newPage();
+    const tab = await otherTab();
     await signInByForm(tab, t.url, { email, password: added.body.data.temporaryPassword }, address);
     return tab;
   }
@@ -48,13 +71,14 @@ describeOnce('the web app: Settings (workspace, members, API keys, connected app
     "requires approval for a workspace's new posts from Settings; " +
       'a member without manage_team reads it and is told who can change it',
     async () => {
-      await signInByForm(page, t.url, a);
       await openSettings('Workspace');
       assert.match((await page.textContent('.approval-state')) ?? '', /No approval needed/);
       assert.ok(await page.isDisabled('.workspace button[type=submit]'), 'nothing to save yet');
       await page.check(`#approval-${a.workspaceId}`);
       await page.click('.workspace button[type=submit]');
       await page.waitForSelector("text=Saved. New posts wait for a reviewer's approval");
+      // Said saved as the page asks for the workspaces again: the state above shows once they are back.
+      await appReady(page);
       assert.match((await page.textContent('.approval-state')) ?? '', /Approval required/);
       assert.equal(
         (await t.api('GET', `/v1/rest/workspaces/${a.workspaceId}`, { token: a.apiKey })).body.data.approvalRequired,
@@ -82,13 +106,13 @@ describeOnce('the web app: Settings (workspace, members, API keys, connected app
         (await editor.textContent('#managers-only')) ?? '',
         /Only a manager changes whether posts need approval\. Owners and admins of a workspace can/,
       );
-      for (const [url, words] of [
-        ['/app/settings/webhooks', /only a manager adds or changes them/],
-        ['/app/settings/members', /Only a manager adds people and changes roles/],
+      for (const [section, words] of [
+        ['Webhooks', /only a manager adds or changes them/],
+        ['Members', /Only a manager adds people and changes roles/],
       ] as const) {
-        await editor.goto(t.url + url);
+        await editor.click(`nav[aria-label=Settings] >> text=${section}`);
         await appReady(editor);
-        assert.match((await editor.textContent('#managers-only')) ?? '', words, url);
+        assert.match((await editor.textContent('#managers-only')) ?? '', words, section);
       }
       assert.equal(await editor.locator('select[aria-label^="Role of"]').count(), 0);
       assert.match((await editor.textContent('#members')) ?? '', /eddie@example\.test\s*editor/);
@@ -100,7 +124,6 @@ describeOnce('the web app: Settings (workspace, members, API keys, connected app
         0,
         'no key grants more than its creator holds',
       );
-      await editor.context().close();
     },
   );
 
@@ -108,7 +131,6 @@ describeOnce('the web app: Settings (workspace, members, API keys, connected app
     'adds a webhook endpoint with its secret shown once, sends it a test, rotates, ' +
       'shows it disabled with why (and on every page), enables it again and deletes it',
     async () => {
-      await signInByForm(page, t.url, a);
       await openSettings('Webhooks');
       await page.waitForSelector('text=No endpoints yet');
       await page.fill('#url', 'ftp://127.0.0.1/hook');
@@ -194,7 +216,6 @@ describeOnce('the web app: Settings (workspace, members, API keys, connected app
       'which works with curl until it is revoked in the app (from the keyboard)',
     async () => {
       await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
-      await signInByForm(page, t.url, a);
       await openSettings('API keys');
       await page.fill('#key-name', '   ');
       await page.click('#create-key button[type=submit]');
@@ -256,7 +277,6 @@ describeOnce('the web app: Settings (workspace, members, API keys, connected app
   );
 
   it('lists the OAuth apps a person authorized and revokes one, ending its tokens', async () => {
-    await signInByForm(page, t.url, a);
     await openSettings('Connected apps');
     await page.waitForSelector('text=No app acts for you through OAuth');
 
@@ -298,7 +318,6 @@ describeOnce('the web app: Settings (workspace, members, API keys, connected app
     'adds a person with a temporary password shown once and changes their role; ' +
       "the last owner stays, in the server's words",
     async () => {
-      await signInByForm(page, t.url, a);
       await openSettings('Members');
       await page.fill('#member-email', 'rita@example.test');
       await page.fill('#member-name', 'Rita Reviewer');
@@ -371,31 +390,28 @@ describeOnce('the web app: Settings (workspace, members, API keys, connected app
         'each workspace keeps its own role',
       );
 
-      const signedInAsRita = await app.newPage();
+      const signedInAsRita = await otherTab();
       await signInByForm(signedInAsRita, t.url, { email: 'rita@example.test', password });
       assert.match(
         (await signedInAsRita.textContent('header')) ?? '',
         /rita@example\.test/,
         'the temporary password signs her in',
       );
-      await signedInAsRita.context().close();
     },
   );
   it(
     'removes a person after confirming: signed out at once; ' + "removing yourself is refused in the server's words",
     async () => {
-      const eddie = await memberPage('eddie@example.test', 'editor');
-      await signInByForm(page, t.url, a);
+      const edna = await memberPage('edna@example.test', 'editor');
       await openSettings('Members');
-      await page.click('button[aria-label="Remove eddie@example.test"]');
+      await page.click('button[aria-label="Remove edna@example.test"]');
       const listed = await t.api('GET', '/v1/rest/members', { token: a.apiKey });
       assert.equal(listed.body.data.length, 2, 'the first press only asks');
       await page.click('text=Yes, remove');
-      await page.waitForSelector('text=eddie@example.test was removed');
-      assert.equal(await page.locator('#members >> text=eddie@example.test').count(), 0, 'no longer listed');
-      await eddie.reload();
-      assert.match(eddie.url(), /\/app\/sign-in/, 'their open app is signed out');
-      await eddie.context().close();
+      await page.waitForSelector('text=edna@example.test was removed');
+      assert.equal(await page.locator('#members >> text=edna@example.test').count(), 0, 'no longer listed');
+      await edna.reload();
+      assert.match(edna.url(), /\/app\/sign-in/, 'their open app is signed out');
 
       const owner = (await t.deps.repos.accounts.getUser(a.accountId, a.userId))!.name;
       await page.click(`button[aria-label="Remove ${owner}"]`);

@@ -25,11 +25,17 @@ describeOnce('the web app: calendar, phone navigation, API keys and icon', funct
   let t: TestHerald;
   let a: SeededAccount;
   let page: Page;
-  const app = appSuite({ fresh: 'once', seed: { channels: 2 }, page: false }, (rig) => ({ t, a } = rig));
+  // One Herald, account and browser for the file; each test on a tab of its own (the app's bundle loads once).
+  const app = appSuite(
+    { browser: 'shared', fresh: 'once', seed: { channels: 2 }, page: { viewport: DESKTOP } },
+    (rig) => ({ t, a } = rig),
+  );
 
-  /** A page of its own signed in by the form, showing `address` (the posts by default). */
+  /** A tab of its own at this size, signed in by the form, showing `address` (the posts by default). */
   async function signedIn(viewport: { width: number; height: number }, address = '/app'): Promise<Page> {
-    page = await app.newPage({ viewport });
+    await app.page.context().clearCookies();
+    page = await app.newTab();
+    await page.setViewportSize(viewport);
     await signInByForm(page, t.url, a, address);
     return page;
   }
@@ -313,10 +319,12 @@ describeOnce('the web app: calendar, phone navigation, API keys and icon', funct
       assert.match(res.headers.get('content-type') ?? '', /^image\/svg\+xml/);
       assert.match(await res.text(), /^<svg [^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
     }
-    const anonymous = await app.newPage();
+    // Nobody signed in: a tab of the same browser once its cookies are gone.
+    await page.context().clearCookies();
+    const anonymous = await app.newTab();
     await anonymous.goto(`${t.url}/app/sign-in`);
+    assert.equal(anonymous.url(), `${t.url}/app/sign-in`, 'the sign-in page itself, not the app');
     assert.equal(await anonymous.getAttribute('head link[rel="icon"]', 'href'), '/app/favicon.svg');
-    await anonymous.context().close();
   });
 });
 

@@ -19,7 +19,7 @@ describeOnce('the web app: approvals, queues and channels', function () {
   // The Mastodon instance the channels tests name is a fake on 127.0.0.1, which the SSRF guard refuses unless listed.
   // One Herald for the file; each test is a new person with two channels, on a tab of their own.
   const app = appSuite(
-    { fresh: 'once', herald: { outboundAllowHosts: ['127.0.0.1'] }, seed: { channels: 2 } },
+    { browser: 'shared', fresh: 'once', herald: { outboundAllowHosts: ['127.0.0.1'] }, seed: { channels: 2 } },
     (rig) => ({ t, a, page } = rig),
   );
   beforeEach(async () => {
@@ -45,9 +45,7 @@ describeOnce('the web app: approvals, queues and channels', function () {
 
     it('approves several held posts at once, reporting each', async () => {
       for (const text of ['One', 'Two']) await hold(text);
-      await signIn();
-      await page.click('nav >> text=Approvals');
-      await appReady(page);
+      await signIn('/app/approvals');
       for (const box of await page.locator('input[name=postIds]').all()) await box.check();
       // The list asked for after the decision is held back: meanwhile the page must not report what it still lists.
       let release!: () => void;
@@ -303,9 +301,7 @@ describeOnce('the web app: approvals, queues and channels', function () {
     it('connects Mastodon by consent, shows what to set, reconnects (named loudly), disconnects', async () => {
       const mastodon = await startFakeMastodon();
       try {
-        await signIn();
-        await page.click('nav >> text=Channels');
-        await appReady(page);
+        await signIn('/app/channels');
         assert.match(
           (await page.textContent('section[data-network="youtube"]')) ?? '',
           /operator must set GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET/,
@@ -386,7 +382,8 @@ describeOnce('the web app: approvals, queues and channels', function () {
         await app.open('/app/channels', tokyo);
         const words = await tokyo.textContent(`#zone-${channel.id}-words`);
         assert.equal(words, 'Tokyo time (UTC+09:00)');
-        await app.open(`/app/channels/${channel.id}/queue`, tokyo);
+        await tokyo.click(`a[href="/app/channels/${channel.id}/queue"]`);
+        await appReady(tokyo);
         const main = (await tokyo.textContent('main')) ?? '';
         assert.match(main, /Time zone Tokyo time \(UTC\+09:00\)/);
         assert.ok(!main.includes('Asia/Tokyo'), 'the queue names its zone in words');
@@ -494,7 +491,8 @@ describeOnce('the web app: approvals, queues and channels', function () {
         channels.map((c: { timezone: string }) => c.timezone),
         ['Europe/Berlin', 'America/New_York'],
       );
-      await open(`/app/channels/${a.channelIds[1]}/queue`);
+      await page.click(`a[href="/app/channels/${a.channelIds[1]}/queue"]`);
+      await appReady(page);
       assert.match((await page.textContent('main')) ?? '', /Time zone New York time \(UTC-0[45]:00\)/);
     });
   });
