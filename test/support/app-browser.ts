@@ -33,8 +33,8 @@ export async function openAppBrowser(): Promise<Browser> {
 let processBrowser: Promise<Browser> | undefined;
 
 /**
- * openAppBrowser's Chromium, one for every suite of this process that asks for it (`appSuite({ browser:
- * 'shared' })`): mocha's parallel workers run file after file, and a launch costs each file one or two seconds.
+ * openAppBrowser's Chromium, one for every suite of this process (appSuite's, unless it asks for `browser: 'own'`):
+ * mocha's parallel workers run file after file, and a launch costs each file one or two seconds.
  * Each suite still has contexts of its own, closed after it; the browser ends with the process (Playwright closes
  * what it launched when the process exits), or is launched again if it went away.
  */
@@ -212,7 +212,10 @@ export interface AppSuiteOptions {
   signedIn?: boolean;
   /** False when the suite's pages are the server's own (sign-in, consent), so the app need not be built for it. */
   webApp?: boolean;
-  /** 'shared': the process's one Chromium (sharedAppBrowser), left open after the suite, instead of one of its own. */
+  /**
+   * The process's one Chromium (sharedAppBrowser, the default), left open after the suite, or 'own': one launched for
+   * the suite and closed after it.
+   */
   browser?: 'own' | 'shared';
 }
 
@@ -299,7 +302,7 @@ export function appSuite(options: AppSuiteOptions = {}, use: (rig: AppRig) => vo
     },
   });
 
-  const shared = options.browser === 'shared';
+  const shared = options.browser !== 'own';
   before(async () => {
     if (shared) suite.browser = await sharedAppBrowser();
     else suite.browser = options.webApp === false ? await launchChromium() : await openAppBrowser();

@@ -22,7 +22,7 @@ describeOnce(`the web app: the composer's drafts, versions and zones (${TEST_DB}
   // kept in it yet (the drafts a browser keeps are what these tests look at), or in a browser of another zone.
   const viewport = { width: 1280, height: 900 };
   const app = appSuite(
-    { browser: 'shared', fresh: 'once', seed: { channels: 2 }, page: { timezoneId: 'Europe/Berlin', viewport } },
+    { fresh: 'once', seed: { channels: 2 }, page: { timezoneId: 'Europe/Berlin', viewport } },
     (rig) => ({ t, a } = rig),
   );
   beforeEach(async () => {

@@ -19,7 +19,7 @@ describeOnce(`the web app: compose (${TEST_DB})`, function () {
   let page: Page;
 
   // One Herald for the file; each test is a new person with two channels, on a tab of their own.
-  const app = appSuite({ browser: 'shared', fresh: 'once', seed: { channels: 2 } }, (rig) => ({ t, a, page } = rig));
+  const app = appSuite({ fresh: 'once', seed: { channels: 2 } }, (rig) => ({ t, a, page } = rig));
   let realClock: Pick<TestHerald['deps'], 'now' | 'timers'>;
   before(() => {
     realClock = { now: t.deps.now, timers: t.deps.timers };

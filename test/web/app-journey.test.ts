@@ -16,7 +16,7 @@ describe('the web app, end to end, as a team uses it', function () {
   let a: SeededAccount;
   let page: Page;
 
-  appSuite({ browser: 'shared', seed: { channels: 2 } }, (rig) => ({ t, a, page } = rig));
+  appSuite({ seed: { channels: 2 } }, (rig) => ({ t, a, page } = rig));
 
   async function signIn(password = a.password) {
     await page.goto(`${t.url}/`);

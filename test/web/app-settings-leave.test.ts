@@ -19,7 +19,7 @@ describeOnce('the web app: leaving settings with unsaved changes', function () {
   let page: Page;
   // One Herald for the file; each test is a new person with a channel, on a tab of their own, signed in (each test
   // opens its first page itself).
-  const app = appSuite({ browser: 'shared', fresh: 'once', seed: { channels: 1 } }, (rig) => ({ t, a } = rig));
+  const app = appSuite({ fresh: 'once', seed: { channels: 1 } }, (rig) => ({ t, a } = rig));
   beforeEach(async () => {
     a = await t.seedAccount({ channels: 1 });
     await app.page.context().clearCookies();

@@ -22,7 +22,7 @@ describeOnce('the web app: Settings (workspace, members, API keys, connected app
   // One Herald for the file; each test is a new person with a channel, on a tab of their own; the members they add
   // sign in on tabs of one other browser (its cookies cleared first), so the app's bundle loads twice a file.
   const app = appSuite(
-    { browser: 'shared', fresh: 'once', herald: { outboundAllowHosts: ['127.0.0.1'] }, seed: { channels: 1 } },
+    { fresh: 'once', herald: { outboundAllowHosts: ['127.0.0.1'] }, seed: { channels: 1 } },
     (rig) => ({ t, a } = rig),
   );
   let others: Page;

@@ -27,7 +27,7 @@ describeOnce('the web app: calendar, phone navigation, API keys and icon', funct
   let page: Page;
   // One Herald, account and browser for the file; each test on a tab of its own (the app's bundle loads once).
   const app = appSuite(
-    { browser: 'shared', fresh: 'once', seed: { channels: 2 }, page: { viewport: DESKTOP } },
+    { fresh: 'once', seed: { channels: 2 }, page: { viewport: DESKTOP } },
     (rig) => ({ t, a } = rig),
   );
 

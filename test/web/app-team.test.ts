@@ -19,7 +19,7 @@ describeOnce('the web app: approvals, queues and channels', function () {
   // The Mastodon instance the channels tests name is a fake on 127.0.0.1, which the SSRF guard refuses unless listed.
   // One Herald for the file; each test is a new person with two channels, on a tab of their own.
   const app = appSuite(
-    { browser: 'shared', fresh: 'once', herald: { outboundAllowHosts: ['127.0.0.1'] }, seed: { channels: 2 } },
+    { fresh: 'once', herald: { outboundAllowHosts: ['127.0.0.1'] }, seed: { channels: 2 } },
     (rig) => ({ t, a, page } = rig),
   );
   beforeEach(async () => {
