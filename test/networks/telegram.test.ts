@@ -7,7 +7,7 @@ import { API_ORIGIN, startFakeTelegram, type FakeTelegram } from '../support/fak
 import { assertAudienceInInsights } from '../insights/network-audience.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { serveMediaFiles } from '../support/media-files.js';
-import { appReady, openAppBrowser, signInToApp } from '../support/app-browser.js';
+import { appReady, sharedAppBrowser, signInToApp } from '../support/app-browser.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
 import { ensureCliBuilt, HERALD_CLI } from '../support/cli.js';
 
@@ -184,9 +184,9 @@ describe(`Telegram, against a fake of the Bot API (${TEST_DB})`, function () {
     "connects from the app's channels page, " + 'its form built from GET /networks, saying why Telegram refuses',
     async function () {
       this.timeout(120_000);
-      const browser = await openAppBrowser();
+      const context = await (await sharedAppBrowser()).newContext();
       try {
-        const page = await (await browser.newContext()).newPage();
+        const page = await context.newPage();
         await signInToApp(page, t.url, a.email, a.password);
         await page.goto(`${t.url}/app/channels`);
         await appReady(page);
@@ -212,7 +212,7 @@ describe(`Telegram, against a fake of the Bot API (${TEST_DB})`, function () {
           'the form forgets the token once connected',
         );
       } finally {
-        await browser.close();
+        await context.close();
       }
     },
   );

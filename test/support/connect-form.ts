@@ -3,7 +3,7 @@
  * what it answers is either the network's refusal, as the form shows it, or the page saying what was connected.
  */
 import type { Page } from 'playwright-core';
-import { openAppBrowser, signInByForm } from './app-browser.js';
+import { sharedAppBrowser, signInByForm } from './app-browser.js';
 
 export interface ConnectForm {
   page: Page;
@@ -23,8 +23,8 @@ export async function openConnectForm(
   person: { email: string; password: string },
   network: string,
 ): Promise<ConnectForm> {
-  const browser = await openAppBrowser();
-  const page = await (await browser.newContext()).newPage();
+  const context = await (await sharedAppBrowser()).newContext();
+  const page = await context.newPage();
   // Signing in is not what these tests are about: the sign-in form's request, then the Channels page alone.
   await signInByForm(page, baseUrl, person, '/app/channels');
   const form = `section[data-network="${network}"]`;
@@ -44,6 +44,6 @@ export async function openConnectForm(
       await page.waitForSelector('[role=status] >> text=Connected');
       return (await page.textContent('[role=status]')) ?? '';
     },
-    close: () => browser.close(),
+    close: () => context.close(),
   };
 }
