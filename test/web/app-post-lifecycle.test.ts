@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core';
 import { TINY_PNG } from '../media/fixtures.js';
 import { testWorker } from '../publishing/support.js';
 import { appReady, appSuite, axeViolations, screenshot, signInOverHttp } from '../support/app-browser.js';
+import { openInApp } from '../support/app-visit.js';
 import { TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { describeOnce } from '../support/databases.js';
 
@@ -42,7 +43,8 @@ describeOnce(`the web app: a post's life (${TEST_DB})`, function () {
     return res.body.data[0].id;
   }
 
-  const open = (url: string) => app.open(url, page);
+  /** The test's first page loaded in full, the others reached inside the app, as its links reach them. */
+  const open = (url: string) => openInApp(page, t.url, url);
 
   const submit = () => page.locator('form.composer button[type=submit]');
 
