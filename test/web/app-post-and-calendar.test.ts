@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { appReady, appSuite, screenshot, signInByForm } from '../support/app-browser.js';
+import { openInApp } from '../support/app-visit.js';
 import { cannotTellNetworks, dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
 import type { SeededAccount, TestHerald } from '../support/herald.js';
 import { insertLivePost } from '../support/posts.js';
@@ -33,12 +34,13 @@ describeOnce("the web app: a post's page and the calendar", function () {
     Object.assign(t.deps, realClock);
   });
   /** Signs the test's person in and opens `address` with its data. */
-  const signInTo = (address: string, on = page) => signInByForm(on, t.url, a, address);
+  const signInTo = (address: string) => signInByForm(page, t.url, a, address);
 
   const post = async (id: string) => (await t.api('GET', `/v1/rest/posts/${id}`, { token: a.apiKey })).body.data;
   const status = async () => (await page.textContent('#post-status')) ?? '';
 
-  const open = (url: string) => app.open(url, page);
+  /** Another page of the app, reached inside it as its links reach it. */
+  const open = (url: string) => openInApp(page, t.url, url);
 
   /** Clicks a button and waits for the page to say it was done (each action says so in its own words). */
   async function press(name: string): Promise<void> {
@@ -376,18 +378,15 @@ describeOnce("the web app: a post's page and the calendar", function () {
       );
       await screenshot(page, 'calendar-all-content-list-desktop.png', { fullPage: true });
 
-      const phone = await app.newPage({ viewport: { width: 390, height: 844 } });
-      try {
-        await signInTo('/app/calendar?view=month&date=2030-01-08&tz=UTC', phone);
-        assert.equal(await phone.locator('#month').count(), 0, 'no month grid on a phone');
-        assert.match((await phone.textContent('#week')) ?? '', /Planned[\s\S]*An idea/, 'the week instead');
-        const overflow = await phone.evaluate(
-          () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-        );
-        assert.ok(overflow <= 0, `nothing wider than the phone (${overflow}px too wide)`);
-      } finally {
-        await phone.context().close();
-      }
+      // The same person's calendar at a phone's size: the month asked for, mounted afresh at that width.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await open('/app/calendar?view=month&date=2030-01-08&tz=UTC');
+      assert.equal(await page.locator('#month').count(), 0, 'no month grid on a phone');
+      assert.match((await page.textContent('#week')) ?? '', /Planned[\s\S]*An idea/, 'the week instead');
+      const overflow = await page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      );
+      assert.ok(overflow <= 0, `nothing wider than the phone (${overflow}px too wide)`);
     },
   );
 });
