@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { appReady, appSuite, signInByForm, signInToApp } from '../support/app-browser.js';
+import { appReady, appSuite, signInByForm, signInOverHttp } from '../support/app-browser.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { authorizeUrl, pkcePair, REDIRECT_URI, registerClient } from '../oauth/support.js';
 import { describeOnce } from '../support/databases.js';
@@ -43,7 +43,8 @@ describeOnce('the web app: serving the single-page app and its REST calls', func
       const root = await page.goto(`${t.url}/`);
       assert.match(page.url(), /\/app\/sign-in$/, 'the root opens the app, which asks to sign in first');
       assert.equal(root!.status(), 200);
-      await signInToApp(page, t.url, a.email, a.password);
+      // Signed in by that page's form over HTTP (test 'goes back to the app's address…' fills it in the browser).
+      await signInOverHttp(page, t.url, a);
       const served = await page.goto(`${t.url}/app`);
       const headers = served!.headers();
       assert.equal(headers['cache-control'], 'no-store');
@@ -175,7 +176,7 @@ describeOnce('the web app: serving the single-page app and its REST calls', func
       });
       await page.goto(url);
       assert.equal(await page.locator('#password').count(), 1, 'signed out: the authorization asks to sign in first');
-      await signInByForm(page, t.url, a);
+      await signInOverHttp(page, t.url, a);
       await page.goto(url);
       assert.equal(await page.locator('#password').count(), 0, 'no second sign-in');
       assert.match((await page.textContent('body')) ?? '', /Claude Desktop/);
