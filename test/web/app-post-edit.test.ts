@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import * as provisioning from '../../src/domain/provisioning.js';
 import { TINY_PNG } from '../media/fixtures.js';
 import { appReady, appSuite, axeViolations, screenshot, signInOverHttp, SIZES } from '../support/app-browser.js';
-import { openInApp } from '../support/app-visit.js';
+import { blankTab, openInApp } from '../support/app-visit.js';
 import { TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 
 /**
@@ -18,9 +18,10 @@ describe(`the web app: editing a post's channels, its previews, and leaving unsa
   let a: SeededAccount;
   let bluesky: string;
   let page: Page;
-  // One Herald for the file; each test is a new person with two channels, on a tab of their own.
+  // One Herald and tab for the file; each test is a new person with two channels, the tab blank again for them.
+  const VIEWPORT = { width: 1280, height: 900 };
   const app = appSuite(
-    { fresh: 'once', seed: { channels: 2 }, page: { viewport: { width: 1280, height: 900 } } },
+    { fresh: 'once', seed: { channels: 2 }, page: { viewport: VIEWPORT } },
     (rig) => ({ t, a, page } = rig),
   );
 
@@ -30,8 +31,9 @@ describe(`the web app: editing a post's channels, its previews, and leaving unsa
     const { accountId, workspaceId } = a;
     bluesky = (await provisioning.addChannel(t.deps, { accountId, workspaceId, network: 'bluesky', handle: 'us.test' }))
       .id;
-    await app.page.context().clearCookies();
-    page = await app.newTab();
+    page = app.page;
+    await blankTab(page, VIEWPORT);
+    await page.context().clearCookies();
     await signInOverHttp(page, t.url, a);
   });
 
