@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { appReady, appSuite, screenshot, signInByForm } from '../support/app-browser.js';
-import { openInApp } from '../support/app-visit.js';
+import { blankTab, openInApp } from '../support/app-visit.js';
 import { cannotTellNetworks, dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
 import type { SeededAccount, TestHerald } from '../support/herald.js';
 import { insertLivePost } from '../support/posts.js';
@@ -15,10 +15,11 @@ describeOnce("the web app: a post's page and the calendar", function () {
   let a: SeededAccount;
   let page: Page;
 
-  // One Herald for the file; each test is a new person with two channels, on a tab of their own, and the clock
-  // some tests pin is the real one again after them.
+  // One Herald and tab for the file; each test is a new person with two channels, on the tab made blank, and the
+  // clock some tests pin is the real one again after them.
+  const VIEWPORT = { width: 1280, height: 900 };
   const app = appSuite(
-    { fresh: 'once', seed: { channels: 2 }, page: { viewport: { width: 1280, height: 900 } } },
+    { fresh: 'once', seed: { channels: 2 }, page: { viewport: VIEWPORT } },
     (rig) => ({ t, a, page } = rig),
   );
   let realClock: Pick<TestHerald['deps'], 'now' | 'timers'>;
@@ -27,8 +28,9 @@ describeOnce("the web app: a post's page and the calendar", function () {
   });
   beforeEach(async () => {
     a = await t.seedAccount({ channels: 2 });
-    await app.page.context().clearCookies();
-    page = await app.newTab();
+    page = app.page;
+    await blankTab(page, VIEWPORT);
+    await page.context().clearCookies();
   });
   afterEach(() => {
     Object.assign(t.deps, realClock);
