@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { appReady, appSuite, signInByForm, signInOverHttp } from '../support/app-browser.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { blankTab } from '../support/app-visit.js';
 import { authorizeUrl, pkcePair, REDIRECT_URI, registerClient } from '../oauth/support.js';
 import { describeOnce } from '../support/databases.js';
 
@@ -13,8 +14,18 @@ describeOnce('the web app: serving the single-page app and its REST calls', func
   let t: TestHerald;
   let a: SeededAccount;
   let page: Page;
+  const VIEWPORT = { width: 1280, height: 720 };
 
-  appSuite({ seed: { channels: 2 } }, (rig) => ({ t, a, page } = rig));
+  // A Herald and account for each test, all on one tab, made blank with no cookies before each: a new context's
+  // renderer costs about half a second of wall time on this machine.
+  const app = appSuite({ seed: { channels: 2 }, page: false }, (rig) => ({ t, a } = rig));
+  before(async () => {
+    page = await app.newPage({ viewport: VIEWPORT });
+  });
+  beforeEach(async () => {
+    await blankTab(page, VIEWPORT);
+    await page.context().clearCookies();
+  });
 
   /** A call from the app's page, as its SDK makes them: same origin, the session cookie, the CSRF header if given. */
   function fromPage(path: string, init: { method?: string; csrf?: 'page' | 'none' | 'wrong'; bearer?: string } = {}) {
