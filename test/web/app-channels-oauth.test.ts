@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { loadConfig } from '../../src/config.js';
-import { appReady, appSuite, axeViolations, screenshot, signInByForm } from '../support/app-browser.js';
+import { appSuite, axeViolations, screenshot, signInByForm } from '../support/app-browser.js';
 import {
   googleBusinessOverrides,
   ORIGINS,
@@ -34,11 +34,8 @@ describe(`the web app: connecting Reddit and Google Business Profile (${TEST_DB}
     });
   }
 
-  async function channelsPage() {
-    await signInByForm(page, t.url, a);
-    await page.click('nav >> text=Channels');
-    await appReady(page);
-  }
+  /** The Channels page, signed in by the form over HTTP: connecting is what is tested, not signing in. */
+  const channelsPage = () => signInByForm(page, t.url, a, '/app/channels');
 
   const channels = async () => (await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data;
 

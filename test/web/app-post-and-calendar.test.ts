@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { appReady, appSuite, screenshot, signInByForm } from '../support/app-browser.js';
+import { blankTab, openInApp } from '../support/app-visit.js';
 import { cannotTellNetworks, dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
 import type { SeededAccount, TestHerald } from '../support/herald.js';
 import { insertLivePost } from '../support/posts.js';
@@ -14,10 +15,11 @@ describeOnce("the web app: a post's page and the calendar", function () {
   let a: SeededAccount;
   let page: Page;
 
-  // One Herald for the file; each test is a new person with two channels, on a tab of their own, and the clock
-  // some tests pin is the real one again after them.
+  // One Herald and tab for the file; each test is a new person with two channels, on the tab made blank, and the
+  // clock some tests pin is the real one again after them.
+  const VIEWPORT = { width: 1280, height: 900 };
   const app = appSuite(
-    { fresh: 'once', seed: { channels: 2 }, page: { viewport: { width: 1280, height: 900 } } },
+    { fresh: 'once', seed: { channels: 2 }, page: { viewport: VIEWPORT } },
     (rig) => ({ t, a, page } = rig),
   );
   let realClock: Pick<TestHerald['deps'], 'now' | 'timers'>;
@@ -26,19 +28,21 @@ describeOnce("the web app: a post's page and the calendar", function () {
   });
   beforeEach(async () => {
     a = await t.seedAccount({ channels: 2 });
-    await app.page.context().clearCookies();
-    page = await app.newTab();
+    page = app.page;
+    await blankTab(page, VIEWPORT);
+    await page.context().clearCookies();
   });
   afterEach(() => {
     Object.assign(t.deps, realClock);
   });
   /** Signs the test's person in and opens `address` with its data. */
-  const signInTo = (address: string, on = page) => signInByForm(on, t.url, a, address);
+  const signInTo = (address: string) => signInByForm(page, t.url, a, address);
 
   const post = async (id: string) => (await t.api('GET', `/v1/rest/posts/${id}`, { token: a.apiKey })).body.data;
   const status = async () => (await page.textContent('#post-status')) ?? '';
 
-  const open = (url: string) => app.open(url, page);
+  /** Another page of the app, reached inside it as its links reach it. */
+  const open = (url: string) => openInApp(page, t.url, url);
 
   /** Clicks a button and waits for the page to say it was done (each action says so in its own words). */
   async function press(name: string): Promise<void> {
@@ -376,18 +380,15 @@ describeOnce("the web app: a post's page and the calendar", function () {
       );
       await screenshot(page, 'calendar-all-content-list-desktop.png', { fullPage: true });
 
-      const phone = await app.newPage({ viewport: { width: 390, height: 844 } });
-      try {
-        await signInTo('/app/calendar?view=month&date=2030-01-08&tz=UTC', phone);
-        assert.equal(await phone.locator('#month').count(), 0, 'no month grid on a phone');
-        assert.match((await phone.textContent('#week')) ?? '', /Planned[\s\S]*An idea/, 'the week instead');
-        const overflow = await phone.evaluate(
-          () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-        );
-        assert.ok(overflow <= 0, `nothing wider than the phone (${overflow}px too wide)`);
-      } finally {
-        await phone.context().close();
-      }
+      // The same person's calendar at a phone's size: the month asked for, mounted afresh at that width.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await open('/app/calendar?view=month&date=2030-01-08&tz=UTC');
+      assert.equal(await page.locator('#month').count(), 0, 'no month grid on a phone');
+      assert.match((await page.textContent('#week')) ?? '', /Planned[\s\S]*An idea/, 'the week instead');
+      const overflow = await page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      );
+      assert.ok(overflow <= 0, `nothing wider than the phone (${overflow}px too wide)`);
     },
   );
 });

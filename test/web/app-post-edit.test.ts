@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core';
 import * as provisioning from '../../src/domain/provisioning.js';
 import { TINY_PNG } from '../media/fixtures.js';
 import { appReady, appSuite, axeViolations, screenshot, signInOverHttp, SIZES } from '../support/app-browser.js';
+import { blankTab, openInApp } from '../support/app-visit.js';
 import { TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 
 /**
@@ -17,9 +18,10 @@ describe(`the web app: editing a post's channels, its previews, and leaving unsa
   let a: SeededAccount;
   let bluesky: string;
   let page: Page;
-  // One Herald for the file; each test is a new person with two channels, on a tab of their own.
+  // One Herald and tab for the file; each test is a new person with two channels, the tab blank again for them.
+  const VIEWPORT = { width: 1280, height: 900 };
   const app = appSuite(
-    { fresh: 'once', seed: { channels: 2 }, page: { viewport: { width: 1280, height: 900 } } },
+    { fresh: 'once', seed: { channels: 2 }, page: { viewport: VIEWPORT } },
     (rig) => ({ t, a, page } = rig),
   );
 
@@ -29,8 +31,9 @@ describe(`the web app: editing a post's channels, its previews, and leaving unsa
     const { accountId, workspaceId } = a;
     bluesky = (await provisioning.addChannel(t.deps, { accountId, workspaceId, network: 'bluesky', handle: 'us.test' }))
       .id;
-    await app.page.context().clearCookies();
-    page = await app.newTab();
+    page = app.page;
+    await blankTab(page, VIEWPORT);
+    await page.context().clearCookies();
     await signInOverHttp(page, t.url, a);
   });
 
@@ -47,9 +50,12 @@ describe(`the web app: editing a post's channels, its previews, and leaving unsa
     return res.body.data;
   }
 
-  /** The edit page reached as a person reaches it: from the post's page, so Back goes there. */
+  /**
+   * The edit page reached as a person reaches it: from the post's page, so Back goes there. The click waits for the
+   * link alone; the edit page is the one whose data the test reads.
+   */
   async function edit(id: string): Promise<void> {
-    await app.open(`/app/posts/${id}`, page);
+    await page.goto(`${t.url}/app/posts/${id}`);
     await page.getByRole('link', { name: 'Edit', exact: true }).click();
     await page.waitForURL(`${t.url}/app/posts/${id}/edit`);
     await appReady(page);
@@ -245,7 +251,7 @@ describe(`the web app: editing a post's channels, its previews, and leaving unsa
       await clean('app-post-previews');
 
       const [threaded] = await create({ text: 'Part one', thread: [{ text: 'Part two' }], saveAsDraft: true });
-      await app.open(`/app/posts/${threaded.id}`, page);
+      await openInApp(page, t.url, `/app/posts/${threaded.id}`);
       assert.equal(await page.textContent('#previews-title'), 'Preview', 'a post made alone has one');
       const parts = page.locator('#post-previews .preview-thread .preview-part');
       assert.equal(await parts.count(), 1);
@@ -289,7 +295,7 @@ describe(`the web app: editing a post's channels, its previews, and leaving unsa
   );
 
   it('asks before the Back button leaves the composer with unsaved text, and goes when told to', async () => {
-    await app.open('/app', page);
+    await page.goto(`${t.url}/app`);
     await page.click('nav >> text=Compose');
     await page.waitForURL(`${t.url}/app/compose`);
     await appReady(page);

@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core';
 import { TINY_PNG } from '../media/fixtures.js';
 import { testWorker } from '../publishing/support.js';
 import { appReady, appSuite, axeViolations, screenshot, signInOverHttp } from '../support/app-browser.js';
+import { blankTab, openInApp } from '../support/app-visit.js';
 import { TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { describeOnce } from '../support/databases.js';
 
@@ -18,15 +19,17 @@ describeOnce(`the web app: a post's life (${TEST_DB})`, function () {
   let a: SeededAccount;
   let page: Page;
 
-  // One Herald for the file; each test is a new person with two channels, signed in on a tab of their own.
+  // One Herald and tab for the file; each test is a new person with two channels, signed in on the tab made blank.
+  const VIEWPORT = { width: 1280, height: 900 };
   const app = appSuite(
-    { fresh: 'once', seed: { channels: 2 }, page: { viewport: { width: 1280, height: 900 } } },
+    { fresh: 'once', seed: { channels: 2 }, page: { viewport: VIEWPORT } },
     (rig) => ({ t, a, page } = rig),
   );
   beforeEach(async () => {
     a = await t.seedAccount({ channels: 2 });
-    await app.page.context().clearCookies();
-    page = await app.newTab();
+    page = app.page;
+    await blankTab(page, VIEWPORT);
+    await page.context().clearCookies();
     await signInOverHttp(page, t.url, a);
   });
 
@@ -42,7 +45,8 @@ describeOnce(`the web app: a post's life (${TEST_DB})`, function () {
     return res.body.data[0].id;
   }
 
-  const open = (url: string) => app.open(url, page);
+  /** The test's first page loaded in full, the others reached inside the app, as its links reach them. */
+  const open = (url: string) => openInApp(page, t.url, url);
 
   const submit = () => page.locator('form.composer button[type=submit]');
 
@@ -256,7 +260,9 @@ describeOnce(`the web app: a post's life (${TEST_DB})`, function () {
 
   it('shows a post published while its page is open as published, without a reload', async () => {
     const id = await create({ text: 'Out it goes' });
-    // The page looks again every few seconds: its clock is moved on to that look rather than waited for.
+    // The page looks again every few seconds: its clock is moved on to that look rather than waited for, on a tab of
+    // its own (signed in, as the context is), since a tab's installed clock stays for its later pages.
+    page = await app.newTab();
     await page.clock.install();
     await open(`/app/posts/${id}`);
     assert.match((await page.textContent('#post-status')) ?? '', /scheduled/);

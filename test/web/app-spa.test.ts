@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { appReady, appSuite, signInByForm, signInToApp } from '../support/app-browser.js';
+import { appReady, appSuite, signInByForm, signInOverHttp } from '../support/app-browser.js';
 import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import { blankTab } from '../support/app-visit.js';
 import { authorizeUrl, pkcePair, REDIRECT_URI, registerClient } from '../oauth/support.js';
 import { describeOnce } from '../support/databases.js';
 
@@ -13,8 +14,18 @@ describeOnce('the web app: serving the single-page app and its REST calls', func
   let t: TestHerald;
   let a: SeededAccount;
   let page: Page;
+  const VIEWPORT = { width: 1280, height: 720 };
 
-  appSuite({ seed: { channels: 2 } }, (rig) => ({ t, a, page } = rig));
+  // A Herald and account for each test, all on one tab, made blank with no cookies before each: a new context's
+  // renderer costs about half a second of wall time on this machine.
+  const app = appSuite({ seed: { channels: 2 }, page: false }, (rig) => ({ t, a } = rig));
+  before(async () => {
+    page = await app.newPage({ viewport: VIEWPORT });
+  });
+  beforeEach(async () => {
+    await blankTab(page, VIEWPORT);
+    await page.context().clearCookies();
+  });
 
   /** A call from the app's page, as its SDK makes them: same origin, the session cookie, the CSRF header if given. */
   function fromPage(path: string, init: { method?: string; csrf?: 'page' | 'none' | 'wrong'; bearer?: string } = {}) {
@@ -43,7 +54,8 @@ describeOnce('the web app: serving the single-page app and its REST calls', func
       const root = await page.goto(`${t.url}/`);
       assert.match(page.url(), /\/app\/sign-in$/, 'the root opens the app, which asks to sign in first');
       assert.equal(root!.status(), 200);
-      await signInToApp(page, t.url, a.email, a.password);
+      // Signed in by that page's form over HTTP (test 'goes back to the app's address…' fills it in the browser).
+      await signInOverHttp(page, t.url, a);
       const served = await page.goto(`${t.url}/app`);
       const headers = served!.headers();
       assert.equal(headers['cache-control'], 'no-store');
@@ -175,7 +187,7 @@ describeOnce('the web app: serving the single-page app and its REST calls', func
       });
       await page.goto(url);
       assert.equal(await page.locator('#password').count(), 1, 'signed out: the authorization asks to sign in first');
-      await signInByForm(page, t.url, a);
+      await signInOverHttp(page, t.url, a);
       await page.goto(url);
       assert.equal(await page.locator('#password').count(), 0, 'no second sign-in');
       assert.match((await page.textContent('body')) ?? '', /Claude Desktop/);

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { fieldLabel, inPeoplesWords, problemInPeoplesWords } from '../../web/src/ui/problems.js';
 import type { ApiError } from '../../web/src/api.js';
-import { appReady, appSuite } from '../support/app-browser.js';
+import { appReady, appSuite, signInByForm } from '../support/app-browser.js';
+import { openInApp } from '../support/app-visit.js';
 import { TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { describeOnce } from '../support/databases.js';
 
@@ -52,18 +53,18 @@ describeOnce(`the web app: people's words everywhere (${TEST_DB})`, function () 
   let heldId: string;
   let ownerName: string;
 
-  const app = appSuite(
+  appSuite(
     {
       fresh: 'once',
       seed: { approvalRequired: true, channels: 2 },
       page: { viewport: { width: 1280, height: 900 } },
-      signedIn: true,
     },
     (rig) => ({ t, a, page } = rig),
   );
   const rest = (method: string, path: string, body?: unknown) =>
     t.api(method, `/v1/rest${path}`, { token: a.apiKey, body });
-  const open = (path: string) => app.open(path);
+  /** Each page reached as the app's links reach it, the app loaded once (in full only for a page shown again). */
+  const open = (path: string) => openInApp(page, t.url, path);
   /** A post written in the app: the signed-in page's own session and CSRF token, as the composer sends it. */
   async function writeInApp(text: string): Promise<string> {
     const answer = await page.evaluate(
@@ -83,6 +84,8 @@ describeOnce(`the web app: people's words everywhere (${TEST_DB})`, function () 
   }
 
   before(async () => {
+    // Signed in by the form over HTTP: signing in is not what these tests are about.
+    await signInByForm(page, t.url, a);
     ownerName = (await t.deps.repos.accounts.getUser(a.accountId, a.userId))!.name;
 
     approvedId = await writeInApp('Written and approved in the app');
@@ -122,8 +125,18 @@ describeOnce(`the web app: people's words everywhere (${TEST_DB})`, function () 
       ]);
       assert.match((await page.textContent('.post-summary')) ?? '', /scheduled, approved on /);
 
+      await open(`/app/posts/${heldId}`);
+      const held = await page.locator('#history li .what').allTextContents();
+      const integration = new RegExp(
+        `^${ownerName} created this through an integration, for .+, ` + 'to wait for approval\\.$',
+      );
+      assert.match(held[0], integration);
+      assert.equal(held[1], `${ownerName} added the label “Evergreen”.`);
+      assert.match((await page.textContent('.post-summary')) ?? '', /waiting for approval/);
+
       const changed = await rest('PATCH', `/posts/${approvedId}`, { text: 'Written, approved, then changed' });
       assert.equal(changed.status, 200, JSON.stringify(changed.body));
+      // Back from the other post's page, as a link would bring it: the page reads the changed post afresh.
       await open(`/app/posts/${approvedId}`);
       assert.deepEqual(
         (await page.locator('#history li .what').allTextContents()).slice(1),
@@ -133,15 +146,6 @@ describeOnce(`the web app: people's words everywhere (${TEST_DB})`, function () 
         ],
         'a change and the decision it undid, in one sentence',
       );
-
-      await open(`/app/posts/${heldId}`);
-      const held = await page.locator('#history li .what').allTextContents();
-      const integration = new RegExp(
-        `^${ownerName} created this through an integration, for .+, ` + 'to wait for approval\\.$',
-      );
-      assert.match(held[0], integration);
-      assert.equal(held[1], `${ownerName} added the label “Evergreen”.`);
-      assert.match((await page.textContent('.post-summary')) ?? '', /waiting for approval/);
     },
   );
 
