@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { appReady, appSuite, signInByForm, signInOverHttp } from '../support/app-browser.js';
-import { startTestHerald, type SeededAccount, type TestHerald } from '../support/herald.js';
+import type { SeededAccount, TestHerald } from '../support/herald.js';
 import { blankTab } from '../support/app-visit.js';
 import { authorizeUrl, pkcePair, REDIRECT_URI, registerClient } from '../oauth/support.js';
 import { describeOnce } from '../support/databases.js';
@@ -148,12 +148,13 @@ describeOnce('the web app: serving the single-page app and its REST calls', func
   it(
     "spends its own per-person budget, not the account's API budgets, " + 'and says how long to wait beyond it',
     async () => {
-      await t.close();
-      t = await startTestHerald({
-        appRequestsPerMinute: 12,
-        rateLimits: { restReadsPerMinute: 2, restWritesPerMinute: 2, accountPerHour: 1000, mcpPerTokenPerMinute: 60 },
-      });
-      a = await t.seedAccount({ channels: 1 });
+      await app.restartHerald(
+        {
+          appRequestsPerMinute: 12,
+          rateLimits: { restReadsPerMinute: 2, restWritesPerMinute: 2, accountPerHour: 1000, mcpPerTokenPerMinute: 60 },
+        },
+        { channels: 1 },
+      );
       await signInByForm(page, t.url, a);
       for (let i = 0; i < 3; i += 1)
         assert.equal((await fromPage('/v1/rest/channels')).status, 200, "past the account's 2 REST reads a minute");
