@@ -77,7 +77,9 @@ describeOnce('the API reference at /docs', function () {
     const page = await app.newPage();
     await signInByForm(page, t.url, app.a, '/app/settings/api-keys');
     await page.getByRole('link', { name: 'API reference' }).click();
-    await page.waitForURL(`${t.url}/docs`);
-    await page.getByRole('heading', { name: 'Herald REST API' }).waitFor();
+    await page.waitForURL(`${t.url}/docs`, { waitUntil: 'domcontentloaded' });
+    // The page the link reached is the one the tests above read drawn; it is closed before Redoc draws it again.
+    assert.equal(await page.title(), 'Herald REST API reference');
+    await page.close();
   });
 });
