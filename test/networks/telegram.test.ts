@@ -7,7 +7,7 @@ import { API_ORIGIN, startFakeTelegram, type FakeTelegram } from '../support/fak
 import { assertAudienceInInsights } from '../insights/network-audience.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { serveMediaFiles } from '../support/media-files.js';
-import { appReady, sharedAppBrowser, signInToApp } from '../support/app-browser.js';
+import { sharedAppBrowser, signInByForm } from '../support/app-browser.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
 import { ensureCliBuilt, HERALD_CLI } from '../support/cli.js';
 
@@ -187,9 +187,7 @@ describe(`Telegram, against a fake of the Bot API (${TEST_DB})`, function () {
       const context = await (await sharedAppBrowser()).newContext();
       try {
         const page = await context.newPage();
-        await signInToApp(page, t.url, a.email, a.password);
-        await page.goto(`${t.url}/app/channels`);
-        await appReady(page);
+        await signInByForm(page, t.url, a, '/app/channels');
         const form = 'section[data-network="telegram"]';
         assert.equal(
           await page.getAttribute('#connect-telegram-botToken', 'type'),

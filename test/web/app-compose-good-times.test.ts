@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { pinClock, testWorker } from '../publishing/support.js';
-import { appSuite } from '../support/app-browser.js';
+import { appSuite, signInByForm } from '../support/app-browser.js';
 import { TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 
 const HOUR = 3_600_000;
@@ -52,8 +52,7 @@ describe(`the web app: good times this week in the composer (${TEST_DB})`, funct
   beforeEach(async () => {
     page = await app.newPage({ timezoneId: 'UTC', locale: 'en-GB' });
     await page.context().clock.setFixedTime(new Date(NOW));
-    await app.signIn(page);
-    await app.open('/app/compose', page);
+    await signInByForm(page, t.url, a, '/app/compose');
   });
 
   it("offers the channel's best window at its next start, and a click schedules the post then", async () => {

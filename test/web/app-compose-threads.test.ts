@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import * as provisioning from '../../src/domain/provisioning.js';
 import { testWorker } from '../publishing/support.js';
-import { appReady, appSuite, signInToApp } from '../support/app-browser.js';
+import { appReady, appSuite, signInByForm } from '../support/app-browser.js';
 import { TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { describeOnce } from '../support/databases.js';
 
@@ -26,9 +26,7 @@ describeOnce(`the web app: a thread in the composer (${TEST_DB})`, function () {
         network: 'linkedin',
         handle: 'Our page',
       });
-      await signInToApp(page, t.url, a.email, a.password);
-      await page.goto(`${t.url}/app/compose`);
-      await appReady(page);
+      await signInByForm(page, t.url, a, '/app/compose');
       await page.check(`input[name=channelIds][value="${a.channelIds[0]}"]`);
       await page.fill('#text', 'A thread from the app');
       await page.click('#add-part');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { appReady, appSuite, signInToApp } from '../support/app-browser.js';
+import { appSuite, signInByForm } from '../support/app-browser.js';
 import { testWorker } from '../publishing/support.js';
 import { futureIso, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { serveMediaFiles } from '../support/media-files.js';
@@ -47,9 +47,7 @@ describeOnce('the web app: a post at risk', function () {
       const postId = res.body.data[0].id;
       await testWorker(t).rehearse();
 
-      await signInToApp(page, t.url, a.email, a.password);
-      await page.goto(`${t.url}/app/posts/${postId}`);
-      await appReady(page);
+      await signInByForm(page, t.url, a, `/app/posts/${postId}`);
       const warning = page.locator('#post-risk');
       assert.match((await warning.textContent()) ?? '', /This post may not go out/);
       assert.match((await warning.textContent()) ?? '', new RegExp(`The link ${link} is gone \\(HTTP 404\\)\\.`));

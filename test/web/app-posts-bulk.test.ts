@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { appReady, appSuite, signInToApp } from '../support/app-browser.js';
+import { appSuite, signInByForm } from '../support/app-browser.js';
 import type { SeededAccount, TestHerald } from '../support/herald.js';
 import { describeOnce } from '../support/databases.js';
 
@@ -35,9 +35,7 @@ describeOnce('the web app: posts selected together', function () {
     const [one, two, three] = [await scheduled('One'), await scheduled('Two'), await scheduled('Three')];
     const label = await rest('POST', '/labels', { name: 'Evergreen', color: '#22aa55' });
     assert.equal(label.status, 201, JSON.stringify(label.body));
-    await signInToApp(page, t.url, a.email, a.password);
-    await page.goto(`${t.url}/app`);
-    await appReady(page);
+    await signInByForm(page, t.url, a, '/app');
     assert.equal(await page.locator('.bulk-actions').count(), 0, 'no actions until a post is chosen');
 
     await select('One', 'Two');
