@@ -211,9 +211,9 @@ export function MembersPage() {
   const [notice, setNotice] = useState('');
   const [password, setPassword] = useState<{ email: string; value: string }>();
   const workspaceId = data?.workspaces.some((w) => w.id === chosen) ? chosen : (data?.workspaces[0]?.id ?? '');
+  // The notice waits for the list read again, so it never sits beside the list as it was before the change.
   const changed = (message: string) => {
-    setNotice(message);
-    void reload();
+    void reload().then(() => setNotice(message));
   };
   return (
     <Page title="Members">
