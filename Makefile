@@ -4,8 +4,14 @@ NODE_BIN := node_modules/.bin
 # `make test TESTS=test/rest/*.test.ts` runs a subset; `npx mocha <file>` runs one file. The browser tests, the
 # longest files, come first so that no worker is left with one of them when the others are done.
 TESTS ?= 'test/web/**/*.test.ts' 'test/!(web)/**/*.test.ts'
-# Test files run in TEST_JOBS processes at once: each file's servers, databases and fakes are its own.
+# Test files run in TEST_JOBS processes at once: each file's servers, databases and fakes are its own. Three keep two
+# cores busy while some files wait on browsers, sockets and timers (four crowd them); with the Postgres run beside
+# it, two each.
+ifdef TEST_DATABASE_URL
 TEST_JOBS ?= 2
+else
+TEST_JOBS ?= 3
+endif
 MOCHA := $(NODE_BIN)/mocha --parallel --jobs $(TEST_JOBS)
 
 # The web app (web/) is bundled into dist/web, which Herald serves under /app.
