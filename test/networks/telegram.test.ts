@@ -7,7 +7,7 @@ import { API_ORIGIN, startFakeTelegram, type FakeTelegram } from '../support/fak
 import { assertAudienceInInsights } from '../insights/network-audience.js';
 import { startTestHerald, TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { serveMediaFiles } from '../support/media-files.js';
-import { sharedAppBrowser, signInByForm } from '../support/app-browser.js';
+import { openConnectForm } from '../support/connect-form.js';
 import { dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
 import { ensureCliBuilt, HERALD_CLI } from '../support/cli.js';
 
@@ -184,33 +184,26 @@ describe(`Telegram, against a fake of the Bot API (${TEST_DB})`, function () {
     "connects from the app's channels page, " + 'its form built from GET /networks, saying why Telegram refuses',
     async function () {
       this.timeout(120_000);
-      const context = await (await sharedAppBrowser()).newContext();
+      const form = await openConnectForm(t.url, a, 'telegram');
       try {
-        const page = await context.newPage();
-        await signInByForm(page, t.url, a, '/app/channels');
-        const form = 'section[data-network="telegram"]';
         assert.equal(
-          await page.getAttribute('#connect-telegram-botToken', 'type'),
+          await form.page.getAttribute('#connect-telegram-botToken', 'type'),
           'password',
           'the token is not shown',
         );
-        await page.fill('#connect-telegram-botToken', '123:wrong');
-        await page.fill('#connect-telegram-chat', '@acmenews');
-        await page.click(`${form} button:has-text("Connect")`);
-        await page.waitForSelector(`${form} [role=alert]`);
-        assert.match((await page.textContent(`${form} [role=alert]`)) ?? '', /check the bot token/);
-        await page.fill('#connect-telegram-botToken', telegram.bot.token);
-        await page.click(`${form} button:has-text("Connect")`);
-        await page.waitForSelector('text=Connected');
+        await form.send({ botToken: '123:wrong', chat: '@acmenews' });
+        assert.match(await form.refusal(), /check the bot token/);
+        await form.send({ botToken: telegram.bot.token });
+        await form.connected();
         const [channel] = (await t.api('GET', '/v1/rest/channels', { token: a.apiKey })).body.data;
         assert.equal(channel.handle, '@acmenews');
         assert.equal(
-          await page.inputValue('#connect-telegram-botToken'),
+          await form.page.inputValue('#connect-telegram-botToken'),
           '',
           'the form forgets the token once connected',
         );
       } finally {
-        await context.close();
+        await form.close();
       }
     },
   );
