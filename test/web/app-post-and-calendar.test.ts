@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { appReady, appSuite, screenshot, signInByForm } from '../support/app-browser.js';
-import { blankTab, openInApp } from '../support/app-visit.js';
+import { blankTab, openInApp } from '../support/app-navigation.js';
 import { cannotTellNetworks, dieMidAttempt, pinClock, testWorker } from '../publishing/support.js';
 import type { SeededAccount, TestHerald } from '../support/herald.js';
 import { insertLivePost } from '../support/posts.js';

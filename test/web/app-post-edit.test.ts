@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import * as provisioning from '../../src/domain/provisioning.js';
 import { TINY_PNG } from '../media/fixtures.js';
 import { appReady, appSuite, axeViolations, screenshot, signInOverHttp, SIZES } from '../support/app-browser.js';
-import { blankTab, openInApp } from '../support/app-visit.js';
+import { blankTab, openInApp } from '../support/app-navigation.js';
 import { TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 
 /**

@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { TINY_PNG } from '../media/fixtures.js';
 import { testWorker } from '../publishing/support.js';
 import { appReady, appSuite, axeViolations, screenshot, signInOverHttp } from '../support/app-browser.js';
-import { blankTab, openInApp } from '../support/app-visit.js';
+import { blankTab, openInApp } from '../support/app-navigation.js';
 import { TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { describeOnce } from '../support/databases.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { appReady, appSuite, signInByForm, signInOverHttp } from '../support/app-browser.js';
 import type { SeededAccount, TestHerald } from '../support/herald.js';
-import { blankTab } from '../support/app-visit.js';
+import { blankTab } from '../support/app-navigation.js';
 import { authorizeUrl, pkcePair, REDIRECT_URI, registerClient } from '../oauth/support.js';
 import { describeOnce } from '../support/databases.js';
 

@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { fieldLabel, inPeoplesWords, problemInPeoplesWords } from '../../web/src/ui/problems.js';
 import type { ApiError } from '../../web/src/api.js';
 import { appReady, appSuite, signInByForm } from '../support/app-browser.js';
-import { openInApp } from '../support/app-visit.js';
+import { openInApp } from '../support/app-navigation.js';
 import { TEST_DB, type SeededAccount, type TestHerald } from '../support/herald.js';
 import { describeOnce } from '../support/databases.js';
 
