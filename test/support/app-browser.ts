@@ -23,22 +23,16 @@ export const SCREENSHOTS = path.join(ARTIFACTS, 'screenshots');
 /** The sizes every page is checked and shown at (issue 31: a laptop and a phone). */
 export const SIZES = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
 
-/** A suite's Chromium, opened while the app is built, with the screenshots' folders ready. */
-export async function openAppBrowser(): Promise<Browser> {
-  fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  const [browser] = await Promise.all([launchChromium(), ensureWebBuilt()]);
-  return browser;
-}
-
 let processBrowser: Promise<Browser> | undefined;
 
 /**
- * openAppBrowser's Chromium, one for every suite of this process (appSuite's, unless it asks for `browser: 'own'`):
- * mocha's parallel workers run file after file, and a launch costs each file one or two seconds.
- * Each suite still has contexts of its own, closed after it; the browser ends with the process (Playwright closes
- * what it launched when the process exits), or is launched again if it went away.
+ * The process's one Chromium, for every suite and form of its tests, with the screenshots' folder ready and, unless
+ * the pages are the server's own (`webApp` false: sign-in, consent), the app built: mocha's parallel workers run file
+ * after file, and a launch costs each file one or two seconds. Each suite still has contexts of its own, closed after
+ * it; the browser ends with the process (Playwright closes what it launched when the process exits), or is launched
+ * again if it went away.
  */
-export async function sharedAppBrowser(): Promise<Browser> {
+export async function sharedAppBrowser(webApp = true): Promise<Browser> {
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   processBrowser ??= launchChromium().then((browser) => {
     browser.on('disconnected', () => {
@@ -48,7 +42,7 @@ export async function sharedAppBrowser(): Promise<Browser> {
   });
   const launching = processBrowser;
   try {
-    const [browser] = await Promise.all([launching, ensureWebBuilt()]);
+    const [browser] = await Promise.all([launching, webApp && ensureWebBuilt()]);
     return browser;
   } catch (error) {
     if (processBrowser === launching) processBrowser = undefined;
@@ -212,11 +206,6 @@ export interface AppSuiteOptions {
   signedIn?: boolean;
   /** False when the suite's pages are the server's own (sign-in, consent), so the app need not be built for it. */
   webApp?: boolean;
-  /**
-   * The process's one Chromium (sharedAppBrowser, the default), left open after the suite, or 'own': one launched for
-   * the suite and closed after it.
-   */
-  browser?: 'own' | 'shared';
 }
 
 /** What a suite's tests work with, handed to them whenever it is new. */
@@ -302,17 +291,14 @@ export function appSuite(options: AppSuiteOptions = {}, use: (rig: AppRig) => vo
     },
   });
 
-  const shared = options.browser !== 'own';
   before(async () => {
-    if (shared) suite.browser = await sharedAppBrowser();
-    else suite.browser = options.webApp === false ? await launchChromium() : await openAppBrowser();
+    suite.browser = await sharedAppBrowser(options.webApp !== false);
     tell();
     if (!perTest) await startRig();
   });
   after(async () => {
     if (!perTest) await closeRig('suite');
     for (const page of pages.suite.splice(0)) await page.context().close();
-    if (!shared) await suite.browser?.close();
   });
   beforeEach(async () => {
     inTest = true;
